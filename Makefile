@@ -1,0 +1,130 @@
+# tally — GNU Make build. `make` builds the library and the command;
+# `make test` runs every test; `make test SAN=1` does it under ASan+UBSan.
+# Sources are found by wildcard so adding a file never needs a Makefile edit.
+
+VERSION     := 0.1.0
+SOVERSION   := 0
+PREFIX      ?= /usr/local
+CC          ?= cc
+SAN         ?=
+BUILD       ?= $(if $(SAN),build-san,build)
+
+PKGS        := libtracefs libtraceevent libelf libdw libzstd
+PKG_CFLAGS  := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS    := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpfm
+CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
+
+WARN        := -Wall -Wextra -Wno-unused-parameter -Wshadow -Wstrict-prototypes \
+               -Wmissing-prototypes -Wformat=2 -Wundef
+CFLAGS      ?= -O2 -g
+BASE_CFLAGS := -std=gnu11 -fPIC -fvisibility=hidden -D_GNU_SOURCE \
+               -Iinclude -Ilib $(WARN) $(PKG_CFLAGS)
+ifneq ($(SAN),)
+BASE_CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+LDSAN       := -fsanitize=address,undefined
+CFLAGS      := -O1 -g
+endif
+ALL_CFLAGS  = $(BASE_CFLAGS) $(CFLAGS)
+LDLIBS      := $(PKG_LIBS) -lm -lpthread
+
+LIB_SRC     := $(sort $(wildcard lib/*.c))
+CLI_SRC     := $(sort $(wildcard cli/*.c))
+UNIT_SRC    := $(sort $(wildcard tests/unit/test_*.c))
+IT_SRC      := $(sort $(wildcard tests/it/test_*.c))
+HELPER_SRC  := $(sort $(wildcard tests/helpers/*.c))
+EX_SRC      := $(sort $(wildcard examples/*.c))
+BENCH_SRC   := $(sort $(wildcard bench/*.c))
+
+LIB_OBJ     := $(LIB_SRC:%.c=$(BUILD)/%.o)
+CLI_OBJ     := $(CLI_SRC:%.c=$(BUILD)/%.o)
+UNIT_BIN    := $(UNIT_SRC:%.c=$(BUILD)/%)
+IT_BIN      := $(IT_SRC:%.c=$(BUILD)/%)
+HELPER_BIN  := $(HELPER_SRC:tests/helpers/%.c=$(BUILD)/helpers/%)
+EX_BIN      := $(EX_SRC:examples/%.c=$(BUILD)/examples/%)
+BENCH_BIN   := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
+
+.PHONY: all lib cli tests examples install deps test demo bench clean fuzz format
+
+all: lib cli $(BUILD)/tally.pc
+
+lib: $(BUILD)/libtally.a $(BUILD)/libtally.so
+cli: $(BUILD)/tally
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/libtally.a: $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/libtally.so: $(LIB_OBJ) lib/libtally.map
+	$(CC) -shared -Wl,-soname,libtally.so.$(SOVERSION) \
+		-Wl,--version-script=lib/libtally.map $(LDSAN) -o $@.$(VERSION) $(LIB_OBJ) $(LDLIBS)
+	ln -sf libtally.so.$(VERSION) $@.$(SOVERSION)
+	ln -sf libtally.so.$(VERSION) $@
+
+$(BUILD)/tally: $(CLI_OBJ) $(BUILD)/libtally.a
+	$(CC) $(LDSAN) -o $@ $(CLI_OBJ) $(BUILD)/libtally.a $(LDLIBS)
+
+$(BUILD)/tally.pc: tally.pc.in Makefile
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' \
+	    -e 's|@LIBS@|$(PKG_LIBS) -lm -lpthread|' $< > $@
+
+# Test, example and bench programs link the static library: no LD_LIBRARY_PATH.
+$(BUILD)/tests/%: tests/%.c $(BUILD)/libtally.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(LDSAN) -o $@ $< $(BUILD)/libtally.a $(CMOCKA_LIBS) $(LDLIBS)
+
+# Helpers are workloads for tests: no sanitizer, no library, fixed code.
+$(BUILD)/helpers/%: tests/helpers/%.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -O1 -g -Wall -Wextra -no-pie -fno-pie -o $@ $< -lpthread
+
+$(BUILD)/examples/%: examples/%.c $(BUILD)/libtally.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(LDSAN) -o $@ $< $(BUILD)/libtally.a $(LDLIBS)
+
+$(BUILD)/bench/%: bench/%.c $(BUILD)/libtally.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(LDSAN) -o $@ $< $(BUILD)/libtally.a $(LDLIBS) $(shell pkg-config --libs papi 2>/dev/null)
+
+tests: all $(UNIT_BIN) $(IT_BIN) $(HELPER_BIN) examples
+examples: $(EX_BIN)
+
+# deps: apt-get what is missing (as root), or print the line to run.
+deps:
+	@scripts/deps.sh
+
+test: deps
+	@$(MAKE) --no-print-directory tests
+	@BUILD=$(BUILD) SAN=$(SAN) tests/run.sh
+
+demo: deps
+	@$(MAKE) --no-print-directory all
+	@BUILD=$(BUILD) demo/run.sh
+
+bench: deps
+	@$(MAKE) --no-print-directory all $(BENCH_BIN)
+	@BUILD=$(BUILD) bench/run.sh
+
+fuzz:
+	@$(MAKE) --no-print-directory -f fuzz/Makefile
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/tally \
+		$(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/bin \
+		$(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 644 $(BUILD)/libtally.a $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(BUILD)/libtally.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/
+	ln -sf libtally.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libtally.so.$(SOVERSION)
+	ln -sf libtally.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libtally.so
+	install -m 644 include/tally/*.h $(DESTDIR)$(PREFIX)/include/tally/
+	install -m 644 $(BUILD)/tally.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
+	install -m 755 $(BUILD)/tally $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 docs/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+
+clean:
+	rm -rf build build-san
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: MIT */
+/* The tally command: declarations shared by the files of cli. */
+#ifndef TALLY_CLI_H
+#define TALLY_CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+struct cmd {
+	const char *name;
+	int (*fn)(int argc, char **argv);	/* argv[0] is the command name */
+	const char *summary;
+};
+
+int cmd_stat(int argc, char **argv);
+int cmd_list(int argc, char **argv);
+
+/* Show docs/tally-CMD.1 through man(1), or the command's --help text. */
+int cli_help(const char *cmd);
+
+#endif

@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The perf event language -> perf_event_attr. One parser:
+ *   cycles, instructions:u, cpu-clock, L1-dcache-load-misses, r1a8,
+ *   cpu/event=0x3c,umask=0,period=1000,name=foo/, msr/tsc/,
+ *   syscalls:sys_enter_getpid, 'syscalls:sys_enter_*', mem:0x1000/8:w,
+ *   {cycles,instructions}:u, INST_RETIRED.ANY (libpfm4),
+ *   uprobe on a symbol: "uprobe:/path/bin:symbol" (and "uretprobe:...").
+ * Modifiers :u :k :h :G :H :I :p :pp :ppp :P :S :D :W (and combinations).
+ */
+#ifndef TALLY_EVENTS_H
+#define TALLY_EVENTS_H
+
+#include <linux/perf_event.h>
+#include <tally/core.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct tally_parse_opts {
+	size_t sz;
+	const char *sysfs_root;		/* default "/sys" (tests use fake trees) */
+	const char *tracefs_root;	/* default: found by libtracefs */
+	bool no_pfm;			/* do not ask libpfm4 */
+};
+
+/* Where a spec went wrong. column is a 0-based byte offset into the spec. */
+struct tally_parse_error {
+	int err;		/* -EINVAL, -ENOENT (unknown event), -ERANGE ... */
+	int column;
+	char token[64];		/* the offending token */
+	char msg[192];		/* what is wrong */
+	char hint[64];		/* a close valid name ("instructions"), or "" */
+};
+
+/*
+ * Format like perf:
+ *   event syntax error: 'instrutions:u'
+ *                        \___ unknown event 'instrutions' (did you mean 'instructions'?)
+ */
+TALLY_API int tally_parse_error__format(const struct tally_parse_error *err,
+					const char *spec, char *buf, size_t len);
+
+/* Flags beyond the attr that modifiers or terms ask for. */
+enum {
+	TALLY_EV_WEAK_GROUP	= 1u << 0,	/* :W */
+	TALLY_EV_PINNED		= 1u << 1,	/* :D (also attr.pinned) */
+	TALLY_EV_SAMPLE_READ	= 1u << 2,	/* :S */
+	TALLY_EV_MAX_PRECISE	= 1u << 3,	/* :P, resolved at open */
+};
+
+struct tally_event {
+	struct perf_event_attr attr;
+	char *name;		/* display name as perf shows it */
+	char *pmu;		/* PMU name ("cpu", "software", "tracepoint", "msr"...) */
+	char *cpus;		/* the PMU's cpumask ("0"), NULL for any */
+	int group;		/* group number, -1 when not in a group */
+	bool leader;		/* first of its group */
+	unsigned int flags;	/* TALLY_EV_* */
+};
+
+struct tally_events {
+	struct tally_event *ev;
+	size_t nr;
+};
+
+/*
+ * Parse spec and append to *out (which must be zeroed or hold earlier
+ * results). 0, or -errno with *err filled; on error *out is unchanged.
+ */
+TALLY_API int tally_parse_events(const char *spec, const struct tally_parse_opts *opts,
+				 struct tally_events *out, struct tally_parse_error *err);
+TALLY_API void tally_events__clear(struct tally_events *evs);
+
+/*
+ * Enumerate what this machine offers, for `tally list`: calls cb for each
+ * event with its kind ("hardware", "software", "cache", "pmu",
+ * "tracepoint", "pfm"), name and description (may be ""). A non-zero
+ * return from cb stops the walk and is returned.
+ */
+typedef int (*tally_event_cb)(const char *kind, const char *name,
+			      const char *desc, void *ctx);
+TALLY_API int tally_events__foreach(const struct tally_parse_opts *opts,
+				    tally_event_cb cb, void *ctx);
+
+/* The closest known event name to `name` (edit distance), or NULL. */
+TALLY_API const char *tally_events__suggest(const char *name, char *buf, size_t len,
+					    const struct tally_parse_opts *opts);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

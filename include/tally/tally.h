@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: MIT */
+/* Everything libtally offers. */
+#ifndef TALLY_TALLY_H
+#define TALLY_TALLY_H
+
+#include <tally/core.h>
+#include <tally/sys.h>
+#include <tally/cpumap.h>
+#include <tally/threadmap.h>
+#include <tally/counts.h>
+#include <tally/events.h>
+#include <tally/evsel.h>
+#include <tally/evlist.h>
+#include <tally/workload.h>
+
+#endif

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: MIT */
+/* libtally internals: shared by the lib directory only, never installed. */
+#ifndef TALLY_INTERNAL_H
+#define TALLY_INTERNAL_H
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <tally/core.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+__attribute__((format(printf, 2, 3)))
+void tally__pr(enum tally_log_level level, const char *fmt, ...);
+#define pr_warn(...)  tally__pr(TALLY_LOG_WARN, __VA_ARGS__)
+#define pr_info(...)  tally__pr(TALLY_LOG_INFO, __VA_ARGS__)
+#define pr_debug(...) tally__pr(TALLY_LOG_DEBUG, __VA_ARGS__)
+
+/* Return -err and set errno = err (err positive). */
+static inline int tally__err(int err)
+{
+	errno = err;
+	return -err;
+}
+
+/* NULL with errno = err. */
+static inline void *tally__err_ptr(int err)
+{
+	errno = err;
+	return NULL;
+}
+
+/*
+ * libbpf-style opts check: opts may be NULL; sz must be at least the
+ * size of the first member and bytes past what we know must be zero.
+ */
+bool tally__opts_valid(const void *opts, size_t known_sz, size_t user_sz);
+#define TALLY_OPTS_VALID(opts, type)					\
+	(!(opts) || tally__opts_valid(opts, sizeof(struct type), (opts)->sz))
+#define TALLY_OPTS_GET(opts, field, def)				\
+	((opts) && (opts)->sz >= offsetofend(typeof(*(opts)), field) ?	\
+	 (opts)->field : (def))
+#ifndef offsetofend
+#define offsetofend(TYPE, FIELD) \
+	(__builtin_offsetof(TYPE, FIELD) + sizeof(((TYPE *)0)->FIELD))
+#endif
+
+/* Read a small sysfs/procfs file into buf (NUL-terminated, trailing
+ * newline stripped). Returns length or -errno. */
+int tally__read_file(const char *path, char *buf, size_t len);
+/* Same, path built with printf. */
+__attribute__((format(printf, 3, 4)))
+int tally__read_filef(char *buf, size_t len, const char *fmt, ...);
+
+/* n * size with overflow check; NULL+ENOMEM on overflow or failure. */
+void *tally__calloc(size_t n, size_t size);
+void *tally__reallocarray(void *p, size_t n, size_t size);
+
+#endif

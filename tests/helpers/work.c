@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Workloads with exactly known event counts, for oracle tests:
+ *   work getpid N       N getpid syscalls   (syscalls:sys_enter_getpid == N)
+ *   work write N        N stores to `target` (mem:&target:w:u == N)
+ *   work addr           print &target (fixed: built -no-pie)
+ *   work call N         N calls of tally_target_fn (uprobe count == N)
+ *   work fnoff          print tally_target_fn's address
+ *   work pages M        touch M fresh anonymous pages (page-faults >= M)
+ *   work spin MS        burn CPU for MS milliseconds
+ *   work sleep MS       sleep MS milliseconds
+ *   work threads T N    T threads, each N getpid syscalls
+ *   work exit CODE      exit with CODE
+ *   work getpid-sleep N MS   N getpid then sleep MS (for -p attach tests)
+ * Built without the library or sanitizers so counts are the workload's own.
+ */
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+volatile uint64_t target;
+
+__attribute__((noinline)) void tally_target_fn(void)
+{
+	__asm__ volatile("" ::: "memory");
+}
+
+static void do_getpid(long n)
+{
+	for (long i = 0; i < n; i++)
+		syscall(SYS_getpid);
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void *thread_fn(void *arg)
+{
+	do_getpid((long)(intptr_t)arg);
+	return NULL;
+}
+
+static void msleep(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) != 0)
+		;
+}
+
+int main(int argc, char **argv)
+{
+	const char *cmd = argc > 1 ? argv[1] : "";
+	long n = argc > 2 ? atol(argv[2]) : 0;
+
+	if (!strcmp(cmd, "getpid")) {
+		do_getpid(n);
+	} else if (!strcmp(cmd, "write")) {
+		for (long i = 0; i < n; i++)
+			target = (uint64_t)i;
+	} else if (!strcmp(cmd, "addr")) {
+		printf("%p\n", (void *)&target);
+	} else if (!strcmp(cmd, "call")) {
+		for (long i = 0; i < n; i++)
+			tally_target_fn();
+	} else if (!strcmp(cmd, "fnoff")) {
+		printf("%p\n", (void *)tally_target_fn);
+	} else if (!strcmp(cmd, "pages")) {
+		long pg = sysconf(_SC_PAGESIZE);
+		char *p = mmap(NULL, (size_t)(n * pg), PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED)
+			return 1;
+		for (long i = 0; i < n; i++)
+			p[i * pg] = 1;
+	} else if (!strcmp(cmd, "spin")) {
+		double end = now() + n / 1000.0;
+		volatile uint64_t x = 0;
+		while (now() < end)
+			for (int i = 0; i < 10000; i++)
+				x += (uint64_t)i;
+	} else if (!strcmp(cmd, "sleep")) {
+		msleep(n);
+	} else if (!strcmp(cmd, "threads")) {
+		long per = argc > 3 ? atol(argv[3]) : 0;
+		pthread_t t[64];
+		if (n > 64)
+			n = 64;
+		for (long i = 0; i < n; i++)
+			pthread_create(&t[i], NULL, thread_fn, (void *)(intptr_t)per);
+		for (long i = 0; i < n; i++)
+			pthread_join(t[i], NULL);
+	} else if (!strcmp(cmd, "getpid-sleep")) {
+		do_getpid(n);
+		msleep(argc > 3 ? atol(argv[3]) : 0);
+	} else if (!strcmp(cmd, "exit")) {
+		return (int)n;
+	} else {
+		fprintf(stderr, "usage: work getpid|write|addr|call|fnoff|pages|spin|sleep|threads|exit ...\n");
+		return 2;
+	}
+	return 0;
+}

@@ -1,0 +1,13 @@
+# Shared helpers for shell integration tests: TAP output.
+# Source it, call ok/fail/skip, then `done_testing` at the end.
+_n=0
+: "${TALLY:=$PWD/build/tally}" "${HELPERS:=$PWD/build/helpers}"
+ok()   { _n=$((_n+1)); echo "ok $_n - $*"; }
+fail() { _n=$((_n+1)); echo "not ok $_n - $*"; }
+skip() { _n=$((_n+1)); echo "ok $_n # SKIP $*"; }
+# check NAME CMD...: ok when CMD succeeds
+check() { local n=$1; shift; if "$@"; then ok "$n"; else fail "$n"; fi; }
+# is NAME GOT WANT
+is() { if [ "$2" = "$3" ]; then ok "$1"; else fail "$1 (got '$2', want '$3')"; fi; }
+done_testing() { echo "1..$_n"; }
+have_perf() { command -v perf >/dev/null 2>&1; }
