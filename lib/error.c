@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: MIT
+/* Error messages that say what to do, and the fd limit. */
+#include <stdio.h>
+#include <sys/resource.h>
+#include <linux/perf_event.h>
+#include "internal.h"
+
+static bool is_hw_event(const struct perf_event_attr *attr)
+{
+	return attr && (attr->type == PERF_TYPE_HARDWARE ||
+			attr->type == PERF_TYPE_HW_CACHE ||
+			attr->type == PERF_TYPE_RAW);
+}
+
+const char *tally_strerror(int err, const struct perf_event_attr *attr,
+			   const char *event, char *buf, size_t len)
+{
+	char ev[160] = "";
+	char par[32];
+	int e = err < 0 ? -err : err;
+
+	if (!buf || !len)
+		return "";
+	if (event && *event)
+		snprintf(ev, sizeof(ev), "%s: ", event);
+	switch (e) {
+	case EACCES:
+	case EPERM:
+		if (tally__read_file("/proc/sys/kernel/perf_event_paranoid", par,
+				     sizeof(par)) < 0)
+			snprintf(par, sizeof(par), "unknown");
+		snprintf(buf, len,
+			 "%sAccess to performance monitoring is restricted (%s).\n"
+			 "/proc/sys/kernel/perf_event_paranoid is %s; lower it (e.g. "
+			 "'sysctl kernel.perf_event_paranoid=-1'),\n"
+			 "or run with CAP_PERFMON (Linux 5.8+; CAP_SYS_ADMIN before), "
+			 "or count only user space with ':u'.",
+			 ev, strerror(e), par);
+		break;
+	case EMFILE:
+		snprintf(buf, len,
+			 "%sToo many open files (EMFILE): each event needs one fd per "
+			 "CPU and thread.\nRaise RLIMIT_NOFILE ('ulimit -n'; the hard "
+			 "limit is raised with 'ulimit -Hn' as root or in "
+			 "/etc/security/limits.conf), or count fewer events/CPUs/threads.",
+			 ev);
+		break;
+	case ENOENT:
+	case EOPNOTSUPP:
+		if (is_hw_event(attr))
+			snprintf(buf, len,
+				 "%sThe hardware event is not supported (%s): this "
+				 "machine has no hardware PMU\n(no 'cpu' PMU in "
+				 "/sys/bus/event_source/devices; common in VMs). "
+				 "Use software events such as task-clock or cpu-clock.",
+				 ev, strerror(e));
+		else if (e == ENOENT)
+			snprintf(buf, len,
+				 "%sThe event does not exist here (ENOENT): check "
+				 "'tally list' for its name and PMU.", ev);
+		else
+			snprintf(buf, len,
+				 "%sThe event or one of its attributes is not "
+				 "supported by this PMU/kernel (EOPNOTSUPP): drop "
+				 "sampling/exclude modifiers, or check 'tally list'.", ev);
+		break;
+	case ENODEV:
+		snprintf(buf, len,
+			 "%sNo such device (ENODEV): the event's PMU is not on the "
+			 "requested CPUs, or the feature is missing.", ev);
+		break;
+	case EINVAL:
+		snprintf(buf, len,
+			 "%sInvalid argument (EINVAL): the kernel rejected the event's "
+			 "attributes (config, modifiers or period); check the event "
+			 "spelling with 'tally list'.", ev);
+		break;
+	case E2BIG:
+		snprintf(buf, len,
+			 "%sThe kernel is older than this tool and does not know a "
+			 "requested attribute field (E2BIG); drop the newer option.", ev);
+		break;
+	case EBUSY:
+		snprintf(buf, len,
+			 "%sThe PMU is busy (EBUSY): another tool holds it exclusively "
+			 "(e.g. a pinned or exclusive event, or the NMI watchdog).", ev);
+		break;
+	case ESRCH:
+		snprintf(buf, len, "%sNo such process (ESRCH): the task to count "
+			 "has exited or the pid is wrong.", ev);
+		break;
+	case ENOSPC:
+		snprintf(buf, len, "%sNo space left (ENOSPC): too many breakpoints "
+			 "(the CPU has few debug registers) or a buffer is too small.", ev);
+		break;
+	case EOVERFLOW:
+		snprintf(buf, len, "%sValue too large (EOVERFLOW): sample_max_stack "
+			 "exceeds /proc/sys/kernel/perf_event_max_stack.", ev);
+		break;
+	default:
+		snprintf(buf, len, "%s%s", ev, strerror(e));
+		break;
+	}
+	return buf;
+}
+
+int tally_raise_nofile_limit(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl))
+		return -errno;
+	if (rl.rlim_cur == rl.rlim_max)
+		return 0;
+	rl.rlim_cur = rl.rlim_max;
+	if (setrlimit(RLIMIT_NOFILE, &rl))
+		return -errno;
+	pr_debug("tally: raised RLIMIT_NOFILE to %llu\n",
+		 (unsigned long long)rl.rlim_max);
+	return 0;
+}

@@ -1,0 +1,428 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Event lists: evsels in order, with groups, opened/enabled/read/closed
+ * as a whole, and an id index for sample decoding.
+ */
+#include <sys/resource.h>
+#include <stdio.h>
+#include <tally/sys.h>
+#include "internal.h"
+#include "evsel_internal.h"
+
+struct id_ent {
+	uint64_t id;
+	struct tally_evsel *evsel;
+};
+
+struct tally_evlist {
+	struct tally_evsel **ev;
+	int nr, cap;
+	struct tally_cpu_map *cpus;
+	struct tally_thread_map *threads;
+	struct id_ent *ids;	/* sorted by id, built at open */
+	size_t nr_ids;
+	bool bits_set, disabled, enable_on_exec, inherit;
+};
+
+struct tally_evlist *tally_evlist__new(void)
+{
+	struct tally_evlist *l = calloc(1, sizeof(*l));
+
+	if (!l)
+		return tally__err_ptr(ENOMEM);
+	return l;
+}
+
+void tally_evlist__free(struct tally_evlist *l)
+{
+	if (!l)
+		return;
+	tally_evlist__close(l);
+	for (int i = 0; i < l->nr; i++)
+		tally_evsel__free(l->ev[i]);
+	free(l->ev);
+	free(l->ids);
+	tally_cpu_map__put(l->cpus);
+	tally_thread_map__put(l->threads);
+	free(l);
+}
+
+/* Internal: 0 or -ENOMEM (the public add is void, as libperf's). */
+static int evlist_add(struct tally_evlist *l, struct tally_evsel *e)
+{
+	if (l->nr == l->cap) {
+		int ncap = l->cap ? l->cap * 2 : 8;
+		void *n = tally__reallocarray(l->ev, (size_t)ncap, sizeof(*l->ev));
+
+		if (!n)
+			return tally__err(ENOMEM);
+		l->ev = n;
+		l->cap = ncap;
+	}
+	e->idx = l->nr;
+	e->evlist = l;
+	l->ev[l->nr++] = e;
+	return 0;
+}
+
+void tally_evlist__add(struct tally_evlist *l, struct tally_evsel *e)
+{
+	if (!l || !e || e->evlist)
+		return;
+	if (evlist_add(l, e)) {
+		/* We own it now: do not leak it. */
+		pr_warn("tally: out of memory adding event %s\n", e->name);
+		tally_evsel__free(e);
+	}
+}
+
+int tally_evlist__set_group(struct tally_evlist *l, struct tally_evsel *leader, int nr)
+{
+	int start;
+
+	if (!l || !leader || leader->evlist != l || nr < 1)
+		return tally__err(EINVAL);
+	start = leader->idx;
+	if (start + nr > l->nr)
+		return tally__err(EINVAL);
+	for (int i = start; i < start + nr; i++) {
+		struct tally_evsel *e = l->ev[i];
+
+		if (e->leader != e || e->nr_members != 1 || e->opened)
+			return tally__err(EINVAL);
+	}
+	for (int i = start; i < start + nr; i++) {
+		struct tally_evsel *e = l->ev[i];
+
+		e->leader = leader;
+		e->group_next = i + 1 < start + nr ? l->ev[i + 1] : NULL;
+	}
+	leader->nr_members = nr;
+	return 0;
+}
+
+int tally_evlist__nr(const struct tally_evlist *l)
+{
+	return l ? l->nr : 0;
+}
+
+int tally_evlist__nr_groups(const struct tally_evlist *l)
+{
+	int n = 0;
+
+	if (!l)
+		return 0;
+	for (int i = 0; i < l->nr; i++)
+		if (l->ev[i]->leader == l->ev[i] && l->ev[i]->nr_members > 1)
+			n++;
+	return n;
+}
+
+struct tally_evsel *tally_evlist__first(const struct tally_evlist *l)
+{
+	return l && l->nr ? l->ev[0] : NULL;
+}
+
+struct tally_evsel *tally_evlist__last(const struct tally_evlist *l)
+{
+	return l && l->nr ? l->ev[l->nr - 1] : NULL;
+}
+
+struct tally_evsel *tally_evlist__next(const struct tally_evlist *l,
+				       const struct tally_evsel *prev)
+{
+	if (!l)
+		return NULL;
+	if (!prev)
+		return tally_evlist__first(l);
+	if (prev->evlist != l || prev->idx + 1 >= l->nr)
+		return NULL;
+	return l->ev[prev->idx + 1];
+}
+
+static int cmp_id(const void *a, const void *b)
+{
+	uint64_t x = ((const struct id_ent *)a)->id, y = ((const struct id_ent *)b)->id;
+
+	return (x > y) - (x < y);
+}
+
+static int build_id_index(struct tally_evlist *l)
+{
+	size_t n = 0, k = 0;
+
+	free(l->ids);
+	l->ids = NULL;
+	l->nr_ids = 0;
+	for (int i = 0; i < l->nr; i++)
+		if (l->ev[i]->opened)
+			n += (size_t)l->ev[i]->nr_cpus * (size_t)l->ev[i]->nr_threads;
+	if (!n)
+		return 0;
+	l->ids = tally__calloc(n, sizeof(*l->ids));
+	if (!l->ids)
+		return tally__err(ENOMEM);
+	for (int i = 0; i < l->nr; i++) {
+		struct tally_evsel *e = l->ev[i];
+
+		if (!e->opened)
+			continue;
+		for (size_t s = 0; s < (size_t)e->nr_cpus * (size_t)e->nr_threads; s++) {
+			if (e->fds[s] < 0)
+				continue;
+			l->ids[k].id = e->ids[s];
+			l->ids[k].evsel = e;
+			k++;
+		}
+	}
+	qsort(l->ids, k, sizeof(*l->ids), cmp_id);
+	l->nr_ids = k;
+	return 0;
+}
+
+struct tally_evsel *tally_evlist__find_id(const struct tally_evlist *l, uint64_t id)
+{
+	struct id_ent key = { .id = id }, *r;
+
+	if (!l || !l->nr_ids)
+		return NULL;
+	r = bsearch(&key, l->ids, l->nr_ids, sizeof(*l->ids), cmp_id);
+	return r ? r->evsel : NULL;
+}
+
+void tally_evlist__set_attr_bits(struct tally_evlist *l, bool disabled,
+				 bool enable_on_exec, bool inherit)
+{
+	if (!l)
+		return;
+	l->bits_set = true;
+	l->disabled = disabled;
+	l->enable_on_exec = enable_on_exec;
+	l->inherit = inherit;
+}
+
+/*
+ * disabled and enable_on_exec go on group leaders only: members follow
+ * their leader's state (an enabled member of a disabled leader counts
+ * nothing until the leader is enabled, which is what we want).
+ */
+static void apply_attr_bits(struct tally_evlist *l, struct tally_evsel *e)
+{
+	bool leader = e->leader == e;
+
+	if (!l->bits_set)
+		return;
+	e->attr.disabled = leader && l->disabled;
+	e->attr.enable_on_exec = leader && l->enable_on_exec;
+	e->attr.inherit = l->inherit;
+}
+
+/* RLIMIT_NOFILE must cover every fd we are about to open. */
+static void ensure_nofile(size_t need)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl))
+		return;
+	if (rl.rlim_cur != RLIM_INFINITY && need + 64 > rl.rlim_cur)
+		tally_raise_nofile_limit();
+}
+
+int tally_evlist__open(struct tally_evlist *l, struct tally_cpu_map *cpus,
+		       struct tally_thread_map *threads,
+		       const struct tally_evlist_open_opts *opts)
+{
+	struct tally_cpu_map *any_c = NULL;
+	struct tally_thread_map *any_t = NULL;
+	bool skip = TALLY_OPTS_GET(opts, skip_unsupported, false);
+	unsigned long flags = TALLY_OPTS_GET(opts, flags, 0);
+	int cgroup_fd = TALLY_OPTS_GET(opts, cgroup_fd, -1);
+	int first_err = 0, nopen = 0, err = 0;
+
+	if (!l || !TALLY_OPTS_VALID(opts, tally_evlist_open_opts))
+		return tally__err(EINVAL);
+	if (!l->nr)
+		return tally__err(EINVAL);
+	if (!cpus)
+		cpus = any_c = tally_cpu_map__new_any();
+	if (!threads)
+		threads = any_t = tally_thread_map__new_any();
+	if (!cpus || !threads) {
+		err = -ENOMEM;
+		goto out;
+	}
+	if (tally_cpu_map__is_any(cpus) && tally_thread_map__pid(threads, 0) == -1) {
+		/* Neither a CPU nor a task: the kernel has nothing to count on. */
+		err = -EINVAL;
+		goto out;
+	}
+	tally_cpu_map__get(cpus);
+	tally_cpu_map__put(l->cpus);
+	l->cpus = cpus;
+	tally_thread_map__get(threads);
+	tally_thread_map__put(l->threads);
+	l->threads = threads;
+
+	ensure_nofile((size_t)l->nr * (size_t)tally_cpu_map__nr(cpus) *
+		      (size_t)tally_thread_map__nr(threads));
+
+	for (int i = 0; i < l->nr; i++) {
+		struct tally_evsel *e = l->ev[i];
+		struct tally_cpu_map *ecpus = cpus, *tmp = NULL;
+
+		apply_attr_bits(l, e);
+		if (e->leader != e) {
+			/* A member opens exactly where its leader did. */
+			ecpus = e->leader->cpus ? e->leader->cpus : cpus;
+		} else if (e->own_cpus && !tally_cpu_map__is_any(cpus)) {
+			tmp = tally_cpu_map__intersect(e->own_cpus, cpus);
+			if (!tmp) {
+				err = -ENOMEM;
+				goto fail;
+			}
+			ecpus = tmp;
+		}
+		if (tally_cpu_map__nr(ecpus) == 0)
+			err = -ENODEV;	/* its PMU has none of the asked CPUs */
+		else
+			err = tally__evsel_open_flags(e, ecpus, threads, flags, cgroup_fd);
+		if (err == -ENODEV && !e->opened) {
+			e->open_err = err;
+			e->unsupported = true;
+			if (!e->cpus) {
+				e->cpus = tally_cpu_map__get(ecpus);
+				e->threads = tally_thread_map__get(threads);
+			}
+		}
+		tally_cpu_map__put(tmp);
+		if (!err) {
+			nopen++;
+			continue;
+		}
+		if (e->leader != e && e->leader->unsupported)
+			e->unsupported = true;
+		if (!first_err)
+			first_err = err;
+		if (skip && e->unsupported) {
+			pr_debug("tally: %s not supported here (%s), skipped\n",
+				 e->name, strerror(-err));
+			continue;
+		}
+		goto fail;
+	}
+	if (!nopen) {
+		err = first_err ? first_err : -ENOENT;
+		goto fail;
+	}
+	err = build_id_index(l);
+	if (err)
+		goto fail;
+	goto out;
+fail:
+	tally_evlist__close(l);
+out:
+	tally_cpu_map__put(any_c);
+	tally_thread_map__put(any_t);
+	if (err)
+		errno = -err;
+	return err;
+}
+
+void tally_evlist__close(struct tally_evlist *l)
+{
+	if (!l)
+		return;
+	/* Members before leaders: the reverse of the open order. */
+	for (int i = l->nr - 1; i >= 0; i--)
+		tally_evsel__close(l->ev[i]);
+	free(l->ids);
+	l->ids = NULL;
+	l->nr_ids = 0;
+}
+
+static int group_ioctl(struct tally_evlist *l, int (*fn)(int fd, bool group))
+{
+	int first = 0;
+
+	if (!l)
+		return tally__err(EINVAL);
+	for (int i = 0; i < l->nr; i++) {
+		struct tally_evsel *e = l->ev[i];
+		bool group = e->nr_members > 1;
+
+		/*
+		 * One ioctl per leader with PERF_IOC_FLAG_GROUP covers the
+		 * members; an open member of an unopened leader cannot exist.
+		 */
+		if (e->leader != e || !e->opened)
+			continue;
+		for (size_t s = 0; s < (size_t)e->nr_cpus * (size_t)e->nr_threads; s++) {
+			int err;
+
+			if (e->fds[s] < 0)
+				continue;
+			err = fn(e->fds[s], group);
+			if (err && !first)
+				first = err;
+		}
+	}
+	if (first)
+		errno = -first;
+	return first;
+}
+
+int tally_evlist__enable(struct tally_evlist *l)
+{
+	return group_ioctl(l, tally_sys_enable);
+}
+
+int tally_evlist__disable(struct tally_evlist *l)
+{
+	return group_ioctl(l, tally_sys_disable);
+}
+
+int tally_evlist__reset(struct tally_evlist *l)
+{
+	return group_ioctl(l, tally_sys_reset);
+}
+
+int tally_evlist__read(struct tally_evlist *l)
+{
+	int first = 0;
+
+	if (!l)
+		return tally__err(EINVAL);
+	for (int i = 0; i < l->nr; i++)
+		if (l->ev[i]->opened)
+			tally__evsel_rotate(l->ev[i]);
+	for (int i = 0; i < l->nr; i++) {
+		struct tally_evsel *e = l->ev[i];
+
+		if (!e->opened)
+			continue;
+		/* A group read by the leader already landed the members. */
+		if (e->leader != e && (e->leader->attr.read_format & PERF_FORMAT_GROUP) &&
+		    e->leader->opened)
+			continue;
+		for (int c = 0; c < e->nr_cpus; c++)
+			for (int t = 0; t < e->nr_threads; t++) {
+				int err = tally__evsel_read_slot(e, c, t);
+
+				if (err && !first)
+					first = err;
+			}
+	}
+	if (first)
+		errno = -first;
+	return first;
+}
+
+struct tally_cpu_map *tally_evlist__cpus(const struct tally_evlist *l)
+{
+	return l ? l->cpus : NULL;
+}
+
+struct tally_thread_map *tally_evlist__threads(const struct tally_evlist *l)
+{
+	return l ? l->threads : NULL;
+}

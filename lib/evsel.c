@@ -1,0 +1,773 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Event selectors: one attr opened on CPUs x threads, a table of fds and
+ * ids, and the last two reads of each slot.
+ */
+#include <stdio.h>
+#include <unistd.h>
+#include <linux/hw_breakpoint.h>
+#include <tally/sys.h>
+#include "internal.h"
+#include "evsel_internal.h"
+
+static const char *const hw_names[PERF_COUNT_HW_MAX] = {
+	[PERF_COUNT_HW_CPU_CYCLES]		= "cycles",
+	[PERF_COUNT_HW_INSTRUCTIONS]		= "instructions",
+	[PERF_COUNT_HW_CACHE_REFERENCES]	= "cache-references",
+	[PERF_COUNT_HW_CACHE_MISSES]		= "cache-misses",
+	[PERF_COUNT_HW_BRANCH_INSTRUCTIONS]	= "branches",
+	[PERF_COUNT_HW_BRANCH_MISSES]		= "branch-misses",
+	[PERF_COUNT_HW_BUS_CYCLES]		= "bus-cycles",
+	[PERF_COUNT_HW_STALLED_CYCLES_FRONTEND]	= "stalled-cycles-frontend",
+	[PERF_COUNT_HW_STALLED_CYCLES_BACKEND]	= "stalled-cycles-backend",
+	[PERF_COUNT_HW_REF_CPU_CYCLES]		= "ref-cycles",
+};
+
+static const char *const sw_names[PERF_COUNT_SW_MAX] = {
+	[PERF_COUNT_SW_CPU_CLOCK]		= "cpu-clock",
+	[PERF_COUNT_SW_TASK_CLOCK]		= "task-clock",
+	[PERF_COUNT_SW_PAGE_FAULTS]		= "page-faults",
+	[PERF_COUNT_SW_CONTEXT_SWITCHES]	= "context-switches",
+	[PERF_COUNT_SW_CPU_MIGRATIONS]		= "cpu-migrations",
+	[PERF_COUNT_SW_PAGE_FAULTS_MIN]		= "minor-faults",
+	[PERF_COUNT_SW_PAGE_FAULTS_MAJ]		= "major-faults",
+	[PERF_COUNT_SW_ALIGNMENT_FAULTS]	= "alignment-faults",
+	[PERF_COUNT_SW_EMULATION_FAULTS]	= "emulation-faults",
+	[PERF_COUNT_SW_DUMMY]			= "dummy",
+	[PERF_COUNT_SW_BPF_OUTPUT]		= "bpf-output",
+#ifdef PERF_COUNT_SW_CGROUP_SWITCHES
+	[PERF_COUNT_SW_CGROUP_SWITCHES]		= "cgroup-switches",
+#endif
+};
+
+static char *default_name(const struct perf_event_attr *a)
+{
+	char buf[96];
+
+	if (a->type == PERF_TYPE_HARDWARE && a->config < PERF_COUNT_HW_MAX &&
+	    hw_names[a->config])
+		return strdup(hw_names[a->config]);
+	if (a->type == PERF_TYPE_SOFTWARE && a->config < PERF_COUNT_SW_MAX &&
+	    sw_names[a->config])
+		return strdup(sw_names[a->config]);
+	if (a->type == PERF_TYPE_BREAKPOINT) {
+		char rwx[4], *p = rwx;
+
+		if (a->bp_type & HW_BREAKPOINT_R)
+			*p++ = 'r';
+		if (a->bp_type & HW_BREAKPOINT_W)
+			*p++ = 'w';
+		if (a->bp_type & HW_BREAKPOINT_X)
+			*p++ = 'x';
+		*p = '\0';
+		snprintf(buf, sizeof(buf), "mem:0x%llx:%s",
+			 (unsigned long long)a->bp_addr, rwx);
+		return strdup(buf);
+	}
+	if (a->type == PERF_TYPE_RAW) {
+		snprintf(buf, sizeof(buf), "r%llx", (unsigned long long)a->config);
+		return strdup(buf);
+	}
+	snprintf(buf, sizeof(buf), "%u:0x%llx", a->type, (unsigned long long)a->config);
+	return strdup(buf);
+}
+
+struct tally_evsel *tally_evsel__new(const struct perf_event_attr *attr, const char *name)
+{
+	struct tally_evsel *e;
+
+	if (!attr)
+		return tally__err_ptr(EINVAL);
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return tally__err_ptr(ENOMEM);
+	e->attr = *attr;
+	if (!e->attr.size)
+		e->attr.size = sizeof(e->attr);
+	e->name = name ? strdup(name) : default_name(attr);
+	if (!e->name) {
+		free(e);
+		return tally__err_ptr(ENOMEM);
+	}
+	e->leader = e;
+	e->nr_members = 1;
+	return e;
+}
+
+static void free_tables(struct tally_evsel *e)
+{
+	free(e->fds);
+	free(e->ids);
+	free(e->counts);
+	free(e->prev);
+	e->fds = NULL;
+	e->ids = NULL;
+	e->counts = e->prev = NULL;
+	e->nr_cpus = e->nr_threads = 0;
+}
+
+void tally_evsel__free(struct tally_evsel *e)
+{
+	if (!e)
+		return;
+	tally_evsel__close(e);
+	free_tables(e);
+	tally_cpu_map__put(e->own_cpus);
+	tally_cpu_map__put(e->cpus);
+	tally_thread_map__put(e->threads);
+	free(e->name);
+	free(e->pmu);
+	free(e->filter);
+	free(e);
+}
+
+struct perf_event_attr *tally_evsel__attr(struct tally_evsel *e)
+{
+	return e ? &e->attr : NULL;
+}
+
+const char *tally_evsel__name(const struct tally_evsel *e)
+{
+	return e ? e->name : NULL;
+}
+
+static int set_str(char **dst, const char *s)
+{
+	char *n = NULL;
+
+	if (s) {
+		n = strdup(s);
+		if (!n)
+			return tally__err(ENOMEM);
+	}
+	free(*dst);
+	*dst = n;
+	return 0;
+}
+
+int tally_evsel__set_name(struct tally_evsel *e, const char *name)
+{
+	if (!e || !name)
+		return tally__err(EINVAL);
+	return set_str(&e->name, name);
+}
+
+const char *tally_evsel__pmu(const struct tally_evsel *e)
+{
+	return e ? e->pmu : NULL;
+}
+
+int tally_evsel__set_pmu(struct tally_evsel *e, const char *pmu)
+{
+	if (!e)
+		return tally__err(EINVAL);
+	return set_str(&e->pmu, pmu);
+}
+
+void tally_evsel__set_own_cpus(struct tally_evsel *e, struct tally_cpu_map *cpus)
+{
+	if (!e)
+		return;
+	tally_cpu_map__get(cpus);
+	tally_cpu_map__put(e->own_cpus);
+	e->own_cpus = cpus;
+}
+
+struct tally_cpu_map *tally_evsel__own_cpus(const struct tally_evsel *e)
+{
+	return e ? e->own_cpus : NULL;
+}
+
+struct tally_cpu_map *tally_evsel__cpus(const struct tally_evsel *e)
+{
+	return e ? e->cpus : NULL;
+}
+
+struct tally_thread_map *tally_evsel__threads(const struct tally_evsel *e)
+{
+	return e ? e->threads : NULL;
+}
+
+int tally_evsel__set_filter(struct tally_evsel *e, const char *filter)
+{
+	if (!e)
+		return tally__err(EINVAL);
+	return set_str(&e->filter, filter);
+}
+
+const char *tally_evsel__filter(const struct tally_evsel *e)
+{
+	return e ? e->filter : NULL;
+}
+
+struct tally_evsel *tally_evsel__leader(const struct tally_evsel *e)
+{
+	return e ? e->leader : NULL;
+}
+
+bool tally_evsel__is_leader(const struct tally_evsel *e)
+{
+	return e && e->leader == e;
+}
+
+int tally_evsel__nr_members(const struct tally_evsel *e)
+{
+	if (!e)
+		return 0;
+	return e->leader == e ? e->nr_members : e->leader->nr_members;
+}
+
+bool tally__err_is_unsupported(int err)
+{
+	return err == -ENOENT || err == -EOPNOTSUPP || err == -ENODEV ||
+	       err == -EINVAL || err == -ENXIO;
+}
+
+static int alloc_tables(struct tally_evsel *e, int ncpu, int nthr)
+{
+	size_t n;
+
+	if (e->fds && e->nr_cpus == ncpu && e->nr_threads == nthr) {
+		for (size_t i = 0; i < (size_t)ncpu * (size_t)nthr; i++)
+			e->fds[i] = -1;
+		return 0;
+	}
+	free_tables(e);
+	if (ncpu <= 0 || nthr <= 0 || (size_t)ncpu > SIZE_MAX / (size_t)nthr)
+		return tally__err(EINVAL);
+	n = (size_t)ncpu * (size_t)nthr;
+	e->fds = tally__calloc(n, sizeof(*e->fds));
+	e->ids = tally__calloc(n, sizeof(*e->ids));
+	e->counts = tally__calloc(n, sizeof(*e->counts));
+	e->prev = tally__calloc(n, sizeof(*e->prev));
+	if (!e->fds || !e->ids || !e->counts || !e->prev) {
+		free_tables(e);
+		return tally__err(ENOMEM);
+	}
+	for (size_t i = 0; i < n; i++)
+		e->fds[i] = -1;
+	e->nr_cpus = ncpu;
+	e->nr_threads = nthr;
+	return 0;
+}
+
+/* read_format the engine needs; GROUP only for a leader with members. */
+static void fix_read_format(struct tally_evsel *e)
+{
+	e->attr.read_format |= PERF_FORMAT_TOTAL_TIME_ENABLED |
+			       PERF_FORMAT_TOTAL_TIME_RUNNING | PERF_FORMAT_ID;
+	if (e->leader == e && e->nr_members > 1)
+		e->attr.read_format |= PERF_FORMAT_GROUP;
+	else if (e->leader != e)
+		e->attr.read_format &= ~(uint64_t)PERF_FORMAT_GROUP;
+}
+
+static int open_one(struct tally_evsel *e, pid_t pid, int cpu, int group_fd,
+		    unsigned long flags)
+{
+	int fd = tally_sys_open(&e->attr, pid, cpu, group_fd, flags);
+
+	if (fd == -EMFILE && tally_raise_nofile_limit() == 0)
+		fd = tally_sys_open(&e->attr, pid, cpu, group_fd, flags);
+	return fd;
+}
+
+int tally__evsel_open_flags(struct tally_evsel *e, struct tally_cpu_map *cpus,
+			    struct tally_thread_map *threads, unsigned long flags,
+			    int cgroup_fd)
+{
+	struct tally_cpu_map *own_c = NULL;
+	struct tally_thread_map *own_t = NULL;
+	struct tally_evsel *leader;
+	int ncpu, nthr, err = 0;
+
+	if (!e)
+		return tally__err(EINVAL);
+	if (e->opened)
+		return tally__err(EBUSY);
+	leader = e->leader;
+	if (!cpus)
+		cpus = own_c = tally_cpu_map__new_any();
+	if (!threads)
+		threads = own_t = tally_thread_map__new_any();
+	if (!cpus || !threads) {
+		err = -ENOMEM;
+		goto out;
+	}
+	ncpu = tally_cpu_map__nr(cpus);
+	nthr = tally_thread_map__nr(threads);
+	if (leader != e && (!leader->opened || leader->nr_cpus != ncpu ||
+			    leader->nr_threads != nthr)) {
+		err = leader->open_err ? leader->open_err : -EBADF;
+		goto fail;
+	}
+	err = alloc_tables(e, ncpu, nthr);
+	if (err)
+		goto out;
+	tally_cpu_map__get(cpus);
+	tally_cpu_map__put(e->cpus);
+	e->cpus = cpus;
+	tally_thread_map__get(threads);
+	tally_thread_map__put(e->threads);
+	e->threads = threads;
+	fix_read_format(e);
+
+	for (int c = 0; c < ncpu; c++) {
+		int cpu = tally_cpu_map__cpu(cpus, c).cpu;
+
+		for (int t = 0; t < nthr; t++) {
+			pid_t pid = tally_thread_map__pid(threads, t);
+			int group_fd = -1, fd;
+			size_t s = EVSEL_SLOT(e, c, t);
+
+			if (flags & PERF_FLAG_PID_CGROUP)
+				pid = cgroup_fd;
+			if (leader != e)
+				group_fd = leader->fds[s];
+			fd = open_one(e, pid, cpu, group_fd, flags);
+			if (fd < 0) {
+				err = fd;
+				pr_debug("tally: open %s on cpu %d pid %d: %s\n", e->name,
+					 cpu, (int)pid, strerror(-err));
+				goto fail_close;
+			}
+			e->fds[s] = fd;
+			err = tally_sys_id(fd, &e->ids[s]);
+			if (err)
+				goto fail_close;
+			if (e->filter) {
+				err = tally_sys_set_filter(fd, e->filter);
+				if (err) {
+					pr_warn("tally: filter '%s' rejected for %s\n",
+						e->filter, e->name);
+					goto fail_close;
+				}
+			}
+		}
+	}
+	memset(e->counts, 0, (size_t)ncpu * (size_t)nthr * sizeof(*e->counts));
+	memset(e->prev, 0, (size_t)ncpu * (size_t)nthr * sizeof(*e->prev));
+	e->opened = true;
+	e->unsupported = false;
+	e->open_err = 0;
+	goto out;
+
+fail_close:
+	for (size_t i = 0; i < (size_t)ncpu * (size_t)nthr; i++) {
+		if (e->fds[i] >= 0)
+			close(e->fds[i]);
+		e->fds[i] = -1;
+		e->ids[i] = 0;
+	}
+fail:
+	e->open_err = err;
+	if (tally__err_is_unsupported(err) ||
+	    (leader != e && leader->unsupported))
+		e->unsupported = true;
+out:
+	tally_cpu_map__put(own_c);
+	tally_thread_map__put(own_t);
+	if (err)
+		errno = -err;
+	return err;
+}
+
+int tally_evsel__open(struct tally_evsel *e, struct tally_cpu_map *cpus,
+		      struct tally_thread_map *threads)
+{
+	return tally__evsel_open_flags(e, cpus, threads, 0, -1);
+}
+
+void tally_evsel__close(struct tally_evsel *e)
+{
+	if (!e || !e->fds)
+		return;
+	for (size_t i = 0; i < (size_t)e->nr_cpus * (size_t)e->nr_threads; i++) {
+		if (e->fds[i] >= 0)
+			close(e->fds[i]);
+		e->fds[i] = -1;
+	}
+	e->opened = false;
+}
+
+bool tally_evsel__is_open(const struct tally_evsel *e)
+{
+	return e && e->opened;
+}
+
+bool tally_evsel__supported(const struct tally_evsel *e)
+{
+	return e && !e->unsupported;
+}
+
+int tally_evsel__open_error(const struct tally_evsel *e)
+{
+	return e ? e->open_err : 0;
+}
+
+static bool slot_ok(const struct tally_evsel *e, int c, int t)
+{
+	return e && e->fds && c >= 0 && t >= 0 && c < e->nr_cpus && t < e->nr_threads;
+}
+
+int tally_evsel__fd(const struct tally_evsel *e, int c, int t)
+{
+	return slot_ok(e, c, t) ? e->fds[EVSEL_SLOT(e, c, t)] : -1;
+}
+
+int tally_evsel__nr_cpus(const struct tally_evsel *e)
+{
+	return e ? e->nr_cpus : 0;
+}
+
+int tally_evsel__nr_threads(const struct tally_evsel *e)
+{
+	return e ? e->nr_threads : 0;
+}
+
+int tally_evsel__id(const struct tally_evsel *e, int c, int t, uint64_t *id)
+{
+	if (!slot_ok(e, c, t) || !id || e->fds[EVSEL_SLOT(e, c, t)] < 0)
+		return tally__err(EINVAL);
+	*id = e->ids[EVSEL_SLOT(e, c, t)];
+	return 0;
+}
+
+static int ioctl_all(struct tally_evsel *e, int (*fn)(int fd, bool group))
+{
+	int first = 0;
+
+	if (!e)
+		return tally__err(EINVAL);
+	if (!e->opened)
+		return tally__err(EBADF);
+	for (size_t i = 0; i < (size_t)e->nr_cpus * (size_t)e->nr_threads; i++) {
+		int err;
+
+		if (e->fds[i] < 0)
+			continue;
+		err = fn(e->fds[i], false);
+		if (err && !first)
+			first = err;
+	}
+	if (first)
+		errno = -first;
+	return first;
+}
+
+int tally_evsel__enable(struct tally_evsel *e)
+{
+	return ioctl_all(e, tally_sys_enable);
+}
+
+int tally_evsel__disable(struct tally_evsel *e)
+{
+	return ioctl_all(e, tally_sys_disable);
+}
+
+int tally_evsel__reset(struct tally_evsel *e)
+{
+	return ioctl_all(e, tally_sys_reset);
+}
+
+/* Size of one read() of e's fd, with `nr` open events in a group read. */
+static size_t read_size(uint64_t rf, int nr)
+{
+	size_t per = 1 + !!(rf & PERF_FORMAT_ID) + !!(rf & PERF_FORMAT_LOST);
+	size_t hdr = !!(rf & PERF_FORMAT_TOTAL_TIME_ENABLED) +
+		     !!(rf & PERF_FORMAT_TOTAL_TIME_RUNNING);
+
+	if (rf & PERF_FORMAT_GROUP)
+		return (1 + hdr + per * (size_t)nr) * sizeof(uint64_t);
+	return (hdr + per) * sizeof(uint64_t);
+}
+
+struct land_ctx {
+	struct tally_evsel *leader;
+	size_t slot;
+	struct tally_counts *first;	/* entry 0 (the reader's own) */
+	int landed;
+};
+
+static void land_group(void *vctx, int i, const struct tally_counts *c)
+{
+	struct land_ctx *ctx = vctx;
+
+	if (i == 0 && ctx->first)
+		*ctx->first = *c;
+	/* Land by id: the kernel lists members in its sibling order. */
+	for (struct tally_evsel *m = ctx->leader; m; m = m->group_next) {
+		if (m->opened && m->fds && m->ids[ctx->slot] == c->id) {
+			m->counts[ctx->slot] = *c;
+			ctx->landed++;
+			return;
+		}
+	}
+}
+
+static void land_first(void *vctx, int i, const struct tally_counts *c)
+{
+	if (i == 0)
+		*(struct tally_counts *)vctx = *c;
+}
+
+/* Number of open events in e's group (e is a leader). */
+static int open_in_group(const struct tally_evsel *leader)
+{
+	int n = 0;
+
+	for (const struct tally_evsel *m = leader; m; m = m->group_next)
+		if (m->opened)
+			n++;
+	return n;
+}
+
+static int read_fd(struct tally_evsel *e, int c, int t, struct tally_counts *out,
+		   bool store)
+{
+	uint64_t stackbuf[64];
+	uint64_t *buf = stackbuf;
+	uint64_t rf = e->attr.read_format;
+	size_t slot = EVSEL_SLOT(e, c, t);
+	size_t sz;
+	struct land_ctx ctx = { .leader = e, .slot = slot, .first = out };
+	int err, n;
+
+	if (!slot_ok(e, c, t) || e->fds[slot] < 0)
+		return tally__err(EBADF);
+	sz = read_size(rf, (rf & PERF_FORMAT_GROUP) ? open_in_group(e) : 1);
+	if (sz > sizeof(stackbuf)) {
+		buf = malloc(sz);
+		if (!buf)
+			return tally__err(ENOMEM);
+	}
+	err = tally_sys_read(e->fds[slot], buf, sz);
+	if (err)
+		goto out;
+	if (!store)
+		ctx.leader = NULL;
+	if (rf & PERF_FORMAT_GROUP) {
+		n = tally__parse_read(buf, sz, rf, land_group, &ctx);
+	} else {
+		struct tally_counts tmp;
+
+		n = tally__parse_read(buf, sz, rf, land_first, &tmp);
+		if (n > 0) {
+			if (out)
+				*out = tmp;
+			if (store)
+				e->counts[slot] = tmp;
+		}
+	}
+	if (n < 0)
+		err = tally__err(EIO);
+out:
+	if (buf != stackbuf)
+		free(buf);
+	if (err)
+		errno = -err;
+	return err;
+}
+
+int tally_evsel__read(struct tally_evsel *e, int c, int t, struct tally_counts *out)
+{
+	if (!e || !out)
+		return tally__err(EINVAL);
+	return read_fd(e, c, t, out, false);
+}
+
+int tally__evsel_read_slot(struct tally_evsel *e, int c, int t)
+{
+	return read_fd(e, c, t, NULL, true);
+}
+
+void tally__evsel_rotate(struct tally_evsel *e)
+{
+	if (!e->counts)
+		return;
+	memcpy(e->prev, e->counts,
+	       (size_t)e->nr_cpus * (size_t)e->nr_threads * sizeof(*e->prev));
+}
+
+const struct tally_counts *tally_evsel__counts(const struct tally_evsel *e, int c, int t)
+{
+	if (!e || !e->counts || c < 0 || t < 0 || c >= e->nr_cpus || t >= e->nr_threads)
+		return NULL;
+	return &e->counts[EVSEL_SLOT(e, c, t)];
+}
+
+const struct tally_counts *tally_evsel__prev_counts(const struct tally_evsel *e, int c, int t)
+{
+	if (!e || !e->prev || c < 0 || t < 0 || c >= e->nr_cpus || t >= e->nr_threads)
+		return NULL;
+	return &e->prev[EVSEL_SLOT(e, c, t)];
+}
+
+int tally_evsel__read_all(struct tally_evsel *e)
+{
+	int err;
+
+	if (!e)
+		return tally__err(EINVAL);
+	if (!e->opened)
+		return tally__err(EBADF);
+	tally__evsel_rotate(e);
+	for (int c = 0; c < e->nr_cpus; c++)
+		for (int t = 0; t < e->nr_threads; t++) {
+			err = tally__evsel_read_slot(e, c, t);
+			if (err)
+				return err;
+		}
+	return 0;
+}
+
+struct aggr_key {
+	int key, socket, die, core;
+};
+
+static int aggr_key_of(const struct tally_evsel *e, enum tally_aggr_mode mode,
+		       const struct tally_topology *topo, struct tally_cpu cpu,
+		       pid_t tid, struct aggr_key *k)
+{
+	k->key = 0;
+	k->socket = k->die = k->core = -1;
+	switch (mode) {
+	case TALLY_AGGR_GLOBAL:
+		return 0;
+	case TALLY_AGGR_CPU:
+		k->key = cpu.cpu;
+		return 0;
+	case TALLY_AGGR_THREAD:
+		k->key = tid;
+		return 0;
+	case TALLY_AGGR_CORE:
+	case TALLY_AGGR_DIE:
+	case TALLY_AGGR_SOCKET:
+	case TALLY_AGGR_NODE:
+		if (!topo)
+			return -EINVAL;
+		break;
+	default:
+		return -EINVAL;
+	}
+	k->socket = tally_topology__socket(topo, cpu);
+	switch (mode) {
+	case TALLY_AGGR_CORE:
+		k->die = tally_topology__die(topo, cpu);
+		k->core = tally_topology__core(topo, cpu);
+		k->key = k->core;
+		break;
+	case TALLY_AGGR_DIE:
+		k->die = tally_topology__die(topo, cpu);
+		k->key = k->die;
+		break;
+	case TALLY_AGGR_SOCKET:
+		k->key = k->socket;
+		break;
+	default: /* NODE: nodes are not inside sockets */
+		k->socket = -1;
+		k->key = tally_topology__node(topo, cpu);
+		break;
+	}
+	(void)e;
+	return 0;
+}
+
+static int cmp_aggr(const void *a, const void *b)
+{
+	const struct tally_aggr *x = a, *y = b;
+
+	if (x->socket != y->socket)
+		return (x->socket > y->socket) - (x->socket < y->socket);
+	if (x->die != y->die)
+		return (x->die > y->die) - (x->die < y->die);
+	if (x->core != y->core)
+		return (x->core > y->core) - (x->core < y->core);
+	return (x->key > y->key) - (x->key < y->key);
+}
+
+int tally_evsel__aggregate(const struct tally_evsel *e, enum tally_aggr_mode mode,
+			   const struct tally_topology *topo, bool delta,
+			   struct tally_aggr **out)
+{
+	const struct tally_cpu_map *cpus;
+	const struct tally_thread_map *threads;
+	struct tally_aggr *v = NULL;
+	int ncpu, nthr, n = 0, cap = 0;
+
+	if (!e || !out)
+		return tally__err(EINVAL);
+	*out = NULL;
+	cpus = e->cpus ? e->cpus : e->leader->cpus;
+	threads = e->threads ? e->threads : e->leader->threads;
+	if (!cpus && e->evlist)
+		cpus = tally_evlist__cpus(e->evlist);
+	if (!threads && e->evlist)
+		threads = tally_evlist__threads(e->evlist);
+	ncpu = tally_cpu_map__nr(cpus);
+	nthr = tally_thread_map__nr(threads);
+	if (e->counts && (ncpu != e->nr_cpus || nthr != e->nr_threads))
+		return tally__err(EINVAL);
+	for (int c = 0; c < ncpu; c++) {
+		struct tally_cpu cpu = tally_cpu_map__cpu(cpus, c);
+
+		for (int t = 0; t < nthr; t++) {
+			struct tally_counts cnt = { 0 };
+			struct aggr_key k;
+			int i, err;
+
+			err = aggr_key_of(e, mode, topo, cpu,
+					  tally_thread_map__pid(threads, t), &k);
+			if (err) {
+				free(v);
+				return tally__err(-err);
+			}
+			if (e->counts) {
+				size_t s = EVSEL_SLOT(e, c, t);
+
+				if (delta)
+					tally_counts__sub(&cnt, &e->counts[s], &e->prev[s]);
+				else
+					cnt = e->counts[s];
+			}
+			for (i = 0; i < n; i++)
+				if (v[i].key == k.key && v[i].socket == k.socket &&
+				    v[i].die == k.die && v[i].core == k.core)
+					break;
+			if (i == n) {
+				if (n == cap) {
+					int ncap = cap ? cap * 2 : 8;
+					void *nv = tally__reallocarray(v, (size_t)ncap, sizeof(*v));
+
+					if (!nv) {
+						free(v);
+						return tally__err(ENOMEM);
+					}
+					v = nv;
+					cap = ncap;
+				}
+				memset(&v[n], 0, sizeof(v[n]));
+				v[n].key = k.key;
+				v[n].socket = k.socket;
+				v[n].die = k.die;
+				v[n].core = k.core;
+				n++;
+			}
+			tally_counts__add(&v[i].counts, &cnt);
+			v[i].nr++;
+		}
+	}
+	for (int i = 0; i < n; i++) {
+		if (e->unsupported || !e->counts) {
+			memset(&v[i].scaled, 0, sizeof(v[i].scaled));
+			v[i].scaled.state = e->unsupported ? TALLY_COUNT_NOT_SUPPORTED :
+							     TALLY_COUNT_NOT_COUNTED;
+		} else {
+			tally_counts__scale(&v[i].counts, &v[i].scaled);
+		}
+	}
+	if (n > 1)
+		qsort(v, (size_t)n, sizeof(*v), cmp_aggr);
+	*out = v;
+	return n;
+}
