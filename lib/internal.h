@@ -56,4 +56,18 @@ int tally__read_filef(char *buf, size_t len, const char *fmt, ...);
 void *tally__calloc(size_t n, size_t size);
 void *tally__reallocarray(void *p, size_t n, size_t size);
 
+/* lib/mmap_page.c: tally_page__read() with this machine's rdpmc/mrs inlined. */
+struct perf_event_mmap_page;
+struct tally_page_read;
+int tally__page_read_native(const struct perf_event_mmap_page *pc,
+			    unsigned int flags, struct tally_page_read *out);
+
+/*
+ * A copy of s that lives as long as the process (a string table, mutex
+ * protected, still reachable at exit so LeakSanitizer stays quiet). For
+ * strings the kernel reads through a pointer in an attr: the uprobe
+ * path in config1. Equal strings share one copy. NULL + errno on error.
+ */
+const char *tally__intern(const char *s);
+
 #endif

@@ -1,0 +1,245 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The mmap ring buffer reader. The protocol and its memory ordering are
+ * written down once, in include/tally/mmap.h.
+ */
+#include <sys/mman.h>
+#include <unistd.h>
+#include <tally/mmap.h>
+#include "internal.h"
+
+/* header.size is a u16: no record is bigger than this. */
+#define MAX_RECORD 65536
+
+struct tally_mmap {
+	struct perf_event_mmap_page *page;
+	unsigned char *data;
+	uint64_t mask;		/* data_size - 1 */
+	uint64_t tail;		/* where the next batch starts (our data_tail) */
+	uint64_t start;		/* the next record of the batch */
+	uint64_t end;		/* data_head of the batch */
+	uint64_t lost;
+	void *map;		/* the mapping (NULL for __new_mem) */
+	size_t map_len;
+	int fd;
+	unsigned char *bounce;	/* MAX_RECORD bytes, allocated on first wrap */
+};
+
+static bool is_pow2(uint64_t v)
+{
+	return v && !(v & (v - 1));
+}
+
+static struct tally_mmap *setup(struct tally_mmap *m, void *base, size_t len,
+				size_t page_size)
+{
+	struct perf_event_mmap_page *pc = base;
+	uint64_t off = pc->data_offset, size = pc->data_size;
+
+	/* Before Linux 4.1 the data area is the rest of the mapping. */
+	if (!size) {
+		off = page_size;
+		size = len > page_size ? len - page_size : 0;
+	}
+	if (off < sizeof(*pc) || off > len || size > len - off || !is_pow2(size))
+		return tally__err_ptr(EINVAL);
+	m->page = pc;
+	m->data = (unsigned char *)base + off;
+	m->mask = size - 1;
+	/* Start where the kernel says user space is (a re-attached reader). */
+	m->tail = __atomic_load_n(&pc->data_tail, __ATOMIC_RELAXED);
+	m->start = m->end = m->tail;
+	return m;
+}
+
+struct tally_mmap *tally_mmap__new(int fd, size_t pages)
+{
+	struct tally_mmap *m;
+	long psz = sysconf(_SC_PAGESIZE);
+	size_t page_size = psz > 0 ? (size_t)psz : 4096;
+	void *p;
+	int err;
+
+	if (fd < 0 || !is_pow2(pages) || pages > (SIZE_MAX / page_size) - 1)
+		return tally__err_ptr(EINVAL);
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return tally__err_ptr(ENOMEM);
+	m->fd = fd;
+	m->map_len = (pages + 1) * page_size;
+	p = mmap(NULL, m->map_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED) {
+		err = errno;
+		pr_debug("mmap: %zu pages of fd %d: %s\n", pages, fd, strerror(err));
+		free(m);
+		return tally__err_ptr(err);
+	}
+	m->map = p;
+	if (!setup(m, p, m->map_len, page_size)) {
+		err = errno;
+		tally_mmap__free(m);
+		return tally__err_ptr(err);
+	}
+	return m;
+}
+
+struct tally_mmap *tally_mmap__new_mem(void *base, size_t len)
+{
+	struct tally_mmap *m;
+	long psz = sysconf(_SC_PAGESIZE);
+
+	if (!base || len < sizeof(struct perf_event_mmap_page))
+		return tally__err_ptr(EINVAL);
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return tally__err_ptr(ENOMEM);
+	m->fd = -1;
+	if (!setup(m, base, len, psz > 0 ? (size_t)psz : 4096)) {
+		free(m);
+		return tally__err_ptr(EINVAL);
+	}
+	return m;
+}
+
+void tally_mmap__free(struct tally_mmap *m)
+{
+	if (!m)
+		return;
+	if (m->map)
+		munmap(m->map, m->map_len);
+	free(m->bounce);
+	free(m);
+}
+
+int tally_mmap__read_init(struct tally_mmap *m)
+{
+	uint64_t head;
+
+	if (!m)
+		return tally__err(EINVAL);
+	/* Acquire: the records before head are visible once head is. */
+	head = __atomic_load_n(&m->page->data_head, __ATOMIC_ACQUIRE);
+	m->start = m->tail;
+	m->end = head;
+	if (head == m->tail)
+		return tally__err(EAGAIN);
+	if (head - m->tail > m->mask + 1) {
+		/* The kernel never overruns a forward ring: a corrupt page. */
+		pr_warn("mmap: data_head %llu is %llu bytes past data_tail (ring %llu)\n",
+			(unsigned long long)head, (unsigned long long)(head - m->tail),
+			(unsigned long long)(m->mask + 1));
+		m->end = m->start;
+		return tally__err(EBADMSG);
+	}
+	return 0;
+}
+
+const struct perf_event_header *tally_mmap__read_event(struct tally_mmap *m)
+{
+	const struct perf_event_header *ev;
+	struct perf_event_header h;
+	uint64_t avail, off, size;
+
+	if (!m) {
+		errno = EINVAL;
+		return NULL;
+	}
+	avail = m->end - m->start;
+	if (!avail) {
+		errno = 0;
+		return NULL;
+	}
+	off = m->start & m->mask;
+	if (avail < sizeof(h))
+		goto bad;
+	/* The header itself may wrap (records are 8-aligned, so not in practice). */
+	if (off + sizeof(h) <= m->mask + 1) {
+		memcpy(&h, m->data + off, sizeof(h));
+	} else {
+		size_t first = m->mask + 1 - off;
+
+		memcpy(&h, m->data + off, first);
+		memcpy((unsigned char *)&h + first, m->data, sizeof(h) - first);
+	}
+	size = h.size;
+	if (size < sizeof(h) || size > avail)
+		goto bad;
+	if (off + size <= m->mask + 1) {
+		ev = (const void *)(m->data + off);
+	} else {
+		size_t first = m->mask + 1 - off;
+
+		if (!m->bounce) {
+			m->bounce = malloc(MAX_RECORD);
+			if (!m->bounce) {
+				errno = ENOMEM;
+				return NULL;
+			}
+		}
+		memcpy(m->bounce, m->data + off, first);
+		memcpy(m->bounce + first, m->data, size - first);
+		ev = (const void *)m->bounce;
+	}
+	if (h.type == PERF_RECORD_LOST && size >= sizeof(h) + 2 * sizeof(uint64_t)) {
+		uint64_t lost;
+
+		/* struct { header; u64 id; u64 lost; } */
+		memcpy(&lost, (const unsigned char *)ev + sizeof(h) + sizeof(uint64_t),
+		       sizeof(lost));
+		m->lost += lost;
+	}
+	m->start += size;
+	return ev;
+bad:
+	pr_warn("mmap: corrupt record header at %llu (%llu bytes left in batch)\n",
+		(unsigned long long)m->start, (unsigned long long)avail);
+	/* Skip the rest of the batch: there is no way to resync. */
+	m->start = m->end;
+	errno = EBADMSG;
+	return NULL;
+}
+
+void tally_mmap__consume(struct tally_mmap *m)
+{
+	if (!m || m->tail == m->start)
+		return;
+	m->tail = m->start;
+	/*
+	 * Release: every load from the records we handed out happens before
+	 * the kernel sees their space as free (the kernel's smp_mb() "(A)"
+	 * after reading data_tail in perf_output_begin() is the other half).
+	 */
+	__atomic_store_n(&m->page->data_tail, m->tail, __ATOMIC_RELEASE);
+}
+
+void tally_mmap__read_done(struct tally_mmap *m)
+{
+	if (!m)
+		return;
+	tally_mmap__consume(m);
+	m->end = m->start;
+}
+
+uint64_t tally_mmap__lost(const struct tally_mmap *m)
+{
+	return m ? m->lost : 0;
+}
+
+struct perf_event_mmap_page *tally_mmap__page(const struct tally_mmap *m)
+{
+	if (!m)
+		return tally__err_ptr(EINVAL);
+	return m->page;
+}
+
+size_t tally_mmap__data_size(const struct tally_mmap *m)
+{
+	return m ? m->mask + 1 : 0;
+}
+
+int tally_mmap__fd(const struct tally_mmap *m)
+{
+	if (!m)
+		return tally__err(EINVAL);
+	return m->fd;
+}

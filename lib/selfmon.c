@@ -1,0 +1,420 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Self-monitoring: one group of events on the calling thread, read around
+ * a code region. Fast path: the mmap page + rdpmc/mrs (lib/mmap_page.c),
+ * no syscall; fallback: one read() of the whole group.
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <tally/selfmon.h>
+#include <tally/sys.h>
+#include "internal.h"
+
+#define GROUP_FORMAT (PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED | \
+		      PERF_FORMAT_TOTAL_TIME_RUNNING)
+
+/* arm64 PMUv3 format bits in config1 (Linux 5.18: "long", "rdpmc"). */
+#define ARM64_CONFIG1_LONG	(1ull << 0)
+#define ARM64_CONFIG1_RDPMC	(1ull << 1)
+
+struct tally_selfmon {
+	size_t nr;
+	int *fds;
+	void **pages;			/* nr first pages, or NULL: no fast path */
+	size_t page_size;
+	enum tally_selfmon_path fast;	/* the path to try first */
+	enum tally_selfmon_path last;	/* the path the last read took */
+	bool started;
+	uint64_t *grp;			/* the group read buffer: nr, ena, run, v[nr] */
+	size_t grp_len;
+	struct tally_selfmon_value *start;
+	struct tally_selfmon_value *now;
+};
+
+static enum tally_selfmon_path native_path(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	return TALLY_SELFMON_PATH_RDPMC;
+#elif defined(__aarch64__)
+	return TALLY_SELFMON_PATH_MRS;
+#else
+	return TALLY_SELFMON_PATH_READ;
+#endif
+}
+
+const char *tally_selfmon_path__name(enum tally_selfmon_path path)
+{
+	switch (path) {
+	case TALLY_SELFMON_PATH_READ:	return "read";
+	case TALLY_SELFMON_PATH_RDPMC:	return "rdpmc";
+	case TALLY_SELFMON_PATH_MRS:	return "mrs";
+	}
+	return "unknown";
+}
+
+/* Events whose PMU never puts them on a counter register (index is 0). */
+static bool never_user_readable(const struct perf_event_attr *attr)
+{
+	return attr->type == PERF_TYPE_SOFTWARE ||
+	       attr->type == PERF_TYPE_TRACEPOINT ||
+	       attr->type == PERF_TYPE_BREAKPOINT;
+}
+
+#if defined(__aarch64__)
+static bool is_cpu_pmu_event(const struct perf_event_attr *attr)
+{
+	return attr->type == PERF_TYPE_HARDWARE ||
+	       attr->type == PERF_TYPE_HW_CACHE ||
+	       attr->type == PERF_TYPE_RAW;
+}
+
+/* kernel.perf_user_access (Linux 5.18): user counter access is opt-in. */
+static bool arm64_user_access_enabled(void)
+{
+	char buf[16];
+
+	if (tally__read_file("/proc/sys/kernel/perf_user_access", buf, sizeof(buf)) < 0)
+		return false;
+	return buf[0] == '1';
+}
+#endif
+
+void tally_selfmon__free(struct tally_selfmon *sm)
+{
+	if (!sm)
+		return;
+	for (size_t i = 0; i < sm->nr; i++) {
+		if (sm->pages && sm->pages[i])
+			munmap(sm->pages[i], sm->page_size);
+		if (sm->fds && sm->fds[i] >= 0)
+			close(sm->fds[i]);
+	}
+	free(sm->pages);
+	free(sm->fds);
+	free(sm->grp);
+	free(sm->start);
+	free(sm->now);
+	free(sm);
+}
+
+static void unmap_pages(struct tally_selfmon *sm)
+{
+	if (!sm->pages)
+		return;
+	for (size_t i = 0; i < sm->nr; i++)
+		if (sm->pages[i])
+			munmap(sm->pages[i], sm->page_size);
+	free(sm->pages);
+	sm->pages = NULL;
+}
+
+static int open_one(struct perf_event_attr *attr, int group_fd, size_t i,
+		    bool added_long)
+{
+	int fd = tally_sys_open(attr, 0, -1, group_fd, 0);
+
+	if (fd >= 0 || !(attr->config1 & ARM64_CONFIG1_LONG))
+		return fd;
+	if (fd == -EOPNOTSUPP && added_long) {
+		/*
+		 * No 64-bit counter without chaining two: take a 32-bit one,
+		 * whose upper bits tally_page__read() masks per pmc_width.
+		 */
+		pr_debug("selfmon: event %zu: no 64-bit user counter, using 32 bits\n", i);
+		attr->config1 &= ~ARM64_CONFIG1_LONG;
+		return tally_sys_open(attr, 0, -1, group_fd, 0);
+	}
+	if (fd == -EOPNOTSUPP || fd == -EINVAL) {
+		pr_warn("selfmon: event %zu asks for a 64-bit counter (config1 bit 0) with "
+			"user access, which this PMU can only give by chaining two 32-bit "
+			"counters; chained events cannot be read from user space. Clear "
+			"config1 bit 0 (a 32-bit counter) or set no_user_access.\n", i);
+		return tally__err(EOPNOTSUPP);
+	}
+	return fd;
+}
+
+struct tally_selfmon *tally_selfmon__new(const struct perf_event_attr *attrs, size_t nr,
+					 const struct tally_selfmon_opts *opts)
+{
+	struct tally_selfmon *sm;
+	bool enable, fast, user_access;
+	long psz;
+	int err;
+
+	if (!attrs || !nr || !TALLY_OPTS_VALID(opts, tally_selfmon_opts))
+		return tally__err_ptr(EINVAL);
+	if (nr > (SIZE_MAX / sizeof(uint64_t)) - 3)
+		return tally__err_ptr(ENOMEM);
+	enable = TALLY_OPTS_GET(opts, enable, false);
+	fast = !TALLY_OPTS_GET(opts, no_fast, false) &&
+	       native_path() != TALLY_SELFMON_PATH_READ;
+	user_access = fast && !TALLY_OPTS_GET(opts, no_user_access, false);
+#if defined(__aarch64__)
+	if (user_access && !arm64_user_access_enabled()) {
+		pr_debug("selfmon: kernel.perf_user_access is 0: read() only\n");
+		user_access = false;
+	}
+#endif
+	for (size_t i = 0; i < nr; i++)
+		if (never_user_readable(&attrs[i]))
+			fast = false;
+
+	sm = calloc(1, sizeof(*sm));
+	if (!sm)
+		return tally__err_ptr(ENOMEM);
+	sm->nr = nr;
+	psz = sysconf(_SC_PAGESIZE);
+	sm->page_size = psz > 0 ? (size_t)psz : 4096;
+	sm->fds = tally__calloc(nr, sizeof(*sm->fds));
+	sm->grp_len = (3 + nr) * sizeof(uint64_t);
+	sm->grp = malloc(sm->grp_len);
+	sm->start = tally__calloc(nr, sizeof(*sm->start));
+	sm->now = tally__calloc(nr, sizeof(*sm->now));
+	if (!sm->fds || !sm->grp || !sm->start || !sm->now) {
+		err = -ENOMEM;
+		goto err;
+	}
+	for (size_t i = 0; i < nr; i++)
+		sm->fds[i] = -1;
+
+	for (size_t i = 0; i < nr; i++) {
+		struct perf_event_attr attr = attrs[i];
+		bool added_long = false;
+		int fd;
+
+		attr.read_format = GROUP_FORMAT;
+		attr.disabled = i == 0 ? !enable : 0;
+#if defined(__aarch64__)
+		if (user_access && is_cpu_pmu_event(&attr)) {
+			added_long = !(attr.config1 & ARM64_CONFIG1_LONG) &&
+				     !(attr.config1 & ARM64_CONFIG1_RDPMC);
+			if (added_long)
+				attr.config1 |= ARM64_CONFIG1_LONG;
+			attr.config1 |= ARM64_CONFIG1_RDPMC;
+		}
+#endif
+		(void)user_access;
+		fd = open_one(&attr, i ? sm->fds[0] : -1, i, added_long);
+		if (fd < 0) {
+			err = fd;
+			pr_debug("selfmon: event %zu (type %u config %#llx): open: %s\n", i,
+				 attr.type, (unsigned long long)attr.config, strerror(-err));
+			goto err;
+		}
+		sm->fds[i] = fd;
+	}
+
+	if (fast) {
+		sm->pages = tally__calloc(nr, sizeof(*sm->pages));
+		if (!sm->pages) {
+			err = -ENOMEM;
+			goto err;
+		}
+		for (size_t i = 0; i < nr; i++) {
+			void *p = mmap(NULL, sm->page_size, PROT_READ, MAP_SHARED,
+				       sm->fds[i], 0);
+
+			if (p == MAP_FAILED) {
+				pr_debug("selfmon: mmap of event %zu: %s: read() only\n",
+					 i, strerror(errno));
+				unmap_pages(sm);
+				fast = false;
+				break;
+			}
+			sm->pages[i] = p;
+		}
+	}
+	sm->fast = fast ? native_path() : TALLY_SELFMON_PATH_READ;
+	sm->last = sm->fast;
+	return sm;
+err:
+	tally_selfmon__free(sm);
+	return tally__err_ptr(-err);
+}
+
+int tally_selfmon__nr(const struct tally_selfmon *sm)
+{
+	if (!sm)
+		return tally__err(EINVAL);
+	return (int)sm->nr;
+}
+
+int tally_selfmon__fd(const struct tally_selfmon *sm, size_t idx)
+{
+	if (!sm || idx >= sm->nr)
+		return tally__err(EINVAL);
+	return sm->fds[idx];
+}
+
+const struct perf_event_mmap_page *tally_selfmon__page(const struct tally_selfmon *sm,
+						       size_t idx)
+{
+	if (!sm || idx >= sm->nr)
+		return tally__err_ptr(EINVAL);
+	if (!sm->pages)
+		return tally__err_ptr(ENODATA);
+	return sm->pages[idx];
+}
+
+enum tally_selfmon_path tally_selfmon__path(const struct tally_selfmon *sm)
+{
+	return sm ? sm->last : TALLY_SELFMON_PATH_READ;
+}
+
+int tally_selfmon__enable(struct tally_selfmon *sm)
+{
+	if (!sm)
+		return tally__err(EINVAL);
+	return tally_sys_enable(sm->fds[0], true);
+}
+
+int tally_selfmon__disable(struct tally_selfmon *sm)
+{
+	if (!sm)
+		return tally__err(EINVAL);
+	return tally_sys_disable(sm->fds[0], true);
+}
+
+int tally_selfmon__reset(struct tally_selfmon *sm)
+{
+	if (!sm)
+		return tally__err(EINVAL);
+	return tally_sys_reset(sm->fds[0], true);
+}
+
+static int read_group(struct tally_selfmon *sm, struct tally_selfmon_value *vals)
+{
+	const uint64_t *g = sm->grp;
+	int err;
+
+	err = tally_sys_read(sm->fds[0], sm->grp, sm->grp_len);
+	if (err < 0)
+		return err;
+	if (g[0] != sm->nr)
+		return tally__err(EIO);
+	for (size_t i = 0; i < sm->nr; i++) {
+		vals[i].val = g[3 + i];
+		vals[i].enabled = g[1];
+		vals[i].running = g[2];
+	}
+	sm->last = TALLY_SELFMON_PATH_READ;
+	return 0;
+}
+
+/* The hot path: no allocation, no syscall unless some event is off the PMU. */
+int tally_selfmon__read_raw(struct tally_selfmon *sm, struct tally_selfmon_value *vals)
+{
+	if (__builtin_expect(!sm || !vals, 0))
+		return tally__err(EINVAL);
+	if (sm->fast != TALLY_SELFMON_PATH_READ) {
+		struct tally_page_read r;
+		size_t i;
+
+		for (i = 0; i < sm->nr; i++) {
+			if (tally__page_read_native(sm->pages[i], 0, &r))
+				break;
+			vals[i].val = r.count;
+			vals[i].enabled = r.enabled;
+			vals[i].running = r.running;
+		}
+		if (i == sm->nr) {
+			sm->last = sm->fast;
+			return 0;
+		}
+	}
+	return read_group(sm, vals);
+}
+
+int tally_selfmon__read(struct tally_selfmon *sm, uint64_t *vals)
+{
+	int err;
+
+	if (!sm || !vals)
+		return tally__err(EINVAL);
+	err = tally_selfmon__read_raw(sm, sm->now);
+	if (err)
+		return err;
+	for (size_t i = 0; i < sm->nr; i++)
+		vals[i] = tally_page__scale(sm->now[i].val, sm->now[i].enabled,
+					    sm->now[i].running);
+	return 0;
+}
+
+int tally_selfmon__start(struct tally_selfmon *sm)
+{
+	int err;
+
+	if (!sm)
+		return tally__err(EINVAL);
+	err = tally_selfmon__read_raw(sm, sm->start);
+	sm->started = !err;
+	return err;
+}
+
+int tally_selfmon__stop(struct tally_selfmon *sm, uint64_t *deltas)
+{
+	int err;
+
+	if (!sm || !deltas)
+		return tally__err(EINVAL);
+	if (!sm->started)
+		return tally__err(EINVAL);
+	err = tally_selfmon__read_raw(sm, sm->now);
+	if (err)
+		return err;
+	for (size_t i = 0; i < sm->nr; i++) {
+		const struct tally_selfmon_value *a = &sm->start[i], *b = &sm->now[i];
+
+		/*
+		 * Each delta is scaled by its own window's enabled/running.
+		 * On the fast path the times are only extrapolated when they
+		 * differ, so equal times mean "not multiplexed": ratio 1.
+		 */
+		deltas[i] = tally_page__scale(b->val - a->val, b->enabled - a->enabled,
+					      b->running - a->running);
+	}
+	return 0;
+}
+
+int tally_selfmon__set_signal(struct tally_selfmon *sm, size_t idx, int signo)
+{
+	struct f_owner_ex owner = { .type = F_OWNER_TID };
+	int fd, fl;
+
+	if (!sm || idx >= sm->nr || signo < 0)
+		return tally__err(EINVAL);
+	fd = sm->fds[idx];
+	owner.pid = gettid();
+	if (fcntl(fd, F_SETOWN_EX, &owner) < 0)
+		return tally__err(errno);
+	if (fcntl(fd, F_SETSIG, signo) < 0)
+		return tally__err(errno);
+	fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_ASYNC) < 0)
+		return tally__err(errno);
+	return 0;
+}
+
+int tally_selfmon__refresh(struct tally_selfmon *sm, size_t idx, int n)
+{
+	if (!sm || idx >= sm->nr)
+		return tally__err(EINVAL);
+	return tally_sys_refresh(sm->fds[idx], n);
+}
+
+int tally_selfmon__set_period(struct tally_selfmon *sm, size_t idx, uint64_t period)
+{
+	if (!sm || idx >= sm->nr)
+		return tally__err(EINVAL);
+	return tally_sys_period(sm->fds[idx], period);
+}
+
+int tally_selfmon__id(struct tally_selfmon *sm, size_t idx, uint64_t *id)
+{
+	if (!sm || idx >= sm->nr || !id)
+		return tally__err(EINVAL);
+	return tally_sys_id(sm->fds[idx], id);
+}
