@@ -228,6 +228,27 @@ static void ensure_nofile(size_t need)
 		tally_raise_nofile_limit();
 }
 
+/* Close and ungroup leader's group; returns the leader's index. */
+static int break_group(struct tally_evlist *l, struct tally_evsel *leader)
+{
+	struct tally_evsel *m, *next;
+
+	pr_debug("tally: weak group %s does not fit, opening its events alone\n",
+		 leader->name);
+	for (m = leader; m; m = next) {
+		next = m->group_next;
+		tally_evsel__close(m);
+		m->leader = m;
+		m->group_next = NULL;
+		m->nr_members = 1;
+		m->attr.read_format &= ~(uint64_t)PERF_FORMAT_GROUP;
+		m->unsupported = false;
+		m->open_err = 0;
+		apply_attr_bits(l, m);
+	}
+	return leader->idx;
+}
+
 int tally_evlist__open(struct tally_evlist *l, struct tally_cpu_map *cpus,
 		       struct tally_thread_map *threads,
 		       const struct tally_evlist_open_opts *opts)
@@ -295,8 +316,15 @@ int tally_evlist__open(struct tally_evlist *l, struct tally_cpu_map *cpus,
 			}
 		}
 		tally_cpu_map__put(tmp);
-		if (!err) {
-			nopen++;
+		if (!err)
+			continue;
+		if (e->leader != e && e->leader->opened &&
+		    (e->leader->ev_flags & TALLY_EV_WEAK_GROUP)) {
+			/*
+			 * A weak group (:W) that cannot be scheduled together
+			 * is opened as separate events, as perf does.
+			 */
+			i = break_group(l, e->leader) - 1;
 			continue;
 		}
 		if (e->leader != e && e->leader->unsupported)
@@ -310,6 +338,8 @@ int tally_evlist__open(struct tally_evlist *l, struct tally_cpu_map *cpus,
 		}
 		goto fail;
 	}
+	for (int i = 0; i < l->nr; i++)
+		nopen += l->ev[i]->opened;
 	if (!nopen) {
 		err = first_err ? first_err : -ENOENT;
 		goto fail;
@@ -425,4 +455,109 @@ struct tally_cpu_map *tally_evlist__cpus(const struct tally_evlist *l)
 struct tally_thread_map *tally_evlist__threads(const struct tally_evlist *l)
 {
 	return l ? l->threads : NULL;
+}
+
+/*
+ * The parser lives in lib/events.c (another module). Until it is linked
+ * in everywhere, reference it weakly so programs that never parse still
+ * link; add_parsed reports ENOSYS then.
+ */
+#pragma weak tally_parse_events
+#pragma weak tally_events__clear
+
+static struct tally_evsel *evsel_from_event(const struct tally_event *ev)
+{
+	struct tally_evsel *e = tally_evsel__new(&ev->attr, ev->name);
+	int err = 0;
+
+	if (!e)
+		return NULL;
+	if (ev->pmu)
+		err = tally_evsel__set_pmu(e, ev->pmu);
+	if (!err && ev->unit)
+		err = tally_evsel__set_unit(e, ev->unit, ev->scale);
+	else if (!err && ev->scale != 0 && ev->scale != 1.0)
+		err = tally_evsel__set_unit(e, NULL, ev->scale);
+	if (!err && ev->cpus && *ev->cpus) {
+		struct tally_cpu_map *m = tally_cpu_map__new(ev->cpus);
+
+		if (!m)
+			err = -errno;
+		tally_evsel__set_own_cpus(e, m);
+		tally_cpu_map__put(m);
+	}
+	e->ev_flags = ev->flags;
+	if (err) {
+		tally_evsel__free(e);
+		return tally__err_ptr(-err);
+	}
+	return e;
+}
+
+int tally_evlist__add_parsed(struct tally_evlist *l, const char *spec,
+			     const struct tally_parse_opts *opts,
+			     struct tally_parse_error *perr)
+{
+	struct tally_events evs = { 0 };
+	struct tally_evsel **made;
+	int err, base;
+
+	if (!l || !spec)
+		return tally__err(EINVAL);
+	if (!tally_parse_events || !tally_events__clear)
+		return tally__err(ENOSYS);
+	err = tally_parse_events(spec, opts, &evs, perr);
+	if (err)
+		return err < 0 ? err : tally__err(EINVAL);
+	made = tally__calloc(evs.nr, sizeof(*made));
+	if (!made) {
+		tally_events__clear(&evs);
+		return tally__err(ENOMEM);
+	}
+	/* Build everything first so a failure appends nothing. */
+	for (size_t i = 0; i < evs.nr; i++) {
+		made[i] = evsel_from_event(&evs.ev[i]);
+		if (!made[i]) {
+			err = -errno;
+			goto fail;
+		}
+	}
+	base = l->nr;
+	for (size_t i = 0; i < evs.nr; i++) {
+		err = evlist_add(l, made[i]);
+		if (err) {
+			/* Undo: the evsels from made[i] on are still ours. */
+			for (size_t j = 0; j < i; j++) {
+				made[j]->evlist = NULL;
+				l->nr--;
+			}
+			goto fail;
+		}
+	}
+	/* Groups: a run of events with the same group number >= 0. */
+	for (size_t i = 0; i < evs.nr;) {
+		size_t j = i + 1;
+
+		if (evs.ev[i].group < 0) {
+			i++;
+			continue;
+		}
+		while (j < evs.nr && evs.ev[j].group == evs.ev[i].group && !evs.ev[j].leader)
+			j++;
+		if (j - i > 1) {
+			err = tally_evlist__set_group(l, l->ev[base + (int)i], (int)(j - i));
+			if (err)
+				pr_warn("tally: could not group %s\n", evs.ev[i].name);
+		}
+		i = j;
+	}
+	free(made);
+	tally_events__clear(&evs);
+	return 0;
+fail:
+	for (size_t i = 0; i < evs.nr; i++)
+		tally_evsel__free(made[i]);
+	free(made);
+	tally_events__clear(&evs);
+	return tally__err(-err);
 }

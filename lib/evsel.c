@@ -91,6 +91,7 @@ struct tally_evsel *tally_evsel__new(const struct perf_event_attr *attr, const c
 	}
 	e->leader = e;
 	e->nr_members = 1;
+	e->scale = 1.0;
 	return e;
 }
 
@@ -118,6 +119,7 @@ void tally_evsel__free(struct tally_evsel *e)
 	free(e->name);
 	free(e->pmu);
 	free(e->filter);
+	free(e->unit);
 	free(e);
 }
 
@@ -162,6 +164,35 @@ int tally_evsel__set_pmu(struct tally_evsel *e, const char *pmu)
 	if (!e)
 		return tally__err(EINVAL);
 	return set_str(&e->pmu, pmu);
+}
+
+int tally_evsel__set_unit(struct tally_evsel *e, const char *unit, double scale)
+{
+	if (!e)
+		return tally__err(EINVAL);
+	e->scale = scale != 0 ? scale : 1.0;
+	return set_str(&e->unit, unit && *unit ? unit : NULL);
+}
+
+const char *tally_evsel__unit(const struct tally_evsel *e)
+{
+	return e ? e->unit : NULL;
+}
+
+double tally_evsel__scale(const struct tally_evsel *e)
+{
+	return e ? e->scale : 1.0;
+}
+
+unsigned int tally_evsel__flags(const struct tally_evsel *e)
+{
+	return e ? e->ev_flags : 0;
+}
+
+void tally_evsel__set_flags(struct tally_evsel *e, unsigned int flags)
+{
+	if (e)
+		e->ev_flags = flags;
 }
 
 void tally_evsel__set_own_cpus(struct tally_evsel *e, struct tally_cpu_map *cpus)

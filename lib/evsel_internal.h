@@ -20,6 +20,8 @@ struct tally_evsel {
 	int idx;			/* position in the evlist */
 	struct tally_evlist *evlist;	/* owner, or NULL */
 	unsigned int ev_flags;		/* TALLY_EV_* from the parser */
+	char *unit;
+	double scale;
 	int nr_cpus, nr_threads;
 	int *fds;			/* [nr_cpus][nr_threads], -1 = none */
 	uint64_t *ids;			/* kernel ids, same shape */

@@ -32,6 +32,15 @@ TALLY_API int tally_evsel__set_name(struct tally_evsel *evsel, const char *name)
 TALLY_API const char *tally_evsel__pmu(const struct tally_evsel *evsel);
 TALLY_API int tally_evsel__set_pmu(struct tally_evsel *evsel, const char *pmu);
 
+/* A sysfs alias's unit ("MiB", "Joules") and scale (1.0 if none). */
+TALLY_API int tally_evsel__set_unit(struct tally_evsel *evsel, const char *unit,
+				    double scale);
+TALLY_API const char *tally_evsel__unit(const struct tally_evsel *evsel);	/* NULL if none */
+TALLY_API double tally_evsel__scale(const struct tally_evsel *evsel);
+/* TALLY_EV_* flags from the parser (weak group :W, sample read :S ...). */
+TALLY_API unsigned int tally_evsel__flags(const struct tally_evsel *evsel);
+TALLY_API void tally_evsel__set_flags(struct tally_evsel *evsel, unsigned int flags);
+
 /* Own CPUs (a PMU's cpumask); NULL means the evlist's. Takes a reference. */
 TALLY_API void tally_evsel__set_own_cpus(struct tally_evsel *evsel,
 					 struct tally_cpu_map *cpus);
