@@ -56,8 +56,11 @@ struct tally_event {
 	char *pmu;		/* PMU name ("cpu", "software", "tracepoint", "msr"...) */
 	char *cpus;		/* the PMU's cpumask ("0"), NULL for any */
 	int group;		/* group number, -1 when not in a group */
-	bool leader;		/* first of its group */
+	bool leader;		/* first of its group (false outside groups) */
 	unsigned int flags;	/* TALLY_EV_* */
+	/* Added in 0.1: a sysfs alias's events/NAME.scale and .unit. */
+	char *unit;		/* "MiB", "Joules"... or NULL */
+	double scale;		/* multiply counts by this; 1.0 if none */
 };
 
 struct tally_events {
@@ -76,8 +79,12 @@ TALLY_API void tally_events__clear(struct tally_events *evs);
 /*
  * Enumerate what this machine offers, for `tally list`: calls cb for each
  * event with its kind ("hardware", "software", "cache", "pmu",
- * "tracepoint", "pfm"), name and description (may be ""). A non-zero
- * return from cb stops the walk and is returned.
+ * "raw", "breakpoint", "uprobe", "tracepoint", "pfm"), name and description (may
+ * be ""), in perf list's order. A name lists its aliases as perf list
+ * does ("context-switches OR cs"); "raw", "breakpoint" and "uprobe" give syntax
+ * lines ("rNNN", "mem:<addr>[/len][:access]"). Hardware and cache events
+ * are given only when this machine can open them (as perf list does).
+ * A non-zero return from cb stops the walk and is returned.
  */
 typedef int (*tally_event_cb)(const char *kind, const char *name,
 			      const char *desc, void *ctx);

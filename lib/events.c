@@ -1,0 +1,1534 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The perf event language -> perf_event_attr.
+ *
+ *   spec    := item (',' item)*
+ *   item    := '{' event (',' event)* '}' [':' mods] | event
+ *   event   := symbolic | cache | rHEX | PMU '/' terms '/' [[':'] mods]
+ *            | sys ':' name [':' mods]        (globs expand)
+ *            | 'mem:' ADDR ['/' LEN] [':' rwx] [':' mods]
+ *            | ('uprobe' | 'uretprobe') ':' PATH ':' SYM ['+' OFF] [':' mods]
+ *            | sysfs alias | libpfm4 name     [':' mods]
+ *
+ * A hand-written scanner over (spec, len): the spec is untrusted input
+ * (fuzz/fuzz_events.c), every index is checked against its item's end,
+ * and an error names the byte column and the token, with the closest
+ * known name as a hint. Everything a call makes is built aside and only
+ * appended to the caller's list when the whole spec parsed.
+ */
+#include <ctype.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/hw_breakpoint.h>
+#include <tally/events.h>
+#include <tally/sys.h>
+#include <unistd.h>
+#include "internal.h"
+#include "events_internal.h"
+
+#define MAX_EVENTS_PER_SPEC 100000	/* a glob over all tracepoints is ~3000 */
+
+struct parser {
+	const char *spec;
+	size_t len;
+	const char *sysfs;
+	const char *tracefs;
+	bool no_pfm;
+	struct tally_events evs;	/* built here, appended on success */
+	struct tally_parse_error *err;
+	int group;			/* current group number or -1 */
+	int next_group;
+};
+
+/* ------------------------------------------------------------------ */
+/* errors */
+
+static void set_token(struct tally_parse_error *e, const char *tok, size_t n)
+{
+	if (n >= sizeof(e->token))
+		n = sizeof(e->token) - 1;
+	memcpy(e->token, tok, n);
+	e->token[n] = '\0';
+}
+
+__attribute__((format(printf, 6, 7)))
+static int perr(struct parser *p, int err, size_t col, const char *tok, size_t toklen,
+		const char *fmt, ...)
+{
+	struct tally_parse_error *e = p->err;
+	va_list ap;
+
+	if (e) {
+		memset(e, 0, sizeof(*e));
+		e->err = -err;
+		e->column = col > INT_MAX ? INT_MAX : (int)col;
+		set_token(e, tok, toklen);
+		va_start(ap, fmt);
+		vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+		va_end(ap);
+	}
+	return tally__err(err);
+}
+
+static void set_hint(struct parser *p, const char *hint)
+{
+	if (p->err && hint)
+		snprintf(p->err->hint, sizeof(p->err->hint), "%.*s",
+			 (int)sizeof(p->err->hint) - 1, hint);
+}
+
+/* ------------------------------------------------------------------ */
+/* suggestions */
+
+int tally__edit_distance(const char *a, const char *b, int cap)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	int row[65], best;
+
+	if (la > 64 || lb > 64)
+		return cap + 1;
+	if ((la > lb ? la - lb : lb - la) > (size_t)cap)
+		return cap + 1;
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = (int)j;
+	for (size_t i = 1; i <= la; i++) {
+		int diag = row[0];
+
+		row[0] = (int)i;
+		best = row[0];
+		for (size_t j = 1; j <= lb; j++) {
+			int up = row[j], v;
+
+			v = diag + (a[i - 1] != b[j - 1]);
+			if (up + 1 < v)
+				v = up + 1;
+			if (row[j - 1] + 1 < v)
+				v = row[j - 1] + 1;
+			diag = up;
+			row[j] = v;
+			if (v < best)
+				best = v;
+		}
+		if (best > cap)
+			return cap + 1;
+	}
+	return row[lb];
+}
+
+struct best {
+	const char *want;
+	int cap;
+	int dist;
+	char name[128];
+};
+
+static void best_init(struct best *b, const char *want)
+{
+	size_t n = strlen(want);
+
+	b->want = want;
+	/* Typos only: one edit in short names, a third of the length beyond. */
+	b->cap = n < 6 ? 1 : (int)(n / 3);
+	if (b->cap > 4)
+		b->cap = 4;
+	b->dist = b->cap + 1;
+	b->name[0] = '\0';
+}
+
+static int best_try(struct best *b, const char *cand)
+{
+	int d = tally__edit_distance(b->want, cand, b->dist - 1);
+
+	if (d > 0 && d < b->dist) {
+		b->dist = d;
+		snprintf(b->name, sizeof(b->name), "%.*s", (int)sizeof(b->name) - 1, cand);
+	}
+	return 0;
+}
+
+static int best_cache_cb(const char *name, uint64_t config, void *ctx)
+{
+	return best_try(ctx, name);
+}
+
+struct best_sysfs {
+	struct best *b;
+	const char *sysfs;
+	bool slashed;
+};
+
+static int best_alias_cb(const char *pmu, const char *alias, const char *terms, void *ctx)
+{
+	struct best_sysfs *bs = ctx;
+	char buf[300];
+
+	if (bs->slashed) {
+		snprintf(buf, sizeof(buf), "%s/%s/", pmu, alias);
+		return best_try(bs->b, buf);
+	}
+	return best_try(bs->b, alias);
+}
+
+static int best_pmu_cb(const char *pmu, void *ctx)
+{
+	struct best_sysfs *bs = ctx;
+
+	return tally__pmu_foreach_alias(bs->sysfs, pmu, best_alias_cb, bs);
+}
+
+static int best_tp_cb(const char *sys, const char *ev, void *ctx)
+{
+	char buf[300];
+
+	snprintf(buf, sizeof(buf), "%s:%s", sys, ev);
+	return best_try(ctx, buf);
+}
+
+static const char *suggest(const char *name, char *buf, size_t len, const char *sysfs,
+			   const char *tracefs)
+{
+	struct best b;
+	struct best_sysfs bs = { .b = &b, .sysfs = sysfs };
+
+	if (!name || !*name || strlen(name) > 64)
+		return NULL;
+	best_init(&b, name);
+	for (size_t i = 0; i < tally__nr_sym_events; i++) {
+		best_try(&b, tally__sym_events[i].name);
+		if (tally__sym_events[i].alias)
+			best_try(&b, tally__sym_events[i].alias);
+	}
+	tally__cache_foreach(best_cache_cb, &b);
+	bs.slashed = strchr(name, '/') != NULL;
+	tally__pmu_foreach(sysfs, best_pmu_cb, &bs);
+	if (strchr(name, ':'))
+		tally__tp_foreach(tracefs, NULL, NULL, best_tp_cb, &b);
+	if (!b.name[0])
+		return NULL;
+	snprintf(buf, len, "%s", b.name);
+	return buf;
+}
+
+const char *tally_events__suggest(const char *name, char *buf, size_t len,
+				  const struct tally_parse_opts *opts)
+{
+	const char *r;
+
+	if (!name || !buf || !len || !TALLY_OPTS_VALID(opts, tally_parse_opts))
+		return tally__err_ptr(EINVAL);
+	r = suggest(name, buf, len, TALLY_OPTS_GET(opts, sysfs_root, NULL) ?: "/sys",
+		    TALLY_OPTS_GET(opts, tracefs_root, NULL));
+	if (!r)
+		errno = ENOENT;
+	return r;
+}
+
+/* ------------------------------------------------------------------ */
+/* events */
+
+static struct tally_event *new_event(struct parser *p)
+{
+	struct tally_event *ev, *v;
+
+	if (p->evs.nr >= MAX_EVENTS_PER_SPEC)
+		return tally__err_ptr(E2BIG);
+	v = tally__reallocarray(p->evs.ev, p->evs.nr + 1, sizeof(*v));
+	if (!v)
+		return tally__err_ptr(ENOMEM);
+	p->evs.ev = v;
+	ev = &v[p->evs.nr++];
+	memset(ev, 0, sizeof(*ev));
+	ev->attr.size = sizeof(ev->attr);
+	ev->group = p->group;
+	ev->scale = 1.0;
+	return ev;
+}
+
+static void event_free(struct tally_event *ev)
+{
+	free(ev->name);
+	free(ev->pmu);
+	free(ev->cpus);
+	free(ev->unit);
+}
+
+void tally_events__clear(struct tally_events *evs)
+{
+	if (!evs)
+		return;
+	for (size_t i = 0; i < evs->nr; i++)
+		event_free(&evs->ev[i]);
+	free(evs->ev);
+	evs->ev = NULL;
+	evs->nr = 0;
+}
+
+static int set_str(char **dst, const char *s, size_t n)
+{
+	char *c = strndup(s, n);
+
+	if (!c)
+		return -ENOMEM;
+	free(*dst);
+	*dst = c;
+	return 0;
+}
+
+static int nomem(struct parser *p, size_t col)
+{
+	return perr(p, ENOMEM, col, "", 0, "out of memory");
+}
+
+/* Who the event belongs to, for evlist's CPU choice and for output. */
+static const char *pmu_of_type(uint32_t type)
+{
+	switch (type) {
+	case PERF_TYPE_SOFTWARE:	return "software";
+	case PERF_TYPE_TRACEPOINT:	return "tracepoint";
+	case PERF_TYPE_BREAKPOINT:	return "breakpoint";
+	default:			return "cpu";
+	}
+}
+
+/* One finished event: name and pmu copied. */
+static struct tally_event *add_event(struct parser *p, const struct perf_event_attr *attr,
+				     const char *name, size_t name_len, const char *pmu,
+				     size_t col)
+{
+	struct tally_event *ev = new_event(p);
+
+	if (!ev) {
+		if (errno == E2BIG)
+			perr(p, E2BIG, col, name, name_len, "too many events");
+		else
+			nomem(p, col);
+		return NULL;
+	}
+	ev->attr = *attr;
+	ev->attr.size = sizeof(ev->attr);
+	if (set_str(&ev->name, name, name_len) || set_str(&ev->pmu, pmu, strlen(pmu))) {
+		nomem(p, col);
+		return NULL;
+	}
+	return ev;
+}
+
+/* ------------------------------------------------------------------ */
+/* modifiers */
+
+/*
+ * perf's get_event_modifier: the first of u/k/h excludes all three
+ * levels and each letter then re-includes its own, starting from what
+ * the event already has (so a group's :u merges with a member's :k).
+ * G/H likewise for guest/host.
+ */
+static int apply_mods(struct parser *p, size_t first, const char *m, size_t n, size_t col)
+{
+	if (n == 0)
+		return perr(p, EINVAL, col, "", 0, "empty modifier after ':'");
+	for (size_t i = 0; i < n; i++) {
+		if (!strchr("ukhGHIpPSDWe", m[i]) || !m[i])
+			return perr(p, EINVAL, col + i, m, n,
+				    "unknown modifier '%c' (valid: u k h G H I p P S D W)", m[i]);
+	}
+	for (size_t e = first; e < p->evs.nr; e++) {
+		struct tally_event *ev = &p->evs.ev[e];
+		struct perf_event_attr *a = &ev->attr;
+		int eu = a->exclude_user, ek = a->exclude_kernel, eh = a->exclude_hv;
+		int eG = a->exclude_guest, eH = a->exclude_host;
+		int excl = eu | ek | eh, excl_GH = eG | eH;
+		int precise = a->precise_ip;
+
+		for (size_t i = 0; i < n; i++) {
+			switch (m[i]) {
+			case 'u':
+				if (!excl)
+					excl = eu = ek = eh = 1;
+				eu = 0;
+				break;
+			case 'k':
+				if (!excl)
+					excl = eu = ek = eh = 1;
+				ek = 0;
+				break;
+			case 'h':
+				if (!excl)
+					excl = eu = ek = eh = 1;
+				eh = 0;
+				break;
+			case 'G':
+				if (!excl_GH)
+					excl_GH = eG = eH = 1;
+				eG = 0;
+				break;
+			case 'H':
+				if (!excl_GH)
+					excl_GH = eG = eH = 1;
+				eH = 0;
+				break;
+			case 'I':
+				a->exclude_idle = 1;
+				break;
+			case 'p':
+				precise++;
+				break;
+			case 'P':
+				ev->flags |= TALLY_EV_MAX_PRECISE;
+				break;
+			case 'S':
+				ev->flags |= TALLY_EV_SAMPLE_READ;
+				break;
+			case 'D':
+				ev->flags |= TALLY_EV_PINNED;
+				a->pinned = 1;
+				break;
+			case 'W':
+				ev->flags |= TALLY_EV_WEAK_GROUP;
+				break;
+			case 'e':
+				a->exclusive = 1;
+				break;
+			}
+		}
+		if (precise > 3)
+			return perr(p, EINVAL, col, m, n,
+				    "precise level %d too high: at most 3 (:ppp)", precise);
+		a->exclude_user = eu;
+		a->exclude_kernel = ek;
+		a->exclude_hv = eh;
+		a->exclude_guest = eG;
+		a->exclude_host = eH;
+		a->precise_ip = precise;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* numbers */
+
+/* A whole C number (0x.., 0.., decimal) in s[0..n). */
+static bool parse_u64(const char *s, size_t n, uint64_t *v)
+{
+	char buf[32], *end;
+
+	if (n == 0 || n >= sizeof(buf) || !isdigit((unsigned char)s[0]))
+		return false;
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	errno = 0;
+	*v = strtoull(buf, &end, 0);
+	return !errno && *end == '\0';
+}
+
+static bool is_glob(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (s[i] == '*' || s[i] == '?' || s[i] == '[')
+			return true;
+	return false;
+}
+
+static size_t span(const char *s, size_t n, char stop)
+{
+	const char *c = memchr(s, stop, n);
+
+	return c ? (size_t)(c - s) : n;
+}
+
+/* ------------------------------------------------------------------ */
+/* PMU terms */
+
+static const char *const generic_terms[] = {
+	"config", "config1", "config2", "config3", "name", "period", "freq",
+	"inherit", "no-inherit",
+};
+
+struct term_ctx {
+	const char *pmu;
+	struct perf_event_attr *attr;
+	char name[128];		/* name= */
+	bool has_name;
+	double scale;
+	char unit[32];
+	bool has_unit;
+};
+
+static int best_format_cb(const char *pmu, const char *alias, const char *terms, void *ctx)
+{
+	return best_try(ctx, alias);
+}
+
+static int term_hint(struct parser *p, const char *pmu, const char *key)
+{
+	/* format names perf's PMUs use; only those this PMU has count */
+	static const char *const common[] = {
+		"event", "umask", "cmask", "edge", "inv", "any", "pc", "ldlat",
+		"offcore_rsp", "frontend", "threshold", "threshold_compare",
+		"threshold_count", "retprobe", "ref_ctr_offset", "in_tx",
+		"in_tx_cp", "rdpmc",
+	};
+	struct best b;
+
+	best_init(&b, key);
+	for (size_t i = 0; i < ARRAY_SIZE(generic_terms); i++)
+		best_try(&b, generic_terms[i]);
+	tally__pmu_foreach_alias(p->sysfs, pmu, best_format_cb, &b);
+	for (size_t i = 0; i < ARRAY_SIZE(common); i++) {
+		int w;
+		uint64_t m;
+
+		if (!tally__pmu_format(p->sysfs, pmu, common[i], &w, &m))
+			best_try(&b, common[i]);
+	}
+	if (b.name[0])
+		set_hint(p, b.name);
+	return 0;
+}
+
+static int apply_terms(struct parser *p, struct term_ctx *tc, const char *s, size_t n,
+		       size_t col, int depth);
+
+static int apply_term(struct parser *p, struct term_ctx *tc, const char *t, size_t n,
+		      size_t col, int depth)
+{
+	struct perf_event_attr *a = tc->attr;
+	size_t klen = span(t, n, '=');
+	bool has_val = klen < n;
+	const char *vs = t + klen + 1;
+	size_t vlen = has_val ? n - klen - 1 : 0;
+	char key[128];
+	uint64_t val = 1, mask, enc;
+	__u64 *word_p;
+	int word, ret;
+
+	if (klen == 0)
+		return perr(p, EINVAL, col, t, n, "empty term");
+	if (klen >= sizeof(key))
+		return perr(p, EINVAL, col, t, klen, "term name too long");
+	memcpy(key, t, klen);
+	key[klen] = '\0';
+	if (memchr(key, '\0', klen))
+		return perr(p, EINVAL, col, t, klen, "bad term name");
+
+	if (!strcmp(key, "name")) {
+		if (!has_val || vlen == 0)
+			return perr(p, EINVAL, col, t, n, "name= needs a value");
+		if (vlen >= sizeof(tc->name))
+			return perr(p, EINVAL, col + klen + 1, vs, vlen, "name too long");
+		memcpy(tc->name, vs, vlen);
+		tc->name[vlen] = '\0';
+		tc->has_name = true;
+		return 0;
+	}
+	if (has_val && vlen == 1 && vs[0] == '?') {
+		/* An alias term the user must give (perf's "umask=?"). */
+		if (depth > 0)
+			return 0;
+		return perr(p, EINVAL, col + klen + 1, vs, vlen, "term '%s' needs a value", key);
+	}
+	if (has_val && !parse_u64(vs, vlen, &val))
+		return perr(p, EINVAL, col + klen + 1, vs, vlen,
+			    "bad value for term '%s': expected a number", key);
+
+	if (!strcmp(key, "config") || !strcmp(key, "config1") || !strcmp(key, "config2") ||
+	    !strcmp(key, "config3")) {
+		if (!has_val)
+			return perr(p, EINVAL, col, t, n, "%s= needs a value", key);
+		if (key[6] == '1')
+			a->config1 = val;
+		else if (key[6] == '2')
+			a->config2 = val;
+		else if (key[6] == '3')
+#ifdef PERF_ATTR_SIZE_VER8
+			a->config3 = val;
+#else
+			return perr(p, EOPNOTSUPP, col, t, n,
+				    "config3 needs Linux 6.3 UAPI headers at build time");
+#endif
+		else
+			a->config = val;
+		return 0;
+	}
+	if (!strcmp(key, "period")) {
+		if (!has_val)
+			return perr(p, EINVAL, col, t, n, "period= needs a value");
+		a->sample_period = val;
+		a->freq = 0;
+		return 0;
+	}
+	if (!strcmp(key, "freq")) {
+		if (!has_val)
+			return perr(p, EINVAL, col, t, n, "freq= needs a value");
+		a->sample_freq = val;
+		a->freq = 1;
+		return 0;
+	}
+	if (!strcmp(key, "inherit") || !strcmp(key, "no-inherit")) {
+		a->inherit = key[0] == 'i' ? (val != 0) : 0;
+		return 0;
+	}
+
+	ret = tally__pmu_format(p->sysfs, tc->pmu, key, &word, &mask);
+	if (ret == 0) {
+		/* arm64 FEAT_PMUv3_TH (Armv8.8): caps/threshold_max bounds it. */
+		if (!strncmp(key, "threshold", 9)) {
+			uint64_t max = 0;
+
+			if (tally__pmu_cap(p->sysfs, tc->pmu, "threshold_max", &max) || !max)
+				return perr(p, EOPNOTSUPP, col, t, n,
+					    "PMU '%s' does not support thresholds (threshold_max is 0)",
+					    tc->pmu);
+			if (!strcmp(key, "threshold") && val > max)
+				return perr(p, ERANGE, has_val ? col + klen + 1 : col,
+					    has_val ? vs : t, has_val ? vlen : n,
+					    "threshold %llu is over PMU '%s' threshold_max %llu (0x%llx)",
+					    (unsigned long long)val, tc->pmu,
+					    (unsigned long long)max, (unsigned long long)max);
+		}
+		if (!tally__pmu_format_encode(mask, val, &enc)) {
+			int bits = tally__pmu_format_bits(mask);
+			unsigned long long maxv = bits >= 64 ? ~0ull : (1ull << bits) - 1;
+
+			return perr(p, ERANGE, has_val ? col + klen + 1 : col,
+				    has_val ? vs : t, has_val ? vlen : n,
+				    "value 0x%llx too big for '%s' (%d bits, max 0x%llx)",
+				    (unsigned long long)val, key, bits, maxv);
+		}
+#ifdef PERF_ATTR_SIZE_VER8
+		word_p = word == 1 ? &a->config1 : word == 2 ? &a->config2 :
+			 word == 3 ? &a->config3 : &a->config;
+#else
+		if (word == 3)
+			return perr(p, EOPNOTSUPP, col, t, klen,
+				    "'%s' is in config3, which needs Linux 6.3 UAPI headers at build time",
+				    key);
+		word_p = word == 1 ? &a->config1 : word == 2 ? &a->config2 : &a->config;
+#endif
+		*word_p = (*word_p & ~mask) | enc;
+		return 0;
+	}
+	if (ret != -ENOENT)
+		return perr(p, -ret, col, t, klen, "cannot read format of '%s' in PMU '%s'",
+			    key, tc->pmu);
+
+	if (!has_val && depth == 0) {
+		char terms[512];
+		int n2 = tally__pmu_alias(p->sysfs, tc->pmu, key, terms, sizeof(terms));
+
+		if (n2 >= 0) {
+			char unit[32];
+			double scale;
+
+			ret = apply_terms(p, tc, terms, (size_t)n2, col, depth + 1);
+			if (ret) {
+				/* point at the alias, say what inside it failed */
+				if (p->err) {
+					char inner[sizeof(p->err->msg)];
+
+					snprintf(inner, sizeof(inner), "%s", p->err->msg);
+					p->err->column = (int)col;
+					set_token(p->err, t, n);
+					snprintf(p->err->msg, sizeof(p->err->msg),
+						 "bad alias '%.40s': %.130s", key, inner);
+				}
+				return ret;
+			}
+			tally__pmu_alias_scale_unit(p->sysfs, tc->pmu, key, &scale,
+						    unit, sizeof(unit));
+			tc->scale = scale;
+			if (unit[0]) {
+				snprintf(tc->unit, sizeof(tc->unit), "%s", unit);
+				tc->has_unit = true;
+			}
+			return 0;
+		}
+	}
+	ret = perr(p, EINVAL, col, t, klen, "unknown term '%s' for PMU '%s'", key, tc->pmu);
+	term_hint(p, tc->pmu, key);
+	return ret;
+}
+
+static int apply_terms(struct parser *p, struct term_ctx *tc, const char *s, size_t n,
+		       size_t col, int depth)
+{
+	size_t i = 0;
+
+	while (i < n) {
+		size_t tl = span(s + i, n - i, ',');
+		int ret;
+
+		if (depth)	/* alias files may carry spaces or newlines */
+			while (tl && isspace((unsigned char)s[i]))
+				i++, tl--;
+		ret = apply_term(p, tc, s + i, tl, depth ? col : col + i, depth);
+		if (ret)
+			return ret;
+		i += tl + 1;
+		if (i == n && depth == 0)	/* trailing comma */
+			return perr(p, EINVAL, col + i - 1, ",", 1, "empty term");
+	}
+	return 0;
+}
+
+/* s[0..n) = "pmu/terms/[mods]". */
+static int parse_pmu_event(struct parser *p, const char *s, size_t n, size_t col, size_t slash)
+{
+	struct perf_event_attr attr;
+	struct term_ctx tc;
+	struct tally_event *ev;
+	char pmu[128], cpus[1024];
+	size_t close, first = p->evs.nr, mstart;
+	int type, ret;
+
+	if (slash >= sizeof(pmu))
+		return perr(p, ENOENT, col, s, slash, "PMU name too long");
+	memcpy(pmu, s, slash);
+	pmu[slash] = '\0';
+	close = slash + 1 + span(s + slash + 1, n - slash - 1, '/');
+	if (close >= n)
+		return perr(p, EINVAL, col + slash, s, n,
+			    "unterminated PMU term list: missing the closing '/'");
+	type = tally__pmu_type(p->sysfs, pmu);
+	if (type < 0) {
+		char hint[128];
+		struct best b;
+
+		ret = perr(p, ENOENT, col, s, slash, "unknown PMU '%s'", pmu);
+		best_init(&b, pmu);
+		tally__pmu_foreach(p->sysfs, (int (*)(const char *, void *))best_try, &b);
+		if (b.name[0]) {
+			snprintf(hint, sizeof(hint), "%s", b.name);
+			set_hint(p, hint);
+		}
+		return ret;
+	}
+	memset(&attr, 0, sizeof(attr));
+	memset(&tc, 0, sizeof(tc));
+	attr.type = (uint32_t)type;
+	tc.pmu = pmu;
+	tc.attr = &attr;
+	tc.scale = 1.0;
+	ret = apply_terms(p, &tc, s + slash + 1, close - slash - 1, col + slash + 1, 0);
+	if (ret)
+		return ret;
+	mstart = close + 1;
+	if (mstart < n && s[mstart] == ':')
+		mstart++;
+	/* perf names it as typed ("msr/tsc/u"), unless name= says */
+	if (tc.has_name)
+		ev = add_event(p, &attr, tc.name, strlen(tc.name), pmu, col);
+	else
+		ev = add_event(p, &attr, s, n, pmu, col);
+	if (!ev)
+		return -errno;
+	ev->scale = tc.scale;
+	if (tc.has_unit && !(ev->unit = strdup(tc.unit)))
+		return nomem(p, col);
+	if (tally__pmu_cpumask(p->sysfs, pmu, cpus, sizeof(cpus)) > 0 &&
+	    !(ev->cpus = strdup(cpus)))
+		return nomem(p, col);
+	if (mstart < n || (mstart == n && s[n - 1] == ':'))
+		return apply_mods(p, first, s + mstart, n - mstart, col + mstart);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* tracepoints */
+
+struct tp_ctx {
+	struct parser *p;
+	size_t col;
+	int err;
+};
+
+static int tp_add_cb(const char *sys, const char *ev, void *ctx)
+{
+	struct tp_ctx *tc = ctx;
+	struct perf_event_attr attr;
+	char name[512];
+	int id = tally__tp_id(tc->p->tracefs, sys, ev);
+
+	if (id < 0)
+		return 0;	/* an event without an id file cannot be opened */
+	memset(&attr, 0, sizeof(attr));
+	attr.type = PERF_TYPE_TRACEPOINT;
+	attr.config = (uint64_t)id;
+	attr.sample_period = 1;	/* as perf: every hit is a sample */
+	snprintf(name, sizeof(name), "%s:%s", sys, ev);
+	if (!add_event(tc->p, &attr, name, strlen(name), "tracepoint", tc->col)) {
+		tc->err = -errno;
+		return 1;
+	}
+	return 0;
+}
+
+static int tp_hint_cb(const char *sys, const char *ev, void *ctx)
+{
+	char buf[300];
+
+	snprintf(buf, sizeof(buf), "%s:%s", sys, ev);
+	return best_try(ctx, buf);
+}
+
+/* sys (sn bytes) ':' ev (en bytes), mods after; col is sys's column. */
+static int parse_tracepoint(struct parser *p, const char *s, size_t n, size_t col,
+			    size_t sn, size_t en)
+{
+	char sys[256], ev[256];
+	size_t first = p->evs.nr, mpos = sn + 1 + en;
+	struct tp_ctx tc = { .p = p, .col = col };
+	int ret;
+
+	if (sn >= sizeof(sys) || en >= sizeof(ev))
+		return perr(p, ENOENT, col, s, mpos, "tracepoint name too long");
+	if (en == 0)
+		return perr(p, EINVAL, col + sn + 1, s, mpos, "missing tracepoint name after ':'");
+	memcpy(sys, s, sn);
+	sys[sn] = '\0';
+	memcpy(ev, s + sn + 1, en);
+	ev[en] = '\0';
+	if (memchr(sys, '\0', sn) || memchr(ev, '\0', en))
+		return perr(p, EINVAL, col, s, mpos, "bad tracepoint name");
+	if (!tally__tp_dir(p->tracefs))
+		return perr(p, ENOENT, col, s, mpos,
+			    "tracepoint '%s:%s': tracefs is not mounted", sys, ev);
+	if (is_glob(sys, sn) || is_glob(ev, en)) {
+		ret = tally__tp_foreach(p->tracefs, sys, ev, tp_add_cb, &tc);
+		if (tc.err)
+			return tc.err;
+		if (ret < 0)
+			return perr(p, -ret, col, s, mpos, "cannot read tracepoints");
+		if (p->evs.nr == first)
+			return perr(p, ENOENT, col, s, mpos, "no tracepoint matches '%s:%s'",
+				    sys, ev);
+	} else {
+		ret = tally__tp_id(p->tracefs, sys, ev);
+		if (ret < 0) {
+			struct best b;
+			char want[520];
+
+			if (ret == -EACCES || ret == -EPERM)
+				return perr(p, -ret, col, s, mpos,
+					    "no permission to read tracepoint '%s:%s' (run as root or mount tracefs readable)",
+					    sys, ev);
+			ret = perr(p, ENOENT, col, s, mpos, "unknown tracepoint '%s:%s'", sys, ev);
+			snprintf(want, sizeof(want), "%s:%s", sys, ev);
+			best_init(&b, want);
+			tally__tp_foreach(p->tracefs, sys, NULL, tp_hint_cb, &b);
+			if (b.name[0])
+				set_hint(p, b.name);
+			return ret;
+		}
+		tp_add_cb(sys, ev, &tc);
+		if (tc.err)
+			return tc.err;
+	}
+	if (mpos < n)
+		return apply_mods(p, first, s + mpos + 1, n - mpos - 1, col + mpos + 1);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* breakpoints: mem:ADDR[/LEN][:rwx][:mods] */
+
+static int parse_breakpoint(struct parser *p, const char *s, size_t n, size_t col)
+{
+	struct perf_event_attr attr;
+	size_t i = 4, alen, first = p->evs.nr;
+	uint64_t addr, len = 0;
+	bool has_len = false;
+	int bp_type = 0;
+	char name[64];
+
+	alen = 0;
+	while (i + alen < n && s[i + alen] != '/' && s[i + alen] != ':')
+		alen++;
+	if (!parse_u64(s + i, alen, &addr))
+		return perr(p, EINVAL, col + i, s + i, alen ? alen : n - i,
+			    "bad breakpoint address: expected a number like 0x4010a0");
+	i += alen;
+	if (i < n && s[i] == '/') {
+		size_t l = 0;
+
+		i++;
+		while (i + l < n && s[i + l] != ':')
+			l++;
+		if (!parse_u64(s + i, l, &len) || (len != 1 && len != 2 && len != 4 && len != 8))
+			return perr(p, EINVAL, col + i, s + i, l,
+				    "bad breakpoint length: use 1, 2, 4 or 8");
+		has_len = true;
+		i += l;
+	}
+	if (i < n && s[i] == ':') {
+		size_t l = 0;
+		bool rwx = true;
+
+		i++;
+		while (i + l < n && s[i + l] != ':')
+			l++;
+		for (size_t k = 0; k < l; k++)
+			if (!strchr("rwx", s[i + k]) || !s[i + k])
+				rwx = false;
+		if (rwx && l > 0 && l <= 3) {
+			for (size_t k = 0; k < l; k++)
+				bp_type |= s[i + k] == 'r' ? HW_BREAKPOINT_R :
+					   s[i + k] == 'w' ? HW_BREAKPOINT_W : HW_BREAKPOINT_X;
+			if ((bp_type & HW_BREAKPOINT_X) && (bp_type & HW_BREAKPOINT_RW))
+				return perr(p, EINVAL, col + i, s + i, l,
+					    "an execute breakpoint cannot also watch reads or writes");
+			i += l;
+			if (i < n)
+				i++;	/* the ':' before modifiers */
+		}
+	} else if (i < n) {
+		return perr(p, EINVAL, col + i, s + i, n - i, "unexpected text after breakpoint");
+	}
+	if (!bp_type)
+		bp_type = HW_BREAKPOINT_RW;
+	if (!has_len)	/* perf: an instruction is sizeof(long), data 4 bytes */
+		len = bp_type == HW_BREAKPOINT_X ? sizeof(long) : HW_BREAKPOINT_LEN_4;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.type = PERF_TYPE_BREAKPOINT;
+	attr.bp_addr = addr;
+	attr.bp_type = (uint32_t)bp_type;
+	attr.bp_len = len;
+	attr.sample_period = 1;
+	if (has_len) {	/* perf 6.1 names a sized breakpoint "mem:ADDR" */
+		snprintf(name, sizeof(name), "mem:%.*s", (int)alen, s + 4);
+		if (!add_event(p, &attr, name, strlen(name), "breakpoint", col))
+			return -errno;
+	} else if (!add_event(p, &attr, s, n, "breakpoint", col)) {
+		return -errno;
+	}
+	if (i < n || (n && s[n - 1] == ':'))
+		return apply_mods(p, first, s + i, n - i, col + i);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* uprobes: uprobe:PATH:SYM[+OFF][:mods], uretprobe:... */
+
+static int parse_uprobe(struct parser *p, const char *s, size_t n, size_t col, bool ret_probe)
+{
+	struct perf_event_attr attr;
+	size_t i = ret_probe ? 10 : 7, plen, slen, first = p->evs.nr;
+	char path[PATH_MAX], real[PATH_MAX], sym[256];
+	const char *interned;
+	uint64_t off = 0, add = 0, mask;
+	int type, word, ret;
+	char *plus;
+
+	plen = span(s + i, n - i, ':');
+	if (plen == 0 || i + plen >= n)
+		return perr(p, EINVAL, col + i, s + i, plen ? plen : n - i,
+			    "uprobe needs PATH:SYMBOL");
+	if (plen >= sizeof(path))
+		return perr(p, ENAMETOOLONG, col + i, s + i, plen, "path too long");
+	memcpy(path, s + i, plen);
+	path[plen] = '\0';
+	i += plen + 1;
+	slen = span(s + i, n - i, ':');
+	if (slen == 0 || slen >= sizeof(sym))
+		return perr(p, EINVAL, col + i, s + i, slen, "bad uprobe symbol");
+	memcpy(sym, s + i, slen);
+	sym[slen] = '\0';
+	if (memchr(path, '\0', plen) || memchr(sym, '\0', slen))
+		return perr(p, EINVAL, col, s, n, "bad uprobe");
+	plus = strchr(sym, '+');
+	if (plus) {
+		if (!parse_u64(plus + 1, strlen(plus + 1), &add))
+			return perr(p, EINVAL, col + i + (size_t)(plus - sym), plus,
+				    strlen(plus), "bad offset after '+'");
+		*plus = '\0';
+	}
+	type = tally__pmu_type(p->sysfs, "uprobe");
+	if (type < 0)
+		return perr(p, ENOENT, col, s, i - 1, "this kernel has no uprobe PMU");
+	if (!realpath(path, real))
+		return perr(p, errno ? errno : ENOENT, col + (ret_probe ? 10 : 7), path, plen,
+			    "cannot open '%s': %s", path, strerror(errno));
+	if (isdigit((unsigned char)sym[0])) {
+		if (!parse_u64(sym, strlen(sym), &off))
+			return perr(p, EINVAL, col + i, sym, strlen(sym), "bad file offset");
+	} else {
+		ret = tally__elf_sym_offset(real, sym, &off);
+		if (ret == -ENOENT)
+			return perr(p, ENOENT, col + i, sym, strlen(sym),
+				    "no symbol '%s' in %s", sym, real);
+		if (ret)
+			return perr(p, -ret, col + i, sym, strlen(sym),
+				    "cannot read the symbols of %s: %s", real, strerror(-ret));
+	}
+	interned = tally__intern(real);
+	if (!interned)
+		return nomem(p, col);
+	memset(&attr, 0, sizeof(attr));
+	attr.type = (uint32_t)type;
+	attr.config1 = (uint64_t)(uintptr_t)interned;
+	attr.config2 = off + add;
+	if (ret_probe) {
+		if (tally__pmu_format(p->sysfs, "uprobe", "retprobe", &word, &mask) || word != 0)
+			mask = 1;	/* config:0 on every kernel so far */
+		attr.config |= mask;
+	}
+	i += slen;
+	if (!add_event(p, &attr, s, i, "uprobe", col))
+		return -errno;
+	if (i < n)
+		return apply_mods(p, first, s + i + 1, n - i - 1, col + i + 1);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* names: symbolic, cache, raw, sysfs alias, libpfm4 */
+
+struct alias_find {
+	struct parser *p;
+	const char *name;
+	const char *typed;
+	size_t typed_len;
+	size_t col;
+	int err;
+};
+
+static int alias_find_cb(const char *pmu, void *ctx)
+{
+	struct alias_find *af = ctx;
+	struct parser *p = af->p;
+	char terms[512], cpus[1024], unit[32];
+	struct perf_event_attr attr;
+	struct term_ctx tc;
+	struct tally_event *ev;
+	double scale;
+	int n, type, ret;
+
+	n = tally__pmu_alias(p->sysfs, pmu, af->name, terms, sizeof(terms));
+	if (n < 0)
+		return 0;
+	type = tally__pmu_type(p->sysfs, pmu);
+	if (type < 0)
+		return 0;
+	memset(&attr, 0, sizeof(attr));
+	memset(&tc, 0, sizeof(tc));
+	attr.type = (uint32_t)type;
+	tc.pmu = pmu;
+	tc.attr = &attr;
+	ret = apply_terms(p, &tc, terms, (size_t)n, af->col, 1);
+	if (ret) {
+		af->err = ret;
+		return 1;
+	}
+	ev = add_event(p, &attr, af->typed, af->typed_len, pmu, af->col);
+	if (!ev) {
+		af->err = -errno;
+		return 1;
+	}
+	tally__pmu_alias_scale_unit(p->sysfs, pmu, af->name, &scale, unit, sizeof(unit));
+	ev->scale = scale;
+	if ((unit[0] && !(ev->unit = strdup(unit))) ||
+	    (tally__pmu_cpumask(p->sysfs, pmu, cpus, sizeof(cpus)) > 0 &&
+	     !(ev->cpus = strdup(cpus)))) {
+		af->err = nomem(p, af->col);
+		return 1;
+	}
+	return 0;
+}
+
+static bool is_raw(const char *s, size_t n, uint64_t *config)
+{
+	uint64_t v = 0;
+
+	if (n < 2 || n > 17 || s[0] != 'r')
+		return false;
+	for (size_t i = 1; i < n; i++) {
+		if (!isxdigit((unsigned char)s[i]))
+			return false;
+		v = v << 4 | (uint64_t)(isdigit((unsigned char)s[i]) ? s[i] - '0' :
+					(tolower((unsigned char)s[i]) - 'a' + 10));
+	}
+	*config = v;
+	return true;
+}
+
+/*
+ * A name (head, hn bytes) that is not a tracepoint: symbolic, cache,
+ * raw, sysfs alias on any PMU, then libpfm4. 1 if not found.
+ */
+static int parse_named(struct parser *p, const char *s, size_t hn, size_t col)
+{
+	const struct tally_sym_event *se;
+	struct perf_event_attr attr;
+	uint64_t config;
+	char name[256];
+	int ret;
+
+	memset(&attr, 0, sizeof(attr));
+	se = tally__sym_lookup(s, hn);
+	if (se) {
+		attr.type = se->type;
+		attr.config = se->config;
+		return add_event(p, &attr, s, hn, pmu_of_type(se->type), col) ? 0 : -errno;
+	}
+	ret = tally__cache_parse(s, hn, &config);
+	if (ret == -EINVAL)
+		return perr(p, EINVAL, col, s, hn,
+			    "'%.*s' is not a valid cache event: that cache has no such operation",
+			    (int)(hn > 64 ? 64 : hn), s);
+	if (ret == 0) {
+		attr.type = PERF_TYPE_HW_CACHE;
+		attr.config = config;
+		return add_event(p, &attr, s, hn, "cpu", col) ? 0 : -errno;
+	}
+	if (is_raw(s, hn, &config)) {
+		attr.type = PERF_TYPE_RAW;
+		attr.config = config;
+		return add_event(p, &attr, s, hn, "cpu", col) ? 0 : -errno;
+	}
+	if (hn == 0 || hn >= sizeof(name) || memchr(s, '\0', hn))
+		return 1;
+	memcpy(name, s, hn);
+	name[hn] = '\0';
+	if (!strchr(name, '/')) {
+		struct alias_find af = { .p = p, .name = name, .typed = s,
+					 .typed_len = hn, .col = col };
+		size_t before = p->evs.nr;
+
+		tally__pmu_foreach(p->sysfs, alias_find_cb, &af);
+		if (af.err)
+			return af.err;
+		if (p->evs.nr > before)
+			return 0;
+	}
+	if (!p->no_pfm) {
+		struct tally_pfm_enc enc;
+
+		if (!tally__pfm_encode(name, &enc)) {
+			attr.type = enc.type;
+			attr.config = enc.config;
+			attr.config1 = enc.config1;
+			attr.config2 = enc.config2;
+			return add_event(p, &attr, s, hn, pmu_of_type(enc.type), col) ?
+			       0 : -errno;
+		}
+	}
+	return 1;
+}
+
+static int unknown_event(struct parser *p, const char *s, size_t n, size_t col)
+{
+	char name[128], hint[128];
+	int ret;
+
+	ret = perr(p, ENOENT, col, s, n, "unknown event '%.*s'", (int)(n > 64 ? 64 : n), s);
+	if (n < sizeof(name) && !memchr(s, '\0', n)) {
+		memcpy(name, s, n);
+		name[n] = '\0';
+		if (suggest(name, hint, sizeof(hint), p->sysfs, p->tracefs))
+			set_hint(p, hint);
+	}
+	return ret;
+}
+
+static bool ident_char(char c)
+{
+	return isalnum((unsigned char)c) || c == '_' || c == '-' || c == '.';
+}
+
+/* One event, s[0..n) at column col. */
+static int parse_event(struct parser *p, const char *s, size_t n, size_t col)
+{
+	size_t colon, slash, first = p->evs.nr;
+	int ret;
+
+	if (n == 0)
+		return perr(p, EINVAL, col, "", 0, "empty event");
+	if (n >= 4 && !memcmp(s, "mem:", 4))
+		return parse_breakpoint(p, s, n, col);
+	if (n >= 7 && !memcmp(s, "uprobe:", 7))
+		return parse_uprobe(p, s, n, col, false);
+	if (n >= 10 && !memcmp(s, "uretprobe:", 10))
+		return parse_uprobe(p, s, n, col, true);
+
+	colon = span(s, n, ':');
+	slash = span(s, n, '/');
+	if (slash < n && slash < colon) {
+		for (size_t i = 0; i < slash; i++)
+			if (!ident_char(s[i]))
+				return perr(p, EINVAL, col + i, s, slash, "bad PMU name");
+		if (slash == 0)
+			return perr(p, EINVAL, col, s, n, "missing PMU name before '/'");
+		return parse_pmu_event(p, s, n, col, slash);
+	}
+	/* libpfm4's full syntax: pmu::event[:umask...] */
+	if (colon + 1 < n && s[colon + 1] == ':') {
+		char name[256];
+		struct tally_pfm_enc enc;
+		struct perf_event_attr attr;
+
+		if (p->no_pfm || n >= sizeof(name) || memchr(s, '\0', n))
+			return unknown_event(p, s, n, col);
+		memcpy(name, s, n);
+		name[n] = '\0';
+		if (tally__pfm_encode(name, &enc))
+			return unknown_event(p, s, n, col);
+		memset(&attr, 0, sizeof(attr));
+		attr.type = enc.type;
+		attr.config = enc.config;
+		attr.config1 = enc.config1;
+		attr.config2 = enc.config2;
+		return add_event(p, &attr, s, n, pmu_of_type(enc.type), col) ? 0 : -errno;
+	}
+
+	if (colon < n && colon > 0 &&
+	    !tally__sym_lookup(s, colon) && !is_raw(s, colon, &(uint64_t){0})) {
+		uint64_t cfg;
+
+		if (tally__cache_parse(s, colon, &cfg) == -ENOENT) {
+			size_t en = span(s + colon + 1, n - colon - 1, ':');
+			bool sys_exists;
+			char sys[256];
+
+			/* sys:name, unless "name:mods" with a name we know */
+			if (colon < sizeof(sys) && !memchr(s, '\0', colon)) {
+				memcpy(sys, s, colon);
+				sys[colon] = '\0';
+				sys_exists = is_glob(s, colon) || is_glob(s + colon + 1, en) ||
+					     tally__tp_system_exists(p->tracefs, sys);
+				if (sys_exists)
+					return parse_tracepoint(p, s, n, col, colon, en);
+			}
+		}
+	}
+	ret = parse_named(p, s, colon, col);
+	if (ret < 0)
+		return ret;
+	if (ret == 1) {
+		if (colon < n && colon > 0) {
+			/* neither a known name nor a tracepoint system */
+			bool mods_only = true;
+
+			for (size_t i = colon + 1; i < n; i++)
+				if (!strchr("ukhGHIpPSDWe", s[i]) || !s[i])
+					mods_only = false;
+			if (!mods_only)
+				return unknown_event(p, s, n, col);
+		}
+		return unknown_event(p, s, colon, col);
+	}
+	if (colon < n)
+		return apply_mods(p, first, s + colon + 1, n - colon - 1, col + colon + 1);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* the list */
+
+/*
+ * End of the event starting at i: the next ',' or (in a group) '}',
+ * but a PMU's term list "pmu/a=1,b=2/" is skipped whole.
+ */
+static size_t event_end(const char *s, size_t i, size_t n, bool in_group)
+{
+	size_t j = i;
+
+	while (j < n && ident_char(s[j]))
+		j++;
+	if (j > i && j < n && s[j] == '/') {
+		const char *c = memchr(s + j + 1, '/', n - j - 1);
+
+		if (!c)
+			return n;
+		j = (size_t)(c - s) + 1;
+	} else {
+		j = i;
+	}
+	while (j < n && s[j] != ',' && !(in_group && (s[j] == '}' || s[j] == '{')))
+		j++;
+	return j;
+}
+
+static void trim(const char *s, size_t *i, size_t *j)
+{
+	while (*i < *j && isspace((unsigned char)s[*i]))
+		(*i)++;
+	while (*j > *i && isspace((unsigned char)s[*j - 1]))
+		(*j)--;
+}
+
+static int parse_group(struct parser *p, size_t *pos)
+{
+	const char *s = p->spec;
+	size_t n = p->len, open = *pos, i = open + 1, first = p->evs.nr, end;
+	int ret;
+
+	p->group = p->next_group++;
+	for (;;) {
+		size_t a, b;
+
+		end = event_end(s, i, n, true);
+		a = i;
+		b = end;
+		trim(s, &a, &b);
+		if (end < n && s[end] == '{')
+			return perr(p, EINVAL, end, "{", 1, "groups cannot nest");
+		if (end >= n)
+			return perr(p, EINVAL, open, s + open, n - open,
+				    "unterminated group: missing '}'");
+		if (a == b)
+			return perr(p, EINVAL, a, s + open, end + 1 - open,
+				    s[end] == '}' && p->evs.nr == first ? "empty group" :
+				    "empty event in group");
+		ret = parse_event(p, s + a, b - a, a);
+		if (ret)
+			return ret;
+		i = end + 1;
+		if (s[end] == '}')
+			break;
+	}
+	p->group = -1;
+	p->evs.ev[first].leader = true;
+	if (i < n && s[i] == ':') {
+		size_t m = i + 1, me = m;
+
+		while (me < n && s[me] != ',')
+			me++;
+		ret = apply_mods(p, first, s + m, me - m, m);
+		if (ret)
+			return ret;
+		i = me;
+	}
+	*pos = i;
+	return 0;
+}
+
+static int parse_spec(struct parser *p)
+{
+	const char *s = p->spec;
+	size_t n = p->len, i = 0;
+	int ret;
+
+	for (;;) {
+		while (i < n && isspace((unsigned char)s[i]))
+			i++;
+		if (i < n && s[i] == '{') {
+			ret = parse_group(p, &i);
+			if (ret)
+				return ret;
+			while (i < n && isspace((unsigned char)s[i]))
+				i++;
+		} else {
+			size_t end = event_end(s, i, n, false), a = i, b = end;
+
+			trim(s, &a, &b);
+			if (a == b)
+				return perr(p, EINVAL, i, s + i, end < n ? 1 : 0, "empty event");
+			ret = parse_event(p, s + a, b - a, a);
+			if (ret)
+				return ret;
+			i = end;
+		}
+		if (i >= n)
+			return 0;
+		if (s[i] != ',')
+			return perr(p, EINVAL, i, s + i, 1, "unexpected '%c'", s[i]);
+		i++;
+		if (i >= n)
+			return perr(p, EINVAL, i - 1, ",", 1, "empty event after ','");
+	}
+}
+
+int tally_parse_events(const char *spec, const struct tally_parse_opts *opts,
+		       struct tally_events *out, struct tally_parse_error *err)
+{
+	struct parser p = { .group = -1 };
+	struct tally_event *v;
+	int ret;
+
+	if (err)
+		memset(err, 0, sizeof(*err));
+	if (!spec || !out)
+		return tally__err(EINVAL);
+	if (!TALLY_OPTS_VALID(opts, tally_parse_opts)) {
+		if (err) {
+			err->err = -EINVAL;
+			snprintf(err->msg, sizeof(err->msg), "bad tally_parse_opts");
+		}
+		return tally__err(EINVAL);
+	}
+	p.spec = spec;
+	p.len = strlen(spec);
+	p.sysfs = TALLY_OPTS_GET(opts, sysfs_root, NULL) ?: "/sys";
+	p.tracefs = TALLY_OPTS_GET(opts, tracefs_root, NULL);
+	p.no_pfm = TALLY_OPTS_GET(opts, no_pfm, false);
+	p.err = err;
+	for (size_t i = 0; i < out->nr; i++)
+		if (out->ev[i].group >= p.next_group)
+			p.next_group = out->ev[i].group + 1;
+
+	ret = parse_spec(&p);
+	if (ret) {
+		tally_events__clear(&p.evs);
+		return tally__err(-ret);
+	}
+	v = tally__reallocarray(out->ev, out->nr + p.evs.nr, sizeof(*v));
+	if (!v) {
+		tally_events__clear(&p.evs);
+		return perr(&p, ENOMEM, 0, "", 0, "out of memory");
+	}
+	memcpy(v + out->nr, p.evs.ev, p.evs.nr * sizeof(*v));
+	out->ev = v;
+	out->nr += p.evs.nr;
+	free(p.evs.ev);
+	return 0;
+}
+
+int tally_parse_error__format(const struct tally_parse_error *err, const char *spec,
+			      char *buf, size_t len)
+{
+	static const char prefix[] = "event syntax error: '";
+	int n, col;
+
+	if (!err || !buf || !len)
+		return tally__err(EINVAL);
+	if (!spec)
+		spec = "";
+	col = err->column;
+	if (col < 0 || (size_t)col > strlen(spec))
+		col = 0;
+	n = snprintf(buf, len, "%s%s'\n%*s\\___ %s%s%s%s", prefix, spec,
+		     (int)(sizeof(prefix) - 1) + col, "", err->msg[0] ? err->msg : "syntax error",
+		     err->hint[0] ? " (did you mean '" : "", err->hint,
+		     err->hint[0] ? "'?)" : "");
+	if (n < 0)
+		return tally__err(EINVAL);
+	return n;
+}
+
+/* ------------------------------------------------------------------ */
+/* enumeration */
+
+struct list_ctx {
+	tally_event_cb cb;
+	void *ctx;
+	const char *sysfs;
+};
+
+/* perf list shows hardware and cache events only when they open. */
+static bool can_open(uint32_t type, uint64_t config)
+{
+	struct perf_event_attr attr;
+	int fd;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = type;
+	attr.config = config;
+	attr.disabled = 1;
+	attr.exclude_kernel = 1;
+	attr.exclude_hv = 1;
+	fd = tally_sys_open(&attr, 0, -1, -1, 0);
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
+static int list_cache_cb(const char *name, uint64_t config, void *ctx)
+{
+	struct list_ctx *lc = ctx;
+
+	if (!can_open(PERF_TYPE_HW_CACHE, config))
+		return 0;
+	return lc->cb("cache", name, "Hardware cache event", lc->ctx);
+}
+
+static int list_alias_cb(const char *pmu, const char *alias, const char *terms, void *ctx)
+{
+	struct list_ctx *lc = ctx;
+	char name[300];
+
+	snprintf(name, sizeof(name), "%s/%s/", pmu, alias);
+	return lc->cb("pmu", name, terms, lc->ctx);
+}
+
+static int list_pmu_cb(const char *pmu, void *ctx)
+{
+	struct list_ctx *lc = ctx;
+
+	return tally__pmu_foreach_alias(lc->sysfs, pmu, list_alias_cb, lc);
+}
+
+static int list_tp_cb(const char *sys, const char *ev, void *ctx)
+{
+	struct list_ctx *lc = ctx;
+	char name[520];
+
+	snprintf(name, sizeof(name), "%s:%s", sys, ev);
+	return lc->cb("tracepoint", name, "", lc->ctx);
+}
+
+static int list_pfm_cb(const char *name, const char *desc, void *ctx)
+{
+	struct list_ctx *lc = ctx;
+
+	return lc->cb("pfm", name, desc, lc->ctx);
+}
+
+int tally_events__foreach(const struct tally_parse_opts *opts, tally_event_cb cb, void *ctx)
+{
+	struct list_ctx lc = { .cb = cb, .ctx = ctx };
+	char name[128];
+	int ret;
+
+	if (!cb || !TALLY_OPTS_VALID(opts, tally_parse_opts))
+		return tally__err(EINVAL);
+	lc.sysfs = TALLY_OPTS_GET(opts, sysfs_root, NULL) ?: "/sys";
+	for (int pass = 0; pass < 2; pass++) {
+		uint32_t type = pass ? PERF_TYPE_SOFTWARE : PERF_TYPE_HARDWARE;
+
+		for (size_t i = 0; i < tally__nr_sym_events; i++) {
+			const struct tally_sym_event *e = &tally__sym_events[i];
+
+			if (e->type != type)
+				continue;
+			if (type == PERF_TYPE_HARDWARE && !can_open(e->type, e->config))
+				continue;
+			if (e->alias)
+				snprintf(name, sizeof(name), "%s OR %s", e->name, e->alias);
+			else
+				snprintf(name, sizeof(name), "%s", e->name);
+			ret = cb(pass ? "software" : "hardware", name, e->desc, ctx);
+			if (ret)
+				return ret;
+		}
+	}
+	ret = tally__cache_foreach(list_cache_cb, &lc);
+	if (ret)
+		return ret;
+	ret = tally__pmu_foreach(lc.sysfs, list_pmu_cb, &lc);
+	if (ret)
+		return ret;
+	ret = cb("raw", "rNNN", "Raw hardware event descriptor", ctx);
+	if (!ret)
+		ret = cb("raw", "cpu/t1=v1[,t2=v2,t3 ...]/modifier",
+			 "Raw hardware event descriptor", ctx);
+	if (!ret)
+		ret = cb("breakpoint", "mem:<addr>[/len][:access]", "Hardware breakpoint", ctx);
+	if (!ret)
+		ret = cb("uprobe", "uprobe:<path>:<symbol>[+off]", "User-space probe", ctx);
+	if (ret)
+		return ret;
+	ret = tally__tp_foreach(TALLY_OPTS_GET(opts, tracefs_root, NULL), NULL, NULL,
+				list_tp_cb, &lc);
+	if (ret == -ENOENT)	/* no tracefs: no tracepoints to list */
+		ret = 0;
+	if (ret)
+		return ret;
+	if (!TALLY_OPTS_GET(opts, no_pfm, false))
+		ret = tally__pfm_foreach(list_pfm_cb, &lc);
+	return ret;
+}
