@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: MIT
+/* Multiplex scaling, states and the read() buffer parser, with synthetic values. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+#include <tally/counts.h>
+#include "evsel_internal.h"
+
+static void test_exact(void **state)
+{
+	struct tally_counts c = { .val = 12345, .ena = 1000, .run = 1000 };
+	struct tally_scaled s;
+
+	tally_counts__scale(&c, &s);
+	assert_int_equal(s.state, TALLY_COUNT_COUNTED);
+	assert_int_equal(s.val, 12345);
+	assert_int_equal(s.raw, 12345);
+	assert_true(s.running == 1.0);
+}
+
+static void test_run_slightly_above_ena(void **state)
+{
+	/* The kernel reads the two clocks at different instants. */
+	struct tally_counts c = { .val = 7, .ena = 1000, .run = 1003 };
+	struct tally_scaled s;
+
+	tally_counts__scale(&c, &s);
+	assert_int_equal(s.state, TALLY_COUNT_COUNTED);
+	assert_int_equal(s.val, 7);
+}
+
+static void test_scaled(void **state)
+{
+	struct tally_counts c = { .val = 1000, .ena = 300, .run = 100 };
+	struct tally_scaled s;
+
+	tally_counts__scale(&c, &s);
+	assert_int_equal(s.state, TALLY_COUNT_SCALED);
+	assert_int_equal(s.val, 3000);
+	assert_int_equal(s.raw, 1000);
+	assert_true(s.running > 0.3333 && s.running < 0.3334);
+}
+
+static void test_scaled_no_overflow(void **state)
+{
+	/* val * ena overflows 64 bits; the result does not. */
+	struct tally_counts c = { .val = 1ull << 62, .ena = 3ull << 40, .run = 1ull << 41 };
+	struct tally_scaled s;
+
+	tally_counts__scale(&c, &s);
+	assert_int_equal(s.state, TALLY_COUNT_SCALED);
+	assert_true(s.val == (1ull << 62) + (1ull << 61));
+}
+
+static void test_scaled_saturates(void **state)
+{
+	struct tally_counts c = { .val = UINT64_MAX / 2, .ena = 1000, .run = 1 };
+	struct tally_scaled s;
+
+	tally_counts__scale(&c, &s);
+	assert_int_equal(s.state, TALLY_COUNT_SCALED);
+	assert_true(s.val == UINT64_MAX);
+}
+
+static void test_not_counted(void **state)
+{
+	struct tally_counts c = { .val = 55, .ena = 1000, .run = 0 };
+	struct tally_scaled s;
+
+	tally_counts__scale(&c, &s);
+	assert_int_equal(s.state, TALLY_COUNT_NOT_COUNTED);
+	assert_int_equal(s.val, 0);
+	c.ena = 0;
+	tally_counts__scale(&c, &s);
+	assert_int_equal(s.state, TALLY_COUNT_NOT_COUNTED);
+}
+
+static void test_sub_add(void **state)
+{
+	struct tally_counts a = { .val = 10, .ena = 100, .run = 50, .id = 9 };
+	struct tally_counts b = { .val = 4, .ena = 40, .run = 60 };
+	struct tally_counts d, sum = { 0 };
+
+	tally_counts__sub(&d, &a, &b);
+	assert_int_equal(d.val, 6);
+	assert_int_equal(d.ena, 60);
+	assert_int_equal(d.run, 0);	/* clamped, not wrapped */
+	assert_int_equal(d.id, 9);
+	tally_counts__sub(&d, &b, &a);
+	assert_int_equal(d.val, 0);
+	tally_counts__add(&sum, &a);
+	tally_counts__add(&sum, &b);
+	assert_int_equal(sum.val, 14);
+	assert_int_equal(sum.ena, 140);
+	sum.val = UINT64_MAX - 1;
+	tally_counts__add(&sum, &a);
+	assert_true(sum.val == UINT64_MAX);
+}
+
+static void test_state_str(void **state)
+{
+	assert_string_equal(tally_count_state__str(TALLY_COUNT_NOT_SUPPORTED), "<not supported>");
+	assert_string_equal(tally_count_state__str(TALLY_COUNT_NOT_COUNTED), "<not counted>");
+	assert_string_equal(tally_count_state__str(TALLY_COUNT_COUNTED), "counted");
+	assert_string_equal(tally_count_state__str(TALLY_COUNT_SCALED), "scaled");
+}
+
+struct got {
+	struct tally_counts c[8];
+	int n;
+};
+
+static void land(void *ctx, int i, const struct tally_counts *c)
+{
+	struct got *g = ctx;
+
+	assert_int_equal(i, g->n);
+	g->c[g->n++] = *c;
+}
+
+static void test_parse_single(void **state)
+{
+	uint64_t buf[] = { 42, 1000, 900, 77 };
+	uint64_t rf = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING |
+		      PERF_FORMAT_ID;
+	struct got g = { 0 };
+
+	assert_int_equal(tally__parse_read(buf, sizeof(buf), rf, land, &g), 1);
+	assert_int_equal(g.c[0].val, 42);
+	assert_int_equal(g.c[0].ena, 1000);
+	assert_int_equal(g.c[0].run, 900);
+	assert_int_equal(g.c[0].id, 77);
+	/* One word short. */
+	assert_int_equal(tally__parse_read(buf, sizeof(buf) - 8, rf, land, &g), -EINVAL);
+	/* Not a whole number of words. */
+	assert_int_equal(tally__parse_read(buf, 5, rf, NULL, NULL), -EINVAL);
+}
+
+static void test_parse_group(void **state)
+{
+	uint64_t rf = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING |
+		      PERF_FORMAT_ID | PERF_FORMAT_GROUP | PERF_FORMAT_LOST;
+	uint64_t buf[] = { 3, 500, 250, 10, 101, 0, 20, 102, 1, 30, 103, 2 };
+	struct got g = { 0 };
+
+	assert_int_equal(tally__parse_read(buf, sizeof(buf), rf, land, &g), 3);
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(g.c[i].val, 10 * (i + 1));
+		assert_int_equal(g.c[i].id, 101 + i);
+		assert_int_equal(g.c[i].lost, i);
+		/* Every member shares the group's times. */
+		assert_int_equal(g.c[i].ena, 500);
+		assert_int_equal(g.c[i].run, 250);
+	}
+	/* nr larger than the buffer: rejected, not read past the end. */
+	buf[0] = 1000;
+	g.n = 0;
+	assert_int_equal(tally__parse_read(buf, sizeof(buf), rf, land, &g), -EINVAL);
+	buf[0] = 4;
+	g.n = 0;
+	assert_int_equal(tally__parse_read(buf, sizeof(buf), rf, land, &g), -EINVAL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_exact),
+		cmocka_unit_test(test_run_slightly_above_ena),
+		cmocka_unit_test(test_scaled),
+		cmocka_unit_test(test_scaled_no_overflow),
+		cmocka_unit_test(test_scaled_saturates),
+		cmocka_unit_test(test_not_counted),
+		cmocka_unit_test(test_sub_add),
+		cmocka_unit_test(test_state_str),
+		cmocka_unit_test(test_parse_single),
+		cmocka_unit_test(test_parse_group),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: MIT
+/* CPU maps: parsing, printing, lookup, intersection, PMU cpumasks. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+#include <tally/cpumap.h>
+
+#define DATA "tests/data/topology/2s2c2t"
+
+static void expect(const char *text, const char *want)
+{
+	struct tally_cpu_map *m = tally_cpu_map__new(text);
+	char buf[256];
+
+	assert_non_null(m);
+	assert_true(tally_cpu_map__snprint(m, buf, sizeof(buf)) > 0);
+	assert_string_equal(buf, want);
+	tally_cpu_map__put(m);
+}
+
+static void test_parse(void **state)
+{
+	struct tally_cpu_map *m = tally_cpu_map__new("0-3,7");
+
+	assert_non_null(m);
+	assert_int_equal(tally_cpu_map__nr(m), 5);
+	assert_int_equal(tally_cpu_map__cpu(m, 0).cpu, 0);
+	assert_int_equal(tally_cpu_map__cpu(m, 3).cpu, 3);
+	assert_int_equal(tally_cpu_map__cpu(m, 4).cpu, 7);
+	assert_int_equal(tally_cpu_map__cpu(m, 5).cpu, -1);
+	assert_int_equal(tally_cpu_map__cpu(m, -1).cpu, -1);
+	assert_int_equal(tally_cpu_map__idx(m, (struct tally_cpu){ 7 }), 4);
+	assert_int_equal(tally_cpu_map__idx(m, (struct tally_cpu){ 5 }), -1);
+	assert_false(tally_cpu_map__is_any(m));
+	tally_cpu_map__put(m);
+	expect("7,0-2,1,2", "0-2,7");
+	expect("5", "5");
+	expect("0,2,4", "0,2,4");
+	expect("0-1\n", "0-1");
+}
+
+static void test_bad(void **state)
+{
+	static const char *const bad[] = {
+		"a", "1-", "-1", "3-1", "1,,2", "1,", ",1", "1 2", "0-99999", "1x", "1-2-3",
+	};
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		errno = 0;
+		assert_null(tally_cpu_map__new(bad[i]));
+		assert_int_equal(errno, EINVAL);
+	}
+}
+
+static void test_online(void **state)
+{
+	struct tally_cpu_map *m = tally_cpu_map__new(NULL);
+	struct tally_cpu_map *e = tally_cpu_map__new("");
+	char want[256] = "", got[256];
+	FILE *f = fopen("/sys/devices/system/cpu/online", "r");
+
+	if (!f) {
+		tally_cpu_map__put(m);
+		tally_cpu_map__put(e);
+		skip();
+	}
+	assert_non_null(fgets(want, sizeof(want), f));
+	fclose(f);
+	want[strcspn(want, "\n")] = '\0';
+	assert_non_null(m);
+	assert_true(tally_cpu_map__snprint(m, got, sizeof(got)) > 0);
+	assert_string_equal(got, want);
+	assert_true(tally_cpu_map__snprint(e, got, sizeof(got)) > 0);
+	assert_string_equal(got, want);
+	tally_cpu_map__put(m);
+	tally_cpu_map__put(e);
+}
+
+static void test_any_and_refs(void **state)
+{
+	struct tally_cpu_map *m = tally_cpu_map__new_any();
+	struct tally_cpu c;
+	int idx, n = 0;
+
+	assert_non_null(m);
+	assert_true(tally_cpu_map__is_any(m));
+	assert_int_equal(tally_cpu_map__nr(m), 1);
+	assert_int_equal(tally_cpu_map__cpu(m, 0).cpu, -1);
+	assert_ptr_equal(tally_cpu_map__get(m), m);
+	tally_cpu_map__put(m);
+	tally_cpu_map__for_each_cpu(c, idx, m)
+		n += c.cpu == -1;
+	assert_int_equal(n, 1);
+	tally_cpu_map__put(m);
+	tally_cpu_map__put(NULL);
+	assert_int_equal(tally_cpu_map__nr(NULL), 0);
+}
+
+static void test_intersect(void **state)
+{
+	struct tally_cpu_map *a = tally_cpu_map__new("0-5,9");
+	struct tally_cpu_map *b = tally_cpu_map__new("1,3,5-9");
+	struct tally_cpu_map *c = tally_cpu_map__new("12");
+	struct tally_cpu_map *x = tally_cpu_map__intersect(a, b);
+	struct tally_cpu_map *y = tally_cpu_map__intersect(a, c);
+	char buf[64];
+
+	assert_non_null(x);
+	assert_true(tally_cpu_map__snprint(x, buf, sizeof(buf)) > 0);
+	assert_string_equal(buf, "1,3,5,9");
+	assert_non_null(y);
+	assert_int_equal(tally_cpu_map__nr(y), 0);
+	tally_cpu_map__put(a);
+	tally_cpu_map__put(b);
+	tally_cpu_map__put(c);
+	tally_cpu_map__put(x);
+	tally_cpu_map__put(y);
+}
+
+static void test_snprint_small(void **state)
+{
+	struct tally_cpu_map *m = tally_cpu_map__new("0-3,7,9-12");
+	char buf[6];
+
+	assert_int_equal(tally_cpu_map__snprint(m, buf, sizeof(buf)), -ENOSPC);
+	assert_string_equal(buf, "");
+	tally_cpu_map__put(m);
+}
+
+static void test_pmu(void **state)
+{
+	struct tally_cpu_map *m = tally_cpu_map__new_pmu(DATA, "fake_uncore");
+	char buf[64];
+
+	assert_non_null(m);
+	assert_true(tally_cpu_map__snprint(m, buf, sizeof(buf)) > 0);
+	assert_string_equal(buf, "0,4");
+	tally_cpu_map__put(m);
+	/* A hybrid core PMU lists "cpus" instead of "cpumask". */
+	m = tally_cpu_map__new_pmu(DATA, "fake_core");
+	assert_non_null(m);
+	assert_true(tally_cpu_map__snprint(m, buf, sizeof(buf)) > 0);
+	assert_string_equal(buf, "0-3");
+	tally_cpu_map__put(m);
+	errno = 0;
+	assert_null(tally_cpu_map__new_pmu(DATA, "software"));
+	assert_int_equal(errno, ENOENT);
+	assert_null(tally_cpu_map__new_pmu(DATA, "../x"));
+	assert_int_equal(errno, EINVAL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parse),
+		cmocka_unit_test(test_bad),
+		cmocka_unit_test(test_online),
+		cmocka_unit_test(test_any_and_refs),
+		cmocka_unit_test(test_intersect),
+		cmocka_unit_test(test_snprint_small),
+		cmocka_unit_test(test_pmu),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
