@@ -1,11 +1,1077 @@
 // SPDX-License-Identifier: MIT
-/* Placeholder until the cmd_stat work lands; replaced wholesale by its owner. */
-#include <stdio.h>
+/*
+ * tally stat: count events for a command, pids, threads, CPUs or a cgroup
+ * and print them as perf stat does (see docs/tally-stat.1).
+ *
+ * One run: build the event list from the -e specs, open it on the target
+ * (the forked workload with enable_on_exec, or -p/-t threads, or CPUs),
+ * wait (for the workload, the pids, Ctrl-C, --timeout, printing every -I
+ * interval), read, and fold the aggregates into a grid of
+ * [event][aggregate] cells. -r N folds N runs into running statistics;
+ * --compare keeps two grids, one per command, run alternately.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+#include <tally/tally.h>
 #include "cli.h"
+#include "stat.h"
+
+_Static_assert((int)STAT_AGGR_NODE == (int)TALLY_AGGR_NODE &&
+	       (int)STAT_AGGR_CORE == (int)TALLY_AGGR_CORE &&
+	       (int)STAT_AGGR_THREAD == (int)TALLY_AGGR_THREAD,
+	       "enum stat_aggr mirrors enum tally_aggr_mode");
+
+#define DEFAULT_EVENTS "task-clock,context-switches,cpu-migrations,page-faults," \
+		       "cycles,instructions,branches,branch-misses"
+
+static volatile sig_atomic_t got_signal;
+
+static void on_signal(int sig)
+{
+	got_signal = sig;
+}
+
+/* ---- the grid: every event x every aggregate, across runs ---- */
+
+struct agkey {
+	int key, socket, die, core, nr;
+	char comm[32];
+};
+
+struct cell {
+	bool present;
+	bool counted, scaled;
+	struct stat_acc val, run, ena;
+};
+
+struct grid_ev {
+	char *name;
+	char *unit;
+	enum stat_kind kind;
+	double scale;
+	bool supported;
+};
+
+struct grid {
+	int nev, nag, agcap;
+	struct grid_ev *ev;
+	struct agkey *ag;
+	struct cell *cells;	/* [ev][ag], row stride agcap */
+	struct stat_acc elapsed;
+	double user_s, sys_s;
+	bool rusage;
+};
+
+static struct cell *grid_cell(struct grid *g, int e, int a)
+{
+	return &g->cells[(size_t)e * (size_t)g->agcap + (size_t)a];
+}
+
+static void grid_free(struct grid *g)
+{
+	for (int i = 0; i < g->nev; i++) {
+		free(g->ev[i].name);
+		free(g->ev[i].unit);
+	}
+	free(g->ev);
+	free(g->ag);
+	free(g->cells);
+	memset(g, 0, sizeof(*g));
+}
+
+static int grid_find_ag(struct grid *g, const struct tally_aggr *a)
+{
+	for (int i = 0; i < g->nag; i++)
+		if (g->ag[i].key == a->key && g->ag[i].socket == a->socket &&
+		    g->ag[i].die == a->die && g->ag[i].core == a->core)
+			return i;
+	return -1;
+}
+
+/* Add an aggregate column, growing every event's row. */
+static int grid_add_ag(struct grid *g, const struct tally_aggr *a)
+{
+	if (g->nag == g->agcap) {
+		int cap = g->agcap ? g->agcap * 2 : 4;
+		struct cell *c = calloc((size_t)g->nev * (size_t)cap, sizeof(*c));
+		struct agkey *k = reallocarray(g->ag, (size_t)cap, sizeof(*k));
+
+		if (!c || !k) {
+			free(c);
+			if (k)
+				g->ag = k;
+			return -ENOMEM;
+		}
+		for (int e = 0; e < g->nev; e++)
+			memcpy(&c[(size_t)e * (size_t)cap], &g->cells[(size_t)e * (size_t)g->agcap],
+			       (size_t)g->nag * sizeof(*c));
+		free(g->cells);
+		g->cells = c;
+		g->ag = k;
+		g->agcap = cap;
+	}
+	g->ag[g->nag] = (struct agkey){ .key = a->key, .socket = a->socket,
+					.die = a->die, .core = a->core, .nr = a->nr };
+	return g->nag++;
+}
+
+static enum stat_kind kind_of(struct tally_evsel *e)
+{
+	const struct perf_event_attr *attr = tally_evsel__attr(e);
+
+	return stat_kind_of(attr->type, attr->config);
+}
+
+/* The first run fixes the events; later runs must have the same ones. */
+static int grid_init_events(struct grid *g, struct tally_evlist *l)
+{
+	struct tally_evsel *e;
+	int i = 0, n = tally_evlist__nr(l);
+
+	if (g->ev)
+		return g->nev == n ? 0 : -EINVAL;
+	g->ev = calloc((size_t)(n ? n : 1), sizeof(*g->ev));
+	if (!g->ev)
+		return -ENOMEM;
+	g->nev = n;
+	tally_evlist__for_each_evsel(l, e) {
+		const char *u = tally_evsel__unit(e);
+		struct grid_ev *ge = &g->ev[i++];
+
+		ge->supported = true;
+		ge->name = strdup(tally_evsel__name(e));
+		ge->kind = kind_of(e);
+		ge->scale = tally_evsel__scale(e);
+		if (!(ge->scale > 0))
+			ge->scale = 1.0;
+		if (ge->kind == STAT_K_CLOCK)
+			u = "msec";
+		ge->unit = strdup(u ? u : "");
+		if (!ge->name || !ge->unit)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static void comm_of(struct tally_thread_map *m, pid_t tid, char *buf, size_t len)
+{
+	for (int i = 0; i < tally_thread_map__nr(m); i++)
+		if (tally_thread_map__pid(m, i) == tid) {
+			snprintf(buf, len, "%s", tally_thread_map__comm(m, i));
+			return;
+		}
+	snprintf(buf, len, "?");
+}
+
+/*
+ * Fold the evlist's stored counts (delta: the last interval) into g.
+ * With reset, the cells are cleared first (intervals).
+ */
+static int grid_fold(struct grid *g, struct tally_evlist *l, enum stat_aggr mode,
+		     const struct tally_topology *topo, bool delta, bool reset)
+{
+	struct tally_evsel *e;
+	int i = 0, err;
+
+	err = grid_init_events(g, l);
+	if (err)
+		return err;
+	if (reset)
+		for (int k = 0; k < g->nev * g->agcap; k++)
+			memset(&g->cells[k], 0, sizeof(g->cells[k]));
+	tally_evlist__for_each_evsel(l, e) {
+		struct tally_aggr *a = NULL;
+		int n = tally_evsel__aggregate(e, (enum tally_aggr_mode)mode, topo, delta, &a);
+		int ev = i++;
+
+		if (!tally_evsel__supported(e))
+			g->ev[ev].supported = false;
+		if (n < 0)
+			return n;
+		for (int j = 0; j < n; j++) {
+			int ag = grid_find_ag(g, &a[j]);
+			struct cell *c;
+			double s = g->ev[ev].scale;
+
+			if (ag < 0)
+				ag = grid_add_ag(g, &a[j]);
+			if (ag < 0) {
+				free(a);
+				return ag;
+			}
+			if (mode == STAT_AGGR_THREAD && !g->ag[ag].comm[0])
+				comm_of(tally_evsel__threads(e) ? tally_evsel__threads(e) :
+					tally_evlist__threads(l), a[j].key,
+					g->ag[ag].comm, sizeof(g->ag[ag].comm));
+			c = grid_cell(g, ev, ag);
+			c->present = true;
+			if (a[j].scaled.state == TALLY_COUNT_COUNTED ||
+			    a[j].scaled.state == TALLY_COUNT_SCALED) {
+				c->counted = true;
+				c->scaled |= a[j].scaled.state == TALLY_COUNT_SCALED;
+			}
+			stat_acc_add(&c->val, (double)a[j].scaled.val * s);
+			stat_acc_add(&c->run, (double)a[j].counts.run);
+			stat_acc_add(&c->ena, (double)a[j].counts.ena);
+		}
+		free(a);
+	}
+	return 0;
+}
+
+static void cell_row(struct grid *g, int e, int a, bool noise, struct stat_row *r)
+{
+	struct cell *c = grid_cell(g, e, a);
+	struct agkey *k = &g->ag[a];
+
+	memset(r, 0, sizeof(*r));
+	r->event = g->ev[e].name;
+	r->unit = g->ev[e].unit;
+	r->kind = g->ev[e].kind;
+	if (!g->ev[e].supported)
+		r->state = STAT_S_NOT_SUPPORTED;
+	else if (!c->counted)
+		r->state = STAT_S_NOT_COUNTED;
+	else
+		r->state = c->scaled ? STAT_S_SCALED : STAT_S_COUNTED;
+	r->key = k->key;
+	r->socket = k->socket;
+	r->die = k->die;
+	r->core = k->core;
+	r->nr = k->nr;
+	r->comm = k->comm;
+	r->val = stat_acc_mean(&c->val);
+	r->run = stat_acc_mean(&c->run);
+	r->ena = stat_acc_mean(&c->ena);
+	r->has_noise = noise;
+	r->noise_pct = stat_acc_rel_pct(&c->val);
+}
+
+static int cmp_row_val_desc(const void *x, const void *y)
+{
+	const struct stat_row *a = x, *b = y;
+
+	return (a->val < b->val) - (a->val > b->val);
+}
+
+/*
+ * Print the grid in perf's order: event-major for global, per-CPU and
+ * per-thread (threads by count, largest first); aggregate-major for
+ * core/die/socket/node.
+ */
+static int grid_print(struct grid *g, struct stat_out *o, enum stat_aggr mode,
+		      double wall_ns, bool noise)
+{
+	struct stat_row *rows = calloc((size_t)(g->nev * g->nag + 1), sizeof(*rows));
+	struct stat_row *col = calloc((size_t)(g->nev + 1), sizeof(*col));
+	int *colidx = calloc((size_t)(g->nev + 1), sizeof(*colidx));
+
+	if (!rows || !col || !colidx) {
+		free(rows);
+		free(col);
+		free(colidx);
+		return -ENOMEM;
+	}
+	/* Metrics look across the events of one aggregate. */
+	for (int a = 0; a < g->nag; a++) {
+		int n = 0;
+
+		for (int e = 0; e < g->nev; e++) {
+			if (!grid_cell(g, e, a)->present)
+				continue;
+			cell_row(g, e, a, noise, &col[n]);
+			colidx[n++] = e;
+		}
+		stat_metrics_compute(col, n, wall_ns);
+		for (int i = 0; i < n; i++)
+			rows[colidx[i] * g->nag + a] = col[i];
+	}
+	if (mode == STAT_AGGR_CORE || mode == STAT_AGGR_DIE || mode == STAT_AGGR_SOCKET ||
+	    mode == STAT_AGGR_NODE) {
+		for (int a = 0; a < g->nag; a++)
+			for (int e = 0; e < g->nev; e++)
+				if (grid_cell(g, e, a)->present)
+					stat_out_row(o, &rows[e * g->nag + a]);
+	} else {
+		for (int e = 0; e < g->nev; e++) {
+			struct stat_row *r = &rows[e * g->nag];
+			int n = 0;
+
+			for (int a = 0; a < g->nag; a++)
+				if (grid_cell(g, e, a)->present)
+					r[n++] = rows[e * g->nag + a];
+			if (mode == STAT_AGGR_THREAD)
+				qsort(r, (size_t)n, sizeof(*r), cmp_row_val_desc);
+			for (int i = 0; i < n; i++)
+				stat_out_row(o, &r[i]);
+		}
+	}
+	free(rows);
+	free(col);
+	free(colidx);
+	return 0;
+}
+
+/* ---- one run ---- */
+
+static double now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+static int pidfd_open_compat(pid_t pid)
+{
+#ifdef SYS_pidfd_open
+	return (int)syscall(SYS_pidfd_open, pid, 0);
+#else
+	errno = ENOSYS;
+	return -1;
+#endif
+}
+
+static int print_parse_error(const char *spec, const struct tally_parse_error *pe, int err)
+{
+	char buf[1024];
+
+	if (err == -ENOSYS) {
+		fprintf(stderr, "tally stat: the event parser is not available in this build\n");
+		return 1;
+	}
+	if (pe->msg[0] && tally_parse_error__format(pe, spec, buf, sizeof(buf)) >= 0)
+		fprintf(stderr, "%s\n", buf);
+	else
+		fprintf(stderr, "event syntax error: '%s': %s\n", spec, strerror(-err));
+	fprintf(stderr, "Run 'tally list' for a list of valid events\n");
+	return 1;
+}
+
+/* Build the event list; on a bad spec print where and return NULL. */
+static struct tally_evlist *build_evlist(const struct stat_config *cfg, bool quiet_err)
+{
+	struct tally_evlist *l = tally_evlist__new();
+	struct tally_parse_error pe;
+	int err;
+
+	if (!l) {
+		fprintf(stderr, "tally stat: %s\n", strerror(errno));
+		return NULL;
+	}
+	if (cfg->null_run)
+		return l;
+	if (!cfg->nr_events) {
+		memset(&pe, 0, sizeof(pe));
+		err = tally_evlist__add_parsed(l, DEFAULT_EVENTS, NULL, &pe);
+		if (err) {
+			if (!quiet_err)
+				print_parse_error(DEFAULT_EVENTS, &pe, err);
+			tally_evlist__free(l);
+			return NULL;
+		}
+		return l;
+	}
+	for (int i = 0; i < cfg->nr_events; i++) {
+		memset(&pe, 0, sizeof(pe));
+		err = tally_evlist__add_parsed(l, cfg->events[i].spec, NULL, &pe);
+		if (err) {
+			if (!quiet_err)
+				print_parse_error(cfg->events[i].spec, &pe, err);
+			tally_evlist__free(l);
+			return NULL;
+		}
+		if (cfg->events[i].filter) {
+			struct tally_evsel *last = tally_evlist__last(l);
+
+			if (!last || tally_evsel__attr(last)->type != PERF_TYPE_TRACEPOINT) {
+				if (!quiet_err)
+					fprintf(stderr, "tally stat: --filter '%s' must follow a tracepoint event\n",
+						cfg->events[i].filter);
+				tally_evlist__free(l);
+				return NULL;
+			}
+			err = tally_evsel__set_filter(last, cfg->events[i].filter);
+			if (err) {
+				fprintf(stderr, "tally stat: --filter: %s\n", strerror(-err));
+				tally_evlist__free(l);
+				return NULL;
+			}
+		}
+	}
+	return l;
+}
+
+struct run_ctx {
+	const struct stat_config *cfg;
+	struct stat_out *out;
+	struct grid *grid;		/* where the run's totals go */
+	struct grid interval_grid;	/* scratch for -I */
+	const struct tally_topology *topo;
+	char *const *argv;		/* the command, or NULL */
+	const char *target;		/* "'cmd args'", "'system wide'"... */
+	int exit_code;
+	bool exec_failed;
+	bool counted;			/* something was opened */
+};
+
+static void print_attrs(struct tally_evlist *l)
+{
+	struct tally_evsel *e;
+
+	tally_evlist__for_each_evsel(l, e) {
+		fprintf(stderr, "------------------------------------------------------------\n");
+		fprintf(stderr, "perf_event_attr: %s\n", tally_evsel__name(e));
+		tally_attr__fprint(tally_evsel__attr(e), stderr);
+	}
+	fprintf(stderr, "------------------------------------------------------------\n");
+}
+
+static void print_verbose_counts(struct tally_evlist *l)
+{
+	struct tally_evsel *e;
+
+	tally_evlist__for_each_evsel(l, e) {
+		struct tally_aggr *a = NULL;
+		int n = tally_evsel__aggregate(e, TALLY_AGGR_GLOBAL, NULL, false, &a);
+
+		if (n > 0)
+			fprintf(stderr, "%s: %llu %llu %llu\n", tally_evsel__name(e),
+				(unsigned long long)a[0].counts.val,
+				(unsigned long long)a[0].counts.ena,
+				(unsigned long long)a[0].counts.run);
+		free(a);
+	}
+}
+
+/* The open failed for every event: say why, with the library's hint. */
+static void print_open_error(struct tally_evlist *l, int err)
+{
+	struct tally_evsel *e, *culprit = tally_evlist__first(l);
+	char buf[1024];
+
+	tally_evlist__for_each_evsel(l, e)
+		if (tally_evsel__open_error(e)) {
+			culprit = e;
+			break;
+		}
+	if (culprit && tally_evsel__open_error(culprit))
+		err = tally_evsel__open_error(culprit);
+	tally_strerror(err, culprit ? tally_evsel__attr(culprit) : NULL,
+		       culprit ? tally_evsel__name(culprit) : NULL, buf, sizeof(buf));
+	fprintf(stderr, "tally stat: %s\n", buf);
+}
+
+static bool all_unsupported(struct tally_evlist *l)
+{
+	struct tally_evsel *e;
+
+	tally_evlist__for_each_evsel(l, e)
+		if (tally_evsel__supported(e))
+			return false;
+	return true;
+}
+
+static void print_interval(struct run_ctx *rc, struct tally_evlist *l, double t0,
+			   double *last)
+{
+	double t = now_ns();
+	struct stat_out *o = rc->out;
+
+	tally_evlist__read(l);
+	if (grid_fold(&rc->interval_grid, l, rc->cfg->aggr, rc->topo, true, true))
+		return;
+	if (rc->cfg->quiet)
+		goto out;
+	o->interval = true;
+	o->ts_ns = (uint64_t)(t - t0);
+	if (o->format == STAT_FMT_OPENMETRICS)
+		stat_out_om_begin(o);
+	else
+		stat_out_interval_header(o);
+	grid_print(&rc->interval_grid, o, rc->cfg->aggr, t - *last, false);
+	if (o->format == STAT_FMT_OPENMETRICS)
+		stat_out_om_end(o, NULL);
+	fflush(o->fp);
+out:
+	*last = t;
+}
+
+/* Are the -p/-t targets all gone? pidfds when we have them, else kill(0). */
+static bool targets_gone(const int *pidfds, const pid_t *pids, int n)
+{
+	for (int i = 0; i < n; i++) {
+		if (pidfds[i] >= 0) {
+			struct pollfd p = { .fd = pidfds[i], .events = POLLIN };
+
+			if (poll(&p, 1, 0) == 1)
+				continue;
+			return false;
+		}
+		if (kill(pids[i], 0) == 0 || errno == EPERM)
+			return false;
+	}
+	return n > 0;
+}
+
+/*
+ * Count once. Returns 0, or an exit status for an error that ends
+ * tally (1: bad events or open error). rc->exit_code gets the workload's.
+ */
+static int run_once(struct run_ctx *rc)
+{
+	const struct stat_config *cfg = rc->cfg;
+	struct tally_evlist *l = NULL;
+	struct tally_workload *wl = NULL;
+	struct tally_cpu_map *cpus = NULL;
+	struct tally_thread_map *threads = NULL;
+	TALLY_OPTS(tally_evlist_open_opts, oo, .skip_unsupported = true, .cgroup_fd = -1);
+	bool system_wide = cfg->system_wide || cfg->cpu_list;
+	bool on_exec = false, enabled = false;
+	int ret = 1, err, cgfd = -1, npids = 0, status = 0;
+	int pidfds[64];
+	pid_t pids[64];
+	struct rusage ru = { 0 };
+	double t0, t1, last, next_tick = 0, deadline = 0, enable_at = 0;
+	bool done = false, child_done = false;
+	int nsig = 0, wl_pidfd = -1;
+	long nticks = 0;
+
+	l = build_evlist(cfg, false);
+	if (!l)
+		return 1;
+	if (system_wide) {
+		cpus = tally_cpu_map__new(cfg->cpu_list);
+		threads = tally_thread_map__new_any();
+		if (!cpus) {
+			fprintf(stderr, "tally stat: bad CPU list '%s'\n", cfg->cpu_list);
+			goto out;
+		}
+	} else if (cfg->pids || cfg->tids) {
+		const char *list = cfg->pids ? cfg->pids : cfg->tids;
+
+		cpus = tally_cpu_map__new_any();
+		threads = tally_thread_map__new_list(list, cfg->pids != NULL);
+		if (!threads) {
+			err = errno;
+			if (err == ESRCH)
+				fprintf(stderr, "tally stat: no such process: %s\n", list);
+			else
+				fprintf(stderr, "tally stat: bad %s list '%s'\n",
+					cfg->pids ? "pid" : "tid", list);
+			goto out;
+		}
+	}
+	if (cfg->cgroup) {
+		char path[4096];
+
+		if (cfg->cgroup[0] == '/' && !strncmp(cfg->cgroup, "/sys/fs/cgroup", 14))
+			snprintf(path, sizeof(path), "%s", cfg->cgroup);
+		else
+			snprintf(path, sizeof(path), "/sys/fs/cgroup/%s",
+				 cfg->cgroup + (cfg->cgroup[0] == '/'));
+		cgfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (cgfd < 0) {
+			fprintf(stderr, "tally stat: cgroup '%s': %s\n", path, strerror(errno));
+			goto out;
+		}
+		oo.flags = PERF_FLAG_PID_CGROUP;
+		oo.cgroup_fd = cgfd;
+	}
+	if (rc->argv) {
+		wl = tally_workload__new(rc->argv);
+		if (!wl) {
+			fprintf(stderr, "tally stat: cannot start '%s': %s\n", rc->argv[0],
+				strerror(errno));
+			goto out;
+		}
+		if (!system_wide) {
+			cpus = tally_cpu_map__new_any();
+			threads = tally_thread_map__new_pid(tally_workload__pid(wl));
+			on_exec = cfg->delay_ms == 0;
+		}
+	}
+	if (!cpus || !threads) {
+		fprintf(stderr, "tally stat: %s\n", strerror(errno));
+		goto out;
+	}
+	tally_evlist__set_attr_bits(l, true, on_exec, !cfg->no_inherit && !system_wide);
+	if (cfg->verbose)
+		print_attrs(l);
+	rc->counted = false;
+	if (tally_evlist__nr(l) > 0) {
+		err = tally_evlist__open(l, cpus, threads, &oo);
+		if (err && !all_unsupported(l)) {
+			print_open_error(l, err);
+			goto out;
+		}
+		rc->counted = !err;
+	}
+	if (cfg->pids) {
+		/* Watch the processes' exits: one pidfd each (Linux 5.3). */
+		const char *p = cfg->pids;
+
+		while (*p && npids < 64) {
+			pids[npids] = (pid_t)strtol(p, (char **)&p, 10);
+			pidfds[npids] = pidfd_open_compat(pids[npids]);
+			npids++;
+			if (*p == ',')
+				p++;
+			else
+				break;
+		}
+	} else if (cfg->tids) {
+		const char *p = cfg->tids;
+
+		while (*p && npids < 64) {
+			pids[npids] = (pid_t)strtol(p, (char **)&p, 10);
+			pidfds[npids++] = -1;
+			if (*p == ',')
+				p++;
+			else
+				break;
+		}
+	}
+
+	t0 = now_ns();
+	if (cfg->delay_ms)
+		enable_at = t0 + cfg->delay_ms * 1e6;
+	else if (!on_exec && rc->counted) {
+		tally_evlist__enable(l);
+		enabled = true;
+	} else {
+		enabled = true;	/* enable_on_exec */
+	}
+	if (wl) {
+		err = tally_workload__start(wl);
+		if (err) {
+			rc->exit_code = tally_workload__exit_code(wl);
+			rc->exec_failed = true;
+			if (err == -ENOENT)
+				fprintf(stderr, "tally: command '%s' not found\n", rc->argv[0]);
+			else
+				fprintf(stderr, "tally: cannot run '%s': %s\n", rc->argv[0],
+					strerror(-err));
+			ret = rc->exit_code;
+			goto out;
+		}
+	}
+	last = t0;
+	if (cfg->interval_ms)
+		next_tick = t0 + cfg->interval_ms * 1e6;
+	if (cfg->timeout_ms)
+		deadline = t0 + cfg->timeout_ms * 1e6;
+	wl_pidfd = wl ? pidfd_open_compat(tally_workload__pid(wl)) : -1;
+
+	while (!done) {
+		double t = now_ns(), wake = INFINITY;
+		struct pollfd pf = { .fd = wl_pidfd, .events = POLLIN };
+		int timeout;
+
+		if (next_tick && next_tick < wake)
+			wake = next_tick;
+		if (deadline && deadline < wake)
+			wake = deadline;
+		if (!enabled && enable_at < wake)
+			wake = enable_at;
+		if ((wl && wl_pidfd < 0) || npids)
+			wake = fmin(wake, t + 100e6);	/* poll for exits */
+		timeout = isinf(wake) ? -1 : (int)fmax(0, ceil((wake - t) / 1e6));
+		poll(wl_pidfd >= 0 ? &pf : NULL, wl_pidfd >= 0 ? 1 : 0, timeout);
+
+		if (got_signal) {
+			int sig = got_signal;
+
+			got_signal = 0;
+			if (wl && !child_done) {
+				/* Like a terminal's Ctrl-C: the workload gets it too. */
+				tally_workload__kill(wl, ++nsig > 2 ? SIGKILL : sig);
+			} else {
+				done = true;
+			}
+		}
+		t = now_ns();
+		if (!enabled && t >= enable_at) {
+			if (rc->counted)
+				tally_evlist__enable(l);
+			enabled = true;
+			t0 = t;
+			last = t;
+			if (next_tick)
+				next_tick = t + cfg->interval_ms * 1e6;
+		}
+		if (wl && !child_done && tally_workload__poll(wl, &status, &ru) == 1) {
+			child_done = true;
+			done = true;
+		}
+		if (npids && targets_gone(pidfds, pids, npids))
+			done = true;
+		if (deadline && t >= deadline) {
+			if (wl && !child_done) {
+				tally_workload__kill(wl, SIGTERM);
+				deadline = 0;
+			} else {
+				done = true;
+			}
+		}
+		if (next_tick && t >= next_tick && !done) {
+			if (rc->counted && enabled)
+				print_interval(rc, l, t0, &last);
+			next_tick += cfg->interval_ms * 1e6;
+			if (next_tick < t)
+				next_tick = t + cfg->interval_ms * 1e6;
+			if (cfg->interval_count && ++nticks >= cfg->interval_count) {
+				done = true;
+				if (wl && !child_done)
+					tally_workload__kill(wl, SIGTERM);
+			}
+		}
+	}
+	if (wl && !child_done) {
+		while (tally_workload__wait(wl, &status, &ru) == -EINTR)
+			;
+	}
+	t1 = now_ns();
+	if (rc->counted)
+		tally_evlist__disable(l);
+	if (rc->counted && cfg->interval_ms && !(cfg->interval_count && nticks >= cfg->interval_count))
+		print_interval(rc, l, t0, &last);	/* the last, partial interval */
+	if (rc->counted)
+		tally_evlist__read(l);
+	if (cfg->verbose)
+		print_verbose_counts(l);
+	err = grid_fold(rc->grid, l, cfg->aggr, rc->topo, false, false);
+	if (err) {
+		fprintf(stderr, "tally stat: %s\n", strerror(-err));
+		goto out;
+	}
+	stat_acc_add(&rc->grid->elapsed, (t1 - t0) / 1e9);
+	if (wl && !system_wide) {
+		rc->grid->rusage = true;
+		rc->grid->user_s = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6;
+		rc->grid->sys_s = ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+	}
+	rc->exit_code = wl ? tally_workload__exit_code(wl) : 0;
+	ret = 0;
+out:
+	if (wl_pidfd >= 0)
+		close(wl_pidfd);
+	for (int i = 0; i < npids; i++)
+		if (pidfds[i] >= 0)
+			close(pidfds[i]);
+	if (cgfd >= 0)
+		close(cgfd);
+	tally_workload__free(wl);
+	tally_evlist__free(l);
+	tally_cpu_map__put(cpus);
+	tally_thread_map__put(threads);
+	return ret;
+}
+
+/* ---- printing the totals ---- */
+
+static char *target_text(const struct stat_config *cfg, char **argv, int argc)
+{
+	size_t len = 64;
+	char *s, *p;
+
+	for (int i = 0; i < argc; i++)
+		len += strlen(argv[i]) + 1;
+	if (cfg->pids)
+		len += strlen(cfg->pids);
+	if (cfg->tids)
+		len += strlen(cfg->tids);
+	if (cfg->cpu_list)
+		len += strlen(cfg->cpu_list);
+	s = malloc(len);
+	if (!s)
+		return NULL;
+	if (cfg->system_wide)
+		snprintf(s, len, "'system wide'");
+	else if (cfg->cpu_list)
+		snprintf(s, len, "'CPU(s) %s'", cfg->cpu_list);
+	else if (cfg->pids)
+		snprintf(s, len, "process id '%s'", cfg->pids);
+	else if (cfg->tids)
+		snprintf(s, len, "thread id '%s'", cfg->tids);
+	else {
+		p = s;
+		*p++ = '\'';
+		for (int i = 0; i < argc; i++)
+			p += sprintf(p, "%s%s", i ? " " : "", argv[i]);
+		*p++ = '\'';
+		*p = '\0';
+	}
+	return s;
+}
+
+static void print_totals(struct run_ctx *rc)
+{
+	struct stat_out *o = rc->out;
+	struct grid *g = rc->grid;
+	struct stat_footer f = {
+		.runs = rc->cfg->repeat,
+		.elapsed_s = stat_acc_mean(&g->elapsed),
+		.elapsed_sd = stat_acc_sem(&g->elapsed),
+		.show_rusage = g->rusage && rc->cfg->repeat == 1,
+		.user_s = g->user_s,
+		.sys_s = g->sys_s,
+	};
+
+	o->interval = false;
+	if (o->format == STAT_FMT_OPENMETRICS) {
+		stat_out_om_begin(o);
+		grid_print(g, o, rc->cfg->aggr, f.elapsed_s * 1e9, rc->cfg->repeat > 1);
+		stat_out_om_end(o, &f);
+		return;
+	}
+	stat_out_header(o, rc->target, rc->cfg->repeat);
+	grid_print(g, o, rc->cfg->aggr, f.elapsed_s * 1e9, rc->cfg->repeat > 1);
+	stat_out_footer(o, &f);
+}
+
+/* ---- --compare ---- */
+
+static void compare_row(FILE *fp, enum stat_format fmt, const char *sep, const char *event,
+			const char *unit, const struct stat_acc *a, const struct stat_acc *b,
+			bool ok_a, bool ok_b)
+{
+	struct stat_ratio r = { 0 };
+	char esc[512];
+
+	if (ok_a && ok_b)
+		stat_ratio_ci(a, b, 0.95, &r);
+	switch (fmt) {
+	case STAT_FMT_CSV:
+		if (!ok_a || !ok_b) {
+			fprintf(fp, "%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s\n", event, sep, unit, sep,
+				ok_a ? "" : "<not counted>", sep, ok_b ? "" : "<not counted>",
+				sep, "", sep, "", sep, "", sep, "");
+			return;
+		}
+		fprintf(fp, "%s%s%s%s%f%s%f%s%f%s%f%s%f%s%f%s%s\n", event, sep, unit, sep,
+			a->mean, sep, b->mean, sep, r.ratio, sep, r.lo, sep, r.hi, sep,
+			r.p, sep, r.valid ? (r.significant ? "yes" : "no") : "unknown");
+		return;
+	case STAT_FMT_JSON:
+		fprintf(fp, "{\"event\" : \"%s\", \"unit\" : \"%s\", ",
+			stat_json_escape(event, esc, sizeof(esc)), unit);
+		if (!ok_a || !ok_b) {
+			fprintf(fp, "\"counted\" : false}\n");
+			return;
+		}
+		fprintf(fp, "\"mean-a\" : %f, \"mean-b\" : %f, \"stddev-a\" : %f, \"stddev-b\" : %f, ",
+			a->mean, b->mean, sqrt(stat_acc_var(a)), sqrt(stat_acc_var(b)));
+		if (r.valid)
+			fprintf(fp, "\"ratio\" : %f, \"ci-low\" : %f, \"ci-high\" : %f, ",
+				r.ratio, r.lo, r.hi);
+		fprintf(fp, "\"p-value\" : %f, \"significant\" : %s}\n",
+			isnan(r.p) ? 1.0 : r.p,
+			r.valid && r.significant ? "true" : "false");
+		return;
+	default:
+		break;
+	}
+	if (!ok_a || !ok_b) {
+		fprintf(fp, " %-32s %18s %18s\n", event, ok_a ? "" : "<not counted>",
+			ok_b ? "" : "<not counted>");
+		return;
+	}
+	if (unit[0] || a->mean != floor(a->mean) || b->mean != floor(b->mean))
+		fprintf(fp, " %-32s %'18.6g %'18.6g", event, a->mean, b->mean);
+	else
+		fprintf(fp, " %-32s %'18.0f %'18.0f", event, a->mean, b->mean);
+	if (r.valid)
+		fprintf(fp, " %8.3f  [%7.3f, %7.3f]  %-3s  p=%.3g\n", r.ratio, r.lo, r.hi,
+			r.significant ? "yes" : "no", r.p);
+	else if (!isnan(r.ratio))
+		fprintf(fp, " %8.3f  %-18s  %-3s\n", r.ratio, "[undefined]", "?");
+	else
+		fprintf(fp, " %8s  %-18s  %-3s\n", "-", "[A is zero]", "?");
+}
+
+static void print_compare(const struct stat_config *cfg, FILE *fp, struct grid *ga,
+			  struct grid *gb, const char *ta, const char *tb)
+{
+	const char *sep = cfg->format == STAT_FMT_CSV ? cfg->csv_sep : ",";
+
+	if (cfg->format == STAT_FMT_HUMAN || cfg->format == STAT_FMT_OPENMETRICS) {
+		fprintf(fp, "\n Performance counter comparison (%d runs each, alternating):\n",
+			cfg->repeat);
+		fprintf(fp, "   A: %s\n   B: %s\n\n", ta, tb);
+		fprintf(fp, " %-32s %18s %18s %8s  %-18s  %-3s\n", "event", "mean A", "mean B",
+			"B/A", "95% CI of B/A", "significant");
+	}
+	for (int e = 0; e < ga->nev && e < gb->nev; e++) {
+		struct cell *a = grid_cell(ga, e, 0), *b = grid_cell(gb, e, 0);
+		char name[300];
+		struct stat_acc sa = a->val, sb = b->val;
+		bool clock = ga->ev[e].kind == STAT_K_CLOCK;
+
+		if (clock) {	/* show msec */
+			sa.mean /= 1e6;
+			sa.m2 /= 1e12;
+			sb.mean /= 1e6;
+			sb.m2 /= 1e12;
+		}
+		if (cfg->format == STAT_FMT_HUMAN && ga->ev[e].unit[0])
+			snprintf(name, sizeof(name), "%s (%s)", ga->ev[e].name, ga->ev[e].unit);
+		else
+			snprintf(name, sizeof(name), "%s", ga->ev[e].name);
+		compare_row(fp, cfg->format, sep, name,
+			    cfg->format == STAT_FMT_HUMAN ? "" : ga->ev[e].unit, &sa, &sb,
+			    ga->nag && a->counted && ga->ev[e].supported,
+			    gb->nag && b->counted && gb->ev[e].supported);
+	}
+	compare_row(fp, cfg->format, sep,
+		    cfg->format == STAT_FMT_HUMAN ? "seconds time elapsed" : "time-elapsed",
+		    cfg->format == STAT_FMT_HUMAN ? "" : "seconds",
+		    &ga->elapsed, &gb->elapsed, true, true);
+	if (cfg->format == STAT_FMT_HUMAN || cfg->format == STAT_FMT_OPENMETRICS)
+		fprintf(fp, "\n 95%% CI: delta method on the ratio of means, Welch t quantile;\n"
+			    " significant: the interval excludes 1 and Welch's p < 0.05.\n\n");
+}
+
+/* ---- the command ---- */
+
+static int setup_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	sigemptyset(&sa.sa_mask);
+	/* No SA_RESTART: poll/wait return EINTR so the loop sees the signal. */
+	if (sigaction(SIGINT, &sa, NULL) || sigaction(SIGTERM, &sa, NULL) ||
+	    sigaction(SIGHUP, &sa, NULL))
+		return -errno;
+	return 0;
+}
+
+static FILE *open_output(const struct stat_config *cfg)
+{
+	FILE *fp;
+	time_t t;
+
+	if (!cfg->output)
+		return stderr;
+	fp = fopen(cfg->output, cfg->append ? "ae" : "we");
+	if (!fp) {
+		fprintf(stderr, "tally stat: cannot open '%s': %s\n", cfg->output, strerror(errno));
+		return NULL;
+	}
+	if (cfg->format != STAT_FMT_OPENMETRICS) {
+		t = time(NULL);
+		fprintf(fp, "# started on %s\n", ctime(&t));
+	}
+	return fp;
+}
+
+static int stat_compare(struct stat_config *cfg, FILE *fp, struct stat_out *o,
+			const struct tally_topology *topo)
+{
+	struct grid ga = { 0 }, gb = { 0 };
+	struct run_ctx ra = { .cfg = cfg, .out = o, .grid = &ga, .topo = topo,
+			      .argv = cfg->cmd_argv };
+	struct run_ctx rb = { .cfg = cfg, .out = o, .grid = &gb, .topo = topo,
+			      .argv = cfg->cmd_b_argv };
+	char *ta = target_text(cfg, cfg->cmd_argv, cfg->cmd_argc);
+	char *tb = target_text(cfg, cfg->cmd_b_argv, cfg->cmd_b_argc);
+	int ret = 0;
+
+	for (int i = 0; i < cfg->repeat && !ret; i++) {
+		ret = run_once(&ra);
+		if (!ret)
+			ret = run_once(&rb);
+		if (!ret && got_signal)
+			break;
+	}
+	if (!ret && !cfg->quiet)
+		print_compare(cfg, fp, &ga, &gb, ta ? ta : "", tb ? tb : "");
+	if (!ret)
+		ret = rb.exit_code ? rb.exit_code : ra.exit_code;
+	grid_free(&ga);
+	grid_free(&gb);
+	grid_free(&ra.interval_grid);
+	grid_free(&rb.interval_grid);
+	free(ta);
+	free(tb);
+	return ret;
+}
 
 int cmd_stat(int argc, char **argv)
 {
-	(void)argc; (void)argv;
-	fprintf(stderr, "tally stat: not built yet\n");
-	return 1;
+	struct stat_config cfg = STAT_CONFIG_INIT;
+	struct stat_out out = { 0 };
+	struct tally_topology *topo = NULL;
+	struct grid grid = { 0 };
+	struct run_ctx rc = { .cfg = &cfg, .out = &out, .grid = &grid };
+	FILE *fp = NULL;
+	int ret = 0;
+
+	if (stat_parse_args(&cfg, argc, argv, stderr))
+		return 129;
+	if (cfg.help) {
+		stat_usage(stdout);
+		return 0;
+	}
+	if (cfg.aggr >= STAT_AGGR_CORE) {
+		topo = tally_topology__new(NULL);
+		if (!topo) {
+			fprintf(stderr, "tally stat: cannot read the CPU topology: %s\n",
+				strerror(errno));
+			return 1;
+		}
+	}
+	fp = open_output(&cfg);
+	if (!fp) {
+		tally_topology__free(topo);
+		return 1;
+	}
+	if (setup_signals()) {
+		ret = 1;
+		goto out;
+	}
+	out = (struct stat_out){
+		.fp = fp, .format = cfg.format, .aggr = cfg.aggr, .sep = cfg.csv_sep,
+		.big_num = cfg.big_num,
+	};
+	if (cfg.compare) {
+		ret = stat_compare(&cfg, fp, &out, topo);
+		goto out;
+	}
+	rc.topo = topo;
+	rc.argv = cfg.cmd_argc ? cfg.cmd_argv : NULL;
+	rc.target = target_text(&cfg, cfg.cmd_argv, cfg.cmd_argc);
+	for (int i = 0; i < cfg.repeat; i++) {
+		ret = run_once(&rc);
+		if (ret)
+			goto out;
+		if (got_signal)
+			break;	/* Ctrl-C during -r: print what we have */
+	}
+	if (!cfg.quiet && !cfg.interval_ms)
+		print_totals(&rc);
+	ret = rc.exit_code;
+out:
+	if (fp && fp != stderr && fclose(fp)) {
+		fprintf(stderr, "tally stat: error writing '%s': %s\n", cfg.output, strerror(errno));
+		ret = ret ? ret : 1;
+	} else if (fp == stderr) {
+		fflush(stderr);
+	}
+	stat_out_release(&out);
+	grid_free(&grid);
+	grid_free(&rc.interval_grid);
+	free((char *)rc.target);
+	tally_topology__free(topo);
+	return ret;
 }

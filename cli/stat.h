@@ -1,0 +1,224 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tally stat: declarations shared by cmd_stat.c and the stat_*.c modules.
+ *   stat_opts.c     command line -> struct stat_config (pure)
+ *   stat_math.c     running mean/stddev, Welch t, ratio confidence intervals
+ *   stat_metrics.c  derived metrics (CPUs utilized, rates, GHz, IPC, miss %)
+ *   stat_output.c   human / CSV / JSON / OpenMetrics writers
+ * Only cmd_stat.c talks to libtally's engine; the others are pure and are
+ * unit-tested by including them (tests link only libtally.a).
+ */
+#ifndef TALLY_CLI_STAT_H
+#define TALLY_CLI_STAT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* Must match enum tally_aggr_mode (tally/evsel.h); checked in cmd_stat.c. */
+enum stat_aggr {
+	STAT_AGGR_GLOBAL,
+	STAT_AGGR_CPU,
+	STAT_AGGR_THREAD,
+	STAT_AGGR_CORE,
+	STAT_AGGR_DIE,
+	STAT_AGGR_SOCKET,
+	STAT_AGGR_NODE,
+};
+
+enum stat_format {
+	STAT_FMT_HUMAN,
+	STAT_FMT_CSV,
+	STAT_FMT_JSON,
+	STAT_FMT_OPENMETRICS,
+};
+
+#define STAT_MAX_EVENTS	64	/* -e options (each may hold many events) */
+
+struct stat_event_opt {
+	const char *spec;
+	const char *filter;	/* --filter after this -e, or NULL */
+};
+
+/* Every option of tally stat; defaults in STAT_CONFIG_INIT. */
+struct stat_config {
+	struct stat_event_opt events[STAT_MAX_EVENTS];
+	int nr_events;
+	const char *pids;	/* -p */
+	const char *tids;	/* -t */
+	const char *cpu_list;	/* -C */
+	const char *cgroup;	/* -G */
+	bool system_wide;	/* -a */
+	bool no_inherit;
+	enum stat_aggr aggr;
+	bool aggr_set;
+	enum stat_format format;
+	char csv_sep[16];	/* -x */
+	const char *output;	/* -o */
+	bool append;
+	long interval_ms;	/* -I */
+	long interval_count;	/* --interval-count */
+	int repeat;		/* -r */
+	long delay_ms;		/* -D */
+	long timeout_ms;	/* --timeout */
+	bool quiet;
+	int verbose;
+	bool big_num;		/* -B / --no-big-num */
+	bool null_run;		/* -n */
+	bool compare;
+	bool help;
+	/* The command: argv[cmd_argc] is NULL. For --compare, A then B. */
+	char **cmd_argv;
+	int cmd_argc;
+	char **cmd_b_argv;
+	int cmd_b_argc;
+};
+
+#define STAT_CONFIG_INIT {			\
+	.aggr = STAT_AGGR_GLOBAL,		\
+	.format = STAT_FMT_HUMAN,		\
+	.csv_sep = " ",				\
+	.repeat = 1,				\
+	.big_num = true,			\
+}
+
+/*
+ * Parse argv (argv[0] is "stat"). Returns 0, or 1 after writing a usage
+ * message to err for the caller to exit with 129 (perf's usage status).
+ * The command's argv points into argv (which is modified for ":::").
+ */
+int stat_parse_args(struct stat_config *cfg, int argc, char **argv, FILE *err);
+void stat_usage(FILE *fp);
+
+/* ---- statistics (stat_math.c) ---- */
+
+/* Welford's running mean and variance. */
+struct stat_acc {
+	double n, mean, m2;
+};
+
+void stat_acc_add(struct stat_acc *a, double x);
+double stat_acc_mean(const struct stat_acc *a);
+/* Sample variance (n-1); 0 below two samples. */
+double stat_acc_var(const struct stat_acc *a);
+/* Standard error of the mean, as perf's stddev_stats(): sqrt(var / n). */
+double stat_acc_sem(const struct stat_acc *a);
+/* 100 * sem / mean, 0 when mean is 0 (perf's rel_stddev_stats). */
+double stat_acc_rel_pct(const struct stat_acc *a);
+
+/* Student t: CDF and the two-sided quantile t_{1-alpha/2, df}. */
+double stat_t_cdf(double t, double df);
+double stat_t_quantile(double p, double df);
+
+struct stat_ratio {
+	double ratio;		/* mean B / mean A */
+	double lo, hi;		/* 95% confidence interval of the ratio */
+	double t, df, p;	/* Welch t test of mean B - mean A */
+	bool significant;	/* the interval excludes 1 (and p < 0.05) */
+	bool valid;		/* false when mean A is 0 or fewer than 2 runs */
+};
+
+/* Delta-method CI of mB/mA with Welch-Satterthwaite degrees of freedom. */
+void stat_ratio_ci(const struct stat_acc *a, const struct stat_acc *b,
+		   double level, struct stat_ratio *out);
+
+/* perf's get_precision(): digits worth printing given a stddev. */
+int stat_precision(double sd);
+
+/* ---- metrics (stat_metrics.c) ---- */
+
+/* What kind of event a row is, for the metrics that need others. */
+enum stat_kind {
+	STAT_K_OTHER,
+	STAT_K_CLOCK,		/* task-clock, cpu-clock: ns, shown in msec */
+	STAT_K_CYCLES,
+	STAT_K_INSTRUCTIONS,
+	STAT_K_BRANCHES,
+	STAT_K_BRANCH_MISSES,
+	STAT_K_CACHE_REFS,
+	STAT_K_CACHE_MISSES,
+};
+
+enum stat_state {
+	STAT_S_COUNTED,
+	STAT_S_SCALED,
+	STAT_S_NOT_COUNTED,
+	STAT_S_NOT_SUPPORTED,
+};
+
+/* perf's metric formats: "%8.3f", "%7.2f%%", "%7.2f ". */
+enum stat_mfmt {
+	STAT_MF_8_3F,
+	STAT_MF_PCT,
+	STAT_MF_7_2F,
+};
+
+/* One event in one aggregate, ready to print. */
+struct stat_row {
+	const char *event;
+	const char *unit;	/* "msec" or "" */
+	enum stat_kind kind;
+	enum stat_state state;
+	/* Where (per aggregation mode): cpu, tid, core, die, socket, node id. */
+	int key, socket, die, core, nr;
+	const char *comm;	/* thread's comm for STAT_AGGR_THREAD */
+	double val;		/* counts (ns for clocks) */
+	double run, ena;	/* ns */
+	bool has_noise;		/* -r: noise_pct is meaningful */
+	double noise_pct;
+	/* Filled by stat_metrics_compute(). */
+	bool has_metric;
+	double metric;
+	enum stat_mfmt metric_fmt;	/* how the human layout prints it */
+	char metric_unit[24];
+};
+
+/*
+ * Fill the metric of every row of one aggregate (rows[0..nr) share the
+ * aggregate key). wall_ns: elapsed time of the run or interval.
+ */
+void stat_metrics_compute(struct stat_row *rows, int nr, double wall_ns);
+/* The kind of an event from its attr's type and config. */
+enum stat_kind stat_kind_of(uint32_t type, uint64_t config);
+/* K/M/G scaling of a rate as perf's convert_unit_double(). */
+double stat_convert_unit(double val, char *unit);
+
+/* ---- output (stat_output.c) ---- */
+
+struct stat_out {
+	FILE *fp;
+	enum stat_format format;
+	enum stat_aggr aggr;
+	const char *sep;	/* CSV separator */
+	bool big_num;
+	bool interval;		/* prefix rows with the timestamp */
+	uint64_t ts_ns;		/* time since start, for interval rows */
+	int nr_intervals;	/* interval header repeat counter */
+	/* OpenMetrics groups samples by family: rows are kept until _end. */
+	struct stat_row *om_rows;
+	int om_nr, om_cap;
+	const char *om_target;
+};
+
+/* Human: " Performance counter stats for 'TARGET' (N runs):" */
+void stat_out_header(struct stat_out *o, const char *target, int runs);
+void stat_out_interval_header(struct stat_out *o);
+void stat_out_row(struct stat_out *o, const struct stat_row *r);
+/* Footer: elapsed (mean, stddev with runs > 1), user and sys. */
+struct stat_footer {
+	int runs;
+	double elapsed_s, elapsed_sd;	/* sd: standard error of the mean */
+	bool show_rusage;
+	double user_s, sys_s;
+};
+void stat_out_footer(struct stat_out *o, const struct stat_footer *f);
+/* OpenMetrics: begin/end of one exposition (one per interval). */
+void stat_out_om_begin(struct stat_out *o);
+void stat_out_om_end(struct stat_out *o, const struct stat_footer *f);
+void stat_out_release(struct stat_out *o);
+/* The label perf prints for an aggregate ("CPU0", "S0-D0-C1", "N0"...). */
+int stat_aggr_label(enum stat_aggr aggr, const struct stat_row *r, char *buf, size_t len);
+/* JSON string escape into buf; returns buf. */
+const char *stat_json_escape(const char *s, char *buf, size_t len);
+
+#endif

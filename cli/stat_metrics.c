@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Derived metrics shown after '#', with perf 6.1's rules and formats
+ * (tools/perf/util/stat-shadow.c): a clock event shows CPUs utilized;
+ * cycles GHz; instructions insn per cycle; branch-misses and cache-misses
+ * a share of their parent event; any other event a rate per second when a
+ * clock event ran in the same aggregate.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <linux/perf_event.h>
+#include "stat.h"
+
+enum stat_kind stat_kind_of(uint32_t type, uint64_t config)
+{
+	if (type == PERF_TYPE_SOFTWARE &&
+	    (config == PERF_COUNT_SW_TASK_CLOCK || config == PERF_COUNT_SW_CPU_CLOCK))
+		return STAT_K_CLOCK;
+	if (type != PERF_TYPE_HARDWARE)
+		return STAT_K_OTHER;
+	switch (config) {
+	case PERF_COUNT_HW_CPU_CYCLES:		return STAT_K_CYCLES;
+	case PERF_COUNT_HW_INSTRUCTIONS:	return STAT_K_INSTRUCTIONS;
+	case PERF_COUNT_HW_BRANCH_INSTRUCTIONS:	return STAT_K_BRANCHES;
+	case PERF_COUNT_HW_BRANCH_MISSES:	return STAT_K_BRANCH_MISSES;
+	case PERF_COUNT_HW_CACHE_REFERENCES:	return STAT_K_CACHE_REFS;
+	case PERF_COUNT_HW_CACHE_MISSES:	return STAT_K_CACHE_MISSES;
+	default:				return STAT_K_OTHER;
+	}
+}
+
+double stat_convert_unit(double val, char *unit)
+{
+	*unit = ' ';
+	if (val > 1000.0) {
+		*unit = 'K';
+		val /= 1000.0;
+	}
+	if (val > 1000.0) {
+		*unit = 'M';
+		val /= 1000.0;
+	}
+	if (val > 1000.0) {
+		*unit = 'G';
+		val /= 1000.0;
+	}
+	return val;
+}
+
+static bool counted(const struct stat_row *r)
+{
+	return r->state == STAT_S_COUNTED || r->state == STAT_S_SCALED;
+}
+
+/* The first counted row of a kind in the aggregate, or NULL. */
+static const struct stat_row *find_kind(const struct stat_row *rows, int nr,
+					enum stat_kind kind)
+{
+	for (int i = 0; i < nr; i++)
+		if (rows[i].kind == kind && counted(&rows[i]))
+			return &rows[i];
+	return NULL;
+}
+
+static void set_metric(struct stat_row *r, enum stat_mfmt fmt, const char *unit,
+		       double val)
+{
+	r->has_metric = true;
+	r->metric_fmt = fmt;
+	r->metric = val;
+	snprintf(r->metric_unit, sizeof(r->metric_unit), "%s", unit);
+}
+
+/* Share of a parent event in percent, when the parent ran. */
+static bool share(struct stat_row *r, const struct stat_row *rows, int nr,
+		  enum stat_kind parent, const char *unit)
+{
+	const struct stat_row *p = find_kind(rows, nr, parent);
+
+	if (!p)
+		return false;
+	set_metric(r, STAT_MF_PCT, unit, p->val ? 100.0 * r->val / p->val : 0);
+	return true;
+}
+
+static void rate(struct stat_row *r, const struct stat_row *clock)
+{
+	char u, unit[16] = "/sec";
+	double v = 0;
+
+	if (clock->val)
+		v = stat_convert_unit(1e9 * r->val / clock->val, &u);
+	else
+		u = ' ';
+	if (u != ' ')
+		snprintf(unit, sizeof(unit), "%c/sec", u);
+	set_metric(r, STAT_MF_8_3F, unit, v);
+}
+
+void stat_metrics_compute(struct stat_row *rows, int nr, double wall_ns)
+{
+	const struct stat_row *clock = find_kind(rows, nr, STAT_K_CLOCK);
+	const struct stat_row *cyc = find_kind(rows, nr, STAT_K_CYCLES);
+
+	for (int i = 0; i < nr; i++) {
+		struct stat_row *r = &rows[i];
+
+		r->has_metric = false;
+		r->metric_unit[0] = '\0';
+		if (!counted(r))
+			continue;
+		switch (r->kind) {
+		case STAT_K_CLOCK:
+			if (wall_ns > 0)
+				set_metric(r, STAT_MF_8_3F, "CPUs utilized", r->val / wall_ns);
+			continue;
+		case STAT_K_CYCLES:
+			if (clock && clock->val)
+				set_metric(r, STAT_MF_8_3F, "GHz", r->val / clock->val);
+			continue;
+		case STAT_K_INSTRUCTIONS:
+			if (cyc)
+				set_metric(r, STAT_MF_7_2F, "insn per cycle",
+					   cyc->val ? r->val / cyc->val : 0);
+			continue;
+		case STAT_K_BRANCH_MISSES:
+			share(r, rows, nr, STAT_K_BRANCHES, "of all branches");
+			continue;
+		case STAT_K_CACHE_MISSES:
+			share(r, rows, nr, STAT_K_CACHE_REFS, "of all cache refs");
+			continue;
+		default:
+			break;
+		}
+		if (clock)
+			rate(r, clock);
+	}
+}
