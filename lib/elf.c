@@ -8,6 +8,7 @@
 #include <gelf.h>
 #include <libelf.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "internal.h"
 #include "events_internal.h"
@@ -63,13 +64,20 @@ int tally__elf_sym_offset(const char *path, const char *sym, uint64_t *off)
 	Elf *elf;
 	Elf_Scn *scn;
 	uint64_t value = 0;
+	struct stat st;
 	int fd, err = -ENOENT;
 
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return tally__err(EINVAL);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return -errno;
+	/* A FIFO or a device would block or never end: probes go on files. */
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return tally__err(ENOEXEC);
+	}
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF) {
 		err = -ENOEXEC;

@@ -29,7 +29,9 @@
 #include "internal.h"
 #include "events_internal.h"
 
-#define MAX_EVENTS_PER_SPEC 100000	/* a glob over all tracepoints is ~3000 */
+#define MAX_EVENTS_PER_SPEC 100000
+/* While parsing only: the event's modifiers named G or H (perf's exclude_GH). */
+#define EV_GH_GIVEN (1u << 31)	/* a glob over all tracepoints is ~3000 */
 
 struct parser {
 	const char *spec;
@@ -309,6 +311,8 @@ static struct tally_event *add_event(struct parser *p, const struct perf_event_a
 	}
 	ev->attr = *attr;
 	ev->attr.size = sizeof(ev->attr);
+	/* perf's event_attr_init: not counting in guests unless asked (:G) */
+	ev->attr.exclude_guest = 1;
 	if (set_str(&ev->name, name, name_len) || set_str(&ev->pmu, pmu, strlen(pmu))) {
 		nomem(p, col);
 		return NULL;
@@ -321,11 +325,13 @@ static struct tally_event *add_event(struct parser *p, const struct perf_event_a
 
 /*
  * perf's get_event_modifier: the first of u/k/h excludes all three
- * levels and each letter then re-includes its own, starting from what
- * the event already has (so a group's :u merges with a member's :k).
- * G/H likewise for guest/host.
+ * levels and each letter then re-includes its own; G/H likewise for
+ * guest/host, and :u alone also excludes the guest (perf_guest is off).
+ * An event's own modifiers start from nothing, as perf's do; a group's
+ * start from what each member already has, so {cycles:k}:u counts both.
  */
-static int apply_mods(struct parser *p, size_t first, const char *m, size_t n, size_t col)
+static int apply_mods(struct parser *p, size_t first, const char *m, size_t n, size_t col,
+		      bool group)
 {
 	if (n == 0)
 		return perr(p, EINVAL, col, "", 0, "empty modifier after ':'");
@@ -337,16 +343,25 @@ static int apply_mods(struct parser *p, size_t first, const char *m, size_t n, s
 	for (size_t e = first; e < p->evs.nr; e++) {
 		struct tally_event *ev = &p->evs.ev[e];
 		struct perf_event_attr *a = &ev->attr;
-		int eu = a->exclude_user, ek = a->exclude_kernel, eh = a->exclude_hv;
-		int eG = a->exclude_guest, eH = a->exclude_host;
-		int excl = eu | ek | eh, excl_GH = eG | eH;
-		int precise = a->precise_ip;
+		int eu = 0, ek = 0, eh = 0, eG = 0, eH = 0, excl_GH = 0;
+		int excl, precise = a->precise_ip;
 
+		if (group) {
+			eu = a->exclude_user;
+			ek = a->exclude_kernel;
+			eh = a->exclude_hv;
+			eG = a->exclude_guest;
+			eH = a->exclude_host;
+			excl_GH = !!(ev->flags & EV_GH_GIVEN);
+		}
+		excl = eu | ek | eh;
 		for (size_t i = 0; i < n; i++) {
 			switch (m[i]) {
 			case 'u':
 				if (!excl)
 					excl = eu = ek = eh = 1;
+				if (!excl_GH)
+					eG = 1;
 				eu = 0;
 				break;
 			case 'k':
@@ -360,11 +375,13 @@ static int apply_mods(struct parser *p, size_t first, const char *m, size_t n, s
 				eh = 0;
 				break;
 			case 'G':
+				ev->flags |= EV_GH_GIVEN;
 				if (!excl_GH)
 					excl_GH = eG = eH = 1;
 				eG = 0;
 				break;
 			case 'H':
+				ev->flags |= EV_GH_GIVEN;
 				if (!excl_GH)
 					excl_GH = eG = eH = 1;
 				eH = 0;
@@ -731,7 +748,7 @@ static int parse_pmu_event(struct parser *p, const char *s, size_t n, size_t col
 	    !(ev->cpus = strdup(cpus)))
 		return nomem(p, col);
 	if (mstart < n || (mstart == n && s[n - 1] == ':'))
-		return apply_mods(p, first, s + mstart, n - mstart, col + mstart);
+		return apply_mods(p, first, s + mstart, n - mstart, col + mstart, false);
 	return 0;
 }
 
@@ -827,7 +844,7 @@ static int parse_tracepoint(struct parser *p, const char *s, size_t n, size_t co
 			return tc.err;
 	}
 	if (mpos < n)
-		return apply_mods(p, first, s + mpos + 1, n - mpos - 1, col + mpos + 1);
+		return apply_mods(p, first, s + mpos + 1, n - mpos - 1, col + mpos + 1, false);
 	return 0;
 }
 
@@ -905,7 +922,7 @@ static int parse_breakpoint(struct parser *p, const char *s, size_t n, size_t co
 		return -errno;
 	}
 	if (i < n || (n && s[n - 1] == ':'))
-		return apply_mods(p, first, s + i, n - i, col + i);
+		return apply_mods(p, first, s + i, n - i, col + i, false);
 	return 0;
 }
 
@@ -979,7 +996,7 @@ static int parse_uprobe(struct parser *p, const char *s, size_t n, size_t col, b
 	if (!add_event(p, &attr, s, i, "uprobe", col))
 		return -errno;
 	if (i < n)
-		return apply_mods(p, first, s + i + 1, n - i - 1, col + i + 1);
+		return apply_mods(p, first, s + i + 1, n - i - 1, col + i + 1, false);
 	return 0;
 }
 
@@ -1103,7 +1120,8 @@ static int parse_named(struct parser *p, const char *s, size_t hn, size_t col)
 		if (p->evs.nr > before)
 			return 0;
 	}
-	if (!p->no_pfm) {
+	/* libpfm4 knows the CPU from cpuid even when the kernel has no PMU */
+	if (!p->no_pfm && tally__pmu_has_core(p->sysfs)) {
 		struct tally_pfm_enc enc;
 
 		if (!tally__pfm_encode(name, &enc)) {
@@ -1220,7 +1238,7 @@ static int parse_event(struct parser *p, const char *s, size_t n, size_t col)
 		return unknown_event(p, s, colon, col);
 	}
 	if (colon < n)
-		return apply_mods(p, first, s + colon + 1, n - colon - 1, col + colon + 1);
+		return apply_mods(p, first, s + colon + 1, n - colon - 1, col + colon + 1, false);
 	return 0;
 }
 
@@ -1296,7 +1314,7 @@ static int parse_group(struct parser *p, size_t *pos)
 
 		while (me < n && s[me] != ',')
 			me++;
-		ret = apply_mods(p, first, s + m, me - m, m);
+		ret = apply_mods(p, first, s + m, me - m, m, true);
 		if (ret)
 			return ret;
 		i = me;
@@ -1379,6 +1397,8 @@ int tally_parse_events(const char *spec, const struct tally_parse_opts *opts,
 		tally_events__clear(&p.evs);
 		return perr(&p, ENOMEM, 0, "", 0, "out of memory");
 	}
+	for (size_t i = 0; i < p.evs.nr; i++)
+		p.evs.ev[i].flags &= ~EV_GH_GIVEN;
 	memcpy(v + out->nr, p.evs.ev, p.evs.nr * sizeof(*v));
 	out->ev = v;
 	out->nr += p.evs.nr;
@@ -1528,7 +1548,7 @@ int tally_events__foreach(const struct tally_parse_opts *opts, tally_event_cb cb
 		ret = 0;
 	if (ret)
 		return ret;
-	if (!TALLY_OPTS_GET(opts, no_pfm, false))
+	if (!TALLY_OPTS_GET(opts, no_pfm, false) && tally__pmu_has_core(lc.sysfs))
 		ret = tally__pfm_foreach(list_pfm_cb, &lc);
 	return ret;
 }

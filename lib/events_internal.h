@@ -71,6 +71,8 @@ void tally__pmu_alias_scale_unit(const char *sysfs, const char *pmu, const char 
 int tally__pmu_cpumask(const char *sysfs, const char *pmu, char *buf, size_t len);
 /* caps/NAME as a number; -ENOENT if absent. */
 int tally__pmu_cap(const char *sysfs, const char *pmu, const char *cap, uint64_t *val);
+/* Is there a hardware (core) PMU? Without one libpfm4's names are moot. */
+bool tally__pmu_has_core(const char *sysfs);
 /* PMU names (sorted), then alias names of one PMU (sorted, no .scale/.unit). */
 int tally__pmu_foreach(const char *sysfs, int (*cb)(const char *pmu, void *ctx), void *ctx);
 int tally__pmu_foreach_alias(const char *sysfs, const char *pmu,

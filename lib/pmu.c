@@ -299,3 +299,19 @@ int tally__pmu_foreach_alias(const char *sysfs, const char *pmu,
 	free_list(v);
 	return ret;
 }
+
+static int core_cb(const char *pmu, void *ctx)
+{
+	const char *sysfs = ctx;
+
+	/* x86's core PMU takes PERF_TYPE_RAW's number; arm64 names its own */
+	if (!strcmp(pmu, "cpu") || !strcmp(pmu, "cpu_core") || !strcmp(pmu, "cpu_atom") ||
+	    !strncmp(pmu, "armv8_", 6) || !strncmp(pmu, "armv7_", 6))
+		return 1;
+	return tally__pmu_type(sysfs, pmu) == PERF_TYPE_RAW;
+}
+
+bool tally__pmu_has_core(const char *sysfs)
+{
+	return tally__pmu_foreach(sysfs, core_cb, (void *)sysfs) > 0;
+}

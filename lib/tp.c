@@ -3,8 +3,11 @@
  * Tracepoints, the only user of libtracefs: the tracing directory, the
  * systems and events under it (for globs and `tally list`), and an
  * event's id (events/SYS/EV/id), which is attr.config for
- * PERF_TYPE_TRACEPOINT.
+ * PERF_TYPE_TRACEPOINT. Only events with an id can be opened, so only
+ * those are walked (as perf list does: ftrace:function has one,
+ * ftrace:bprint does not).
  */
+#include <dirent.h>
 #include <fnmatch.h>
 #include <limits.h>
 #include <stdio.h>
@@ -73,6 +76,55 @@ static size_t list_len(char **v)
 	return n;
 }
 
+/*
+ * The systems: every directory under events/. Not tracefs_event_systems(),
+ * which wants an "enable" file in each and so skips "ftrace", whose
+ * function and print events perf lists and opens.
+ */
+static char **list_systems(const char *dir, size_t *nr)
+{
+	char path[PATH_MAX];
+	struct dirent *de;
+	char **v = NULL, **nv;
+	size_t n = 0, cap = 0;
+	DIR *d;
+
+	*nr = 0;
+	snprintf(path, sizeof(path), "%s/events", dir);
+	d = opendir(path);
+	if (!d)
+		return NULL;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		if (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN)
+			continue;
+		if (n + 1 >= cap) {
+			cap = cap ? cap * 2 : 64;
+			nv = tally__reallocarray(v, cap, sizeof(*v));
+			if (!nv)
+				break;
+			v = nv;
+		}
+		if (!(v[n] = strdup(de->d_name)))
+			break;
+		n++;
+	}
+	closedir(d);
+	if (v)
+		v[n] = NULL;
+	*nr = n;
+	return v;
+}
+
+static bool has_id(const char *dir, const char *sys, const char *ev)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/events/%s/%s/id", dir, sys, ev);
+	return access(path, F_OK) == 0;
+}
+
 int tally__tp_foreach(const char *root, const char *sys_glob, const char *ev_glob,
 		      int (*cb)(const char *sys, const char *ev, void *ctx), void *ctx)
 {
@@ -83,10 +135,9 @@ int tally__tp_foreach(const char *root, const char *sys_glob, const char *ev_glo
 
 	if (!dir)
 		return tally__err(ENOENT);
-	systems = tracefs_event_systems(dir);
+	systems = list_systems(dir, &ns);
 	if (!systems)
 		return 0;
-	ns = list_len(systems);
 	qsort(systems, ns, sizeof(*systems), cmp_str);
 	for (size_t i = 0; i < ns && !ret; i++) {
 		size_t ne;
@@ -101,10 +152,14 @@ int tally__tp_foreach(const char *root, const char *sys_glob, const char *ev_glo
 		for (size_t j = 0; j < ne && !ret; j++) {
 			if (ev_glob && fnmatch(ev_glob, events[j], 0))
 				continue;
+			if (!has_id(dir, systems[i], events[j]))
+				continue;
 			ret = cb(systems[i], events[j], ctx);
 		}
 		tracefs_list_free(events);
 	}
-	tracefs_list_free(systems);
+	for (size_t i = 0; i < ns; i++)
+		free(systems[i]);
+	free(systems);
 	return ret;
 }
