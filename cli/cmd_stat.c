@@ -454,6 +454,39 @@ static void print_verbose_counts(struct tally_evlist *l)
 	}
 }
 
+/*
+ * perf's exclude_guest fallback (evsel__detect_missing_features): PMUs such
+ * as msr reject any exclude_* bit with EINVAL, while the parser sets
+ * exclude_guest by default. Retry such a lone event without it.
+ * Returns how many events this brought up.
+ */
+static int retry_exclude_guest(struct tally_evlist *l, struct tally_cpu_map *cpus,
+			       struct tally_thread_map *threads)
+{
+	struct tally_evsel *e;
+	int n = 0;
+
+	tally_evlist__for_each_evsel(l, e) {
+		struct perf_event_attr *attr = tally_evsel__attr(e);
+		struct tally_cpu_map *own = tally_evsel__own_cpus(e);
+		struct tally_cpu_map *c = NULL;
+
+		if (tally_evsel__is_open(e) || tally_evsel__open_error(e) != -EINVAL ||
+		    !attr->exclude_guest || tally_evsel__nr_members(e) > 1 ||
+		    !tally_evsel__is_leader(e))
+			continue;
+		attr->exclude_guest = 0;
+		if (own && !tally_cpu_map__is_any(cpus))
+			c = tally_cpu_map__intersect(own, cpus);
+		if (tally_evsel__open(e, c ? c : own ? own : cpus, threads) == 0)
+			n++;
+		else
+			attr->exclude_guest = 1;
+		tally_cpu_map__put(c);
+	}
+	return n;
+}
+
 /* The open failed for every event: say why, with the library's hint. */
 static void print_open_error(struct tally_evlist *l, int err)
 {
@@ -611,6 +644,8 @@ static int run_once(struct run_ctx *rc)
 	rc->counted = false;
 	if (tally_evlist__nr(l) > 0) {
 		err = tally_evlist__open(l, cpus, threads, &oo);
+		if (!cfg->cgroup && retry_exclude_guest(l, cpus, threads) > 0)
+			err = 0;
 		if (err && !all_unsupported(l)) {
 			print_open_error(l, err);
 			goto out;

@@ -47,7 +47,7 @@ double stat_convert_unit(double val, char *unit)
 	return val;
 }
 
-static bool counted(const struct stat_row *r)
+static bool m_counted(const struct stat_row *r)
 {
 	return r->state == STAT_S_COUNTED || r->state == STAT_S_SCALED;
 }
@@ -57,7 +57,7 @@ static const struct stat_row *find_kind(const struct stat_row *rows, int nr,
 					enum stat_kind kind)
 {
 	for (int i = 0; i < nr; i++)
-		if (rows[i].kind == kind && counted(&rows[i]))
+		if (rows[i].kind == kind && m_counted(&rows[i]))
 			return &rows[i];
 	return NULL;
 }
@@ -107,7 +107,7 @@ void stat_metrics_compute(struct stat_row *rows, int nr, double wall_ns)
 
 		r->has_metric = false;
 		r->metric_unit[0] = '\0';
-		if (!counted(r))
+		if (!m_counted(r))
 			continue;
 		switch (r->kind) {
 		case STAT_K_CLOCK:

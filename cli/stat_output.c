@@ -23,7 +23,7 @@ static const char *state_str(enum stat_state s)
 	return s == STAT_S_NOT_SUPPORTED ? "<not supported>" : "<not counted>";
 }
 
-static bool counted(const struct stat_row *r)
+static bool row_counted(const struct stat_row *r)
 {
 	return r->state == STAT_S_COUNTED || r->state == STAT_S_SCALED;
 }
@@ -215,7 +215,7 @@ static void row_human(struct stat_out *o, const struct stat_row *r)
 	FILE *fp = o->fp;
 	const char *unit = r->unit ? r->unit : "";
 
-	if (!counted(r)) {
+	if (!row_counted(r)) {
 		fprintf(fp, "%18s ", state_str(r->state));
 		fprintf(fp, "%-*s ", UNIT_WIDTH, unit);
 		fprintf(fp, "%-25s", r->event);
@@ -251,7 +251,7 @@ static void row_csv(struct stat_out *o, const struct stat_row *r)
 	FILE *fp = o->fp;
 	const char *sep = o->sep;
 
-	if (!counted(r))
+	if (!row_counted(r))
 		fprintf(fp, "%s%s", state_str(r->state), sep);
 	else if (r->kind == STAT_K_CLOCK)
 		fprintf(fp, "%.2f%s", display_val(r), sep);
@@ -261,7 +261,7 @@ static void row_csv(struct stat_out *o, const struct stat_row *r)
 	if (r->has_noise)
 		fprintf(fp, "%s%.2f%%", sep, r->noise_pct);
 	fprintf(fp, "%s%" PRIu64 "%s%.2f", sep, (uint64_t)r->run, sep, pcnt_running(r));
-	if (counted(r) && r->has_metric) {
+	if (row_counted(r) && r->has_metric) {
 		/* perf's print_metric_csv: the number without padding or '%'. */
 		char buf[64], *v, *end;
 
@@ -283,9 +283,7 @@ static void row_json(struct stat_out *o, const struct stat_row *r)
 	FILE *fp = o->fp;
 	char esc[512];
 
-	if (!o->interval)
-		fputc('{', fp);
-	if (!counted(r))
+	if (!row_counted(r))
 		fprintf(fp, "\"counter-value\" : \"%s\", ", state_str(r->state));
 	else
 		fprintf(fp, "\"counter-value\" : \"%f\", ", display_val(r));
@@ -295,7 +293,7 @@ static void row_json(struct stat_out *o, const struct stat_row *r)
 		fprintf(fp, "\"variance\" : %.2f, ", r->noise_pct);
 	fprintf(fp, "\"event-runtime\" : %" PRIu64 ", \"pcnt-running\" : %.2f, ",
 		(uint64_t)r->run, pcnt_running(r));
-	if (counted(r) && r->has_metric)
+	if (row_counted(r) && r->has_metric)
 		fprintf(fp, "\"metric-value\" : %f, \"metric-unit\" : \"%s\"}\n",
 			r->metric, r->metric_unit);
 	else
@@ -334,6 +332,8 @@ void stat_out_row(struct stat_out *o, const struct stat_row *r)
 			old = uselocale(user);
 	}
 	interval_prefix(o);
+	if (o->format == STAT_FMT_JSON && !o->interval)
+		fputc('{', o->fp);
 	aggr_prefix(o, r);
 	switch (o->format) {
 	case STAT_FMT_CSV:
@@ -463,6 +463,15 @@ static void om_labels(struct stat_out *o, const struct stat_row *r, char *buf, s
 	}
 }
 
+/* The shortest of %.15g / %.17g that reads back as the same double. */
+static const char *om_num(double v, char *buf, size_t len)
+{
+	snprintf(buf, len, "%.15g", v);
+	if (strtod(buf, NULL) != v)
+		snprintf(buf, len, "%.17g", v);
+	return buf;
+}
+
 static void om_family(FILE *fp, const char *name, const char *type, const char *unit,
 		      const char *help)
 {
@@ -475,7 +484,7 @@ static void om_family(FILE *fp, const char *name, const char *type, const char *
 void stat_out_om_end(struct stat_out *o, const struct stat_footer *f)
 {
 	FILE *fp = o->fp;
-	char lab[512], e[256];
+	char lab[512], e[256], num[40];
 	bool any_metric = false;
 
 	om_family(fp, "tally_event_value", "gauge", NULL,
@@ -483,11 +492,11 @@ void stat_out_om_end(struct stat_out *o, const struct stat_footer *f)
 	for (int i = 0; i < o->om_nr; i++) {
 		const struct stat_row *r = &o->om_rows[i];
 
-		if (!counted(r))
+		if (!row_counted(r))
 			continue;
 		om_labels(o, r, lab, sizeof(lab));
-		fprintf(fp, "tally_event_value{%s,unit=\"%s\"} %.17g\n", lab,
-			r->unit ? r->unit : "", display_val(r));
+		fprintf(fp, "tally_event_value{%s,unit=\"%s\"} %s\n", lab,
+			r->unit ? r->unit : "", om_num(display_val(r), num, sizeof(num)));
 	}
 	om_family(fp, "tally_event_counted", "gauge", NULL,
 		  "1 when the event was counted, 0 when not counted or not supported.");
@@ -495,32 +504,33 @@ void stat_out_om_end(struct stat_out *o, const struct stat_footer *f)
 		const struct stat_row *r = &o->om_rows[i];
 
 		om_labels(o, r, lab, sizeof(lab));
-		fprintf(fp, "tally_event_counted{%s} %d\n", lab, counted(r) ? 1 : 0);
+		fprintf(fp, "tally_event_counted{%s} %d\n", lab, row_counted(r) ? 1 : 0);
 	}
 	om_family(fp, "tally_event_running_ratio", "gauge", "ratio",
 		  "Share of the enabled time the event was on the PMU (1 unless multiplexed).");
 	for (int i = 0; i < o->om_nr; i++) {
 		const struct stat_row *r = &o->om_rows[i];
 
-		if (!counted(r))
+		if (!row_counted(r))
 			continue;
 		om_labels(o, r, lab, sizeof(lab));
-		fprintf(fp, "tally_event_running_ratio{%s} %.17g\n", lab,
-			r->ena > 0 ? r->run / r->ena : 1.0);
+		fprintf(fp, "tally_event_running_ratio{%s} %s\n", lab,
+			om_num(r->ena > 0 ? r->run / r->ena : 1.0, num, sizeof(num)));
 	}
 	for (int i = 0; i < o->om_nr; i++)
-		any_metric |= counted(&o->om_rows[i]) && o->om_rows[i].has_metric;
+		any_metric |= row_counted(&o->om_rows[i]) && o->om_rows[i].has_metric;
 	if (any_metric) {
 		om_family(fp, "tally_event_metric", "gauge", NULL,
 			  "Derived metric of an event (CPUs utilized, rates, IPC, miss share).");
 		for (int i = 0; i < o->om_nr; i++) {
 			const struct stat_row *r = &o->om_rows[i];
 
-			if (!counted(r) || !r->has_metric)
+			if (!row_counted(r) || !r->has_metric)
 				continue;
 			om_labels(o, r, lab, sizeof(lab));
-			fprintf(fp, "tally_event_metric{%s,metric=\"%s\"} %.17g\n", lab,
-				om_escape(r->metric_unit, e, sizeof(e)), r->metric);
+			fprintf(fp, "tally_event_metric{%s,metric=\"%s\"} %s\n", lab,
+				om_escape(r->metric_unit, e, sizeof(e)),
+				om_num(r->metric, num, sizeof(num)));
 		}
 	}
 	if (o->interval) {
