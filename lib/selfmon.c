@@ -186,7 +186,13 @@ struct tally_selfmon *tally_selfmon__new(const struct perf_event_attr *attrs, si
 		int fd;
 
 		attr.read_format = GROUP_FORMAT;
-		attr.disabled = i == 0 ? !enable : 0;
+		/*
+		 * The leader opens disabled even when asked to count at once:
+		 * a member added to a group that is already counting is not
+		 * scheduled until the group next is (a context switch), and
+		 * counts nothing until then. It is enabled below.
+		 */
+		attr.disabled = i == 0;
 #if defined(__aarch64__)
 		if (user_access && is_cpu_pmu_event(&attr)) {
 			added_long = !(attr.config1 & ARM64_CONFIG1_LONG) &&
@@ -229,6 +235,11 @@ struct tally_selfmon *tally_selfmon__new(const struct perf_event_attr *attrs, si
 	}
 	sm->fast = fast ? native_path() : TALLY_SELFMON_PATH_READ;
 	sm->last = sm->fast;
+	if (enable) {
+		err = tally_sys_enable(sm->fds[0], true);
+		if (err)
+			goto err;
+	}
 	return sm;
 err:
 	tally_selfmon__free(sm);

@@ -161,7 +161,8 @@ struct tally_selfmon_value {
  * Open attrs[0..nr) as one group on the calling thread, attrs[0] the
  * leader. The attrs are copied; read_format is replaced by
  * GROUP | TOTAL_TIME_ENABLED | TOTAL_TIME_RUNNING, `disabled` is set on
- * the leader (unless opts->enable) and cleared on members. Each event's
+ * the leader and cleared on members; with opts->enable the group is
+ * enabled once every member is in it. Each event's
  * first page is mapped for the fast path unless it can never be used
  * (software, tracepoint and breakpoint events; opts->no_fast).
  * On arm64, hardware events get config1 bits 1|0 (user access, 64-bit
