@@ -244,6 +244,10 @@ static int break_group(struct tally_evlist *l, struct tally_evsel *leader)
 		m->attr.read_format &= ~(uint64_t)PERF_FORMAT_GROUP;
 		m->unsupported = false;
 		m->open_err = 0;
+		if (m->enable_after_open) {
+			m->attr.disabled = 0;
+			m->enable_after_open = false;
+		}
 		apply_attr_bits(l, m);
 	}
 	return leader->idx;
@@ -303,6 +307,19 @@ int tally_evlist__open(struct tally_evlist *l, struct tally_cpu_map *cpus,
 			}
 			ecpus = tmp;
 		}
+		/*
+		 * A member opened into a running group is not scheduled
+		 * until the task is next switched in (the kernel adds it
+		 * to an active group without rescheduling), so its first
+		 * counts would be lost: open a group that should start
+		 * enabled disabled, and enable it once it is whole.
+		 */
+		e->enable_after_open = false;
+		if (e->leader == e && e->nr_members > 1 && !e->attr.disabled &&
+		    !e->attr.enable_on_exec) {
+			e->attr.disabled = 1;
+			e->enable_after_open = true;
+		}
 		if (tally_cpu_map__nr(ecpus) == 0)
 			err = -ENODEV;	/* its PMU has none of the asked CPUs */
 		else
@@ -347,8 +364,29 @@ int tally_evlist__open(struct tally_evlist *l, struct tally_cpu_map *cpus,
 	err = build_id_index(l);
 	if (err)
 		goto fail;
+	for (int i = 0; i < l->nr; i++) {
+		struct tally_evsel *e = l->ev[i];
+
+		if (!e->enable_after_open)
+			continue;
+		e->attr.disabled = 0;
+		e->enable_after_open = false;
+		for (size_t s = 0; e->opened && s < (size_t)e->nr_cpus * (size_t)e->nr_threads; s++) {
+			if (e->fds[s] < 0)
+				continue;
+			err = tally_sys_enable(e->fds[s], true);
+			if (err)
+				goto fail;
+		}
+	}
 	goto out;
 fail:
+	for (int i = 0; i < l->nr; i++) {
+		if (l->ev[i]->enable_after_open) {
+			l->ev[i]->attr.disabled = 0;
+			l->ev[i]->enable_after_open = false;
+		}
+	}
 	tally_evlist__close(l);
 out:
 	tally_cpu_map__put(any_c);
@@ -457,14 +495,7 @@ struct tally_thread_map *tally_evlist__threads(const struct tally_evlist *l)
 	return l ? l->threads : NULL;
 }
 
-/*
- * The parser lives in lib/events.c (another module). Until it is linked
- * in everywhere, reference it weakly so programs that never parse still
- * link; add_parsed reports ENOSYS then.
- */
-#pragma weak tally_parse_events
-#pragma weak tally_events__clear
-
+/* One evsel from one parsed event: name, PMU, unit/scale, PMU cpumask, flags. */
 static struct tally_evsel *evsel_from_event(const struct tally_event *ev)
 {
 	struct tally_evsel *e = tally_evsel__new(&ev->attr, ev->name);
@@ -504,8 +535,6 @@ int tally_evlist__add_parsed(struct tally_evlist *l, const char *spec,
 
 	if (!l || !spec)
 		return tally__err(EINVAL);
-	if (!tally_parse_events || !tally_events__clear)
-		return tally__err(ENOSYS);
 	err = tally_parse_events(spec, opts, &evs, perr);
 	if (err)
 		return err < 0 ? err : tally__err(EINVAL);

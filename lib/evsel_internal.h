@@ -29,6 +29,7 @@ struct tally_evsel {
 	struct tally_counts *prev;	/* the read before */
 	bool unsupported;
 	bool opened;
+	bool enable_after_open;		/* leader opened disabled by the evlist */
 	int open_err;			/* -errno of the last failed open */
 };
 
