@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# tally stat through the CLI on events with exactly known counts:
+# N getpid() -> N syscalls:sys_enter_getpid in human, CSV and JSON output;
+# N stores -> N on a mem:ADDR:w:u breakpoint; -p on a running process;
+# -a with cpu-clock and msr/tsc; -I intervals; -r stddev; exit status.
+. "$(dirname "$0")/lib.sh"
+W=$HELPERS/work
+TP=syscalls:sys_enter_getpid
+have_tp() { [ -d /sys/kernel/tracing/events/syscalls/sys_enter_getpid ] ||
+	    [ -d /sys/kernel/debug/tracing/events/syscalls/sys_enter_getpid ]; }
+# Count column of the row for event $1 in human output (separators dropped).
+human_count() { awk -v ev="$1" '$0 ~ ev && $1 ~ /^[0-9.,]+$/ { gsub(/,/, "", $1); print $1; exit }'; }
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+
+if have_tp; then
+	N=12345
+	$TALLY stat -e $TP -- "$W" getpid $N 2>"$tmp/h"
+	is "human: exactly $N getpid" "$(human_count "$TP" <"$tmp/h")" "$N"
+	$TALLY stat -x, -e $TP -- "$W" getpid $N 2>"$tmp/c"
+	is "CSV: exactly $N getpid" "$(awk -F, -v ev=$TP '$3 == ev { print $1 }' "$tmp/c")" "$N"
+	$TALLY stat -x';' -e $TP -- "$W" getpid $N 2>"$tmp/c2"
+	is "CSV with ';': exactly $N getpid" "$(awk -F';' -v ev=$TP '$3 == ev { print $1 }' "$tmp/c2")" "$N"
+	$TALLY stat -j -e $TP -- "$W" getpid $N 2>"$tmp/j"
+	got=$(python3 -c 'import json,sys
+for l in open(sys.argv[1]):
+    o = json.loads(l)
+    if o["event"] == sys.argv[2]: print(int(float(o["counter-value"])))' "$tmp/j" $TP)
+	is "JSON: exactly $N getpid" "$got" "$N"
+	# Other events beside it do not disturb it; 0 getpid is 0, not <not counted>.
+	$TALLY stat -x, -e task-clock,$TP,page-faults -- "$W" getpid 0 2>"$tmp/z"
+	is "zero getpid counts 0" "$(awk -F, -v ev=$TP '$3 == ev { print $1 }' "$tmp/z")" "0"
+	# --filter reaches the kernel: a pid that is not the workload's matches nothing.
+	$TALLY stat -x, -e $TP --filter 'common_pid == 1' -- "$W" getpid 500 2>"$tmp/f"
+	is "--filter excludes every event" "$(awk -F, -v ev=$TP '$3 == ev { print $1 }' "$tmp/f")" "0"
+	# threads are inherited (and not with --no-inherit)
+	$TALLY stat -x, -e $TP -- "$W" threads 4 1000 2>"$tmp/t"
+	is "inherit: 4 threads x 1000" "$(awk -F, '{ print $1 }' "$tmp/t")" "4000"
+	$TALLY stat -x, --no-inherit -e $TP -- "$W" threads 4 1000 2>"$tmp/t"
+	is "--no-inherit: the main thread made no getpid" "$(awk -F, '{ print $1 }' "$tmp/t")" "0"
+else
+	for i in 1 2 3 4 5 6 7 8; do skip "no syscalls:sys_enter_getpid tracepoint"; done
+fi
+
+# mem:ADDR:w:u: a write breakpoint counts exactly the stores.
+A=$("$W" addr)
+if $TALLY stat -x, -e "mem:$A:w:u" -- "$W" write 777 2>"$tmp/m"; then
+	v=$(awk -F, 'NR==1 { print $1 }' "$tmp/m")
+	if [ "$v" = "<not supported>" ]; then
+		skip "breakpoint PMU not usable here"
+	else
+		is "mem:$A:w:u counts 777 stores" "$v" "777"
+	fi
+else
+	fail "mem breakpoint run failed: $(cat "$tmp/m")"
+fi
+
+# -p on a running process: it does 2000 getpid after we attach.
+if have_tp; then
+	sh -c 'sleep 0.3; exec "$0" getpid 2000' "$W" &
+	target=$!
+	$TALLY stat -x, -p $target -e $TP 2>"$tmp/p"
+	rc=$?
+	is "-p exits 0 when the process ends" "$rc" "0"
+	is "-p counts the process's 2000 getpid" "$(awk -F, -v ev=$TP '$3 == ev { print $1 }' "$tmp/p")" "2000"
+	wait
+else
+	skip "no tracepoint"; skip "no tracepoint"
+fi
+
+# --timeout on a process that outlives it; the pid keeps running.
+"$W" sleep 3000 &
+victim=$!
+start=$(date +%s%N)
+$TALLY stat -x, -p $victim -e task-clock --timeout 200 2>"$tmp/to"
+rc=$?
+is "--timeout ends counting with status 0" "$rc" "0"
+check "--timeout prints the task-clock row" grep -q ',task-clock,' "$tmp/to"
+check "the attached process is still alive" kill -0 $victim
+kill $victim; wait $victim 2>/dev/null
+
+# -a with cpu-clock and msr/tsc: cpu-clock sums ~ nCPU x elapsed.
+$TALLY stat -a -x, -e cpu-clock -e msr/tsc/ -- "$W" sleep 200 2>"$tmp/a"
+ncpu=$(nproc)
+cc=$(awk -F, '$3 == "cpu-clock" { print $1 }' "$tmp/a")
+if [ -n "$cc" ] && awk -v c="$cc" -v n="$ncpu" 'BEGIN { exit !(c > n * 200 * 0.8 && c < n * 200 * 1.5) }'; then
+	ok "-a cpu-clock is about $ncpu x 200 msec ($cc)"
+else
+	fail "-a cpu-clock $cc not about $ncpu x 200 msec"
+fi
+tsc=$(awk -F, '$3 == "msr/tsc/" { print $1 }' "$tmp/a")
+if [ "$tsc" = "<not supported>" ] || [ -z "$tsc" ]; then
+	skip "msr/tsc not available"
+else
+	check "-a msr/tsc counts ($tsc)" test "$tsc" -gt 1000000
+fi
+$TALLY stat -a -A -x, -e cpu-clock -- "$W" sleep 50 2>"$tmp/aa"
+is "-A: one row per online CPU" "$(grep -c '^CPU[0-9]*,' "$tmp/aa")" "$ncpu"
+
+# -I 100 on a 550 ms workload: 6 intervals (5 full, 1 partial), +-1.
+$TALLY stat -I 100 -x, -e task-clock -- "$W" sleep 550 2>"$tmp/i"
+n=$(grep -c ',task-clock,' "$tmp/i")
+check "-I 100 over 550 ms prints 6 (+-1) intervals (got $n)" test "$n" -ge 5 -a "$n" -le 7
+check "-I rows start with a timestamp" grep -Eq '^ +[0-9]+\.[0-9]{9},' "$tmp/i"
+$TALLY stat -I 100 -j -e task-clock -- "$W" sleep 250 2>"$tmp/ij"
+check "-I with --json has an interval key" grep -q '^{"interval" : 0\.[0-9]\{9\}, "counter-value"' "$tmp/ij"
+$TALLY stat -I 100 --interval-count 2 -x, -e task-clock -- "$W" sleep 2000 2>"$tmp/ic"
+is "--interval-count 2 stops after 2 intervals" "$(grep -c ',task-clock,' "$tmp/ic")" "2"
+
+# -r 5: stddev on task-clock and on elapsed; exact events stay exact.
+if have_tp; then ev="-e task-clock -e $TP"; else ev="-e task-clock"; fi
+$TALLY stat -r 5 $ev -- "$W" getpid 3000 2>"$tmp/r"
+check "-r 5 says (5 runs)" grep -q "(5 runs):" "$tmp/r"
+check "-r 5 prints +- stddev for elapsed" grep -Eq '\+- [0-9.]+ seconds time elapsed' "$tmp/r"
+check "-r 5 prints ( +- x.xx% ) on task-clock" grep -Eq 'task-clock.*\( \+- +[0-9]+\.[0-9]{2}% \)' "$tmp/r"
+if have_tp; then
+	is "-r 5: exact mean, no noise" "$(human_count "$TP" <"$tmp/r")" "3000"
+	check "-r 5: no +- on an exact count" sh -c "! grep '$TP' '$tmp/r' | grep -q '+-'"
+else
+	skip "no tracepoint"; skip "no tracepoint"
+fi
+$TALLY stat -r 3 -x, -e task-clock -- "$W" getpid 10 2>"$tmp/rc"
+check "-r with CSV: variance column" grep -Eq '^[0-9.]+,msec,task-clock,[0-9.]+%,[0-9]+,100.00,' "$tmp/rc"
+
+# Exit status is the workload's.
+$TALLY stat -e task-clock -- "$W" exit 3 2>/dev/null
+is "workload exit 3 -> 3" "$?" "3"
+$TALLY stat -e task-clock -- sh -c 'kill -TERM $$' 2>/dev/null
+is "workload killed by SIGTERM -> 143" "$?" "143"
+
+# The default event set: 8 rows, the hardware ones <not supported> here.
+$TALLY stat -x, -- true 2>"$tmp/d"
+is "default set: 8 rows" "$(wc -l <"$tmp/d" | tr -d ' ')" "8"
+is "default set: perf's order" "$(cut -d, -f3 "$tmp/d" | tr '\n' ' ')" \
+   "task-clock context-switches cpu-migrations page-faults cycles instructions branches branch-misses "
+
+done_testing

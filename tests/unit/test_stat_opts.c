@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tally stat's command line: each option lands in the config, parsing
+ * stops at the command, ':::' splits --compare, and every conflicting or
+ * malformed combination is a usage error (exit 129 in the command).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdlib.h>
+#include <cmocka.h>
+#include "../../cli/stat_opts.c"
+
+/* Parse a NULL-terminated list; argv copies live in a static buffer. */
+static int parse(struct stat_config *cfg, ...)
+{
+	static char *argv[64];
+	static char store[64][128];
+	va_list ap;
+	int argc = 0;
+	const char *a;
+	FILE *devnull = fopen("/dev/null", "w");
+	int rc;
+
+	*cfg = (struct stat_config)STAT_CONFIG_INIT;
+	argv[argc++] = strcpy(store[0], "stat");
+	va_start(ap, cfg);
+	while ((a = va_arg(ap, const char *)) && argc < 63) {
+		snprintf(store[argc], sizeof(store[argc]), "%s", a);
+		argv[argc] = store[argc];
+		argc++;
+	}
+	va_end(ap);
+	argv[argc] = NULL;
+	rc = stat_parse_args(cfg, argc, argv, devnull);
+	fclose(devnull);
+	return rc;
+}
+
+static void test_defaults_and_command(void **state)
+{
+	struct stat_config c;
+
+	(void)state;
+	assert_int_equal(parse(&c, "ls", "-l", NULL), 0);
+	assert_int_equal(c.cmd_argc, 2);
+	assert_string_equal(c.cmd_argv[0], "ls");
+	assert_string_equal(c.cmd_argv[1], "-l");	/* not taken as an option */
+	assert_int_equal(c.repeat, 1);
+	assert_int_equal(c.format, STAT_FMT_HUMAN);
+	assert_int_equal(c.aggr, STAT_AGGR_GLOBAL);
+	assert_true(c.big_num);
+	assert_int_equal(c.nr_events, 0);
+	assert_int_equal(parse(&c, "-e", "task-clock", "--", "true", NULL), 0);
+	assert_int_equal(c.cmd_argc, 1);
+	assert_string_equal(c.cmd_argv[0], "true");
+}
+
+static void test_events_and_filters(void **state)
+{
+	struct stat_config c;
+
+	(void)state;
+	assert_int_equal(parse(&c, "-e", "a", "--event=b", "--filter", "x == 1",
+			       "-e", "c", "true", NULL), 0);
+	assert_int_equal(c.nr_events, 3);
+	assert_string_equal(c.events[0].spec, "a");
+	assert_null(c.events[0].filter);
+	assert_string_equal(c.events[1].filter, "x == 1");
+	assert_null(c.events[2].filter);
+	/* a filter with no event before it */
+	assert_int_equal(parse(&c, "--filter", "x", "true", NULL), 1);
+}
+
+static void test_formats(void **state)
+{
+	struct stat_config c;
+
+	(void)state;
+	assert_int_equal(parse(&c, "-x", ";", "true", NULL), 0);
+	assert_int_equal(c.format, STAT_FMT_CSV);
+	assert_string_equal(c.csv_sep, ";");
+	assert_int_equal(parse(&c, "-j", "true", NULL), 0);
+	assert_int_equal(c.format, STAT_FMT_JSON);
+	assert_int_equal(parse(&c, "--stat-format=openmetrics", "true", NULL), 0);
+	assert_int_equal(c.format, STAT_FMT_OPENMETRICS);
+	assert_int_equal(parse(&c, "--stat-format", "csv", "true", NULL), 0);
+	assert_string_equal(c.csv_sep, ",");
+	assert_int_equal(parse(&c, "--stat-format=xml", "true", NULL), 1);
+	assert_int_equal(parse(&c, "-x", "", "true", NULL), 1);
+	assert_int_equal(parse(&c, "--no-big-num", "-o", "f", "--append", "true", NULL), 0);
+	assert_false(c.big_num);
+	assert_true(c.append);
+	assert_string_equal(c.output, "f");
+	assert_int_equal(parse(&c, "--append", "true", NULL), 1);
+}
+
+static void test_numbers(void **state)
+{
+	struct stat_config c;
+
+	(void)state;
+	assert_int_equal(parse(&c, "-r", "5", "-D", "20", "--timeout", "100", "true", NULL), 0);
+	assert_int_equal(c.repeat, 5);
+	assert_int_equal(c.delay_ms, 20);
+	assert_int_equal(c.timeout_ms, 100);
+	assert_int_equal(parse(&c, "-I", "100", "--interval-count", "3", "true", NULL), 0);
+	assert_int_equal(c.interval_ms, 100);
+	assert_int_equal(c.interval_count, 3);
+	assert_int_equal(parse(&c, "-r", "0", "true", NULL), 1);
+	assert_int_equal(parse(&c, "-r", "5x", "true", NULL), 1);
+	assert_int_equal(parse(&c, "-r", "99999999999999999999", "true", NULL), 1);
+	assert_int_equal(parse(&c, "-I", "5", "true", NULL), 1);	/* perf's 10 ms floor */
+	assert_int_equal(parse(&c, "-D", "-1", "true", NULL), 1);
+	assert_int_equal(parse(&c, "--timeout", "0", "true", NULL), 1);
+	assert_int_equal(parse(&c, "-r", "3", "-I", "100", "true", NULL), 1);
+}
+
+static void test_targets(void **state)
+{
+	struct stat_config c;
+
+	(void)state;
+	assert_int_equal(parse(&c, "-p", "12,13", NULL), 0);
+	assert_string_equal(c.pids, "12,13");
+	assert_int_equal(parse(&c, "-t", "12", "--per-thread", NULL), 0);
+	assert_int_equal(c.aggr, STAT_AGGR_THREAD);
+	assert_int_equal(parse(&c, "-a", "-A", NULL), 0);
+	assert_int_equal(c.aggr, STAT_AGGR_CPU);
+	assert_int_equal(parse(&c, "-C", "0-1", "--per-core", NULL), 0);
+	assert_int_equal(c.aggr, STAT_AGGR_CORE);
+	assert_int_equal(parse(&c, "-a", "--per-socket", "--per-node", NULL), 0);
+	assert_int_equal(c.aggr, STAT_AGGR_NODE);	/* the last one wins */
+	assert_int_equal(parse(&c, "-a", "-G", "/x", "-i", NULL), 0);
+	assert_string_equal(c.cgroup, "/x");
+	assert_true(c.no_inherit);
+	/* conflicts */
+	assert_int_equal(parse(&c, NULL), 1);			/* nothing to count */
+	assert_int_equal(parse(&c, "-p", "1", "true", NULL), 1);
+	assert_int_equal(parse(&c, "-p", "1", "-t", "2", NULL), 1);
+	assert_int_equal(parse(&c, "-G", "/x", "true", NULL), 1);
+	assert_int_equal(parse(&c, "--per-thread", "true", NULL), 1);
+	assert_int_equal(parse(&c, "-A", "true", NULL), 1);
+	assert_int_equal(parse(&c, "--per-core", "-p", "1", NULL), 1);
+	assert_int_equal(parse(&c, "-r", "2", "-a", NULL), 1);
+	assert_int_equal(parse(&c, "-n", "-e", "x", "true", NULL), 1);
+	assert_int_equal(parse(&c, "--bogus", "true", NULL), 1);
+	assert_int_equal(parse(&c, "-e", NULL), 1);		/* missing value */
+}
+
+static void test_compare(void **state)
+{
+	struct stat_config c;
+
+	(void)state;
+	assert_int_equal(parse(&c, "--compare", "-r", "4", "--", "a", "1", ":::", "b", NULL), 0);
+	assert_true(c.compare);
+	assert_int_equal(c.repeat, 4);
+	assert_int_equal(c.cmd_argc, 2);
+	assert_string_equal(c.cmd_argv[0], "a");
+	assert_null(c.cmd_argv[2]);	/* A's argv ends where ':::' was */
+	assert_int_equal(c.cmd_b_argc, 1);
+	assert_string_equal(c.cmd_b_argv[0], "b");
+	assert_null(c.cmd_b_argv[1]);
+	assert_int_equal(parse(&c, "--compare", "a", ":::", "b", NULL), 0);
+	assert_int_equal(c.repeat, 5);	/* default runs */
+	assert_int_equal(parse(&c, "--compare", "a", "b", NULL), 1);
+	assert_int_equal(parse(&c, "--compare", "a", ":::", NULL), 1);
+	assert_int_equal(parse(&c, "--compare", ":::", "b", NULL), 1);
+	assert_int_equal(parse(&c, "--compare", "-a", "a", ":::", "b", NULL), 1);
+}
+
+static void test_help(void **state)
+{
+	struct stat_config c;
+
+	(void)state;
+	assert_int_equal(parse(&c, "--help", NULL), 0);
+	assert_true(c.help);
+	assert_int_equal(parse(&c, "-h", NULL), 0);
+	assert_true(c.help);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_defaults_and_command),
+		cmocka_unit_test(test_events_and_filters),
+		cmocka_unit_test(test_formats),
+		cmocka_unit_test(test_numbers),
+		cmocka_unit_test(test_targets),
+		cmocka_unit_test(test_compare),
+		cmocka_unit_test(test_help),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
