@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#include <tally/events.h>
 #include <tally/selfmon.h>
 #include <tally/sys.h>
 #include "internal.h"
@@ -31,6 +32,7 @@ struct tally_selfmon {
 	size_t grp_len;
 	struct tally_selfmon_value *start;
 	struct tally_selfmon_value *now;
+	char **names;			/* nr names, or NULL */
 };
 
 static enum tally_selfmon_path native_path(void)
@@ -91,6 +93,10 @@ void tally_selfmon__free(struct tally_selfmon *sm)
 		if (sm->fds && sm->fds[i] >= 0)
 			close(sm->fds[i]);
 	}
+	if (sm->names)
+		for (size_t i = 0; i < sm->nr; i++)
+			free(sm->names[i]);
+	free(sm->names);
 	free(sm->pages);
 	free(sm->fds);
 	free(sm->grp);
@@ -244,6 +250,83 @@ struct tally_selfmon *tally_selfmon__new(const struct perf_event_attr *attrs, si
 err:
 	tally_selfmon__free(sm);
 	return tally__err_ptr(-err);
+}
+
+struct tally_selfmon *tally_selfmon__new_events(const char *spec,
+						const struct tally_selfmon_opts *opts)
+{
+	struct tally_events evs = { 0 };
+	struct tally_parse_error perr;
+	struct perf_event_attr *attrs = NULL;
+	struct tally_selfmon *sm = NULL;
+	int err;
+
+	if (!spec)
+		return tally__err_ptr(EINVAL);
+	err = tally_parse_events(spec, NULL, &evs, &perr);
+	if (err) {
+		char msg[512];
+
+		if (tally_parse_error__format(&perr, spec, msg, sizeof(msg)) >= 0)
+			pr_warn("%s\n", msg);
+		return tally__err_ptr(-err);
+	}
+	if (!evs.nr) {
+		err = -EINVAL;
+		goto out;
+	}
+	attrs = tally__calloc(evs.nr, sizeof(*attrs));
+	if (!attrs) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < evs.nr; i++) {
+		attrs[i] = evs.ev[i].attr;
+		/*
+		 * Counting only: the parser gives tracepoints perf record's
+		 * sample_period 1, which would make every hit an overflow.
+		 */
+		attrs[i].sample_period = 0;
+		attrs[i].freq = 0;
+	}
+	sm = tally_selfmon__new(attrs, evs.nr, opts);
+	if (!sm) {
+		err = -errno;
+		goto out;
+	}
+	sm->names = tally__calloc(evs.nr, sizeof(*sm->names));
+	if (!sm->names) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < evs.nr; i++) {
+		sm->names[i] = strdup(evs.ev[i].name ? evs.ev[i].name : "");
+		if (!sm->names[i]) {
+			err = -ENOMEM;
+			goto out;
+		}
+	}
+	err = 0;
+out:
+	free(attrs);
+	tally_events__clear(&evs);
+	if (err) {
+		tally_selfmon__free(sm);
+		return tally__err_ptr(-err);
+	}
+	return sm;
+}
+
+const char *tally_selfmon__name(const struct tally_selfmon *sm, size_t idx)
+{
+	static const char *generic[] = { "event0", "event1", "event2", "event3",
+					 "event4", "event5", "event6", "event7" };
+
+	if (!sm || idx >= sm->nr)
+		return tally__err_ptr(EINVAL);
+	if (sm->names)
+		return sm->names[idx];
+	return idx < ARRAY_SIZE(generic) ? generic[idx] : "event";
 }
 
 int tally_selfmon__nr(const struct tally_selfmon *sm)

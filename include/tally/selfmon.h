@@ -173,7 +173,18 @@ struct tally_selfmon_value {
 TALLY_API struct tally_selfmon *tally_selfmon__new(const struct perf_event_attr *attrs,
 						   size_t nr,
 						   const struct tally_selfmon_opts *opts);
+/*
+ * The same from an event list in perf's language ("task-clock,page-faults",
+ * "syscalls:sys_enter_getpid", "{cycles,instructions}:u"): every event
+ * goes into the one group, in order, as a counting event (sample_period
+ * cleared; use __new with attrs for overflow signals). A parse error is logged (pr_warn,
+ * with the column) and gives NULL + EINVAL (or the parser's errno).
+ */
+TALLY_API struct tally_selfmon *tally_selfmon__new_events(const char *spec,
+							  const struct tally_selfmon_opts *opts);
 TALLY_API void tally_selfmon__free(struct tally_selfmon *sm);
+/* Event idx's name: as parsed for __new_events, "event<idx>" for __new. */
+TALLY_API const char *tally_selfmon__name(const struct tally_selfmon *sm, size_t idx);
 
 TALLY_API int tally_selfmon__nr(const struct tally_selfmon *sm);
 /* The fd of event idx (owned by sm), or -EINVAL. */

@@ -236,6 +236,37 @@ static void test_ids(void **state)
 	tally_selfmon__free(sm);
 }
 
+/* From an event string: names, order, exact counts. */
+static void test_new_events(void **state)
+{
+	struct tally_selfmon *sm;
+	uint64_t d[3];
+
+	(void)state;
+	TALLY_OPTS(tally_selfmon_opts, o, .enable = true);
+	sm = tally_selfmon__new_events("task-clock,syscalls:sys_enter_getpid,page-faults", &o);
+	if (!sm && getpid_tp_id() < 0)
+		skip();
+	assert_non_null(sm);
+	assert_int_equal(tally_selfmon__nr(sm), 3);
+	assert_string_equal(tally_selfmon__name(sm, 0), "task-clock");
+	assert_string_equal(tally_selfmon__name(sm, 1), "syscalls:sys_enter_getpid");
+	assert_string_equal(tally_selfmon__name(sm, 2), "page-faults");
+	assert_null(tally_selfmon__name(sm, 3));
+	assert_int_equal(tally_selfmon__start(sm), 0);
+	do_getpid(321);
+	assert_int_equal(tally_selfmon__stop(sm, d), 0);
+	assert_int_equal(d[1], 321);
+	assert_true(d[0] > 0);
+	tally_selfmon__free(sm);
+
+	/* A parse error: NULL, and the parser's errno. */
+	assert_null(tally_selfmon__new_events("task-clock,no-such-event-xyz", NULL));
+	assert_true(errno != 0);
+	assert_null(tally_selfmon__new_events(NULL, NULL));
+	assert_int_equal(errno, EINVAL);
+}
+
 /* ---- Overflow signals ---- */
 
 static struct {
@@ -404,6 +435,7 @@ int main(void)
 		cmocka_unit_test(test_exact_getpid),
 		cmocka_unit_test(test_task_enable_disable),
 		cmocka_unit_test(test_ids),
+		cmocka_unit_test(test_new_events),
 		cmocka_unit_test(test_overflow_budget),
 		cmocka_unit_test(test_overflow_enabled),
 		cmocka_unit_test(test_overflow_period),

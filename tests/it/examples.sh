@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Every program in examples/ runs with no arguments, exits 0 on this
+# machine and prints the line that shows it did its job; the numbers in
+# that line are checked where the example's workload fixes them.
+. tests/it/lib.sh
+EX=${BUILD:-build}/examples
+
+run() {	# run NAME: sets $out and $rc
+	out=$(timeout 60 "$EX/$1" 2>&1); rc=$?
+}
+
+if [ ! -d "$EX" ]; then
+	skip "no $EX (make examples)"
+	done_testing
+	exit 0
+fi
+
+run selfmon_printf
+is "selfmon_printf exits 0" "$rc" 0
+check "selfmon_printf: 'Used N instructions' or N ns of task-clock" \
+	grep -Eq '^Used [1-9][0-9]* (instructions|ns of task-clock) \(read path: (read|rdpmc|mrs)\)$' <<<"$out"
+
+run selfmon_group
+is "selfmon_group exits 0" "$rc" 0
+pf=$(awk '$2 == "page-faults" {print $1}' <<<"$out")
+check "selfmon_group: page-faults >= 256 pages touched (got '$pf')" \
+	test -n "$pf" -a "${pf:-0}" -ge 256
+tc=$(awk '$2 == "task-clock" {print $1}' <<<"$out")
+check "selfmon_group: task-clock > 0 (got '$tc')" test -n "$tc" -a "${tc:-0}" -gt 0
+if grep -q 'syscalls:sys_enter_getpid' <<<"$out"; then
+	is "selfmon_group: exactly 1000 getpid" \
+		"$(awk '$2 == "syscalls:sys_enter_getpid" {print $1}' <<<"$out")" 1000
+else
+	skip "selfmon_group: no syscalls tracepoint here"
+fi
+
+run overflow_signal
+is "overflow_signal exits 0" "$rc" 0
+if grep -q 'getpid() calls' <<<"$out"; then
+	check "overflow_signal: 20 signals for 2000 getpid() calls" \
+		grep -Eq '^20 signals for 2000 getpid\(\) calls \(one every 100\)$' <<<"$out"
+else
+	check "overflow_signal: a signal per 100 page faults" \
+		grep -Eq '^[1-9][0-9]* signals for [0-9]+ page faults' <<<"$out"
+fi
+
+run ring_sampler
+is "ring_sampler exits 0" "$rc" 0
+if grep -q 'sys_enter_getpid' <<<"$out"; then
+	check "ring_sampler: 1000 samples, 0 lost" \
+		grep -Eq '^1000 samples of syscalls:sys_enter_getpid, 0 lost, 0 other records$' <<<"$out"
+else
+	check "ring_sampler: some cpu-clock samples" \
+		grep -Eq '^[1-9][0-9]* samples of cpu-clock' <<<"$out"
+fi
+
+# Every example is covered above: a new one must be added here.
+for f in "$EX"/*; do
+	n=$(basename "$f")
+	case $n in
+	selfmon_printf|selfmon_group|overflow_signal|ring_sampler) ;;
+	*.d) ;;
+	*) run "$n"; is "$n exits 0 (no output check yet)" "$rc" 0 ;;
+	esac
+done
+done_testing
