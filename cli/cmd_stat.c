@@ -487,6 +487,57 @@ static int retry_exclude_guest(struct tally_evlist *l, struct tally_cpu_map *cpu
 	return n;
 }
 
+/*
+ * perf's paranoid fallback (evsel__fallback): with perf_event_paranoid
+ * above 1 an unprivileged user may count only user space, so a refused
+ * open is retried with exclude_kernel and exclude_hv, the name taking
+ * ":u" as perf shows it. Returns true when it changed something to retry.
+ */
+static bool paranoid_fallback(struct tally_evlist *l, int err)
+{
+	struct tally_evsel *e;
+	char buf[32];
+	bool changed = false;
+
+	if (err != -EACCES && err != -EPERM)
+		return false;
+	{
+		FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "re");
+		int lvl = 0;
+
+		if (!f)
+			return false;
+		if (!fgets(buf, sizeof(buf), f))
+			buf[0] = '\0';
+		fclose(f);
+		lvl = atoi(buf);
+		if (lvl <= 1)
+			return false;
+	}
+	tally_evlist__for_each_evsel(l, e) {
+		struct perf_event_attr *attr = tally_evsel__attr(e);
+		const char *name = tally_evsel__name(e);
+		size_t n = strlen(name);
+		char *nn;
+
+		/* An event that excludes user space would count nothing. */
+		if (attr->exclude_kernel || attr->exclude_user)
+			continue;
+		attr->exclude_kernel = 1;
+		attr->exclude_hv = 1;
+		changed = true;
+		nn = malloc(n + 3);
+		if (!nn)
+			continue;
+		/* perf: "ev" -> "ev:u", "pmu/x/" or "ev:k..." -> append "u" */
+		snprintf(nn, n + 3, "%s%su", name,
+			 strchr(name, '/') || strchr(name, ':') ? "" : ":");
+		tally_evsel__set_name(e, nn);
+		free(nn);
+	}
+	return changed;
+}
+
 /* The open failed for every event: say why, with the library's hint. */
 static void print_open_error(struct tally_evlist *l, int err)
 {
@@ -644,6 +695,8 @@ static int run_once(struct run_ctx *rc)
 	rc->counted = false;
 	if (tally_evlist__nr(l) > 0) {
 		err = tally_evlist__open(l, cpus, threads, &oo);
+		if (err && !system_wide && paranoid_fallback(l, err))
+			err = tally_evlist__open(l, cpus, threads, &oo);
 		if (!cfg->cgroup && retry_exclude_guest(l, cpus, threads) > 0)
 			err = 0;
 		if (err && !all_unsupported(l)) {

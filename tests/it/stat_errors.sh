@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# tally stat on bad input: unknown events and modifiers (exit 1, the token
+# and its column, nothing run), bad pids, no permission (as nobody with
+# perf_event_paranoid 2: the message names it), a command that does not
+# exist (127) or cannot be run (126), bad options (129), and the
+# workload's own status passed through.
+. "$(dirname "$0")/lib.sh"
+W=$HELPERS/work
+tmp=$(mktemp -d)
+saved_paranoid=
+cleanup() {
+	[ -n "$saved_paranoid" ] && echo "$saved_paranoid" >/proc/sys/kernel/perf_event_paranoid
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+# Unknown event: exit 1, perf-style caret under the token, a suggestion,
+# and the command never runs.
+$TALLY stat -e instrutions -- touch "$tmp/ran" 2>"$tmp/e"
+is "unknown event: exit 1" "$?" "1"
+check "unknown event: perf's 'event syntax error' line" grep -q "^event syntax error: 'instrutions'" "$tmp/e"
+check "unknown event: names the token" grep -q "unknown event 'instrutions'" "$tmp/e"
+check "unknown event: suggests instructions" grep -q "did you mean 'instructions'" "$tmp/e"
+# the caret (\___) sits under column 0 of the spec: 21 = len("event syntax error: '")
+is "unknown event: caret under the token" \
+   "$(awk '/\\___/ { print index($0, "\\___") - 1; exit }' "$tmp/e")" "21"
+check "unknown event: the command did not run" test ! -e "$tmp/ran"
+
+# The bad token in the middle of a list: the caret moves to its column.
+$TALLY stat -e task-clock,bogus-event -- true 2>"$tmp/e"
+is "second event unknown: exit 1" "$?" "1"
+is "second event unknown: caret at its column" \
+   "$(awk '/\\___/ { print index($0, "\\___") - 1; exit }' "$tmp/e")" "$((21 + 11))"
+
+# Bad modifier.
+$TALLY stat -e task-clock:zq -- true 2>"$tmp/e"
+is "bad modifier: exit 1" "$?" "1"
+check "bad modifier: says modifier" grep -qi "modifier" "$tmp/e"
+$TALLY stat -e 'cpu/event=0xzz/' -- true 2>/dev/null
+is "bad PMU term: exit 1" "$?" "1"
+$TALLY stat -e '{task-clock' -- true 2>/dev/null
+is "unclosed group: exit 1" "$?" "1"
+
+# Unsupported hardware events are rows, not failures.
+$TALLY stat -x, -e cycles,task-clock -- true 2>"$tmp/e"
+is "unsupported event: run succeeds" "$?" "0"
+if grep -q '^<not supported>,,cycles,' "$tmp/e"; then
+	ok "unsupported event: a <not supported> row"
+elif grep -q '^[0-9]*,,cycles,' "$tmp/e"; then
+	skip "this machine has a hardware PMU: cycles counts"
+else
+	fail "no cycles row: $(cat "$tmp/e")"
+fi
+
+# Bad pids.
+$TALLY stat -p 2147483 -e task-clock 2>"$tmp/e"
+is "pid that does not exist: exit 1" "$?" "1"
+check "pid that does not exist: says so" grep -q "no such process" "$tmp/e"
+$TALLY stat -p abc -e task-clock 2>"$tmp/e"
+is "pid that is not a number: exit 1" "$?" "1"
+$TALLY stat -t 12x -e task-clock 2>/dev/null
+is "bad tid list: exit 1" "$?" "1"
+$TALLY stat -C 99999 -e cpu-clock -- true 2>/dev/null
+rc=$?
+check "CPU that does not exist: fails (rc $rc)" test "$rc" -ne 0
+
+# Commands that cannot run.
+$TALLY stat -e task-clock -- /nonexistent/cmd 2>"$tmp/e"
+is "missing command: exit 127" "$?" "127"
+check "missing command: perf-style message" grep -q "command '/nonexistent/cmd' not found" "$tmp/e"
+check "missing command: no counts printed" sh -c "! grep -q 'task-clock' '$tmp/e'"
+$TALLY stat -e task-clock -- no-such-command-xyz 2>/dev/null
+is "command not in PATH: exit 127" "$?" "127"
+printf '#!/bin/sh\nexit 0\n' >"$tmp/noexec"; chmod 644 "$tmp/noexec"
+$TALLY stat -e task-clock -- "$tmp/noexec" 2>"$tmp/e"
+is "not executable: exit 126" "$?" "126"
+check "not executable: says why" grep -q "Permission denied" "$tmp/e"
+
+# Workload status passes through.
+for code in 0 3 77; do
+	$TALLY stat -e task-clock -- "$W" exit $code 2>/dev/null
+	is "workload exit $code -> $code" "$?" "$code"
+done
+
+# Usage errors: perf's 129.
+$TALLY stat --no-such-option -- true 2>/dev/null
+is "unknown option: exit 129" "$?" "129"
+$TALLY stat 2>/dev/null
+is "nothing to count: exit 129" "$?" "129"
+$TALLY stat -r 0 -- true 2>/dev/null
+is "-r 0: exit 129" "$?" "129"
+$TALLY stat --help >"$tmp/h" 2>&1
+is "--help: exit 0" "$?" "0"
+check "--help lists -e" grep -q -- "--event" "$tmp/h"
+
+# No permission: as nobody with perf_event_paranoid 2, system-wide counting
+# is refused and the message names perf_event_paranoid; a per-task count
+# falls back to user space only (":u"), as perf does.
+if [ "$(id -u)" != 0 ] || ! command -v setpriv >/dev/null; then
+	for i in 1 2 3 4; do skip "needs root and setpriv to test as nobody"; done
+else
+	saved_paranoid=$(cat /proc/sys/kernel/perf_event_paranoid)
+	if ! echo 2 >/proc/sys/kernel/perf_event_paranoid 2>/dev/null; then
+		saved_paranoid=
+		for i in 1 2 3 4; do skip "cannot set perf_event_paranoid"; done
+	else
+		mkdir -p "$tmp/bin"; cp "$TALLY" "$W" "$tmp/bin/"; chmod -R a+rx "$tmp"
+		asnobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"; }
+		asnobody "$tmp/bin/tally" stat -a -e cpu-clock -- true 2>"$tmp/e"
+		is "nobody -a: exit 1" "$?" "1"
+		check "nobody -a: names perf_event_paranoid" grep -q perf_event_paranoid "$tmp/e"
+		asnobody "$tmp/bin/tally" stat -x, -e task-clock -- "$tmp/bin/work" getpid 10 2>"$tmp/e"
+		is "nobody per-task: runs" "$?" "0"
+		check "nobody per-task: user-space only, named task-clock:u" grep -q ',task-clock:u,' "$tmp/e"
+	fi
+fi
+
+done_testing
