@@ -151,6 +151,11 @@ static int best_try(struct best *b, const char *cand)
 	return 0;
 }
 
+static int best_name_cb(const char *name, void *ctx)
+{
+	return best_try(ctx, name);
+}
+
 static int best_cache_cb(const char *name, uint64_t config, void *ctx)
 {
 	return best_try(ctx, name);
@@ -715,7 +720,7 @@ static int parse_pmu_event(struct parser *p, const char *s, size_t n, size_t col
 
 		ret = perr(p, ENOENT, col, s, slash, "unknown PMU '%s'", pmu);
 		best_init(&b, pmu);
-		tally__pmu_foreach(p->sysfs, (int (*)(const char *, void *))best_try, &b);
+		tally__pmu_foreach(p->sysfs, best_name_cb, &b);
 		if (b.name[0]) {
 			snprintf(hint, sizeof(hint), "%s", b.name);
 			set_hint(p, hint);
@@ -1072,10 +1077,12 @@ static bool is_raw(const char *s, size_t n, uint64_t *config)
 }
 
 /*
- * A name (head, hn bytes) that is not a tracepoint: symbolic, cache,
- * raw, sysfs alias on any PMU, then libpfm4. 1 if not found.
+ * A name (head, hn bytes of the n typed) that is not a tracepoint:
+ * symbolic, cache, raw, sysfs alias on any PMU, then libpfm4. 1 if not
+ * found. Named as typed, modifiers included ("cycles:u"), as perf 6.1
+ * does, except cache events, which perf names without them.
  */
-static int parse_named(struct parser *p, const char *s, size_t hn, size_t col)
+static int parse_named(struct parser *p, const char *s, size_t hn, size_t n, size_t col)
 {
 	const struct tally_sym_event *se;
 	struct perf_event_attr attr;
@@ -1088,7 +1095,7 @@ static int parse_named(struct parser *p, const char *s, size_t hn, size_t col)
 	if (se) {
 		attr.type = se->type;
 		attr.config = se->config;
-		return add_event(p, &attr, s, hn, pmu_of_type(se->type), col) ? 0 : -errno;
+		return add_event(p, &attr, s, n, pmu_of_type(se->type), col) ? 0 : -errno;
 	}
 	ret = tally__cache_parse(s, hn, &config);
 	if (ret == -EINVAL)
@@ -1103,7 +1110,7 @@ static int parse_named(struct parser *p, const char *s, size_t hn, size_t col)
 	if (is_raw(s, hn, &config)) {
 		attr.type = PERF_TYPE_RAW;
 		attr.config = config;
-		return add_event(p, &attr, s, hn, "cpu", col) ? 0 : -errno;
+		return add_event(p, &attr, s, n, "cpu", col) ? 0 : -errno;
 	}
 	if (hn == 0 || hn >= sizeof(name) || memchr(s, '\0', hn))
 		return 1;
@@ -1111,7 +1118,7 @@ static int parse_named(struct parser *p, const char *s, size_t hn, size_t col)
 	name[hn] = '\0';
 	if (!strchr(name, '/')) {
 		struct alias_find af = { .p = p, .name = name, .typed = s,
-					 .typed_len = hn, .col = col };
+					 .typed_len = n, .col = col };
 		size_t before = p->evs.nr;
 
 		tally__pmu_foreach(p->sysfs, alias_find_cb, &af);
@@ -1129,7 +1136,7 @@ static int parse_named(struct parser *p, const char *s, size_t hn, size_t col)
 			attr.config = enc.config;
 			attr.config1 = enc.config1;
 			attr.config2 = enc.config2;
-			return add_event(p, &attr, s, hn, pmu_of_type(enc.type), col) ?
+			return add_event(p, &attr, s, n, pmu_of_type(enc.type), col) ?
 			       0 : -errno;
 		}
 	}
@@ -1221,7 +1228,7 @@ static int parse_event(struct parser *p, const char *s, size_t n, size_t col)
 			}
 		}
 	}
-	ret = parse_named(p, s, colon, col);
+	ret = parse_named(p, s, colon, n, col);
 	if (ret < 0)
 		return ret;
 	if (ret == 1) {
