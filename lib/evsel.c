@@ -303,6 +303,50 @@ static int open_one(struct tally_evsel *e, pid_t pid, int cpu, int group_fd,
 	return fd;
 }
 
+static void close_fds(struct tally_evsel *e)
+{
+	for (size_t i = 0; i < (size_t)e->nr_cpus * (size_t)e->nr_threads; i++) {
+		if (e->fds[i] >= 0)
+			close(e->fds[i]);
+		e->fds[i] = -1;
+		e->ids[i] = 0;
+	}
+}
+
+/*
+ * perf's fallback for perf_event_paranoid >= 2 without CAP_PERFMON:
+ * the kernel refuses to count kernel mode for us, so count user mode
+ * only and say so in the name (":u"), instead of failing. True if the
+ * attr was changed and the open should be retried.
+ */
+static bool kernel_fallback(struct tally_evsel *e)
+{
+	char buf[16];
+	size_t n;
+
+	if (e->attr.exclude_kernel || e->attr.type == PERF_TYPE_TRACEPOINT)
+		return false;
+	if (tally__read_file("/proc/sys/kernel/perf_event_paranoid", buf, sizeof(buf)) <= 0 ||
+	    atoi(buf) < 2)
+		return false;
+	e->attr.exclude_kernel = 1;
+	e->attr.exclude_hv = 1;
+	n = strlen(e->name);
+	if (!strchr(e->name, ':') && !strchr(e->name, '/')) {
+		char *nn = malloc(n + 3);
+
+		if (nn) {
+			memcpy(nn, e->name, n);
+			memcpy(nn + n, ":u", 3);
+			free(e->name);
+			e->name = nn;
+		}
+	}
+	pr_debug("tally: kernel counting not allowed (perf_event_paranoid %s), %s counts "
+		 "user space only\n", buf, e->name);
+	return true;
+}
+
 int tally__evsel_open_flags(struct tally_evsel *e, struct tally_cpu_map *cpus,
 			    struct tally_thread_map *threads, unsigned long flags,
 			    int cgroup_fd)
@@ -310,7 +354,7 @@ int tally__evsel_open_flags(struct tally_evsel *e, struct tally_cpu_map *cpus,
 	struct tally_cpu_map *own_c = NULL;
 	struct tally_thread_map *own_t = NULL;
 	struct tally_evsel *leader;
-	int ncpu, nthr, err = 0;
+	int ncpu, nthr, nok, err = 0;
 
 	if (!e)
 		return tally__err(EINVAL);
@@ -343,6 +387,8 @@ int tally__evsel_open_flags(struct tally_evsel *e, struct tally_cpu_map *cpus,
 	e->threads = threads;
 	fix_read_format(e);
 
+retry:
+	nok = 0;
 	for (int c = 0; c < ncpu; c++) {
 		int cpu = tally_cpu_map__cpu(cpus, c).cpu;
 
@@ -353,15 +399,29 @@ int tally__evsel_open_flags(struct tally_evsel *e, struct tally_cpu_map *cpus,
 
 			if (flags & PERF_FLAG_PID_CGROUP)
 				pid = cgroup_fd;
-			if (leader != e)
+			if (leader != e) {
 				group_fd = leader->fds[s];
+				if (group_fd < 0)
+					continue;	/* the leader's thread was gone */
+			}
 			fd = open_one(e, pid, cpu, group_fd, flags);
+			if (fd == -ESRCH && nthr > 1 && !(flags & PERF_FLAG_PID_CGROUP)) {
+				/* One thread of many exited meanwhile, as perf: go on. */
+				pr_debug("tally: thread %d exited, %s not opened on it\n",
+					 (int)pid, e->name);
+				continue;
+			}
+			if ((fd == -EACCES || fd == -EPERM) && kernel_fallback(e)) {
+				close_fds(e);
+				goto retry;
+			}
 			if (fd < 0) {
 				err = fd;
 				pr_debug("tally: open %s on cpu %d pid %d: %s\n", e->name,
 					 cpu, (int)pid, strerror(-err));
 				goto fail_close;
 			}
+			nok++;
 			e->fds[s] = fd;
 			err = tally_sys_id(fd, &e->ids[s]);
 			if (err)
@@ -376,6 +436,10 @@ int tally__evsel_open_flags(struct tally_evsel *e, struct tally_cpu_map *cpus,
 			}
 		}
 	}
+	if (!nok) {
+		err = -ESRCH;	/* every thread was gone */
+		goto fail_close;
+	}
 	memset(e->counts, 0, (size_t)ncpu * (size_t)nthr * sizeof(*e->counts));
 	memset(e->prev, 0, (size_t)ncpu * (size_t)nthr * sizeof(*e->prev));
 	e->opened = true;
@@ -384,12 +448,7 @@ int tally__evsel_open_flags(struct tally_evsel *e, struct tally_cpu_map *cpus,
 	goto out;
 
 fail_close:
-	for (size_t i = 0; i < (size_t)ncpu * (size_t)nthr; i++) {
-		if (e->fds[i] >= 0)
-			close(e->fds[i]);
-		e->fds[i] = -1;
-		e->ids[i] = 0;
-	}
+	close_fds(e);
 fail:
 	e->open_err = err;
 	if (tally__err_is_unsupported(err) ||
@@ -528,7 +587,7 @@ static void land_group(void *vctx, int i, const struct tally_counts *c)
 		*ctx->first = *c;
 	/* Land by id: the kernel lists members in its sibling order. */
 	for (struct tally_evsel *m = ctx->leader; m; m = m->group_next) {
-		if (m->opened && m->fds && m->ids[ctx->slot] == c->id) {
+		if (m->opened && m->fds[ctx->slot] >= 0 && m->ids[ctx->slot] == c->id) {
 			m->counts[ctx->slot] = *c;
 			ctx->landed++;
 			return;
@@ -542,13 +601,13 @@ static void land_first(void *vctx, int i, const struct tally_counts *c)
 		*(struct tally_counts *)vctx = *c;
 }
 
-/* Number of open events in e's group (e is a leader). */
-static int open_in_group(const struct tally_evsel *leader)
+/* Number of events of leader's group open in slot s. */
+static int open_in_group(const struct tally_evsel *leader, size_t s)
 {
 	int n = 0;
 
 	for (const struct tally_evsel *m = leader; m; m = m->group_next)
-		if (m->opened)
+		if (m->opened && m->fds[s] >= 0)
 			n++;
 	return n;
 }
@@ -564,9 +623,15 @@ static int read_fd(struct tally_evsel *e, int c, int t, struct tally_counts *out
 	struct land_ctx ctx = { .leader = e, .slot = slot, .first = out };
 	int err, n;
 
-	if (!slot_ok(e, c, t) || e->fds[slot] < 0)
+	if (!slot_ok(e, c, t))
 		return tally__err(EBADF);
-	sz = read_size(rf, (rf & PERF_FORMAT_GROUP) ? open_in_group(e) : 1);
+	if (e->fds[slot] < 0) {
+		/* A thread that was gone at open: nothing to read, counts stay 0. */
+		if (store && e->opened)
+			return 0;
+		return tally__err(EBADF);
+	}
+	sz = read_size(rf, (rf & PERF_FORMAT_GROUP) ? open_in_group(e, slot) : 1);
 	if (sz > sizeof(stackbuf)) {
 		buf = malloc(sz);
 		if (!buf)

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <cmocka.h>
 #include "oracle_util.h"
 
@@ -417,6 +418,100 @@ static void test_weak_group(void **state)
 	tally_thread_map__put(tm);
 }
 
+/* A thread that exits between the thread map and the open is skipped. */
+static void test_thread_gone(void **state)
+{
+	struct perf_event_attr a;
+	struct tally_thread_map *tm;
+	struct tally_evlist *l = tally_evlist__new();
+	struct tally_evsel *e;
+	struct tally_aggr *ag;
+	char list[64];
+	pid_t child;
+	int n;
+
+	if (!tp_attr(&a, "syscalls", "sys_enter_getpid"))
+		skip();
+	child = fork();
+	if (child == 0) {
+		pause();
+		_exit(0);
+	}
+	snprintf(list, sizeof(list), "%d,%d", (int)getpid(), (int)child);
+	tm = tally_thread_map__new_list(list, false);
+	assert_non_null(tm);
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	e = tally_evsel__new(&a, NULL);
+	tally_evlist__add(l, e);
+	assert_int_equal(tally_evlist__open(l, NULL, tm, NULL), 0);
+	assert_true(tally_evsel__fd(e, 0, 0) >= 0);
+	assert_int_equal(tally_evsel__fd(e, 0, 1), -1);
+	do_getpid(64);
+	assert_int_equal(tally_evlist__read(l), 0);
+	n = tally_evsel__aggregate(e, TALLY_AGGR_THREAD, NULL, false, &ag);
+	assert_int_equal(n, 2);
+	assert_int_equal(ag[0].key, getpid());
+	assert_int_equal(ag[0].counts.val, 64);
+	assert_int_equal(ag[1].key, child);
+	assert_int_equal(ag[1].counts.val, 0);
+	free(ag);
+	tally_evlist__free(l);
+	tally_thread_map__put(tm);
+}
+
+/*
+ * perf_event_paranoid >= 2 without privileges: kernel counting is
+ * refused, so the library counts user space only and names it ":u".
+ * Run in a child that drops root (when we are root).
+ */
+static int paranoid_child(void)
+{
+	struct tally_thread_map *tm;
+	struct tally_evlist *l;
+	struct tally_evsel *e;
+	int err;
+
+	if (geteuid() == 0 && (setgid(65534) || setuid(65534)))
+		return 10;
+	tm = tally_thread_map__new_pid(getpid());
+	l = tally_evlist__new();
+	e = sw(PERF_COUNT_SW_TASK_CLOCK);
+	tally_evlist__add(l, e);
+	err = tally_evlist__open(l, NULL, tm, NULL);
+	if (err)
+		return 11;
+	if (!tally_evsel__attr(e)->exclude_kernel || !tally_evsel__attr(e)->exclude_hv)
+		return 12;
+	if (strcmp(tally_evsel__name(e), "task-clock:u"))
+		return 13;
+	tally_evlist__free(l);
+	tally_thread_map__put(tm);
+	return 0;
+}
+
+static void test_paranoid_fallback(void **state)
+{
+	char buf[16] = "";
+	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
+	pid_t child;
+	int st;
+
+	if (!f)
+		skip();
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = '\0';
+	fclose(f);
+	if (atoi(buf) < 2)
+		skip();	/* the kernel lets everyone count kernel mode */
+	child = fork();
+	if (child == 0)
+		_exit(paranoid_child());
+	assert_int_equal(waitpid(child, &st, 0), child);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -429,6 +524,8 @@ int main(void)
 		cmocka_unit_test(test_raises_nofile),
 		cmocka_unit_test(test_add_parsed),
 		cmocka_unit_test(test_weak_group),
+		cmocka_unit_test(test_thread_gone),
+		cmocka_unit_test(test_paranoid_fallback),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
