@@ -609,6 +609,34 @@ static bool targets_gone(const int *pidfds, const pid_t *pids, int n)
 }
 
 /*
+ * Where -G names are relative to: the cgroup2 mount (on a hybrid system
+ * /sys/fs/cgroup/unified), or a v1 hierarchy with the perf_event
+ * controller, from /proc/self/mounts.
+ */
+static int cgroup_mount(char *buf, size_t len)
+{
+	FILE *f = fopen("/proc/self/mounts", "re");
+	char line[4096], dev[256], dir[1024], type[64], opts[1024];
+	int found = -1;
+
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%255s %1023s %63s %1023s", dev, dir, type, opts) != 4)
+			continue;
+		if (!strcmp(type, "cgroup2") ||
+		    (!strcmp(type, "cgroup") && strstr(opts, "perf_event"))) {
+			snprintf(buf, len, "%s", dir);
+			found = 0;
+			if (!strcmp(type, "cgroup2"))
+				break;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+/*
  * Count once. Returns 0, or an exit status for an error that ends
  * tally (1: bad events or open error). rc->exit_code gets the workload's.
  */
@@ -657,12 +685,16 @@ static int run_once(struct run_ctx *rc)
 		}
 	}
 	if (cfg->cgroup) {
-		char path[4096];
+		char path[4096], mnt[1024];
 
-		if (cfg->cgroup[0] == '/' && !strncmp(cfg->cgroup, "/sys/fs/cgroup", 14))
+		if (cgroup_mount(mnt, sizeof(mnt))) {
+			fprintf(stderr, "tally stat: no cgroup v2 (or v1 perf_event) hierarchy is mounted\n");
+			goto out;
+		}
+		if (!strncmp(cfg->cgroup, mnt, strlen(mnt)))
 			snprintf(path, sizeof(path), "%s", cfg->cgroup);
 		else
-			snprintf(path, sizeof(path), "/sys/fs/cgroup/%s",
+			snprintf(path, sizeof(path), "%s/%s", mnt,
 				 cfg->cgroup + (cfg->cgroup[0] == '/'));
 		cgfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (cgfd < 0) {
@@ -914,6 +946,7 @@ static void print_totals(struct run_ctx *rc)
 		.show_rusage = g->rusage && rc->cfg->repeat == 1,
 		.user_s = g->user_s,
 		.sys_s = g->sys_s,
+		.null_run = rc->cfg->null_run,
 	};
 
 	o->interval = false;

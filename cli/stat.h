@@ -210,6 +210,7 @@ struct stat_footer {
 	double elapsed_s, elapsed_sd;	/* sd: standard error of the mean */
 	bool show_rusage;
 	double user_s, sys_s;
+	bool null_run;			/* -n: no blank line before elapsed */
 };
 void stat_out_footer(struct stat_out *o, const struct stat_footer *f);
 /* OpenMetrics: begin/end of one exposition (one per interval). */

@@ -403,7 +403,8 @@ void stat_out_footer(struct stat_out *o, const struct stat_footer *f)
 
 	if (o->format != STAT_FMT_HUMAN || o->interval)
 		return;
-	fprintf(fp, "\n");
+	if (!f->null_run)
+		fprintf(fp, "\n");
 	if (f->runs <= 1) {
 		fprintf(fp, " %17.9f seconds time elapsed", f->elapsed_s);
 		if (f->show_rusage) {

@@ -1,0 +1,161 @@
+#!/usr/bin/env bash
+# tally stat beyond the counts: OpenMetrics text (one exposition per
+# interval), -o/--append, --compare (ratio, CI, significance), Ctrl-C on a
+# command (counts so far, the workload's status), -D delay, -v, -q, -n,
+# -G cgroup, the C locale in machine output.
+. "$(dirname "$0")/lib.sh"
+W=$HELPERS/work
+TP=syscalls:sys_enter_getpid
+tmp=$(mktemp -d)
+cg=
+cleanup() { [ -n "$cg" ] && rmdir "$cg" 2>/dev/null; rm -rf "$tmp"; }
+trap cleanup EXIT
+have_tp=0
+[ -d /sys/kernel/tracing/events/syscalls/sys_enter_getpid ] && have_tp=1
+ev=task-clock; [ $have_tp = 1 ] && ev="task-clock,$TP"
+
+# OpenMetrics: well formed (every sample line "name{labels} value",
+# families contiguous with TYPE before samples, "# EOF" last).
+om_check() {
+	python3 - "$1" <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+blocks = text.split("# EOF\n")
+assert blocks[-1] == "", "text after the last # EOF"
+sample = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{([a-zA-Z_][a-zA-Z0-9_]*="(\\.|[^"\\])*",?)*\})? (-?[0-9.eE+-]+|NaN|[+-]Inf)$')
+for b in blocks[:-1]:
+    seen, cur, typed = set(), None, set()
+    for line in b.splitlines():
+        if line.startswith("# TYPE "):
+            name = line.split()[2]
+            assert name not in seen, "family %s split" % name
+            seen.add(name); cur = name; typed.add(name)
+            continue
+        if line.startswith("#"):
+            continue
+        m = sample.match(line)
+        assert m, "bad sample line: %r" % line
+        assert m.group(1) == cur, "sample %s outside its family" % m.group(1)
+print(len(blocks) - 1)
+PY
+}
+$TALLY stat --stat-format=openmetrics -e $ev -- "$W" getpid 2500 2>"$tmp/om"
+n=$(om_check "$tmp/om" 2>"$tmp/om.err")
+is "OpenMetrics: one well-formed exposition" "$n" "1"
+[ -s "$tmp/om.err" ] && sed 's/^/# /' "$tmp/om.err"
+if [ $have_tp = 1 ]; then
+	check "OpenMetrics: exact getpid value" grep -qx "tally_event_value{event=\"$TP\",unit=\"\"} 2500" "$tmp/om"
+else
+	skip "no tracepoint"
+fi
+check "OpenMetrics: elapsed seconds" grep -Eq '^tally_elapsed_seconds [0-9]+\.[0-9]+$' "$tmp/om"
+$TALLY stat --stat-format=openmetrics -I 100 -e task-clock -- "$W" sleep 350 2>"$tmp/omi"
+n=$(om_check "$tmp/omi" 2>/dev/null)
+check "OpenMetrics -I 100 over 350 ms: 4 (+-1) expositions (got $n)" test "${n:-0}" -ge 3 -a "${n:-0}" -le 5
+check "OpenMetrics -I: interval end timestamps" grep -q '^tally_interval_end_seconds 0\.' "$tmp/omi"
+$TALLY stat -a -A --stat-format=openmetrics -e cpu-clock -- "$W" sleep 20 2>"$tmp/oma"
+is "OpenMetrics -A: a cpu label per CPU" "$(grep -c '^tally_event_value{event="cpu-clock",cpu="[0-9]*"' "$tmp/oma")" "$(nproc)"
+
+# -o FILE and --append: results go to the file, not stderr.
+$TALLY stat -o "$tmp/out" -x, -e task-clock -- "$W" getpid 1 2>"$tmp/err"
+check "-o: stderr has no counts" sh -c "! grep -q task-clock '$tmp/err'"
+check "-o: file has the row" grep -q ',task-clock,' "$tmp/out"
+check "-o: file starts with perf's '# started on'" sh -c "head -1 '$tmp/out' | grep -q '^# started on '"
+$TALLY stat -o "$tmp/out" --append -x, -e task-clock -- "$W" getpid 1 2>/dev/null
+is "--append: two runs in the file" "$(grep -c ',task-clock,' "$tmp/out")" "2"
+$TALLY stat -o "$tmp/out" -x, -e task-clock -- "$W" getpid 1 2>/dev/null
+is "-o without --append truncates" "$(grep -c ',task-clock,' "$tmp/out")" "1"
+$TALLY stat -o /nonexistent/dir/f -e task-clock -- true 2>/dev/null
+is "-o to an unwritable path: exit 1" "$?" "1"
+
+# --compare: exact events differ by exactly 2x and are significant;
+# the same command against itself is not.
+if [ $have_tp = 1 ]; then
+	$TALLY stat --compare -r 4 -x, -e $TP -- "$W" getpid 1000 ::: "$W" getpid 2000 2>"$tmp/cmp"
+	row=$(grep "^$TP," "$tmp/cmp")
+	is "--compare CSV: mean A, mean B, ratio" "$(echo "$row" | cut -d, -f3-5)" "1000.000000,2000.000000,2.000000"
+	is "--compare: 2x is significant" "$(echo "$row" | cut -d, -f9)" "yes"
+	$TALLY stat --compare -r 4 -j -e $TP -- "$W" getpid 1500 ::: "$W" getpid 1500 2>"$tmp/cmpj"
+	check "--compare JSON: equal runs not significant" python3 -c '
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+r = [x for x in rows if x["event"] == sys.argv[2]][0]
+assert r["ratio"] == 1.0 and r["significant"] is False and r["mean-a"] == 1500
+assert any(x["event"] == "time-elapsed" for x in rows)' "$tmp/cmpj" $TP
+	$TALLY stat --compare -r 3 -e $TP -- "$W" getpid 10 ::: "$W" getpid 30 2>"$tmp/cmph"
+	check "--compare human: names both commands" grep -q "B: '$W getpid 30'" "$tmp/cmph"
+	check "--compare human: ratio 3.000 and a CI" grep -Eq "$TP +10 +30 +3\.000 +\[ *3\.000, +3\.000\] +yes" "$tmp/cmph"
+	check "--compare human: says the method" grep -q "delta method" "$tmp/cmph"
+else
+	for i in 1 2 3 4 5 6; do skip "no tracepoint"; done
+fi
+$TALLY stat --compare -e task-clock -- "$W" exit 0 ::: "$W" exit 4 2>/dev/null
+is "--compare returns B's failing status" "$?" "4"
+
+# Ctrl-C (SIGINT to tally) on a command: counts so far, workload's status.
+cat >"$tmp/int.py" <<'PY'
+import signal, subprocess, sys, time
+p = subprocess.Popen(sys.argv[2:], stderr=subprocess.PIPE,
+                     preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+time.sleep(float(sys.argv[1]))
+t = time.time()
+p.send_signal(signal.SIGINT)
+err = p.communicate(timeout=30)[1].decode()
+sys.stdout.write(err)
+print("rc=%d quick=%d" % (p.returncode, time.time() - t < 3))
+PY
+python3 "$tmp/int.py" 0.4 "$TALLY" stat -x, -e task-clock -- "$W" sleep 10000 >"$tmp/int"
+check "Ctrl-C: counts printed" grep -q ',task-clock,' "$tmp/int"
+is "Ctrl-C: the workload's status (SIGINT: 130), promptly" "$(tail -1 "$tmp/int")" "rc=130 quick=1"
+"$W" sleep 10000 & victim=$!
+python3 "$tmp/int.py" 0.3 "$TALLY" stat -x, -e task-clock -p $victim >"$tmp/int"
+is "Ctrl-C on -p: exit 0, promptly" "$(tail -1 "$tmp/int")" "rc=0 quick=1"
+check "Ctrl-C on -p: the process lives on" kill -0 $victim
+kill $victim; wait $victim 2>/dev/null
+
+# -D: counting starts after the delay (the first burst is not counted).
+if [ $have_tp = 1 ]; then
+	$TALLY stat -x, -D 300 -e $TP -- sh -c "'$W' getpid 700; sleep 0.6; '$W' getpid 55" 2>"$tmp/d"
+	is "-D 300: only the getpid after the delay" "$(awk -F, '{ print $1 }' "$tmp/d")" "55"
+else
+	skip "no tracepoint"
+fi
+
+# -v shows the attr; -q prints nothing; -n counts nothing but times.
+$TALLY stat -v -e task-clock -- true 2>"$tmp/v"
+check "-v prints the perf_event_attr" grep -q 'perf_event_attr: task-clock' "$tmp/v"
+check "-v shows the config field" grep -Eq '^ +(type|config) ' "$tmp/v"
+$TALLY stat -q -e task-clock -- "$W" exit 5 2>"$tmp/q"
+is "-q: exit status still the workload's" "$?" "5"
+is "-q: prints nothing" "$(wc -c <"$tmp/q" | tr -d ' ')" "0"
+$TALLY stat -n -- "$W" sleep 10 2>"$tmp/n"
+check "-n: elapsed time" grep -q 'seconds time elapsed' "$tmp/n"
+check "-n: no event rows" sh -c "! grep -q 'task-clock' '$tmp/n'"
+
+# Machine output keeps the C locale whatever LC_ALL says.
+loc=$(locale -a 2>/dev/null | grep -iE '^(de_DE|fr_FR|ru_RU)\.utf-?8$' | head -1)
+if [ -n "$loc" ]; then
+	LC_ALL=$loc $TALLY stat -x, -e task-clock -- true 2>"$tmp/l"
+	check "CSV under $loc: a '.' decimal point" grep -Eq '^[0-9]+\.[0-9]{2},msec,task-clock,' "$tmp/l"
+	LC_ALL=$loc $TALLY stat -j -e task-clock -- true 2>"$tmp/l"
+	check "JSON under $loc: parses" python3 -c 'import json,sys; [json.loads(l) for l in open(sys.argv[1])]' "$tmp/l"
+	LC_ALL=$loc $TALLY stat -e $TP -- "$W" getpid 1234567 2>"$tmp/l"
+	check "human under $loc: thousands separator" grep -Eq '1[.  ]234[.  ]567 ' "$tmp/l"
+else
+	skip "no de_DE/fr_FR/ru_RU locale installed"; skip "idem"; skip "idem"
+fi
+
+# -G: a cgroup v2 counted system-wide gets exactly its members' events.
+root=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
+if [ $have_tp = 1 ] && [ -n "$root" ] && [ "$(id -u)" = 0 ] && mkdir "$root/tally-stat-$$" 2>/dev/null; then
+	cg=$root/tally-stat-$$
+	sh -c "echo \$\$ >'$cg/cgroup.procs'; sleep 0.4; '$W' getpid 4321; sleep 0.4" &
+	$TALLY stat -a -G "tally-stat-$$" -x, -e $TP -- "$W" getpid-sleep 77 1200 2>"$tmp/g"
+	wait
+	is "-G: exactly the cgroup's 4321 getpid (not tally's workload's 77)" \
+	   "$(awk -F, '{ print $1 }' "$tmp/g")" "4321"
+else
+	skip "needs root, a tracepoint and a writable cgroup v2 hierarchy"
+fi
+
+done_testing
