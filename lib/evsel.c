@@ -316,32 +316,34 @@ static void close_fds(struct tally_evsel *e)
 /*
  * perf's fallback for perf_event_paranoid >= 2 without CAP_PERFMON:
  * the kernel refuses to count kernel mode for us, so count user mode
- * only and say so in the name (":u"), instead of failing. True if the
- * attr was changed and the open should be retried.
+ * only and say so in the name as perf does ("ev" -> "ev:u", "ev:k" or
+ * "pmu/x/" -> append "u"), instead of failing. Not for tracepoints: they
+ * fire in kernel mode, so ":u" would count a silent zero. Not for an
+ * event that already excludes user space: it would count nothing. True
+ * if the attr was changed (old name in *saved) and the open should be
+ * retried.
  */
-static bool kernel_fallback(struct tally_evsel *e)
+static bool kernel_fallback(struct tally_evsel *e, char **saved)
 {
-	char buf[16];
+	char buf[16], *nn;
 	size_t n;
 
-	if (e->attr.exclude_kernel || e->attr.type == PERF_TYPE_TRACEPOINT)
+	if (*saved || e->attr.exclude_kernel || e->attr.exclude_user ||
+	    e->attr.type == PERF_TYPE_TRACEPOINT)
 		return false;
 	if (tally__read_file("/proc/sys/kernel/perf_event_paranoid", buf, sizeof(buf)) <= 0 ||
 	    atoi(buf) < 2)
 		return false;
+	n = strlen(e->name);
+	nn = malloc(n + 3);
+	if (!nn)
+		return false;
+	snprintf(nn, n + 3, "%s%su", e->name,
+		 strchr(e->name, '/') || strchr(e->name, ':') ? "" : ":");
+	*saved = e->name;
+	e->name = nn;
 	e->attr.exclude_kernel = 1;
 	e->attr.exclude_hv = 1;
-	n = strlen(e->name);
-	if (!strchr(e->name, ':') && !strchr(e->name, '/')) {
-		char *nn = malloc(n + 3);
-
-		if (nn) {
-			memcpy(nn, e->name, n);
-			memcpy(nn + n, ":u", 3);
-			free(e->name);
-			e->name = nn;
-		}
-	}
 	pr_debug("tally: kernel counting not allowed (perf_event_paranoid %s), %s counts "
 		 "user space only\n", buf, e->name);
 	return true;
@@ -354,7 +356,9 @@ int tally__evsel_open_flags(struct tally_evsel *e, struct tally_cpu_map *cpus,
 	struct tally_cpu_map *own_c = NULL;
 	struct tally_thread_map *own_t = NULL;
 	struct tally_evsel *leader;
+	char *saved_name = NULL;
 	int ncpu, nthr, nok, err = 0;
+	bool orig_hv;
 
 	if (!e)
 		return tally__err(EINVAL);
@@ -387,6 +391,7 @@ int tally__evsel_open_flags(struct tally_evsel *e, struct tally_cpu_map *cpus,
 	e->threads = threads;
 	fix_read_format(e);
 
+	orig_hv = e->attr.exclude_hv;
 retry:
 	nok = 0;
 	for (int c = 0; c < ncpu; c++) {
@@ -411,7 +416,7 @@ retry:
 					 (int)pid, e->name);
 				continue;
 			}
-			if ((fd == -EACCES || fd == -EPERM) && kernel_fallback(e)) {
+			if ((fd == -EACCES || fd == -EPERM) && kernel_fallback(e, &saved_name)) {
 				close_fds(e);
 				goto retry;
 			}
@@ -449,12 +454,21 @@ retry:
 
 fail_close:
 	close_fds(e);
+	if (saved_name) {
+		/* The user-only retry failed too: leave the event as it was. */
+		free(e->name);
+		e->name = saved_name;
+		saved_name = NULL;
+		e->attr.exclude_kernel = 0;
+		e->attr.exclude_hv = orig_hv;
+	}
 fail:
 	e->open_err = err;
 	if (tally__err_is_unsupported(err) ||
 	    (leader != e && leader->unsupported))
 		e->unsupported = true;
 out:
+	free(saved_name);
 	tally_cpu_map__put(own_c);
 	tally_thread_map__put(own_t);
 	if (err)

@@ -487,6 +487,42 @@ static int paranoid_child(void)
 		return 13;
 	tally_evlist__free(l);
 	tally_thread_map__put(tm);
+
+	/* CPU-wide needs paranoid <= 0: the user-only retry fails too, and the
+	 * event is left as it was, with the kernel's error. */
+	{
+		struct tally_cpu_map *cpus = tally_cpu_map__new_online();
+		struct tally_thread_map *any = tally_thread_map__new_any();
+
+		l = tally_evlist__new();
+		e = sw(PERF_COUNT_SW_CPU_CLOCK);
+		tally_evlist__add(l, e);
+		err = tally_evlist__open(l, cpus, any, NULL);
+		if (err != -EACCES && err != -EPERM)
+			return 14;
+		if (strcmp(tally_evsel__name(e), "cpu-clock") ||
+		    tally_evsel__attr(e)->exclude_kernel)
+			return 15;
+		tally_evlist__free(l);
+		tally_cpu_map__put(cpus);
+		tally_thread_map__put(any);
+	}
+	/* A tracepoint is not silently turned into a zero ":u" count. */
+	{
+		struct perf_event_attr a;
+
+		if (tp_attr(&a, "syscalls", "sys_enter_getpid")) {
+			tm = tally_thread_map__new_pid(getpid());
+			l = tally_evlist__new();
+			e = tally_evsel__new(&a, "syscalls:sys_enter_getpid");
+			tally_evlist__add(l, e);
+			err = tally_evlist__open(l, NULL, tm, NULL);
+			if (err == 0 && tally_evsel__attr(e)->exclude_kernel)
+				return 16;
+			tally_evlist__free(l);
+			tally_thread_map__put(tm);
+		}
+	}
 	return 0;
 }
 
