@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: MIT
+/*
+ * libFuzzer target for the event language: any bytes as a spec, against
+ * the fake sysfs and tracefs trees of tests/data (deterministic, no
+ * machine state), libpfm4 off (not our parser). Checks the parser's
+ * contract, not just that it survives: 0 with events, or -errno with the
+ * error filled, its column inside the spec, and a formattable message.
+ *
+ *   make -f fuzz/Makefile && build-fuzz/fuzz_events fuzz/corpus/events
+ * Run from the top of the tree (the fixtures are found relative to it,
+ * or under $TALLY_SRCDIR). Crashers go into fuzz/corpus/events, which
+ * tests/unit/test_fuzz_replay.c replays in every `make test`.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <tally/events.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#define MAX_SPEC 4096
+
+static char sysfs[4096], tracefs[4096];
+
+static void init_paths(void)
+{
+	const char *top = getenv("TALLY_SRCDIR");
+
+	if (sysfs[0])
+		return;
+	snprintf(sysfs, sizeof(sysfs), "%s/tests/data/sysfs", top ? top : ".");
+	snprintf(tracefs, sizeof(tracefs), "%s/tests/data/tracefs", top ? top : ".");
+}
+
+/*
+ * Uprobe specs name files to open; keep the fuzzer to this program (the
+ * same rule is in tests/unit/test_fuzz_replay.c), so that it never reads
+ * /proc/kcore or waits on a FIFO.
+ */
+static int probe_path_ok(const char *spec)
+{
+	const char *p = spec;
+
+	while ((p = strstr(p, "probe:"))) {
+		if (strncmp(p + 6, "/proc/self/exe:", 15))
+			return 0;
+		p += 6;
+	}
+	return 1;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct tally_events evs = { 0 };
+	struct tally_parse_error err;
+	struct tally_parse_opts opts = {
+		.sz = sizeof(opts), .sysfs_root = sysfs, .tracefs_root = tracefs,
+		.no_pfm = true,
+	};
+	char *spec, msg[1024];
+	size_t len;
+	int ret;
+
+	init_paths();
+	if (size > MAX_SPEC)
+		return 0;
+	spec = malloc(size + 1);
+	if (!spec)
+		return 0;
+	memcpy(spec, data, size);
+	spec[size] = '\0';
+	len = strlen(spec);
+	if (!probe_path_ok(spec)) {
+		free(spec);
+		return 0;
+	}
+	ret = tally_parse_events(spec, &opts, &evs, &err);
+	if (ret == 0) {
+		if (!evs.nr)
+			abort();
+		for (size_t i = 0; i < evs.nr; i++)
+			if (!evs.ev[i].name || !evs.ev[i].pmu ||
+			    evs.ev[i].attr.size != sizeof(evs.ev[i].attr))
+				abort();
+	} else {
+		if (ret >= 0 || err.err != ret || !err.msg[0] || err.column < 0 ||
+		    (size_t)err.column > len || evs.nr || evs.ev)
+			abort();
+		if (tally_parse_error__format(&err, spec, msg, sizeof(msg)) <= 0)
+			abort();
+	}
+	tally_events__clear(&evs);
+	free(spec);
+	return 0;
+}

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# tally list: every software event and tracepoint perf list shows is
+# there; a glob filter keeps exactly the matching events; --json is
+# valid JSON; fake sysfs/tracefs trees list their aliases and events.
+. tests/it/lib.sh
+out=$(mktemp -d /tmp/tally-list.XXXXXX)
+trap 'rm -rf "$out"' EXIT
+
+if "$TALLY" list >"$out/all" 2>"$out/err"; then ok "tally list exits 0"; else fail "tally list exits 0: $(cat "$out/err")"; fi
+# names only ("a OR b" gives both), one per line
+names() { sed -n 's/^  \(.*[^ ]\) \{1,\}\[\(.*\)\]$/\2|\1/p' "$1"; }
+names "$out/all" >"$out/all.names"
+check "tally list shows the software events" grep -q '^Software event|context-switches OR cs$' "$out/all.names"
+
+if have_perf; then
+	perf list 2>/dev/null >"$out/perf" || true
+	for kind in "Software event" "Tracepoint event"; do
+		names "$out/perf" | awk -F'|' -v k="$kind" '$1 == k {print $2}' |
+			sed 's/ OR /\n/g' | sort -u >"$out/want"
+		names "$out/all" | awk -F'|' -v k="$kind" '$1 == k {print $2}' |
+			sed 's/ OR /\n/g' | sort -u >"$out/got"
+		n=$(wc -l <"$out/want")
+		missing=$(comm -23 "$out/want" "$out/got" | head -5 | tr '\n' ' ')
+		if [ "$n" -eq 0 ]; then
+			skip "perf list shows no ${kind}s here"
+		else
+			is "every $kind of perf list ($n) is in tally list" "$missing" ""
+		fi
+	done
+else
+	skip "no perf to compare with"
+	skip "no perf to compare with"
+fi
+
+tdir=/sys/kernel/tracing
+[ -d $tdir/events/sched ] || tdir=/sys/kernel/debug/tracing
+if [ -d $tdir/events/sched ]; then
+	"$TALLY" list 'sched:*' >"$out/sched"
+	want=$(for d in $tdir/events/sched/*/; do [ -f "$d/id" ] && basename "$d"; done | sed 's/^/sched:/' | sort)
+	got=$(names "$out/sched" | cut -d'|' -f2 | sort)
+	is "list 'sched:*' gives exactly the sched tracepoints" "$got" "$want"
+	check "list 'sched:*' gives more than one" [ "$(echo "$got" | wc -l)" -gt 1 ]
+else
+	skip "no tracefs with a sched system"
+	skip "no tracefs with a sched system"
+fi
+
+"$TALLY" list 'no-such-event-*' >"$out/none"
+is "a filter that matches nothing prints nothing" "$(cat "$out/none")" ""
+"$TALLY" list sw >"$out/sw"
+is "the kind filter 'sw' keeps the 12 software events" \
+	"$(names "$out/sw" | grep -vc '^Software event|')|$(names "$out/sw" | grep -c '^Software event|')" "0|12"
+
+if command -v python3 >/dev/null; then
+	"$TALLY" list --json >"$out/json"
+	check "--json is valid JSON" sh -c "python3 -m json.tool '$out/json' >/dev/null"
+	n=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(sum(1 for e in d if e["name"]=="context-switches" and e["aliases"]==["cs"] and e["kind"]=="software"))' "$out/json")
+	is "--json gives context-switches with its alias" "$n" "1"
+	"$TALLY" list --json 'zzz-none-*' >"$out/empty"
+	check "--json with no match is an empty array" python3 -c 'import json,sys; assert json.load(open(sys.argv[1])) == []' "$out/empty"
+else
+	skip "no python3 for JSON checks"
+	skip "no python3 for JSON checks"
+	skip "no python3 for JSON checks"
+fi
+
+# fake trees: aliases of the fake PMUs, the fake tracepoints, no .scale files
+"$TALLY" list --sysfs=tests/data/sysfs --tracefs=tests/data/tracefs >"$out/fake"
+check "fake sysfs: cpu/mem-loads/ is a Kernel PMU event" grep -q '^  cpu/mem-loads/ .*\[Kernel PMU event\]$' "$out/fake"
+check "fake sysfs: no .scale/.unit files listed" sh -c "! grep -q '\.scale\|\.unit' '$out/fake'"
+is "fake tracefs: exactly its 8 tracepoints" "$(grep -c '\[Tracepoint event\]' "$out/fake")" "8"
+
+if "$TALLY" list --help >"$out/help"; then ok "--help exits 0"; else fail "--help exits 0"; fi
+check "--help shows the usage" grep -q '^usage: tally list' "$out/help"
+if "$TALLY" list --bogus >/dev/null 2>&1; then fail "an unknown option fails"; else ok "an unknown option fails"; fi
+done_testing
