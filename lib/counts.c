@@ -128,8 +128,13 @@ int tally__parse_read(const void *buf, size_t len, uint64_t rf,
 		NEXT(ena);
 	if (rf & PERF_FORMAT_TOTAL_TIME_RUNNING)
 		NEXT(run);
-	if (nr > nwords)
-		return -EINVAL;
+	/* Check the whole layout first: land nothing from a short buffer. */
+	{
+		size_t per = 1 + !!(rf & PERF_FORMAT_ID) + !!(rf & PERF_FORMAT_LOST);
+
+		if (nr > (nwords - w) / per)
+			return -EINVAL;
+	}
 	for (uint64_t i = 0; i < nr; i++) {
 		memset(&c, 0, sizeof(c));
 		c.ena = ena;
