@@ -418,6 +418,49 @@ static void test_weak_group(void **state)
 	tally_thread_map__put(tm);
 }
 
+/*
+ * One read() per group per cpu/thread: the syscalls:sys_enter_read
+ * tracepoint on ourselves counts the read()s tally_evlist__read makes.
+ */
+static void test_one_read_per_group(void **state)
+{
+	struct perf_event_attr rd;
+	struct tally_thread_map *tm = self_map();
+	int fd;
+
+	if (!tp_attr(&rd, "syscalls", "sys_enter_read"))
+		skip();
+	rd.disabled = 1;
+	fd = tally_sys_open(&rd, 0, -1, -1, 0);
+	assert_true(fd >= 0);
+	for (int grouped = 0; grouped < 2; grouped++) {
+		struct tally_evlist *l = tally_evlist__new();
+		struct tally_evsel *first = NULL;
+		uint64_t n = 0;
+
+		for (int k = 0; k < 4; k++) {
+			struct tally_evsel *e = sw(k % 2 ? PERF_COUNT_SW_PAGE_FAULTS :
+						    PERF_COUNT_SW_TASK_CLOCK);
+
+			tally_evlist__add(l, e);
+			if (!first)
+				first = e;
+		}
+		if (grouped)
+			assert_int_equal(tally_evlist__set_group(l, first, 4), 0);
+		assert_int_equal(tally_evlist__open(l, NULL, tm, NULL), 0);
+		assert_int_equal(tally_sys_reset(fd, false), 0);
+		assert_int_equal(tally_sys_enable(fd, false), 0);
+		assert_int_equal(tally_evlist__read(l), 0);
+		assert_int_equal(tally_sys_disable(fd, false), 0);
+		assert_int_equal(tally_sys_read(fd, &n, sizeof(n)), 0);
+		assert_int_equal(n, grouped ? 1 : 4);
+		tally_evlist__free(l);
+	}
+	close(fd);
+	tally_thread_map__put(tm);
+}
+
 /* A thread that exits between the thread map and the open is skipped. */
 static void test_thread_gone(void **state)
 {
@@ -560,6 +603,7 @@ int main(void)
 		cmocka_unit_test(test_raises_nofile),
 		cmocka_unit_test(test_add_parsed),
 		cmocka_unit_test(test_weak_group),
+		cmocka_unit_test(test_one_read_per_group),
 		cmocka_unit_test(test_thread_gone),
 		cmocka_unit_test(test_paranoid_fallback),
 	};
