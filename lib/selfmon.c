@@ -13,8 +13,8 @@
 #include <tally/sys.h>
 #include "internal.h"
 
-#define GROUP_FORMAT (PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED | \
-		      PERF_FORMAT_TOTAL_TIME_RUNNING)
+#define TIMES_FORMAT (PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING)
+#define GROUP_FORMAT (PERF_FORMAT_GROUP | TIMES_FORMAT)
 
 /* arm64 PMUv3 format bits in config1 (Linux 5.18: "long", "rdpmc"). */
 #define ARM64_CONFIG1_LONG	(1ull << 0)
@@ -28,8 +28,14 @@ struct tally_selfmon {
 	enum tally_selfmon_path fast;	/* the path to try first */
 	enum tally_selfmon_path last;	/* the path the last read took */
 	bool started;
-	uint64_t *grp;			/* the group read buffer: nr, ena, run, v[nr] */
+	/*
+	 * The read buffer: nr, ena, run, v[nr] for a group; a lone event is
+	 * read without PERF_FORMAT_GROUP (v, ena, run), which the kernel does
+	 * about a fifth faster. grp_val/ena/run index into it.
+	 */
+	uint64_t *grp;
 	size_t grp_len;
+	unsigned int grp_val, grp_ena, grp_run;
 	struct tally_selfmon_value *start;
 	struct tally_selfmon_value *now;
 	char **names;			/* nr names, or NULL */
@@ -175,7 +181,13 @@ struct tally_selfmon *tally_selfmon__new(const struct perf_event_attr *attrs, si
 	psz = sysconf(_SC_PAGESIZE);
 	sm->page_size = psz > 0 ? (size_t)psz : 4096;
 	sm->fds = tally__calloc(nr, sizeof(*sm->fds));
-	sm->grp_len = (3 + nr) * sizeof(uint64_t);
+	if (nr == 1) {
+		sm->grp_len = 3 * sizeof(uint64_t);
+		sm->grp_val = 0, sm->grp_ena = 1, sm->grp_run = 2;
+	} else {
+		sm->grp_len = (3 + nr) * sizeof(uint64_t);
+		sm->grp_val = 3, sm->grp_ena = 1, sm->grp_run = 2;
+	}
 	sm->grp = malloc(sm->grp_len);
 	sm->start = tally__calloc(nr, sizeof(*sm->start));
 	sm->now = tally__calloc(nr, sizeof(*sm->now));
@@ -191,7 +203,7 @@ struct tally_selfmon *tally_selfmon__new(const struct perf_event_attr *attrs, si
 		bool added_long = false;
 		int fd;
 
-		attr.read_format = GROUP_FORMAT;
+		attr.read_format = nr > 1 ? GROUP_FORMAT : TIMES_FORMAT;
 		/*
 		 * The leader opens disabled even when asked to count at once:
 		 * a member added to a group that is already counting is not
@@ -387,12 +399,12 @@ static int read_group(struct tally_selfmon *sm, struct tally_selfmon_value *vals
 	err = tally_sys_read(sm->fds[0], sm->grp, sm->grp_len);
 	if (err < 0)
 		return err;
-	if (g[0] != sm->nr)
+	if (sm->nr > 1 && g[0] != sm->nr)
 		return tally__err(EIO);
 	for (size_t i = 0; i < sm->nr; i++) {
-		vals[i].val = g[3 + i];
-		vals[i].enabled = g[1];
-		vals[i].running = g[2];
+		vals[i].val = g[sm->grp_val + i];
+		vals[i].enabled = g[sm->grp_ena];
+		vals[i].running = g[sm->grp_run];
 	}
 	sm->last = TALLY_SELFMON_PATH_READ;
 	return 0;
@@ -428,6 +440,25 @@ int tally_selfmon__read(struct tally_selfmon *sm, uint64_t *vals)
 
 	if (!sm || !vals)
 		return tally__err(EINVAL);
+	if (sm->fast == TALLY_SELFMON_PATH_READ) {
+		/* Scale straight out of the group buffer: no copy. */
+		const uint64_t *g = sm->grp;
+
+		err = tally_sys_read(sm->fds[0], sm->grp, sm->grp_len);
+		if (err < 0)
+			return err;
+		if (sm->nr > 1 && g[0] != sm->nr)
+			return tally__err(EIO);
+		if (g[sm->grp_ena] == g[sm->grp_run]) {
+			memcpy(vals, g + sm->grp_val, sm->nr * sizeof(*vals));
+		} else {
+			for (size_t i = 0; i < sm->nr; i++)
+				vals[i] = tally_page__scale(g[sm->grp_val + i], g[sm->grp_ena],
+							    g[sm->grp_run]);
+		}
+		sm->last = TALLY_SELFMON_PATH_READ;
+		return 0;
+	}
 	err = tally_selfmon__read_raw(sm, sm->now);
 	if (err)
 		return err;

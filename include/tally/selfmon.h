@@ -160,7 +160,7 @@ struct tally_selfmon_value {
 /*
  * Open attrs[0..nr) as one group on the calling thread, attrs[0] the
  * leader. The attrs are copied; read_format is replaced by
- * GROUP | TOTAL_TIME_ENABLED | TOTAL_TIME_RUNNING, `disabled` is set on
+ * GROUP | TOTAL_TIME_ENABLED | TOTAL_TIME_RUNNING (no GROUP for nr == 1), `disabled` is set on
  * the leader and cleared on members; with opts->enable the group is
  * enabled once every member is in it. Each event's
  * first page is mapped for the fast path unless it can never be used
