@@ -112,7 +112,7 @@ static int grid_add_ag(struct grid *g, const struct tally_aggr *a)
 				g->ag = k;
 			return -ENOMEM;
 		}
-		for (int e = 0; e < g->nev; e++)
+		for (int e = 0; e < g->nev && g->nag; e++)
 			memcpy(&c[(size_t)e * (size_t)cap], &g->cells[(size_t)e * (size_t)g->agcap],
 			       (size_t)g->nag * sizeof(*c));
 		free(g->cells);
