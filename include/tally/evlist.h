@@ -71,9 +71,19 @@ struct tally_evlist_open_opts {
 
 /*
  * Open every evsel on cpus x threads (an evsel's own cpus, intersected
- * with `cpus` when that is not "any", win). Raises RLIMIT_NOFILE when it
- * needs more fds. Returns 0 when at least one event opened; otherwise
- * the first error. With skip_unsupported false, any error closes all.
+ * with `cpus` when that is not "any", win; an empty intersection is
+ * -ENODEV, unsupported). Raises RLIMIT_NOFILE when it needs more fds.
+ * Returns 0 when at least one event opened; otherwise the first error.
+ * With skip_unsupported false, any error closes all.
+ * As perf does: a thread of a multi-thread map that exits before the
+ * open is skipped (its fds stay -1, its counts 0); under
+ * perf_event_paranoid >= 2 without privilege an event refused for
+ * counting kernel mode is retried user-only (exclude_kernel and
+ * exclude_hv set, ":u" appended to its name; not for tracepoints, which
+ * would then count zero); a weak group (TALLY_EV_WEAK_GROUP on the
+ * leader) that fails is opened as separate events. A group that should
+ * start enabled is opened disabled and enabled whole at the end (the
+ * kernel does not schedule a member added to a running group).
  */
 TALLY_API int tally_evlist__open(struct tally_evlist *evlist, struct tally_cpu_map *cpus,
 				 struct tally_thread_map *threads,
