@@ -998,7 +998,7 @@ static int parse_uprobe(struct parser *p, const char *s, size_t n, size_t col, b
 		attr.config |= mask;
 	}
 	i += slen;
-	if (!add_event(p, &attr, s, i, "uprobe", col))
+	if (!add_event(p, &attr, s, n, "uprobe", col))	/* as typed, like perf's names */
 		return -errno;
 	if (i < n)
 		return apply_mods(p, first, s + i + 1, n - i - 1, col + i + 1, false);

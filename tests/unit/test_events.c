@@ -823,6 +823,7 @@ static void test_uprobes(void **state)
 	assert_int_equal(evs.ev[0].attr.config, 1);	/* format/retprobe config:0 */
 	assert_int_equal(evs.ev[0].attr.config2, off);
 	assert_int_equal(evs.ev[0].attr.exclude_kernel, 1);
+	assert_string_equal(evs.ev[0].name, "uretprobe:/proc/self/exe:tally_test_probe_target:u");
 	tally_events__clear(&evs);
 
 	evs = parse_ok("uprobe:/proc/self/exe:tally_test_probe_target+4");
