@@ -268,6 +268,9 @@ int tally_evlist__open(struct tally_evlist *l, struct tally_cpu_map *cpus,
 		return tally__err(EINVAL);
 	if (!l->nr)
 		return tally__err(EINVAL);
+	for (int i = 0; i < l->nr; i++)
+		if (l->ev[i]->opened)
+			return tally__err(EBUSY);	/* close first; keep what is open */
 	if (!cpus)
 		cpus = any_c = tally_cpu_map__new_any();
 	if (!threads)

@@ -357,8 +357,9 @@ int tally__evsel_open_flags(struct tally_evsel *e, struct tally_cpu_map *cpus,
 	struct tally_thread_map *own_t = NULL;
 	struct tally_evsel *leader;
 	char *saved_name = NULL;
+	struct perf_event_attr orig;
+	bool changed = false;
 	int ncpu, nthr, nok, err = 0;
-	bool orig_hv;
 
 	if (!e)
 		return tally__err(EINVAL);
@@ -391,7 +392,7 @@ int tally__evsel_open_flags(struct tally_evsel *e, struct tally_cpu_map *cpus,
 	e->threads = threads;
 	fix_read_format(e);
 
-	orig_hv = e->attr.exclude_hv;
+	orig = e->attr;
 retry:
 	nok = 0;
 	for (int c = 0; c < ncpu; c++) {
@@ -417,6 +418,23 @@ retry:
 				continue;
 			}
 			if ((fd == -EACCES || fd == -EPERM) && kernel_fallback(e, &saved_name)) {
+				changed = true;
+				close_fds(e);
+				goto retry;
+			}
+			if ((fd == -EINVAL || fd == -EOPNOTSUPP) &&
+			    (e->attr.exclude_guest || e->attr.exclude_host)) {
+				/*
+				 * As perf's missing-feature probe: PMUs that
+				 * cannot tell host from guest (msr, software
+				 * on some kernels) refuse the bits; count
+				 * without them.
+				 */
+				pr_debug("tally: %s: switching off exclude_guest/exclude_host\n",
+					 e->name);
+				e->attr.exclude_guest = 0;
+				e->attr.exclude_host = 0;
+				changed = true;
 				close_fds(e);
 				goto retry;
 			}
@@ -454,13 +472,14 @@ retry:
 
 fail_close:
 	close_fds(e);
-	if (saved_name) {
-		/* The user-only retry failed too: leave the event as it was. */
-		free(e->name);
-		e->name = saved_name;
-		saved_name = NULL;
-		e->attr.exclude_kernel = 0;
-		e->attr.exclude_hv = orig_hv;
+	if (changed) {
+		/* The fallback retries failed too: leave the event as it was. */
+		e->attr = orig;
+		if (saved_name) {
+			free(e->name);
+			e->name = saved_name;
+			saved_name = NULL;
+		}
 	}
 fail:
 	e->open_err = err;

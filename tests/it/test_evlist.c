@@ -110,6 +110,9 @@ static void test_ids(void **state)
 		}
 	}
 	assert_int_equal(seen, 3 * tally_cpu_map__nr(cpus));
+	/* Opening an open list is refused and leaves it open. */
+	assert_int_equal(tally_evlist__open(l, cpus, any, NULL), -EBUSY);
+	assert_true(tally_evsel__is_open(e[0]));
 	assert_null(tally_evlist__find_id(l, 0));
 	assert_null(tally_evlist__find_id(l, UINT64_MAX));
 	assert_int_equal(tally_evsel__fd(e[0], 99, 0), -1);
@@ -461,6 +464,47 @@ static void test_one_read_per_group(void **state)
 	tally_thread_map__put(tm);
 }
 
+/*
+ * The msr PMU refuses exclude_guest with EINVAL: the open switches the
+ * bit off and counts, as perf's missing-feature probe; an event that
+ * fails anyway keeps its attr as given.
+ */
+static void test_exclude_guest_fallback(void **state)
+{
+	struct tally_thread_map *tm = self_map();
+	struct tally_evlist *l = tally_evlist__new();
+	struct perf_event_attr a;
+	struct tally_evsel *e, *bad;
+	FILE *f = fopen("/sys/bus/event_source/devices/msr/type", "r");
+	TALLY_OPTS(tally_evlist_open_opts, skip, .skip_unsupported = true);
+	int type = -1;
+
+	if (!f)
+		skip();
+	if (fscanf(f, "%d", &type) != 1)
+		type = -1;
+	fclose(f);
+	if (type < 0)
+		skip();
+	tally_attr__init(&a, (uint32_t)type, 0);	/* msr/tsc/ */
+	a.exclude_guest = 1;
+	e = tally_evsel__new(&a, "msr/tsc/");
+	tally_evlist__add(l, e);
+	/* An unknown msr event fails with exclude_guest off too. */
+	a.config = 0xfff;
+	bad = tally_evsel__new(&a, "msr/bogus/");
+	tally_evlist__add(l, bad);
+	assert_int_equal(tally_evlist__open(l, NULL, tm, &skip), 0);
+	assert_true(tally_evsel__is_open(e));
+	assert_int_equal(tally_evsel__attr(e)->exclude_guest, 0);
+	assert_false(tally_evsel__is_open(bad));
+	assert_int_equal(tally_evsel__attr(bad)->exclude_guest, 1);
+	assert_int_equal(tally_evlist__read(l), 0);
+	assert_true(tally_evsel__counts(e, 0, 0)->val > 0);
+	tally_evlist__free(l);
+	tally_thread_map__put(tm);
+}
+
 /* A thread that exits between the thread map and the open is skipped. */
 static void test_thread_gone(void **state)
 {
@@ -604,6 +648,7 @@ int main(void)
 		cmocka_unit_test(test_add_parsed),
 		cmocka_unit_test(test_weak_group),
 		cmocka_unit_test(test_one_read_per_group),
+		cmocka_unit_test(test_exclude_guest_fallback),
 		cmocka_unit_test(test_thread_gone),
 		cmocka_unit_test(test_paranoid_fallback),
 	};
