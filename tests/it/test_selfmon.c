@@ -267,6 +267,62 @@ static void test_new_events(void **state)
 	assert_int_equal(errno, EINVAL);
 }
 
+/*
+ * A real kernel's mmap page through tally_page__read with this CPU's ops:
+ * a software event is never on a counter (index 0: -EOPNOTSUPP); its
+ * times are never ahead of read()'s, and with cap_user_time the
+ * extrapolated time_enabled falls between two read()s around it.
+ */
+static void real_page(bool want_time)
+{
+	struct perf_event_attr a;
+	struct perf_event_mmap_page *pc;
+	struct tally_page_read r;
+	uint64_t before[3], after[3];
+	long psz = sysconf(_SC_PAGESIZE);
+	int fd;
+
+	sw_attr(&a, PERF_COUNT_SW_TASK_CLOCK);
+	a.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+	fd = tally_sys_open(&a, 0, -1, -1, 0);
+	assert_true(fd >= 0);
+	pc = mmap(NULL, (size_t)psz, PROT_READ, MAP_SHARED, fd, 0);
+	assert_true(pc != MAP_FAILED);
+	if (want_time && !pc->cap_user_time) {
+		munmap(pc, (size_t)psz);
+		close(fd);
+		print_message("# cap_user_time is 0 on this machine: no time extrapolation to check\n");
+		skip();
+	}
+	for (int i = 0; i < 100; i++) {
+		assert_int_equal(tally_sys_read(fd, before, sizeof(before)), 0);
+		assert_int_equal(tally_page__read(pc, tally_page__native_ops(),
+						  TALLY_PAGE_ALWAYS_TIME, &r), -EOPNOTSUPP);
+		assert_int_equal(tally_sys_read(fd, after, sizeof(after)), 0);
+		assert_false(r.user_read);
+		assert_int_equal(r.index, 0);
+		assert_true(r.enabled <= after[1]);
+		if (want_time) {
+			assert_true(r.time_valid);
+			assert_true(before[1] <= r.enabled);
+		}
+	}
+	munmap(pc, (size_t)psz);
+	close(fd);
+}
+
+static void test_real_page(void **state)
+{
+	(void)state;
+	real_page(false);
+}
+
+static void test_real_page_time(void **state)
+{
+	(void)state;
+	real_page(true);
+}
+
 /* ---- Overflow signals ---- */
 
 static struct {
@@ -436,6 +492,8 @@ int main(void)
 		cmocka_unit_test(test_task_enable_disable),
 		cmocka_unit_test(test_ids),
 		cmocka_unit_test(test_new_events),
+		cmocka_unit_test(test_real_page),
+		cmocka_unit_test(test_real_page_time),
 		cmocka_unit_test(test_overflow_budget),
 		cmocka_unit_test(test_overflow_enabled),
 		cmocka_unit_test(test_overflow_period),
