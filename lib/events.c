@@ -821,8 +821,12 @@ static int parse_tracepoint(struct parser *p, const char *s, size_t n, size_t co
 		ret = tally__tp_foreach(p->tracefs, sys, ev, tp_add_cb, &tc);
 		if (tc.err)
 			return tc.err;
+		if (ret == -EACCES || ret == -EPERM)
+			return perr(p, -ret, col, s, mpos,
+				    "no permission to read tracepoints (run as root or mount tracefs readable)");
 		if (ret < 0)
-			return perr(p, -ret, col, s, mpos, "cannot read tracepoints");
+			return perr(p, -ret, col, s, mpos, "cannot read tracepoints: %s",
+				    strerror(-ret));
 		if (p->evs.nr == first)
 			return perr(p, ENOENT, col, s, mpos, "no tracepoint matches '%s:%s'",
 				    sys, ev);
@@ -1214,15 +1218,25 @@ static int parse_event(struct parser *p, const char *s, size_t n, size_t col)
 
 		if (tally__cache_parse(s, colon, &cfg) == -ENOENT) {
 			size_t en = span(s + colon + 1, n - colon - 1, ':');
-			bool sys_exists;
+			bool sys_exists, mods_tail = true;
 			char sys[256];
 
-			/* sys:name, unless "name:mods" with a name we know */
+			for (size_t i = colon + 1; i < n; i++)
+				if (!strchr("ukhGHIpPSDWe", s[i]) || !s[i])
+					mods_tail = false;
+			/*
+			 * sys:name, unless "name:mods" with a name we may know;
+			 * when tracefs cannot be read, a tail of modifier
+			 * letters still reads as modifiers.
+			 */
 			if (colon < sizeof(sys) && !memchr(s, '\0', colon)) {
+				int st;
+
 				memcpy(sys, s, colon);
 				sys[colon] = '\0';
+				st = tally__tp_system_state(p->tracefs, sys);
 				sys_exists = is_glob(s, colon) || is_glob(s + colon + 1, en) ||
-					     tally__tp_system_exists(p->tracefs, sys);
+					     st == 1 || (st < 0 && !mods_tail);
 				if (sys_exists)
 					return parse_tracepoint(p, s, n, col, colon, en);
 			}
@@ -1551,7 +1565,7 @@ int tally_events__foreach(const struct tally_parse_opts *opts, tally_event_cb cb
 		return ret;
 	ret = tally__tp_foreach(TALLY_OPTS_GET(opts, tracefs_root, NULL), NULL, NULL,
 				list_tp_cb, &lc);
-	if (ret == -ENOENT)	/* no tracefs: no tracepoints to list */
+	if (ret == -ENOENT || ret == -EACCES)	/* none to list here (as perf) */
 		ret = 0;
 	if (ret)
 		return ret;

@@ -80,15 +80,17 @@ int tally__pmu_foreach_alias(const char *sysfs, const char *pmu,
 				       const char *terms, void *ctx), void *ctx);
 
 /* ---- tp.c: tracepoints through libtracefs ---- */
-/* The tracing directory: root if given, else libtracefs's; NULL if none. */
+/* The tracing directory: root if given, else the mounted tracefs; NULL if none. */
 const char *tally__tp_dir(const char *root);
 /* The id of sys:ev (events/SYS/EV/id), or -errno. */
 int tally__tp_id(const char *root, const char *sys, const char *ev);
-bool tally__tp_system_exists(const char *root, const char *sys);
+/* 1: events/SYS exists, 0: it does not, -1: cannot tell (no tracefs, EACCES). */
+int tally__tp_system_state(const char *root, const char *sys);
 /*
  * Every tracepoint whose system matches sys_glob and name matches ev_glob
  * (fnmatch), sorted by system then name. A non-zero cb return stops the
- * walk and is returned. -ENOENT without a tracing directory.
+ * walk and is returned. -ENOENT without a tracing directory, -EACCES
+ * when it cannot be read.
  */
 int tally__tp_foreach(const char *root, const char *sys_glob, const char *ev_glob,
 		      int (*cb)(const char *sys, const char *ev, void *ctx), void *ctx);

@@ -23,11 +23,19 @@ static bool safe_name(const char *s)
 	return *s && strcmp(s, ".") && strcmp(s, "..") && !strchr(s, '/');
 }
 
+/*
+ * Only a tracefs that is already mounted: tracefs_tracing_dir() would
+ * mount one, and a library that parses a string must not mount things.
+ */
 const char *tally__tp_dir(const char *root)
 {
+	const char *path = NULL;
+
 	if (root)
 		return root;
-	return tracefs_tracing_dir();
+	if (tracefs_tracing_dir_is_mounted(false, &path) <= 0 || !path)
+		return NULL;
+	return path;
 }
 
 int tally__tp_id(const char *root, const char *sys, const char *ev)
@@ -51,15 +59,20 @@ int tally__tp_id(const char *root, const char *sys, const char *ev)
 	return (int)v;
 }
 
-bool tally__tp_system_exists(const char *root, const char *sys)
+int tally__tp_system_state(const char *root, const char *sys)
 {
 	const char *dir = tally__tp_dir(root);
 	char path[PATH_MAX];
 
-	if (!dir || !safe_name(sys))
-		return false;
+	if (!dir)
+		return -1;
+	if (!safe_name(sys))
+		return 0;
 	snprintf(path, sizeof(path), "%s/events/%s", dir, sys);
-	return access(path, F_OK) == 0;
+	if (access(path, F_OK) == 0)
+		return 1;
+	/* unreadable tracefs (mode 0700, not root): cannot tell */
+	return errno == EACCES ? -1 : 0;
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -93,7 +106,7 @@ static char **list_systems(const char *dir, size_t *nr)
 	snprintf(path, sizeof(path), "%s/events", dir);
 	d = opendir(path);
 	if (!d)
-		return NULL;
+		return NULL;	/* errno says why */
 	while ((de = readdir(d))) {
 		if (de->d_name[0] == '.')
 			continue;
@@ -135,9 +148,10 @@ int tally__tp_foreach(const char *root, const char *sys_glob, const char *ev_glo
 
 	if (!dir)
 		return tally__err(ENOENT);
+	errno = 0;
 	systems = list_systems(dir, &ns);
 	if (!systems)
-		return 0;
+		return errno ? -errno : 0;
 	qsort(systems, ns, sizeof(*systems), cmp_str);
 	for (size_t i = 0; i < ns && !ret; i++) {
 		size_t ne;

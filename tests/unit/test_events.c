@@ -680,6 +680,23 @@ static void test_tracepoints_fake(void **state)
 	parse_fail("sched:..", -ENOENT, 0, NULL);
 }
 
+/* No tracefs at the given root: a clean error, and name:mods still work. */
+static void test_tracepoints_no_tracefs(void **state)
+{
+	struct tally_parse_opts o = fake;
+	struct tally_parse_error err;
+	struct tally_events evs;
+
+	o.tracefs_root = "tests/data/does-not-exist";
+	parse_fail_opts("sched:sched_switch", &o, -ENOENT, 0, "sched:sched_switch");
+	parse_fail_opts("sched:sched_*", &o, -ENOENT, 0, "sched:sched_*");
+	err = parse_fail_opts("instrutions:u", &o, -ENOENT, 0, "instrutions");
+	assert_string_equal(err.hint, "instructions");
+	evs = parse_ok_opts("cs:u", &o);
+	assert_int_equal(evs.ev[0].attr.exclude_kernel, 1);
+	tally_events__clear(&evs);
+}
+
 static int read_int_file(const char *path)
 {
 	char buf[32];
@@ -1113,6 +1130,7 @@ int main(void)
 		cmocka_unit_test(test_format_spec),
 		cmocka_unit_test(test_tracepoints_fake),
 		cmocka_unit_test(test_tracepoints_real),
+		cmocka_unit_test(test_tracepoints_no_tracefs),
 		cmocka_unit_test(test_breakpoints),
 		cmocka_unit_test(test_uprobes),
 		cmocka_unit_test(test_uprobe_real_type),
