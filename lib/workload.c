@@ -37,6 +37,17 @@ static void child(char *const argv[], int cork_rd, int err_wr)
 	if (n != 1)
 		_exit(127);
 	close(cork_rd);
+	/*
+	 * A tool often blocks signals it reads through signalfd (SIGINT,
+	 * SIGCHLD); a blocked mask survives exec, and the workload could
+	 * then never be interrupted. Start it with nothing blocked.
+	 */
+	{
+		sigset_t none;
+
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+	}
 	execvp(argv[0], argv);
 	e = errno;
 	while (write(err_wr, &e, sizeof(e)) < 0 && errno == EINTR)

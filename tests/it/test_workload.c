@@ -172,6 +172,27 @@ static void test_counts_after_exec(void **state)
 	}
 }
 
+/* The parent's blocked signals are not passed on to the workload. */
+static void test_signal_mask_reset(void **state)
+{
+	char *argv[] = { "sh", "-c", "grep -q '^SigBlk:[[:space:]]*0*$' /proc/self/status", NULL };
+	struct tally_workload *wl;
+	sigset_t set, old;
+	int st;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	sigaddset(&set, SIGINT);
+	assert_int_equal(sigprocmask(SIG_BLOCK, &set, &old), 0);
+	wl = tally_workload__new(argv);
+	assert_non_null(wl);
+	assert_int_equal(tally_workload__start(wl), 0);
+	assert_int_equal(tally_workload__wait(wl, &st, NULL), 0);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	assert_int_equal(tally_workload__exit_code(wl), 0);
+	tally_workload__free(wl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -182,6 +203,7 @@ int main(void)
 		cmocka_unit_test(test_free_unstarted),
 		cmocka_unit_test(test_rusage),
 		cmocka_unit_test(test_counts_after_exec),
+		cmocka_unit_test(test_signal_mask_reset),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
