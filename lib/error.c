@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* Error messages that say what to do, and the fd limit. */
+#include <dirent.h>
 #include <stdio.h>
 #include <sys/resource.h>
 #include <linux/perf_event.h>
@@ -10,6 +11,25 @@ static bool is_hw_event(const struct perf_event_attr *attr)
 	return attr && (attr->type == PERF_TYPE_HARDWARE ||
 			attr->type == PERF_TYPE_HW_CACHE ||
 			attr->type == PERF_TYPE_RAW);
+}
+
+/* Does this machine expose a core (CPU) PMU at all? */
+static bool have_core_pmu(void)
+{
+	static const char *const prefixes[] = { "cpu", "armv", "arm_", "riscv" };
+	struct dirent *de;
+	bool found = false;
+	DIR *d = opendir("/sys/bus/event_source/devices");
+
+	if (!d)
+		return false;
+	while (!found && (de = readdir(d)) != NULL) {
+		for (size_t i = 0; i < ARRAY_SIZE(prefixes); i++)
+			if (!strncmp(de->d_name, prefixes[i], strlen(prefixes[i])))
+				found = true;
+	}
+	closedir(d);
+	return found;
 }
 
 const char *tally_strerror(int err, const struct perf_event_attr *attr,
@@ -47,7 +67,12 @@ const char *tally_strerror(int err, const struct perf_event_attr *attr,
 		break;
 	case ENOENT:
 	case EOPNOTSUPP:
-		if (is_hw_event(attr))
+		if (is_hw_event(attr) && have_core_pmu())
+			snprintf(buf, len,
+				 "%sThe hardware event is not supported by this CPU's "
+				 "PMU (%s).\nCheck 'tally list' for the events it has.",
+				 ev, strerror(e));
+		else if (is_hw_event(attr))
 			snprintf(buf, len,
 				 "%sThe hardware event is not supported (%s): this "
 				 "machine has no hardware PMU\n(no 'cpu' PMU in "
