@@ -188,7 +188,8 @@ struct tally_selfmon *tally_selfmon__new(const struct perf_event_attr *attrs, si
 		sm->grp_len = (3 + nr) * sizeof(uint64_t);
 		sm->grp_val = 3, sm->grp_ena = 1, sm->grp_run = 2;
 	}
-	sm->grp = malloc(sm->grp_len);
+	/* Cache-line aligned: the kernel copies the whole group into it. */
+	sm->grp = aligned_alloc(64, (sm->grp_len + 63) & ~(size_t)63);
 	sm->start = tally__calloc(nr, sizeof(*sm->start));
 	sm->now = tally__calloc(nr, sizeof(*sm->now));
 	if (!sm->fds || !sm->grp || !sm->start || !sm->now) {
