@@ -158,8 +158,9 @@ struct tally_selfmon *tally_selfmon__new(const struct perf_event_attr *attrs, si
 
 	if (!attrs || !nr || !TALLY_OPTS_VALID(opts, tally_selfmon_opts))
 		return tally__err_ptr(EINVAL);
-	if (nr > (SIZE_MAX / sizeof(uint64_t)) - 3)
-		return tally__err_ptr(ENOMEM);
+	/* Far beyond any PMU's counters or the kernel's group read size. */
+	if (nr > 4096)
+		return tally__err_ptr(E2BIG);
 	enable = TALLY_OPTS_GET(opts, enable, false);
 	fast = !TALLY_OPTS_GET(opts, no_fast, false) &&
 	       native_path() != TALLY_SELFMON_PATH_READ;
