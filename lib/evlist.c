@@ -38,8 +38,10 @@ void tally_evlist__free(struct tally_evlist *l)
 	if (!l)
 		return;
 	tally_evlist__close(l);
-	for (int i = 0; i < l->nr; i++)
+	for (int i = 0; i < l->nr; i++) {
+		l->ev[i]->evlist = NULL;
 		tally_evsel__free(l->ev[i]);
+	}
 	free(l->ev);
 	free(l->ids);
 	tally_cpu_map__put(l->cpus);

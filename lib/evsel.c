@@ -111,6 +111,11 @@ void tally_evsel__free(struct tally_evsel *e)
 {
 	if (!e)
 		return;
+	if (e->evlist) {
+		/* Owned by an evlist, which frees it: a second free is a bug. */
+		pr_warn("tally: %s belongs to an evlist; not freed\n", e->name);
+		return;
+	}
 	tally_evsel__close(e);
 	free_tables(e);
 	tally_cpu_map__put(e->own_cpus);

@@ -505,6 +505,39 @@ static void test_exclude_guest_fallback(void **state)
 	tally_thread_map__put(tm);
 }
 
+/* A group too big for the on-stack read buffer: every member lands by id. */
+static void test_big_group(void **state)
+{
+	struct perf_event_attr a;
+	struct tally_thread_map *tm = self_map();
+	struct tally_evlist *l = tally_evlist__new();
+	struct tally_evsel *e[40];
+
+	if (!tp_attr(&a, "syscalls", "sys_enter_getpid"))
+		skip();
+	for (int k = 0; k < 40; k++) {
+		e[k] = tally_evsel__new(&a, NULL);
+		tally_evlist__add(l, e[k]);
+	}
+	assert_int_equal(tally_evlist__set_group(l, e[0], 40), 0);
+	assert_int_equal(tally_evlist__open(l, NULL, tm, NULL), 0);
+	do_getpid(33);
+	assert_int_equal(tally_evlist__read(l), 0);
+	for (int k = 0; k < 40; k++) {
+		uint64_t id;
+
+		assert_int_equal(tally_evsel__id(e[k], 0, 0, &id), 0);
+		assert_true(tally_evsel__counts(e[k], 0, 0)->id == id);
+		assert_int_equal(tally_evsel__counts(e[k], 0, 0)->val, 33);
+	}
+	/* An evsel owned by the list is not freed behind its back. */
+	tally_evsel__free(e[3]);
+	assert_int_equal(tally_evlist__nr(l), 40);
+	assert_string_equal(tally_evsel__name(e[3]), tally_evsel__name(e[0]));
+	tally_evlist__free(l);
+	tally_thread_map__put(tm);
+}
+
 /* A thread that exits between the thread map and the open is skipped. */
 static void test_thread_gone(void **state)
 {
@@ -649,6 +682,7 @@ int main(void)
 		cmocka_unit_test(test_weak_group),
 		cmocka_unit_test(test_one_read_per_group),
 		cmocka_unit_test(test_exclude_guest_fallback),
+		cmocka_unit_test(test_big_group),
 		cmocka_unit_test(test_thread_gone),
 		cmocka_unit_test(test_paranoid_fallback),
 	};
