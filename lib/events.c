@@ -695,38 +695,16 @@ static int apply_terms(struct parser *p, struct term_ctx *tc, const char *s, siz
 	return 0;
 }
 
-/* s[0..n) = "pmu/terms/[mods]". */
-static int parse_pmu_event(struct parser *p, const char *s, size_t n, size_t col, size_t slash)
+/* One PMU's event from "pmu/terms/": terms at s[slash+1..close). */
+static int pmu_event_one(struct parser *p, const char *pmu, int type, const char *s,
+			 size_t n, size_t col, size_t slash, size_t close)
 {
 	struct perf_event_attr attr;
 	struct term_ctx tc;
 	struct tally_event *ev;
-	char pmu[128], cpus[1024];
-	size_t close, first = p->evs.nr, mstart;
-	int type, ret;
+	char cpus[1024];
+	int ret;
 
-	if (slash >= sizeof(pmu))
-		return perr(p, ENOENT, col, s, slash, "PMU name too long");
-	memcpy(pmu, s, slash);
-	pmu[slash] = '\0';
-	close = slash + 1 + span(s + slash + 1, n - slash - 1, '/');
-	if (close >= n)
-		return perr(p, EINVAL, col + slash, s, n,
-			    "unterminated PMU term list: missing the closing '/'");
-	type = tally__pmu_type(p->sysfs, pmu);
-	if (type < 0) {
-		char hint[128];
-		struct best b;
-
-		ret = perr(p, ENOENT, col, s, slash, "unknown PMU '%s'", pmu);
-		best_init(&b, pmu);
-		tally__pmu_foreach(p->sysfs, best_name_cb, &b);
-		if (b.name[0]) {
-			snprintf(hint, sizeof(hint), "%s", b.name);
-			set_hint(p, hint);
-		}
-		return ret;
-	}
 	memset(&attr, 0, sizeof(attr));
 	memset(&tc, 0, sizeof(tc));
 	attr.type = (uint32_t)type;
@@ -736,9 +714,6 @@ static int parse_pmu_event(struct parser *p, const char *s, size_t n, size_t col
 	ret = apply_terms(p, &tc, s + slash + 1, close - slash - 1, col + slash + 1, 0);
 	if (ret)
 		return ret;
-	mstart = close + 1;
-	if (mstart < n && s[mstart] == ':')
-		mstart++;
 	/* perf names it as typed ("msr/tsc/u"), unless name= says */
 	if (tc.has_name)
 		ev = add_event(p, &attr, tc.name, strlen(tc.name), pmu, col);
@@ -752,6 +727,84 @@ static int parse_pmu_event(struct parser *p, const char *s, size_t n, size_t col
 	if (tally__pmu_cpumask(p->sysfs, pmu, cpus, sizeof(cpus)) > 0 &&
 	    !(ev->cpus = strdup(cpus)))
 		return nomem(p, col);
+	return 0;
+}
+
+/* "uncore_imc" stands for uncore_imc_0, uncore_imc_1... (as in perf) */
+struct pmu_family {
+	struct parser *p;
+	const char *prefix;
+	const char *s;
+	size_t n, col, slash, close;
+	int found;
+	int err;
+};
+
+static int pmu_family_cb(const char *pmu, void *ctx)
+{
+	struct pmu_family *f = ctx;
+	size_t l = strlen(f->prefix);
+	const char *sfx = pmu + l;
+	int type;
+
+	if (strncmp(pmu, f->prefix, l) || sfx[0] != '_' || !sfx[1])
+		return 0;
+	for (sfx++; *sfx; sfx++)
+		if (!isdigit((unsigned char)*sfx))
+			return 0;
+	type = tally__pmu_type(f->p->sysfs, pmu);
+	if (type < 0)
+		return 0;
+	f->found++;
+	f->err = pmu_event_one(f->p, pmu, type, f->s, f->n, f->col, f->slash, f->close);
+	return f->err ? 1 : 0;
+}
+
+/* s[0..n) = "pmu/terms/[mods]". */
+static int parse_pmu_event(struct parser *p, const char *s, size_t n, size_t col, size_t slash)
+{
+	char pmu[128];
+	size_t close, first = p->evs.nr, mstart;
+	int type, ret;
+
+	if (slash >= sizeof(pmu))
+		return perr(p, ENOENT, col, s, slash, "PMU name too long");
+	memcpy(pmu, s, slash);
+	pmu[slash] = '\0';
+	close = slash + 1 + span(s + slash + 1, n - slash - 1, '/');
+	if (close >= n)
+		return perr(p, EINVAL, col + slash, s, n,
+			    "unterminated PMU term list: missing the closing '/'");
+	type = tally__pmu_type(p->sysfs, pmu);
+	if (type >= 0) {
+		ret = pmu_event_one(p, pmu, type, s, n, col, slash, close);
+	} else {
+		struct pmu_family f = {
+			.p = p, .prefix = pmu, .s = s, .n = n, .col = col,
+			.slash = slash, .close = close,
+		};
+
+		tally__pmu_foreach(p->sysfs, pmu_family_cb, &f);
+		if (!f.found) {
+			char hint[128];
+			struct best b;
+
+			ret = perr(p, ENOENT, col, s, slash, "unknown PMU '%s'", pmu);
+			best_init(&b, pmu);
+			tally__pmu_foreach(p->sysfs, best_name_cb, &b);
+			if (b.name[0]) {
+				snprintf(hint, sizeof(hint), "%s", b.name);
+				set_hint(p, hint);
+			}
+			return ret;
+		}
+		ret = f.err;
+	}
+	if (ret)
+		return ret;
+	mstart = close + 1;
+	if (mstart < n && s[mstart] == ':')
+		mstart++;
 	if (mstart < n || (mstart == n && s[n - 1] == ':'))
 		return apply_mods(p, first, s + mstart, n - mstart, col + mstart, false);
 	return 0;

@@ -538,6 +538,25 @@ static void test_pmu_aliases(void **state)
 	assert_int_equal(evs.ev[1].attr.config, 0x3f);
 	assert_int_equal(evs.ev[1].attr.exclude_kernel, 1);
 	tally_events__clear(&evs);
+	/* a PMU family: uncore_imc stands for uncore_imc_0 and uncore_imc_1 */
+	evs = parse_ok("uncore_imc/cas_count_read/");
+	assert_int_equal(evs.nr, 2);
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(evs.ev[i].attr.type, 20 + i);
+		assert_int_equal(evs.ev[i].attr.config, 0x304);
+		assert_string_equal(evs.ev[i].pmu, i ? "uncore_imc_1" : "uncore_imc_0");
+		assert_string_equal(evs.ev[i].name, "uncore_imc/cas_count_read/");
+		assert_string_equal(evs.ev[i].unit, "MiB");
+		assert_true(evs.ev[i].scale == 6.103515625e-5);
+		assert_string_equal(evs.ev[i].cpus, "0");
+	}
+	tally_events__clear(&evs);
+	evs = parse_ok("uncore_imc_1/event=2/");
+	assert_int_equal(evs.nr, 1);
+	assert_int_equal(evs.ev[0].attr.type, 21);
+	tally_events__clear(&evs);
+	parse_fail("uncore_imc/event=0x1ff/", -ERANGE, 17, "0x1ff");
+	parse_fail("uncore/event=1/", -ENOENT, 0, "uncore");
 	/* a symbolic name wins over a sysfs alias of the same name */
 	e = one("instructions", name, sizeof(name));
 	assert_int_equal(e.attr.type, PERF_TYPE_HARDWARE);
