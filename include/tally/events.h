@@ -7,6 +7,23 @@
  *   {cycles,instructions}:u, INST_RETIRED.ANY (libpfm4),
  *   uprobe on a symbol: "uprobe:/path/bin:symbol" (and "uretprobe:...").
  * Modifiers :u :k :h :G :H :I :p :pp :ppp :P :S :D :W (and combinations).
+ *
+ * What one spec item becomes:
+ *   - a tracepoint glob, a bare sysfs alias found on several PMUs
+ *     ("stall_slot") and a PMU family ("uncore_imc/..." for
+ *     uncore_imc_0, uncore_imc_1...) give one tally_event each;
+ *   - names are perf 6.1's: the text as typed with its own modifiers
+ *     ("cycles:u", "msr/tsc/u"), the name= term if given, "sys:event"
+ *     for tracepoints and hardware cache names without modifiers,
+ *     "mem:ADDR" for a breakpoint with a length; a group's modifiers
+ *     are never in the members' names;
+ *   - attrs: every event starts with exclude_guest = 1 (perf's
+ *     event_attr_init), tracepoints and breakpoints with
+ *     sample_period = 1; read_format, sample_type and disabled are left
+ *     for the evlist.
+ * libpfm4 names without a "pmu::" prefix are tried only when the kernel
+ * has a core PMU (sysfs "cpu", "cpu_core", "armv8_*"...). The parser
+ * never mounts tracefs; opts->tracefs_root overrides where it looks.
  */
 #ifndef TALLY_EVENTS_H
 #define TALLY_EVENTS_H
@@ -54,7 +71,7 @@ struct tally_event {
 	struct perf_event_attr attr;
 	char *name;		/* display name as perf shows it */
 	char *pmu;		/* PMU name ("cpu", "software", "tracepoint", "msr"...) */
-	char *cpus;		/* the PMU's cpumask ("0"), NULL for any */
+	char *cpus;		/* the PMU's cpumask or cpus file ("0"), NULL for any */
 	int group;		/* group number, -1 when not in a group */
 	bool leader;		/* first of its group (false outside groups) */
 	unsigned int flags;	/* TALLY_EV_* */
