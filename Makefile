@@ -126,7 +126,8 @@ install: all
 	ln -sf libtally.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libtally.so.$(SOVERSION)
 	ln -sf libtally.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libtally.so
 	install -m 644 include/tally/*.h $(DESTDIR)$(PREFIX)/include/tally/
-	install -m 644 $(BUILD)/tally.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' \
+	    -e 's|@LIBS@|$(PKG_LIBS) -lm -lpthread|' tally.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/tally.pc
 	install -m 755 $(BUILD)/tally $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 docs/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 
