@@ -225,10 +225,15 @@ TALLY_API int tally_selfmon__stop(struct tally_selfmon *sm, uint64_t *deltas);
 /*
  * TALLY_SELFMON_REGION(sm, deltas) { code; }  measures the block. Leaving
  * the block with break, return or goto skips the stop (and the deltas).
+ * Regions nest (on different lines) when each has its own sm.
  */
+#define TALLY__SM_CAT2(a, b) a##b
+#define TALLY__SM_CAT(a, b) TALLY__SM_CAT2(a, b)
 #define TALLY_SELFMON_REGION(sm, deltas)					\
-	for (int __tally_once = (tally_selfmon__start(sm), 0); !__tally_once;	\
-	     __tally_once = 1, tally_selfmon__stop(sm, deltas))
+	TALLY__SELFMON_REGION(sm, deltas, TALLY__SM_CAT(tally__once_, __LINE__))
+#define TALLY__SELFMON_REGION(sm, deltas, once)				\
+	for (int once = (tally_selfmon__start(sm), 0); !once;			\
+	     once = 1, tally_selfmon__stop(sm, deltas))
 
 /*
  * Overflow signals on event idx (a sampling event: sample_period != 0):
