@@ -722,6 +722,20 @@ static int run_once(struct run_ctx *rc)
 		goto out;
 	}
 	tally_evlist__set_attr_bits(l, true, on_exec, !cfg->no_inherit && !system_wide);
+	{
+		/*
+		 * Counting, not sampling: the parser gives tracepoints
+		 * sample_period 1 (for record); an overflow per event would
+		 * cost the workload dearly. perf's create_perf_stat_counter
+		 * clears it too.
+		 */
+		struct tally_evsel *e;
+
+		tally_evlist__for_each_evsel(l, e) {
+			tally_evsel__attr(e)->sample_period = 0;
+			tally_evsel__attr(e)->freq = 0;
+		}
+	}
 	if (cfg->verbose)
 		print_attrs(l);
 	rc->counted = false;
