@@ -123,10 +123,13 @@ int tally_mmap__read_init(struct tally_mmap *m)
 	m->end = head;
 	if (head == m->tail)
 		return tally__err(EAGAIN);
-	if (head - m->tail > m->mask + 1) {
-		/* The kernel never overruns a forward ring: a corrupt page. */
-		pr_warn("mmap: data_head %llu is %llu bytes past data_tail (ring %llu)\n",
-			(unsigned long long)head, (unsigned long long)(head - m->tail),
+	if (head - m->tail > m->mask + 1 || ((head | m->tail) & 7)) {
+		/*
+		 * The kernel never overruns a forward ring and keeps both
+		 * positions 8-byte aligned: a corrupt page.
+		 */
+		pr_warn("mmap: bad ring positions: data_head %llu, data_tail %llu (ring of %llu)\n",
+			(unsigned long long)head, (unsigned long long)m->tail,
 			(unsigned long long)(m->mask + 1));
 		m->end = m->start;
 		return tally__err(EBADMSG);
@@ -162,7 +165,8 @@ const struct perf_event_header *tally_mmap__read_event(struct tally_mmap *m)
 		memcpy((unsigned char *)&h + first, m->data, sizeof(h) - first);
 	}
 	size = h.size;
-	if (size < sizeof(h) || size > avail)
+	/* The kernel pads every record to a multiple of 8 bytes. */
+	if (size < sizeof(h) || size > avail || (size & 7))
 		goto bad;
 	if (off + size <= m->mask + 1) {
 		ev = (const void *)(m->data + off);

@@ -19,10 +19,11 @@
  *  - read_init loads data_head with acquire semantics (pairs with the
  *    kernel's smp_wmb() between writing a record and publishing data_head,
  *    "(B)" in kernel/events/ring_buffer.c) and takes [tail, head) as the
- *    batch. -EAGAIN when the ring is empty.
+ *    batch. -EAGAIN when the ring is empty; -EBADMSG when head is more
+ *    than a ring ahead of tail or either is not 8-byte aligned.
  *  - read_event returns the next record of the batch, or NULL at its end
- *    (errno 0) or on a corrupt header (errno EBADMSG; the rest of the batch
- *    is skipped). A record that wraps past the end of the data area is
+ *    (errno 0) or on a corrupt header (size below 8, not a multiple of 8,
+ *    or past head: errno EBADMSG, and the rest of the batch is skipped). A record that wraps past the end of the data area is
  *    copied to a bounce buffer so the caller always sees it contiguous.
  *    PERF_RECORD_LOST records are counted (tally_mmap__lost) and still
  *    returned.
