@@ -302,6 +302,30 @@ static void test_scale(void **state)
 	assert_int_equal(tally_page__scale(3, 10, 4), 7);	/* 7.5 truncated */
 }
 
+/* This CPU's ops: x86 sign-extends, arm64 masks; NULL ops read no counter. */
+static void test_native_ops(void **state)
+{
+	const struct tally_page_ops *ops = tally_page__native_ops();
+	struct perf_event_mmap_page *pc = new_page();
+	struct tally_page_read r;
+
+	(void)state;
+	assert_non_null(ops);
+#if defined(__x86_64__) || defined(__i386__)
+	assert_non_null(ops->read_counter);
+	assert_non_null(ops->read_time);
+	assert_int_equal(ops->width_mode, TALLY_PAGE_SIGN_EXTEND);
+#elif defined(__aarch64__)
+	assert_non_null(ops->read_counter);
+	assert_int_equal(ops->width_mode, TALLY_PAGE_MASK);
+#endif
+	pc->offset = 42;
+	assert_int_equal(tally_page__read(pc, NULL, 0, &r), -EOPNOTSUPP);
+	assert_false(r.user_read);
+	assert_int_equal(r.count, 42);
+	free(pc);
+}
+
 /* An update between the reader's loads makes it go round again. */
 static void test_retry_on_interrupt(void **state)
 {
@@ -423,6 +447,7 @@ int main(void)
 		cmocka_unit_test(test_time_extrapolation),
 		cmocka_unit_test(test_time_zero),
 		cmocka_unit_test(test_scale),
+		cmocka_unit_test(test_native_ops),
 		cmocka_unit_test(test_retry_on_interrupt),
 		cmocka_unit_test(test_concurrent_writer),
 	};
