@@ -34,11 +34,13 @@ _Static_assert((int)STAT_AGGR_NODE == (int)TALLY_AGGR_NODE &&
 #define DEFAULT_EVENTS "task-clock,context-switches,cpu-migrations,page-faults," \
 		       "cycles,instructions,branches,branch-misses"
 
-static volatile sig_atomic_t got_signal;
+static volatile sig_atomic_t got_signal;	/* taken by the wait loop */
+static volatile sig_atomic_t interrupted;	/* stays set: no more -r runs */
 
 static void on_signal(int sig)
 {
 	got_signal = sig;
+	interrupted = 1;
 }
 
 /* ---- the grid: every event x every aggregate, across runs ---- */
@@ -954,10 +956,10 @@ static void print_totals(struct run_ctx *rc)
 	struct stat_out *o = rc->out;
 	struct grid *g = rc->grid;
 	struct stat_footer f = {
-		.runs = rc->cfg->repeat,
+		.runs = (int)g->elapsed.n,	/* fewer than -r after Ctrl-C */
 		.elapsed_s = stat_acc_mean(&g->elapsed),
 		.elapsed_sd = stat_acc_sem(&g->elapsed),
-		.show_rusage = g->rusage && rc->cfg->repeat == 1,
+		.show_rusage = g->rusage && g->elapsed.n == 1,
 		.user_s = g->user_s,
 		.sys_s = g->sys_s,
 		.null_run = rc->cfg->null_run,
@@ -966,12 +968,12 @@ static void print_totals(struct run_ctx *rc)
 	o->interval = false;
 	if (o->format == STAT_FMT_OPENMETRICS) {
 		stat_out_om_begin(o);
-		grid_print(g, o, rc->cfg->aggr, f.elapsed_s * 1e9, rc->cfg->repeat > 1);
+		grid_print(g, o, rc->cfg->aggr, f.elapsed_s * 1e9, f.runs > 1);
 		stat_out_om_end(o, &f);
 		return;
 	}
-	stat_out_header(o, rc->target, rc->cfg->repeat);
-	grid_print(g, o, rc->cfg->aggr, f.elapsed_s * 1e9, rc->cfg->repeat > 1);
+	stat_out_header(o, rc->target, f.runs);
+	grid_print(g, o, rc->cfg->aggr, f.elapsed_s * 1e9, f.runs > 1);
 	stat_out_footer(o, &f);
 }
 
@@ -1126,7 +1128,7 @@ static int stat_compare(struct stat_config *cfg, FILE *fp, struct stat_out *o,
 		ret = run_once(&ra);
 		if (!ret)
 			ret = run_once(&rb);
-		if (!ret && got_signal)
+		if (!ret && interrupted)
 			break;
 	}
 	if (!ret && !cfg->quiet)
@@ -1190,7 +1192,7 @@ int cmd_stat(int argc, char **argv)
 		ret = run_once(&rc);
 		if (ret)
 			goto out;
-		if (got_signal)
+		if (interrupted)
 			break;	/* Ctrl-C during -r: print what we have */
 	}
 	if (!cfg.quiet && !cfg.interval_ms)

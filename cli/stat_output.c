@@ -314,6 +314,24 @@ static void om_keep(struct stat_out *o, const struct stat_row *r)
 	o->om_rows[o->om_nr++] = *r;
 }
 
+/*
+ * Does the environment name an LC_NUMERIC other than C/POSIX (whose
+ * thousands separator is empty)? Saves loading locale files, a good part
+ * of a short run's cost, when the answer cannot change the output.
+ */
+static bool user_numeric_locale(void)
+{
+	const char *v = getenv("LC_ALL");
+
+	if (!v || !*v)
+		v = getenv("LC_NUMERIC");
+	if (!v || !*v)
+		v = getenv("LANG");
+	if (!v || !*v)
+		return false;
+	return strcmp(v, "C") && strcmp(v, "POSIX") && strncmp(v, "C.", 2);
+}
+
 void stat_out_row(struct stat_out *o, const struct stat_row *r)
 {
 	locale_t old = (locale_t)0;
@@ -322,7 +340,7 @@ void stat_out_row(struct stat_out *o, const struct stat_row *r)
 		om_keep(o, r);
 		return;
 	}
-	if (o->format == STAT_FMT_HUMAN && o->big_num) {
+	if (o->format == STAT_FMT_HUMAN && o->big_num && user_numeric_locale()) {
 		/* The user's thousands separator, for this row only. */
 		static locale_t user;
 

@@ -107,6 +107,9 @@ PY
 python3 "$tmp/int.py" 0.4 "$TALLY" stat -x, -e task-clock -- "$W" sleep 10000 >"$tmp/int"
 check "Ctrl-C: counts printed" grep -q ',task-clock,' "$tmp/int"
 is "Ctrl-C: the workload's status (SIGINT: 130), promptly" "$(tail -1 "$tmp/int")" "rc=130 quick=1"
+python3 "$tmp/int.py" 0.5 "$TALLY" stat -r 20 -e task-clock -- "$W" sleep 200 >"$tmp/int"
+check "Ctrl-C during -r 20: stops early, says how many runs" grep -Eq "\(([2-4]) runs\):" "$tmp/int"
+is "Ctrl-C during -r 20: status 130" "$(tail -1 "$tmp/int" | cut -d' ' -f1)" "rc=130"
 "$W" sleep 10000 & victim=$!
 python3 "$tmp/int.py" 0.3 "$TALLY" stat -x, -e task-clock -p $victim >"$tmp/int"
 is "Ctrl-C on -p: exit 0, promptly" "$(tail -1 "$tmp/int")" "rc=0 quick=1"

@@ -140,6 +140,7 @@ static void test_targets(void **state)
 	assert_int_equal(parse(&c, "-p", "1", "-t", "2", NULL), 1);
 	assert_int_equal(parse(&c, "-G", "/x", "true", NULL), 1);
 	assert_int_equal(parse(&c, "--per-thread", "true", NULL), 1);
+	assert_int_equal(parse(&c, "--per-thread", "-a", NULL), 1);
 	assert_int_equal(parse(&c, "-A", "true", NULL), 1);
 	assert_int_equal(parse(&c, "--per-core", "-p", "1", NULL), 1);
 	assert_int_equal(parse(&c, "-r", "2", "-a", NULL), 1);
