@@ -328,6 +328,7 @@ static void test_real_page_time(void **state)
 static struct {
 	volatile sig_atomic_t in, hup, other, bad_fd;
 	int fd;
+	struct tally_selfmon *rearm;	/* IOC_REFRESH 1 from the handler */
 } sig;
 
 static void on_overflow(int signo, siginfo_t *si, void *uc)
@@ -344,18 +345,19 @@ static void on_overflow(int signo, siginfo_t *si, void *uc)
 		sig.hup++;
 	else
 		sig.other++;
+	if (sig.rearm)
+		tally_selfmon__refresh(sig.rearm, 0, 1);
 	errno = saved;
 }
 
-static struct tally_selfmon *overflow_setup(uint64_t period)
+static struct tally_selfmon *overflow_setup_attr(struct perf_event_attr *attr,
+						  uint64_t period)
 {
-	struct perf_event_attr a;
+	struct perf_event_attr a = *attr;
 	struct sigaction sa;
 	struct tally_selfmon *sm;
 	int signo = SIGRTMIN + 1;
 
-	if (!tp_attr(&a))
-		return NULL;
 	a.sample_period = period;
 	a.wakeup_events = 1;
 	sm = tally_selfmon__new(&a, 1, NULL);
@@ -371,11 +373,21 @@ static struct tally_selfmon *overflow_setup(uint64_t period)
 	return sm;
 }
 
+static struct tally_selfmon *overflow_setup(uint64_t period)
+{
+	struct perf_event_attr a;
+
+	if (!tp_attr(&a))
+		return NULL;
+	return overflow_setup_attr(&a, period);
+}
+
 /*
  * IOC_REFRESH with a budget: calls/N signals, the last POLL_HUP, then none.
  * (The man page's other pattern, IOC_REFRESH 1 re-armed from the handler,
  * does not work for tracepoints on Linux 6.18 here: once the budget has
- * disabled the event, neither a refresh nor an enable restarts it.)
+ * disabled a tracepoint event, neither a refresh nor an enable restarts
+ * it. It does work for software events: test_overflow_rearm.)
  */
 static void test_overflow_budget(void **state)
 {
@@ -397,6 +409,43 @@ static void test_overflow_budget(void **state)
 	assert_int_equal(sig.in + sig.hup, calls / N);
 	assert_int_equal(tally_selfmon__read(sm, &v), 0);
 	assert_int_equal(v, (uint64_t)calls);
+	tally_selfmon__free(sm);
+}
+
+/*
+ * The man page's pattern: IOC_REFRESH 1, re-armed from the handler, on a
+ * software event (page-faults): a signal for every N faults counted.
+ */
+static void test_overflow_rearm(void **state)
+{
+	const long N = 8, M = 400;
+	struct perf_event_attr a;
+	struct tally_selfmon *sm;
+	long psz = sysconf(_SC_PAGESIZE);
+	unsigned char *p;
+	uint64_t v;
+
+	(void)state;
+	sw_attr(&a, PERF_COUNT_SW_PAGE_FAULTS);
+	sm = overflow_setup_attr(&a, N);
+	p = mmap(NULL, M * (size_t)psz, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(p != MAP_FAILED);
+	sig.rearm = sm;
+	assert_int_equal(tally_selfmon__refresh(sm, 0, 1), 0);
+	for (long i = 0; i < M; i++)
+		p[i * psz] = 1;
+	assert_int_equal(tally_selfmon__disable(sm), 0);
+	sig.rearm = NULL;
+	munmap(p, M * (size_t)psz);
+	assert_int_equal(tally_selfmon__read(sm, &v), 0);
+	print_message("# %llu page faults, %d signals\n", (unsigned long long)v,
+		      (int)(sig.in + sig.hup));
+	assert_true(v >= (uint64_t)M);
+	/* Each refresh allows one overflow, which ends with POLL_HUP. */
+	assert_int_equal(sig.hup, v / N);
+	assert_int_equal(sig.in, 0);
+	assert_int_equal(sig.bad_fd, 0);
 	tally_selfmon__free(sm);
 }
 
@@ -495,6 +544,7 @@ int main(void)
 		cmocka_unit_test(test_real_page),
 		cmocka_unit_test(test_real_page_time),
 		cmocka_unit_test(test_overflow_budget),
+		cmocka_unit_test(test_overflow_rearm),
 		cmocka_unit_test(test_overflow_enabled),
 		cmocka_unit_test(test_overflow_period),
 		cmocka_unit_test(test_hw_fast_path),
