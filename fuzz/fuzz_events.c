@@ -6,7 +6,7 @@
  * contract, not just that it survives: 0 with events, or -errno with the
  * error filled, its column inside the spec, and a formattable message.
  *
- *   make -f fuzz/Makefile && build-fuzz/fuzz_events fuzz/corpus/events
+ *   make -f fuzz/Makefile && fuzz/out/fuzz_events fuzz/corpus/events
  * Run from the top of the tree (the fixtures are found relative to it,
  * or under $TALLY_SRCDIR). Crashers go into fuzz/corpus/events, which
  * tests/unit/test_fuzz_replay.c replays in every `make test`.
