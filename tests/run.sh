@@ -7,6 +7,8 @@ BUILD=${BUILD:-build}
 export BUILD TALLY="$PWD/$BUILD/tally" HELPERS="$PWD/$BUILD/helpers"
 export CMOCKA_MESSAGE_OUTPUT=TAP
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
+# Leaks inside outside libraries that we cannot free: see tests/lsan.supp.
+export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/tests/lsan.supp:print_suppressions=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 pass=0 fail=0 skip=0
 failed_names=()

@@ -12,5 +12,7 @@
 #include <tally/evsel.h>
 #include <tally/evlist.h>
 #include <tally/workload.h>
+#include <tally/selfmon.h>
+#include <tally/mmap.h>
 
 #endif
