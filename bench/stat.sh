@@ -165,7 +165,8 @@ print("difference is each tool's fixed cost.")
 PY
 if command -v hyperfine >/dev/null; then
 	echo
-	echo "hyperfine cross-check (unpaired, \`-N\`):"
+	echo "hyperfine cross-check (unpaired, \`-N\`; on this shared 2-CPU VM background"
+	echo "noise moves unpaired means by milliseconds, hence the paired figures above):"
 	echo
 	echo '```'
 	hyperfine -N -w 5 -r 100 "$TALLY stat -- true" "perf stat -- true" 2>/dev/null |
