@@ -332,23 +332,33 @@ static bool user_numeric_locale(void)
 	return strcmp(v, "C") && strcmp(v, "POSIX") && strncmp(v, "C.", 2);
 }
 
+/* Switch this thread to the user's LC_NUMERIC for human output. */
+static locale_t human_locale_push(const struct stat_out *o)
+{
+	static locale_t user;
+
+	if (o->format != STAT_FMT_HUMAN || !o->big_num || !user_numeric_locale())
+		return (locale_t)0;
+	if (!user)
+		user = newlocale(LC_NUMERIC_MASK, "", (locale_t)0);
+	return user ? uselocale(user) : (locale_t)0;
+}
+
+static void human_locale_pop(locale_t old)
+{
+	if (old)
+		uselocale(old);
+}
+
 void stat_out_row(struct stat_out *o, const struct stat_row *r)
 {
-	locale_t old = (locale_t)0;
+	locale_t old;
 
 	if (o->format == STAT_FMT_OPENMETRICS) {
 		om_keep(o, r);
 		return;
 	}
-	if (o->format == STAT_FMT_HUMAN && o->big_num && user_numeric_locale()) {
-		/* The user's thousands separator, for this row only. */
-		static locale_t user;
-
-		if (!user)
-			user = newlocale(LC_NUMERIC_MASK, "", (locale_t)0);
-		if (user)
-			old = uselocale(user);
-	}
+	old = human_locale_push(o);
 	interval_prefix(o);
 	if (o->format == STAT_FMT_JSON && !o->interval)
 		fputc('{', o->fp);
@@ -364,8 +374,7 @@ void stat_out_row(struct stat_out *o, const struct stat_row *r)
 		row_human(o, r);
 		break;
 	}
-	if (old)
-		uselocale(old);
+	human_locale_pop(old);
 }
 
 void stat_out_header(struct stat_out *o, const char *target, int runs)
@@ -418,9 +427,11 @@ void stat_out_interval_header(struct stat_out *o)
 void stat_out_footer(struct stat_out *o, const struct stat_footer *f)
 {
 	FILE *fp = o->fp;
+	locale_t old;
 
 	if (o->format != STAT_FMT_HUMAN || o->interval)
 		return;
+	old = human_locale_push(o);	/* perf prints the footer in it too */
 	if (!f->null_run)
 		fprintf(fp, "\n");
 	if (f->runs <= 1) {
@@ -439,6 +450,7 @@ void stat_out_footer(struct stat_out *o, const struct stat_footer *f)
 			fprintf(fp, "  ( +-%6.2f%% )", 100.0 * f->elapsed_sd / f->elapsed_s);
 	}
 	fprintf(fp, "\n\n");
+	human_locale_pop(old);
 }
 
 /* ---- OpenMetrics ---- */
