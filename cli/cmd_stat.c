@@ -568,6 +568,39 @@ static bool all_unsupported(struct tally_evlist *l)
 	return true;
 }
 
+/*
+ * OpenMetrics intervals into -o FILE: each interval replaces the file
+ * (written aside, then renamed), so a node-exporter textfile collector
+ * always reads one whole exposition, never a half-written or doubled one.
+ */
+static void om_replace_file(struct stat_out *o, const char *path)
+{
+	size_t len = strlen(path) + 16;
+	char *tmp = malloc(len);
+	FILE *keep = o->fp, *f;
+
+	if (!tmp) {
+		stat_out_om_end(o, NULL);
+		return;
+	}
+	snprintf(tmp, len, "%s.tmp.%d", path, (int)getpid());
+	f = fopen(tmp, "we");
+	if (!f) {
+		fprintf(stderr, "tally stat: %s: %s\n", tmp, strerror(errno));
+		stat_out_om_end(o, NULL);	/* still lands in the open file */
+		free(tmp);
+		return;
+	}
+	o->fp = f;
+	stat_out_om_end(o, NULL);
+	o->fp = keep;
+	if (fclose(f) || rename(tmp, path)) {
+		fprintf(stderr, "tally stat: %s: %s\n", path, strerror(errno));
+		unlink(tmp);
+	}
+	free(tmp);
+}
+
 static void print_interval(struct run_ctx *rc, struct tally_evlist *l, double t0,
 			   double *last)
 {
@@ -586,7 +619,9 @@ static void print_interval(struct run_ctx *rc, struct tally_evlist *l, double t0
 	else
 		stat_out_interval_header(o);
 	grid_print(&rc->interval_grid, o, rc->cfg->aggr, t - *last, false);
-	if (o->format == STAT_FMT_OPENMETRICS)
+	if (o->format == STAT_FMT_OPENMETRICS && rc->cfg->output && !rc->cfg->append)
+		om_replace_file(o, rc->cfg->output);
+	else if (o->format == STAT_FMT_OPENMETRICS)
 		stat_out_om_end(o, NULL);
 	fflush(o->fp);
 out:

@@ -53,6 +53,11 @@ $TALLY stat --stat-format=openmetrics -I 100 -e task-clock -- "$W" sleep 350 2>"
 n=$(om_check "$tmp/omi" 2>/dev/null)
 check "OpenMetrics -I 100 over 350 ms: 4 (+-1) expositions (got $n)" test "${n:-0}" -ge 3 -a "${n:-0}" -le 5
 check "OpenMetrics -I: interval end timestamps" grep -q '^tally_interval_end_seconds 0\.' "$tmp/omi"
+# -I with -o FILE: each interval replaces the file (a textfile collector
+# must see one exposition); the last interval is what remains.
+$TALLY stat --stat-format=openmetrics -I 100 -o "$tmp/t.prom" -e task-clock -- "$W" sleep 350 2>/dev/null
+is "OpenMetrics -I -o: the file holds one exposition" "$(om_check "$tmp/t.prom" 2>/dev/null)" "1"
+check "OpenMetrics -I -o: no temporary file left" sh -c "! ls '$tmp' | grep -q 't.prom.tmp'"
 $TALLY stat -a -A --stat-format=openmetrics -e cpu-clock -- "$W" sleep 20 2>"$tmp/oma"
 is "OpenMetrics -A: a cpu label per CPU" "$(grep -c '^tally_event_value{event="cpu-clock",cpu="[0-9]*"' "$tmp/oma")" "$(nproc)"
 
