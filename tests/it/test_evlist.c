@@ -668,6 +668,69 @@ static void test_paranoid_fallback(void **state)
 	assert_int_equal(WEXITSTATUS(st), 0);
 }
 
+/*
+ * A group with inherit, read with PERF_FORMAT_GROUP (the man page says
+ * inherit "does not work" with GROUP; kernels since 4.3 sum the children
+ * into the group read, which is what perf stat relies on): T threads of
+ * N getpid each count exactly T*N on the leader, the member's value
+ * lands by id, and both share time_enabled. Once more with
+ * PERF_FORMAT_LOST (Linux 6.0), which puts a third word into every
+ * member's {value, id, lost}.
+ */
+static void test_inherit_group_read(void **state)
+{
+	char *argv[] = { (char *)helper_path(), "threads", "3", "1000", NULL };
+	struct perf_event_attr a;
+
+	if (!tp_attr(&a, "syscalls", "sys_enter_getpid") || !have_helper())
+		skip();
+	for (int lost = 0; lost < 2; lost++) {
+		struct tally_workload *wl = tally_workload__new(argv);
+		struct tally_evlist *l = tally_evlist__new();
+		struct tally_evsel *lead, *mem;
+		struct tally_thread_map *tm;
+		const struct tally_counts *lc, *mc;
+		int st, err;
+
+		assert_non_null(wl);
+		tm = tally_thread_map__new_pid(tally_workload__pid(wl));
+		lead = tally_evsel__new(&a, "getpid");
+		if (lost)
+			tally_evsel__attr(lead)->read_format |= PERF_FORMAT_LOST;
+		mem = sw(PERF_COUNT_SW_TASK_CLOCK);
+		tally_evlist__add(l, lead);
+		tally_evlist__add(l, mem);
+		assert_int_equal(tally_evlist__set_group(l, lead, 2), 0);
+		tally_evlist__set_attr_bits(l, true, true, true);
+		err = tally_evlist__open(l, NULL, tm, NULL);
+		if (err == -EINVAL && lost) {
+			tally_evlist__free(l);
+			tally_thread_map__put(tm);
+			tally_workload__free(wl);
+			skip();	/* a kernel before 6.0: no PERF_FORMAT_LOST */
+		}
+		assert_int_equal(err, 0);
+		assert_true(tally_evsel__attr(lead)->inherit);
+		assert_true(tally_evsel__attr(lead)->read_format & PERF_FORMAT_GROUP);
+		assert_int_equal(tally_workload__start(wl), 0);
+		assert_int_equal(tally_workload__wait(wl, &st, NULL), 0);
+		assert_int_equal(tally_workload__exit_code(wl), 0);
+		assert_int_equal(tally_evlist__read(l), 0);
+		lc = tally_evsel__counts(lead, 0, 0);
+		mc = tally_evsel__counts(mem, 0, 0);
+		assert_int_equal(lc->val, 3000);
+		assert_true(mc->val > 0);
+		assert_true(lc->ena > 0);
+		assert_int_equal(lc->ena, mc->ena);
+		assert_int_equal(lc->lost, 0);
+		assert_int_equal(mc->lost, 0);
+		assert_true(lc->id != 0 && mc->id != 0 && lc->id != mc->id);
+		tally_evlist__free(l);
+		tally_thread_map__put(tm);
+		tally_workload__free(wl);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -685,6 +748,7 @@ int main(void)
 		cmocka_unit_test(test_big_group),
 		cmocka_unit_test(test_thread_gone),
 		cmocka_unit_test(test_paranoid_fallback),
+		cmocka_unit_test(test_inherit_group_read),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

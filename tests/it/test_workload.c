@@ -194,6 +194,125 @@ static void test_signal_mask_reset(void **state)
 	tally_workload__free(wl);
 }
 
+/*
+ * Regression: a child that died before start() (killed, OOM) closed its
+ * end of the cork; writing the go byte into a pipe then raised SIGPIPE
+ * and killed the whole tool. start() must return -EPIPE instead (this
+ * test program dies of SIGPIPE with the old code: SIGPIPE is not ignored
+ * here, checked first).
+ */
+static void test_start_after_child_died(void **state)
+{
+	char *argv[] = { "true", NULL };
+	struct tally_workload *wl = tally_workload__new(argv);
+	struct sigaction sa;
+	int st = 0, r = 0;
+
+	assert_int_equal(sigaction(SIGPIPE, NULL, &sa), 0);
+	assert_true(sa.sa_handler == SIG_DFL);
+	assert_non_null(wl);
+	assert_int_equal(tally_workload__kill(wl, SIGKILL), 0);
+	/* Wait (no deadline asserted) until it is dead and reaped. */
+	for (int i = 0; i < 100000 && (r = tally_workload__poll(wl, &st, NULL)) == 0; i++)
+		usleep(100);
+	assert_int_equal(r, 1);
+	assert_true(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
+	assert_int_equal(tally_workload__start(wl), -EPIPE);
+	assert_int_equal(errno, EPIPE);
+	assert_int_equal(tally_workload__exit_code(wl), 128 + SIGKILL);
+	tally_workload__free(wl);
+}
+
+/* Writes an executable (or not) file dir/name with body. */
+static void put_file(const char *dir, const char *name, const char *body, mode_t mode)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(body, f);
+	fclose(f);
+	assert_int_equal(chmod(path, mode), 0);
+}
+
+static int run_exit_code(char *name, int *start_ret)
+{
+	char *argv[] = { name, NULL };
+	struct tally_workload *wl = tally_workload__new(argv);
+	int code;
+
+	assert_non_null(wl);
+	*start_ret = tally_workload__start(wl);
+	if (*start_ret == 0)
+		assert_int_equal(tally_workload__wait(wl, NULL, NULL), 0);
+	code = tally_workload__exit_code(wl);
+	tally_workload__free(wl);
+	return code;
+}
+
+/*
+ * The PATH search is done before fork() (the child may only make
+ * async-signal-safe calls, and execvp() is not one): it must keep
+ * execvp's rules. A non-executable match is skipped for a later
+ * runnable one (EACCES only if nothing runs: 126), a missing command
+ * is 127, a script without #! runs through /bin/sh (ENOEXEC), an empty
+ * PATH element is the current directory, and arguments are passed on.
+ */
+static void test_path_search(void **state)
+{
+	char a[] = "/tmp/tally-wl-a-XXXXXX", b[] = "/tmp/tally-wl-b-XXXXXX";
+	char path[256], cwd[4096], *old = getenv("PATH");
+	char *saved = old ? strdup(old) : NULL;
+	char name[] = "tally-wl-probe", noshebang[] = "tally-wl-plain";
+	char *argv[] = { noshebang, "5", NULL };
+	struct tally_workload *wl;
+	int r;
+
+	assert_non_null(mkdtemp(a));
+	assert_non_null(mkdtemp(b));
+	assert_non_null(getcwd(cwd, sizeof(cwd)));
+	put_file(a, name, "#!/bin/sh\nexit 3\n", 0644);		/* not runnable */
+	put_file(b, name, "#!/bin/sh\nexit 7\n", 0755);
+	put_file(b, noshebang, "exit $1\n", 0755);
+
+	snprintf(path, sizeof(path), "%s:%s", a, b);
+	setenv("PATH", path, 1);
+	assert_int_equal(run_exit_code(name, &r), 7);
+	assert_int_equal(r, 0);
+
+	setenv("PATH", a, 1);
+	assert_int_equal(run_exit_code(name, &r), 126);
+	assert_int_equal(r, -EACCES);
+
+	setenv("PATH", "/nonexistent", 1);
+	assert_int_equal(run_exit_code(name, &r), 127);
+	assert_int_equal(r, -ENOENT);
+
+	setenv("PATH", b, 1);
+	wl = tally_workload__new(argv);
+	assert_non_null(wl);
+	assert_int_equal(tally_workload__start(wl), 0);
+	assert_int_equal(tally_workload__wait(wl, NULL, NULL), 0);
+	assert_int_equal(tally_workload__exit_code(wl), 5);
+	tally_workload__free(wl);
+
+	/* "::" -> the current directory */
+	assert_int_equal(chdir(b), 0);
+	setenv("PATH", "/nonexistent::/nonexistent2", 1);
+	assert_int_equal(run_exit_code(name, &r), 7);
+	assert_int_equal(chdir(cwd), 0);
+
+	if (saved)
+		setenv("PATH", saved, 1);
+	else
+		unsetenv("PATH");
+	free(saved);
+	snprintf(path, sizeof(path), "rm -rf %s %s", a, b);
+	assert_int_equal(system(path), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -205,6 +324,8 @@ int main(void)
 		cmocka_unit_test(test_rusage),
 		cmocka_unit_test(test_counts_after_exec),
 		cmocka_unit_test(test_signal_mask_reset),
+		cmocka_unit_test(test_start_after_child_died),
+		cmocka_unit_test(test_path_search),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
