@@ -1117,6 +1117,123 @@ static int alias_find_cb(const char *pmu, void *ctx)
 	return 0;
 }
 
+/*
+ * Hybrid x86 (Alder Lake and later): a hardware or cache event counts
+ * on each core type's PMU, named in the attr's upper config bits
+ * (PERF_PMU_TYPE_SHIFT, Linux 5.13); one event per PMU, named
+ * "cpu_core/cycles/" as perf 6.1 does, on that PMU's cpus.
+ * 0 when added, 1 when the machine is not hybrid, -errno.
+ */
+struct hybrid_ctx {
+	struct parser *p;
+	const struct perf_event_attr *attr;
+	const char *s;
+	size_t hn, n, col;
+	int found, err;
+};
+
+static int hybrid_cb(const char *pmu, void *ctx)
+{
+	struct hybrid_ctx *h = ctx;
+	struct perf_event_attr attr = *h->attr;
+	struct tally_event *ev;
+	char name[300], cpus[1024];
+	int type;
+
+	if (strcmp(pmu, "cpu_core") && strcmp(pmu, "cpu_atom"))
+		return 0;
+	type = tally__pmu_type(h->p->sysfs, pmu);
+	if (type < 0)
+		return 0;
+	attr.config |= (uint64_t)type << 32;
+	snprintf(name, sizeof(name), "%s/%.*s/%.*s", pmu, (int)h->hn, h->s,
+		 (int)(h->n > h->hn + 1 ? h->n - h->hn - 1 : 0), h->s + h->hn + 1);
+	ev = add_event(h->p, &attr, name, strlen(name), pmu, h->col);
+	if (!ev) {
+		h->err = -errno;
+		return 1;
+	}
+	if (tally__pmu_cpumask(h->p->sysfs, pmu, cpus, sizeof(cpus)) > 0 &&
+	    !(ev->cpus = strdup(cpus))) {
+		h->err = nomem(h->p, h->col);
+		return 1;
+	}
+	h->found++;
+	return 0;
+}
+
+static const char *const hybrid_pmus[] = { "cpu_core", "cpu_atom" };
+
+static int add_hybrid(struct parser *p, const struct perf_event_attr *attr, const char *s,
+		      size_t hn, size_t n, size_t col)
+{
+	struct hybrid_ctx h = { .p = p, .attr = attr, .s = s, .hn = hn, .n = n, .col = col };
+
+	/* perf's order: the big cores first */
+	for (size_t i = 0; i < ARRAY_SIZE(hybrid_pmus) && !h.err; i++)
+		hybrid_cb(hybrid_pmus[i], &h);
+	if (h.err)
+		return h.err;
+	return h.found ? 0 : 1;
+}
+
+static int hybrid_index(const char *pmu)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(hybrid_pmus); i++)
+		if (pmu && !strcmp(pmu, hybrid_pmus[i]))
+			return (int)i;
+	return -1;
+}
+
+/*
+ * A group cannot span two core types: the kernel refuses it. Split
+ * {cycles,instructions} on a hybrid machine into one group per core
+ * PMU, as perf does; other members (software) stay with the first.
+ */
+static int split_hybrid_group(struct parser *p, size_t first)
+{
+	size_t nr = p->evs.nr - first, k = 0;
+	struct tally_event *tmp;
+	bool has[ARRAY_SIZE(hybrid_pmus)] = { false };
+	int nkinds = 0, group = p->evs.ev[first].group;
+
+	for (size_t i = first; i < p->evs.nr; i++) {
+		int h = hybrid_index(p->evs.ev[i].pmu);
+
+		if (h >= 0 && !has[h]) {
+			has[h] = true;
+			nkinds++;
+		}
+	}
+	if (nkinds < 2)
+		return 0;
+	tmp = tally__calloc(nr, sizeof(*tmp));
+	if (!tmp)
+		return nomem(p, 0);
+	for (size_t h = 0; h < ARRAY_SIZE(hybrid_pmus); h++) {
+		size_t start = k;
+
+		if (!has[h])
+			continue;
+		for (size_t i = first; i < p->evs.nr; i++) {
+			int hi = hybrid_index(p->evs.ev[i].pmu);
+
+			/* non-core members go with the first core type */
+			if (hi == (int)h || (hi < 0 && start == 0))
+				tmp[k++] = p->evs.ev[i];
+		}
+		for (size_t j = start; j < k; j++) {
+			tmp[j].group = start == 0 ? group : p->next_group;
+			tmp[j].leader = j == start;
+		}
+		if (start != 0)
+			p->next_group++;
+	}
+	memcpy(p->evs.ev + first, tmp, nr * sizeof(*tmp));
+	free(tmp);
+	return 0;
+}
+
 static bool is_raw(const char *s, size_t n, uint64_t *config)
 {
 	uint64_t v = 0;
@@ -1152,6 +1269,8 @@ static int parse_named(struct parser *p, const char *s, size_t hn, size_t n, siz
 	if (se) {
 		attr.type = se->type;
 		attr.config = se->config;
+		if (se->type == PERF_TYPE_HARDWARE && (ret = add_hybrid(p, &attr, s, hn, n, col)) <= 0)
+			return ret;
 		return add_event(p, &attr, s, n, pmu_of_type(se->type), col) ? 0 : -errno;
 	}
 	ret = tally__cache_parse(s, hn, &config);
@@ -1162,6 +1281,8 @@ static int parse_named(struct parser *p, const char *s, size_t hn, size_t n, siz
 	if (ret == 0) {
 		attr.type = PERF_TYPE_HW_CACHE;
 		attr.config = config;
+		if ((ret = add_hybrid(p, &attr, s, hn, n, col)) <= 0)
+			return ret;
 		return add_event(p, &attr, s, hn, "cpu", col) ? 0 : -errno;
 	}
 	if (is_raw(s, hn, &config)) {
@@ -1393,6 +1514,9 @@ static int parse_group(struct parser *p, size_t *pos)
 			return ret;
 		i = me;
 	}
+	ret = split_hybrid_group(p, first);
+	if (ret)
+		return ret;
 	*pos = i;
 	return 0;
 }

@@ -644,6 +644,59 @@ static void test_format_spec(void **state)
 	assert_int_equal(tally__pmu_format_bits(0x2000ff), 9);
 }
 
+/* Hybrid x86: hardware and cache events on each core type, groups split. */
+static void test_hybrid(void **state)
+{
+	struct tally_parse_opts o = fake;
+	struct tally_events evs;
+
+	o.sysfs_root = "tests/data/sysfs-hybrid";
+	evs = parse_ok_opts("cycles:u", &o);
+	assert_int_equal(evs.nr, 2);
+	assert_string_equal(evs.ev[0].name, "cpu_core/cycles/u");
+	assert_string_equal(evs.ev[0].pmu, "cpu_core");
+	assert_string_equal(evs.ev[0].cpus, "0-7");
+	assert_int_equal(evs.ev[0].attr.type, PERF_TYPE_HARDWARE);
+	assert_int_equal(evs.ev[0].attr.config, 4ull << 32 | PERF_COUNT_HW_CPU_CYCLES);
+	assert_int_equal(evs.ev[0].attr.exclude_kernel, 1);
+	assert_string_equal(evs.ev[1].name, "cpu_atom/cycles/u");
+	assert_string_equal(evs.ev[1].cpus, "8-15");
+	assert_int_equal(evs.ev[1].attr.config, 10ull << 32 | PERF_COUNT_HW_CPU_CYCLES);
+	tally_events__clear(&evs);
+
+	evs = parse_ok_opts("LLC-loads", &o);
+	assert_int_equal(evs.nr, 2);
+	assert_int_equal(evs.ev[1].attr.type, PERF_TYPE_HW_CACHE);
+	assert_int_equal(evs.ev[1].attr.config, 10ull << 32 | 2);
+	tally_events__clear(&evs);
+
+	/* software events are not per core type */
+	evs = parse_ok_opts("cs", &o);
+	assert_int_equal(evs.nr, 1);
+	tally_events__clear(&evs);
+
+	/* one group per core type; software members stay with the first */
+	evs = parse_ok_opts("{cycles,cs,instructions}:u", &o);
+	assert_int_equal(evs.nr, 5);
+	assert_string_equal(evs.ev[0].name, "cpu_core/cycles/");
+	assert_string_equal(evs.ev[1].name, "cs");
+	assert_string_equal(evs.ev[2].name, "cpu_core/instructions/");
+	assert_string_equal(evs.ev[3].name, "cpu_atom/cycles/");
+	assert_string_equal(evs.ev[4].name, "cpu_atom/instructions/");
+	for (int i = 0; i < 5; i++) {
+		assert_int_equal(evs.ev[i].group, i < 3 ? 0 : 1);
+		assert_int_equal(evs.ev[i].leader, i == 0 || i == 3);
+		assert_int_equal(evs.ev[i].attr.exclude_kernel, 1);
+	}
+	tally_events__clear(&evs);
+	/* a group on one core type is left alone */
+	evs = parse_ok_opts("{cpu_atom/event=0x3c/,cpu_atom/event=0xc0/},cycles", &o);
+	assert_int_equal(evs.nr, 4);
+	assert_int_equal(evs.ev[1].group, 0);
+	assert_int_equal(evs.ev[2].group, -1);
+	tally_events__clear(&evs);
+}
+
 /* ---- tracepoints ---- */
 
 static void test_tracepoints_fake(void **state)
@@ -1146,6 +1199,7 @@ int main(void)
 		cmocka_unit_test(test_pmu_format),
 		cmocka_unit_test(test_pmu_aliases),
 		cmocka_unit_test(test_thresholds),
+		cmocka_unit_test(test_hybrid),
 		cmocka_unit_test(test_format_spec),
 		cmocka_unit_test(test_tracepoints_fake),
 		cmocka_unit_test(test_tracepoints_real),
