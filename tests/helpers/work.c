@@ -12,6 +12,7 @@
  *   work threads T N    T threads, each N getpid syscalls
  *   work exit CODE      exit with CODE
  *   work getpid-sleep N MS   N getpid then sleep MS (for -p attach tests)
+ *   work sleep-getpid MS N   sleep MS then N getpid (attach first, then count)
  * Built without the library or sanitizers so counts are the workload's own.
  */
 #include <pthread.h>
@@ -104,6 +105,9 @@ int main(int argc, char **argv)
 	} else if (!strcmp(cmd, "getpid-sleep")) {
 		do_getpid(n);
 		msleep(argc > 3 ? atol(argv[3]) : 0);
+	} else if (!strcmp(cmd, "sleep-getpid")) {
+		msleep(n);
+		do_getpid(argc > 3 ? atol(argv[3]) : 0);
 	} else if (!strcmp(cmd, "exit")) {
 		return (int)n;
 	} else {

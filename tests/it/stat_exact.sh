@@ -11,6 +11,9 @@ have_tp() { [ -d /sys/kernel/tracing/events/syscalls/sys_enter_getpid ] ||
 # Count column of the row for event $1 in human output (separators dropped).
 human_count() { awk -v ev="$1" '$0 ~ ev && $1 ~ /^[0-9.,]+$/ { gsub(/,/, "", $1); print $1; exit }'; }
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+# Wait until background pid $1 runs `work` (bash forks, then execs: the
+# fork's own syscalls must not be counted).
+wait_exec() { local i; for i in $(seq 200); do [ "$(cat /proc/$1/comm 2>/dev/null)" = work ] && return; sleep 0.01; done; }
 
 if have_tp; then
 	N=12345
@@ -54,17 +57,33 @@ else
 	fail "mem breakpoint run failed: $(cat "$tmp/m")"
 fi
 
-# -p on a running process: it does 2000 getpid after we attach.
+# -p and -t on a running process: it sleeps, then does 2000 getpid
+# after we have attached; we stop when it exits.
 if have_tp; then
-	sh -c 'sleep 0.3; exec "$0" getpid 2000' "$W" &
+	"$W" sleep-getpid 300 2000 &
 	target=$!
+	wait_exec $target
 	$TALLY stat -x, -p $target -e $TP 2>"$tmp/p"
 	rc=$?
+	wait $target
 	is "-p exits 0 when the process ends" "$rc" "0"
 	is "-p counts the process's 2000 getpid" "$(awk -F, -v ev=$TP '$3 == ev { print $1 }' "$tmp/p")" "2000"
-	wait
+	"$W" sleep-getpid 300 1500 &
+	target=$!
+	wait_exec $target
+	$TALLY stat -x, -t $target -e $TP 2>"$tmp/p"
+	rc=$?
+	wait $target
+	is "-t exits 0 when the thread ends" "$rc" "0"
+	is "-t counts the thread's 1500 getpid" "$(awk -F, -v ev=$TP '$3 == ev { print $1 }' "$tmp/p")" "1500"
+	"$W" sleep-getpid 300 700 &
+	target=$!
+	wait_exec $target
+	$TALLY stat -x, -p $target --per-thread -e $TP 2>"$tmp/p"
+	wait $target
+	is "-p --per-thread: one row, comm-tid, 700" "$(cut -d, -f1,2,4 "$tmp/p")" "work-$target,700,$TP"
 else
-	skip "no tracepoint"; skip "no tracepoint"
+	for i in 1 2 3 4 5; do skip "no tracepoint"; done
 fi
 
 # --timeout on a process that outlives it; the pid keeps running.
