@@ -57,6 +57,16 @@ else
 	fail "mem breakpoint run failed: $(cat "$tmp/m")"
 fi
 
+# uprobe on a function: exactly the calls (entry and return probes).
+if [ -d /sys/bus/event_source/devices/uprobe ]; then
+	$TALLY stat -x, -e "uprobe:$W:tally_target_fn" -- "$W" call 4242 2>"$tmp/u"
+	is "uprobe: exactly 4242 calls" "$(awk -F, 'NR==1 { print $1 }' "$tmp/u")" "4242"
+	$TALLY stat -x, -e "uretprobe:$W:tally_target_fn" -- "$W" call 42 2>"$tmp/u"
+	is "uretprobe: exactly 42 returns" "$(awk -F, 'NR==1 { print $1 }' "$tmp/u")" "42"
+else
+	skip "no uprobe PMU"; skip "no uprobe PMU"
+fi
+
 # -p and -t on a running process: it sleeps, then does 2000 getpid
 # after we have attached; we stop when it exits.
 if have_tp; then
