@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
  * libFuzzer target for the event language: any bytes as a spec, against
- * the fake sysfs and tracefs trees of tests/data (deterministic, no
- * machine state), libpfm4 off (not our parser). Checks the parser's
- * contract, not just that it survives: 0 with events, or -errno with the
- * error filled, its column inside the spec, and a formattable message.
+ * the fake sysfs trees (plain and hybrid) and the fake tracefs of
+ * tests/data (deterministic, no machine state), libpfm4 off (not our
+ * parser). Checks the parser's contract, not just that it survives: 0
+ * with events, or -errno with the error filled, its column inside the
+ * spec, a formattable message and the list left empty.
  *
  *   make -f fuzz/Makefile && fuzz/out/fuzz_events fuzz/corpus/events
  * Run from the top of the tree (the fixtures are found relative to it,
@@ -21,7 +22,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define MAX_SPEC 4096
 
-static char sysfs[4096], tracefs[4096];
+static char sysfs[4096], hybrid[4096], tracefs[4096];
 
 static void init_paths(void)
 {
@@ -30,6 +31,7 @@ static void init_paths(void)
 	if (sysfs[0])
 		return;
 	snprintf(sysfs, sizeof(sysfs), "%s/tests/data/sysfs", top ? top : ".");
+	snprintf(hybrid, sizeof(hybrid), "%s/tests/data/sysfs-hybrid", top ? top : ".");
 	snprintf(tracefs, sizeof(tracefs), "%s/tests/data/tracefs", top ? top : ".");
 }
 
@@ -50,31 +52,17 @@ static int probe_path_ok(const char *spec)
 	return 1;
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+static void parse_one(const char *spec, size_t len, const char *root)
 {
 	struct tally_events evs = { 0 };
 	struct tally_parse_error err;
 	struct tally_parse_opts opts = {
-		.sz = sizeof(opts), .sysfs_root = sysfs, .tracefs_root = tracefs,
+		.sz = sizeof(opts), .sysfs_root = root, .tracefs_root = tracefs,
 		.no_pfm = true,
 	};
-	char *spec, msg[1024];
-	size_t len;
+	char msg[1024];
 	int ret;
 
-	init_paths();
-	if (size > MAX_SPEC)
-		return 0;
-	spec = malloc(size + 1);
-	if (!spec)
-		return 0;
-	memcpy(spec, data, size);
-	spec[size] = '\0';
-	len = strlen(spec);
-	if (!probe_path_ok(spec)) {
-		free(spec);
-		return 0;
-	}
 	ret = tally_parse_events(spec, &opts, &evs, &err);
 	if (ret == 0) {
 		if (!evs.nr)
@@ -91,6 +79,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 	}
 	tally_events__clear(&evs);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char *spec;
+
+	init_paths();
+	if (size > MAX_SPEC)
+		return 0;
+	spec = malloc(size + 1);
+	if (!spec)
+		return 0;
+	memcpy(spec, data, size);
+	spec[size] = '\0';
+	if (probe_path_ok(spec)) {
+		/* the plain fixture tree, then the hybrid one */
+		parse_one(spec, strlen(spec), sysfs);
+		parse_one(spec, strlen(spec), hybrid);
+	}
 	free(spec);
 	return 0;
 }

@@ -33,10 +33,10 @@ static bool probe_path_ok(const char *spec)
 	return true;
 }
 
-static void replay_one(const char *path, int *parsed, int *failed)
+static void replay_one(const char *path, const char *root, int *parsed, int *failed)
 {
 	struct tally_parse_opts opts = {
-		.sz = sizeof(opts), .sysfs_root = "tests/data/sysfs",
+		.sz = sizeof(opts), .sysfs_root = root,
 		.tracefs_root = "tests/data/tracefs", .no_pfm = true,
 	};
 	struct tally_events evs = { 0 };
@@ -89,10 +89,12 @@ static void test_replay(void **state)
 		if (de->d_name[0] == '.')
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", CORPUS, de->d_name);
-		replay_one(path, &parsed, &failed);
+		/* as the fuzz target: the plain tree, then the hybrid one */
+		replay_one(path, "tests/data/sysfs", &parsed, &failed);
+		replay_one(path, "tests/data/sysfs-hybrid", &parsed, &failed);
 	}
 	closedir(d);
-	print_message("# %d inputs parsed, %d rejected with an error\n", parsed, failed);
+	print_message("# %d parses succeeded, %d rejected with an error\n", parsed, failed);
 	/* the seeds hold both kinds; an empty corpus would test nothing */
 	assert_true(parsed >= 10);
 	assert_true(failed >= 10);
