@@ -97,12 +97,12 @@ check "--help lists -e" grep -q -- "--event" "$tmp/h"
 # is refused and the message names perf_event_paranoid; a per-task count
 # falls back to user space only (":u"), as perf does.
 if [ "$(id -u)" != 0 ] || ! command -v setpriv >/dev/null; then
-	for i in 1 2 3 4; do skip "needs root and setpriv to test as nobody"; done
+	for _ in 1 2 3 4; do skip "needs root and setpriv to test as nobody"; done
 else
 	saved_paranoid=$(cat /proc/sys/kernel/perf_event_paranoid)
 	if ! echo 2 >/proc/sys/kernel/perf_event_paranoid 2>/dev/null; then
 		saved_paranoid=
-		for i in 1 2 3 4; do skip "cannot set perf_event_paranoid"; done
+		for _ in 1 2 3 4; do skip "cannot set perf_event_paranoid"; done
 	else
 		mkdir -p "$tmp/bin"; cp "$TALLY" "$W" "$tmp/bin/"; chmod -R a+rx "$tmp"
 		asnobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"; }

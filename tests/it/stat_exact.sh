@@ -41,7 +41,7 @@ for l in open(sys.argv[1]):
 	$TALLY stat -x, --no-inherit -e $TP -- "$W" threads 4 1000 2>"$tmp/t"
 	is "--no-inherit: the main thread made no getpid" "$(awk -F, '{ print $1 }' "$tmp/t")" "0"
 else
-	for i in 1 2 3 4 5 6 7 8; do skip "no syscalls:sys_enter_getpid tracepoint"; done
+	for _ in 1 2 3 4 5 6 7 8; do skip "no syscalls:sys_enter_getpid tracepoint"; done
 fi
 
 # mem:ADDR:w:u: a write breakpoint counts exactly the stores.
@@ -93,13 +93,12 @@ if have_tp; then
 	wait $target
 	is "-p --per-thread: one row, comm-tid, 700" "$(cut -d, -f1,2,4 "$tmp/p")" "work-$target,700,$TP"
 else
-	for i in 1 2 3 4 5; do skip "no tracepoint"; done
+	for _ in 1 2 3 4 5; do skip "no tracepoint"; done
 fi
 
 # --timeout on a process that outlives it; the pid keeps running.
 "$W" sleep 3000 &
 victim=$!
-start=$(date +%s%N)
 $TALLY stat -x, -p $victim -e task-clock --timeout 200 2>"$tmp/to"
 rc=$?
 is "--timeout ends counting with status 0" "$rc" "0"

@@ -92,7 +92,7 @@ assert any(x["event"] == "time-elapsed" for x in rows)' "$tmp/cmpj" $TP
 	check "--compare human: ratio 3.000 and a CI" grep -Eq "$TP +10 +30 +3\.000 +\[ *3\.000, +3\.000\] +yes" "$tmp/cmph"
 	check "--compare human: says the method" grep -q "delta method" "$tmp/cmph"
 else
-	for i in 1 2 3 4 5 6; do skip "no tracepoint"; done
+	for _ in 1 2 3 4 5 6; do skip "no tracepoint"; done
 fi
 $TALLY stat --compare -e task-clock -- "$W" exit 0 ::: "$W" exit 4 2>/dev/null
 is "--compare returns B's failing status" "$?" "4"
@@ -170,7 +170,7 @@ if [ -n "$loc" ] && [ $have_tp = 1 ]; then
 	fi
 	unset LOCPATH
 else
-	for i in 1 2 3 4 5 6; do skip "cannot build a de_DE locale (localedef, i18n data) or no tracepoint"; done
+	for _ in 1 2 3 4 5 6; do skip "cannot build a de_DE locale (localedef, i18n data) or no tracepoint"; done
 fi
 
 # -G: a cgroup v2 counted system-wide gets exactly its members' events.

@@ -26,7 +26,7 @@ if [ $have_tp = 1 ]; then
 	$TALLY stat -x, -e $TP -- "$W" threads 3 777 2>"$tmp/t"
 	is "3 threads: tally == perf (inherit)" "$(csv_col "$tmp/t" $TP)" "$(csv_col "$tmp/p" $TP)"
 else
-	for i in 1 2 3 4; do skip "no getpid tracepoint"; done
+	for _ in 1 2 3 4; do skip "no getpid tracepoint"; done
 fi
 A=$("$W" addr)
 perf stat -x, -e "mem:$A:w:u" -- "$W" write 4321 2>"$tmp/p"
