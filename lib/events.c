@@ -30,6 +30,8 @@
 #include "events_internal.h"
 
 #define MAX_EVENTS_PER_SPEC 100000
+/* The modifier letters (perf's PE_MODIFIER_EVENT, plus e: exclusive). */
+#define MOD_CHARS "ukhGHIpPSDWe"
 /* While parsing only: the event's modifiers named G or H (perf's exclude_GH). */
 #define EV_GH_GIVEN (1u << 31)	/* a glob over all tracepoints is ~3000 */
 
@@ -341,7 +343,7 @@ static int apply_mods(struct parser *p, size_t first, const char *m, size_t n, s
 	if (n == 0)
 		return perr(p, EINVAL, col, "", 0, "empty modifier after ':'");
 	for (size_t i = 0; i < n; i++) {
-		if (!strchr("ukhGHIpPSDWe", m[i]) || !m[i])
+		if (!m[i] || !strchr(MOD_CHARS, m[i]))
 			return perr(p, EINVAL, col + i, m, n,
 				    "unknown modifier '%c' (valid: u k h G H I p P S D W)", m[i]);
 	}
@@ -443,6 +445,15 @@ static bool parse_u64(const char *s, size_t n, uint64_t *v)
 	errno = 0;
 	*v = strtoull(buf, &end, 0);
 	return !errno && *end == '\0';
+}
+
+/* Could s[0..n) be a modifier string? */
+static bool is_mods(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!s[i] || !strchr(MOD_CHARS, s[i]))
+			return false;
+	return true;
 }
 
 static bool is_glob(const char *s, size_t n)
@@ -1392,12 +1403,9 @@ static int parse_event(struct parser *p, const char *s, size_t n, size_t col)
 
 		if (tally__cache_parse(s, colon, &cfg) == -ENOENT) {
 			size_t en = span(s + colon + 1, n - colon - 1, ':');
-			bool sys_exists, mods_tail = true;
+			bool sys_exists, mods_tail = is_mods(s + colon + 1, n - colon - 1);
 			char sys[256];
 
-			for (size_t i = colon + 1; i < n; i++)
-				if (!strchr("ukhGHIpPSDWe", s[i]) || !s[i])
-					mods_tail = false;
 			/*
 			 * sys:name, unless "name:mods" with a name we may know;
 			 * when tracefs cannot be read, a tail of modifier
@@ -1420,16 +1428,9 @@ static int parse_event(struct parser *p, const char *s, size_t n, size_t col)
 	if (ret < 0)
 		return ret;
 	if (ret == 1) {
-		if (colon < n && colon > 0) {
-			/* neither a known name nor a tracepoint system */
-			bool mods_only = true;
-
-			for (size_t i = colon + 1; i < n; i++)
-				if (!strchr("ukhGHIpPSDWe", s[i]) || !s[i])
-					mods_only = false;
-			if (!mods_only)
-				return unknown_event(p, s, n, col);
-		}
+		/* neither a known name nor a tracepoint: blame the name */
+		if (colon < n && colon > 0 && !is_mods(s + colon + 1, n - colon - 1))
+			return unknown_event(p, s, n, col);
 		return unknown_event(p, s, colon, col);
 	}
 	if (colon < n)
