@@ -13,7 +13,7 @@ human_count() { awk -v ev="$1" '$0 ~ ev && $1 ~ /^[0-9.,]+$/ { gsub(/,/, "", $1)
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 # Wait until background pid $1 runs `work` (bash forks, then execs: the
 # fork's own syscalls must not be counted).
-wait_exec() { local i; for i in $(seq 200); do [ "$(cat /proc/$1/comm 2>/dev/null)" = work ] && return; sleep 0.01; done; }
+wait_exec() { local _; for _ in $(seq 200); do [ "$(cat /proc/$1/comm 2>/dev/null)" = work ] && return; sleep 0.01; done; }
 
 if have_tp; then
 	N=12345
