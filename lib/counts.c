@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* Counter values and multiplex scaling: pure functions, no I/O. */
+#include <limits.h>
 #include <tally/counts.h>
 #include "internal.h"
 #include "evsel_internal.h"
@@ -132,7 +133,7 @@ int tally__parse_read(const void *buf, size_t len, uint64_t rf,
 	{
 		size_t per = 1 + !!(rf & PERF_FORMAT_ID) + !!(rf & PERF_FORMAT_LOST);
 
-		if (nr > (nwords - w) / per)
+		if (nr > (nwords - w) / per || nr > INT_MAX)
 			return -EINVAL;
 	}
 	for (uint64_t i = 0; i < nr; i++) {

@@ -97,8 +97,15 @@ struct tally_cpu_map *tally__cpu_map_parse(const char *buf, size_t len)
 			if (hi < lo)
 				goto bad;
 		}
-		if (n + (hi - lo + 1) > TALLY_MAX_CPU * 2)
-			goto bad;
+		/*
+		 * Overlapping ranges ("0-8192,0-8192") are valid: compact what
+		 * we have before it could outgrow the bound, so that v never
+		 * holds more than two full ranges and no valid list is refused.
+		 */
+		if (n + (hi - lo + 1) > TALLY_MAX_CPU + 1)
+			n = sort_uniq(v, n);
+		if (n + (hi - lo + 1) > (TALLY_MAX_CPU + 1) * 2)
+			goto bad;	/* cannot happen: both are <= MAX + 1 */
 		if (n + (hi - lo + 1) > cap) {
 			int ncap = (n + (hi - lo + 1)) * 2;
 			int *nv = tally__reallocarray(v, (size_t)ncap, sizeof(int));

@@ -85,7 +85,7 @@ int tally_evlist__set_group(struct tally_evlist *l, struct tally_evsel *leader, 
 	if (!l || !leader || leader->evlist != l || nr < 1)
 		return tally__err(EINVAL);
 	start = leader->idx;
-	if (start + nr > l->nr)
+	if (nr > l->nr - start)	/* not start + nr: that can overflow */
 		return tally__err(EINVAL);
 	for (int i = start; i < start + nr; i++) {
 		struct tally_evsel *e = l->ev[i];

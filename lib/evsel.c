@@ -650,6 +650,33 @@ static int open_in_group(const struct tally_evsel *leader, size_t s)
 	return n;
 }
 
+/*
+ * perf_event_open(2), "pinned": a pinned event (group) that cannot go on
+ * the PMU is in an error state where read() returns end-of-file until it
+ * is enabled or disabled again. That is "not counted" (run == 0) for the
+ * whole group in that slot, not an I/O error.
+ */
+static void land_not_counted(struct tally_evsel *e, size_t slot,
+			     struct tally_counts *out, bool store)
+{
+	struct tally_counts zero = { .id = e->ids[slot] };
+
+	if (out)
+		*out = zero;
+	if (!store)
+		return;
+	if (!(e->attr.read_format & PERF_FORMAT_GROUP)) {
+		e->counts[slot] = zero;
+		return;
+	}
+	for (struct tally_evsel *m = e; m; m = m->group_next) {
+		if (m->opened && m->fds[slot] >= 0) {
+			memset(&m->counts[slot], 0, sizeof(m->counts[slot]));
+			m->counts[slot].id = m->ids[slot];
+		}
+	}
+}
+
 static int read_fd(struct tally_evsel *e, int c, int t, struct tally_counts *out,
 		   bool store)
 {
@@ -659,7 +686,7 @@ static int read_fd(struct tally_evsel *e, int c, int t, struct tally_counts *out
 	size_t slot = EVSEL_SLOT(e, c, t);
 	size_t sz;
 	struct land_ctx ctx = { .leader = e, .slot = slot, .first = out };
-	int err, n;
+	int err = 0, n;
 
 	if (!slot_ok(e, c, t))
 		return tally__err(EBADF);
@@ -675,9 +702,26 @@ static int read_fd(struct tally_evsel *e, int c, int t, struct tally_counts *out
 		if (!buf)
 			return tally__err(ENOMEM);
 	}
-	err = tally_sys_read(e->fds[slot], buf, sz);
-	if (err)
-		goto out;
+	{
+		ssize_t got;
+
+		do
+			got = read(e->fds[slot], buf, sz);
+		while (got < 0 && errno == EINTR);
+		if (got < 0) {
+			err = -errno;
+			goto out;
+		}
+		if (got == 0) {
+			land_not_counted(e, slot, out, store);
+			err = 0;
+			goto out;
+		}
+		if ((size_t)got != sz) {
+			err = -EIO;
+			goto out;
+		}
+	}
 	if (!store)
 		ctx.leader = NULL;
 	if (rf & PERF_FORMAT_GROUP) {

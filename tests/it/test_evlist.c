@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <errno.h>
+#include <limits.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -69,6 +70,9 @@ static void test_order_and_groups(void **state)
 	/* Past the end, twice, empty. */
 	assert_int_equal(tally_evlist__set_group(l, e[2], 3), -EINVAL);
 	assert_int_equal(tally_evlist__set_group(l, e[1], 0), -EINVAL);
+	/* Regression: start + nr overflowed, so INT_MAX passed the check. */
+	assert_int_equal(tally_evlist__set_group(l, e[1], INT_MAX), -EINVAL);
+	assert_int_equal(tally_evsel__nr_members(e[1]), 1);
 	assert_int_equal(tally_evlist__set_group(l, e[1], 2), 0);
 	assert_int_equal(tally_evlist__set_group(l, e[0], 2), -EINVAL);	/* e[1] taken */
 	assert_int_equal(tally_evlist__set_group(l, e[2], 2), -EINVAL);
@@ -731,6 +735,80 @@ static void test_inherit_group_read(void **state)
 	}
 }
 
+/* Puts a pipe in place of fd: EOF once empty (with extra bytes first). */
+static void fake_fd(int fd, const void *bytes, size_t n)
+{
+	int p[2];
+
+	assert_int_equal(pipe(p), 0);
+	if (n)
+		assert_int_equal(write(p[1], bytes, n), (ssize_t)n);
+	close(p[1]);
+	assert_int_equal(dup2(p[0], fd), fd);
+	close(p[0]);
+}
+
+/*
+ * Regression: perf_event_open(2) says a pinned event (group) that cannot
+ * go on the PMU is in an error state where read() returns end-of-file.
+ * The engine took that for an I/O error (-EIO, counts left stale); it is
+ * "not counted": zero counts and times for the whole group in that slot,
+ * ids kept, and the read goes on. No PMU here can be made to refuse a
+ * pinned group, so the kernel's EOF is played by a drained pipe put in
+ * place of the event fd; a short read is still -EIO.
+ */
+static void test_error_state_read_is_not_counted(void **state)
+{
+	struct tally_thread_map *tm = self_map();
+	struct tally_evlist *l = tally_evlist__new();
+	struct tally_evsel *lead = sw(PERF_COUNT_SW_TASK_CLOCK);
+	struct tally_evsel *mem = sw(PERF_COUNT_SW_PAGE_FAULTS);
+	struct tally_evsel *solo = sw(PERF_COUNT_SW_CPU_CLOCK);
+	struct tally_counts out;
+	struct tally_scaled sc;
+	uint64_t id_lead, id_mem, id_solo, junk = 1;
+
+	tally_evlist__add(l, lead);
+	tally_evlist__add(l, mem);
+	tally_evlist__add(l, solo);
+	assert_int_equal(tally_evlist__set_group(l, lead, 2), 0);
+	assert_int_equal(tally_evlist__open(l, NULL, tm, NULL), 0);
+	do_getpid(1000);
+	assert_int_equal(tally_evlist__read(l), 0);
+	assert_true(tally_evsel__counts(lead, 0, 0)->run > 0);
+	assert_true(tally_evsel__counts(solo, 0, 0)->run > 0);
+	assert_int_equal(tally_evsel__id(lead, 0, 0, &id_lead), 0);
+	assert_int_equal(tally_evsel__id(mem, 0, 0, &id_mem), 0);
+	assert_int_equal(tally_evsel__id(solo, 0, 0, &id_solo), 0);
+
+	fake_fd(tally_evsel__fd(lead, 0, 0), NULL, 0);
+	fake_fd(tally_evsel__fd(solo, 0, 0), NULL, 0);
+	assert_int_equal(tally_evlist__read(l), 0);
+	assert_int_equal(tally_evsel__counts(lead, 0, 0)->val, 0);
+	assert_int_equal(tally_evsel__counts(lead, 0, 0)->run, 0);
+	assert_int_equal(tally_evsel__counts(lead, 0, 0)->id, id_lead);
+	assert_int_equal(tally_evsel__counts(mem, 0, 0)->val, 0);
+	assert_int_equal(tally_evsel__counts(mem, 0, 0)->ena, 0);
+	assert_int_equal(tally_evsel__counts(mem, 0, 0)->id, id_mem);
+	assert_int_equal(tally_evsel__counts(solo, 0, 0)->run, 0);
+	assert_int_equal(tally_evsel__counts(solo, 0, 0)->id, id_solo);
+	tally_counts__scale(tally_evsel__counts(mem, 0, 0), &sc);
+	assert_int_equal(sc.state, TALLY_COUNT_NOT_COUNTED);
+	/* The previous (good) read is still there for deltas. */
+	assert_true(tally_evsel__prev_counts(lead, 0, 0)->run > 0);
+	memset(&out, 0xff, sizeof(out));
+	assert_int_equal(tally_evsel__read(solo, 0, 0, &out), 0);
+	assert_int_equal(out.val, 0);
+	assert_int_equal(out.run, 0);
+	assert_int_equal(out.id, id_solo);
+
+	/* A short read is not the error state: still an I/O error. */
+	fake_fd(tally_evsel__fd(solo, 0, 0), &junk, sizeof(junk));
+	assert_int_equal(tally_evsel__read(solo, 0, 0, &out), -EIO);
+	tally_evlist__free(l);
+	tally_thread_map__put(tm);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -749,6 +827,7 @@ int main(void)
 		cmocka_unit_test(test_thread_gone),
 		cmocka_unit_test(test_paranoid_fallback),
 		cmocka_unit_test(test_inherit_group_read),
+		cmocka_unit_test(test_error_state_read_is_not_counted),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <cmocka.h>
 #include <tally/counts.h>
 #include "evsel_internal.h"
@@ -199,6 +200,37 @@ static void test_parse_random(void **state)
 	}
 }
 
+/*
+ * Regression: the parser returns the entry count as an int; a group read
+ * whose nr does not fit one (a buffer of 2^31 words, 16 GiB: recorded
+ * data, not a kernel read) came back as a negative count that callers
+ * took for an error code, or worse. It is rejected up front now (the
+ * memory is a read-only reservation of zero pages: nothing is touched).
+ */
+static void test_parse_nr_past_int(void **state)
+{
+	size_t words = ((size_t)1 << 31) + 1, len = words * sizeof(uint64_t);
+	uint64_t head[1] = { (uint64_t)1 << 31 };
+	void *p;
+
+	if (sizeof(size_t) < 8)
+		skip();
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+		 -1, 0);
+	if (p == MAP_FAILED)
+		skip();	/* no 16 GiB of address space here */
+	memcpy(p, head, sizeof(head));
+	assert_int_equal(mprotect(p, len, PROT_READ), 0);
+	/* nr = 2^31 entries of one word each, after the nr word: they fit. */
+	assert_int_equal(tally__parse_read(p, len, PERF_FORMAT_GROUP, NULL, NULL), -EINVAL);
+	/* The same layout with a sane nr still parses. */
+	head[0] = 3;
+	assert_int_equal(mprotect(p, 4096, PROT_READ | PROT_WRITE), 0);
+	memcpy(p, head, sizeof(head));
+	assert_int_equal(tally__parse_read(p, len, PERF_FORMAT_GROUP, NULL, NULL), 3);
+	munmap(p, len);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -213,6 +245,7 @@ int main(void)
 		cmocka_unit_test(test_parse_single),
 		cmocka_unit_test(test_parse_group),
 		cmocka_unit_test(test_parse_random),
+		cmocka_unit_test(test_parse_nr_past_int),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

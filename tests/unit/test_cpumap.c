@@ -201,6 +201,40 @@ static void test_parse_random(void **state)
 	assert_true(parsed > 100);
 }
 
+/*
+ * Regression: overlapping ranges are valid cpulists, but the parser
+ * counted every CPU of every range against its bound and refused
+ * "0-8192,0-8192" (EINVAL). The bound is on CPU numbers, not on how
+ * often the text repeats them.
+ */
+static void test_overlapping_ranges(void **state)
+{
+	static const struct {
+		const char *text;
+		int nr, last;
+	} ok[] = {
+		{ "0-8192,0-8192", 8193, 8192 },
+		{ "0-5000,0-5000,0-5000", 5001, 5000 },
+		{ "0-8192,0-8192,0-8192,0-8192,17", 8193, 8192 },
+		{ "100-8000,0-8192,5-6", 8193, 8192 },
+	};
+
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		struct tally_cpu_map *m = tally_cpu_map__new(ok[i].text);
+
+		assert_non_null(m);
+		assert_int_equal(tally_cpu_map__nr(m), ok[i].nr);
+		assert_int_equal(tally_cpu_map__cpu(m, 0).cpu, 0);
+		assert_int_equal(tally_cpu_map__cpu(m, ok[i].nr - 1).cpu, ok[i].last);
+		tally_cpu_map__put(m);
+	}
+	expect("0-8192,0-8192", "0-8192");
+	/* The CPU number bound itself stays. */
+	errno = 0;
+	assert_null(tally_cpu_map__new("0-8192,8193"));
+	assert_int_equal(errno, EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -212,6 +246,7 @@ int main(void)
 		cmocka_unit_test(test_snprint_small),
 		cmocka_unit_test(test_pmu),
 		cmocka_unit_test(test_parse_random),
+		cmocka_unit_test(test_overlapping_ranges),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
