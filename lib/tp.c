@@ -9,6 +9,7 @@
  */
 #include <dirent.h>
 #include <fnmatch.h>
+#include <pthread.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,14 +28,24 @@ static bool safe_name(const char *s)
  * Only a tracefs that is already mounted: tracefs_tracing_dir() would
  * mount one, and a library that parses a string must not mount things.
  */
+static pthread_mutex_t dir_lock = PTHREAD_MUTEX_INITIALIZER;
+static const char *dir_found;	/* libtracefs's allocation, kept for the process */
+
 const char *tally__tp_dir(const char *root)
 {
 	const char *path = NULL;
 
 	if (root)
 		return root;
-	if (tracefs_tracing_dir_is_mounted(false, &path) <= 0 || !path)
-		return NULL;
+	pthread_mutex_lock(&dir_lock);
+	/*
+	 * libtracefs hands out a new copy on each call that finds it: ask
+	 * until found, then keep that one (reachable: LeakSanitizer is quiet).
+	 */
+	if (!dir_found && tracefs_tracing_dir_is_mounted(false, &path) > 0 && path)
+		dir_found = path;
+	path = dir_found;
+	pthread_mutex_unlock(&dir_lock);
 	return path;
 }
 
