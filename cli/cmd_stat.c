@@ -673,160 +673,284 @@ static int cgroup_mount(char *buf, size_t len)
 	return found;
 }
 
-/*
- * Count once. Returns 0, or an exit status for an error that ends
- * tally (1: bad events or open error). rc->exit_code gets the workload's.
- */
-static int run_once(struct run_ctx *rc)
+/* One run's resources, released together by run_release(). */
+struct run {
+	struct tally_evlist *l;
+	struct tally_workload *wl;
+	struct tally_cpu_map *cpus;
+	struct tally_thread_map *threads;
+	struct tally_evlist_open_opts oo;
+	bool system_wide;
+	bool on_exec;		/* counters start at the workload's exec */
+	int cgfd, wl_pidfd;
+	int npids;		/* -p/-t targets watched for their exit */
+	pid_t pids[64];
+	int pidfds[64];
+	/* filled by run_wait() */
+	double t0, t1, last;
+	int status;
+	struct rusage ru;
+	long nticks;
+};
+
+static void run_release(struct run *r)
+{
+	if (r->wl_pidfd >= 0)
+		close(r->wl_pidfd);
+	for (int i = 0; i < r->npids; i++)
+		if (r->pidfds[i] >= 0)
+			close(r->pidfds[i]);
+	if (r->cgfd >= 0)
+		close(r->cgfd);
+	tally_workload__free(r->wl);
+	tally_evlist__free(r->l);
+	tally_cpu_map__put(r->cpus);
+	tally_thread_map__put(r->threads);
+}
+
+/* -G: the cgroup directory fd for PERF_FLAG_PID_CGROUP. 0 or -1. */
+static int run_cgroup(const struct stat_config *cfg, struct run *r)
+{
+	char path[4096], mnt[1024];
+
+	if (cgroup_mount(mnt, sizeof(mnt))) {
+		fprintf(stderr, "tally stat: no cgroup v2 (or v1 perf_event) hierarchy is mounted\n");
+		return -1;
+	}
+	if (!strncmp(cfg->cgroup, mnt, strlen(mnt)))
+		snprintf(path, sizeof(path), "%s", cfg->cgroup);
+	else
+		snprintf(path, sizeof(path), "%s/%s", mnt, cfg->cgroup + (cfg->cgroup[0] == '/'));
+	r->cgfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (r->cgfd < 0) {
+		fprintf(stderr, "tally stat: cgroup '%s': %s\n", path, strerror(errno));
+		return -1;
+	}
+	r->oo.flags = PERF_FLAG_PID_CGROUP;
+	r->oo.cgroup_fd = r->cgfd;
+	return 0;
+}
+
+/* CPUs and threads to count on; forks the (corked) workload. 0 or -1. */
+static int run_targets(struct run_ctx *rc, struct run *r)
 {
 	const struct stat_config *cfg = rc->cfg;
-	struct tally_evlist *l = NULL;
-	struct tally_workload *wl = NULL;
-	struct tally_cpu_map *cpus = NULL;
-	struct tally_thread_map *threads = NULL;
-	TALLY_OPTS(tally_evlist_open_opts, oo, .skip_unsupported = true, .cgroup_fd = -1);
-	bool system_wide = cfg->system_wide || cfg->cpu_list;
-	bool on_exec = false, enabled = false;
-	int ret = 1, err, cgfd = -1, npids = 0, status = 0;
-	int pidfds[64];
-	pid_t pids[64];
-	struct rusage ru = { 0 };
-	double t0, t1, last, next_tick = 0, deadline = 0, enable_at = 0;
-	bool done = false, child_done = false;
-	int nsig = 0, wl_pidfd = -1;
-	long nticks = 0;
 
-	l = build_evlist(cfg, false);
-	if (!l)
-		return 1;
-	if (system_wide) {
-		cpus = tally_cpu_map__new(cfg->cpu_list);
-		threads = tally_thread_map__new_any();
-		if (!cpus) {
+	if (r->system_wide) {
+		r->cpus = tally_cpu_map__new(cfg->cpu_list);
+		r->threads = tally_thread_map__new_any();
+		if (!r->cpus) {
 			fprintf(stderr, "tally stat: bad CPU list '%s'\n", cfg->cpu_list);
-			goto out;
+			return -1;
 		}
 	} else if (cfg->pids || cfg->tids) {
 		const char *list = cfg->pids ? cfg->pids : cfg->tids;
 
-		cpus = tally_cpu_map__new_any();
-		threads = tally_thread_map__new_list(list, cfg->pids != NULL);
-		if (!threads) {
-			err = errno;
-			if (err == ESRCH)
+		r->cpus = tally_cpu_map__new_any();
+		r->threads = tally_thread_map__new_list(list, cfg->pids != NULL);
+		if (!r->threads) {
+			if (errno == ESRCH)
 				fprintf(stderr, "tally stat: no such process: %s\n", list);
 			else
 				fprintf(stderr, "tally stat: bad %s list '%s'\n",
 					cfg->pids ? "pid" : "tid", list);
-			goto out;
+			return -1;
 		}
 	}
-	if (cfg->cgroup) {
-		char path[4096], mnt[1024];
-
-		if (cgroup_mount(mnt, sizeof(mnt))) {
-			fprintf(stderr, "tally stat: no cgroup v2 (or v1 perf_event) hierarchy is mounted\n");
-			goto out;
-		}
-		if (!strncmp(cfg->cgroup, mnt, strlen(mnt)))
-			snprintf(path, sizeof(path), "%s", cfg->cgroup);
-		else
-			snprintf(path, sizeof(path), "%s/%s", mnt,
-				 cfg->cgroup + (cfg->cgroup[0] == '/'));
-		cgfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (cgfd < 0) {
-			fprintf(stderr, "tally stat: cgroup '%s': %s\n", path, strerror(errno));
-			goto out;
-		}
-		oo.flags = PERF_FLAG_PID_CGROUP;
-		oo.cgroup_fd = cgfd;
-	}
+	if (cfg->cgroup && run_cgroup(cfg, r))
+		return -1;
 	if (rc->argv) {
-		wl = tally_workload__new(rc->argv);
-		if (!wl) {
+		r->wl = tally_workload__new(rc->argv);
+		if (!r->wl) {
 			fprintf(stderr, "tally stat: cannot start '%s': %s\n", rc->argv[0],
 				strerror(errno));
-			goto out;
+			return -1;
 		}
-		if (!system_wide) {
-			cpus = tally_cpu_map__new_any();
-			threads = tally_thread_map__new_pid(tally_workload__pid(wl));
-			on_exec = cfg->delay_ms == 0;
+		if (!r->system_wide) {
+			r->cpus = tally_cpu_map__new_any();
+			r->threads = tally_thread_map__new_pid(tally_workload__pid(r->wl));
+			r->on_exec = cfg->delay_ms == 0;
 		}
 	}
-	if (!cpus || !threads) {
+	if (!r->cpus || !r->threads) {
 		fprintf(stderr, "tally stat: %s\n", strerror(errno));
-		goto out;
+		return -1;
 	}
-	tally_evlist__set_attr_bits(l, true, on_exec, !cfg->no_inherit && !system_wide);
-	{
-		/*
-		 * Counting, not sampling: the parser gives tracepoints
-		 * sample_period 1 (for record); an overflow per event would
-		 * cost the workload dearly. perf's create_perf_stat_counter
-		 * clears it too.
-		 */
-		struct tally_evsel *e;
+	return 0;
+}
 
-		tally_evlist__for_each_evsel(l, e) {
-			tally_evsel__attr(e)->sample_period = 0;
-			tally_evsel__attr(e)->freq = 0;
-		}
+/* Open the events, with perf's fallbacks. 0 or -1 (message printed). */
+static int run_open(struct run_ctx *rc, struct run *r)
+{
+	const struct stat_config *cfg = rc->cfg;
+	struct tally_evsel *e;
+	int err;
+
+	tally_evlist__set_attr_bits(r->l, true, r->on_exec, !cfg->no_inherit && !r->system_wide);
+	/*
+	 * Counting, not sampling: the parser gives tracepoints sample_period
+	 * 1 (for record); an overflow per event would cost the workload
+	 * dearly. perf's create_perf_stat_counter clears it too.
+	 */
+	tally_evlist__for_each_evsel(r->l, e) {
+		tally_evsel__attr(e)->sample_period = 0;
+		tally_evsel__attr(e)->freq = 0;
 	}
 	if (cfg->verbose)
-		print_attrs(l);
+		print_attrs(r->l);
 	rc->counted = false;
-	if (tally_evlist__nr(l) > 0) {
-		err = tally_evlist__open(l, cpus, threads, &oo);
-		if (err && !system_wide && paranoid_fallback(l, err))
-			err = tally_evlist__open(l, cpus, threads, &oo);
-		if (!cfg->cgroup && retry_exclude_guest(l, cpus, threads) > 0)
-			err = 0;
-		if (err && !all_unsupported(l)) {
-			print_open_error(l, err);
-			goto out;
-		}
-		rc->counted = !err;
+	if (tally_evlist__nr(r->l) == 0)
+		return 0;	/* -n */
+	err = tally_evlist__open(r->l, r->cpus, r->threads, &r->oo);
+	if (err && !r->system_wide && paranoid_fallback(r->l, err))
+		err = tally_evlist__open(r->l, r->cpus, r->threads, &r->oo);
+	if (!cfg->cgroup && retry_exclude_guest(r->l, r->cpus, r->threads) > 0)
+		err = 0;
+	if (err && !all_unsupported(r->l)) {
+		print_open_error(r->l, err);
+		return -1;
 	}
-	if (cfg->pids) {
-		/* Watch the processes' exits: one pidfd each (Linux 5.3). */
-		const char *p = cfg->pids;
+	rc->counted = !err;
+	return 0;
+}
 
-		while (*p && npids < 64) {
-			pids[npids] = (pid_t)strtol(p, (char **)&p, 10);
-			pidfds[npids] = pidfd_open_compat(pids[npids]);
-			npids++;
-			if (*p == ',')
-				p++;
+/* -p/-t: remember the targets to notice their exit (pidfds, Linux 5.3). */
+static void run_watch(const struct stat_config *cfg, struct run *r)
+{
+	const char *p = cfg->pids ? cfg->pids : cfg->tids;
+
+	while (p && *p && r->npids < (int)(sizeof(r->pids) / sizeof(r->pids[0]))) {
+		char *end;
+
+		r->pids[r->npids] = (pid_t)strtol(p, &end, 10);
+		/* A pidfd refers to a process; a tid is watched with kill(0). */
+		r->pidfds[r->npids] = cfg->pids ? pidfd_open_compat(r->pids[r->npids]) : -1;
+		r->npids++;
+		p = *end == ',' ? end + 1 : NULL;
+	}
+}
+
+/*
+ * Count until the workload exits, the targets are gone, a signal, the
+ * timeout or the interval count; print intervals on the way.
+ */
+static void run_wait(struct run_ctx *rc, struct run *r, bool enabled, double enable_at)
+{
+	const struct stat_config *cfg = rc->cfg;
+	double next_tick = 0, deadline = 0;
+	bool done = false, child_done = false;
+	int nsig = 0;
+
+	r->last = r->t0;
+	if (cfg->interval_ms)
+		next_tick = r->t0 + cfg->interval_ms * 1e6;
+	if (cfg->timeout_ms)
+		deadline = r->t0 + cfg->timeout_ms * 1e6;
+	r->wl_pidfd = r->wl ? pidfd_open_compat(tally_workload__pid(r->wl)) : -1;
+
+	while (!done) {
+		double t = now_ns(), wake = INFINITY;
+		struct pollfd pf = { .fd = r->wl_pidfd, .events = POLLIN };
+		int timeout;
+
+		if (next_tick && next_tick < wake)
+			wake = next_tick;
+		if (deadline && deadline < wake)
+			wake = deadline;
+		if (!enabled && enable_at < wake)
+			wake = enable_at;
+		if ((r->wl && r->wl_pidfd < 0) || r->npids)
+			wake = fmin(wake, t + 100e6);	/* poll for exits */
+		timeout = isinf(wake) ? -1 : (int)fmax(0, ceil((wake - t) / 1e6));
+		/* A signal interrupts the poll (no SA_RESTART). */
+		poll(r->wl_pidfd >= 0 ? &pf : NULL, r->wl_pidfd >= 0 ? 1 : 0, timeout);
+
+		if (got_signal) {
+			int sig = got_signal;
+
+			got_signal = 0;
+			if (r->wl && !child_done)
+				/* Like a terminal's Ctrl-C: the workload gets it too. */
+				tally_workload__kill(r->wl, ++nsig > 2 ? SIGKILL : sig);
 			else
-				break;
+				done = true;
 		}
-	} else if (cfg->tids) {
-		const char *p = cfg->tids;
-
-		while (*p && npids < 64) {
-			pids[npids] = (pid_t)strtol(p, (char **)&p, 10);
-			pidfds[npids++] = -1;
-			if (*p == ',')
-				p++;
-			else
-				break;
+		t = now_ns();
+		if (!enabled && t >= enable_at) {
+			if (rc->counted)
+				tally_evlist__enable(r->l);
+			enabled = true;
+			r->t0 = r->last = t;
+			if (next_tick)
+				next_tick = t + cfg->interval_ms * 1e6;
+		}
+		if (r->wl && !child_done && tally_workload__poll(r->wl, &r->status, &r->ru) == 1)
+			child_done = done = true;
+		if (r->npids && targets_gone(r->pidfds, r->pids, r->npids))
+			done = true;
+		if (deadline && t >= deadline) {
+			if (r->wl && !child_done) {
+				tally_workload__kill(r->wl, SIGTERM);
+				deadline = 0;
+			} else {
+				done = true;
+			}
+		}
+		if (next_tick && t >= next_tick && !done) {
+			if (rc->counted && enabled)
+				print_interval(rc, r->l, r->t0, &r->last);
+			next_tick += cfg->interval_ms * 1e6;
+			if (next_tick < t)
+				next_tick = t + cfg->interval_ms * 1e6;
+			if (cfg->interval_count && ++r->nticks >= cfg->interval_count) {
+				done = true;
+				if (r->wl && !child_done)
+					tally_workload__kill(r->wl, SIGTERM);
+			}
 		}
 	}
+	if (r->wl && !child_done)
+		while (tally_workload__wait(r->wl, &r->status, &r->ru) == -EINTR)
+			;
+	r->t1 = now_ns();
+}
 
-	t0 = now_ns();
-	if (cfg->delay_ms)
-		enable_at = t0 + cfg->delay_ms * 1e6;
-	else if (!on_exec && rc->counted) {
-		tally_evlist__enable(l);
-		enabled = true;
-	} else {
-		enabled = true;	/* enable_on_exec */
+/*
+ * Count once. Returns 0, or an exit status for an error that ends
+ * tally (1: bad events or open error; 126/127: the command could not
+ * run). rc->exit_code gets the workload's status.
+ */
+static int run_once(struct run_ctx *rc)
+{
+	const struct stat_config *cfg = rc->cfg;
+	struct run r = {
+		.oo = { .sz = sizeof(r.oo), .skip_unsupported = true, .cgroup_fd = -1 },
+		.system_wide = cfg->system_wide || cfg->cpu_list,
+		.cgfd = -1,
+		.wl_pidfd = -1,
+	};
+	bool enabled = true;
+	double enable_at = 0;
+	int ret = 1, err;
+
+	r.l = build_evlist(cfg, false);
+	if (!r.l)
+		return 1;
+	if (run_targets(rc, &r) || run_open(rc, &r))
+		goto out;
+	run_watch(cfg, &r);
+
+	r.t0 = now_ns();
+	if (cfg->delay_ms) {
+		enabled = false;
+		enable_at = r.t0 + cfg->delay_ms * 1e6;
+	} else if (!r.on_exec && rc->counted) {
+		tally_evlist__enable(r.l);
 	}
-	if (wl) {
-		err = tally_workload__start(wl);
+	if (r.wl) {
+		err = tally_workload__start(r.wl);
 		if (err) {
-			rc->exit_code = tally_workload__exit_code(wl);
+			rc->exit_code = tally_workload__exit_code(r.wl);
 			rc->exec_failed = true;
 			if (err == -ENOENT)
 				fprintf(stderr, "tally: command '%s' not found\n", rc->argv[0]);
@@ -837,115 +961,32 @@ static int run_once(struct run_ctx *rc)
 			goto out;
 		}
 	}
-	last = t0;
-	if (cfg->interval_ms)
-		next_tick = t0 + cfg->interval_ms * 1e6;
-	if (cfg->timeout_ms)
-		deadline = t0 + cfg->timeout_ms * 1e6;
-	wl_pidfd = wl ? pidfd_open_compat(tally_workload__pid(wl)) : -1;
+	run_wait(rc, &r, enabled, enable_at);
 
-	while (!done) {
-		double t = now_ns(), wake = INFINITY;
-		struct pollfd pf = { .fd = wl_pidfd, .events = POLLIN };
-		int timeout;
-
-		if (next_tick && next_tick < wake)
-			wake = next_tick;
-		if (deadline && deadline < wake)
-			wake = deadline;
-		if (!enabled && enable_at < wake)
-			wake = enable_at;
-		if ((wl && wl_pidfd < 0) || npids)
-			wake = fmin(wake, t + 100e6);	/* poll for exits */
-		timeout = isinf(wake) ? -1 : (int)fmax(0, ceil((wake - t) / 1e6));
-		poll(wl_pidfd >= 0 ? &pf : NULL, wl_pidfd >= 0 ? 1 : 0, timeout);
-
-		if (got_signal) {
-			int sig = got_signal;
-
-			got_signal = 0;
-			if (wl && !child_done) {
-				/* Like a terminal's Ctrl-C: the workload gets it too. */
-				tally_workload__kill(wl, ++nsig > 2 ? SIGKILL : sig);
-			} else {
-				done = true;
-			}
-		}
-		t = now_ns();
-		if (!enabled && t >= enable_at) {
-			if (rc->counted)
-				tally_evlist__enable(l);
-			enabled = true;
-			t0 = t;
-			last = t;
-			if (next_tick)
-				next_tick = t + cfg->interval_ms * 1e6;
-		}
-		if (wl && !child_done && tally_workload__poll(wl, &status, &ru) == 1) {
-			child_done = true;
-			done = true;
-		}
-		if (npids && targets_gone(pidfds, pids, npids))
-			done = true;
-		if (deadline && t >= deadline) {
-			if (wl && !child_done) {
-				tally_workload__kill(wl, SIGTERM);
-				deadline = 0;
-			} else {
-				done = true;
-			}
-		}
-		if (next_tick && t >= next_tick && !done) {
-			if (rc->counted && enabled)
-				print_interval(rc, l, t0, &last);
-			next_tick += cfg->interval_ms * 1e6;
-			if (next_tick < t)
-				next_tick = t + cfg->interval_ms * 1e6;
-			if (cfg->interval_count && ++nticks >= cfg->interval_count) {
-				done = true;
-				if (wl && !child_done)
-					tally_workload__kill(wl, SIGTERM);
-			}
-		}
+	if (rc->counted) {
+		tally_evlist__disable(r.l);
+		/* the last, partial interval */
+		if (cfg->interval_ms && !(cfg->interval_count && r.nticks >= cfg->interval_count))
+			print_interval(rc, r.l, r.t0, &r.last);
+		tally_evlist__read(r.l);
 	}
-	if (wl && !child_done) {
-		while (tally_workload__wait(wl, &status, &ru) == -EINTR)
-			;
-	}
-	t1 = now_ns();
-	if (rc->counted)
-		tally_evlist__disable(l);
-	if (rc->counted && cfg->interval_ms && !(cfg->interval_count && nticks >= cfg->interval_count))
-		print_interval(rc, l, t0, &last);	/* the last, partial interval */
-	if (rc->counted)
-		tally_evlist__read(l);
 	if (cfg->verbose)
-		print_verbose_counts(l);
-	err = grid_fold(rc->grid, l, cfg->aggr, rc->topo, false, false);
+		print_verbose_counts(r.l);
+	err = grid_fold(rc->grid, r.l, cfg->aggr, rc->topo, false, false);
 	if (err) {
 		fprintf(stderr, "tally stat: %s\n", strerror(-err));
 		goto out;
 	}
-	stat_acc_add(&rc->grid->elapsed, (t1 - t0) / 1e9);
-	if (wl && !system_wide) {
+	stat_acc_add(&rc->grid->elapsed, (r.t1 - r.t0) / 1e9);
+	if (r.wl && !r.system_wide) {
 		rc->grid->rusage = true;
-		rc->grid->user_s = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6;
-		rc->grid->sys_s = ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+		rc->grid->user_s = r.ru.ru_utime.tv_sec + r.ru.ru_utime.tv_usec / 1e6;
+		rc->grid->sys_s = r.ru.ru_stime.tv_sec + r.ru.ru_stime.tv_usec / 1e6;
 	}
-	rc->exit_code = wl ? tally_workload__exit_code(wl) : 0;
+	rc->exit_code = r.wl ? tally_workload__exit_code(r.wl) : 0;
 	ret = 0;
 out:
-	if (wl_pidfd >= 0)
-		close(wl_pidfd);
-	for (int i = 0; i < npids; i++)
-		if (pidfds[i] >= 0)
-			close(pidfds[i]);
-	if (cgfd >= 0)
-		close(cgfd);
-	tally_workload__free(wl);
-	tally_evlist__free(l);
-	tally_cpu_map__put(cpus);
-	tally_thread_map__put(threads);
+	run_release(&r);
 	return ret;
 }
 
