@@ -104,6 +104,12 @@ static void test_counts(void **state)
 static void test_ring(void **state)
 {
 	assert_true(replay_dir("ring", fuzz_ring_one) >= 10);
+	/* Not only rejections: whole records, records that wrap, bad ones. */
+	print_message("# %lu records read, %lu wrapped, %lu corrupt\n", ring_records_seen,
+		      ring_records_wrapped, ring_records_bad);
+	assert_true(ring_records_seen >= 10);
+	assert_true(ring_records_wrapped >= 1);
+	assert_true(ring_records_bad >= 1);
 }
 
 int main(void)
