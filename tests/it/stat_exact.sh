@@ -124,6 +124,16 @@ fi
 $TALLY stat -a -A -x, -e cpu-clock -- "$W" sleep 50 2>"$tmp/aa"
 is "-A: one row per online CPU" "$(grep -c '^CPU[0-9]*,' "$tmp/aa")" "$ncpu"
 
+$TALLY stat -C 0 -x, -e cpu-clock --timeout 200 2>"$tmp/c0"
+cc=$(awk -F, '$3 == "cpu-clock" { print $1 }' "$tmp/c0")
+if [ -n "$cc" ] && awk -v c="$cc" 'BEGIN { exit !(c > 200 * 0.8 && c < 200 * 1.5) }'; then
+	ok "-C 0 --timeout 200: one CPU's 200 msec ($cc)"
+else
+	fail "-C 0 --timeout 200: cpu-clock $cc not about 200 msec"
+fi
+$TALLY stat -C 0 -e cpu-clock --timeout 50 2>"$tmp/c0"
+check "-C 0: perf's header names the CPUs" grep -q "Performance counter stats for 'CPU(s) 0':" "$tmp/c0"
+
 # -I 100 on a 550 ms workload: 6 intervals (5 full, 1 partial), +-1.
 $TALLY stat -I 100 -x, -e task-clock -- "$W" sleep 550 2>"$tmp/i"
 n=$(grep -c ',task-clock,' "$tmp/i")
