@@ -5,11 +5,11 @@
  * sane: field widths, field order, the integer pcnt-running of CSV/JSON.
  * Deliberate differences: JSON writes "metric-unit" : "" where perf writes
  * "(null)"; OpenMetrics is ours (one exposition per interval).
- * Machine formats always use the C locale; only the human layout uses the
- * user's LC_NUMERIC (for the thousands separator, as perf's big_num).
+ * Machine formats always use the C locale; only for the human layout does
+ * cmd_stat.c switch LC_NUMERIC to the user's (the thousands separator of
+ * perf's big_num), so nothing here depends on the locale but %'.
  */
 #include <inttypes.h>
-#include <locale.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -314,51 +314,12 @@ static void om_keep(struct stat_out *o, const struct stat_row *r)
 	o->om_rows[o->om_nr++] = *r;
 }
 
-/*
- * Does the environment name an LC_NUMERIC other than C/POSIX (whose
- * thousands separator is empty)? Saves loading locale files, a good part
- * of a short run's cost, when the answer cannot change the output.
- */
-static bool user_numeric_locale(void)
-{
-	const char *v = getenv("LC_ALL");
-
-	if (!v || !*v)
-		v = getenv("LC_NUMERIC");
-	if (!v || !*v)
-		v = getenv("LANG");
-	if (!v || !*v)
-		return false;
-	return strcmp(v, "C") && strcmp(v, "POSIX") && strncmp(v, "C.", 2);
-}
-
-/* Switch this thread to the user's LC_NUMERIC for human output. */
-static locale_t human_locale_push(const struct stat_out *o)
-{
-	static locale_t user;
-
-	if (o->format != STAT_FMT_HUMAN || !o->big_num || !user_numeric_locale())
-		return (locale_t)0;
-	if (!user)
-		user = newlocale(LC_NUMERIC_MASK, "", (locale_t)0);
-	return user ? uselocale(user) : (locale_t)0;
-}
-
-static void human_locale_pop(locale_t old)
-{
-	if (old)
-		uselocale(old);
-}
-
 void stat_out_row(struct stat_out *o, const struct stat_row *r)
 {
-	locale_t old;
-
 	if (o->format == STAT_FMT_OPENMETRICS) {
 		om_keep(o, r);
 		return;
 	}
-	old = human_locale_push(o);
 	interval_prefix(o);
 	if (o->format == STAT_FMT_JSON && !o->interval)
 		fputc('{', o->fp);
@@ -374,7 +335,6 @@ void stat_out_row(struct stat_out *o, const struct stat_row *r)
 		row_human(o, r);
 		break;
 	}
-	human_locale_pop(old);
 }
 
 void stat_out_header(struct stat_out *o, const char *target, int runs)
@@ -427,11 +387,9 @@ void stat_out_interval_header(struct stat_out *o)
 void stat_out_footer(struct stat_out *o, const struct stat_footer *f)
 {
 	FILE *fp = o->fp;
-	locale_t old;
 
 	if (o->format != STAT_FMT_HUMAN || o->interval)
 		return;
-	old = human_locale_push(o);	/* perf prints the footer in it too */
 	if (!f->null_run)
 		fprintf(fp, "\n");
 	if (f->runs <= 1) {
@@ -450,7 +408,6 @@ void stat_out_footer(struct stat_out *o, const struct stat_footer *f)
 			fprintf(fp, "  ( +-%6.2f%% )", 100.0 * f->elapsed_sd / f->elapsed_s);
 	}
 	fprintf(fp, "\n\n");
-	human_locale_pop(old);
 }
 
 /* ---- OpenMetrics ---- */
