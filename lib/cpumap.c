@@ -31,25 +31,6 @@ static struct tally_cpu_map *map_alloc(int nr)
 	return m;
 }
 
-static int cmp_int(const void *a, const void *b)
-{
-	int x = *(const int *)a, y = *(const int *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* Sort and drop duplicates in place; returns the new count. */
-static int sort_uniq(int *v, int n)
-{
-	int j = 0;
-
-	qsort(v, (size_t)n, sizeof(int), cmp_int);
-	for (int i = 0; i < n; i++)
-		if (j == 0 || v[j - 1] != v[i])
-			v[j++] = v[i];
-	return j;
-}
-
 static int parse_num(const char **pp, const char *end, int *out)
 {
 	const char *p = *pp;
@@ -72,12 +53,17 @@ static int parse_num(const char **pp, const char *end, int *out)
  * Parse "0-3,7" (also "0-7:2" strides are not accepted: the kernel never
  * writes them in cpulists we read). Pure: (buf, len). Returns a map or
  * NULL + errno.
+ *
+ * The CPUs go into a bitmap of [0, TALLY_MAX_CPU]: overlapping or
+ * repeated ranges ("0-8192,0-8192") are valid lists and cost nothing
+ * extra, and the work is linear in the text and the ranges it names.
  */
 struct tally_cpu_map *tally__cpu_map_parse(const char *buf, size_t len)
 {
+	uint64_t set[TALLY_MAX_CPU / 64 + 1] = { 0 };
 	struct tally_cpu_map *m;
 	const char *p = buf, *end = buf + len;
-	int *v = NULL, n = 0, cap = 0;
+	int n = 0, maxc = -1, j = 0;
 
 	/* Trailing whitespace/newline as sysfs writes it. */
 	while (end > p && isspace((unsigned char)end[-1]))
@@ -97,28 +83,16 @@ struct tally_cpu_map *tally__cpu_map_parse(const char *buf, size_t len)
 			if (hi < lo)
 				goto bad;
 		}
-		/*
-		 * Overlapping ranges ("0-8192,0-8192") are valid: compact what
-		 * we have before it could outgrow the bound, so that v never
-		 * holds more than two full ranges and no valid list is refused.
-		 */
-		if (n + (hi - lo + 1) > TALLY_MAX_CPU + 1)
-			n = sort_uniq(v, n);
-		if (n + (hi - lo + 1) > (TALLY_MAX_CPU + 1) * 2)
-			goto bad;	/* cannot happen: both are <= MAX + 1 */
-		if (n + (hi - lo + 1) > cap) {
-			int ncap = (n + (hi - lo + 1)) * 2;
-			int *nv = tally__reallocarray(v, (size_t)ncap, sizeof(int));
+		for (int c = lo; c <= hi; c++) {
+			uint64_t bit = (uint64_t)1 << (c % 64);
 
-			if (!nv) {
-				free(v);
-				return tally__err_ptr(ENOMEM);
+			if (!(set[c / 64] & bit)) {
+				set[c / 64] |= bit;
+				n++;
 			}
-			v = nv;
-			cap = ncap;
 		}
-		for (int c = lo; c <= hi; c++)
-			v[n++] = c;
+		if (hi > maxc)
+			maxc = hi;
 		if (p < end) {
 			if (*p != ',')
 				goto bad;
@@ -129,14 +103,14 @@ struct tally_cpu_map *tally__cpu_map_parse(const char *buf, size_t len)
 	}
 	if (n == 0)
 		goto bad;
-	n = sort_uniq(v, n);
 	m = map_alloc(n);
-	if (m)
-		memcpy(m->cpus, v, (size_t)n * sizeof(int));
-	free(v);
+	if (!m)
+		return NULL;
+	for (int c = 0; c <= maxc; c++)
+		if (set[c / 64] & ((uint64_t)1 << (c % 64)))
+			m->cpus[j++] = c;
 	return m;
 bad:
-	free(v);
 	return tally__err_ptr(EINVAL);
 }
 
