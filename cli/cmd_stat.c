@@ -457,90 +457,6 @@ static void print_verbose_counts(struct tally_evlist *l)
 	}
 }
 
-/*
- * perf's exclude_guest fallback (evsel__detect_missing_features): PMUs such
- * as msr reject any exclude_* bit with EINVAL, while the parser sets
- * exclude_guest by default. Retry such a lone event without it.
- * Returns how many events this brought up.
- */
-static int retry_exclude_guest(struct tally_evlist *l, struct tally_cpu_map *cpus,
-			       struct tally_thread_map *threads)
-{
-	struct tally_evsel *e;
-	int n = 0;
-
-	tally_evlist__for_each_evsel(l, e) {
-		struct perf_event_attr *attr = tally_evsel__attr(e);
-		struct tally_cpu_map *own = tally_evsel__own_cpus(e);
-		struct tally_cpu_map *c = NULL;
-
-		if (tally_evsel__is_open(e) || tally_evsel__open_error(e) != -EINVAL ||
-		    !attr->exclude_guest || tally_evsel__nr_members(e) > 1 ||
-		    !tally_evsel__is_leader(e))
-			continue;
-		attr->exclude_guest = 0;
-		if (own && !tally_cpu_map__is_any(cpus))
-			c = tally_cpu_map__intersect(own, cpus);
-		if (tally_evsel__open(e, c ? c : own ? own : cpus, threads) == 0)
-			n++;
-		else
-			attr->exclude_guest = 1;
-		tally_cpu_map__put(c);
-	}
-	return n;
-}
-
-/*
- * perf's paranoid fallback (evsel__fallback): with perf_event_paranoid
- * above 1 an unprivileged user may count only user space, so a refused
- * open is retried with exclude_kernel and exclude_hv, the name taking
- * ":u" as perf shows it. Returns true when it changed something to retry.
- */
-static bool paranoid_fallback(struct tally_evlist *l, int err)
-{
-	struct tally_evsel *e;
-	char buf[32];
-	bool changed = false;
-
-	if (err != -EACCES && err != -EPERM)
-		return false;
-	{
-		FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "re");
-		int lvl = 0;
-
-		if (!f)
-			return false;
-		if (!fgets(buf, sizeof(buf), f))
-			buf[0] = '\0';
-		fclose(f);
-		lvl = atoi(buf);
-		if (lvl <= 1)
-			return false;
-	}
-	tally_evlist__for_each_evsel(l, e) {
-		struct perf_event_attr *attr = tally_evsel__attr(e);
-		const char *name = tally_evsel__name(e);
-		size_t n = strlen(name);
-		char *nn;
-
-		/* An event that excludes user space would count nothing. */
-		if (attr->exclude_kernel || attr->exclude_user)
-			continue;
-		attr->exclude_kernel = 1;
-		attr->exclude_hv = 1;
-		changed = true;
-		nn = malloc(n + 3);
-		if (!nn)
-			continue;
-		/* perf: "ev" -> "ev:u", "pmu/x/" or "ev:k..." -> append "u" */
-		snprintf(nn, n + 3, "%s%su", name,
-			 strchr(name, '/') || strchr(name, ':') ? "" : ":");
-		tally_evsel__set_name(e, nn);
-		free(nn);
-	}
-	return changed;
-}
-
 /* The open failed for every event: say why, with the library's hint. */
 static void print_open_error(struct tally_evlist *l, int err)
 {
@@ -780,7 +696,7 @@ static int run_targets(struct run_ctx *rc, struct run *r)
 	return 0;
 }
 
-/* Open the events, with perf's fallbacks. 0 or -1 (message printed). */
+/* Open the events. 0 or -1 (message printed). */
 static int run_open(struct run_ctx *rc, struct run *r)
 {
 	const struct stat_config *cfg = rc->cfg;
@@ -802,11 +718,8 @@ static int run_open(struct run_ctx *rc, struct run *r)
 	rc->counted = false;
 	if (tally_evlist__nr(r->l) == 0)
 		return 0;	/* -n */
+	/* The library does perf's fallbacks (paranoid ":u", exclude_guest). */
 	err = tally_evlist__open(r->l, r->cpus, r->threads, &r->oo);
-	if (err && !r->system_wide && paranoid_fallback(r->l, err))
-		err = tally_evlist__open(r->l, r->cpus, r->threads, &r->oo);
-	if (!cfg->cgroup && retry_exclude_guest(r->l, r->cpus, r->threads) > 0)
-		err = 0;
 	if (err && !all_unsupported(r->l)) {
 		print_open_error(r->l, err);
 		return -1;
