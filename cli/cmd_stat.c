@@ -73,6 +73,11 @@ struct grid {
 	struct stat_acc elapsed;
 	double user_s, sys_s;
 	bool rusage;
+	/* -a --per-thread: perf omits the (many) threads that counted 0 */
+	bool skip_zero;
+	/* The workload's tid and comm: its map entry was read before exec. */
+	pid_t wl_tid;
+	char wl_comm[16];
 };
 
 static struct cell *grid_cell(struct grid *g, int e, int a)
@@ -212,7 +217,10 @@ static int grid_fold(struct grid *g, struct tally_evlist *l, enum stat_aggr mode
 				free(a);
 				return ag;
 			}
-			if (mode == STAT_AGGR_THREAD && !g->ag[ag].comm[0])
+			if (mode == STAT_AGGR_THREAD && !g->ag[ag].comm[0] && g->wl_tid &&
+			    a[j].key == g->wl_tid)
+				snprintf(g->ag[ag].comm, sizeof(g->ag[ag].comm), "%s", g->wl_comm);
+			else if (mode == STAT_AGGR_THREAD && !g->ag[ag].comm[0])
 				comm_of(tally_evsel__threads(e) ? tally_evsel__threads(e) :
 					tally_evlist__threads(l), a[j].key,
 					g->ag[ag].comm, sizeof(g->ag[ag].comm));
@@ -311,7 +319,8 @@ static int grid_print(struct grid *g, struct stat_out *o, enum stat_aggr mode,
 			int n = 0;
 
 			for (int a = 0; a < g->nag; a++)
-				if (grid_cell(g, e, a)->present)
+				if (grid_cell(g, e, a)->present &&
+				    !(g->skip_zero && rows[e * g->nag + a].val == 0))
 					r[n++] = rows[e * g->nag + a];
 			if (mode == STAT_AGGR_THREAD)
 				qsort(r, (size_t)n, sizeof(*r), cmp_row_val_desc);
@@ -653,7 +662,9 @@ static int run_targets(struct run_ctx *rc, struct run *r)
 {
 	const struct stat_config *cfg = rc->cfg;
 
-	if (r->system_wide) {
+	if (r->system_wide && cfg->aggr == STAT_AGGR_THREAD) {
+		/* every thread: listed below, once the workload is forked */
+	} else if (r->system_wide) {
 		r->cpus = tally_cpu_map__new(cfg->cpu_list);
 		r->threads = tally_thread_map__new_any();
 		if (!r->cpus) {
@@ -689,6 +700,16 @@ static int run_targets(struct run_ctx *rc, struct run *r)
 			r->on_exec = cfg->delay_ms == 0;
 		}
 	}
+	if (r->system_wide && cfg->aggr == STAT_AGGR_THREAD) {
+		/*
+		 * -a --per-thread, as perf: every thread in the system (the
+		 * workload's too: it is forked, corked, above) on any CPU
+		 * (cpu -1). Threads that exit before the open are skipped
+		 * by the library (ESRCH).
+		 */
+		r->cpus = tally_cpu_map__new_any();
+		r->threads = tally_thread_map__new_all();
+	}
 	if (!r->cpus || !r->threads) {
 		fprintf(stderr, "tally stat: %s\n", strerror(errno));
 		return -1;
@@ -703,7 +724,12 @@ static int run_open(struct run_ctx *rc, struct run *r)
 	struct tally_evsel *e;
 	int err;
 
-	tally_evlist__set_attr_bits(r->l, true, r->on_exec, !cfg->no_inherit && !r->system_wide);
+	/*
+	 * Inherit, unless per CPU: -a --per-thread counts on cpu -1, and
+	 * as perf a thread's later children count into its row.
+	 */
+	tally_evlist__set_attr_bits(r->l, true, r->on_exec, !cfg->no_inherit &&
+				    (!r->system_wide || cfg->aggr == STAT_AGGR_THREAD));
 	/*
 	 * Counting, not sampling: the parser gives tracepoints sample_period
 	 * 1 (for record); an overflow per event would cost the workload
@@ -850,7 +876,22 @@ static int run_once(struct run_ctx *rc)
 	r.l = build_evlist(cfg, false);
 	if (!r.l)
 		return 1;
-	if (run_targets(rc, &r) || run_open(rc, &r))
+	if (run_targets(rc, &r))
+		goto out;
+	if (r.system_wide && cfg->aggr == STAT_AGGR_THREAD) {
+		rc->grid->skip_zero = rc->interval_grid.skip_zero = true;
+		if (r.wl) {
+			const char *b = strrchr(rc->argv[0], '/');
+
+			/* the comm exec will give it: the basename, 15 bytes */
+			rc->grid->wl_tid = rc->interval_grid.wl_tid = tally_workload__pid(r.wl);
+			snprintf(rc->grid->wl_comm, sizeof(rc->grid->wl_comm), "%s",
+				 b ? b + 1 : rc->argv[0]);
+			memcpy(rc->interval_grid.wl_comm, rc->grid->wl_comm,
+			       sizeof(rc->grid->wl_comm));
+		}
+	}
+	if (run_open(rc, &r))
 		goto out;
 	run_watch(cfg, &r);
 

@@ -83,7 +83,7 @@ void stat_usage(FILE *fp)
 "      --filter EXPR        ftrace filter for the tracepoint just before\n"
 "Aggregation\n"
 "  -A, --no-aggr            one row per CPU\n"
-"      --per-thread         one row per thread (with -p or -t)\n"
+"      --per-thread         one row per thread (with -p, -t or -a)\n"
 "      --per-core, --per-die, --per-socket, --per-node\n"
 "Output (on stderr, as perf)\n"
 "  -x, --field-separator S  CSV: value,unit,event,runtime,pcnt-running,metric,unit\n"
@@ -267,8 +267,10 @@ int stat_parse_args(struct stat_config *cfg, int argc, char **argv, FILE *err)
 		return usage_err(err, "%s", "-p and -t do not mix");
 	if (cfg->cgroup && !cfg->system_wide && !cfg->cpu_list)
 		return usage_err(err, "%s", "-G counts a cgroup system-wide: add -a (or -C)");
-	if (cfg->aggr == STAT_AGGR_THREAD && !cfg->pids && !cfg->tids)
-		return usage_err(err, "%s", "--per-thread needs -p or -t");
+	if (cfg->aggr == STAT_AGGR_THREAD && !cfg->pids && !cfg->tids && !cfg->system_wide)
+		return usage_err(err, "%s", "--per-thread needs -p, -t or -a");
+	if (cfg->aggr == STAT_AGGR_THREAD && (cfg->cpu_list || cfg->cgroup))
+		return usage_err(err, "%s", "--per-thread counts on any CPU: not with -C or -G");
 	if (cfg->aggr_set && cfg->aggr != STAT_AGGR_THREAD && !cfg->system_wide &&
 	    !cfg->cpu_list)
 		return usage_err(err, "%s", "-A and --per-core/die/socket/node need -a or -C");

@@ -205,6 +205,85 @@ out:
 	return m;
 }
 
+/*
+ * Append tid without map_push()'s duplicate scan (linear per push): the
+ * tids under /proc/PID/task are unique system-wide, and a box may have
+ * tens of thousands.
+ */
+static int map_append(struct tally_thread_map *m, pid_t tid)
+{
+	if (m->nr == m->cap) {
+		int ncap = m->cap ? m->cap * 2 : 64;
+		void *n = tally__reallocarray(m->ent, (size_t)ncap, sizeof(*m->ent));
+
+		if (!n)
+			return tally__err(ENOMEM);
+		m->ent = n;
+		m->cap = ncap;
+	}
+	m->ent[m->nr].tid = tid;
+	read_comm(tid, m->ent[m->nr].comm, sizeof(m->ent[m->nr].comm));
+	m->nr++;
+	return 0;
+}
+
+static bool all_digits(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (!isdigit((unsigned char)*s))
+			return false;
+	return true;
+}
+
+struct tally_thread_map *tally_thread_map__new_all(void)
+{
+	struct tally_thread_map *m;
+	struct dirent *pe, *te;
+	DIR *proc, *task;
+	char path[64];
+	int err = 0;
+
+	proc = opendir("/proc");
+	if (!proc)
+		return NULL;
+	m = map_new();
+	if (!m) {
+		closedir(proc);
+		return NULL;
+	}
+	while (!err && (pe = readdir(proc)) != NULL) {
+		if (!all_digits(pe->d_name))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%.20s/task", pe->d_name);
+		task = opendir(path);
+		if (!task)
+			continue;	/* the process exited meanwhile */
+		while (!err && (te = readdir(task)) != NULL) {
+			long tid;
+
+			if (!all_digits(te->d_name))
+				continue;
+			tid = strtol(te->d_name, NULL, 10);
+			if (tid > 0 && tid <= 0x3fffffff)
+				err = map_append(m, (pid_t)tid);
+		}
+		closedir(task);
+	}
+	closedir(proc);
+	if (err) {
+		tally_thread_map__put(m);
+		return tally__err_ptr(-err);
+	}
+	if (!m->nr) {
+		tally_thread_map__put(m);
+		return tally__err_ptr(ESRCH);
+	}
+	qsort(m->ent, (size_t)m->nr, sizeof(*m->ent), cmp_tid);
+	return m;
+}
+
 struct tally_thread_map *tally_thread_map__get(struct tally_thread_map *map)
 {
 	if (map)

@@ -19,6 +19,11 @@ TALLY_API struct tally_thread_map *tally_thread_map__new_pid(pid_t pid);
 /* Every tid of pid, from /proc/PID/task. NULL+ESRCH if pid is gone. */
 TALLY_API struct tally_thread_map *tally_thread_map__new_tasks(pid_t pid);
 /*
+ * Every tid of every process in /proc, sorted (perf stat -a --per-thread).
+ * Threads may exit before they are opened: the evsel open skips those.
+ */
+TALLY_API struct tally_thread_map *tally_thread_map__new_all(void);
+/*
  * "PID[,PID...]": with all_tasks, each pid expands to its tids.
  * Bad text -> NULL+EINVAL; a pid that does not exist -> NULL+ESRCH.
  */

@@ -159,6 +159,38 @@ fi
 $TALLY stat -r 3 -x, -e task-clock -- "$W" getpid 10 2>"$tmp/rc"
 check "-r with CSV: variance column" grep -Eq '^[0-9.]+,msec,task-clock,[0-9.]+%,[0-9]+,100.00,' "$tmp/rc"
 
+# -a --per-thread (perf 6.1): every thread of the system on any CPU; rows
+# for the workload (named by its command) and for a process that was
+# already running; threads that counted 0 are left out, as perf.
+if have_tp; then
+	$TALLY stat -a --per-thread -x, -e $TP -- "$W" getpid 4321 2>"$tmp/apt"
+	rc=$?
+	is "-a --per-thread: exit status" "$rc" "0"
+	is "-a --per-thread: the workload's row, by its command name, exactly 4321" \
+	   "$(awk -F, -v ev=$TP '$1 ~ /^work-[0-9]+$/ && $4 == ev { print $2 }' "$tmp/apt")" "4321"
+	is "-a --per-thread: no thread that counted 0 is listed" \
+	   "$(awk -F, '$2 == "0"' "$tmp/apt" | wc -l | tr -d ' ')" "0"
+	check "-a --per-thread: rows are comm-tid,value,unit,event" \
+	      grep -Eq "^work-[0-9]+,4321,,$TP," "$tmp/apt"
+else
+	for _ in 1 2 3 4; do skip "no tracepoint"; done
+fi
+# An already-running process, attached by -a --per-thread (not a child).
+if have_tp; then
+	"$W" sleep-getpid 400 777 & victim=$!
+	wait_exec $victim
+	$TALLY stat -a --per-thread -x, -e $TP --timeout 900 2>"$tmp/apt3"
+	wait $victim
+	is "-a --per-thread: a running process's thread counted exactly (777)" \
+	   "$(awk -F, -v ev=$TP -v t="work-$victim" '$1 == t && $4 == ev { print $2 }' "$tmp/apt3")" "777"
+else
+	skip "no tracepoint"
+fi
+$TALLY stat -a --per-thread -j -e task-clock -- "$W" sleep 30 2>"$tmp/aptj"
+check "-a --per-thread --json: a thread key per row" grep -q '^{"thread" : "[^"]*-[0-9]*", "counter-value"' "$tmp/aptj"
+$TALLY stat -C 0 --per-thread -e task-clock -- true 2>/dev/null
+is "--per-thread with -C: usage error (129), as perf refuses it" "$?" "129"
+
 # Exit status is the workload's.
 $TALLY stat -e task-clock -- "$W" exit 3 2>/dev/null
 is "workload exit 3 -> 3" "$?" "3"

@@ -140,7 +140,12 @@ static void test_targets(void **state)
 	assert_int_equal(parse(&c, "-p", "1", "-t", "2", NULL), 1);
 	assert_int_equal(parse(&c, "-G", "/x", "true", NULL), 1);
 	assert_int_equal(parse(&c, "--per-thread", "true", NULL), 1);
-	assert_int_equal(parse(&c, "--per-thread", "-a", NULL), 1);
+	/* -a --per-thread: every thread of the system, as perf 6.1 */
+	assert_int_equal(parse(&c, "--per-thread", "-a", NULL), 0);
+	assert_int_equal(c.aggr, STAT_AGGR_THREAD);
+	assert_true(c.system_wide);
+	assert_int_equal(parse(&c, "--per-thread", "-C", "0", NULL), 1);	/* perf refuses too */
+	assert_int_equal(parse(&c, "--per-thread", "-a", "-G", "/x", NULL), 1);
 	assert_int_equal(parse(&c, "-A", "true", NULL), 1);
 	assert_int_equal(parse(&c, "--per-core", "-p", "1", NULL), 1);
 	assert_int_equal(parse(&c, "-r", "2", "-a", NULL), 1);
