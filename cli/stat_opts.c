@@ -278,8 +278,6 @@ int stat_parse_args(struct stat_config *cfg, int argc, char **argv, FILE *err)
 		return usage_err(err, "%s", "--append needs -o FILE");
 	if (cfg->repeat > 1 && !cfg->cmd_argc)
 		return usage_err(err, "%s", "-r repeats a command: give one");
-	if (cfg->repeat > 1 && cfg->interval_ms)
-		return usage_err(err, "%s", "-r and -I do not mix");
 	if (cfg->null_run && cfg->nr_events)
 		return usage_err(err, "%s", "-n counts nothing: drop -e");
 	return 0;

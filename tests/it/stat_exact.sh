@@ -144,6 +144,20 @@ check "-I with --json has an interval key" grep -q '^{"interval" : 0\.[0-9]\{9\}
 $TALLY stat -I 100 --interval-count 2 -x, -e task-clock -- "$W" sleep 2000 2>"$tmp/ic"
 is "--interval-count 2 stops after 2 intervals" "$(grep -c ',task-clock,' "$tmp/ic")" "2"
 
+# -I with -r (perf 6.1 takes it): every run prints its own intervals,
+# timestamps from that run's start; exact counts add up over the runs.
+if have_tp; then
+	$TALLY stat -I 100 -r 2 -x, -e $TP -- "$W" getpid-sleep 50 250 2>"$tmp/ir"
+	is "-I 100 -r 2: exit status 0" "$?" "0"
+	is "-I 100 -r 2: intervals of both runs add up to 2 x 50" \
+	   "$(awk -F, -v ev=$TP '$4 == ev && $2 ~ /^[0-9]+$/ { s += $2 } END { print s + 0 }' "$tmp/ir")" "100"
+	is "-I 100 -r 2: the timestamps restart once (two runs)" \
+	   "$(awk -F, '{ t = $1 + 0; if (NR > 1 && t < last) n++; last = t } END { print n + 0 }' "$tmp/ir")" "1"
+	check "-I 100 -r 2: no totals after the intervals" sh -c "! grep -qv '^ *[0-9]*\.[0-9]*,' '$tmp/ir'"
+else
+	for _ in 1 2 3 4; do skip "no tracepoint"; done
+fi
+
 # -r 5: stddev on task-clock and on elapsed; exact events stay exact.
 if have_tp; then ev="-e task-clock -e $TP"; else ev="-e task-clock"; fi
 $TALLY stat -r 5 $ev -- "$W" getpid 3000 2>"$tmp/r"
