@@ -21,6 +21,7 @@
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <tally/tally.h>
@@ -617,6 +618,7 @@ struct run {
 	int status;
 	struct rusage ru;
 	long nticks;
+	bool timed_out;		/* --timeout sent the command SIGTERM */
 };
 
 static void run_release(struct run *r)
@@ -831,6 +833,7 @@ static void run_wait(struct run_ctx *rc, struct run *r, bool enabled, double ena
 		if (deadline && t >= deadline) {
 			if (r->wl && !child_done) {
 				tally_workload__kill(r->wl, SIGTERM);
+				r->timed_out = true;
 				deadline = 0;
 			} else {
 				done = true;
@@ -843,9 +846,13 @@ static void run_wait(struct run_ctx *rc, struct run *r, bool enabled, double ena
 			if (next_tick < t)
 				next_tick = t + cfg->interval_ms * 1e6;
 			if (cfg->interval_count && ++r->nticks >= cfg->interval_count) {
-				done = true;
-				if (r->wl && !child_done)
-					tally_workload__kill(r->wl, SIGTERM);
+				/*
+				 * As perf: no more intervals, but a command
+				 * is left to finish and gives the status.
+				 */
+				next_tick = 0;
+				if (!r->wl || child_done)
+					done = true;
 			}
 		}
 	}
@@ -925,6 +932,9 @@ static int run_once(struct run_ctx *rc)
 			print_interval(rc, r.l, r.t0, &r.last);
 		tally_evlist__read(r.l);
 	}
+	/* perf's psignal(): "work: Terminated" when a signal ended it */
+	if (r.wl && WIFSIGNALED(r.status))
+		fprintf(stderr, "%s: %s\n", rc->argv[0], strsignal(WTERMSIG(r.status)));
 	if (cfg->verbose)
 		print_verbose_counts(r.l);
 	err = grid_fold(rc->grid, r.l, cfg->aggr, rc->topo, false, false);
@@ -939,6 +949,12 @@ static int run_once(struct run_ctx *rc)
 		rc->grid->sys_s = r.ru.ru_stime.tv_sec + r.ru.ru_stime.tv_usec / 1e6;
 	}
 	rc->exit_code = r.wl ? tally_workload__exit_code(r.wl) : 0;
+	/*
+	 * A command ended by --timeout's own SIGTERM is counting stopped
+	 * as asked, not a failure: status 0, as perf (and as -p/-a).
+	 */
+	if (r.timed_out && WIFSIGNALED(r.status) && WTERMSIG(r.status) == SIGTERM)
+		rc->exit_code = 0;
 	ret = 0;
 out:
 	run_release(&r);

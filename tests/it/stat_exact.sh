@@ -141,8 +141,17 @@ check "-I 100 over 550 ms prints 6 (+-1) intervals (got $n)" test "$n" -ge 5 -a 
 check "-I rows start with a timestamp" grep -Eq '^ +[0-9]+\.[0-9]{9},' "$tmp/i"
 $TALLY stat -I 100 -j -e task-clock -- "$W" sleep 250 2>"$tmp/ij"
 check "-I with --json has an interval key" grep -q '^{"interval" : 0\.[0-9]\{9\}, "counter-value"' "$tmp/ij"
-$TALLY stat -I 100 --interval-count 2 -x, -e task-clock -- "$W" sleep 2000 2>"$tmp/ic"
+# --interval-count on a command, as perf: no more intervals after N, but
+# the command is left to finish and its status is tally's.
+$TALLY stat -I 100 --interval-count 2 -x, -e task-clock -- sh -c "'$W' sleep 450; exit 4" 2>"$tmp/ic"
+is "--interval-count 2: the command finishes, its status (4) is tally's" "$?" "4"
 is "--interval-count 2 stops after 2 intervals" "$(grep -c ',task-clock,' "$tmp/ic")" "2"
+# --timeout on a command, as perf: SIGTERM ends it, perf's psignal line,
+# the counts, and status 0 (counting stopped as asked).
+$TALLY stat --timeout 100 -x, -e task-clock -- "$W" sleep 5000 2>"$tmp/tc"
+is "--timeout on a command: status 0, as perf" "$?" "0"
+check "--timeout on a command: '$W: Terminated'" grep -qx "$W: Terminated" "$tmp/tc"
+check "--timeout on a command: the counts" grep -q ',task-clock,' "$tmp/tc"
 
 # -I with -r (perf 6.1 takes it): every run prints its own intervals,
 # timestamps from that run's start; exact counts add up over the runs.
@@ -208,8 +217,9 @@ is "--per-thread with -C: usage error (129), as perf refuses it" "$?" "129"
 # Exit status is the workload's.
 $TALLY stat -e task-clock -- "$W" exit 3 2>/dev/null
 is "workload exit 3 -> 3" "$?" "3"
-$TALLY stat -e task-clock -- sh -c 'kill -TERM $$' 2>/dev/null
+$TALLY stat -e task-clock -- sh -c 'kill -TERM $$' 2>"$tmp/sig"
 is "workload killed by SIGTERM -> 143" "$?" "143"
+check "a workload killed by a signal: perf's psignal line 'sh: Terminated'" grep -qx 'sh: Terminated' "$tmp/sig"
 
 # The default event set: 8 rows, the hardware ones <not supported> here.
 $TALLY stat -x, -- true 2>"$tmp/d"
