@@ -1267,8 +1267,13 @@ int cmd_stat(int argc, char **argv)
 		if (interrupted)
 			break;	/* Ctrl-C during -r: print what we have */
 	}
-	if (!cfg.quiet && !cfg.interval_ms)
+	/* -I prints no totals, unless --summary (not OpenMetrics: one
+	 * exposition per interval, the file may have been replaced) */
+	if (!cfg.quiet && (!cfg.interval_ms ||
+			   (cfg.summary && cfg.format != STAT_FMT_OPENMETRICS))) {
+		out.csv_summary = cfg.interval_ms && !cfg.no_csv_summary;
 		print_totals(&rc);
+	}
 	ret = rc.exit_code;
 out:
 	if (fp && fp != stderr && fclose(fp)) {

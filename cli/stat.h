@@ -65,6 +65,8 @@ struct stat_config {
 	int verbose;
 	bool big_num;		/* -B / --no-big-num */
 	bool null_run;		/* -n */
+	bool summary;		/* --summary: totals after -I intervals */
+	bool no_csv_summary;	/* --no-csv-summary */
 	bool compare;
 	bool help;
 	/* The command: argv[cmd_argc] is NULL. For --compare, A then B. */
@@ -192,6 +194,7 @@ struct stat_out {
 	const char *sep;	/* CSV separator */
 	bool big_num;
 	bool interval;		/* prefix rows with the timestamp */
+	bool csv_summary;	/* --summary after -I: CSV rows start "summary" */
 	uint64_t ts_ns;		/* time since start, for interval rows */
 	int nr_intervals;	/* interval header repeat counter */
 	/* OpenMetrics groups samples by family: rows are kept until _end. */

@@ -27,6 +27,8 @@ enum {
 	OPT_NO_BIG_NUM,
 	OPT_STAT_FORMAT,
 	OPT_COMPARE,
+	OPT_SUMMARY,
+	OPT_NO_CSV_SUMMARY,
 };
 
 static const struct option long_opts[] = {
@@ -60,6 +62,8 @@ static const struct option long_opts[] = {
 	{ "no-big-num",		no_argument,       NULL, OPT_NO_BIG_NUM },
 	{ "null",		no_argument,       NULL, 'n' },
 	{ "compare",		no_argument,       NULL, OPT_COMPARE },
+	{ "summary",		no_argument,       NULL, OPT_SUMMARY },
+	{ "no-csv-summary",	no_argument,       NULL, OPT_NO_CSV_SUMMARY },
 	{ "help",		no_argument,       NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -91,6 +95,8 @@ void stat_usage(FILE *fp)
 "      --stat-format FMT    human, csv, json or openmetrics\n"
 "  -o, --output FILE        write to FILE;  --append  add to it\n"
 "  -I, --interval-print MS  print every MS milliseconds; --interval-count N\n"
+"      --summary            with -I: the totals too, at the end\n"
+"      --no-csv-summary     no 'summary' column on those totals in CSV\n"
 "  -r, --repeat N           run the command N times: mean and +- stddev\n"
 "      --compare            with -r N -- A ::: B: B/A ratio, 95% CI, significance\n"
 "  -D, --delay MS           start counting MS after the command starts\n"
@@ -239,6 +245,8 @@ int stat_parse_args(struct stat_config *cfg, int argc, char **argv, FILE *err)
 		case OPT_NO_BIG_NUM: cfg->big_num = false; break;
 		case 'n': cfg->null_run = true; break;
 		case OPT_COMPARE: cfg->compare = true; break;
+		case OPT_SUMMARY: cfg->summary = true; break;
+		case OPT_NO_CSV_SUMMARY: cfg->no_csv_summary = true; break;
 		case 'h':
 			cfg->help = true;
 			return 0;

@@ -321,6 +321,8 @@ void stat_out_row(struct stat_out *o, const struct stat_row *r)
 		return;
 	}
 	interval_prefix(o);
+	if (o->format == STAT_FMT_CSV && o->csv_summary && !o->interval)
+		fprintf(o->fp, "%16s%s", "summary", o->sep);	/* perf's */
 	if (o->format == STAT_FMT_JSON && !o->interval)
 		fputc('{', o->fp);
 	aggr_prefix(o, r);

@@ -167,6 +167,22 @@ else
 	for _ in 1 2 3 4; do skip "no tracepoint"; done
 fi
 
+# --summary: after the intervals, the run's totals (human, CSV, JSON).
+if have_tp; then
+	$TALLY stat -I 100 --summary -e $TP -- "$W" getpid-sleep 60 150 2>"$tmp/s"
+	check "-I --summary: the totals block follows the intervals" grep -q 'Performance counter stats' "$tmp/s"
+	is "-I --summary: human total exactly 60" \
+	   "$(sed -n '/Performance counter stats/,$p' "$tmp/s" | human_count "$TP")" "60"
+	$TALLY stat -I 100 --summary -x, -e $TP -- "$W" getpid-sleep 60 150 2>"$tmp/s"
+	is "-I --summary: CSV summary row exactly 60" \
+	   "$(awk -F, -v ev=$TP '$1 ~ /^ +summary$/ && $4 == ev { print $2 }' "$tmp/s")" "60"
+	$TALLY stat -I 100 --summary -j -e $TP -- "$W" getpid-sleep 60 150 2>"$tmp/s"
+	is "-I --summary: JSON totals line (no interval key) exactly 60" \
+	   "$(grep -v '"interval"' "$tmp/s" | grep -o '"counter-value" : "[0-9]*' | grep -o '[0-9]*$')" "60"
+else
+	for _ in 1 2 3 4; do skip "no tracepoint"; done
+fi
+
 # -r 5: stddev on task-clock and on elapsed; exact events stay exact.
 if have_tp; then ev="-e task-clock -e $TP"; else ev="-e task-clock"; fi
 $TALLY stat -r 5 $ev -- "$W" getpid 3000 2>"$tmp/r"

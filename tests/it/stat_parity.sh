@@ -75,6 +75,19 @@ for ag in --per-core --per-socket --per-node; do
 	   "$(cut -d, -f1,2,4,5 "$tmp/p" | tr '\n' ' ')"
 done
 
+# --summary after -I: the totals too; in CSV perf's "summary" column.
+sumshape() { # rows after the intervals: NF, summary column, unit, event
+	awk -F, '$1 !~ /^ +[0-9]+\.[0-9]+$/ { o = ($1 ~ /summary/); print NF ":" (o ? $1 : "-") ":" $(2 + o) ":" $(3 + o) }' "$1"
+}
+for o in "" --no-csv-summary; do
+	# shellcheck disable=SC2086
+	perf stat -I 100 --summary $o -x, -e $ev -- "$W" sleep 150 2>"$tmp/p"
+	# shellcheck disable=SC2086
+	$TALLY stat -I 100 --summary $o -x, -e $ev -- "$W" sleep 150 2>"$tmp/t"
+	is "CSV -I --summary $o: the same totals rows as perf" "$(sumshape "$tmp/t" | tr '\n' ' ')" \
+	   "$(sumshape "$tmp/p" | tr '\n' ' ')"
+done
+
 # 3. JSON: the same keys in the same order, line by line.
 keys() {
 	python3 -c 'import json,sys

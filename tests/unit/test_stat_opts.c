@@ -113,6 +113,9 @@ static void test_numbers(void **state)
 	assert_int_equal(parse(&c, "-I", "5", "true", NULL), 1);	/* perf's 10 ms floor */
 	assert_int_equal(parse(&c, "-D", "-1", "true", NULL), 1);
 	assert_int_equal(parse(&c, "--timeout", "0", "true", NULL), 1);
+	assert_int_equal(parse(&c, "-I", "100", "--summary", "--no-csv-summary", "true", NULL), 0);
+	assert_true(c.summary);
+	assert_true(c.no_csv_summary);
 	/* perf 6.1 takes -I with -r: each run prints its intervals */
 	assert_int_equal(parse(&c, "-r", "3", "-I", "100", "true", NULL), 0);
 	assert_int_equal(c.repeat, 3);

@@ -194,6 +194,32 @@ static void test_csv(void **state)
 "0,,syscalls:sys_enter_getpid,891917,100.00,,\n");
 }
 
+/* --summary after -I: perf's "%16s" summary column in CSV, only there. */
+static void test_csv_summary(void **state)
+{
+	struct cap c;
+	struct stat_row r;
+
+	(void)state;
+	cap_open(&c, STAT_FMT_CSV, STAT_AGGR_GLOBAL);
+	c.o.csv_summary = true;
+	r = row("task-clock", STAT_K_CLOCK, 904267, 904267, 0.006, "CPUs utilized");
+	stat_out_row(&c.o, &r);
+	r = row("syscalls:sys_enter_getpid", STAT_K_OTHER, 7, 904267, 7.741, "K/sec");
+	stat_out_row(&c.o, &r);
+	expect(&c,
+"         summary,0.90,msec,task-clock,904267,100.00,0.006,CPUs utilized\n"
+"         summary,7,,syscalls:sys_enter_getpid,904267,100.00,7.741,K/sec\n");
+	/* not in human or JSON output */
+	cap_open(&c, STAT_FMT_JSON, STAT_AGGR_GLOBAL);
+	c.o.csv_summary = true;
+	r = row("syscalls:sys_enter_getpid", STAT_K_OTHER, 7, 904267, 7.741, "K/sec");
+	stat_out_row(&c.o, &r);
+	assert_non_null(cap_close(&c));
+	assert_int_equal(c.buf[0], '{');
+	free(c.buf);
+}
+
 static void test_csv_aggr_interval_pct(void **state)
 {
 	struct cap c;
@@ -427,6 +453,7 @@ int main(void)
 		cmocka_unit_test(test_human_aggr_prefixes),
 		cmocka_unit_test(test_human_interval),
 		cmocka_unit_test(test_csv),
+		cmocka_unit_test(test_csv_summary),
 		cmocka_unit_test(test_csv_aggr_interval_pct),
 		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_json_aggr_interval),
