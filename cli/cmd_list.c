@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
  * tally list [--json] [FILTER...]: every event this machine offers,
- * grouped as perf list groups them (hardware, software, cache, kernel
+ * grouped as perf list groups them (hardware, software, tool, cache, kernel
  * PMU events from sysfs, raw and breakpoint syntax, tracepoints, libpfm4
  * events of the host CPU). A FILTER is a glob ('sched:*'), a kind
- * (hw, sw, cache, pmu, tracepoint, pfm) or else a substring.
+ * (hw, sw, tool, cache, pmu, tracepoint, pfm; sw includes the tool
+ * events, as in perf list) or else a substring.
  */
 #include <fnmatch.h>
 #include <stdio.h>
@@ -41,6 +42,7 @@ static const struct {
 } kinds[] = {
 	{ "hardware", "Hardware event", "hw" },
 	{ "software", "Software event", "sw" },
+	{ "tool", "Tool event", "sw" },	/* perf list sw shows them too */
 	{ "cache", "Hardware cache event", "hwcache" },
 	{ "pmu", "Kernel PMU event", NULL },
 	{ "raw", "Raw hardware event descriptor", NULL },
@@ -245,8 +247,8 @@ static void usage(FILE *f)
 		"\n"
 		"List the events this machine offers, grouped as perf list groups them.\n"
 		"\n"
-		"  FILTER        a glob ('sched:*'), a kind (hw, sw, cache, pmu, raw,\n"
-		"                breakpoint, tracepoint, pfm) or a substring\n"
+		"  FILTER        a glob ('sched:*'), a kind (hw, sw, tool, cache, pmu,\n"
+		"                raw, breakpoint, tracepoint, pfm) or a substring\n"
 		"  -j, --json    one JSON array of {kind, name, aliases, desc, label}\n"
 		"  --sysfs=DIR   read PMUs under DIR/bus/event_source/devices (testing)\n"
 		"  --tracefs=DIR read tracepoints under DIR/events (testing)\n"

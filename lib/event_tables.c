@@ -8,6 +8,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <tally/events.h>
 #include "internal.h"
 #include "events_internal.h"
 
@@ -52,6 +53,25 @@ const struct tally_sym_event *tally__sym_lookup(const char *name, size_t len)
 			return e;
 		if (e->alias && strlen(e->alias) == len && !memcmp(e->alias, name, len))
 			return e;
+	}
+	return NULL;
+}
+
+/* perf's tool events (perf 6.1 util/parse-events.c, event_symbols_tool). */
+const struct tally_tool_event tally__tool_events[] = {
+	{ "duration_time", TALLY_EV_TOOL_DURATION, "Wall-clock time of the counting" },
+	{ "user_time", TALLY_EV_TOOL_USER, "User CPU time of the workload" },
+	{ "system_time", TALLY_EV_TOOL_SYSTEM, "System CPU time of the workload" },
+};
+const size_t tally__nr_tool_events = ARRAY_SIZE(tally__tool_events);
+
+const struct tally_tool_event *tally__tool_lookup(const char *name, size_t len)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(tally__tool_events); i++) {
+		const struct tally_tool_event *t = &tally__tool_events[i];
+
+		if (strlen(t->name) == len && !memcmp(t->name, name, len))
+			return t;
 	}
 	return NULL;
 }

@@ -210,6 +210,8 @@ static const char *suggest(const char *name, char *buf, size_t len, const char *
 		if (tally__sym_events[i].alias)
 			best_try(&b, tally__sym_events[i].alias);
 	}
+	for (size_t i = 0; i < tally__nr_tool_events; i++)
+		best_try(&b, tally__tool_events[i].name);
 	tally__cache_foreach(best_cache_cb, &b);
 	bs.slashed = strchr(name, '/') != NULL;
 	tally__pmu_foreach(sysfs, best_pmu_cb, &bs);
@@ -1270,6 +1272,7 @@ static bool is_raw(const char *s, size_t n, uint64_t *config)
 static int parse_named(struct parser *p, const char *s, size_t hn, size_t n, size_t col)
 {
 	const struct tally_sym_event *se;
+	const struct tally_tool_event *te;
 	struct perf_event_attr attr;
 	uint64_t config;
 	char name[256];
@@ -1283,6 +1286,24 @@ static int parse_named(struct parser *p, const char *s, size_t hn, size_t n, siz
 		if (se->type == PERF_TYPE_HARDWARE && (ret = add_hybrid(p, &attr, s, hn, n, col)) <= 0)
 			return ret;
 		return add_event(p, &attr, s, n, pmu_of_type(se->type), col) ? 0 : -errno;
+	}
+	te = tally__tool_lookup(s, hn);
+	if (te) {
+		/*
+		 * perf 6.1's add_event_tool: a software dummy (which we never
+		 * open) named as typed, modifiers included, unit "ns".
+		 */
+		struct tally_event *ev;
+
+		attr.type = PERF_TYPE_SOFTWARE;
+		attr.config = PERF_COUNT_SW_DUMMY;
+		ev = add_event(p, &attr, s, n, "tool", col);
+		if (!ev)
+			return -errno;
+		ev->flags |= te->flag;
+		if (set_str(&ev->unit, "ns", 2))
+			return nomem(p, col);
+		return 0;
 	}
 	ret = tally__cache_parse(s, hn, &config);
 	if (ret == -EINVAL)
@@ -1397,8 +1418,8 @@ static int parse_event(struct parser *p, const char *s, size_t n, size_t col)
 		return add_event(p, &attr, s, n, pmu_of_type(enc.type), col) ? 0 : -errno;
 	}
 
-	if (colon < n && colon > 0 &&
-	    !tally__sym_lookup(s, colon) && !is_raw(s, colon, &(uint64_t){0})) {
+	if (colon < n && colon > 0 && !tally__sym_lookup(s, colon) &&
+	    !tally__tool_lookup(s, colon) && !is_raw(s, colon, &(uint64_t){0})) {
 		uint64_t cfg;
 
 		if (tally__cache_parse(s, colon, &cfg) == -ENOENT) {
@@ -1724,6 +1745,12 @@ int tally_events__foreach(const struct tally_parse_opts *opts, tally_event_cb cb
 			if (ret)
 				return ret;
 		}
+	}
+	/* perf list: the tool events follow the software events */
+	for (size_t i = 0; i < tally__nr_tool_events; i++) {
+		ret = cb("tool", tally__tool_events[i].name, tally__tool_events[i].desc, ctx);
+		if (ret)
+			return ret;
 	}
 	ret = tally__cache_foreach(list_cache_cb, &lc);
 	if (ret)

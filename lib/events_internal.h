@@ -30,6 +30,17 @@ extern const size_t tally__nr_sym_events;
 /* The symbolic event named exactly `name` (len bytes), or NULL. */
 const struct tally_sym_event *tally__sym_lookup(const char *name, size_t len);
 
+/* perf's tool events: counted by the tool (time, rusage), not the kernel. */
+struct tally_tool_event {
+	const char *name;	/* "duration_time", "user_time", "system_time" */
+	unsigned int flag;	/* TALLY_EV_TOOL_* */
+	const char *desc;
+};
+extern const struct tally_tool_event tally__tool_events[];
+extern const size_t tally__nr_tool_events;
+/* The tool event named exactly `name` (len bytes; case-sensitive), or NULL. */
+const struct tally_tool_event *tally__tool_lookup(const char *name, size_t len);
+
 /*
  * A hardware cache event name ("L1-dcache-load-misses", "LLC-loads",
  * "dTLB-store-misses", "branch-loads") as perf's lexer accepts it: a type

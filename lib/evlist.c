@@ -93,13 +93,33 @@ int tally_evlist__set_group(struct tally_evlist *l, struct tally_evsel *leader, 
 		if (e->leader != e || e->nr_members != 1 || e->opened)
 			return tally__err(EINVAL);
 	}
-	for (int i = start; i < start + nr; i++) {
-		struct tally_evsel *e = l->ev[i];
+	/*
+	 * Tool events (duration_time...: nothing to open) keep their place
+	 * in the list but stay alone; the kernel group is the others, led
+	 * by the first of them. (perf 6.1 opens a dummy for them inside the
+	 * group, and a dummy leader leaves its members not counted.)
+	 */
+	{
+		struct tally_evsel *first = NULL, *prev = NULL;
+		int n = 0;
 
-		e->leader = leader;
-		e->group_next = i + 1 < start + nr ? l->ev[i + 1] : NULL;
+		for (int i = start; i < start + nr; i++) {
+			struct tally_evsel *e = l->ev[i];
+
+			if (tally_evsel__tool(e))
+				continue;
+			if (!first)
+				first = e;
+			e->leader = first;
+			e->group_next = NULL;
+			if (prev)
+				prev->group_next = e;
+			prev = e;
+			n++;
+		}
+		if (first)
+			first->nr_members = n;
 	}
-	leader->nr_members = nr;
 	return 0;
 }
 
@@ -488,6 +508,41 @@ int tally_evlist__read(struct tally_evlist *l)
 	if (first)
 		errno = -first;
 	return first;
+}
+
+int tally_evlist__set_tool_times(struct tally_evlist *l, uint64_t duration_ns,
+				 uint64_t user_ns, uint64_t system_ns)
+{
+	int n = 0;
+
+	if (!l)
+		return tally__err(EINVAL);
+	for (int i = 0; i < l->nr; i++) {
+		struct tally_evsel *e = l->ev[i];
+		uint64_t v;
+
+		switch (tally_evsel__tool(e)) {
+		case TALLY_TOOL_DURATION:
+			v = duration_ns;
+			break;
+		case TALLY_TOOL_USER:
+			v = user_ns;
+			break;
+		case TALLY_TOOL_SYSTEM:
+			v = system_ns;
+			break;
+		default:
+			continue;
+		}
+		if (!e->opened || !e->counts)
+			continue;
+		/* as perf stat: ena = run = val, so a zero is "not counted" */
+		memset(e->counts, 0,
+		       (size_t)e->nr_cpus * (size_t)e->nr_threads * sizeof(*e->counts));
+		e->counts[0].val = e->counts[0].ena = e->counts[0].run = v;
+		n++;
+	}
+	return n;
 }
 
 struct tally_cpu_map *tally_evlist__cpus(const struct tally_evlist *l)

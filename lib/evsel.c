@@ -200,6 +200,19 @@ void tally_evsel__set_flags(struct tally_evsel *e, unsigned int flags)
 		e->ev_flags = flags;
 }
 
+enum tally_tool_event tally_evsel__tool(const struct tally_evsel *e)
+{
+	if (!e)
+		return TALLY_TOOL_NONE;
+	if (e->ev_flags & TALLY_EV_TOOL_DURATION)
+		return TALLY_TOOL_DURATION;
+	if (e->ev_flags & TALLY_EV_TOOL_USER)
+		return TALLY_TOOL_USER;
+	if (e->ev_flags & TALLY_EV_TOOL_SYSTEM)
+		return TALLY_TOOL_SYSTEM;
+	return TALLY_TOOL_NONE;
+}
+
 void tally_evsel__set_own_cpus(struct tally_evsel *e, struct tally_cpu_map *cpus)
 {
 	if (!e)
@@ -354,6 +367,59 @@ static bool kernel_fallback(struct tally_evsel *e, char **saved)
 	return true;
 }
 
+/*
+ * A tool event (duration_time...) is counted by the tool, not the
+ * kernel, so nothing is opened: "opening" gives it one slot, the first
+ * CPU x the first thread of the maps (where perf shows it with -A or
+ * --per-thread), no fd, zeroed counts for tally_evlist__set_tool_times.
+ * Opened, so reads rotate it (and leave it alone: no fd) and it counts
+ * as open for the evlist. Opening it again starts over.
+ */
+static int tool_open(struct tally_evsel *e, struct tally_cpu_map *cpus,
+		     struct tally_thread_map *threads)
+{
+	struct tally_cpu_map *c1;
+	struct tally_thread_map *t1;
+	int cpu, err;
+	pid_t tid;
+
+	if (tally_cpu_map__nr(cpus) < 1 || tally_thread_map__nr(threads) < 1)
+		return tally__err(EINVAL);
+	cpu = tally_cpu_map__cpu(cpus, 0).cpu;
+	tid = tally_thread_map__pid(threads, 0);
+	if (tally_cpu_map__nr(cpus) == 1) {
+		c1 = tally_cpu_map__get(cpus);
+	} else if (cpu < 0) {
+		c1 = tally_cpu_map__new_any();
+	} else {
+		char buf[16];
+
+		snprintf(buf, sizeof(buf), "%d", cpu);
+		c1 = tally_cpu_map__new(buf);
+	}
+	if (tally_thread_map__nr(threads) == 1)
+		t1 = tally_thread_map__get(threads);
+	else
+		t1 = tid < 0 ? tally_thread_map__new_any() : tally_thread_map__new_pid(tid);
+	err = c1 && t1 ? alloc_tables(e, 1, 1) : -ENOMEM;
+	if (err) {
+		tally_cpu_map__put(c1);
+		tally_thread_map__put(t1);
+		return tally__err(-err);
+	}
+	tally_cpu_map__put(e->cpus);
+	e->cpus = c1;
+	tally_thread_map__put(e->threads);
+	e->threads = t1;
+	e->ids[0] = 0;
+	memset(e->counts, 0, sizeof(*e->counts));
+	memset(e->prev, 0, sizeof(*e->prev));
+	e->opened = true;
+	e->unsupported = false;
+	e->open_err = 0;
+	return 0;
+}
+
 int tally__evsel_open_flags(struct tally_evsel *e, struct tally_cpu_map *cpus,
 			    struct tally_thread_map *threads, unsigned long flags,
 			    int cgroup_fd)
@@ -368,7 +434,7 @@ int tally__evsel_open_flags(struct tally_evsel *e, struct tally_cpu_map *cpus,
 
 	if (!e)
 		return tally__err(EINVAL);
-	if (e->opened)
+	if (e->opened && !tally_evsel__tool(e))
 		return tally__err(EBUSY);
 	leader = e->leader;
 	if (!cpus)
@@ -377,6 +443,10 @@ int tally__evsel_open_flags(struct tally_evsel *e, struct tally_cpu_map *cpus,
 		threads = own_t = tally_thread_map__new_any();
 	if (!cpus || !threads) {
 		err = -ENOMEM;
+		goto out;
+	}
+	if (tally_evsel__tool(e)) {
+		err = tool_open(e, cpus, threads);
 		goto out;
 	}
 	ncpu = tally_cpu_map__nr(cpus);

@@ -65,6 +65,19 @@ enum {
 	TALLY_EV_PINNED		= 1u << 1,	/* :D (also attr.pinned) */
 	TALLY_EV_SAMPLE_READ	= 1u << 2,	/* :S */
 	TALLY_EV_MAX_PRECISE	= 1u << 3,	/* :P, resolved at open */
+	/*
+	 * Added in 0.1: perf's "tool" events, counted by the tool, not the
+	 * kernel: duration_time (wall time of the counting), user_time and
+	 * system_time (the workload's rusage). The parser gives them attr
+	 * PERF_TYPE_SOFTWARE/PERF_COUNT_SW_DUMMY, pmu "tool", unit "ns";
+	 * the evlist never opens them (tally_evlist__set_tool_times fills
+	 * their counts).
+	 */
+	TALLY_EV_TOOL_DURATION	= 1u << 4,	/* duration_time */
+	TALLY_EV_TOOL_USER	= 1u << 5,	/* user_time */
+	TALLY_EV_TOOL_SYSTEM	= 1u << 6,	/* system_time */
+	TALLY_EV_TOOL		= TALLY_EV_TOOL_DURATION | TALLY_EV_TOOL_USER |
+				  TALLY_EV_TOOL_SYSTEM,
 };
 
 struct tally_event {
@@ -95,7 +108,7 @@ TALLY_API void tally_events__clear(struct tally_events *evs);
 
 /*
  * Enumerate what this machine offers, for `tally list`: calls cb for each
- * event with its kind ("hardware", "software", "cache", "pmu",
+ * event with its kind ("hardware", "software", "tool", "cache", "pmu",
  * "raw", "breakpoint", "uprobe", "tracepoint", "pfm"), name and description (may
  * be ""), in perf list's order. A name lists its aliases as perf list
  * does ("context-switches OR cs"); "raw", "breakpoint" and "uprobe" give syntax

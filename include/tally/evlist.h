@@ -102,6 +102,20 @@ TALLY_API int tally_evlist__reset(struct tally_evlist *evlist);
  */
 TALLY_API int tally_evlist__read(struct tally_evlist *evlist);
 
+/*
+ * Added in 0.1: store the tool events' values (see tally_evsel__tool) as
+ * perf stat does: duration_time gets duration_ns, user_time user_ns,
+ * system_time system_ns, each as {val, ena = run = val} in the evsel's
+ * one slot, so tally_evsel__aggregate works unchanged and a zero is
+ * "not counted" (perf's system_time of a short command). Call it after
+ * tally_evlist__read (which moves each table's values to prev), with
+ * the totals so far: deltas then give the interval's share. Returns
+ * how many evsels were set (0 when none is a tool event or the list is
+ * not open), or -EINVAL.
+ */
+TALLY_API int tally_evlist__set_tool_times(struct tally_evlist *evlist, uint64_t duration_ns,
+					   uint64_t user_ns, uint64_t system_ns);
+
 TALLY_API struct tally_cpu_map *tally_evlist__cpus(const struct tally_evlist *evlist);
 TALLY_API struct tally_thread_map *tally_evlist__threads(const struct tally_evlist *evlist);
 

@@ -41,6 +41,21 @@ TALLY_API double tally_evsel__scale(const struct tally_evsel *evsel);
 TALLY_API unsigned int tally_evsel__flags(const struct tally_evsel *evsel);
 TALLY_API void tally_evsel__set_flags(struct tally_evsel *evsel, unsigned int flags);
 
+/*
+ * Added in 0.1: perf's tool events (duration_time, user_time,
+ * system_time), from the TALLY_EV_TOOL_* flags. A tool evsel is never
+ * opened on the kernel: its "open" makes a one-slot table (the first CPU
+ * x the first thread of the maps) that tally_evlist__set_tool_times
+ * fills and tally_evlist__read leaves alone; it has no fd and no id.
+ */
+enum tally_tool_event {
+	TALLY_TOOL_NONE,
+	TALLY_TOOL_DURATION,	/* duration_time: wall time of the counting, ns */
+	TALLY_TOOL_USER,	/* user_time: the workload's user CPU time, ns */
+	TALLY_TOOL_SYSTEM,	/* system_time: its system CPU time, ns */
+};
+TALLY_API enum tally_tool_event tally_evsel__tool(const struct tally_evsel *evsel);
+
 /* Own CPUs (a PMU's cpumask); NULL means the evlist's. Takes a reference. */
 TALLY_API void tally_evsel__set_own_cpus(struct tally_evsel *evsel,
 					 struct tally_cpu_map *cpus);

@@ -14,7 +14,7 @@ check "tally list shows the software events" grep -q '^Software event|context-sw
 
 if have_perf; then
 	perf list 2>/dev/null >"$out/perf" || true
-	for kind in "Software event" "Tracepoint event"; do
+	for kind in "Software event" "Tool event" "Tracepoint event"; do
 		names "$out/perf" | awk -F'|' -v k="$kind" '$1 == k {print $2}' |
 			sed 's/ OR /\n/g' | sort -u >"$out/want"
 		names "$out/all" | awk -F'|' -v k="$kind" '$1 == k {print $2}' |
@@ -48,17 +48,25 @@ fi
 "$TALLY" list 'no-such-event-*' >"$out/none"
 is "a filter that matches nothing prints nothing" "$(cat "$out/none")" ""
 "$TALLY" list sw >"$out/sw"
-is "the kind filter 'sw' keeps the 12 software events" \
-	"$(names "$out/sw" | grep -vc '^Software event|')|$(names "$out/sw" | grep -c '^Software event|')" "0|12"
+is "the kind filter 'sw' keeps the 12 software and 3 tool events (as perf list sw)" \
+	"$(names "$out/sw" | grep -vc '^Software event|\|^Tool event|')|$(names "$out/sw" | grep -c '^Software event|')|$(names "$out/sw" | grep -c '^Tool event|')" "0|12|3"
+"$TALLY" list tool >"$out/tool"
+is "the kind filter 'tool' gives perf's tool events, in perf list's order" \
+	"$(names "$out/tool" | tr '\n' ' ')" "Tool event|duration_time Tool event|user_time Tool event|system_time "
+after_sw=$(names "$out/all" | cut -d'|' -f1 | uniq | grep -A1 -x 'Software event' | tail -n 1)
+is "tool events come right after the software events (as perf list)" "$after_sw" "Tool event"
 
 if command -v python3 >/dev/null; then
 	"$TALLY" list --json >"$out/json"
 	check "--json is valid JSON" sh -c "python3 -m json.tool '$out/json' >/dev/null"
 	n=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(sum(1 for e in d if e["name"]=="context-switches" and e["aliases"]==["cs"] and e["kind"]=="software"))' "$out/json")
 	is "--json gives context-switches with its alias" "$n" "1"
+	n=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(",".join(e["name"] for e in d if e["kind"]=="tool" and e["label"]=="Tool event"))' "$out/json")
+	is "--json gives the tool events with kind tool" "$n" "duration_time,user_time,system_time"
 	"$TALLY" list --json 'zzz-none-*' >"$out/empty"
 	check "--json with no match is an empty array" python3 -c 'import json,sys; assert json.load(open(sys.argv[1])) == []' "$out/empty"
 else
+	skip "no python3 for JSON checks"
 	skip "no python3 for JSON checks"
 	skip "no python3 for JSON checks"
 	skip "no python3 for JSON checks"

@@ -139,6 +139,106 @@ static void test_symbolic(void **state)
 	}
 }
 
+/* ---- perf's tool events ---- */
+
+/*
+ * perf 6.1 (add_event_tool): duration_time, user_time, system_time are a
+ * software dummy with unit "ns", named as typed with their modifiers
+ * (`perf stat -e duration_time:u -x, true` shows "duration_time:u"),
+ * and stay in their group ({duration_time,task-clock}: perf makes
+ * duration_time the leader).
+ */
+static void test_tool_events(void **state)
+{
+	static const struct { const char *spec, *name; unsigned int flags; int ek, precise; } t[] = {
+		{ "duration_time", "duration_time", TALLY_EV_TOOL_DURATION, 0, 0 },
+		{ "user_time", "user_time", TALLY_EV_TOOL_USER, 0, 0 },
+		{ "system_time", "system_time", TALLY_EV_TOOL_SYSTEM, 0, 0 },
+		{ "duration_time:u", "duration_time:u", TALLY_EV_TOOL_DURATION, 1, 0 },
+		{ "user_time:k", "user_time:k", TALLY_EV_TOOL_USER, 0, 0 },
+		{ "duration_time:ppp", "duration_time:ppp", TALLY_EV_TOOL_DURATION, 0, 3 },
+		{ "system_time:uW", "system_time:uW",
+		  TALLY_EV_TOOL_SYSTEM | TALLY_EV_WEAK_GROUP, 1, 0 },
+	};
+	struct tally_parse_opts no_tracefs = fake;
+	struct tally_events evs;
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct tally_event *e;
+
+		evs = parse_ok(t[i].spec);
+		assert_int_equal(evs.nr, 1);
+		e = &evs.ev[0];
+		assert_int_equal(e->attr.type, PERF_TYPE_SOFTWARE);
+		assert_int_equal(e->attr.config, PERF_COUNT_SW_DUMMY);
+		assert_int_equal(e->attr.size, sizeof(e->attr));
+		assert_string_equal(e->name, t[i].name);
+		assert_string_equal(e->pmu, "tool");
+		assert_non_null(e->unit);
+		assert_string_equal(e->unit, "ns");
+		assert_true(e->scale == 1.0);
+		assert_int_equal(e->flags, t[i].flags);
+		assert_int_equal(e->flags & TALLY_EV_TOOL, t[i].flags & TALLY_EV_TOOL);
+		assert_int_equal(e->attr.exclude_kernel, t[i].ek);
+		assert_int_equal(e->attr.precise_ip, t[i].precise);
+		if (!strchr(t[i].spec, ':'))	/* modifiers decide it (test_modifiers) */
+			assert_int_equal(e->attr.exclude_guest, 1);
+		assert_null(e->cpus);
+		assert_int_equal(e->group, -1);
+		tally_events__clear(&evs);
+	}
+
+	/* in a list and in groups, as perf: the tool event keeps its place */
+	evs = parse_ok("cs,user_time:u,duration_time");
+	assert_int_equal(evs.nr, 3);
+	assert_int_equal(evs.ev[0].flags & TALLY_EV_TOOL, 0);
+	assert_null(evs.ev[0].unit);
+	assert_int_equal(evs.ev[1].flags, TALLY_EV_TOOL_USER);
+	assert_int_equal(evs.ev[2].flags, TALLY_EV_TOOL_DURATION);
+	tally_events__clear(&evs);
+
+	evs = parse_ok("{duration_time,task-clock}:u");
+	assert_int_equal(evs.nr, 2);
+	assert_int_equal(evs.ev[0].group, 0);
+	assert_int_equal(evs.ev[1].group, 0);
+	assert_true(evs.ev[0].leader);
+	assert_false(evs.ev[1].leader);
+	assert_string_equal(evs.ev[0].name, "duration_time");
+	assert_int_equal(evs.ev[0].flags, TALLY_EV_TOOL_DURATION);
+	assert_int_equal(evs.ev[0].attr.exclude_kernel, 1);
+	assert_int_equal(evs.ev[1].attr.type, PERF_TYPE_SOFTWARE);
+	assert_int_equal(evs.ev[1].attr.config, PERF_COUNT_SW_TASK_CLOCK);
+	tally_events__clear(&evs);
+
+	evs = parse_ok("{task-clock,system_time,cs}");
+	assert_int_equal(evs.nr, 3);
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(evs.ev[i].group, 0);
+		assert_int_equal(evs.ev[i].leader, i == 0);
+	}
+	assert_int_equal(evs.ev[1].flags, TALLY_EV_TOOL_SYSTEM);
+	tally_events__clear(&evs);
+
+	/* "name:mods" is never read as a tracepoint, even without tracefs */
+	no_tracefs.tracefs_root = "tests/data/no-such-tracefs";
+	evs = parse_ok_opts("duration_time:u", &no_tracefs);
+	assert_int_equal(evs.ev[0].flags, TALLY_EV_TOOL_DURATION);
+	assert_string_equal(evs.ev[0].pmu, "tool");
+	tally_events__clear(&evs);
+
+	/* what perf refuses: other case, a PMU-term form, a "tool" PMU */
+	parse_fail("DURATION_TIME", -ENOENT, 0, "DURATION_TIME");
+	parse_fail("duration_time/x/", -ENOENT, 0, "duration_time");
+	parse_fail("tool/duration_time/", -ENOENT, 0, "tool");
+	parse_fail("duration_time:x", -EINVAL, 14, "x");
+	/* a typo is suggested */
+	{
+		struct tally_parse_error err = parse_fail("cs,user_tme", -ENOENT, 3, "user_tme");
+
+		assert_string_equal(err.hint, "user_time");
+	}
+}
+
 /* ---- hardware cache ---- */
 
 static void test_cache(void **state)
@@ -1094,14 +1194,15 @@ static void test_suggest(void **state)
 /* ---- enumeration ---- */
 
 struct seen {
-	int n, sw_cs, pmu_memloads, tp_switch, raw, scale_files, order_bad, pfm;
+	int n, sw_cs, pmu_memloads, tp_switch, raw, scale_files, order_bad, pfm, tool;
+	char tools[64];
 	int last_rank;
 };
 
 static int kind_rank(const char *kind)
 {
 	static const char *const order[] = {
-		"hardware", "software", "cache", "pmu", "raw", "breakpoint", "uprobe",
+		"hardware", "software", "tool", "cache", "pmu", "raw", "breakpoint", "uprobe",
 		"tracepoint", "pfm",
 	};
 
@@ -1136,6 +1237,13 @@ static int seen_cb(const char *kind, const char *name, const char *desc, void *c
 		s->scale_files++;
 	if (!strcmp(kind, "pfm"))
 		s->pfm++;
+	if (!strcmp(kind, "tool")) {
+		size_t l = strlen(s->tools);
+
+		s->tool++;
+		snprintf(s->tools + l, sizeof(s->tools) - l, "%s%s", l ? "," : "", name);
+		assert_true(desc[0] != '\0');
+	}
 	return 0;
 }
 
@@ -1158,6 +1266,9 @@ static void test_foreach(void **state)
 	assert_int_equal(s.scale_files, 0);
 	assert_int_equal(s.order_bad, 0);
 	assert_int_equal(s.pfm, 0);
+	/* perf list's "Tool event" lines, in its order, right after software */
+	assert_int_equal(s.tool, 3);
+	assert_string_equal(s.tools, "duration_time,user_time,system_time");
 	/* 12 software, 14 fake sysfs aliases, 7 fake tracepoints at least */
 	assert_true(s.n >= 12 + 14 + 7);
 	assert_int_equal(tally_events__foreach(&fake, stop_cb, &calls), 7);
@@ -1189,6 +1300,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_symbolic),
+		cmocka_unit_test(test_tool_events),
 		cmocka_unit_test(test_cache),
 		cmocka_unit_test(test_cache_list),
 		cmocka_unit_test(test_raw),
