@@ -748,6 +748,19 @@ static int run_open(struct run_ctx *rc, struct run *r)
 		return 0;	/* -n */
 	/* The library does perf's fallbacks (paranoid ":u", exclude_guest). */
 	err = tally_evlist__open(r->l, r->cpus, r->threads, &r->oo);
+	/*
+	 * A --filter the kernel refuses is a user error, not an event this
+	 * machine lacks: fail as perf does rather than count nothing.
+	 */
+	tally_evlist__for_each_evsel(r->l, e) {
+		int oe = tally_evsel__open_error(e);
+
+		if (tally_evsel__filter(e) && !tally_evsel__is_open(e) && oe == -EINVAL) {
+			fprintf(stderr, "failed to set filter \"%s\" on event %s with %d (%s)\n",
+				tally_evsel__filter(e), tally_evsel__name(e), -oe, strerror(-oe));
+			return -1;
+		}
+	}
 	if (err && !all_unsupported(r->l)) {
 		print_open_error(r->l, err);
 		return -1;

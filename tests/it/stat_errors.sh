@@ -32,6 +32,20 @@ is "second event unknown: exit 1" "$?" "1"
 is "second event unknown: caret at its column" \
    "$(awk '/\\___/ { print index($0, "\\___") - 1; exit }' "$tmp/e")" "$((21 + 11))"
 
+# A --filter the kernel refuses: exit 1 with perf's message, not a run
+# that counts nothing (<not supported>) and exits 0.
+if [ -d /sys/kernel/tracing/events/syscalls/sys_enter_getpid ]; then
+	$TALLY stat -x, -e syscalls:sys_enter_getpid --filter 'nosuchfield == 1' -e task-clock \
+		-- touch "$tmp/ran" 2>"$tmp/e"
+	is "bad --filter: exit 1" "$?" "1"
+	check "bad --filter: perf's 'failed to set filter' line" \
+	      grep -qF 'failed to set filter "nosuchfield == 1" on event syscalls:sys_enter_getpid with 22 (Invalid argument)' "$tmp/e"
+	check "bad --filter: no counts printed" sh -c "! grep -q task-clock '$tmp/e'"
+	check "bad --filter: the command did not run" test ! -e "$tmp/ran"
+else
+	for _ in 1 2 3 4; do skip "no getpid tracepoint"; done
+fi
+
 # Bad modifier.
 $TALLY stat -e task-clock:zq -- true 2>"$tmp/e"
 is "bad modifier: exit 1" "$?" "1"
