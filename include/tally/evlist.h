@@ -23,7 +23,9 @@ TALLY_API void tally_evlist__free(struct tally_evlist *evlist);
 TALLY_API void tally_evlist__add(struct tally_evlist *evlist, struct tally_evsel *evsel);
 /*
  * Make the nr evsels starting at `leader` (consecutive, already added) one
- * group. 0 or -EINVAL (not consecutive, already grouped).
+ * group. 0 or -EINVAL (not consecutive, already grouped). Tool events in
+ * the range (tally_evsel__tool; flags set before this call) keep their
+ * place but stay alone: the group is the others, led by the first of them.
  */
 TALLY_API int tally_evlist__set_group(struct tally_evlist *evlist,
 				      struct tally_evsel *leader, int nr);
@@ -84,6 +86,8 @@ struct tally_evlist_open_opts {
  * leader) that fails is opened as separate events. A group that should
  * start enabled is opened disabled and enabled whole at the end (the
  * kernel does not schedule a member added to a running group).
+ * Tool events (tally_evsel__tool) are not opened on the kernel; they
+ * count as opened (see tally_evlist__set_tool_times).
  */
 TALLY_API int tally_evlist__open(struct tally_evlist *evlist, struct tally_cpu_map *cpus,
 				 struct tally_thread_map *threads,
