@@ -1264,7 +1264,7 @@ int cmd_stat(int argc, char **argv)
 	}
 	out = (struct stat_out){
 		.fp = fp, .format = cfg.format, .aggr = cfg.aggr, .sep = cfg.csv_sep,
-		.big_num = cfg.big_num,
+		.big_num = cfg.big_num, .cgroup = cfg.cgroup,
 	};
 	if (cfg.compare) {
 		ret = stat_compare(&cfg, fp, &out, topo);

@@ -48,6 +48,7 @@ struct stat_config {
 	const char *tids;	/* -t */
 	const char *cpu_list;	/* -C */
 	const char *cgroup;	/* -G */
+	int cgroup_after;	/* -e options given before -G */
 	bool system_wide;	/* -a */
 	bool no_inherit;
 	enum stat_aggr aggr;
@@ -195,6 +196,7 @@ struct stat_out {
 	bool big_num;
 	bool interval;		/* prefix rows with the timestamp */
 	bool csv_summary;	/* --summary after -I: CSV rows start "summary" */
+	const char *cgroup;	/* -G: perf's cgroup column after the event */
 	uint64_t ts_ns;		/* time since start, for interval rows */
 	int nr_intervals;	/* interval header repeat counter */
 	/* OpenMetrics groups samples by family: rows are kept until _end. */

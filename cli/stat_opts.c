@@ -171,6 +171,9 @@ int stat_parse_args(struct stat_config *cfg, int argc, char **argv, FILE *err)
 				long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'e':
+			/* -G first (an error in perf) counts every event in it */
+			if (cfg->cgroup && cfg->cgroup_after)
+				return usage_err(err, "%s", "-e after -G: as perf, -G applies to the events before it; give every -e first");
 			if (cfg->nr_events == STAT_MAX_EVENTS)
 				return usage_err(err, "%s", "too many -e options");
 			cfg->events[cfg->nr_events++].spec = optarg;
@@ -184,7 +187,22 @@ int stat_parse_args(struct stat_config *cfg, int argc, char **argv, FILE *err)
 		case 't': cfg->tids = optarg; break;
 		case 'a': cfg->system_wide = true; break;
 		case 'C': cfg->cpu_list = optarg; break;
-		case 'G': cfg->cgroup = optarg; break;
+		case 'G':
+			/*
+			 * perf's -G gives a cgroup to each event defined
+			 * before it; tally counts every event in one cgroup,
+			 * so it must be given once, after every -e.
+			 */
+			if (cfg->cgroup)
+				return usage_err(err, "%s", "-G given twice: one cgroup counts every event");
+			if (strchr(optarg, ','))
+				return usage_err(err, "-G '%s': a cgroup per event is not supported; one cgroup counts every event",
+						 optarg);
+			if (!*optarg)
+				return usage_err(err, "%s", "-G needs a cgroup");
+			cfg->cgroup = optarg;
+			cfg->cgroup_after = cfg->nr_events;
+			break;
 		case 'i': cfg->no_inherit = true; break;
 		case 'A': set_aggr(cfg, STAT_AGGR_CPU); break;
 		case OPT_PER_THREAD: set_aggr(cfg, STAT_AGGR_THREAD); break;

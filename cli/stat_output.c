@@ -219,6 +219,8 @@ static void row_human(struct stat_out *o, const struct stat_row *r)
 		fprintf(fp, "%18s ", state_str(r->state));
 		fprintf(fp, "%-*s ", UNIT_WIDTH, unit);
 		fprintf(fp, "%-25s", r->event);
+		if (o->cgroup)
+			fprintf(fp, " %s", o->cgroup);
 		fprintf(fp, "%-*s", METRIC_LEN, "");
 	} else {
 		double v = display_val(r);
@@ -230,6 +232,8 @@ static void row_human(struct stat_out *o, const struct stat_row *r)
 			fprintf(fp, frac ? "%18.2f " : "%18.0f ", v);
 		fprintf(fp, "%-*s ", UNIT_WIDTH, unit);
 		fprintf(fp, "%-32s", r->event);
+		if (o->cgroup)
+			fprintf(fp, " %s", o->cgroup);
 		if (r->has_metric) {
 			int n = fprintf(fp, " # ");
 
@@ -258,6 +262,8 @@ static void row_csv(struct stat_out *o, const struct stat_row *r)
 	else
 		fprintf(fp, "%.0f%s", display_val(r), sep);
 	fprintf(fp, "%s%s%s", r->unit ? r->unit : "", sep, r->event);
+	if (o->cgroup)
+		fprintf(fp, "%s%s", sep, o->cgroup);
 	if (r->has_noise)
 		fprintf(fp, "%s%.2f%%", sep, r->noise_pct);
 	fprintf(fp, "%s%" PRIu64 "%s%.2f", sep, (uint64_t)r->run, sep, pcnt_running(r));
@@ -289,6 +295,8 @@ static void row_json(struct stat_out *o, const struct stat_row *r)
 		fprintf(fp, "\"counter-value\" : \"%f\", ", display_val(r));
 	fprintf(fp, "\"unit\" : \"%s\", ", r->unit ? r->unit : "");
 	fprintf(fp, "\"event\" : \"%s\", ", stat_json_escape(r->event, esc, sizeof(esc)));
+	if (o->cgroup)
+		fprintf(fp, "\"cgroup\" : \"%s\", ", stat_json_escape(o->cgroup, esc, sizeof(esc)));
 	if (r->has_noise)
 		fprintf(fp, "\"variance\" : %.2f, ", r->noise_pct);
 	fprintf(fp, "\"event-runtime\" : %" PRIu64 ", \"pcnt-running\" : %.2f, ",
@@ -451,6 +459,10 @@ static void om_labels(struct stat_out *o, const struct stat_row *r, char *buf, s
 	default:
 		break;
 	}
+	n = (int)strlen(buf);
+	if (o->cgroup && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n, ",cgroup=\"%s\"",
+			 om_escape(o->cgroup, e2, sizeof(e2)));
 }
 
 /* The shortest of %.15g / %.17g that reads back as the same double. */

@@ -88,6 +88,19 @@ for o in "" --no-csv-summary; do
 	   "$(sumshape "$tmp/p" | tr '\n' ' ')"
 done
 
+# -G: perf's cgroup column after the event (CSV field order and count);
+# the JSON "cgroup" key is checked with the other JSON shapes below.
+cgroot=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
+if [ -n "$cgroot" ]; then
+	perf stat -a -x, -e task-clock,cycles -G / --timeout 100 2>"$tmp/p"
+	$TALLY stat -a -x, -e task-clock,cycles -G / --timeout 100 2>"$tmp/t"
+	gshape() { awk -F, '/task-clock|cycles/ { print NF ":" $2 ":" $3 ":" $4 }' "$1"; }
+	is "CSV -a -G /: perf's cgroup column and field count" "$(gshape "$tmp/t" | tr '\n' ' ')" \
+	   "$(gshape "$tmp/p" | tr '\n' ' ')"
+else
+	skip "no cgroup v2 hierarchy"
+fi
+
 # 3. JSON: the same keys in the same order, line by line.
 keys() {
 	python3 -c 'import json,sys
@@ -95,15 +108,17 @@ for l in open(sys.argv[1]):
     l = l.strip()
     if l.startswith("{"): print(",".join(json.loads(l).keys()))' "$1"
 }
-for opts in "" "-r 2" "-I 100" "-a -A" "-a --per-core" "-a --per-node"; do
+gopt="-a -G /"
+[ -n "$cgroot" ] || gopt="-a"
+for opts in "" "-r 2" "-I 100" "-a -A" "-a --per-core" "-a --per-node" "$gopt"; do
 	case "$opts" in
 	-a*) e=cpu-clock,cycles ;;
 	*) e=$ev ;;
 	esac
 	# shellcheck disable=SC2086
-	perf stat $opts -j -e $e -- "$W" sleep 120 2>"$tmp/p"
+	perf stat -j -e $e $opts -- "$W" sleep 120 2>"$tmp/p"	# perf's -G follows the events
 	# shellcheck disable=SC2086
-	$TALLY stat $opts -j -e $e -- "$W" sleep 120 2>"$tmp/t"
+	$TALLY stat -j -e $e $opts -- "$W" sleep 120 2>"$tmp/t"
 	if [ "$opts" = "-I 100" ]; then
 		pk=$(keys "$tmp/p" | head -4); tk=$(keys "$tmp/t" | head -4)
 	else

@@ -145,6 +145,14 @@ static void test_targets(void **state)
 	assert_int_equal(parse(&c, "-p", "1", "true", NULL), 1);
 	assert_int_equal(parse(&c, "-p", "1", "-t", "2", NULL), 1);
 	assert_int_equal(parse(&c, "-G", "/x", "true", NULL), 1);
+	/* -G: one cgroup, after every -e (perf's -G takes the events before it) */
+	assert_int_equal(parse(&c, "-a", "-e", "task-clock", "-G", "/x", NULL), 0);
+	assert_int_equal(parse(&c, "-a", "-e", "task-clock", "-G", "/x", "-e", "cycles", NULL), 1);
+	/* -G before any -e: not ambiguous (perf refuses it), every event */
+	assert_int_equal(parse(&c, "-a", "-G", "/x", "-e", "task-clock", "-e", "cycles", NULL), 0);
+	assert_int_equal(parse(&c, "-a", "-e", "task-clock,cycles", "-G", "/x,/y", NULL), 1);
+	assert_int_equal(parse(&c, "-a", "-G", "/x", "-G", "/x", NULL), 1);
+	assert_int_equal(parse(&c, "-a", "-G", "", NULL), 1);
 	assert_int_equal(parse(&c, "--per-thread", "true", NULL), 1);
 	/* -a --per-thread: every thread of the system, as perf 6.1 */
 	assert_int_equal(parse(&c, "--per-thread", "-a", NULL), 0);

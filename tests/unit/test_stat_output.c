@@ -220,6 +220,44 @@ static void test_csv_summary(void **state)
 	free(c.buf);
 }
 
+/* -G: perf's cgroup column after the event, in every format (perf 6.1). */
+static void test_cgroup_column(void **state)
+{
+	struct cap c;
+	struct stat_row r;
+
+	(void)state;
+	cap_open(&c, STAT_FMT_HUMAN, STAT_AGGR_GLOBAL);
+	c.o.cgroup = "/";
+	r = row("task-clock", STAT_K_CLOCK, 100400000, 100400000, 1.998, "CPUs utilized");
+	stat_out_row(&c.o, &r);
+	c.o.cgroup = "svtest";
+	r = unsup("context-switches", STAT_S_NOT_COUNTED, "");
+	stat_out_row(&c.o, &r);
+	expect(&c,
+"            100.40 msec task-clock                       / #    1.998 CPUs utilized          \n"
+"     <not counted>      context-switches          svtest                                   \n");
+
+	cap_open(&c, STAT_FMT_CSV, STAT_AGGR_GLOBAL);
+	c.o.cgroup = "/";
+	r = row("task-clock", STAT_K_CLOCK, 102590000, 103324442, 2.019, "CPUs utilized");
+	r.has_noise = true;
+	r.noise_pct = 1.04;
+	stat_out_row(&c.o, &r);
+	expect(&c, "102.59,msec,task-clock,/,1.04%,103324442,100.00,2.019,CPUs utilized\n");
+
+	cap_open(&c, STAT_FMT_JSON, STAT_AGGR_GLOBAL);
+	c.o.cgroup = "/";
+	r = row("task-clock", STAT_K_CLOCK, 100886704, 103175274, 1.963379, "CPUs utilized");
+	r.has_noise = true;
+	r.noise_pct = 1.05;
+	stat_out_row(&c.o, &r);
+	expect(&c,
+"{\"counter-value\" : \"100.886704\", \"unit\" : \"msec\", \"event\" : \"task-clock\", "
+"\"cgroup\" : \"/\", \"variance\" : 1.05, \"event-runtime\" : 103175274, "
+"\"pcnt-running\" : 100.00, \"metric-value\" : 1.963379, \"metric-unit\" : \"CPUs utilized\"}\n");
+}
+
 static void test_csv_aggr_interval_pct(void **state)
 {
 	struct cap c;
@@ -454,6 +492,7 @@ int main(void)
 		cmocka_unit_test(test_human_interval),
 		cmocka_unit_test(test_csv),
 		cmocka_unit_test(test_csv_summary),
+		cmocka_unit_test(test_cgroup_column),
 		cmocka_unit_test(test_csv_aggr_interval_pct),
 		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_json_aggr_interval),
