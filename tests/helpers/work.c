@@ -87,10 +87,11 @@ int main(int argc, char **argv)
 			p[i * pg] = 1;
 	} else if (!strcmp(cmd, "spin")) {
 		double end = now() + n / 1000.0;
-		volatile uint64_t x = 0;
+		uint64_t x = 0;
 		while (now() < end)
 			for (int i = 0; i < 10000; i++)
 				x += (uint64_t)i;
+		__asm__ volatile("" : : "r"(x));	/* keep the loop */
 	} else if (!strcmp(cmd, "sleep")) {
 		msleep(n);
 	} else if (!strcmp(cmd, "threads")) {
