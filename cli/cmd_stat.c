@@ -35,6 +35,13 @@ _Static_assert((int)STAT_AGGR_NODE == (int)TALLY_AGGR_NODE &&
 
 #define DEFAULT_EVENTS "task-clock,context-switches,cpu-migrations,page-faults," \
 		       "cycles,instructions,branches,branch-misses"
+/* perf 6.1's -d, -dd, -ddd additions to the default set (no -e). */
+static const char *const detailed_events[] = {
+	"L1-dcache-loads,L1-dcache-load-misses,LLC-loads,LLC-load-misses",
+	"L1-icache-loads,L1-icache-load-misses,dTLB-loads,dTLB-load-misses,"
+	"iTLB-loads,iTLB-load-misses",
+	"L1-dcache-prefetches,L1-dcache-prefetch-misses",
+};
 
 static volatile sig_atomic_t got_signal;	/* taken by the wait loop */
 static volatile sig_atomic_t interrupted;	/* stays set: no more -r runs */
@@ -385,13 +392,17 @@ static struct tally_evlist *build_evlist(const struct stat_config *cfg, bool qui
 	if (cfg->null_run)
 		return l;
 	if (!cfg->nr_events) {
-		memset(&pe, 0, sizeof(pe));
-		err = tally_evlist__add_parsed(l, DEFAULT_EVENTS, NULL, &pe);
-		if (err) {
-			if (!quiet_err)
-				print_parse_error(DEFAULT_EVENTS, &pe, err);
-			tally_evlist__free(l);
-			return NULL;
+		for (int i = -1; i < cfg->detailed && i < 3; i++) {
+			const char *spec = i < 0 ? DEFAULT_EVENTS : detailed_events[i];
+
+			memset(&pe, 0, sizeof(pe));
+			err = tally_evlist__add_parsed(l, spec, NULL, &pe);
+			if (err) {
+				if (!quiet_err)
+					print_parse_error(spec, &pe, err);
+				tally_evlist__free(l);
+				return NULL;
+			}
 		}
 		return l;
 	}
@@ -738,8 +749,20 @@ static int run_open(struct run_ctx *rc, struct run *r)
 	 * dearly. perf's create_perf_stat_counter clears it too.
 	 */
 	tally_evlist__for_each_evsel(r->l, e) {
-		tally_evsel__attr(e)->sample_period = 0;
-		tally_evsel__attr(e)->freq = 0;
+		struct perf_event_attr *a = tally_evsel__attr(e);
+
+		a->sample_period = 0;
+		a->freq = 0;
+		/*
+		 * --all-user/--all-kernel, as the :u/:k modifiers on every
+		 * event; not tracepoints (they fire in the kernel: user-only
+		 * would count nothing; perf leaves them counting too).
+		 */
+		if ((cfg->all_user || cfg->all_kernel) && a->type != PERF_TYPE_TRACEPOINT) {
+			a->exclude_kernel = cfg->all_user;
+			a->exclude_user = cfg->all_kernel;
+			a->exclude_hv = 1;
+		}
 	}
 	if (cfg->verbose)
 		print_attrs(r->l);
@@ -896,6 +919,8 @@ static int run_once(struct run_ctx *rc)
 	r.l = build_evlist(cfg, false);
 	if (!r.l)
 		return 1;
+	if (cfg->sync)
+		sync();		/* -S, as perf: before each run */
 	if (run_targets(rc, &r))
 		goto out;
 	if (r.system_wide && cfg->aggr == STAT_AGGR_THREAD) {
@@ -1176,6 +1201,13 @@ static FILE *open_output(const struct stat_config *cfg)
 	FILE *fp;
 	time_t t;
 
+	if (cfg->log_fd >= 0) {
+		fp = fdopen(cfg->log_fd, cfg->append ? "a" : "w");
+		if (!fp)
+			fprintf(stderr, "tally stat: --log-fd %d: %s\n", cfg->log_fd,
+				strerror(errno));
+		return fp;
+	}
 	if (!cfg->output)
 		return stderr;
 	fp = fopen(cfg->output, cfg->append ? "ae" : "we");
@@ -1290,7 +1322,8 @@ int cmd_stat(int argc, char **argv)
 	ret = rc.exit_code;
 out:
 	if (fp && fp != stderr && fclose(fp)) {
-		fprintf(stderr, "tally stat: error writing '%s': %s\n", cfg.output, strerror(errno));
+		fprintf(stderr, "tally stat: error writing '%s': %s\n",
+			cfg.output ? cfg.output : "--log-fd", strerror(errno));
 		ret = ret ? ret : 1;
 	} else if (fp == stderr) {
 		fflush(stderr);

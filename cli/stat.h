@@ -67,6 +67,11 @@ struct stat_config {
 	bool big_num;		/* -B / --no-big-num */
 	bool null_run;		/* -n */
 	bool summary;		/* --summary: totals after -I intervals */
+	int detailed;		/* -d, -dd, -ddd: more default events */
+	bool all_user;		/* --all-user */
+	bool all_kernel;	/* --all-kernel */
+	bool sync;		/* -S: sync() before each run */
+	int log_fd;		/* --log-fd: output there instead of stderr */
 	bool no_csv_summary;	/* --no-csv-summary */
 	bool compare;
 	bool help;
@@ -83,6 +88,7 @@ struct stat_config {
 	.csv_sep = " ",				\
 	.repeat = 1,				\
 	.big_num = true,			\
+	.log_fd = -1,				\
 }
 
 /*

@@ -28,6 +28,9 @@ enum {
 	OPT_STAT_FORMAT,
 	OPT_COMPARE,
 	OPT_SUMMARY,
+	OPT_ALL_USER,
+	OPT_ALL_KERNEL,
+	OPT_LOG_FD,
 	OPT_NO_CSV_SUMMARY,
 };
 
@@ -48,6 +51,12 @@ static const struct option long_opts[] = {
 	{ "per-node",		no_argument,       NULL, OPT_PER_NODE },
 	{ "field-separator",	required_argument, NULL, 'x' },
 	{ "json",		no_argument,       NULL, 'j' },
+	{ "json-output",	no_argument,       NULL, 'j' },	/* perf's name */
+	{ "detailed",		no_argument,       NULL, 'd' },
+	{ "all-user",		no_argument,       NULL, OPT_ALL_USER },
+	{ "all-kernel",		no_argument,       NULL, OPT_ALL_KERNEL },
+	{ "sync",		no_argument,       NULL, 'S' },
+	{ "log-fd",		required_argument, NULL, OPT_LOG_FD },
 	{ "stat-format",	required_argument, NULL, OPT_STAT_FORMAT },
 	{ "output",		required_argument, NULL, 'o' },
 	{ "append",		no_argument,       NULL, OPT_APPEND },
@@ -85,6 +94,8 @@ void stat_usage(FILE *fp)
 "Events\n"
 "  -e, --event SPEC         events to count (repeatable; see tally list)\n"
 "      --filter EXPR        ftrace filter for the tracepoint just before\n"
+"  -d, --detailed           more default events (L1/LLC; -dd TLB, -ddd prefetch)\n"
+"      --all-user, --all-kernel  count every event in user (kernel) mode only\n"
 "Aggregation\n"
 "  -A, --no-aggr            one row per CPU\n"
 "      --per-thread         one row per thread (with -p, -t or -a)\n"
@@ -94,12 +105,14 @@ void stat_usage(FILE *fp)
 "  -j, --json               one JSON object per line\n"
 "      --stat-format FMT    human, csv, json or openmetrics\n"
 "  -o, --output FILE        write to FILE;  --append  add to it\n"
+"      --log-fd FD          write to this open file descriptor\n"
 "  -I, --interval-print MS  print every MS milliseconds; --interval-count N\n"
 "      --summary            with -I: the totals too, at the end\n"
 "      --no-csv-summary     no 'summary' column on those totals in CSV\n"
 "  -r, --repeat N           run the command N times: mean and +- stddev\n"
 "      --compare            with -r N -- A ::: B: B/A ratio, 95% CI, significance\n"
 "  -D, --delay MS           start counting MS after the command starts\n"
+"  -S, --sync               sync() before each run\n"
 "      --timeout MS         stop after MS milliseconds\n"
 "  -B, --big-num / --no-big-num   thousands separators (default on)\n"
 "  -n, --null               no events: time the command only\n"
@@ -167,7 +180,7 @@ int stat_parse_args(struct stat_config *cfg, int argc, char **argv, FILE *err)
 
 	optind = 0;	/* full reset (GNU): the table may be parsed twice */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+e:p:t:aC:G:iAx:jo:I:r:D:qvBnh",
+	while ((c = getopt_long(argc, argv, "+e:p:t:aC:G:iAx:jo:I:r:D:qvBnhdS",
 				long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'e':
@@ -263,6 +276,15 @@ int stat_parse_args(struct stat_config *cfg, int argc, char **argv, FILE *err)
 		case OPT_NO_BIG_NUM: cfg->big_num = false; break;
 		case 'n': cfg->null_run = true; break;
 		case OPT_COMPARE: cfg->compare = true; break;
+		case 'd': cfg->detailed++; break;
+		case 'S': cfg->sync = true; break;
+		case OPT_ALL_USER: cfg->all_user = true; break;
+		case OPT_ALL_KERNEL: cfg->all_kernel = true; break;
+		case OPT_LOG_FD:
+			if (!parse_long(optarg, 1, &v) || v > INT_MAX)	/* perf: > 0 */
+				return usage_err(err, "bad --log-fd '%s'", optarg);
+			cfg->log_fd = (int)v;
+			break;
 		case OPT_SUMMARY: cfg->summary = true; break;
 		case OPT_NO_CSV_SUMMARY: cfg->no_csv_summary = true; break;
 		case 'h':
@@ -300,8 +322,12 @@ int stat_parse_args(struct stat_config *cfg, int argc, char **argv, FILE *err)
 	if (cfg->aggr_set && cfg->aggr != STAT_AGGR_THREAD && !cfg->system_wide &&
 	    !cfg->cpu_list)
 		return usage_err(err, "%s", "-A and --per-core/die/socket/node need -a or -C");
-	if (cfg->append && !cfg->output)
+	if (cfg->append && !cfg->output && cfg->log_fd < 0)
 		return usage_err(err, "%s", "--append needs -o FILE");
+	if (cfg->output && cfg->log_fd >= 0)
+		return usage_err(err, "%s", "-o and --log-fd do not mix");
+	if (cfg->all_user && cfg->all_kernel)
+		return usage_err(err, "%s", "--all-user and --all-kernel do not mix");
 	if (cfg->repeat > 1 && !cfg->cmd_argc)
 		return usage_err(err, "%s", "-r repeats a command: give one");
 	if (cfg->null_run && cfg->nr_events)

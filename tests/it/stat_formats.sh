@@ -173,6 +173,28 @@ else
 	for _ in 1 2 3 4 5 6; do skip "cannot build a de_DE locale (localedef, i18n data) or no tracepoint"; done
 fi
 
+# perf's other spellings and common flags: --json-output (perf's name
+# for -j), --log-fd, -S/--sync, --all-user/--all-kernel.
+$TALLY stat --json-output -e task-clock -- true 2>"$tmp/jo"
+check "--json-output is -j" grep -q '^{"counter-value" : "[0-9.]*", "unit" : "msec", "event" : "task-clock"' "$tmp/jo"
+$TALLY stat -S --log-fd 3 -x, -e task-clock -- true 3>"$tmp/lfd" 2>"$tmp/lfe"
+is "-S --log-fd 3: exit 0" "$?" "0"
+check "--log-fd 3: the rows go to fd 3" grep -q ',task-clock,' "$tmp/lfd"
+check "--log-fd 3: not to stderr" sh -c "! grep -q task-clock '$tmp/lfe'"
+$TALLY stat --log-fd 3 --append -x, -e task-clock -- true 3>>"$tmp/lfd"
+is "--log-fd --append: two runs in the file" "$(grep -c ',task-clock,' "$tmp/lfd")" "2"
+$TALLY stat --all-user -v -x, -e task-clock -- true 2>"$tmp/au"
+check "--all-user: exclude_kernel set on each event" grep -Eq '^ +exclude_kernel +1' "$tmp/au"
+$TALLY stat --all-kernel -v -x, -e task-clock -- true 2>"$tmp/ak"
+check "--all-kernel: exclude_user set on each event" grep -Eq '^ +exclude_user +1' "$tmp/ak"
+if [ $have_tp = 1 ]; then
+	$TALLY stat --all-user -x, -e syscalls:sys_enter_getpid -- "$W" getpid 321 2>"$tmp/au"
+	is "--all-user leaves tracepoints counting (as perf): exactly 321" \
+	   "$(awk -F, '$3 == "syscalls:sys_enter_getpid" { print $1 }' "$tmp/au")" "321"
+else
+	skip "no tracepoint"
+fi
+
 # -G: a cgroup v2 counted system-wide gets exactly its members' events.
 root=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
 if [ $have_tp = 1 ] && [ -n "$root" ] && [ "$(id -u)" = 0 ] && mkdir "$root/tally-stat-$$" 2>/dev/null; then

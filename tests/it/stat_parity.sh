@@ -101,6 +101,14 @@ else
 	skip "no cgroup v2 hierarchy"
 fi
 
+# -d, -dd, -ddd: perf 6.1's detailed default sets, same events in order.
+for d in -d -dd -ddd; do
+	perf stat $d -x, -- true 2>"$tmp/p"
+	$TALLY stat $d -x, -- true 2>"$tmp/t"
+	is "CSV $d: perf's event list" "$(cut -d, -f2-3 "$tmp/t" | tr '\n' ' ')" \
+	   "$(cut -d, -f2-3 "$tmp/p" | tr '\n' ' ')"
+done
+
 # 3. JSON: the same keys in the same order, line by line.
 keys() {
 	python3 -c 'import json,sys

@@ -116,6 +116,18 @@ static void test_numbers(void **state)
 	assert_int_equal(parse(&c, "-I", "100", "--summary", "--no-csv-summary", "true", NULL), 0);
 	assert_true(c.summary);
 	assert_true(c.no_csv_summary);
+	assert_int_equal(parse(&c, "-ddd", "-S", "--json-output", "--all-user", "--log-fd", "3",
+			       "true", NULL), 0);
+	assert_int_equal(c.detailed, 3);
+	assert_true(c.sync);
+	assert_int_equal(c.format, STAT_FMT_JSON);
+	assert_true(c.all_user);
+	assert_int_equal(c.log_fd, 3);
+	assert_int_equal(parse(&c, "--all-user", "--all-kernel", "true", NULL), 1);
+	assert_int_equal(parse(&c, "--log-fd", "0", "true", NULL), 1);	/* perf: > 0 */
+	assert_int_equal(parse(&c, "--log-fd", "3", "-o", "x", "true", NULL), 1);
+	assert_int_equal(parse(&c, "true", NULL), 0);
+	assert_int_equal(c.log_fd, -1);
 	/* perf 6.1 takes -I with -r: each run prints its intervals */
 	assert_int_equal(parse(&c, "-r", "3", "-I", "100", "true", NULL), 0);
 	assert_int_equal(c.repeat, 3);
