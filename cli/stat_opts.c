@@ -328,8 +328,6 @@ int stat_parse_args(struct stat_config *cfg, int argc, char **argv, FILE *err)
 		return usage_err(err, "%s", "-o and --log-fd do not mix");
 	if (cfg->all_user && cfg->all_kernel)
 		return usage_err(err, "%s", "--all-user and --all-kernel do not mix");
-	if (cfg->repeat > 1 && !cfg->cmd_argc)
-		return usage_err(err, "%s", "-r repeats a command: give one");
 	if (cfg->null_run && cfg->nr_events)
 		return usage_err(err, "%s", "-n counts nothing: drop -e");
 	return 0;

@@ -230,6 +230,18 @@ check "-a --per-thread --json: a thread key per row" grep -q '^{"thread" : "[^"]
 $TALLY stat -C 0 --per-thread -e task-clock -- true 2>/dev/null
 is "--per-thread with -C: usage error (129), as perf refuses it" "$?" "129"
 
+# -r without a command (perf accepts it): each run counts until --timeout.
+$TALLY stat -r 3 -a -e cpu-clock --timeout 60 2>"$tmp/ra"
+is "-r 3 -a --timeout: exit 0" "$?" "0"
+check "-r 3 -a --timeout: (3 runs) and +- on elapsed" \
+      sh -c "grep -q \"'system wide' (3 runs):\" '$tmp/ra' && grep -Eq '\+- [0-9.]+ seconds time elapsed' '$tmp/ra'"
+"$W" sleep 3000 & victim=$!
+wait_exec $victim
+$TALLY stat -r 2 -p $victim -x, -e task-clock --timeout 60 2>"$tmp/rp"
+is "-r 2 -p --timeout: exit 0" "$?" "0"
+check "-r 2 -p: CSV with the variance column" grep -Eq '^[^,]*,msec,task-clock,[0-9.]+%,' "$tmp/rp"
+kill $victim; wait $victim 2>/dev/null
+
 # Exit status is the workload's.
 $TALLY stat -e task-clock -- "$W" exit 3 2>/dev/null
 is "workload exit 3 -> 3" "$?" "3"

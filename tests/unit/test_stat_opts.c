@@ -174,7 +174,9 @@ static void test_targets(void **state)
 	assert_int_equal(parse(&c, "--per-thread", "-a", "-G", "/x", NULL), 1);
 	assert_int_equal(parse(&c, "-A", "true", NULL), 1);
 	assert_int_equal(parse(&c, "--per-core", "-p", "1", NULL), 1);
-	assert_int_equal(parse(&c, "-r", "2", "-a", NULL), 1);
+	/* as perf: -r with -a/-p repeats the count (each until --timeout) */
+	assert_int_equal(parse(&c, "-r", "2", "-a", "--timeout", "100", NULL), 0);
+	assert_int_equal(c.repeat, 2);
 	assert_int_equal(parse(&c, "-n", "-e", "x", "true", NULL), 1);
 	assert_int_equal(parse(&c, "--bogus", "true", NULL), 1);
 	assert_int_equal(parse(&c, "-e", NULL), 1);		/* missing value */
