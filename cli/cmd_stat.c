@@ -1305,16 +1305,23 @@ int cmd_stat(int argc, char **argv)
 	rc.topo = topo;
 	rc.argv = cfg.cmd_argc ? cfg.cmd_argv : NULL;
 	rc.target = target_text(&cfg, cfg.cmd_argv, cfg.cmd_argc);
-	for (int i = 0; i < cfg.repeat; i++) {
+	for (int i = 0; cfg.repeat == 0 || i < cfg.repeat; i++) {
 		ret = run_once(&rc);
 		if (ret)
 			goto out;
+		if (cfg.repeat == 0) {
+			/* -r 0, perf's "forever": each run's own totals */
+			if (!cfg.quiet && !cfg.interval_ms)
+				print_totals(&rc);
+			fflush(fp);
+			grid_free(&grid);
+		}
 		if (interrupted)
 			break;	/* Ctrl-C during -r: print what we have */
 	}
 	/* -I prints no totals, unless --summary (not OpenMetrics: one
 	 * exposition per interval, the file may have been replaced) */
-	if (!cfg.quiet && (!cfg.interval_ms ||
+	if (!cfg.quiet && cfg.repeat != 0 && (!cfg.interval_ms ||
 			   (cfg.summary && cfg.format != STAT_FMT_OPENMETRICS))) {
 		out.csv_summary = cfg.interval_ms && !cfg.no_csv_summary;
 		print_totals(&rc);

@@ -110,6 +110,7 @@ void stat_usage(FILE *fp)
 "      --summary            with -I: the totals too, at the end\n"
 "      --no-csv-summary     no 'summary' column on those totals in CSV\n"
 "  -r, --repeat N           run the command N times: mean and +- stddev\n"
+"                           (0: forever, each run's counts, until Ctrl-C)\n"
 "      --compare            with -r N -- A ::: B: B/A ratio, 95% CI, significance\n"
 "  -D, --delay MS           start counting MS after the command starts\n"
 "  -S, --sync               sync() before each run\n"
@@ -256,7 +257,8 @@ int stat_parse_args(struct stat_config *cfg, int argc, char **argv, FILE *err)
 			cfg->interval_count = v;
 			break;
 		case 'r':
-			if (!parse_long(optarg, 1, &v) || v > INT_MAX)
+			/* 0: perf's "forever", until Ctrl-C */
+			if (!parse_long(optarg, 0, &v) || v > INT_MAX)
 				return usage_err(err, "bad -r '%s': a count of runs", optarg);
 			cfg->repeat = (int)v;
 			break;
@@ -302,6 +304,8 @@ int stat_parse_args(struct stat_config *cfg, int argc, char **argv, FILE *err)
 	if (cfg->compare) {
 		if (split_compare(cfg, err))
 			return 1;
+		if (cfg->repeat == 0)
+			return usage_err(err, "%s", "--compare needs a number of runs, not -r 0");
 		if (cfg->repeat < 2)
 			cfg->repeat = 5;
 		if (cfg->pids || cfg->tids || cfg->system_wide || cfg->cpu_list || cfg->interval_ms)

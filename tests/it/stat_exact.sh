@@ -242,6 +242,18 @@ is "-r 2 -p --timeout: exit 0" "$?" "0"
 check "-r 2 -p: CSV with the variance column" grep -Eq '^[^,]*,msec,task-clock,[0-9.]+%,' "$tmp/rp"
 kill $victim; wait $victim 2>/dev/null
 
+# -r 0 (perf's "forever"): run after run, each printing its own counts,
+# until Ctrl-C.
+if have_tp; then
+	timeout -s INT 0.6 $TALLY stat -r 0 -x, -e $TP -- "$W" getpid-sleep 7 50 2>"$tmp/r0"
+	n=$(grep -c ",$TP," "$tmp/r0")
+	check "-r 0: several runs printed, one row each (got $n)" test "$n" -ge 2
+	is "-r 0: every run's count is exactly 7" \
+	   "$(awk -F, -v ev=$TP '$3 == ev && $1 != 7' "$tmp/r0" | wc -l | tr -d ' ')" "0"
+else
+	skip "no tracepoint"; skip "no tracepoint"
+fi
+
 # Exit status is the workload's.
 $TALLY stat -e task-clock -- "$W" exit 3 2>/dev/null
 is "workload exit 3 -> 3" "$?" "3"

@@ -107,7 +107,9 @@ static void test_numbers(void **state)
 	assert_int_equal(parse(&c, "-I", "100", "--interval-count", "3", "true", NULL), 0);
 	assert_int_equal(c.interval_ms, 100);
 	assert_int_equal(c.interval_count, 3);
-	assert_int_equal(parse(&c, "-r", "0", "true", NULL), 1);
+	assert_int_equal(parse(&c, "-r", "0", "true", NULL), 0);	/* perf: forever */
+	assert_int_equal(c.repeat, 0);
+	assert_int_equal(parse(&c, "--compare", "-r", "0", "true", ":::", "false", NULL), 1);
 	assert_int_equal(parse(&c, "-r", "5x", "true", NULL), 1);
 	assert_int_equal(parse(&c, "-r", "99999999999999999999", "true", NULL), 1);
 	assert_int_equal(parse(&c, "-I", "5", "true", NULL), 1);	/* perf's 10 ms floor */
