@@ -80,7 +80,7 @@ $(BUILD)/tally.pc: tally.pc.in Makefile
 # Test, example and bench programs link the static library: no LD_LIBRARY_PATH.
 $(BUILD)/tests/%: tests/%.c $(BUILD)/libtally.a
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(LDSAN) -o $@ $< $(BUILD)/libtally.a $(CMOCKA_LIBS) $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) $(LDSAN) -MMD -MP -MF $@.d -o $@ $< $(BUILD)/libtally.a $(CMOCKA_LIBS) $(LDLIBS)
 
 # Helpers are workloads for tests: no sanitizer, no library, fixed code.
 $(BUILD)/helpers/%: tests/helpers/%.c
