@@ -378,8 +378,8 @@ static int print_parse_error(const char *spec, const struct tally_parse_error *p
 	return 1;
 }
 
-/* Build the event list; on a bad spec print where and return NULL. */
-static struct tally_evlist *build_evlist(const struct stat_config *cfg, bool quiet_err)
+/* The events of -e (or the default set), ungrouped by -g. */
+static struct tally_evlist *build_events(const struct stat_config *cfg, bool quiet_err)
 {
 	struct tally_evlist *l = tally_evlist__new();
 	struct tally_parse_error pe;
@@ -432,6 +432,26 @@ static struct tally_evlist *build_evlist(const struct stat_config *cfg, bool qui
 				return NULL;
 			}
 		}
+	}
+	return l;
+}
+
+/* Build the event list; on a bad spec print where and return NULL. */
+static struct tally_evlist *build_evlist(const struct stat_config *cfg, bool quiet_err)
+{
+	struct tally_evlist *l = build_events(cfg, quiet_err);
+	int nr = l ? tally_evlist__nr(l) : 0, err;
+
+	if (!l || !cfg->group || nr < 2)
+		return l;
+	/* -g, as perf: one group of every event, led by the first */
+	err = tally_evlist__set_group(l, tally_evlist__first(l), nr);
+	if (err) {
+		if (!quiet_err)
+			fprintf(stderr, "tally stat: -g: %s\n", err == -EINVAL ?
+				"the events already form groups ({...})" : strerror(-err));
+		tally_evlist__free(l);
+		return NULL;
 	}
 	return l;
 }
@@ -898,6 +918,26 @@ static void run_wait(struct run_ctx *rc, struct run *r, bool enabled, double ena
 	r->t1 = now_ns();
 }
 
+/* --pre/--post: sh -c CMD; 0, or 1 after saying how it failed. */
+static int run_hook(const char *opt, const char *cmd)
+{
+	int st;
+
+	fflush(stdout);
+	fflush(stderr);
+	st = system(cmd);
+	if (st == 0)
+		return 0;
+	if (st < 0)
+		fprintf(stderr, "tally stat: %s '%s': %s\n", opt, cmd, strerror(errno));
+	else if (WIFEXITED(st))
+		fprintf(stderr, "tally stat: %s '%s' failed (exit %d)\n", opt, cmd, WEXITSTATUS(st));
+	else
+		fprintf(stderr, "tally stat: %s '%s' failed (%s)\n", opt, cmd,
+			WIFSIGNALED(st) ? strsignal(WTERMSIG(st)) : "?");
+	return 1;
+}
+
 /*
  * Count once. Returns 0, or an exit status for an error that ends
  * tally (1: bad events or open error; 126/127: the command could not
@@ -919,6 +959,8 @@ static int run_once(struct run_ctx *rc)
 	r.l = build_evlist(cfg, false);
 	if (!r.l)
 		return 1;
+	if (cfg->pre_cmd && run_hook("--pre", cfg->pre_cmd))
+		goto out;
 	if (cfg->sync)
 		sync();		/* -S, as perf: before each run */
 	if (run_targets(rc, &r))
@@ -980,6 +1022,8 @@ static int run_once(struct run_ctx *rc)
 		fprintf(stderr, "tally stat: %s\n", strerror(-err));
 		goto out;
 	}
+	if (cfg->post_cmd && run_hook("--post", cfg->post_cmd))
+		goto out;
 	stat_acc_add(&rc->grid->elapsed, (r.t1 - r.t0) / 1e9);
 	if (r.wl && !r.system_wide) {
 		rc->grid->rusage = true;

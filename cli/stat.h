@@ -71,6 +71,9 @@ struct stat_config {
 	bool all_user;		/* --all-user */
 	bool all_kernel;	/* --all-kernel */
 	bool sync;		/* -S: sync() before each run */
+	bool group;		/* -g: every event in one group */
+	const char *pre_cmd;	/* --pre: sh -c before each run */
+	const char *post_cmd;	/* --post: sh -c after each run */
 	int log_fd;		/* --log-fd: output there instead of stderr */
 	bool no_csv_summary;	/* --no-csv-summary */
 	bool compare;

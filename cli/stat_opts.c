@@ -31,6 +31,8 @@ enum {
 	OPT_ALL_USER,
 	OPT_ALL_KERNEL,
 	OPT_LOG_FD,
+	OPT_PRE,
+	OPT_POST,
 	OPT_NO_CSV_SUMMARY,
 };
 
@@ -56,6 +58,9 @@ static const struct option long_opts[] = {
 	{ "all-user",		no_argument,       NULL, OPT_ALL_USER },
 	{ "all-kernel",		no_argument,       NULL, OPT_ALL_KERNEL },
 	{ "sync",		no_argument,       NULL, 'S' },
+	{ "group",		no_argument,       NULL, 'g' },
+	{ "pre",		required_argument, NULL, OPT_PRE },
+	{ "post",		required_argument, NULL, OPT_POST },
 	{ "log-fd",		required_argument, NULL, OPT_LOG_FD },
 	{ "stat-format",	required_argument, NULL, OPT_STAT_FORMAT },
 	{ "output",		required_argument, NULL, 'o' },
@@ -95,6 +100,7 @@ void stat_usage(FILE *fp)
 "  -e, --event SPEC         events to count (repeatable; see tally list)\n"
 "      --filter EXPR        ftrace filter for the tracepoint just before\n"
 "  -d, --detailed           more default events (L1/LLC; -dd TLB, -ddd prefetch)\n"
+"  -g, --group              count every event in one group\n"
 "      --all-user, --all-kernel  count every event in user (kernel) mode only\n"
 "Aggregation\n"
 "  -A, --no-aggr            one row per CPU\n"
@@ -114,6 +120,7 @@ void stat_usage(FILE *fp)
 "      --compare            with -r N -- A ::: B: B/A ratio, 95% CI, significance\n"
 "  -D, --delay MS           start counting MS after the command starts\n"
 "  -S, --sync               sync() before each run\n"
+"      --pre CMD, --post CMD  run sh -c CMD before (after) each run\n"
 "      --timeout MS         stop after MS milliseconds\n"
 "  -B, --big-num / --no-big-num   thousands separators (default on)\n"
 "  -n, --null               no events: time the command only\n"
@@ -181,7 +188,7 @@ int stat_parse_args(struct stat_config *cfg, int argc, char **argv, FILE *err)
 
 	optind = 0;	/* full reset (GNU): the table may be parsed twice */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+e:p:t:aC:G:iAx:jo:I:r:D:qvBnhdS",
+	while ((c = getopt_long(argc, argv, "+e:p:t:aC:G:iAx:jo:I:r:D:qvBnhdSg",
 				long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'e':
@@ -280,6 +287,9 @@ int stat_parse_args(struct stat_config *cfg, int argc, char **argv, FILE *err)
 		case OPT_COMPARE: cfg->compare = true; break;
 		case 'd': cfg->detailed++; break;
 		case 'S': cfg->sync = true; break;
+		case 'g': cfg->group = true; break;
+		case OPT_PRE: cfg->pre_cmd = optarg; break;
+		case OPT_POST: cfg->post_cmd = optarg; break;
 		case OPT_ALL_USER: cfg->all_user = true; break;
 		case OPT_ALL_KERNEL: cfg->all_kernel = true; break;
 		case OPT_LOG_FD:

@@ -195,6 +195,24 @@ else
 	skip "no tracepoint"
 fi
 
+# --pre/--post run around each run (perf's); a failing --pre stops tally
+# (perf would print <not supported> rows) before the command runs.
+$TALLY stat -r 2 --pre "echo pre >>'$tmp/hk'" --post "echo post >>'$tmp/hk'" -x, -e task-clock \
+	-- sh -c "echo run >>'$tmp/hk'" 2>/dev/null
+is "--pre/--post: around each of the 2 runs" "$(tr '\n' ' ' <"$tmp/hk")" "pre run post pre run post "
+$TALLY stat --pre 'exit 3' -e task-clock -- touch "$tmp/ran" 2>"$tmp/pre"
+is "--pre failing: exit 1" "$?" "1"
+check "--pre failing: says so" grep -qF -e "--pre 'exit 3' failed (exit 3)" "$tmp/pre"
+check "--pre failing: the command did not run" test ! -e "$tmp/ran"
+# -g: every event in one group (an already grouped list is refused);
+# the group still counts its supported events.
+$TALLY stat -g -x, -e task-clock,cycles,page-faults -- true 2>"$tmp/g1"
+is "-g: exit 0" "$?" "0"
+is "-g: the group's supported events count, cycles <not supported>" \
+   "$(awk -F, '{ print ($1 ~ /^</) ? $1 : "n" }' "$tmp/g1" | tr '\n' ' ')" "n <not supported> n "
+$TALLY stat -g -e '{task-clock,page-faults}' -- true 2>"$tmp/g2"
+is "-g on events already in groups: exit 1" "$?" "1"
+
 # -G: a cgroup v2 counted system-wide gets exactly its members' events.
 root=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
 if [ $have_tp = 1 ] && [ -n "$root" ] && [ "$(id -u)" = 0 ] && mkdir "$root/tally-stat-$$" 2>/dev/null; then

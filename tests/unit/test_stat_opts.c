@@ -125,6 +125,10 @@ static void test_numbers(void **state)
 	assert_int_equal(c.format, STAT_FMT_JSON);
 	assert_true(c.all_user);
 	assert_int_equal(c.log_fd, 3);
+	assert_int_equal(parse(&c, "-g", "--pre", "a", "--post", "b", "true", NULL), 0);
+	assert_true(c.group);
+	assert_string_equal(c.pre_cmd, "a");
+	assert_string_equal(c.post_cmd, "b");
 	assert_int_equal(parse(&c, "--all-user", "--all-kernel", "true", NULL), 1);
 	assert_int_equal(parse(&c, "--log-fd", "0", "true", NULL), 1);	/* perf: > 0 */
 	assert_int_equal(parse(&c, "--log-fd", "3", "-o", "x", "true", NULL), 1);
