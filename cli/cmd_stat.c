@@ -572,6 +572,12 @@ static void print_interval(struct run_ctx *rc, struct tally_evlist *l, double t0
 		goto out;
 	o->interval = true;
 	o->ts_ns = (uint64_t)(t - t0);
+	if (rc->cfg->interval_clear && o->format != STAT_FMT_OPENMETRICS) {
+		/* as perf: a header each time; clear only a terminal */
+		if (isatty(fileno(o->fp)))
+			fputs("\033[H\033[2J\n", o->fp);
+		o->nr_intervals = 0;
+	}
 	if (o->format == STAT_FMT_OPENMETRICS)
 		stat_out_om_begin(o);
 	else

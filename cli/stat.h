@@ -67,6 +67,7 @@ struct stat_config {
 	bool big_num;		/* -B / --no-big-num */
 	bool null_run;		/* -n */
 	bool summary;		/* --summary: totals after -I intervals */
+	bool interval_clear;	/* --interval-clear */
 	int detailed;		/* -d, -dd, -ddd: more default events */
 	bool all_user;		/* --all-user */
 	bool all_kernel;	/* --all-kernel */

@@ -32,6 +32,7 @@ enum {
 	OPT_ALL_KERNEL,
 	OPT_LOG_FD,
 	OPT_PRE,
+	OPT_INTERVAL_CLEAR,
 	OPT_POST,
 	OPT_NO_CSV_SUMMARY,
 };
@@ -67,6 +68,7 @@ static const struct option long_opts[] = {
 	{ "append",		no_argument,       NULL, OPT_APPEND },
 	{ "interval-print",	required_argument, NULL, 'I' },
 	{ "interval-count",	required_argument, NULL, OPT_INTERVAL_COUNT },
+	{ "interval-clear",	no_argument,       NULL, OPT_INTERVAL_CLEAR },
 	{ "repeat",		required_argument, NULL, 'r' },
 	{ "delay",		required_argument, NULL, 'D' },
 	{ "timeout",		required_argument, NULL, OPT_TIMEOUT },
@@ -114,6 +116,7 @@ void stat_usage(FILE *fp)
 "      --log-fd FD          write to this open file descriptor\n"
 "  -I, --interval-print MS  print every MS milliseconds; --interval-count N\n"
 "      --summary            with -I: the totals too, at the end\n"
+"      --interval-clear     with -I: clear the screen before each interval\n"
 "      --no-csv-summary     no 'summary' column on those totals in CSV\n"
 "  -r, --repeat N           run the command N times: mean and +- stddev\n"
 "                           (0: forever, each run's counts, until Ctrl-C)\n"
@@ -298,6 +301,7 @@ int stat_parse_args(struct stat_config *cfg, int argc, char **argv, FILE *err)
 			cfg->log_fd = (int)v;
 			break;
 		case OPT_SUMMARY: cfg->summary = true; break;
+		case OPT_INTERVAL_CLEAR: cfg->interval_clear = true; break;
 		case OPT_NO_CSV_SUMMARY: cfg->no_csv_summary = true; break;
 		case 'h':
 			cfg->help = true;

@@ -195,6 +195,14 @@ else
 	skip "no tracepoint"
 fi
 
+# --interval-clear: perf's header before every interval (the screen is
+# cleared only on a terminal; this is a file).
+$TALLY stat -I 100 --interval-clear -e task-clock -- "$W" sleep 250 2>"$tmp/ic"
+n=$(grep -c 'task-clock' "$tmp/ic")
+check "--interval-clear: intervals printed (got $n)" test "$n" -ge 2
+is "--interval-clear: a header per interval" "$(grep -c '^#  *time  *counts unit events' "$tmp/ic")" "$n"
+check "--interval-clear: no escape codes into a file" sh -c "! grep -q \"$(printf '\033')\" '$tmp/ic'"
+
 # --pre/--post run around each run (perf's); a failing --pre stops tally
 # (perf would print <not supported> rows) before the command runs.
 $TALLY stat -r 2 --pre "echo pre >>'$tmp/hk'" --post "echo post >>'$tmp/hk'" -x, -e task-clock \

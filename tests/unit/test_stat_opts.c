@@ -118,6 +118,8 @@ static void test_numbers(void **state)
 	assert_int_equal(parse(&c, "-I", "100", "--summary", "--no-csv-summary", "true", NULL), 0);
 	assert_true(c.summary);
 	assert_true(c.no_csv_summary);
+	assert_int_equal(parse(&c, "-I", "100", "--interval-clear", "true", NULL), 0);
+	assert_true(c.interval_clear);
 	assert_int_equal(parse(&c, "-ddd", "-S", "--json-output", "--all-user", "--log-fd", "3",
 			       "true", NULL), 0);
 	assert_int_equal(c.detailed, 3);
