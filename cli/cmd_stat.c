@@ -467,6 +467,7 @@ struct run_ctx {
 	int exit_code;
 	bool exec_failed;
 	bool counted;			/* something was opened */
+	bool targets_exited;		/* -p/-t: all gone, no more -r runs */
 };
 
 static void print_attrs(struct tally_evlist *l)
@@ -1010,6 +1011,8 @@ static int run_once(struct run_ctx *rc)
 		}
 	}
 	run_wait(rc, &r, enabled, enable_at);
+	if (r.npids && targets_gone(r.pidfds, r.pids, r.npids))
+		rc->targets_exited = true;
 
 	if (rc->counted) {
 		tally_evlist__disable(r.l);
@@ -1366,8 +1369,8 @@ int cmd_stat(int argc, char **argv)
 			fflush(fp);
 			grid_free(&grid);
 		}
-		if (interrupted)
-			break;	/* Ctrl-C during -r: print what we have */
+		if (interrupted || rc.targets_exited)
+			break;	/* Ctrl-C or -p's exit during -r: print what we have */
 	}
 	/* -I prints no totals, unless --summary (not OpenMetrics: one
 	 * exposition per interval, the file may have been replaced) */

@@ -242,6 +242,15 @@ is "-r 2 -p --timeout: exit 0" "$?" "0"
 check "-r 2 -p: CSV with the variance column" grep -Eq '^[^,]*,msec,task-clock,[0-9.]+%,' "$tmp/rp"
 kill $victim; wait $victim 2>/dev/null
 
+# -r N -p PID: a pid that exits ends the repeats (not an error): the runs
+# so far are printed, exit 0.
+"$W" sleep 150 & victim=$!
+wait_exec $victim
+$TALLY stat -r 5 -p $victim -e task-clock --timeout 1000 2>"$tmp/rx"
+is "-r 5 -p on a pid that exits in run 1: exit 0" "$?" "0"
+check "-r 5 -p on a pid that exits: the counts of the run it had" grep -q 'task-clock' "$tmp/rx"
+wait $victim 2>/dev/null
+
 # -r 0 (perf's "forever"): run after run, each printing its own counts,
 # until Ctrl-C.
 if have_tp; then
