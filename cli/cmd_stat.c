@@ -391,21 +391,6 @@ static struct tally_evlist *build_events(const struct stat_config *cfg, bool qui
 	}
 	if (cfg->null_run)
 		return l;
-	if (!cfg->nr_events) {
-		for (int i = -1; i < cfg->detailed && i < 3; i++) {
-			const char *spec = i < 0 ? DEFAULT_EVENTS : detailed_events[i];
-
-			memset(&pe, 0, sizeof(pe));
-			err = tally_evlist__add_parsed(l, spec, NULL, &pe);
-			if (err) {
-				if (!quiet_err)
-					print_parse_error(spec, &pe, err);
-				tally_evlist__free(l);
-				return NULL;
-			}
-		}
-		return l;
-	}
 	for (int i = 0; i < cfg->nr_events; i++) {
 		memset(&pe, 0, sizeof(pe));
 		err = tally_evlist__add_parsed(l, cfg->events[i].spec, NULL, &pe);
@@ -431,6 +416,22 @@ static struct tally_evlist *build_events(const struct stat_config *cfg, bool qui
 				tally_evlist__free(l);
 				return NULL;
 			}
+		}
+	}
+	/*
+	 * The default set when no -e; perf's -d levels are appended to
+	 * whatever there is (perf does so after -e events too).
+	 */
+	for (int i = cfg->nr_events ? 0 : -1; i < cfg->detailed && i < 3; i++) {
+		const char *spec = i < 0 ? DEFAULT_EVENTS : detailed_events[i];
+
+		memset(&pe, 0, sizeof(pe));
+		err = tally_evlist__add_parsed(l, spec, NULL, &pe);
+		if (err) {
+			if (!quiet_err)
+				print_parse_error(spec, &pe, err);
+			tally_evlist__free(l);
+			return NULL;
 		}
 	}
 	return l;

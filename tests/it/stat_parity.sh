@@ -101,9 +101,12 @@ else
 	skip "no cgroup v2 hierarchy"
 fi
 
-# -d, -dd, -ddd: perf 6.1's detailed default sets, same events in order.
-for d in -d -dd -ddd; do
+# -d, -dd, -ddd: perf 6.1's detailed sets, same events in order (after
+# the default set, or appended to -e events).
+for d in -d -dd -ddd "-dd -e task-clock"; do
+	# shellcheck disable=SC2086
 	perf stat $d -x, -- true 2>"$tmp/p"
+	# shellcheck disable=SC2086
 	$TALLY stat $d -x, -- true 2>"$tmp/t"
 	is "CSV $d: perf's event list" "$(cut -d, -f2-3 "$tmp/t" | tr '\n' ' ')" \
 	   "$(cut -d, -f2-3 "$tmp/p" | tr '\n' ' ')"
