@@ -38,8 +38,8 @@ _Static_assert((int)STAT_AGGR_NODE == (int)TALLY_AGGR_NODE &&
 /* perf 6.1's -d, -dd, -ddd additions to the default set (no -e). */
 static const char *const detailed_events[] = {
 	"L1-dcache-loads,L1-dcache-load-misses,LLC-loads,LLC-load-misses",
-	"L1-icache-loads,L1-icache-load-misses,dTLB-loads,dTLB-load-misses,"
-	"iTLB-loads,iTLB-load-misses",
+	("L1-icache-loads,L1-icache-load-misses,dTLB-loads,dTLB-load-misses,"
+	 "iTLB-loads,iTLB-load-misses"),
 	"L1-dcache-prefetches,L1-dcache-prefetch-misses",
 };
 

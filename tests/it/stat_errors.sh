@@ -101,8 +101,8 @@ $TALLY stat --no-such-option -- true 2>/dev/null
 is "unknown option: exit 129" "$?" "129"
 $TALLY stat 2>/dev/null
 is "nothing to count: exit 129" "$?" "129"
-$TALLY stat -r 0 -- true 2>/dev/null
-is "-r 0: exit 129" "$?" "129"
+$TALLY stat -r -1 -- true 2>/dev/null
+is "-r -1: exit 129 (-r 0 is perf's forever)" "$?" "129"
 $TALLY stat --help >"$tmp/h" 2>&1
 is "--help: exit 0" "$?" "0"
 check "--help lists -e" grep -q -- "--event" "$tmp/h"
