@@ -7,8 +7,6 @@
 
 void tally_counts__scale(const struct tally_counts *c, struct tally_scaled *out)
 {
-	unsigned __int128 v;
-
 	memset(out, 0, sizeof(*out));
 	out->raw = c->val;
 	if (c->run == 0) {
@@ -29,9 +27,8 @@ void tally_counts__scale(const struct tally_counts *c, struct tally_scaled *out)
 		out->running = 1.0;
 		return;
 	}
-	/* Multiplexed: val * ena / run in 128 bits, saturating. */
-	v = (unsigned __int128)c->val * c->ena / c->run;
-	out->val = v > UINT64_MAX ? UINT64_MAX : (uint64_t)v;
+	/* Multiplexed. */
+	out->val = tally__scale(c->val, c->ena, c->run);
 	out->running = (double)c->run / (double)c->ena;
 	out->state = TALLY_COUNT_SCALED;
 }

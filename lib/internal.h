@@ -45,6 +45,18 @@ bool tally__opts_valid(const void *opts, size_t known_sz, size_t user_sz);
 	(__builtin_offsetof(TYPE, FIELD) + sizeof(((TYPE *)0)->FIELD))
 #endif
 
+/*
+ * Multiplex scaling, the one implementation: val * ena / run in 128 bits,
+ * saturating at UINT64_MAX. Callers handle run == 0 (never ran) and
+ * run >= ena (ran the whole time: exact) themselves.
+ */
+static inline uint64_t tally__scale(uint64_t val, uint64_t ena, uint64_t run)
+{
+	unsigned __int128 v = (unsigned __int128)val * ena / run;
+
+	return v > UINT64_MAX ? UINT64_MAX : (uint64_t)v;
+}
+
 /* Read a small sysfs/procfs file into buf (NUL-terminated, trailing
  * newline stripped). Returns length or -errno. */
 int tally__read_file(const char *path, char *buf, size_t len);

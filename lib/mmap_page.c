@@ -205,14 +205,9 @@ int tally_page__cyc_to_time(const struct perf_event_mmap_page *pc, uint64_t cyc,
 
 uint64_t tally_page__scale(uint64_t count, uint64_t enabled, uint64_t running)
 {
-	if (!running || running == enabled)
+	if (!running || running >= enabled)
 		return count;
-#ifdef __SIZEOF_INT128__
-	return (uint64_t)((unsigned __int128)count * enabled / running);
-#else
-	/* The man page's split; rem * enabled only overflows past 2^64. */
-	return count / running * enabled + count % running * enabled / running;
-#endif
+	return tally__scale(count, enabled, running);
 }
 
 /* ---- The seqlock loop ---- */

@@ -125,7 +125,7 @@ TALLY_API uint64_t tally_page__cyc_to_delta(uint64_t cyc, uint32_t mult, uint16_
 TALLY_API int tally_page__cyc_to_time(const struct perf_event_mmap_page *pc,
 				      uint64_t cyc, uint64_t *time);
 
-/* count * enabled / running without overflow; count when running is 0. */
+/* count * enabled / running in 128 bits, saturating; count when running is 0 or >= enabled. */
 TALLY_API uint64_t tally_page__scale(uint64_t count, uint64_t enabled, uint64_t running);
 
 /* ------------------------------------------------------------------ */
