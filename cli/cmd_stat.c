@@ -81,6 +81,8 @@ struct grid {
 	struct stat_acc elapsed;
 	double user_s, sys_s;
 	bool rusage;
+	double *run_s;		/* each run's elapsed seconds (--table) */
+	int nrun_s, run_cap;
 	/* -a --per-thread: perf omits the (many) threads that counted 0 */
 	bool skip_zero;
 	/* The workload's tid and comm: its map entry was read before exec. */
@@ -100,6 +102,7 @@ static void grid_free(struct grid *g)
 		free(g->ev[i].unit);
 	}
 	free(g->ev);
+	free(g->run_s);
 	free(g->ag);
 	free(g->cells);
 	memset(g, 0, sizeof(*g));
@@ -1035,6 +1038,17 @@ static int run_once(struct run_ctx *rc)
 	if (cfg->post_cmd && run_hook("--post", cfg->post_cmd))
 		goto out;
 	stat_acc_add(&rc->grid->elapsed, (r.t1 - r.t0) / 1e9);
+	if (rc->grid->nrun_s == rc->grid->run_cap) {
+		int cap = rc->grid->run_cap ? rc->grid->run_cap * 2 : 8;
+		double *n = reallocarray(rc->grid->run_s, (size_t)cap, sizeof(*n));
+
+		if (n) {
+			rc->grid->run_s = n;
+			rc->grid->run_cap = cap;
+		}
+	}
+	if (rc->grid->nrun_s < rc->grid->run_cap)
+		rc->grid->run_s[rc->grid->nrun_s++] = (r.t1 - r.t0) / 1e9;
 	if (r.wl && !r.system_wide) {
 		rc->grid->rusage = true;
 		rc->grid->user_s = r.ru.ru_utime.tv_sec + r.ru.ru_utime.tv_usec / 1e6;
@@ -1102,6 +1116,8 @@ static void print_totals(struct run_ctx *rc)
 		.user_s = g->user_s,
 		.sys_s = g->sys_s,
 		.null_run = rc->cfg->null_run,
+		.table = rc->cfg->table ? g->run_s : NULL,
+		.ntable = g->nrun_s,
 	};
 
 	o->interval = false;

@@ -68,6 +68,7 @@ struct stat_config {
 	bool null_run;		/* -n */
 	bool summary;		/* --summary: totals after -I intervals */
 	bool interval_clear;	/* --interval-clear */
+	bool table;		/* --table: each run's elapsed time with -r */
 	int detailed;		/* -d, -dd, -ddd: more default events */
 	bool all_user;		/* --all-user */
 	bool all_kernel;	/* --all-kernel */
@@ -226,6 +227,8 @@ struct stat_footer {
 	bool show_rusage;
 	double user_s, sys_s;
 	bool null_run;			/* -n: no blank line before elapsed */
+	const double *table;		/* --table: each run's elapsed seconds */
+	int ntable;
 };
 void stat_out_footer(struct stat_out *o, const struct stat_footer *f);
 /* OpenMetrics: begin/end of one exposition (one per interval). */

@@ -33,6 +33,7 @@ enum {
 	OPT_LOG_FD,
 	OPT_PRE,
 	OPT_INTERVAL_CLEAR,
+	OPT_TABLE,
 	OPT_POST,
 	OPT_NO_CSV_SUMMARY,
 };
@@ -69,6 +70,7 @@ static const struct option long_opts[] = {
 	{ "interval-print",	required_argument, NULL, 'I' },
 	{ "interval-count",	required_argument, NULL, OPT_INTERVAL_COUNT },
 	{ "interval-clear",	no_argument,       NULL, OPT_INTERVAL_CLEAR },
+	{ "table",		no_argument,       NULL, OPT_TABLE },
 	{ "repeat",		required_argument, NULL, 'r' },
 	{ "delay",		required_argument, NULL, 'D' },
 	{ "timeout",		required_argument, NULL, OPT_TIMEOUT },
@@ -116,10 +118,11 @@ void stat_usage(FILE *fp)
 "      --log-fd FD          write to this open file descriptor\n"
 "  -I, --interval-print MS  print every MS milliseconds; --interval-count N\n"
 "      --summary            with -I: the totals too, at the end\n"
-"      --interval-clear     with -I: clear the screen before each interval\n"
 "      --no-csv-summary     no 'summary' column on those totals in CSV\n"
+"      --interval-clear     with -I: clear the screen before each interval\n"
 "  -r, --repeat N           run the command N times: mean and +- stddev\n"
 "                           (0: forever, each run's counts, until Ctrl-C)\n"
+"      --table              with -r: each run's elapsed time\n"
 "      --compare            with -r N -- A ::: B: B/A ratio, 95% CI, significance\n"
 "  -D, --delay MS           start counting MS after the command starts\n"
 "  -S, --sync               sync() before each run\n"
@@ -302,6 +305,7 @@ int stat_parse_args(struct stat_config *cfg, int argc, char **argv, FILE *err)
 			break;
 		case OPT_SUMMARY: cfg->summary = true; break;
 		case OPT_INTERVAL_CLEAR: cfg->interval_clear = true; break;
+		case OPT_TABLE: cfg->table = true; break;
 		case OPT_NO_CSV_SUMMARY: cfg->no_csv_summary = true; break;
 		case 'h':
 			cfg->help = true;

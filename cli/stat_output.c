@@ -394,6 +394,29 @@ void stat_out_interval_header(struct stat_out *o)
 	fprintf(fp, "             counts %*s events\n", UNIT_WIDTH, "unit");
 }
 
+/* --table, as perf's print_table(): each run, its deviation, a bar. */
+static void print_table(FILE *fp, const struct stat_footer *f, int prec)
+{
+	char tmp[64];
+	int indent = 0;
+	double avg = f->elapsed_s;
+
+	snprintf(tmp, sizeof(tmp), " %17.*f", prec, avg);
+	while (tmp[indent] == ' ')
+		indent++;
+	fprintf(fp, "%*s# Table of individual measurements:\n", indent, "");
+	for (int i = 0; i < f->ntable; i++) {
+		double run = f->table[i];
+		int n = run != 0 ? 1 + abs((int)(100.0 * (run - avg) / run) / 5) : 1;
+
+		fprintf(fp, " %17.*f (%+.*f) ", prec, run, prec, run - avg);
+		for (int h = 0; h < n; h++)
+			fputc('#', fp);
+		fputc('\n', fp);
+	}
+	fprintf(fp, "\n%*s# Final result:\n", indent, "");
+}
+
 void stat_out_footer(struct stat_out *o, const struct stat_footer *f)
 {
 	FILE *fp = o->fp;
@@ -412,6 +435,8 @@ void stat_out_footer(struct stat_out *o, const struct stat_footer *f)
 	} else {
 		int prec = stat_precision(f->elapsed_sd) + 2;
 
+		if (f->table && f->ntable > 0)
+			print_table(fp, f, prec);
 		fprintf(fp, " %17.*f +- %.*f seconds time elapsed", prec, f->elapsed_s,
 			prec, f->elapsed_sd);
 		if (f->elapsed_s && f->elapsed_sd)

@@ -170,5 +170,8 @@ is "human --per-core: same rows (digits masked)" "$(mask "$tmp/t")" "$(mask "$tm
 perf stat -r 3 -e task-clock -- "$W" sleep 20 2>"$tmp/p"
 $TALLY stat -r 3 -e task-clock -- "$W" sleep 20 2>"$tmp/t"
 is "human -r 3: same rows (digits masked)" "$(mask "$tmp/t")" "$(mask "$tmp/p")"
+perf stat -r 3 --table -e task-clock -- "$W" sleep 20 2>"$tmp/p"
+$TALLY stat -r 3 --table -e task-clock -- "$W" sleep 20 2>"$tmp/t"
+is "human -r 3 --table: perf's table of runs (digits masked)" "$(mask "$tmp/t")" "$(mask "$tmp/p")"
 
 done_testing

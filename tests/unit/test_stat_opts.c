@@ -120,6 +120,8 @@ static void test_numbers(void **state)
 	assert_true(c.no_csv_summary);
 	assert_int_equal(parse(&c, "-I", "100", "--interval-clear", "true", NULL), 0);
 	assert_true(c.interval_clear);
+	assert_int_equal(parse(&c, "-r", "3", "--table", "true", NULL), 0);
+	assert_true(c.table);
 	assert_int_equal(parse(&c, "-ddd", "-S", "--json-output", "--all-user", "--log-fd", "3",
 			       "true", NULL), 0);
 	assert_int_equal(c.detailed, 3);

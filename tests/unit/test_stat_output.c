@@ -373,6 +373,42 @@ static void test_header_footer(void **state)
 	expect(&c, "");
 }
 
+/*
+ * --table: perf 6.1's print_table() (captured: perf stat -r 3 --table),
+ * the bar one '#' plus one per 5% of deviation from the mean.
+ */
+static void test_footer_table(void **state)
+{
+	struct cap c;
+	const double runs[] = { 0.021630, 0.021097, 0.021130 };
+	const double wide[] = { 0.010, 0.020, 0.030 };
+	struct stat_footer f = { .runs = 3, .elapsed_s = 0.021286, .elapsed_sd = 0.000172,
+				 .table = runs, .ntable = 3 };
+
+	(void)state;
+	cap_open(&c, STAT_FMT_HUMAN, STAT_AGGR_GLOBAL);
+	stat_out_footer(&c.o, &f);
+	expect(&c,
+"\n          # Table of individual measurements:\n"
+"          0.021630 (+0.000344) #\n"
+"          0.021097 (-0.000189) #\n"
+"          0.021130 (-0.000156) #\n"
+"\n          # Final result:\n"
+"          0.021286 +- 0.000172 seconds time elapsed  ( +-  0.81% )\n\n");
+
+	cap_open(&c, STAT_FMT_HUMAN, STAT_AGGR_GLOBAL);
+	f = (struct stat_footer){ .runs = 3, .elapsed_s = 0.02, .elapsed_sd = 0.005774,
+				  .table = wide, .ntable = 3 };
+	stat_out_footer(&c.o, &f);
+	expect(&c,
+"\n           # Table of individual measurements:\n"
+"           0.01000 (-0.01000) #####################\n"
+"           0.02000 (+0.00000) #\n"
+"           0.03000 (+0.01000) #######\n"
+"\n           # Final result:\n"
+"           0.02000 +- 0.00577 seconds time elapsed  ( +- 28.87% )\n\n");
+}
+
 static void test_openmetrics(void **state)
 {
 	struct cap c;
@@ -497,6 +533,7 @@ int main(void)
 		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_json_aggr_interval),
 		cmocka_unit_test(test_header_footer),
+		cmocka_unit_test(test_footer_table),
 		cmocka_unit_test(test_openmetrics),
 		cmocka_unit_test(test_metrics),
 		cmocka_unit_test(test_metrics_missing_parents),
