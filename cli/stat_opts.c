@@ -260,8 +260,9 @@ int stat_parse_args(struct stat_config *cfg, int argc, char **argv, FILE *err)
 		case 'o': cfg->output = optarg; break;
 		case OPT_APPEND: cfg->append = true; break;
 		case 'I':
-			if (!parse_long(optarg, 10, &v))
-				return usage_err(err, "bad -I '%s': milliseconds, at least 10", optarg);
+			/* perf 6.1 takes any count of ms; 0 is no interval */
+			if (!parse_long(optarg, 0, &v))
+				return usage_err(err, "bad -I '%s': milliseconds", optarg);
 			cfg->interval_ms = v;
 			break;
 		case OPT_INTERVAL_COUNT:

@@ -153,6 +153,13 @@ is "--timeout on a command: status 0, as perf" "$?" "0"
 check "--timeout on a command: '$W: Terminated'" grep -qx "$W: Terminated" "$tmp/tc"
 check "--timeout on a command: the counts" grep -q ',task-clock,' "$tmp/tc"
 
+# -I below 10 ms (perf 6.1 takes -I 1 here) and -I 0 (no intervals).
+$TALLY stat -I 5 -x, -e task-clock -- "$W" sleep 60 2>"$tmp/i5"
+n=$(grep -c ',task-clock,' "$tmp/i5")
+check "-I 5 over 60 ms: several intervals (got $n)" test "$n" -ge 4
+$TALLY stat -I 0 -x, -e task-clock -- "$W" sleep 10 2>"$tmp/i0"
+check "-I 0: no intervals, the totals row" grep -q '^[0-9.]*,msec,task-clock,' "$tmp/i0"
+
 # -I with -r (perf 6.1 takes it): every run prints its own intervals,
 # timestamps from that run's start; exact counts add up over the runs.
 if have_tp; then

@@ -112,7 +112,12 @@ static void test_numbers(void **state)
 	assert_int_equal(parse(&c, "--compare", "-r", "0", "true", ":::", "false", NULL), 1);
 	assert_int_equal(parse(&c, "-r", "5x", "true", NULL), 1);
 	assert_int_equal(parse(&c, "-r", "99999999999999999999", "true", NULL), 1);
-	assert_int_equal(parse(&c, "-I", "5", "true", NULL), 1);	/* perf's 10 ms floor */
+	/* perf 6.1 here: -I 1 prints every ms, -I 0 is no interval */
+	assert_int_equal(parse(&c, "-I", "5", "true", NULL), 0);
+	assert_int_equal(c.interval_ms, 5);
+	assert_int_equal(parse(&c, "-I", "0", "true", NULL), 0);
+	assert_int_equal(c.interval_ms, 0);
+	assert_int_equal(parse(&c, "-I", "-1", "true", NULL), 1);
 	assert_int_equal(parse(&c, "-D", "-1", "true", NULL), 1);
 	assert_int_equal(parse(&c, "--timeout", "0", "true", NULL), 1);
 	assert_int_equal(parse(&c, "-I", "100", "--summary", "--no-csv-summary", "true", NULL), 0);
