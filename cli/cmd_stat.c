@@ -571,6 +571,8 @@ static void print_interval(struct run_ctx *rc, struct tally_evlist *l, double t0
 	struct stat_out *o = rc->out;
 
 	tally_evlist__read(l);
+	/* tool events: the time so far (user/system time: at the end) */
+	tally_evlist__set_tool_times(l, (uint64_t)(t - t0), 0, 0);
 	if (grid_fold(&rc->interval_grid, l, rc->cfg->aggr, rc->topo, true, true))
 		return;
 	if (rc->cfg->quiet)
@@ -1024,6 +1026,15 @@ static int run_once(struct run_ctx *rc)
 		if (cfg->interval_ms && !(cfg->interval_count && r.nticks >= cfg->interval_count))
 			print_interval(rc, r.l, r.t0, &r.last);
 		tally_evlist__read(r.l);
+		/*
+		 * perf's tool events: duration_time is the run's elapsed
+		 * time, user_time/system_time the command's rusage.
+		 */
+		tally_evlist__set_tool_times(r.l, (uint64_t)(r.t1 - r.t0),
+			r.wl ? (uint64_t)r.ru.ru_utime.tv_sec * 1000000000ull +
+			       (uint64_t)r.ru.ru_utime.tv_usec * 1000ull : 0,
+			r.wl ? (uint64_t)r.ru.ru_stime.tv_sec * 1000000000ull +
+			       (uint64_t)r.ru.ru_stime.tv_usec * 1000ull : 0);
 	}
 	/* perf's psignal(): "work: Terminated" when a signal ended it */
 	if (r.wl && WIFSIGNALED(r.status))

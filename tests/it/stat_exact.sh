@@ -270,6 +270,19 @@ else
 	skip "no tracepoint"; skip "no tracepoint"
 fi
 
+# perf's tool events: duration_time is the elapsed time of the run (the
+# same nanoseconds as "seconds time elapsed", as perf), user_time the
+# command's user time; -I gives each interval its share.
+$TALLY stat -e duration_time,user_time,task-clock -- "$W" spin 60 2>"$tmp/tool"
+dt=$(awk '$3 == "duration_time" { print $1 }' "$tmp/tool" | tr -d ',.')
+el=$(awk '/seconds time elapsed/ { print $1 }' "$tmp/tool" | tr -d ',.' | sed 's/^0*//')
+is "duration_time == the elapsed time, in ns" "$dt" "$el"
+ut=$(awk '$3 == "user_time" { print $1 }' "$tmp/tool" | tr -d ',.')
+check "user_time of a spin is counted, not <not counted> (got $ut)" test "${ut:-0}" -gt 0 2>/dev/null
+$TALLY stat -I 30 -x, -e duration_time -- "$W" spin 80 2>"$tmp/tooli"
+check "-I 30: duration_time counted in every interval" \
+      awk -F, 'NF < 4 || $2 !~ /^[0-9]+$/ || $2 == 0 { bad = 1 } END { exit bad || NR < 2 }' "$tmp/tooli"
+
 # Exit status is the workload's.
 $TALLY stat -e task-clock -- "$W" exit 3 2>/dev/null
 is "workload exit 3 -> 3" "$?" "3"
