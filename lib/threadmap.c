@@ -38,13 +38,15 @@ static void read_comm(pid_t tid, char *comm, size_t len)
 		comm[0] = '\0';
 }
 
-static int map_push(struct tally_thread_map *m, pid_t tid)
+/*
+ * Append tid without map_push()'s duplicate scan (linear per push): the
+ * tids under /proc/PID/task are unique system-wide, and a box may have
+ * tens of thousands.
+ */
+static int map_append(struct tally_thread_map *m, pid_t tid)
 {
-	for (int i = 0; i < m->nr; i++)
-		if (m->ent[i].tid == tid)
-			return 0;	/* a tid appears once */
 	if (m->nr == m->cap) {
-		int ncap = m->cap ? m->cap * 2 : 8;
+		int ncap = m->cap ? m->cap * 2 : 64;
 		void *n = tally__reallocarray(m->ent, (size_t)ncap, sizeof(*m->ent));
 
 		if (!n)
@@ -56,6 +58,14 @@ static int map_push(struct tally_thread_map *m, pid_t tid)
 	read_comm(tid, m->ent[m->nr].comm, sizeof(m->ent[m->nr].comm));
 	m->nr++;
 	return 0;
+}
+
+static int map_push(struct tally_thread_map *m, pid_t tid)
+{
+	for (int i = 0; i < m->nr; i++)
+		if (m->ent[i].tid == tid)
+			return 0;	/* a tid appears once */
+	return map_append(m, tid);
 }
 
 struct tally_thread_map *tally_thread_map__new_any(void)
@@ -97,7 +107,7 @@ static int add_tasks(struct tally_thread_map *m, pid_t pid)
 	char path[64];
 	struct dirent *de;
 	DIR *d;
-	int first = m->nr, err = 0;
+	int first = m->nr, seen = 0, err = 0;
 
 	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
 	d = opendir(path);
@@ -112,6 +122,7 @@ static int add_tasks(struct tally_thread_map *m, pid_t pid)
 		tid = strtol(de->d_name, &end, 10);
 		if (*end || tid <= 0)
 			continue;
+		seen++;
 		err = map_push(m, (pid_t)tid);
 		if (err)
 			break;
@@ -119,8 +130,9 @@ static int add_tasks(struct tally_thread_map *m, pid_t pid)
 	closedir(d);
 	if (err)
 		return err;
-	if (m->nr == first)
-		return tally__err(ESRCH);	/* exited while we looked */
+	/* No task at all: it exited while we looked (a repeated pid adds none). */
+	if (!seen)
+		return tally__err(ESRCH);
 	qsort(m->ent + first, (size_t)(m->nr - first), sizeof(*m->ent), cmp_tid);
 	return 0;
 }
@@ -203,28 +215,6 @@ out:
 		return tally__err_ptr(-err);
 	}
 	return m;
-}
-
-/*
- * Append tid without map_push()'s duplicate scan (linear per push): the
- * tids under /proc/PID/task are unique system-wide, and a box may have
- * tens of thousands.
- */
-static int map_append(struct tally_thread_map *m, pid_t tid)
-{
-	if (m->nr == m->cap) {
-		int ncap = m->cap ? m->cap * 2 : 64;
-		void *n = tally__reallocarray(m->ent, (size_t)ncap, sizeof(*m->ent));
-
-		if (!n)
-			return tally__err(ENOMEM);
-		m->ent = n;
-		m->cap = ncap;
-	}
-	m->ent[m->nr].tid = tid;
-	read_comm(tid, m->ent[m->nr].comm, sizeof(m->ent[m->nr].comm));
-	m->nr++;
-	return 0;
 }
 
 static bool all_digits(const char *s)

@@ -149,6 +149,27 @@ static void test_list(void **state)
 	tally_thread_map__put(m);
 }
 
+/* A pid given twice (-p 1,1) is the same threads once, not "gone". */
+static void test_repeated_pid(void **state)
+{
+	char list[64];
+	struct tally_thread_map *once, *twice;
+
+	snprintf(list, sizeof(list), "%d", (int)getpid());
+	once = tally_thread_map__new_list(list, true);
+	snprintf(list, sizeof(list), "%d,%d", (int)getpid(), (int)getpid());
+	twice = tally_thread_map__new_list(list, true);
+	assert_non_null(once);
+	assert_non_null(twice);
+	assert_int_equal(tally_thread_map__nr(twice), tally_thread_map__nr(once));
+	tally_thread_map__put(once);
+	tally_thread_map__put(twice);
+	twice = tally_thread_map__new_list(list, false);
+	assert_non_null(twice);
+	assert_int_equal(tally_thread_map__nr(twice), 1);
+	tally_thread_map__put(twice);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -157,6 +178,7 @@ int main(void)
 		cmocka_unit_test(test_tasks),
 		cmocka_unit_test(test_gone),
 		cmocka_unit_test(test_list),
+		cmocka_unit_test(test_repeated_pid),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
