@@ -9,7 +9,7 @@
 
 struct tally_thread_entry {
 	pid_t tid;
-	char comm[16];	/* TASK_COMM_LEN */
+	char comm[64];	/* TASK_COMM_LEN is 16, but kworkers show "kworker/0:2-events" */
 };
 
 struct tally_thread_map {

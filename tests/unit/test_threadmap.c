@@ -3,7 +3,9 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
+#include <dirent.h>
 #include <errno.h>
+#include <stdlib.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -170,6 +172,40 @@ static void test_repeated_pid(void **state)
 	tally_thread_map__put(twice);
 }
 
+/* Kernel workers' comm can be longer than TASK_COMM_LEN: keep it whole, as perf. */
+static void test_long_comm(void **state)
+{
+	char path[64], comm[128];
+	struct dirent *de;
+	DIR *d = opendir("/proc");
+	pid_t found = 0;
+
+	assert_non_null(d);
+	while (!found && (de = readdir(d)) != NULL) {
+		FILE *f;
+
+		if (atoi(de->d_name) <= 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/comm", de->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fgets(comm, sizeof(comm), f)) {
+			comm[strcspn(comm, "\n")] = '\0';
+			if (strlen(comm) > 15)
+				found = atoi(de->d_name);
+		}
+		fclose(f);
+	}
+	closedir(d);
+	if (!found)
+		skip();	/* no task here has a long comm */
+	struct tally_thread_map *m = tally_thread_map__new_pid(found);
+	assert_non_null(m);
+	assert_string_equal(tally_thread_map__comm(m, 0), comm);
+	tally_thread_map__put(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -179,6 +215,7 @@ int main(void)
 		cmocka_unit_test(test_gone),
 		cmocka_unit_test(test_list),
 		cmocka_unit_test(test_repeated_pid),
+		cmocka_unit_test(test_long_comm),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
