@@ -175,7 +175,7 @@ static void test_repeated_pid(void **state)
 /* Kernel workers' comm can be longer than TASK_COMM_LEN: keep it whole, as perf. */
 static void test_long_comm(void **state)
 {
-	char path[64], comm[128];
+	char path[300], comm[128];
 	struct dirent *de;
 	DIR *d = opendir("/proc");
 	pid_t found = 0;
