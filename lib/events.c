@@ -802,7 +802,15 @@ static int parse_pmu_event(struct parser *p, const char *s, size_t n, size_t col
 			char hint[128];
 			struct best b;
 
-			ret = perr(p, ENOENT, col, s, slash, "unknown PMU '%s'", pmu);
+			/* cpu/.../ on a VM without a PMU: say why it is missing. */
+			if (!tally__pmu_has_core(p->sysfs) &&
+			    (!strcmp(pmu, "cpu") || !strncmp(pmu, "cpu_", 4) ||
+			     !strncmp(pmu, "armv8", 5)))
+				ret = perr(p, ENOENT, col, s, slash,
+					   "unknown PMU '%s': this machine has no hardware PMU "
+					   "(a VM without PMU passthrough?)", pmu);
+			else
+				ret = perr(p, ENOENT, col, s, slash, "unknown PMU '%s'", pmu);
 			best_init(&b, pmu);
 			tally__pmu_foreach(p->sysfs, best_name_cb, &b);
 			if (b.name[0]) {

@@ -1126,6 +1126,22 @@ static void test_errors(void **state)
 	assert_int_equal(tally_parse_error__format(&err, "x", NULL, 0), -EINVAL);
 }
 
+/* cpu/.../ where there is no core PMU says why, not just "unknown PMU". */
+static void test_no_core_pmu(void **state)
+{
+	TALLY_OPTS(tally_parse_opts, nopmu, .sysfs_root = "tests/data/sysfs-nopmu",
+		   .tracefs_root = "tests/data/tracefs", .no_pfm = true);
+	struct tally_parse_error e;
+
+	e = parse_fail_opts("cpu/event=0x3c/", &nopmu, -ENOENT, 0, "cpu");
+	assert_non_null(strstr(e.msg, "no hardware PMU"));
+	e = parse_fail_opts("foo/event=0x3c/", &nopmu, -ENOENT, 0, "foo");
+	assert_null(strstr(e.msg, "no hardware PMU"));
+	/* Where the cpu PMU exists, a bad PMU name gets no such claim. */
+	e = parse_fail("cpux/event=0x3c/", -ENOENT, 0, "cpux");
+	assert_null(strstr(e.msg, "no hardware PMU"));
+}
+
 static void test_bad_args(void **state)
 {
 	struct tally_events evs = { 0 };
@@ -1321,6 +1337,7 @@ int main(void)
 		cmocka_unit_test(test_uprobe_real_type),
 		cmocka_unit_test(test_pfm),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_no_core_pmu),
 		cmocka_unit_test(test_bad_args),
 		cmocka_unit_test(test_long_spec),
 		cmocka_unit_test(test_suggest),
