@@ -107,7 +107,7 @@ test: deps
 	@BUILD=$(BUILD) SAN=$(SAN) tests/run.sh
 
 demo: deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory all examples
 	@BUILD=$(BUILD) demo/run.sh
 
 bench: deps

@@ -23,5 +23,21 @@ if command -v perf >/dev/null; then
 	perf stat -e syscalls:sys_enter_getpid,syscalls:sys_enter_mmap,page-faults,task-clock -- "$D"
 fi
 
+hr "tally and perf on the exact kernel counts (CSV)"
+ev=syscalls:sys_enter_getpid,syscalls:sys_enter_munmap
+t=$("$T" stat -x, -e "$ev" -- "$D" 2>&1 >/dev/null | cut -d, -f1,3)
+echo "tally: $(echo $t)"
+if command -v perf >/dev/null; then
+	p=$(perf stat -x, -e "$ev" -- "$D" 2>&1 >/dev/null | cut -d, -f1,3)
+	echo "perf:  $(echo $p)"
+	[ "$t" = "$p" ] && echo "=> the same counts" || echo "=> counts differ"
+fi
+
+hr "self-monitoring: examples/selfmon_group.c reads its own counters around a loop"
+"$BUILD/examples/selfmon_group" | head -12
+
+hr "a bad event spec names the token and column"
+"$T" stat -e 'task-clock,instrutions' -- "$D" || true
+
 hr "tally list 'syscalls:sys_enter_get*' (first lines)"
 "$T" list 'syscalls:sys_enter_get*' | head -8
