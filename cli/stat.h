@@ -1,12 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * tally stat: declarations shared by cmd_stat.c and the stat_*.c modules.
+ *   cmd_stat.c      the command: options -> config -> output, signals, dispatch
  *   stat_opts.c     command line -> struct stat_config (pure)
+ *   stat_run.c      one run: events, targets, cgroup, open, wait, hooks, -I
+ *   stat_grid.c     the result grid: fold aggregated counts, rows, print
+ *   stat_compare.c  --compare: A and B alternately, ratios with their CI
  *   stat_math.c     running mean/stddev, Welch t, ratio confidence intervals
  *   stat_metrics.c  derived metrics (CPUs utilized, rates, GHz, IPC, miss %)
  *   stat_output.c   human / CSV / JSON / OpenMetrics writers
- * Only cmd_stat.c talks to libtally's engine; the others are pure and are
- * unit-tested by including them (tests link only libtally.a).
+ * Only stat_run.c, stat_grid.c and cmd_stat.c talk to libtally's engine;
+ * opts, math, metrics and output are pure and are unit-tested by including
+ * them (tests link only libtally.a).
  */
 #ifndef TALLY_CLI_STAT_H
 #define TALLY_CLI_STAT_H
@@ -14,8 +19,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
-/* Must match enum tally_aggr_mode (tally/evsel.h); checked in cmd_stat.c. */
+/* Must match enum tally_aggr_mode (tally/evsel.h); checked in stat_grid.c. */
 enum stat_aggr {
 	STAT_AGGR_GLOBAL,
 	STAT_AGGR_CPU,
@@ -239,5 +245,103 @@ void stat_out_release(struct stat_out *o);
 int stat_aggr_label(enum stat_aggr aggr, const struct stat_row *r, char *buf, size_t len);
 /* JSON string escape into buf; returns buf. */
 const char *stat_json_escape(const char *s, char *buf, size_t len);
+
+/* ---- the result grid (stat_grid.c) ---- */
+
+struct rusage;
+struct tally_evlist;
+struct tally_topology;
+
+/* One aggregate (a column): where it counted, as the output labels it. */
+struct stat_agkey {
+	int key, socket, die, core, nr;
+	char comm[32];
+};
+
+/* One event in one aggregate, across runs. */
+struct stat_cell {
+	bool present;
+	bool counted, scaled;
+	struct stat_acc val, run, ena;
+};
+
+struct stat_grid_ev {
+	char *name;
+	char *unit;
+	enum stat_kind kind;
+	double scale;
+	bool supported;
+};
+
+/* Every event x every aggregate; the first fold fixes the events. */
+struct stat_grid {
+	int nev, nag, agcap;
+	struct stat_grid_ev *ev;
+	struct stat_agkey *ag;
+	struct stat_cell *cells;	/* [ev][ag], row stride agcap */
+	struct stat_acc elapsed;
+	double user_s, sys_s;
+	bool rusage;
+	double *run_s;		/* each run's elapsed seconds (--table) */
+	int nrun_s, run_cap;
+	/* -a --per-thread: perf omits the (many) threads that counted 0 */
+	bool skip_zero;
+	/* The workload's tid and comm: its map entry was read before exec. */
+	pid_t wl_tid;
+	char wl_comm[16];
+};
+
+struct stat_cell *stat_grid_cell(struct stat_grid *g, int e, int a);
+/* Frees what g holds and zeroes it (a freed grid is an empty one). */
+void stat_grid_free(struct stat_grid *g);
+/*
+ * Fold the evlist's stored counts (delta: the last interval) into g;
+ * with reset the cells are cleared first (intervals). 0 or -errno
+ * (-EINVAL: not the events of the earlier runs).
+ */
+int stat_grid_fold(struct stat_grid *g, struct tally_evlist *l, enum stat_aggr mode,
+		   const struct tally_topology *topo, bool delta, bool reset);
+/* The grid's rows with their metrics, in perf's order. 0 or -ENOMEM. */
+int stat_grid_print(struct stat_grid *g, struct stat_out *o, enum stat_aggr mode,
+		    double wall_ns, bool noise);
+/* One run's elapsed seconds; ru: the workload's rusage, or NULL. */
+void stat_grid_add_run(struct stat_grid *g, double elapsed_s, const struct rusage *ru);
+/* Header, rows and footer of the totals (one exposition for OpenMetrics). */
+void stat_grid_print_totals(struct stat_grid *g, struct stat_out *o,
+			    const struct stat_config *cfg, const char *target);
+
+/* ---- one run (stat_run.c) ---- */
+
+/* What a run needs and what it leaves for the next (-r) and the caller. */
+struct stat_run_ctx {
+	const struct stat_config *cfg;
+	struct stat_out *out;
+	struct stat_grid *grid;		/* where the run's totals go */
+	struct stat_grid interval_grid;	/* scratch for -I */
+	const struct tally_topology *topo;
+	char *const *argv;		/* the command, or NULL */
+	int exit_code;
+	bool targets_exited;		/* -p/-t: all gone, no more -r runs */
+};
+
+/*
+ * Count once, folding the totals into rc->grid. Returns 0, or an exit
+ * status for an error that ends tally (1: bad events or open error;
+ * 126/127: the command could not run). rc->exit_code gets the
+ * workload's status.
+ */
+int stat_run_once(struct stat_run_ctx *rc);
+/* "'cmd args'", "'system wide'", "process id '1'"...; malloc'd, or NULL. */
+char *stat_target_text(const struct stat_config *cfg, char **argv, int argc);
+/* SIGINT/SIGTERM/SIGHUP end the wait, without SA_RESTART. 0 or -errno. */
+int stat_signals_setup(void);
+/* A signal came: no more -r runs. */
+bool stat_interrupted(void);
+
+/* ---- --compare (stat_compare.c) ---- */
+
+/* Runs A and B -r times alternately, prints the comparison; exit status. */
+int stat_compare(struct stat_config *cfg, FILE *fp, struct stat_out *o,
+		 const struct tally_topology *topo);
 
 #endif
