@@ -106,7 +106,7 @@ static int fuzz_threadmap_one(const uint8_t *data, size_t size)
 		FUZZ_CHECK(threadmap_listed(s, tid));
 		for (int j = 0; j < i; j++)
 			FUZZ_CHECK(tally_thread_map__pid(m, j) != tid);
-		FUZZ_CHECK(comm != NULL && strnlen(comm, 16) < 16);
+		FUZZ_CHECK(comm != NULL && strnlen(comm, 64) < 64);	/* kworker names exceed TASK_COMM_LEN */
 	}
 	FUZZ_CHECK(tally_thread_map__pid(m, nr) == -1);
 	FUZZ_CHECK(tally_thread_map__pid(m, -1) == -1);
