@@ -62,6 +62,31 @@ static FILE *open_output(const struct stat_config *cfg)
 	return fp;
 }
 
+/*
+ * stderr is unbuffered: printed directly, the default events' block is 56
+ * write()s. Build it in memory and write it once (measured: -0.2 ms on
+ * `tally stat -- true`, see bench/RESULTS.md).
+ */
+static void print_totals(struct stat_grid *g, struct stat_out *o,
+			 const struct stat_config *cfg, const char *target)
+{
+	FILE *real = o->fp, *mem;
+	char *buf = NULL;
+	size_t len = 0;
+
+	mem = open_memstream(&buf, &len);
+	if (!mem) {
+		stat_grid_print_totals(g, o, cfg, target);
+		return;
+	}
+	o->fp = mem;
+	stat_grid_print_totals(g, o, cfg, target);
+	o->fp = real;
+	if (fclose(mem) == 0)
+		fwrite(buf, 1, len, real);
+	free(buf);
+}
+
 int cmd_stat(int argc, char **argv)
 {
 	struct stat_config cfg = STAT_CONFIG_INIT;
@@ -121,7 +146,7 @@ int cmd_stat(int argc, char **argv)
 		if (cfg.repeat == 0) {
 			/* -r 0, perf's "forever": each run's own totals */
 			if (!cfg.quiet && !cfg.interval_ms)
-				stat_grid_print_totals(&grid, &out, &cfg, target);
+				print_totals(&grid, &out, &cfg, target);
 			fflush(fp);
 			stat_grid_free(&grid);
 		}
@@ -133,7 +158,7 @@ int cmd_stat(int argc, char **argv)
 	if (!cfg.quiet && cfg.repeat != 0 && (!cfg.interval_ms ||
 			   (cfg.summary && cfg.format != STAT_FMT_OPENMETRICS))) {
 		out.csv_summary = cfg.interval_ms && !cfg.no_csv_summary;
-		stat_grid_print_totals(&grid, &out, &cfg, target);
+		print_totals(&grid, &out, &cfg, target);
 	}
 	ret = rc.exit_code;
 out:
