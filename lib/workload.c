@@ -11,11 +11,28 @@
  * The cork is a socket, so that uncorking a child that already died is
  * an EPIPE error (send(MSG_NOSIGNAL)) and not a SIGPIPE that kills the
  * tool.
+ *
+ * The child is a clone(CLONE_VM) on a stack of its own, not a fork():
+ * nothing of the tool's memory is copied or write-protected (fork's
+ * page-table copy, the tool's copy-on-write faults after it and the
+ * child's teardown of the copy at exec cost ~0.15 ms of a 2 ms
+ * `tally stat -- true`). Sharing the memory until exec asks for care:
+ *  - the child runs with every signal blocked, and resets the tool's
+ *    handlers (a handler would run on the tool's data) before it
+ *    unblocks them just ahead of execve();
+ *  - it shares the calling thread's errno: the child only fails a call
+ *    (execve) after the uncork, while the tool waits in read() with its
+ *    signals blocked, so neither sees the other's errno;
+ *  - its stack and exec plan live until it is known gone from our
+ *    memory: the error pipe's EOF (closed on exec, after the new memory
+ *    is in place, or at exit) or its reaping.
  */
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
+#include <sched.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -24,26 +41,34 @@
 
 extern char **environ;
 
+/*
+ * What the child execs, all allocated before the clone: the candidate
+ * paths in execvp()'s order, and the argv for running a script that has
+ * no #! line through /bin/sh (execvp's ENOEXEC fallback), slot 1 left
+ * for the path.
+ */
+struct exec_plan {
+	char **paths;
+	int nr;
+	char **sh_argv;
+	char **argv;	/* a copy: the child reads it after new() returns */
+	int argc;
+};
+
+#define CHILD_STACK (64 * 1024)
+
 struct tally_workload {
 	pid_t pid;
+	/* The child's, until it execs or exits (stack_gone()). */
+	void *stack;
+	struct exec_plan plan;
+	int cork_rd, err_wr;	/* the child's ends */
 	int cork_fd;	/* our end: a byte releases the child, EOF kills it */
 	int err_fd;	/* read end: the exec errno, or EOF on success */
 	bool started;
 	bool reaped;
 	int status;	/* wait status once reaped */
 	int exec_err;	/* positive errno of a failed exec */
-};
-
-/*
- * What the child execs, all allocated before fork(): the candidate paths
- * in execvp()'s order, and the argv for running a script that has no #!
- * line through /bin/sh (execvp's ENOEXEC fallback), slot 1 left for the
- * path.
- */
-struct exec_plan {
-	char **paths;
-	int nr;
-	char **sh_argv;
 };
 
 static void plan_free(struct exec_plan *p)
@@ -53,6 +78,10 @@ static void plan_free(struct exec_plan *p)
 			free(p->paths[i]);
 	free(p->paths);
 	free(p->sh_argv);
+	if (p->argv)
+		for (int i = 0; i < p->argc; i++)
+			free(p->argv[i]);
+	free(p->argv);
 }
 
 /* execvp's search, done where allocating is allowed. 0 or -errno. */
@@ -68,9 +97,15 @@ static int plan_make(struct exec_plan *p, char *const argv[])
 	p->sh_argv = tally__calloc((size_t)argc + 2, sizeof(*p->sh_argv));
 	if (!p->sh_argv)
 		return -ENOMEM;
+	p->argv = tally__calloc((size_t)argc + 1, sizeof(*p->argv));
+	if (!p->argv)
+		goto nomem;
+	for (; p->argc < argc; p->argc++)
+		if (!(p->argv[p->argc] = strdup(argv[p->argc])))
+			goto nomem;
 	p->sh_argv[0] = (char *)"/bin/sh";
 	for (int i = 1; i < argc; i++)
-		p->sh_argv[i + 1] = argv[i];
+		p->sh_argv[i + 1] = p->argv[i];
 	if (strchr(file, '/')) {
 		p->paths = calloc(1, sizeof(*p->paths));
 		if (!p->paths || !(p->paths[0] = strdup(file)))
@@ -78,8 +113,10 @@ static int plan_make(struct exec_plan *p, char *const argv[])
 		p->nr = 1;
 		return 0;
 	}
-	if (flen > NAME_MAX)
+	if (flen > NAME_MAX) {
+		plan_free(p);
 		return -ENAMETOOLONG;
+	}
 	path = getenv("PATH");
 	if (!path)
 		path = "/bin:/usr/bin";	/* glibc's default, as execvp */
@@ -141,56 +178,104 @@ static int plan_exec(const struct exec_plan *p, char *const argv[])
 	return eacces ? EACCES : e;
 }
 
-/* Child side: never returns. Only async-signal-safe calls after fork. */
-__attribute__((noreturn))
-static void child(const struct exec_plan *plan, char *const argv[], int cork_rd,
-		  int err_wr)
+/*
+ * Child side, in the tool's memory (CLONE_VM), every signal blocked:
+ * never returns. Only async-signal-safe calls, none that can fail before
+ * the uncork (see the top of the file).
+ */
+static int child(void *arg)
 {
+	struct tally_workload *wl = arg;
+	struct sigaction sa;
+	sigset_t none, handled;
 	char c;
 	ssize_t n;
 	int e;
 
-	do
-		n = read(cork_rd, &c, 1);
-	while (n < 0 && errno == EINTR);
-	/* EOF without a byte: the parent went away or freed us unstarted. */
+	/*
+	 * The signals the tool handles; 32 and 33 are glibc's own (EINVAL,
+	 * which would write errno), real-time signals start at SIGRTMIN.
+	 */
+	sigemptyset(&handled);
+	for (int sig = 1; sig < NSIG; sig++) {
+		struct sigaction old;
+
+		if (sig >= 32 && sig < SIGRTMIN)
+			continue;
+		if (!sigaction(sig, NULL, &old) && old.sa_handler != SIG_DFL &&
+		    old.sa_handler != SIG_IGN)
+			sigaddset(&handled, sig);
+	}
+	/* Blocked signals: no EINTR. EOF: the tool freed us unstarted. */
+	n = read(wl->cork_rd, &c, 1);
 	if (n != 1)
 		_exit(127);
-	close(cork_rd);
+	close(wl->cork_rd);
+	/*
+	 * The tool's handlers would run on its memory: the signals that
+	 * came while corked are dropped (SIG_IGN discards a pending one),
+	 * as the handlers of a forked child would have taken them, and the
+	 * workload starts with the default action, as exec gives it.
+	 * Ignored signals stay ignored, as across fork and exec.
+	 */
+	memset(&sa, 0, sizeof(sa));
+	for (int sig = 1; sig < NSIG; sig++) {
+		if (sigismember(&handled, sig) != 1)
+			continue;
+		sa.sa_handler = SIG_IGN;
+		sigaction(sig, &sa, NULL);
+		sa.sa_handler = SIG_DFL;
+		sigaction(sig, &sa, NULL);
+	}
 	/*
 	 * A tool often blocks signals it reads through signalfd (SIGINT,
 	 * SIGCHLD); a blocked mask survives exec, and the workload could
 	 * then never be interrupted. Start it with nothing blocked.
 	 */
-	{
-		sigset_t none;
-
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
-	}
-	e = plan_exec(plan, argv);
-	while (write(err_wr, &e, sizeof(e)) < 0 && errno == EINTR)
-		;
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	e = plan_exec(&wl->plan, wl->plan.argv);
+	/* The tool waits for this in read(), its signals blocked: no EINTR. */
+	n = write(wl->err_wr, &e, sizeof(e));
+	(void)n;
 	_exit(e == ENOENT ? 127 : 126);
+}
+
+/* The child has exec'd or exited: its stack and plan are ours again. */
+static void stack_gone(struct tally_workload *wl)
+{
+	if (wl->stack) {
+		munmap(wl->stack, CHILD_STACK);
+		wl->stack = NULL;
+	}
+	plan_free(&wl->plan);
+	memset(&wl->plan, 0, sizeof(wl->plan));
 }
 
 struct tally_workload *tally_workload__new(char *const argv[])
 {
 	struct tally_workload *wl;
-	struct exec_plan plan;
+	sigset_t all, old;
 	int cork[2], errp[2], e;
 
 	if (!argv || !argv[0] || !argv[0][0])
 		return tally__err_ptr(EINVAL);
-	e = plan_make(&plan, argv);
-	if (e)
-		return tally__err_ptr(-e);
 	wl = calloc(1, sizeof(*wl));
-	if (!wl) {
-		e = ENOMEM;
-		goto err_plan;
+	if (!wl)
+		return tally__err_ptr(ENOMEM);
+	e = plan_make(&wl->plan, argv);
+	if (e) {
+		free(wl);
+		return tally__err_ptr(-e);
 	}
 	wl->cork_fd = wl->err_fd = -1;
+	wl->stack = mmap(NULL, CHILD_STACK, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	if (wl->stack == MAP_FAILED) {
+		wl->stack = NULL;
+		e = errno;
+		goto err_free;
+	}
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, cork)) {
 		e = errno;
 		goto err_free;
@@ -199,22 +284,20 @@ struct tally_workload *tally_workload__new(char *const argv[])
 		e = errno;
 		goto err_cork;
 	}
-	fflush(NULL);	/* no stdio buffer is written twice */
-	wl->pid = fork();
-	if (wl->pid < 0) {
-		e = errno;
+	wl->cork_rd = cork[0];
+	wl->err_wr = errp[1];
+	/* Our ends are close-on-exec; the child closes its cork at uncork. */
+	sigfillset(&all);
+	sigprocmask(SIG_SETMASK, &all, &old);
+	wl->pid = clone(child, (char *)wl->stack + CHILD_STACK, CLONE_VM | SIGCHLD, wl);
+	e = errno;
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (wl->pid < 0)
 		goto err_pipes;
-	}
-	if (wl->pid == 0) {
-		close(cork[1]);
-		close(errp[0]);
-		child(&plan, argv, cork[0], errp[1]);
-	}
 	close(cork[0]);
 	close(errp[1]);
 	wl->cork_fd = cork[1];
 	wl->err_fd = errp[0];
-	plan_free(&plan);
 	return wl;
 
 err_pipes:
@@ -224,9 +307,8 @@ err_cork:
 	close(cork[0]);
 	close(cork[1]);
 err_free:
+	stack_gone(wl);
 	free(wl);
-err_plan:
-	plan_free(&plan);
 	return tally__err_ptr(e);
 }
 
@@ -248,6 +330,7 @@ static int reap(struct tally_workload *wl, int options, struct rusage *ru)
 		return 0;
 	wl->reaped = true;
 	wl->status = st;
+	stack_gone(wl);
 	if (ru)
 		*ru = r;
 	return 1;
@@ -256,6 +339,7 @@ static int reap(struct tally_workload *wl, int options, struct rusage *ru)
 int tally_workload__start(struct tally_workload *wl)
 {
 	char go = 1;
+	sigset_t all, old;
 	ssize_t n;
 	int e = 0, werr;
 
@@ -271,12 +355,18 @@ int tally_workload__start(struct tally_workload *wl)
 	wl->cork_fd = -1;
 	if (n != 1)
 		return tally__err(werr);
-	/* EOF: the pipe closed on exec. sizeof(int): exec failed with e. */
-	do
-		n = read(wl->err_fd, &e, sizeof(e));
-	while (n < 0 && errno == EINTR);
+	/*
+	 * EOF: the pipe closed on exec. sizeof(int): exec failed with e.
+	 * Signals blocked: the child's errno is ours until it execs.
+	 */
+	sigfillset(&all);
+	sigprocmask(SIG_SETMASK, &all, &old);
+	n = read(wl->err_fd, &e, sizeof(e));
+	sigprocmask(SIG_SETMASK, &old, NULL);
 	close(wl->err_fd);
 	wl->err_fd = -1;
+	if (n == 0)
+		stack_gone(wl);	/* exec'd (or exited): out of our memory */
 	if (n == (ssize_t)sizeof(e) && e > 0) {
 		wl->exec_err = e;
 		while (reap(wl, 0, NULL) == -EINTR)
@@ -359,5 +449,6 @@ void tally_workload__free(struct tally_workload *wl)
 		while (waitpid(wl->pid, NULL, 0) < 0 && errno == EINTR)
 			;
 	}
+	stack_gone(wl);
 	free(wl);
 }
