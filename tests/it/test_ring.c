@@ -16,36 +16,15 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include "oracle_util.h"
 #include <tally/mmap.h>
 #include <tally/sys.h>
-
-static long getpid_tp_id(void)
-{
-	static const char *paths[] = {
-		"/sys/kernel/tracing/events/syscalls/sys_enter_getpid/id",
-		"/sys/kernel/debug/tracing/events/syscalls/sys_enter_getpid/id",
-	};
-
-	for (size_t i = 0; i < 2; i++) {
-		FILE *f = fopen(paths[i], "r");
-		long id = -1;
-
-		if (!f)
-			continue;
-		if (fscanf(f, "%ld", &id) != 1)
-			id = -1;
-		fclose(f);
-		if (id >= 0)
-			return id;
-	}
-	return -1;
-}
 
 /* Opens the sampling event (disabled) or returns -1 to skip. */
 static int open_sampler(void)
 {
 	struct perf_event_attr a;
-	long id = getpid_tp_id();
+	long id = tp_id("syscalls", "sys_enter_getpid");
 	int fd;
 
 	if (id < 0)

@@ -20,6 +20,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include "oracle_util.h"
 #include <tally/selfmon.h>
 #include <tally/sys.h>
 
@@ -39,40 +40,6 @@ const char *__lsan_default_suppressions(void)
 static void sw_attr(struct perf_event_attr *a, uint64_t config)
 {
 	tally_attr__init(a, PERF_TYPE_SOFTWARE, config);
-}
-
-/* The tracepoint id of syscalls:sys_enter_getpid, or -1. */
-static long getpid_tp_id(void)
-{
-	static const char *paths[] = {
-		"/sys/kernel/tracing/events/syscalls/sys_enter_getpid/id",
-		"/sys/kernel/debug/tracing/events/syscalls/sys_enter_getpid/id",
-	};
-
-	for (size_t i = 0; i < 2; i++) {
-		FILE *f = fopen(paths[i], "r");
-		long id = -1;
-
-		if (!f)
-			continue;
-		if (fscanf(f, "%ld", &id) != 1)
-			id = -1;
-		fclose(f);
-		if (id >= 0)
-			return id;
-	}
-	return -1;
-}
-
-static bool tp_attr(struct perf_event_attr *a)
-{
-	long id = getpid_tp_id();
-
-	if (id < 0)
-		return false;
-	tally_attr__init(a, PERF_TYPE_TRACEPOINT, (uint64_t)id);
-	a->exclude_kernel = 0;
-	return true;
 }
 
 static void do_getpid(long n)
@@ -177,7 +144,7 @@ static void test_exact_getpid(void **state)
 	uint64_t d[2], v[2];
 
 	(void)state;
-	if (!tp_attr(&a[0]))
+	if (!tp_attr(&a[0], "syscalls", "sys_enter_getpid"))
 		skip();
 	sw_attr(&a[1], PERF_COUNT_SW_TASK_CLOCK);
 	sm = tally_selfmon__new(a, 2, NULL);	/* opened disabled */
@@ -212,7 +179,7 @@ static void test_task_enable_disable(void **state)
 	uint64_t v;
 
 	(void)state;
-	if (!tp_attr(&a))
+	if (!tp_attr(&a, "syscalls", "sys_enter_getpid"))
 		skip();
 	TALLY_OPTS(tally_selfmon_opts, o, .enable = true);
 	sm = tally_selfmon__new(&a, 1, &o);
@@ -258,7 +225,7 @@ static void test_new_events(void **state)
 	(void)state;
 	TALLY_OPTS(tally_selfmon_opts, o, .enable = true);
 	sm = tally_selfmon__new_events("task-clock,syscalls:sys_enter_getpid,page-faults", &o);
-	if (!sm && getpid_tp_id() < 0)
+	if (!sm && tp_id("syscalls", "sys_enter_getpid") < 0)
 		skip();
 	assert_non_null(sm);
 	assert_int_equal(tally_selfmon__nr(sm), 3);
@@ -390,7 +357,7 @@ static struct tally_selfmon *overflow_setup(uint64_t period)
 {
 	struct perf_event_attr a;
 
-	if (!tp_attr(&a))
+	if (!tp_attr(&a, "syscalls", "sys_enter_getpid"))
 		return NULL;
 	return overflow_setup_attr(&a, period);
 }
