@@ -45,6 +45,8 @@ struct parser {
 	struct tally_parse_error *err;
 	int group;			/* current group number or -1 */
 	int next_group;
+	/* sysfs type of cpu_core/cpu_atom, looked up once per parse (0: not yet) */
+	int hybrid_type[2];
 };
 
 /* ------------------------------------------------------------------ */
@@ -1153,17 +1155,22 @@ struct hybrid_ctx {
 	int found, err;
 };
 
-static int hybrid_cb(const char *pmu, void *ctx)
+static const char *const hybrid_pmus[] = { "cpu_core", "cpu_atom" };
+
+static int hybrid_cb(size_t i, struct hybrid_ctx *h)
 {
-	struct hybrid_ctx *h = ctx;
+	const char *pmu = hybrid_pmus[i];
 	struct perf_event_attr attr = *h->attr;
 	struct tally_event *ev;
 	char name[300], cpus[1024];
 	int type;
 
-	if (strcmp(pmu, "cpu_core") && strcmp(pmu, "cpu_atom"))
-		return 0;
-	type = tally__pmu_type(h->p->sysfs, pmu);
+	/* Every hardware event asks: read sysfs once per parse, not per event. */
+	if (!h->p->hybrid_type[i]) {
+		type = tally__pmu_type(h->p->sysfs, pmu);
+		h->p->hybrid_type[i] = type < 0 ? -1 : type + 1;
+	}
+	type = h->p->hybrid_type[i] - 1;
 	if (type < 0)
 		return 0;
 	attr.config |= (uint64_t)type << 32;
@@ -1183,8 +1190,6 @@ static int hybrid_cb(const char *pmu, void *ctx)
 	return 0;
 }
 
-static const char *const hybrid_pmus[] = { "cpu_core", "cpu_atom" };
-
 static int add_hybrid(struct parser *p, const struct perf_event_attr *attr, const char *s,
 		      size_t hn, size_t n, size_t col)
 {
@@ -1192,7 +1197,7 @@ static int add_hybrid(struct parser *p, const struct perf_event_attr *attr, cons
 
 	/* perf's order: the big cores first */
 	for (size_t i = 0; i < ARRAY_SIZE(hybrid_pmus) && !h.err; i++)
-		hybrid_cb(hybrid_pmus[i], &h);
+		hybrid_cb(i, &h);
 	if (h.err)
 		return h.err;
 	return h.found ? 0 : 1;
