@@ -240,6 +240,18 @@ static void print_text(const struct entries *es)
 	printf("\n");
 }
 
+/* perf list shows tracepoints without a word when it cannot: we say why. */
+static void warn_no_tracepoints(const struct list_opts *o)
+{
+	char why[200];
+	bool want = o->nr_filters == 0;
+
+	for (int i = 0; i < o->nr_filters && !want; i++)
+		want = !any_kind_word(o->filters[i]) || is_kind_word(o->filters[i], "tracepoint");
+	if (want && !o->tracefs && !tally_tracing_dir(why, sizeof(why)))
+		fprintf(stderr, "tally list: tracepoints are not listed: %s\n", why);
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -295,6 +307,7 @@ int cmd_list(int argc, char **argv)
 	popts.sysfs_root = o.sysfs;
 	popts.tracefs_root = o.tracefs;
 	es.o = &o;
+	warn_no_tracepoints(&o);
 	ret = tally_events__foreach(&popts, collect, &es);
 	if (es.oom || ret < 0) {
 		fprintf(stderr, "tally list: %s\n", es.oom ? "out of memory" : strerror(-ret));

@@ -890,9 +890,12 @@ static int parse_tracepoint(struct parser *p, const char *s, size_t n, size_t co
 	ev[en] = '\0';
 	if (memchr(sys, '\0', sn) || memchr(ev, '\0', en))
 		return perr(p, EINVAL, col, s, mpos, "bad tracepoint name");
-	if (!tally__tp_dir(p->tracefs))
-		return perr(p, ENOENT, col, s, mpos,
-			    "tracepoint '%s:%s': tracefs is not mounted", sys, ev);
+	if (!tally__tp_dir(p->tracefs)) {
+		char why[160];
+
+		tally_tracing_dir(why, sizeof(why));
+		return perr(p, ENOENT, col, s, mpos, "tracepoint '%s:%s': %s", sys, ev, why);
+	}
 	if (is_glob(sys, sn) || is_glob(ev, en)) {
 		ret = tally__tp_foreach(p->tracefs, sys, ev, tp_add_cb, &tc);
 		if (tc.err)

@@ -15,9 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mount.h>
 #include <tracefs.h>
 #include "internal.h"
 #include "events_internal.h"
+#include <tally/events.h>
 
 static bool safe_name(const char *s)
 {
@@ -25,11 +27,41 @@ static bool safe_name(const char *s)
 }
 
 /*
- * Only a tracefs that is already mounted: tracefs_tracing_dir() would
- * mount one, and a library that parses a string must not mount things.
+ * The tracing directory: a tracefs already mounted (anywhere libtracefs
+ * finds one), else we mount one at /sys/kernel/tracing, or debugfs with
+ * its tracing/ automount, as perf does the first time it needs it. A
+ * fresh machine has neither until someone mounts them; a perf user never
+ * sees that, so a tally user must not either.
  */
 static pthread_mutex_t dir_lock = PTHREAD_MUTEX_INITIALIZER;
-static const char *dir_found;	/* libtracefs's allocation, kept for the process */
+static const char *dir_found;	/* kept for the process */
+static int mount_err;		/* why the last mount failed (errno) */
+
+#define TRACEFS_PATH	"/sys/kernel/tracing"
+#define DEBUGFS_PATH	"/sys/kernel/debug"
+
+static bool has_events(const char *dir)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/events", dir);
+	return access(path, F_OK) == 0 || errno == EACCES;
+}
+
+static const char *try_mount(void)
+{
+	if (mount("nodev", TRACEFS_PATH, "tracefs", 0, NULL) == 0 || errno == EBUSY) {
+		if (has_events(TRACEFS_PATH))
+			return TRACEFS_PATH;
+	}
+	mount_err = errno ? errno : ENOENT;
+	/* Kernels without /sys/kernel/tracing: debugfs automounts tracing/. */
+	if (mount("nodev", DEBUGFS_PATH, "debugfs", 0, NULL) == 0 || errno == EBUSY) {
+		if (has_events(DEBUGFS_PATH "/tracing"))
+			return DEBUGFS_PATH "/tracing";
+	}
+	return NULL;
+}
 
 const char *tally__tp_dir(const char *root)
 {
@@ -44,9 +76,37 @@ const char *tally__tp_dir(const char *root)
 	 */
 	if (!dir_found && tracefs_tracing_dir_is_mounted(false, &path) > 0 && path)
 		dir_found = path;
+	if (!dir_found) {
+		errno = 0;
+		dir_found = try_mount();
+	}
 	path = dir_found;
 	pthread_mutex_unlock(&dir_lock);
+	if (!path)
+		errno = mount_err;
 	return path;
+}
+
+const char *tally_tracing_dir(char *why, size_t len)
+{
+	const char *dir = tally__tp_dir(NULL);
+	int err = errno;
+
+	if (dir) {
+		if (!has_events(dir) || access(dir, R_OK | X_OK) == 0)
+			return dir;
+		err = EACCES;
+		if (why)
+			snprintf(why, len, "no permission to read %s (run as root, or "
+				 "'chmod go+rx %s' as root)", dir, dir);
+		errno = err;
+		return NULL;
+	}
+	if (why)
+		snprintf(why, len, "tracefs is not mounted and tally could not mount it (%s); "
+			 "as root run: mount -t tracefs nodev " TRACEFS_PATH, strerror(err));
+	errno = err;
+	return NULL;
 }
 
 int tally__tp_id(const char *root, const char *sys, const char *ev)

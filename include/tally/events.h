@@ -22,8 +22,10 @@
  *     sample_period = 1; read_format, sample_type and disabled are left
  *     for the evlist.
  * libpfm4 names without a "pmu::" prefix are tried only when the kernel
- * has a core PMU (sysfs "cpu", "cpu_core", "armv8_*"...). The parser
- * never mounts tracefs; opts->tracefs_root overrides where it looks.
+ * has a core PMU (sysfs "cpu", "cpu_core", "armv8_*"...). Tracepoints
+ * need tracefs: when none is mounted the library mounts it at
+ * /sys/kernel/tracing (as perf does) if it may; opts->tracefs_root
+ * overrides where it looks (and then nothing is mounted).
  */
 #ifndef TALLY_EVENTS_H
 #define TALLY_EVENTS_H
@@ -38,7 +40,7 @@ extern "C" {
 struct tally_parse_opts {
 	size_t sz;
 	const char *sysfs_root;		/* default "/sys" (tests use fake trees) */
-	const char *tracefs_root;	/* default: found by libtracefs */
+	const char *tracefs_root;	/* default: found by libtracefs, or mounted */
 	bool no_pfm;			/* do not ask libpfm4 */
 };
 
@@ -50,6 +52,14 @@ struct tally_parse_error {
 	char msg[192];		/* what is wrong */
 	char hint[64];		/* a close valid name ("instructions"), or "" */
 };
+
+/*
+ * The tracing directory (tracefs), mounted at /sys/kernel/tracing first
+ * if none is mounted and we have the right to (perf does the same).
+ * NULL + errno when it cannot be had; why (may be NULL) then says what
+ * to do, with the exact mount command.
+ */
+TALLY_API const char *tally_tracing_dir(char *why, size_t len);
 
 /*
  * Format like perf:

@@ -32,25 +32,27 @@ static inline bool have_helper(void)
 	return access(helper_path(), X_OK) == 0;
 }
 
-/* Tracepoint id of syscalls:NAME, or -1. */
+/*
+ * Tracepoint id of SYS:NAME, or -1. The tracing dir comes from the
+ * library, which mounts tracefs when a fresh machine has none mounted:
+ * these oracles must not skip merely because nobody mounted it yet.
+ */
 static inline long tp_id(const char *sys, const char *name)
 {
-	static const char *const roots[] = { "/sys/kernel/tracing",
-					     "/sys/kernel/debug/tracing" };
+	const char *dir = tally_tracing_dir(NULL, 0);
 	char path[512];
 	long id = -1;
+	FILE *f;
 
-	for (size_t i = 0; i < sizeof(roots) / sizeof(roots[0]) && id < 0; i++) {
-		FILE *f;
-
-		snprintf(path, sizeof(path), "%s/events/%s/%s/id", roots[i], sys, name);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		if (fscanf(f, "%ld", &id) != 1)
-			id = -1;
-		fclose(f);
-	}
+	if (!dir)
+		return -1;
+	snprintf(path, sizeof(path), "%s/events/%s/%s/id", dir, sys, name);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%ld", &id) != 1)
+		id = -1;
+	fclose(f);
 	return id;
 }
 
