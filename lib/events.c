@@ -854,7 +854,6 @@ static int tp_add_cb(const char *sys, const char *ev, void *ctx)
 	memset(&attr, 0, sizeof(attr));
 	attr.type = PERF_TYPE_TRACEPOINT;
 	attr.config = (uint64_t)id;
-	attr.sample_period = 1;	/* as perf: every hit is a sample */
 	snprintf(name, sizeof(name), "%s:%s", sys, ev);
 	if (!add_event(tc->p, &attr, name, strlen(name), "tracepoint", tc->col)) {
 		tc->err = -errno;
@@ -1001,7 +1000,6 @@ static int parse_breakpoint(struct parser *p, const char *s, size_t n, size_t co
 	attr.bp_addr = addr;
 	attr.bp_type = (uint32_t)bp_type;
 	attr.bp_len = len;
-	attr.sample_period = 1;
 	if (has_len) {	/* perf 6.1 names a sized breakpoint "mem:ADDR" */
 		snprintf(name, sizeof(name), "mem:%.*s", (int)alen, s + 4);
 		if (!add_event(p, &attr, name, strlen(name), "breakpoint", col))

@@ -9,27 +9,13 @@
 #include "internal.h"
 #include "evsel_internal.h"
 
-struct id_ent {
-	uint64_t id;
-	struct tally_evsel *evsel;
-};
-
-struct tally_evlist {
-	struct tally_evsel **ev;
-	int nr, cap;
-	struct tally_cpu_map *cpus;
-	struct tally_thread_map *threads;
-	struct id_ent *ids;	/* sorted by id, built at open */
-	size_t nr_ids;
-	bool bits_set, disabled, enable_on_exec, inherit;
-};
-
 struct tally_evlist *tally_evlist__new(void)
 {
 	struct tally_evlist *l = calloc(1, sizeof(*l));
 
 	if (!l)
 		return tally__err_ptr(ENOMEM);
+	l->epfd = -1;
 	return l;
 }
 
@@ -194,6 +180,8 @@ static int build_id_index(struct tally_evlist *l)
 				continue;
 			l->ids[k].id = e->ids[s];
 			l->ids[k].evsel = e;
+			l->ids[k].cpu = tally_cpu_map__cpu(e->cpus, (int)(s / (size_t)e->nr_threads)).cpu;
+			l->ids[k].tid = tally_thread_map__pid(e->threads, (int)(s % (size_t)e->nr_threads));
 			k++;
 		}
 	}
@@ -204,12 +192,24 @@ static int build_id_index(struct tally_evlist *l)
 
 struct tally_evsel *tally_evlist__find_id(const struct tally_evlist *l, uint64_t id)
 {
+	return tally_evlist__id_info(l, id, NULL, NULL);
+}
+
+struct tally_evsel *tally_evlist__id_info(const struct tally_evlist *l, uint64_t id,
+					  int *cpu, pid_t *tid)
+{
 	struct id_ent key = { .id = id }, *r;
 
 	if (!l || !l->nr_ids)
 		return NULL;
 	r = bsearch(&key, l->ids, l->nr_ids, sizeof(*l->ids), cmp_id);
-	return r ? r->evsel : NULL;
+	if (!r)
+		return NULL;
+	if (cpu)
+		*cpu = r->cpu;
+	if (tid)
+		*tid = r->tid;
+	return r->evsel;
 }
 
 void tally_evlist__set_attr_bits(struct tally_evlist *l, bool disabled,
@@ -425,6 +425,7 @@ void tally_evlist__close(struct tally_evlist *l)
 {
 	if (!l)
 		return;
+	tally__evlist_munmap(l);
 	/* Members before leaders: the reverse of the open order. */
 	for (int i = l->nr - 1; i >= 0; i--)
 		tally_evsel__close(l->ev[i]);

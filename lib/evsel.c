@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include <linux/hw_breakpoint.h>
 #include <tally/sys.h>
+#include <tally/probe.h>
 #include "internal.h"
 #include "evsel_internal.h"
 
@@ -343,14 +344,13 @@ static void close_fds(struct tally_evsel *e)
  */
 static bool kernel_fallback(struct tally_evsel *e, char **saved)
 {
-	char buf[16], *nn;
+	char *nn;
 	size_t n;
 
 	if (*saved || e->attr.exclude_kernel || e->attr.exclude_user ||
 	    e->attr.type == PERF_TYPE_TRACEPOINT)
 		return false;
-	if (tally__read_file("/proc/sys/kernel/perf_event_paranoid", buf, sizeof(buf)) <= 0 ||
-	    atoi(buf) < 2)
+	if (!tally_paranoid_user_only())
 		return false;
 	n = strlen(e->name);
 	nn = malloc(n + 3);
@@ -362,8 +362,8 @@ static bool kernel_fallback(struct tally_evsel *e, char **saved)
 	e->name = nn;
 	e->attr.exclude_kernel = 1;
 	e->attr.exclude_hv = 1;
-	pr_debug("tally: kernel counting not allowed (perf_event_paranoid %s), %s counts "
-		 "user space only\n", buf, e->name);
+	pr_debug("tally: kernel counting not allowed (perf_event_paranoid >= 2), %s counts "
+		 "user space only\n", e->name);
 	return true;
 }
 

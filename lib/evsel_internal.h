@@ -5,6 +5,7 @@
 
 #include <tally/evsel.h>
 #include <tally/evlist.h>
+#include <sys/types.h>
 
 struct tally_evsel {
 	struct perf_event_attr attr;
@@ -32,6 +33,32 @@ struct tally_evsel {
 	bool enable_after_open;		/* leader opened disabled by the evlist */
 	int open_err;			/* -errno of the last failed open */
 };
+
+struct id_ent {
+	uint64_t id;
+	struct tally_evsel *evsel;
+	int cpu;		/* the CPU it was opened on, -1 any */
+	pid_t tid;		/* the thread, -1 any */
+};
+
+struct tally_ring;
+
+struct tally_evlist {
+	struct tally_evsel **ev;
+	int nr, cap;
+	struct tally_cpu_map *cpus;
+	struct tally_thread_map *threads;
+	struct id_ent *ids;	/* sorted by id, built at open */
+	size_t nr_ids;
+	bool bits_set, disabled, enable_on_exec, inherit;
+	/* rings (lib/evlist_mmap.c) */
+	struct tally_ring *rings;
+	int nr_rings;
+	int epfd;		/* -1 until the first ring */
+};
+
+/* lib/evlist_mmap.c: unmap the rings (close does it first). */
+void tally__evlist_munmap(struct tally_evlist *l);
 
 #define EVSEL_SLOT(e, c, t) ((size_t)(c) * (size_t)(e)->nr_threads + (size_t)(t))
 

@@ -4,6 +4,7 @@
  * written down once, in include/tally/mmap.h.
  */
 #include <sys/mman.h>
+#include <sys/uio.h>
 #include <unistd.h>
 #include <tally/mmap.h>
 #include "internal.h"
@@ -222,6 +223,29 @@ void tally_mmap__read_done(struct tally_mmap *m)
 		return;
 	tally_mmap__consume(m);
 	m->end = m->start;
+}
+
+int tally_mmap__read_iov(const struct tally_mmap *m, struct iovec *iov)
+{
+	uint64_t len, off, size;
+
+	if (!m || !iov)
+		return tally__err(EINVAL);
+	/* [tail, start): handed out by read_event, not yet given back */
+	len = m->start - m->tail;
+	if (!len)
+		return 0;
+	size = m->mask + 1;
+	off = m->tail & m->mask;
+	iov[0].iov_base = m->data + off;
+	if (off + len <= size) {
+		iov[0].iov_len = len;
+		return 1;
+	}
+	iov[0].iov_len = size - off;
+	iov[1].iov_base = m->data;
+	iov[1].iov_len = len - (size - off);
+	return 2;
 }
 
 uint64_t tally_mmap__lost(const struct tally_mmap *m)

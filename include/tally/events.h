@@ -18,9 +18,10 @@
  *     "mem:ADDR" for a breakpoint with a length; a group's modifiers
  *     are never in the members' names;
  *   - attrs: every event starts with exclude_guest = 1 (perf's
- *     event_attr_init), tracepoints and breakpoints with
- *     sample_period = 1; read_format, sample_type and disabled are left
- *     for the evlist.
+ *     event_attr_init); sample_period/freq are set only by a period=
+ *     or freq= term (so a non-zero one is the user's); sampling or
+ *     counting, read_format, sample_type and disabled are decided by
+ *     tally_evlist__config and the evlist.
  * libpfm4 names without a "pmu::" prefix are tried only when the kernel
  * has a core PMU (sysfs "cpu", "cpu_core", "armv8_*"...). Tracepoints
  * need tracefs: when none is mounted the library mounts it at

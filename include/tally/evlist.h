@@ -8,6 +8,7 @@
 
 #include <tally/evsel.h>
 #include <tally/events.h>
+#include <sys/uio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -47,6 +48,13 @@ TALLY_API struct tally_evsel *tally_evlist__next(const struct tally_evlist *evli
 /* The evsel whose fd table holds kernel id `id` (for sample decoding). */
 TALLY_API struct tally_evsel *tally_evlist__find_id(const struct tally_evlist *evlist,
 						    uint64_t id);
+
+/*
+ * Added in 0.2: the same, and where that id was opened: *cpu (-1 for
+ * any CPU) and *tid (-1 for any thread); either may be NULL.
+ */
+TALLY_API struct tally_evsel *tally_evlist__id_info(const struct tally_evlist *evlist,
+						    uint64_t id, int *cpu, pid_t *tid);
 
 #define tally_evlist__for_each_evsel(evlist, pos)			\
 	for ((pos) = tally_evlist__first(evlist); (pos) != NULL;	\
@@ -119,6 +127,103 @@ TALLY_API int tally_evlist__read(struct tally_evlist *evlist);
  */
 TALLY_API int tally_evlist__set_tool_times(struct tally_evlist *evlist, uint64_t duration_ns,
 					   uint64_t user_ns, uint64_t system_ns);
+
+/*
+ * Added in 0.2: decide counting or sampling for every evsel, once, before
+ * open (perf's evsel__config). The parser only says what the user wrote
+ * (a period= or freq= term sets sample_period/freq); this step owns the
+ * rest:
+ *   counting: sample_period/freq/sample_type cleared (an overflow per
+ *     tracepoint hit would cost the workload dearly), inherit unless
+ *     no_inherit, leaders disabled + enable_on_exec when asked.
+ *   sampling: -c (period) or -F (freq) for every event without its own
+ *     term; without either, tracepoints and breakpoints sample every hit
+ *     and the others at 4000 Hz (capped by perf_event_max_sample_rate);
+ *     sample_type IP|TID|TIME (+ PERIOD with freq, + CPU on CPUs, + RAW|CPU for
+ *     tracepoints, + IDENTIFIER when there are several events, + the
+ *     call-chain bits), read_format ID (+ LOST where the kernel has it),
+ *     sample_id_all, and mmap/mmap2/comm/task side-band records on the
+ *     first event, or on a dummy event appended for system_wide (as perf).
+ * Kernel features are asked from tally_kernel_has (tally/probe.h).
+ * Returns 0, -EINVAL (bad opts), -ERANGE (freq above the kernel's
+ * maximum: errno ERANGE, the maximum in opts->freq_max_out if set).
+ */
+enum tally_callchain {
+	TALLY_CALLCHAIN_NONE,
+	TALLY_CALLCHAIN_FP,	/* frame pointers: PERF_SAMPLE_CALLCHAIN */
+	TALLY_CALLCHAIN_DWARF,	/* user regs + a copy of the user stack */
+	TALLY_CALLCHAIN_LBR,	/* the CPU's last branch records */
+};
+
+struct tally_config_opts {
+	size_t sz;
+	bool sample;			/* false: counting */
+	uint64_t period;		/* -c: every event samples each N */
+	uint64_t freq;			/* -F: every event N samples a second */
+	uint64_t sample_type;		/* bits added to the defaults */
+	bool system_wide;		/* on CPUs: side-band on a dummy event */
+	bool no_inherit;		/* children are not followed */
+	bool enable_on_exec;		/* leaders start at the workload's exec */
+	bool no_sideband;		/* no mmap/comm/task records */
+	bool switch_events;		/* context switch records */
+	enum tally_callchain callchain;
+	uint32_t stack_size;		/* dwarf: user stack bytes (default 8192) */
+	uint64_t user_regs;		/* dwarf: default this arch's unwinding regs */
+	uint64_t branch_sample_type;	/* -b/-j: PERF_SAMPLE_BRANCH_* */
+	bool use_clockid;
+	int clockid;
+	uint32_t wakeup_events;		/* wake the reader every N records */
+	uint32_t wakeup_watermark;	/* or every N bytes (wins if set) */
+	uint64_t *freq_max_out;		/* with -ERANGE: the kernel's maximum */
+};
+
+TALLY_API int tally_evlist__config(struct tally_evlist *evlist,
+				   const struct tally_config_opts *opts);
+
+/*
+ * Added in 0.2: rings (see tally/mmap.h for reading one). One ring per
+ * CPU when the events are opened on CPUs, one per thread when they
+ * follow a thread on any CPU; the other events of that CPU (thread) are
+ * redirected into it with PERF_EVENT_IOC_SET_OUTPUT. Note the kernel
+ * refuses to map an inherited event on "any CPU": sample a workload with
+ * inherit on every CPU x its thread, as perf record does.
+ */
+struct tally_evlist_mmap_opts {
+	size_t sz;
+	size_t pages;	/* data pages per ring, a power of two; 0: 128 (512 KiB) */
+};
+
+TALLY_API int tally_evlist__mmap(struct tally_evlist *evlist,
+				 const struct tally_evlist_mmap_opts *opts);
+/* Also done by close and free. */
+TALLY_API void tally_evlist__munmap(struct tally_evlist *evlist);
+TALLY_API int tally_evlist__nr_mmaps(const struct tally_evlist *evlist);
+/* Ring idx, with its CPU (-1: a thread's ring) and thread (-1: a CPU's). */
+struct tally_mmap;
+TALLY_API struct tally_mmap *tally_evlist__mmap_at(const struct tally_evlist *evlist, int idx,
+						   int *cpu, pid_t *tid);
+/* One epoll fd over every ring: readable when one has data to read. */
+TALLY_API int tally_evlist__pollfd(const struct tally_evlist *evlist);
+/* epoll_wait on it: rings ready, 0 on timeout, -EINTR on a signal. */
+TALLY_API int tally_evlist__poll(struct tally_evlist *evlist, int timeout_ms);
+
+/* Called per record; a non-zero return stops the drain. */
+typedef int (*tally_record_fn)(void *ctx, const struct perf_event_header *ev, int ring);
+/* Called per ring with the bytes of the records just walked, unchanged. */
+typedef int (*tally_ring_out_fn)(void *ctx, const struct iovec *iov, int n, int ring);
+
+/*
+ * One pass over every ring: each new record to fn (may be NULL), then
+ * the ring's bytes of those records to out (may be NULL: one or two
+ * pieces, straight from the mapped pages, for writing to a file), then
+ * the space goes back to the kernel. A non-zero return from fn or out
+ * stops the pass and leaves that ring's records in place (nothing is
+ * lost; -ECANCELED for a positive return). Returns the records seen.
+ */
+TALLY_API int tally_evlist__drain(struct tally_evlist *evlist, tally_record_fn fn,
+				  tally_ring_out_fn out, void *ctx);
+/* Samples the kernel could not write (PERF_RECORD_LOST totals so far). */
+TALLY_API uint64_t tally_evlist__lost(const struct tally_evlist *evlist);
 
 TALLY_API struct tally_cpu_map *tally_evlist__cpus(const struct tally_evlist *evlist);
 TALLY_API struct tally_thread_map *tally_evlist__threads(const struct tally_evlist *evlist);

@@ -40,6 +40,7 @@
 #define TALLY_MMAP_H
 
 #include <linux/perf_event.h>
+#include <sys/uio.h>
 #include <tally/core.h>
 
 #ifdef __cplusplus
@@ -70,6 +71,15 @@ TALLY_API int tally_mmap__read_init(struct tally_mmap *m);
 TALLY_API const struct perf_event_header *tally_mmap__read_event(struct tally_mmap *m);
 TALLY_API void tally_mmap__consume(struct tally_mmap *m);
 TALLY_API void tally_mmap__read_done(struct tally_mmap *m);
+
+/*
+ * Added in 0.2: the bytes of the records returned since the last
+ * consume, where they lie in the ring: one piece, or two when they wrap
+ * the end of the data area. For copying records out unchanged (into a
+ * perf.data file) with no bounce copy; valid until consume/read_done.
+ * Returns the number of pieces: 0, 1 or 2.
+ */
+TALLY_API int tally_mmap__read_iov(const struct tally_mmap *m, struct iovec *iov /* [2] */);
 
 /* Records lost by the kernel (sum of PERF_RECORD_LOST.lost seen so far). */
 TALLY_API uint64_t tally_mmap__lost(const struct tally_mmap *m);

@@ -808,7 +808,8 @@ static void test_tracepoints_fake(void **state)
 	assert_int_equal(evs.nr, 1);
 	assert_int_equal(evs.ev[0].attr.type, PERF_TYPE_TRACEPOINT);
 	assert_int_equal(evs.ev[0].attr.config, 316);
-	assert_int_equal(evs.ev[0].attr.sample_period, 1);
+	/* the parser says what was written: sampling is tally_evlist__config's */
+	assert_int_equal(evs.ev[0].attr.sample_period, 0);
 	assert_string_equal(evs.ev[0].pmu, "tracepoint");
 	assert_string_equal(evs.ev[0].name, "sched:sched_switch");
 	tally_events__clear(&evs);
@@ -950,7 +951,7 @@ static void test_breakpoints(void **state)
 		assert_int_equal(e->attr.bp_addr, t[i].addr);
 		assert_int_equal(e->attr.bp_len, t[i].len);
 		assert_int_equal(e->attr.bp_type, t[i].type);
-		assert_int_equal(e->attr.sample_period, 1);
+		assert_int_equal(e->attr.sample_period, 0);
 		assert_int_equal(e->attr.exclude_kernel, t[i].ek);
 		assert_string_equal(e->name, t[i].name);
 		assert_string_equal(e->pmu, "breakpoint");
