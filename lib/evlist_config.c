@@ -139,6 +139,8 @@ static int config_sampling(struct tally_evsel *e, const struct tally_config_opts
 	} else if (TALLY_OPTS_GET(o, wakeup_events, 0)) {
 		a->wakeup_events = TALLY_OPTS_GET(o, wakeup_events, 0);
 	}
+	if (TALLY_OPTS_GET(o, overwrite, false))
+		a->write_backward = 1;
 	/* :S on a leader: its samples carry the whole group's counts */
 	if ((e->ev_flags & TALLY_EV_SAMPLE_READ) && e->leader == e)
 		a->sample_type |= PERF_SAMPLE_READ;

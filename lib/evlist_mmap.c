@@ -50,7 +50,8 @@ static int find_ring(const struct tally_evlist *l, int cpu, pid_t tid)
 	return -1;
 }
 
-static int add_ring(struct tally_evlist *l, int fd, size_t pages, int cpu, pid_t tid)
+static int add_ring(struct tally_evlist *l, int fd, size_t pages, bool overwrite, int cpu,
+		    pid_t tid)
 {
 	struct epoll_event ev = { .events = EPOLLIN };
 	struct tally_ring *nr;
@@ -60,7 +61,7 @@ static int add_ring(struct tally_evlist *l, int fd, size_t pages, int cpu, pid_t
 	if (!nr)
 		return -ENOMEM;
 	l->rings = nr;
-	m = tally_mmap__new(fd, pages);
+	m = overwrite ? tally_mmap__new_overwrite(fd, pages) : tally_mmap__new(fd, pages);
 	if (!m)
 		return -errno;
 	ev.data.u32 = (uint32_t)l->nr_rings;
@@ -77,6 +78,7 @@ static int add_ring(struct tally_evlist *l, int fd, size_t pages, int cpu, pid_t
 int tally_evlist__mmap(struct tally_evlist *l, const struct tally_evlist_mmap_opts *opts)
 {
 	size_t pages = TALLY_OPTS_GET(opts, pages, 0);
+	bool overwrite = TALLY_OPTS_GET(opts, overwrite, false);
 	int err = 0;
 
 	if (!l || !TALLY_OPTS_VALID(opts, tally_evlist_mmap_opts))
@@ -107,7 +109,7 @@ int tally_evlist__mmap(struct tally_evlist *l, const struct tally_evlist_mmap_op
 					continue;
 				r = find_ring(l, cpu, tid);
 				if (r < 0)
-					err = add_ring(l, fd, pages, cpu, tid);
+					err = add_ring(l, fd, pages, overwrite, cpu, tid);
 				else
 					err = tally_sys_set_output(fd, tally_mmap__fd(l->rings[r].map));
 			}
@@ -194,6 +196,21 @@ int tally_evlist__drain(struct tally_evlist *l, tally_record_fn fn,
 		tally_mmap__read_done(m);
 	}
 	return total;
+}
+
+int tally_evlist__pause(struct tally_evlist *l, bool pause)
+{
+	int first = 0;
+
+	if (!l)
+		return tally__err(EINVAL);
+	for (int i = 0; i < l->nr_rings; i++) {
+		int err = tally_sys_pause_output(tally_mmap__fd(l->rings[i].map), pause);
+
+		if (err && !first)
+			first = err;
+	}
+	return first;
 }
 
 uint64_t tally_evlist__lost(const struct tally_evlist *l)

@@ -23,6 +23,7 @@ struct tally_mmap {
 	void *map;		/* the mapping (NULL for __new_mem) */
 	size_t map_len;
 	int fd;
+	bool overwrite;		/* a backward ring: the kernel never waits for us */
 	unsigned char *bounce;	/* MAX_RECORD bytes, allocated on first wrap */
 };
 
@@ -53,7 +54,7 @@ static struct tally_mmap *setup(struct tally_mmap *m, void *base, size_t len,
 	return m;
 }
 
-struct tally_mmap *tally_mmap__new(int fd, size_t pages)
+static struct tally_mmap *map_ring(int fd, size_t pages, bool overwrite)
 {
 	struct tally_mmap *m;
 	long psz = sysconf(_SC_PAGESIZE);
@@ -67,8 +68,11 @@ struct tally_mmap *tally_mmap__new(int fd, size_t pages)
 	if (!m)
 		return tally__err_ptr(ENOMEM);
 	m->fd = fd;
+	m->overwrite = overwrite;
 	m->map_len = (pages + 1) * page_size;
-	p = mmap(NULL, m->map_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	/* A read-only mapping is what tells the kernel to overwrite. */
+	p = mmap(NULL, m->map_len, overwrite ? PROT_READ : PROT_READ | PROT_WRITE,
+		 MAP_SHARED, fd, 0);
 	if (p == MAP_FAILED) {
 		err = errno;
 		pr_debug("mmap: %zu pages of fd %d: %s\n", pages, fd, strerror(err));
@@ -82,6 +86,16 @@ struct tally_mmap *tally_mmap__new(int fd, size_t pages)
 		return tally__err_ptr(err);
 	}
 	return m;
+}
+
+struct tally_mmap *tally_mmap__new(int fd, size_t pages)
+{
+	return map_ring(fd, pages, false);
+}
+
+struct tally_mmap *tally_mmap__new_overwrite(int fd, size_t pages)
+{
+	return map_ring(fd, pages, true);
 }
 
 struct tally_mmap *tally_mmap__new_mem(void *base, size_t len)
@@ -112,12 +126,58 @@ void tally_mmap__free(struct tally_mmap *m)
 	free(m);
 }
 
+/* The size field of the header at ring position pos (it may wrap). */
+static uint16_t size_at(const struct tally_mmap *m, uint64_t pos)
+{
+	struct perf_event_header h;
+	uint64_t off = pos & m->mask;
+
+	if (off + sizeof(h) <= m->mask + 1) {
+		memcpy(&h, m->data + off, sizeof(h));
+	} else {
+		size_t first = m->mask + 1 - off;
+
+		memcpy(&h, m->data + off, first);
+		memcpy((unsigned char *)&h + first, m->data, sizeof(h) - first);
+	}
+	return h.size;
+}
+
+/*
+ * A backward ring: the kernel writes each record just below the one
+ * before, moving data_head down, and overwrites the oldest. The records
+ * from head upwards are newest first; they end at a zero header (the ring
+ * never filled) or where the next would reach past one ring from head
+ * (its start was overwritten). The caller pauses the output first
+ * (PERF_EVENT_IOC_PAUSE_OUTPUT), so nothing moves while we walk.
+ */
+static int backward_init(struct tally_mmap *m)
+{
+	uint64_t head = __atomic_load_n(&m->page->data_head, __ATOMIC_ACQUIRE);
+	uint64_t pos = head, size = m->mask + 1;
+
+	if (head & 7)
+		return tally__err(EBADMSG);
+	for (;;) {
+		uint16_t n = size_at(m, pos);
+
+		if (!n || (n & 7) || pos - head + n > size)
+			break;
+		pos += n;
+	}
+	m->tail = m->start = head;
+	m->end = pos;
+	return pos == head ? tally__err(EAGAIN) : 0;
+}
+
 int tally_mmap__read_init(struct tally_mmap *m)
 {
 	uint64_t head;
 
 	if (!m)
 		return tally__err(EINVAL);
+	if (m->overwrite)
+		return backward_init(m);
 	/* Acquire: the records before head are visible once head is. */
 	head = __atomic_load_n(&m->page->data_head, __ATOMIC_ACQUIRE);
 	m->start = m->tail;
@@ -208,6 +268,10 @@ void tally_mmap__consume(struct tally_mmap *m)
 {
 	if (!m || m->tail == m->start)
 		return;
+	if (m->overwrite) {	/* read-only: the kernel does not wait for us */
+		m->tail = m->start;
+		return;
+	}
 	m->tail = m->start;
 	/*
 	 * Release: every load from the records we handed out happens before
@@ -246,6 +310,11 @@ int tally_mmap__read_iov(const struct tally_mmap *m, struct iovec *iov)
 	iov[1].iov_base = m->data;
 	iov[1].iov_len = len - (size - off);
 	return 2;
+}
+
+bool tally_mmap__is_overwrite(const struct tally_mmap *m)
+{
+	return m && m->overwrite;
 }
 
 uint64_t tally_mmap__lost(const struct tally_mmap *m)

@@ -175,6 +175,7 @@ struct tally_config_opts {
 	uint32_t wakeup_events;		/* wake the reader every N records */
 	uint32_t wakeup_watermark;	/* or every N bytes (wins if set) */
 	uint64_t *freq_max_out;		/* with -ERANGE: the kernel's maximum */
+	bool overwrite;			/* write_backward: flight-recorder rings */
 };
 
 TALLY_API int tally_evlist__config(struct tally_evlist *evlist,
@@ -191,6 +192,8 @@ TALLY_API int tally_evlist__config(struct tally_evlist *evlist,
 struct tally_evlist_mmap_opts {
 	size_t sz;
 	size_t pages;	/* data pages per ring, a power of two; 0: 128 (512 KiB) */
+	bool overwrite;	/* overwrite rings (config'd with .overwrite): the newest
+			 * data stays; read with tally_evlist__pause around a drain */
 };
 
 TALLY_API int tally_evlist__mmap(struct tally_evlist *evlist,
@@ -222,6 +225,9 @@ typedef int (*tally_ring_out_fn)(void *ctx, const struct iovec *iov, int n, int 
  */
 TALLY_API int tally_evlist__drain(struct tally_evlist *evlist, tally_record_fn fn,
 				  tally_ring_out_fn out, void *ctx);
+/* Pause (true) or resume every ring's output: around an overwrite drain. */
+TALLY_API int tally_evlist__pause(struct tally_evlist *evlist, bool pause);
+
 /* Samples the kernel could not write (PERF_RECORD_LOST totals so far). */
 TALLY_API uint64_t tally_evlist__lost(const struct tally_evlist *evlist);
 

@@ -33,8 +33,13 @@
  *    between reading data_tail and writing records in perf_output_begin().
  *  - read_done = consume + end of the batch.
  *
- * Non-overwrite (forward) rings only: the mapping is PROT_READ|PROT_WRITE
- * so data_tail can be written.
+ * Forward rings are mapped PROT_READ|PROT_WRITE so data_tail can be
+ * written. Added in 0.2, overwrite (flight-recorder) rings for events
+ * with attr.write_backward: mapped read-only, the kernel overwrites the
+ * oldest records and never waits; pause the output
+ * (tally_sys_pause_output) before read_init, which then walks from
+ * data_head up: the newest records first, as many as the ring still
+ * holds whole. consume/read_done write nothing.
  */
 #ifndef TALLY_MMAP_H
 #define TALLY_MMAP_H
@@ -62,6 +67,10 @@ TALLY_API struct tally_mmap *tally_mmap__new(int fd, size_t pages);
  * the data area is inside the len bytes at base; data_size must be a power
  * of two. The memory stays the caller's and must outlive the reader.
  */
+/* Added in 0.2: an overwrite ring (attr.write_backward must be set). */
+TALLY_API struct tally_mmap *tally_mmap__new_overwrite(int fd, size_t pages);
+TALLY_API bool tally_mmap__is_overwrite(const struct tally_mmap *m);
+
 TALLY_API struct tally_mmap *tally_mmap__new_mem(void *base, size_t len);
 
 /* Unmaps (for __new) and frees. NULL is fine. */

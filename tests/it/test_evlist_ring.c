@@ -8,6 +8,7 @@
  * the raw drain hands out exactly the bytes of the records walked.
  */
 #include <errno.h>
+#include <sched.h>
 #include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -335,6 +336,72 @@ static void test_freq_above_max(void **state)
 	tally_evlist__free(l);
 }
 
+struct newest {
+	uint64_t samples, last_time, size;
+	bool newest_first, same_size;
+	size_t off_time;
+};
+
+static int on_backward(void *ctx, const struct perf_event_header *h, int ring)
+{
+	struct newest *n = ctx;
+	uint64_t t;
+
+	if (h->type != PERF_RECORD_SAMPLE)
+		return 0;
+	/* IP, TID, TIME: time is the third u64 of the body */
+	memcpy(&t, (const unsigned char *)(h + 1) + 16, 8);
+	if (n->samples && t > n->last_time)
+		n->newest_first = false;
+	if (n->samples && h->size != n->size)
+		n->same_size = false;
+	n->size = h->size;
+	n->last_time = t;
+	n->samples++;
+	(void)ring;
+	return 0;
+}
+
+/* A flight recorder keeps exactly the newest records that fit, newest first. */
+static void test_overwrite_ring(void **state)
+{
+	TALLY_OPTS(tally_config_opts, o, .sample = true, .overwrite = true, .no_sideband = true);
+	TALLY_OPTS(tally_evlist_mmap_opts, mo, .pages = 2, .overwrite = true);
+	struct tally_evlist *l = tally_evlist__new();
+	struct tally_thread_map *thr = tally_thread_map__new_pid(getpid());
+	struct tally_cpu_map *cpus = tally_cpu_map__new("0");
+	long psz = sysconf(_SC_PAGESIZE);
+
+	if (tp_id("syscalls", "sys_enter_getpid") < 0)
+		skip();
+	assert_int_equal(tally_evlist__add_parsed(l, "syscalls:sys_enter_getpid", NULL, NULL), 0);
+	assert_int_equal(tally_evlist__config(l, &o), 0);
+	assert_true(tally_evsel__attr(tally_evlist__first(l))->write_backward);
+	assert_int_equal(tally_evlist__open(l, cpus, thr, NULL), 0);
+	assert_int_equal(tally_evlist__mmap(l, &mo), 0);
+	assert_true(tally_mmap__is_overwrite(tally_evlist__mmap_at(l, 0, NULL, NULL)));
+	for (int round = 0; round < 2; round++) {
+		struct newest n = { .newest_first = true, .same_size = true };
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET(0, &set);
+		assert_int_equal(sched_setaffinity(0, sizeof(set), &set), 0);
+		assert_int_equal(tally_evlist__enable(l), 0);
+		calls(5000);	/* far more than 8 KiB holds */
+		assert_int_equal(tally_evlist__disable(l), 0);
+		assert_int_equal(tally_evlist__pause(l, true), 0);
+		assert_true(tally_evlist__drain(l, on_backward, NULL, &n) > 0);
+		assert_int_equal(tally_evlist__pause(l, false), 0);
+		assert_true(n.newest_first);
+		assert_true(n.same_size);
+		assert_int_equal(n.samples, (uint64_t)(2 * psz) / n.size);
+	}
+	tally_cpu_map__put(cpus);
+	tally_thread_map__put(thr);
+	tally_evlist__free(l);
+}
+
 static void test_probes(void **state)
 {
 	/* every kernel this runs on (>= 5.12) has these; names are stable */
@@ -357,6 +424,7 @@ int main(void)
 		cmocka_unit_test(test_counting_config),
 		cmocka_unit_test(test_user_period_kept),
 		cmocka_unit_test(test_freq_above_max),
+		cmocka_unit_test(test_overwrite_ring),
 		cmocka_unit_test(test_probes),
 	};
 
