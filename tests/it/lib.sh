@@ -11,3 +11,7 @@ check() { local n=$1; shift; if "$@"; then ok "$n"; else fail "$n"; fi; }
 is() { if [ "$2" = "$3" ]; then ok "$1"; else fail "$1 (got '$2', want '$3')"; fi; }
 done_testing() { echo "1..$_n"; }
 have_perf() { command -v perf >/dev/null 2>&1; }
+# The getpid tracepoint can be used: asked through tally, which mounts
+# tracefs on a fresh machine as perf does (never skip merely because
+# nobody mounted it yet).
+have_tp() { "$TALLY" list syscalls:sys_enter_getpid 2>/dev/null | grep -q 'syscalls:sys_enter_getpid'; }

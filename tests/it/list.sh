@@ -32,6 +32,7 @@ else
 	skip "no perf to compare with"
 fi
 
+have_tp	# mounts tracefs on a fresh machine
 tdir=/sys/kernel/tracing
 [ -d $tdir/events/sched ] || tdir=/sys/kernel/debug/tracing
 if [ -d $tdir/events/sched ]; then

@@ -34,7 +34,7 @@ is "second event unknown: caret at its column" \
 
 # A --filter the kernel refuses: exit 1 with perf's message, not a run
 # that counts nothing (<not supported>) and exits 0.
-if [ -d /sys/kernel/tracing/events/syscalls/sys_enter_getpid ]; then
+if have_tp; then
 	$TALLY stat -x, -e syscalls:sys_enter_getpid --filter 'nosuchfield == 1' -e task-clock \
 		-- touch "$tmp/ran" 2>"$tmp/e"
 	is "bad --filter: exit 1" "$?" "1"

@@ -6,8 +6,6 @@
 . "$(dirname "$0")/lib.sh"
 W=$HELPERS/work
 TP=syscalls:sys_enter_getpid
-have_tp() { [ -d /sys/kernel/tracing/events/syscalls/sys_enter_getpid ] ||
-	    [ -d /sys/kernel/debug/tracing/events/syscalls/sys_enter_getpid ]; }
 # Count column of the row for event $1 in human output (separators dropped).
 human_count() { awk -v ev="$1" '$0 ~ ev && $1 ~ /^[0-9.,]+$/ { gsub(/,/, "", $1); print $1; exit }'; }
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT

@@ -10,9 +10,9 @@ tmp=$(mktemp -d)
 cg=
 cleanup() { [ -n "$cg" ] && rmdir "$cg" 2>/dev/null; rm -rf "$tmp"; }
 trap cleanup EXIT
-have_tp=0
-[ -d /sys/kernel/tracing/events/syscalls/sys_enter_getpid ] && have_tp=1
-ev=task-clock; [ $have_tp = 1 ] && ev="task-clock,$TP"
+tp_ok=0
+have_tp && tp_ok=1
+ev=task-clock; [ $tp_ok = 1 ] && ev="task-clock,$TP"
 
 # OpenMetrics: well formed (every sample line "name{labels} value",
 # families contiguous with TYPE before samples, "# EOF" last).
@@ -43,7 +43,7 @@ $TALLY stat --stat-format=openmetrics -e $ev -- "$W" getpid 2500 2>"$tmp/om"
 n=$(om_check "$tmp/om" 2>"$tmp/om.err")
 is "OpenMetrics: one well-formed exposition" "$n" "1"
 [ -s "$tmp/om.err" ] && sed 's/^/# /' "$tmp/om.err"
-if [ $have_tp = 1 ]; then
+if [ $tp_ok = 1 ]; then
 	check "OpenMetrics: exact getpid value" grep -qx "tally_event_value{event=\"$TP\",unit=\"\"} 2500" "$tmp/om"
 else
 	skip "no tracepoint"
@@ -75,7 +75,7 @@ is "-o to an unwritable path: exit 1" "$?" "1"
 
 # --compare: exact events differ by exactly 2x and are significant;
 # the same command against itself is not.
-if [ $have_tp = 1 ]; then
+if [ $tp_ok = 1 ]; then
 	$TALLY stat --compare -r 4 -x, -e $TP -- "$W" getpid 1000 ::: "$W" getpid 2000 2>"$tmp/cmp"
 	row=$(grep "^$TP," "$tmp/cmp")
 	is "--compare CSV: mean A, mean B, ratio" "$(echo "$row" | cut -d, -f3-5)" "1000.000000,2000.000000,2.000000"
@@ -122,7 +122,7 @@ check "Ctrl-C on -p: the process lives on" kill -0 $victim
 kill $victim; wait $victim 2>/dev/null
 
 # -D: counting starts after the delay (the first burst is not counted).
-if [ $have_tp = 1 ]; then
+if [ $tp_ok = 1 ]; then
 	$TALLY stat -x, -D 300 -e $TP -- sh -c "'$W' getpid 700; sleep 0.6; '$W' getpid 55" 2>"$tmp/d"
 	is "-D 300: only the getpid after the delay" "$(awk -F, '{ print $1 }' "$tmp/d")" "55"
 else
@@ -150,7 +150,7 @@ if command -v localedef >/dev/null && [ -e /usr/share/i18n/locales/de_DE ]; then
 	localedef -i de_DE -f UTF-8 "$tmp/loc/de_DE.UTF-8" >/dev/null 2>&1
 	[ -e "$tmp/loc/de_DE.UTF-8/LC_NUMERIC" ] && loc=de_DE.UTF-8
 fi
-if [ -n "$loc" ] && [ $have_tp = 1 ]; then
+if [ -n "$loc" ] && [ $tp_ok = 1 ]; then
 	export LOCPATH=$tmp/loc
 	LC_ALL=$loc $TALLY stat -x, -e task-clock -- true 2>"$tmp/l"
 	check "CSV under $loc: a '.' decimal point" grep -Eq '^[0-9]+\.[0-9]{2},msec,task-clock,[0-9]+,100\.00,[0-9]+\.[0-9]{3},' "$tmp/l"
@@ -187,7 +187,7 @@ $TALLY stat --all-user -v -x, -e task-clock -- true 2>"$tmp/au"
 check "--all-user: exclude_kernel set on each event" grep -Eq '^ +exclude_kernel +1' "$tmp/au"
 $TALLY stat --all-kernel -v -x, -e task-clock -- true 2>"$tmp/ak"
 check "--all-kernel: exclude_user set on each event" grep -Eq '^ +exclude_user +1' "$tmp/ak"
-if [ $have_tp = 1 ]; then
+if [ $tp_ok = 1 ]; then
 	$TALLY stat --all-user -x, -e syscalls:sys_enter_getpid -- "$W" getpid 321 2>"$tmp/au"
 	is "--all-user leaves tracepoints counting (as perf): exactly 321" \
 	   "$(awk -F, '$3 == "syscalls:sys_enter_getpid" { print $1 }' "$tmp/au")" "321"
@@ -223,7 +223,7 @@ is "-g on events already in groups: exit 1" "$?" "1"
 
 # -G: a cgroup v2 counted system-wide gets exactly its members' events.
 root=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
-if [ $have_tp = 1 ] && [ -n "$root" ] && [ "$(id -u)" = 0 ] && mkdir "$root/tally-stat-$$" 2>/dev/null; then
+if [ $tp_ok = 1 ] && [ -n "$root" ] && [ "$(id -u)" = 0 ] && mkdir "$root/tally-stat-$$" 2>/dev/null; then
 	cg=$root/tally-stat-$$
 	sh -c "echo \$\$ >'$cg/cgroup.procs'; sleep 0.4; '$W' getpid 4321; sleep 0.4" &
 	$TALLY stat -a -G "tally-stat-$$" -x, -e $TP -- "$W" getpid-sleep 77 1200 2>"$tmp/g"

@@ -10,13 +10,13 @@ if ! have_perf || ! perf stat -e task-clock true 2>/dev/null; then
 	skip "perf is not installed or cannot count here"
 	done_testing; exit 0
 fi
-have_tp=0
-[ -d /sys/kernel/tracing/events/syscalls/sys_enter_getpid ] && have_tp=1
+tp_ok=0
+have_tp && tp_ok=1
 
 csv_col() { awk -F, -v ev="$2" '$3 == ev { print $1 }' "$1"; }
 
 # 1. Same counts for exact events.
-if [ $have_tp = 1 ]; then
+if [ $tp_ok = 1 ]; then
 	for n in 1 1000 250000; do
 		perf stat -x, -e $TP -- "$W" getpid $n 2>"$tmp/p"
 		$TALLY stat -x, -e $TP -- "$W" getpid $n 2>"$tmp/t"
@@ -43,7 +43,7 @@ fi
 # 2. CSV: per row, the same number of fields, the same unit and event
 #    columns, the same not-supported/not-counted text. Several shapes.
 ev="task-clock,page-faults,cycles"
-[ $have_tp = 1 ] && ev="$ev,$TP"
+[ $tp_ok = 1 ] && ev="$ev,$TP"
 shape() { # file -> "nf:unit:event:state" per line
 	awk -F, '{ s = ($1 ~ /^</) ? $1 : "num"; print NF ":" $2 ":" $3 ":" s }' "$1"
 }
@@ -152,7 +152,7 @@ is "JSON -p --per-thread: keys equal perf -j's" "$(keys "$tmp/t")" "$(keys "$tmp
 mask() { sed -E 's/[0-9][0-9.,]*/N/g; s/ +/ /g' "$1" | grep -v 'Performance counter stats'; }
 col() { awk -v ev="$2" '{ i = index($0, " " ev " "); if (i) print i }' "$1"; }
 e2="task-clock,page-faults,cycles"
-[ $have_tp = 1 ] && e2="$e2,$TP"
+[ $tp_ok = 1 ] && e2="$e2,$TP"
 perf stat -e $e2 -- "$W" getpid 100 2>"$tmp/p"
 $TALLY stat -e $e2 -- "$W" getpid 100 2>"$tmp/t"
 is "human: same rows (digits masked)" "$(mask "$tmp/t")" "$(mask "$tmp/p")"
