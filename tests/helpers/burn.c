@@ -4,8 +4,9 @@
  * burn_a does 6 units of work per round, burn_b 3, burn_c 1, all called
  * from burn_round, so a profile ranks burn_a > burn_b > burn_c (about
  * 60/30/10 %). Frame pointers are kept so -g call chains are whole.
- *   burn MS       spin about MS milliseconds
+ *   burn MS        spin about MS milliseconds
  *   burn MS crash  then die of SIGSEGV (a crashing workload)
+ *   burn -r N      exactly N rounds (a fixed amount of work, for slowdowns)
  */
 #include <signal.h>
 #include <stdint.h>
@@ -50,6 +51,14 @@ int main(int argc, char **argv)
 	double ms = argc > 1 ? atof(argv[1]) : 200, t0 = now_ms();
 	uint64_t r = 0;
 
+	if (argc > 2 && !strcmp(argv[1], "-r")) {
+		uint64_t n = strtoull(argv[2], NULL, 10);
+
+		while (r < n)
+			burn_round(r++);
+		printf("%llu rounds\n", (unsigned long long)r);
+		return 0;
+	}
 	while (now_ms() - t0 < ms)
 		burn_round(r++);
 	if (argc > 2 && !strcmp(argv[2], "crash"))

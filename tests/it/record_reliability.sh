@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# tally record when things go wrong: Ctrl-C, SIGTERM, SIGUSR2 snapshots
+# and a crashing workload each leave a complete file perf reads; a full
+# disk ends with a clear error and a file valid up to what was written;
+# 2,000,000 getpid at -c 1 give samples + lost == N exactly (never a
+# record twice); lost samples are shown; exit status is the workload's.
+. "$(dirname "$0")/lib.sh"
+W=$HELPERS/work
+B=$HELPERS/burn
+TP=syscalls:sys_enter_getpid
+d=$(mktemp -d)
+cleanup() { umount "$d/small" 2>/dev/null; rm -rf "$d"; }
+trap cleanup EXIT
+
+# SAMPLE and LOST totals of a file, as perf counts them ("S L").
+perf_counts() {
+	perf report --stats -i "$1" 2>/dev/null | awk '
+		/^ *SAMPLE events:/ && !s { s = $3 }
+		/^ *LOST events:/ && !l { l = 1 }
+		END { print s + 0 }'
+}
+# perf script reads FILE with rc 0 and no error line.
+perf_ok() {
+	perf script -i "$1" >/dev/null 2>"$d/err"; local rc=$?
+	[ $rc -eq 0 ] && ! grep -qiE 'error|corrupt|fail' "$d/err"
+}
+# Wait until tally has started recording (its workload runs).
+wait_running() { local _; for _ in $(seq 300); do pgrep -f "$1" >/dev/null && return; sleep 0.01; done; }
+
+if ! have_perf; then
+	skip "no perf to read the files with"
+	done_testing; exit 0
+fi
+
+# Signals to tally while the workload runs: a valid file every time.
+for sig in INT TERM; do
+	"$TALLY" record -F 999 -g -o "$d/$sig.data" -- "$B" 20000 >/dev/null 2>"$d/$sig.err" &
+	tp=$!
+	wait_running "$B 20000"; sleep 0.4
+	kill -$sig $tp; wait $tp; rc=$?
+	pkill -f "$B 20000" 2>/dev/null
+	check "SIG$sig: tally says how much it wrote" grep -q 'Captured and wrote' "$d/$sig.err"
+	check "SIG$sig: perf script reads the file" perf_ok "$d/$sig.data"
+	check "SIG$sig: the file has samples" [ "$(perf_counts "$d/$sig.data")" -gt 0 ]
+done
+
+# A crashing workload: its status (128 + SIGSEGV), a valid file.
+"$TALLY" record -q -F 999 -o "$d/crash.data" -- "$B" 200 crash >/dev/null 2>&1; rc=$?
+is "crashing workload: exit status 139" "$rc" 139
+check "crashing workload: perf script reads the file" perf_ok "$d/crash.data"
+
+# Exit status passthrough and the shell's 127/126.
+"$TALLY" record -q -o "$d/x.data" -- sh -c 'exit 7' >/dev/null 2>&1
+is "workload's exit status" "$?" 7
+"$TALLY" record -q -o "$d/x.data" -- /nonexistent/cmd >/dev/null 2>&1
+is "command not found: 127" "$?" 127
+"$TALLY" record -q -o "$d/x.data" -- /etc/hostname >/dev/null 2>&1
+is "not executable: 126" "$?" 126
+
+# perf.data.old keeps the previous file
+"$TALLY" record -q -o "$d/o.data" -- true && "$TALLY" record -q -o "$d/o.data" -- true
+check "the previous file is kept as FILE.old" [ -s "$d/o.data.old" ]
+
+# SIGUSR2 with --overwrite --switch-output=signal: a snapshot file each time.
+"$TALLY" record -q --overwrite --switch-output=signal -F 999 -o "$d/fr.data" -- "$B" 20000 >/dev/null 2>&1 &
+tp=$!
+wait_running "$B 20000"; sleep 0.4
+kill -USR2 $tp; sleep 0.3
+kill -INT $tp; wait $tp
+pkill -f "$B 20000" 2>/dev/null
+snap=$(ls "$d"/fr.data.* 2>/dev/null | grep -v '\.old$' | head -1)
+check "SIGUSR2 wrote a snapshot file" [ -n "$snap" ]
+[ -n "$snap" ] && check "perf script reads the snapshot" perf_ok "$snap"
+[ -n "$snap" ] && check "the snapshot has burn_a samples" sh -c "perf script -i '$snap' 2>/dev/null | grep -q burn_a"
+
+# A full disk: a clear error, and the file is valid up to what was written.
+mkdir -p "$d/small"
+if mount -t tmpfs -o size=512k tmpfs "$d/small" 2>/dev/null; then
+	"$TALLY" record -F 4000 -g -o "$d/small/f.data" -- "$B" 3000 >/dev/null 2>"$d/full.err"; rc=$?
+	check "full disk: non-zero exit (rc $rc)" [ $rc -ne 0 ]
+	check "full disk: the error names the cause" grep -q 'No space left on device' "$d/full.err"
+	check "full disk: perf script reads what was written" perf_ok "$d/small/f.data"
+	umount "$d/small"
+else
+	skip "cannot mount a small tmpfs here"
+fi
+
+# Exactness at a high rate: never a record twice, never one silently lost.
+if have_tp; then
+	N=2000000
+	"$TALLY" record -e $TP -c 1 -o "$d/big.data" -- "$W" getpid $N >/dev/null 2>"$d/big.err"; rc=$?
+	is "2M getpid: exit 0" "$rc" 0
+	s=$(perf_counts "$d/big.data")
+	lost=$(sed -n 's/.*[Ll]ost \([0-9]*\) samples.*/\1/p' "$d/big.err" | head -1)
+	is "2M getpid: samples + lost == N (samples $s, lost ${lost:-0})" "$((s + ${lost:-0}))" "$N"
+	# A ring too small to keep up: the loss is counted and shown.
+	"$TALLY" record -m 1 -e $TP -c 1 -o "$d/lost.data" -- "$W" getpid 300000 >/dev/null 2>"$d/lost.err"
+	s=$(perf_counts "$d/lost.data")
+	lost=$(sed -n 's/.*[Ll]ost \([0-9]*\) samples.*/\1/p' "$d/lost.err" | head -1)
+	if [ -n "$lost" ]; then
+		is "-m 1: samples + shown lost == N" "$((s + lost))" 300000
+	else
+		is "-m 1: nothing lost, so every sample is there" "$s" 300000
+	fi
+else
+	skip "no getpid tracepoint"
+fi
+done_testing
