@@ -11,6 +11,7 @@
 static const struct cmd commands[] = {
 	{ "stat", cmd_stat, "Count events for a command, pids, threads, CPUs or a cgroup" },
 	{ "list", cmd_list, "List the events this machine offers" },
+	{ "test", cmd_test, "Check that this machine counts and samples exactly (as perf test)" },
 };
 
 static void usage(FILE *fp)
