@@ -41,6 +41,7 @@ struct parser {
 	const char *sysfs;
 	const char *tracefs;
 	bool no_pfm;
+	bool stat_terms;		/* opts->stat_terms */
 	struct tally_events evs;	/* built here, appended on success */
 	struct tally_parse_error *err;
 	int group;			/* current group number or -1 */
@@ -344,12 +345,22 @@ static struct tally_event *add_event(struct parser *p, const struct perf_event_a
 static int apply_mods(struct parser *p, size_t first, const char *m, size_t n, size_t col,
 		      bool group)
 {
-	if (n == 0)
+	int seen[128] = { 0 };
+
+	/* perf 6.1 takes "task-clock:" (an empty list), but not "{a,b}:" */
+	if (n == 0 && group)
 		return perr(p, EINVAL, col, "", 0, "empty modifier after ':'");
 	for (size_t i = 0; i < n; i++) {
 		if (!m[i] || !strchr(MOD_CHARS, m[i]))
 			return perr(p, EINVAL, col + i, m, n,
-				    "unknown modifier '%c' (valid: u k h G H I p P S D W)", m[i]);
+				    "unknown modifier '%c' (valid: u k h G H I p P S D W e)", m[i]);
+		/* perf's check_modifier: only p repeats (up to :ppp) */
+		if (++seen[(unsigned char)m[i]] > 1 && m[i] != 'p')
+			return perr(p, EINVAL, col + i, m, n,
+				    "modifier '%c' repeated (only p may repeat, up to :ppp)", m[i]);
+		if (seen['p'] > 3)
+			return perr(p, EINVAL, col, m, n,
+				    "precise level %d too high: at most 3 (:ppp)", seen['p']);
 	}
 	for (size_t e = first; e < p->evs.nr; e++) {
 		struct tally_event *ev = &p->evs.ev[e];
@@ -478,19 +489,63 @@ static size_t span(const char *s, size_t n, char stop)
 /* ------------------------------------------------------------------ */
 /* PMU terms */
 
-static const char *const generic_terms[] = {
-	"config", "config1", "config2", "config3", "name", "period", "freq",
-	"inherit", "no-inherit",
+/*
+ * perf 6.1's own terms (its lexer's config keywords), in perf's order,
+ * plus config3 (perf 6.3). Which event kinds take each: every kind but
+ * a tracepoint takes them all (config_term_common); a tracepoint takes
+ * T_TP ones; perf stat keeps only T_STAT ones; tally implements T_OURS.
+ */
+#define T_STAT	(1u << 0)
+#define T_TP	(1u << 1)
+#define T_OURS	(1u << 2)
+#define T_STR	(1u << 3)	/* a string value; the others are numbers */
+
+static const struct perf_term {
+	const char *name;
+	unsigned int f;
+} perf_terms[] = {
+	{ "config",		T_STAT | T_OURS },
+	{ "config1",		T_STAT | T_OURS },
+	{ "config2",		T_STAT | T_OURS },
+	{ "config3",		T_STAT | T_OURS },
+	{ "name",		T_STAT | T_OURS | T_STR },
+	{ "period",		T_STAT | T_OURS },
+	{ "freq",		T_OURS },
+	{ "branch_type",	T_STR },
+	{ "time",		0 },
+	{ "call-graph",		T_TP | T_OURS | T_STR },
+	{ "stack-size",		T_TP | T_OURS },
+	{ "max-stack",		T_TP },
+	{ "nr",			T_TP },
+	{ "inherit",		T_TP | T_OURS },
+	{ "no-inherit",		T_TP | T_OURS },
+	{ "overwrite",		T_TP },
+	{ "no-overwrite",	T_TP },
+	{ "percore",		T_STAT },
+	{ "aux-output",		T_TP },
+	{ "aux-sample-size",	T_TP },
+	{ "metric-id",		T_STAT | T_OURS | T_STR },
 };
 
+/* Which kind of event the terms are for. */
+enum { TERMS_PMU, TERMS_SYM, TERMS_TP };
+enum { CG_UNSET, CG_FP, CG_DWARF, CG_LBR, CG_NO };
+
+/* perf record's default dwarf stack dump, and the kernel's ceiling */
+#define DEFAULT_STACK_SIZE	8192u
+#define MAX_STACK_SIZE		65528u
+
 struct term_ctx {
-	const char *pmu;
+	const char *pmu;	/* TERMS_PMU: the sysfs PMU */
+	int where;		/* TERMS_* */
 	struct perf_event_attr *attr;
 	char name[128];		/* name= */
 	bool has_name;
 	double scale;
 	char unit[32];
 	bool has_unit;
+	int callgraph;		/* CG_* */
+	uint32_t stack_size;	/* stack-size=, 0 if not given */
 };
 
 static int best_format_cb(const char *pmu, const char *alias, const char *terms, void *ctx)
@@ -510,8 +565,9 @@ static int term_hint(struct parser *p, const char *pmu, const char *key)
 	struct best b;
 
 	best_init(&b, key);
-	for (size_t i = 0; i < ARRAY_SIZE(generic_terms); i++)
-		best_try(&b, generic_terms[i]);
+	for (size_t i = 0; i < ARRAY_SIZE(perf_terms); i++)
+		if (perf_terms[i].f & T_OURS)
+			best_try(&b, perf_terms[i].name);
 	tally__pmu_foreach_alias(p->sysfs, pmu, best_format_cb, &b);
 	for (size_t i = 0; i < ARRAY_SIZE(common); i++) {
 		int w;
@@ -523,6 +579,153 @@ static int term_hint(struct parser *p, const char *pmu, const char *key)
 	if (b.name[0])
 		set_hint(p, b.name);
 	return 0;
+}
+
+/* The terms an event of tc's kind takes here, comma-separated, for messages. */
+static void valid_terms(const struct parser *p, const struct term_ctx *tc, char *buf,
+			size_t len)
+{
+	size_t o = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < ARRAY_SIZE(perf_terms); i++) {
+		unsigned int f = perf_terms[i].f;
+		int w;
+
+		if (!(f & T_OURS) || (tc->where == TERMS_TP && !(f & T_TP)) ||
+		    (p->stat_terms && !(f & T_STAT)))
+			continue;
+		w = snprintf(buf + o, len - o, "%s%s", o ? "," : "", perf_terms[i].name);
+		if (w < 0 || (size_t)w >= len - o)
+			break;
+		o += (size_t)w;
+	}
+}
+
+static int unknown_term(struct parser *p, const struct term_ctx *tc, const char *key,
+			const char *t, size_t klen, size_t col)
+{
+	char valid[160];
+
+	valid_terms(p, tc, valid, sizeof(valid));
+	if (isdigit((unsigned char)key[0]))	/* "call-graph=dwarf,4096" */
+		return perr(p, EINVAL, col, t, klen,
+			    "term '%s' has no name (a dwarf stack size is stack-size=%s)",
+			    key, key);
+	return perr(p, EINVAL, col, t, klen, "unknown term '%s' for %s (valid terms: %s)", key,
+		    tc->where == TERMS_TP ? "a tracepoint" : "this event", valid);
+}
+
+/*
+ * One of perf's own terms (perf_terms[]): 0 when applied, or the error.
+ * A number term without a value is 1 ("period" is period=1), as in perf.
+ */
+static int static_term(struct parser *p, struct term_ctx *tc, const struct perf_term *pt,
+		       const char *t, size_t n, size_t klen, size_t col)
+{
+	struct perf_event_attr *a = tc->attr;
+	const char *key = pt->name, *vs = t + klen + 1;
+	bool has_val = klen < n;
+	size_t vlen = has_val ? n - klen - 1 : 0, vcol = col + klen + 1;
+	uint64_t val = 1;
+
+	if (tc->where == TERMS_TP && !(pt->f & T_TP))
+		return unknown_term(p, tc, key, t, klen, col);
+	if (p->stat_terms && !(pt->f & T_STAT))
+		return perr(p, EINVAL, col, t, klen,
+			    "'%s' is not usable in 'tally stat' (a sampling term)", key);
+	if (!(pt->f & T_OURS))
+		return perr(p, EOPNOTSUPP, col, t, klen,
+			    "term '%s' is perf's, but tally does not support it (see docs/event-grammar.md)",
+			    key);
+	if (pt->f & T_STR) {
+		if (!has_val || vlen == 0)
+			return perr(p, EINVAL, col, t, n, "%s= needs a value", key);
+		if (!strcmp(key, "name")) {
+			if (vlen >= sizeof(tc->name))
+				return perr(p, EINVAL, vcol, vs, vlen, "name too long");
+			if (isdigit((unsigned char)vs[0]))	/* perf: a string, not a number */
+				return perr(p, EINVAL, vcol, vs, vlen,
+					    "name= takes a name, not a number");
+			if (!tc->has_name) {	/* the first name= wins, as in perf */
+				memcpy(tc->name, vs, vlen);
+				tc->name[vlen] = '\0';
+				tc->has_name = true;
+			}
+		} else if (!strcmp(key, "call-graph")) {
+			static const char *const modes[] = { "fp", "dwarf", "lbr", "no" };
+			int mode = CG_UNSET;
+
+			for (size_t i = 0; i < ARRAY_SIZE(modes); i++)
+				if (vlen == strlen(modes[i]) && !memcmp(vs, modes[i], vlen))
+					mode = CG_FP + (int)i;
+			if (mode == CG_UNSET)
+				return perr(p, EINVAL, vcol, vs, vlen,
+					    "call-graph '%.*s': use fp, dwarf, lbr or no",
+					    (int)(vlen > 32 ? 32 : vlen), vs);
+			tc->callgraph = mode;
+		}
+		/* metric-id: perf's metric expressions use it; tally has none */
+		return 0;
+	}
+	if (has_val && !parse_u64(vs, vlen, &val))
+		return perr(p, EINVAL, vcol, vs, vlen,
+			    "bad value for term '%s': expected a number", key);
+	if (!strcmp(key, "config")) {
+		a->config = val;
+	} else if (!strcmp(key, "config1")) {
+		a->config1 = val;
+	} else if (!strcmp(key, "config2")) {
+		a->config2 = val;
+	} else if (!strcmp(key, "config3")) {
+#ifdef PERF_ATTR_SIZE_VER8
+		a->config3 = val;
+#else
+		return perr(p, EOPNOTSUPP, col, t, n,
+			    "config3 needs Linux 6.3 UAPI headers at build time");
+#endif
+	} else if (!strcmp(key, "period")) {
+		a->sample_period = val;
+		a->freq = 0;
+	} else if (!strcmp(key, "freq")) {
+		a->sample_freq = val;
+		a->freq = 1;
+	} else if (!strcmp(key, "stack-size")) {
+		/* the kernel takes a multiple of 8 below 64 KiB */
+		if (val == 0 || val > MAX_STACK_SIZE)
+			return perr(p, ERANGE, has_val ? vcol : col, has_val ? vs : t,
+				    has_val ? vlen : n,
+				    "stack-size %llu out of range (1..%u bytes)",
+				    (unsigned long long)val, MAX_STACK_SIZE);
+		tc->stack_size = ((uint32_t)val + 7) & ~7u;
+	} else if (!strcmp(key, "inherit") || !strcmp(key, "no-inherit")) {
+		a->inherit = key[0] == 'i' ? (val != 0) : 0;
+	}
+	return 0;
+}
+
+/* After the whole term list: the call graph into the attr (events.h). */
+static void finish_terms(const struct term_ctx *tc, struct perf_event_attr *a,
+			 unsigned int *flags)
+{
+	switch (tc->callgraph) {
+	case CG_FP:
+		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
+		break;
+	case CG_DWARF:
+		a->sample_type |= PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER |
+				  PERF_SAMPLE_STACK_USER;
+		a->sample_stack_user = tc->stack_size ? tc->stack_size : DEFAULT_STACK_SIZE;
+		break;
+	case CG_LBR:
+		a->sample_type |= PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_BRANCH_STACK;
+		break;
+	case CG_NO:
+		*flags |= TALLY_EV_NO_CALLGRAPH;
+		break;
+	}
+	if (tc->stack_size && tc->callgraph != CG_DWARF)
+		a->sample_stack_user = tc->stack_size;
 }
 
 static int apply_terms(struct parser *p, struct term_ctx *tc, const char *s, size_t n,
@@ -550,63 +753,20 @@ static int apply_term(struct parser *p, struct term_ctx *tc, const char *t, size
 	if (memchr(key, '\0', klen))
 		return perr(p, EINVAL, col, t, klen, "bad term name");
 
-	if (!strcmp(key, "name")) {
-		if (!has_val || vlen == 0)
-			return perr(p, EINVAL, col, t, n, "name= needs a value");
-		if (vlen >= sizeof(tc->name))
-			return perr(p, EINVAL, col + klen + 1, vs, vlen, "name too long");
-		memcpy(tc->name, vs, vlen);
-		tc->name[vlen] = '\0';
-		tc->has_name = true;
-		return 0;
-	}
 	if (has_val && vlen == 1 && vs[0] == '?') {
 		/* An alias term the user must give (perf's "umask=?"). */
 		if (depth > 0)
 			return 0;
 		return perr(p, EINVAL, col + klen + 1, vs, vlen, "term '%s' needs a value", key);
 	}
+	for (size_t i = 0; i < ARRAY_SIZE(perf_terms); i++)
+		if (!strcmp(key, perf_terms[i].name))
+			return static_term(p, tc, &perf_terms[i], t, n, klen, col);
+	if (tc->where != TERMS_PMU)
+		return unknown_term(p, tc, key, t, klen, col);
 	if (has_val && !parse_u64(vs, vlen, &val))
 		return perr(p, EINVAL, col + klen + 1, vs, vlen,
 			    "bad value for term '%s': expected a number", key);
-
-	if (!strcmp(key, "config") || !strcmp(key, "config1") || !strcmp(key, "config2") ||
-	    !strcmp(key, "config3")) {
-		if (!has_val)
-			return perr(p, EINVAL, col, t, n, "%s= needs a value", key);
-		if (key[6] == '1')
-			a->config1 = val;
-		else if (key[6] == '2')
-			a->config2 = val;
-		else if (key[6] == '3')
-#ifdef PERF_ATTR_SIZE_VER8
-			a->config3 = val;
-#else
-			return perr(p, EOPNOTSUPP, col, t, n,
-				    "config3 needs Linux 6.3 UAPI headers at build time");
-#endif
-		else
-			a->config = val;
-		return 0;
-	}
-	if (!strcmp(key, "period")) {
-		if (!has_val)
-			return perr(p, EINVAL, col, t, n, "period= needs a value");
-		a->sample_period = val;
-		a->freq = 0;
-		return 0;
-	}
-	if (!strcmp(key, "freq")) {
-		if (!has_val)
-			return perr(p, EINVAL, col, t, n, "freq= needs a value");
-		a->sample_freq = val;
-		a->freq = 1;
-		return 0;
-	}
-	if (!strcmp(key, "inherit") || !strcmp(key, "no-inherit")) {
-		a->inherit = key[0] == 'i' ? (val != 0) : 0;
-		return 0;
-	}
 
 	ret = tally__pmu_format(p->sysfs, tc->pmu, key, &word, &mask);
 	if (ret == 0) {
@@ -736,6 +896,7 @@ static int pmu_event_one(struct parser *p, const char *pmu, int type, const char
 		ev = add_event(p, &attr, s, n, pmu, col);
 	if (!ev)
 		return -errno;
+	finish_terms(&tc, &ev->attr, &ev->flags);
 	ev->scale = tc.scale;
 	if (tc.has_unit && !(ev->unit = strdup(tc.unit)))
 		return nomem(p, col);
@@ -943,7 +1104,7 @@ static int parse_breakpoint(struct parser *p, const char *s, size_t n, size_t co
 	struct perf_event_attr attr;
 	size_t i = 4, alen, first = p->evs.nr;
 	uint64_t addr, len = 0;
-	bool has_len = false;
+	bool has_len = false, mods = false;
 	int bp_type = 0;
 	char name[64];
 
@@ -966,27 +1127,34 @@ static int parse_breakpoint(struct parser *p, const char *s, size_t n, size_t co
 		has_len = true;
 		i += l;
 	}
+	/*
+	 * ":ACCESS" then modifiers, in one token or two: perf's lexer takes
+	 * up to three of r/w/x first ("mem:0x1000:wu" is w, then u;
+	 * "mem:0x1000:u" is u alone), then an optional ':' before the
+	 * modifiers, which may be empty ("mem:0x1000:w:").
+	 */
 	if (i < n && s[i] == ':') {
 		size_t l = 0;
-		bool rwx = true;
 
 		i++;
-		while (i + l < n && s[i + l] != ':')
+		while (l < 3 && i + l < n && s[i + l] && strchr("rwx", s[i + l]))
 			l++;
-		for (size_t k = 0; k < l; k++)
-			if (!strchr("rwx", s[i + k]) || !s[i + k])
-				rwx = false;
-		if (rwx && l > 0 && l <= 3) {
-			for (size_t k = 0; k < l; k++)
-				bp_type |= s[i + k] == 'r' ? HW_BREAKPOINT_R :
-					   s[i + k] == 'w' ? HW_BREAKPOINT_W : HW_BREAKPOINT_X;
-			if ((bp_type & HW_BREAKPOINT_X) && (bp_type & HW_BREAKPOINT_RW))
-				return perr(p, EINVAL, col + i, s + i, l,
-					    "an execute breakpoint cannot also watch reads or writes");
-			i += l;
-			if (i < n)
-				i++;	/* the ':' before modifiers */
+		for (size_t k = 0; k < l; k++) {
+			int bit = s[i + k] == 'r' ? HW_BREAKPOINT_R :
+				  s[i + k] == 'w' ? HW_BREAKPOINT_W : HW_BREAKPOINT_X;
+
+			if (bp_type & bit)	/* perf refuses "ww" too */
+				return perr(p, EINVAL, col + i + k, s + i, l,
+					    "breakpoint access '%c' repeated", s[i + k]);
+			bp_type |= bit;
 		}
+		if ((bp_type & HW_BREAKPOINT_X) && (bp_type & HW_BREAKPOINT_RW))
+			return perr(p, EINVAL, col + i, s + i, l,
+				    "an execute breakpoint cannot also watch reads or writes");
+		i += l;
+		if (l && i < n && s[i] == ':')
+			i++;	/* the ':' before modifiers */
+		mods = true;
 	} else if (i < n) {
 		return perr(p, EINVAL, col + i, s + i, n - i, "unexpected text after breakpoint");
 	}
@@ -1007,7 +1175,7 @@ static int parse_breakpoint(struct parser *p, const char *s, size_t n, size_t co
 	} else if (!add_event(p, &attr, s, n, "breakpoint", col)) {
 		return -errno;
 	}
-	if (i < n || (n && s[n - 1] == ':'))
+	if (mods)
 		return apply_mods(p, first, s + i, n - i, col + i, false);
 	return 0;
 }
@@ -1616,6 +1784,7 @@ int tally_parse_events(const char *spec, const struct tally_parse_opts *opts,
 	p.sysfs = TALLY_OPTS_GET(opts, sysfs_root, NULL) ?: "/sys";
 	p.tracefs = TALLY_OPTS_GET(opts, tracefs_root, NULL);
 	p.no_pfm = TALLY_OPTS_GET(opts, no_pfm, false);
+	p.stat_terms = TALLY_OPTS_GET(opts, stat_terms, false);
 	p.err = err;
 	for (size_t i = 0; i < out->nr; i++)
 		if (out->ev[i].group >= p.next_group)
