@@ -633,7 +633,7 @@ static int static_term(struct parser *p, struct term_ctx *tc, const struct perf_
 		return unknown_term(p, tc, key, t, klen, col);
 	if (p->stat_terms && !(pt->f & T_STAT))
 		return perr(p, EINVAL, col, t, klen,
-			    "'%s' is not usable in 'tally stat' (a sampling term)", key);
+			    "'%s' is not usable in 'tally stat'", key);
 	if (!(pt->f & T_OURS))
 		return perr(p, EOPNOTSUPP, col, t, klen,
 			    "term '%s' is perf's, but tally does not support it (see docs/event-grammar.md)",
@@ -997,6 +997,11 @@ static int parse_pmu_event(struct parser *p, const char *s, size_t n, size_t col
 /* ------------------------------------------------------------------ */
 /* tracepoints */
 
+static int term_list_end(struct parser *p, const char *s, size_t n, size_t col, size_t open,
+			 size_t *close);
+static int apply_event_terms(struct parser *p, size_t first, int where, const char *s,
+			     size_t open, size_t close, size_t col);
+
 struct tp_ctx {
 	struct parser *p;
 	size_t col;
@@ -1090,6 +1095,20 @@ static int parse_tracepoint(struct parser *p, const char *s, size_t n, size_t co
 		tp_add_cb(sys, ev, &tc);
 		if (tc.err)
 			return tc.err;
+	}
+	/* perf 6.1: sys:ev[/terms/][:]mods ("sys:ev/call-graph=fp/u", "sys:ev:") */
+	if (mpos < n && s[mpos] == '/') {
+		size_t close;
+
+		ret = term_list_end(p, s, n, col, mpos, &close);
+		if (!ret)
+			ret = apply_event_terms(p, first, TERMS_TP, s, mpos, close, col);
+		if (ret)
+			return ret;
+		mpos = close + 1;
+		if (mpos < n && s[mpos] == ':')
+			mpos++;
+		return apply_mods(p, first, s + mpos, n - mpos, col + mpos, false);
 	}
 	if (mpos < n)
 		return apply_mods(p, first, s + mpos + 1, n - mpos - 1, col + mpos + 1, false);
@@ -1550,6 +1569,121 @@ static int unknown_event(struct parser *p, const char *s, size_t n, size_t col)
 	return ret;
 }
 
+/*
+ * The terms s[open+1..close) of an event already added (events first..),
+ * applied to each of them, then name=, call-graph= and stack-size=.
+ */
+static int apply_event_terms(struct parser *p, size_t first, int where, const char *s,
+			     size_t open, size_t close, size_t col)
+{
+	for (size_t e = first; e < p->evs.nr; e++) {
+		struct tally_event *ev = &p->evs.ev[e];
+		struct term_ctx tc;
+		int ret;
+
+		memset(&tc, 0, sizeof(tc));
+		tc.where = where;
+		tc.attr = &ev->attr;
+		tc.scale = 1.0;
+		ret = apply_terms(p, &tc, s + open + 1, close - open - 1, col + open + 1, 0);
+		if (ret)
+			return ret;
+		finish_terms(&tc, &ev->attr, &ev->flags);
+		if (tc.has_name && set_str(&ev->name, tc.name, strlen(tc.name)))
+			return nomem(p, col);
+	}
+	return 0;
+}
+
+/* The closing '/' of a term list opened at s[open], or an error. */
+static int term_list_end(struct parser *p, const char *s, size_t n, size_t col, size_t open,
+			 size_t *close)
+{
+	*close = open + 1 + span(s + open + 1, n - open - 1, '/');
+	if (*close >= n)
+		return perr(p, EINVAL, col + open, s, n,
+			    "unterminated term list: missing the closing '/'");
+	return 0;
+}
+
+/*
+ * A symbolic, tool, cache or raw event with a term list: s[0..slash) is
+ * the name, "/terms/" follows, then modifiers. perf 6.1's grammar: a
+ * symbolic event's "/terms/" and a tool event's "//" take the modifiers
+ * straight after ("task-clock/period=1/u"; a ':' there is a syntax
+ * error), a cache or raw event's may have a ':' between
+ * ("L1-dcache-loads/period=1/:u"); a tool event takes no terms.
+ */
+static int parse_sym_terms(struct parser *p, const char *s, size_t n, size_t col,
+			   size_t slash, bool colon_ok, bool tool)
+{
+	size_t close, m, first = p->evs.nr;
+	int ret;
+
+	ret = term_list_end(p, s, n, col, slash, &close);
+	if (ret)
+		return ret;
+	if (tool && close > slash + 1)
+		return perr(p, EINVAL, col + slash + 1, s + slash + 1, close - slash - 1,
+			    "'%.*s' is a tool event: it takes no terms", (int)slash, s);
+	m = close + 1;
+	if (m < n && s[m] == ':') {
+		if (!colon_ok)
+			return perr(p, EINVAL, col + m, s + m, n - m,
+				    "no ':' after the term list of '%.*s': modifiers follow the '/' (as in perf)",
+				    (int)(slash > 64 ? 64 : slash), s);
+		m++;
+	}
+	ret = parse_named(p, s, slash, n, col);
+	if (ret)
+		return ret < 0 ? ret : unknown_event(p, s, slash, col);
+	ret = apply_event_terms(p, first, TERMS_SYM, s, slash, close, col);
+	if (ret)
+		return ret;
+	return apply_mods(p, first, s + m, n - m, col + m, false);
+}
+
+/* perf's "TYPE:CONFIG[/terms/][:mods]": a raw attr type and config, in C numbers. */
+static int parse_numeric(struct parser *p, const char *s, size_t n, size_t col)
+{
+	struct perf_event_attr attr;
+	size_t tl = span(s, n, ':'), cl, i, first = p->evs.nr;
+	uint64_t type, config;
+	int ret;
+
+	if (tl >= n || !parse_u64(s, tl, &type) || type > UINT32_MAX)
+		return perr(p, EINVAL, col, s, tl, "bad event type: TYPE:CONFIG takes two numbers");
+	i = tl + 1;
+	cl = 0;
+	while (i + cl < n && s[i + cl] != ':' && s[i + cl] != '/')
+		cl++;
+	if (!parse_u64(s + i, cl, &config))
+		return perr(p, EINVAL, col + i, s + i, cl,
+			    "bad event config: TYPE:CONFIG takes two numbers");
+	memset(&attr, 0, sizeof(attr));
+	attr.type = (uint32_t)type;
+	attr.config = config;
+	if (!add_event(p, &attr, s, n, pmu_of_type(attr.type), col))
+		return -errno;
+	i += cl;
+	if (i < n && s[i] == '/') {
+		size_t close;
+
+		ret = term_list_end(p, s, n, col, i, &close);
+		if (!ret)
+			ret = apply_event_terms(p, first, TERMS_SYM, s, i, close, col);
+		if (ret)
+			return ret;
+		i = close + 1;
+	}
+	if (i < n && s[i] == ':')
+		i++;
+	else if (i < n)
+		return perr(p, EINVAL, col + i, s + i, n - i, "unexpected text after '%.*s'",
+			    (int)i, s);
+	return apply_mods(p, first, s + i, n - i, col + i, false);
+}
+
 static bool ident_char(char c)
 {
 	return isalnum((unsigned char)c) || c == '_' || c == '-' || c == '.';
@@ -1572,6 +1706,19 @@ static int parse_event(struct parser *p, const char *s, size_t n, size_t col)
 
 	colon = span(s, n, ':');
 	slash = span(s, n, '/');
+	if (isdigit((unsigned char)s[0]) && colon < n && colon < slash)
+		return parse_numeric(p, s, n, col);
+	if (slash < n && slash < colon && slash > 0) {
+		uint64_t cfg;
+		int c = tally__cache_parse(s, slash, &cfg);
+
+		/* perf's lexer knows these names before any PMU's */
+		if (tally__sym_lookup(s, slash) || is_raw(s, slash, &cfg) || c == 0)
+			return parse_sym_terms(p, s, n, col, slash, !tally__sym_lookup(s, slash),
+					       false);
+		if (tally__tool_lookup(s, slash))
+			return parse_sym_terms(p, s, n, col, slash, false, true);
+	}
 	if (slash < n && slash < colon) {
 		for (size_t i = 0; i < slash; i++)
 			if (!ident_char(s[i]))
@@ -1606,6 +1753,10 @@ static int parse_event(struct parser *p, const char *s, size_t n, size_t col)
 
 		if (tally__cache_parse(s, colon, &cfg) == -ENOENT) {
 			size_t en = span(s + colon + 1, n - colon - 1, ':');
+			size_t en_slash = span(s + colon + 1, n - colon - 1, '/');
+
+			if (en_slash < en)	/* sys:ev/terms/ */
+				en = en_slash;
 			bool sys_exists, mods_tail = is_mods(s + colon + 1, n - colon - 1);
 			char sys[256];
 
@@ -1651,8 +1802,12 @@ static int parse_event(struct parser *p, const char *s, size_t n, size_t col)
 static size_t event_end(const char *s, size_t i, size_t n, bool in_group)
 {
 	size_t j = i;
+	bool prefix = (n - i >= 4 && !memcmp(s + i, "mem:", 4)) ||
+		      (n - i >= 7 && !memcmp(s + i, "uprobe:", 7)) ||
+		      (n - i >= 10 && !memcmp(s + i, "uretprobe:", 10));
 
-	while (j < n && ident_char(s[j]))
+	/* NAME, sys:ev (globs too) or TYPE:CONFIG before a term list */
+	while (!prefix && j < n && (ident_char(s[j]) || strchr(":*?[]", s[j])) && s[j])
 		j++;
 	if (j > i && j < n && s[j] == '/') {
 		const char *c = memchr(s + j + 1, '/', n - j - 1);
@@ -1734,6 +1889,19 @@ static int parse_spec(struct parser *p)
 	for (;;) {
 		while (i < n && isspace((unsigned char)s[i]))
 			i++;
+		{
+			/*
+			 * perf 6.1's "NAME{a,b}": a group with a name, which
+			 * perf shows only in report's group headers; tally
+			 * keeps no group names, so the name is dropped.
+			 */
+			size_t j = i;
+
+			while (j < n && (isalnum((unsigned char)s[j]) || s[j] == '_'))
+				j++;
+			if (j > i && j < n && s[j] == '{')
+				i = j;
+		}
 		if (i < n && s[i] == '{') {
 			ret = parse_group(p, &i);
 			if (ret)
