@@ -448,17 +448,23 @@ static int apply_mods(struct parser *p, size_t first, const char *m, size_t n, s
 /* ------------------------------------------------------------------ */
 /* numbers */
 
-/* A whole C number (0x.., 0.., decimal) in s[0..n). */
+/*
+ * A whole number in s[0..n): 0x.. hex, else decimal, as perf's lexer
+ * reads them (num_hex, num_dec): "010" is ten, not octal eight.
+ */
 static bool parse_u64(const char *s, size_t n, uint64_t *v)
 {
 	char buf[32], *end;
+	bool hex = n > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
 
 	if (n == 0 || n >= sizeof(buf) || !isdigit((unsigned char)s[0]))
 		return false;
 	memcpy(buf, s, n);
 	buf[n] = '\0';
+	if (hex && !isxdigit((unsigned char)buf[2]))
+		return false;
 	errno = 0;
-	*v = strtoull(buf, &end, 0);
+	*v = strtoull(buf, &end, hex ? 16 : 10);
 	return !errno && *end == '\0';
 }
 
@@ -639,6 +645,12 @@ static int static_term(struct parser *p, struct term_ctx *tc, const struct perf_
 			    "term '%s' is perf's, but tally does not support it (see docs/event-grammar.md)",
 			    key);
 	if (pt->f & T_STR) {
+		/* perf's name_tag: 'quoted', the quotes dropped, commas allowed */
+		if (vlen >= 2 && vs[0] == '\'' && vs[vlen - 1] == '\'') {
+			vs++;
+			vcol++;
+			vlen -= 2;
+		}
 		if (!has_val || vlen == 0)
 			return perr(p, EINVAL, col, t, n, "%s= needs a value", key);
 		if (!strcmp(key, "name")) {
@@ -854,9 +866,16 @@ static int apply_terms(struct parser *p, struct term_ctx *tc, const char *s, siz
 	size_t i = 0;
 
 	while (i < n) {
-		size_t tl = span(s + i, n - i, ',');
+		size_t tl = 0;
+		bool quoted = false;
 		int ret;
 
+		/* a ',' inside perf's quoted value (name='a,b') is not a separator */
+		while (i + tl < n && (quoted || s[i + tl] != ',')) {
+			if (s[i + tl] == '\'')
+				quoted = !quoted;
+			tl++;
+		}
 		if (depth)	/* alias files may carry spaces or newlines */
 			while (tl && isspace((unsigned char)s[i]))
 				i++, tl--;

@@ -75,6 +75,9 @@ done <<'ROWS'
 -|task-clock/config=2/|same|-
 -|task-clock/name=foo,name=bar/|same|-
 -|task-clock/metric-id=x/|same|-
+-|task-clock/period=010/|same|-
+-|task-clock/name='x,y'/|same|-
+-|task-clock/name='a:b=c',period=2/u|same|-
 -|task-clock//|same|-
 -|task-clock//u|same|-
 -|cs/period=1/|same|-
@@ -126,6 +129,7 @@ tp|syscalls:sys_enter_getpid/stack-size=8/:u|same|'stack-size' is not usable
 -|mem:0x1000:rwu|same|-
 -|mem:0x1000:u|same|-
 -|mem:0x1000:|same|-
+-|mem:010|same|-
 -|mem:0x1000:w:u|same|-
 -|mem:0x1000:ww|same|'w' repeated
 -|mem:0x1000:rr|same|'r' repeated

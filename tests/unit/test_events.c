@@ -440,6 +440,11 @@ static void test_symbolic_terms(void **state)
 		{ "task-clock//", "task-clock//", 1, 1, 0, 0, 0 },
 		{ "task-clock//u", "task-clock//u", 1, 1, 0, 0, 1 },
 		{ "cs/period=1/", "cs/period=1/", 1, 3, 1, 0, 0 },
+		/* perf's numbers: 0x.. hex, else decimal (010 is ten) */
+		{ "task-clock/period=010/", "task-clock/period=010/", 1, 1, 10, 0, 0 },
+		/* perf's quoted name_tag: quotes dropped, ',' ':' '=' kept */
+		{ "task-clock/name='x,y'/", "x,y", 1, 1, 0, 0, 0 },
+		{ "task-clock/name='a:b=c',period=2/u", "a:b=c", 1, 1, 2, 0, 1 },
 		{ "cycles/period=7/k", "cycles/period=7/k", 0, 0, 7, 0, 0 },
 		/* cache events: named without terms or modifiers; ':' allowed */
 		{ "L1-dcache-loads/period=1/", "L1-dcache-loads", 3, 0, 1, 0, 0 },
@@ -660,6 +665,12 @@ static void test_breakpoint_mods(void **state)
 		struct tally_parse_error err = parse_fail("mem:0x1000:ww", -EINVAL, 12, "ww");
 
 		assert_non_null(strstr(err.msg, "'w' repeated"));
+	}
+	{
+		char name[64];
+		struct tally_event e = one("mem:010", name, sizeof(name));
+
+		assert_int_equal(e.attr.bp_addr, 10);	/* decimal, as perf reads it */
 	}
 	parse_fail("mem:0x1000:rr", -EINVAL, 12, "rr");
 	parse_fail("mem:0x1000::u", -EINVAL, 11, ":u");
