@@ -30,8 +30,12 @@
 #include "events_internal.h"
 
 #define MAX_EVENTS_PER_SPEC 100000
-/* The modifier letters (perf's PE_MODIFIER_EVENT, plus e: exclusive). */
-#define MOD_CHARS "ukhGHIpPSDWe"
+/*
+ * The modifier letters: perf's PE_MODIFIER_EVENT, with e (exclusive) and
+ * b (perf stat --bpf-counters: tally counts such an event the ordinary
+ * way, with the same numbers).
+ */
+#define MOD_CHARS "ukhGHIpPSDWeb"
 /* While parsing only: the event's modifiers named G or H (perf's exclude_GH). */
 #define EV_GH_GIVEN (1u << 31)	/* a glob over all tracepoints is ~3000 */
 
@@ -353,7 +357,7 @@ static int apply_mods(struct parser *p, size_t first, const char *m, size_t n, s
 	for (size_t i = 0; i < n; i++) {
 		if (!m[i] || !strchr(MOD_CHARS, m[i]))
 			return perr(p, EINVAL, col + i, m, n,
-				    "unknown modifier '%c' (valid: u k h G H I p P S D W e)", m[i]);
+				    "unknown modifier '%c' (valid: u k h G H I p P S D W e b)", m[i]);
 		/* perf's check_modifier: only p repeats (up to :ppp) */
 		if (++seen[(unsigned char)m[i]] > 1 && m[i] != 'p')
 			return perr(p, EINVAL, col + i, m, n,
@@ -429,6 +433,8 @@ static int apply_mods(struct parser *p, size_t first, const char *m, size_t n, s
 				break;
 			case 'e':
 				a->exclusive = 1;
+				break;
+			case 'b':	/* BPF counters in perf: same counts here */
 				break;
 			}
 		}
@@ -587,6 +593,29 @@ static int term_hint(struct parser *p, const char *pmu, const char *key)
 	return 0;
 }
 
+/* A raw config term, perf's "rHEX" or "r0xHEX" (1 to 16 hex digits). */
+static bool raw_term(const char *key, uint64_t *val)
+{
+	const char *h = key + 1;
+	size_t n;
+
+	if (key[0] != 'r')
+		return false;
+	if (h[0] == '0' && h[1] == 'x')
+		h += 2;
+	n = strlen(h);
+	if (n == 0 || n > 16)
+		return false;
+	*val = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!isxdigit((unsigned char)h[i]))
+			return false;
+		*val = *val << 4 | (uint64_t)(isdigit((unsigned char)h[i]) ? h[i] - '0' :
+					      tolower((unsigned char)h[i]) - 'a' + 10);
+	}
+	return true;
+}
+
 /* The terms an event of tc's kind takes here, comma-separated, for messages. */
 static void valid_terms(const struct parser *p, const struct term_ctx *tc, char *buf,
 			size_t len)
@@ -598,8 +627,9 @@ static void valid_terms(const struct parser *p, const struct term_ctx *tc, char 
 		unsigned int f = perf_terms[i].f;
 		int w;
 
+		/* a tracepoint's list is perf's, stat or not ("call-graph,stack-size") */
 		if (!(f & T_OURS) || (tc->where == TERMS_TP && !(f & T_TP)) ||
-		    (p->stat_terms && !(f & T_STAT)))
+		    (p->stat_terms && !(f & T_STAT) && tc->where != TERMS_TP))
 			continue;
 		w = snprintf(buf + o, len - o, "%s%s", o ? "," : "", perf_terms[i].name);
 		if (w < 0 || (size_t)w >= len - o)
@@ -770,6 +800,13 @@ static int apply_term(struct parser *p, struct term_ctx *tc, const char *t, size
 		if (depth > 0)
 			return 0;
 		return perr(p, EINVAL, col + klen + 1, vs, vlen, "term '%s' needs a value", key);
+	}
+	if (!has_val && raw_term(key, &val)) {
+		/* perf's "cpu/r1a8/", "task-clock/r0x2/": config, in hex */
+		if (tc->where == TERMS_TP)
+			return unknown_term(p, tc, key, t, klen, col);
+		a->config = val;
+		return 0;
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(perf_terms); i++)
 		if (!strcmp(key, perf_terms[i].name))

@@ -114,6 +114,9 @@ tp|syscalls:sys_enter_getpid/stack-size=8/:u|same|'stack-size' is not usable
 # modifiers
 -|task-clock:|same|-
 -|task-clock:e|same|-
+-|task-clock:b|same|-
+-|task-clock:bb|same|modifier 'b' repeated
+-|{task-clock}:b|same|-
 -|task-clock:ppp|same|-
 -|task-clock:pup|same|-
 -|task-clock:ukhGHpPSDIWe|same|-
@@ -140,6 +143,9 @@ tp|syscalls:sys_enter_getpid/stack-size=8/:u|same|'stack-size' is not usable
 -|{task-clock,page-faults}:u|same|-
 # PMU events
 -|msr/tsc/u|same|-
+-|msr/r0x1/|same|-
+-|task-clock/r2/|same|-
+tp|syscalls:sys_enter_getpid/r1/|same|unknown term 'r1'
 -|msr/tsc/:u|differs|tally
 -|msr/tsc,call-graph=fp/|same|'call-graph' is not usable
 pmu=cpu|cpu/event=0x3c,period=1000,name=x/u|same|-

@@ -407,6 +407,11 @@ static void test_modifiers(void **state)
 		assert_int_equal(e.attr.exclude_kernel, 0);
 		e = one("cs:e", name_buf, sizeof(name_buf));
 		assert_int_equal(e.attr.exclusive, 1);
+		/* perf's b (BPF counters): taken, counted the ordinary way */
+		e = one("cs:bu", name_buf, sizeof(name_buf));
+		assert_string_equal(name_buf, "cs:bu");
+		assert_int_equal(e.attr.exclude_kernel, 1);
+		parse_fail("cs:bb", -EINVAL, 4, "bb");
 	}
 	/* perf's check_modifier: no letter twice but p (up to 3) */
 	parse_fail("cs:uu", -EINVAL, 4, "uu");
@@ -453,6 +458,9 @@ static void test_symbolic_terms(void **state)
 		{ "L1-dcache-loads//", "L1-dcache-loads", 3, 0, 0, 0, 0 },
 		{ "r1a8/period=1/", "r1a8/period=1/", 4, 0x1a8, 1, 0, 0 },
 		{ "r1a8/name=raw/:u", "raw", 4, 0x1a8, 0, 0, 1 },
+		/* perf's raw config term, rHEX or r0xHEX */
+		{ "task-clock/r2/", "task-clock/r2/", 1, 2, 0, 0, 0 },
+		{ "task-clock/r0x3,period=4/", "task-clock/r0x3,period=4/", 1, 3, 4, 0, 0 },
 		/* perf's TYPE:CONFIG */
 		{ "1:1", "1:1", 1, 1, 0, 0, 0 },
 		{ "1:1/name=z/", "z", 1, 1, 0, 0, 0 },
@@ -591,7 +599,8 @@ static void test_stat_terms(void **state)
 	parse_fail_opts("cpu/event=1,inherit/", &o, -EINVAL, 12, "inherit");
 	parse_fail_opts("sched:sched_switch/stack-size=8/", &o, -EINVAL, 19, "stack-size");
 	/* a tracepoint's own rule first: period is unknown there */
-	parse_fail_opts("sched:sched_switch/period=1/", &o, -EINVAL, 19, "period");
+	err = parse_fail_opts("sched:sched_switch/period=1/", &o, -EINVAL, 19, "period");
+	assert_non_null(strstr(err.msg, "valid terms: call-graph,stack-size"));
 	err = parse_fail_opts("task-clock/foo/", &o, -EINVAL, 11, "foo");
 	assert_non_null(strstr(err.msg, "valid terms: config,config1,config2,config3,name,"
 				       "period,metric-id)"));
@@ -627,6 +636,7 @@ static void test_tracepoint_terms(void **state)
 	assert_non_null(strstr(err.msg, "unknown term 'period' for a tracepoint"));
 	assert_non_null(strstr(err.msg, "valid terms: call-graph,stack-size"));
 	parse_fail("sched:sched_switch/name=x/", -EINVAL, 19, "name");
+	parse_fail("sched:sched_switch/r1/", -EINVAL, 19, "r1");
 	parse_fail("sched:sched_switch/call-graph=fp/uu", -EINVAL, 34, "uu");
 	parse_fail("sched:sched_switch/call-graph=fp", -EINVAL, 18, NULL);
 }
@@ -844,6 +854,10 @@ static void test_pmu_format(void **state)
 	/* a term without a value is 1, as in perf ("config" is config=1) */
 	e = one("cpu/config/", name, sizeof(name));
 	assert_int_equal(e.attr.config, 1);
+	e = one("cpu/r1a8/", name, sizeof(name));
+	assert_int_equal(e.attr.config, 0x1a8);
+	e = one("cpu/r0x20000038f/", name, sizeof(name));
+	assert_int_equal(e.attr.config, 0x20000038fULL);
 	e = one("cpu/event=1,call-graph=fp/", name, sizeof(name));
 	assert_int_equal(e.attr.sample_type, PERF_SAMPLE_CALLCHAIN);
 	e = one("cpu//", name, sizeof(name));
