@@ -976,10 +976,14 @@ static int pmu_family_cb(const char *pmu, void *ctx)
 {
 	struct pmu_family *f = ctx;
 	size_t l = strlen(f->prefix);
-	const char *sfx = pmu + l;
+	const char *name = pmu, *sfx;
 	int type;
 
-	if (strncmp(pmu, f->prefix, l) || sfx[0] != '_' || !sfx[1])
+	/* perf matches "imc" against uncore_imc_0 too: "uncore_" is optional */
+	if (!strncmp(pmu, "uncore_", 7) && strncmp(f->prefix, "uncore_", 7))
+		name += 7;
+	sfx = name + l;
+	if (strncmp(name, f->prefix, l) || sfx[0] != '_' || !sfx[1])
 		return 0;
 	for (sfx++; *sfx; sfx++)
 		if (!isdigit((unsigned char)*sfx))

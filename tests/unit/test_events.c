@@ -963,6 +963,13 @@ static void test_pmu_aliases(void **state)
 		assert_string_equal(evs.ev[i].cpus, "0");
 	}
 	tally_events__clear(&evs);
+	/* perf's PMU match ignores the "uncore_" prefix: imc is uncore_imc_N */
+	evs = parse_ok("imc/cas_count_read/u");
+	assert_int_equal(evs.nr, 2);
+	assert_string_equal(evs.ev[1].pmu, "uncore_imc_1");
+	assert_string_equal(evs.ev[1].name, "imc/cas_count_read/u");
+	assert_int_equal(evs.ev[1].attr.exclude_kernel, 1);
+	tally_events__clear(&evs);
 	evs = parse_ok("uncore_imc_1/event=2/");
 	assert_int_equal(evs.nr, 1);
 	assert_int_equal(evs.ev[0].attr.type, 21);
