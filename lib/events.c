@@ -3,12 +3,19 @@
  * The perf event language -> perf_event_attr.
  *
  *   spec    := item (',' item)*
- *   item    := '{' event (',' event)* '}' [':' mods] | event
- *   event   := symbolic | cache | rHEX | PMU '/' terms '/' [[':'] mods]
- *            | sys ':' name [':' mods]        (globs expand)
- *            | 'mem:' ADDR ['/' LEN] [':' rwx] [':' mods]
+ *   item    := [NAME] '{' event (',' event)* '}' [':' mods] | event
+ *   event   := (symbolic | tool) ['/' [terms] '/' mods | ':' [mods]]
+ *            | (cache | rHEX | TYPE ':' CONFIG) ['/' [terms] '/'] [':'] [mods]
+ *            | PMU '/' [terms] '/' [[':'] mods]
+ *            | sys ':' name ['/' [terms] '/'] [':'] [mods]   (globs expand)
+ *            | 'mem:' ADDR ['/' LEN] [':' rwx{1,3}] [':'] [mods]
  *            | ('uprobe' | 'uretprobe') ':' PATH ':' SYM ['+' OFF] [':' mods]
- *            | sysfs alias | libpfm4 name     [':' mods]
+ *            | sysfs alias | libpfm4 name     [':' [mods]]
+ *   terms   := term (',' term)*   term := KEY ['=' VALUE] | rHEX
+ *   mods    := letters of MOD_CHARS, none twice but p (up to 3)
+ *
+ * That is perf 6.1's grammar (docs/event-grammar.md goes through it rule
+ * by rule, with what tally does differently and why).
  *
  * A hand-written scanner over (spec, len): the spec is untrusted input
  * (fuzz/fuzz_events.c), every index is checked against its item's end,
@@ -1638,6 +1645,10 @@ static int apply_event_terms(struct parser *p, size_t first, int where, const ch
 {
 	for (size_t e = first; e < p->evs.nr; e++) {
 		struct tally_event *ev = &p->evs.ev[e];
+		/* a hybrid event's PMU type in config's upper half survives config= */
+		uint64_t pmu_bits = ev->attr.config & ~0xffffffffull;
+		bool hw = ev->attr.type == PERF_TYPE_HARDWARE ||
+			  ev->attr.type == PERF_TYPE_HW_CACHE;
 		struct term_ctx tc;
 		int ret;
 
@@ -1648,6 +1659,8 @@ static int apply_event_terms(struct parser *p, size_t first, int where, const ch
 		ret = apply_terms(p, &tc, s + open + 1, close - open - 1, col + open + 1, 0);
 		if (ret)
 			return ret;
+		if (hw && pmu_bits)
+			ev->attr.config = (ev->attr.config & 0xffffffffull) | pmu_bits;
 		finish_terms(&tc, &ev->attr, &ev->flags);
 		if (tc.has_name && set_str(&ev->name, tc.name, strlen(tc.name)))
 			return nomem(p, col);

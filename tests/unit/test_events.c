@@ -1083,6 +1083,16 @@ static void test_hybrid(void **state)
 	assert_int_equal(evs.ev[1].attr.config, 10ull << 32 | PERF_COUNT_HW_CPU_CYCLES);
 	tally_events__clear(&evs);
 
+	/* terms go to each core type's event; config= keeps the PMU type */
+	evs = parse_ok_opts("cycles/period=1000,config=1/u", &o);
+	assert_int_equal(evs.nr, 2);
+	assert_string_equal(evs.ev[0].name, "cpu_core/cycles/period=1000,config=1/u");
+	assert_int_equal(evs.ev[0].attr.config, 4ull << 32 | 1);
+	assert_int_equal(evs.ev[1].attr.config, 10ull << 32 | 1);
+	assert_int_equal(evs.ev[1].attr.sample_period, 1000);
+	assert_int_equal(evs.ev[1].attr.exclude_kernel, 1);
+	tally_events__clear(&evs);
+
 	evs = parse_ok_opts("LLC-loads", &o);
 	assert_int_equal(evs.nr, 2);
 	assert_int_equal(evs.ev[1].attr.type, PERF_TYPE_HW_CACHE);
