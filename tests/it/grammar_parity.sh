@@ -141,6 +141,10 @@ tp|syscalls:sys_enter_getpid/stack-size=8/:u|same|'stack-size' is not usable
 # groups
 -|foo{task-clock,page-faults}:u|same|-
 -|{task-clock,page-faults}:u|same|-
+-|{task-clock/period=1,name=x/u,cs}:k|same|-
+-|g{cs/name=y/,L1-dcache-loads/period=1/:u}|same|-
+-|task-clock/period=1/,1:3,cs/name=foo/k|same|-
+tp|{syscalls:sys_enter_getpid/call-graph=no/,cs}|same|'call-graph' is not usable
 # PMU events
 -|msr/tsc/u|same|-
 -|msr/r0x1/|same|-
