@@ -79,6 +79,7 @@ static int print_parse_error(const char *spec, const struct tally_parse_error *p
 static struct tally_evlist *build_events(const struct stat_config *cfg, bool quiet_err)
 {
 	struct tally_evlist *l = tally_evlist__new();
+	struct tally_parse_opts stat_popts = { .sz = sizeof(stat_popts), .stat_terms = true };
 	struct tally_parse_error pe;
 	int err;
 
@@ -90,7 +91,8 @@ static struct tally_evlist *build_events(const struct stat_config *cfg, bool qui
 		return l;
 	for (int i = 0; i < cfg->nr_events; i++) {
 		memset(&pe, 0, sizeof(pe));
-		err = tally_evlist__add_parsed(l, cfg->events[i].spec, NULL, &pe);
+		/* perf stat's term set: sampling terms are "not usable" here */
+		err = tally_evlist__add_parsed(l, cfg->events[i].spec, &stat_popts, &pe);
 		if (err) {
 			if (!quiet_err)
 				print_parse_error(cfg->events[i].spec, &pe, err);

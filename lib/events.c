@@ -3,12 +3,19 @@
  * The perf event language -> perf_event_attr.
  *
  *   spec    := item (',' item)*
- *   item    := '{' event (',' event)* '}' [':' mods] | event
- *   event   := symbolic | cache | rHEX | PMU '/' terms '/' [[':'] mods]
- *            | sys ':' name [':' mods]        (globs expand)
- *            | 'mem:' ADDR ['/' LEN] [':' rwx] [':' mods]
+ *   item    := [NAME] '{' event (',' event)* '}' [':' mods] | event
+ *   event   := (symbolic | tool) ['/' [terms] '/' mods | ':' [mods]]
+ *            | (cache | rHEX | TYPE ':' CONFIG) ['/' [terms] '/'] [':'] [mods]
+ *            | PMU '/' [terms] '/' [[':'] mods]
+ *            | sys ':' name ['/' [terms] '/'] [':'] [mods]   (globs expand)
+ *            | 'mem:' ADDR ['/' LEN] [':' rwx{1,3}] [':'] [mods]
  *            | ('uprobe' | 'uretprobe') ':' PATH ':' SYM ['+' OFF] [':' mods]
- *            | sysfs alias | libpfm4 name     [':' mods]
+ *            | sysfs alias | libpfm4 name     [':' [mods]]
+ *   terms   := term (',' term)*   term := KEY ['=' VALUE] | rHEX
+ *   mods    := letters of MOD_CHARS, none twice but p (up to 3)
+ *
+ * That is perf 6.1's grammar (docs/event-grammar.md goes through it rule
+ * by rule, with what tally does differently and why).
  *
  * A hand-written scanner over (spec, len): the spec is untrusted input
  * (fuzz/fuzz_events.c), every index is checked against its item's end,
@@ -30,8 +37,12 @@
 #include "events_internal.h"
 
 #define MAX_EVENTS_PER_SPEC 100000
-/* The modifier letters (perf's PE_MODIFIER_EVENT, plus e: exclusive). */
-#define MOD_CHARS "ukhGHIpPSDWe"
+/*
+ * The modifier letters: perf's PE_MODIFIER_EVENT, with e (exclusive) and
+ * b (perf stat --bpf-counters: tally counts such an event the ordinary
+ * way, with the same numbers).
+ */
+#define MOD_CHARS "ukhGHIpPSDWeb"
 /* While parsing only: the event's modifiers named G or H (perf's exclude_GH). */
 #define EV_GH_GIVEN (1u << 31)	/* a glob over all tracepoints is ~3000 */
 
@@ -41,6 +52,7 @@ struct parser {
 	const char *sysfs;
 	const char *tracefs;
 	bool no_pfm;
+	bool stat_terms;		/* opts->stat_terms */
 	struct tally_events evs;	/* built here, appended on success */
 	struct tally_parse_error *err;
 	int group;			/* current group number or -1 */
@@ -344,12 +356,22 @@ static struct tally_event *add_event(struct parser *p, const struct perf_event_a
 static int apply_mods(struct parser *p, size_t first, const char *m, size_t n, size_t col,
 		      bool group)
 {
-	if (n == 0)
+	int seen[128] = { 0 };
+
+	/* perf 6.1 takes "task-clock:" (an empty list), but not "{a,b}:" */
+	if (n == 0 && group)
 		return perr(p, EINVAL, col, "", 0, "empty modifier after ':'");
 	for (size_t i = 0; i < n; i++) {
 		if (!m[i] || !strchr(MOD_CHARS, m[i]))
 			return perr(p, EINVAL, col + i, m, n,
-				    "unknown modifier '%c' (valid: u k h G H I p P S D W)", m[i]);
+				    "unknown modifier '%c' (valid: u k h G H I p P S D W e b)", m[i]);
+		/* perf's check_modifier: only p repeats (up to :ppp) */
+		if (++seen[(unsigned char)m[i]] > 1 && m[i] != 'p')
+			return perr(p, EINVAL, col + i, m, n,
+				    "modifier '%c' repeated (only p may repeat, up to :ppp)", m[i]);
+		if (seen['p'] > 3)
+			return perr(p, EINVAL, col, m, n,
+				    "precise level %d too high: at most 3 (:ppp)", seen['p']);
 	}
 	for (size_t e = first; e < p->evs.nr; e++) {
 		struct tally_event *ev = &p->evs.ev[e];
@@ -419,6 +441,8 @@ static int apply_mods(struct parser *p, size_t first, const char *m, size_t n, s
 			case 'e':
 				a->exclusive = 1;
 				break;
+			case 'b':	/* BPF counters in perf: same counts here */
+				break;
 			}
 		}
 		if (precise > 3)
@@ -437,17 +461,23 @@ static int apply_mods(struct parser *p, size_t first, const char *m, size_t n, s
 /* ------------------------------------------------------------------ */
 /* numbers */
 
-/* A whole C number (0x.., 0.., decimal) in s[0..n). */
+/*
+ * A whole number in s[0..n): 0x.. hex, else decimal, as perf's lexer
+ * reads them (num_hex, num_dec): "010" is ten, not octal eight.
+ */
 static bool parse_u64(const char *s, size_t n, uint64_t *v)
 {
 	char buf[32], *end;
+	bool hex = n > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
 
 	if (n == 0 || n >= sizeof(buf) || !isdigit((unsigned char)s[0]))
 		return false;
 	memcpy(buf, s, n);
 	buf[n] = '\0';
+	if (hex && !isxdigit((unsigned char)buf[2]))
+		return false;
 	errno = 0;
-	*v = strtoull(buf, &end, 0);
+	*v = strtoull(buf, &end, hex ? 16 : 10);
 	return !errno && *end == '\0';
 }
 
@@ -478,19 +508,63 @@ static size_t span(const char *s, size_t n, char stop)
 /* ------------------------------------------------------------------ */
 /* PMU terms */
 
-static const char *const generic_terms[] = {
-	"config", "config1", "config2", "config3", "name", "period", "freq",
-	"inherit", "no-inherit",
+/*
+ * perf 6.1's own terms (its lexer's config keywords), in perf's order,
+ * plus config3 (perf 6.3). Which event kinds take each: every kind but
+ * a tracepoint takes them all (config_term_common); a tracepoint takes
+ * T_TP ones; perf stat keeps only T_STAT ones; tally implements T_OURS.
+ */
+#define T_STAT	(1u << 0)
+#define T_TP	(1u << 1)
+#define T_OURS	(1u << 2)
+#define T_STR	(1u << 3)	/* a string value; the others are numbers */
+
+static const struct perf_term {
+	const char *name;
+	unsigned int f;
+} perf_terms[] = {
+	{ "config",		T_STAT | T_OURS },
+	{ "config1",		T_STAT | T_OURS },
+	{ "config2",		T_STAT | T_OURS },
+	{ "config3",		T_STAT | T_OURS },
+	{ "name",		T_STAT | T_OURS | T_STR },
+	{ "period",		T_STAT | T_OURS },
+	{ "freq",		T_OURS },
+	{ "branch_type",	T_STR },
+	{ "time",		0 },
+	{ "call-graph",		T_TP | T_OURS | T_STR },
+	{ "stack-size",		T_TP | T_OURS },
+	{ "max-stack",		T_TP },
+	{ "nr",			T_TP },
+	{ "inherit",		T_TP | T_OURS },
+	{ "no-inherit",		T_TP | T_OURS },
+	{ "overwrite",		T_TP },
+	{ "no-overwrite",	T_TP },
+	{ "percore",		T_STAT },
+	{ "aux-output",		T_TP },
+	{ "aux-sample-size",	T_TP },
+	{ "metric-id",		T_STAT | T_OURS | T_STR },
 };
 
+/* Which kind of event the terms are for. */
+enum { TERMS_PMU, TERMS_SYM, TERMS_TP };
+enum { CG_UNSET, CG_FP, CG_DWARF, CG_LBR, CG_NO };
+
+/* perf record's default dwarf stack dump, and the kernel's ceiling */
+#define DEFAULT_STACK_SIZE	8192u
+#define MAX_STACK_SIZE		65528u
+
 struct term_ctx {
-	const char *pmu;
+	const char *pmu;	/* TERMS_PMU: the sysfs PMU */
+	int where;		/* TERMS_* */
 	struct perf_event_attr *attr;
 	char name[128];		/* name= */
 	bool has_name;
 	double scale;
 	char unit[32];
 	bool has_unit;
+	int callgraph;		/* CG_* */
+	uint32_t stack_size;	/* stack-size=, 0 if not given */
 };
 
 static int best_format_cb(const char *pmu, const char *alias, const char *terms, void *ctx)
@@ -510,8 +584,9 @@ static int term_hint(struct parser *p, const char *pmu, const char *key)
 	struct best b;
 
 	best_init(&b, key);
-	for (size_t i = 0; i < ARRAY_SIZE(generic_terms); i++)
-		best_try(&b, generic_terms[i]);
+	for (size_t i = 0; i < ARRAY_SIZE(perf_terms); i++)
+		if (perf_terms[i].f & T_OURS)
+			best_try(&b, perf_terms[i].name);
 	tally__pmu_foreach_alias(p->sysfs, pmu, best_format_cb, &b);
 	for (size_t i = 0; i < ARRAY_SIZE(common); i++) {
 		int w;
@@ -523,6 +598,183 @@ static int term_hint(struct parser *p, const char *pmu, const char *key)
 	if (b.name[0])
 		set_hint(p, b.name);
 	return 0;
+}
+
+/* A raw config term, perf's "rHEX" or "r0xHEX" (1 to 16 hex digits). */
+static bool raw_term(const char *key, uint64_t *val)
+{
+	const char *h = key + 1;
+	size_t n;
+
+	if (key[0] != 'r')
+		return false;
+	if (h[0] == '0' && h[1] == 'x')
+		h += 2;
+	n = strlen(h);
+	if (n == 0 || n > 16)
+		return false;
+	*val = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!isxdigit((unsigned char)h[i]))
+			return false;
+		*val = *val << 4 | (uint64_t)(isdigit((unsigned char)h[i]) ? h[i] - '0' :
+					      tolower((unsigned char)h[i]) - 'a' + 10);
+	}
+	return true;
+}
+
+/* The terms an event of tc's kind takes here, comma-separated, for messages. */
+static void valid_terms(const struct parser *p, const struct term_ctx *tc, char *buf,
+			size_t len)
+{
+	size_t o = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < ARRAY_SIZE(perf_terms); i++) {
+		unsigned int f = perf_terms[i].f;
+		int w;
+
+		/* a tracepoint's list is perf's, stat or not ("call-graph,stack-size") */
+		if (!(f & T_OURS) || (tc->where == TERMS_TP && !(f & T_TP)) ||
+		    (p->stat_terms && !(f & T_STAT) && tc->where != TERMS_TP))
+			continue;
+		w = snprintf(buf + o, len - o, "%s%s", o ? "," : "", perf_terms[i].name);
+		if (w < 0 || (size_t)w >= len - o)
+			break;
+		o += (size_t)w;
+	}
+}
+
+static int unknown_term(struct parser *p, const struct term_ctx *tc, const char *key,
+			const char *t, size_t klen, size_t col)
+{
+	char valid[160];
+
+	valid_terms(p, tc, valid, sizeof(valid));
+	if (isdigit((unsigned char)key[0]))	/* "call-graph=dwarf,4096" */
+		return perr(p, EINVAL, col, t, klen,
+			    "term '%s' has no name (a dwarf stack size is stack-size=%s)",
+			    key, key);
+	return perr(p, EINVAL, col, t, klen, "unknown term '%s' for %s (valid terms: %s)", key,
+		    tc->where == TERMS_TP ? "a tracepoint" : "this event", valid);
+}
+
+/*
+ * One of perf's own terms (perf_terms[]): 0 when applied, or the error.
+ * A number term without a value is 1 ("period" is period=1), as in perf.
+ */
+static int static_term(struct parser *p, struct term_ctx *tc, const struct perf_term *pt,
+		       const char *t, size_t n, size_t klen, size_t col)
+{
+	struct perf_event_attr *a = tc->attr;
+	const char *key = pt->name, *vs = t + klen + 1;
+	bool has_val = klen < n;
+	size_t vlen = has_val ? n - klen - 1 : 0, vcol = col + klen + 1;
+	uint64_t val = 1;
+
+	if (tc->where == TERMS_TP && !(pt->f & T_TP))
+		return unknown_term(p, tc, key, t, klen, col);
+	if (p->stat_terms && !(pt->f & T_STAT))
+		return perr(p, EINVAL, col, t, klen,
+			    "'%s' is not usable in 'tally stat'", key);
+	if (!(pt->f & T_OURS))
+		return perr(p, EOPNOTSUPP, col, t, klen,
+			    "term '%s' is perf's, but tally does not support it (see docs/event-grammar.md)",
+			    key);
+	if (pt->f & T_STR) {
+		/* perf's name_tag: 'quoted', the quotes dropped, commas allowed */
+		if (vlen >= 2 && vs[0] == '\'' && vs[vlen - 1] == '\'') {
+			vs++;
+			vcol++;
+			vlen -= 2;
+		}
+		if (!has_val || vlen == 0)
+			return perr(p, EINVAL, col, t, n, "%s= needs a value", key);
+		if (!strcmp(key, "name")) {
+			if (vlen >= sizeof(tc->name))
+				return perr(p, EINVAL, vcol, vs, vlen, "name too long");
+			if (isdigit((unsigned char)vs[0]))	/* perf: a string, not a number */
+				return perr(p, EINVAL, vcol, vs, vlen,
+					    "name= takes a name, not a number");
+			if (!tc->has_name) {	/* the first name= wins, as in perf */
+				memcpy(tc->name, vs, vlen);
+				tc->name[vlen] = '\0';
+				tc->has_name = true;
+			}
+		} else if (!strcmp(key, "call-graph")) {
+			static const char *const modes[] = { "fp", "dwarf", "lbr", "no" };
+			int mode = CG_UNSET;
+
+			for (size_t i = 0; i < ARRAY_SIZE(modes); i++)
+				if (vlen == strlen(modes[i]) && !memcmp(vs, modes[i], vlen))
+					mode = CG_FP + (int)i;
+			if (mode == CG_UNSET)
+				return perr(p, EINVAL, vcol, vs, vlen,
+					    "call-graph '%.*s': use fp, dwarf, lbr or no",
+					    (int)(vlen > 32 ? 32 : vlen), vs);
+			tc->callgraph = mode;
+		}
+		/* metric-id: perf's metric expressions use it; tally has none */
+		return 0;
+	}
+	if (has_val && !parse_u64(vs, vlen, &val))
+		return perr(p, EINVAL, vcol, vs, vlen,
+			    "bad value for term '%s': expected a number", key);
+	if (!strcmp(key, "config")) {
+		a->config = val;
+	} else if (!strcmp(key, "config1")) {
+		a->config1 = val;
+	} else if (!strcmp(key, "config2")) {
+		a->config2 = val;
+	} else if (!strcmp(key, "config3")) {
+#ifdef PERF_ATTR_SIZE_VER8
+		a->config3 = val;
+#else
+		return perr(p, EOPNOTSUPP, col, t, n,
+			    "config3 needs Linux 6.3 UAPI headers at build time");
+#endif
+	} else if (!strcmp(key, "period")) {
+		a->sample_period = val;
+		a->freq = 0;
+	} else if (!strcmp(key, "freq")) {
+		a->sample_freq = val;
+		a->freq = 1;
+	} else if (!strcmp(key, "stack-size")) {
+		/* the kernel takes a multiple of 8 below 64 KiB */
+		if (val == 0 || val > MAX_STACK_SIZE)
+			return perr(p, ERANGE, has_val ? vcol : col, has_val ? vs : t,
+				    has_val ? vlen : n,
+				    "stack-size %llu out of range (1..%u bytes)",
+				    (unsigned long long)val, MAX_STACK_SIZE);
+		tc->stack_size = ((uint32_t)val + 7) & ~7u;
+	} else if (!strcmp(key, "inherit") || !strcmp(key, "no-inherit")) {
+		a->inherit = key[0] == 'i' ? (val != 0) : 0;
+	}
+	return 0;
+}
+
+/* After the whole term list: the call graph into the attr (events.h). */
+static void finish_terms(const struct term_ctx *tc, struct perf_event_attr *a,
+			 unsigned int *flags)
+{
+	switch (tc->callgraph) {
+	case CG_FP:
+		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
+		break;
+	case CG_DWARF:
+		a->sample_type |= PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER |
+				  PERF_SAMPLE_STACK_USER;
+		a->sample_stack_user = tc->stack_size ? tc->stack_size : DEFAULT_STACK_SIZE;
+		break;
+	case CG_LBR:
+		a->sample_type |= PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_BRANCH_STACK;
+		break;
+	case CG_NO:
+		*flags |= TALLY_EV_NO_CALLGRAPH;
+		break;
+	}
+	if (tc->stack_size && tc->callgraph != CG_DWARF)
+		a->sample_stack_user = tc->stack_size;
 }
 
 static int apply_terms(struct parser *p, struct term_ctx *tc, const char *s, size_t n,
@@ -550,63 +802,27 @@ static int apply_term(struct parser *p, struct term_ctx *tc, const char *t, size
 	if (memchr(key, '\0', klen))
 		return perr(p, EINVAL, col, t, klen, "bad term name");
 
-	if (!strcmp(key, "name")) {
-		if (!has_val || vlen == 0)
-			return perr(p, EINVAL, col, t, n, "name= needs a value");
-		if (vlen >= sizeof(tc->name))
-			return perr(p, EINVAL, col + klen + 1, vs, vlen, "name too long");
-		memcpy(tc->name, vs, vlen);
-		tc->name[vlen] = '\0';
-		tc->has_name = true;
-		return 0;
-	}
 	if (has_val && vlen == 1 && vs[0] == '?') {
 		/* An alias term the user must give (perf's "umask=?"). */
 		if (depth > 0)
 			return 0;
 		return perr(p, EINVAL, col + klen + 1, vs, vlen, "term '%s' needs a value", key);
 	}
+	if (!has_val && raw_term(key, &val)) {
+		/* perf's "cpu/r1a8/", "task-clock/r0x2/": config, in hex */
+		if (tc->where == TERMS_TP)
+			return unknown_term(p, tc, key, t, klen, col);
+		a->config = val;
+		return 0;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(perf_terms); i++)
+		if (!strcmp(key, perf_terms[i].name))
+			return static_term(p, tc, &perf_terms[i], t, n, klen, col);
+	if (tc->where != TERMS_PMU)
+		return unknown_term(p, tc, key, t, klen, col);
 	if (has_val && !parse_u64(vs, vlen, &val))
 		return perr(p, EINVAL, col + klen + 1, vs, vlen,
 			    "bad value for term '%s': expected a number", key);
-
-	if (!strcmp(key, "config") || !strcmp(key, "config1") || !strcmp(key, "config2") ||
-	    !strcmp(key, "config3")) {
-		if (!has_val)
-			return perr(p, EINVAL, col, t, n, "%s= needs a value", key);
-		if (key[6] == '1')
-			a->config1 = val;
-		else if (key[6] == '2')
-			a->config2 = val;
-		else if (key[6] == '3')
-#ifdef PERF_ATTR_SIZE_VER8
-			a->config3 = val;
-#else
-			return perr(p, EOPNOTSUPP, col, t, n,
-				    "config3 needs Linux 6.3 UAPI headers at build time");
-#endif
-		else
-			a->config = val;
-		return 0;
-	}
-	if (!strcmp(key, "period")) {
-		if (!has_val)
-			return perr(p, EINVAL, col, t, n, "period= needs a value");
-		a->sample_period = val;
-		a->freq = 0;
-		return 0;
-	}
-	if (!strcmp(key, "freq")) {
-		if (!has_val)
-			return perr(p, EINVAL, col, t, n, "freq= needs a value");
-		a->sample_freq = val;
-		a->freq = 1;
-		return 0;
-	}
-	if (!strcmp(key, "inherit") || !strcmp(key, "no-inherit")) {
-		a->inherit = key[0] == 'i' ? (val != 0) : 0;
-		return 0;
-	}
 
 	ret = tally__pmu_format(p->sysfs, tc->pmu, key, &word, &mask);
 	if (ret == 0) {
@@ -694,9 +910,16 @@ static int apply_terms(struct parser *p, struct term_ctx *tc, const char *s, siz
 	size_t i = 0;
 
 	while (i < n) {
-		size_t tl = span(s + i, n - i, ',');
+		size_t tl = 0;
+		bool quoted = false;
 		int ret;
 
+		/* a ',' inside perf's quoted value (name='a,b') is not a separator */
+		while (i + tl < n && (quoted || s[i + tl] != ',')) {
+			if (s[i + tl] == '\'')
+				quoted = !quoted;
+			tl++;
+		}
 		if (depth)	/* alias files may carry spaces or newlines */
 			while (tl && isspace((unsigned char)s[i]))
 				i++, tl--;
@@ -736,6 +959,7 @@ static int pmu_event_one(struct parser *p, const char *pmu, int type, const char
 		ev = add_event(p, &attr, s, n, pmu, col);
 	if (!ev)
 		return -errno;
+	finish_terms(&tc, &ev->attr, &ev->flags);
 	ev->scale = tc.scale;
 	if (tc.has_unit && !(ev->unit = strdup(tc.unit)))
 		return nomem(p, col);
@@ -759,10 +983,14 @@ static int pmu_family_cb(const char *pmu, void *ctx)
 {
 	struct pmu_family *f = ctx;
 	size_t l = strlen(f->prefix);
-	const char *sfx = pmu + l;
+	const char *name = pmu, *sfx;
 	int type;
 
-	if (strncmp(pmu, f->prefix, l) || sfx[0] != '_' || !sfx[1])
+	/* perf matches "imc" against uncore_imc_0 too: "uncore_" is optional */
+	if (!strncmp(pmu, "uncore_", 7) && strncmp(f->prefix, "uncore_", 7))
+		name += 7;
+	sfx = name + l;
+	if (strncmp(name, f->prefix, l) || sfx[0] != '_' || !sfx[1])
 		return 0;
 	for (sfx++; *sfx; sfx++)
 		if (!isdigit((unsigned char)*sfx))
@@ -835,6 +1063,11 @@ static int parse_pmu_event(struct parser *p, const char *s, size_t n, size_t col
 
 /* ------------------------------------------------------------------ */
 /* tracepoints */
+
+static int term_list_end(struct parser *p, const char *s, size_t n, size_t col, size_t open,
+			 size_t *close);
+static int apply_event_terms(struct parser *p, size_t first, int where, const char *s,
+			     size_t open, size_t close, size_t col);
 
 struct tp_ctx {
 	struct parser *p;
@@ -930,6 +1163,20 @@ static int parse_tracepoint(struct parser *p, const char *s, size_t n, size_t co
 		if (tc.err)
 			return tc.err;
 	}
+	/* perf 6.1: sys:ev[/terms/][:]mods ("sys:ev/call-graph=fp/u", "sys:ev:") */
+	if (mpos < n && s[mpos] == '/') {
+		size_t close;
+
+		ret = term_list_end(p, s, n, col, mpos, &close);
+		if (!ret)
+			ret = apply_event_terms(p, first, TERMS_TP, s, mpos, close, col);
+		if (ret)
+			return ret;
+		mpos = close + 1;
+		if (mpos < n && s[mpos] == ':')
+			mpos++;
+		return apply_mods(p, first, s + mpos, n - mpos, col + mpos, false);
+	}
 	if (mpos < n)
 		return apply_mods(p, first, s + mpos + 1, n - mpos - 1, col + mpos + 1, false);
 	return 0;
@@ -943,7 +1190,7 @@ static int parse_breakpoint(struct parser *p, const char *s, size_t n, size_t co
 	struct perf_event_attr attr;
 	size_t i = 4, alen, first = p->evs.nr;
 	uint64_t addr, len = 0;
-	bool has_len = false;
+	bool has_len = false, mods = false;
 	int bp_type = 0;
 	char name[64];
 
@@ -966,27 +1213,34 @@ static int parse_breakpoint(struct parser *p, const char *s, size_t n, size_t co
 		has_len = true;
 		i += l;
 	}
+	/*
+	 * ":ACCESS" then modifiers, in one token or two: perf's lexer takes
+	 * up to three of r/w/x first ("mem:0x1000:wu" is w, then u;
+	 * "mem:0x1000:u" is u alone), then an optional ':' before the
+	 * modifiers, which may be empty ("mem:0x1000:w:").
+	 */
 	if (i < n && s[i] == ':') {
 		size_t l = 0;
-		bool rwx = true;
 
 		i++;
-		while (i + l < n && s[i + l] != ':')
+		while (l < 3 && i + l < n && s[i + l] && strchr("rwx", s[i + l]))
 			l++;
-		for (size_t k = 0; k < l; k++)
-			if (!strchr("rwx", s[i + k]) || !s[i + k])
-				rwx = false;
-		if (rwx && l > 0 && l <= 3) {
-			for (size_t k = 0; k < l; k++)
-				bp_type |= s[i + k] == 'r' ? HW_BREAKPOINT_R :
-					   s[i + k] == 'w' ? HW_BREAKPOINT_W : HW_BREAKPOINT_X;
-			if ((bp_type & HW_BREAKPOINT_X) && (bp_type & HW_BREAKPOINT_RW))
-				return perr(p, EINVAL, col + i, s + i, l,
-					    "an execute breakpoint cannot also watch reads or writes");
-			i += l;
-			if (i < n)
-				i++;	/* the ':' before modifiers */
+		for (size_t k = 0; k < l; k++) {
+			int bit = s[i + k] == 'r' ? HW_BREAKPOINT_R :
+				  s[i + k] == 'w' ? HW_BREAKPOINT_W : HW_BREAKPOINT_X;
+
+			if (bp_type & bit)	/* perf refuses "ww" too */
+				return perr(p, EINVAL, col + i + k, s + i, l,
+					    "breakpoint access '%c' repeated", s[i + k]);
+			bp_type |= bit;
 		}
+		if ((bp_type & HW_BREAKPOINT_X) && (bp_type & HW_BREAKPOINT_RW))
+			return perr(p, EINVAL, col + i, s + i, l,
+				    "an execute breakpoint cannot also watch reads or writes");
+		i += l;
+		if (l && i < n && s[i] == ':')
+			i++;	/* the ':' before modifiers */
+		mods = true;
 	} else if (i < n) {
 		return perr(p, EINVAL, col + i, s + i, n - i, "unexpected text after breakpoint");
 	}
@@ -1007,7 +1261,7 @@ static int parse_breakpoint(struct parser *p, const char *s, size_t n, size_t co
 	} else if (!add_event(p, &attr, s, n, "breakpoint", col)) {
 		return -errno;
 	}
-	if (i < n || (n && s[n - 1] == ':'))
+	if (mods)
 		return apply_mods(p, first, s + i, n - i, col + i, false);
 	return 0;
 }
@@ -1382,6 +1636,127 @@ static int unknown_event(struct parser *p, const char *s, size_t n, size_t col)
 	return ret;
 }
 
+/*
+ * The terms s[open+1..close) of an event already added (events first..),
+ * applied to each of them, then name=, call-graph= and stack-size=.
+ */
+static int apply_event_terms(struct parser *p, size_t first, int where, const char *s,
+			     size_t open, size_t close, size_t col)
+{
+	for (size_t e = first; e < p->evs.nr; e++) {
+		struct tally_event *ev = &p->evs.ev[e];
+		/* a hybrid event's PMU type in config's upper half survives config= */
+		uint64_t pmu_bits = ev->attr.config & ~0xffffffffull;
+		bool hw = ev->attr.type == PERF_TYPE_HARDWARE ||
+			  ev->attr.type == PERF_TYPE_HW_CACHE;
+		struct term_ctx tc;
+		int ret;
+
+		memset(&tc, 0, sizeof(tc));
+		tc.where = where;
+		tc.attr = &ev->attr;
+		tc.scale = 1.0;
+		ret = apply_terms(p, &tc, s + open + 1, close - open - 1, col + open + 1, 0);
+		if (ret)
+			return ret;
+		if (hw && pmu_bits)
+			ev->attr.config = (ev->attr.config & 0xffffffffull) | pmu_bits;
+		finish_terms(&tc, &ev->attr, &ev->flags);
+		if (tc.has_name && set_str(&ev->name, tc.name, strlen(tc.name)))
+			return nomem(p, col);
+	}
+	return 0;
+}
+
+/* The closing '/' of a term list opened at s[open], or an error. */
+static int term_list_end(struct parser *p, const char *s, size_t n, size_t col, size_t open,
+			 size_t *close)
+{
+	*close = open + 1 + span(s + open + 1, n - open - 1, '/');
+	if (*close >= n)
+		return perr(p, EINVAL, col + open, s, n,
+			    "unterminated term list: missing the closing '/'");
+	return 0;
+}
+
+/*
+ * A symbolic, tool, cache or raw event with a term list: s[0..slash) is
+ * the name, "/terms/" follows, then modifiers. perf 6.1's grammar: a
+ * symbolic event's "/terms/" and a tool event's "//" take the modifiers
+ * straight after ("task-clock/period=1/u"; a ':' there is a syntax
+ * error), a cache or raw event's may have a ':' between
+ * ("L1-dcache-loads/period=1/:u"); a tool event takes no terms.
+ */
+static int parse_sym_terms(struct parser *p, const char *s, size_t n, size_t col,
+			   size_t slash, bool colon_ok, bool tool)
+{
+	size_t close, m, first = p->evs.nr;
+	int ret;
+
+	ret = term_list_end(p, s, n, col, slash, &close);
+	if (ret)
+		return ret;
+	if (tool && close > slash + 1)
+		return perr(p, EINVAL, col + slash + 1, s + slash + 1, close - slash - 1,
+			    "'%.*s' is a tool event: it takes no terms", (int)slash, s);
+	m = close + 1;
+	if (m < n && s[m] == ':') {
+		if (!colon_ok)
+			return perr(p, EINVAL, col + m, s + m, n - m,
+				    "no ':' after the term list of '%.*s': modifiers follow the '/' (as in perf)",
+				    (int)(slash > 64 ? 64 : slash), s);
+		m++;
+	}
+	ret = parse_named(p, s, slash, n, col);
+	if (ret)
+		return ret < 0 ? ret : unknown_event(p, s, slash, col);
+	ret = apply_event_terms(p, first, TERMS_SYM, s, slash, close, col);
+	if (ret)
+		return ret;
+	return apply_mods(p, first, s + m, n - m, col + m, false);
+}
+
+/* perf's "TYPE:CONFIG[/terms/][:mods]": a raw attr type and config, in C numbers. */
+static int parse_numeric(struct parser *p, const char *s, size_t n, size_t col)
+{
+	struct perf_event_attr attr;
+	size_t tl = span(s, n, ':'), cl, i, first = p->evs.nr;
+	uint64_t type, config;
+	int ret;
+
+	if (tl >= n || !parse_u64(s, tl, &type) || type > UINT32_MAX)
+		return perr(p, EINVAL, col, s, tl, "bad event type: TYPE:CONFIG takes two numbers");
+	i = tl + 1;
+	cl = 0;
+	while (i + cl < n && s[i + cl] != ':' && s[i + cl] != '/')
+		cl++;
+	if (!parse_u64(s + i, cl, &config))
+		return perr(p, EINVAL, col + i, s + i, cl,
+			    "bad event config: TYPE:CONFIG takes two numbers");
+	memset(&attr, 0, sizeof(attr));
+	attr.type = (uint32_t)type;
+	attr.config = config;
+	if (!add_event(p, &attr, s, n, pmu_of_type(attr.type), col))
+		return -errno;
+	i += cl;
+	if (i < n && s[i] == '/') {
+		size_t close;
+
+		ret = term_list_end(p, s, n, col, i, &close);
+		if (!ret)
+			ret = apply_event_terms(p, first, TERMS_SYM, s, i, close, col);
+		if (ret)
+			return ret;
+		i = close + 1;
+	}
+	if (i < n && s[i] == ':')
+		i++;
+	else if (i < n)
+		return perr(p, EINVAL, col + i, s + i, n - i, "unexpected text after '%.*s'",
+			    (int)i, s);
+	return apply_mods(p, first, s + i, n - i, col + i, false);
+}
+
 static bool ident_char(char c)
 {
 	return isalnum((unsigned char)c) || c == '_' || c == '-' || c == '.';
@@ -1404,6 +1779,19 @@ static int parse_event(struct parser *p, const char *s, size_t n, size_t col)
 
 	colon = span(s, n, ':');
 	slash = span(s, n, '/');
+	if (isdigit((unsigned char)s[0]) && colon < n && colon < slash)
+		return parse_numeric(p, s, n, col);
+	if (slash < n && slash < colon && slash > 0) {
+		uint64_t cfg;
+		int c = tally__cache_parse(s, slash, &cfg);
+
+		/* perf's lexer knows these names before any PMU's */
+		if (tally__sym_lookup(s, slash) || is_raw(s, slash, &cfg) || c == 0)
+			return parse_sym_terms(p, s, n, col, slash, !tally__sym_lookup(s, slash),
+					       false);
+		if (tally__tool_lookup(s, slash))
+			return parse_sym_terms(p, s, n, col, slash, false, true);
+	}
 	if (slash < n && slash < colon) {
 		for (size_t i = 0; i < slash; i++)
 			if (!ident_char(s[i]))
@@ -1438,6 +1826,10 @@ static int parse_event(struct parser *p, const char *s, size_t n, size_t col)
 
 		if (tally__cache_parse(s, colon, &cfg) == -ENOENT) {
 			size_t en = span(s + colon + 1, n - colon - 1, ':');
+			size_t en_slash = span(s + colon + 1, n - colon - 1, '/');
+
+			if (en_slash < en)	/* sys:ev/terms/ */
+				en = en_slash;
 			bool sys_exists, mods_tail = is_mods(s + colon + 1, n - colon - 1);
 			char sys[256];
 
@@ -1483,8 +1875,12 @@ static int parse_event(struct parser *p, const char *s, size_t n, size_t col)
 static size_t event_end(const char *s, size_t i, size_t n, bool in_group)
 {
 	size_t j = i;
+	bool prefix = (n - i >= 4 && !memcmp(s + i, "mem:", 4)) ||
+		      (n - i >= 7 && !memcmp(s + i, "uprobe:", 7)) ||
+		      (n - i >= 10 && !memcmp(s + i, "uretprobe:", 10));
 
-	while (j < n && ident_char(s[j]))
+	/* NAME, sys:ev (globs too) or TYPE:CONFIG before a term list */
+	while (!prefix && j < n && (ident_char(s[j]) || strchr(":*?[]", s[j])) && s[j])
 		j++;
 	if (j > i && j < n && s[j] == '/') {
 		const char *c = memchr(s + j + 1, '/', n - j - 1);
@@ -1566,6 +1962,19 @@ static int parse_spec(struct parser *p)
 	for (;;) {
 		while (i < n && isspace((unsigned char)s[i]))
 			i++;
+		{
+			/*
+			 * perf 6.1's "NAME{a,b}": a group with a name, which
+			 * perf shows only in report's group headers; tally
+			 * keeps no group names, so the name is dropped.
+			 */
+			size_t j = i;
+
+			while (j < n && (isalnum((unsigned char)s[j]) || s[j] == '_'))
+				j++;
+			if (j > i && j < n && s[j] == '{')
+				i = j;
+		}
 		if (i < n && s[i] == '{') {
 			ret = parse_group(p, &i);
 			if (ret)
@@ -1616,6 +2025,7 @@ int tally_parse_events(const char *spec, const struct tally_parse_opts *opts,
 	p.sysfs = TALLY_OPTS_GET(opts, sysfs_root, NULL) ?: "/sys";
 	p.tracefs = TALLY_OPTS_GET(opts, tracefs_root, NULL);
 	p.no_pfm = TALLY_OPTS_GET(opts, no_pfm, false);
+	p.stat_terms = TALLY_OPTS_GET(opts, stat_terms, false);
 	p.err = err;
 	for (size_t i = 0; i < out->nr; i++)
 		if (out->ev[i].group >= p.next_group)

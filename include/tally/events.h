@@ -6,7 +6,33 @@
  *   syscalls:sys_enter_getpid, 'syscalls:sys_enter_*', mem:0x1000/8:w,
  *   {cycles,instructions}:u, INST_RETIRED.ANY (libpfm4),
  *   uprobe on a symbol: "uprobe:/path/bin:symbol" (and "uretprobe:...").
- * Modifiers :u :k :h :G :H :I :p :pp :ppp :P :S :D :W (and combinations).
+ * Modifiers :u :k :h :G :H :I :p :pp :ppp :P :S :D :W :e (and combinations;
+ * a letter other than p may not repeat, p at most three times; an empty
+ * list after ':' is allowed, as in perf 6.1: "task-clock:").
+ *
+ * Terms after a symbolic, cache, raw or TYPE:CONFIG event
+ * ("task-clock/period=1000,name=foo/u", "L1-dcache-loads/period=1/:u"),
+ * a tracepoint ("sys:ev/call-graph=fp,stack-size=4096/") or a PMU event
+ * ("cpu/event=1,call-graph=lbr/") are perf 6.1's; they are carried in
+ * the attr, so struct tally_event keeps its size:
+ *   period=N       attr.sample_period = N, attr.freq = 0
+ *   freq=N         attr.sample_freq = N, attr.freq = 1
+ *                  (a non-zero period/freq from the parser is the user's:
+ *                  tally_evlist__config keeps it)
+ *   call-graph=fp      sample_type |= PERF_SAMPLE_CALLCHAIN
+ *   call-graph=dwarf   sample_type |= CALLCHAIN | REGS_USER | STACK_USER,
+ *                      sample_stack_user = stack-size or 8192;
+ *                      sample_regs_user stays 0 (the record configuration
+ *                      fills the arch's registers)
+ *   call-graph=lbr     sample_type |= CALLCHAIN | BRANCH_STACK
+ *   call-graph=no      flags |= TALLY_EV_NO_CALLGRAPH
+ *   stack-size=N       sample_stack_user = N rounded up to 8 (8..65528)
+ *   config=,config1=,config2=,config3=   the attr's config words
+ *   name=NAME      the event's name (the first name= wins, as in perf)
+ *   inherit, no-inherit  attr.inherit; metric-id= accepted, unused
+ * Tracepoints take only call-graph and stack-size (and inherit/no-inherit).
+ * docs/event-grammar.md lists every construct of perf 6.1's grammar
+ * with tally's status.
  *
  * What one spec item becomes:
  *   - a tracepoint glob, a bare sysfs alias found on several PMUs
@@ -43,6 +69,13 @@ struct tally_parse_opts {
 	const char *sysfs_root;		/* default "/sys" (tests use fake trees) */
 	const char *tracefs_root;	/* default: found by libtracefs, or mounted */
 	bool no_pfm;			/* do not ask libpfm4 */
+	/*
+	 * Added in 0.2: perf stat's term set (perf 6.1 "shrinks" it the
+	 * same way): only config, config1, config2, config3, name, period
+	 * and metric-id; any other term (freq, call-graph, stack-size,
+	 * inherit...) is an error "'freq' is not usable in 'tally stat'".
+	 */
+	bool stat_terms;
 };
 
 /* Where a spec went wrong. column is a 0-based byte offset into the spec. */
@@ -89,6 +122,8 @@ enum {
 	TALLY_EV_TOOL_SYSTEM	= 1u << 6,	/* system_time */
 	TALLY_EV_TOOL		= TALLY_EV_TOOL_DURATION | TALLY_EV_TOOL_USER |
 				  TALLY_EV_TOOL_SYSTEM,
+	/* Added in 0.2: the call-graph=no term: no call graph for this event */
+	TALLY_EV_NO_CALLGRAPH	= 1u << 7,
 };
 
 struct tally_event {

@@ -228,7 +228,8 @@ static void test_tool_events(void **state)
 
 	/* what perf refuses: other case, a PMU-term form, a "tool" PMU */
 	parse_fail("DURATION_TIME", -ENOENT, 0, "DURATION_TIME");
-	parse_fail("duration_time/x/", -ENOENT, 0, "duration_time");
+	/* perf 6.1: a tool event takes "//" or ':' but no terms */
+	parse_fail("duration_time/x/", -EINVAL, 14, "x");
 	parse_fail("tool/duration_time/", -ENOENT, 0, "tool");
 	parse_fail("duration_time:x", -EINVAL, 14, "x");
 	/* a typo is suggested */
@@ -343,6 +344,7 @@ static void test_raw(void **state)
 
 static void test_modifiers(void **state)
 {
+	char name_buf[64];
 	static const struct {
 		const char *spec;
 		int eu, ek, eh, eG, eH, precise, idle, pinned;
@@ -396,7 +398,309 @@ static void test_modifiers(void **state)
 	parse_fail("cs:pppp", -EINVAL, 3, "pppp");
 	parse_fail("cycles:x", -EINVAL, 7, "x");
 	parse_fail("cs:uX", -EINVAL, 4, "uX");
-	parse_fail("cs:", -EINVAL, 3, "");
+	/* perf 6.1 takes an empty list and names the event as typed */
+	{
+		struct tally_event e = one("cs:", name_buf, sizeof(name_buf));
+
+		assert_string_equal(name_buf, "cs:");
+		assert_int_equal(e.attr.exclude_user, 0);
+		assert_int_equal(e.attr.exclude_kernel, 0);
+		e = one("cs:e", name_buf, sizeof(name_buf));
+		assert_int_equal(e.attr.exclusive, 1);
+		/* perf's b (BPF counters): taken, counted the ordinary way */
+		e = one("cs:bu", name_buf, sizeof(name_buf));
+		assert_string_equal(name_buf, "cs:bu");
+		assert_int_equal(e.attr.exclude_kernel, 1);
+		parse_fail("cs:bb", -EINVAL, 4, "bb");
+	}
+	/* perf's check_modifier: no letter twice but p (up to 3) */
+	parse_fail("cs:uu", -EINVAL, 4, "uu");
+	parse_fail("cs:ukuk", -EINVAL, 5, "ukuk");
+	parse_fail("cs:Duu", -EINVAL, 5, "Duu");
+	assert_int_equal(one("cs:pup", name_buf, sizeof(name_buf)).attr.precise_ip, 2);
+	parse_fail("{cs}:uu", -EINVAL, 6, "uu");
+	parse_fail("{cs}:", -EINVAL, 5, "");
+}
+
+/* ---- perf 6.1's terms after symbolic, cache, raw and TYPE:CONFIG events ---- */
+
+static void test_symbolic_terms(void **state)
+{
+	static const struct {
+		const char *spec, *name;
+		uint32_t type;
+		uint64_t config, period, freq;
+		int ek;
+	} t[] = {
+		/* names and attrs as perf 6.1's perf stat -vv shows them */
+		{ "task-clock/period=1000/", "task-clock/period=1000/", 1, 1, 1000, 0, 0 },
+		{ "task-clock/period=1000,name=foo/u", "foo", 1, 1, 1000, 0, 1 },
+		{ "cpu-clock/name=bar/", "bar", 1, 0, 0, 0, 0 },
+		{ "task-clock/period=0x10/", "task-clock/period=0x10/", 1, 1, 16, 0, 0 },
+		{ "task-clock/period/", "task-clock/period/", 1, 1, 1, 0, 0 },
+		{ "task-clock/freq=100/", "task-clock/freq=100/", 1, 1, 0, 100, 0 },
+		{ "task-clock/config=2/", "task-clock/config=2/", 1, 2, 0, 0, 0 },
+		{ "task-clock/name=foo,name=bar/", "foo", 1, 1, 0, 0, 0 },
+		{ "task-clock/metric-id=x/", "task-clock/metric-id=x/", 1, 1, 0, 0, 0 },
+		{ "task-clock//", "task-clock//", 1, 1, 0, 0, 0 },
+		{ "task-clock//u", "task-clock//u", 1, 1, 0, 0, 1 },
+		{ "cs/period=1/", "cs/period=1/", 1, 3, 1, 0, 0 },
+		/* perf's numbers: 0x.. hex, else decimal (010 is ten) */
+		{ "task-clock/period=010/", "task-clock/period=010/", 1, 1, 10, 0, 0 },
+		/* perf's quoted name_tag: quotes dropped, ',' ':' '=' kept */
+		{ "task-clock/name='x,y'/", "x,y", 1, 1, 0, 0, 0 },
+		{ "task-clock/name='a:b=c',period=2/u", "a:b=c", 1, 1, 2, 0, 1 },
+		{ "cycles/period=7/k", "cycles/period=7/k", 0, 0, 7, 0, 0 },
+		/* cache events: named without terms or modifiers; ':' allowed */
+		{ "L1-dcache-loads/period=1/", "L1-dcache-loads", 3, 0, 1, 0, 0 },
+		{ "L1-dcache-loads/period=1/:u", "L1-dcache-loads", 3, 0, 1, 0, 1 },
+		{ "L1-dcache-loads/period=1/u", "L1-dcache-loads", 3, 0, 1, 0, 1 },
+		{ "L1-dcache-loads//", "L1-dcache-loads", 3, 0, 0, 0, 0 },
+		{ "r1a8/period=1/", "r1a8/period=1/", 4, 0x1a8, 1, 0, 0 },
+		{ "r1a8/name=raw/:u", "raw", 4, 0x1a8, 0, 0, 1 },
+		/* perf's raw config term, rHEX or r0xHEX */
+		{ "task-clock/r2/", "task-clock/r2/", 1, 2, 0, 0, 0 },
+		{ "task-clock/r0x3,period=4/", "task-clock/r0x3,period=4/", 1, 3, 4, 0, 0 },
+		/* perf's TYPE:CONFIG */
+		{ "1:1", "1:1", 1, 1, 0, 0, 0 },
+		{ "1:1/name=z/", "z", 1, 1, 0, 0, 0 },
+		{ "0x1:0x3:u", "0x1:0x3:u", 1, 3, 0, 0, 1 },
+		{ "1:2/period=5/:u", "1:2/period=5/:u", 1, 2, 5, 0, 1 },
+	};
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		char name[64];
+		struct tally_event e = one(t[i].spec, name, sizeof(name));
+
+		if (strcmp(name, t[i].name))
+			print_error("%s: named '%s'\n", t[i].spec, name);
+		assert_string_equal(name, t[i].name);
+		assert_int_equal(e.attr.type, t[i].type);
+		assert_int_equal(e.attr.config, t[i].config);
+		if (t[i].freq) {
+			assert_int_equal(e.attr.freq, 1);
+			assert_int_equal(e.attr.sample_freq, t[i].freq);
+		} else {
+			assert_int_equal(e.attr.freq, 0);
+			assert_int_equal(e.attr.sample_period, t[i].period);
+		}
+		assert_int_equal(e.attr.exclude_kernel, t[i].ek);
+		assert_int_equal(e.attr.sample_type, 0);
+	}
+	/* a tool event takes "//" and modifiers */
+	{
+		char name[64];
+		struct tally_event e = one("duration_time//", name, sizeof(name));
+
+		assert_string_equal(name, "duration_time//");
+		assert_int_equal(e.flags, TALLY_EV_TOOL_DURATION);
+	}
+
+	/* errors name the term (or the text) at its column */
+	{
+		struct tally_parse_error err = parse_fail("task-clock/foo=1/", -EINVAL, 11, "foo");
+
+		assert_non_null(strstr(err.msg, "unknown term 'foo'"));
+		assert_non_null(strstr(err.msg, "valid terms: config,config1,config2,config3,name,"
+					       "period,freq,call-graph,stack-size,inherit,"
+					       "no-inherit,metric-id"));
+		err = parse_fail("task-clock/period=1,bogus/", -EINVAL, 20, "bogus");
+		assert_non_null(strstr(err.msg, "'bogus'"));
+		/* perf: "call-graph=dwarf,4096" is two terms; the size is stack-size= */
+		err = parse_fail("task-clock/call-graph=dwarf,4096/", -EINVAL, 28, "4096");
+		assert_non_null(strstr(err.msg, "stack-size=4096"));
+		err = parse_fail("task-clock/time=1/", -EOPNOTSUPP, 11, "time");
+		assert_non_null(strstr(err.msg, "'time'"));
+		parse_fail("task-clock/percore=1/", -EOPNOTSUPP, 11, "percore");
+		parse_fail("task-clock/max-stack=3/", -EOPNOTSUPP, 11, "max-stack");
+		parse_fail("task-clock/branch_type=any/", -EOPNOTSUPP, 11, "branch_type");
+	}
+	parse_fail("task-clock/period=1/:u", -EINVAL, 20, ":u");
+	parse_fail("task-clock//:u", -EINVAL, 12, ":u");
+	parse_fail("task-clock/period=x/", -EINVAL, 18, "x");
+	parse_fail("task-clock/name=1/", -EINVAL, 16, "1");
+	parse_fail("task-clock/name=/", -EINVAL, 11, "name=");
+	parse_fail("task-clock/period=1", -EINVAL, 10, NULL);
+	parse_fail("task-clock/period=1/uu", -EINVAL, 21, "uu");
+	parse_fail("L1-dcache-loads/foo/", -EINVAL, 16, "foo");
+	parse_fail("r1a8/foo=2/", -EINVAL, 5, "foo");
+	parse_fail("duration_time/period=1/", -EINVAL, 14, "period=1");
+	parse_fail("1:zz", -EINVAL, 2, "zz");
+	parse_fail("1:1:q", -EINVAL, 4, "q");
+	parse_fail("1:1/foo/", -EINVAL, 4, "foo");
+}
+
+/* call-graph and stack-size, carried in the attr (see events.h) */
+static void test_callgraph_terms(void **state)
+{
+	static const struct {
+		const char *spec;
+		uint64_t sample_type;
+		uint32_t stack;
+		unsigned int flags;
+	} t[] = {
+		{ "page-faults/call-graph=fp/", PERF_SAMPLE_CALLCHAIN, 0, 0 },
+		{ "page-faults/call-graph=dwarf/", PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER |
+		  PERF_SAMPLE_STACK_USER, 8192, 0 },
+		{ "page-faults/call-graph=dwarf,stack-size=4000/", PERF_SAMPLE_CALLCHAIN |
+		  PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER, 4000, 0 },
+		{ "page-faults/stack-size=4001,call-graph=dwarf/", PERF_SAMPLE_CALLCHAIN |
+		  PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER, 4008, 0 },
+		{ "page-faults/call-graph=lbr/", PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_BRANCH_STACK, 0, 0 },
+		{ "page-faults/call-graph=no/", 0, 0, TALLY_EV_NO_CALLGRAPH },
+		{ "page-faults/stack-size=512/", 0, 512, 0 },
+		{ "L1-dcache-loads/call-graph=fp/", PERF_SAMPLE_CALLCHAIN, 0, 0 },
+		{ "sched:sched_switch/call-graph=fp/", PERF_SAMPLE_CALLCHAIN, 0, 0 },
+		{ "sched:sched_switch/call-graph=dwarf,stack-size=1024/u", PERF_SAMPLE_CALLCHAIN |
+		  PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER, 1024, 0 },
+		{ "sched:sched_switch/stack-size=64/", 0, 64, 0 },
+		{ "cpu/event=1,call-graph=dwarf/", PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER |
+		  PERF_SAMPLE_STACK_USER, 8192, 0 },
+		{ "cpu/event=1,call-graph=no/", 0, 0, TALLY_EV_NO_CALLGRAPH },
+	};
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		char name[64];
+		struct tally_event e = one(t[i].spec, name, sizeof(name));
+
+		if (e.attr.sample_type != t[i].sample_type)
+			print_error("%s: sample_type 0x%llx\n", t[i].spec,
+				    (unsigned long long)e.attr.sample_type);
+		assert_int_equal(e.attr.sample_type, t[i].sample_type);
+		assert_int_equal(e.attr.sample_stack_user, t[i].stack);
+		assert_int_equal(e.attr.sample_regs_user, 0);	/* the record config's */
+		assert_int_equal(e.attr.branch_sample_type, 0);
+		assert_int_equal(e.attr.sample_period, 0);
+		assert_int_equal(e.flags & TALLY_EV_NO_CALLGRAPH, t[i].flags);
+	}
+	parse_fail("task-clock/call-graph=bogus/", -EINVAL, 22, "bogus");
+	parse_fail("task-clock/call-graph/", -EINVAL, 11, "call-graph");
+	parse_fail("task-clock/stack-size=70000/", -ERANGE, 22, "70000");
+	parse_fail("task-clock/stack-size=0/", -ERANGE, 22, "0");
+}
+
+/* perf stat's shrunk term set (tally stat asks for it) */
+static void test_stat_terms(void **state)
+{
+	struct tally_parse_opts o = fake;
+	struct tally_parse_error err;
+	struct tally_events evs;
+
+	o.stat_terms = true;
+	evs = parse_ok_opts("task-clock/period=1000,name=foo,metric-id=m,config=1/u", &o);
+	assert_string_equal(evs.ev[0].name, "foo");
+	tally_events__clear(&evs);
+	evs = parse_ok_opts("cpu/event=1,config1=2/", &o);
+	tally_events__clear(&evs);
+
+	err = parse_fail_opts("page-faults/call-graph=fp/", &o, -EINVAL, 12, "call-graph");
+	assert_string_equal(err.msg, "'call-graph' is not usable in 'tally stat'");
+	parse_fail_opts("task-clock/freq=100/", &o, -EINVAL, 11, "freq");
+	parse_fail_opts("cpu/event=1,inherit/", &o, -EINVAL, 12, "inherit");
+	parse_fail_opts("sched:sched_switch/stack-size=8/", &o, -EINVAL, 19, "stack-size");
+	/* a tracepoint's own rule first: period is unknown there */
+	err = parse_fail_opts("sched:sched_switch/period=1/", &o, -EINVAL, 19, "period");
+	assert_non_null(strstr(err.msg, "valid terms: call-graph,stack-size"));
+	err = parse_fail_opts("task-clock/foo/", &o, -EINVAL, 11, "foo");
+	assert_non_null(strstr(err.msg, "valid terms: config,config1,config2,config3,name,"
+				       "period,metric-id)"));
+}
+
+/* sys:ev/terms/ as perf 6.1 takes it: call-graph and stack-size only */
+static void test_tracepoint_terms(void **state)
+{
+	struct tally_parse_error err;
+	struct tally_events evs;
+
+	evs = parse_ok("sched:sched_switch//");
+	assert_string_equal(evs.ev[0].name, "sched:sched_switch");
+	tally_events__clear(&evs);
+	evs = parse_ok("sched:sched_switch:");
+	assert_string_equal(evs.ev[0].name, "sched:sched_switch");
+	tally_events__clear(&evs);
+	evs = parse_ok("sched:sched_w*/call-graph=fp/:k");
+	assert_int_equal(evs.nr, 2);
+	for (size_t i = 0; i < 2; i++) {
+		assert_int_equal(evs.ev[i].attr.sample_type, PERF_SAMPLE_CALLCHAIN);
+		assert_int_equal(evs.ev[i].attr.exclude_user, 1);
+	}
+	tally_events__clear(&evs);
+	/* the ',' inside the term list does not end the event */
+	evs = parse_ok("sched:sched_switch/call-graph=dwarf,stack-size=16/,cs");
+	assert_int_equal(evs.nr, 2);
+	assert_int_equal(evs.ev[0].attr.sample_stack_user, 16);
+	assert_string_equal(evs.ev[1].name, "cs");
+	tally_events__clear(&evs);
+
+	err = parse_fail("sched:sched_switch/period=1/", -EINVAL, 19, "period");
+	assert_non_null(strstr(err.msg, "unknown term 'period' for a tracepoint"));
+	assert_non_null(strstr(err.msg, "valid terms: call-graph,stack-size"));
+	parse_fail("sched:sched_switch/name=x/", -EINVAL, 19, "name");
+	parse_fail("sched:sched_switch/r1/", -EINVAL, 19, "r1");
+	parse_fail("sched:sched_switch/call-graph=fp/uu", -EINVAL, 34, "uu");
+	parse_fail("sched:sched_switch/call-graph=fp", -EINVAL, 18, NULL);
+}
+
+/* mem:ADDR[/LEN][:ACCESS][[:]MODS] as perf's lexer splits it */
+static void test_breakpoint_mods(void **state)
+{
+	static const struct {
+		const char *spec, *name;
+		uint64_t len;
+		uint32_t type;
+		int ek, eu;
+	} t[] = {
+		{ "mem:0x1000:wu", "mem:0x1000:wu", 4, HW_BREAKPOINT_W, 1, 0 },
+		{ "mem:0x1000/8:wu", "mem:0x1000", 8, HW_BREAKPOINT_W, 1, 0 },
+		{ "mem:0x1000:rwu", "mem:0x1000:rwu", 4, HW_BREAKPOINT_RW, 1, 0 },
+		{ "mem:0x1000:rk", "mem:0x1000:rk", 4, HW_BREAKPOINT_R, 0, 1 },
+		{ "mem:0x1000:xu", "mem:0x1000:xu", sizeof(long), HW_BREAKPOINT_X, 1, 0 },
+		{ "mem:0x1000:", "mem:0x1000:", 4, HW_BREAKPOINT_RW, 0, 0 },
+		{ "mem:0x1000:w:", "mem:0x1000:w:", 4, HW_BREAKPOINT_W, 0, 0 },
+		{ "mem:0x1000:w:u", "mem:0x1000:w:u", 4, HW_BREAKPOINT_W, 1, 0 },
+	};
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		char name[64];
+		struct tally_event e = one(t[i].spec, name, sizeof(name));
+
+		assert_string_equal(name, t[i].name);
+		assert_int_equal(e.attr.bp_addr, 0x1000);
+		assert_int_equal(e.attr.bp_len, t[i].len);
+		assert_int_equal(e.attr.bp_type, t[i].type);
+		assert_int_equal(e.attr.exclude_kernel, t[i].ek);
+		assert_int_equal(e.attr.exclude_user, t[i].eu);
+	}
+	{
+		struct tally_parse_error err = parse_fail("mem:0x1000:ww", -EINVAL, 12, "ww");
+
+		assert_non_null(strstr(err.msg, "'w' repeated"));
+	}
+	{
+		char name[64];
+		struct tally_event e = one("mem:010", name, sizeof(name));
+
+		assert_int_equal(e.attr.bp_addr, 10);	/* decimal, as perf reads it */
+	}
+	parse_fail("mem:0x1000:rr", -EINVAL, 12, "rr");
+	parse_fail("mem:0x1000::u", -EINVAL, 11, ":u");
+	parse_fail("mem:0x1000:wuu", -EINVAL, 13, "uu");
+	parse_fail("mem:0x1000:rwxw", -EINVAL, 11, "rwx");
+}
+
+/* perf 6.1's "NAME{...}": a named group (the name is not kept) */
+static void test_named_group(void **state)
+{
+	struct tally_events evs = parse_ok("foo{cs,faults}:u,bar{task-clock}");
+
+	assert_int_equal(evs.nr, 3);
+	assert_int_equal(evs.ev[0].group, 0);
+	assert_true(evs.ev[0].leader);
+	assert_int_equal(evs.ev[1].group, 0);
+	assert_int_equal(evs.ev[1].attr.exclude_kernel, 1);
+	assert_string_equal(evs.ev[1].name, "faults");
+	assert_int_equal(evs.ev[2].group, 1);
+	tally_events__clear(&evs);
 }
 
 /* ---- groups and lists ---- */
@@ -547,6 +851,15 @@ static void test_pmu_format(void **state)
 	/* later terms win */
 	e = one("cpu/event=0x3c,event=0x3d/", name, sizeof(name));
 	assert_int_equal(e.attr.config, 0x3d);
+	/* a term without a value is 1, as in perf ("config" is config=1) */
+	e = one("cpu/config/", name, sizeof(name));
+	assert_int_equal(e.attr.config, 1);
+	e = one("cpu/r1a8/", name, sizeof(name));
+	assert_int_equal(e.attr.config, 0x1a8);
+	e = one("cpu/r0x20000038f/", name, sizeof(name));
+	assert_int_equal(e.attr.config, 0x20000038fULL);
+	e = one("cpu/event=1,call-graph=fp/", name, sizeof(name));
+	assert_int_equal(e.attr.sample_type, PERF_SAMPLE_CALLCHAIN);
 	e = one("cpu//", name, sizeof(name));
 	assert_int_equal(e.attr.config, 0);
 	assert_int_equal(e.attr.type, 4);
@@ -579,7 +892,6 @@ static void test_pmu_format(void **state)
 	parse_fail("cpu/event=zz/", -EINVAL, 10, "zz");
 	parse_fail("cpu/event=1,/", -EINVAL, 11, ",");
 	parse_fail("cpu/name=/", -EINVAL, 4, NULL);
-	parse_fail("cpu/config/", -EINVAL, 4, "config");
 	parse_fail("broken/event=1/", -EINVAL, 7, "event");
 	parse_fail("c$u/event=1/", -EINVAL, 1, NULL);
 }
@@ -650,6 +962,13 @@ static void test_pmu_aliases(void **state)
 		assert_true(evs.ev[i].scale == 6.103515625e-5);
 		assert_string_equal(evs.ev[i].cpus, "0");
 	}
+	tally_events__clear(&evs);
+	/* perf's PMU match ignores the "uncore_" prefix: imc is uncore_imc_N */
+	evs = parse_ok("imc/cas_count_read/u");
+	assert_int_equal(evs.nr, 2);
+	assert_string_equal(evs.ev[1].pmu, "uncore_imc_1");
+	assert_string_equal(evs.ev[1].name, "imc/cas_count_read/u");
+	assert_int_equal(evs.ev[1].attr.exclude_kernel, 1);
 	tally_events__clear(&evs);
 	evs = parse_ok("uncore_imc_1/event=2/");
 	assert_int_equal(evs.nr, 1);
@@ -762,6 +1081,16 @@ static void test_hybrid(void **state)
 	assert_string_equal(evs.ev[1].name, "cpu_atom/cycles/u");
 	assert_string_equal(evs.ev[1].cpus, "8-15");
 	assert_int_equal(evs.ev[1].attr.config, 10ull << 32 | PERF_COUNT_HW_CPU_CYCLES);
+	tally_events__clear(&evs);
+
+	/* terms go to each core type's event; config= keeps the PMU type */
+	evs = parse_ok_opts("cycles/period=1000,config=1/u", &o);
+	assert_int_equal(evs.nr, 2);
+	assert_string_equal(evs.ev[0].name, "cpu_core/cycles/period=1000,config=1/u");
+	assert_int_equal(evs.ev[0].attr.config, 4ull << 32 | 1);
+	assert_int_equal(evs.ev[1].attr.config, 10ull << 32 | 1);
+	assert_int_equal(evs.ev[1].attr.sample_period, 1000);
+	assert_int_equal(evs.ev[1].attr.exclude_kernel, 1);
 	tally_events__clear(&evs);
 
 	evs = parse_ok_opts("LLC-loads", &o);
@@ -1322,6 +1651,12 @@ int main(void)
 		cmocka_unit_test(test_cache_list),
 		cmocka_unit_test(test_raw),
 		cmocka_unit_test(test_modifiers),
+		cmocka_unit_test(test_symbolic_terms),
+		cmocka_unit_test(test_callgraph_terms),
+		cmocka_unit_test(test_stat_terms),
+		cmocka_unit_test(test_tracepoint_terms),
+		cmocka_unit_test(test_breakpoint_mods),
+		cmocka_unit_test(test_named_group),
 		cmocka_unit_test(test_groups),
 		cmocka_unit_test(test_group_numbers_append),
 		cmocka_unit_test(test_lists),
