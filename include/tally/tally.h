@@ -14,5 +14,6 @@
 #include <tally/workload.h>
 #include <tally/selfmon.h>
 #include <tally/mmap.h>
+#include <tally/record.h>
 
 #endif
