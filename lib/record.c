@@ -493,6 +493,8 @@ static int parse(const void *buf, size_t len, const struct tally_record_layout *
 	if (h.type == PERF_RECORD_SAMPLE) {
 		struct tally_sample *s = &out->u.sample;
 
+		if (h.size & 7)
+			return -EBADMSG;
 		if ((err = parse_sample(&c, lay, s)))
 			return err;
 		out->sid = (struct tally_sample_id){
@@ -506,6 +508,9 @@ static int parse(const void *buf, size_t len, const struct tally_record_layout *
 	/* unknown and user types (>= 64, never with a trailer): header only */
 	if (h.type == 0 || h.type > LAST_KERNEL_TYPE)
 		return 0;
+	/* the kernel (and perf, synthesizing these) pads every record to 8 */
+	if (h.size & 7)
+		return -EBADMSG;
 	if (lay->sample_id_all) {
 		struct cur t;
 		size_t n = sid_size(lay->sample_type);

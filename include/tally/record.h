@@ -276,8 +276,8 @@ struct tally_record {
  *   0         decoded. A type the decoder does not know (perf's user
  *             types >= 64 included: PERF_RECORD_HEADER_ATTR, ...) gives
  *             0 with only type/misc/size filled: skip it by size.
- *   -EBADMSG  the bytes contradict the layout: header.size below 8 or past
- *             len, a field or count that runs past the record, a string
+ *   -EBADMSG  the bytes contradict the layout: header.size below 8, past
+ *             len or (kernel types) not a multiple of 8, a field or count that runs past the record, a string
  *             without its NUL, bytes left over after a sample's last field
  *             or a fixed-size body, RAW/STACK_USER sizes that break the
  *             kernel's 8-byte padding, dyn_size > size, build_id_size > 20.
