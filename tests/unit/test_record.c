@@ -71,6 +71,7 @@ static void finish(struct rb *r)
 #define SID_TID 1002
 #define SID_TIME 0x1111222233334444ull
 #define SID_ID 77
+#define SID_ID_SLOT 76	/* the ID slot; IDENTIFIER holds SID_ID (the kernel writes one value twice) */
 #define SID_STREAM 78
 #define SID_CPU 5
 
@@ -83,7 +84,7 @@ static void sid(struct rb *r, uint64_t st)
 	if (st & PERF_SAMPLE_TIME)
 		u64(r, SID_TIME);
 	if (st & PERF_SAMPLE_ID)
-		u64(r, SID_ID);
+		u64(r, SID_ID_SLOT);
 	if (st & PERF_SAMPLE_STREAM_ID)
 		u64(r, SID_STREAM);
 	if (st & PERF_SAMPLE_CPU) {
@@ -100,7 +101,9 @@ static void check_sid(const struct tally_record *rec, uint64_t st)
 	assert_int_equal(rec->sid.pid, st & PERF_SAMPLE_TID ? SID_PID : 0);
 	assert_int_equal(rec->sid.tid, st & PERF_SAMPLE_TID ? SID_TID : 0);
 	assert_int_equal(rec->sid.time, st & PERF_SAMPLE_TIME ? SID_TIME : 0);
-	assert_int_equal(rec->sid.id, st & (PERF_SAMPLE_ID | PERF_SAMPLE_IDENTIFIER) ? SID_ID : 0);
+	/* IDENTIFIER wins when both are there */
+	assert_int_equal(rec->sid.id, st & PERF_SAMPLE_IDENTIFIER ? SID_ID :
+				      st & PERF_SAMPLE_ID ? SID_ID_SLOT : 0);
 	assert_int_equal(rec->sid.stream_id, st & PERF_SAMPLE_STREAM_ID ? SID_STREAM : 0);
 	assert_int_equal(rec->sid.cpu, st & PERF_SAMPLE_CPU ? SID_CPU : 0);
 }
@@ -164,6 +167,7 @@ static const struct {
 	{ ALL_SID | PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN, true },
 	{ PERF_SAMPLE_ID | PERF_SAMPLE_CPU, true },
 	{ PERF_SAMPLE_IP, true },	/* sample_id_all with an empty trailer */
+	{ PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TIME, true },	/* IDENTIFIER, no ID */
 };
 
 /* The read_format build_kernel_record writes PERF_RECORD_READ with. */
@@ -438,7 +442,7 @@ static void test_kernel_records(void **state)
 			}
 		}
 	}
-	assert_int_equal(n, 5 * 21);
+	assert_int_equal(n, 6 * 21);
 }
 
 /* A trailer that does not fit, or a layout without the trailer on a record with one. */
@@ -1028,6 +1032,28 @@ static void test_sample_by_hand(void **state)
 	assert_ptr_equal(rec.u.sample.raw.data, (const char *)&tp[3] + 4);
 	assert_memory_equal(rec.u.sample.raw.data, "\xdd\xcc\xbb\xaa\x88\x77", 6);
 	assert_int_equal(tally_record__parse(tp, sizeof(tp) - 1, &lay, &rec), -EBADMSG);
+	/*
+	 * RAW 4 + 8 = 12 bytes and a 4-byte AUX after it fill a record of 32:
+	 * only the RAW padding rule refuses it (it keeps later fields aligned).
+	 */
+	{
+		uint64_t ra[4] = {
+			9ull | 32ull << 48,
+			8ull | 0x11111111ull << 32,		/* raw size 8, data... */
+			0x22222222ull | 4ull << 32,		/* ...data, aux size 4 (low half) */
+			0x4141414100000000ull,			/* aux size (high half), aux data */
+		};
+
+		lay.sample_type = PERF_SAMPLE_RAW | PERF_SAMPLE_AUX;
+		assert_int_equal(tally_record__parse(ra, sizeof(ra), &lay, &rec), -EBADMSG);
+		/* the same bytes with RAW 12 (16, aligned) and AUX 0 decode */
+		ra[1] = 12ull | 0x11111111ull << 32;
+		ra[3] = 0;
+		assert_int_equal(tally_record__parse(ra, sizeof(ra), &lay, &rec), 0);
+		assert_int_equal(rec.u.sample.raw.size, 12);
+		assert_int_equal(rec.u.sample.aux.size, 0);
+		lay.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_PERIOD | PERF_SAMPLE_RAW;
+	}
 	/* a RAW size that breaks the kernel's padding (4 + 24 is not a multiple of 8) */
 	tp[3] = 24;
 	assert_int_equal(tally_record__parse(tp, sizeof(tp), &lay, &rec), -EBADMSG);
@@ -1119,7 +1145,7 @@ static void test_record_id(void **state)
 			continue;
 		build_kernel_record(&r, t, 0, &lay);
 		assert_int_equal(tally_record__id(r.b, r.n, &lay, &id), 0);
-		assert_int_equal(id, SID_ID);
+		assert_int_equal(id, SID_ID_SLOT);
 	}
 	/* no sample_id_all: only samples carry an id */
 	lay.sample_id_all = false;
