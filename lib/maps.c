@@ -31,7 +31,13 @@ struct tally_machine {
 	size_t nr_threads, cap;
 	struct mapset kmaps;
 	struct tally__strpool pool;
+	uint64_t id;
 };
+
+uint64_t tally__machine_id(const struct tally_machine *m)
+{
+	return m->id;
+}
 
 static struct mapset *mapset_new(void)
 {
@@ -243,10 +249,12 @@ static struct thread *thread_findnew(struct tally_machine *m, int32_t pid,
 
 struct tally_machine *tally_machine__new(void)
 {
+	static uint64_t next_id;
 	struct tally_machine *m = calloc(1, sizeof(*m));
 
 	if (!m)
 		return tally__err_ptr(ENOMEM);
+	m->id = __atomic_add_fetch(&next_id, 1, __ATOMIC_RELAXED);
 	return m;
 }
 

@@ -20,8 +20,17 @@ struct tally_symbols {
 	bool ignore_build_id;
 	struct tally_unresolved *unres;
 	size_t nr_unres, alloc_unres;
-	uint64_t no_map;		/* resolve() calls with no map at all */
 	int no_map_slot;
+	/*
+	 * The machine interns filenames, so a map's name pointer identifies
+	 * its DSO: a direct-mapped cache skips hashing the path per sample.
+	 */
+	struct {
+		const char *filename;
+		uint64_t machine;	/* tally__machine_id(): pointers may be reused */
+		int32_t pid;
+		struct tally_dso *dso;
+	} last[64];
 };
 
 /* ---- string pool (maps.c uses it for filenames and comms) ---- */
@@ -515,9 +524,22 @@ int tally_symbols__resolve(struct tally_symbols *s, struct tally_machine *m, int
 		note_miss(s, NULL, TALLY_DSO_MISSING);
 		return tally__err(ENOENT);
 	}
-	out->dso = tally_symbols__dso(s, out->map, pid);
-	if (!out->dso)
-		return -errno;
+	size_t c = ((uintptr_t)out->map->filename >> 4) % ARRAY_SIZE(s->last);
+
+	uint64_t mid = tally__machine_id(m);
+
+	if (s->last[c].filename == out->map->filename && s->last[c].machine == mid &&
+	    (!out->map->anon || s->last[c].pid == pid)) {
+		out->dso = s->last[c].dso;
+	} else {
+		out->dso = tally_symbols__dso(s, out->map, pid);
+		if (!out->dso)
+			return -errno;
+		s->last[c].filename = out->map->filename;
+		s->last[c].machine = mid;
+		s->last[c].pid = pid;
+		s->last[c].dso = out->dso;
+	}
 	out->status = out->dso->status;
 	out->vaddr = out->dso->kind == DSO_ELF || out->dso->kind == DSO_ANON ?
 		     tally_dso__map_ip_to_vaddr(out->dso, out->map_ip) : out->map_ip;

@@ -18,4 +18,7 @@ void tally__strpool_free(struct tally__strpool *p);
 int tally__kallsyms_line(char *line, uint64_t *addr, char *type, char **name,
 			 char **module);
 
+/* A number no other machine of this process had: a cache key. */
+uint64_t tally__machine_id(const struct tally_machine *m);
+
 #endif
