@@ -214,9 +214,10 @@ TALLY_API const struct tally_symbol *tally_dso__find_symbol(struct tally_dso *d,
 							    uint64_t vaddr);
 
 /*
- * Source line of vaddr through libdw (the DSO's own DWARF or its debug
- * file). *file lives as long as s. 0, -ENOENT (no line info), -errno.
- * With `inlined`, the outermost caller's line instead of the innermost.
+ * Source line of vaddr through libdw, in process (the DSO's own DWARF or
+ * the debug file its symbols came from; opened once, on first use).
+ * The innermost line, as `addr2line -e FILE ADDR` prints it. *file lives
+ * as long as s. 0, -ENOENT (no line info), -errno.
  */
 TALLY_API int tally_dso__srcline(struct tally_dso *d, uint64_t vaddr,
 				 const char **file, int *line);
