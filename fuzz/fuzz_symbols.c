@@ -76,7 +76,9 @@ static void fuzz_ops(const uint8_t *d, size_t n)
 		case 1:
 			FUZZ_CHECK(tally_machine__mmap(m, &ev) == 0);
 			check_maps(m, tid);
-			map = tally_machine__find_map(m, pid, tid, start, TALLY_CPUMODE_UNKNOWN, &mip);
+			map = tally_machine__find_map(m, pid, tid, start,
+						      d[11] % 6 == 4 ? TALLY_CPUMODE_KERNEL :
+						      TALLY_CPUMODE_USER, &mip);
 			FUZZ_CHECK(map && map->start == start && map->end == start + len);
 			break;
 		case 2:

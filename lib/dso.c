@@ -562,8 +562,14 @@ int tally__dso_load_elf(struct tally_dso *d, const struct tally__dso_ctx *ctx,
 			    TALLY_DSO_MISSING : TALLY_DSO_NOT_ELF;
 		return 0;
 	}
-	if ((err = load_segments(d, f.elf)))
+	if ((err = load_segments(d, f.elf))) {
+		/* A corrupt file is a status to report, not a failure of the caller. */
+		if (err != -ENOMEM) {
+			d->status = TALLY_DSO_NOT_ELF;
+			err = 0;
+		}
 		goto out;
+	}
 	n = tally__elf_build_id(f.elf, id, sizeof(id));
 	if (n > 0) {
 		use_id = id;
@@ -636,7 +642,11 @@ int tally__dso_load_image(struct tally_dso *d, const void *img, size_t len, bool
 		d->status = TALLY_DSO_NOT_ELF;
 		return 0;
 	}
-	if (!(err = load_segments(d, elf)) &&
+	err = load_segments(d, elf);
+	if (err && err != -ENOMEM) {
+		d->status = TALLY_DSO_NOT_ELF;
+		err = 0;
+	} else if (!err &&
 	    (err = load_symtab(elf, has_symtab(elf) ? SHT_SYMTAB : SHT_DYNSYM, &v)) >= 0)
 		err = tally__symvec_finish(&v, &d->syms, &d->nr_syms, demangle);
 	d->symsrc = strdup("memory image");
