@@ -32,6 +32,7 @@ struct tally_dso {
 	struct Dwarf *dw;
 	Elf *dw_elf;
 	int dw_fd;
+	uint64_t text;			/* kernel: _text in the kallsyms read */
 	uint64_t misses;		/* resolve() calls that found no symbol */
 	int miss_slot;			/* index in the unresolved list, -1 */
 };

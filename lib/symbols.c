@@ -259,6 +259,8 @@ static int load_kallsyms(struct tally_symbols *s)
 			continue;
 		if (a)
 			nonzero = true;
+		if (!mod && !strcmp(name, "_text"))
+			kd->text = a;
 		tu = (char)toupper((unsigned char)type);
 		if (tu != 'T' && tu != 'W' && tu != 'D' && tu != 'B')
 			continue;
@@ -543,6 +545,15 @@ int tally_symbols__resolve(struct tally_symbols *s, struct tally_machine *m, int
 	out->status = out->dso->status;
 	out->vaddr = out->dso->kind == DSO_ELF || out->dso->kind == DSO_ANON ?
 		     tally_dso__map_ip_to_vaddr(out->dso, out->map_ip) : out->map_ip;
+	/*
+	 * The recording's kernel map says where _text was (pgoff); kallsyms
+	 * says where it is now. They differ when the data comes from another
+	 * boot (KASLR): move the address by the difference, as perf's
+	 * ref_reloc_sym does.
+	 */
+	if (out->dso->kind == DSO_KERNEL && out->dso->text && out->map->pgoff &&
+	    !strcmp(out->map->filename, "[kernel.kallsyms]_text"))
+		out->vaddr += out->dso->text - out->map->pgoff;
 	out->sym = tally__syms_find(out->dso->syms, out->dso->nr_syms, out->vaddr);
 	if (!out->sym) {
 		note_miss(s, out->dso, out->dso->status);
