@@ -289,9 +289,11 @@ static bool has_symtab(Elf *elf)
 }
 
 /*
- * The symbols perf keeps: functions (FUNC, GNU_IFUNC) and labels
- * (NOTYPE, not hidden), named, defined, in a section whose name has
- * "text" in it (perf's elf_sec__is_text).
+ * The symbols perf keeps: functions (FUNC, GNU_IFUNC) in any section, and
+ * labels (NOTYPE, not hidden) only in a section whose name has "text" in
+ * it (perf's elf_sec__is_text); named and defined. So _init in .init
+ * counts, and with no size it runs over the PLT, which is what perf 6.1
+ * shows for PLT samples.
  */
 static int load_symtab(Elf *elf, uint32_t type, struct tally__symvec *v)
 {
@@ -329,7 +331,7 @@ static int load_symtab(Elf *elf, uint32_t type, struct tally__symvec *v)
 		if (!sscn || !gelf_getshdr(sscn, &ssh))
 			continue;
 		secname = elf_strptr(elf, shstrndx, ssh.sh_name);
-		if (!secname || !strstr(secname, "text"))
+		if (t == STT_NOTYPE && (!secname || !strstr(secname, "text")))
 			continue;
 		name = elf_strptr(elf, sh.sh_link, s.st_name);
 		if (!name || !*name)
