@@ -591,7 +591,8 @@ static void perf_compare(const char *bin, const char *arg, struct perf_cmp *c)
 	FILE *p;
 
 	memset(c, 0, sizeof(*c));
-	snprintf(data, sizeof(data), "%s/%s%s.data", dir, bin, strchr(arg, ' ') ? "-2" : "");
+	snprintf(data, sizeof(data), "%s/%s%s.data", dir, strchr(bin, '/') ? "dl-prog" : bin,
+		 strchr(arg, ' ') ? "-2" : "");
 	if (sh("cd %s && perf record -q -o %s -F 999 -- ./%s %s >/dev/null 2>&1", dir, data,
 	       bin, arg)) {
 		tally_machine__free(m);
@@ -716,6 +717,19 @@ static void test_perf_parity_libc_kernel(void **state)
 	check_parity(&c);
 }
 
+/* Stripped, symbols from the debuglink file: perf finds it too. */
+static void test_perf_parity_debuglink(void **state)
+{
+	struct perf_cmp c;
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/dl/prog", dir);
+	if (!have("perf") || access(path, X_OK))
+		skip();
+	perf_compare("dl/prog", "60000000", &c);
+	check_parity(&c);
+}
+
 static void test_perf_parity_plt(void **state)
 {
 	struct perf_cmp c;
@@ -831,6 +845,7 @@ int main(void)
 		cmocka_unit_test(test_perf_parity_pie),
 		cmocka_unit_test(test_perf_parity_nopie),
 		cmocka_unit_test(test_perf_parity_libc_kernel),
+		cmocka_unit_test(test_perf_parity_debuglink),
 		cmocka_unit_test(test_perf_parity_plt),
 		cmocka_unit_test(test_perf_parity_cxx),
 		cmocka_unit_test(test_srcline),
