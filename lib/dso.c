@@ -753,3 +753,60 @@ int tally__dso_srcline(struct tally_dso *d, uint64_t vaddr, const char **file, i
 	*line = ln;
 	return 0;
 }
+
+/* The inline chain through dwarf_getscopes: innermost scope first. */
+int tally__dso_srcline_inlines(struct tally_dso *d, uint64_t vaddr,
+			       struct tally_srcline *out, int max)
+{
+	Dwarf_Die cu, *scopes = NULL;
+	Dwarf_Files *files = NULL;
+	size_t nfiles = 0;
+	const char *file;
+	int n, k = 0, line;
+
+	if (max <= 0)
+		return -EINVAL;
+	if (tally__dso_srcline(d, vaddr, &file, &line))
+		return -ENOENT;
+	out[0] = (struct tally_srcline){ .file = file, .line = line };
+	if (!dwarf_addrdie(d->dw, vaddr, &cu))
+		return 1;
+	/*
+	 * dwarf_getscopes() finds the innermost scope but then wanders into
+	 * abstract origins; the DIE nesting above that scope
+	 * (dwarf_getscopes_die) is the inline chain itself.
+	 */
+	n = dwarf_getscopes(&cu, vaddr, &scopes);
+	if (n > 0) {
+		Dwarf_Die inner = scopes[0], *chain = NULL;
+
+		free(scopes);
+		scopes = NULL;
+		n = dwarf_getscopes_die(&inner, &chain);
+		scopes = chain;
+	}
+	dwarf_getsrcfiles(&cu, &files, &nfiles);
+	for (int i = 0; i < n && k < max; i++) {
+		int tag = dwarf_tag(&scopes[i]);
+		Dwarf_Attribute a;
+		Dwarf_Word cfile, cline;
+
+		if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram)
+			continue;
+		out[k].func = dwarf_diename(&scopes[i]);
+		if (tag == DW_TAG_subprogram)
+			break;		/* the out-of-line function ends the chain */
+		/* The caller's frame is at this inline's call site. */
+		if (k + 1 >= max || !files ||
+		    dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_file, &a), &cfile) ||
+		    dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_line, &a), &cline) ||
+		    cfile >= nfiles)
+			break;
+		k++;
+		out[k] = (struct tally_srcline){
+			.file = dwarf_filesrc(files, cfile, NULL, NULL), .line = (int)cline,
+		};
+	}
+	free(scopes);
+	return k + 1;
+}

@@ -72,6 +72,8 @@ int tally__dso_load_image(struct tally_dso *d, const void *img, size_t len,
 int tally__dso_load_jit(struct tally_dso *d, const char *path, bool demangle);
 int tally__dso_srcline(struct tally_dso *d, uint64_t vaddr, const char **file,
 		       int *line);
+int tally__dso_srcline_inlines(struct tally_dso *d, uint64_t vaddr,
+			       struct tally_srcline *out, int max);
 void tally__dso_dwarf_close(struct tally_dso *d);
 
 #endif

@@ -474,6 +474,17 @@ int tally_dso__srcline(struct tally_dso *d, uint64_t vaddr, const char **file, i
 	return err ? tally__err(-err) : 0;
 }
 
+int tally_dso__srcline_inlines(struct tally_dso *d, uint64_t vaddr,
+			       struct tally_srcline *out, int max)
+{
+	int n;
+
+	if (!d || !out || max <= 0)
+		return tally__err(EINVAL);
+	n = tally__dso_srcline_inlines(d, vaddr, out, max);
+	return n < 0 ? tally__err(-n) : n;
+}
+
 const char *tally_dso_status__str(enum tally_dso_status st)
 {
 	switch (st) {

@@ -133,6 +133,7 @@ TALLY_API int tally_machine__add_kernel_maps(struct tally_machine *m,
 
 /* ---- DSOs and symbols ---------------------------------------------- */
 
+/* Not thread-safe: one tally_symbols per thread, or a lock around it. */
 struct tally_symbols;
 struct tally_dso;
 
@@ -150,7 +151,10 @@ struct tally_symbols_opts {
 	/* Directory of perf-PID.map files, /tmp by default. */
 	const char *jit_dir;
 	bool no_demangle;
-	/* Use a map's build id (MMAP2) to refuse a rebuilt file. */
+	/*
+	 * Do not compare a map's recorded build id (MMAP2) with the file's:
+	 * by default a rebuilt file is refused (TALLY_DSO_BUILD_ID_MISMATCH).
+	 */
 	bool ignore_build_id;
 };
 
@@ -221,6 +225,23 @@ TALLY_API const struct tally_symbol *tally_dso__find_symbol(struct tally_dso *d,
  */
 TALLY_API int tally_dso__srcline(struct tally_dso *d, uint64_t vaddr,
 				 const char **file, int *line);
+
+/* One frame of an address's inline chain. Strings live as long as s. */
+struct tally_srcline {
+	const char *func;	/* the function this frame is in, or NULL */
+	const char *file;
+	int line;
+};
+
+/*
+ * The inline chain at vaddr, innermost first, as `addr2line -f -i`
+ * prints it: frame 0 is the line-table row in the innermost inlined
+ * function; each next frame is the call site in its caller, the last
+ * one in the real (out-of-line) function. Returns the number of frames
+ * written (at most max), -ENOENT without line info, or -errno.
+ */
+TALLY_API int tally_dso__srcline_inlines(struct tally_dso *d, uint64_t vaddr,
+					 struct tally_srcline *out, int max);
 
 /* One resolved address. Strings live as long as s. */
 struct tally_addr_info {

@@ -79,6 +79,30 @@ static const char prog_c[] =
 	"	return 0;\n"
 	"}\n";
 
+/* Two levels of inlining in one out-of-line function. */
+static const char prog_inl[] =
+	"#include <stdlib.h>\n"
+	"static inline __attribute__((always_inline)) long mix(long s, long i)\n"
+	"{\n"
+	"	return s * 31 + (i ^ (s >> 7));\n"
+	"}\n"
+	"static inline __attribute__((always_inline)) long step(long s, long i)\n"
+	"{\n"
+	"	long a = mix(s, i);\n"
+	"	return a + mix(i, a);\n"
+	"}\n"
+	"__attribute__((noinline)) long outer(long n)\n"
+	"{\n"
+	"	long s = 0;\n"
+	"	for (long i = 0; i < n; i++)\n"
+	"		s = step(s, i);\n"
+	"	return s;\n"
+	"}\n"
+	"int main(int argc, char **argv)\n"
+	"{\n"
+	"	return (int)outer(argc > 1 ? atol(argv[1]) : 10);\n"
+	"}\n";
+
 /* Calls through the PLT, which perf 6.1 names after _init (no size: it runs on). */
 static const char prog_plt[] =
 	"#include <stdlib.h>\n"
@@ -166,6 +190,8 @@ static int setup(void **state)
 		return -1;
 	snprintf(src, sizeof(src), "%s/prog.c", dir);
 	write_file(src, prog_c);
+	snprintf(src, sizeof(src), "%s/inl.c", dir);
+	write_file(src, prog_inl);
 	snprintf(src, sizeof(src), "%s/plt.c", dir);
 	write_file(src, prog_plt);
 	snprintf(src, sizeof(src), "%s/cxx.cc", dir);
@@ -831,6 +857,62 @@ static void test_srcline(void **state)
 	tally_symbols__free(s);
 }
 
+/* Inline chains: addr2line -f -i as the reference, frame by frame. */
+static void test_srcline_inlines(void **state)
+{
+	struct tally_symbols *s = tally_symbols__new(NULL);
+	struct nmsym syms[256];
+	char path[512];
+	size_t n, checked = 0, same = 0, deep = 0;
+	uint64_t start = 0, size = 0;
+
+	assert_int_equal(sh("cd %s && cc -O2 -g -o inl inl.c", dir), 0);
+	snprintf(path, sizeof(path), "%s/inl", dir);
+	n = nm_funcs(path, syms, 256);
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(syms[i].name, "outer")) {
+			start = syms[i].addr;
+			size = syms[i].size;
+		}
+	assert_true(size > 0);
+	struct tally_dso *d = tally_symbols__dso_path(s, path);
+
+	for (uint64_t k = 0; k < 12; k++) {
+		uint64_t a = start + size * k / 12;
+		struct tally_srcline fr[8];
+		char cmd[1024], ref[4096] = "", ours[4096] = "", buf[512];
+		int nf = tally_dso__srcline_inlines(d, a, fr, 8);
+		FILE *p;
+
+		snprintf(cmd, sizeof(cmd), "addr2line -f -i -e %s %#" PRIx64, path, a);
+		p = popen(cmd, "r");
+		while (fgets(buf, sizeof(buf), p)) {
+			char *disc = strstr(buf, " (discriminator");
+
+			if (disc)
+				strcpy(disc, "\n");
+			strncat(ref, buf, sizeof(ref) - strlen(ref) - 1);
+		}
+		pclose(p);
+		for (int i = 0; i < nf; i++) {
+			snprintf(buf, sizeof(buf), "%s\n%s:%d\n", fr[i].func ? fr[i].func : "??",
+				 fr[i].file, fr[i].line);
+			strncat(ours, buf, sizeof(ours) - strlen(ours) - 1);
+		}
+		checked++;
+		deep += nf > 1;
+		if (!strcmp(ref, ours))
+			same++;
+		else
+			printf("# inlines %#" PRIx64 ":\n# addr2line:\n%s# we:\n%s", a, ref, ours);
+	}
+	printf("# inline chains: %zu/%zu equal to addr2line -f -i (%zu with inlined frames)\n",
+	       same, checked, deep);
+	assert_int_equal(same, checked);
+	assert_true(deep >= 3);
+	tally_symbols__free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -849,6 +931,7 @@ int main(void)
 		cmocka_unit_test(test_perf_parity_plt),
 		cmocka_unit_test(test_perf_parity_cxx),
 		cmocka_unit_test(test_srcline),
+		cmocka_unit_test(test_srcline_inlines),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
