@@ -291,7 +291,8 @@ static bool has_symtab(Elf *elf)
 /*
  * The symbols perf keeps: functions (FUNC, GNU_IFUNC) in any section, and
  * labels (NOTYPE, not hidden) only in a section whose name has "text" in
- * it (perf's elf_sec__is_text); named and defined. So _init in .init
+ * it (perf's elf_sec__is_text); named, defined, not absolute, in an
+ * allocated section. So _init in .init
  * counts, and with no size it runs over the PLT, which is what perf 6.1
  * shows for PLT samples.
  */
@@ -329,6 +330,9 @@ static int load_symtab(Elf *elf, uint32_t type, struct tally__symvec *v)
 		}
 		sscn = elf_getscn(elf, s.st_shndx);
 		if (!sscn || !gelf_getshdr(sscn, &ssh))
+			continue;
+		/* .gnu.warning.* and the like never reach memory. */
+		if (!(ssh.sh_flags & SHF_ALLOC))
 			continue;
 		secname = elf_strptr(elf, shstrndx, ssh.sh_name);
 		if (t == STT_NOTYPE && (!secname || !strstr(secname, "text")))
