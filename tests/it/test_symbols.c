@@ -484,6 +484,42 @@ static void test_jit_map(void **state)
 	tally_symbols__free(s);
 }
 
+/* [vdso]: the image is the same in every process, so our own serves. */
+static void test_vdso(void **state)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[512];
+	unsigned long long lo = 0, hi = 0;
+
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, "[vdso]"))
+			sscanf(line, "%llx-%llx", &lo, &hi);
+	fclose(f);
+	if (!lo)
+		skip();
+	struct tally_symbols *s = tally_symbols__new(NULL);
+	struct tally_machine *m = tally_machine__new();
+	struct tally_mmap_event ev = { .pid = 3, .tid = 3, .start = lo, .len = hi - lo,
+				       .filename = "[vdso]" };
+	struct tally_addr_info ai;
+	size_t named = 0;
+	bool gettime = false;
+
+	assert_int_equal(tally_machine__mmap(m, &ev), 0);
+	for (uint64_t a = lo; a < hi; a += 4) {
+		if (tally_symbols__resolve(s, m, 3, 3, a, TALLY_CPUMODE_USER, &ai))
+			continue;
+		named++;
+		gettime |= strstr(ai.sym->name, "clock_gettime") != NULL;
+	}
+	printf("# [vdso]: %zu symbols, %zu addresses named\n", tally_dso__nr_symbols(ai.dso), named);
+	assert_true(named > 0);
+	assert_true(gettime);
+	tally_machine__free(m);
+	tally_symbols__free(s);
+}
+
 /* Kernel symbols from /proc/kallsyms at their own addresses. */
 static void test_kallsyms(void **state)
 {
@@ -923,6 +959,7 @@ int main(void)
 		cmocka_unit_test(test_build_id_mismatch),
 		cmocka_unit_test(test_minidebuginfo),
 		cmocka_unit_test(test_jit_map),
+		cmocka_unit_test(test_vdso),
 		cmocka_unit_test(test_kallsyms),
 		cmocka_unit_test(test_perf_parity_pie),
 		cmocka_unit_test(test_perf_parity_nopie),
