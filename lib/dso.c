@@ -730,7 +730,7 @@ void tally__dso_dwarf_close(struct tally_dso *d)
 		dwarf_end(d->dw);
 	if (d->dw_elf)
 		elf_end(d->dw_elf);
-	if (d->dw_fd > 0)
+	if (d->dw_fd >= 0)
 		close(d->dw_fd);
 	d->dw = NULL;
 	d->dw_elf = NULL;
