@@ -25,13 +25,13 @@ LDSAN       := -fsanitize=address,undefined
 CFLAGS      := -O1 -g
 endif
 ALL_CFLAGS  = $(BASE_CFLAGS) $(CFLAGS)
-LDLIBS      := $(PKG_LIBS) -lm -lpthread
+LDLIBS      := $(PKG_LIBS) -llzma -lz -lstdc++ -lm -lpthread
 # The tally command links the field libraries statically and is not PIE:
 # libpfm4 alone brings ~42k relative relocations and the shared libraries
 # cost page faults at every start. Measured on `tally stat -- true`:
 # 3.3 ms dynamic, 2.4 ms this way (perf: 7.6 ms). See bench/RESULTS.md.
 TOOL_LDLIBS := -no-pie -Wl,-Bstatic -ltracefs -ltraceevent -ldw -lelf -lzstd \
-               -lz -llzma -lbz2 -lpfm -Wl,-Bdynamic -lm -lpthread -ldl
+               -lz -llzma -lbz2 -lpfm -Wl,-Bdynamic -lstdc++ -lm -lpthread -ldl
 
 LIB_SRC     := $(sort $(wildcard lib/*.c))
 CLI_SRC     := $(sort $(wildcard cli/*.c))
@@ -75,7 +75,7 @@ $(BUILD)/tally: $(CLI_OBJ) $(BUILD)/libtally.a
 
 $(BUILD)/tally.pc: tally.pc.in Makefile
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' \
-	    -e 's|@LIBS@|$(PKG_LIBS) -lm -lpthread|' $< > $@
+	    -e 's|@LIBS@|$(PKG_LIBS) -llzma -lz -lstdc++ -lm -lpthread|' $< > $@
 
 # Test, example and bench programs link the static library: no LD_LIBRARY_PATH.
 $(BUILD)/tests/%: tests/%.c $(BUILD)/libtally.a
@@ -127,7 +127,7 @@ install: all
 	ln -sf libtally.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libtally.so
 	install -m 644 include/tally/*.h $(DESTDIR)$(PREFIX)/include/tally/
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' \
-	    -e 's|@LIBS@|$(PKG_LIBS) -lm -lpthread|' tally.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/tally.pc
+	    -e 's|@LIBS@|$(PKG_LIBS) -llzma -lz -lstdc++ -lm -lpthread|' tally.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/tally.pc
 	install -m 755 $(BUILD)/tally $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 docs/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 

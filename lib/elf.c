@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * ELF through elfutils libelf, its only user. For now: a symbol's file
- * offset, which the uprobe PMU wants in config2 (the kernel maps the
- * probe through the file, not through a process's addresses).
+ * ELF through elfutils libelf for events: a symbol's file offset, which
+ * the uprobe PMU wants in config2 (the kernel maps the probe through the
+ * file, not through a process's addresses). Symbol tables for profiles
+ * (libelf, libdw, liblzma) are dso.c's.
  */
 #include <fcntl.h>
 #include <gelf.h>

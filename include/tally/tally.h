@@ -16,5 +16,6 @@
 #include <tally/mmap.h>
 #include <tally/probe.h>
 #include <tally/record.h>
+#include <tally/symbols.h>
 
 #endif

@@ -1,0 +1,296 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Address spaces and symbols: which function (and source line) a sample's
+ * ip belongs to, with perf 6.1's answers.
+ *
+ * Two objects, kept apart so the first stays pure:
+ *  - tally_machine: threads and their maps, fed from the side-band records
+ *    (MMAP/MMAP2/COMM/FORK/EXIT) as plain structs. No I/O.
+ *  - tally_symbols: DSOs loaded from disk (ELF .symtab/.dynsym/
+ *    .gnu_debugdata, separate debug files by build id and debuglink,
+ *    /proc/kallsyms, /tmp/perf-PID.map), each loaded once and cached, with
+ *    demangling, source lines (libdw, in process) and a per-DSO account of
+ *    what could not be resolved and why.
+ */
+#ifndef TALLY_SYMBOLS_H
+#define TALLY_SYMBOLS_H
+
+#include <stdint.h>
+#include <sys/types.h>
+#include <tally/core.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- address spaces ------------------------------------------------ */
+
+struct tally_machine;
+
+#define TALLY_BUILD_ID_MAX 20
+
+/*
+ * One mapping. The machine owns it; a pointer returned by a lookup stays
+ * valid until the next call that changes that thread's or the kernel's
+ * maps. `filename` lives as long as the machine.
+ */
+struct tally_map {
+	uint64_t start;
+	uint64_t end;			/* exclusive */
+	uint64_t pgoff;			/* file offset of start */
+	const char *filename;
+	uint32_t prot;			/* PROT_* (MMAP2); PROT_EXEC for MMAP */
+	uint32_t flags;			/* MAP_* (MMAP2) */
+	uint32_t maj, min;
+	uint64_t ino, ino_generation;
+	uint8_t build_id[TALLY_BUILD_ID_MAX];
+	uint8_t build_id_size;		/* 0: the record carried none */
+	bool kernel;			/* kernel or module map */
+	bool anon;			/* //anon and friends: map_ip = ip (JIT) */
+};
+
+/* What an MMAP or MMAP2 record says, decoded. */
+struct tally_mmap_event {
+	int32_t pid, tid;		/* pid -1: the kernel's own maps */
+	uint64_t start, len, pgoff;
+	const char *filename;
+	uint32_t prot, flags;		/* 0, 0 from a plain MMAP: taken as r-x */
+	uint32_t maj, min;
+	uint64_t ino, ino_generation;
+	const uint8_t *build_id;	/* MMAP2 with PERF_RECORD_MISC_MMAP_BUILD_ID */
+	uint8_t build_id_size;
+};
+
+/* Sample cpumode, as PERF_RECORD_MISC_CPUMODE_MASK gives it. */
+enum tally_cpumode {
+	TALLY_CPUMODE_UNKNOWN = 0,
+	TALLY_CPUMODE_KERNEL = 1,
+	TALLY_CPUMODE_USER = 2,
+	TALLY_CPUMODE_HYPERVISOR = 3,
+	TALLY_CPUMODE_GUEST_KERNEL = 4,
+	TALLY_CPUMODE_GUEST_USER = 5,
+};
+
+TALLY_API struct tally_machine *tally_machine__new(void);
+TALLY_API void tally_machine__free(struct tally_machine *m);
+
+/*
+ * MMAP/MMAP2. A new map replaces what it overlaps; the parts of old maps
+ * sticking out either side survive with their pgoff moved along (perf's
+ * maps__fixup_overlappings). pid -1 or a filename starting with
+ * "[kernel.kallsyms]" goes to the kernel maps. 0 or -errno.
+ */
+TALLY_API int tally_machine__mmap(struct tally_machine *m,
+				  const struct tally_mmap_event *ev);
+/* COMM; exec (PERF_RECORD_MISC_COMM_EXEC) drops the process's user maps. */
+TALLY_API int tally_machine__comm(struct tally_machine *m, int32_t pid,
+				  int32_t tid, const char *comm, bool exec);
+/*
+ * FORK: a new thread of the same process (pid == ppid) shares the
+ * parent's maps; a new process gets a copy of them, and the parent's comm.
+ */
+TALLY_API int tally_machine__fork(struct tally_machine *m, int32_t pid,
+				  int32_t tid, int32_t ppid, int32_t ptid);
+/* EXIT: the thread is marked dead; its maps stay for late samples. */
+TALLY_API int tally_machine__exit(struct tally_machine *m, int32_t pid,
+				  int32_t tid);
+
+/* The thread's comm, or NULL (errno ENOENT) when nothing named it. */
+TALLY_API const char *tally_machine__comm_of(const struct tally_machine *m,
+					     int32_t tid);
+/* 1 dead, 0 alive, -ENOENT unknown. */
+TALLY_API int tally_machine__thread_dead(const struct tally_machine *m,
+					 int32_t tid);
+
+/*
+ * The map holding ip for that thread and cpumode: user modes search the
+ * process's maps, kernel modes the kernel's (and user ones as a fallback
+ * when cpumode is unknown). *map_ip gets the DSO-relative address as
+ * perf's map__map_ip: ip - start + pgoff, the file offset for a file
+ * map and the address itself for the kernel and its modules.
+ * NULL with errno ENOENT when no map holds ip.
+ */
+TALLY_API const struct tally_map *
+tally_machine__find_map(struct tally_machine *m, int32_t pid, int32_t tid,
+			uint64_t ip, enum tally_cpumode cpumode,
+			uint64_t *map_ip);
+
+/* Number of user maps of the process of tid (tests, dumps); -ENOENT. */
+TALLY_API int tally_machine__nr_maps(const struct tally_machine *m, int32_t tid);
+/* The idx-th map of tid's process in address order, or NULL. */
+TALLY_API const struct tally_map *
+tally_machine__map_at(const struct tally_machine *m, int32_t tid, size_t idx);
+
+/*
+ * The kernel map perf records: "[kernel.kallsyms]_text" from the _text
+ * address in kallsyms (pgoff = _text) to the end of the kernel text, and
+ * one map per module from /proc/modules. Reads `kallsyms` and `modules`
+ * (NULL: the /proc files). 0 or -errno (-EACCES: addresses are zeroed).
+ */
+TALLY_API int tally_machine__add_kernel_maps(struct tally_machine *m,
+					     const char *kallsyms,
+					     const char *modules);
+
+/* ---- DSOs and symbols ---------------------------------------------- */
+
+/* Not thread-safe: one tally_symbols per thread, or a lock around it. */
+struct tally_symbols;
+struct tally_dso;
+
+struct tally_symbols_opts {
+	size_t sz;
+	/*
+	 * Prepended to the global debug directory: "<root>/usr/lib/debug".
+	 * NULL or "": the real one. Tests point it at a temporary tree.
+	 */
+	const char *debug_root;
+	/* Per-user build-id cache, "~/.debug" by default ("" disables). */
+	const char *home_debug;
+	/* /proc/kallsyms and /proc/modules by default. */
+	const char *kallsyms;
+	/* Directory of perf-PID.map files, /tmp by default. */
+	const char *jit_dir;
+	bool no_demangle;
+	/*
+	 * Do not compare a map's recorded build id (MMAP2) with the file's:
+	 * by default a rebuilt file is refused (TALLY_DSO_BUILD_ID_MISMATCH).
+	 */
+	bool ignore_build_id;
+};
+
+/* Why a DSO, or an address in it, got no symbol. */
+enum tally_dso_status {
+	TALLY_DSO_OK = 0,
+	TALLY_DSO_MISSING,		/* file not found (deleted, other machine) */
+	TALLY_DSO_NOT_ELF,		/* not an ELF file we can read */
+	TALLY_DSO_STRIPPED,		/* no symbol table and no debug file */
+	TALLY_DSO_BUILD_ID_MISMATCH,	/* file differs from the one recorded */
+	TALLY_DSO_KALLSYMS_RESTRICTED,	/* kallsyms unreadable or zeroed */
+	TALLY_DSO_NO_JIT_MAP,		/* anonymous code, no /tmp/perf-PID.map */
+	TALLY_DSO_ANON,			/* [vdso]-like or anonymous, not loaded */
+};
+
+TALLY_API const char *tally_dso_status__str(enum tally_dso_status s);
+
+TALLY_API struct tally_symbols *
+tally_symbols__new(const struct tally_symbols_opts *opts);
+TALLY_API void tally_symbols__free(struct tally_symbols *s);
+
+/*
+ * The DSO behind a map, loaded on first use and cached by name (and pid
+ * for JIT maps). Owned by s. A DSO that failed to load is still returned,
+ * with its status set; NULL + errno only for bad arguments or ENOMEM.
+ */
+TALLY_API struct tally_dso *tally_symbols__dso(struct tally_symbols *s,
+					       const struct tally_map *map,
+					       int32_t pid);
+/* Load a file by path, no map (tests, tools): same cache. */
+TALLY_API struct tally_dso *tally_symbols__dso_path(struct tally_symbols *s,
+						    const char *path);
+
+TALLY_API const char *tally_dso__name(const struct tally_dso *d);
+TALLY_API enum tally_dso_status tally_dso__status(const struct tally_dso *d);
+/* Where the symbols came from: the file, a debug file, kallsyms... */
+TALLY_API const char *tally_dso__symsrc(const struct tally_dso *d);
+TALLY_API size_t tally_dso__nr_symbols(const struct tally_dso *d);
+/*
+ * map_ip (file offset, as tally_machine__find_map gives it) -> the ELF
+ * virtual address, through the PT_LOAD segment holding that offset.
+ * Identity for kallsyms and JIT DSOs.
+ */
+TALLY_API uint64_t tally_dso__map_ip_to_vaddr(const struct tally_dso *d,
+					      uint64_t map_ip);
+
+struct tally_symbol {
+	uint64_t start;			/* ELF vaddr (kernel: address) */
+	uint64_t end;			/* exclusive */
+	const char *name;		/* demangled unless no_demangle */
+	uint8_t binding;		/* STB_* */
+};
+
+/*
+ * The symbol holding vaddr (ELF address), or NULL (errno ENOENT). Aliases
+ * are settled as perf does: the sized one, then global over weak over
+ * local, fewer leading underscores, the longest name. A zero-sized
+ * symbol runs to the next one. The pointer lives as long as s.
+ */
+TALLY_API const struct tally_symbol *tally_dso__find_symbol(struct tally_dso *d,
+							    uint64_t vaddr);
+
+/*
+ * Source line of vaddr through libdw, in process (the DSO's own DWARF or
+ * the debug file its symbols came from; opened once, on first use).
+ * The innermost line, as `addr2line -e FILE ADDR` prints it. *file lives
+ * as long as s. 0, -ENOENT (no line info), -errno.
+ */
+TALLY_API int tally_dso__srcline(struct tally_dso *d, uint64_t vaddr,
+				 const char **file, int *line);
+
+/* One frame of an address's inline chain. Strings live as long as s. */
+struct tally_srcline {
+	const char *func;	/* the function this frame is in, or NULL */
+	const char *file;
+	int line;
+};
+
+/*
+ * The inline chain at vaddr, innermost first, as `addr2line -f -i`
+ * prints it: frame 0 is the line-table row in the innermost inlined
+ * function; each next frame is the call site in its caller, the last
+ * one in the real (out-of-line) function. Returns the number of frames
+ * written (at most max), -ENOENT without line info, or -errno.
+ */
+TALLY_API int tally_dso__srcline_inlines(struct tally_dso *d, uint64_t vaddr,
+					 struct tally_srcline *out, int max);
+
+/* One resolved address. Strings live as long as s. */
+struct tally_addr_info {
+	const struct tally_map *map;	/* NULL: no map held ip */
+	struct tally_dso *dso;		/* NULL when map is NULL */
+	uint64_t map_ip;		/* ip - start + pgoff */
+	uint64_t vaddr;			/* ELF address (kernel: ip) */
+	const struct tally_symbol *sym;	/* NULL: unresolved, see status */
+	uint64_t sym_off;		/* vaddr - sym->start */
+	enum tally_dso_status status;	/* why sym is NULL */
+};
+
+/*
+ * ip of (pid, tid, cpumode) -> map, DSO and symbol. Returns 0 when a
+ * symbol was found, -ENOENT otherwise (out still says how far it got and
+ * why); each miss is counted against its DSO for
+ * tally_symbols__unresolved(). Callers should aggregate first and ask
+ * once per distinct address.
+ */
+TALLY_API int tally_symbols__resolve(struct tally_symbols *s,
+				     struct tally_machine *m, int32_t pid,
+				     int32_t tid, uint64_t ip,
+				     enum tally_cpumode cpumode,
+				     struct tally_addr_info *out);
+
+/* One line of the report's closing account. */
+struct tally_unresolved {
+	const char *dso;		/* DSO name, "[unknown]" for no map */
+	enum tally_dso_status status;	/* OK: addresses outside any symbol */
+	uint64_t addrs;			/* resolve() calls that missed */
+	const char *detail;		/* e.g. the build ids, or NULL */
+};
+
+/*
+ * The DSOs with misses, in first-seen order: *out is an array owned by s,
+ * valid until the next resolve. Returns the count.
+ */
+TALLY_API int tally_symbols__unresolved(struct tally_symbols *s,
+					const struct tally_unresolved **out);
+
+/*
+ * Demangle a C++ (Itanium, through libstdc++'s __cxa_demangle as
+ * Debian's perf does) or Rust (legacy: the ::h<16 hex> hash dropped; v0)
+ * name. Returns a malloc'ed string, or NULL (errno EINVAL) when name is
+ * not mangled.
+ */
+TALLY_API char *tally_demangle(const char *name);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,816 @@
+// SPDX-License-Identifier: MIT
+/*
+ * DSOs: symbol tables from ELF files (libelf), their separate debug
+ * files, MiniDebugInfo, /proc/kallsyms and JIT maps; source lines
+ * through libdw. Each DSO is loaded once by tally_symbols (symbols.c).
+ */
+#include <ctype.h>
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <libelf.h>
+#include <lzma.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+#include "internal.h"
+#include "dso_internal.h"
+
+/* ---- symbol table building, perf's rules ---- */
+
+int tally__symvec_add(struct tally__symvec *v, uint64_t start, uint64_t size,
+		      uint8_t binding, const char *name, bool module_edge)
+{
+	if (v->nr == v->alloc) {
+		size_t n = v->alloc ? v->alloc * 2 : 256;
+		void *p = tally__reallocarray(v->v, n, sizeof(*v->v));
+
+		if (!p)
+			return -ENOMEM;
+		v->v = p;
+		v->alloc = n;
+	}
+	char *dup = strdup(name);
+
+	if (!dup)
+		return -ENOMEM;
+	v->v[v->nr++] = (struct tally__rawsym){
+		.start = start, .end = start + size, .binding = binding,
+		.name = dup, .idx = v->nr, .module_edge = module_edge,
+	};
+	return 0;
+}
+
+static int rawsym_cmp(const void *a, const void *b)
+{
+	const struct tally__rawsym *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	/* Equal starts keep table order: perf's rb-tree inserts them right. */
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+static size_t lead_underscores(const char *s)
+{
+	size_t n = 0;
+
+	while (s[n] == '_')
+		n++;
+	return n;
+}
+
+/* perf's choose_best_symbol(): true when a beats (or ties) b. */
+static bool best_is_a(const struct tally__rawsym *a, const struct tally__rawsym *b)
+{
+	uint64_t sa = a->end - a->start, sb = b->end - b->start;
+
+	if (!sb && sa)
+		return true;
+	if (!sa && sb)
+		return false;
+	bool wa = a->binding == STB_WEAK, wb = b->binding == STB_WEAK;
+
+	if (wb && !wa)
+		return true;
+	if (wa && !wb)
+		return false;
+	bool ga = a->binding == STB_GLOBAL, gb = b->binding == STB_GLOBAL;
+
+	if (ga && !gb)
+		return true;
+	if (gb && !ga)
+		return false;
+	size_t ua = lead_underscores(a->name), ub = lead_underscores(b->name);
+
+	if (ub > ua)
+		return true;
+	if (ua > ub)
+		return false;
+	return strlen(a->name) >= strlen(b->name);
+}
+
+/*
+ * Sort, give zero-sized symbols the room up to the next one (perf's
+ * symbols__fixup_end, which runs first), then keep one symbol per
+ * address (symbols__fixup_duplicate). Names are demangled here, once.
+ */
+int tally__symvec_finish(struct tally__symvec *v, struct tally_symbol **out,
+			 size_t *nr_out, bool demangle)
+{
+	struct tally__rawsym *r = v->v;
+	size_t n = v->nr, k = 0;
+
+	*out = NULL;
+	*nr_out = 0;
+	if (!n)
+		return 0;
+	qsort(r, n, sizeof(*r), rawsym_cmp);
+	for (size_t i = 0; i + 1 < n; i++) {
+		if (r[i].end != r[i].start)
+			continue;
+		/* kallsyms: the last symbol before the modules ends at a page. */
+		if (r[i].module_edge != r[i + 1].module_edge)
+			r[i].end = (r[i].end + 4096 + 4095) & ~4095ull;
+		else
+			r[i].end = r[i + 1].start;
+	}
+	if (r[n - 1].end == r[n - 1].start)
+		r[n - 1].end = ((r[n - 1].start + 4095) & ~4095ull) + 4096;
+	for (size_t i = 1; i < n; i++) {
+		struct tally__rawsym *cur = &r[k];
+
+		if (r[i].start != cur->start) {
+			r[++k] = r[i];
+			continue;
+		}
+		if (best_is_a(cur, &r[i])) {
+			free(r[i].name);
+		} else {
+			free(cur->name);
+			*cur = r[i];
+		}
+	}
+	n = k + 1;
+	struct tally_symbol *s = tally__calloc(n, sizeof(*s));
+
+	if (!s)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		char *dm = demangle ? tally_demangle(r[i].name) : NULL;
+
+		if (dm) {
+			free(r[i].name);
+			r[i].name = dm;
+		}
+		s[i] = (struct tally_symbol){ .start = r[i].start, .end = r[i].end,
+					      .name = r[i].name, .binding = r[i].binding };
+	}
+	free(v->v);
+	memset(v, 0, sizeof(*v));
+	*out = s;
+	*nr_out = n;
+	return 0;
+}
+
+void tally__symvec_free(struct tally__symvec *v)
+{
+	for (size_t i = 0; i < v->nr; i++)
+		free(v->v[i].name);
+	free(v->v);
+	memset(v, 0, sizeof(*v));
+}
+
+const struct tally_symbol *tally__syms_find(const struct tally_symbol *s, size_t n,
+					    uint64_t addr)
+{
+	size_t lo = 0, hi = n;
+
+	/* Last symbol with start <= addr. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	/* A nested symbol may end early: the enclosing one is a few back. */
+	for (size_t i = lo, tries = 0; i > 0 && tries < 4; i--, tries++)
+		if (addr < s[i - 1].end)
+			return &s[i - 1];
+	return NULL;
+}
+
+/* ---- ELF ---- */
+
+struct elf_file {
+	int fd;
+	Elf *elf;
+	void *mem;		/* backing buffer for elf_memory(), or NULL */
+};
+
+static void elf_file_close(struct elf_file *f)
+{
+	if (f->elf)
+		elf_end(f->elf);
+	if (f->fd >= 0)
+		close(f->fd);
+	free(f->mem);
+	f->elf = NULL;
+	f->fd = -1;
+	f->mem = NULL;
+}
+
+static int elf_file_open(struct elf_file *f, const char *path)
+{
+	struct stat st;
+
+	f->fd = -1;
+	f->elf = NULL;
+	f->mem = NULL;
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -EINVAL;
+	f->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (f->fd < 0)
+		return -errno;
+	if (fstat(f->fd, &st) || !S_ISREG(st.st_mode)) {
+		elf_file_close(f);
+		return -ENOEXEC;
+	}
+	f->elf = elf_begin(f->fd, ELF_C_READ_MMAP, NULL);
+	if (!f->elf || elf_kind(f->elf) != ELF_K_ELF) {
+		elf_file_close(f);
+		return -ENOEXEC;
+	}
+	return 0;
+}
+
+static Elf_Scn *find_scn(Elf *elf, const char *name, uint32_t type, GElf_Shdr *sh)
+{
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *n;
+
+		if (!gelf_getshdr(scn, sh))
+			continue;
+		if (type && sh->sh_type != type)
+			continue;
+		if (!name)
+			return scn;
+		n = elf_strptr(elf, shstrndx, sh->sh_name);
+		if (n && !strcmp(n, name))
+			return scn;
+	}
+	return NULL;
+}
+
+/* NT_GNU_BUILD_ID from the notes (sections, else program headers). */
+int tally__elf_build_id(Elf *elf, uint8_t *id, size_t max)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+			continue;
+		Elf_Data *d = elf_getdata(scn, NULL);
+		size_t off = 0, noff, doff;
+		GElf_Nhdr nh;
+
+		while (d && (off = gelf_getnote(d, off, &nh, &noff, &doff)) > 0) {
+			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+			    !memcmp((char *)d->d_buf + noff, "GNU", 4)) {
+				size_t n = nh.n_descsz < max ? nh.n_descsz : max;
+
+				memcpy(id, (char *)d->d_buf + doff, n);
+				return (int)n;
+			}
+		}
+	}
+	return 0;
+}
+
+static bool has_symtab(Elf *elf)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn = find_scn(elf, NULL, SHT_SYMTAB, &sh);
+
+	return scn && sh.sh_size > sh.sh_entsize;
+}
+
+/*
+ * The symbols perf keeps: functions (FUNC, GNU_IFUNC) in any section, and
+ * labels (NOTYPE, not hidden) only in a section whose name has "text" in
+ * it (perf's elf_sec__is_text); named, defined, not absolute, in an
+ * allocated section. So _init in .init
+ * counts, and with no size it runs over the PLT, which is what perf 6.1
+ * shows for PLT samples.
+ */
+static int load_symtab(Elf *elf, uint32_t type, struct tally__symvec *v)
+{
+	size_t shstrndx;
+	GElf_Shdr sh;
+	Elf_Scn *scn = find_scn(elf, NULL, type, &sh);
+	int added = 0;
+
+	if (!scn || !sh.sh_entsize || elf_getshdrstrndx(elf, &shstrndx))
+		return 0;
+	Elf_Data *d = elf_getdata(scn, NULL);
+	size_t n = sh.sh_size / sh.sh_entsize;
+
+	for (size_t i = 0; d && i < n; i++) {
+		GElf_Sym s;
+		GElf_Shdr ssh;
+		Elf_Scn *sscn;
+		const char *name, *secname;
+		int t;
+
+		if (!gelf_getsym(d, (int)i, &s))
+			break;
+		t = GELF_ST_TYPE(s.st_info);
+		if (!s.st_name || s.st_shndx == SHN_UNDEF || s.st_shndx >= SHN_LORESERVE)
+			continue;
+		if (t == STT_NOTYPE) {
+			int vis = GELF_ST_VISIBILITY(s.st_other);
+
+			if (vis == STV_HIDDEN || vis == STV_INTERNAL)
+				continue;
+		} else if (t != STT_FUNC && t != STT_GNU_IFUNC) {
+			continue;
+		}
+		sscn = elf_getscn(elf, s.st_shndx);
+		if (!sscn || !gelf_getshdr(sscn, &ssh))
+			continue;
+		/* .gnu.warning.* and the like never reach memory. */
+		if (!(ssh.sh_flags & SHF_ALLOC))
+			continue;
+		secname = elf_strptr(elf, shstrndx, ssh.sh_name);
+		if (t == STT_NOTYPE && (!secname || !strstr(secname, "text")))
+			continue;
+		name = elf_strptr(elf, sh.sh_link, s.st_name);
+		if (!name || !*name)
+			continue;
+		if (tally__symvec_add(v, s.st_value, s.st_size, GELF_ST_BIND(s.st_info),
+				      name, false))
+			return -ENOMEM;
+		added++;
+	}
+	return added;
+}
+
+static int load_segments(struct tally_dso *d, Elf *elf)
+{
+	size_t n;
+
+	if (elf_getphdrnum(elf, &n))
+		return -EINVAL;
+	free(d->segs);
+	d->segs = tally__calloc(n ? n : 1, sizeof(*d->segs));
+	d->nr_segs = 0;
+	if (!d->segs)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		d->segs[d->nr_segs++] = (struct tally__seg){
+			.off = ph.p_offset, .vaddr = ph.p_vaddr,
+			.size = ph.p_memsz > ph.p_filesz ? ph.p_memsz : ph.p_filesz,
+		};
+	}
+	return 0;
+}
+
+/* .gnu_debugdata: an xz-compressed ELF whose .symtab holds the locals. */
+static int load_minidebuginfo(Elf *elf, struct tally__symvec *v)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn = find_scn(elf, ".gnu_debugdata", SHT_PROGBITS, &sh);
+	Elf_Data *d;
+	uint64_t memlimit = 256 << 20;
+	size_t inpos = 0, outpos = 0, cap;
+	uint8_t *out = NULL;
+	int added = 0;
+
+	if (!scn || !(d = elf_rawdata(scn, NULL)) || !d->d_size)
+		return 0;
+	/* Grow until it fits; MiniDebugInfo is small (tens of KiB). */
+	for (cap = d->d_size * 8 + 4096; cap <= (64u << 20); cap *= 2) {
+		uint8_t *p = realloc(out, cap);
+		lzma_ret r;
+
+		if (!p) {
+			free(out);
+			return -ENOMEM;
+		}
+		out = p;
+		inpos = outpos = 0;
+		r = lzma_stream_buffer_decode(&memlimit, 0, NULL, d->d_buf, &inpos,
+					      d->d_size, out, &outpos, cap);
+		if (r == LZMA_OK || r == LZMA_STREAM_END)
+			break;
+		if (r != LZMA_BUF_ERROR) {
+			free(out);
+			return 0;
+		}
+	}
+	if (!outpos) {
+		free(out);
+		return 0;
+	}
+	Elf *mini = elf_memory((char *)out, outpos);
+
+	if (mini && elf_kind(mini) == ELF_K_ELF)
+		added = load_symtab(mini, SHT_SYMTAB, v);
+	if (mini)
+		elf_end(mini);
+	free(out);
+	return added;
+}
+
+static uint32_t file_crc32(const char *path)
+{
+	uint8_t buf[65536];
+	uLong crc = crc32(0, NULL, 0);
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return 0;
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		crc = crc32(crc, buf, (uInt)n);
+	close(fd);
+	return (uint32_t)crc;
+}
+
+static void hex(char *dst, const uint8_t *id, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		sprintf(dst + 2 * i, "%02x", id[i]);
+	dst[2 * n] = '\0';
+}
+
+/*
+ * Try one candidate debug file: an ELF with a .symtab and, when both
+ * have build ids, the same one. 1 taken, 0 not.
+ */
+static int try_debug(struct tally_dso *d, const char *path, const uint8_t *want,
+		     size_t want_sz, uint32_t crc, bool check_crc,
+		     struct tally__symvec *v)
+{
+	struct elf_file f;
+	uint8_t id[TALLY_BUILD_ID_MAX];
+	int n;
+
+	if (access(path, R_OK) || elf_file_open(&f, path))
+		return 0;
+	n = tally__elf_build_id(f.elf, id, sizeof(id));
+	if (want_sz && n && ((size_t)n != want_sz || memcmp(id, want, want_sz))) {
+		pr_debug("%s: build id differs from %s, not used\n", path, d->name);
+		elf_file_close(&f);
+		return 0;
+	}
+	if (check_crc && file_crc32(path) != crc) {
+		pr_debug("%s: debuglink CRC differs, not used\n", path);
+		elf_file_close(&f);
+		return 0;
+	}
+	if (!has_symtab(f.elf) || load_symtab(f.elf, SHT_SYMTAB, v) <= 0) {
+		elf_file_close(&f);
+		return 0;
+	}
+	free(d->symsrc);
+	d->symsrc = strdup(path);
+	free(d->dwarf_path);
+	d->dwarf_path = strdup(path);
+	elf_file_close(&f);
+	return 1;
+}
+
+static int try_debug_files(struct tally_dso *d, const struct tally__dso_ctx *ctx,
+			   Elf *elf, const uint8_t *id, size_t id_sz,
+			   struct tally__symvec *v)
+{
+	char path[4096], idhex[2 * TALLY_BUILD_ID_MAX + 1];
+	const char *root = ctx->debug_root ? ctx->debug_root : "";
+	char *dir = strdup(d->name), *slash;
+
+	if (!dir)
+		return -ENOMEM;
+	slash = strrchr(dir, '/');
+	if (slash)
+		*slash = '\0';
+	else
+		strcpy(dir, ".");
+	if (id_sz) {
+		hex(idhex, id, id_sz);
+		snprintf(path, sizeof(path), "%s/usr/lib/debug/.build-id/%.2s/%s.debug",
+			 root, idhex, idhex + 2);
+		if (try_debug(d, path, id, id_sz, 0, false, v))
+			goto found;
+		if (ctx->home_debug && *ctx->home_debug) {
+			snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s/debug",
+				 ctx->home_debug, idhex, idhex + 2);
+			if (try_debug(d, path, id, id_sz, 0, false, v))
+				goto found;
+			snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s/elf",
+				 ctx->home_debug, idhex, idhex + 2);
+			if (try_debug(d, path, id, id_sz, 0, false, v))
+				goto found;
+		}
+	}
+	/* .gnu_debuglink: name, 0-padded to 4, then the file's CRC32. */
+	GElf_Shdr sh;
+	Elf_Scn *scn = find_scn(elf, ".gnu_debuglink", 0, &sh);
+	Elf_Data *dd = scn ? elf_getdata(scn, NULL) : NULL;
+
+	if (dd && dd->d_size > 4) {
+		const char *link = dd->d_buf;
+		size_t len = strnlen(link, dd->d_size);
+		size_t crcoff = (len + 4) & ~3ul;
+		uint32_t crc;
+
+		if (len && crcoff + 4 <= dd->d_size && !strchr(link, '/')) {
+			memcpy(&crc, (const char *)dd->d_buf + crcoff, 4);
+			for (int i = 0; i < 3; i++) {
+				/* Beside the file, in .debug/ beside it, under the debug dir. */
+				if (i == 0)
+					snprintf(path, sizeof(path), "%s/%s", dir, link);
+				else if (i == 1)
+					snprintf(path, sizeof(path), "%s/.debug/%s", dir, link);
+				else
+					snprintf(path, sizeof(path), "%s/usr/lib/debug%s/%s", root,
+						 dir, link);
+				if (strcmp(path, d->name) &&
+				    try_debug(d, path, id, id_sz, crc, true, v))
+					goto found;
+			}
+		}
+	}
+	/* Fedora and Ubuntu layouts: the path under the debug dir. */
+	snprintf(path, sizeof(path), "%s/usr/lib/debug%s.debug", root, d->name);
+	if (try_debug(d, path, id, id_sz, 0, false, v))
+		goto found;
+	snprintf(path, sizeof(path), "%s/usr/lib/debug%s", root, d->name);
+	if (try_debug(d, path, id, id_sz, 0, false, v))
+		goto found;
+	free(dir);
+	return 0;
+found:
+	free(dir);
+	return 1;
+}
+
+int tally__dso_load_elf(struct tally_dso *d, const struct tally__dso_ctx *ctx,
+			const uint8_t *want_id, size_t want_sz)
+{
+	struct tally__symvec v = { 0 };
+	struct elf_file f;
+	uint8_t id[TALLY_BUILD_ID_MAX];
+	const uint8_t *use_id = NULL;
+	size_t use_sz = 0;
+	int n, err;
+
+	err = elf_file_open(&f, d->name);
+	if (err) {
+		d->status = err == -ENOENT || err == -ENOTDIR || err == -EACCES ?
+			    TALLY_DSO_MISSING : TALLY_DSO_NOT_ELF;
+		return 0;
+	}
+	if ((err = load_segments(d, f.elf))) {
+		/* A corrupt file is a status to report, not a failure of the caller. */
+		if (err != -ENOMEM) {
+			d->status = TALLY_DSO_NOT_ELF;
+			err = 0;
+		}
+		goto out;
+	}
+	n = tally__elf_build_id(f.elf, id, sizeof(id));
+	if (n > 0) {
+		use_id = id;
+		use_sz = (size_t)n;
+	}
+	if (want_sz && n > 0 && ((size_t)n != want_sz || memcmp(id, want_id, want_sz))) {
+		char a[2 * TALLY_BUILD_ID_MAX + 1], b[2 * TALLY_BUILD_ID_MAX + 1];
+
+		hex(a, want_id, want_sz);
+		hex(b, id, (size_t)n);
+		d->status = TALLY_DSO_BUILD_ID_MISMATCH;
+		if (asprintf(&d->detail, "recorded build id %s, %s has %s", a, d->name, b) < 0)
+			d->detail = NULL;
+		/* The debug dirs may still hold the recorded build's symbols. */
+		if (try_debug_files(d, ctx, f.elf, want_id, want_sz, &v) > 0) {
+			d->status = TALLY_DSO_OK;
+			goto finish;
+		}
+		goto out;
+	}
+	if (want_sz && n <= 0) {
+		use_id = want_id;
+		use_sz = want_sz;
+	}
+	if (has_symtab(f.elf)) {
+		if ((err = load_symtab(f.elf, SHT_SYMTAB, &v)) < 0)
+			goto out;
+		d->symsrc = strdup(".symtab");
+		d->dwarf_path = strdup(d->name);
+		goto finish;
+	}
+	if ((err = try_debug_files(d, ctx, f.elf, use_id, use_sz, &v)) < 0)
+		goto out;
+	if (err > 0)
+		goto finish;
+	/* Stripped: the exported .dynsym plus MiniDebugInfo's locals. */
+	err = load_symtab(f.elf, SHT_DYNSYM, &v);
+	if (err < 0)
+		goto out;
+	n = load_minidebuginfo(f.elf, &v);
+	if (n < 0) {
+		err = n;
+		goto out;
+	}
+	d->symsrc = strdup(n > 0 ? ".dynsym+.gnu_debugdata" : ".dynsym");
+	d->dwarf_path = strdup(d->name);
+finish:
+	err = tally__symvec_finish(&v, &d->syms, &d->nr_syms, ctx->demangle);
+	if (!err && !d->nr_syms && d->status == TALLY_DSO_OK)
+		d->status = TALLY_DSO_STRIPPED;
+out:
+	tally__symvec_free(&v);
+	elf_file_close(&f);
+	return err < 0 ? err : 0;
+}
+
+/* An ELF image in memory ([vdso]: the kernel gives every process the same). */
+int tally__dso_load_image(struct tally_dso *d, const void *img, size_t len, bool demangle)
+{
+	struct tally__symvec v = { 0 };
+	Elf *elf;
+	int err = 0;
+
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -EINVAL;
+	elf = elf_memory((char *)img, len);
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		if (elf)
+			elf_end(elf);
+		d->status = TALLY_DSO_NOT_ELF;
+		return 0;
+	}
+	err = load_segments(d, elf);
+	if (err && err != -ENOMEM) {
+		d->status = TALLY_DSO_NOT_ELF;
+		err = 0;
+	} else if (!err &&
+	    (err = load_symtab(elf, has_symtab(elf) ? SHT_SYMTAB : SHT_DYNSYM, &v)) >= 0)
+		err = tally__symvec_finish(&v, &d->syms, &d->nr_syms, demangle);
+	d->symsrc = strdup("memory image");
+	if (!d->nr_syms && d->status == TALLY_DSO_OK)
+		d->status = TALLY_DSO_STRIPPED;
+	tally__symvec_free(&v);
+	elf_end(elf);
+	return err < 0 ? err : 0;
+}
+
+/* ---- JIT maps: /tmp/perf-PID.map, "START SIZE name" in hex ---- */
+
+int tally__dso_load_jit(struct tally_dso *d, const char *path, bool demangle)
+{
+	struct tally__symvec v = { 0 };
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	int err = 0;
+	FILE *f = fopen(path, "re");
+
+	if (!f) {
+		d->status = TALLY_DSO_NO_JIT_MAP;
+		return 0;
+	}
+	while ((len = getline(&line, &cap, f)) > 0) {
+		char *end, *p = line;
+		uint64_t start, size;
+
+		if (line[len - 1] == '\n')
+			line[len - 1] = '\0';
+		start = strtoull(p, &end, 16);
+		if (end == p || *end != ' ')
+			continue;
+		p = end + 1;
+		size = strtoull(p, &end, 16);
+		if (end == p || *end != ' ' || !end[1])
+			continue;
+		if ((err = tally__symvec_add(&v, start, size, STB_GLOBAL, end + 1, false)))
+			break;
+	}
+	free(line);
+	fclose(f);
+	if (!err)
+		err = tally__symvec_finish(&v, &d->syms, &d->nr_syms, demangle);
+	tally__symvec_free(&v);
+	d->symsrc = strdup(path);
+	if (!err && !d->nr_syms)
+		d->status = TALLY_DSO_STRIPPED;
+	return err;
+}
+
+/* ---- source lines ---- */
+
+static int dwarf_open(struct tally_dso *d)
+{
+	struct elf_file f;
+
+	d->dwarf_tried = true;
+	if (!d->dwarf_path || elf_file_open(&f, d->dwarf_path))
+		return -ENOENT;
+	d->dw = dwarf_begin_elf(f.elf, DWARF_C_READ, NULL);
+	if (!d->dw) {
+		elf_file_close(&f);
+		return -ENOENT;
+	}
+	d->dw_elf = f.elf;
+	d->dw_fd = f.fd;
+	return 0;
+}
+
+void tally__dso_dwarf_close(struct tally_dso *d)
+{
+	if (d->dw)
+		dwarf_end(d->dw);
+	if (d->dw_elf)
+		elf_end(d->dw_elf);
+	if (d->dw_fd >= 0)
+		close(d->dw_fd);
+	d->dw = NULL;
+	d->dw_elf = NULL;
+	d->dw_fd = -1;
+}
+
+int tally__dso_srcline(struct tally_dso *d, uint64_t vaddr, const char **file, int *line)
+{
+	Dwarf_Die cu;
+	Dwarf_Line *l;
+	const char *src;
+	int ln;
+
+	if (!d->dwarf_tried)
+		dwarf_open(d);
+	if (!d->dw)
+		return -ENOENT;
+	if (!dwarf_addrdie(d->dw, vaddr, &cu))
+		return -ENOENT;
+	l = dwarf_getsrc_die(&cu, vaddr);
+	if (!l || !(src = dwarf_linesrc(l, NULL, NULL)) || dwarf_lineno(l, &ln))
+		return -ENOENT;
+	*file = src;		/* owned by d->dw, lives as long as the DSO */
+	*line = ln;
+	return 0;
+}
+
+/* The inline chain through dwarf_getscopes: innermost scope first. */
+int tally__dso_srcline_inlines(struct tally_dso *d, uint64_t vaddr,
+			       struct tally_srcline *out, int max)
+{
+	Dwarf_Die cu, *scopes = NULL;
+	Dwarf_Files *files = NULL;
+	size_t nfiles = 0;
+	const char *file;
+	int n, k = 0, line;
+
+	if (max <= 0)
+		return -EINVAL;
+	if (tally__dso_srcline(d, vaddr, &file, &line))
+		return -ENOENT;
+	out[0] = (struct tally_srcline){ .file = file, .line = line };
+	if (!dwarf_addrdie(d->dw, vaddr, &cu))
+		return 1;
+	/*
+	 * dwarf_getscopes() finds the innermost scope but then wanders into
+	 * abstract origins; the DIE nesting above that scope
+	 * (dwarf_getscopes_die) is the inline chain itself.
+	 */
+	n = dwarf_getscopes(&cu, vaddr, &scopes);
+	if (n > 0) {
+		Dwarf_Die inner = scopes[0], *chain = NULL;
+
+		free(scopes);
+		scopes = NULL;
+		n = dwarf_getscopes_die(&inner, &chain);
+		scopes = chain;
+	}
+	dwarf_getsrcfiles(&cu, &files, &nfiles);
+	for (int i = 0; i < n && k < max; i++) {
+		int tag = dwarf_tag(&scopes[i]);
+		Dwarf_Attribute a;
+		Dwarf_Word cfile, cline;
+
+		if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram)
+			continue;
+		out[k].func = dwarf_diename(&scopes[i]);
+		if (tag == DW_TAG_subprogram)
+			break;		/* the out-of-line function ends the chain */
+		/* The caller's frame is at this inline's call site. */
+		if (k + 1 >= max || !files ||
+		    dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_file, &a), &cfile) ||
+		    dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_line, &a), &cline) ||
+		    cfile >= nfiles)
+			break;
+		k++;
+		out[k] = (struct tally_srcline){
+			.file = dwarf_filesrc(files, cfile, NULL, NULL), .line = (int)cline,
+		};
+	}
+	free(scopes);
+	return k + 1;
+}

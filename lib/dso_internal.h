@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: MIT */
+/* The DSO object, shared by dso.c (loading) and symbols.c (the cache). */
+#ifndef TALLY_DSO_INTERNAL_H
+#define TALLY_DSO_INTERNAL_H
+
+#include <stdint.h>
+#include <tally/symbols.h>
+#include "symbols_internal.h"
+
+struct Dwarf;
+typedef struct Elf Elf;
+
+enum tally__dso_kind { DSO_ELF, DSO_KERNEL, DSO_JIT, DSO_ANON };
+
+struct tally__seg {
+	uint64_t off, vaddr, size;
+};
+
+struct tally_dso {
+	char *name;
+	int32_t pid;			/* JIT DSOs are per process; else -1 */
+	enum tally__dso_kind kind;
+	enum tally_dso_status status;
+	char *symsrc;
+	char *detail;
+	struct tally_symbol *syms;	/* sorted by start, one per address */
+	size_t nr_syms;
+	struct tally__seg *segs;	/* PT_LOAD: file offset -> vaddr */
+	size_t nr_segs;
+	char *dwarf_path;		/* the file with .debug_info, if any */
+	bool dwarf_tried;
+	struct Dwarf *dw;
+	Elf *dw_elf;
+	int dw_fd;
+	uint64_t text;			/* kernel: _text in the kallsyms read */
+	uint64_t misses;		/* resolve() calls that found no symbol */
+	int miss_slot;			/* index in the unresolved list, -1 */
+};
+
+/* Symbols while loading: perf's fixups run on these. */
+struct tally__rawsym {
+	uint64_t start, end;
+	char *name;
+	size_t idx;
+	uint8_t binding;
+	bool module_edge;		/* kallsyms: belongs to a module */
+};
+
+struct tally__symvec {
+	struct tally__rawsym *v;
+	size_t nr, alloc;
+};
+
+struct tally__dso_ctx {
+	const char *debug_root;
+	const char *home_debug;
+	bool demangle;
+};
+
+int tally__symvec_add(struct tally__symvec *v, uint64_t start, uint64_t size,
+		      uint8_t binding, const char *name, bool module_edge);
+int tally__symvec_finish(struct tally__symvec *v, struct tally_symbol **out,
+			 size_t *nr_out, bool demangle);
+void tally__symvec_free(struct tally__symvec *v);
+const struct tally_symbol *tally__syms_find(const struct tally_symbol *s, size_t n,
+					    uint64_t addr);
+int tally__elf_build_id(Elf *elf, uint8_t *id, size_t max);
+int tally__dso_load_elf(struct tally_dso *d, const struct tally__dso_ctx *ctx,
+			const uint8_t *want_id, size_t want_sz);
+int tally__dso_load_image(struct tally_dso *d, const void *img, size_t len,
+			  bool demangle);
+int tally__dso_load_jit(struct tally_dso *d, const char *path, bool demangle);
+int tally__dso_srcline(struct tally_dso *d, uint64_t vaddr, const char **file,
+		       int *line);
+int tally__dso_srcline_inlines(struct tally_dso *d, uint64_t vaddr,
+			       struct tally_srcline *out, int max);
+void tally__dso_dwarf_close(struct tally_dso *d);
+
+#endif

@@ -1,0 +1,567 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Address spaces: threads, their comms and map sets, built from the
+ * side-band records' contents. Pure: no I/O except
+ * tally_machine__add_kernel_maps(), which reads the two /proc files perf
+ * synthesizes the kernel's maps from.
+ */
+#include <ctype.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <sys/mman.h>
+#include "internal.h"
+#include "symbols_internal.h"
+
+/* A sorted, non-overlapping set of maps; shared by a process's threads. */
+struct mapset {
+	struct tally_map *v;
+	size_t nr, alloc;
+	int refcnt;
+};
+
+struct thread {
+	int32_t pid, tid;
+	const char *comm;
+	bool dead;
+	struct mapset *maps;
+};
+
+struct tally_machine {
+	struct thread *threads;		/* open addressing on tid */
+	size_t nr_threads, cap;
+	struct mapset kmaps;
+	struct tally__strpool pool;
+	uint64_t id;
+};
+
+uint64_t tally__machine_id(const struct tally_machine *m)
+{
+	return m->id;
+}
+
+static struct mapset *mapset_new(void)
+{
+	struct mapset *ms = calloc(1, sizeof(*ms));
+
+	if (ms)
+		ms->refcnt = 1;
+	return ms;
+}
+
+static void mapset_put(struct mapset *ms)
+{
+	if (!ms || --ms->refcnt > 0)
+		return;
+	free(ms->v);
+	free(ms);
+}
+
+static struct mapset *mapset_clone(const struct mapset *src)
+{
+	struct mapset *ms = mapset_new();
+
+	if (!ms || !src->nr)
+		return ms;
+	ms->v = tally__calloc(src->nr, sizeof(*ms->v));
+	if (!ms->v) {
+		free(ms);
+		return NULL;
+	}
+	memcpy(ms->v, src->v, src->nr * sizeof(*ms->v));
+	ms->nr = ms->alloc = src->nr;
+	return ms;
+}
+
+/* First index whose end > addr. */
+static size_t mapset_lower(const struct mapset *ms, uint64_t addr)
+{
+	size_t lo = 0, hi = ms->nr;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ms->v[mid].end <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static int mapset_reserve(struct mapset *ms, size_t extra)
+{
+	if (ms->nr + extra <= ms->alloc)
+		return 0;
+	size_t n = ms->alloc ? ms->alloc * 2 : 16;
+
+	while (n < ms->nr + extra)
+		n *= 2;
+	void *v = tally__reallocarray(ms->v, n, sizeof(*ms->v));
+
+	if (!v)
+		return -ENOMEM;
+	ms->v = v;
+	ms->alloc = n;
+	return 0;
+}
+
+static int mapset_insert(struct mapset *ms, const struct tally_map *nm)
+{
+	size_t i, j;
+	struct tally_map head, tail;
+	bool have_head = false, have_tail = false;
+
+	/* Room for the new map plus one split-off piece either side. */
+	if (mapset_reserve(ms, 3))
+		return -ENOMEM;
+	i = mapset_lower(ms, nm->start);
+	j = i;
+	/*
+	 * Overlapped maps go; what sticks out before the new start or past
+	 * its end survives, the tail's pgoff moved by the cut length, as
+	 * perf's maps__fixup_overlappings.
+	 */
+	while (j < ms->nr && ms->v[j].start < nm->end) {
+		const struct tally_map *o = &ms->v[j];
+
+		if (o->start < nm->start) {
+			head = *o;
+			head.end = nm->start;
+			have_head = true;
+		}
+		if (o->end > nm->end) {
+			tail = *o;
+			tail.start = nm->end;
+			if (!o->kernel)
+				tail.pgoff += nm->end - o->start;
+			else
+				tail.pgoff = tail.start;
+			have_tail = true;
+		}
+		j++;
+	}
+	size_t nnew = 1 + have_head + have_tail;
+	size_t nold = j - i;
+
+	memmove(&ms->v[i + nnew], &ms->v[j], (ms->nr - j) * sizeof(*ms->v));
+	ms->nr = ms->nr - nold + nnew;
+	if (have_head)
+		ms->v[i++] = head;
+	ms->v[i++] = *nm;
+	if (have_tail)
+		ms->v[i] = tail;
+	return 0;
+}
+
+static const struct tally_map *mapset_find(const struct mapset *ms, uint64_t ip)
+{
+	size_t i = mapset_lower(ms, ip);
+
+	if (i < ms->nr && ms->v[i].start <= ip)
+		return &ms->v[i];
+	return NULL;
+}
+
+/* ---- thread table ---- */
+
+static size_t hash_tid(int32_t tid, size_t cap)
+{
+	return ((uint32_t)tid * 2654435761u) & (cap - 1);
+}
+
+static struct thread *thread_slot(const struct tally_machine *m, int32_t tid)
+{
+	if (!m->cap)
+		return NULL;
+	for (size_t h = hash_tid(tid, m->cap);; h = (h + 1) & (m->cap - 1)) {
+		struct thread *t = &m->threads[h];
+
+		if (!t->maps || t->tid == tid)
+			return t;
+	}
+}
+
+static struct thread *thread_find(const struct tally_machine *m, int32_t tid)
+{
+	struct thread *t = thread_slot(m, tid);
+
+	return t && t->maps ? t : NULL;
+}
+
+static int grow(struct tally_machine *m)
+{
+	size_t cap = m->cap ? m->cap * 2 : 64;
+	struct thread *old = m->threads, *nt = tally__calloc(cap, sizeof(*nt));
+	size_t ocap = m->cap;
+
+	if (!nt)
+		return -ENOMEM;
+	m->threads = nt;
+	m->cap = cap;
+	for (size_t i = 0; i < ocap; i++)
+		if (old[i].maps)
+			*thread_slot(m, old[i].tid) = old[i];
+	free(old);
+	return 0;
+}
+
+/*
+ * The thread tid of pid, created when new: a thread (tid != pid) shares
+ * its leader's maps, as perf's thread__init_maps does.
+ */
+static struct thread *thread_findnew(struct tally_machine *m, int32_t pid,
+				     int32_t tid, struct mapset *share)
+{
+	struct thread *t = thread_find(m, tid);
+
+	if (t) {
+		if (pid >= 0 && t->pid < 0)
+			t->pid = pid;
+		return t;
+	}
+	if ((m->nr_threads + 1) * 4 > m->cap * 3 && grow(m))
+		return NULL;
+	struct mapset *ms = share;
+
+	if (ms) {
+		ms->refcnt++;
+	} else if (pid >= 0 && pid != tid) {
+		struct thread *leader = thread_findnew(m, pid, pid, NULL);
+
+		if (!leader)
+			return NULL;
+		ms = leader->maps;
+		ms->refcnt++;
+	} else {
+		ms = mapset_new();
+		if (!ms)
+			return NULL;
+	}
+	t = thread_slot(m, tid);
+	t->pid = pid;
+	t->tid = tid;
+	t->comm = NULL;
+	t->dead = false;
+	t->maps = ms;
+	m->nr_threads++;
+	return t;
+}
+
+struct tally_machine *tally_machine__new(void)
+{
+	static uint64_t next_id;
+	struct tally_machine *m = calloc(1, sizeof(*m));
+
+	if (!m)
+		return tally__err_ptr(ENOMEM);
+	m->id = __atomic_add_fetch(&next_id, 1, __ATOMIC_RELAXED);
+	return m;
+}
+
+void tally_machine__free(struct tally_machine *m)
+{
+	if (!m)
+		return;
+	for (size_t i = 0; i < m->cap; i++)
+		if (m->threads[i].maps)
+			mapset_put(m->threads[i].maps);
+	free(m->threads);
+	free(m->kmaps.v);
+	tally__strpool_free(&m->pool);
+	free(m);
+}
+
+static bool is_kernel_name(const char *f)
+{
+	return !strncmp(f, "[kernel.kallsyms]", 17) || !strncmp(f, "[guest.kernel", 13);
+}
+
+int tally_machine__mmap(struct tally_machine *m, const struct tally_mmap_event *ev)
+{
+	struct tally_map nm = { 0 };
+	struct mapset *ms;
+
+	if (!m || !ev || !ev->filename || !ev->len || ev->start + ev->len < ev->start ||
+	    ev->build_id_size > TALLY_BUILD_ID_MAX)
+		return tally__err(EINVAL);
+	nm.start = ev->start;
+	nm.end = ev->start + ev->len;
+	nm.pgoff = ev->pgoff;
+	nm.filename = tally__strpool_add(&m->pool, ev->filename);
+	if (!nm.filename)
+		return tally__err(ENOMEM);
+	nm.prot = ev->prot ? ev->prot : PROT_READ | PROT_EXEC;
+	nm.flags = ev->flags;
+	nm.maj = ev->maj;
+	nm.min = ev->min;
+	nm.ino = ev->ino;
+	nm.ino_generation = ev->ino_generation;
+	if (ev->build_id && ev->build_id_size) {
+		memcpy(nm.build_id, ev->build_id, ev->build_id_size);
+		nm.build_id_size = ev->build_id_size;
+	}
+	/* perf's is_anon_memory(): JIT code, symbolized by absolute address. */
+	nm.anon = !strcmp(ev->filename, "//anon") ||
+		  !strncmp(ev->filename, "/dev/zero", 9) ||
+		  !strncmp(ev->filename, "/anon_hugepage", 14);
+	if (ev->pid < 0 || is_kernel_name(ev->filename)) {
+		nm.kernel = true;
+		/*
+		 * Kernel addresses are absolute: [kernel.kallsyms]_text
+		 * carries pgoff = _text = start; a module map gets pgoff =
+		 * start, so map_ip = ip for both (perf's identity map_ip).
+		 */
+		if (strcmp(ev->filename, "[kernel.kallsyms]_text"))
+			nm.pgoff = nm.start;
+		ms = &m->kmaps;
+	} else {
+		struct thread *t = thread_findnew(m, ev->pid, ev->tid, NULL);
+
+		if (!t)
+			return tally__err(ENOMEM);
+		ms = t->maps;
+	}
+	int err = mapset_insert(ms, &nm);
+
+	return err ? tally__err(-err) : 0;
+}
+
+int tally_machine__comm(struct tally_machine *m, int32_t pid, int32_t tid,
+			const char *comm, bool exec)
+{
+	struct thread *t;
+
+	if (!m || !comm)
+		return tally__err(EINVAL);
+	t = thread_findnew(m, pid, tid, NULL);
+	if (!t)
+		return tally__err(ENOMEM);
+	t->comm = tally__strpool_add(&m->pool, comm);
+	if (!t->comm)
+		return tally__err(ENOMEM);
+	if (exec) {
+		/*
+		 * A new program: the old user maps are gone. Emptied in place
+		 * so the other threads of the process see it too (exec kills
+		 * them anyway).
+		 */
+		t->maps->nr = 0;
+	}
+	return 0;
+}
+
+int tally_machine__fork(struct tally_machine *m, int32_t pid, int32_t tid,
+			int32_t ppid, int32_t ptid)
+{
+	struct thread *parent, *t;
+	struct mapset *ms;
+
+	if (!m)
+		return tally__err(EINVAL);
+	parent = thread_findnew(m, ppid, ptid, NULL);
+	if (!parent)
+		return tally__err(ENOMEM);
+	if (pid == ppid) {
+		/* A thread of the same process: same address space. */
+		ms = parent->maps;
+		ms->refcnt++;
+	} else {
+		ms = mapset_clone(parent->maps);
+		if (!ms)
+			return tally__err(ENOMEM);
+	}
+	t = thread_find(m, tid);
+	if (t) {
+		/* A tid reused after an EXIT we may not have seen: start afresh. */
+		mapset_put(t->maps);
+		t->maps = ms;
+		t->pid = pid;
+		t->dead = false;
+		t->comm = NULL;
+	} else {
+		t = thread_findnew(m, pid, tid, ms);
+		mapset_put(ms);		/* findnew took its own reference */
+	}
+	if (!t)
+		return tally__err(ENOMEM);
+	parent = thread_find(m, ptid);	/* the table may have grown */
+	if (parent && parent->comm)
+		t->comm = parent->comm;
+	return 0;
+}
+
+int tally_machine__exit(struct tally_machine *m, int32_t pid, int32_t tid)
+{
+	struct thread *t;
+
+	if (!m)
+		return tally__err(EINVAL);
+	t = thread_findnew(m, pid, tid, NULL);
+	if (!t)
+		return tally__err(ENOMEM);
+	t->dead = true;
+	return 0;
+}
+
+const char *tally_machine__comm_of(const struct tally_machine *m, int32_t tid)
+{
+	struct thread *t = m ? thread_find(m, tid) : NULL;
+
+	if (!t || !t->comm)
+		return tally__err_ptr(ENOENT);
+	return t->comm;
+}
+
+int tally_machine__thread_dead(const struct tally_machine *m, int32_t tid)
+{
+	struct thread *t = m ? thread_find(m, tid) : NULL;
+
+	if (!t)
+		return tally__err(ENOENT);
+	return t->dead;
+}
+
+const struct tally_map *tally_machine__find_map(struct tally_machine *m, int32_t pid,
+						int32_t tid, uint64_t ip,
+						enum tally_cpumode cpumode,
+						uint64_t *map_ip)
+{
+	const struct tally_map *map = NULL;
+	struct thread *t;
+
+	if (!m)
+		return tally__err_ptr(EINVAL);
+	bool kernel = cpumode == TALLY_CPUMODE_KERNEL ||
+		      cpumode == TALLY_CPUMODE_GUEST_KERNEL;
+
+	if (kernel || cpumode == TALLY_CPUMODE_UNKNOWN)
+		map = mapset_find(&m->kmaps, ip);
+	if (!map && !kernel) {
+		t = thread_find(m, tid);
+		if (!t && pid >= 0)
+			t = thread_find(m, pid);
+		if (t)
+			map = mapset_find(t->maps, ip);
+	}
+	if (!map)
+		return tally__err_ptr(ENOENT);
+	if (map_ip)
+		*map_ip = map->anon ? ip : ip - map->start + map->pgoff;
+	return map;
+}
+
+int tally_machine__nr_maps(const struct tally_machine *m, int32_t tid)
+{
+	struct thread *t = m ? thread_find(m, tid) : NULL;
+
+	if (!t)
+		return tally__err(ENOENT);
+	return (int)t->maps->nr;
+}
+
+const struct tally_map *tally_machine__map_at(const struct tally_machine *m,
+					      int32_t tid, size_t idx)
+{
+	struct thread *t = m ? thread_find(m, tid) : NULL;
+
+	if (!t || idx >= t->maps->nr)
+		return tally__err_ptr(ENOENT);
+	return &t->maps->v[idx];
+}
+
+/* "ffffffff81000000 T _text" -> address, type, name, [module]. */
+int tally__kallsyms_line(char *line, uint64_t *addr, char *type, char **name,
+			 char **module)
+{
+	char *end, *p;
+
+	*addr = strtoull(line, &end, 16);
+	if (end == line || *end != ' ' || !end[1] || end[2] != ' ')
+		return -EINVAL;
+	*type = end[1];
+	p = end + 3;
+	*name = p;
+	*module = NULL;
+	while (*p && *p != '\t' && *p != '\n' && *p != ' ')
+		p++;
+	if (*p == '\t' || *p == ' ') {
+		*p++ = '\0';
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (*p == '[') {
+			*module = p + 1;
+			p = strchr(p, ']');
+			if (p)
+				*p = '\0';
+		}
+	} else {
+		*p = '\0';
+	}
+	return **name ? 0 : -EINVAL;
+}
+
+int tally_machine__add_kernel_maps(struct tally_machine *m, const char *kallsyms,
+				   const char *modules)
+{
+	char line[512];
+	uint64_t text = 0, etext = 0, last = 0;
+	bool any = false;
+	FILE *f;
+	int err;
+
+	if (!m)
+		return tally__err(EINVAL);
+	f = fopen(kallsyms ? kallsyms : "/proc/kallsyms", "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		uint64_t a;
+		char type, *name, *mod;
+
+		if (tally__kallsyms_line(line, &a, &type, &name, &mod) || mod)
+			continue;
+		if (a)
+			any = true;
+		if (!strcmp(name, "_text"))
+			text = a;
+		else if (!strcmp(name, "_etext"))
+			etext = a;
+		if ((type == 'T' || type == 't') && a > last)
+			last = a;
+	}
+	fclose(f);
+	if (!any || !text)
+		return tally__err(EACCES);	/* kptr_restrict zeroes them */
+	if (etext <= text)
+		etext = last + 4096;
+	struct tally_mmap_event kev = {
+		.pid = -1, .tid = 0, .start = text, .len = etext - text,
+		.pgoff = text, .filename = "[kernel.kallsyms]_text",
+	};
+	err = tally_machine__mmap(m, &kev);
+	if (err)
+		return err;
+	/* "name size refs deps state 0xaddr" per module. */
+	f = fopen(modules ? modules : "/proc/modules", "re");
+	if (!f)
+		return 0;	/* no modules (or no CONFIG_MODULES): not an error */
+	while (fgets(line, sizeof(line), f)) {
+		char name[128], path[160];
+		unsigned long long size, start;
+
+		if (sscanf(line, "%127s %llu %*s %*s %*s %llx", name, &size, &start) != 3 ||
+		    !start || !size)
+			continue;
+		snprintf(path, sizeof(path), "[%s]", name);
+		struct tally_mmap_event mev = {
+			.pid = -1, .start = start, .len = size, .pgoff = start,
+			.filename = path,
+		};
+		if ((err = tally_machine__mmap(m, &mev))) {
+			fclose(f);
+			return err;
+		}
+	}
+	fclose(f);
+	return 0;
+}

@@ -1,0 +1,583 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tally_symbols: the DSO cache (each DSO loaded once), the kernel from
+ * /proc/kallsyms, address resolution and the account of misses.
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <sys/auxv.h>
+#include <elf.h>
+#include <link.h>
+#include "internal.h"
+#include "dso_internal.h"
+
+struct tally_symbols {
+	struct tally__dso_ctx ctx;
+	char *debug_root, *home_debug, *kallsyms, *modules, *jit_dir;
+	struct tally_dso **dsos;	/* open addressing on (name, pid) */
+	size_t nr_dsos, cap;
+	bool kernel_loaded;
+	bool ignore_build_id;
+	struct tally_unresolved *unres;
+	size_t nr_unres, alloc_unres;
+	int no_map_slot;
+	/*
+	 * The machine interns filenames, so a map's name pointer identifies
+	 * its DSO: a direct-mapped cache skips hashing the path per sample.
+	 */
+	struct {
+		const char *filename;
+		uint64_t machine;	/* tally__machine_id(): pointers may be reused */
+		int32_t pid;
+		struct tally_dso *dso;
+	} last[64];
+};
+
+/* ---- string pool (maps.c uses it for filenames and comms) ---- */
+
+static uint64_t hash_str(const char *s, uint64_t h)
+{
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 0x100000001b3ull;
+	return h;
+}
+
+const char *tally__strpool_add(struct tally__strpool *p, const char *s)
+{
+	if ((p->nr + 1) * 2 > p->cap) {
+		size_t cap = p->cap ? p->cap * 2 : 64;
+		char **n = tally__calloc(cap, sizeof(*n));
+
+		if (!n)
+			return NULL;
+		for (size_t i = 0; i < p->cap; i++) {
+			if (!p->slot[i])
+				continue;
+			size_t h = hash_str(p->slot[i], 0xcbf29ce484222325ull) & (cap - 1);
+
+			while (n[h])
+				h = (h + 1) & (cap - 1);
+			n[h] = p->slot[i];
+		}
+		free(p->slot);
+		p->slot = n;
+		p->cap = cap;
+	}
+	size_t h = hash_str(s, 0xcbf29ce484222325ull) & (p->cap - 1);
+
+	for (; p->slot[h]; h = (h + 1) & (p->cap - 1))
+		if (!strcmp(p->slot[h], s))
+			return p->slot[h];
+	p->slot[h] = strdup(s);
+	if (p->slot[h])
+		p->nr++;
+	return p->slot[h];
+}
+
+void tally__strpool_free(struct tally__strpool *p)
+{
+	for (size_t i = 0; i < p->cap; i++)
+		free(p->slot[i]);
+	free(p->slot);
+	memset(p, 0, sizeof(*p));
+}
+
+/* ---- the DSO cache ---- */
+
+static void dso_free(struct tally_dso *d)
+{
+	if (!d)
+		return;
+	for (size_t i = 0; i < d->nr_syms; i++)
+		free((char *)d->syms[i].name);
+	free(d->syms);
+	free(d->segs);
+	free(d->name);
+	free(d->symsrc);
+	free(d->detail);
+	free(d->dwarf_path);
+	tally__dso_dwarf_close(d);
+	free(d);
+}
+
+static size_t dso_hash(const char *name, int32_t pid, size_t cap)
+{
+	return hash_str(name, 0xcbf29ce484222325ull ^ (uint32_t)pid) & (cap - 1);
+}
+
+static struct tally_dso **dso_slot(struct tally_symbols *s, const char *name, int32_t pid)
+{
+	for (size_t h = dso_hash(name, pid, s->cap);; h = (h + 1) & (s->cap - 1)) {
+		struct tally_dso *d = s->dsos[h];
+
+		if (!d || (d->pid == pid && !strcmp(d->name, name)))
+			return &s->dsos[h];
+	}
+}
+
+static struct tally_dso *dso_new(struct tally_symbols *s, const char *name, int32_t pid)
+{
+	struct tally_dso *d;
+
+	if ((s->nr_dsos + 1) * 2 > s->cap) {
+		struct tally_dso **old = s->dsos;
+		size_t ocap = s->cap;
+
+		s->cap = ocap ? ocap * 2 : 64;
+		s->dsos = tally__calloc(s->cap, sizeof(*s->dsos));
+		if (!s->dsos) {
+			s->dsos = old;
+			s->cap = ocap;
+			return NULL;
+		}
+		for (size_t i = 0; i < ocap; i++)
+			if (old[i])
+				*dso_slot(s, old[i]->name, old[i]->pid) = old[i];
+		free(old);
+	}
+	d = calloc(1, sizeof(*d));
+	if (!d || !(d->name = strdup(name))) {
+		free(d);
+		return NULL;
+	}
+	d->pid = pid;
+	d->dw_fd = -1;
+	d->miss_slot = -1;
+	*dso_slot(s, name, pid) = d;
+	s->nr_dsos++;
+	return d;
+}
+
+static struct tally_dso *dso_find(struct tally_symbols *s, const char *name, int32_t pid)
+{
+	return s->cap ? *dso_slot(s, name, pid) : NULL;
+}
+
+static char *dup_or_null(const char *v, const char *def)
+{
+	const char *x = v ? v : def;
+
+	return x ? strdup(x) : NULL;
+}
+
+struct tally_symbols *tally_symbols__new(const struct tally_symbols_opts *opts)
+{
+	struct tally_symbols *s;
+	char home[4096];
+	const char *h = getenv("HOME");
+
+	if (!TALLY_OPTS_VALID(opts, tally_symbols_opts))
+		return tally__err_ptr(E2BIG);
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return tally__err_ptr(ENOMEM);
+	snprintf(home, sizeof(home), "%s/.debug", h && *h ? h : "/root");
+	s->debug_root = dup_or_null(TALLY_OPTS_GET(opts, debug_root, NULL), "");
+	s->home_debug = dup_or_null(TALLY_OPTS_GET(opts, home_debug, NULL), home);
+	s->kallsyms = dup_or_null(TALLY_OPTS_GET(opts, kallsyms, NULL), "/proc/kallsyms");
+	s->jit_dir = dup_or_null(TALLY_OPTS_GET(opts, jit_dir, NULL), "/tmp");
+	if (!s->debug_root || !s->home_debug || !s->kallsyms || !s->jit_dir) {
+		tally_symbols__free(s);
+		return tally__err_ptr(ENOMEM);
+	}
+	s->ctx.debug_root = s->debug_root;
+	s->ctx.home_debug = s->home_debug;
+	s->ctx.demangle = !TALLY_OPTS_GET(opts, no_demangle, false);
+	s->ignore_build_id = TALLY_OPTS_GET(opts, ignore_build_id, false);
+	s->no_map_slot = -1;
+	return s;
+}
+
+void tally_symbols__free(struct tally_symbols *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->cap; i++)
+		dso_free(s->dsos[i]);
+	free(s->dsos);
+	free(s->unres);
+	free(s->debug_root);
+	free(s->home_debug);
+	free(s->kallsyms);
+	free(s->modules);
+	free(s->jit_dir);
+	free(s);
+}
+
+/* "/lib/modules/.../nf_tables.ko.xz" -> "[nf_tables]", as kallsyms tags them. */
+static void module_name(const char *path, char *out, size_t len)
+{
+	const char *b = strrchr(path, '/');
+	size_t i = 0;
+
+	b = b ? b + 1 : path;
+	if (*b == '[') {
+		snprintf(out, len, "%s", b);
+		return;
+	}
+	out[i++] = '[';
+	for (; *b && *b != '.' && i + 2 < len; b++)
+		out[i++] = *b == '-' ? '_' : *b;
+	out[i++] = ']';
+	out[i] = '\0';
+}
+
+/*
+ * All of kallsyms at once: the kernel's symbols and each module's
+ * (perf's dso__split_kallsyms). perf keeps types T, W, D and B.
+ */
+static int load_kallsyms(struct tally_symbols *s)
+{
+	struct tally__symvec kv = { 0 };
+	struct tally__symvec *mv = NULL;
+	char **mnames = NULL;
+	size_t nmods = 0;
+	char line[1024];
+	bool nonzero = false;
+	int err = 0;
+	FILE *f;
+	struct tally_dso *kd = dso_new(s, "[kernel.kallsyms]", -1);
+
+	if (!kd)
+		return -ENOMEM;
+	kd->kind = DSO_KERNEL;
+	kd->symsrc = strdup(s->kallsyms);
+	s->kernel_loaded = true;
+	f = fopen(s->kallsyms, "re");
+	if (!f) {
+		kd->status = TALLY_DSO_KALLSYMS_RESTRICTED;
+		if (asprintf(&kd->detail, "%s: %s", s->kallsyms, strerror(errno)) < 0)
+			kd->detail = NULL;
+		return 0;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		uint64_t a;
+		char type, *name, *mod, tu;
+		struct tally__symvec *v = &kv;
+
+		if (tally__kallsyms_line(line, &a, &type, &name, &mod))
+			continue;
+		if (a)
+			nonzero = true;
+		if (!mod && !strcmp(name, "_text"))
+			kd->text = a;
+		tu = (char)toupper((unsigned char)type);
+		if (tu != 'T' && tu != 'W' && tu != 'D' && tu != 'B')
+			continue;
+		if (mod) {
+			size_t i;
+
+			for (i = 0; i < nmods && strcmp(mnames[i], mod); i++)
+				;
+			if (i == nmods) {
+				void *a1 = tally__reallocarray(mnames, nmods + 1, sizeof(*mnames));
+
+				if (!a1) {
+					err = -ENOMEM;
+					break;
+				}
+				mnames = a1;
+				void *a2 = tally__reallocarray(mv, nmods + 1, sizeof(*mv));
+
+				if (!a2) {
+					err = -ENOMEM;
+					break;
+				}
+				mv = a2;
+				memset(&mv[nmods], 0, sizeof(*mv));
+				mnames[nmods] = strdup(mod);
+				if (!mnames[nmods]) {
+					err = -ENOMEM;
+					break;
+				}
+				nmods++;
+			}
+			v = &mv[i];
+		}
+		uint8_t bind = tu == 'W' ? STB_WEAK :
+			       type == tu ? STB_GLOBAL : STB_LOCAL;
+
+		if ((err = tally__symvec_add(v, a, 0, bind, name, mod != NULL)))
+			break;
+	}
+	fclose(f);
+	if (!err && !nonzero) {
+		kd->status = TALLY_DSO_KALLSYMS_RESTRICTED;
+		kd->detail = strdup("kallsyms addresses are all zero: "
+				    "kernel.kptr_restrict hides them (run as root or "
+				    "set kernel.kptr_restrict=0)");
+		tally__symvec_free(&kv);
+	} else if (!err) {
+		err = tally__symvec_finish(&kv, &kd->syms, &kd->nr_syms, false);
+	}
+	for (size_t i = 0; i < nmods; i++) {
+		char nm[160];
+		struct tally_dso *md;
+
+		snprintf(nm, sizeof(nm), "[%s]", mnames[i]);
+		if (!err && !dso_find(s, nm, -1) && (md = dso_new(s, nm, -1))) {
+			md->kind = DSO_KERNEL;
+			md->symsrc = strdup(s->kallsyms);
+			if (!nonzero)
+				md->status = TALLY_DSO_KALLSYMS_RESTRICTED;
+			else
+				err = tally__symvec_finish(&mv[i], &md->syms, &md->nr_syms,
+							   false);
+		}
+		tally__symvec_free(&mv[i]);
+		free(mnames[i]);
+	}
+	free(mv);
+	free(mnames);
+	return err;
+}
+
+static bool is_anon_name(const char *n)
+{
+	return !strcmp(n, "//anon") || !strncmp(n, "/dev/zero", 9) ||
+	       !strncmp(n, "/anon_hugepage", 14) || !strncmp(n, "[anon", 5);
+}
+
+/* [vdso] is the same image in every process: read our own. */
+static void load_vdso(struct tally_dso *d, bool demangle)
+{
+	const ElfW(Ehdr) *eh = (const void *)getauxval(AT_SYSINFO_EHDR);
+
+	d->kind = DSO_ANON;
+	if (!eh || memcmp(eh->e_ident, ELFMAG, SELFMAG)) {
+		d->status = TALLY_DSO_ANON;
+		return;
+	}
+	size_t len = eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize;
+
+	if (tally__dso_load_image(d, eh, len, demangle))
+		d->status = TALLY_DSO_ANON;
+}
+
+struct tally_dso *tally_symbols__dso(struct tally_symbols *s, const struct tally_map *map,
+				     int32_t pid)
+{
+	char name[4096];
+	struct tally_dso *d;
+	int err;
+
+	if (!s || !map || !map->filename)
+		return tally__err_ptr(EINVAL);
+	if (map->kernel) {
+		if (!strncmp(map->filename, "[kernel.kallsyms]", 17) ||
+		    !strncmp(map->filename, "[guest.kernel", 13))
+			snprintf(name, sizeof(name), "[kernel.kallsyms]");
+		else
+			module_name(map->filename, name, sizeof(name));
+		if (!s->kernel_loaded && (err = load_kallsyms(s)))
+			return tally__err_ptr(-err);
+		d = dso_find(s, name, -1);
+		if (!d && (d = dso_new(s, name, -1))) {
+			/* A module kallsyms does not list: loaded after it was read. */
+			d->kind = DSO_KERNEL;
+			d->status = TALLY_DSO_MISSING;
+		}
+		return d ? d : tally__err_ptr(ENOMEM);
+	}
+	if (map->anon) {
+		snprintf(name, sizeof(name), "%s/perf-%d.map", s->jit_dir, (int)pid);
+		if ((d = dso_find(s, name, pid)))
+			return d;
+		if (!(d = dso_new(s, name, pid)))
+			return tally__err_ptr(ENOMEM);
+		d->kind = DSO_JIT;
+		if ((err = tally__dso_load_jit(d, name, s->ctx.demangle)))
+			return tally__err_ptr(-err);
+		return d;
+	}
+	if ((d = dso_find(s, map->filename, -1)))
+		return d;
+	if (!(d = dso_new(s, map->filename, -1)))
+		return tally__err_ptr(ENOMEM);
+	if (!strcmp(map->filename, "[vdso]")) {
+		load_vdso(d, s->ctx.demangle);
+		return d;
+	}
+	if (map->filename[0] == '[' || is_anon_name(map->filename)) {
+		d->kind = DSO_ANON;		/* [stack], [heap], [vsyscall] */
+		d->status = TALLY_DSO_ANON;
+		return d;
+	}
+	d->kind = DSO_ELF;
+	err = tally__dso_load_elf(d, &s->ctx, map->build_id,
+				  s->ignore_build_id ? 0 : map->build_id_size);
+	if (err)
+		return tally__err_ptr(-err);
+	return d;
+}
+
+struct tally_dso *tally_symbols__dso_path(struct tally_symbols *s, const char *path)
+{
+	struct tally_map m = { .filename = path };
+
+	if (!path)
+		return tally__err_ptr(EINVAL);
+	return tally_symbols__dso(s, &m, -1);
+}
+
+const char *tally_dso__name(const struct tally_dso *d)
+{
+	return d ? d->name : NULL;
+}
+
+enum tally_dso_status tally_dso__status(const struct tally_dso *d)
+{
+	return d ? d->status : TALLY_DSO_MISSING;
+}
+
+const char *tally_dso__symsrc(const struct tally_dso *d)
+{
+	return d ? d->symsrc : NULL;
+}
+
+size_t tally_dso__nr_symbols(const struct tally_dso *d)
+{
+	return d ? d->nr_syms : 0;
+}
+
+uint64_t tally_dso__map_ip_to_vaddr(const struct tally_dso *d, uint64_t map_ip)
+{
+	if (!d || (d->kind != DSO_ELF && d->kind != DSO_ANON))
+		return map_ip;
+	for (size_t i = 0; i < d->nr_segs; i++) {
+		const struct tally__seg *g = &d->segs[i];
+
+		if (map_ip >= g->off && map_ip - g->off < g->size)
+			return map_ip - g->off + g->vaddr;
+	}
+	/* Outside every segment: the first one's bias is the best guess. */
+	return d->nr_segs ? map_ip - d->segs[0].off + d->segs[0].vaddr : map_ip;
+}
+
+const struct tally_symbol *tally_dso__find_symbol(struct tally_dso *d, uint64_t vaddr)
+{
+	const struct tally_symbol *sym;
+
+	if (!d)
+		return tally__err_ptr(EINVAL);
+	sym = tally__syms_find(d->syms, d->nr_syms, vaddr);
+	return sym ? sym : tally__err_ptr(ENOENT);
+}
+
+int tally_dso__srcline(struct tally_dso *d, uint64_t vaddr, const char **file, int *line)
+{
+	int err;
+
+	if (!d || !file || !line)
+		return tally__err(EINVAL);
+	err = tally__dso_srcline(d, vaddr, file, line);
+	return err ? tally__err(-err) : 0;
+}
+
+int tally_dso__srcline_inlines(struct tally_dso *d, uint64_t vaddr,
+			       struct tally_srcline *out, int max)
+{
+	int n;
+
+	if (!d || !out || max <= 0)
+		return tally__err(EINVAL);
+	n = tally__dso_srcline_inlines(d, vaddr, out, max);
+	return n < 0 ? tally__err(-n) : n;
+}
+
+const char *tally_dso_status__str(enum tally_dso_status st)
+{
+	switch (st) {
+	case TALLY_DSO_OK:			return "address outside any symbol";
+	case TALLY_DSO_MISSING:			return "file not found";
+	case TALLY_DSO_NOT_ELF:			return "not an ELF file";
+	case TALLY_DSO_STRIPPED:		return "stripped, no debug file found";
+	case TALLY_DSO_BUILD_ID_MISMATCH:	return "build id mismatch";
+	case TALLY_DSO_KALLSYMS_RESTRICTED:	return "kallsyms unreadable";
+	case TALLY_DSO_NO_JIT_MAP:		return "anonymous code, no perf-PID.map";
+	case TALLY_DSO_ANON:			return "anonymous memory";
+	}
+	return "unknown";
+}
+
+/* Count a miss against its DSO (or against "no map"). */
+static void note_miss(struct tally_symbols *s, struct tally_dso *d, enum tally_dso_status st)
+{
+	int *slot = d ? &d->miss_slot : &s->no_map_slot;
+
+	if (*slot < 0) {
+		if (s->nr_unres == s->alloc_unres) {
+			size_t n = s->alloc_unres ? s->alloc_unres * 2 : 16;
+			void *p = tally__reallocarray(s->unres, n, sizeof(*s->unres));
+
+			if (!p)
+				return;		/* the account is best effort */
+			s->unres = p;
+			s->alloc_unres = n;
+		}
+		*slot = (int)s->nr_unres++;
+		s->unres[*slot] = (struct tally_unresolved){
+			.dso = d ? d->name : "[unknown]", .status = st,
+			.detail = d ? d->detail : "no map holds the address",
+		};
+	}
+	s->unres[*slot].addrs++;
+}
+
+int tally_symbols__resolve(struct tally_symbols *s, struct tally_machine *m, int32_t pid,
+			   int32_t tid, uint64_t ip, enum tally_cpumode cpumode,
+			   struct tally_addr_info *out)
+{
+	if (!s || !m || !out)
+		return tally__err(EINVAL);
+	memset(out, 0, sizeof(*out));
+	out->map = tally_machine__find_map(m, pid, tid, ip, cpumode, &out->map_ip);
+	if (!out->map) {
+		out->status = TALLY_DSO_MISSING;
+		note_miss(s, NULL, TALLY_DSO_MISSING);
+		return tally__err(ENOENT);
+	}
+	size_t c = ((uintptr_t)out->map->filename >> 4) % ARRAY_SIZE(s->last);
+
+	uint64_t mid = tally__machine_id(m);
+
+	if (s->last[c].filename == out->map->filename && s->last[c].machine == mid &&
+	    (!out->map->anon || s->last[c].pid == pid)) {
+		out->dso = s->last[c].dso;
+	} else {
+		out->dso = tally_symbols__dso(s, out->map, pid);
+		if (!out->dso)
+			return -errno;
+		s->last[c].filename = out->map->filename;
+		s->last[c].machine = mid;
+		s->last[c].pid = pid;
+		s->last[c].dso = out->dso;
+	}
+	out->status = out->dso->status;
+	out->vaddr = out->dso->kind == DSO_ELF || out->dso->kind == DSO_ANON ?
+		     tally_dso__map_ip_to_vaddr(out->dso, out->map_ip) : out->map_ip;
+	/*
+	 * The recording's kernel map says where _text was (pgoff); kallsyms
+	 * says where it is now. They differ when the data comes from another
+	 * boot (KASLR): move the address by the difference, as perf's
+	 * ref_reloc_sym does.
+	 */
+	if (out->dso->kind == DSO_KERNEL && out->dso->text && out->map->pgoff &&
+	    !strcmp(out->map->filename, "[kernel.kallsyms]_text"))
+		out->vaddr += out->dso->text - out->map->pgoff;
+	out->sym = tally__syms_find(out->dso->syms, out->dso->nr_syms, out->vaddr);
+	if (!out->sym) {
+		note_miss(s, out->dso, out->dso->status);
+		return tally__err(ENOENT);
+	}
+	out->sym_off = out->vaddr - out->sym->start;
+	return 0;
+}
+
+int tally_symbols__unresolved(struct tally_symbols *s, const struct tally_unresolved **out)
+{
+	if (!s || !out)
+		return tally__err(EINVAL);
+	*out = s->unres;
+	return (int)s->nr_unres;
+}

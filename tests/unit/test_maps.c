@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: MIT
+/* Address spaces on synthetic maps: overlap splits, fork/exec/exit, map_ip. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <errno.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include <tally/symbols.h>
+
+static void mmap_(struct tally_machine *m, int pid, int tid, uint64_t start,
+		  uint64_t len, uint64_t pgoff, const char *file)
+{
+	struct tally_mmap_event ev = {
+		.pid = pid, .tid = tid, .start = start, .len = len,
+		.pgoff = pgoff, .filename = file,
+	};
+
+	assert_int_equal(tally_machine__mmap(m, &ev), 0);
+}
+
+static const char *name_at(struct tally_machine *m, int pid, uint64_t ip,
+			   uint64_t *map_ip)
+{
+	const struct tally_map *map = tally_machine__find_map(m, pid, pid, ip,
+							      TALLY_CPUMODE_USER, map_ip);
+
+	return map ? map->filename : NULL;
+}
+
+static void test_lookup_and_map_ip(void **state)
+{
+	struct tally_machine *m = tally_machine__new();
+	uint64_t mip = 0;
+
+	/* A PIE text mapping: file offset 0x1000 at 0x555555555000. */
+	mmap_(m, 10, 10, 0x555555555000, 0x2000, 0x1000, "/bin/prog");
+	mmap_(m, 10, 10, 0x7f0000000000, 0x10000, 0x26000, "/lib/libc.so.6");
+	assert_string_equal(name_at(m, 10, 0x555555555123, &mip), "/bin/prog");
+	assert_int_equal(mip, 0x1123);
+	assert_string_equal(name_at(m, 10, 0x7f0000000010, &mip), "/lib/libc.so.6");
+	assert_int_equal(mip, 0x26010);
+	/* end is exclusive */
+	assert_null(name_at(m, 10, 0x555555557000, &mip));
+	assert_null(name_at(m, 10, 0x1000, &mip));
+	/* another process sees nothing */
+	assert_null(name_at(m, 11, 0x555555555123, &mip));
+	/* kernel ips do not search user maps */
+	assert_null(tally_machine__find_map(m, 10, 10, 0x555555555123,
+					    TALLY_CPUMODE_KERNEL, &mip));
+	tally_machine__free(m);
+}
+
+static void test_overlap_split(void **state)
+{
+	struct tally_machine *m = tally_machine__new();
+	const struct tally_map *a, *b, *c;
+	uint64_t mip;
+
+	mmap_(m, 1, 1, 0x10000, 0x10000, 0x0, "/old");
+	/* New map in the middle: old survives on both sides. */
+	mmap_(m, 1, 1, 0x14000, 0x2000, 0x0, "/new");
+	assert_int_equal(tally_machine__nr_maps(m, 1), 3);
+	a = tally_machine__map_at(m, 1, 0);
+	b = tally_machine__map_at(m, 1, 1);
+	c = tally_machine__map_at(m, 1, 2);
+	assert_string_equal(a->filename, "/old");
+	assert_int_equal(a->start, 0x10000);
+	assert_int_equal(a->end, 0x14000);
+	assert_int_equal(a->pgoff, 0);
+	assert_string_equal(b->filename, "/new");
+	assert_string_equal(c->filename, "/old");
+	assert_int_equal(c->start, 0x16000);
+	assert_int_equal(c->end, 0x20000);
+	/* The tail's pgoff moves with its start. */
+	assert_int_equal(c->pgoff, 0x6000);
+	assert_string_equal(name_at(m, 1, 0x17000, &mip), "/old");
+	assert_int_equal(mip, 0x7000);
+
+	/* A map covering several: all replaced, edges trimmed. */
+	mmap_(m, 1, 1, 0x12000, 0x6000, 0x100000, "/big");
+	assert_int_equal(tally_machine__nr_maps(m, 1), 3);
+	a = tally_machine__map_at(m, 1, 0);
+	b = tally_machine__map_at(m, 1, 1);
+	c = tally_machine__map_at(m, 1, 2);
+	assert_int_equal(a->end, 0x12000);
+	assert_string_equal(b->filename, "/big");
+	assert_int_equal(c->start, 0x18000);
+	assert_int_equal(c->pgoff, 0x8000);
+	assert_string_equal(name_at(m, 1, 0x12000, &mip), "/big");
+	assert_int_equal(mip, 0x100000);
+
+	/* Exact replacement. */
+	mmap_(m, 1, 1, 0x12000, 0x6000, 0, "/same");
+	assert_int_equal(tally_machine__nr_maps(m, 1), 3);
+	assert_string_equal(name_at(m, 1, 0x17fff, &mip), "/same");
+	tally_machine__free(m);
+}
+
+static void test_fork_thread_vs_process(void **state)
+{
+	struct tally_machine *m = tally_machine__new();
+	uint64_t mip;
+
+	mmap_(m, 100, 100, 0x400000, 0x1000, 0, "/bin/parent");
+	assert_int_equal(tally_machine__comm(m, 100, 100, "parent", false), 0);
+	/* A thread shares the address space: later maps show up in both. */
+	assert_int_equal(tally_machine__fork(m, 100, 101, 100, 100), 0);
+	/* A process gets a copy: later maps of either stay apart. */
+	assert_int_equal(tally_machine__fork(m, 200, 200, 100, 100), 0);
+	assert_string_equal(tally_machine__comm_of(m, 200), "parent");
+	mmap_(m, 100, 100, 0x500000, 0x1000, 0, "/lib/after");
+	mmap_(m, 200, 200, 0x600000, 0x1000, 0, "/lib/child");
+
+	assert_non_null(tally_machine__find_map(m, 100, 101, 0x500000,
+						TALLY_CPUMODE_USER, &mip));
+	assert_string_equal(name_at(m, 200, 0x400000, &mip), "/bin/parent");
+	assert_null(name_at(m, 200, 0x500000, &mip));
+	assert_null(name_at(m, 100, 0x600000, &mip));
+	/* A map added through the thread is the process's. */
+	mmap_(m, 100, 101, 0x700000, 0x1000, 0, "/lib/bythread");
+	assert_string_equal(name_at(m, 100, 0x700000, &mip), "/lib/bythread");
+	tally_machine__free(m);
+}
+
+static void test_exec_and_exit(void **state)
+{
+	struct tally_machine *m = tally_machine__new();
+	uint64_t mip;
+
+	mmap_(m, 5, 5, 0x400000, 0x1000, 0, "/bin/sh");
+	assert_int_equal(tally_machine__comm(m, 5, 5, "sh", false), 0);
+	assert_string_equal(name_at(m, 5, 0x400000, &mip), "/bin/sh");
+	/* exec: the old program's maps go. */
+	assert_int_equal(tally_machine__comm(m, 5, 5, "prog", true), 0);
+	assert_null(name_at(m, 5, 0x400000, &mip));
+	assert_string_equal(tally_machine__comm_of(m, 5), "prog");
+	mmap_(m, 5, 5, 0x400000, 0x1000, 0, "/bin/prog");
+	assert_int_equal(tally_machine__thread_dead(m, 5), 0);
+	assert_int_equal(tally_machine__exit(m, 5, 5), 0);
+	assert_int_equal(tally_machine__thread_dead(m, 5), 1);
+	/* Dead threads keep their maps for samples still in flight. */
+	assert_string_equal(name_at(m, 5, 0x400000, &mip), "/bin/prog");
+	assert_int_equal(tally_machine__thread_dead(m, 77), -ENOENT);
+	tally_machine__free(m);
+}
+
+static void test_kernel_maps(void **state)
+{
+	struct tally_machine *m = tally_machine__new();
+	const struct tally_map *map;
+	uint64_t mip;
+	char ks[] = "/tmp/tally-test-kallsyms-XXXXXX";
+	char mods[] = "/tmp/tally-test-modules-XXXXXX";
+	int fd1 = mkstemp(ks), fd2 = mkstemp(mods);
+	FILE *f;
+
+	assert_true(fd1 >= 0 && fd2 >= 0);
+	f = fdopen(fd1, "w");
+	fprintf(f, "ffffffff81000000 T _text\nffffffff81000100 T start_kernel\n"
+		   "ffffffff81e00000 T _etext\nffffffffc0000000 t mod_fn\t[kmod]\n");
+	fclose(f);
+	f = fdopen(fd2, "w");
+	fprintf(f, "kmod 16384 0 - Live 0xffffffffc0000000\n");
+	fclose(f);
+	assert_int_equal(tally_machine__add_kernel_maps(m, ks, mods), 0);
+	map = tally_machine__find_map(m, -1, 0, 0xffffffff81000150,
+				      TALLY_CPUMODE_KERNEL, &mip);
+	assert_non_null(map);
+	assert_string_equal(map->filename, "[kernel.kallsyms]_text");
+	assert_int_equal(map->pgoff, 0xffffffff81000000);
+	assert_int_equal(mip, 0xffffffff81000150);	/* identity, as perf */
+	map = tally_machine__find_map(m, 3, 3, 0xffffffffc0000010,
+				      TALLY_CPUMODE_KERNEL, &mip);
+	assert_non_null(map);
+	assert_string_equal(map->filename, "[kmod]");
+	assert_int_equal(mip, 0xffffffffc0000010);
+
+	/* kptr_restrict: every address zero -> -EACCES, nothing mapped. */
+	f = fopen(ks, "w");
+	fprintf(f, "0000000000000000 T _text\n0000000000000000 T start_kernel\n");
+	fclose(f);
+	struct tally_machine *m2 = tally_machine__new();
+
+	assert_int_equal(tally_machine__add_kernel_maps(m2, ks, mods), -EACCES);
+	tally_machine__free(m2);
+	unlink(ks);
+	unlink(mods);
+	tally_machine__free(m);
+}
+
+static void test_anon_identity(void **state)
+{
+	struct tally_machine *m = tally_machine__new();
+	uint64_t mip;
+	const struct tally_map *map;
+
+	mmap_(m, 9, 9, 0x7f00000000, 0x10000, 0, "//anon");
+	map = tally_machine__find_map(m, 9, 9, 0x7f00000042, TALLY_CPUMODE_USER, &mip);
+	assert_non_null(map);
+	assert_true(map->anon);
+	assert_int_equal(mip, 0x7f00000042);
+	tally_machine__free(m);
+}
+
+static void test_bad_args(void **state)
+{
+	struct tally_machine *m = tally_machine__new();
+	struct tally_mmap_event ev = { .pid = 1, .tid = 1, .start = UINT64_MAX - 1,
+				       .len = 16, .filename = "/x" };
+
+	assert_int_equal(tally_machine__mmap(m, &ev), -EINVAL);	/* wraps */
+	ev.start = 0x1000;
+	ev.len = 0;
+	assert_int_equal(tally_machine__mmap(m, &ev), -EINVAL);
+	assert_int_equal(tally_machine__mmap(NULL, &ev), -EINVAL);
+	tally_machine__free(m);
+	tally_machine__free(NULL);
+}
+
+/* Many processes: the thread table grows and keeps every one. */
+static void test_many_threads(void **state)
+{
+	struct tally_machine *m = tally_machine__new();
+	uint64_t mip;
+	char name[32];
+
+	for (int p = 1; p <= 2000; p++) {
+		snprintf(name, sizeof(name), "/p%d", p);
+		mmap_(m, p, p, 0x1000, 0x1000, 0, name);
+	}
+	for (int p = 1; p <= 2000; p += 97) {
+		snprintf(name, sizeof(name), "/p%d", p);
+		assert_string_equal(name_at(m, p, 0x1800, &mip), name);
+	}
+	tally_machine__free(m);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_lookup_and_map_ip),
+		cmocka_unit_test(test_overlap_split),
+		cmocka_unit_test(test_fork_thread_vs_process),
+		cmocka_unit_test(test_exec_and_exit),
+		cmocka_unit_test(test_kernel_maps),
+		cmocka_unit_test(test_anon_identity),
+		cmocka_unit_test(test_bad_args),
+		cmocka_unit_test(test_many_threads),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
