@@ -15,5 +15,6 @@
 #include <tally/selfmon.h>
 #include <tally/mmap.h>
 #include <tally/probe.h>
+#include <tally/data_read.h>
 
 #endif
