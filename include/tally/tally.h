@@ -17,5 +17,6 @@
 #include <tally/probe.h>
 #include <tally/record.h>
 #include <tally/symbols.h>
+#include <tally/data_read.h>
 
 #endif

@@ -32,6 +32,7 @@
 #include "../../fuzz/fuzz_counts.c"
 #include "../../fuzz/fuzz_ring.c"
 #include "../../fuzz/fuzz_record.c"
+#include "../../fuzz/fuzz_data_read.c"
 
 #define REPLAY_MAX (1 << 20)	/* libFuzzer's default -max_len is far below */
 
@@ -130,6 +131,15 @@ static void test_record(void **state)
 	assert_true(rec_inval >= 1);
 }
 
+static void test_data_read(void **state)
+{
+	assert_true(replay_dir("data_read", fuzz_data_read_one) >= 6);
+	/* perf-written records read, and corrupt or cut files stopped */
+	assert_true(dr_files_opened >= 4);
+	assert_true(dr_records_seen >= 10);
+	assert_true(dr_errors_seen >= 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -138,6 +148,7 @@ int main(void)
 		cmocka_unit_test(test_counts),
 		cmocka_unit_test(test_ring),
 		cmocka_unit_test(test_record),
+		cmocka_unit_test(test_data_read),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

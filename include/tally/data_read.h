@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * perf.data reader (file mode, native byte order; first cut).
+ * Offsets stored in the file are checked against its size; a bad or
+ * truncated record stops the walk and is reported by __error() while
+ * every record before it has been delivered.
+ */
+#ifndef TALLY_DATA_READ_H
+#define TALLY_DATA_READ_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/perf_event.h>
+#include <tally/core.h>
+
+struct tally_data_reader;
+
+struct tally_data_error {
+	uint64_t offset;	/* file offset of the first bad record */
+	uint32_t type;		/* its header type (0 when unreadable) */
+	int err;		/* -EBADMSG, -ENODATA (truncated) */
+	char msg[128];
+};
+
+typedef int (*tally_data_record_fn)(void *ctx,
+				    const struct perf_event_header *h,
+				    uint64_t file_offset, int attr_idx);
+
+TALLY_API struct tally_data_reader *tally_data_reader__open(const char *path);
+/* buf must outlive the reader; it is not copied. */
+TALLY_API struct tally_data_reader *tally_data_reader__open_mem(const void *buf,
+								size_t len);
+TALLY_API void tally_data_reader__close(struct tally_data_reader *r);
+TALLY_API int tally_data_reader__nr_attrs(const struct tally_data_reader *r);
+TALLY_API const struct perf_event_attr *
+tally_data_reader__attr(const struct tally_data_reader *r, int idx);
+TALLY_API int tally_data_reader__attr_of_id(const struct tally_data_reader *r,
+					    uint64_t id);
+/* File order; stops at the first bad record or a non-zero fn return. */
+TALLY_API int tally_data_reader__foreach(struct tally_data_reader *r,
+					 tally_data_record_fn fn, void *ctx);
+TALLY_API const struct tally_data_error *
+tally_data_reader__error(const struct tally_data_reader *r);
+
+#endif
