@@ -188,7 +188,6 @@ int stat_parse_args(struct stat_config *cfg, int argc, char **argv, FILE *err)
 	struct cli_option opts[STAT_NR_OPTS];
 	struct cli_parse p = { .cmd = "stat", .err = err };
 	const struct cli_target *t = &cfg->target;
-	const char *why;
 	int n;
 
 	stat_options(cfg, opts);
@@ -210,9 +209,8 @@ int stat_parse_args(struct stat_config *cfg, int argc, char **argv, FILE *err)
 		if (t->pids || t->tids || t->system_wide || t->cpu_list || cfg->interval_ms)
 			return usage_err(&p, "--compare takes two commands, not -p/-t/-a/-C/-I");
 	}
-	why = cli_target_check(t, cfg->cmd_argc > 0, "count");
-	if (why)
-		return usage_err(&p, why);
+	if (cli_target_check(&p, t, cfg->cmd_argc > 0, "count"))
+		return 1;
 	if (cfg->aggr == STAT_AGGR_THREAD && !t->pids && !t->tids && !t->system_wide)
 		return usage_err(&p, "--per-thread needs -p, -t or -a");
 	if (cfg->aggr == STAT_AGGR_THREAD && (t->cpu_list || t->cgroup))

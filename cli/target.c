@@ -15,22 +15,18 @@
 #include <tally/tally.h>
 #include "target.h"
 
-const char *cli_target_check(const struct cli_target *t, bool has_cmd, const char *verb)
+int cli_target_check(struct cli_parse *p, const struct cli_target *t, bool has_cmd,
+		     const char *verb)
 {
-	static char nothing[96];
-
 	if (has_cmd && (t->pids || t->tids))
-		return "give either a command or -p/-t, not both";
-	if (!has_cmd && !t->pids && !t->tids && !t->system_wide && !t->cpu_list) {
-		snprintf(nothing, sizeof(nothing),
-			 "nothing to %s: give a command, -p, -t, -a or -C", verb);
-		return nothing;
-	}
+		return cli_error(p, "%s", "give either a command or -p/-t, not both");
+	if (!has_cmd && !t->pids && !t->tids && !t->system_wide && !t->cpu_list)
+		return cli_error(p, "nothing to %s: give a command, -p, -t, -a or -C", verb);
 	if (t->pids && t->tids)
-		return "-p and -t do not mix";
+		return cli_error(p, "%s", "-p and -t do not mix");
 	if (t->cgroup && !t->system_wide && !t->cpu_list)
-		return "-G counts a cgroup system-wide: add -a (or -C)";
-	return NULL;
+		return cli_error(p, "%s", "-G counts a cgroup system-wide: add -a (or -C)");
+	return 0;
 }
 
 int cli_target_set_cgroup(struct cli_parse *p, struct cli_target *t, const char *arg)

@@ -33,10 +33,12 @@ static inline bool cli_target_system_wide(const struct cli_target *t)
 }
 
 /*
- * The combination's first problem, as a usage message, or NULL. has_cmd:
- * a workload was given; verb: "count", "record" ("nothing to count: ...").
+ * Check the combination: 0, or -1 after cli_error() names its first
+ * problem. has_cmd: a workload was given; verb: "count", "record"
+ * ("nothing to count: ...").
  */
-const char *cli_target_check(const struct cli_target *t, bool has_cmd, const char *verb);
+int cli_target_check(struct cli_parse *p, const struct cli_target *t, bool has_cmd,
+		     const char *verb);
 
 /* -G's checks: one cgroup, not a list, not empty. 0 or -1 (cli_error). */
 int cli_target_set_cgroup(struct cli_parse *p, struct cli_target *t, const char *arg);
