@@ -13,9 +13,11 @@
 #include <string.h>
 #include <tally/events.h>
 #include "cli.h"
+#include "parse_options.h"
 
 struct list_opts {
 	bool json;
+	bool help;
 	const char *sysfs;	/* --sysfs=DIR: another sysfs root (tests) */
 	const char *tracefs;	/* --tracefs=DIR: another tracing dir (tests) */
 	char **filters;
@@ -252,58 +254,40 @@ static void warn_no_tracepoints(const struct list_opts *o)
 		fprintf(stderr, "tally list: tracepoints are not listed: %s\n", why);
 }
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"usage: tally list [--json] [FILTER...]\n"
-		"\n"
-		"List the events this machine offers, grouped as perf list groups them.\n"
-		"\n"
-		"  FILTER        a glob ('sched:*'), a kind (hw, sw, tool, cache, pmu,\n"
-		"                raw, breakpoint, tracepoint, pfm) or a substring\n"
-		"  -j, --json    one JSON array of {kind, name, aliases, desc, label}\n"
-		"  --sysfs=DIR   read PMUs under DIR/bus/event_source/devices (testing)\n"
-		"  --tracefs=DIR read tracepoints under DIR/events (testing)\n"
-		"  -h, --help    this text\n");
-}
+static const char *const list_usage[] = {
+	"tally list [--json] [FILTER...]",
+	"",
+	"List the events this machine offers, grouped as perf list groups them.",
+	"",
+	"  FILTER                   a glob ('sched:*'), a kind (hw, sw, tool, cache, pmu,",
+	"                           raw, breakpoint, tracepoint, pfm) or a substring",
+	NULL,
+};
 
 int cmd_list(int argc, char **argv)
 {
 	struct list_opts o = { 0 };
 	struct entries es = { 0 };
 	struct tally_parse_opts popts = { .sz = sizeof(popts) };
-	int ret;
+	const struct cli_option opts[] = {
+		CLI_BOOL('j', "json", &o.json, "one JSON array of {kind, name, aliases, desc, label}"),
+		CLI_STRING(0, "sysfs", &o.sysfs, "DIR", "read PMUs under DIR/bus/event_source/devices (testing)"),
+		CLI_STRING(0, "tracefs", &o.tracefs, "DIR", "read tracepoints under DIR/events (testing)"),
+		CLI_HELP(&o.help, "this text"),
+		CLI_END(),
+	};
+	int n, ret;
 
-	o.filters = calloc((size_t)argc + 1, sizeof(*o.filters));
-	if (!o.filters) {
-		fprintf(stderr, "tally list: out of memory\n");
-		return 1;
+	/* filters may come before or after options: parse on past them */
+	n = cli_parse("list", opts, argc, argv, stderr, CLI_PARSE_KEEP_GOING);
+	if (n < 0)
+		return 2;
+	if (o.help) {
+		cli_usage(stdout, list_usage, opts);
+		return 0;
 	}
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			usage(stdout);
-			free(o.filters);
-			return 0;
-		} else if (!strcmp(a, "-j") || !strcmp(a, "--json")) {
-			o.json = true;
-		} else if (!strncmp(a, "--sysfs=", 8)) {
-			o.sysfs = a + 8;
-		} else if (!strncmp(a, "--tracefs=", 10)) {
-			o.tracefs = a + 10;
-		} else if (!strcmp(a, "--")) {
-			for (i++; i < argc; i++)
-				o.filters[o.nr_filters++] = argv[i];
-		} else if (a[0] == '-' && a[1]) {
-			fprintf(stderr, "tally list: unknown option '%s'\n", a);
-			usage(stderr);
-			free(o.filters);
-			return 2;
-		} else {
-			o.filters[o.nr_filters++] = argv[i];
-		}
-	}
+	o.filters = argv;
+	o.nr_filters = n;
 	popts.sysfs_root = o.sysfs;
 	popts.tracefs_root = o.tracefs;
 	es.o = &o;
@@ -324,6 +308,5 @@ int cmd_list(int argc, char **argv)
 		free(es.v[i].desc);
 	}
 	free(es.v);
-	free(o.filters);
 	return ret;
 }

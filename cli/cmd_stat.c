@@ -17,6 +17,7 @@
 #include <tally/tally.h>
 #include "cli.h"
 #include "stat.h"
+#include "wait.h"
 
 /*
  * Does the environment name an LC_NUMERIC other than C/POSIX (whose
@@ -124,13 +125,13 @@ int cmd_stat(int argc, char **argv)
 	if (cfg.format == STAT_FMT_HUMAN && cfg.big_num &&
 	    user_numeric_locale())
 		setlocale(LC_NUMERIC, "");
-	if (stat_signals_setup()) {
+	if (cli_signals_setup()) {
 		ret = 1;
 		goto out;
 	}
 	out = (struct stat_out){
 		.fp = fp, .format = cfg.format, .aggr = cfg.aggr, .sep = cfg.csv_sep,
-		.big_num = cfg.big_num, .cgroup = cfg.cgroup,
+		.big_num = cfg.big_num, .cgroup = cfg.target.cgroup,
 	};
 	if (cfg.compare) {
 		ret = stat_compare(&cfg, fp, &out, topo);
@@ -150,7 +151,7 @@ int cmd_stat(int argc, char **argv)
 			fflush(fp);
 			stat_grid_free(&grid);
 		}
-		if (stat_interrupted() || rc.targets_exited)
+		if (cli_interrupted() || rc.targets_exited)
 			break;	/* Ctrl-C or -p's exit during -r: print what we have */
 	}
 	/* -I prints no totals, unless --summary (not OpenMetrics: one

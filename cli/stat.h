@@ -2,13 +2,16 @@
 /*
  * tally stat: declarations shared by cmd_stat.c and the stat_*.c modules.
  *   cmd_stat.c      the command: options -> config -> output, signals, dispatch
- *   stat_opts.c     command line -> struct stat_config (pure)
- *   stat_run.c      one run: events, targets, cgroup, open, wait, hooks, -I
+ *   stat_opts.c     the option table and its checks -> struct stat_config
+ *   stat_run.c      one run: default events, open, wait, hooks, -I printing
  *   stat_grid.c     the result grid: fold aggregated counts, rows, print
  *   stat_compare.c  --compare: A and B alternately, ratios with their CI
  *   stat_math.c     running mean/stddev, Welch t, ratio confidence intervals
  *   stat_metrics.c  derived metrics (CPUs utilized, rates, GHz, IPC, miss %)
  *   stat_output.c   human / CSV / JSON / OpenMetrics writers
+ * The shared layer of cli does the rest: parse_options.c (options as
+ * data, the help), target.c (-p/-t/-a/-C/-G, maps, cgroup, workload),
+ * wait.c (signals, the wait loop), event_opts.c (-e/--filter, errors).
  * Only stat_run.c, stat_grid.c and cmd_stat.c talk to libtally's engine;
  * opts, math, metrics and output are pure and are unit-tested by including
  * them (tests link only libtally.a).
@@ -20,6 +23,8 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
+#include "event_opts.h"
+#include "target.h"
 
 /* Must match enum tally_aggr_mode (tally/evsel.h); checked in stat_grid.c. */
 enum stat_aggr {
@@ -39,24 +44,11 @@ enum stat_format {
 	STAT_FMT_OPENMETRICS,
 };
 
-#define STAT_MAX_EVENTS	64	/* -e options (each may hold many events) */
-
-struct stat_event_opt {
-	const char *spec;
-	const char *filter;	/* --filter after this -e, or NULL */
-};
-
 /* Every option of tally stat; defaults in STAT_CONFIG_INIT. */
 struct stat_config {
-	struct stat_event_opt events[STAT_MAX_EVENTS];
-	int nr_events;
-	const char *pids;	/* -p */
-	const char *tids;	/* -t */
-	const char *cpu_list;	/* -C */
-	const char *cgroup;	/* -G */
+	struct cli_events events;	/* -e, --filter */
+	struct cli_target target;	/* -p -t -a -C -G -i */
 	int cgroup_after;	/* -e options given before -G */
-	bool system_wide;	/* -a */
-	bool no_inherit;
 	enum stat_aggr aggr;
 	bool aggr_set;
 	enum stat_format format;
@@ -105,7 +97,8 @@ struct stat_config {
 /*
  * Parse argv (argv[0] is "stat"). Returns 0, or 1 after writing a usage
  * message to err for the caller to exit with 129 (perf's usage status).
- * The command's argv points into argv (which is modified for ":::").
+ * The command's argv points into argv (which is modified: the command is
+ * moved to its start, and ":::" is cut for --compare).
  */
 int stat_parse_args(struct stat_config *cfg, int argc, char **argv, FILE *err);
 void stat_usage(FILE *fp);
@@ -333,10 +326,6 @@ struct stat_run_ctx {
 int stat_run_once(struct stat_run_ctx *rc);
 /* "'cmd args'", "'system wide'", "process id '1'"...; malloc'd, or NULL. */
 char *stat_target_text(const struct stat_config *cfg, char **argv, int argc);
-/* SIGINT/SIGTERM/SIGHUP end the wait, without SA_RESTART. 0 or -errno. */
-int stat_signals_setup(void);
-/* A signal came: no more -r runs. */
-bool stat_interrupted(void);
 
 /* ---- --compare (stat_compare.c) ---- */
 

@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include "stat.h"
+#include "wait.h"
 
 static void compare_row(FILE *fp, enum stat_format fmt, const char *sep, const char *event,
 			const char *unit, const struct stat_acc *a, const struct stat_acc *b,
@@ -128,7 +129,7 @@ int stat_compare(struct stat_config *cfg, FILE *fp, struct stat_out *o,
 		ret = stat_run_once(&ra);
 		if (!ret)
 			ret = stat_run_once(&rb);
-		if (!ret && stat_interrupted())
+		if (!ret && cli_interrupted())
 			break;
 	}
 	if (!ret && !cfg->quiet)

@@ -9,6 +9,10 @@
 #include <setjmp.h>
 #include <stdlib.h>
 #include <cmocka.h>
+/* stat_opts.c and the shared layer it builds on */
+#include "../../cli/parse_options.c"
+#include "../../cli/event_opts.c"
+#include "../../cli/target.c"
 #include "../../cli/stat_opts.c"
 
 /* Parse a NULL-terminated list; argv copies live in a static buffer. */
@@ -50,7 +54,7 @@ static void test_defaults_and_command(void **state)
 	assert_int_equal(c.format, STAT_FMT_HUMAN);
 	assert_int_equal(c.aggr, STAT_AGGR_GLOBAL);
 	assert_true(c.big_num);
-	assert_int_equal(c.nr_events, 0);
+	assert_int_equal(c.events.nr, 0);
 	assert_int_equal(parse(&c, "-e", "task-clock", "--", "true", NULL), 0);
 	assert_int_equal(c.cmd_argc, 1);
 	assert_string_equal(c.cmd_argv[0], "true");
@@ -63,11 +67,11 @@ static void test_events_and_filters(void **state)
 	(void)state;
 	assert_int_equal(parse(&c, "-e", "a", "--event=b", "--filter", "x == 1",
 			       "-e", "c", "true", NULL), 0);
-	assert_int_equal(c.nr_events, 3);
-	assert_string_equal(c.events[0].spec, "a");
-	assert_null(c.events[0].filter);
-	assert_string_equal(c.events[1].filter, "x == 1");
-	assert_null(c.events[2].filter);
+	assert_int_equal(c.events.nr, 3);
+	assert_string_equal(c.events.v[0].spec, "a");
+	assert_null(c.events.v[0].filter);
+	assert_string_equal(c.events.v[1].filter, "x == 1");
+	assert_null(c.events.v[2].filter);
 	/* a filter with no event before it */
 	assert_int_equal(parse(&c, "--filter", "x", "true", NULL), 1);
 }
@@ -155,7 +159,7 @@ static void test_targets(void **state)
 
 	(void)state;
 	assert_int_equal(parse(&c, "-p", "12,13", NULL), 0);
-	assert_string_equal(c.pids, "12,13");
+	assert_string_equal(c.target.pids, "12,13");
 	assert_int_equal(parse(&c, "-t", "12", "--per-thread", NULL), 0);
 	assert_int_equal(c.aggr, STAT_AGGR_THREAD);
 	assert_int_equal(parse(&c, "-a", "-A", NULL), 0);
@@ -165,8 +169,8 @@ static void test_targets(void **state)
 	assert_int_equal(parse(&c, "-a", "--per-socket", "--per-node", NULL), 0);
 	assert_int_equal(c.aggr, STAT_AGGR_NODE);	/* the last one wins */
 	assert_int_equal(parse(&c, "-a", "-G", "/x", "-i", NULL), 0);
-	assert_string_equal(c.cgroup, "/x");
-	assert_true(c.no_inherit);
+	assert_string_equal(c.target.cgroup, "/x");
+	assert_true(c.target.no_inherit);
 	/* conflicts */
 	assert_int_equal(parse(&c, NULL), 1);			/* nothing to count */
 	assert_int_equal(parse(&c, "-p", "1", "true", NULL), 1);
@@ -184,7 +188,7 @@ static void test_targets(void **state)
 	/* -a --per-thread: every thread of the system, as perf 6.1 */
 	assert_int_equal(parse(&c, "--per-thread", "-a", NULL), 0);
 	assert_int_equal(c.aggr, STAT_AGGR_THREAD);
-	assert_true(c.system_wide);
+	assert_true(c.target.system_wide);
 	assert_int_equal(parse(&c, "--per-thread", "-C", "0", NULL), 1);	/* perf refuses too */
 	assert_int_equal(parse(&c, "--per-thread", "-a", "-G", "/x", NULL), 1);
 	assert_int_equal(parse(&c, "-A", "true", NULL), 1);

@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: MIT
+/*
+ * -e and --filter shared by the commands: collecting the specs, building
+ * the event list, and printing parse and open errors (see event_opts.h).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <tally/tally.h>
+#include "event_opts.h"
+
+int cli_events_push(struct cli_parse *p, struct cli_events *ev, const char *spec)
+{
+	if (ev->nr == CLI_MAX_EVENTS)
+		return cli_error(p, "%s", "too many -e options");
+	ev->v[ev->nr++] = (struct cli_event_opt){ .spec = spec };
+	return 0;
+}
+
+int cli_opt_event(struct cli_parse *p, const struct cli_option *opt, const char *arg)
+{
+	return cli_events_push(p, opt->value, arg);
+}
+
+int cli_opt_filter(struct cli_parse *p, const struct cli_option *opt, const char *arg)
+{
+	struct cli_events *ev = opt->value;
+
+	if (!ev->nr)
+		return cli_error(p, "%s", "--filter must follow a tracepoint -e");
+	ev->v[ev->nr - 1].filter = arg;
+	return 0;
+}
+
+void cli_print_parse_error(const char *cmd, const char *spec,
+			   const struct tally_parse_error *pe, int err)
+{
+	char buf[1024];
+
+	if (err == -ENOSYS) {
+		fprintf(stderr, "tally %s: the event parser is not available in this build\n", cmd);
+		return;
+	}
+	if (pe->msg[0] && tally_parse_error__format(pe, spec, buf, sizeof(buf)) >= 0)
+		fprintf(stderr, "%s\n", buf);
+	else
+		fprintf(stderr, "event syntax error: '%s': %s\n", spec, strerror(-err));
+	fprintf(stderr, "Run 'tally list' for a list of valid events\n");
+}
+
+int cli_events_add(struct tally_evlist *l, const char *spec, const char *filter,
+		   const char *cmd)
+{
+	struct tally_parse_error pe;
+	struct tally_evsel *last;
+	int err;
+
+	/* perf stat's term set: sampling terms are "not usable" there */
+	struct tally_parse_opts popts = { .sz = sizeof(popts), .stat_terms = !strcmp(cmd, "stat") };
+
+	memset(&pe, 0, sizeof(pe));
+	err = tally_evlist__add_parsed(l, spec, &popts, &pe);
+	if (err) {
+		cli_print_parse_error(cmd, spec, &pe, err);
+		return -1;
+	}
+	if (!filter)
+		return 0;
+	/* the filter goes to the spec's last event, which must be a tracepoint */
+	last = tally_evlist__last(l);
+	if (!last || tally_evsel__attr(last)->type != PERF_TYPE_TRACEPOINT) {
+		fprintf(stderr, "tally %s: --filter '%s' must follow a tracepoint event\n", cmd,
+			filter);
+		return -1;
+	}
+	err = tally_evsel__set_filter(last, filter);
+	if (err) {
+		fprintf(stderr, "tally %s: --filter: %s\n", cmd, strerror(-err));
+		return -1;
+	}
+	return 0;
+}
+
+int cli_events_group_all(struct tally_evlist *l, const char *cmd)
+{
+	int nr = tally_evlist__nr(l), err;
+
+	if (nr < 2)
+		return 0;
+	/* as perf's -g: one group of every event, led by the first */
+	err = tally_evlist__set_group(l, tally_evlist__first(l), nr);
+	if (err) {
+		fprintf(stderr, "tally %s: -g: %s\n", cmd, err == -EINVAL ?
+			"the events already form groups ({...})" : strerror(-err));
+		return -1;
+	}
+	return 0;
+}
+
+void cli_print_open_error(const char *cmd, struct tally_evlist *l, int err)
+{
+	struct tally_evsel *e, *culprit = tally_evlist__first(l);
+	char buf[1024];
+
+	tally_evlist__for_each_evsel(l, e)
+		if (tally_evsel__open_error(e)) {
+			culprit = e;
+			break;
+		}
+	if (culprit && tally_evsel__open_error(culprit))
+		err = tally_evsel__open_error(culprit);
+	tally_strerror(err, culprit ? tally_evsel__attr(culprit) : NULL,
+		       culprit ? tally_evsel__name(culprit) : NULL, buf, sizeof(buf));
+	fprintf(stderr, "tally %s: %s\n", cmd, buf);
+}
