@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
-/* libzstd behind tally__zstd_*: see zstd.h. */
+/* libzstd behind tally__zstd_*: see zstd_wrap.h. */
 #include <errno.h>
 #include <stdlib.h>
 #include <zstd.h>
 #include "internal.h"
-#include "zstd.h"
+#include "zstd_wrap.h"
 
 struct tally__zstd {
 	ZSTD_CStream *c;

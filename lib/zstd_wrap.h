@@ -3,8 +3,8 @@
  * The one wrapper around libzstd: streaming contexts for perf.data's
  * COMPRESSED records (writer compresses, reader decompresses). Internal.
  */
-#ifndef TALLY_ZSTD_H
-#define TALLY_ZSTD_H
+#ifndef TALLY_ZSTD_WRAP_H
+#define TALLY_ZSTD_WRAP_H
 
 #include <stddef.h>
 #include <sys/types.h>
