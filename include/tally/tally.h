@@ -18,5 +18,6 @@
 #include <tally/record.h>
 #include <tally/symbols.h>
 #include <tally/data_read.h>
+#include <tally/data_write.h>
 
 #endif

@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * perf.data writer (what perf record writes, perf 6.1 reads it), the
+ * records perf synthesizes for what already runs (kernel map, COMM,
+ * FORK, MMAP2) and build ids.
+ *
+ *	w = tally_data_writer__new_fd(fd, &opts);
+ *	tally_data_writer__add_attr(w, attr, ids, nr_ids, "cycles");   one per evsel
+ *	tally_data_writer__begin(w);
+ *	tally_synth__kernel_mmap(w, attr); tally_synth__process(w, attr, pid, true);
+ *	tally_data_writer__write(w, records, len);  ... finished_round() ...
+ *	tally_data_writer__add_build_id(w, -1, PERF_RECORD_MISC_USER, id, n, path);
+ *	tally_data_writer__finish(w);
+ *	tally_data_writer__free(w);
+ *
+ * Errors are negative errnos. A failed write (-ENOSPC) is returned, the
+ * writer keeps the data written so far in whole records, and finish()
+ * still patches the header (dropping features, then trailing data when
+ * space is short) so perf reads what was saved.
+ */
+#ifndef TALLY_DATA_WRITE_H
+#define TALLY_DATA_WRITE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+#include <linux/perf_event.h>
+#include <tally/core.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct tally_data_writer;
+
+struct tally_data_writer_opts {
+	size_t sz;
+	bool pipe;			/* pipe format (perf's `-o -`): no seeks, header records */
+	int zstd_level;			/* >0: data records go out as PERF_RECORD_COMPRESSED (81) */
+	const char *const *cmdline;	/* CMDLINE feature (argv of the tool) */
+	int cmdline_nr;
+	size_t :0;
+};
+#define tally_data_writer_opts__last_field cmdline_nr
+
+/* NULL + errno. The fd is not closed by the writer. */
+TALLY_API struct tally_data_writer *
+tally_data_writer__new_fd(int fd, const struct tally_data_writer_opts *opts);
+/*
+ * Before begin: one per evsel; ids = every kernel id of that evsel, name
+ * for EVENT_DESC (NULL: none). attr.size above 128 (what perf 6.1 reads)
+ * is written as 128.
+ */
+TALLY_API int tally_data_writer__add_attr(struct tally_data_writer *w,
+					  const struct perf_event_attr *attr,
+					  const uint64_t *ids, size_t nr_ids, const char *name);
+/*
+ * File: the header placeholder, the ids and attrs. Pipe: the 16-byte
+ * header, HEADER_ATTR, HEADER_FEATURE, HEADER_TRACING_DATA and
+ * EVENT_UPDATE (names) records.
+ */
+TALLY_API int tally_data_writer__begin(struct tally_data_writer *w);
+/* Data records (whole records), any number; compressed when zstd_level > 0. */
+TALLY_API int tally_data_writer__write(struct tally_data_writer *w, const void *buf, size_t len);
+TALLY_API int tally_data_writer__writev(struct tally_data_writer *w, const struct iovec *iov,
+					int n);
+/* A PERF_RECORD_FINISHED_ROUND (68). */
+TALLY_API int tally_data_writer__finished_round(struct tally_data_writer *w);
+/* Before finish: one BUILD_ID entry (pid -1 for the host; misc = cpumode). */
+TALLY_API int tally_data_writer__add_build_id(struct tally_data_writer *w, int32_t pid,
+					      uint16_t misc, const uint8_t *id, size_t id_len,
+					      const char *filename);
+/*
+ * File: the features after the data, the header patched (data.size...).
+ * Pipe: build ids as HEADER_BUILD_ID records. 0, or the first error
+ * (-ENOSPC...) met since new_fd.
+ */
+TALLY_API int tally_data_writer__finish(struct tally_data_writer *w);
+/* Bytes written to the fd so far. */
+TALLY_API uint64_t tally_data_writer__bytes(const struct tally_data_writer *w);
+/* Data bytes handed to write/writev, before compression. */
+TALLY_API uint64_t tally_data_writer__uncompressed(const struct tally_data_writer *w);
+/* Does not close the fd. NULL-safe. */
+TALLY_API void tally_data_writer__free(struct tally_data_writer *w);
+
+/*
+ * Synthesized records written through the writer (time 0). sid_attr
+ * gives the sample_id_all trailer (NULL or without sample_id_all: none):
+ * pid/tid filled when PERF_SAMPLE_TID is set, the rest 0.
+ */
+/* The kernel map "[kernel.kallsyms]_text", start = pgoff = _text
+ * (/proc/kallsyms), then one MMAP per module (/proc/modules). */
+TALLY_API int tally_synth__kernel_mmap(struct tally_data_writer *w,
+				       const struct perf_event_attr *sid_attr);
+/* COMM for every thread of pid; with mmaps, MMAP2 of its executable maps. */
+TALLY_API int tally_synth__process(struct tally_data_writer *w,
+				   const struct perf_event_attr *sid_attr, pid_t pid, bool mmaps);
+/* Every process in /proc as perf -a: FORK + COMM per thread, MMAP2 of the
+ * executable maps; processes exiting meanwhile are skipped. */
+TALLY_API int tally_synth__all(struct tally_data_writer *w,
+			       const struct perf_event_attr *sid_attr);
+
+/* NT_GNU_BUILD_ID of an ELF file: its length, 0 when it has none, or -errno. */
+TALLY_API int tally_build_id__file(const char *path, uint8_t *id, size_t max);
+/* The running kernel's, from /sys/kernel/notes: length or -errno. */
+TALLY_API int tally_build_id__kernel(uint8_t *id, size_t max);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,1132 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The perf.data writer: file mode (header, ids, attrs, data, features,
+ * header patched at the end) and pipe mode (header records), zstd
+ * COMPRESSED records. Layout and traps: docs perf-data-format.md.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <tally/data_write.h>
+#include "internal.h"
+#include "data_write_internal.h"
+#include "zstd_wrap.h"
+
+#define FILE_ATTR_SIZE	128		/* perf 6.1's sizeof(struct perf_event_attr) */
+#define HDR_SIZE	104
+#define ZCHUNK		(256 * 1024)	/* data bytes per compressed frame */
+#define ZMMAP_LEN	528384		/* what perf's COMPRESSED feature says: 129 pages */
+#define ZREC_MAX	65528		/* a COMPRESSED record, header included */
+#define MARK_STEP	4096
+
+/* ---- byte buffer ---- */
+
+void tally__buf_add(struct tally__buf *b, const void *d, size_t n)
+{
+	if (b->oom || !n)
+		return;
+	if (b->len + n > b->cap) {
+		size_t cap = b->cap ? b->cap : 256;
+		void *p;
+
+		while (cap < b->len + n)
+			cap *= 2;
+		p = realloc(b->p, cap);
+		if (!p) {
+			b->oom = true;
+			return;
+		}
+		b->p = p;
+		b->cap = cap;
+	}
+	if (d)
+		memcpy(b->p + b->len, d, n);
+	else
+		memset(b->p + b->len, 0, n);
+	b->len += n;
+}
+
+void tally__buf_zero(struct tally__buf *b, size_t n)
+{
+	tally__buf_add(b, NULL, n);
+}
+
+void tally__buf_u32(struct tally__buf *b, uint32_t v)
+{
+	tally__buf_add(b, &v, 4);
+}
+
+void tally__buf_u64(struct tally__buf *b, uint64_t v)
+{
+	tally__buf_add(b, &v, 8);
+}
+
+void tally__buf_str(struct tally__buf *b, const char *s)
+{
+	size_t n = strlen(s) + 1, len = (n + 63) & ~(size_t)63;
+
+	tally__buf_u32(b, (uint32_t)len);
+	tally__buf_add(b, s, n);
+	tally__buf_zero(b, len - n);
+}
+
+void tally__buf_free(struct tally__buf *b)
+{
+	free(b->p);
+	memset(b, 0, sizeof(*b));
+}
+
+/* ---- the writer ---- */
+
+struct wattr {
+	struct perf_event_attr attr;
+	uint64_t *ids;
+	size_t nr_ids;
+	char *name;
+};
+
+struct wbid {
+	int32_t pid;
+	uint16_t misc;
+	uint8_t id[20];
+	uint8_t len;
+	char *name;
+};
+
+struct tally_data_writer {
+	int fd;
+	bool pipe, begun, finished;
+	int level;
+	char **cmdline;
+	int cmdline_nr;
+	struct wattr *attrs;
+	size_t nr_attrs;
+	struct wbid *bids;
+	size_t nr_bids;
+	uint64_t bytes;		/* to the fd */
+	uint64_t uncompressed;	/* handed to write/writev */
+	uint64_t zbytes;	/* COMPRESSED record bytes */
+	uint64_t zmax_chunk;
+	uint64_t attrs_off, data_off;
+	uint64_t good;		/* file: end of the last whole write */
+	int err;		/* first write error (positive) */
+	uint64_t *marks;	/* file offsets of record boundaries, >= 4 KiB apart */
+	size_t nr_marks, cap_marks;
+	struct tally__zstd *z;
+	struct tally__buf zin;
+	unsigned char *zout;
+	size_t zout_cap;
+};
+
+static char *dupstr(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+struct tally_data_writer *tally_data_writer__new_fd(int fd, const struct tally_data_writer_opts *opts)
+{
+	struct tally_data_writer *w;
+	const char *const *argv;
+	int argc;
+
+	if (fd < 0 || !TALLY_OPTS_VALID(opts, tally_data_writer_opts))
+		return tally__err_ptr(EINVAL);
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return tally__err_ptr(ENOMEM);
+	w->fd = fd;
+	w->pipe = TALLY_OPTS_GET(opts, pipe, false);
+	w->level = TALLY_OPTS_GET(opts, zstd_level, 0);
+	argv = TALLY_OPTS_GET(opts, cmdline, NULL);
+	argc = TALLY_OPTS_GET(opts, cmdline_nr, 0);
+	if (w->level > 22)
+		w->level = 22;
+	if (argv && argc > 0) {
+		w->cmdline = calloc((size_t)argc, sizeof(char *));
+		if (!w->cmdline)
+			goto nomem;
+		for (int i = 0; i < argc; i++)
+			if (!(w->cmdline[w->cmdline_nr++] = dupstr(argv[i] ? argv[i] : "")))
+				goto nomem;
+	}
+	if (w->level > 0 && !(w->z = tally__zstd_new(w->level)))
+		goto nomem;
+	return w;
+nomem:
+	tally_data_writer__free(w);
+	return tally__err_ptr(ENOMEM);
+}
+
+void tally_data_writer__free(struct tally_data_writer *w)
+{
+	if (!w)
+		return;
+	for (size_t i = 0; i < w->nr_attrs; i++) {
+		free(w->attrs[i].ids);
+		free(w->attrs[i].name);
+	}
+	free(w->attrs);
+	for (size_t i = 0; i < w->nr_bids; i++)
+		free(w->bids[i].name);
+	free(w->bids);
+	for (int i = 0; i < w->cmdline_nr; i++)
+		free(w->cmdline[i]);
+	free(w->cmdline);
+	free(w->marks);
+	tally__zstd_free(w->z);
+	tally__buf_free(&w->zin);
+	free(w->zout);
+	free(w);
+}
+
+uint64_t tally_data_writer__bytes(const struct tally_data_writer *w)
+{
+	return w ? w->bytes : 0;
+}
+
+uint64_t tally_data_writer__uncompressed(const struct tally_data_writer *w)
+{
+	return w ? w->uncompressed : 0;
+}
+
+int tally_data_writer__add_attr(struct tally_data_writer *w, const struct perf_event_attr *attr,
+				const uint64_t *ids, size_t nr_ids, const char *name)
+{
+	struct wattr *a;
+	size_t sz;
+
+	if (!w || !attr || (nr_ids && !ids))
+		return tally__err(EINVAL);
+	if (w->begun)
+		return tally__err(EBUSY);
+	a = tally__reallocarray(w->attrs, w->nr_attrs + 1, sizeof(*a));
+	if (!a)
+		return tally__err(ENOMEM);
+	w->attrs = a;
+	a += w->nr_attrs;
+	memset(a, 0, sizeof(*a));
+	sz = attr->size ? attr->size : PERF_ATTR_SIZE_VER0;
+	if (sz > sizeof(a->attr))
+		sz = sizeof(a->attr);
+	memcpy(&a->attr, attr, sz);
+	a->attr.size = FILE_ATTR_SIZE;
+	if (nr_ids) {
+		a->ids = tally__calloc(nr_ids, sizeof(uint64_t));
+		if (!a->ids)
+			return tally__err(ENOMEM);
+		memcpy(a->ids, ids, nr_ids * sizeof(uint64_t));
+	}
+	a->nr_ids = nr_ids;
+	if (name && !(a->name = strdup(name))) {
+		free(a->ids);
+		return tally__err(ENOMEM);
+	}
+	w->nr_attrs++;
+	return 0;
+}
+
+/* The attr as the file holds it: FILE_ATTR_SIZE bytes. */
+static void put_attr(struct tally__buf *b, const struct perf_event_attr *attr)
+{
+	unsigned char tmp[sizeof(*attr) > FILE_ATTR_SIZE ? sizeof(*attr) : FILE_ATTR_SIZE];
+
+	memset(tmp, 0, sizeof(tmp));
+	memcpy(tmp, attr, sizeof(*attr));
+	tally__buf_add(b, tmp, FILE_ATTR_SIZE);
+}
+
+/* Every byte or the error; partial writes are counted in bytes. */
+static int out_raw(struct tally_data_writer *w, const void *p, size_t n)
+{
+	const unsigned char *c = p;
+
+	if (w->err)
+		return -w->err;
+	while (n) {
+		ssize_t r = write(w->fd, c, n);
+
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			w->err = errno;
+			return -w->err;
+		}
+		if (r == 0) {
+			w->err = EIO;
+			return -EIO;
+		}
+		w->bytes += (uint64_t)r;
+		c += r;
+		n -= (size_t)r;
+	}
+	return 0;
+}
+
+static void add_mark(struct tally_data_writer *w)
+{
+	uint64_t last = w->nr_marks ? w->marks[w->nr_marks - 1] : w->data_off;
+
+	if (w->pipe || w->bytes - last < MARK_STEP)
+		return;
+	if (w->nr_marks == w->cap_marks) {
+		size_t cap = w->cap_marks ? w->cap_marks * 2 : 64;
+		uint64_t *m = tally__reallocarray(w->marks, cap, sizeof(*m));
+
+		if (!m)
+			return;	/* fewer marks: only a coarser cut on a full disk */
+		w->marks = m;
+		w->cap_marks = cap;
+	}
+	w->marks[w->nr_marks++] = w->bytes;
+}
+
+/* A whole unit (records) went out: remember the boundary. */
+static void whole(struct tally_data_writer *w)
+{
+	w->good = w->bytes;
+	add_mark(w);
+}
+
+static int zflush(struct tally_data_writer *w)
+{
+	size_t off = 0;
+	int err = 0;
+
+	while (off < w->zin.len && !err) {
+		size_t end = off;
+		ssize_t n;
+
+		/* cut at record boundaries, ZCHUNK at most (one record more if huge) */
+		while (end + sizeof(struct perf_event_header) <= w->zin.len) {
+			struct perf_event_header h;
+
+			memcpy(&h, w->zin.p + end, sizeof(h));
+			if (h.size < sizeof(h) || end + h.size > w->zin.len) {
+				end = w->zin.len;
+				break;
+			}
+			if (end > off && end + h.size - off > ZCHUNK)
+				break;
+			end += h.size;
+		}
+		if (end == off)
+			end = w->zin.len;
+		if (tally__zstd_bound(end - off) > w->zout_cap) {
+			size_t cap = tally__zstd_bound(end - off);
+			void *p = realloc(w->zout, cap);
+
+			if (!p)
+				return tally__err(ENOMEM);
+			w->zout = p;
+			w->zout_cap = cap;
+		}
+		n = tally__zstd_compress(w->z, w->zin.p + off, end - off, w->zout, w->zout_cap);
+		if (n < 0)
+			return (int)n;
+		if ((uint64_t)(end - off) > w->zmax_chunk)
+			w->zmax_chunk = end - off;
+		for (size_t done = 0; done < (size_t)n && !err;) {
+			size_t piece = (size_t)n - done;
+			struct perf_event_header h = { .type = TALLY__REC_COMPRESSED };
+
+			if (piece > ZREC_MAX - sizeof(h))
+				piece = ZREC_MAX - sizeof(h);
+			h.size = (uint16_t)(piece + sizeof(h));
+			err = out_raw(w, &h, sizeof(h));
+			if (!err)
+				err = out_raw(w, w->zout + done, piece);
+			w->zbytes += h.size;
+			done += piece;
+		}
+		if (!err)
+			whole(w);
+		off = end;
+	}
+	w->zin.len = 0;
+	return err;
+}
+
+int tally_data_writer__writev(struct tally_data_writer *w, const struct iovec *iov, int n)
+{
+	int err = 0;
+
+	if (!w || (n && !iov) || n < 0)
+		return tally__err(EINVAL);
+	if (!w->begun || w->finished)
+		return tally__err(EINVAL);
+	if (w->err)
+		return tally__err(w->err);
+	for (int i = 0; i < n; i++)
+		w->uncompressed += iov[i].iov_len;
+	if (w->z) {
+		for (int i = 0; i < n; i++)
+			tally__buf_add(&w->zin, iov[i].iov_base, iov[i].iov_len);
+		if (w->zin.oom) {
+			w->zin.oom = false;
+			w->zin.len = 0;
+			return tally__err(ENOMEM);
+		}
+		if (w->zin.len >= ZCHUNK)
+			err = zflush(w);
+		return err < 0 ? tally__err(-err) : 0;
+	}
+	for (int i = 0; i < n && !err; i++)
+		err = out_raw(w, iov[i].iov_base, iov[i].iov_len);
+	if (err)
+		return tally__err(-err);
+	whole(w);
+	return 0;
+}
+
+int tally_data_writer__write(struct tally_data_writer *w, const void *buf, size_t len)
+{
+	struct iovec iov = { (void *)buf, len };
+
+	return tally_data_writer__writev(w, &iov, 1);
+}
+
+int tally_data_writer__finished_round(struct tally_data_writer *w)
+{
+	struct perf_event_header h = { .type = TALLY__REC_FINISHED_ROUND, .size = sizeof(h) };
+	int err;
+
+	if (!w || !w->begun || w->finished)
+		return tally__err(EINVAL);
+	if (w->z && w->zin.len && (err = zflush(w)) < 0)
+		return tally__err(-err);
+	err = out_raw(w, &h, sizeof(h));
+	if (err)
+		return tally__err(-err);
+	whole(w);
+	return 0;
+}
+
+int tally_data_writer__add_build_id(struct tally_data_writer *w, int32_t pid, uint16_t misc,
+				    const uint8_t *id, size_t id_len, const char *filename)
+{
+	struct wbid *b;
+
+	if (!w || !id || !filename || !id_len || id_len > 20 || w->finished)
+		return tally__err(EINVAL);
+	b = tally__reallocarray(w->bids, w->nr_bids + 1, sizeof(*b));
+	if (!b)
+		return tally__err(ENOMEM);
+	w->bids = b;
+	b += w->nr_bids;
+	memset(b, 0, sizeof(*b));
+	b->pid = pid;
+	b->misc = misc;
+	memcpy(b->id, id, id_len);
+	b->len = (uint8_t)id_len;
+	if (!(b->name = strdup(filename)))
+		return tally__err(ENOMEM);
+	w->nr_bids++;
+	return 0;
+}
+
+/* ---- features ---- */
+
+static bool any_tracepoint(const struct tally_data_writer *w)
+{
+	for (size_t i = 0; i < w->nr_attrs; i++)
+		if (w->attrs[i].attr.type == PERF_TYPE_TRACEPOINT)
+			return true;
+	return false;
+}
+
+static const struct perf_event_attr *clock_attr(const struct tally_data_writer *w)
+{
+	for (size_t i = 0; i < w->nr_attrs; i++)
+		if (w->attrs[i].attr.use_clockid)
+			return &w->attrs[i].attr;
+	return NULL;
+}
+
+static void feat_uname(struct tally__buf *b, int feat)
+{
+	struct utsname u;
+
+	if (uname(&u) < 0)
+		memset(&u, 0, sizeof(u));
+	tally__buf_str(b, feat == TALLY__FEAT_HOSTNAME ? u.nodename :
+			  feat == TALLY__FEAT_OSRELEASE ? u.release : u.machine);
+}
+
+static int max_present_cpu(void)
+{
+	char buf[256], *p;
+	int max = -1;
+
+	if (tally__read_file("/sys/devices/system/cpu/present", buf, sizeof(buf)) < 0)
+		return (int)sysconf(_SC_NPROCESSORS_CONF);
+	/* "0-3,8-11": the last number is the highest */
+	for (p = buf; *p;) {
+		long v = strtol(p, &p, 10);
+
+		if (v > max)
+			max = (int)v;
+		while (*p && (*p < '0' || *p > '9'))
+			p++;
+	}
+	return max + 1;
+}
+
+static void feat_cpudesc(struct tally__buf *b)
+{
+	char line[512], desc[512] = "";
+	FILE *f = fopen("/proc/cpuinfo", "r");
+
+	while (f && fgets(line, sizeof(line), f)) {
+		char *c = strchr(line, ':');
+
+		if (!c || (strncmp(line, "model name", 10) && strncmp(line, "Processor", 9) &&
+			   strncmp(line, "cpu model", 9)))
+			continue;
+		c++;
+		/* perf squeezes runs of blanks to one and trims */
+		size_t n = 0;
+		for (; *c && *c != '\n'; c++) {
+			if ((*c == ' ' || *c == '\t') && (n == 0 || desc[n - 1] == ' '))
+				continue;
+			desc[n++] = *c == '\t' ? ' ' : *c;
+		}
+		while (n && desc[n - 1] == ' ')
+			n--;
+		desc[n] = 0;
+		break;
+	}
+	if (f)
+		fclose(f);
+	tally__buf_str(b, desc);
+}
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+static void feat_cpuid(struct tally__buf *b)
+{
+	unsigned int a, bx, c, d, family, model, step;
+	char vendor[13], s[64];
+
+	__cpuid(0, a, bx, c, d);
+	memcpy(vendor, &bx, 4);
+	memcpy(vendor + 4, &d, 4);
+	memcpy(vendor + 8, &c, 4);
+	vendor[12] = 0;
+	__cpuid(1, a, bx, c, d);
+	family = (a >> 8) & 0xf;
+	model = (a >> 4) & 0xf;
+	step = a & 0xf;
+	if (family == 0xf)
+		family += (a >> 20) & 0xff;
+	if (family >= 0x6)
+		model += ((a >> 16) & 0xf) << 4;
+	snprintf(s, sizeof(s), "%s,%u,%u,%u", vendor, family, model, step);
+	tally__buf_str(b, s);
+}
+#define HAVE_CPUID 1
+#endif
+
+static uint64_t meminfo_kb(const char *path, const char *key)
+{
+	char line[256];
+	FILE *f = fopen(path, "r");
+	uint64_t v = 0;
+
+	while (f && fgets(line, sizeof(line), f)) {
+		char *k = strstr(line, key);
+
+		if (k && k[strlen(key)] == ':') {
+			v = strtoull(k + strlen(key) + 1, NULL, 10);
+			break;
+		}
+	}
+	if (f)
+		fclose(f);
+	return v;
+}
+
+static void feat_cmdline(struct tally__buf *b, const struct tally_data_writer *w)
+{
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	self[n > 0 ? n : 0] = 0;
+	tally__buf_u32(b, (uint32_t)w->cmdline_nr + 1);
+	tally__buf_str(b, self);
+	for (int i = 0; i < w->cmdline_nr; i++)
+		tally__buf_str(b, w->cmdline[i]);
+}
+
+static void feat_event_desc(struct tally__buf *b, const struct tally_data_writer *w)
+{
+	tally__buf_u32(b, (uint32_t)w->nr_attrs);
+	tally__buf_u32(b, FILE_ATTR_SIZE);
+	for (size_t i = 0; i < w->nr_attrs; i++) {
+		const struct wattr *a = &w->attrs[i];
+
+		put_attr(b, &a->attr);
+		tally__buf_u32(b, (uint32_t)a->nr_ids);
+		tally__buf_str(b, a->name ? a->name : "");
+		tally__buf_add(b, a->ids, a->nr_ids * sizeof(uint64_t));
+	}
+}
+
+/* One BUILD_ID entry; type 0 in the feature, HEADER_BUILD_ID as a record. */
+static void put_build_id(struct tally__buf *b, const struct wbid *e, uint32_t type)
+{
+	size_t n = strlen(e->name) + 1, len = (n + 63) & ~(size_t)63;
+	struct perf_event_header h = {
+		.type = type,
+		.misc = (uint16_t)(e->misc | 0x8000),	/* BUILD_ID_SIZE */
+		.size = (uint16_t)(8 + 4 + 24 + len),
+	};
+	uint8_t id[24] = { 0 };
+
+	memcpy(id, e->id, e->len);
+	id[20] = e->len;
+	tally__buf_add(b, &h, sizeof(h));
+	tally__buf_add(b, &e->pid, 4);
+	tally__buf_add(b, id, sizeof(id));
+	tally__buf_add(b, e->name, n);
+	tally__buf_zero(b, len - n);
+}
+
+static void feat_build_id(struct tally__buf *b, const struct tally_data_writer *w)
+{
+	for (size_t i = 0; i < w->nr_bids; i++)
+		put_build_id(b, &w->bids[i], 0);
+}
+
+/* Unique strings, in first-seen order. */
+struct strlist {
+	char **s;
+	size_t nr;
+};
+
+static void strlist_add(struct strlist *l, const char *s)
+{
+	char **n;
+
+	for (size_t i = 0; i < l->nr; i++)
+		if (!strcmp(l->s[i], s))
+			return;
+	n = realloc(l->s, (l->nr + 1) * sizeof(*n));
+	if (!n)
+		return;
+	l->s = n;
+	if ((l->s[l->nr] = strdup(s)))
+		l->nr++;
+}
+
+static void strlist_put(struct tally__buf *b, struct strlist *l)
+{
+	tally__buf_u32(b, (uint32_t)l->nr);
+	for (size_t i = 0; i < l->nr; i++) {
+		tally__buf_str(b, l->s[i]);
+		free(l->s[i]);
+	}
+	free(l->s);
+	l->s = NULL;
+	l->nr = 0;
+}
+
+static int topo_read(int cpu, const char *file, const char *alt, char *buf, size_t len)
+{
+	int n = tally__read_filef(buf, len, "/sys/devices/system/cpu/cpu%d/topology/%s", cpu, file);
+
+	if (n < 0 && alt)
+		n = tally__read_filef(buf, len, "/sys/devices/system/cpu/cpu%d/topology/%s", cpu, alt);
+	return n;
+}
+
+static int topo_int(int cpu, const char *file)
+{
+	char buf[32];
+
+	return topo_read(cpu, file, NULL, buf, sizeof(buf)) < 0 ? -1 : atoi(buf);
+}
+
+static void feat_cpu_topology(struct tally__buf *b)
+{
+	struct strlist core = { 0 }, thread = { 0 }, die = { 0 };
+	int nr = max_present_cpu();
+	char buf[4096];
+	bool dies = true;
+
+	for (int c = 0; c < nr; c++) {
+		if (topo_read(c, "package_cpus_list", "core_siblings_list", buf, sizeof(buf)) >= 0)
+			strlist_add(&core, buf);
+		if (topo_read(c, "core_cpus_list", "thread_siblings_list", buf, sizeof(buf)) >= 0)
+			strlist_add(&thread, buf);
+		if (topo_read(c, "die_cpus_list", NULL, buf, sizeof(buf)) >= 0)
+			strlist_add(&die, buf);
+		else if (access("/sys/devices/system/cpu/cpu0/topology", F_OK) == 0 && c == 0)
+			dies = false;
+	}
+	strlist_put(b, &core);
+	strlist_put(b, &thread);
+	for (int c = 0; c < nr; c++) {
+		tally__buf_u32(b, (uint32_t)topo_int(c, "core_id"));
+		tally__buf_u32(b, (uint32_t)topo_int(c, "physical_package_id"));
+	}
+	if (!dies || !die.nr) {
+		strlist_put(b, &die);	/* frees */
+		b->len -= 4;
+		return;
+	}
+	strlist_put(b, &die);
+	for (int c = 0; c < nr; c++)
+		tally__buf_u32(b, (uint32_t)topo_int(c, "die_id"));
+}
+
+static void feat_numa_topology(struct tally__buf *b)
+{
+	char buf[4096], path[128];
+	int nodes[1024], nr = 0;
+	char *p;
+
+	if (tally__read_file("/sys/devices/system/node/online", buf, sizeof(buf)) < 0)
+		strcpy(buf, "0");
+	for (p = buf; *p && nr < (int)ARRAY_SIZE(nodes);) {
+		long lo = strtol(p, &p, 10), hi = lo;
+
+		if (*p == '-')
+			hi = strtol(p + 1, &p, 10);
+		for (long n = lo; n <= hi && nr < (int)ARRAY_SIZE(nodes); n++)
+			nodes[nr++] = (int)n;
+		if (*p == ',')
+			p++;
+		else
+			break;
+	}
+	tally__buf_u32(b, (uint32_t)nr);
+	for (int i = 0; i < nr; i++) {
+		uint64_t total, free_kb;
+
+		snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/meminfo", nodes[i]);
+		total = meminfo_kb(path, "MemTotal");
+		free_kb = meminfo_kb(path, "MemFree");
+		if (!total && nr == 1) {
+			total = meminfo_kb("/proc/meminfo", "MemTotal");
+			free_kb = meminfo_kb("/proc/meminfo", "MemFree");
+		}
+		tally__buf_u32(b, (uint32_t)nodes[i]);
+		tally__buf_u64(b, total);
+		tally__buf_u64(b, free_kb);
+		if (tally__read_filef(buf, sizeof(buf), "/sys/devices/system/node/node%d/cpulist",
+				      nodes[i]) < 0)
+			snprintf(buf, sizeof(buf), "0-%d", max_present_cpu() - 1);
+		tally__buf_str(b, buf);
+	}
+}
+
+static void feat_clockid(struct tally__buf *b, const struct perf_event_attr *a)
+{
+	struct timespec res;
+	uint64_t ns = 0;
+
+	if (clock_getres(a->clockid, &res) == 0)
+		ns = (uint64_t)res.tv_sec * 1000000000ull + (uint64_t)res.tv_nsec;
+	tally__buf_u64(b, ns);
+}
+
+static void feat_clock_data(struct tally__buf *b, const struct perf_event_attr *a)
+{
+	struct timespec tod, clk;
+
+	clock_gettime(CLOCK_REALTIME, &tod);
+	clock_gettime(a->clockid, &clk);
+	tally__buf_u32(b, 1);
+	tally__buf_u32(b, (uint32_t)a->clockid);
+	tally__buf_u64(b, (uint64_t)tod.tv_sec * 1000000000ull + (uint64_t)tod.tv_nsec);
+	tally__buf_u64(b, (uint64_t)clk.tv_sec * 1000000000ull + (uint64_t)clk.tv_nsec);
+}
+
+static void feat_compressed(struct tally__buf *b, const struct tally_data_writer *w)
+{
+	uint64_t ratio = w->zbytes ? (w->uncompressed + w->zbytes / 2) / w->zbytes : 1;
+	uint64_t mmap_len = w->zmax_chunk > ZMMAP_LEN ? w->zmax_chunk : ZMMAP_LEN;
+
+	tally__buf_u32(b, 0);			/* version */
+	tally__buf_u32(b, 1);			/* zstd */
+	tally__buf_u32(b, (uint32_t)w->level);
+	tally__buf_u32(b, (uint32_t)(ratio ? ratio : 1));
+	tally__buf_u32(b, (uint32_t)mmap_len);	/* decompressed bytes per record at most */
+}
+
+/* The payload of feature `feat` into b; false when this writer has none. */
+static bool feature(struct tally_data_writer *w, int feat, struct tally__buf *b)
+{
+	const struct perf_event_attr *ca = clock_attr(w);
+
+	switch (feat) {
+	case TALLY__FEAT_TRACING_DATA: {
+		const struct perf_event_attr **v;
+		int err;
+
+		if (!any_tracepoint(w))
+			return false;
+		v = tally__calloc(w->nr_attrs, sizeof(*v));
+		if (!v) {
+			b->oom = true;
+			return true;
+		}
+		for (size_t i = 0; i < w->nr_attrs; i++)
+			v[i] = &w->attrs[i].attr;
+		err = tally__tracing_data(b, v, w->nr_attrs);
+		free(v);
+		if (err < 0) {
+			pr_warn("perf.data: no tracing data (%s): perf will not read the tracepoints\n",
+				strerror(-err));
+			return false;
+		}
+		return true;
+	}
+	case TALLY__FEAT_BUILD_ID:
+		feat_build_id(b, w);
+		return true;
+	case TALLY__FEAT_HOSTNAME:
+	case TALLY__FEAT_OSRELEASE:
+	case TALLY__FEAT_ARCH:
+		feat_uname(b, feat);
+		return true;
+	case TALLY__FEAT_VERSION: {
+		char v[64];
+
+		snprintf(v, sizeof(v), "tally %s", tally_version());
+		tally__buf_str(b, v);
+		return true;
+	}
+	case TALLY__FEAT_NRCPUS:
+		tally__buf_u32(b, (uint32_t)max_present_cpu());
+		tally__buf_u32(b, (uint32_t)sysconf(_SC_NPROCESSORS_ONLN));
+		return true;
+	case TALLY__FEAT_CPUDESC:
+		feat_cpudesc(b);
+		return true;
+#ifdef HAVE_CPUID
+	case TALLY__FEAT_CPUID:
+		feat_cpuid(b);
+		return true;
+#endif
+	case TALLY__FEAT_TOTAL_MEM:
+		tally__buf_u64(b, meminfo_kb("/proc/meminfo", "MemTotal"));
+		return true;
+	case TALLY__FEAT_CMDLINE:
+		feat_cmdline(b, w);
+		return true;
+	case TALLY__FEAT_EVENT_DESC:
+		feat_event_desc(b, w);
+		return true;
+	case TALLY__FEAT_CPU_TOPOLOGY:
+		feat_cpu_topology(b);
+		return true;
+	case TALLY__FEAT_NUMA_TOPOLOGY:
+		feat_numa_topology(b);
+		return true;
+	case TALLY__FEAT_CLOCKID:
+		if (!ca)
+			return false;
+		feat_clockid(b, ca);
+		return true;
+	case TALLY__FEAT_CLOCK_DATA:
+		if (!ca)
+			return false;
+		feat_clock_data(b, ca);
+		return true;
+	case TALLY__FEAT_COMPRESSED:
+		if (!w->level)
+			return false;
+		feat_compressed(b, w);
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* ---- file header ---- */
+
+struct file_header {
+	uint64_t magic, size, attr_size;
+	uint64_t attrs_off, attrs_size, data_off, data_size, evt_off, evt_size;
+	uint64_t features[4];
+};
+
+#define MAGIC2 0x32454c4946524550ULL
+
+static int full_pwrite(struct tally_data_writer *w, const void *p, size_t n, uint64_t off)
+{
+	const unsigned char *c = p;
+
+	while (n) {
+		ssize_t r = pwrite(w->fd, c, n, (off_t)off);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return -(r < 0 ? errno : EIO);
+		w->bytes += (uint64_t)r;
+		c += r;
+		n -= (size_t)r;
+		off += (uint64_t)r;
+	}
+	return 0;
+}
+
+static int begin_file(struct tally_data_writer *w)
+{
+	struct tally__buf b = { 0 };
+	struct file_header h = { 0 };
+	uint64_t off = HDR_SIZE;
+	int err;
+	off_t pos = lseek(w->fd, 0, SEEK_CUR);
+
+	if (pos < 0)
+		return tally__err(errno);	/* ESPIPE: a pipe wants opts.pipe */
+	if (pos != 0)
+		return tally__err(EINVAL);
+	for (size_t i = 0; i < w->nr_attrs; i++)
+		off += w->attrs[i].nr_ids * 8;
+	w->attrs_off = off;
+	w->data_off = off + w->nr_attrs * (FILE_ATTR_SIZE + 16);
+	h.magic = MAGIC2;
+	h.size = HDR_SIZE;
+	h.attr_size = FILE_ATTR_SIZE + 16;
+	h.attrs_off = w->attrs_off;
+	h.attrs_size = w->nr_attrs * (FILE_ATTR_SIZE + 16);
+	h.data_off = w->data_off;
+	tally__buf_add(&b, &h, sizeof(h));
+	for (size_t i = 0; i < w->nr_attrs; i++)
+		tally__buf_add(&b, w->attrs[i].ids, w->attrs[i].nr_ids * 8);
+	off = HDR_SIZE;
+	for (size_t i = 0; i < w->nr_attrs; i++) {
+		uint64_t ids[2] = { w->attrs[i].nr_ids ? off : 0, w->attrs[i].nr_ids * 8 };
+
+		put_attr(&b, &w->attrs[i].attr);
+		tally__buf_add(&b, ids, sizeof(ids));
+		off += w->attrs[i].nr_ids * 8;
+	}
+	if (b.oom) {
+		tally__buf_free(&b);
+		return tally__err(ENOMEM);
+	}
+	err = out_raw(w, b.p, b.len);
+	tally__buf_free(&b);
+	if (err)
+		return tally__err(-err);
+	w->good = w->bytes;
+	return 0;
+}
+
+/* Features perf sends as HEADER_FEATURE in a pipe (its "synthesize" ones). */
+static const int pipe_feats[] = {
+	TALLY__FEAT_HOSTNAME, TALLY__FEAT_OSRELEASE, TALLY__FEAT_VERSION, TALLY__FEAT_ARCH,
+	TALLY__FEAT_NRCPUS, TALLY__FEAT_CPUDESC, TALLY__FEAT_CPUID, TALLY__FEAT_TOTAL_MEM,
+	TALLY__FEAT_CMDLINE, TALLY__FEAT_EVENT_DESC, TALLY__FEAT_CPU_TOPOLOGY,
+	TALLY__FEAT_NUMA_TOPOLOGY, TALLY__FEAT_CLOCKID, TALLY__FEAT_COMPRESSED,
+	TALLY__FEAT_CLOCK_DATA,
+};
+
+static void put_header(struct tally__buf *b, uint32_t type, size_t size)
+{
+	struct perf_event_header h = { .type = type, .size = (uint16_t)size };
+
+	tally__buf_add(b, &h, sizeof(h));
+}
+
+static int begin_pipe(struct tally_data_writer *w)
+{
+	struct tally__buf b = { 0 }, f = { 0 };
+	uint64_t head[2] = { MAGIC2, 16 };
+	int err;
+
+	tally__buf_add(&b, head, sizeof(head));
+	for (size_t i = 0; i < w->nr_attrs; i++) {
+		size_t sz = 8 + FILE_ATTR_SIZE + w->attrs[i].nr_ids * 8;
+
+		if (sz > 0xffff) {
+			tally__buf_free(&b);
+			return tally__err(E2BIG);
+		}
+		put_header(&b, TALLY__REC_HEADER_ATTR, sz);
+		put_attr(&b, &w->attrs[i].attr);
+		tally__buf_add(&b, w->attrs[i].ids, w->attrs[i].nr_ids * 8);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(pipe_feats); i++) {
+		f.len = 0;
+		if (!feature(w, pipe_feats[i], &f) || f.oom || 16 + f.len > 0xffff)
+			continue;
+		put_header(&b, TALLY__REC_HEADER_FEATURE, 16 + f.len);
+		tally__buf_u64(&b, (uint64_t)pipe_feats[i]);
+		tally__buf_add(&b, f.p, f.len);
+	}
+	put_header(&b, TALLY__REC_HEADER_FEATURE, 16);
+	tally__buf_u64(&b, TALLY__FEAT_LAST);
+	f.len = 0;
+	if (feature(w, TALLY__FEAT_TRACING_DATA, &f) && !f.oom) {
+		size_t al = (f.len + 7) & ~(size_t)7;
+
+		put_header(&b, TALLY__REC_HEADER_TRACING_DATA, 16);
+		tally__buf_u32(&b, (uint32_t)al);
+		tally__buf_zero(&b, 4);
+		tally__buf_add(&b, f.p, f.len);
+		tally__buf_zero(&b, al - f.len);
+	}
+	tally__buf_free(&f);
+	/* names: EVENT_UPDATE NAME with the evsel's first id */
+	for (size_t i = 0; i < w->nr_attrs; i++) {
+		const struct wattr *a = &w->attrs[i];
+		size_t n;
+
+		if (!a->name || !a->nr_ids)
+			continue;
+		n = (strlen(a->name) + 1 + 7) & ~(size_t)7;
+		put_header(&b, TALLY__REC_EVENT_UPDATE, 24 + n);
+		tally__buf_u64(&b, 2);	/* PERF_EVENT_UPDATE__NAME */
+		tally__buf_u64(&b, a->ids[0]);
+		tally__buf_add(&b, a->name, strlen(a->name));
+		tally__buf_zero(&b, n - strlen(a->name));
+	}
+	if (b.oom) {
+		tally__buf_free(&b);
+		return tally__err(ENOMEM);
+	}
+	err = out_raw(w, b.p, b.len);
+	tally__buf_free(&b);
+	return err ? tally__err(-err) : 0;
+}
+
+int tally_data_writer__begin(struct tally_data_writer *w)
+{
+	int err;
+
+	if (!w || w->begun)
+		return tally__err(EINVAL);
+	err = w->pipe ? begin_pipe(w) : begin_file(w);
+	if (!err)
+		w->begun = true;
+	return err;
+}
+
+/* Feature table + payloads at w->good; the bitmap of what was written. */
+static int write_features(struct tally_data_writer *w, bool essential, uint64_t bits[4])
+{
+	struct tally__buf payload[TALLY__FEAT_LAST] = { { 0 } };
+	struct tally__buf all = { 0 };
+	int feats[TALLY__FEAT_LAST], nr = 0, err = 0;
+	uint64_t off;
+
+	memset(bits, 0, 4 * sizeof(uint64_t));
+	for (int f = 1; f < TALLY__FEAT_LAST; f++) {
+		if (essential && f != TALLY__FEAT_TRACING_DATA && f != TALLY__FEAT_EVENT_DESC &&
+		    f != TALLY__FEAT_COMPRESSED)
+			continue;
+		if (!feature(w, f, &payload[f]) || payload[f].oom) {
+			tally__buf_free(&payload[f]);
+			continue;
+		}
+		feats[nr++] = f;
+	}
+	off = w->good + (uint64_t)nr * 16;
+	for (int i = 0; i < nr; i++) {
+		uint64_t sec[2] = { off, payload[feats[i]].len };
+
+		tally__buf_add(&all, sec, sizeof(sec));
+		off += payload[feats[i]].len;
+	}
+	for (int i = 0; i < nr; i++) {
+		tally__buf_add(&all, payload[feats[i]].p, payload[feats[i]].len);
+		tally__buf_free(&payload[feats[i]]);
+		bits[feats[i] / 64] |= 1ULL << (feats[i] % 64);
+	}
+	if (all.oom)
+		err = -ENOMEM;
+	else if (all.len)
+		err = full_pwrite(w, all.p, all.len, w->good);
+	tally__buf_free(&all);
+	if (err)
+		memset(bits, 0, 4 * sizeof(uint64_t));
+	return err;
+}
+
+static int finish_file(struct tally_data_writer *w)
+{
+	struct file_header h = { 0 };
+	uint64_t bits[4];
+	int err;
+
+	if (w->err && ftruncate(w->fd, (off_t)w->good) < 0)
+		pr_debug("perf.data: truncate: %s\n", strerror(errno));
+	err = write_features(w, false, bits);
+	if (err && ftruncate(w->fd, (off_t)w->good) == 0) {
+		/* a full disk: the features that perf needs, then fewer data to make room */
+		err = write_features(w, true, bits);
+		for (int tries = 0; err && tries < 8; tries++) {
+			uint64_t need = (uint64_t)MARK_STEP << (tries + 2), cut = w->data_off;
+
+			for (size_t i = w->nr_marks; i-- > 0;)
+				if (w->marks[i] + need <= w->good) {
+					cut = w->marks[i];
+					break;
+				}
+			if (cut == w->good || ftruncate(w->fd, (off_t)cut) < 0)
+				break;
+			w->good = cut;
+			err = write_features(w, true, bits);
+		}
+		if (err && ftruncate(w->fd, (off_t)w->good) < 0)
+			pr_debug("perf.data: truncate: %s\n", strerror(errno));
+	}
+	if (err && !w->err)
+		w->err = -err;
+	h.magic = MAGIC2;
+	h.size = HDR_SIZE;
+	h.attr_size = FILE_ATTR_SIZE + 16;
+	h.attrs_off = w->attrs_off;
+	h.attrs_size = w->nr_attrs * (FILE_ATTR_SIZE + 16);
+	h.data_off = w->data_off;
+	h.data_size = w->good - w->data_off;
+	memcpy(h.features, bits, sizeof(bits));
+	err = full_pwrite(w, &h, sizeof(h), 0);
+	if (err && !w->err)
+		w->err = -err;
+	return w->err ? tally__err(w->err) : 0;
+}
+
+static int finish_pipe(struct tally_data_writer *w)
+{
+	struct tally__buf b = { 0 };
+	int err;
+
+	for (size_t i = 0; i < w->nr_bids; i++)
+		put_build_id(&b, &w->bids[i], TALLY__REC_HEADER_BUILD_ID);
+	if (b.oom)
+		err = -ENOMEM;
+	else
+		err = out_raw(w, b.p, b.len);
+	tally__buf_free(&b);
+	if (err && !w->err)
+		w->err = -err;
+	return w->err ? tally__err(w->err) : 0;
+}
+
+int tally_data_writer__finish(struct tally_data_writer *w)
+{
+	int err;
+
+	if (!w || !w->begun || w->finished)
+		return tally__err(EINVAL);
+	if (w->z && w->zin.len && !w->err) {
+		err = zflush(w);
+		if (err && !w->err)
+			w->err = -err;
+	}
+	w->finished = true;
+	return w->pipe ? finish_pipe(w) : finish_file(w);
+}

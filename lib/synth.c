@@ -1,0 +1,417 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Records perf synthesizes for what exists before recording starts: the
+ * kernel map (and modules), COMM/FORK per thread, MMAP2 per executable
+ * mapping (perf's synthetic-events.c, as perf 6.1 writes them: time 0).
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+#include <tally/data_write.h>
+#include "internal.h"
+#include "data_write_internal.h"
+
+size_t tally__sid_size(const struct perf_event_attr *a)
+{
+	static const uint64_t bits[] = {
+		PERF_SAMPLE_TID, PERF_SAMPLE_TIME, PERF_SAMPLE_ID, PERF_SAMPLE_STREAM_ID,
+		PERF_SAMPLE_CPU, PERF_SAMPLE_IDENTIFIER,
+	};
+	size_t n = 0;
+
+	if (!a || !a->sample_id_all)
+		return 0;
+	for (size_t i = 0; i < ARRAY_SIZE(bits); i++)
+		n += a->sample_type & bits[i] ? 8 : 0;
+	return n;
+}
+
+void tally__sid_add(struct tally__buf *b, const struct perf_event_attr *a,
+		    uint32_t pid, uint32_t tid)
+{
+	size_t n = tally__sid_size(a);
+
+	if (!n)
+		return;
+	if (a->sample_type & PERF_SAMPLE_TID) {
+		tally__buf_u32(b, pid);
+		tally__buf_u32(b, tid);
+		n -= 8;
+	}
+	tally__buf_zero(b, n);
+}
+
+static void put_hdr(struct tally__buf *b, uint32_t type, uint16_t misc)
+{
+	struct perf_event_header h = { .type = type, .misc = misc };
+
+	tally__buf_add(b, &h, sizeof(h));
+}
+
+/* Pad the string to 8, trailer, then set the record's size. */
+static void put_str(struct tally__buf *b, const char *s)
+{
+	size_t n = strlen(s) + 1, al = (n + 7) & ~(size_t)7;
+
+	tally__buf_add(b, s, n);
+	tally__buf_zero(b, al - n);
+}
+
+static int emit(struct tally_data_writer *w, struct tally__buf *b, size_t start)
+{
+	struct perf_event_header *h = (void *)(b->p + start);
+
+	if (b->oom)
+		return tally__err(ENOMEM);
+	if (b->len - start > 0xffff)
+		return tally__err(E2BIG);
+	h->size = (uint16_t)(b->len - start);
+	return 0;
+}
+
+static int flush(struct tally_data_writer *w, struct tally__buf *b)
+{
+	int err = 0;
+
+	if (b->oom)
+		err = tally__err(ENOMEM);
+	else if (b->len)
+		err = tally_data_writer__write(w, b->p, b->len);
+	b->len = 0;
+	return err;
+}
+
+/* Truncating copy, always NUL-terminated. */
+static void copy(char *dst, size_t len, const char *src)
+{
+	size_t n = strnlen(src, len - 1);
+
+	memcpy(dst, src, n);
+	dst[n] = 0;
+}
+
+static int kallsyms_addr(const char *want, uint64_t *addr)
+{
+	char line[512], name[256], t;
+	unsigned long long a;
+	FILE *f = fopen("/proc/kallsyms", "r");
+	int found = 0;
+
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx %c %255s", &a, &t, name) == 3 && !strcmp(name, want)) {
+			*addr = a;
+			found = 1;
+			break;
+		}
+	fclose(f);
+	return found ? 0 : -ENOENT;
+}
+
+/* modules.dep: "kernel/fs/xfs/xfs.ko.zst: deps" -> path of module `mod`. */
+static bool module_path(const char *dep, const char *mod, char *out, size_t len)
+{
+	char line[4096];
+	FILE *f = fopen(dep, "r");
+	bool ok = false;
+
+	while (f && !ok && fgets(line, sizeof(line), f)) {
+		char *c = strchr(line, ':'), *base, *dot;
+		char name[256];
+		size_t i;
+
+		if (!c)
+			continue;
+		*c = 0;
+		base = strrchr(line, '/');
+		base = base ? base + 1 : line;
+		copy(name, sizeof(name), base);
+		dot = strstr(name, ".ko");
+		if (dot)
+			*dot = 0;
+		for (i = 0; name[i]; i++)
+			if (name[i] == '-')
+				name[i] = '_';
+		if (!strcmp(name, mod)) {
+			size_t dl = (size_t)(strrchr(dep, '/') - dep);
+
+			if (dl + 1 + strlen(line) + 1 <= len) {
+				memcpy(out, dep, dl + 1);
+				strcpy(out + dl + 1, line);
+				ok = true;
+			}
+		}
+	}
+	if (f)
+		fclose(f);
+	return ok;
+}
+
+int tally_synth__kernel_mmap(struct tally_data_writer *w, const struct perf_event_attr *sid_attr)
+{
+	struct tally__buf b = { 0 };
+	uint64_t text, end = 0;
+	char line[512];
+	struct utsname u;
+	FILE *f;
+	int err;
+
+	if (!w)
+		return tally__err(EINVAL);
+	err = kallsyms_addr("_text", &text);
+	if (err)
+		return tally__err(-err);
+	if (!text)	/* kptr_restrict hides addresses */
+		return tally__err(EACCES);
+	if (kallsyms_addr("_edata", &end) && kallsyms_addr("_etext", &end))
+		end = 0;
+	if (end <= text)
+		end = ~0ULL;
+	put_hdr(&b, PERF_RECORD_MMAP, PERF_RECORD_MISC_KERNEL);
+	tally__buf_u32(&b, (uint32_t)-1);
+	tally__buf_u32(&b, 0);
+	tally__buf_u64(&b, text);
+	tally__buf_u64(&b, end - text);
+	tally__buf_u64(&b, text);
+	put_str(&b, "[kernel.kallsyms]_text");
+	tally__sid_add(&b, sid_attr, 0, 0);
+	err = emit(w, &b, 0);
+	if (err)
+		goto out;
+
+	/* modules: "name size refs deps state addr", as perf one MMAP each */
+	f = fopen("/proc/modules", "r");
+	if (uname(&u) < 0)
+		memset(&u, 0, sizeof(u));
+	while (f && fgets(line, sizeof(line), f)) {
+		char name[256], dep[PATH_MAX], path[PATH_MAX];
+		unsigned long long size, addr;
+		size_t start = b.len;
+
+		if (sscanf(line, "%255s %llu %*s %*s %*s %llx", name, &size, &addr) != 3 || !addr)
+			continue;
+		snprintf(dep, sizeof(dep), "/lib/modules/%s/modules.dep", u.release);
+		if (!module_path(dep, name, path, sizeof(path)))
+			snprintf(path, sizeof(path), "[%s]", name);
+		put_hdr(&b, PERF_RECORD_MMAP, PERF_RECORD_MISC_KERNEL);
+		tally__buf_u32(&b, (uint32_t)-1);
+		tally__buf_u32(&b, 0);
+		tally__buf_u64(&b, addr);
+		tally__buf_u64(&b, size);
+		tally__buf_u64(&b, 0);
+		put_str(&b, path);
+		tally__sid_add(&b, sid_attr, 0, 0);
+		if (emit(w, &b, start))
+			b.len = start;
+	}
+	if (f)
+		fclose(f);
+	err = flush(w, &b);
+out:
+	tally__buf_free(&b);
+	return err;
+}
+
+/* Tgid and PPid of a task from its status file; -ENOENT once it exited. */
+static int task_status(pid_t pid, pid_t tid, char *comm, size_t len, pid_t *tgid, pid_t *ppid)
+{
+	char path[128], line[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", pid, tid);
+	f = fopen(path, "r");
+	if (!f)
+		return -ENOENT;
+	*tgid = pid;
+	*ppid = 0;
+	comm[0] = 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "Name:", 5)) {
+			char *s = line + 5, *e;
+
+			while (*s == ' ' || *s == '\t')
+				s++;
+			e = strchr(s, '\n');
+			if (e)
+				*e = 0;
+			copy(comm, len, s);
+		} else if (!strncmp(line, "Tgid:", 5)) {
+			*tgid = atoi(line + 5);
+		} else if (!strncmp(line, "PPid:", 5)) {
+			*ppid = atoi(line + 5);
+		}
+	}
+	fclose(f);
+	return 0;
+}
+
+static void put_comm(struct tally__buf *b, const struct perf_event_attr *a, pid_t tgid, pid_t tid,
+		     const char *comm)
+{
+	size_t start = b->len;
+
+	put_hdr(b, PERF_RECORD_COMM, 0);
+	tally__buf_u32(b, (uint32_t)tgid);
+	tally__buf_u32(b, (uint32_t)tid);
+	put_str(b, comm);
+	tally__sid_add(b, a, (uint32_t)tgid, (uint32_t)tid);
+	emit(NULL, b, start);
+}
+
+static void put_fork(struct tally__buf *b, const struct perf_event_attr *a, pid_t tgid, pid_t tid,
+		     pid_t ppid)
+{
+	size_t start = b->len;
+	/* a clone, synthesized as fork: the leader's parent is PPid, a thread's its tgid */
+	pid_t parent = tgid == tid ? ppid : tgid;
+
+	put_hdr(b, PERF_RECORD_FORK, PERF_RECORD_MISC_FORK_EXEC);
+	tally__buf_u32(b, (uint32_t)tgid);
+	tally__buf_u32(b, (uint32_t)parent);
+	tally__buf_u32(b, (uint32_t)tid);
+	tally__buf_u32(b, (uint32_t)parent);
+	tally__buf_u64(b, 0);
+	tally__sid_add(b, a, (uint32_t)tgid, (uint32_t)tid);
+	emit(NULL, b, start);
+}
+
+/* MMAP2 of pid's executable maps (perf without -d). */
+static void put_mmaps(struct tally__buf *b, const struct perf_event_attr *a, pid_t pid)
+{
+	char path[64], line[PATH_MAX + 256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	f = fopen(path, "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		unsigned long long start, end, pgoff, ino;
+		unsigned int maj, min;
+		char perm[8];
+		int n = 0, prot = 0, flags;
+		const char *name;
+		char *nl;
+		size_t at = b->len;
+
+		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end, perm, &pgoff,
+			   &maj, &min, &ino, &n) < 7)
+			continue;
+		if (perm[2] != 'x')
+			continue;
+		name = line + n;
+		nl = strchr(line + n, '\n');
+		if (nl)
+			*nl = 0;
+		if (!*name)
+			name = "//anon";
+		prot = (perm[0] == 'r' ? PROT_READ : 0) | (perm[1] == 'w' ? PROT_WRITE : 0) |
+		       PROT_EXEC;
+		flags = perm[3] == 's' ? MAP_SHARED : MAP_PRIVATE;
+		put_hdr(b, PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER);
+		tally__buf_u32(b, (uint32_t)pid);
+		tally__buf_u32(b, (uint32_t)pid);
+		tally__buf_u64(b, start);
+		tally__buf_u64(b, end - start);
+		tally__buf_u64(b, pgoff);
+		tally__buf_u32(b, maj);
+		tally__buf_u32(b, min);
+		tally__buf_u64(b, ino);
+		tally__buf_u64(b, 0);
+		tally__buf_u32(b, (uint32_t)prot);
+		tally__buf_u32(b, (uint32_t)flags);
+		put_str(b, name);
+		tally__sid_add(b, a, (uint32_t)pid, (uint32_t)pid);
+		if (emit(NULL, b, at))
+			b->len = at;
+	}
+	if (f)
+		fclose(f);
+}
+
+static int is_num(const char *s)
+{
+	if (!*s)
+		return 0;
+	for (; *s; s++)
+		if (!isdigit((unsigned char)*s))
+			return 0;
+	return 1;
+}
+
+/* One process: its threads' (FORK +) COMM, then the leader's maps. */
+static int synth_one(struct tally_data_writer *w, const struct perf_event_attr *a, pid_t pid,
+		     bool mmaps, bool fork)
+{
+	struct tally__buf b = { 0 };
+	char path[64], comm[64];
+	struct dirent *de;
+	pid_t tgid, ppid;
+	bool any = false;
+	DIR *d;
+	int err;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	d = opendir(path);
+	if (!d)
+		return tally__err(errno == ENOENT ? ESRCH : errno);
+	while ((de = readdir(d))) {
+		pid_t tid;
+
+		if (!is_num(de->d_name))
+			continue;
+		tid = atoi(de->d_name);
+		if (task_status(pid, tid, comm, sizeof(comm), &tgid, &ppid))
+			continue;	/* exited meanwhile */
+		if (fork)
+			put_fork(&b, a, tgid, tid, ppid);
+		put_comm(&b, a, tgid, tid, comm);
+		any = true;
+	}
+	closedir(d);
+	if (!any) {
+		tally__buf_free(&b);
+		return tally__err(ESRCH);
+	}
+	if (mmaps)
+		put_mmaps(&b, a, pid);
+	err = flush(w, &b);
+	tally__buf_free(&b);
+	return err;
+}
+
+int tally_synth__process(struct tally_data_writer *w, const struct perf_event_attr *sid_attr,
+			 pid_t pid, bool mmaps)
+{
+	if (!w || pid <= 0)
+		return tally__err(EINVAL);
+	return synth_one(w, sid_attr, pid, mmaps, false);
+}
+
+int tally_synth__all(struct tally_data_writer *w, const struct perf_event_attr *sid_attr)
+{
+	struct dirent *de;
+	DIR *d;
+	int err = 0;
+
+	if (!w)
+		return tally__err(EINVAL);
+	d = opendir("/proc");
+	if (!d)
+		return tally__err(errno);
+	while ((de = readdir(d)) && !err) {
+		if (!is_num(de->d_name))
+			continue;
+		err = synth_one(w, sid_attr, atoi(de->d_name), true, true);
+		if (err == -ESRCH || err == -ENOENT || err == -EACCES)
+			err = 0;	/* gone, or not ours to read */
+	}
+	closedir(d);
+	return err;
+}
