@@ -268,11 +268,11 @@ static int out_raw(struct tally_data_writer *w, const void *p, size_t n)
 	return 0;
 }
 
-static void add_mark(struct tally_data_writer *w)
+static void add_mark(struct tally_data_writer *w, uint64_t off)
 {
 	uint64_t last = w->nr_marks ? w->marks[w->nr_marks - 1] : w->data_off;
 
-	if (w->pipe || w->bytes - last < MARK_STEP)
+	if (w->pipe || off - last < MARK_STEP)
 		return;
 	if (w->nr_marks == w->cap_marks) {
 		size_t cap = w->cap_marks ? w->cap_marks * 2 : 64;
@@ -283,14 +283,14 @@ static void add_mark(struct tally_data_writer *w)
 		w->marks = m;
 		w->cap_marks = cap;
 	}
-	w->marks[w->nr_marks++] = w->bytes;
+	w->marks[w->nr_marks++] = off;
 }
 
 /* A whole unit (records) went out: remember the boundary. */
 static void whole(struct tally_data_writer *w)
 {
 	w->good = w->bytes;
-	add_mark(w);
+	add_mark(w, w->good);
 }
 
 static int zflush(struct tally_data_writer *w)
@@ -352,8 +352,40 @@ static int zflush(struct tally_data_writer *w)
 	return err;
 }
 
+/* Byte `at` of the iovec stream. */
+static unsigned char iov_byte(const struct iovec *iov, int n, uint64_t at)
+{
+	for (int i = 0; i < n; i++) {
+		if (at < iov[i].iov_len)
+			return ((const unsigned char *)iov[i].iov_base)[at];
+		at -= iov[i].iov_len;
+	}
+	return 0;
+}
+
+/*
+ * A write failed after `done` bytes of the records in iov went out: the
+ * file keeps every record that went out whole.
+ */
+static void keep_whole(struct tally_data_writer *w, const struct iovec *iov, int n, uint64_t done)
+{
+	uint64_t at = 0, start = w->good;
+
+	for (;;) {
+		uint16_t size = (uint16_t)(iov_byte(iov, n, at + 6) |
+					   iov_byte(iov, n, at + 7) << 8);
+
+		if (size < 8 || at + size > done)
+			break;
+		at += size;
+		add_mark(w, start + at);
+	}
+	w->good = start + at;	/* finish truncates the partial record after it */
+}
+
 int tally_data_writer__writev(struct tally_data_writer *w, const struct iovec *iov, int n)
 {
+	uint64_t before;
 	int err = 0;
 
 	if (!w || (n && !iov) || n < 0)
@@ -376,10 +408,14 @@ int tally_data_writer__writev(struct tally_data_writer *w, const struct iovec *i
 			err = zflush(w);
 		return err < 0 ? tally__err(-err) : 0;
 	}
+	before = w->bytes;
 	for (int i = 0; i < n && !err; i++)
 		err = out_raw(w, iov[i].iov_base, iov[i].iov_len);
-	if (err)
+	if (err) {
+		if (!w->pipe && w->good == before)
+			keep_whole(w, iov, n, w->bytes - before);
 		return tally__err(-err);
+	}
 	whole(w);
 	return 0;
 }
