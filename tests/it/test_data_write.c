@@ -473,6 +473,79 @@ static void test_full_disk(void **state)
 	rmdir(mnt);
 }
 
+/* perf -a's prologue: FORK + COMM for every thread, MMAP2 of the leaders. */
+static void test_synth_all(void **state)
+{
+	struct perf_event_attr a;
+	struct tally_data_writer *w;
+	char path[128], cmd[256], out[128], err[128], mine[64];
+	char *o, *e;
+	int fd;
+
+	if (!have_perf())
+		skip();
+	snprintf(path, sizeof(path), "%s/all.data", dir);
+	snprintf(out, sizeof(out), "%s/out.txt", dir);
+	snprintf(err, sizeof(err), "%s/err.txt", dir);
+	tally_attr__init(&a, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK);
+	a.sample_period = 100000;
+	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD;
+	a.sample_id_all = 1;
+	a.mmap = a.comm = a.task = a.mmap2 = 1;
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	assert_true(fd >= 0);
+	w = tally_data_writer__new_fd(fd, NULL);
+	assert_non_null(w);
+	assert_int_equal(tally_data_writer__add_attr(w, &a, NULL, 0, "cpu-clock"), 0);
+	assert_int_equal(tally_data_writer__begin(w), 0);
+	assert_int_equal(tally_synth__kernel_mmap(w, &a), 0);
+	assert_int_equal(tally_synth__all(w, &a), 0);
+	assert_int_equal(tally_synth__process(w, &a, 0, false), -EINVAL);
+	assert_int_equal(tally_synth__process(w, &a, 0x7ffffff0, false), -ESRCH);
+	assert_int_equal(tally_data_writer__finish(w), 0);
+	tally_data_writer__free(w);
+	close(fd);
+
+	snprintf(cmd, sizeof(cmd), "perf script --show-task-events --show-mmap-events -i %s", path);
+	assert_int_equal(run(cmd, out, err), 0);
+	o = slurp(out);
+	e = slurp(err);
+	assert_string_equal(e, "");
+	assert_true(count_lines(o, "PERF_RECORD_FORK") >= 10);
+	assert_true(count_lines(o, "PERF_RECORD_COMM") == count_lines(o, "PERF_RECORD_FORK"));
+	assert_true(count_lines(o, "PERF_RECORD_MMAP2") >= 10);
+	/* this very thread, with its own executable mapped */
+	snprintf(mine, sizeof(mine), "PERF_RECORD_COMM: test_data_write:%d/%d", getpid(), getpid());
+	assert_non_null(strstr(o, mine));
+	free(o);
+	free(e);
+}
+
+/* use_clockid: CLOCKID and CLOCK_DATA features; perf still reads it all. */
+static void test_clockid(void **state)
+{
+	TALLY_OPTS(tally_config_opts, cfg, .sample = true, .freq = 1000, .use_clockid = true,
+		   .clockid = CLOCK_MONOTONIC);
+	struct rec_opts o = { .spec = "task-clock", .cfg = &cfg, .work = tally_test_hot_loop,
+			      .n = 200 };
+	char path[128], cmd[256], out[128], err[128];
+	char *text;
+
+	if (!have_perf())
+		skip();
+	snprintf(path, sizeof(path), "%s/clockid.data", dir);
+	record(path, &o);
+	perf_check(path, false, -1, "tally_test_hot_loop");
+	snprintf(out, sizeof(out), "%s/out.txt", dir);
+	snprintf(err, sizeof(err), "%s/err.txt", dir);
+	snprintf(cmd, sizeof(cmd), "perf report --header-only -i %s", path);
+	assert_int_equal(run(cmd, out, err), 0);
+	text = slurp(out);
+	assert_non_null(strstr(text, "clockid frequency"));
+	assert_null(strstr(text, "missing features: TRACING_DATA BUILD_ID"));
+	free(text);
+}
+
 static void test_build_ids(void **state)
 {
 	uint8_t id[20], id2[20];
@@ -549,6 +622,8 @@ int main(void)
 		cmocka_unit_test(test_getpid_file),
 		cmocka_unit_test(test_task_clock_callchain),
 		cmocka_unit_test(test_build_ids),
+		cmocka_unit_test(test_synth_all),
+		cmocka_unit_test(test_clockid),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_pipe),
 		cmocka_unit_test(test_pipe_task_clock),
