@@ -91,10 +91,13 @@ TALLY_API void tally_data_writer__free(struct tally_data_writer *w);
  * pid/tid filled when PERF_SAMPLE_TID is set, the rest 0.
  */
 /* The kernel map "[kernel.kallsyms]_text", start = pgoff = _text
- * (/proc/kallsyms), then one MMAP per module (/proc/modules). */
+ * (/proc/kallsyms), len up to _edata, then one MMAP per module
+ * (/proc/modules, path from modules.dep). -EACCES when kptr_restrict
+ * hides the addresses (nothing written). */
 TALLY_API int tally_synth__kernel_mmap(struct tally_data_writer *w,
 				       const struct perf_event_attr *sid_attr);
-/* COMM for every thread of pid; with mmaps, MMAP2 of its executable maps. */
+/* COMM for every thread of pid; with mmaps, MMAP2 of its executable maps.
+ * -ESRCH when pid does not exist (any more). */
 TALLY_API int tally_synth__process(struct tally_data_writer *w,
 				   const struct perf_event_attr *sid_attr, pid_t pid, bool mmaps);
 /* Every process in /proc as perf -a: FORK + COMM per thread, MMAP2 of the
