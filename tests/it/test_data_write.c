@@ -249,6 +249,22 @@ __attribute__((noinline)) void tally_test_hot_loop(long n)
 	sink = x;
 }
 
+/* n ms of CPU, mostly in the kernel (reading /dev/zero) */
+static void kernel_work(long n)
+{
+	static char buf[1 << 20];
+	struct timespec t0, t;
+	int fd = open("/dev/zero", O_RDONLY);
+
+	assert_true(fd >= 0);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+	do {
+		assert_true(read(fd, buf, sizeof(buf)) > 0);
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	} while ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 < n);
+	close(fd);
+}
+
 struct counted {
 	struct tally_data_reader *r;
 	long samples, mine;
@@ -321,9 +337,9 @@ static void perf_check(const char *path, bool pipe, long n_getpid, const char *m
 	free(e);
 
 	if (pipe)
-		snprintf(cmd, sizeof(cmd), "cat %s | perf report --stdio -i - --sort sym", path);
+		snprintf(cmd, sizeof(cmd), "cat %s | perf report --stdio -i - --sort dso,sym", path);
 	else
-		snprintf(cmd, sizeof(cmd), "perf report --stdio -i %s --sort sym", path);
+		snprintf(cmd, sizeof(cmd), "perf report --stdio -i %s --sort dso,sym", path);
 	rc = run(cmd, out, err);
 	o = slurp(out);
 	e = slurp(err);
@@ -374,6 +390,34 @@ static void test_task_clock_callchain(void **state)
 	record(path, &o);
 	perf_check(path, false, -1, "tally_test_hot_loop");
 	assert_true(reader_samples(path) > 50);
+}
+
+/* The synthesized kernel map resolves kernel samples through kallsyms. */
+static void test_kernel_symbols(void **state)
+{
+	TALLY_OPTS(tally_config_opts, cfg, .sample = true, .freq = 1000);
+	struct rec_opts o = { .spec = "task-clock", .cfg = &cfg, .work = kernel_work, .n = 300 };
+	char path[128], cmd[256], out[128], err[128];
+	char *text;
+	long k, unknown;
+
+	if (!have_perf())
+		skip();
+	snprintf(path, sizeof(path), "%s/kernel.data", dir);
+	record(path, &o);
+	perf_check(path, false, -1, "[kernel.kallsyms]");
+	snprintf(out, sizeof(out), "%s/out.txt", dir);
+	snprintf(err, sizeof(err), "%s/err.txt", dir);
+	snprintf(cmd, sizeof(cmd), "perf script -F ip,sym,dso -i %s", path);
+	assert_int_equal(run(cmd, out, err), 0);
+	text = slurp(out);
+	k = count_lines(text, "([kernel.kallsyms])");
+	unknown = count_lines(text, "[unknown] ([kernel.kallsyms])");
+	if (k == 0 || unknown)
+		print_message("# kernel samples %ld, unresolved %ld\n", k, unknown);
+	assert_true(k > 50);
+	assert_int_equal(unknown, 0);
+	free(text);
 }
 
 static void test_pipe(void **state)
@@ -625,6 +669,7 @@ int main(void)
 		cmocka_unit_test(test_synth_all),
 		cmocka_unit_test(test_clockid),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_kernel_symbols),
 		cmocka_unit_test(test_pipe),
 		cmocka_unit_test(test_pipe_task_clock),
 		cmocka_unit_test(test_zstd),
