@@ -114,6 +114,8 @@ struct tally_data_writer {
 	uint64_t zbytes;	/* COMPRESSED record bytes */
 	uint64_t zmax_chunk;
 	uint64_t attrs_off, data_off;
+	int time_off;		/* of TIME in every sample (same for all attrs), or -1 */
+	uint64_t first_time, last_time;	/* SAMPLE_TIME feature */
 	uint64_t good;		/* file: end of the last whole write */
 	int err;		/* first write error (positive) */
 	uint64_t *marks;	/* file offsets of record boundaries, >= 4 KiB apart */
@@ -141,6 +143,7 @@ struct tally_data_writer *tally_data_writer__new_fd(int fd, const struct tally_d
 	if (!w)
 		return tally__err_ptr(ENOMEM);
 	w->fd = fd;
+	w->time_off = -1;
 	w->pipe = TALLY_OPTS_GET(opts, pipe, false);
 	w->level = TALLY_OPTS_GET(opts, zstd_level, 0);
 	argv = TALLY_OPTS_GET(opts, cmdline, NULL);
@@ -363,6 +366,48 @@ static unsigned char iov_byte(const struct iovec *iov, int n, uint64_t at)
 	return 0;
 }
 
+/* n bytes of the iovec stream from `at` into out; false past its end. */
+static bool iov_copy(const struct iovec *iov, int n, uint64_t at, void *out, size_t len)
+{
+	unsigned char *o = out;
+
+	for (int i = 0; i < n && len; i++) {
+		size_t k;
+
+		if (at >= iov[i].iov_len) {
+			at -= iov[i].iov_len;
+			continue;
+		}
+		k = iov[i].iov_len - at < len ? iov[i].iov_len - at : len;
+		memcpy(o, (const unsigned char *)iov[i].iov_base + at, k);
+		o += k;
+		len -= k;
+		at = 0;
+	}
+	return len == 0;
+}
+
+/* First and last sample time, for the SAMPLE_TIME feature. */
+static void sample_times(struct tally_data_writer *w, const struct iovec *iov, int n)
+{
+	struct perf_event_header h;
+	uint64_t at = 0, t;
+
+	if (w->time_off < 0)
+		return;
+	while (iov_copy(iov, n, at, &h, sizeof(h)) && h.size >= sizeof(h)) {
+		if (h.type == PERF_RECORD_SAMPLE &&
+		    h.size >= sizeof(h) + (size_t)w->time_off + 8 &&
+		    iov_copy(iov, n, at + sizeof(h) + (size_t)w->time_off, &t, 8)) {
+			if (!w->first_time || t < w->first_time)
+				w->first_time = t;
+			if (t > w->last_time)
+				w->last_time = t;
+		}
+		at += h.size;
+	}
+}
+
 /*
  * A write failed after `done` bytes of the records in iov went out: the
  * file keeps every record that went out whole.
@@ -396,6 +441,7 @@ int tally_data_writer__writev(struct tally_data_writer *w, const struct iovec *i
 		return tally__err(w->err);
 	for (int i = 0; i < n; i++)
 		w->uncompressed += iov[i].iov_len;
+	sample_times(w, iov, n);
 	if (w->z) {
 		for (int i = 0; i < n; i++)
 			tally__buf_add(&w->zin, iov[i].iov_base, iov[i].iov_len);
@@ -866,6 +912,12 @@ static bool feature(struct tally_data_writer *w, int feat, struct tally__buf *b)
 	case TALLY__FEAT_NUMA_TOPOLOGY:
 		feat_numa_topology(b);
 		return true;
+	case TALLY__FEAT_SAMPLE_TIME:
+		if (w->pipe || !w->last_time)
+			return false;
+		tally__buf_u64(b, w->first_time);
+		tally__buf_u64(b, w->last_time);
+		return true;
 	case TALLY__FEAT_CLOCKID:
 		if (!ca)
 			return false;
@@ -1044,6 +1096,17 @@ int tally_data_writer__begin(struct tally_data_writer *w)
 
 	if (!w || w->begun)
 		return tally__err(EINVAL);
+	for (size_t i = 0; i < w->nr_attrs; i++) {
+		const uint64_t before = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID;
+		uint64_t st = w->attrs[i].attr.sample_type;
+		int off = __builtin_popcountll(st & before) * 8;
+
+		if (!(st & PERF_SAMPLE_TIME) || (i && off != w->time_off)) {
+			w->time_off = -1;
+			break;
+		}
+		w->time_off = off;
+	}
 	err = w->pipe ? begin_pipe(w) : begin_file(w);
 	if (!err)
 		w->begun = true;

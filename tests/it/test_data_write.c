@@ -587,6 +587,8 @@ static void test_clockid(void **state)
 	text = slurp(out);
 	assert_non_null(strstr(text, "clockid frequency"));
 	assert_null(strstr(text, "missing features: TRACING_DATA BUILD_ID"));
+	assert_non_null(strstr(text, "# time of first sample : "));
+	assert_null(strstr(text, "SAMPLE_TIME"));	/* not among the missing */
 	free(text);
 }
 
