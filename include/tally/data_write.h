@@ -45,7 +45,9 @@ struct tally_data_writer_opts {
 };
 #define tally_data_writer_opts__last_field cmdline_nr
 
-/* NULL + errno. The fd is not closed by the writer. */
+/* NULL + errno. The fd is not closed by the writer. File mode writes
+ * from offset 0 and seeks (begin: -ESPIPE on a pipe, -EINVAL at another
+ * offset); pipe mode only ever write()s. */
 TALLY_API struct tally_data_writer *
 tally_data_writer__new_fd(int fd, const struct tally_data_writer_opts *opts);
 /*
