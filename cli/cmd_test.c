@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include <tally/tally.h>
 #include "cli.h"
+#include "parse_options.h"
 
 enum verdict { T_OK, T_FAIL, T_SKIP };
 
@@ -495,45 +496,34 @@ static bool selected(int i, char **want, int nwant)
 	return false;
 }
 
-static void usage(FILE *f)
-{
-	fputs("usage: tally test [-v] [--list] [N|SUBSTRING...]\n"
-	      "\n"
-	      "Run tally's self-test on this machine, as perf test does: each check\n"
-	      "has an exact oracle (N calls -> N counts) and prints Ok, FAILED or\n"
-	      "Skip with the reason. Exit status 1 when a check failed.\n"
-	      "\n"
-	      "  -v, --verbose   show each check's details\n"
-	      "  -l, --list      list the checks\n"
-	      "  -h, --help      this text\n", f);
-}
+static const char *const test_usage[] = {
+	"tally test [-v] [--list] [N|SUBSTRING...]",
+	"",
+	"Run tally's self-test on this machine, as perf test does: each check",
+	"has an exact oracle (N calls -> N counts) and prints Ok, FAILED or",
+	"Skip with the reason. Exit status 1 when a check failed.",
+	NULL,
+};
 
 int cmd_test(int argc, char **argv)
 {
 	struct tctx t = { 0 };
-	char **want = calloc((size_t)argc + 1, sizeof(*want));
-	int nwant = 0, nfail = 0;
-	bool list = false;
+	bool list = false, help = false;
+	const struct cli_option opts[] = {
+		CLI_COUNT('v', "verbose", &t.verbose, "show each check's details"),
+		CLI_BOOL('l', "list", &list, "list the checks"),
+		CLI_HELP(&help, "this text"),
+		CLI_END(),
+	};
+	char **want = argv;
+	int nwant, nfail = 0;
 
-	if (!want)
-		return 1;
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "-v") || !strcmp(argv[i], "--verbose")) {
-			t.verbose++;
-		} else if (!strcmp(argv[i], "-l") || !strcmp(argv[i], "--list")) {
-			list = true;
-		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			usage(stdout);
-			free(want);
-			return 0;
-		} else if (argv[i][0] == '-') {
-			fprintf(stderr, "tally test: unknown option '%s'\n", argv[i]);
-			usage(stderr);
-			free(want);
-			return 129;
-		} else {
-			want[nwant++] = argv[i];
-		}
+	nwant = cli_parse("test", opts, argc, argv, stderr, CLI_PARSE_KEEP_GOING);
+	if (nwant < 0)
+		return 129;
+	if (help) {
+		cli_usage(stdout, test_usage, opts);
+		return 0;
 	}
 	for (int i = 0; i < (int)(sizeof(checks) / sizeof(checks[0])); i++) {
 		enum verdict v;
@@ -561,6 +551,5 @@ int cmd_test(int argc, char **argv)
 		nfail += v == T_FAIL;
 		fflush(stdout);
 	}
-	free(want);
 	return nfail ? 1 : 0;
 }

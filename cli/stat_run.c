@@ -316,7 +316,7 @@ int stat_run_once(struct stat_run_ctx *rc)
 		r.oo.flags = PERF_FLAG_PID_CGROUP;
 		r.oo.cgroup_fd = r.ts.cgroup_fd;
 	}
-	r.on_exec = wl && !r.ts.system_wide && cfg->delay_ms == 0;
+	r.on_exec = wl && r.ts.wl_is_target && cfg->delay_ms == 0;
 	if (r.ts.system_wide && cfg->aggr == STAT_AGGR_THREAD) {
 		rc->grid->skip_zero = rc->interval_grid.skip_zero = true;
 		if (wl) {
@@ -391,7 +391,7 @@ int stat_run_once(struct stat_run_ctx *rc)
 	if (cfg->post_cmd && run_hook("--post", cfg->post_cmd))
 		goto out;
 	stat_grid_add_run(rc->grid, (w->t1 - w->t0) / 1e9,
-			  wl && !r.ts.system_wide ? &w->ru : NULL);
+			  r.ts.wl_is_target ? &w->ru : NULL);
 	rc->exit_code = wl ? tally_workload__exit_code(wl) : 0;
 	/*
 	 * A command ended by --timeout's own SIGTERM is counting stopped

@@ -18,8 +18,6 @@
 int cli_target_check(struct cli_parse *p, const struct cli_target *t, bool has_cmd,
 		     const char *verb)
 {
-	if (has_cmd && (t->pids || t->tids))
-		return cli_error(p, "%s", "give either a command or -p/-t, not both");
 	if (!has_cmd && !t->pids && !t->tids && !t->system_wide && !t->cpu_list)
 		return cli_error(p, "nothing to %s: give a command, -p, -t, -a or -C", verb);
 	if (t->pids && t->tids)
@@ -150,7 +148,9 @@ int cli_targets__open(struct cli_targets *ts, const struct cli_target *t, char *
 				strerror(errno));
 			return -1;
 		}
-		if (!ts->system_wide) {
+		/* with -p/-t (as with -a) the command only sets how long */
+		ts->wl_is_target = !ts->system_wide && !t->pids && !t->tids;
+		if (ts->wl_is_target) {
 			ts->cpus = tally_cpu_map__new_any();
 			ts->threads = tally_thread_map__new_pid(tally_workload__pid(ts->wl));
 		}

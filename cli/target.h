@@ -53,6 +53,7 @@ struct cli_targets {
 	struct tally_cpu_map *cpus;
 	struct tally_thread_map *threads;
 	struct tally_workload *wl;	/* forked and corked; NULL: no command */
+	bool wl_is_target;		/* the events follow wl (not -p/-t/-a/-C) */
 	char *const *argv;		/* the workload's */
 	bool system_wide;		/* -a or -C */
 	int cgroup_fd;			/* -G: for PERF_FLAG_PID_CGROUP; -1 */

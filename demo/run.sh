@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# make demo: count the bundled demo workload with tally, then show perf's
-# numbers for the same events next to it.
+# make demo: count the bundled demo workload with tally, show perf's
+# numbers for the same events next to it, then profile it with tally
+# record and read the profile back.
 set -eu
 BUILD=${BUILD:-build}
 mkdir -p "$BUILD/demo"
-cc -O2 -g -o "$BUILD/demo/demo" demo/demo.c
+cc -O2 -g -fno-omit-frame-pointer -o "$BUILD/demo/demo" demo/demo.c
 T="$BUILD/tally"
 D="$BUILD/demo/demo"
 hr() { printf '\n=== %s ===\n' "$*"; }
@@ -41,3 +42,16 @@ hr "a bad event spec names the token and column"
 
 hr "tally list 'syscalls:sys_enter_get*' (first lines)"
 "$T" list 'syscalls:sys_enter_get*' | head -8
+
+hr "tally record -F 999 -g -- demo (a profile in perf.data format)"
+"$T" record -F 999 -g -o "$BUILD/demo/perf.data" -- "$D"
+
+if "$T" report --help >/dev/null 2>&1; then
+	hr "tally report: the hottest functions"
+	"$T" report --stdio --no-children -i "$BUILD/demo/perf.data" 2>&1 | grep -v '^$' | head -20
+fi
+if command -v perf >/dev/null; then
+	hr "perf report reads tally's file: the hottest functions"
+	perf report --stdio --no-children --sort comm,dso,sym -i "$BUILD/demo/perf.data" 2>&1 |
+		grep -v '^#' | grep -v '^$' | grep '%' | head -12
+fi

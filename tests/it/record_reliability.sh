@@ -54,7 +54,8 @@ check "crashing workload: perf script reads the file" perf_ok "$d/crash.data"
 is "workload's exit status" "$?" 7
 "$TALLY" record -q -o "$d/x.data" -- /nonexistent/cmd >/dev/null 2>&1
 is "command not found: 127" "$?" 127
-"$TALLY" record -q -o "$d/x.data" -- /etc/hostname >/dev/null 2>&1
+printf '#!/bin/sh\nexit 0\n' >"$d/noexec"; chmod 644 "$d/noexec"
+"$TALLY" record -q -o "$d/x.data" -- "$d/noexec" >/dev/null 2>&1
 is "not executable: 126" "$?" 126
 
 # perf.data.old keeps the previous file

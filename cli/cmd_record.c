@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tally record: perf record's command line, declared once as data (the
+ * parser and --help come from the same table), checked, then handed to
+ * record_run().
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+#include "parse_options.h"
+#include "record.h"
+
+static const char *const record_usage[] = {
+	"tally record [OPTIONS] [--] COMMAND [ARGS...]",
+	"tally record [OPTIONS] -p PID | -t TID | -a | -C CPUS [-- COMMAND]",
+	"",
+	"Sample events into perf.data (perf's format: perf report reads it).",
+	"A command given with -p/-t/-a/-C only sets how long to record.",
+	NULL,
+};
+
+static int parse_u64(const char *s, uint64_t *v)
+{
+	char *end;
+	unsigned long long x;
+
+	errno = 0;
+	x = strtoull(s, &end, 10);
+	if (errno || end == s || *end || s[0] == '-')
+		return -1;
+	*v = x;
+	return 0;
+}
+
+static int opt_freq(struct cli_parse *p, const struct cli_option *opt, const char *arg)
+{
+	struct record_config *cfg = opt->value;
+
+	if (!strcmp(arg, "max")) {
+		cfg->freq_max = true;
+		return 0;
+	}
+	if (parse_u64(arg, &cfg->freq) || !cfg->freq)
+		return cli_error(p, "-F '%s': a number of samples a second (or 'max')", arg);
+	return 0;
+}
+
+static int opt_count(struct cli_parse *p, const struct cli_option *opt, const char *arg)
+{
+	struct record_config *cfg = opt->value;
+
+	if (parse_u64(arg, &cfg->period) || !cfg->period)
+		return cli_error(p, "-c '%s': a period of at least 1 event", arg);
+	return 0;
+}
+
+static int set_call_graph(struct cli_parse *p, struct record_config *cfg, const char *arg)
+{
+	const char *comma = strchr(arg, ',');
+	size_t n = comma ? (size_t)(comma - arg) : strlen(arg);
+
+	if (n == 2 && !strncmp(arg, "fp", 2))
+		cfg->callchain = TALLY_CALLCHAIN_FP;
+	else if (n == 5 && !strncmp(arg, "dwarf", 5))
+		cfg->callchain = TALLY_CALLCHAIN_DWARF;
+	else if (n == 3 && !strncmp(arg, "lbr", 3))
+		cfg->callchain = TALLY_CALLCHAIN_LBR;
+	else
+		return cli_error(p, "--call-graph '%s': fp, dwarf[,SIZE] or lbr", arg);
+	if (comma) {
+		uint64_t sz;
+
+		if (cfg->callchain != TALLY_CALLCHAIN_DWARF || parse_u64(comma + 1, &sz) ||
+		    sz == 0 || sz > 65528 || sz % 8)
+			return cli_error(p, "--call-graph '%s': the stack size is a multiple of 8 "
+					 "up to 65528, for dwarf only", arg);
+		cfg->stack_size = (uint32_t)sz;
+	}
+	return 0;
+}
+
+static int opt_call_graph(struct cli_parse *p, const struct cli_option *opt, const char *arg)
+{
+	return set_call_graph(p, opt->value, arg);
+}
+
+static int opt_g(struct cli_parse *p, const struct cli_option *opt, const char *arg)
+{
+	((struct record_config *)opt->value)->callchain = TALLY_CALLCHAIN_FP;
+	return 0;
+}
+
+/* -m N: data pages per ring (a power of two), or a size: 512K, 4M. */
+static int opt_mmap_pages(struct cli_parse *p, const struct cli_option *opt, const char *arg)
+{
+	struct record_config *cfg = opt->value;
+	char *end;
+	unsigned long long v;
+	long page = 4096;
+
+	errno = 0;
+	v = strtoull(arg, &end, 10);
+	if (errno || end == arg || arg[0] == '-')
+		goto bad;
+	switch (*end) {
+	case 0: break;
+	case 'B': case 'b': v /= (unsigned long long)page; end++; break;
+	case 'K': case 'k': v = v * 1024 / (unsigned long long)page; end++; break;
+	case 'M': case 'm': v = v * 1048576 / (unsigned long long)page; end++; break;
+	case 'G': case 'g': v = v * 1073741824ull / (unsigned long long)page; end++; break;
+	default: goto bad;
+	}
+	if (*end || v == 0 || v > (1ull << 20) || (v & (v - 1)))
+		goto bad;
+	cfg->mmap_pages = (long)v;
+	return 0;
+bad:
+	return cli_error(p, "-m '%s': a power of two of pages (1, 2, 4...) or a size such as 512K",
+			 arg);
+}
+
+/* -z, --compression-level[=N]: zstd, level 1 by default (as perf). */
+static int opt_compress(struct cli_parse *p, const struct cli_option *opt, const char *arg)
+{
+	struct record_config *cfg = opt->value;
+	uint64_t lvl = 1;
+
+	if (arg && (parse_u64(arg, &lvl) || lvl < 1 || lvl > 22))
+		return cli_error(p, "--compression-level '%s': 1 to 22", arg);
+	cfg->zstd_level = (int)lvl;
+	return 0;
+}
+
+static int opt_switch_output(struct cli_parse *p, const struct cli_option *opt, const char *arg)
+{
+	struct record_config *cfg = opt->value;
+
+	if (arg && strcmp(arg, "signal"))
+		return cli_error(p, "--switch-output='%s': only 'signal' (SIGUSR2) is supported", arg);
+	cfg->switch_output_signal = true;
+	return 0;
+}
+
+#define RECORD_NR_OPTS 48
+
+static void record_options(struct record_config *cfg, struct cli_option *out)
+{
+	struct cli_target *t = &cfg->target;
+	const struct cli_option opts[] = {
+		CLI_GROUP("Events"),
+		CLI_CALLBACK('e', "event", &cfg->events, "SPEC", "events to sample (repeatable; see tally list)", cli_opt_event),
+		CLI_CALLBACK(0, "filter", &cfg->events, "EXPR", "ftrace filter for the tracepoint just before", cli_opt_filter),
+		CLI_CALLBACK('F', "freq", cfg, "N", "N samples a second ('max': the kernel's limit)", opt_freq),
+		CLI_CALLBACK('c', "count", cfg, "N", "a sample every N events", opt_count),
+		CLI_CALLBACK('g', NULL, cfg, NULL, "record call chains (frame pointers)", opt_g),
+		CLI_CALLBACK(0, "call-graph", cfg, "MODE", "fp, dwarf[,SIZE] (user regs and stack) or lbr", opt_call_graph),
+		CLI_BOOL(0, "sample-cpu", &cfg->sample_cpu, "record the CPU of each sample"),
+		CLI_BOOL(0, "switch-events", &cfg->switch_events, "record context switches"),
+		CLI_GROUP("Targets"),
+		CLI_STRING('p', "pid", &t->pids, "PID[,PID]", "record existing processes (all their threads)"),
+		CLI_STRING('t', "tid", &t->tids, "TID[,TID]", "record existing threads"),
+		CLI_BOOL('a', "all-cpus", &t->system_wide, "record system-wide on every CPU"),
+		CLI_STRING('C', "cpu", &t->cpu_list, "LIST", "record system-wide on these CPUs (0-3,7)"),
+		CLI_CALLBACK('G', "cgroup", t, "PATH", "record only tasks of a cgroup v2 (with -a)", cli_opt_cgroup),
+		CLI_BOOL('i', "no-inherit", &t->no_inherit, "do not follow the command's children"),
+		CLI_BOOL(0, "per-thread", &cfg->per_thread, "one ring per thread, no CPU rings (no inherit)"),
+		CLI_GROUP("Output"),
+		CLI_STRING('o', "output", &cfg->output, "FILE", "write FILE (default perf.data; '-': stdout, pipe format)"),
+		CLI_CALLBACK('m', "mmap-pages", cfg, "N", "ring size: pages (a power of two) or 512K, 4M", opt_mmap_pages),
+		CLI_CALLBACK_F('z', "compression-level", cfg, "N", "zstd-compress the data (level N, default 1)", opt_compress, CLI_OPT_OPTARG, 0),
+		CLI_BOOL(0, "overwrite", &cfg->overwrite, "flight recorder: rings keep the newest data"),
+		CLI_CALLBACK_F(0, "switch-output", cfg, "signal", "SIGUSR2 writes FILE.<time> and starts a new FILE", opt_switch_output, CLI_OPT_OPTARG, 0),
+		CLI_BOOL('B', "no-buildid", &cfg->no_buildid, "do not collect build ids"),
+		CLI_BOOL('q', "quiet", &cfg->quiet, "print nothing but errors"),
+		CLI_COUNT('v', "verbose", &cfg->verbose, "say more (each event's perf_event_attr)"),
+		CLI_HELP(&cfg->help, "this text (man tally-record for the full manual)"),
+		CLI_END(),
+	};
+
+	_Static_assert(sizeof(opts) / sizeof(opts[0]) <= RECORD_NR_OPTS, "RECORD_NR_OPTS too small");
+	memcpy(out, opts, sizeof(opts));
+}
+
+static int record_parse_args(struct record_config *cfg, int argc, char **argv, FILE *err)
+{
+	struct cli_option opts[RECORD_NR_OPTS];
+	struct cli_parse p = { .cmd = "record", .err = err };
+	int n;
+
+	record_options(cfg, opts);
+	n = cli_parse("record", opts, argc, argv, err, 0);
+	if (n < 0)
+		return 129;
+	if (cfg->help) {
+		cli_usage(stdout, record_usage, opts);
+		return -1;
+	}
+	cfg->cmd_argv = argv;
+	cfg->cmd_argc = n;
+	if (cli_target_check(&p, &cfg->target, n > 0, "record"))
+		return 129;
+	if ((cfg->freq || cfg->freq_max) && cfg->period) {
+		cli_error(&p, "%s", "-F and -c do not mix: a frequency or a period");
+		return 129;
+	}
+	if (cfg->per_thread && cli_target_system_wide(&cfg->target)) {
+		cli_error(&p, "%s", "--per-thread follows threads, not CPUs: not with -a or -C");
+		return 129;
+	}
+	if (cfg->switch_output_signal && cfg->output && !strcmp(cfg->output, "-")) {
+		cli_error(&p, "%s", "--switch-output writes files: not with -o -");
+		return 129;
+	}
+	return 0;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct record_config cfg = { .zstd_level = 0 };
+	/* the CMDLINE feature wants argv as typed: the parse reorders it */
+	char **orig = malloc(((size_t)argc + 1) * sizeof(*orig));
+	int ret;
+
+	if (!orig)
+		return 1;
+	memcpy(orig, argv, (size_t)argc * sizeof(*orig));
+	orig[argc] = NULL;
+	cfg.orig_argv = orig;
+	cfg.orig_argc = argc;
+	ret = record_parse_args(&cfg, argc, argv, stderr);
+	if (!ret)
+		ret = record_run(&cfg);
+	free(orig);
+	return ret < 0 ? 0 : ret;
+}

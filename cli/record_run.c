@@ -1,0 +1,693 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tally record, one recording: the targets (a corked workload, -p/-t
+ * threads, CPUs, a -G cgroup), the events configured for sampling, one
+ * ring per CPU (per thread with --per-thread), the perf.data writer fed
+ * straight from the mapped ring pages, the synthesized records for what
+ * existed before (the kernel, -p/-a processes), the wait loop (rings, the
+ * workload's exit, signals), SIGUSR2 snapshots, build ids of the DSOs the
+ * run mapped, and perf's closing lines. Lost samples are always shown.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <tally/tally.h>
+#include <tally/data_write.h>
+#include "record.h"
+#include "wait.h"
+
+/* A DSO an executable mapping named: its build id goes in the file. */
+struct dso_seen {
+	char *name;
+	pid_t pid;
+	bool kernel;
+};
+
+struct rec {
+	const struct record_config *cfg;
+	struct cli_targets ts;
+	struct tally_evlist *l;
+	struct tally_data_writer *w;
+	int out_fd;			/* the file, or the saved stdout for a pipe */
+	char path[4096];
+	bool pipe;
+	uint64_t samples, file_samples, lost, wakeups;
+	bool wrote;			/* since the last FINISHED_ROUND */
+	int write_err;			/* the writer's first error (-errno) */
+	bool switch_failed;
+	struct dso_seen *dsos;
+	size_t nr_dsos, cap_dsos;
+	struct tally_record_layout side;	/* the side-band event's layout */
+	const struct perf_event_attr *sid_attr;	/* synthesized records' trailer */
+};
+
+static const char progname[] = "tally record";
+static volatile sig_atomic_t got_usr2;
+
+/* -------------------------------------------------------------------- */
+/* what goes by in the rings */
+
+static void dso_add(struct rec *r, const char *name, pid_t pid, bool kernel)
+{
+	struct dso_seen *n;
+
+	if (!name[0] || (name[0] == '[' && !kernel) || !strncmp(name, "//anon", 6) ||
+	    !strncmp(name, "/memfd:", 7))
+		return;
+	for (size_t i = 0; i < r->nr_dsos; i++)
+		if (!strcmp(r->dsos[i].name, name))
+			return;
+	if (r->nr_dsos == r->cap_dsos) {
+		size_t cap = r->cap_dsos ? r->cap_dsos * 2 : 32;
+
+		n = realloc(r->dsos, cap * sizeof(*n));
+		if (!n)
+			return;	/* a build id less, not data */
+		r->dsos = n;
+		r->cap_dsos = cap;
+	}
+	r->dsos[r->nr_dsos].name = strdup(name);
+	if (!r->dsos[r->nr_dsos].name)
+		return;
+	r->dsos[r->nr_dsos].pid = pid;
+	r->dsos[r->nr_dsos].kernel = kernel;
+	r->nr_dsos++;
+}
+
+/* Each record of a drain: count samples and losses, note mapped DSOs. */
+static int on_record(void *ctx, const struct perf_event_header *h, int ring)
+{
+	struct rec *r = ctx;
+	struct tally_record rec;
+	bool kernel = (h->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;
+
+	(void)ring;
+	switch (h->type) {
+	case PERF_RECORD_SAMPLE:
+		r->samples++;
+		r->file_samples++;
+		break;
+	case PERF_RECORD_LOST:
+		if (!tally_record__parse(h, h->size, &r->side, &rec))
+			r->lost += rec.u.lost.lost;
+		break;
+	case PERF_RECORD_MMAP2:
+		if (!tally_record__parse(h, h->size, &r->side, &rec) &&
+		    (rec.u.mmap2.prot & PROT_EXEC))
+			dso_add(r, rec.u.mmap2.filename, (pid_t)rec.u.mmap2.pid, kernel);
+		break;
+	case PERF_RECORD_MMAP:
+		if (!tally_record__parse(h, h->size, &r->side, &rec) &&
+		    !(h->misc & PERF_RECORD_MISC_MMAP_DATA))
+			dso_add(r, rec.u.mmap.filename, (pid_t)rec.u.mmap.pid, kernel);
+		break;
+	}
+	return 0;
+}
+
+/* The bytes of the records just walked go to the file as they lie in the ring. */
+static int on_bytes(void *ctx, const struct iovec *iov, int n, int ring)
+{
+	struct rec *r = ctx;
+	int err;
+
+	(void)ring;
+	err = tally_data_writer__writev(r->w, iov, n);
+	if (err) {
+		if (!r->write_err)
+			r->write_err = err;
+		return err;
+	}
+	r->wrote = true;
+	return 0;
+}
+
+/* One pass over the rings; a FINISHED_ROUND after a pass that wrote. */
+static int drain(struct rec *r)
+{
+	int n;
+
+	if (r->write_err)
+		return r->write_err;
+	n = tally_evlist__drain(r->l, on_record, on_bytes, r);
+	if (n < 0)
+		return r->write_err ? r->write_err : n;
+	if (r->wrote) {
+		r->wakeups++;
+		r->wrote = false;
+		n = tally_data_writer__finished_round(r->w);
+		if (n && !r->write_err)
+			r->write_err = n;
+	}
+	return r->write_err;
+}
+
+/* -------------------------------------------------------------------- */
+/* the output */
+
+/* perf's name for a switched output: FILE.YYYYMMDDHHMMSSmmm */
+static void stamped_path(const char *base, char *buf, size_t len)
+{
+	struct timeval tv;
+	struct tm tm;
+
+	gettimeofday(&tv, NULL);
+	localtime_r(&tv.tv_sec, &tm);
+	snprintf(buf, len, "%s.%04d%02d%02d%02d%02d%02d%03d", base, tm.tm_year + 1900,
+		 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+		 (int)(tv.tv_usec / 1000));
+}
+
+static int create_output(struct rec *r)
+{
+	r->out_fd = open(r->path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (r->out_fd < 0) {
+		fprintf(stderr, "%s: cannot create %s: %s\n", progname, r->path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int open_output(struct rec *r)
+{
+	const char *out = r->cfg->output ? r->cfg->output : "perf.data";
+	struct stat st;
+
+	if (r->pipe)
+		return 0;	/* stdout was kept aside before the workload was made */
+	snprintf(r->path, sizeof(r->path), "%s", out);
+	/* as perf: the previous file is kept as FILE.old */
+	if (!stat(r->path, &st) && S_ISREG(st.st_mode) && st.st_size > 0) {
+		char old[4200];
+
+		snprintf(old, sizeof(old), "%s.old", r->path);
+		if (rename(r->path, old))
+			fprintf(stderr, "%s: cannot keep %s as %s: %s\n", progname, r->path, old,
+				strerror(errno));
+	}
+	return create_output(r);
+}
+
+/* The processes that existed before: -p/-t targets, every one with -a. */
+static int synth_targets(struct rec *r, bool workload)
+{
+	const struct cli_target *t = &r->cfg->target;
+	int err = tally_synth__kernel_mmap(r->w, r->sid_attr);
+
+	if (err)
+		return err;
+	if (r->ts.system_wide)
+		return tally_synth__all(r->w, r->sid_attr);
+	if (t->pids || t->tids) {
+		struct tally_thread_map *m = r->ts.threads;
+		pid_t last = -1;
+
+		/* each listed process once (a -t thread: its process) */
+		for (int i = 0; i < tally_thread_map__nr(m); i++) {
+			pid_t pid = tally_thread_map__pid(m, i);
+			char p[64], buf[256];
+			FILE *f;
+
+			snprintf(p, sizeof(p), "/proc/%d/status", pid);
+			f = fopen(p, "r");
+			if (f) {
+				while (fgets(buf, sizeof(buf), f))
+					if (sscanf(buf, "Tgid: %d", &pid) == 1)
+						break;
+				fclose(f);
+			}
+			if (pid == last)
+				continue;
+			last = pid;
+			err = tally_synth__process(r->w, r->sid_attr, pid, true);
+			if (err && err != -ESRCH && err != -ENOENT)
+				return err;
+		}
+	}
+	if (workload && r->ts.wl && r->ts.wl_is_target) {
+		err = tally_synth__process(r->w, r->sid_attr, tally_workload__pid(r->ts.wl), true);
+		if (err && err != -ESRCH && err != -ENOENT)
+			return err;
+	}
+	return 0;
+}
+
+/* A new writer on r->out_fd: attrs with their ids, the synthesized prologue. */
+static int start_writer(struct rec *r, bool workload_maps)
+{
+	struct tally_data_writer_opts wo = {
+		.sz = sizeof(wo),
+		.pipe = r->pipe,
+		.zstd_level = r->cfg->zstd_level,
+		.cmdline = (const char *const *)r->cfg->orig_argv,
+		.cmdline_nr = r->cfg->orig_argc,
+	};
+	struct tally_evsel *e;
+	int err;
+
+	r->w = tally_data_writer__new_fd(r->out_fd, &wo);
+	if (!r->w) {
+		fprintf(stderr, "%s: %s\n", progname, strerror(errno));
+		return -1;
+	}
+	tally_evlist__for_each_evsel(r->l, e) {
+		int nc = tally_evsel__nr_cpus(e), nt = tally_evsel__nr_threads(e), k = 0;
+		uint64_t *ids = calloc((size_t)nc * (size_t)nt + 1, sizeof(*ids));
+
+		if (!ids) {
+			err = -ENOMEM;
+			goto fail;
+		}
+		for (int c = 0; c < nc; c++)
+			for (int t = 0; t < nt; t++) {
+				uint64_t id;
+
+				if (tally_evsel__fd(e, c, t) >= 0 && !tally_evsel__id(e, c, t, &id))
+					ids[k++] = id;
+			}
+		err = tally_data_writer__add_attr(r->w, tally_evsel__attr(e), ids, (size_t)k,
+						  tally_evsel__name(e));
+		free(ids);
+		if (err)
+			goto fail;
+	}
+	err = tally_data_writer__begin(r->w);
+	if (!err)
+		err = synth_targets(r, workload_maps);
+	if (!err)
+		return 0;
+fail:
+	fprintf(stderr, "%s: writing %s: %s\n", progname, r->pipe ? "stdout" : r->path,
+		strerror(-err));
+	if (!r->write_err)
+		r->write_err = err;
+	return -1;
+}
+
+/* The build ids of the DSOs the run mapped; then the file is whole. */
+static int finish_writer(struct rec *r)
+{
+	int err;
+
+	if (!r->cfg->no_buildid && !r->write_err) {
+		for (size_t i = 0; i < r->nr_dsos; i++) {
+			uint8_t id[64];
+			int n = r->dsos[i].kernel ? tally_build_id__kernel(id, sizeof(id)) :
+				tally_build_id__file(r->dsos[i].name, id, sizeof(id));
+
+			if (n > 0)
+				tally_data_writer__add_build_id(r->w,
+					r->dsos[i].kernel ? -1 : r->dsos[i].pid,
+					r->dsos[i].kernel ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER,
+					id, (size_t)n, r->dsos[i].kernel ? "[kernel.kallsyms]" :
+					r->dsos[i].name);
+		}
+	}
+	err = tally_data_writer__finish(r->w);
+	if (err && !r->write_err)
+		r->write_err = err;
+	return err;
+}
+
+static void print_summary(struct rec *r, const char *path, uint64_t bytes, uint64_t samples)
+{
+	if (r->cfg->quiet)
+		return;
+	fprintf(stderr, "[ %s: Woken up %llu times to write data ]\n", progname,
+		(unsigned long long)r->wakeups);
+	fprintf(stderr, "[ %s: Captured and wrote %.3f MB %s (%llu samples) ]\n", progname,
+		bytes / 1048576.0, path, (unsigned long long)samples);
+}
+
+/*
+ * --switch-output=signal: the file so far becomes FILE.<timestamp> (with
+ * --overwrite: what the rings hold now, after the processes' maps) and,
+ * unless at exit, recording goes on into a new FILE.
+ */
+static int switch_output(struct rec *r, bool at_exit)
+{
+	char stamped[4200];
+	uint64_t bytes;
+
+	if (r->cfg->overwrite) {
+		if (r->ts.wl && r->ts.wl_is_target)
+			tally_synth__process(r->w, r->sid_attr, tally_workload__pid(r->ts.wl), true);
+		tally_evlist__pause(r->l, true);
+		drain(r);
+		tally_evlist__pause(r->l, false);
+	}
+	finish_writer(r);
+	bytes = tally_data_writer__bytes(r->w);
+	tally_data_writer__free(r->w);
+	r->w = NULL;
+	close(r->out_fd);
+	r->out_fd = -1;
+	stamped_path(r->path, stamped, sizeof(stamped));
+	if (rename(r->path, stamped)) {
+		fprintf(stderr, "%s: cannot rename %s to %s: %s\n", progname, r->path, stamped,
+			strerror(errno));
+		return -1;
+	}
+	if (!r->cfg->quiet) {
+		fprintf(stderr, "[ %s: dump data: Woken up %llu times ]\n", progname,
+			(unsigned long long)r->wakeups);
+		fprintf(stderr, "[ %s: Dump %s (%.3f MB, %llu samples) ]\n", progname, stamped,
+			bytes / 1048576.0, (unsigned long long)r->file_samples);
+	}
+	r->file_samples = 0;
+	if (at_exit)
+		return 0;
+	if (create_output(r))
+		return -1;
+	return start_writer(r, true);
+}
+
+/* -------------------------------------------------------------------- */
+/* events */
+
+static uint64_t max_sample_rate(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "r");
+	unsigned long long v = 0;
+
+	if (f) {
+		if (fscanf(f, "%llu", &v) != 1)
+			v = 0;
+		fclose(f);
+	}
+	return v ? v : 4000;
+}
+
+static struct tally_evlist *build_events(const struct record_config *cfg, const char *dflt)
+{
+	struct tally_evlist *l = tally_evlist__new();
+
+	if (!l) {
+		fprintf(stderr, "%s: %s\n", progname, strerror(errno));
+		return NULL;
+	}
+	if (dflt) {
+		if (cli_events_add(l, dflt, NULL, "record"))
+			goto err;
+		return l;
+	}
+	for (int i = 0; i < cfg->events.nr; i++)
+		if (cli_events_add(l, cfg->events.v[i].spec, cfg->events.v[i].filter, "record"))
+			goto err;
+	return l;
+err:
+	tally_evlist__free(l);
+	return NULL;
+}
+
+static int config_events(struct rec *r)
+{
+	const struct record_config *cfg = r->cfg;
+	uint64_t max = 0;
+	struct tally_config_opts co = {
+		.sz = sizeof(co),
+		.sample = true,
+		.period = cfg->period,
+		.freq = cfg->freq_max ? max_sample_rate() : cfg->freq,
+		.sample_type = cfg->sample_cpu ? PERF_SAMPLE_CPU : 0,
+		.system_wide = r->ts.system_wide,
+		.no_inherit = cfg->target.no_inherit || cfg->per_thread,
+		.enable_on_exec = r->ts.wl && r->ts.wl_is_target,
+		.switch_events = cfg->switch_events,
+		.callchain = cfg->callchain,
+		.stack_size = cfg->stack_size,
+		.overwrite = cfg->overwrite,
+		.freq_max_out = &max,
+	};
+	int err = tally_evlist__config(r->l, &co);
+
+	if (err == -ERANGE) {
+		fprintf(stderr, "%s: -F %llu is above the kernel's maximum of %llu samples a second\n"
+			"(/proc/sys/kernel/perf_event_max_sample_rate): use -F max or a lower -F\n",
+			progname, (unsigned long long)cfg->freq, (unsigned long long)max);
+		return -1;
+	}
+	if (err) {
+		fprintf(stderr, "%s: cannot configure the events: %s\n", progname, strerror(-err));
+		return -1;
+	}
+	return 0;
+}
+
+static bool unsupported(int err)
+{
+	return err == -ENOENT || err == -EOPNOTSUPP || err == -ENODEV || err == -EINVAL;
+}
+
+/*
+ * The events of -e, or perf's default: cycles, and cpu-clock where the
+ * machine has no hardware PMU (perf's fallback).
+ */
+static int open_events(struct rec *r)
+{
+	const struct record_config *cfg = r->cfg;
+	bool dflt = cfg->events.nr == 0;
+	struct tally_evlist_open_opts oo = { .sz = sizeof(oo), .cgroup_fd = -1 };
+	int err = 0;
+
+	if (r->ts.cgroup_fd >= 0) {
+		oo.flags = PERF_FLAG_PID_CGROUP;
+		oo.cgroup_fd = r->ts.cgroup_fd;
+	}
+	for (int attempt = 0; attempt < 2; attempt++) {
+		r->l = build_events(cfg, dflt ? (attempt ? "cpu-clock" : "cycles") : NULL);
+		if (!r->l || config_events(r))
+			return -1;
+		err = tally_evlist__open(r->l, r->ts.cpus, r->ts.threads, &oo);
+		if (!err)
+			return 0;
+		if (!dflt || attempt || !unsupported(err))
+			break;
+		if (cfg->verbose)
+			fprintf(stderr, "%s: cycles is not supported here: cpu-clock instead\n",
+				progname);
+		tally_evlist__free(r->l);
+		r->l = NULL;
+	}
+	cli_print_open_error("record", r->l, err);
+	return -1;
+}
+
+/*
+ * Sampling a workload or -p/-t threads with inheritance needs a ring per
+ * CPU: the kernel will not map an inherited event on "any CPU". So the
+ * threads are followed on every online CPU, as perf record does.
+ */
+static int cpus_for_threads(struct rec *r)
+{
+	const struct record_config *cfg = r->cfg;
+
+	if (r->ts.system_wide || cfg->per_thread)
+		return 0;
+	tally_cpu_map__put(r->ts.cpus);
+	r->ts.cpus = tally_cpu_map__new_online();
+	if (!r->ts.cpus) {
+		fprintf(stderr, "%s: online CPUs: %s\n", progname, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * The kernel's own count of what it could not write (PERF_FORMAT_LOST,
+ * Linux 6.0): it includes samples lost while a ring was full at the very
+ * end, for which no LOST record could be written any more.
+ */
+static uint64_t lost_total(struct rec *r)
+{
+	uint64_t n = 0;
+	struct tally_evsel *e;
+
+	tally_evlist__for_each_evsel(r->l, e)
+		if (!(tally_evsel__attr(e)->read_format & PERF_FORMAT_LOST))
+			return r->lost;
+	if (tally_evlist__read(r->l))
+		return r->lost;
+	tally_evlist__for_each_evsel(r->l, e)
+		for (int c = 0; c < tally_evsel__nr_cpus(e); c++)
+			for (int t = 0; t < tally_evsel__nr_threads(e); t++) {
+				const struct tally_counts *v = tally_evsel__counts(e, c, t);
+
+				if (v)
+					n += v->lost;
+			}
+	return n > r->lost ? n : r->lost;
+}
+
+/* -------------------------------------------------------------------- */
+/* the loop */
+
+static void on_usr2(int sig)
+{
+	(void)sig;
+	got_usr2 = 1;
+}
+
+static int on_fds(void *arg, struct pollfd *fds, int nfds)
+{
+	struct rec *r = arg;
+
+	(void)fds;
+	(void)nfds;
+	if (r->cfg->overwrite)
+		return 0;	/* the rings are read when a snapshot is asked */
+	return drain(r);
+}
+
+/* Every 100 ms with --switch-output: SIGUSR2 asks for a snapshot. */
+static void on_tick(void *arg, double now)
+{
+	struct rec *r = arg;
+
+	(void)now;
+	if (!got_usr2)
+		return;
+	got_usr2 = 0;
+	if (switch_output(r, false))
+		r->switch_failed = true;
+}
+
+static void release(struct rec *r)
+{
+	tally_data_writer__free(r->w);
+	if (r->out_fd >= 0)
+		close(r->out_fd);
+	tally_evlist__free(r->l);
+	cli_targets__release(&r->ts);
+	for (size_t i = 0; i < r->nr_dsos; i++)
+		free(r->dsos[i].name);
+	free(r->dsos);
+}
+
+int record_run(const struct record_config *cfg)
+{
+	struct rec r = { .cfg = cfg, .out_fd = -1, .ts = CLI_TARGETS_INIT("record") };
+	struct tally_evlist_mmap_opts mo = {
+		.sz = sizeof(mo),
+		.pages = cfg->mmap_pages > 0 ? (size_t)cfg->mmap_pages : 0,
+		.overwrite = cfg->overwrite,
+	};
+	struct pollfd pfd;
+	struct cli_wait w;
+	struct tally_evsel *e;
+	int ret = 1, err;
+	bool wl_ran = false;
+
+	r.pipe = cfg->output && !strcmp(cfg->output, "-");
+	if (r.pipe) {
+		/*
+		 * The data owns stdout: keep it aside and point fd 1 at
+		 * stderr, so the workload's output cannot corrupt the stream.
+		 */
+		r.out_fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+		if (r.out_fd < 0 || dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
+			fprintf(stderr, "%s: %s\n", progname, strerror(errno));
+			return 1;
+		}
+	}
+	signal(SIGPIPE, SIG_IGN);	/* a closed pipe is a write error, said once */
+	if (cli_signals_setup())
+		goto out;
+	if (cli_targets__open(&r.ts, &cfg->target, cfg->cmd_argc ? cfg->cmd_argv : NULL, 0) ||
+	    cpus_for_threads(&r) || open_events(&r))
+		goto out;
+	if (cfg->verbose)
+		tally_evlist__for_each_evsel(r.l, e)
+			fprintf(stderr, "%s: %s: type %u config %#llx sample_type %#llx\n", progname,
+				tally_evsel__name(e), tally_evsel__attr(e)->type,
+				(unsigned long long)tally_evsel__attr(e)->config,
+				(unsigned long long)tally_evsel__attr(e)->sample_type);
+	err = tally_evlist__mmap(r.l, &mo);
+	if (err) {
+		fprintf(stderr, "%s: cannot map the ring buffers (%ld pages each): %s\n%s", progname,
+			cfg->mmap_pages > 0 ? cfg->mmap_pages : 128, strerror(-err),
+			err == -EPERM || err == -ENOMEM ?
+			"Each ring is locked memory: raise /proc/sys/kernel/perf_event_mlock_kb "
+			"or ask for fewer pages with -m.\n" : "");
+		goto out;
+	}
+	/* the side-band records and the synthesized ones share a layout */
+	r.sid_attr = tally_evsel__attr(tally_evlist__first(r.l));
+	tally_evlist__for_each_evsel(r.l, e)
+		if (tally_evsel__attr(e)->mmap) {
+			tally_record_layout__from_attr(&r.side, tally_evsel__attr(e));
+			break;
+		}
+	if (open_output(&r) || start_writer(&r, false))
+		goto out;
+	if (cfg->switch_output_signal)
+		signal(SIGUSR2, on_usr2);
+	cli_targets__watch(&r.ts, &cfg->target);
+	if (!(r.ts.wl && r.ts.wl_is_target))
+		tally_evlist__enable(r.l);
+	err = cli_targets__start(&r.ts);
+	if (err) {
+		ret = err;	/* 127/126, said why */
+		finish_writer(&r);
+		goto out;
+	}
+	wl_ran = r.ts.wl != NULL;
+	pfd = (struct pollfd){ .fd = tally_evlist__pollfd(r.l), .events = POLLIN };
+	w = (struct cli_wait){
+		.ts = &r.ts,
+		.t0 = cli_now_ns(),
+		.interval_ms = cfg->switch_output_signal ? 100 : 0,
+		.fds = &pfd,
+		.nfds = 1,
+		.arg = &r,
+		.on_fds = on_fds,
+		.on_tick = on_tick,
+	};
+	err = cli_wait(&w);
+	tally_evlist__disable(r.l);
+	if (cfg->overwrite && !cfg->switch_output_signal) {
+		tally_evlist__pause(r.l, true);
+		if (r.ts.wl && r.ts.wl_is_target)
+			tally_synth__process(r.w, r.sid_attr, tally_workload__pid(r.ts.wl), true);
+	}
+	if (!r.switch_failed && r.w && (!cfg->overwrite || !cfg->switch_output_signal))
+		drain(&r);
+	r.lost = lost_total(&r);
+	ret = 0;
+	if (wl_ran) {
+		ret = tally_workload__exit_code(r.ts.wl);
+		if (WIFSIGNALED(w.status) && r.ts.wl_is_target)
+			fprintf(stderr, "%s: %s\n", cfg->cmd_argv[0], strsignal(WTERMSIG(w.status)));
+	}
+	if (cfg->switch_output_signal) {
+		if (r.switch_failed || !r.w || switch_output(&r, true))
+			ret = ret ? ret : 1;
+	} else {
+		finish_writer(&r);
+		print_summary(&r, r.pipe ? "(pipe)" : r.path,
+			      r.pipe ? tally_data_writer__bytes(r.w) : tally_data_writer__bytes(r.w),
+			      r.file_samples);
+	}
+	if (r.lost)
+		fprintf(stderr, "[ %s: Lost %llu samples: the rings were full (a bigger -m or a "
+			"lower -F keeps them) ]\n", progname, (unsigned long long)r.lost);
+	if (err && !r.write_err)
+		fprintf(stderr, "%s: %s\n", progname, strerror(-err));
+	if (r.write_err) {
+		fprintf(stderr, "%s: writing %s: %s; the file holds what was written before\n",
+			progname, r.pipe ? "stdout" : r.path, strerror(-r.write_err));
+		ret = ret ? ret : 1;
+	}
+out:
+	release(&r);
+	return ret;
+}
