@@ -336,6 +336,108 @@ out:
 	return v;
 }
 
+/* ---- perf.data: what the rings gave is written, and read back whole ---- */
+
+struct rt_ctx {
+	struct tally_data_writer *w;
+	int err;
+};
+
+static int rt_out(void *ctx, const struct iovec *iov, int n, int ring)
+{
+	struct rt_ctx *c = ctx;
+
+	(void)ring;
+	if (!c->err)
+		c->err = tally_data_writer__writev(c->w, iov, n);
+	return c->err;
+}
+
+static int rt_count(void *ctx, const struct perf_event_header *h, uint64_t off, int attr)
+{
+	(void)off;
+	(void)attr;
+	if (h->type == PERF_RECORD_SAMPLE)
+		((struct ring_count *)ctx)->samples++;
+	else if (h->type == PERF_RECORD_LOST)
+		((struct ring_count *)ctx)->lost += ((const uint64_t *)(h + 1))[1];
+	return 0;
+}
+
+static enum verdict t_roundtrip(struct tctx *t)
+{
+	char path[] = "/tmp/tally-test-XXXXXX", why[256];
+	struct tally_data_writer_opts wo = { .sz = sizeof(wo) };
+	struct rt_ctx c = { 0 };
+	struct ring_count got = { 0 };
+	struct tally_data_reader *rd = NULL;
+	struct tally_evlist *l;
+	struct tally_evsel *e;
+	enum verdict v = T_OK;
+	bool unsupported;
+	uint64_t id;
+	int fd, err;
+
+	if (!tally_tracing_dir(why, sizeof(why)))
+		return skip(t, "%s", why);
+	l = self_events(t, "syscalls:sys_enter_getpid", true, &unsupported);
+	if (!l)
+		return unsupported ? T_SKIP : T_FAIL;
+	fd = mkstemp(path);
+	if (fd < 0) {
+		v = failed(t, "%s: %s", path, strerror(errno));
+		goto out;
+	}
+	unlink(path);
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	e = tally_evlist__first(l);
+	c.w = tally_data_writer__new_fd(fd, &wo);
+	err = tally_evlist__mmap(l, NULL);
+	if (!err && !c.w)
+		err = -errno;
+	if (!err)
+		err = tally_evsel__id(e, 0, 0, &id);
+	if (!err)
+		err = tally_data_writer__add_attr(c.w, tally_evsel__attr(e), &id, 1,
+						  tally_evsel__name(e));
+	if (!err)
+		err = tally_data_writer__begin(c.w);
+	if (err) {
+		v = failed(t, "writer: %s", strerror(-err));
+		goto out;
+	}
+	tally_evlist__enable(l);
+	calls(5000);
+	tally_evlist__disable(l);
+	tally_evlist__drain(l, NULL, rt_out, &c);
+	err = c.err ? c.err : tally_data_writer__finish(c.w);
+	if (err) {
+		v = failed(t, "writing: %s", strerror(-err));
+		goto out;
+	}
+	rd = tally_data_reader__open(path);
+	if (!rd) {
+		v = failed(t, "our reader: %s", strerror(errno));
+		goto out;
+	}
+	err = tally_data_reader__foreach(rd, rt_count, &got);
+	if (err < 0 || got.samples + got.lost != 5000)
+		v = failed(t, "5000 getpid written, read back %llu samples + %llu lost (%s)",
+			   (unsigned long long)got.samples, (unsigned long long)got.lost,
+			   err < 0 ? strerror(-err) : "no error");
+	else
+		detail(t, "%llu samples read back from %llu bytes\n",
+		       (unsigned long long)got.samples,
+		       (unsigned long long)tally_data_writer__bytes(c.w));
+out:
+	tally_data_reader__close(rd);
+	tally_data_writer__free(c.w);
+	if (fd >= 0)
+		close(fd);
+	tally_evlist__free(l);
+	return v;
+}
+
 /* ---- hardware paths: they need a PMU, and say so when there is none ---- */
 
 static enum verdict hw_or_skip(struct tctx *t, enum verdict v, bool unsupported)
@@ -474,6 +576,7 @@ static const struct check {
 	{ "Group read: one read() for 3 events", t_group_read },
 	{ "Inherit: 4 threads x 1000 getpid", t_inherit },
 	{ "Sampling into the rings: samples + lost == calls", t_sampling },
+	{ "perf.data round trip: 5000 samples written and read back", t_roundtrip },
 	{ "Kernel features record needs", t_probes },
 	{ "Hardware: cycles and instructions count", t_hw_cycles },
 	{ "Hardware: self-monitoring reads (rdpmc/mrs)", t_selfmon },

@@ -7,16 +7,17 @@
 out=$("$TALLY" test 2>&1); rc=$?
 is "tally test exits 0" "$rc" 0
 is "no check failed" "$(echo "$out" | grep -c 'FAILED')" 0
-for n in 1 2 3 4 5 6 7 8; do
+nsw=$(echo "$out" | grep -cE '^ *[0-9]+: ' ); nsw=$((nsw - $(echo "$out" | grep -c 'Hardware:')))
+for n in $(seq "$nsw"); do
 	line=$(echo "$out" | grep -E "^ *$n: ")
 	case $line in *": Ok") ok "check $n is Ok: ${line%%:*}" ;; *) fail "check $n is Ok (got: $line)" ;; esac
 done
 if [ -d /sys/bus/event_source/devices/cpu ] || [ -d /sys/bus/event_source/devices/cpu_core ] ||
    ls -d /sys/bus/event_source/devices/armv8* >/dev/null 2>&1; then
-	is "with a hardware PMU, the cycles check runs" "$(echo "$out" | grep -E '^ *9: ' | grep -c ': Ok')" 1
+	is "with a hardware PMU, the cycles check runs" "$(echo "$out" | grep 'Hardware: cycles' | grep -c ': Ok')" 1
 else
 	is "without a hardware PMU, hardware checks say so" \
-		"$(echo "$out" | grep -E '^ *(9|10|11|12|13): ' | grep -c 'Skip (no hardware PMU')" 5
+		"$(echo "$out" | grep 'Hardware:' | grep -c 'Skip (no hardware PMU')" 5
 fi
 is "--list names every check" "$("$TALLY" test --list | wc -l)" "$(echo "$out" | grep -cE '^ *[0-9]+: ')"
 is "a check chosen by number runs alone" "$("$TALLY" test 3 | grep -cE '^ *[0-9]+: ')" 1

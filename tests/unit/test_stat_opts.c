@@ -173,7 +173,10 @@ static void test_targets(void **state)
 	assert_true(c.target.no_inherit);
 	/* conflicts */
 	assert_int_equal(parse(&c, NULL), 1);			/* nothing to count */
-	assert_int_equal(parse(&c, "-p", "1", "true", NULL), 1);
+	/* as perf: with -p the command only sets how long to count */
+	assert_int_equal(parse(&c, "-p", "1", "sleep", "1", NULL), 0);
+	assert_string_equal(c.target.pids, "1");
+	assert_int_equal(c.cmd_argc, 2);
 	assert_int_equal(parse(&c, "-p", "1", "-t", "2", NULL), 1);
 	assert_int_equal(parse(&c, "-G", "/x", "true", NULL), 1);
 	/* -G: one cgroup, after every -e (perf's -G takes the events before it) */
