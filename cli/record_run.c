@@ -427,6 +427,12 @@ static int config_events(struct rec *r)
 		.stack_size = cfg->stack_size,
 		.overwrite = cfg->overwrite,
 		.freq_max_out = &max,
+		/*
+		 * Wake at a quarter of the ring, not the kernel's half: the
+		 * drain then has three quarters of headroom while it runs.
+		 */
+		.wakeup_watermark = cfg->overwrite ? 0 :
+			(uint32_t)((cfg->mmap_pages > 0 ? cfg->mmap_pages : 128) * sysconf(_SC_PAGESIZE) / 4),
 	};
 	int err = tally_evlist__config(r->l, &co);
 

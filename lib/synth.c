@@ -97,23 +97,50 @@ static void copy(char *dst, size_t len, const char *src)
 	dst[n] = 0;
 }
 
-static int kallsyms_addr(const char *want, uint64_t *addr)
+/*
+ * The kernel text's [_text, _etext): _text is in kallsyms' first lines;
+ * its length is /proc/iomem's "Kernel code" range (_text.._etext - 1 in
+ * physical addresses), which costs nothing, where a full pass over
+ * kallsyms for _etext costs ~40 ms. Without iomem (not root) the same
+ * pass goes on to _etext (or _edata). *end 0: not found.
+ */
+static int kernel_text(uint64_t *text, uint64_t *end)
 {
 	char line[512], name[256], t;
-	unsigned long long a;
-	FILE *f = fopen("/proc/kallsyms", "r");
-	int found = 0;
+	unsigned long long a, lo, hi;
+	FILE *f = fopen("/proc/kallsyms", "re");
+	bool have_text = false;
 
 	if (!f)
 		return -errno;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%llx %c %255s", &a, &t, name) == 3 && !strcmp(name, want)) {
-			*addr = a;
-			found = 1;
+	*end = 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx %c %255s", &a, &t, name) != 3)
+			continue;
+		if (!have_text) {
+			if (strcmp(name, "_text"))
+				continue;
+			*text = a;
+			have_text = true;
+			FILE *io = fopen("/proc/iomem", "re");
+
+			while (a && io && fgets(line, sizeof(line), io))
+				if (strstr(line, " : Kernel code") &&
+				    sscanf(line, " %llx-%llx", &lo, &hi) == 2 && hi > lo) {
+					*end = a + (hi + 1 - lo);
+					break;
+				}
+			if (io)
+				fclose(io);
+			if (*end || !a)
+				break;
+		} else if (!strcmp(name, "_etext") || !strcmp(name, "_edata")) {
+			*end = a;
 			break;
 		}
+	}
 	fclose(f);
-	return found ? 0 : -ENOENT;
+	return have_text ? 0 : -ENOENT;
 }
 
 /* modules.dep: "kernel/fs/xfs/xfs.ko.zst: deps" -> path of module `mod`. */
@@ -158,7 +185,7 @@ static bool module_path(const char *dep, const char *mod, char *out, size_t len)
 int tally_synth__kernel_mmap(struct tally_data_writer *w, const struct perf_event_attr *sid_attr)
 {
 	struct tally__buf b = { 0 };
-	uint64_t text, end = 0;
+	uint64_t text = 0, end = 0;
 	char line[512];
 	struct utsname u;
 	FILE *f;
@@ -166,13 +193,11 @@ int tally_synth__kernel_mmap(struct tally_data_writer *w, const struct perf_even
 
 	if (!w)
 		return tally__err(EINVAL);
-	err = kallsyms_addr("_text", &text);
+	err = kernel_text(&text, &end);
 	if (err)
 		return tally__err(-err);
 	if (!text)	/* kptr_restrict hides addresses */
 		return tally__err(EACCES);
-	if (kallsyms_addr("_edata", &end) && kallsyms_addr("_etext", &end))
-		end = 0;
 	if (end <= text)
 		end = ~0ULL;
 	put_hdr(&b, PERF_RECORD_MMAP, PERF_RECORD_MISC_KERNEL);
