@@ -52,6 +52,6 @@ if "$T" report --help >/dev/null 2>&1; then
 fi
 if command -v perf >/dev/null; then
 	hr "perf report reads tally's file: the hottest functions"
-	perf report --stdio --no-children --sort comm,dso,sym -i "$BUILD/demo/perf.data" 2>&1 |
+	perf report --stdio --no-children -g none --sort comm,dso,sym -i "$BUILD/demo/perf.data" 2>&1 |
 		grep -v '^#' | grep -v '^$' | grep '%' | head -12
 fi
