@@ -44,6 +44,9 @@ struct rec {
 	bool wrote;			/* since the last FINISHED_ROUND */
 	int write_err;			/* the writer's first error (-errno) */
 	bool switch_failed;
+	uint64_t bad;			/* side-band records the decoder refused */
+	uint32_t bad_type;		/* the first one's type and ring */
+	int bad_ring;
 	struct dso_seen *dsos;
 	size_t nr_dsos, cap_dsos;
 	struct tally_record_layout side;	/* the side-band event's layout */
@@ -90,26 +93,33 @@ static int on_record(void *ctx, const struct perf_event_header *h, int ring)
 	struct tally_record rec;
 	bool kernel = (h->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;
 
-	(void)ring;
+	int err = 0;
+
 	switch (h->type) {
 	case PERF_RECORD_SAMPLE:
 		r->samples++;
 		r->file_samples++;
 		break;
 	case PERF_RECORD_LOST:
-		if (!tally_record__parse(h, h->size, &r->side, &rec))
+		err = tally_record__parse(h, h->size, &r->side, &rec);
+		if (!err)
 			r->lost += rec.u.lost.lost;
 		break;
 	case PERF_RECORD_MMAP2:
-		if (!tally_record__parse(h, h->size, &r->side, &rec) &&
-		    (rec.u.mmap2.prot & PROT_EXEC))
+		err = tally_record__parse(h, h->size, &r->side, &rec);
+		if (!err && (rec.u.mmap2.prot & PROT_EXEC))
 			dso_add(r, rec.u.mmap2.filename, (pid_t)rec.u.mmap2.pid, kernel);
 		break;
 	case PERF_RECORD_MMAP:
-		if (!tally_record__parse(h, h->size, &r->side, &rec) &&
-		    !(h->misc & PERF_RECORD_MISC_MMAP_DATA))
+		err = tally_record__parse(h, h->size, &r->side, &rec);
+		if (!err && !(h->misc & PERF_RECORD_MISC_MMAP_DATA))
 			dso_add(r, rec.u.mmap.filename, (pid_t)rec.u.mmap.pid, kernel);
 		break;
+	}
+	/* written to the file all the same; said at the end, never silently */
+	if (err && !r->bad++) {
+		r->bad_type = h->type;
+		r->bad_ring = ring;
 	}
 	return 0;
 }
@@ -686,6 +696,10 @@ int record_run(const struct record_config *cfg)
 	if (r.lost)
 		fprintf(stderr, "[ %s: Lost %llu samples: the rings were full (a bigger -m or a "
 			"lower -F keeps them) ]\n", progname, (unsigned long long)r.lost);
+	if (r.bad)
+		fprintf(stderr, "%s: %llu records the decoder could not read (the first: %s "
+			"on ring %d); they are in the file as the kernel wrote them\n", progname,
+			(unsigned long long)r.bad, tally_record__type_name(r.bad_type), r.bad_ring);
 	if (err && !r.write_err)
 		fprintf(stderr, "%s: %s\n", progname, strerror(-err));
 	if (r.write_err) {
