@@ -366,7 +366,7 @@ static int rt_count(void *ctx, const struct perf_event_header *h, uint64_t off, 
 
 static enum verdict t_roundtrip(struct tctx *t)
 {
-	char path[] = "/tmp/tally-test-XXXXXX", why[256];
+	char path[64] = "/tmp/tally-test-XXXXXX", why[256];
 	struct tally_data_writer_opts wo = { .sz = sizeof(wo) };
 	struct rt_ctx c = { 0 };
 	struct ring_count got = { 0 };

@@ -557,11 +557,15 @@ static int on_fds(void *arg, struct pollfd *fds, int nfds)
 {
 	struct rec *r = arg;
 
-	(void)fds;
+	int err = 0;
+
 	(void)nfds;
-	if (r->cfg->overwrite)
-		return 0;	/* the rings are read when a snapshot is asked */
-	return drain(r);
+	if (!r->cfg->overwrite)	/* overwrite rings are read when a snapshot is asked */
+		err = drain(r);
+	/* a -p target that exited must not keep the poll awake */
+	if (!err && (fds[0].revents & (POLLIN | POLLHUP)))
+		tally_evlist__prune_hup(r->l);
+	return err;
 }
 
 /* Every 100 ms with --switch-output: SIGUSR2 asks for a snapshot. */

@@ -31,6 +31,7 @@ void tally__evlist_munmap(struct tally_evlist *l)
 	free(l->rings);
 	l->rings = NULL;
 	l->nr_rings = 0;
+	l->nr_polled = 0;
 	if (l->epfd >= 0)
 		close(l->epfd);
 	l->epfd = -1;
@@ -64,7 +65,7 @@ static int add_ring(struct tally_evlist *l, int fd, size_t pages, bool overwrite
 	m = overwrite ? tally_mmap__new_overwrite(fd, pages) : tally_mmap__new(fd, pages);
 	if (!m)
 		return -errno;
-	ev.data.u32 = (uint32_t)l->nr_rings;
+	ev.data.u64 = (uint64_t)fd;
 	if (epoll_ctl(l->epfd, EPOLL_CTL_ADD, fd, &ev)) {
 		int err = -errno;
 
@@ -108,10 +109,22 @@ int tally_evlist__mmap(struct tally_evlist *l, const struct tally_evlist_mmap_op
 				if (fd < 0)
 					continue;
 				r = find_ring(l, cpu, tid);
-				if (r < 0)
+				if (r < 0) {
 					err = add_ring(l, fd, pages, overwrite, cpu, tid);
-				else
+				} else {
+					/*
+					 * Polled too (as libperf does): it wakes on the
+					 * shared ring, and its own POLLHUP (its task
+					 * exited) is told apart from the others'.
+					 */
+					struct epoll_event ev = { .events = EPOLLIN, .data.u64 = (uint64_t)fd };
+
 					err = tally_sys_set_output(fd, tally_mmap__fd(l->rings[r].map));
+					if (!err && epoll_ctl(l->epfd, EPOLL_CTL_ADD, fd, &ev))
+						err = -errno;
+				}
+				if (!err)
+					l->nr_polled++;
 			}
 		}
 	}
@@ -158,6 +171,26 @@ int tally_evlist__poll(struct tally_evlist *l, int timeout_ms)
 		return tally__err(EINVAL);
 	n = epoll_wait(l->epfd, evs, 16, timeout_ms);
 	return n < 0 ? -errno : n;
+}
+
+int tally_evlist__prune_hup(struct tally_evlist *l)
+{
+	struct epoll_event evs[64];
+	int n;
+
+	if (!l || l->epfd < 0)
+		return tally__err(EINVAL);
+	do {
+		n = epoll_wait(l->epfd, evs, 64, 0);
+		for (int i = 0; i < n; i++) {
+			if (!(evs[i].events & (EPOLLHUP | EPOLLERR)))
+				continue;
+			/* its data stays in the ring: every drain walks every ring */
+			if (!epoll_ctl(l->epfd, EPOLL_CTL_DEL, (int)evs[i].data.u64, NULL))
+				l->nr_polled--;
+		}
+	} while (n == 64);
+	return n < 0 ? -errno : l->nr_polled;
 }
 
 int tally_evlist__drain(struct tally_evlist *l, tally_record_fn fn,

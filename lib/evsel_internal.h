@@ -55,6 +55,7 @@ struct tally_evlist {
 	struct tally_ring *rings;
 	int nr_rings;
 	int epfd;		/* -1 until the first ring */
+	int nr_polled;		/* event fds in epfd (hung-up ones leave) */
 };
 
 /* lib/evlist_mmap.c: unmap the rings (close does it first). */

@@ -210,6 +210,14 @@ TALLY_API int tally_evlist__pollfd(const struct tally_evlist *evlist);
 /* epoll_wait on it: rings ready, 0 on timeout, -EINTR on a signal. */
 TALLY_API int tally_evlist__poll(struct tally_evlist *evlist, int timeout_ms);
 
+/*
+ * Added in 0.2: event fds that hung up (their task exited: POLLHUP)
+ * leave the epoll set, so a poll loop does not spin on them; their
+ * data stays in the rings for the next drain. Returns how many event
+ * fds are still polled (0: every target is gone), or -errno.
+ */
+TALLY_API int tally_evlist__prune_hup(struct tally_evlist *evlist);
+
 /* Called per record; a non-zero return stops the drain. */
 typedef int (*tally_record_fn)(void *ctx, const struct perf_event_header *ev, int ring);
 /* Called per ring with the bytes of the records just walked, unchanged. */
