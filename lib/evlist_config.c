@@ -157,6 +157,12 @@ static void config_sideband(struct perf_event_attr *a, const struct tally_config
 	a->mmap = 1;
 	a->comm = 1;
 	a->task = 1;
+	/*
+	 * DWARF unwinding reads .eh_frame_hdr, which lies in a segment that
+	 * is not executable: its mapping must be in the file too (as perf).
+	 */
+	if (TALLY_OPTS_GET(o, callchain, TALLY_CALLCHAIN_NONE) == TALLY_CALLCHAIN_DWARF)
+		a->mmap_data = 1;
 	if (tally_kernel_has(TALLY_FEAT_MMAP2))
 		a->mmap2 = 1;
 	if (tally_kernel_has(TALLY_FEAT_COMM_EXEC))

@@ -86,6 +86,13 @@ check "pipe: burn_a in the report" grep -q burn_a "$d/rep.out"
 "$TALLY" record -q -F 999 -o - -- "$B" 200 2>/dev/null | perf script -i - >"$d/scr.out" 2>"$d/scr.err"; rc=$?
 is "pipe: tally record | perf script -i - exits 0" "$rc" 0
 
+# 6b. --call-graph dwarf: perf unwinds our regs and stack copies to main
+"$TALLY" record -q --call-graph dwarf -F 999 -o "$d/dw.data" -- "$B" 300 >/dev/null; rc=$?
+is "record --call-graph dwarf: exit 0" "$rc" 0
+main_pct=$(perf report --stdio --children --sort sym -i "$d/dw.data" 2>/dev/null |
+	awk '$NF == "main" && /%/ { sub("%", "", $1); print int($1); exit }')
+check "dwarf: perf unwinds >= 99% of the samples to main (${main_pct:-none}%)" [ "${main_pct:-0}" -ge 99 ]
+
 # 7. the header features perf shows
 perf report --header-only -i "$d/g.data" >"$d/h.out" 2>&1
 check "header: hostname" grep -q "# hostname : $(hostname)" "$d/h.out"
