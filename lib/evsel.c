@@ -497,18 +497,9 @@ retry:
 				close_fds(e);
 				goto retry;
 			}
-			if ((fd == -EINVAL || fd == -EOPNOTSUPP) &&
-			    (e->attr.exclude_guest || e->attr.exclude_host)) {
-				/*
-				 * As perf's missing-feature probe: PMUs that
-				 * cannot tell host from guest (msr, software
-				 * on some kernels) refuse the bits; count
-				 * without them.
-				 */
+			if (tally__probe_drop_exclude_guest(&e->attr, fd)) {
 				pr_debug("tally: %s: switching off exclude_guest/exclude_host\n",
 					 e->name);
-				e->attr.exclude_guest = 0;
-				e->attr.exclude_host = 0;
 				changed = true;
 				close_fds(e);
 				goto retry;

@@ -15,17 +15,6 @@ static int ret_errno(long r)
 	return r < 0 ? -errno : (int)r;
 }
 
-/* True when every byte of attr from offset `from` to our size is zero. */
-static bool attr_tail_zero(const struct perf_event_attr *attr, size_t from)
-{
-	const unsigned char *p = (const unsigned char *)attr;
-
-	for (size_t i = from; i < sizeof(*attr); i++)
-		if (p[i])
-			return false;
-	return true;
-}
-
 int tally_sys_open(struct perf_event_attr *attr, pid_t pid, int cpu,
 		   int group_fd, unsigned long flags)
 {
@@ -38,20 +27,10 @@ int tally_sys_open(struct perf_event_attr *attr, pid_t pid, int cpu,
 	flags |= PERF_FLAG_FD_CLOEXEC;
 	fd = syscall(SYS_perf_event_open, attr, pid, cpu, group_fd, flags);
 	if (fd < 0 && errno == E2BIG) {
-		/*
-		 * The kernel is older than our header and wrote the size it
-		 * knows into attr->size. Retry only if we asked for nothing
-		 * past it: dropping a requested field would be wrong data.
-		 */
-		size_t ksize = attr->size;
-
-		if (ksize && ksize < sizeof(*attr) && attr_tail_zero(attr, ksize)) {
-			pr_debug("perf_event_open: E2BIG, retrying with attr size %zu\n", ksize);
+		if (tally__probe_e2big_retry(attr))
 			fd = syscall(SYS_perf_event_open, attr, pid, cpu, group_fd, flags);
-		} else {
-			attr->size = sizeof(*attr);
+		else
 			errno = E2BIG;
-		}
 	}
 	return ret_errno(fd);
 }
