@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <tally/data_read.h>
+#include "zstd_wrap.h"
 
 #define PERF_MAGIC2 0x32454c4946524550ULL	/* "PERFILE2" */
 
@@ -36,6 +37,8 @@ struct tally_data_reader {
 	int nr_attrs;
 	struct tally_data_error error;
 	bool has_error;
+	char **names;		/* EVENT_DESC, parsed on first ask */
+	bool names_read;
 };
 
 /* [off, off+size) inside the file, without overflow. */
@@ -157,8 +160,12 @@ void tally_data_reader__close(struct tally_data_reader *r)
 {
 	if (!r)
 		return;
-	for (int i = 0; i < r->nr_attrs; i++)
+	for (int i = 0; i < r->nr_attrs; i++) {
 		free(r->attrs[i].ids);
+		if (r->names)
+			free(r->names[i]);
+	}
+	free(r->names);
 	free(r->attrs);
 	if (r->mapped)
 		munmap((void *)r->buf, r->len);
@@ -201,12 +208,78 @@ static void set_error(struct tally_data_reader *r, uint64_t off,
 		 what, (unsigned long long)off);
 }
 
+/*
+ * PERF_RECORD_COMPRESSED (81): zstd frames of whole records; a record
+ * may run on into the next COMPRESSED record (perf carries the rest), so
+ * the undelivered tail stays at the front of the output buffer.
+ */
+#define PERF_RECORD_COMPRESSED_TYPE 81
+#define ZOUT_MAX (8u << 20)
+
+struct zstate {
+	struct tally__zstd *z;
+	uint8_t *out;
+	size_t len;		/* bytes held: a partial record at the front */
+};
+
+static int foreach_compressed(struct tally_data_reader *r, struct zstate *zs,
+			      const uint8_t *src, size_t n, uint64_t off,
+			      tally_data_record_fn fn, void *ctx)
+{
+	union { struct perf_event_header h; uint8_t b[65536]; } *rec;
+	size_t pos = 0;
+	ssize_t got;
+	int ret = 0;
+
+	if (!zs->z) {
+		zs->z = tally__zstd_new(0);
+		zs->out = malloc(ZOUT_MAX);
+		if (!zs->z || !zs->out)
+			return -ENOMEM;
+	}
+	got = tally__zstd_decompress(zs->z, src, n, zs->out + zs->len, ZOUT_MAX - zs->len);
+	if (got < 0) {
+		set_error(r, off, PERF_RECORD_COMPRESSED_TYPE, (int)got,
+			  got == -ENOSPC ? "compressed record too large" : "corrupt zstd data");
+		return (int)got;
+	}
+	zs->len += (size_t)got;
+	rec = malloc(sizeof(*rec));
+	if (!rec)
+		return -ENOMEM;
+	while (zs->len - pos >= sizeof(struct perf_event_header)) {
+		struct perf_event_header h;
+		int idx = -1;
+
+		memcpy(&h, zs->out + pos, sizeof(h));
+		if (h.size < sizeof(h)) {
+			set_error(r, off, h.type, -EBADMSG, "bad record size in compressed data");
+			ret = -EBADMSG;
+			break;
+		}
+		if (h.size > zs->len - pos)
+			break;	/* the rest comes with the next COMPRESSED record */
+		memcpy(rec->b, zs->out + pos, h.size);
+		if (r->nr_attrs == 1 && h.type == PERF_RECORD_SAMPLE)
+			idx = 0;
+		ret = fn(ctx, &rec->h, off, idx);
+		if (ret)
+			break;
+		pos += h.size;
+	}
+	memmove(zs->out, zs->out + pos, zs->len - pos);
+	zs->len -= pos;
+	free(rec);
+	return ret;
+}
+
 int tally_data_reader__foreach(struct tally_data_reader *r,
 			       tally_data_record_fn fn, void *ctx)
 {
 	uint64_t off = r->h.data.offset, end;
 	/* aligned copy: the mapping is aligned but open_mem buffers may not be */
 	union { struct perf_event_header h; uint8_t b[65536]; } *rec;
+	struct zstate z = { 0 };
 	int ret = 0;
 
 	r->has_error = false;
@@ -240,6 +313,14 @@ int tally_data_reader__foreach(struct tally_data_reader *r,
 			ret = -ENODATA;
 			break;
 		}
+		if (h.type == PERF_RECORD_COMPRESSED_TYPE) {
+			ret = foreach_compressed(r, &z, r->buf + off + sizeof(h),
+						 h.size - sizeof(h), off, fn, ctx);
+			if (ret)
+				break;
+			off += h.size;
+			continue;
+		}
 		memcpy(rec->b, r->buf + off, h.size);
 		if (r->nr_attrs == 1 && h.type == PERF_RECORD_SAMPLE)
 			idx = 0;
@@ -249,6 +330,8 @@ int tally_data_reader__foreach(struct tally_data_reader *r,
 		off += h.size;
 	}
 	free(rec);
+	tally__zstd_free(z.z);
+	free(z.out);
 	return ret;
 }
 
@@ -256,4 +339,86 @@ const struct tally_data_error *
 tally_data_reader__error(const struct tally_data_reader *r)
 {
 	return r->has_error ? &r->error : NULL;
+}
+
+int tally_data_reader__feature(const struct tally_data_reader *r, int feat,
+			       const void **data, size_t *len)
+{
+	uint64_t table, off;
+	int k = 0;
+
+	if (!r || feat <= 0 || feat >= 256 || !(r->h.adds_features[feat / 64] >> (feat % 64) & 1))
+		return -ENOENT;
+	/* the table follows the data: one {offset, size} per set bit, in bit order */
+	for (int b = 1; b < feat; b++)
+		k += (int)(r->h.adds_features[b / 64] >> (b % 64) & 1);
+	table = r->h.data.offset + r->h.data.size;
+	off = table + (uint64_t)k * 16;
+	if (table < r->h.data.offset || !in_file(r, off, 16))
+		return -ENOENT;
+	{
+		struct section sec;
+
+		memcpy(&sec, r->buf + off, sizeof(sec));
+		if (!in_file(r, sec.offset, sec.size))
+			return -ENOENT;
+		*data = r->buf + sec.offset;
+		*len = (size_t)sec.size;
+	}
+	return 0;
+}
+
+/* EVENT_DESC: u32 nr, u32 attr_size, then per event: attr, u32 nr_ids, string, ids. */
+static void read_names(struct tally_data_reader *r)
+{
+	const uint8_t *p;
+	size_t len, pos = 8;
+	uint32_t nr, asz;
+
+	r->names_read = true;
+	if (tally_data_reader__feature(r, 12, (const void **)&p, &len) || len < 8)
+		return;
+	memcpy(&nr, p, 4);
+	memcpy(&asz, p + 4, 4);
+	if (nr > 4096 || !r->nr_attrs)
+		return;
+	r->names = calloc((size_t)r->nr_attrs, sizeof(*r->names));
+	if (!r->names)
+		return;
+	for (uint32_t i = 0; i < nr; i++) {
+		struct perf_event_attr a = { 0 };
+		uint32_t nids, slen;
+		uint64_t id = 0;
+		const char *name;
+		int idx = -1;
+
+		if (len - pos < (size_t)asz + 8)
+			return;
+		memcpy(&a, p + pos, asz < sizeof(a) ? asz : sizeof(a));
+		pos += asz;
+		memcpy(&nids, p + pos, 4);
+		memcpy(&slen, p + pos + 4, 4);
+		pos += 8;
+		if (slen > len - pos || (uint64_t)nids * 8 > len - pos - slen)
+			return;
+		name = (const char *)p + pos;
+		pos += slen;
+		if (nids)
+			memcpy(&id, p + pos, 8);
+		pos += (size_t)nids * 8;
+		idx = nids ? tally_data_reader__attr_of_id(r, id) : -1;
+		if (idx < 0 && i < (uint32_t)r->nr_attrs)
+			idx = (int)i;	/* files without ids list events in attr order */
+		if (idx >= 0 && !r->names[idx] && memchr(name, 0, slen))
+			r->names[idx] = strdup(name);
+	}
+}
+
+const char *tally_data_reader__event_name(struct tally_data_reader *r, int idx)
+{
+	if (!r || idx < 0 || idx >= r->nr_attrs)
+		return NULL;
+	if (!r->names_read)
+		read_names(r);
+	return r->names ? r->names[idx] : NULL;
 }

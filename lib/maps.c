@@ -311,8 +311,19 @@ int tally_machine__mmap(struct tally_machine *m, const struct tally_mmap_event *
 		 * carries pgoff = _text = start; a module map gets pgoff =
 		 * start, so map_ip = ip for both (perf's identity map_ip).
 		 */
-		if (strcmp(ev->filename, "[kernel.kallsyms]_text"))
+		if (strcmp(ev->filename, "[kernel.kallsyms]_text")) {
 			nm.pgoff = nm.start;
+		} else {
+			/*
+			 * As perf's machine fixup: the kernel map runs past
+			 * _etext (init text, .noinstr) up to the first module
+			 * above it, or the top.
+			 */
+			nm.end = UINT64_MAX;
+			for (size_t i = 0; i < m->kmaps.nr; i++)
+				if (m->kmaps.v[i].start > nm.start && m->kmaps.v[i].start < nm.end)
+					nm.end = m->kmaps.v[i].start;
+		}
 		ms = &m->kmaps;
 	} else {
 		struct thread *t = thread_findnew(m, ev->pid, ev->tid, NULL);
@@ -407,8 +418,11 @@ const char *tally_machine__comm_of(const struct tally_machine *m, int32_t tid)
 {
 	struct thread *t = m ? thread_find(m, tid) : NULL;
 
-	if (!t || !t->comm)
+	if (!t || !t->comm) {
+		if (m && tid == 0)
+			return "swapper";	/* the idle task, as perf names it */
 		return tally__err_ptr(ENOENT);
+	}
 	return t->comm;
 }
 

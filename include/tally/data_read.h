@@ -40,6 +40,15 @@ TALLY_API int tally_data_reader__attr_of_id(const struct tally_data_reader *r,
 /* File order; stops at the first bad record or a non-zero fn return. */
 TALLY_API int tally_data_reader__foreach(struct tally_data_reader *r,
 					 tally_data_record_fn fn, void *ctx);
+/*
+ * Added in 0.2: a feature section (HEADER_* bit: 1 TRACING_DATA, 12
+ * EVENT_DESC...) as it lies in the file: 0, or -ENOENT when the file has
+ * no such section or it runs past the end.
+ */
+TALLY_API int tally_data_reader__feature(const struct tally_data_reader *r, int feat,
+					 const void **data, size_t *len);
+/* The event's name from EVENT_DESC (attr idx), or NULL. */
+TALLY_API const char *tally_data_reader__event_name(struct tally_data_reader *r, int idx);
 TALLY_API const struct tally_data_error *
 tally_data_reader__error(const struct tally_data_reader *r);
 
