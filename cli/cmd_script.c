@@ -34,6 +34,7 @@ struct script {
 	struct tally_record_layout *lays;
 	int nr_attrs;
 	const char **names;
+	char **own_names;	/* fallbacks made from the attr */
 	struct queued *q;
 	size_t nq, cap;
 	uint64_t seq, next_flush, max_time;
@@ -288,9 +289,10 @@ int cmd_script(int argc, char **argv)
 	s.nr_attrs = tally_data_reader__nr_attrs(s.rd);
 	s.lays = calloc((size_t)s.nr_attrs + 1, sizeof(*s.lays));
 	s.names = calloc((size_t)s.nr_attrs + 1, sizeof(*s.names));
+	s.own_names = calloc((size_t)s.nr_attrs + 1, sizeof(*s.own_names));
 	s.m = tally_machine__new();
 	s.syms = tally_symbols__new(NULL);
-	if (!s.lays || !s.names || !s.m || !s.syms || !s.nr_attrs) {
+	if (!s.lays || !s.names || !s.own_names || !s.m || !s.syms || !s.nr_attrs) {
 		fprintf(stderr, "tally script: %s: %s\n", input,
 			s.nr_attrs ? strerror(ENOMEM) : "no events in the file");
 		goto out;
@@ -298,8 +300,14 @@ int cmd_script(int argc, char **argv)
 	for (int i = 0; i < s.nr_attrs; i++) {
 		tally_record_layout__from_attr(&s.lays[i], tally_data_reader__attr(s.rd, i));
 		s.names[i] = tally_data_reader__event_name(s.rd, i);
-		if (!s.names[i])
-			s.names[i] = "unknown";
+		if (!s.names[i]) {
+			/* no EVENT_DESC (a cut file): the attr's own name, as perf */
+			struct tally_evsel *e = tally_evsel__new(tally_data_reader__attr(s.rd, i), NULL);
+
+			s.own_names[i] = e ? strdup(tally_evsel__name(e)) : NULL;
+			tally_evsel__free(e);
+			s.names[i] = s.own_names[i] ? s.own_names[i] : "unknown";
+		}
 	}
 	err = tally_data_reader__foreach(s.rd, on_record, &s);
 	flush(&s, UINT64_MAX);
@@ -322,6 +330,9 @@ out:
 	free(s.q);
 	free(s.lays);
 	free(s.names);
+	for (int i = 0; s.own_names && i < s.nr_attrs; i++)
+		free(s.own_names[i]);
+	free(s.own_names);
 	tally_symbols__free(s.syms);
 	tally_machine__free(s.m);
 	tally_data_reader__close(s.rd);

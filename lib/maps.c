@@ -350,14 +350,13 @@ int tally_machine__comm(struct tally_machine *m, int32_t pid, int32_t tid,
 	t->comm = tally__strpool_add(&m->pool, comm);
 	if (!t->comm)
 		return tally__err(ENOMEM);
-	if (exec) {
-		/*
-		 * A new program: the old user maps are gone. Emptied in place
-		 * so the other threads of the process see it too (exec kills
-		 * them anyway).
-		 */
-		t->maps->nr = 0;
-	}
+	/*
+	 * exec: the old maps stay, as in perf. The kernel writes COMM exec
+	 * before the old program's stack is gone: a sample inside execve()
+	 * still unwinds through the old libc, and the new program's MMAP2
+	 * records replace whatever they overlap.
+	 */
+	(void)exec;
 	return 0;
 }
 

@@ -82,7 +82,7 @@ TALLY_API void tally_machine__free(struct tally_machine *m);
  */
 TALLY_API int tally_machine__mmap(struct tally_machine *m,
 				  const struct tally_mmap_event *ev);
-/* COMM; exec (PERF_RECORD_MISC_COMM_EXEC) drops the process's user maps. */
+/* COMM; on exec the old maps stay (as perf): the new MMAP2s replace them. */
 TALLY_API int tally_machine__comm(struct tally_machine *m, int32_t pid,
 				  int32_t tid, const char *comm, bool exec);
 /*

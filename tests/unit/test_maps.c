@@ -135,17 +135,24 @@ static void test_exec_and_exit(void **state)
 	mmap_(m, 5, 5, 0x400000, 0x1000, 0, "/bin/sh");
 	assert_int_equal(tally_machine__comm(m, 5, 5, "sh", false), 0);
 	assert_string_equal(name_at(m, 5, 0x400000, &mip), "/bin/sh");
-	/* exec: the old program's maps go. */
+	/*
+	 * exec: the old maps stay until the new program's replace them (a
+	 * sample inside execve() still has the old stack), as perf.
+	 */
 	assert_int_equal(tally_machine__comm(m, 5, 5, "prog", true), 0);
-	assert_null(name_at(m, 5, 0x400000, &mip));
+	assert_string_equal(name_at(m, 5, 0x400000, &mip), "/bin/sh");
 	assert_string_equal(tally_machine__comm_of(m, 5), "prog");
 	mmap_(m, 5, 5, 0x400000, 0x1000, 0, "/bin/prog");
+	assert_string_equal(name_at(m, 5, 0x400000, &mip), "/bin/prog");
 	assert_int_equal(tally_machine__thread_dead(m, 5), 0);
 	assert_int_equal(tally_machine__exit(m, 5, 5), 0);
 	assert_int_equal(tally_machine__thread_dead(m, 5), 1);
 	/* Dead threads keep their maps for samples still in flight. */
 	assert_string_equal(name_at(m, 5, 0x400000, &mip), "/bin/prog");
 	assert_int_equal(tally_machine__thread_dead(m, 77), -ENOENT);
+	/* the idle task has perf's name without a COMM record */
+	assert_string_equal(tally_machine__comm_of(m, 0), "swapper");
+	assert_null(tally_machine__comm_of(m, 77));
 	tally_machine__free(m);
 }
 

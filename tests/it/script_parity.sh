@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# tally script against perf script 6.1 on the same files, written by perf
+# and by tally: every line equal (call chains, no call chain, -a with
+# kernel frames and swapper, a tracepoint, zstd). A cut file: what is
+# before the cut is printed and the cut is named with its offset.
+. "$(dirname "$0")/lib.sh"
+W=$HELPERS/work
+B=$HELPERS/burn
+TP=syscalls:sys_enter_getpid
+d=$(mktemp -d); trap 'rm -rf "$d"' EXIT
+
+if ! have_perf; then
+	skip "perf is not installed: no reference to compare with"
+	done_testing; exit 0
+fi
+
+# same NAME FILE: tally script and perf script print the same lines.
+same() {
+	"$TALLY" script -i "$2" >"$d/t.out" 2>"$d/t.err"; local rc=$?
+	perf script -i "$2" >"$d/p.out" 2>/dev/null
+	is "$1: tally script exits 0" "$rc" 0
+	is "$1: as many lines as perf script" "$(wc -l <"$d/t.out")" "$(wc -l <"$d/p.out")"
+	is "$1: every line equal" "$(diff "$d/t.out" "$d/p.out" | grep -c '^<')" 0
+	check "$1: not empty" [ -s "$d/p.out" ]
+}
+
+for who in perf tally; do
+	if [ $who = perf ]; then rec="perf record"; else rec="$TALLY record"; fi
+	$rec -q -F 999 -g -o "$d/$who-g.data" -- "$B" 300 >/dev/null 2>&1
+	same "$who -F 999 -g" "$d/$who-g.data"
+	$rec -q -F 999 -o "$d/$who-f.data" -- "$B" 200 >/dev/null 2>&1
+	same "$who -F 999" "$d/$who-f.data"
+	$rec -q -a -g -o "$d/$who-a.data" -- sleep 0.2 >/dev/null 2>&1
+	same "$who -a -g" "$d/$who-a.data"
+	$rec -q -z -F 999 -g -o "$d/$who-z.data" -- "$B" 200 >/dev/null 2>&1
+	same "$who -z" "$d/$who-z.data"
+	if have_tp; then
+		$rec -q -e $TP -c 1 -o "$d/$who-tp.data" -- "$W" getpid 3000 >/dev/null 2>&1
+		same "$who tracepoint" "$d/$who-tp.data"
+	fi
+done
+
+# A cut file: the lines before the cut, and the cut named.
+size=$(stat -c %s "$d/tally-g.data")
+head -c $((size * 2 / 3)) "$d/tally-g.data" >"$d/cut.data"
+"$TALLY" script -i "$d/cut.data" >"$d/cut.out" 2>"$d/cut.err"; rc=$?
+check "cut file: non-zero exit (rc $rc)" [ $rc -ne 0 ]
+check "cut file: the error names the offset" grep -q 'offset 0x' "$d/cut.err"
+n=$(grep -c 'cpu-clock:' "$d/cut.out"); all=$(grep -c 'cpu-clock:' "$d/p.out")
+"$TALLY" script -i "$d/tally-g.data" >"$d/full.out" 2>/dev/null
+all=$(grep -c 'cpu-clock:' "$d/full.out")
+check "cut file: samples before the cut are kept ($n of $all)" [ "$n" -gt $((all / 3)) ] 
+done_testing
