@@ -35,10 +35,12 @@ struct script {
 	int nr_attrs;
 	const char **names;
 	char **own_names;	/* fallbacks made from the attr */
+	int name_width;		/* event names right-aligned to the longest, as perf */
 	struct queued *q;
 	size_t nq, cap;
 	uint64_t seq, next_flush, max_time;
 	FILE *out;
+	struct tally_trace_fmt *tf;	/* TRACING_DATA: tracepoint fields */
 	uint64_t samples, lost, bad;
 };
 
@@ -106,8 +108,14 @@ static void print_sample(struct script *s, const struct perf_event_header *h, in
 		(unsigned long long)(smp->time % 1000000000ull / 1000));
 	if (!tp && (a->sample_type & PERF_SAMPLE_PERIOD))
 		fprintf(s->out, "%10llu ", (unsigned long long)smp->period);
-	fprintf(s->out, "%s: ", s->names[idx]);
+	fprintf(s->out, "%*s: ", s->name_width, s->names[idx]);
 	if (tp) {
+		char info[4096];
+
+		if (s->tf && (a->sample_type & PERF_SAMPLE_RAW) && smp->raw.size &&
+		    tally_trace_fmt__print(s->tf, smp->raw.data, smp->raw.size, info,
+					   sizeof(info)) > 0)
+			fputs(info, s->out);
 		fputc('\n', s->out);
 		return;
 	}
@@ -308,6 +316,15 @@ int cmd_script(int argc, char **argv)
 			tally_evsel__free(e);
 			s.names[i] = s.own_names[i] ? s.own_names[i] : "unknown";
 		}
+		if ((int)strlen(s.names[i]) > s.name_width)
+			s.name_width = (int)strlen(s.names[i]);
+	}
+	{
+		const void *td;
+		size_t tdlen;
+
+		if (!tally_data_reader__feature(s.rd, 1, &td, &tdlen))	/* HEADER_TRACING_DATA */
+			s.tf = tally_trace_fmt__new(td, tdlen);
 	}
 	err = tally_data_reader__foreach(s.rd, on_record, &s);
 	flush(&s, UINT64_MAX);
@@ -333,6 +350,7 @@ out:
 	for (int i = 0; s.own_names && i < s.nr_attrs; i++)
 		free(s.own_names[i]);
 	free(s.own_names);
+	tally_trace_fmt__free(s.tf);
 	tally_symbols__free(s.syms);
 	tally_machine__free(s.m);
 	tally_data_reader__close(s.rd);

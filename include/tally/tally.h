@@ -19,5 +19,6 @@
 #include <tally/symbols.h>
 #include <tally/data_read.h>
 #include <tally/data_write.h>
+#include <tally/trace_fmt.h>
 
 #endif

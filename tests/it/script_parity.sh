@@ -37,6 +37,11 @@ for who in perf tally; do
 	if have_tp; then
 		$rec -q -e $TP -c 1 -o "$d/$who-tp.data" -- "$W" getpid 3000 >/dev/null 2>&1
 		same "$who tracepoint" "$d/$who-tp.data"
+		# fields through the file's formats (libtraceevent), names aligned
+		$rec -q -a -e sched:sched_process_exec,sched:sched_switch,syscalls:sys_enter_close \
+			-o "$d/$who-ex.data" -- sh -c "$W getpid 1; ls >/dev/null" >/dev/null 2>&1
+		same "$who tracepoint fields" "$d/$who-ex.data"
+		check "$who tracepoint fields: filename= shown" grep -q "filename=" "$d/t.out"
 	fi
 done
 
