@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: MIT
+/* Reading a perf.data file for the commands: see session.h. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "session.h"
+
+#define PERF_RECORD_FINISHED_ROUND 68	/* perf's own record type */
+
+/* One record waiting for its round to end. */
+struct session_queued {
+	uint64_t time;
+	uint64_t seq;		/* arrival: ties keep file order */
+	struct perf_event_header *h;
+	int attr;
+};
+
+static int attr_of(struct session *s, const struct perf_event_header *h)
+{
+	uint64_t id;
+	int idx;
+
+	if (s->nr_attrs == 1)
+		return 0;
+	if (tally_record__id(h, h->size, &s->lays[0], &id))
+		return 0;
+	idx = tally_data_reader__attr_of_id(s->rd, id);
+	return idx < 0 ? 0 : idx;
+}
+
+/* Side-band records build the maps; samples go to the command. */
+static void process(struct session *s, const struct perf_event_header *h, int idx)
+{
+	struct tally_record rec;
+
+	if (h->type >= PERF_RECORD_MAX)
+		return;
+	if (tally_record__parse(h, h->size, &s->lays[idx], &rec)) {
+		s->bad++;
+		return;
+	}
+	if (h->type == PERF_RECORD_SAMPLE) {
+		s->samples++;
+		s->on_sample(s, h, idx, &rec, s->arg);
+		return;
+	}
+	switch (h->type) {
+	case PERF_RECORD_MMAP: {
+		struct tally_mmap_event ev = {
+			.pid = (int32_t)rec.u.mmap.pid, .tid = (int32_t)rec.u.mmap.tid,
+			.start = rec.u.mmap.start, .len = rec.u.mmap.len,
+			.pgoff = rec.u.mmap.pgoff, .filename = rec.u.mmap.filename,
+		};
+
+		if (!(h->misc & PERF_RECORD_MISC_MMAP_DATA))
+			tally_machine__mmap(s->m, &ev);
+		break;
+	}
+	case PERF_RECORD_MMAP2: {
+		struct tally_mmap_event ev = {
+			.pid = (int32_t)rec.u.mmap2.pid, .tid = (int32_t)rec.u.mmap2.tid,
+			.start = rec.u.mmap2.start, .len = rec.u.mmap2.len,
+			.pgoff = rec.u.mmap2.pgoff, .filename = rec.u.mmap2.filename,
+			.prot = rec.u.mmap2.prot, .flags = rec.u.mmap2.flags,
+			.maj = rec.u.mmap2.maj, .min = rec.u.mmap2.min,
+			.ino = rec.u.mmap2.ino, .ino_generation = rec.u.mmap2.ino_generation,
+			.build_id = rec.u.mmap2.has_build_id ? rec.u.mmap2.build_id : NULL,
+			.build_id_size = rec.u.mmap2.has_build_id ? rec.u.mmap2.build_id_size : 0,
+		};
+
+		tally_machine__mmap(s->m, &ev);
+		break;
+	}
+	case PERF_RECORD_COMM:
+		tally_machine__comm(s->m, (int32_t)rec.u.comm.pid, (int32_t)rec.u.comm.tid,
+				    rec.u.comm.comm, h->misc & PERF_RECORD_MISC_COMM_EXEC);
+		break;
+	case PERF_RECORD_FORK:
+		tally_machine__fork(s->m, (int32_t)rec.u.task.pid, (int32_t)rec.u.task.tid,
+				    (int32_t)rec.u.task.ppid, (int32_t)rec.u.task.ptid);
+		break;
+	case PERF_RECORD_EXIT:
+		tally_machine__exit(s->m, (int32_t)rec.u.task.pid, (int32_t)rec.u.task.tid);
+		break;
+	case PERF_RECORD_LOST:
+		s->lost += rec.u.lost.lost;
+		break;
+	}
+}
+
+static int cmp_queued(const void *a, const void *b)
+{
+	const struct session_queued *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Release the queued records up to limit (all with UINT64_MAX), in time order. */
+static void flush(struct session *s, uint64_t limit)
+{
+	size_t n = 0, keep = 0;
+
+	qsort(s->q, s->nq, sizeof(*s->q), cmp_queued);
+	while (n < s->nq && s->q[n].time <= limit) {
+		process(s, s->q[n].h, s->q[n].attr);
+		free(s->q[n].h);
+		n++;
+	}
+	for (size_t i = n; i < s->nq; i++)
+		s->q[keep++] = s->q[i];
+	s->nq = keep;
+}
+
+static int on_record(void *ctx, const struct perf_event_header *h, uint64_t off, int idx)
+{
+	(void)off;
+	struct session *s = ctx;
+	struct tally_record rec;
+	uint64_t t = 0;
+
+	if (h->type == PERF_RECORD_FINISHED_ROUND) {
+		/* perf's rule: release what is older than the previous round's newest */
+		flush(s, s->next_flush);
+		s->next_flush = s->max_time;
+		return 0;
+	}
+	if (h->type >= PERF_RECORD_MAX)
+		return 0;	/* perf's own header records */
+	if (idx < 0)
+		idx = attr_of(s, h);
+	if (!tally_record__parse(h, h->size, &s->lays[idx], &rec) && rec.has_sid)
+		t = rec.sid.time;
+	if (t > s->max_time)
+		s->max_time = t;
+	if (s->nq == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 4096;
+		struct session_queued *q = realloc(s->q, cap * sizeof(*q));
+
+		if (!q)
+			return -ENOMEM;
+		s->q = q;
+		s->cap = cap;
+	}
+	s->q[s->nq] = (struct session_queued){ .time = t, .seq = s->seq++, .attr = idx };
+	s->q[s->nq].h = malloc(h->size);
+	if (!s->q[s->nq].h)
+		return -ENOMEM;
+	memcpy(s->q[s->nq].h, h, h->size);
+	s->nq++;
+	return 0;
+}
+
+int session_open(struct session *s, const char *cmd, const char *path)
+{
+	const void *td;
+	size_t tdlen;
+
+	s->cmd = cmd;
+	s->path = path;
+	s->rd = tally_data_reader__open(path);
+	if (!s->rd) {
+		fprintf(stderr, "tally %s: %s: %s\n", cmd, path, strerror(errno));
+		return 1;
+	}
+	s->nr_attrs = tally_data_reader__nr_attrs(s->rd);
+	s->lays = calloc((size_t)s->nr_attrs + 1, sizeof(*s->lays));
+	s->names = calloc((size_t)s->nr_attrs + 1, sizeof(*s->names));
+	s->own_names = calloc((size_t)s->nr_attrs + 1, sizeof(*s->own_names));
+	s->m = tally_machine__new();
+	s->syms = tally_symbols__new(NULL);
+	if (!s->lays || !s->names || !s->own_names || !s->m || !s->syms || !s->nr_attrs) {
+		fprintf(stderr, "tally %s: %s: %s\n", cmd, path,
+			s->nr_attrs ? strerror(ENOMEM) : "no events in the file");
+		return 1;
+	}
+	for (int i = 0; i < s->nr_attrs; i++) {
+		tally_record_layout__from_attr(&s->lays[i], tally_data_reader__attr(s->rd, i));
+		s->names[i] = tally_data_reader__event_name(s->rd, i);
+		if (!s->names[i]) {
+			/* no EVENT_DESC (a cut file): the attr's own name, as perf */
+			struct tally_evsel *e = tally_evsel__new(tally_data_reader__attr(s->rd, i), NULL);
+
+			s->own_names[i] = e ? strdup(tally_evsel__name(e)) : NULL;
+			tally_evsel__free(e);
+			s->names[i] = s->own_names[i] ? s->own_names[i] : "unknown";
+		}
+		if ((int)strlen(s->names[i]) > s->name_width)
+			s->name_width = (int)strlen(s->names[i]);
+	}
+	if (!tally_data_reader__feature(s->rd, 1, &td, &tdlen))	/* HEADER_TRACING_DATA */
+		s->tf = tally_trace_fmt__new(td, tdlen);
+	return 0;
+}
+
+int session_run(struct session *s)
+{
+	const struct tally_data_error *de;
+	int err = tally_data_reader__foreach(s->rd, on_record, s);
+
+	flush(s, UINT64_MAX);
+	fflush(stdout);
+	de = tally_data_reader__error(s->rd);
+	if (de)
+		fprintf(stderr, "tally %s: %s: %s (record type %u at offset %#llx); "
+			"everything before it is shown\n", s->cmd, s->path, de->msg, de->type,
+			(unsigned long long)de->offset);
+	else if (err < 0)
+		fprintf(stderr, "tally %s: %s: %s\n", s->cmd, s->path, strerror(-err));
+	if (s->lost)
+		fprintf(stderr, "tally %s: %llu samples were lost while recording\n", s->cmd,
+			(unsigned long long)s->lost);
+	if (s->bad)
+		fprintf(stderr, "tally %s: %llu records could not be decoded\n", s->cmd,
+			(unsigned long long)s->bad);
+	return de || err < 0 ? 1 : 0;
+}
+
+void session_close(struct session *s)
+{
+	for (size_t i = 0; i < s->nq; i++)
+		free(s->q[i].h);
+	free(s->q);
+	free(s->lays);
+	free(s->names);
+	for (int i = 0; s->own_names && i < s->nr_attrs; i++)
+		free(s->own_names[i]);
+	free(s->own_names);
+	tally_trace_fmt__free(s->tf);
+	tally_symbols__free(s->syms);
+	tally_machine__free(s->m);
+	tally_data_reader__close(s->rd);
+}

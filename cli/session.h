@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Reading a perf.data file for the commands that show one (script,
+ * report): the reader, each attr's layout and name, the tracepoint
+ * formats, the records released in time order round by round (as perf's
+ * ordered events: a FINISHED_ROUND releases what is older than the
+ * previous round's newest), side-band records applied to the per-process
+ * maps, and each sample handed to the command, decoded.
+ */
+#ifndef TALLY_CLI_SESSION_H
+#define TALLY_CLI_SESSION_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <tally/tally.h>
+
+struct session_queued;
+struct session;
+
+/* A sample in time order, decoded with its attr's layout. */
+typedef void (*session_sample_fn)(struct session *s, const struct perf_event_header *h,
+				  int attr, const struct tally_record *rec, void *arg);
+
+struct session {
+	const char *cmd;		/* "script": messages say "tally script: " */
+	const char *path;
+	struct tally_data_reader *rd;
+	struct tally_machine *m;
+	struct tally_symbols *syms;
+	struct tally_record_layout *lays;
+	int nr_attrs;
+	const char **names;		/* per attr: EVENT_DESC, else the attr's own */
+	char **own_names;
+	int name_width;			/* the longest name */
+	struct tally_trace_fmt *tf;	/* TRACING_DATA, or NULL */
+	session_sample_fn on_sample;
+	void *arg;
+	/* the queue of the round in progress */
+	struct session_queued *q;
+	size_t nq, cap;
+	uint64_t seq, next_flush, max_time;
+	/* what went by */
+	uint64_t samples, lost, bad;
+};
+
+/* Open path: 0, or 1 after saying why. Release with session_close either way. */
+int session_open(struct session *s, const char *cmd, const char *path);
+/* Deliver every sample. 0, or 1 after saying what could not be read (the samples before it were delivered). */
+int session_run(struct session *s);
+void session_close(struct session *s);
+
+#endif
