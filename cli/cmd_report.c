@@ -1,0 +1,514 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tally report: perf report --stdio's histogram from a perf.data file (the
+ * session layer reads it in time order). Each sample's period goes to
+ * its entry, keyed by the --sort keys (comm, dso, sym, pid, cpu); with
+ * call chains, as perf's default --children, also to every distinct
+ * entry of its chain. Every distinct address is resolved once (a cache
+ * in front of the symbol code). Rows, widths and order as perf 6.1
+ * prints them with -g none.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <tally/tally.h>
+#include "cli.h"
+#include "parse_options.h"
+#include "session.h"
+
+enum sort_key { K_COMM, K_PID, K_DSO, K_SYM, K_CPU, K__NR };
+
+static const struct {
+	const char *name, *header;
+} keys[K__NR] = {
+	[K_COMM] = { "comm", "Command" },
+	[K_PID] = { "pid", "Pid:Command" },
+	[K_DSO] = { "dso", "Shared Object" },
+	[K_SYM] = { "sym", "Symbol" },
+	[K_CPU] = { "cpu", "CPU" },
+};
+
+/* What an address resolved to, cached per (pid, ip, mode). */
+struct where {
+	const char *dso;		/* shown name, NULL: no map */
+	const char *sym;		/* NULL: unresolved */
+	uint64_t addr;			/* shown for an unresolved one */
+	char mode;			/* 'k' or '.' */
+};
+
+struct rcache_ent {
+	uint64_t ip;
+	int32_t pid;
+	int8_t mode;
+	bool used;
+	struct where w;
+};
+
+struct entry {
+	const char *comm;
+	int32_t pid;
+	int32_t cpu;
+	struct where w;
+	uint64_t self, children;
+	uint64_t last_sample;		/* children: once per sample */
+	struct entry *next;		/* hash chain */
+};
+
+struct hist {
+	struct entry **tab;
+	size_t nbuckets, n;
+	uint64_t total, samples;
+};
+
+struct report {
+	struct session *ss;
+	enum sort_key sort[K__NR];
+	int nsort;
+	bool children;
+	struct hist *h;			/* per attr */
+	struct rcache_ent *rc;
+	size_t rc_size, rc_used;
+	uint64_t sample_no;
+};
+
+/* ---- resolution, once per distinct address ---- */
+
+static uint64_t mix(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	return x;
+}
+
+static const char *base(const char *p)
+{
+	const char *b = strrchr(p, '/');
+
+	return b ? b + 1 : p;
+}
+
+static struct where *resolve(struct report *r, int32_t pid, int32_t tid, uint64_t ip,
+			     enum tally_cpumode mode)
+{
+	struct rcache_ent *e;
+	struct tally_addr_info ai;
+	size_t i;
+
+	if (r->rc_used * 2 >= r->rc_size) {
+		size_t n = r->rc_size ? r->rc_size * 2 : 1 << 14;
+		struct rcache_ent *nt = calloc(n, sizeof(*nt));
+
+		if (!nt)
+			return NULL;
+		for (size_t k = 0; k < r->rc_size; k++) {
+			if (!r->rc[k].used)
+				continue;
+			i = mix(r->rc[k].ip ^ ((uint64_t)r->rc[k].pid << 32) ^ (uint64_t)r->rc[k].mode) & (n - 1);
+			while (nt[i].used)
+				i = (i + 1) & (n - 1);
+			nt[i] = r->rc[k];
+		}
+		free(r->rc);
+		r->rc = nt;
+		r->rc_size = n;
+	}
+	i = mix(ip ^ ((uint64_t)pid << 32) ^ (uint64_t)mode) & (r->rc_size - 1);
+	for (e = &r->rc[i]; e->used; e = &r->rc[i]) {
+		if (e->ip == ip && e->pid == pid && e->mode == (int8_t)mode)
+			return &e->w;
+		i = (i + 1) & (r->rc_size - 1);
+	}
+	e->used = true;
+	e->ip = ip;
+	e->pid = pid;
+	e->mode = (int8_t)mode;
+	r->rc_used++;
+	tally_symbols__resolve(r->ss->syms, r->ss->m, pid, tid, ip, mode, &ai);
+	e->w.mode = mode == TALLY_CPUMODE_KERNEL || mode == TALLY_CPUMODE_GUEST_KERNEL ? 'k' : '.';
+	if (ai.map) {
+		e->w.dso = ai.map->kernel && !strncmp(ai.map->filename, "[kernel.kallsyms]", 17) ?
+			   "[kernel.kallsyms]" : base(ai.map->filename);
+		if (ai.map->kernel)
+			e->w.mode = 'k';
+	}
+	e->w.sym = ai.sym ? ai.sym->name : NULL;
+	e->w.addr = ai.map ? ai.map_ip : ip;
+	return &e->w;
+}
+
+/* ---- histogram ---- */
+
+static int strcmp_null(const char *a, const char *b)
+{
+	if (!a || !b)
+		return !a && !b ? 0 : (!a ? 1 : -1);	/* no name sorts last, as perf */
+	return strcmp(a, b);
+}
+
+static int cmp_key(const struct entry *a, const struct entry *b, enum sort_key k)
+{
+	switch (k) {
+	case K_COMM:
+		return strcmp(a->comm, b->comm);
+	case K_PID:
+		return a->pid != b->pid ? (a->pid < b->pid ? -1 : 1) : strcmp(a->comm, b->comm);
+	case K_DSO:
+		return strcmp_null(a->w.dso, b->w.dso);
+	case K_SYM:
+		if (!a->w.sym || !b->w.sym) {
+			if (a->w.sym || b->w.sym)
+				return a->w.sym ? -1 : 1;
+			return a->w.addr != b->w.addr ? (a->w.addr < b->w.addr ? -1 : 1) :
+			       a->w.mode - b->w.mode;
+		}
+		return strcmp(a->w.sym, b->w.sym) ? strcmp(a->w.sym, b->w.sym) : a->w.mode - b->w.mode;
+	case K_CPU:
+		return a->cpu - b->cpu;
+	default:
+		return 0;
+	}
+}
+
+static uint64_t hash_entry(const struct report *r, const struct entry *e)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	for (int i = 0; i < r->nsort; i++) {
+		const char *s = NULL;
+		uint64_t v = 0;
+
+		switch (r->sort[i]) {
+		case K_COMM: s = e->comm; break;
+		case K_PID: v = (uint64_t)e->pid; break;
+		case K_DSO: s = e->w.dso; break;
+		case K_SYM: s = e->w.sym; v = e->w.sym ? 0 : e->w.addr; break;
+		case K_CPU: v = (uint64_t)e->cpu; break;
+		default: break;
+		}
+		for (; s && *s; s++)
+			h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+		h = mix(h ^ v);
+	}
+	return h;
+}
+
+static struct entry *hist_find(struct report *r, struct hist *h, const struct entry *key)
+{
+	uint64_t hv = hash_entry(r, key);
+	size_t b;
+	struct entry *e;
+
+	if (h->n >= h->nbuckets) {
+		size_t n = h->nbuckets ? h->nbuckets * 2 : 1024;
+		struct entry **nt = calloc(n, sizeof(*nt));
+
+		if (!nt)
+			return NULL;
+		for (size_t i = 0; i < h->nbuckets; i++)
+			while (h->tab[i]) {
+				struct entry *x = h->tab[i];
+
+				h->tab[i] = x->next;
+				b = hash_entry(r, x) & (n - 1);
+				x->next = nt[b];
+				nt[b] = x;
+			}
+		free(h->tab);
+		h->tab = nt;
+		h->nbuckets = n;
+	}
+	b = hv & (h->nbuckets - 1);
+	for (e = h->tab[b]; e; e = e->next) {
+		int i;
+
+		for (i = 0; i < r->nsort && !cmp_key(e, key, r->sort[i]); i++)
+			;
+		if (i == r->nsort)
+			return e;
+	}
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return NULL;
+	*e = *key;
+	e->self = e->children = 0;
+	e->last_sample = UINT64_MAX;
+	e->next = h->tab[b];
+	h->tab[b] = e;
+	h->n++;
+	return e;
+}
+
+static void add(struct report *r, struct hist *h, struct entry *key, uint64_t period, bool self)
+{
+	struct entry *e = hist_find(r, h, key);
+
+	if (!e)
+		return;
+	if (self)
+		e->self += period;
+	if (r->children && e->last_sample != r->sample_no) {
+		e->children += period;	/* an entry counts once per sample */
+		e->last_sample = r->sample_no;
+	}
+}
+
+static void on_sample(struct session *ss, const struct perf_event_header *h, int idx,
+		      const struct tally_record *rec, void *arg)
+{
+	struct report *r = arg;
+	const struct tally_sample *smp = &rec->u.sample;
+	const struct perf_event_attr *a = tally_data_reader__attr(ss->rd, idx);
+	enum tally_cpumode mode = (enum tally_cpumode)(h->misc & PERF_RECORD_MISC_CPUMODE_MASK);
+	uint64_t period = (a->sample_type & PERF_SAMPLE_PERIOD) ? smp->period :
+			  (a->freq ? 1 : a->sample_period);
+	struct hist *hs = &r->h[idx];
+	struct entry key = { 0 };
+	struct where *w;
+	char leaf_mode;
+	const char *comm = tally_machine__comm_of(ss->m, (int32_t)smp->tid);
+
+	r->sample_no++;
+	hs->samples++;
+	hs->total += period;
+	key.comm = comm ? comm : ":-1";
+	key.pid = (int32_t)smp->pid;
+	key.cpu = (int32_t)smp->cpu;
+	w = resolve(r, (int32_t)smp->pid, (int32_t)smp->tid, smp->ip, mode);
+	if (!w)
+		return;
+	key.w = *w;
+	add(r, hs, &key, period, true);
+	leaf_mode = w->mode;
+	if (!r->children || !(a->sample_type & PERF_SAMPLE_CALLCHAIN))
+		return;
+	/* the chain's first frame is the ip itself: already counted above */
+	for (uint64_t i = 0, first = 1; i < smp->callchain.nr; i++) {
+		uint64_t ip = smp->callchain.ips[i];
+
+		if (ip >= PERF_CONTEXT_MAX) {
+			if (ip == PERF_CONTEXT_KERNEL)
+				mode = TALLY_CPUMODE_KERNEL;
+			else if (ip == PERF_CONTEXT_USER)
+				mode = TALLY_CPUMODE_USER;
+			continue;
+		}
+		if (first) {
+			first = 0;
+			continue;
+		}
+		w = resolve(r, (int32_t)smp->pid, (int32_t)smp->tid, ip, mode);
+		if (!w)
+			return;
+		key.w = *w;
+		/*
+		 * As perf's callchain entries: an unresolved frame shows its
+		 * ip, and one outside any map the level of the sample's own.
+		 */
+		if (!key.w.sym)
+			key.w.addr = ip;
+		if (!key.w.dso)
+			key.w.mode = leaf_mode;
+		add(r, hs, &key, period, false);
+	}
+}
+
+/* ---- output ---- */
+
+static const struct report *sort_ctx;
+
+static int cmp_rows(const void *pa, const void *pb)
+{
+	const struct entry *a = *(struct entry *const *)pa, *b = *(struct entry *const *)pb;
+	const struct report *r = sort_ctx;
+
+	if (r->children && a->children != b->children)
+		return a->children > b->children ? -1 : 1;
+	if (a->self != b->self)
+		return a->self > b->self ? -1 : 1;
+	for (int i = 0; i < r->nsort; i++) {
+		int c = cmp_key(a, b, r->sort[i]);
+
+		if (c)
+			return c;
+	}
+	return 0;
+}
+
+static int value(const struct entry *e, enum sort_key k, char *buf, size_t len)
+{
+	switch (k) {
+	case K_COMM: return snprintf(buf, len, "%s", e->comm);
+	case K_PID: return snprintf(buf, len, "%7d:%s", e->pid, e->comm);
+	case K_DSO: return snprintf(buf, len, "%s", e->w.dso ? e->w.dso : "[unknown]");
+	case K_SYM:
+		if (e->w.sym)
+			return snprintf(buf, len, "[%c] %s", e->w.mode, e->w.sym);
+		/* perf's "%-#.*llx": the 0x prefix is not printed for zero */
+		return snprintf(buf, len, e->w.addr ? "[%c] 0x%016llx" : "[%c] %016llx", e->w.mode,
+				(unsigned long long)e->w.addr);
+	case K_CPU: return snprintf(buf, len, "%03d", e->cpu);
+	default: return snprintf(buf, len, "?");
+	}
+}
+
+static void print_hist(struct report *r, int idx, uint64_t lost)
+{
+	struct hist *h = &r->h[idx];
+	struct entry **rows = malloc((h->n + 1) * sizeof(*rows));
+	int width[K__NR] = { 0 };
+	uint64_t ns = h->samples;
+	char unit = ' ', buf[4096];
+	size_t n = 0;
+
+	if (!rows)
+		return;
+	for (size_t b = 0; b < h->nbuckets; b++)
+		for (struct entry *e = h->tab[b]; e; e = e->next)
+			rows[n++] = e;
+	sort_ctx = r;
+	qsort(rows, n, sizeof(*rows), cmp_rows);
+	for (int i = 0; i < r->nsort; i++) {
+		width[i] = (int)strlen(keys[r->sort[i]].header);
+		for (size_t k = 0; k < n; k++) {
+			int l = value(rows[k], r->sort[i], buf, sizeof(buf));
+
+			if (l > width[i])
+				width[i] = l;
+		}
+	}
+	if (ns > 1000) { ns /= 1000; unit = 'K'; }	/* perf's convert_unit */
+	if (ns > 1000) { ns /= 1000; unit = 'M'; }
+	printf("# To display the perf.data header info, please use --header/--header-only options.\n#\n#\n");
+	printf("# Total Lost Samples: %llu\n#\n", (unsigned long long)lost);
+	printf("# Samples: %llu%c of event '%s'\n", (unsigned long long)ns, unit, r->ss->names[idx]);
+	printf("# Event count (approx.): %llu\n#\n", (unsigned long long)h->total);
+	printf("# %s", r->children ? "Children      Self" : "Overhead");
+	for (int i = 0; i < r->nsort; i++)
+		printf("  %-*s", width[i], keys[r->sort[i]].header);
+	printf("\n# %s", r->children ? "........  ........" : "........");
+	for (int i = 0; i < r->nsort; i++) {
+		printf("  ");
+		for (int k = 0; k < width[i]; k++)
+			putchar('.');
+	}
+	printf("\n#\n");
+	for (size_t k = 0; k < n; k++) {
+		const struct entry *e = rows[k];
+		double tot = h->total ? (double)h->total : 1;
+
+		if (r->children)
+			printf("  %7.2f%%  %7.2f%%", 100.0 * e->children / tot, 100.0 * e->self / tot);
+		else
+			printf("  %7.2f%%", 100.0 * e->self / tot);
+		for (int i = 0; i < r->nsort; i++) {
+			value(e, r->sort[i], buf, sizeof(buf));
+			if (i == r->nsort - 1)
+				printf("  %s", buf);
+			else
+				printf("  %-*s", width[i], buf);
+		}
+		putchar('\n');
+	}
+	printf("\n\n");
+	free(rows);
+}
+
+static int parse_sort(struct report *r, const char *spec)
+{
+	char *dup = strdup(spec), *tok, *save = NULL;
+
+	if (!dup)
+		return -1;
+	r->nsort = 0;
+	for (tok = strtok_r(dup, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		int k;
+
+		for (k = 0; k < K__NR && strcmp(tok, keys[k].name); k++)
+			;
+		if (k == K__NR || r->nsort == K__NR) {
+			fprintf(stderr, "tally report: --sort '%s': unknown key '%s' (comm, pid, dso, sym, cpu)\n",
+				spec, tok);
+			free(dup);
+			return -1;
+		}
+		r->sort[r->nsort++] = (enum sort_key)k;
+	}
+	free(dup);
+	return r->nsort ? 0 : -1;
+}
+
+static const char *const report_usage[] = {
+	"tally report [--stdio] [-i FILE] [--sort KEYS] [--children|--no-children]",
+	"",
+	"perf report's histogram of a perf.data file (tally's or perf's), as text.",
+	"Call graphs are not drawn yet (perf's -g none).",
+	NULL,
+};
+
+int cmd_report(int argc, char **argv)
+{
+	const char *input = "perf.data", *sort = "comm,dso,sym", *graph = NULL;
+	bool help = false, stdio_ = false, children = false, no_children = false;
+	const struct cli_option opts[] = {
+		CLI_STRING('i', "input", &input, "FILE", "the perf.data file (default perf.data)"),
+		CLI_STRING('s', "sort", &sort, "KEYS", "comm, pid, dso, sym, cpu (default comm,dso,sym)"),
+		CLI_BOOL(0, "children", &children, "add callers' share (default with call chains)"),
+		CLI_BOOL(0, "no-children", &no_children, "self overhead only"),
+		CLI_STRING('g', "call-graph", &graph, "none", "only 'none' (graphs are not drawn yet)"),
+		CLI_BOOL(0, "stdio", &stdio_, "text output (the only one)"),
+		CLI_HELP(&help, "this text"),
+		CLI_END(),
+	};
+	struct session ss = { 0 };
+	struct report r = { .ss = &ss };
+	int ret;
+
+	if (cli_parse("report", opts, argc, argv, stderr, 0) < 0)
+		return 129;
+	if (help) {
+		cli_usage(stdout, report_usage, opts);
+		return 0;
+	}
+	if (graph && strcmp(graph, "none")) {
+		fprintf(stderr, "tally report: -g '%s': call graphs are not drawn yet; use -g none\n", graph);
+		return 129;
+	}
+	if (parse_sort(&r, sort))
+		return 129;
+	ss.on_sample = on_sample;
+	ss.arg = &r;
+	ret = session_open(&ss, "report", input);
+	if (ret)
+		goto out;
+	r.h = calloc((size_t)ss.nr_attrs, sizeof(*r.h));
+	if (!r.h) {
+		ret = 1;
+		goto out;
+	}
+	/* perf's default: children when the samples have call chains (only then) */
+	for (int i = 0; i < ss.nr_attrs; i++)
+		if (tally_data_reader__attr(ss.rd, i)->sample_type & PERF_SAMPLE_CALLCHAIN)
+			r.children = !no_children;
+	(void)children;
+	ret = session_run(&ss);
+	for (int i = 0; i < ss.nr_attrs; i++)
+		if (r.h[i].samples)
+			print_hist(&r, i, ss.lost);
+out:
+	for (int i = 0; r.h && i < ss.nr_attrs; i++) {
+		for (size_t b = 0; b < r.h[i].nbuckets; b++)
+			while (r.h[i].tab[b]) {
+				struct entry *e = r.h[i].tab[b];
+
+				r.h[i].tab[b] = e->next;
+				free(e);
+			}
+		free(r.h[i].tab);
+	}
+	free(r.h);
+	free(r.rc);
+	session_close(&ss);
+	return ret;
+}

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# tally report --stdio against perf report 6.1 (-g none) on the same files,
+# written by perf and by tally: the same rows in the same order, children
+# and no-children, --sort comm,dso,sym and sym; the header's sample count.
+. "$(dirname "$0")/lib.sh"
+B=$HELPERS/burn
+d=$(mktemp -d); trap 'rm -rf "$d"' EXIT
+
+if ! have_perf; then
+	skip "perf is not installed: no reference to compare with"
+	done_testing; exit 0
+fi
+
+rows() { grep -E '^ +[0-9.]+%'; }
+
+# same NAME FILE OPTS...: every row equal.
+same() {
+	local name=$1 f=$2; shift 2
+	"$TALLY" report --stdio -g none "$@" -i "$f" >"$d/t.out" 2>"$d/t.err"; local rc=$?
+	perf report --stdio -g none "$@" -i "$f" >"$d/p.out" 2>/dev/null
+	is "$name: tally report exits 0" "$rc" 0
+	is "$name: rows equal to perf report's" "$(diff <(rows <"$d/t.out") <(rows <"$d/p.out") | grep -c '^<')" 0
+	check "$name: has rows" [ "$(rows <"$d/p.out" | wc -l)" -gt 0 ]
+	is "$name: '# Samples' line" "$(grep '^# Samples' "$d/t.out" | head -1)" "$(grep '^# Samples' "$d/p.out" | head -1)"
+}
+
+for who in perf tally; do
+	if [ $who = perf ]; then rec="perf record"; else rec="$TALLY record"; fi
+	$rec -q -F 999 -g -o "$d/$who-g.data" -- "$B" 300 >/dev/null 2>&1
+	same "$who -g children" "$d/$who-g.data" --children
+	same "$who -g no-children" "$d/$who-g.data" --no-children
+	same "$who -g --sort sym" "$d/$who-g.data" --no-children --sort sym
+	$rec -q -a -g -o "$d/$who-a.data" -- sleep 0.3 >/dev/null 2>&1
+	same "$who -a children" "$d/$who-a.data" --children
+	same "$who -a no-children" "$d/$who-a.data" --no-children
+	$rec -q -F 999 -o "$d/$who-f.data" -- "$B" 200 >/dev/null 2>&1
+	same "$who no chains" "$d/$who-f.data"
+done
+"$TALLY" report --sort nope -i "$d/tally-g.data" >/dev/null 2>"$d/e"; rc=$?
+is "unknown sort key: usage error" "$rc" 129
+check "unknown sort key: named" grep -q "unknown key 'nope'" "$d/e"
+done_testing
