@@ -160,10 +160,10 @@ static int cmp_key(const struct entry *a, const struct entry *b, enum sort_key k
 		if (!a->w.sym || !b->w.sym) {
 			if (a->w.sym || b->w.sym)
 				return a->w.sym ? -1 : 1;
-			return a->w.addr != b->w.addr ? (a->w.addr < b->w.addr ? -1 : 1) :
-			       a->w.mode - b->w.mode;
+			/* the level is not part of the key: an entry keeps its first */
+			return a->w.addr != b->w.addr ? (a->w.addr < b->w.addr ? -1 : 1) : 0;
 		}
-		return strcmp(a->w.sym, b->w.sym) ? strcmp(a->w.sym, b->w.sym) : a->w.mode - b->w.mode;
+		return strcmp(a->w.sym, b->w.sym);
 	case K_CPU:
 		return a->cpu - b->cpu;
 	default:
@@ -266,7 +266,7 @@ static void on_sample(struct session *ss, const struct perf_event_header *h, int
 	struct hist *hs = &r->h[idx];
 	struct entry key = { 0 };
 	struct where *w;
-	char leaf_mode;
+	char prev_mode;
 	const char *comm = tally_machine__comm_of(ss->m, (int32_t)smp->tid);
 
 	r->sample_no++;
@@ -280,36 +280,43 @@ static void on_sample(struct session *ss, const struct perf_event_header *h, int
 		return;
 	key.w = *w;
 	add(r, hs, &key, period, true);
-	leaf_mode = w->mode;
+	prev_mode = w->mode;
 	if (!r->children || !(a->sample_type & PERF_SAMPLE_CALLCHAIN))
 		return;
-	/* the chain's first frame is the ip itself: already counted above */
-	for (uint64_t i = 0, first = 1; i < smp->callchain.nr; i++) {
-		uint64_t ip = smp->callchain.ips[i];
+	/*
+	 * Callers' share, walking the chain from the root as perf's
+	 * --children does (caller order). The chain's first frame is the ip
+	 * itself: a resolved one lands on the entry above (counted once per
+	 * sample); an unresolved one is keyed by its absolute ip there, so it
+	 * is an entry of its own, as in perf.
+	 */
+	for (uint64_t n = smp->callchain.nr; n > 0; n--) {
+		uint64_t ip = smp->callchain.ips[n - 1];
+		enum tally_cpumode fmode = TALLY_CPUMODE_USER;
 
-		if (ip >= PERF_CONTEXT_MAX) {
-			if (ip == PERF_CONTEXT_KERNEL)
-				mode = TALLY_CPUMODE_KERNEL;
-			else if (ip == PERF_CONTEXT_USER)
-				mode = TALLY_CPUMODE_USER;
+		if (ip >= PERF_CONTEXT_MAX)
 			continue;
-		}
-		if (first) {
-			first = 0;
-			continue;
-		}
-		w = resolve(r, (int32_t)smp->pid, (int32_t)smp->tid, ip, mode);
+		/* a frame's mode: the last context marker before it in the chain */
+		for (uint64_t k = n - 1; k-- > 0;)
+			if (smp->callchain.ips[k] >= PERF_CONTEXT_MAX) {
+				fmode = smp->callchain.ips[k] == PERF_CONTEXT_KERNEL ?
+					TALLY_CPUMODE_KERNEL : TALLY_CPUMODE_USER;
+				break;
+			}
+		w = resolve(r, (int32_t)smp->pid, (int32_t)smp->tid, ip, fmode);
 		if (!w)
 			return;
 		key.w = *w;
 		/*
 		 * As perf's callchain entries: an unresolved frame shows its
-		 * ip, and one outside any map the level of the sample's own.
+		 * ip, and one outside any map keeps the level of the frame
+		 * walked before it (perf reuses that frame's state).
 		 */
 		if (!key.w.sym)
 			key.w.addr = ip;
 		if (!key.w.dso)
-			key.w.mode = leaf_mode;
+			key.w.mode = prev_mode;
+		prev_mode = key.w.mode;
 		add(r, hs, &key, period, false);
 	}
 }
