@@ -17,28 +17,90 @@
 struct script_ctx {
 	struct session *ss;
 	FILE *out;
+	/* lines are built here by hand: printf was most of the time */
+	char buf[1 << 16];
+	size_t len;
 };
+
+static void ob_flush(struct script_ctx *s)
+{
+	fwrite(s->buf, 1, s->len, s->out);
+	s->len = 0;
+}
+
+static void ob_mem(struct script_ctx *s, const char *p, size_t n)
+{
+	if (s->len + n > sizeof(s->buf)) {
+		ob_flush(s);
+		if (n > sizeof(s->buf)) {
+			fwrite(p, 1, n, s->out);
+			return;
+		}
+	}
+	memcpy(s->buf + s->len, p, n);
+	s->len += n;
+}
+
+static void ob_str(struct script_ctx *s, const char *p)
+{
+	ob_mem(s, p, strlen(p));
+}
+
+static void ob_chr(struct script_ctx *s, char c)
+{
+	ob_mem(s, &c, 1);
+}
+
+/* p right-aligned in width (printf's %*s) */
+static void ob_rstr(struct script_ctx *s, const char *p, int width)
+{
+	int n = (int)strlen(p);
+
+	for (; n < width; width--)
+		ob_chr(s, ' ');
+	ob_mem(s, p, (size_t)n);
+}
+
+/* v in base 10 or 16, right-aligned in width, padded with pad */
+static void ob_num(struct script_ctx *s, unsigned long long v, int base, int width, char pad)
+{
+	char t[24];
+	int n = 0;
+
+	do {
+		t[n++] = "0123456789abcdef"[v % (unsigned)base];
+		v /= (unsigned)base;
+	} while (v);
+	for (; width > n; width--)
+		ob_chr(s, pad);
+	while (n)
+		ob_chr(s, t[--n]);
+}
 
 static void print_frame(struct script_ctx *s, const struct tally_sample *smp, uint64_t ip,
 			enum tally_cpumode mode, bool chain)
 {
 	struct tally_addr_info ai;
-	bool found = !tally_symbols__resolve(s->ss->syms, s->ss->m, (int32_t)smp->pid, (int32_t)smp->tid,
-					     ip, mode, &ai);
+	bool found = !tally_symbols__resolve(s->ss->syms, s->ss->m, (int32_t)smp->pid,
+					     (int32_t)smp->tid, ip, mode, &ai);
 	/* in a chain perf prints the DSO-relative address, else the ip itself */
 	uint64_t shown = chain && ai.map ? ai.map_ip : ip;
 
 	if (chain)
-		fprintf(s->out, "\t%16llx ", (unsigned long long)shown);
-	else
-		fprintf(s->out, "%16llx ", (unsigned long long)shown);
-	if (found)
-		fprintf(s->out, "%s+0x%llx", ai.sym->name, (unsigned long long)ai.sym_off);
-	else
-		fputs("[unknown]", s->out);
-	fprintf(s->out, " (%s)\n", ai.map ? (ai.map->kernel && !strncmp(ai.map->filename,
-				"[kernel.kallsyms]", 17) ? "[kernel.kallsyms]" :
-				ai.map->filename) : "[unknown]");
+		ob_chr(s, '\t');
+	ob_num(s, shown, 16, 16, ' ');
+	ob_chr(s, ' ');
+	if (found) {
+		ob_str(s, ai.sym->name);
+		ob_str(s, "+0x");
+		ob_num(s, ai.sym_off, 16, 0, '0');
+	} else {
+		ob_str(s, "[unknown]");
+	}
+	ob_str(s, " (");
+	ob_str(s, ai.map ? (ai.map->kernel && !strncmp(ai.map->filename, "[kernel.kallsyms]", 17) ?
+			    "[kernel.kallsyms]" : ai.map->filename) : "[unknown]");
+	ob_str(s, ")\n");
 }
 
 static void print_sample(struct session *ss, const struct perf_event_header *h, int idx,
@@ -55,34 +117,51 @@ static void print_sample(struct session *ss, const struct perf_event_header *h, 
 	comm = tally_machine__comm_of(ss->m, (int32_t)smp->tid);
 	if (!comm)
 		comm = ":-1";
-	if (chain && !tp)
-		fprintf(s->out, "%s ", comm);
-	else
-		fprintf(s->out, "%16s ", comm);
-	fprintf(s->out, "%5d ", (int)smp->tid);
-	if (a->sample_type & PERF_SAMPLE_CPU)
-		fprintf(s->out, "[%03u] ", smp->cpu);
-	fprintf(s->out, "%5llu.%06llu: ", (unsigned long long)(smp->time / 1000000000ull),
-		(unsigned long long)(smp->time % 1000000000ull / 1000));
-	if (!tp && (a->sample_type & PERF_SAMPLE_PERIOD))
-		fprintf(s->out, "%10llu ", (unsigned long long)smp->period);
-	fprintf(s->out, "%*s: ", ss->name_width, ss->names[idx]);
+	/* perf's layout: comm, tid, [cpu], time, period, event */
+	ob_rstr(s, comm, chain && !tp ? 0 : 16);
+	ob_chr(s, ' ');
+	if ((int)smp->tid < 0) {
+		char t[16];
+
+		snprintf(t, sizeof(t), "%d", (int)smp->tid);
+		ob_rstr(s, t, 5);
+	} else {
+		ob_num(s, smp->tid, 10, 5, ' ');
+	}
+	ob_chr(s, ' ');
+	if (a->sample_type & PERF_SAMPLE_CPU) {
+		ob_chr(s, '[');
+		ob_num(s, smp->cpu, 10, 3, '0');
+		ob_str(s, "] ");
+	}
+	ob_num(s, smp->time / 1000000000ull, 10, 5, ' ');
+	ob_chr(s, '.');
+	ob_num(s, smp->time % 1000000000ull / 1000, 10, 6, '0');
+	ob_str(s, ": ");
+	if (!tp) {
+		/* without PERIOD in the samples, the attr's fixed one (as perf) */
+		ob_num(s, (a->sample_type & PERF_SAMPLE_PERIOD) ? smp->period : a->sample_period,
+		       10, 10, ' ');
+		ob_chr(s, ' ');
+	}
+	ob_rstr(s, ss->names[idx], ss->name_width);
+	ob_str(s, ": ");
 	if (tp) {
 		char info[4096];
 
 		if (ss->tf && (a->sample_type & PERF_SAMPLE_RAW) && smp->raw.size &&
 		    tally_trace_fmt__print(ss->tf, smp->raw.data, smp->raw.size, info,
 					   sizeof(info)) > 0)
-			fputs(info, s->out);
-		fputc('\n', s->out);
+			ob_str(s, info);
+		ob_chr(s, '\n');
 		return;
 	}
 	if (!chain) {
-		fputc(' ', s->out);
+		ob_chr(s, ' ');
 		print_frame(s, smp, smp->ip, mode, false);
 		return;
 	}
-	fputc('\n', s->out);
+	ob_chr(s, '\n');
 	for (uint64_t i = 0; i < smp->callchain.nr; i++) {
 		uint64_t ip = smp->callchain.ips[i];
 
@@ -95,7 +174,7 @@ static void print_sample(struct session *ss, const struct perf_event_header *h, 
 		}
 		print_frame(s, smp, ip, mode, true);
 	}
-	fputc('\n', s->out);
+	ob_chr(s, '\n');
 }
 
 static const char *const script_usage[] = {
@@ -115,7 +194,7 @@ int cmd_script(int argc, char **argv)
 		CLI_END(),
 	};
 	struct session ss = { 0 };
-	struct script_ctx s = { .ss = &ss, .out = stdout };
+	static struct script_ctx s;
 	int ret;
 
 	if (cli_parse("script", opts, argc, argv, stderr, 0) < 0)
@@ -124,11 +203,14 @@ int cmd_script(int argc, char **argv)
 		cli_usage(stdout, script_usage, opts);
 		return 0;
 	}
+	s.ss = &ss;
+	s.out = stdout;
 	ss.on_sample = print_sample;
 	ss.arg = &s;
 	ret = session_open(&ss, "script", input);
 	if (!ret)
 		ret = session_run(&ss);
+	ob_flush(&s);
 	session_close(&ss);
 	return ret;
 }

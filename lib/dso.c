@@ -552,6 +552,58 @@ found:
 	return 1;
 }
 
+/*
+ * perf's dso__synthesize_plt_symbols: one "name@plt" symbol per
+ * .rela.plt entry, laid over .plt after its header entry, entries of the
+ * section's entsize (x86-64: 16); an IRELATIVE one has no name: "@plt".
+ * Not where a sizeless _init before .plt runs on over it: perf's answer
+ * there depends on its symbol tree's shape, and is mostly _init.
+ */
+static int synth_plt(Elf *elf, struct tally__symvec *v)
+{
+	GElf_Shdr rsh, psh, dsh;
+	Elf_Scn *rscn = find_scn(elf, ".rela.plt", SHT_RELA, &rsh);
+	Elf_Scn *pscn = find_scn(elf, ".plt", 0, &psh);
+	Elf_Scn *dscn;
+	Elf_Data *rd, *dd;
+	size_t n;
+	int added = 0;
+
+	if (!rscn || !pscn || !rsh.sh_entsize || !psh.sh_entsize)
+		return 0;
+	for (size_t i = 0; i < v->nr; i++)
+		if (v->v[i].start == v->v[i].end && v->v[i].start < psh.sh_addr &&
+		    !strcmp(v->v[i].name, "_init"))
+			return 0;
+	dscn = elf_getscn(elf, rsh.sh_link);
+	if (!dscn || !gelf_getshdr(dscn, &dsh) || dsh.sh_type != SHT_DYNSYM)
+		return 0;	/* perf's sanity check: .rela.plt refers to .dynsym */
+	rd = elf_getdata(rscn, NULL);
+	dd = elf_getdata(dscn, NULL);
+	if (!rd || !dd)
+		return 0;
+	n = rsh.sh_size / rsh.sh_entsize;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Rela rel;
+		GElf_Sym sym;
+		const char *name;
+		char buf[512];
+		uint64_t start = psh.sh_addr + psh.sh_entsize * (i + 1);
+
+		if (!gelf_getrela(rd, (int)i, &rel) ||
+		    !gelf_getsym(dd, (int)GELF_R_SYM(rel.r_info), &sym))
+			break;
+		if (start + psh.sh_entsize > psh.sh_addr + psh.sh_size)
+			break;
+		name = elf_strptr(elf, dsh.sh_link, sym.st_name);
+		snprintf(buf, sizeof(buf), "%s@plt", name ? name : "");
+		if (tally__symvec_add(v, start, psh.sh_entsize, STB_GLOBAL, buf, false))
+			return -ENOMEM;
+		added++;
+	}
+	return added;
+}
+
 int tally__dso_load_elf(struct tally_dso *d, const struct tally__dso_ctx *ctx,
 			const uint8_t *want_id, size_t want_sz)
 {
@@ -560,7 +612,7 @@ int tally__dso_load_elf(struct tally_dso *d, const struct tally__dso_ctx *ctx,
 	uint8_t id[TALLY_BUILD_ID_MAX];
 	const uint8_t *use_id = NULL;
 	size_t use_sz = 0;
-	int n, err;
+	int n, err, nplt = 0;
 
 	err = elf_file_open(&f, d->name);
 	if (err) {
@@ -623,8 +675,15 @@ int tally__dso_load_elf(struct tally_dso *d, const struct tally__dso_ctx *ctx,
 	d->symsrc = strdup(n > 0 ? ".dynsym+.gnu_debugdata" : ".dynsym");
 	d->dwarf_path = strdup(d->name);
 finish:
+	/* the PLT is the running file's, whichever file gave the symbols (as perf) */
+	nplt = synth_plt(f.elf, &v);
+	if (nplt < 0) {
+		err = -ENOMEM;
+		goto out;
+	}
 	err = tally__symvec_finish(&v, &d->syms, &d->nr_syms, ctx->demangle);
-	if (!err && !d->nr_syms && d->status == TALLY_DSO_OK)
+	/* PLT entries alone do not make a file unstripped */
+	if (!err && d->nr_syms <= (size_t)nplt && d->status == TALLY_DSO_OK)
 		d->status = TALLY_DSO_STRIPPED;
 out:
 	tally__symvec_free(&v);

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# bench/report.sh: tally report and tally script against perf 6.1 on the
+# same perf-written file (make bench; prints one markdown section): two
+# CPU-bound processes recorded by perf with cpu-clock -c 20000 -g.
+# Rounds alternate the order of tally and perf.
+set -u
+BUILD=${BUILD:-build}
+TALLY=${TALLY:-$PWD/$BUILD/tally}
+HELPERS=${HELPERS:-$PWD/$BUILD/helpers}
+ROUNDS=${REPORT_BENCH_ROUNDS:-3}
+MS=${REPORT_BENCH_MS:-4000}
+
+echo "## tally report / tally script vs perf report / perf script"
+echo
+if ! command -v perf >/dev/null; then
+	echo "perf is missing: nothing to compare."
+	exit 0
+fi
+d=$(mktemp -d); trap 'rm -rf "$d"' EXIT
+B=$HELPERS/burn
+perf record -q -e cpu-clock -c 20000 -g -o "$d/big.data" -- sh -c "$B $MS & $B $MS; wait" >/dev/null 2>&1
+python3 - "$TALLY" "$d/big.data" "$ROUNDS" <<'PY'
+import re, statistics, subprocess, sys, time
+
+tally, data, rounds = sys.argv[1], sys.argv[2], int(sys.argv[3])
+
+def run(argv):
+    t0 = time.perf_counter()
+    p = subprocess.run(["/usr/bin/time", "-f", "RSS %M"] + argv, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.PIPE, text=True)
+    t = time.perf_counter() - t0
+    if p.returncode != 0:
+        sys.exit("failed (%d): %s\n%s" % (p.returncode, " ".join(argv), p.stderr[-2000:]))
+    return t, int(re.findall(r"RSS (\d+)", p.stderr)[-1])
+
+stats = subprocess.run(["perf", "report", "--stats", "-i", data], capture_output=True, text=True).stdout
+m = re.search(r"SAMPLE events:\s+(\d+)", stats)
+print("A perf-written file of %s samples with call chains (`perf record -e cpu-clock -c 20000 -g` "
+      "of two `burn` processes), %d rounds each, medians:" % (m.group(1) if m else "?", rounds))
+print()
+print("| command (`-i FILE`) | tally | perf | tally/perf wall | tally/perf RSS |")
+print("|---|---|---|---|---|")
+for args in (["report", "--stdio", "--no-children", "-g", "none", "--sort", "comm,dso,sym"],
+             ["report", "--stdio", "--children", "-g", "none"],
+             ["script"]):
+    t, p = [], []
+    for i in range(rounds):
+        order = [("t", [tally] + args + ["-i", data]), ("p", ["perf"] + args + ["-i", data])]
+        if i % 2:
+            order.reverse()
+        for who, c in order:
+            (t if who == "t" else p).append(run(c))
+    wt, wp = statistics.median(x[0] for x in t), statistics.median(x[0] for x in p)
+    rt, rp = statistics.median(x[1] for x in t), statistics.median(x[1] for x in p)
+    print("| `%s` | %.0f ms, %d KiB | %.0f ms, %d KiB | %.3f | %.3f |" %
+          (" ".join(args), wt * 1e3, rt, wp * 1e3, rp, wt / wp, rt / rp))
+print()
+print("perf's default `report` draws call graphs, which tally does not yet: both run with `-g none`.")
+PY
