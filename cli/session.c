@@ -103,7 +103,10 @@ static void flush(struct session *s, uint64_t limit)
 {
 	size_t n = 0, keep = 0;
 
-	qsort(s->q, s->nq, sizeof(*s->q), cmp_queued);
+	/* rings are each in order: often the whole queue already is */
+	if (s->unsorted)
+		qsort(s->q, s->nq, sizeof(*s->q), cmp_queued);
+	s->unsorted = false;
 	while (n < s->nq && s->q[n].time <= limit) {
 		process(s, s->q[n].h, s->q[n].attr);
 		free(s->q[n].h);
@@ -144,6 +147,8 @@ static int on_record(void *ctx, const struct perf_event_header *h, uint64_t off,
 		s->q = q;
 		s->cap = cap;
 	}
+	if (s->nq && t < s->q[s->nq - 1].time)
+		s->unsorted = true;
 	s->q[s->nq] = (struct session_queued){ .time = t, .seq = s->seq++, .attr = idx };
 	s->q[s->nq].h = malloc(h->size);
 	if (!s->q[s->nq].h)

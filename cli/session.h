@@ -39,6 +39,7 @@ struct session {
 	struct session_queued *q;
 	size_t nq, cap;
 	uint64_t seq, next_flush, max_time;
+	bool unsorted;			/* a record came older than the one before */
 	/* what went by */
 	uint64_t samples, lost, bad;
 };

@@ -214,6 +214,7 @@ static void set_error(struct tally_data_reader *r, uint64_t off,
  * the undelivered tail stays at the front of the output buffer.
  */
 #define PERF_RECORD_COMPRESSED_TYPE 81
+#define DROP_CHUNK (4u << 20)	/* resident window of a mapped file */
 #define ZOUT_MAX (8u << 20)
 
 struct zstate {
@@ -280,6 +281,7 @@ int tally_data_reader__foreach(struct tally_data_reader *r,
 	/* aligned copy: the mapping is aligned but open_mem buffers may not be */
 	union { struct perf_event_header h; uint8_t b[65536]; } *rec;
 	struct zstate z = { 0 };
+	uint64_t dropped = off;
 	int ret = 0;
 
 	r->has_error = false;
@@ -328,6 +330,19 @@ int tally_data_reader__foreach(struct tally_data_reader *r,
 		if (ret)
 			break;
 		off += h.size;
+		/*
+		 * Records are copied out before fn sees them: the pages read
+		 * so far can leave our resident set (they stay in the page
+		 * cache; touching them again would fault them back in).
+		 */
+		if (r->mapped && off - dropped >= DROP_CHUNK) {
+			uintptr_t from = ((uintptr_t)(r->buf + dropped) + 4095) & ~(uintptr_t)4095;
+			uintptr_t to = (uintptr_t)(r->buf + off) & ~(uintptr_t)4095;
+
+			if (to > from)
+				madvise((void *)from, to - from, MADV_DONTNEED);
+			dropped = off;
+		}
 	}
 	free(rec);
 	tally__zstd_free(z.z);
