@@ -47,6 +47,7 @@ struct rcache_ent {
 
 struct entry {
 	const char *comm;
+	int32_t tid;			/* the thread that made the entry */
 	int32_t pid;
 	int32_t cpu;
 	struct where w;
@@ -274,6 +275,7 @@ static void on_sample(struct session *ss, const struct perf_event_header *h, int
 	hs->total += period;
 	key.comm = comm ? comm : ":-1";
 	key.pid = (int32_t)smp->pid;
+	key.tid = (int32_t)smp->tid;
 	key.cpu = (int32_t)smp->cpu;
 	w = resolve(r, (int32_t)smp->pid, (int32_t)smp->tid, smp->ip, mode);
 	if (!w)
@@ -381,6 +383,18 @@ static void print_hist(struct report *r, int idx, uint64_t lost)
 		for (size_t k = 0; k < n; k++) {
 			int l = value(rows[k], r->sort[i], buf, sizeof(buf));
 
+			/*
+			 * perf sizes the comm column by each entry's thread's
+			 * comm at the end (its cached comm_len), and cuts the
+			 * entry's own comm to that: "perf-exec" of a thread
+			 * that became "sleep" shows as "perf-ex" if nothing is
+			 * longer.
+			 */
+			if (r->sort[i] == K_COMM) {
+				const char *c = tally_machine__comm_of(r->ss->m, rows[k]->tid);
+
+				l = (int)strlen(c ? c : rows[k]->comm);
+			}
 			if (l > width[i])
 				width[i] = l;
 		}
@@ -411,7 +425,9 @@ static void print_hist(struct report *r, int idx, uint64_t lost)
 			printf("  %7.2f%%", 100.0 * e->self / tot);
 		for (int i = 0; i < r->nsort; i++) {
 			value(e, r->sort[i], buf, sizeof(buf));
-			if (i == r->nsort - 1)
+			if (r->sort[i] == K_COMM)
+				printf("  %-*.*s", i == r->nsort - 1 ? 0 : width[i], width[i], buf);
+			else if (i == r->nsort - 1)
 				printf("  %s", buf);
 			else
 				printf("  %-*s", width[i], buf);
