@@ -161,8 +161,14 @@ static int cmp_key(const struct entry *a, const struct entry *b, enum sort_key k
 		if (!a->w.sym || !b->w.sym) {
 			if (a->w.sym || b->w.sym)
 				return a->w.sym ? -1 : 1;
-			/* the level is not part of the key: an entry keeps its first */
-			return a->w.addr != b->w.addr ? (a->w.addr < b->w.addr ? -1 : 1) : 0;
+			/*
+			 * The level is not part of the key: an entry keeps its
+			 * first. Addresses compare as perf's _sort__addr_cmp,
+			 * by the sign of their difference as an int64.
+			 */
+			int64_t dif = (int64_t)(b->w.addr - a->w.addr);
+
+			return dif > 0 ? -1 : dif < 0;
 		}
 		return strcmp(a->w.sym, b->w.sym);
 	case K_CPU:
