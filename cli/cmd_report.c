@@ -444,6 +444,21 @@ static void print_hist(struct report *r, int idx, uint64_t lost)
 	free(rows);
 }
 
+/* What got no symbol, per DSO and why: perf shows only hex addresses. */
+static void print_unresolved(struct report *r)
+{
+	const struct tally_unresolved *u;
+	int n = tally_symbols__unresolved(r->ss->syms, &u);
+
+	if (n <= 0)
+		return;
+	printf("#\n# Addresses without a symbol (each distinct address once), and why:\n");
+	for (int i = 0; i < n; i++)
+		printf("#   %-40s %6llu  %s\n", u[i].dso, (unsigned long long)u[i].addrs,
+		       u[i].detail ? u[i].detail : tally_dso_status__str(u[i].status));
+	printf("#\n");
+}
+
 static int parse_sort(struct report *r, const char *spec)
 {
 	char *dup = strdup(spec), *tok, *save = NULL;
@@ -525,6 +540,7 @@ int cmd_report(int argc, char **argv)
 	for (int i = 0; i < ss.nr_attrs; i++)
 		if (r.h[i].samples)
 			print_hist(&r, i, ss.lost);
+	print_unresolved(&r);
 out:
 	for (int i = 0; r.h && i < ss.nr_attrs; i++) {
 		for (size_t b = 0; b < r.h[i].nbuckets; b++)

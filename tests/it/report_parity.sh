@@ -42,6 +42,14 @@ for who in perf tally; do
 	$rec -q -F 999 -o "$d/$who-f.data" -- "$B" 200 >/dev/null 2>&1
 	same "$who no chains" "$d/$who-f.data"
 done
+# what got no symbol is named with its reason: a stripped program with no
+# build id (so no debug file or build-id cache can name it)
+printf 'static volatile unsigned long x;\nstatic void spin(void) { for (unsigned long i = 0; i < 300000000UL; i++) x += i; }\nint main(void) { spin(); return 0; }\n' >"$d/spin.c"
+cc -O1 -Wl,--build-id=none -o "$d/burn-stripped" "$d/spin.c" && strip "$d/burn-stripped"
+"$TALLY" record -q -F 999 -o "$d/s.data" -- "$d/burn-stripped" >/dev/null 2>&1
+"$TALLY" report --stdio -i "$d/s.data" >"$d/s.out" 2>&1
+check "unresolved: the stripped file is named with its reason" \
+	grep -qE "^#   $d/burn-stripped +[0-9]+  stripped" "$d/s.out"
 "$TALLY" report --sort nope -i "$d/tally-g.data" >/dev/null 2>"$d/e"; rc=$?
 is "unknown sort key: usage error" "$rc" 129
 check "unknown sort key: named" grep -q "unknown key 'nope'" "$d/e"
