@@ -279,6 +279,8 @@ static void on_sample(struct session *ss, const struct perf_event_header *h, int
 	r->sample_no++;
 	hs->samples++;
 	hs->total += period;
+	if (!comm)
+		comm = unnamed_comm(ss->m, (int32_t)smp->pid, (int32_t)smp->tid);
 	key.comm = comm ? comm : ":-1";
 	key.pid = (int32_t)smp->pid;
 	key.tid = (int32_t)smp->tid;
@@ -531,11 +533,15 @@ int cmd_report(int argc, char **argv)
 		ret = 1;
 		goto out;
 	}
-	/* perf's default: children when the samples have call chains (only then) */
-	for (int i = 0; i < ss.nr_attrs; i++)
+	/*
+	 * perf's default: children when the samples have call chains (only
+	 * then), decided before reading: a pipe's attrs come too late for it,
+	 * so a pipe gets self overhead only, --children or not (as perf 6.1).
+	 */
+	(void)children;
+	for (int i = 0; i < ss.nr_attrs && !tally_data_reader__is_pipe(ss.rd); i++)
 		if (tally_data_reader__attr(ss.rd, i)->sample_type & PERF_SAMPLE_CALLCHAIN)
 			r.children = !no_children;
-	(void)children;
 	ret = session_run(&ss);
 	for (int i = 0; i < ss.nr_attrs; i++)
 		if (r.h[i].samples)

@@ -116,6 +116,8 @@ static void print_sample(struct session *ss, const struct perf_event_header *h, 
 
 	comm = tally_machine__comm_of(ss->m, (int32_t)smp->tid);
 	if (!comm)
+		comm = unnamed_comm(ss->m, (int32_t)smp->pid, (int32_t)smp->tid);
+	if (!comm)
 		comm = ":-1";
 	/* perf's layout: comm, tid, [cpu], time, period, event */
 	ob_rstr(s, comm, chain && !tp ? 0 : 16);

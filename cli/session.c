@@ -158,6 +158,16 @@ static int on_record(void *ctx, const struct perf_event_header *h, uint64_t off,
 	return 0;
 }
 
+const char *unnamed_comm(struct tally_machine *m, int32_t pid, int32_t tid)
+{
+	char name[24];
+
+	snprintf(name, sizeof(name), ":%d", (int)tid);
+	if (tally_machine__comm(m, pid, tid, name, false))
+		return NULL;
+	return tally_machine__comm_of(m, tid);
+}
+
 int session_open(struct session *s, const char *cmd, const char *path)
 {
 	const void *td;

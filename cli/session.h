@@ -44,6 +44,12 @@ struct session {
 	uint64_t samples, lost, bad;
 };
 
+/*
+ * A thread no COMM named gets perf's name for it, ":TID", kept in the
+ * machine as perf keeps it. NULL only without memory.
+ */
+const char *unnamed_comm(struct tally_machine *m, int32_t pid, int32_t tid);
+
 /* Open path: 0, or 1 after saying why. Release with session_close either way. */
 int session_open(struct session *s, const char *cmd, const char *path);
 /* Deliver every sample. 0, or 1 after saying what could not be read (the samples before it were delivered). */

@@ -39,6 +39,12 @@ struct tally_data_reader {
 	bool has_error;
 	char **names;		/* EVENT_DESC, parsed on first ask */
 	bool names_read;
+	/* pipe format: no header sections, everything is a record */
+	bool pipe;
+	void *owned;		/* stdin read into memory */
+	struct { const void *p; size_t len; } pfeat[256];
+	struct { uint64_t id; const char *name; } *pnames;	/* EVENT_UPDATE names */
+	size_t nr_pnames;
 };
 
 /* [off, off+size) inside the file, without overflow. */
@@ -86,6 +92,90 @@ static int read_attrs(struct tally_data_reader *r)
 	return 0;
 }
 
+#define PERF_RECORD_HEADER_ATTR		64
+#define PERF_RECORD_HEADER_TRACING_DATA	66
+#define PERF_RECORD_EVENT_UPDATE	78
+#define PERF_RECORD_HEADER_FEATURE	80
+
+/*
+ * Pipe format (perf's `-o -`): a 16-byte header, then records only; the
+ * attrs, features, names and tracing data come as perf's own record
+ * types ahead of the data. TRACING_DATA's blob follows its record,
+ * outside the record's size, padded to 8.
+ */
+static int open_pipe(struct tally_data_reader *r)
+{
+	uint64_t pos = 16;
+
+	r->pipe = true;
+	r->h.data.offset = 16;
+	r->h.data.size = r->len - 16;
+	r->attrs = calloc(64, sizeof(*r->attrs));
+	if (!r->attrs)
+		return -ENOMEM;
+	while (r->len - pos >= sizeof(struct perf_event_header)) {
+		struct perf_event_header h;
+		const uint8_t *p = r->buf + pos;
+
+		memcpy(&h, p, sizeof(h));
+		if (h.size < sizeof(h) || h.size > r->len - pos)
+			break;	/* the walk over the data reports it */
+		if (h.type == PERF_RECORD_HEADER_ATTR && h.size >= 8 + PERF_ATTR_SIZE_VER0 &&
+		    r->nr_attrs < 64) {
+			struct rattr *a = &r->attrs[r->nr_attrs];
+			uint32_t asz;
+
+			memcpy(&asz, p + 8 + 4, 4);
+			if (asz < PERF_ATTR_SIZE_VER0 || asz > h.size - 8U)
+				return -EBADMSG;
+			memcpy(&a->attr, p + 8, asz < sizeof(a->attr) ? asz : sizeof(a->attr));
+			a->attr.size = sizeof(a->attr);
+			a->nr_ids = (h.size - 8U - asz) / 8;
+			if (a->nr_ids) {
+				a->ids = malloc(a->nr_ids * 8);
+				if (!a->ids)
+					return -ENOMEM;
+				memcpy(a->ids, p + 8 + asz, a->nr_ids * 8);
+			}
+			r->nr_attrs++;
+		} else if (h.type == PERF_RECORD_HEADER_TRACING_DATA && h.size >= 12) {
+			uint32_t tsz;
+
+			memcpy(&tsz, p + 8, 4);
+			if (tsz > r->len - pos - h.size)
+				return -EBADMSG;
+			r->pfeat[1].p = p + h.size;
+			r->pfeat[1].len = tsz;
+		} else if (h.type == PERF_RECORD_HEADER_FEATURE && h.size >= 16) {
+			uint64_t feat;
+
+			memcpy(&feat, p + 8, 8);
+			if (feat < 256) {
+				r->pfeat[feat].p = p + 16;
+				r->pfeat[feat].len = h.size - 16U;
+			}
+		} else if (h.type == PERF_RECORD_EVENT_UPDATE && h.size > 24) {
+			uint64_t type, id;
+			void *nn;
+
+			memcpy(&type, p + 8, 8);
+			memcpy(&id, p + 16, 8);
+			if (type == 1 && memchr(p + 24, 0, h.size - 24U)) {	/* NAME */
+				nn = realloc(r->pnames, (r->nr_pnames + 1) * sizeof(*r->pnames));
+				if (!nn)
+					return -ENOMEM;
+				r->pnames = nn;
+				r->pnames[r->nr_pnames].id = id;
+				r->pnames[r->nr_pnames++].name = (const char *)p + 24;
+			}
+		}
+		pos += h.size;
+		if (h.type == PERF_RECORD_HEADER_TRACING_DATA)
+			pos += (r->pfeat[1].len + 7) & ~7ULL;
+	}
+	return r->nr_attrs ? 0 : -EBADMSG;
+}
+
 struct tally_data_reader *tally_data_reader__open_mem(const void *buf,
 						      size_t len)
 {
@@ -98,6 +188,17 @@ struct tally_data_reader *tally_data_reader__open_mem(const void *buf,
 	}
 	r->buf = buf;
 	r->len = len;
+	if (len >= 16) {
+		uint64_t hd[2];
+
+		memcpy(hd, buf, sizeof(hd));
+		if (hd[0] == PERF_MAGIC2 && hd[1] == 16) {
+			err = open_pipe(r);
+			if (err)
+				goto fail;
+			return r;
+		}
+	}
 	if (len < sizeof(r->h)) {
 		err = -EBADMSG;
 		goto fail;
@@ -123,13 +224,64 @@ fail:
 	return NULL;
 }
 
+/* "-": the whole of stdin in memory (a pipe cannot be mapped). */
+static struct tally_data_reader *open_stdin(void)
+{
+	size_t cap = 1 << 20, len = 0;
+	uint8_t *buf = malloc(cap);
+	struct tally_data_reader *r;
+	ssize_t n;
+
+	if (!buf)
+		return NULL;
+	for (;;) {
+		if (len == cap) {
+			uint8_t *nb = realloc(buf, cap * 2);
+
+			if (!nb) {
+				free(buf);
+				errno = ENOMEM;
+				return NULL;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		n = read(STDIN_FILENO, buf + len, cap - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int e = errno;
+
+			free(buf);
+			errno = e;
+			return NULL;
+		}
+		if (!n)
+			break;
+		len += (size_t)n;
+	}
+	r = tally_data_reader__open_mem(buf, len);
+	if (!r) {
+		int e = errno;
+
+		free(buf);
+		errno = e;
+		return NULL;
+	}
+	r->owned = buf;
+	return r;
+}
+
 struct tally_data_reader *tally_data_reader__open(const char *path)
 {
 	struct tally_data_reader *r;
 	struct stat st;
 	void *p;
-	int fd = open(path, O_RDONLY | O_CLOEXEC), err;
+	int fd, err;
 
+	if (!strcmp(path, "-"))
+		return open_stdin();
+	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return NULL;
 	if (fstat(fd, &st) < 0 || st.st_size == 0) {
@@ -167,6 +319,8 @@ void tally_data_reader__close(struct tally_data_reader *r)
 	}
 	free(r->names);
 	free(r->attrs);
+	free(r->pnames);
+	free(r->owned);
 	if (r->mapped)
 		munmap((void *)r->buf, r->len);
 	free(r);
@@ -330,6 +484,8 @@ int tally_data_reader__foreach(struct tally_data_reader *r,
 		if (ret)
 			break;
 		off += h.size;
+		if (r->pipe && h.type == PERF_RECORD_HEADER_TRACING_DATA)
+			off += (r->pfeat[1].len + 7) & ~7ULL;	/* its blob follows it */
 		/*
 		 * Records are copied out before fn sees them: the pages read
 		 * so far can leave our resident set (they stay in the page
@@ -362,6 +518,13 @@ int tally_data_reader__feature(const struct tally_data_reader *r, int feat,
 	uint64_t table, off;
 	int k = 0;
 
+	if (r && r->pipe && feat > 0 && feat < 256) {
+		if (!r->pfeat[feat].p)
+			return -ENOENT;
+		*data = r->pfeat[feat].p;
+		*len = r->pfeat[feat].len;
+		return 0;
+	}
 	if (!r || feat <= 0 || feat >= 256 || !(r->h.adds_features[feat / 64] >> (feat % 64) & 1))
 		return -ENOENT;
 	/* the table follows the data: one {offset, size} per set bit, in bit order */
@@ -391,6 +554,16 @@ static void read_names(struct tally_data_reader *r)
 	uint32_t nr, asz;
 
 	r->names_read = true;
+	if (r->nr_pnames && r->nr_attrs) {
+		r->names = calloc((size_t)r->nr_attrs, sizeof(*r->names));
+		for (size_t i = 0; r->names && i < r->nr_pnames; i++) {
+			int idx = tally_data_reader__attr_of_id(r, r->pnames[i].id);
+
+			if (idx >= 0 && !r->names[idx])
+				r->names[idx] = strdup(r->pnames[i].name);
+		}
+		return;
+	}
 	if (tally_data_reader__feature(r, 12, (const void **)&p, &len) || len < 8)
 		return;
 	memcpy(&nr, p, 4);
@@ -436,4 +609,9 @@ const char *tally_data_reader__event_name(struct tally_data_reader *r, int idx)
 	if (!r->names_read)
 		read_names(r);
 	return r->names ? r->names[idx] : NULL;
+}
+
+bool tally_data_reader__is_pipe(const struct tally_data_reader *r)
+{
+	return r && r->pipe;
 }

@@ -571,7 +571,8 @@ static int synth_plt(Elf *elf, struct tally__symvec *v)
 
 	if (!rscn || !pscn || !rsh.sh_entsize || !psh.sh_entsize)
 		return 0;
-	for (size_t i = 0; i < v->nr; i++)
+	/* (seen with a .symtab; with .dynsym only, perf names the entries) */
+	for (size_t i = 0; has_symtab(elf) && i < v->nr; i++)
 		if (v->v[i].start == v->v[i].end && v->v[i].start < psh.sh_addr &&
 		    !strcmp(v->v[i].name, "_init"))
 			return 0;

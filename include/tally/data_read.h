@@ -47,6 +47,8 @@ TALLY_API int tally_data_reader__foreach(struct tally_data_reader *r,
  */
 TALLY_API int tally_data_reader__feature(const struct tally_data_reader *r, int feat,
 					 const void **data, size_t *len);
+/* The file is in pipe format (perf's `-o -`); `-i -` reads stdin. */
+TALLY_API bool tally_data_reader__is_pipe(const struct tally_data_reader *r);
 /* The event's name from EVENT_DESC (attr idx), or NULL. */
 TALLY_API const char *tally_data_reader__event_name(struct tally_data_reader *r, int idx);
 TALLY_API const struct tally_data_error *

@@ -42,6 +42,17 @@ for who in perf tally; do
 	$rec -q -F 999 -o "$d/$who-f.data" -- "$B" 200 >/dev/null 2>&1
 	same "$who no chains" "$d/$who-f.data"
 done
+# Pipe input (perf: self overhead only for a pipe, --children or not)
+for who in perf tally; do
+	if [ $who = perf ]; then rec="perf record"; else rec="$TALLY record"; fi
+	$rec -q -F 999 -g -o - -- "$B" 200 2>/dev/null >"$d/$who.pipe"
+	"$TALLY" report --stdio -g none -i - <"$d/$who.pipe" >"$d/t.out" 2>/dev/null; rc=$?
+	perf report --stdio -g none -i - <"$d/$who.pipe" >"$d/p.out" 2>/dev/null
+	is "$who pipe: tally report -i - exits 0" "$rc" 0
+	is "$who pipe: rows equal" "$(diff <(rows <"$d/t.out") <(rows <"$d/p.out") | grep -c '^[<>]')" 0
+	check "$who pipe: has rows" [ "$(rows <"$d/p.out" | wc -l)" -gt 0 ]
+done
+
 # what got no symbol is named with its reason: a stripped program with no
 # build id (so no debug file or build-id cache can name it)
 printf 'static volatile unsigned long x;\nstatic void spin(void) { for (unsigned long i = 0; i < 300000000UL; i++) x += i; }\nint main(void) { spin(); return 0; }\n' >"$d/spin.c"

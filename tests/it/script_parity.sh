@@ -52,6 +52,17 @@ for who in perf tally; do
 	fi
 done
 
+# Pipe input: perf's and tally's `record -o -` read from stdin.
+for who in perf tally; do
+	if [ $who = perf ]; then rec="perf record"; else rec="$TALLY record"; fi
+	$rec -q -F 999 -g -o - -- "$B" 200 2>/dev/null >"$d/$who.pipe"
+	"$TALLY" script -i - <"$d/$who.pipe" >"$d/t.out" 2>"$d/t.err"; rc=$?
+	perf script -i - <"$d/$who.pipe" >"$d/p.out" 2>/dev/null
+	is "$who pipe: tally script -i - exits 0" "$rc" 0
+	is "$who pipe: every line equal" "$(diff "$d/t.out" "$d/p.out" | grep -c '^[<>]')" 0
+	check "$who pipe: not empty" [ -s "$d/p.out" ]
+done
+
 # A cut file: the lines before the cut, and the cut named.
 size=$(stat -c %s "$d/tally-g.data")
 head -c $((size * 2 / 3)) "$d/tally-g.data" >"$d/cut.data"
