@@ -64,6 +64,8 @@ struct hist {
 
 struct report {
 	struct session *ss;
+	const char *comms, *dsos, *symbols;	/* entry filters, comma lists */
+	double percent_limit;
 	enum sort_key sort[K__NR];
 	int nsort;
 	bool children;
@@ -370,6 +372,34 @@ static int value(const struct entry *e, enum sort_key k, char *buf, size_t len)
 	}
 }
 
+/* name in a comma-separated list */
+static bool in_list(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *p = list; p && *p;) {
+		const char *e = strchr(p, ',');
+		size_t l = e ? (size_t)(e - p) : strlen(p);
+
+		if (l == n && !strncmp(p, name, n))
+			return true;
+		p = e ? e + 1 : NULL;
+	}
+	return false;
+}
+
+/* --comm, --dso, --symbols: perf drops the other entries (percentages stay absolute). */
+static bool shown(const struct report *r, const struct entry *e)
+{
+	if (r->comms && !in_list(r->comms, e->comm))
+		return false;
+	if (r->dsos && !in_list(r->dsos, e->w.dso ? e->w.dso : "[unknown]"))
+		return false;
+	if (r->symbols && (!e->w.sym || !in_list(r->symbols, e->w.sym)))
+		return false;
+	return true;
+}
+
 static void print_hist(struct report *r, int idx, uint64_t lost)
 {
 	struct hist *h = &r->h[idx];
@@ -383,7 +413,8 @@ static void print_hist(struct report *r, int idx, uint64_t lost)
 		return;
 	for (size_t b = 0; b < h->nbuckets; b++)
 		for (struct entry *e = h->tab[b]; e; e = e->next)
-			rows[n++] = e;
+			if (shown(r, e))
+				rows[n++] = e;
 	sort_ctx = r;
 	qsort(rows, n, sizeof(*rows), cmp_rows);
 	for (int i = 0; i < r->nsort; i++) {
@@ -427,6 +458,9 @@ static void print_hist(struct report *r, int idx, uint64_t lost)
 		const struct entry *e = rows[k];
 		double tot = h->total ? (double)h->total : 1;
 
+		/* --percent-limit hides rows; the widths were taken over all */
+		if (100.0 * (r->children ? e->children : e->self) / tot < r->percent_limit)
+			continue;
 		if (r->children)
 			printf("  %7.2f%%  %7.2f%%", 100.0 * e->children / tot, 100.0 * e->self / tot);
 		else
@@ -485,6 +519,12 @@ static int parse_sort(struct report *r, const char *spec)
 	return r->nsort ? 0 : -1;
 }
 
+static int opt_children(struct cli_parse *p, const struct cli_option *opt, const char *arg)
+{
+	*(int *)opt->value = (int)opt->defval;
+	return 0;
+}
+
 static const char *const report_usage[] = {
 	"tally report [--stdio] [-i FILE] [--sort KEYS] [--children|--no-children]",
 	"",
@@ -495,20 +535,25 @@ static const char *const report_usage[] = {
 
 int cmd_report(int argc, char **argv)
 {
-	const char *input = "perf.data", *sort = "comm,dso,sym", *graph = NULL;
-	bool help = false, stdio_ = false, children = false, no_children = false;
+	const char *input = "perf.data", *sort = "comm,dso,sym", *graph = NULL, *plimit = NULL;
+	struct session ss = { 0 };
+	struct report r = { .ss = &ss };
+	bool help = false, stdio_ = false;
+	int children = -1;	/* the last of --children/--no-children wins, as perf */
 	const struct cli_option opts[] = {
 		CLI_STRING('i', "input", &input, "FILE", "the perf.data file (default perf.data)"),
 		CLI_STRING('s', "sort", &sort, "KEYS", "comm, pid, dso, sym, cpu (default comm,dso,sym)"),
-		CLI_BOOL(0, "children", &children, "add callers' share (default with call chains)"),
-		CLI_BOOL(0, "no-children", &no_children, "self overhead only"),
+		CLI_CALLBACK_F(0, "children", &children, NULL, "add callers' share (default with call chains)", opt_children, 0, 1),
+		CLI_CALLBACK_F(0, "no-children", &children, NULL, "self overhead only", opt_children, 0, 0),
 		CLI_STRING('g', "call-graph", &graph, "none", "only 'none' (graphs are not drawn yet)"),
+		CLI_STRING(0, "comm", &r.comms, "LIST", "only these commands"),
+		CLI_STRING('d', "dsos", &r.dsos, "LIST", "only these shared objects"),
+		CLI_STRING(0, "symbols", &r.symbols, "LIST", "only these symbols"),
+		CLI_STRING(0, "percent-limit", &plimit, "PCT", "hide rows below PCT percent"),
 		CLI_BOOL(0, "stdio", &stdio_, "text output (the only one)"),
 		CLI_HELP(&help, "this text"),
 		CLI_END(),
 	};
-	struct session ss = { 0 };
-	struct report r = { .ss = &ss };
 	int ret;
 
 	if (cli_parse("report", opts, argc, argv, stderr, 0) < 0)
@@ -523,6 +568,23 @@ int cmd_report(int argc, char **argv)
 	}
 	if (parse_sort(&r, sort))
 		return 129;
+	/* one --comm or --dsos value: its column says nothing, perf drops it */
+	for (int i = 0; i < r.nsort; i++)
+		if ((r.sort[i] == K_COMM && r.comms && !strchr(r.comms, ',')) ||
+		    (r.sort[i] == K_DSO && r.dsos && !strchr(r.dsos, ','))) {
+			memmove(&r.sort[i], &r.sort[i + 1], (size_t)(r.nsort - i - 1) * sizeof(r.sort[0]));
+			r.nsort--;
+			i--;
+		}
+	if (plimit) {
+		char *end;
+
+		r.percent_limit = strtod(plimit, &end);
+		if (end == plimit || *end || r.percent_limit < 0 || r.percent_limit > 100) {
+			fprintf(stderr, "tally report: --percent-limit '%s': a percentage, 0 to 100\n", plimit);
+			return 129;
+		}
+	}
 	ss.on_sample = on_sample;
 	ss.arg = &r;
 	ret = session_open(&ss, "report", input);
@@ -538,10 +600,9 @@ int cmd_report(int argc, char **argv)
 	 * then), decided before reading: a pipe's attrs come too late for it,
 	 * so a pipe gets self overhead only, --children or not (as perf 6.1).
 	 */
-	(void)children;
 	for (int i = 0; i < ss.nr_attrs && !tally_data_reader__is_pipe(ss.rd); i++)
 		if (tally_data_reader__attr(ss.rd, i)->sample_type & PERF_SAMPLE_CALLCHAIN)
-			r.children = !no_children;
+			r.children = children != 0;
 	ret = session_run(&ss);
 	for (int i = 0; i < ss.nr_attrs; i++)
 		if (r.h[i].samples)

@@ -42,6 +42,16 @@ for who in perf tally; do
 	$rec -q -F 999 -o "$d/$who-f.data" -- "$B" 200 >/dev/null 2>&1
 	same "$who no chains" "$d/$who-f.data"
 done
+# Filters and limits: perf's rows and header columns (one --comm or
+# --dsos value drops its column; the last of --children/--no-children wins)
+hdr_rows() { grep -E '^ +[0-9.]+%|^# (Overhead|Children)'; }
+for args in "--comm burn" "--comm burn,sleep" "--dsos libc.so.6" "--symbols burn_a,main" \
+	    "--percent-limit 5" "--no-children --children"; do
+	"$TALLY" report --stdio -g none $args -i "$d/tally-g.data" 2>/dev/null | hdr_rows >"$d/t.out"
+	perf report --stdio -g none $args -i "$d/tally-g.data" 2>/dev/null | hdr_rows >"$d/p.out"
+	is "report $args: rows and columns as perf's" "$(diff "$d/t.out" "$d/p.out" | grep -c '^[<>]')" 0
+done
+
 # Pipe input (perf: self overhead only for a pipe, --children or not)
 for who in perf tally; do
 	if [ $who = perf ]; then rec="perf record"; else rec="$TALLY record"; fi
