@@ -53,6 +53,7 @@ struct entry {
 	struct where w;
 	uint64_t self, children;
 	uint64_t last_sample;		/* children: once per sample */
+	bool visible;			/* a sample that passed the filters touched it */
 	struct entry *next;		/* hash chain */
 };
 
@@ -66,6 +67,7 @@ struct report {
 	struct session *ss;
 	const char *comms, *dsos, *symbols;	/* entry filters, comma lists */
 	double percent_limit;
+	bool elide[K__NR];		/* kept in the key, not printed */
 	enum sort_key sort[K__NR];
 	int nsort;
 	bool children;
@@ -249,18 +251,57 @@ static struct entry *hist_find(struct report *r, struct hist *h, const struct en
 	return e;
 }
 
-static void add(struct report *r, struct hist *h, struct entry *key, uint64_t period, bool self)
+/*
+ * As perf: every sample counts in every entry it touches; a filter
+ * (--comm, --dsos, --symbols) tests the sample's own entry, and an entry
+ * is shown if the sample that made it passed.
+ */
+static void add(struct report *r, struct hist *h, struct entry *key, uint64_t period, bool self,
+		bool pass)
 {
 	struct entry *e = hist_find(r, h, key);
 
 	if (!e)
 		return;
+	if (e->last_sample == UINT64_MAX && !e->self && !e->children)
+		e->visible = pass;	/* just made */
 	if (self)
 		e->self += period;
 	if (r->children && e->last_sample != r->sample_no) {
 		e->children += period;	/* an entry counts once per sample */
 		e->last_sample = r->sample_no;
 	}
+}
+
+/* name in a comma-separated list */
+static bool in_list(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *p = list; p && *p;) {
+		const char *e = strchr(p, ',');
+		size_t l = e ? (size_t)(e - p) : strlen(p);
+
+		if (l == n && !strncmp(p, name, n))
+			return true;
+		p = e ? e + 1 : NULL;
+	}
+	return false;
+}
+
+/*
+ * --comm, --dso, --symbols test the sample (its own entry): perf drops
+ * the others, with their callers' entries; percentages stay absolute.
+ */
+static bool shown(const struct report *r, const struct entry *e)
+{
+	if (r->comms && !in_list(r->comms, e->comm))
+		return false;
+	if (r->dsos && !in_list(r->dsos, e->w.dso ? e->w.dso : "[unknown]"))
+		return false;
+	if (r->symbols && (!e->w.sym || !in_list(r->symbols, e->w.sym)))
+		return false;
+	return true;
 }
 
 static void on_sample(struct session *ss, const struct perf_event_header *h, int idx,
@@ -276,6 +317,7 @@ static void on_sample(struct session *ss, const struct perf_event_header *h, int
 	struct entry key = { 0 };
 	struct where *w;
 	char prev_mode;
+	bool pass;
 	const char *comm = tally_machine__comm_of(ss->m, (int32_t)smp->tid);
 
 	r->sample_no++;
@@ -291,7 +333,8 @@ static void on_sample(struct session *ss, const struct perf_event_header *h, int
 	if (!w)
 		return;
 	key.w = *w;
-	add(r, hs, &key, period, true);
+	pass = shown(r, &key);
+	add(r, hs, &key, period, true, pass);
 	prev_mode = w->mode;
 	if (!r->children || !(a->sample_type & PERF_SAMPLE_CALLCHAIN))
 		return;
@@ -329,7 +372,7 @@ static void on_sample(struct session *ss, const struct perf_event_header *h, int
 		if (!key.w.dso)
 			key.w.mode = prev_mode;
 		prev_mode = key.w.mode;
-		add(r, hs, &key, period, false);
+		add(r, hs, &key, period, false, pass);
 	}
 }
 
@@ -347,7 +390,8 @@ static int cmp_rows(const void *pa, const void *pb)
 	if (a->self != b->self)
 		return a->self > b->self ? -1 : 1;
 	for (int i = 0; i < r->nsort; i++) {
-		int c = cmp_key(a, b, r->sort[i]);
+		/* an elided column does not order the rows either (as perf) */
+		int c = r->elide[r->sort[i]] ? 0 : cmp_key(a, b, r->sort[i]);
 
 		if (c)
 			return c;
@@ -372,34 +416,6 @@ static int value(const struct entry *e, enum sort_key k, char *buf, size_t len)
 	}
 }
 
-/* name in a comma-separated list */
-static bool in_list(const char *list, const char *name)
-{
-	size_t n = strlen(name);
-
-	for (const char *p = list; p && *p;) {
-		const char *e = strchr(p, ',');
-		size_t l = e ? (size_t)(e - p) : strlen(p);
-
-		if (l == n && !strncmp(p, name, n))
-			return true;
-		p = e ? e + 1 : NULL;
-	}
-	return false;
-}
-
-/* --comm, --dso, --symbols: perf drops the other entries (percentages stay absolute). */
-static bool shown(const struct report *r, const struct entry *e)
-{
-	if (r->comms && !in_list(r->comms, e->comm))
-		return false;
-	if (r->dsos && !in_list(r->dsos, e->w.dso ? e->w.dso : "[unknown]"))
-		return false;
-	if (r->symbols && (!e->w.sym || !in_list(r->symbols, e->w.sym)))
-		return false;
-	return true;
-}
-
 static void print_hist(struct report *r, int idx, uint64_t lost)
 {
 	struct hist *h = &r->h[idx];
@@ -407,13 +423,14 @@ static void print_hist(struct report *r, int idx, uint64_t lost)
 	int width[K__NR] = { 0 };
 	uint64_t ns = h->samples;
 	char unit = ' ', buf[4096];
+	int last = -1;
 	size_t n = 0;
 
 	if (!rows)
 		return;
 	for (size_t b = 0; b < h->nbuckets; b++)
 		for (struct entry *e = h->tab[b]; e; e = e->next)
-			if (shown(r, e))
+			if (e->visible)
 				rows[n++] = e;
 	sort_ctx = r;
 	qsort(rows, n, sizeof(*rows), cmp_rows);
@@ -444,11 +461,17 @@ static void print_hist(struct report *r, int idx, uint64_t lost)
 	printf("# Total Lost Samples: %llu\n#\n", (unsigned long long)lost);
 	printf("# Samples: %llu%c of event '%s'\n", (unsigned long long)ns, unit, r->ss->names[idx]);
 	printf("# Event count (approx.): %llu\n#\n", (unsigned long long)h->total);
+	for (int i = 0; i < r->nsort; i++)
+		if (!r->elide[r->sort[i]])
+			last = i;	/* the last printed column is not padded */
 	printf("# %s", r->children ? "Children      Self" : "Overhead");
 	for (int i = 0; i < r->nsort; i++)
-		printf("  %-*s", width[i], keys[r->sort[i]].header);
+		if (!r->elide[r->sort[i]])
+			printf("  %-*s", width[i], keys[r->sort[i]].header);
 	printf("\n# %s", r->children ? "........  ........" : "........");
 	for (int i = 0; i < r->nsort; i++) {
+		if (r->elide[r->sort[i]])
+			continue;
 		printf("  ");
 		for (int k = 0; k < width[i]; k++)
 			putchar('.');
@@ -466,10 +489,12 @@ static void print_hist(struct report *r, int idx, uint64_t lost)
 		else
 			printf("  %7.2f%%", 100.0 * e->self / tot);
 		for (int i = 0; i < r->nsort; i++) {
+			if (r->elide[r->sort[i]])
+				continue;
 			value(e, r->sort[i], buf, sizeof(buf));
 			if (r->sort[i] == K_COMM)
-				printf("  %-*.*s", i == r->nsort - 1 ? 0 : width[i], width[i], buf);
-			else if (i == r->nsort - 1)
+				printf("  %-*.*s", i == last ? 0 : width[i], width[i], buf);
+			else if (i == last)
 				printf("  %s", buf);
 			else
 				printf("  %-*s", width[i], buf);
@@ -568,14 +593,10 @@ int cmd_report(int argc, char **argv)
 	}
 	if (parse_sort(&r, sort))
 		return 129;
-	/* one --comm or --dsos value: its column says nothing, perf drops it */
-	for (int i = 0; i < r.nsort; i++)
-		if ((r.sort[i] == K_COMM && r.comms && !strchr(r.comms, ',')) ||
-		    (r.sort[i] == K_DSO && r.dsos && !strchr(r.dsos, ','))) {
-			memmove(&r.sort[i], &r.sort[i + 1], (size_t)(r.nsort - i - 1) * sizeof(r.sort[0]));
-			r.nsort--;
-			i--;
-		}
+	/* one --comm, --dsos or --symbols value: its column says nothing, perf drops it */
+	r.elide[K_COMM] = r.comms && !strchr(r.comms, ',');
+	r.elide[K_DSO] = r.dsos && !strchr(r.dsos, ',');
+	r.elide[K_SYM] = r.symbols && !strchr(r.symbols, ',');
 	if (plimit) {
 		char *end;
 

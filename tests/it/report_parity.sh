@@ -46,7 +46,7 @@ done
 # --dsos value drops its column; the last of --children/--no-children wins)
 hdr_rows() { grep -E '^ +[0-9.]+%|^# (Overhead|Children)'; }
 for args in "--comm burn" "--comm burn,sleep" "--dsos libc.so.6" "--symbols burn_a,main" \
-	    "--percent-limit 5" "--no-children --children"; do
+	    "--percent-limit 5" "--no-children --children" "--dsos [kernel.kallsyms]" "--symbols burn_a"; do
 	"$TALLY" report --stdio -g none $args -i "$d/tally-g.data" 2>/dev/null | hdr_rows >"$d/t.out"
 	perf report --stdio -g none $args -i "$d/tally-g.data" 2>/dev/null | hdr_rows >"$d/p.out"
 	is "report $args: rows and columns as perf's" "$(diff "$d/t.out" "$d/p.out" | grep -c '^[<>]')" 0
