@@ -461,9 +461,9 @@ static void print_hist(struct report *r, int idx, uint64_t lost)
 	printf("# Total Lost Samples: %llu\n#\n", (unsigned long long)lost);
 	printf("# Samples: %llu%c of event '%s'\n", (unsigned long long)ns, unit, r->ss->names[idx]);
 	printf("# Event count (approx.): %llu\n#\n", (unsigned long long)h->total);
-	for (int i = 0; i < r->nsort; i++)
-		if (!r->elide[r->sort[i]])
-			last = i;	/* the last printed column is not padded */
+	/* the last sort key's column is not padded (perf pads the others even
+	 * when that last one is hidden) */
+	last = r->nsort - 1;
 	printf("# %s", r->children ? "Children      Self" : "Overhead");
 	for (int i = 0; i < r->nsort; i++)
 		if (!r->elide[r->sort[i]])
