@@ -14,7 +14,10 @@ fi
 rows() { grep -E '^ +[0-9.]+%'; }
 # -a: the recorder's own rows go (perf names a PLT hit _init or name@plt
 # by the shape of its symbol tree; the other rows are the point).
-rows_a() { rows | grep -vE '%  (tally|perf) '; }
+# Also compared as sets: among rows of equal share, perf orders unresolved
+# addresses by a signed difference (not a total order), so its order there
+# follows its tree's insertion history.
+rows_a() { rows | grep -vE '%  (tally|perf) ' | sort; }
 
 # same NAME FILE OPTS...: every row equal.
 same() {
