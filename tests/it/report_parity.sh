@@ -12,12 +12,13 @@ if ! have_perf; then
 fi
 
 rows() { grep -E '^ +[0-9.]+%'; }
-# -a: the recorder's own rows go (perf names a PLT hit _init or name@plt
-# by the shape of its symbol tree; the other rows are the point).
+# -a: only the rows of what the test runs (sleep) and the idle task: other
+# processes on the machine bring symbol corners (a PLT hit is _init or
+# name@plt by the shape of perf's symbol tree) that are not the point.
 # Also compared as sets: among rows of equal share, perf orders unresolved
 # addresses by a signed difference (not a total order), so its order there
 # follows its tree's insertion history.
-rows_a() { rows | grep -vE '%  (tally|perf) ' | sort; }
+rows_a() { rows | grep -E '%  (swapper|sleep) ' | sort; }
 
 # same NAME FILE OPTS...: every row equal.
 same() {
