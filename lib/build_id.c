@@ -18,10 +18,14 @@ int tally_build_id__file(const char *path, uint8_t *id, size_t max)
 		return tally__err(EINVAL);
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return tally__err(EINVAL);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return tally__err(errno);
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!tally__elf_shdrs_in_file(fd)) {
+		close(fd);
+		return tally__err(ENOEXEC);
+	}
+	elf = tally__elf_begin(fd);
 	if (!elf || elf_kind(elf) != ELF_K_ELF) {
 		if (elf)
 			elf_end(elf);

@@ -18,6 +18,9 @@
 #include <zlib.h>
 #include "internal.h"
 #include "dso_internal.h"
+#ifdef __SANITIZE_ADDRESS__
+#include <sanitizer/asan_interface.h>
+#endif
 
 /* ---- symbol table building, perf's rules ---- */
 
@@ -207,6 +210,44 @@ static void elf_file_close(struct elf_file *f)
 	f->mem = NULL;
 }
 
+/*
+ * The section header table inside the file, before libelf reads it: a
+ * file cut short (being written, truncated) would have libelf read past
+ * its mapping.
+ */
+bool tally__elf_shdrs_in_file(int fd)
+{
+	Elf64_Ehdr eh;
+	struct stat st;
+
+	if (fstat(fd, &st) || pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh))
+		return false;
+	if (memcmp(eh.e_ident, ELFMAG, SELFMAG) || eh.e_ident[EI_CLASS] != ELFCLASS64)
+		return eh.e_ident[EI_CLASS] == ELFCLASS32;	/* 32-bit: libelf checks these */
+	if (!eh.e_shoff)
+		return true;
+	return eh.e_shentsize == sizeof(Elf64_Shdr) && eh.e_shoff <= (uint64_t)st.st_size &&
+	       (uint64_t)eh.e_shnum * eh.e_shentsize <= (uint64_t)st.st_size - eh.e_shoff;
+}
+
+/*
+ * elf_begin over a file mapping. Under AddressSanitizer the mapping
+ * libelf makes itself can land on memory whose shadow still says "stack
+ * redzone" from an earlier, unmapped fake stack: clear it.
+ */
+Elf *tally__elf_begin(int fd)
+{
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+#ifdef __SANITIZE_ADDRESS__
+	size_t len = 0;
+	char *raw = elf ? elf_rawfile(elf, &len) : NULL;
+
+	if (raw && len)
+		ASAN_UNPOISON_MEMORY_REGION(raw, len);
+#endif
+	return elf;
+}
+
 static int elf_file_open(struct elf_file *f, const char *path)
 {
 	struct stat st;
@@ -219,11 +260,11 @@ static int elf_file_open(struct elf_file *f, const char *path)
 	f->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (f->fd < 0)
 		return -errno;
-	if (fstat(f->fd, &st) || !S_ISREG(st.st_mode)) {
+	if (fstat(f->fd, &st) || !S_ISREG(st.st_mode) || !tally__elf_shdrs_in_file(f->fd)) {
 		elf_file_close(f);
 		return -ENOEXEC;
 	}
-	f->elf = elf_begin(f->fd, ELF_C_READ_MMAP, NULL);
+	f->elf = tally__elf_begin(f->fd);
 	if (!f->elf || elf_kind(f->elf) != ELF_K_ELF) {
 		elf_file_close(f);
 		return -ENOEXEC;

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "internal.h"
+#include "dso_internal.h"
 #include "events_internal.h"
 
 /* vaddr -> file offset through the PT_LOAD segment that holds it. */
@@ -79,7 +80,7 @@ int tally__elf_sym_offset(const char *path, const char *sym, uint64_t *off)
 		close(fd);
 		return tally__err(ENOEXEC);
 	}
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	elf = tally__elf_begin(fd);
 	if (!elf || elf_kind(elf) != ELF_K_ELF) {
 		err = -ENOEXEC;
 		goto out;
