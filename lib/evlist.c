@@ -349,7 +349,9 @@ int tally_evlist__open(struct tally_evlist *l, struct tally_cpu_map *cpus,
 		if (tally_cpu_map__nr(ecpus) == 0)
 			err = -ENODEV;	/* its PMU has none of the asked CPUs */
 		else
-			err = tally__evsel_open_flags(e, ecpus, threads, flags, cgroup_fd);
+			err = tally__evsel_open_flags(e, ecpus, threads,
+				e->cgroup ? flags | PERF_FLAG_PID_CGROUP : flags,
+				e->cgroup ? e->cgroup_fd : cgroup_fd);
 		if (err == -ENODEV && !e->opened) {
 			e->open_err = err;
 			e->unsupported = true;
