@@ -221,8 +221,8 @@ static void row_human(struct stat_out *o, const struct stat_row *r)
 		fprintf(fp, "%18s ", state_str(r->state));
 		fprintf(fp, "%-*s ", UNIT_WIDTH, unit);
 		fprintf(fp, "%-25s", r->event);
-		if (ROW_CGROUP(o, r))
-			fprintf(fp, " %s", ROW_CGROUP(o, r));
+		if (ROW_CGROUP(o, r) || o->cgroup_col)
+			fprintf(fp, " %s", ROW_CGROUP(o, r) ? ROW_CGROUP(o, r) : "");
 		fprintf(fp, "%-*s", METRIC_LEN, "");
 	} else {
 		double v = display_val(r);
@@ -234,8 +234,8 @@ static void row_human(struct stat_out *o, const struct stat_row *r)
 			fprintf(fp, frac ? "%18.2f " : "%18.0f ", v);
 		fprintf(fp, "%-*s ", UNIT_WIDTH, unit);
 		fprintf(fp, "%-32s", r->event);
-		if (ROW_CGROUP(o, r))
-			fprintf(fp, " %s", ROW_CGROUP(o, r));
+		if (ROW_CGROUP(o, r) || o->cgroup_col)
+			fprintf(fp, " %s", ROW_CGROUP(o, r) ? ROW_CGROUP(o, r) : "");
 		if (r->has_metric) {
 			int n = fprintf(fp, " # ");
 

@@ -66,6 +66,46 @@ is "-G -a: the cgroup column is the name as given" \
 is "-G -a: exactly $N getpid in each of $RUNS busy fresh cgroups" "$bad_count" 0
 is "-G -a: time enabled within the run, never 0, in each of $RUNS runs" "$bad_time" 0
 
+# -G a,b: each event its own cgroup. The command puts 3000 getpid in A
+# (a child of the shell in A), then moves to B and makes 7000 there.
+A=$CG/tally-test-$$-a B=$CG/tally-test-$$-b
+mkdir "$A" "$B" && cgs+=("$A" "$B")
+a=${A#"$CG"/} b=${B#"$CG"/}
+two="echo \$\$ > $A/cgroup.procs && $W getpid 3000 && echo \$\$ > $B/cgroup.procs && exec $W getpid 7000"
+# count and cgroup column of the event rows, "count:cgroup" a line
+rows() { awk -F, -v ev=$TP '$3 == ev { printf "%s:%s ", $1, $4 }' "$1"; }
+$TALLY stat -x, -a -e $TP,$TP -G "$a,$b" -- sh -c "$two" 2>"$tmp/l"
+is "-G a,b: first event in a, second in b" "$(rows "$tmp/l")" "3000:$a 7000:$b "
+$TALLY stat -x, -a -e $TP -G "$a" -e $TP -G "$b" -- sh -c "$two" 2>"$tmp/l2"
+is "-e x -G a -e y -G b: the same" "$(rows "$tmp/l2")" "3000:$a 7000:$b "
+$TALLY stat -x, -a -e $TP,$TP -G "$b" -- sh -c "$two" 2>"$tmp/l3"
+is "-e x,y -G b: one name, every event before it" "$(rows "$tmp/l3")" "7000:$b 7000:$b "
+# an event after the last -G has none: system-wide, an empty column
+$TALLY stat -x, -a -e $TP -G "$a" -e $TP -- sh -c "$two" 2>"$tmp/l4"
+got=$(awk -F, -v ev=$TP '$3 == ev && $4 == "" && $1 >= 10000 { n++ } $3 == ev && $4 == "'"$a"'" && $1 == 3000 { n++ } END { print n + 0 }' "$tmp/l4")
+is "-e x -G a -e y: y everywhere (empty cgroup column)" "$got" 2
+check "-G a,b,c with two events: refused" \
+	bash -c "! $TALLY stat -x, -a -e $TP,$TP -G $a,$b,$a -- true 2>/dev/null"
+check "-G a,,b: an empty name skips an event" \
+	bash -c "$TALLY stat -x, -a -e $TP,$TP,$TP -G $a,,$b -- sh -c '$two' 2>&1 | awk -F, '\$3 == \"$TP\" { print \$4 }' | paste -sd: | grep -qx '$a::$b'"
+if have_perf; then
+	perf stat -x, -a -e $TP,$TP -G "$a,$b" -- sh -c "$two" 2>"$tmp/pl"
+	is "perf stat -G a,b: the same rows" "$(rows "$tmp/pl")" "$(rows "$tmp/l")"
+fi
+
+# --for-each-cgroup a,b: every event once per cgroup, cgroup by cgroup.
+$TALLY stat -x, -a -e $TP,task-clock --for-each-cgroup "$a,$b" -- sh -c "$two" 2>"$tmp/f"
+is "--for-each-cgroup a,b: each event in each" \
+	"$(awk -F, '{ printf "%s:%s ", $3, $4 }' "$tmp/f")" \
+	"$TP:$a task-clock:$a $TP:$b task-clock:$b "
+is "--for-each-cgroup a,b: the counts" "$(rows "$tmp/f")" "3000:$a 7000:$b "
+if have_perf; then
+	perf stat -x, -a -e $TP,task-clock --for-each-cgroup "$a,$b" -- sh -c "$two" 2>"$tmp/pf"
+	is "perf --for-each-cgroup: the same rows" \
+		"$(awk -F, '{ printf "%s:%s ", $3, $4 }' "$tmp/pf") $(rows "$tmp/pf")" \
+		"$(awk -F, '{ printf "%s:%s ", $3, $4 }' "$tmp/f") $(rows "$tmp/f")"
+fi
+
 # The same counts as perf stat -G on the same workload.
 if have_perf; then
 	c=$CG/tally-test-$$-perf
