@@ -298,8 +298,9 @@ static void row_json(struct stat_out *o, const struct stat_row *r)
 		fprintf(fp, "\"counter-value\" : \"%f\", ", display_val(r));
 	fprintf(fp, "\"unit\" : \"%s\", ", r->unit ? r->unit : "");
 	fprintf(fp, "\"event\" : \"%s\", ", stat_json_escape(r->event, esc, sizeof(esc)));
-	if (ROW_CGROUP(o, r))
-		fprintf(fp, "\"cgroup\" : \"%s\", ", stat_json_escape(ROW_CGROUP(o, r), esc, sizeof(esc)));
+	if (ROW_CGROUP(o, r) || o->cgroup_col)
+		fprintf(fp, "\"cgroup\" : \"%s\", ",
+			stat_json_escape(ROW_CGROUP(o, r) ? ROW_CGROUP(o, r) : "", esc, sizeof(esc)));
 	if (r->has_noise)
 		fprintf(fp, "\"variance\" : %.2f, ", r->noise_pct);
 	fprintf(fp, "\"event-runtime\" : %" PRIu64 ", \"pcnt-running\" : %.2f, ",

@@ -84,6 +84,10 @@ is "-e x,y -G b: one name, every event before it" "$(rows "$tmp/l3")" "7000:$b 7
 $TALLY stat -x, -a -e $TP -G "$a" -e $TP -- sh -c "$two" 2>"$tmp/l4"
 got=$(awk -F, -v ev=$TP '$3 == ev && $4 == "" && $1 >= 10000 { n++ } $3 == ev && $4 == "'"$a"'" && $1 == 3000 { n++ } END { print n + 0 }' "$tmp/l4")
 is "-e x -G a -e y: y everywhere (empty cgroup column)" "$got" 2
+# JSON: a "cgroup" key on every row, empty for an event without one (perf)
+$TALLY stat -j -a -e $TP -G "$a" -e $TP -- true 2>"$tmp/j"
+is "-j: cgroup keys" "$(grep -o '"cgroup" : "[^"]*"' "$tmp/j" | paste -sd' ')" \
+	"\"cgroup\" : \"$a\" \"cgroup\" : \"\""
 check "-G a,b,c with two events: refused" \
 	bash -c "! $TALLY stat -x, -a -e $TP,$TP -G $a,$b,$a -- true 2>/dev/null"
 check "-G a,,b: an empty name skips an event" \
