@@ -175,6 +175,14 @@ static struct tally_evlist *build_evlist(const struct stat_config *cfg, struct c
 				for (int i = from; i < tally_evlist__nr(l); i++)
 					if (set_cgroup(c, evsel_at(l, i), s, len))
 						goto err;
+				/* -g: a group in each cgroup (a group is counted in one) */
+				if (cfg->group && tally_evlist__nr(l) - from > 1 &&
+				    tally_evlist__set_group(l, evsel_at(l, from),
+							    tally_evlist__nr(l) - from)) {
+					fprintf(stderr, "tally stat: -g: %s\n",
+						"the events already form groups ({...})");
+					goto err;
+				}
 			}
 			if (!comma)
 				break;
@@ -186,7 +194,7 @@ static struct tally_evlist *build_evlist(const struct stat_config *cfg, struct c
 		if (cfg->target.cgroup_per_event && assign_cgroups(cfg, l, nbefore, c))
 			goto err;
 	}
-	if (cfg->group && cli_events_group_all(l, "stat"))
+	if (cfg->group && !cfg->for_each_cgroup && cli_events_group_all(l, "stat"))
 		goto err;
 	return l;
 err:

@@ -103,6 +103,9 @@ is "--for-each-cgroup a,b: each event in each" \
 	"$(awk -F, '{ printf "%s:%s ", $3, $4 }' "$tmp/f")" \
 	"$TP:$a task-clock:$a $TP:$b task-clock:$b "
 is "--for-each-cgroup a,b: the counts" "$(rows "$tmp/f")" "3000:$a 7000:$b "
+# -g: one group in each cgroup, not one across them
+$TALLY stat -x, -g -a -e $TP,task-clock --for-each-cgroup "$a,$b" -- sh -c "$two" 2>"$tmp/fg"
+is "-g --for-each-cgroup a,b: a group per cgroup" "$(rows "$tmp/fg")" "3000:$a 7000:$b "
 if have_perf; then
 	perf stat -x, -a -e $TP,task-clock --for-each-cgroup "$a,$b" -- sh -c "$two" 2>"$tmp/pf"
 	is "perf --for-each-cgroup: the same rows" \
