@@ -131,7 +131,9 @@ int cmd_stat(int argc, char **argv)
 	}
 	out = (struct stat_out){
 		.fp = fp, .format = cfg.format, .aggr = cfg.aggr, .sep = cfg.csv_sep,
-		.big_num = cfg.big_num, .cgroup = cfg.target.cgroup,
+		.big_num = cfg.big_num, 
+		.cgroup = cfg.target.cgroup_per_event ? NULL : cfg.target.cgroup,
+		.cgroup_col = cfg.target.cgroup_per_event,
 	};
 	if (cfg.compare) {
 		ret = stat_compare(&cfg, fp, &out, topo);

@@ -48,7 +48,18 @@ enum stat_format {
 struct stat_config {
 	struct cli_events events;	/* -e, --filter */
 	struct cli_target target;	/* -p -t -a -C -G -i */
-	int cgroup_after;	/* -e options given before -G */
+	/*
+	 * -G after -e: perf's cgroup per event. Each -G's list (the -e
+	 * options before it: after) goes to the events before it that have
+	 * none, in order; one name to all of them. target.cgroup is the
+	 * first -G; with per_event_cgroup the events carry their own.
+	 */
+	struct stat_cgroup_opt {
+		int after;
+		const char *names;
+	} cgroups[32];
+	int nr_cgroups;
+	const char *for_each_cgroup;	/* --for-each-cgroup a,b */
 	enum stat_aggr aggr;
 	bool aggr_set;
 	enum stat_format format;
@@ -169,6 +180,7 @@ enum stat_mfmt {
 /* One event in one aggregate, ready to print. */
 struct stat_row {
 	const char *event;
+	const char *cgroup;	/* the event's own cgroup (-G a,b), or NULL */
 	const char *unit;	/* "msec" or "" */
 	enum stat_kind kind;
 	enum stat_state state;
@@ -207,6 +219,7 @@ struct stat_out {
 	bool interval;		/* prefix rows with the timestamp */
 	bool csv_summary;	/* --summary after -I: CSV rows start "summary" */
 	const char *cgroup;	/* -G: perf's cgroup column after the event */
+	bool cgroup_col;	/* events with their own cgroups: a column for each (CSV) */
 	uint64_t ts_ns;		/* time since start, for interval rows */
 	int nr_intervals;	/* interval header repeat counter */
 	/* OpenMetrics groups samples by family: rows are kept until _end. */
@@ -260,6 +273,7 @@ struct stat_cell {
 
 struct stat_grid_ev {
 	char *name;
+	char *cgroup;		/* its own cgroup, or NULL */
 	char *unit;
 	enum stat_kind kind;
 	double scale;

@@ -25,6 +25,7 @@ void stat_grid_free(struct stat_grid *g)
 {
 	for (int i = 0; i < g->nev; i++) {
 		free(g->ev[i].name);
+		free(g->ev[i].cgroup);
 		free(g->ev[i].unit);
 	}
 	free(g->ev);
@@ -89,6 +90,8 @@ static int grid_init_events(struct stat_grid *g, struct tally_evlist *l)
 
 		ge->supported = true;
 		ge->name = strdup(tally_evsel__name(e));
+		if (tally_evsel__cgroup(e) && !(ge->cgroup = strdup(tally_evsel__cgroup(e))))
+			return -ENOMEM;
 		ge->kind = stat_kind_of(attr->type, attr->config);
 		ge->scale = tally_evsel__scale(e);
 		if (!(ge->scale > 0))
@@ -178,6 +181,7 @@ static void cell_row(struct stat_grid *g, int e, int a, bool noise, struct stat_
 
 	memset(r, 0, sizeof(*r));
 	r->event = g->ev[e].name;
+	r->cgroup = g->ev[e].cgroup;
 	r->unit = g->ev[e].unit;
 	r->kind = g->ev[e].kind;
 	if (!g->ev[e].supported)

@@ -11,28 +11,58 @@
 #include "parse_options.h"
 #include "stat.h"
 
-/* -e: as perf, -G applies to the events before it (see cgroup_after). */
+/* -e: as perf, -G applies to the events before it (see cgroups). */
 static int opt_event(struct cli_parse *p, const struct cli_option *opt, const char *arg)
 {
 	struct stat_config *cfg = opt->value;
 
-	/* -G first (an error in perf) counts every event in it */
-	if (cfg->target.cgroup && cfg->cgroup_after)
-		return cli_error(p, "%s", "-e after -G: as perf, -G applies to the events before it; give every -e first");
+	/* after -G a: a (perf's) event of its own, with no cgroup */
+	if (cfg->nr_cgroups && cfg->cgroups[0].after)
+		cfg->target.cgroup_per_event = true;
 	return cli_events_push(p, &cfg->events, arg);
 }
 
 /*
- * -G: perf gives a cgroup to each event defined before it; tally counts
- * every event in one cgroup, so it must be given once, after every -e.
+ * -G: as perf, a cgroup for each event defined before it (a list: one
+ * each, in order; one name: all of them). Before any -e (an error in
+ * perf) one name counts every event.
  */
 static int opt_cgroup(struct cli_parse *p, const struct cli_option *opt, const char *arg)
 {
 	struct stat_config *cfg = opt->value;
+	struct cli_target *t = &cfg->target;
 
-	if (cli_target_set_cgroup(p, &cfg->target, arg))
-		return -1;
-	cfg->cgroup_after = cfg->events.nr;
+	if (!*arg || !strcmp(arg, ","))
+		return cli_error(p, "%s", "-G needs a cgroup");
+	if (cfg->for_each_cgroup)
+		return cli_error(p, "%s", "-G and --for-each-cgroup do not mix");
+	if (cfg->nr_cgroups && cfg->cgroups[0].after == 0)
+		return cli_error(p, "%s", "-G given twice: a -G before any -e counts every event");
+	if (!cfg->events.nr && strchr(arg, ','))
+		return cli_error(p, "-G '%s': a list needs the events before it (-e first)", arg);
+	if (cfg->nr_cgroups == (int)(sizeof(cfg->cgroups) / sizeof(cfg->cgroups[0])))
+		return cli_error(p, "%s", "too many -G");
+	cfg->cgroups[cfg->nr_cgroups].after = cfg->events.nr;
+	cfg->cgroups[cfg->nr_cgroups++].names = arg;
+	if (!t->cgroup)
+		t->cgroup = arg;
+	/* one cgroup for every event, or each event its own */
+	t->cgroup_per_event |= cfg->nr_cgroups > 1 || strchr(arg, ',');
+	return 0;
+}
+
+/* --for-each-cgroup a,b: every event once per cgroup, as perf. */
+static int opt_for_each_cgroup(struct cli_parse *p, const struct cli_option *opt, const char *arg)
+{
+	struct stat_config *cfg = opt->value;
+
+	if (cfg->nr_cgroups)
+		return cli_error(p, "%s", "-G and --for-each-cgroup do not mix");
+	if (!*arg || !strcmp(arg, ","))
+		return cli_error(p, "%s", "--for-each-cgroup needs cgroups");
+	cfg->for_each_cgroup = arg;
+	cfg->target.cgroup = arg;
+	cfg->target.cgroup_per_event = true;
 	return 0;
 }
 
@@ -99,7 +129,8 @@ static void stat_options(struct stat_config *cfg, struct cli_option *out)
 		CLI_STRING('t', "tid", &t->tids, "TID[,TID]", "count existing threads"),
 		CLI_BOOL('a', "all-cpus", &t->system_wide, "count system-wide on every CPU"),
 		CLI_STRING('C', "cpu", &t->cpu_list, "LIST", "count system-wide on these CPUs (0-3,7)"),
-		CLI_CALLBACK('G', "cgroup", cfg, "PATH", "count only tasks of a cgroup v2 (with -a)", opt_cgroup),
+		CLI_CALLBACK('G', "cgroup", cfg, "PATH", "count only tasks of a cgroup v2 (with -a); a list: one per event before it", opt_cgroup),
+		CLI_CALLBACK(0, "for-each-cgroup", cfg, "NAMES", "count every event once in each of these cgroups (with -a)", opt_for_each_cgroup),
 		CLI_BOOL('i', "no-inherit", &t->no_inherit, "do not count the command's children"),
 		CLI_GROUP("Events"),
 		CLI_CALLBACK('e', "event", cfg, "SPEC", "events to count (repeatable; see tally list)", opt_event),

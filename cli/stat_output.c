@@ -17,6 +17,8 @@
 
 #define METRIC_LEN	35	/* perf 6.1 */
 #define UNIT_WIDTH	4
+/* The row's cgroup column: its event's own (-G a,b), or -G's for all. */
+#define ROW_CGROUP(o, r)	((r)->cgroup ? (r)->cgroup : (o)->cgroup)
 
 static const char *state_str(enum stat_state s)
 {
@@ -219,8 +221,8 @@ static void row_human(struct stat_out *o, const struct stat_row *r)
 		fprintf(fp, "%18s ", state_str(r->state));
 		fprintf(fp, "%-*s ", UNIT_WIDTH, unit);
 		fprintf(fp, "%-25s", r->event);
-		if (o->cgroup)
-			fprintf(fp, " %s", o->cgroup);
+		if (ROW_CGROUP(o, r) || o->cgroup_col)
+			fprintf(fp, " %s", ROW_CGROUP(o, r) ? ROW_CGROUP(o, r) : "");
 		fprintf(fp, "%-*s", METRIC_LEN, "");
 	} else {
 		double v = display_val(r);
@@ -232,8 +234,8 @@ static void row_human(struct stat_out *o, const struct stat_row *r)
 			fprintf(fp, frac ? "%18.2f " : "%18.0f ", v);
 		fprintf(fp, "%-*s ", UNIT_WIDTH, unit);
 		fprintf(fp, "%-32s", r->event);
-		if (o->cgroup)
-			fprintf(fp, " %s", o->cgroup);
+		if (ROW_CGROUP(o, r) || o->cgroup_col)
+			fprintf(fp, " %s", ROW_CGROUP(o, r) ? ROW_CGROUP(o, r) : "");
 		if (r->has_metric) {
 			int n = fprintf(fp, " # ");
 
@@ -262,8 +264,9 @@ static void row_csv(struct stat_out *o, const struct stat_row *r)
 	else
 		fprintf(fp, "%.0f%s", display_val(r), sep);
 	fprintf(fp, "%s%s%s", r->unit ? r->unit : "", sep, r->event);
-	if (o->cgroup)
-		fprintf(fp, "%s%s", sep, o->cgroup);
+	/* as perf: with per-event cgroups, an empty column for an event without */
+	if (ROW_CGROUP(o, r) || o->cgroup_col)
+		fprintf(fp, "%s%s", sep, ROW_CGROUP(o, r) ? ROW_CGROUP(o, r) : "");
 	if (r->has_noise)
 		fprintf(fp, "%s%.2f%%", sep, r->noise_pct);
 	fprintf(fp, "%s%" PRIu64 "%s%.2f", sep, (uint64_t)r->run, sep, pcnt_running(r));
@@ -295,8 +298,9 @@ static void row_json(struct stat_out *o, const struct stat_row *r)
 		fprintf(fp, "\"counter-value\" : \"%f\", ", display_val(r));
 	fprintf(fp, "\"unit\" : \"%s\", ", r->unit ? r->unit : "");
 	fprintf(fp, "\"event\" : \"%s\", ", stat_json_escape(r->event, esc, sizeof(esc)));
-	if (o->cgroup)
-		fprintf(fp, "\"cgroup\" : \"%s\", ", stat_json_escape(o->cgroup, esc, sizeof(esc)));
+	if (ROW_CGROUP(o, r) || o->cgroup_col)
+		fprintf(fp, "\"cgroup\" : \"%s\", ",
+			stat_json_escape(ROW_CGROUP(o, r) ? ROW_CGROUP(o, r) : "", esc, sizeof(esc)));
 	if (r->has_noise)
 		fprintf(fp, "\"variance\" : %.2f, ", r->noise_pct);
 	fprintf(fp, "\"event-runtime\" : %" PRIu64 ", \"pcnt-running\" : %.2f, ",
@@ -485,9 +489,9 @@ static void om_labels(struct stat_out *o, const struct stat_row *r, char *buf, s
 		break;
 	}
 	n = (int)strlen(buf);
-	if (o->cgroup && (size_t)n < len)
+	if (ROW_CGROUP(o, r) && (size_t)n < len)
 		snprintf(buf + n, len - (size_t)n, ",cgroup=\"%s\"",
-			 om_escape(o->cgroup, e2, sizeof(e2)));
+			 om_escape(ROW_CGROUP(o, r), e2, sizeof(e2)));
 }
 
 /* The shortest of %.15g / %.17g that reads back as the same double. */

@@ -30,10 +30,130 @@ static const char *const detailed_events[] = {
 	"L1-dcache-prefetches,L1-dcache-prefetch-misses",
 };
 
-/* The events of -e (or the default set), grouped by -g. NULL: said why. */
-static struct tally_evlist *build_evlist(const struct stat_config *cfg)
+static struct tally_evsel *evsel_at(struct tally_evlist *l, int i)
+{
+	struct tally_evsel *e = tally_evlist__first(l);
+
+	while (e && i--)
+		e = tally_evlist__next(l, e);
+	return e;
+}
+
+/* The cgroup directory fds of a run's events (-G lists, --for-each-cgroup). */
+struct cg_fds {
+	int nr;
+	struct {
+		char name[256];
+		int fd;
+	} v[64];
+};
+
+static void cg_fds_close(struct cg_fds *c)
+{
+	for (int i = 0; i < c->nr; i++)
+		close(c->v[i].fd);
+	c->nr = 0;
+}
+
+/* Give e the cgroup name (one fd per distinct name). 0 or -1 (said why). */
+static int set_cgroup(struct cg_fds *c, struct tally_evsel *e, const char *name, size_t len)
+{
+	int i;
+
+	if (len >= sizeof(c->v[0].name)) {
+		fprintf(stderr, "tally stat: cgroup '%.*s': name too long\n", (int)len, name);
+		return -1;
+	}
+	for (i = 0; i < c->nr; i++)
+		if (strlen(c->v[i].name) == len && !strncmp(c->v[i].name, name, len))
+			break;
+	if (i == c->nr) {
+		if (c->nr == (int)(sizeof(c->v) / sizeof(c->v[0]))) {
+			fprintf(stderr, "tally stat: %s\n", "too many cgroups");
+			return -1;
+		}
+		memcpy(c->v[i].name, name, len);
+		c->v[i].name[len] = 0;
+		c->v[i].fd = cli_cgroup_open("stat", c->v[i].name);
+		if (c->v[i].fd < 0)
+			return -1;
+		c->nr++;
+	}
+	if (tally_evsel__set_cgroup(e, c->v[i].fd, c->v[i].name)) {
+		fprintf(stderr, "tally stat: %s\n", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * -G lists, as perf: each -G's names go to the events before it that
+ * have none, one each in order (an empty name skips one); a single name
+ * to all of them. nbefore[k]: the evsels before the k-th -G.
+ */
+static int assign_cgroups(const struct stat_config *cfg, struct tally_evlist *l,
+			  const int *nbefore, struct cg_fds *c)
+{
+	int cursor = 0;
+
+	for (int k = 0; k < cfg->nr_cgroups; k++) {
+		const char *s = cfg->cgroups[k].names;
+		bool list = strchr(s, ',') != NULL;
+
+		if (cursor >= nbefore[k]) {
+			fprintf(stderr, "tally stat: -G '%s': no event before it without a cgroup\n", s);
+			return -1;
+		}
+		while (*s) {
+			const char *comma = strchr(s, ',');
+			size_t len = comma ? (size_t)(comma - s) : strlen(s);
+			int to = list ? cursor + 1 : nbefore[k];
+
+			if (cursor >= nbefore[k]) {
+				fprintf(stderr, "tally stat: -G '%s': more cgroups than events before it\n",
+					cfg->cgroups[k].names);
+				return -1;
+			}
+			for (; cursor < to; cursor++)
+				if (len && set_cgroup(c, evsel_at(l, cursor), s, len))
+					return -1;
+			if (!comma)
+				break;
+			s = comma + 1;
+		}
+	}
+	return 0;
+}
+
+/* The -e specs (or the default set, and -d's). 0 or -1 (said why). */
+static int add_events(const struct stat_config *cfg, struct tally_evlist *l, int *nbefore)
+{
+	for (int i = 0; i < cfg->events.nr; i++) {
+		if (cli_events_add(l, cfg->events.v[i].spec, cfg->events.v[i].filter, "stat"))
+			return -1;
+		for (int k = 0; nbefore && k < cfg->nr_cgroups; k++)
+			if (cfg->cgroups[k].after == i + 1)
+				nbefore[k] = tally_evlist__nr(l);
+	}
+	/*
+	 * The default set when no -e; perf's -d levels are appended to
+	 * whatever there is (perf does so after -e events too).
+	 */
+	for (int i = cfg->events.nr ? 0 : -1; i < cfg->detailed && i < 3; i++)
+		if (cli_events_add(l, i < 0 ? DEFAULT_EVENTS : detailed_events[i], NULL, "stat"))
+			return -1;
+	return 0;
+}
+
+/*
+ * The events of -e (or the default set), grouped by -g, with their
+ * cgroups. --for-each-cgroup: all of them once per cgroup, cgroup by
+ * cgroup (perf's order). NULL: said why.
+ */
+static struct tally_evlist *build_evlist(const struct stat_config *cfg, struct cg_fds *c)
 {
 	struct tally_evlist *l = tally_evlist__new();
+	int nbefore[sizeof(cfg->cgroups) / sizeof(cfg->cgroups[0])] = { 0 };
 
 	if (!l) {
 		fprintf(stderr, "tally stat: %s\n", strerror(errno));
@@ -41,17 +161,40 @@ static struct tally_evlist *build_evlist(const struct stat_config *cfg)
 	}
 	if (cfg->null_run)
 		return l;
-	for (int i = 0; i < cfg->events.nr; i++)
-		if (cli_events_add(l, cfg->events.v[i].spec, cfg->events.v[i].filter, "stat"))
+	if (cfg->for_each_cgroup) {
+		const char *s = cfg->for_each_cgroup;
+
+		for (;;) {
+			const char *comma = strchr(s, ',');
+			size_t len = comma ? (size_t)(comma - s) : strlen(s);
+			int from = tally_evlist__nr(l);
+
+			if (len) {
+				if (add_events(cfg, l, NULL))
+					goto err;
+				for (int i = from; i < tally_evlist__nr(l); i++)
+					if (set_cgroup(c, evsel_at(l, i), s, len))
+						goto err;
+				/* -g: a group in each cgroup (a group is counted in one) */
+				if (cfg->group && tally_evlist__nr(l) - from > 1 &&
+				    tally_evlist__set_group(l, evsel_at(l, from),
+							    tally_evlist__nr(l) - from)) {
+					fprintf(stderr, "tally stat: -g: %s\n",
+						"the events already form groups ({...})");
+					goto err;
+				}
+			}
+			if (!comma)
+				break;
+			s = comma + 1;
+		}
+	} else {
+		if (add_events(cfg, l, nbefore))
 			goto err;
-	/*
-	 * The default set when no -e; perf's -d levels are appended to
-	 * whatever there is (perf does so after -e events too).
-	 */
-	for (int i = cfg->events.nr ? 0 : -1; i < cfg->detailed && i < 3; i++)
-		if (cli_events_add(l, i < 0 ? DEFAULT_EVENTS : detailed_events[i], NULL, "stat"))
+		if (cfg->target.cgroup_per_event && assign_cgroups(cfg, l, nbefore, c))
 			goto err;
-	if (cfg->group && cli_events_group_all(l, "stat"))
+	}
+	if (cfg->group && !cfg->for_each_cgroup && cli_events_group_all(l, "stat"))
 		goto err;
 	return l;
 err:
@@ -176,12 +319,14 @@ struct run {
 	double last;		/* the last -I print */
 	struct cli_wait w;
 	struct stat_run_ctx *rc;
+	struct cg_fds cg;	/* the events' own cgroups */
 };
 
 static void run_release(struct run *r)
 {
 	cli_targets__release(&r->ts);
 	tally_evlist__free(r->l);
+	cg_fds_close(&r->cg);
 }
 
 /* Open the events. 0 or -1 (message printed). */
@@ -301,7 +446,7 @@ int stat_run_once(struct stat_run_ctx *rc)
 	struct tally_workload *wl;
 	int ret = 1, err;
 
-	r.l = build_evlist(cfg);
+	r.l = build_evlist(cfg, &r.cg);
 	if (!r.l)
 		return 1;
 	if (cfg->pre_cmd && run_hook("--pre", cfg->pre_cmd))

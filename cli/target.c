@@ -87,26 +87,31 @@ static int cgroup_mount(char *buf, size_t len)
 	return found;
 }
 
-/* -G: the cgroup directory fd for PERF_FLAG_PID_CGROUP. 0 or -1. */
-static int open_cgroup(struct cli_targets *ts, const char *cgroup)
+int cli_cgroup_open(const char *cmd, const char *cgroup)
 {
 	char path[4096], mnt[1024];
+	int fd;
 
 	if (cgroup_mount(mnt, sizeof(mnt))) {
 		fprintf(stderr, "tally %s: no cgroup v2 (or v1 perf_event) hierarchy is mounted\n",
-			ts->cmd);
+			cmd);
 		return -1;
 	}
 	if (!strncmp(cgroup, mnt, strlen(mnt)))
 		snprintf(path, sizeof(path), "%s", cgroup);
 	else
 		snprintf(path, sizeof(path), "%s/%s", mnt, cgroup + (cgroup[0] == '/'));
-	ts->cgroup_fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (ts->cgroup_fd < 0) {
-		fprintf(stderr, "tally %s: cgroup '%s': %s\n", ts->cmd, path, strerror(errno));
-		return -1;
-	}
-	return 0;
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		fprintf(stderr, "tally %s: cgroup '%s': %s\n", cmd, path, strerror(errno));
+	return fd;
+}
+
+/* -G: the cgroup directory fd for PERF_FLAG_PID_CGROUP. 0 or -1. */
+static int open_cgroup(struct cli_targets *ts, const char *cgroup)
+{
+	ts->cgroup_fd = cli_cgroup_open(ts->cmd, cgroup);
+	return ts->cgroup_fd < 0 ? -1 : 0;
 }
 
 int cli_targets__open(struct cli_targets *ts, const struct cli_target *t, char *const *argv,
@@ -139,7 +144,7 @@ int cli_targets__open(struct cli_targets *ts, const struct cli_target *t, char *
 			return -1;
 		}
 	}
-	if (t->cgroup && open_cgroup(ts, t->cgroup))
+	if (t->cgroup && !t->cgroup_per_event && open_cgroup(ts, t->cgroup))
 		return -1;
 	if (argv) {
 		ts->wl = tally_workload__new(argv);

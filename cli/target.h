@@ -22,6 +22,7 @@ struct cli_target {
 	const char *tids;	/* -t TID[,TID] */
 	const char *cpu_list;	/* -C: system-wide on these CPUs */
 	const char *cgroup;	/* -G, relative to the cgroup mount */
+	bool cgroup_per_event;	/* events carry their own (stat -G a,b): no global fd */
 	bool system_wide;	/* -a */
 	bool no_inherit;	/* -i: not the workload's children */
 };
@@ -44,6 +45,8 @@ int cli_target_check(struct cli_parse *p, const struct cli_target *t, bool has_c
 int cli_target_set_cgroup(struct cli_parse *p, struct cli_target *t, const char *arg);
 /* The same as a CALLBACK (value: struct cli_target *). */
 int cli_opt_cgroup(struct cli_parse *p, const struct cli_option *opt, const char *arg);
+/* A cgroup's directory fd (name relative to the mount, or a path in it); -1 after a message. */
+int cli_cgroup_open(const char *cmd, const char *cgroup);
 
 #define CLI_TARGET_MAX_WATCH	64
 

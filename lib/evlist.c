@@ -3,6 +3,7 @@
  * Event lists: evsels in order, with groups, opened/enabled/read/closed
  * as a whole, and an id index for sample decoding.
  */
+#include <sched.h>
 #include <sys/resource.h>
 #include <stdio.h>
 #include <tally/sys.h>
@@ -348,7 +349,9 @@ int tally_evlist__open(struct tally_evlist *l, struct tally_cpu_map *cpus,
 		if (tally_cpu_map__nr(ecpus) == 0)
 			err = -ENODEV;	/* its PMU has none of the asked CPUs */
 		else
-			err = tally__evsel_open_flags(e, ecpus, threads, flags, cgroup_fd);
+			err = tally__evsel_open_flags(e, ecpus, threads,
+				e->cgroup ? flags | PERF_FLAG_PID_CGROUP : flags,
+				e->cgroup ? e->cgroup_fd : cgroup_fd);
 		if (err == -ENODEV && !e->opened) {
 			e->open_err = err;
 			e->unsupported = true;
@@ -436,30 +439,59 @@ void tally_evlist__close(struct tally_evlist *l)
 
 static int group_ioctl(struct tally_evlist *l, int (*fn)(int fd, bool group))
 {
-	int first = 0;
+	int first = 0, max_cpus = 0;
+	cpu_set_t saved, one;
+	bool pinned = false;
 
 	if (!l)
 		return tally__err(EINVAL);
-	for (int i = 0; i < l->nr; i++) {
-		struct tally_evsel *e = l->ev[i];
-		bool group = e->nr_members > 1;
+	for (int i = 0; i < l->nr; i++)
+		if (l->ev[i]->opened && l->ev[i]->nr_cpus > max_cpus)
+			max_cpus = l->ev[i]->nr_cpus;
+	bool affine = max_cpus > 1 && !sched_getaffinity(0, sizeof(saved), &saved);
+	/*
+	 * CPU by CPU, every event of a CPU together (as perf's evlist__enable):
+	 * a CPU's cgroup events then start from one cgroup clock.
+	 */
+	for (int c = 0; c < max_cpus; c++) {
+		int cpu = -1;
 
+		for (int i = 0; i < l->nr && cpu < 0; i++)
+			if (l->ev[i]->opened && l->ev[i]->cpus && c < l->ev[i]->nr_cpus)
+				cpu = tally_cpu_map__cpu(l->ev[i]->cpus, c).cpu;
 		/*
-		 * One ioctl per leader with PERF_IOC_FLAG_GROUP covers the
-		 * members; an open member of an unopened leader cannot exist.
+		 * On the CPU itself, as perf: the kernel takes the cgroup of
+		 * the task running there when a CPU's first cgroup event is
+		 * enabled; from here that is our own, not a counted task.
 		 */
-		if (e->leader != e || !e->opened)
-			continue;
-		for (size_t s = 0; s < (size_t)e->nr_cpus * (size_t)e->nr_threads; s++) {
-			int err;
+		if (affine && cpu >= 0 && cpu < CPU_SETSIZE) {
+			CPU_ZERO(&one);
+			CPU_SET(cpu, &one);
+			pinned |= !sched_setaffinity(0, sizeof(one), &one);
+		}
+		for (int i = 0; i < l->nr; i++) {
+			struct tally_evsel *e = l->ev[i];
+			bool group = e->nr_members > 1;
 
-			if (e->fds[s] < 0)
+			/*
+			 * One ioctl per leader with PERF_IOC_FLAG_GROUP covers the
+			 * members; an open member of an unopened leader cannot exist.
+			 */
+			if (e->leader != e || !e->opened || c >= e->nr_cpus)
 				continue;
-			err = fn(e->fds[s], group);
-			if (err && !first)
-				first = err;
+			for (int t = 0; t < e->nr_threads; t++) {
+				int fd = e->fds[EVSEL_SLOT(e, c, t)], err;
+
+				if (fd < 0)
+					continue;
+				err = fn(fd, group);
+				if (err && !first)
+					first = err;
+			}
 		}
 	}
+	if (pinned)
+		sched_setaffinity(0, sizeof(saved), &saved);
 	if (first)
 		errno = -first;
 	return first;

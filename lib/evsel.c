@@ -125,6 +125,7 @@ void tally_evsel__free(struct tally_evsel *e)
 	free(e->name);
 	free(e->pmu);
 	free(e->filter);
+	free(e->cgroup);
 	free(e->unit);
 	free(e);
 }
@@ -248,6 +249,32 @@ int tally_evsel__set_filter(struct tally_evsel *e, const char *filter)
 const char *tally_evsel__filter(const struct tally_evsel *e)
 {
 	return e ? e->filter : NULL;
+}
+
+int tally_evsel__set_cgroup(struct tally_evsel *e, int fd, const char *name)
+{
+	char *n = NULL;
+
+	if (!e || (name && fd < 0))
+		return tally__err(EINVAL);
+	if (e->opened)
+		return tally__err(EBUSY);
+	if (name && !(n = strdup(name)))
+		return tally__err(ENOMEM);
+	free(e->cgroup);
+	e->cgroup = n;
+	e->cgroup_fd = n ? fd : -1;
+	return 0;
+}
+
+const char *tally_evsel__cgroup(const struct tally_evsel *e)
+{
+	return e ? e->cgroup : NULL;
+}
+
+int tally_evsel__cgroup_fd(const struct tally_evsel *e)
+{
+	return e && e->cgroup ? e->cgroup_fd : -1;
 }
 
 struct tally_evsel *tally_evsel__leader(const struct tally_evsel *e)

@@ -12,6 +12,8 @@ struct tally_evsel {
 	char *name;
 	char *pmu;
 	char *filter;
+	char *cgroup;			/* its own cgroup's name, or NULL */
+	int cgroup_fd;			/* with cgroup: the directory fd (not ours) */
 	struct tally_cpu_map *own_cpus;	/* PMU cpumask, or NULL */
 	struct tally_cpu_map *cpus;	/* opened (or last tried) on */
 	struct tally_thread_map *threads;

@@ -68,6 +68,17 @@ TALLY_API struct tally_thread_map *tally_evsel__threads(const struct tally_evsel
 TALLY_API int tally_evsel__set_filter(struct tally_evsel *evsel, const char *filter);
 TALLY_API const char *tally_evsel__filter(const struct tally_evsel *evsel);
 
+/*
+ * Its own cgroup (perf stat -G a,b): counted only for tasks of the cgroup
+ * whose directory fd is fd (kept open by the caller until close), on the
+ * CPUs it opens on; name is what to show. tally_evlist__open() opens it
+ * with PERF_FLAG_PID_CGROUP and fd, over the open opts' cgroup_fd. NULL
+ * name: none. 0, -EINVAL, -EBUSY (open) or -ENOMEM.
+ */
+TALLY_API int tally_evsel__set_cgroup(struct tally_evsel *evsel, int fd, const char *name);
+TALLY_API const char *tally_evsel__cgroup(const struct tally_evsel *evsel);	/* NULL if none */
+TALLY_API int tally_evsel__cgroup_fd(const struct tally_evsel *evsel);		/* -1 if none */
+
 /* Group structure (set by the evlist). A lone event is its own leader. */
 TALLY_API struct tally_evsel *tally_evsel__leader(const struct tally_evsel *evsel);
 TALLY_API bool tally_evsel__is_leader(const struct tally_evsel *evsel);

@@ -179,13 +179,30 @@ static void test_targets(void **state)
 	assert_int_equal(c.cmd_argc, 2);
 	assert_int_equal(parse(&c, "-p", "1", "-t", "2", NULL), 1);
 	assert_int_equal(parse(&c, "-G", "/x", "true", NULL), 1);
-	/* -G: one cgroup, after every -e (perf's -G takes the events before it) */
+	/* -G: as perf, a cgroup for the events before it (one name: all of them) */
 	assert_int_equal(parse(&c, "-a", "-e", "task-clock", "-G", "/x", NULL), 0);
-	assert_int_equal(parse(&c, "-a", "-e", "task-clock", "-G", "/x", "-e", "cycles", NULL), 1);
+	assert_false(c.target.cgroup_per_event);
+	/* an -e after it has none: each event its own */
+	assert_int_equal(parse(&c, "-a", "-e", "task-clock", "-G", "/x", "-e", "cycles", NULL), 0);
+	assert_true(c.target.cgroup_per_event);
+	assert_int_equal(c.nr_cgroups, 1);
+	assert_int_equal(c.cgroups[0].after, 1);
 	/* -G before any -e: not ambiguous (perf refuses it), every event */
 	assert_int_equal(parse(&c, "-a", "-G", "/x", "-e", "task-clock", "-e", "cycles", NULL), 0);
-	assert_int_equal(parse(&c, "-a", "-e", "task-clock,cycles", "-G", "/x,/y", NULL), 1);
+	assert_false(c.target.cgroup_per_event);
+	/* a list: one per event before it, in order */
+	assert_int_equal(parse(&c, "-a", "-e", "task-clock,cycles", "-G", "/x,/y", NULL), 0);
+	assert_true(c.target.cgroup_per_event);
+	assert_string_equal(c.cgroups[0].names, "/x,/y");
+	assert_int_equal(parse(&c, "-a", "-e", "a", "-G", "/x", "-e", "b", "-G", "/y", NULL), 0);
+	assert_int_equal(c.nr_cgroups, 2);
+	assert_int_equal(c.cgroups[1].after, 2);
+	assert_int_equal(parse(&c, "-a", "-G", "/x,/y", "-e", "task-clock", NULL), 1);
 	assert_int_equal(parse(&c, "-a", "-G", "/x", "-G", "/x", NULL), 1);
+	assert_int_equal(parse(&c, "-a", "-e", "a", "-G", "/x", "--for-each-cgroup", "/y", NULL), 1);
+	assert_int_equal(parse(&c, "-e", "a", "--for-each-cgroup", "/x,/y", "true", NULL), 1);	/* -a */
+	assert_int_equal(parse(&c, "-a", "-e", "a", "--for-each-cgroup", "/x,/y", NULL), 0);
+	assert_string_equal(c.for_each_cgroup, "/x,/y");
 	assert_int_equal(parse(&c, "-a", "-G", "", NULL), 1);
 	assert_int_equal(parse(&c, "--per-thread", "true", NULL), 1);
 	/* -a --per-thread: every thread of the system, as perf 6.1 */
