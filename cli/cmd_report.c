@@ -68,6 +68,10 @@ struct report {
 	const char *comms, *dsos, *symbols;	/* entry filters, comma lists */
 	double percent_limit;
 	bool elide[K__NR];		/* kept in the key, not printed */
+	/* --folded: collapsed stacks ("comm;root;...;leaf count"), one per distinct stack */
+	bool folded;
+	struct fstack { char *s; uint64_t n; struct fstack *next; } **ftab;
+	size_t fbuckets, fn;
 	enum sort_key sort[K__NR];
 	int nsort;
 	bool children;
@@ -304,6 +308,114 @@ static bool shown(const struct report *r, const struct entry *e)
 	return true;
 }
 
+static void folded_add(struct report *r, const char *stack)
+{
+	uint64_t hv = 1469598103934665603ULL;
+	struct fstack *f;
+
+	for (const char *p = stack; *p; p++)
+		hv = (hv ^ (unsigned char)*p) * 1099511628211ULL;
+	if (r->fn >= r->fbuckets) {
+		size_t n = r->fbuckets ? r->fbuckets * 2 : 4096;
+		struct fstack **nt = calloc(n, sizeof(*nt));
+
+		if (!nt)
+			return;
+		for (size_t i = 0; i < r->fbuckets; i++)
+			while (r->ftab[i]) {
+				struct fstack *x = r->ftab[i];
+				uint64_t h2 = 1469598103934665603ULL;
+
+				r->ftab[i] = x->next;
+				for (const char *p = x->s; *p; p++)
+					h2 = (h2 ^ (unsigned char)*p) * 1099511628211ULL;
+				x->next = nt[h2 & (n - 1)];
+				nt[h2 & (n - 1)] = x;
+			}
+		free(r->ftab);
+		r->ftab = nt;
+		r->fbuckets = n;
+	}
+	for (f = r->ftab[hv & (r->fbuckets - 1)]; f; f = f->next)
+		if (!strcmp(f->s, stack)) {
+			f->n++;
+			return;
+		}
+	f = malloc(sizeof(*f));
+	if (!f || !(f->s = strdup(stack))) {
+		free(f);
+		return;
+	}
+	f->n = 1;
+	f->next = r->ftab[hv & (r->fbuckets - 1)];
+	r->ftab[hv & (r->fbuckets - 1)] = f;
+	r->fn++;
+}
+
+/* One frame's name in a collapsed stack: kernel frames end in _[k]. */
+static size_t folded_frame(char *buf, size_t len, const struct where *w)
+{
+	int n = w->sym ? snprintf(buf, len, ";%s%s", w->sym, w->mode == 'k' ? "_[k]" : "") :
+		snprintf(buf, len, ";[unknown]%s", w->mode == 'k' ? "_[k]" : "");
+
+	return n < 0 ? 0 : (size_t)n >= len ? len - 1 : (size_t)n;
+}
+
+static void on_sample_folded(struct report *r, const struct tally_sample *smp, const char *comm,
+			     enum tally_cpumode mode, bool chain)
+{
+	static char buf[1 << 16];
+	size_t len = (size_t)snprintf(buf, sizeof(buf), "%s", comm);
+	struct where *w;
+
+	if (!chain || !smp->callchain.nr) {
+		w = resolve(r, (int32_t)smp->pid, (int32_t)smp->tid, smp->ip, mode);
+		if (w)
+			folded_frame(buf + len, sizeof(buf) - len, w);
+		folded_add(r, buf);
+		return;
+	}
+	/* root first: the chain is leaf first, its context markers give the mode */
+	for (uint64_t n = smp->callchain.nr; n > 0 && len < sizeof(buf) - 512; n--) {
+		uint64_t ip = smp->callchain.ips[n - 1];
+		enum tally_cpumode fmode = TALLY_CPUMODE_USER;
+
+		if (ip >= PERF_CONTEXT_MAX)
+			continue;
+		for (uint64_t k = n - 1; k-- > 0;)
+			if (smp->callchain.ips[k] >= PERF_CONTEXT_MAX) {
+				fmode = smp->callchain.ips[k] == PERF_CONTEXT_KERNEL ?
+					TALLY_CPUMODE_KERNEL : TALLY_CPUMODE_USER;
+				break;
+			}
+		w = resolve(r, (int32_t)smp->pid, (int32_t)smp->tid, ip, fmode);
+		if (w)
+			len += folded_frame(buf + len, sizeof(buf) - len, w);
+	}
+	folded_add(r, buf);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp((*(struct fstack *const *)a)->s, (*(struct fstack *const *)b)->s);
+}
+
+static void print_folded(struct report *r)
+{
+	struct fstack **v = malloc((r->fn + 1) * sizeof(*v));
+	size_t n = 0;
+
+	if (!v)
+		return;
+	for (size_t i = 0; i < r->fbuckets; i++)
+		for (struct fstack *f = r->ftab[i]; f; f = f->next)
+			v[n++] = f;
+	qsort(v, n, sizeof(*v), cmp_str);
+	for (size_t i = 0; i < n; i++)
+		printf("%s %llu\n", v[i]->s, (unsigned long long)v[i]->n);
+	free(v);
+}
+
 static void on_sample(struct session *ss, const struct perf_event_header *h, int idx,
 		      const struct tally_record *rec, void *arg)
 {
@@ -325,6 +437,11 @@ static void on_sample(struct session *ss, const struct perf_event_header *h, int
 	hs->total += period;
 	if (!comm)
 		comm = unnamed_comm(ss->m, (int32_t)smp->pid, (int32_t)smp->tid);
+	if (r->folded) {
+		on_sample_folded(r, smp, comm ? comm : ":-1", mode,
+				 a->sample_type & PERF_SAMPLE_CALLCHAIN);
+		return;
+	}
 	key.comm = comm ? comm : ":-1";
 	key.pid = (int32_t)smp->pid;
 	key.tid = (int32_t)smp->tid;
@@ -575,7 +692,8 @@ int cmd_report(int argc, char **argv)
 		CLI_STRING('d', "dsos", &r.dsos, "LIST", "only these shared objects"),
 		CLI_STRING(0, "symbols", &r.symbols, "LIST", "only these symbols"),
 		CLI_STRING(0, "percent-limit", &plimit, "PCT", "hide rows below PCT percent"),
-		CLI_BOOL(0, "stdio", &stdio_, "text output (the only one)"),
+		CLI_BOOL(0, "stdio", &stdio_, "text output (the default)"),
+		CLI_BOOL(0, "folded", &r.folded, "collapsed stacks for flame graphs: comm;root;...;leaf count"),
 		CLI_HELP(&help, "this text"),
 		CLI_END(),
 	};
@@ -625,10 +743,14 @@ int cmd_report(int argc, char **argv)
 		if (tally_data_reader__attr(ss.rd, i)->sample_type & PERF_SAMPLE_CALLCHAIN)
 			r.children = children != 0;
 	ret = session_run(&ss);
-	for (int i = 0; i < ss.nr_attrs; i++)
-		if (r.h[i].samples)
-			print_hist(&r, i, ss.lost);
-	print_unresolved(&r);
+	if (r.folded) {
+		print_folded(&r);
+	} else {
+		for (int i = 0; i < ss.nr_attrs; i++)
+			if (r.h[i].samples)
+				print_hist(&r, i, ss.lost);
+		print_unresolved(&r);
+	}
 out:
 	for (int i = 0; r.h && i < ss.nr_attrs; i++) {
 		for (size_t b = 0; b < r.h[i].nbuckets; b++)
@@ -642,6 +764,15 @@ out:
 	}
 	free(r.h);
 	free(r.rc);
+	for (size_t i = 0; i < r.fbuckets; i++)
+		while (r.ftab[i]) {
+			struct fstack *f = r.ftab[i];
+
+			r.ftab[i] = f->next;
+			free(f->s);
+			free(f);
+		}
+	free(r.ftab);
 	session_close(&ss);
 	return ret;
 }
