@@ -36,7 +36,8 @@ static int dr_record(void *ctx, const struct perf_event_header *h,
 	const struct dr_ctx *c = ctx;
 
 	FUZZ_CHECK(h->size >= sizeof(*h));
-	FUZZ_CHECK(off <= c->size && h->size <= c->size - off);
+	/* records out of a COMPRESSED one carry its offset and may be larger */
+	FUZZ_CHECK(off < c->size);
 	dr_records_seen++;
 	return 0;
 }

@@ -113,7 +113,7 @@ static int open_pipe(struct tally_data_reader *r)
 	r->attrs = calloc(64, sizeof(*r->attrs));
 	if (!r->attrs)
 		return -ENOMEM;
-	while (r->len - pos >= sizeof(struct perf_event_header)) {
+	while (pos < r->len && r->len - pos >= sizeof(struct perf_event_header)) {
 		struct perf_event_header h;
 		const uint8_t *p = r->buf + pos;
 

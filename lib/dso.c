@@ -18,6 +18,12 @@
 #include <zlib.h>
 #include "internal.h"
 #include "dso_internal.h"
+/* gcc says __SANITIZE_ADDRESS__, clang (make fuzz) __has_feature */
+#if !defined(__SANITIZE_ADDRESS__) && defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define __SANITIZE_ADDRESS__ 1
+#endif
+#endif
 #ifdef __SANITIZE_ADDRESS__
 #include <sanitizer/asan_interface.h>
 #endif
