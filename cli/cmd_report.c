@@ -186,9 +186,37 @@ static int cmp_key(const struct entry *a, const struct entry *b, enum sort_key k
 	}
 }
 
+static uint64_t fnv(uint64_t h, const char *s)
+{
+	for (; s && *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h;
+}
+
+#define FNV_BASIS 1469598103934665603ULL
+/* a record is at most 64 KiB: so many u64 frames at most */
+#define CHAIN_MAX (65536 / 8)
+
+/*
+ * Each frame's mode: the context marker before it in the chain (leaf
+ * first), one forward pass for the sample, not one per frame.
+ */
+static void chain_modes(const struct tally_sample *smp, enum tally_cpumode *modes)
+{
+	enum tally_cpumode m = TALLY_CPUMODE_USER;
+
+	for (uint64_t i = 0; i < smp->callchain.nr && i < CHAIN_MAX; i++) {
+		uint64_t ip = smp->callchain.ips[i];
+
+		if (ip >= PERF_CONTEXT_MAX)
+			m = ip == PERF_CONTEXT_KERNEL ? TALLY_CPUMODE_KERNEL : TALLY_CPUMODE_USER;
+		modes[i] = m;
+	}
+}
+
 static uint64_t hash_entry(const struct report *r, const struct entry *e)
 {
-	uint64_t h = 1469598103934665603ULL;
+	uint64_t h = FNV_BASIS;
 
 	for (int i = 0; i < r->nsort; i++) {
 		const char *s = NULL;
@@ -202,9 +230,7 @@ static uint64_t hash_entry(const struct report *r, const struct entry *e)
 		case K_CPU: v = (uint64_t)e->cpu; break;
 		default: break;
 		}
-		for (; s && *s; s++)
-			h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-		h = mix(h ^ v);
+		h = mix(fnv(h, s) ^ v);
 	}
 	return h;
 }
@@ -310,11 +336,9 @@ static bool shown(const struct report *r, const struct entry *e)
 
 static void folded_add(struct report *r, const char *stack)
 {
-	uint64_t hv = 1469598103934665603ULL;
+	uint64_t hv = fnv(FNV_BASIS, stack);
 	struct fstack *f;
 
-	for (const char *p = stack; *p; p++)
-		hv = (hv ^ (unsigned char)*p) * 1099511628211ULL;
 	if (r->fn >= r->fbuckets) {
 		size_t n = r->fbuckets ? r->fbuckets * 2 : 4096;
 		struct fstack **nt = calloc(n, sizeof(*nt));
@@ -324,11 +348,9 @@ static void folded_add(struct report *r, const char *stack)
 		for (size_t i = 0; i < r->fbuckets; i++)
 			while (r->ftab[i]) {
 				struct fstack *x = r->ftab[i];
-				uint64_t h2 = 1469598103934665603ULL;
+				uint64_t h2 = fnv(FNV_BASIS, x->s);
 
 				r->ftab[i] = x->next;
-				for (const char *p = x->s; *p; p++)
-					h2 = (h2 ^ (unsigned char)*p) * 1099511628211ULL;
 				x->next = nt[h2 & (n - 1)];
 				nt[h2 & (n - 1)] = x;
 			}
@@ -365,6 +387,7 @@ static void on_sample_folded(struct report *r, const struct tally_sample *smp, c
 			     enum tally_cpumode mode, bool chain)
 {
 	static char buf[1 << 16];
+	static enum tally_cpumode modes[CHAIN_MAX];
 	size_t len = (size_t)snprintf(buf, sizeof(buf), "%s", comm);
 	struct where *w;
 
@@ -375,20 +398,14 @@ static void on_sample_folded(struct report *r, const struct tally_sample *smp, c
 		folded_add(r, buf);
 		return;
 	}
-	/* root first: the chain is leaf first, its context markers give the mode */
+	/* root first: the chain is leaf first */
+	chain_modes(smp, modes);
 	for (uint64_t n = smp->callchain.nr; n > 0 && len < sizeof(buf) - 512; n--) {
 		uint64_t ip = smp->callchain.ips[n - 1];
-		enum tally_cpumode fmode = TALLY_CPUMODE_USER;
 
 		if (ip >= PERF_CONTEXT_MAX)
 			continue;
-		for (uint64_t k = n - 1; k-- > 0;)
-			if (smp->callchain.ips[k] >= PERF_CONTEXT_MAX) {
-				fmode = smp->callchain.ips[k] == PERF_CONTEXT_KERNEL ?
-					TALLY_CPUMODE_KERNEL : TALLY_CPUMODE_USER;
-				break;
-			}
-		w = resolve(r, (int32_t)smp->pid, (int32_t)smp->tid, ip, fmode);
+		w = resolve(r, (int32_t)smp->pid, (int32_t)smp->tid, ip, modes[n - 1]);
 		if (w)
 			len += folded_frame(buf + len, sizeof(buf) - len, w);
 	}
@@ -430,6 +447,7 @@ static void on_sample(struct session *ss, const struct perf_event_header *h, int
 	struct where *w;
 	char prev_mode;
 	bool pass;
+	static enum tally_cpumode modes[CHAIN_MAX];
 	const char *comm = tally_machine__comm_of(ss->m, (int32_t)smp->tid);
 
 	r->sample_no++;
@@ -462,20 +480,13 @@ static void on_sample(struct session *ss, const struct perf_event_header *h, int
 	 * sample); an unresolved one is keyed by its absolute ip there, so it
 	 * is an entry of its own, as in perf.
 	 */
+	chain_modes(smp, modes);
 	for (uint64_t n = smp->callchain.nr; n > 0; n--) {
 		uint64_t ip = smp->callchain.ips[n - 1];
-		enum tally_cpumode fmode = TALLY_CPUMODE_USER;
 
 		if (ip >= PERF_CONTEXT_MAX)
 			continue;
-		/* a frame's mode: the last context marker before it in the chain */
-		for (uint64_t k = n - 1; k-- > 0;)
-			if (smp->callchain.ips[k] >= PERF_CONTEXT_MAX) {
-				fmode = smp->callchain.ips[k] == PERF_CONTEXT_KERNEL ?
-					TALLY_CPUMODE_KERNEL : TALLY_CPUMODE_USER;
-				break;
-			}
-		w = resolve(r, (int32_t)smp->pid, (int32_t)smp->tid, ip, fmode);
+		w = resolve(r, (int32_t)smp->pid, (int32_t)smp->tid, ip, modes[n - 1]);
 		if (!w)
 			return;
 		key.w = *w;
