@@ -15,6 +15,7 @@
 #include <tally/tally.h>
 #include "cli.h"
 #include "parse_options.h"
+#include "resolve.h"
 #include "session.h"
 
 enum sort_key { K_COMM, K_PID, K_DSO, K_SYM, K_CPU, K__NR };
@@ -27,22 +28,6 @@ static const struct {
 	[K_DSO] = { "dso", "Shared Object" },
 	[K_SYM] = { "sym", "Symbol" },
 	[K_CPU] = { "cpu", "CPU" },
-};
-
-/* What an address resolved to, cached per (pid, ip, mode). */
-struct where {
-	const char *dso;		/* shown name, NULL: no map */
-	const char *sym;		/* NULL: unresolved */
-	uint64_t addr;			/* shown for an unresolved one */
-	char mode;			/* 'k' or '.' */
-};
-
-struct rcache_ent {
-	uint64_t ip;
-	int32_t pid;
-	int8_t mode;
-	bool used;
-	struct where w;
 };
 
 struct entry {
@@ -76,76 +61,9 @@ struct report {
 	int nsort;
 	bool children;
 	struct hist *h;			/* per attr */
-	struct rcache_ent *rc;
-	size_t rc_size, rc_used;
+	struct resolver res;
 	uint64_t sample_no;
 };
-
-/* ---- resolution, once per distinct address ---- */
-
-static uint64_t mix(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	return x;
-}
-
-static const char *base(const char *p)
-{
-	const char *b = strrchr(p, '/');
-
-	return b ? b + 1 : p;
-}
-
-static struct where *resolve(struct report *r, int32_t pid, int32_t tid, uint64_t ip,
-			     enum tally_cpumode mode)
-{
-	struct rcache_ent *e;
-	struct tally_addr_info ai;
-	size_t i;
-
-	if (r->rc_used * 2 >= r->rc_size) {
-		size_t n = r->rc_size ? r->rc_size * 2 : 1 << 14;
-		struct rcache_ent *nt = calloc(n, sizeof(*nt));
-
-		if (!nt)
-			return NULL;
-		for (size_t k = 0; k < r->rc_size; k++) {
-			if (!r->rc[k].used)
-				continue;
-			i = mix(r->rc[k].ip ^ ((uint64_t)r->rc[k].pid << 32) ^ (uint64_t)r->rc[k].mode) & (n - 1);
-			while (nt[i].used)
-				i = (i + 1) & (n - 1);
-			nt[i] = r->rc[k];
-		}
-		free(r->rc);
-		r->rc = nt;
-		r->rc_size = n;
-	}
-	i = mix(ip ^ ((uint64_t)pid << 32) ^ (uint64_t)mode) & (r->rc_size - 1);
-	for (e = &r->rc[i]; e->used; e = &r->rc[i]) {
-		if (e->ip == ip && e->pid == pid && e->mode == (int8_t)mode)
-			return &e->w;
-		i = (i + 1) & (r->rc_size - 1);
-	}
-	e->used = true;
-	e->ip = ip;
-	e->pid = pid;
-	e->mode = (int8_t)mode;
-	r->rc_used++;
-	tally_symbols__resolve(r->ss->syms, r->ss->m, pid, tid, ip, mode, &ai);
-	e->w.mode = mode == TALLY_CPUMODE_KERNEL || mode == TALLY_CPUMODE_GUEST_KERNEL ? 'k' : '.';
-	if (ai.map) {
-		e->w.dso = ai.map->kernel && !strncmp(ai.map->filename, "[kernel.kallsyms]", 17) ?
-			   "[kernel.kallsyms]" : base(ai.map->filename);
-		if (ai.map->kernel)
-			e->w.mode = 'k';
-	}
-	e->w.sym = ai.sym ? ai.sym->name : NULL;
-	e->w.addr = ai.map ? ai.map_ip : ip;
-	return &e->w;
-}
 
 /* ---- histogram ---- */
 
@@ -186,34 +104,6 @@ static int cmp_key(const struct entry *a, const struct entry *b, enum sort_key k
 	}
 }
 
-static uint64_t fnv(uint64_t h, const char *s)
-{
-	for (; s && *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return h;
-}
-
-#define FNV_BASIS 1469598103934665603ULL
-/* a record is at most 64 KiB: so many u64 frames at most */
-#define CHAIN_MAX (65536 / 8)
-
-/*
- * Each frame's mode: the context marker before it in the chain (leaf
- * first), one forward pass for the sample, not one per frame.
- */
-static void chain_modes(const struct tally_sample *smp, enum tally_cpumode *modes)
-{
-	enum tally_cpumode m = TALLY_CPUMODE_USER;
-
-	for (uint64_t i = 0; i < smp->callchain.nr && i < CHAIN_MAX; i++) {
-		uint64_t ip = smp->callchain.ips[i];
-
-		if (ip >= PERF_CONTEXT_MAX)
-			m = ip == PERF_CONTEXT_KERNEL ? TALLY_CPUMODE_KERNEL : TALLY_CPUMODE_USER;
-		modes[i] = m;
-	}
-}
-
 static uint64_t hash_entry(const struct report *r, const struct entry *e)
 {
 	uint64_t h = FNV_BASIS;
@@ -230,7 +120,7 @@ static uint64_t hash_entry(const struct report *r, const struct entry *e)
 		case K_CPU: v = (uint64_t)e->cpu; break;
 		default: break;
 		}
-		h = mix(fnv(h, s) ^ v);
+		h = hash_mix(fnv_str(h, s) ^ v);
 	}
 	return h;
 }
@@ -336,7 +226,7 @@ static bool shown(const struct report *r, const struct entry *e)
 
 static void folded_add(struct report *r, const char *stack)
 {
-	uint64_t hv = fnv(FNV_BASIS, stack);
+	uint64_t hv = fnv_str(FNV_BASIS, stack);
 	struct fstack *f;
 
 	if (r->fn >= r->fbuckets) {
@@ -348,7 +238,7 @@ static void folded_add(struct report *r, const char *stack)
 		for (size_t i = 0; i < r->fbuckets; i++)
 			while (r->ftab[i]) {
 				struct fstack *x = r->ftab[i];
-				uint64_t h2 = fnv(FNV_BASIS, x->s);
+				uint64_t h2 = fnv_str(FNV_BASIS, x->s);
 
 				r->ftab[i] = x->next;
 				x->next = nt[h2 & (n - 1)];
@@ -392,7 +282,7 @@ static void on_sample_folded(struct report *r, const struct tally_sample *smp, c
 	struct where *w;
 
 	if (!chain || !smp->callchain.nr) {
-		w = resolve(r, (int32_t)smp->pid, (int32_t)smp->tid, smp->ip, mode);
+		w = resolver_get(&r->res, (int32_t)smp->pid, (int32_t)smp->tid, smp->ip, mode);
 		if (w)
 			folded_frame(buf + len, sizeof(buf) - len, w);
 		folded_add(r, buf);
@@ -405,7 +295,7 @@ static void on_sample_folded(struct report *r, const struct tally_sample *smp, c
 
 		if (ip >= PERF_CONTEXT_MAX)
 			continue;
-		w = resolve(r, (int32_t)smp->pid, (int32_t)smp->tid, ip, modes[n - 1]);
+		w = resolver_get(&r->res, (int32_t)smp->pid, (int32_t)smp->tid, ip, modes[n - 1]);
 		if (w)
 			len += folded_frame(buf + len, sizeof(buf) - len, w);
 	}
@@ -464,7 +354,7 @@ static void on_sample(struct session *ss, const struct perf_event_header *h, int
 	key.pid = (int32_t)smp->pid;
 	key.tid = (int32_t)smp->tid;
 	key.cpu = (int32_t)smp->cpu;
-	w = resolve(r, (int32_t)smp->pid, (int32_t)smp->tid, smp->ip, mode);
+	w = resolver_get(&r->res, (int32_t)smp->pid, (int32_t)smp->tid, smp->ip, mode);
 	if (!w)
 		return;
 	key.w = *w;
@@ -486,7 +376,7 @@ static void on_sample(struct session *ss, const struct perf_event_header *h, int
 
 		if (ip >= PERF_CONTEXT_MAX)
 			continue;
-		w = resolve(r, (int32_t)smp->pid, (int32_t)smp->tid, ip, modes[n - 1]);
+		w = resolver_get(&r->res, (int32_t)smp->pid, (int32_t)smp->tid, ip, modes[n - 1]);
 		if (!w)
 			return;
 		key.w = *w;
@@ -690,7 +580,7 @@ int cmd_report(int argc, char **argv)
 {
 	const char *input = "perf.data", *sort = "comm,dso,sym", *graph = NULL, *plimit = NULL;
 	struct session ss = { 0 };
-	struct report r = { .ss = &ss };
+	struct report r = { .ss = &ss, .res = { .ss = &ss } };
 	bool help = false, stdio_ = false;
 	int children = -1;	/* the last of --children/--no-children wins, as perf */
 	const struct cli_option opts[] = {
@@ -774,7 +664,7 @@ out:
 		free(r.h[i].tab);
 	}
 	free(r.h);
-	free(r.rc);
+	resolver_free(&r.res);
 	for (size_t i = 0; i < r.fbuckets; i++)
 		while (r.ftab[i]) {
 			struct fstack *f = r.ftab[i];

@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A table in front of the symbol code: report and its exports meet the
+ * same few thousand addresses millions of times.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "resolve.h"
+#include "session.h"
+
+struct resolver_ent {
+	uint64_t ip;
+	int32_t pid;
+	int8_t mode;
+	bool used;
+	struct where w;
+};
+
+uint64_t hash_mix(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	return x;
+}
+
+uint64_t fnv_str(uint64_t h, const char *s)
+{
+	for (; s && *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h;
+}
+
+static const char *base(const char *p)
+{
+	const char *b = strrchr(p, '/');
+
+	return b ? b + 1 : p;
+}
+
+static size_t slot(uint64_t ip, int32_t pid, int mode, size_t size)
+{
+	return hash_mix(ip ^ ((uint64_t)(uint32_t)pid << 32) ^ (uint64_t)mode) & (size - 1);
+}
+
+static int grow(struct resolver *r)
+{
+	size_t n = r->size ? r->size * 2 : 1 << 14;
+	struct resolver_ent *nt = calloc(n, sizeof(*nt));
+
+	if (!nt)
+		return -1;
+	for (size_t k = 0; k < r->size; k++) {
+		size_t i;
+
+		if (!r->tab[k].used)
+			continue;
+		i = slot(r->tab[k].ip, r->tab[k].pid, r->tab[k].mode, n);
+		while (nt[i].used)
+			i = (i + 1) & (n - 1);
+		nt[i] = r->tab[k];
+	}
+	free(r->tab);
+	r->tab = nt;
+	r->size = n;
+	return 0;
+}
+
+struct where *resolver_get(struct resolver *r, int32_t pid, int32_t tid, uint64_t ip,
+			   enum tally_cpumode mode)
+{
+	struct resolver_ent *e;
+	struct tally_addr_info ai;
+	size_t i;
+
+	if (r->used * 2 >= r->size && grow(r))
+		return NULL;
+	i = slot(ip, pid, mode, r->size);
+	for (e = &r->tab[i]; e->used; e = &r->tab[i]) {
+		if (e->ip == ip && e->pid == pid && e->mode == (int8_t)mode)
+			return &e->w;
+		i = (i + 1) & (r->size - 1);
+	}
+	e->used = true;
+	e->ip = ip;
+	e->pid = pid;
+	e->mode = (int8_t)mode;
+	r->used++;
+	tally_symbols__resolve(r->ss->syms, r->ss->m, pid, tid, ip, mode, &ai);
+	e->w.mode = mode == TALLY_CPUMODE_KERNEL || mode == TALLY_CPUMODE_GUEST_KERNEL ? 'k' : '.';
+	e->w.map = ai.map;
+	if (ai.map) {
+		e->w.path = ai.map->filename;
+		e->w.dso = ai.map->kernel && !strncmp(ai.map->filename, "[kernel.kallsyms]", 17) ?
+			   "[kernel.kallsyms]" : base(ai.map->filename);
+		if (ai.map->kernel)
+			e->w.mode = 'k';
+	}
+	e->w.sym = ai.sym ? ai.sym->name : NULL;
+	e->w.addr = ai.map ? ai.map_ip : ip;
+	return &e->w;
+}
+
+void resolver_free(struct resolver *r)
+{
+	free(r->tab);
+	r->tab = NULL;
+	r->size = r->used = 0;
+}
+
+void chain_modes(const struct tally_sample *smp, enum tally_cpumode *modes)
+{
+	enum tally_cpumode m = TALLY_CPUMODE_USER;
+
+	for (uint64_t i = 0; i < smp->callchain.nr && i < CHAIN_MAX; i++) {
+		uint64_t ip = smp->callchain.ips[i];
+
+		if (ip >= PERF_CONTEXT_MAX)
+			m = ip == PERF_CONTEXT_KERNEL ? TALLY_CPUMODE_KERNEL : TALLY_CPUMODE_USER;
+		modes[i] = m;
+	}
+}

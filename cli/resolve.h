@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What a sample's addresses resolve to, for the commands that aggregate
+ * samples (report, its exports): each distinct (pid, ip, level) goes to
+ * the symbol code once, then comes from a table.
+ */
+#ifndef TALLY_CLI_RESOLVE_H
+#define TALLY_CLI_RESOLVE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <tally/tally.h>
+
+struct session;
+
+/* What an address resolved to. */
+struct where {
+	const char *dso;		/* shown name (basename, "[kernel.kallsyms]"); NULL: no map */
+	const char *path;		/* the map's whole file name; NULL: no map */
+	const struct tally_map *map;	/* NULL: no map */
+	const char *sym;		/* NULL: unresolved */
+	uint64_t addr;			/* map-relative address (absolute without a map) */
+	char mode;			/* 'k' or '.' */
+};
+
+struct resolver {
+	struct session *ss;
+	struct resolver_ent *tab;
+	size_t size, used;
+};
+
+/* a record is at most 64 KiB: so many u64 frames at most */
+#define CHAIN_MAX (65536 / 8)
+
+/* NULL only without memory. */
+struct where *resolver_get(struct resolver *r, int32_t pid, int32_t tid, uint64_t ip,
+			   enum tally_cpumode mode);
+void resolver_free(struct resolver *r);
+
+/*
+ * Each frame's level, from the context marker before it in the chain
+ * (leaf first); modes holds CHAIN_MAX.
+ */
+void chain_modes(const struct tally_sample *smp, enum tally_cpumode *modes);
+
+uint64_t fnv_str(uint64_t h, const char *s);
+#define FNV_BASIS 1469598103934665603ULL
+uint64_t hash_mix(uint64_t x);
+
+#endif
