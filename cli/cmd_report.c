@@ -15,6 +15,7 @@
 #include <tally/tally.h>
 #include "cli.h"
 #include "parse_options.h"
+#include "report_graph.h"
 #include "resolve.h"
 #include "session.h"
 
@@ -39,7 +40,27 @@ struct entry {
 	uint64_t self, children;
 	uint64_t last_sample;		/* children: once per sample */
 	bool visible;			/* a sample that passed the filters touched it */
+	struct cg_node *cg;		/* its call graph */
+	uint32_t max_depth;		/* its longest chain (perf orders equal rows by it) */
 	struct entry *next;		/* hash chain */
+};
+
+/*
+ * A distinct sample shape (attr, thread, cpu, chain), with its samples'
+ * count and period: call graphs are built from these once reading is
+ * done, so a million samples of a few thousand shapes cost a few
+ * thousand merges.
+ */
+struct shape {
+	uint64_t hash, period, count;
+	const char *comm;
+	int32_t pid, tid, cpu;
+	int idx;
+	uint8_t mode;
+	uint32_t nr;
+	uint64_t ip;
+	uint64_t *ips;
+	struct shape *next;		/* hash chain */
 };
 
 struct hist {
@@ -59,6 +80,10 @@ struct report {
 	size_t fbuckets, fn;
 	enum sort_key sort[K__NR];
 	int nsort;
+	const char *sort_spec;
+	struct cg_param cg;		/* call graphs under the rows (mode none: not drawn) */
+	struct shape **stab, **shapes;
+	size_t sbuckets, nshapes;
 	bool children;
 	struct hist *h;			/* per attr */
 	struct resolver res;
@@ -323,6 +348,92 @@ static void print_folded(struct report *r)
 	free(v);
 }
 
+/*
+ * An entry's key for a frame of the chain, as perf's callchain entries:
+ * an unresolved frame shows its ip, and one outside any map keeps the
+ * level of the frame walked before it (perf reuses that frame's state).
+ */
+static void frame_key(struct entry *key, const struct where *w, uint64_t ip, char *prev_mode)
+{
+	key->w = *w;
+	if (!key->w.sym)
+		key->w.addr = ip;
+	if (!key->w.dso)
+		key->w.mode = *prev_mode;
+	*prev_mode = key->w.mode;
+}
+
+static uint64_t shape_hash(int idx, const char *comm, const struct tally_sample *smp, int mode)
+{
+	uint64_t h = hash_mix((uint64_t)idx ^ ((uint64_t)(uintptr_t)comm << 8) ^
+			      ((uint64_t)smp->tid << 32) ^ smp->pid);
+
+	h = hash_mix(h ^ smp->ip ^ ((uint64_t)smp->cpu << 40) ^ ((uint64_t)mode << 56));
+	for (uint64_t i = 0; i < smp->callchain.nr; i++)
+		h = hash_mix(h ^ smp->callchain.ips[i]);
+	return h;
+}
+
+/* Count the sample in its shape (made on first sight). */
+static void shape_add(struct report *r, int idx, const char *comm, const struct tally_sample *smp,
+		      int mode, uint64_t period)
+{
+	uint64_t hv = shape_hash(idx, comm, smp, mode);
+	uint32_t nr = smp->callchain.nr > CHAIN_MAX ? CHAIN_MAX : (uint32_t)smp->callchain.nr;
+	struct shape *x;
+
+	if (r->nshapes >= r->sbuckets) {
+		size_t n = r->sbuckets ? r->sbuckets * 2 : 4096;
+		struct shape **nt = calloc(n, sizeof(*nt));
+		struct shape **nv = realloc(r->shapes, n * sizeof(*nv));
+
+		if (!nt || !nv) {
+			free(nt);
+			if (nv)
+				r->shapes = nv;
+			return;
+		}
+		r->shapes = nv;
+		for (size_t i = 0; i < r->nshapes; i++) {
+			x = r->shapes[i];
+			x->next = nt[x->hash & (n - 1)];
+			nt[x->hash & (n - 1)] = x;
+		}
+		free(r->stab);
+		r->stab = nt;
+		r->sbuckets = n;
+	}
+	for (x = r->stab[hv & (r->sbuckets - 1)]; x; x = x->next)
+		if (x->hash == hv && x->idx == idx && x->comm == comm && x->tid == (int32_t)smp->tid &&
+		    x->pid == (int32_t)smp->pid && x->cpu == (int32_t)smp->cpu && x->mode == mode &&
+		    x->ip == smp->ip && x->nr == nr &&
+		    !memcmp(x->ips, smp->callchain.ips, nr * sizeof(uint64_t))) {
+			x->period += period;
+			x->count++;
+			return;
+		}
+	x = calloc(1, sizeof(*x));
+	if (!x || !(x->ips = malloc((nr + 1) * sizeof(uint64_t)))) {
+		free(x);
+		return;
+	}
+	memcpy(x->ips, smp->callchain.ips, nr * sizeof(uint64_t));
+	x->hash = hv;
+	x->idx = idx;
+	x->comm = comm;
+	x->pid = (int32_t)smp->pid;
+	x->tid = (int32_t)smp->tid;
+	x->cpu = (int32_t)smp->cpu;
+	x->mode = (uint8_t)mode;
+	x->ip = smp->ip;
+	x->nr = nr;
+	x->period = period;
+	x->count = 1;
+	x->next = r->stab[hv & (r->sbuckets - 1)];
+	r->stab[hv & (r->sbuckets - 1)] = x;
+	r->shapes[r->nshapes++] = x;
+}
+
 static void on_sample(struct session *ss, const struct perf_event_header *h, int idx,
 		      const struct tally_record *rec, void *arg)
 {
@@ -361,36 +472,115 @@ static void on_sample(struct session *ss, const struct perf_event_header *h, int
 	pass = shown(r, &key);
 	add(r, hs, &key, period, true, pass);
 	prev_mode = w->mode;
-	if (!r->children || !(a->sample_type & PERF_SAMPLE_CALLCHAIN))
+	if (!(a->sample_type & PERF_SAMPLE_CALLCHAIN))
+		return;
+	if (r->cg.mode != CG_NONE)
+		shape_add(r, idx, key.comm, smp, mode, period);
+	if (!r->children)
 		return;
 	/*
-	 * Callers' share, walking the chain from the root as perf's
-	 * --children does (caller order). The chain's first frame is the ip
+	 * Callers' share, walking the chain as perf's --children does
+	 * (from the root in its default caller order). The chain's first frame is the ip
 	 * itself: a resolved one lands on the entry above (counted once per
 	 * sample); an unresolved one is keyed by its absolute ip there, so it
 	 * is an entry of its own, as in perf.
 	 */
 	chain_modes(smp, modes);
-	for (uint64_t n = smp->callchain.nr; n > 0; n--) {
-		uint64_t ip = smp->callchain.ips[n - 1];
+	for (uint64_t k = 0; k < smp->callchain.nr && k < CHAIN_MAX; k++) {
+		/* in perf's cursor order: root first unless callee order */
+		uint64_t i = r->cg.caller ? smp->callchain.nr - 1 - k : k;
+		uint64_t ip = smp->callchain.ips[i];
 
 		if (ip >= PERF_CONTEXT_MAX)
 			continue;
-		w = resolver_get(&r->res, (int32_t)smp->pid, (int32_t)smp->tid, ip, modes[n - 1]);
+		w = resolver_get(&r->res, (int32_t)smp->pid, (int32_t)smp->tid, ip, modes[i]);
 		if (!w)
 			return;
-		key.w = *w;
-		/*
-		 * As perf's callchain entries: an unresolved frame shows its
-		 * ip, and one outside any map keeps the level of the frame
-		 * walked before it (perf reuses that frame's state).
-		 */
-		if (!key.w.sym)
-			key.w.addr = ip;
-		if (!key.w.dso)
-			key.w.mode = prev_mode;
-		prev_mode = key.w.mode;
+		frame_key(&key, w, ip, &prev_mode);
 		add(r, hs, &key, period, false, pass);
+	}
+}
+
+/*
+ * The call graphs, from the shapes: the row's own entry gets the whole
+ * chain; with --children each other entry on the chain (the first time
+ * it appears, as perf's he_cache) gets the chain from its frame on.
+ */
+static void build_graphs(struct report *r)
+{
+	static struct cg_frame frames[CHAIN_MAX];
+	static struct entry *ents[CHAIN_MAX];
+	static enum tally_cpumode modes[CHAIN_MAX];
+	static struct cg_frame rev[CHAIN_MAX];
+	static struct entry *seen_buf[CHAIN_MAX + 1];
+	static struct where wheres[CHAIN_MAX];
+	bool addr = r->cg.address;
+
+	for (size_t s = 0; s < r->nshapes; s++) {
+		const struct shape *x = r->shapes[s];
+		struct tally_sample smp = { .callchain = { .nr = x->nr, .ips = x->ips } };
+		struct hist *hs = &r->h[x->idx];
+		struct entry key = { .comm = x->comm, .pid = x->pid, .tid = x->tid, .cpu = x->cpu };
+		struct entry *self, **seen = seen_buf;
+		struct where *w = resolver_get(&r->res, x->pid, x->tid, x->ip, x->mode);
+		size_t n = 0, nseen = 0;
+		char prev_mode;
+
+		if (!w)
+			continue;
+		key.w = *w;
+		self = hist_find(r, hs, &key);
+		prev_mode = w->mode;
+		chain_modes(&smp, modes);
+		/* frames root first, with each one's entry */
+		for (uint32_t i = x->nr; i > 0; i--) {
+			uint64_t ip = x->ips[i - 1];
+
+			if (ip >= PERF_CONTEXT_MAX)
+				continue;
+			w = resolver_get(&r->res, x->pid, x->tid, ip, modes[i - 1]);
+			if (!w)
+				break;
+			frames[n] = (struct cg_frame){ .sym = w->sym, .dso = w->dso, .dso_id = w->dso_id,
+						       .start = w->sym_start, .ip = ip };
+			wheres[n++] = *w;
+		}
+		if (!self || !n)
+			continue;
+		/* each frame's entry, keyed in the walk's order (as on_sample) */
+		for (size_t k = 0; r->children && k < n; k++) {
+			size_t i = r->cg.caller ? k : n - 1 - k;
+
+			frame_key(&key, &wheres[i], frames[i].ip, &prev_mode);
+			ents[i] = hist_find(r, hs, &key);
+		}
+		/* caller order shows root first; callee order leaf first */
+		for (size_t i = 0; i < n; i++)
+			rev[i] = frames[n - 1 - i];
+		cg_append(&self->cg, r->cg.caller ? frames : rev, n, x->period, x->count, addr);
+		if (n > self->max_depth)
+			self->max_depth = (uint32_t)n;
+		if (!r->children)
+			continue;
+		seen[nseen++] = self;
+		/* the walk follows the display order, as perf's cursor */
+		for (size_t k = 0; k < n; k++) {
+			size_t i = r->cg.caller ? k : n - 1 - k;
+			struct entry *e = ents[i];
+			size_t j;
+
+			for (j = 0; j < nseen && seen[j] != e; j++)
+				;
+			if (!e || j < nseen)
+				continue;
+			seen[nseen++] = e;
+			if (r->cg.caller)
+				cg_append(&e->cg, frames + i, n - i, x->period, x->count, addr);
+			else
+				cg_append(&e->cg, rev + k, n - k, x->period, x->count, addr);
+			if (n - k > e->max_depth)
+				e->max_depth = (uint32_t)(n - k);
+		}
 	}
 }
 
@@ -405,6 +595,14 @@ static int cmp_rows(const void *pa, const void *pb)
 
 	if (r->children && a->children != b->children)
 		return a->children > b->children ? -1 : 1;
+	/*
+	 * perf puts a caller above its callee at equal children: with call
+	 * graphs on, the row of the same thread whose longest chain is
+	 * longer comes first (shorter first in callee order).
+	 */
+	if (r->children && r->cg.mode != CG_NONE && a->cg && b->cg && a->tid == b->tid &&
+	    a->pid == b->pid && a->max_depth != b->max_depth)
+		return (a->max_depth > b->max_depth) == r->cg.caller ? -1 : 1;
 	if (a->self != b->self)
 		return a->self > b->self ? -1 : 1;
 	for (int i = 0; i < r->nsort; i++) {
@@ -518,6 +716,9 @@ static void print_hist(struct report *r, int idx, uint64_t lost)
 				printf("  %-*s", width[i], buf);
 		}
 		putchar('\n');
+		if (r->cg.mode != CG_NONE && e->cg)
+			cg_print(stdout, e->cg, &r->cg, h->total, r->children ? e->children : e->self,
+				 r->sort_spec && !strncmp(r->sort_spec, "sym", 3));
 	}
 	printf("\n\n");
 	free(rows);
@@ -571,24 +772,26 @@ static int opt_children(struct cli_parse *p, const struct cli_option *opt, const
 static const char *const report_usage[] = {
 	"tally report [--stdio] [-i FILE] [--sort KEYS] [--children|--no-children]",
 	"",
-	"perf report's histogram of a perf.data file (tally's or perf's), as text.",
-	"Call graphs are not drawn yet (perf's -g none).",
+	"perf report's histogram of a perf.data file (tally's or perf's), as text,",
+	"with perf's call graphs under the rows when the samples have chains.",
 	NULL,
 };
 
 int cmd_report(int argc, char **argv)
 {
-	const char *input = "perf.data", *sort = "comm,dso,sym", *graph = NULL, *plimit = NULL;
+	const char *input = "perf.data", *sort = NULL, *graph = NULL, *plimit = NULL;
 	struct session ss = { 0 };
 	struct report r = { .ss = &ss, .res = { .ss = &ss } };
-	bool help = false, stdio_ = false;
+	bool help = false, stdio_ = false, inverted = false;
 	int children = -1;	/* the last of --children/--no-children wins, as perf */
 	const struct cli_option opts[] = {
 		CLI_STRING('i', "input", &input, "FILE", "the perf.data file (default perf.data)"),
 		CLI_STRING('s', "sort", &sort, "KEYS", "comm, pid, dso, sym, cpu (default comm,dso,sym)"),
 		CLI_CALLBACK_F(0, "children", &children, NULL, "add callers' share (default with call chains)", opt_children, 0, 1),
 		CLI_CALLBACK_F(0, "no-children", &children, NULL, "self overhead only", opt_children, 0, 0),
-		CLI_STRING('g', "call-graph", &graph, "none", "only 'none' (graphs are not drawn yet)"),
+		CLI_STRING('g', "call-graph", &graph, "MODE,...",
+			   "graph|fractal|flat|folded|none, threshold %, limit, caller|callee, function|address, percent|period|count (default graph,0.5,caller)"),
+		CLI_BOOL('G', "inverted", &inverted, "call graphs root first (-g caller)"),
 		CLI_STRING(0, "comm", &r.comms, "LIST", "only these commands"),
 		CLI_STRING('d', "dsos", &r.dsos, "LIST", "only these shared objects"),
 		CLI_STRING(0, "symbols", &r.symbols, "LIST", "only these symbols"),
@@ -606,11 +809,13 @@ int cmd_report(int argc, char **argv)
 		cli_usage(stdout, report_usage, opts);
 		return 0;
 	}
-	if (graph && strcmp(graph, "none")) {
-		fprintf(stderr, "tally report: -g '%s': call graphs are not drawn yet; use -g none\n", graph);
+	r.cg = (struct cg_param){ .mode = CG_GRAPH, .min_percent = 0.5 };
+	if (graph && cg_parse(&r.cg, graph, "report"))
 		return 129;
-	}
-	if (parse_sort(&r, sort))
+	if (inverted)
+		r.cg.caller = r.cg.order_set = true;
+	r.sort_spec = sort;
+	if (parse_sort(&r, sort ? sort : "comm,dso,sym"))
 		return 129;
 	/* one --comm, --dsos or --symbols value: its column says nothing, perf drops it */
 	r.elide[K_COMM] = r.comms && !strchr(r.comms, ',');
@@ -643,7 +848,12 @@ int cmd_report(int argc, char **argv)
 	for (int i = 0; i < ss.nr_attrs && !tally_data_reader__is_pipe(ss.rd); i++)
 		if (tally_data_reader__attr(ss.rd, i)->sample_type & PERF_SAMPLE_CALLCHAIN)
 			r.children = children != 0;
+	/* perf shows children's graphs root first, self graphs leaf first */
+	if (!r.cg.order_set)
+		r.cg.caller = r.children;
 	ret = session_run(&ss);
+	if (r.cg.mode != CG_NONE)
+		build_graphs(&r);
 	if (r.folded) {
 		print_folded(&r);
 	} else {
@@ -659,12 +869,19 @@ out:
 				struct entry *e = r.h[i].tab[b];
 
 				r.h[i].tab[b] = e->next;
+				cg_free(e->cg);
 				free(e);
 			}
 		free(r.h[i].tab);
 	}
 	free(r.h);
 	resolver_free(&r.res);
+	for (size_t i = 0; i < r.nshapes; i++) {
+		free(r.shapes[i]->ips);
+		free(r.shapes[i]);
+	}
+	free(r.shapes);
+	free(r.stab);
 	for (size_t i = 0; i < r.fbuckets; i++)
 		while (r.ftab[i]) {
 			struct fstack *f = r.ftab[i];

@@ -96,7 +96,9 @@ struct where *resolver_get(struct resolver *r, int32_t pid, int32_t tid, uint64_
 		if (ai.map->kernel)
 			e->w.mode = 'k';
 	}
+	e->w.dso_id = ai.map ? ai.dso : NULL;
 	e->w.sym = ai.sym ? ai.sym->name : NULL;
+	e->w.sym_start = ai.sym ? ai.sym->start : 0;
 	e->w.addr = ai.map ? ai.map_ip : ip;
 	return &e->w;
 }

@@ -18,7 +18,9 @@ struct where {
 	const char *dso;		/* shown name (basename, "[kernel.kallsyms]"); NULL: no map */
 	const char *path;		/* the map's whole file name; NULL: no map */
 	const struct tally_map *map;	/* NULL: no map */
+	const struct tally_dso *dso_id;	/* NULL: no map */
 	const char *sym;		/* NULL: unresolved */
+	uint64_t sym_start;		/* the symbol's ELF address */
 	uint64_t addr;			/* map-relative address (absolute without a map) */
 	char mode;			/* 'k' or '.' */
 };
