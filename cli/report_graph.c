@@ -280,7 +280,7 @@ static size_t graph(struct printer *pr, const struct cg_node *n, uint64_t total,
 
 	const struct cg_node **kids;
 	size_t nk = shown_children(pr, n, &kids);
-	uint64_t remaining = total;
+	uint64_t remaining = total, counted = 0;
 
 	for (size_t k = 0; k < nk; k++) {
 		const struct cg_node *c = kids[k], *end = run_end(c);
@@ -288,6 +288,7 @@ static size_t graph(struct printer *pr, const struct cg_node *n, uint64_t total,
 		bool first = true;
 
 		remaining -= cumul(c);
+		counted += cumul_count(c);
 		if (k + 1 == nk && (pr->p->mode != CG_FRACTAL || !remaining))
 			m &= ~(1UL << (depth - 1));
 		graph_line(pr, depth, mask, left);
@@ -304,8 +305,10 @@ static size_t graph(struct printer *pr, const struct cg_node *n, uint64_t total,
 		if (pr->p->print_limit && k + 1 == pr->p->print_limit)
 			break;
 	}
-	if (pr->p->mode == CG_FRACTAL && remaining && remaining != total) {
-		graph_frame(pr, NULL, remaining, 0, depth, mask & ~(1UL << (depth - 1)), true,
+	/* the hidden rest; counted in samples, none left hides it */
+	if (pr->p->mode == CG_FRACTAL && remaining && remaining != total &&
+	    (pr->p->value != CG_COUNT || n->children_count > counted)) {
+		graph_frame(pr, NULL, remaining, n->children_count - counted, depth, mask & ~(1UL << (depth - 1)), true,
 			    total, left);
 		lines++;
 	}

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# tally report --stdio against perf report 6.1 (-g none) on the same files,
-# written by perf and by tally: the same rows in the same order, children
-# and no-children, --sort comm,dso,sym and sym; the header's sample count.
+# tally report --stdio against perf report 6.1 on the same files, written
+# by perf and by tally: the same rows in the same order, children and
+# no-children, --sort comm,dso,sym and sym; the header's sample count; the
+# call graphs under the rows in each -g mode.
 . "$(dirname "$0")/lib.sh"
 B=$HELPERS/burn
 d=$(mktemp -d); trap 'rm -rf "$d"' EXIT
@@ -66,6 +67,45 @@ for who in perf tally; do
 	is "$who pipe: rows equal" "$(diff <(rows <"$d/t.out") <(rows <"$d/p.out") | grep -c '^[<>]')" 0
 	check "$who pipe: has rows" [ "$(rows <"$d/p.out" | wc -l)" -gt 0 ]
 done
+
+# Call graphs, drawn as perf draws them: the whole output line for line on
+# a program with branching chains (perf 6.1 appends " (inlined)" to the
+# "[...]" line of fractal mode, from a flag it never sets: not compared).
+cat >"$d/tree.c" <<'EOF2'
+volatile long x;
+__attribute__((noinline)) void leaf(int n) { for (int i = 0; i < n; i++) x++; }
+__attribute__((noinline)) void mid(int n) { leaf(n); leaf(n / 2); x++; }
+__attribute__((noinline)) void top(int n) { mid(n); leaf(n); x++; }
+__attribute__((noinline)) void side(int n) { leaf(n); x++; }
+int main(void) { for (int k = 0; k < 200; k++) { top(200000); side(100000); } return 0; }
+EOF2
+cc -O1 -fno-omit-frame-pointer -o "$d/tree" "$d/tree.c"
+graph_out() { grep -v '^#' | sed 's/\[\.\.\.\] (inlined)$/[...]/'; }
+for who in perf tally; do
+	if [ $who = perf ]; then rec="perf record"; else rec="$TALLY record"; fi
+	$rec -q -e cpu-clock -c 100000 -g -o "$d/$who-tree.data" -- "$d/tree" >/dev/null 2>&1
+	for o in "" "--no-children" "--no-children --sort sym" "--sort sym" "-g fractal" \
+		 "--no-children -g fractal" "-g flat" "-g folded" "-g callee" "-G --no-children" \
+		 "-g graph,0.1,caller,function,period" "-g fractal,1,count" "-g graph,0.5,1"; do
+		"$TALLY" report --stdio $o -i "$d/$who-tree.data" 2>/dev/null | graph_out >"$d/t.out"
+		perf report --stdio $o -i "$d/$who-tree.data" 2>/dev/null | graph_out >"$d/p.out"
+		is "$who graph '$o': output equal to perf report's" \
+			"$(diff "$d/t.out" "$d/p.out" | grep -c '^[<>]')" 0
+		diff "$d/t.out" "$d/p.out" | head -8 | sed 's/^/# /'
+	done
+	check "$who graph: a branch drawn" grep -q -- '--[0-9.]*%--' "$d/t.out"
+	# -a: many processes; rows of equal share from different threads are
+	# ordered by perf's tree history, so the lines are compared as a set
+	for o in "" "-g fractal" "--no-children"; do
+		"$TALLY" report --stdio $o -i "$d/$who-a.data" 2>/dev/null | graph_out | sort >"$d/t.out"
+		perf report --stdio $o -i "$d/$who-a.data" 2>/dev/null | graph_out | sort >"$d/p.out"
+		is "$who -a graph '$o': the same lines as perf report's" \
+			"$(diff "$d/t.out" "$d/p.out" | grep -c '^[<>]')" 0
+	done
+done
+"$TALLY" report -g bogus -i "$d/tally-g.data" >/dev/null 2>"$d/e"; rc=$?
+is "-g bogus: usage error" "$rc" 129
+check "-g bogus: the item named" grep -q "unknown item 'bogus'" "$d/e"
 
 # what got no symbol is named with its reason: a stripped program with no
 # build id (so no debug file or build-id cache can name it)
