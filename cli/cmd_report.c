@@ -33,6 +33,8 @@ static const struct {
 
 struct entry {
 	const char *comm;
+	uint64_t comm_hash;
+	uint64_t hash;			/* of the key */
 	int32_t tid;			/* the thread that made the entry */
 	int32_t pid;
 	int32_t cpu;
@@ -81,6 +83,8 @@ struct report {
 	enum sort_key sort[K__NR];
 	int nsort;
 	const char *sort_spec;
+	const char *last_comm;
+	uint64_t last_comm_hash;
 	struct cg_param cg;		/* call graphs under the rows (mode none: not drawn) */
 	struct shape **stab, **shapes;
 	size_t sbuckets, nshapes;
@@ -94,6 +98,8 @@ struct report {
 
 static int strcmp_null(const char *a, const char *b)
 {
+	if (a == b)
+		return 0;
 	if (!a || !b)
 		return !a && !b ? 0 : (!a ? 1 : -1);	/* no name sorts last, as perf */
 	return strcmp(a, b);
@@ -103,9 +109,9 @@ static int cmp_key(const struct entry *a, const struct entry *b, enum sort_key k
 {
 	switch (k) {
 	case K_COMM:
-		return strcmp(a->comm, b->comm);
+		return strcmp_null(a->comm, b->comm);
 	case K_PID:
-		return a->pid != b->pid ? (a->pid < b->pid ? -1 : 1) : strcmp(a->comm, b->comm);
+		return a->pid != b->pid ? (a->pid < b->pid ? -1 : 1) : strcmp_null(a->comm, b->comm);
 	case K_DSO:
 		return strcmp_null(a->w.dso, b->w.dso);
 	case K_SYM:
@@ -121,7 +127,7 @@ static int cmp_key(const struct entry *a, const struct entry *b, enum sort_key k
 
 			return dif > 0 ? -1 : dif < 0;
 		}
-		return strcmp(a->w.sym, b->w.sym);
+		return strcmp_null(a->w.sym, b->w.sym);
 	case K_CPU:
 		return a->cpu - b->cpu;
 	default:
@@ -134,18 +140,18 @@ static uint64_t hash_entry(const struct report *r, const struct entry *e)
 	uint64_t h = FNV_BASIS;
 
 	for (int i = 0; i < r->nsort; i++) {
-		const char *s = NULL;
 		uint64_t v = 0;
 
+		/* the names' hashes were taken once, where they were made */
 		switch (r->sort[i]) {
-		case K_COMM: s = e->comm; break;
+		case K_COMM: v = e->comm_hash; break;
 		case K_PID: v = (uint64_t)e->pid; break;
-		case K_DSO: s = e->w.dso; break;
-		case K_SYM: s = e->w.sym; v = e->w.sym ? 0 : e->w.addr; break;
+		case K_DSO: v = e->w.dso_hash; break;
+		case K_SYM: v = e->w.sym ? e->w.sym_hash : e->w.addr; break;
 		case K_CPU: v = (uint64_t)e->cpu; break;
 		default: break;
 		}
-		h = hash_mix(fnv_str(h, s) ^ v);
+		h = hash_mix(h ^ v);
 	}
 	return h;
 }
@@ -167,7 +173,7 @@ static struct entry *hist_find(struct report *r, struct hist *h, const struct en
 				struct entry *x = h->tab[i];
 
 				h->tab[i] = x->next;
-				b = hash_entry(r, x) & (n - 1);
+				b = x->hash & (n - 1);
 				x->next = nt[b];
 				nt[b] = x;
 			}
@@ -179,6 +185,8 @@ static struct entry *hist_find(struct report *r, struct hist *h, const struct en
 	for (e = h->tab[b]; e; e = e->next) {
 		int i;
 
+		if (e->hash != hv)
+			continue;
 		for (i = 0; i < r->nsort && !cmp_key(e, key, r->sort[i]); i++)
 			;
 		if (i == r->nsort)
@@ -188,6 +196,7 @@ static struct entry *hist_find(struct report *r, struct hist *h, const struct en
 	if (!e)
 		return NULL;
 	*e = *key;
+	e->hash = hv;
 	e->self = e->children = 0;
 	e->last_sample = UINT64_MAX;
 	e->next = h->tab[b];
@@ -462,6 +471,11 @@ static void on_sample(struct session *ss, const struct perf_event_header *h, int
 		return;
 	}
 	key.comm = comm ? comm : ":-1";
+	if (key.comm != r->last_comm) {		/* one hash per run of a thread's samples */
+		r->last_comm = key.comm;
+		r->last_comm_hash = fnv_str(FNV_BASIS, key.comm);
+	}
+	key.comm_hash = r->last_comm_hash;
 	key.pid = (int32_t)smp->pid;
 	key.tid = (int32_t)smp->tid;
 	key.cpu = (int32_t)smp->cpu;
@@ -520,7 +534,8 @@ static void build_graphs(struct report *r)
 		const struct shape *x = r->shapes[s];
 		struct tally_sample smp = { .callchain = { .nr = x->nr, .ips = x->ips } };
 		struct hist *hs = &r->h[x->idx];
-		struct entry key = { .comm = x->comm, .pid = x->pid, .tid = x->tid, .cpu = x->cpu };
+		struct entry key = { .comm = x->comm, .comm_hash = fnv_str(FNV_BASIS, x->comm),
+				     .pid = x->pid, .tid = x->tid, .cpu = x->cpu };
 		struct entry *self, **seen = seen_buf;
 		struct where *w = resolver_get(&r->res, x->pid, x->tid, x->ip, x->mode);
 		size_t n = 0, nseen = 0;

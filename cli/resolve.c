@@ -100,6 +100,8 @@ struct where *resolver_get(struct resolver *r, int32_t pid, int32_t tid, uint64_
 	e->w.sym = ai.sym ? ai.sym->name : NULL;
 	e->w.sym_start = ai.sym ? ai.sym->start : 0;
 	e->w.addr = ai.map ? ai.map_ip : ip;
+	e->w.dso_hash = fnv_str(FNV_BASIS, e->w.dso);
+	e->w.sym_hash = fnv_str(FNV_BASIS, e->w.sym);
 	return &e->w;
 }
 

@@ -21,6 +21,7 @@ struct where {
 	const struct tally_dso *dso_id;	/* NULL: no map */
 	const char *sym;		/* NULL: unresolved */
 	uint64_t sym_start;		/* the symbol's ELF address */
+	uint64_t dso_hash, sym_hash;	/* of the names: keyed without rehashing */
 	uint64_t addr;			/* map-relative address (absolute without a map) */
 	char mode;			/* 'k' or '.' */
 };

@@ -8,13 +8,54 @@
 
 #define PERF_RECORD_FINISHED_ROUND 68	/* perf's own record type */
 
-/* One record waiting for its round to end. */
+/* One record waiting for its round to end; the queue is in arrival order
+ * until sorted, and the sort is stable: ties keep file order. */
 struct session_queued {
 	uint64_t time;
-	uint64_t seq;		/* arrival: ties keep file order */
 	struct perf_event_header *h;
+	struct session_chunk *c;	/* where h lives */
 	int attr;
 };
+
+/*
+ * Copies of queued records, packed in chunks of 1 MiB instead of one
+ * malloc each; a chunk goes when its last record is released.
+ */
+#define CHUNK_SIZE (1u << 20)
+struct session_chunk {
+	size_t used, live;
+	_Alignas(8) unsigned char data[];
+};
+
+static struct perf_event_header *chunk_copy(struct session *s, const struct perf_event_header *h,
+					    struct session_chunk **where)
+{
+	size_t need = (h->size + 7u) & ~7u;
+	struct session_chunk *c = s->chunk;
+	void *p;
+
+	if (!c || c->used + need > CHUNK_SIZE) {
+		if (c && !c->live)
+			free(c);
+		c = malloc(sizeof(*c) + CHUNK_SIZE);
+		if (!c)
+			return NULL;
+		c->used = c->live = 0;
+		s->chunk = c;
+	}
+	p = c->data + c->used;
+	c->used += need;
+	c->live++;
+	memcpy(p, h, h->size);
+	*where = c;
+	return p;
+}
+
+static void chunk_release(struct session *s, struct session_chunk *c)
+{
+	if (!--c->live && c != s->chunk)
+		free(c);
+}
 
 static int attr_of(struct session *s, const struct perf_event_header *h)
 {
@@ -89,13 +130,41 @@ static void process(struct session *s, const struct perf_event_header *h, int id
 	}
 }
 
-static int cmp_queued(const void *a, const void *b)
+/*
+ * Stable LSD radix sort on time, over the bits the queue's times differ
+ * in (a round spans milliseconds: two or three passes of 11 bits).
+ */
+static void sort_queue(struct session *s)
 {
-	const struct session_queued *x = a, *y = b;
+	uint64_t lo = UINT64_MAX, hi = 0;
+	struct session_queued *a = s->q, *b = s->tmp;
 
-	if (x->time != y->time)
-		return x->time < y->time ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
+	for (size_t i = 0; i < s->nq; i++) {
+		if (a[i].time < lo)
+			lo = a[i].time;
+		if (a[i].time > hi)
+			hi = a[i].time;
+	}
+	for (unsigned shift = 0; shift < 64 && (hi - lo) >> shift; shift += 11) {
+		size_t count[2048] = { 0 }, sum = 0;
+
+		for (size_t i = 0; i < s->nq; i++)
+			count[((a[i].time - lo) >> shift) & 2047]++;
+		for (size_t k = 0; k < 2048; k++) {
+			size_t c = count[k];
+
+			count[k] = sum;
+			sum += c;
+		}
+		for (size_t i = 0; i < s->nq; i++)
+			b[count[((a[i].time - lo) >> shift) & 2047]++] = a[i];
+		struct session_queued *t = a;
+
+		a = b;
+		b = t;
+	}
+	s->q = a;
+	s->tmp = b;
 }
 
 /* Release the queued records up to limit (all with UINT64_MAX), in time order. */
@@ -105,11 +174,11 @@ static void flush(struct session *s, uint64_t limit)
 
 	/* rings are each in order: often the whole queue already is */
 	if (s->unsorted)
-		qsort(s->q, s->nq, sizeof(*s->q), cmp_queued);
+		sort_queue(s);
 	s->unsorted = false;
 	while (n < s->nq && s->q[n].time <= limit) {
 		process(s, s->q[n].h, s->q[n].attr);
-		free(s->q[n].h);
+		chunk_release(s, s->q[n].c);
 		n++;
 	}
 	for (size_t i = n; i < s->nq; i++)
@@ -121,7 +190,6 @@ static int on_record(void *ctx, const struct perf_event_header *h, uint64_t off,
 {
 	(void)off;
 	struct session *s = ctx;
-	struct tally_record rec;
 	uint64_t t = 0;
 
 	if (h->type == PERF_RECORD_FINISHED_ROUND) {
@@ -134,8 +202,8 @@ static int on_record(void *ctx, const struct perf_event_header *h, uint64_t off,
 		return 0;	/* perf's own header records */
 	if (idx < 0)
 		idx = attr_of(s, h);
-	if (!tally_record__parse(h, h->size, &s->lays[idx], &rec) && rec.has_sid)
-		t = rec.sid.time;
+	if (tally_record__time(h, h->size, &s->lays[idx], &t))
+		t = 0;
 	if (t > s->max_time)
 		s->max_time = t;
 	if (s->nq == s->cap) {
@@ -145,15 +213,18 @@ static int on_record(void *ctx, const struct perf_event_header *h, uint64_t off,
 		if (!q)
 			return -ENOMEM;
 		s->q = q;
+		q = realloc(s->tmp, cap * sizeof(*q));
+		if (!q)
+			return -ENOMEM;
+		s->tmp = q;
 		s->cap = cap;
 	}
 	if (s->nq && t < s->q[s->nq - 1].time)
 		s->unsorted = true;
-	s->q[s->nq] = (struct session_queued){ .time = t, .seq = s->seq++, .attr = idx };
-	s->q[s->nq].h = malloc(h->size);
+	s->q[s->nq] = (struct session_queued){ .time = t, .attr = idx };
+	s->q[s->nq].h = chunk_copy(s, h, &s->q[s->nq].c);
 	if (!s->q[s->nq].h)
 		return -ENOMEM;
-	memcpy(s->q[s->nq].h, h, h->size);
 	s->nq++;
 	return 0;
 }
@@ -191,6 +262,12 @@ int session_open(struct session *s, const char *cmd, const char *path)
 			s->nr_attrs ? strerror(ENOMEM) : "no events in the file");
 		return 1;
 	}
+	/* kernel samples to come: kallsyms is read on the other core meanwhile */
+	for (int i = 0; i < s->nr_attrs; i++)
+		if (!tally_data_reader__attr(s->rd, i)->exclude_kernel) {
+			tally_symbols__preload_kernel(s->syms);
+			break;
+		}
 	for (int i = 0; i < s->nr_attrs; i++) {
 		tally_record_layout__from_attr(&s->lays[i], tally_data_reader__attr(s->rd, i));
 		s->names[i] = tally_data_reader__event_name(s->rd, i);
@@ -236,8 +313,10 @@ int session_run(struct session *s)
 void session_close(struct session *s)
 {
 	for (size_t i = 0; i < s->nq; i++)
-		free(s->q[i].h);
+		chunk_release(s, s->q[i].c);
+	free(s->chunk);
 	free(s->q);
+	free(s->tmp);
 	free(s->lays);
 	free(s->names);
 	for (int i = 0; s->own_names && i < s->nr_attrs; i++)

@@ -15,6 +15,7 @@
 #include <tally/tally.h>
 
 struct session_queued;
+struct session_chunk;
 struct session;
 
 /* A sample in time order, decoded with its attr's layout. */
@@ -36,9 +37,10 @@ struct session {
 	session_sample_fn on_sample;
 	void *arg;
 	/* the queue of the round in progress */
-	struct session_queued *q;
+	struct session_queued *q, *tmp;	/* tmp: the radix sort's other half */
 	size_t nq, cap;
-	uint64_t seq, next_flush, max_time;
+	struct session_chunk *chunk;	/* where copies of records go */
+	uint64_t next_flush, max_time;
 	bool unsorted;			/* a record came older than the one before */
 	/* what went by */
 	uint64_t samples, lost, bad;

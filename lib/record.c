@@ -629,3 +629,40 @@ const char *tally_record__type_name(uint32_t type)
 		return user_names[type - USER_TYPE_BASE];
 	return tally__err_ptr(ENOENT);
 }
+
+int tally_record__time(const void *buf, size_t len, const struct tally_record_layout *lay,
+		       uint64_t *time)
+{
+	struct perf_event_header h;
+	uint64_t st;
+	size_t off;
+
+	if (!buf || !lay || !time)
+		return tally__err(EINVAL);
+	if (len < sizeof(h))
+		return tally__err(EBADMSG);
+	memcpy(&h, buf, sizeof(h));
+	if (h.size < sizeof(h) || h.size > len)
+		return tally__err(EBADMSG);
+	st = lay->sample_type;
+	if (!(st & PERF_SAMPLE_TIME))
+		return tally__err(ENOENT);
+	if (h.type == PERF_RECORD_SAMPLE) {
+		/* TIME follows IDENTIFIER, IP and TID: fixed u64 slots */
+		off = sizeof(h) + 8 * (size_t)__builtin_popcountll(st &
+			(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID));
+	} else {
+		size_t n = sid_size(st);
+
+		if (h.type == 0 || h.type > LAST_KERNEL_TYPE || !lay->sample_id_all)
+			return tally__err(ENOENT);
+		if (n > h.size - sizeof(h))
+			return tally__err(EBADMSG);
+		/* the trailer: TID, then TIME */
+		off = h.size - n + ((st & PERF_SAMPLE_TID) ? 8 : 0);
+	}
+	if (off + 8 > h.size)
+		return tally__err(EBADMSG);
+	memcpy(time, (const unsigned char *)buf + off, 8);
+	return 0;
+}

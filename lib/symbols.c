@@ -4,12 +4,16 @@
  * /proc/kallsyms, address resolution and the account of misses.
  */
 #include <ctype.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <sys/auxv.h>
 #include <elf.h>
 #include <link.h>
 #include "internal.h"
 #include "dso_internal.h"
+
+struct kparse;
+static void kparse_free(struct kparse *k);
 
 struct tally_symbols {
 	struct tally__dso_ctx ctx;
@@ -18,6 +22,9 @@ struct tally_symbols {
 	size_t nr_dsos, cap;
 	bool kernel_loaded;
 	bool ignore_build_id;
+	struct kparse *kp;		/* kallsyms being read ahead, or NULL */
+	pthread_t kp_thread;
+	bool kp_running;
 	struct tally_unresolved *unres;
 	size_t nr_unres, alloc_unres;
 	int no_map_slot;
@@ -192,6 +199,12 @@ void tally_symbols__free(struct tally_symbols *s)
 {
 	if (!s)
 		return;
+	if (s->kp_running)
+		pthread_join(s->kp_thread, NULL);
+	if (s->kp) {
+		kparse_free(s->kp);
+		free(s->kp);
+	}
 	for (size_t i = 0; i < s->cap; i++)
 		dso_free(s->dsos[i]);
 	free(s->dsos);
@@ -223,112 +236,201 @@ static void module_name(const char *path, char *out, size_t len)
 }
 
 /*
- * All of kallsyms at once: the kernel's symbols and each module's
- * (perf's dso__split_kallsyms). perf keeps types T, W, D and B.
+ * kallsyms read and sorted, before any DSO is made of it: this part runs
+ * on a thread of its own when the reader asked for it early.
  */
-static int load_kallsyms(struct tally_symbols *s)
-{
-	struct tally__symvec kv = { 0 };
-	struct tally__symvec *mv = NULL;
-	char **mnames = NULL;
-	size_t nmods = 0;
-	char line[1024];
-	bool nonzero = false;
-	int err = 0;
-	FILE *f;
-	struct tally_dso *kd = dso_new(s, "[kernel.kallsyms]", -1);
+struct kparse {
+	struct tally__symvec kv, *mv;
+	char **mnames;
+	size_t nmods;
+	bool nonzero;
+	int open_errno;		/* fopen failed */
+	uint64_t text;		/* _text */
+	int err;
+	struct tally_symbol *ksyms;
+	size_t nk;
+	struct tally_symbol **msyms;
+	size_t *nm;
+};
 
-	if (!kd)
-		return -ENOMEM;
-	kd->kind = DSO_KERNEL;
-	kd->symsrc = strdup(s->kallsyms);
-	s->kernel_loaded = true;
-	f = fopen(s->kallsyms, "re");
+static int kparse_module(struct kparse *k, const char *mod, struct tally__symvec **v)
+{
+	size_t i;
+
+	for (i = 0; i < k->nmods && strcmp(k->mnames[i], mod); i++)
+		;
+	if (i == k->nmods) {
+		void *a1 = tally__reallocarray(k->mnames, k->nmods + 1, sizeof(*k->mnames));
+
+		if (!a1)
+			return -ENOMEM;
+		k->mnames = a1;
+		void *a2 = tally__reallocarray(k->mv, k->nmods + 1, sizeof(*k->mv));
+
+		if (!a2)
+			return -ENOMEM;
+		k->mv = a2;
+		memset(&k->mv[k->nmods], 0, sizeof(*k->mv));
+		if (!(k->mnames[k->nmods] = strdup(mod)))
+			return -ENOMEM;
+		k->nmods++;
+	}
+	*v = &k->mv[i];
+	return 0;
+}
+
+/* All of kallsyms at once: the kernel's symbols and each module's
+ * (perf's dso__split_kallsyms). perf keeps types T, W, D and B. */
+static void kparse_run(struct kparse *k, const char *path)
+{
+	char line[1024];
+	FILE *f = fopen(path, "re");
+
 	if (!f) {
-		kd->status = TALLY_DSO_KALLSYMS_RESTRICTED;
-		if (asprintf(&kd->detail, "%s: %s", s->kallsyms, strerror(errno)) < 0)
-			kd->detail = NULL;
-		return 0;
+		k->open_errno = errno;
+		return;
 	}
 	while (fgets(line, sizeof(line), f)) {
 		uint64_t a;
 		char type, *name, *mod, tu;
-		struct tally__symvec *v = &kv;
+		struct tally__symvec *v = &k->kv;
 
 		if (tally__kallsyms_line(line, &a, &type, &name, &mod))
 			continue;
 		if (a)
-			nonzero = true;
+			k->nonzero = true;
 		if (!mod && !strcmp(name, "_text"))
-			kd->text = a;
+			k->text = a;
 		tu = (char)toupper((unsigned char)type);
 		if (tu != 'T' && tu != 'W' && tu != 'D' && tu != 'B')
 			continue;
-		if (mod) {
-			size_t i;
-
-			for (i = 0; i < nmods && strcmp(mnames[i], mod); i++)
-				;
-			if (i == nmods) {
-				void *a1 = tally__reallocarray(mnames, nmods + 1, sizeof(*mnames));
-
-				if (!a1) {
-					err = -ENOMEM;
-					break;
-				}
-				mnames = a1;
-				void *a2 = tally__reallocarray(mv, nmods + 1, sizeof(*mv));
-
-				if (!a2) {
-					err = -ENOMEM;
-					break;
-				}
-				mv = a2;
-				memset(&mv[nmods], 0, sizeof(*mv));
-				mnames[nmods] = strdup(mod);
-				if (!mnames[nmods]) {
-					err = -ENOMEM;
-					break;
-				}
-				nmods++;
-			}
-			v = &mv[i];
-		}
+		if (mod && (k->err = kparse_module(k, mod, &v)))
+			break;
 		uint8_t bind = tu == 'W' ? STB_WEAK :
 			       type == tu ? STB_GLOBAL : STB_LOCAL;
 
-		if ((err = tally__symvec_add(v, a, 0, bind, name, mod != NULL)))
+		if ((k->err = tally__symvec_add(v, a, 0, bind, name, mod != NULL)))
 			break;
 	}
 	fclose(f);
-	if (!err && !nonzero) {
+	if (k->err || !k->nonzero)
+		return;
+	/* sorting is the other half of the work: done here too */
+	k->msyms = calloc(k->nmods + 1, sizeof(*k->msyms));
+	k->nm = calloc(k->nmods + 1, sizeof(*k->nm));
+	if (!k->msyms || !k->nm) {
+		k->err = -ENOMEM;
+		return;
+	}
+	k->err = tally__symvec_finish(&k->kv, &k->ksyms, &k->nk, false);
+	for (size_t i = 0; !k->err && i < k->nmods; i++)
+		k->err = tally__symvec_finish(&k->mv[i], &k->msyms[i], &k->nm[i], false);
+}
+
+static void kparse_free(struct kparse *k)
+{
+	tally__symvec_free(&k->kv);
+	for (size_t i = 0; i < k->nmods; i++) {
+		tally__symvec_free(&k->mv[i]);
+		free(k->mnames[i]);
+		if (k->msyms)
+			free(k->msyms[i]);
+	}
+	free(k->ksyms);
+	free(k->mv);
+	free(k->mnames);
+	free(k->msyms);
+	free(k->nm);
+	memset(k, 0, sizeof(*k));
+}
+
+static void *kparse_thread(void *arg)
+{
+	struct tally_symbols *s = arg;
+
+	kparse_run(s->kp, s->kallsyms);
+	return NULL;
+}
+
+int tally_symbols__preload_kernel(struct tally_symbols *s)
+{
+	if (!s)
+		return -EINVAL;
+	if (s->kernel_loaded || s->kp)
+		return 0;
+	if (!(s->kp = calloc(1, sizeof(*s->kp))))
+		return -ENOMEM;
+	if (pthread_create(&s->kp_thread, NULL, kparse_thread, s)) {
+		free(s->kp);
+		s->kp = NULL;
+		return 0;	/* read when first needed, then */
+	}
+	s->kp_running = true;
+	return 0;
+}
+
+/* The kernel's and the modules' DSOs, from kallsyms (read now, or joined). */
+static int load_kallsyms(struct tally_symbols *s)
+{
+	struct kparse local = { 0 }, *k = &local;
+	struct tally_dso *kd;
+	int err;
+
+	if (s->kp) {
+		if (s->kp_running)
+			pthread_join(s->kp_thread, NULL);
+		s->kp_running = false;
+		k = s->kp;
+	} else {
+		kparse_run(k, s->kallsyms);
+	}
+	s->kernel_loaded = true;
+	kd = dso_new(s, "[kernel.kallsyms]", -1);
+	if (!kd) {
+		err = -ENOMEM;
+		goto out;
+	}
+	kd->kind = DSO_KERNEL;
+	kd->symsrc = strdup(s->kallsyms);
+	kd->text = k->text;
+	err = k->err;
+	if (k->open_errno) {
+		kd->status = TALLY_DSO_KALLSYMS_RESTRICTED;
+		if (asprintf(&kd->detail, "%s: %s", s->kallsyms, strerror(k->open_errno)) < 0)
+			kd->detail = NULL;
+		goto out;
+	}
+	if (!err && !k->nonzero) {
 		kd->status = TALLY_DSO_KALLSYMS_RESTRICTED;
 		kd->detail = strdup("kallsyms addresses are all zero: "
 				    "kernel.kptr_restrict hides them (run as root or "
 				    "set kernel.kptr_restrict=0)");
-		tally__symvec_free(&kv);
 	} else if (!err) {
-		err = tally__symvec_finish(&kv, &kd->syms, &kd->nr_syms, false);
+		kd->syms = k->ksyms;
+		kd->nr_syms = k->nk;
+		k->ksyms = NULL;
 	}
-	for (size_t i = 0; i < nmods; i++) {
+	for (size_t i = 0; !err && i < k->nmods; i++) {
 		char nm[160];
 		struct tally_dso *md;
 
-		snprintf(nm, sizeof(nm), "[%s]", mnames[i]);
-		if (!err && !dso_find(s, nm, -1) && (md = dso_new(s, nm, -1))) {
-			md->kind = DSO_KERNEL;
-			md->symsrc = strdup(s->kallsyms);
-			if (!nonzero)
-				md->status = TALLY_DSO_KALLSYMS_RESTRICTED;
-			else
-				err = tally__symvec_finish(&mv[i], &md->syms, &md->nr_syms,
-							   false);
+		snprintf(nm, sizeof(nm), "[%s]", k->mnames[i]);
+		if (dso_find(s, nm, -1) || !(md = dso_new(s, nm, -1)))
+			continue;
+		md->kind = DSO_KERNEL;
+		md->symsrc = strdup(s->kallsyms);
+		if (!k->nonzero) {
+			md->status = TALLY_DSO_KALLSYMS_RESTRICTED;
+		} else {
+			md->syms = k->msyms[i];
+			md->nr_syms = k->nm[i];
+			k->msyms[i] = NULL;
 		}
-		tally__symvec_free(&mv[i]);
-		free(mnames[i]);
 	}
-	free(mv);
-	free(mnames);
+out:
+	kparse_free(k);
+	free(s->kp);
+	s->kp = NULL;
 	return err;
 }
 

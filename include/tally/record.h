@@ -300,6 +300,15 @@ TALLY_API int tally_record__id(const void *buf, size_t len,
 			       const struct tally_record_layout *lay, uint64_t *id);
 
 /*
+ * Added in 0.2: the record's time (the sample's TIME, or the
+ * sample_id_all trailer's) without decoding the rest, for readers that
+ * order records before they decode them. 0, -ENOENT (no TIME bit, no
+ * sample_id_all, a user type), -EBADMSG (too short), -EINVAL (NULL).
+ */
+TALLY_API int tally_record__time(const void *buf, size_t len,
+				 const struct tally_record_layout *lay, uint64_t *time);
+
+/*
  * "SAMPLE", "MMAP2", ... for the kernel's types (1..21) and perf's user
  * types (64..82: "HEADER_ATTR", "FINISHED_ROUND", "COMPRESSED", ...).
  * NULL with errno ENOENT for any other type.

@@ -175,6 +175,12 @@ TALLY_API const char *tally_dso_status__str(enum tally_dso_status s);
 TALLY_API struct tally_symbols *
 tally_symbols__new(const struct tally_symbols_opts *opts);
 TALLY_API void tally_symbols__free(struct tally_symbols *s);
+/*
+ * Added in 0.2: start reading /proc/kallsyms on a thread of its own, so
+ * that the first kernel address finds it read (a reader calls this when
+ * it opens a file with kernel samples). 0, or -errno.
+ */
+TALLY_API int tally_symbols__preload_kernel(struct tally_symbols *s);
 
 /*
  * The DSO behind a map, loaded on first use and cached by name (and pid
