@@ -383,8 +383,8 @@ static uint64_t shape_hash(int idx, const char *comm, const struct tally_sample 
 	return h;
 }
 
-/* Count the sample in its shape (made on first sight). */
-static void shape_add(struct report *r, int idx, const char *comm, const struct tally_sample *smp,
+/* Count the sample in its shape: true when the shape is new. */
+static bool shape_add(struct report *r, int idx, const char *comm, const struct tally_sample *smp,
 		      int mode, uint64_t period)
 {
 	uint64_t hv = shape_hash(idx, comm, smp, mode);
@@ -400,7 +400,7 @@ static void shape_add(struct report *r, int idx, const char *comm, const struct 
 			free(nt);
 			if (nv)
 				r->shapes = nv;
-			return;
+			return false;
 		}
 		r->shapes = nv;
 		for (size_t i = 0; i < r->nshapes; i++) {
@@ -419,12 +419,12 @@ static void shape_add(struct report *r, int idx, const char *comm, const struct 
 		    !memcmp(x->ips, smp->callchain.ips, nr * sizeof(uint64_t))) {
 			x->period += period;
 			x->count++;
-			return;
+			return false;
 		}
 	x = calloc(1, sizeof(*x));
 	if (!x || !(x->ips = malloc((nr + 1) * sizeof(uint64_t)))) {
 		free(x);
-		return;
+		return false;
 	}
 	memcpy(x->ips, smp->callchain.ips, nr * sizeof(uint64_t));
 	x->hash = hv;
@@ -441,8 +441,14 @@ static void shape_add(struct report *r, int idx, const char *comm, const struct 
 	x->next = r->stab[hv & (r->sbuckets - 1)];
 	r->stab[hv & (r->sbuckets - 1)] = x;
 	r->shapes[r->nshapes++] = x;
+	return true;
 }
 
+/*
+ * A sample counts in its shape; a new shape has its addresses resolved
+ * now, with the maps as they are at its time (later lookups hit the
+ * table). The rows are made from the shapes once reading is done.
+ */
 static void on_sample(struct session *ss, const struct perf_event_header *h, int idx,
 		      const struct tally_record *rec, void *arg)
 {
@@ -453,14 +459,10 @@ static void on_sample(struct session *ss, const struct perf_event_header *h, int
 	uint64_t period = (a->sample_type & PERF_SAMPLE_PERIOD) ? smp->period :
 			  (a->freq ? 1 : a->sample_period);
 	struct hist *hs = &r->h[idx];
-	struct entry key = { 0 };
-	struct where *w;
-	char prev_mode;
-	bool pass;
 	static enum tally_cpumode modes[CHAIN_MAX];
 	const char *comm = tally_machine__comm_of(ss->m, (int32_t)smp->tid);
+	struct tally_sample chain = *smp;
 
-	r->sample_no++;
 	hs->samples++;
 	hs->total += period;
 	if (!comm)
@@ -470,48 +472,65 @@ static void on_sample(struct session *ss, const struct perf_event_header *h, int
 				 a->sample_type & PERF_SAMPLE_CALLCHAIN);
 		return;
 	}
-	key.comm = comm ? comm : ":-1";
-	if (key.comm != r->last_comm) {		/* one hash per run of a thread's samples */
+	if (!(a->sample_type & PERF_SAMPLE_CALLCHAIN))
+		chain.callchain.nr = 0;
+	if (!shape_add(r, idx, comm ? comm : ":-1", &chain, mode, period))
+		return;
+	resolver_get(&r->res, (int32_t)smp->pid, (int32_t)smp->tid, smp->ip, mode);
+	chain_modes(&chain, modes);
+	for (uint64_t i = 0; i < chain.callchain.nr && i < CHAIN_MAX; i++)
+		if (chain.callchain.ips[i] < PERF_CONTEXT_MAX)
+			resolver_get(&r->res, (int32_t)smp->pid, (int32_t)smp->tid,
+				     chain.callchain.ips[i], modes[i]);
+}
+
+/* A shape's share in the rows: its own entry, and with --children every
+ * entry on its chain once. */
+static void hist_shape(struct report *r, const struct shape *x)
+{
+	struct hist *hs = &r->h[x->idx];
+	struct entry key = { .comm = x->comm, .pid = x->pid, .tid = x->tid, .cpu = x->cpu };
+	struct tally_sample smp = { .callchain = { .nr = x->nr, .ips = x->ips } };
+	static enum tally_cpumode modes[CHAIN_MAX];
+	const struct where *w;
+	char prev_mode;
+	bool pass;
+
+	r->sample_no++;
+	if (key.comm != r->last_comm) {
 		r->last_comm = key.comm;
 		r->last_comm_hash = fnv_str(FNV_BASIS, key.comm);
 	}
 	key.comm_hash = r->last_comm_hash;
-	key.pid = (int32_t)smp->pid;
-	key.tid = (int32_t)smp->tid;
-	key.cpu = (int32_t)smp->cpu;
-	w = resolver_get(&r->res, (int32_t)smp->pid, (int32_t)smp->tid, smp->ip, mode);
+	w = resolver_get(&r->res, x->pid, x->tid, x->ip, x->mode);
 	if (!w)
 		return;
 	key.w = *w;
 	pass = shown(r, &key);
-	add(r, hs, &key, period, true, pass);
+	add(r, hs, &key, x->period, true, pass);
 	prev_mode = w->mode;
-	if (!(a->sample_type & PERF_SAMPLE_CALLCHAIN))
-		return;
-	if (r->cg.mode != CG_NONE)
-		shape_add(r, idx, key.comm, smp, mode, period);
 	if (!r->children)
 		return;
 	/*
 	 * Callers' share, walking the chain as perf's --children does
-	 * (from the root in its default caller order). The chain's first frame is the ip
-	 * itself: a resolved one lands on the entry above (counted once per
-	 * sample); an unresolved one is keyed by its absolute ip there, so it
-	 * is an entry of its own, as in perf.
+	 * (from the root in its default caller order). The chain's first
+	 * frame is the ip itself: a resolved one lands on the entry above
+	 * (counted once per sample); an unresolved one is keyed by its
+	 * absolute ip there, so it is an entry of its own, as in perf.
 	 */
-	chain_modes(smp, modes);
-	for (uint64_t k = 0; k < smp->callchain.nr && k < CHAIN_MAX; k++) {
+	chain_modes(&smp, modes);
+	for (uint32_t k = 0; k < x->nr; k++) {
 		/* in perf's cursor order: root first unless callee order */
-		uint64_t i = r->cg.caller ? smp->callchain.nr - 1 - k : k;
-		uint64_t ip = smp->callchain.ips[i];
+		uint32_t i = r->cg.caller ? x->nr - 1 - k : k;
+		uint64_t ip = x->ips[i];
 
 		if (ip >= PERF_CONTEXT_MAX)
 			continue;
-		w = resolver_get(&r->res, (int32_t)smp->pid, (int32_t)smp->tid, ip, modes[i]);
+		w = resolver_get(&r->res, x->pid, x->tid, ip, modes[i]);
 		if (!w)
 			return;
 		frame_key(&key, w, ip, &prev_mode);
-		add(r, hs, &key, period, false, pass);
+		add(r, hs, &key, x->period, false, pass);
 	}
 }
 
@@ -867,6 +886,8 @@ int cmd_report(int argc, char **argv)
 	if (!r.cg.order_set)
 		r.cg.caller = r.children;
 	ret = session_run(&ss);
+	for (size_t i = 0; i < r.nshapes; i++)
+		hist_shape(&r, r.shapes[i]);
 	if (r.cg.mode != CG_NONE)
 		build_graphs(&r);
 	if (r.folded) {

@@ -35,13 +35,17 @@ static struct perf_event_header *chunk_copy(struct session *s, const struct perf
 	void *p;
 
 	if (!c || c->used + need > CHUNK_SIZE) {
-		if (c && !c->live)
-			free(c);
-		c = malloc(sizeof(*c) + CHUNK_SIZE);
-		if (!c)
-			return NULL;
-		c->used = c->live = 0;
-		s->chunk = c;
+		if (c && !c->live) {
+			c->used = 0;	/* all released: fill it again */
+		} else {
+			/* a released chunk is used again: fresh pages cost a fault each */
+			c = s->spare ? s->spare : malloc(sizeof(*c) + CHUNK_SIZE);
+			s->spare = NULL;
+			if (!c)
+				return NULL;
+			c->used = c->live = 0;
+			s->chunk = c;
+		}
 	}
 	p = c->data + c->used;
 	c->used += need;
@@ -53,7 +57,11 @@ static struct perf_event_header *chunk_copy(struct session *s, const struct perf
 
 static void chunk_release(struct session *s, struct session_chunk *c)
 {
-	if (!--c->live && c != s->chunk)
+	if (--c->live || c == s->chunk)
+		return;
+	if (!s->spare)
+		s->spare = c;
+	else
 		free(c);
 }
 
@@ -315,6 +323,7 @@ void session_close(struct session *s)
 	for (size_t i = 0; i < s->nq; i++)
 		chunk_release(s, s->q[i].c);
 	free(s->chunk);
+	free(s->spare);
 	free(s->q);
 	free(s->tmp);
 	free(s->lays);

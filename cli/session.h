@@ -40,6 +40,7 @@ struct session {
 	struct session_queued *q, *tmp;	/* tmp: the radix sort's other half */
 	size_t nq, cap;
 	struct session_chunk *chunk;	/* where copies of records go */
+	struct session_chunk *spare;	/* an emptied one, kept for reuse */
 	uint64_t next_flush, max_time;
 	bool unsorted;			/* a record came older than the one before */
 	/* what went by */

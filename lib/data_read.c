@@ -477,19 +477,25 @@ int tally_data_reader__foreach(struct tally_data_reader *r,
 			off += h.size;
 			continue;
 		}
-		memcpy(rec->b, r->buf + off, h.size);
 		if (r->nr_attrs == 1 && h.type == PERF_RECORD_SAMPLE)
 			idx = 0;
-		ret = fn(ctx, &rec->h, off, idx);
+		if (((uintptr_t)(r->buf + off) & 7) == 0) {
+			/* aligned in place: fn reads it there (it copies what it keeps) */
+			ret = fn(ctx, (const struct perf_event_header *)(const void *)(r->buf + off),
+				 off, idx);
+		} else {
+			memcpy(rec->b, r->buf + off, h.size);
+			ret = fn(ctx, &rec->h, off, idx);
+		}
 		if (ret)
 			break;
 		off += h.size;
 		if (r->pipe && h.type == PERF_RECORD_HEADER_TRACING_DATA)
 			off += (r->pfeat[1].len + 7) & ~7ULL;	/* its blob follows it */
 		/*
-		 * Records are copied out before fn sees them: the pages read
-		 * so far can leave our resident set (they stay in the page
-		 * cache; touching them again would fault them back in).
+		 * fn is done with the records before: the pages read so far
+		 * can leave our resident set (they stay in the page cache;
+		 * touching them again would fault them back in).
 		 */
 		if (r->mapped && off - dropped >= DROP_CHUNK) {
 			uintptr_t from = ((uintptr_t)(r->buf + dropped) + 4095) & ~(uintptr_t)4095;
