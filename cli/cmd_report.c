@@ -444,6 +444,11 @@ static bool shape_add(struct report *r, int idx, const char *comm, const struct 
 	return true;
 }
 
+static bool kernel_mode(enum tally_cpumode m)
+{
+	return m == TALLY_CPUMODE_KERNEL || m == TALLY_CPUMODE_GUEST_KERNEL;
+}
+
 /*
  * A sample counts in its shape; a new shape has its addresses resolved
  * now, with the maps as they are at its time (later lookups hit the
@@ -476,10 +481,15 @@ static void on_sample(struct session *ss, const struct perf_event_header *h, int
 		chain.callchain.nr = 0;
 	if (!shape_add(r, idx, comm ? comm : ":-1", &chain, mode, period))
 		return;
-	resolver_get(&r->res, (int32_t)smp->pid, (int32_t)smp->tid, smp->ip, mode);
+	/*
+	 * User addresses now; kernel ones later: the kernel's map does not
+	 * change, and kallsyms is still being read on the other thread.
+	 */
+	if (!kernel_mode(mode))
+		resolver_get(&r->res, (int32_t)smp->pid, (int32_t)smp->tid, smp->ip, mode);
 	chain_modes(&chain, modes);
 	for (uint64_t i = 0; i < chain.callchain.nr && i < CHAIN_MAX; i++)
-		if (chain.callchain.ips[i] < PERF_CONTEXT_MAX)
+		if (chain.callchain.ips[i] < PERF_CONTEXT_MAX && !kernel_mode(modes[i]))
 			resolver_get(&r->res, (int32_t)smp->pid, (int32_t)smp->tid,
 				     chain.callchain.ips[i], modes[i]);
 }
