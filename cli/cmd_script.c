@@ -20,12 +20,30 @@ struct script_ctx {
 	/* lines are built here by hand: printf was most of the time */
 	char buf[1 << 16];
 	size_t len;
+	uint64_t flushes;
+	/*
+	 * Frame lines already made, by (pid, ip, level, chain) while the maps
+	 * stay as they were: a profile repeats a few thousand frames.
+	 */
+	struct fc_ent {
+		uint64_t ip, gen;
+		int32_t pid;
+		uint8_t mode, chain;
+		uint16_t len;
+		uint32_t off;
+	} *fc;
+	char *fc_text;
+	size_t fc_used;
 };
+
+#define FC_SLOTS 16384
+#define FC_TEXT (4u << 20)
 
 static void ob_flush(struct script_ctx *s)
 {
 	fwrite(s->buf, 1, s->len, s->out);
 	s->len = 0;
+	s->flushes++;
 }
 
 static void ob_mem(struct script_ctx *s, const char *p, size_t n)
@@ -48,7 +66,9 @@ static void ob_str(struct script_ctx *s, const char *p)
 
 static void ob_chr(struct script_ctx *s, char c)
 {
-	ob_mem(s, &c, 1);
+	if (s->len == sizeof(s->buf))
+		ob_flush(s);
+	s->buf[s->len++] = c;
 }
 
 /* p right-aligned in width (printf's %*s) */
@@ -64,21 +84,59 @@ static void ob_rstr(struct script_ctx *s, const char *p, int width)
 /* v in base 10 or 16, right-aligned in width, padded with pad */
 static void ob_num(struct script_ctx *s, unsigned long long v, int base, int width, char pad)
 {
-	char t[24];
-	int n = 0;
+	char t[48];
+	int n = 0, w = width > 24 ? 24 : width;
 
-	do {
-		t[n++] = "0123456789abcdef"[v % (unsigned)base];
-		v /= (unsigned)base;
-	} while (v);
-	for (; width > n; width--)
-		ob_chr(s, pad);
-	while (n)
-		ob_chr(s, t[--n]);
+	/* constant bases: shifts and multiplies, not divisions */
+	if (base == 16) {
+		do {
+			t[sizeof(t) - 1 - n++] = "0123456789abcdef"[v & 15];
+			v >>= 4;
+		} while (v);
+	} else {
+		do {
+			t[sizeof(t) - 1 - n++] = (char)('0' + v % 10);
+			v /= 10;
+		} while (v);
+	}
+	while (n < w)
+		t[sizeof(t) - 1 - n++] = pad;
+	ob_mem(s, t + sizeof(t) - n, (size_t)n);
 }
+
+static void make_frame(struct script_ctx *s, const struct tally_sample *smp, uint64_t ip,
+		       enum tally_cpumode mode, bool chain);
 
 static void print_frame(struct script_ctx *s, const struct tally_sample *smp, uint64_t ip,
 			enum tally_cpumode mode, bool chain)
+{
+	uint64_t h = (ip ^ (ip >> 17) ^ ((uint64_t)smp->pid << 7) ^ ((uint64_t)mode << 3) ^ chain) *
+		     0x9e3779b97f4a7c15ULL;
+	struct fc_ent *e = s->fc ? &s->fc[(h >> 40) & (FC_SLOTS - 1)] : NULL;
+	size_t before = s->len;
+	uint64_t flushes = s->flushes;
+
+	if (e && e->len && e->ip == ip && e->pid == (int32_t)smp->pid && e->mode == mode &&
+	    e->chain == chain && e->gen == s->ss->maps_gen) {
+		ob_mem(s, s->fc_text + e->off, e->len);
+		return;
+	}
+	make_frame(s, smp, ip, mode, chain);
+	if (!e || flushes != s->flushes || s->len - before > UINT16_MAX)
+		return;
+	if (s->fc_used + (s->len - before) > FC_TEXT) {	/* full: start over */
+		memset(s->fc, 0, FC_SLOTS * sizeof(*s->fc));
+		s->fc_used = 0;
+	}
+	memcpy(s->fc_text + s->fc_used, s->buf + before, s->len - before);
+	*e = (struct fc_ent){ .ip = ip, .gen = s->ss->maps_gen, .pid = (int32_t)smp->pid,
+			      .mode = (uint8_t)mode, .chain = chain,
+			      .len = (uint16_t)(s->len - before), .off = (uint32_t)s->fc_used };
+	s->fc_used += s->len - before;
+}
+
+static void make_frame(struct script_ctx *s, const struct tally_sample *smp, uint64_t ip,
+		       enum tally_cpumode mode, bool chain)
 {
 	struct tally_addr_info ai;
 	bool found = !tally_symbols__resolve(s->ss->syms, s->ss->m, (int32_t)smp->pid,
@@ -207,6 +265,12 @@ int cmd_script(int argc, char **argv)
 	}
 	s.ss = &ss;
 	s.out = stdout;
+	s.fc = calloc(FC_SLOTS, sizeof(*s.fc));
+	s.fc_text = malloc(FC_TEXT);
+	if (!s.fc_text) {	/* no cache then: every frame made anew */
+		free(s.fc);
+		s.fc = NULL;
+	}
 	ss.on_sample = print_sample;
 	ss.arg = &s;
 	ret = session_open(&ss, "script", input);
@@ -214,5 +278,7 @@ int cmd_script(int argc, char **argv)
 		ret = session_run(&ss);
 	ob_flush(&s);
 	session_close(&ss);
+	free(s.fc);
+	free(s.fc_text);
 	return ret;
 }

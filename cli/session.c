@@ -94,6 +94,8 @@ static void process(struct session *s, const struct perf_event_header *h, int id
 		s->on_sample(s, h, idx, &rec, s->arg);
 		return;
 	}
+	if (h->type != PERF_RECORD_LOST)
+		s->maps_gen++;	/* what an address resolves to may differ from now on */
 	switch (h->type) {
 	case PERF_RECORD_MMAP: {
 		struct tally_mmap_event ev = {

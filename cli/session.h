@@ -45,6 +45,7 @@ struct session {
 	bool unsorted;			/* a record came older than the one before */
 	/* what went by */
 	uint64_t samples, lost, bad;
+	uint64_t maps_gen;		/* changes with every side-band record applied */
 };
 
 /*
