@@ -14,6 +14,7 @@
 #include <string.h>
 #include <tally/tally.h>
 #include "cli.h"
+#include "pager.h"
 #include "parse_options.h"
 #include "report_graph.h"
 #include "resolve.h"
@@ -74,6 +75,7 @@ struct hist {
 struct report {
 	struct session *ss;
 	const char *comms, *dsos, *symbols;	/* entry filters, comma lists */
+	const char *pids, *tids;
 	double percent_limit;
 	bool elide[K__NR];		/* kept in the key, not printed */
 	/* --folded: collapsed stacks ("comm;root;...;leaf count"), one per distinct stack */
@@ -244,12 +246,18 @@ static bool in_list(const char *list, const char *name)
 }
 
 /*
- * --comm, --dso, --symbols test the sample (its own entry): perf drops
+ * --comm, --pid, --tid, --dso, --symbols test the sample (its own entry): perf drops
  * the others, with their callers' entries; percentages stay absolute.
  */
 static bool shown(const struct report *r, const struct entry *e)
 {
+	char n[16];
+
 	if (r->comms && !in_list(r->comms, e->comm))
+		return false;
+	if (r->pids && (snprintf(n, sizeof(n), "%d", (int)e->pid), !in_list(r->pids, n)))
+		return false;
+	if (r->tids && (snprintf(n, sizeof(n), "%d", (int)e->tid), !in_list(r->tids, n)))
 		return false;
 	if (r->dsos && !in_list(r->dsos, e->w.dso ? e->w.dso : "[unknown]"))
 		return false;
@@ -837,6 +845,8 @@ int cmd_report(int argc, char **argv)
 			   "graph|fractal|flat|folded|none, threshold %, limit, caller|callee, function|address, percent|period|count (default graph,0.5,caller)"),
 		CLI_BOOL('G', "inverted", &inverted, "call graphs root first (-g caller)"),
 		CLI_STRING(0, "comm", &r.comms, "LIST", "only these commands"),
+		CLI_STRING(0, "pid", &r.pids, "LIST", "only these processes"),
+		CLI_STRING(0, "tid", &r.tids, "LIST", "only these threads"),
 		CLI_STRING('d', "dsos", &r.dsos, "LIST", "only these shared objects"),
 		CLI_STRING(0, "symbols", &r.symbols, "LIST", "only these symbols"),
 		CLI_STRING(0, "percent-limit", &plimit, "PCT", "hide rows below PCT percent"),
@@ -874,6 +884,7 @@ int cmd_report(int argc, char **argv)
 			return 129;
 		}
 	}
+	pager_start();
 	ss.on_sample = on_sample;
 	ss.arg = &r;
 	ret = session_open(&ss, "report", input);

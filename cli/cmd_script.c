@@ -11,11 +11,51 @@
 #include <string.h>
 #include <tally/tally.h>
 #include "cli.h"
+#include "pager.h"
 #include "parse_options.h"
 #include "session.h"
 
+/* perf script's -F fields, printed in this order whatever the list's */
+enum {
+	F_COMM = 1 << 0, F_TID = 1 << 1, F_PID = 1 << 2, F_CPU = 1 << 3, F_TIME = 1 << 4,
+	F_PERIOD = 1 << 5, F_EVENT = 1 << 6, F_TRACE = 1 << 7, F_IP = 1 << 8, F_SYM = 1 << 9,
+	F_SYMOFF = 1 << 10, F_DSO = 1 << 11,
+};
+
+static const struct field {
+	const char *name;
+	unsigned bit;
+	uint64_t needs;			/* sample_type bit, when the user asks for it */
+	const char *needs_name;
+} fields[] = {
+	{ "comm", F_COMM, PERF_SAMPLE_TID, "TID" },
+	{ "tid", F_TID, PERF_SAMPLE_TID, "TID" },
+	{ "pid", F_PID, PERF_SAMPLE_TID, "TID" },
+	{ "cpu", F_CPU, PERF_SAMPLE_CPU, "CPU" },
+	{ "time", F_TIME, PERF_SAMPLE_TIME, "TIME" },
+	{ "period", F_PERIOD, 0, NULL },
+	{ "event", F_EVENT, 0, NULL },
+	{ "trace", F_TRACE, PERF_SAMPLE_RAW, "RAW" },
+	{ "ip", F_IP, PERF_SAMPLE_IP, "IP" },
+	{ "sym", F_SYM, PERF_SAMPLE_IP, "IP" },
+	{ "symoff", F_SYMOFF, PERF_SAMPLE_IP, "IP" },
+	{ "dso", F_DSO, PERF_SAMPLE_IP, "IP" },
+};
+
+/* -F's event classes, as perf names them */
+enum { T_HW, T_SW, T_TRACE, T_RAW, T_BREAK, T__NR };
+static const char *const type_names[T__NR] = { "hw", "sw", "trace", "raw", "break" };
+
+#define DEFAULT_FIELDS (F_COMM | F_TID | F_CPU | F_TIME | F_PERIOD | F_EVENT | F_IP | F_SYM | \
+			F_SYMOFF | F_DSO)
+#define DEFAULT_TP_FIELDS (F_COMM | F_TID | F_CPU | F_TIME | F_EVENT | F_TRACE)
+
 struct script_ctx {
 	struct session *ss;
+	unsigned type_fields[T__NR];	/* what -F asked for each class */
+	unsigned strict[T__NR];		/* of those, the ones named (the samples must have them) */
+	bool user_set[T__NR];
+	unsigned *attr_fields;		/* what each attr prints */
 	FILE *out;
 	/* lines are built here by hand: printf was most of the time */
 	char buf[1 << 16];
@@ -29,7 +69,7 @@ struct script_ctx {
 		uint64_t ip, gen;
 		int32_t pid;
 		uint8_t mode, chain;
-		uint16_t len;
+		uint16_t opts, len;
 		uint32_t off;
 	} *fc;
 	char *fc_text;
@@ -105,10 +145,11 @@ static void ob_num(struct script_ctx *s, unsigned long long v, int base, int wid
 }
 
 static void make_frame(struct script_ctx *s, const struct tally_sample *smp, uint64_t ip,
-		       enum tally_cpumode mode, bool chain);
+		       enum tally_cpumode mode, bool chain, unsigned opts);
 
+/* One frame: "\t" in a chain, the address, then sym+off and (dso) as opts say. */
 static void print_frame(struct script_ctx *s, const struct tally_sample *smp, uint64_t ip,
-			enum tally_cpumode mode, bool chain)
+			enum tally_cpumode mode, bool chain, unsigned opts)
 {
 	uint64_t h = (ip ^ (ip >> 17) ^ ((uint64_t)smp->pid << 7) ^ ((uint64_t)mode << 3) ^ chain) *
 		     0x9e3779b97f4a7c15ULL;
@@ -116,12 +157,13 @@ static void print_frame(struct script_ctx *s, const struct tally_sample *smp, ui
 	size_t before = s->len;
 	uint64_t flushes = s->flushes;
 
+	opts &= F_SYM | F_SYMOFF | F_DSO;
 	if (e && e->len && e->ip == ip && e->pid == (int32_t)smp->pid && e->mode == mode &&
-	    e->chain == chain && e->gen == s->ss->maps_gen) {
+	    e->chain == chain && e->opts == opts && e->gen == s->ss->maps_gen) {
 		ob_mem(s, s->fc_text + e->off, e->len);
 		return;
 	}
-	make_frame(s, smp, ip, mode, chain);
+	make_frame(s, smp, ip, mode, chain, opts);
 	if (!e || flushes != s->flushes || s->len - before > UINT16_MAX)
 		return;
 	if (s->fc_used + (s->len - before) > FC_TEXT) {	/* full: start over */
@@ -130,13 +172,13 @@ static void print_frame(struct script_ctx *s, const struct tally_sample *smp, ui
 	}
 	memcpy(s->fc_text + s->fc_used, s->buf + before, s->len - before);
 	*e = (struct fc_ent){ .ip = ip, .gen = s->ss->maps_gen, .pid = (int32_t)smp->pid,
-			      .mode = (uint8_t)mode, .chain = chain,
+			      .mode = (uint8_t)mode, .chain = chain, .opts = (uint16_t)opts,
 			      .len = (uint16_t)(s->len - before), .off = (uint32_t)s->fc_used };
 	s->fc_used += s->len - before;
 }
 
 static void make_frame(struct script_ctx *s, const struct tally_sample *smp, uint64_t ip,
-		       enum tally_cpumode mode, bool chain)
+		       enum tally_cpumode mode, bool chain, unsigned opts)
 {
 	struct tally_addr_info ai;
 	bool found = !tally_symbols__resolve(s->ss->syms, s->ss->m, (int32_t)smp->pid,
@@ -147,18 +189,26 @@ static void make_frame(struct script_ctx *s, const struct tally_sample *smp, uin
 	if (chain)
 		ob_chr(s, '\t');
 	ob_num(s, shown, 16, 16, ' ');
-	ob_chr(s, ' ');
-	if (found) {
-		ob_str(s, ai.sym->name);
-		ob_str(s, "+0x");
-		ob_num(s, ai.sym_off, 16, 0, '0');
-	} else {
-		ob_str(s, "[unknown]");
+	if (opts & F_SYM) {
+		ob_chr(s, ' ');
+		if (found) {
+			ob_str(s, ai.sym->name);
+			if (opts & F_SYMOFF) {
+				ob_str(s, "+0x");
+				ob_num(s, ai.sym_off, 16, 0, '0');
+			}
+		} else {
+			ob_str(s, "[unknown]");
+		}
 	}
-	ob_str(s, " (");
-	ob_str(s, ai.map ? (ai.map->kernel && !strncmp(ai.map->filename, "[kernel.kallsyms]", 17) ?
-			    "[kernel.kallsyms]" : ai.map->filename) : "[unknown]");
-	ob_str(s, ")\n");
+	if (opts & F_DSO) {
+		ob_str(s, " (");
+		ob_str(s, ai.map ? (ai.map->kernel &&
+				    !strncmp(ai.map->filename, "[kernel.kallsyms]", 17) ?
+				    "[kernel.kallsyms]" : ai.map->filename) : "[unknown]");
+		ob_chr(s, ')');
+	}
+	ob_chr(s, '\n');
 }
 
 static void print_sample(struct session *ss, const struct perf_event_header *h, int idx,
@@ -167,58 +217,66 @@ static void print_sample(struct session *ss, const struct perf_event_header *h, 
 	struct script_ctx *s = arg;
 	const struct perf_event_attr *a = tally_data_reader__attr(ss->rd, idx);
 	const struct tally_sample *smp = &rec->u.sample;
-	const char *comm;
+	unsigned f = s->attr_fields[idx];
 	enum tally_cpumode mode = (enum tally_cpumode)(h->misc & PERF_RECORD_MISC_CPUMODE_MASK);
 	bool chain = a->sample_type & PERF_SAMPLE_CALLCHAIN;
 	bool tp = a->type == PERF_TYPE_TRACEPOINT;
 
-	comm = tally_machine__comm_of(ss->m, (int32_t)smp->tid);
-	if (!comm)
-		comm = unnamed_comm(ss->m, (int32_t)smp->pid, (int32_t)smp->tid);
-	if (!comm)
-		comm = ":-1";
-	/* perf's layout: comm, tid, [cpu], time, period, event */
-	ob_rstr(s, comm, chain && !tp ? 0 : 16);
-	ob_chr(s, ' ');
-	if ((int)smp->tid < 0) {
-		char t[16];
+	/* perf's layout: comm, pid/tid, [cpu], time, period, event, then the rest */
+	if (f & F_COMM) {
+		const char *comm = tally_machine__comm_of(ss->m, (int32_t)smp->tid);
 
-		snprintf(t, sizeof(t), "%d", (int)smp->tid);
-		ob_rstr(s, t, 5);
-	} else {
-		ob_num(s, smp->tid, 10, 5, ' ');
+		if (!comm)
+			comm = unnamed_comm(ss->m, (int32_t)smp->pid, (int32_t)smp->tid);
+		/* padded unless a call chain follows on lines of its own */
+		ob_rstr(s, comm ? comm : ":-1", (f & F_IP) && chain ? 0 : 16);
+		ob_chr(s, ' ');
 	}
-	ob_chr(s, ' ');
-	if (a->sample_type & PERF_SAMPLE_CPU) {
+	if (f & (F_PID | F_TID)) {
+		char t[32];
+
+		if ((f & F_PID) && (f & F_TID))
+			snprintf(t, sizeof(t), "%5d/%-5d ", (int)smp->pid, (int)smp->tid);
+		else
+			snprintf(t, sizeof(t), "%5d ", (int)((f & F_PID) ? smp->pid : smp->tid));
+		ob_str(s, t);
+	}
+	if (f & F_CPU) {
 		ob_chr(s, '[');
 		ob_num(s, smp->cpu, 10, 3, '0');
 		ob_str(s, "] ");
 	}
-	ob_num(s, smp->time / 1000000000ull, 10, 5, ' ');
-	ob_chr(s, '.');
-	ob_num(s, smp->time % 1000000000ull / 1000, 10, 6, '0');
-	ob_str(s, ": ");
-	if (!tp) {
+	if (f & F_TIME) {
+		ob_num(s, smp->time / 1000000000ull, 10, 5, ' ');
+		ob_chr(s, '.');
+		ob_num(s, smp->time % 1000000000ull / 1000, 10, 6, '0');
+		ob_str(s, ": ");
+	}
+	if (f & F_PERIOD) {
 		/* without PERIOD in the samples, the attr's fixed one (as perf) */
 		ob_num(s, (a->sample_type & PERF_SAMPLE_PERIOD) ? smp->period : a->sample_period,
 		       10, 10, ' ');
 		ob_chr(s, ' ');
 	}
-	ob_rstr(s, ss->names[idx], ss->name_width);
-	ob_str(s, ": ");
-	if (tp) {
+	if (f & F_EVENT) {
+		ob_rstr(s, ss->names[idx], ss->name_width);
+		ob_str(s, ": ");
+	}
+	if ((f & F_TRACE) && tp) {
 		char info[4096];
 
 		if (ss->tf && (a->sample_type & PERF_SAMPLE_RAW) && smp->raw.size &&
 		    tally_trace_fmt__print(ss->tf, smp->raw.data, smp->raw.size, info,
 					   sizeof(info)) > 0)
 			ob_str(s, info);
+	}
+	if (!(f & F_IP)) {
 		ob_chr(s, '\n');
 		return;
 	}
 	if (!chain) {
 		ob_chr(s, ' ');
-		print_frame(s, smp, smp->ip, mode, false);
+		print_frame(s, smp, smp->ip, mode, false, f);
 		return;
 	}
 	ob_chr(s, '\n');
@@ -232,13 +290,131 @@ static void print_sample(struct session *ss, const struct perf_event_header *h, 
 				mode = TALLY_CPUMODE_USER;
 			continue;
 		}
-		print_frame(s, smp, ip, mode, true);
+		print_frame(s, smp, ip, mode, true, f);
 	}
 	ob_chr(s, '\n');
 }
 
+static int type_class(const struct perf_event_attr *a)
+{
+	switch (a->type) {
+	case PERF_TYPE_HARDWARE:
+	case PERF_TYPE_HW_CACHE:
+		return T_HW;
+	case PERF_TYPE_SOFTWARE:
+		return T_SW;
+	case PERF_TYPE_TRACEPOINT:
+		return T_TRACE;
+	case PERF_TYPE_BREAKPOINT:
+		return T_BREAK;
+	default:
+		return T_RAW;
+	}
+}
+
+/*
+ * -F [TYPE:]FIELD,...: the fields for every class, or one; "+f"/"-f"
+ * items change the default set instead of replacing it (not both).
+ * 0, or -1 after saying why.
+ */
+static int parse_fields(struct script_ctx *s, const char *spec)
+{
+	char *dup = strdup(spec), *list, *tok, *save = NULL;
+	int type = -1, plus = 0, plain = 0;
+	unsigned set = 0, add = 0, del = 0;
+	char *colon;
+
+	if (!dup)
+		return -1;
+	list = dup;
+	colon = strchr(dup, ':');
+	if (colon) {
+		*colon = '\0';
+		for (type = 0; type < T__NR && strcmp(type_names[type], dup); type++)
+			;
+		if (type == T__NR) {
+			fprintf(stderr, "tally script: -F '%s': unknown event type '%s' (hw, sw, trace, raw, break)\n",
+				spec, dup);
+			free(dup);
+			return -1;
+		}
+		list = colon + 1;
+	}
+	for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char sign = *tok == '+' || *tok == '-' ? *tok : 0;
+		const char *name = sign ? tok + 1 : tok;
+		size_t i;
+
+		for (i = 0; i < sizeof(fields) / sizeof(fields[0]) && strcmp(fields[i].name, name); i++)
+			;
+		if (i == sizeof(fields) / sizeof(fields[0])) {
+			fprintf(stderr, "tally script: -F '%s': unknown field '%s' (comm, tid, pid, cpu, "
+				"time, period, event, trace, ip, sym, symoff, dso)\n", spec, name);
+			free(dup);
+			return -1;
+		}
+		if (sign == '+')
+			add |= fields[i].bit, plus++;
+		else if (sign == '-')
+			del |= fields[i].bit, plus++;
+		else
+			set |= fields[i].bit, plain++;
+	}
+	free(dup);
+	if (plus && plain) {
+		fprintf(stderr, "tally script: -F '%s': +field and -field change the default fields; "
+			"they do not mix with a list that replaces them\n", spec);
+		return -1;
+	}
+	for (int t = 0; t < T__NR; t++) {
+		unsigned def = t == T_TRACE ? DEFAULT_TP_FIELDS : DEFAULT_FIELDS;
+
+		if (type >= 0 && t != type)
+			continue;
+		s->type_fields[t] = plain ? set : (def | add) & ~del;
+		s->strict[t] = plain ? set : add;
+		s->user_set[t] = true;
+	}
+	return 0;
+}
+
+/*
+ * Each attr's fields: what -F asked must be in its samples (an error
+ * otherwise, as perf); a default field the samples lack is left out.
+ */
+static int attr_fields(struct script_ctx *s)
+{
+	struct session *ss = s->ss;
+
+	s->attr_fields = calloc((size_t)ss->nr_attrs + 1, sizeof(*s->attr_fields));
+	if (!s->attr_fields)
+		return -1;
+	for (int i = 0; i < ss->nr_attrs; i++) {
+		const struct perf_event_attr *a = tally_data_reader__attr(ss->rd, i);
+		int t = type_class(a);
+		unsigned f = s->user_set[t] ? s->type_fields[t] :
+			     t == T_TRACE ? DEFAULT_TP_FIELDS : DEFAULT_FIELDS;
+
+		for (size_t k = 0; k < sizeof(fields) / sizeof(fields[0]); k++) {
+			if (!(f & fields[k].bit) || !fields[k].needs ||
+			    (a->sample_type & fields[k].needs))
+				continue;
+			if (s->user_set[t] && (s->strict[t] & fields[k].bit) &&
+			    !(t != T_TRACE && fields[k].bit == F_TRACE)) {
+				fprintf(stderr, "tally script: samples for '%s' event do not have %s "
+					"attribute set. Cannot print '%s' field.\n",
+					ss->names[i], fields[k].needs_name, fields[k].name);
+				return -1;
+			}
+			f &= ~fields[k].bit;
+		}
+		s->attr_fields[i] = f;
+	}
+	return 0;
+}
+
 static const char *const script_usage[] = {
-	"tally script [-i FILE]",
+	"tally script [-i FILE] [-F [TYPE:]FIELDS]",
 	"",
 	"Print the samples of a perf.data file (tally's or perf's) as perf script does.",
 	NULL,
@@ -246,10 +422,12 @@ static const char *const script_usage[] = {
 
 int cmd_script(int argc, char **argv)
 {
-	const char *input = "perf.data";
+	const char *input = "perf.data", *fspec = NULL;
 	bool help = false;
 	const struct cli_option opts[] = {
 		CLI_STRING('i', "input", &input, "FILE", "the perf.data file (default perf.data)"),
+		CLI_STRING('F', "fields", &fspec, "[TYPE:]LIST",
+			   "comm,tid,pid,cpu,time,period,event,trace,ip,sym,symoff,dso; +f/-f change the defaults"),
 		CLI_HELP(&help, "this text"),
 		CLI_END(),
 	};
@@ -263,6 +441,9 @@ int cmd_script(int argc, char **argv)
 		cli_usage(stdout, script_usage, opts);
 		return 0;
 	}
+	if (fspec && parse_fields(&s, fspec))
+		return 129;
+	pager_start();
 	s.ss = &ss;
 	s.out = stdout;
 	s.fc = calloc(FC_SLOTS, sizeof(*s.fc));
@@ -274,11 +455,14 @@ int cmd_script(int argc, char **argv)
 	ss.on_sample = print_sample;
 	ss.arg = &s;
 	ret = session_open(&ss, "script", input);
+	if (!ret && attr_fields(&s))
+		ret = 1;
 	if (!ret)
 		ret = session_run(&ss);
 	ob_flush(&s);
 	session_close(&ss);
 	free(s.fc);
 	free(s.fc_text);
+	free(s.attr_fields);
 	return ret;
 }

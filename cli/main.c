@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include <tally/core.h>
 #include "cli.h"
+#include "pager.h"
 
 static const struct cmd commands[] = {
 	{ "stat", cmd_stat, "Count events for a command, pids, threads, CPUs or a cgroup" },
@@ -19,7 +20,7 @@ static const struct cmd commands[] = {
 
 static void usage(FILE *fp)
 {
-	fprintf(fp, "usage: tally [--version] [--help] COMMAND [ARGS]\n\n"
+	fprintf(fp, "usage: tally [--version] [--help] [--no-pager] COMMAND [ARGS]\n\n"
 		    "Commands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(fp, "  %-8s %s\n", commands[i].name, commands[i].summary);
@@ -61,6 +62,11 @@ int main(int argc, char **argv)
 {
 	const struct cmd *c;
 
+	if (argc > 1 && !strcmp(argv[1], "--no-pager")) {
+		pager_disabled = true;
+		argc--;
+		argv++;
+	}
 	if (argc < 2) {
 		usage(stderr);
 		return 1;

@@ -160,7 +160,8 @@ static int open_pipe(struct tally_data_reader *r)
 
 			memcpy(&type, p + 8, 8);
 			memcpy(&id, p + 16, 8);
-			if (type == 1 && memchr(p + 24, 0, h.size - 24U)) {	/* NAME */
+			/* perf_event_update types: UNIT 0, SCALE 1, NAME 2, CPUS 3 */
+			if (type == 2 && memchr(p + 24, 0, h.size - 24U)) {
 				nn = realloc(r->pnames, (r->nr_pnames + 1) * sizeof(*r->pnames));
 				if (!nn)
 					return -ENOMEM;

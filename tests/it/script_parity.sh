@@ -64,6 +64,44 @@ for who in perf tally; do
 	check "$who pipe: not empty" [ -s "$d/p.out" ]
 done
 
+# A pipe-format file given by its path: the same lines (the event's name
+# comes from perf's EVENT_UPDATE records there).
+for who in perf tally; do
+	"$TALLY" script -i "$d/$who.pipe" >"$d/t.out" 2>/dev/null
+	perf script -i "$d/$who.pipe" >"$d/p.out" 2>/dev/null
+	is "$who pipe file by path: every line equal" "$(diff "$d/t.out" "$d/p.out" | grep -c '^[<>]')" 0
+done
+
+# -F: perf's fields, its order and widths, per event class, +/- the defaults
+for who in perf tally; do
+	for F in comm,tid,time,event,ip,sym,dso comm,pid,tid,time ip,sym +pid -period sym \
+		 period,event ip,sym,symoff,dso comm,tid,ip tid,pid time,comm dso ip \
+		 sw:comm,tid hw:comm,tid comm,tid,time,ip,sym,symoff,dso,period,event -ip; do
+		for f in g f; do
+			"$TALLY" script -F "$F" -i "$d/$who-$f.data" >"$d/t.out" 2>&1
+			perf script -F "$F" -i "$d/$who-$f.data" >"$d/p.out" 2>&1
+			is "$who -$f -F $F: every line equal" "$(diff "$d/t.out" "$d/p.out" | grep -c '^[<>]')" 0
+		done
+	done
+	if have_tp; then
+		for F in trace:comm,tid,trace comm,cpu,time,event,trace +pid; do
+			# (perf warns on stderr that trace means nothing to other classes)
+			"$TALLY" script -F "$F" -i "$d/$who-tp.data" >"$d/t.out" 2>/dev/null
+			perf script -F "$F" -i "$d/$who-tp.data" >"$d/p.out" 2>/dev/null
+			is "$who tracepoint -F $F: every line equal" \
+				"$(diff "$d/t.out" "$d/p.out" | grep -c '^[<>]')" 0
+		done
+	fi
+done
+"$TALLY" script -F comm,cpu -i "$d/perf-g.data" >/dev/null 2>"$d/e"; rc=$?
+check "-F cpu without CPU in the samples: fails (rc $rc)" [ $rc -ne 0 ]
+check "-F cpu without CPU in the samples: says why" grep -q "do not have CPU attribute set" "$d/e"
+"$TALLY" script -F comm,bogus -i "$d/perf-g.data" >/dev/null 2>"$d/e"; rc=$?
+is "-F bogus: usage error" "$rc" 129
+check "-F bogus: the field named" grep -q "unknown field 'bogus'" "$d/e"
+"$TALLY" script -F comm,+pid -i "$d/perf-g.data" >/dev/null 2>"$d/e"; rc=$?
+is "-F mixing +field and a list: usage error" "$rc" 129
+
 # A cut file: the lines before the cut, and the cut named.
 size=$(stat -c %s "$d/tally-g.data")
 head -c $((size * 2 / 3)) "$d/tally-g.data" >"$d/cut.data"
