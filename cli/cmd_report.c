@@ -594,7 +594,8 @@ static void build_graphs(struct report *r)
 			if (!w)
 				break;
 			frames[n] = (struct cg_frame){ .sym = w->sym, .dso = w->dso, .dso_id = w->dso_id,
-						       .start = w->sym_start, .ip = ip };
+						       .dso_rank = w->dso_rank, .start = w->sym_start,
+						       .ip = ip };
 			wheres[n++] = *w;
 		}
 		if (!self || !n)

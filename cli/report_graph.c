@@ -189,7 +189,8 @@ static int cmp_tree(const void *pa, const void *pb)
 {
 	const struct cg_node *a = *(const struct cg_node *const *)pa;
 	const struct cg_node *b = *(const struct cg_node *const *)pb;
-	uintptr_t da = (uintptr_t)a->f.dso_id, db = (uintptr_t)b->f.dso_id;
+	/* no map sorts below all (perf: a NULL DSO pointer) */
+	uint64_t da = a->f.dso_id ? a->f.dso_rank + 1ULL : 0, db = b->f.dso_id ? b->f.dso_rank + 1ULL : 0;
 	uint64_t ka = a->f.sym ? a->f.start : a->f.ip, kb = b->f.sym ? b->f.start : b->f.ip;
 
 	if (da != db)

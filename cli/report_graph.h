@@ -31,7 +31,8 @@ int cg_parse(struct cg_param *p, const char *arg, const char *cmd);
 struct cg_frame {
 	const char *sym;		/* NULL: unresolved, keyed by dso and ip */
 	const char *dso;
-	const void *dso_id;		/* orders equal branches, as perf's DSO pointers */
+	const void *dso_id;		/* NULL: no map */
+	uint32_t dso_rank;		/* orders equal branches, as perf's DSO pointers */
 	uint64_t start;			/* the symbol's address: orders equal branches */
 	uint64_t ip;			/* the address in the sample */
 };

@@ -97,6 +97,8 @@ struct where *resolver_get(struct resolver *r, int32_t pid, int32_t tid, uint64_
 			e->w.mode = 'k';
 	}
 	e->w.dso_id = ai.map ? ai.dso : NULL;
+	/* perf's kernel DSO is made before any event, the others at their first MMAP */
+	e->w.dso_rank = !ai.map || ai.map->kernel ? 0 : session_file_rank(r->ss, ai.map->filename);
 	e->w.sym = ai.sym ? ai.sym->name : NULL;
 	e->w.sym_start = ai.sym ? ai.sym->start : 0;
 	e->w.addr = ai.map ? ai.map_ip : ip;

@@ -19,6 +19,7 @@ struct where {
 	const char *path;		/* the map's whole file name; NULL: no map */
 	const struct tally_map *map;	/* NULL: no map */
 	const struct tally_dso *dso_id;	/* NULL: no map */
+	uint32_t dso_rank;		/* perf's DSOs in the order it made them (kernel 0) */
 	const char *sym;		/* NULL: unresolved */
 	uint64_t sym_start;		/* the symbol's ELF address */
 	uint64_t dso_hash, sym_hash;	/* of the names: keyed without rehashing */

@@ -78,6 +78,55 @@ static int attr_of(struct session *s, const struct perf_event_header *h)
 	return idx < 0 ? 0 : idx;
 }
 
+static uint64_t name_hash(const char *p)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	for (; *p; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+	return h;
+}
+
+uint32_t session_file_rank(const struct session *s, const char *path)
+{
+	if (!s->rank_cap || !path)
+		return 0;
+	for (size_t i = name_hash(path) & (s->rank_cap - 1); s->ranks[i].name;
+	     i = (i + 1) & (s->rank_cap - 1))
+		if (!strcmp(s->ranks[i].name, path))
+			return s->ranks[i].rank;
+	return 0;
+}
+
+static void rank_file(struct session *s, const char *path)
+{
+	size_t i;
+
+	if (!path || session_file_rank(s, path))
+		return;
+	if ((s->nranks + 1) * 2 > s->rank_cap) {
+		size_t cap = s->rank_cap ? s->rank_cap * 2 : 256;
+		struct session_rank *t = calloc(cap, sizeof(*t));
+
+		if (!t)
+			return;
+		for (size_t k = 0; k < s->rank_cap; k++) {
+			if (!s->ranks[k].name)
+				continue;
+			for (i = name_hash(s->ranks[k].name) & (cap - 1); t[i].name; i = (i + 1) & (cap - 1))
+				;
+			t[i] = s->ranks[k];
+		}
+		free(s->ranks);
+		s->ranks = t;
+		s->rank_cap = cap;
+	}
+	for (i = name_hash(path) & (s->rank_cap - 1); s->ranks[i].name; i = (i + 1) & (s->rank_cap - 1))
+		;
+	if ((s->ranks[i].name = strdup(path)))
+		s->ranks[i].rank = (uint32_t)++s->nranks;
+}
+
 /* Side-band records build the maps; samples go to the command. */
 static void process(struct session *s, const struct perf_event_header *h, int idx)
 {
@@ -104,8 +153,10 @@ static void process(struct session *s, const struct perf_event_header *h, int id
 			.pgoff = rec.u.mmap.pgoff, .filename = rec.u.mmap.filename,
 		};
 
-		if (!(h->misc & PERF_RECORD_MISC_MMAP_DATA))
+		if (!(h->misc & PERF_RECORD_MISC_MMAP_DATA)) {
 			tally_machine__mmap(s->m, &ev);
+			rank_file(s, ev.filename);
+		}
 		break;
 	}
 	case PERF_RECORD_MMAP2: {
@@ -121,6 +172,7 @@ static void process(struct session *s, const struct perf_event_header *h, int id
 		};
 
 		tally_machine__mmap(s->m, &ev);
+		rank_file(s, ev.filename);
 		break;
 	}
 	case PERF_RECORD_COMM:
@@ -328,6 +380,9 @@ void session_close(struct session *s)
 	free(s->spare);
 	free(s->q);
 	free(s->tmp);
+	for (size_t i = 0; i < s->rank_cap; i++)
+		free((char *)s->ranks[i].name);
+	free(s->ranks);
 	free(s->lays);
 	free(s->names);
 	for (int i = 0; s->own_names && i < s->nr_attrs; i++)

@@ -46,6 +46,9 @@ struct session {
 	/* what went by */
 	uint64_t samples, lost, bad;
 	uint64_t maps_gen;		/* changes with every side-band record applied */
+	/* files in the order their first MMAP came (perf makes its DSOs so) */
+	struct session_rank { const char *name; uint32_t rank; } *ranks;
+	size_t nranks, rank_cap;
 };
 
 /*
@@ -59,5 +62,8 @@ int session_open(struct session *s, const char *cmd, const char *path);
 /* Deliver every sample. 0, or 1 after saying what could not be read (the samples before it were delivered). */
 int session_run(struct session *s);
 void session_close(struct session *s);
+
+/* The order of the first MMAP of path (1, 2, ...), 0 when none came. */
+uint32_t session_file_rank(const struct session *s, const char *path);
 
 #endif

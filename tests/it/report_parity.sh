@@ -103,6 +103,20 @@ for who in perf tally; do
 			"$(diff "$d/t.out" "$d/p.out" | grep -c '^[<>]')" 0
 	done
 done
+# --pid/--tid: perf's rows (the percentages stay of the whole)
+pid=$(perf script -F pid -i "$d/perf-tree.data" 2>/dev/null | sort | uniq -c | sort -rn | awk 'NR==1 {print $2}')
+for o in "--pid $pid" "--tid $pid" "--pid 1,$pid --no-children" "--tid 1"; do
+	"$TALLY" report --stdio -g none $o -i "$d/perf-tree.data" 2>/dev/null | hdr_rows >"$d/t.out"
+	perf report --stdio -g none $o -i "$d/perf-tree.data" 2>/dev/null | hdr_rows >"$d/p.out"
+	is "report $o: rows as perf's" "$(diff "$d/t.out" "$d/p.out" | grep -c '^[<>]')" 0
+done
+# On a terminal the text goes through the pager; --no-pager writes it out
+if command -v script >/dev/null; then
+	n=$(TALLY_PAGER='head -3' script -qc "$TALLY report -i $d/perf-tree.data" /dev/null | wc -l)
+	is "pager: the output went through TALLY_PAGER" "$n" 3
+	n=$(TALLY_PAGER='head -3' script -qc "$TALLY --no-pager report -i $d/perf-tree.data" /dev/null | wc -l)
+	check "--no-pager: all of it ($n lines)" [ "$n" -gt 10 ]
+fi
 "$TALLY" report -g bogus -i "$d/tally-g.data" >/dev/null 2>"$d/e"; rc=$?
 is "-g bogus: usage error" "$rc" 129
 check "-g bogus: the item named" grep -q "unknown item 'bogus'" "$d/e"
