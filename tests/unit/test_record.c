@@ -912,6 +912,59 @@ static const struct sv sv_rich = {
 };
 
 /* Each sample_type bit on its own, under a layout that uses it fully. */
+/* tally_record__time: the same time the full decoder finds, for every layout and type */
+static void test_record_time(void **state)
+{
+	static const uint64_t types[] = {
+		ALL_SID | PERF_SAMPLE_IP,
+		PERF_SAMPLE_TIME,
+		PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU,
+		PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD,
+		PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID,
+	};
+	struct tally_record_layout lay;
+	struct tally_record rec;
+	struct rb r;
+	uint64_t t;
+	int n = 0;
+
+	for (size_t k = 0; k < sizeof(types) / sizeof(types[0]); k++) {
+		lay = (struct tally_record_layout){ .sample_type = types[k], .read_format = READ_RF,
+						    .sample_id_all = true };
+		build_sample(&r, &lay, &sv_rich);
+		assert_int_equal(tally_record__time(r.b, r.n, &lay, &t), 0);
+		assert_int_equal(tally_record__parse(r.b, r.n, &lay, &rec), 0);
+		assert_int_equal(rec.sid.time, t);
+		for (uint32_t ty = 1; ty <= 21; ty++, n++) {
+			if (ty == PERF_RECORD_SAMPLE)
+				continue;
+			build_kernel_record(&r, ty, 0, &lay);
+			t = 0;
+			assert_int_equal(tally_record__time(r.b, r.n, &lay, &t), 0);
+			assert_int_equal(tally_record__parse(r.b, r.n, &lay, &rec), 0);
+			assert_int_equal(rec.sid.time, t);
+			assert_true(t != 0);
+		}
+	}
+	assert_true(n > 50);
+	/* no TIME bit; no trailer; a user type; too short */
+	lay = (struct tally_record_layout){ .sample_type = PERF_SAMPLE_IP, .sample_id_all = true };
+	build_sample(&r, &lay, &sv_rich);
+	assert_int_equal(tally_record__time(r.b, r.n, &lay, &t), -ENOENT);
+	lay = (struct tally_record_layout){ .sample_type = ALL_SID, .sample_id_all = false };
+	build_kernel_record(&r, PERF_RECORD_COMM, 0, &lay);
+	assert_int_equal(tally_record__time(r.b, r.n, &lay, &t), -ENOENT);
+	lay.sample_id_all = true;
+	begin(&r, 68, 0);
+	finish(&r);
+	assert_int_equal(tally_record__time(r.b, r.n, &lay, &t), -ENOENT);
+	begin(&r, PERF_RECORD_SAMPLE, 0);
+	finish(&r);
+	assert_int_equal(tally_record__time(r.b, r.n, &lay, &t), -EBADMSG);
+	assert_int_equal(tally_record__time(r.b, 4, &lay, &t), -EBADMSG);
+	assert_int_equal(tally_record__time(NULL, 4, &lay, &t), -EINVAL);
+}
+
 static void test_sample_each_bit(void **state)
 {
 	int n = 0;
@@ -1189,6 +1242,7 @@ int main(void)
 		cmocka_unit_test(test_sample_bad_counts),
 		cmocka_unit_test(test_sample_stack_rules),
 		cmocka_unit_test(test_record_id),
+		cmocka_unit_test(test_record_time),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
