@@ -17,6 +17,7 @@
 #include "pager.h"
 #include "parse_options.h"
 #include "report_graph.h"
+#include "report_header.h"
 #include "resolve.h"
 #include "session.h"
 
@@ -85,6 +86,7 @@ struct report {
 	enum sort_key sort[K__NR];
 	int nsort;
 	const char *sort_spec;
+	bool header, header_only;
 	const char *last_comm;
 	uint64_t last_comm_hash;
 	struct cg_param cg;		/* call graphs under the rows (mode none: not drawn) */
@@ -726,7 +728,9 @@ static void print_hist(struct report *r, int idx, uint64_t lost)
 	}
 	if (ns > 1000) { ns /= 1000; unit = 'K'; }	/* perf's convert_unit */
 	if (ns > 1000) { ns /= 1000; unit = 'M'; }
-	printf("# To display the perf.data header info, please use --header/--header-only options.\n#\n#\n");
+	if (!r->header)
+		printf("# To display the perf.data header info, please use --header/--header-only options.\n#\n");
+	printf("#\n");
 	printf("# Total Lost Samples: %llu\n#\n", (unsigned long long)lost);
 	printf("# Samples: %llu%c of event '%s'\n", (unsigned long long)ns, unit, r->ss->names[idx]);
 	printf("# Event count (approx.): %llu\n#\n", (unsigned long long)h->total);
@@ -852,6 +856,8 @@ int cmd_report(int argc, char **argv)
 		CLI_STRING(0, "symbols", &r.symbols, "LIST", "only these symbols"),
 		CLI_STRING(0, "percent-limit", &plimit, "PCT", "hide rows below PCT percent"),
 		CLI_BOOL(0, "stdio", &stdio_, "text output (the default)"),
+		CLI_BOOL(0, "header", &r.header, "show the file's header first"),
+		CLI_BOOL(0, "header-only", &r.header_only, "show only the file's header"),
 		CLI_BOOL(0, "folded", &r.folded, "collapsed stacks for flame graphs: comm;root;...;leaf count"),
 		CLI_HELP(&help, "this text"),
 		CLI_END(),
@@ -890,6 +896,10 @@ int cmd_report(int argc, char **argv)
 	ss.arg = &r;
 	ret = session_open(&ss, "report", input);
 	if (ret)
+		goto out;
+	if (r.header || r.header_only)
+		print_file_header(stdout, ss.rd, input);
+	if (r.header_only)
 		goto out;
 	r.h = calloc((size_t)ss.nr_attrs, sizeof(*r.h));
 	if (!r.h) {

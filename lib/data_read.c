@@ -618,6 +618,26 @@ const char *tally_data_reader__event_name(struct tally_data_reader *r, int idx)
 	return r->names ? r->names[idx] : NULL;
 }
 
+int tally_data_reader__file_info(const struct tally_data_reader *r,
+				 struct tally_data_file_info *out)
+{
+	if (!r || !out)
+		return -EINVAL;
+	memset(out, 0, sizeof(*out));
+	out->file_size = r->len;
+	if (r->pipe) {
+		for (int f = 1; f < 256; f++)
+			if (r->pfeat[f].p)
+				out->features[f / 64] |= 1ULL << (f % 64);
+		return 0;
+	}
+	out->data_offset = r->h.data.offset;
+	out->data_size = r->h.data.size;
+	out->feat_offset = r->h.data.offset + r->h.data.size;
+	memcpy(out->features, r->h.adds_features, sizeof(out->features));
+	return 0;
+}
+
 bool tally_data_reader__is_pipe(const struct tally_data_reader *r)
 {
 	return r && r->pipe;

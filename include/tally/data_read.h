@@ -47,6 +47,15 @@ TALLY_API int tally_data_reader__foreach(struct tally_data_reader *r,
  */
 TALLY_API int tally_data_reader__feature(const struct tally_data_reader *r, int feat,
 					 const void **data, size_t *len);
+/* Added in 0.2: where the file's parts lie, and which features it has. */
+struct tally_data_file_info {
+	uint64_t data_offset, data_size;	/* 0 for a pipe */
+	uint64_t feat_offset;			/* the feature table */
+	uint64_t features[4];			/* HEADER_* bits (a pipe: the ones its records carried) */
+	uint64_t file_size;
+};
+TALLY_API int tally_data_reader__file_info(const struct tally_data_reader *r,
+					   struct tally_data_file_info *out);
 /* The file is in pipe format (perf's `-o -`); `-i -` reads stdin. */
 TALLY_API bool tally_data_reader__is_pipe(const struct tally_data_reader *r);
 /* The event's name from EVENT_DESC (attr idx), or NULL. */

@@ -110,6 +110,22 @@ for o in "--pid $pid" "--tid $pid" "--pid 1,$pid --no-children" "--tid 1"; do
 	perf report --stdio -g none $o -i "$d/perf-tree.data" 2>/dev/null | hdr_rows >"$d/p.out"
 	is "report $o: rows as perf's" "$(diff "$d/t.out" "$d/p.out" | grep -c '^[<>]')" 0
 done
+# --header-only / --header: the file's own account, as perf prints it
+for f in perf-g tally-g perf-tree tally-a; do
+	"$TALLY" report --header-only -i "$d/$f.data" >"$d/t.out" 2>&1
+	perf report --header-only -i "$d/$f.data" >"$d/p.out" 2>&1
+	is "--header-only $f: equal to perf's" "$(diff "$d/t.out" "$d/p.out" | grep -c '^[<>]')" 0
+	diff "$d/t.out" "$d/p.out" | head -6 | sed 's/^/# /'
+done
+for who in perf tally; do
+	"$TALLY" report --header-only -i "$d/$who.pipe" >"$d/t.out" 2>&1
+	perf report --header-only -i "$d/$who.pipe" >"$d/p.out" 2>&1
+	is "--header-only $who pipe: equal to perf's" "$(diff "$d/t.out" "$d/p.out" | grep -c '^[<>]')" 0
+done
+"$TALLY" report --header -g none -i "$d/perf-tree.data" 2>/dev/null | grep -v '^#   \|Addresses without\|^#$' >"$d/t.out"
+perf report --header -g none -i "$d/perf-tree.data" 2>/dev/null | grep -v 'Tip:\|^#$' >"$d/p.out"
+is "--header: the header, then the rows, as perf" "$(diff "$d/t.out" "$d/p.out" | grep -c '^[<>]')" 0
+check "--header: the event named" grep -q '^# event : name = cpu-clock' "$d/t.out"
 # On a terminal the text goes through the pager; --no-pager writes it out
 if command -v script >/dev/null; then
 	n=$(TALLY_PAGER='head -3' script -qc "$TALLY report -i $d/perf-tree.data" /dev/null | wc -l)
