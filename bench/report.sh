@@ -19,8 +19,8 @@ fi
 d=$(mktemp -d); trap 'rm -rf "$d"' EXIT
 B=$HELPERS/burn
 perf record -q -e cpu-clock -c 20000 -g -o "$d/big.data" -- sh -c "$B $MS & $B $MS; wait" >/dev/null 2>&1
-python3 - "$TALLY" "$d/big.data" "$ROUNDS" <<'PY'
-import re, statistics, subprocess, sys, time
+python3 - "$TALLY" "$d/big.data" "$ROUNDS" "$B" <<'PY'
+import os, re, statistics, subprocess, sys, time
 
 tally, data, rounds = sys.argv[1], sys.argv[2], int(sys.argv[3])
 
@@ -55,6 +55,16 @@ for args in (["report", "--stdio"],
     rt, rp = statistics.median(x[1] for x in t), statistics.median(x[1] for x in p)
     print("| `%s` | %.0f ms, %d KiB | %.0f ms, %d KiB | %.3f | %.3f |" %
           (" ".join(args), wt * 1e3, rt, wp * 1e3, rp, wt / wp, rt / rp))
+# --sort srcline on a smaller file: perf 6.1 forks addr2line per DSO and address
+small = data + ".small"
+subprocess.run(["perf", "record", "-q", "-e", "cpu-clock", "-c", "200000", "-g", "-o", small, "--",
+                sys.argv[4], "1500"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+args = ["report", "--stdio", "--no-children", "-g", "none", "--sort", "srcline"]
+t = run([tally] + args + ["-i", small])
+p = run(["perf"] + args + ["-i", small])
+print("| `%s` (a %d KiB file) | %.0f ms, %d KiB | %.0f ms, %d KiB | %.3f | %.3f |" %
+      (" ".join(args), os.path.getsize(small) // 1024, t[0] * 1e3, t[1], p[0] * 1e3, p[1],
+       t[0] / p[0], t[1] / p[1]))
 print()
 print("`report --stdio` is perf's default: children and call graphs. tally reads /proc/kallsyms on a "
       "second thread while it reads the file (kernel addresses are resolved after reading).")

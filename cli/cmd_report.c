@@ -21,7 +21,7 @@
 #include "resolve.h"
 #include "session.h"
 
-enum sort_key { K_COMM, K_PID, K_DSO, K_SYM, K_CPU, K__NR };
+enum sort_key { K_COMM, K_PID, K_DSO, K_SYM, K_CPU, K_SRCLINE, K__NR };
 
 static const struct {
 	const char *name, *header;
@@ -31,6 +31,7 @@ static const struct {
 	[K_DSO] = { "dso", "Shared Object" },
 	[K_SYM] = { "sym", "Symbol" },
 	[K_CPU] = { "cpu", "CPU" },
+	[K_SRCLINE] = { "srcline", "Source:Line" },
 };
 
 struct entry {
@@ -134,6 +135,8 @@ static int cmp_key(const struct entry *a, const struct entry *b, enum sort_key k
 		return strcmp_null(a->w.sym, b->w.sym);
 	case K_CPU:
 		return a->cpu - b->cpu;
+	case K_SRCLINE:
+		return strcmp_null(a->w.srcline, b->w.srcline);
 	default:
 		return 0;
 	}
@@ -153,6 +156,7 @@ static uint64_t hash_entry(const struct report *r, const struct entry *e)
 		case K_DSO: v = e->w.dso_hash; break;
 		case K_SYM: v = e->w.sym ? e->w.sym_hash : e->w.addr; break;
 		case K_CPU: v = (uint64_t)e->cpu; break;
+		case K_SRCLINE: v = e->w.srcline_hash; break;
 		default: break;
 		}
 		h = hash_mix(h ^ v);
@@ -683,6 +687,7 @@ static int value(const struct entry *e, enum sort_key k, char *buf, size_t len)
 		return snprintf(buf, len, e->w.addr ? "[%c] 0x%016llx" : "[%c] %016llx", e->w.mode,
 				(unsigned long long)e->w.addr);
 	case K_CPU: return snprintf(buf, len, "%03d", e->cpu);
+	case K_SRCLINE: return snprintf(buf, len, "%s", e->w.srcline ? e->w.srcline : "??:0");
 	default: return snprintf(buf, len, "?");
 	}
 }
@@ -809,12 +814,14 @@ static int parse_sort(struct report *r, const char *spec)
 		for (k = 0; k < K__NR && strcmp(tok, keys[k].name); k++)
 			;
 		if (k == K__NR || r->nsort == K__NR) {
-			fprintf(stderr, "tally report: --sort '%s': unknown key '%s' (comm, pid, dso, sym, cpu)\n",
+			fprintf(stderr, "tally report: --sort '%s': unknown key '%s' (comm, pid, dso, sym, cpu, srcline)\n",
 				spec, tok);
 			free(dup);
 			return -1;
 		}
 		r->sort[r->nsort++] = (enum sort_key)k;
+		if (k == K_SRCLINE)
+			r->res.srcline = true;
 	}
 	free(dup);
 	return r->nsort ? 0 : -1;
@@ -843,7 +850,7 @@ int cmd_report(int argc, char **argv)
 	int children = -1;	/* the last of --children/--no-children wins, as perf */
 	const struct cli_option opts[] = {
 		CLI_STRING('i', "input", &input, "FILE", "the perf.data file (default perf.data)"),
-		CLI_STRING('s', "sort", &sort, "KEYS", "comm, pid, dso, sym, cpu (default comm,dso,sym)"),
+		CLI_STRING('s', "sort", &sort, "KEYS", "comm, pid, dso, sym, cpu, srcline (default comm,dso,sym)"),
 		CLI_CALLBACK_F(0, "children", &children, NULL, "add callers' share (default with call chains)", opt_children, 0, 1),
 		CLI_CALLBACK_F(0, "no-children", &children, NULL, "self overhead only", opt_children, 0, 0),
 		CLI_STRING('g', "call-graph", &graph, "MODE,...",

@@ -3,6 +3,7 @@
  * A table in front of the symbol code: report and its exports meet the
  * same few thousand addresses millions of times.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "resolve.h"
@@ -36,6 +37,33 @@ static const char *base(const char *p)
 	const char *b = strrchr(p, '/');
 
 	return b ? b + 1 : p;
+}
+
+/*
+ * perf's srcline sort key: "file:line" from the DSO's DWARF (libdw, in
+ * process: perf 6.1 forks addr2line), else "sym+offset" (decimal), else
+ * "dso[addr]", and "??:0" outside any map.
+ */
+static char *srcline_of(const struct tally_addr_info *ai, const char *dso)
+{
+	const char *file;
+	char *out = NULL;
+	int line;
+
+	if (!ai->map)
+		return strdup("??:0");
+	if (ai->dso && !tally_dso__srcline(ai->dso, ai->vaddr, &file, &line)) {
+		const char *b = strrchr(file, '/');
+
+		if (asprintf(&out, "%s:%d", b ? b + 1 : file, line) < 0)
+			out = NULL;
+	} else if (ai->sym) {
+		if (asprintf(&out, "%s+%llu", ai->sym->name, (unsigned long long)ai->sym_off) < 0)
+			out = NULL;
+	} else if (asprintf(&out, "%s[%llx]", dso, (unsigned long long)ai->vaddr) < 0) {
+		out = NULL;
+	}
+	return out;
 }
 
 static size_t slot(uint64_t ip, int32_t pid, int mode, size_t size)
@@ -104,11 +132,18 @@ struct where *resolver_get(struct resolver *r, int32_t pid, int32_t tid, uint64_
 	e->w.addr = ai.map ? ai.map_ip : ip;
 	e->w.dso_hash = fnv_str(FNV_BASIS, e->w.dso);
 	e->w.sym_hash = fnv_str(FNV_BASIS, e->w.sym);
+	if (r->srcline) {
+		e->w.srcline = srcline_of(&ai, e->w.dso ? e->w.dso : "[unknown]");
+		e->w.srcline_hash = fnv_str(FNV_BASIS, e->w.srcline);
+	}
 	return &e->w;
 }
 
 void resolver_free(struct resolver *r)
 {
+	for (size_t i = 0; i < r->size; i++)
+		if (r->tab[i].used)
+			free(r->tab[i].w.srcline);
 	free(r->tab);
 	r->tab = NULL;
 	r->size = r->used = 0;

@@ -23,12 +23,15 @@ struct where {
 	const char *sym;		/* NULL: unresolved */
 	uint64_t sym_start;		/* the symbol's ELF address */
 	uint64_t dso_hash, sym_hash;	/* of the names: keyed without rehashing */
+	char *srcline;			/* "file.c:12", as perf's srcline key (resolver.srcline) */
+	uint64_t srcline_hash;
 	uint64_t addr;			/* map-relative address (absolute without a map) */
 	char mode;			/* 'k' or '.' */
 };
 
 struct resolver {
 	struct session *ss;
+	bool srcline;			/* also the source line of each address */
 	struct resolver_ent *tab;
 	size_t size, used;
 };
