@@ -9,6 +9,7 @@
  * prints them with -g none.
  */
 #include <errno.h>
+#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +22,7 @@
 #include "resolve.h"
 #include "session.h"
 
-enum sort_key { K_COMM, K_PID, K_DSO, K_SYM, K_CPU, K_SRCLINE, K__NR };
+enum sort_key { K_COMM, K_PID, K_DSO, K_SYM, K_CPU, K_SRCLINE, K_PARENT, K__NR };
 
 static const struct {
 	const char *name, *header;
@@ -32,10 +33,12 @@ static const struct {
 	[K_SYM] = { "sym", "Symbol" },
 	[K_CPU] = { "cpu", "CPU" },
 	[K_SRCLINE] = { "srcline", "Source:Line" },
+	[K_PARENT] = { "parent", "Parent symbol" },
 };
 
 struct entry {
 	const char *comm;
+	const char *parent;		/* the first caller matching --parent, NULL: [other] */
 	uint64_t comm_hash;
 	uint64_t hash;			/* of the key */
 	int32_t tid;			/* the thread that made the entry */
@@ -78,6 +81,7 @@ struct report {
 	struct session *ss;
 	const char *comms, *dsos, *symbols;	/* entry filters, comma lists */
 	const char *pids, *tids;
+	bool exclude_other;
 	double percent_limit;
 	bool elide[K__NR];		/* kept in the key, not printed */
 	/* --folded: collapsed stacks ("comm;root;...;leaf count"), one per distinct stack */
@@ -88,6 +92,8 @@ struct report {
 	int nsort;
 	const char *sort_spec;
 	bool header, header_only;
+	bool has_parent;		/* the parent key: --parent's regex compiled */
+	regex_t parent_re;
 	const char *last_comm;
 	uint64_t last_comm_hash;
 	struct cg_param cg;		/* call graphs under the rows (mode none: not drawn) */
@@ -137,6 +143,8 @@ static int cmp_key(const struct entry *a, const struct entry *b, enum sort_key k
 		return a->cpu - b->cpu;
 	case K_SRCLINE:
 		return strcmp_null(a->w.srcline, b->w.srcline);
+	case K_PARENT:
+		return strcmp_null(a->parent, b->parent);
 	default:
 		return 0;
 	}
@@ -157,6 +165,7 @@ static uint64_t hash_entry(const struct report *r, const struct entry *e)
 		case K_SYM: v = e->w.sym ? e->w.sym_hash : e->w.addr; break;
 		case K_CPU: v = (uint64_t)e->cpu; break;
 		case K_SRCLINE: v = e->w.srcline_hash; break;
+		case K_PARENT: v = fnv_str(FNV_BASIS, e->parent); break;
 		default: break;
 		}
 		h = hash_mix(h ^ v);
@@ -260,6 +269,8 @@ static bool shown(const struct report *r, const struct entry *e)
 	char n[16];
 
 	if (r->comms && !in_list(r->comms, e->comm))
+		return false;
+	if (r->exclude_other && !e->parent)
 		return false;
 	if (r->pids && (snprintf(n, sizeof(n), "%d", (int)e->pid), !in_list(r->pids, n)))
 		return false;
@@ -508,6 +519,30 @@ static void on_sample(struct session *ss, const struct perf_event_header *h, int
 				     chain.callchain.ips[i], modes[i]);
 }
 
+/*
+ * perf's parent: the first symbol of the chain, in its cursor's order,
+ * that --parent's regex matches (a match is cached per address).
+ */
+static const char *find_parent(struct report *r, const struct shape *x,
+			       const enum tally_cpumode *modes)
+{
+	for (uint32_t k = 0; k < x->nr; k++) {
+		uint32_t i = r->cg.caller ? x->nr - 1 - k : k;
+		struct where *w;
+
+		if (x->ips[i] >= PERF_CONTEXT_MAX)
+			continue;
+		w = resolver_get(&r->res, x->pid, x->tid, x->ips[i], modes[i]);
+		if (!w || !w->sym)
+			continue;
+		if (!w->pmatch)
+			w->pmatch = regexec(&r->parent_re, w->sym, 0, NULL, 0) ? -1 : 1;
+		if (w->pmatch > 0)
+			return w->sym;
+	}
+	return NULL;
+}
+
 /* A shape's share in the rows: its own entry, and with --children every
  * entry on its chain once. */
 static void hist_shape(struct report *r, const struct shape *x)
@@ -526,6 +561,9 @@ static void hist_shape(struct report *r, const struct shape *x)
 		r->last_comm_hash = fnv_str(FNV_BASIS, key.comm);
 	}
 	key.comm_hash = r->last_comm_hash;
+	chain_modes(&smp, modes);
+	if (r->has_parent)
+		key.parent = find_parent(r, x, modes);
 	w = resolver_get(&r->res, x->pid, x->tid, x->ip, x->mode);
 	if (!w)
 		return;
@@ -542,7 +580,6 @@ static void hist_shape(struct report *r, const struct shape *x)
 	 * (counted once per sample); an unresolved one is keyed by its
 	 * absolute ip there, so it is an entry of its own, as in perf.
 	 */
-	chain_modes(&smp, modes);
 	for (uint32_t k = 0; k < x->nr; k++) {
 		/* in perf's cursor order: root first unless callee order */
 		uint32_t i = r->cg.caller ? x->nr - 1 - k : k;
@@ -688,6 +725,7 @@ static int value(const struct entry *e, enum sort_key k, char *buf, size_t len)
 				(unsigned long long)e->w.addr);
 	case K_CPU: return snprintf(buf, len, "%03d", e->cpu);
 	case K_SRCLINE: return snprintf(buf, len, "%s", e->w.srcline ? e->w.srcline : "??:0");
+	case K_PARENT: return snprintf(buf, len, "%s", e->parent ? e->parent : "[other]");
 	default: return snprintf(buf, len, "?");
 	}
 }
@@ -772,7 +810,7 @@ static void print_hist(struct report *r, int idx, uint64_t lost)
 			value(e, r->sort[i], buf, sizeof(buf));
 			if (r->sort[i] == K_COMM)
 				printf("  %-*.*s", i == last ? 0 : width[i], width[i], buf);
-			else if (i == last)
+			else if (i == last && r->sort[i] != K_PARENT)	/* perf pads parent */
 				printf("  %s", buf);
 			else
 				printf("  %-*s", width[i], buf);
@@ -814,7 +852,7 @@ static int parse_sort(struct report *r, const char *spec)
 		for (k = 0; k < K__NR && strcmp(tok, keys[k].name); k++)
 			;
 		if (k == K__NR || r->nsort == K__NR) {
-			fprintf(stderr, "tally report: --sort '%s': unknown key '%s' (comm, pid, dso, sym, cpu, srcline)\n",
+			fprintf(stderr, "tally report: --sort '%s': unknown key '%s' (comm, pid, dso, sym, cpu, srcline, parent)\n",
 				spec, tok);
 			free(dup);
 			return -1;
@@ -822,6 +860,8 @@ static int parse_sort(struct report *r, const char *spec)
 		r->sort[r->nsort++] = (enum sort_key)k;
 		if (k == K_SRCLINE)
 			r->res.srcline = true;
+		if (k == K_PARENT)
+			r->has_parent = true;
 	}
 	free(dup);
 	return r->nsort ? 0 : -1;
@@ -843,7 +883,7 @@ static const char *const report_usage[] = {
 
 int cmd_report(int argc, char **argv)
 {
-	const char *input = "perf.data", *sort = NULL, *graph = NULL, *plimit = NULL;
+	const char *input = "perf.data", *sort = NULL, *graph = NULL, *plimit = NULL, *parent = NULL;
 	struct session ss = { 0 };
 	struct report r = { .ss = &ss, .res = { .ss = &ss } };
 	bool help = false, stdio_ = false, inverted = false;
@@ -856,6 +896,8 @@ int cmd_report(int argc, char **argv)
 		CLI_STRING('g', "call-graph", &graph, "MODE,...",
 			   "graph|fractal|flat|folded|none, threshold %, limit, caller|callee, function|address, percent|period|count (default graph,0.5,caller)"),
 		CLI_BOOL('G', "inverted", &inverted, "call graphs root first (-g caller)"),
+		CLI_STRING('p', "parent", &parent, "REGEX", "the parent key's callers (default ^sys_|^do_page_fault)"),
+		CLI_BOOL('x', "exclude-other", &r.exclude_other, "only rows with a parent"),
 		CLI_STRING(0, "comm", &r.comms, "LIST", "only these commands"),
 		CLI_STRING(0, "pid", &r.pids, "LIST", "only these processes"),
 		CLI_STRING(0, "tid", &r.tids, "LIST", "only these threads"),
@@ -885,6 +927,23 @@ int cmd_report(int argc, char **argv)
 	r.sort_spec = sort;
 	if (parse_sort(&r, sort ? sort : "comm,dso,sym"))
 		return 129;
+	/* a --parent of one's own adds the key, as perf */
+	if (parent && !r.has_parent && r.nsort < K__NR) {
+		r.sort[r.nsort++] = K_PARENT;
+		r.has_parent = true;
+	}
+	if (r.has_parent) {
+		int rc = regcomp(&r.parent_re, parent ? parent : "^sys_|^do_page_fault",
+				 REG_EXTENDED | REG_NOSUB);
+
+		if (rc) {
+			char msg[128];
+
+			regerror(rc, &r.parent_re, msg, sizeof(msg));
+			fprintf(stderr, "tally report: --parent '%s': %s\n", parent, msg);
+			return 129;
+		}
+	}
 	/* one --comm, --dsos or --symbols value: its column says nothing, perf drops it */
 	r.elide[K_COMM] = r.comms && !strchr(r.comms, ',');
 	r.elide[K_DSO] = r.dsos && !strchr(r.dsos, ',');
@@ -951,6 +1010,8 @@ out:
 	}
 	free(r.h);
 	resolver_free(&r.res);
+	if (r.has_parent)
+		regfree(&r.parent_re);
 	for (size_t i = 0; i < r.nshapes; i++) {
 		free(r.shapes[i]->ips);
 		free(r.shapes[i]);

@@ -27,6 +27,7 @@ struct where {
 	uint64_t srcline_hash;
 	uint64_t addr;			/* map-relative address (absolute without a map) */
 	char mode;			/* 'k' or '.' */
+	signed char pmatch;		/* --parent's regex on sym: 0 not tried, 1, -1 */
 };
 
 struct resolver {

@@ -114,10 +114,23 @@ for who in perf tally; do
 		perf report --stdio --no-children -g none $o -i "$d/$who-tree.data" 2>/dev/null | rows >"$d/p.out"
 		is "$who $o: the program's rows as perf's" \
 			"$(diff <(grep 'tree\.c:' "$d/t.out") <(grep 'tree\.c:' "$d/p.out") | grep -c '^[<>]')" 0
+		diff <(grep 'tree\.c:' "$d/t.out") <(grep 'tree\.c:' "$d/p.out") | head -6 | sed 's/^/# /'
 		is "$who $o: as many rows as perf" "$(wc -l <"$d/t.out")" "$(wc -l <"$d/p.out")"
 	done
 	check "$who srcline: the hot loop's line named" grep -q 'tree\.c:2 ' "$d/t.out"
 done
+# --sort parent / -p REGEX / -x: the first caller matching perf's regex
+for who in perf tally; do
+	for o in "--sort parent" "--sort comm,parent" "-p ^do_" "-p ^do_ -x --no-children" \
+		 "--sort parent,sym -p ^do_"; do
+		"$TALLY" report --stdio -g none $o -i "$d/$who-a.data" 2>/dev/null | hdr_rows | sort >"$d/t.out"
+		perf report --stdio -g none $o -i "$d/$who-a.data" 2>/dev/null | hdr_rows | sort >"$d/p.out"
+		is "$who -a $o: rows as perf's" "$(diff "$d/t.out" "$d/p.out" | grep -c '^[<>]')" 0
+	done
+	check "$who -p ^do_: a parent found" grep -q ' do_' "$d/t.out"
+done
+"$TALLY" report -p '(' -i "$d/tally-g.data" >/dev/null 2>"$d/e"; rc=$?
+is "-p bad regex: usage error" "$rc" 129
 # --pid/--tid: perf's rows (the percentages stay of the whole)
 pid=$(perf script -F pid -i "$d/perf-tree.data" 2>/dev/null | sort | uniq -c | sort -rn | awk 'NR==1 {print $2}')
 for o in "--pid $pid" "--tid $pid" "--pid 1,$pid --no-children" "--tid 1"; do
