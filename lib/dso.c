@@ -117,7 +117,12 @@ int tally__symvec_finish(struct tally__symvec *v, struct tally_symbol **out,
 	*nr_out = 0;
 	if (!n)
 		return 0;
-	qsort(r, n, sizeof(*r), rawsym_cmp);
+	/* kallsyms and most symbol tables come in order: sort only when not */
+	for (size_t i = 1; i < n; i++)
+		if (rawsym_cmp(&r[i - 1], &r[i]) > 0) {
+			qsort(r, n, sizeof(*r), rawsym_cmp);
+			break;
+		}
 	for (size_t i = 0; i + 1 < n; i++) {
 		if (r[i].end != r[i].start)
 			continue;
