@@ -17,6 +17,7 @@
 #include "cli.h"
 #include "pager.h"
 #include "parse_options.h"
+#include "report.h"
 #include "report_graph.h"
 #include "report_header.h"
 #include "resolve.h"
@@ -53,24 +54,6 @@ struct entry {
 	struct entry *next;		/* hash chain */
 };
 
-/*
- * A distinct sample shape (attr, thread, cpu, chain), with its samples'
- * count and period: call graphs are built from these once reading is
- * done, so a million samples of a few thousand shapes cost a few
- * thousand merges.
- */
-struct shape {
-	uint64_t hash, period, count;
-	const char *comm;
-	int32_t pid, tid, cpu;
-	int idx;
-	uint8_t mode;
-	uint32_t nr;
-	uint64_t ip;
-	uint64_t *ips;
-	struct shape *next;		/* hash chain */
-};
-
 struct hist {
 	struct entry **tab;
 	size_t nbuckets, n;
@@ -84,10 +67,7 @@ struct report {
 	bool exclude_other;
 	double percent_limit;
 	bool elide[K__NR];		/* kept in the key, not printed */
-	/* --folded: collapsed stacks ("comm;root;...;leaf count"), one per distinct stack */
-	bool folded;
-	struct fstack { char *s; uint64_t n; struct fstack *next; } **ftab;
-	size_t fbuckets, fn;
+	struct report_exports exp;	/* pictures instead of the histogram */
 	enum sort_key sort[K__NR];
 	int nsort;
 	const char *sort_spec;
@@ -283,105 +263,6 @@ static bool shown(const struct report *r, const struct entry *e)
 	return true;
 }
 
-static void folded_add(struct report *r, const char *stack)
-{
-	uint64_t hv = fnv_str(FNV_BASIS, stack);
-	struct fstack *f;
-
-	if (r->fn >= r->fbuckets) {
-		size_t n = r->fbuckets ? r->fbuckets * 2 : 4096;
-		struct fstack **nt = calloc(n, sizeof(*nt));
-
-		if (!nt)
-			return;
-		for (size_t i = 0; i < r->fbuckets; i++)
-			while (r->ftab[i]) {
-				struct fstack *x = r->ftab[i];
-				uint64_t h2 = fnv_str(FNV_BASIS, x->s);
-
-				r->ftab[i] = x->next;
-				x->next = nt[h2 & (n - 1)];
-				nt[h2 & (n - 1)] = x;
-			}
-		free(r->ftab);
-		r->ftab = nt;
-		r->fbuckets = n;
-	}
-	for (f = r->ftab[hv & (r->fbuckets - 1)]; f; f = f->next)
-		if (!strcmp(f->s, stack)) {
-			f->n++;
-			return;
-		}
-	f = malloc(sizeof(*f));
-	if (!f || !(f->s = strdup(stack))) {
-		free(f);
-		return;
-	}
-	f->n = 1;
-	f->next = r->ftab[hv & (r->fbuckets - 1)];
-	r->ftab[hv & (r->fbuckets - 1)] = f;
-	r->fn++;
-}
-
-/* One frame's name in a collapsed stack: kernel frames end in _[k]. */
-static size_t folded_frame(char *buf, size_t len, const struct where *w)
-{
-	int n = w->sym ? snprintf(buf, len, ";%s%s", w->sym, w->mode == 'k' ? "_[k]" : "") :
-		snprintf(buf, len, ";[unknown]%s", w->mode == 'k' ? "_[k]" : "");
-
-	return n < 0 ? 0 : (size_t)n >= len ? len - 1 : (size_t)n;
-}
-
-static void on_sample_folded(struct report *r, const struct tally_sample *smp, const char *comm,
-			     enum tally_cpumode mode, bool chain)
-{
-	static char buf[1 << 16];
-	static enum tally_cpumode modes[CHAIN_MAX];
-	size_t len = (size_t)snprintf(buf, sizeof(buf), "%s", comm);
-	struct where *w;
-
-	if (!chain || !smp->callchain.nr) {
-		w = resolver_get(&r->res, (int32_t)smp->pid, (int32_t)smp->tid, smp->ip, mode);
-		if (w)
-			folded_frame(buf + len, sizeof(buf) - len, w);
-		folded_add(r, buf);
-		return;
-	}
-	/* root first: the chain is leaf first */
-	chain_modes(smp, modes);
-	for (uint64_t n = smp->callchain.nr; n > 0 && len < sizeof(buf) - 512; n--) {
-		uint64_t ip = smp->callchain.ips[n - 1];
-
-		if (ip >= PERF_CONTEXT_MAX)
-			continue;
-		w = resolver_get(&r->res, (int32_t)smp->pid, (int32_t)smp->tid, ip, modes[n - 1]);
-		if (w)
-			len += folded_frame(buf + len, sizeof(buf) - len, w);
-	}
-	folded_add(r, buf);
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp((*(struct fstack *const *)a)->s, (*(struct fstack *const *)b)->s);
-}
-
-static void print_folded(struct report *r)
-{
-	struct fstack **v = malloc((r->fn + 1) * sizeof(*v));
-	size_t n = 0;
-
-	if (!v)
-		return;
-	for (size_t i = 0; i < r->fbuckets; i++)
-		for (struct fstack *f = r->ftab[i]; f; f = f->next)
-			v[n++] = f;
-	qsort(v, n, sizeof(*v), cmp_str);
-	for (size_t i = 0; i < n; i++)
-		printf("%s %llu\n", v[i]->s, (unsigned long long)v[i]->n);
-	free(v);
-}
-
 /*
  * An entry's key for a frame of the chain, as perf's callchain entries:
  * an unresolved frame shows its ip, and one outside any map keeps the
@@ -497,11 +378,10 @@ static void on_sample(struct session *ss, const struct perf_event_header *h, int
 	hs->total += period;
 	if (!comm)
 		comm = unnamed_comm(ss->m, (int32_t)smp->pid, (int32_t)smp->tid);
-	if (r->folded) {
-		on_sample_folded(r, smp, comm ? comm : ":-1", mode,
-				 a->sample_type & PERF_SAMPLE_CALLCHAIN);
-		return;
-	}
+	if (smp->time < r->exp.t_first || !r->exp.t_first)
+		r->exp.t_first = smp->time;
+	if (smp->time > r->exp.t_last)
+		r->exp.t_last = smp->time;
 	if (!(a->sample_type & PERF_SAMPLE_CALLCHAIN))
 		chain.callchain.nr = 0;
 	if (!shape_add(r, idx, comm ? comm : ":-1", &chain, mode, period))
@@ -907,7 +787,9 @@ int cmd_report(int argc, char **argv)
 		CLI_BOOL(0, "stdio", &stdio_, "text output (the default)"),
 		CLI_BOOL(0, "header", &r.header, "show the file's header first"),
 		CLI_BOOL(0, "header-only", &r.header_only, "show only the file's header"),
-		CLI_BOOL(0, "folded", &r.folded, "collapsed stacks for flame graphs: comm;root;...;leaf count"),
+		CLI_BOOL(0, "folded", &r.exp.folded, "collapsed stacks for flame graphs: comm;root;...;leaf count"),
+		CLI_STRING(0, "flamegraph", &r.exp.flamegraph, "FILE.svg", "an interactive flame graph (SVG)"),
+		CLI_STRING(0, "pprof", &r.exp.pprof, "FILE", "pprof's profile.proto, gzipped (go tool pprof)"),
 		CLI_HELP(&help, "this text"),
 		CLI_END(),
 	};
@@ -984,13 +866,21 @@ int cmd_report(int argc, char **argv)
 	if (!r.cg.order_set)
 		r.cg.caller = r.children;
 	ret = session_run(&ss);
+	if (report_exports_any(&r.exp)) {
+		/* the pictures are of the first event with samples */
+		int idx = 0;
+
+		while (idx + 1 < ss.nr_attrs && !r.h[idx].samples)
+			idx++;
+		if (report_export(&r.exp, &ss, &r.res, r.shapes, r.nshapes, idx))
+			ret = 1;
+		goto out;
+	}
 	for (size_t i = 0; i < r.nshapes; i++)
 		hist_shape(&r, r.shapes[i]);
 	if (r.cg.mode != CG_NONE)
 		build_graphs(&r);
-	if (r.folded) {
-		print_folded(&r);
-	} else {
+	{
 		for (int i = 0; i < ss.nr_attrs; i++)
 			if (r.h[i].samples)
 				print_hist(&r, i, ss.lost);
@@ -1018,15 +908,6 @@ out:
 	}
 	free(r.shapes);
 	free(r.stab);
-	for (size_t i = 0; i < r.fbuckets; i++)
-		while (r.ftab[i]) {
-			struct fstack *f = r.ftab[i];
-
-			r.ftab[i] = f->next;
-			free(f->s);
-			free(f);
-		}
-	free(r.ftab);
 	session_close(&ss);
 	return ret;
 }

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: MIT */
+/* What report's files share: the distinct sample shapes, and the exports drawn from them. */
+#ifndef TALLY_CLI_REPORT_H
+#define TALLY_CLI_REPORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct session;
+struct resolver;
+
+/*
+ * A distinct sample shape (attr, thread, cpu, chain), with its samples'
+ * count and period: rows, call graphs and pictures are built from these
+ * once reading is done, so a million samples of a few thousand shapes
+ * cost a few thousand merges.
+ */
+struct shape {
+	uint64_t hash, period, count;
+	const char *comm;
+	int32_t pid, tid, cpu;
+	int idx;
+	uint8_t mode;
+	uint32_t nr;
+	uint64_t ip;
+	uint64_t *ips;
+	struct shape *next;		/* hash chain */
+};
+
+/* The pictures asked for (report's --folded, --flamegraph, --pprof). */
+struct report_exports {
+	bool folded;			/* to stdout */
+	const char *flamegraph, *pprof;	/* files */
+	uint64_t t_first, t_last;	/* the samples' time span */
+};
+
+static inline bool report_exports_any(const struct report_exports *x)
+{
+	return x->folded || x->flamegraph || x->pprof;
+}
+
+/* Draw each asked picture from the shapes of event idx. 0, or 1 after saying why. */
+int report_export(const struct report_exports *x, struct session *ss, struct resolver *res,
+		  struct shape *const *shapes, size_t n, int idx);
+
+#endif

@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: MIT
+/*
+ * report's pictures: the sample shapes turned into the library's stacks
+ * model (each frame resolved through report's address table), then
+ * written by the library's writers: collapsed stacks, SVG flame graph,
+ * pprof.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <tally/stacks.h>
+#include "report.h"
+#include "resolve.h"
+#include "session.h"
+
+static void hex(char *out, const uint8_t *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		sprintf(out + 2 * i, "%02x", b[i]);
+	out[2 * n] = '\0';
+}
+
+/* One frame of the model for an address report resolved. */
+static int frame_of(struct tally_stacks *st, const struct where *w, uint64_t ip)
+{
+	char bid[2 * TALLY_BUILD_ID_MAX + 1];
+	struct tally_stack_frame f = {
+		.name = w->sym,
+		.dso = w->map ? (w->mode == 'k' && w->map->kernel ? w->dso : w->path) : NULL,
+		.addr = w->map ? w->addr : ip,
+		.kernel = w->mode == 'k',
+	};
+
+	if (w->map) {
+		f.map_start = w->map->start;
+		f.map_end = w->map->end;
+		f.map_pgoff = w->map->pgoff;
+		if (w->map->build_id_size) {
+			hex(bid, w->map->build_id, w->map->build_id_size);
+			f.build_id = bid;
+		}
+	}
+	return tally_stacks__frame(st, &f);
+}
+
+/* A shape's stack, root first: its chain, or the sample's own address without one. */
+static int stack_of(struct tally_stacks *st, struct resolver *res, const struct shape *x)
+{
+	static enum tally_cpumode modes[CHAIN_MAX];
+	struct tally_sample smp = { .callchain = { .nr = x->nr, .ips = x->ips } };
+	const struct where *w;
+	int node = -1, f;
+
+	if (!x->nr) {
+		w = resolver_get(res, x->pid, x->tid, x->ip, x->mode);
+		if (!w)
+			return -ENOMEM;
+		f = frame_of(st, w, x->ip);
+		return f < 0 ? f : tally_stacks__push(st, -1, f);
+	}
+	chain_modes(&smp, modes);
+	for (uint32_t i = x->nr; i > 0; i--) {
+		uint64_t ip = x->ips[i - 1];
+
+		if (ip >= PERF_CONTEXT_MAX)
+			continue;
+		w = resolver_get(res, x->pid, x->tid, ip, modes[i - 1]);
+		if (!w)
+			return -ENOMEM;
+		if ((f = frame_of(st, w, ip)) < 0 || (node = tally_stacks__push(st, node, f)) < 0)
+			return f < 0 ? f : node;
+	}
+	return node;
+}
+
+static int write_file(const char *path, const char *what, struct tally_stacks *st,
+		      int (*fn)(struct tally_stacks *, FILE *, const char *), const char *title)
+{
+	FILE *fp = fopen(path, "we");
+	int err;
+
+	if (!fp) {
+		fprintf(stderr, "tally report: %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	err = fn(st, fp, title);
+	if (fclose(fp) && !err)
+		err = -errno;
+	if (err) {
+		fprintf(stderr, "tally report: %s: writing the %s: %s\n", path, what, strerror(-err));
+		return 1;
+	}
+	return 0;
+}
+
+static int svg(struct tally_stacks *st, FILE *fp, const char *title)
+{
+	return tally_stacks__write_svg(st, fp, title);
+}
+
+static int pprof(struct tally_stacks *st, FILE *fp, const char *title)
+{
+	(void)title;
+	return tally_stacks__write_pprof(st, fp);
+}
+
+int report_export(const struct report_exports *x, struct session *ss, struct resolver *res,
+		  struct shape *const *shapes, size_t n, int idx)
+{
+	struct tally_stacks *st = tally_stacks__new();
+	const struct perf_event_attr *a = tally_data_reader__attr(ss->rd, idx);
+	const char *ev = ss->names[idx];
+	struct tally_stacks_info info = {
+		.event = ev,
+		/* the clocks' periods are nanoseconds */
+		.unit = a && a->type == PERF_TYPE_SOFTWARE &&
+			(a->config == PERF_COUNT_SW_CPU_CLOCK || a->config == PERF_COUNT_SW_TASK_CLOCK) ?
+			"nanoseconds" : "count",
+		.period = a && !a->freq ? a->sample_period : 0,
+		.time_ns = x->t_first,
+		.duration_ns = x->t_last - x->t_first,
+		.lost = ss->lost,
+	};
+	char title[512];
+	int ret = 0, err = 0;
+	struct stat sb;
+
+	/*
+	 * Sample times run from boot; pprof wants the wall clock: the file
+	 * was last written when the recording ended.
+	 */
+	if (ss->path && strcmp(ss->path, "-") && !stat(ss->path, &sb) &&
+	    (uint64_t)sb.st_mtime * 1000000000ULL > info.duration_ns)
+		info.time_ns = (uint64_t)sb.st_mtime * 1000000000ULL - info.duration_ns;
+
+	if (!st) {
+		fprintf(stderr, "tally report: %s\n", strerror(ENOMEM));
+		return 1;
+	}
+	for (size_t i = 0; i < n && !err; i++) {
+		const struct shape *sh = shapes[i];
+		int t, node;
+
+		if (sh->idx != idx)
+			continue;
+		t = tally_stacks__thread(st, sh->pid, sh->tid, sh->comm);
+		node = t < 0 ? t : stack_of(st, res, sh);
+		err = node < 0 ? node : tally_stacks__sample(st, t, node, sh->count, sh->period);
+	}
+	if (!err)
+		err = tally_stacks__set_info(st, &info);
+	if (err) {
+		fprintf(stderr, "tally report: building the stacks: %s\n", strerror(-err));
+		tally_stacks__free(st);
+		return 1;
+	}
+	snprintf(title, sizeof(title), "%s: %llu samples of %s", ss->path,
+		 (unsigned long long)tally_stacks__samples(st), ev);
+	if (x->folded && tally_stacks__write_folded(st, stdout))
+		ret = 1;
+	if (x->flamegraph)
+		ret |= write_file(x->flamegraph, "flame graph", st, svg, title);
+	if (x->pprof)
+		ret |= write_file(x->pprof, "pprof profile", st, pprof, title);
+	tally_stacks__free(st);
+	return ret;
+}

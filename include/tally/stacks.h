@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Added in 0.2: a profile's call stacks, the one model every picture is
+ * drawn from (collapsed stacks, flame graphs, pprof). Frames are
+ * deduplicated (a function in a file, or an unresolved address), stacks
+ * are a tree of frames from the root, samples are counted per (thread,
+ * stack) with their weight (the event's period).
+ *
+ *	struct tally_stacks *s = tally_stacks__new();
+ *	int t = tally_stacks__thread(s, pid, tid, "prog");
+ *	int n = -1;
+ *	for (each frame, root first)
+ *		n = tally_stacks__push(s, n, tally_stacks__frame(s, &frame));
+ *	tally_stacks__sample(s, t, n, 1, period);
+ *	tally_stacks__write_pprof(s, fp);
+ */
+#ifndef TALLY_STACKS_H
+#define TALLY_STACKS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <tally/core.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct tally_stacks;
+
+struct tally_stack_frame {
+	const char *name;		/* the function; NULL: unresolved */
+	const char *dso;		/* the file's path, "[kernel.kallsyms]"; NULL: no map */
+	const char *build_id;		/* hex, or NULL */
+	uint64_t addr;			/* in the file (map-relative); the ip without a map */
+	uint64_t map_start, map_end;	/* where the file was mapped (pprof's mapping) */
+	uint64_t map_pgoff;
+	bool kernel;
+};
+
+/* What the profile is of, for the pictures' titles and pprof's header. */
+struct tally_stacks_info {
+	const char *event;		/* "cpu-clock" */
+	const char *unit;		/* the weight's unit: "nanoseconds" for a clock, else "count" */
+	uint64_t period;		/* the event's sampling period, 0 if by frequency */
+	uint64_t time_ns, duration_ns;	/* first sample, span (0: unknown) */
+	const char *command;		/* the recorded command line, or NULL */
+	uint64_t lost;			/* samples the kernel could not write */
+};
+
+TALLY_API struct tally_stacks *tally_stacks__new(void);
+TALLY_API void tally_stacks__free(struct tally_stacks *s);
+/* Strings are copied. Negative -errno on failure. */
+TALLY_API int tally_stacks__frame(struct tally_stacks *s, const struct tally_stack_frame *f);
+/* The stack parent + frame (parent -1: a root). Its id, or -errno. */
+TALLY_API int tally_stacks__push(struct tally_stacks *s, int parent, int frame);
+TALLY_API int tally_stacks__thread(struct tally_stacks *s, int32_t pid, int32_t tid,
+				   const char *comm);
+/* count samples of weight in all on stack (leaf node), in thread. */
+TALLY_API int tally_stacks__sample(struct tally_stacks *s, int thread, int stack, uint64_t count,
+				   uint64_t weight);
+TALLY_API int tally_stacks__set_info(struct tally_stacks *s, const struct tally_stacks_info *info);
+TALLY_API uint64_t tally_stacks__samples(const struct tally_stacks *s);
+
+/*
+ * Brendan Gregg's collapsed stacks: "comm;root;...;leaf count", one line
+ * per distinct stack in byte order, kernel frames suffixed _[k], the
+ * counts summing to the samples. 0 or -errno.
+ */
+TALLY_API int tally_stacks__write_folded(const struct tally_stacks *s, FILE *fp);
+/*
+ * A self-contained interactive flame graph (SVG with its script: hover,
+ * click to zoom, search, reset; no remote resources). 0 or -errno.
+ */
+TALLY_API int tally_stacks__write_svg(const struct tally_stacks *s, FILE *fp, const char *title);
+/*
+ * pprof's profile.proto, gzip-compressed: mappings with build ids,
+ * locations, functions, samples valued [samples, weight]. 0 or -errno.
+ */
+TALLY_API int tally_stacks__write_pprof(const struct tally_stacks *s, FILE *fp);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,309 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The flame graph: the stacks merged by text (command at the bottom,
+ * then the frames, as collapsed stacks name them), laid out in C, drawn
+ * as one SVG with its own script (hover, click to zoom, search, reset;
+ * #z=ID and #s=REGEX in the address do the same on load). No remote
+ * resources: it opens offline.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "internal.h"
+#include "stacks_internal.h"
+
+#define WIDTH 1200
+#define PAD 10
+#define ROW 16
+#define TOP 36
+#define BOTTOM 34
+
+struct dnode {
+	const char *text;		/* not owned */
+	uint8_t kind;			/* 0 root, 1 command, 2 user frame, 3 kernel frame */
+	uint32_t depth;
+	uint64_t count, x;		/* samples, offset in samples */
+	int first, next, parent;	/* children in a list; sorted before layout */
+	uint64_t hash;
+};
+
+struct dtree {
+	struct dnode *v;
+	size_t n, cap;
+	int *tab;			/* (parent, text) -> index + 1 */
+	size_t tsize;
+};
+
+static uint64_t hs(const char *s, uint8_t kind)
+{
+	uint64_t h = 1469598103934665603ULL ^ kind;
+
+	for (; s && *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h;
+}
+
+static uint64_t key(int parent, uint64_t h)
+{
+	uint64_t x = h ^ ((uint64_t)(uint32_t)parent * 0x9e3779b97f4a7c15ULL);
+
+	x ^= x >> 31;
+	return x * 0xbf58476d1ce4e5b9ULL;
+}
+
+static int child(struct dtree *t, int parent, const char *text, uint8_t kind)
+{
+	uint64_t h = hs(text, kind), k;
+	size_t i;
+
+	if ((t->n + 1) * 2 > t->tsize) {
+		size_t n = t->tsize ? t->tsize * 2 : 4096;
+		int *v = calloc(n, sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		for (size_t j = 0; j < t->tsize; j++) {
+			if (!t->tab[j])
+				continue;
+			const struct dnode *d = &t->v[t->tab[j] - 1];
+
+			for (i = key(d->parent, d->hash) & (n - 1); v[i]; i = (i + 1) & (n - 1))
+				;
+			v[i] = t->tab[j];
+		}
+		free(t->tab);
+		t->tab = v;
+		t->tsize = n;
+	}
+	k = key(parent, h);
+	for (i = k & (t->tsize - 1); t->tab[i]; i = (i + 1) & (t->tsize - 1)) {
+		const struct dnode *d = &t->v[t->tab[i] - 1];
+
+		if (d->parent == parent && d->hash == h && d->kind == kind &&
+		    !strcmp(d->text, text))
+			return t->tab[i] - 1;
+	}
+	if (t->n == t->cap) {
+		size_t n = t->cap ? t->cap * 2 : 1024;
+		void *p = realloc(t->v, n * sizeof(*t->v));
+
+		if (!p)
+			return -ENOMEM;
+		t->v = p;
+		t->cap = n;
+	}
+	t->v[t->n] = (struct dnode){ .text = text, .kind = kind, .parent = parent, .first = -1,
+				     .next = -1, .hash = h,
+				     .depth = parent < 0 ? 0 : t->v[parent].depth + 1 };
+	if (parent >= 0) {
+		t->v[t->n].next = t->v[parent].first;
+		t->v[parent].first = (int)t->n;
+	}
+	t->tab[i] = (int)++t->n;
+	return (int)t->n - 1;
+}
+
+static int cmp_text(const void *a, const void *b, void *ctx)
+{
+	const struct dnode *v = ctx;
+
+	return strcmp(v[*(const int *)a].text, v[*(const int *)b].text);
+}
+
+/* Children in name order (as FlameGraph), each at its offset in samples. */
+static int layout(struct dtree *t)
+{
+	int *stack = malloc((t->n + 1) * sizeof(*stack)), *kids = malloc((t->n + 1) * sizeof(*kids));
+	size_t sp = 0;
+
+	if (!stack || !kids) {
+		free(stack);
+		free(kids);
+		return -ENOMEM;
+	}
+	stack[sp++] = 0;
+	while (sp) {
+		int n = stack[--sp], k = 0;
+		uint64_t x = t->v[n].x;
+
+		for (int c = t->v[n].first; c >= 0; c = t->v[c].next)
+			kids[k++] = c;
+		qsort_r(kids, (size_t)k, sizeof(*kids), cmp_text, t->v);
+		for (int i = 0; i < k; i++) {
+			t->v[kids[i]].x = x;
+			x += t->v[kids[i]].count;
+			stack[sp++] = kids[i];
+		}
+	}
+	free(stack);
+	free(kids);
+	return 0;
+}
+
+static void xml(FILE *fp, const char *s)
+{
+	for (; s && *s; s++) {
+		switch (*s) {
+		case '<': fputs("&lt;", fp); break;
+		case '>': fputs("&gt;", fp); break;
+		case '&': fputs("&amp;", fp); break;
+		case '"': fputs("&quot;", fp); break;
+		default:
+			if ((unsigned char)*s >= 0x20 || *s == '\t')
+				fputc(*s, fp);
+		}
+	}
+}
+
+/* FlameGraph's warm palette, stable per name; kernel frames orange, commands grey-blue */
+static void color(FILE *fp, const struct dnode *d)
+{
+	uint64_t h = hs(d->text, 0);
+	unsigned a = (unsigned)(h & 0xff), b = (unsigned)((h >> 8) & 0xff), c = (unsigned)((h >> 16) & 0xff);
+
+	switch (d->kind) {
+	case 0:
+	case 1:
+		fprintf(fp, "rgb(%u,%u,%u)", 150 + a % 40, 170 + b % 40, 210 + c % 40);
+		break;
+	case 3:
+		fprintf(fp, "rgb(%u,%u,%u)", 225 + a % 30, 130 + b % 70, 20 + c % 40);
+		break;
+	default:
+		fprintf(fp, "rgb(%u,%u,%u)", 205 + a % 50, 80 + b % 120, 50 + c % 50);
+	}
+}
+
+static const char script[] =
+"var W=" "1180" ",X0=10,total=0,fr=[],zoomed=null;\n"
+"function num(g,a){return +g.getAttribute(a);}\n"
+"function init(){fr=Array.prototype.slice.call(document.querySelectorAll('g.f'));\n"
+" if(!fr.length)return;total=num(fr[0],'data-w');\n"
+" document.addEventListener('click',function(e){var g=e.target.closest?e.target.closest('g.f'):null;\n"
+"  if(g)return zoom(g);var id=e.target.id;if(id=='reset')return reset();\n"
+"  if(id=='search'){var t=prompt('Search for (regular expression):','');if(t!==null)search(t);}});\n"
+" document.addEventListener('mouseover',function(e){var g=e.target.closest?e.target.closest('g.f'):null;\n"
+"  if(g)document.getElementById('details').textContent=g.querySelector('title').textContent;});\n"
+" var h=decodeURIComponent(location.hash.slice(1));\n"
+" h.split('&').forEach(function(kv){var i=kv.indexOf('=');if(i<0)return;var k=kv.slice(0,i),v=kv.slice(i+1);\n"
+"  if(k=='z'){var g=document.getElementById('f'+v);if(g)zoom(g);}if(k=='s')search(v);});}\n"
+"function place(g,x,w){var r=g.querySelector('rect'),t=g.querySelector('text');\n"
+" r.setAttribute('x',x);r.setAttribute('width',Math.max(w,0));t.setAttribute('x',x+3);\n"
+" var name=g.getAttribute('data-n'),fit=Math.floor((w-6)/7);\n"
+" t.textContent=fit<3?'':name.length<=fit?name:name.slice(0,fit-2)+'..';}\n"
+"function zoom(g){var x0=num(g,'data-x'),w=num(g,'data-w'),d=num(g,'data-d');zoomed=g;\n"
+" fr.forEach(function(f){var fx=num(f,'data-x'),fw=num(f,'data-w'),fd=num(f,'data-d');\n"
+"  if(fd<d&&fx<=x0&&fx+fw>=x0+w){f.style.display='';place(f,X0,W);f.setAttribute('class','f parent');}\n"
+"  else if(fd>=d&&fx>=x0&&fx+fw<=x0+w){f.style.display='';f.setAttribute('class','f');\n"
+"   place(f,X0+(fx-x0)*W/w,fw*W/w);}\n"
+"  else f.style.display='none';});\n"
+" document.getElementById('reset').style.opacity='1';}\n"
+"function reset(){zoomed=null;fr.forEach(function(f){f.style.display='';f.setAttribute('class','f');\n"
+"  place(f,X0+num(f,'data-x')*W/total,num(f,'data-w')*W/total);});\n"
+" document.getElementById('reset').style.opacity='0';}\n"
+"function search(t){var re;try{re=new RegExp(t);}catch(e){return;}var spans=[];\n"
+" fr.forEach(function(f){var r=f.querySelector('rect'),m=t!==''&&re.test(f.getAttribute('data-n'));\n"
+"  if(!r.hasAttribute('data-fill'))r.setAttribute('data-fill',r.getAttribute('fill'));\n"
+"  r.setAttribute('fill',m?'rgb(230,0,230)':r.getAttribute('data-fill'));\n"
+"  f.setAttribute('data-match',m?'1':'0');if(m)spans.push([num(f,'data-x'),num(f,'data-w')]);});\n"
+" spans.sort(function(a,b){return a[0]-b[0]||b[1]-a[1];});var sum=0,end=-1;\n"
+" spans.forEach(function(s){if(s[0]>=end){sum+=s[1];end=s[0]+s[1];}});\n"
+" document.getElementById('matched').textContent=t===''?'':'Matched: '+(100*sum/total).toFixed(1)+'%';}\n"
+"window.addEventListener('load',init);\n";
+
+int tally_stacks__write_svg(const struct tally_stacks *s, FILE *fp, const char *title)
+{
+	struct dtree t = { 0 };
+	size_t depth, height;
+	int *path = NULL, err = 0;
+	char buf[4096];
+	double scale;
+
+	if (!s || !fp)
+		return -EINVAL;
+	depth = tally__stacks_max_depth(s);
+	path = malloc((depth + 1) * sizeof(*path));
+	if (!path || child(&t, -1, "all", 0) < 0) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < s->naggs && !err; i++) {
+		const struct stk_agg *a = &s->aggs[i];
+		size_t np = tally__stacks_path(s, a->node, path);
+		const char *comm = s->threads[a->thread].comm;
+		int n = child(&t, 0, comm ? comm : "[unknown]", 1);
+
+		t.v[0].count += a->count;
+		for (size_t k = 0; n >= 0; k++) {
+			t.v[n].count += a->count;
+			if (k == np)
+				break;
+			const struct stk_frame *f = &s->frames[path[k]];
+
+			n = child(&t, n, f->name ? f->name : "[unknown]", f->kernel ? 3 : 2);
+		}
+		if (n < 0)
+			err = n;
+	}
+	if (err || (err = layout(&t)))
+		goto out;
+	for (size_t i = 0; i < t.n; i++)
+		if (t.v[i].depth > depth)
+			depth = t.v[i].depth;
+	height = TOP + (depth + 1) * ROW + BOTTOM;
+	scale = t.v[0].count ? (double)(WIDTH - 2 * PAD) / (double)t.v[0].count : 0;
+	fprintf(fp, "<?xml version=\"1.0\" standalone=\"no\"?>\n"
+		    "<svg version=\"1.1\" width=\"%d\" height=\"%zu\" viewBox=\"0 0 %d %zu\" "
+		    "xmlns=\"http://www.w3.org/2000/svg\">\n", WIDTH, height, WIDTH, height);
+	fprintf(fp, "<style>text{font-family:Verdana,sans-serif;font-size:12px;fill:#000}"
+		    "#title{font-size:17px}#reset,#search{cursor:pointer}"
+		    "g.f:hover rect{stroke:#000;stroke-width:0.5}g.f{cursor:pointer}"
+		    "g.parent rect{opacity:0.6}</style>\n");
+	fprintf(fp, "<script type=\"text/ecmascript\"><![CDATA[\n%s]]></script>\n", script);
+	fprintf(fp, "<rect x=\"0\" y=\"0\" width=\"100%%\" height=\"100%%\" fill=\"#f8f8f8\"/>\n");
+	fprintf(fp, "<text id=\"title\" x=\"%d\" y=\"24\" text-anchor=\"middle\">", WIDTH / 2);
+	xml(fp, title ? title : "Flame Graph");
+	fprintf(fp, "</text>\n<text id=\"reset\" x=\"%d\" y=\"24\" style=\"opacity:0\">Reset Zoom</text>\n"
+		    "<text id=\"search\" x=\"%d\" y=\"24\">Search</text>\n"
+		    "<text id=\"details\" x=\"%d\" y=\"%zu\"> </text>\n"
+		    "<text id=\"matched\" x=\"%d\" y=\"%zu\"> </text>\n<g id=\"frames\">\n",
+		PAD, WIDTH - 110, PAD, height - 10, WIDTH - 110, height - 10);
+	for (size_t i = 0; i < t.n; i++) {
+		const struct dnode *d = &t.v[i];
+		double x = PAD + (double)d->x * scale, w = (double)d->count * scale;
+		double pct = t.v[0].count ? 100.0 * (double)d->count / (double)t.v[0].count : 0;
+		size_t y = height - BOTTOM - (d->depth + 1) * ROW;
+		int fit = (int)((w - 6) / 7);
+
+		if (w < 0.1)
+			continue;	/* invisible: left out, as FlameGraph does */
+		fprintf(fp, "<g class=\"f\" id=\"f%zu\" data-x=\"%llu\" data-w=\"%llu\" data-d=\"%u\" data-n=\"",
+			i, (unsigned long long)d->x, (unsigned long long)d->count, d->depth);
+		xml(fp, d->text);
+		fprintf(fp, "\"><title>");
+		xml(fp, d->text);
+		fprintf(fp, "%s (%llu samples, %.2f%%)</title><rect x=\"%.1f\" y=\"%zu\" width=\"%.1f\" "
+			    "height=\"%d\" rx=\"2\" fill=\"", d->kind == 3 ? " [k]" : "",
+			(unsigned long long)d->count, pct, x, y, w, ROW - 1);
+		color(fp, d);
+		fprintf(fp, "\"/><text x=\"%.1f\" y=\"%zu\">", x + 3, y + ROW - 4);
+		if (fit >= 3) {
+			size_t l = strlen(d->text);
+
+			if (l <= (size_t)fit) {
+				xml(fp, d->text);
+			} else {
+				snprintf(buf, sizeof(buf), "%.*s..", fit - 2, d->text);
+				xml(fp, buf);
+			}
+		}
+		fprintf(fp, "</text></g>\n");
+	}
+	fprintf(fp, "</g>\n</svg>\n");
+	if (ferror(fp))
+		err = -EIO;
+out:
+	free(path);
+	free(t.v);
+	free(t.tab);
+	return err;
+}

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: MIT */
+/* The stacks model's insides, shared by its writers (stacks.c, flamegraph.c, pprof.c). */
+#ifndef TALLY_STACKS_INTERNAL_H
+#define TALLY_STACKS_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <tally/stacks.h>
+
+struct stk_frame {
+	char *name, *dso, *build_id;
+	uint64_t addr, map_start, map_end, map_pgoff;
+	bool kernel;
+	uint64_t hash;
+};
+
+struct stk_node {
+	int parent, frame;
+	uint32_t depth;			/* frames from the root, itself included */
+};
+
+struct stk_thread {
+	int32_t pid, tid;
+	char *comm;
+};
+
+struct stk_agg {
+	int thread, node;
+	uint64_t count, weight;
+};
+
+struct stk_tab {
+	int *v;				/* index + 1, 0 empty */
+	size_t size;
+};
+
+struct tally_stacks {
+	struct stk_frame *frames;
+	size_t nframes, cap_frames;
+	struct stk_node *nodes;
+	size_t nnodes, cap_nodes;
+	struct stk_thread *threads;
+	size_t nthreads, cap_threads;
+	int last_thread;
+	struct stk_agg *aggs;
+	size_t naggs, cap_aggs;
+	struct stk_tab ftab, ntab, atab;
+	uint64_t samples, weight;
+	struct {
+		char *event, *unit, *command;
+		uint64_t period, time_ns, duration_ns, lost;
+	} info;
+};
+
+/* One collapsed-stack text and its samples. */
+struct stk_line {
+	char *s;
+	uint64_t n;
+};
+
+size_t tally__stacks_path(const struct tally_stacks *s, int node, int *v);
+size_t tally__stacks_max_depth(const struct tally_stacks *s);
+/* Every (thread, stack) as collapsed text, merged and sorted; free each s and *out. */
+int tally__stacks_lines(const struct tally_stacks *s, struct stk_line **out, size_t *nout);
+
+#endif

@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# tally report's pictures, checked by their real readers:
+#  --pprof: `go tool pprof -top` lists the functions and shares tally
+#    report does; `protoc --decode` reads it against profile.proto and its
+#    sample counts sum to the file's samples.
+#  --flamegraph: headless Chromium runs the SVG's script: a search
+#    highlights the frames and says the share tally report gives; a click
+#    (playwright-core driving Chromium) zooms, Reset Zoom restores.
+. "$(dirname "$0")/lib.sh"
+d=$(mktemp -d); trap 'rm -rf "$d"' EXIT
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+
+cat >"$d/tree.c" <<'EOF'
+volatile long x;
+__attribute__((noinline)) void leaf(int n) { for (int i = 0; i < n; i++) x++; }
+__attribute__((noinline)) void mid(int n) { leaf(n); leaf(n / 2); x++; }
+__attribute__((noinline)) void top(int n) { mid(n); leaf(n); x++; }
+__attribute__((noinline)) void side(int n) { leaf(n); x++; }
+int main(void) { for (int k = 0; k < 200; k++) { top(200000); side(100000); } return 0; }
+EOF
+cc -O1 -g -fno-omit-frame-pointer -o "$d/tree" "$d/tree.c"
+"$TALLY" record -q -e cpu-clock -c 100000 -g -o "$d/t.data" -- "$d/tree" >/dev/null 2>&1
+samples=$("$TALLY" script -F comm -i "$d/t.data" 2>/dev/null | wc -l)
+check "the recording has samples ($samples)" [ "$samples" -gt 100 ]
+
+"$TALLY" report -i "$d/t.data" --flamegraph "$d/fg.svg" --pprof "$d/p.pb.gz" 2>"$d/err"; rc=$?
+is "report --flamegraph --pprof exits 0" "$rc" 0
+check "the flame graph is written" [ -s "$d/fg.svg" ]
+check "the profile is gzip" sh -c "gzip -t '$d/p.pb.gz'"
+# tally's own shares: self (no-children) and with callers (children)
+self_pct() { "$TALLY" report --stdio --no-children --sort sym -g none -i "$d/t.data" 2>/dev/null |
+	awk -v f="$1" '$NF == f { sub(/%/, "", $1); print $1; exit }'; }
+child_pct() { "$TALLY" report --stdio --children --sort sym -g none -i "$d/t.data" 2>/dev/null |
+	awk -v f="$1" '$NF == f { sub(/%/, "", $1); print $1; exit }'; }
+
+# ---- pprof, read by go tool pprof and protoc
+if command -v go >/dev/null; then
+	export HOME=${HOME:-/root} GOCACHE=$d/gocache GOFLAGS=-mod=mod
+	go tool pprof -top -sample_index=samples -nodecount=100 "$d/p.pb.gz" >"$d/top" 2>"$d/top.err"
+	is "go tool pprof reads it" "$?" 0
+	check "pprof: the total is the file's samples" grep -q "of $samples total" "$d/top"
+	for f in leaf; do
+		want=$(self_pct $f); got=$(awk -v f=$f '$NF == f { sub(/%/, "", $2); print $2 }' "$d/top")
+		check "pprof: $f's flat share $got% is tally report's $want%" \
+			awk -v a="$got" -v b="$want" 'BEGIN { exit !(a != "" && (a - b) ^ 2 < 0.0001) }'
+	done
+	# (leaf keeps no frame of its own at -O1: its caller's frame is skipped)
+	for f in main top; do
+		want=$(child_pct $f); got=$(awk -v f=$f '$NF == f { sub(/%/, "", $5); print $5 }' "$d/top")
+		check "pprof: $f's cumulative share $got% is tally report's children $want%" \
+			awk -v a="$got" -v b="$want" 'BEGIN { exit !(a != "" && (a - b) ^ 2 < 0.0001) }'
+	done
+	check "pprof: the main binary is the program" grep -q "^File: tree" "$d/top"
+else
+	skip "go (golang-go) is not installed: make deps installs it"
+fi
+if command -v protoc >/dev/null; then
+	gunzip -c "$d/p.pb.gz" | protoc --decode perftools.profiles.Profile \
+		--proto_path="$ROOT/proto" profile.proto >"$d/dec" 2>"$d/dec.err"
+	is "protoc --decode reads it against profile.proto" "$?" 0
+	# each sample's first value is its count
+	sum=$(awk '/^sample \{/ { s = 1; v = 0 } s && /^  value:/ { if (!v++) t += $2 } /^}/ { s = 0 } END { print t }' "$d/dec")
+	is "protoc: the samples' counts sum to the file's samples" "$sum" "$samples"
+	check "protoc: functions and mappings are there" \
+		sh -c "grep -q '^function {' '$d/dec' && grep -q '^mapping {' '$d/dec'"
+else
+	skip "protoc (protobuf-compiler) is not installed: make deps installs it"
+fi
+
+# ---- the flame graph in Chromium
+CHROME=$(command -v chromium || command -v chromium-browser || true)
+if [ -n "$CHROME" ]; then
+	"$CHROME" --headless=new --no-sandbox --disable-gpu --virtual-time-budget=3000 \
+		--dump-dom "file://$d/fg.svg#s=%5Eleaf%24" >"$d/dom" 2>/dev/null
+	check "chromium ran the flame graph's script" grep -q 'data-match="1"' "$d/dom"
+	want=$(child_pct leaf); got=$(grep -o 'Matched: [0-9.]*%' "$d/dom" | grep -o '[0-9.]*')
+	check "search ^leaf\$: 'Matched: $got%' is leaf's children share ($want%)" \
+		awk -v a="$got" -v b="$want" 'BEGIN { exit !(a != "" && (a - b) ^ 2 < 0.01) }'
+	check "the frames are named" grep -q 'data-n="top"' "$d/dom"
+	# a real click, through playwright-core (npm) driving the same Chromium
+	PW=${PW_DIR:-${BUILD:+$ROOT/$BUILD/npm}}
+	PW=${PW:-$d/npm}
+	if [ ! -d "$PW/node_modules/playwright-core" ] && command -v npm >/dev/null; then
+		timeout 120 npm install --silent --no-audit --no-fund --prefix "$PW" playwright-core \
+			>/dev/null 2>&1
+	fi
+	if [ -d "$PW/node_modules/playwright-core" ]; then
+		cat >"$d/click.js" <<'EOF'
+const { chromium } = require(process.argv[2] + '/node_modules/playwright-core');
+(async () => {
+	const b = await chromium.launch({ executablePath: process.argv[3], args: ['--no-sandbox'] });
+	const p = await b.newPage();
+	await p.goto('file://' + process.argv[4]);
+	const width = (name) => p.$eval(`g.f[data-n="${name}"] rect`, r => +r.getAttribute('width'));
+	const shown = (name) => p.$$eval(`g.f[data-n="${name}"]`,
+		gs => gs.filter(g => g.style.display !== 'none').length);
+	const before = await width('top'), leaves = await shown('leaf');
+	await p.click('g.f[data-n="top"] rect');
+	const after = await width('top'), leaves_in = await shown('leaf');
+	p.on('dialog', d => d.accept('^leaf$'));
+	await p.click('#search');
+	const matched = await p.$eval('#matched', t => t.textContent);
+	await p.click('#reset');
+	const back = await width('top');
+	console.log(JSON.stringify({ before, after, leaves, leaves_in, matched, back }));
+	await b.close();
+})().catch(e => { console.error(e); process.exit(1); });
+EOF
+		node "$d/click.js" "$PW" "$CHROME" "$d/fg.svg" >"$d/click.out" 2>"$d/click.err"
+		is "playwright drove the page" "$?" 0
+		r=$(cat "$d/click.out"); r=${r:-null}
+		check "click on top: it fills the width ($r)" \
+			node -e "const r=$r; process.exit(r && r.after > 1170 && r.before < r.after ? 0 : 1)"
+		check "click on top: the leaf outside it is hidden" \
+			node -e "const r=$r; process.exit(r && r.leaves == 2 && r.leaves_in == 1 ? 0 : 1)"
+		check "Search (a dialog) ^leaf\$: the share shown" \
+			node -e "const r=$r; process.exit(r && /Matched: [0-9.]+%/.test(r.matched) ? 0 : 1)"
+		check "Reset Zoom: top back to its width" \
+			node -e "const r=$r; process.exit(r && Math.abs(r.back - r.before) < 0.5 ? 0 : 1)"
+	else
+		skip "playwright-core could not be installed from npm: the click is not tried"
+	fi
+else
+	skip "chromium is not installed: make deps installs it"
+fi
+
+# bad input: an unwritable path is named, the exit status says so
+"$TALLY" report -i "$d/t.data" --pprof /nonexistent/dir/p.pb.gz 2>"$d/e"; rc=$?
+check "unwritable --pprof path: fails (rc $rc)" [ $rc -ne 0 ]
+check "unwritable --pprof path: named" grep -q '/nonexistent/dir/p.pb.gz' "$d/e"
+done_testing
