@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "pager.h"
 #include "parse_options.h"
 #include "record.h"
 
@@ -174,6 +175,7 @@ static void record_options(struct record_config *cfg, struct cli_option *out)
 		CLI_BOOL(0, "overwrite", &cfg->overwrite, "flight recorder: rings keep the newest data"),
 		CLI_CALLBACK_F(0, "switch-output", cfg, "signal", "SIGUSR2 writes FILE.<time> and starts a new FILE", opt_switch_output, CLI_OPT_OPTARG, 0),
 		CLI_BOOL('B', "no-buildid", &cfg->no_buildid, "do not collect build ids"),
+		CLI_STRING(0, "html", &cfg->html, "FILE", "also write one offline page of the profile (tally report --html)"),
 		CLI_BOOL('q', "quiet", &cfg->quiet, "print nothing but errors"),
 		CLI_COUNT('v', "verbose", &cfg->verbose, "say more (each event's perf_event_attr)"),
 		CLI_HELP(&cfg->help, "this text (man tally-record for the full manual)"),
@@ -210,6 +212,10 @@ static int record_parse_args(struct record_config *cfg, int argc, char **argv, F
 		cli_error(&p, "%s", "--per-thread follows threads, not CPUs: not with -a or -C");
 		return 129;
 	}
+	if (cfg->html && cfg->output && !strcmp(cfg->output, "-")) {
+		cli_error(&p, "%s", "--html reads the written file back: not with -o -");
+		return 129;
+	}
 	if (cfg->switch_output_signal && cfg->output && !strcmp(cfg->output, "-")) {
 		cli_error(&p, "%s", "--switch-output writes files: not with -o -");
 		return 129;
@@ -231,8 +237,21 @@ int cmd_record(int argc, char **argv)
 	cfg.orig_argv = orig;
 	cfg.orig_argc = argc;
 	ret = record_parse_args(&cfg, argc, argv, stderr);
-	if (!ret)
+	if (!ret) {
 		ret = record_run(&cfg);
+		if (cfg.html && ret >= 0) {
+			/* the page from the file just written, as tally report --html would */
+			char *rargv[] = { "report", "-i",
+					  (char *)(cfg.output ? cfg.output : "perf.data"), "--html",
+					  (char *)cfg.html, NULL };
+
+			pager_disabled = true;
+			if (cmd_report(5, rargv))
+				ret = ret ? ret : 1;
+			else if (!cfg.quiet)
+				fprintf(stderr, "[ tally record: wrote %s ]\n", cfg.html);
+		}
+	}
 	free(orig);
 	return ret < 0 ? 0 : ret;
 }

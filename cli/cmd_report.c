@@ -790,6 +790,8 @@ int cmd_report(int argc, char **argv)
 		CLI_BOOL(0, "folded", &r.exp.folded, "collapsed stacks for flame graphs: comm;root;...;leaf count"),
 		CLI_STRING(0, "flamegraph", &r.exp.flamegraph, "FILE.svg", "an interactive flame graph (SVG)"),
 		CLI_STRING(0, "pprof", &r.exp.pprof, "FILE", "pprof's profile.proto, gzipped (go tool pprof)"),
+		CLI_STRING(0, "speedscope", &r.exp.speedscope, "FILE", "speedscope's JSON, a profile per thread"),
+		CLI_STRING(0, "html", &r.exp.html, "FILE", "one offline page: summary, functions, flame graph, callers"),
 		CLI_HELP(&help, "this text"),
 		CLI_END(),
 	};

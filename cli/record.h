@@ -33,6 +33,7 @@ struct record_config {
 	int verbose;			/* -v */
 	bool no_buildid;		/* -B */
 	bool sample_cpu;		/* --sample-cpu */
+	const char *html;		/* --html: the page too, from the written file */
 	bool help;
 	char **cmd_argv;		/* the workload, NULL-terminated */
 	int cmd_argc;

@@ -32,12 +32,13 @@ struct shape {
 struct report_exports {
 	bool folded;			/* to stdout */
 	const char *flamegraph, *pprof;	/* files */
+	const char *speedscope, *html;
 	uint64_t t_first, t_last;	/* the samples' time span */
 };
 
 static inline bool report_exports_any(const struct report_exports *x)
 {
-	return x->folded || x->flamegraph || x->pprof;
+	return x->folded || x->flamegraph || x->pprof || x->speedscope || x->html;
 }
 
 /* Draw each asked picture from the shapes of event idx. 0, or 1 after saying why. */

@@ -3,7 +3,7 @@
  * report's pictures: the sample shapes turned into the library's stacks
  * model (each frame resolved through report's address table), then
  * written by the library's writers: collapsed stacks, SVG flame graph,
- * pprof.
+ * pprof, speedscope, one HTML page.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -99,6 +99,49 @@ static int svg(struct tally_stacks *st, FILE *fp, const char *title)
 	return tally_stacks__write_svg(st, fp, title);
 }
 
+static int speedscope(struct tally_stacks *st, FILE *fp, const char *title)
+{
+	(void)title;
+	return tally_stacks__write_speedscope(st, fp);
+}
+
+static int page(struct tally_stacks *st, FILE *fp, const char *title)
+{
+	return tally_stacks__write_html(st, fp, title);
+}
+
+/* The recorded command line (HEADER_CMDLINE: u32 count, then perf strings). */
+static char *cmdline(const struct session *ss)
+{
+	const unsigned char *p;
+	const void *v;
+	size_t len, pos = 4;
+	uint32_t n;
+	char *out = NULL;
+	size_t olen = 0;
+	FILE *m;
+
+	if (tally_data_reader__feature(ss->rd, 11, &v, &len) || len < 4)
+		return NULL;
+	p = v;
+	memcpy(&n, p, 4);
+	m = open_memstream(&out, &olen);
+	if (!m)
+		return NULL;
+	for (uint32_t i = 0; i < n && len - pos >= 4; i++) {
+		uint32_t sl;
+
+		memcpy(&sl, p + pos, 4);
+		pos += 4;
+		if (sl > len - pos || !memchr(p + pos, 0, sl))
+			break;
+		fprintf(m, "%s%s", i ? " " : "", (const char *)p + pos);
+		pos += sl;
+	}
+	fclose(m);
+	return out;
+}
+
 static int pprof(struct tally_stacks *st, FILE *fp, const char *title)
 {
 	(void)title;
@@ -122,7 +165,7 @@ int report_export(const struct report_exports *x, struct session *ss, struct res
 		.duration_ns = x->t_last - x->t_first,
 		.lost = ss->lost,
 	};
-	char title[512];
+	char title[512], *cmd = NULL;
 	int ret = 0, err = 0;
 	struct stat sb;
 
@@ -148,8 +191,10 @@ int report_export(const struct report_exports *x, struct session *ss, struct res
 		node = t < 0 ? t : stack_of(st, res, sh);
 		err = node < 0 ? node : tally_stacks__sample(st, t, node, sh->count, sh->period);
 	}
+	info.command = cmd = cmdline(ss);
 	if (!err)
 		err = tally_stacks__set_info(st, &info);
+	free(cmd);
 	if (err) {
 		fprintf(stderr, "tally report: building the stacks: %s\n", strerror(-err));
 		tally_stacks__free(st);
@@ -163,6 +208,10 @@ int report_export(const struct report_exports *x, struct session *ss, struct res
 		ret |= write_file(x->flamegraph, "flame graph", st, svg, title);
 	if (x->pprof)
 		ret |= write_file(x->pprof, "pprof profile", st, pprof, title);
+	if (x->speedscope)
+		ret |= write_file(x->speedscope, "speedscope profile", st, speedscope, title);
+	if (x->html)
+		ret |= write_file(x->html, "page", st, page, title);
 	tally_stacks__free(st);
 	return ret;
 }

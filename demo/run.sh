@@ -55,3 +55,13 @@ if command -v perf >/dev/null; then
 	perf report --stdio --no-children -g none --sort comm,dso,sym -i "$BUILD/demo/perf.data" 2>&1 |
 		grep -v '^#' | grep -v '^$' | grep '%' | head -12
 fi
+
+hr "pictures from the same file: flame graph (SVG), pprof, collapsed stacks"
+"$T" report -i "$BUILD/demo/perf.data" --flamegraph "$BUILD/demo/flamegraph.svg" \
+	--pprof "$BUILD/demo/profile.pb.gz"
+echo "flame graph: $BUILD/demo/flamegraph.svg (open it in a browser: click to zoom, Search)"
+echo "pprof:       $BUILD/demo/profile.pb.gz (go tool pprof -top $BUILD/demo/profile.pb.gz)"
+"$T" report -i "$BUILD/demo/perf.data" --folded | sort -t' ' -k2 -rn | head -3
+if command -v go >/dev/null; then
+	HOME=${HOME:-/root} go tool pprof -top -nodecount=5 "$BUILD/demo/profile.pb.gz" 2>/dev/null | tail -6
+fi

@@ -212,6 +212,12 @@ static const char script[] =
 
 int tally_stacks__write_svg(const struct tally_stacks *s, FILE *fp, const char *title)
 {
+	return tally__stacks_svg(s, fp, title, false);
+}
+
+/* inverted: an icicle of callers, the sampled functions on top, their callers below */
+int tally__stacks_svg(const struct tally_stacks *s, FILE *fp, const char *title, bool inverted)
+{
 	struct dtree t = { 0 };
 	size_t depth, height;
 	int *path = NULL, err = 0;
@@ -237,7 +243,7 @@ int tally_stacks__write_svg(const struct tally_stacks *s, FILE *fp, const char *
 			t.v[n].count += a->count;
 			if (k == np)
 				break;
-			const struct stk_frame *f = &s->frames[path[k]];
+			const struct stk_frame *f = &s->frames[path[inverted ? np - 1 - k : k]];
 
 			n = child(&t, n, f->name ? f->name : "[unknown]", f->kernel ? 3 : 2);
 		}
@@ -271,7 +277,7 @@ int tally_stacks__write_svg(const struct tally_stacks *s, FILE *fp, const char *
 		const struct dnode *d = &t.v[i];
 		double x = PAD + (double)d->x * scale, w = (double)d->count * scale;
 		double pct = t.v[0].count ? 100.0 * (double)d->count / (double)t.v[0].count : 0;
-		size_t y = height - BOTTOM - (d->depth + 1) * ROW;
+		size_t y = inverted ? TOP + d->depth * ROW : height - BOTTOM - (d->depth + 1) * ROW;
 		int fit = (int)((w - 6) / 7);
 
 		if (w < 0.1)

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <tally/stacks.h>
 
 struct stk_frame {
@@ -63,5 +64,8 @@ size_t tally__stacks_path(const struct tally_stacks *s, int node, int *v);
 size_t tally__stacks_max_depth(const struct tally_stacks *s);
 /* Every (thread, stack) as collapsed text, merged and sorted; free each s and *out. */
 int tally__stacks_lines(const struct tally_stacks *s, struct stk_line **out, size_t *nout);
+
+int tally__stacks_svg(const struct tally_stacks *s, FILE *fp, const char *title, bool inverted);
+void tally__json_str(FILE *fp, const char *s);
 
 #endif

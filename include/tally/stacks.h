@@ -78,6 +78,16 @@ TALLY_API int tally_stacks__write_svg(const struct tally_stacks *s, FILE *fp, co
  * locations, functions, samples valued [samples, weight]. 0 or -errno.
  */
 TALLY_API int tally_stacks__write_pprof(const struct tally_stacks *s, FILE *fp);
+/*
+ * speedscope's JSON: shared frames, one "sampled" profile per thread
+ * (weights in nanoseconds for a clock event, else sample counts).
+ */
+TALLY_API int tally_stacks__write_speedscope(const struct tally_stacks *s, FILE *fp);
+/*
+ * One self-contained offline page: a summary, the functions' table (self
+ * and with callees, sortable), the flame graph and the callers' icicle.
+ */
+TALLY_API int tally_stacks__write_html(const struct tally_stacks *s, FILE *fp, const char *title);
 
 #ifdef __cplusplus
 }

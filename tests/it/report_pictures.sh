@@ -124,6 +124,54 @@ else
 	skip "chromium is not installed: make deps installs it"
 fi
 
+# ---- speedscope: the published schema's shape, counts equal to the file's
+"$TALLY" report -i "$d/t.data" --speedscope "$d/ss.json" 2>/dev/null
+is "--speedscope exits 0" "$?" 0
+python3 - "$d/ss.json" "$samples" 100000 >"$d/ss.out" 2>&1 <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1])); samples = int(sys.argv[2]); period = int(sys.argv[3])
+assert d["$schema"] == "https://www.speedscope.app/file-format-schema.json", "schema"
+frames = d["shared"]["frames"]
+assert frames and all(isinstance(f["name"], str) and f["name"] for f in frames), "frames"
+assert all(isinstance(f.get("file", ""), str) for f in frames), "files"
+total = 0
+for p in d["profiles"]:
+    assert p["type"] == "sampled" and isinstance(p["name"], str), "profile type"
+    assert p["unit"] in ("none", "nanoseconds", "microseconds", "milliseconds", "seconds", "bytes")
+    assert len(p["samples"]) == len(p["weights"]), "samples and weights"
+    assert all(0 <= i < len(frames) for st in p["samples"] for i in st), "frame index"
+    assert p["startValue"] == 0 and p["endValue"] == sum(p["weights"]), "end value"
+    total += sum(p["weights"]) // (period if p["unit"] == "nanoseconds" else 1)
+assert total == samples, "weights %d vs samples %d" % (total, samples)
+print("ok")
+EOF
+is "speedscope: schema checks pass, weights sum to the samples" "$(tail -1 "$d/ss.out")" ok
+
+# ---- the HTML page: offline, and what it shows agrees with tally report
+"$TALLY" report -i "$d/t.data" --html "$d/page.html" 2>/dev/null
+is "--html exits 0" "$?" 0
+check "the page loads nothing from the network" \
+	sh -c "! grep -Eq '(src|href)=.(https?:)?//' '$d/page.html'"
+if [ -n "$CHROME" ]; then
+	"$CHROME" --headless=new --no-sandbox --disable-gpu --virtual-time-budget=3000 \
+		--dump-dom "file://$d/page.html" >"$d/pdom" 2>/dev/null
+	is "page: the samples in the summary" \
+		"$(grep -o '<td id="samples">[0-9]*' "$d/pdom" | grep -o '[0-9]*$')" "$samples"
+	got=$(grep -o '<tr><td class="n" data-v="[0-9]*">[0-9.]*%</td><td class="n" data-v="[0-9]*">[0-9.]*%</td><td>leaf<' \
+		"$d/pdom" | head -1 | grep -o '>[0-9.]*%' | head -1 | tr -d '>%')
+	want=$(self_pct leaf)
+	check "page: leaf's self share $got% is tally report's $want%" \
+		awk -v a="$got" -v b="$want" 'BEGIN { exit !(a != "" && (a - b) ^ 2 < 0.0001) }'
+	check "page: the flame graph and the callers' icicle are there" \
+		sh -c "grep -q 'iframe id=.flamegraph' '$d/pdom' && grep -q 'iframe id=.icicle' '$d/pdom'"
+fi
+# tally record --html: the data and the page in one step
+"$TALLY" record -q -g -o "$d/r.data" --html "$d/r.html" -- "$d/tree" >/dev/null 2>&1
+is "record --html exits with the workload's status" "$?" 0
+check "record --html: the page is written" grep -q '<h2>Flame graph</h2>' "$d/r.html"
+"$TALLY" record -q -o - --html "$d/x.html" -- true >/dev/null 2>"$d/e"; rc=$?
+is "record -o - --html: usage error" "$rc" 129
+
 # bad input: an unwritable path is named, the exit status says so
 "$TALLY" report -i "$d/t.data" --pprof /nonexistent/dir/p.pb.gz 2>"$d/e"; rc=$?
 check "unwritable --pprof path: fails (rc $rc)" [ $rc -ne 0 ]

@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: MIT
+/*
+ * One offline HTML page of a profile: a summary, the functions (self and
+ * total, sortable), the flame graph and the callers' icicle. Everything
+ * is aggregated here in C; the page carries the two SVGs (each in an
+ * iframe's srcdoc, so their scripts run apart) and a few lines of script
+ * for the table. No remote resources.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "internal.h"
+#include "stacks_internal.h"
+
+static void html(FILE *fp, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		switch (s[i]) {
+		case '<': fputs("&lt;", fp); break;
+		case '>': fputs("&gt;", fp); break;
+		case '&': fputs("&amp;", fp); break;
+		case '"': fputs("&quot;", fp); break;
+		default: fputc(s[i], fp);
+		}
+	}
+}
+
+static void hstr(FILE *fp, const char *s)
+{
+	html(fp, s ? s : "", s ? strlen(s) : 0);
+}
+
+struct fn_row {
+	int frame;
+	uint64_t self, total;
+};
+
+static int cmp_self(const void *a, const void *b)
+{
+	const struct fn_row *x = a, *y = b;
+
+	if (x->self != y->self)
+		return x->self > y->self ? -1 : 1;
+	if (x->total != y->total)
+		return x->total > y->total ? -1 : 1;
+	return x->frame - y->frame;
+}
+
+/* An SVG written to memory, then into an iframe's srcdoc. */
+static int svg_frame(FILE *fp, const struct tally_stacks *s, const char *title, bool inverted,
+		     const char *id)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	int err;
+
+	if (!m)
+		return -ENOMEM;
+	err = tally__stacks_svg(s, m, title, inverted);
+	if (fclose(m) && !err)
+		err = -ENOMEM;
+	if (!err) {
+		fprintf(fp, "<iframe id=\"%s\" title=\"", id);
+		hstr(fp, title);
+		fprintf(fp, "\" srcdoc=\"");
+		html(fp, buf, len);
+		fprintf(fp, "\"></iframe>\n");
+	}
+	free(buf);
+	return err;
+}
+
+static const char page_script[] =
+"function sortBy(th){var t=th.closest('table'),i=[].indexOf.call(th.parentNode.children,th),\n"
+" num=th.dataset.num=='1',rows=[].slice.call(t.tBodies[0].rows),up=th.dataset.up=='1';\n"
+" rows.sort(function(a,b){var x=a.cells[i].dataset.v||a.cells[i].textContent,\n"
+"  y=b.cells[i].dataset.v||b.cells[i].textContent;\n"
+"  var c=num?(+y)-(+x):x.localeCompare(y);return up?-c:c;});\n"
+" th.dataset.up=up?'0':'1';rows.forEach(function(r){t.tBodies[0].appendChild(r);});}\n"
+"document.addEventListener('click',function(e){if(e.target.tagName=='TH')sortBy(e.target);});\n";
+
+int tally_stacks__write_html(const struct tally_stacks *s, FILE *fp, const char *title)
+{
+	size_t depth, nrows;
+	struct fn_row *rows;
+	int *path, *seen, err;
+	uint64_t total = 0;
+	char ttl[600];
+
+	if (!s || !fp)
+		return -EINVAL;
+	depth = tally__stacks_max_depth(s);
+	rows = calloc(s->nframes + 1, sizeof(*rows));
+	path = malloc((depth + 1) * sizeof(*path));
+	seen = calloc(s->nframes + 1, sizeof(*seen));
+	if (!rows || !path || !seen) {
+		free(rows);
+		free(path);
+		free(seen);
+		return -ENOMEM;
+	}
+	/* self: the leaf's; total: each frame on the stack, once per stack */
+	for (size_t i = 0; i < s->nframes; i++)
+		rows[i].frame = (int)i;
+	for (size_t i = 0; i < s->naggs; i++) {
+		const struct stk_agg *a = &s->aggs[i];
+		size_t np = tally__stacks_path(s, a->node, path);
+
+		total += a->count;
+		if (np)
+			rows[path[np - 1]].self += a->count;
+		for (size_t k = 0; k < np; k++) {
+			if (seen[path[k]] == (int)i + 1)
+				continue;	/* recursion: once */
+			seen[path[k]] = (int)i + 1;
+			rows[path[k]].total += a->count;
+		}
+	}
+	qsort(rows, s->nframes, sizeof(*rows), cmp_self);
+	nrows = s->nframes < 500 ? s->nframes : 500;
+
+	fprintf(fp, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>");
+	hstr(fp, title ? title : "tally profile");
+	fprintf(fp, "</title>\n<style>\n"
+		    "body{font-family:system-ui,sans-serif;margin:16px;color:#222}\n"
+		    "table{border-collapse:collapse;font-size:13px}td,th{padding:2px 8px;text-align:left}\n"
+		    "th{cursor:pointer;background:#eee;position:sticky;top:0}tr:nth-child(even){background:#f6f6f6}\n"
+		    "td.n{text-align:right;font-variant-numeric:tabular-nums}\n"
+		    "#funcs{max-height:420px;overflow:auto;display:inline-block;border:1px solid #ddd}\n"
+		    "iframe{width:1210px;border:1px solid #ddd;height:%zupx}\n"
+		    ".sum td:first-child{color:#666}\n</style></head><body>\n",
+		(depth + 3) * 16 + 80);
+	fprintf(fp, "<h1>");
+	hstr(fp, title ? title : "tally profile");
+	fprintf(fp, "</h1>\n<table class=\"sum\" id=\"summary\">\n");
+	if (s->info.command) {
+		fprintf(fp, "<tr><td>command</td><td>");
+		hstr(fp, s->info.command);
+		fprintf(fp, "</td></tr>\n");
+	}
+	fprintf(fp, "<tr><td>event</td><td>");
+	hstr(fp, s->info.event ? s->info.event : "samples");
+	fprintf(fp, "</td></tr>\n<tr><td>samples</td><td id=\"samples\">%llu</td></tr>\n"
+		    "<tr><td>lost samples</td><td id=\"lost\">%llu</td></tr>\n"
+		    "<tr><td>duration</td><td>%.3f s</td></tr>\n"
+		    "<tr><td>threads</td><td>%zu</td></tr>\n</table>\n",
+		(unsigned long long)total, (unsigned long long)s->info.lost,
+		(double)s->info.duration_ns / 1e9, s->nthreads);
+	fprintf(fp, "<h2>Functions</h2>\n<div id=\"funcs\"><table id=\"functions\"><thead><tr>"
+		    "<th data-num=\"1\">self</th><th data-num=\"1\">total</th><th>function</th>"
+		    "<th>file</th></tr></thead><tbody>\n");
+	for (size_t i = 0; i < nrows; i++) {
+		const struct stk_frame *f = &s->frames[rows[i].frame];
+		char addr[40];
+
+		if (!rows[i].total)
+			continue;
+		fprintf(fp, "<tr><td class=\"n\" data-v=\"%llu\">%.2f%%</td>"
+			    "<td class=\"n\" data-v=\"%llu\">%.2f%%</td><td>",
+			(unsigned long long)rows[i].self, total ? 100.0 * rows[i].self / total : 0,
+			(unsigned long long)rows[i].total, total ? 100.0 * rows[i].total / total : 0);
+		if (f->name) {
+			hstr(fp, f->name);
+		} else {
+			snprintf(addr, sizeof(addr), "0x%llx", (unsigned long long)f->addr);
+			hstr(fp, addr);
+		}
+		fprintf(fp, "%s</td><td>", f->kernel ? " [k]" : "");
+		hstr(fp, f->dso ? f->dso : "[unknown]");
+		fprintf(fp, "</td></tr>\n");
+	}
+	fprintf(fp, "</tbody></table></div>\n<h2>Flame graph</h2>\n"
+		    "<p>Click a frame to zoom, Search (top right) to highlight, Reset Zoom to go back.</p>\n");
+	snprintf(ttl, sizeof(ttl), "%s", title ? title : "Flame Graph");
+	err = svg_frame(fp, s, ttl, false, "flamegraph");
+	if (!err) {
+		fprintf(fp, "<h2>Callers (inverted)</h2>\n<p>The sampled functions on top, "
+			    "who called them below.</p>\n");
+		snprintf(ttl, sizeof(ttl), "Callers: %s", title ? title : "");
+		err = svg_frame(fp, s, ttl, true, "icicle");
+	}
+	fprintf(fp, "<script>\n%s</script>\n</body></html>\n", page_script);
+	free(rows);
+	free(path);
+	free(seen);
+	if (!err && ferror(fp))
+		err = -EIO;
+	return err;
+}
