@@ -79,6 +79,7 @@ struct report {
 	struct cg_param cg;		/* call graphs under the rows (mode none: not drawn) */
 	struct shape **stab, **shapes;
 	size_t sbuckets, nshapes;
+	size_t last_shape;		/* the shape of the sample just counted */
 	bool children;
 	struct hist *h;			/* per attr */
 	struct resolver res;
@@ -325,6 +326,7 @@ static bool shape_add(struct report *r, int idx, const char *comm, const struct 
 		    !memcmp(x->ips, smp->callchain.ips, nr * sizeof(uint64_t))) {
 			x->period += period;
 			x->count++;
+			r->last_shape = x->seq;
 			return false;
 		}
 	x = calloc(1, sizeof(*x));
@@ -346,6 +348,8 @@ static bool shape_add(struct report *r, int idx, const char *comm, const struct 
 	x->count = 1;
 	x->next = r->stab[hv & (r->sbuckets - 1)];
 	r->stab[hv & (r->sbuckets - 1)] = x;
+	x->seq = r->nshapes;
+	r->last_shape = x->seq;
 	r->shapes[r->nshapes++] = x;
 	return true;
 }
@@ -384,7 +388,24 @@ static void on_sample(struct session *ss, const struct perf_event_header *h, int
 		r->exp.t_last = smp->time;
 	if (!(a->sample_type & PERF_SAMPLE_CALLCHAIN))
 		chain.callchain.nr = 0;
-	if (!shape_add(r, idx, comm ? comm : ":-1", &chain, mode, period))
+	bool fresh = shape_add(r, idx, comm ? comm : ":-1", &chain, mode, period);
+
+	if (r->exp.firefox && r->nshapes) {
+		struct report_exports *x = &r->exp;
+
+		if (x->ntimed == x->cap_timed) {
+			size_t n = x->cap_timed ? x->cap_timed * 2 : 4096;
+			void *p = realloc(x->timed, n * sizeof(*x->timed));
+
+			if (p) {
+				x->timed = p;
+				x->cap_timed = n;
+			}
+		}
+		if (x->ntimed < x->cap_timed)
+			x->timed[x->ntimed++] = (struct report_timed){ r->last_shape, smp->time };
+	}
+	if (!fresh)
 		return;
 	/*
 	 * User addresses now; kernel ones later: the kernel's map does not
@@ -792,6 +813,7 @@ int cmd_report(int argc, char **argv)
 		CLI_STRING(0, "pprof", &r.exp.pprof, "FILE", "pprof's profile.proto, gzipped (go tool pprof)"),
 		CLI_STRING(0, "speedscope", &r.exp.speedscope, "FILE", "speedscope's JSON, a profile per thread"),
 		CLI_STRING(0, "html", &r.exp.html, "FILE", "one offline page: summary, functions, flame graph, callers"),
+		CLI_STRING(0, "firefox", &r.exp.firefox, "FILE", "the Firefox Profiler's (Gecko) JSON, with the timeline"),
 		CLI_HELP(&help, "this text"),
 		CLI_END(),
 	};
@@ -910,6 +932,7 @@ out:
 	}
 	free(r.shapes);
 	free(r.stab);
+	free(r.exp.timed);
 	session_close(&ss);
 	return ret;
 }

@@ -25,6 +25,7 @@ struct shape {
 	uint32_t nr;
 	uint64_t ip;
 	uint64_t *ips;
+	size_t seq;			/* its index in first-seen order */
 	struct shape *next;		/* hash chain */
 };
 
@@ -32,13 +33,16 @@ struct shape {
 struct report_exports {
 	bool folded;			/* to stdout */
 	const char *flamegraph, *pprof;	/* files */
-	const char *speedscope, *html;
+	const char *speedscope, *html, *firefox;
+	/* --firefox's timeline: each sample's shape (its index) and time */
+	struct report_timed { size_t shape; uint64_t time; } *timed;
+	size_t ntimed, cap_timed;
 	uint64_t t_first, t_last;	/* the samples' time span */
 };
 
 static inline bool report_exports_any(const struct report_exports *x)
 {
-	return x->folded || x->flamegraph || x->pprof || x->speedscope || x->html;
+	return x->folded || x->flamegraph || x->pprof || x->speedscope || x->html || x->firefox;
 }
 
 /* Draw each asked picture from the shapes of event idx. 0, or 1 after saying why. */

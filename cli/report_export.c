@@ -142,6 +142,12 @@ static char *cmdline(const struct session *ss)
 	return out;
 }
 
+static int firefox(struct tally_stacks *st, FILE *fp, const char *title)
+{
+	(void)title;
+	return tally_stacks__write_firefox(st, fp);
+}
+
 static int pprof(struct tally_stacks *st, FILE *fp, const char *title)
 {
 	(void)title;
@@ -181,16 +187,32 @@ int report_export(const struct report_exports *x, struct session *ss, struct res
 		fprintf(stderr, "tally report: %s\n", strerror(ENOMEM));
 		return 1;
 	}
+	int *sthread = calloc(n + 1, sizeof(*sthread)), *snode = calloc(n + 1, sizeof(*snode));
+
+	if (!sthread || !snode)
+		err = -ENOMEM;
 	for (size_t i = 0; i < n && !err; i++) {
 		const struct shape *sh = shapes[i];
 		int t, node;
 
+		sthread[i] = -1;
 		if (sh->idx != idx)
 			continue;
 		t = tally_stacks__thread(st, sh->pid, sh->tid, sh->comm);
 		node = t < 0 ? t : stack_of(st, res, sh);
 		err = node < 0 ? node : tally_stacks__sample(st, t, node, sh->count, sh->period);
+		sthread[i] = t;
+		snode[i] = node;
 	}
+	/* the timeline, in time order as read */
+	for (size_t i = 0; i < x->ntimed && !err; i++) {
+		size_t k = x->timed[i].shape;
+
+		if (k < n && sthread[k] >= 0)
+			err = tally_stacks__timed(st, sthread[k], snode[k], x->timed[i].time);
+	}
+	free(sthread);
+	free(snode);
 	info.command = cmd = cmdline(ss);
 	if (!err)
 		err = tally_stacks__set_info(st, &info);
@@ -212,6 +234,8 @@ int report_export(const struct report_exports *x, struct session *ss, struct res
 		ret |= write_file(x->speedscope, "speedscope profile", st, speedscope, title);
 	if (x->html)
 		ret |= write_file(x->html, "page", st, page, title);
+	if (x->firefox)
+		ret |= write_file(x->firefox, "Firefox profile", st, firefox, title);
 	tally_stacks__free(st);
 	return ret;
 }

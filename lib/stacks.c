@@ -135,6 +135,7 @@ void tally_stacks__free(struct tally_stacks *s)
 	free(s->nodes);
 	free(s->threads);
 	free(s->aggs);
+	free(s->timed);
 	free(s->ftab.v);
 	free(s->ntab.v);
 	free(s->atab.v);
@@ -287,6 +288,21 @@ int tally_stacks__sample(struct tally_stacks *s, int thread, int stack, uint64_t
 	s->aggs[s->naggs] = (struct stk_agg){ .thread = thread, .node = stack, .count = count,
 					      .weight = weight };
 	s->atab.v[k] = (int)++s->naggs;
+	return 0;
+}
+
+int tally_stacks__timed(struct tally_stacks *s, int thread, int stack, uint64_t time_ns)
+{
+	void *p;
+
+	if (!s || thread < 0 || (size_t)thread >= s->nthreads || stack < -1 ||
+	    (stack >= 0 && (size_t)stack >= s->nnodes))
+		return -EINVAL;
+	p = grow(s->timed, &s->cap_timed, s->ntimed + 1, sizeof(*s->timed));
+	if (!p)
+		return -ENOMEM;
+	s->timed = p;
+	s->timed[s->ntimed++] = (struct stk_timed){ .thread = thread, .node = stack, .time = time_ns };
 	return 0;
 }
 

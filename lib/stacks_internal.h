@@ -48,6 +48,9 @@ struct tally_stacks {
 	size_t naggs, cap_aggs;
 	struct stk_tab ftab, ntab, atab;
 	uint64_t samples, weight;
+	/* the timeline (tally_stacks__timed): samples in time order */
+	struct stk_timed { int thread, node; uint64_t time; } *timed;
+	size_t ntimed, cap_timed;
 	struct {
 		char *event, *unit, *command;
 		uint64_t period, time_ns, duration_ns, lost;

@@ -59,6 +59,8 @@ TALLY_API int tally_stacks__thread(struct tally_stacks *s, int32_t pid, int32_t 
 /* count samples of weight in all on stack (leaf node), in thread. */
 TALLY_API int tally_stacks__sample(struct tally_stacks *s, int thread, int stack, uint64_t count,
 				   uint64_t weight);
+/* One sample at its time (ns), for the timeline formats (Firefox); in time order. */
+TALLY_API int tally_stacks__timed(struct tally_stacks *s, int thread, int stack, uint64_t time_ns);
 TALLY_API int tally_stacks__set_info(struct tally_stacks *s, const struct tally_stacks_info *info);
 TALLY_API uint64_t tally_stacks__samples(const struct tally_stacks *s);
 
@@ -87,6 +89,12 @@ TALLY_API int tally_stacks__write_speedscope(const struct tally_stacks *s, FILE 
  * One self-contained offline page: a summary, the functions' table (self
  * and with callees, sortable), the flame graph and the callers' icicle.
  */
+/*
+ * The Firefox Profiler's own (Gecko) JSON: one thread per thread, its
+ * samples with their times (tally_stacks__timed), so the profiler shows
+ * its timeline.
+ */
+TALLY_API int tally_stacks__write_firefox(const struct tally_stacks *s, FILE *fp);
 TALLY_API int tally_stacks__write_html(const struct tally_stacks *s, FILE *fp, const char *title);
 
 #ifdef __cplusplus

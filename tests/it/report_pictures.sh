@@ -147,6 +147,38 @@ print("ok")
 EOF
 is "speedscope: schema checks pass, weights sum to the samples" "$(tail -1 "$d/ss.out")" ok
 
+# ---- Firefox Profiler (Gecko JSON): the tables' shapes, times in order, the samples all there
+"$TALLY" report -i "$d/t.data" --firefox "$d/ff.json" 2>/dev/null
+is "--firefox exits 0" "$?" 0
+python3 - "$d/ff.json" "$samples" >"$d/ff.out" 2>&1 <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1])); samples = int(sys.argv[2])
+assert isinstance(d["meta"]["version"], int) and isinstance(d["meta"]["interval"], (int, float))
+assert d["meta"]["categories"] and all("name" in c for c in d["meta"]["categories"])
+total = 0
+for t in d["threads"]:
+    for k in ("name", "pid", "tid", "samples", "stackTable", "frameTable", "stringTable", "markers"):
+        assert k in t, k
+    st, ft, strs = t["stackTable"], t["frameTable"], t["stringTable"]
+    for table in (t["samples"], st, ft, t["markers"]):
+        n = len(table["schema"])
+        assert all(len(row) == n for row in table["data"]), "row width"
+    ts = t["samples"]["schema"]; ss = st["schema"]; fs = ft["schema"]
+    for i, row in enumerate(st["data"]):
+        p, f = row[ss["prefix"]], row[ss["frame"]]
+        assert p is None or 0 <= p < i, "prefix before its stack"
+        assert 0 <= f < len(ft["data"]), "frame index"
+    assert all(0 <= row[fs["location"]] < len(strs) for row in ft["data"]), "location string"
+    times = [row[ts["time"]] for row in t["samples"]["data"]]
+    assert times == sorted(times), "times in order"
+    assert all(row[ts["stack"]] is None or 0 <= row[ts["stack"]] < len(st["data"])
+               for row in t["samples"]["data"]), "sample stack"
+    total += len(t["samples"]["data"])
+assert total == samples, "samples %d vs %d" % (total, samples)
+print("ok")
+EOF
+is "firefox: the Gecko tables check, every sample there with its time" "$(tail -1 "$d/ff.out")" ok
+
 # ---- the HTML page: offline, and what it shows agrees with tally report
 "$TALLY" report -i "$d/t.data" --html "$d/page.html" 2>/dev/null
 is "--html exits 0" "$?" 0
