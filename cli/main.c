@@ -14,6 +14,7 @@ static const struct cmd commands[] = {
 	{ "record", cmd_record, "Sample events into perf.data (perf's format)" },
 	{ "report", cmd_report, "Show the histogram of a perf.data file, as perf report" },
 	{ "script", cmd_script, "Print the samples of a perf.data file, as perf script" },
+	{ "diff", cmd_diff, "Compare two perf.data files, as perf diff" },
 	{ "list", cmd_list, "List the events this machine offers" },
 	{ "test", cmd_test, "Check that this machine counts and samples exactly (as perf test)" },
 };

@@ -280,6 +280,10 @@ struct tally_data_reader *tally_data_reader__open(const char *path)
 	void *p;
 	int fd, err;
 
+	if (!path) {
+		errno = EINVAL;
+		return NULL;
+	}
 	if (!strcmp(path, "-"))
 		return open_stdin();
 	fd = open(path, O_RDONLY | O_CLOEXEC);

@@ -1,0 +1,270 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tally diff: perf diff's rows for two perf.data files: per (shared
+ * object, symbol) the baseline's share and the change in the other
+ * file, ordered by the size of the change, as perf diff 6.1 prints them.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <tally/tally.h>
+#include "cli.h"
+#include "pager.h"
+#include "parse_options.h"
+#include "resolve.h"
+#include "session.h"
+
+struct drow {
+	const char *dso, *sym;		/* copies */
+	uint64_t addr;
+	char mode;
+	uint64_t period[2];
+	bool in[2];
+	double pct[2], delta;
+	struct drow *next;
+};
+
+struct diff {
+	struct resolver res[2];
+	int side;
+	struct drow **tab, **rows;
+	size_t nb, n;
+	uint64_t total[2];
+	int attr_of[2];			/* the event compared, per file */
+};
+
+static uint64_t row_hash(const char *dso, const char *sym, uint64_t addr)
+{
+	return hash_mix(fnv_str(fnv_str(FNV_BASIS, dso), sym) ^ (sym ? 0 : addr));
+}
+
+static bool same(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+static struct drow *row_find(struct diff *d, const struct where *w, uint64_t addr)
+{
+	const char *dso = w->dso ? w->dso : "[unknown]";
+	uint64_t h = row_hash(dso, w->sym, addr);
+	struct drow *r;
+
+	if (d->n >= d->nb) {
+		size_t nb = d->nb ? d->nb * 2 : 1024;
+		struct drow **t = calloc(nb, sizeof(*t));
+		void *v = realloc(d->rows, nb * sizeof(*d->rows));
+
+		if (!t || !v) {
+			free(t);
+			if (v)
+				d->rows = v;
+			return NULL;
+		}
+		d->rows = v;
+		for (size_t i = 0; i < d->n; i++) {
+			struct drow *x = d->rows[i];
+			uint64_t k = row_hash(x->dso, x->sym, x->addr) & (nb - 1);
+
+			x->next = t[k];
+			t[k] = x;
+		}
+		free(d->tab);
+		d->tab = t;
+		d->nb = nb;
+	}
+	for (r = d->tab[h & (d->nb - 1)]; r; r = r->next)
+		if (same(r->dso, dso) && same(r->sym, w->sym) && (w->sym || r->addr == addr))
+			return r;
+	r = calloc(1, sizeof(*r));
+	if (!r || !(r->dso = strdup(dso)) || (w->sym && !(r->sym = strdup(w->sym)))) {
+		if (r)
+			free((char *)r->dso);
+		free(r);
+		return NULL;
+	}
+	r->addr = addr;
+	r->mode = w->mode;
+	r->next = d->tab[h & (d->nb - 1)];
+	d->tab[h & (d->nb - 1)] = r;
+	d->rows[d->n++] = r;
+	return r;
+}
+
+static void on_sample(struct session *ss, const struct perf_event_header *h, int idx,
+		      const struct tally_record *rec, void *arg)
+{
+	struct diff *d = arg;
+	const struct tally_sample *smp = &rec->u.sample;
+	const struct perf_event_attr *a = tally_data_reader__attr(ss->rd, idx);
+	enum tally_cpumode mode = (enum tally_cpumode)(h->misc & PERF_RECORD_MISC_CPUMODE_MASK);
+	uint64_t period = (a->sample_type & PERF_SAMPLE_PERIOD) ? smp->period :
+			  (a->freq ? 1 : a->sample_period);
+	const struct where *w;
+	struct drow *r;
+
+	if (idx != d->attr_of[d->side])
+		return;
+	d->total[d->side] += period;
+	w = resolver_get(&d->res[d->side], (int32_t)smp->pid, (int32_t)smp->tid, smp->ip, mode);
+	if (!w || !(r = row_find(d, w, w->sym ? 0 : w->addr)))
+		return;
+	r->period[d->side] += period;
+	r->in[d->side] = true;
+}
+
+static const struct diff *sort_ctx;
+
+static int cmp_str(const char *a, const char *b)
+{
+	if (!a || !b)
+		return !a && !b ? 0 : (!a ? 1 : -1);
+	return strcmp(a, b);
+}
+
+/*
+ * perf diff's order: rows in both files (or only in the new one) by the
+ * size of the change, then the baseline's share; rows only in the
+ * baseline last, by their share; then shared object and symbol.
+ */
+static int cmp_rows(const void *pa, const void *pb)
+{
+	const struct drow *a = *(const struct drow *const *)pa, *b = *(const struct drow *const *)pb;
+	int c;
+
+	if (a->in[1] != b->in[1])
+		return a->in[1] ? -1 : 1;
+	if (a->in[1] && fabs(a->delta) != fabs(b->delta))
+		return fabs(a->delta) > fabs(b->delta) ? -1 : 1;
+	if (a->period[0] != b->period[0])
+		return a->period[0] > b->period[0] ? -1 : 1;
+	if ((c = cmp_str(a->dso, b->dso)))
+		return c;
+	if (a->sym || b->sym)
+		return cmp_str(a->sym, b->sym);
+	return a->addr < b->addr ? -1 : a->addr > b->addr;
+}
+
+static int sym_text(const struct drow *r, char *buf, size_t len)
+{
+	if (r->sym)
+		return snprintf(buf, len, "[%c] %s", r->mode, r->sym);
+	return snprintf(buf, len, r->addr ? "[%c] 0x%016llx" : "[%c] %016llx", r->mode,
+			(unsigned long long)r->addr);
+}
+
+static void print(struct diff *d, const char *event)
+{
+	int wd = (int)strlen("Shared Object"), ws = (int)strlen("Symbol");
+	char buf[4096];
+
+	for (size_t i = 0; i < d->n; i++) {
+		struct drow *r = d->rows[i];
+
+		for (int k = 0; k < 2; k++)
+			r->pct[k] = d->total[k] ? 100.0 * (double)r->period[k] / (double)d->total[k] : 0;
+		r->delta = r->pct[1] - r->pct[0];
+		if ((int)strlen(r->dso) > wd)
+			wd = (int)strlen(r->dso);
+		if (sym_text(r, buf, sizeof(buf)) > ws)
+			ws = (int)strlen(buf);
+	}
+	sort_ctx = d;
+	qsort(d->rows, d->n, sizeof(*d->rows), cmp_rows);
+	printf("# Event '%s'\n#\n# Baseline  Delta Abs  %-*s  %-*s\n# ........  .........  ", event,
+	       wd, "Shared Object", ws, "Symbol");
+	for (int i = 0; i < wd; i++)
+		putchar('.');
+	printf("  ");
+	for (int i = 0; i < ws; i++)
+		putchar('.');
+	printf("\n#\n");
+	for (size_t i = 0; i < d->n; i++) {
+		const struct drow *r = d->rows[i];
+
+		if (r->in[0])
+			printf("  %7.2f%%", r->pct[0]);
+		else
+			printf("  %8s", "");
+		if (r->in[1])
+			printf("  %+8.2f%%", r->delta);
+		else
+			printf("  %9s", "");
+		sym_text(r, buf, sizeof(buf));
+		printf("  %-*s  %s\n", wd, r->dso, buf);
+	}
+}
+
+static const char *const diff_usage[] = {
+	"tally diff [BASELINE [NEW]]",
+	"",
+	"perf diff's rows: each (shared object, symbol) with its share in the baseline",
+	"file (default perf.data.old) and the change in the new one (default perf.data),",
+	"the biggest change first.",
+	NULL,
+};
+
+int cmd_diff(int argc, char **argv)
+{
+	struct session ss[2] = { { 0 } };
+	struct diff d = { 0 };
+	bool help = false;
+	const struct cli_option opts[] = {
+		CLI_HELP(&help, "this text"),
+		CLI_END(),
+	};
+	const char *files[2] = { "perf.data.old", "perf.data" };
+	int n, ret = 0;
+
+	n = cli_parse("diff", opts, argc, argv, stderr, 0);
+	if (n < 0)
+		return 129;
+	if (help) {
+		cli_usage(stdout, diff_usage, opts);
+		return 0;
+	}
+	if (n > 2) {
+		fprintf(stderr, "tally diff: two files at most (baseline, new)\n");
+		return 129;
+	}
+	/* the parse leaves the file names first in argv */
+	if (n == 1)
+		files[1] = argv[0];
+	if (n == 2) {
+		files[0] = argv[0];
+		files[1] = argv[1];
+	}
+	pager_start();
+	for (int k = 0; k < 2 && !ret; k++) {
+		d.side = k;
+		d.res[k].ss = &ss[k];
+		ss[k].on_sample = on_sample;
+		ss[k].arg = &d;
+		ret = session_open(&ss[k], "diff", files[k]);
+		if (ret)
+			break;
+		/* the baseline's first event, found by name in the new file */
+		d.attr_of[k] = 0;
+		for (int i = 0; k == 1 && i < ss[1].nr_attrs; i++)
+			if (ss[0].names[0] && ss[1].names[i] && !strcmp(ss[0].names[0], ss[1].names[i])) {
+				d.attr_of[1] = i;
+				break;
+			}
+		ret = session_run(&ss[k]);
+	}
+	if (!ret)
+		print(&d, ss[0].names[0]);
+	for (size_t i = 0; i < d.n; i++) {
+		free((char *)d.rows[i]->dso);
+		free((char *)d.rows[i]->sym);
+		free(d.rows[i]);
+	}
+	free(d.rows);
+	free(d.tab);
+	for (int k = 0; k < 2; k++) {
+		resolver_free(&d.res[k]);
+		session_close(&ss[k]);
+	}
+	return ret;
+}

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# tally diff against perf diff 6.1 on the same two files (written by perf
+# and by tally): the same rows in the same order, baseline and delta.
+. "$(dirname "$0")/lib.sh"
+d=$(mktemp -d); trap 'rm -rf "$d"' EXIT
+if ! have_perf; then
+	skip "perf is not installed: no reference to compare with"
+	done_testing; exit 0
+fi
+cat >"$d/tree.c" <<'EOC'
+volatile long x;
+__attribute__((noinline)) void leaf(int n) { for (int i = 0; i < n; i++) x++; }
+__attribute__((noinline)) void top(int n) { leaf(n); x++; }
+int main(int argc, char **argv) { for (int k = 0; k < 100 * argc; k++) { top(200000); leaf(100000 * argc); } return 0; }
+EOC
+cc -O1 -fno-omit-frame-pointer -o "$d/tree" "$d/tree.c"
+for who in perf tally; do
+	if [ $who = perf ]; then rec="perf record"; else rec="$TALLY record"; fi
+	$rec -q -e cpu-clock -c 100000 -g -o "$d/$who-a.data" -- "$d/tree" >/dev/null 2>&1
+	$rec -q -e cpu-clock -c 100000 -g -o "$d/$who-b.data" -- "$d/tree" 2 >/dev/null 2>&1
+	for pair in "a b" "b a" "a a"; do
+		set -- $pair
+		"$TALLY" diff "$d/$who-$1.data" "$d/$who-$2.data" >"$d/t.out" 2>"$d/t.err"; rc=$?
+		perf diff "$d/$who-$1.data" "$d/$who-$2.data" >"$d/p.out" 2>/dev/null
+		is "$who diff $1 $2: exits 0" "$rc" 0
+		is "$who diff $1 $2: rows and columns as perf diff's" \
+			"$(diff "$d/t.out" "$d/p.out" | grep -c '^[<>]')" 0
+		diff "$d/t.out" "$d/p.out" | head -6 | sed 's/^/# /'
+	done
+	check "$who: a change is shown" grep -qE '^ +[0-9.]+% +[-+][0-9.]+%' "$d/t.out"
+done
+"$TALLY" diff "$d/perf-a.data" "$d/nope.data" >/dev/null 2>"$d/e"; rc=$?
+check "a missing file: fails (rc $rc)" [ $rc -ne 0 ]
+check "a missing file: named" grep -q 'nope.data' "$d/e"
+done_testing
