@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <tally/stacks.h>
 #include <tally/tally.h>
 #include "cli.h"
 #include "pager.h"
@@ -33,7 +34,47 @@ struct diff {
 	size_t nb, n;
 	uint64_t total[2];
 	int attr_of[2];			/* the event compared, per file */
+	const char *flamegraph;		/* a differential flame graph, to this file */
+	struct tally_stacks *st[2];
 };
+
+/* The sample's stack in the model: its chain root first, or its own address. */
+static void add_stack(struct diff *d, const struct tally_sample *smp, enum tally_cpumode mode,
+		      uint64_t period, const char *comm)
+{
+	static enum tally_cpumode modes[CHAIN_MAX];
+	struct tally_stacks *st = d->st[d->side];
+	struct resolver *res = &d->res[d->side];
+	int t = tally_stacks__thread(st, (int32_t)smp->pid, (int32_t)smp->tid, comm), node = -1;
+	uint64_t nr = smp->callchain.nr < CHAIN_MAX ? smp->callchain.nr : CHAIN_MAX;
+
+	if (t < 0)
+		return;
+	chain_modes(smp, modes);
+	for (uint64_t i = nr + 1; i > 0 && node >= -1; i--) {
+		/* without a chain: the ip alone */
+		uint64_t ip = nr ? smp->callchain.ips[i - 1] : smp->ip;
+		const struct where *w;
+		struct tally_stack_frame f;
+		int fi;
+
+		if (nr && i == nr + 1)
+			continue;
+		if (ip >= PERF_CONTEXT_MAX)
+			continue;
+		w = resolver_get(res, (int32_t)smp->pid, (int32_t)smp->tid, ip, nr ? modes[i - 1] : mode);
+		if (!w)
+			return;
+		f = (struct tally_stack_frame){ .name = w->sym, .dso = w->dso,
+						.addr = w->map ? w->addr : ip, .kernel = w->mode == 'k' };
+		fi = tally_stacks__frame(st, &f);
+		node = fi < 0 ? -2 : tally_stacks__push(st, node, fi);
+		if (!nr)
+			break;
+	}
+	if (node >= 0)
+		tally_stacks__sample(st, t, node, 1, period);
+}
 
 static uint64_t row_hash(const char *dso, const char *sym, uint64_t addr)
 {
@@ -112,6 +153,12 @@ static void on_sample(struct session *ss, const struct perf_event_header *h, int
 		return;
 	r->period[d->side] += period;
 	r->in[d->side] = true;
+	if (d->flamegraph) {
+		const char *comm = tally_machine__comm_of(ss->m, (int32_t)smp->tid);
+
+		add_stack(d, smp, mode, period, comm ? comm : unnamed_comm(ss->m, (int32_t)smp->pid,
+									   (int32_t)smp->tid));
+	}
 }
 
 static const struct diff *sort_ctx;
@@ -211,13 +258,15 @@ int cmd_diff(int argc, char **argv)
 	struct diff d = { 0 };
 	bool help = false;
 	const struct cli_option opts[] = {
+		CLI_STRING(0, "flamegraph", &d.flamegraph, "FILE.svg",
+			   "a differential flame graph: the new file's stacks, red grew, blue shrank"),
 		CLI_HELP(&help, "this text"),
 		CLI_END(),
 	};
 	const char *files[2] = { "perf.data.old", "perf.data" };
 	int n, ret = 0;
 
-	n = cli_parse("diff", opts, argc, argv, stderr, 0);
+	n = cli_parse("diff", opts, argc, argv, stderr, CLI_PARSE_KEEP_GOING);
 	if (n < 0)
 		return 129;
 	if (help) {
@@ -236,6 +285,10 @@ int cmd_diff(int argc, char **argv)
 		files[1] = argv[1];
 	}
 	pager_start();
+	if (d.flamegraph && (!(d.st[0] = tally_stacks__new()) || !(d.st[1] = tally_stacks__new()))) {
+		fprintf(stderr, "tally diff: %s\n", strerror(ENOMEM));
+		ret = 1;
+	}
 	for (int k = 0; k < 2 && !ret; k++) {
 		d.side = k;
 		d.res[k].ss = &ss[k];
@@ -255,6 +308,22 @@ int cmd_diff(int argc, char **argv)
 	}
 	if (!ret)
 		print(&d, ss[0].names[0]);
+	if (!ret && d.flamegraph) {
+		FILE *fp = fopen(d.flamegraph, "we");
+		char title[600];
+		int err;
+
+		snprintf(title, sizeof(title), "%s against %s (red grew, blue shrank)", files[1], files[0]);
+		err = fp ? tally_stacks__write_svg_diff(d.st[0], d.st[1], fp, title) : -errno;
+		if (fp && fclose(fp) && !err)
+			err = -errno;
+		if (err) {
+			fprintf(stderr, "tally diff: %s: %s\n", d.flamegraph, strerror(-err));
+			ret = 1;
+		}
+	}
+	tally_stacks__free(d.st[0]);
+	tally_stacks__free(d.st[1]);
 	for (size_t i = 0; i < d.n; i++) {
 		free((char *)d.rows[i]->dso);
 		free((char *)d.rows[i]->sym);

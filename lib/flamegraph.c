@@ -22,6 +22,7 @@ struct dnode {
 	uint8_t kind;			/* 0 root, 1 command, 2 user frame, 3 kernel frame */
 	uint32_t depth;
 	uint64_t count, x;		/* samples, offset in samples */
+	uint64_t base;			/* a differential graph: the baseline's samples */
 	int first, next, parent;	/* children in a list; sorted before layout */
 	uint64_t hash;
 };
@@ -173,6 +174,25 @@ static void color(FILE *fp, const struct dnode *d)
 	}
 }
 
+/* the change of a frame's share: red grew, blue shrank, white the same */
+static void diff_color(FILE *fp, const struct dnode *d, uint64_t total, uint64_t btotal)
+{
+	double now = total ? (double)d->count / (double)total : 0;
+	double then = btotal ? (double)d->base / (double)btotal : 0;
+	double r = (now - then) * 5;	/* a 20-point change saturates */
+	unsigned v;
+
+	if (r > 1)
+		r = 1;
+	if (r < -1)
+		r = -1;
+	v = (unsigned)(255 - 200 * (r < 0 ? -r : r));
+	if (r >= 0)
+		fprintf(fp, "rgb(255,%u,%u)", v, v);
+	else
+		fprintf(fp, "rgb(%u,%u,255)", v, v);
+}
+
 static const char script[] =
 "var W=" "1180" ",X0=10,total=0,fr=[],zoomed=null;\n"
 "function num(g,a){return +g.getAttribute(a);}\n"
@@ -215,8 +235,60 @@ int tally_stacks__write_svg(const struct tally_stacks *s, FILE *fp, const char *
 	return tally__stacks_svg(s, fp, title, false);
 }
 
+static int stacks_svg(const struct tally_stacks *s, const struct tally_stacks *base, FILE *fp,
+		      const char *title, bool inverted);
+
+/* The stacks of s into the tree (into base counts for a baseline). */
+static int add_stacks(struct dtree *t, const struct tally_stacks *s, int *path, bool inverted,
+		      bool is_base)
+{
+	for (size_t i = 0; i < s->naggs; i++) {
+		const struct stk_agg *a = &s->aggs[i];
+		size_t np = tally__stacks_path(s, a->node, path);
+		const char *comm = s->threads[a->thread].comm;
+		int n = child(t, 0, comm ? comm : "[unknown]", 1);
+
+		if (is_base)
+			t->v[0].base += a->count;
+		else
+			t->v[0].count += a->count;
+		for (size_t k = 0; n >= 0; k++) {
+			if (is_base)
+				t->v[n].base += a->count;
+			else
+				t->v[n].count += a->count;
+			if (k == np)
+				break;
+			const struct stk_frame *f = &s->frames[path[inverted ? np - 1 - k : k]];
+
+			n = child(t, n, f->name ? f->name : "[unknown]", f->kernel ? 3 : 2);
+		}
+		if (n < 0)
+			return n;
+	}
+	return 0;
+}
+
 /* inverted: an icicle of callers, the sampled functions on top, their callers below */
 int tally__stacks_svg(const struct tally_stacks *s, FILE *fp, const char *title, bool inverted)
+{
+	return stacks_svg(s, NULL, fp, title, inverted);
+}
+
+int tally_stacks__write_svg_diff(const struct tally_stacks *base, const struct tally_stacks *s,
+				 FILE *fp, const char *title)
+{
+	if (!base)
+		return -EINVAL;
+	return stacks_svg(s, base, fp, title, false);
+}
+
+/*
+ * The graph of s; with base, a differential one: widths are s's samples,
+ * colors the change of each frame's share (red grew, blue shrank).
+ */
+static int stacks_svg(const struct tally_stacks *s, const struct tally_stacks *base, FILE *fp,
+		      const char *title, bool inverted)
 {
 	struct dtree t = { 0 };
 	size_t depth, height;
@@ -227,29 +299,16 @@ int tally__stacks_svg(const struct tally_stacks *s, FILE *fp, const char *title,
 	if (!s || !fp)
 		return -EINVAL;
 	depth = tally__stacks_max_depth(s);
+	if (base && tally__stacks_max_depth(base) > depth)
+		depth = tally__stacks_max_depth(base);
 	path = malloc((depth + 1) * sizeof(*path));
 	if (!path || child(&t, -1, "all", 0) < 0) {
 		err = -ENOMEM;
 		goto out;
 	}
-	for (size_t i = 0; i < s->naggs && !err; i++) {
-		const struct stk_agg *a = &s->aggs[i];
-		size_t np = tally__stacks_path(s, a->node, path);
-		const char *comm = s->threads[a->thread].comm;
-		int n = child(&t, 0, comm ? comm : "[unknown]", 1);
-
-		t.v[0].count += a->count;
-		for (size_t k = 0; n >= 0; k++) {
-			t.v[n].count += a->count;
-			if (k == np)
-				break;
-			const struct stk_frame *f = &s->frames[path[inverted ? np - 1 - k : k]];
-
-			n = child(&t, n, f->name ? f->name : "[unknown]", f->kernel ? 3 : 2);
-		}
-		if (n < 0)
-			err = n;
-	}
+	err = add_stacks(&t, s, path, inverted, false);
+	if (!err && base)
+		err = add_stacks(&t, base, path, inverted, true);
 	if (err || (err = layout(&t)))
 		goto out;
 	for (size_t i = 0; i < t.n; i++)
@@ -287,10 +346,17 @@ int tally__stacks_svg(const struct tally_stacks *s, FILE *fp, const char *title,
 		xml(fp, d->text);
 		fprintf(fp, "\"><title>");
 		xml(fp, d->text);
-		fprintf(fp, "%s (%llu samples, %.2f%%)</title><rect x=\"%.1f\" y=\"%zu\" width=\"%.1f\" "
-			    "height=\"%d\" rx=\"2\" fill=\"", d->kind == 3 ? " [k]" : "",
-			(unsigned long long)d->count, pct, x, y, w, ROW - 1);
-		color(fp, d);
+		fprintf(fp, "%s (%llu samples, %.2f%%", d->kind == 3 ? " [k]" : "",
+			(unsigned long long)d->count, pct);
+		if (base)
+			fprintf(fp, "; %+.2f%% since the baseline", pct -
+				(t.v[0].base ? 100.0 * (double)d->base / (double)t.v[0].base : 0));
+		fprintf(fp, ")</title><rect x=\"%.1f\" y=\"%zu\" width=\"%.1f\" "
+			    "height=\"%d\" rx=\"2\" fill=\"", x, y, w, ROW - 1);
+		if (base)
+			diff_color(fp, d, t.v[0].count, t.v[0].base);
+		else
+			color(fp, d);
 		fprintf(fp, "\"/><text x=\"%.1f\" y=\"%zu\">", x + 3, y + ROW - 4);
 		if (fit >= 3) {
 			size_t l = strlen(d->text);

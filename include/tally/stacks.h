@@ -76,6 +76,13 @@ TALLY_API int tally_stacks__write_folded(const struct tally_stacks *s, FILE *fp)
  */
 TALLY_API int tally_stacks__write_svg(const struct tally_stacks *s, FILE *fp, const char *title);
 /*
+ * A differential flame graph: s's stacks, each frame colored by the
+ * change of its share since base (red grew, blue shrank). 0 or -errno.
+ */
+TALLY_API int tally_stacks__write_svg_diff(const struct tally_stacks *base,
+					   const struct tally_stacks *s, FILE *fp,
+					   const char *title);
+/*
  * pprof's profile.proto, gzip-compressed: mappings with build ids,
  * locations, functions, samples valued [samples, weight]. 0 or -errno.
  */

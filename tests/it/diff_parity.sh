@@ -13,7 +13,7 @@ __attribute__((noinline)) void leaf(int n) { for (int i = 0; i < n; i++) x++; }
 __attribute__((noinline)) void top(int n) { leaf(n); x++; }
 int main(int argc, char **argv) { for (int k = 0; k < 100 * argc; k++) { top(200000); leaf(100000 * argc); } return 0; }
 EOC
-cc -O1 -fno-omit-frame-pointer -o "$d/tree" "$d/tree.c"
+cc -O0 -fno-omit-frame-pointer -o "$d/tree" "$d/tree.c"  # -O0: every function keeps its frame
 for who in perf tally; do
 	if [ $who = perf ]; then rec="perf record"; else rec="$TALLY record"; fi
 	$rec -q -e cpu-clock -c 100000 -g -o "$d/$who-a.data" -- "$d/tree" >/dev/null 2>&1
@@ -29,6 +29,14 @@ for who in perf tally; do
 	done
 	check "$who: a change is shown" grep -qE '^ +[0-9.]+% +[-+][0-9.]+%' "$d/t.out"
 done
+# a differential flame graph: top's share shrank in b (leaf is called
+# directly with twice the work), so top is blue and its title says how much
+"$TALLY" diff "$d/tally-a.data" "$d/tally-b.data" --flamegraph "$d/d.svg" >/dev/null 2>&1
+is "diff --flamegraph exits 0" "$?" 0
+g=$(grep -o '<g class="f"[^>]*data-n="top">.*</g>' "$d/d.svg" | head -1)
+check "top's title: a negative change ($(echo "$g" | grep -o '; [-+][0-9.]*%' | head -1))" \
+	sh -c "echo '$g' | grep -q '; -[0-9.]*% since the baseline'"
+check "top is drawn blue" sh -c "echo '$g' | grep -q 'fill=\"rgb([0-9]*,[0-9]*,255)\"'"
 "$TALLY" diff "$d/perf-a.data" "$d/nope.data" >/dev/null 2>"$d/e"; rc=$?
 check "a missing file: fails (rc $rc)" [ $rc -ne 0 ]
 check "a missing file: named" grep -q 'nope.data' "$d/e"
