@@ -159,16 +159,15 @@ static char *dup_or_null(const char *p, bool *fail)
 
 int tally_stacks__frame(struct tally_stacks *s, const struct tally_stack_frame *f)
 {
-	struct stk_frame key = {
-		.name = (char *)f->name, .dso = (char *)f->dso, .addr = f->addr,
-		.kernel = f->kernel,
-	};
+	struct stk_frame key;
 	bool fail = false;
 	size_t k;
 	void *p;
 
 	if (!s || !f)
 		return -EINVAL;
+	key = (struct stk_frame){ .name = (char *)f->name, .dso = (char *)f->dso, .addr = f->addr,
+				  .kernel = f->kernel };
 	key.hash = frame_hash(&key);
 	if (tab_grow(&s->ftab, s->nframes, frame_hash_i, s))
 		return -ENOMEM;

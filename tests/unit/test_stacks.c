@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: MIT
+/* The stacks model: frames and stacks deduplicated, counts per (thread,
+ * stack), collapsed stacks exact, every writer's output well formed,
+ * bad arguments refused. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include <tally/stacks.h>
+
+static int frame(struct tally_stacks *s, const char *name, const char *dso, bool k)
+{
+	struct tally_stack_frame f = { .name = name, .dso = dso, .kernel = k, .addr = 0x10,
+				       .map_start = 0x400000, .map_end = 0x500000 };
+
+	return tally_stacks__frame(s, &f);
+}
+
+/* root first */
+static int stack(struct tally_stacks *s, const char *const *names, int n)
+{
+	int node = -1;
+
+	for (int i = 0; i < n; i++)
+		node = tally_stacks__push(s, node, frame(s, names[i], "/bin/prog", false));
+	return node;
+}
+
+static char *capture(struct tally_stacks *s, int (*fn)(const struct tally_stacks *, FILE *))
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+
+	assert_non_null(m);
+	assert_int_equal(fn(s, m), 0);
+	fclose(m);
+	return buf;
+}
+
+static void test_dedup(void **state)
+{
+	struct tally_stacks *s = tally_stacks__new();
+	struct tally_stack_frame unres = { .name = NULL, .dso = "/bin/prog", .addr = 0x1234 };
+	struct tally_stack_frame unres2 = { .name = NULL, .dso = "/bin/prog", .addr = 0x5678 };
+	int a = frame(s, "main", "/bin/prog", false);
+
+	assert_true(a >= 0);
+	assert_int_equal(frame(s, "main", "/bin/prog", false), a);
+	assert_int_not_equal(frame(s, "main", "/lib/other.so", false), a);
+	assert_int_not_equal(frame(s, "main", "/bin/prog", true), a);
+	/* unresolved frames are their address */
+	assert_int_equal(tally_stacks__frame(s, &unres), tally_stacks__frame(s, &unres));
+	assert_int_not_equal(tally_stacks__frame(s, &unres), tally_stacks__frame(s, &unres2));
+	/* a stack is its path: the same path, the same node */
+	static const char *const p1[] = { "main", "f", "g" }, *const p2[] = { "main", "f", "h" };
+	int n1 = stack(s, p1, 3), n2 = stack(s, p2, 3);
+
+	assert_true(n1 >= 0 && n2 >= 0 && n1 != n2);
+	assert_int_equal(stack(s, p1, 3), n1);
+	tally_stacks__free(s);
+}
+
+static void test_folded(void **state)
+{
+	struct tally_stacks *s = tally_stacks__new();
+	static const char *const p1[] = { "main", "f" }, *const p2[] = { "main", "g" };
+	int t1 = tally_stacks__thread(s, 10, 10, "prog"), t2 = tally_stacks__thread(s, 10, 11, "prog");
+	int t3 = tally_stacks__thread(s, 20, 20, "other");
+	int n1 = stack(s, p1, 2), n2 = stack(s, p2, 2);
+	int k = tally_stacks__push(s, n1, frame(s, "sys_read", "[kernel.kallsyms]", true));
+	char *out;
+
+	assert_int_equal(tally_stacks__thread(s, 10, 10, "prog"), t1);
+	assert_int_equal(tally_stacks__sample(s, t1, n1, 3, 300), 0);
+	/* two threads of one command: one line */
+	assert_int_equal(tally_stacks__sample(s, t2, n1, 2, 200), 0);
+	assert_int_equal(tally_stacks__sample(s, t3, n2, 1, 100), 0);
+	assert_int_equal(tally_stacks__sample(s, t1, k, 4, 400), 0);
+	assert_int_equal(tally_stacks__samples(s), 10);
+	out = capture(s, tally_stacks__write_folded);
+	assert_string_equal(out, "other;main;g 1\nprog;main;f 5\nprog;main;f;sys_read_[k] 4\n");
+	free(out);
+	tally_stacks__free(s);
+}
+
+static void test_writers(void **state)
+{
+	struct tally_stacks *s = tally_stacks__new();
+	static const char *const p[] = { "main", "work & <stuff>" };
+	struct tally_stacks_info info = { .event = "cpu-clock", .unit = "nanoseconds",
+					  .period = 1000, .command = "prog \"x\"" };
+	int t = tally_stacks__thread(s, 1, 1, "prog"), n = stack(s, p, 2);
+	char *out;
+
+	assert_int_equal(tally_stacks__sample(s, t, n, 7, 7000), 0);
+	assert_int_equal(tally_stacks__timed(s, t, n, 5000000), 0);
+	assert_int_equal(tally_stacks__set_info(s, &info), 0);
+	out = capture(s, tally_stacks__write_speedscope);
+	assert_non_null(strstr(out, "\"weights\":[7000]"));
+	assert_non_null(strstr(out, "work & <stuff>"));
+	free(out);
+	out = capture(s, tally_stacks__write_firefox);
+	assert_non_null(strstr(out, "\"stackTable\""));
+	assert_non_null(strstr(out, "[1,0.000000,0]"));
+	free(out);
+	out = capture(s, tally_stacks__write_pprof);
+	assert_true((unsigned char)out[0] == 0x1f && (unsigned char)out[1] == 0x8b);	/* gzip */
+	free(out);
+	{
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *m = open_memstream(&buf, &len);
+
+		assert_int_equal(tally_stacks__write_svg(s, m, "a <title>"), 0);
+		assert_int_equal(tally_stacks__write_html(s, m, "a page"), 0);
+		fclose(m);
+		/* names are escaped: no raw markup from the data */
+		assert_non_null(strstr(buf, "work &amp; &lt;stuff&gt;"));
+		assert_null(strstr(buf, "<stuff>"));
+		free(buf);
+	}
+	tally_stacks__free(s);
+}
+
+static void test_bad_args(void **state)
+{
+	struct tally_stacks *s = tally_stacks__new();
+	int f = frame(s, "main", NULL, false);
+
+	assert_int_equal(tally_stacks__push(s, -1, 99), -EINVAL);
+	assert_int_equal(tally_stacks__push(s, 5, f), -EINVAL);
+	assert_int_equal(tally_stacks__push(s, -2, f), -EINVAL);
+	assert_int_equal(tally_stacks__sample(s, 0, 0, 1, 1), -EINVAL);	/* no thread yet */
+	assert_int_equal(tally_stacks__frame(NULL, NULL), -EINVAL);
+	assert_int_equal(tally_stacks__write_folded(NULL, stdout), -EINVAL);
+	assert_int_equal(tally_stacks__write_svg_diff(NULL, s, stdout, "x"), -EINVAL);
+	/* an empty model writes empty, valid pictures */
+	char *out = capture(s, tally_stacks__write_folded);
+
+	assert_string_equal(out, "");
+	free(out);
+	out = capture(s, tally_stacks__write_speedscope);
+	assert_non_null(strstr(out, "\"profiles\":[]"));
+	free(out);
+	tally_stacks__free(s);
+	tally_stacks__free(NULL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_dedup),
+		cmocka_unit_test(test_folded),
+		cmocka_unit_test(test_writers),
+		cmocka_unit_test(test_bad_args),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
