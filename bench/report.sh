@@ -65,6 +65,45 @@ p = run(["perf"] + args + ["-i", small])
 print("| `%s` (a %d KiB file) | %.0f ms, %d KiB | %.0f ms, %d KiB | %.3f | %.3f |" %
       (" ".join(args), os.path.getsize(small) // 1024, t[0] * 1e3, t[1], p[0] * 1e3, p[1],
        t[0] / p[0], t[1] / p[1]))
+# the pictures, next to what perf users run for them today: perf script
+# piped to a stack collapser (perf script alone is the floor of that path)
+print()
+print("Pictures from the same file, each next to `perf script` (the first step of the "
+      "`perf script | stackcollapse-perf.pl | flamegraph.pl` path perf users take):")
+print()
+print("| export (`tally report -i FILE ...`) | tally | `perf script` | tally/perf wall | output |")
+print("|---|---|---|---|---|")
+ps = run(["perf", "script", "-i", data])
+out = data + ".out"
+for opt in ("--folded", "--flamegraph", "--pprof", "--speedscope", "--firefox", "--html"):
+    argv = [tally, "report", "-i", data, opt] + ([] if opt == "--folded" else [out])
+    if opt == "--folded":
+        t0 = time.perf_counter()
+        with open(out, "w") as f:
+            p = subprocess.run(["/usr/bin/time", "-f", "RSS %M"] + argv, stdout=f,
+                               stderr=subprocess.PIPE, text=True)
+        t = (time.perf_counter() - t0, int(re.findall(r"RSS (\d+)", p.stderr)[-1]))
+    else:
+        t = run(argv)
+    size = os.path.getsize(out)
+    print("| `%s` | %.0f ms, %d KiB | %.0f ms, %d KiB | %.3f | %d KiB |" %
+          (opt, t[0] * 1e3, t[1], ps[0] * 1e3, ps[1], t[0] / ps[0], size // 1024))
+    if opt == "--html":
+        chrome = next((c for c in ("/usr/bin/chromium", "/usr/bin/chromium-browser")
+                       if os.path.exists(c)), None)
+        if chrome:
+            os.rename(out, out + ".html")
+            t0 = time.perf_counter()
+            subprocess.run([chrome, "--headless=new", "--no-sandbox", "--disable-gpu",
+                            "--dump-dom", "file://" + out + ".html"],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            print()
+            print("The page: %d KiB; Chromium headless loads, lays out and runs it "
+                  "(`--dump-dom`, browser start included) in %.0f ms." %
+                  (os.path.getsize(out + ".html") // 1024, (time.perf_counter() - t0) * 1e3))
+            os.remove(out + ".html")
+os.path.exists(out) and os.remove(out)
+
 print()
 print("`report --stdio` is perf's default: children and call graphs. tally reads /proc/kallsyms on a "
       "second thread while it reads the file (kernel addresses are resolved after reading).")
