@@ -22,6 +22,9 @@
 
 #define DEFAULT_EVENTS "task-clock,context-switches,cpu-migrations,page-faults," \
 		       "cycles,instructions,branches,branch-misses"
+/* perf 6.1 counts CPU time system-wide with cpu-clock */
+#define DEFAULT_EVENTS_SYSTEM "cpu-clock,context-switches,cpu-migrations,page-faults," \
+			      "cycles,instructions,branches,branch-misses"
 /* perf 6.1's -d, -dd, -ddd additions to the default set (no -e). */
 static const char *const detailed_events[] = {
 	"L1-dcache-loads,L1-dcache-load-misses,LLC-loads,LLC-load-misses",
@@ -140,7 +143,9 @@ static int add_events(const struct stat_config *cfg, struct tally_evlist *l, int
 	 * whatever there is (perf does so after -e events too).
 	 */
 	for (int i = cfg->events.nr ? 0 : -1; i < cfg->detailed && i < 3; i++)
-		if (cli_events_add(l, i < 0 ? DEFAULT_EVENTS : detailed_events[i], NULL, "stat"))
+		if (cli_events_add(l, i >= 0 ? detailed_events[i] :
+				   cli_target_system_wide(&cfg->target) ? DEFAULT_EVENTS_SYSTEM :
+				   DEFAULT_EVENTS, NULL, "stat"))
 			return -1;
 	return 0;
 }

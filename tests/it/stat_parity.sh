@@ -174,5 +174,13 @@ perf stat -r 3 --table -e task-clock -- "$W" sleep 20 2>"$tmp/p"
 $TALLY stat -r 3 --table -e task-clock -- "$W" sleep 20 2>"$tmp/t"
 tmask() { mask "$1" | sed -E 's/\([+-]N\) #+$/(dev) #/'; }	# deviations and bars vary
 is "human -r 3 --table: perf's table of runs (digits masked)" "$(tmask "$tmp/t")" "$(tmask "$tmp/p")"
+# the default events system-wide: perf counts CPU time with cpu-clock there
+evs() { awk '/^ +([0-9.,]+|<not supported>|<not counted>) +(msec )?[a-z-]+/ { for (i = 1; i <= NF; i++) if ($i ~ /^[a-z][a-z-]+$/ && $i != "msec") { print $i; break } }' "$1" | tr '\n' ' '; }
+for t in "-a" "-C 0"; do
+	perf stat $t -- "$W" sleep 20 2>"$tmp/p"
+	$TALLY stat $t -- "$W" sleep 20 2>"$tmp/t"
+	is "default events $t: perf's, in its order" "$(evs "$tmp/t")" "$(evs "$tmp/p")"
+done
+check "default events -a: cpu-clock" grep -q 'cpu-clock' "$tmp/t"
 
 done_testing
