@@ -218,7 +218,8 @@ static void print(struct diff *d, const char *event)
 			ws = (int)strlen(buf);
 	}
 	sort_ctx = d;
-	qsort(d->rows, d->n, sizeof(*d->rows), cmp_rows);
+	if (d->n)
+		qsort(d->rows, d->n, sizeof(*d->rows), cmp_rows);
 	printf("# Event '%s'\n#\n# Baseline  Delta Abs  %-*s  %-*s\n# ........  .........  ", event,
 	       wd, "Shared Object", ws, "Symbol");
 	for (int i = 0; i < wd; i++)

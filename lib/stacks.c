@@ -421,7 +421,8 @@ int tally__stacks_lines(const struct tally_stacks *s, struct stk_line **out, siz
 		free(v);
 		return err;
 	}
-	qsort(v, n, sizeof(*v), cmp_line);
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_line);
 	/* equal texts (threads of one command) become one line */
 	k = 0;
 	for (size_t i = 0; i < n; i++) {
