@@ -88,6 +88,28 @@ static void print_totals(struct stat_grid *g, struct stat_out *o,
 	free(buf);
 }
 
+/*
+ * -M on a machine that cannot count a metric's events: say so, by
+ * name, instead of leaving the reader to infer it from the rows.
+ */
+static void metrics_note(const struct stat_config *cfg, const struct stat_grid *g)
+{
+	char *dup = strdup(cfg->metrics), *tok, *save = NULL;
+
+	for (tok = dup ? strtok_r(dup, ",", &save) : NULL; tok; tok = strtok_r(NULL, ",", &save)) {
+		const char *ev = stat_metric_events(tok);
+		bool missing = false;
+
+		for (int i = 0; ev && i < g->nev; i++)
+			if (!g->ev[i].supported && strstr(ev, g->ev[i].name))
+				missing = true;
+		if (missing)
+			fprintf(stderr, "tally stat: metric %s needs %s, which this machine does not count "
+				"(no hardware PMU): it cannot be shown\n", tok, ev);
+	}
+	free(dup);
+}
+
 int cmd_stat(int argc, char **argv)
 {
 	struct stat_config cfg = STAT_CONFIG_INIT;
@@ -105,6 +127,7 @@ int cmd_stat(int argc, char **argv)
 		stat_usage(stdout);
 		return 0;
 	}
+	stat_grid_set_scale(cfg.scale);
 	if (cfg.aggr >= STAT_AGGR_CORE) {
 		topo = tally_topology__new(NULL);
 		if (!topo) {
@@ -164,6 +187,8 @@ int cmd_stat(int argc, char **argv)
 		print_totals(&grid, &out, &cfg, target);
 	}
 	ret = rc.exit_code;
+	if (cfg.metrics)
+		metrics_note(&cfg, &grid);
 out:
 	if (fp && fp != stderr && fclose(fp)) {
 		fprintf(stderr, "tally stat: error writing '%s': %s\n",

@@ -88,6 +88,13 @@ struct stat_config {
 	int log_fd;		/* --log-fd: output there instead of stderr */
 	bool no_csv_summary;	/* --no-csv-summary */
 	bool compare;
+	bool no_merge;		/* --no-merge: tally shows same-named PMU events apart anyway */
+	bool scale;		/* --scale (default) / --no-scale: multiplexed counts scaled */
+	bool percore_show_thread; /* --percore-show-thread */
+	bool topdown;		/* --topdown: the CPU's topdown events (-a) */
+	int td_level;		/* --td-level */
+	const char *metrics;	/* -M / --metric-group: built-in metrics by name */
+	bool metric_only;	/* --metric-only */
 	bool help;
 	/* The command: argv[cmd_argc] is NULL. For --compare, A then B. */
 	char **cmd_argv;
@@ -103,6 +110,7 @@ struct stat_config {
 	.repeat = 1,				\
 	.big_num = true,			\
 	.log_fd = -1,				\
+	.scale = true,				\
 }
 
 /*
@@ -306,6 +314,10 @@ void stat_grid_free(struct stat_grid *g);
  * with reset the cells are cleared first (intervals). 0 or -errno
  * (-EINVAL: not the events of the earlier runs).
  */
+/* --no-scale: fold raw counts, not the multiplexed ones scaled to the run. */
+void stat_grid_set_scale(bool scale);
+/* -M NAME: the events a built-in metric needs; NULL for an unknown name. */
+const char *stat_metric_events(const char *name);
 int stat_grid_fold(struct stat_grid *g, struct tally_evlist *l, enum stat_aggr mode,
 		   const struct tally_topology *topo, bool delta, bool reset);
 /* The grid's rows with their metrics, in perf's order. 0 or -ENOMEM. */

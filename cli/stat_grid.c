@@ -11,6 +11,13 @@
 #include <tally/tally.h>
 #include "stat.h"
 
+static bool no_scale;		/* --no-scale */
+
+void stat_grid_set_scale(bool scale)
+{
+	no_scale = !scale;
+}
+
 _Static_assert((int)STAT_AGGR_NODE == (int)TALLY_AGGR_NODE &&
 	       (int)STAT_AGGR_CORE == (int)TALLY_AGGR_CORE &&
 	       (int)STAT_AGGR_THREAD == (int)TALLY_AGGR_THREAD,
@@ -165,7 +172,7 @@ int stat_grid_fold(struct stat_grid *g, struct tally_evlist *l, enum stat_aggr m
 				c->counted = true;
 				c->scaled |= a[j].scaled.state == TALLY_COUNT_SCALED;
 			}
-			stat_acc_add(&c->val, (double)a[j].scaled.val * s);
+			stat_acc_add(&c->val, (double)(no_scale ? a[j].counts.val : a[j].scaled.val) * s);
 			stat_acc_add(&c->run, (double)a[j].counts.run);
 			stat_acc_add(&c->ena, (double)a[j].counts.ena);
 		}

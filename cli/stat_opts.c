@@ -7,7 +7,9 @@
  * `ls -l`.
  */
 #include <limits.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "parse_options.h"
 #include "stat.h"
 
@@ -173,6 +175,15 @@ static void stat_options(struct stat_config *cfg, struct cli_option *out)
 		CLI_BOOL_F('B', "big-num", &cfg->big_num, "thousands separators (default on)", CLI_OPT_NEG),
 		CLI_BOOL('n', "null", &cfg->null_run, "no events: time the command only"),
 		CLI_BOOL('q', "quiet", &cfg->quiet, "print no counts (exit status only)"),
+		CLI_GROUP("Metrics and merging"),
+		CLI_STRING('M', "metrics", &cfg->metrics, "LIST", "built-in metrics: IPC, branch_miss_rate, cache_miss_rate"),
+		CLI_STRING_F(0, "metric-group", &cfg->metrics, "LIST", "perf's other name for -M", CLI_OPT_HIDDEN),
+		CLI_BOOL(0, "metric-only", &cfg->metric_only, "print only the metrics' lines (with -M)"),
+		CLI_BOOL(0, "topdown", &cfg->topdown, "the CPU's topdown events, system-wide (needs them in sysfs)"),
+		CLI_INT(0, "td-level", &cfg->td_level, "N", "topdown level (perf's; tally shows level 1)", 0, 4),
+		CLI_BOOL_F(0, "scale", &cfg->scale, "scale multiplexed counts to the whole run (default; --no-scale: raw)", CLI_OPT_NEG),
+		CLI_BOOL(0, "no-merge", &cfg->no_merge, "show events of several PMUs with one name apart (tally never merges them)"),
+		CLI_BOOL(0, "percore-show-thread", &cfg->percore_show_thread, "with the percore event term: each thread's count"),
 		CLI_COUNT('v', "verbose", &cfg->verbose, "show each event's perf_event_attr"),
 		CLI_HELP(&cfg->help, "this text (man tally-stat for the full manual)"),
 		CLI_END(),
@@ -196,6 +207,32 @@ static int usage_err(struct cli_parse *p, const char *msg)
 {
 	cli_error(p, "%s", msg);
 	return 1;
+}
+
+/*
+ * -M a,b: each built-in metric's events added after the -e ones; a name
+ * tally does not know is an error that lists the ones it does.
+ */
+static int add_metrics(struct stat_config *cfg, struct cli_parse *p)
+{
+	char *dup = strdup(cfg->metrics), *tok, *save = NULL;
+	int err = 0;
+
+	if (!dup)
+		return usage_err(p, "out of memory");
+	for (tok = strtok_r(dup, ",", &save); tok && !err; tok = strtok_r(NULL, ",", &save)) {
+		const char *ev = stat_metric_events(tok);
+
+		if (!ev) {
+			cli_error(p, "-M '%s': no such metric (tally knows IPC, branch_miss_rate, "
+				  "cache_miss_rate; perf's JSON metric tables are not on this system)", tok);
+			err = 1;
+		} else if (cli_events_push(p, &cfg->events, ev)) {
+			err = 1;
+		}
+	}
+	free(dup);
+	return err;
 }
 
 static int split_compare(struct stat_config *cfg, struct cli_parse *p)
@@ -257,5 +294,17 @@ int stat_parse_args(struct stat_config *cfg, int argc, char **argv, FILE *err)
 		return usage_err(&p, "--all-user and --all-kernel do not mix");
 	if (cfg->null_run && cfg->events.nr)
 		return usage_err(&p, "-n counts nothing: drop -e");
+	if (cfg->topdown && !t->system_wide && !t->cpu_list)
+		return usage_err(&p, "top down event configuration requires system-wide mode (-a)");
+	if (cfg->topdown && access("/sys/bus/event_source/devices/cpu/events/topdown-retiring", F_OK))
+		return usage_err(&p, "--topdown: this CPU has no topdown events "
+				     "(/sys/bus/event_source/devices/cpu/events/topdown-*): nothing to show");
+	if (cfg->metric_only && !cfg->metrics && !cfg->topdown)
+		return usage_err(&p, "--metric-only prints the metrics of -M or --topdown: give one");
+	if (cfg->metrics && add_metrics(cfg, &p))
+		return 1;
+	if (cfg->topdown && cli_events_push(&p, &cfg->events,
+			"{slots,topdown-retiring,topdown-bad-spec,topdown-fe-bound,topdown-be-bound}"))
+		return 1;
 	return 0;
 }

@@ -327,6 +327,14 @@ static void kparse_run(struct kparse *k, const char *path)
 		k->err = tally__symvec_finish(&k->mv[i], &k->msyms[i], &k->nm[i], false);
 }
 
+static void syms_free(struct tally_symbol *v, size_t n)
+{
+	for (size_t i = 0; v && i < n; i++)
+		free((char *)v[i].name);
+	free(v);
+}
+
+/* What was read and not handed to a DSO. */
 static void kparse_free(struct kparse *k)
 {
 	tally__symvec_free(&k->kv);
@@ -334,9 +342,9 @@ static void kparse_free(struct kparse *k)
 		tally__symvec_free(&k->mv[i]);
 		free(k->mnames[i]);
 		if (k->msyms)
-			free(k->msyms[i]);
+			syms_free(k->msyms[i], k->nm[i]);
 	}
-	free(k->ksyms);
+	syms_free(k->ksyms, k->nk);
 	free(k->mv);
 	free(k->mnames);
 	free(k->msyms);
