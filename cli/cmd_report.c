@@ -323,7 +323,7 @@ static bool shape_add(struct report *r, int idx, const char *comm, const struct 
 		if (x->hash == hv && x->idx == idx && x->comm == comm && x->tid == (int32_t)smp->tid &&
 		    x->pid == (int32_t)smp->pid && x->cpu == (int32_t)smp->cpu && x->mode == mode &&
 		    x->ip == smp->ip && x->nr == nr &&
-		    !memcmp(x->ips, smp->callchain.ips, nr * sizeof(uint64_t))) {
+		    (!nr || !memcmp(x->ips, smp->callchain.ips, nr * sizeof(uint64_t)))) {
 			x->period += period;
 			x->count++;
 			r->last_shape = x->seq;
@@ -334,7 +334,8 @@ static bool shape_add(struct report *r, int idx, const char *comm, const struct 
 		free(x);
 		return false;
 	}
-	memcpy(x->ips, smp->callchain.ips, nr * sizeof(uint64_t));
+	if (nr)
+		memcpy(x->ips, smp->callchain.ips, nr * sizeof(uint64_t));
 	x->hash = hv;
 	x->idx = idx;
 	x->comm = comm;

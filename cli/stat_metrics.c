@@ -8,7 +8,6 @@
  */
 #include <stdio.h>
 #include <string.h>
-#include <strings.h>
 #include <linux/perf_event.h>
 #include "stat.h"
 
@@ -136,25 +135,4 @@ void stat_metrics_compute(struct stat_row *rows, int nr, double wall_ns)
 		if (clock)
 			rate(r, clock);
 	}
-}
-
-/*
- * -M's built-in metrics: perf takes them from its JSON tables, which
- * neither the kernel nor libpfm4 carry; these are the ones perf also
- * derives by itself (the insn per cycle and miss shares after '#').
- */
-static const struct {
-	const char *name, *events;
-} metrics[] = {
-	{ "IPC", "cycles,instructions" },
-	{ "branch_miss_rate", "branches,branch-misses" },
-	{ "cache_miss_rate", "cache-references,cache-misses" },
-};
-
-const char *stat_metric_events(const char *name)
-{
-	for (size_t i = 0; i < sizeof(metrics) / sizeof(metrics[0]); i++)
-		if (!strcasecmp(metrics[i].name, name))
-			return metrics[i].events;
-	return NULL;
 }

@@ -9,6 +9,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 #include "parse_options.h"
 #include "stat.h"
@@ -207,6 +208,27 @@ static int usage_err(struct cli_parse *p, const char *msg)
 {
 	cli_error(p, "%s", msg);
 	return 1;
+}
+
+/*
+ * -M's built-in metrics: perf takes them from its JSON tables, which
+ * neither the kernel nor libpfm4 carry; these are the ones perf also
+ * derives by itself (the insn per cycle and miss shares after '#').
+ */
+static const struct {
+	const char *name, *events;
+} metrics[] = {
+	{ "IPC", "cycles,instructions" },
+	{ "branch_miss_rate", "branches,branch-misses" },
+	{ "cache_miss_rate", "cache-references,cache-misses" },
+};
+
+const char *stat_metric_events(const char *name)
+{
+	for (size_t i = 0; i < sizeof(metrics) / sizeof(metrics[0]); i++)
+		if (!strcasecmp(metrics[i].name, name))
+			return metrics[i].events;
+	return NULL;
 }
 
 /*
