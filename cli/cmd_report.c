@@ -726,6 +726,24 @@ static void print_hist(struct report *r, int idx, uint64_t lost)
 	free(rows);
 }
 
+/* --call-graph dwarf: how many chains ended early, and why (perf does not say). */
+static void print_unwind(const struct session *ss)
+{
+	uint64_t early = 0;
+
+	if (!ss->unwound)
+		return;
+	for (int w = 1; w < TALLY_UNWIND__NR; w++)
+		early += ss->unwind_stops[w];
+	printf("#\n# DWARF unwinding: %llu samples' user stacks unwound, %llu chains ended early%s\n",
+	       (unsigned long long)ss->unwound, (unsigned long long)early, early ? ":" : "");
+	for (int w = 1; w < TALLY_UNWIND__NR; w++)
+		if (ss->unwind_stops[w])
+			printf("#   %-40s %llu\n", tally_unwind_stop__str((enum tally_unwind_stop)w),
+			       (unsigned long long)ss->unwind_stops[w]);
+	printf("#\n");
+}
+
 /* What got no symbol, per DSO and why: perf shows only hex addresses. */
 static void print_unresolved(struct report *r)
 {
@@ -910,6 +928,7 @@ int cmd_report(int argc, char **argv)
 			if (r.h[i].samples)
 				print_hist(&r, i, ss.lost);
 		print_unresolved(&r);
+		print_unwind(&ss);
 	}
 out:
 	for (int i = 0; r.h && i < ss.nr_attrs; i++) {

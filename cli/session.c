@@ -127,6 +127,45 @@ static void rank_file(struct session *s, const char *path)
 		s->ranks[i].rank = (uint32_t)++s->nranks;
 }
 
+/* perf's --max-stack default */
+#define UNWIND_MAX 127
+#define UW_CAP (65536 / 8 + UNWIND_MAX + 2)
+
+/*
+ * A --call-graph dwarf sample: the kernel's part of its chain as
+ * recorded, then PERF_CONTEXT_USER and the user frames libdwfl finds in
+ * its stack copy (perf's order: the kernel records no user part there).
+ */
+static void unwind_user(struct session *s, struct tally_sample *smp)
+{
+	enum tally_unwind_stop why;
+	uint64_t n = 0;
+	int k;
+
+	if (!smp->regs_user.nr || !smp->regs_user.abi)
+		return;		/* a kernel thread: no user state */
+	if (!s->uw && !(s->uw = tally_unwind__new()))
+		return;
+	if (!s->uw_ips && !(s->uw_ips = malloc(UW_CAP * sizeof(*s->uw_ips))))
+		return;
+	for (uint64_t i = 0; i < smp->callchain.nr && n < UW_CAP - UNWIND_MAX - 1; i++) {
+		if (smp->callchain.ips[i] == PERF_CONTEXT_USER)
+			break;
+		s->uw_ips[n++] = smp->callchain.ips[i];
+	}
+	k = tally_unwind__sample(s->uw, s->m, (int32_t)smp->pid, (int32_t)smp->tid, s->maps_gen,
+				 &smp->regs_user, smp->stack_user.data, smp->stack_user.dyn_size,
+				 s->uw_ips + n + 1, UNWIND_MAX, &why);
+	if (k <= 0)
+		return;
+	s->uw_ips[n] = PERF_CONTEXT_USER;
+	smp->callchain.ips = s->uw_ips;
+	smp->callchain.nr = n + 1 + (uint64_t)k;
+	s->unwound++;
+	if ((unsigned)why < sizeof(s->unwind_stops) / sizeof(s->unwind_stops[0]))
+		s->unwind_stops[why]++;
+}
+
 /* Side-band records build the maps; samples go to the command. */
 static void process(struct session *s, const struct perf_event_header *h, int idx)
 {
@@ -140,6 +179,9 @@ static void process(struct session *s, const struct perf_event_header *h, int id
 	}
 	if (h->type == PERF_RECORD_SAMPLE) {
 		s->samples++;
+		if ((s->lays[idx].sample_type & (PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER)) ==
+		    (PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER))
+			unwind_user(s, &rec.u.sample);
 		s->on_sample(s, h, idx, &rec, s->arg);
 		return;
 	}
@@ -380,6 +422,8 @@ void session_close(struct session *s)
 	free(s->spare);
 	free(s->q);
 	free(s->tmp);
+	tally_unwind__free(s->uw);
+	free(s->uw_ips);
 	for (size_t i = 0; i < s->rank_cap; i++)
 		free((char *)s->ranks[i].name);
 	free(s->ranks);

@@ -46,6 +46,10 @@ struct session {
 	/* what went by */
 	uint64_t samples, lost, bad;
 	uint64_t maps_gen;		/* changes with every side-band record applied */
+	/* --call-graph dwarf samples: their user stacks unwound (libdwfl) */
+	struct tally_unwind *uw;
+	uint64_t *uw_ips;
+	uint64_t unwound, unwind_stops[8];
 	/* files in the order their first MMAP came (perf makes its DSOs so) */
 	struct session_rank { const char *name; uint32_t rank; } *ranks;
 	size_t nranks, rank_cap;

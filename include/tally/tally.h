@@ -20,5 +20,7 @@
 #include <tally/data_read.h>
 #include <tally/data_write.h>
 #include <tally/trace_fmt.h>
+#include <tally/stacks.h>
+#include <tally/unwind.h>
 
 #endif

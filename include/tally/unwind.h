@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Added in 0.2: DWARF unwinding of `--call-graph dwarf` samples through
+ * elfutils' libdwfl: the sample's user registers and its copy of the
+ * user stack, the CFI of the files the process had mapped. One Dwfl per
+ * process, kept while its maps stay the same (CFI read once per file
+ * there), so a million samples of one process read each file once.
+ *
+ *	struct tally_unwind *u = tally_unwind__new();
+ *	n = tally_unwind__sample(u, machine, pid, tid, maps_gen, &smp->regs_user,
+ *				 smp->stack_user.data, smp->stack_user.dyn_size,
+ *				 ips, 127, &why);
+ */
+#ifndef TALLY_UNWIND_H
+#define TALLY_UNWIND_H
+
+#include <stdint.h>
+#include <tally/core.h>
+#include <tally/record.h>
+#include <tally/symbols.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct tally_unwind;
+
+/* Why a chain ended before the process's first frame. */
+enum tally_unwind_stop {
+	TALLY_UNWIND_DONE,		/* reached the outermost frame (or the limit) */
+	TALLY_UNWIND_STACK_SHORT,	/* the stack copy ended (record a bigger --call-graph dwarf,SIZE) */
+	TALLY_UNWIND_NO_MAP,		/* an address outside every mapped file (JIT, freed code) */
+	TALLY_UNWIND_NO_CFI,		/* a file without .eh_frame/.debug_frame for that address */
+	TALLY_UNWIND_NO_REGS,		/* the sample carries no user registers (a kernel thread) */
+	TALLY_UNWIND__NR,
+};
+
+TALLY_API const char *tally_unwind_stop__str(enum tally_unwind_stop why);
+
+TALLY_API struct tally_unwind *tally_unwind__new(void);
+TALLY_API void tally_unwind__free(struct tally_unwind *u);
+
+/*
+ * The user frames of one sample, innermost first: ips[0] is the
+ * interrupted user pc, then each caller's return address. maps_gen
+ * changes whenever the caller applied an MMAP/EXEC/EXIT (the cached Dwfl
+ * of pid is rebuilt). Returns the frames written (0..max), or -errno;
+ * *why says where the chain ended.
+ */
+TALLY_API int tally_unwind__sample(struct tally_unwind *u, struct tally_machine *m, int32_t pid,
+				   int32_t tid, uint64_t maps_gen,
+				   const struct tally_sample_regs *regs, const void *stack,
+				   uint64_t stack_size, uint64_t *ips, int max,
+				   enum tally_unwind_stop *why);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,282 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The libdwfl wrapper (tally/unwind.h). Per process, the files it had
+ * mapped executable are reported to a Dwfl at their load bias; the
+ * thread state comes from the sample: registers mapped from perf's order
+ * to DWARF's, memory reads served from the stack copy only. libdwfl
+ * finds the CFI and walks; every walk is bounded by max.
+ */
+#include <elfutils/libdwfl.h>
+#include <stdlib.h>
+#include <string.h>
+#include "internal.h"
+#include <tally/unwind.h>
+
+#define CACHE_SLOTS 64
+
+/* The sample being unwound (the thread callbacks' argument). */
+struct cur {
+	int32_t pid;
+	uint64_t regs[17];		/* DWARF numbering: rax rdx rcx rbx rsi rdi rbp rsp r8..r15 rip */
+	bool have_regs;
+	uint64_t sp;
+	const uint8_t *stack;
+	uint64_t size;
+	bool short_read;		/* a read fell outside the copy */
+	bool given;			/* next_thread handed out the thread */
+};
+
+struct proc {
+	int32_t pid;
+	uint64_t gen;
+	Dwfl *dwfl;
+	bool attached;
+	struct cur cur;
+	uint64_t lru;
+};
+
+struct tally_unwind {
+	struct proc slot[CACHE_SLOTS];
+	uint64_t tick;
+};
+
+static char *debuginfo_path;
+static const Dwfl_Callbacks offline_callbacks = {
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.debuginfo_path = &debuginfo_path,
+	.section_address = dwfl_offline_section_address,
+};
+
+const char *tally_unwind_stop__str(enum tally_unwind_stop why)
+{
+	switch (why) {
+	case TALLY_UNWIND_DONE: return "complete";
+	case TALLY_UNWIND_STACK_SHORT: return "stack copy too short";
+	case TALLY_UNWIND_NO_MAP: return "address outside the mapped files (JIT?)";
+	case TALLY_UNWIND_NO_CFI: return "no CFI for the address";
+	case TALLY_UNWIND_NO_REGS: return "no user registers in the sample";
+	default: return "?";
+	}
+}
+
+struct tally_unwind *tally_unwind__new(void)
+{
+	struct tally_unwind *u = calloc(1, sizeof(*u));
+
+	if (!u)
+		return tally__err_ptr(ENOMEM);
+	return u;
+}
+
+static void proc_drop(struct proc *p)
+{
+	if (p->dwfl)
+		dwfl_end(p->dwfl);
+	memset(p, 0, sizeof(*p));
+}
+
+void tally_unwind__free(struct tally_unwind *u)
+{
+	if (!u)
+		return;
+	for (int i = 0; i < CACHE_SLOTS; i++)
+		proc_drop(&u->slot[i]);
+	free(u);
+}
+
+static pid_t next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
+{
+	struct cur *c = arg;
+
+	(void)dwfl;
+	if (c->given)
+		return 0;
+	c->given = true;
+	*thread_argp = arg;
+	return c->pid;
+}
+
+static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
+{
+	struct cur *c = arg;
+
+	(void)dwfl;
+	if (addr < c->sp || addr - c->sp > c->size || c->size - (addr - c->sp) < sizeof(*result)) {
+		c->short_read = true;
+		return false;
+	}
+	memcpy(result, c->stack + (addr - c->sp), sizeof(*result));
+	return true;
+}
+
+static bool set_initial_registers(Dwfl_Thread *thread, void *arg)
+{
+	struct cur *c = arg;
+	Dwarf_Word r[17];
+
+	if (!c->have_regs)
+		return false;
+	for (int i = 0; i < 17; i++)
+		r[i] = c->regs[i];
+	if (!dwfl_thread_state_registers(thread, 0, 17, r))
+		return false;
+	dwfl_thread_state_register_pc(thread, c->regs[16]);
+	return true;
+}
+
+static const Dwfl_Thread_Callbacks thread_callbacks = {
+	.next_thread = next_thread,
+	.memory_read = memory_read,
+	.set_initial_registers = set_initial_registers,
+};
+
+/* The process's executable file maps, each file once, at its load bias. */
+static Dwfl *report_maps(struct tally_machine *m, int32_t tid)
+{
+	Dwfl *dwfl = dwfl_begin(&offline_callbacks);
+	int n = tally_machine__nr_maps(m, tid);
+
+	if (!dwfl)
+		return NULL;
+	dwfl_report_begin(dwfl);
+	for (int i = 0; i < n; i++) {
+		const struct tally_map *map = tally_machine__map_at(m, tid, (size_t)i);
+
+		if (!map || map->anon || map->kernel || !(map->prot & 4) || !map->filename ||
+		    map->filename[0] != '/')
+			continue;
+		/* a file whose ELF cannot be read is left out: its frames stop the walk */
+		dwfl_report_elf(dwfl, map->filename, map->filename, -1, map->start - map->pgoff,
+				false);
+	}
+	if (dwfl_report_end(dwfl, NULL, NULL)) {
+		dwfl_end(dwfl);
+		return NULL;
+	}
+	return dwfl;
+}
+
+static struct proc *proc_for(struct tally_unwind *u, struct tally_machine *m, int32_t pid,
+			     int32_t tid, uint64_t gen)
+{
+	struct proc *p = NULL, *old = &u->slot[0];
+
+	for (int i = 0; i < CACHE_SLOTS; i++) {
+		if (u->slot[i].dwfl && u->slot[i].pid == pid) {
+			p = &u->slot[i];
+			break;
+		}
+		if (u->slot[i].lru < old->lru)
+			old = &u->slot[i];
+	}
+	if (p && p->gen != gen)
+		proc_drop(p);	/* the maps changed since: build again */
+	else if (p)
+		goto out;
+	if (!p)
+		p = old;
+	proc_drop(p);
+	p->dwfl = report_maps(m, tid);
+	if (!p->dwfl)
+		return NULL;
+	p->pid = pid;
+	p->gen = gen;
+	p->cur.pid = pid;
+	p->attached = dwfl_attach_state(p->dwfl, NULL, pid, &thread_callbacks, &p->cur);
+out:
+	p->lru = ++u->tick;
+	return p->attached ? p : NULL;
+}
+
+/* perf's x86-64 register numbers for DWARF's 0..16 */
+static const int x86_64_perf_reg[17] = { 0, 3, 2, 1, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23, 8 };
+
+static bool load_regs(struct cur *c, const struct tally_sample_regs *regs)
+{
+	c->have_regs = false;
+#if defined(__x86_64__)
+	if (!regs || !regs->nr || !regs->regs)
+		return false;
+	for (int i = 0; i < 17; i++) {
+		int bit = x86_64_perf_reg[i];
+
+		if (!(regs->mask & (1ULL << bit)))
+			return false;
+		c->regs[i] = regs->regs[__builtin_popcountll(regs->mask & ((1ULL << bit) - 1))];
+	}
+	c->sp = c->regs[7];
+	c->have_regs = true;
+	return true;
+#else
+	(void)regs;
+	return false;	/* the register map of this arch is not written yet */
+#endif
+}
+
+struct walk {
+	uint64_t *ips;
+	int n, max;
+	Dwfl *dwfl;
+};
+
+static int frame_cb(Dwfl_Frame *state, void *arg)
+{
+	struct walk *w = arg;
+	Dwarf_Addr pc;
+
+	if (!dwfl_frame_pc(state, &pc, NULL))
+		return DWARF_CB_ABORT;
+	w->ips[w->n++] = pc;
+	return w->n < w->max ? DWARF_CB_OK : DWARF_CB_ABORT;
+}
+
+int tally_unwind__sample(struct tally_unwind *u, struct tally_machine *m, int32_t pid,
+			 int32_t tid, uint64_t maps_gen, const struct tally_sample_regs *regs,
+			 const void *stack, uint64_t stack_size, uint64_t *ips, int max,
+			 enum tally_unwind_stop *why)
+{
+	struct proc *p;
+	struct walk w = { .ips = ips, .max = max };
+	struct cur tmp = { 0 };
+	int rc;
+
+	*why = TALLY_UNWIND_DONE;
+	if (!u || !m || !ips || max <= 0)
+		return -EINVAL;
+	if (!load_regs(&tmp, regs)) {
+		*why = TALLY_UNWIND_NO_REGS;
+		return 0;
+	}
+	p = proc_for(u, m, pid, tid, maps_gen);
+	if (!p) {
+		/* nothing to walk with: the interrupted pc alone */
+		ips[0] = tmp.regs[16];
+		*why = TALLY_UNWIND_NO_MAP;
+		return 1;
+	}
+	memcpy(p->cur.regs, tmp.regs, sizeof(tmp.regs));
+	p->cur.have_regs = true;
+	p->cur.sp = tmp.sp;
+	p->cur.stack = stack;
+	p->cur.size = stack ? stack_size : 0;
+	p->cur.short_read = false;
+	p->cur.given = false;
+	w.dwfl = p->dwfl;
+	rc = dwfl_getthread_frames(p->dwfl, pid, frame_cb, &w);
+	if (!w.n) {
+		ips[0] = tmp.regs[16];
+		w.n = 1;
+	}
+	/* libdwfl ends quietly when a read fails: the copy was too short */
+	if (p->cur.short_read && w.n < max) {
+		*why = TALLY_UNWIND_STACK_SHORT;
+	} else if (rc != 0 && w.n < max) {
+		Dwarf_Addr last = ips[w.n - 1];
+
+		if (!dwfl_addrmodule(p->dwfl, last))
+			*why = TALLY_UNWIND_NO_MAP;
+		else
+			*why = TALLY_UNWIND_NO_CFI;
+	}
+	return w.n;
+}

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# --call-graph dwarf: report unwinds the user stacks (libdwfl) of a program
+# built without frame pointers: every chain reaches main through the right
+# functions, the shares equal perf report's on the same file (tally's and
+# perf's), a chain through libc's syscall() from a tracepoint too, and a
+# too-short stack copy is counted and named, not a crash.
+. "$(dirname "$0")/lib.sh"
+d=$(mktemp -d); trap 'rm -rf "$d"' EXIT
+cat >"$d/dw.c" <<'EOC'
+#include <unistd.h>
+#include <sys/syscall.h>
+volatile long x;
+__attribute__((noinline)) void c(int n) { for (int i = 0; i < n; i++) x += i; }
+__attribute__((noinline)) void b(int n) { c(n); x++; }
+__attribute__((noinline)) void a(int n) { b(n); x++; }
+__attribute__((noinline)) void s(int n) { for (int i = 0; i < n; i++) syscall(SYS_getpid); x++; }
+int main(void) { for (int k = 0; k < 1000; k++) { a(300000); s(100); } return 0; }
+EOC
+cc -O2 -fomit-frame-pointer -g -o "$d/dw" "$d/dw.c"
+check "the program keeps no frame pointer" sh -c "! objdump -d '$d/dw' | grep -A2 '<b>:' | grep -q 'push.*%rbp'"
+pct() { awk -v f="$2" '$NF == f { sub(/%/, "", $1); print $1; exit }' "$1"; }
+
+"$TALLY" record -q -e cpu-clock -c 200000 --call-graph dwarf -o "$d/t.data" -- "$d/dw" >/dev/null 2>&1
+"$TALLY" report --stdio --children --sort sym -g none -i "$d/t.data" >"$d/t.out" 2>&1
+is "report of a dwarf file exits 0" "$?" 0
+main=$(pct "$d/t.out" main)
+# (the samples in the dynamic loader before main are the rest)
+check "every chain reaches main ($main%)" awk -v v="$main" 'BEGIN { exit !(v >= 99) }'
+for f in a b; do
+	check "$f's share is c's ($(pct "$d/t.out" $f)% vs $(pct "$d/t.out" c)%)" \
+		[ "$(pct "$d/t.out" $f)" = "$(pct "$d/t.out" c)" ]
+done
+check "the unwinding is accounted" grep -q '^# DWARF unwinding: [0-9]* samples' "$d/t.out"
+
+if have_perf; then
+	perf record -q -e cpu-clock -c 200000 --call-graph dwarf -o "$d/p.data" -- "$d/dw" >/dev/null 2>&1
+	for who in t p; do
+		"$TALLY" report --stdio --children --sort sym -g none -i "$d/$who.data" >"$d/a" 2>/dev/null
+		perf report --stdio --children --sort sym -g none -i "$d/$who.data" >"$d/b" 2>/dev/null
+		for f in main a b c s syscall _start __libc_start_call_main; do
+			is "$who-written: $f's children share as perf's" "$(pct "$d/a" $f)" "$(pct "$d/b" $f)"
+		done
+	done
+fi
+
+# a tracepoint entered through libc's syscall(): the chain goes on to main
+if have_tp; then
+	"$TALLY" record -q -e syscalls:sys_enter_getpid -c 1 --call-graph dwarf -o "$d/tp.data" \
+		-- "$d/dw" >/dev/null 2>&1
+	"$TALLY" report --stdio --children --sort sym -g none -i "$d/tp.data" >"$d/tp.out" 2>&1
+	is "tracepoint through syscall(): main in every chain" "$(pct "$d/tp.out" main)" "100.00"
+	is "tracepoint through syscall(): s in every chain" "$(pct "$d/tp.out" s)" "100.00"
+fi
+
+# a stack copy too short for the chain: counted and named, no crash
+"$TALLY" record -q -e cpu-clock -c 200000 --call-graph dwarf,16 -o "$d/short.data" -- "$d/dw" >/dev/null 2>&1
+"$TALLY" report --stdio -g none -i "$d/short.data" >"$d/short.out" 2>&1
+is "a short stack copy: report exits 0" "$?" 0
+check "a short stack copy: the early ends are named" grep -q 'stack copy too short' "$d/short.out"
+"$TALLY" script -i "$d/short.data" >/dev/null 2>&1
+is "a short stack copy: script exits 0" "$?" 0
+done_testing
