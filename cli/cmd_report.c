@@ -908,6 +908,9 @@ int cmd_report(int argc, char **argv)
 	/* perf shows children's graphs root first, self graphs leaf first */
 	if (!r.cg.order_set)
 		r.cg.caller = r.children;
+	/* rows of the sampled functions alone need no unwinding */
+	ss.no_unwind = !r.children && r.cg.mode == CG_NONE && !r.has_parent &&
+		       !report_exports_any(&r.exp);
 	ret = session_run(&ss);
 	if (report_exports_any(&r.exp)) {
 		/* the pictures are of the first event with samples */

@@ -180,7 +180,7 @@ static void process(struct session *s, const struct perf_event_header *h, int id
 	if (h->type == PERF_RECORD_SAMPLE) {
 		s->samples++;
 		if ((s->lays[idx].sample_type & (PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER)) ==
-		    (PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER))
+		    (PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER) && !s->no_unwind)
 			unwind_user(s, &rec.u.sample);
 		s->on_sample(s, h, idx, &rec, s->arg);
 		return;

@@ -48,6 +48,7 @@ struct session {
 	uint64_t maps_gen;		/* changes with every side-band record applied */
 	/* --call-graph dwarf samples: their user stacks unwound (libdwfl) */
 	struct tally_unwind *uw;
+	bool no_unwind;			/* the command shows no call chains: skip it */
 	uint64_t *uw_ips;
 	uint64_t unwound, unwind_stops[8];
 	/* files in the order their first MMAP came (perf makes its DSOs so) */

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# bench/dwarf.sh: --call-graph dwarf. tally report against perf report on
+# the same perf-written file (both unwind with libdw), and the file size
+# per sample each recorder writes at the same stack size.
+set -u
+BUILD=${BUILD:-build}
+TALLY=${TALLY:-$PWD/$BUILD/tally}
+echo "## --call-graph dwarf: tally report vs perf report"
+echo
+if ! command -v perf >/dev/null; then
+	echo "perf is missing: nothing to compare."
+	exit 0
+fi
+d=$(mktemp -d); trap 'rm -rf "$d"' EXIT
+cat >"$d/dw.c" <<'EOC'
+#include <unistd.h>
+#include <sys/syscall.h>
+volatile long x;
+__attribute__((noinline)) void c(int n) { for (int i = 0; i < n; i++) x += i; }
+__attribute__((noinline)) void b(int n) { c(n); x++; }
+__attribute__((noinline)) void a(int n) { b(n); x++; }
+__attribute__((noinline)) void s(int n) { for (int i = 0; i < n; i++) syscall(SYS_getpid); x++; }
+int main(void) { for (int k = 0; k < 40000; k++) { a(300000); s(100); } return 0; }
+EOC
+cc -O2 -fomit-frame-pointer -g -o "$d/dw" "$d/dw.c"
+perf record -q -F 999 --call-graph dwarf -o "$d/p.data" -- "$d/dw" >/dev/null 2>&1
+"$TALLY" record -q -F 999 --call-graph dwarf -o "$d/t.data" -- "$d/dw" >/dev/null 2>&1
+python3 - "$TALLY" "$d" <<'PY'
+import re, statistics, subprocess, sys, time, os
+tally, d = sys.argv[1], sys.argv[2]
+def run(argv):
+    t0 = time.perf_counter()
+    p = subprocess.run(["/usr/bin/time", "-f", "RSS %M"] + argv, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.PIPE, text=True)
+    return time.perf_counter() - t0, int(re.findall(r"RSS (\d+)", p.stderr)[-1])
+def samples(f):
+    out = subprocess.run(["perf", "report", "--stats", "-i", f], capture_output=True, text=True).stdout
+    m = re.search(r"SAMPLE events:\s+(\d+)", out)
+    return int(m.group(1)) if m else 0
+n = samples(d + "/p.data")
+print("A perf-written dwarf file of %d samples (`perf record -F 999 --call-graph dwarf` of a "
+      "program built with -O2 -fomit-frame-pointer), 3 rounds each, medians:" % n)
+print()
+print("| command (`-i FILE`) | tally | perf | tally/perf wall | tally/perf RSS |")
+print("|---|---|---|---|---|")
+for args in (["report", "--stdio"], ["report", "--stdio", "--no-children", "-g", "none"], ["script"]):
+    t, p = [], []
+    for i in range(3):
+        t.append(run([tally] + args + ["-i", d + "/p.data"]))
+        p.append(run(["perf"] + args + ["-i", d + "/p.data"]))
+    wt, wp = statistics.median(x[0] for x in t), statistics.median(x[0] for x in p)
+    rt, rp = statistics.median(x[1] for x in t), statistics.median(x[1] for x in p)
+    print("| `%s` | %.0f ms, %d KiB | %.0f ms, %d KiB | %.3f | %.3f |" %
+          (" ".join(args), wt * 1e3, rt, wp * 1e3, rp, wt / wp, rt / rp))
+print()
+tn, pn = samples(d + "/t.data"), n
+ts, ps = os.path.getsize(d + "/t.data"), os.path.getsize(d + "/p.data")
+print("File size per sample at the default 8192-byte stack copy: tally %d bytes (%d samples), "
+      "perf %d bytes (%d samples)." % (ts // max(tn, 1), tn, ps // max(pn, 1), pn))
+PY
