@@ -5,9 +5,13 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <tally/tally.h>
 #include "event_opts.h"
+#include "target.h"
 
 int cli_events_push(struct cli_parse *p, struct cli_events *ev, const char *spec)
 {
@@ -97,7 +101,45 @@ int cli_events_group_all(struct tally_evlist *l, const char *cmd)
 	return 0;
 }
 
-void cli_print_open_error(const char *cmd, struct tally_evlist *l, int err)
+/*
+ * A permission error's real cause when it is not the event itself:
+ * system-wide counting, or a process of another user. Says it when
+ * print, and returns whether there was one.
+ */
+static bool target_hint(const struct cli_target *t, bool print)
+{
+	const char *list = t->pids ? t->pids : t->tids;
+
+	if (cli_target_system_wide(t)) {
+		if (print)
+			fprintf(stderr, "Counting system-wide (-a, -C) needs perf_event_paranoid <= 0 "
+					"or CAP_PERFMON, whatever the event's modifiers.\n");
+		return true;
+	}
+	for (const char *p = list; p && *p;) {
+		char path[64];
+		struct stat st;
+		long pid = strtol(p, (char **)&p, 10);
+
+		snprintf(path, sizeof(path), "/proc/%ld", pid);
+		if (!stat(path, &st) && st.st_uid != geteuid()) {
+			if (print)
+				fprintf(stderr, "Process %ld belongs to another user (uid %u): watching it "
+						"needs CAP_PERFMON or CAP_SYS_PTRACE (or that user's rights);\n"
+						"perf_event_paranoid alone does not allow it.\n",
+					pid, (unsigned)st.st_uid);
+			return true;
+		}
+		while (*p && *p != ',')
+			p++;
+		if (*p == ',')
+			p++;
+	}
+	return false;
+}
+
+void cli_print_open_error(const char *cmd, struct tally_evlist *l, int err,
+			  const struct cli_target *t)
 {
 	struct tally_evsel *e, *culprit = tally_evlist__first(l);
 	char buf[1024];
@@ -109,7 +151,19 @@ void cli_print_open_error(const char *cmd, struct tally_evlist *l, int err)
 		}
 	if (culprit && tally_evsel__open_error(culprit))
 		err = tally_evsel__open_error(culprit);
-	tally_strerror(err, culprit ? tally_evsel__attr(culprit) : NULL,
-		       culprit ? tally_evsel__name(culprit) : NULL, buf, sizeof(buf));
+	bool perm = err == -EACCES || err == -EPERM || err == EACCES || err == EPERM;
+	bool other_cause = t && perm && target_hint(t, false);
+	struct perf_event_attr a;
+	const struct perf_event_attr *ap = culprit ? tally_evsel__attr(culprit) : NULL;
+
+	/* the cause is the target, not the event: no ':u' advice */
+	if (other_cause && ap) {
+		a = *ap;
+		a.exclude_kernel = 1;
+		ap = &a;
+	}
+	tally_strerror(err, ap, culprit ? tally_evsel__name(culprit) : NULL, buf, sizeof(buf));
 	fprintf(stderr, "tally %s: %s\n", cmd, buf);
+	if (other_cause)
+		target_hint(t, true);
 }

@@ -46,6 +46,9 @@ int cli_events_group_all(struct tally_evlist *l, const char *cmd);
 void cli_print_parse_error(const char *cmd, const char *spec,
 			   const struct tally_parse_error *pe, int err);
 /* The open failed for every event: "tally CMD: " and the library's why. */
-void cli_print_open_error(const char *cmd, struct tally_evlist *l, int err);
+struct cli_target;
+/* The open error in perf's words, with the hint that fits the target (t may be NULL). */
+void cli_print_open_error(const char *cmd, struct tally_evlist *l, int err,
+			  const struct cli_target *t);
 
 #endif

@@ -494,7 +494,7 @@ static int open_events(struct rec *r)
 		tally_evlist__free(r->l);
 		r->l = NULL;
 	}
-	cli_print_open_error("record", r->l, err);
+	cli_print_open_error("record", r->l, err, &cfg->target);
 	return -1;
 }
 

@@ -388,7 +388,7 @@ static int run_open(struct stat_run_ctx *rc, struct run *r)
 		}
 	}
 	if (err && !all_unsupported(r->l)) {
-		cli_print_open_error("stat", r->l, err);
+		cli_print_open_error("stat", r->l, err, &rc->cfg->target);
 		return -1;
 	}
 	r->counted = !err;

@@ -49,13 +49,15 @@ const char *tally_strerror(int err, const struct perf_event_attr *attr,
 		if (tally__read_file("/proc/sys/kernel/perf_event_paranoid", par,
 				     sizeof(par)) < 0)
 			snprintf(par, sizeof(par), "unknown");
+		/* ':u' only helps an event that counts the kernel too */
 		snprintf(buf, len,
 			 "%sAccess to performance monitoring is restricted (%s).\n"
 			 "/proc/sys/kernel/perf_event_paranoid is %s; lower it (e.g. "
 			 "'sysctl kernel.perf_event_paranoid=-1'),\n"
-			 "or run with CAP_PERFMON (Linux 5.8+; CAP_SYS_ADMIN before), "
-			 "or count only user space with ':u'.",
-			 ev, strerror(e), par);
+			 "or run with CAP_PERFMON (Linux 5.8+; CAP_SYS_ADMIN before)%s",
+			 ev, strerror(e), par,
+			 attr && attr->exclude_kernel ? "." :
+			 ", or count only user space with ':u'.");
 		break;
 	case EMFILE:
 		snprintf(buf, len,

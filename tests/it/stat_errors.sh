@@ -126,6 +126,15 @@ else
 		asnobody "$tmp/bin/tally" stat -x, -e task-clock -- "$tmp/bin/work" getpid 10 2>"$tmp/e"
 		is "nobody per-task: runs" "$?" "0"
 		check "nobody per-task: user-space only, named task-clock:u" grep -q ',task-clock:u,' "$tmp/e"
+		# hints that fit the case: no ':u' advice where ':u' would not help
+		asnobody "$tmp/bin/tally" stat -a -e cpu-clock:u -- true 2>"$tmp/e"
+		check "nobody -a cpu-clock:u: no ':u' advice" sh -c "! grep -q \"with ':u'\" '$tmp/e'"
+		check "nobody -a: the cause named (system-wide)" grep -q 'Counting system-wide' "$tmp/e"
+		asnobody "$tmp/bin/tally" stat -e cpu-clock -p 1 2>"$tmp/e"
+		check "nobody -p 1: another user's process named" grep -q 'Process 1 belongs to another user' "$tmp/e"
+		check "nobody -p 1: no ':u' advice" sh -c "! grep -q \"with ':u'\" '$tmp/e'"
+		asnobody "$tmp/bin/tally" stat -e cpu-clock:k -- true 2>"$tmp/e"
+		check "nobody cpu-clock:k: ':u' is the advice" grep -q "with ':u'" "$tmp/e"
 	fi
 fi
 
