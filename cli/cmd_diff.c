@@ -35,6 +35,7 @@ struct diff {
 	uint64_t total[2];
 	int attr_of[2];			/* the event compared, per file */
 	const char *flamegraph;		/* a differential flame graph, to this file */
+	const char *html;		/* the comparison's page */
 	struct tally_stacks *st[2];
 };
 
@@ -153,7 +154,7 @@ static void on_sample(struct session *ss, const struct perf_event_header *h, int
 		return;
 	r->period[d->side] += period;
 	r->in[d->side] = true;
-	if (d->flamegraph) {
+	if (d->flamegraph || d->html) {
 		const char *comm = tally_machine__comm_of(ss->m, (int32_t)smp->tid);
 
 		add_stack(d, smp, mode, period, comm ? comm : unnamed_comm(ss->m, (int32_t)smp->pid,
@@ -261,6 +262,8 @@ int cmd_diff(int argc, char **argv)
 	const struct cli_option opts[] = {
 		CLI_STRING(0, "flamegraph", &d.flamegraph, "FILE.svg",
 			   "a differential flame graph: the new file's stacks, red grew, blue shrank"),
+		CLI_STRING(0, "html", &d.html, "FILE",
+			   "one offline page: the functions' changes and the differential flame graph"),
 		CLI_HELP(&help, "this text"),
 		CLI_END(),
 	};
@@ -286,7 +289,8 @@ int cmd_diff(int argc, char **argv)
 		files[1] = argv[1];
 	}
 	pager_start();
-	if (d.flamegraph && (!(d.st[0] = tally_stacks__new()) || !(d.st[1] = tally_stacks__new()))) {
+	if ((d.flamegraph || d.html) &&
+	    (!(d.st[0] = tally_stacks__new()) || !(d.st[1] = tally_stacks__new()))) {
 		fprintf(stderr, "tally diff: %s\n", strerror(ENOMEM));
 		ret = 1;
 	}
@@ -309,17 +313,22 @@ int cmd_diff(int argc, char **argv)
 	}
 	if (!ret)
 		print(&d, ss[0].names[0]);
-	if (!ret && d.flamegraph) {
-		FILE *fp = fopen(d.flamegraph, "we");
+	for (int k = 0; !ret && k < 2; k++) {
+		const char *path = k ? d.html : d.flamegraph;
+		FILE *fp;
 		char title[600];
 		int err;
 
+		if (!path)
+			continue;
+		fp = fopen(path, "we");
 		snprintf(title, sizeof(title), "%s against %s (red grew, blue shrank)", files[1], files[0]);
-		err = fp ? tally_stacks__write_svg_diff(d.st[0], d.st[1], fp, title) : -errno;
+		err = !fp ? -errno : k ? tally_stacks__write_html_diff(d.st[0], d.st[1], fp, title) :
+				       tally_stacks__write_svg_diff(d.st[0], d.st[1], fp, title);
 		if (fp && fclose(fp) && !err)
 			err = -errno;
 		if (err) {
-			fprintf(stderr, "tally diff: %s: %s\n", d.flamegraph, strerror(-err));
+			fprintf(stderr, "tally diff: %s: %s\n", path, strerror(-err));
 			ret = 1;
 		}
 	}

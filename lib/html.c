@@ -45,9 +45,9 @@ static int cmp_self(const void *a, const void *b)
 	return x->frame - y->frame;
 }
 
-/* An SVG written to memory, then into an iframe's srcdoc. */
+/* An SVG written to memory, then into an iframe's srcdoc (base: a differential graph). */
 static int svg_frame(FILE *fp, const struct tally_stacks *s, const char *title, bool inverted,
-		     const char *id)
+		     const char *id, const struct tally_stacks *base)
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -56,7 +56,8 @@ static int svg_frame(FILE *fp, const struct tally_stacks *s, const char *title, 
 
 	if (!m)
 		return -ENOMEM;
-	err = tally__stacks_svg(s, m, title, inverted);
+	err = base ? tally_stacks__write_svg_diff(base, s, m, title) :
+		     tally__stacks_svg(s, m, title, inverted);
 	if (fclose(m) && !err)
 		err = -ENOMEM;
 	if (!err) {
@@ -172,17 +173,131 @@ int tally_stacks__write_html(const struct tally_stacks *s, FILE *fp, const char 
 	fprintf(fp, "</tbody></table></div>\n<h2>Flame graph</h2>\n"
 		    "<p>Click a frame to zoom, Search (top right) to highlight, Reset Zoom to go back.</p>\n");
 	snprintf(ttl, sizeof(ttl), "%s", title ? title : "Flame Graph");
-	err = svg_frame(fp, s, ttl, false, "flamegraph");
+	err = svg_frame(fp, s, ttl, false, "flamegraph", NULL);
 	if (!err) {
 		fprintf(fp, "<h2>Callers (inverted)</h2>\n<p>The sampled functions on top, "
 			    "who called them below.</p>\n");
 		snprintf(ttl, sizeof(ttl), "Callers: %s", title ? title : "");
-		err = svg_frame(fp, s, ttl, true, "icicle");
+		err = svg_frame(fp, s, ttl, true, "icicle", NULL);
 	}
 	fprintf(fp, "<script>\n%s</script>\n</body></html>\n", page_script);
 	free(rows);
 	free(path);
 	free(seen);
+	if (!err && ferror(fp))
+		err = -EIO;
+	return err;
+}
+
+/* Each frame's samples as the leaf, keyed by name and file. */
+struct dfn {
+	const char *name, *dso;
+	bool kernel;
+	uint64_t self[2];
+};
+
+static int cmp_delta(const void *a, const void *b, void *ctx)
+{
+	const struct dfn *x = a, *y = b;
+	const uint64_t *tot = ctx;
+	double dx = (tot[1] ? (double)x->self[1] / tot[1] : 0) - (tot[0] ? (double)x->self[0] / tot[0] : 0);
+	double dy = (tot[1] ? (double)y->self[1] / tot[1] : 0) - (tot[0] ? (double)y->self[0] / tot[0] : 0);
+
+	dx = dx < 0 ? -dx : dx;
+	dy = dy < 0 ? -dy : dy;
+	return dx != dy ? (dx > dy ? -1 : 1) : 0;
+}
+
+static int add_self(struct dfn **v, size_t *n, size_t *cap, const struct tally_stacks *s, int side,
+		    uint64_t *total)
+{
+	size_t depth = tally__stacks_max_depth(s);
+	int *path = malloc((depth + 1) * sizeof(*path));
+
+	if (!path)
+		return -ENOMEM;
+	for (size_t i = 0; i < s->naggs; i++) {
+		const struct stk_agg *a = &s->aggs[i];
+		size_t np = tally__stacks_path(s, a->node, path), k;
+		const struct stk_frame *f;
+
+		total[side] += a->count;
+		if (!np)
+			continue;
+		f = &s->frames[path[np - 1]];
+		for (k = 0; k < *n; k++)
+			if ((*v)[k].kernel == f->kernel && !strcmp((*v)[k].name, f->name ? f->name : "[unknown]") &&
+			    !strcmp((*v)[k].dso, f->dso ? f->dso : "[unknown]"))
+				break;
+		if (k == *n) {
+			if (*n == *cap) {
+				size_t c = *cap ? *cap * 2 : 256;
+				void *p = realloc(*v, c * sizeof(**v));
+
+				if (!p) {
+					free(path);
+					return -ENOMEM;
+				}
+				*v = p;
+				*cap = c;
+			}
+			(*v)[k] = (struct dfn){ .name = f->name ? f->name : "[unknown]",
+						.dso = f->dso ? f->dso : "[unknown]", .kernel = f->kernel };
+			(*n)++;
+		}
+		(*v)[k].self[side] += a->count;
+	}
+	free(path);
+	return 0;
+}
+
+int tally_stacks__write_html_diff(const struct tally_stacks *base, const struct tally_stacks *s,
+				  FILE *fp, const char *title)
+{
+	struct dfn *v = NULL;
+	size_t n = 0, cap = 0;
+	uint64_t tot[2] = { 0, 0 };
+	int err;
+
+	if (!base || !s || !fp)
+		return -EINVAL;
+	if ((err = add_self(&v, &n, &cap, base, 0, tot)) || (err = add_self(&v, &n, &cap, s, 1, tot))) {
+		free(v);
+		return err;
+	}
+	if (n)
+		qsort_r(v, n, sizeof(*v), cmp_delta, tot);
+	fprintf(fp, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>");
+	hstr(fp, title);
+	fprintf(fp, "</title>\n<style>\nbody{font-family:system-ui,sans-serif;margin:16px;color:#222}\n"
+		    "table{border-collapse:collapse;font-size:13px}td,th{padding:2px 8px;text-align:left}\n"
+		    "th{cursor:pointer;background:#eee;position:sticky;top:0}td.n{text-align:right}\n"
+		    "td.up{color:#b00}td.down{color:#00b}\n#funcs{max-height:420px;overflow:auto;"
+		    "display:inline-block;border:1px solid #ddd}\niframe{width:1210px;border:1px solid #ddd;"
+		    "height:%zupx}\n</style></head><body>\n<h1>", (tally__stacks_max_depth(s) + 3) * 16 + 80);
+	hstr(fp, title);
+	fprintf(fp, "</h1>\n<table id=\"summary\"><tr><td>baseline samples</td><td id=\"base\">%llu</td></tr>"
+		    "<tr><td>new samples</td><td id=\"new\">%llu</td></tr></table>\n"
+		    "<h2>Functions, the biggest change first</h2>\n<div id=\"funcs\"><table id=\"functions\">"
+		    "<thead><tr><th data-num=\"1\">baseline</th><th data-num=\"1\">new</th>"
+		    "<th data-num=\"1\">delta</th><th>function</th><th>file</th></tr></thead><tbody>\n",
+		(unsigned long long)tot[0], (unsigned long long)tot[1]);
+	for (size_t i = 0; i < n && i < 500; i++) {
+		double a = tot[0] ? 100.0 * v[i].self[0] / tot[0] : 0, b = tot[1] ? 100.0 * v[i].self[1] / tot[1] : 0;
+
+		fprintf(fp, "<tr><td class=\"n\" data-v=\"%.4f\">%.2f%%</td><td class=\"n\" data-v=\"%.4f\">%.2f%%</td>"
+			    "<td class=\"n %s\" data-v=\"%.4f\">%+.2f%%</td><td>", a, a, b, b,
+			b > a ? "up" : b < a ? "down" : "", b - a, b - a);
+		hstr(fp, v[i].name);
+		fprintf(fp, "%s</td><td>", v[i].kernel ? " [k]" : "");
+		hstr(fp, v[i].dso);
+		fprintf(fp, "</td></tr>\n");
+	}
+	fprintf(fp, "</tbody></table></div>\n<h2>Differential flame graph</h2>\n"
+		    "<p>The new profile's stacks; red grew, blue shrank since the baseline.</p>\n");
+	err = svg_frame(fp, s, title, false, "flamegraph", base);
+	fprintf(fp, "<script>\n%s</script>\n</body></html>\n", page_script);
+	free(v);
 	if (!err && ferror(fp))
 		err = -EIO;
 	return err;

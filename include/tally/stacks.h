@@ -103,6 +103,14 @@ TALLY_API int tally_stacks__write_speedscope(const struct tally_stacks *s, FILE 
  */
 TALLY_API int tally_stacks__write_firefox(const struct tally_stacks *s, FILE *fp);
 TALLY_API int tally_stacks__write_html(const struct tally_stacks *s, FILE *fp, const char *title);
+/*
+ * The page of a comparison: the functions with their share in each
+ * profile and the change, the biggest first, and the differential flame
+ * graph of s against base.
+ */
+TALLY_API int tally_stacks__write_html_diff(const struct tally_stacks *base,
+					    const struct tally_stacks *s, FILE *fp,
+					    const char *title);
 
 #ifdef __cplusplus
 }

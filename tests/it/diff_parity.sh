@@ -37,6 +37,11 @@ g=$(grep -o '<g class="f"[^>]*data-n="top">.*</g>' "$d/d.svg" | head -1)
 check "top's title: a negative change ($(echo "$g" | grep -o '; [-+][0-9.]*%' | head -1))" \
 	sh -c "echo '$g' | grep -q '; -[0-9.]*% since the baseline'"
 check "top is drawn blue" sh -c "echo '$g' | grep -q 'fill=\"rgb([0-9]*,[0-9]*,255)\"'"
+# the comparison's page: the functions' changes and the differential graph
+"$TALLY" diff "$d/tally-a.data" "$d/tally-b.data" --html "$d/d.html" >/dev/null 2>&1
+is "diff --html exits 0" "$?" 0
+check "diff --html: the differential flame graph is in it" grep -q 'Differential flame graph' "$d/d.html"
+check "diff --html: leaf grew (a red row)" grep -q 'class="n up"[^<]*>+[0-9.]*%</td><td>leaf<' "$d/d.html"
 "$TALLY" diff "$d/perf-a.data" "$d/nope.data" >/dev/null 2>"$d/e"; rc=$?
 check "a missing file: fails (rc $rc)" [ $rc -ne 0 ]
 check "a missing file: named" grep -q 'nope.data' "$d/e"
