@@ -26,10 +26,11 @@ is "report of a dwarf file exits 0" "$?" 0
 main=$(pct "$d/t.out" main)
 # (the samples in the dynamic loader before main are the rest)
 check "every chain reaches main ($main%)" awk -v v="$main" 'BEGIN { exit !(v >= 99) }'
-for f in a b; do
-	check "$f's share is c's ($(pct "$d/t.out" $f)% vs $(pct "$d/t.out" c)%)" \
-		[ "$(pct "$d/t.out" $f)" = "$(pct "$d/t.out" c)" ]
-done
+# c is called only through b, b only through a: c <= b <= a, within the
+# few samples that land in a and b themselves
+a=$(pct "$d/t.out" a); b=$(pct "$d/t.out" b); c=$(pct "$d/t.out" c)
+check "callers hold their callees: c $c% <= b $b% <= a $a%, close" \
+	awk -v a="$a" -v b="$b" -v c="$c" 'BEGIN { exit !(c > 50 && c <= b && b <= a && a - c < 3) }'
 check "the unwinding is accounted" grep -q '^# DWARF unwinding: [0-9]* samples' "$d/t.out"
 
 if have_perf; then
