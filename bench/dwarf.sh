@@ -12,19 +12,10 @@ if ! command -v perf >/dev/null; then
 	exit 0
 fi
 d=$(mktemp -d); trap 'rm -rf "$d"' EXIT
-cat >"$d/dw.c" <<'EOC'
-#include <unistd.h>
-#include <sys/syscall.h>
-volatile long x;
-__attribute__((noinline)) void c(int n) { for (int i = 0; i < n; i++) x += i; }
-__attribute__((noinline)) void b(int n) { c(n); x++; }
-__attribute__((noinline)) void a(int n) { b(n); x++; }
-__attribute__((noinline)) void s(int n) { for (int i = 0; i < n; i++) syscall(SYS_getpid); x++; }
-int main(void) { for (int k = 0; k < 40000; k++) { a(300000); s(100); } return 0; }
-EOC
+cp tests/data/progs/dw.c "$d/dw.c"
 cc -O2 -fomit-frame-pointer -g -o "$d/dw" "$d/dw.c"
-perf record -q -F 999 --call-graph dwarf -o "$d/p.data" -- "$d/dw" >/dev/null 2>&1
-"$TALLY" record -q -F 999 --call-graph dwarf -o "$d/t.data" -- "$d/dw" >/dev/null 2>&1
+perf record -q -F 999 --call-graph dwarf -o "$d/p.data" -- "$d/dw" 40000 >/dev/null 2>&1
+"$TALLY" record -q -F 999 --call-graph dwarf -o "$d/t.data" -- "$d/dw" 40000 >/dev/null 2>&1
 python3 - "$TALLY" "$d" <<'PY'
 import re, statistics, subprocess, sys, time, os
 tally, d = sys.argv[1], sys.argv[2]

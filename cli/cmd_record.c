@@ -147,12 +147,29 @@ static int opt_switch_output(struct cli_parse *p, const struct cli_option *opt, 
 
 #define RECORD_NR_OPTS 48
 
+/* -e: an event after -G a has no cgroup of its own (perf's rule) */
+static int opt_event(struct cli_parse *p, const struct cli_option *opt, const char *arg)
+{
+	struct record_config *cfg = opt->value;
+
+	cli_cgroups_event(&cfg->cg, &cfg->target);
+	return cli_events_push(p, &cfg->events, arg);
+}
+
+/* -G: perf's cgroup lists, as stat takes them */
+static int opt_cgroup(struct cli_parse *p, const struct cli_option *opt, const char *arg)
+{
+	struct record_config *cfg = opt->value;
+
+	return cli_cgroups_add(p, &cfg->cg, &cfg->events, &cfg->target, arg);
+}
+
 static void record_options(struct record_config *cfg, struct cli_option *out)
 {
 	struct cli_target *t = &cfg->target;
 	const struct cli_option opts[] = {
 		CLI_GROUP("Events"),
-		CLI_CALLBACK('e', "event", &cfg->events, "SPEC", "events to sample (repeatable; see tally list)", cli_opt_event),
+		CLI_CALLBACK('e', "event", cfg, "SPEC", "events to sample (repeatable; see tally list)", opt_event),
 		CLI_CALLBACK(0, "filter", &cfg->events, "EXPR", "ftrace filter for the tracepoint just before", cli_opt_filter),
 		CLI_CALLBACK('F', "freq", cfg, "N", "N samples a second ('max': the kernel's limit)", opt_freq),
 		CLI_CALLBACK('c', "count", cfg, "N", "a sample every N events", opt_count),
@@ -165,7 +182,7 @@ static void record_options(struct record_config *cfg, struct cli_option *out)
 		CLI_STRING('t', "tid", &t->tids, "TID[,TID]", "record existing threads"),
 		CLI_BOOL('a', "all-cpus", &t->system_wide, "record system-wide on every CPU"),
 		CLI_STRING('C', "cpu", &t->cpu_list, "LIST", "record system-wide on these CPUs (0-3,7)"),
-		CLI_CALLBACK('G', "cgroup", t, "PATH", "record only tasks of a cgroup v2 (with -a)", cli_opt_cgroup),
+		CLI_CALLBACK('G', "cgroup", cfg, "LIST", "record only tasks of these cgroups (with -a); a list: one per event before it", opt_cgroup),
 		CLI_BOOL('i', "no-inherit", &t->no_inherit, "do not follow the command's children"),
 		CLI_BOOL(0, "per-thread", &cfg->per_thread, "one ring per thread, no CPU rings (no inherit)"),
 		CLI_GROUP("Output"),

@@ -12,11 +12,13 @@
 #include <stdint.h>
 #include <tally/evlist.h>
 #include "event_opts.h"
+#include "cgroups.h"
 #include "target.h"
 
 struct record_config {
 	struct cli_events events;	/* -e, --filter */
 	struct cli_target target;	/* -p -t -a -C -G -i */
+	struct cli_cgroups cg;		/* -G, perf's lists: each -e before it its own */
 	const char *output;		/* -o: default perf.data, "-" a pipe */
 	uint64_t freq;			/* -F */
 	bool freq_max;			/* -F max */

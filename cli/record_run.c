@@ -51,6 +51,7 @@ struct rec {
 	size_t nr_dsos, cap_dsos;
 	struct tally_record_layout side;	/* the side-band event's layout */
 	const struct perf_event_attr *sid_attr;	/* synthesized records' trailer */
+	struct cg_fds cg;		/* the events' own cgroups (-G lists) */
 };
 
 static const char progname[] = "tally record";
@@ -397,7 +398,8 @@ static uint64_t max_sample_rate(void)
 	return v ? v : 4000;
 }
 
-static struct tally_evlist *build_events(const struct record_config *cfg, const char *dflt)
+static struct tally_evlist *build_events(const struct record_config *cfg, const char *dflt,
+					 struct cg_fds *cg)
 {
 	struct tally_evlist *l = tally_evlist__new();
 
@@ -410,9 +412,17 @@ static struct tally_evlist *build_events(const struct record_config *cfg, const 
 			goto err;
 		return l;
 	}
-	for (int i = 0; i < cfg->events.nr; i++)
+	int nbefore[sizeof(cfg->cg.v) / sizeof(cfg->cg.v[0])] = { 0 };
+
+	for (int i = 0; i < cfg->events.nr; i++) {
 		if (cli_events_add(l, cfg->events.v[i].spec, cfg->events.v[i].filter, "record"))
 			goto err;
+		for (int k = 0; k < cfg->cg.nr; k++)
+			if (cfg->cg.v[k].after == i + 1)
+				nbefore[k] = tally_evlist__nr(l);
+	}
+	if (cfg->target.cgroup_per_event && cli_cgroups_assign("record", &cfg->cg, l, nbefore, cg))
+		goto err;
 	return l;
 err:
 	tally_evlist__free(l);
@@ -480,7 +490,7 @@ static int open_events(struct rec *r)
 		oo.cgroup_fd = r->ts.cgroup_fd;
 	}
 	for (int attempt = 0; attempt < 2; attempt++) {
-		r->l = build_events(cfg, dflt ? (attempt ? "cpu-clock" : "cycles") : NULL);
+		r->l = build_events(cfg, dflt ? (attempt ? "cpu-clock" : "cycles") : NULL, &r->cg);
 		if (!r->l || config_events(r))
 			return -1;
 		err = tally_evlist__open(r->l, r->ts.cpus, r->ts.threads, &oo);
@@ -587,6 +597,7 @@ static void release(struct rec *r)
 	if (r->out_fd >= 0)
 		close(r->out_fd);
 	tally_evlist__free(r->l);
+	cg_fds_close(&r->cg);
 	cli_targets__release(&r->ts);
 	for (size_t i = 0; i < r->nr_dsos; i++)
 		free(r->dsos[i].name);

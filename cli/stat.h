@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 #include "event_opts.h"
+#include "cgroups.h"
 #include "target.h"
 
 /* Must match enum tally_aggr_mode (tally/evsel.h); checked in stat_grid.c. */
@@ -54,11 +55,7 @@ struct stat_config {
 	 * none, in order; one name to all of them. target.cgroup is the
 	 * first -G; with per_event_cgroup the events carry their own.
 	 */
-	struct stat_cgroup_opt {
-		int after;
-		const char *names;
-	} cgroups[32];
-	int nr_cgroups;
+	struct cli_cgroups cg;
 	const char *for_each_cgroup;	/* --for-each-cgroup a,b */
 	enum stat_aggr aggr;
 	bool aggr_set;

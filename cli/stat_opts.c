@@ -12,6 +12,7 @@
 #include <strings.h>
 #include <unistd.h>
 #include "parse_options.h"
+#include "cgroups.h"
 #include "stat.h"
 
 /* -e: as perf, -G applies to the events before it (see cgroups). */
@@ -19,39 +20,18 @@ static int opt_event(struct cli_parse *p, const struct cli_option *opt, const ch
 {
 	struct stat_config *cfg = opt->value;
 
-	/* after -G a: a (perf's) event of its own, with no cgroup */
-	if (cfg->nr_cgroups && cfg->cgroups[0].after)
-		cfg->target.cgroup_per_event = true;
+	cli_cgroups_event(&cfg->cg, &cfg->target);
 	return cli_events_push(p, &cfg->events, arg);
 }
 
-/*
- * -G: as perf, a cgroup for each event defined before it (a list: one
- * each, in order; one name: all of them). Before any -e (an error in
- * perf) one name counts every event.
- */
+/* -G: perf's cgroup lists (cgroups.c). */
 static int opt_cgroup(struct cli_parse *p, const struct cli_option *opt, const char *arg)
 {
 	struct stat_config *cfg = opt->value;
-	struct cli_target *t = &cfg->target;
 
-	if (!*arg || !strcmp(arg, ","))
-		return cli_error(p, "%s", "-G needs a cgroup");
 	if (cfg->for_each_cgroup)
 		return cli_error(p, "%s", "-G and --for-each-cgroup do not mix");
-	if (cfg->nr_cgroups && cfg->cgroups[0].after == 0)
-		return cli_error(p, "%s", "-G given twice: a -G before any -e counts every event");
-	if (!cfg->events.nr && strchr(arg, ','))
-		return cli_error(p, "-G '%s': a list needs the events before it (-e first)", arg);
-	if (cfg->nr_cgroups == (int)(sizeof(cfg->cgroups) / sizeof(cfg->cgroups[0])))
-		return cli_error(p, "%s", "too many -G");
-	cfg->cgroups[cfg->nr_cgroups].after = cfg->events.nr;
-	cfg->cgroups[cfg->nr_cgroups++].names = arg;
-	if (!t->cgroup)
-		t->cgroup = arg;
-	/* one cgroup for every event, or each event its own */
-	t->cgroup_per_event |= cfg->nr_cgroups > 1 || strchr(arg, ',');
-	return 0;
+	return cli_cgroups_add(p, &cfg->cg, &cfg->events, &cfg->target, arg);
 }
 
 /* --for-each-cgroup a,b: every event once per cgroup, as perf. */
@@ -59,7 +39,7 @@ static int opt_for_each_cgroup(struct cli_parse *p, const struct cli_option *opt
 {
 	struct stat_config *cfg = opt->value;
 
-	if (cfg->nr_cgroups)
+	if (cfg->cg.nr)
 		return cli_error(p, "%s", "-G and --for-each-cgroup do not mix");
 	if (!*arg || !strcmp(arg, ","))
 		return cli_error(p, "%s", "--for-each-cgroup needs cgroups");

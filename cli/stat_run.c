@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <tally/tally.h>
+#include "cgroups.h"
 #include "event_opts.h"
 #include "stat.h"
 #include "target.h"
@@ -42,100 +43,14 @@ static struct tally_evsel *evsel_at(struct tally_evlist *l, int i)
 	return e;
 }
 
-/* The cgroup directory fds of a run's events (-G lists, --for-each-cgroup). */
-struct cg_fds {
-	int nr;
-	struct {
-		char name[256];
-		int fd;
-	} v[64];
-};
-
-static void cg_fds_close(struct cg_fds *c)
-{
-	for (int i = 0; i < c->nr; i++)
-		close(c->v[i].fd);
-	c->nr = 0;
-}
-
-/* Give e the cgroup name (one fd per distinct name). 0 or -1 (said why). */
-static int set_cgroup(struct cg_fds *c, struct tally_evsel *e, const char *name, size_t len)
-{
-	int i;
-
-	if (len >= sizeof(c->v[0].name)) {
-		fprintf(stderr, "tally stat: cgroup '%.*s': name too long\n", (int)len, name);
-		return -1;
-	}
-	for (i = 0; i < c->nr; i++)
-		if (strlen(c->v[i].name) == len && !strncmp(c->v[i].name, name, len))
-			break;
-	if (i == c->nr) {
-		if (c->nr == (int)(sizeof(c->v) / sizeof(c->v[0]))) {
-			fprintf(stderr, "tally stat: %s\n", "too many cgroups");
-			return -1;
-		}
-		memcpy(c->v[i].name, name, len);
-		c->v[i].name[len] = 0;
-		c->v[i].fd = cli_cgroup_open("stat", c->v[i].name);
-		if (c->v[i].fd < 0)
-			return -1;
-		c->nr++;
-	}
-	if (tally_evsel__set_cgroup(e, c->v[i].fd, c->v[i].name)) {
-		fprintf(stderr, "tally stat: %s\n", strerror(errno));
-		return -1;
-	}
-	return 0;
-}
-
-/*
- * -G lists, as perf: each -G's names go to the events before it that
- * have none, one each in order (an empty name skips one); a single name
- * to all of them. nbefore[k]: the evsels before the k-th -G.
- */
-static int assign_cgroups(const struct stat_config *cfg, struct tally_evlist *l,
-			  const int *nbefore, struct cg_fds *c)
-{
-	int cursor = 0;
-
-	for (int k = 0; k < cfg->nr_cgroups; k++) {
-		const char *s = cfg->cgroups[k].names;
-		bool list = strchr(s, ',') != NULL;
-
-		if (cursor >= nbefore[k]) {
-			fprintf(stderr, "tally stat: -G '%s': no event before it without a cgroup\n", s);
-			return -1;
-		}
-		while (*s) {
-			const char *comma = strchr(s, ',');
-			size_t len = comma ? (size_t)(comma - s) : strlen(s);
-			int to = list ? cursor + 1 : nbefore[k];
-
-			if (cursor >= nbefore[k]) {
-				fprintf(stderr, "tally stat: -G '%s': more cgroups than events before it\n",
-					cfg->cgroups[k].names);
-				return -1;
-			}
-			for (; cursor < to; cursor++)
-				if (len && set_cgroup(c, evsel_at(l, cursor), s, len))
-					return -1;
-			if (!comma)
-				break;
-			s = comma + 1;
-		}
-	}
-	return 0;
-}
-
 /* The -e specs (or the default set, and -d's). 0 or -1 (said why). */
 static int add_events(const struct stat_config *cfg, struct tally_evlist *l, int *nbefore)
 {
 	for (int i = 0; i < cfg->events.nr; i++) {
 		if (cli_events_add(l, cfg->events.v[i].spec, cfg->events.v[i].filter, "stat"))
 			return -1;
-		for (int k = 0; nbefore && k < cfg->nr_cgroups; k++)
-			if (cfg->cgroups[k].after == i + 1)
+		for (int k = 0; nbefore && k < cfg->cg.nr; k++)
+			if (cfg->cg.v[k].after == i + 1)
 				nbefore[k] = tally_evlist__nr(l);
 	}
 	/*
@@ -158,7 +73,7 @@ static int add_events(const struct stat_config *cfg, struct tally_evlist *l, int
 static struct tally_evlist *build_evlist(const struct stat_config *cfg, struct cg_fds *c)
 {
 	struct tally_evlist *l = tally_evlist__new();
-	int nbefore[sizeof(cfg->cgroups) / sizeof(cfg->cgroups[0])] = { 0 };
+	int nbefore[sizeof(cfg->cg.v) / sizeof(cfg->cg.v[0])] = { 0 };
 
 	if (!l) {
 		fprintf(stderr, "tally stat: %s\n", strerror(errno));
@@ -178,7 +93,7 @@ static struct tally_evlist *build_evlist(const struct stat_config *cfg, struct c
 				if (add_events(cfg, l, NULL))
 					goto err;
 				for (int i = from; i < tally_evlist__nr(l); i++)
-					if (set_cgroup(c, evsel_at(l, i), s, len))
+					if (cg_fds_set("stat", c, evsel_at(l, i), s, len))
 						goto err;
 				/* -g: a group in each cgroup (a group is counted in one) */
 				if (cfg->group && tally_evlist__nr(l) - from > 1 &&
@@ -196,7 +111,7 @@ static struct tally_evlist *build_evlist(const struct stat_config *cfg, struct c
 	} else {
 		if (add_events(cfg, l, nbefore))
 			goto err;
-		if (cfg->target.cgroup_per_event && assign_cgroups(cfg, l, nbefore, c))
+		if (cfg->target.cgroup_per_event && cli_cgroups_assign("stat", &cfg->cg, l, nbefore, c))
 			goto err;
 	}
 	if (cfg->group && !cfg->for_each_cgroup && cli_events_group_all(l, "stat"))

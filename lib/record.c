@@ -545,30 +545,27 @@ int tally_record__parse(const void *buf, size_t len, const struct tally_record_l
 	return 0;
 }
 
-int tally_record__id(const void *buf, size_t len, const struct tally_record_layout *lay,
-		     uint64_t *id)
+/*
+ * One u64 of the sample_id set without decoding the record: in a SAMPLE
+ * after the fixed slots in sample_before, in a non-sample record's
+ * trailer after those in trailer_before, or the trailer's last u64 when
+ * last. -ENOENT where the record carries no trailer (no sample_id_all,
+ * a user type).
+ */
+static int sid_u64(const void *buf, size_t len, const struct tally_record_layout *lay,
+		   uint64_t sample_before, uint64_t trailer_before, bool last, uint64_t *out)
 {
 	struct perf_event_header h;
-	uint64_t st;
+	uint64_t st = lay->sample_type;
 	size_t off;
 
-	if (!buf || !lay || !id)
-		return tally__err(EINVAL);
 	if (len < sizeof(h))
 		return tally__err(EBADMSG);
 	memcpy(&h, buf, sizeof(h));
 	if (h.size < sizeof(h) || h.size > len)
 		return tally__err(EBADMSG);
-	st = lay->sample_type;
-	if (!(st & (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_ID)))
-		return tally__err(ENOENT);
 	if (h.type == PERF_RECORD_SAMPLE) {
-		if (st & PERF_SAMPLE_IDENTIFIER)
-			off = sizeof(h);
-		else	/* ID comes after IP, TID, TIME, ADDR: all fixed u64 slots */
-			off = sizeof(h) + 8 * (size_t)__builtin_popcountll(st &
-				(PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
-				 PERF_SAMPLE_ADDR));
+		off = sizeof(h) + 8 * (size_t)__builtin_popcountll(st & sample_before);
 	} else {
 		size_t n = sid_size(st);
 
@@ -576,16 +573,29 @@ int tally_record__id(const void *buf, size_t len, const struct tally_record_layo
 			return tally__err(ENOENT);
 		if (n > h.size - sizeof(h))
 			return tally__err(EBADMSG);
-		if (st & PERF_SAMPLE_IDENTIFIER)
-			off = h.size - 8u;
-		else	/* ID follows TID and TIME in the trailer */
-			off = h.size - n + 8 * (size_t)__builtin_popcountll(st &
-				(PERF_SAMPLE_TID | PERF_SAMPLE_TIME));
+		off = last ? h.size - 8u :
+		      h.size - n + 8 * (size_t)__builtin_popcountll(st & trailer_before);
 	}
 	if (off + 8 > h.size)
 		return tally__err(EBADMSG);
-	memcpy(id, (const unsigned char *)buf + off, 8);
+	memcpy(out, (const unsigned char *)buf + off, 8);
 	return 0;
+}
+
+int tally_record__id(const void *buf, size_t len, const struct tally_record_layout *lay,
+		     uint64_t *id)
+{
+	if (!buf || !lay || !id)
+		return tally__err(EINVAL);
+	if (!(lay->sample_type & (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_ID)))
+		return tally__err(ENOENT);
+	/* IDENTIFIER: first u64 of a sample, last of a trailer */
+	if (lay->sample_type & PERF_SAMPLE_IDENTIFIER)
+		return sid_u64(buf, len, lay, 0, 0, true, id);
+	/* ID after IP, TID, TIME, ADDR in a sample; after TID, TIME in a trailer */
+	return sid_u64(buf, len, lay,
+		       PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR,
+		       PERF_SAMPLE_TID | PERF_SAMPLE_TIME, false, id);
 }
 
 static const char *const kernel_names[] = {
@@ -633,36 +643,11 @@ const char *tally_record__type_name(uint32_t type)
 int tally_record__time(const void *buf, size_t len, const struct tally_record_layout *lay,
 		       uint64_t *time)
 {
-	struct perf_event_header h;
-	uint64_t st;
-	size_t off;
-
 	if (!buf || !lay || !time)
 		return tally__err(EINVAL);
-	if (len < sizeof(h))
-		return tally__err(EBADMSG);
-	memcpy(&h, buf, sizeof(h));
-	if (h.size < sizeof(h) || h.size > len)
-		return tally__err(EBADMSG);
-	st = lay->sample_type;
-	if (!(st & PERF_SAMPLE_TIME))
+	if (!(lay->sample_type & PERF_SAMPLE_TIME))
 		return tally__err(ENOENT);
-	if (h.type == PERF_RECORD_SAMPLE) {
-		/* TIME follows IDENTIFIER, IP and TID: fixed u64 slots */
-		off = sizeof(h) + 8 * (size_t)__builtin_popcountll(st &
-			(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID));
-	} else {
-		size_t n = sid_size(st);
-
-		if (h.type == 0 || h.type > LAST_KERNEL_TYPE || !lay->sample_id_all)
-			return tally__err(ENOENT);
-		if (n > h.size - sizeof(h))
-			return tally__err(EBADMSG);
-		/* the trailer: TID, then TIME */
-		off = h.size - n + ((st & PERF_SAMPLE_TID) ? 8 : 0);
-	}
-	if (off + 8 > h.size)
-		return tally__err(EBADMSG);
-	memcpy(time, (const unsigned char *)buf + off, 8);
-	return 0;
+	/* TIME after IDENTIFIER, IP, TID in a sample; after TID in a trailer */
+	return sid_u64(buf, len, lay, PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID,
+		       PERF_SAMPLE_TID, false, time);
 }

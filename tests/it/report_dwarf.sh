@@ -6,16 +6,7 @@
 # too-short stack copy is counted and named, not a crash.
 . "$(dirname "$0")/lib.sh"
 d=$(mktemp -d); trap 'rm -rf "$d"' EXIT
-cat >"$d/dw.c" <<'EOC'
-#include <unistd.h>
-#include <sys/syscall.h>
-volatile long x;
-__attribute__((noinline)) void c(int n) { for (int i = 0; i < n; i++) x += i; }
-__attribute__((noinline)) void b(int n) { c(n); x++; }
-__attribute__((noinline)) void a(int n) { b(n); x++; }
-__attribute__((noinline)) void s(int n) { for (int i = 0; i < n; i++) syscall(SYS_getpid); x++; }
-int main(void) { for (int k = 0; k < 1000; k++) { a(300000); s(100); } return 0; }
-EOC
+cp "$(dirname "$0")/../data/progs/dw.c" "$d/dw.c"
 cc -O2 -fomit-frame-pointer -g -o "$d/dw" "$d/dw.c"
 check "the program keeps no frame pointer" sh -c "! objdump -d '$d/dw' | grep -A2 '<b>:' | grep -q 'push.*%rbp'"
 pct() { awk -v f="$2" '$NF == f { sub(/%/, "", $1); print $1; exit }' "$1"; }

@@ -71,14 +71,7 @@ done
 # Call graphs, drawn as perf draws them: the whole output line for line on
 # a program with branching chains (perf 6.1 appends " (inlined)" to the
 # "[...]" line of fractal mode, from a flag it never sets: not compared).
-cat >"$d/tree.c" <<'EOF2'
-volatile long x;
-__attribute__((noinline)) void leaf(int n) { for (int i = 0; i < n; i++) x++; }
-__attribute__((noinline)) void mid(int n) { leaf(n); leaf(n / 2); x++; }
-__attribute__((noinline)) void top(int n) { mid(n); leaf(n); x++; }
-__attribute__((noinline)) void side(int n) { leaf(n); x++; }
-int main(void) { for (int k = 0; k < 200; k++) { top(200000); side(100000); } return 0; }
-EOF2
+cp "$(dirname "$0")/../data/progs/tree.c" "$d/tree.c"
 cc -O1 -g -fno-omit-frame-pointer -o "$d/tree" "$d/tree.c"
 graph_out() { grep -v '^#' | sed 's/\[\.\.\.\] (inlined)$/[...]/'; }
 for who in perf tally; do

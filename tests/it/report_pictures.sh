@@ -10,14 +10,8 @@
 d=$(mktemp -d); trap 'rm -rf "$d"' EXIT
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 
-cat >"$d/tree.c" <<'EOF'
-volatile long x;
-__attribute__((noinline)) void leaf(int n) { for (int i = 0; i < n; i++) x++; }
-__attribute__((noinline)) void mid(int n) { leaf(n); leaf(n / 2); x++; }
-__attribute__((noinline)) void top(int n) { mid(n); leaf(n); x++; }
-__attribute__((noinline)) void side(int n) { leaf(n); x++; }
-int main(void) { for (int k = 0; k < 200; k++) { top(200000); side(100000); } return 0; }
-EOF
+
+cp "$ROOT/tests/data/progs/tree.c" "$d/tree.c"
 cc -O1 -g -fno-omit-frame-pointer -o "$d/tree" "$d/tree.c"
 "$TALLY" record -q -e cpu-clock -c 100000 -g -o "$d/t.data" -- "$d/tree" >/dev/null 2>&1
 samples=$("$TALLY" script -F comm -i "$d/t.data" 2>/dev/null | wc -l)

@@ -13,6 +13,7 @@
 #include "../../cli/parse_options.c"
 #include "../../cli/event_opts.c"
 #include "../../cli/target.c"
+#include "../../cli/cgroups.c"
 #include "../../cli/stat_opts.c"
 
 /* Parse a NULL-terminated list; argv copies live in a static buffer. */
@@ -185,18 +186,18 @@ static void test_targets(void **state)
 	/* an -e after it has none: each event its own */
 	assert_int_equal(parse(&c, "-a", "-e", "task-clock", "-G", "/x", "-e", "cycles", NULL), 0);
 	assert_true(c.target.cgroup_per_event);
-	assert_int_equal(c.nr_cgroups, 1);
-	assert_int_equal(c.cgroups[0].after, 1);
+	assert_int_equal(c.cg.nr, 1);
+	assert_int_equal(c.cg.v[0].after, 1);
 	/* -G before any -e: not ambiguous (perf refuses it), every event */
 	assert_int_equal(parse(&c, "-a", "-G", "/x", "-e", "task-clock", "-e", "cycles", NULL), 0);
 	assert_false(c.target.cgroup_per_event);
 	/* a list: one per event before it, in order */
 	assert_int_equal(parse(&c, "-a", "-e", "task-clock,cycles", "-G", "/x,/y", NULL), 0);
 	assert_true(c.target.cgroup_per_event);
-	assert_string_equal(c.cgroups[0].names, "/x,/y");
+	assert_string_equal(c.cg.v[0].names, "/x,/y");
 	assert_int_equal(parse(&c, "-a", "-e", "a", "-G", "/x", "-e", "b", "-G", "/y", NULL), 0);
-	assert_int_equal(c.nr_cgroups, 2);
-	assert_int_equal(c.cgroups[1].after, 2);
+	assert_int_equal(c.cg.nr, 2);
+	assert_int_equal(c.cg.v[1].after, 2);
 	assert_int_equal(parse(&c, "-a", "-G", "/x,/y", "-e", "task-clock", NULL), 1);
 	assert_int_equal(parse(&c, "-a", "-G", "/x", "-G", "/x", NULL), 1);
 	assert_int_equal(parse(&c, "-a", "-e", "a", "-G", "/x", "--for-each-cgroup", "/y", NULL), 1);
