@@ -111,7 +111,7 @@ for who in perf tally; do
 		diff <(grep 'tree\.c:' "$d/t.out") <(grep 'tree\.c:' "$d/p.out") | head -6 | sed 's/^/# /'
 		is "$who $o: as many rows as perf" "$(wc -l <"$d/t.out")" "$(wc -l <"$d/p.out")"
 	done
-	check "$who srcline: the hot loop's line named" grep -q 'tree\.c:2 ' "$d/t.out"
+	check "$who srcline: the hot loop's line named" grep -q 'tree\.c:3 ' "$d/t.out"
 done
 # --sort parent / -p REGEX / -x: the first caller matching perf's regex
 for who in perf tally; do
