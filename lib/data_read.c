@@ -9,15 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* gcc says __SANITIZE_ADDRESS__, clang (make fuzz) __has_feature */
-#if !defined(__SANITIZE_ADDRESS__) && defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define __SANITIZE_ADDRESS__ 1
-#endif
-#endif
-#ifdef __SANITIZE_ADDRESS__
-#include <sanitizer/asan_interface.h>
-#endif
+#include "asan.h"
 #include <tally/data_read.h>
 #include "zstd_wrap.h"
 
@@ -311,13 +303,7 @@ struct tally_data_reader *tally_data_reader__open(const char *path)
 		errno = err;
 		return NULL;
 	}
-#ifdef __SANITIZE_ADDRESS__
-	/*
-	 * The mapping can land where an earlier fake stack left "stack
-	 * redzone" in the shadow (seen when record reads its file back).
-	 */
-	ASAN_UNPOISON_MEMORY_REGION(p, st.st_size);
-#endif
+	tally__asan_unpoison(p, st.st_size);	/* seen when record reads its file back */
 	r = tally_data_reader__open_mem(p, st.st_size);
 	if (!r) {
 		err = errno;

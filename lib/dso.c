@@ -18,15 +18,7 @@
 #include <zlib.h>
 #include "internal.h"
 #include "dso_internal.h"
-/* gcc says __SANITIZE_ADDRESS__, clang (make fuzz) __has_feature */
-#if !defined(__SANITIZE_ADDRESS__) && defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define __SANITIZE_ADDRESS__ 1
-#endif
-#endif
-#ifdef __SANITIZE_ADDRESS__
-#include <sanitizer/asan_interface.h>
-#endif
+#include "asan.h"
 
 /* ---- symbol table building, perf's rules ---- */
 
@@ -249,13 +241,11 @@ bool tally__elf_shdrs_in_file(int fd)
 Elf *tally__elf_begin(int fd)
 {
 	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-#ifdef __SANITIZE_ADDRESS__
 	size_t len = 0;
 	char *raw = elf ? elf_rawfile(elf, &len) : NULL;
 
 	if (raw && len)
-		ASAN_UNPOISON_MEMORY_REGION(raw, len);
-#endif
+		tally__asan_unpoison(raw, len);
 	return elf;
 }
 
