@@ -154,7 +154,7 @@ int cmd_stat(int argc, char **argv)
 	}
 	out = (struct stat_out){
 		.fp = fp, .format = cfg.format, .aggr = cfg.aggr, .sep = cfg.csv_sep,
-		.big_num = cfg.big_num, 
+		.big_num = cfg.big_num, .metric_only = cfg.metric_only,
 		.cgroup = cfg.target.cgroup_per_event ? NULL : cfg.target.cgroup,
 		.cgroup_col = cfg.target.cgroup_per_event,
 	};

@@ -231,12 +231,17 @@ struct stat_out {
 	struct stat_row *om_rows;
 	int om_nr, om_cap;
 	const char *om_target;
+	/* --metric-only: one line of metrics per aggregate, under a header */
+	bool metric_only;
+	bool mo_header;		/* the metric header is due before the next line */
 };
 
 /* Human: " Performance counter stats for 'TARGET' (N runs):" */
 void stat_out_header(struct stat_out *o, const char *target, int runs);
 void stat_out_interval_header(struct stat_out *o);
 void stat_out_row(struct stat_out *o, const struct stat_row *r);
+/* --metric-only: the metrics of one aggregate's rows on one line. */
+void stat_out_metric_line(struct stat_out *o, const struct stat_row *rows, int n);
 /* Footer: elapsed (mean, stddev with runs > 1), user and sys. */
 struct stat_footer {
 	int runs;

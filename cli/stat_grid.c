@@ -248,8 +248,13 @@ int stat_grid_print(struct stat_grid *g, struct stat_out *o, enum stat_aggr mode
 		stat_metrics_compute(col, n, wall_ns);
 		for (int i = 0; i < n; i++)
 			rows[colidx[i] * g->nag + a] = col[i];
+		/* --metric-only: one line per aggregate, in the grid's order */
+		if (o->metric_only && o->format != STAT_FMT_OPENMETRICS)
+			stat_out_metric_line(o, col, n);
 	}
-	if (mode == STAT_AGGR_CORE || mode == STAT_AGGR_DIE || mode == STAT_AGGR_SOCKET ||
+	if (o->metric_only && o->format != STAT_FMT_OPENMETRICS) {
+		/* nothing else */
+	} else if (mode == STAT_AGGR_CORE || mode == STAT_AGGR_DIE || mode == STAT_AGGR_SOCKET ||
 	    mode == STAT_AGGR_NODE) {
 		for (int a = 0; a < g->nag; a++)
 			for (int e = 0; e < g->nev; e++)

@@ -159,7 +159,7 @@ static void stat_options(struct stat_config *cfg, struct cli_option *out)
 		CLI_GROUP("Metrics and merging"),
 		CLI_STRING('M', "metrics", &cfg->metrics, "LIST", "built-in metrics: IPC, branch_miss_rate, cache_miss_rate"),
 		CLI_STRING_F(0, "metric-group", &cfg->metrics, "LIST", "perf's other name for -M", CLI_OPT_HIDDEN),
-		CLI_BOOL(0, "metric-only", &cfg->metric_only, "print only the metrics' lines (with -M)"),
+		CLI_BOOL(0, "metric-only", &cfg->metric_only, "print only the metrics: a header of their units, a line per aggregate"),
 		CLI_BOOL(0, "topdown", &cfg->topdown, "the CPU's topdown events, system-wide (needs them in sysfs)"),
 		CLI_INT(0, "td-level", &cfg->td_level, "N", "topdown level (perf's; tally shows level 1)", 0, 4),
 		CLI_BOOL_F(0, "scale", &cfg->scale, "scale multiplexed counts to the whole run (default; --no-scale: raw)", CLI_OPT_NEG),
@@ -301,8 +301,11 @@ int stat_parse_args(struct stat_config *cfg, int argc, char **argv, FILE *err)
 	if (cfg->topdown && access("/sys/bus/event_source/devices/cpu/events/topdown-retiring", F_OK))
 		return usage_err(&p, "--topdown: this CPU has no topdown events "
 				     "(/sys/bus/event_source/devices/cpu/events/topdown-*): nothing to show");
-	if (cfg->metric_only && !cfg->metrics && !cfg->topdown)
-		return usage_err(&p, "--metric-only prints the metrics of -M or --topdown: give one");
+	/* perf's refusals: one line per aggregate has no room for these */
+	if (cfg->metric_only && cfg->aggr == STAT_AGGR_THREAD)
+		return usage_err(&p, "--metric-only is not supported with --per-thread");
+	if (cfg->metric_only && cfg->repeat > 1)
+		return usage_err(&p, "--metric-only is not supported with -r");
 	if (cfg->metrics && add_metrics(cfg, &p))
 		return 1;
 	if (cfg->topdown && cli_events_push(&p, &cfg->events,

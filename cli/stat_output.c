@@ -353,6 +353,7 @@ void stat_out_row(struct stat_out *o, const struct stat_row *r)
 
 void stat_out_header(struct stat_out *o, const char *target, int runs)
 {
+	o->mo_header = o->metric_only;
 	if (o->format != STAT_FMT_HUMAN || o->interval)
 		return;
 	fprintf(o->fp, "\n Performance counter stats for %s", target);
@@ -365,6 +366,11 @@ void stat_out_interval_header(struct stat_out *o)
 {
 	FILE *fp = o->fp;
 
+	if (o->metric_only) {
+		/* the metric header, repeated as perf repeats its own */
+		o->mo_header = o->nr_intervals++ % 25 == 0;
+		return;
+	}
 	if (o->format != STAT_FMT_HUMAN)
 		return;
 	if (o->nr_intervals++ % 25)
@@ -396,6 +402,164 @@ void stat_out_interval_header(struct stat_out *o)
 		break;
 	}
 	fprintf(fp, "             counts %*s events\n", UNIT_WIDTH, "unit");
+}
+
+/* ---- --metric-only ---- */
+
+#define METRIC_ONLY_LEN	20	/* perf's column width */
+
+/*
+ * The column a row has in --metric-only, or NULL: perf's
+ * valid_only_metric() leaves out rates (/sec) and CPUs utilized, and
+ * fixunit() names a share's event ("branch-misses of all branches").
+ * The column exists whether or not the row counted, so every line of
+ * a run has the same columns.
+ */
+static const char *mo_unit(const struct stat_row *r, char *buf, size_t len)
+{
+	switch (r->kind) {
+	case STAT_K_CYCLES:
+		return "GHz";
+	case STAT_K_INSTRUCTIONS:
+		return "insn per cycle";
+	case STAT_K_BRANCH_MISSES:
+		snprintf(buf, len, "%s of all branches", r->event);
+		return buf;
+	case STAT_K_CACHE_MISSES:
+		snprintf(buf, len, "%s of all cache refs", r->event);
+		return buf;
+	default:
+		return NULL;
+	}
+}
+
+/* The metric as CSV and JSON carry it: no padding, no '%'. */
+static const char *mo_bare(const struct stat_row *r, char *buf, size_t len)
+{
+	char *v, *end;
+
+	if (!row_counted(r) || !r->has_metric) {
+		buf[0] = '\0';
+		return buf;
+	}
+	metric_snprint(buf, len, r->metric_fmt, r->metric);
+	for (v = buf; *v == ' '; v++)
+		;
+	for (end = v; (*end >= '0' && *end <= '9') || *end == '.' || *end == '-'; end++)
+		;
+	*end = '\0';
+	return v;
+}
+
+static int mo_width(const char *unit)
+{
+	int n = (int)strlen(unit);
+
+	return n < METRIC_ONLY_LEN ? METRIC_ONLY_LEN : n + 1;
+}
+
+/* perf's aggr_header_csv: the names of the columns before the metrics */
+static const char *mo_csv_aggr_header(enum stat_aggr a)
+{
+	switch (a) {
+	case STAT_AGGR_CPU:	return "cpu";
+	case STAT_AGGR_THREAD:	return "comm-pid";
+	case STAT_AGGR_CORE:	return "core,cpus";
+	case STAT_AGGR_DIE:	return "die,cpus";
+	case STAT_AGGR_SOCKET:	return "socket,cpus";
+	case STAT_AGGR_NODE:	return "node,cpus";
+	default:		return NULL;
+	}
+}
+
+static void mo_header(struct stat_out *o, const struct stat_row *rows, int n)
+{
+	FILE *fp = o->fp;
+	char buf[320];
+	const char *u;
+
+	if (o->format == STAT_FMT_JSON)
+		return;		/* each JSON line names its metrics */
+	if (o->format == STAT_FMT_CSV) {
+		const char *a = mo_csv_aggr_header(o->aggr);
+
+		if (o->interval)
+			fprintf(fp, "time%s", o->sep);
+		if (a)
+			fprintf(fp, "%s%s", a, o->sep);
+		for (int i = 0; i < n; i++)
+			if ((u = mo_unit(&rows[i], buf, sizeof(buf))))
+				fprintf(fp, "%s%s", u, o->sep);
+		fputc('\n', fp);
+		return;
+	}
+	/* as wide as the line's own prefix, so the units sit over their values */
+	if (o->interval)
+		fprintf(fp, "#%16s", "time ");
+	{
+		FILE *save = o->fp;
+		char *pre = NULL;
+		size_t plen = 0;
+		FILE *m = open_memstream(&pre, &plen);
+
+		if (m) {
+			o->fp = m;
+			aggr_prefix(o, &rows[0]);
+			fclose(m);
+			o->fp = save;
+			fprintf(fp, "%*s", (int)plen, "");
+			free(pre);
+		}
+	}
+	for (int i = 0; i < n; i++)
+		if ((u = mo_unit(&rows[i], buf, sizeof(buf))))
+			fprintf(fp, "%*s ", mo_width(u), u);
+	fputc('\n', fp);
+}
+
+void stat_out_metric_line(struct stat_out *o, const struct stat_row *rows, int n)
+{
+	FILE *fp = o->fp;
+	char ubuf[320], vbuf[64], esc[320];
+	const char *u;
+	bool first = true;
+
+	if (n <= 0)
+		return;
+	if (o->mo_header) {
+		mo_header(o, rows, n);
+		o->mo_header = false;
+	}
+	interval_prefix(o);
+	if (o->format == STAT_FMT_JSON && !o->interval)
+		fputc('{', fp);
+	aggr_prefix(o, &rows[0]);
+	for (int i = 0; i < n; i++) {
+		const struct stat_row *r = &rows[i];
+
+		if (!(u = mo_unit(r, ubuf, sizeof(ubuf))))
+			continue;
+		switch (o->format) {
+		case STAT_FMT_JSON:
+			fprintf(fp, "%s\"%s\" : \"%s\"", first ? "" : ", ",
+				stat_json_escape(u, esc, sizeof(esc)), mo_bare(r, vbuf, sizeof(vbuf)));
+			break;
+		case STAT_FMT_CSV:
+			fprintf(fp, "%s%s", mo_bare(r, vbuf, sizeof(vbuf)), o->sep);
+			break;
+		default:
+			if (row_counted(r) && r->has_metric)
+				metric_snprint(vbuf, sizeof(vbuf), r->metric_fmt, r->metric);
+			else
+				vbuf[0] = '\0';
+			fprintf(fp, "%*s ", mo_width(u), vbuf);
+			break;
+		}
+		first = false;
+	}
+	if (o->format == STAT_FMT_JSON)
+		fputc('}', fp);
+	fputc('\n', fp);
 }
 
 /* --table, as perf's print_table(): each run, its deviation, a bar. */

@@ -2,7 +2,8 @@
 # perf stat's options that scripts use: --no-merge, --scale/--no-scale,
 # --percore-show-thread, --td-level taken as perf takes them; -M with the
 # built-in metrics (and a clear word where the machine cannot count them);
-# --topdown and --metric-only refused where perf would show nothing.
+# --topdown refused where perf would show nothing; --metric-only's table
+# (its values need a PMU: test_stat_output checks them on synthetic rows).
 . "$(dirname "$0")/lib.sh"
 W=$HELPERS/work
 d=$(mktemp -d); trap 'rm -rf "$d"' EXIT
@@ -41,6 +42,29 @@ if [ ! -e /sys/bus/event_source/devices/cpu/events/topdown-retiring ]; then
 	is "--topdown on a CPU without topdown events: refused" "$rc" 129
 	check "--topdown: says the CPU has none" grep -q 'this CPU has no topdown events' "$d/e"
 fi
-"$TALLY" stat --metric-only -e task-clock -- true 2>"$d/e"; rc=$?
-is "--metric-only without metrics: usage error, not an empty table" "$rc" 129
+# --metric-only: a header of the metrics' units, one line of values, no count rows
+"$TALLY" stat --metric-only -e task-clock,cycles,instructions -- "$W" getpid 10 2>"$d/t"; rc=$?
+is "--metric-only: exits 0" "$rc" 0
+check "--metric-only: the header names GHz and insn per cycle" grep -qE '^ +GHz +insn per cycle $' "$d/t"
+is "--metric-only: no count rows" "$(names "$d/t")" ""
+if "$TALLY" stat -e cycles -- true 2>&1 | grep -q 'not supported'; then
+	is "--metric-only without a PMU: the values line is blank" \
+		"$(grep -A1 'GHz' "$d/t" | tail -1 | tr -d ' ')" ""
+else
+	check "--metric-only with a PMU: values under the header" \
+		grep -qE '^ +[0-9]+\.[0-9]{3} +[0-9]+\.[0-9]{2} +$' "$d/t"
+fi
+"$TALLY" stat --metric-only -x, -a -A -e cycles -- sleep 0.05 2>"$d/t"
+is "--metric-only -x, -A: perf's header, a line per CPU" "$(head -1 "$d/t")" "cpu,GHz,"
+is "--metric-only -x, -A: CPU0 first" "$(sed -n 2p "$d/t" | cut -d, -f1)" "CPU0"
+"$TALLY" stat --metric-only -j -e cycles,instructions -- true 2>"$d/t"
+check "--metric-only -j: one object naming the metrics" grep -q '^{"GHz" : "[0-9.]*", "insn per cycle" : "[0-9.]*"}$' "$d/t"
+for o in "--per-thread -p $$" "-r 2"; do
+	"$TALLY" stat --metric-only $o -- true 2>"$d/e"; rc=$?
+	is "--metric-only $o: refused as perf refuses it" "$rc" 129
+	if have_perf; then
+		perf stat --metric-only $o -- true 2>"$d/p"
+		check "--metric-only $o: perf's words" grep -qF -e "$(head -1 "$d/p")" "$d/e"
+	fi
+done
 done_testing

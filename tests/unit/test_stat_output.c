@@ -478,6 +478,72 @@ static void test_metrics(void **state)
 	assert_false(r[7].has_metric);
 }
 
+/*
+ * --metric-only on synthetic hardware counts (no PMU here): rates and
+ * CPUs utilized are left out as perf leaves them out; a share is named
+ * after its event; an uncounted row keeps its column, blank.
+ */
+static void test_metric_only(void **state)
+{
+	struct stat_row r[6];
+	struct cap c;
+
+	(void)state;
+	r[0] = mrow("task-clock", STAT_K_CLOCK, 1e9);
+	r[1] = mrow("cycles", STAT_K_CYCLES, 3e9);
+	r[2] = mrow("instructions", STAT_K_INSTRUCTIONS, 6e9);
+	r[3] = mrow("branches", STAT_K_BRANCHES, 2e6);
+	r[4] = mrow("branch-misses", STAT_K_BRANCH_MISSES, 2e4);
+	r[5] = unsup("cache-misses", STAT_S_NOT_COUNTED, "");
+	r[5].kind = STAT_K_CACHE_MISSES;
+	stat_metrics_compute(r, 6, 0.5e9);
+
+	cap_open(&c, STAT_FMT_HUMAN, STAT_AGGR_GLOBAL);
+	c.o.metric_only = true;
+	c.o.mo_header = true;
+	stat_out_metric_line(&c.o, r, 6);
+	expect(&c,
+"                 GHz       insn per cycle  branch-misses of all branches  cache-misses of all cache refs \n"
+"               3.000                2.00                           1.00%                                 \n");
+
+	cap_open(&c, STAT_FMT_HUMAN, STAT_AGGR_CPU);
+	c.o.metric_only = true;
+	c.o.mo_header = true;
+	r[1].key = r[2].key = 3;
+	r[0].key = 3;
+	stat_out_metric_line(&c.o, r, 3);
+	stat_out_metric_line(&c.o, r, 3);	/* the header once */
+	expect(&c,
+"                            GHz       insn per cycle \n"
+"CPU3                      3.000                2.00  \n"
+"CPU3                      3.000                2.00  \n");
+
+	cap_open(&c, STAT_FMT_CSV, STAT_AGGR_SOCKET);
+	c.o.metric_only = true;
+	c.o.mo_header = true;
+	r[0].socket = 0;
+	r[0].nr = 2;
+	stat_out_metric_line(&c.o, r, 6);
+	expect(&c, "socket,cpus,GHz,insn per cycle,branch-misses of all branches,"
+		   "cache-misses of all cache refs,\n"
+		   "S0,2,3.000,2.00,1.00,,\n");
+
+	cap_open(&c, STAT_FMT_JSON, STAT_AGGR_GLOBAL);
+	c.o.metric_only = true;
+	c.o.mo_header = true;
+	stat_out_metric_line(&c.o, r, 6);
+	expect(&c, "{\"GHz\" : \"3.000\", \"insn per cycle\" : \"2.00\", "
+		   "\"branch-misses of all branches\" : \"1.00\", "
+		   "\"cache-misses of all cache refs\" : \"\"}\n");
+
+	/* a software-only run has no metric column: empty lines, as perf */
+	cap_open(&c, STAT_FMT_CSV, STAT_AGGR_GLOBAL);
+	c.o.metric_only = true;
+	c.o.mo_header = true;
+	stat_out_metric_line(&c.o, r, 1);
+	expect(&c, "\n\n");
+}
+
 static void test_metrics_missing_parents(void **state)
 {
 	struct stat_row r[4];
@@ -537,6 +603,7 @@ int main(void)
 		cmocka_unit_test(test_openmetrics),
 		cmocka_unit_test(test_metrics),
 		cmocka_unit_test(test_metrics_missing_parents),
+		cmocka_unit_test(test_metric_only),
 		cmocka_unit_test(test_aggr_label_and_escape),
 	};
 
