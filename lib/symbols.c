@@ -11,6 +11,7 @@
 #include <link.h>
 #include "internal.h"
 #include "dso_internal.h"
+#include "kcache.h"
 
 struct kparse;
 static void kparse_free(struct kparse *k);
@@ -284,8 +285,28 @@ static int kparse_module(struct kparse *k, const char *mod, struct tally__symvec
 static void kparse_run(struct kparse *k, const char *path)
 {
 	char line[1024];
-	FILE *f = fopen(path, "re");
+	uint64_t key = strcmp(path, "/proc/kallsyms") ? 0 : tally__kcache_key();
+	struct tally__kimage img;
+	FILE *f;
 
+	if (key && !tally__kcache_load(key, &img)) {
+		k->mv = calloc(img.nmods + 1, sizeof(*k->mv));
+		if (!k->mv) {
+			tally__kcache_image_free(&img);
+			k->err = -ENOMEM;
+			return;
+		}
+		k->text = img.text;
+		k->nonzero = img.nonzero;
+		k->ksyms = img.ksyms;
+		k->nk = img.nk;
+		k->nmods = img.nmods;
+		k->mnames = img.mnames;
+		k->msyms = img.msyms;
+		k->nm = img.nm;
+		return;
+	}
+	f = fopen(path, "re");
 	if (!f) {
 		k->open_errno = errno;
 		return;
@@ -325,6 +346,13 @@ static void kparse_run(struct kparse *k, const char *path)
 	k->err = tally__symvec_finish(&k->kv, &k->ksyms, &k->nk, false);
 	for (size_t i = 0; !k->err && i < k->nmods; i++)
 		k->err = tally__symvec_finish(&k->mv[i], &k->msyms[i], &k->nm[i], false);
+	if (key && !k->err) {
+		img = (struct tally__kimage){
+			.text = k->text, .nonzero = k->nonzero, .ksyms = k->ksyms, .nk = k->nk,
+			.nmods = k->nmods, .mnames = k->mnames, .msyms = k->msyms, .nm = k->nm,
+		};
+		(void)tally__kcache_store(key, &img);	/* no cache: read next time too */
+	}
 }
 
 static void syms_free(struct tally_symbol *v, size_t n)
