@@ -24,6 +24,7 @@ struct tally_dso {
 	char *symsrc;
 	char *detail;
 	struct tally_symbol *syms;	/* sorted by start, one per address */
+	bool names_shared;		/* names in the kallsyms cache's block: not freed here */
 	size_t nr_syms;
 	struct tally__seg *segs;	/* PT_LOAD: file offset -> vaddr */
 	size_t nr_segs;

@@ -168,28 +168,33 @@ static bool rd_get(struct rd *r, void *out, size_t n)
 	return true;
 }
 
-static void syms_drop(struct tally_symbol *v, size_t n)
+static void syms_drop(struct tally_symbol *v, size_t n, bool own)
 {
-	for (size_t i = 0; v && i < n; i++)
+	for (size_t i = 0; own && v && i < n; i++)
 		free((char *)v[i].name);
 	free(v);
 }
 
 void tally__kcache_image_free(struct tally__kimage *k)
 {
-	syms_drop(k->ksyms, k->nk);
+	syms_drop(k->ksyms, k->nk, !k->names);
 	for (size_t i = 0; i < k->nmods; i++) {
 		free(k->mnames ? k->mnames[i] : NULL);
 		if (k->msyms)
-			syms_drop(k->msyms[i], k->nm[i]);
+			syms_drop(k->msyms[i], k->nm[i], !k->names);
 	}
+	free(k->names);
 	free(k->mnames);
 	free(k->msyms);
 	free(k->nm);
 	memset(k, 0, sizeof(*k));
 }
 
-/* One DSO's symbols; names are offsets into the blob at names[0..nlen). */
+/*
+ * One DSO's symbols; names are offsets into the block names[0..nlen),
+ * which ends in a NUL (checked once), so every offset inside it is a
+ * whole string.
+ */
 static bool read_syms(struct rd *r, const char *names, uint64_t nlen,
 		      struct tally_symbol **out, size_t *nout)
 {
@@ -206,12 +211,11 @@ static bool read_syms(struct rd *r, const char *names, uint64_t nlen,
 
 		if (!rd_get(r, &v[i].start, 8) || !rd_get(r, &v[i].end, 8) ||
 		    !rd_get(r, &v[i].binding, 1) || !rd_get(r, &off, 4) || off >= nlen ||
-		    !memchr(names + off, '\0', nlen - off) ||
-		    (i && v[i].start < v[i - 1].start) ||
-		    !(v[i].name = strdup(names + off))) {
-			syms_drop(v, i);
+		    (i && v[i].start < v[i - 1].start)) {
+			syms_drop(v, i, false);
 			return false;
 		}
+		v[i].name = names + off;
 	}
 	*out = v;
 	*nout = n;
@@ -232,7 +236,10 @@ static int parse(const unsigned char *buf, size_t len, uint64_t key, struct tall
 	    !rd_get(&r, &ndso, 8) || ndso == 0 || ndso > 100000 || !rd_get(&r, &nlen, 8) ||
 	    nlen > (uint64_t)(r.end - r.p))
 		return -EINVAL;
-	names = (const char *)r.p;
+	if (!nlen || r.p[nlen - 1] != '\0' || !(k->names = malloc(nlen)))
+		return -EINVAL;
+	memcpy(k->names, r.p, nlen);
+	names = k->names;
 	r.p += nlen;
 	k->nonzero = nonzero != 0;
 	k->nmods = 0;
@@ -246,7 +253,7 @@ static int parse(const unsigned char *buf, size_t len, uint64_t key, struct tall
 	for (uint64_t i = 1; i < ndso; i++) {
 		uint32_t off;
 
-		if (!rd_get(&r, &off, 4) || off >= nlen || !memchr(names + off, '\0', nlen - off) ||
+		if (!rd_get(&r, &off, 4) || off >= nlen ||
 		    !(k->mnames[k->nmods] = strdup(names + off)))
 			return -EINVAL;
 		if (!read_syms(&r, names, nlen, &k->msyms[k->nmods], &k->nm[k->nmods])) {

@@ -18,6 +18,9 @@ struct tally__kimage {
 	char **mnames;			/* "ext4", without brackets */
 	struct tally_symbol **msyms;
 	size_t *nm;
+	/* From the cache: every name points into this one block (else NULL,
+	 * each name its own allocation). */
+	char *names;
 };
 
 /* This boot's key, or 0 when there is none (or TALLY_KALLSYMS_CACHE=0). */

@@ -24,6 +24,7 @@ struct tally_symbols {
 	bool kernel_loaded;
 	bool ignore_build_id;
 	struct kparse *kp;		/* kallsyms being read ahead, or NULL */
+	char *knames;			/* the kallsyms cache's names, shared by DSOs */
 	pthread_t kp_thread;
 	bool kp_running;
 	struct tally_unresolved *unres;
@@ -96,7 +97,7 @@ static void dso_free(struct tally_dso *d)
 {
 	if (!d)
 		return;
-	for (size_t i = 0; i < d->nr_syms; i++)
+	for (size_t i = 0; !d->names_shared && i < d->nr_syms; i++)
 		free((char *)d->syms[i].name);
 	free(d->syms);
 	free(d->segs);
@@ -209,6 +210,7 @@ void tally_symbols__free(struct tally_symbols *s)
 	for (size_t i = 0; i < s->cap; i++)
 		dso_free(s->dsos[i]);
 	free(s->dsos);
+	free(s->knames);
 	free(s->unres);
 	free(s->debug_root);
 	free(s->home_debug);
@@ -252,6 +254,7 @@ struct kparse {
 	size_t nk;
 	struct tally_symbol **msyms;
 	size_t *nm;
+	char *names;		/* from the cache: the block every name is in */
 };
 
 static int kparse_module(struct kparse *k, const char *mod, struct tally__symvec **v)
@@ -304,6 +307,7 @@ static void kparse_run(struct kparse *k, const char *path)
 		k->mnames = img.mnames;
 		k->msyms = img.msyms;
 		k->nm = img.nm;
+		k->names = img.names;
 		return;
 	}
 	f = fopen(path, "re");
@@ -355,9 +359,9 @@ static void kparse_run(struct kparse *k, const char *path)
 	}
 }
 
-static void syms_free(struct tally_symbol *v, size_t n)
+static void syms_free(struct tally_symbol *v, size_t n, bool own)
 {
-	for (size_t i = 0; v && i < n; i++)
+	for (size_t i = 0; own && v && i < n; i++)
 		free((char *)v[i].name);
 	free(v);
 }
@@ -370,9 +374,10 @@ static void kparse_free(struct kparse *k)
 		tally__symvec_free(&k->mv[i]);
 		free(k->mnames[i]);
 		if (k->msyms)
-			syms_free(k->msyms[i], k->nm[i]);
+			syms_free(k->msyms[i], k->nm[i], !k->names);
 	}
-	syms_free(k->ksyms, k->nk);
+	syms_free(k->ksyms, k->nk, !k->names);
+	free(k->names);		/* NULL once handed to the symbols */
 	free(k->mv);
 	free(k->mnames);
 	free(k->msyms);
@@ -444,6 +449,7 @@ static int load_kallsyms(struct tally_symbols *s)
 	} else if (!err) {
 		kd->syms = k->ksyms;
 		kd->nr_syms = k->nk;
+		kd->names_shared = k->names != NULL;
 		k->ksyms = NULL;
 	}
 	for (size_t i = 0; !err && i < k->nmods; i++) {
@@ -460,10 +466,14 @@ static int load_kallsyms(struct tally_symbols *s)
 		} else {
 			md->syms = k->msyms[i];
 			md->nr_syms = k->nm[i];
+			md->names_shared = k->names != NULL;
 			k->msyms[i] = NULL;
 		}
 	}
 out:
+	/* the cache's names live as long as the DSOs pointing into them */
+	s->knames = k->names;
+	k->names = NULL;
 	kparse_free(k);
 	free(s->kp);
 	s->kp = NULL;
