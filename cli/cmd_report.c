@@ -131,6 +131,24 @@ static int cmp_key(const struct entry *a, const struct entry *b, enum sort_key k
 	}
 }
 
+/*
+ * Whether a and b are one entry: as cmp_key, except that a symbol is its
+ * DSO and address (perf's sort__sym_cmp: two functions of one name in two
+ * DSOs, or two static ones in one, are two rows), and an inlined function
+ * its name. cmp_key orders the rows by name, as perf's sort__sym_sort.
+ */
+static bool same_key(const struct entry *a, const struct entry *b, enum sort_key k)
+{
+	if (k == K_SYM && a->w.sym && b->w.sym) {
+		if (strcmp_null(a->w.dso, b->w.dso))
+			return false;
+		if (a->w.inlined || b->w.inlined)
+			return !strcmp(a->w.sym, b->w.sym);
+		return a->w.sym_start == b->w.sym_start && !strcmp(a->w.sym, b->w.sym);
+	}
+	return !cmp_key(a, b, k);
+}
+
 static uint64_t hash_entry(const struct report *r, const struct entry *e)
 {
 	uint64_t h = FNV_BASIS;
@@ -185,7 +203,7 @@ static struct entry *hist_find(struct report *r, struct hist *h, const struct en
 
 		if (e->hash != hv)
 			continue;
-		for (i = 0; i < r->nsort && !cmp_key(e, key, r->sort[i]); i++)
+		for (i = 0; i < r->nsort && same_key(e, key, r->sort[i]); i++)
 			;
 		if (i == r->nsort)
 			return e;
@@ -428,19 +446,28 @@ static void on_sample(struct session *ss, const struct perf_event_header *h, int
 static const char *find_parent(struct report *r, const struct shape *x,
 			       const enum tally_cpumode *modes)
 {
+	uint32_t uw = chain_unwound_at(x->ips, x->nr);
+
 	for (uint32_t k = 0; k < x->nr; k++) {
 		uint32_t i = r->cg.caller ? x->nr - 1 - k : k;
 		struct where *w;
 
+		struct where *fw[INL_MAX];
+		int nf;
+
 		if (x->ips[i] >= PERF_CONTEXT_MAX)
 			continue;
-		w = resolver_get(&r->res, x->pid, x->tid, x->ips[i], modes[i]);
-		if (!w || !w->sym)
-			continue;
-		if (!w->pmatch)
-			w->pmatch = regexec(&r->parent_re, w->sym, 0, NULL, 0) ? -1 : 1;
-		if (w->pmatch > 0)
-			return w->sym;
+		nf = resolver_frames(&r->res, x->pid, x->tid, x->ips[i], modes[i], i > uw, fw);
+		for (int j = 0; j < nf; j++) {
+			/* an address's inline frames: outermost first from the root */
+			w = fw[r->cg.caller ? nf - 1 - j : j];
+			if (!w->sym)
+				continue;
+			if (!w->pmatch)
+				w->pmatch = regexec(&r->parent_re, w->sym, 0, NULL, 0) ? -1 : 1;
+			if (w->pmatch > 0)
+				return w->sym;
+		}
 	}
 	return NULL;
 }
@@ -482,18 +509,24 @@ static void hist_shape(struct report *r, const struct shape *x)
 	 * (counted once per sample); an unresolved one is keyed by its
 	 * absolute ip there, so it is an entry of its own, as in perf.
 	 */
+	uint32_t uw = chain_unwound_at(x->ips, x->nr);
+
 	for (uint32_t k = 0; k < x->nr; k++) {
 		/* in perf's cursor order: root first unless callee order */
 		uint32_t i = r->cg.caller ? x->nr - 1 - k : k;
 		uint64_t ip = x->ips[i];
+		struct where *fw[INL_MAX];
+		int nf;
 
 		if (ip >= PERF_CONTEXT_MAX)
 			continue;
-		w = resolver_get(&r->res, x->pid, x->tid, ip, modes[i]);
-		if (!w)
+		nf = resolver_frames(&r->res, x->pid, x->tid, ip, modes[i], i > uw, fw);
+		if (!nf)
 			return;
-		frame_key(&key, w, ip, &prev_mode);
-		add(r, hs, &key, x->period, false, pass);
+		for (int j = 0; j < nf; j++) {
+			frame_key(&key, fw[r->cg.caller ? nf - 1 - j : j], ip, &prev_mode);
+			add(r, hs, &key, x->period, false, pass);
+		}
 	}
 }
 
@@ -529,19 +562,28 @@ static void build_graphs(struct report *r)
 		self = hist_find(r, hs, &key);
 		prev_mode = w->mode;
 		chain_modes(&smp, modes);
+		uint32_t uw = chain_unwound_at(x->ips, x->nr);
+
 		/* frames root first, with each one's entry */
 		for (uint32_t i = x->nr; i > 0; i--) {
 			uint64_t ip = x->ips[i - 1];
+			struct where *fw[INL_MAX];
+			int nf;
 
 			if (ip >= PERF_CONTEXT_MAX)
 				continue;
-			w = resolver_get(&r->res, x->pid, x->tid, ip, modes[i - 1]);
-			if (!w)
+			nf = resolver_frames(&r->res, x->pid, x->tid, ip, modes[i - 1], i - 1 > uw, fw);
+			if (!nf)
 				break;
-			frames[n] = (struct cg_frame){ .sym = w->sym, .dso = w->dso, .dso_id = w->dso_id,
-						       .dso_rank = w->dso_rank, .start = w->sym_start,
-						       .ip = ip };
-			wheres[n++] = *w;
+			/* root first: an address's outermost function before those inlined in it */
+			for (int j = nf - 1; j >= 0 && n < CHAIN_MAX; j--) {
+				w = fw[j];
+				frames[n] = (struct cg_frame){ .sym = w->sym, .dso = w->dso,
+							       .dso_id = w->dso_id,
+							       .dso_rank = w->dso_rank,
+							       .start = w->sym_start, .ip = ip };
+				wheres[n++] = *w;
+			}
 		}
 		if (!self || !n)
 			continue;
@@ -825,6 +867,8 @@ int cmd_report(int argc, char **argv)
 		CLI_STRING(0, "symbols", &r.symbols, "LIST", "only these symbols"),
 		CLI_STRING(0, "percent-limit", &plimit, "PCT", "hide rows below PCT percent"),
 		CLI_BOOL(0, "stdio", &stdio_, "text output (the default)"),
+		CLI_BOOL(0, "no-inline", &r.res.no_inline,
+			 "an unwound frame is its symbol alone, not the functions inlined there"),
 		CLI_BOOL(0, "header", &r.header, "show the file's header first"),
 		CLI_BOOL(0, "header-only", &r.header_only, "show only the file's header"),
 		CLI_BOOL(0, "folded", &r.exp.folded, "collapsed stacks for flame graphs: comm;root;...;leaf count"),

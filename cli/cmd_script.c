@@ -74,7 +74,11 @@ struct script_ctx {
 	} *fc;
 	char *fc_text;
 	size_t fc_used;
+	bool no_inline;			/* --no-inline */
 };
+
+/* perf's inline stack of a chain frame is a few deep; more is kept out */
+#define INL_MAX 16
 
 #define FC_SLOTS 16384
 #define FC_TEXT (4u << 20)
@@ -145,13 +149,17 @@ static void ob_num(struct script_ctx *s, unsigned long long v, int base, int wid
 }
 
 static void make_frame(struct script_ctx *s, const struct tally_sample *smp, uint64_t ip,
-		       enum tally_cpumode mode, bool chain, unsigned opts);
+		       enum tally_cpumode mode, int chain, unsigned opts);
 
-/* One frame: "\t" in a chain, the address, then sym+off and (dso) as opts say. */
+/*
+ * One frame: "\t" in a chain, the address, then sym+off and (dso) as opts
+ * say. chain: 0 the sample's ip, 1 a chain frame, 2 one DWARF unwinding found.
+ */
 static void print_frame(struct script_ctx *s, const struct tally_sample *smp, uint64_t ip,
-			enum tally_cpumode mode, bool chain, unsigned opts)
+			enum tally_cpumode mode, int chain, unsigned opts)
 {
-	uint64_t h = (ip ^ (ip >> 17) ^ ((uint64_t)smp->pid << 7) ^ ((uint64_t)mode << 3) ^ chain) *
+	uint64_t h = (ip ^ (ip >> 17) ^ ((uint64_t)smp->pid << 7) ^ ((uint64_t)mode << 3) ^
+		      (uint64_t)chain) *
 		     0x9e3779b97f4a7c15ULL;
 	struct fc_ent *e = s->fc ? &s->fc[(h >> 40) & (FC_SLOTS - 1)] : NULL;
 	size_t before = s->len;
@@ -172,19 +180,17 @@ static void print_frame(struct script_ctx *s, const struct tally_sample *smp, ui
 	}
 	memcpy(s->fc_text + s->fc_used, s->buf + before, s->len - before);
 	*e = (struct fc_ent){ .ip = ip, .gen = s->ss->maps_gen, .pid = (int32_t)smp->pid,
-			      .mode = (uint8_t)mode, .chain = chain, .opts = (uint16_t)opts,
+			      .mode = (uint8_t)mode, .chain = (uint8_t)chain, .opts = (uint16_t)opts,
 			      .len = (uint16_t)(s->len - before), .off = (uint32_t)s->fc_used };
 	s->fc_used += s->len - before;
 }
 
-static void make_frame(struct script_ctx *s, const struct tally_sample *smp, uint64_t ip,
-		       enum tally_cpumode mode, bool chain, unsigned opts)
+/* The address, then sym+off and (dso) as opts say, for one chain line. */
+static void frame_text(struct script_ctx *s, const struct tally_addr_info *ai, bool found,
+		       uint64_t ip, bool chain, unsigned opts, const char *name, bool inlined)
 {
-	struct tally_addr_info ai;
-	bool found = !tally_symbols__resolve(s->ss->syms, s->ss->m, (int32_t)smp->pid,
-					     (int32_t)smp->tid, ip, mode, &ai);
 	/* in a chain perf prints the DSO-relative address, else the ip itself */
-	uint64_t shown = chain && ai.map ? ai.map_ip : ip;
+	uint64_t shown = chain && ai->map ? ai->map_ip : ip;
 
 	if (chain)
 		ob_chr(s, '\t');
@@ -192,23 +198,54 @@ static void make_frame(struct script_ctx *s, const struct tally_sample *smp, uin
 	if (opts & F_SYM) {
 		ob_chr(s, ' ');
 		if (found) {
-			ob_str(s, ai.sym->name);
+			ob_str(s, name);
 			if (opts & F_SYMOFF) {
 				ob_str(s, "+0x");
-				ob_num(s, ai.sym_off, 16, 0, '0');
+				ob_num(s, ai->sym_off, 16, 0, '0');
 			}
 		} else {
 			ob_str(s, "[unknown]");
 		}
 	}
-	if (opts & F_DSO) {
+	/* an inlined function's line names no DSO: " (inlined)" instead, as perf */
+	if ((opts & F_DSO) && !inlined) {
 		ob_str(s, " (");
-		ob_str(s, ai.map ? (ai.map->kernel &&
-				    !strncmp(ai.map->filename, "[kernel.kallsyms]", 17) ?
-				    "[kernel.kallsyms]" : ai.map->filename) : "[unknown]");
+		ob_str(s, ai->map ? (ai->map->kernel &&
+				     !strncmp(ai->map->filename, "[kernel.kallsyms]", 17) ?
+				     "[kernel.kallsyms]" : ai->map->filename) : "[unknown]");
 		ob_chr(s, ')');
 	}
+	if (inlined)
+		ob_str(s, " (inlined)");
 	ob_chr(s, '\n');
+}
+
+static void make_frame(struct script_ctx *s, const struct tally_sample *smp, uint64_t ip,
+		       enum tally_cpumode mode, int chain, unsigned opts)
+{
+	struct tally_addr_info ai;
+	bool found = !tally_symbols__resolve(s->ss->syms, s->ss->m, (int32_t)smp->pid,
+					     (int32_t)smp->tid, ip, mode, &ai);
+	const char *names[INL_MAX];
+	int n;
+
+	/*
+	 * perf's --inline: a frame DWARF unwinding found, in code with DWARF,
+	 * is each function there, innermost first (perf 6.1 does not look at
+	 * frame-pointer chains); a name other than the symbol's is shown
+	 * "(inlined)", even for the outermost (perf's addr2line naming).
+	 * At the map-relative address, as perf asks addr2line (resolve.c).
+	 */
+	if (chain == 2 && found && !s->no_inline && ai.dso && ai.map && !ai.map->kernel &&
+	    (n = tally_dso__inline_funcs(ai.dso, ai.map_ip, names, INL_MAX)) > 0) {
+		for (int i = 0; i < n; i++) {
+			bool inl = strcmp(names[i], ai.sym->name) != 0;
+
+			frame_text(s, &ai, found, ip, chain, opts, inl ? names[i] : ai.sym->name, inl);
+		}
+		return;
+	}
+	frame_text(s, &ai, found, ip, chain, opts, found ? ai.sym->name : NULL, false);
 }
 
 static void print_sample(struct session *ss, const struct perf_event_header *h, int idx,
@@ -221,6 +258,7 @@ static void print_sample(struct session *ss, const struct perf_event_header *h, 
 	enum tally_cpumode mode = (enum tally_cpumode)(h->misc & PERF_RECORD_MISC_CPUMODE_MASK);
 	bool chain = a->sample_type & PERF_SAMPLE_CALLCHAIN;
 	bool tp = a->type == PERF_TYPE_TRACEPOINT;
+	bool unwound = false;
 
 	/* perf's layout: comm, pid/tid, [cpu], time, period, event, then the rest */
 	if (f & F_COMM) {
@@ -276,7 +314,7 @@ static void print_sample(struct session *ss, const struct perf_event_header *h, 
 	}
 	if (!chain) {
 		ob_chr(s, ' ');
-		print_frame(s, smp, smp->ip, mode, false, f);
+		print_frame(s, smp, smp->ip, mode, 0, f);
 		return;
 	}
 	ob_chr(s, '\n');
@@ -284,13 +322,17 @@ static void print_sample(struct session *ss, const struct perf_event_header *h, 
 		uint64_t ip = smp->callchain.ips[i];
 
 		if (ip >= PERF_CONTEXT_MAX) {
-			if (ip == PERF_CONTEXT_KERNEL)
+			if (ip == PERF_CONTEXT_KERNEL) {
 				mode = TALLY_CPUMODE_KERNEL;
-			else if (ip == PERF_CONTEXT_USER)
+			} else if (ip == PERF_CONTEXT_USER) {
 				mode = TALLY_CPUMODE_USER;
+			} else if (ip == SESSION_CONTEXT_UNWOUND) {
+				mode = TALLY_CPUMODE_USER;
+				unwound = true;
+			}
 			continue;
 		}
-		print_frame(s, smp, ip, mode, true, f);
+		print_frame(s, smp, ip, mode, unwound ? 2 : 1, f);
 	}
 	ob_chr(s, '\n');
 }
@@ -389,11 +431,20 @@ static int attr_fields(struct script_ctx *s)
 	s->attr_fields = calloc((size_t)ss->nr_attrs + 1, sizeof(*s->attr_fields));
 	if (!s->attr_fields)
 		return -1;
+	unsigned tp_default = DEFAULT_TP_FIELDS;
+
+	/* perf: when a tracepoint has call chains, tracepoints show them */
+	for (int i = 0; i < ss->nr_attrs; i++) {
+		const struct perf_event_attr *a = tally_data_reader__attr(ss->rd, i);
+
+		if (a->type == PERF_TYPE_TRACEPOINT && (a->sample_type & PERF_SAMPLE_CALLCHAIN))
+			tp_default |= F_IP | F_SYM | F_SYMOFF | F_DSO;
+	}
 	for (int i = 0; i < ss->nr_attrs; i++) {
 		const struct perf_event_attr *a = tally_data_reader__attr(ss->rd, i);
 		int t = type_class(a);
 		unsigned f = s->user_set[t] ? s->type_fields[t] :
-			     t == T_TRACE ? DEFAULT_TP_FIELDS : DEFAULT_FIELDS;
+			     t == T_TRACE ? tp_default : DEFAULT_FIELDS;
 
 		for (size_t k = 0; k < sizeof(fields) / sizeof(fields[0]); k++) {
 			if (!(f & fields[k].bit) || !fields[k].needs ||
@@ -422,17 +473,18 @@ static const char *const script_usage[] = {
 
 int cmd_script(int argc, char **argv)
 {
+	static struct script_ctx s;
 	const char *input = "perf.data", *fspec = NULL;
 	bool help = false;
 	const struct cli_option opts[] = {
 		CLI_STRING('i', "input", &input, "FILE", "the perf.data file (default perf.data)"),
 		CLI_STRING('F', "fields", &fspec, "[TYPE:]LIST",
 			   "comm,tid,pid,cpu,time,period,event,trace,ip,sym,symoff,dso; +f/-f change the defaults"),
+		CLI_BOOL(0, "no-inline", &s.no_inline, "a chain frame is its symbol alone, not the functions inlined there"),
 		CLI_HELP(&help, "this text"),
 		CLI_END(),
 	};
 	struct session ss = { 0 };
-	static struct script_ctx s;
 	int ret;
 
 	if (cli_parse("script", opts, argc, argv, stderr, 0) < 0)

@@ -59,17 +59,26 @@ static int stack_of(struct tally_stacks *st, struct resolver *res, const struct 
 		f = frame_of(st, w, x->ip);
 		return f < 0 ? f : tally_stacks__push(st, -1, f);
 	}
+	uint32_t uw = chain_unwound_at(x->ips, x->nr);
+
 	chain_modes(&smp, modes);
 	for (uint32_t i = x->nr; i > 0; i--) {
 		uint64_t ip = x->ips[i - 1];
 
 		if (ip >= PERF_CONTEXT_MAX)
 			continue;
-		w = resolver_get(res, x->pid, x->tid, ip, modes[i - 1]);
-		if (!w)
+		struct where *fw[INL_MAX];
+		int nf = resolver_frames(res, x->pid, x->tid, ip, modes[i - 1], i - 1 > uw, fw);
+
+		if (!nf)
 			return -ENOMEM;
-		if ((f = frame_of(st, w, ip)) < 0 || (node = tally_stacks__push(st, node, f)) < 0)
-			return f < 0 ? f : node;
+		/* root first: an address's outermost function before those inlined in it */
+		for (int j = nf - 1; j >= 0; j--) {
+			w = fw[j];
+			if ((f = frame_of(st, w, ip)) < 0 ||
+			    (node = tally_stacks__push(st, node, f)) < 0)
+				return f < 0 ? f : node;
+		}
 	}
 	return node;
 }

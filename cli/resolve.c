@@ -3,6 +3,7 @@
  * A table in front of the symbol code: report and its exports meet the
  * same few thousand addresses millions of times.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +15,12 @@ struct resolver_ent {
 	int32_t pid;
 	int8_t mode;
 	bool used;
+	bool inl_done;			/* inl looked up */
+	uint8_t ninl;			/* frames in inl; 0: the address's own alone */
+	struct where *inl;
 	struct where w;
+	struct tally_dso *dso;		/* for the inline lookup */
+	uint64_t vaddr;
 };
 
 uint64_t hash_mix(uint64_t x)
@@ -125,6 +131,13 @@ struct where *resolver_get(struct resolver *r, int32_t pid, int32_t tid, uint64_
 			e->w.mode = 'k';
 	}
 	e->w.dso_id = ai.map ? ai.dso : NULL;
+	e->dso = ai.map && !ai.map->kernel && ai.sym ? ai.dso : NULL;
+	/*
+	 * perf 6.1 asks addr2line for the map-relative address, not the ELF
+	 * one: the same for PIE and libraries, outside every function of a
+	 * non-PIE executable, which so shows no inline frames. As perf.
+	 */
+	e->vaddr = ai.map_ip;
 	/* perf's kernel DSO is made before any event, the others at their first MMAP */
 	e->w.dso_rank = !ai.map || ai.map->kernel ? 0 : session_file_rank(r->ss, ai.map->filename);
 	e->w.sym = ai.sym ? ai.sym->name : NULL;
@@ -141,12 +154,121 @@ struct where *resolver_get(struct resolver *r, int32_t pid, int32_t tid, uint64_
 
 void resolver_free(struct resolver *r)
 {
-	for (size_t i = 0; i < r->size; i++)
-		if (r->tab[i].used)
-			free(r->tab[i].w.srcline);
+	for (size_t i = 0; i < r->size; i++) {
+		if (!r->tab[i].used)
+			continue;
+		free(r->tab[i].w.srcline);
+		for (int k = 0; k < r->tab[i].ninl; k++)
+			free(r->tab[i].inl[k].srcline);
+		free(r->tab[i].inl);
+	}
 	free(r->tab);
 	r->tab = NULL;
 	r->size = r->used = 0;
+	for (size_t i = 0; i < r->names_cap; i++)
+		free(r->names[i]);
+	free(r->names);
+	r->names = NULL;
+	r->nnames = r->names_cap = 0;
+}
+
+/* "name (inlined)", one copy per name. */
+static const char *inl_name(struct resolver *r, const char *name)
+{
+	char buf[4096];
+	size_t i;
+
+	snprintf(buf, sizeof(buf), "%s (inlined)", name);
+	if (r->nnames * 2 >= r->names_cap) {
+		size_t cap = r->names_cap ? r->names_cap * 2 : 256;
+		char **n = calloc(cap, sizeof(*n));
+
+		if (!n)
+			return NULL;
+		for (size_t k = 0; k < r->names_cap; k++) {
+			if (!r->names[k])
+				continue;
+			for (i = fnv_str(FNV_BASIS, r->names[k]) & (cap - 1); n[i]; i = (i + 1) & (cap - 1))
+				;
+			n[i] = r->names[k];
+		}
+		free(r->names);
+		r->names = n;
+		r->names_cap = cap;
+	}
+	for (i = fnv_str(FNV_BASIS, buf) & (r->names_cap - 1); r->names[i];
+	     i = (i + 1) & (r->names_cap - 1))
+		if (!strcmp(r->names[i], buf))
+			return r->names[i];
+	if (!(r->names[i] = strdup(buf)))
+		return NULL;
+	r->nnames++;
+	return r->names[i];
+}
+
+/* The inline frames of e, looked up once. */
+static void inl_lookup(struct resolver *r, struct resolver_ent *e)
+{
+	const char *names[INL_MAX];
+	int n;
+
+	e->inl_done = true;
+	if (r->no_inline || !e->dso || !e->w.sym ||
+	    (n = tally_dso__inline_funcs(e->dso, e->vaddr, names, INL_MAX)) <= 0)
+		return;
+	if (n == 1 && !strcmp(names[0], e->w.sym))
+		return;		/* nothing inlined: the address's own frame */
+	if (!(e->inl = calloc((size_t)n, sizeof(*e->inl))))
+		return;
+	for (int k = 0; k < n; k++) {
+		struct where *w = &e->inl[k];
+
+		*w = e->w;
+		w->srcline = e->w.srcline ? strdup(e->w.srcline) : NULL;
+		if (!strcmp(names[k], e->w.sym))
+			continue;
+		w->sym = inl_name(r, names[k]);
+		if (!w->sym) {
+			w->sym = e->w.sym;
+			continue;
+		}
+		w->inlined = true;
+		w->pmatch = 0;
+		w->sym_hash = fnv_str(FNV_BASIS, w->sym);
+	}
+	e->ninl = (uint8_t)n;
+}
+
+int resolver_frames(struct resolver *r, int32_t pid, int32_t tid, uint64_t ip,
+		    enum tally_cpumode mode, bool unwound, struct where **out)
+{
+	struct where *w = resolver_get(r, pid, tid, ip, mode);
+	struct resolver_ent *e;
+
+	if (!w)
+		return 0;
+	if (!unwound) {
+		out[0] = w;
+		return 1;
+	}
+	e = (struct resolver_ent *)((char *)w - offsetof(struct resolver_ent, w));
+	if (!e->inl_done)
+		inl_lookup(r, e);
+	if (!e->ninl) {
+		out[0] = w;
+		return 1;
+	}
+	for (int k = 0; k < e->ninl; k++)
+		out[k] = &e->inl[k];
+	return e->ninl;
+}
+
+uint32_t chain_unwound_at(const uint64_t *ips, uint32_t nr)
+{
+	for (uint32_t i = 0; i < nr; i++)
+		if (ips[i] == SESSION_CONTEXT_UNWOUND)
+			return i;
+	return nr;
 }
 
 void chain_modes(const struct tally_sample *smp, enum tally_cpumode *modes)

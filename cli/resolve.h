@@ -28,6 +28,7 @@ struct where {
 	uint64_t addr;			/* map-relative address (absolute without a map) */
 	char mode;			/* 'k' or '.' */
 	signed char pmatch;		/* --parent's regex on sym: 0 not tried, 1, -1 */
+	bool inlined;			/* a function inlined here: sym is "name (inlined)" */
 };
 
 struct resolver {
@@ -35,7 +36,14 @@ struct resolver {
 	bool srcline;			/* also the source line of each address */
 	struct resolver_ent *tab;
 	size_t size, used;
+	bool no_inline;			/* --no-inline: a chain frame is its symbol alone */
+	/* "name (inlined)", one copy per name (call graphs compare pointers) */
+	char **names;
+	size_t nnames, names_cap;
 };
+
+/* perf's inline stack of a chain frame is a few deep; more is kept out */
+#define INL_MAX 16
 
 /* a record is at most 64 KiB: so many u64 frames at most */
 #define CHAIN_MAX (65536 / 8)
@@ -44,6 +52,18 @@ struct resolver {
 struct where *resolver_get(struct resolver *r, int32_t pid, int32_t tid, uint64_t ip,
 			   enum tally_cpumode mode);
 void resolver_free(struct resolver *r);
+/*
+ * What a call chain's address stands for, innermost first (perf's
+ * --inline): each function inlined there, then the address's own frame.
+ * A name other than the symbol's is a frame "name (inlined)" (perf names
+ * the outermost that way too when DWARF and the symbol table disagree).
+ * Only for frames DWARF unwinding found (unwound), as perf 6.1.
+ * Returns 1..INL_MAX frames (out holds INL_MAX), 0 without memory.
+ */
+int resolver_frames(struct resolver *r, int32_t pid, int32_t tid, uint64_t ip,
+		    enum tally_cpumode mode, bool unwound, struct where **out);
+/* Where a chain's DWARF-unwound user part begins (its marker's index), or nr. */
+uint32_t chain_unwound_at(const uint64_t *ips, uint32_t nr);
 
 /*
  * Each frame's level, from the context marker before it in the chain

@@ -133,7 +133,7 @@ static void rank_file(struct session *s, const char *path)
 
 /*
  * A --call-graph dwarf sample: the kernel's part of its chain as
- * recorded, then PERF_CONTEXT_USER and the user frames libdwfl finds in
+ * recorded, then our PERF_CONTEXT_USER (SESSION_CONTEXT_UNWOUND) and the user frames libdwfl finds in
  * its stack copy (perf's order: the kernel records no user part there).
  */
 static void unwind_user(struct session *s, struct tally_sample *smp)
@@ -158,7 +158,7 @@ static void unwind_user(struct session *s, struct tally_sample *smp)
 				 s->uw_ips + n + 1, UNWIND_MAX, &why);
 	if (k <= 0)
 		return;
-	s->uw_ips[n] = PERF_CONTEXT_USER;
+	s->uw_ips[n] = SESSION_CONTEXT_UNWOUND;
 	smp->callchain.ips = s->uw_ips;
 	smp->callchain.nr = n + 1 + (uint64_t)k;
 	s->unwound++;

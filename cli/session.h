@@ -22,6 +22,14 @@ struct session;
 typedef void (*session_sample_fn)(struct session *s, const struct perf_event_header *h,
 				  int attr, const struct tally_record *rec, void *arg);
 
+/*
+ * Our own context marker (among the kernel's, above PERF_CONTEXT_MAX):
+ * PERF_CONTEXT_USER for a user part that DWARF unwinding made. perf 6.1
+ * shows the functions inlined at such frames (unwind_entry's
+ * append_inlines), not at frame-pointer ones.
+ */
+#define SESSION_CONTEXT_UNWOUND ((uint64_t)-3072)
+
 struct session {
 	const char *cmd;		/* "script": messages say "tally script: " */
 	const char *path;

@@ -724,6 +724,7 @@ finish:
 		err = -ENOMEM;
 		goto out;
 	}
+	d->demangle = ctx->demangle;
 	err = tally__symvec_finish(&v, &d->syms, &d->nr_syms, ctx->demangle);
 	/* PLT entries alone do not make a file unstripped */
 	if (!err && d->nr_syms <= (size_t)nplt && d->status == TALLY_DSO_OK)
@@ -858,6 +859,75 @@ int tally__dso_srcline(struct tally_dso *d, uint64_t vaddr, const char **file, i
 	*file = src;		/* owned by d->dw, lives as long as the DSO */
 	*line = ln;
 	return 0;
+}
+
+/*
+ * A function's name as binutils' addr2line gives it (which is what perf
+ * 6.1 shows): the linkage name when there is one, demangled as the
+ * symbols were, else DW_AT_name; through abstract origins and
+ * specifications.
+ */
+static const char *func_name(struct tally_dso *d, Dwarf_Die *die)
+{
+	Dwarf_Attribute a;
+	const char *n = NULL;
+
+	if (dwarf_attr_integrate(die, DW_AT_linkage_name, &a) ||
+	    dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &a))
+		n = dwarf_formstring(&a);
+	if (n && d->demangle) {
+		char *dm = tally_demangle(n);
+
+		if (dm) {
+			const char *p = tally__strpool_add(&d->inl_names, dm);
+
+			free(dm);
+			if (p)
+				return p;
+		}
+	}
+	return n ? n : dwarf_diename(die);
+}
+
+/*
+ * The functions at vaddr, innermost first: each inlined one, then the
+ * out-of-line function holding them (the DIE nesting above the innermost
+ * scope; dwarf_getscopes wanders into abstract origins past it).
+ */
+int tally__dso_inline_funcs(struct tally_dso *d, uint64_t vaddr, const char **names, int max)
+{
+	Dwarf_Die cu, *scopes = NULL, *chain = NULL;
+	int n, k = 0;
+
+	if (max <= 0)
+		return -EINVAL;
+	if (!d->dwarf_tried)
+		dwarf_open(d);
+	if (!d->dw || !dwarf_addrdie(d->dw, vaddr, &cu))
+		return -ENOENT;
+	n = dwarf_getscopes(&cu, vaddr, &scopes);
+	if (n <= 0) {
+		free(scopes);
+		return -ENOENT;
+	}
+	Dwarf_Die inner = scopes[0];
+
+	free(scopes);
+	n = dwarf_getscopes_die(&inner, &chain);
+	for (int i = 0; i < n && k < max; i++) {
+		int tag = dwarf_tag(&chain[i]);
+		const char *nm;
+
+		if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram)
+			continue;
+		if (!(nm = func_name(d, &chain[i])))
+			break;
+		names[k++] = nm;
+		if (tag == DW_TAG_subprogram)
+			break;
+	}
+	free(chain);
+	return k ? k : -ENOENT;
 }
 
 /* The inline chain through dwarf_getscopes: innermost scope first. */

@@ -34,6 +34,8 @@ struct tally_dso {
 	Elf *dw_elf;
 	int dw_fd;
 	uint64_t text;			/* kernel: _text in the kallsyms read */
+	bool demangle;			/* the symbols were demangled (inline names follow) */
+	struct tally__strpool inl_names;	/* demangled inline function names */
 	uint64_t misses;		/* resolve() calls that found no symbol */
 	int miss_slot;			/* index in the unresolved list, -1 */
 };
@@ -77,6 +79,8 @@ int tally__dso_load_image(struct tally_dso *d, const void *img, size_t len,
 int tally__dso_load_jit(struct tally_dso *d, const char *path, bool demangle);
 int tally__dso_srcline(struct tally_dso *d, uint64_t vaddr, const char **file,
 		       int *line);
+int tally__dso_inline_funcs(struct tally_dso *d, uint64_t vaddr, const char **names, int max);
+int tally__dso_inline_funcs(struct tally_dso *d, uint64_t vaddr, const char **names, int max);
 int tally__dso_srcline_inlines(struct tally_dso *d, uint64_t vaddr,
 			       struct tally_srcline *out, int max);
 void tally__dso_dwarf_close(struct tally_dso *d);

@@ -106,6 +106,7 @@ static void dso_free(struct tally_dso *d)
 	free(d->detail);
 	free(d->dwarf_path);
 	tally__dso_dwarf_close(d);
+	tally__strpool_free(&d->inl_names);
 	free(d);
 }
 
@@ -620,6 +621,16 @@ int tally_dso__srcline(struct tally_dso *d, uint64_t vaddr, const char **file, i
 		return tally__err(EINVAL);
 	err = tally__dso_srcline(d, vaddr, file, line);
 	return err ? tally__err(-err) : 0;
+}
+
+int tally_dso__inline_funcs(struct tally_dso *d, uint64_t vaddr, const char **names, int max)
+{
+	int n;
+
+	if (!d || !names || max <= 0)
+		return tally__err(EINVAL);
+	n = tally__dso_inline_funcs(d, vaddr, names, max);
+	return n < 0 ? tally__err(-n) : n;
 }
 
 int tally_dso__srcline_inlines(struct tally_dso *d, uint64_t vaddr,

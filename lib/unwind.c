@@ -223,10 +223,15 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 {
 	struct walk *w = arg;
 	Dwarf_Addr pc;
+	bool activation;
 
-	if (!dwfl_frame_pc(state, &pc, NULL))
+	if (!dwfl_frame_pc(state, &pc, &activation))
 		return DWARF_CB_ABORT;
-	w->ips[w->n++] = pc;
+	/*
+	 * A caller's pc is a return address: one byte back is inside the
+	 * call, which is where perf's unwinder (and its symbols) puts it.
+	 */
+	w->ips[w->n++] = activation ? pc : pc - 1;
 	return w->n < w->max ? DWARF_CB_OK : DWARF_CB_ABORT;
 }
 

@@ -249,6 +249,18 @@ struct tally_srcline {
 TALLY_API int tally_dso__srcline_inlines(struct tally_dso *d, uint64_t vaddr,
 					 struct tally_srcline *out, int max);
 
+/*
+ * Added in 0.2: the functions whose code is at vaddr, as perf's --inline
+ * shows a call chain's frame: the innermost inlined function first, then
+ * each one it was inlined into, ending with the out-of-line function.
+ * Names are linkage names demangled as the DSO's symbols are (else
+ * DW_AT_name), as binutils' addr2line gives them. Returns how many were
+ * written (1 when nothing is inlined there), -ENOENT without DWARF for
+ * vaddr, or -errno. The strings live as long as the DSO.
+ */
+TALLY_API int tally_dso__inline_funcs(struct tally_dso *d, uint64_t vaddr, const char **names,
+				      int max);
+
 /* One resolved address. Strings live as long as s. */
 struct tally_addr_info {
 	const struct tally_map *map;	/* NULL: no map held ip */

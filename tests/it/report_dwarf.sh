@@ -2,8 +2,9 @@
 # --call-graph dwarf: report unwinds the user stacks (libdwfl) of a program
 # built without frame pointers: every chain reaches main through the right
 # functions, the shares equal perf report's on the same file (tally's and
-# perf's), a chain through libc's syscall() from a tracepoint too, and a
-# too-short stack copy is counted and named, not a crash.
+# perf's), a chain through libc's syscall() from a tracepoint too, inline
+# frames as perf shows them, and a too-short stack copy is counted and
+# named, not a crash.
 . "$(dirname "$0")/lib.sh"
 d=$(mktemp -d); trap 'rm -rf "$d"' EXIT
 cp "$(dirname "$0")/../data/progs/dw.c" "$d/dw.c"
@@ -42,6 +43,38 @@ if have_tp; then
 	"$TALLY" report --stdio --children --sort sym -g none -i "$d/tp.data" >"$d/tp.out" 2>&1
 	is "tracepoint through syscall(): main in every chain" "$(pct "$d/tp.out" main)" "100.00"
 	is "tracepoint through syscall(): s in every chain" "$(pct "$d/tp.out" s)" "100.00"
+fi
+
+# inline frames (perf's --inline, on by default for unwound chains): a
+# frame in code with DWARF is each function inlined there, innermost
+# first, "name (inlined)"; script and report equal perf's on both files
+cp "$(dirname "$0")/../data/progs/inl.c" "$d/inl.c"
+cc -O2 -fomit-frame-pointer -g -o "$d/inl" "$d/inl.c"
+"$TALLY" record -q -e cpu-clock -c 200000 --call-graph dwarf -o "$d/ti.data" -- "$d/inl" 200 >/dev/null 2>&1
+"$TALLY" script -i "$d/ti.data" >"$d/ti.out"
+check "inline frames: step inside mix inside work" awk '
+	/ step\+0x[0-9a-f]+ \(inlined\)$/ { st = NR; next }
+	/ mix\+0x[0-9a-f]+ \(inlined\)$/ && NR == st + 1 { mx = NR; next }
+	/ work\+0x[0-9a-f]+ \(/ && NR == mx + 1 && mx { found = 1 }
+	END { exit !found }' "$d/ti.out"
+"$TALLY" script --no-inline -i "$d/ti.data" >"$d/tn.out"
+is "--no-inline: no inline frame" "$(grep -c inlined "$d/tn.out")" 0
+"$TALLY" report --stdio --children --sort sym -g none -i "$d/ti.data" >"$d/tr.out" 2>&1
+check "inline frames: report has the mix (inlined) row" grep -q '\[\.\] mix (inlined)$' "$d/tr.out"
+if have_perf; then
+	perf record -q -e cpu-clock -c 200000 --call-graph dwarf -o "$d/pi.data" -- "$d/inl" 200 >/dev/null 2>&1
+	for who in ti pi; do
+		"$TALLY" script -i "$d/$who.data" >"$d/a" 2>/dev/null
+		perf script -i "$d/$who.data" >"$d/b" 2>/dev/null
+		is "inline frames, ${who%i}-written: script equals perf script" "$(diff "$d/a" "$d/b" | grep -c '^[<>]')" 0
+		check "inline frames, ${who%i}-written: perf shows inline frames" grep -q 'mix+0x.* (inlined)' "$d/b"
+		for o in "--children --sort sym -g none" "--no-children" "--children"; do
+			"$TALLY" report --stdio $o -i "$d/$who.data" 2>/dev/null | grep -v '^#' >"$d/a"
+			perf report --stdio $o -i "$d/$who.data" 2>/dev/null | grep -v '^#' >"$d/b"
+			is "inline frames, ${who%i}-written: report $o equals perf's" \
+				"$(diff "$d/a" "$d/b" | grep -c '^[<>]')" 0
+		done
+	done
 fi
 
 # a stack copy too short for the chain: counted and named, no crash
