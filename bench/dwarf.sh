@@ -19,10 +19,10 @@ perf record -q -F 999 --call-graph dwarf -o "$d/p.data" -- "$d/dw" 40000 >/dev/n
 python3 - "$TALLY" "$d" <<'PY'
 import re, statistics, subprocess, sys, time, os
 tally, d = sys.argv[1], sys.argv[2]
-def run(argv):
+def run(argv, env=None):
     t0 = time.perf_counter()
     p = subprocess.run(["/usr/bin/time", "-f", "RSS %M"] + argv, stdout=subprocess.DEVNULL,
-                       stderr=subprocess.PIPE, text=True)
+                       stderr=subprocess.PIPE, text=True, env=env)
     return time.perf_counter() - t0, int(re.findall(r"RSS (\d+)", p.stderr)[-1])
 def samples(f):
     out = subprocess.run(["perf", "report", "--stats", "-i", f], capture_output=True, text=True).stdout
@@ -34,15 +34,28 @@ print("A perf-written dwarf file of %d samples (`perf record -F 999 --call-graph
 print()
 print("| command (`-i FILE`) | tally | perf | tally/perf wall | tally/perf RSS |")
 print("|---|---|---|---|---|")
-for args in (["report", "--stdio"], ["report", "--stdio", "--no-children", "-g", "none"], ["script"]):
+import tempfile
+rows = [(["report", "--stdio"], False), (["report", "--stdio"], True),
+        (["report", "--stdio", "--no-children", "-g", "none"], False), (["script"], False)]
+for args, cold in rows:
     t, p = [], []
     for i in range(3):
-        t.append(run([tally] + args + ["-i", d + "/p.data"]))
+        # cold: an empty cache directory, so kallsyms is read and libc's
+        # debug file inflated in the run, as on a first report
+        env = dict(os.environ)
+        if cold:
+            env["XDG_CACHE_HOME"] = tempfile.mkdtemp(dir=d)
+        t.append(run([tally] + args + ["-i", d + "/p.data"], env))
         p.append(run(["perf"] + args + ["-i", d + "/p.data"]))
     wt, wp = statistics.median(x[0] for x in t), statistics.median(x[0] for x in p)
     rt, rp = statistics.median(x[1] for x in t), statistics.median(x[1] for x in p)
-    print("| `%s` | %.0f ms, %d KiB | %.0f ms, %d KiB | %.3f | %.3f |" %
-          (" ".join(args), wt * 1e3, rt, wp * 1e3, rp, wt / wp, rt / rp))
+    print("| `%s`%s | %.0f ms, %d KiB | %.0f ms, %d KiB | %.3f | %.3f |" %
+          (" ".join(args), " (cold caches)" if cold else "", wt * 1e3, rt, wp * 1e3, rp,
+           wt / wp, rt / rp))
+print()
+print("tally keeps the parsed /proc/kallsyms per boot and an inflated copy of each compressed "
+      "debug file by build id in ~/.cache/tally (reading kallsyms costs the kernel ~40 ms a run, "
+      "inflating libc's DWARF ~37 ms); the cold row starts each run with an empty cache.")
 print()
 tn, pn = samples(d + "/t.data"), n
 ts, ps = os.path.getsize(d + "/t.data"), os.path.getsize(d + "/p.data")

@@ -953,6 +953,7 @@ int cmd_report(int argc, char **argv)
 	if (!r.cg.order_set)
 		r.cg.caller = r.children;
 	/* rows of the sampled functions alone need no unwinding */
+	ss.no_warm = r.res.no_inline;
 	ss.no_unwind = !r.children && r.cg.mode == CG_NONE && !r.has_parent &&
 		       !report_exports_any(&r.exp);
 	ret = session_run(&ss);

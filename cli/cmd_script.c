@@ -506,6 +506,7 @@ int cmd_script(int argc, char **argv)
 	}
 	ss.on_sample = print_sample;
 	ss.arg = &s;
+	ss.no_warm = s.no_inline;
 	ret = session_open(&ss, "script", input);
 	if (!ret && attr_fields(&s))
 		ret = 1;

@@ -127,6 +127,34 @@ static void rank_file(struct session *s, const char *path)
 		s->ranks[i].rank = (uint32_t)++s->nranks;
 }
 
+/*
+ * The files an unwound chain runs through have their DWARF opened on the
+ * symbols' helper thread while reading goes on: the inline frames need it
+ * later, and decompressing a debug file is most of their cost.
+ */
+static void warm_dwarf(struct session *s, const struct tally_sample *smp, uint64_t n)
+{
+	for (uint64_t i = n; i < smp->callchain.nr && s->nwarmed < 64; i++) {
+		uint64_t map_ip;
+		const struct tally_map *map = tally_machine__find_map(
+			s->m, (int32_t)smp->pid, (int32_t)smp->tid, smp->callchain.ips[i],
+			TALLY_CPUMODE_USER, &map_ip);
+		struct tally_dso *d;
+		int k;
+
+		if (!map || map->anon || map->kernel)
+			continue;
+		for (k = 0; k < s->nwarmed && s->warmed[k] != map->filename; k++)
+			;
+		if (k < s->nwarmed)
+			continue;
+		s->warmed[s->nwarmed++] = map->filename;	/* interned by the machine */
+		d = tally_symbols__dso(s->syms, map, (int32_t)smp->pid);
+		if (d)
+			tally_symbols__preload_dwarf(s->syms, d);
+	}
+}
+
 /* perf's --max-stack default */
 #define UNWIND_MAX 127
 #define UW_CAP (65536 / 8 + UNWIND_MAX + 2)
@@ -162,6 +190,8 @@ static void unwind_user(struct session *s, struct tally_sample *smp)
 	smp->callchain.ips = s->uw_ips;
 	smp->callchain.nr = n + 1 + (uint64_t)k;
 	s->unwound++;
+	if (!s->no_warm && s->nwarmed < 64 && s->syms)
+		warm_dwarf(s, smp, n + 1);
 	if ((unsigned)why < sizeof(s->unwind_stops) / sizeof(s->unwind_stops[0]))
 		s->unwind_stops[why]++;
 }

@@ -59,6 +59,10 @@ struct session {
 	bool no_unwind;			/* the command shows no call chains: skip it */
 	uint64_t *uw_ips;
 	uint64_t unwound, unwind_stops[8];
+	/* files whose DWARF was sent ahead to be opened (inline frames need it) */
+	const char *warmed[64];
+	int nwarmed;
+	bool no_warm;			/* --no-inline, or no chains shown */
 	/* files in the order their first MMAP came (perf makes its DSOs so) */
 	struct session_rank { const char *name; uint32_t rank; } *ranks;
 	size_t nranks, rank_cap;

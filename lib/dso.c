@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include <zlib.h>
 #include "internal.h"
+#include "debugcache.h"
 #include "dso_internal.h"
 #include "asan.h"
 
@@ -814,8 +815,19 @@ static int dwarf_open(struct tally_dso *d)
 {
 	struct elf_file f;
 
+	char *copy;
+	int err;
+
 	d->dwarf_tried = true;
-	if (!d->dwarf_path || elf_file_open(&f, d->dwarf_path))
+	if (!d->dwarf_path)
+		return -ENOENT;
+	/* a compressed debug file is read from its inflated copy */
+	copy = tally__debugcache_path(d->dwarf_path);
+	err = elf_file_open(&f, copy ? copy : d->dwarf_path);
+	if (err && copy)
+		err = elf_file_open(&f, d->dwarf_path);
+	free(copy);
+	if (err)
 		return -ENOENT;
 	d->dw = dwarf_begin_elf(f.elf, DWARF_C_READ, NULL);
 	if (!d->dw) {
@@ -825,6 +837,14 @@ static int dwarf_open(struct tally_dso *d)
 	d->dw_elf = f.elf;
 	d->dw_fd = f.fd;
 	return 0;
+}
+
+void tally__dso_dwarf_ready(struct tally_dso *d)
+{
+	pthread_mutex_lock(&d->dw_mu);
+	if (!d->dwarf_tried)
+		dwarf_open(d);
+	pthread_mutex_unlock(&d->dw_mu);
 }
 
 void tally__dso_dwarf_close(struct tally_dso *d)
@@ -847,8 +867,7 @@ int tally__dso_srcline(struct tally_dso *d, uint64_t vaddr, const char **file, i
 	const char *src;
 	int ln;
 
-	if (!d->dwarf_tried)
-		dwarf_open(d);
+	tally__dso_dwarf_ready(d);
 	if (!d->dw)
 		return -ENOENT;
 	if (!dwarf_addrdie(d->dw, vaddr, &cu))
@@ -901,8 +920,7 @@ int tally__dso_inline_funcs(struct tally_dso *d, uint64_t vaddr, const char **na
 
 	if (max <= 0)
 		return -EINVAL;
-	if (!d->dwarf_tried)
-		dwarf_open(d);
+	tally__dso_dwarf_ready(d);
 	if (!d->dw || !dwarf_addrdie(d->dw, vaddr, &cu))
 		return -ENOENT;
 	n = dwarf_getscopes(&cu, vaddr, &scopes);

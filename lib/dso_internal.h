@@ -3,6 +3,7 @@
 #ifndef TALLY_DSO_INTERNAL_H
 #define TALLY_DSO_INTERNAL_H
 
+#include <pthread.h>
 #include <stdint.h>
 #include <tally/symbols.h>
 #include "symbols_internal.h"
@@ -29,6 +30,9 @@ struct tally_dso {
 	struct tally__seg *segs;	/* PT_LOAD: file offset -> vaddr */
 	size_t nr_segs;
 	char *dwarf_path;		/* the file with .debug_info, if any */
+	/* dwarf_tried and dw*: under dw_mu (a helper thread may open them) */
+	pthread_mutex_t dw_mu;
+	bool dw_queued;			/* handed to the helper thread */
 	bool dwarf_tried;
 	struct Dwarf *dw;
 	Elf *dw_elf;
@@ -80,9 +84,10 @@ int tally__dso_load_jit(struct tally_dso *d, const char *path, bool demangle);
 int tally__dso_srcline(struct tally_dso *d, uint64_t vaddr, const char **file,
 		       int *line);
 int tally__dso_inline_funcs(struct tally_dso *d, uint64_t vaddr, const char **names, int max);
-int tally__dso_inline_funcs(struct tally_dso *d, uint64_t vaddr, const char **names, int max);
 int tally__dso_srcline_inlines(struct tally_dso *d, uint64_t vaddr,
 			       struct tally_srcline *out, int max);
 void tally__dso_dwarf_close(struct tally_dso *d);
+/* Opens d's DWARF if nobody did (takes dw_mu): any thread. */
+void tally__dso_dwarf_ready(struct tally_dso *d);
 
 #endif

@@ -26,6 +26,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "cachedir.h"
 #include "kcache.h"
 
 #define KC_MAGIC	"TLYKSYM1"
@@ -114,45 +115,12 @@ uint64_t tally__kcache_key(void)
 	return h ? h : 1;
 }
 
-static int cache_dir(char *buf, size_t len, bool create)
-{
-	const char *x = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-	int n;
-
-	if (x && *x)
-		n = snprintf(buf, len, "%s/tally", x);
-	else if (home && *home)
-		n = snprintf(buf, len, "%s/.cache/tally", home);
-	else
-		return -ENOENT;
-	if (n < 0 || (size_t)n >= len)
-		return -ENAMETOOLONG;
-	if (create) {
-		char parent[4096];
-
-		snprintf(parent, sizeof(parent), "%s", buf);
-		char *slash = strrchr(parent, '/');
-
-		if (slash && slash != parent) {
-			*slash = '\0';
-			(void)mkdir(parent, 0700);
-		}
-		if (mkdir(buf, 0700) && errno != EEXIST)
-			return -errno;
-	}
-	return 0;
-}
-
 static int cache_path(char *buf, size_t len, uint64_t key, bool create)
 {
-	char dir[4000];
-	int err = cache_dir(dir, sizeof(dir), create);
+	char name[64];
 
-	if (err)
-		return err;
-	if (snprintf(buf, len, "%s/kallsyms-%016llx", dir, (unsigned long long)key) >= (int)len)
-		return -ENAMETOOLONG;
-	return 0;
+	snprintf(name, sizeof(name), "kallsyms-%016llx", (unsigned long long)key);
+	return tally__cache_path(buf, len, name, create);
 }
 
 struct rd {

@@ -27,6 +27,15 @@ struct tally_symbols {
 	char *knames;			/* the kallsyms cache's names, shared by DSOs */
 	pthread_t kp_thread;
 	bool kp_running;
+	/* DWARF opened ahead on a helper thread (tally_symbols__preload_dwarf) */
+	struct {
+		pthread_t thread;
+		bool running, closing;
+		pthread_mutex_t mu;
+		pthread_cond_t cv;
+		struct tally_dso **q;
+		size_t head, n, cap;
+	} dw;
 	struct tally_unresolved *unres;
 	size_t nr_unres, alloc_unres;
 	int no_map_slot;
@@ -106,6 +115,7 @@ static void dso_free(struct tally_dso *d)
 	free(d->detail);
 	free(d->dwarf_path);
 	tally__dso_dwarf_close(d);
+	pthread_mutex_destroy(&d->dw_mu);
 	tally__strpool_free(&d->inl_names);
 	free(d);
 }
@@ -152,6 +162,7 @@ static struct tally_dso *dso_new(struct tally_symbols *s, const char *name, int3
 	}
 	d->pid = pid;
 	d->dw_fd = -1;
+	pthread_mutex_init(&d->dw_mu, NULL);
 	d->miss_slot = -1;
 	*dso_slot(s, name, pid) = d;
 	s->nr_dsos++;
@@ -204,6 +215,16 @@ void tally_symbols__free(struct tally_symbols *s)
 		return;
 	if (s->kp_running)
 		pthread_join(s->kp_thread, NULL);
+	if (s->dw.running) {
+		pthread_mutex_lock(&s->dw.mu);
+		s->dw.closing = true;
+		pthread_cond_signal(&s->dw.cv);
+		pthread_mutex_unlock(&s->dw.mu);
+		pthread_join(s->dw.thread, NULL);
+		pthread_mutex_destroy(&s->dw.mu);
+		pthread_cond_destroy(&s->dw.cv);
+	}
+	free(s->dw.q);
 	if (s->kp) {
 		kparse_free(s->kp);
 		free(s->kp);
@@ -392,6 +413,68 @@ static void *kparse_thread(void *arg)
 
 	kparse_run(s->kp, s->kallsyms);
 	return NULL;
+}
+
+/* The helper: opens each queued DSO's DWARF, until told to close. */
+static void *dw_thread(void *arg)
+{
+	struct tally_symbols *s = arg;
+
+	pthread_mutex_lock(&s->dw.mu);
+	for (;;) {
+		while (!s->dw.n && !s->dw.closing)
+			pthread_cond_wait(&s->dw.cv, &s->dw.mu);
+		if (s->dw.closing)
+			break;
+		struct tally_dso *d = s->dw.q[s->dw.head];
+
+		s->dw.head = (s->dw.head + 1) % s->dw.cap;
+		s->dw.n--;
+		pthread_mutex_unlock(&s->dw.mu);
+		tally__dso_dwarf_ready(d);
+		pthread_mutex_lock(&s->dw.mu);
+	}
+	pthread_mutex_unlock(&s->dw.mu);
+	return NULL;
+}
+
+int tally_symbols__preload_dwarf(struct tally_symbols *s, struct tally_dso *d)
+{
+	if (!s || !d)
+		return tally__err(EINVAL);
+	if (d->dw_queued || d->kind != DSO_ELF || !d->dwarf_path)
+		return 0;	/* nothing to open, or already asked */
+	d->dw_queued = true;
+	if (!s->dw.running) {
+		pthread_mutex_init(&s->dw.mu, NULL);
+		pthread_cond_init(&s->dw.cv, NULL);
+		if (pthread_create(&s->dw.thread, NULL, dw_thread, s)) {
+			pthread_mutex_destroy(&s->dw.mu);
+			pthread_cond_destroy(&s->dw.cv);
+			return 0;	/* opened when first needed, then */
+		}
+		s->dw.running = true;
+	}
+	pthread_mutex_lock(&s->dw.mu);
+	if (s->dw.n == s->dw.cap) {
+		size_t cap = s->dw.cap ? s->dw.cap * 2 : 16;
+		struct tally_dso **q = calloc(cap, sizeof(*q));
+
+		if (!q) {
+			pthread_mutex_unlock(&s->dw.mu);
+			return 0;
+		}
+		for (size_t i = 0; i < s->dw.n; i++)
+			q[i] = s->dw.q[(s->dw.head + i) % s->dw.cap];
+		free(s->dw.q);
+		s->dw.q = q;
+		s->dw.head = 0;
+		s->dw.cap = cap;
+	}
+	s->dw.q[(s->dw.head + s->dw.n++) % s->dw.cap] = d;
+	pthread_cond_signal(&s->dw.cv);
+	pthread_mutex_unlock(&s->dw.mu);
+	return 0;
 }
 
 int tally_symbols__preload_kernel(struct tally_symbols *s)

@@ -181,6 +181,13 @@ TALLY_API void tally_symbols__free(struct tally_symbols *s);
  * it opens a file with kernel samples). 0, or -errno.
  */
 TALLY_API int tally_symbols__preload_kernel(struct tally_symbols *s);
+/*
+ * Added in 0.2: open d's DWARF (decompressing its debug sections, the
+ * costly part) on a helper thread, for the inline frames and source
+ * lines asked of it later; those wait for it if it is not done. 0, or
+ * -EINVAL.
+ */
+TALLY_API int tally_symbols__preload_dwarf(struct tally_symbols *s, struct tally_dso *d);
 
 /*
  * The DSO behind a map, loaded on first use and cached by name (and pid

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# tally's caches: the kallsyms cache (lib/kcache.c): a report that reads
+# it prints what a report reading /proc/kallsyms prints; a damaged,
+# foreign or switched-off cache is never trusted, and the report stays the
+# same. The inflated copies of compressed debug files (lib/debugcache.c):
+# the same inline frames from the copy, the original and a damaged copy.
+. "$(dirname "$0")/lib.sh"
+W=$HELPERS/work
+d=$(mktemp -d); trap 'rm -rf "$d"' EXIT
+export XDG_CACHE_HOME=$d/cache
+rep() { "$TALLY" report --stdio --no-children --sort dso,sym -i "$d/k.data" 2>&1 | grep -v '^#'; }
+"$TALLY" record -q -e cpu-clock -c 50000 -o "$d/k.data" -- "$W" getpid 300000 >/dev/null 2>&1
+TALLY_KALLSYMS_CACHE=0 rep >"$d/live"
+check "a file with kernel samples: kernel symbols named" grep -q '\[k\] [a-z_]' "$d/live"
+is "TALLY_KALLSYMS_CACHE=0: no cache written" "$(ls "$d/cache/tally" 2>/dev/null | wc -l)" 0
+rep >"$d/first"
+c=$(ls "$d/cache/tally"/kallsyms-* 2>/dev/null | head -1)
+check "the first report writes this boot's cache" test -s "$c"
+is "the cache is private to its user" "$(stat -c %a "$c")" 600
+rep >"$d/second"
+check "a report from the cache equals one from /proc/kallsyms" cmp -s "$d/live" "$d/second"
+check "the report that wrote it too" cmp -s "$d/live" "$d/first"
+for how in truncate flip empty; do
+	case $how in
+	truncate) truncate -s 100000 "$c" ;;
+	flip) python3 -c 'import sys; f=open(sys.argv[1],"r+b"); n=f.seek(0,2); f.seek(n//2); f.write(b"Q")' "$c" ;;
+	empty) : >"$c" ;;
+	esac
+	bad=$(md5sum <"$c")
+	rep >"$d/$how"
+	check "a $how cache is not trusted: the same report" cmp -s "$d/live" "$d/$how"
+	check "a $how cache is rewritten" test "$(md5sum <"$c")" != "$bad"
+	rep >"$d/again"
+	check "the rewritten cache gives the same report" cmp -s "$d/live" "$d/again"
+done
+if id nobody >/dev/null 2>&1; then
+	python3 -c 'import sys; f=open(sys.argv[1],"r+b"); f.seek(40); f.write(b"\x00"*64)' "$c"
+	chown nobody "$c"
+	rep >"$d/foreign"
+	check "a cache another user owns is not read" cmp -s "$d/live" "$d/foreign"
+fi
+
+# debug files: libc's -dbg DWARF is compressed; inline frames come from it
+libc_dbg=$(find /usr/lib/debug/.build-id -name '*.debug' -size +1M 2>/dev/null | head -1)
+if [ -z "$libc_dbg" ] || ! readelf -S -W "$libc_dbg" 2>/dev/null | grep -q '\.debug_info.* C '; then
+	skip "no compressed debug file installed (libc6-dbg)"
+else
+	cc -O2 -fomit-frame-pointer -g -o "$d/dw" "$(dirname "$0")/../data/progs/dw.c"
+	"$TALLY" record -q -e cpu-clock -c 200000 --call-graph dwarf -o "$d/dw.data" -- "$d/dw" 300 >/dev/null 2>&1
+	drep() { "$TALLY" report --stdio --children --sort dso,sym -i "$d/dw.data" 2>&1 | grep -v '^#'; }
+	TALLY_DEBUG_CACHE=0 drep >"$d/dlive"
+	check "libc's inline frames named from its compressed DWARF" grep -q '__libc_start_main_impl (inlined)' "$d/dlive"
+	is "TALLY_DEBUG_CACHE=0: no copy made" "$(ls "$d/cache/tally/debug" 2>/dev/null | wc -l)" 0
+	drep >"$d/dfirst"
+	cp=$(ls "$d/cache/tally/debug"/*.debug 2>/dev/null | head -1)
+	check "the first report makes an inflated copy" test -s "$cp"
+	check "the copy has no compressed section" sh -c "! readelf -S -W '$cp' | grep -q '\.debug_.* C '"
+	is "the copy carries the build id of the file" \
+		"$(readelf -n "$cp" | awk '/Build ID/ { print $3 }')" "$(basename "$cp" .debug)"
+	drep >"$d/dsecond"
+	check "a report from the copy equals one from the original" cmp -s "$d/dlive" "$d/dsecond"
+	check "the report that made it too" cmp -s "$d/dlive" "$d/dfirst"
+	truncate -s 4096 "$cp"
+	drep >"$d/dbad"
+	check "a damaged copy is not used: the same report" cmp -s "$d/dlive" "$d/dbad"
+	check "a damaged copy is made again" test "$(stat -c %s "$cp")" -gt 4096
+fi
+done_testing
