@@ -172,6 +172,11 @@ static void unwind_user(struct session *s, struct tally_sample *smp)
 
 	if (!smp->regs_user.nr || !smp->regs_user.abi)
 		return;		/* a kernel thread: no user state */
+	/* nothing copied (the kernel could not read the stack): as perf, no user frames */
+	if (!smp->stack_user.dyn_size) {
+		s->unwind_stops[TALLY_UNWIND_STACK_SHORT]++;
+		return;
+	}
 	if (!s->uw && !(s->uw = tally_unwind__new()))
 		return;
 	if (!s->uw_ips && !(s->uw_ips = malloc(UW_CAP * sizeof(*s->uw_ips))))

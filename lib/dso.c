@@ -908,6 +908,40 @@ static const char *func_name(struct tally_dso *d, Dwarf_Die *die)
 	return n ? n : dwarf_diename(die);
 }
 
+/* The length of die's range that holds pc, or 0. */
+static uint64_t range_len(Dwarf_Die *die, uint64_t pc)
+{
+	Dwarf_Addr base, lo, hi;
+	ptrdiff_t off = 0;
+
+	while ((off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0)
+		if (pc >= lo && pc < hi)
+			return hi - lo;
+	return 0;
+}
+
+/*
+ * Among the CU's subprograms holding pc with die's range, the last one
+ * (a DIE with children is kept: its inline chain was walked).
+ */
+static bool last_alias(Dwarf_Die *cu, Dwarf_Die *die, uint64_t pc, Dwarf_Die *out)
+{
+	uint64_t len = range_len(die, pc);
+	Dwarf_Die ch;
+	bool found = false;
+
+	if (!len || dwarf_haschildren(die) || dwarf_child(cu, &ch))
+		return false;
+	do {
+		if (dwarf_tag(&ch) == DW_TAG_subprogram && !dwarf_haschildren(&ch) &&
+		    range_len(&ch, pc) == len) {
+			*out = ch;
+			found = true;
+		}
+	} while (dwarf_siblingof(&ch, &ch) == 0);
+	return found && dwarf_dieoffset(out) != dwarf_dieoffset(die);
+}
+
 /*
  * The functions at vaddr, innermost first: each inlined one, then the
  * out-of-line function holding them (the DIE nesting above the innermost
@@ -928,7 +962,7 @@ int tally__dso_inline_funcs(struct tally_dso *d, uint64_t vaddr, const char **na
 		free(scopes);
 		return -ENOENT;
 	}
-	Dwarf_Die inner = scopes[0];
+	Dwarf_Die inner = scopes[0], best;
 
 	free(scopes);
 	n = dwarf_getscopes_die(&inner, &chain);
@@ -938,6 +972,13 @@ int tally__dso_inline_funcs(struct tally_dso *d, uint64_t vaddr, const char **na
 
 		if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram)
 			continue;
+		/*
+		 * Functions the assembler describes once per alias (mprotect,
+		 * __GI_mprotect, ...) share one range: binutils takes the last
+		 * such DIE, libdw the first. perf names what binutils names.
+		 */
+		if (tag == DW_TAG_subprogram && k == 0 && last_alias(&cu, &chain[i], vaddr, &best))
+			chain[i] = best;
 		if (!(nm = func_name(d, &chain[i])))
 			break;
 		names[k++] = nm;

@@ -217,7 +217,17 @@ struct walk {
 	uint64_t *ips;
 	int n, max;
 	Dwfl *dwfl;
+	struct tally_machine *m;
+	int32_t pid, tid;
+	bool unmapped;			/* the walk reached a pc outside every map */
 };
+
+static bool mapped(struct walk *w, uint64_t pc)
+{
+	uint64_t map_ip;
+
+	return tally_machine__find_map(w->m, w->pid, w->tid, pc, TALLY_CPUMODE_USER, &map_ip);
+}
 
 static int frame_cb(Dwfl_Frame *state, void *arg)
 {
@@ -231,7 +241,14 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 	 * A caller's pc is a return address: one byte back is inside the
 	 * call, which is where perf's unwinder (and its symbols) puts it.
 	 */
-	w->ips[w->n++] = activation ? pc : pc - 1;
+	if (!activation)
+		pc--;
+	/* a pc no map holds ends the chain, without it (as perf's unwinder) */
+	if (!mapped(w, pc)) {
+		w->unmapped = true;
+		return DWARF_CB_ABORT;
+	}
+	w->ips[w->n++] = pc;
 	return w->n < w->max ? DWARF_CB_OK : DWARF_CB_ABORT;
 }
 
@@ -241,7 +258,7 @@ int tally_unwind__sample(struct tally_unwind *u, struct tally_machine *m, int32_
 			 enum tally_unwind_stop *why)
 {
 	struct proc *p;
-	struct walk w = { .ips = ips, .max = max };
+	struct walk w = { .ips = ips, .max = max, .m = m, .pid = pid, .tid = tid };
 	struct cur tmp = { 0 };
 	int rc;
 
@@ -252,12 +269,13 @@ int tally_unwind__sample(struct tally_unwind *u, struct tally_machine *m, int32_
 		*why = TALLY_UNWIND_NO_REGS;
 		return 0;
 	}
-	p = proc_for(u, m, pid, tid, maps_gen);
-	if (!p) {
-		/* nothing to walk with: the interrupted pc alone */
-		ips[0] = tmp.regs[16];
+	/*
+	 * A pc outside the process's maps (a sample in execve, before the new
+	 * image's maps): no user frames at all, as perf shows none.
+	 */
+	if (!mapped(&w, tmp.regs[16]) || !(p = proc_for(u, m, pid, tid, maps_gen))) {
 		*why = TALLY_UNWIND_NO_MAP;
-		return 1;
+		return 0;
 	}
 	memcpy(p->cur.regs, tmp.regs, sizeof(tmp.regs));
 	p->cur.have_regs = true;
@@ -275,6 +293,8 @@ int tally_unwind__sample(struct tally_unwind *u, struct tally_machine *m, int32_
 	/* libdwfl ends quietly when a read fails: the copy was too short */
 	if (p->cur.short_read && w.n < max) {
 		*why = TALLY_UNWIND_STACK_SHORT;
+	} else if (w.unmapped) {
+		*why = TALLY_UNWIND_NO_MAP;
 	} else if (rc != 0 && w.n < max) {
 		Dwarf_Addr last = ips[w.n - 1];
 

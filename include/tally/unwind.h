@@ -42,7 +42,10 @@ TALLY_API void tally_unwind__free(struct tally_unwind *u);
 
 /*
  * The user frames of one sample, innermost first: ips[0] is the
- * interrupted user pc, then each caller's return address. maps_gen
+ * interrupted user pc, then each caller's return address less one (inside
+ * the call, as perf's unwinder gives them). As perf, a pc no map holds
+ * ends the chain without it (one in the interrupted pc: no frames, and
+ * *why TALLY_UNWIND_NO_MAP). maps_gen
  * changes whenever the caller applied an MMAP/EXEC/EXIT (the cached Dwfl
  * of pid is rebuilt). Returns the frames written (0..max), or -errno;
  * *why says where the chain ended.

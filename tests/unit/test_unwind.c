@@ -115,12 +115,14 @@ static void test_bad_args(void **state)
 	assert_int_equal(why, TALLY_UNWIND_NO_REGS);
 	assert_int_equal(tally_unwind__sample(u, m, 1, 1, 0, &few, NULL, 0, ips, 4, &why), 0);
 	assert_int_equal(why, TALLY_UNWIND_NO_REGS);
-	/* a process with no maps: the pc alone */
+	/* a pc no map holds (a sample inside execve): no user frame, as perf */
 	struct tally_sample_regs r = { .abi = 2, .mask = MASK, .nr = 20, .regs = regs };
 
 	regs[8] = 0x1234;
-	assert_int_equal(tally_unwind__sample(u, m, 999999, 999999, 0, &r, NULL, 0, ips, 4, &why), 1);
-	assert_int_equal(ips[0], 0x1234);
+	ips[0] = 0;
+	assert_int_equal(tally_unwind__sample(u, m, 999999, 999999, 0, &r, NULL, 0, ips, 4, &why), 0);
+	assert_int_equal(why, TALLY_UNWIND_NO_MAP);
+	assert_int_equal(ips[0], 0);
 	assert_string_equal(tally_unwind_stop__str(TALLY_UNWIND_STACK_SHORT), "stack copy too short");
 	tally_unwind__free(u);
 	tally_unwind__free(NULL);
