@@ -5,11 +5,22 @@
  * thread state comes from the sample: registers mapped from perf's order
  * to DWARF's, memory reads served from the stack copy only. libdwfl
  * finds the CFI and walks; every walk is bounded by max.
+ *
+ * What a file is does not depend on the process: each file's ELF is
+ * opened and read once for the whole session and handed to every
+ * process's Dwfl that maps it (libelf counts the references), and only
+ * when a walk reaches it (dwfl_report_module + find_elf, not
+ * dwfl_report_elf, which opens every mapped file of every process). A
+ * process's Dwfl is rebuilt only when its own executable maps change.
  */
 #include <elfutils/libdwfl.h>
+#include <fcntl.h>
+#include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "internal.h"
+#include "dso_internal.h"
 #include <tally/unwind.h>
 
 #define CACHE_SLOTS 64
@@ -26,9 +37,20 @@ struct cur {
 	bool given;			/* next_thread handed out the thread */
 };
 
+/* A file some process maps, read once for all of them. */
+struct sfile {
+	char *path;
+	int fd;
+	Elf *elf;			/* NULL: not an ELF we can read */
+	uint64_t lo, hi;		/* its PT_LOADs' extent (lo aligned as libdwfl aligns it) */
+	GElf_Phdr *loads;
+	size_t nloads;
+};
+
 struct proc {
 	int32_t pid;
 	uint64_t gen;
+	uint64_t sig;			/* of its executable maps, when built */
 	Dwfl *dwfl;
 	bool attached;
 	struct cur cur;
@@ -38,14 +60,143 @@ struct proc {
 struct tally_unwind {
 	struct proc slot[CACHE_SLOTS];
 	uint64_t tick;
+	struct sfile **files;		/* open addressing on the path */
+	size_t nfiles, cap;
 };
 
+/* libdwfl asks for a module's ELF: the shared one, one more reference. */
+static int find_elf(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+		    char **file_name, Elf **elfp)
+{
+	struct sfile *f = *userdata;
+
+	(void)mod;
+	(void)modname;
+	(void)base;
+	*elfp = NULL;
+	if (!f || !f->elf)
+		return -1;
+	*elfp = elf_begin(-1, ELF_C_READ_MMAP, f->elf);	/* the same Elf, counted */
+	if (*elfp)
+		*file_name = strdup(f->path);
+	return -1;	/* no descriptor of its own to close */
+}
+
 static char *debuginfo_path;
-static const Dwfl_Callbacks offline_callbacks = {
+static const Dwfl_Callbacks shared_callbacks = {
+	.find_elf = find_elf,
 	.find_debuginfo = dwfl_standard_find_debuginfo,
 	.debuginfo_path = &debuginfo_path,
 	.section_address = dwfl_offline_section_address,
 };
+
+static uint64_t str_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h;
+}
+
+static void sfile_free(struct sfile *f)
+{
+	if (!f)
+		return;
+	if (f->elf)
+		elf_end(f->elf);
+	if (f->fd >= 0)
+		close(f->fd);
+	free(f->loads);
+	free(f->path);
+	free(f);
+}
+
+/* Read path's ELF header and PT_LOADs; the file is NULL-elf when it is not one. */
+static void sfile_read(struct sfile *f)
+{
+	GElf_Ehdr eh;
+	size_t n;
+
+	f->fd = open(f->path, O_RDONLY | O_CLOEXEC);
+	if (f->fd < 0 || !tally__elf_shdrs_in_file(f->fd) || !(f->elf = tally__elf_begin(f->fd)))
+		return;
+	if (elf_kind(f->elf) != ELF_K_ELF || !gelf_getehdr(f->elf, &eh) || elf_getphdrnum(f->elf, &n) ||
+	    !(f->loads = calloc(n + 1, sizeof(*f->loads)))) {
+		elf_end(f->elf);
+		f->elf = NULL;
+		return;
+	}
+	f->lo = UINT64_MAX;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(f->elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		f->loads[f->nloads++] = ph;
+		/* libdwfl's module start: the first PT_LOAD, aligned down to p_align */
+		if (f->nloads == 1)
+			f->lo = ph.p_vaddr & -(ph.p_align ? ph.p_align : 1);
+		if (ph.p_vaddr + ph.p_memsz > f->hi)
+			f->hi = ph.p_vaddr + ph.p_memsz;
+	}
+	if (!f->nloads) {
+		elf_end(f->elf);
+		f->elf = NULL;
+	}
+}
+
+static struct sfile *sfile_get(struct tally_unwind *u, const char *path)
+{
+	size_t i;
+
+	if (u->nfiles * 2 >= u->cap) {
+		size_t cap = u->cap ? u->cap * 2 : 64;
+		struct sfile **t = calloc(cap, sizeof(*t));
+
+		if (!t)
+			return NULL;
+		for (size_t k = 0; k < u->cap; k++) {
+			if (!u->files[k])
+				continue;
+			for (i = str_hash(u->files[k]->path) & (cap - 1); t[i]; i = (i + 1) & (cap - 1))
+				;
+			t[i] = u->files[k];
+		}
+		free(u->files);
+		u->files = t;
+		u->cap = cap;
+	}
+	for (i = str_hash(path) & (u->cap - 1); u->files[i]; i = (i + 1) & (u->cap - 1))
+		if (!strcmp(u->files[i]->path, path))
+			return u->files[i];
+	struct sfile *f = calloc(1, sizeof(*f));
+
+	if (!f || !(f->path = strdup(path))) {
+		free(f);
+		return NULL;
+	}
+	f->fd = -1;
+	sfile_read(f);
+	u->files[i] = f;
+	u->nfiles++;
+	return f;
+}
+
+/* The load bias of a map of f: where its file offset's segment landed. */
+static bool map_bias(const struct sfile *f, const struct tally_map *map, uint64_t *bias)
+{
+	for (size_t i = 0; i < f->nloads; i++) {
+		const GElf_Phdr *ph = &f->loads[i];
+		uint64_t page = 4096, off = ph->p_offset & ~(page - 1), va = ph->p_vaddr & ~(page - 1);
+
+		if (map->pgoff >= off && map->pgoff < ph->p_offset + ph->p_filesz) {
+			*bias = map->start - (va + (map->pgoff - off));
+			return true;
+		}
+	}
+	return false;
+}
 
 const char *tally_unwind_stop__str(enum tally_unwind_stop why)
 {
@@ -81,6 +232,9 @@ void tally_unwind__free(struct tally_unwind *u)
 		return;
 	for (int i = 0; i < CACHE_SLOTS; i++)
 		proc_drop(&u->slot[i]);
+	for (size_t i = 0; i < u->cap; i++)
+		sfile_free(u->files[i]);
+	free(u->files);
 	free(u);
 }
 
@@ -130,10 +284,33 @@ static const Dwfl_Thread_Callbacks thread_callbacks = {
 	.set_initial_registers = set_initial_registers,
 };
 
-/* The process's executable file maps, each file once, at its load bias. */
-static Dwfl *report_maps(struct tally_machine *m, int32_t tid)
+static bool exec_file_map(const struct tally_map *map)
 {
-	Dwfl *dwfl = dwfl_begin(&offline_callbacks);
+	return map && !map->anon && !map->kernel && (map->prot & 4) && map->filename &&
+	       map->filename[0] == '/';
+}
+
+/* What the process's executable maps are: where each file sits. */
+static uint64_t maps_sig(struct tally_machine *m, int32_t tid)
+{
+	int n = tally_machine__nr_maps(m, tid);
+	uint64_t h = 0x9e3779b97f4a7c15ULL;
+
+	for (int i = 0; i < n; i++) {
+		const struct tally_map *map = tally_machine__map_at(m, tid, (size_t)i);
+
+		if (!exec_file_map(map))
+			continue;
+		h = (h ^ map->start) * 0xff51afd7ed558ccdULL;
+		h = (h ^ map->pgoff ^ (uint64_t)(uintptr_t)map->filename) * 0xc4ceb9fe1a85ec53ULL;
+	}
+	return h;
+}
+
+/* The process's executable file maps, each file once, at its load bias. */
+static Dwfl *report_maps(struct tally_unwind *u, struct tally_machine *m, int32_t tid)
+{
+	Dwfl *dwfl = dwfl_begin(&shared_callbacks);
 	int n = tally_machine__nr_maps(m, tid);
 
 	if (!dwfl)
@@ -141,13 +318,20 @@ static Dwfl *report_maps(struct tally_machine *m, int32_t tid)
 	dwfl_report_begin(dwfl);
 	for (int i = 0; i < n; i++) {
 		const struct tally_map *map = tally_machine__map_at(m, tid, (size_t)i);
+		struct sfile *f;
+		Dwfl_Module *mod;
+		uint64_t bias;
+		void **ud;
 
-		if (!map || map->anon || map->kernel || !(map->prot & 4) || !map->filename ||
-		    map->filename[0] != '/')
+		if (!exec_file_map(map))
 			continue;
 		/* a file whose ELF cannot be read is left out: its frames stop the walk */
-		dwfl_report_elf(dwfl, map->filename, map->filename, -1, map->start - map->pgoff,
-				false);
+		f = sfile_get(u, map->filename);
+		if (!f || !f->elf || !map_bias(f, map, &bias))
+			continue;
+		mod = dwfl_report_module(dwfl, f->path, bias + f->lo, bias + f->hi);
+		if (mod && dwfl_module_info(mod, &ud, NULL, NULL, NULL, NULL, NULL, NULL))
+			*ud = f;
 	}
 	if (dwfl_report_end(dwfl, NULL, NULL)) {
 		dwfl_end(dwfl);
@@ -160,6 +344,7 @@ static struct proc *proc_for(struct tally_unwind *u, struct tally_machine *m, in
 			     int32_t tid, uint64_t gen)
 {
 	struct proc *p = NULL, *old = &u->slot[0];
+	uint64_t sig;
 
 	for (int i = 0; i < CACHE_SLOTS; i++) {
 		if (u->slot[i].dwfl && u->slot[i].pid == pid) {
@@ -169,18 +354,23 @@ static struct proc *proc_for(struct tally_unwind *u, struct tally_machine *m, in
 		if (u->slot[i].lru < old->lru)
 			old = &u->slot[i];
 	}
-	if (p && p->gen != gen)
-		proc_drop(p);	/* the maps changed since: build again */
-	else if (p)
+	if (p && p->gen == gen)
 		goto out;
+	/* something changed somewhere: this process's own maps, perhaps */
+	sig = maps_sig(m, tid);
+	if (p && p->sig == sig) {
+		p->gen = gen;
+		goto out;
+	}
 	if (!p)
 		p = old;
 	proc_drop(p);
-	p->dwfl = report_maps(m, tid);
+	p->dwfl = report_maps(u, m, tid);
 	if (!p->dwfl)
 		return NULL;
 	p->pid = pid;
 	p->gen = gen;
+	p->sig = sig;
 	p->cur.pid = pid;
 	p->attached = dwfl_attach_state(p->dwfl, NULL, pid, &thread_callbacks, &p->cur);
 out:

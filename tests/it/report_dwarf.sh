@@ -99,6 +99,17 @@ PY
 	done
 fi
 
+# many processes of one program (each file's ELF read once for all of
+# them, each process's Dwfl its own): the chains still reach main (the
+# rest: samples inside execve and the shell's own)
+"$TALLY" record -q -e cpu-clock -c 200000 --call-graph dwarf -o "$d/mp.data" -- \
+	sh -c "for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do '$d/dw' 100; done" >/dev/null 2>&1
+"$TALLY" report --stdio --children --sort sym -g none -i "$d/mp.data" >"$d/mp.out" 2>&1
+is "20 processes: report exits 0" "$?" 0
+mp=$(pct "$d/mp.out" main); a=$(pct "$d/mp.out" a); c=$(pct "$d/mp.out" c)
+check "20 processes: chains reach main ($mp%) through a ($a%) and c ($c%)" \
+	awk -v m="$mp" -v a="$a" -v c="$c" 'BEGIN { exit !(m >= 90 && a >= c && c > 50 && m >= a) }'
+
 # a stack copy too short for the chain: counted and named, no crash
 "$TALLY" record -q -e cpu-clock -c 200000 --call-graph dwarf,16 -o "$d/short.data" -- "$d/dw" >/dev/null 2>&1
 "$TALLY" report --stdio -g none -i "$d/short.data" >"$d/short.out" 2>&1
