@@ -47,6 +47,7 @@ struct entry {
 	int32_t cpu;
 	struct where w;
 	uint64_t self, children;
+	uint64_t nself;			/* its own samples (-F sample) */
 	uint64_t last_sample;		/* children: once per sample */
 	bool visible;			/* a sample that passed the filters touched it */
 	struct cg_node *cg;		/* its call graph */
@@ -84,7 +85,17 @@ struct report {
 	struct hist *h;			/* per attr */
 	struct resolver res;
 	uint64_t sample_no;
+	uint64_t cur_count;		/* samples of the shape being added */
+	/*
+	 * -F: the columns, in order: a sort key (0..K__NR-1) or one of the
+	 * F_* values below; rows are ordered by them (by -s's keys first).
+	 */
+	int fields[2 * K__NR + 4];
+	int nfields;
+	bool sort_given;
 };
+
+enum { F_OVERHEAD = K__NR, F_CHILDREN, F_PERIOD, F_SAMPLE };
 
 /* ---- histogram ---- */
 
@@ -235,8 +246,10 @@ static void add(struct report *r, struct hist *h, struct entry *key, uint64_t pe
 		return;
 	if (e->last_sample == UINT64_MAX && !e->self && !e->children)
 		e->visible = pass;	/* just made */
-	if (self)
+	if (self) {
 		e->self += period;
+		e->nself += r->cur_count;
+	}
 	if (r->children && e->last_sample != r->sample_no) {
 		e->children += period;	/* an entry counts once per sample */
 		e->last_sample = r->sample_no;
@@ -407,6 +420,8 @@ static void on_sample(struct session *ss, const struct perf_event_header *h, int
 		r->exp.t_last = smp->time;
 	if (!(a->sample_type & PERF_SAMPLE_CALLCHAIN))
 		chain.callchain.nr = 0;
+	if (!(a->sample_type & PERF_SAMPLE_CPU))
+		chain.cpu = (uint32_t)-1;	/* perf's cpu key shows -001 then */
 	bool fresh = shape_add(r, idx, comm ? comm : ":-1", &chain, mode, period);
 
 	if (r->exp.firefox && r->nshapes) {
@@ -498,6 +513,7 @@ static void hist_shape(struct report *r, const struct shape *x)
 		return;
 	key.w = *w;
 	pass = shown(r, &key);
+	r->cur_count = x->count;
 	add(r, hs, &key, x->period, true, pass);
 	prev_mode = w->mode;
 	if (!r->children)
@@ -655,6 +671,46 @@ static int cmp_rows(const void *pa, const void *pb)
 	return 0;
 }
 
+/* -F: each field in turn (-s's keys first), the numbers biggest first. */
+static int cmp_field(const struct entry *a, const struct entry *b, int f)
+{
+	uint64_t x, y;
+
+	switch (f) {
+	case F_OVERHEAD: case F_PERIOD: x = a->self; y = b->self; break;
+	case F_CHILDREN: x = a->children; y = b->children; break;
+	case F_SAMPLE: x = a->nself; y = b->nself; break;
+	default: return cmp_key(a, b, (enum sort_key)f);
+	}
+	if (x != y)
+		return x > y ? -1 : 1;
+	/* equal children: the caller first, as the default layout (cmp_rows) */
+	const struct report *r = sort_ctx;
+
+	if (f == F_CHILDREN && r->children && r->cg.mode != CG_NONE && a->cg && b->cg &&
+	    a->tid == b->tid && a->pid == b->pid && a->max_depth != b->max_depth)
+		return (a->max_depth > b->max_depth) == r->cg.caller ? -1 : 1;
+	return 0;
+}
+
+static int cmp_rows_fields(const void *pa, const void *pb)
+{
+	const struct entry *a = *(struct entry *const *)pa, *b = *(struct entry *const *)pb;
+	const struct report *r = sort_ctx;
+	int c;
+
+	for (int i = 0; r->sort_given && i < r->nsort; i++)
+		if ((c = cmp_key(a, b, r->sort[i])))
+			return c;
+	for (int i = 0; i < r->nfields; i++)
+		if ((c = cmp_field(a, b, r->fields[i])))
+			return c;
+	for (int i = 0; i < r->nsort; i++)
+		if ((c = cmp_key(a, b, r->sort[i])))
+			return c;
+	return 0;
+}
+
 static int value(const struct entry *e, enum sort_key k, char *buf, size_t len)
 {
 	switch (k) {
@@ -667,52 +723,61 @@ static int value(const struct entry *e, enum sort_key k, char *buf, size_t len)
 		/* perf's "%-#.*llx": the 0x prefix is not printed for zero */
 		return snprintf(buf, len, e->w.addr ? "[%c] 0x%016llx" : "[%c] %016llx", e->w.mode,
 				(unsigned long long)e->w.addr);
-	case K_CPU: return snprintf(buf, len, "%03d", e->cpu);
+	case K_CPU: return snprintf(buf, len, "%.3d", e->cpu);	/* perf: -001 without CPUs */
 	case K_SRCLINE: return snprintf(buf, len, "%s", e->w.srcline ? e->w.srcline : "??:0");
 	case K_PARENT: return snprintf(buf, len, "%s", e->parent ? e->parent : "[other]");
 	default: return snprintf(buf, len, "?");
 	}
 }
 
-static void print_hist(struct report *r, int idx, uint64_t lost)
+/* A key column's width: its header's, or its widest value. */
+static int key_width(const struct report *r, struct entry **rows, size_t n, enum sort_key k)
 {
-	struct hist *h = &r->h[idx];
-	struct entry **rows = malloc((h->n + 1) * sizeof(*rows));
-	int width[K__NR] = { 0 };
-	uint64_t ns = h->samples;
-	char unit = ' ', buf[4096];
-	int last = -1;
-	size_t n = 0;
+	char buf[4096];
+	int w = (int)strlen(keys[k].header);
 
-	if (!rows)
-		return;
-	for (size_t b = 0; b < h->nbuckets; b++)
-		for (struct entry *e = h->tab[b]; e; e = e->next)
-			if (e->visible)
-				rows[n++] = e;
-	sort_ctx = r;
-	qsort(rows, n, sizeof(*rows), cmp_rows);
-	for (int i = 0; i < r->nsort; i++) {
-		width[i] = (int)strlen(keys[r->sort[i]].header);
-		for (size_t k = 0; k < n; k++) {
-			int l = value(rows[k], r->sort[i], buf, sizeof(buf));
+	if (k == K_CPU)
+		return 3;	/* perf's: "-001" overflows it */
+	for (size_t i = 0; i < n; i++) {
+		int l = value(rows[i], k, buf, sizeof(buf));
 
-			/*
-			 * perf sizes the comm column by each entry's thread's
-			 * comm at the end (its cached comm_len), and cuts the
-			 * entry's own comm to that: "perf-exec" of a thread
-			 * that became "sleep" shows as "perf-ex" if nothing is
-			 * longer.
-			 */
-			if (r->sort[i] == K_COMM) {
-				const char *c = tally_machine__comm_of(r->ss->m, rows[k]->tid);
+		/*
+		 * perf sizes the comm column by each entry's thread's comm at
+		 * the end (its cached comm_len), and cuts the entry's own comm
+		 * to that: "perf-exec" of a thread that became "sleep" shows
+		 * as "perf-ex" if nothing is longer.
+		 */
+		if (k == K_COMM) {
+			const char *c = tally_machine__comm_of(r->ss->m, rows[i]->tid);
 
-				l = (int)strlen(c ? c : rows[k]->comm);
-			}
-			if (l > width[i])
-				width[i] = l;
+			l = (int)strlen(c ? c : rows[i]->comm);
 		}
+		if (l > w)
+			w = l;
 	}
+	return w;
+}
+
+/* One key's cell: perf leaves a last symbol or source line unpadded. */
+static void print_key(const struct entry *e, enum sort_key k, int width, bool last)
+{
+	char buf[4096];
+
+	value(e, k, buf, sizeof(buf));
+	if (k == K_COMM)
+		printf("  %-*.*s", last ? 0 : width, width, buf);
+	else if (last && (k == K_SYM || k == K_SRCLINE))
+		printf("  %s", buf);
+	else
+		printf("  %-*s", width, buf);
+}
+
+static void print_head(const struct report *r, int idx, uint64_t lost)
+{
+	const struct hist *h = &r->h[idx];
+	uint64_t ns = h->samples;
+	char unit = ' ';
+
 	if (ns > 1000) { ns /= 1000; unit = 'K'; }	/* perf's convert_unit */
 	if (ns > 1000) { ns /= 1000; unit = 'M'; }
 	if (!r->header)
@@ -721,8 +786,114 @@ static void print_hist(struct report *r, int idx, uint64_t lost)
 	printf("# Total Lost Samples: %llu\n#\n", (unsigned long long)lost);
 	printf("# Samples: %llu%c of event '%s'\n", (unsigned long long)ns, unit, r->ss->names[idx]);
 	printf("# Event count (approx.): %llu\n#\n", (unsigned long long)h->total);
-	/* the last sort key's column is not padded (perf pads the others even
-	 * when that last one is hidden) */
+}
+
+/* The visible rows, in the order they print. */
+static struct entry **sorted_rows(struct report *r, struct hist *h, size_t *n)
+{
+	struct entry **rows = malloc((h->n + 1) * sizeof(*rows));
+
+	*n = 0;
+	if (!rows)
+		return NULL;
+	for (size_t b = 0; b < h->nbuckets; b++)
+		for (struct entry *e = h->tab[b]; e; e = e->next)
+			if (e->visible)
+				rows[(*n)++] = e;
+	sort_ctx = r;
+	qsort(rows, *n, sizeof(*rows), r->nfields ? cmp_rows_fields : cmp_rows);
+	return rows;
+}
+
+static void print_graph(const struct report *r, const struct hist *h, const struct entry *e)
+{
+	if (r->cg.mode != CG_NONE && e->cg)
+		cg_print(stdout, e->cg, &r->cg, h->total, r->children ? e->children : e->self,
+			 r->sort_spec && !strncmp(r->sort_spec, "sym", 3));
+}
+
+/* -F: perf's columns in the order given (counts, shares and keys). */
+static void print_hist_fields(struct report *r, int idx, uint64_t lost)
+{
+	static const struct { const char *head; int width; } num[] = {
+		[F_OVERHEAD - K__NR] = { "Overhead", 8 }, [F_CHILDREN - K__NR] = { "Children", 8 },
+		[F_PERIOD - K__NR] = { "Period", 12 }, [F_SAMPLE - K__NR] = { "Samples", 12 },
+	};
+	struct hist *h = &r->h[idx];
+	int width[2 * K__NR + 4];
+	double tot = h->total ? (double)h->total : 1;
+	size_t n;
+	struct entry **rows = sorted_rows(r, h, &n);
+
+	if (!rows)
+		return;
+	for (int i = 0; i < r->nfields; i++)
+		width[i] = r->fields[i] < K__NR ? key_width(r, rows, n, (enum sort_key)r->fields[i]) :
+			   num[r->fields[i] - K__NR].width;
+	print_head(r, idx, lost);
+	printf("#");
+	for (int i = 0; i < r->nfields; i++) {
+		int f = r->fields[i];
+
+		printf(i ? "  " : " ");
+		if (f < K__NR)
+			printf("%-*s", width[i], keys[f].header);
+		else
+			printf("%*s", width[i], num[f - K__NR].head);
+	}
+	printf("\n#");
+	for (int i = 0; i < r->nfields; i++) {
+		printf(i ? "  " : " ");
+		for (int k = 0; k < width[i]; k++)
+			putchar('.');
+	}
+	printf("\n#\n");
+	for (size_t k = 0; k < n; k++) {
+		const struct entry *e = rows[k];
+
+		if (100.0 * (r->children ? e->children : e->self) / tot < r->percent_limit)
+			continue;
+		for (int i = 0; i < r->nfields; i++) {
+			int f = r->fields[i];
+
+			switch (f) {
+			case F_OVERHEAD: printf("  %7.2f%%", 100.0 * e->self / tot); break;
+			case F_CHILDREN:
+				if (r->children)
+					printf("  %7.2f%%", 100.0 * e->children / tot);
+				else
+					printf("  %8s", "N/A");	/* perf's, without --children */
+				break;
+			case F_PERIOD: printf("  %12llu", (unsigned long long)e->self); break;
+			case F_SAMPLE: printf("  %12llu", (unsigned long long)e->nself); break;
+			default: print_key(e, (enum sort_key)f, width[i], i == r->nfields - 1); break;
+			}
+		}
+		putchar('\n');
+		print_graph(r, h, e);
+	}
+	printf("\n\n");
+	free(rows);
+}
+
+static void print_hist(struct report *r, int idx, uint64_t lost)
+{
+	struct hist *h = &r->h[idx];
+	int width[K__NR] = { 0 };
+	size_t n;
+	struct entry **rows;
+	int last;
+
+	if (r->nfields) {
+		print_hist_fields(r, idx, lost);
+		return;
+	}
+	if (!(rows = sorted_rows(r, h, &n)))
+		return;
+	for (int i = 0; i < r->nsort; i++)
+		width[i] = key_width(r, rows, n, r->sort[i]);
+	print_head(r, idx, lost);
+	/* perf pads the other columns even when the last one is hidden */
 	last = r->nsort - 1;
 	printf("# %s", r->children ? "Children      Self" : "Overhead");
 	for (int i = 0; i < r->nsort; i++)
@@ -748,21 +919,11 @@ static void print_hist(struct report *r, int idx, uint64_t lost)
 			printf("  %7.2f%%  %7.2f%%", 100.0 * e->children / tot, 100.0 * e->self / tot);
 		else
 			printf("  %7.2f%%", 100.0 * e->self / tot);
-		for (int i = 0; i < r->nsort; i++) {
-			if (r->elide[r->sort[i]])
-				continue;
-			value(e, r->sort[i], buf, sizeof(buf));
-			if (r->sort[i] == K_COMM)
-				printf("  %-*.*s", i == last ? 0 : width[i], width[i], buf);
-			else if (i == last && r->sort[i] != K_PARENT)	/* perf pads parent */
-				printf("  %s", buf);
-			else
-				printf("  %-*s", width[i], buf);
-		}
+		for (int i = 0; i < r->nsort; i++)
+			if (!r->elide[r->sort[i]])
+				print_key(e, r->sort[i], width[i], i == last);
 		putchar('\n');
-		if (r->cg.mode != CG_NONE && e->cg)
-			cg_print(stdout, e->cg, &r->cg, h->total, r->children ? e->children : e->self,
-				 r->sort_spec && !strncmp(r->sort_spec, "sym", 3));
+		print_graph(r, h, e);
 	}
 	printf("\n\n");
 	free(rows);
@@ -829,6 +990,70 @@ static int parse_sort(struct report *r, const char *spec)
 	return r->nsort ? 0 : -1;
 }
 
+/*
+ * -F as perf: the columns in the order given. Without -s, its keys are the
+ * sort keys and the rows are ordered by its fields in turn; with -s, -s's
+ * keys order first and those -F lacks are added as last columns.
+ */
+static int parse_fields(struct report *r, const char *spec, const char *sort)
+{
+	static const struct { const char *name; int f; } nums[] = {
+		{ "overhead", F_OVERHEAD }, { "overhead_children", F_CHILDREN },
+		{ "period", F_PERIOD }, { "sample", F_SAMPLE }, { "symbol", K_SYM },
+	};
+	char *dup = strdup(spec), *tok, *save = NULL;
+	bool have[K__NR + 4] = { false };
+
+	if (!dup)
+		return -1;
+	if (sort && parse_sort(r, sort)) {
+		free(dup);
+		return -1;
+	}
+	if (!sort)
+		r->nsort = 0;
+	r->sort_given = sort != NULL;
+	for (tok = strtok_r(dup, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		int f = -1;
+
+		for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]) && f < 0; i++)
+			if (!strcmp(tok, nums[i].name))
+				f = nums[i].f;
+		for (int k = 0; k < K__NR && f < 0; k++)
+			if (!strcmp(tok, keys[k].name))
+				f = k;
+		if (f < 0) {
+			fprintf(stderr, "tally report: -F '%s': unknown field '%s' (overhead, "
+				"overhead_children, period, sample, comm, pid, dso, sym, cpu, srcline, "
+				"parent)\n", spec, tok);
+			free(dup);
+			return -1;
+		}
+		if (have[f])
+			continue;
+		have[f] = true;
+		r->fields[r->nfields++] = f;
+		if (f >= K__NR)
+			continue;
+		bool in_sort = false;
+
+		for (int i = 0; i < r->nsort; i++)
+			in_sort |= r->sort[i] == (enum sort_key)f;
+		if (!in_sort)
+			r->sort[r->nsort++] = (enum sort_key)f;
+		if (f == K_SRCLINE)
+			r->res.srcline = true;
+		if (f == K_PARENT)
+			r->has_parent = true;
+	}
+	free(dup);
+	/* -s's keys -F does not name: columns at the end */
+	for (int i = 0; i < r->nsort; i++)
+		if (!have[r->sort[i]])
+			r->fields[r->nfields++] = r->sort[i];
+	return 0;
+}
+
 static int opt_children(struct cli_parse *p, const struct cli_option *opt, const char *arg)
 {
 	*(int *)opt->value = (int)opt->defval;
@@ -846,6 +1071,7 @@ static const char *const report_usage[] = {
 int cmd_report(int argc, char **argv)
 {
 	const char *input = "perf.data", *sort = NULL, *graph = NULL, *plimit = NULL, *parent = NULL;
+	const char *fields = NULL;
 	struct session ss = { 0 };
 	struct report r = { .ss = &ss, .res = { .ss = &ss } };
 	bool help = false, stdio_ = false, inverted = false;
@@ -853,6 +1079,8 @@ int cmd_report(int argc, char **argv)
 	const struct cli_option opts[] = {
 		CLI_STRING('i', "input", &input, "FILE", "the perf.data file (default perf.data)"),
 		CLI_STRING('s', "sort", &sort, "KEYS", "comm, pid, dso, sym, cpu, srcline (default comm,dso,sym)"),
+		CLI_STRING('F', "fields", &fields, "FIELDS",
+			   "the columns: overhead, overhead_children, period, sample and sort keys"),
 		CLI_CALLBACK_F(0, "children", &children, NULL, "add callers' share (default with call chains)", opt_children, 0, 1),
 		CLI_CALLBACK_F(0, "no-children", &children, NULL, "self overhead only", opt_children, 0, 0),
 		CLI_STRING('g', "call-graph", &graph, "MODE,...",
@@ -894,7 +1122,7 @@ int cmd_report(int argc, char **argv)
 	if (inverted)
 		r.cg.caller = r.cg.order_set = true;
 	r.sort_spec = sort;
-	if (parse_sort(&r, sort ? sort : "comm,dso,sym"))
+	if (fields ? parse_fields(&r, fields, sort) : parse_sort(&r, sort ? sort : "comm,dso,sym"))
 		return 129;
 	/* a --parent of one's own adds the key, as perf */
 	if (parent && !r.has_parent && r.nsort < K__NR) {

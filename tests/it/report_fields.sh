@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# report -F/--fields: perf's columns in the order given (overhead,
+# overhead_children, period, sample and the sort keys), rows ordered by
+# them (by -s's keys first, whose missing keys become last columns), with
+# and without call chains, children and call graphs: the same lines as
+# perf report on the same files. An unknown field is named.
+. "$(dirname "$0")/lib.sh"
+B=$HELPERS/burn
+d=$(mktemp -d); trap 'rm -rf "$d"' EXIT
+
+"$TALLY" report -F overhead,nosuch -i /dev/null 2>"$d/e"; rc=$?
+is "-F with an unknown field: usage error" "$rc" 129
+check "-F with an unknown field: the field named" grep -q "unknown field 'nosuch'" "$d/e"
+if ! have_perf; then
+	skip "perf is not installed: no reference to compare with"
+	done_testing; exit 0
+fi
+# what both print besides the table: perf's tips, tally's account of misses
+body() { grep -v '^#$\|^$\|^# (Tip\|header info\|^#   \|^# Addresses without'; }
+perf record -q -F 2000 -o "$d/f.data" -- "$B" 300 >/dev/null 2>&1
+perf record -q -F 2000 -g -o "$d/g.data" -- "$B" 300 >/dev/null 2>&1
+"$TALLY" record -q -F 2000 -g -o "$d/t.data" -- "$B" 300 >/dev/null 2>&1
+while read -r file args; do
+	"$TALLY" report --stdio $args -i "$d/$file.data" 2>/dev/null | body >"$d/a"
+	perf report --stdio $args -i "$d/$file.data" 2>/dev/null | body >"$d/b"
+	is "$file $args: perf's lines" "$(diff "$d/a" "$d/b" | grep -c '^[<>]')" 0
+	check "$file $args: a table" grep -q '^# [A-Z]' "$d/a"
+done <<'LIST'
+f -F overhead,sym
+f -F sym,overhead
+f -F overhead,period,sample,comm,dso
+f -F comm,overhead
+f -F sample,sym
+f -F overhead
+f -F overhead,cpu
+f -F overhead,sym -s dso
+f -F sym,overhead -s dso,sym
+g -F overhead,sym -g none
+g -F overhead_children,overhead,comm,dso,sym
+g -F overhead_children,sym -g none
+g -F overhead,sym,dso
+g -F overhead_children,sym --no-children
+g -F overhead,period,sample,sym --no-children
+t -F overhead_children,overhead,comm,dso,sym
+t -F overhead,sym -s dso --no-children
+LIST
+done_testing
