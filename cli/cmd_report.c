@@ -418,7 +418,8 @@ static void on_sample(struct session *ss, const struct perf_event_header *h, int
 		r->exp.t_first = smp->time;
 	if (smp->time > r->exp.t_last)
 		r->exp.t_last = smp->time;
-	if (!(a->sample_type & PERF_SAMPLE_CALLCHAIN))
+	/* no chain shown anywhere (ss->no_unwind says so): a shape is its ip */
+	if (!(a->sample_type & PERF_SAMPLE_CALLCHAIN) || ss->no_unwind)
 		chain.callchain.nr = 0;
 	if (!(a->sample_type & PERF_SAMPLE_CPU))
 		chain.cpu = (uint32_t)-1;	/* perf's cpu key shows -001 then */
