@@ -451,8 +451,9 @@ int tally_data_reader__foreach(struct tally_data_reader *r,
 		return -ENODATA;
 	}
 	/* data.size 0 or past EOF: a truncated file, read what is there */
-	end = r->h.data.size && in_file(r, off, r->h.data.size) ?
-		      off + r->h.data.size : r->len;
+	bool cut = r->h.data.size && !in_file(r, off, r->h.data.size);
+
+	end = cut || !r->h.data.size ? r->len : off + r->h.data.size;
 	rec = malloc(sizeof(*rec));
 	if (!rec)
 		return -ENOMEM;
@@ -512,6 +513,18 @@ int tally_data_reader__foreach(struct tally_data_reader *r,
 				madvise((void *)from, to - from, MADV_DONTNEED);
 			dropped = off;
 		}
+	}
+	/*
+	 * Every record whole, but the header says the data ran on: the file
+	 * was cut at a record's edge. Said, not passed over.
+	 */
+	if (!ret && cut && off >= r->len) {
+		set_error(r, off, 0, -ENODATA, "file ends inside the data section");
+		snprintf(r->error.msg, sizeof(r->error.msg),
+			 "file ends inside the data section at offset %#llx (the header says %#llx)",
+			 (unsigned long long)off,
+			 (unsigned long long)(r->h.data.offset + r->h.data.size));
+		ret = -ENODATA;
 	}
 	free(rec);
 	tally__zstd_free(z.z);

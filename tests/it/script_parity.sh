@@ -108,6 +108,19 @@ head -c $((size * 2 / 3)) "$d/tally-g.data" >"$d/cut.data"
 "$TALLY" script -i "$d/cut.data" >"$d/cut.out" 2>"$d/cut.err"; rc=$?
 check "cut file: non-zero exit (rc $rc)" [ $rc -ne 0 ]
 check "cut file: the error names the offset" grep -q 'offset 0x' "$d/cut.err"
+# cut at a record's edge: every record whole, the data section short
+python3 - "$d/tally-g.data" "$d/edge.data" <<'PY'
+import struct, sys
+b = open(sys.argv[1], 'rb').read()
+off, size = struct.unpack('<QQ', b[40:56])
+p = off
+while p < off + size * 2 // 3:
+    p += struct.unpack('<IHH', b[p:p + 8])[2]
+open(sys.argv[2], 'wb').write(b[:p])
+PY
+"$TALLY" script -i "$d/edge.data" >/dev/null 2>"$d/edge.err"; rc=$?
+check "cut at a record's edge: non-zero exit (rc $rc)" [ $rc -ne 0 ]
+check "cut at a record's edge: named" grep -q 'file ends inside the data section at offset 0x' "$d/edge.err"
 n=$(grep -c 'cpu-clock:' "$d/cut.out"); all=$(grep -c 'cpu-clock:' "$d/p.out")
 "$TALLY" script -i "$d/tally-g.data" >"$d/full.out" 2>/dev/null
 all=$(grep -c 'cpu-clock:' "$d/full.out")
