@@ -105,6 +105,7 @@ for opt in ("--folded", "--flamegraph", "--pprof", "--speedscope", "--firefox", 
 os.path.exists(out) and os.remove(out)
 
 print()
-print("`report --stdio` is perf's default: children and call graphs. tally reads /proc/kallsyms on a "
-      "second thread while it reads the file (kernel addresses are resolved after reading).")
+print("`report --stdio` is perf's default: children and call graphs. tally takes the kernel's symbols "
+      "from its per-boot cache of /proc/kallsyms (~/.cache/tally; on a first run it reads and parses "
+      "kallsyms on a second thread while it reads the file) and resolves kernel addresses after reading.")
 PY
