@@ -127,8 +127,8 @@ bench: deps
 	@$(MAKE) --no-print-directory all $(BENCH_BIN)
 	@BUILD=$(BUILD) bench/run.sh
 
-fuzz:
-	@$(MAKE) --no-print-directory -f fuzz/Makefile
+fuzz: $(BUILD)/gen/profile.pb-c.c
+	@$(MAKE) --no-print-directory -f fuzz/Makefile GEN=$(BUILD)/gen
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/tally \
