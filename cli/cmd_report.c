@@ -1178,9 +1178,15 @@ int cmd_report(int argc, char **argv)
 	for (int i = 0; i < ss.nr_attrs && !tally_data_reader__is_pipe(ss.rd); i++)
 		if (tally_data_reader__attr(ss.rd, i)->sample_type & PERF_SAMPLE_CALLCHAIN)
 			r.children = children != 0;
-	/* perf shows children's graphs root first, self graphs leaf first */
+	/*
+	 * perf shows children's graphs root first, self graphs leaf first.
+	 * perf orders graphs from the root whenever children are asked for
+	 * (the default) before it reads: on a pipe too, where it then shows
+	 * self overhead only. An explicit --no-children keeps leaf first.
+	 */
 	if (!r.cg.order_set)
-		r.cg.caller = r.children;
+		r.cg.caller = r.children ||
+			      (tally_data_reader__is_pipe(ss.rd) && children != 0);
 	/* rows of the sampled functions alone need no unwinding */
 	ss.no_warm = r.res.no_inline;
 	ss.no_unwind = !r.children && r.cg.mode == CG_NONE && !r.has_parent &&

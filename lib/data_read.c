@@ -42,7 +42,8 @@ struct tally_data_reader {
 	bool names_read;
 	/* pipe format: no header sections, everything is a record */
 	bool pipe;
-	void *owned;		/* stdin read into memory */
+	void *owned;		/* stdin read into memory (a stream: its header records) */
+	int stream_fd;		/* a pipe stream still to read: records come from here, -1 */
 	struct { const void *p; size_t len; } pfeat[256];
 	struct { uint64_t id; const char *name; } *pnames;	/* EVENT_UPDATE names */
 	size_t nr_pnames;
@@ -190,6 +191,7 @@ struct tally_data_reader *tally_data_reader__open_mem(const void *buf,
 	}
 	r->buf = buf;
 	r->len = len;
+	r->stream_fd = -1;
 	if (len >= 16) {
 		uint64_t hd[2];
 
@@ -226,17 +228,77 @@ fail:
 	return NULL;
 }
 
-/* "-": the whole of stdin in memory (a pipe cannot be mapped). */
+/* The records perf's pipe format puts ahead of the data (attrs, features, names). */
+static bool pipe_header_record(uint32_t type)
+{
+	switch (type) {
+	case 64: case 65: case 66: case 67:	/* HEADER_ATTR, EVENT_TYPE, TRACING_DATA, BUILD_ID */
+	case 69: case 70: case 73: case 74:	/* ID_INDEX, AUXTRACE_INFO, THREAD_MAP, CPU_MAP */
+	case 75: case 78: case 79: case 80:	/* STAT_CONFIG, EVENT_UPDATE, TIME_CONV, FEATURE */
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * How far the header records of a pipe stream reach in buf[0, len):
+ * *end past the last whole one; true once a data record (or a bad size)
+ * shows they are over.
+ */
+static bool pipe_prefix(const uint8_t *buf, size_t len, size_t *end)
+{
+	size_t pos = 16;
+
+	while (len - pos >= sizeof(struct perf_event_header)) {
+		struct perf_event_header h;
+		size_t need;
+
+		memcpy(&h, buf + pos, sizeof(h));
+		if (h.size < sizeof(h) || !pipe_header_record(h.type))
+			break;
+		need = h.size;
+		if (h.type == PERF_RECORD_HEADER_TRACING_DATA && h.size >= 12) {
+			uint32_t tsz;
+
+			memcpy(&tsz, buf + pos + 8, 4);
+			need += ((size_t)tsz + 7) & ~(size_t)7;	/* its blob follows it */
+		}
+		if (need > len - pos) {
+			*end = pos;
+			return false;	/* a header record not all here yet */
+		}
+		pos += need;
+	}
+	*end = pos;
+	return len - pos >= sizeof(struct perf_event_header);
+}
+
+/*
+ * "-": stdin. perf's pipe format is streamed: its header records are
+ * read first and kept; the data records are read as the walk goes, a
+ * window at a time, so a stream of any length takes the window's memory.
+ * A whole file on stdin (not the pipe format) is read into memory.
+ */
 static struct tally_data_reader *open_stdin(void)
 {
-	size_t cap = 1 << 20, len = 0;
+	size_t cap = 1 << 20, len = 0, end = 0;
 	uint8_t *buf = malloc(cap);
 	struct tally_data_reader *r;
+	bool eof = false, stream = false;
 	ssize_t n;
 
 	if (!buf)
 		return NULL;
 	for (;;) {
+		if (len >= 16 && !stream) {
+			uint64_t hd[2];
+
+			memcpy(hd, buf, sizeof(hd));
+			stream = hd[0] == PERF_MAGIC2 && hd[1] == 16;
+		}
+		if (eof || (stream && pipe_prefix(buf, len, &end)))
+			break;
 		if (len == cap) {
 			uint8_t *nb = realloc(buf, cap * 2);
 
@@ -259,7 +321,7 @@ static struct tally_data_reader *open_stdin(void)
 			return NULL;
 		}
 		if (!n)
-			break;
+			eof = true;
 		len += (size_t)n;
 	}
 	r = tally_data_reader__open_mem(buf, len);
@@ -271,6 +333,7 @@ static struct tally_data_reader *open_stdin(void)
 		return NULL;
 	}
 	r->owned = buf;
+	r->stream_fd = stream && !eof ? STDIN_FILENO : -1;
 	return r;
 }
 
@@ -435,6 +498,114 @@ static int foreach_compressed(struct tally_data_reader *r, struct zstate *zs,
 	return ret;
 }
 
+/*
+ * A pipe stream: the records held from the open, then stdin through a
+ * window that slides (compacted as it is used), grown only for a record
+ * bigger than it.
+ */
+static int foreach_stream(struct tally_data_reader *r, tally_data_record_fn fn, void *ctx)
+{
+	union { struct perf_event_header h; uint8_t b[65536]; } *rec = malloc(sizeof(*rec));
+	size_t cap = 4u << 20, pos = 0, have = r->len - 16;
+	uint8_t *w;
+	uint64_t base = 16;	/* the stream offset of w[0] */
+	struct zstate z = { 0 };
+	bool eof = false;
+	int ret = 0;
+
+	if (have > cap)
+		cap = have;
+	w = malloc(cap);
+	if (!w || !rec) {
+		free(w);
+		free(rec);
+		return -ENOMEM;
+	}
+	memcpy(w, r->buf + 16, have);
+	for (;;) {
+		size_t avail = have - pos, need = sizeof(struct perf_event_header);
+		struct perf_event_header h = { 0 };
+
+		if (avail >= sizeof(h)) {
+			memcpy(&h, w + pos, sizeof(h));
+			if (h.size < sizeof(h)) {
+				set_error(r, base + pos, h.type, -EBADMSG, "bad record size");
+				ret = -EBADMSG;
+				break;
+			}
+			need = h.size;
+			if (h.type == PERF_RECORD_HEADER_TRACING_DATA && h.size >= 12 && avail >= 12) {
+				uint32_t tsz;
+
+				memcpy(&tsz, w + pos + 8, 4);
+				need += ((size_t)tsz + 7) & ~(size_t)7;
+			}
+		}
+		if (avail < need) {
+			ssize_t n;
+
+			if (eof) {
+				if (avail) {
+					set_error(r, base + pos, h.type, -ENODATA,
+						  avail < sizeof(h) ? "truncated header" : "truncated");
+					ret = -ENODATA;
+				}
+				break;
+			}
+			if (pos) {	/* slide: what is used goes */
+				memmove(w, w + pos, avail);
+				base += pos;
+				have = avail;
+				pos = 0;
+			}
+			if (need > cap) {
+				uint8_t *nw = realloc(w, need);
+
+				if (!nw) {
+					ret = -ENOMEM;
+					break;
+				}
+				w = nw;
+				cap = need;
+			}
+			n = read(r->stream_fd, w + have, cap - have);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0) {
+				ret = -errno;
+				set_error(r, base + have, 0, ret, "read error");
+				break;
+			}
+			if (!n)
+				eof = true;
+			have += (size_t)n;
+			continue;
+		}
+		if (h.type == PERF_RECORD_COMPRESSED_TYPE) {
+			ret = foreach_compressed(r, &z, w + pos + sizeof(h), h.size - sizeof(h),
+						 base + pos, fn, ctx);
+		} else {
+			int idx = r->nr_attrs == 1 && h.type == PERF_RECORD_SAMPLE ? 0 : -1;
+
+			if (((uintptr_t)(w + pos) & 7) == 0) {
+				ret = fn(ctx, (const struct perf_event_header *)(const void *)(w + pos),
+					 base + pos, idx);
+			} else {	/* a corrupt size left it unaligned */
+				memcpy(rec->b, w + pos, h.size);
+				ret = fn(ctx, &rec->h, base + pos, idx);
+			}
+		}
+		if (ret)
+			break;
+		pos += need;
+	}
+	free(w);
+	free(rec);
+	tally__zstd_free(z.z);
+	free(z.out);
+	return ret;
+}
+
 int tally_data_reader__foreach(struct tally_data_reader *r,
 			       tally_data_record_fn fn, void *ctx)
 {
@@ -446,6 +617,8 @@ int tally_data_reader__foreach(struct tally_data_reader *r,
 	int ret = 0;
 
 	r->has_error = false;
+	if (r->stream_fd >= 0)
+		return foreach_stream(r, fn, ctx);
 	if (off > r->len) {
 		set_error(r, off, 0, -ENODATA, "data section past end of file");
 		return -ENODATA;
