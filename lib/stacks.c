@@ -351,10 +351,20 @@ size_t tally__stacks_max_depth(const struct tally_stacks *s)
 	return m;
 }
 
-/* "name" or "name_[k]" as collapsed stacks write a frame */
+/*
+ * "name" or "name_[k]" as collapsed stacks write a frame; an inlined
+ * function's "name (inlined)" is its name there, as stackcollapse-perf
+ * reads perf script's "(inlined)" in place of the DSO.
+ */
 static int frame_text(const struct stk_frame *f, char *buf, size_t len)
 {
-	return snprintf(buf, len, "%s%s", f->name ? f->name : "[unknown]", f->kernel ? "_[k]" : "");
+	static const char inl[] = " (inlined)";
+	const char *n = f->name ? f->name : "[unknown]";
+	size_t l = strlen(n);
+
+	if (l > sizeof(inl) - 1 && !strcmp(n + l - (sizeof(inl) - 1), inl))
+		l -= sizeof(inl) - 1;
+	return snprintf(buf, len, "%.*s%s", (int)l, n, f->kernel ? "_[k]" : "");
 }
 
 static int cmp_line(const void *a, const void *b)

@@ -15,3 +15,21 @@ have_perf() { command -v perf >/dev/null 2>&1; }
 # tracefs on a fresh machine as perf does (never skip merely because
 # nobody mounted it yet).
 have_tp() { "$TALLY" list syscalls:sys_enter_getpid 2>/dev/null | grep -q 'syscalls:sys_enter_getpid'; }
+# perf script's call chains folded as stackcollapse-perf does: comm, then
+# frames root first; a frame
+# is its symbol without +0x..., "[unknown]" as is, kernel ones with _[k].
+fold_perf() {
+	perf script -i "$1" 2>/dev/null | awk -v RS= '
+	{
+		n = split($0, L, "\n"); split(L[1], h, " "); st = h[1]
+		for (i = n; i >= 2; i--) {
+			line = L[i]; sub(/^[ \t]+[0-9a-f]+ /, "", line)
+			k = (line ~ /\(\[kernel\.kallsyms\]\)$/)
+			sub(/ \([^()]*\)$/, "", line); sub(/\+0x[0-9a-f]+$/, "", line)
+			st = st ";" line (k ? "_[k]" : "")
+		}
+		c[st]++
+	}
+	END { for (s in c) print s, c[s] }' | LC_ALL=C sort
+}
+

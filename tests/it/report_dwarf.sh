@@ -92,6 +92,9 @@ bad = [k for k in set(a) | set(b) if k not in a or k not in b or
 print(len(bad) if a else "no rows", *sorted(bad)[:3])
 PY
 )" 0
+		"$TALLY" report --folded -i "$d/$who.data" 2>/dev/null | LC_ALL=C sort >"$d/a"
+		is "inline frames, ${who%i}-written: --folded equals perf script's chains folded" \
+			"$(fold_perf "$d/$who.data" | diff "$d/a" - | grep -c '^[<>]')" 0
 		"$TALLY" report --stdio --no-children -i "$d/$who.data" 2>/dev/null | grep -v '^#' >"$d/a"
 		perf report --stdio --no-children -i "$d/$who.data" 2>/dev/null | grep -v '^#' >"$d/b"
 		is "inline frames, ${who%i}-written: report --no-children (graphs) equals perf's" \

@@ -12,23 +12,6 @@ if ! have_perf; then
 	done_testing; exit 0
 fi
 
-# perf script's call chains folded: comm, then frames root first; a frame
-# is its symbol without +0x..., "[unknown]" as is, kernel ones with _[k].
-fold_perf() {
-	perf script -i "$1" 2>/dev/null | awk -v RS= '
-	{
-		n = split($0, L, "\n"); split(L[1], h, " "); st = h[1]
-		for (i = n; i >= 2; i--) {
-			line = L[i]; sub(/^[ \t]+[0-9a-f]+ /, "", line)
-			k = (line ~ /\(\[kernel\.kallsyms\]\)$/)
-			sub(/ \([^()]*\)$/, "", line); sub(/\+0x[0-9a-f]+$/, "", line)
-			st = st ";" line (k ? "_[k]" : "")
-		}
-		c[st]++
-	}
-	END { for (s in c) print s, c[s] }' | LC_ALL=C sort
-}
-
 "$TALLY" record -q -F 999 -g -o "$d/g.data" -- "$B" 300 >/dev/null; rc=$?
 is "record: exit 0" "$rc" 0
 "$TALLY" report --folded -i "$d/g.data" >"$d/t.out" 2>"$d/t.err"; rc=$?
