@@ -67,7 +67,7 @@ static void add_stack(struct diff *d, const struct tally_sample *smp, enum tally
 		if (!w)
 			return;
 		f = (struct tally_stack_frame){ .name = w->sym, .dso = w->dso,
-						.addr = w->map ? w->addr : ip, .kernel = w->mode == 'k' };
+						.addr = w->mapped ? w->addr : ip, .kernel = w->mode == 'k' };
 		fi = tally_stacks__frame(st, &f);
 		node = fi < 0 ? -2 : tally_stacks__push(st, node, fi);
 		if (!nr)

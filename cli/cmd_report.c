@@ -86,6 +86,7 @@ struct report {
 	struct resolver res;
 	uint64_t sample_no;
 	uint64_t cur_count;		/* samples of the shape being added */
+	bool cur_chained;		/* the sample being added has a chain, maybe empty */
 	/*
 	 * -F: the columns, in order: a sort key (0..K__NR-1) or one of the
 	 * F_* values below; rows are ordered by them (by -s's keys first).
@@ -374,6 +375,7 @@ static bool shape_add(struct report *r, int idx, const char *comm, const struct 
 	x->tid = (int32_t)smp->tid;
 	x->cpu = (int32_t)smp->cpu;
 	x->mode = (uint8_t)mode;
+	x->chained = r->cur_chained;
 	x->ip = smp->ip;
 	x->nr = nr;
 	x->period = period;
@@ -423,6 +425,7 @@ static void on_sample(struct session *ss, const struct perf_event_header *h, int
 		chain.callchain.nr = 0;
 	if (!(a->sample_type & PERF_SAMPLE_CPU))
 		chain.cpu = (uint32_t)-1;	/* perf's cpu key shows -001 then */
+	r->cur_chained = (a->sample_type & PERF_SAMPLE_CALLCHAIN) && !ss->no_unwind;
 	bool fresh = shape_add(r, idx, comm ? comm : ":-1", &chain, mode, period);
 
 	if (r->exp.firefox && r->nshapes) {

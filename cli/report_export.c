@@ -27,24 +27,27 @@ static int frame_of(struct tally_stacks *st, const struct where *w, uint64_t ip)
 	char bid[2 * TALLY_BUILD_ID_MAX + 1];
 	struct tally_stack_frame f = {
 		.name = w->sym,
-		.dso = w->map ? (w->mode == 'k' && w->map->kernel ? w->dso : w->path) : NULL,
-		.addr = w->map ? w->addr : ip,
+		.dso = w->mapped ? (w->mode == 'k' && w->map_kernel ? w->dso : w->path) : NULL,
+		.addr = w->mapped ? w->addr : ip,
 		.kernel = w->mode == 'k',
 	};
 
-	if (w->map) {
-		f.map_start = w->map->start;
-		f.map_end = w->map->end;
-		f.map_pgoff = w->map->pgoff;
-		if (w->map->build_id_size) {
-			hex(bid, w->map->build_id, w->map->build_id_size);
+	if (w->mapped) {
+		f.map_start = w->map_start;
+		f.map_end = w->map_end;
+		f.map_pgoff = w->map_pgoff;
+		if (w->build_id_size) {
+			hex(bid, w->build_id, w->build_id_size);
 			f.build_id = bid;
 		}
 	}
 	return tally_stacks__frame(st, &f);
 }
 
-/* A shape's stack, root first: its chain, or the sample's own address without one. */
+/*
+ * A shape's stack, root first: its chain, or the sample's own address when
+ * its event records no chains; -1 for an empty chain (nothing unwound).
+ */
 static int stack_of(struct tally_stacks *st, struct resolver *res, const struct shape *x)
 {
 	static enum tally_cpumode modes[CHAIN_MAX];
@@ -52,6 +55,8 @@ static int stack_of(struct tally_stacks *st, struct resolver *res, const struct 
 	const struct where *w;
 	int node = -1, f;
 
+	if (!x->nr && x->chained)
+		return -1;	/* an empty chain (perf script shows no frame): the command alone */
 	if (!x->nr) {
 		w = resolver_get(res, x->pid, x->tid, x->ip, x->mode);
 		if (!w)
@@ -209,7 +214,8 @@ int report_export(const struct report_exports *x, struct session *ss, struct res
 			continue;
 		t = tally_stacks__thread(st, sh->pid, sh->tid, sh->comm);
 		node = t < 0 ? t : stack_of(st, res, sh);
-		err = node < 0 ? node : tally_stacks__sample(st, t, node, sh->count, sh->period);
+		/* -1: an empty stack (the thread alone); below it, -errno */
+		err = node < -1 ? node : tally_stacks__sample(st, t, node, sh->count, sh->period);
 		sthread[i] = t;
 		snode[i] = node;
 	}

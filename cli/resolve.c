@@ -122,7 +122,15 @@ struct where *resolver_get(struct resolver *r, int32_t pid, int32_t tid, uint64_
 	r->used++;
 	tally_symbols__resolve(r->ss->syms, r->ss->m, pid, tid, ip, mode, &ai);
 	e->w.mode = mode == TALLY_CPUMODE_KERNEL || mode == TALLY_CPUMODE_GUEST_KERNEL ? 'k' : '.';
-	e->w.map = ai.map;
+	e->w.mapped = ai.map != NULL;
+	if (ai.map) {
+		e->w.map_kernel = ai.map->kernel;
+		e->w.map_start = ai.map->start;
+		e->w.map_end = ai.map->end;
+		e->w.map_pgoff = ai.map->pgoff;
+		e->w.build_id_size = ai.map->build_id_size;
+		memcpy(e->w.build_id, ai.map->build_id, sizeof(e->w.build_id));
+	}
 	if (ai.map) {
 		e->w.path = ai.map->filename;
 		e->w.dso = ai.map->kernel && !strncmp(ai.map->filename, "[kernel.kallsyms]", 17) ?

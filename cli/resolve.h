@@ -17,7 +17,14 @@ struct session;
 struct where {
 	const char *dso;		/* shown name (basename, "[kernel.kallsyms]"); NULL: no map */
 	const char *path;		/* the map's whole file name; NULL: no map */
-	const struct tally_map *map;	/* NULL: no map */
+	/*
+	 * The map, copied: the machine keeps its maps in arrays that move as
+	 * they grow, and rows are drawn after the whole file is read.
+	 */
+	bool mapped;			/* false: no map held the address */
+	bool map_kernel;
+	uint64_t map_start, map_end, map_pgoff;
+	uint8_t build_id[TALLY_BUILD_ID_MAX], build_id_size;
 	const struct tally_dso *dso_id;	/* NULL: no map */
 	uint32_t dso_rank;		/* perf's DSOs in the order it made them (kernel 0) */
 	const char *sym;		/* NULL: unresolved */
