@@ -86,14 +86,13 @@ struct report {
 	struct resolver res;
 	uint64_t sample_no;
 	uint64_t cur_count;		/* samples of the shape being added */
-	bool cur_chained;		/* the sample being added has a chain, maybe empty */
 	/*
 	 * -F: the columns, in order: a sort key (0..K__NR-1) or one of the
 	 * F_* values below; rows are ordered by them (by -s's keys first).
 	 */
 	int fields[2 * K__NR + 4];
 	int nfields;
-	bool sort_given;
+	int nsort_given;		/* -s's keys, first in r->sort: they order the rows first */
 };
 
 enum { F_OVERHEAD = K__NR, F_CHILDREN, F_PERIOD, F_SAMPLE };
@@ -375,7 +374,6 @@ static bool shape_add(struct report *r, int idx, const char *comm, const struct 
 	x->tid = (int32_t)smp->tid;
 	x->cpu = (int32_t)smp->cpu;
 	x->mode = (uint8_t)mode;
-	x->chained = r->cur_chained;
 	x->ip = smp->ip;
 	x->nr = nr;
 	x->period = period;
@@ -425,7 +423,6 @@ static void on_sample(struct session *ss, const struct perf_event_header *h, int
 		chain.callchain.nr = 0;
 	if (!(a->sample_type & PERF_SAMPLE_CPU))
 		chain.cpu = (uint32_t)-1;	/* perf's cpu key shows -001 then */
-	r->cur_chained = (a->sample_type & PERF_SAMPLE_CALLCHAIN) && !ss->no_unwind;
 	bool fresh = shape_add(r, idx, comm ? comm : ":-1", &chain, mode, period);
 
 	if (r->exp.firefox && r->nshapes) {
@@ -703,7 +700,7 @@ static int cmp_rows_fields(const void *pa, const void *pb)
 	const struct report *r = sort_ctx;
 	int c;
 
-	for (int i = 0; r->sort_given && i < r->nsort; i++)
+	for (int i = 0; i < r->nsort_given; i++)
 		if ((c = cmp_key(a, b, r->sort[i])))
 			return c;
 	for (int i = 0; i < r->nfields; i++)
@@ -966,6 +963,16 @@ static void print_unresolved(struct report *r)
 	printf("#\n");
 }
 
+/* A sort key, and what it needs resolved or matched. */
+static void add_sort_key(struct report *r, enum sort_key k)
+{
+	r->sort[r->nsort++] = k;
+	if (k == K_SRCLINE)
+		r->res.srcline = true;
+	if (k == K_PARENT)
+		r->has_parent = true;
+}
+
 static int parse_sort(struct report *r, const char *spec)
 {
 	char *dup = strdup(spec), *tok, *save = NULL;
@@ -984,11 +991,7 @@ static int parse_sort(struct report *r, const char *spec)
 			free(dup);
 			return -1;
 		}
-		r->sort[r->nsort++] = (enum sort_key)k;
-		if (k == K_SRCLINE)
-			r->res.srcline = true;
-		if (k == K_PARENT)
-			r->has_parent = true;
+		add_sort_key(r, (enum sort_key)k);
 	}
 	free(dup);
 	return r->nsort ? 0 : -1;
@@ -1016,7 +1019,7 @@ static int parse_fields(struct report *r, const char *spec, const char *sort)
 	}
 	if (!sort)
 		r->nsort = 0;
-	r->sort_given = sort != NULL;
+	r->nsort_given = sort ? r->nsort : 0;
 	for (tok = strtok_r(dup, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		int f = -1;
 
@@ -1043,12 +1046,8 @@ static int parse_fields(struct report *r, const char *spec, const char *sort)
 
 		for (int i = 0; i < r->nsort; i++)
 			in_sort |= r->sort[i] == (enum sort_key)f;
-		if (!in_sort)
-			r->sort[r->nsort++] = (enum sort_key)f;
-		if (f == K_SRCLINE)
-			r->res.srcline = true;
-		if (f == K_PARENT)
-			r->has_parent = true;
+		if (!in_sort && r->nsort < K__NR)
+			add_sort_key(r, (enum sort_key)f);
 	}
 	free(dup);
 	/* -s's keys -F does not name: columns at the end */

@@ -22,7 +22,6 @@ struct shape {
 	int32_t pid, tid, cpu;
 	int idx;
 	uint8_t mode;
-	bool chained;			/* its event records chains (nr 0: an empty one) */
 	uint32_t nr;
 	uint64_t ip;
 	uint64_t *ips;

@@ -46,16 +46,17 @@ static int frame_of(struct tally_stacks *st, const struct where *w, uint64_t ip)
 
 /*
  * A shape's stack, root first: its chain, or the sample's own address when
- * its event records no chains; -1 for an empty chain (nothing unwound).
+ * its event records no chains (chained false); -1 for an empty chain.
  */
-static int stack_of(struct tally_stacks *st, struct resolver *res, const struct shape *x)
+static int stack_of(struct tally_stacks *st, struct resolver *res, const struct shape *x,
+		    bool chained)
 {
 	static enum tally_cpumode modes[CHAIN_MAX];
 	struct tally_sample smp = { .callchain = { .nr = x->nr, .ips = x->ips } };
 	const struct where *w;
 	int node = -1, f;
 
-	if (!x->nr && x->chained)
+	if (!x->nr && chained)
 		return -1;	/* an empty chain (perf script shows no frame): the command alone */
 	if (!x->nr) {
 		w = resolver_get(res, x->pid, x->tid, x->ip, x->mode);
@@ -213,7 +214,9 @@ int report_export(const struct report_exports *x, struct session *ss, struct res
 		if (sh->idx != idx)
 			continue;
 		t = tally_stacks__thread(st, sh->pid, sh->tid, sh->comm);
-		node = t < 0 ? t : stack_of(st, res, sh);
+		node = t < 0 ? t : stack_of(st, res, sh,
+					    tally_data_reader__attr(ss->rd, sh->idx)->sample_type &
+					    PERF_SAMPLE_CALLCHAIN);
 		/* -1: an empty stack (the thread alone); below it, -errno */
 		err = node < -1 ? node : tally_stacks__sample(st, t, node, sh->count, sh->period);
 		sthread[i] = t;

@@ -195,8 +195,11 @@ static void unwind_user(struct session *s, struct tally_sample *smp)
 	smp->callchain.ips = s->uw_ips;
 	smp->callchain.nr = n + 1 + (uint64_t)k;
 	s->unwound++;
-	if (!s->no_warm && s->nwarmed < 64 && s->syms)
+	/* new files come with new maps: look again only when maps changed */
+	if (!s->no_warm && s->nwarmed < 64 && s->syms && s->warm_gen != s->maps_gen) {
+		s->warm_gen = s->maps_gen;
 		warm_dwarf(s, smp, n + 1);
+	}
 	if ((unsigned)why < sizeof(s->unwind_stops) / sizeof(s->unwind_stops[0]))
 		s->unwind_stops[why]++;
 }

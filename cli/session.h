@@ -62,6 +62,7 @@ struct session {
 	/* files whose DWARF was sent ahead to be opened (inline frames need it) */
 	const char *warmed[64];
 	int nwarmed;
+	uint64_t warm_gen;		/* maps_gen when the files were last looked at */
 	bool no_warm;			/* --no-inline, or no chains shown */
 	/* files in the order their first MMAP came (perf makes its DSOs so) */
 	struct session_rank { const char *name; uint32_t rank; } *ranks;

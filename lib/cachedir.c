@@ -4,10 +4,12 @@
  * (decompressed debug files): $XDG_CACHE_HOME/tally, else ~/.cache/tally.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include "cachedir.h"
 
 int tally__cache_path(char *buf, size_t len, const char *name, bool create)
@@ -38,4 +40,19 @@ int tally__cache_path(char *buf, size_t len, const char *name, bool create)
 	}
 	n = snprintf(buf, len, "%s/%s", dir, name);
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+int tally__cache_open(const char *path, size_t *size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	struct stat st;
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) || st.st_uid != geteuid() || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -EPERM;
+	}
+	*size = (size_t)st.st_size;
+	return fd;
 }

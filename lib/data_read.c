@@ -441,6 +441,12 @@ static void set_error(struct tally_data_reader *r, uint64_t off,
 #define DROP_CHUNK (4u << 20)	/* resident window of a mapped file */
 #define ZOUT_MAX (8u << 20)
 
+/* One record, aligned: the largest a header's u16 size can say. */
+union recbuf {
+	struct perf_event_header h;
+	uint8_t b[65536];
+};
+
 struct zstate {
 	struct tally__zstd *z;
 	uint8_t *out;
@@ -448,10 +454,9 @@ struct zstate {
 };
 
 static int foreach_compressed(struct tally_data_reader *r, struct zstate *zs,
-			      const uint8_t *src, size_t n, uint64_t off,
+			      union recbuf *rec, const uint8_t *src, size_t n, uint64_t off,
 			      tally_data_record_fn fn, void *ctx)
 {
-	union { struct perf_event_header h; uint8_t b[65536]; } *rec;
 	size_t pos = 0;
 	ssize_t got;
 	int ret = 0;
@@ -469,9 +474,6 @@ static int foreach_compressed(struct tally_data_reader *r, struct zstate *zs,
 		return (int)got;
 	}
 	zs->len += (size_t)got;
-	rec = malloc(sizeof(*rec));
-	if (!rec)
-		return -ENOMEM;
 	while (zs->len - pos >= sizeof(struct perf_event_header)) {
 		struct perf_event_header h;
 		int idx = -1;
@@ -494,8 +496,28 @@ static int foreach_compressed(struct tally_data_reader *r, struct zstate *zs,
 	}
 	memmove(zs->out, zs->out + pos, zs->len - pos);
 	zs->len -= pos;
-	free(rec);
 	return ret;
+}
+
+/*
+ * One whole record at p (stream offset off) to fn: a COMPRESSED one's
+ * records out of it; the others read in place when aligned (fn copies
+ * what it keeps), else from an aligned copy.
+ */
+static int deliver(struct tally_data_reader *r, struct zstate *z, union recbuf *rec,
+		   const uint8_t *p, uint64_t off, tally_data_record_fn fn, void *ctx)
+{
+	struct perf_event_header h;
+	int idx;
+
+	memcpy(&h, p, sizeof(h));
+	if (h.type == PERF_RECORD_COMPRESSED_TYPE)
+		return foreach_compressed(r, z, rec, p + sizeof(h), h.size - sizeof(h), off, fn, ctx);
+	idx = r->nr_attrs == 1 && h.type == PERF_RECORD_SAMPLE ? 0 : -1;
+	if (((uintptr_t)p & 7) == 0)
+		return fn(ctx, (const struct perf_event_header *)(const void *)p, off, idx);
+	memcpy(rec->b, p, h.size);
+	return fn(ctx, &rec->h, off, idx);
 }
 
 /*
@@ -505,7 +527,7 @@ static int foreach_compressed(struct tally_data_reader *r, struct zstate *zs,
  */
 static int foreach_stream(struct tally_data_reader *r, tally_data_record_fn fn, void *ctx)
 {
-	union { struct perf_event_header h; uint8_t b[65536]; } *rec = malloc(sizeof(*rec));
+	union recbuf *rec = malloc(sizeof(*rec));
 	size_t cap = 4u << 20, pos = 0, have = r->len - 16;
 	uint8_t *w;
 	uint64_t base = 16;	/* the stream offset of w[0] */
@@ -581,20 +603,7 @@ static int foreach_stream(struct tally_data_reader *r, tally_data_record_fn fn, 
 			have += (size_t)n;
 			continue;
 		}
-		if (h.type == PERF_RECORD_COMPRESSED_TYPE) {
-			ret = foreach_compressed(r, &z, w + pos + sizeof(h), h.size - sizeof(h),
-						 base + pos, fn, ctx);
-		} else {
-			int idx = r->nr_attrs == 1 && h.type == PERF_RECORD_SAMPLE ? 0 : -1;
-
-			if (((uintptr_t)(w + pos) & 7) == 0) {
-				ret = fn(ctx, (const struct perf_event_header *)(const void *)(w + pos),
-					 base + pos, idx);
-			} else {	/* a corrupt size left it unaligned */
-				memcpy(rec->b, w + pos, h.size);
-				ret = fn(ctx, &rec->h, base + pos, idx);
-			}
-		}
+		ret = deliver(r, &z, rec, w + pos, base + pos, fn, ctx);
 		if (ret)
 			break;
 		pos += need;
@@ -611,7 +620,7 @@ int tally_data_reader__foreach(struct tally_data_reader *r,
 {
 	uint64_t off = r->h.data.offset, end;
 	/* aligned copy: the mapping is aligned but open_mem buffers may not be */
-	union { struct perf_event_header h; uint8_t b[65536]; } *rec;
+	union recbuf *rec;
 	struct zstate z = { 0 };
 	uint64_t dropped = off;
 	int ret = 0;
@@ -632,7 +641,6 @@ int tally_data_reader__foreach(struct tally_data_reader *r,
 		return -ENOMEM;
 	while (off < end) {
 		struct perf_event_header h;
-		int idx = -1;
 
 		if (end - off < sizeof(h)) {
 			set_error(r, off, 0, -ENODATA, "truncated header");
@@ -650,24 +658,7 @@ int tally_data_reader__foreach(struct tally_data_reader *r,
 			ret = -ENODATA;
 			break;
 		}
-		if (h.type == PERF_RECORD_COMPRESSED_TYPE) {
-			ret = foreach_compressed(r, &z, r->buf + off + sizeof(h),
-						 h.size - sizeof(h), off, fn, ctx);
-			if (ret)
-				break;
-			off += h.size;
-			continue;
-		}
-		if (r->nr_attrs == 1 && h.type == PERF_RECORD_SAMPLE)
-			idx = 0;
-		if (((uintptr_t)(r->buf + off) & 7) == 0) {
-			/* aligned in place: fn reads it there (it copies what it keeps) */
-			ret = fn(ctx, (const struct perf_event_header *)(const void *)(r->buf + off),
-				 off, idx);
-		} else {
-			memcpy(rec->b, r->buf + off, h.size);
-			ret = fn(ctx, &rec->h, off, idx);
-		}
+		ret = deliver(r, &z, rec, r->buf + off, off, fn, ctx);
 		if (ret)
 			break;
 		off += h.size;

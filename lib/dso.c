@@ -947,9 +947,36 @@ static bool last_alias(Dwarf_Die *cu, Dwarf_Die *die, uint64_t pc, Dwarf_Die *ou
  * out-of-line function holding them (the DIE nesting above the innermost
  * scope; dwarf_getscopes wanders into abstract origins past it).
  */
+/*
+ * The DIE nesting at vaddr from its innermost scope out (malloc'd, or
+ * NULL), its count in *n. dwarf_getscopes() finds the innermost scope
+ * but then wanders into abstract origins; the DIE nesting above that
+ * scope (dwarf_getscopes_die) is the inline chain itself.
+ */
+static Dwarf_Die *scope_chain(Dwarf_Die *cu, uint64_t vaddr, int *n)
+{
+	Dwarf_Die *scopes = NULL, *chain = NULL, inner;
+
+	*n = dwarf_getscopes(cu, vaddr, &scopes);
+	if (*n <= 0) {
+		free(scopes);
+		*n = 0;
+		return NULL;
+	}
+	inner = scopes[0];
+	free(scopes);
+	*n = dwarf_getscopes_die(&inner, &chain);
+	if (*n <= 0) {
+		free(chain);
+		*n = 0;
+		return NULL;
+	}
+	return chain;
+}
+
 int tally__dso_inline_funcs(struct tally_dso *d, uint64_t vaddr, const char **names, int max)
 {
-	Dwarf_Die cu, *scopes = NULL, *chain = NULL;
+	Dwarf_Die cu, *chain, best;
 	int n, k = 0;
 
 	if (max <= 0)
@@ -957,15 +984,7 @@ int tally__dso_inline_funcs(struct tally_dso *d, uint64_t vaddr, const char **na
 	tally__dso_dwarf_ready(d);
 	if (!d->dw || !dwarf_addrdie(d->dw, vaddr, &cu))
 		return -ENOENT;
-	n = dwarf_getscopes(&cu, vaddr, &scopes);
-	if (n <= 0) {
-		free(scopes);
-		return -ENOENT;
-	}
-	Dwarf_Die inner = scopes[0], best;
-
-	free(scopes);
-	n = dwarf_getscopes_die(&inner, &chain);
+	chain = scope_chain(&cu, vaddr, &n);
 	for (int i = 0; i < n && k < max; i++) {
 		int tag = dwarf_tag(&chain[i]);
 		const char *nm;
@@ -1006,20 +1025,7 @@ int tally__dso_srcline_inlines(struct tally_dso *d, uint64_t vaddr,
 	out[0] = (struct tally_srcline){ .file = file, .line = line };
 	if (!dwarf_addrdie(d->dw, vaddr, &cu))
 		return 1;
-	/*
-	 * dwarf_getscopes() finds the innermost scope but then wanders into
-	 * abstract origins; the DIE nesting above that scope
-	 * (dwarf_getscopes_die) is the inline chain itself.
-	 */
-	n = dwarf_getscopes(&cu, vaddr, &scopes);
-	if (n > 0) {
-		Dwarf_Die inner = scopes[0], *chain = NULL;
-
-		free(scopes);
-		scopes = NULL;
-		n = dwarf_getscopes_die(&inner, &chain);
-		scopes = chain;
-	}
+	scopes = scope_chain(&cu, vaddr, &n);
 	dwarf_getsrcfiles(&cu, &files, &nfiles);
 	for (int i = 0; i < n && k < max; i++) {
 		int tag = dwarf_tag(&scopes[i]);

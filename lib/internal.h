@@ -4,6 +4,7 @@
 #define TALLY_INTERNAL_H
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <tally/core.h>
@@ -21,6 +22,26 @@ struct perf_event_attr;
 bool tally__probe_e2big_retry(struct perf_event_attr *attr);
 /* probe.c: refused with err; true if exclude_guest/host were dropped: retry. */
 bool tally__probe_drop_exclude_guest(struct perf_event_attr *attr, int err);
+
+#define TALLY__FNV_BASIS 0xcbf29ce484222325ull
+
+/* FNV-1a over n bytes, from h (TALLY__FNV_BASIS to start). */
+static inline uint64_t tally__fnv(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *c = p;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ c[i]) * 0x100000001b3ull;
+	return h;
+}
+
+/* FNV-1a over a string, from h. */
+static inline uint64_t tally__fnv_str(uint64_t h, const char *s)
+{
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 0x100000001b3ull;
+	return h;
+}
 
 /* Return -err and set errno = err (err positive). */
 static inline int tally__err(int err)

@@ -27,20 +27,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "cachedir.h"
+#include "internal.h"
 #include "kcache.h"
 
 #define KC_MAGIC	"TLYKSYM1"
-
-static uint64_t fnv(uint64_t h, const void *p, size_t n)
-{
-	const unsigned char *c = p;
-
-	for (size_t i = 0; i < n; i++) {
-		h ^= c[i];
-		h *= 0x100000001b3ull;
-	}
-	return h;
-}
 
 /* Over 8-byte words (the file is ~5 MiB: a byte-wise hash cost 5 ms). */
 static uint64_t sum64(const unsigned char *p, size_t n)
@@ -65,12 +55,12 @@ static uint64_t fnv_file(uint64_t h, const char *path, bool modules)
 	FILE *f = fopen(path, "re");
 
 	if (!f)
-		return fnv(h, "-", 1);
+		return tally__fnv(h, "-", 1);
 	if (!modules) {
 		size_t n;
 
 		while ((n = fread(line, 1, sizeof(line), f)) > 0)
-			h = fnv(h, line, n);
+			h = tally__fnv(h, line, n);
 	} else {
 		/* name size refcount deps state address: refcounts change */
 		while (fgets(line, sizeof(line), f)) {
@@ -78,9 +68,9 @@ static uint64_t fnv_file(uint64_t h, const char *path, bool modules)
 			unsigned long size;
 
 			if (sscanf(line, "%127s %lu %*s %*s %*s %31s", name, &size, addr) == 3) {
-				h = fnv(h, name, strlen(name) + 1);
-				h = fnv(h, &size, sizeof(size));
-				h = fnv(h, addr, strlen(addr) + 1);
+				h = tally__fnv(h, name, strlen(name) + 1);
+				h = tally__fnv(h, &size, sizeof(size));
+				h = tally__fnv(h, addr, strlen(addr) + 1);
 			}
 		}
 	}
@@ -91,7 +81,7 @@ static uint64_t fnv_file(uint64_t h, const char *path, bool modules)
 uint64_t tally__kcache_key(void)
 {
 	const char *off = getenv("TALLY_KALLSYMS_CACHE");
-	uint64_t h = 0xcbf29ce484222325ull;
+	uint64_t h = TALLY__FNV_BASIS;
 	char boot[64] = "";
 	FILE *f;
 
@@ -105,13 +95,13 @@ uint64_t tally__kcache_key(void)
 		return 0;
 	}
 	fclose(f);
-	h = fnv(h, boot, strlen(boot));
+	h = tally__fnv(h, boot, strlen(boot));
 	h = fnv_file(h, "/sys/kernel/notes", false);
 	h = fnv_file(h, "/proc/modules", true);
 	/* what a reader may see of the addresses depends on who reads */
 	uid_t uid = geteuid();
 
-	h = fnv(h, &uid, sizeof(uid));
+	h = tally__fnv(h, &uid, sizeof(uid));
 	return h ? h : 1;
 }
 
@@ -237,27 +227,26 @@ static int parse(const unsigned char *buf, size_t len, uint64_t key, struct tall
 int tally__kcache_load(uint64_t key, struct tally__kimage *k)
 {
 	char path[4096];
-	struct stat st;
+	size_t size;
 	int fd, err;
 	void *m;
 
 	memset(k, 0, sizeof(*k));
 	if (!key || cache_path(path, sizeof(path), key, false))
 		return -ENOENT;
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	fd = tally__cache_open(path, &size);
 	if (fd < 0)
-		return -errno;
-	/* only a file of our own: another user's could name symbols wrongly */
-	if (fstat(fd, &st) || st.st_uid != geteuid() || !S_ISREG(st.st_mode) || st.st_size < 8) {
+		return fd;
+	if (size < 8) {
 		close(fd);
-		return -EPERM;
+		return -EINVAL;
 	}
-	m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	m = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
 	close(fd);
 	if (m == MAP_FAILED)
 		return -errno;
-	err = parse(m, (size_t)st.st_size, key, k);
-	munmap(m, (size_t)st.st_size);
+	err = parse(m, size, key, k);
+	munmap(m, size);
 	if (err)
 		tally__kcache_image_free(k);
 	return err;

@@ -53,13 +53,6 @@ struct tally_symbols {
 
 /* ---- string pool (maps.c uses it for filenames and comms) ---- */
 
-static uint64_t hash_str(const char *s, uint64_t h)
-{
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 0x100000001b3ull;
-	return h;
-}
-
 const char *tally__strpool_add(struct tally__strpool *p, const char *s)
 {
 	if ((p->nr + 1) * 2 > p->cap) {
@@ -71,7 +64,7 @@ const char *tally__strpool_add(struct tally__strpool *p, const char *s)
 		for (size_t i = 0; i < p->cap; i++) {
 			if (!p->slot[i])
 				continue;
-			size_t h = hash_str(p->slot[i], 0xcbf29ce484222325ull) & (cap - 1);
+			size_t h = tally__fnv_str(TALLY__FNV_BASIS, p->slot[i]) & (cap - 1);
 
 			while (n[h])
 				h = (h + 1) & (cap - 1);
@@ -81,7 +74,7 @@ const char *tally__strpool_add(struct tally__strpool *p, const char *s)
 		p->slot = n;
 		p->cap = cap;
 	}
-	size_t h = hash_str(s, 0xcbf29ce484222325ull) & (p->cap - 1);
+	size_t h = tally__fnv_str(TALLY__FNV_BASIS, s) & (p->cap - 1);
 
 	for (; p->slot[h]; h = (h + 1) & (p->cap - 1))
 		if (!strcmp(p->slot[h], s))
@@ -122,7 +115,7 @@ static void dso_free(struct tally_dso *d)
 
 static size_t dso_hash(const char *name, int32_t pid, size_t cap)
 {
-	return hash_str(name, 0xcbf29ce484222325ull ^ (uint32_t)pid) & (cap - 1);
+	return tally__fnv_str(TALLY__FNV_BASIS ^ (uint32_t)pid, name) & (cap - 1);
 }
 
 static struct tally_dso **dso_slot(struct tally_symbols *s, const char *name, int32_t pid)

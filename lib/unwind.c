@@ -90,15 +90,6 @@ static const Dwfl_Callbacks shared_callbacks = {
 	.section_address = dwfl_offline_section_address,
 };
 
-static uint64_t str_hash(const char *s)
-{
-	uint64_t h = 1469598103934665603ULL;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return h;
-}
-
 static void sfile_free(struct sfile *f)
 {
 	if (!f)
@@ -159,7 +150,7 @@ static struct sfile *sfile_get(struct tally_unwind *u, const char *path)
 		for (size_t k = 0; k < u->cap; k++) {
 			if (!u->files[k])
 				continue;
-			for (i = str_hash(u->files[k]->path) & (cap - 1); t[i]; i = (i + 1) & (cap - 1))
+			for (i = tally__fnv_str(TALLY__FNV_BASIS, u->files[k]->path) & (cap - 1); t[i]; i = (i + 1) & (cap - 1))
 				;
 			t[i] = u->files[k];
 		}
@@ -167,7 +158,7 @@ static struct sfile *sfile_get(struct tally_unwind *u, const char *path)
 		u->files = t;
 		u->cap = cap;
 	}
-	for (i = str_hash(path) & (u->cap - 1); u->files[i]; i = (i + 1) & (u->cap - 1))
+	for (i = tally__fnv_str(TALLY__FNV_BASIS, path) & (u->cap - 1); u->files[i]; i = (i + 1) & (u->cap - 1))
 		if (!strcmp(u->files[i]->path, path))
 			return u->files[i];
 	struct sfile *f = calloc(1, sizeof(*f));
