@@ -234,10 +234,10 @@ static void make_frame(struct script_ctx *s, const struct tally_sample *smp, uin
 	 * is each function there, innermost first (perf 6.1 does not look at
 	 * frame-pointer chains); a name other than the symbol's is shown
 	 * "(inlined)", even for the outermost (perf's addr2line naming).
-	 * At the map-relative address, as perf asks addr2line (resolve.c).
+	 * At the ELF address, as perf asks addr2line (resolve.c).
 	 */
 	if (chain == 2 && found && !s->no_inline && ai.dso && ai.map && !ai.map->kernel &&
-	    (n = tally_dso__inline_funcs(ai.dso, ai.map_ip, names, INL_MAX)) > 0) {
+	    (n = tally_dso__inline_funcs(ai.dso, ai.vaddr, names, INL_MAX)) > 0) {
 		for (int i = 0; i < n; i++) {
 			bool inl = strcmp(names[i], ai.sym->name) != 0;
 

@@ -141,11 +141,11 @@ struct where *resolver_get(struct resolver *r, int32_t pid, int32_t tid, uint64_
 	e->w.dso_id = ai.map ? ai.dso : NULL;
 	e->dso = ai.map && !ai.map->kernel && ai.sym ? ai.dso : NULL;
 	/*
-	 * perf 6.1 asks addr2line for the map-relative address, not the ELF
-	 * one: the same for PIE and libraries, outside every function of a
-	 * non-PIE executable, which so shows no inline frames. As perf.
+	 * perf 6.1 asks addr2line for the objdump address (map__rip_2objdump):
+	 * the ELF one in a non-PIE executable, the map-relative one (equal to
+	 * it in the usual layouts) elsewhere.
 	 */
-	e->vaddr = ai.map_ip;
+	e->vaddr = ai.vaddr;
 	/* perf's kernel DSO is made before any event, the others at their first MMAP */
 	e->w.dso_rank = !ai.map || ai.map->kernel ? 0 : session_file_rank(r->ss, ai.map->filename);
 	e->w.sym = ai.sym ? ai.sym->name : NULL;

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "asan.h"
+#include "data_swap.h"
 #include <tally/data_read.h>
 #include "zstd_wrap.h"
 
@@ -47,6 +48,8 @@ struct tally_data_reader {
 	struct { const void *p; size_t len; } pfeat[256];
 	struct { uint64_t id; const char *name; } *pnames;	/* EVENT_UPDATE names */
 	size_t nr_pnames;
+	bool swap;		/* written in the other byte order */
+	void *sfeat[256];	/* its features, in host order */
 };
 
 /* [off, off+size) inside the file, without overflow. */
@@ -78,8 +81,13 @@ static int read_attrs(struct tally_data_reader *r)
 		struct section ids;
 
 		memcpy(&r->attrs[i].attr, p, cp);
-		r->attrs[i].attr.size = sizeof(struct perf_event_attr);
 		memcpy(&ids, p + fsz, sizeof(ids));
+		if (r->swap) {
+			tally__swap_attr(&r->attrs[i].attr, cp);
+			ids.offset = __builtin_bswap64(ids.offset);
+			ids.size = __builtin_bswap64(ids.size);
+		}
+		r->attrs[i].attr.size = sizeof(struct perf_event_attr);
 		if (!in_file(r, ids.offset, ids.size) || ids.size % 8)
 			return -EBADMSG;
 		r->attrs[i].nr_ids = ids.size / 8;
@@ -88,6 +96,8 @@ static int read_attrs(struct tally_data_reader *r)
 			if (!r->attrs[i].ids)
 				return -ENOMEM;
 			memcpy(r->attrs[i].ids, r->buf + ids.offset, ids.size);
+			for (size_t k = 0; r->swap && k < r->attrs[i].nr_ids; k++)
+				r->attrs[i].ids[k] = __builtin_bswap64(r->attrs[i].ids[k]);
 		}
 		r->nr_attrs++;
 	}
@@ -179,6 +189,46 @@ static int open_pipe(struct tally_data_reader *r)
 	return r->nr_attrs ? 0 : -EBADMSG;
 }
 
+/*
+ * The header of a file from the other byte order. The feature bitmap was
+ * written as the writer's longs: perf tries them as u64s and checks that
+ * HOSTNAME (bit 3), always written, is there; else as u32s.
+ */
+static void swap_file_header(struct file_header *h)
+{
+	uint64_t *w = &h->size;
+	uint64_t f64[4], f32[4];
+
+	h->magic = PERF_MAGIC2;
+	for (; w < h->adds_features; w++)
+		*w = __builtin_bswap64(*w);
+	for (int i = 0; i < 4; i++) {
+		uint32_t lo = (uint32_t)h->adds_features[i], hi = (uint32_t)(h->adds_features[i] >> 32);
+
+		f64[i] = __builtin_bswap64(h->adds_features[i]);
+		f32[i] = (uint64_t)__builtin_bswap32(hi) << 32 | __builtin_bswap32(lo);
+	}
+	memcpy(h->adds_features, f64[0] & (1u << 3) ? f64 : f32, sizeof(f64));
+}
+
+static int raw_feature(const struct tally_data_reader *r, int feat, const void **data, size_t *len);
+
+/* Each feature section copied and brought to host order once, at the open. */
+static void swap_features(struct tally_data_reader *r)
+{
+	for (int f = 1; f < 256; f++) {
+		const void *p;
+		size_t len;
+		void *copy;
+
+		if (raw_feature(r, f, &p, &len) || !(copy = malloc(len ? len : 1)))
+			continue;
+		memcpy(copy, p, len);
+		tally__swap_feature(f, copy, len);
+		r->sfeat[f] = copy;
+	}
+}
+
 struct tally_data_reader *tally_data_reader__open_mem(const void *buf,
 						      size_t len)
 {
@@ -202,6 +252,11 @@ struct tally_data_reader *tally_data_reader__open_mem(const void *buf,
 				goto fail;
 			return r;
 		}
+		/* a pipe from the other byte order is not read (yet) */
+		if (__builtin_bswap64(hd[0]) == PERF_MAGIC2 && __builtin_bswap64(hd[1]) == 16) {
+			err = -EOPNOTSUPP;
+			goto fail;
+		}
 	}
 	if (len < sizeof(r->h)) {
 		err = -EBADMSG;
@@ -209,10 +264,12 @@ struct tally_data_reader *tally_data_reader__open_mem(const void *buf,
 	}
 	memcpy(&r->h, buf, sizeof(r->h));
 	if (r->h.magic != PERF_MAGIC2) {
-		/* byte-swapped files and pipe mode are not read yet */
-		err = __builtin_bswap64(r->h.magic) == PERF_MAGIC2 ?
-			      -EOPNOTSUPP : -EBADMSG;
-		goto fail;
+		if (__builtin_bswap64(r->h.magic) != PERF_MAGIC2) {
+			err = -EBADMSG;
+			goto fail;
+		}
+		swap_file_header(&r->h);
+		r->swap = true;
 	}
 	if (r->h.size < sizeof(r->h)) {
 		err = -EBADMSG;
@@ -221,6 +278,8 @@ struct tally_data_reader *tally_data_reader__open_mem(const void *buf,
 	err = read_attrs(r);
 	if (err)
 		goto fail;
+	if (r->swap)
+		swap_features(r);
 	return r;
 fail:
 	tally_data_reader__close(r);
@@ -390,6 +449,8 @@ void tally_data_reader__close(struct tally_data_reader *r)
 	free(r->names);
 	free(r->attrs);
 	free(r->pnames);
+	for (int f = 0; f < 256; f++)
+		free(r->sfeat[f]);
 	free(r->owned);
 	if (r->mapped)
 		munmap((void *)r->buf, r->len);
@@ -453,6 +514,40 @@ struct zstate {
 	size_t len;		/* bytes held: a partial record at the front */
 };
 
+/* A record's header at p, in host order. */
+static void header_at(const struct tally_data_reader *r, const uint8_t *p,
+		      struct perf_event_header *h)
+{
+	memcpy(h, p, sizeof(*h));
+	if (r->swap)
+		tally__swap_header(h);
+}
+
+/*
+ * A foreign record copied whole into rec (header still foreign), brought
+ * to host order: a sample by its own attr, found through its id, the
+ * others' trailers by the first attr (perf keeps their layouts equal).
+ * Returns the sample's attr index, -1 when not known here.
+ */
+static int swap_in(const struct tally_data_reader *r, union recbuf *rec)
+{
+	const struct perf_event_attr *first = &r->attrs[0].attr;
+	int idx = -1;
+	uint64_t id;
+
+	tally__swap_header(&rec->h);
+	if (rec->h.type == PERF_RECORD_SAMPLE) {
+		if (r->nr_attrs == 1)
+			idx = 0;
+		else if (tally__swap_sample_id(rec->b, rec->h.size, first, &id))
+			idx = tally_data_reader__attr_of_id(r, id);
+		tally__swap_record(rec->b, idx >= 0 ? &r->attrs[idx].attr : NULL, NULL);
+		return idx < 0 ? -1 : idx;
+	}
+	tally__swap_record(rec->b, NULL, first);
+	return -1;
+}
+
 static int foreach_compressed(struct tally_data_reader *r, struct zstate *zs,
 			      union recbuf *rec, const uint8_t *src, size_t n, uint64_t off,
 			      tally_data_record_fn fn, void *ctx)
@@ -478,7 +573,7 @@ static int foreach_compressed(struct tally_data_reader *r, struct zstate *zs,
 		struct perf_event_header h;
 		int idx = -1;
 
-		memcpy(&h, zs->out + pos, sizeof(h));
+		header_at(r, zs->out + pos, &h);
 		if (h.size < sizeof(h)) {
 			set_error(r, off, h.type, -EBADMSG, "bad record size in compressed data");
 			ret = -EBADMSG;
@@ -487,7 +582,9 @@ static int foreach_compressed(struct tally_data_reader *r, struct zstate *zs,
 		if (h.size > zs->len - pos)
 			break;	/* the rest comes with the next COMPRESSED record */
 		memcpy(rec->b, zs->out + pos, h.size);
-		if (r->nr_attrs == 1 && h.type == PERF_RECORD_SAMPLE)
+		if (r->swap)
+			idx = swap_in(r, rec);
+		else if (r->nr_attrs == 1 && h.type == PERF_RECORD_SAMPLE)
 			idx = 0;
 		ret = fn(ctx, &rec->h, off, idx);
 		if (ret)
@@ -510,9 +607,14 @@ static int deliver(struct tally_data_reader *r, struct zstate *z, union recbuf *
 	struct perf_event_header h;
 	int idx;
 
-	memcpy(&h, p, sizeof(h));
+	header_at(r, p, &h);
 	if (h.type == PERF_RECORD_COMPRESSED_TYPE)
 		return foreach_compressed(r, z, rec, p + sizeof(h), h.size - sizeof(h), off, fn, ctx);
+	if (r->swap) {
+		memcpy(rec->b, p, h.size);
+		idx = swap_in(r, rec);
+		return fn(ctx, &rec->h, off, idx);
+	}
 	idx = r->nr_attrs == 1 && h.type == PERF_RECORD_SAMPLE ? 0 : -1;
 	if (((uintptr_t)p & 7) == 0)
 		return fn(ctx, (const struct perf_event_header *)(const void *)p, off, idx);
@@ -647,7 +749,7 @@ int tally_data_reader__foreach(struct tally_data_reader *r,
 			ret = -ENODATA;
 			break;
 		}
-		memcpy(&h, r->buf + off, sizeof(h));
+		header_at(r, r->buf + off, &h);
 		if (h.size < sizeof(h)) {
 			set_error(r, off, h.type, -EBADMSG, "bad record size");
 			ret = -EBADMSG;
@@ -705,6 +807,17 @@ tally_data_reader__error(const struct tally_data_reader *r)
 int tally_data_reader__feature(const struct tally_data_reader *r, int feat,
 			       const void **data, size_t *len)
 {
+	const void *raw;
+	int err = raw_feature(r, feat, &raw, len);
+
+	if (err)
+		return err;
+	*data = r->swap ? r->sfeat[feat] : raw;
+	return *data ? 0 : -ENOMEM;
+}
+
+static int raw_feature(const struct tally_data_reader *r, int feat, const void **data, size_t *len)
+{
 	uint64_t table, off;
 	int k = 0;
 
@@ -728,6 +841,10 @@ int tally_data_reader__feature(const struct tally_data_reader *r, int feat,
 		struct section sec;
 
 		memcpy(&sec, r->buf + off, sizeof(sec));
+		if (r->swap) {
+			sec.offset = __builtin_bswap64(sec.offset);
+			sec.size = __builtin_bswap64(sec.size);
+		}
 		if (!in_file(r, sec.offset, sec.size))
 			return -ENOENT;
 		*data = r->buf + sec.offset;

@@ -100,6 +100,13 @@ PY
 		is "inline frames, ${who%i}-written: report --no-children (graphs) equals perf's" \
 			"$(diff "$d/a" "$d/b" | grep -c '^[<>]')" 0
 	done
+	# a non-PIE executable: perf asks addr2line at the ELF address there
+	cc -O2 -fomit-frame-pointer -g -no-pie -fno-pie -o "$d/inl-np" "$d/inl.c"
+	"$TALLY" record -q -e cpu-clock -c 200000 --call-graph dwarf -o "$d/np.data" -- "$d/inl-np" 200 >/dev/null 2>&1
+	"$TALLY" script -i "$d/np.data" >"$d/a" 2>/dev/null
+	perf script -i "$d/np.data" >"$d/b" 2>/dev/null
+	is "inline frames, non-PIE: script equals perf script" "$(diff "$d/a" "$d/b" | grep -c '^[<>]')" 0
+	check "inline frames, non-PIE: there are some" grep -q 'mix+0x.* (inlined)' "$d/a"
 fi
 
 # many processes of one program (each file's ELF read once for all of
