@@ -1,19 +1,19 @@
 // SPDX-License-Identifier: MIT
 /*
- * The libdwfl wrapper (tally/unwind.h). Per process, the files it had
- * mapped executable are reported to a Dwfl at their load bias; the
- * thread state comes from the sample: registers mapped from perf's order
- * to DWARF's, memory reads served from the stack copy only. libdwfl
- * finds the CFI and walks; every walk is bounded by max.
+ * The DWARF unwinder (tally/unwind.h) on libdw's CFI. What a file is
+ * does not depend on the process: each file's ELF and its CFI (.eh_frame,
+ * else .debug_frame; libdw caches the CIEs and FDEs it has parsed) are
+ * read once for the whole session, and every process that maps the file
+ * steps through the same Dwarf_CFI at its own load bias. A process needs
+ * no state of its own beyond its maps: a frame is stepped by finding the
+ * file that holds its pc, asking libdw for the rules at pc - bias, and
+ * evaluating them on the sample's registers and stack copy.
  *
- * What a file is does not depend on the process: each file's ELF is
- * opened and read once for the whole session and handed to every
- * process's Dwfl that maps it (libelf counts the references), and only
- * when a walk reaches it (dwfl_report_module + find_elf, not
- * dwfl_report_elf, which opens every mapped file of every process). A
- * process's Dwfl is rebuilt only when its own executable maps change.
+ * (libdwfl keeps the CFI per Dwfl module, so per process: a file of many
+ * short processes parsed each library's CFI once per process.)
  */
-#include <elfutils/libdwfl.h>
+#include <dwarf.h>
+#include <elfutils/libdw.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <stdlib.h>
@@ -23,77 +23,50 @@
 #include "dso_internal.h"
 #include <tally/unwind.h>
 
-#define CACHE_SLOTS 64
-
-/* The sample being unwound (the thread callbacks' argument). */
-struct cur {
-	int32_t pid;
-	uint64_t regs[17];		/* DWARF numbering: rax rdx rcx rbx rsi rdi rbp rsp r8..r15 rip */
-	bool have_regs;
-	uint64_t sp;
-	const uint8_t *stack;
-	uint64_t size;
-	bool short_read;		/* a read fell outside the copy */
-	bool given;			/* next_thread handed out the thread */
-};
+#define NREGS 17		/* DWARF x86-64: rax rdx rcx rbx rsi rdi rbp rsp r8..r15, 16 = ra */
+#define REG_FP 6
+#define REG_SP 7
+#define REG_RA 16
 
 /* A file some process maps, read once for all of them. */
 struct sfile {
 	char *path;
 	int fd;
 	Elf *elf;			/* NULL: not an ELF we can read */
-	uint64_t lo, hi;		/* its PT_LOADs' extent (lo aligned as libdwfl aligns it) */
 	GElf_Phdr *loads;
 	size_t nloads;
-};
-
-struct proc {
-	int32_t pid;
-	uint64_t gen;
-	uint64_t sig;			/* of its executable maps, when built */
-	Dwfl *dwfl;
-	bool attached;
-	struct cur cur;
-	uint64_t lru;
+	Dwarf_CFI *eh;			/* .eh_frame's, NULL: none */
+	Dwarf *dw;			/* for .debug_frame, opened when .eh_frame has no rule */
+	Dwarf_CFI *dbg;
+	bool eh_tried, dbg_tried;
 };
 
 struct tally_unwind {
-	struct proc slot[CACHE_SLOTS];
-	uint64_t tick;
 	struct sfile **files;		/* open addressing on the path */
 	size_t nfiles, cap;
+	/* a map's filename (interned by the machine) -> its file, the last few */
+	struct { const char *name; struct sfile *f; } recent[8];
+	unsigned next_recent;
 };
 
-/* libdwfl asks for a module's ELF: the shared one, one more reference. */
-static int find_elf(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
-		    char **file_name, Elf **elfp)
-{
-	struct sfile *f = *userdata;
-
-	(void)mod;
-	(void)modname;
-	(void)base;
-	*elfp = NULL;
-	if (!f || !f->elf)
-		return -1;
-	*elfp = elf_begin(-1, ELF_C_READ_MMAP, f->elf);	/* the same Elf, counted */
-	if (*elfp)
-		*file_name = strdup(f->path);
-	return -1;	/* no descriptor of its own to close */
-}
-
-static char *debuginfo_path;
-static const Dwfl_Callbacks shared_callbacks = {
-	.find_elf = find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
-	.debuginfo_path = &debuginfo_path,
-	.section_address = dwfl_offline_section_address,
+/* The sample being unwound. */
+struct cur {
+	uint64_t regs[NREGS];
+	uint32_t valid;			/* bit per register known */
+	uint64_t sp;			/* of the copy */
+	const uint8_t *stack;
+	uint64_t size;
+	bool short_read;		/* a read fell outside the copy */
 };
 
 static void sfile_free(struct sfile *f)
 {
 	if (!f)
 		return;
+	if (f->eh)
+		dwarf_cfi_end(f->eh);
+	if (f->dw)
+		dwarf_end(f->dw);
 	if (f->elf)
 		elf_end(f->elf);
 	if (f->fd >= 0)
@@ -118,18 +91,12 @@ static void sfile_read(struct sfile *f)
 		f->elf = NULL;
 		return;
 	}
-	f->lo = UINT64_MAX;
 	for (size_t i = 0; i < n; i++) {
 		GElf_Phdr ph;
 
 		if (!gelf_getphdr(f->elf, (int)i, &ph) || ph.p_type != PT_LOAD)
 			continue;
 		f->loads[f->nloads++] = ph;
-		/* libdwfl's module start: the first PT_LOAD, aligned down to p_align */
-		if (f->nloads == 1)
-			f->lo = ph.p_vaddr & -(ph.p_align ? ph.p_align : 1);
-		if (ph.p_vaddr + ph.p_memsz > f->hi)
-			f->hi = ph.p_vaddr + ph.p_memsz;
 	}
 	if (!f->nloads) {
 		elf_end(f->elf);
@@ -203,77 +170,25 @@ const char *tally_unwind_stop__str(enum tally_unwind_stop why)
 
 struct tally_unwind *tally_unwind__new(void)
 {
-	struct tally_unwind *u = calloc(1, sizeof(*u));
+	struct tally_unwind *u;
 
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return tally__err_ptr(ENOSYS);
+	u = calloc(1, sizeof(*u));
 	if (!u)
 		return tally__err_ptr(ENOMEM);
 	return u;
-}
-
-static void proc_drop(struct proc *p)
-{
-	if (p->dwfl)
-		dwfl_end(p->dwfl);
-	memset(p, 0, sizeof(*p));
 }
 
 void tally_unwind__free(struct tally_unwind *u)
 {
 	if (!u)
 		return;
-	for (int i = 0; i < CACHE_SLOTS; i++)
-		proc_drop(&u->slot[i]);
 	for (size_t i = 0; i < u->cap; i++)
 		sfile_free(u->files[i]);
 	free(u->files);
 	free(u);
 }
-
-static pid_t next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
-{
-	struct cur *c = arg;
-
-	(void)dwfl;
-	if (c->given)
-		return 0;
-	c->given = true;
-	*thread_argp = arg;
-	return c->pid;
-}
-
-static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
-{
-	struct cur *c = arg;
-
-	(void)dwfl;
-	if (addr < c->sp || addr - c->sp > c->size || c->size - (addr - c->sp) < sizeof(*result)) {
-		c->short_read = true;
-		return false;
-	}
-	memcpy(result, c->stack + (addr - c->sp), sizeof(*result));
-	return true;
-}
-
-static bool set_initial_registers(Dwfl_Thread *thread, void *arg)
-{
-	struct cur *c = arg;
-	Dwarf_Word r[17];
-
-	if (!c->have_regs)
-		return false;
-	for (int i = 0; i < 17; i++)
-		r[i] = c->regs[i];
-	if (!dwfl_thread_state_registers(thread, 0, 17, r))
-		return false;
-	dwfl_thread_state_register_pc(thread, c->regs[16]);
-	return true;
-}
-
-static const Dwfl_Thread_Callbacks thread_callbacks = {
-	.next_thread = next_thread,
-	.memory_read = memory_read,
-	.set_initial_registers = set_initial_registers,
-};
 
 static bool exec_file_map(const struct tally_map *map)
 {
@@ -281,156 +196,307 @@ static bool exec_file_map(const struct tally_map *map)
 	       map->filename[0] == '/';
 }
 
-/* What the process's executable maps are: where each file sits. */
-static uint64_t maps_sig(struct tally_machine *m, int32_t tid)
+/* The file behind a map, through the recent ones (filenames are interned). */
+static struct sfile *file_of(struct tally_unwind *u, const struct tally_map *map)
 {
-	int n = tally_machine__nr_maps(m, tid);
-	uint64_t h = 0x9e3779b97f4a7c15ULL;
+	struct sfile *f;
 
-	for (int i = 0; i < n; i++) {
-		const struct tally_map *map = tally_machine__map_at(m, tid, (size_t)i);
-
-		if (!exec_file_map(map))
-			continue;
-		h = (h ^ map->start) * 0xff51afd7ed558ccdULL;
-		h = (h ^ map->pgoff ^ (uint64_t)(uintptr_t)map->filename) * 0xc4ceb9fe1a85ec53ULL;
-	}
-	return h;
+	for (int i = 0; i < 8; i++)
+		if (u->recent[i].name == map->filename)
+			return u->recent[i].f;
+	f = sfile_get(u, map->filename);
+	u->recent[u->next_recent].name = map->filename;
+	u->recent[u->next_recent].f = f;
+	u->next_recent = (u->next_recent + 1) % 8;
+	return f;
 }
 
-/* The process's executable file maps, each file once, at its load bias. */
-static Dwfl *report_maps(struct tally_unwind *u, struct tally_machine *m, int32_t tid)
+/*
+ * The rules at file address addr: .eh_frame's, else .debug_frame's (the
+ * latter only in the file itself; distribution code has .eh_frame).
+ */
+static Dwarf_Frame *rules_at(struct sfile *f, uint64_t addr)
 {
-	Dwfl *dwfl = dwfl_begin(&shared_callbacks);
-	int n = tally_machine__nr_maps(m, tid);
+	Dwarf_Frame *fr = NULL;
 
-	if (!dwfl)
-		return NULL;
-	dwfl_report_begin(dwfl);
-	for (int i = 0; i < n; i++) {
-		const struct tally_map *map = tally_machine__map_at(m, tid, (size_t)i);
-		struct sfile *f;
-		Dwfl_Module *mod;
-		uint64_t bias;
-		void **ud;
-
-		if (!exec_file_map(map))
-			continue;
-		/* a file whose ELF cannot be read is left out: its frames stop the walk */
-		f = sfile_get(u, map->filename);
-		if (!f || !f->elf || !map_bias(f, map, &bias))
-			continue;
-		mod = dwfl_report_module(dwfl, f->path, bias + f->lo, bias + f->hi);
-		if (mod && dwfl_module_info(mod, &ud, NULL, NULL, NULL, NULL, NULL, NULL))
-			*ud = f;
+	if (!f->eh_tried) {
+		f->eh_tried = true;
+		f->eh = dwarf_getcfi_elf(f->elf);
 	}
-	if (dwfl_report_end(dwfl, NULL, NULL)) {
-		dwfl_end(dwfl);
-		return NULL;
+	if (f->eh && !dwarf_cfi_addrframe(f->eh, addr, &fr))
+		return fr;
+	if (!f->dbg_tried) {
+		f->dbg_tried = true;
+		f->dw = dwarf_begin_elf(f->elf, DWARF_C_READ, NULL);
+		f->dbg = f->dw ? dwarf_getcfi(f->dw) : NULL;
 	}
-	return dwfl;
+	if (f->dbg && !dwarf_cfi_addrframe(f->dbg, addr, &fr))
+		return fr;
+	return NULL;
 }
 
-static struct proc *proc_for(struct tally_unwind *u, struct tally_machine *m, int32_t pid,
-			     int32_t tid, uint64_t gen)
+static bool mem_read(struct cur *c, uint64_t addr, uint64_t *out)
 {
-	struct proc *p = NULL, *old = &u->slot[0];
-	uint64_t sig;
+	if (addr < c->sp || addr - c->sp > c->size || c->size - (addr - c->sp) < sizeof(*out)) {
+		c->short_read = true;
+		return false;
+	}
+	memcpy(out, c->stack + (addr - c->sp), sizeof(*out));
+	return true;
+}
 
-	for (int i = 0; i < CACHE_SLOTS; i++) {
-		if (u->slot[i].dwfl && u->slot[i].pid == pid) {
-			p = &u->slot[i];
-			break;
+static bool reg_get(const struct cur *c, uint64_t regno, uint64_t *out)
+{
+	if (regno >= NREGS || !(c->valid >> regno & 1))
+		return false;
+	*out = c->regs[regno];
+	return true;
+}
+
+#define STACK_MAX 64
+
+/*
+ * A DWARF expression of the CFI (DWARF 5, 2.5): the CFA's, or a
+ * register's rule (DW_OP_call_frame_cfa is cfa). The value, or where it
+ * is: *loc says which (a register op alone names the register itself).
+ */
+static bool eval(struct cur *c, const Dwarf_Op *ops, size_t nops, uint64_t cfa, bool has_cfa,
+		 uint64_t *out, bool *loc)
+{
+	uint64_t st[STACK_MAX], a, b;
+	size_t sp = 0;
+
+	*loc = true;
+	if (nops && ops[nops - 1].atom == DW_OP_stack_value) {
+		*loc = false;
+		nops--;
+	}
+	if (nops == 1 && ((ops[0].atom >= DW_OP_reg0 && ops[0].atom <= DW_OP_reg31) ||
+			  ops[0].atom == DW_OP_regx)) {
+		*loc = false;	/* a register location: the value is in it */
+		return reg_get(c, ops[0].atom == DW_OP_regx ? ops[0].number :
+				  (uint64_t)(ops[0].atom - DW_OP_reg0), out);
+	}
+#define PUSH(v) do { uint64_t v_ = (v); if (sp == STACK_MAX) return false; st[sp++] = v_; } while (0)
+#define POP(v) do { if (!sp) return false; (v) = st[--sp]; } while (0)
+	for (size_t i = 0; i < nops; i++) {
+		const Dwarf_Op *op = &ops[i];
+		uint8_t at = op->atom;
+
+		if (at >= DW_OP_lit0 && at <= DW_OP_lit31) {
+			PUSH((uint64_t)(at - DW_OP_lit0));
+			continue;
 		}
-		if (u->slot[i].lru < old->lru)
-			old = &u->slot[i];
+		if (at >= DW_OP_breg0 && at <= DW_OP_breg31) {
+			if (!reg_get(c, (uint64_t)(at - DW_OP_breg0), &a))
+				return false;
+			PUSH(a + op->number);
+			continue;
+		}
+		switch (at) {
+		case DW_OP_addr: case DW_OP_const1u: case DW_OP_const1s: case DW_OP_const2u:
+		case DW_OP_const2s: case DW_OP_const4u: case DW_OP_const4s: case DW_OP_const8u:
+		case DW_OP_const8s: case DW_OP_constu: case DW_OP_consts:
+			PUSH(op->number);
+			break;
+		case DW_OP_bregx:
+			if (!reg_get(c, op->number, &a))
+				return false;
+			PUSH(a + op->number2);
+			break;
+		case DW_OP_call_frame_cfa:
+			if (!has_cfa)
+				return false;
+			PUSH(cfa);
+			break;
+		case DW_OP_dup:
+			if (!sp)
+				return false;
+			PUSH(st[sp - 1]);
+			break;
+		case DW_OP_drop:
+			POP(a);
+			break;
+		case DW_OP_over:
+			if (sp < 2)
+				return false;
+			PUSH(st[sp - 2]);
+			break;
+		case DW_OP_pick:
+			if (op->number >= sp)
+				return false;
+			PUSH(st[sp - 1 - op->number]);
+			break;
+		case DW_OP_swap:
+			POP(a); POP(b); PUSH(a); PUSH(b);
+			break;
+		case DW_OP_rot:
+			if (sp < 3)
+				return false;
+			a = st[sp - 1];
+			st[sp - 1] = st[sp - 2];
+			st[sp - 2] = st[sp - 3];
+			st[sp - 3] = a;
+			break;
+		case DW_OP_deref:
+			POP(a);
+			if (!mem_read(c, a, &b))
+				return false;
+			PUSH(b);
+			break;
+		case DW_OP_deref_size:
+			POP(a);
+			if (op->number > 8 || !mem_read(c, a, &b))
+				return false;
+			if (op->number < 8)
+				b &= (1ull << (8 * op->number)) - 1;
+			PUSH(b);
+			break;
+		case DW_OP_plus_uconst:
+			POP(a); PUSH(a + op->number);
+			break;
+		case DW_OP_abs:
+			POP(a); PUSH((int64_t)a < 0 ? -a : a);
+			break;
+		case DW_OP_neg:
+			POP(a); PUSH(-a);
+			break;
+		case DW_OP_not:
+			POP(a); PUSH(~a);
+			break;
+#define BIN(op_, expr) case op_: POP(b); POP(a); PUSH(expr); break
+		BIN(DW_OP_and, a & b);
+		BIN(DW_OP_or, a | b);
+		BIN(DW_OP_xor, a ^ b);
+		BIN(DW_OP_plus, a + b);
+		BIN(DW_OP_minus, a - b);
+		BIN(DW_OP_mul, a * b);
+		BIN(DW_OP_shl, b < 64 ? a << b : 0);
+		BIN(DW_OP_shr, b < 64 ? a >> b : 0);
+		BIN(DW_OP_shra, b < 64 ? (uint64_t)((int64_t)a >> b) : (uint64_t)((int64_t)a >> 63));
+		BIN(DW_OP_le, (int64_t)a <= (int64_t)b);
+		BIN(DW_OP_ge, (int64_t)a >= (int64_t)b);
+		BIN(DW_OP_eq, a == b);
+		BIN(DW_OP_lt, (int64_t)a < (int64_t)b);
+		BIN(DW_OP_gt, (int64_t)a > (int64_t)b);
+		BIN(DW_OP_ne, a != b);
+#undef BIN
+		case DW_OP_div:
+			POP(b); POP(a);
+			if (!b)
+				return false;
+			PUSH((uint64_t)((int64_t)a / (int64_t)b));
+			break;
+		case DW_OP_mod:
+			POP(b); POP(a);
+			if (!b)
+				return false;
+			PUSH(a % b);
+			break;
+		case DW_OP_nop:
+			break;
+		default:	/* skip/bra (no such CFI met), and anything else: no value */
+			return false;
+		}
 	}
-	if (p && p->gen == gen)
-		goto out;
-	/* something changed somewhere: this process's own maps, perhaps */
-	sig = maps_sig(m, tid);
-	if (p && p->sig == sig) {
-		p->gen = gen;
-		goto out;
+#undef PUSH
+#undef POP
+	if (!sp)
+		return false;
+	*out = st[sp - 1];
+	return true;
+}
+
+/*
+ * One step: the caller's registers from the rules at addr (a file
+ * address). Returns false when the rules cannot be followed; *end when
+ * they say the chain ends here (the return address undefined, _start).
+ */
+static bool step_cfi(struct cur *c, Dwarf_Frame *fr, bool *end, bool *signal)
+{
+	struct cur next = *c;
+	Dwarf_Op ops_mem[3], *ops;
+	size_t nops;
+	uint64_t cfa, v;
+	bool loc;
+	int ra = dwarf_frame_info(fr, NULL, NULL, signal);
+
+	*end = false;
+	if (ra != REG_RA || dwarf_frame_cfa(fr, &ops, &nops) || !nops ||
+	    !eval(c, ops, nops, 0, false, &cfa, &loc))
+		return false;
+	next.valid = 0;
+	for (int r = 0; r < NREGS; r++) {
+		if (dwarf_frame_register(fr, r, ops_mem, &ops, &nops))
+			continue;
+		if (!nops) {
+			if (ops == ops_mem) {		/* undefined */
+				if (r == REG_RA) {
+					*end = true;
+					return true;
+				}
+				continue;
+			}
+			if (reg_get(c, (uint64_t)r, &v)) {	/* same value */
+				next.regs[r] = v;
+				next.valid |= 1u << r;
+			}
+			continue;
+		}
+		if (!eval(c, ops, nops, cfa, true, &v, &loc) || (loc && !mem_read(c, v, &v)))
+			continue;
+		next.regs[r] = v;
+		next.valid |= 1u << r;
 	}
-	if (!p)
-		p = old;
-	proc_drop(p);
-	p->dwfl = report_maps(u, m, tid);
-	if (!p->dwfl)
-		return NULL;
-	p->pid = pid;
-	p->gen = gen;
-	p->sig = sig;
-	p->cur.pid = pid;
-	p->attached = dwfl_attach_state(p->dwfl, NULL, pid, &thread_callbacks, &p->cur);
-out:
-	p->lru = ++u->tick;
-	return p->attached ? p : NULL;
+	if (!(next.valid >> REG_RA & 1))
+		return false;
+	memcpy(c->regs, next.regs, sizeof(c->regs));
+	c->valid = next.valid;
+	return true;
+}
+
+/*
+ * No CFI for the pc: the frame pointer chain, as libdwfl's x86-64
+ * backend falls back to (saved rbp at [rbp], return address above it).
+ */
+static bool step_fp(struct cur *c)
+{
+	uint64_t fp, sp, ra, prev;
+
+	if (!reg_get(c, REG_FP, &fp) || !reg_get(c, REG_SP, &sp) || !fp)
+		return false;
+	if (!mem_read(c, fp + 8, &ra) || !mem_read(c, fp, &prev))
+		return false;
+	c->regs[REG_RA] = ra;
+	c->regs[REG_FP] = prev;
+	c->regs[REG_SP] = fp + 16;
+	c->valid = 1u << REG_RA | 1u << REG_FP | 1u << REG_SP;
+	return true;
 }
 
 /* perf's x86-64 register numbers for DWARF's 0..16 */
-static const int x86_64_perf_reg[17] = { 0, 3, 2, 1, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23, 8 };
+static const int x86_64_perf_reg[NREGS] = { 0, 3, 2, 1, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23, 8 };
 
 static bool load_regs(struct cur *c, const struct tally_sample_regs *regs)
 {
-	c->have_regs = false;
 #if defined(__x86_64__)
 	if (!regs || !regs->nr || !regs->regs)
 		return false;
-	for (int i = 0; i < 17; i++) {
+	for (int i = 0; i < NREGS; i++) {
 		int bit = x86_64_perf_reg[i];
 
 		if (!(regs->mask & (1ULL << bit)))
 			return false;
 		c->regs[i] = regs->regs[__builtin_popcountll(regs->mask & ((1ULL << bit) - 1))];
 	}
-	c->sp = c->regs[7];
-	c->have_regs = true;
+	c->valid = (1u << NREGS) - 1;
+	c->sp = c->regs[REG_SP];
 	return true;
 #else
+	(void)c;
 	(void)regs;
 	return false;	/* the register map of this arch is not written yet */
 #endif
-}
-
-struct walk {
-	uint64_t *ips;
-	int n, max;
-	Dwfl *dwfl;
-	struct tally_machine *m;
-	int32_t pid, tid;
-	bool unmapped;			/* the walk reached a pc outside every map */
-};
-
-static bool mapped(struct walk *w, uint64_t pc)
-{
-	uint64_t map_ip;
-
-	return tally_machine__find_map(w->m, w->pid, w->tid, pc, TALLY_CPUMODE_USER, &map_ip);
-}
-
-static int frame_cb(Dwfl_Frame *state, void *arg)
-{
-	struct walk *w = arg;
-	Dwarf_Addr pc;
-	bool activation;
-
-	if (!dwfl_frame_pc(state, &pc, &activation))
-		return DWARF_CB_ABORT;
-	/*
-	 * A caller's pc is a return address: one byte back is inside the
-	 * call, which is where perf's unwinder (and its symbols) puts it.
-	 */
-	if (!activation)
-		pc--;
-	/* a pc no map holds ends the chain, without it (as perf's unwinder) */
-	if (!mapped(w, pc)) {
-		w->unmapped = true;
-		return DWARF_CB_ABORT;
-	}
-	w->ips[w->n++] = pc;
-	return w->n < w->max ? DWARF_CB_OK : DWARF_CB_ABORT;
 }
 
 int tally_unwind__sample(struct tally_unwind *u, struct tally_machine *m, int32_t pid,
@@ -438,51 +504,59 @@ int tally_unwind__sample(struct tally_unwind *u, struct tally_machine *m, int32_
 			 const void *stack, uint64_t stack_size, uint64_t *ips, int max,
 			 enum tally_unwind_stop *why)
 {
-	struct proc *p;
-	struct walk w = { .ips = ips, .max = max, .m = m, .pid = pid, .tid = tid };
-	struct cur tmp = { 0 };
-	int rc;
+	struct cur c = { 0 };
+	bool activation = true;
+	int n = 0;
 
+	(void)maps_gen;	/* no per-process state to rebuild: maps are looked up per frame */
 	*why = TALLY_UNWIND_DONE;
 	if (!u || !m || !ips || max <= 0)
 		return -EINVAL;
-	if (!load_regs(&tmp, regs)) {
+	if (!load_regs(&c, regs)) {
 		*why = TALLY_UNWIND_NO_REGS;
 		return 0;
 	}
-	/*
-	 * A pc outside the process's maps (a sample in execve, before the new
-	 * image's maps): no user frames at all, as perf shows none.
-	 */
-	if (!mapped(&w, tmp.regs[16]) || !(p = proc_for(u, m, pid, tid, maps_gen))) {
-		*why = TALLY_UNWIND_NO_MAP;
-		return 0;
-	}
-	memcpy(p->cur.regs, tmp.regs, sizeof(tmp.regs));
-	p->cur.have_regs = true;
-	p->cur.sp = tmp.sp;
-	p->cur.stack = stack;
-	p->cur.size = stack ? stack_size : 0;
-	p->cur.short_read = false;
-	p->cur.given = false;
-	w.dwfl = p->dwfl;
-	rc = dwfl_getthread_frames(p->dwfl, pid, frame_cb, &w);
-	if (!w.n) {
-		ips[0] = tmp.regs[16];
-		w.n = 1;
-	}
-	/* libdwfl ends quietly when a read fails: the copy was too short */
-	if (p->cur.short_read && w.n < max) {
-		*why = TALLY_UNWIND_STACK_SHORT;
-	} else if (w.unmapped) {
-		*why = TALLY_UNWIND_NO_MAP;
-	} else if (rc != 0 && w.n < max) {
-		Dwarf_Addr last = ips[w.n - 1];
+	c.stack = stack;
+	c.size = stack ? stack_size : 0;
+	while (n < max) {
+		const struct tally_map *map;
+		struct sfile *f;
+		Dwarf_Frame *fr;
+		uint64_t pc = c.regs[REG_RA], lookup, map_ip, bias;
+		bool end = false, signal = false, ok;
 
-		if (!dwfl_addrmodule(p->dwfl, last))
+		/*
+		 * A caller's pc is a return address: one byte back is inside
+		 * the call, where its rules are and where perf's unwinder (and
+		 * its symbols) put it. A pc no map holds ends the chain without
+		 * it (as perf's unwinder); in the interrupted pc: no frames.
+		 */
+		lookup = activation ? pc : pc - 1;
+		map = tally_machine__find_map(m, pid, tid, lookup, TALLY_CPUMODE_USER, &map_ip);
+		if (!map) {
 			*why = TALLY_UNWIND_NO_MAP;
-		else
-			*why = TALLY_UNWIND_NO_CFI;
+			break;
+		}
+		ips[n++] = lookup;
+		if (n == max)
+			break;
+		/* a file without readable ELF has no rules: the frame pointer's, as libdwfl */
+		f = exec_file_map(map) ? file_of(u, map) : NULL;
+		fr = f && f->elf && map_bias(f, map, &bias) ? rules_at(f, lookup - bias) : NULL;
+		if (fr) {
+			ok = step_cfi(&c, fr, &end, &signal);
+			free(fr);
+		} else {
+			ok = step_fp(&c);
+		}
+		if (end)
+			break;
+		if (!ok) {
+			*why = c.short_read ? TALLY_UNWIND_STACK_SHORT : TALLY_UNWIND_NO_CFI;
+			break;
+		}
+		/* the frame a signal frame's rules give was interrupted, not calling */
+		activation = signal;
 	}
-	return w.n;
+	return n;
 }

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Added in 0.2: DWARF unwinding of `--call-graph dwarf` samples through
- * elfutils' libdwfl: the sample's user registers and its copy of the
- * user stack, the CFI of the files the process had mapped. One Dwfl per
- * process, kept while its maps stay the same (CFI read once per file
- * there), so a million samples of one process read each file once.
+ * Added in 0.2: DWARF unwinding of `--call-graph dwarf` samples on
+ * elfutils' libdw CFI: the sample's user registers and its copy of the
+ * user stack, the rules of the files the process had mapped. Each file's
+ * ELF and CFI are read once for the session and shared by every process
+ * mapping it, at each one's load bias; where a file has no rule for a pc,
+ * the frame pointer chain is followed (as libdwfl's x86-64 backend).
  *
  *	struct tally_unwind *u = tally_unwind__new();
  *	n = tally_unwind__sample(u, machine, pid, tid, maps_gen, &smp->regs_user,
@@ -45,9 +46,8 @@ TALLY_API void tally_unwind__free(struct tally_unwind *u);
  * interrupted user pc, then each caller's return address less one (inside
  * the call, as perf's unwinder gives them). As perf, a pc no map holds
  * ends the chain without it (one in the interrupted pc: no frames, and
- * *why TALLY_UNWIND_NO_MAP). maps_gen
- * changes whenever the caller applied an MMAP/EXEC/EXIT (the cached Dwfl
- * of pid is rebuilt). Returns the frames written (0..max), or -errno;
+ * *why TALLY_UNWIND_NO_MAP). maps_gen is
+ * not needed any more (the maps are looked up per frame): pass anything. Returns the frames written (0..max), or -errno;
  * *why says where the chain ended.
  */
 TALLY_API int tally_unwind__sample(struct tally_unwind *u, struct tally_machine *m, int32_t pid,

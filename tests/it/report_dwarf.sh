@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# --call-graph dwarf: report unwinds the user stacks (libdwfl) of a program
+# --call-graph dwarf: report unwinds the user stacks (libdw's CFI) of a program
 # built without frame pointers: every chain reaches main through the right
 # functions, the shares equal perf report's on the same file (tally's and
 # perf's), a chain through libc's syscall() from a tracepoint too, inline
@@ -107,6 +107,16 @@ PY
 	perf script -i "$d/np.data" >"$d/b" 2>/dev/null
 	is "inline frames, non-PIE: script equals perf script" "$(diff "$d/a" "$d/b" | grep -c '^[<>]')" 0
 	check "inline frames, non-PIE: there are some" grep -q 'mix+0x.* (inlined)' "$d/a"
+	# through a signal frame: the handler's callers are the trampoline,
+	# then the interrupted code (its pc exact, not a return address)
+	cp "$(dirname "$0")/../data/progs/sig.c" "$d/sig.c"
+	cc -O2 -fomit-frame-pointer -g -o "$d/sig" "$d/sig.c"
+	perf record -q -F 999 --call-graph dwarf -o "$d/sig.data" -- "$d/sig" >/dev/null 2>&1
+	"$TALLY" script -i "$d/sig.data" >"$d/a" 2>/dev/null
+	perf script -i "$d/sig.data" >"$d/b" 2>/dev/null
+	is "a signal handler's chains: script equals perf script" "$(diff "$d/a" "$d/b" | grep -c '^[<>]')" 0
+	check "a signal handler's chains: through the handler to the interrupted loop" \
+		awk '/ spin\+/ { s = NR } s && NR <= s + 3 && / wait_loop\+/ { f = 1 } END { exit !f }' "$d/a"
 fi
 
 # many processes of one program (each file's ELF read once for all of
