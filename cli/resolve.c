@@ -23,14 +23,6 @@ struct resolver_ent {
 	uint64_t vaddr;
 };
 
-uint64_t hash_mix(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	return x;
-}
-
 uint64_t fnv_str(uint64_t h, const char *s)
 {
 	for (; s && *s; s++)

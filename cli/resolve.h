@@ -80,6 +80,13 @@ void chain_modes(const struct tally_sample *smp, enum tally_cpumode *modes);
 
 uint64_t fnv_str(uint64_t h, const char *s);
 #define FNV_BASIS 1469598103934665603ULL
-uint64_t hash_mix(uint64_t x);
+/* inline: a shape hashes each of its chain's addresses */
+static inline uint64_t hash_mix(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	return x;
+}
 
 #endif

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 /* Reading a perf.data file for the commands: see session.h. */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "session.h"
 
 #define PERF_RECORD_FINISHED_ROUND 68	/* perf's own record type */
@@ -57,7 +59,7 @@ static struct perf_event_header *chunk_copy(struct session *s, const struct perf
 
 static void chunk_release(struct session *s, struct session_chunk *c)
 {
-	if (--c->live || c == s->chunk)
+	if (!c || --c->live || c == s->chunk)	/* NULL: a record in the file's mapping */
 		return;
 	if (!s->spare)
 		s->spare = c;
@@ -276,7 +278,7 @@ static void process(struct session *s, const struct perf_event_header *h, int id
  * Stable LSD radix sort on time, over the bits the queue's times differ
  * in (a round spans milliseconds: two or three passes of 11 bits).
  */
-static void sort_queue(struct session *s)
+static void radix_sort(struct session *s)
 {
 	uint64_t lo = UINT64_MAX, hi = 0;
 	struct session_queued *a = s->q, *b = s->tmp;
@@ -309,8 +311,128 @@ static void sort_queue(struct session *s)
 	s->tmp = b;
 }
 
+#define MAX_RUNS 32
+
+/*
+ * Each ring is in time order, so a round is a few ascending runs (one per
+ * CPU, and what the last round held back): merged pairwise, stably (ties
+ * keep file order), in log2(runs) passes. Many runs: the radix sort.
+ */
+static void sort_queue(struct session *s)
+{
+	size_t run[MAX_RUNS + 1], nr = 0;
+	struct session_queued *a = s->q, *b = s->tmp;
+
+	run[nr++] = 0;
+	for (size_t i = 1; i < s->nq; i++)
+		if (a[i].time < a[i - 1].time) {
+			if (nr == MAX_RUNS) {
+				radix_sort(s);
+				return;
+			}
+			run[nr++] = i;
+		}
+	run[nr] = s->nq;
+	while (nr > 1) {
+		size_t k = 0;
+
+		for (size_t r = 0; r < nr; r += 2) {
+			size_t i = run[r], mid = run[r + 1], end = r + 2 <= nr ? run[r + 2] : mid, j = mid,
+			       o = i;
+
+			if (r + 1 == nr) {	/* an odd one out: copied over */
+				memcpy(b + i, a + i, (mid - i) * sizeof(*a));
+				run[k++] = i;
+				continue;
+			}
+			while (i < mid && j < end)
+				b[o++] = a[j].time < a[i].time ? a[j++] : a[i++];
+			memcpy(b + o, a + i, (mid - i) * sizeof(*a));
+			o += mid - i;
+			memcpy(b + o, a + j, (end - j) * sizeof(*a));
+			run[k++] = run[r];
+		}
+		run[k] = s->nq;
+		nr = k;
+		struct session_queued *t = a;
+
+		a = b;
+		b = t;
+	}
+	s->q = a;
+	s->tmp = b;
+}
+
+/*
+ * Two threads when there are two CPUs: the reader walks the file, copies
+ * and orders each round (on_record, flush's sort) and hands the released
+ * records over a batch at a time; the main thread applies them (process:
+ * decoding, maps, unwinding, the command's callback) in the same order.
+ * Batches come back to the reader, which alone owns the chunks.
+ */
+#define PIPE_INFLIGHT 8
+
+struct session_batch {
+	struct session_queued *e;
+	size_t n;
+	struct session_batch *next;
+};
+
+struct session_pipeline {
+	pthread_mutex_t mu;
+	pthread_cond_t to_main, to_reader;
+	struct session_batch *head, *tail;	/* for the main thread, in order */
+	struct session_batch *done;		/* applied: their chunks can go */
+	int inflight;
+	bool finished;
+	int err;
+};
+
+/* The reader frees what the main thread is done with. */
+static void reclaim(struct session *s, struct session_batch *b)
+{
+	while (b) {
+		struct session_batch *next = b->next;
+
+		for (size_t i = 0; i < b->n; i++)
+			chunk_release(s, b->e[i].c);
+		free(b->e);
+		free(b);
+		b = next;
+	}
+}
+
+static int hand_off(struct session *s, size_t n)
+{
+	struct session_pipeline *pl = s->pl;
+	struct session_batch *b = malloc(sizeof(*b)), *done;
+
+	if (!b || !(b->e = malloc(n * sizeof(*b->e)))) {
+		free(b);
+		return -ENOMEM;
+	}
+	memcpy(b->e, s->q, n * sizeof(*b->e));
+	b->n = n;
+	b->next = NULL;
+	pthread_mutex_lock(&pl->mu);
+	while (pl->inflight >= PIPE_INFLIGHT && !pl->done)
+		pthread_cond_wait(&pl->to_reader, &pl->mu);
+	done = pl->done;
+	pl->done = NULL;
+	if (pl->tail)
+		pl->tail->next = b;
+	else
+		__atomic_store_n(&pl->head, b, __ATOMIC_RELEASE);
+	pl->tail = b;
+	pl->inflight++;
+	pthread_cond_signal(&pl->to_main);
+	pthread_mutex_unlock(&pl->mu);
+	reclaim(s, done);
+	return 0;
+}
+
 /* Release the queued records up to limit (all with UINT64_MAX), in time order. */
-static void flush(struct session *s, uint64_t limit)
+static int flush(struct session *s, uint64_t limit)
 {
 	size_t n = 0, keep = 0;
 
@@ -318,14 +440,21 @@ static void flush(struct session *s, uint64_t limit)
 	if (s->unsorted)
 		sort_queue(s);
 	s->unsorted = false;
-	while (n < s->nq && s->q[n].time <= limit) {
-		process(s, s->q[n].h, s->q[n].attr);
-		chunk_release(s, s->q[n].c);
+	while (n < s->nq && s->q[n].time <= limit)
 		n++;
+	if (s->pl && n) {
+		if (hand_off(s, n))
+			return -ENOMEM;
+	} else {
+		for (size_t i = 0; i < n; i++) {
+			process(s, s->q[i].h, s->q[i].attr);
+			chunk_release(s, s->q[i].c);
+		}
 	}
 	for (size_t i = n; i < s->nq; i++)
 		s->q[keep++] = s->q[i];
 	s->nq = keep;
+	return 0;
 }
 
 static int on_record(void *ctx, const struct perf_event_header *h, uint64_t off, int idx)
@@ -336,15 +465,19 @@ static int on_record(void *ctx, const struct perf_event_header *h, uint64_t off,
 
 	if (h->type == PERF_RECORD_FINISHED_ROUND) {
 		/* perf's rule: release what is older than the previous round's newest */
-		flush(s, s->next_flush);
+		int err = flush(s, s->next_flush);
+
 		s->next_flush = s->max_time;
-		return 0;
+		return err;
 	}
 	if (h->type >= PERF_RECORD_MAX)
 		return 0;	/* perf's own header records */
 	if (idx < 0)
 		idx = attr_of(s, h);
-	if (tally_record__time(h, h->size, &s->lays[idx], &t))
+	/* a sample's time sits at a fixed offset of its attr: read it there */
+	if (h->type == PERF_RECORD_SAMPLE && s->time_off[idx] && h->size >= s->time_off[idx] + 8u)
+		memcpy(&t, (const unsigned char *)h + s->time_off[idx], 8);
+	else if (tally_record__time(h, h->size, &s->lays[idx], &t))
 		t = 0;
 	if (t > s->max_time)
 		s->max_time = t;
@@ -364,7 +497,11 @@ static int on_record(void *ctx, const struct perf_event_header *h, uint64_t off,
 	if (s->nq && t < s->q[s->nq - 1].time)
 		s->unsorted = true;
 	s->q[s->nq] = (struct session_queued){ .time = t, .attr = idx };
-	s->q[s->nq].h = chunk_copy(s, h, &s->q[s->nq].c);
+	/* a record in the file's mapping is used where it lies; the others are copied */
+	if (tally_data_reader__record_stays(s->rd, h))
+		s->q[s->nq].h = (struct perf_event_header *)h;
+	else
+		s->q[s->nq].h = chunk_copy(s, h, &s->q[s->nq].c);
 	if (!s->q[s->nq].h)
 		return -ENOMEM;
 	s->nq++;
@@ -397,11 +534,13 @@ int session_open(struct session *s, const char *cmd, const char *path)
 	}
 	s->nr_attrs = tally_data_reader__nr_attrs(s->rd);
 	s->lays = calloc((size_t)s->nr_attrs + 1, sizeof(*s->lays));
+	s->time_off = calloc((size_t)s->nr_attrs + 1, sizeof(*s->time_off));
 	s->names = calloc((size_t)s->nr_attrs + 1, sizeof(*s->names));
 	s->own_names = calloc((size_t)s->nr_attrs + 1, sizeof(*s->own_names));
 	s->m = tally_machine__new();
 	s->syms = tally_symbols__new(NULL);
-	if (!s->lays || !s->names || !s->own_names || !s->m || !s->syms || !s->nr_attrs) {
+	if (!s->lays || !s->time_off || !s->names || !s->own_names || !s->m || !s->syms ||
+	    !s->nr_attrs) {
 		fprintf(stderr, "tally %s: %s: %s\n", cmd, path,
 			s->nr_attrs ? strerror(ENOMEM) : "no events in the file");
 		return 1;
@@ -414,6 +553,10 @@ int session_open(struct session *s, const char *cmd, const char *path)
 		}
 	for (int i = 0; i < s->nr_attrs; i++) {
 		tally_record_layout__from_attr(&s->lays[i], tally_data_reader__attr(s->rd, i));
+		if (s->lays[i].sample_type & PERF_SAMPLE_TIME)
+			s->time_off[i] = (uint32_t)(sizeof(struct perf_event_header) +
+				8 * __builtin_popcountll(s->lays[i].sample_type &
+					(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID)));
 		s->names[i] = tally_data_reader__event_name(s->rd, i);
 		if (!s->names[i]) {
 			/* no EVENT_DESC (a cut file): the attr's own name, as perf */
@@ -431,12 +574,113 @@ int session_open(struct session *s, const char *cmd, const char *path)
 	return 0;
 }
 
+static int read_all(struct session *s)
+{
+	int err = tally_data_reader__foreach(s->rd, on_record, s);
+	int ferr = flush(s, UINT64_MAX);
+
+	return err ? err : ferr;
+}
+
+static void *reader_main(void *arg)
+{
+	struct session *s = arg;
+	int err = read_all(s);
+
+	pthread_mutex_lock(&s->pl->mu);
+	s->pl->err = err;
+	__atomic_store_n(&s->pl->finished, true, __ATOMIC_RELEASE);
+	pthread_cond_signal(&s->pl->to_main);
+	pthread_mutex_unlock(&s->pl->mu);
+	return NULL;
+}
+
+/* The main thread's half: each batch applied, then given back. */
+static int run_pipelined(struct session *s)
+{
+	struct session_pipeline *pl = s->pl;
+	pthread_t t;
+	int err;
+
+	if (pthread_create(&t, NULL, reader_main, s))
+		return -EAGAIN;
+	for (;;) {
+		struct session_batch *b;
+
+		/*
+		 * A short spin before sleeping: a round is a few hundred
+		 * microseconds of work, a wake-up in a VM tens of them.
+		 */
+		for (int spin = 0; spin < 256; spin++) {
+			if (__atomic_load_n(&pl->head, __ATOMIC_ACQUIRE) ||
+			    __atomic_load_n(&pl->finished, __ATOMIC_ACQUIRE))
+				break;
+			__builtin_ia32_pause();
+		}
+		pthread_mutex_lock(&pl->mu);
+		while (!pl->head && !pl->finished)
+			pthread_cond_wait(&pl->to_main, &pl->mu);
+		b = pl->head;
+		if (b) {
+			__atomic_store_n(&pl->head, b->next, __ATOMIC_RELAXED);
+			if (!b->next)
+				pl->tail = NULL;
+		}
+		pthread_mutex_unlock(&pl->mu);
+		if (!b)
+			break;
+		for (size_t i = 0; i < b->n; i++) {
+			/* the records were written on the other core: ask for them ahead */
+			if (i + 8 < b->n) {
+				const char *p = (const char *)b->e[i + 8].h;
+				unsigned sz = b->e[i + 8].h->size;
+
+				for (unsigned o = 0; o < sz && o < 256; o += 64)
+					__builtin_prefetch(p + o);
+			}
+			process(s, b->e[i].h, b->e[i].attr);
+		}
+		pthread_mutex_lock(&pl->mu);
+		b->next = pl->done;
+		pl->done = b;
+		pl->inflight--;
+		pthread_cond_signal(&pl->to_reader);
+		pthread_mutex_unlock(&pl->mu);
+	}
+	pthread_join(t, NULL);
+	reclaim(s, pl->done);
+	pl->done = NULL;
+	err = pl->err;
+	return err;
+}
+
+/* Two CPUs or more, unless TALLY_THREADS=1 asks for one thread. */
+static bool want_pipeline(void)
+{
+	const char *e = getenv("TALLY_THREADS");
+
+	if (e && atoi(e) == 1)
+		return false;
+	return sysconf(_SC_NPROCESSORS_ONLN) > 1;
+}
+
 int session_run(struct session *s)
 {
 	const struct tally_data_error *de;
-	int err = tally_data_reader__foreach(s->rd, on_record, s);
+	struct session_pipeline pl = { .mu = PTHREAD_MUTEX_INITIALIZER,
+				       .to_main = PTHREAD_COND_INITIALIZER,
+				       .to_reader = PTHREAD_COND_INITIALIZER };
+	int err;
 
-	flush(s, UINT64_MAX);
+	if (want_pipeline()) {
+		s->pl = &pl;
+		err = run_pipelined(s);
+		s->pl = NULL;
+		if (err == -EAGAIN && !pl.finished)	/* no thread: read here */
+			err = read_all(s);
+	} else {
+		err = read_all(s);
+	}
 	fflush(stdout);
 	de = tally_data_reader__error(s->rd);
 	if (de)
@@ -468,6 +712,7 @@ void session_close(struct session *s)
 		free((char *)s->ranks[i].name);
 	free(s->ranks);
 	free(s->lays);
+	free(s->time_off);
 	free(s->names);
 	for (int i = 0; s->own_names && i < s->nr_attrs; i++)
 		free(s->own_names[i]);

@@ -16,6 +16,7 @@
 
 struct session_queued;
 struct session_chunk;
+struct session_pipeline;
 struct session;
 
 /* A sample in time order, decoded with its attr's layout. */
@@ -37,6 +38,7 @@ struct session {
 	struct tally_machine *m;
 	struct tally_symbols *syms;
 	struct tally_record_layout *lays;
+	uint32_t *time_off;		/* per attr: where a SAMPLE's time is, 0: none */
 	int nr_attrs;
 	const char **names;		/* per attr: EVENT_DESC, else the attr's own */
 	char **own_names;
@@ -51,6 +53,8 @@ struct session {
 	struct session_chunk *spare;	/* an emptied one, kept for reuse */
 	uint64_t next_flush, max_time;
 	bool unsorted;			/* a record came older than the one before */
+	/* with a second CPU: reading and ordering on a thread of their own */
+	struct session_pipeline *pl;
 	/* what went by */
 	uint64_t samples, lost, bad;
 	uint64_t maps_gen;		/* changes with every side-band record applied */

@@ -500,6 +500,7 @@ static void set_error(struct tally_data_reader *r, uint64_t off,
  */
 #define PERF_RECORD_COMPRESSED_TYPE 81
 #define DROP_CHUNK (4u << 20)	/* resident window of a mapped file */
+#define DROP_LAG (4u << 20)	/* kept behind the walk: records the caller still holds */
 #define ZOUT_MAX (8u << 20)
 
 /* One record, aligned: the largest a header's u16 size can say. */
@@ -771,13 +772,13 @@ int tally_data_reader__foreach(struct tally_data_reader *r,
 		 * can leave our resident set (they stay in the page cache;
 		 * touching them again would fault them back in).
 		 */
-		if (r->mapped && off - dropped >= DROP_CHUNK) {
+		if (r->mapped && off - dropped >= DROP_CHUNK + DROP_LAG) {
 			uintptr_t from = ((uintptr_t)(r->buf + dropped) + 4095) & ~(uintptr_t)4095;
-			uintptr_t to = (uintptr_t)(r->buf + off) & ~(uintptr_t)4095;
+			uintptr_t to = (uintptr_t)(r->buf + off - DROP_LAG) & ~(uintptr_t)4095;
 
 			if (to > from)
 				madvise((void *)from, to - from, MADV_DONTNEED);
-			dropped = off;
+			dropped = off - DROP_LAG;
 		}
 	}
 	/*
@@ -796,6 +797,14 @@ int tally_data_reader__foreach(struct tally_data_reader *r,
 	tally__zstd_free(z.z);
 	free(z.out);
 	return ret;
+}
+
+bool tally_data_reader__record_stays(const struct tally_data_reader *r,
+				     const struct perf_event_header *h)
+{
+	const uint8_t *p = (const uint8_t *)h;
+
+	return r && r->mapped && !r->swap && p >= r->buf && p < r->buf + r->len;
 }
 
 const struct tally_data_error *

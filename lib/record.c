@@ -476,7 +476,13 @@ static int parse(const void *buf, size_t len, const struct tally_record_layout *
 	struct cur c;
 	int err;
 
-	memset(out, 0, sizeof(*out));
+	/*
+	 * libc's memset (vector stores), not the compiler's inlined `rep
+	 * stos`, whose start-up was half the time of parsing a sample.
+	 */
+	static void *(*volatile zero)(void *, int, size_t) = memset;
+
+	zero(out, 0, sizeof(*out));
 	if (len < sizeof(h))
 		return -EBADMSG;
 	memcpy(&h, buf, sizeof(h));

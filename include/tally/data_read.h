@@ -41,6 +41,15 @@ TALLY_API int tally_data_reader__attr_of_id(const struct tally_data_reader *r,
 TALLY_API int tally_data_reader__foreach(struct tally_data_reader *r,
 					 tally_data_record_fn fn, void *ctx);
 /*
+ * Added in 0.2: whether a record foreach handed over lies in the file's
+ * own mapping, and so stays readable until close without a copy (pages
+ * the walk left behind come back from the page cache when read again).
+ * False for records of a pipe, a COMPRESSED record, an unaligned or
+ * byte-swapped one: those are valid only during the call.
+ */
+TALLY_API bool tally_data_reader__record_stays(const struct tally_data_reader *r,
+					       const struct perf_event_header *h);
+/*
  * Added in 0.2: a feature section (HEADER_* bit: 1 TRACING_DATA, 12
  * EVENT_DESC...) as it lies in the file: 0, or -ENOENT when the file has
  * no such section or it runs past the end.
