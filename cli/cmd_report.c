@@ -315,10 +315,11 @@ static uint64_t shape_hash(int idx, const char *comm, const struct tally_sample 
 	uint64_t h = hash_mix((uint64_t)idx ^ ((uint64_t)(uintptr_t)comm << 8) ^
 			      ((uint64_t)smp->tid << 32) ^ smp->pid);
 
-	h = hash_mix(h ^ smp->ip ^ ((uint64_t)smp->cpu << 40) ^ ((uint64_t)mode << 56));
+	h ^= smp->ip ^ ((uint64_t)smp->cpu << 40) ^ ((uint64_t)mode << 56);
+	/* one multiply per address, one mix at the end: chains are long */
 	for (uint64_t i = 0; i < smp->callchain.nr; i++)
-		h = hash_mix(h ^ smp->callchain.ips[i]);
-	return h;
+		h = (h ^ smp->callchain.ips[i]) * 0x9e3779b97f4a7c15ULL + (h >> 29);
+	return hash_mix(h);
 }
 
 /* Count the sample in its shape: true when the shape is new. */
