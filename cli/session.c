@@ -527,9 +527,7 @@ int session_open(struct session *s, const char *cmd, const char *path)
 	s->path = path;
 	s->rd = tally_data_reader__open(path);
 	if (!s->rd) {
-		fprintf(stderr, "tally %s: %s: %s\n", cmd, path,
-			errno == EOPNOTSUPP ? "a pipe stream in the other byte order is not read"
-					    : strerror(errno));
+		fprintf(stderr, "tally %s: %s: %s\n", cmd, path, strerror(errno));
 		return 1;
 	}
 	s->nr_attrs = tally_data_reader__nr_attrs(s->rd);

@@ -50,7 +50,29 @@ struct tally_data_reader {
 	size_t nr_pnames;
 	bool swap;		/* written in the other byte order */
 	void *sfeat[256];	/* its features, in host order */
+	void **pcopies;		/* a swapped pipe's header records, in host order */
+	size_t nr_pcopies;
 };
+
+static bool pipe_header_record(uint32_t type);
+
+/* A foreign pipe header record at p, copied and brought to host order (kept until close). */
+static const uint8_t *swapped_copy(struct tally_data_reader *r, const uint8_t *p, uint16_t size)
+{
+	void **n = realloc(r->pcopies, (r->nr_pcopies + 1) * sizeof(*n));
+	uint8_t *c;
+
+	if (!n)
+		return NULL;
+	r->pcopies = n;
+	if (!(c = malloc(size)))
+		return NULL;
+	memcpy(c, p, size);
+	tally__swap_header((struct perf_event_header *)(void *)c);
+	tally__swap_record(c, NULL, NULL);
+	r->pcopies[r->nr_pcopies++] = c;
+	return c;
+}
 
 /* [off, off+size) inside the file, without overflow. */
 static bool in_file(const struct tally_data_reader *r, uint64_t off,
@@ -127,11 +149,16 @@ static int open_pipe(struct tally_data_reader *r)
 		return -ENOMEM;
 	while (pos < r->len && r->len - pos >= sizeof(struct perf_event_header)) {
 		struct perf_event_header h;
-		const uint8_t *p = r->buf + pos;
+		const uint8_t *p = r->buf + pos, *orig = p;
 
 		memcpy(&h, p, sizeof(h));
+		if (r->swap)
+			tally__swap_header(&h);
 		if (h.size < sizeof(h) || h.size > r->len - pos)
 			break;	/* the walk over the data reports it */
+		/* the other byte order: a header record is read from a host-order copy */
+		if (r->swap && pipe_header_record(h.type) && !(p = swapped_copy(r, orig, h.size)))
+			return -ENOMEM;
 		if (h.type == PERF_RECORD_HEADER_ATTR && h.size >= 8 + PERF_ATTR_SIZE_VER0 &&
 		    r->nr_attrs < 64) {
 			struct rattr *a = &r->attrs[r->nr_attrs];
@@ -156,7 +183,7 @@ static int open_pipe(struct tally_data_reader *r)
 			memcpy(&tsz, p + 8, 4);
 			if (tsz > r->len - pos - h.size)
 				return -EBADMSG;
-			r->pfeat[1].p = p + h.size;
+			r->pfeat[1].p = orig + h.size;	/* the blob says its own byte order */
 			r->pfeat[1].len = tsz;
 		} else if (h.type == PERF_RECORD_HEADER_FEATURE && h.size >= 16) {
 			uint64_t feat;
@@ -252,10 +279,12 @@ struct tally_data_reader *tally_data_reader__open_mem(const void *buf,
 				goto fail;
 			return r;
 		}
-		/* a pipe from the other byte order is not read (yet) */
 		if (__builtin_bswap64(hd[0]) == PERF_MAGIC2 && __builtin_bswap64(hd[1]) == 16) {
-			err = -EOPNOTSUPP;
-			goto fail;
+			r->swap = true;	/* a pipe from the other byte order */
+			err = open_pipe(r);
+			if (err)
+				goto fail;
+			return r;
 		}
 	}
 	if (len < sizeof(r->h)) {
@@ -305,7 +334,7 @@ static bool pipe_header_record(uint32_t type)
  * *end past the last whole one; true once a data record (or a bad size)
  * shows they are over.
  */
-static bool pipe_prefix(const uint8_t *buf, size_t len, size_t *end)
+static bool pipe_prefix(const uint8_t *buf, size_t len, size_t *end, bool swap)
 {
 	size_t pos = 16;
 
@@ -314,6 +343,8 @@ static bool pipe_prefix(const uint8_t *buf, size_t len, size_t *end)
 		size_t need;
 
 		memcpy(&h, buf + pos, sizeof(h));
+		if (swap)
+			tally__swap_header(&h);
 		if (h.size < sizeof(h) || !pipe_header_record(h.type))
 			break;
 		need = h.size;
@@ -321,6 +352,8 @@ static bool pipe_prefix(const uint8_t *buf, size_t len, size_t *end)
 			uint32_t tsz;
 
 			memcpy(&tsz, buf + pos + 8, 4);
+			if (swap)
+				tsz = __builtin_bswap32(tsz);
 			need += ((size_t)tsz + 7) & ~(size_t)7;	/* its blob follows it */
 		}
 		if (need > len - pos) {
@@ -344,7 +377,7 @@ static struct tally_data_reader *open_stdin(void)
 	size_t cap = 1 << 20, len = 0, end = 0;
 	uint8_t *buf = malloc(cap);
 	struct tally_data_reader *r;
-	bool eof = false, stream = false;
+	bool eof = false, stream = false, swap = false;
 	ssize_t n;
 
 	if (!buf)
@@ -354,9 +387,10 @@ static struct tally_data_reader *open_stdin(void)
 			uint64_t hd[2];
 
 			memcpy(hd, buf, sizeof(hd));
-			stream = hd[0] == PERF_MAGIC2 && hd[1] == 16;
+			swap = __builtin_bswap64(hd[0]) == PERF_MAGIC2 && __builtin_bswap64(hd[1]) == 16;
+			stream = swap || (hd[0] == PERF_MAGIC2 && hd[1] == 16);
 		}
-		if (eof || (stream && pipe_prefix(buf, len, &end)))
+		if (eof || (stream && pipe_prefix(buf, len, &end, swap)))
 			break;
 		if (len == cap) {
 			uint8_t *nb = realloc(buf, cap * 2);
@@ -451,6 +485,9 @@ void tally_data_reader__close(struct tally_data_reader *r)
 	free(r->pnames);
 	for (int f = 0; f < 256; f++)
 		free(r->sfeat[f]);
+	for (size_t i = 0; i < r->nr_pcopies; i++)
+		free(r->pcopies[i]);
+	free(r->pcopies);
 	free(r->owned);
 	if (r->mapped)
 		munmap((void *)r->buf, r->len);
@@ -652,7 +689,7 @@ static int foreach_stream(struct tally_data_reader *r, tally_data_record_fn fn, 
 		struct perf_event_header h = { 0 };
 
 		if (avail >= sizeof(h)) {
-			memcpy(&h, w + pos, sizeof(h));
+			header_at(r, w + pos, &h);
 			if (h.size < sizeof(h)) {
 				set_error(r, base + pos, h.type, -EBADMSG, "bad record size");
 				ret = -EBADMSG;
@@ -663,6 +700,8 @@ static int foreach_stream(struct tally_data_reader *r, tally_data_record_fn fn, 
 				uint32_t tsz;
 
 				memcpy(&tsz, w + pos + 8, 4);
+				if (r->swap)
+					tsz = __builtin_bswap32(tsz);
 				need += ((size_t)tsz + 7) & ~(size_t)7;
 			}
 		}

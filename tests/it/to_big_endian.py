@@ -336,9 +336,52 @@ def feature(f, b):
     return bytes(c.out)
 
 
+def pipe(b, dst):
+    """perf's pipe format: a 16-byte header, then records only (the attrs,
+    features and tracing data as records of perf's own types first)."""
+    out = bytearray(struct.pack('>QQ', 0x32454c4946524550, 16))
+    attrs, by_id, pos = [], {}, 16
+    while pos + 8 <= len(b):
+        t, misc, size = struct.unpack_from('<IHH', b, pos)
+        rec = b[pos:pos + size]
+        c = Buf(rec[8:])
+        blob = b''
+        if t == 64:                  # HEADER_ATTR: the attr, then its ids
+            asz = struct.unpack_from('<I', rec, 12)[0]
+            a = unpack_attr(rec[8:8 + asz])
+            attr(c, asz)
+            while c.left():
+                by_id[struct.unpack_from('<Q', c.b, c.pos)[0]] = a
+                c.f('Q')
+            attrs.append(a)
+        elif t == 66:                # TRACING_DATA: its size; the blob follows, in its own order
+            n = c.f('I')
+            c.rest()
+            blob = b[pos + size:pos + size + ((n + 7) & ~7)]
+        elif t == 67:                # HEADER_BUILD_ID: pid, build id, name
+            c.f('i')
+            c.rest()
+        elif t == 80:                # HEADER_FEATURE: feat, then its section
+            feat = struct.unpack_from('<Q', rec, 8)[0]
+            body = feature(feat, rec[16:])
+            if body is None:         # a layout not written here: left out
+                pos += size
+                continue
+            c = Buf(b'')
+            c.out = bytearray(struct.pack('>Q', feat) + body)
+        else:
+            record(c, t, misc, attrs, by_id)
+        out += struct.pack('>IHH', t, misc, 8 + len(c.out)) + c.out + blob
+        pos += size + len(blob)
+    open(dst, 'wb').write(out)
+
+
 def main(src, dst):
     b = open(src, 'rb').read()
     magic, hsize, asz = struct.unpack_from('<QQQ', b)
+    if magic == 0x32454c4946524550 and hsize == 16:
+        pipe(b, dst)
+        return
     if magic != 0x32454c4946524550 or hsize != 104:
         sys.exit('not a little-endian perf.data file')
     a_off, a_size, d_off, d_size, e_off, e_size = struct.unpack_from('<6Q', b, 24)
