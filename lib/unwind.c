@@ -196,15 +196,21 @@ static bool exec_file_map(const struct tally_map *map)
 	       map->filename[0] == '/';
 }
 
-/* The file behind a map, through the recent ones (filenames are interned). */
+/*
+ * The file behind a map, through the recent ones: a machine interns its
+ * filenames, so the pointer finds it (the path is compared too: another
+ * machine's string may sit at a freed one's address).
+ */
 static struct sfile *file_of(struct tally_unwind *u, const struct tally_map *map)
 {
 	struct sfile *f;
 
 	for (int i = 0; i < 8; i++)
-		if (u->recent[i].name == map->filename)
+		if (u->recent[i].name == map->filename && !strcmp(u->recent[i].f->path, map->filename))
 			return u->recent[i].f;
 	f = sfile_get(u, map->filename);
+	if (!f)
+		return NULL;
 	u->recent[u->next_recent].name = map->filename;
 	u->recent[u->next_recent].f = f;
 	u->next_recent = (u->next_recent + 1) % 8;
