@@ -157,7 +157,7 @@ static void on_sample(struct session *ss, const struct perf_event_header *h, int
 	if (d->flamegraph || d->html) {
 		const char *comm = tally_machine__comm_of(ss->m, (int32_t)smp->tid);
 
-		add_stack(d, smp, mode, period, comm ? comm : unnamed_comm(ss->m, (int32_t)smp->pid,
+		add_stack(d, smp, mode, period, comm ? comm : unnamed_comm(ss, (int32_t)smp->pid,
 									   (int32_t)smp->tid));
 	}
 }

@@ -29,7 +29,7 @@ static const struct {
 	const char *name, *header;
 } keys[K__NR] = {
 	[K_COMM] = { "comm", "Command" },
-	[K_PID] = { "pid", "Pid:Command" },
+	[K_PID] = { "pid", "    Pid:Command" },	/* perf's header, spaces and all */
 	[K_DSO] = { "dso", "Shared Object" },
 	[K_SYM] = { "sym", "Symbol" },
 	[K_CPU] = { "cpu", "CPU" },
@@ -114,7 +114,8 @@ static int cmp_key(const struct entry *a, const struct entry *b, enum sort_key k
 	case K_COMM:
 		return strcmp_null(a->comm, b->comm);
 	case K_PID:
-		return a->pid != b->pid ? (a->pid < b->pid ? -1 : 1) : strcmp_null(a->comm, b->comm);
+		/* perf's "pid" key is the thread: its tid (sort__thread_cmp) */
+		return a->tid != b->tid ? (a->tid < b->tid ? -1 : 1) : 0;
 	case K_DSO:
 		return strcmp_null(a->w.dso, b->w.dso);
 	case K_SYM:
@@ -170,7 +171,7 @@ static uint64_t hash_entry(const struct report *r, const struct entry *e)
 		/* the names' hashes were taken once, where they were made */
 		switch (r->sort[i]) {
 		case K_COMM: v = e->comm_hash; break;
-		case K_PID: v = (uint64_t)e->pid; break;
+		case K_PID: v = (uint64_t)e->tid; break;
 		case K_DSO: v = e->w.dso_hash; break;
 		case K_SYM: v = e->w.sym ? e->w.sym_hash : e->w.addr; break;
 		case K_CPU: v = (uint64_t)e->cpu; break;
@@ -421,7 +422,7 @@ static void on_sample(struct session *ss, const struct perf_event_header *h, int
 	hs->samples++;
 	hs->total += period;
 	if (!comm)
-		comm = unnamed_comm(ss->m, (int32_t)smp->pid, (int32_t)smp->tid);
+		comm = unnamed_comm(ss, (int32_t)smp->pid, (int32_t)smp->tid);
 	if (smp->time < r->exp.t_first || !r->exp.t_first)
 		r->exp.t_first = smp->time;
 	if (smp->time > r->exp.t_last)
@@ -720,11 +721,17 @@ static int cmp_rows_fields(const void *pa, const void *pb)
 	return 0;
 }
 
-static int value(const struct entry *e, enum sort_key k, char *buf, size_t len)
+static int value(const struct report *r, const struct entry *e, enum sort_key k, char *buf,
+		 size_t len)
 {
+	const char *c;
+
 	switch (k) {
 	case K_COMM: return snprintf(buf, len, "%s", e->comm);
-	case K_PID: return snprintf(buf, len, "%7d:%s", e->pid, e->comm);
+	case K_PID:
+		/* the thread's tid and the name it has at the end, as perf's thread column */
+		c = tally_machine__comm_of(r->ss->m, e->tid);
+		return snprintf(buf, len, "%7d:%s", e->tid, c ? c : e->comm);
 	case K_DSO: return snprintf(buf, len, "%s", e->w.dso ? e->w.dso : "[unknown]");
 	case K_SYM:
 		if (e->w.sym)
@@ -748,7 +755,7 @@ static int key_width(const struct report *r, struct entry **rows, size_t n, enum
 	if (k == K_CPU)
 		return 3;	/* perf's: "-001" overflows it */
 	for (size_t i = 0; i < n; i++) {
-		int l = value(rows[i], k, buf, sizeof(buf));
+		int l = value(r, rows[i], k, buf, sizeof(buf));
 
 		/*
 		 * perf sizes the comm column by each entry's thread's comm at
@@ -761,6 +768,9 @@ static int key_width(const struct report *r, struct entry **rows, size_t n, enum
 
 			l = (int)strlen(c ? c : rows[i]->comm);
 		}
+		/* an entry without a symbol widens the DSO column to an address's 16 (without --dsos) */
+		if (k == K_DSO && !rows[i]->w.sym && !r->dsos && l < 16)
+			l = 16;
 		if (l > w)
 			w = l;
 	}
@@ -768,13 +778,14 @@ static int key_width(const struct report *r, struct entry **rows, size_t n, enum
 }
 
 /* One key's cell: perf leaves a last symbol or source line unpadded. */
-static void print_key(const struct entry *e, enum sort_key k, int width, bool last)
+static void print_key(const struct report *r, const struct entry *e, enum sort_key k, int width,
+		      bool last)
 {
 	char buf[4096];
 
-	value(e, k, buf, sizeof(buf));
+	value(r, e, k, buf, sizeof(buf));
 	if (k == K_COMM)
-		printf("  %-*.*s", last ? 0 : width, width, buf);
+		printf("  %-*.*s", width, width, buf);
 	else if (last && (k == K_SYM || k == K_SRCLINE))
 		printf("  %s", buf);
 	else
@@ -875,7 +886,7 @@ static void print_hist_fields(struct report *r, int idx, uint64_t lost)
 				break;
 			case F_PERIOD: printf("  %12llu", (unsigned long long)e->self); break;
 			case F_SAMPLE: printf("  %12llu", (unsigned long long)e->nself); break;
-			default: print_key(e, (enum sort_key)f, width[i], i == r->nfields - 1); break;
+			default: print_key(r, e, (enum sort_key)f, width[i], i == r->nfields - 1); break;
 			}
 		}
 		putchar('\n');
@@ -930,7 +941,7 @@ static void print_hist(struct report *r, int idx, uint64_t lost)
 			printf("  %7.2f%%", 100.0 * e->self / tot);
 		for (int i = 0; i < r->nsort; i++)
 			if (!r->elide[r->sort[i]])
-				print_key(e, r->sort[i], width[i], i == last);
+				print_key(r, e, r->sort[i], width[i], i == last);
 		putchar('\n');
 		print_graph(r, h, e);
 	}
@@ -1202,6 +1213,9 @@ int cmd_report(int argc, char **argv)
 	ss.no_unwind = !r.children && r.cg.mode == CG_NONE && !r.has_parent &&
 		       !report_exports_any(&r.exp);
 	ret = session_run(&ss);
+	/* what was counted under ":TID" carries the name the thread got next, as perf shows it */
+	for (size_t i = 0; ss.nrenames && i < r.nshapes; i++)
+		r.shapes[i]->comm = session_final_comm(&ss, r.shapes[i]->comm);
 	if (report_exports_any(&r.exp)) {
 		/* the pictures are of the first event with samples */
 		int idx = 0;

@@ -265,7 +265,7 @@ static void print_sample(struct session *ss, const struct perf_event_header *h, 
 		const char *comm = tally_machine__comm_of(ss->m, (int32_t)smp->tid);
 
 		if (!comm)
-			comm = unnamed_comm(ss->m, (int32_t)smp->pid, (int32_t)smp->tid);
+			comm = unnamed_comm(ss, (int32_t)smp->pid, (int32_t)smp->tid);
 		/* padded unless a call chain follows on lines of its own */
 		ob_rstr(s, comm ? comm : ":-1", (f & F_IP) && chain ? 0 : 16);
 		ob_chr(s, ' ');

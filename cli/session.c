@@ -206,6 +206,14 @@ static void unwind_user(struct session *s, struct tally_sample *smp)
 		s->unwind_stops[why]++;
 }
 
+/* A COMM for tid: the ":TID" name it had, if any, becomes this one. */
+static void rename_default(struct session *s, int32_t tid)
+{
+	for (size_t i = 0; i < s->nrenames; i++)
+		if (s->renames[i].tid == tid && !s->renames[i].final)
+			s->renames[i].final = tally_machine__comm_of(s->m, tid);
+}
+
 /* Side-band records build the maps; samples go to the command. */
 static void process(struct session *s, const struct perf_event_header *h, int idx)
 {
@@ -260,6 +268,8 @@ static void process(struct session *s, const struct perf_event_header *h, int id
 	case PERF_RECORD_COMM:
 		tally_machine__comm(s->m, (int32_t)rec.u.comm.pid, (int32_t)rec.u.comm.tid,
 				    rec.u.comm.comm, h->misc & PERF_RECORD_MISC_COMM_EXEC);
+		if (s->nrenames)
+			rename_default(s, (int32_t)rec.u.comm.tid);
 		break;
 	case PERF_RECORD_FORK:
 		tally_machine__fork(s->m, (int32_t)rec.u.task.pid, (int32_t)rec.u.task.tid,
@@ -508,14 +518,30 @@ static int on_record(void *ctx, const struct perf_event_header *h, uint64_t off,
 	return 0;
 }
 
-const char *unnamed_comm(struct tally_machine *m, int32_t pid, int32_t tid)
+const char *unnamed_comm(struct session *s, int32_t pid, int32_t tid)
 {
 	char name[24];
+	const char *c;
+	struct session_rename *n;
 
 	snprintf(name, sizeof(name), ":%d", (int)tid);
-	if (tally_machine__comm(m, pid, tid, name, false))
+	if (tally_machine__comm(s->m, pid, tid, name, false) ||
+	    !(c = tally_machine__comm_of(s->m, tid)))
 		return NULL;
-	return tally_machine__comm_of(m, tid);
+	n = realloc(s->renames, (s->nrenames + 1) * sizeof(*n));
+	if (n) {
+		s->renames = n;
+		n[s->nrenames++] = (struct session_rename){ .tid = tid, .dflt = c };
+	}
+	return c;
+}
+
+const char *session_final_comm(const struct session *s, const char *comm)
+{
+	for (size_t i = 0; i < s->nrenames; i++)
+		if (s->renames[i].dflt == comm && s->renames[i].final)
+			return s->renames[i].final;
+	return comm;
 }
 
 int session_open(struct session *s, const char *cmd, const char *path)
@@ -534,10 +560,9 @@ int session_open(struct session *s, const char *cmd, const char *path)
 	s->lays = calloc((size_t)s->nr_attrs + 1, sizeof(*s->lays));
 	s->time_off = calloc((size_t)s->nr_attrs + 1, sizeof(*s->time_off));
 	s->names = calloc((size_t)s->nr_attrs + 1, sizeof(*s->names));
-	s->own_names = calloc((size_t)s->nr_attrs + 1, sizeof(*s->own_names));
 	s->m = tally_machine__new();
 	s->syms = tally_symbols__new(NULL);
-	if (!s->lays || !s->time_off || !s->names || !s->own_names || !s->m || !s->syms ||
+	if (!s->lays || !s->time_off || !s->names || !s->m || !s->syms ||
 	    !s->nr_attrs) {
 		fprintf(stderr, "tally %s: %s: %s\n", cmd, path,
 			s->nr_attrs ? strerror(ENOMEM) : "no events in the file");
@@ -556,14 +581,8 @@ int session_open(struct session *s, const char *cmd, const char *path)
 				8 * __builtin_popcountll(s->lays[i].sample_type &
 					(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID)));
 		s->names[i] = tally_data_reader__event_name(s->rd, i);
-		if (!s->names[i]) {
-			/* no EVENT_DESC (a cut file): the attr's own name, as perf */
-			struct tally_evsel *e = tally_evsel__new(tally_data_reader__attr(s->rd, i), NULL);
-
-			s->own_names[i] = e ? strdup(tally_evsel__name(e)) : NULL;
-			tally_evsel__free(e);
-			s->names[i] = s->own_names[i] ? s->own_names[i] : "unknown";
-		}
+		if (!s->names[i])
+			s->names[i] = "unknown";
 		if ((int)strlen(s->names[i]) > s->name_width)
 			s->name_width = (int)strlen(s->names[i]);
 	}
@@ -709,12 +728,10 @@ void session_close(struct session *s)
 	for (size_t i = 0; i < s->rank_cap; i++)
 		free((char *)s->ranks[i].name);
 	free(s->ranks);
+	free(s->renames);
 	free(s->lays);
 	free(s->time_off);
 	free(s->names);
-	for (int i = 0; s->own_names && i < s->nr_attrs; i++)
-		free(s->own_names[i]);
-	free(s->own_names);
 	tally_trace_fmt__free(s->tf);
 	tally_symbols__free(s->syms);
 	tally_machine__free(s->m);

@@ -41,7 +41,6 @@ struct session {
 	uint32_t *time_off;		/* per attr: where a SAMPLE's time is, 0: none */
 	int nr_attrs;
 	const char **names;		/* per attr: EVENT_DESC, else the attr's own */
-	char **own_names;
 	int name_width;			/* the longest name */
 	struct tally_trace_fmt *tf;	/* TRACING_DATA, or NULL */
 	session_sample_fn on_sample;
@@ -68,6 +67,9 @@ struct session {
 	int nwarmed;
 	uint64_t warm_gen;		/* maps_gen when the files were last looked at */
 	bool no_warm;			/* --no-inline, or no chains shown */
+	/* ":TID" names given, and the first COMM each then received */
+	struct session_rename { int32_t tid; const char *dflt, *final; } *renames;
+	size_t nrenames;
 	/* files in the order their first MMAP came (perf makes its DSOs so) */
 	struct session_rank { const char *name; uint32_t rank; } *ranks;
 	size_t nranks, rank_cap;
@@ -77,7 +79,15 @@ struct session {
  * A thread no COMM named gets perf's name for it, ":TID", kept in the
  * machine as perf keeps it. NULL only without memory.
  */
-const char *unnamed_comm(struct tally_machine *m, int32_t pid, int32_t tid);
+const char *unnamed_comm(struct session *s, int32_t pid, int32_t tid);
+
+/*
+ * What a thread's ":TID" name finally became: perf overrides that first
+ * name in place with the thread's first COMM (comm__override), so what
+ * was counted under it before shows the later name. For commands that
+ * aggregate (script prints each line as it goes, before the COMM).
+ */
+const char *session_final_comm(const struct session *s, const char *comm);
 
 /* Open path: 0, or 1 after saying why. Release with session_close either way. */
 int session_open(struct session *s, const char *cmd, const char *path);

@@ -11,6 +11,7 @@
 
 #include "asan.h"
 #include "data_swap.h"
+#include "internal.h"
 #include <tally/data_read.h>
 #include "zstd_wrap.h"
 
@@ -961,8 +962,15 @@ const char *tally_data_reader__event_name(struct tally_data_reader *r, int idx)
 {
 	if (!r || idx < 0 || idx >= r->nr_attrs)
 		return NULL;
-	if (!r->names_read)
+	if (!r->names_read) {
 		read_names(r);
+		if (!r->names)
+			r->names = calloc((size_t)r->nr_attrs, sizeof(*r->names));
+		/* no name given (no EVENT_DESC, a cut file): the attr's own, as perf derives it */
+		for (int i = 0; r->names && i < r->nr_attrs; i++)
+			if (!r->names[i])
+				r->names[i] = tally__perf_attr_name(tally_data_reader__attr(r, i));
+	}
 	return r->names ? r->names[idx] : NULL;
 }
 

@@ -211,3 +211,21 @@ int tally__cache_foreach(int (*cb)(const char *name, uint64_t config, void *ctx)
 	}
 	return 0;
 }
+
+int tally__cache_name(uint64_t config, char *buf, size_t len)
+{
+	unsigned int t = config & 0xff, o = (config >> 8) & 0xff, r = (config >> 16) & 0xff;
+
+	/* perf's evsel__hw_cache_name, word for word where a part is out of range */
+	if (t >= PERF_COUNT_HW_CACHE_MAX)
+		return snprintf(buf, len, "unknown-ext-hardware-cache-type");
+	if (o >= PERF_COUNT_HW_CACHE_OP_MAX)
+		return snprintf(buf, len, "unknown-ext-hardware-cache-op");
+	if (r >= PERF_COUNT_HW_CACHE_RESULT_MAX)
+		return snprintf(buf, len, "unknown-ext-hardware-cache-result");
+	if (!(cache_valid[t] & (1u << o)))
+		return snprintf(buf, len, "invalid-cache");
+	if (r == PERF_COUNT_HW_CACHE_RESULT_ACCESS)
+		return snprintf(buf, len, "%s-%s", cache_type[t][0], cache_op[o][1]);
+	return snprintf(buf, len, "%s-%s-%s", cache_type[t][0], cache_op[o][0], cache_result[r][0]);
+}

@@ -73,6 +73,71 @@ static char *default_name(const struct perf_event_attr *a)
 	return strdup(buf);
 }
 
+/* perf's modifiers after a derived name (evsel__add_modifiers): ":u", ":HG"... */
+static int perf_modifiers(const struct perf_event_attr *a, char *bf, size_t size)
+{
+	size_t r = 0, colon = 0;
+	bool guest_default = false;
+
+#define MOD(excl, c) do {								if (!(excl) && r + 1 < size) {							if (!colon)									colon = ++r;							bf[r++] = (c);							}								} while (0)
+	if (a->exclude_kernel || a->exclude_user || a->exclude_hv) {
+		MOD(a->exclude_kernel, 'k');
+		MOD(a->exclude_user, 'u');
+		MOD(a->exclude_hv, 'h');
+		guest_default = true;
+	}
+	for (unsigned int i = 0; i < a->precise_ip && r + 2 < size; i++)
+		MOD(0, 'p');
+	if (a->precise_ip)
+		guest_default = true;
+	if (a->exclude_host || a->exclude_guest == guest_default) {
+		MOD(a->exclude_host, 'H');
+		MOD(a->exclude_guest, 'G');
+	}
+#undef MOD
+	if (colon)
+		bf[colon - 1] = ':';
+	if (size)
+		bf[r < size ? r : size - 1] = '\0';
+	return (int)r;
+}
+
+char *tally__perf_attr_name(const struct perf_event_attr *a)
+{
+	char bf[160];
+	int r;
+
+	switch (a->type) {
+	case PERF_TYPE_HARDWARE:
+		r = snprintf(bf, sizeof(bf), "%s", a->config < PERF_COUNT_HW_MAX && hw_names[a->config] ?
+			     hw_names[a->config] : "unknown-hardware");
+		break;
+	case PERF_TYPE_SOFTWARE:
+		r = snprintf(bf, sizeof(bf), "%s", a->config < PERF_COUNT_SW_MAX && sw_names[a->config] ?
+			     sw_names[a->config] : "unknown-software");
+		break;
+	case PERF_TYPE_HW_CACHE:
+		r = tally__cache_name(a->config, bf, sizeof(bf));
+		break;
+	case PERF_TYPE_RAW:
+		r = snprintf(bf, sizeof(bf), "raw 0x%llx", (unsigned long long)a->config);
+		break;
+	case PERF_TYPE_BREAKPOINT:
+		r = snprintf(bf, sizeof(bf), "mem:0x%llx:%s%s%s", (unsigned long long)a->bp_addr,
+			     a->bp_type & HW_BREAKPOINT_R ? "r" : "", a->bp_type & HW_BREAKPOINT_W ? "w" : "",
+			     a->bp_type & HW_BREAKPOINT_X ? "x" : "");
+		break;
+	case PERF_TYPE_TRACEPOINT:
+		return strdup("unknown tracepoint");
+	default:
+		snprintf(bf, sizeof(bf), "unknown attr type: %u", a->type);
+		return strdup(bf);
+	}
+	if (r > 0 && (size_t)r < sizeof(bf))
+		perf_modifiers(a, bf + r, sizeof(bf) - (size_t)r);
+	return strdup(bf);
+}
+
 struct tally_evsel *tally_evsel__new(const struct perf_event_attr *attr, const char *name)
 {
 	struct tally_evsel *e;

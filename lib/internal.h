@@ -109,4 +109,13 @@ int tally__page_read_native(const struct perf_event_mmap_page *pc,
  */
 const char *tally__intern(const char *s);
 
+/* perf's name of a cache event's config ("L1-dcache-load-misses"); snprintf's return. */
+int tally__cache_name(uint64_t config, char *buf, size_t len);
+/*
+ * The name perf gives an attr nobody named (evsel__name: a file without
+ * EVENT_DESC): "cpu-clock:HG", "raw 0x1c2:u", "unknown tracepoint". malloc'd.
+ */
+struct perf_event_attr;
+char *tally__perf_attr_name(const struct perf_event_attr *attr);
+
 #endif

@@ -67,7 +67,7 @@ TALLY_API int tally_data_reader__file_info(const struct tally_data_reader *r,
 					   struct tally_data_file_info *out);
 /* The file is in pipe format (perf's `-o -`); `-i -` reads stdin. */
 TALLY_API bool tally_data_reader__is_pipe(const struct tally_data_reader *r);
-/* The event's name from EVENT_DESC (attr idx), or NULL. */
+/* The event's name from EVENT_DESC (attr idx), else perf's name for its attr; NULL without memory. */
 TALLY_API const char *tally_data_reader__event_name(struct tally_data_reader *r, int idx);
 TALLY_API const struct tally_data_error *
 tally_data_reader__error(const struct tally_data_reader *r);

@@ -15,6 +15,8 @@ if ! have_perf; then
 	exit 0
 fi
 rows() { "$1" report --stdio $3 -i "$2" 2>/dev/null | grep -v '^#' | grep -v '^$'; }
+# on a mismatch the first differing lines go to the log (TAP comments)
+show() { cmp -s "$1" "$2" || diff "$1" "$2" | head -8 | sed 's/^/# /'; }
 same() {	# NAME FILE [report options]
 	local n=$1 f=$2
 	shift 2
@@ -28,9 +30,11 @@ same() {	# NAME FILE [report options]
 	check "$n: perf reads the rewritten file as the original ($(wc -l <"$d/p") lines)" \
 		cmp -s "$d/p" "$d/pb"
 	rows "$TALLY" "$f.be" "$*" >"$d/tb"
+	show "$d/tb" "$d/p"
 	is "$n: tally report of the big-endian file is perf's" "$(diff "$d/tb" "$d/p" | grep -c '^[<>]')" 0
 	perf script -i "$f" 2>/dev/null >"$d/ps"
 	"$TALLY" script -i "$f.be" 2>/dev/null >"$d/ts"
+	show "$d/ts" "$d/ps"
 	check "$n: tally script of it is perf script's ($(wc -l <"$d/ps") lines)" cmp -s "$d/ps" "$d/ts"
 }
 perf record -q -o "$d/fp.data" -c 20000 -e cpu-clock -g -- "$B" 300 >/dev/null 2>&1
@@ -76,11 +80,13 @@ for f in p t; do
 	fi
 	perf report --stdio -i - <"$d/$f.pipe" 2>/dev/null | grep -v '^#' | grep -v '^$' >"$d/p"
 	"$TALLY" report --stdio -i - <"$d/$f.bepipe" 2>/dev/null | grep -v '^#' | grep -v '^$' >"$d/tb"
+	show "$d/tb" "$d/p"
 	is "$f-written pipe, big-endian on stdin: report rows are perf's of the original" \
 		"$(diff "$d/tb" "$d/p" | grep -c '^[<>]')" 0
 	check "$f-written pipe: there are rows" test -s "$d/p"
 	perf script -i - <"$d/$f.pipe" 2>/dev/null >"$d/ps"
 	cat "$d/$f.bepipe" | "$TALLY" script -i - 2>/dev/null >"$d/ts"
+	show "$d/ts" "$d/ps"
 	check "$f-written pipe, big-endian streamed: script lines are perf's ($(wc -l <"$d/ps"))" \
 		cmp -s "$d/ps" "$d/ts"
 	"$TALLY" script -i "$d/$f.bepipe" 2>/dev/null >"$d/ts"

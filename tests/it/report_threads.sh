@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Threads in report and script as perf 6.1 shows them: the "pid" key is
+# the thread (its tid and the name it ends with, under perf's
+# "    Pid:Command" header); a thread sampled before its first COMM is
+# ":TID" in script's lines of that time and under its later name in
+# report's rows; a file without EVENT_DESC names its event as perf
+# derives it ("cpu-clock:HG").
+. "$(dirname "$0")/lib.sh"
+HERE=$(cd "$(dirname "$0")" && pwd)
+d=$(mktemp -d); trap 'rm -rf "$d"' EXIT
+if ! have_perf; then
+	skip "perf is not installed: no reference to compare with"
+	done_testing; exit 0
+fi
+# report's header and rows; perf's closing tip and tally's unresolved summary aside
+out() { "$1" report --stdio "${@:3}" -i "$2" 2>/dev/null | grep -v '^$' | grep -v '^#$' |
+	grep -v -e '^# (Tip' -e '^# Addresses without' -e '^#   /'; }
+same() {	# NAME FILE OPTS...
+	local n=$1 f=$2; shift 2
+	out perf "$f" "$@" >"$d/p"; out "$TALLY" "$f" "$@" >"$d/t"
+	cmp -s "$d/p" "$d/t" || diff "$d/p" "$d/t" | head -8 | sed 's/^/# /'
+	check "$n $*: header and rows are perf's ($(grep -c '%' "$d/p") rows)" cmp -s "$d/p" "$d/t"
+}
+if have_tp; then
+	for who in perf tally; do
+		if [ $who = perf ]; then rec="perf record"; else rec="$TALLY record"; fi
+		$rec -q -e syscalls:sys_enter_getpid -c 1 -o "$d/$who.data" -- "$HELPERS/work" threads 3 40 \
+			>/dev/null 2>&1
+		is "$who-written, 3 threads: a row per thread" \
+			"$(out perf "$d/$who.data" --sort pid | grep -c '%')" 3
+		for s in pid comm,pid pid,comm pid,dso,sym; do
+			same "$who-written, 3 threads:" "$d/$who.data" --sort $s
+		done
+	done
+else
+	skip "the getpid tracepoint cannot be used here"
+fi
+python3 "$HERE/late_comm.py" "$d/late.data"
+for s in comm pid comm,pid comm,dso; do
+	same "late COMM:" "$d/late.data" --sort $s
+done
+is "late COMM: perf's rows carry the later name" \
+	"$(out perf "$d/late.data" --sort comm | grep -c ':5000')" 0
+perf script -i "$d/late.data" >"$d/ps" 2>/dev/null
+"$TALLY" script -i "$d/late.data" >"$d/ts" 2>/dev/null
+check "late COMM: script lines are perf's ($(wc -l <"$d/ps") lines)" cmp -s "$d/ps" "$d/ts"
+is "late COMM: script's lines before the COMM are ':5000'" "$(grep -c '^ *:5000 ' "$d/ts")" 3
+done_testing
