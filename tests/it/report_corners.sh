@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Threads in report and script as perf 6.1 shows them: the "pid" key is
+# Corners of report and script against perf 6.1. Threads: the "pid" key is
 # the thread (its tid and the name it ends with, under perf's
 # "    Pid:Command" header); a thread sampled before its first COMM is
 # ":TID" in script's lines of that time and under its later name in
 # report's rows; a file without EVENT_DESC names its event as perf
-# derives it ("cpu-clock:HG").
+# derives it ("cpu-clock:HG"). A call chain holding a context marker perf
+# does not know (garbage of a frame-pointer walk) is dropped whole, as perf
+# drops it: the sample keeps its own ip.
 . "$(dirname "$0")/lib.sh"
 HERE=$(cd "$(dirname "$0")" && pwd)
 d=$(mktemp -d); trap 'rm -rf "$d"' EXIT
@@ -35,7 +37,7 @@ if have_tp; then
 else
 	skip "the getpid tracepoint cannot be used here"
 fi
-python3 "$HERE/late_comm.py" "$d/late.data"
+python3 "$HERE/craft_data.py" late-comm "$d/late.data"
 for s in comm pid comm,pid comm,dso; do
 	same "late COMM:" "$d/late.data" --sort $s
 done
@@ -45,4 +47,13 @@ perf script -i "$d/late.data" >"$d/ps" 2>/dev/null
 "$TALLY" script -i "$d/late.data" >"$d/ts" 2>/dev/null
 check "late COMM: script lines are perf's ($(wc -l <"$d/ps") lines)" cmp -s "$d/ps" "$d/ts"
 is "late COMM: script's lines before the COMM are ':5000'" "$(grep -c '^ *:5000 ' "$d/ts")" 3
+python3 "$HERE/craft_data.py" bad-context "$d/bad.data"
+for o in "--children" "--no-children" "--children -g caller" "--no-children -g caller" "-g callee"; do
+	same "bad context marker:" "$d/bad.data" $o
+done
+perf script -i "$d/bad.data" >"$d/ps" 2>/dev/null
+"$TALLY" script -i "$d/bad.data" >"$d/ts" 2>/dev/null
+check "bad context marker: script lines are perf's ($(wc -l <"$d/ps") lines)" cmp -s "$d/ps" "$d/ts"
+is "bad context marker: a dropped chain's frame is not shown" "$(grep -c 21fd6168 "$d/ts")" 0
+is "bad context marker: two chains of three frames kept" "$(grep -c '\[unknown\] (/nonexistent/b)' "$d/ts")" 6
 done_testing

@@ -1,0 +1,85 @@
+#!/usr/bin/env python3
+"""Small perf.data files of corners perf's own recordings rarely show, for
+parity tests. No feature sections (so no EVENT_DESC: perf derives the
+event's name). Usage: craft_data.py CASE OUT
+
+late-comm    thread 5000 is sampled before its first COMM and renamed
+             twice; thread 5001 never gets a name (perf names it ":5001",
+             and overrides a ":TID" name in place with the first COMM).
+bad-context  call chains holding a context marker perf does not know (the
+             garbage a frame-pointer walk of a user stack can yield): perf
+             discards such a chain whole, last marker or not."""
+import struct, sys
+
+IP, TID, TIME, CALLCHAIN, PERIOD = 1, 2, 4, 32, 256
+T0 = 1_000_000_000
+B = 0x400000
+USER = (1 << 64) - 512
+
+
+def pad8(b): return b + b'\0' * ((-len(b)) % 8)
+def cstr(s): return pad8(s.encode() + b'\0')
+def rec(typ, misc, body): return struct.pack('<IHH', typ, misc, 8 + len(body)) + body
+def trailer(pid, tid, t): return struct.pack('<IIQ', pid, tid, t)   # sample_id_all: TID, TIME
+
+
+def sample(st, pid, tid, t, ip, chain=()):
+    b = struct.pack('<QIIQQ', ip, pid, tid, t, 1000)
+    if st & CALLCHAIN:
+        b += struct.pack('<Q', len(chain)) + b''.join(struct.pack('<Q', x) for x in chain)
+    return rec(9, 2, b)
+
+
+def comm(pid, tid, name, t): return rec(3, 0, struct.pack('<II', pid, tid) + cstr(name) + trailer(pid, tid, t))
+
+
+def late_comm():
+    st = IP | TID | TIME | PERIOD
+    r = [rec(1, 2, struct.pack('<IIQQQ', 5000, 5000, B, 0x1000, 0) + cstr('/nonexistent/a') +
+             trailer(5000, 5000, T0))]
+    t = T0 + 10
+    for _ in range(3):
+        r.append(sample(st, 5000, 5000, t, B + 0x10)); t += 10
+    r.append(sample(st, 5000, 5001, t, B + 0x20)); t += 10
+    r.append(comm(5000, 5000, 'late', t)); t += 10
+    for _ in range(2):
+        r.append(sample(st, 5000, 5000, t, B + 0x10)); t += 10
+    r.append(comm(5000, 5000, 'later', t)); t += 10
+    r.append(sample(st, 5000, 5000, t, B + 0x10))
+    return st, r
+
+
+def bad_context():
+    st = IP | TID | TIME | PERIOD | CALLCHAIN
+    r = [comm(6000, 6000, 'prog', T0),
+         rec(1, 2, struct.pack('<IIQQQ', 6000, 6000, B, 0x1000, 0) + cstr('/nonexistent/b') +
+             trailer(6000, 6000, T0 + 1))]
+    chains = [
+        [USER, B + 0x10, B + 0x20, B + 0x30],
+        [USER, B + 0x10, B + 0x20, (1 << 64) - 400],        # garbage last
+        [USER, B + 0x10, 0x21fd6168, (1 << 64) - 1],        # garbage last, an unmapped frame before it
+        [USER, B + 0x40, (1 << 64) - 1, B + 0x20, B + 0x30],  # garbage inside
+        [USER, B + 0x10, B + 0x20, B + 0x30],
+    ]
+    t = T0 + 10
+    for c in chains:
+        r.append(sample(st, 6000, 6000, t, c[1], c)); t += 10
+    return st, r
+
+
+def write(out, st, recs):
+    data = b''.join(recs)
+    flags = (1 << 8) | (1 << 9) | (1 << 18)     # mmap, comm, sample_id_all
+    attr = struct.pack('<IIQQQQQIIQQ', 1, 128, 0, 4000, st, 0, flags, 0, 0, 0, 0).ljust(128, b'\0')
+    fattr = attr + struct.pack('<QQ', 0, 0)     # no ids
+    hsz = 104
+    hdr = (b'PERFILE2' + struct.pack('<QQ', hsz, len(fattr)) +
+           struct.pack('<QQQQQQ', hsz, len(fattr), hsz + len(fattr), len(data), 0, 0) + bytes(32))
+    with open(out, 'wb') as f:
+        f.write(hdr + fattr + data)
+
+
+cases = {'late-comm': late_comm, 'bad-context': bad_context}
+if len(sys.argv) != 3 or sys.argv[1] not in cases:
+    sys.exit(__doc__)
+write(sys.argv[2], *cases[sys.argv[1]]())
