@@ -73,6 +73,8 @@ struct report {
 	int nsort;
 	const char *sort_spec;
 	bool header, header_only;
+	bool show_nr, show_period;	/* -n, --show-total-period: perf's Samples, Period */
+	bool quiet;			/* -q: no '#' lines */
 	bool has_parent;		/* the parent key: --parent's regex compiled */
 	regex_t parent_re;
 	const char *last_comm;
@@ -792,18 +794,27 @@ static void print_key(const struct report *r, const struct entry *e, enum sort_k
 		printf("  %-*s", width, buf);
 }
 
-static void print_head(const struct report *r, int idx, uint64_t lost)
+/* Once, before the first event's block, as perf. */
+static void print_preamble(const struct report *r, uint64_t lost)
+{
+	if (r->quiet)
+		return;
+	if (!r->header)
+		printf("# To display the perf.data header info, please use --header/--header-only options.\n#\n");
+	printf("#\n");
+	printf("# Total Lost Samples: %llu\n#\n", (unsigned long long)lost);
+}
+
+static void print_head(const struct report *r, int idx)
 {
 	const struct hist *h = &r->h[idx];
 	uint64_t ns = h->samples;
 	char unit = ' ';
 
+	if (r->quiet)
+		return;
 	if (ns > 1000) { ns /= 1000; unit = 'K'; }	/* perf's convert_unit */
 	if (ns > 1000) { ns /= 1000; unit = 'M'; }
-	if (!r->header)
-		printf("# To display the perf.data header info, please use --header/--header-only options.\n#\n");
-	printf("#\n");
-	printf("# Total Lost Samples: %llu\n#\n", (unsigned long long)lost);
 	printf("# Samples: %llu%c of event '%s'\n", (unsigned long long)ns, unit, r->ss->names[idx]);
 	printf("# Event count (approx.): %llu\n#\n", (unsigned long long)h->total);
 }
@@ -833,7 +844,7 @@ static void print_graph(const struct report *r, const struct hist *h, const stru
 }
 
 /* -F: perf's columns in the order given (counts, shares and keys). */
-static void print_hist_fields(struct report *r, int idx, uint64_t lost)
+static void print_hist_fields(struct report *r, int idx)
 {
 	static const struct { const char *head; int width; } num[] = {
 		[F_OVERHEAD - K__NR] = { "Overhead", 8 }, [F_CHILDREN - K__NR] = { "Children", 8 },
@@ -850,24 +861,23 @@ static void print_hist_fields(struct report *r, int idx, uint64_t lost)
 	for (int i = 0; i < r->nfields; i++)
 		width[i] = r->fields[i] < K__NR ? key_width(r, rows, n, (enum sort_key)r->fields[i]) :
 			   num[r->fields[i] - K__NR].width;
-	print_head(r, idx, lost);
-	printf("#");
-	for (int i = 0; i < r->nfields; i++) {
+	print_head(r, idx);
+	for (int i = 0; !r->quiet && i < r->nfields; i++) {
 		int f = r->fields[i];
 
-		printf(i ? "  " : " ");
+		printf(i ? "  " : "# ");
 		if (f < K__NR)
 			printf("%-*s", width[i], keys[f].header);
 		else
 			printf("%*s", width[i], num[f - K__NR].head);
 	}
-	printf("\n#");
-	for (int i = 0; i < r->nfields; i++) {
-		printf(i ? "  " : " ");
+	for (int i = 0; !r->quiet && i < r->nfields; i++) {
+		printf(i ? "  " : "\n# ");
 		for (int k = 0; k < width[i]; k++)
 			putchar('.');
 	}
-	printf("\n#\n");
+	if (!r->quiet)
+		printf("\n#\n");
 	for (size_t k = 0; k < n; k++) {
 		const struct entry *e = rows[k];
 
@@ -896,7 +906,7 @@ static void print_hist_fields(struct report *r, int idx, uint64_t lost)
 	free(rows);
 }
 
-static void print_hist(struct report *r, int idx, uint64_t lost)
+static void print_hist(struct report *r, int idx)
 {
 	struct hist *h = &r->h[idx];
 	int width[K__NR] = { 0 };
@@ -905,29 +915,33 @@ static void print_hist(struct report *r, int idx, uint64_t lost)
 	int last;
 
 	if (r->nfields) {
-		print_hist_fields(r, idx, lost);
+		print_hist_fields(r, idx);
 		return;
 	}
 	if (!(rows = sorted_rows(r, h, &n)))
 		return;
 	for (int i = 0; i < r->nsort; i++)
 		width[i] = key_width(r, rows, n, r->sort[i]);
-	print_head(r, idx, lost);
+	print_head(r, idx);
 	/* perf pads the other columns even when the last one is hidden */
 	last = r->nsort - 1;
-	printf("# %s", r->children ? "Children      Self" : "Overhead");
-	for (int i = 0; i < r->nsort; i++)
-		if (!r->elide[r->sort[i]])
-			printf("  %-*s", width[i], keys[r->sort[i]].header);
-	printf("\n# %s", r->children ? "........  ........" : "........");
-	for (int i = 0; i < r->nsort; i++) {
-		if (r->elide[r->sort[i]])
-			continue;
-		printf("  ");
-		for (int k = 0; k < width[i]; k++)
-			putchar('.');
+	if (!r->quiet) {
+		printf("# %s%s%s", r->children ? "Children      Self" : "Overhead",
+		       r->show_nr ? "       Samples" : "", r->show_period ? "        Period" : "");
+		for (int i = 0; i < r->nsort; i++)
+			if (!r->elide[r->sort[i]])
+				printf("  %-*s", width[i], keys[r->sort[i]].header);
+		printf("\n# %s%s%s", r->children ? "........  ........" : "........",
+		       r->show_nr ? "  ............" : "", r->show_period ? "  ............" : "");
+		for (int i = 0; i < r->nsort; i++) {
+			if (r->elide[r->sort[i]])
+				continue;
+			printf("  ");
+			for (int k = 0; k < width[i]; k++)
+				putchar('.');
+		}
+		printf("\n#\n");
 	}
-	printf("\n#\n");
 	for (size_t k = 0; k < n; k++) {
 		const struct entry *e = rows[k];
 		double tot = h->total ? (double)h->total : 1;
@@ -939,6 +953,10 @@ static void print_hist(struct report *r, int idx, uint64_t lost)
 			printf("  %7.2f%%  %7.2f%%", 100.0 * e->children / tot, 100.0 * e->self / tot);
 		else
 			printf("  %7.2f%%", 100.0 * e->self / tot);
+		if (r->show_nr)
+			printf("  %12llu", (unsigned long long)e->nself);
+		if (r->show_period)
+			printf("  %12llu", (unsigned long long)e->self);
 		for (int i = 0; i < r->nsort; i++)
 			if (!r->elide[r->sort[i]])
 				print_key(r, e, r->sort[i], width[i], i == last);
@@ -950,7 +968,7 @@ static void print_hist(struct report *r, int idx, uint64_t lost)
 }
 
 /* --call-graph dwarf: how many chains ended early, and why (perf does not say). */
-static void print_unwind(const struct session *ss)
+static void print_unwind(const struct session *ss, bool quiet)
 {
 	uint64_t early = 0;
 
@@ -958,6 +976,8 @@ static void print_unwind(const struct session *ss)
 		return;
 	for (int w = 1; w < TALLY_UNWIND__NR; w++)
 		early += ss->unwind_stops[w];
+	if (quiet)
+		return;
 	printf("#\n# DWARF unwinding: %llu samples' user stacks unwound, %llu chains ended early%s\n",
 	       (unsigned long long)ss->unwound, (unsigned long long)early, early ? ":" : "");
 	for (int w = 1; w < TALLY_UNWIND__NR; w++)
@@ -973,7 +993,7 @@ static void print_unresolved(struct report *r)
 	const struct tally_unresolved *u;
 	int n = tally_symbols__unresolved(r->ss->syms, &u);
 
-	if (n <= 0)
+	if (n <= 0 || r->quiet)
 		return;
 	printf("#\n# Addresses without a symbol (each distinct address once), and why:\n");
 	for (int i = 0; i < n; i++)
@@ -1119,6 +1139,9 @@ int cmd_report(int argc, char **argv)
 		CLI_BOOL(0, "stdio", &stdio_, "text output (the default)"),
 		CLI_BOOL(0, "no-inline", &r.res.no_inline,
 			 "an unwound frame is its symbol alone, not the functions inlined there"),
+		CLI_BOOL('n', "show-nr-samples", &r.show_nr, "a Samples column (the rows' own samples)"),
+		CLI_BOOL(0, "show-total-period", &r.show_period, "a Period column (the rows' own period)"),
+		CLI_BOOL('q', "quiet", &r.quiet, "rows and graphs only: no '#' lines"),
 		CLI_BOOL(0, "header", &r.header, "show the file's header first"),
 		CLI_BOOL(0, "header-only", &r.header_only, "show only the file's header"),
 		CLI_BOOL(0, "folded", &r.exp.folded, "collapsed stacks for flame graphs: comm;root;...;leaf count"),
@@ -1231,11 +1254,15 @@ int cmd_report(int argc, char **argv)
 	if (r.cg.mode != CG_NONE)
 		build_graphs(&r);
 	{
-		for (int i = 0; i < ss.nr_attrs; i++)
-			if (r.h[i].samples)
-				print_hist(&r, i, ss.lost);
+		for (int i = 0, first = 1; i < ss.nr_attrs; i++)
+			if (r.h[i].samples) {
+				if (first)
+					print_preamble(&r, ss.lost);
+				first = 0;
+				print_hist(&r, i);
+			}
 		print_unresolved(&r);
-		print_unwind(&ss);
+		print_unwind(&ss, r.quiet);
 	}
 out:
 	for (int i = 0; r.h && i < ss.nr_attrs; i++) {

@@ -6,7 +6,8 @@
 # report's rows; a file without EVENT_DESC names its event as perf
 # derives it ("cpu-clock:HG"). A call chain holding a context marker perf
 # does not know (garbage of a frame-pointer walk) is dropped whole, as perf
-# drops it: the sample keeps its own ip.
+# drops it: the sample keeps its own ip. -n, --show-total-period, -q, and a
+# file of two events (one preamble, a block each).
 . "$(dirname "$0")/lib.sh"
 HERE=$(cd "$(dirname "$0")" && pwd)
 d=$(mktemp -d); trap 'rm -rf "$d"' EXIT
@@ -47,6 +48,15 @@ perf script -i "$d/late.data" >"$d/ps" 2>/dev/null
 "$TALLY" script -i "$d/late.data" >"$d/ts" 2>/dev/null
 check "late COMM: script lines are perf's ($(wc -l <"$d/ps") lines)" cmp -s "$d/ps" "$d/ts"
 is "late COMM: script's lines before the COMM are ':5000'" "$(grep -c '^ *:5000 ' "$d/ts")" 3
+# -n, --show-total-period and -q; two events: the preamble once, then a block each
+perf record -q -e cpu-clock,task-clock -F 999 -g -o "$d/two.data" -- "$HELPERS/burn" 200 >/dev/null 2>&1
+for o in "-n" "-n --no-children" "--show-total-period -n -g none" "-q" "-q --no-children -g none" \
+	 "-q -F overhead,sym"; do
+	same "two events:" "$d/two.data" $o
+done
+is "two events: one preamble, two blocks" \
+	"$("$TALLY" report --stdio -i "$d/two.data" 2>/dev/null | grep -c -e '^# Total Lost' -e '^# Samples:' | tr -d ' ')" 3
+is "-q: no '#' line" "$("$TALLY" report --stdio -q -i "$d/two.data" 2>/dev/null | grep -c '^#')" 0
 python3 "$HERE/craft_data.py" bad-context "$d/bad.data"
 for o in "--children" "--no-children" "--children -g caller" "--no-children -g caller" "-g callee"; do
 	same "bad context marker:" "$d/bad.data" $o
