@@ -23,7 +23,7 @@
 #include "resolve.h"
 #include "session.h"
 
-enum sort_key { K_COMM, K_PID, K_DSO, K_SYM, K_CPU, K_SRCLINE, K_PARENT, K__NR };
+enum sort_key { K_COMM, K_PID, K_DSO, K_SYM, K_CPU, K_SRCLINE, K_PARENT, K_TRACE, K__NR };
 
 static const struct {
 	const char *name, *header;
@@ -35,10 +35,12 @@ static const struct {
 	[K_CPU] = { "cpu", "CPU" },
 	[K_SRCLINE] = { "srcline", "Source:Line" },
 	[K_PARENT] = { "parent", "Parent symbol" },
+	[K_TRACE] = { "trace", "Trace output" },
 };
 
 struct entry {
 	const char *comm;
+	const char *trace;		/* a tracepoint's fields as text (interned), "N/A" for others */
 	const char *parent;		/* the first caller matching --parent, NULL: [other] */
 	uint64_t comm_hash;
 	uint64_t hash;			/* of the key */
@@ -75,6 +77,8 @@ struct report {
 	bool header, header_only;
 	bool show_nr, show_period;	/* -n, --show-total-period: perf's Samples, Period */
 	bool quiet;			/* -q: no '#' lines */
+	bool need_trace;		/* the trace key: each sample's fields printed */
+	struct trace_pool { char **v; size_t n, cap; } traces;	/* the distinct trace texts */
 	bool has_parent;		/* the parent key: --parent's regex compiled */
 	regex_t parent_re;
 	const char *last_comm;
@@ -140,6 +144,8 @@ static int cmp_key(const struct entry *a, const struct entry *b, enum sort_key k
 		return strcmp_null(a->w.srcline, b->w.srcline);
 	case K_PARENT:
 		return strcmp_null(a->parent, b->parent);
+	case K_TRACE:
+		return a->trace == b->trace ? 0 : strcmp_null(a->trace, b->trace);
 	default:
 		return 0;
 	}
@@ -179,6 +185,7 @@ static uint64_t hash_entry(const struct report *r, const struct entry *e)
 		case K_CPU: v = (uint64_t)e->cpu; break;
 		case K_SRCLINE: v = e->w.srcline_hash; break;
 		case K_PARENT: v = fnv_str(FNV_BASIS, e->parent); break;
+		case K_TRACE: v = (uint64_t)(uintptr_t)e->trace; break;	/* interned */
 		default: break;
 		}
 		h = hash_mix(h ^ v);
@@ -313,10 +320,11 @@ static void frame_key(struct entry *key, const struct where *w, uint64_t ip, cha
 	*prev_mode = key->w.mode;
 }
 
-static uint64_t shape_hash(int idx, const char *comm, const struct tally_sample *smp, int mode)
+static uint64_t shape_hash(int idx, const char *comm, const char *trace,
+			   const struct tally_sample *smp, int mode)
 {
 	uint64_t h = hash_mix((uint64_t)idx ^ ((uint64_t)(uintptr_t)comm << 8) ^
-			      ((uint64_t)smp->tid << 32) ^ smp->pid);
+			      ((uint64_t)smp->tid << 32) ^ smp->pid ^ (uint64_t)(uintptr_t)trace);
 
 	h ^= smp->ip ^ ((uint64_t)smp->cpu << 40) ^ ((uint64_t)mode << 56);
 	/* one multiply per address, one mix at the end: chains are long */
@@ -326,10 +334,10 @@ static uint64_t shape_hash(int idx, const char *comm, const struct tally_sample 
 }
 
 /* Count the sample in its shape: true when the shape is new. */
-static bool shape_add(struct report *r, int idx, const char *comm, const struct tally_sample *smp,
-		      int mode, uint64_t period)
+static bool shape_add(struct report *r, int idx, const char *comm, const char *trace,
+		      const struct tally_sample *smp, int mode, uint64_t period)
 {
-	uint64_t hv = shape_hash(idx, comm, smp, mode);
+	uint64_t hv = shape_hash(idx, comm, trace, smp, mode);
 	uint32_t nr = smp->callchain.nr > CHAIN_MAX ? CHAIN_MAX : (uint32_t)smp->callchain.nr;
 	struct shape *x;
 
@@ -355,7 +363,8 @@ static bool shape_add(struct report *r, int idx, const char *comm, const struct 
 		r->sbuckets = n;
 	}
 	for (x = r->stab[hv & (r->sbuckets - 1)]; x; x = x->next)
-		if (x->hash == hv && x->idx == idx && x->comm == comm && x->tid == (int32_t)smp->tid &&
+		if (x->hash == hv && x->idx == idx && x->comm == comm && x->trace == trace &&
+		    x->tid == (int32_t)smp->tid &&
 		    x->pid == (int32_t)smp->pid && x->cpu == (int32_t)smp->cpu && x->mode == mode &&
 		    x->ip == smp->ip && x->nr == nr &&
 		    (!nr || !memcmp(x->ips, smp->callchain.ips, nr * sizeof(uint64_t)))) {
@@ -374,6 +383,7 @@ static bool shape_add(struct report *r, int idx, const char *comm, const struct 
 	x->hash = hv;
 	x->idx = idx;
 	x->comm = comm;
+	x->trace = trace;
 	x->pid = (int32_t)smp->pid;
 	x->tid = (int32_t)smp->tid;
 	x->cpu = (int32_t)smp->cpu;
@@ -393,6 +403,42 @@ static bool shape_add(struct report *r, int idx, const char *comm, const struct 
 static bool kernel_mode(enum tally_cpumode m)
 {
 	return m == TALLY_CPUMODE_KERNEL || m == TALLY_CPUMODE_GUEST_KERNEL;
+}
+
+/* One copy of each distinct text: entries and shapes compare the pointers. */
+static const char *trace_intern(struct trace_pool *p, const char *t)
+{
+	/* samples of one tracepoint repeat their texts: look from the newest */
+	for (size_t i = p->n; i > 0; i--)
+		if (!strcmp(p->v[i - 1], t))
+			return p->v[i - 1];
+	if (p->n == p->cap) {
+		size_t n = p->cap ? p->cap * 2 : 64;
+		char **v = realloc(p->v, n * sizeof(*v));
+
+		if (!v)
+			return "";
+		p->v = v;
+		p->cap = n;
+	}
+	if (!(p->v[p->n] = strdup(t)))
+		return "";
+	return p->v[p->n++];
+}
+
+/* perf's trace key: libtraceevent's text of the sample's fields, "N/A" off tracepoints. */
+static const char *trace_text(struct report *r, struct session *ss, const struct perf_event_attr *a,
+			      const struct tally_sample *smp)
+{
+	static const char na[] = "N/A";
+	char buf[4096];
+
+	if (a->type != PERF_TYPE_TRACEPOINT)
+		return na;
+	if (!ss->tf || !(a->sample_type & PERF_SAMPLE_RAW) ||
+	    tally_trace_fmt__print(ss->tf, smp->raw.data, smp->raw.size, buf, sizeof(buf)) < 0)
+		buf[0] = '\0';
+	return trace_intern(&r->traces, buf);
 }
 
 /*
@@ -434,7 +480,8 @@ static void on_sample(struct session *ss, const struct perf_event_header *h, int
 		chain.callchain.nr = 0;
 	if (!(a->sample_type & PERF_SAMPLE_CPU))
 		chain.cpu = (uint32_t)-1;	/* perf's cpu key shows -001 then */
-	bool fresh = shape_add(r, idx, comm ? comm : ":-1", &chain, mode, period);
+	bool fresh = shape_add(r, idx, comm ? comm : ":-1",
+			       r->need_trace ? trace_text(r, ss, a, smp) : NULL, &chain, mode, period);
 
 	if (r->exp.firefox && r->nshapes) {
 		struct report_exports *x = &r->exp;
@@ -504,7 +551,8 @@ static const char *find_parent(struct report *r, const struct shape *x,
 static void hist_shape(struct report *r, const struct shape *x)
 {
 	struct hist *hs = &r->h[x->idx];
-	struct entry key = { .comm = x->comm, .pid = x->pid, .tid = x->tid, .cpu = x->cpu };
+	struct entry key = { .comm = x->comm, .trace = x->trace, .pid = x->pid, .tid = x->tid,
+			     .cpu = x->cpu };
 	struct tally_sample smp = { .callchain = { .nr = x->nr, .ips = x->ips } };
 	static enum tally_cpumode modes[CHAIN_MAX];
 	const struct where *w;
@@ -578,7 +626,7 @@ static void build_graphs(struct report *r)
 		struct tally_sample smp = { .callchain = { .nr = x->nr, .ips = x->ips } };
 		struct hist *hs = &r->h[x->idx];
 		struct entry key = { .comm = x->comm, .comm_hash = fnv_str(FNV_BASIS, x->comm),
-				     .pid = x->pid, .tid = x->tid, .cpu = x->cpu };
+				     .trace = x->trace, .pid = x->pid, .tid = x->tid, .cpu = x->cpu };
 		struct entry *self, **seen = seen_buf;
 		struct where *w = resolver_get(&r->res, x->pid, x->tid, x->ip, x->mode);
 		size_t n = 0, nseen = 0;
@@ -744,6 +792,7 @@ static int value(const struct report *r, const struct entry *e, enum sort_key k,
 	case K_CPU: return snprintf(buf, len, "%.3d", e->cpu);	/* perf: -001 without CPUs */
 	case K_SRCLINE: return snprintf(buf, len, "%s", e->w.srcline ? e->w.srcline : "??:0");
 	case K_PARENT: return snprintf(buf, len, "%s", e->parent ? e->parent : "[other]");
+	case K_TRACE: return snprintf(buf, len, "%s", e->trace ? e->trace : "");
 	default: return snprintf(buf, len, "?");
 	}
 }
@@ -756,6 +805,12 @@ static int key_width(const struct report *r, struct entry **rows, size_t n, enum
 
 	if (k == K_CPU)
 		return 3;	/* perf's: "-001" overflows it */
+	/*
+	 * perf measures a trace text only once a comparison made it: a lone
+	 * row never is, and is cut to the header's width.
+	 */
+	if (k == K_TRACE && n < 2)
+		return w;
 	for (size_t i = 0; i < n; i++) {
 		int l = value(r, rows[i], k, buf, sizeof(buf));
 
@@ -788,6 +843,8 @@ static void print_key(const struct report *r, const struct entry *e, enum sort_k
 	value(r, e, k, buf, sizeof(buf));
 	if (k == K_COMM)
 		printf("  %-*.*s", width, width, buf);
+	else if (k == K_TRACE)	/* perf's "%-.*s": cut to the width, padded only when not last */
+		printf("  %-*.*s", last ? 0 : width, width, buf);
 	else if (last && (k == K_SYM || k == K_SRCLINE))
 		printf("  %s", buf);
 	else
@@ -1003,6 +1060,14 @@ static void print_unresolved(struct report *r)
 }
 
 /* A sort key, and what it needs resolved or matched. */
+static bool all_tracepoints(struct tally_data_reader *rd, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (tally_data_reader__attr(rd, i)->type != PERF_TYPE_TRACEPOINT)
+			return false;
+	return n > 0;
+}
+
 static void add_sort_key(struct report *r, enum sort_key k)
 {
 	r->sort[r->nsort++] = k;
@@ -1010,6 +1075,8 @@ static void add_sort_key(struct report *r, enum sort_key k)
 		r->res.srcline = true;
 	if (k == K_PARENT)
 		r->has_parent = true;
+	if (k == K_TRACE)
+		r->need_trace = true;
 }
 
 static int parse_sort(struct report *r, const char *spec)
@@ -1025,7 +1092,7 @@ static int parse_sort(struct report *r, const char *spec)
 		for (k = 0; k < K__NR && strcmp(tok, keys[k].name); k++)
 			;
 		if (k == K__NR || r->nsort == K__NR) {
-			fprintf(stderr, "tally report: --sort '%s': unknown key '%s' (comm, pid, dso, sym, cpu, srcline, parent)\n",
+			fprintf(stderr, "tally report: --sort '%s': unknown key '%s' (comm, pid, dso, sym, cpu, srcline, parent, trace)\n",
 				spec, tok);
 			free(dup);
 			return -1;
@@ -1120,7 +1187,7 @@ int cmd_report(int argc, char **argv)
 	int children = -1;	/* the last of --children/--no-children wins, as perf */
 	const struct cli_option opts[] = {
 		CLI_STRING('i', "input", &input, "FILE", "the perf.data file (default perf.data)"),
-		CLI_STRING('s', "sort", &sort, "KEYS", "comm, pid, dso, sym, cpu, srcline (default comm,dso,sym)"),
+		CLI_STRING('s', "sort", &sort, "KEYS", "comm, pid, dso, sym, cpu, srcline, parent, trace (default comm,dso,sym; trace when every event is a tracepoint)"),
 		CLI_STRING('F', "fields", &fields, "FIELDS",
 			   "the columns: overhead, overhead_children, period, sample and sort keys"),
 		CLI_CALLBACK_F(0, "children", &children, NULL, "add callers' share (default with call chains)", opt_children, 0, 1),
@@ -1209,6 +1276,13 @@ int cmd_report(int argc, char **argv)
 		print_file_header(stdout, ss.rd, input);
 	if (r.header_only)
 		goto out;
+	/* every event a tracepoint: perf's default key is the trace text */
+	if (!sort && !fields && all_tracepoints(ss.rd, ss.nr_attrs)) {
+		r.nsort = 0;
+		add_sort_key(&r, K_TRACE);
+		if (r.has_parent)	/* --parent's key, after it as before */
+			r.sort[r.nsort++] = K_PARENT;
+	}
 	r.h = calloc((size_t)ss.nr_attrs, sizeof(*r.h));
 	if (!r.h) {
 		ret = 1;
@@ -1285,6 +1359,9 @@ out:
 		free(r.shapes[i]);
 	}
 	free(r.shapes);
+	for (size_t i = 0; i < r.traces.n; i++)
+		free(r.traces.v[i]);
+	free(r.traces.v);
 	free(r.stab);
 	free(r.exp.timed);
 	session_close(&ss);

@@ -19,6 +19,7 @@ struct resolver;
 struct shape {
 	uint64_t hash, period, count;
 	const char *comm;
+	const char *trace;		/* the trace key's text, NULL without it */
 	int32_t pid, tid, cpu;
 	int idx;
 	uint8_t mode;

@@ -7,7 +7,9 @@
 # derives it ("cpu-clock:HG"). A call chain holding a context marker perf
 # does not know (garbage of a frame-pointer walk) is dropped whole, as perf
 # drops it: the sample keeps its own ip. -n, --show-total-period, -q, and a
-# file of two events (one preamble, a block each).
+# file of two events (one preamble, a block each). A file of tracepoints
+# only: perf's default key is the trace text ("Trace output", a lone row
+# cut to the header's width).
 . "$(dirname "$0")/lib.sh"
 HERE=$(cd "$(dirname "$0")" && pwd)
 d=$(mktemp -d); trap 'rm -rf "$d"' EXIT
@@ -57,6 +59,22 @@ done
 is "two events: one preamble, two blocks" \
 	"$("$TALLY" report --stdio -i "$d/two.data" 2>/dev/null | grep -c -e '^# Total Lost' -e '^# Samples:' | tr -d ' ')" 3
 is "-q: no '#' line" "$("$TALLY" report --stdio -q -i "$d/two.data" 2>/dev/null | grep -c '^#')" 0
+if have_tp; then
+	for who in perf tally; do
+		if [ $who = perf ]; then rec="perf record"; else rec="$TALLY record"; fi
+		$rec -q -e sched:sched_switch -o "$d/$who-sw.data" -- sh -c 'sleep 0.01; sleep 0.01' >/dev/null 2>&1
+		$rec -q -e syscalls:sys_enter_getpid,syscalls:sys_exit_getpid -g -o "$d/$who-tp.data" -- \
+			"$HELPERS/work" getpid 5 >/dev/null 2>&1
+		for o in "" "--no-children" "--sort trace,comm" "-n --sort comm,trace"; do
+			same "$who-written sched_switch:" "$d/$who-sw.data" $o
+			same "$who-written getpid, two tracepoints:" "$d/$who-tp.data" $o
+		done
+		check "$who-written sched_switch: the trace key by default" \
+			grep -q '% *prev_comm=sh prev_pid=' <(out "$TALLY" "$d/$who-sw.data")
+	done
+else
+	skip "tracepoints cannot be used here"
+fi
 python3 "$HERE/craft_data.py" bad-context "$d/bad.data"
 for o in "--children" "--no-children" "--children -g caller" "--no-children -g caller" "-g callee"; do
 	same "bad context marker:" "$d/bad.data" $o
