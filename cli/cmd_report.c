@@ -266,41 +266,23 @@ static void add(struct report *r, struct hist *h, struct entry *key, uint64_t pe
 	}
 }
 
-/* name in a comma-separated list */
-static bool in_list(const char *list, const char *name)
-{
-	size_t n = strlen(name);
-
-	for (const char *p = list; p && *p;) {
-		const char *e = strchr(p, ',');
-		size_t l = e ? (size_t)(e - p) : strlen(p);
-
-		if (l == n && !strncmp(p, name, n))
-			return true;
-		p = e ? e + 1 : NULL;
-	}
-	return false;
-}
-
 /*
  * --comm, --pid, --tid, --dso, --symbols test the sample (its own entry): perf drops
  * the others, with their callers' entries; percentages stay absolute.
  */
 static bool shown(const struct report *r, const struct entry *e)
 {
-	char n[16];
-
-	if (r->comms && !in_list(r->comms, e->comm))
+	if (r->comms && !session_in_list(r->comms, e->comm))
 		return false;
 	if (r->exclude_other && !e->parent)
 		return false;
-	if (r->pids && (snprintf(n, sizeof(n), "%d", (int)e->pid), !in_list(r->pids, n)))
+	if (r->pids && !session_in_id_list(r->pids, e->pid))
 		return false;
-	if (r->tids && (snprintf(n, sizeof(n), "%d", (int)e->tid), !in_list(r->tids, n)))
+	if (r->tids && !session_in_id_list(r->tids, e->tid))
 		return false;
-	if (r->dsos && !in_list(r->dsos, e->w.dso ? e->w.dso : "[unknown]"))
+	if (r->dsos && !session_in_list(r->dsos, e->w.dso ? e->w.dso : "[unknown]"))
 		return false;
-	if (r->symbols && (!e->w.sym || !in_list(r->symbols, e->w.sym)))
+	if (r->symbols && (!e->w.sym || !session_in_list(r->symbols, e->w.sym)))
 		return false;
 	return true;
 }

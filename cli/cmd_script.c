@@ -56,6 +56,9 @@ struct script_ctx {
 	unsigned strict[T__NR];		/* of those, the ones named (the samples must have them) */
 	bool user_set[T__NR];
 	unsigned *attr_fields;		/* what each attr prints */
+	bool hide_cg;			/* -G: the sampled ip on the line, no chain */
+	bool ns;			/* --ns: the time to the nanosecond */
+	const char *comms, *pids, *tids;	/* -c, --pid, --tid: only these */
 	FILE *out;
 	/* lines are built here by hand: printf was most of the time */
 	char buf[1 << 16];
@@ -256,10 +259,22 @@ static void print_sample(struct session *ss, const struct perf_event_header *h, 
 	const struct tally_sample *smp = &rec->u.sample;
 	unsigned f = s->attr_fields[idx];
 	enum tally_cpumode mode = (enum tally_cpumode)(h->misc & PERF_RECORD_MISC_CPUMODE_MASK);
-	bool chain = a->sample_type & PERF_SAMPLE_CALLCHAIN;
+	bool chain = (a->sample_type & PERF_SAMPLE_CALLCHAIN) && !s->hide_cg;
 	bool tp = a->type == PERF_TYPE_TRACEPOINT;
 	bool unwound = false;
 
+	/* nothing left to print for this event ('trace' of a software one): perf prints no line */
+	if (!(tp ? f : f & ~F_TRACE))
+		return;
+	if ((s->pids && !session_in_id_list(s->pids, (int32_t)smp->pid)) ||
+	    (s->tids && !session_in_id_list(s->tids, (int32_t)smp->tid)))
+		return;
+	if (s->comms) {
+		const char *c = tally_machine__comm_of(ss->m, (int32_t)smp->tid);
+
+		if (!c || !session_in_list(s->comms, c))
+			return;
+	}
 	/* perf's layout: comm, pid/tid, [cpu], time, period, event, then the rest */
 	if (f & F_COMM) {
 		const char *comm = tally_machine__comm_of(ss->m, (int32_t)smp->tid);
@@ -287,7 +302,10 @@ static void print_sample(struct session *ss, const struct perf_event_header *h, 
 	if (f & F_TIME) {
 		ob_num(s, smp->time / 1000000000ull, 10, 5, ' ');
 		ob_chr(s, '.');
-		ob_num(s, smp->time % 1000000000ull / 1000, 10, 6, '0');
+		if (s->ns)
+			ob_num(s, smp->time % 1000000000ull, 10, 9, '0');
+		else
+			ob_num(s, smp->time % 1000000000ull / 1000, 10, 6, '0');
 		ob_str(s, ": ");
 	}
 	if (f & F_PERIOD) {
@@ -433,8 +451,8 @@ static int attr_fields(struct script_ctx *s)
 		return -1;
 	unsigned tp_default = DEFAULT_TP_FIELDS;
 
-	/* perf: when a tracepoint has call chains, tracepoints show them */
-	for (int i = 0; i < ss->nr_attrs; i++) {
+	/* perf: when a tracepoint has call chains, tracepoints show them (not under -G) */
+	for (int i = 0; !s->hide_cg && i < ss->nr_attrs; i++) {
 		const struct perf_event_attr *a = tally_data_reader__attr(ss->rd, i);
 
 		if (a->type == PERF_TYPE_TRACEPOINT && (a->sample_type & PERF_SAMPLE_CALLCHAIN))
@@ -481,6 +499,11 @@ int cmd_script(int argc, char **argv)
 		CLI_STRING('F', "fields", &fspec, "[TYPE:]LIST",
 			   "comm,tid,pid,cpu,time,period,event,trace,ip,sym,symoff,dso; +f/-f change the defaults"),
 		CLI_BOOL(0, "no-inline", &s.no_inline, "a chain frame is its symbol alone, not the functions inlined there"),
+		CLI_BOOL('G', "hide-call-graph", &s.hide_cg, "the sampled address on the sample's line, no chain"),
+		CLI_BOOL(0, "ns", &s.ns, "times to the nanosecond"),
+		CLI_STRING('c', "comms", &s.comms, "LIST", "only the samples of these commands"),
+		CLI_STRING(0, "pid", &s.pids, "LIST", "only the samples of these processes"),
+		CLI_STRING(0, "tid", &s.tids, "LIST", "only the samples of these threads"),
 		CLI_HELP(&help, "this text"),
 		CLI_END(),
 	};

@@ -538,6 +538,29 @@ static int on_record(void *ctx, const struct perf_event_header *h, uint64_t off,
 	return 0;
 }
 
+bool session_in_list(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *p = list; p && *p;) {
+		const char *e = strchr(p, ',');
+		size_t l = e ? (size_t)(e - p) : strlen(p);
+
+		if (l == n && !strncmp(p, name, n))
+			return true;
+		p = e ? e + 1 : NULL;
+	}
+	return false;
+}
+
+bool session_in_id_list(const char *list, int32_t id)
+{
+	char n[16];
+
+	snprintf(n, sizeof(n), "%d", (int)id);
+	return session_in_list(list, n);
+}
+
 const char *unnamed_comm(struct session *s, int32_t pid, int32_t tid)
 {
 	char name[24];

@@ -81,6 +81,10 @@ struct session {
  */
 const char *unnamed_comm(struct session *s, int32_t pid, int32_t tid);
 
+/* name is one of list's comma-separated items (--comm, --dsos...); id as a number's text. */
+bool session_in_list(const char *list, const char *name);
+bool session_in_id_list(const char *list, int32_t id);
+
 /*
  * What a thread's ":TID" name finally became: perf overrides that first
  * name in place with the thread's first COMM (comm__override), so what

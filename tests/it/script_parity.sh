@@ -125,4 +125,23 @@ n=$(grep -c 'cpu-clock:' "$d/cut.out"); all=$(grep -c 'cpu-clock:' "$d/p.out")
 "$TALLY" script -i "$d/tally-g.data" >"$d/full.out" 2>/dev/null
 all=$(grep -c 'cpu-clock:' "$d/full.out")
 check "cut file: samples before the cut are kept ($n of $all)" [ "$n" -gt $((all / 3)) ] 
+# perf script's options: -G (no chains, the sampled ip on the line; a
+# tracepoint's default fields then have no ip), --ns, the -c/--pid/--tid
+# filters, and -F trace of software events (perf prints no line at all)
+pid=$(perf script -F pid -i "$d/perf-g.data" 2>/dev/null | sort | uniq -c | sort -rn | awk 'NR==1 {print $2}')
+if have_tp; then
+	perf record -q -e $TP -g -o "$d/tpg.data" -- "$W" getpid 20 >/dev/null 2>&1
+fi
+for o in "-G" "--ns" "-G -F comm,tid,time,ip,sym" "-c burn" "-c swapper,burn --ns" "--pid $pid" \
+	 "--tid $pid" "--tid 1" "-F trace"; do
+	for f in perf-g tally-g tpg; do
+		[ -f "$d/$f.data" ] || continue
+		"$TALLY" script $o -i "$d/$f.data" >"$d/t.out" 2>/dev/null
+		perf script $o -i "$d/$f.data" >"$d/p.out" 2>/dev/null
+		check "script $o of $f: perf's lines ($(wc -l <"$d/p.out"))" cmp -s "$d/t.out" "$d/p.out"
+	done
+done
+is "-G of a file with chains: one line a sample" \
+	"$("$TALLY" script -G -i "$d/perf-g.data" 2>/dev/null | wc -l)" "$(perf script -F ip -G -i "$d/perf-g.data" 2>/dev/null | wc -l)"
+check "-c burn: the burn lines only" sh -c "! '$TALLY' script -c burn -G -i '$d/perf-g.data' | grep -v '^ *burn '"
 done_testing
