@@ -51,6 +51,8 @@ static void add_stack(struct diff *d, const struct tally_sample *smp, enum tally
 
 	if (t < 0)
 		return;
+	if (nr && session_chain_corrupt(smp))
+		nr = 0;		/* perf drops such a chain: the ip alone */
 	chain_modes(smp, modes);
 	for (uint64_t i = nr + 1; i > 0 && node >= -1; i--) {
 		/* without a chain: the ip alone */

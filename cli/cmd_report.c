@@ -348,7 +348,7 @@ static bool shape_add(struct report *r, int idx, const char *comm, const char *t
 		if (x->hash == hv && x->idx == idx && x->comm == comm && x->trace == trace &&
 		    x->tid == (int32_t)smp->tid &&
 		    x->pid == (int32_t)smp->pid && x->cpu == (int32_t)smp->cpu && x->mode == mode &&
-		    x->ip == smp->ip && x->nr == nr &&
+		    x->ip == smp->ip && x->key_nr == nr &&
 		    (!nr || !memcmp(x->ips, smp->callchain.ips, nr * sizeof(uint64_t)))) {
 			x->period += period;
 			x->count++;
@@ -371,7 +371,8 @@ static bool shape_add(struct report *r, int idx, const char *comm, const char *t
 	x->cpu = (int32_t)smp->cpu;
 	x->mode = (uint8_t)mode;
 	x->ip = smp->ip;
-	x->nr = nr;
+	x->key_nr = nr;
+	x->nr = nr && session_chain_corrupt(smp) ? 0 : nr;
 	x->period = period;
 	x->count = 1;
 	x->next = r->stab[hv & (r->sbuckets - 1)];
@@ -482,6 +483,8 @@ static void on_sample(struct session *ss, const struct perf_event_header *h, int
 	}
 	if (!fresh)
 		return;
+	/* a chain perf drops (session_chain_corrupt) resolves no frame */
+	chain.callchain.nr = r->shapes[r->last_shape]->nr;
 	/*
 	 * User addresses now; kernel ones later: the kernel's map does not
 	 * change, and kallsyms is still being read on the other thread.

@@ -260,6 +260,7 @@ static void print_sample(struct session *ss, const struct perf_event_header *h, 
 	unsigned f = s->attr_fields[idx];
 	enum tally_cpumode mode = (enum tally_cpumode)(h->misc & PERF_RECORD_MISC_CPUMODE_MASK);
 	bool chain = (a->sample_type & PERF_SAMPLE_CALLCHAIN) && !s->hide_cg;
+	bool dropped = chain && session_chain_corrupt(smp);	/* as perf: no frame line */
 	bool tp = a->type == PERF_TYPE_TRACEPOINT;
 	bool unwound = false;
 
@@ -336,7 +337,7 @@ static void print_sample(struct session *ss, const struct perf_event_header *h, 
 		return;
 	}
 	ob_chr(s, '\n');
-	for (uint64_t i = 0; i < smp->callchain.nr; i++) {
+	for (uint64_t i = 0; !dropped && i < smp->callchain.nr; i++) {
 		uint64_t ip = smp->callchain.ips[i];
 
 		if (ip >= PERF_CONTEXT_MAX) {

@@ -23,7 +23,8 @@ struct shape {
 	int32_t pid, tid, cpu;
 	int idx;
 	uint8_t mode;
-	uint32_t nr;
+	uint32_t nr;			/* the chain as shown: 0 when perf drops it */
+	uint32_t key_nr;		/* the chain as recorded, what samples match */
 	uint64_t ip;
 	uint64_t *ips;
 	size_t seq;			/* its index in first-seen order */

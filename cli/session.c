@@ -214,19 +214,13 @@ static void rename_default(struct session *s, int32_t tid)
 			s->renames[i].final = tally_machine__comm_of(s->m, tid);
 }
 
-/*
- * A context marker perf does not know (a user stack's garbage the kernel's
- * frame-pointer walk took for one) makes perf discard the whole chain
- * (add_callchain_ip: "the callchain is corrupted"), in either order: the
- * sample keeps only its own ip.
- */
-static bool chain_corrupt(const struct tally_sample *smp)
+bool session_chain_corrupt(const struct tally_sample *smp)
 {
 	for (uint64_t i = 0; i < smp->callchain.nr; i++) {
 		uint64_t ip = smp->callchain.ips[i];
 
 		if (ip >= PERF_CONTEXT_MAX && ip != PERF_CONTEXT_HV && ip != PERF_CONTEXT_KERNEL &&
-		    ip != PERF_CONTEXT_USER)
+		    ip != PERF_CONTEXT_USER && ip != SESSION_CONTEXT_UNWOUND)
 			return true;
 	}
 	return false;
@@ -245,8 +239,6 @@ static void process(struct session *s, const struct perf_event_header *h, int id
 	}
 	if (h->type == PERF_RECORD_SAMPLE) {
 		s->samples++;
-		if (rec.u.sample.callchain.nr && chain_corrupt(&rec.u.sample))
-			rec.u.sample.callchain.nr = 0;
 		if ((s->lays[idx].sample_type & (PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER)) ==
 		    (PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER) && !s->no_unwind)
 			unwind_user(s, &rec.u.sample);

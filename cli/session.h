@@ -81,6 +81,15 @@ struct session {
  */
 const char *unnamed_comm(struct session *s, int32_t pid, int32_t tid);
 
+/*
+ * A context marker perf does not know (a user stack's garbage the kernel's
+ * frame-pointer walk took for one) makes perf discard the whole chain
+ * (add_callchain_ip: "the callchain is corrupted"), in either order: the
+ * sample keeps only its own ip. Asked where a command walks a chain
+ * anyway (report: once per distinct chain), not for every sample here.
+ */
+bool session_chain_corrupt(const struct tally_sample *smp);
+
 /* name is one of list's comma-separated items (--comm, --dsos...); id as a number's text. */
 bool session_in_list(const char *list, const char *name);
 bool session_in_id_list(const char *list, int32_t id);
