@@ -52,8 +52,11 @@ static int fuzz_data_read_one(const uint8_t *data, size_t size)
 	if (!r)
 		return 0;
 	dr_files_opened++;
-	for (int i = 0; i < tally_data_reader__nr_attrs(r); i++)
+	for (int i = 0; i < tally_data_reader__nr_attrs(r); i++) {
 		FUZZ_CHECK(tally_data_reader__attr(r, i) != NULL);
+		/* EVENT_DESC's name, else the one perf derives from the attr */
+		FUZZ_CHECK(tally_data_reader__event_name(r, i) != NULL);
+	}
 	ret = tally_data_reader__foreach(r, dr_record, &c);
 	e = tally_data_reader__error(r);
 	FUZZ_CHECK((ret != 0) == (e != NULL) || ret == -ENOMEM);
