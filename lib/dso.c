@@ -596,13 +596,191 @@ found:
 }
 
 /*
- * perf's dso__synthesize_plt_symbols: one "name@plt" symbol per
- * .rela.plt entry, laid over .plt after its header entry, entries of the
- * section's entsize (x86-64: 16); an IRELATIVE one has no name: "@plt".
- * Not where a sizeless _init before .plt runs on over it: perf's answer
- * there depends on its symbol tree's shape, and is mostly _init.
+ * perf's symbol tree, replayed to learn which PLT entries its lookup
+ * names: perf inserts a file's symbols (functions, objects and text
+ * labels, in table order) into a red-black tree, runs each sizeless one
+ * on to the next symbol's start (_init over the whole .plt), then inserts
+ * the PLT entries; symbols__find walks from the root and returns the
+ * first node holding the address, so an entry that stays below _init is
+ * _init's (seen: the first of three or more entries, both of two).
+ * Nodes by index; the insert is the classic one (Linux's lib/rbtree.c).
  */
-static int synth_plt(Elf *elf, struct tally__symvec *v)
+struct rbn { uint64_t start, end; int32_t l, r, p; bool red; };
+struct rbt { struct rbn *n; int32_t root; };
+
+static void rb_rot(struct rbt *t, int32_t x, bool left)
+{
+	struct rbn *n = t->n;
+	int32_t y = left ? n[x].r : n[x].l, c = left ? n[y].l : n[y].r;
+
+	if (left)
+		n[x].r = c;
+	else
+		n[x].l = c;
+	if (c >= 0)
+		n[c].p = x;
+	n[y].p = n[x].p;
+	if (n[x].p < 0)
+		t->root = y;
+	else if (n[n[x].p].l == x)
+		n[n[x].p].l = y;
+	else
+		n[n[x].p].r = y;
+	if (left)
+		n[y].l = x;
+	else
+		n[y].r = x;
+	n[x].p = y;
+}
+
+static void rb_insert(struct rbt *t, int32_t z)
+{
+	struct rbn *n = t->n;
+	int32_t y = -1, x = t->root;
+
+	while (x >= 0) {	/* equal starts go right, as perf's __symbols__insert */
+		y = x;
+		x = n[z].start < n[x].start ? n[x].l : n[x].r;
+	}
+	n[z] = (struct rbn){ n[z].start, n[z].end, -1, -1, y, true };
+	if (y < 0)
+		t->root = z;
+	else if (n[z].start < n[y].start)
+		n[y].l = z;
+	else
+		n[y].r = z;
+	while (n[z].p >= 0 && n[n[z].p].red) {
+		int32_t pa = n[z].p, g = n[pa].p;
+		bool pl = n[g].l == pa;
+		int32_t u = pl ? n[g].r : n[g].l;
+
+		if (u >= 0 && n[u].red) {
+			n[pa].red = n[u].red = false;
+			n[g].red = true;
+			z = g;
+			continue;
+		}
+		if (z == (pl ? n[pa].r : n[pa].l)) {
+			z = pa;
+			rb_rot(t, z, pl);
+			pa = n[z].p;
+		}
+		n[pa].red = false;
+		n[g].red = true;
+		rb_rot(t, g, !pl);
+	}
+	n[t->root].red = false;
+}
+
+static int32_t rb_find(const struct rbt *t, uint64_t ip)
+{
+	int32_t x = t->root;
+
+	while (x >= 0) {
+		const struct rbn *c = &t->n[x];
+
+		if (ip < c->start)
+			x = c->l;
+		else if (ip > c->end || (ip == c->end && ip != c->start))
+			x = c->r;
+		else
+			return x;
+	}
+	return -1;
+}
+
+static int by_start(const void *a, const void *b)
+{
+	const struct rbn *x = *(const struct rbn *const *)a, *y = *(const struct rbn *const *)b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/*
+ * shadow[i]: perf's lookup finds another symbol (_init) at PLT entry i.
+ * Only where a sizeless symbol before .plt could run on over it.
+ */
+static int plt_shadowed(Elf *elf, uint64_t plt0, uint64_t ent, size_t nplt, bool *shadow)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn = find_scn(elf, NULL, SHT_SYMTAB, &sh);
+	Elf_Data *d = scn ? elf_getdata(scn, NULL) : NULL;
+	size_t n = d && sh.sh_entsize ? sh.sh_size / sh.sh_entsize : 0, nn = 0;
+	struct rbt t = { NULL, -1 };
+	struct rbn **ord = NULL;
+	bool sizeless_before = false;
+	int err = -ENOMEM;
+
+	memset(shadow, 0, nplt);
+	if (!n)
+		return 0;
+	if (!(t.n = tally__calloc(n + nplt, sizeof(*t.n))) ||
+	    !(ord = tally__calloc(n + nplt, sizeof(*ord))))
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Sym s;
+		GElf_Shdr ssh;
+		Elf_Scn *sscn;
+		int ty;
+
+		if (!gelf_getsym(d, (int)i, &s))
+			break;
+		ty = GELF_ST_TYPE(s.st_info);
+		/* perf's elf_sym__filter (functions, objects) and labels */
+		if (!s.st_name || s.st_shndx == SHN_UNDEF || s.st_shndx >= SHN_LORESERVE)
+			continue;
+		if (ty == STT_NOTYPE) {
+			int vis = GELF_ST_VISIBILITY(s.st_other);
+			size_t shstrndx;
+			const char *sec;
+
+			if (vis == STV_HIDDEN || vis == STV_INTERNAL ||
+			    !(sscn = elf_getscn(elf, s.st_shndx)) || !gelf_getshdr(sscn, &ssh) ||
+			    elf_getshdrstrndx(elf, &shstrndx) ||
+			    !(sec = elf_strptr(elf, shstrndx, ssh.sh_name)) || !strstr(sec, "text"))
+				continue;
+		} else if (ty != STT_FUNC && ty != STT_GNU_IFUNC && ty != STT_OBJECT) {
+			continue;
+		} else if (!(sscn = elf_getscn(elf, s.st_shndx)) || !gelf_getshdr(sscn, &ssh)) {
+			continue;
+		}
+		if (!(ssh.sh_flags & SHF_ALLOC))
+			continue;
+		if (!s.st_size && s.st_value < plt0)
+			sizeless_before = true;
+		t.n[nn] = (struct rbn){ .start = s.st_value, .end = s.st_value + s.st_size };
+		rb_insert(&t, (int32_t)nn);
+		ord[nn] = &t.n[nn];
+		nn++;
+	}
+	err = 0;
+	if (!sizeless_before)
+		goto out;
+	/* symbols__fixup_end: a sizeless symbol runs to the next one's start */
+	qsort(ord, nn, sizeof(*ord), by_start);
+	for (size_t i = 0; i + 1 < nn; i++)
+		if (ord[i]->end == ord[i]->start)
+			ord[i]->end = ord[i + 1]->start;
+	for (size_t i = 0; i < nplt; i++) {
+		t.n[nn + i] = (struct rbn){ .start = plt0 + ent * (i + 1), .end = plt0 + ent * (i + 2) };
+		rb_insert(&t, (int32_t)(nn + i));
+	}
+	for (size_t i = 0; i < nplt; i++)
+		shadow[i] = rb_find(&t, plt0 + ent * (i + 1)) != (int32_t)(nn + i);
+out:
+	free(ord);
+	free(t.n);
+	return err;
+}
+
+/*
+ * perf's dso__synthesize_plt_symbols: one "name@plt" symbol per
+ * .rela.plt entry (its name demangled first, as perf), laid over .plt
+ * after its header entry, entries of the section's entsize (x86-64: 16);
+ * an IRELATIVE one has no name: "@plt". None where perf's lookup finds
+ * the sizeless _init instead (plt_shadowed).
+ */
+static int synth_plt(Elf *elf, struct tally__symvec *v, bool demangle)
 {
 	GElf_Shdr rsh, psh, dsh;
 	Elf_Scn *rscn = find_scn(elf, ".rela.plt", SHT_RELA, &rsh);
@@ -611,14 +789,10 @@ static int synth_plt(Elf *elf, struct tally__symvec *v)
 	Elf_Data *rd, *dd;
 	size_t n;
 	int added = 0;
+	bool *shadow;
 
 	if (!rscn || !pscn || !rsh.sh_entsize || !psh.sh_entsize)
 		return 0;
-	/* (seen with a .symtab; with .dynsym only, perf names the entries) */
-	for (size_t i = 0; has_symtab(elf) && i < v->nr; i++)
-		if (v->v[i].start == v->v[i].end && v->v[i].start < psh.sh_addr &&
-		    !strcmp(v->v[i].name, "_init"))
-			return 0;
 	dscn = elf_getscn(elf, rsh.sh_link);
 	if (!dscn || !gelf_getshdr(dscn, &dsh) || dsh.sh_type != SHT_DYNSYM)
 		return 0;	/* perf's sanity check: .rela.plt refers to .dynsym */
@@ -627,24 +801,39 @@ static int synth_plt(Elf *elf, struct tally__symvec *v)
 	if (!rd || !dd)
 		return 0;
 	n = rsh.sh_size / rsh.sh_entsize;
+	/* the entries that fit in .plt after its header */
+	if (n > psh.sh_size / psh.sh_entsize - (psh.sh_size >= psh.sh_entsize))
+		n = psh.sh_size / psh.sh_entsize - (psh.sh_size >= psh.sh_entsize);
+	if (!n || !(shadow = malloc(n)))
+		return n ? -ENOMEM : 0;
+	if (plt_shadowed(elf, psh.sh_addr, psh.sh_entsize, n, shadow)) {
+		free(shadow);
+		return -ENOMEM;
+	}
 	for (size_t i = 0; i < n; i++) {
 		GElf_Rela rel;
 		GElf_Sym sym;
 		const char *name;
-		char buf[512];
+		char buf[512], *dm = NULL;
 		uint64_t start = psh.sh_addr + psh.sh_entsize * (i + 1);
 
 		if (!gelf_getrela(rd, (int)i, &rel) ||
 		    !gelf_getsym(dd, (int)GELF_R_SYM(rel.r_info), &sym))
 			break;
-		if (start + psh.sh_entsize > psh.sh_addr + psh.sh_size)
-			break;
+		if (shadow[i])
+			continue;
 		name = elf_strptr(elf, dsh.sh_link, sym.st_name);
+		if (demangle && name && (dm = tally_demangle(name)))
+			name = dm;
 		snprintf(buf, sizeof(buf), "%s@plt", name ? name : "");
-		if (tally__symvec_add(v, start, psh.sh_entsize, STB_GLOBAL, buf, false))
+		free(dm);
+		if (tally__symvec_add(v, start, psh.sh_entsize, STB_GLOBAL, buf, false)) {
+			free(shadow);
 			return -ENOMEM;
+		}
 		added++;
 	}
+	free(shadow);
 	return added;
 }
 
@@ -720,7 +909,7 @@ int tally__dso_load_elf(struct tally_dso *d, const struct tally__dso_ctx *ctx,
 	d->dwarf_path = strdup(d->name);
 finish:
 	/* the PLT is the running file's, whichever file gave the symbols (as perf) */
-	nplt = synth_plt(f.elf, &v);
+	nplt = synth_plt(f.elf, &v, ctx->demangle);
 	if (nplt < 0) {
 		err = -ENOMEM;
 		goto out;

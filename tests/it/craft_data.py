@@ -8,7 +8,11 @@ late-comm    thread 5000 is sampled before its first COMM and renamed
              and overrides a ":TID" name in place with the first COMM).
 bad-context  call chains holding a context marker perf does not know (the
              garbage a frame-pointer walk of a user stack can yield): perf
-             discards such a chain whole, last marker or not."""
+             discards such a chain whole, last marker or not.
+addrs BINARY ADDR...
+             one sample at each of the binary's ELF addresses (hex), the
+             binary mapped whole as one executable mapping: which symbol
+             names an address, as perf's lookup finds it."""
 import struct, sys
 
 IP, TID, TIME, CALLCHAIN, PERIOD = 1, 2, 4, 32, 256
@@ -79,7 +83,28 @@ def write(out, st, recs):
         f.write(hdr + fattr + data)
 
 
-cases = {'late-comm': late_comm, 'bad-context': bad_context}
-if len(sys.argv) != 3 or sys.argv[1] not in cases:
+def addrs(path, *hexes):
+    import os
+    st = IP | TID | TIME | PERIOD
+    with open(path, 'rb') as f:
+        elf = f.read(64)
+    pie = struct.unpack_from('<H', elf, 16)[0] == 3        # ET_DYN
+    base = 0x555555554000 if pie else 0x400000
+    size = (os.path.getsize(path) + 0xfff) & ~0xfff
+    r = [comm(7000, 7000, 'prog', T0),
+         rec(1, 2, struct.pack('<IIQQQ', 7000, 7000, base, size, 0) + cstr(os.path.abspath(path)) +
+             trailer(7000, 7000, T0 + 1))]
+    t = T0 + 10
+    for h in hexes:
+        a = int(h, 16)
+        r.append(sample(st, 7000, 7000, t, a + (base if pie else 0))); t += 10
+    return st, r
+
+
+cases = {'late-comm': late_comm, 'bad-context': bad_context, 'addrs': addrs}
+if len(sys.argv) < 3 or sys.argv[1] not in cases or (sys.argv[1] != 'addrs') != (len(sys.argv) == 3):
     sys.exit(__doc__)
-write(sys.argv[2], *cases[sys.argv[1]]())
+if sys.argv[1] == 'addrs':
+    write(sys.argv[2], *addrs(sys.argv[3], *sys.argv[4:]))
+else:
+    write(sys.argv[2], *cases[sys.argv[1]]())

@@ -9,7 +9,8 @@
 # drops it: the sample keeps its own ip. -n, --show-total-period, -q, and a
 # file of two events (one preamble, a block each). A file of tracepoints
 # only: perf's default key is the trace text ("Trace output", a lone row
-# cut to the header's width).
+# cut to the header's width). A sample in the PLT: the entry's name@plt, or
+# _init where perf's symbol tree finds the sizeless _init first.
 . "$(dirname "$0")/lib.sh"
 HERE=$(cd "$(dirname "$0")" && pwd)
 d=$(mktemp -d); trap 'rm -rf "$d"' EXIT
@@ -75,6 +76,29 @@ if have_tp; then
 else
 	skip "tracepoints cannot be used here"
 fi
+# every 4 bytes of .plt, in programs of 1, 2, 3 and 9 entries and the helpers
+plt_addrs() {
+	readelf -SW "$1" | awk '{ for (i = 1; i <= NF; i++) if ($i == ".plt") print $(i + 2), $(i + 4) }' |
+		while read -r a n; do python3 -c "print(' '.join('%x' % x for x in range(0x$a, 0x$a + 0x$n, 4)))"; done
+}
+calls=(abs labs atoi atol strlen strcmp memcmp puts rand)
+args=(c c 'v[0]' 'v[0]' 'v[0]' 'v[0],"a"' 'v[0],"ab",c' '""' '')
+for k in 1 2 3 9; do
+	{
+		echo '#include <stdlib.h>'; echo '#include <string.h>'; echo '#include <stdio.h>'
+		echo 'int main(int c, char **v) { long s = 0;'
+		for ((i = 0; i < k; i++)); do echo "s += (long)${calls[i]}(${args[i]});"; done
+		echo 'return s & 1; }'
+	} >"$d/plt$k.c"
+	cc -O1 -fno-builtin -w -o "$d/plt$k" "$d/plt$k.c"
+done
+for b in "$d/plt1" "$d/plt2" "$d/plt3" "$d/plt9" "$HELPERS/burn" "$HELPERS/work"; do
+	python3 "$HERE/craft_data.py" addrs "$d/plt.data" "$b" $(plt_addrs "$b")
+	perf script -F ip,sym -i "$d/plt.data" >"$d/ps" 2>/dev/null
+	"$TALLY" script -F ip,sym -i "$d/plt.data" >"$d/ts" 2>/dev/null
+	check "PLT of $(basename "$b"): $(wc -l <"$d/ps") addresses named as perf names them ($(grep -c @plt "$d/ps") @plt)" \
+		cmp -s "$d/ps" "$d/ts"
+done
 python3 "$HERE/craft_data.py" bad-context "$d/bad.data"
 for o in "--children" "--no-children" "--children -g caller" "--no-children -g caller" "-g callee"; do
 	same "bad context marker:" "$d/bad.data" $o
