@@ -335,10 +335,37 @@ static bool has_symtab(Elf *elf)
  * The symbols perf keeps: functions (FUNC, GNU_IFUNC) in any section, and
  * labels (NOTYPE, not hidden) only in a section whose name has "text" in
  * it (perf's elf_sec__is_text); named, defined, not absolute, in an
- * allocated section. So _init in .init
- * counts, and with no size it runs over the PLT, which is what perf 6.1
- * shows for PLT samples.
+ * allocated section. So _init in .init counts, and with no size it runs
+ * over the PLT (see plt_shadowed). Objects too when asked: perf's tree
+ * holds them, tally's symbol table does not.
  */
+static bool perf_keeps(Elf *elf, size_t shstrndx, const GElf_Sym *s, bool objects)
+{
+	GElf_Shdr ssh;
+	Elf_Scn *sscn;
+	const char *secname;
+	int t = GELF_ST_TYPE(s->st_info);
+
+	if (!s->st_name || s->st_shndx == SHN_UNDEF || s->st_shndx >= SHN_LORESERVE)
+		return false;
+	if (t == STT_NOTYPE) {
+		int vis = GELF_ST_VISIBILITY(s->st_other);
+
+		if (vis == STV_HIDDEN || vis == STV_INTERNAL)
+			return false;
+	} else if (t != STT_FUNC && t != STT_GNU_IFUNC && !(objects && t == STT_OBJECT)) {
+		return false;
+	}
+	sscn = elf_getscn(elf, s->st_shndx);
+	if (!sscn || !gelf_getshdr(sscn, &ssh))
+		return false;
+	/* .gnu.warning.* and the like never reach memory. */
+	if (!(ssh.sh_flags & SHF_ALLOC))
+		return false;
+	secname = elf_strptr(elf, shstrndx, ssh.sh_name);
+	return t != STT_NOTYPE || (secname && strstr(secname, "text"));
+}
+
 static int load_symtab(Elf *elf, uint32_t type, struct tally__symvec *v)
 {
 	size_t shstrndx;
@@ -353,32 +380,11 @@ static int load_symtab(Elf *elf, uint32_t type, struct tally__symvec *v)
 
 	for (size_t i = 0; d && i < n; i++) {
 		GElf_Sym s;
-		GElf_Shdr ssh;
-		Elf_Scn *sscn;
-		const char *name, *secname;
-		int t;
+		const char *name;
 
 		if (!gelf_getsym(d, (int)i, &s))
 			break;
-		t = GELF_ST_TYPE(s.st_info);
-		if (!s.st_name || s.st_shndx == SHN_UNDEF || s.st_shndx >= SHN_LORESERVE)
-			continue;
-		if (t == STT_NOTYPE) {
-			int vis = GELF_ST_VISIBILITY(s.st_other);
-
-			if (vis == STV_HIDDEN || vis == STV_INTERNAL)
-				continue;
-		} else if (t != STT_FUNC && t != STT_GNU_IFUNC) {
-			continue;
-		}
-		sscn = elf_getscn(elf, s.st_shndx);
-		if (!sscn || !gelf_getshdr(sscn, &ssh))
-			continue;
-		/* .gnu.warning.* and the like never reach memory. */
-		if (!(ssh.sh_flags & SHF_ALLOC))
-			continue;
-		secname = elf_strptr(elf, shstrndx, ssh.sh_name);
-		if (t == STT_NOTYPE && (!secname || !strstr(secname, "text")))
+		if (!perf_keeps(elf, shstrndx, &s, false))
 			continue;
 		name = elf_strptr(elf, sh.sh_link, s.st_name);
 		if (!name || !*name)
@@ -709,42 +715,21 @@ static int plt_shadowed(Elf *elf, uint64_t plt0, uint64_t ent, size_t nplt, bool
 	struct rbt t = { NULL, -1 };
 	struct rbn **ord = NULL;
 	bool sizeless_before = false;
+	size_t shstrndx;
 	int err = -ENOMEM;
 
 	memset(shadow, 0, nplt);
-	if (!n)
+	if (!n || elf_getshdrstrndx(elf, &shstrndx))
 		return 0;
 	if (!(t.n = tally__calloc(n + nplt, sizeof(*t.n))) ||
 	    !(ord = tally__calloc(n + nplt, sizeof(*ord))))
 		goto out;
 	for (size_t i = 0; i < n; i++) {
 		GElf_Sym s;
-		GElf_Shdr ssh;
-		Elf_Scn *sscn;
-		int ty;
 
 		if (!gelf_getsym(d, (int)i, &s))
 			break;
-		ty = GELF_ST_TYPE(s.st_info);
-		/* perf's elf_sym__filter (functions, objects) and labels */
-		if (!s.st_name || s.st_shndx == SHN_UNDEF || s.st_shndx >= SHN_LORESERVE)
-			continue;
-		if (ty == STT_NOTYPE) {
-			int vis = GELF_ST_VISIBILITY(s.st_other);
-			size_t shstrndx;
-			const char *sec;
-
-			if (vis == STV_HIDDEN || vis == STV_INTERNAL ||
-			    !(sscn = elf_getscn(elf, s.st_shndx)) || !gelf_getshdr(sscn, &ssh) ||
-			    elf_getshdrstrndx(elf, &shstrndx) ||
-			    !(sec = elf_strptr(elf, shstrndx, ssh.sh_name)) || !strstr(sec, "text"))
-				continue;
-		} else if (ty != STT_FUNC && ty != STT_GNU_IFUNC && ty != STT_OBJECT) {
-			continue;
-		} else if (!(sscn = elf_getscn(elf, s.st_shndx)) || !gelf_getshdr(sscn, &ssh)) {
-			continue;
-		}
-		if (!(ssh.sh_flags & SHF_ALLOC))
+		if (!perf_keeps(elf, shstrndx, &s, true))
 			continue;
 		if (!s.st_size && s.st_value < plt0)
 			sizeless_before = true;
