@@ -78,7 +78,8 @@ struct report {
 	bool show_nr, show_period;	/* -n, --show-total-period: perf's Samples, Period */
 	bool quiet;			/* -q: no '#' lines */
 	bool need_trace;		/* the trace key: each sample's fields printed */
-	struct trace_pool { char **v; size_t n, cap; } traces;	/* the distinct trace texts */
+	/* the distinct trace texts: an open-addressed set, cap a power of two */
+	struct trace_pool { char **v; size_t n, cap; } traces;
 	bool has_parent;		/* the parent key: --parent's regex compiled */
 	regex_t parent_re;
 	const char *last_comm;
@@ -391,22 +392,31 @@ static bool kernel_mode(enum tally_cpumode m)
 /* One copy of each distinct text: entries and shapes compare the pointers. */
 static const char *trace_intern(struct trace_pool *p, const char *t)
 {
-	/* samples of one tracepoint repeat their texts: look from the newest */
-	for (size_t i = p->n; i > 0; i--)
-		if (!strcmp(p->v[i - 1], t))
-			return p->v[i - 1];
-	if (p->n == p->cap) {
-		size_t n = p->cap ? p->cap * 2 : 64;
-		char **v = realloc(p->v, n * sizeof(*v));
+	size_t i;
+
+	if (2 * (p->n + 1) > p->cap) {	/* at most half full */
+		size_t cap = p->cap ? p->cap * 2 : 256;
+		char **v = calloc(cap, sizeof(*v));
 
 		if (!v)
 			return "";
+		for (size_t k = 0; k < p->cap; k++)
+			if (p->v[k]) {
+				for (i = fnv_str(FNV_BASIS, p->v[k]) & (cap - 1); v[i]; i = (i + 1) & (cap - 1))
+					;
+				v[i] = p->v[k];
+			}
+		free(p->v);
 		p->v = v;
-		p->cap = n;
+		p->cap = cap;
 	}
-	if (!(p->v[p->n] = strdup(t)))
+	for (i = fnv_str(FNV_BASIS, t) & (p->cap - 1); p->v[i]; i = (i + 1) & (p->cap - 1))
+		if (!strcmp(p->v[i], t))
+			return p->v[i];
+	if (!(p->v[i] = strdup(t)))
 		return "";
-	return p->v[p->n++];
+	p->n++;
+	return p->v[i];
 }
 
 /* perf's trace key: libtraceevent's text of the sample's fields, "N/A" off tracepoints. */
@@ -1344,7 +1354,7 @@ out:
 		free(r.shapes[i]);
 	}
 	free(r.shapes);
-	for (size_t i = 0; i < r.traces.n; i++)
+	for (size_t i = 0; i < r.traces.cap; i++)
 		free(r.traces.v[i]);
 	free(r.traces.v);
 	free(r.stab);
