@@ -54,7 +54,7 @@ int tally_stacks__write_firefox(const struct tally_stacks *s, FILE *fp)
 		    "\"shutdownTime\":null,\"processType\":0,\"product\":\"tally %s\",\"stackwalk\":1,"
 		    "\"debug\":false,\"presymbolicated\":true,\"abi\":\"\",\"oscpu\":\"\",\"platform\":\"Linux\","
 		    "\"misc\":\"\",\"toolkit\":\"\",\"appBuildID\":\"\",\"sourceURL\":\"\",\"physicalCPUs\":0,"
-		    "\"logicalCPUs\":0,\"extensions\":{\"id\":[],\"name\":[],\"baseURL\":[],\"length\":0},"
+		    "\"logicalCPUs\":0,\"extensions\":{\"schema\":{\"id\":0,\"name\":1,\"baseURL\":2},\"data\":[]},"
 		    "\"categories\":[{\"name\":\"User\",\"color\":\"yellow\",\"subcategories\":[\"Other\"]},"
 		    "{\"name\":\"Kernel\",\"color\":\"orange\",\"subcategories\":[\"Other\"]}],"
 		    "\"markerSchema\":[]},\n\"libs\":[],\"pausedRanges\":[],\"processes\":[],\n\"threads\":[",

@@ -10,6 +10,11 @@ check() { local n=$1; shift; if "$@"; then ok "$n"; else fail "$n"; fi; }
 # is NAME GOT WANT
 is() { if [ "$2" = "$3" ]; then ok "$1"; else fail "$1 (got '$2', want '$3')"; fi; }
 done_testing() { echo "1..$_n"; }
+# The pictures' readers from npm, where `make deps` installs them.
+NPM_DIR=${TALLY_NPM:-${HOME:-/root}/.cache/tally-npm}
+# missing REASON: a reader `make deps` installs is absent: a skip, but a
+# failure under CI=true (there make test has installed it).
+missing() { if [ "${CI:-}" = true ]; then fail "$*"; else skip "$*"; fi; }
 have_perf() { command -v perf >/dev/null 2>&1; }
 # The getpid tracepoint can be used: asked through tally, which mounts
 # tracefs on a fresh machine as perf does (never skip merely because

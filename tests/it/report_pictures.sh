@@ -6,8 +6,11 @@
 #  --flamegraph: headless Chromium runs the SVG's script: a search
 #    highlights the frames and says the share tally report gives; a click
 #    (playwright-core driving Chromium) zooms, Reset Zoom restores.
+#  --firefox: the Firefox Profiler's own importer (npm profiler-cli, which
+#    bundles it) loads the file; its sample count and shares are tally's.
 . "$(dirname "$0")/lib.sh"
-d=$(mktemp -d); trap 'rm -rf "$d"' EXIT
+d=$(mktemp -d); pqpid=
+trap '[ -n "$pqpid" ] && kill "$pqpid" 2>/dev/null; rm -rf "$d"' EXIT
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 
 
@@ -72,8 +75,7 @@ if [ -n "$CHROME" ]; then
 		awk -v a="$got" -v b="$want" 'BEGIN { exit !(a != "" && (a - b) ^ 2 < 0.01) }'
 	check "the frames are named" grep -q 'data-n="top"' "$d/dom"
 	# a real click, through playwright-core (npm) driving the same Chromium
-	PW=${PW_DIR:-${BUILD:+$ROOT/$BUILD/npm}}
-	PW=${PW:-$d/npm}
+	PW=${PW_DIR:-$NPM_DIR}
 	if [ ! -d "$PW/node_modules/playwright-core" ] && command -v npm >/dev/null; then
 		timeout 120 npm install --silent --no-audit --no-fund --prefix "$PW" playwright-core \
 			>/dev/null 2>&1
@@ -112,7 +114,7 @@ EOF
 		check "Reset Zoom: top back to its width" \
 			node -e "const r=$r; process.exit(r && Math.abs(r.back - r.before) < 0.5 ? 0 : 1)"
 	else
-		skip "playwright-core could not be installed from npm: the click is not tried"
+		missing "playwright-core could not be installed from npm: the click is not tried"
 	fi
 else
 	skip "chromium is not installed: make deps installs it"
@@ -172,6 +174,35 @@ assert total == samples, "samples %d vs %d" % (total, samples)
 print("ok")
 EOF
 is "firefox: the Gecko tables check, every sample there with its time" "$(tail -1 "$d/ff.out")" ok
+# the profiler's importer, as profiler.firefox.com runs it on a dropped file
+PQ=$NPM_DIR/node_modules/@firefox-devtools/profiler-cli/dist/profiler-cli.js
+NODE24=$NPM_DIR/node_modules/.bin/node
+if [ -f "$PQ" ] && [ -x "$NODE24" ]; then
+	export PROFILER_CLI_SESSION_DIR=$d/pq PROFILER_CLI_NO_SYMBOLICATE=1
+	pq() { timeout 60 "$NODE24" "$PQ" "$@" --session t; }
+	# its daemon loads the file; status answers once it is loaded or failed
+	"$NODE24" "$PQ" --daemon "$d/ff.json" --session t >/dev/null 2>&1 & pqpid=$!
+	for _ in $(seq 150); do
+		sleep 0.2
+		pq status >"$d/pq.st" 2>&1 && break
+		grep -q 'failed' "$d/pq.st" && break
+	done
+	check "the Firefox Profiler's importer takes the file ($(grep -m1 -o 'failed.*' "$d/pq.st"))" \
+		grep -q 'Selected thread' "$d/pq.st"
+	pq thread samples --include-idle --json >"$d/pq.json" 2>&1
+	got=$(node -e 'const r = JSON.parse(require("fs").readFileSync(process.argv[1]));
+		const l = r.topFunctionsByTotal.find(f => f.name.startsWith("leaf "));
+		console.log(r.categoryBreakdown.totalSamples, l ? l.totalPercentage.toFixed(2) : "")' \
+		"$d/pq.json" 2>/dev/null)
+	is "firefox importer: the samples are the file's" "${got% *}" "$samples"
+	want=$(child_pct leaf); got=${got#* }
+	check "firefox importer: leaf's total share $got% is tally report's children $want%" \
+		awk -v a="$got" -v b="$want" 'BEGIN { exit !(a != "" && (a - b) ^ 2 < 0.0001) }'
+	pq stop >/dev/null 2>&1
+	wait "$pqpid" 2>/dev/null; pqpid=
+else
+	missing "the Firefox Profiler's importer (npm profiler-cli, node@24) is not installed: make deps"
+fi
 
 # ---- the HTML page: offline, and what it shows agrees with tally report
 "$TALLY" report -i "$d/t.data" --html "$d/page.html" 2>/dev/null
