@@ -21,12 +21,57 @@ static void hex(char *out, const uint8_t *b, size_t n)
 	out[2 * n] = '\0';
 }
 
-/* One frame of the model for an address report resolved. */
-static int frame_of(struct tally_stacks *st, const struct where *w, uint64_t ip)
+/*
+ * The build id the recording noted for a file (HEADER_BUILD_ID: perf's
+ * build_id_event entries, {header; pid; u8 id[20], size, pad[3]; name}),
+ * for maps whose MMAP2 carried none; *out hex. The last file asked is
+ * asked again most often.
+ */
+static bool recorded_build_id(const struct session *ss, const char *path, char *out)
+{
+	static const char *last_path;
+	static char last[2 * TALLY_BUILD_ID_MAX + 1];
+	const unsigned char *p;
+	const void *v;
+	size_t len, pos = 0;
+
+	if (path == last_path) {
+		strcpy(out, last);
+		return *out;
+	}
+	last_path = path;
+	*last = *out = '\0';
+	if (tally_data_reader__feature(ss->rd, 2, &v, &len))
+		return false;
+	p = v;
+	while (len - pos >= 36) {
+		struct perf_event_header h;
+		size_t n = 20;
+
+		memcpy(&h, p + pos, sizeof(h));
+		if (h.size < 36 || h.size > len - pos)
+			break;
+		if (h.misc & 0x8000 && p[pos + 32] <= 20)	/* BUILD_ID_SIZE: the size is given */
+			n = p[pos + 32];
+		if (memchr(p + pos + 36, 0, h.size - 36) && !strcmp((const char *)p + pos + 36, path)) {
+			hex(last, p + pos + 12, n);
+			strcpy(out, last);
+			return n > 0;
+		}
+		pos += h.size;
+	}
+	return false;
+}
+
+/* One frame of the model for an address report resolved, at its source line (or NULL). */
+static int frame_of(struct tally_stacks *st, const struct session *ss, const struct where *w,
+		    uint64_t ip, const struct tally_srcline *src)
 {
 	char bid[2 * TALLY_BUILD_ID_MAX + 1];
 	struct tally_stack_frame f = {
 		.name = w->sym,
+		.file = src ? src->file : NULL,
+		.line = src ? src->line : 0,
 		.dso = w->mapped ? (w->mode == 'k' && w->map_kernel ? w->dso : w->path) : NULL,
 		.addr = w->mapped ? w->addr : ip,
 		.kernel = w->mode == 'k',
@@ -38,6 +83,8 @@ static int frame_of(struct tally_stacks *st, const struct where *w, uint64_t ip)
 		f.map_pgoff = w->map_pgoff;
 		if (w->build_id_size) {
 			hex(bid, w->build_id, w->build_id_size);
+			f.build_id = bid;
+		} else if (f.dso && recorded_build_id(ss, f.dso, bid)) {
 			f.build_id = bid;
 		}
 	}
@@ -51,10 +98,12 @@ static int frame_of(struct tally_stacks *st, const struct where *w, uint64_t ip)
 static int stack_of(struct tally_stacks *st, struct resolver *res, const struct shape *x,
 		    bool chained)
 {
+	const struct session *ss = res->ss;
 	static enum tally_cpumode modes[CHAIN_MAX];
 	struct tally_sample smp = { .callchain = { .nr = x->nr, .ips = x->ips } };
+	const struct tally_srcline *src;
 	const struct where *w;
-	int node = -1, f;
+	int node = -1, f, nl;
 
 	if (!x->nr && chained)
 		return -1;	/* an empty chain (perf script shows no frame): the command alone */
@@ -62,7 +111,8 @@ static int stack_of(struct tally_stacks *st, struct resolver *res, const struct 
 		w = resolver_get(res, x->pid, x->tid, x->ip, x->mode);
 		if (!w)
 			return -ENOMEM;
-		f = frame_of(st, w, x->ip);
+		nl = resolver_lines(res, x->pid, x->tid, x->ip, x->mode, false, &src);
+		f = frame_of(st, ss, w, x->ip, nl ? &src[nl - 1] : NULL);
 		return f < 0 ? f : tally_stacks__push(st, -1, f);
 	}
 	uint32_t uw = chain_unwound_at(x->ips, x->nr);
@@ -78,10 +128,16 @@ static int stack_of(struct tally_stacks *st, struct resolver *res, const struct 
 
 		if (!nf)
 			return -ENOMEM;
+		/* after a frame, not a level's marker: a return address */
+		nl = resolver_lines(res, x->pid, x->tid, ip, modes[i - 1],
+				    i >= 2 && x->ips[i - 2] < PERF_CONTEXT_MAX, &src);
 		/* root first: an address's outermost function before those inlined in it */
 		for (int j = nf - 1; j >= 0; j--) {
+			/* the lines end with the out-of-line function's, as the frames */
+			int l = j + nl - nf;
+
 			w = fw[j];
-			if ((f = frame_of(st, w, ip)) < 0 ||
+			if ((f = frame_of(st, ss, w, ip, l >= 0 && nl ? &src[l] : NULL)) < 0 ||
 			    (node = tally_stacks__push(st, node, f)) < 0)
 				return f < 0 ? f : node;
 		}

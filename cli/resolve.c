@@ -21,6 +21,10 @@ struct resolver_ent {
 	struct where w;
 	struct tally_dso *dso;		/* for the inline lookup */
 	uint64_t vaddr;
+	/* source lines (resolver_lines): at the address, at a return address's call */
+	bool lines_done[2];
+	uint8_t nlines[2];
+	struct tally_srcline *lines[2];
 };
 
 uint64_t fnv_str(uint64_t h, const char *s)
@@ -161,6 +165,8 @@ void resolver_free(struct resolver *r)
 		for (int k = 0; k < r->tab[i].ninl; k++)
 			free(r->tab[i].inl[k].srcline);
 		free(r->tab[i].inl);
+		free(r->tab[i].lines[0]);
+		free(r->tab[i].lines[1]);
 	}
 	free(r->tab);
 	r->tab = NULL;
@@ -282,4 +288,28 @@ void chain_modes(const struct tally_sample *smp, enum tally_cpumode *modes)
 			m = ip == PERF_CONTEXT_KERNEL ? TALLY_CPUMODE_KERNEL : TALLY_CPUMODE_USER;
 		modes[i] = m;
 	}
+}
+
+int resolver_lines(struct resolver *r, int32_t pid, int32_t tid, uint64_t ip,
+		   enum tally_cpumode mode, bool ret, const struct tally_srcline **out)
+{
+	struct where *w = resolver_get(r, pid, tid, ip, mode);
+	struct tally_srcline v[INL_MAX];
+	struct resolver_ent *e;
+	int n;
+
+	if (!w)
+		return 0;
+	e = (struct resolver_ent *)((char *)w - offsetof(struct resolver_ent, w));
+	if (!e->lines_done[ret]) {
+		e->lines_done[ret] = true;
+		/* a return address is the instruction after its call: the call's line is before it */
+		n = e->dso ? tally_dso__srcline_inlines(e->dso, e->vaddr - ret, v, INL_MAX) : 0;
+		if (n > 0 && (e->lines[ret] = malloc((size_t)n * sizeof(*v)))) {
+			memcpy(e->lines[ret], v, (size_t)n * sizeof(*v));
+			e->nlines[ret] = (uint8_t)n;
+		}
+	}
+	*out = e->lines[ret];
+	return e->nlines[ret];
 }

@@ -69,6 +69,14 @@ void resolver_free(struct resolver *r);
  */
 int resolver_frames(struct resolver *r, int32_t pid, int32_t tid, uint64_t ip,
 		    enum tally_cpumode mode, bool unwound, struct where **out);
+/*
+ * The source lines of ip (DWARF), innermost first as resolver_frames's
+ * frames: the line-table row, then each inlined call's site, the last in
+ * the out-of-line function; ret: ip is a return address (its call's
+ * line). Looked up once. 0: none (no DWARF, kernel, no symbol).
+ */
+int resolver_lines(struct resolver *r, int32_t pid, int32_t tid, uint64_t ip,
+		   enum tally_cpumode mode, bool ret, const struct tally_srcline **out);
 /* Where a chain's DWARF-unwound user part begins (its marker's index), or nr. */
 uint32_t chain_unwound_at(const uint64_t *ips, uint32_t nr);
 

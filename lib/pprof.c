@@ -3,7 +3,8 @@
  * The stacks model as pprof's profile.proto (protobuf-c, generated from
  * proto/profile.proto at build time), gzip-compressed with zlib, as
  * `go tool pprof`, Pyroscope, Parca and Grafana read it. One location per
- * frame, one function per frame (a name in a file), one mapping per file.
+ * frame at a source line, one function per frame (a name in a file, its
+ * source file), one mapping per file with its build id.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -106,7 +107,8 @@ int tally_stacks__write_pprof(const struct tally_stacks *s, FILE *fp)
 	Perftools__Profiles__Label *labels = NULL, **labelp = NULL;
 	uint64_t *locids = NULL;
 	int64_t *values = NULL;
-	int *path = NULL, *frame_map = NULL, *frame_func = NULL;
+	int *frame_map = NULL, *frame_func = NULL;
+	const char **frame_src = NULL;
 	struct strtab st = { 0 };
 	size_t depth = s ? tally__stacks_max_depth(s) : 0, nmaps = 0, nfuncs = 0, nloc = 0;
 	uint8_t *buf = NULL;
@@ -122,22 +124,22 @@ int tally_stacks__write_pprof(const struct tally_stacks *s, FILE *fp)
 	st.n = 1;
 	maps = calloc(s->nframes + 1, sizeof(*maps));
 	mapp = calloc(s->nframes + 1, sizeof(*mapp));
-	locs = calloc(s->nframes + 1, sizeof(*locs));
-	locp = calloc(s->nframes + 1, sizeof(*locp));
-	lines = calloc(s->nframes + 1, sizeof(*lines));
-	linep = calloc(s->nframes + 1, sizeof(*linep));
+	locs = calloc(s->nlocs + 1, sizeof(*locs));
+	locp = calloc(s->nlocs + 1, sizeof(*locp));
+	lines = calloc(s->nlocs + 1, sizeof(*lines));
+	linep = calloc(s->nlocs + 1, sizeof(*linep));
 	funcs = calloc(s->nframes + 1, sizeof(*funcs));
 	funcp = calloc(s->nframes + 1, sizeof(*funcp));
 	frame_map = calloc(s->nframes + 1, sizeof(*frame_map));
 	frame_func = calloc(s->nframes + 1, sizeof(*frame_func));
+	frame_src = calloc(s->nframes + 1, sizeof(*frame_src));
 	smp = calloc(s->naggs + 1, sizeof(*smp));
 	smpp = calloc(s->naggs + 1, sizeof(*smpp));
 	labels = calloc(3 * s->naggs + 1, sizeof(*labels));
 	labelp = calloc(3 * s->naggs + 1, sizeof(*labelp));
 	values = calloc(2 * s->naggs + 1, sizeof(*values));
-	path = malloc((depth + 1) * sizeof(*path));
 	if (!maps || !mapp || !locs || !locp || !lines || !linep || !funcs || !funcp ||
-	    !frame_map || !frame_func || !smp || !smpp || !labels || !labelp || !values || !path)
+	    !frame_map || !frame_func || !frame_src || !smp || !smpp || !labels || !labelp || !values)
 		goto out;
 	/*
 	 * mappings: one per file, the program's first (pprof takes the first
@@ -165,11 +167,17 @@ int tally_stacks__write_pprof(const struct tally_stacks *s, FILE *fp)
 			if ((maps[m].filename = str_id(&st, f->dso)) < 0 ||
 			    (maps[m].build_id = str_id(&st, f->build_id)) < 0)
 				goto out;
-			maps[m].has_functions = true;
+			maps[m].has_functions = true;	/* false below where a frame has no name */
 			mapp[m] = &maps[m];
 			nmaps++;
 		}
-	/* functions: one per frame (a name in a file, at a level) */
+	/*
+	 * functions: one per frame (a name in a file, at a level), its file
+	 * the source file of its lines (DWARF), "" without them
+	 */
+	for (size_t i = 0; i < s->nlocs; i++)
+		if (s->locs[i].file && !frame_src[s->locs[i].frame])
+			frame_src[s->locs[i].frame] = s->locs[i].file;
 	for (size_t i = 0; i < s->nframes; i++) {
 		const struct stk_frame *f = &s->frames[i];
 		size_t m, k;
@@ -183,8 +191,7 @@ int tally_stacks__write_pprof(const struct tally_stacks *s, FILE *fp)
 		frame_func[i] = -1;
 		if (!f->name)
 			continue;
-		/* frames are one per (name, file, level): a function each */
-		int64_t name = str_id(&st, f->name), file = str_id(&st, f->dso);
+		int64_t name = str_id(&st, f->name), file = str_id(&st, frame_src[i]);
 
 		if (name < 0 || file < 0)
 			goto out;
@@ -197,22 +204,31 @@ int tally_stacks__write_pprof(const struct tally_stacks *s, FILE *fp)
 		nfuncs++;
 		frame_func[i] = (int)k;
 	}
-	/* locations: one per frame, at its first address */
-	for (size_t i = 0; i < s->nframes; i++) {
-		const struct stk_frame *f = &s->frames[i];
+	/* locations: one per frame at a line, at its first address */
+	for (size_t i = 0; i < s->nlocs; i++) {
+		const struct stk_loc *l = &s->locs[i];
+		const struct stk_frame *f = &s->frames[l->frame];
+		int m = frame_map[l->frame];
 
 		perftools__profiles__location__init(&locs[i]);
 		locs[i].id = i + 1;
-		if (frame_map[i] >= 0) {
-			locs[i].mapping_id = (uint64_t)frame_map[i] + 1;
-			locs[i].address = f->kernel || f->map_end <= f->map_start ? f->addr :
-					  f->map_start + f->addr - f->map_pgoff;
+		if (m >= 0) {
+			locs[i].mapping_id = (uint64_t)m + 1;
+			locs[i].address = f->kernel || f->map_end <= f->map_start ? l->addr :
+					  f->map_start + l->addr - f->map_pgoff;
+			if (frame_func[l->frame] < 0)
+				maps[m].has_functions = false;
+			if (l->file) {
+				maps[m].has_filenames = true;
+				maps[m].has_line_numbers = true;
+			}
 		} else {
-			locs[i].address = f->addr;
+			locs[i].address = l->addr;
 		}
-		if (frame_func[i] >= 0) {
+		if (frame_func[l->frame] >= 0) {
 			perftools__profiles__line__init(&lines[i]);
-			lines[i].function_id = (uint64_t)frame_func[i] + 1;
+			lines[i].function_id = (uint64_t)frame_func[l->frame] + 1;
+			lines[i].line = l->line;
 			linep[i] = &lines[i];
 			locs[i].n_line = 1;
 			locs[i].line = &linep[i];
@@ -233,12 +249,12 @@ int tally_stacks__write_pprof(const struct tally_stacks *s, FILE *fp)
 		for (size_t i = 0; i < s->naggs; i++) {
 			const struct stk_agg *a = &s->aggs[i];
 			const struct stk_thread *t = &s->threads[a->thread];
-			size_t np = tally__stacks_path(s, a->node, path);
+			size_t np = 0;
 			Perftools__Profiles__Label *l = &labels[3 * i];
 
 			perftools__profiles__sample__init(&smp[i]);
-			for (size_t k = 0; k < np; k++)	/* leaf first */
-				ids[k] = (uint64_t)path[np - 1 - k] + 1;
+			for (int n = a->node; n >= 0; n = s->nodes[n].parent)	/* leaf first */
+				ids[np++] = (uint64_t)s->nodes[n].loc + 1;
 			smp[i].location_id = ids;
 			smp[i].n_location_id = np;
 			ids += np;
@@ -310,13 +326,13 @@ out:
 	free(funcp);
 	free(frame_map);
 	free(frame_func);
+	free(frame_src);
 	free(smp);
 	free(smpp);
 	free(labels);
 	free(labelp);
 	free(values);
 	free(locids);
-	free(path);
 	free(buf);
 	return err;
 }

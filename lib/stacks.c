@@ -86,6 +86,16 @@ static uint64_t frame_hash_i(const void *ctx, int i)
 	return ((const struct tally_stacks *)ctx)->frames[i].hash;
 }
 
+static uint64_t loc_hash(int frame, const char *file, int line)
+{
+	return mix(hstr((uint64_t)(uint32_t)frame * 0x9e3779b97f4a7c15ULL, file) ^ (uint32_t)line);
+}
+
+static uint64_t loc_hash_i(const void *ctx, int i)
+{
+	return ((const struct tally_stacks *)ctx)->locs[i].hash;
+}
+
 static uint64_t node_hash(int parent, int frame)
 {
 	return mix(((uint64_t)(uint32_t)parent << 32) ^ (uint32_t)frame);
@@ -95,7 +105,7 @@ static uint64_t node_hash_i(const void *ctx, int i)
 {
 	const struct stk_node *n = &((const struct tally_stacks *)ctx)->nodes[i];
 
-	return node_hash(n->parent, n->frame);
+	return node_hash(n->parent, n->loc);
 }
 
 static uint64_t agg_hash(int thread, int node)
@@ -131,12 +141,16 @@ void tally_stacks__free(struct tally_stacks *s)
 	}
 	for (size_t i = 0; i < s->nthreads; i++)
 		free(s->threads[i].comm);
+	for (size_t i = 0; i < s->nlocs; i++)
+		free(s->locs[i].file);
 	free(s->frames);
+	free(s->locs);
 	free(s->nodes);
 	free(s->threads);
 	free(s->aggs);
 	free(s->timed);
 	free(s->ftab.v);
+	free(s->ltab.v);
 	free(s->ntab.v);
 	free(s->atab.v);
 	free(s->info.event);
@@ -157,15 +171,14 @@ static char *dup_or_null(const char *p, bool *fail)
 	return d;
 }
 
-int tally_stacks__frame(struct tally_stacks *s, const struct tally_stack_frame *f)
+/* The function's index in frames. */
+static int frame_index(struct tally_stacks *s, const struct tally_stack_frame *f)
 {
 	struct stk_frame key;
 	bool fail = false;
 	size_t k;
 	void *p;
 
-	if (!s || !f)
-		return -EINVAL;
 	key = (struct stk_frame){ .name = (char *)f->name, .dso = (char *)f->dso, .addr = f->addr,
 				  .kernel = f->kernel };
 	key.hash = frame_hash(&key);
@@ -199,13 +212,49 @@ int tally_stacks__frame(struct tally_stacks *s, const struct tally_stack_frame *
 	return (int)s->nframes - 1;
 }
 
-int tally_stacks__push(struct tally_stacks *s, int parent, int frame)
+/* A handle: the function at a source line (every line one, without lines). */
+int tally_stacks__frame(struct tally_stacks *s, const struct tally_stack_frame *f)
 {
-	uint64_t h = node_hash(parent, frame);
+	const char *file;
+	int fi, line;
+	uint64_t h;
 	size_t k;
 	void *p;
 
-	if (!s || frame < 0 || (size_t)frame >= s->nframes || parent < -1 ||
+	if (!s || !f)
+		return -EINVAL;
+	if ((fi = frame_index(s, f)) < 0)
+		return fi;
+	file = f->line > 0 ? f->file : NULL;
+	line = file ? f->line : 0;
+	h = loc_hash(fi, file, line);
+	if (tab_grow(&s->ltab, s->nlocs, loc_hash_i, s))
+		return -ENOMEM;
+	for (k = h & (s->ltab.size - 1); s->ltab.v[k]; k = (k + 1) & (s->ltab.size - 1)) {
+		const struct stk_loc *x = &s->locs[s->ltab.v[k] - 1];
+
+		if (x->hash == h && x->frame == fi && x->line == line && same_str(x->file, file))
+			return s->ltab.v[k] - 1;
+	}
+	p = grow(s->locs, &s->cap_locs, s->nlocs + 1, sizeof(*s->locs));
+	if (!p)
+		return -ENOMEM;
+	s->locs = p;
+	s->locs[s->nlocs] = (struct stk_loc){ .frame = fi, .line = line, .hash = h,
+					      .addr = f->addr };
+	if (file && !(s->locs[s->nlocs].file = strdup(file)))
+		return -ENOMEM;
+	s->ltab.v[k] = (int)++s->nlocs;
+	return (int)s->nlocs - 1;
+}
+
+int tally_stacks__push(struct tally_stacks *s, int parent, int loc)
+{
+	uint64_t h = node_hash(parent, loc);
+	size_t k;
+	void *p;
+
+	if (!s || loc < 0 || (size_t)loc >= s->nlocs || parent < -1 ||
 	    (parent >= 0 && (size_t)parent >= s->nnodes))
 		return -EINVAL;
 	if (tab_grow(&s->ntab, s->nnodes, node_hash_i, s))
@@ -213,7 +262,7 @@ int tally_stacks__push(struct tally_stacks *s, int parent, int frame)
 	for (k = h & (s->ntab.size - 1); s->ntab.v[k]; k = (k + 1) & (s->ntab.size - 1)) {
 		const struct stk_node *n = &s->nodes[s->ntab.v[k] - 1];
 
-		if (n->parent == parent && n->frame == frame)
+		if (n->parent == parent && n->loc == loc)
 			return s->ntab.v[k] - 1;
 	}
 	p = grow(s->nodes, &s->cap_nodes, s->nnodes + 1, sizeof(*s->nodes));
@@ -221,7 +270,7 @@ int tally_stacks__push(struct tally_stacks *s, int parent, int frame)
 		return -ENOMEM;
 	s->nodes = p;
 	s->nodes[s->nnodes] = (struct stk_node){
-		.parent = parent, .frame = frame,
+		.parent = parent, .frame = s->locs[loc].frame, .loc = loc,
 		.depth = parent < 0 ? 1 : s->nodes[parent].depth + 1,
 	};
 	s->ntab.v[k] = (int)++s->nnodes;

@@ -16,8 +16,16 @@ struct stk_frame {
 	uint64_t hash;
 };
 
+/* a frame at a source line (tally_stacks__frame's handle) */
+struct stk_loc {
+	int frame;
+	char *file;
+	int line;
+	uint64_t addr, hash;		/* the first address seen */
+};
+
 struct stk_node {
-	int parent, frame;
+	int parent, frame, loc;
 	uint32_t depth;			/* frames from the root, itself included */
 };
 
@@ -39,6 +47,8 @@ struct stk_tab {
 struct tally_stacks {
 	struct stk_frame *frames;
 	size_t nframes, cap_frames;
+	struct stk_loc *locs;
+	size_t nlocs, cap_locs;
 	struct stk_node *nodes;
 	size_t nnodes, cap_nodes;
 	struct stk_thread *threads;
@@ -46,7 +56,7 @@ struct tally_stacks {
 	int last_thread;
 	struct stk_agg *aggs;
 	size_t naggs, cap_aggs;
-	struct stk_tab ftab, ntab, atab;
+	struct stk_tab ftab, ltab, ntab, atab;
 	uint64_t samples, weight;
 	/* the timeline (tally_stacks__timed): samples in time order */
 	struct stk_timed { int thread, node; uint64_t time; } *timed;

@@ -2,8 +2,9 @@
 /*
  * Added in 0.2: a profile's call stacks, the one model every picture is
  * drawn from (collapsed stacks, flame graphs, pprof). Frames are
- * deduplicated (a function in a file, or an unresolved address), stacks
- * are a tree of frames from the root, samples are counted per (thread,
+ * deduplicated (a function in a file, or an unresolved address; with a
+ * source line, that function at that line: one function in every picture,
+ * its lines apart in pprof's), stacks are a tree of frames from the root, samples are counted per (thread,
  * stack) with their weight (the event's period).
  *
  *	struct tally_stacks *s = tally_stacks__new();
@@ -36,6 +37,8 @@ struct tally_stack_frame {
 	uint64_t map_start, map_end;	/* where the file was mapped (pprof's mapping) */
 	uint64_t map_pgoff;
 	bool kernel;
+	const char *file;		/* the source file of addr (DWARF), or NULL */
+	int line;			/* its line, 0: unknown */
 };
 
 /* What the profile is of, for the pictures' titles and pprof's header. */
@@ -50,7 +53,10 @@ struct tally_stacks_info {
 
 TALLY_API struct tally_stacks *tally_stacks__new(void);
 TALLY_API void tally_stacks__free(struct tally_stacks *s);
-/* Strings are copied. Negative -errno on failure. */
+/*
+ * The frame's handle for tally_stacks__push (the function at f's source
+ * line). Strings are copied. Negative -errno on failure.
+ */
 TALLY_API int tally_stacks__frame(struct tally_stacks *s, const struct tally_stack_frame *f);
 /* The stack parent + frame (parent -1: a root). Its id, or -errno. */
 TALLY_API int tally_stacks__push(struct tally_stacks *s, int parent, int frame);

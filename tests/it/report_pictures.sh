@@ -48,6 +48,26 @@ if command -v go >/dev/null; then
 			awk -v a="$got" -v b="$want" 'BEGIN { exit !(a != "" && (a - b) ^ 2 < 0.0001) }'
 	done
 	check "pprof: the main binary is the program" grep -q "^File: tree" "$d/top"
+	# source lines from DWARF: burn (built -g) as -lines and -list show it
+	"$TALLY" record -q -e cpu-clock -c 100000 -g -o "$d/b.data" -- "$HELPERS/burn" 300 >/dev/null 2>&1
+	"$TALLY" report -i "$d/b.data" --pprof "$d/b.pb.gz" 2>/dev/null
+	src=$ROOT/tests/helpers/burn.c
+	(cd "$ROOT" && go tool pprof -lines -top -sample_index=samples "$d/b.pb.gz") >"$d/btop" 2>&1
+	for f in burn_a burn_b burn_c; do
+		line=$(grep -n "void $f(" "$src" | cut -d: -f1)
+		check "pprof -lines: $f at burn.c:$line, its definition's line" \
+			grep -Eq " $f (.*/)?tests/helpers/burn\.c:$line\$" "$d/btop"
+	done
+	(cd "$ROOT" && go tool pprof -list '^burn_a$' -sample_index=samples "$d/b.pb.gz") >"$d/blist" 2>&1
+	check "pprof -list burn_a: the routine is in burn.c" grep -Eq "^ROUTINE =+ burn_a in (.*/)?tests/helpers/burn\.c" "$d/blist"
+	want=$("$TALLY" report --stdio --no-children --sort sym -g none -n -i "$d/b.data" 2>/dev/null |
+		awk '$NF == "burn_a" { print $2; exit }')
+	check "pprof -list burn_a: its source line holds its $want samples (flat)" \
+		grep -Eq "^ +$want +[0-9]+ +[0-9]+:.*void burn_a\(" "$d/blist"
+	go tool pprof -raw "$d/b.pb.gz" >"$d/braw" 2>&1
+	bid=$(readelf -n "$HELPERS/burn" | awk '/Build ID/ { print $3 }')
+	check "pprof: the program's mapping has its build id and lines" \
+		grep -Eq "$HELPERS/burn $bid \[FN\]\[FL\]\[LN\]" "$d/braw"
 else
 	skip "go (golang-go) is not installed: make deps installs it"
 fi
