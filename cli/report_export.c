@@ -105,8 +105,12 @@ static int stack_of(struct tally_stacks *st, struct resolver *res, const struct 
 	const struct where *w;
 	int node = -1, f, nl;
 
-	if (!x->nr && chained)
+	if (!x->nr && chained && !x->key_nr)
 		return -1;	/* an empty chain (perf script shows no frame): the command alone */
+	/*
+	 * No chain recorded, or one perf drops (a garbage context marker):
+	 * the sampled frame alone, as report's self column counts it.
+	 */
 	if (!x->nr) {
 		w = resolver_get(res, x->pid, x->tid, x->ip, x->mode);
 		if (!w)

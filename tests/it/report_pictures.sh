@@ -64,6 +64,17 @@ if command -v go >/dev/null; then
 		awk '$NF == "burn_a" { print $2; exit }')
 	check "pprof -list burn_a: its source line holds its $want samples (flat)" \
 		grep -Eq "^ +$want +[0-9]+ +[0-9]+:.*void burn_a\(" "$d/blist"
+	# chains perf drops (a garbage context marker): the sampled frame stays,
+	# so pprof's flat column is report's self one (the map is at 0x400000)
+	python3 "$ROOT/tests/it/craft_data.py" bad-context "$d/bad.data"
+	"$TALLY" report -i "$d/bad.data" --pprof "$d/bad.pb.gz" 2>/dev/null
+	go tool pprof -top -addresses -sample_index=samples "$d/bad.pb.gz" >"$d/badtop" 2>&1
+	"$TALLY" report --stdio --no-children --sort sym -g none -i "$d/bad.data" 2>/dev/null |
+		awk '$2 == "[.]" { print $1, $3 }' | while read -r pct a; do
+			printf '%s %016x\n' "$pct" $((0x400000 + a)); done >"$d/badwant"
+	got=$(awk '$6 ~ /^[0-9a-f]+$/ && $1 ~ /^[0-9]+$/ && $1 > 0 { print $2, $6 }' "$d/badtop" | sort)
+	check "dropped chains: pprof's flat shares are report's self ones ($(echo $got))" \
+		test -s "$d/badwant" -a "$got" = "$(sort "$d/badwant")"
 	go tool pprof -raw "$d/b.pb.gz" >"$d/braw" 2>&1
 	bid=$(readelf -n "$HELPERS/burn" | awk '/Build ID/ { print $3 }')
 	check "pprof: the program's mapping has its build id and lines" \
