@@ -1308,6 +1308,11 @@ int cmd_report(int argc, char **argv)
 	/* what was counted under ":TID" carries the name the thread got next, as perf shows it */
 	for (size_t i = 0; ss.nrenames && i < r.nshapes; i++)
 		r.shapes[i]->comm = session_final_comm(&ss, r.shapes[i]->comm);
+	if (!ret && !ss.samples) {
+		/* perf's words (and its status, 0); no picture of nothing is written */
+		fprintf(stderr, "Error:\nThe %s data has no samples!\n", ss.path ? ss.path : "perf.data");
+		goto out;
+	}
 	if (report_exports_any(&r.exp)) {
 		/* the pictures are of the first event with samples */
 		int idx = 0;

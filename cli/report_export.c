@@ -302,6 +302,10 @@ int report_export(const struct report_exports *x, struct session *ss, struct res
 	}
 	snprintf(title, sizeof(title), "%s: %llu samples of %s", ss->path,
 		 (unsigned long long)tally_stacks__samples(st), ev);
+	/* without chains each stack is its sampled frame: say so once, and why */
+	if ((x->flamegraph || x->html) && a && !(a->sample_type & PERF_SAMPLE_CALLCHAIN))
+		fprintf(stderr, "tally report: %s has no call chains (recorded without -g/--call-graph): "
+			"the flame graph is one level deep\n", ss->path ? ss->path : "perf.data");
 	if (x->folded && tally_stacks__write_folded(st, stdout))
 		ret = 1;
 	if (x->flamegraph)

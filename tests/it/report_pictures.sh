@@ -260,6 +260,26 @@ check "record --html: the page is written" grep -q '<h2>Flame graph</h2>' "$d/r.
 "$TALLY" record -q -o - --html "$d/x.html" -- true >/dev/null 2>"$d/e"; rc=$?
 is "record -o - --html: usage error" "$rc" 129
 
+# a file without samples: perf's words and status, and no picture written
+"$TALLY" record -q -e cpu-clock -c 1000000000 -o "$d/none.data" -- true >/dev/null 2>&1
+"$TALLY" report -i "$d/none.data" --flamegraph "$d/none.svg" --pprof "$d/none.pb.gz" \
+	--speedscope "$d/none.json" --html "$d/none.html" 2>"$d/none.err"; rc=$?
+check "no samples: no picture written" \
+	sh -c "! ls '$d'/none.svg '$d'/none.pb.gz '$d'/none.json '$d'/none.html 2>/dev/null | grep -q ."
+if have_perf; then
+	perf report --stdio -i "$d/none.data" >/dev/null 2>"$d/pnone.err"; prc=$?
+	is "no samples: the exit status is perf report's" "$rc" "$prc"
+	is "no samples: the message is perf report's" "$(cat "$d/none.err")" "$(cat "$d/pnone.err")"
+else
+	check "no samples: said" grep -q 'has no samples' "$d/none.err"
+fi
+# no call chains: the flame graph is one level deep, said once with the reason
+"$TALLY" record -q -e cpu-clock -c 100000 -o "$d/flat.data" -- "$d/tree" >/dev/null 2>&1
+"$TALLY" report -i "$d/flat.data" --flamegraph "$d/flat.svg" --html "$d/flat.html" 2>"$d/flat.err"
+is "no chains: exits 0, the graph written" "$?/$(grep -c '<svg' "$d/flat.svg")" "0/1"
+is "no chains: said once that the graph is one level deep" "$(grep -c 'one level deep' "$d/flat.err")" 1
+check "no chains: and why" grep -q 'recorded without -g/--call-graph' "$d/flat.err"
+
 # bad input: an unwritable path is named, the exit status says so
 "$TALLY" report -i "$d/t.data" --pprof /nonexistent/dir/p.pb.gz 2>"$d/e"; rc=$?
 check "unwritable --pprof path: fails (rc $rc)" [ $rc -ne 0 ]
