@@ -256,6 +256,20 @@ static const char *const diff_usage[] = {
 	NULL,
 };
 
+struct diff_picture {
+	const struct tally_stacks *base, *s;
+	bool html;
+	char title[600];
+};
+
+static int diff_draw(FILE *fp, void *arg)
+{
+	const struct diff_picture *p = arg;
+
+	return p->html ? tally_stacks__write_html_diff(p->base, p->s, fp, p->title) :
+			 tally_stacks__write_svg_diff(p->base, p->s, fp, p->title);
+}
+
 int cmd_diff(int argc, char **argv)
 {
 	struct session ss[2] = { { 0 } };
@@ -317,18 +331,15 @@ int cmd_diff(int argc, char **argv)
 		print(&d, ss[0].names[0]);
 	for (int k = 0; !ret && k < 2; k++) {
 		const char *path = k ? d.html : d.flamegraph;
-		FILE *fp;
-		char title[600];
+		struct diff_picture p = { .base = d.st[0], .s = d.st[1], .html = k == 1 };
 		int err;
 
 		if (!path)
 			continue;
-		fp = fopen(path, "we");
-		snprintf(title, sizeof(title), "%s against %s (red grew, blue shrank)", files[1], files[0]);
-		err = !fp ? -errno : k ? tally_stacks__write_html_diff(d.st[0], d.st[1], fp, title) :
-				       tally_stacks__write_svg_diff(d.st[0], d.st[1], fp, title);
-		if (fp && fclose(fp) && !err)
-			err = -errno;
+		snprintf(p.title, sizeof(p.title), "%s against %s (red grew, blue shrank)", files[1],
+			 files[0]);
+		/* all or nothing: a full disk leaves no half picture */
+		err = tally_stacks__write_file(path, diff_draw, &p);
 		if (err) {
 			fprintf(stderr, "tally diff: %s: %s\n", path, strerror(-err));
 			ret = 1;

@@ -149,19 +149,26 @@ static int stack_of(struct tally_stacks *st, struct resolver *res, const struct 
 	return node;
 }
 
+struct picture {
+	struct tally_stacks *st;
+	int (*fn)(struct tally_stacks *, FILE *, const char *);
+	const char *title;
+};
+
+static int draw(FILE *fp, void *arg)
+{
+	const struct picture *p = arg;
+
+	return p->fn(p->st, fp, p->title);
+}
+
+/* All or nothing (tally_stacks__write_file): a full disk leaves no half picture. */
 static int write_file(const char *path, const char *what, struct tally_stacks *st,
 		      int (*fn)(struct tally_stacks *, FILE *, const char *), const char *title)
 {
-	FILE *fp = fopen(path, "we");
-	int err;
+	struct picture p = { st, fn, title };
+	int err = tally_stacks__write_file(path, draw, &p);
 
-	if (!fp) {
-		fprintf(stderr, "tally report: %s: %s\n", path, strerror(errno));
-		return 1;
-	}
-	err = fn(st, fp, title);
-	if (fclose(fp) && !err)
-		err = -errno;
 	if (err) {
 		fprintf(stderr, "tally report: %s: writing the %s: %s\n", path, what, strerror(-err));
 		return 1;

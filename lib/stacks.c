@@ -5,8 +5,11 @@
  * text pictures drawn from it: collapsed stacks and the SVG flame graph.
  * pprof is in pprof.c.
  */
+#include <fcntl.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <string.h>
+#include <unistd.h>
 #include "internal.h"
 #include "stacks_internal.h"
 
@@ -514,4 +517,71 @@ int tally_stacks__write_folded(const struct tally_stacks *s, FILE *fp)
 	}
 	free(v);
 	return ferror(fp) ? -EIO : 0;
+}
+
+/* fn into fp, then flushed, synced (sync: a regular file) and closed: the first error. */
+static int write_through(FILE *fp, tally_stacks_draw_fn fn, void *arg, bool sync)
+{
+	int err, werr;
+
+	errno = 0;
+	err = fn(fp, arg);
+	werr = errno;
+	/* stdio keeps a write's error to the flush: each step is checked */
+	if (fflush(fp) && !err)
+		err = -errno;
+	/* a writer saw its stream fail (-EIO): the failed write's errno says why */
+	if (err == -EIO && werr && werr != EIO)
+		err = -werr;
+	if (ferror(fp) && !err)
+		err = -EIO;
+	if (!err && sync && fsync(fileno(fp)))
+		err = -errno;
+	if (fclose(fp) && !err)
+		err = -errno;
+	return err;
+}
+
+int tally_stacks__write_file(const char *path, tally_stacks_draw_fn fn, void *arg)
+{
+	struct stat sb;
+	char *tmp;
+	FILE *fp;
+	int fd, err;
+	mode_t um;
+
+	if (!path || !fn)
+		return -EINVAL;
+	/* a device or a pipe (/dev/stdout) is written in place, never replaced */
+	if (!stat(path, &sb) && !S_ISREG(sb.st_mode)) {
+		if (!(fp = fopen(path, "we")))
+			return -errno;
+		return write_through(fp, fn, arg, false);
+	}
+	if (asprintf(&tmp, "%s.XXXXXX", path) < 0)
+		return -ENOMEM;
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0 || !(fp = fdopen(fd, "w"))) {
+		err = -errno;
+		if (fd >= 0) {
+			close(fd);
+			unlink(tmp);
+		}
+		free(tmp);
+		return err;
+	}
+	/* readable as a file open(2) makes (mkostemp's is 0600) */
+	um = umask(0);
+	umask(um);
+	err = fchmod(fd, 0666 & ~um) ? -errno : 0;
+	if (err)
+		fclose(fp);
+	else
+		err = write_through(fp, fn, arg, true);
+	if (!err && rename(tmp, path))
+		err = -errno;
+	if (err)
+		unlink(tmp);
+	free(tmp);
+	return err;
 }

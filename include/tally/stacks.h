@@ -77,6 +77,14 @@ TALLY_API uint64_t tally_stacks__samples(const struct tally_stacks *s);
  */
 TALLY_API int tally_stacks__write_folded(const struct tally_stacks *s, FILE *fp);
 /*
+ * A picture to path, all or nothing: fn writes it into a temporary file
+ * beside path, renamed over it once flushed, synced and closed without
+ * error; on failure the temporary is removed and path is left as it was.
+ * 0, or -errno of the first failure (-ENOSPC: the file system is full).
+ */
+typedef int (*tally_stacks_draw_fn)(FILE *fp, void *arg);
+TALLY_API int tally_stacks__write_file(const char *path, tally_stacks_draw_fn fn, void *arg);
+/*
  * A self-contained interactive flame graph (SVG with its script: hover,
  * click to zoom, search, reset; no remote resources). 0 or -errno.
  */

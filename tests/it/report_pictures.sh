@@ -10,7 +10,7 @@
 #    bundles it) loads the file; its sample count and shares are tally's.
 . "$(dirname "$0")/lib.sh"
 d=$(mktemp -d); pqpid=
-trap '[ -n "$pqpid" ] && kill "$pqpid" 2>/dev/null; rm -rf "$d"' EXIT
+trap '[ -n "$pqpid" ] && kill "$pqpid" 2>/dev/null; mountpoint -q "$d/small" && umount "$d/small"; rm -rf "$d"' EXIT
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 
 
@@ -279,6 +279,30 @@ fi
 is "no chains: exits 0, the graph written" "$?/$(grep -c '<svg' "$d/flat.svg")" "0/1"
 is "no chains: said once that the graph is one level deep" "$(grep -c 'one level deep' "$d/flat.err")" 1
 check "no chains: and why" grep -q 'recorded without -g/--call-graph' "$d/flat.err"
+
+# a full disk: the path named with ENOSPC's words, no half picture left
+"$TALLY" report -i "$d/t.data" --flamegraph /dev/full 2>"$d/e"; rc=$?
+check "/dev/full: fails (rc $rc)" [ $rc -ne 0 ]
+check "/dev/full: 'No space left on device', the path named" \
+	grep -q '/dev/full: .*No space left on device' "$d/e"
+check "/dev/full: still the device" test -c /dev/full
+mkdir "$d/small"
+if mount -t tmpfs -o size=64k tmpfs "$d/small" 2>/dev/null; then
+	echo old >"$d/small/page.html"
+	# nothing left: a write fails at its first flush
+	dd if=/dev/zero of="$d/small/filler" bs=4k count=15 2>/dev/null
+	for o in "--html page.html" "--flamegraph fg.svg" "--speedscope ss.json" "--firefox ff.json"; do
+		set -- $o
+		"$TALLY" report -i "$d/t.data" "$1" "$d/small/$2" 2>"$d/e"; rc=$?
+		check "64k tmpfs, $1: fails (rc $rc), says 'No space left on device' naming the path" \
+			sh -c "[ $rc -ne 0 ] && grep -q '$d/small/$2: .*No space left on device' '$d/e'"
+	done
+	is "64k tmpfs: no half picture nor temporary left, the old page intact" \
+		"$(ls "$d/small" | tr '\n' ' ')/$(cat "$d/small/page.html")" "filler page.html /old"
+	umount "$d/small"
+else
+	skip "cannot mount a tmpfs (not root?): the full disk is tried on /dev/full alone"
+fi
 
 # bad input: an unwritable path is named, the exit status says so
 "$TALLY" report -i "$d/t.data" --pprof /nonexistent/dir/p.pb.gz 2>"$d/e"; rc=$?
