@@ -566,6 +566,41 @@ static void test_metrics_missing_parents(void **state)
 	assert_true(r[0].metric == 0);
 }
 
+/*
+ * --for-each-cgroup a,b / -G a,b: a rate divides by the clock of its own
+ * cgroup (perf keys its shadow counts by cgroup); where that cgroup's
+ * clock is not counted there is no rate, as perf 6.1 prints none.
+ */
+static void test_metrics_per_cgroup(void **state)
+{
+	struct stat_row r[6];
+
+	(void)state;
+	r[0] = mrow("context-switches", STAT_K_OTHER, 100);
+	r[0].cgroup = "grp1";
+	r[1] = mrow("task-clock", STAT_K_CLOCK, 1e9);
+	r[1].cgroup = "grp1";
+	r[2] = mrow("context-switches", STAT_K_OTHER, 300);
+	r[2].cgroup = "grp2";
+	r[3] = mrow("task-clock", STAT_K_CLOCK, 2e9);
+	r[3].cgroup = "grp2";
+	r[4] = mrow("page-faults", STAT_K_OTHER, 10);
+	r[4].cgroup = "grp3";		/* no clock counted in grp3 */
+	r[5] = mrow("page-faults", STAT_K_OTHER, 10);	/* no cgroup, no clock */
+	stat_metrics_compute(r, 6, 1e9);
+	assert_true(r[0].has_metric && fabs(r[0].metric - 100.0) < 1e-9);
+	assert_string_equal(r[0].metric_unit, "/sec");
+	assert_true(r[2].has_metric && fabs(r[2].metric - 150.0) < 1e-9);
+	assert_string_equal(r[2].metric_unit, "/sec");
+	assert_false(r[4].has_metric);
+	assert_false(r[5].has_metric);
+	/* -G a,,b: the clock without a cgroup gives no rate to a's event */
+	r[1].cgroup = NULL;
+	stat_metrics_compute(r, 2, 1e9);
+	assert_false(r[0].has_metric);
+	assert_true(r[1].has_metric);
+}
+
 static void test_aggr_label_and_escape(void **state)
 {
 	struct stat_row r = { .key = 7, .socket = 1, .die = 0, .core = 3, .comm = "a" };
@@ -603,6 +638,7 @@ int main(void)
 		cmocka_unit_test(test_openmetrics),
 		cmocka_unit_test(test_metrics),
 		cmocka_unit_test(test_metrics_missing_parents),
+		cmocka_unit_test(test_metrics_per_cgroup),
 		cmocka_unit_test(test_metric_only),
 		cmocka_unit_test(test_aggr_label_and_escape),
 	};
