@@ -66,7 +66,7 @@ int cli_events_add(struct tally_evlist *l, const char *spec, const char *filter,
 	err = tally_evlist__add_parsed(l, spec, &popts, &pe);
 	if (err) {
 		cli_print_parse_error(cmd, spec, &pe, err);
-		return -1;
+		return err == -ENOMEM || err == -ENOSYS ? -1 : CLI_EVENTS_USAGE;
 	}
 	if (!filter)
 		return 0;
@@ -75,7 +75,7 @@ int cli_events_add(struct tally_evlist *l, const char *spec, const char *filter,
 	if (!last || tally_evsel__attr(last)->type != PERF_TYPE_TRACEPOINT) {
 		fprintf(stderr, "tally %s: --filter '%s' must follow a tracepoint event\n", cmd,
 			filter);
-		return -1;
+		return CLI_EVENTS_USAGE;
 	}
 	err = tally_evsel__set_filter(last, filter);
 	if (err) {
