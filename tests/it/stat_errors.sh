@@ -32,6 +32,26 @@ is "second event unknown: exit 129" "$?" "129"
 is "second event unknown: caret at its column" \
    "$(awk '/\\___/ { print index($0, "\\___") - 1; exit }' "$tmp/e")" "$((21 + 11))"
 
+# A bad spec longer than 1 KB: perf's window on it ('..' at the cut ends,
+# one 80-column line when not on a terminal), the caret and the reason kept.
+long=$(printf 'minor-faults,%.0s' $(seq 100))bogus$(printf ',major-faults%.0s' $(seq 100))
+env -u LINES -u COLUMNS $TALLY stat -e "$long" -- true 2>"$tmp/e" </dev/null
+is "long bad spec: exit 129" "$?" "129"
+check "long bad spec: the window around the token, '..' at both ends" \
+	grep -qx "event syntax error: '\.\..*,bogus,.*\.\.'" "$tmp/e"
+is "long bad spec: one 80-column line" "$(head -1 "$tmp/e" | awk '{ print length($0) }')" 80
+is "long bad spec: the caret under the token, with the reason" \
+	"$(awk '/\\___/ { print index($0, "\\___") - 1 ":" substr($0, index($0, "\\___") + 5); exit }' "$tmp/e")" \
+	"$(awk 'NR == 1 { print index($0, ",bogus") ":unknown event '"'"'bogus'"'"'" }' "$tmp/e")"
+if have_perf; then
+	env -u LINES -u COLUMNS perf stat -e "$long" -- true 2>"$tmp/pe" </dev/null
+	is "long bad spec: perf's line" "$(head -1 "$tmp/e")" "$(head -1 "$tmp/pe")"
+	is "long bad spec: perf's caret column" "$(awk '/\\___/ { print index($0, "\\___"); exit }' "$tmp/e")" \
+		"$(awk '/\\___/ { print index($0, "\\___"); exit }' "$tmp/pe")"
+else
+	skip "no perf"; skip "no perf"
+fi
+
 # A --filter the kernel refuses: exit 1 with perf's message, not a run
 # that counts nothing (<not supported>) and exits 0.
 if have_tp; then
