@@ -96,15 +96,14 @@ static bool share(struct stat_row *r, const struct stat_row *rows, int nr,
 static void rate(struct stat_row *r, const struct stat_row *clock)
 {
 	char u, unit[16] = "/sec";
-	double v = 0;
+	double raw = clock->val ? 1e9 * r->val / clock->val : 0, v;
 
-	if (clock->val)
-		v = stat_convert_unit(1e9 * r->val / clock->val, &u);
-	else
-		u = ' ';
+	v = stat_convert_unit(raw, &u);
 	if (u != ' ')
 		snprintf(unit, sizeof(unit), "%c/sec", u);
 	set_metric(r, STAT_MF_8_3F, unit, v);
+	r->metric_rate = true;
+	r->metric_per_sec = raw;
 }
 
 void stat_metrics_compute(struct stat_row *rows, int nr, double wall_ns)
@@ -115,6 +114,7 @@ void stat_metrics_compute(struct stat_row *rows, int nr, double wall_ns)
 		const struct stat_row *cyc = find_kind(rows, nr, r, STAT_K_CYCLES);
 
 		r->has_metric = false;
+		r->metric_rate = false;
 		r->metric_unit[0] = '\0';
 		if (!m_counted(r))
 			continue;

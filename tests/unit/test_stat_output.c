@@ -444,6 +444,44 @@ static struct stat_row mrow(const char *ev, enum stat_kind k, double val)
 	return row(ev, k, val, 1, 0, NULL);
 }
 
+/*
+ * OpenMetrics: a rate keeps one metric label, "/sec", with the value in
+ * /sec, however large it grows (perf's K/sec, M/sec... would make each
+ * interval a new series); the human layout keeps perf's prefixes.
+ */
+static void test_openmetrics_rate_unit(void **state)
+{
+	static const double counts[] = { 500, 50000, 5e7, 5e10 };
+	struct cap c;
+	struct stat_row r[2];
+	char *out, want[128];
+
+	(void)state;
+	cap_open(&c, STAT_FMT_OPENMETRICS, STAT_AGGR_GLOBAL);
+	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
+		r[0] = mrow("page-faults", STAT_K_OTHER, counts[i]);
+		r[1] = mrow("task-clock", STAT_K_CLOCK, 1e9);
+		stat_metrics_compute(r, 2, 1e9);
+		c.o.interval = true;
+		stat_out_om_begin(&c.o);
+		stat_out_row(&c.o, &r[0]);
+		stat_out_row(&c.o, &r[1]);
+		stat_out_om_end(&c.o, NULL);
+	}
+	out = cap_close(&c);
+	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
+		snprintf(want, sizeof(want),
+			 "tally_event_metric{event=\"page-faults\",metric=\"/sec\"} %.15g\n", counts[i]);
+		assert_non_null(strstr(out, want));
+	}
+	assert_null(strstr(out, "K/sec"));
+	assert_null(strstr(out, "M/sec"));
+	assert_null(strstr(out, "G/sec"));
+	free(out);
+	/* the human layout still scales as perf */
+	assert_string_equal(r[0].metric_unit, "G/sec");
+}
+
 static void test_metrics(void **state)
 {
 	struct stat_row r[8];
@@ -637,6 +675,7 @@ int main(void)
 		cmocka_unit_test(test_footer_table),
 		cmocka_unit_test(test_openmetrics),
 		cmocka_unit_test(test_metrics),
+		cmocka_unit_test(test_openmetrics_rate_unit),
 		cmocka_unit_test(test_metrics_missing_parents),
 		cmocka_unit_test(test_metrics_per_cgroup),
 		cmocka_unit_test(test_metric_only),
