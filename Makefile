@@ -30,8 +30,10 @@ LDLIBS      := $(PKG_LIBS) -llzma -lz -lstdc++ -lm -lpthread
 # libpfm4 alone brings ~42k relative relocations and the shared libraries
 # cost page faults at every start. Measured on `tally stat -- true`:
 # 3.3 ms dynamic, 2.4 ms this way (perf: 7.6 ms). See bench/RESULTS.md.
+# libstdc++ too: tally needs only its demangler (48 KB), while loading the
+# shared library and running its initialisers took ~1 ms of every start.
 TOOL_LDLIBS := -no-pie -Wl,-Bstatic -ltracefs -ltraceevent -ldw -lelf -lzstd \
-               -lprotobuf-c -lz -llzma -lbz2 -lpfm -Wl,-Bdynamic -lstdc++ -lm -lpthread -ldl
+               -lprotobuf-c -lz -llzma -lbz2 -lpfm -lstdc++ -Wl,-Bdynamic -lm -lpthread -ldl
 
 LIB_SRC     := $(sort $(wildcard lib/*.c))
 CLI_SRC     := $(sort $(wildcard cli/*.c))

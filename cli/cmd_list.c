@@ -3,9 +3,11 @@
  * tally list [--json] [FILTER...]: every event this machine offers,
  * grouped as perf list groups them (hardware, software, tool, cache, kernel
  * PMU events from sysfs, raw and breakpoint syntax, tracepoints, libpfm4
- * events of the host CPU). A FILTER is a glob ('sched:*'), a kind
- * (hw, sw, tool, cache, pmu, tracepoint, pfm; sw includes the tool
- * events, as in perf list) or else a substring.
+ * events of the host CPU), the SDT events of perf's build-id cache, and
+ * perf's metrics and metric groups for the host CPU. A FILTER is a glob
+ * ('sched:*'), a kind (hw, sw, tool, cache, pmu, tracepoint, pfm, sdt,
+ * metric, metricgroup; sw includes the tool events, as in perf list) or
+ * else a substring.
  */
 #include <fnmatch.h>
 #include <stdio.h>
@@ -14,6 +16,8 @@
 #include <tally/events.h>
 #include "cli.h"
 #include "parse_options.h"
+#include "perf_metrics.h"
+#include "sdt_list.h"
 
 struct list_opts {
 	bool json;
@@ -28,6 +32,7 @@ struct entry {
 	const char *kind;	/* static */
 	char *name;
 	char *desc;
+	const char *group;	/* a metric's group (static), or NULL */
 };
 
 struct entries {
@@ -52,6 +57,9 @@ static const struct {
 	{ "uprobe", "User-space probe", NULL },
 	{ "tracepoint", "Tracepoint event", "tp" },
 	{ "pfm", "libpfm4 event", NULL },
+	{ "sdt", "SDT event", NULL },
+	{ "metric", "Metric", NULL },
+	{ "metricgroup", "Metric Group", NULL },	/* no entries: a view of the metrics */
 };
 
 static const char *kind_label(const char *kind)
@@ -118,13 +126,11 @@ static bool matches(const struct list_opts *o, const char *kind, const char *nam
 	return false;
 }
 
-static int collect(const char *kind, const char *name, const char *desc, void *ctx)
+static int collect_kind(const char *kind, const char *name, const char *desc,
+			const char *group, struct entries *es)
 {
-	struct entries *es = ctx;
 	struct entry *e;
 
-	if (!matches(es->o, kind, name))
-		return 0;
 	if (es->nr == es->cap) {
 		size_t cap = es->cap ? es->cap * 2 : 256;
 		struct entry *v = reallocarray(es->v, cap, sizeof(*v));
@@ -145,6 +151,7 @@ static int collect(const char *kind, const char *name, const char *desc, void *c
 		e->kind = "other";
 	e->name = strdup(name);
 	e->desc = strdup(desc ? desc : "");
+	e->group = group;
 	if (!e->name || !e->desc) {
 		free(e->name);
 		free(e->desc);
@@ -153,6 +160,15 @@ static int collect(const char *kind, const char *name, const char *desc, void *c
 	}
 	es->nr++;
 	return 0;
+}
+
+static int collect(const char *kind, const char *name, const char *desc, void *ctx)
+{
+	struct entries *es = ctx;
+
+	if (!matches(es->o, kind, name))
+		return 0;
+	return collect_kind(kind, name, desc, NULL, es);
 }
 
 static void json_str(FILE *f, const char *s)
@@ -215,11 +231,113 @@ static void print_json(const struct entries *es)
 		}
 		printf(", \"desc\": ");
 		json_str(stdout, e->desc);
+		if (e->group) {
+			printf(", \"group\": ");
+			json_str(stdout, e->group);
+		}
 		printf(", \"label\": ");
 		json_str(stdout, kind_label(e->kind));
 		printf("}");
 	}
 	printf("%s]\n", es->nr ? "\n" : "");
+}
+
+static int collect_sdt(const char *name, void *ctx)
+{
+	return collect("sdt", name, "", ctx);
+}
+
+enum metric_view { MV_NONE, MV_GROUPED, MV_METRICS, MV_GROUP_NAMES };
+
+/*
+ * How perf 6.1 shows its metrics for these filters: by group in a full
+ * list (or for a group's name), "Metrics:" for 'metric' or a name, the
+ * group names alone for 'metricgroup'.
+ */
+static enum metric_view metric_view(const struct list_opts *o, const struct perf_metric *m)
+{
+	enum metric_view v = MV_NONE;
+
+	if (!o->nr_filters)
+		return MV_GROUPED;
+	for (int i = 0; i < o->nr_filters && v == MV_NONE; i++) {
+		const char *f = o->filters[i];
+
+		if (!strcmp(f, "metric"))
+			v = MV_METRICS;
+		else if (!strcmp(f, "metricgroup"))
+			v = MV_GROUP_NAMES;
+		else if (!strcmp(f, m->group))
+			v = MV_GROUPED;
+		else if (!any_kind_word(f) && name_matches(m->name, strlen(m->name), f))
+			v = MV_METRICS;
+	}
+	return v;
+}
+
+static int cmp_metric_group(const void *a, const void *b)
+{
+	const struct perf_metric *x = *(const struct perf_metric *const *)a;
+	const struct perf_metric *y = *(const struct perf_metric *const *)b;
+	int c = strcmp(x->group, y->group);
+
+	return c ? c : strcmp(x->name, y->name);
+}
+
+/* JSON: each metric an entry, its group in "group". */
+static int collect_metrics(struct entries *es)
+{
+	size_t nr;
+	const struct perf_metric *m = perf_metrics_host(&nr, NULL, 0);
+
+	for (size_t i = 0; i < nr; i++)
+		if (metric_view(es->o, &m[i]) != MV_NONE &&
+		    collect_kind("metric", m[i].name, m[i].desc, m[i].group, es))
+			return 1;
+	return 0;
+}
+
+/* after_events: the event list's blank line is already out */
+static void print_metrics(const struct list_opts *o, bool after_events)
+{
+	size_t nr, n = 0;
+	const struct perf_metric *m = perf_metrics_host(&nr, NULL, 0), **v;
+	enum metric_view view = MV_NONE;
+	const char *last = NULL;
+
+	v = calloc(nr ? nr : 1, sizeof(*v));
+	if (!v)
+		return;
+	for (size_t i = 0; i < nr; i++) {
+		enum metric_view mv = metric_view(o, &m[i]);
+
+		if (mv == MV_NONE)
+			continue;
+		v[n++] = &m[i];
+		if (view == MV_NONE || mv == MV_GROUPED)
+			view = mv;
+	}
+	if (!n) {
+		free(v);
+		return;
+	}
+	if (view == MV_METRICS) {
+		printf("%sMetrics:\n\n", after_events ? "" : "\n");
+		for (size_t i = 0; i < n; i++)
+			printf("  %s\n       [%s]\n", v[i]->name, v[i]->desc);
+		free(v);
+		return;
+	}
+	qsort(v, n, sizeof(*v), cmp_metric_group);
+	printf("%sMetric Groups:\n\n", after_events ? "" : "\n");
+	for (size_t i = 0; i < n; i++) {
+		if (!last || strcmp(last, v[i]->group))
+			printf(view == MV_GROUP_NAMES ? "%s\n" : "%s:\n", v[i]->group);
+		if (view != MV_GROUP_NAMES)
+			printf("  %s\n       [%s]\n", v[i]->name, v[i]->desc);
+		last = v[i]->group;
+	}
+	free(v);
 }
 
 static void print_text(const struct entries *es)
@@ -260,7 +378,8 @@ static const char *const list_usage[] = {
 	"List the events this machine offers, grouped as perf list groups them.",
 	"",
 	"  FILTER                   a glob ('sched:*'), a kind (hw, sw, tool, cache, pmu,",
-	"                           raw, breakpoint, tracepoint, pfm) or a substring",
+	"                           raw, breakpoint, tracepoint, pfm, sdt, metric,",
+	"                           metricgroup) or a substring",
 	NULL,
 };
 
@@ -293,14 +412,22 @@ int cmd_list(int argc, char **argv)
 	es.o = &o;
 	warn_no_tracepoints(&o);
 	ret = tally_events__foreach(&popts, collect, &es);
+	/* after the tracepoints, as perf; no cache under --sysfs (tests) */
+	if (ret >= 0 && !es.oom && !o.sysfs)
+		ret = sdt_list_foreach(collect_sdt, &es);
+	if (ret >= 0 && !es.oom && o.json && !o.sysfs)
+		ret = collect_metrics(&es);
 	if (es.oom || ret < 0) {
 		fprintf(stderr, "tally list: %s\n", es.oom ? "out of memory" : strerror(-ret));
 		ret = 1;
 	} else {
-		if (o.json)
+		if (o.json) {
 			print_json(&es);
-		else
+		} else {
 			print_text(&es);
+			if (!o.sysfs)
+				print_metrics(&o, es.nr > 0);
+		}
 		ret = 0;
 	}
 	for (size_t i = 0; i < es.nr; i++) {

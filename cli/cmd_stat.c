@@ -202,5 +202,11 @@ out:
 	stat_grid_free(&rc.interval_grid);
 	free(target);
 	tally_topology__free(topo);
+	/*
+	 * No command (-a, -p, -C...): Ctrl-C or kill is how counting ends;
+	 * the counts are out, now die by the signal as perf does (130/143).
+	 */
+	if (!cfg.cmd_argc && !cfg.compare && !cfg.help)
+		cli_reraise_interrupt();
 	return ret;
 }

@@ -8,6 +8,7 @@
  * the real rdpmc/mrs, multiplexing and libpfm4 paths where a PMU exists.
  * Exit status 1 when any check failed.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
@@ -25,7 +26,7 @@ enum verdict { T_OK, T_FAIL, T_SKIP };
 
 struct tctx {
 	int verbose;
-	char why[256];	/* the reason for a skip or a failure */
+	char why[512];	/* the reason for a skip or a failure */
 };
 
 __attribute__((format(printf, 2, 3)))
@@ -69,14 +70,19 @@ static void calls(long n)
 		syscall(SYS_getpid);
 }
 
-/* An evlist of spec on this thread (any CPU); why says why not. */
-static struct tally_evlist *self_events(struct tctx *t, const char *spec, bool sample,
-					bool *unsupported)
+/*
+ * An evlist of spec on this thread (any CPU), sampling every period
+ * events when sample (0: the default), with branch records of branch
+ * types (PERF_SAMPLE_BRANCH_*, 0: none); why says why not.
+ */
+static struct tally_evlist *self_events_opts(struct tctx *t, const char *spec, bool sample,
+					     uint64_t period, uint64_t branch, bool *unsupported)
 {
 	struct tally_parse_error pe = { 0 };
 	struct tally_evlist *l = tally_evlist__new();
 	struct tally_thread_map *thr = tally_thread_map__new_pid((pid_t)syscall(SYS_gettid));
-	TALLY_OPTS(tally_config_opts, co, .sample = sample, .no_inherit = true);
+	TALLY_OPTS(tally_config_opts, co, .sample = sample, .no_inherit = true, .period = period,
+		   .branch_sample_type = branch);
 	int err;
 
 	*unsupported = false;
@@ -115,6 +121,12 @@ fail:
 	tally_thread_map__put(thr);
 	tally_evlist__free(l);
 	return NULL;
+}
+
+static struct tally_evlist *self_events(struct tctx *t, const char *spec, bool sample,
+					bool *unsupported)
+{
+	return self_events_opts(t, spec, sample, 0, 0, unsupported);
 }
 
 /* The count of the first event after fn(arg) ran between enable and disable. */
@@ -556,6 +568,269 @@ static enum verdict t_precise(struct tctx *t)
 	return T_OK;
 }
 
+/* ---- branch records (LBR, BRBE): PERF_SAMPLE_BRANCH_STACK ---- */
+
+static volatile long branch_sink;
+
+/* Data-dependent branches the CPU must take both ways. */
+__attribute__((noinline)) static void branchy(long n)
+{
+	for (long i = 0; i < n; i++) {
+		if ((i * 2654435761u) & 0x100)
+			branch_sink += i;
+		else
+			branch_sink -= 1;
+	}
+}
+
+struct br_ctx {
+	struct tally_record_layout lay;
+	uint64_t samples, with_branches, entries, near, bad;
+	uintptr_t fn;
+};
+
+static int br_cb(void *ctx, const struct perf_event_header *h, int ring)
+{
+	struct br_ctx *c = ctx;
+	struct tally_record r;
+
+	(void)ring;
+	if (h->type != PERF_RECORD_SAMPLE)
+		return 0;
+	if (tally_record__parse(h, h->size, &c->lay, &r)) {
+		c->bad++;
+		return 0;
+	}
+	c->samples++;
+	if (r.u.sample.branch_stack.nr)
+		c->with_branches++;
+	for (uint64_t i = 0; i < r.u.sample.branch_stack.nr; i++) {
+		const struct perf_branch_entry *e = &r.u.sample.branch_stack.entries[i];
+
+		c->entries++;
+		/* the loop's own branches: within a page of its entry */
+		if (e->from - c->fn < 4096 && e->to - c->fn < 4096)
+			c->near++;
+	}
+	return 0;
+}
+
+/*
+ * perf record -b: user branches sampled with cycles. Every sample must
+ * carry records, and the loop's own branches must be among them.
+ */
+static enum verdict t_branch_stack(struct tctx *t)
+{
+	bool unsupported;
+	struct tally_evlist *l = self_events_opts(t, "cycles:u", true, 100003,
+						  PERF_SAMPLE_BRANCH_ANY | PERF_SAMPLE_BRANCH_USER,
+						  &unsupported);
+	struct br_ctx c = { .fn = (uintptr_t)branchy };
+	enum verdict v = T_OK;
+	int err;
+
+	if (!l) {
+		int oe = errno;
+		char why[sizeof(t->why)];
+
+		/* the kernel's answer: no PMU, or one without branch records */
+		snprintf(why, sizeof(why), "%s", t->why);
+		if (unsupported || oe == EOPNOTSUPP || oe == ENOENT || oe == EINVAL)
+			return skip(t, "the kernel refuses branch stack sampling: %s", why);
+		return T_FAIL;
+	}
+	tally_record_layout__from_attr(&c.lay, tally_evsel__attr(tally_evlist__first(l)));
+	err = tally_evlist__mmap(l, NULL);
+	if (err) {
+		v = failed(t, "mmap: %s", strerror(-err));
+		goto out;
+	}
+	tally_evlist__enable(l);
+	for (int i = 0; i < 20; i++) {
+		branchy(2000000);
+		tally_evlist__drain(l, br_cb, NULL, &c);
+	}
+	tally_evlist__disable(l);
+	tally_evlist__drain(l, br_cb, NULL, &c);
+	if (c.bad)
+		v = failed(t, "%llu samples did not parse", (unsigned long long)c.bad);
+	else if (!c.samples)
+		v = failed(t, "no samples in 40M loop rounds at period 100003");
+	else if (c.with_branches < c.samples)
+		v = failed(t, "%llu of %llu samples carry no branch records",
+			   (unsigned long long)(c.samples - c.with_branches),
+			   (unsigned long long)c.samples);
+	else if (!c.near)
+		v = failed(t, "%llu branch records, none of the sampled loop's own",
+			   (unsigned long long)c.entries);
+	else
+		detail(t, "%llu samples, %llu branch records, %llu in the loop\n",
+		       (unsigned long long)c.samples, (unsigned long long)c.entries,
+		       (unsigned long long)c.near);
+out:
+	tally_evlist__free(l);
+	return v;
+}
+
+/* ---- arm64 event thresholds (FEAT_PMUv3_TH, Armv8.8; Linux 6.9) ---- */
+
+#ifdef __aarch64__
+#define ON_ARM64 1
+#else
+#define ON_ARM64 0
+#endif
+
+/* A sysfs file's first line into buf; false when it cannot be read. */
+static bool read_line(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "re");
+	bool ok = f && fgets(buf, (int)len, f);
+
+	if (f)
+		fclose(f);
+	if (ok)
+		buf[strcspn(buf, "\n")] = '\0';
+	return ok;
+}
+
+/*
+ * val placed as the PMU's format file NAME says ("config1:5-16"): the
+ * attr field's index (0 config, 1 config1, 2 config2) and its bits.
+ * false when the format is missing or val does not fit.
+ */
+static bool format_place(const char *pmu_dir, const char *name, uint64_t val, int *field,
+			 uint64_t *bits)
+{
+	char path[PATH_MAX], fmt[128], *p;
+	int lo, hi, n;
+
+	snprintf(path, sizeof(path), "%s/format/%s", pmu_dir, name);
+	if (!read_line(path, fmt, sizeof(fmt)) || strncmp(fmt, "config", 6))
+		return false;
+	*field = fmt[6] == ':' ? 0 : fmt[6] - '0';
+	p = strchr(fmt, ':');
+	if (!p)
+		return false;
+	n = sscanf(p + 1, "%d-%d", &lo, &hi);
+	if (n < 1)
+		return false;
+	if (n == 1)
+		hi = lo;
+	if (hi - lo < 63 && val >> (hi - lo + 1))
+		return false;
+	*bits = val << lo;
+	return true;
+}
+
+/* The counts of spec on this thread over n rounds of branchy(). */
+static bool count_of(struct tctx *t, const char *spec, long n, uint64_t *val, int *err)
+{
+	bool unsupported;
+	struct tally_evlist *l = self_events(t, spec, false, &unsupported);
+	const struct tally_counts *c;
+
+	*err = l ? 0 : errno;
+	if (!l)
+		return false;
+	tally_evlist__enable(l);
+	branchy(n);
+	tally_evlist__disable(l);
+	c = tally_evlist__read(l) ? NULL : tally_evsel__counts(tally_evlist__first(l), 0, 0);
+	if (c)
+		*val = c->val;
+	tally_evlist__free(l);
+	return c != NULL;
+}
+
+/*
+ * PMU/event=0x11,threshold=T,threshold_compare=C[,threshold_count]/: the
+ * parser puts the values where the PMU's format files say; CPU_CYCLES
+ * (one a cycle) with "count when >= 1" counts, with ">= 2" never does; a
+ * threshold above caps/threshold_max is refused by the kernel.
+ */
+static enum verdict t_arm64_threshold(struct tctx *t)
+{
+	static const char devs[] = "/sys/bus/event_source/devices";
+	char pmu[256] = "", dir[PATH_MAX], path[PATH_MAX + 32], buf[64], spec[512];
+	struct tally_events evs = { 0 };
+	struct tally_parse_error pe = { 0 };
+	uint64_t want[3] = { 0 }, bits, max, n1 = 0, n2 = 1;
+	struct dirent *d;
+	int field, err;
+	DIR *dd;
+
+	if (!ON_ARM64)
+		return skip(t, "not arm64: event thresholds are an Armv8.8 PMU feature "
+			       "(FEAT_PMUv3_TH)");
+	dd = opendir(devs);
+	while (dd && (d = readdir(dd)) && !pmu[0]) {
+		snprintf(path, sizeof(path), "%s/%s/format/threshold", devs, d->d_name);
+		if (!strncmp(d->d_name, "armv8", 5) && !access(path, R_OK))
+			snprintf(pmu, sizeof(pmu), "%s", d->d_name);
+	}
+	if (dd)
+		closedir(dd);
+	if (!pmu[0])
+		return skip(t, "no arm64 PMU with a threshold format in %s (a PMU driver "
+			       "before Linux 6.9, or no PMU)", devs);
+	snprintf(dir, sizeof(dir), "%s/%s", devs, pmu);
+	snprintf(path, sizeof(path), "%s/caps/threshold_max", dir);
+	if (!read_line(path, buf, sizeof(buf)) || !(max = strtoull(buf, NULL, 0)))
+		return skip(t, "%s: caps/threshold_max is 0: this CPU has no FEAT_PMUv3_TH", pmu);
+
+	/* the attr the parser builds, against the format files */
+	if (!format_place(dir, "event", 0x11, &field, &bits))
+		return failed(t, "%s: no usable format/event", pmu);
+	want[field] |= bits;
+	if (!format_place(dir, "threshold", max < 3 ? max : 3, &field, &bits))
+		return failed(t, "%s: format/threshold unusable", pmu);
+	want[field] |= bits;
+	if (!format_place(dir, "threshold_compare", 2, &field, &bits))
+		return failed(t, "%s: format/threshold_compare unusable", pmu);
+	want[field] |= bits;
+	if (!format_place(dir, "threshold_count", 1, &field, &bits))
+		return failed(t, "%s: format/threshold_count unusable", pmu);
+	want[field] |= bits;
+	snprintf(spec, sizeof(spec), "%s/event=0x11,threshold=%llu,threshold_compare=2,"
+		 "threshold_count/", pmu, (unsigned long long)(max < 3 ? max : 3));
+	err = tally_parse_events(spec, NULL, &evs, &pe);
+	if (err)
+		return failed(t, "%s: %s", spec, pe.msg[0] ? pe.msg : strerror(-err));
+	if (evs.ev[0].attr.config != want[0] || evs.ev[0].attr.config1 != want[1] ||
+	    evs.ev[0].attr.config2 != want[2]) {
+		failed(t, "%s: config %#llx/%#llx/%#llx, the format files say %#llx/%#llx/%#llx",
+		       spec, (unsigned long long)evs.ev[0].attr.config,
+		       (unsigned long long)evs.ev[0].attr.config1,
+		       (unsigned long long)evs.ev[0].attr.config2, (unsigned long long)want[0],
+		       (unsigned long long)want[1], (unsigned long long)want[2]);
+		tally_events__clear(&evs);
+		return T_FAIL;
+	}
+	tally_events__clear(&evs);
+
+	/* counting: cycles come one at a time */
+	snprintf(spec, sizeof(spec), "%s/event=0x11,threshold=1,threshold_compare=2/u", pmu);
+	if (!count_of(t, spec, 1000000, &n1, &err))
+		return failed(t, "%s: %s", spec, t->why);
+	snprintf(spec, sizeof(spec), "%s/event=0x11,threshold=2,threshold_compare=2/u", pmu);
+	if (!count_of(t, spec, 1000000, &n2, &err))
+		return failed(t, "%s: %s", spec, t->why);
+	if (!n1 || n2)
+		return failed(t, "CPU_CYCLES >= 1 a cycle counted %llu (want > 0), >= 2 counted "
+			       "%llu (want 0)", (unsigned long long)n1, (unsigned long long)n2);
+	detail(t, "%s: threshold_max %llu; cycles >= 1: %llu, >= 2: 0\n", pmu,
+	       (unsigned long long)max, (unsigned long long)n1);
+	/* above the maximum: the kernel says no (the parser allows 12 bits) */
+	if (max < 4095) {
+		snprintf(spec, sizeof(spec), "%s/event=0x11,threshold=%llu/u", pmu,
+			 (unsigned long long)max + 1);
+		if (count_of(t, spec, 1000, &n2, &err))
+			return failed(t, "%s opened: a threshold above threshold_max (%llu)", spec,
+				      (unsigned long long)max);
+	}
+	return T_OK;
+}
+
 static enum verdict t_probes(struct tctx *t)
 {
 	for (int f = 0; f < TALLY_FEAT__NR; f++)
@@ -583,6 +858,8 @@ static const struct check {
 	{ "Hardware: multiplexed events scale", t_multiplex },
 	{ "Hardware: libpfm4 event names", t_pfm },
 	{ "Hardware: precise sampling (cycles:pp)", t_precise },
+	{ "Hardware: branch stack sampling (-b)", t_branch_stack },
+	{ "Hardware: arm64 event thresholds (FEAT_PMUv3_TH)", t_arm64_threshold },
 };
 
 static bool selected(int i, char **want, int nwant)

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <tally/tally.h>
@@ -36,20 +37,46 @@ int cli_opt_filter(struct cli_parse *p, const struct cli_option *opt, const char
 	return 0;
 }
 
+/*
+ * The terminal's width as perf's get_term_dimensions(): LINES and COLUMNS
+ * when both are set, stdout's window, else 80.
+ */
+static int term_width(void)
+{
+	const char *lines = getenv("LINES"), *cols = getenv("COLUMNS");
+	struct winsize ws;
+
+	if (lines && cols && atoi(lines) > 0 && atoi(cols) > 0)
+		return atoi(cols);
+	if (!ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) && ws.ws_row && ws.ws_col)
+		return ws.ws_col;
+	return 80;
+}
+
 void cli_print_parse_error(const char *cmd, const char *spec,
 			   const struct tally_parse_error *pe, int err)
 {
-	char buf[1024];
+	int width = term_width(), n = -1;
+	char *buf = NULL;
 
 	if (err == -ENOSYS) {
 		fprintf(stderr, "tally %s: the event parser is not available in this build\n", cmd);
 		return;
 	}
-	if (pe->msg[0] && tally_parse_error__format(pe, spec, buf, sizeof(buf)) >= 0)
+	/* perf's window on a long spec, never a fixed buffer's cut */
+	if (pe->msg[0]) {
+		char one;
+
+		n = tally_parse_error__format_width(pe, spec, width, &one, 1);
+		if (n >= 0 && (buf = malloc((size_t)n + 1)))
+			n = tally_parse_error__format_width(pe, spec, width, buf, (size_t)n + 1);
+	}
+	if (n >= 0 && buf)
 		fprintf(stderr, "%s\n", buf);
 	else
 		fprintf(stderr, "event syntax error: '%s': %s\n", spec, strerror(-err));
 	fprintf(stderr, "Run 'tally list' for a list of valid events\n");
+	free(buf);
 }
 
 int cli_events_add(struct tally_evlist *l, const char *spec, const char *filter,
@@ -66,7 +93,7 @@ int cli_events_add(struct tally_evlist *l, const char *spec, const char *filter,
 	err = tally_evlist__add_parsed(l, spec, &popts, &pe);
 	if (err) {
 		cli_print_parse_error(cmd, spec, &pe, err);
-		return -1;
+		return err == -ENOMEM || err == -ENOSYS ? -1 : CLI_EVENTS_USAGE;
 	}
 	if (!filter)
 		return 0;
@@ -75,7 +102,7 @@ int cli_events_add(struct tally_evlist *l, const char *spec, const char *filter,
 	if (!last || tally_evsel__attr(last)->type != PERF_TYPE_TRACEPOINT) {
 		fprintf(stderr, "tally %s: --filter '%s' must follow a tracepoint event\n", cmd,
 			filter);
-		return -1;
+		return CLI_EVENTS_USAGE;
 	}
 	err = tally_evsel__set_filter(last, filter);
 	if (err) {

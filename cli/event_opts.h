@@ -34,9 +34,12 @@ int cli_opt_event(struct cli_parse *p, const struct cli_option *opt, const char 
 int cli_opt_filter(struct cli_parse *p, const struct cli_option *opt, const char *arg);
 
 /*
- * Parse spec (with its filter, or NULL) into l. 0, or -1 after printing
- * the error: the caret under the token, or "tally CMD: ...".
+ * Parse spec (with its filter, or NULL) into l. 0, or after printing the
+ * error (the caret under the token, or "tally CMD: ..."):
+ * CLI_EVENTS_USAGE for the user's mistake (a bad spec, --filter on an
+ * event that takes none: perf's usage status 129), -1 for anything else.
  */
+#define CLI_EVENTS_USAGE	(-2)
 int cli_events_add(struct tally_evlist *l, const char *spec, const char *filter,
 		   const char *cmd);
 /* -g: every event of l in one group, led by the first. 0 or -1. */

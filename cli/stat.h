@@ -201,6 +201,12 @@ struct stat_row {
 	double metric;
 	enum stat_mfmt metric_fmt;	/* how the human layout prints it */
 	char metric_unit[24];
+	/*
+	 * A rate (metric_unit "/sec", "K/sec"...): its value in /sec before
+	 * perf's K/M/G scaling, for OpenMetrics' one unit per series.
+	 */
+	bool metric_rate;
+	double metric_per_sec;
 };
 
 /*

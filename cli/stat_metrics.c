@@ -4,7 +4,10 @@
  * (tools/perf/util/stat-shadow.c): a clock event shows CPUs utilized;
  * cycles GHz; instructions insn per cycle; branch-misses and cache-misses
  * a share of their parent event; any other event a rate per second when a
- * clock event ran in the same aggregate.
+ * clock event ran in the same aggregate. As perf's runtime_stat keys its
+ * shadow counts by cgroup too, the event a metric divides by is of the
+ * row's own cgroup (--for-each-cgroup, -G a,b): none counted there, no
+ * metric.
  */
 #include <stdio.h>
 #include <string.h>
@@ -52,12 +55,19 @@ static bool m_counted(const struct stat_row *r)
 	return r->state == STAT_S_COUNTED || r->state == STAT_S_SCALED;
 }
 
-/* The first counted row of a kind in the aggregate, or NULL. */
+static bool same_cgroup(const struct stat_row *a, const struct stat_row *b)
+{
+	if (!a->cgroup || !b->cgroup)
+		return a->cgroup == b->cgroup;
+	return !strcmp(a->cgroup, b->cgroup);
+}
+
+/* The first counted row of a kind in the aggregate and r's cgroup, or NULL. */
 static const struct stat_row *find_kind(const struct stat_row *rows, int nr,
-					enum stat_kind kind)
+					const struct stat_row *r, enum stat_kind kind)
 {
 	for (int i = 0; i < nr; i++)
-		if (rows[i].kind == kind && m_counted(&rows[i]))
+		if (rows[i].kind == kind && m_counted(&rows[i]) && same_cgroup(&rows[i], r))
 			return &rows[i];
 	return NULL;
 }
@@ -75,7 +85,7 @@ static void set_metric(struct stat_row *r, enum stat_mfmt fmt, const char *unit,
 static bool share(struct stat_row *r, const struct stat_row *rows, int nr,
 		  enum stat_kind parent, const char *unit)
 {
-	const struct stat_row *p = find_kind(rows, nr, parent);
+	const struct stat_row *p = find_kind(rows, nr, r, parent);
 
 	if (!p)
 		return false;
@@ -86,26 +96,25 @@ static bool share(struct stat_row *r, const struct stat_row *rows, int nr,
 static void rate(struct stat_row *r, const struct stat_row *clock)
 {
 	char u, unit[16] = "/sec";
-	double v = 0;
+	double raw = clock->val ? 1e9 * r->val / clock->val : 0, v;
 
-	if (clock->val)
-		v = stat_convert_unit(1e9 * r->val / clock->val, &u);
-	else
-		u = ' ';
+	v = stat_convert_unit(raw, &u);
 	if (u != ' ')
 		snprintf(unit, sizeof(unit), "%c/sec", u);
 	set_metric(r, STAT_MF_8_3F, unit, v);
+	r->metric_rate = true;
+	r->metric_per_sec = raw;
 }
 
 void stat_metrics_compute(struct stat_row *rows, int nr, double wall_ns)
 {
-	const struct stat_row *clock = find_kind(rows, nr, STAT_K_CLOCK);
-	const struct stat_row *cyc = find_kind(rows, nr, STAT_K_CYCLES);
-
 	for (int i = 0; i < nr; i++) {
 		struct stat_row *r = &rows[i];
+		const struct stat_row *clock = find_kind(rows, nr, r, STAT_K_CLOCK);
+		const struct stat_row *cyc = find_kind(rows, nr, r, STAT_K_CYCLES);
 
 		r->has_metric = false;
+		r->metric_rate = false;
 		r->metric_unit[0] = '\0';
 		if (!m_counted(r))
 			continue;

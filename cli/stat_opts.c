@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include "parse_options.h"
 #include "cgroups.h"
+#include "perf_metrics.h"
 #include "stat.h"
 
 /* -e: as perf, -G applies to the events before it (see cgroups). */
@@ -157,7 +158,7 @@ static void stat_options(struct stat_config *cfg, struct cli_option *out)
 		CLI_BOOL('n', "null", &cfg->null_run, "no events: time the command only"),
 		CLI_BOOL('q', "quiet", &cfg->quiet, "print no counts (exit status only)"),
 		CLI_GROUP("Metrics and merging"),
-		CLI_STRING('M', "metrics", &cfg->metrics, "LIST", "built-in metrics: IPC, branch_miss_rate, cache_miss_rate"),
+		CLI_STRING('M', "metrics", &cfg->metrics, "LIST", "IPC, branch_miss_rate, cache_miss_rate, or perf's metrics (tally list metric)"),
 		CLI_STRING_F(0, "metric-group", &cfg->metrics, "LIST", "perf's other name for -M", CLI_OPT_HIDDEN),
 		CLI_BOOL(0, "metric-only", &cfg->metric_only, "print only the metrics: a header of their units, a line per aggregate"),
 		CLI_BOOL(0, "topdown", &cfg->topdown, "the CPU's topdown events, system-wide (needs them in sysfs)"),
@@ -224,14 +225,25 @@ static int add_metrics(struct stat_config *cfg, struct cli_parse *p)
 		return usage_err(p, "out of memory");
 	for (tok = strtok_r(dup, ",", &save); tok && !err; tok = strtok_r(NULL, ",", &save)) {
 		const char *ev = stat_metric_events(tok);
+		char bad[128], why[160];
+		int r;
 
-		if (!ev) {
-			cli_error(p, "-M '%s': no such metric (tally knows IPC, branch_miss_rate, "
-				  "cache_miss_rate; perf's JSON metric tables are not on this system)", tok);
-			err = 1;
-		} else if (cli_events_push(p, &cfg->events, ev)) {
-			err = 1;
+		if (ev) {
+			err = cli_events_push(p, &cfg->events, ev) ? 1 : 0;
+			continue;
 		}
+		/* perf's own metrics and groups for this CPU */
+		r = perf_metric_resolve(tok, NULL, bad, sizeof(bad), NULL, 0, why, sizeof(why));
+		if (r > 0)
+			cli_error(p, "-M '%s': perf's metric needs event '%s', which this machine "
+				  "cannot count: %s", tok, bad, why);
+		else if (r < 0)
+			cli_error(p, "-M '%s': no such metric (tally's own: IPC, branch_miss_rate, "
+				  "cache_miss_rate; %s)", tok, why);
+		else
+			cli_error(p, "-M '%s': perf's metric expressions are not evaluated by tally; "
+				  "count its events with -e", tok);
+		err = 1;
 	}
 	free(dup);
 	return err;

@@ -723,9 +723,14 @@ void stat_out_om_end(struct stat_out *o, const struct stat_footer *f)
 			if (!row_counted(r) || !r->has_metric)
 				continue;
 			om_labels(o, r, lab, sizeof(lab));
+			/*
+			 * A rate always in /sec: perf's K/M/G prefix follows the
+			 * value, and a label that changes is a new series.
+			 */
 			fprintf(fp, "tally_event_metric{%s,metric=\"%s\"} %s\n", lab,
-				om_escape(r->metric_unit, e, sizeof(e)),
-				om_num(r->metric, num, sizeof(num)));
+				r->metric_rate ? "/sec" : om_escape(r->metric_unit, e, sizeof(e)),
+				om_num(r->metric_rate ? r->metric_per_sec : r->metric, num,
+				       sizeof(num)));
 		}
 	}
 	if (o->interval) {

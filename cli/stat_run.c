@@ -43,12 +43,18 @@ static struct tally_evsel *evsel_at(struct tally_evlist *l, int i)
 	return e;
 }
 
-/* The -e specs (or the default set, and -d's). 0 or -1 (said why). */
+/*
+ * The -e specs (or the default set, and -d's). 0, or said why and
+ * cli_events_add()'s error (CLI_EVENTS_USAGE: a bad -e).
+ */
 static int add_events(const struct stat_config *cfg, struct tally_evlist *l, int *nbefore)
 {
+	int err;
+
 	for (int i = 0; i < cfg->events.nr; i++) {
-		if (cli_events_add(l, cfg->events.v[i].spec, cfg->events.v[i].filter, "stat"))
-			return -1;
+		err = cli_events_add(l, cfg->events.v[i].spec, cfg->events.v[i].filter, "stat");
+		if (err)
+			return err;
 		for (int k = 0; nbefore && k < cfg->cg.nr; k++)
 			if (cfg->cg.v[k].after == i + 1)
 				nbefore[k] = tally_evlist__nr(l);
@@ -68,12 +74,15 @@ static int add_events(const struct stat_config *cfg, struct tally_evlist *l, int
 /*
  * The events of -e (or the default set), grouped by -g, with their
  * cgroups. --for-each-cgroup: all of them once per cgroup, cgroup by
- * cgroup (perf's order). NULL: said why.
+ * cgroup (perf's order). NULL: said why, *status the exit status (129
+ * for a bad -e, as perf's usage errors; 1 otherwise).
  */
-static struct tally_evlist *build_evlist(const struct stat_config *cfg, struct cg_fds *c)
+static struct tally_evlist *build_evlist(const struct stat_config *cfg, struct cg_fds *c,
+					 int *status)
 {
 	struct tally_evlist *l = tally_evlist__new();
 	int nbefore[sizeof(cfg->cg.v) / sizeof(cfg->cg.v[0])] = { 0 };
+	int err = 0;
 
 	if (!l) {
 		fprintf(stderr, "tally stat: %s\n", strerror(errno));
@@ -90,7 +99,8 @@ static struct tally_evlist *build_evlist(const struct stat_config *cfg, struct c
 			int from = tally_evlist__nr(l);
 
 			if (len) {
-				if (add_events(cfg, l, NULL))
+				err = add_events(cfg, l, NULL);
+				if (err)
 					goto err;
 				for (int i = from; i < tally_evlist__nr(l); i++)
 					if (cg_fds_set("stat", c, evsel_at(l, i), s, len))
@@ -109,7 +119,8 @@ static struct tally_evlist *build_evlist(const struct stat_config *cfg, struct c
 			s = comma + 1;
 		}
 	} else {
-		if (add_events(cfg, l, nbefore))
+		err = add_events(cfg, l, nbefore);
+		if (err)
 			goto err;
 		if (cfg->target.cgroup_per_event && cli_cgroups_assign("stat", &cfg->cg, l, nbefore, c))
 			goto err;
@@ -118,6 +129,7 @@ static struct tally_evlist *build_evlist(const struct stat_config *cfg, struct c
 		goto err;
 	return l;
 err:
+	*status = err == CLI_EVENTS_USAGE ? 129 : 1;
 	tally_evlist__free(l);
 	return NULL;
 }
@@ -350,8 +362,8 @@ static int run_hook(const char *opt, const char *cmd)
 
 /*
  * Count once. Returns 0, or an exit status for an error that ends
- * tally (1: bad events or open error; 126/127: the command could not
- * run). rc->exit_code gets the workload's status.
+ * tally (129: a bad -e; 1: an open error; 126/127: the command could
+ * not run). rc->exit_code gets the workload's status.
  */
 int stat_run_once(struct stat_run_ctx *rc)
 {
@@ -366,9 +378,9 @@ int stat_run_once(struct stat_run_ctx *rc)
 	struct tally_workload *wl;
 	int ret = 1, err;
 
-	r.l = build_evlist(cfg, &r.cg);
+	r.l = build_evlist(cfg, &r.cg, &ret);
 	if (!r.l)
-		return 1;
+		return ret;
 	if (cfg->pre_cmd && run_hook("--pre", cfg->pre_cmd))
 		goto out;
 	if (cfg->sync)

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <math.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -15,12 +16,12 @@
 #include "wait.h"
 
 static volatile sig_atomic_t got_signal;	/* taken by the wait loop */
-static volatile sig_atomic_t interrupted;	/* stays set: no more runs */
+static volatile sig_atomic_t interrupted;	/* the signal; stays set: no more runs */
 
 static void on_signal(int sig)
 {
 	got_signal = sig;
-	interrupted = 1;
+	interrupted = sig;
 }
 
 int cli_signals_setup(void)
@@ -37,7 +38,18 @@ int cli_signals_setup(void)
 
 bool cli_interrupted(void)
 {
-	return interrupted;
+	return interrupted != 0;
+}
+
+void cli_reraise_interrupt(void)
+{
+	int sig = interrupted;
+
+	if (!sig)
+		return;
+	fflush(NULL);
+	signal(sig, SIG_DFL);
+	raise(sig);
 }
 
 double cli_now_ns(void)

@@ -24,6 +24,12 @@ double cli_now_ns(void);
 int cli_signals_setup(void);
 /* A signal came: no more runs (-r, --compare rounds). */
 bool cli_interrupted(void);
+/*
+ * After a signal ended counting with no workload (-a, -p): die by it with
+ * the default action, as perf's sig_atexit(), so a shell sees 128 + sig.
+ * Returns when no signal came.
+ */
+void cli_reraise_interrupt(void);
 
 struct cli_wait {
 	/* in */

@@ -2050,26 +2050,65 @@ int tally_parse_events(const char *spec, const struct tally_parse_opts *opts,
 	return 0;
 }
 
-int tally_parse_error__format(const struct tally_parse_error *err, const char *spec,
-			      char *buf, size_t len)
+/*
+ * perf's __parse_events_print_error(): the line is "event syntax error: '"
+ * + the window + "'", the window at most (width - 2) - 20 characters,
+ * starting 13 before the bad token; a cut end's two characters become "..".
+ */
+#define PE_MAX_WIDTH	1000	/* perf's MAX_WIDTH */
+#define PE_MAX_ERR_IDX	13	/* perf's max_err_idx */
+#define PE_MIN_WINDOW	16	/* below it perf's window is meaningless */
+
+int tally_parse_error__format_width(const struct tally_parse_error *err, const char *spec,
+				    int width, char *buf, size_t len)
 {
 	static const char prefix[] = "event syntax error: '";
+	size_t slen, cut = 0, show, start, end;
+	bool head = false, tail = false;
 	int n, col;
 
 	if (!err || !buf || !len)
 		return tally__err(EINVAL);
 	if (!spec)
 		spec = "";
+	slen = strlen(spec);
 	col = err->column;
-	if (col < 0 || (size_t)col > strlen(spec))
+	if (col < 0 || (size_t)col > slen)
 		col = 0;
-	n = snprintf(buf, len, "%s%s'\n%*s\\___ %s%s%s%s", prefix, spec,
-		     (int)(sizeof(prefix) - 1) + col, "", err->msg[0] ? err->msg : "syntax error",
+	show = slen;
+	if (width > 0) {
+		long max_len = (width > PE_MAX_WIDTH ? PE_MAX_WIDTH : width) - 2 -
+			       (long)(sizeof(prefix) - 2);
+
+		if (max_len < PE_MIN_WINDOW)
+			max_len = PE_MIN_WINDOW;
+		if (col > PE_MAX_ERR_IDX) {
+			cut = (size_t)(col - PE_MAX_ERR_IDX);
+			head = true;
+		}
+		show = slen - cut;	/* >= 13: the token is at or before the end */
+		if (show > (size_t)max_len) {
+			show = (size_t)max_len;
+			tail = true;
+		}
+	}
+	start = cut + (head ? 2 : 0);
+	end = cut + show - (tail ? 2 : 0);
+	n = snprintf(buf, len, "%s%s%.*s%s'\n%*s\\___ %s%s%s%s", prefix, head ? ".." : "",
+		     (int)(end - start), spec + start, tail ? ".." : "",
+		     (int)(sizeof(prefix) - 1) + col - (int)cut, "",
+		     err->msg[0] ? err->msg : "syntax error",
 		     err->hint[0] ? " (did you mean '" : "", err->hint,
 		     err->hint[0] ? "'?)" : "");
 	if (n < 0)
 		return tally__err(EINVAL);
 	return n;
+}
+
+int tally_parse_error__format(const struct tally_parse_error *err, const char *spec,
+			      char *buf, size_t len)
+{
+	return tally_parse_error__format_width(err, spec, 0, buf, len);
 }
 
 /* ------------------------------------------------------------------ */

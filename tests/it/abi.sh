@@ -14,4 +14,10 @@ is "lib/libtally.map lists the API by name (scripts/gen-map.sh)" "$(comm -3 <(ec
 ver=$(objdump -T "$so" | grep -c 'TALLY_0.1')
 check "symbols carry the TALLY_0.1 version node" [ "$ver" -gt 0 ]
 check "soname is libtally.so.0" sh -c "readelf -d $so | grep -q 'SONAME.*libtally.so.0'"
+# The command's start-up: libstdc++ is linked in (tally uses only its
+# demangler); loading the shared one cost ~1 ms of every run (bench/RESULTS.md)
+is "the tally command loads no libstdc++ at start" \
+	"$(readelf -d "$TALLY" | grep NEEDED | grep -c 'libstdc++')" 0
+check "the tally command still demangles (its C++ demangler is linked in)" \
+	sh -c "nm '$TALLY' | grep -q ' T __cxa_demangle'"
 done_testing

@@ -73,6 +73,52 @@ else
 	skip "no python3 for JSON checks"
 fi
 
+# perf's metrics and metric groups for this CPU, as perf 6.1 lists them
+# here (none on a CPU perf has no table for: then none from tally either).
+if have_perf; then
+	perf list metric 2>/dev/null >"$out/pm"
+	"$TALLY" list metric >"$out/tm" 2>/dev/null
+	is "tally list metric: perf's ($(grep -c '^  [^ ]' "$out/pm") metrics)" "$(cat "$out/tm")" "$(cat "$out/pm")"
+	perf list metricgroup 2>/dev/null >"$out/pg"
+	"$TALLY" list metricgroup >"$out/tg" 2>/dev/null
+	is "tally list metricgroup: perf's" "$(cat "$out/tg")" "$(cat "$out/pg")"
+	# the full list ends as perf's: "Metric Groups:", each group's metrics
+	is "tally list: perf's Metric Groups section" \
+		"$(sed -n '/^Metric Groups:/,$p' "$out/all")" "$(sed -n '/^Metric Groups:/,$p' "$out/perf")"
+else
+	skip "no perf"; skip "no perf"; skip "no perf"
+fi
+
+# SDT events of perf's build-id cache (~/.debug): a fresh cache with
+# libstdc++ (names alone) and then gcc's driver too (the same names in
+# two binaries: perf adds @path(build-id)); the same lines as perf list.
+lib=$(ldconfig -p 2>/dev/null | awk '/libstdc\+\+\.so\.6 / { print $NF; exit }')
+gcc=$(command -v x86_64-linux-gnu-gcc-12 || true)
+if have_perf && [ -n "$lib" ]; then
+	mkdir -p "$out/home"
+	sdt() { grep '\[SDT event\]' "$1" | sort; }
+	HOME=$out/home perf buildid-cache -a "$lib" 2>/dev/null
+	HOME=$out/home perf list sdt >"$out/ps1" 2>/dev/null
+	HOME=$out/home "$TALLY" list sdt >"$out/ts1" 2>/dev/null
+	n=$(sdt "$out/ps1" | wc -l)
+	if [ "$n" -gt 0 ]; then
+		is "tally list sdt: perf's $n SDT events of $lib" "$(sdt "$out/ts1")" "$(sdt "$out/ps1")"
+	else
+		skip "perf finds no SDT events in $lib"
+	fi
+	if [ -n "$gcc" ]; then
+		HOME=$out/home perf buildid-cache -a "$gcc" 2>/dev/null
+		HOME=$out/home perf list >"$out/ps2" 2>/dev/null
+		HOME=$out/home "$TALLY" list >"$out/ts2" 2>/dev/null
+		is "tally list: perf's SDT events of two binaries (with paths)" \
+			"$(grep '\[SDT event\]' "$out/ts2")" "$(grep '\[SDT event\]' "$out/ps2")"
+	else
+		skip "no x86_64-linux-gnu-gcc-12"
+	fi
+else
+	skip "no perf or libstdc++"; skip "no perf or libstdc++"
+fi
+
 # fake trees: aliases of the fake PMUs, the fake tracepoints, no .scale files
 "$TALLY" list --sysfs=tests/data/sysfs --tracefs=tests/data/tracefs >"$out/fake"
 check "fake sysfs: cpu/mem-loads/ is a Kernel PMU event" grep -q '^  cpu/mem-loads/ .*\[Kernel PMU event\]$' "$out/fake"

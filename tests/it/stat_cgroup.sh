@@ -103,6 +103,30 @@ is "--for-each-cgroup a,b: each event in each" \
 	"$(awk -F, '{ printf "%s:%s ", $3, $4 }' "$tmp/f")" \
 	"$TP:$a task-clock:$a $TP:$b task-clock:$b "
 is "--for-each-cgroup a,b: the counts" "$(rows "$tmp/f")" "3000:$a 7000:$b "
+# Each cgroup's rate is its count over ITS OWN task-clock (perf keys the
+# shadow counts by cgroup): "ok" per cgroup when within 1%.
+rates() {
+	awk -F, -v ev=$TP '
+	$3 == "task-clock" { clk[$4] = $1 }
+	$3 == ev { n[$4] = $1; m[$4] = $7; u[$4] = $8 }
+	END {
+		for (c in n) {
+			f = 1
+			if (u[c] ~ /^K/) f = 1e3
+			if (u[c] ~ /^M/) f = 1e6
+			if (u[c] ~ /^G/) f = 1e9
+			want = n[c] / (clk[c] / 1000)
+			printf "%s:%s\n", c, (clk[c] > 0 && m[c] * f > want * 0.99 && m[c] * f < want * 1.01) ? "ok" : m[c] u[c] " want " want
+		}
+	}' "$1" | sort | paste -sd' '
+}
+is "--for-each-cgroup a,b: each rate over its own cgroup's task-clock" "$(rates "$tmp/f")" "$a:ok $b:ok"
+$TALLY stat -x, -a -e $TP,task-clock,$TP,task-clock -G "$a,$a,$b,$b" -- sh -c "$two" 2>"$tmp/g4"
+is "-G a,a,b,b: each rate over its own cgroup's task-clock" "$(rates "$tmp/g4")" "$a:ok $b:ok"
+# -G a,,b: the clock counts everywhere, not in a or b: no rate for them (perf 6.1)
+$TALLY stat -x, -a -e $TP,task-clock,$TP -G "$a,,$b" -- sh -c "$two" 2>"$tmp/g3"
+is "-G a,,b: no rate where the cgroup's clock is not counted" \
+	"$(awk -F, -v ev=$TP '$3 == ev { printf "%s:%s ", $4, $7 }' "$tmp/g3")" "$a: $b: "
 # -g: one group in each cgroup, not one across them
 $TALLY stat -x, -g -a -e $TP,task-clock --for-each-cgroup "$a,$b" -- sh -c "$two" 2>"$tmp/fg"
 is "-g --for-each-cgroup a,b: a group per cgroup" "$(rows "$tmp/fg")" "3000:$a 7000:$b "

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# tally stat on bad input: unknown events and modifiers (exit 1, the token
-# and its column, nothing run), bad pids, no permission (as nobody with
+# tally stat on bad input: unknown events and modifiers (exit 129 as perf's
+# usage errors, the token and its column, nothing run), bad pids, no permission (as nobody with
 # perf_event_paranoid 2: the message names it), a command that does not
 # exist (127) or cannot be run (126), bad options (129), and the
 # workload's own status passed through.
@@ -14,10 +14,10 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# Unknown event: exit 1, perf-style caret under the token, a suggestion,
+# Unknown event: exit 129 (perf's usage status), perf-style caret under the token, a suggestion,
 # and the command never runs.
 $TALLY stat -e instrutions -- touch "$tmp/ran" 2>"$tmp/e"
-is "unknown event: exit 1" "$?" "1"
+is "unknown event: exit 129" "$?" "129"
 check "unknown event: perf's 'event syntax error' line" grep -q "^event syntax error: 'instrutions'" "$tmp/e"
 check "unknown event: names the token" grep -q "unknown event 'instrutions'" "$tmp/e"
 check "unknown event: suggests instructions" grep -q "did you mean 'instructions'" "$tmp/e"
@@ -28,9 +28,29 @@ check "unknown event: the command did not run" test ! -e "$tmp/ran"
 
 # The bad token in the middle of a list: the caret moves to its column.
 $TALLY stat -e task-clock,bogus-event -- true 2>"$tmp/e"
-is "second event unknown: exit 1" "$?" "1"
+is "second event unknown: exit 129" "$?" "129"
 is "second event unknown: caret at its column" \
    "$(awk '/\\___/ { print index($0, "\\___") - 1; exit }' "$tmp/e")" "$((21 + 11))"
+
+# A bad spec longer than 1 KB: perf's window on it ('..' at the cut ends,
+# one 80-column line when not on a terminal), the caret and the reason kept.
+long=$(printf 'minor-faults,%.0s' $(seq 100))bogus$(printf ',major-faults%.0s' $(seq 100))
+env -u LINES -u COLUMNS $TALLY stat -e "$long" -- true 2>"$tmp/e" </dev/null
+is "long bad spec: exit 129" "$?" "129"
+check "long bad spec: the window around the token, '..' at both ends" \
+	grep -qx "event syntax error: '\.\..*,bogus,.*\.\.'" "$tmp/e"
+is "long bad spec: one 80-column line" "$(head -1 "$tmp/e" | awk '{ print length($0) }')" 80
+is "long bad spec: the caret under the token, with the reason" \
+	"$(awk '/\\___/ { print index($0, "\\___") - 1 ":" substr($0, index($0, "\\___") + 5); exit }' "$tmp/e")" \
+	"$(awk 'NR == 1 { print index($0, ",bogus") ":unknown event '"'"'bogus'"'"'" }' "$tmp/e")"
+if have_perf; then
+	env -u LINES -u COLUMNS perf stat -e "$long" -- true 2>"$tmp/pe" </dev/null
+	is "long bad spec: perf's line" "$(head -1 "$tmp/e")" "$(head -1 "$tmp/pe")"
+	is "long bad spec: perf's caret column" "$(awk '/\\___/ { print index($0, "\\___"); exit }' "$tmp/e")" \
+		"$(awk '/\\___/ { print index($0, "\\___"); exit }' "$tmp/pe")"
+else
+	skip "no perf"; skip "no perf"
+fi
 
 # A --filter the kernel refuses: exit 1 with perf's message, not a run
 # that counts nothing (<not supported>) and exits 0.
@@ -48,12 +68,12 @@ fi
 
 # Bad modifier.
 $TALLY stat -e task-clock:zq -- true 2>"$tmp/e"
-is "bad modifier: exit 1" "$?" "1"
+is "bad modifier: exit 129" "$?" "129"
 check "bad modifier: says modifier" grep -qi "modifier" "$tmp/e"
 $TALLY stat -e 'cpu/event=0xzz/' -- true 2>/dev/null
-is "bad PMU term: exit 1" "$?" "1"
+is "bad PMU term: exit 129" "$?" "129"
 $TALLY stat -e '{task-clock' -- true 2>/dev/null
-is "unclosed group: exit 1" "$?" "1"
+is "unclosed group: exit 129" "$?" "129"
 
 # Unsupported hardware events are rows, not failures.
 $TALLY stat -x, -e cycles,task-clock -- true 2>"$tmp/e"
@@ -97,6 +117,8 @@ for code in 0 3 77; do
 done
 
 # Usage errors: perf's 129.
+$TALLY stat -e task-clock --filter 'x' -- true 2>/dev/null
+is "--filter after a non-tracepoint: exit 129" "$?" "129"
 $TALLY stat --no-such-option -- true 2>/dev/null
 is "unknown option: exit 129" "$?" "129"
 $TALLY stat 2>/dev/null
@@ -106,6 +128,39 @@ is "-r -1: exit 129 (-r 0 is perf's forever)" "$?" "129"
 $TALLY stat --help >"$tmp/h" 2>&1
 is "--help: exit 0" "$?" "0"
 check "--help lists -e" grep -q -- "--event" "$tmp/h"
+
+# No command (-a, -p): a signal ends counting; the counts are printed, then
+# tally dies by the signal as perf does (the shell sees 128 + signal).
+for sig in INT TERM; do
+	$TALLY stat -x, -a -e task-clock 2>"$tmp/s" &
+	pid=$!
+	sleep 0.5
+	kill -$sig $pid
+	wait $pid
+	rc=$? want=$((128 + $(kill -l $sig)))
+	is "-a ended by SIG$sig: dies by it ($want)" "$rc" "$want"
+	check "-a ended by SIG$sig: the counts printed first" grep -q ',task-clock,' "$tmp/s"
+done
+"$W" spin 5000 &
+spin=$!
+$TALLY stat -x, -p $spin -e task-clock 2>"$tmp/s" &
+pid=$!
+sleep 0.5
+kill -INT $pid
+wait $pid
+is "-p ended by SIGINT: dies by it (130)" "$?" "130"
+check "-p ended by SIGINT: the counts printed first" grep -q ',task-clock,' "$tmp/s"
+kill $spin; wait $spin 2>/dev/null
+if have_perf; then
+	perf stat -a -e task-clock 2>/dev/null &
+	pid=$!
+	sleep 0.5
+	kill -INT $pid
+	wait $pid
+	is "perf -a ended by SIGINT: the same status" "$?" "130"
+else
+	skip "no perf"
+fi
 
 # No permission: as nobody with perf_event_paranoid 2, system-wide counting
 # is refused and the message names perf_event_paranoid; a per-task count

@@ -30,7 +30,30 @@ else
 fi
 "$TALLY" stat -M nosuch -- true 2>"$d/e"; rc=$?
 is "-M unknown: usage error" "$rc" 129
-check "-M unknown: named, with the known ones" grep -q "'nosuch': no such metric (tally knows IPC" "$d/e"
+check "-M unknown: named, with the known ones" grep -q "'nosuch': no such metric (tally's own: IPC" "$d/e"
+# perf's metrics for this CPU (perf list metric): -M knows them; where an
+# event of theirs cannot be counted here, the error names it and says why
+if have_perf && perf list --details metric 2>/dev/null | grep -q '^  [a-z]'; then
+	perf list --details metric 2>/dev/null | awk '/^  [^ ]/ { m = $1; n = 0; next }
+		/^       \[/ { if (++n == 2) { sub(/^ *\[(d_ratio\()?\(?/, ""); split($0, w, /[ ,)]/); print m, w[1] } }' >"$d/pm"
+	bad=0
+	while read -r m ev; do
+		"$TALLY" stat -M "$m" -- true 2>"$d/e"; rc=$?
+		if [ "$rc" = 0 ]; then
+			continue	# countable here (a PMU): counted, not an error
+		fi
+		grep -q "'$m': perf's metric needs event '$ev', which this machine cannot count: " "$d/e" ||
+			{ bad=$((bad + 1)); echo "# -M $m (want event $ev):"; sed 's/^/#   /' "$d/e"; }
+	done <"$d/pm"
+	is "-M each of perf's $(wc -l <"$d/pm") metrics: known, the first uncountable event named" "$bad" 0
+	grp=$(perf list metricgroup 2>/dev/null | awk 'NF && !/:$/ { print; exit }')
+	"$TALLY" stat -M "$grp" -- true 2>"$d/e"
+	check "-M a metric group ($grp): known" sh -c "! grep -q 'no such metric' '$d/e'"
+else
+	"$TALLY" stat -M all_l2_cache_hits -- true 2>"$d/e"
+	check "-M: no perf metrics for this CPU, said so" grep -q 'perf 6.1 has no metric table for this CPU' "$d/e"
+	skip "perf lists no metrics here"
+fi
 "$TALLY" stat --metric-group branch_miss_rate -- true 2>"$d/t"
 is "--metric-group: perf's other name for -M" "$(names "$d/t")" "branches branch-misses "
 # --topdown: system-wide only (perf's words), and only where the CPU has the events

@@ -19,6 +19,26 @@ else
 	is "without a hardware PMU, hardware checks say so" \
 		"$(echo "$out" | grep 'Hardware:' | grep -c 'Skip (no hardware PMU')" 5
 fi
+# branch records (-b): Ok where the PMU has them (LBR, BRBE), else the
+# kernel's refusal as the reason
+br=$(echo "$out" | grep 'Hardware: branch stack sampling')
+case $br in
+*": Ok") ok "branch stack check: Ok" ;;
+*"Skip (the kernel refuses branch stack sampling: "?*) ok "branch stack check: skipped with the kernel's reason" ;;
+*) fail "branch stack check: Ok or the kernel's reason (got: $br)" ;;
+esac
+# arm64 thresholds: Ok on an arm64 PMU with FEAT_PMUv3_TH; elsewhere why not
+th=$(echo "$out" | grep 'Hardware: arm64 event thresholds')
+if [ "$(uname -m)" != aarch64 ]; then
+	case $th in *"Skip (not arm64"*) ok "arm64 threshold check: skipped, not arm64" ;;
+		*) fail "arm64 threshold check: skipped, not arm64 (got: $th)" ;; esac
+elif grep -qsvE '^(0x)?0*$' /sys/bus/event_source/devices/armv8*/caps/threshold_max; then
+	case $th in *": Ok") ok "arm64 threshold check: Ok on FEAT_PMUv3_TH" ;;
+		*) fail "arm64 threshold check: Ok on FEAT_PMUv3_TH (got: $th)" ;; esac
+else
+	case $th in *"Skip ("*threshold*) ok "arm64 threshold check: skipped naming the threshold support" ;;
+		*) fail "arm64 threshold check: skipped naming the threshold support (got: $th)" ;; esac
+fi
 is "--list names every check" "$("$TALLY" test --list | wc -l)" "$(echo "$out" | grep -cE '^ *[0-9]+: ')"
 is "a check chosen by number runs alone" "$("$TALLY" test 3 | grep -cE '^ *[0-9]+: ')" 1
 v=$("$TALLY" test -v 1)

@@ -1456,6 +1456,56 @@ static void test_errors(void **state)
 	assert_int_equal(tally_parse_error__format(&err, "x", NULL, 0), -EINVAL);
 }
 
+/*
+ * A long bad spec: perf 6.1's window (13 characters before the token, the
+ * line cut to the terminal, ".." at each cut end), the caret under the
+ * token and the reason kept. The expected lines are perf's own for the
+ * same specs (COLUMNS=80 / 40, LINES=20).
+ */
+static void test_error_window(void **state)
+{
+	struct tally_parse_error err;
+	char spec[4096], want[256], *buf;
+	int n, p = 0;
+
+	(void)state;
+	for (int i = 0; i < 100; i++)
+		p += snprintf(spec + p, sizeof(spec) - (size_t)p, "minor-faults,");
+	p += snprintf(spec + p, sizeof(spec) - (size_t)p, "bogus");
+	for (int i = 0; i < 100; i++)
+		p += snprintf(spec + p, sizeof(spec) - (size_t)p, ",major-faults");
+	err = parse_fail(spec, -ENOENT, 1300, "bogus");
+	n = tally_parse_error__format_width(&err, spec, 80, want, 1);
+	assert_true(n > 0);
+	buf = malloc((size_t)n + 1);
+	assert_non_null(buf);
+	assert_int_equal(tally_parse_error__format_width(&err, spec, 80, buf, (size_t)n + 1), n);
+	assert_string_equal(buf,
+		"event syntax error: '..nor-faults,bogus,major-faults,major-faults,major-fault..'\n"
+		"                                  \\___ unknown event 'bogus'");
+	free(buf);
+	assert_true(tally_parse_error__format_width(&err, spec, 40, want, sizeof(want)) > 0);
+	assert_string_equal(want, "event syntax error: '..nor-faults,bog..'\n"
+				  "                                  \\___ unknown event 'bogus'");
+	/* wider than perf's MAX_WIDTH: a 1000-column line */
+	n = tally_parse_error__format_width(&err, spec, 5000, want, 1);
+	buf = malloc((size_t)n + 1);
+	assert_non_null(buf);
+	tally_parse_error__format_width(&err, spec, 5000, buf, (size_t)n + 1);
+	assert_int_equal(strchr(buf, '\n') - buf, 1000);
+	free(buf);
+	/* short: only the head is cut (the token is past column 13) */
+	err = parse_fail("task-clock,task-clock,bogus", -ENOENT, 22, "bogus");
+	assert_true(tally_parse_error__format_width(&err, "task-clock,task-clock,bogus", 80,
+						    want, sizeof(want)) > 0);
+	assert_string_equal(want, "event syntax error: '..task-clock,bogus'\n"
+				  "                                  \\___ unknown event 'bogus'");
+	/* width 0: the whole spec, as tally_parse_error__format */
+	assert_true(tally_parse_error__format_width(&err, "task-clock,task-clock,bogus", 0,
+						    want, sizeof(want)) > 0);
+	assert_non_null(strstr(want, "'task-clock,task-clock,bogus'"));
+}
+
 /* cpu/.../ where there is no core PMU says why, not just "unknown PMU". */
 static void test_no_core_pmu(void **state)
 {
@@ -1673,6 +1723,7 @@ int main(void)
 		cmocka_unit_test(test_uprobe_real_type),
 		cmocka_unit_test(test_pfm),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_error_window),
 		cmocka_unit_test(test_no_core_pmu),
 		cmocka_unit_test(test_bad_args),
 		cmocka_unit_test(test_long_spec),

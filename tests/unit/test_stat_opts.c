@@ -14,6 +14,7 @@
 #include "../../cli/event_opts.c"
 #include "../../cli/target.c"
 #include "../../cli/cgroups.c"
+#include "../../cli/perf_metrics.c"
 #include "../../cli/stat_opts.c"
 
 /* Parse a NULL-terminated list; argv copies live in a static buffer. */

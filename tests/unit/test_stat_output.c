@@ -444,6 +444,44 @@ static struct stat_row mrow(const char *ev, enum stat_kind k, double val)
 	return row(ev, k, val, 1, 0, NULL);
 }
 
+/*
+ * OpenMetrics: a rate keeps one metric label, "/sec", with the value in
+ * /sec, however large it grows (perf's K/sec, M/sec... would make each
+ * interval a new series); the human layout keeps perf's prefixes.
+ */
+static void test_openmetrics_rate_unit(void **state)
+{
+	static const double counts[] = { 500, 50000, 5e7, 5e10 };
+	struct cap c;
+	struct stat_row r[2];
+	char *out, want[128];
+
+	(void)state;
+	cap_open(&c, STAT_FMT_OPENMETRICS, STAT_AGGR_GLOBAL);
+	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
+		r[0] = mrow("page-faults", STAT_K_OTHER, counts[i]);
+		r[1] = mrow("task-clock", STAT_K_CLOCK, 1e9);
+		stat_metrics_compute(r, 2, 1e9);
+		c.o.interval = true;
+		stat_out_om_begin(&c.o);
+		stat_out_row(&c.o, &r[0]);
+		stat_out_row(&c.o, &r[1]);
+		stat_out_om_end(&c.o, NULL);
+	}
+	out = cap_close(&c);
+	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
+		snprintf(want, sizeof(want),
+			 "tally_event_metric{event=\"page-faults\",metric=\"/sec\"} %.15g\n", counts[i]);
+		assert_non_null(strstr(out, want));
+	}
+	assert_null(strstr(out, "K/sec"));
+	assert_null(strstr(out, "M/sec"));
+	assert_null(strstr(out, "G/sec"));
+	free(out);
+	/* the human layout still scales as perf */
+	assert_string_equal(r[0].metric_unit, "G/sec");
+}
+
 static void test_metrics(void **state)
 {
 	struct stat_row r[8];
@@ -566,6 +604,41 @@ static void test_metrics_missing_parents(void **state)
 	assert_true(r[0].metric == 0);
 }
 
+/*
+ * --for-each-cgroup a,b / -G a,b: a rate divides by the clock of its own
+ * cgroup (perf keys its shadow counts by cgroup); where that cgroup's
+ * clock is not counted there is no rate, as perf 6.1 prints none.
+ */
+static void test_metrics_per_cgroup(void **state)
+{
+	struct stat_row r[6];
+
+	(void)state;
+	r[0] = mrow("context-switches", STAT_K_OTHER, 100);
+	r[0].cgroup = "grp1";
+	r[1] = mrow("task-clock", STAT_K_CLOCK, 1e9);
+	r[1].cgroup = "grp1";
+	r[2] = mrow("context-switches", STAT_K_OTHER, 300);
+	r[2].cgroup = "grp2";
+	r[3] = mrow("task-clock", STAT_K_CLOCK, 2e9);
+	r[3].cgroup = "grp2";
+	r[4] = mrow("page-faults", STAT_K_OTHER, 10);
+	r[4].cgroup = "grp3";		/* no clock counted in grp3 */
+	r[5] = mrow("page-faults", STAT_K_OTHER, 10);	/* no cgroup, no clock */
+	stat_metrics_compute(r, 6, 1e9);
+	assert_true(r[0].has_metric && fabs(r[0].metric - 100.0) < 1e-9);
+	assert_string_equal(r[0].metric_unit, "/sec");
+	assert_true(r[2].has_metric && fabs(r[2].metric - 150.0) < 1e-9);
+	assert_string_equal(r[2].metric_unit, "/sec");
+	assert_false(r[4].has_metric);
+	assert_false(r[5].has_metric);
+	/* -G a,,b: the clock without a cgroup gives no rate to a's event */
+	r[1].cgroup = NULL;
+	stat_metrics_compute(r, 2, 1e9);
+	assert_false(r[0].has_metric);
+	assert_true(r[1].has_metric);
+}
+
 static void test_aggr_label_and_escape(void **state)
 {
 	struct stat_row r = { .key = 7, .socket = 1, .die = 0, .core = 3, .comm = "a" };
@@ -602,7 +675,9 @@ int main(void)
 		cmocka_unit_test(test_footer_table),
 		cmocka_unit_test(test_openmetrics),
 		cmocka_unit_test(test_metrics),
+		cmocka_unit_test(test_openmetrics_rate_unit),
 		cmocka_unit_test(test_metrics_missing_parents),
+		cmocka_unit_test(test_metrics_per_cgroup),
 		cmocka_unit_test(test_metric_only),
 		cmocka_unit_test(test_aggr_label_and_escape),
 	};
