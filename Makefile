@@ -2,7 +2,7 @@
 # `make test` runs every test; `make test SAN=1` does it under ASan+UBSan.
 # Sources are found by wildcard so adding a file never needs a Makefile edit.
 
-VERSION     := 0.1.0
+VERSION     := 0.3.0
 SOVERSION   := 0
 PREFIX      ?= /usr/local
 CC          ?= cc
@@ -17,7 +17,7 @@ CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
 WARN        := -Wall -Wextra -Wno-unused-parameter -Wshadow -Wstrict-prototypes \
                -Wmissing-prototypes -Wformat=2 -Wundef
 CFLAGS      ?= -O2 -g
-BASE_CFLAGS := -std=gnu11 -fPIC -fvisibility=hidden -D_GNU_SOURCE \
+BASE_CFLAGS := -std=gnu11 -fPIC -fvisibility=hidden -D_GNU_SOURCE -DTALLY_VERSION='"$(VERSION)"' \
                -Iinclude -Ilib -I$(BUILD)/gen $(WARN) $(PKG_CFLAGS)
 ifneq ($(SAN),)
 BASE_CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
@@ -74,6 +74,8 @@ $(BUILD)/gen/profile.pb-c.o: $(BUILD)/gen/profile.pb-c.c
 		$(LDSAN) -c $< -o $@
 
 $(BUILD)/lib/pprof.o: $(BUILD)/gen/profile.pb-c.h
+# tally_version() says the Makefile's VERSION
+$(BUILD)/lib/core.o: Makefile
 
 $(BUILD)/libtally.a: $(LIB_OBJ)
 	@rm -f $@
@@ -130,7 +132,7 @@ bench: deps
 	@BUILD=$(BUILD) bench/run.sh
 
 fuzz: $(BUILD)/gen/profile.pb-c.c
-	@$(MAKE) --no-print-directory -f fuzz/Makefile GEN=$(BUILD)/gen
+	@$(MAKE) --no-print-directory -f fuzz/Makefile GEN=$(BUILD)/gen VERSION=$(VERSION)
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/tally \

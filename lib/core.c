@@ -39,9 +39,10 @@ void tally__pr(enum tally_log_level level, const char *fmt, ...)
 	errno = saved;
 }
 
+/* The Makefile's VERSION: the release whose node of lib/libtally.map holds the newest symbols. */
 const char *tally_version(void)
 {
-	return "0.1.0";
+	return TALLY_VERSION;
 }
 
 bool tally__opts_valid(const void *opts, size_t known_sz, size_t user_sz)

@@ -13,6 +13,20 @@ mapped=$(grep -oE '^\s+tally_[a-z0-9_]+;' lib/libtally.map | tr -d ' \t;' | sort
 is "lib/libtally.map lists the API by name (scripts/gen-map.sh)" "$(comm -3 <(echo "$api") <(echo "$mapped"))" ""
 ver=$(objdump -T "$so" | grep -c 'TALLY_0.1')
 check "symbols carry the TALLY_0.1 version node" [ "$ver" -gt 0 ]
+# One node per release; the newest is the release being made, named by the
+# Makefile's VERSION, which the library and the command report too.
+mkver=$(sed -n 's/^VERSION *:= *//p' Makefile)
+newest=$(grep -oE '^TALLY_[0-9]+\.[0-9]+' lib/libtally.map | tail -1)
+is "the map's newest node is the Makefile's release" "$newest" "TALLY_${mkver%.*}"
+is "tally --version says the Makefile's VERSION" "$($TALLY --version)" "tally version $mkver"
+is "every man page names the Makefile's VERSION" "$(grep -L "^\.TH .*\"tally $mkver\"" docs/*.1)" ""
+check "the shared library's file carries the version" [ -e "$BUILD/libtally.so.$mkver" ]
+if [ -n "$(comm -23 <(echo "$api") <(cat scripts/api-*.txt | sort -u))" ]; then
+	check "symbols new in this release carry its node" sh -c "objdump -T $so | grep -q '${newest}'"
+fi
+genmap=$(mktemp); scripts/gen-map.sh "$genmap"
+is "lib/libtally.map is what scripts/gen-map.sh makes" "$(diff lib/libtally.map "$genmap")" ""
+rm -f "$genmap"
 check "soname is libtally.so.0" sh -c "readelf -d $so | grep -q 'SONAME.*libtally.so.0'"
 # The command's start-up: libstdc++ is linked in (tally uses only its
 # demangler); loading the shared one cost ~1 ms of every run (bench/RESULTS.md)
