@@ -531,7 +531,9 @@ static int cpus_for_threads(struct rec *r)
 /*
  * The kernel's own count of what it could not write (PERF_FORMAT_LOST,
  * Linux 6.0): it includes samples lost while a ring was full at the very
- * end, for which no LOST record could be written any more.
+ * end, for which no LOST record could be written any more. As perf 6.1,
+ * each fd's count goes in the file as a LOST_SAMPLES record (perf report's
+ * "Total Lost Samples"), and that total is the one said.
  */
 static uint64_t lost_total(struct rec *r)
 {
@@ -547,11 +549,20 @@ static uint64_t lost_total(struct rec *r)
 		for (int c = 0; c < tally_evsel__nr_cpus(e); c++)
 			for (int t = 0; t < tally_evsel__nr_threads(e); t++) {
 				const struct tally_counts *v = tally_evsel__counts(e, c, t);
+				uint64_t id = 0;
+				int err;
 
-				if (v)
-					n += v->lost;
+				if (!v || !v->lost)
+					continue;
+				n += v->lost;
+				if (!r->w || r->write_err)
+					continue;
+				tally_evsel__id(e, c, t, &id);
+				err = tally_synth__lost_samples(r->w, tally_evsel__attr(e), id, v->lost);
+				if (err)
+					r->write_err = err;
 			}
-	return n > r->lost ? n : r->lost;
+	return n;
 }
 
 /* -------------------------------------------------------------------- */

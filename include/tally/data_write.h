@@ -107,6 +107,16 @@ TALLY_API int tally_synth__process(struct tally_data_writer *w,
 TALLY_API int tally_synth__all(struct tally_data_writer *w,
 			       const struct perf_event_attr *sid_attr);
 
+/*
+ * PERF_RECORD_LOST_SAMPLES (13), as perf 6.1 writes one per event fd at the
+ * end from its PERF_FORMAT_LOST count: lost, then the trailer of sid_attr
+ * with id (the fd's kernel id) in its ID/IDENTIFIER slots, the rest 0.
+ * perf report's "Total Lost Samples" is the sum of these.
+ */
+TALLY_API int tally_synth__lost_samples(struct tally_data_writer *w,
+					const struct perf_event_attr *sid_attr, uint64_t id,
+					uint64_t lost);
+
 /* NT_GNU_BUILD_ID of an ELF file: its length, 0 when it has none, or -errno. */
 TALLY_API int tally_build_id__file(const char *path, uint8_t *id, size_t max);
 /* The running kernel's, from /sys/kernel/notes: length or -errno. */

@@ -133,6 +133,11 @@ if have_tp; then
 		# the same run without loss wrote sb side-band records
 		sb=$(sideband "$d/big.data"); sbl=$((sb - $(sideband "$d/lost.data")))
 		is "-m 1: samples + shown lost == N + side-band records lost ($sbl)" "$((s + lost - sbl))" 300000
+		# perf 6.1's LOST_SAMPLES records (the kernel's count per fd) carry it
+		pl=$(perf report --stdio -i "$d/lost.data" 2>/dev/null | sed -n 's/^# Total Lost Samples: //p')
+		is "-m 1: perf report's Total Lost Samples is the loss tally said" "$pl" "$lost"
+		tl=$("$TALLY" report --stdio -i "$d/lost.data" 2>/dev/null | sed -n 's/^# Total Lost Samples: //p')
+		is "-m 1: tally report's Total Lost Samples too" "$tl" "$lost"
 	else
 		is "-m 1: nothing lost, so every sample is there" "$s" 300000
 	fi
