@@ -40,7 +40,7 @@ struct rec {
 	int out_fd;			/* the file, or the saved stdout for a pipe */
 	char path[4096];
 	bool pipe;
-	uint64_t samples, file_samples, lost, wakeups;
+	uint64_t samples, lost, wakeups;
 	bool wrote;			/* since the last FINISHED_ROUND */
 	int write_err;			/* the writer's first error (-errno) */
 	bool switch_failed;
@@ -99,7 +99,6 @@ static int on_record(void *ctx, const struct perf_event_header *h, int ring)
 	switch (h->type) {
 	case PERF_RECORD_SAMPLE:
 		r->samples++;
-		r->file_samples++;
 		break;
 	case PERF_RECORD_LOST:
 		err = tally_record__parse(h, h->size, &r->side, &rec);
@@ -329,6 +328,19 @@ static int finish_writer(struct rec *r)
 	return err;
 }
 
+/*
+ * What the finished output holds: the file's size (a full disk cut it
+ * short of what was written), the bytes sent down a pipe.
+ */
+static uint64_t written(struct rec *r)
+{
+	struct stat st;
+
+	if (!r->pipe && !fstat(r->out_fd, &st))
+		return (uint64_t)st.st_size;
+	return tally_data_writer__bytes(r->w);
+}
+
 static void print_summary(struct rec *r, const char *path, uint64_t bytes, uint64_t samples)
 {
 	if (r->cfg->quiet)
@@ -347,7 +359,7 @@ static void print_summary(struct rec *r, const char *path, uint64_t bytes, uint6
 static int switch_output(struct rec *r, bool at_exit)
 {
 	char stamped[4200];
-	uint64_t bytes;
+	uint64_t bytes, samples;
 
 	if (r->cfg->overwrite) {
 		if (r->ts.wl && r->ts.wl_is_target)
@@ -357,7 +369,8 @@ static int switch_output(struct rec *r, bool at_exit)
 		tally_evlist__pause(r->l, false);
 	}
 	finish_writer(r);
-	bytes = tally_data_writer__bytes(r->w);
+	bytes = written(r);
+	samples = tally_data_writer__samples(r->w);
 	tally_data_writer__free(r->w);
 	r->w = NULL;
 	close(r->out_fd);
@@ -372,9 +385,8 @@ static int switch_output(struct rec *r, bool at_exit)
 		fprintf(stderr, "[ %s: dump data: Woken up %llu times ]\n", progname,
 			(unsigned long long)r->wakeups);
 		fprintf(stderr, "[ %s: Dump %s (%.3f MB, %llu samples) ]\n", progname, stamped,
-			bytes / 1048576.0, (unsigned long long)r->file_samples);
+			bytes / 1048576.0, (unsigned long long)samples);
 	}
-	r->file_samples = 0;
 	if (at_exit)
 		return 0;
 	if (create_output(r))
@@ -715,9 +727,8 @@ int record_run(const struct record_config *cfg)
 			ret = ret ? ret : 1;
 	} else {
 		finish_writer(&r);
-		print_summary(&r, r.pipe ? "(pipe)" : r.path,
-			      r.pipe ? tally_data_writer__bytes(r.w) : tally_data_writer__bytes(r.w),
-			      r.file_samples);
+		print_summary(&r, r.pipe ? "(pipe)" : r.path, written(&r),
+			      tally_data_writer__samples(r.w));
 	}
 	if (r.lost)
 		fprintf(stderr, "[ %s: Lost %llu samples: the rings were full (a bigger -m or a "

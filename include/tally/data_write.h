@@ -82,6 +82,11 @@ TALLY_API int tally_data_writer__add_build_id(struct tally_data_writer *w, int32
 TALLY_API int tally_data_writer__finish(struct tally_data_writer *w);
 /* Bytes written to the fd so far. */
 TALLY_API uint64_t tally_data_writer__bytes(const struct tally_data_writer *w);
+/*
+ * SAMPLE records that reached the file whole (after a failed write or a
+ * finish that cut data to make room: those the file keeps).
+ */
+TALLY_API uint64_t tally_data_writer__samples(const struct tally_data_writer *w);
 /* Data bytes handed to write/writev, before compression. */
 TALLY_API uint64_t tally_data_writer__uncompressed(const struct tally_data_writer *w);
 /* Does not close the fd. NULL-safe. */

@@ -112,6 +112,8 @@ if mount -t tmpfs -o size=512k tmpfs "$d/small" 2>/dev/null; then
 	check "full disk: non-zero exit (rc $rc)" [ $rc -ne 0 ]
 	check "full disk: the error names the cause" grep -q 'No space left on device' "$d/full.err"
 	check "full disk: perf script reads what was written" perf_ok "$d/small/f.data"
+	shown=$(sed -n 's/.*Captured and wrote .*(\([0-9]*\) samples).*/\1/p' "$d/full.err")
+	is "full disk: the banner counts the samples the file holds" "$shown" "$(perf_counts "$d/small/f.data")"
 	umount "$d/small"
 else
 	skip "cannot mount a small tmpfs here"
