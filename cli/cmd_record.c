@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "cli.h"
 #include "pager.h"
 #include "parse_options.h"
@@ -240,6 +242,39 @@ static int record_parse_args(struct record_config *cfg, int argc, char **argv, F
 	return 0;
 }
 
+/*
+ * An output written only once the workload is over (--html) is checked
+ * first: a bad path must not cost the whole run. Its folder exists and
+ * takes files; an existing one is a file we may write. 0, or -1 said.
+ */
+static int output_writable(const char *opt, const char *path)
+{
+	char dir[4096];
+	const char *slash = strrchr(path, '/');
+	struct stat st;
+	int err = 0;
+
+	if (!stat(path, &st)) {
+		if (S_ISDIR(st.st_mode))
+			err = EISDIR;
+		else if (access(path, W_OK))
+			err = errno;
+	} else if (errno != ENOENT) {
+		err = errno;
+	} else {
+		if (!slash)
+			snprintf(dir, sizeof(dir), ".");
+		else
+			snprintf(dir, sizeof(dir), "%.*s", slash == path ? 1 : (int)(slash - path), path);
+		if (access(dir, W_OK | X_OK))
+			err = errno;
+	}
+	if (!err)
+		return 0;
+	fprintf(stderr, "tally record: cannot write %s %s: %s\n", opt, path, strerror(err));
+	return -1;
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct record_config cfg = { .zstd_level = 0 };
@@ -254,6 +289,8 @@ int cmd_record(int argc, char **argv)
 	cfg.orig_argv = orig;
 	cfg.orig_argc = argc;
 	ret = record_parse_args(&cfg, argc, argv, stderr);
+	if (!ret && cfg.html && output_writable("--html", cfg.html))
+		ret = 1;	/* as a -o that cannot be created */
 	if (!ret) {
 		ret = record_run(&cfg);
 		if (cfg.html && ret >= 0) {
