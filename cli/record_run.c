@@ -44,6 +44,7 @@ struct rec {
 	bool wrote;			/* since the last FINISHED_ROUND */
 	int write_err;			/* the writer's first error (-errno) */
 	bool switch_failed;
+	bool freq_warned;		/* -F above the maximum: said once */
 	uint64_t bad;			/* side-band records the decoder refused */
 	uint32_t bad_type;		/* the first one's type and ring */
 	int bad_ring;
@@ -468,11 +469,26 @@ static int config_events(struct rec *r)
 	};
 	int err = tally_evlist__config(r->l, &co);
 
-	if (err == -ERANGE) {
+	if (err == -ERANGE && cfg->strict_freq) {
 		fprintf(stderr, "%s: -F %llu is above the kernel's maximum of %llu samples a second\n"
 			"(/proc/sys/kernel/perf_event_max_sample_rate): use -F max or a lower -F\n",
 			progname, (unsigned long long)cfg->freq, (unsigned long long)max);
 		return -1;
+	}
+	if (err == -ERANGE) {
+		/* perf 6.1 throttles to the maximum and says so (its words) */
+		if (!cfg->quiet && !r->freq_warned)
+			fprintf(stderr, "warning: Maximum frequency rate (%llu Hz) exceeded, throttling "
+				"from %llu Hz to %llu Hz.\n"
+				"         The limit can be raised via "
+				"/proc/sys/kernel/perf_event_max_sample_rate.\n"
+				"         The kernel will lower it when tally's interrupts take too long.\n"
+				"         Use --strict-freq to disable this throttling, refusing to record.\n",
+				(unsigned long long)max, (unsigned long long)cfg->freq,
+				(unsigned long long)max);
+		r->freq_warned = true;
+		co.freq = max;
+		err = tally_evlist__config(r->l, &co);
 	}
 	if (err) {
 		fprintf(stderr, "%s: cannot configure the events: %s\n", progname, strerror(-err));
