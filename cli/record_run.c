@@ -420,6 +420,27 @@ static struct tally_evlist *build_events(const struct record_config *cfg, const 
 		fprintf(stderr, "%s: %s\n", progname, strerror(errno));
 		return NULL;
 	}
+	if (dflt && !strcmp(dflt, "cpu-clock")) {
+		/*
+		 * perf's default is cycles:P (precise_ip 3, no exclude_guest);
+		 * its fallback keeps that attr on cpu-clock and names it from
+		 * the attr: cpu-clock:ppp, as the file's EVENT_DESC says.
+		 */
+		struct perf_event_attr a = {
+			.size = sizeof(a),
+			.type = PERF_TYPE_SOFTWARE,
+			.config = PERF_COUNT_SW_CPU_CLOCK,
+			.precise_ip = 3,
+		};
+		struct tally_evsel *e = tally_evsel__new(&a, "cpu-clock:ppp");
+
+		if (!e) {
+			fprintf(stderr, "%s: %s\n", progname, strerror(errno));
+			goto err;
+		}
+		tally_evlist__add(l, e);
+		return l;
+	}
 	if (dflt) {
 		if (cli_events_add(l, dflt, NULL, "record"))
 			goto err;

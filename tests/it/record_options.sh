@@ -2,8 +2,8 @@
 # tally record's options where scripts depend on perf 6.1's behaviour, each
 # run against perf here: -F above the kernel's maximum is throttled to it
 # with perf's warning (--strict-freq refuses); -m rounds up to a power of
-# two with perf's line; -c 0 is the default frequency; a filter the kernel
-# refuses is named as such.
+# two with perf's line; -c 0 is the default frequency; event names in the
+# file are perf's; a filter the kernel refuses is named as such.
 . "$(dirname "$0")/lib.sh"
 TP=syscalls:sys_enter_getpid
 d=$(mktemp -d); trap 'rm -rf "$d"' EXIT
@@ -48,6 +48,22 @@ perf record -c 0 -e cpu-clock -o "$d/p.data" -- true >/dev/null 2>&1; prc=$?
 "$TALLY" record -q -c 0 -e cpu-clock -o "$d/t.data" -- true >/dev/null 2>&1; rc=$?
 is "-c 0: exit as perf's" "$rc" "$prc"
 is "-c 0: the default frequency, as perf's file" "$(freq_of "$d/t.data")" "$(freq_of "$d/p.data")"
+
+# the names in EVENT_DESC, as perf's for the same events (the default: on a
+# machine without cycles, perf's cycles:P falls back to cpu-clock, keeps
+# precise_ip 3 and is named from the attr: cpu-clock:ppp)
+names() { perf evlist -i "$1" 2>/dev/null | grep -v '^#' | tr '\n' ' '; }
+for ev in "" "-e cpu-clock" "-e task-clock" "-e cpu-clock:u" "-e task-clock:k" "-e cpu-clock:ppp" \
+	  "-e cpu-clock,task-clock:u"; do
+	perf record -q $ev -F 999 -o "$d/p.data" -- true >/dev/null 2>&1
+	"$TALLY" record -q $ev -F 999 -o "$d/t.data" -- true >/dev/null 2>&1
+	is "record ${ev:-(default event)} -F 999: the event names perf writes" "$(names "$d/t.data")" \
+		"$(names "$d/p.data")"
+done
+prec() { perf evlist -v -i "$1" 2>/dev/null | head -1 | grep -o 'precise_ip: [0-9]*'; }
+perf record -q -o "$d/p.data" -- true >/dev/null 2>&1
+"$TALLY" record -q -o "$d/t.data" -- true >/dev/null 2>&1
+is "default event: perf's precise_ip" "$(prec "$d/t.data")" "$(prec "$d/p.data")"
 
 # a filter the kernel refuses: said as such, naming filter and event
 if have_tp; then
