@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "cli.h"
 #include "pager.h"
 #include "parse_options.h"
@@ -49,12 +51,13 @@ static int opt_freq(struct cli_parse *p, const struct cli_option *opt, const cha
 	return 0;
 }
 
+/* -c 0 is no period at all, as perf 6.1: the default frequency then. */
 static int opt_count(struct cli_parse *p, const struct cli_option *opt, const char *arg)
 {
 	struct record_config *cfg = opt->value;
 
-	if (parse_u64(arg, &cfg->period) || !cfg->period)
-		return cli_error(p, "-c '%s': a period of at least 1 event", arg);
+	if (parse_u64(arg, &cfg->period))
+		return cli_error(p, "-c '%s': a period (events between samples)", arg);
 	return 0;
 }
 
@@ -94,13 +97,17 @@ static int opt_g(struct cli_parse *p, const struct cli_option *opt, const char *
 	return 0;
 }
 
-/* -m N: data pages per ring (a power of two), or a size: 512K, 4M. */
+/*
+ * -m N: data pages per ring, or a size: 512K, 4M (whole pages). As perf
+ * 6.1, anything else than a power of two is rounded up to one, and said.
+ */
 static int opt_mmap_pages(struct cli_parse *p, const struct cli_option *opt, const char *arg)
 {
 	struct record_config *cfg = opt->value;
 	char *end;
-	unsigned long long v;
-	long page = 4096;
+	unsigned long long v, mult = 0, page = 4096, n, pages = 1;
+	static const char units[] = "BKMG";
+	int u = 0;
 
 	errno = 0;
 	v = strtoull(arg, &end, 10);
@@ -108,18 +115,32 @@ static int opt_mmap_pages(struct cli_parse *p, const struct cli_option *opt, con
 		goto bad;
 	switch (*end) {
 	case 0: break;
-	case 'B': case 'b': v /= (unsigned long long)page; end++; break;
-	case 'K': case 'k': v = v * 1024 / (unsigned long long)page; end++; break;
-	case 'M': case 'm': v = v * 1048576 / (unsigned long long)page; end++; break;
-	case 'G': case 'g': v = v * 1073741824ull / (unsigned long long)page; end++; break;
+	case 'B': case 'b': mult = 1; break;
+	case 'K': case 'k': mult = 1ull << 10; break;
+	case 'M': case 'm': mult = 1ull << 20; break;
+	case 'G': case 'g': mult = 1ull << 30; break;
 	default: goto bad;
 	}
-	if (*end || v == 0 || v > (1ull << 20) || (v & (v - 1)))
+	if (mult) {
+		if (end[1] || v > (1ull << 40) / mult)
+			goto bad;
+		v = (v * mult + page - 1) / page;
+	}
+	if (v > (1ull << 20))
 		goto bad;
-	cfg->mmap_pages = (long)v;
+	while (pages < v)
+		pages <<= 1;
+	if (pages != v) {
+		/* perf's unit_number__scnprintf: 2048 is 2K, 1024 stays 1024B */
+		for (n = pages * page; n / 1024 > 1 && u < 3; u++)
+			n /= 1024;
+		fprintf(stderr, "rounding mmap pages size to %llu%c (%llu pages)\n", n, units[u],
+			pages);
+	}
+	cfg->mmap_pages = (long)pages;
 	return 0;
 bad:
-	return cli_error(p, "-m '%s': a power of two of pages (1, 2, 4...) or a size such as 512K",
+	return cli_error(p, "-m '%s': a number of pages (up to 1048576) or a size such as 512K",
 			 arg);
 }
 
@@ -172,6 +193,7 @@ static void record_options(struct record_config *cfg, struct cli_option *out)
 		CLI_CALLBACK('e', "event", cfg, "SPEC", "events to sample (repeatable; see tally list)", opt_event),
 		CLI_CALLBACK(0, "filter", &cfg->events, "EXPR", "ftrace filter for the tracepoint just before", cli_opt_filter),
 		CLI_CALLBACK('F', "freq", cfg, "N", "N samples a second ('max': the kernel's limit)", opt_freq),
+		CLI_BOOL(0, "strict-freq", &cfg->strict_freq, "-F above the kernel's maximum is an error, not throttled"),
 		CLI_CALLBACK('c', "count", cfg, "N", "a sample every N events", opt_count),
 		CLI_CALLBACK('g', NULL, cfg, NULL, "record call chains (frame pointers)", opt_g),
 		CLI_CALLBACK(0, "call-graph", cfg, "MODE", "fp, dwarf[,SIZE] (user regs and stack) or lbr", opt_call_graph),
@@ -240,6 +262,39 @@ static int record_parse_args(struct record_config *cfg, int argc, char **argv, F
 	return 0;
 }
 
+/*
+ * An output written only once the workload is over (--html) is checked
+ * first: a bad path must not cost the whole run. Its folder exists and
+ * takes files; an existing one is a file we may write. 0, or -1 said.
+ */
+static int output_writable(const char *opt, const char *path)
+{
+	char dir[4096];
+	const char *slash = strrchr(path, '/');
+	struct stat st;
+	int err = 0;
+
+	if (!stat(path, &st)) {
+		if (S_ISDIR(st.st_mode))
+			err = EISDIR;
+		else if (access(path, W_OK))
+			err = errno;
+	} else if (errno != ENOENT) {
+		err = errno;
+	} else {
+		if (!slash)
+			snprintf(dir, sizeof(dir), ".");
+		else
+			snprintf(dir, sizeof(dir), "%.*s", slash == path ? 1 : (int)(slash - path), path);
+		if (access(dir, W_OK | X_OK))
+			err = errno;
+	}
+	if (!err)
+		return 0;
+	fprintf(stderr, "tally record: cannot write %s %s: %s\n", opt, path, strerror(err));
+	return -1;
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct record_config cfg = { .zstd_level = 0 };
@@ -254,6 +309,8 @@ int cmd_record(int argc, char **argv)
 	cfg.orig_argv = orig;
 	cfg.orig_argc = argc;
 	ret = record_parse_args(&cfg, argc, argv, stderr);
+	if (!ret && cfg.html && output_writable("--html", cfg.html))
+		ret = 1;	/* as a -o that cannot be created */
 	if (!ret) {
 		ret = record_run(&cfg);
 		if (cfg.html && ret >= 0) {

@@ -1331,7 +1331,7 @@ int cmd_report(int argc, char **argv)
 		for (int i = 0, first = 1; i < ss.nr_attrs; i++)
 			if (r.h[i].samples) {
 				if (first)
-					print_preamble(&r, ss.lost);
+					print_preamble(&r, ss.lost_samples);
 				first = 0;
 				print_hist(&r, i);
 			}

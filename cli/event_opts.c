@@ -178,6 +178,14 @@ void cli_print_open_error(const char *cmd, struct tally_evlist *l, int err,
 		}
 	if (culprit && tally_evsel__open_error(culprit))
 		err = tally_evsel__open_error(culprit);
+	/* the event opened; its --filter was what the kernel refused */
+	if (culprit && tally_evsel__filter_rejected(culprit)) {
+		fprintf(stderr, "tally %s: failed to set filter \"%s\" on event %s: %s "
+			"(the kernel rejected it: check its syntax and the tracepoint's field names)\n",
+			cmd, tally_evsel__filter(culprit), tally_evsel__name(culprit),
+			strerror(err < 0 ? -err : err));
+		return;
+	}
 	bool perm = err == -EACCES || err == -EPERM || err == EACCES || err == EPERM;
 	bool other_cause = t && perm && target_hint(t, false);
 	struct perf_event_attr a;

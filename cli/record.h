@@ -22,6 +22,7 @@ struct record_config {
 	const char *output;		/* -o: default perf.data, "-" a pipe */
 	uint64_t freq;			/* -F */
 	bool freq_max;			/* -F max */
+	bool strict_freq;		/* --strict-freq: -F above the maximum is an error */
 	uint64_t period;		/* -c */
 	enum tally_callchain callchain;	/* -g, --call-graph */
 	uint32_t stack_size;		/* --call-graph dwarf,SIZE */

@@ -40,10 +40,11 @@ struct rec {
 	int out_fd;			/* the file, or the saved stdout for a pipe */
 	char path[4096];
 	bool pipe;
-	uint64_t samples, file_samples, lost, wakeups;
+	uint64_t samples, lost, wakeups;
 	bool wrote;			/* since the last FINISHED_ROUND */
 	int write_err;			/* the writer's first error (-errno) */
 	bool switch_failed;
+	bool freq_warned;		/* -F above the maximum: said once */
 	uint64_t bad;			/* side-band records the decoder refused */
 	uint32_t bad_type;		/* the first one's type and ring */
 	int bad_ring;
@@ -99,7 +100,6 @@ static int on_record(void *ctx, const struct perf_event_header *h, int ring)
 	switch (h->type) {
 	case PERF_RECORD_SAMPLE:
 		r->samples++;
-		r->file_samples++;
 		break;
 	case PERF_RECORD_LOST:
 		err = tally_record__parse(h, h->size, &r->side, &rec);
@@ -329,6 +329,19 @@ static int finish_writer(struct rec *r)
 	return err;
 }
 
+/*
+ * What the finished output holds: the file's size (a full disk cut it
+ * short of what was written), the bytes sent down a pipe.
+ */
+static uint64_t written(struct rec *r)
+{
+	struct stat st;
+
+	if (!r->pipe && !fstat(r->out_fd, &st))
+		return (uint64_t)st.st_size;
+	return tally_data_writer__bytes(r->w);
+}
+
 static void print_summary(struct rec *r, const char *path, uint64_t bytes, uint64_t samples)
 {
 	if (r->cfg->quiet)
@@ -347,7 +360,7 @@ static void print_summary(struct rec *r, const char *path, uint64_t bytes, uint6
 static int switch_output(struct rec *r, bool at_exit)
 {
 	char stamped[4200];
-	uint64_t bytes;
+	uint64_t bytes, samples;
 
 	if (r->cfg->overwrite) {
 		if (r->ts.wl && r->ts.wl_is_target)
@@ -357,7 +370,8 @@ static int switch_output(struct rec *r, bool at_exit)
 		tally_evlist__pause(r->l, false);
 	}
 	finish_writer(r);
-	bytes = tally_data_writer__bytes(r->w);
+	bytes = written(r);
+	samples = tally_data_writer__samples(r->w);
 	tally_data_writer__free(r->w);
 	r->w = NULL;
 	close(r->out_fd);
@@ -372,9 +386,8 @@ static int switch_output(struct rec *r, bool at_exit)
 		fprintf(stderr, "[ %s: dump data: Woken up %llu times ]\n", progname,
 			(unsigned long long)r->wakeups);
 		fprintf(stderr, "[ %s: Dump %s (%.3f MB, %llu samples) ]\n", progname, stamped,
-			bytes / 1048576.0, (unsigned long long)r->file_samples);
+			bytes / 1048576.0, (unsigned long long)samples);
 	}
-	r->file_samples = 0;
 	if (at_exit)
 		return 0;
 	if (create_output(r))
@@ -406,6 +419,27 @@ static struct tally_evlist *build_events(const struct record_config *cfg, const 
 	if (!l) {
 		fprintf(stderr, "%s: %s\n", progname, strerror(errno));
 		return NULL;
+	}
+	if (dflt && !strcmp(dflt, "cpu-clock")) {
+		/*
+		 * perf's default is cycles:P (precise_ip 3, no exclude_guest);
+		 * its fallback keeps that attr on cpu-clock and names it from
+		 * the attr: cpu-clock:ppp, as the file's EVENT_DESC says.
+		 */
+		struct perf_event_attr a = {
+			.size = sizeof(a),
+			.type = PERF_TYPE_SOFTWARE,
+			.config = PERF_COUNT_SW_CPU_CLOCK,
+			.precise_ip = 3,
+		};
+		struct tally_evsel *e = tally_evsel__new(&a, "cpu-clock:ppp");
+
+		if (!e) {
+			fprintf(stderr, "%s: %s\n", progname, strerror(errno));
+			goto err;
+		}
+		tally_evlist__add(l, e);
+		return l;
 	}
 	if (dflt) {
 		if (cli_events_add(l, dflt, NULL, "record"))
@@ -456,11 +490,26 @@ static int config_events(struct rec *r)
 	};
 	int err = tally_evlist__config(r->l, &co);
 
-	if (err == -ERANGE) {
+	if (err == -ERANGE && cfg->strict_freq) {
 		fprintf(stderr, "%s: -F %llu is above the kernel's maximum of %llu samples a second\n"
 			"(/proc/sys/kernel/perf_event_max_sample_rate): use -F max or a lower -F\n",
 			progname, (unsigned long long)cfg->freq, (unsigned long long)max);
 		return -1;
+	}
+	if (err == -ERANGE) {
+		/* perf 6.1 throttles to the maximum and says so (its words) */
+		if (!cfg->quiet && !r->freq_warned)
+			fprintf(stderr, "warning: Maximum frequency rate (%llu Hz) exceeded, throttling "
+				"from %llu Hz to %llu Hz.\n"
+				"         The limit can be raised via "
+				"/proc/sys/kernel/perf_event_max_sample_rate.\n"
+				"         The kernel will lower it when tally's interrupts take too long.\n"
+				"         Use --strict-freq to disable this throttling, refusing to record.\n",
+				(unsigned long long)max, (unsigned long long)cfg->freq,
+				(unsigned long long)max);
+		r->freq_warned = true;
+		co.freq = max;
+		err = tally_evlist__config(r->l, &co);
 	}
 	if (err) {
 		fprintf(stderr, "%s: cannot configure the events: %s\n", progname, strerror(-err));
@@ -531,7 +580,9 @@ static int cpus_for_threads(struct rec *r)
 /*
  * The kernel's own count of what it could not write (PERF_FORMAT_LOST,
  * Linux 6.0): it includes samples lost while a ring was full at the very
- * end, for which no LOST record could be written any more.
+ * end, for which no LOST record could be written any more. As perf 6.1,
+ * each fd's count goes in the file as a LOST_SAMPLES record (perf report's
+ * "Total Lost Samples"), and that total is the one said.
  */
 static uint64_t lost_total(struct rec *r)
 {
@@ -547,11 +598,20 @@ static uint64_t lost_total(struct rec *r)
 		for (int c = 0; c < tally_evsel__nr_cpus(e); c++)
 			for (int t = 0; t < tally_evsel__nr_threads(e); t++) {
 				const struct tally_counts *v = tally_evsel__counts(e, c, t);
+				uint64_t id = 0;
+				int err;
 
-				if (v)
-					n += v->lost;
+				if (!v || !v->lost)
+					continue;
+				n += v->lost;
+				if (!r->w || r->write_err)
+					continue;
+				tally_evsel__id(e, c, t, &id);
+				err = tally_synth__lost_samples(r->w, tally_evsel__attr(e), id, v->lost);
+				if (err)
+					r->write_err = err;
 			}
-	return n > r->lost ? n : r->lost;
+	return n;
 }
 
 /* -------------------------------------------------------------------- */
@@ -704,9 +764,8 @@ int record_run(const struct record_config *cfg)
 			ret = ret ? ret : 1;
 	} else {
 		finish_writer(&r);
-		print_summary(&r, r.pipe ? "(pipe)" : r.path,
-			      r.pipe ? tally_data_writer__bytes(r.w) : tally_data_writer__bytes(r.w),
-			      r.file_samples);
+		print_summary(&r, r.pipe ? "(pipe)" : r.path, written(&r),
+			      tally_data_writer__samples(r.w));
 	}
 	if (r.lost)
 		fprintf(stderr, "[ %s: Lost %llu samples: the rings were full (a bigger -m or a "

@@ -251,7 +251,7 @@ int report_export(const struct report_exports *x, struct session *ss, struct res
 		.period = a && !a->freq ? a->sample_period : 0,
 		.time_ns = x->t_first,
 		.duration_ns = x->t_last - x->t_first,
-		.lost = ss->lost,
+		.lost = ss->lost_samples,
 	};
 	char title[512], *cmd = NULL;
 	int ret = 0, err = 0;

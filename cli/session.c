@@ -245,7 +245,7 @@ static void process(struct session *s, const struct perf_event_header *h, int id
 		s->on_sample(s, h, idx, &rec, s->arg);
 		return;
 	}
-	if (h->type != PERF_RECORD_LOST)
+	if (h->type != PERF_RECORD_LOST && h->type != PERF_RECORD_LOST_SAMPLES)
 		s->maps_gen++;	/* what an address resolves to may differ from now on */
 	switch (h->type) {
 	case PERF_RECORD_MMAP: {
@@ -292,6 +292,9 @@ static void process(struct session *s, const struct perf_event_header *h, int id
 		break;
 	case PERF_RECORD_LOST:
 		s->lost += rec.u.lost.lost;
+		break;
+	case PERF_RECORD_LOST_SAMPLES:
+		s->lost_samples += rec.u.lost_samples.lost;
 		break;
 	}
 }
@@ -741,9 +744,10 @@ int session_run(struct session *s)
 			(unsigned long long)de->offset);
 	else if (err < 0)
 		fprintf(stderr, "tally %s: %s: %s\n", s->cmd, s->path, strerror(-err));
-	if (s->lost)
+	/* the kernel's final count (LOST_SAMPLES) where the file has it: it covers the rest */
+	if (s->lost || s->lost_samples)
 		fprintf(stderr, "tally %s: %llu samples were lost while recording\n", s->cmd,
-			(unsigned long long)s->lost);
+			(unsigned long long)(s->lost_samples > s->lost ? s->lost_samples : s->lost));
 	if (s->bad)
 		fprintf(stderr, "tally %s: %llu records could not be decoded\n", s->cmd,
 			(unsigned long long)s->bad);

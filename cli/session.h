@@ -56,6 +56,7 @@ struct session {
 	struct session_pipeline *pl;
 	/* what went by */
 	uint64_t samples, lost, bad;
+	uint64_t lost_samples;		/* LOST_SAMPLES records: perf's "Total Lost Samples" */
 	uint64_t maps_gen;		/* changes with every side-band record applied */
 	/* --call-graph dwarf samples: their user stacks unwound (libdwfl) */
 	struct tally_unwind *uw;

@@ -117,8 +117,11 @@ struct tally_data_writer {
 	int time_off;		/* of TIME in every sample (same for all attrs), or -1 */
 	uint64_t first_time, last_time;	/* SAMPLE_TIME feature */
 	uint64_t good;		/* file: end of the last whole write */
+	uint64_t samples;	/* SAMPLE records before good (pipe: written whole) */
 	int err;		/* first write error (positive) */
-	uint64_t *marks;	/* file offsets of record boundaries, >= 4 KiB apart */
+	struct mark {		/* record boundaries, >= 4 KiB apart */
+		uint64_t off, samples;
+	} *marks;
 	size_t nr_marks, cap_marks;
 	struct tally__zstd *z;
 	struct tally__buf zin;
@@ -191,6 +194,11 @@ void tally_data_writer__free(struct tally_data_writer *w)
 uint64_t tally_data_writer__bytes(const struct tally_data_writer *w)
 {
 	return w ? w->bytes : 0;
+}
+
+uint64_t tally_data_writer__samples(const struct tally_data_writer *w)
+{
+	return w ? w->samples : 0;
 }
 
 uint64_t tally_data_writer__uncompressed(const struct tally_data_writer *w)
@@ -273,27 +281,43 @@ static int out_raw(struct tally_data_writer *w, const void *p, size_t n)
 
 static void add_mark(struct tally_data_writer *w, uint64_t off)
 {
-	uint64_t last = w->nr_marks ? w->marks[w->nr_marks - 1] : w->data_off;
+	uint64_t last = w->nr_marks ? w->marks[w->nr_marks - 1].off : w->data_off;
 
 	if (w->pipe || off - last < MARK_STEP)
 		return;
 	if (w->nr_marks == w->cap_marks) {
 		size_t cap = w->cap_marks ? w->cap_marks * 2 : 64;
-		uint64_t *m = tally__reallocarray(w->marks, cap, sizeof(*m));
+		struct mark *m = tally__reallocarray(w->marks, cap, sizeof(*m));
 
 		if (!m)
 			return;	/* fewer marks: only a coarser cut on a full disk */
 		w->marks = m;
 		w->cap_marks = cap;
 	}
-	w->marks[w->nr_marks++] = off;
+	w->marks[w->nr_marks++] = (struct mark){ off, w->samples };
 }
 
-/* A whole unit (records) went out: remember the boundary. */
-static void whole(struct tally_data_writer *w)
+/* A whole unit (records, nsamples of them samples) went out: remember the boundary. */
+static void whole(struct tally_data_writer *w, uint64_t nsamples)
 {
+	w->samples += nsamples;
 	w->good = w->bytes;
 	add_mark(w, w->good);
+}
+
+/* SAMPLE records among the whole records of buf[0, len). */
+static uint64_t buf_samples(const unsigned char *buf, size_t len)
+{
+	struct perf_event_header h;
+	uint64_t n = 0;
+
+	for (size_t at = 0; at + sizeof(h) <= len; at += h.size) {
+		memcpy(&h, buf + at, sizeof(h));
+		if (h.size < sizeof(h) || at + h.size > len)
+			break;
+		n += h.type == PERF_RECORD_SAMPLE;
+	}
+	return n;
 }
 
 static int zflush(struct tally_data_writer *w)
@@ -348,7 +372,7 @@ static int zflush(struct tally_data_writer *w)
 			done += piece;
 		}
 		if (!err)
-			whole(w);
+			whole(w, buf_samples(w->zin.p + off, end - off));
 		off = end;
 	}
 	w->zin.len = 0;
@@ -387,6 +411,19 @@ static bool iov_copy(const struct iovec *iov, int n, uint64_t at, void *out, siz
 	return len == 0;
 }
 
+/* SAMPLE records of the iovec stream. */
+static uint64_t iov_samples(const struct iovec *iov, int n)
+{
+	struct perf_event_header h;
+	uint64_t at = 0, k = 0;
+
+	while (iov_copy(iov, n, at, &h, sizeof(h)) && h.size >= sizeof(h)) {
+		k += h.type == PERF_RECORD_SAMPLE;
+		at += h.size;
+	}
+	return k;
+}
+
 /* First and last sample time, for the SAMPLE_TIME feature. */
 static void sample_times(struct tally_data_writer *w, const struct iovec *iov, int n)
 {
@@ -419,9 +456,11 @@ static void keep_whole(struct tally_data_writer *w, const struct iovec *iov, int
 	for (;;) {
 		uint16_t size = (uint16_t)(iov_byte(iov, n, at + 6) |
 					   iov_byte(iov, n, at + 7) << 8);
+		struct perf_event_header h;
 
-		if (size < 8 || at + size > done)
+		if (size < 8 || at + size > done || !iov_copy(iov, n, at, &h, sizeof(h)))
 			break;
+		w->samples += h.type == PERF_RECORD_SAMPLE;
 		at += size;
 		add_mark(w, start + at);
 	}
@@ -462,7 +501,7 @@ int tally_data_writer__writev(struct tally_data_writer *w, const struct iovec *i
 			keep_whole(w, iov, n, w->bytes - before);
 		return tally__err(-err);
 	}
-	whole(w);
+	whole(w, iov_samples(iov, n));
 	return 0;
 }
 
@@ -485,7 +524,7 @@ int tally_data_writer__finished_round(struct tally_data_writer *w)
 	err = out_raw(w, &h, sizeof(h));
 	if (err)
 		return tally__err(-err);
-	whole(w);
+	whole(w, 0);
 	return 0;
 }
 
@@ -1168,15 +1207,18 @@ static int finish_file(struct tally_data_writer *w)
 		err = write_features(w, true, bits);
 		for (int tries = 0; err && tries < 8; tries++) {
 			uint64_t need = (uint64_t)MARK_STEP << (tries + 2), cut = w->data_off;
+			uint64_t kept = 0;
 
 			for (size_t i = w->nr_marks; i-- > 0;)
-				if (w->marks[i] + need <= w->good) {
-					cut = w->marks[i];
+				if (w->marks[i].off + need <= w->good) {
+					cut = w->marks[i].off;
+					kept = w->marks[i].samples;
 					break;
 				}
 			if (cut == w->good || ftruncate(w->fd, (off_t)cut) < 0)
 				break;
 			w->good = cut;
+			w->samples = kept;
 			err = write_features(w, true, bits);
 		}
 		if (err && ftruncate(w->fd, (off_t)w->good) < 0)

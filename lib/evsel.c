@@ -521,7 +521,7 @@ int tally__evsel_open_flags(struct tally_evsel *e, struct tally_cpu_map *cpus,
 	struct tally_evsel *leader;
 	char *saved_name = NULL;
 	struct perf_event_attr orig;
-	bool changed = false;
+	bool changed = false, filter_err = false;
 	int ncpu, nthr, nok, err = 0;
 
 	if (!e)
@@ -610,8 +610,9 @@ retry:
 			if (e->filter) {
 				err = tally_sys_set_filter(fd, e->filter);
 				if (err) {
-					pr_warn("tally: filter '%s' rejected for %s\n",
-						e->filter, e->name);
+					pr_debug("tally: filter '%s' rejected for %s\n",
+						 e->filter, e->name);
+					filter_err = true;
 					goto fail_close;
 				}
 			}
@@ -626,6 +627,7 @@ retry:
 	e->opened = true;
 	e->unsupported = false;
 	e->open_err = 0;
+	e->filter_rejected = false;
 	goto out;
 
 fail_close:
@@ -641,6 +643,7 @@ fail_close:
 	}
 fail:
 	e->open_err = err;
+	e->filter_rejected = filter_err;
 	if (tally__err_is_unsupported(err) ||
 	    (leader != e && leader->unsupported))
 		e->unsupported = true;
@@ -684,6 +687,11 @@ bool tally_evsel__supported(const struct tally_evsel *e)
 int tally_evsel__open_error(const struct tally_evsel *e)
 {
 	return e ? e->open_err : 0;
+}
+
+bool tally_evsel__filter_rejected(const struct tally_evsel *e)
+{
+	return e && e->open_err && e->filter_rejected;
 }
 
 static bool slot_ok(const struct tally_evsel *e, int c, int t)

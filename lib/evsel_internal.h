@@ -34,6 +34,7 @@ struct tally_evsel {
 	bool opened;
 	bool enable_after_open;		/* leader opened disabled by the evlist */
 	int open_err;			/* -errno of the last failed open */
+	bool filter_rejected;		/* that error was the kernel refusing the filter */
 };
 
 struct id_ent {

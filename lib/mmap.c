@@ -20,6 +20,8 @@ struct tally_mmap {
 	uint64_t start;		/* the next record of the batch */
 	uint64_t end;		/* data_head of the batch */
 	uint64_t lost;
+	uint64_t prev;		/* backward ring: data_head at the last read_done */
+	uint64_t bhead;		/* backward ring: data_head of this batch */
 	void *map;		/* the mapping (NULL for __new_mem) */
 	size_t map_len;
 	int fd;
@@ -51,6 +53,7 @@ static struct tally_mmap *setup(struct tally_mmap *m, void *base, size_t len,
 	/* Start where the kernel says user space is (a re-attached reader). */
 	m->tail = __atomic_load_n(&pc->data_tail, __ATOMIC_RELAXED);
 	m->start = m->end = m->tail;
+	m->prev = m->bhead = __atomic_load_n(&pc->data_head, __ATOMIC_RELAXED);
 	return m;
 }
 
@@ -146,10 +149,11 @@ static uint16_t size_at(const struct tally_mmap *m, uint64_t pos)
 /*
  * A backward ring: the kernel writes each record just below the one
  * before, moving data_head down, and overwrites the oldest. The records
- * from head upwards are newest first; they end at a zero header (the ring
- * never filled) or where the next would reach past one ring from head
- * (its start was overwritten). The caller pauses the output first
- * (PERF_EVENT_IOC_PAUSE_OUTPUT), so nothing moves while we walk.
+ * from head upwards are newest first; they end at the head of the previous
+ * batch (what was written since: perf's snapshots are disjoint), at a zero
+ * header (the ring never filled) or where the next would reach past one
+ * ring from head (its start was overwritten). The caller pauses the output
+ * first (PERF_EVENT_IOC_PAUSE_OUTPUT), so nothing moves while we walk.
  */
 static int backward_init(struct tally_mmap *m)
 {
@@ -158,13 +162,15 @@ static int backward_init(struct tally_mmap *m)
 
 	if (head & 7)
 		return tally__err(EBADMSG);
-	for (;;) {
+	/* head only moves down: [head, prev) is new, prev - head its length */
+	while (pos - head < m->prev - head) {
 		uint16_t n = size_at(m, pos);
 
 		if (!n || (n & 7) || pos - head + n > size)
 			break;
 		pos += n;
 	}
+	m->bhead = head;
 	m->tail = m->start = head;
 	m->end = pos;
 	return pos == head ? tally__err(EAGAIN) : 0;
@@ -286,6 +292,9 @@ void tally_mmap__read_done(struct tally_mmap *m)
 	if (!m)
 		return;
 	tally_mmap__consume(m);
+	/* a backward ring's next batch ends where this one began */
+	if (m->overwrite)
+		m->prev = m->bhead;
 	m->end = m->start;
 }
 

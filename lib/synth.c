@@ -440,3 +440,35 @@ int tally_synth__all(struct tally_data_writer *w, const struct perf_event_attr *
 	closedir(d);
 	return err;
 }
+
+int tally_synth__lost_samples(struct tally_data_writer *w, const struct perf_event_attr *sid_attr,
+			      uint64_t id, uint64_t lost)
+{
+	const struct perf_event_attr *a = sid_attr;
+	struct tally__buf b = { 0 };
+	uint64_t st = a && a->sample_id_all ? a->sample_type : 0;
+	int err;
+
+	if (!w)
+		return tally__err(EINVAL);
+	put_hdr(&b, PERF_RECORD_LOST_SAMPLES, 0);
+	tally__buf_u64(&b, lost);
+	/* the trailer in the kernel's order: TID TIME ID STREAM_ID CPU IDENTIFIER */
+	if (st & PERF_SAMPLE_TID)
+		tally__buf_u64(&b, 0);
+	if (st & PERF_SAMPLE_TIME)
+		tally__buf_u64(&b, 0);
+	if (st & PERF_SAMPLE_ID)
+		tally__buf_u64(&b, id);
+	if (st & PERF_SAMPLE_STREAM_ID)
+		tally__buf_u64(&b, 0);
+	if (st & PERF_SAMPLE_CPU)
+		tally__buf_u64(&b, 0);
+	if (st & PERF_SAMPLE_IDENTIFIER)
+		tally__buf_u64(&b, id);
+	err = emit(w, &b, 0);
+	if (!err)
+		err = flush(w, &b);
+	tally__buf_free(&b);
+	return err;
+}

@@ -82,6 +82,11 @@ TALLY_API int tally_data_writer__add_build_id(struct tally_data_writer *w, int32
 TALLY_API int tally_data_writer__finish(struct tally_data_writer *w);
 /* Bytes written to the fd so far. */
 TALLY_API uint64_t tally_data_writer__bytes(const struct tally_data_writer *w);
+/*
+ * SAMPLE records that reached the file whole (after a failed write or a
+ * finish that cut data to make room: those the file keeps).
+ */
+TALLY_API uint64_t tally_data_writer__samples(const struct tally_data_writer *w);
 /* Data bytes handed to write/writev, before compression. */
 TALLY_API uint64_t tally_data_writer__uncompressed(const struct tally_data_writer *w);
 /* Does not close the fd. NULL-safe. */
@@ -106,6 +111,16 @@ TALLY_API int tally_synth__process(struct tally_data_writer *w,
  * executable maps; processes exiting meanwhile are skipped. */
 TALLY_API int tally_synth__all(struct tally_data_writer *w,
 			       const struct perf_event_attr *sid_attr);
+
+/*
+ * PERF_RECORD_LOST_SAMPLES (13), as perf 6.1 writes one per event fd at the
+ * end from its PERF_FORMAT_LOST count: lost, then the trailer of sid_attr
+ * with id (the fd's kernel id) in its ID/IDENTIFIER slots, the rest 0.
+ * perf report's "Total Lost Samples" is the sum of these.
+ */
+TALLY_API int tally_synth__lost_samples(struct tally_data_writer *w,
+					const struct perf_event_attr *sid_attr, uint64_t id,
+					uint64_t lost);
 
 /* NT_GNU_BUILD_ID of an ELF file: its length, 0 when it has none, or -errno. */
 TALLY_API int tally_build_id__file(const char *path, uint8_t *id, size_t max);

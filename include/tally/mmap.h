@@ -39,7 +39,9 @@
  * oldest records and never waits; pause the output
  * (tally_sys_pause_output) before read_init, which then walks from
  * data_head up: the newest records first, as many as the ring still
- * holds whole. consume/read_done write nothing.
+ * holds whole, down to where the batch before read_done began (each batch
+ * holds only what was written since the previous one). consume/read_done
+ * write nothing to the ring.
  */
 #ifndef TALLY_MMAP_H
 #define TALLY_MMAP_H

@@ -81,6 +81,28 @@ check "SIGUSR2 wrote a snapshot file" [ -n "$snap" ]
 [ -n "$snap" ] && check "perf script reads the snapshot" perf_ok "$snap"
 [ -n "$snap" ] && check "the snapshot has burn_a samples" sh -c "perf script -i '$snap' 2>/dev/null | grep -q burn_a"
 
+# --overwrite snapshots are disjoint (as perf's): each holds what the rings
+# got since the one before. The workload asks for them itself (its parent is
+# tally), so each batch of getpid lands in one snapshot; the ring holds all.
+if have_tp; then
+	"$TALLY" record -q --overwrite --switch-output=signal -m 256 -e $TP -c 1 -o "$d/dj.data" -- \
+		sh -c "$W getpid 2000; kill -USR2 \$PPID; sleep 0.5; $W getpid 3000; kill -USR2 \$PPID;
+		       sleep 0.5; $W getpid 4000" >/dev/null 2>&1
+	got="" last=0 overlap=0
+	for f in $(ls "$d"/dj.data.* 2>/dev/null | grep -v '\.old$' | sort); do
+		read -r n lo hi < <(perf script -i "$f" -F comm,time 2>/dev/null | tr -d : | awk '
+			$1 == "work" { n++; t = $2 + 0; if (!n0++ || t < lo) lo = t; if (t > hi) hi = t }
+			END { printf "%d %.6f %.6f\n", n, lo, hi }')
+		got="$got $n"
+		awk -v a="$last" -v b="$lo" 'BEGIN { exit !(b > a) }' || overlap=1
+		last=$hi
+	done
+	is "--overwrite snapshots: each batch once (2000, 3000, 4000)" "$got" " 2000 3000 4000"
+	is "--overwrite snapshots: their time ranges do not overlap" "$overlap" 0
+else
+	skip "no syscalls tracepoints"; skip "no syscalls tracepoints"
+fi
+
 # A full disk: a clear error, and the file is valid up to what was written.
 mkdir -p "$d/small"
 if mount -t tmpfs -o size=512k tmpfs "$d/small" 2>/dev/null; then
@@ -90,6 +112,8 @@ if mount -t tmpfs -o size=512k tmpfs "$d/small" 2>/dev/null; then
 	check "full disk: non-zero exit (rc $rc)" [ $rc -ne 0 ]
 	check "full disk: the error names the cause" grep -q 'No space left on device' "$d/full.err"
 	check "full disk: perf script reads what was written" perf_ok "$d/small/f.data"
+	shown=$(sed -n 's/.*Captured and wrote .*(\([0-9]*\) samples).*/\1/p' "$d/full.err")
+	is "full disk: the banner counts the samples the file holds" "$shown" "$(perf_counts "$d/small/f.data")"
 	umount "$d/small"
 else
 	skip "cannot mount a small tmpfs here"
@@ -111,6 +135,11 @@ if have_tp; then
 		# the same run without loss wrote sb side-band records
 		sb=$(sideband "$d/big.data"); sbl=$((sb - $(sideband "$d/lost.data")))
 		is "-m 1: samples + shown lost == N + side-band records lost ($sbl)" "$((s + lost - sbl))" 300000
+		# perf 6.1's LOST_SAMPLES records (the kernel's count per fd) carry it
+		pl=$(perf report --stdio -i "$d/lost.data" 2>/dev/null | sed -n 's/^# Total Lost Samples: //p')
+		is "-m 1: perf report's Total Lost Samples is the loss tally said" "$pl" "$lost"
+		tl=$("$TALLY" report --stdio -i "$d/lost.data" 2>/dev/null | sed -n 's/^# Total Lost Samples: //p')
+		is "-m 1: tally report's Total Lost Samples too" "$tl" "$lost"
 	else
 		is "-m 1: nothing lost, so every sample is there" "$s" 300000
 	fi

@@ -259,6 +259,15 @@ is "record --html exits with the workload's status" "$?" 0
 check "record --html: the page is written" grep -q '<h2>Flame graph</h2>' "$d/r.html"
 "$TALLY" record -q -o - --html "$d/x.html" -- true >/dev/null 2>"$d/e"; rc=$?
 is "record -o - --html: usage error" "$rc" 129
+# a page that cannot be written is said before the workload runs, not after
+for o in "--html /nonexistent/dir/x.html" "-o /nonexistent/dir/x.data" "--html $d"; do
+	rm -f "$d/ran"
+	"$TALLY" record -q -o "$d/y.data" $o -- touch "$d/ran" >/dev/null 2>"$d/e"; rc=$?
+	is "record $o: exit 1, as -o" "$rc" 1
+	check "record $o: the workload did not run" [ ! -e "$d/ran" ]
+	check "record $o: tally record names the path and why" \
+		grep -qE "^tally record: .*${o#* }: (No such file or directory|Is a directory)" "$d/e"
+done
 
 # a file without samples: perf's words and status, and no picture written
 "$TALLY" record -q -e cpu-clock -c 1000000000 -o "$d/none.data" -- true >/dev/null 2>&1
