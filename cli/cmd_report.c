@@ -476,7 +476,7 @@ static void on_sample(struct session *ss, const struct perf_event_header *h, int
 	bool fresh = shape_add(r, idx, comm ? comm : ":-1",
 			       r->need_trace ? trace_text(r, ss, a, smp) : NULL, &chain, mode, period);
 
-	if (r->exp.firefox && r->nshapes) {
+	if ((r->exp.firefox || r->exp.speedscope) && r->nshapes) {
 		struct report_exports *x = &r->exp;
 
 		if (x->ntimed == x->cap_timed) {
@@ -489,7 +489,9 @@ static void on_sample(struct session *ss, const struct perf_event_header *h, int
 			}
 		}
 		if (x->ntimed < x->cap_timed)
-			x->timed[x->ntimed++] = (struct report_timed){ r->last_shape, smp->time };
+			x->timed[x->ntimed++] = (struct report_timed){ r->last_shape, smp->time, period };
+		else
+			x->timed_short = true;
 	}
 	if (!fresh)
 		return;
@@ -1209,7 +1211,7 @@ int cmd_report(int argc, char **argv)
 		CLI_BOOL(0, "folded", &r.exp.folded, "collapsed stacks for flame graphs: comm;root;...;leaf count"),
 		CLI_STRING(0, "flamegraph", &r.exp.flamegraph, "FILE.svg", "an interactive flame graph (SVG)"),
 		CLI_STRING(0, "pprof", &r.exp.pprof, "FILE", "pprof's profile.proto, gzipped (go tool pprof)"),
-		CLI_STRING(0, "speedscope", &r.exp.speedscope, "FILE", "speedscope's JSON, a profile per thread"),
+		CLI_STRING(0, "speedscope", &r.exp.speedscope, "FILE", "speedscope's JSON, a profile per thread in time order"),
 		CLI_STRING(0, "html", &r.exp.html, "FILE", "one offline page: summary, functions, flame graph, callers"),
 		CLI_STRING(0, "firefox", &r.exp.firefox, "FILE", "the Firefox Profiler's (Gecko) JSON, with the timeline"),
 		CLI_HELP(&help, "this text"),

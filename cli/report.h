@@ -36,9 +36,10 @@ struct report_exports {
 	bool folded;			/* to stdout */
 	const char *flamegraph, *pprof;	/* files */
 	const char *speedscope, *html, *firefox;
-	/* --firefox's timeline: each sample's shape (its index) and time */
-	struct report_timed { size_t shape; uint64_t time; } *timed;
+	/* --firefox's and --speedscope's timeline: each sample's shape (its index), time, period */
+	struct report_timed { size_t shape; uint64_t time, period; } *timed;
 	size_t ntimed, cap_timed;
+	bool timed_short;		/* out of memory: the timeline lacks samples */
 	uint64_t t_first, t_last;	/* the samples' time span */
 };
 

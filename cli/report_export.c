@@ -289,12 +289,15 @@ int report_export(const struct report_exports *x, struct session *ss, struct res
 		sthread[i] = t;
 		snode[i] = node;
 	}
-	/* the timeline, in time order as read */
+	/* the timeline, in time order as read; one with samples missing would mislead */
+	if (x->timed_short)
+		err = -ENOMEM;
 	for (size_t i = 0; i < x->ntimed && !err; i++) {
 		size_t k = x->timed[i].shape;
 
 		if (k < n && sthread[k] >= 0)
-			err = tally_stacks__timed(st, sthread[k], snode[k], x->timed[i].time);
+			err = tally_stacks__timed(st, sthread[k], snode[k], x->timed[i].time,
+						  x->timed[i].period);
 	}
 	free(sthread);
 	free(snode);

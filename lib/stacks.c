@@ -342,7 +342,8 @@ int tally_stacks__sample(struct tally_stacks *s, int thread, int stack, uint64_t
 	return 0;
 }
 
-int tally_stacks__timed(struct tally_stacks *s, int thread, int stack, uint64_t time_ns)
+int tally_stacks__timed(struct tally_stacks *s, int thread, int stack, uint64_t time_ns,
+			uint64_t weight)
 {
 	void *p;
 
@@ -353,7 +354,8 @@ int tally_stacks__timed(struct tally_stacks *s, int thread, int stack, uint64_t 
 	if (!p)
 		return -ENOMEM;
 	s->timed = p;
-	s->timed[s->ntimed++] = (struct stk_timed){ .thread = thread, .node = stack, .time = time_ns };
+	s->timed[s->ntimed++] = (struct stk_timed){ .thread = thread, .node = stack, .time = time_ns,
+						   .weight = weight };
 	return 0;
 }
 

@@ -59,7 +59,7 @@ struct tally_stacks {
 	struct stk_tab ftab, ltab, ntab, atab;
 	uint64_t samples, weight;
 	/* the timeline (tally_stacks__timed): samples in time order */
-	struct stk_timed { int thread, node; uint64_t time; } *timed;
+	struct stk_timed { int thread, node; uint64_t time, weight; } *timed;
 	size_t ntimed, cap_timed;
 	struct {
 		char *event, *unit, *command;

@@ -65,8 +65,13 @@ TALLY_API int tally_stacks__thread(struct tally_stacks *s, int32_t pid, int32_t 
 /* count samples of weight in all on stack (leaf node), in thread. */
 TALLY_API int tally_stacks__sample(struct tally_stacks *s, int thread, int stack, uint64_t count,
 				   uint64_t weight);
-/* One sample at its time (ns), for the timeline formats (Firefox); in time order. */
-TALLY_API int tally_stacks__timed(struct tally_stacks *s, int thread, int stack, uint64_t time_ns);
+/*
+ * One sample at its time (ns) and of its weight (the event's period), for
+ * the formats in time order (Firefox, speedscope); given in time order,
+ * every sample once.
+ */
+TALLY_API int tally_stacks__timed(struct tally_stacks *s, int thread, int stack, uint64_t time_ns,
+				  uint64_t weight);
 TALLY_API int tally_stacks__set_info(struct tally_stacks *s, const struct tally_stacks_info *info);
 TALLY_API uint64_t tally_stacks__samples(const struct tally_stacks *s);
 
@@ -103,7 +108,10 @@ TALLY_API int tally_stacks__write_svg_diff(const struct tally_stacks *base,
 TALLY_API int tally_stacks__write_pprof(const struct tally_stacks *s, FILE *fp);
 /*
  * speedscope's JSON: shared frames, one "sampled" profile per thread
- * (weights in nanoseconds for a clock event, else sample counts).
+ * (weights in nanoseconds for a clock event, else sample counts), opened
+ * on the busiest. With a timeline (tally_stacks__timed) each thread's
+ * samples are in time order, a run of one stack as one sample; without,
+ * each distinct stack once.
  */
 TALLY_API int tally_stacks__write_speedscope(const struct tally_stacks *s, FILE *fp);
 /*

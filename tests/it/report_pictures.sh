@@ -6,6 +6,9 @@
 #  --flamegraph: headless Chromium runs the SVG's script: a search
 #    highlights the frames and says the share tally report gives; a click
 #    (playwright-core driving Chromium) zooms, Reset Zoom restores.
+#  --speedscope: speedscope's page (its npm bundle, in Chromium) imports
+#    it: a profile per thread, opened on the busiest, each thread's samples
+#    in time order as tally script has them.
 #  --firefox: the Firefox Profiler's own importer (npm profiler-cli, which
 #    bundles it) loads the file; its sample count and shares are tally's.
 . "$(dirname "$0")/lib.sh"
@@ -173,6 +176,92 @@ assert total == samples, "weights %d vs samples %d" % (total, samples)
 print("ok")
 EOF
 is "speedscope: schema checks pass, weights sum to the samples" "$(tail -1 "$d/ss.out")" ok
+# speedscope's own importer, in its page (playwright-core driving Chromium):
+# phases runs phase_a, phase_b, phase_a in a worker after a short warm-up
+# on the main thread. What the page imported is read back through its own
+# export (Ctrl+S: the profiles as it holds them, each in time order).
+SS_HTML=$NPM_DIR/node_modules/speedscope/dist/release/index.html
+PW=${PW_DIR:-$NPM_DIR}
+if [ -z "$CHROME" ]; then
+	skip "chromium is not installed: speedscope's page is not tried (make deps installs it)"
+elif [ ! -f "$SS_HTML" ]; then
+	missing "speedscope's page ($SS_HTML, npm speedscope) is not installed: make deps"
+elif [ ! -d "$PW/node_modules/playwright-core" ]; then
+	missing "playwright-core (npm) is not installed: speedscope's page is not tried (make deps)"
+else
+	cc -O1 -g -fno-omit-frame-pointer -pthread -o "$d/phases" "$ROOT/tests/data/progs/phases.c"
+	"$TALLY" record -q -e cpu-clock -c 100000 -g -o "$d/ph.data" -- "$d/phases" 40 >/dev/null 2>&1
+	"$TALLY" report -i "$d/ph.data" --speedscope "$d/ph.json" 2>/dev/null
+	# tally script's samples, in time order: "tid leaf phase" each
+	"$TALLY" script -F comm,tid,ip,sym -i "$d/ph.data" 2>/dev/null | awk '
+		function out() { if (tid != "") print tid, leaf, (ph == "" ? "-" : ph) }
+		/^[^ \t]/ { out(); tid = $2; leaf = ""; ph = "" }
+		/^\t/ { if (leaf == "") leaf = $2; if ($2 == "phase_a") ph = "a"; if ($2 == "phase_b") ph = "b" }
+		END { out() }' >"$d/ph.script"
+	wtid=$(awk '{ n[$1]++ } END { for (t in n) if (n[t] > m) { m = n[t]; b = t }; print b }' "$d/ph.script")
+	awk -v t="$wtid" '$1 == t' "$d/ph.script" >"$d/ph.w"
+	cat >"$d/ss.js" <<'EOF'
+const fs = require('fs'), path = require('path');
+const [pw, chrome, html, file, want, period] = process.argv.slice(2);
+const { chromium } = require(pw + '/node_modules/playwright-core');
+(async () => {
+	const b = await chromium.launch({ executablePath: chrome, args: ['--no-sandbox'] });
+	const p = await (await b.newContext({ acceptDownloads: true })).newPage();
+	// as speedscope's own command line does: a script hands the file to the page
+	const loader = file + '.load.js';
+	fs.writeFileSync(loader, `speedscope.loadFileFromBase64(${JSON.stringify(path.basename(file))}, ` +
+		JSON.stringify(fs.readFileSync(file).toString('base64')) + ')');
+	await p.goto('file://' + html + '#localProfilePath=' + loader);
+	await p.waitForFunction(() => / - speedscope$/.test(document.title), null, { timeout: 20000 });
+	// the toolbar names the profile on screen: "NAME (i/N)"
+	const shown = await p.$$eval('span', ss => ss.map(s => s.textContent).find(t => / \(\d+\/\d+\)$/.test(t)));
+	const [dl] = await Promise.all([p.waitForEvent('download'), p.keyboard.press('Control+s')]);
+	const x = JSON.parse(fs.readFileSync(await dl.path()));
+	const f = x.shared.frames, prof = x.profiles.find(q => q.name === want);
+	// the time order: between two events, the stack then open is that of
+	// (next.at - e.at) / period samples
+	const segs = [], st = [], runs = [];
+	prof.events.forEach((e, i) => {
+		if (e.type === 'O') st.push(f[e.frame].name); else st.pop();
+		const next = prof.events[i + 1];
+		if (next && next.at > e.at && st.length) segs.push([st.slice(), (next.at - e.at) / period]);
+	});
+	// the phases' runs: "phase:samples" each, samples in neither left out
+	for (const [s, n] of segs) {
+		const ph = s.includes('phase_a') ? 'a' : s.includes('phase_b') ? 'b' : '';
+		if (ph && runs.length && runs.at(-1)[0] === ph) runs.at(-1)[1] += n;
+		else if (ph) runs.push([ph, n]);
+	}
+	const seq = runs.map(r => r.join(':')).join(' ');
+	// (an address no symbol holds: tally names it, tally script says [unknown])
+	const leaf = s => s[0].at(-1).replace(/^0x[0-9a-f]+$/, '[unknown]');
+	console.log([await p.title(), shown.replace(/ \(\d+\/\d+\)$/, ''), x.profiles[x.activeProfileIndex].name,
+		seq, leaf(segs[0]), leaf(segs.at(-1)), x.profiles.map(q => q.name).sort().join(';')].join('\n'));
+	await b.close();
+})().catch(e => { console.error(e); process.exit(1); });
+EOF
+	timeout 60 node "$d/ss.js" "$PW" "$CHROME" "$SS_HTML" "$d/ph.json" "phases ($wtid)" 100000 >"$d/ss.page" 2>"$d/ss.err"
+	is "speedscope's page imports the file" "$?" 0
+	{ read -r title; read -r shown; read -r active; read -r seq; read -r first; read -r last
+	  read -r names; } <"$d/ss.page"
+	want=$("$TALLY" script -F comm,tid -i "$d/ph.data" 2>/dev/null | awk '{ print $1 " (" $2 ")" }' |
+		sort -u | paste -sd';')
+	is "speedscope: a profile per thread, named 'comm (tid)'" "$names" "$want"
+	is "speedscope: it opens on the busiest thread, tally script's tid $wtid" \
+		"$active/$shown" "phases ($wtid)/phases ($wtid)"
+	# runs of a phase and their samples: phase_a, phase_b, phase_a again, as tally script's
+	want=$(awk '$3 != "-" { if ($3 != p && p != "") printf "%s:%d ", p, n; if ($3 != p) n = 0; p = $3; n++ }
+		END { if (p != "") printf "%s:%d", p, n }' "$d/ph.w")
+	check "tally script: the worker ran phase_a, phase_b, phase_a ($want)" \
+		sh -c "echo '$want' | grep -Eq '^a:[0-9]+ b:[0-9]+ a:[0-9]+\$'"
+	is "speedscope: the worker's phases in time order, each run's samples tally script's" "$seq" "$want"
+	is "speedscope: the time order's first sample is tally script's first" \
+		"$first" "$(awk 'NR == 1 { print $2 }' "$d/ph.w")"
+	is "speedscope: the time order's last sample is tally script's last" \
+		"$last" "$(awk 'END { print $2 }' "$d/ph.w")"
+	is "speedscope: the group's name is the recorded command and its event" \
+		"${title##* -- }" "$d/phases 40 (cpu-clock) - speedscope"
+fi
 
 # ---- Firefox Profiler (Gecko JSON): the tables' shapes, times in order, the samples all there
 "$TALLY" report -i "$d/t.data" --firefox "$d/ff.json" 2>/dev/null

@@ -99,11 +99,15 @@ static void test_writers(void **state)
 	char *out;
 
 	assert_int_equal(tally_stacks__sample(s, t, n, 7, 7000), 0);
-	assert_int_equal(tally_stacks__timed(s, t, n, 5000000), 0);
+	for (int i = 0; i < 7; i++)
+		assert_int_equal(tally_stacks__timed(s, t, n, 5000000 + 1000 * i, 1000), 0);
 	assert_int_equal(tally_stacks__set_info(s, &info), 0);
 	out = capture(s, tally_stacks__write_speedscope);
-	assert_non_null(strstr(out, "\"weights\":[7000]"));
+	/* a run of one stack is one sample of the run's weight */
+	assert_non_null(strstr(out, "\"samples\":[[0,1]],\"weights\":[7000]"));
 	assert_non_null(strstr(out, "work & <stuff>"));
+	assert_non_null(strstr(out, "\"exporter\":\"tally@"));
+	assert_non_null(strstr(out, "\"name\":\"prog \\\"x\\\" (cpu-clock)\""));
 	free(out);
 	out = capture(s, tally_stacks__write_firefox);
 	assert_non_null(strstr(out, "\"stackTable\""));
@@ -125,6 +129,60 @@ static void test_writers(void **state)
 		assert_null(strstr(buf, "<stuff>"));
 		free(buf);
 	}
+	tally_stacks__free(s);
+}
+
+/*
+ * speedscope: each thread's samples in time order (its Time Order view),
+ * not merged by stack; the file opens on the busiest thread; without a
+ * timeline, each stack once.
+ */
+static void test_speedscope_order(void **state)
+{
+	static const char *const a[] = { "main", "phase_a" }, *const b[] = { "main", "phase_b" };
+	struct tally_stacks *s = tally_stacks__new();
+	struct tally_stacks_info info = { .event = "cpu-clock", .unit = "nanoseconds" };
+	int t0 = tally_stacks__thread(s, 1, 1, "prog"), t1 = tally_stacks__thread(s, 1, 2, "worker");
+	int na = stack(s, a, 2), nb = stack(s, b, 2);
+	/* (thread, stack) in time order: the worker runs a, b, then a again */
+	const int seq[][2] = { { t0, na }, { t1, na }, { t1, na }, { t1, nb }, { t0, nb }, { t1, na } };
+	char *out;
+
+	for (size_t i = 0; i < sizeof(seq) / sizeof(*seq); i++) {
+		assert_int_equal(tally_stacks__sample(s, seq[i][0], seq[i][1], 1, 1000), 0);
+		assert_int_equal(tally_stacks__timed(s, seq[i][0], seq[i][1], 100 * i, 1000), 0);
+	}
+	assert_int_equal(tally_stacks__set_info(s, &info), 0);
+	out = capture(s, tally_stacks__write_speedscope);
+	assert_non_null(strstr(out, "\"activeProfileIndex\":1,"));
+	assert_non_null(strstr(out, "\"name\":\"prog (1)\",\"unit\":\"nanoseconds\",\"startValue\":0,"
+				    "\"endValue\":2000,\"samples\":[[0,1],[0,2]],\"weights\":[1000,1000]}"));
+	assert_non_null(strstr(out, "\"name\":\"worker (2)\",\"unit\":\"nanoseconds\",\"startValue\":0,"
+				    "\"endValue\":4000,\"samples\":[[0,1],[0,2],[0,1]],"
+				    "\"weights\":[2000,1000,1000]}"));
+	free(out);
+	/* a count event: a sample weighs one */
+	info.unit = "count";
+	assert_int_equal(tally_stacks__set_info(s, &info), 0);
+	out = capture(s, tally_stacks__write_speedscope);
+	assert_non_null(strstr(out, "\"unit\":\"none\",\"startValue\":0,\"endValue\":4,"
+				    "\"samples\":[[0,1],[0,2],[0,1]],\"weights\":[2,1,1]}"));
+	free(out);
+	tally_stacks__free(s);
+
+	/* no timeline: each (thread, stack) once, the busiest still first shown */
+	s = tally_stacks__new();
+	t0 = tally_stacks__thread(s, 1, 1, "prog");
+	t1 = tally_stacks__thread(s, 1, 2, "worker");
+	na = stack(s, a, 2);
+	nb = stack(s, b, 2);
+	for (size_t i = 0; i < sizeof(seq) / sizeof(*seq); i++)
+		assert_int_equal(tally_stacks__sample(s, seq[i][0], seq[i][1], 1, 1000), 0);
+	assert_int_equal(tally_stacks__set_info(s, &info), 0);
+	out = capture(s, tally_stacks__write_speedscope);
+	assert_non_null(strstr(out, "\"activeProfileIndex\":1,"));
+	assert_non_null(strstr(out, "\"samples\":[[0,1],[0,2]],\"weights\":[3,1]}"));
+	free(out);
 	tally_stacks__free(s);
 }
 
@@ -158,6 +216,7 @@ int main(void)
 		cmocka_unit_test(test_dedup),
 		cmocka_unit_test(test_folded),
 		cmocka_unit_test(test_writers),
+		cmocka_unit_test(test_speedscope_order),
 		cmocka_unit_test(test_bad_args),
 	};
 
