@@ -70,8 +70,6 @@ static int frame_of(struct tally_stacks *st, const struct session *ss, const str
 	char bid[2 * TALLY_BUILD_ID_MAX + 1];
 	struct tally_stack_frame f = {
 		.name = w->sym,
-		.file = src ? src->file : NULL,
-		.line = src ? src->line : 0,
 		.dso = w->mapped ? (w->mode == 'k' && w->map_kernel ? w->dso : w->path) : NULL,
 		.addr = w->mapped ? w->addr : ip,
 		.kernel = w->mode == 'k',
@@ -88,7 +86,7 @@ static int frame_of(struct tally_stacks *st, const struct session *ss, const str
 			f.build_id = bid;
 		}
 	}
-	return tally_stacks__frame(st, &f);
+	return tally_stacks__frame_at(st, &f, src ? src->file : NULL, src ? src->line : 0);
 }
 
 /*
@@ -296,8 +294,8 @@ int report_export(const struct report_exports *x, struct session *ss, struct res
 		size_t k = x->timed[i].shape;
 
 		if (k < n && sthread[k] >= 0)
-			err = tally_stacks__timed(st, sthread[k], snode[k], x->timed[i].time,
-						  x->timed[i].period);
+			err = tally_stacks__timed_weight(st, sthread[k], snode[k],
+							 x->timed[i].time, x->timed[i].period);
 	}
 	free(sthread);
 	free(snode);

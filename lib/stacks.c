@@ -215,8 +215,14 @@ static int frame_index(struct tally_stacks *s, const struct tally_stack_frame *f
 	return (int)s->nframes - 1;
 }
 
-/* A handle: the function at a source line (every line one, without lines). */
 int tally_stacks__frame(struct tally_stacks *s, const struct tally_stack_frame *f)
+{
+	return tally_stacks__frame_at(s, f, NULL, 0);
+}
+
+/* A handle: the function at a source line (every line one, without lines). */
+int tally_stacks__frame_at(struct tally_stacks *s, const struct tally_stack_frame *f,
+			   const char *src_file, int src_line)
 {
 	const char *file;
 	int fi, line;
@@ -228,8 +234,8 @@ int tally_stacks__frame(struct tally_stacks *s, const struct tally_stack_frame *
 		return -EINVAL;
 	if ((fi = frame_index(s, f)) < 0)
 		return fi;
-	file = f->line > 0 ? f->file : NULL;
-	line = file ? f->line : 0;
+	file = src_line > 0 ? src_file : NULL;
+	line = file ? src_line : 0;
 	h = loc_hash(fi, file, line);
 	if (tab_grow(&s->ltab, s->nlocs, loc_hash_i, s))
 		return -ENOMEM;
@@ -342,8 +348,13 @@ int tally_stacks__sample(struct tally_stacks *s, int thread, int stack, uint64_t
 	return 0;
 }
 
-int tally_stacks__timed(struct tally_stacks *s, int thread, int stack, uint64_t time_ns,
-			uint64_t weight)
+int tally_stacks__timed(struct tally_stacks *s, int thread, int stack, uint64_t time_ns)
+{
+	return tally_stacks__timed_weight(s, thread, stack, time_ns, 1);
+}
+
+int tally_stacks__timed_weight(struct tally_stacks *s, int thread, int stack, uint64_t time_ns,
+			       uint64_t weight)
 {
 	void *p;
 

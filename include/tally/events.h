@@ -103,7 +103,7 @@ TALLY_API const char *tally_tracing_dir(char *why, size_t len);
 TALLY_API int tally_parse_error__format(const struct tally_parse_error *err,
 					const char *spec, char *buf, size_t len);
 /*
- * Added in 0.2: the same, with perf's window on the spec for a terminal
+ * Added in 0.3: the same, with perf's window on the spec for a terminal
  * of width columns (0: the whole spec, as tally_parse_error__format).
  * perf shows at most 13 characters before the bad token and cuts the
  * spec to fit the line (width capped at 1000), marking each cut end with

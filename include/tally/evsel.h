@@ -99,7 +99,7 @@ TALLY_API bool tally_evsel__is_open(const struct tally_evsel *evsel);
 TALLY_API bool tally_evsel__supported(const struct tally_evsel *evsel);
 /* The -errno of the last failed open, 0 if none. */
 TALLY_API int tally_evsel__open_error(const struct tally_evsel *evsel);
-/* Added in 0.2: that failure was the kernel refusing the event's filter. */
+/* Added in 0.3: that failure was the kernel refusing the event's filter. */
 TALLY_API bool tally_evsel__filter_rejected(const struct tally_evsel *evsel);
 
 TALLY_API int tally_evsel__fd(const struct tally_evsel *evsel, int cpu_idx, int thread_idx);

@@ -37,8 +37,6 @@ struct tally_stack_frame {
 	uint64_t map_start, map_end;	/* where the file was mapped (pprof's mapping) */
 	uint64_t map_pgoff;
 	bool kernel;
-	const char *file;		/* the source file of addr (DWARF), or NULL */
-	int line;			/* its line, 0: unknown */
 };
 
 /* What the profile is of, for the pictures' titles and pprof's header. */
@@ -58,6 +56,14 @@ TALLY_API void tally_stacks__free(struct tally_stacks *s);
  * line). Strings are copied. Negative -errno on failure.
  */
 TALLY_API int tally_stacks__frame(struct tally_stacks *s, const struct tally_stack_frame *f);
+/*
+ * Added in 0.3: the same, at a source line: file (DWARF's name, copied)
+ * and line, NULL/0 when unknown. One function in every picture, its lines
+ * apart in pprof's. (A function, not new fields of tally_stack_frame:
+ * callers of 0.2 pass the struct of 0.2's size.)
+ */
+TALLY_API int tally_stacks__frame_at(struct tally_stacks *s, const struct tally_stack_frame *f,
+				     const char *file, int line);
 /* The stack parent + frame (parent -1: a root). Its id, or -errno. */
 TALLY_API int tally_stacks__push(struct tally_stacks *s, int parent, int frame);
 TALLY_API int tally_stacks__thread(struct tally_stacks *s, int32_t pid, int32_t tid,
@@ -70,8 +76,10 @@ TALLY_API int tally_stacks__sample(struct tally_stacks *s, int thread, int stack
  * the formats in time order (Firefox, speedscope); given in time order,
  * every sample once.
  */
-TALLY_API int tally_stacks__timed(struct tally_stacks *s, int thread, int stack, uint64_t time_ns,
-				  uint64_t weight);
+TALLY_API int tally_stacks__timed(struct tally_stacks *s, int thread, int stack, uint64_t time_ns);
+/* Added in 0.3: the same, of weight (the event's period; tally_stacks__timed's is 1). */
+TALLY_API int tally_stacks__timed_weight(struct tally_stacks *s, int thread, int stack,
+					 uint64_t time_ns, uint64_t weight);
 TALLY_API int tally_stacks__set_info(struct tally_stacks *s, const struct tally_stacks_info *info);
 TALLY_API uint64_t tally_stacks__samples(const struct tally_stacks *s);
 

@@ -100,7 +100,7 @@ static void test_writers(void **state)
 
 	assert_int_equal(tally_stacks__sample(s, t, n, 7, 7000), 0);
 	for (int i = 0; i < 7; i++)
-		assert_int_equal(tally_stacks__timed(s, t, n, 5000000 + 1000 * i, 1000), 0);
+		assert_int_equal(tally_stacks__timed_weight(s, t, n, 5000000 + 1000 * i, 1000), 0);
 	assert_int_equal(tally_stacks__set_info(s, &info), 0);
 	out = capture(s, tally_stacks__write_speedscope);
 	/* a run of one stack is one sample of the run's weight */
@@ -150,7 +150,7 @@ static void test_speedscope_order(void **state)
 
 	for (size_t i = 0; i < sizeof(seq) / sizeof(*seq); i++) {
 		assert_int_equal(tally_stacks__sample(s, seq[i][0], seq[i][1], 1, 1000), 0);
-		assert_int_equal(tally_stacks__timed(s, seq[i][0], seq[i][1], 100 * i, 1000), 0);
+		assert_int_equal(tally_stacks__timed_weight(s, seq[i][0], seq[i][1], 100 * i, 1000), 0);
 	}
 	assert_int_equal(tally_stacks__set_info(s, &info), 0);
 	out = capture(s, tally_stacks__write_speedscope);
@@ -186,6 +186,44 @@ static void test_speedscope_order(void **state)
 	tally_stacks__free(s);
 }
 
+/*
+ * 0.2's calls keep their meaning: tally_stacks__timed weighs a sample 1,
+ * tally_stacks__frame is the function without a line; frame_at's lines of
+ * one function are distinct handles drawn as one function.
+ */
+static void test_abi_0_2_calls(void **state)
+{
+	static const char *const a[] = { "main", "f" };
+	struct tally_stacks *s = tally_stacks__new();
+	struct tally_stacks_info info = { .event = "cpu-clock", .unit = "nanoseconds" };
+	struct tally_stack_frame f = { .name = "g", .dso = "/bin/prog", .addr = 0x20 };
+	int t = tally_stacks__thread(s, 1, 1, "prog"), n = stack(s, a, 2);
+	int l1, l2, plain;
+	char *out;
+
+	assert_int_equal(tally_stacks__sample(s, t, n, 3, 3000), 0);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(tally_stacks__timed(s, t, n, 100 * i), 0);
+	assert_int_equal(tally_stacks__set_info(s, &info), 0);
+	out = capture(s, tally_stacks__write_speedscope);
+	assert_non_null(strstr(out, "\"samples\":[[0,1]],\"weights\":[3]}"));
+	free(out);
+	plain = tally_stacks__frame(s, &f);
+	l1 = tally_stacks__frame_at(s, &f, "g.c", 10);
+	l2 = tally_stacks__frame_at(s, &f, "g.c", 11);
+	assert_true(plain >= 0 && l1 >= 0 && l2 >= 0);
+	assert_int_not_equal(l1, l2);
+	assert_int_not_equal(plain, l1);
+	assert_int_equal(tally_stacks__frame_at(s, &f, "g.c", 10), l1);
+	assert_int_equal(tally_stacks__frame_at(s, &f, NULL, 0), plain);
+	assert_int_equal(tally_stacks__sample(s, t, tally_stacks__push(s, -1, l1), 1, 1), 0);
+	assert_int_equal(tally_stacks__sample(s, t, tally_stacks__push(s, -1, l2), 1, 1), 0);
+	out = capture(s, tally_stacks__write_folded);
+	assert_non_null(strstr(out, "g 2\n"));
+	free(out);
+	tally_stacks__free(s);
+}
+
 static void test_bad_args(void **state)
 {
 	struct tally_stacks *s = tally_stacks__new();
@@ -217,6 +255,7 @@ int main(void)
 		cmocka_unit_test(test_folded),
 		cmocka_unit_test(test_writers),
 		cmocka_unit_test(test_speedscope_order),
+		cmocka_unit_test(test_abi_0_2_calls),
 		cmocka_unit_test(test_bad_args),
 	};
 
