@@ -582,6 +582,7 @@ const char *session_final_comm(const struct session *s, const char *comm)
 int session_open(struct session *s, const char *cmd, const char *path)
 {
 	const void *td;
+	const char *ev, *why;
 	size_t tdlen;
 
 	s->cmd = cmd;
@@ -623,6 +624,9 @@ int session_open(struct session *s, const char *cmd, const char *path)
 	}
 	if (!tally_data_reader__feature(s->rd, 1, &td, &tdlen))	/* HEADER_TRACING_DATA */
 		s->tf = tally_trace_fmt__new(td, tdlen);
+	for (int i = 0; tally_trace_fmt__damaged(s->tf, i, &ev, &why) == 0; i++)
+		fprintf(stderr, "tally %s: the format of event %s in the file's tracing data is "
+			"damaged (%s): its fields are shown raw\n", cmd, ev, why);
 	return 0;
 }
 
