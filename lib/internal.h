@@ -31,6 +31,11 @@ typedef int (*tally__trace_field_fn)(void *ctx, const char *name);
  */
 int tally__trace_fmt_check(const char *text, size_t len, tally__trace_field_fn field, void *ctx,
 			   char *why, size_t whylen);
+/*
+ * trace_fmt_check.c: 0 if libtraceevent may parse a format's text before
+ * its print format (name, ID, fields), else -EBADMSG and why.
+ */
+int tally__trace_fmt_check_fields(const char *text, size_t len, char *why, size_t whylen);
 
 #define TALLY__FNV_BASIS 0xcbf29ce484222325ull
 

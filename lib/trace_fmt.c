@@ -21,6 +21,7 @@
 struct damaged {
 	char *event;		/* "sys:name" */
 	char why[96];
+	bool unread;		/* its fields too: not parsed at all */
 };
 
 struct tally_trace_fmt {
@@ -97,7 +98,8 @@ static int field_size(void *ctx, const char *name)
 	return fl ? fl->size : -1;
 }
 
-static void note_damaged(struct tally_trace_fmt *f, const struct tep_event *ev, const char *why)
+static void note_damaged(struct tally_trace_fmt *f, const char *sys, const char *name, int len,
+			 const char *why, bool unread)
 {
 	struct damaged *d = realloc(f->dmg, (size_t)(f->nr_dmg + 1) * sizeof(*d));
 
@@ -105,13 +107,27 @@ static void note_damaged(struct tally_trace_fmt *f, const struct tep_event *ev, 
 		return;
 	f->dmg = d;
 	d += f->nr_dmg;
-	if (asprintf(&d->event, "%s:%s", ev->system, ev->name) < 0)
+	if (asprintf(&d->event, "%s:%.*s", sys, len, name) < 0)
 		return;
 	for (char *p = d->event; *p; p++)	/* the name may be as damaged as the rest */
 		if (*p < 0x20 || *p > 0x7e)
 			*p = '?';
 	snprintf(d->why, sizeof(d->why), "%s", why);
+	d->unread = unread;
 	f->nr_dmg++;
+}
+
+/* The event's name as its text says, for a format not parsed at all. */
+static void note_damaged_text(struct tally_trace_fmt *f, const char *fmt, size_t sz,
+			      const char *sys, const char *why)
+{
+	size_t i = find_word(fmt, 0, sz, "name"), n;
+
+	for (i += 4; i < sz && (fmt[i] == ':' || fmt[i] == ' '); i++)
+		;
+	for (n = 0; i + n < sz && n < 64 && item_char(fmt[i + n]); n++)
+		;
+	note_damaged(f, sys, n ? fmt + i : "?", n ? (int)n : 1, why, true);
 }
 
 /*
@@ -125,6 +141,10 @@ static void parse_one(struct tally_trace_fmt *f, char *fmt, size_t sz, const cha
 	struct tep_event *ev = NULL;
 	char why[96];
 
+	if (tally__trace_fmt_check_fields(fmt, cut, why, sizeof(why))) {
+		note_damaged_text(f, fmt, cut, sys, why);	/* not parsed: no fields to show */
+		return;
+	}
 	if (cut == sz) {	/* no print format to parse: harmless as it is */
 		tep_parse_event(f->tep, fmt, (unsigned long)sz, sys);
 		return;
@@ -136,7 +156,7 @@ static void parse_one(struct tally_trace_fmt *f, char *fmt, size_t sz, const cha
 		tep_parse_event(f->tep, fmt, (unsigned long)sz, sys);
 		return;
 	}
-	note_damaged(f, ev, why);
+	note_damaged(f, sys, ev->name, (int)strlen(ev->name), why, false);
 	tep_parse_event(f->tep, fmt, (unsigned long)cut, sys);	/* its fields, printed raw */
 }
 
@@ -205,7 +225,7 @@ struct tally_trace_fmt *tally_trace_fmt__new(const void *data, size_t len)
 		if (sys)
 			parse_formats(f, &c, sys);
 	}
-	if (c.bad && !tep_get_events_count(f->tep))
+	if (c.bad && !tep_get_events_count(f->tep) && !f->nr_dmg)
 		goto bad;
 	/* kallsyms, printk formats and saved cmdlines: not needed for fields */
 	tep_free(f->scratch);
@@ -247,7 +267,7 @@ int tally_trace_fmt__damaged(const struct tally_trace_fmt *f, int i, const char 
 		*event = f->dmg[i].event;
 	if (why)
 		*why = f->dmg[i].why;
-	return 0;
+	return f->dmg[i].unread;
 }
 
 static bool inside(long off, long size, size_t len)

@@ -12,6 +12,9 @@
  * a non-zero number or a sizeof of non-zero size. Kernel formats divide
  * only by constants (jiffies / 250, len / sizeof(u64)), so a divisor that
  * reads a field is refused too: a zero in the sample would fault.
+ * The text before the print format is checked too: a byte its tokenizer
+ * has no type for, or the end right after a field's '[', becomes a NULL
+ * token that the field parser compares with "]".
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -102,10 +105,20 @@ static struct tok next(struct lex *l)
 		t.t = T_BAD;
 		p++;
 	} else {
+		/* operators glued as its tokenizer glues them: -> ++ >>= != ... */
+		int nx = p + 1 < l->end ? (unsigned char)p[1] : 0;
+
 		t.t = c == '(' || c == ')' || c == ',' ? T_DELIM : T_OP;
 		p++;
-		if (c == '-' && p < l->end && *p == '>')
+		if (c == '-' && nx == '>') {
 			p++;
+		} else if (strchr("-+|&><", c) && nx == c) {
+			p++;
+			if ((c == '>' || c == '<') && p < l->end && *p == '=')
+				p++;
+		} else if (strchr("-+|&><!=", c) && nx == '=') {
+			p++;
+		}
 	}
 	t.n = (size_t)(p - t.s);
 	l->p = p < l->end ? p : l->end;
@@ -115,6 +128,20 @@ static struct tok next(struct lex *l)
 static bool is(const struct tok *t, const char *s)
 {
 	return t->n == strlen(s) && !memcmp(t->s, s, t->n);
+}
+
+/* An operator libtraceevent gives a precedence (get_op_prio() >= 0). */
+static bool has_prio(const struct tok *t)
+{
+	static const char *const ops[] = {
+		"~", "!", "*", "/", "%", "+", "-", "<", ">", "&", "^", "|", "?",
+		"++", "--", ">>", "<<", ">=", "<=", "==", "!=", "&&", "||",
+	};
+
+	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+		if (is(t, ops[i]))
+			return true;
+	return false;
 }
 
 __attribute__((format(printf, 3, 4)))
@@ -177,10 +204,25 @@ int tally__trace_fmt_check(const char *text, size_t len, tally__trace_field_fn f
 {
 	struct lex l = { text, text + len };
 	char stack[MAX_DEPTH];
+	bool guard[MAX_DEPTH + 1] = { false };
 	int depth = 0;
 	struct tok t, prev = { T_END, NULL, 0 };
 
 	while ((t = next(&l)).t != T_END) {
+		/*
+		 * After a "? :"'s right operand or an index's ']', libtraceevent
+		 * hands the next operator to process_op() with a NULL arg unless
+		 * the operator has a precedence (or is ':'): the first operator
+		 * at that depth must be one. REC's '->' belongs to the operand.
+		 */
+		if (guard[depth] && t.t == T_OP && !(is(&t, "->") && is(&prev, "REC"))) {
+			if (!has_prio(&t) && !is(&t, ":"))
+				return refuse(why, whylen, "a '%.*s' after a '? :' or an index",
+					      (int)t.n, t.s);
+			guard[depth] = false;
+		}
+		if (is(&t, ","))
+			guard[depth] = false;
 		if (t.t == T_BAD)
 			return refuse(why, whylen, "%s at byte %zu",
 				      t.s[0] == '"' || t.s[0] == '\'' ? "an unterminated string" :
@@ -189,9 +231,14 @@ int tally__trace_fmt_check(const char *text, size_t len, tally__trace_field_fn f
 			if (depth == MAX_DEPTH)
 				return refuse(why, whylen, "brackets nested over %d deep", MAX_DEPTH);
 			stack[depth++] = t.s[0] == '(' ? ')' : t.s[0] == '[' ? ']' : '}';
+			guard[depth] = false;
 		} else if (is(&t, ")") || is(&t, "]") || is(&t, "}")) {
 			if (!depth || stack[--depth] != t.s[0])
 				return refuse(why, whylen, "an unbalanced '%c'", t.s[0]);
+			if (t.s[0] == ']')
+				guard[depth] = true;
+		} else if (is(&t, ":")) {
+			guard[depth] = true;
 		} else if (is(&t, "->")) {
 			struct tok f = next(&l);
 
@@ -217,4 +264,27 @@ int tally__trace_fmt_check(const char *text, size_t len, tally__trace_field_fn f
 		return refuse(why, whylen, "an unclosed '%c'", stack[depth - 1] == ')' ? '(' :
 			      stack[depth - 1] == ']' ? '[' : '{');
 	return 0;
+}
+
+int tally__trace_fmt_check_fields(const char *text, size_t len, char *why, size_t whylen)
+{
+	struct lex l = { text, text + len };
+	struct tok t;
+	bool open = false;
+
+	/* a byte its tokenizer has no type for reads as a NULL token */
+	for (size_t i = 0; i < len; i++)
+		if (!is_print((unsigned char)text[i]) && !is_space((unsigned char)text[i]))
+			return refuse(why, whylen, "a byte that is not text at byte %zu", i);
+	/* after a field's '[', a NULL token (the end) is compared with "]" */
+	while ((t = next(&l)).t != T_END) {
+		if (t.t == T_BAD)
+			return refuse(why, whylen, "an unterminated string at byte %zu",
+				      (size_t)(t.s - text));
+		if (is(&t, "["))
+			open = true;
+		else if (is(&t, "]"))
+			open = false;
+	}
+	return open ? refuse(why, whylen, "an unclosed '[' in the fields") : 0;
 }

@@ -37,6 +37,10 @@ static void test_kernel_formats_pass(void **state)
 		"print fmt: \"%d\", REC->a / sizeof(REC->b)",
 		"print fmt: \"a\" \"b=%s\", __get_str(b)",
 		"print fmt: \"x\\\"y\" , REC->a",
+		"print fmt: \"%s\", REC->a ? \"+\" : \"\", REC->a",
+		"print fmt: \"%d\", REC->a ? 1 : 2 ? 3 : 4",
+		"print fmt: \"%d\", REC->a ? 1 : -REC->a + 2",
+		"print fmt: \"%d\", REC->b[0] + REC->b[1] >= 2",
 	};
 
 	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
@@ -66,6 +70,12 @@ static void test_damaged_refused(void **state)
 		{ "print fmt: \"%s\", __print_symbolic(REC->a, { 1/0, \"x\" })",
 		  "a '/' whose divisor can be 0" },
 		{ "print fmt: \"%s\", __get_cpumask(nope)", "__get_cpumask(nope) names no field" },
+		/* found by fuzz_trace_fmt: process_op() with a NULL arg */
+		{ "print fmt: \"%d\", REC->a ? 1 : 0;", "a ';' after a '? :' or an index" },
+		{ "print fmt: \"%d\", REC->a ? 1 : REC->b[0]", "a '[' after a '? :' or an index" },
+		{ "print fmt: \"%d\", REC->a ? 1 : (2) = 3", "a '=' after a '? :' or an index" },
+		{ "print fmt: \"%d\", REC->b[0][1]", "a '[' after a '? :' or an index" },
+		{ "print fmt: \"%d\", REC->b[0] >>= 1", "a '>>=' after a '? :' or an index" },
 		{ "print fmt: \"%d\", (REC->a", "an unclosed '('" },
 		{ "print fmt: \"%d\", REC->a)", "an unbalanced ')'" },
 		{ "print fmt: \"%d\", REC->a[1}", "an unbalanced '}'" },
@@ -92,11 +102,40 @@ static void test_damaged_refused(void **state)
 	assert_int_equal(check("print fmt: \"%d\", REC->a / 0", NULL, 0), -EBADMSG);
 }
 
+/* The text before "print fmt:" (found by fuzz_trace_fmt: a NULL token after '['). */
+static void test_fields(void **state)
+{
+	static const char good[] = "name: x\nID: 1\nformat:\n"
+		"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+		"\tfield:__data_loc char[] name;\toffset:8;\tsize:4;\tsigned:0;\n"
+		"\tfield:char comm[16];\toffset:12;\tsize:16;\tsigned:0;\n\n";
+	static const struct { const char *text, *why; } bad[] = {
+		{ "format:\n\tfield:__data_loc char[\xfa\xfa] name;", "a byte that is not text at byte 31" },
+		{ "format:\n\tfield:char x[\0];", "a byte that is not text at byte 22" },
+		{ "format:\n\tfield:char x[  ", "an unclosed '[' in the fields" },
+		{ "format:\n\tfield:char \"x;", "an unterminated string at byte 20" },
+	};
+	char why[96];
+
+	assert_int_equal(tally__trace_fmt_check_fields(good, strlen(good), why, sizeof(why)), 0);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		size_t len = strlen(bad[i].text);
+
+		if (strstr(bad[i].why, "byte 22"))
+			len += 3;	/* past the NUL */
+		why[0] = '\0';
+		assert_int_equal(tally__trace_fmt_check_fields(bad[i].text, len, why, sizeof(why)),
+				 -EBADMSG);
+		assert_string_equal(why, bad[i].why);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_kernel_formats_pass),
 		cmocka_unit_test(test_damaged_refused),
+		cmocka_unit_test(test_fields),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
