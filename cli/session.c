@@ -585,7 +585,9 @@ const char *session_final_comm(const struct session *s, const char *comm)
 int session_open(struct session *s, const char *cmd, const char *path)
 {
 	const void *td;
+	const char *ev, *why;
 	size_t tdlen;
+	int raw;
 
 	s->cmd = cmd;
 	s->path = path;
@@ -626,6 +628,10 @@ int session_open(struct session *s, const char *cmd, const char *path)
 	}
 	if (!tally_data_reader__feature(s->rd, 1, &td, &tdlen))	/* HEADER_TRACING_DATA */
 		s->tf = tally_trace_fmt__new(td, tdlen);
+	for (int i = 0; (raw = tally_trace_fmt__damaged(s->tf, i, &ev, &why)) >= 0; i++)
+		fprintf(stderr, "tally %s: the format of event %s in the file's tracing data is "
+			"damaged (%s): %s\n", cmd, ev, why,
+			raw ? "its fields cannot be shown" : "its fields are shown raw");
 	return 0;
 }
 

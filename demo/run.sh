@@ -43,13 +43,12 @@ hr "a bad event spec names the token and column"
 hr "tally list 'syscalls:sys_enter_get*' (first lines)"
 "$T" list 'syscalls:sys_enter_get*' | head -8
 
-hr "tally record -F 999 -g -- demo (a profile in perf.data format)"
-"$T" record -F 999 -g -o "$BUILD/demo/perf.data" -- "$D"
+hr "tally record -F 999 -g --html -- demo (a profile in perf.data format, and a page)"
+"$T" record -F 999 -g -o "$BUILD/demo/perf.data" --html "$BUILD/demo/profile.html" -- "$D"
 
-if "$T" report --help >/dev/null 2>&1; then
-	hr "tally report: the hottest functions"
-	"$T" report --stdio --no-children -i "$BUILD/demo/perf.data" 2>&1 | grep -v '^$' | head -20
-fi
+hr "tally report: the hottest functions, each with the call chains that reached it"
+"$T" report --stdio --no-children -i "$BUILD/demo/perf.data" 2>&1 | grep -v '^#' |
+	grep -v '^$' | head -24
 if command -v perf >/dev/null; then
 	hr "perf report reads tally's file: the hottest functions"
 	perf report --stdio --no-children -g none --sort comm,dso,sym -i "$BUILD/demo/perf.data" 2>&1 |
@@ -59,9 +58,14 @@ fi
 hr "pictures from the same file: flame graph (SVG), pprof, collapsed stacks"
 "$T" report -i "$BUILD/demo/perf.data" --flamegraph "$BUILD/demo/flamegraph.svg" \
 	--pprof "$BUILD/demo/profile.pb.gz"
+echo "page:        $BUILD/demo/profile.html (open it in a browser: functions, flame graph, callers)"
 echo "flame graph: $BUILD/demo/flamegraph.svg (open it in a browser: click to zoom, Search)"
 echo "pprof:       $BUILD/demo/profile.pb.gz (go tool pprof -top $BUILD/demo/profile.pb.gz)"
 "$T" report -i "$BUILD/demo/perf.data" --folded | sort -t' ' -k2 -rn | head -3
 if command -v go >/dev/null; then
 	HOME=${HOME:-/root} go tool pprof -top -nodecount=5 "$BUILD/demo/profile.pb.gz" 2>/dev/null | tail -6
 fi
+
+hr "next"
+echo "open $BUILD/demo/profile.html in a browser: the functions (click a column to sort),"
+echo "the flame graph and the callers' icicle of the profile above"

@@ -23,6 +23,20 @@ bool tally__probe_e2big_retry(struct perf_event_attr *attr);
 /* probe.c: refused with err; true if exclude_guest/host were dropped: retry. */
 bool tally__probe_drop_exclude_guest(struct perf_event_attr *attr, int err);
 
+/* trace_fmt_check.c: the size of an event's field by name, -1 if none. */
+typedef int (*tally__trace_field_fn)(void *ctx, const char *name);
+/*
+ * trace_fmt_check.c: 0 if libtraceevent may parse and print the print
+ * format text (what follows "print fmt:"), else -EBADMSG and why.
+ */
+int tally__trace_fmt_check(const char *text, size_t len, tally__trace_field_fn field, void *ctx,
+			   char *why, size_t whylen);
+/*
+ * trace_fmt_check.c: 0 if libtraceevent may parse a format's text before
+ * its print format (name, ID, fields), else -EBADMSG and why.
+ */
+int tally__trace_fmt_check_fields(const char *text, size_t len, char *why, size_t whylen);
+
 #define TALLY__FNV_BASIS 0xcbf29ce484222325ull
 
 /* FNV-1a over n bytes, from h (TALLY__FNV_BASIS to start). */

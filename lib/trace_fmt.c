@@ -4,19 +4,32 @@
  * (perf's trace-event-info: magic, version, endianness, long and page
  * size, header_page, header_event, ftrace formats, then per system its
  * event formats, kallsyms, printk formats, saved cmdlines) walked with
- * bounds checks, each format handed to tep_parse_event().
+ * bounds checks, each format handed to tep_parse_event(). A format's
+ * fields are parsed first on their own, in a scratch handle: its print
+ * format is checked against them (trace_fmt_check.c) and, if damaged,
+ * left out, so libtraceevent prints that event's fields raw.
  */
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <event-parse.h>
 #include <tally/trace_fmt.h>
 #include "internal.h"
 
+struct damaged {
+	char *event;		/* "sys:name" */
+	char why[96];
+	bool unread;		/* its fields too: not parsed at all */
+};
+
 struct tally_trace_fmt {
 	struct tep_handle *tep;
+	struct tep_handle *scratch;	/* fields-only parses, while reading */
 	char *copy;		/* libtraceevent keeps pointers into the formats */
+	struct damaged *dmg;
+	int nr_dmg;
 };
 
 struct cur {
@@ -60,6 +73,93 @@ static char *get_str(struct cur *c)
 	return s;
 }
 
+static bool item_char(char ch)
+{
+	return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+	       ch == '_';
+}
+
+/* The first word w of fmt[from, len) that stands alone as libtraceevent's token would. */
+static size_t find_word(const char *fmt, size_t from, size_t len, const char *w)
+{
+	size_t n = strlen(w);
+
+	for (size_t i = from; i + n <= len; i++)
+		if (!memcmp(fmt + i, w, n) && (i == 0 || !item_char(fmt[i - 1])) &&
+		    (i + n == len || !item_char(fmt[i + n])))
+			return i;
+	return len;
+}
+
+static int field_size(void *ctx, const char *name)
+{
+	struct tep_format_field *fl = tep_find_any_field(ctx, name);
+
+	return fl ? fl->size : -1;
+}
+
+static void note_damaged(struct tally_trace_fmt *f, const char *sys, const char *name, int len,
+			 const char *why, bool unread)
+{
+	struct damaged *d = realloc(f->dmg, (size_t)(f->nr_dmg + 1) * sizeof(*d));
+
+	if (!d)
+		return;
+	f->dmg = d;
+	d += f->nr_dmg;
+	if (asprintf(&d->event, "%s:%.*s", sys, len, name) < 0)
+		return;
+	for (char *p = d->event; *p; p++)	/* the name may be as damaged as the rest */
+		if (*p < 0x20 || *p > 0x7e)
+			*p = '?';
+	snprintf(d->why, sizeof(d->why), "%s", why);
+	d->unread = unread;
+	f->nr_dmg++;
+}
+
+/* The event's name as its text says, for a format not parsed at all. */
+static void note_damaged_text(struct tally_trace_fmt *f, const char *fmt, size_t sz,
+			      const char *sys, const char *why)
+{
+	size_t i = find_word(fmt, 0, sz, "name"), n;
+
+	for (i += 4; i < sz && (fmt[i] == ':' || fmt[i] == ' '); i++)
+		;
+	for (n = 0; i + n < sz && n < 64 && item_char(fmt[i + n]); n++)
+		;
+	note_damaged(f, sys, n ? fmt + i : "?", n ? (int)n : 1, why, true);
+}
+
+/*
+ * libtraceevent reads the print format only after the word "print"
+ * following "format": the text from the first such word on is what is
+ * checked; the fields before it are parsed alone first to check against.
+ */
+static void parse_one(struct tally_trace_fmt *f, char *fmt, size_t sz, const char *sys)
+{
+	size_t cut = find_word(fmt, find_word(fmt, 0, sz, "format"), sz, "print");
+	struct tep_event *ev = NULL;
+	char why[96];
+
+	if (tally__trace_fmt_check_fields(fmt, cut, why, sizeof(why))) {
+		note_damaged_text(f, fmt, cut, sys, why);	/* not parsed: no fields to show */
+		return;
+	}
+	if (cut == sz) {	/* no print format to parse: harmless as it is */
+		tep_parse_event(f->tep, fmt, (unsigned long)sz, sys);
+		return;
+	}
+	tep_parse_format(f->scratch, &ev, fmt, (unsigned long)cut, sys);
+	if (!ev)
+		return;		/* no name or ID: not an event libtraceevent would keep */
+	if (!tally__trace_fmt_check(fmt + cut, sz - cut, field_size, ev, why, sizeof(why))) {
+		tep_parse_event(f->tep, fmt, (unsigned long)sz, sys);
+		return;
+	}
+	note_damaged(f, sys, ev->name, (int)strlen(ev->name), why, false);
+	tep_parse_event(f->tep, fmt, (unsigned long)cut, sys);	/* its fields, printed raw */
+}
+
 static void parse_formats(struct tally_trace_fmt *f, struct cur *c, const char *sys)
 {
 	uint32_t n = (uint32_t)get_u(c, 4);
@@ -69,7 +169,7 @@ static void parse_formats(struct tally_trace_fmt *f, struct cur *c, const char *
 		char *fmt = take(c, (size_t)sz);
 
 		if (fmt)
-			tep_parse_event(f->tep, fmt, (unsigned long)sz, sys);	/* one bad format: the rest still print */
+			parse_one(f, fmt, (size_t)sz, sys);	/* one bad format: the rest still print */
 	}
 }
 
@@ -87,7 +187,8 @@ struct tally_trace_fmt *tally_trace_fmt__new(const void *data, size_t len)
 		return NULL;
 	f->copy = malloc(len + 1);
 	f->tep = tep_alloc();
-	if (!f->copy || !f->tep)
+	f->scratch = tep_alloc();
+	if (!f->copy || !f->tep || !f->scratch)
 		goto nomem;
 	memcpy(f->copy, data, len);
 	f->copy[len] = 0;
@@ -105,6 +206,7 @@ struct tally_trace_fmt *tally_trace_fmt__new(const void *data, size_t len)
 	tep_set_local_bigendian(f->tep, TEP_LITTLE_ENDIAN);
 	tep_set_long_size(f->tep, lsize);
 	tep_set_page_size(f->tep, page);
+	tep_set_long_size(f->scratch, lsize);
 	if (!get_str(&c))	/* "header_page" */
 		goto bad;
 	sz = get_u(&c, 8);
@@ -123,9 +225,11 @@ struct tally_trace_fmt *tally_trace_fmt__new(const void *data, size_t len)
 		if (sys)
 			parse_formats(f, &c, sys);
 	}
-	if (c.bad && !tep_get_events_count(f->tep))
+	if (c.bad && !tep_get_events_count(f->tep) && !f->nr_dmg)
 		goto bad;
 	/* kallsyms, printk formats and saved cmdlines: not needed for fields */
+	tep_free(f->scratch);
+	f->scratch = NULL;
 	return f;
 bad:
 	tally_trace_fmt__free(f);
@@ -143,21 +247,84 @@ void tally_trace_fmt__free(struct tally_trace_fmt *f)
 		return;
 	if (f->tep)
 		tep_free(f->tep);
+	if (f->scratch)
+		tep_free(f->scratch);
+	for (int i = 0; i < f->nr_dmg; i++)
+		free(f->dmg[i].event);
+	free(f->dmg);
 	free(f->copy);
 	free(f);
+}
+
+int tally_trace_fmt__damaged(const struct tally_trace_fmt *f, int i, const char **event,
+			     const char **why)
+{
+	if (!f || i < 0)
+		return tally__err(EINVAL);
+	if (i >= f->nr_dmg)
+		return -ENOENT;
+	if (event)
+		*event = f->dmg[i].event;
+	if (why)
+		*why = f->dmg[i].why;
+	return f->dmg[i].unread;
+}
+
+static bool inside(long off, long size, size_t len)
+{
+	return off >= 0 && size >= 0 && (unsigned long)(off + size) <= len;
+}
+
+/*
+ * Every field of the event inside the sample's RAW data, a dynamic
+ * one's data too: libtraceevent reads them without looking at the size.
+ */
+static bool fields_inside(struct tep_event *ev, const unsigned char *raw, size_t len)
+{
+	struct tep_format_field *lists[2] = { ev->format.common_fields, ev->format.fields };
+
+	for (int k = 0; k < 2; k++)
+		for (struct tep_format_field *fl = lists[k]; fl; fl = fl->next) {
+			uint32_t loc = 0;
+			long off;
+
+			if (!inside(fl->offset, fl->size, len))
+				return false;
+			if (!(fl->flags & TEP_FIELD_IS_DYNAMIC))
+				continue;
+			/* __data_loc: offset in the low 16 bits, length above (2 bytes: to the end) */
+			memcpy(&loc, raw + fl->offset, fl->size < 4 ? (size_t)fl->size : 4);
+			off = (long)(loc & 0xffff);
+			if (fl->flags & TEP_FIELD_IS_RELATIVE)
+				off += fl->offset + fl->size;
+			if (!inside(off, fl->size == 2 ? 0 : (long)(loc >> 16), len))
+				return false;
+		}
+	return true;
 }
 
 int tally_trace_fmt__print(struct tally_trace_fmt *f, const void *raw, size_t len,
 			   char *buf, size_t buflen)
 {
 	struct tep_record rec = { .data = (void *)raw, .size = (int)len };
+	struct tep_format_field *type = NULL;
+	struct tep_event *ev;
 	struct trace_seq s;
 	int n;
 
-	if (!f || !raw || !buf || !buflen)
+	if (!f || !raw || !buf || !buflen || len > INT32_MAX)
 		return tally__err(EINVAL);
-	if (!tep_find_event_by_record(f->tep, &rec))
+	/* the type is read where the first event's format puts it */
+	ev = tep_get_first_event(f->tep);
+	if (ev)
+		type = tep_find_common_field(ev, "common_type");
+	if (!type || !inside(type->offset, type->size, len))
 		return tally__err(ENOENT);
+	ev = tep_find_event_by_record(f->tep, &rec);
+	if (!ev)
+		return tally__err(ENOENT);
+	if (!fields_inside(ev, raw, len))
+		return tally__err(EBADMSG);
 	trace_seq_init(&s);
 	tep_print_event(f->tep, &s, &rec, "%s", TEP_PRINT_INFO);
 	trace_seq_terminate(&s);

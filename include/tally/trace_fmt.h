@@ -17,9 +17,18 @@ struct tally_trace_fmt;
 TALLY_API struct tally_trace_fmt *tally_trace_fmt__new(const void *tracing_data, size_t len);
 TALLY_API void tally_trace_fmt__free(struct tally_trace_fmt *f);
 /*
+ * Added in 0.2: the i-th event (0 on) whose format in the tracing data
+ * is damaged, as "sys:name", and what is wrong with it. 0: its print
+ * format, its samples print their fields raw ("[FAILED TO PARSE] f=v ..."
+ * as perf); 1: its fields too, its samples print nothing; -ENOENT past
+ * the last, -EINVAL.
+ */
+TALLY_API int tally_trace_fmt__damaged(const struct tally_trace_fmt *f, int i,
+				       const char **event, const char **why);
+/*
  * The fields of one sample's RAW data, perf script's text (libtraceevent's
  * INFO), into buf: its length, or -ENOENT (no format for the event id in
- * the data), -errno.
+ * the data), -EBADMSG (a field runs past the data), -errno.
  */
 TALLY_API int tally_trace_fmt__print(struct tally_trace_fmt *f, const void *raw, size_t len,
 				     char *buf, size_t buflen);

@@ -2,7 +2,8 @@
 /*
  * Replays every input of the engine's fuzz corpora (seeds and every
  * crasher the fuzzers found) through the very code the libFuzzer targets
- * run: this file includes fuzz/fuzz_{cpumap,threadmap,counts,ring,record}.c with
+ * run: this file includes fuzz/fuzz_{cpumap,threadmap,counts,ring,record,
+ * data_read,trace_fmt}.c with
  * TALLY_FUZZ_REPLAY set (no LLVMFuzzerTestOneInput, no fuzzer runtime)
  * and their checks turned into cmocka assertions. Each target checks the
  * parser against its own model of the format (see the targets' headers):
@@ -13,6 +14,9 @@
  *             reference walk finds, and data_tail/lost follow the protocol
  *   record    tally_record__parse stays inside the record, rebuilds the
  *             sample and trailer bytes it decoded, agrees with __id
+ *   trace_fmt a perf.data file's tracing data parsed and its tracepoint
+ *             samples printed through libtraceevent without a fault, the
+ *             damaged formats named (the files of issue 17 among them)
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -33,6 +37,7 @@
 #include "../../fuzz/fuzz_ring.c"
 #include "../../fuzz/fuzz_record.c"
 #include "../../fuzz/fuzz_data_read.c"
+#include "../../fuzz/fuzz_trace_fmt.c"
 
 #define REPLAY_MAX (1 << 20)	/* libFuzzer's default -max_len is far below */
 
@@ -140,6 +145,18 @@ static void test_data_read(void **state)
 	assert_true(dr_errors_seen >= 2);
 }
 
+static void test_trace_fmt(void **state)
+{
+	assert_true(replay_dir("trace_fmt", fuzz_trace_fmt_one) >= 9);
+	/* good and damaged formats, samples printed, a bad __data_loc refused */
+	print_message("# %lu tracing data parsed, %lu damaged formats, %lu samples printed, "
+		      "%lu refused\n", tf_parsed, tf_damaged, tf_printed, tf_refused);
+	assert_true(tf_parsed >= 9);
+	assert_true(tf_damaged >= 6);
+	assert_true(tf_printed >= 100);
+	assert_true(tf_refused >= 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -149,6 +166,7 @@ int main(void)
 		cmocka_unit_test(test_ring),
 		cmocka_unit_test(test_record),
 		cmocka_unit_test(test_data_read),
+		cmocka_unit_test(test_trace_fmt),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
