@@ -123,7 +123,9 @@ test: deps
 	@$(MAKE) --no-print-directory tests
 	@BUILD=$(BUILD) SAN=$(SAN) tests/run.sh
 
-demo: deps
+# the demo needs no test readers (npm): Debian's packages only
+demo:
+	@scripts/deps.sh --no-readers
 	@$(MAKE) --no-print-directory all examples
 	@BUILD=$(BUILD) demo/run.sh
 

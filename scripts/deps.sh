@@ -3,8 +3,11 @@
 # As root it runs apt-get; otherwise it prints the line to run.
 # Then the pictures' own readers, which the tests open tally's files with,
 # from npm into a cache outside the tree ($TALLY_NPM, default
-# ~/.cache/tally-npm), again only what is missing.
+# ~/.cache/tally-npm), again only what is missing; not with --no-readers
+# (make demo).
 set -eu
+readers=1
+[ "${1:-}" = --no-readers ] && readers=0
 pkgs="build-essential pkg-config linux-perf libpfm4-dev libtraceevent-dev
 libtracefs-dev libelf-dev libdw-dev libzstd-dev libcmocka-dev libcapstone-dev
 libprotobuf-c-dev protobuf-c-compiler libpapi-dev clang python3 liblzma-dev zlib1g-dev
@@ -32,6 +35,7 @@ fi
 # npm: the Firefox Profiler's importer (profiler-cli bundles it; it wants
 # Node >= 24, Debian has 18, so node@24 from npm too), speedscope's page,
 # playwright-core to drive Chromium over them.
+[ "$readers" = 1 ] || exit 0
 npm_dir=${TALLY_NPM:-${HOME:-/root}/.cache/tally-npm}
 npm_pkgs="@firefox-devtools/profiler-cli@0.10 node@24 speedscope@1.25 playwright-core@1"
 want=""
