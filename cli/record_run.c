@@ -53,6 +53,7 @@ struct rec {
 	struct tally_record_layout side;	/* the side-band event's layout */
 	const struct perf_event_attr *sid_attr;	/* synthesized records' trailer */
 	struct cg_fds cg;		/* the events' own cgroups (-G lists) */
+	bool usage_err;			/* a bad -e or --filter: exit 129, as perf */
 };
 
 static const char progname[] = "tally record";
@@ -412,8 +413,10 @@ static uint64_t max_sample_rate(void)
 }
 
 static struct tally_evlist *build_events(const struct record_config *cfg, const char *dflt,
-					 struct cg_fds *cg)
+					 struct cg_fds *cg, bool *usage_err)
 {
+	int err;
+
 	struct tally_evlist *l = tally_evlist__new();
 
 	if (!l) {
@@ -442,15 +445,18 @@ static struct tally_evlist *build_events(const struct record_config *cfg, const 
 		return l;
 	}
 	if (dflt) {
-		if (cli_events_add(l, dflt, NULL, "record"))
+		if ((err = cli_events_add(l, dflt, NULL, "record")))
 			goto err;
 		return l;
 	}
 	int nbefore[sizeof(cfg->cg.v) / sizeof(cfg->cg.v[0])] = { 0 };
 
 	for (int i = 0; i < cfg->events.nr; i++) {
-		if (cli_events_add(l, cfg->events.v[i].spec, cfg->events.v[i].filter, "record"))
+		if ((err = cli_events_add(l, cfg->events.v[i].spec, cfg->events.v[i].filter,
+					  "record"))) {
+			*usage_err = err == CLI_EVENTS_USAGE;
 			goto err;
+		}
 		for (int k = 0; k < cfg->cg.nr; k++)
 			if (cfg->cg.v[k].after == i + 1)
 				nbefore[k] = tally_evlist__nr(l);
@@ -539,7 +545,8 @@ static int open_events(struct rec *r)
 		oo.cgroup_fd = r->ts.cgroup_fd;
 	}
 	for (int attempt = 0; attempt < 2; attempt++) {
-		r->l = build_events(cfg, dflt ? (attempt ? "cpu-clock" : "cycles") : NULL, &r->cg);
+		r->l = build_events(cfg, dflt ? (attempt ? "cpu-clock" : "cycles") : NULL, &r->cg,
+				    &r->usage_err);
 		if (!r->l || config_events(r))
 			return -1;
 		err = tally_evlist__open(r->l, r->ts.cpus, r->ts.threads, &oo);
@@ -782,6 +789,8 @@ int record_run(const struct record_config *cfg)
 		ret = ret ? ret : 1;
 	}
 out:
+	if (r.usage_err)
+		ret = 129;
 	release(&r);
 	return ret;
 }

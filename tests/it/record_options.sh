@@ -76,4 +76,12 @@ if have_tp; then
 else
 	skip "no syscalls tracepoints"
 fi
+# a bad -e or --filter on a non-tracepoint is a usage error: 129, as perf
+for ev in bogus 'cpu-clock/foo=1/'; do
+	"$TALLY" record -q -e "$ev" -o "$d/t.data" -- true 2>/dev/null; rc=$?
+	perf record -q -e "$ev" -o "$d/p.data" -- true >/dev/null 2>&1; prc=$?
+	is "-e '$ev': usage error, exit as perf's (129)" "$rc" "$prc"
+done
+"$TALLY" record -q -e cpu-clock --filter x -o "$d/t.data" -- true 2>/dev/null; rc=$?
+is "--filter after a software event: usage error (129)" "$rc" 129
 done_testing
