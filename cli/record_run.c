@@ -533,6 +533,24 @@ static bool unsupported(int err)
  * The events of -e, or perf's default: cycles, and cpu-clock where the
  * machine has no hardware PMU (perf's fallback).
  */
+/* The events that failed and can fall back did: open again (closed first). */
+static bool fallback(struct rec *r)
+{
+	struct tally_evsel *e;
+	bool any = false;
+
+	tally_evlist__for_each_evsel(r->l, e)
+		if (tally_evsel__fallback(e)) {
+			any = true;
+			if (r->cfg->verbose)
+				fprintf(stderr, "%s: The cycles event is not supported, "
+					"trying to fall back to cpu-clock-ticks\n", progname);
+		}
+	if (any)
+		tally_evlist__close(r->l);
+	return any;
+}
+
 static int open_events(struct rec *r)
 {
 	const struct record_config *cfg = r->cfg;
@@ -550,6 +568,9 @@ static int open_events(struct rec *r)
 		if (!r->l || config_events(r))
 			return -1;
 		err = tally_evlist__open(r->l, r->ts.cpus, r->ts.threads, &oo);
+		/* an asked-for cycles falls back to cpu-clock as perf's (evsel__fallback) */
+		while (err && !dflt && fallback(r))
+			err = tally_evlist__open(r->l, r->ts.cpus, r->ts.threads, &oo);
 		if (!err)
 			return 0;
 		if (!dflt || attempt || !unsupported(err))

@@ -694,6 +694,30 @@ bool tally_evsel__filter_rejected(const struct tally_evsel *e)
 	return e && e->open_err && e->filter_rejected;
 }
 
+bool tally_evsel__fallback(struct tally_evsel *e)
+{
+	char *name;
+	struct perf_event_attr a;
+
+	if (!e || e->opened || (e->open_err != -ENOENT && e->open_err != -ENXIO &&
+				e->open_err != -ENODEV))
+		return false;
+	if (e->attr.type != PERF_TYPE_HARDWARE || e->attr.config != PERF_COUNT_HW_CPU_CYCLES)
+		return false;
+	a = e->attr;
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_CPU_CLOCK;
+	/* perf drops the name and derives it from the attr again */
+	if (!(name = tally__perf_attr_name(&a)))
+		return false;
+	free(e->name);
+	e->name = name;
+	e->attr = a;
+	e->open_err = 0;
+	e->unsupported = false;
+	return true;
+}
+
 static bool slot_ok(const struct tally_evsel *e, int c, int t)
 {
 	return e && e->fds && c >= 0 && t >= 0 && c < e->nr_cpus && t < e->nr_threads;

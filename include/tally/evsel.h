@@ -101,6 +101,14 @@ TALLY_API bool tally_evsel__supported(const struct tally_evsel *evsel);
 TALLY_API int tally_evsel__open_error(const struct tally_evsel *evsel);
 /* Added in 0.3: that failure was the kernel refusing the event's filter. */
 TALLY_API bool tally_evsel__filter_rejected(const struct tally_evsel *evsel);
+/*
+ * Added in 0.3: perf's fallback for sampling (evsel__fallback): a cycles
+ * event the kernel refused as absent (ENOENT, ENXIO, ENODEV: no hardware
+ * PMU) becomes cpu-clock with the same bits, renamed as perf then names
+ * it ("cpu-clock", "cpu-clock:u"...). Call it on a closed evsel after its
+ * open failed; true when it changed, then open again.
+ */
+TALLY_API bool tally_evsel__fallback(struct tally_evsel *evsel);
 
 TALLY_API int tally_evsel__fd(const struct tally_evsel *evsel, int cpu_idx, int thread_idx);
 TALLY_API int tally_evsel__nr_cpus(const struct tally_evsel *evsel);

@@ -51,10 +51,12 @@ is "-c 0: the default frequency, as perf's file" "$(freq_of "$d/t.data")" "$(fre
 
 # the names in EVENT_DESC, as perf's for the same events (the default: on a
 # machine without cycles, perf's cycles:P falls back to cpu-clock, keeps
-# precise_ip 3 and is named from the attr: cpu-clock:ppp)
+# precise_ip 3 and is named from the attr: cpu-clock:ppp; an asked-for
+# cycles falls back the same way, named from its bits: cpu-clock:uH)
 names() { perf evlist -i "$1" 2>/dev/null | grep -v '^#' | tr '\n' ' '; }
 for ev in "" "-e cpu-clock" "-e task-clock" "-e cpu-clock:u" "-e task-clock:k" "-e cpu-clock:ppp" \
-	  "-e cpu-clock,task-clock:u"; do
+	  "-e cpu-clock,task-clock:u" "-e cycles" "-e cycles:u" "-e cycles:k" \
+	  "-e {cycles,cpu-clock}"; do
 	perf record -q $ev -F 999 -o "$d/p.data" -- true >/dev/null 2>&1
 	"$TALLY" record -q $ev -F 999 -o "$d/t.data" -- true >/dev/null 2>&1
 	is "record ${ev:-(default event)} -F 999: the event names perf writes" "$(names "$d/t.data")" \
