@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include "internal.h"
 #include "dso_internal.h"
+#include "elf_util.h"
 #include "events_internal.h"
 
 /* vaddr -> file offset through the PT_LOAD segment that holds it. */

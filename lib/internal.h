@@ -17,12 +17,6 @@ void tally__pr(enum tally_log_level level, const char *fmt, ...);
 #define pr_info(...)  tally__pr(TALLY_LOG_INFO, __VA_ARGS__)
 #define pr_debug(...) tally__pr(TALLY_LOG_DEBUG, __VA_ARGS__)
 
-struct perf_event_attr;
-/* probe.c: after E2BIG, may the open be retried at the kernel's attr size? */
-bool tally__probe_e2big_retry(struct perf_event_attr *attr);
-/* probe.c: refused with err; true if exclude_guest/host were dropped: retry. */
-bool tally__probe_drop_exclude_guest(struct perf_event_attr *attr, int err);
-
 #define TALLY__FNV_BASIS 0xcbf29ce484222325ull
 
 /* FNV-1a over n bytes, from h (TALLY__FNV_BASIS to start). */

@@ -21,6 +21,7 @@
 #include <unistd.h>
 #include "internal.h"
 #include "dso_internal.h"
+#include "elf_util.h"
 #include <tally/unwind.h>
 
 #define NREGS 17		/* DWARF x86-64: rax rdx rcx rbx rsi rdi rbp rsp r8..r15, 16 = ra */
