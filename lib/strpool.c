@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-/* The interning string set (strpool.h): open addressing on FNV-1a, at
- * most half full. */
+/* The interning string set (strpool.h; tally/hash.h outside the library):
+ * open addressing on FNV-1a, at most half full. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
@@ -17,7 +18,7 @@ const char *tally__strpool_add(struct tally__strpool *p, const char *s)
 		for (size_t i = 0; i < p->cap; i++) {
 			if (!p->slot[i])
 				continue;
-			size_t h = tally__fnv_str(TALLY__FNV_BASIS, p->slot[i]) & (cap - 1);
+			size_t h = tally_fnv_str(TALLY_FNV_BASIS, p->slot[i]) & (cap - 1);
 
 			while (n[h])
 				h = (h + 1) & (cap - 1);
@@ -27,7 +28,7 @@ const char *tally__strpool_add(struct tally__strpool *p, const char *s)
 		p->slot = n;
 		p->cap = cap;
 	}
-	size_t h = tally__fnv_str(TALLY__FNV_BASIS, s) & (p->cap - 1);
+	size_t h = tally_fnv_str(TALLY_FNV_BASIS, s) & (p->cap - 1);
 
 	for (; p->slot[h]; h = (h + 1) & (p->cap - 1))
 		if (!strcmp(p->slot[h], s))
@@ -44,4 +45,45 @@ void tally__strpool_free(struct tally__strpool *p)
 		free(p->slot[i]);
 	free(p->slot);
 	memset(p, 0, sizeof(*p));
+}
+
+/* The public face (tally/hash.h): the same set, behind a pointer. */
+struct tally_strpool {
+	struct tally__strpool p;
+};
+
+struct tally_strpool *tally_strpool__new(void)
+{
+	return tally__calloc(1, sizeof(struct tally_strpool));
+}
+
+const char *tally_strpool__add(struct tally_strpool *p, const char *s)
+{
+	if (!p || !s)
+		return tally__err_ptr(EINVAL);
+	return tally__strpool_add(&p->p, s);
+}
+
+void tally_strpool__delete(struct tally_strpool *p)
+{
+	if (!p)
+		return;
+	tally__strpool_free(&p->p);
+	free(p);
+}
+
+/* The interned strings: one pool for the process, never freed. */
+static struct tally__strpool intern_pool;
+static pthread_mutex_t intern_lock = PTHREAD_MUTEX_INITIALIZER;
+
+const char *tally__intern(const char *s)
+{
+	const char *it;
+
+	if (!s)
+		return tally__err_ptr(EINVAL);
+	pthread_mutex_lock(&intern_lock);
+	it = tally__strpool_add(&intern_pool, s);
+	pthread_mutex_unlock(&intern_lock);
+	return it ? it : tally__err_ptr(ENOMEM);
 }

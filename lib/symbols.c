@@ -73,7 +73,7 @@ static void dso_free(struct tally_dso *d)
 
 static size_t dso_hash(const char *name, int32_t pid, size_t cap)
 {
-	return tally__fnv_str(TALLY__FNV_BASIS ^ (uint32_t)pid, name) & (cap - 1);
+	return tally_fnv_str(TALLY_FNV_BASIS ^ (uint32_t)pid, name) & (cap - 1);
 }
 
 static struct tally_dso **dso_slot(struct tally_symbols *s, const char *name, int32_t pid)
