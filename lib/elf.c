@@ -12,7 +12,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "internal.h"
-#include "dso_internal.h"
 #include "elf_util.h"
 #include "events_internal.h"
 
