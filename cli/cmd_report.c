@@ -79,7 +79,7 @@ struct report {
 	bool quiet;			/* -q: no '#' lines */
 	bool need_trace;		/* the trace key: each sample's fields printed */
 	/* the distinct trace texts: an open-addressed set, cap a power of two */
-	struct trace_pool { char **v; size_t n, cap; } traces;
+	struct tally_strpool *traces;	/* trace texts, one copy each (made on first use) */
 	bool has_parent;		/* the parent key: --parent's regex compiled */
 	regex_t parent_re;
 	const char *last_comm;
@@ -170,9 +170,17 @@ static bool same_key(const struct entry *a, const struct entry *b, enum sort_key
 	return !cmp_key(a, b, k);
 }
 
+/*
+ * The entries' table is walked in bucket order before the rows are sorted,
+ * so rows that tie print in the order these hashes give: seeded as they
+ * always were (resolve.c's FNV_BASIS, the FNV basis short of a digit), not
+ * TALLY_FNV_BASIS, so that no tie moves.
+ */
+#define ENTRY_SEED 1469598103934665603ULL
+
 static uint64_t hash_entry(const struct report *r, const struct entry *e)
 {
-	uint64_t h = FNV_BASIS;
+	uint64_t h = ENTRY_SEED;
 
 	for (int i = 0; i < r->nsort; i++) {
 		uint64_t v = 0;
@@ -185,11 +193,11 @@ static uint64_t hash_entry(const struct report *r, const struct entry *e)
 		case K_SYM: v = e->w.sym ? e->w.sym_hash : e->w.addr; break;
 		case K_CPU: v = (uint64_t)e->cpu; break;
 		case K_SRCLINE: v = e->w.srcline_hash; break;
-		case K_PARENT: v = fnv_str(FNV_BASIS, e->parent); break;
+		case K_PARENT: v = tally_fnv_str(ENTRY_SEED, e->parent); break;
 		case K_TRACE: v = (uint64_t)(uintptr_t)e->trace; break;	/* interned */
 		default: break;
 		}
-		h = hash_mix(h ^ v);
+		h = tally_hash_mix(h ^ v);
 	}
 	return h;
 }
@@ -306,14 +314,14 @@ static void frame_key(struct entry *key, const struct where *w, uint64_t ip, cha
 static uint64_t shape_hash(int idx, const char *comm, const char *trace,
 			   const struct tally_sample *smp, int mode)
 {
-	uint64_t h = hash_mix((uint64_t)idx ^ ((uint64_t)(uintptr_t)comm << 8) ^
+	uint64_t h = tally_hash_mix((uint64_t)idx ^ ((uint64_t)(uintptr_t)comm << 8) ^
 			      ((uint64_t)smp->tid << 32) ^ smp->pid ^ (uint64_t)(uintptr_t)trace);
 
 	h ^= smp->ip ^ ((uint64_t)smp->cpu << 40) ^ ((uint64_t)mode << 56);
 	/* one multiply per address, one mix at the end: chains are long */
 	for (uint64_t i = 0; i < smp->callchain.nr; i++)
 		h = (h ^ smp->callchain.ips[i]) * 0x9e3779b97f4a7c15ULL + (h >> 29);
-	return hash_mix(h);
+	return tally_hash_mix(h);
 }
 
 /* Count the sample in its shape: true when the shape is new. */
@@ -390,33 +398,14 @@ static bool kernel_mode(enum tally_cpumode m)
 }
 
 /* One copy of each distinct text: entries and shapes compare the pointers. */
-static const char *trace_intern(struct trace_pool *p, const char *t)
+static const char *trace_intern(struct report *r, const char *t)
 {
-	size_t i;
+	const char *p;
 
-	if (2 * (p->n + 1) > p->cap) {	/* at most half full */
-		size_t cap = p->cap ? p->cap * 2 : 256;
-		char **v = calloc(cap, sizeof(*v));
-
-		if (!v)
-			return "";
-		for (size_t k = 0; k < p->cap; k++)
-			if (p->v[k]) {
-				for (i = fnv_str(FNV_BASIS, p->v[k]) & (cap - 1); v[i]; i = (i + 1) & (cap - 1))
-					;
-				v[i] = p->v[k];
-			}
-		free(p->v);
-		p->v = v;
-		p->cap = cap;
-	}
-	for (i = fnv_str(FNV_BASIS, t) & (p->cap - 1); p->v[i]; i = (i + 1) & (p->cap - 1))
-		if (!strcmp(p->v[i], t))
-			return p->v[i];
-	if (!(p->v[i] = strdup(t)))
+	if (!r->traces && !(r->traces = tally_strpool__new()))
 		return "";
-	p->n++;
-	return p->v[i];
+	p = tally_strpool__add(r->traces, t);
+	return p ? p : "";
 }
 
 /* perf's trace key: libtraceevent's text of the sample's fields, "N/A" off tracepoints. */
@@ -431,7 +420,7 @@ static const char *trace_text(struct report *r, struct session *ss, const struct
 	if (!ss->tf || !(a->sample_type & PERF_SAMPLE_RAW) ||
 	    tally_trace_fmt__print(ss->tf, smp->raw.data, smp->raw.size, buf, sizeof(buf)) < 0)
 		buf[0] = '\0';
-	return trace_intern(&r->traces, buf);
+	return trace_intern(r, buf);
 }
 
 /*
@@ -559,7 +548,7 @@ static void hist_shape(struct report *r, const struct shape *x)
 	r->sample_no++;
 	if (key.comm != r->last_comm) {
 		r->last_comm = key.comm;
-		r->last_comm_hash = fnv_str(FNV_BASIS, key.comm);
+		r->last_comm_hash = tally_fnv_str(ENTRY_SEED, key.comm);
 	}
 	key.comm_hash = r->last_comm_hash;
 	chain_modes(&smp, modes);
@@ -622,7 +611,7 @@ static void build_graphs(struct report *r)
 		const struct shape *x = r->shapes[s];
 		struct tally_sample smp = { .callchain = { .nr = x->nr, .ips = x->ips } };
 		struct hist *hs = &r->h[x->idx];
-		struct entry key = { .comm = x->comm, .comm_hash = fnv_str(FNV_BASIS, x->comm),
+		struct entry key = { .comm = x->comm, .comm_hash = tally_fnv_str(ENTRY_SEED, x->comm),
 				     .trace = x->trace, .pid = x->pid, .tid = x->tid, .cpu = x->cpu };
 		struct entry *self, **seen = seen_buf;
 		struct where *w = resolver_get(&r->res, x->pid, x->tid, x->ip, x->mode);
@@ -1361,9 +1350,7 @@ out:
 		free(r.shapes[i]);
 	}
 	free(r.shapes);
-	for (size_t i = 0; i < r.traces.cap; i++)
-		free(r.traces.v[i]);
-	free(r.traces.v);
+	tally_strpool__delete(r.traces);
 	free(r.stab);
 	free(r.exp.timed);
 	session_close(&ss);

@@ -7,7 +7,7 @@
 #include <unistd.h>
 #include <tally/data_write.h>
 #include "internal.h"
-#include "dso_internal.h"
+#include "elf_util.h"
 
 int tally_build_id__file(const char *path, uint8_t *id, size_t max)
 {

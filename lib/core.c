@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* Logging, version, opts checks and small file helpers. */
 #include <fcntl.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <unistd.h>
@@ -104,35 +103,4 @@ void *tally__reallocarray(void *p, size_t n, size_t size)
 	if (size && n > SIZE_MAX / size)
 		return tally__err_ptr(ENOMEM);
 	return realloc(p, (n && size) ? n * size : 1);
-}
-
-/* The interned strings: a list, since only a handful are ever made. */
-struct intern_str {
-	struct intern_str *next;
-	char s[];
-};
-static struct intern_str *intern_head;
-static pthread_mutex_t intern_lock = PTHREAD_MUTEX_INITIALIZER;
-
-const char *tally__intern(const char *s)
-{
-	struct intern_str *it;
-	size_t n;
-
-	if (!s)
-		return tally__err_ptr(EINVAL);
-	n = strlen(s);
-	pthread_mutex_lock(&intern_lock);
-	for (it = intern_head; it; it = it->next)
-		if (!strcmp(it->s, s))
-			goto out;
-	it = malloc(sizeof(*it) + n + 1);
-	if (it) {
-		memcpy(it->s, s, n + 1);
-		it->next = intern_head;
-		intern_head = it;
-	}
-out:
-	pthread_mutex_unlock(&intern_lock);
-	return it ? it->s : tally__err_ptr(ENOMEM);
 }

@@ -23,7 +23,7 @@
 #include <unistd.h>
 #include "cachedir.h"
 #include "debugcache.h"
-#include "dso_internal.h"
+#include "elf_util.h"
 
 /* Compressed debug sections and no dwz link: worth a copy. */
 static bool wants_copy(Elf *elf)

@@ -18,6 +18,7 @@
 #include <zlib.h>
 #include "internal.h"
 #include "debugcache.h"
+#include "elf_util.h"
 #include "dso_internal.h"
 #include "asan.h"
 
@@ -214,42 +215,6 @@ static void elf_file_close(struct elf_file *f)
 	f->mem = NULL;
 }
 
-/*
- * The section header table inside the file, before libelf reads it: a
- * file cut short (being written, truncated) would have libelf read past
- * its mapping.
- */
-bool tally__elf_shdrs_in_file(int fd)
-{
-	Elf64_Ehdr eh;
-	struct stat st;
-
-	if (fstat(fd, &st) || pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh))
-		return false;
-	if (memcmp(eh.e_ident, ELFMAG, SELFMAG) || eh.e_ident[EI_CLASS] != ELFCLASS64)
-		return eh.e_ident[EI_CLASS] == ELFCLASS32;	/* 32-bit: libelf checks these */
-	if (!eh.e_shoff)
-		return true;
-	return eh.e_shentsize == sizeof(Elf64_Shdr) && eh.e_shoff <= (uint64_t)st.st_size &&
-	       (uint64_t)eh.e_shnum * eh.e_shentsize <= (uint64_t)st.st_size - eh.e_shoff;
-}
-
-/*
- * elf_begin over a file mapping. Under AddressSanitizer the mapping
- * libelf makes itself can land on memory whose shadow still says "stack
- * redzone" from an earlier, unmapped fake stack: clear it.
- */
-Elf *tally__elf_begin(int fd)
-{
-	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	size_t len = 0;
-	char *raw = elf ? elf_rawfile(elf, &len) : NULL;
-
-	if (raw && len)
-		tally__asan_unpoison(raw, len);
-	return elf;
-}
-
 static int elf_file_open(struct elf_file *f, const char *path)
 {
 	struct stat st;
@@ -295,32 +260,6 @@ static Elf_Scn *find_scn(Elf *elf, const char *name, uint32_t type, GElf_Shdr *s
 			return scn;
 	}
 	return NULL;
-}
-
-/* NT_GNU_BUILD_ID from the notes (sections, else program headers). */
-int tally__elf_build_id(Elf *elf, uint8_t *id, size_t max)
-{
-	Elf_Scn *scn = NULL;
-	GElf_Shdr sh;
-
-	while ((scn = elf_nextscn(elf, scn))) {
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
-			continue;
-		Elf_Data *d = elf_getdata(scn, NULL);
-		size_t off = 0, noff, doff;
-		GElf_Nhdr nh;
-
-		while (d && (off = gelf_getnote(d, off, &nh, &noff, &doff)) > 0) {
-			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
-			    !memcmp((char *)d->d_buf + noff, "GNU", 4)) {
-				size_t n = nh.n_descsz < max ? nh.n_descsz : max;
-
-				memcpy(id, (char *)d->d_buf + doff, n);
-				return (int)n;
-			}
-		}
-	}
-	return 0;
 }
 
 static bool has_symtab(Elf *elf)

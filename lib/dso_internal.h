@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <tally/symbols.h>
+#include "strpool.h"
 #include "symbols_internal.h"
 
 struct Dwarf;
@@ -71,11 +72,6 @@ int tally__symvec_finish(struct tally__symvec *v, struct tally_symbol **out,
 void tally__symvec_free(struct tally__symvec *v);
 const struct tally_symbol *tally__syms_find(const struct tally_symbol *s, size_t n,
 					    uint64_t addr);
-int tally__elf_build_id(Elf *elf, uint8_t *id, size_t max);
-/* elf_begin(ELF_C_READ_MMAP), safe under AddressSanitizer. */
-Elf *tally__elf_begin(int fd);
-/* The section headers lie inside the file (checked before libelf reads them). */
-bool tally__elf_shdrs_in_file(int fd);
 int tally__dso_load_elf(struct tally_dso *d, const struct tally__dso_ctx *ctx,
 			const uint8_t *want_id, size_t want_sz);
 int tally__dso_load_image(struct tally_dso *d, const void *img, size_t len,

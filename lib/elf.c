@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "internal.h"
-#include "dso_internal.h"
+#include "elf_util.h"
 #include "events_internal.h"
 
 /* vaddr -> file offset through the PT_LOAD segment that holds it. */

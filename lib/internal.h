@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <tally/core.h>
+#include <tally/hash.h>
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -16,12 +17,6 @@ void tally__pr(enum tally_log_level level, const char *fmt, ...);
 #define pr_warn(...)  tally__pr(TALLY_LOG_WARN, __VA_ARGS__)
 #define pr_info(...)  tally__pr(TALLY_LOG_INFO, __VA_ARGS__)
 #define pr_debug(...) tally__pr(TALLY_LOG_DEBUG, __VA_ARGS__)
-
-struct perf_event_attr;
-/* probe.c: after E2BIG, may the open be retried at the kernel's attr size? */
-bool tally__probe_e2big_retry(struct perf_event_attr *attr);
-/* probe.c: refused with err; true if exclude_guest/host were dropped: retry. */
-bool tally__probe_drop_exclude_guest(struct perf_event_attr *attr, int err);
 
 /* trace_fmt_check.c: the size of an event's field by name, -1 if none. */
 typedef int (*tally__trace_field_fn)(void *ctx, const char *name);
@@ -36,26 +31,6 @@ int tally__trace_fmt_check(const char *text, size_t len, tally__trace_field_fn f
  * its print format (name, ID, fields), else -EBADMSG and why.
  */
 int tally__trace_fmt_check_fields(const char *text, size_t len, char *why, size_t whylen);
-
-#define TALLY__FNV_BASIS 0xcbf29ce484222325ull
-
-/* FNV-1a over n bytes, from h (TALLY__FNV_BASIS to start). */
-static inline uint64_t tally__fnv(uint64_t h, const void *p, size_t n)
-{
-	const unsigned char *c = p;
-
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ c[i]) * 0x100000001b3ull;
-	return h;
-}
-
-/* FNV-1a over a string, from h. */
-static inline uint64_t tally__fnv_str(uint64_t h, const char *s)
-{
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 0x100000001b3ull;
-	return h;
-}
 
 /* Return -err and set errno = err (err positive). */
 static inline int tally__err(int err)
@@ -116,10 +91,10 @@ int tally__page_read_native(const struct perf_event_mmap_page *pc,
 			    unsigned int flags, struct tally_page_read *out);
 
 /*
- * A copy of s that lives as long as the process (a string table, mutex
- * protected, still reachable at exit so LeakSanitizer stays quiet). For
- * strings the kernel reads through a pointer in an attr: the uprobe
- * path in config1. Equal strings share one copy. NULL + errno on error.
+ * strpool.c: a copy of s that lives as long as the process (a string
+ * pool, mutex protected, still reachable at exit so LeakSanitizer stays
+ * quiet). For strings the kernel reads through a pointer in an attr: the
+ * uprobe path in config1. Equal strings share one copy. NULL + errno on error.
  */
 const char *tally__intern(const char *s);
 

@@ -55,12 +55,12 @@ static uint64_t fnv_file(uint64_t h, const char *path, bool modules)
 	FILE *f = fopen(path, "re");
 
 	if (!f)
-		return tally__fnv(h, "-", 1);
+		return tally_fnv(h, "-", 1);
 	if (!modules) {
 		size_t n;
 
 		while ((n = fread(line, 1, sizeof(line), f)) > 0)
-			h = tally__fnv(h, line, n);
+			h = tally_fnv(h, line, n);
 	} else {
 		/* name size refcount deps state address: refcounts change */
 		while (fgets(line, sizeof(line), f)) {
@@ -68,9 +68,9 @@ static uint64_t fnv_file(uint64_t h, const char *path, bool modules)
 			unsigned long size;
 
 			if (sscanf(line, "%127s %lu %*s %*s %*s %31s", name, &size, addr) == 3) {
-				h = tally__fnv(h, name, strlen(name) + 1);
-				h = tally__fnv(h, &size, sizeof(size));
-				h = tally__fnv(h, addr, strlen(addr) + 1);
+				h = tally_fnv(h, name, strlen(name) + 1);
+				h = tally_fnv(h, &size, sizeof(size));
+				h = tally_fnv(h, addr, strlen(addr) + 1);
 			}
 		}
 	}
@@ -81,7 +81,7 @@ static uint64_t fnv_file(uint64_t h, const char *path, bool modules)
 uint64_t tally__kcache_key(void)
 {
 	const char *off = getenv("TALLY_KALLSYMS_CACHE");
-	uint64_t h = TALLY__FNV_BASIS;
+	uint64_t h = TALLY_FNV_BASIS;
 	char boot[64] = "";
 	FILE *f;
 
@@ -95,13 +95,13 @@ uint64_t tally__kcache_key(void)
 		return 0;
 	}
 	fclose(f);
-	h = tally__fnv(h, boot, strlen(boot));
+	h = tally_fnv(h, boot, strlen(boot));
 	h = fnv_file(h, "/sys/kernel/notes", false);
 	h = fnv_file(h, "/proc/modules", true);
 	/* what a reader may see of the addresses depends on who reads */
 	uid_t uid = geteuid();
 
-	h = tally__fnv(h, &uid, sizeof(uid));
+	h = tally_fnv(h, &uid, sizeof(uid));
 	return h ? h : 1;
 }
 

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <sys/mman.h>
 #include "internal.h"
+#include "strpool.h"
 #include "symbols_internal.h"
 
 /* A sorted, non-overlapping set of maps; shared by a process's threads. */

@@ -4,9 +4,9 @@
  * opens a dummy software event on this thread with X set (user mode
  * only, so perf_event_paranoid 2 still answers) and remembers the
  * verdict. record's configuration asks here before it sets a bit an old
- * kernel would refuse with a bare EINVAL. The fallbacks after a refused
- * open live here too: E2BIG (an older kernel's attr size), exclude_guest
- * on PMUs that cannot tell, user-only counting under perf_event_paranoid.
+ * kernel would refuse with a bare EINVAL. The user-only
+ * counting under perf_event_paranoid lives here too; the mending of a
+ * refused attr is open_retry.c's.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -127,47 +127,4 @@ bool tally_paranoid_user_only(void)
 
 	return tally__read_file("/proc/sys/kernel/perf_event_paranoid", buf, sizeof(buf)) > 0 &&
 	       atoi(buf) >= 2;
-}
-
-/* True when every byte of attr from offset `from` to our size is zero. */
-static bool attr_tail_zero(const struct perf_event_attr *attr, size_t from)
-{
-	const unsigned char *p = (const unsigned char *)attr;
-
-	for (size_t i = from; i < sizeof(*attr); i++)
-		if (p[i])
-			return false;
-	return true;
-}
-
-bool tally__probe_e2big_retry(struct perf_event_attr *attr)
-{
-	/*
-	 * The kernel is older than our header and wrote the size it knows
-	 * into attr->size. Retry only if we asked for nothing past it:
-	 * dropping a requested field would be wrong data.
-	 */
-	size_t ksize = attr->size;
-
-	if (ksize && ksize < sizeof(*attr) && attr_tail_zero(attr, ksize)) {
-		pr_debug("perf_event_open: E2BIG, retrying with attr size %zu\n", ksize);
-		return true;
-	}
-	attr->size = sizeof(*attr);
-	return false;
-}
-
-bool tally__probe_drop_exclude_guest(struct perf_event_attr *attr, int err)
-{
-	/*
-	 * As perf's missing-feature probe: PMUs that cannot tell host from
-	 * guest (msr, software on some kernels) refuse the bits; count
-	 * without them.
-	 */
-	if ((err != -EINVAL && err != -EOPNOTSUPP) ||
-	    !(attr->exclude_guest || attr->exclude_host))
-		return false;
-	attr->exclude_guest = 0;
-	attr->exclude_host = 0;
-	return true;
 }

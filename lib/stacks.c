@@ -13,19 +13,9 @@
 #include "internal.h"
 #include "stacks_internal.h"
 
-static uint64_t mix(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	return x;
-}
-
 static uint64_t hstr(uint64_t h, const char *s)
 {
-	for (; s && *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return mix(h);
+	return tally_hash_mix(tally_fnv_str(h, s));
 }
 
 static bool same_str(const char *a, const char *b)
@@ -81,7 +71,7 @@ static uint64_t frame_hash(const struct stk_frame *f)
 	uint64_t h = hstr(1469598103934665603ULL, f->name);
 
 	h = hstr(h, f->dso);
-	return mix(h ^ (f->name ? 0 : f->addr) ^ f->kernel);
+	return tally_hash_mix(h ^ (f->name ? 0 : f->addr) ^ f->kernel);
 }
 
 static uint64_t frame_hash_i(const void *ctx, int i)
@@ -91,7 +81,8 @@ static uint64_t frame_hash_i(const void *ctx, int i)
 
 static uint64_t loc_hash(int frame, const char *file, int line)
 {
-	return mix(hstr((uint64_t)(uint32_t)frame * 0x9e3779b97f4a7c15ULL, file) ^ (uint32_t)line);
+	return tally_hash_mix(hstr((uint64_t)(uint32_t)frame * 0x9e3779b97f4a7c15ULL, file) ^
+			      (uint32_t)line);
 }
 
 static uint64_t loc_hash_i(const void *ctx, int i)
@@ -101,7 +92,7 @@ static uint64_t loc_hash_i(const void *ctx, int i)
 
 static uint64_t node_hash(int parent, int frame)
 {
-	return mix(((uint64_t)(uint32_t)parent << 32) ^ (uint32_t)frame);
+	return tally_hash_mix(((uint64_t)(uint32_t)parent << 32) ^ (uint32_t)frame);
 }
 
 static uint64_t node_hash_i(const void *ctx, int i)
@@ -113,7 +104,7 @@ static uint64_t node_hash_i(const void *ctx, int i)
 
 static uint64_t agg_hash(int thread, int node)
 {
-	return mix(((uint64_t)(uint32_t)thread << 32) ^ (uint32_t)node ^ 0x5bd1e995);
+	return tally_hash_mix(((uint64_t)(uint32_t)thread << 32) ^ (uint32_t)node ^ 0x5bd1e995);
 }
 
 static uint64_t agg_hash_i(const void *ctx, int i)

@@ -51,48 +51,6 @@ struct tally_symbols {
 	} last[64];
 };
 
-/* ---- string pool (maps.c uses it for filenames and comms) ---- */
-
-const char *tally__strpool_add(struct tally__strpool *p, const char *s)
-{
-	if ((p->nr + 1) * 2 > p->cap) {
-		size_t cap = p->cap ? p->cap * 2 : 64;
-		char **n = tally__calloc(cap, sizeof(*n));
-
-		if (!n)
-			return NULL;
-		for (size_t i = 0; i < p->cap; i++) {
-			if (!p->slot[i])
-				continue;
-			size_t h = tally__fnv_str(TALLY__FNV_BASIS, p->slot[i]) & (cap - 1);
-
-			while (n[h])
-				h = (h + 1) & (cap - 1);
-			n[h] = p->slot[i];
-		}
-		free(p->slot);
-		p->slot = n;
-		p->cap = cap;
-	}
-	size_t h = tally__fnv_str(TALLY__FNV_BASIS, s) & (p->cap - 1);
-
-	for (; p->slot[h]; h = (h + 1) & (p->cap - 1))
-		if (!strcmp(p->slot[h], s))
-			return p->slot[h];
-	p->slot[h] = strdup(s);
-	if (p->slot[h])
-		p->nr++;
-	return p->slot[h];
-}
-
-void tally__strpool_free(struct tally__strpool *p)
-{
-	for (size_t i = 0; i < p->cap; i++)
-		free(p->slot[i]);
-	free(p->slot);
-	memset(p, 0, sizeof(*p));
-}
-
 /* ---- the DSO cache ---- */
 
 static void dso_free(struct tally_dso *d)
@@ -115,7 +73,7 @@ static void dso_free(struct tally_dso *d)
 
 static size_t dso_hash(const char *name, int32_t pid, size_t cap)
 {
-	return tally__fnv_str(TALLY__FNV_BASIS ^ (uint32_t)pid, name) & (cap - 1);
+	return tally_fnv_str(TALLY_FNV_BASIS ^ (uint32_t)pid, name) & (cap - 1);
 }
 
 static struct tally_dso **dso_slot(struct tally_symbols *s, const char *name, int32_t pid)

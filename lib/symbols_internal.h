@@ -6,14 +6,6 @@
 #include <stdint.h>
 #include <tally/symbols.h>
 
-/* Equal strings share one copy; freed with the pool. */
-struct tally__strpool {
-	char **slot;
-	size_t nr, cap;
-};
-const char *tally__strpool_add(struct tally__strpool *p, const char *s);
-void tally__strpool_free(struct tally__strpool *p);
-
 /* One /proc/kallsyms line, split in place. 0 or -EINVAL. */
 int tally__kallsyms_line(char *line, uint64_t *addr, char *type, char **name,
 			 char **module);

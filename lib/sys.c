@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <tally/sys.h>
 #include "internal.h"
+#include "open_retry.h"
 
 static int ret_errno(long r)
 {
@@ -27,7 +28,7 @@ int tally_sys_open(struct perf_event_attr *attr, pid_t pid, int cpu,
 	flags |= PERF_FLAG_FD_CLOEXEC;
 	fd = syscall(SYS_perf_event_open, attr, pid, cpu, group_fd, flags);
 	if (fd < 0 && errno == E2BIG) {
-		if (tally__probe_e2big_retry(attr))
+		if (tally__retry_e2big(attr))
 			fd = syscall(SYS_perf_event_open, attr, pid, cpu, group_fd, flags);
 		else
 			errno = E2BIG;

@@ -21,6 +21,7 @@
 #include <unistd.h>
 #include "internal.h"
 #include "dso_internal.h"
+#include "elf_util.h"
 #include <tally/unwind.h>
 
 #define NREGS 17		/* DWARF x86-64: rax rdx rcx rbx rsi rdi rbp rsp r8..r15, 16 = ra */
@@ -117,7 +118,7 @@ static struct sfile *sfile_get(struct tally_unwind *u, const char *path)
 		for (size_t k = 0; k < u->cap; k++) {
 			if (!u->files[k])
 				continue;
-			for (i = tally__fnv_str(TALLY__FNV_BASIS, u->files[k]->path) & (cap - 1); t[i]; i = (i + 1) & (cap - 1))
+			for (i = tally_fnv_str(TALLY_FNV_BASIS, u->files[k]->path) & (cap - 1); t[i]; i = (i + 1) & (cap - 1))
 				;
 			t[i] = u->files[k];
 		}
@@ -125,7 +126,7 @@ static struct sfile *sfile_get(struct tally_unwind *u, const char *path)
 		u->files = t;
 		u->cap = cap;
 	}
-	for (i = tally__fnv_str(TALLY__FNV_BASIS, path) & (u->cap - 1); u->files[i]; i = (i + 1) & (u->cap - 1))
+	for (i = tally_fnv_str(TALLY_FNV_BASIS, path) & (u->cap - 1); u->files[i]; i = (i + 1) & (u->cap - 1))
 		if (!strcmp(u->files[i]->path, path))
 			return u->files[i];
 	struct sfile *f = calloc(1, sizeof(*f));

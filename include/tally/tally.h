@@ -4,6 +4,7 @@
 #define TALLY_TALLY_H
 
 #include <tally/core.h>
+#include <tally/hash.h>
 #include <tally/sys.h>
 #include <tally/cpumap.h>
 #include <tally/threadmap.h>

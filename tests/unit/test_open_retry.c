@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* probe.c's open fallbacks, on synthetic attrs and errors (no kernel needed). */
+/* open_retry.c: the fallbacks after a refused open, on synthetic attrs and errors (no kernel needed). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -8,7 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include <linux/perf_event.h>
-#include "internal.h"
+#include "open_retry.h"
 
 /* An older kernel answered E2BIG and wrote the size it knows. */
 static void test_e2big_retry_when_tail_unused(void **state)
@@ -16,7 +16,7 @@ static void test_e2big_retry_when_tail_unused(void **state)
 	struct perf_event_attr a = { .type = PERF_TYPE_SOFTWARE };
 
 	a.size = PERF_ATTR_SIZE_VER5;	/* 112: what that kernel knows */
-	assert_true(tally__probe_e2big_retry(&a));
+	assert_true(tally__retry_e2big(&a));
 	assert_int_equal(a.size, PERF_ATTR_SIZE_VER5);
 }
 
@@ -27,24 +27,24 @@ static void test_e2big_no_retry_when_tail_used(void **state)
 
 	a.sig_data = 42;		/* past VER5 */
 	a.size = PERF_ATTR_SIZE_VER5;
-	assert_false(tally__probe_e2big_retry(&a));
+	assert_false(tally__retry_e2big(&a));
 	assert_int_equal(a.size, sizeof(a));	/* ours again, for the error */
 	a.size = 0;			/* a kernel that wrote nothing */
-	assert_false(tally__probe_e2big_retry(&a));
+	assert_false(tally__retry_e2big(&a));
 }
 
 static void test_exclude_guest(void **state)
 {
 	struct perf_event_attr a = { .exclude_guest = 1 };
 
-	assert_false(tally__probe_drop_exclude_guest(&a, -EACCES));
+	assert_false(tally__retry_drop_exclude_guest(&a, -EACCES));
 	assert_true(a.exclude_guest);
-	assert_true(tally__probe_drop_exclude_guest(&a, -EINVAL));
+	assert_true(tally__retry_drop_exclude_guest(&a, -EINVAL));
 	assert_false(a.exclude_guest);
 	/* nothing left to drop: the error stands */
-	assert_false(tally__probe_drop_exclude_guest(&a, -EINVAL));
+	assert_false(tally__retry_drop_exclude_guest(&a, -EINVAL));
 	a.exclude_host = 1;
-	assert_true(tally__probe_drop_exclude_guest(&a, -EOPNOTSUPP));
+	assert_true(tally__retry_drop_exclude_guest(&a, -EOPNOTSUPP));
 	assert_false(a.exclude_host);
 }
 

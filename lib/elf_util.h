@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: MIT */
+/* Opening ELF files safely and reading their build id: shared by the
+ * symbol tables (dso.c), the debug cache, build ids, uprobes and the
+ * unwinder. */
+#ifndef TALLY_ELF_UTIL_H
+#define TALLY_ELF_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <libelf.h>
+
+/* NT_GNU_BUILD_ID from the notes (sections, else program headers): its length. */
+int tally__elf_build_id(Elf *elf, uint8_t *id, size_t max);
+/* elf_begin(ELF_C_READ_MMAP), safe under AddressSanitizer. */
+Elf *tally__elf_begin(int fd);
+/* The section headers lie inside the file (checked before libelf reads them). */
+bool tally__elf_shdrs_in_file(int fd);
+
+#endif
