@@ -22,7 +22,9 @@ void tally__pr(enum tally_log_level level, const char *fmt, ...);
 typedef int (*tally__trace_field_fn)(void *ctx, const char *name);
 /*
  * trace_fmt_check.c: 0 if libtraceevent may parse and print the print
- * format text (what follows "print fmt:"), else -EBADMSG and why.
+ * format text (what follows "print fmt:"), 1 if it is the kernel's but
+ * libtraceevent cannot read it (a statement expression: its fields are
+ * printed raw, as perf's), else -EBADMSG and why.
  */
 int tally__trace_fmt_check(const char *text, size_t len, tally__trace_field_fn field, void *ctx,
 			   char *why, size_t whylen);

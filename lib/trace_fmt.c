@@ -7,7 +7,9 @@
  * bounds checks, each format handed to tep_parse_event(). A format's
  * fields are parsed first on their own, in a scratch handle: its print
  * format is checked against them (trace_fmt_check.c) and, if damaged,
- * left out, so libtraceevent prints that event's fields raw.
+ * left out, so libtraceevent prints that event's fields raw. The printk
+ * formats are registered, so a %s of a kernel string's address prints
+ * the string, as perf's.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -28,6 +30,8 @@ struct tally_trace_fmt {
 	struct tep_handle *tep;
 	struct tep_handle *scratch;	/* fields-only parses, while reading */
 	char *copy;		/* libtraceevent keeps pointers into the formats */
+	char **tabbed;		/* formats rewritten by untab(), kept as copy */
+	int nr_tabbed;
 	struct damaged *dmg;
 	int nr_dmg;
 };
@@ -131,6 +135,61 @@ static void note_damaged_text(struct tally_trace_fmt *f, const char *fmt, size_t
 }
 
 /*
+ * The kernel writes a TP_printk string's "\t" as a tab byte (maple_tree's
+ * formats), where libtraceevent's tokenizer ends the string, so the print
+ * format fails to parse (perf 6.1's own copy of it did not). Each tab
+ * inside a string of the print format (from cut on) is written back as
+ * "\t", which libtraceevent prints as a tab: fmt itself, or a copy kept
+ * in f (NULL: no memory).
+ */
+static char *untab(struct tally_trace_fmt *f, char *fmt, size_t *sz, size_t cut)
+{
+	size_t tabs = 0, n = 0;
+	char **kept, *out, q = 0;
+
+	for (size_t i = cut; i < *sz; i++) {
+		if (q && fmt[i] == '\\')
+			i++;	/* an escaped byte, tab or not, is the string's */
+		else if (q && fmt[i] == q)
+			q = 0;
+		else if (!q && (fmt[i] == '"' || fmt[i] == '\''))
+			q = fmt[i];
+		else if (q && fmt[i] == '\t')
+			tabs++;
+	}
+	if (!tabs)
+		return fmt;
+	kept = realloc(f->tabbed, (size_t)(f->nr_tabbed + 1) * sizeof(*kept));
+	if (!kept)
+		return NULL;
+	f->tabbed = kept;
+	out = malloc(*sz + tabs + 1);
+	if (!out)
+		return NULL;
+	q = 0;
+	for (size_t i = 0; i < *sz; i++) {
+		bool esc = i >= cut && q && fmt[i] == '\\';
+
+		if (i >= cut && q && fmt[i] == '\t') {
+			out[n++] = '\\';
+			out[n++] = 't';
+			continue;
+		}
+		if (i >= cut && !esc && q && fmt[i] == q)
+			q = 0;
+		else if (i >= cut && !q && (fmt[i] == '"' || fmt[i] == '\''))
+			q = fmt[i];
+		out[n++] = fmt[i];
+		if (esc && i + 1 < *sz)
+			out[n++] = fmt[++i];
+	}
+	out[n] = '\0';
+	f->tabbed[f->nr_tabbed++] = out;
+	*sz = n;
+	return out;
+}
+
+/*
  * libtraceevent reads the print format only after the word "print"
  * following "format": the text from the first such word on is what is
  * checked; the fields before it are parsed alone first to check against.
@@ -140,6 +199,10 @@ static void parse_one(struct tally_trace_fmt *f, char *fmt, size_t sz, const cha
 	size_t cut = find_word(fmt, find_word(fmt, 0, sz, "format"), sz, "print");
 	struct tep_event *ev = NULL;
 	char why[96];
+	int ret;
+
+	if (cut < sz && !(fmt = untab(f, fmt, &sz, cut)))
+		return;
 
 	if (tally__trace_fmt_check_fields(fmt, cut, why, sizeof(why))) {
 		note_damaged_text(f, fmt, cut, sys, why);	/* not parsed: no fields to show */
@@ -152,12 +215,51 @@ static void parse_one(struct tally_trace_fmt *f, char *fmt, size_t sz, const cha
 	tep_parse_format(f->scratch, &ev, fmt, (unsigned long)cut, sys);
 	if (!ev)
 		return;		/* no name or ID: not an event libtraceevent would keep */
-	if (!tally__trace_fmt_check(fmt + cut, sz - cut, field_size, ev, why, sizeof(why))) {
+	ret = tally__trace_fmt_check(fmt + cut, sz - cut, field_size, ev, why, sizeof(why));
+	if (!ret) {
 		tep_parse_event(f->tep, fmt, (unsigned long)sz, sys);
 		return;
 	}
-	note_damaged(f, sys, ev->name, (int)strlen(ev->name), why, false);
+	if (ret < 0)
+		note_damaged(f, sys, ev->name, (int)strlen(ev->name), why, false);
 	tep_parse_event(f->tep, fmt, (unsigned long)cut, sys);	/* its fields, printed raw */
+}
+
+/*
+ * printk_formats' lines, "0xaddr : \"string\"", registered as
+ * tep_parse_printk_formats() would (its quotes, then a final \n, dropped)
+ * but bounded: it reads past a line with no ':' and
+ * tep_register_print_string() before a string under 3 bytes, so each
+ * string goes in with a "\n\"" of its own for it to drop.
+ */
+static void add_printk(struct tep_handle *tep, const char *text, size_t len)
+{
+	for (const char *end, *p = text; p < text + len; p = end + 1) {
+		char *line, *s, *b, *reg;
+		size_t n;
+
+		end = memchr(p, '\n', (size_t)(text + len - p));
+		if (!end)
+			end = text + len;
+		line = strndup(p, (size_t)(end - p));
+		s = line ? strchr(line, ':') : NULL;
+		if (s) {
+			*s++ = '\0';
+			s += *s == ' ';
+			b = s + (*s == '"');	/* its leading quote: dropped by it */
+			n = strlen(b);
+			if (n && b[n - 1] == '"') {
+				b[--n] = '\0';
+				if (n >= 2 && !strcmp(b + n - 2, "\\n"))
+					b[n - 2] = '\0';
+			}
+			if (asprintf(&reg, "%s\\n\"", s) >= 0) {
+				tep_register_print_string(tep, reg, strtoull(line, NULL, 16));
+				free(reg);
+			}
+		}
+		free(line);
+	}
 }
 
 static void parse_formats(struct tally_trace_fmt *f, struct cur *c, const char *sys)
@@ -227,7 +329,12 @@ struct tally_trace_fmt *tally_trace_fmt__new(const void *data, size_t len)
 	}
 	if (c.bad && !tep_get_events_count(f->tep) && !f->nr_dmg)
 		goto bad;
-	/* kallsyms, printk formats and saved cmdlines: not needed for fields */
+	/* kallsyms (perf writes none) and saved cmdlines: not needed here */
+	take(&c, (size_t)get_u(&c, 4));
+	sz = get_u(&c, 4);
+	m = take(&c, (size_t)sz);
+	if (m)
+		add_printk(f->tep, m, (size_t)sz);
 	tep_free(f->scratch);
 	f->scratch = NULL;
 	return f;
@@ -252,6 +359,9 @@ void tally_trace_fmt__free(struct tally_trace_fmt *f)
 	for (int i = 0; i < f->nr_dmg; i++)
 		free(f->dmg[i].event);
 	free(f->dmg);
+	for (int i = 0; i < f->nr_tabbed; i++)
+		free(f->tabbed[i]);
+	free(f->tabbed);
 	free(f->copy);
 	free(f);
 }

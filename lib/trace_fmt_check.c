@@ -12,6 +12,8 @@
  * a non-zero number or a sizeof of non-zero size. Kernel formats divide
  * only by constants (jiffies / 250, len / sizeof(u64)), so a divisor that
  * reads a field is refused too: a zero in the sample would fault.
+ * libtraceevent fails at a statement expression "({" (the kernel's
+ * own): what follows it is never parsed, so it is not checked either.
  * The text before the print format is checked too: a byte its tokenizer
  * has no type for, or the end right after a field's '[', becomes a NULL
  * token that the field parser compares with "]".
@@ -72,8 +74,8 @@ static struct tok next(struct lex *l)
 	} else if (c == '"' || c == '\'') {
 		/*
 		 * As its tokenizer: the string ends at its quote or at any other
-		 * byte not printable but '\n' (a tab in maple_tree's formats),
-		 * which is eaten; one escaped by '\' goes on; a byte over 0x7e,
+		 * byte not printable but '\n' (trace_fmt.c writes maple_tree's
+		 * tabs as "\t" first), which is eaten; one escaped by '\' goes on; a byte over 0x7e,
 		 * or the end, is an error. "a" "b" make one string.
 		 */
 		int last = 0, ch = c;
@@ -227,6 +229,19 @@ int tally__trace_fmt_check(const char *text, size_t len, tally__trace_field_fn f
 			return refuse(why, whylen, "%s at byte %zu",
 				      t.s[0] == '"' || t.s[0] == '\'' ? "an unterminated string" :
 				      "a byte that is not text", (size_t)(t.s - text));
+		if (is(&t, "(") && l.p < l.end) {
+			struct lex save = l;
+			struct tok u = next(&l);
+
+			/*
+			 * A statement expression, "({ ... })" (kvmmmu's formats):
+			 * its '{' is an operand libtraceevent refuses ("bad op
+			 * token", leaking it), so it reads nothing after it.
+			 */
+			if (is(&u, "{"))
+				return 1;
+			l = save;
+		}
 		if (is(&t, "(") || is(&t, "[") || is(&t, "{")) {
 			if (depth == MAX_DEPTH)
 				return refuse(why, whylen, "brackets nested over %d deep", MAX_DEPTH);

@@ -42,6 +42,12 @@ static void test_kernel_formats_pass(void **state)
 		"print fmt: \"%d\", REC->a ? 1 : -REC->a + 2",
 		"print fmt: \"%d\", REC->b[0] + REC->b[1] >= 2",
 	};
+	/* kvmmmu's: libtraceevent fails at "({", reading nothing after it */
+	static const char *const unread[] = {
+		"print fmt: \"%s %s\", ({ static const char *s[] = { \"-\", \"x\" }; "
+		"s[REC->a & 1]; }), REC->a ? \"new\" : \"existing\"",
+		"print fmt: \"%d %s\", REC->a, ( { x = REC->a / 0; } )",
+	};
 
 	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
 		char why[96] = "";
@@ -51,6 +57,8 @@ static void test_kernel_formats_pass(void **state)
 			print_error("%s: %s\n", good[i], why);
 		assert_int_equal(ret, 0);
 	}
+	for (size_t i = 0; i < sizeof(unread) / sizeof(unread[0]); i++)
+		assert_int_equal(check(unread[i], NULL, 0), 1);
 }
 
 static void test_damaged_refused(void **state)
@@ -77,6 +85,8 @@ static void test_damaged_refused(void **state)
 		{ "print fmt: \"%d\", REC->b[0][1]", "a '[' after a '? :' or an index" },
 		{ "print fmt: \"%d\", REC->b[0] >>= 1", "a '>>=' after a '? :' or an index" },
 		{ "print fmt: \"%d\", (REC->a", "an unclosed '('" },
+		/* what comes before a statement expression is read */
+		{ "print fmt: \"%d\", REC->a / 0, ({ 1; })", "a '/' whose divisor can be 0" },
 		{ "print fmt: \"%d\", REC->a)", "an unbalanced ')'" },
 		{ "print fmt: \"%d\", REC->a[1}", "an unbalanced '}'" },
 		{ "print fmt: \"%d, REC->a", "an unterminated string at byte 11" },

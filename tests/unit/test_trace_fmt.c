@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: MIT
+/*
+ * lib/trace_fmt.c: every event format of the running kernel is read as
+ * undamaged (maple_tree's tabs, kvmmmu's statement expressions), and a
+ * %s of a kernel string's address prints the string the tracing data's
+ * printk formats give it, as perf's.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <errno.h>
+#include <glob.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include <linux/perf_event.h>
+#include <tally/events.h>
+#include <tally/trace_fmt.h>
+#include "internal.h"
+#include "data_write_internal.h"
+
+/* TRACING_DATA of every event in tracefs, through the recorder's writer. */
+static void test_running_kernel_formats(void **state)
+{
+	const char *dir = tally_tracing_dir(NULL, 0);
+	struct tally__buf b = { 0 };
+	struct perf_event_attr *attrs;
+	const struct perf_event_attr **pa;
+	struct tally_trace_fmt *f;
+	const char *ev, *why;
+	char pat[4096];
+	int nr_dmg = 0;
+	glob_t g;
+
+	if (!dir)
+		skip();
+	snprintf(pat, sizeof(pat), "%s/events/*/*/id", dir);
+	if (glob(pat, 0, NULL, &g) || g.gl_pathc < 100) {
+		globfree(&g);
+		skip();
+	}
+	attrs = calloc(g.gl_pathc, sizeof(*attrs));
+	pa = calloc(g.gl_pathc, sizeof(*pa));
+	assert_non_null(attrs);
+	assert_non_null(pa);
+	for (size_t i = 0; i < g.gl_pathc; i++) {
+		FILE *fp = fopen(g.gl_pathv[i], "r");
+		unsigned long long id = 0;
+
+		assert_non_null(fp);
+		assert_int_equal(fscanf(fp, "%llu", &id), 1);
+		fclose(fp);
+		attrs[i].type = PERF_TYPE_TRACEPOINT;
+		attrs[i].config = id;
+		pa[i] = &attrs[i];
+	}
+	assert_int_equal(tally__tracing_data(&b, pa, g.gl_pathc), 0);
+	f = tally_trace_fmt__new(b.p, b.len);
+	assert_non_null(f);
+	for (int i = 0; tally_trace_fmt__damaged(f, i, &ev, &why) >= 0; i++, nr_dmg++)
+		print_error("%s: %s\n", ev, why);
+	print_message("# %zu formats, %d read as damaged\n", g.gl_pathc, nr_dmg);
+	assert_int_equal(nr_dmg, 0);
+	tally_trace_fmt__free(f);
+	tally__buf_free(&b);
+	free(pa);
+	free(attrs);
+	globfree(&g);
+}
+
+static const char format[] =
+	"name: ev\n"
+	"ID: 7\n"
+	"format:\n"
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
+	"\n"
+	"\tfield:const char * fn;\toffset:8;\tsize:8;\tsigned:0;\n"
+	"\n"
+	"print fmt: \"%s\tNode: <%s>\", REC->fn, REC->fn\n";
+
+/* Lines a damaged printk_formats may hold: none may be read outside. */
+static const char printk[] =
+	"0x1000 : \"mas_split\"\n"
+	"0x2000 : \"a\"\n"
+	"0x3000 : \"\"\n"
+	"no colon\n"
+	"\n"
+	"0x4000 : \"ends in a newline\\n\"\n"
+	"0x5000 :";
+
+static struct tally_trace_fmt *crafted(struct tally__buf *b)
+{
+	static const unsigned char magic[] = { 0x17, 0x08, 0x44 };
+	uint8_t le = 0, lsz = 8;
+
+	tally__buf_add(b, magic, sizeof(magic));
+	tally__buf_add(b, "tracing0.6", 11);
+	tally__buf_add(b, &le, 1);
+	tally__buf_add(b, &lsz, 1);
+	tally__buf_u32(b, 4096);
+	tally__buf_add(b, "header_page", 12);
+	tally__buf_u64(b, 0);
+	tally__buf_add(b, "header_event", 13);
+	tally__buf_u64(b, 0);
+	tally__buf_u32(b, 0);			/* ftrace formats */
+	tally__buf_u32(b, 1);			/* systems */
+	tally__buf_add(b, "sys", 4);
+	tally__buf_u32(b, 1);
+	tally__buf_u64(b, sizeof(format) - 1);
+	tally__buf_add(b, format, sizeof(format) - 1);
+	tally__buf_u32(b, 0);			/* kallsyms */
+	tally__buf_u32(b, sizeof(printk) - 1);
+	tally__buf_add(b, printk, sizeof(printk) - 1);
+	tally__buf_u64(b, 0);			/* saved cmdlines */
+	assert_false(b->oom);
+	return tally_trace_fmt__new(b->p, b->len);
+}
+
+static void print_fn(struct tally_trace_fmt *f, uint64_t fn, const char *want)
+{
+	unsigned char raw[16] = { 7 };
+	char buf[256];
+
+	memcpy(raw + 8, &fn, 8);
+	assert_true(tally_trace_fmt__print(f, raw, sizeof(raw), buf, sizeof(buf)) > 0);
+	assert_string_equal(buf, want);
+}
+
+/* The tab in the string is kept, the address prints its printk string. */
+static void test_printk_strings(void **state)
+{
+	struct tally__buf b = { 0 };
+	struct tally_trace_fmt *f = crafted(&b);
+
+	assert_non_null(f);
+	assert_int_equal(tally_trace_fmt__damaged(f, 0, NULL, NULL), -ENOENT);
+	print_fn(f, 0x1000, "mas_split\tNode: <mas_split>");
+	print_fn(f, 0x2000, "a\tNode: <a>");
+	print_fn(f, 0x3000, "\tNode: <>");
+	print_fn(f, 0x4000, "ends in a newline\tNode: <ends in a newline>");
+	print_fn(f, 0x6000, "6000\tNode: <6000>");	/* none: the address, as perf */
+	tally_trace_fmt__free(f);
+	tally__buf_free(&b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_running_kernel_formats),
+		cmocka_unit_test(test_printk_strings),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
