@@ -2,75 +2,24 @@
 /*
  * The perf.data writer: file mode (header, ids, attrs, data, features,
  * header patched at the end) and pipe mode (header records), zstd
- * COMPRESSED records. Layout and traps: docs perf-data-format.md.
+ * COMPRESSED records. Layout and traps: docs perf-data-format.md. The
+ * features' payloads: data_write_feat.c.
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
-#include <sys/stat.h>
-#include <sys/utsname.h>
 #include <tally/data_write.h>
 #include "internal.h"
 #include "data_write_internal.h"
 #include "zstd_wrap.h"
 
-#define FILE_ATTR_SIZE	128		/* perf 6.1's sizeof(struct perf_event_attr) */
 #define HDR_SIZE	104
 #define ZCHUNK		(256 * 1024)	/* data bytes per compressed frame */
-#define ZMMAP_LEN	528384		/* what perf's COMPRESSED feature says: 129 pages */
 #define ZREC_MAX	65528		/* a COMPRESSED record, header included */
 #define MARK_STEP	4096
 
 /* ---- the writer ---- */
-
-struct wattr {
-	struct perf_event_attr attr;
-	uint64_t *ids;
-	size_t nr_ids;
-	char *name;
-};
-
-struct wbid {
-	int32_t pid;
-	uint16_t misc;
-	uint8_t id[20];
-	uint8_t len;
-	char *name;
-};
-
-struct tally_data_writer {
-	int fd;
-	bool pipe, begun, finished;
-	int level;
-	char **cmdline;
-	int cmdline_nr;
-	struct wattr *attrs;
-	size_t nr_attrs;
-	struct wbid *bids;
-	size_t nr_bids;
-	uint64_t bytes;		/* to the fd */
-	uint64_t uncompressed;	/* handed to write/writev */
-	uint64_t zbytes;	/* COMPRESSED record bytes */
-	uint64_t zmax_chunk;
-	uint64_t attrs_off, data_off;
-	int time_off;		/* of TIME in every sample (same for all attrs), or -1 */
-	uint64_t first_time, last_time;	/* SAMPLE_TIME feature */
-	uint64_t good;		/* file: end of the last whole write */
-	uint64_t samples;	/* SAMPLE records before good (pipe: written whole) */
-	int err;		/* first write error (positive) */
-	struct mark {		/* record boundaries, >= 4 KiB apart */
-		uint64_t off, samples;
-	} *marks;
-	size_t nr_marks, cap_marks;
-	struct tally__zstd *z;
-	struct tally__buf zin;
-	unsigned char *zout;
-	size_t zout_cap;
-};
 
 static char *dupstr(const char *s)
 {
@@ -183,16 +132,6 @@ int tally_data_writer__add_attr(struct tally_data_writer *w, const struct perf_e
 	}
 	w->nr_attrs++;
 	return 0;
-}
-
-/* The attr as the file holds it: FILE_ATTR_SIZE bytes. */
-static void put_attr(struct tally__buf *b, const struct perf_event_attr *attr)
-{
-	unsigned char tmp[sizeof(*attr) > FILE_ATTR_SIZE ? sizeof(*attr) : FILE_ATTR_SIZE];
-
-	memset(tmp, 0, sizeof(tmp));
-	memcpy(tmp, attr, sizeof(*attr));
-	tally__buf_add(b, tmp, FILE_ATTR_SIZE);
 }
 
 /* Every byte or the error; partial writes are counted in bytes. */
@@ -494,432 +433,6 @@ int tally_data_writer__add_build_id(struct tally_data_writer *w, int32_t pid, ui
 	return 0;
 }
 
-/* ---- features ---- */
-
-static bool any_tracepoint(const struct tally_data_writer *w)
-{
-	for (size_t i = 0; i < w->nr_attrs; i++)
-		if (w->attrs[i].attr.type == PERF_TYPE_TRACEPOINT)
-			return true;
-	return false;
-}
-
-static const struct perf_event_attr *clock_attr(const struct tally_data_writer *w)
-{
-	for (size_t i = 0; i < w->nr_attrs; i++)
-		if (w->attrs[i].attr.use_clockid)
-			return &w->attrs[i].attr;
-	return NULL;
-}
-
-static void feat_uname(struct tally__buf *b, int feat)
-{
-	struct utsname u;
-
-	if (uname(&u) < 0)
-		memset(&u, 0, sizeof(u));
-	tally__buf_str(b, feat == TALLY__FEAT_HOSTNAME ? u.nodename :
-			  feat == TALLY__FEAT_OSRELEASE ? u.release : u.machine);
-}
-
-static int max_present_cpu(void)
-{
-	char buf[256], *p;
-	int max = -1;
-
-	if (tally__read_file("/sys/devices/system/cpu/present", buf, sizeof(buf)) < 0)
-		return (int)sysconf(_SC_NPROCESSORS_CONF);
-	/* "0-3,8-11": the last number is the highest */
-	for (p = buf; *p;) {
-		long v = strtol(p, &p, 10);
-
-		if (v > max)
-			max = (int)v;
-		while (*p && (*p < '0' || *p > '9'))
-			p++;
-	}
-	return max + 1;
-}
-
-static void feat_cpudesc(struct tally__buf *b)
-{
-	char line[512], desc[512] = "";
-	FILE *f = fopen("/proc/cpuinfo", "r");
-
-	while (f && fgets(line, sizeof(line), f)) {
-		char *c = strchr(line, ':');
-
-		if (!c || (strncmp(line, "model name", 10) && strncmp(line, "Processor", 9) &&
-			   strncmp(line, "cpu model", 9)))
-			continue;
-		c++;
-		/* perf squeezes runs of blanks to one and trims */
-		size_t n = 0;
-		for (; *c && *c != '\n'; c++) {
-			if ((*c == ' ' || *c == '\t') && (n == 0 || desc[n - 1] == ' '))
-				continue;
-			desc[n++] = *c == '\t' ? ' ' : *c;
-		}
-		while (n && desc[n - 1] == ' ')
-			n--;
-		desc[n] = 0;
-		break;
-	}
-	if (f)
-		fclose(f);
-	tally__buf_str(b, desc);
-}
-
-#if defined(__x86_64__) || defined(__i386__)
-#include <cpuid.h>
-static void feat_cpuid(struct tally__buf *b)
-{
-	unsigned int a, bx, c, d, family, model, step;
-	char vendor[13], s[64];
-
-	__cpuid(0, a, bx, c, d);
-	memcpy(vendor, &bx, 4);
-	memcpy(vendor + 4, &d, 4);
-	memcpy(vendor + 8, &c, 4);
-	vendor[12] = 0;
-	__cpuid(1, a, bx, c, d);
-	family = (a >> 8) & 0xf;
-	model = (a >> 4) & 0xf;
-	step = a & 0xf;
-	if (family == 0xf)
-		family += (a >> 20) & 0xff;
-	if (family >= 0x6)
-		model += ((a >> 16) & 0xf) << 4;
-	snprintf(s, sizeof(s), "%s,%u,%u,%u", vendor, family, model, step);
-	tally__buf_str(b, s);
-}
-#define HAVE_CPUID 1
-#endif
-
-static uint64_t meminfo_kb(const char *path, const char *key)
-{
-	char line[256];
-	FILE *f = fopen(path, "r");
-	uint64_t v = 0;
-
-	while (f && fgets(line, sizeof(line), f)) {
-		char *k = strstr(line, key);
-
-		if (k && k[strlen(key)] == ':') {
-			v = strtoull(k + strlen(key) + 1, NULL, 10);
-			break;
-		}
-	}
-	if (f)
-		fclose(f);
-	return v;
-}
-
-static void feat_cmdline(struct tally__buf *b, const struct tally_data_writer *w)
-{
-	char self[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-
-	self[n > 0 ? n : 0] = 0;
-	tally__buf_u32(b, (uint32_t)w->cmdline_nr + 1);
-	tally__buf_str(b, self);
-	for (int i = 0; i < w->cmdline_nr; i++)
-		tally__buf_str(b, w->cmdline[i]);
-}
-
-static void feat_event_desc(struct tally__buf *b, const struct tally_data_writer *w)
-{
-	tally__buf_u32(b, (uint32_t)w->nr_attrs);
-	tally__buf_u32(b, FILE_ATTR_SIZE);
-	for (size_t i = 0; i < w->nr_attrs; i++) {
-		const struct wattr *a = &w->attrs[i];
-
-		put_attr(b, &a->attr);
-		tally__buf_u32(b, (uint32_t)a->nr_ids);
-		tally__buf_str(b, a->name ? a->name : "");
-		tally__buf_add(b, a->ids, a->nr_ids * sizeof(uint64_t));
-	}
-}
-
-/* One BUILD_ID entry; type 0 in the feature, HEADER_BUILD_ID as a record. */
-static void put_build_id(struct tally__buf *b, const struct wbid *e, uint32_t type)
-{
-	size_t n = strlen(e->name) + 1, len = (n + 63) & ~(size_t)63;
-	struct perf_event_header h = {
-		.type = type,
-		.misc = (uint16_t)(e->misc | 0x8000),	/* BUILD_ID_SIZE */
-		.size = (uint16_t)(8 + 4 + 24 + len),
-	};
-	uint8_t id[24] = { 0 };
-
-	memcpy(id, e->id, e->len);
-	id[20] = e->len;
-	tally__buf_add(b, &h, sizeof(h));
-	tally__buf_add(b, &e->pid, 4);
-	tally__buf_add(b, id, sizeof(id));
-	tally__buf_add(b, e->name, n);
-	tally__buf_zero(b, len - n);
-}
-
-static void feat_build_id(struct tally__buf *b, const struct tally_data_writer *w)
-{
-	for (size_t i = 0; i < w->nr_bids; i++)
-		put_build_id(b, &w->bids[i], 0);
-}
-
-/* Unique strings, in first-seen order. */
-struct strlist {
-	char **s;
-	size_t nr;
-};
-
-static void strlist_add(struct strlist *l, const char *s)
-{
-	char **n;
-
-	for (size_t i = 0; i < l->nr; i++)
-		if (!strcmp(l->s[i], s))
-			return;
-	n = realloc(l->s, (l->nr + 1) * sizeof(*n));
-	if (!n)
-		return;
-	l->s = n;
-	if ((l->s[l->nr] = strdup(s)))
-		l->nr++;
-}
-
-static void strlist_put(struct tally__buf *b, struct strlist *l)
-{
-	tally__buf_u32(b, (uint32_t)l->nr);
-	for (size_t i = 0; i < l->nr; i++) {
-		tally__buf_str(b, l->s[i]);
-		free(l->s[i]);
-	}
-	free(l->s);
-	l->s = NULL;
-	l->nr = 0;
-}
-
-static int topo_read(int cpu, const char *file, const char *alt, char *buf, size_t len)
-{
-	int n = tally__read_filef(buf, len, "/sys/devices/system/cpu/cpu%d/topology/%s", cpu, file);
-
-	if (n < 0 && alt)
-		n = tally__read_filef(buf, len, "/sys/devices/system/cpu/cpu%d/topology/%s", cpu, alt);
-	return n;
-}
-
-static int topo_int(int cpu, const char *file)
-{
-	char buf[32];
-
-	return topo_read(cpu, file, NULL, buf, sizeof(buf)) < 0 ? -1 : atoi(buf);
-}
-
-static void feat_cpu_topology(struct tally__buf *b)
-{
-	struct strlist core = { 0 }, thread = { 0 }, die = { 0 };
-	int nr = max_present_cpu();
-	char buf[4096];
-	bool dies = true;
-
-	for (int c = 0; c < nr; c++) {
-		if (topo_read(c, "package_cpus_list", "core_siblings_list", buf, sizeof(buf)) >= 0)
-			strlist_add(&core, buf);
-		if (topo_read(c, "core_cpus_list", "thread_siblings_list", buf, sizeof(buf)) >= 0)
-			strlist_add(&thread, buf);
-		if (topo_read(c, "die_cpus_list", NULL, buf, sizeof(buf)) >= 0)
-			strlist_add(&die, buf);
-		else if (access("/sys/devices/system/cpu/cpu0/topology", F_OK) == 0 && c == 0)
-			dies = false;
-	}
-	strlist_put(b, &core);
-	strlist_put(b, &thread);
-	for (int c = 0; c < nr; c++) {
-		tally__buf_u32(b, (uint32_t)topo_int(c, "core_id"));
-		tally__buf_u32(b, (uint32_t)topo_int(c, "physical_package_id"));
-	}
-	if (!dies || !die.nr) {
-		strlist_put(b, &die);	/* frees */
-		b->len -= 4;
-		return;
-	}
-	strlist_put(b, &die);
-	for (int c = 0; c < nr; c++)
-		tally__buf_u32(b, (uint32_t)topo_int(c, "die_id"));
-}
-
-static void feat_numa_topology(struct tally__buf *b)
-{
-	char buf[4096], path[128];
-	int nodes[1024], nr = 0;
-	char *p;
-
-	if (tally__read_file("/sys/devices/system/node/online", buf, sizeof(buf)) < 0)
-		strcpy(buf, "0");
-	for (p = buf; *p && nr < (int)ARRAY_SIZE(nodes);) {
-		long lo = strtol(p, &p, 10), hi = lo;
-
-		if (*p == '-')
-			hi = strtol(p + 1, &p, 10);
-		for (long n = lo; n <= hi && nr < (int)ARRAY_SIZE(nodes); n++)
-			nodes[nr++] = (int)n;
-		if (*p == ',')
-			p++;
-		else
-			break;
-	}
-	tally__buf_u32(b, (uint32_t)nr);
-	for (int i = 0; i < nr; i++) {
-		uint64_t total, free_kb;
-
-		snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/meminfo", nodes[i]);
-		total = meminfo_kb(path, "MemTotal");
-		free_kb = meminfo_kb(path, "MemFree");
-		if (!total && nr == 1) {
-			total = meminfo_kb("/proc/meminfo", "MemTotal");
-			free_kb = meminfo_kb("/proc/meminfo", "MemFree");
-		}
-		tally__buf_u32(b, (uint32_t)nodes[i]);
-		tally__buf_u64(b, total);
-		tally__buf_u64(b, free_kb);
-		if (tally__read_filef(buf, sizeof(buf), "/sys/devices/system/node/node%d/cpulist",
-				      nodes[i]) < 0)
-			snprintf(buf, sizeof(buf), "0-%d", max_present_cpu() - 1);
-		tally__buf_str(b, buf);
-	}
-}
-
-static void feat_clockid(struct tally__buf *b, const struct perf_event_attr *a)
-{
-	struct timespec res;
-	uint64_t ns = 0;
-
-	if (clock_getres(a->clockid, &res) == 0)
-		ns = (uint64_t)res.tv_sec * 1000000000ull + (uint64_t)res.tv_nsec;
-	tally__buf_u64(b, ns);
-}
-
-static void feat_clock_data(struct tally__buf *b, const struct perf_event_attr *a)
-{
-	struct timespec tod, clk;
-
-	clock_gettime(CLOCK_REALTIME, &tod);
-	clock_gettime(a->clockid, &clk);
-	tally__buf_u32(b, 1);
-	tally__buf_u32(b, (uint32_t)a->clockid);
-	tally__buf_u64(b, (uint64_t)tod.tv_sec * 1000000000ull + (uint64_t)tod.tv_nsec);
-	tally__buf_u64(b, (uint64_t)clk.tv_sec * 1000000000ull + (uint64_t)clk.tv_nsec);
-}
-
-static void feat_compressed(struct tally__buf *b, const struct tally_data_writer *w)
-{
-	uint64_t ratio = w->zbytes ? (w->uncompressed + w->zbytes / 2) / w->zbytes : 1;
-	uint64_t mmap_len = w->zmax_chunk > ZMMAP_LEN ? w->zmax_chunk : ZMMAP_LEN;
-
-	tally__buf_u32(b, 0);			/* version */
-	tally__buf_u32(b, 1);			/* zstd */
-	tally__buf_u32(b, (uint32_t)w->level);
-	tally__buf_u32(b, (uint32_t)(ratio ? ratio : 1));
-	tally__buf_u32(b, (uint32_t)mmap_len);	/* decompressed bytes per record at most */
-}
-
-/* The payload of feature `feat` into b; false when this writer has none. */
-static bool feature(struct tally_data_writer *w, int feat, struct tally__buf *b)
-{
-	const struct perf_event_attr *ca = clock_attr(w);
-
-	switch (feat) {
-	case TALLY__FEAT_TRACING_DATA: {
-		const struct perf_event_attr **v;
-		int err;
-
-		if (!any_tracepoint(w))
-			return false;
-		v = tally__calloc(w->nr_attrs, sizeof(*v));
-		if (!v) {
-			b->oom = true;
-			return true;
-		}
-		for (size_t i = 0; i < w->nr_attrs; i++)
-			v[i] = &w->attrs[i].attr;
-		err = tally__tracing_data(b, v, w->nr_attrs);
-		free(v);
-		if (err < 0) {
-			pr_warn("perf.data: no tracing data (%s): perf will not read the tracepoints\n",
-				strerror(-err));
-			return false;
-		}
-		return true;
-	}
-	case TALLY__FEAT_BUILD_ID:
-		feat_build_id(b, w);
-		return true;
-	case TALLY__FEAT_HOSTNAME:
-	case TALLY__FEAT_OSRELEASE:
-	case TALLY__FEAT_ARCH:
-		feat_uname(b, feat);
-		return true;
-	case TALLY__FEAT_VERSION: {
-		char v[64];
-
-		snprintf(v, sizeof(v), "tally %s", tally_version());
-		tally__buf_str(b, v);
-		return true;
-	}
-	case TALLY__FEAT_NRCPUS:
-		tally__buf_u32(b, (uint32_t)max_present_cpu());
-		tally__buf_u32(b, (uint32_t)sysconf(_SC_NPROCESSORS_ONLN));
-		return true;
-	case TALLY__FEAT_CPUDESC:
-		feat_cpudesc(b);
-		return true;
-#ifdef HAVE_CPUID
-	case TALLY__FEAT_CPUID:
-		feat_cpuid(b);
-		return true;
-#endif
-	case TALLY__FEAT_TOTAL_MEM:
-		tally__buf_u64(b, meminfo_kb("/proc/meminfo", "MemTotal"));
-		return true;
-	case TALLY__FEAT_CMDLINE:
-		feat_cmdline(b, w);
-		return true;
-	case TALLY__FEAT_EVENT_DESC:
-		feat_event_desc(b, w);
-		return true;
-	case TALLY__FEAT_CPU_TOPOLOGY:
-		feat_cpu_topology(b);
-		return true;
-	case TALLY__FEAT_NUMA_TOPOLOGY:
-		feat_numa_topology(b);
-		return true;
-	case TALLY__FEAT_SAMPLE_TIME:
-		if (w->pipe || !w->last_time)
-			return false;
-		tally__buf_u64(b, w->first_time);
-		tally__buf_u64(b, w->last_time);
-		return true;
-	case TALLY__FEAT_CLOCKID:
-		if (!ca)
-			return false;
-		feat_clockid(b, ca);
-		return true;
-	case TALLY__FEAT_CLOCK_DATA:
-		if (!ca)
-			return false;
-		feat_clock_data(b, ca);
-		return true;
-	case TALLY__FEAT_COMPRESSED:
-		if (!w->level)
-			return false;
-		feat_compressed(b, w);
-		return true;
-	default:
-		return false;
-	}
-}
-
 /* ---- file header ---- */
 
 struct file_header {
@@ -978,7 +491,7 @@ static int begin_file(struct tally_data_writer *w)
 	for (size_t i = 0; i < w->nr_attrs; i++) {
 		uint64_t ids[2] = { w->attrs[i].nr_ids ? off : 0, w->attrs[i].nr_ids * 8 };
 
-		put_attr(&b, &w->attrs[i].attr);
+		tally__put_attr(&b, &w->attrs[i].attr);
 		tally__buf_add(&b, ids, sizeof(ids));
 		off += w->attrs[i].nr_ids * 8;
 	}
@@ -1025,12 +538,12 @@ static int begin_pipe(struct tally_data_writer *w)
 			return tally__err(E2BIG);
 		}
 		put_header(&b, TALLY__REC_HEADER_ATTR, sz);
-		put_attr(&b, &w->attrs[i].attr);
+		tally__put_attr(&b, &w->attrs[i].attr);
 		tally__buf_add(&b, w->attrs[i].ids, w->attrs[i].nr_ids * 8);
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(pipe_feats); i++) {
 		f.len = 0;
-		if (!feature(w, pipe_feats[i], &f) || f.oom || 16 + f.len > 0xffff)
+		if (!tally__data_write_feature(w, pipe_feats[i], &f) || f.oom || 16 + f.len > 0xffff)
 			continue;
 		put_header(&b, TALLY__REC_HEADER_FEATURE, 16 + f.len);
 		tally__buf_u64(&b, (uint64_t)pipe_feats[i]);
@@ -1039,7 +552,7 @@ static int begin_pipe(struct tally_data_writer *w)
 	put_header(&b, TALLY__REC_HEADER_FEATURE, 16);
 	tally__buf_u64(&b, TALLY__FEAT_LAST);
 	f.len = 0;
-	if (feature(w, TALLY__FEAT_TRACING_DATA, &f) && !f.oom) {
+	if (tally__data_write_feature(w, TALLY__FEAT_TRACING_DATA, &f) && !f.oom) {
 		size_t al = (f.len + 7) & ~(size_t)7;
 
 		put_header(&b, TALLY__REC_HEADER_TRACING_DATA, 16);
@@ -1108,7 +621,7 @@ static int write_features(struct tally_data_writer *w, bool essential, uint64_t 
 		if (essential && f != TALLY__FEAT_TRACING_DATA && f != TALLY__FEAT_EVENT_DESC &&
 		    f != TALLY__FEAT_COMPRESSED)
 			continue;
-		if (!feature(w, f, &payload[f]) || payload[f].oom) {
+		if (!tally__data_write_feature(w, f, &payload[f]) || payload[f].oom) {
 			tally__buf_free(&payload[f]);
 			continue;
 		}
@@ -1189,7 +702,7 @@ static int finish_pipe(struct tally_data_writer *w)
 	int err;
 
 	for (size_t i = 0; i < w->nr_bids; i++)
-		put_build_id(&b, &w->bids[i], TALLY__REC_HEADER_BUILD_ID);
+		tally__put_build_id(&b, &w->bids[i], TALLY__REC_HEADER_BUILD_ID);
 	if (b.oom)
 		err = -ENOMEM;
 	else

@@ -1,19 +1,16 @@
 // SPDX-License-Identifier: MIT
 /*
  * DSOs: symbol tables from ELF files (libelf), their separate debug
- * files, MiniDebugInfo, /proc/kallsyms and JIT maps; source lines
- * through libdw. Each DSO is loaded once by tally_symbols (symbols.c).
+ * files and MiniDebugInfo. Each DSO is loaded once by tally_symbols
+ * (symbols.c); perf's rules for the table: symtab.c; JIT maps: jitmap.c;
+ * source lines: srcline.c.
  */
-#include <ctype.h>
-#include <dwarf.h>
-#include <elfutils/libdw.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <inttypes.h>
 #include <libelf.h>
 #include <lzma.h>
 #include <stdio.h>
-#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 #include "internal.h"
@@ -22,222 +19,7 @@
 #include "dso_internal.h"
 #include "asan.h"
 
-/* ---- symbol table building, perf's rules ---- */
-
-int tally__symvec_add(struct tally__symvec *v, uint64_t start, uint64_t size,
-		      uint8_t binding, const char *name, bool module_edge)
-{
-	if (v->nr == v->alloc) {
-		size_t n = v->alloc ? v->alloc * 2 : 256;
-		void *p = tally__reallocarray(v->v, n, sizeof(*v->v));
-
-		if (!p)
-			return -ENOMEM;
-		v->v = p;
-		v->alloc = n;
-	}
-	char *dup = strdup(name);
-
-	if (!dup)
-		return -ENOMEM;
-	v->v[v->nr++] = (struct tally__rawsym){
-		.start = start, .end = start + size, .binding = binding,
-		.name = dup, .idx = v->nr, .module_edge = module_edge,
-	};
-	return 0;
-}
-
-static int rawsym_cmp(const void *a, const void *b)
-{
-	const struct tally__rawsym *x = a, *y = b;
-
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	/* Equal starts keep table order: perf's rb-tree inserts them right. */
-	return x->idx < y->idx ? -1 : x->idx > y->idx;
-}
-
-static size_t lead_underscores(const char *s)
-{
-	size_t n = 0;
-
-	while (s[n] == '_')
-		n++;
-	return n;
-}
-
-/* perf's choose_best_symbol(): true when a beats (or ties) b. */
-static bool best_is_a(const struct tally__rawsym *a, const struct tally__rawsym *b)
-{
-	uint64_t sa = a->end - a->start, sb = b->end - b->start;
-
-	if (!sb && sa)
-		return true;
-	if (!sa && sb)
-		return false;
-	bool wa = a->binding == STB_WEAK, wb = b->binding == STB_WEAK;
-
-	if (wb && !wa)
-		return true;
-	if (wa && !wb)
-		return false;
-	bool ga = a->binding == STB_GLOBAL, gb = b->binding == STB_GLOBAL;
-
-	if (ga && !gb)
-		return true;
-	if (gb && !ga)
-		return false;
-	size_t ua = lead_underscores(a->name), ub = lead_underscores(b->name);
-
-	if (ub > ua)
-		return true;
-	if (ua > ub)
-		return false;
-	return strlen(a->name) >= strlen(b->name);
-}
-
-/*
- * Sort, give zero-sized symbols the room up to the next one (perf's
- * symbols__fixup_end, which runs first), then keep one symbol per
- * address (symbols__fixup_duplicate). Names are demangled here, once.
- */
-int tally__symvec_finish(struct tally__symvec *v, struct tally_symbol **out,
-			 size_t *nr_out, bool demangle)
-{
-	struct tally__rawsym *r = v->v;
-	size_t n = v->nr, k = 0;
-
-	*out = NULL;
-	*nr_out = 0;
-	if (!n)
-		return 0;
-	/* kallsyms and most symbol tables come in order: sort only when not */
-	for (size_t i = 1; i < n; i++)
-		if (rawsym_cmp(&r[i - 1], &r[i]) > 0) {
-			qsort(r, n, sizeof(*r), rawsym_cmp);
-			break;
-		}
-	for (size_t i = 0; i + 1 < n; i++) {
-		if (r[i].end != r[i].start)
-			continue;
-		/* kallsyms: the last symbol before the modules ends at a page. */
-		if (r[i].module_edge != r[i + 1].module_edge)
-			r[i].end = (r[i].end + 4096 + 4095) & ~4095ull;
-		else
-			r[i].end = r[i + 1].start;
-	}
-	if (r[n - 1].end == r[n - 1].start)
-		r[n - 1].end = ((r[n - 1].start + 4095) & ~4095ull) + 4096;
-	for (size_t i = 1; i < n; i++) {
-		struct tally__rawsym *cur = &r[k];
-
-		if (r[i].start != cur->start) {
-			r[++k] = r[i];
-			continue;
-		}
-		if (best_is_a(cur, &r[i])) {
-			free(r[i].name);
-		} else {
-			free(cur->name);
-			*cur = r[i];
-		}
-	}
-	n = k + 1;
-	struct tally_symbol *s = tally__calloc(n, sizeof(*s));
-
-	if (!s)
-		return -ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		char *dm = demangle ? tally_demangle(r[i].name) : NULL;
-
-		if (dm) {
-			free(r[i].name);
-			r[i].name = dm;
-		}
-		s[i] = (struct tally_symbol){ .start = r[i].start, .end = r[i].end,
-					      .name = r[i].name, .binding = r[i].binding };
-	}
-	free(v->v);
-	memset(v, 0, sizeof(*v));
-	*out = s;
-	*nr_out = n;
-	return 0;
-}
-
-void tally__symvec_free(struct tally__symvec *v)
-{
-	for (size_t i = 0; i < v->nr; i++)
-		free(v->v[i].name);
-	free(v->v);
-	memset(v, 0, sizeof(*v));
-}
-
-const struct tally_symbol *tally__syms_find(const struct tally_symbol *s, size_t n,
-					    uint64_t addr)
-{
-	size_t lo = 0, hi = n;
-
-	/* Last symbol with start <= addr. */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (s[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (!lo)
-		return NULL;
-	/* A nested symbol may end early: the enclosing one is a few back. */
-	for (size_t i = lo, tries = 0; i > 0 && tries < 4; i--, tries++)
-		if (addr < s[i - 1].end)
-			return &s[i - 1];
-	return NULL;
-}
-
 /* ---- ELF ---- */
-
-struct elf_file {
-	int fd;
-	Elf *elf;
-	void *mem;		/* backing buffer for elf_memory(), or NULL */
-};
-
-static void elf_file_close(struct elf_file *f)
-{
-	if (f->elf)
-		elf_end(f->elf);
-	if (f->fd >= 0)
-		close(f->fd);
-	free(f->mem);
-	f->elf = NULL;
-	f->fd = -1;
-	f->mem = NULL;
-}
-
-static int elf_file_open(struct elf_file *f, const char *path)
-{
-	struct stat st;
-
-	f->fd = -1;
-	f->elf = NULL;
-	f->mem = NULL;
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return -EINVAL;
-	f->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (f->fd < 0)
-		return -errno;
-	if (fstat(f->fd, &st) || !S_ISREG(st.st_mode) || !tally__elf_shdrs_in_file(f->fd)) {
-		elf_file_close(f);
-		return -ENOEXEC;
-	}
-	f->elf = tally__elf_begin(f->fd);
-	if (!f->elf || elf_kind(f->elf) != ELF_K_ELF) {
-		elf_file_close(f);
-		return -ENOEXEC;
-	}
-	return 0;
-}
 
 static Elf_Scn *find_scn(Elf *elf, const char *name, uint32_t type, GElf_Shdr *sh)
 {
@@ -437,32 +219,32 @@ static int try_debug(struct tally_dso *d, const char *path, const uint8_t *want,
 		     size_t want_sz, uint32_t crc, bool check_crc,
 		     struct tally__symvec *v)
 {
-	struct elf_file f;
+	struct tally__elf_file f;
 	uint8_t id[TALLY_BUILD_ID_MAX];
 	int n;
 
-	if (access(path, R_OK) || elf_file_open(&f, path))
+	if (access(path, R_OK) || tally__elf_file_open(&f, path))
 		return 0;
 	n = tally__elf_build_id(f.elf, id, sizeof(id));
 	if (want_sz && n && ((size_t)n != want_sz || memcmp(id, want, want_sz))) {
 		pr_debug("%s: build id differs from %s, not used\n", path, d->name);
-		elf_file_close(&f);
+		tally__elf_file_close(&f);
 		return 0;
 	}
 	if (check_crc && file_crc32(path) != crc) {
 		pr_debug("%s: debuglink CRC differs, not used\n", path);
-		elf_file_close(&f);
+		tally__elf_file_close(&f);
 		return 0;
 	}
 	if (!has_symtab(f.elf) || load_symtab(f.elf, SHT_SYMTAB, v) <= 0) {
-		elf_file_close(&f);
+		tally__elf_file_close(&f);
 		return 0;
 	}
 	free(d->symsrc);
 	d->symsrc = strdup(path);
 	free(d->dwarf_path);
 	d->dwarf_path = strdup(path);
-	elf_file_close(&f);
+	tally__elf_file_close(&f);
 	return 1;
 }
 
@@ -765,13 +547,13 @@ int tally__dso_load_elf(struct tally_dso *d, const struct tally__dso_ctx *ctx,
 			const uint8_t *want_id, size_t want_sz)
 {
 	struct tally__symvec v = { 0 };
-	struct elf_file f;
+	struct tally__elf_file f;
 	uint8_t id[TALLY_BUILD_ID_MAX];
 	const uint8_t *use_id = NULL;
 	size_t use_sz = 0;
 	int n, err, nplt = 0;
 
-	err = elf_file_open(&f, d->name);
+	err = tally__elf_file_open(&f, d->name);
 	if (err) {
 		d->status = err == -ENOENT || err == -ENOTDIR || err == -EACCES ?
 			    TALLY_DSO_MISSING : TALLY_DSO_NOT_ELF;
@@ -845,7 +627,7 @@ finish:
 		d->status = TALLY_DSO_STRIPPED;
 out:
 	tally__symvec_free(&v);
-	elf_file_close(&f);
+	tally__elf_file_close(&f);
 	return err < 0 ? err : 0;
 }
 
@@ -878,289 +660,4 @@ int tally__dso_load_image(struct tally_dso *d, const void *img, size_t len, bool
 	tally__symvec_free(&v);
 	elf_end(elf);
 	return err < 0 ? err : 0;
-}
-
-/* ---- JIT maps: /tmp/perf-PID.map, "START SIZE name" in hex ---- */
-
-int tally__dso_load_jit(struct tally_dso *d, const char *path, bool demangle)
-{
-	struct tally__symvec v = { 0 };
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t len;
-	int err = 0;
-	FILE *f = fopen(path, "re");
-
-	if (!f) {
-		d->status = TALLY_DSO_NO_JIT_MAP;
-		return 0;
-	}
-	while ((len = getline(&line, &cap, f)) > 0) {
-		char *end, *p = line;
-		uint64_t start, size;
-
-		if (line[len - 1] == '\n')
-			line[len - 1] = '\0';
-		start = strtoull(p, &end, 16);
-		if (end == p || *end != ' ')
-			continue;
-		p = end + 1;
-		size = strtoull(p, &end, 16);
-		if (end == p || *end != ' ' || !end[1])
-			continue;
-		if ((err = tally__symvec_add(&v, start, size, STB_GLOBAL, end + 1, false)))
-			break;
-	}
-	free(line);
-	fclose(f);
-	if (!err)
-		err = tally__symvec_finish(&v, &d->syms, &d->nr_syms, demangle);
-	tally__symvec_free(&v);
-	d->symsrc = strdup(path);
-	if (!err && !d->nr_syms)
-		d->status = TALLY_DSO_STRIPPED;
-	return err;
-}
-
-/* ---- source lines ---- */
-
-static int dwarf_open(struct tally_dso *d)
-{
-	struct elf_file f;
-
-	char *copy;
-	int err;
-
-	d->dwarf_tried = true;
-	if (!d->dwarf_path)
-		return -ENOENT;
-	/* a compressed debug file is read from its inflated copy */
-	copy = tally__debugcache_path(d->dwarf_path);
-	err = elf_file_open(&f, copy ? copy : d->dwarf_path);
-	if (err && copy)
-		err = elf_file_open(&f, d->dwarf_path);
-	free(copy);
-	if (err)
-		return -ENOENT;
-	d->dw = dwarf_begin_elf(f.elf, DWARF_C_READ, NULL);
-	if (!d->dw) {
-		elf_file_close(&f);
-		return -ENOENT;
-	}
-	d->dw_elf = f.elf;
-	d->dw_fd = f.fd;
-	return 0;
-}
-
-void tally__dso_dwarf_ready(struct tally_dso *d)
-{
-	pthread_mutex_lock(&d->dw_mu);
-	if (!d->dwarf_tried)
-		dwarf_open(d);
-	pthread_mutex_unlock(&d->dw_mu);
-}
-
-void tally__dso_dwarf_close(struct tally_dso *d)
-{
-	if (d->dw)
-		dwarf_end(d->dw);
-	if (d->dw_elf)
-		elf_end(d->dw_elf);
-	if (d->dw_fd >= 0)
-		close(d->dw_fd);
-	d->dw = NULL;
-	d->dw_elf = NULL;
-	d->dw_fd = -1;
-}
-
-int tally__dso_srcline(struct tally_dso *d, uint64_t vaddr, const char **file, int *line)
-{
-	Dwarf_Die cu;
-	Dwarf_Line *l;
-	const char *src;
-	int ln;
-
-	tally__dso_dwarf_ready(d);
-	if (!d->dw)
-		return -ENOENT;
-	if (!dwarf_addrdie(d->dw, vaddr, &cu))
-		return -ENOENT;
-	l = dwarf_getsrc_die(&cu, vaddr);
-	if (!l || !(src = dwarf_linesrc(l, NULL, NULL)) || dwarf_lineno(l, &ln))
-		return -ENOENT;
-	*file = src;		/* owned by d->dw, lives as long as the DSO */
-	*line = ln;
-	return 0;
-}
-
-/*
- * A function's name as binutils' addr2line gives it (which is what perf
- * 6.1 shows): the linkage name when there is one, demangled as the
- * symbols were, else DW_AT_name; through abstract origins and
- * specifications.
- */
-static const char *func_name(struct tally_dso *d, Dwarf_Die *die)
-{
-	Dwarf_Attribute a;
-	const char *n = NULL;
-
-	if (dwarf_attr_integrate(die, DW_AT_linkage_name, &a) ||
-	    dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &a))
-		n = dwarf_formstring(&a);
-	if (n && d->demangle) {
-		char *dm = tally_demangle(n);
-
-		if (dm) {
-			const char *p = tally__strpool_add(&d->inl_names, dm);
-
-			free(dm);
-			if (p)
-				return p;
-		}
-	}
-	return n ? n : dwarf_diename(die);
-}
-
-/* The length of die's range that holds pc, or 0. */
-static uint64_t range_len(Dwarf_Die *die, uint64_t pc)
-{
-	Dwarf_Addr base, lo, hi;
-	ptrdiff_t off = 0;
-
-	while ((off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0)
-		if (pc >= lo && pc < hi)
-			return hi - lo;
-	return 0;
-}
-
-/*
- * Among the CU's subprograms holding pc with die's range, the last one
- * (a DIE with children is kept: its inline chain was walked).
- */
-static bool last_alias(Dwarf_Die *cu, Dwarf_Die *die, uint64_t pc, Dwarf_Die *out)
-{
-	uint64_t len = range_len(die, pc);
-	Dwarf_Die ch;
-	bool found = false;
-
-	if (!len || dwarf_haschildren(die) || dwarf_child(cu, &ch))
-		return false;
-	do {
-		if (dwarf_tag(&ch) == DW_TAG_subprogram && !dwarf_haschildren(&ch) &&
-		    range_len(&ch, pc) == len) {
-			*out = ch;
-			found = true;
-		}
-	} while (dwarf_siblingof(&ch, &ch) == 0);
-	return found && dwarf_dieoffset(out) != dwarf_dieoffset(die);
-}
-
-/*
- * The functions at vaddr, innermost first: each inlined one, then the
- * out-of-line function holding them (the DIE nesting above the innermost
- * scope; dwarf_getscopes wanders into abstract origins past it).
- */
-/*
- * The DIE nesting at vaddr from its innermost scope out (malloc'd, or
- * NULL), its count in *n. dwarf_getscopes() finds the innermost scope
- * but then wanders into abstract origins; the DIE nesting above that
- * scope (dwarf_getscopes_die) is the inline chain itself.
- */
-static Dwarf_Die *scope_chain(Dwarf_Die *cu, uint64_t vaddr, int *n)
-{
-	Dwarf_Die *scopes = NULL, *chain = NULL, inner;
-
-	*n = dwarf_getscopes(cu, vaddr, &scopes);
-	if (*n <= 0) {
-		free(scopes);
-		*n = 0;
-		return NULL;
-	}
-	inner = scopes[0];
-	free(scopes);
-	*n = dwarf_getscopes_die(&inner, &chain);
-	if (*n <= 0) {
-		free(chain);
-		*n = 0;
-		return NULL;
-	}
-	return chain;
-}
-
-int tally__dso_inline_funcs(struct tally_dso *d, uint64_t vaddr, const char **names, int max)
-{
-	Dwarf_Die cu, *chain, best;
-	int n, k = 0;
-
-	if (max <= 0)
-		return -EINVAL;
-	tally__dso_dwarf_ready(d);
-	if (!d->dw || !dwarf_addrdie(d->dw, vaddr, &cu))
-		return -ENOENT;
-	chain = scope_chain(&cu, vaddr, &n);
-	for (int i = 0; i < n && k < max; i++) {
-		int tag = dwarf_tag(&chain[i]);
-		const char *nm;
-
-		if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram)
-			continue;
-		/*
-		 * Functions the assembler describes once per alias (mprotect,
-		 * __GI_mprotect, ...) share one range: binutils takes the last
-		 * such DIE, libdw the first. perf names what binutils names.
-		 */
-		if (tag == DW_TAG_subprogram && k == 0 && last_alias(&cu, &chain[i], vaddr, &best))
-			chain[i] = best;
-		if (!(nm = func_name(d, &chain[i])))
-			break;
-		names[k++] = nm;
-		if (tag == DW_TAG_subprogram)
-			break;
-	}
-	free(chain);
-	return k ? k : -ENOENT;
-}
-
-/* The inline chain through dwarf_getscopes: innermost scope first. */
-int tally__dso_srcline_inlines(struct tally_dso *d, uint64_t vaddr,
-			       struct tally_srcline *out, int max)
-{
-	Dwarf_Die cu, *scopes = NULL;
-	Dwarf_Files *files = NULL;
-	size_t nfiles = 0;
-	const char *file;
-	int n, k = 0, line;
-
-	if (max <= 0)
-		return -EINVAL;
-	if (tally__dso_srcline(d, vaddr, &file, &line))
-		return -ENOENT;
-	out[0] = (struct tally_srcline){ .file = file, .line = line };
-	if (!dwarf_addrdie(d->dw, vaddr, &cu))
-		return 1;
-	scopes = scope_chain(&cu, vaddr, &n);
-	dwarf_getsrcfiles(&cu, &files, &nfiles);
-	for (int i = 0; i < n && k < max; i++) {
-		int tag = dwarf_tag(&scopes[i]);
-		Dwarf_Attribute a;
-		Dwarf_Word cfile, cline;
-
-		if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram)
-			continue;
-		out[k].func = dwarf_diename(&scopes[i]);
-		if (tag == DW_TAG_subprogram)
-			break;		/* the out-of-line function ends the chain */
-		/* The caller's frame is at this inline's call site. */
-		if (k + 1 >= max || !files ||
-		    dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_file, &a), &cfile) ||
-		    dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_line, &a), &cline) ||
-		    cfile >= nfiles)
-			break;
-		k++;
-		out[k] = (struct tally_srcline){
-			.file = dwarf_filesrc(files, cfile, NULL, NULL), .line = (int)cline,
-		};
-	}
-	free(scopes);
-	return k + 1;
 }

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: MIT
 /* ELF files opened safely, and their build ids (elf_util.h). */
 #include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <gelf.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -66,6 +69,42 @@ int tally__elf_build_id(Elf *elf, uint8_t *id, size_t max)
 				return (int)n;
 			}
 		}
+	}
+	return 0;
+}
+
+void tally__elf_file_close(struct tally__elf_file *f)
+{
+	if (f->elf)
+		elf_end(f->elf);
+	if (f->fd >= 0)
+		close(f->fd);
+	free(f->mem);
+	f->elf = NULL;
+	f->fd = -1;
+	f->mem = NULL;
+}
+
+int tally__elf_file_open(struct tally__elf_file *f, const char *path)
+{
+	struct stat st;
+
+	f->fd = -1;
+	f->elf = NULL;
+	f->mem = NULL;
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -EINVAL;
+	f->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (f->fd < 0)
+		return -errno;
+	if (fstat(f->fd, &st) || !S_ISREG(st.st_mode) || !tally__elf_shdrs_in_file(f->fd)) {
+		tally__elf_file_close(f);
+		return -ENOEXEC;
+	}
+	f->elf = tally__elf_begin(f->fd);
+	if (!f->elf || elf_kind(f->elf) != ELF_K_ELF) {
+		tally__elf_file_close(f);
+		return -ENOEXEC;
 	}
 	return 0;
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Opening ELF files safely and reading their build id: shared by the
- * symbol tables (dso.c), the debug cache, build ids, uprobes and the
- * unwinder. */
+ * symbol tables (dso.c), source lines (srcline.c), the debug cache,
+ * build ids, uprobes and the unwinder. */
 #ifndef TALLY_ELF_UTIL_H
 #define TALLY_ELF_UTIL_H
 
@@ -16,5 +16,16 @@ int tally__elf_build_id(Elf *elf, uint8_t *id, size_t max);
 Elf *tally__elf_begin(int fd);
 /* The section headers lie inside the file (checked before libelf reads them). */
 bool tally__elf_shdrs_in_file(int fd);
+
+/* An ELF file opened read-only for libelf (closed by tally__elf_file_close). */
+struct tally__elf_file {
+	int fd;
+	Elf *elf;
+	void *mem;		/* backing buffer for elf_memory(), or NULL */
+};
+/* 0, or -ENOEXEC (not a regular file, not ELF, headers past its end),
+ * -errno. */
+int tally__elf_file_open(struct tally__elf_file *f, const char *path);
+void tally__elf_file_close(struct tally__elf_file *f);
 
 #endif

@@ -14,6 +14,10 @@
 #include <linux/perf_event.h>
 #include <tally/core.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 struct tally_data_reader;
 
 struct tally_data_error {
@@ -72,4 +76,7 @@ TALLY_API const char *tally_data_reader__event_name(struct tally_data_reader *r,
 TALLY_API const struct tally_data_error *
 tally_data_reader__error(const struct tally_data_reader *r);
 
+#ifdef __cplusplus
+}
+#endif
 #endif

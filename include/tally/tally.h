@@ -3,6 +3,10 @@
 #ifndef TALLY_TALLY_H
 #define TALLY_TALLY_H
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #include <tally/core.h>
 #include <tally/hash.h>
 #include <tally/sys.h>
@@ -24,4 +28,7 @@
 #include <tally/stacks.h>
 #include <tally/unwind.h>
 
+#ifdef __cplusplus
+}
+#endif
 #endif

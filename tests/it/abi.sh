@@ -34,4 +34,18 @@ is "the tally command loads no libstdc++ at start" \
 	"$(readelf -d "$TALLY" | grep NEEDED | grep -c 'libstdc++')" 0
 check "the tally command still demangles (its C++ demangler is linked in)" \
 	sh -c "nm '$TALLY' | grep -q ' T __cxa_demangle'"
+# C++ callers: every public header carries extern "C" guards, each compiles
+# alone as C++, and a C++ program links against the library by C names.
+is "every public header has extern \"C\" guards" "$(grep -L 'extern "C"' include/tally/*.h)" ""
+cxx=$(mktemp -d)
+for h in include/tally/*.h; do
+	printf '#include <tally/%s>\n' "${h##*/}" >"$cxx/h.cc"
+	g++ -fsyntax-only -x c++ -Iinclude "$cxx/h.cc" 2>"$cxx/err" ||
+		{ echo "# ${h##*/} as C++:"; sed 's/^/# /' "$cxx/err" | head -5; echo "${h##*/}" >>"$cxx/bad"; }
+done
+is "each public header compiles alone as C++" "$(cat "$cxx/bad" 2>/dev/null)" ""
+printf '#include <tally/tally.h>\n#include <cstdio>\nint main() { std::puts(tally_version()); return 0; }\n' >"$cxx/v.cc"
+check "a C++ program with <tally/tally.h> links and calls the library" \
+	sh -c "g++ -Iinclude -o '$cxx/v' -x c++ '$cxx/v.cc' -x none '$so' -Wl,-rpath,'$(dirname "$so")' && '$cxx/v' | grep -qx '$mkver'"
+rm -rf "$cxx"
 done_testing

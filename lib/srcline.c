@@ -1,0 +1,258 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Source lines through libdw: an address's file:line and its inline
+ * frames, from the DSO's debug file (opened once, by any thread).
+ * Moved from dso.c.
+ */
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "internal.h"
+#include "debugcache.h"
+#include "elf_util.h"
+#include "dso_internal.h"
+
+static int dwarf_open(struct tally_dso *d)
+{
+	struct tally__elf_file f;
+
+	char *copy;
+	int err;
+
+	d->dwarf_tried = true;
+	if (!d->dwarf_path)
+		return -ENOENT;
+	/* a compressed debug file is read from its inflated copy */
+	copy = tally__debugcache_path(d->dwarf_path);
+	err = tally__elf_file_open(&f, copy ? copy : d->dwarf_path);
+	if (err && copy)
+		err = tally__elf_file_open(&f, d->dwarf_path);
+	free(copy);
+	if (err)
+		return -ENOENT;
+	d->dw = dwarf_begin_elf(f.elf, DWARF_C_READ, NULL);
+	if (!d->dw) {
+		tally__elf_file_close(&f);
+		return -ENOENT;
+	}
+	d->dw_elf = f.elf;
+	d->dw_fd = f.fd;
+	return 0;
+}
+
+void tally__dso_dwarf_ready(struct tally_dso *d)
+{
+	pthread_mutex_lock(&d->dw_mu);
+	if (!d->dwarf_tried)
+		dwarf_open(d);
+	pthread_mutex_unlock(&d->dw_mu);
+}
+
+void tally__dso_dwarf_close(struct tally_dso *d)
+{
+	if (d->dw)
+		dwarf_end(d->dw);
+	if (d->dw_elf)
+		elf_end(d->dw_elf);
+	if (d->dw_fd >= 0)
+		close(d->dw_fd);
+	d->dw = NULL;
+	d->dw_elf = NULL;
+	d->dw_fd = -1;
+}
+
+int tally__dso_srcline(struct tally_dso *d, uint64_t vaddr, const char **file, int *line)
+{
+	Dwarf_Die cu;
+	Dwarf_Line *l;
+	const char *src;
+	int ln;
+
+	tally__dso_dwarf_ready(d);
+	if (!d->dw)
+		return -ENOENT;
+	if (!dwarf_addrdie(d->dw, vaddr, &cu))
+		return -ENOENT;
+	l = dwarf_getsrc_die(&cu, vaddr);
+	if (!l || !(src = dwarf_linesrc(l, NULL, NULL)) || dwarf_lineno(l, &ln))
+		return -ENOENT;
+	*file = src;		/* owned by d->dw, lives as long as the DSO */
+	*line = ln;
+	return 0;
+}
+
+/*
+ * A function's name as binutils' addr2line gives it (which is what perf
+ * 6.1 shows): the linkage name when there is one, demangled as the
+ * symbols were, else DW_AT_name; through abstract origins and
+ * specifications.
+ */
+static const char *func_name(struct tally_dso *d, Dwarf_Die *die)
+{
+	Dwarf_Attribute a;
+	const char *n = NULL;
+
+	if (dwarf_attr_integrate(die, DW_AT_linkage_name, &a) ||
+	    dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &a))
+		n = dwarf_formstring(&a);
+	if (n && d->demangle) {
+		char *dm = tally_demangle(n);
+
+		if (dm) {
+			const char *p = tally__strpool_add(&d->inl_names, dm);
+
+			free(dm);
+			if (p)
+				return p;
+		}
+	}
+	return n ? n : dwarf_diename(die);
+}
+
+/* The length of die's range that holds pc, or 0. */
+static uint64_t range_len(Dwarf_Die *die, uint64_t pc)
+{
+	Dwarf_Addr base, lo, hi;
+	ptrdiff_t off = 0;
+
+	while ((off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0)
+		if (pc >= lo && pc < hi)
+			return hi - lo;
+	return 0;
+}
+
+/*
+ * Among the CU's subprograms holding pc with die's range, the last one
+ * (a DIE with children is kept: its inline chain was walked).
+ */
+static bool last_alias(Dwarf_Die *cu, Dwarf_Die *die, uint64_t pc, Dwarf_Die *out)
+{
+	uint64_t len = range_len(die, pc);
+	Dwarf_Die ch;
+	bool found = false;
+
+	if (!len || dwarf_haschildren(die) || dwarf_child(cu, &ch))
+		return false;
+	do {
+		if (dwarf_tag(&ch) == DW_TAG_subprogram && !dwarf_haschildren(&ch) &&
+		    range_len(&ch, pc) == len) {
+			*out = ch;
+			found = true;
+		}
+	} while (dwarf_siblingof(&ch, &ch) == 0);
+	return found && dwarf_dieoffset(out) != dwarf_dieoffset(die);
+}
+
+/*
+ * The functions at vaddr, innermost first: each inlined one, then the
+ * out-of-line function holding them (the DIE nesting above the innermost
+ * scope; dwarf_getscopes wanders into abstract origins past it).
+ */
+/*
+ * The DIE nesting at vaddr from its innermost scope out (malloc'd, or
+ * NULL), its count in *n. dwarf_getscopes() finds the innermost scope
+ * but then wanders into abstract origins; the DIE nesting above that
+ * scope (dwarf_getscopes_die) is the inline chain itself.
+ */
+static Dwarf_Die *scope_chain(Dwarf_Die *cu, uint64_t vaddr, int *n)
+{
+	Dwarf_Die *scopes = NULL, *chain = NULL, inner;
+
+	*n = dwarf_getscopes(cu, vaddr, &scopes);
+	if (*n <= 0) {
+		free(scopes);
+		*n = 0;
+		return NULL;
+	}
+	inner = scopes[0];
+	free(scopes);
+	*n = dwarf_getscopes_die(&inner, &chain);
+	if (*n <= 0) {
+		free(chain);
+		*n = 0;
+		return NULL;
+	}
+	return chain;
+}
+
+int tally__dso_inline_funcs(struct tally_dso *d, uint64_t vaddr, const char **names, int max)
+{
+	Dwarf_Die cu, *chain, best;
+	int n, k = 0;
+
+	if (max <= 0)
+		return -EINVAL;
+	tally__dso_dwarf_ready(d);
+	if (!d->dw || !dwarf_addrdie(d->dw, vaddr, &cu))
+		return -ENOENT;
+	chain = scope_chain(&cu, vaddr, &n);
+	for (int i = 0; i < n && k < max; i++) {
+		int tag = dwarf_tag(&chain[i]);
+		const char *nm;
+
+		if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram)
+			continue;
+		/*
+		 * Functions the assembler describes once per alias (mprotect,
+		 * __GI_mprotect, ...) share one range: binutils takes the last
+		 * such DIE, libdw the first. perf names what binutils names.
+		 */
+		if (tag == DW_TAG_subprogram && k == 0 && last_alias(&cu, &chain[i], vaddr, &best))
+			chain[i] = best;
+		if (!(nm = func_name(d, &chain[i])))
+			break;
+		names[k++] = nm;
+		if (tag == DW_TAG_subprogram)
+			break;
+	}
+	free(chain);
+	return k ? k : -ENOENT;
+}
+
+/* The inline chain through dwarf_getscopes: innermost scope first. */
+int tally__dso_srcline_inlines(struct tally_dso *d, uint64_t vaddr,
+			       struct tally_srcline *out, int max)
+{
+	Dwarf_Die cu, *scopes = NULL;
+	Dwarf_Files *files = NULL;
+	size_t nfiles = 0;
+	const char *file;
+	int n, k = 0, line;
+
+	if (max <= 0)
+		return -EINVAL;
+	if (tally__dso_srcline(d, vaddr, &file, &line))
+		return -ENOENT;
+	out[0] = (struct tally_srcline){ .file = file, .line = line };
+	if (!dwarf_addrdie(d->dw, vaddr, &cu))
+		return 1;
+	scopes = scope_chain(&cu, vaddr, &n);
+	dwarf_getsrcfiles(&cu, &files, &nfiles);
+	for (int i = 0; i < n && k < max; i++) {
+		int tag = dwarf_tag(&scopes[i]);
+		Dwarf_Attribute a;
+		Dwarf_Word cfile, cline;
+
+		if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram)
+			continue;
+		out[k].func = dwarf_diename(&scopes[i]);
+		if (tag == DW_TAG_subprogram)
+			break;		/* the out-of-line function ends the chain */
+		/* The caller's frame is at this inline's call site. */
+		if (k + 1 >= max || !files ||
+		    dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_file, &a), &cfile) ||
+		    dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_line, &a), &cline) ||
+		    cfile >= nfiles)
+			break;
+		k++;
+		out[k] = (struct tally_srcline){
+			.file = dwarf_filesrc(files, cfile, NULL, NULL), .line = (int)cline,
+		};
+	}
+	free(scopes);
+	return k + 1;
+}

@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Symbol tables by perf's rules: raw symbols from ELF, kallsyms or a
+ * JIT map become one sorted table (perf's choose_best_symbol() for
+ * aliases, sizes to the next symbol), and the lookup of an address.
+ * Moved from dso.c.
+ */
+#include <elf.h>
+#include <stdlib.h>
+#include <string.h>
+#include "internal.h"
+#include "dso_internal.h"
+
+int tally__symvec_add(struct tally__symvec *v, uint64_t start, uint64_t size,
+		      uint8_t binding, const char *name, bool module_edge)
+{
+	if (v->nr == v->alloc) {
+		size_t n = v->alloc ? v->alloc * 2 : 256;
+		void *p = tally__reallocarray(v->v, n, sizeof(*v->v));
+
+		if (!p)
+			return -ENOMEM;
+		v->v = p;
+		v->alloc = n;
+	}
+	char *dup = strdup(name);
+
+	if (!dup)
+		return -ENOMEM;
+	v->v[v->nr++] = (struct tally__rawsym){
+		.start = start, .end = start + size, .binding = binding,
+		.name = dup, .idx = v->nr, .module_edge = module_edge,
+	};
+	return 0;
+}
+
+static int rawsym_cmp(const void *a, const void *b)
+{
+	const struct tally__rawsym *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	/* Equal starts keep table order: perf's rb-tree inserts them right. */
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+static size_t lead_underscores(const char *s)
+{
+	size_t n = 0;
+
+	while (s[n] == '_')
+		n++;
+	return n;
+}
+
+/* perf's choose_best_symbol(): true when a beats (or ties) b. */
+static bool best_is_a(const struct tally__rawsym *a, const struct tally__rawsym *b)
+{
+	uint64_t sa = a->end - a->start, sb = b->end - b->start;
+
+	if (!sb && sa)
+		return true;
+	if (!sa && sb)
+		return false;
+	bool wa = a->binding == STB_WEAK, wb = b->binding == STB_WEAK;
+
+	if (wb && !wa)
+		return true;
+	if (wa && !wb)
+		return false;
+	bool ga = a->binding == STB_GLOBAL, gb = b->binding == STB_GLOBAL;
+
+	if (ga && !gb)
+		return true;
+	if (gb && !ga)
+		return false;
+	size_t ua = lead_underscores(a->name), ub = lead_underscores(b->name);
+
+	if (ub > ua)
+		return true;
+	if (ua > ub)
+		return false;
+	return strlen(a->name) >= strlen(b->name);
+}
+
+/*
+ * Sort, give zero-sized symbols the room up to the next one (perf's
+ * symbols__fixup_end, which runs first), then keep one symbol per
+ * address (symbols__fixup_duplicate). Names are demangled here, once.
+ */
+int tally__symvec_finish(struct tally__symvec *v, struct tally_symbol **out,
+			 size_t *nr_out, bool demangle)
+{
+	struct tally__rawsym *r = v->v;
+	size_t n = v->nr, k = 0;
+
+	*out = NULL;
+	*nr_out = 0;
+	if (!n)
+		return 0;
+	/* kallsyms and most symbol tables come in order: sort only when not */
+	for (size_t i = 1; i < n; i++)
+		if (rawsym_cmp(&r[i - 1], &r[i]) > 0) {
+			qsort(r, n, sizeof(*r), rawsym_cmp);
+			break;
+		}
+	for (size_t i = 0; i + 1 < n; i++) {
+		if (r[i].end != r[i].start)
+			continue;
+		/* kallsyms: the last symbol before the modules ends at a page. */
+		if (r[i].module_edge != r[i + 1].module_edge)
+			r[i].end = (r[i].end + 4096 + 4095) & ~4095ull;
+		else
+			r[i].end = r[i + 1].start;
+	}
+	if (r[n - 1].end == r[n - 1].start)
+		r[n - 1].end = ((r[n - 1].start + 4095) & ~4095ull) + 4096;
+	for (size_t i = 1; i < n; i++) {
+		struct tally__rawsym *cur = &r[k];
+
+		if (r[i].start != cur->start) {
+			r[++k] = r[i];
+			continue;
+		}
+		if (best_is_a(cur, &r[i])) {
+			free(r[i].name);
+		} else {
+			free(cur->name);
+			*cur = r[i];
+		}
+	}
+	n = k + 1;
+	struct tally_symbol *s = tally__calloc(n, sizeof(*s));
+
+	if (!s)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		char *dm = demangle ? tally_demangle(r[i].name) : NULL;
+
+		if (dm) {
+			free(r[i].name);
+			r[i].name = dm;
+		}
+		s[i] = (struct tally_symbol){ .start = r[i].start, .end = r[i].end,
+					      .name = r[i].name, .binding = r[i].binding };
+	}
+	free(v->v);
+	memset(v, 0, sizeof(*v));
+	*out = s;
+	*nr_out = n;
+	return 0;
+}
+
+void tally__symvec_free(struct tally__symvec *v)
+{
+	for (size_t i = 0; i < v->nr; i++)
+		free(v->v[i].name);
+	free(v->v);
+	memset(v, 0, sizeof(*v));
+}
+
+const struct tally_symbol *tally__syms_find(const struct tally_symbol *s, size_t n,
+					    uint64_t addr)
+{
+	size_t lo = 0, hi = n;
+
+	/* Last symbol with start <= addr. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	/* A nested symbol may end early: the enclosing one is a few back. */
+	for (size_t i = lo, tries = 0; i > 0 && tries < 4; i--, tries++)
+		if (addr < s[i - 1].end)
+			return &s[i - 1];
+	return NULL;
+}
