@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "data_header.h"
 #include "asan.h"
 #include "data_swap.h"
 #include "internal.h"
@@ -53,7 +54,14 @@ struct tally_data_reader {
 	void *sfeat[256];	/* its features, in host order */
 	void **pcopies;		/* a swapped pipe's header records, in host order */
 	size_t nr_pcopies;
+	struct tally__feat_cache *fcache;	/* parsed features (data_header.c) */
 };
+
+struct tally__feat_cache **tally__data_reader_feat_cache(const struct tally_data_reader *r)
+{
+	/* a cache of what the file says: filled on a const reader */
+	return &((struct tally_data_reader *)r)->fcache;
+}
 
 static bool pipe_header_record(uint32_t type);
 
@@ -373,7 +381,7 @@ static bool pipe_prefix(const uint8_t *buf, size_t len, size_t *end, bool swap)
  * window at a time, so a stream of any length takes the window's memory.
  * A whole file on stdin (not the pipe format) is read into memory.
  */
-static struct tally_data_reader *open_stdin(void)
+static struct tally_data_reader *open_stream(int fd)
 {
 	size_t cap = 1 << 20, len = 0, end = 0;
 	uint8_t *buf = malloc(cap);
@@ -404,7 +412,7 @@ static struct tally_data_reader *open_stdin(void)
 			buf = nb;
 			cap *= 2;
 		}
-		n = read(STDIN_FILENO, buf + len, cap - len);
+		n = read(fd, buf + len, cap - len);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
@@ -427,7 +435,7 @@ static struct tally_data_reader *open_stdin(void)
 		return NULL;
 	}
 	r->owned = buf;
-	r->stream_fd = stream && !eof ? STDIN_FILENO : -1;
+	r->stream_fd = stream && !eof ? fd : -1;
 	return r;
 }
 
@@ -443,7 +451,7 @@ struct tally_data_reader *tally_data_reader__open(const char *path)
 		return NULL;
 	}
 	if (!strcmp(path, "-"))
-		return open_stdin();
+		return open_stream(STDIN_FILENO);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return NULL;
@@ -472,6 +480,38 @@ struct tally_data_reader *tally_data_reader__open(const char *path)
 	return r;
 }
 
+struct tally_data_reader *tally_data_reader__open_fd(int fd)
+{
+	struct tally_data_reader *r;
+	struct stat st;
+	void *p;
+
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		errno = fd < 0 ? EINVAL : errno;
+		return NULL;
+	}
+	if (!S_ISREG(st.st_mode))
+		return open_stream(fd);	/* a pipe: streamed as stdin is */
+	if (st.st_size == 0) {
+		errno = EBADMSG;
+		return NULL;
+	}
+	p = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	tally__asan_unpoison(p, st.st_size);
+	r = tally_data_reader__open_mem(p, st.st_size);
+	if (!r) {
+		int err = errno;
+
+		munmap(p, st.st_size);
+		errno = err;
+		return NULL;
+	}
+	r->mapped = true;
+	return r;
+}
+
 void tally_data_reader__close(struct tally_data_reader *r)
 {
 	if (!r)
@@ -489,6 +529,7 @@ void tally_data_reader__close(struct tally_data_reader *r)
 	for (size_t i = 0; i < r->nr_pcopies; i++)
 		free(r->pcopies[i]);
 	free(r->pcopies);
+	tally__feat_cache_free(r->fcache);
 	free(r->owned);
 	if (r->mapped)
 		munmap((void *)r->buf, r->len);

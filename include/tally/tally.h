@@ -17,10 +17,12 @@
 #include <tally/probe.h>
 #include <tally/record.h>
 #include <tally/symbols.h>
+#include <tally/data_format.h>
 #include <tally/data_read.h>
 #include <tally/data_write.h>
 #include <tally/trace_fmt.h>
 #include <tally/stacks.h>
 #include <tally/unwind.h>
+#include <tally/session.h>
 
 #endif

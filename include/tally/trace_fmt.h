@@ -11,6 +11,10 @@
 #include <stddef.h>
 #include <tally/core.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 struct tally_trace_fmt;
 
 /* NULL with errno (EBADMSG: not tracing data perf or tally wrote). */
@@ -23,5 +27,9 @@ TALLY_API void tally_trace_fmt__free(struct tally_trace_fmt *f);
  */
 TALLY_API int tally_trace_fmt__print(struct tally_trace_fmt *f, const void *raw, size_t len,
 				     char *buf, size_t buflen);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif
