@@ -329,9 +329,11 @@ fail:
 static bool pipe_header_record(uint32_t type)
 {
 	switch (type) {
-	case 64: case 65: case 66: case 67:	/* HEADER_ATTR, EVENT_TYPE, TRACING_DATA, BUILD_ID */
-	case 69: case 70: case 73: case 74:	/* ID_INDEX, AUXTRACE_INFO, THREAD_MAP, CPU_MAP */
-	case 75: case 78: case 79: case 80:	/* STAT_CONFIG, EVENT_UPDATE, TIME_CONV, FEATURE */
+	case TALLY_RECORD_HEADER_ATTR: case TALLY_RECORD_HEADER_EVENT_TYPE:
+	case TALLY_RECORD_HEADER_TRACING_DATA: case TALLY_RECORD_HEADER_BUILD_ID:
+	case TALLY_RECORD_ID_INDEX: case TALLY_RECORD_AUXTRACE_INFO: case TALLY_RECORD_THREAD_MAP:
+	case TALLY_RECORD_CPU_MAP: case TALLY_RECORD_STAT_CONFIG: case TALLY_RECORD_EVENT_UPDATE:
+	case TALLY_RECORD_TIME_CONV: case TALLY_RECORD_HEADER_FEATURE:
 		return true;
 	default:
 		return false;
@@ -577,7 +579,6 @@ static void set_error(struct tally_data_reader *r, uint64_t off,
  * may run on into the next COMPRESSED record (perf carries the rest), so
  * the undelivered tail stays at the front of the output buffer.
  */
-#define PERF_RECORD_COMPRESSED_TYPE 81
 #define DROP_CHUNK (4u << 20)	/* resident window of a mapped file */
 #define DROP_LAG (4u << 20)	/* kept behind the walk: records the caller still holds */
 #define ZOUT_MAX (8u << 20)
@@ -644,7 +645,7 @@ static int foreach_compressed(struct tally_data_reader *r, struct zstate *zs,
 	}
 	got = tally__zstd_decompress(zs->z, src, n, zs->out + zs->len, ZOUT_MAX - zs->len);
 	if (got < 0) {
-		set_error(r, off, PERF_RECORD_COMPRESSED_TYPE, (int)got,
+		set_error(r, off, TALLY_RECORD_COMPRESSED, (int)got,
 			  got == -ENOSPC ? "compressed record too large" : "corrupt zstd data");
 		return (int)got;
 	}
@@ -688,7 +689,7 @@ static int deliver(struct tally_data_reader *r, struct zstate *z, union recbuf *
 	int idx;
 
 	header_at(r, p, &h);
-	if (h.type == PERF_RECORD_COMPRESSED_TYPE)
+	if (h.type == TALLY_RECORD_COMPRESSED)
 		return foreach_compressed(r, z, rec, p + sizeof(h), h.size - sizeof(h), off, fn, ctx);
 	if (r->swap) {
 		memcpy(rec->b, p, h.size);
@@ -961,7 +962,7 @@ static void read_names(struct tally_data_reader *r)
 		}
 		return;
 	}
-	if (tally_data_reader__feature(r, 12, (const void **)&p, &len) || len < 8)
+	if (tally_data_reader__feature(r, TALLY_HEADER_EVENT_DESC, (const void **)&p, &len) || len < 8)
 		return;
 	memcpy(&nr, p, 4);
 	memcpy(&asz, p + 4, 4);
