@@ -135,10 +135,6 @@ static int read_attrs(struct tally_data_reader *r)
 	return 0;
 }
 
-#define PERF_RECORD_HEADER_ATTR		64
-#define PERF_RECORD_HEADER_TRACING_DATA	66
-#define PERF_RECORD_EVENT_UPDATE	78
-#define PERF_RECORD_HEADER_FEATURE	80
 
 /*
  * Pipe format (perf's `-o -`): a 16-byte header, then records only; the
@@ -168,7 +164,7 @@ static int open_pipe(struct tally_data_reader *r)
 		/* the other byte order: a header record is read from a host-order copy */
 		if (r->swap && pipe_header_record(h.type) && !(p = swapped_copy(r, orig, h.size)))
 			return -ENOMEM;
-		if (h.type == PERF_RECORD_HEADER_ATTR && h.size >= 8 + PERF_ATTR_SIZE_VER0 &&
+		if (h.type == TALLY_RECORD_HEADER_ATTR && h.size >= 8 + PERF_ATTR_SIZE_VER0 &&
 		    r->nr_attrs < 64) {
 			struct rattr *a = &r->attrs[r->nr_attrs];
 			uint32_t asz;
@@ -186,7 +182,7 @@ static int open_pipe(struct tally_data_reader *r)
 				memcpy(a->ids, p + 8 + asz, a->nr_ids * 8);
 			}
 			r->nr_attrs++;
-		} else if (h.type == PERF_RECORD_HEADER_TRACING_DATA && h.size >= 12) {
+		} else if (h.type == TALLY_RECORD_HEADER_TRACING_DATA && h.size >= 12) {
 			uint32_t tsz;
 
 			memcpy(&tsz, p + 8, 4);
@@ -194,7 +190,7 @@ static int open_pipe(struct tally_data_reader *r)
 				return -EBADMSG;
 			r->pfeat[1].p = orig + h.size;	/* the blob says its own byte order */
 			r->pfeat[1].len = tsz;
-		} else if (h.type == PERF_RECORD_HEADER_FEATURE && h.size >= 16) {
+		} else if (h.type == TALLY_RECORD_HEADER_FEATURE && h.size >= 16) {
 			uint64_t feat;
 
 			memcpy(&feat, p + 8, 8);
@@ -202,7 +198,7 @@ static int open_pipe(struct tally_data_reader *r)
 				r->pfeat[feat].p = p + 16;
 				r->pfeat[feat].len = h.size - 16U;
 			}
-		} else if (h.type == PERF_RECORD_EVENT_UPDATE && h.size > 24) {
+		} else if (h.type == TALLY_RECORD_EVENT_UPDATE && h.size > 24) {
 			uint64_t type, id;
 			void *nn;
 
@@ -219,7 +215,7 @@ static int open_pipe(struct tally_data_reader *r)
 			}
 		}
 		pos += h.size;
-		if (h.type == PERF_RECORD_HEADER_TRACING_DATA)
+		if (h.type == TALLY_RECORD_HEADER_TRACING_DATA)
 			pos += (r->pfeat[1].len + 7) & ~7ULL;
 	}
 	return r->nr_attrs ? 0 : -EBADMSG;
@@ -359,7 +355,7 @@ static bool pipe_prefix(const uint8_t *buf, size_t len, size_t *end, bool swap)
 		if (h.size < sizeof(h) || !pipe_header_record(h.type))
 			break;
 		need = h.size;
-		if (h.type == PERF_RECORD_HEADER_TRACING_DATA && h.size >= 12) {
+		if (h.type == TALLY_RECORD_HEADER_TRACING_DATA && h.size >= 12) {
 			uint32_t tsz;
 
 			memcpy(&tsz, buf + pos + 8, 4);
@@ -739,7 +735,7 @@ static int foreach_stream(struct tally_data_reader *r, tally_data_record_fn fn, 
 				break;
 			}
 			need = h.size;
-			if (h.type == PERF_RECORD_HEADER_TRACING_DATA && h.size >= 12 && avail >= 12) {
+			if (h.type == TALLY_RECORD_HEADER_TRACING_DATA && h.size >= 12 && avail >= 12) {
 				uint32_t tsz;
 
 				memcpy(&tsz, w + pos + 8, 4);
@@ -847,7 +843,7 @@ int tally_data_reader__foreach(struct tally_data_reader *r,
 		if (ret)
 			break;
 		off += h.size;
-		if (r->pipe && h.type == PERF_RECORD_HEADER_TRACING_DATA)
+		if (r->pipe && h.type == TALLY_RECORD_HEADER_TRACING_DATA)
 			off += (r->pfeat[1].len + 7) & ~7ULL;	/* its blob follows it */
 		/*
 		 * fn is done with the records before: the pages read so far
