@@ -68,6 +68,14 @@ static int attr_of(struct tally_session *s, const struct perf_event_header *h)
 		return 0;
 	if (tally_record__id(h, h->size, &s->lays[0], &id))
 		return 0;
+	if (s->live) {
+		struct tally_evsel *e = tally_evlist__find_id(s->live, id);
+
+		for (idx = 0; e && idx < s->nr_attrs; idx++)
+			if (s->evsels[idx] == e)
+				return idx;
+		return 0;
+	}
 	idx = tally_data_reader__attr_of_id(s->rd, id);
 	return idx < 0 ? 0 : idx;
 }
@@ -540,7 +548,7 @@ static int on_record(void *ctx, const struct perf_event_header *h, uint64_t off,
 		s->unsorted = true;
 	s->q[s->nq] = (struct session_queued){ .time = t, .attr = idx };
 	/* a record in the file's mapping is used where it lies; the others are copied */
-	if (tally_data_reader__record_stays(s->rd, h))
+	if (s->rd && tally_data_reader__record_stays(s->rd, h))
 		s->q[s->nq].h = (struct perf_event_header *)h;
 	else
 		s->q[s->nq].h = chunk_copy(s, h, &s->q[s->nq].c);
@@ -577,15 +585,15 @@ const char *tally_session__final_comm(const struct tally_session *s, const char 
 }
 
 /* The reader's work done: ready to run. */
-static struct tally_session *session_new(struct tally_data_reader *rd, const char *path,
-					 const struct tally_session_opts *opts)
+static struct tally_session *session_new(struct tally_data_reader *rd, struct tally_evlist *live,
+					 const char *path, const struct tally_session_opts *opts)
 {
 	struct tally_session *s;
 	const void *td;
 	size_t tdlen;
 	int err = ENOMEM;
 
-	if (!rd)
+	if (!rd && !live)
 		return NULL;
 	if (opts && !tally__opts_valid(opts, sizeof(*opts), opts->sz)) {
 		tally_data_reader__close(rd);
@@ -602,7 +610,9 @@ static struct tally_session *session_new(struct tally_data_reader *rd, const cha
 	s->o.sz = sizeof(s->o);
 	s->path = path;
 	s->rd = rd;
-	s->nr_attrs = tally_data_reader__nr_attrs(rd);
+	s->live = live;
+	s->nr_attrs = rd ? tally_data_reader__nr_attrs(rd) : tally_evlist__nr(live);
+	s->evsels = live ? calloc((size_t)s->nr_attrs + 1, sizeof(*s->evsels)) : NULL;
 	s->lays = calloc((size_t)s->nr_attrs + 1, sizeof(*s->lays));
 	s->attrs = calloc((size_t)s->nr_attrs + 1, sizeof(*s->attrs));
 	s->time_off = calloc((size_t)s->nr_attrs + 1, sizeof(*s->time_off));
@@ -612,41 +622,84 @@ static struct tally_session *session_new(struct tally_data_reader *rd, const cha
 	if (!s->nr_attrs)
 		err = ENODATA;
 	if (!s->lays || !s->attrs || !s->time_off || !s->names || !s->m || !s->syms ||
-	    !s->nr_attrs) {
+	    !s->nr_attrs || (live && !s->evsels)) {
 		tally_session__close(s);
 		errno = err;
 		return NULL;
 	}
+	for (int i = 0; i < s->nr_attrs; i++) {
+		if (live) {
+			s->evsels[i] = i ? tally_evlist__next(live, s->evsels[i - 1]) :
+				       tally_evlist__first(live);
+			s->attrs[i] = tally_evsel__attr(s->evsels[i]);
+		} else {
+			s->attrs[i] = tally_data_reader__attr(rd, i);
+		}
+	}
 	/* kernel samples to come: kallsyms is read on the other core meanwhile */
 	for (int i = 0; i < s->nr_attrs; i++)
-		if (!tally_data_reader__attr(rd, i)->exclude_kernel) {
+		if (!s->attrs[i]->exclude_kernel) {
 			tally_symbols__preload_kernel(s->syms);
 			break;
 		}
 	for (int i = 0; i < s->nr_attrs; i++) {
-		s->attrs[i] = tally_data_reader__attr(rd, i);
 		tally_record_layout__from_attr(&s->lays[i], s->attrs[i]);
 		if (s->lays[i].sample_type & PERF_SAMPLE_TIME)
 			s->time_off[i] = (uint32_t)(sizeof(struct perf_event_header) +
 				8 * __builtin_popcountll(s->lays[i].sample_type &
 					(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID)));
-		s->names[i] = tally_data_reader__event_name(rd, i);
+		s->names[i] = rd ? tally_data_reader__event_name(rd, i) :
+			      tally_evsel__name(s->evsels[i]);
 		if (!s->names[i])
 			s->names[i] = "unknown";
 	}
-	if (!tally_data_reader__feature(rd, TALLY_HEADER_TRACING_DATA, &td, &tdlen))
+	if (rd && !tally_data_reader__feature(rd, TALLY_HEADER_TRACING_DATA, &td, &tdlen))
 		s->tf = tally_trace_fmt__new(td, tdlen);
 	return s;
 }
 
 struct tally_session *tally_session__open(const char *path, const struct tally_session_opts *opts)
 {
-	return session_new(tally_data_reader__open(path), path, opts);
+	return session_new(tally_data_reader__open(path), NULL, path, opts);
 }
 
 struct tally_session *tally_session__open_fd(int fd, const struct tally_session_opts *opts)
 {
-	return session_new(tally_data_reader__open_fd(fd), NULL, opts);
+	return session_new(tally_data_reader__open_fd(fd), NULL, NULL, opts);
+}
+
+struct tally_session *tally_session__open_evlist(struct tally_evlist *l,
+						 const struct tally_session_opts *opts)
+{
+	if (!l || !tally_evlist__nr(l) || !tally_evlist__nr_mmaps(l))
+		return tally__err_ptr(EINVAL);
+	return session_new(NULL, l, NULL, opts);
+}
+
+/* A ring's record: queued as a file's would be (copied: the ring's space goes back). */
+static int live_record(void *ctx, const struct perf_event_header *h, int ring)
+{
+	return on_record(ctx, h, 0, -1);
+}
+
+int tally_session__poll(struct tally_session *s, int timeout_ms)
+{
+	int err;
+
+	if (!s || !s->live)
+		return tally__err(EINVAL);
+	err = tally_evlist__poll(s->live, timeout_ms);
+	if (err < 0 && err != -EINTR)
+		return err;
+	err = tally_evlist__drain(s->live, live_record, NULL, s);
+	if (err < 0 && !s->stop)
+		return err;
+	/* a pass over every ring ends a round, as perf record's FINISHED_ROUND */
+	err = flush(s, s->next_flush);
+	s->next_flush = s->max_time;
+	if (s->stop)
+		return s->stop;
+	return err < 0 ? tally__err(-err) : 0;
 }
 
 static int read_all(struct tally_session *s)
@@ -748,6 +801,15 @@ int tally_session__run(struct tally_session *s)
 
 	if (!s)
 		return tally__err(EINVAL);
+	if (s->live) {
+		/* the rings' last records, then everything queued */
+		err = tally_evlist__drain(s->live, live_record, NULL, s);
+		if (err >= 0)
+			err = flush(s, UINT64_MAX);
+		if (s->stop)
+			return s->stop;
+		return err < 0 ? tally__err(-err) : 0;
+	}
 	if (want_pipeline()) {
 		s->pl = &pl;
 		err = run_pipelined(s);
@@ -788,6 +850,7 @@ void tally_session__close(struct tally_session *s)
 	}
 	free(s->lays);
 	free(s->attrs);
+	free(s->evsels);
 	free(s->time_off);
 	free(s->names);
 	tally_trace_fmt__free(s->tf);

@@ -24,7 +24,9 @@ struct resolver;
 
 struct tally_session {
 	const char *path;
-	struct tally_data_reader *rd;
+	struct tally_data_reader *rd;	/* NULL over live rings */
+	struct tally_evlist *live;	/* the rings' evlist, or NULL */
+	struct tally_evsel **evsels;	/* live: per attr */
 	struct tally_machine *m;
 	struct tally_symbols *syms;
 	struct tally_record_layout *lays;

@@ -23,6 +23,7 @@
 #include <tally/data_read.h>
 #include <tally/trace_fmt.h>
 #include <tally/unwind.h>
+#include <tally/evlist.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -98,6 +99,23 @@ TALLY_API struct tally_session *tally_session__open(const char *path,
 /* The same over an open fd (a file or a pipe); the fd stays the caller's. */
 TALLY_API struct tally_session *tally_session__open_fd(int fd,
 						       const struct tally_session_opts *opts);
+/*
+ * The same over live rings: an evlist configured to sample with TIME,
+ * opened and mmapped (tally_evlist__mmap), the path `top` takes. Its
+ * records are delivered by tally_session__poll as they become ordered;
+ * tally_session__run then delivers what is left (after disabling the
+ * events). tally_session__reader is NULL; the evlist stays the caller's
+ * and must outlive the session.
+ */
+TALLY_API struct tally_session *tally_session__open_evlist(struct tally_evlist *l,
+							   const struct tally_session_opts *opts);
+/*
+ * Wait up to timeout_ms for data, take every ring's new records and
+ * deliver those of the previous pass and older (each pass over the rings
+ * ends a round, as perf record's FINISHED_ROUND). 0, a callback's
+ * non-zero return, or -errno.
+ */
+TALLY_API int tally_session__poll(struct tally_session *s, int timeout_ms);
 /*
  * Deliver every record. 0; a callback's non-zero return; or -errno when
  * reading stopped (tally_data_reader__error says where: what came before

@@ -75,11 +75,18 @@ if [ -x "$EX/read_perf_data" ]; then
 	rm -f "$f"
 fi
 
+# live_top follows a command's samples through the session over live rings
+run live_top
+is "live_top exits 0" "$rc" 0
+n=$(awk '/ samples, [0-9]+ with a symbol$/ {print $1}' <<<"$out")
+check "live_top: the busy shell sampled (got '$n' samples)" test "${n:-0}" -gt 100
+check "live_top: a hottest symbol by name" grep -Eq '^ *[0-9]+\.[0-9]{2}%  [A-Za-z_]' <<<"$out"
+
 # Every example is covered above: a new one must be added here.
 for f in "$EX"/*; do
 	n=$(basename "$f")
 	case $n in
-	selfmon_printf|selfmon_group|overflow_signal|ring_sampler|read_perf_data) ;;
+	selfmon_printf|selfmon_group|overflow_signal|ring_sampler|read_perf_data|live_top) ;;
 	*.d) ;;
 	*) run "$n"; is "$n exits 0 (no output check yet)" "$rc" 0 ;;
 	esac
