@@ -54,7 +54,9 @@ struct script_ctx {
 	struct tally_session *ss;
 	struct tally_machine *m;
 	struct tally_symbols *syms;
-	int name_width;			/* the longest event name */
+	uint64_t gen;			/* the maps' generation at this sample (frame cache key) */
+	const char **names;		/* per attr: the event's name */
+	int name_width;			/* the longest of them */
 	unsigned type_fields[T__NR];	/* what -F asked for each class */
 	unsigned strict[T__NR];		/* of those, the ones named (the samples must have them) */
 	bool user_set[T__NR];
@@ -173,7 +175,7 @@ static void print_frame(struct script_ctx *s, const struct tally_sample *smp, ui
 
 	opts &= F_SYM | F_SYMOFF | F_DSO;
 	if (e && e->len && e->ip == ip && e->pid == (int32_t)smp->pid && e->mode == mode &&
-	    e->chain == chain && e->opts == opts && e->gen == tally_session__maps_gen(s->ss)) {
+	    e->chain == chain && e->opts == opts && e->gen == s->gen) {
 		ob_mem(s, s->fc_text + e->off, e->len);
 		return;
 	}
@@ -185,7 +187,7 @@ static void print_frame(struct script_ctx *s, const struct tally_sample *smp, ui
 		s->fc_used = 0;
 	}
 	memcpy(s->fc_text + s->fc_used, s->buf + before, s->len - before);
-	*e = (struct fc_ent){ .ip = ip, .gen = tally_session__maps_gen(s->ss), .pid = (int32_t)smp->pid,
+	*e = (struct fc_ent){ .ip = ip, .gen = s->gen, .pid = (int32_t)smp->pid,
 			      .mode = (uint8_t)mode, .chain = (uint8_t)chain, .opts = (uint16_t)opts,
 			      .len = (uint16_t)(s->len - before), .off = (uint32_t)s->fc_used };
 	s->fc_used += s->len - before;
@@ -267,6 +269,7 @@ static int print_sample(struct tally_session *ss, const struct tally_session_sam
 	bool tp = a->type == PERF_TYPE_TRACEPOINT;
 	bool unwound = false;
 
+	s->gen = tally_session__maps_gen(ss);	/* fixed during a sample */
 	/* nothing left to print for this event ('trace' of a software one): perf prints no line */
 	if (!(tp ? f : f & ~F_TRACE))
 		return 0;
@@ -281,7 +284,10 @@ static int print_sample(struct tally_session *ss, const struct tally_session_sam
 	}
 	/* perf's layout: comm, pid/tid, [cpu], time, period, event, then the rest */
 	if (f & F_COMM) {
-		const char *comm = tally_session__comm(ss, ts);
+		const char *comm = tally_machine__comm_of(s->m, (int32_t)smp->tid);
+
+		if (!comm)
+			comm = tally_session__comm(ss, ts);	/* perf's ":TID" */
 		/* padded unless a call chain follows on lines of its own */
 		ob_rstr(s, comm ? comm : ":-1", (f & F_IP) && chain ? 0 : 16);
 		ob_chr(s, ' ');
@@ -316,7 +322,7 @@ static int print_sample(struct tally_session *ss, const struct tally_session_sam
 		ob_chr(s, ' ');
 	}
 	if (f & F_EVENT) {
-		ob_rstr(s, tally_session__event_name(ss, idx), s->name_width);
+		ob_rstr(s, s->names[idx], s->name_width);
 		ob_str(s, ": ");
 	}
 	if ((f & F_TRACE) && tp) {
@@ -453,7 +459,8 @@ static int attr_fields(struct script_ctx *s)
 	int nr = tally_session__nr_events(ss);
 
 	s->attr_fields = calloc((size_t)nr + 1, sizeof(*s->attr_fields));
-	if (!s->attr_fields)
+	s->names = calloc((size_t)nr + 1, sizeof(*s->names));
+	if (!s->attr_fields || !s->names)
 		return -1;
 	unsigned tp_default = DEFAULT_TP_FIELDS;
 
@@ -467,7 +474,7 @@ static int attr_fields(struct script_ctx *s)
 	for (int i = 0; i < nr; i++) {
 		const struct perf_event_attr *a = tally_data_reader__attr(rd, i);
 		int t = type_class(a);
-		int w = (int)strlen(tally_session__event_name(ss, i));
+		int w = (int)strlen(s->names[i] = tally_session__event_name(ss, i));
 
 		if (w > s->name_width)
 			s->name_width = w;
@@ -558,5 +565,6 @@ int cmd_script(int argc, char **argv)
 	free(s.fc);
 	free(s.fc_text);
 	free(s.attr_fields);
+	free(s.names);
 	return ret;
 }

@@ -233,6 +233,7 @@ static void deliver(struct tally_session *s, const struct perf_event_header *h, 
 	const struct perf_event_attr *a = s->attrs[idx];
 	struct tally_sample *smp = &rec->u.sample;
 	struct tally_session_sample out;
+	int rc;
 
 	s->samples++;
 	if ((s->lays[idx].sample_type & (PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER)) ==
@@ -249,8 +250,13 @@ static void deliver(struct tally_session *s, const struct perf_event_header *h, 
 		     (a->freq ? 1 : a->sample_period);
 	out.thread.pid = (int32_t)smp->pid;
 	out.thread.tid = (int32_t)smp->tid;
-	out.thread.comm = s->o.no_comm ? NULL : tally_session__comm(s, &out);
-	__atomic_store_n(&s->stop, s->o.sample(s, &out, s->o.ctx), __ATOMIC_RELAXED);
+	out.thread.comm = NULL;
+	if (!s->o.no_comm && !(out.thread.comm = tally_machine__comm_of(s->m, out.thread.tid)))
+		out.thread.comm = tally__session_unnamed_comm(s, out.thread.pid, out.thread.tid);
+	/* written only to stop: the reader thread reads it for every record */
+	rc = s->o.sample(s, &out, s->o.ctx);
+	if (rc)
+		__atomic_store_n(&s->stop, rc, __ATOMIC_RELAXED);
 }
 
 /* Side-band records build the maps; samples go to the caller. */
@@ -317,8 +323,12 @@ static void process(struct tally_session *s, const struct perf_event_header *h, 
 		s->lost += rec.u.lost.lost;
 		break;
 	}
-	if (s->o.record)
-		__atomic_store_n(&s->stop, s->o.record(s, h, &rec, s->o.ctx), __ATOMIC_RELAXED);
+	if (s->o.record) {
+		int rc = s->o.record(s, h, &rec, s->o.ctx);
+
+		if (rc)
+			__atomic_store_n(&s->stop, rc, __ATOMIC_RELAXED);
+	}
 }
 
 /*
@@ -511,9 +521,10 @@ static int on_record(void *ctx, const struct perf_event_header *h, uint64_t off,
 	uint64_t t = 0;
 
 	s->records[h->type < 128 ? h->type : 127]++;
-	if (__atomic_load_n(&s->stop, __ATOMIC_RELAXED))
-		return s->stop;
 	if (h->type == TALLY_RECORD_FINISHED_ROUND) {
+		/* a callback asked to stop: no more reading (looked at once a round) */
+		if (__atomic_load_n(&s->stop, __ATOMIC_RELAXED))
+			return s->stop;
 		/* perf's rule: release what is older than the previous round's newest */
 		int err = flush(s, s->next_flush);
 
