@@ -14,8 +14,8 @@
 #include "cli.h"
 #include "pager.h"
 #include "parse_options.h"
-#include "resolve.h"
-#include "session.h"
+#include "read_file.h"
+#include "resolve_internal.h"
 
 struct drow {
 	const char *dso, *sym;		/* copies */
@@ -51,9 +51,9 @@ static void add_stack(struct diff *d, const struct tally_sample *smp, enum tally
 
 	if (t < 0)
 		return;
-	if (nr && session_chain_corrupt(smp))
+	if (nr && tally_session__chain_corrupt(smp))
 		nr = 0;		/* perf drops such a chain: the ip alone */
-	chain_modes(smp, modes);
+	tally__chain_modes(smp, modes);
 	for (uint64_t i = nr + 1; i > 0 && node >= -1; i--) {
 		/* without a chain: the ip alone */
 		uint64_t ip = nr ? smp->callchain.ips[i - 1] : smp->ip;
@@ -65,7 +65,7 @@ static void add_stack(struct diff *d, const struct tally_sample *smp, enum tally
 			continue;
 		if (ip >= PERF_CONTEXT_MAX)
 			continue;
-		w = resolver_get(res, (int32_t)smp->pid, (int32_t)smp->tid, ip, nr ? modes[i - 1] : mode);
+		w = tally__resolver_get(res, (int32_t)smp->pid, (int32_t)smp->tid, ip, nr ? modes[i - 1] : mode);
 		if (!w)
 			return;
 		f = (struct tally_stack_frame){ .name = w->sym, .dso = w->dso,
@@ -81,7 +81,7 @@ static void add_stack(struct diff *d, const struct tally_sample *smp, enum tally
 
 static uint64_t row_hash(const char *dso, const char *sym, uint64_t addr)
 {
-	return hash_mix(fnv_str(fnv_str(FNV_BASIS, dso), sym) ^ (sym ? 0 : addr));
+	return hash_mix(tally__fnv_str(tally__fnv_str(FNV_BASIS, dso), sym) ^ (sym ? 0 : addr));
 }
 
 static bool same(const char *a, const char *b)
@@ -136,32 +136,27 @@ static struct drow *row_find(struct diff *d, const struct where *w, uint64_t add
 	return r;
 }
 
-static void on_sample(struct session *ss, const struct perf_event_header *h, int idx,
-		      const struct tally_record *rec, void *arg)
+static int on_sample(struct tally_session *ss, const struct tally_session_sample *ts, void *arg)
 {
 	struct diff *d = arg;
-	const struct tally_sample *smp = &rec->u.sample;
-	const struct perf_event_attr *a = tally_data_reader__attr(ss->rd, idx);
-	enum tally_cpumode mode = (enum tally_cpumode)(h->misc & PERF_RECORD_MISC_CPUMODE_MASK);
-	uint64_t period = (a->sample_type & PERF_SAMPLE_PERIOD) ? smp->period :
-			  (a->freq ? 1 : a->sample_period);
+	int idx = ts->attr;
+	const struct tally_sample *smp = ts->sample;
+	enum tally_cpumode mode = ts->mode;
+	uint64_t period = ts->period;
 	const struct where *w;
 	struct drow *r;
 
 	if (idx != d->attr_of[d->side])
-		return;
+		return 0;
 	d->total[d->side] += period;
-	w = resolver_get(&d->res[d->side], (int32_t)smp->pid, (int32_t)smp->tid, smp->ip, mode);
+	w = tally__resolver_get(&d->res[d->side], (int32_t)smp->pid, (int32_t)smp->tid, smp->ip, mode);
 	if (!w || !(r = row_find(d, w, w->sym ? 0 : w->addr)))
-		return;
+		return 0;
 	r->period[d->side] += period;
 	r->in[d->side] = true;
-	if (d->flamegraph || d->html) {
-		const char *comm = tally_machine__comm_of(ss->m, (int32_t)smp->tid);
-
-		add_stack(d, smp, mode, period, comm ? comm : unnamed_comm(ss, (int32_t)smp->pid,
-									   (int32_t)smp->tid));
-	}
+	if (d->flamegraph || d->html)
+		add_stack(d, smp, mode, period, tally_session__comm(ss, ts));
+	return 0;
 }
 
 static const struct diff *sort_ctx;
@@ -272,7 +267,7 @@ static int diff_draw(FILE *fp, void *arg)
 
 int cmd_diff(int argc, char **argv)
 {
-	struct session ss[2] = { { 0 } };
+	struct tally_session *ss[2] = { NULL, NULL };
 	struct diff d = { 0 };
 	bool help = false;
 	const struct cli_option opts[] = {
@@ -312,23 +307,26 @@ int cmd_diff(int argc, char **argv)
 	}
 	for (int k = 0; k < 2 && !ret; k++) {
 		d.side = k;
-		d.res[k].ss = &ss[k];
-		ss[k].on_sample = on_sample;
-		ss[k].arg = &d;
-		ret = session_open(&ss[k], "diff", files[k]);
-		if (ret)
+		/* the comm is looked up for the pictures alone */
+		TALLY_OPTS(tally_session_opts, so, .sample = on_sample, .ctx = &d, .no_comm = true);
+
+		if (!(ss[k] = cli_session_open("diff", files[k], &so))) {
+			ret = 1;
 			break;
+		}
+		tally__resolver_bind(&d.res[k], ss[k]);
 		/* the baseline's first event, found by name in the new file */
 		d.attr_of[k] = 0;
-		for (int i = 0; k == 1 && i < ss[1].nr_attrs; i++)
-			if (ss[0].names[0] && ss[1].names[i] && !strcmp(ss[0].names[0], ss[1].names[i])) {
+		for (int i = 0; k == 1 && i < tally_session__nr_events(ss[1]); i++)
+			if (!strcmp(tally_session__event_name(ss[0], 0),
+				    tally_session__event_name(ss[1], i))) {
 				d.attr_of[1] = i;
 				break;
 			}
-		ret = session_run(&ss[k]);
+		ret = cli_session_run(ss[k], "diff", files[k]);
 	}
 	if (!ret)
-		print(&d, ss[0].names[0]);
+		print(&d, tally_session__event_name(ss[0], 0));
 	for (int k = 0; !ret && k < 2; k++) {
 		const char *path = k ? d.html : d.flamegraph;
 		struct diff_picture p = { .base = d.st[0], .s = d.st[1], .html = k == 1 };
@@ -355,8 +353,8 @@ int cmd_diff(int argc, char **argv)
 	free(d.rows);
 	free(d.tab);
 	for (int k = 0; k < 2; k++) {
-		resolver_free(&d.res[k]);
-		session_close(&ss[k]);
+		tally__resolver_free(&d.res[k]);
+		tally_session__close(ss[k]);
 	}
 	return ret;
 }

@@ -20,8 +20,8 @@
 #include "report.h"
 #include "report_graph.h"
 #include "report_header.h"
-#include "resolve.h"
-#include "session.h"
+#include "read_file.h"
+#include "resolve_internal.h"
 
 enum sort_key { K_COMM, K_PID, K_DSO, K_SYM, K_CPU, K_SRCLINE, K_PARENT, K_TRACE, K__NR };
 
@@ -64,7 +64,8 @@ struct hist {
 };
 
 struct report {
-	struct session *ss;
+	struct tally_session *ss;
+	bool no_chain;			/* no chain shown anywhere: a shape is its ip */
 	const char *comms, *dsos, *symbols;	/* entry filters, comma lists */
 	const char *pids, *tids;
 	bool exclude_other;
@@ -381,7 +382,7 @@ static bool shape_add(struct report *r, int idx, const char *comm, const char *t
 	x->mode = (uint8_t)mode;
 	x->ip = smp->ip;
 	x->key_nr = nr;
-	x->nr = nr && session_chain_corrupt(smp) ? 0 : nr;
+	x->nr = nr && tally_session__chain_corrupt(smp) ? 0 : nr;
 	x->period = period;
 	x->count = 1;
 	x->next = r->stab[hv & (r->sbuckets - 1)];
@@ -409,7 +410,7 @@ static const char *trace_intern(struct report *r, const char *t)
 }
 
 /* perf's trace key: libtraceevent's text of the sample's fields, "N/A" off tracepoints. */
-static const char *trace_text(struct report *r, struct session *ss, const struct perf_event_attr *a,
+static const char *trace_text(struct report *r, struct tally_session *ss, const struct perf_event_attr *a,
 			      const struct tally_sample *smp)
 {
 	static const char na[] = "N/A";
@@ -417,8 +418,10 @@ static const char *trace_text(struct report *r, struct session *ss, const struct
 
 	if (a->type != PERF_TYPE_TRACEPOINT)
 		return na;
-	if (!ss->tf || !(a->sample_type & PERF_SAMPLE_RAW) ||
-	    tally_trace_fmt__print(ss->tf, smp->raw.data, smp->raw.size, buf, sizeof(buf)) < 0)
+	struct tally_trace_fmt *tf = tally_session__trace_fmt(ss);
+
+	if (!tf || !(a->sample_type & PERF_SAMPLE_RAW) ||
+	    tally_trace_fmt__print(tf, smp->raw.data, smp->raw.size, buf, sizeof(buf)) < 0)
 		buf[0] = '\0';
 	return trace_intern(r, buf);
 }
@@ -428,18 +431,17 @@ static const char *trace_text(struct report *r, struct session *ss, const struct
  * now, with the maps as they are at its time (later lookups hit the
  * table). The rows are made from the shapes once reading is done.
  */
-static void on_sample(struct session *ss, const struct perf_event_header *h, int idx,
-		      const struct tally_record *rec, void *arg)
+static int on_sample(struct tally_session *ss, const struct tally_session_sample *ts, void *arg)
 {
 	struct report *r = arg;
-	const struct tally_sample *smp = &rec->u.sample;
-	const struct perf_event_attr *a = tally_data_reader__attr(ss->rd, idx);
-	enum tally_cpumode mode = (enum tally_cpumode)(h->misc & PERF_RECORD_MISC_CPUMODE_MASK);
-	uint64_t period = (a->sample_type & PERF_SAMPLE_PERIOD) ? smp->period :
-			  (a->freq ? 1 : a->sample_period);
+	int idx = ts->attr;
+	const struct tally_sample *smp = ts->sample;
+	const struct perf_event_attr *a = ts->event;
+	enum tally_cpumode mode = ts->mode;
+	uint64_t period = ts->period;
 	struct hist *hs = &r->h[idx];
 	static enum tally_cpumode modes[CHAIN_MAX];
-	const char *comm = tally_machine__comm_of(ss->m, (int32_t)smp->tid);
+	const char *comm = ts->thread.comm;	/* perf's ":TID" for a thread no COMM named */
 	/* only what a shape keys on: copying the whole sample was a tenth of -g none's time */
 	struct tally_sample chain;
 
@@ -451,14 +453,12 @@ static void on_sample(struct session *ss, const struct perf_event_header *h, int
 
 	hs->samples++;
 	hs->total += period;
-	if (!comm)
-		comm = unnamed_comm(ss, (int32_t)smp->pid, (int32_t)smp->tid);
 	if (smp->time < r->exp.t_first || !r->exp.t_first)
 		r->exp.t_first = smp->time;
 	if (smp->time > r->exp.t_last)
 		r->exp.t_last = smp->time;
-	/* no chain shown anywhere (ss->no_unwind says so): a shape is its ip */
-	if (!(a->sample_type & PERF_SAMPLE_CALLCHAIN) || ss->no_unwind)
+	/* no chain shown anywhere: a shape is its ip */
+	if (!(a->sample_type & PERF_SAMPLE_CALLCHAIN) || r->no_chain)
 		chain.callchain.nr = 0;
 	if (!(a->sample_type & PERF_SAMPLE_CPU))
 		chain.cpu = (uint32_t)-1;	/* perf's cpu key shows -001 then */
@@ -483,20 +483,21 @@ static void on_sample(struct session *ss, const struct perf_event_header *h, int
 			x->timed_short = true;
 	}
 	if (!fresh)
-		return;
-	/* a chain perf drops (session_chain_corrupt) resolves no frame */
+		return 0;
+	/* a chain perf drops (tally_session__chain_corrupt) resolves no frame */
 	chain.callchain.nr = r->shapes[r->last_shape]->nr;
 	/*
 	 * User addresses now; kernel ones later: the kernel's map does not
 	 * change, and kallsyms is still being read on the other thread.
 	 */
 	if (!kernel_mode(mode))
-		resolver_get(&r->res, (int32_t)smp->pid, (int32_t)smp->tid, smp->ip, mode);
-	chain_modes(&chain, modes);
+		tally__resolver_get(&r->res, (int32_t)smp->pid, (int32_t)smp->tid, smp->ip, mode);
+	tally__chain_modes(&chain, modes);
 	for (uint64_t i = 0; i < chain.callchain.nr && i < CHAIN_MAX; i++)
 		if (chain.callchain.ips[i] < PERF_CONTEXT_MAX && !kernel_mode(modes[i]))
-			resolver_get(&r->res, (int32_t)smp->pid, (int32_t)smp->tid,
+			tally__resolver_get(&r->res, (int32_t)smp->pid, (int32_t)smp->tid,
 				     chain.callchain.ips[i], modes[i]);
+	return 0;
 }
 
 /*
@@ -506,7 +507,7 @@ static void on_sample(struct session *ss, const struct perf_event_header *h, int
 static const char *find_parent(struct report *r, const struct shape *x,
 			       const enum tally_cpumode *modes)
 {
-	uint32_t uw = chain_unwound_at(x->ips, x->nr);
+	uint32_t uw = tally__chain_unwound_at(x->ips, x->nr);
 
 	for (uint32_t k = 0; k < x->nr; k++) {
 		uint32_t i = r->cg.caller ? x->nr - 1 - k : k;
@@ -517,7 +518,7 @@ static const char *find_parent(struct report *r, const struct shape *x,
 
 		if (x->ips[i] >= PERF_CONTEXT_MAX)
 			continue;
-		nf = resolver_frames(&r->res, x->pid, x->tid, x->ips[i], modes[i], i > uw, fw);
+		nf = tally__resolver_frames(&r->res, x->pid, x->tid, x->ips[i], modes[i], i > uw, fw);
 		for (int j = 0; j < nf; j++) {
 			/* an address's inline frames: outermost first from the root */
 			w = fw[r->cg.caller ? nf - 1 - j : j];
@@ -551,10 +552,10 @@ static void hist_shape(struct report *r, const struct shape *x)
 		r->last_comm_hash = tally_fnv_str(ENTRY_SEED, key.comm);
 	}
 	key.comm_hash = r->last_comm_hash;
-	chain_modes(&smp, modes);
+	tally__chain_modes(&smp, modes);
 	if (r->has_parent)
 		key.parent = find_parent(r, x, modes);
-	w = resolver_get(&r->res, x->pid, x->tid, x->ip, x->mode);
+	w = tally__resolver_get(&r->res, x->pid, x->tid, x->ip, x->mode);
 	if (!w)
 		return;
 	key.w = *w;
@@ -571,7 +572,7 @@ static void hist_shape(struct report *r, const struct shape *x)
 	 * (counted once per sample); an unresolved one is keyed by its
 	 * absolute ip there, so it is an entry of its own, as in perf.
 	 */
-	uint32_t uw = chain_unwound_at(x->ips, x->nr);
+	uint32_t uw = tally__chain_unwound_at(x->ips, x->nr);
 
 	for (uint32_t k = 0; k < x->nr; k++) {
 		/* in perf's cursor order: root first unless callee order */
@@ -582,7 +583,7 @@ static void hist_shape(struct report *r, const struct shape *x)
 
 		if (ip >= PERF_CONTEXT_MAX)
 			continue;
-		nf = resolver_frames(&r->res, x->pid, x->tid, ip, modes[i], i > uw, fw);
+		nf = tally__resolver_frames(&r->res, x->pid, x->tid, ip, modes[i], i > uw, fw);
 		if (!nf)
 			return;
 		for (int j = 0; j < nf; j++) {
@@ -614,7 +615,7 @@ static void build_graphs(struct report *r)
 		struct entry key = { .comm = x->comm, .comm_hash = tally_fnv_str(ENTRY_SEED, x->comm),
 				     .trace = x->trace, .pid = x->pid, .tid = x->tid, .cpu = x->cpu };
 		struct entry *self, **seen = seen_buf;
-		struct where *w = resolver_get(&r->res, x->pid, x->tid, x->ip, x->mode);
+		struct where *w = tally__resolver_get(&r->res, x->pid, x->tid, x->ip, x->mode);
 		size_t n = 0, nseen = 0;
 		char prev_mode;
 
@@ -623,8 +624,8 @@ static void build_graphs(struct report *r)
 		key.w = *w;
 		self = hist_find(r, hs, &key);
 		prev_mode = w->mode;
-		chain_modes(&smp, modes);
-		uint32_t uw = chain_unwound_at(x->ips, x->nr);
+		tally__chain_modes(&smp, modes);
+		uint32_t uw = tally__chain_unwound_at(x->ips, x->nr);
 
 		/* frames root first, with each one's entry */
 		for (uint32_t i = x->nr; i > 0; i--) {
@@ -634,7 +635,7 @@ static void build_graphs(struct report *r)
 
 			if (ip >= PERF_CONTEXT_MAX)
 				continue;
-			nf = resolver_frames(&r->res, x->pid, x->tid, ip, modes[i - 1], i - 1 > uw, fw);
+			nf = tally__resolver_frames(&r->res, x->pid, x->tid, ip, modes[i - 1], i - 1 > uw, fw);
 			if (!nf)
 				break;
 			/* root first: an address's outermost function before those inlined in it */
@@ -766,7 +767,7 @@ static int value(const struct report *r, const struct entry *e, enum sort_key k,
 	case K_COMM: return snprintf(buf, len, "%s", e->comm);
 	case K_PID:
 		/* the thread's tid and the name it has at the end, as perf's thread column */
-		c = tally_machine__comm_of(r->ss->m, e->tid);
+		c = tally_machine__comm_of(tally_session__machine(r->ss), e->tid);
 		return snprintf(buf, len, "%7d:%s", e->tid, c ? c : e->comm);
 	case K_DSO: return snprintf(buf, len, "%s", e->w.dso ? e->w.dso : "[unknown]");
 	case K_SYM:
@@ -807,7 +808,7 @@ static int key_width(const struct report *r, struct entry **rows, size_t n, enum
 		 * as "perf-ex" if nothing is longer.
 		 */
 		if (k == K_COMM) {
-			const char *c = tally_machine__comm_of(r->ss->m, rows[i]->tid);
+			const char *c = tally_machine__comm_of(tally_session__machine(r->ss), rows[i]->tid);
 
 			l = (int)strlen(c ? c : rows[i]->comm);
 		}
@@ -858,7 +859,7 @@ static void print_head(const struct report *r, int idx)
 		return;
 	if (ns > 1000) { ns /= 1000; unit = 'K'; }	/* perf's convert_unit */
 	if (ns > 1000) { ns /= 1000; unit = 'M'; }
-	printf("# Samples: %llu%c of event '%s'\n", (unsigned long long)ns, unit, r->ss->names[idx]);
+	printf("# Samples: %llu%c of event '%s'\n", (unsigned long long)ns, unit, tally_session__event_name(r->ss, idx));
 	printf("# Event count (approx.): %llu\n#\n", (unsigned long long)h->total);
 }
 
@@ -1011,22 +1012,23 @@ static void print_hist(struct report *r, int idx)
 }
 
 /* --call-graph dwarf: how many chains ended early, and why (perf does not say). */
-static void print_unwind(const struct session *ss, bool quiet)
+static void print_unwind(const struct tally_session *ss, bool quiet)
 {
 	uint64_t early = 0;
+	TALLY_OPTS(tally_session_stats, st);
 
-	if (!ss->unwound)
+	if (tally_session__stats(ss, &st) || !st.unwound)
 		return;
 	for (int w = 1; w < TALLY_UNWIND__NR; w++)
-		early += ss->unwind_stops[w];
+		early += st.unwind_stops[w];
 	if (quiet)
 		return;
 	printf("#\n# DWARF unwinding: %llu samples' user stacks unwound, %llu chains ended early%s\n",
-	       (unsigned long long)ss->unwound, (unsigned long long)early, early ? ":" : "");
+	       (unsigned long long)st.unwound, (unsigned long long)early, early ? ":" : "");
 	for (int w = 1; w < TALLY_UNWIND__NR; w++)
-		if (ss->unwind_stops[w])
+		if (st.unwind_stops[w])
 			printf("#   %-40s %llu\n", tally_unwind_stop__str((enum tally_unwind_stop)w),
-			       (unsigned long long)ss->unwind_stops[w]);
+			       (unsigned long long)st.unwind_stops[w]);
 	printf("#\n");
 }
 
@@ -1034,7 +1036,7 @@ static void print_unwind(const struct session *ss, bool quiet)
 static void print_unresolved(struct report *r)
 {
 	const struct tally_unresolved *u;
-	int n = tally_symbols__unresolved(r->ss->syms, &u);
+	int n = tally_symbols__unresolved(tally_session__symbols(r->ss), &u);
 
 	if (n <= 0 || r->quiet)
 		return;
@@ -1167,8 +1169,11 @@ int cmd_report(int argc, char **argv)
 {
 	const char *input = "perf.data", *sort = NULL, *graph = NULL, *plimit = NULL, *parent = NULL;
 	const char *fields = NULL;
-	struct session ss = { 0 };
-	struct report r = { .ss = &ss, .res = { .ss = &ss } };
+	struct tally_session *ss = NULL;
+	struct report r = { 0 };
+	int nr_events = 0;
+	struct tally_data_reader *rd;
+	TALLY_OPTS(tally_session_stats, st);
 	bool help = false, stdio_ = false, inverted = false;
 	int children = -1;	/* the last of --children/--no-children wins, as perf */
 	const struct cli_option opts[] = {
@@ -1206,7 +1211,7 @@ int cmd_report(int argc, char **argv)
 		CLI_HELP(&help, "this text"),
 		CLI_END(),
 	};
-	int ret;
+	int ret = 0;
 
 	if (cli_parse("report", opts, argc, argv, stderr, 0) < 0)
 		return 129;
@@ -1253,23 +1258,31 @@ int cmd_report(int argc, char **argv)
 		}
 	}
 	pager_start();
-	ss.on_sample = on_sample;
-	ss.arg = &r;
-	ret = session_open(&ss, "report", input);
-	if (ret)
-		goto out;
+	{
+		TALLY_OPTS(tally_session_opts, so, .sample = on_sample, .ctx = &r,
+			   .no_inline = r.res.no_inline);
+
+		if (!(ss = cli_session_open("report", input, &so))) {
+			ret = 1;
+			goto out;
+		}
+	}
+	rd = tally_session__reader(ss);
+	nr_events = tally_session__nr_events(ss);
+	r.ss = ss;
+	tally__resolver_bind(&r.res, ss);
 	if (r.header || r.header_only)
-		print_file_header(stdout, ss.rd, input);
+		print_file_header(stdout, rd, input);
 	if (r.header_only)
 		goto out;
 	/* every event a tracepoint: perf's default key is the trace text */
-	if (!sort && !fields && all_tracepoints(ss.rd, ss.nr_attrs)) {
+	if (!sort && !fields && all_tracepoints(rd, nr_events)) {
 		r.nsort = 0;
 		add_sort_key(&r, K_TRACE);
 		if (r.has_parent)	/* --parent's key, after it as before */
 			r.sort[r.nsort++] = K_PARENT;
 	}
-	r.h = calloc((size_t)ss.nr_attrs, sizeof(*r.h));
+	r.h = calloc((unsigned)nr_events, sizeof(*r.h));
 	if (!r.h) {
 		ret = 1;
 		goto out;
@@ -1279,8 +1292,8 @@ int cmd_report(int argc, char **argv)
 	 * then), decided before reading: a pipe's attrs come too late for it,
 	 * so a pipe gets self overhead only, --children or not (as perf 6.1).
 	 */
-	for (int i = 0; i < ss.nr_attrs && !tally_data_reader__is_pipe(ss.rd); i++)
-		if (tally_data_reader__attr(ss.rd, i)->sample_type & PERF_SAMPLE_CALLCHAIN)
+	for (int i = 0; i < nr_events && !tally_data_reader__is_pipe(rd); i++)
+		if (tally_data_reader__attr(rd, i)->sample_type & PERF_SAMPLE_CALLCHAIN)
 			r.children = children != 0;
 	/*
 	 * perf shows children's graphs root first, self graphs leaf first.
@@ -1290,27 +1303,28 @@ int cmd_report(int argc, char **argv)
 	 */
 	if (!r.cg.order_set)
 		r.cg.caller = r.children ||
-			      (tally_data_reader__is_pipe(ss.rd) && children != 0);
+			      (tally_data_reader__is_pipe(rd) && children != 0);
 	/* rows of the sampled functions alone need no unwinding */
-	ss.no_warm = r.res.no_inline;
-	ss.no_unwind = !r.children && r.cg.mode == CG_NONE && !r.has_parent &&
-		       !report_exports_any(&r.exp);
-	ret = session_run(&ss);
+	r.no_chain = !r.children && r.cg.mode == CG_NONE && !r.has_parent &&
+		     !report_exports_any(&r.exp);
+	tally_session__set_unwind(ss, !r.no_chain);
+	ret = cli_session_run(ss, "report", input);
+	tally_session__stats(ss, &st);
 	/* what was counted under ":TID" carries the name the thread got next, as perf shows it */
-	for (size_t i = 0; ss.nrenames && i < r.nshapes; i++)
-		r.shapes[i]->comm = session_final_comm(&ss, r.shapes[i]->comm);
-	if (!ret && !ss.samples) {
+	for (size_t i = 0; i < r.nshapes; i++)
+		r.shapes[i]->comm = tally_session__final_comm(ss, r.shapes[i]->comm);
+	if (!ret && !st.samples) {
 		/* perf's words (and its status, 0); no picture of nothing is written */
-		fprintf(stderr, "Error:\nThe %s data has no samples!\n", ss.path ? ss.path : "perf.data");
+		fprintf(stderr, "Error:\nThe %s data has no samples!\n", input ? input : "perf.data");
 		goto out;
 	}
 	if (report_exports_any(&r.exp)) {
 		/* the pictures are of the first event with samples */
 		int idx = 0;
 
-		while (idx + 1 < ss.nr_attrs && !r.h[idx].samples)
+		while (idx + 1 < nr_events && !r.h[idx].samples)
 			idx++;
-		if (report_export(&r.exp, &ss, &r.res, r.shapes, r.nshapes, idx))
+		if (report_export(&r.exp, ss, input, &r.res, r.shapes, r.nshapes, idx))
 			ret = 1;
 		goto out;
 	}
@@ -1319,18 +1333,18 @@ int cmd_report(int argc, char **argv)
 	if (r.cg.mode != CG_NONE)
 		build_graphs(&r);
 	{
-		for (int i = 0, first = 1; i < ss.nr_attrs; i++)
+		for (int i = 0, first = 1; i < nr_events; i++)
 			if (r.h[i].samples) {
 				if (first)
-					print_preamble(&r, ss.lost_samples);
+					print_preamble(&r, st.lost_samples);
 				first = 0;
 				print_hist(&r, i);
 			}
 		print_unresolved(&r);
-		print_unwind(&ss, r.quiet);
+		print_unwind(ss, r.quiet);
 	}
 out:
-	for (int i = 0; r.h && i < ss.nr_attrs; i++) {
+	for (int i = 0; r.h && i < nr_events; i++) {
 		for (size_t b = 0; b < r.h[i].nbuckets; b++)
 			while (r.h[i].tab[b]) {
 				struct entry *e = r.h[i].tab[b];
@@ -1342,7 +1356,7 @@ out:
 		free(r.h[i].tab);
 	}
 	free(r.h);
-	resolver_free(&r.res);
+	tally__resolver_free(&r.res);
 	if (r.has_parent)
 		regfree(&r.parent_re);
 	for (size_t i = 0; i < r.nshapes; i++) {
@@ -1353,6 +1367,6 @@ out:
 	tally_strpool__delete(r.traces);
 	free(r.stab);
 	free(r.exp.timed);
-	session_close(&ss);
+	tally_session__close(ss);
 	return ret;
 }

@@ -13,7 +13,7 @@
 #include "cli.h"
 #include "pager.h"
 #include "parse_options.h"
-#include "session.h"
+#include "read_file.h"
 
 /* perf script's -F fields, printed in this order whatever the list's */
 enum {
@@ -51,7 +51,12 @@ static const char *const type_names[T__NR] = { "hw", "sw", "trace", "raw", "brea
 #define DEFAULT_TP_FIELDS (F_COMM | F_TID | F_CPU | F_TIME | F_EVENT | F_TRACE)
 
 struct script_ctx {
-	struct session *ss;
+	struct tally_session *ss;
+	struct tally_machine *m;
+	struct tally_symbols *syms;
+	uint64_t gen;			/* the maps' generation at this sample (frame cache key) */
+	const char **names;		/* per attr: the event's name */
+	int name_width;			/* the longest of them */
 	unsigned type_fields[T__NR];	/* what -F asked for each class */
 	unsigned strict[T__NR];		/* of those, the ones named (the samples must have them) */
 	bool user_set[T__NR];
@@ -170,7 +175,7 @@ static void print_frame(struct script_ctx *s, const struct tally_sample *smp, ui
 
 	opts &= F_SYM | F_SYMOFF | F_DSO;
 	if (e && e->len && e->ip == ip && e->pid == (int32_t)smp->pid && e->mode == mode &&
-	    e->chain == chain && e->opts == opts && e->gen == s->ss->maps_gen) {
+	    e->chain == chain && e->opts == opts && e->gen == s->gen) {
 		ob_mem(s, s->fc_text + e->off, e->len);
 		return;
 	}
@@ -182,7 +187,7 @@ static void print_frame(struct script_ctx *s, const struct tally_sample *smp, ui
 		s->fc_used = 0;
 	}
 	memcpy(s->fc_text + s->fc_used, s->buf + before, s->len - before);
-	*e = (struct fc_ent){ .ip = ip, .gen = s->ss->maps_gen, .pid = (int32_t)smp->pid,
+	*e = (struct fc_ent){ .ip = ip, .gen = s->gen, .pid = (int32_t)smp->pid,
 			      .mode = (uint8_t)mode, .chain = (uint8_t)chain, .opts = (uint16_t)opts,
 			      .len = (uint16_t)(s->len - before), .off = (uint32_t)s->fc_used };
 	s->fc_used += s->len - before;
@@ -227,7 +232,7 @@ static void make_frame(struct script_ctx *s, const struct tally_sample *smp, uin
 		       enum tally_cpumode mode, int chain, unsigned opts)
 {
 	struct tally_addr_info ai;
-	bool found = !tally_symbols__resolve(s->ss->syms, s->ss->m, (int32_t)smp->pid,
+	bool found = !tally_symbols__resolve(s->syms, s->m, (int32_t)smp->pid,
 					     (int32_t)smp->tid, ip, mode, &ai);
 	const char *names[INL_MAX];
 	int n;
@@ -251,37 +256,38 @@ static void make_frame(struct script_ctx *s, const struct tally_sample *smp, uin
 	frame_text(s, &ai, found, ip, chain, opts, found ? ai.sym->name : NULL, false);
 }
 
-static void print_sample(struct session *ss, const struct perf_event_header *h, int idx,
-			 const struct tally_record *rec, void *arg)
+static int print_sample(struct tally_session *ss, const struct tally_session_sample *ts, void *arg)
 {
 	struct script_ctx *s = arg;
-	const struct perf_event_attr *a = tally_data_reader__attr(ss->rd, idx);
-	const struct tally_sample *smp = &rec->u.sample;
+	int idx = ts->attr;
+	const struct perf_event_attr *a = ts->event;
+	const struct tally_sample *smp = ts->sample;
 	unsigned f = s->attr_fields[idx];
-	enum tally_cpumode mode = (enum tally_cpumode)(h->misc & PERF_RECORD_MISC_CPUMODE_MASK);
+	enum tally_cpumode mode = ts->mode;
 	bool chain = (a->sample_type & PERF_SAMPLE_CALLCHAIN) && !s->hide_cg;
-	bool dropped = chain && session_chain_corrupt(smp);	/* as perf: no frame line */
+	bool dropped = chain && tally_session__chain_corrupt(smp);	/* as perf: no frame line */
 	bool tp = a->type == PERF_TYPE_TRACEPOINT;
 	bool unwound = false;
 
+	s->gen = tally_session__maps_gen(ss);	/* fixed during a sample */
 	/* nothing left to print for this event ('trace' of a software one): perf prints no line */
 	if (!(tp ? f : f & ~F_TRACE))
-		return;
+		return 0;
 	if ((s->pids && !session_in_id_list(s->pids, (int32_t)smp->pid)) ||
 	    (s->tids && !session_in_id_list(s->tids, (int32_t)smp->tid)))
-		return;
+		return 0;
 	if (s->comms) {
-		const char *c = tally_machine__comm_of(ss->m, (int32_t)smp->tid);
+		const char *c = tally_machine__comm_of(s->m, (int32_t)smp->tid);
 
 		if (!c || !session_in_list(s->comms, c))
-			return;
+			return 0;
 	}
 	/* perf's layout: comm, pid/tid, [cpu], time, period, event, then the rest */
 	if (f & F_COMM) {
-		const char *comm = tally_machine__comm_of(ss->m, (int32_t)smp->tid);
+		const char *comm = tally_machine__comm_of(s->m, (int32_t)smp->tid);
 
 		if (!comm)
-			comm = unnamed_comm(ss, (int32_t)smp->pid, (int32_t)smp->tid);
+			comm = tally_session__comm(ss, ts);	/* perf's ":TID" */
 		/* padded unless a call chain follows on lines of its own */
 		ob_rstr(s, comm ? comm : ":-1", (f & F_IP) && chain ? 0 : 16);
 		ob_chr(s, ' ');
@@ -316,25 +322,27 @@ static void print_sample(struct session *ss, const struct perf_event_header *h, 
 		ob_chr(s, ' ');
 	}
 	if (f & F_EVENT) {
-		ob_rstr(s, ss->names[idx], ss->name_width);
+		ob_rstr(s, s->names[idx], s->name_width);
 		ob_str(s, ": ");
 	}
 	if ((f & F_TRACE) && tp) {
 		char info[4096];
 
-		if (ss->tf && (a->sample_type & PERF_SAMPLE_RAW) && smp->raw.size &&
-		    tally_trace_fmt__print(ss->tf, smp->raw.data, smp->raw.size, info,
+		struct tally_trace_fmt *tf = tally_session__trace_fmt(ss);
+
+		if (tf && (a->sample_type & PERF_SAMPLE_RAW) && smp->raw.size &&
+		    tally_trace_fmt__print(tf, smp->raw.data, smp->raw.size, info,
 					   sizeof(info)) > 0)
 			ob_str(s, info);
 	}
 	if (!(f & F_IP)) {
 		ob_chr(s, '\n');
-		return;
+		return 0;
 	}
 	if (!chain) {
 		ob_chr(s, ' ');
 		print_frame(s, smp, smp->ip, mode, 0, f);
-		return;
+		return 0;
 	}
 	ob_chr(s, '\n');
 	for (uint64_t i = 0; !dropped && i < smp->callchain.nr; i++) {
@@ -345,7 +353,7 @@ static void print_sample(struct session *ss, const struct perf_event_header *h, 
 				mode = TALLY_CPUMODE_KERNEL;
 			} else if (ip == PERF_CONTEXT_USER) {
 				mode = TALLY_CPUMODE_USER;
-			} else if (ip == SESSION_CONTEXT_UNWOUND) {
+			} else if (ip == TALLY_CONTEXT_UNWOUND) {
 				mode = TALLY_CPUMODE_USER;
 				unwound = true;
 			}
@@ -354,6 +362,7 @@ static void print_sample(struct session *ss, const struct perf_event_header *h, 
 		print_frame(s, smp, ip, mode, unwound ? 2 : 1, f);
 	}
 	ob_chr(s, '\n');
+	return 0;
 }
 
 static int type_class(const struct perf_event_attr *a)
@@ -445,23 +454,30 @@ static int parse_fields(struct script_ctx *s, const char *spec)
  */
 static int attr_fields(struct script_ctx *s)
 {
-	struct session *ss = s->ss;
+	struct tally_session *ss = s->ss;
+	struct tally_data_reader *rd = tally_session__reader(ss);
+	int nr = tally_session__nr_events(ss);
 
-	s->attr_fields = calloc((size_t)ss->nr_attrs + 1, sizeof(*s->attr_fields));
-	if (!s->attr_fields)
+	s->attr_fields = calloc((size_t)nr + 1, sizeof(*s->attr_fields));
+	s->names = calloc((size_t)nr + 1, sizeof(*s->names));
+	if (!s->attr_fields || !s->names)
 		return -1;
 	unsigned tp_default = DEFAULT_TP_FIELDS;
 
 	/* perf: when a tracepoint has call chains, tracepoints show them (not under -G) */
-	for (int i = 0; !s->hide_cg && i < ss->nr_attrs; i++) {
-		const struct perf_event_attr *a = tally_data_reader__attr(ss->rd, i);
+	for (int i = 0; !s->hide_cg && i < nr; i++) {
+		const struct perf_event_attr *a = tally_data_reader__attr(rd, i);
 
 		if (a->type == PERF_TYPE_TRACEPOINT && (a->sample_type & PERF_SAMPLE_CALLCHAIN))
 			tp_default |= F_IP | F_SYM | F_SYMOFF | F_DSO;
 	}
-	for (int i = 0; i < ss->nr_attrs; i++) {
-		const struct perf_event_attr *a = tally_data_reader__attr(ss->rd, i);
+	for (int i = 0; i < nr; i++) {
+		const struct perf_event_attr *a = tally_data_reader__attr(rd, i);
 		int t = type_class(a);
+		int w = (int)strlen(s->names[i] = tally_session__event_name(ss, i));
+
+		if (w > s->name_width)
+			s->name_width = w;
 		unsigned f = s->user_set[t] ? s->type_fields[t] :
 			     t == T_TRACE ? tp_default : DEFAULT_FIELDS;
 
@@ -473,7 +489,7 @@ static int attr_fields(struct script_ctx *s)
 			    !(t != T_TRACE && fields[k].bit == F_TRACE)) {
 				fprintf(stderr, "tally script: samples for '%s' event do not have %s "
 					"attribute set. Cannot print '%s' field.\n",
-					ss->names[i], fields[k].needs_name, fields[k].name);
+					tally_session__event_name(ss, i), fields[k].needs_name, fields[k].name);
 				return -1;
 			}
 			f &= ~fields[k].bit;
@@ -508,7 +524,7 @@ int cmd_script(int argc, char **argv)
 		CLI_HELP(&help, "this text"),
 		CLI_END(),
 	};
-	struct session ss = { 0 };
+	struct tally_session *ss;
 	int ret;
 
 	if (cli_parse("script", opts, argc, argv, stderr, 0) < 0)
@@ -520,7 +536,6 @@ int cmd_script(int argc, char **argv)
 	if (fspec && parse_fields(&s, fspec))
 		return 129;
 	pager_start();
-	s.ss = &ss;
 	s.out = stdout;
 	s.fc = calloc(FC_SLOTS, sizeof(*s.fc));
 	s.fc_text = malloc(FC_TEXT);
@@ -528,18 +543,28 @@ int cmd_script(int argc, char **argv)
 		free(s.fc);
 		s.fc = NULL;
 	}
-	ss.on_sample = print_sample;
-	ss.arg = &s;
-	ss.no_warm = s.no_inline;
-	ret = session_open(&ss, "script", input);
+	{
+		/* the comm is looked up where a line shows it */
+		TALLY_OPTS(tally_session_opts, so, .sample = print_sample, .ctx = &s,
+			   .no_inline = s.no_inline, .no_comm = true);
+
+		ss = cli_session_open("script", input, &so);
+	}
+	ret = ss ? 0 : 1;
+	if (ss) {
+		s.ss = ss;
+		s.m = tally_session__machine(ss);
+		s.syms = tally_session__symbols(ss);
+	}
 	if (!ret && attr_fields(&s))
 		ret = 1;
 	if (!ret)
-		ret = session_run(&ss);
+		ret = cli_session_run(ss, "script", input);
 	ob_flush(&s);
-	session_close(&ss);
+	tally_session__close(ss);
 	free(s.fc);
 	free(s.fc_text);
 	free(s.attr_fields);
+	free(s.names);
 	return ret;
 }

@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-struct session;
+struct tally_session;
 struct resolver;
 
 /*
@@ -49,7 +49,8 @@ static inline bool report_exports_any(const struct report_exports *x)
 }
 
 /* Draw each asked picture from the shapes of event idx. 0, or 1 after saying why. */
-int report_export(const struct report_exports *x, struct session *ss, struct resolver *res,
+int report_export(const struct report_exports *x, struct tally_session *ss, const char *path,
+		  struct resolver *res,
 		  struct shape *const *shapes, size_t n, int idx);
 
 #endif

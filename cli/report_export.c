@@ -11,8 +11,7 @@
 #include <sys/stat.h>
 #include <tally/stacks.h>
 #include "report.h"
-#include "resolve.h"
-#include "session.h"
+#include "resolve_internal.h"
 
 static void hex(char *out, const uint8_t *b, size_t n)
 {
@@ -27,7 +26,7 @@ static void hex(char *out, const uint8_t *b, size_t n)
  * for maps whose MMAP2 carried none; *out hex. The last file asked is
  * asked again most often.
  */
-static bool recorded_build_id(const struct session *ss, const char *path, char *out)
+static bool recorded_build_id(const struct tally_session *ss, const char *path, char *out)
 {
 	static const char *last_path;
 	static char last[2 * TALLY_BUILD_ID_MAX + 1];
@@ -41,7 +40,7 @@ static bool recorded_build_id(const struct session *ss, const char *path, char *
 	}
 	last_path = path;
 	*last = *out = '\0';
-	if (tally_data_reader__feature(ss->rd, 2, &v, &len))
+	if (tally_data_reader__feature(tally_session__reader(ss), TALLY_HEADER_BUILD_ID, &v, &len))
 		return false;
 	p = v;
 	while (len - pos >= 36) {
@@ -64,7 +63,7 @@ static bool recorded_build_id(const struct session *ss, const char *path, char *
 }
 
 /* One frame of the model for an address report resolved, at its source line (or NULL). */
-static int frame_of(struct tally_stacks *st, const struct session *ss, const struct where *w,
+static int frame_of(struct tally_stacks *st, const struct tally_session *ss, const struct where *w,
 		    uint64_t ip, const struct tally_srcline *src)
 {
 	char bid[2 * TALLY_BUILD_ID_MAX + 1];
@@ -96,7 +95,7 @@ static int frame_of(struct tally_stacks *st, const struct session *ss, const str
 static int stack_of(struct tally_stacks *st, struct resolver *res, const struct shape *x,
 		    bool chained)
 {
-	const struct session *ss = res->ss;
+	const struct tally_session *ss = res->ss;
 	static enum tally_cpumode modes[CHAIN_MAX];
 	struct tally_sample smp = { .callchain = { .nr = x->nr, .ips = x->ips } };
 	const struct tally_srcline *src;
@@ -110,28 +109,28 @@ static int stack_of(struct tally_stacks *st, struct resolver *res, const struct 
 	 * the sampled frame alone, as report's self column counts it.
 	 */
 	if (!x->nr) {
-		w = resolver_get(res, x->pid, x->tid, x->ip, x->mode);
+		w = tally__resolver_get(res, x->pid, x->tid, x->ip, x->mode);
 		if (!w)
 			return -ENOMEM;
-		nl = resolver_lines(res, x->pid, x->tid, x->ip, x->mode, false, &src);
+		nl = tally__resolver_lines(res, x->pid, x->tid, x->ip, x->mode, false, &src);
 		f = frame_of(st, ss, w, x->ip, nl ? &src[nl - 1] : NULL);
 		return f < 0 ? f : tally_stacks__push(st, -1, f);
 	}
-	uint32_t uw = chain_unwound_at(x->ips, x->nr);
+	uint32_t uw = tally__chain_unwound_at(x->ips, x->nr);
 
-	chain_modes(&smp, modes);
+	tally__chain_modes(&smp, modes);
 	for (uint32_t i = x->nr; i > 0; i--) {
 		uint64_t ip = x->ips[i - 1];
 
 		if (ip >= PERF_CONTEXT_MAX)
 			continue;
 		struct where *fw[INL_MAX];
-		int nf = resolver_frames(res, x->pid, x->tid, ip, modes[i - 1], i - 1 > uw, fw);
+		int nf = tally__resolver_frames(res, x->pid, x->tid, ip, modes[i - 1], i - 1 > uw, fw);
 
 		if (!nf)
 			return -ENOMEM;
 		/* after a frame, not a level's marker: a return address */
-		nl = resolver_lines(res, x->pid, x->tid, ip, modes[i - 1],
+		nl = tally__resolver_lines(res, x->pid, x->tid, ip, modes[i - 1],
 				    i >= 2 && x->ips[i - 2] < PERF_CONTEXT_MAX, &src);
 		/* root first: an address's outermost function before those inlined in it */
 		for (int j = nf - 1; j >= 0; j--) {
@@ -191,7 +190,7 @@ static int page(struct tally_stacks *st, FILE *fp, const char *title)
 }
 
 /* The recorded command line (HEADER_CMDLINE: u32 count, then perf strings). */
-static char *cmdline(const struct session *ss)
+static char *cmdline(const struct tally_session *ss)
 {
 	const unsigned char *p;
 	const void *v;
@@ -201,7 +200,7 @@ static char *cmdline(const struct session *ss)
 	size_t olen = 0;
 	FILE *m;
 
-	if (tally_data_reader__feature(ss->rd, 11, &v, &len) || len < 4)
+	if (tally_data_reader__feature(tally_session__reader(ss), TALLY_HEADER_CMDLINE, &v, &len) || len < 4)
 		return NULL;
 	p = v;
 	memcpy(&n, p, 4);
@@ -234,12 +233,13 @@ static int pprof(struct tally_stacks *st, FILE *fp, const char *title)
 	return tally_stacks__write_pprof(st, fp);
 }
 
-int report_export(const struct report_exports *x, struct session *ss, struct resolver *res,
-		  struct shape *const *shapes, size_t n, int idx)
+int report_export(const struct report_exports *x, struct tally_session *ss, const char *path,
+		  struct resolver *res, struct shape *const *shapes, size_t n, int idx)
 {
 	struct tally_stacks *st = tally_stacks__new();
-	const struct perf_event_attr *a = tally_data_reader__attr(ss->rd, idx);
-	const char *ev = ss->names[idx];
+	TALLY_OPTS(tally_session_stats, sst);
+	const struct perf_event_attr *a = tally_data_reader__attr(tally_session__reader(ss), idx);
+	const char *ev = tally_session__event_name(ss, idx);
 	struct tally_stacks_info info = {
 		.event = ev,
 		/* the clocks' periods are nanoseconds */
@@ -249,7 +249,7 @@ int report_export(const struct report_exports *x, struct session *ss, struct res
 		.period = a && !a->freq ? a->sample_period : 0,
 		.time_ns = x->t_first,
 		.duration_ns = x->t_last - x->t_first,
-		.lost = ss->lost_samples,
+		.lost = tally_session__stats(ss, &sst) ? 0 : sst.lost_samples,
 	};
 	char title[512], *cmd = NULL;
 	int ret = 0, err = 0;
@@ -259,7 +259,7 @@ int report_export(const struct report_exports *x, struct session *ss, struct res
 	 * Sample times run from boot; pprof wants the wall clock: the file
 	 * was last written when the recording ended.
 	 */
-	if (ss->path && strcmp(ss->path, "-") && !stat(ss->path, &sb) &&
+	if (path && strcmp(path, "-") && !stat(path, &sb) &&
 	    (uint64_t)sb.st_mtime * 1000000000ULL > info.duration_ns)
 		info.time_ns = (uint64_t)sb.st_mtime * 1000000000ULL - info.duration_ns;
 
@@ -280,7 +280,7 @@ int report_export(const struct report_exports *x, struct session *ss, struct res
 			continue;
 		t = tally_stacks__thread(st, sh->pid, sh->tid, sh->comm);
 		node = t < 0 ? t : stack_of(st, res, sh,
-					    tally_data_reader__attr(ss->rd, sh->idx)->sample_type &
+					    tally_data_reader__attr(tally_session__reader(ss), sh->idx)->sample_type &
 					    PERF_SAMPLE_CALLCHAIN);
 		/* -1: an empty stack (the thread alone); below it, -errno */
 		err = node < -1 ? node : tally_stacks__sample(st, t, node, sh->count, sh->period);
@@ -308,12 +308,12 @@ int report_export(const struct report_exports *x, struct session *ss, struct res
 		tally_stacks__free(st);
 		return 1;
 	}
-	snprintf(title, sizeof(title), "%s: %llu samples of %s", ss->path,
+	snprintf(title, sizeof(title), "%s: %llu samples of %s", path,
 		 (unsigned long long)tally_stacks__samples(st), ev);
 	/* without chains each stack is its sampled frame: say so once, and why */
 	if ((x->flamegraph || x->html) && a && !(a->sample_type & PERF_SAMPLE_CALLCHAIN))
 		fprintf(stderr, "tally report: %s has no call chains (recorded without -g/--call-graph): "
-			"the flame graph is one level deep\n", ss->path ? ss->path : "perf.data");
+			"the flame graph is one level deep\n", path ? path : "perf.data");
 	if (x->folded && tally_stacks__write_folded(st, stdout))
 		ret = 1;
 	if (x->flamegraph)

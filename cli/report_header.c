@@ -11,77 +11,6 @@
 #include <time.h>
 #include "report_header.h"
 
-static const char *const feat_names[] = {
-	[1] = "TRACING_DATA", [2] = "BUILD_ID", [3] = "HOSTNAME", [4] = "OSRELEASE",
-	[5] = "VERSION", [6] = "ARCH", [7] = "NRCPUS", [8] = "CPUDESC", [9] = "CPUID",
-	[10] = "TOTAL_MEM", [11] = "CMDLINE", [12] = "EVENT_DESC", [13] = "CPU_TOPOLOGY",
-	[14] = "NUMA_TOPOLOGY", [15] = "BRANCH_STACK", [16] = "PMU_MAPPINGS",
-	[17] = "GROUP_DESC", [18] = "AUXTRACE", [19] = "STAT", [20] = "CACHE",
-	[21] = "SAMPLE_TIME", [22] = "MEM_TOPOLOGY", [23] = "CLOCKID", [24] = "DIR_FORMAT",
-	[25] = "BPF_PROG_INFO", [26] = "BPF_BTF", [27] = "COMPRESSED", [28] = "CPU_PMU_CAPS",
-	[29] = "CLOCK_DATA", [30] = "HYBRID_TOPOLOGY", [31] = "PMU_CAPS",
-};
-#define NR_FEATS 32
-
-/* A section read front to back; every read is bounded. */
-struct cur {
-	const unsigned char *p;
-	size_t len, pos;
-	bool bad;
-};
-
-static uint32_t u32(struct cur *c)
-{
-	uint32_t v = 0;
-
-	if (c->len - c->pos < 4) {
-		c->bad = true;
-		return 0;
-	}
-	memcpy(&v, c->p + c->pos, 4);
-	c->pos += 4;
-	return v;
-}
-
-static uint64_t u64(struct cur *c)
-{
-	uint64_t v = 0;
-
-	if (c->len - c->pos < 8) {
-		c->bad = true;
-		return 0;
-	}
-	memcpy(&v, c->p + c->pos, 8);
-	c->pos += 8;
-	return v;
-}
-
-/* perf's string: u32 length (padded), then the bytes with a NUL inside */
-static const char *str(struct cur *c)
-{
-	uint32_t n = u32(c);
-	const char *s;
-
-	if (c->bad || n > c->len - c->pos || !memchr(c->p + c->pos, 0, n)) {
-		c->bad = true;
-		return "";
-	}
-	s = (const char *)c->p + c->pos;
-	c->pos += n;
-	return s;
-}
-
-static bool feat(const struct tally_data_reader *rd, int f, struct cur *c)
-{
-	const void *p;
-	size_t len;
-
-	if (tally_data_reader__feature(rd, f, &p, &len))
-		return false;
-	*c = (struct cur){ .p = p, .len = len };
-	return true;
-}
-
 static const char *const st_names[] = {
 	"IP", "TID", "TIME", "ADDR", "READ", "CALLCHAIN", "ID", "CPU", "PERIOD", "STREAM_ID",
 	"RAW", "BRANCH_STACK", "REGS_USER", "STACK_USER", "WEIGHT", "DATA_SRC", "IDENTIFIER",
@@ -168,33 +97,42 @@ static void print_attr(FILE *fp, const struct perf_event_attr *a)
 		fprintf(fp, ", sig_data = %llu", (unsigned long long)a->sig_data);
 }
 
-static void print_events(FILE *fp, struct cur *c)
+static void print_events(FILE *fp, const struct tally_data_reader *rd)
 {
-	uint32_t nr = u32(c), asz = u32(c);
+	const struct tally_event_desc *ev;
+	int n = tally_data_reader__event_descs(rd, &ev);
 
-	for (uint32_t i = 0; i < nr && !c->bad; i++) {
-		struct perf_event_attr a = { 0 };
-		uint32_t nids;
-		const char *name;
-
-		if (asz > c->len - c->pos || asz < PERF_ATTR_SIZE_VER0)
-			return;
-		memcpy(&a, c->p + c->pos, asz < sizeof(a) ? asz : sizeof(a));
-		c->pos += asz;
-		nids = u32(c);
-		name = str(c);
-		if (c->bad)
-			return;
-		fprintf(fp, "# event : name = %s, ", name);
-		if (nids) {
+	for (int i = 0; i < n; i++) {
+		fprintf(fp, "# event : name = %s, ", ev[i].name);
+		if (ev[i].nr_ids) {
 			fprintf(fp, ", id = {");
-			for (uint32_t k = 0; k < nids && !c->bad; k++)
-				fprintf(fp, "%s %" PRIu64, k ? "," : "", u64(c));
+			for (uint32_t k = 0; k < ev[i].nr_ids; k++)
+				fprintf(fp, "%s %" PRIu64, k ? "," : "", ev[i].ids[k]);
 			fprintf(fp, " }");
 		}
-		print_attr(fp, &a);
+		print_attr(fp, &ev[i].attr);
 		fputc('\n', fp);
 	}
+}
+
+/* The file has feature f. */
+static bool has(const struct tally_data_reader *rd, int f)
+{
+	const void *p;
+	size_t len;
+
+	return !tally_data_reader__feature(rd, f, &p, &len);
+}
+
+/* A string feature's line, when the file has it. */
+static void str_line(FILE *fp, const struct tally_data_reader *rd, int f, const char *label)
+{
+	const char *v;
+
+	if (!has(rd, f))
+		return;
+	v = tally_data_reader__feat_string(rd, f);
+	fprintf(fp, "# %s : %s\n", label, v ? v : "");
 }
 
 /* perf's "%lu.%06lu" of a nanosecond time */
@@ -207,7 +145,6 @@ static void usec(FILE *fp, uint64_t t)
 void print_file_header(FILE *fp, const struct tally_data_reader *rd, const char *path)
 {
 	struct tally_data_file_info fi;
-	struct cur c;
 	struct stat st;
 	char when[64] = "";
 
@@ -230,71 +167,69 @@ void print_file_header(FILE *fp, const struct tally_data_reader *rd, const char 
 	/* a pipe's features come as records, after the header perf closes here */
 	if (pipe)
 		fprintf(fp, "# ========\n#\n");
-	if (feat(rd, 3, &c))
-		fprintf(fp, "# hostname : %s\n", str(&c));
-	if (feat(rd, 4, &c))
-		fprintf(fp, "# os release : %s\n", str(&c));
-	if (feat(rd, 5, &c))
-		fprintf(fp, "# perf version : %s\n", str(&c));
-	if (feat(rd, 6, &c))
-		fprintf(fp, "# arch : %s\n", str(&c));
-	if (feat(rd, 7, &c)) {
-		uint32_t avail = u32(&c), online = u32(&c);
+	str_line(fp, rd, TALLY_HEADER_HOSTNAME, "hostname");
+	str_line(fp, rd, TALLY_HEADER_OSRELEASE, "os release");
+	str_line(fp, rd, TALLY_HEADER_VERSION, "perf version");
+	str_line(fp, rd, TALLY_HEADER_ARCH, "arch");
+	if (has(rd, TALLY_HEADER_NRCPUS)) {
+		uint32_t avail = 0, online = 0;
 
+		tally_data_reader__nrcpus(rd, &online, &avail);
 		fprintf(fp, "# nrcpus online : %u\n# nrcpus avail : %u\n", online, avail);
 	}
-	if (feat(rd, 8, &c))
-		fprintf(fp, "# cpudesc : %s\n", str(&c));
-	if (feat(rd, 9, &c))
-		fprintf(fp, "# cpuid : %s\n", str(&c));
-	if (feat(rd, 10, &c))
-		fprintf(fp, "# total memory : %" PRIu64 " kB\n", u64(&c));
-	if (feat(rd, 11, &c)) {
-		uint32_t n = u32(&c);
+	str_line(fp, rd, TALLY_HEADER_CPUDESC, "cpudesc");
+	str_line(fp, rd, TALLY_HEADER_CPUID, "cpuid");
+	if (has(rd, TALLY_HEADER_TOTAL_MEM)) {
+		uint64_t kib = 0;
+
+		tally_data_reader__total_mem(rd, &kib);
+		fprintf(fp, "# total memory : %" PRIu64 " kB\n", kib);
+	}
+	if (has(rd, TALLY_HEADER_CMDLINE)) {
+		const char *argv[256];
+		int n = tally_data_reader__cmdline(rd, argv, 256);
 
 		fprintf(fp, "# cmdline : ");
-		for (uint32_t i = 0; i < n && !c.bad; i++)
-			fprintf(fp, "%s ", str(&c));
+		for (int i = 0; i < n && i < 256; i++)
+			fprintf(fp, "%s ", argv[i]);
 		fputc('\n', fp);
 	}
-	if (feat(rd, 12, &c))
-		print_events(fp, &c);
-	if (feat(rd, 13, &c))
+	if (has(rd, TALLY_HEADER_EVENT_DESC))
+		print_events(fp, rd);
+	if (has(rd, TALLY_HEADER_CPU_TOPOLOGY))
 		fprintf(fp, "# CPU_TOPOLOGY info available, use -I to display\n");
-	if (feat(rd, 14, &c))
+	if (has(rd, TALLY_HEADER_NUMA_TOPOLOGY))
 		fprintf(fp, "# NUMA_TOPOLOGY info available, use -I to display\n");
-	if (feat(rd, 15, &c))
+	if (has(rd, TALLY_HEADER_BRANCH_STACK))
 		fprintf(fp, "# contains samples with branch stack\n");
-	if (feat(rd, 16, &c)) {
-		uint32_t n = u32(&c);
+	if (has(rd, TALLY_HEADER_PMU_MAPPINGS)) {
+		const struct tally_pmu_mapping *pm;
+		int n = tally_data_reader__pmu_mappings(rd, &pm);
 
 		fprintf(fp, "# pmu mappings: ");
-		for (uint32_t i = 0; i < n && !c.bad; i++) {
-			uint32_t type = u32(&c);
-			const char *name = str(&c);
-
-			fprintf(fp, "%s%s = %u", i ? ", " : "", name, type);
-		}
+		for (int i = 0; i < n; i++)
+			fprintf(fp, "%s%s = %u", i ? ", " : "", pm[i].name, pm[i].type);
 		fputc('\n', fp);
 	}
-	if (feat(rd, 20, &c))
+	if (has(rd, TALLY_HEADER_CACHE))
 		fprintf(fp, "# CACHE info available, use -I to display\n");
-	if (feat(rd, 21, &c)) {
-		uint64_t first = u64(&c), last = u64(&c);
+	if (has(rd, TALLY_HEADER_SAMPLE_TIME)) {
+		uint64_t first = 0, last = 0;
 
+		tally_data_reader__sample_time(rd, &first, &last);
 		fprintf(fp, "# time of first sample : ");
 		usec(fp, first);
 		fprintf(fp, "\n# time of last sample : ");
 		usec(fp, last);
 		fprintf(fp, "\n# sample duration : %10.3f ms\n", (double)(last - first) / 1e6);
 	}
-	if (feat(rd, 22, &c))
+	if (has(rd, TALLY_HEADER_MEM_TOPOLOGY))
 		fprintf(fp, "# MEM_TOPOLOGY info available, use -I to display\n");
 	if (pipe)
 		return;
 	fprintf(fp, "# missing features: ");
-	for (int f = 1; f < NR_FEATS; f++)
+	for (int f = 1; f < TALLY_HEADER_LAST_FEATURE; f++)
 		if (!(fi.features[f / 64] >> (f % 64) & 1))
-			fprintf(fp, "%s ", feat_names[f]);
+			fprintf(fp, "%s ", tally_header_feature__name(f));
 	fprintf(fp, "\n# ========\n#\n");
 }

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "data_read_internal.h"
 #include "asan.h"
 #include "data_swap.h"
 #include "internal.h"
@@ -53,7 +54,17 @@ struct tally_data_reader {
 	void *sfeat[256];	/* its features, in host order */
 	void **pcopies;		/* a swapped pipe's header records, in host order */
 	size_t nr_pcopies;
+	struct tally__feat_cache *fcache;	/* parsed features (data_header.c) */
+	void (*fcache_free)(struct tally__feat_cache *c);	/* data_header's: it lies above */
 };
+
+struct tally__feat_cache **tally__data_reader_feat_cache(const struct tally_data_reader *r,
+							 void (*release)(struct tally__feat_cache *))
+{
+	/* a cache of what the file says: filled on a const reader */
+	((struct tally_data_reader *)r)->fcache_free = release;
+	return &((struct tally_data_reader *)r)->fcache;
+}
 
 static bool pipe_header_record(uint32_t type);
 
@@ -127,10 +138,6 @@ static int read_attrs(struct tally_data_reader *r)
 	return 0;
 }
 
-#define PERF_RECORD_HEADER_ATTR		64
-#define PERF_RECORD_HEADER_TRACING_DATA	66
-#define PERF_RECORD_EVENT_UPDATE	78
-#define PERF_RECORD_HEADER_FEATURE	80
 
 /*
  * Pipe format (perf's `-o -`): a 16-byte header, then records only; the
@@ -160,7 +167,7 @@ static int open_pipe(struct tally_data_reader *r)
 		/* the other byte order: a header record is read from a host-order copy */
 		if (r->swap && pipe_header_record(h.type) && !(p = swapped_copy(r, orig, h.size)))
 			return -ENOMEM;
-		if (h.type == PERF_RECORD_HEADER_ATTR && h.size >= 8 + PERF_ATTR_SIZE_VER0 &&
+		if (h.type == TALLY_RECORD_HEADER_ATTR && h.size >= 8 + PERF_ATTR_SIZE_VER0 &&
 		    r->nr_attrs < 64) {
 			struct rattr *a = &r->attrs[r->nr_attrs];
 			uint32_t asz;
@@ -178,7 +185,7 @@ static int open_pipe(struct tally_data_reader *r)
 				memcpy(a->ids, p + 8 + asz, a->nr_ids * 8);
 			}
 			r->nr_attrs++;
-		} else if (h.type == PERF_RECORD_HEADER_TRACING_DATA && h.size >= 12) {
+		} else if (h.type == TALLY_RECORD_HEADER_TRACING_DATA && h.size >= 12) {
 			uint32_t tsz;
 
 			memcpy(&tsz, p + 8, 4);
@@ -186,7 +193,7 @@ static int open_pipe(struct tally_data_reader *r)
 				return -EBADMSG;
 			r->pfeat[1].p = orig + h.size;	/* the blob says its own byte order */
 			r->pfeat[1].len = tsz;
-		} else if (h.type == PERF_RECORD_HEADER_FEATURE && h.size >= 16) {
+		} else if (h.type == TALLY_RECORD_HEADER_FEATURE && h.size >= 16) {
 			uint64_t feat;
 
 			memcpy(&feat, p + 8, 8);
@@ -194,7 +201,7 @@ static int open_pipe(struct tally_data_reader *r)
 				r->pfeat[feat].p = p + 16;
 				r->pfeat[feat].len = h.size - 16U;
 			}
-		} else if (h.type == PERF_RECORD_EVENT_UPDATE && h.size > 24) {
+		} else if (h.type == TALLY_RECORD_EVENT_UPDATE && h.size > 24) {
 			uint64_t type, id;
 			void *nn;
 
@@ -211,7 +218,7 @@ static int open_pipe(struct tally_data_reader *r)
 			}
 		}
 		pos += h.size;
-		if (h.type == PERF_RECORD_HEADER_TRACING_DATA)
+		if (h.type == TALLY_RECORD_HEADER_TRACING_DATA)
 			pos += (r->pfeat[1].len + 7) & ~7ULL;
 	}
 	return r->nr_attrs ? 0 : -EBADMSG;
@@ -321,9 +328,11 @@ fail:
 static bool pipe_header_record(uint32_t type)
 {
 	switch (type) {
-	case 64: case 65: case 66: case 67:	/* HEADER_ATTR, EVENT_TYPE, TRACING_DATA, BUILD_ID */
-	case 69: case 70: case 73: case 74:	/* ID_INDEX, AUXTRACE_INFO, THREAD_MAP, CPU_MAP */
-	case 75: case 78: case 79: case 80:	/* STAT_CONFIG, EVENT_UPDATE, TIME_CONV, FEATURE */
+	case TALLY_RECORD_HEADER_ATTR: case TALLY_RECORD_HEADER_EVENT_TYPE:
+	case TALLY_RECORD_HEADER_TRACING_DATA: case TALLY_RECORD_HEADER_BUILD_ID:
+	case TALLY_RECORD_ID_INDEX: case TALLY_RECORD_AUXTRACE_INFO: case TALLY_RECORD_THREAD_MAP:
+	case TALLY_RECORD_CPU_MAP: case TALLY_RECORD_STAT_CONFIG: case TALLY_RECORD_EVENT_UPDATE:
+	case TALLY_RECORD_TIME_CONV: case TALLY_RECORD_HEADER_FEATURE:
 		return true;
 	default:
 		return false;
@@ -349,7 +358,7 @@ static bool pipe_prefix(const uint8_t *buf, size_t len, size_t *end, bool swap)
 		if (h.size < sizeof(h) || !pipe_header_record(h.type))
 			break;
 		need = h.size;
-		if (h.type == PERF_RECORD_HEADER_TRACING_DATA && h.size >= 12) {
+		if (h.type == TALLY_RECORD_HEADER_TRACING_DATA && h.size >= 12) {
 			uint32_t tsz;
 
 			memcpy(&tsz, buf + pos + 8, 4);
@@ -373,7 +382,7 @@ static bool pipe_prefix(const uint8_t *buf, size_t len, size_t *end, bool swap)
  * window at a time, so a stream of any length takes the window's memory.
  * A whole file on stdin (not the pipe format) is read into memory.
  */
-static struct tally_data_reader *open_stdin(void)
+static struct tally_data_reader *open_stream(int fd)
 {
 	size_t cap = 1 << 20, len = 0, end = 0;
 	uint8_t *buf = malloc(cap);
@@ -404,7 +413,7 @@ static struct tally_data_reader *open_stdin(void)
 			buf = nb;
 			cap *= 2;
 		}
-		n = read(STDIN_FILENO, buf + len, cap - len);
+		n = read(fd, buf + len, cap - len);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
@@ -427,7 +436,7 @@ static struct tally_data_reader *open_stdin(void)
 		return NULL;
 	}
 	r->owned = buf;
-	r->stream_fd = stream && !eof ? STDIN_FILENO : -1;
+	r->stream_fd = stream && !eof ? fd : -1;
 	return r;
 }
 
@@ -443,7 +452,7 @@ struct tally_data_reader *tally_data_reader__open(const char *path)
 		return NULL;
 	}
 	if (!strcmp(path, "-"))
-		return open_stdin();
+		return open_stream(STDIN_FILENO);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return NULL;
@@ -472,6 +481,38 @@ struct tally_data_reader *tally_data_reader__open(const char *path)
 	return r;
 }
 
+struct tally_data_reader *tally_data_reader__open_fd(int fd)
+{
+	struct tally_data_reader *r;
+	struct stat st;
+	void *p;
+
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		errno = fd < 0 ? EINVAL : errno;
+		return NULL;
+	}
+	if (!S_ISREG(st.st_mode))
+		return open_stream(fd);	/* a pipe: streamed as stdin is */
+	if (st.st_size == 0) {
+		errno = EBADMSG;
+		return NULL;
+	}
+	p = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	tally__asan_unpoison(p, st.st_size);
+	r = tally_data_reader__open_mem(p, st.st_size);
+	if (!r) {
+		int err = errno;
+
+		munmap(p, st.st_size);
+		errno = err;
+		return NULL;
+	}
+	r->mapped = true;
+	return r;
+}
+
 void tally_data_reader__close(struct tally_data_reader *r)
 {
 	if (!r)
@@ -489,6 +530,8 @@ void tally_data_reader__close(struct tally_data_reader *r)
 	for (size_t i = 0; i < r->nr_pcopies; i++)
 		free(r->pcopies[i]);
 	free(r->pcopies);
+	if (r->fcache && r->fcache_free)
+		r->fcache_free(r->fcache);
 	free(r->owned);
 	if (r->mapped)
 		munmap((void *)r->buf, r->len);
@@ -536,7 +579,6 @@ static void set_error(struct tally_data_reader *r, uint64_t off,
  * may run on into the next COMPRESSED record (perf carries the rest), so
  * the undelivered tail stays at the front of the output buffer.
  */
-#define PERF_RECORD_COMPRESSED_TYPE 81
 #define DROP_CHUNK (4u << 20)	/* resident window of a mapped file */
 #define DROP_LAG (4u << 20)	/* kept behind the walk: records the caller still holds */
 #define ZOUT_MAX (8u << 20)
@@ -603,7 +645,7 @@ static int foreach_compressed(struct tally_data_reader *r, struct zstate *zs,
 	}
 	got = tally__zstd_decompress(zs->z, src, n, zs->out + zs->len, ZOUT_MAX - zs->len);
 	if (got < 0) {
-		set_error(r, off, PERF_RECORD_COMPRESSED_TYPE, (int)got,
+		set_error(r, off, TALLY_RECORD_COMPRESSED, (int)got,
 			  got == -ENOSPC ? "compressed record too large" : "corrupt zstd data");
 		return (int)got;
 	}
@@ -647,7 +689,7 @@ static int deliver(struct tally_data_reader *r, struct zstate *z, union recbuf *
 	int idx;
 
 	header_at(r, p, &h);
-	if (h.type == PERF_RECORD_COMPRESSED_TYPE)
+	if (h.type == TALLY_RECORD_COMPRESSED)
 		return foreach_compressed(r, z, rec, p + sizeof(h), h.size - sizeof(h), off, fn, ctx);
 	if (r->swap) {
 		memcpy(rec->b, p, h.size);
@@ -697,7 +739,7 @@ static int foreach_stream(struct tally_data_reader *r, tally_data_record_fn fn, 
 				break;
 			}
 			need = h.size;
-			if (h.type == PERF_RECORD_HEADER_TRACING_DATA && h.size >= 12 && avail >= 12) {
+			if (h.type == TALLY_RECORD_HEADER_TRACING_DATA && h.size >= 12 && avail >= 12) {
 				uint32_t tsz;
 
 				memcpy(&tsz, w + pos + 8, 4);
@@ -805,7 +847,7 @@ int tally_data_reader__foreach(struct tally_data_reader *r,
 		if (ret)
 			break;
 		off += h.size;
-		if (r->pipe && h.type == PERF_RECORD_HEADER_TRACING_DATA)
+		if (r->pipe && h.type == TALLY_RECORD_HEADER_TRACING_DATA)
 			off += (r->pfeat[1].len + 7) & ~7ULL;	/* its blob follows it */
 		/*
 		 * fn is done with the records before: the pages read so far
@@ -920,7 +962,7 @@ static void read_names(struct tally_data_reader *r)
 		}
 		return;
 	}
-	if (tally_data_reader__feature(r, 12, (const void **)&p, &len) || len < 8)
+	if (tally_data_reader__feature(r, TALLY_HEADER_EVENT_DESC, (const void **)&p, &len) || len < 8)
 		return;
 	memcpy(&nr, p, 4);
 	memcpy(&asz, p + 4, 4);

@@ -9,6 +9,7 @@
  */
 #include <stdbool.h>
 #include <string.h>
+#include <tally/data_format.h>
 #include "data_swap.h"
 
 /* A cursor over a record; a field past the end is left and ends the walk. */
@@ -331,7 +332,7 @@ static void swap_user_record(struct cur *c, uint32_t type)
 	uint16_t t16, n16;
 
 	switch (type) {
-	case 64:	/* HEADER_ATTR: the attr, then its ids */
+	case TALLY_RECORD_HEADER_ATTR:	/* the attr, then its ids */
 		if (room(c, 8)) {
 			uint32_t asz;
 
@@ -344,19 +345,19 @@ static void swap_user_record(struct cur *c, uint32_t type)
 			}
 		}
 		break;
-	case 66:	/* HEADER_TRACING_DATA: u32 size (its blob follows the record) */
+	case TALLY_RECORD_HEADER_TRACING_DATA:	/* u32 size (its blob follows the record) */
 		sw32(c);
 		break;
-	case 69:	/* ID_INDEX: nr, then id idx cpu tid each */
+	case TALLY_RECORD_ID_INDEX:	/* nr, then id idx cpu tid each */
 		if (sw64v(c, &n) && n <= (c->len - c->pos) / 32)
 			sw64n(c, n * 4);
 		break;
-	case 73:	/* THREAD_MAP: nr, then pid and comm[16] each */
+	case TALLY_RECORD_THREAD_MAP:	/* nr, then pid and comm[16] each */
 		if (sw64v(c, &n) && n <= (c->len - c->pos) / 24)
 			for (uint64_t i = 0; i < n; i++)
 				sw64(c), skip(c, 16);
 		break;
-	case 74:	/* CPU_MAP: u16 type, then a list, a mask or a range */
+	case TALLY_RECORD_CPU_MAP:	/* u16 type, then a list, a mask or a range */
 		if (!sw16(c))
 			break;
 		memcpy(&t16, c->p + c->pos - 2, 2);
@@ -376,29 +377,29 @@ static void swap_user_record(struct cur *c, uint32_t type)
 					;
 		}
 		break;
-	case 76:	/* STAT: id, cpu, thread, val ena run */
+	case TALLY_RECORD_STAT:	/* id, cpu, thread, val ena run */
 		sw64(c), sw32(c), sw32(c), sw64(c), sw64(c), sw64(c);
 		break;
-	case 67:	/* HEADER_BUILD_ID: pid, build id, name */
+	case TALLY_RECORD_HEADER_BUILD_ID:	/* pid, build id, name */
 		sw32(c);
 		break;
-	case 70:	/* AUXTRACE_INFO: type, reserved, then u64s */
+	case TALLY_RECORD_AUXTRACE_INFO:	/* type, reserved, then u64s */
 		sw32(c), sw32(c);
 		sw64n(c, (c->len - c->pos) / 8);
 		break;
-	case 71:	/* AUXTRACE: size offset reference, idx tid cpu reserved */
+	case TALLY_RECORD_AUXTRACE:	/* size offset reference, idx tid cpu reserved */
 		sw64(c), sw64(c), sw64(c), sw32(c), sw32(c), sw32(c), sw32(c);
 		break;
-	case 75:	/* STAT_CONFIG: nr, then tag and val each */
-	case 77:	/* STAT_ROUND: type, time */
-	case 79:	/* TIME_CONV: u64s */
+	case TALLY_RECORD_STAT_CONFIG:	/* nr, then tag and val each */
+	case TALLY_RECORD_STAT_ROUND:	/* type, time */
+	case TALLY_RECORD_TIME_CONV:	/* u64s */
 		sw64n(c, (c->len - c->pos) / 8);
 		break;
-	case 78:	/* EVENT_UPDATE: type, id, then by type */
+	case TALLY_RECORD_EVENT_UPDATE:	/* type, id, then by type */
 		if (sw64v(c, &n) && sw64(c) && n == 1)	/* SCALE: a double */
 			sw64(c);
 		break;
-	case 80:	/* HEADER_FEATURE: feat, then its section */
+	case TALLY_RECORD_HEADER_FEATURE:	/* feat, then its section */
 		if (sw64v(c, &n))
 			tally__swap_feature((int)n, c->p + c->pos, c->len - c->pos);
 		break;
@@ -418,7 +419,7 @@ void tally__swap_record(void *rec, const struct perf_event_attr *sample,
 	if (h->type == PERF_RECORD_SAMPLE) {
 		if (sample)
 			swap_sample(&c, sample);
-	} else if (h->type < 64) {
+	} else if (h->type < TALLY_RECORD_USER_TYPE_START) {
 		swap_kernel_record(&c, h->type, h->misc, trailer);
 	} else {
 		swap_user_record(&c, h->type);
@@ -454,9 +455,9 @@ bool tally__swap_feature(int feat, void *p, size_t len)
 	uint32_t n, asz, nids;
 
 	switch (feat) {
-	case 1:		/* TRACING_DATA: its own header says its byte order */
+	case TALLY_HEADER_TRACING_DATA:		/* its own header says its byte order */
 		return true;
-	case 2:		/* BUILD_ID: build_id records, headers and pids */
+	case TALLY_HEADER_BUILD_ID:		/* build_id records, headers and pids */
 		while (room(&c, sizeof(struct perf_event_header))) {
 			struct perf_event_header *h = (void *)(c.p + c.pos);
 			struct perf_event_header hh;
@@ -471,19 +472,20 @@ bool tally__swap_feature(int feat, void *p, size_t len)
 			c.pos += hh.size - sizeof(hh) - 4;
 		}
 		return true;
-	case 3: case 4: case 5: case 6: case 8: case 9:	/* strings */
+	case TALLY_HEADER_HOSTNAME: case TALLY_HEADER_OSRELEASE: case TALLY_HEADER_VERSION:
+	case TALLY_HEADER_ARCH: case TALLY_HEADER_CPUDESC: case TALLY_HEADER_CPUID:	/* strings */
 		swap_str(&c);
 		return true;
-	case 7:		/* NRCPUS: avail, online */
+	case TALLY_HEADER_NRCPUS:		/* avail, online */
 		sw32(&c), sw32(&c);
 		return true;
-	case 10: case 23:	/* TOTAL_MEM, CLOCKID */
+	case TALLY_HEADER_TOTAL_MEM: case TALLY_HEADER_CLOCKID:	/* a u64 */
 		sw64(&c);
 		return true;
-	case 11:	/* CMDLINE: a string list */
+	case TALLY_HEADER_CMDLINE:	/* a string list */
 		swap_strs(&c);
 		return true;
-	case 12:	/* EVENT_DESC: nr, attr size, then attr, nr ids, name, ids */
+	case TALLY_HEADER_EVENT_DESC:	/* nr, attr size, then attr, nr ids, name, ids */
 		if (!sw32(&c) || !sw32(&c))
 			return true;
 		memcpy(&n, c.p, 4);
@@ -498,24 +500,24 @@ bool tally__swap_feature(int feat, void *p, size_t len)
 				break;
 		}
 		return true;
-	case 16:	/* PMU_MAPPINGS: nr, then type and name each */
+	case TALLY_HEADER_PMU_MAPPINGS:	/* nr, then type and name each */
 		if (!sw32(&c))
 			return true;
 		memcpy(&n, c.p, 4);
 		while (n-- && sw32(&c) && swap_str(&c))
 			;
 		return true;
-	case 17:	/* GROUP_DESC: nr, then name, leader, nr_members each */
+	case TALLY_HEADER_GROUP_DESC:	/* nr, then name, leader, nr_members each */
 		if (!sw32(&c))
 			return true;
 		memcpy(&n, c.p, 4);
 		while (n-- && swap_str(&c) && sw32(&c) && sw32(&c))
 			;
 		return true;
-	case 21:	/* SAMPLE_TIME: first, last */
+	case TALLY_HEADER_SAMPLE_TIME:	/* first, last */
 		sw64(&c), sw64(&c);
 		return true;
-	case 27:	/* COMPRESSED: version type level ratio mmap_len */
+	case TALLY_HEADER_COMPRESSED:	/* version type level ratio mmap_len */
 		for (int i = 0; i < 5; i++)
 			sw32(&c);
 		return true;

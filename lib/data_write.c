@@ -242,7 +242,7 @@ static int zflush(struct tally_data_writer *w)
 			w->zmax_chunk = end - off;
 		for (size_t done = 0; done < (size_t)n && !err;) {
 			size_t piece = (size_t)n - done;
-			struct perf_event_header h = { .type = TALLY__REC_COMPRESSED };
+			struct perf_event_header h = { .type = TALLY_RECORD_COMPRESSED };
 
 			if (piece > ZREC_MAX - sizeof(h))
 				piece = ZREC_MAX - sizeof(h);
@@ -396,7 +396,7 @@ int tally_data_writer__write(struct tally_data_writer *w, const void *buf, size_
 
 int tally_data_writer__finished_round(struct tally_data_writer *w)
 {
-	struct perf_event_header h = { .type = TALLY__REC_FINISHED_ROUND, .size = sizeof(h) };
+	struct perf_event_header h = { .type = TALLY_RECORD_FINISHED_ROUND, .size = sizeof(h) };
 	int err;
 
 	if (!w || !w->begun || w->finished)
@@ -509,11 +509,11 @@ static int begin_file(struct tally_data_writer *w)
 
 /* Features perf sends as HEADER_FEATURE in a pipe (its "synthesize" ones). */
 static const int pipe_feats[] = {
-	TALLY__FEAT_HOSTNAME, TALLY__FEAT_OSRELEASE, TALLY__FEAT_VERSION, TALLY__FEAT_ARCH,
-	TALLY__FEAT_NRCPUS, TALLY__FEAT_CPUDESC, TALLY__FEAT_CPUID, TALLY__FEAT_TOTAL_MEM,
-	TALLY__FEAT_CMDLINE, TALLY__FEAT_EVENT_DESC, TALLY__FEAT_CPU_TOPOLOGY,
-	TALLY__FEAT_NUMA_TOPOLOGY, TALLY__FEAT_CLOCKID, TALLY__FEAT_COMPRESSED,
-	TALLY__FEAT_CLOCK_DATA,
+	TALLY_HEADER_HOSTNAME, TALLY_HEADER_OSRELEASE, TALLY_HEADER_VERSION, TALLY_HEADER_ARCH,
+	TALLY_HEADER_NRCPUS, TALLY_HEADER_CPUDESC, TALLY_HEADER_CPUID, TALLY_HEADER_TOTAL_MEM,
+	TALLY_HEADER_CMDLINE, TALLY_HEADER_EVENT_DESC, TALLY_HEADER_CPU_TOPOLOGY,
+	TALLY_HEADER_NUMA_TOPOLOGY, TALLY_HEADER_CLOCKID, TALLY_HEADER_COMPRESSED,
+	TALLY_HEADER_CLOCK_DATA,
 };
 
 static void put_header(struct tally__buf *b, uint32_t type, size_t size)
@@ -537,7 +537,7 @@ static int begin_pipe(struct tally_data_writer *w)
 			tally__buf_free(&b);
 			return tally__err(E2BIG);
 		}
-		put_header(&b, TALLY__REC_HEADER_ATTR, sz);
+		put_header(&b, TALLY_RECORD_HEADER_ATTR, sz);
 		tally__put_attr(&b, &w->attrs[i].attr);
 		tally__buf_add(&b, w->attrs[i].ids, w->attrs[i].nr_ids * 8);
 	}
@@ -545,17 +545,17 @@ static int begin_pipe(struct tally_data_writer *w)
 		f.len = 0;
 		if (!tally__data_write_feature(w, pipe_feats[i], &f) || f.oom || 16 + f.len > 0xffff)
 			continue;
-		put_header(&b, TALLY__REC_HEADER_FEATURE, 16 + f.len);
+		put_header(&b, TALLY_RECORD_HEADER_FEATURE, 16 + f.len);
 		tally__buf_u64(&b, (uint64_t)pipe_feats[i]);
 		tally__buf_add(&b, f.p, f.len);
 	}
-	put_header(&b, TALLY__REC_HEADER_FEATURE, 16);
-	tally__buf_u64(&b, TALLY__FEAT_LAST);
+	put_header(&b, TALLY_RECORD_HEADER_FEATURE, 16);
+	tally__buf_u64(&b, TALLY_HEADER_LAST_FEATURE);
 	f.len = 0;
-	if (tally__data_write_feature(w, TALLY__FEAT_TRACING_DATA, &f) && !f.oom) {
+	if (tally__data_write_feature(w, TALLY_HEADER_TRACING_DATA, &f) && !f.oom) {
 		size_t al = (f.len + 7) & ~(size_t)7;
 
-		put_header(&b, TALLY__REC_HEADER_TRACING_DATA, 16);
+		put_header(&b, TALLY_RECORD_HEADER_TRACING_DATA, 16);
 		tally__buf_u32(&b, (uint32_t)al);
 		tally__buf_zero(&b, 4);
 		tally__buf_add(&b, f.p, f.len);
@@ -570,7 +570,7 @@ static int begin_pipe(struct tally_data_writer *w)
 		if (!a->name || !a->nr_ids)
 			continue;
 		n = (strlen(a->name) + 1 + 7) & ~(size_t)7;
-		put_header(&b, TALLY__REC_EVENT_UPDATE, 24 + n);
+		put_header(&b, TALLY_RECORD_EVENT_UPDATE, 24 + n);
 		tally__buf_u64(&b, 2);	/* PERF_EVENT_UPDATE__NAME */
 		tally__buf_u64(&b, a->ids[0]);
 		tally__buf_add(&b, a->name, strlen(a->name));
@@ -611,15 +611,15 @@ int tally_data_writer__begin(struct tally_data_writer *w)
 /* Feature table + payloads at w->good; the bitmap of what was written. */
 static int write_features(struct tally_data_writer *w, bool essential, uint64_t bits[4])
 {
-	struct tally__buf payload[TALLY__FEAT_LAST] = { { 0 } };
+	struct tally__buf payload[TALLY_HEADER_LAST_FEATURE] = { { 0 } };
 	struct tally__buf all = { 0 };
-	int feats[TALLY__FEAT_LAST], nr = 0, err = 0;
+	int feats[TALLY_HEADER_LAST_FEATURE], nr = 0, err = 0;
 	uint64_t off;
 
 	memset(bits, 0, 4 * sizeof(uint64_t));
-	for (int f = 1; f < TALLY__FEAT_LAST; f++) {
-		if (essential && f != TALLY__FEAT_TRACING_DATA && f != TALLY__FEAT_EVENT_DESC &&
-		    f != TALLY__FEAT_COMPRESSED)
+	for (int f = 1; f < TALLY_HEADER_LAST_FEATURE; f++) {
+		if (essential && f != TALLY_HEADER_TRACING_DATA && f != TALLY_HEADER_EVENT_DESC &&
+		    f != TALLY_HEADER_COMPRESSED)
 			continue;
 		if (!tally__data_write_feature(w, f, &payload[f]) || payload[f].oom) {
 			tally__buf_free(&payload[f]);
@@ -702,7 +702,7 @@ static int finish_pipe(struct tally_data_writer *w)
 	int err;
 
 	for (size_t i = 0; i < w->nr_bids; i++)
-		tally__put_build_id(&b, &w->bids[i], TALLY__REC_HEADER_BUILD_ID);
+		tally__put_build_id(&b, &w->bids[i], TALLY_RECORD_HEADER_BUILD_ID);
 	if (b.oom)
 		err = -ENOMEM;
 	else

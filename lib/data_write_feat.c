@@ -40,8 +40,8 @@ static void feat_uname(struct tally__buf *b, int feat)
 
 	if (uname(&u) < 0)
 		memset(&u, 0, sizeof(u));
-	tally__buf_str(b, feat == TALLY__FEAT_HOSTNAME ? u.nodename :
-			  feat == TALLY__FEAT_OSRELEASE ? u.release : u.machine);
+	tally__buf_str(b, feat == TALLY_HEADER_HOSTNAME ? u.nodename :
+			  feat == TALLY_HEADER_OSRELEASE ? u.release : u.machine);
 }
 
 static int max_present_cpu(void)
@@ -350,7 +350,7 @@ bool tally__data_write_feature(struct tally_data_writer *w, int feat, struct tal
 	const struct perf_event_attr *ca = clock_attr(w);
 
 	switch (feat) {
-	case TALLY__FEAT_TRACING_DATA: {
+	case TALLY_HEADER_TRACING_DATA: {
 		const struct perf_event_attr **v;
 		int err;
 
@@ -372,65 +372,65 @@ bool tally__data_write_feature(struct tally_data_writer *w, int feat, struct tal
 		}
 		return true;
 	}
-	case TALLY__FEAT_BUILD_ID:
+	case TALLY_HEADER_BUILD_ID:
 		feat_build_id(b, w);
 		return true;
-	case TALLY__FEAT_HOSTNAME:
-	case TALLY__FEAT_OSRELEASE:
-	case TALLY__FEAT_ARCH:
+	case TALLY_HEADER_HOSTNAME:
+	case TALLY_HEADER_OSRELEASE:
+	case TALLY_HEADER_ARCH:
 		feat_uname(b, feat);
 		return true;
-	case TALLY__FEAT_VERSION: {
+	case TALLY_HEADER_VERSION: {
 		char v[64];
 
 		snprintf(v, sizeof(v), "tally %s", tally_version());
 		tally__buf_str(b, v);
 		return true;
 	}
-	case TALLY__FEAT_NRCPUS:
+	case TALLY_HEADER_NRCPUS:
 		tally__buf_u32(b, (uint32_t)max_present_cpu());
 		tally__buf_u32(b, (uint32_t)sysconf(_SC_NPROCESSORS_ONLN));
 		return true;
-	case TALLY__FEAT_CPUDESC:
+	case TALLY_HEADER_CPUDESC:
 		feat_cpudesc(b);
 		return true;
 #ifdef HAVE_CPUID
-	case TALLY__FEAT_CPUID:
+	case TALLY_HEADER_CPUID:
 		feat_cpuid(b);
 		return true;
 #endif
-	case TALLY__FEAT_TOTAL_MEM:
+	case TALLY_HEADER_TOTAL_MEM:
 		tally__buf_u64(b, meminfo_kb("/proc/meminfo", "MemTotal"));
 		return true;
-	case TALLY__FEAT_CMDLINE:
+	case TALLY_HEADER_CMDLINE:
 		feat_cmdline(b, w);
 		return true;
-	case TALLY__FEAT_EVENT_DESC:
+	case TALLY_HEADER_EVENT_DESC:
 		feat_event_desc(b, w);
 		return true;
-	case TALLY__FEAT_CPU_TOPOLOGY:
+	case TALLY_HEADER_CPU_TOPOLOGY:
 		feat_cpu_topology(b);
 		return true;
-	case TALLY__FEAT_NUMA_TOPOLOGY:
+	case TALLY_HEADER_NUMA_TOPOLOGY:
 		feat_numa_topology(b);
 		return true;
-	case TALLY__FEAT_SAMPLE_TIME:
+	case TALLY_HEADER_SAMPLE_TIME:
 		if (w->pipe || !w->last_time)
 			return false;
 		tally__buf_u64(b, w->first_time);
 		tally__buf_u64(b, w->last_time);
 		return true;
-	case TALLY__FEAT_CLOCKID:
+	case TALLY_HEADER_CLOCKID:
 		if (!ca)
 			return false;
 		feat_clockid(b, ca);
 		return true;
-	case TALLY__FEAT_CLOCK_DATA:
+	case TALLY_HEADER_CLOCK_DATA:
 		if (!ca)
 			return false;
 		feat_clock_data(b, ca);
 		return true;
-	case TALLY__FEAT_COMPRESSED:
+	case TALLY_HEADER_COMPRESSED:
 		if (!w->level)
 			return false;
 		feat_compressed(b, w);

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <linux/perf_event.h>
+#include <tally/data_format.h>
 #include "buf.h"
 
 /* Bytes of the sample_id_all trailer attr gives (0 when NULL / none). */
@@ -20,40 +21,6 @@ void tally__sid_add(struct tally__buf *b, const struct perf_event_attr *attr,
 /* The TRACING_DATA blob for the tracepoint attrs among attrs[nr]. */
 int tally__tracing_data(struct tally__buf *b, const struct perf_event_attr *const *attrs,
 			size_t nr);
-
-/* perf.data user record types (perf's enum perf_user_event_type). */
-enum {
-	TALLY__REC_HEADER_ATTR = 64,
-	TALLY__REC_HEADER_TRACING_DATA = 66,
-	TALLY__REC_HEADER_BUILD_ID = 67,
-	TALLY__REC_FINISHED_ROUND = 68,
-	TALLY__REC_EVENT_UPDATE = 78,
-	TALLY__REC_HEADER_FEATURE = 80,
-	TALLY__REC_COMPRESSED = 81,
-};
-
-/* Feature bits (perf's HEADER_*). */
-enum {
-	TALLY__FEAT_TRACING_DATA = 1,
-	TALLY__FEAT_BUILD_ID,
-	TALLY__FEAT_HOSTNAME,
-	TALLY__FEAT_OSRELEASE,
-	TALLY__FEAT_VERSION,
-	TALLY__FEAT_ARCH,
-	TALLY__FEAT_NRCPUS,
-	TALLY__FEAT_CPUDESC,
-	TALLY__FEAT_CPUID,
-	TALLY__FEAT_TOTAL_MEM,
-	TALLY__FEAT_CMDLINE,
-	TALLY__FEAT_EVENT_DESC,
-	TALLY__FEAT_CPU_TOPOLOGY,
-	TALLY__FEAT_NUMA_TOPOLOGY,
-	TALLY__FEAT_SAMPLE_TIME = 21,
-	TALLY__FEAT_CLOCKID = 23,
-	TALLY__FEAT_COMPRESSED = 27,
-	TALLY__FEAT_CLOCK_DATA = 29,
-	TALLY__FEAT_LAST = 32,		/* perf 6.1's HEADER_LAST_FEATURE */
-};
 
 /* The writer's state, shared by data_write.c (the file and its records)
  * and data_write_feat.c (the header features' payloads). */

@@ -5,6 +5,7 @@
  * [start, end) of one record and every read checks the bytes left first,
  * so a bad size or count ends in -EBADMSG, never in a read past the end.
  */
+#include <tally/data_format.h>
 #include <tally/record.h>
 #include "internal.h"
 
@@ -629,7 +630,6 @@ static const char *const kernel_names[] = {
 };
 
 /* perf's enum perf_user_event_type (tools/lib/perf/include/perf/event.h), from 64. */
-#define USER_TYPE_BASE 64
 static const char *const user_names[] = {
 	"HEADER_ATTR", "HEADER_EVENT_TYPE", "HEADER_TRACING_DATA", "HEADER_BUILD_ID",
 	"FINISHED_ROUND", "ID_INDEX", "AUXTRACE_INFO", "AUXTRACE", "AUXTRACE_ERROR",
@@ -641,8 +641,8 @@ const char *tally_record__type_name(uint32_t type)
 {
 	if (type < ARRAY_SIZE(kernel_names) && kernel_names[type])
 		return kernel_names[type];
-	if (type >= USER_TYPE_BASE && type - USER_TYPE_BASE < ARRAY_SIZE(user_names))
-		return user_names[type - USER_TYPE_BASE];
+	if (type >= TALLY_RECORD_USER_TYPE_START && type - TALLY_RECORD_USER_TYPE_START < ARRAY_SIZE(user_names))
+		return user_names[type - TALLY_RECORD_USER_TYPE_START];
 	return tally__err_ptr(ENOENT);
 }
 

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <linux/perf_event.h>
+#include <tally/data_format.h>
 #include <tally/core.h>
 
 #ifdef __cplusplus
@@ -32,6 +33,8 @@ typedef int (*tally_data_record_fn)(void *ctx,
 				    uint64_t file_offset, int attr_idx);
 
 TALLY_API struct tally_data_reader *tally_data_reader__open(const char *path);
+/* Added in 0.3: over an open fd (a file, mapped; a pipe, streamed). The fd stays the caller's. */
+TALLY_API struct tally_data_reader *tally_data_reader__open_fd(int fd);
 /* buf must outlive the reader; it is not copied. */
 TALLY_API struct tally_data_reader *tally_data_reader__open_mem(const void *buf,
 								size_t len);
@@ -76,7 +79,64 @@ TALLY_API const char *tally_data_reader__event_name(struct tally_data_reader *r,
 TALLY_API const struct tally_data_error *
 tally_data_reader__error(const struct tally_data_reader *r);
 
+/*
+ * Added in 0.3: the header features, parsed (what perf report --header
+ * shows). Each returns -ENOENT (errno set) when the file lacks the
+ * feature, -EBADMSG when it does not parse; what it hands out stays
+ * valid until close. feat: TALLY_HEADER_* (tally/data_format.h).
+ */
+/* "HOSTNAME", ... for a feature bit; NULL (ENOENT) past perf 6.1's. */
+TALLY_API const char *tally_header_feature__name(int feat);
+/* HOSTNAME, OSRELEASE, VERSION, ARCH, CPUDESC, CPUID: the string, or NULL + errno. */
+TALLY_API const char *tally_data_reader__feat_string(const struct tally_data_reader *r, int feat);
+/* NRCPUS: online and available CPUs (either pointer may be NULL). */
+TALLY_API int tally_data_reader__nrcpus(const struct tally_data_reader *r, uint32_t *online,
+					uint32_t *avail);
+/* TOTAL_MEM, in KiB. */
+TALLY_API int tally_data_reader__total_mem(const struct tally_data_reader *r, uint64_t *kib);
+/* SAMPLE_TIME: the first and last sample's times. */
+TALLY_API int tally_data_reader__sample_time(const struct tally_data_reader *r, uint64_t *first,
+					     uint64_t *last);
+/* CMDLINE: up to max arguments into argv; returns how many the file has. */
+TALLY_API int tally_data_reader__cmdline(const struct tally_data_reader *r, const char **argv,
+					 int max);
+/* EVENT_DESC: each event's name, attr (as written, zero-extended) and ids. */
+struct tally_event_desc {
+	const char *name;
+	struct perf_event_attr attr;
+	uint32_t nr_ids;
+	const uint64_t *ids;
+};
+/* The count of events, *out the array. */
+TALLY_API int tally_data_reader__event_descs(const struct tally_data_reader *r,
+					     const struct tally_event_desc **out);
+/* PMU_MAPPINGS: each PMU's type number and name. */
+struct tally_pmu_mapping {
+	uint32_t type;
+	const char *name;
+};
+TALLY_API int tally_data_reader__pmu_mappings(const struct tally_data_reader *r,
+					      const struct tally_pmu_mapping **out);
+/* CPU_TOPOLOGY: the sibling lists ("0-1", ...) of cores and of threads. */
+struct tally_cpu_topology {
+	int nr_cores;
+	const char **cores;
+	int nr_threads;
+	const char **threads;
+};
+TALLY_API int tally_data_reader__cpu_topology(const struct tally_data_reader *r,
+					      struct tally_cpu_topology *out);
+/* NUMA_TOPOLOGY: each node, its memory (KiB) and CPU list. */
+struct tally_numa_node {
+	uint32_t node;
+	uint64_t mem_total, mem_free;
+	const char *cpus;
+};
+TALLY_API int tally_data_reader__numa_nodes(const struct tally_data_reader *r,
+					    const struct tally_numa_node **out);
+
 #ifdef __cplusplus
 }
 #endif
+
 #endif

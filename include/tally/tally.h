@@ -22,11 +22,13 @@ extern "C" {
 #include <tally/probe.h>
 #include <tally/record.h>
 #include <tally/symbols.h>
+#include <tally/data_format.h>
 #include <tally/data_read.h>
 #include <tally/data_write.h>
 #include <tally/trace_fmt.h>
 #include <tally/stacks.h>
 #include <tally/unwind.h>
+#include <tally/session.h>
 
 #ifdef __cplusplus
 }

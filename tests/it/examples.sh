@@ -62,11 +62,31 @@ else
 		grep -Eq '^[1-9][0-9]* samples of cpu-clock' <<<"$out"
 fi
 
+# read_perf_data reads a file: one recorded here (its rows are checked
+# against tally report in install.sh, built against the installed library)
+if [ -x "$EX/read_perf_data" ]; then
+	f=$(mktemp)
+	"$TALLY" record -q -F 999 -o "$f" -- "$HELPERS/burn" 200 >/dev/null 2>&1
+	out=$(timeout 60 "$EX/read_perf_data" "$f" 2>&1); rc=$?
+	is "read_perf_data exits 0" "$rc" 0
+	check "read_perf_data: burn_a among the hottest symbols" grep -Eq '^ *[0-9]+\.[0-9]{2}%  \[\.\] burn_a$' <<<"$out"
+	out=$(timeout 60 "$EX/read_perf_data" "$f.missing" 2>&1); rc=$?
+	is "read_perf_data on a missing file exits 1" "$rc" 1
+	rm -f "$f"
+fi
+
+# live_top follows a command's samples through the session over live rings
+run live_top
+is "live_top exits 0" "$rc" 0
+n=$(awk '/ samples, [0-9]+ with a symbol$/ {print $1}' <<<"$out")
+check "live_top: the busy shell sampled (got '$n' samples)" test "${n:-0}" -gt 100
+check "live_top: a hottest symbol by name" grep -Eq '^ *[0-9]+\.[0-9]{2}%  [A-Za-z_]' <<<"$out"
+
 # Every example is covered above: a new one must be added here.
 for f in "$EX"/*; do
 	n=$(basename "$f")
 	case $n in
-	selfmon_printf|selfmon_group|overflow_signal|ring_sampler) ;;
+	selfmon_printf|selfmon_group|overflow_signal|ring_sampler|read_perf_data|live_top) ;;
 	*.d) ;;
 	*) run "$n"; is "$n exits 0 (no output check yet)" "$rc" 0 ;;
 	esac

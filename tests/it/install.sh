@@ -40,4 +40,40 @@ if cc -o "$d/prog-static" "$d/prog.c" $(pkg-config --cflags tally) "$d/lib/libta
 else
 	fail "static link: $(head -3 "$d/cc2.log")"
 fi
+
+# examples/read_perf_data, built against the installed library alone, ranks
+# the symbols of a perf.data file as tally report does (perf's file and
+# tally's): the same ten rows, the same shares to 2 decimals.
+if cc -o "$d/read_perf_data" examples/read_perf_data.c $(pkg-config --cflags --libs tally) \
+	2>"$d/cc3.log"; then
+	ok "examples/read_perf_data builds against the installed headers and .so"
+else
+	fail "examples/read_perf_data: $(head -3 "$d/cc3.log")"
+fi
+top10() {	# the first ten "PCT [L] NAME" rows; rows tied with the tenth's share are counted, not named
+	local rows p10
+	rows=$(grep -E '^ *[0-9]+\.[0-9]+%' | head -10 | awk '{$1=$1; print}')
+	p10=$(tail -1 <<<"$rows" | cut -d' ' -f1)
+	grep -v "^$p10 " <<<"$rows" | sort
+	echo "tied at $p10: $(grep -c "^$p10 " <<<"$rows")"
+}
+for who in perf tally; do
+	if [ $who = perf ]; then
+		have_perf || { skip "no perf: no perf-written file"; continue; }
+		rec="perf record"
+	else
+		rec="$TALLY record"
+	fi
+	$rec -q -F 999 -g -o "$d/$who.data" -- "$HELPERS/burn" 300 >/dev/null 2>&1
+	LD_LIBRARY_PATH="$d/lib" "$d/read_perf_data" "$d/$who.data" >"$d/ex.out" 2>&1; rc=$?
+	is "read_perf_data on $who's file exits 0" "$rc" 0
+	"$TALLY" report --stdio --no-children --sort sym -g none -i "$d/$who.data" \
+		>"$d/rep.out" 2>/dev/null
+	top10 <"$d/ex.out" >"$d/ex.top"
+	top10 <"$d/rep.out" >"$d/rep.top"
+	check "read_perf_data on $who's file: rows" [ "$(wc -l <"$d/ex.top")" -gt 1 ]
+	is "read_perf_data on $who's file: top ten as tally report's" \
+		"$(diff "$d/ex.top" "$d/rep.top" | grep -c '^[<>]')" 0
+	diff "$d/ex.top" "$d/rep.top" | sed -n '1,12s/^/# /p'
+done
 done_testing

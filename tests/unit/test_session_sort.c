@@ -8,10 +8,11 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <cmocka.h>
-#include "../../cli/session.c"
+#include <tally/tally.h>
+#include "session_internal.h"
 
 /* n records in k ascending runs, times drawn from few values (many ties) */
-static void fill(struct session *s, size_t n, size_t k, unsigned seed)
+static void fill(struct tally_session *s, size_t n, size_t k, unsigned seed)
 {
 	s->q = calloc(n, sizeof(*s->q));
 	s->tmp = calloc(n, sizeof(*s->tmp));
@@ -29,7 +30,7 @@ static void fill(struct session *s, size_t n, size_t k, unsigned seed)
 	}
 }
 
-static void check_sorted(const struct session *s)
+static void check_sorted(const struct tally_session *s)
 {
 	for (size_t i = 1; i < s->nq; i++) {
 		assert_true(s->q[i - 1].time <= s->q[i].time);
@@ -44,10 +45,10 @@ static void test_runs(void **state)
 	/* 1..40 runs: the merge up to 32, the radix sort past it */
 	for (size_t k = 1; k <= 40; k++) {
 		for (unsigned seed = 1; seed <= 3; seed++) {
-			struct session s = { 0 };
+			struct tally_session s = { 0 };
 
 			fill(&s, 997, k, seed * 131 + (unsigned)k);
-			sort_queue(&s);
+			tally__session_sort_queue(&s);
 			check_sorted(&s);
 			free(s.q);
 			free(s.tmp);
@@ -57,13 +58,13 @@ static void test_runs(void **state)
 
 static void test_shuffled(void **state)
 {
-	struct session s = { 0 };
+	struct tally_session s = { 0 };
 
 	(void)state;
 	fill(&s, 5000, 1, 7);
 	for (size_t i = 0; i < s.nq; i++)	/* every record its own run */
 		s.q[i].time = (uint64_t)(rand() % 1000);
-	sort_queue(&s);
+	tally__session_sort_queue(&s);
 	check_sorted(&s);
 	free(s.q);
 	free(s.tmp);
@@ -71,12 +72,12 @@ static void test_shuffled(void **state)
 
 static void test_tiny(void **state)
 {
-	struct session s = { 0 };
+	struct tally_session s = { 0 };
 
 	(void)state;
-	sort_queue(&s);			/* empty */
+	tally__session_sort_queue(&s);			/* empty */
 	fill(&s, 1, 1, 3);
-	sort_queue(&s);
+	tally__session_sort_queue(&s);
 	check_sorted(&s);
 	free(s.q);
 	free(s.tmp);

@@ -1,23 +1,15 @@
 // SPDX-License-Identifier: MIT
-/* Reading a perf.data file for the commands: see session.h. */
+/* A session over a perf.data file: see tally/session.h. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "session.h"
-
-#define PERF_RECORD_FINISHED_ROUND 68	/* perf's own record type */
-
-/* One record waiting for its round to end; the queue is in arrival order
- * until sorted, and the sort is stable: ties keep file order. */
-struct session_queued {
-	uint64_t time;
-	struct perf_event_header *h;
-	struct session_chunk *c;	/* where h lives */
-	int attr;
-};
+#include <tally/session.h>
+#include "internal.h"
+#include "resolve_internal.h"
+#include "session_internal.h"
 
 /*
  * Copies of queued records, packed in chunks of 1 MiB instead of one
@@ -29,7 +21,7 @@ struct session_chunk {
 	_Alignas(8) unsigned char data[];
 };
 
-static struct perf_event_header *chunk_copy(struct session *s, const struct perf_event_header *h,
+static struct perf_event_header *chunk_copy(struct tally_session *s, const struct perf_event_header *h,
 					    struct session_chunk **where)
 {
 	size_t need = (h->size + 7u) & ~7u;
@@ -57,7 +49,7 @@ static struct perf_event_header *chunk_copy(struct session *s, const struct perf
 	return p;
 }
 
-static void chunk_release(struct session *s, struct session_chunk *c)
+static void chunk_release(struct tally_session *s, struct session_chunk *c)
 {
 	if (!c || --c->live || c == s->chunk)	/* NULL: a record in the file's mapping */
 		return;
@@ -67,7 +59,7 @@ static void chunk_release(struct session *s, struct session_chunk *c)
 		free(c);
 }
 
-static int attr_of(struct session *s, const struct perf_event_header *h)
+static int attr_of(struct tally_session *s, const struct perf_event_header *h)
 {
 	uint64_t id;
 	int idx;
@@ -76,6 +68,14 @@ static int attr_of(struct session *s, const struct perf_event_header *h)
 		return 0;
 	if (tally_record__id(h, h->size, &s->lays[0], &id))
 		return 0;
+	if (s->live) {
+		struct tally_evsel *e = tally_evlist__find_id(s->live, id);
+
+		for (idx = 0; e && idx < s->nr_attrs; idx++)
+			if (s->evsels[idx] == e)
+				return idx;
+		return 0;
+	}
 	idx = tally_data_reader__attr_of_id(s->rd, id);
 	return idx < 0 ? 0 : idx;
 }
@@ -89,7 +89,7 @@ static uint64_t name_hash(const char *p)
 	return h;
 }
 
-uint32_t session_file_rank(const struct session *s, const char *path)
+uint32_t tally_session__file_rank(const struct tally_session *s, const char *path)
 {
 	if (!s->rank_cap || !path)
 		return 0;
@@ -100,11 +100,11 @@ uint32_t session_file_rank(const struct session *s, const char *path)
 	return 0;
 }
 
-static void rank_file(struct session *s, const char *path)
+static void rank_file(struct tally_session *s, const char *path)
 {
 	size_t i;
 
-	if (!path || session_file_rank(s, path))
+	if (!path || tally_session__file_rank(s, path))
 		return;
 	if ((s->nranks + 1) * 2 > s->rank_cap) {
 		size_t cap = s->rank_cap ? s->rank_cap * 2 : 256;
@@ -134,7 +134,7 @@ static void rank_file(struct session *s, const char *path)
  * symbols' helper thread while reading goes on: the inline frames need it
  * later, and decompressing a debug file is most of their cost.
  */
-static void warm_dwarf(struct session *s, const struct tally_sample *smp, uint64_t n)
+static void warm_dwarf(struct tally_session *s, const struct tally_sample *smp, uint64_t n)
 {
 	for (uint64_t i = n; i < smp->callchain.nr && s->nwarmed < 64; i++) {
 		uint64_t map_ip;
@@ -163,10 +163,10 @@ static void warm_dwarf(struct session *s, const struct tally_sample *smp, uint64
 
 /*
  * A --call-graph dwarf sample: the kernel's part of its chain as
- * recorded, then our PERF_CONTEXT_USER (SESSION_CONTEXT_UNWOUND) and the user frames libdwfl finds in
+ * recorded, then our PERF_CONTEXT_USER (TALLY_CONTEXT_UNWOUND) and the user frames libdwfl finds in
  * its stack copy (perf's order: the kernel records no user part there).
  */
-static void unwind_user(struct session *s, struct tally_sample *smp)
+static void unwind_user(struct tally_session *s, struct tally_sample *smp)
 {
 	enum tally_unwind_stop why;
 	uint64_t n = 0;
@@ -193,12 +193,12 @@ static void unwind_user(struct session *s, struct tally_sample *smp)
 				 s->uw_ips + n + 1, UNWIND_MAX, &why);
 	if (k <= 0)
 		return;
-	s->uw_ips[n] = SESSION_CONTEXT_UNWOUND;
+	s->uw_ips[n] = TALLY_CONTEXT_UNWOUND;
 	smp->callchain.ips = s->uw_ips;
 	smp->callchain.nr = n + 1 + (uint64_t)k;
 	s->unwound++;
 	/* new files come with new maps: look again only when maps changed */
-	if (!s->no_warm && s->nwarmed < 64 && s->syms && s->warm_gen != s->maps_gen) {
+	if (!s->o.no_inline && s->nwarmed < 64 && s->syms && s->warm_gen != s->maps_gen) {
 		s->warm_gen = s->maps_gen;
 		warm_dwarf(s, smp, n + 1);
 	}
@@ -207,42 +207,71 @@ static void unwind_user(struct session *s, struct tally_sample *smp)
 }
 
 /* A COMM for tid: the ":TID" name it had, if any, becomes this one. */
-static void rename_default(struct session *s, int32_t tid)
+static void rename_default(struct tally_session *s, int32_t tid)
 {
 	for (size_t i = 0; i < s->nrenames; i++)
 		if (s->renames[i].tid == tid && !s->renames[i].final)
 			s->renames[i].final = tally_machine__comm_of(s->m, tid);
 }
 
-bool session_chain_corrupt(const struct tally_sample *smp)
+bool tally_session__chain_corrupt(const struct tally_sample *smp)
 {
 	for (uint64_t i = 0; i < smp->callchain.nr; i++) {
 		uint64_t ip = smp->callchain.ips[i];
 
 		if (ip >= PERF_CONTEXT_MAX && ip != PERF_CONTEXT_HV && ip != PERF_CONTEXT_KERNEL &&
-		    ip != PERF_CONTEXT_USER && ip != SESSION_CONTEXT_UNWOUND)
+		    ip != PERF_CONTEXT_USER && ip != TALLY_CONTEXT_UNWOUND)
 			return true;
 	}
 	return false;
 }
 
-/* Side-band records build the maps; samples go to the command. */
-static void process(struct session *s, const struct perf_event_header *h, int idx)
+/* A sample, unwound, with its thread, to the caller. */
+static void deliver(struct tally_session *s, const struct perf_event_header *h, int idx,
+		    struct tally_record *rec)
+{
+	const struct perf_event_attr *a = s->attrs[idx];
+	struct tally_sample *smp = &rec->u.sample;
+	struct tally_session_sample out;
+	int rc;
+
+	s->samples++;
+	if ((s->lays[idx].sample_type & (PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER)) ==
+	    (PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER) && !s->o.no_unwind)
+		unwind_user(s, smp);
+	if (!s->o.sample)
+		return;
+	out.header = h;
+	out.attr = idx;
+	out.event = a;
+	out.sample = smp;
+	out.mode = (enum tally_cpumode)(h->misc & PERF_RECORD_MISC_CPUMODE_MASK);
+	out.period = (a->sample_type & PERF_SAMPLE_PERIOD) ? smp->period :
+		     (a->freq ? 1 : a->sample_period);
+	out.thread.pid = (int32_t)smp->pid;
+	out.thread.tid = (int32_t)smp->tid;
+	out.thread.comm = NULL;
+	if (!s->o.no_comm && !(out.thread.comm = tally_machine__comm_of(s->m, out.thread.tid)))
+		out.thread.comm = tally__session_unnamed_comm(s, out.thread.pid, out.thread.tid);
+	/* written only to stop: the reader thread reads it for every record */
+	rc = s->o.sample(s, &out, s->o.ctx);
+	if (rc)
+		__atomic_store_n(&s->stop, rc, __ATOMIC_RELAXED);
+}
+
+/* Side-band records build the maps; samples go to the caller. */
+static void process(struct tally_session *s, const struct perf_event_header *h, int idx)
 {
 	struct tally_record rec;
 
-	if (h->type >= PERF_RECORD_MAX)
+	if (h->type >= PERF_RECORD_MAX || s->stop)
 		return;
 	if (tally_record__parse(h, h->size, &s->lays[idx], &rec)) {
 		s->bad++;
 		return;
 	}
 	if (h->type == PERF_RECORD_SAMPLE) {
-		s->samples++;
-		if ((s->lays[idx].sample_type & (PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER)) ==
-		    (PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER) && !s->no_unwind)
-			unwind_user(s, &rec.u.sample);
-		s->on_sample(s, h, idx, &rec, s->arg);
+		deliver(s, h, idx, &rec);
 		return;
 	}
 	if (h->type != PERF_RECORD_LOST && h->type != PERF_RECORD_LOST_SAMPLES)
@@ -297,13 +326,19 @@ static void process(struct session *s, const struct perf_event_header *h, int id
 		s->lost_samples += rec.u.lost_samples.lost;
 		break;
 	}
+	if (s->o.record) {
+		int rc = s->o.record(s, h, &rec, s->o.ctx);
+
+		if (rc)
+			__atomic_store_n(&s->stop, rc, __ATOMIC_RELAXED);
+	}
 }
 
 /*
  * Stable LSD radix sort on time, over the bits the queue's times differ
  * in (a round spans milliseconds: two or three passes of 11 bits).
  */
-static void radix_sort(struct session *s)
+static void radix_sort(struct tally_session *s)
 {
 	uint64_t lo = UINT64_MAX, hi = 0;
 	struct session_queued *a = s->q, *b = s->tmp;
@@ -343,7 +378,7 @@ static void radix_sort(struct session *s)
  * CPU, and what the last round held back): merged pairwise, stably (ties
  * keep file order), in log2(runs) passes. Many runs: the radix sort.
  */
-static void sort_queue(struct session *s)
+void tally__session_sort_queue(struct tally_session *s)
 {
 	size_t run[MAX_RUNS + 1], nr = 0;
 	struct session_queued *a = s->q, *b = s->tmp;
@@ -414,7 +449,7 @@ struct session_pipeline {
 };
 
 /* The reader frees what the main thread is done with. */
-static void reclaim(struct session *s, struct session_batch *b)
+static void reclaim(struct tally_session *s, struct session_batch *b)
 {
 	while (b) {
 		struct session_batch *next = b->next;
@@ -427,7 +462,7 @@ static void reclaim(struct session *s, struct session_batch *b)
 	}
 }
 
-static int hand_off(struct session *s, size_t n)
+static int hand_off(struct tally_session *s, size_t n)
 {
 	struct session_pipeline *pl = s->pl;
 	struct session_batch *b = malloc(sizeof(*b)), *done;
@@ -457,13 +492,13 @@ static int hand_off(struct session *s, size_t n)
 }
 
 /* Release the queued records up to limit (all with UINT64_MAX), in time order. */
-static int flush(struct session *s, uint64_t limit)
+static int flush(struct tally_session *s, uint64_t limit)
 {
 	size_t n = 0, keep = 0;
 
 	/* rings are each in order: often the whole queue already is */
 	if (s->unsorted)
-		sort_queue(s);
+		tally__session_sort_queue(s);
 	s->unsorted = false;
 	while (n < s->nq && s->q[n].time <= limit)
 		n++;
@@ -485,10 +520,14 @@ static int flush(struct session *s, uint64_t limit)
 static int on_record(void *ctx, const struct perf_event_header *h, uint64_t off, int idx)
 {
 	(void)off;
-	struct session *s = ctx;
+	struct tally_session *s = ctx;
 	uint64_t t = 0;
 
-	if (h->type == PERF_RECORD_FINISHED_ROUND) {
+	s->records[h->type < 128 ? h->type : 127]++;
+	if (h->type == TALLY_RECORD_FINISHED_ROUND) {
+		/* a callback asked to stop: no more reading (looked at once a round) */
+		if (__atomic_load_n(&s->stop, __ATOMIC_RELAXED))
+			return s->stop;
 		/* perf's rule: release what is older than the previous round's newest */
 		int err = flush(s, s->next_flush);
 
@@ -523,7 +562,7 @@ static int on_record(void *ctx, const struct perf_event_header *h, uint64_t off,
 		s->unsorted = true;
 	s->q[s->nq] = (struct session_queued){ .time = t, .attr = idx };
 	/* a record in the file's mapping is used where it lies; the others are copied */
-	if (tally_data_reader__record_stays(s->rd, h))
+	if (s->rd && tally_data_reader__record_stays(s->rd, h))
 		s->q[s->nq].h = (struct perf_event_header *)h;
 	else
 		s->q[s->nq].h = chunk_copy(s, h, &s->q[s->nq].c);
@@ -533,30 +572,7 @@ static int on_record(void *ctx, const struct perf_event_header *h, uint64_t off,
 	return 0;
 }
 
-bool session_in_list(const char *list, const char *name)
-{
-	size_t n = strlen(name);
-
-	for (const char *p = list; p && *p;) {
-		const char *e = strchr(p, ',');
-		size_t l = e ? (size_t)(e - p) : strlen(p);
-
-		if (l == n && !strncmp(p, name, n))
-			return true;
-		p = e ? e + 1 : NULL;
-	}
-	return false;
-}
-
-bool session_in_id_list(const char *list, int32_t id)
-{
-	char n[16];
-
-	snprintf(n, sizeof(n), "%d", (int)id);
-	return session_in_list(list, n);
-}
-
-const char *unnamed_comm(struct session *s, int32_t pid, int32_t tid)
+const char *tally__session_unnamed_comm(struct tally_session *s, int32_t pid, int32_t tid)
 {
 	char name[24];
 	const char *c;
@@ -574,7 +590,7 @@ const char *unnamed_comm(struct session *s, int32_t pid, int32_t tid)
 	return c;
 }
 
-const char *session_final_comm(const struct session *s, const char *comm)
+const char *tally_session__final_comm(const struct tally_session *s, const char *comm)
 {
 	for (size_t i = 0; i < s->nrenames; i++)
 		if (s->renames[i].dflt == comm && s->renames[i].final)
@@ -582,60 +598,125 @@ const char *session_final_comm(const struct session *s, const char *comm)
 	return comm;
 }
 
-int session_open(struct session *s, const char *cmd, const char *path)
+/* The reader's work done: ready to run. */
+static struct tally_session *session_new(struct tally_data_reader *rd, struct tally_evlist *live,
+					 const char *path, const struct tally_session_opts *opts)
 {
+	struct tally_session *s;
 	const void *td;
-	const char *ev, *why;
 	size_t tdlen;
-	int raw;
+	int err = ENOMEM;
 
-	s->cmd = cmd;
-	s->path = path;
-	s->rd = tally_data_reader__open(path);
-	if (!s->rd) {
-		fprintf(stderr, "tally %s: %s: %s\n", cmd, path, strerror(errno));
-		return 1;
+	if (!rd && !live)
+		return NULL;
+	if (opts && !tally__opts_valid(opts, sizeof(*opts), opts->sz)) {
+		tally_data_reader__close(rd);
+		errno = opts->sz < sizeof(size_t) ? EINVAL : E2BIG;
+		return NULL;
 	}
-	s->nr_attrs = tally_data_reader__nr_attrs(s->rd);
+	if (!(s = calloc(1, sizeof(*s)))) {
+		tally_data_reader__close(rd);
+		errno = ENOMEM;
+		return NULL;
+	}
+	if (opts)
+		memcpy(&s->o, opts, opts->sz < sizeof(s->o) ? opts->sz : sizeof(s->o));
+	s->o.sz = sizeof(s->o);
+	s->path = path;
+	s->rd = rd;
+	s->live = live;
+	s->nr_attrs = rd ? tally_data_reader__nr_attrs(rd) : tally_evlist__nr(live);
+	s->evsels = live ? calloc((size_t)s->nr_attrs + 1, sizeof(*s->evsels)) : NULL;
 	s->lays = calloc((size_t)s->nr_attrs + 1, sizeof(*s->lays));
+	s->attrs = calloc((size_t)s->nr_attrs + 1, sizeof(*s->attrs));
 	s->time_off = calloc((size_t)s->nr_attrs + 1, sizeof(*s->time_off));
 	s->names = calloc((size_t)s->nr_attrs + 1, sizeof(*s->names));
 	s->m = tally_machine__new();
 	s->syms = tally_symbols__new(NULL);
-	if (!s->lays || !s->time_off || !s->names || !s->m || !s->syms ||
-	    !s->nr_attrs) {
-		fprintf(stderr, "tally %s: %s: %s\n", cmd, path,
-			s->nr_attrs ? strerror(ENOMEM) : "no events in the file");
-		return 1;
+	if (!s->nr_attrs)
+		err = ENODATA;
+	if (!s->lays || !s->attrs || !s->time_off || !s->names || !s->m || !s->syms ||
+	    !s->nr_attrs || (live && !s->evsels)) {
+		tally_session__close(s);
+		errno = err;
+		return NULL;
+	}
+	for (int i = 0; i < s->nr_attrs; i++) {
+		if (live) {
+			s->evsels[i] = i ? tally_evlist__next(live, s->evsels[i - 1]) :
+				       tally_evlist__first(live);
+			s->attrs[i] = tally_evsel__attr(s->evsels[i]);
+		} else {
+			s->attrs[i] = tally_data_reader__attr(rd, i);
+		}
 	}
 	/* kernel samples to come: kallsyms is read on the other core meanwhile */
 	for (int i = 0; i < s->nr_attrs; i++)
-		if (!tally_data_reader__attr(s->rd, i)->exclude_kernel) {
+		if (!s->attrs[i]->exclude_kernel) {
 			tally_symbols__preload_kernel(s->syms);
 			break;
 		}
 	for (int i = 0; i < s->nr_attrs; i++) {
-		tally_record_layout__from_attr(&s->lays[i], tally_data_reader__attr(s->rd, i));
+		tally_record_layout__from_attr(&s->lays[i], s->attrs[i]);
 		if (s->lays[i].sample_type & PERF_SAMPLE_TIME)
 			s->time_off[i] = (uint32_t)(sizeof(struct perf_event_header) +
 				8 * __builtin_popcountll(s->lays[i].sample_type &
 					(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID)));
-		s->names[i] = tally_data_reader__event_name(s->rd, i);
+		s->names[i] = rd ? tally_data_reader__event_name(rd, i) :
+			      tally_evsel__name(s->evsels[i]);
 		if (!s->names[i])
 			s->names[i] = "unknown";
-		if ((int)strlen(s->names[i]) > s->name_width)
-			s->name_width = (int)strlen(s->names[i]);
 	}
-	if (!tally_data_reader__feature(s->rd, 1, &td, &tdlen))	/* HEADER_TRACING_DATA */
+	if (rd && !tally_data_reader__feature(rd, TALLY_HEADER_TRACING_DATA, &td, &tdlen))
 		s->tf = tally_trace_fmt__new(td, tdlen);
-	for (int i = 0; (raw = tally_trace_fmt__damaged(s->tf, i, &ev, &why)) >= 0; i++)
-		fprintf(stderr, "tally %s: the format of event %s in the file's tracing data is "
-			"damaged (%s): %s\n", cmd, ev, why,
-			raw ? "its fields cannot be shown" : "its fields are shown raw");
-	return 0;
+	return s;
 }
 
-static int read_all(struct session *s)
+struct tally_session *tally_session__open(const char *path, const struct tally_session_opts *opts)
+{
+	return session_new(tally_data_reader__open(path), NULL, path, opts);
+}
+
+struct tally_session *tally_session__open_fd(int fd, const struct tally_session_opts *opts)
+{
+	return session_new(tally_data_reader__open_fd(fd), NULL, NULL, opts);
+}
+
+struct tally_session *tally_session__open_evlist(struct tally_evlist *l,
+						 const struct tally_session_opts *opts)
+{
+	if (!l || !tally_evlist__nr(l) || !tally_evlist__nr_mmaps(l))
+		return tally__err_ptr(EINVAL);
+	return session_new(NULL, l, NULL, opts);
+}
+
+/* A ring's record: queued as a file's would be (copied: the ring's space goes back). */
+static int live_record(void *ctx, const struct perf_event_header *h, int ring)
+{
+	return on_record(ctx, h, 0, -1);
+}
+
+int tally_session__poll(struct tally_session *s, int timeout_ms)
+{
+	int err;
+
+	if (!s || !s->live)
+		return tally__err(EINVAL);
+	err = tally_evlist__poll(s->live, timeout_ms);
+	if (err < 0 && err != -EINTR)
+		return err;
+	err = tally_evlist__drain(s->live, live_record, NULL, s);
+	if (err < 0 && !s->stop)
+		return err;
+	/* a pass over every ring ends a round, as perf record's FINISHED_ROUND */
+	err = flush(s, s->next_flush);
+	s->next_flush = s->max_time;
+	if (s->stop)
+		return s->stop;
+	return err < 0 ? tally__err(-err) : 0;
+}
+
+static int read_all(struct tally_session *s)
 {
 	int err = tally_data_reader__foreach(s->rd, on_record, s);
 	int ferr = flush(s, UINT64_MAX);
@@ -645,7 +726,7 @@ static int read_all(struct session *s)
 
 static void *reader_main(void *arg)
 {
-	struct session *s = arg;
+	struct tally_session *s = arg;
 	int err = read_all(s);
 
 	pthread_mutex_lock(&s->pl->mu);
@@ -657,7 +738,7 @@ static void *reader_main(void *arg)
 }
 
 /* The main thread's half: each batch applied, then given back. */
-static int run_pipelined(struct session *s)
+static int run_pipelined(struct tally_session *s)
 {
 	struct session_pipeline *pl = s->pl;
 	pthread_t t;
@@ -725,14 +806,24 @@ static bool want_pipeline(void)
 	return sysconf(_SC_NPROCESSORS_ONLN) > 1;
 }
 
-int session_run(struct session *s)
+int tally_session__run(struct tally_session *s)
 {
-	const struct tally_data_error *de;
 	struct session_pipeline pl = { .mu = PTHREAD_MUTEX_INITIALIZER,
 				       .to_main = PTHREAD_COND_INITIALIZER,
 				       .to_reader = PTHREAD_COND_INITIALIZER };
 	int err;
 
+	if (!s)
+		return tally__err(EINVAL);
+	if (s->live) {
+		/* the rings' last records, then everything queued */
+		err = tally_evlist__drain(s->live, live_record, NULL, s);
+		if (err >= 0)
+			err = flush(s, UINT64_MAX);
+		if (s->stop)
+			return s->stop;
+		return err < 0 ? tally__err(-err) : 0;
+	}
 	if (want_pipeline()) {
 		s->pl = &pl;
 		err = run_pipelined(s);
@@ -742,26 +833,19 @@ int session_run(struct session *s)
 	} else {
 		err = read_all(s);
 	}
-	fflush(stdout);
-	de = tally_data_reader__error(s->rd);
-	if (de)
-		fprintf(stderr, "tally %s: %s: %s (record type %u at offset %#llx); "
-			"everything before it is shown\n", s->cmd, s->path, de->msg, de->type,
-			(unsigned long long)de->offset);
-	else if (err < 0)
-		fprintf(stderr, "tally %s: %s: %s\n", s->cmd, s->path, strerror(-err));
-	/* the kernel's final count (LOST_SAMPLES) where the file has it: it covers the rest */
-	if (s->lost || s->lost_samples)
-		fprintf(stderr, "tally %s: %llu samples were lost while recording\n", s->cmd,
-			(unsigned long long)(s->lost_samples > s->lost ? s->lost_samples : s->lost));
-	if (s->bad)
-		fprintf(stderr, "tally %s: %llu records could not be decoded\n", s->cmd,
-			(unsigned long long)s->bad);
-	return de || err < 0 ? 1 : 0;
+	if (s->stop)
+		return s->stop;
+	if (!err && tally_data_reader__error(s->rd))
+		err = tally_data_reader__error(s->rd)->err;
+	if (err < 0)
+		errno = -err;
+	return err < 0 ? err : 0;
 }
 
-void session_close(struct session *s)
+void tally_session__close(struct tally_session *s)
 {
+	if (!s)
+		return;
 	for (size_t i = 0; i < s->nq; i++)
 		chunk_release(s, s->q[i].c);
 	free(s->chunk);
@@ -774,11 +858,167 @@ void session_close(struct session *s)
 		free((char *)s->ranks[i].name);
 	free(s->ranks);
 	free(s->renames);
+	if (s->res) {
+		tally__resolver_free(s->res);
+		free(s->res);
+	}
 	free(s->lays);
+	free(s->attrs);
+	free(s->evsels);
 	free(s->time_off);
 	free(s->names);
 	tally_trace_fmt__free(s->tf);
 	tally_symbols__free(s->syms);
 	tally_machine__free(s->m);
 	tally_data_reader__close(s->rd);
+	free(s);
+}
+
+void tally_session__set_unwind(struct tally_session *s, bool on)
+{
+	if (s)
+		s->o.no_unwind = !on;
+}
+
+struct tally_data_reader *tally_session__reader(const struct tally_session *s)
+{
+	return s->rd;
+}
+
+struct tally_machine *tally_session__machine(const struct tally_session *s)
+{
+	return s->m;
+}
+
+struct tally_symbols *tally_session__symbols(const struct tally_session *s)
+{
+	return s->syms;
+}
+
+int tally_session__nr_events(const struct tally_session *s)
+{
+	return s->nr_attrs;
+}
+
+const char *tally_session__event_name(const struct tally_session *s, int attr)
+{
+	if (attr < 0 || attr >= s->nr_attrs) {
+		errno = EINVAL;
+		return NULL;
+	}
+	return s->names[attr];
+}
+
+struct tally_trace_fmt *tally_session__trace_fmt(const struct tally_session *s)
+{
+	return s->tf;
+}
+
+uint64_t tally_session__maps_gen(const struct tally_session *s)
+{
+	return s->maps_gen;
+}
+
+const char *tally_session__comm(struct tally_session *s, const struct tally_session_sample *smp)
+{
+	const char *c = tally_machine__comm_of(s->m, smp->thread.tid);
+
+	return c ? c : tally__session_unnamed_comm(s, smp->thread.pid, smp->thread.tid);
+}
+
+int tally_session__stats(const struct tally_session *s, struct tally_session_stats *st)
+{
+	struct tally_session_stats v = { .sz = sizeof(v) };
+
+	if (!s || !st || st->sz < sizeof(size_t))
+		return tally__err(EINVAL);
+	memcpy(v.records, s->records, sizeof(v.records));
+	v.samples = s->samples;
+	v.lost = s->lost;
+	v.lost_samples = s->lost_samples;
+	v.bad = s->bad;
+	v.unwound = s->unwound;
+	memcpy(v.unwind_stops, s->unwind_stops, sizeof(v.unwind_stops));
+	v.nr_unresolved = tally_symbols__unresolved(s->syms, &v.unresolved);
+	if (v.nr_unresolved < 0)
+		v.nr_unresolved = 0;
+	v.sz = st->sz;
+	memcpy(st, &v, st->sz < sizeof(v) ? st->sz : sizeof(v));
+	return 0;
+}
+
+/* The session's own cache of resolved addresses, made at the first question. */
+static struct resolver *session_resolver(struct tally_session *s)
+{
+	if (!s->res && (s->res = calloc(1, sizeof(*s->res)))) {
+		tally__resolver_bind(s->res, s);
+		s->res->srcline = s->o.srcline;
+		s->res->no_inline = s->o.no_inline;
+	}
+	return s->res;
+}
+
+static void frame_of(struct tally_frame *f, const struct where *w, uint64_t ip,
+		     enum tally_cpumode mode, bool unwound)
+{
+	*f = (struct tally_frame){
+		.ip = ip, .mode = mode, .level = w->mode, .dso = w->dso, .path = w->path,
+		.map_start = w->map_start, .map_end = w->map_end, .map_pgoff = w->map_pgoff,
+		.addr = w->addr, .sym = w->sym, .sym_start = w->sym_start,
+		.inlined = w->inlined, .unwound = unwound, .srcline = w->srcline,
+	};
+}
+
+int tally_session__resolve(struct tally_session *s, const struct tally_session_sample *smp,
+			   struct tally_frame *out)
+{
+	struct resolver *r;
+	struct where *w;
+
+	if (!s || !smp || !out)
+		return tally__err(EINVAL);
+	if (!(r = session_resolver(s)) ||
+	    !(w = tally__resolver_get(r, smp->thread.pid, smp->thread.tid, smp->sample->ip, smp->mode)))
+		return tally__err(ENOMEM);
+	frame_of(out, w, smp->sample->ip, smp->mode, false);
+	return 0;
+}
+
+int tally_session__frames(struct tally_session *s, const struct tally_session_sample *smp,
+			  struct tally_frame *out, int max)
+{
+	const struct tally_sample *x;
+	struct resolver *r;
+	enum tally_cpumode mode = TALLY_CPUMODE_USER;
+	uint32_t uw;
+	int n = 0;
+
+	if (!s || !smp || !out || max < 0)
+		return tally__err(EINVAL);
+	x = smp->sample;
+	if (!(smp->event->sample_type & PERF_SAMPLE_CALLCHAIN) || !x->callchain.nr ||
+	    tally_session__chain_corrupt(x)) {
+		if (!max)
+			return 0;
+		return tally_session__resolve(s, smp, out) ? -ENOMEM : 1;
+	}
+	if (!(r = session_resolver(s)))
+		return tally__err(ENOMEM);
+	uw = tally__chain_unwound_at(x->callchain.ips, (uint32_t)x->callchain.nr);
+	for (uint64_t i = 0; i < x->callchain.nr && n < max; i++) {
+		uint64_t ip = x->callchain.ips[i];
+		struct where *fw[INL_MAX];
+		int nf;
+
+		if (ip >= PERF_CONTEXT_MAX) {
+			mode = ip == PERF_CONTEXT_KERNEL ? TALLY_CPUMODE_KERNEL : TALLY_CPUMODE_USER;
+			continue;
+		}
+		nf = tally__resolver_frames(r, smp->thread.pid, smp->thread.tid, ip, mode, i > uw, fw);
+		if (!nf)
+			return tally__err(ENOMEM);
+		for (int k = 0; k < nf && n < max; k++)
+			frame_of(&out[n++], fw[k], ip, mode, i > uw);
+	}
+	return n;
 }

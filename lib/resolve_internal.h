@@ -1,17 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What a sample's addresses resolve to, for the commands that aggregate
- * samples (report, its exports): each distinct (pid, ip, level) goes to
- * the symbol code once, then comes from a table.
+ * What a sample's addresses resolve to, for the session's frames and the
+ * commands that aggregate samples (report, its exports, diff): each
+ * distinct (pid, ip, level) goes to the symbol code once, then comes from
+ * a table. Internal: the command reaches it through this header.
  */
-#ifndef TALLY_CLI_RESOLVE_H
-#define TALLY_CLI_RESOLVE_H
+#ifndef TALLY_RESOLVE_INTERNAL_H
+#define TALLY_RESOLVE_INTERNAL_H
 
 #include <stdbool.h>
 #include <stdint.h>
 #include <tally/tally.h>
 
-struct session;
+struct tally_session;
 
 /* What an address resolved to. */
 struct where {
@@ -39,7 +40,11 @@ struct where {
 };
 
 struct resolver {
-	struct session *ss;
+	struct tally_session *ss;	/* the callers' back pointer: resolve.c never follows it */
+	/* what resolving needs of the session (tally__resolver_bind): resolve sits below it */
+	struct tally_symbols *syms;
+	struct tally_machine *m;
+	uint32_t (*file_rank)(const struct tally_session *ss, const char *path);
 	bool srcline;			/* also the source line of each address */
 	struct resolver_ent *tab;
 	size_t size, used;
@@ -56,9 +61,9 @@ struct resolver {
 #define CHAIN_MAX (65536 / 8)
 
 /* NULL only without memory. */
-struct where *resolver_get(struct resolver *r, int32_t pid, int32_t tid, uint64_t ip,
+struct where *tally__resolver_get(struct resolver *r, int32_t pid, int32_t tid, uint64_t ip,
 			   enum tally_cpumode mode);
-void resolver_free(struct resolver *r);
+void tally__resolver_free(struct resolver *r);
 /*
  * What a call chain's address stands for, innermost first (perf's
  * --inline): each function inlined there, then the address's own frame.
@@ -67,34 +72,46 @@ void resolver_free(struct resolver *r);
  * Only for frames DWARF unwinding found (unwound), as perf 6.1.
  * Returns 1..INL_MAX frames (out holds INL_MAX), 0 without memory.
  */
-int resolver_frames(struct resolver *r, int32_t pid, int32_t tid, uint64_t ip,
+int tally__resolver_frames(struct resolver *r, int32_t pid, int32_t tid, uint64_t ip,
 		    enum tally_cpumode mode, bool unwound, struct where **out);
 /*
- * The source lines of ip (DWARF), innermost first as resolver_frames's
+ * The source lines of ip (DWARF), innermost first as tally__resolver_frames's
  * frames: the line-table row, then each inlined call's site, the last in
  * the out-of-line function; ret: ip is a return address (its call's
  * line). Looked up once. 0: none (no DWARF, kernel, no symbol).
  */
-int resolver_lines(struct resolver *r, int32_t pid, int32_t tid, uint64_t ip,
+int tally__resolver_lines(struct resolver *r, int32_t pid, int32_t tid, uint64_t ip,
 		   enum tally_cpumode mode, bool ret, const struct tally_srcline **out);
 /* Where a chain's DWARF-unwound user part begins (its marker's index), or nr. */
-uint32_t chain_unwound_at(const uint64_t *ips, uint32_t nr);
+uint32_t tally__chain_unwound_at(const uint64_t *ips, uint32_t nr);
 
 /*
  * Each frame's level, from the context marker before it in the chain
  * (leaf first); modes holds CHAIN_MAX.
  */
-void chain_modes(const struct tally_sample *smp, enum tally_cpumode *modes);
+void tally__chain_modes(const struct tally_sample *smp, enum tally_cpumode *modes);
 
-uint64_t fnv_str(uint64_t h, const char *s);
+/*
+ * The names' hashes (dso_hash, sym_hash...) seed FNV-1a with the value
+ * they always had (the FNV basis short of a digit): the report's rows are
+ * walked in bucket order before a stable sort, so another seed would move
+ * ties. The hash itself is tally/hash.h's.
+ */
 #define FNV_BASIS 1469598103934665603ULL
-/* inline: a shape hashes each of its chain's addresses */
-static inline uint64_t hash_mix(uint64_t x)
+#define tally__fnv_str tally_fnv_str
+#define hash_mix tally_hash_mix
+
+/*
+ * Ties r to a session (its address spaces, symbols, files' order). Inline:
+ * the session's accessors are called by the binder (session, a command),
+ * never by resolve.c, which lies below the session.
+ */
+static inline void tally__resolver_bind(struct resolver *r, struct tally_session *ss)
 {
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	return x;
+	r->ss = ss;
+	r->syms = tally_session__symbols(ss);
+	r->m = tally_session__machine(ss);
+	r->file_rank = tally_session__file_rank;
 }
 
 #endif

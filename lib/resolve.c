@@ -7,8 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "resolve.h"
-#include "session.h"
+#include "resolve_internal.h"
 
 struct resolver_ent {
 	uint64_t ip;
@@ -21,18 +20,11 @@ struct resolver_ent {
 	struct where w;
 	struct tally_dso *dso;		/* for the inline lookup */
 	uint64_t vaddr;
-	/* source lines (resolver_lines): at the address, at a return address's call */
+	/* source lines (tally__resolver_lines): at the address, at a return address's call */
 	bool lines_done[2];
 	uint8_t nlines[2];
 	struct tally_srcline *lines[2];
 };
-
-uint64_t fnv_str(uint64_t h, const char *s)
-{
-	for (; s && *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return h;
-}
 
 static const char *base(const char *p)
 {
@@ -96,7 +88,7 @@ static int grow(struct resolver *r)
 	return 0;
 }
 
-struct where *resolver_get(struct resolver *r, int32_t pid, int32_t tid, uint64_t ip,
+struct where *tally__resolver_get(struct resolver *r, int32_t pid, int32_t tid, uint64_t ip,
 			   enum tally_cpumode mode)
 {
 	struct resolver_ent *e;
@@ -116,7 +108,7 @@ struct where *resolver_get(struct resolver *r, int32_t pid, int32_t tid, uint64_
 	e->pid = pid;
 	e->mode = (int8_t)mode;
 	r->used++;
-	tally_symbols__resolve(r->ss->syms, r->ss->m, pid, tid, ip, mode, &ai);
+	tally_symbols__resolve(r->syms, r->m, pid, tid, ip, mode, &ai);
 	e->w.mode = mode == TALLY_CPUMODE_KERNEL || mode == TALLY_CPUMODE_GUEST_KERNEL ? 'k' : '.';
 	e->w.mapped = ai.map != NULL;
 	if (ai.map) {
@@ -143,20 +135,20 @@ struct where *resolver_get(struct resolver *r, int32_t pid, int32_t tid, uint64_
 	 */
 	e->vaddr = ai.vaddr;
 	/* perf's kernel DSO is made before any event, the others at their first MMAP */
-	e->w.dso_rank = !ai.map || ai.map->kernel ? 0 : session_file_rank(r->ss, ai.map->filename);
+	e->w.dso_rank = !ai.map || ai.map->kernel ? 0 : r->file_rank(r->ss, ai.map->filename);
 	e->w.sym = ai.sym ? ai.sym->name : NULL;
 	e->w.sym_start = ai.sym ? ai.sym->start : 0;
 	e->w.addr = ai.map ? ai.map_ip : ip;
-	e->w.dso_hash = fnv_str(FNV_BASIS, e->w.dso);
-	e->w.sym_hash = fnv_str(FNV_BASIS, e->w.sym);
+	e->w.dso_hash = tally__fnv_str(FNV_BASIS, e->w.dso);
+	e->w.sym_hash = tally__fnv_str(FNV_BASIS, e->w.sym);
 	if (r->srcline) {
 		e->w.srcline = srcline_of(&ai, e->w.dso ? e->w.dso : "[unknown]");
-		e->w.srcline_hash = fnv_str(FNV_BASIS, e->w.srcline);
+		e->w.srcline_hash = tally__fnv_str(FNV_BASIS, e->w.srcline);
 	}
 	return &e->w;
 }
 
-void resolver_free(struct resolver *r)
+void tally__resolver_free(struct resolver *r)
 {
 	for (size_t i = 0; i < r->size; i++) {
 		if (!r->tab[i].used)
@@ -194,7 +186,7 @@ static const char *inl_name(struct resolver *r, const char *name)
 		for (size_t k = 0; k < r->names_cap; k++) {
 			if (!r->names[k])
 				continue;
-			for (i = fnv_str(FNV_BASIS, r->names[k]) & (cap - 1); n[i]; i = (i + 1) & (cap - 1))
+			for (i = tally__fnv_str(FNV_BASIS, r->names[k]) & (cap - 1); n[i]; i = (i + 1) & (cap - 1))
 				;
 			n[i] = r->names[k];
 		}
@@ -202,7 +194,7 @@ static const char *inl_name(struct resolver *r, const char *name)
 		r->names = n;
 		r->names_cap = cap;
 	}
-	for (i = fnv_str(FNV_BASIS, buf) & (r->names_cap - 1); r->names[i];
+	for (i = tally__fnv_str(FNV_BASIS, buf) & (r->names_cap - 1); r->names[i];
 	     i = (i + 1) & (r->names_cap - 1))
 		if (!strcmp(r->names[i], buf))
 			return r->names[i];
@@ -240,15 +232,15 @@ static void inl_lookup(struct resolver *r, struct resolver_ent *e)
 		}
 		w->inlined = true;
 		w->pmatch = 0;
-		w->sym_hash = fnv_str(FNV_BASIS, w->sym);
+		w->sym_hash = tally__fnv_str(FNV_BASIS, w->sym);
 	}
 	e->ninl = (uint8_t)n;
 }
 
-int resolver_frames(struct resolver *r, int32_t pid, int32_t tid, uint64_t ip,
+int tally__resolver_frames(struct resolver *r, int32_t pid, int32_t tid, uint64_t ip,
 		    enum tally_cpumode mode, bool unwound, struct where **out)
 {
-	struct where *w = resolver_get(r, pid, tid, ip, mode);
+	struct where *w = tally__resolver_get(r, pid, tid, ip, mode);
 	struct resolver_ent *e;
 
 	if (!w)
@@ -269,15 +261,15 @@ int resolver_frames(struct resolver *r, int32_t pid, int32_t tid, uint64_t ip,
 	return e->ninl;
 }
 
-uint32_t chain_unwound_at(const uint64_t *ips, uint32_t nr)
+uint32_t tally__chain_unwound_at(const uint64_t *ips, uint32_t nr)
 {
 	for (uint32_t i = 0; i < nr; i++)
-		if (ips[i] == SESSION_CONTEXT_UNWOUND)
+		if (ips[i] == TALLY_CONTEXT_UNWOUND)
 			return i;
 	return nr;
 }
 
-void chain_modes(const struct tally_sample *smp, enum tally_cpumode *modes)
+void tally__chain_modes(const struct tally_sample *smp, enum tally_cpumode *modes)
 {
 	enum tally_cpumode m = TALLY_CPUMODE_USER;
 
@@ -290,10 +282,10 @@ void chain_modes(const struct tally_sample *smp, enum tally_cpumode *modes)
 	}
 }
 
-int resolver_lines(struct resolver *r, int32_t pid, int32_t tid, uint64_t ip,
+int tally__resolver_lines(struct resolver *r, int32_t pid, int32_t tid, uint64_t ip,
 		   enum tally_cpumode mode, bool ret, const struct tally_srcline **out)
 {
-	struct where *w = resolver_get(r, pid, tid, ip, mode);
+	struct where *w = tally__resolver_get(r, pid, tid, ip, mode);
 	struct tally_srcline v[INL_MAX];
 	struct resolver_ent *e;
 	int n;

@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: MIT
+/* The session's messages and the list filters: see read_file.h. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include "read_file.h"
+
+struct tally_session *cli_session_open(const char *cmd, const char *path,
+				       const struct tally_session_opts *opts)
+{
+	struct tally_session *s = tally_session__open(path, opts);
+	const char *ev, *why;
+	int raw;
+
+	if (!s) {
+		fprintf(stderr, "tally %s: %s: %s\n", cmd, path,
+			errno == ENODATA ? "no events in the file" : strerror(errno));
+		return NULL;
+	}
+	/* tracepoint formats the file damaged: named once, their fields shown raw or not */
+	for (int i = 0; (raw = tally_trace_fmt__damaged(tally_session__trace_fmt(s), i, &ev,
+							&why)) >= 0; i++)
+		fprintf(stderr, "tally %s: the format of event %s in the file's tracing data is "
+			"damaged (%s): %s\n", cmd, ev, why,
+			raw ? "its fields cannot be shown" : "its fields are shown raw");
+	return s;
+}
+
+int cli_session_run(struct tally_session *s, const char *cmd, const char *path)
+{
+	int err = tally_session__run(s);
+	const struct tally_data_error *de = tally_data_reader__error(tally_session__reader(s));
+	TALLY_OPTS(tally_session_stats, st);
+
+	fflush(stdout);
+	tally_session__stats(s, &st);
+	if (de)
+		fprintf(stderr, "tally %s: %s: %s (record type %u at offset %#llx); "
+			"everything before it is shown\n", cmd, path, de->msg, de->type,
+			(unsigned long long)de->offset);
+	else if (err < 0)
+		fprintf(stderr, "tally %s: %s: %s\n", cmd, path, strerror(-err));
+	/* the kernel's final count (LOST_SAMPLES) where the file has it: it covers the rest */
+	if (st.lost || st.lost_samples)
+		fprintf(stderr, "tally %s: %llu samples were lost while recording\n", cmd,
+			(unsigned long long)(st.lost_samples > st.lost ? st.lost_samples : st.lost));
+	if (st.bad)
+		fprintf(stderr, "tally %s: %llu records could not be decoded\n", cmd,
+			(unsigned long long)st.bad);
+	return de || err < 0 ? 1 : 0;
+}
+
+bool session_in_list(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *p = list; p && *p;) {
+		const char *e = strchr(p, ',');
+		size_t l = e ? (size_t)(e - p) : strlen(p);
+
+		if (l == n && !strncmp(p, name, n))
+			return true;
+		p = e ? e + 1 : NULL;
+	}
+	return false;
+}
+
+bool session_in_id_list(const char *list, int32_t id)
+{
+	char n[16];
+
+	snprintf(n, sizeof(n), "%d", (int)id);
+	return session_in_list(list, n);
+}

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The commands that show a perf.data file (script, report, diff) over the
+ * library's session: its messages in the command's words, and the
+ * filters of their options.
+ */
+#ifndef TALLY_CLI_READ_FILE_H
+#define TALLY_CLI_READ_FILE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <tally/tally.h>
+
+/* Open path; NULL after saying why ("tally CMD: PATH: ..."). */
+struct tally_session *cli_session_open(const char *cmd, const char *path,
+				       const struct tally_session_opts *opts);
+/*
+ * Deliver every sample; 0, or 1 after saying what could not be read
+ * (the samples before it were delivered), then what was lost.
+ */
+int cli_session_run(struct tally_session *s, const char *cmd, const char *path);
+
+/* name is one of list's comma-separated items (--comm, --dsos...); id as a number's text. */
+bool session_in_list(const char *list, const char *name);
+bool session_in_id_list(const char *list, int32_t id);
+
+#endif

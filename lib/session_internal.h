@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The session's insides (see tally/session.h), for the library's own
+ * files (resolve.c) and the unit tests.
+ */
+#ifndef TALLY_SESSION_INTERNAL_H
+#define TALLY_SESSION_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <tally/tally.h>
+
+/* One record waiting for its round to end; the queue is in arrival order
+ * until sorted, and the sort is stable: ties keep file order. */
+struct session_queued {
+	uint64_t time;
+	struct perf_event_header *h;
+	struct session_chunk *c;	/* where h lives */
+	int attr;
+};
+struct session_chunk;
+struct session_pipeline;
+struct resolver;
+
+struct tally_session {
+	const char *path;
+	struct tally_data_reader *rd;	/* NULL over live rings */
+	struct tally_evlist *live;	/* the rings' evlist, or NULL */
+	struct tally_evsel **evsels;	/* live: per attr */
+	struct tally_machine *m;
+	struct tally_symbols *syms;
+	struct tally_record_layout *lays;
+	const struct perf_event_attr **attrs;
+	uint32_t *time_off;		/* per attr: where a SAMPLE's time is, 0: none */
+	int nr_attrs;
+	const char **names;		/* per attr: EVENT_DESC, else the attr's own */
+	struct tally_trace_fmt *tf;	/* TRACING_DATA, or NULL */
+	struct tally_session_opts o;	/* the caller's, sized to ours */
+	int stop;			/* a callback's non-zero return */
+	/* the queue of the round in progress */
+	struct session_queued *q, *tmp;	/* tmp: the radix sort's other half */
+	size_t nq, cap;
+	struct session_chunk *chunk;	/* where copies of records go */
+	struct session_chunk *spare;	/* an emptied one, kept for reuse */
+	uint64_t next_flush, max_time;
+	bool unsorted;			/* a record came older than the one before */
+	/* with a second CPU: reading and ordering on a thread of their own */
+	struct session_pipeline *pl;
+	/* what went by */
+	uint64_t records[128];		/* by type: counted by the reader */
+	uint64_t samples, lost, bad;
+	uint64_t lost_samples;		/* LOST_SAMPLES records: perf's "Total Lost Samples" */
+	uint64_t maps_gen;		/* changes with every side-band record applied */
+	/* --call-graph dwarf samples: their user stacks unwound (libdwfl) */
+	struct tally_unwind *uw;
+	uint64_t *uw_ips;
+	uint64_t unwound, unwind_stops[TALLY_UNWIND__NR];
+	/* files whose DWARF was sent ahead to be opened (inline frames need it) */
+	const char *warmed[64];
+	int nwarmed;
+	uint64_t warm_gen;		/* maps_gen when the files were last looked at */
+	/* ":TID" names given, and the first COMM each then received */
+	struct session_rename { int32_t tid; const char *dflt, *final; } *renames;
+	size_t nrenames;
+	/* files in the order their first MMAP came (perf makes its DSOs so) */
+	struct session_rank { const char *name; uint32_t rank; } *ranks;
+	size_t nranks, rank_cap;
+	/* tally_session__frames's cache of resolved addresses */
+	struct resolver *res;
+};
+
+/* Sort the queue's nq records by time, stably (ties keep file order). */
+void tally__session_sort_queue(struct tally_session *s);
+
+/* A thread no COMM named gets perf's name for it, ":TID". NULL only without memory. */
+const char *tally__session_unnamed_comm(struct tally_session *s, int32_t pid, int32_t tid);
+
+#endif
