@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "resolve_internal.h"
+#include "strpool.h"
 
 struct resolver_ent {
 	uint64_t ip;
@@ -163,45 +164,16 @@ void tally__resolver_free(struct resolver *r)
 	free(r->tab);
 	r->tab = NULL;
 	r->size = r->used = 0;
-	for (size_t i = 0; i < r->names_cap; i++)
-		free(r->names[i]);
-	free(r->names);
-	r->names = NULL;
-	r->nnames = r->names_cap = 0;
+	tally__strpool_free(&r->names);
 }
 
 /* "name (inlined)", one copy per name. */
 static const char *inl_name(struct resolver *r, const char *name)
 {
 	char buf[4096];
-	size_t i;
 
 	snprintf(buf, sizeof(buf), "%s (inlined)", name);
-	if (r->nnames * 2 >= r->names_cap) {
-		size_t cap = r->names_cap ? r->names_cap * 2 : 256;
-		char **n = calloc(cap, sizeof(*n));
-
-		if (!n)
-			return NULL;
-		for (size_t k = 0; k < r->names_cap; k++) {
-			if (!r->names[k])
-				continue;
-			for (i = tally__fnv_str(FNV_BASIS, r->names[k]) & (cap - 1); n[i]; i = (i + 1) & (cap - 1))
-				;
-			n[i] = r->names[k];
-		}
-		free(r->names);
-		r->names = n;
-		r->names_cap = cap;
-	}
-	for (i = tally__fnv_str(FNV_BASIS, buf) & (r->names_cap - 1); r->names[i];
-	     i = (i + 1) & (r->names_cap - 1))
-		if (!strcmp(r->names[i], buf))
-			return r->names[i];
-	if (!(r->names[i] = strdup(buf)))
-		return NULL;
-	r->nnames++;
-	return r->names[i];
+	return tally__strpool_add(&r->names, buf);
 }
 
 /* The inline frames of e, looked up once. */

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <tally/tally.h>
+#include "strpool.h"
 
 struct tally_session;
 
@@ -50,8 +51,7 @@ struct resolver {
 	size_t size, used;
 	bool no_inline;			/* --no-inline: a chain frame is its symbol alone */
 	/* "name (inlined)", one copy per name (call graphs compare pointers) */
-	char **names;
-	size_t nnames, names_cap;
+	struct tally__strpool names;
 };
 
 /* perf's inline stack of a chain frame is a few deep; more is kept out */
