@@ -17,8 +17,12 @@ CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
 WARN        := -Wall -Wextra -Wno-unused-parameter -Wshadow -Wstrict-prototypes \
                -Wmissing-prototypes -Wformat=2 -Wundef
 CFLAGS      ?= -O2 -g
+# lib/ has one folder per layer (scripts/layers.txt); a module includes
+# its own and lower layers' headers by name, so every folder is searched.
+LIB_DIRS    := $(sort $(wildcard lib/*/))
+LIB_INC     := $(patsubst %/,-I%,$(LIB_DIRS))
 BASE_CFLAGS := -std=gnu11 -fPIC -fvisibility=hidden -D_GNU_SOURCE -DTALLY_VERSION='"$(VERSION)"' \
-               -Iinclude -Ilib -I$(BUILD)/gen $(WARN) $(PKG_CFLAGS)
+               -Iinclude $(LIB_INC) -I$(BUILD)/gen $(WARN) $(PKG_CFLAGS)
 ifneq ($(SAN),)
 BASE_CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 LDSAN       := -fsanitize=address,undefined
@@ -35,9 +39,9 @@ LDLIBS      := $(PKG_LIBS) -llzma -lz -lstdc++ -lm -lpthread
 TOOL_LDLIBS := -no-pie -Wl,-Bstatic -ltracefs -ltraceevent -ldw -lelf -lzstd \
                -lprotobuf-c -lz -llzma -lbz2 -lpfm -lstdc++ -Wl,-Bdynamic -lm -lpthread -ldl
 
-LIB_SRC     := $(sort $(wildcard lib/*.c))
+LIB_SRC     := $(sort $(wildcard lib/*/*.c))
 CLI_SRC     := $(sort $(wildcard cli/*.c))
-UNIT_SRC    := $(sort $(wildcard tests/unit/test_*.c))
+UNIT_SRC    := $(sort $(wildcard tests/unit/*/test_*.c))
 IT_SRC      := $(sort $(wildcard tests/it/test_*.c))
 HELPER_SRC  := $(sort $(wildcard tests/helpers/*.c))
 EX_SRC      := $(sort $(wildcard examples/*.c))
@@ -73,9 +77,9 @@ $(BUILD)/gen/profile.pb-c.o: $(BUILD)/gen/profile.pb-c.c
 	$(CC) -std=gnu11 -fPIC -fvisibility=hidden $(PKG_CFLAGS) $(CFLAGS) \
 		$(LDSAN) -c $< -o $@
 
-$(BUILD)/lib/pprof.o: $(BUILD)/gen/profile.pb-c.h
+$(BUILD)/lib/export/pprof.o: $(BUILD)/gen/profile.pb-c.h
 # tally_version() says the Makefile's VERSION
-$(BUILD)/lib/core.o: Makefile
+$(BUILD)/lib/util/core.o: Makefile
 
 $(BUILD)/libtally.a: $(LIB_OBJ)
 	@rm -f $@

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# The library's modules depend one way. Reports every import circle among
-# lib/*.c, and every call or #include from a layer to one above it (the
-# table below). A module's calls are read from its object's symbols (nm:
-# what build/lib/X.o leaves undefined and another lib object defines),
-# the truth about who calls whom, macros and inline helpers included; its
-# includes from its #include "X.h" of lib's headers (X.h and X_internal.h
-# are module X's). Prints each circle or upward step with the symbols or
+# The library's modules depend one way. lib/ has one folder per layer
+# (lib/<layer>/X.c; scripts/layers.txt orders them, lowest first). Reports
+# every import circle among lib's modules, and every call or #include
+# from a layer to one above it. A module's calls are read from its
+# object's symbols (nm: what build/lib/<layer>/X.o leaves undefined and
+# another lib object defines), the truth about who calls whom, macros and
+# inline helpers included; its includes from its #include "X.h" of lib's
+# headers (a header's layer is its folder; X.h and X_internal.h are
+# module X's). Prints each circle or upward step with the symbols or
 # header that make it; exits 1 if there is one. BUILD names the build
 # folder (build by default; `make lib` first).
 set -eu
@@ -14,21 +16,36 @@ BUILD=${BUILD:-build}
 LAYERS=${LAYERS:-scripts/layers.txt}
 
 objs=()
-for c in lib/*.c; do
+for c in lib/*/*.c; do
+	[ -f "$c" ] || continue
 	o=$BUILD/${c%.c}.o
 	[ -f "$o" ] || { echo "check-layers: $o missing (make lib first)" >&2; exit 2; }
 	objs+=("$o")
 done
 
 # "module U symbol" and "module D symbol", one a line
-for o in "${objs[@]}"; do
+for o in ${objs[@]+"${objs[@]}"}; do
 	m=$(basename "$o" .o)
 	nm "$o" | awk -v m="$m" '
 		NF == 2 && $1 == "U" { print m, "U", $2 }
 		NF == 3 && $2 ~ /^[TDBRGSVW]$/ { print m, "D", $3 }'
 done | python3 -c '
-import os, re, sys
+import glob, os, re, sys
 defs, uses = {}, {}
+bad = 0
+# each module lives in the folder of its layer: lib/<layer>/<module>.c
+src, folder = {}, {}
+for c in sorted(glob.glob("lib/*/*.c")):
+	d, m = c.split("/")[1], os.path.basename(c)[:-2]
+	if m in src:
+		print("%s and %s: two modules of one name" % (src[m], c))
+		bad = 1
+	src[m], folder[m] = c, d
+for c in sorted(glob.glob("lib/*.c")):
+	print("%s is in no layer: move it to lib/<layer>/" % c)
+	bad = 1
+# the headers of lib, by name: the folder (layer) each lives in
+hdir = {os.path.basename(h)[:-2]: h.split("/")[1] for h in glob.glob("lib/*/*.h")}
 for line in sys.stdin:
 	m, k, s = line.split()
 	uses.setdefault(m, set())
@@ -94,7 +111,6 @@ def syms(a, b):
 	s = sorted(g[a][b])
 	return ", ".join(s[:4]) + (", ..." if len(s) > 4 else "")
 
-bad = 0
 for comp in sccs:
 	for c in circles(comp):
 		print("circle: " + " -> ".join(c))
@@ -105,10 +121,11 @@ if sccs:
 	      "helper to a module of its own below its users" % len(sccs))
 	bad = 1
 
-# The layers, lowest first: "layer: modules"; "allow: a -> b  # why" lets
-# one upward step wait (each must still happen, or the check fails).
+# The layers, lowest first: "layers: util sys ..." names the folders of lib in
+# order; "allow: a -> b  # why" lets one upward step wait (each must
+# still happen, or the check fails).
 lpath = sys.argv[1]
-layer, order, allow = {}, [], {}
+order, allow = [], {}
 if os.path.exists(lpath):
 	for line in open(lpath):
 		line = line.split("#", 1)[0].strip()
@@ -118,30 +135,41 @@ if os.path.exists(lpath):
 		if key == "allow":
 			a, _, b = rest.partition("->")
 			allow[(a.strip(), b.strip())] = False
+		elif key == "layers":
+			order += rest.split()
 		else:
-			order.append(key)
-			for m in rest.split():
-				layer[m] = len(order) - 1
-	# includes: X.h and X_internal.h belong to module X, zstd_wrap.h to zstd
-	inc = {m: {} for m in g}
-	for m in g:
-		for h in re.findall(r"^#include \"([a-z0-9_]+)\.h\"", open("lib/%s.c" % m).read(), re.M):
-			o = re.sub(r"_(internal|wrap)$", "", h)
-			if o in g and o != m:
-				inc[m].setdefault(o, []).append(h + ".h")
-	for m in sorted(g):
-		if m not in layer:
-			print("lib/%s.c is in no layer of %s" % (m, lpath))
+			print("%s: unknown line %r" % (lpath, line))
 			bad = 1
+	rank = {l: i for i, l in enumerate(order)}
+	for d in sorted(set(folder.values()) | set(hdir.values())):
+		if d not in rank:
+			print("lib/%s/ is no layer of %s" % (d, lpath))
+			bad = 1
+	# includes: the layer of a header is its folder; X.h and X_internal.h
+	# belong to module X, zstd_wrap.h to zstd (shared ones are named as such)
+	inc = {m: {} for m in g}
+	hlayer = {}
+	for m in g:
+		for h in re.findall(r"^#include \"([a-z0-9_]+)\.h\"", open(src[m]).read(), re.M):
+			if h not in hdir:
+				continue
+			o = re.sub(r"_(internal|wrap)$", "", h)
+			o = o if o in g else h + ".h"
+			if o != m:
+				inc[m].setdefault(o, []).append(h + ".h")
+				hlayer[o] = hdir[h]
+	def layer_of(x):
+		return rank.get(folder.get(x, hlayer.get(x)))
 	for a in sorted(g):
 		for b, why in sorted(list((b, "calls " + syms(a, b)) for b in g[a]) +
 				     list((b, "includes " + ", ".join(h)) for b, h in inc[a].items())):
-			if a not in layer or b not in layer or layer[a] >= layer[b]:
+			la, lb = layer_of(a), layer_of(b)
+			if la is None or lb is None or la >= lb:
 				continue
 			if (a, b) in allow:
 				allow[(a, b)] = True
 				continue
-			print("upward: %s (%s) -> %s (%s): %s" % (a, order[layer[a]], b, order[layer[b]], why))
+			print("upward: %s (%s) -> %s (%s): %s" % (a, order[la], b, order[lb], why))
 			bad = 1
 	for (a, b), seen in sorted(allow.items()):
 		if not seen:

@@ -41,7 +41,7 @@ run_one() {
 
 match() { [ -z "${TESTS:-}" ] || [[ "$1" == *$TESTS* ]]; }
 
-for t in "$BUILD"/tests/unit/test_* "$BUILD"/tests/it/test_*; do
+for t in "$BUILD"/tests/unit/*/test_* "$BUILD"/tests/it/test_*; do
 	[ -x "$t" ] && [ "${t%.d}" = "$t" ] || continue
 	match "$t" || continue
 	run_one "${t#$BUILD/}" "$t"

@@ -17,7 +17,7 @@
 
 #define TALLY_FUZZ_REPLAY 1
 #define FUZZ_CHECK(cond) assert_true(cond)
-#include "../../fuzz/fuzz_symbols.c"
+#include "../../../fuzz/fuzz_symbols.c"
 
 #define REPLAY_MAX (4 << 20)
 

@@ -31,13 +31,13 @@
 
 #define TALLY_FUZZ_REPLAY 1
 #define FUZZ_CHECK(cond) assert_true(cond)
-#include "../../fuzz/fuzz_cpumap.c"
-#include "../../fuzz/fuzz_threadmap.c"
-#include "../../fuzz/fuzz_counts.c"
-#include "../../fuzz/fuzz_ring.c"
-#include "../../fuzz/fuzz_record.c"
-#include "../../fuzz/fuzz_data_read.c"
-#include "../../fuzz/fuzz_trace_fmt.c"
+#include "../../../fuzz/fuzz_cpumap.c"
+#include "../../../fuzz/fuzz_threadmap.c"
+#include "../../../fuzz/fuzz_counts.c"
+#include "../../../fuzz/fuzz_ring.c"
+#include "../../../fuzz/fuzz_record.c"
+#include "../../../fuzz/fuzz_data_read.c"
+#include "../../../fuzz/fuzz_trace_fmt.c"
 
 #define REPLAY_MAX (1 << 20)	/* libFuzzer's default -max_len is far below */
 

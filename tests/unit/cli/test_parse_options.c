@@ -9,7 +9,7 @@
 #include <setjmp.h>
 #include <stdlib.h>
 #include <cmocka.h>
-#include "../../cli/parse_options.c"
+#include "../../../cli/parse_options.c"
 
 struct cfg {
 	bool all, big, help, quiet;

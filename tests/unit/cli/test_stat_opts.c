@@ -10,12 +10,12 @@
 #include <stdlib.h>
 #include <cmocka.h>
 /* stat_opts.c and the shared layer it builds on */
-#include "../../cli/parse_options.c"
-#include "../../cli/event_opts.c"
-#include "../../cli/target.c"
-#include "../../cli/cgroups.c"
-#include "../../cli/perf_metrics.c"
-#include "../../cli/stat_opts.c"
+#include "../../../cli/parse_options.c"
+#include "../../../cli/event_opts.c"
+#include "../../../cli/target.c"
+#include "../../../cli/cgroups.c"
+#include "../../../cli/perf_metrics.c"
+#include "../../../cli/stat_opts.c"
 
 /* Parse a NULL-terminated list; argv copies live in a static buffer. */
 static int parse(struct stat_config *cfg, ...)
