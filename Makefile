@@ -29,6 +29,12 @@ LDSAN       := -fsanitize=address,undefined
 CFLAGS      := -O1 -g
 endif
 ALL_CFLAGS  = $(BASE_CFLAGS) $(CFLAGS)
+# cli/ keeps the shared CLI layer at its root and a folder per command of
+# several files (report, stat, record); only the command and its unit
+# tests see its headers, never the library
+CLI_INC     := -Icli $(patsubst %/,-I%,$(sort $(wildcard cli/*/)))
+$(BUILD)/cli/%.o: ALL_CFLAGS += $(CLI_INC)
+$(BUILD)/tests/unit/cli/%: ALL_CFLAGS += $(CLI_INC)
 LDLIBS      := $(PKG_LIBS) -llzma -lz -lstdc++ -lm -lpthread
 # The tally command links the field libraries statically and is not PIE:
 # libpfm4 alone brings ~42k relative relocations and the shared libraries
@@ -40,7 +46,7 @@ TOOL_LDLIBS := -no-pie -Wl,-Bstatic -ltracefs -ltraceevent -ldw -lelf -lzstd \
                -lprotobuf-c -lz -llzma -lbz2 -lpfm -lstdc++ -Wl,-Bdynamic -lm -lpthread -ldl
 
 LIB_SRC     := $(sort $(wildcard lib/*/*.c))
-CLI_SRC     := $(sort $(wildcard cli/*.c))
+CLI_SRC     := $(sort $(wildcard cli/*.c cli/*/*.c))
 UNIT_SRC    := $(sort $(wildcard tests/unit/*/test_*.c))
 IT_SRC      := $(sort $(wildcard tests/it/test_*.c))
 HELPER_SRC  := $(sort $(wildcard tests/helpers/*.c))

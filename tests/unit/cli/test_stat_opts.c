@@ -15,7 +15,7 @@
 #include "../../../cli/target.c"
 #include "../../../cli/cgroups.c"
 #include "../../../cli/perf_metrics.c"
-#include "../../../cli/stat_opts.c"
+#include "../../../cli/stat/stat_opts.c"
 
 /* Parse a NULL-terminated list; argv copies live in a static buffer. */
 static int parse(struct stat_config *cfg, ...)

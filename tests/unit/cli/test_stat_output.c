@@ -11,9 +11,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <cmocka.h>
-#include "../../../cli/stat_math.c"
-#include "../../../cli/stat_metrics.c"
-#include "../../../cli/stat_output.c"
+#include "../../../cli/stat/stat_math.c"
+#include "../../../cli/stat/stat_metrics.c"
+#include "../../../cli/stat/stat_output.c"
 
 struct cap {
 	char *buf;
