@@ -4,6 +4,7 @@
 # its status 255. perf's directory format (record --threads: the header in
 # DIR/data, each thread's records in DIR/data.N) read as perf reads it:
 # report's rows and script's lines in time order across the files.
+# --sort srcline on a program without DWARF: one "??:0" row, as perf.
 . "$(dirname "$0")/lib.sh"
 d=$(mktemp -d); trap 'rm -rf "$d"' EXIT
 if ! have_perf; then
@@ -44,5 +45,23 @@ if perf record -q --threads -g -F 999 -o "$d/dir.data" -- \
 	check "directory format: a damaged $big is named" grep -q "in $big (record type" "$d/te"
 else
 	skip "perf record --threads cannot record here"
+fi
+# a program built without -g: addr2line's "??:0" for every address, one row
+printf '%s\n' 'volatile unsigned long x;' \
+	'__attribute__((noinline)) void fa(long n) { for (long i = 0; i < n; i++) x += i * 3; }' \
+	'__attribute__((noinline)) void fb(long n) { for (long i = 0; i < n; i++) x ^= i * 7; }' \
+	'int main(void) { for (int k = 0; k < 20; k++) { fa(3000000); fb(3000000); } return 0; }' >"$d/spin.c"
+if cc -O1 -o "$d/spin" "$d/spin.c" 2>/dev/null &&
+   perf record -q -F 999 -o "$d/spin.data" -- "$d/spin" >/dev/null 2>&1; then
+	# the program's rows (perf cuts a kernel symbol's srcline to the header's width: left aside)
+	for o in "--sort srcline" "--sort dso,srcline" "--sort sym,srcline"; do
+		rows perf "$d/spin.data" --no-children $o | grep '%.*??:0' | tr -s ' ' >"$d/p"
+		rows "$TALLY" "$d/spin.data" --no-children $o | grep '%.*??:0' | tr -s ' ' >"$d/t"
+		cmp -s "$d/p" "$d/t" || diff "$d/p" "$d/t" | head -8 | sed 's/^/# /'
+		check "no DWARF: report $o is perf's ($(grep -c '%' "$d/p") rows)" cmp -s "$d/p" "$d/t"
+	done
+	is "no DWARF: one ??:0 row" "$(rows "$TALLY" "$d/spin.data" --sort srcline | grep -c '%.*??:0')" 1
+else
+	skip "cannot build or record a program here"
 fi
 done_testing
