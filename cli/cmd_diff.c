@@ -310,10 +310,8 @@ int cmd_diff(int argc, char **argv)
 		/* the comm is looked up for the pictures alone */
 		TALLY_OPTS(tally_session_opts, so, .sample = on_sample, .ctx = &d, .no_comm = true);
 
-		if (!(ss[k] = cli_session_open("diff", files[k], &so))) {
-			ret = 1;
+		if (!(ss[k] = cli_session_open("diff", files[k], &so, &ret)))
 			break;
-		}
 		tally__resolver_bind(&d.res[k], ss[k]);
 		/* the baseline's first event, found by name in the new file */
 		d.attr_of[k] = 0;

@@ -548,9 +548,9 @@ int cmd_script(int argc, char **argv)
 		TALLY_OPTS(tally_session_opts, so, .sample = print_sample, .ctx = &s,
 			   .no_inline = s.no_inline, .no_comm = true);
 
-		ss = cli_session_open("script", input, &so);
+		ss = cli_session_open("script", input, &so, &ret);
 	}
-	ret = ss ? 0 : 1;
+	ret = ss ? 0 : ret;
 	if (ss) {
 		s.ss = ss;
 		s.m = tally_session__machine(ss);

@@ -3,15 +3,24 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "read_file.h"
 
 struct tally_session *cli_session_open(const char *cmd, const char *path,
-				       const struct tally_session_opts *opts)
+				       const struct tally_session_opts *opts, int *ret)
 {
 	struct tally_session *s = tally_session__open(path, opts);
 	const char *ev, *why;
+	struct stat st;
 	int raw;
 
+	*ret = 1;
+	/* what a perf record that failed leaves: perf's words and status */
+	if (!s && !stat(path, &st) && S_ISREG(st.st_mode) && !st.st_size) {
+		fprintf(stderr, "zero-sized data (%s), nothing to do!\n", path);
+		*ret = 255;
+		return NULL;
+	}
 	if (!s) {
 		fprintf(stderr, "tally %s: %s: %s\n", cmd, path,
 			errno == ENODATA ? "no events in the file" : strerror(errno));

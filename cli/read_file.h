@@ -11,9 +11,12 @@
 #include <stdint.h>
 #include <tally/tally.h>
 
-/* Open path; NULL after saying why ("tally CMD: PATH: ..."). */
+/*
+ * Open path; NULL after saying why ("tally CMD: PATH: ...") with the
+ * command's exit status in *ret (1; 255 for an empty file, as perf).
+ */
 struct tally_session *cli_session_open(const char *cmd, const char *path,
-				       const struct tally_session_opts *opts);
+				       const struct tally_session_opts *opts, int *ret);
 /*
  * Deliver every sample; 0, or 1 after saying what could not be read
  * (the samples before it were delivered), then what was lost.

@@ -1262,10 +1262,8 @@ int cmd_report(int argc, char **argv)
 		TALLY_OPTS(tally_session_opts, so, .sample = on_sample, .ctx = &r,
 			   .no_inline = r.res.no_inline);
 
-		if (!(ss = cli_session_open("report", input, &so))) {
-			ret = 1;
+		if (!(ss = cli_session_open("report", input, &so, &ret)))
 			goto out;
-		}
 	}
 	rd = tally_session__reader(ss);
 	nr_events = tally_session__nr_events(ss);

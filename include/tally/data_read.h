@@ -32,6 +32,7 @@ typedef int (*tally_data_record_fn)(void *ctx,
 				    const struct perf_event_header *h,
 				    uint64_t file_offset, int attr_idx);
 
+/* A file, "-" (stdin), or perf record --threads' directory (DIR/data, then each DIR/data.N). */
 TALLY_API struct tally_data_reader *tally_data_reader__open(const char *path);
 /* Added in 0.3: over an open fd (a file, mapped; a pipe, streamed). The fd stays the caller's. */
 TALLY_API struct tally_data_reader *tally_data_reader__open_fd(int fd);

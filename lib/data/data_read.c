@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: MIT
-/* perf.data reader: header, attrs and ids, records in file order. */
+/*
+ * perf.data reader: header, attrs and ids, records in file order. perf's
+ * directory format (record --threads): the header and its records in
+ * DIR/data, then each DIR/data.N's records (headerless) in turn.
+ */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -56,6 +60,8 @@ struct tally_data_reader {
 	size_t nr_pcopies;
 	struct tally__feat_cache *fcache;	/* parsed features (data_header.c) */
 	void (*fcache_free)(struct tally__feat_cache *c);	/* data_header's: it lies above */
+	struct { const uint8_t *buf; size_t len; } *parts;	/* a directory's data.N, mapped */
+	int nr_parts;
 };
 
 struct tally__feat_cache **tally__data_reader_feat_cache(const struct tally_data_reader *r,
@@ -440,6 +446,67 @@ static struct tally_data_reader *open_stream(int fd)
 	return r;
 }
 
+/* path/data.N mapped as part N; 1 when there is no such file. */
+static int map_part(struct tally_data_reader *r, const char *path, int n)
+{
+	char name[4096];
+	struct stat st;
+	void *p = NULL, *parts;
+	int fd, err;
+
+	if (snprintf(name, sizeof(name), "%s/data.%d", path, n) >= (int)sizeof(name))
+		return -ENAMETOOLONG;
+	fd = open(name, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? 1 : -errno;
+	if (fstat(fd, &st) < 0 ||
+	    (st.st_size && (p = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0)) == MAP_FAILED)) {
+		err = errno;
+		close(fd);
+		return -err;
+	}
+	close(fd);
+	if (!(parts = realloc(r->parts, (r->nr_parts + 1) * sizeof(*r->parts)))) {
+		if (p)
+			munmap(p, st.st_size);
+		return -ENOMEM;
+	}
+	r->parts = parts;
+	if (p)
+		tally__asan_unpoison(p, st.st_size);
+	r->parts[r->nr_parts].buf = p;
+	r->parts[r->nr_parts++].len = st.st_size;
+	return 0;
+}
+
+/* perf record --threads' directory: the header in path/data, records in data.0, data.1... */
+static struct tally_data_reader *open_dir(const char *path)
+{
+	struct tally_data_reader *r;
+	char name[4096];
+	int err = 0;
+
+	if (snprintf(name, sizeof(name), "%s/data", path) >= (int)sizeof(name)) {
+		errno = ENAMETOOLONG;
+		return NULL;
+	}
+	if (!(r = tally_data_reader__open(name)))
+		return NULL;
+	if (r->pipe || r->swap) {	/* perf writes neither into a directory */
+		tally_data_reader__close(r);
+		errno = EBADMSG;
+		return NULL;
+	}
+	for (int n = 0; !err; n++)
+		err = map_part(r, path, n);
+	if (err < 0) {
+		tally_data_reader__close(r);
+		errno = -err;
+		return NULL;
+	}
+	return r;
+}
+
 struct tally_data_reader *tally_data_reader__open(const char *path)
 {
 	struct tally_data_reader *r;
@@ -453,6 +520,8 @@ struct tally_data_reader *tally_data_reader__open(const char *path)
 	}
 	if (!strcmp(path, "-"))
 		return open_stream(STDIN_FILENO);
+	if (!stat(path, &st) && S_ISDIR(st.st_mode))
+		return open_dir(path);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return NULL;
@@ -535,6 +604,10 @@ void tally_data_reader__close(struct tally_data_reader *r)
 	free(r->owned);
 	if (r->mapped)
 		munmap((void *)r->buf, r->len);
+	for (int i = 0; i < r->nr_parts; i++)
+		if (r->parts[i].len)
+			munmap((void *)r->parts[i].buf, r->parts[i].len);
+	free(r->parts);
 	free(r);
 }
 
@@ -800,30 +873,13 @@ static int foreach_stream(struct tally_data_reader *r, tally_data_record_fn fn, 
 	return ret;
 }
 
-int tally_data_reader__foreach(struct tally_data_reader *r,
-			       tally_data_record_fn fn, void *ctx)
+/* The records of r->buf's [*offp, end) to fn; *offp left where it stopped. */
+static int walk(struct tally_data_reader *r, uint64_t *offp, uint64_t end, struct zstate *z,
+		union recbuf *rec, tally_data_record_fn fn, void *ctx)
 {
-	uint64_t off = r->h.data.offset, end;
-	/* aligned copy: the mapping is aligned but open_mem buffers may not be */
-	union recbuf *rec;
-	struct zstate z = { 0 };
-	uint64_t dropped = off;
+	uint64_t off = *offp, dropped = off;
 	int ret = 0;
 
-	r->has_error = false;
-	if (r->stream_fd >= 0)
-		return foreach_stream(r, fn, ctx);
-	if (off > r->len) {
-		set_error(r, off, 0, -ENODATA, "data section past end of file");
-		return -ENODATA;
-	}
-	/* data.size 0 or past EOF: a truncated file, read what is there */
-	bool cut = r->h.data.size && !in_file(r, off, r->h.data.size);
-
-	end = cut || !r->h.data.size ? r->len : off + r->h.data.size;
-	rec = malloc(sizeof(*rec));
-	if (!rec)
-		return -ENOMEM;
 	while (off < end) {
 		struct perf_event_header h;
 
@@ -843,7 +899,12 @@ int tally_data_reader__foreach(struct tally_data_reader *r,
 			ret = -ENODATA;
 			break;
 		}
-		ret = deliver(r, &z, rec, r->buf + off, off, fn, ctx);
+		/*
+		 * a directory's rounds end in one file while the others still
+		 * hold older records: they are ordered only once all are read
+		 */
+		if (!r->nr_parts || h.type != TALLY_RECORD_FINISHED_ROUND)
+			ret = deliver(r, z, rec, r->buf + off, off, fn, ctx);
 		if (ret)
 			break;
 		off += h.size;
@@ -863,6 +924,34 @@ int tally_data_reader__foreach(struct tally_data_reader *r,
 			dropped = off - DROP_LAG;
 		}
 	}
+	*offp = off;
+	return ret;
+}
+
+int tally_data_reader__foreach(struct tally_data_reader *r,
+			       tally_data_record_fn fn, void *ctx)
+{
+	uint64_t off = r->h.data.offset, end;
+	/* aligned copy: the mapping is aligned but open_mem buffers may not be */
+	union recbuf *rec;
+	struct zstate z = { 0 };
+	int ret = 0;
+
+	r->has_error = false;
+	if (r->stream_fd >= 0)
+		return foreach_stream(r, fn, ctx);
+	if (off > r->len) {
+		set_error(r, off, 0, -ENODATA, "data section past end of file");
+		return -ENODATA;
+	}
+	/* data.size 0 or past EOF: a truncated file, read what is there */
+	bool cut = r->h.data.size && !in_file(r, off, r->h.data.size);
+
+	end = cut || !r->h.data.size ? r->len : off + r->h.data.size;
+	rec = malloc(sizeof(*rec));
+	if (!rec)
+		return -ENOMEM;
+	ret = walk(r, &off, end, &z, rec, fn, ctx);
 	/*
 	 * Every record whole, but the header says the data ran on: the file
 	 * was cut at a record's edge. Said, not passed over.
@@ -875,6 +964,23 @@ int tally_data_reader__foreach(struct tally_data_reader *r,
 			 (unsigned long long)(r->h.data.offset + r->h.data.size));
 		ret = -ENODATA;
 	}
+	/* a directory's data.N: walked as the buffer in turn, offsets theirs */
+	for (int i = 0; !ret && i < r->nr_parts; i++) {
+		const uint8_t *buf = r->buf;
+		size_t len = r->len;
+
+		r->buf = r->parts[i].buf;
+		r->len = r->parts[i].len;
+		off = 0;
+		ret = walk(r, &off, r->len, &z, rec, fn, ctx);
+		if (ret && r->has_error) {	/* the offset is the part's: name it */
+			size_t n = strlen(r->error.msg);
+
+			snprintf(r->error.msg + n, sizeof(r->error.msg) - n, " in data.%d", i);
+		}
+		r->buf = buf;
+		r->len = len;
+	}
 	free(rec);
 	tally__zstd_free(z.z);
 	free(z.out);
@@ -886,7 +992,12 @@ bool tally_data_reader__record_stays(const struct tally_data_reader *r,
 {
 	const uint8_t *p = (const uint8_t *)h;
 
-	return r && r->mapped && !r->swap && p >= r->buf && p < r->buf + r->len;
+	if (!r || !r->mapped || r->swap)
+		return false;
+	for (int i = 0; i < r->nr_parts; i++)
+		if (p >= r->parts[i].buf && p < r->parts[i].buf + r->parts[i].len)
+			return true;
+	return p >= r->buf && p < r->buf + r->len;
 }
 
 const struct tally_data_error *

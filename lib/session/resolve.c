@@ -36,8 +36,9 @@ static const char *base(const char *p)
 
 /*
  * perf's srcline sort key: "file:line" from the DSO's DWARF (libdw, in
- * process: perf 6.1 forks addr2line), else "sym+offset" (decimal), else
- * "dso[addr]", and "??:0" outside any map.
+ * process: perf 6.1 forks addr2line), and "??:0" outside any map or in a
+ * file on disk without line info (addr2line's answer there: one row for
+ * them all); else "sym+offset" (decimal), else "dso[addr]".
  */
 static char *srcline_of(const struct tally_addr_info *ai, const char *dso)
 {
@@ -52,6 +53,8 @@ static char *srcline_of(const struct tally_addr_info *ai, const char *dso)
 
 		if (asprintf(&out, "%s:%d", b ? b + 1 : file, line) < 0)
 			out = NULL;
+	} else if (ai->dso && tally_dso__name(ai->dso) && tally_dso__name(ai->dso)[0] == '/') {
+		out = strdup("??:0");
 	} else if (ai->sym) {
 		if (asprintf(&out, "%s+%llu", ai->sym->name, (unsigned long long)ai->sym_off) < 0)
 			out = NULL;
