@@ -1041,9 +1041,19 @@ static void print_unresolved(struct report *r)
 	if (n <= 0 || r->quiet)
 		return;
 	printf("#\n# Addresses without a symbol (each distinct address once), and why:\n");
-	for (int i = 0; i < n; i++)
-		printf("#   %-40s %6llu  %s\n", u[i].dso, (unsigned long long)u[i].addrs,
+	for (int i = 0; i < n; i++) {
+		char jit[64];
+		int tid, end = 0;
+		const char *name = u[i].dso;
+
+		/* a process's JIT code under the name its rows carry */
+		if (sscanf(name, "/tmp/perf-%d.map%n", &tid, &end) == 1 && end && !name[end]) {
+			snprintf(jit, sizeof(jit), "[JIT] tid %d", tid);
+			name = jit;
+		}
+		printf("#   %-40s %6llu  %s\n", name, (unsigned long long)u[i].addrs,
 		       u[i].detail ? u[i].detail : tally_dso_status__str(u[i].status));
+	}
 	printf("#\n");
 }
 

@@ -34,6 +34,22 @@ static const char *base(const char *p)
 	return b ? b + 1 : p;
 }
 
+/* The DSO column's name: the file's base name; a perf map's "[JIT] tid PID", as perf's dso__set_basename. */
+static const char *short_name(struct resolver *r, const char *path)
+{
+	char buf[64];
+	int tid, end = 0;
+
+	if (sscanf(path, "/tmp/perf-%d.map%n", &tid, &end) == 1 && end && !path[end]) {
+		snprintf(buf, sizeof(buf), "[JIT] tid %d", tid);
+		const char *s = tally__strpool_add(&r->names, buf);
+
+		if (s)
+			return s;
+	}
+	return base(path);
+}
+
 /*
  * perf's srcline sort key: "file:line" from the DSO's DWARF (libdw, in
  * process: perf 6.1 forks addr2line), and "??:0" outside any map or in a
@@ -126,7 +142,7 @@ struct where *tally__resolver_get(struct resolver *r, int32_t pid, int32_t tid, 
 	if (ai.map) {
 		e->w.path = ai.map->filename;
 		e->w.dso = ai.map->kernel && !strncmp(ai.map->filename, "[kernel.kallsyms]", 17) ?
-			   "[kernel.kallsyms]" : base(ai.map->filename);
+			   "[kernel.kallsyms]" : short_name(r, ai.map->filename);
 		if (ai.map->kernel)
 			e->w.mode = 'k';
 	}

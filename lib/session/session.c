@@ -10,6 +10,7 @@
 #include "internal.h"
 #include "resolve_internal.h"
 #include "session_internal.h"
+#include "symbols_internal.h"
 
 /*
  * Copies of queued records, packed in chunks of 1 MiB instead of one
@@ -276,6 +277,8 @@ static void process(struct tally_session *s, const struct perf_event_header *h, 
 	}
 	if (h->type != PERF_RECORD_LOST && h->type != PERF_RECORD_LOST_SAMPLES)
 		s->maps_gen++;	/* what an address resolves to may differ from now on */
+	char jit[64];		/* an anonymous map's perf name */
+
 	switch (h->type) {
 	case PERF_RECORD_MMAP: {
 		struct tally_mmap_event ev = {
@@ -286,7 +289,7 @@ static void process(struct tally_session *s, const struct perf_event_header *h, 
 
 		if (!(h->misc & PERF_RECORD_MISC_MMAP_DATA)) {
 			tally_machine__mmap(s->m, &ev);
-			rank_file(s, ev.filename);
+			rank_file(s, tally__map_name(&ev, jit, sizeof(jit)));
 		}
 		break;
 	}
@@ -303,7 +306,7 @@ static void process(struct tally_session *s, const struct perf_event_header *h, 
 		};
 
 		tally_machine__mmap(s->m, &ev);
-		rank_file(s, ev.filename);
+		rank_file(s, tally__map_name(&ev, jit, sizeof(jit)));
 		break;
 	}
 	case PERF_RECORD_COMM:

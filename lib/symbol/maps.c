@@ -277,10 +277,34 @@ static bool is_kernel_name(const char *f)
 	return !strncmp(f, "[kernel.kallsyms]", 17) || !strncmp(f, "[guest.kernel", 13);
 }
 
+/* perf's is_anon_memory(): JIT code, symbolized by absolute address. */
+static bool is_anon_memory(const char *f)
+{
+	return !strcmp(f, "//anon") || !strncmp(f, "/dev/zero", 9) ||
+	       !strncmp(f, "/anon_hugepage", 14);
+}
+
+const char *tally__map_name(const struct tally_mmap_event *ev, char *buf, size_t len)
+{
+	unsigned prot = ev->prot ? ev->prot : PROT_READ | PROT_EXEC;
+
+	/*
+	 * perf's map__new: executable anonymous code takes its process's
+	 * perf map's name, which report shows as "[JIT] tid PID" and
+	 * script as (/tmp/perf-PID.map), a map file or not.
+	 */
+	if (ev->pid >= 0 && (prot & PROT_EXEC) && is_anon_memory(ev->filename)) {
+		snprintf(buf, len, "/tmp/perf-%d.map", (int)ev->pid);
+		return buf;
+	}
+	return ev->filename;
+}
+
 int tally_machine__mmap(struct tally_machine *m, const struct tally_mmap_event *ev)
 {
 	struct tally_map nm = { 0 };
 	struct mapset *ms;
+	char jit[64];
 
 	if (!m || !ev || !ev->filename || !ev->len || ev->start + ev->len < ev->start ||
 	    ev->build_id_size > TALLY_BUILD_ID_MAX)
@@ -288,7 +312,7 @@ int tally_machine__mmap(struct tally_machine *m, const struct tally_mmap_event *
 	nm.start = ev->start;
 	nm.end = ev->start + ev->len;
 	nm.pgoff = ev->pgoff;
-	nm.filename = tally__strpool_add(&m->pool, ev->filename);
+	nm.filename = tally__strpool_add(&m->pool, tally__map_name(ev, jit, sizeof(jit)));
 	if (!nm.filename)
 		return tally__err(ENOMEM);
 	nm.prot = ev->prot ? ev->prot : PROT_READ | PROT_EXEC;
@@ -301,10 +325,7 @@ int tally_machine__mmap(struct tally_machine *m, const struct tally_mmap_event *
 		memcpy(nm.build_id, ev->build_id, ev->build_id_size);
 		nm.build_id_size = ev->build_id_size;
 	}
-	/* perf's is_anon_memory(): JIT code, symbolized by absolute address. */
-	nm.anon = !strcmp(ev->filename, "//anon") ||
-		  !strncmp(ev->filename, "/dev/zero", 9) ||
-		  !strncmp(ev->filename, "/anon_hugepage", 14);
+	nm.anon = is_anon_memory(ev->filename);
 	if (ev->pid < 0 || is_kernel_name(ev->filename)) {
 		nm.kernel = true;
 		/*

@@ -13,4 +13,12 @@ int tally__kallsyms_line(char *line, uint64_t *addr, char *type, char **name,
 /* A number no other machine of this process had: a cache key. */
 uint64_t tally__machine_id(const struct tally_machine *m);
 
+/*
+ * maps.c: the name a mapping's file gets in the machine, as perf's
+ * map__new names it: ev's own, or "/tmp/perf-PID.map" (in buf) for
+ * executable anonymous memory.
+ */
+struct tally_mmap_event;
+const char *tally__map_name(const struct tally_mmap_event *ev, char *buf, size_t len);
+
 #endif

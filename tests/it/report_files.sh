@@ -64,4 +64,31 @@ if cc -O1 -o "$d/spin" "$d/spin.c" 2>/dev/null &&
 else
 	skip "cannot build or record a program here"
 fi
+# JIT code (anonymous executable memory): perf names its DSO after the
+# process's perf map, "[JIT] tid PID" in report's rows (one per process, a
+# map file or not) and (/tmp/perf-PID.map) in script; tally said anon/(//anon)
+if [ "$(uname -m)" = x86_64 ] && cc -O1 -o "$d/jit" tests/data/progs/jit.c 2>/dev/null; then
+	for who in perf "$TALLY"; do
+		w=$(basename "$who")
+		"$who" record -q -F 999 -g -o "$d/jit-$w.data" -- \
+			sh -c "$d/jit; $d/jit; $d/jit --no-map" >/dev/null 2>&1
+		for o in "--no-children" "--no-children --sort pid,dso,sym" "--children -g none"; do
+			rows perf "$d/jit-$w.data" $o | sort >"$d/p"
+			rows "$TALLY" "$d/jit-$w.data" $o | sort >"$d/t"
+			cmp -s "$d/p" "$d/t" || diff "$d/p" "$d/t" | head -8 | sed 's/^/# /'
+			check "JIT ($w's file): report $o rows are perf's" cmp -s "$d/p" "$d/t"
+		done
+		is "JIT ($w's file): a [JIT] row per process" \
+			"$(rows "$TALLY" "$d/jit-$w.data" --no-children -g none | grep -c '\[JIT\] tid [0-9]* ')" 3
+		perf script -i "$d/jit-$w.data" >"$d/p" 2>/dev/null
+		"$TALLY" script -i "$d/jit-$w.data" >"$d/t" 2>/dev/null
+		check "JIT ($w's file): script's lines are perf's, (/tmp/perf-PID.map) included" \
+			sh -c "cmp -s '$d/p' '$d/t' && grep -q '(/tmp/perf-[0-9]*.map)' '$d/t'"
+	done
+	"$TALLY" report --stdio -i "$d/jit-perf.data" >"$d/t" 2>/dev/null
+	check "JIT: the unresolved account names the process's code as its rows do" \
+		sh -c "grep -q '^#   \[JIT\] tid [0-9]* ' '$d/t' && ! grep -qw 'anon' '$d/t'"
+else
+	skip "JIT: not x86-64, or no compiler"
+fi
 done_testing
