@@ -3,7 +3,11 @@
  * Symbol demangling as Debian's perf 6.1 does it (built without libbfd):
  * C++ through libstdc++'s __cxa_demangle, cut to what libiberty prints
  * with DMGL_NO_OPTS (perf's default: no parameters, no return type,
- * "ns::Acc<double>::add" for "void ns::Acc<double>::add(double)"),
+ * "ns::Acc<double>::add" for "void ns::Acc<double>::add(double)"; no
+ * GCC clone suffix either, "f [clone .isra.0]" is "f", since libiberty
+ * reads ".isra.0" only with DMGL_PARAMS; but a thunk or a local name
+ * keeps the inner function's signature, which libiberty prints in full:
+ * "virtual thunk to A::f(long)", "foo(int)::x"),
  * then Rust legacy names lose
  * their "::h<16 hex>" hash (perf's rust_demangle_sym). Rust v0 (_R)
  * names stay as they are, which is what that perf shows too.
@@ -91,19 +95,40 @@ static size_t operator_len(const char *s)
 	return 8;
 }
 
+/* " const", " &&", ...: what may follow a member function's parameters. */
+static bool only_qualifiers(const char *s)
+{
+	static const char *const quals[] = {
+		" const", " volatile", " restrict", " &&", " &", " noexcept", " transaction_safe",
+	};
+
+	while (*s) {
+		size_t i;
+
+		for (i = 0; i < ARRAY_SIZE(quals); i++)
+			if (!strncmp(s, quals[i], strlen(quals[i])))
+				break;
+		if (i == ARRAY_SIZE(quals))
+			return false;
+		s += strlen(quals[i]);
+	}
+	return true;
+}
+
 /*
  * Drop the parameter list (and the cv/ref qualifiers after it) and a
  * template function's return type, in place. Brackets are counted so
  * "(anonymous namespace)", "{lambda(int)#1}" and template arguments
- * survive.
+ * survive; a group followed by more name ("foo(int)::x", a local
+ * name) is the enclosing function's, which libiberty prints whole.
  */
 static void strip_signature(char *s)
 {
-	size_t n = strlen(s), params = 0, name_start = 0;
+	size_t n = strlen(s), params = 0, close = 0, name_start = 0;
 	int depth = 0;
 	bool have_params = false;
 
-	/* Forward scan: the last top-level '(' whose group ends the name. */
+	/* Forward scan: the last top-level '(' group. */
 	for (size_t i = 0; i < n; i++) {
 		size_t ol = (i == 0 || s[i - 1] == ':' || s[i - 1] == ' ') ?
 			    operator_len(s + i) : 0;
@@ -123,8 +148,8 @@ static void strip_signature(char *s)
 			depth++;
 			break;
 		case ')': case '>': case ']': case '}':
-			if (depth)
-				depth--;
+			if (depth && !--depth && s[i] == ')')
+				close = i;
 			break;
 		case ' ':
 			/* A top-level space before the params ends a return type. */
@@ -134,18 +159,26 @@ static void strip_signature(char *s)
 			break;
 		}
 	}
-	if (!have_params)
-		return;
 	/* "(anonymous namespace)::f" begins with a group that is no parameter list. */
-	if (params == 0)
+	if (!have_params || params == 0 || close < params || !only_qualifiers(s + close + 1))
 		return;
-	/* "f() [clone .cold]": libiberty keeps the clone suffix. */
-	char *clone = strstr(s + params, " [clone ");
-	size_t cl = clone ? strlen(clone) : 0;
-
-	memmove(s + params, clone ? clone : "", cl + 1);
+	s[params] = '\0';
 	if (name_start && name_start < params)
-		memmove(s, s + name_start, params + cl - name_start + 1);
+		memmove(s, s + name_start, params - name_start + 1);
+}
+
+/* libiberty's special names that wrap a whole encoding, printed with it. */
+static bool wraps_encoding(const char *s)
+{
+	static const char *const pre[] = {
+		"virtual thunk to ", "non-virtual thunk to ", "covariant return thunk to ",
+		"transaction clone for ", "non-transaction clone for ", "hidden alias for ",
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(pre); i++)
+		if (!strncmp(s, pre[i], strlen(pre[i])))
+			return true;
+	return false;
 }
 
 char *tally_demangle(const char *name)
@@ -156,8 +189,24 @@ char *tally_demangle(const char *name)
 	if (!name || strncmp(name, "_Z", 2))
 		return tally__err_ptr(EINVAL);
 	out = __cxa_demangle(name, NULL, NULL, &status);
-	if (!out || status)
+	if ((!out || status) && strchr(name, '.')) {
+		/* "_ZL3foo.part.0": libiberty without DMGL_PARAMS reads the
+		 * encoding and ignores the rest; __cxa_demangle refuses it. */
+		char *enc = strndup(name, strcspn(name, "."));
+
+		free(out);
+		out = enc ? __cxa_demangle(enc, NULL, NULL, &status) : NULL;
+		free(enc);
+	}
+	if (!out || status) {
+		free(out);
 		return tally__err_ptr(EINVAL);
+	}
+	/* Clone suffixes come last, each " [clone .xxx]": all go. */
+	char *clone = strstr(out, " [clone .");
+
+	if (clone)
+		*clone = '\0';
 	size_t n = strlen(out);
 
 	if (rust_hash_at(out, n)) {
@@ -165,6 +214,7 @@ char *tally_demangle(const char *name)
 		rust_unescape(out);
 		return out;
 	}
-	strip_signature(out);
+	if (!wraps_encoding(out))
+		strip_signature(out);
 	return out;
 }

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * Names as perf 6.1 prints them: C++ without parameters or return type
- * (libiberty's DMGL_NO_OPTS), Rust legacy without its hash; and perf's
- * rules for aliases and sizes, on kallsyms text (no ELF needed).
+ * Names as perf 6.1 prints them: C++ without parameters, return type or
+ * clone suffix (libiberty's DMGL_NO_OPTS; `c++filt -p` prints the same),
+ * Rust legacy without its hash; and perf's rules for aliases and sizes,
+ * on kallsyms text (no ELF needed).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -42,7 +43,25 @@ static void test_cxx(void **state)
 	check("_ZN3FoolsEi", "Foo::operator<<");
 	check("_ZN3FoocviEv", "Foo::operator int");
 	check("_ZNK3Foo3getEv", "Foo::get");
-	check("_ZN3geo3runIdEET_l.cold", "geo::run<double> [clone .cold]");
+	/* GCC clones: libiberty reads the suffix only with DMGL_PARAMS. */
+	check("_ZN3geo3runIdEET_l.cold", "geo::run<double>");
+	check("_ZL9sum_flagsPKiiil.constprop.0", "sum_flags");
+	check("_ZN6shapes7Spinner4turnEl.isra.0", "shapes::Spinner::turn");
+	check("_ZN1A1fIiEEvv.isra.0.cold", "A::f<int>");
+	check("_ZZ4mainENKUliE_clEi.constprop.0", "main::{lambda(int)#1}::operator()");
+	check("_ZL3foo.part.0", "foo");		/* __cxa_demangle refuses it whole */
+	/* Special names print the encoding they wrap whole, as libiberty. */
+	check("_ZThn16_N6shapes7Spinner4spinEl", "non-virtual thunk to shapes::Spinner::spin(long)");
+	check("_ZTv0_n32_N6shapes6Roller4rollEl", "virtual thunk to shapes::Roller::roll(long)");
+	check("_ZTv0_n24_N6shapes6RollerD1Ev", "virtual thunk to shapes::Roller::~Roller()");
+	check("_ZThn16_N1A1fIiEEvv", "non-virtual thunk to void A::f<int>()");
+	check("_ZTch0_h16_N1B1fEv", "covariant return thunk to B::f()");
+	check("_ZGTtN1A1fEv", "transaction clone for A::f()");
+	/* A local name: the enclosing function's signature stays. */
+	check("_ZZ3fooiE1x", "foo(int)::x");
+	check("_ZZN1A1fEvE1x_0", "A::f()::x");
+	check("_ZZ3fooiENKUlvE_clEv", "foo(int)::{lambda()#1}::operator()");
+	check("_ZNKR3Foo3getEv", "Foo::get");
 	check("_Z3fooPFviE", "foo");
 	check("main", NULL);
 	check("_Z", NULL);

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# perf's names on real programs, recorded by perf and by tally: GCC clone
+# suffixes go from C++ names ("sum_flags", not "sum_flags [clone
+# .constprop.0]": libiberty reads them only with DMGL_PARAMS) and stay on
+# C names ("sum_flags.constprop.0"); thunks keep "virtual thunk to" /
+# "non-virtual thunk to" and the inner function's parameters, as
+# libiberty prints a special name's encoding whole.
+. "$(dirname "$0")/lib.sh"
+P=$(cd "$(dirname "$0")/../data/progs" && pwd)
+d=$(mktemp -d); trap 'rm -rf "$d"' EXIT
+if ! have_perf; then
+	skip "perf is not installed: no reference to compare with"
+	done_testing; exit 0
+fi
+if ! command -v g++ >/dev/null; then
+	skip "no C++ compiler"
+	done_testing; exit 0
+fi
+# The thunks are only sampled when GCC calls them rather than guessing the target.
+g++ -O2 -g -fno-omit-frame-pointer -fno-devirtualize -fno-devirtualize-speculatively \
+	-o "$d/names" "$P/names.cc" || { fail "building names.cc"; done_testing; exit 0; }
+cc -O2 -g -fno-omit-frame-pointer -o "$d/clones" "$P/clones.c" || { fail "building clones.c"; done_testing; exit 0; }
+# report's header and rows; perf's tip and tally's account of unresolved addresses aside
+out() { "$1" report --stdio "${@:3}" -i "$2" 2>/dev/null | grep -v '^$' | grep -v '^#$' |
+	grep -v -e '^# (Tip' -e '^# Addresses without' -e '^#   [/[]'; }
+same() {	# NAME FILE OPTS...
+	local n=$1 f=$2; shift 2
+	out perf "$f" "$@" >"$d/p"; out "$TALLY" "$f" "$@" >"$d/t"
+	cmp -s "$d/p" "$d/t" || diff "$d/p" "$d/t" | head -8 | sed 's/^/# /'
+	check "$n $*: header and rows are perf's ($(grep -c '%' "$d/p") rows)" cmp -s "$d/p" "$d/t"
+}
+for who in perf tally; do
+	if [ $who = perf ]; then rec="perf record"; else rec="$TALLY record"; fi
+	for prog in names clones; do
+		f="$d/$who-$prog.data"
+		$rec -q -g -o "$f" -- "$d/$prog" >/dev/null 2>&1
+		for o in "--no-children -g none --sort sym" "--no-children" ""; do
+			same "$who-written $prog:" "$f" $o
+		done
+		perf script -i "$f" >"$d/ps" 2>/dev/null
+		"$TALLY" script -i "$f" >"$d/ts" 2>/dev/null
+		cmp -s "$d/ps" "$d/ts" || diff "$d/ps" "$d/ts" | head -6 | sed 's/^/# /'
+		check "$who-written $prog: script lines are perf's ($(wc -l <"$d/ps") lines)" cmp -s "$d/ps" "$d/ts"
+	done
+	# The names themselves, in tally's rows (so the comparison above saw them).
+	t=$(out "$TALLY" "$d/$who-names.data" --no-children -g none --sort sym)
+	check "$who-written names: 'sum_flags' without its clone suffix" \
+		grep -q '\] sum_flags$' <<<"$t"
+	check "$who-written names: 'non-virtual thunk to shapes::Spinner::spin(long)'" \
+		grep -qF '] non-virtual thunk to shapes::Spinner::spin(long)' <<<"$t"
+	check "$who-written names: 'virtual thunk to shapes::Roller::roll(long)'" \
+		grep -qF '] virtual thunk to shapes::Roller::roll(long)' <<<"$t"
+	check "$who-written clones: the C clone keeps its suffix" \
+		grep -q '\] sum_flags\.constprop\.0$' <<<"$(out "$TALLY" "$d/$who-clones.data" --no-children -g none --sort sym)"
+done
+done_testing
