@@ -45,7 +45,9 @@ for h in include/tally/*.h; do
 done
 is "each public header compiles alone as C++" "$(cat "$cxx/bad" 2>/dev/null)" ""
 printf '#include <tally/tally.h>\n#include <cstdio>\nint main() { std::puts(tally_version()); return 0; }\n' >"$cxx/v.cc"
+# a sanitized library wants its runtime first: the program is built with it too
+san=${SAN:+-fsanitize=address,undefined}
 check "a C++ program with <tally/tally.h> links and calls the library" \
-	sh -c "g++ -Iinclude -o '$cxx/v' -x c++ '$cxx/v.cc' -x none '$so' -Wl,-rpath,'$(dirname "$so")' && '$cxx/v' | grep -qx '$mkver'"
+	sh -c "g++ $san -Iinclude -o '$cxx/v' -x c++ '$cxx/v.cc' -x none '$so' -Wl,-rpath,'$(dirname "$so")' && '$cxx/v' | grep -qx '$mkver'"
 rm -rf "$cxx"
 done_testing
