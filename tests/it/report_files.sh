@@ -88,6 +88,10 @@ if [ "$(uname -m)" = x86_64 ] && cc -O1 -o "$d/jit" tests/data/progs/jit.c 2>/de
 	"$TALLY" report --stdio -i "$d/jit-perf.data" >"$d/t" 2>/dev/null
 	check "JIT: the unresolved account names the process's code as its rows do" \
 		sh -c "grep -q '^#   \[JIT\] tid [0-9]* ' '$d/t' && ! grep -qw 'anon' '$d/t'"
+	# the programs' map files, left for the readers above
+	for f in "$d"/jit-*.data; do
+		perf script -F pid -i "$f" 2>/dev/null | sort -u | sed 's|^ *\([0-9]*\).*|/tmp/perf-\1.map|' | xargs rm -f
+	done
 else
 	skip "JIT: not x86-64, or no compiler"
 fi
