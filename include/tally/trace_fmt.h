@@ -9,6 +9,7 @@
 #define TALLY_TRACE_FMT_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <tally/core.h>
 
 #ifdef __cplusplus
@@ -29,6 +30,18 @@ TALLY_API void tally_trace_fmt__free(struct tally_trace_fmt *f);
  */
 TALLY_API int tally_trace_fmt__damaged(const struct tally_trace_fmt *f, int i,
 				       const char **event, const char **why);
+/*
+ * Added in 0.3: how a kernel address printed with %pS / %ps (kmalloc's
+ * call_site, timer_start's function) gets its name: fn returns the
+ * symbol holding *addr and sets *addr to the symbol's start (the offset
+ * printed is the difference), or NULL (printed as the bare address, as
+ * without a resolver). perf script prints those fields so, through the
+ * kernel's symbols; the caller supplies them (this module knows none).
+ * fn NULL: none. 0, -EINVAL.
+ */
+typedef const char *(*tally_trace_fmt_resolver)(void *priv, uint64_t *addr);
+TALLY_API int tally_trace_fmt__set_resolver(struct tally_trace_fmt *f,
+					    tally_trace_fmt_resolver fn, void *priv);
 /*
  * The fields of one sample's RAW data, perf script's text (libtraceevent's
  * INFO), into buf: its length, or -ENOENT (no format for the event id in

@@ -34,6 +34,8 @@ struct tally_trace_fmt {
 	int nr_tabbed;
 	struct damaged *dmg;
 	int nr_dmg;
+	tally_trace_fmt_resolver resolve;	/* kernel symbols for %pS, or NULL */
+	void *resolve_priv;
 };
 
 struct cur {
@@ -411,6 +413,33 @@ static bool fields_inside(struct tep_event *ev, const unsigned char *raw, size_t
 				return false;
 		}
 	return true;
+}
+
+/* libtraceevent's resolver: the name only, no module (it prints none) */
+static char *resolve_tramp(void *priv, unsigned long long *addrp, char **modp)
+{
+	struct tally_trace_fmt *f = priv;
+	uint64_t a = *addrp;
+	const char *name = f->resolve(f->resolve_priv, &a);
+
+	*modp = NULL;
+	if (name)
+		*addrp = a;
+	return (char *)name;
+}
+
+int tally_trace_fmt__set_resolver(struct tally_trace_fmt *f, tally_trace_fmt_resolver fn,
+				  void *priv)
+{
+	if (!f)
+		return tally__err(EINVAL);
+	f->resolve = fn;
+	f->resolve_priv = priv;
+	if (!fn) {
+		tep_reset_function_resolver(f->tep);
+		return 0;
+	}
+	return tep_set_function_resolver(f->tep, resolve_tramp, f) ? tally__err(ENOMEM) : 0;
 }
 
 int tally_trace_fmt__print(struct tally_trace_fmt *f, const void *raw, size_t len,

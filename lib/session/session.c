@@ -601,6 +601,21 @@ const char *tally_session__final_comm(const struct tally_session *s, const char 
 	return comm;
 }
 
+/*
+ * %pS fields of tracepoints (kmalloc's call_site): the kernel symbol, as
+ * perf's machine__resolve_kernel_addr gives libtraceevent.
+ */
+static const char *trace_ksym(void *priv, uint64_t *addr)
+{
+	struct tally_session *s = priv;
+	struct tally_addr_info ai;
+
+	if (tally_symbols__resolve(s->syms, s->m, -1, -1, *addr, TALLY_CPUMODE_KERNEL, &ai))
+		return NULL;
+	*addr -= ai.sym_off;
+	return ai.sym->name;
+}
+
 /* The reader's work done: ready to run. */
 static struct tally_session *session_new(struct tally_data_reader *rd, struct tally_evlist *live,
 					 const char *path, const struct tally_session_opts *opts)
@@ -672,6 +687,8 @@ static struct tally_session *session_new(struct tally_data_reader *rd, struct ta
 	}
 	if (rd && !tally_data_reader__feature(rd, TALLY_HEADER_TRACING_DATA, &td, &tdlen))
 		s->tf = tally_trace_fmt__new(td, tdlen);
+	if (s->tf)
+		tally_trace_fmt__set_resolver(s->tf, trace_ksym, s);
 	return s;
 }
 

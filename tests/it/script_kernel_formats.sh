@@ -4,7 +4,9 @@
 # formats hold a tab inside their string, and print a `const char *fn`
 # (a kernel address) with %s, which the tracing data's printk formats
 # turn into the function's name. tally script and report -s trace print
-# every line as perf's, and name no event as damaged.
+# every line as perf's, and name no event as damaged. Fields printed with
+# %pS / %ps (kmalloc's call_site, timer_start's function) name the kernel
+# function, as perf's resolver gives libtraceevent: "call_site=name+0x2a".
 . "$(dirname "$0")/lib.sh"
 d=$(mktemp -d); trap 'rm -rf "$d"' EXIT
 EV=maple_tree:ma_op,maple_tree:ma_read,maple_tree:ma_write
@@ -13,6 +15,22 @@ if ! have_perf; then
 	skip "perf is not installed: no reference to compare with"
 	done_testing; exit 0
 fi
+for who in perf tally; do
+	if [ $who = perf ]; then rec="perf record"; else rec="$TALLY record"; fi
+	$rec -q -a -e kmem:kmalloc,timer:timer_start -o "$d/$who-ps.data" \
+		-- sh -c 'ls / >/dev/null; sleep 0.1' >/dev/null 2>&1
+	"$TALLY" script -i "$d/$who-ps.data" >"$d/t.out" 2>/dev/null
+	perf script -i "$d/$who-ps.data" >"$d/p.out" 2>/dev/null
+	check "$who: %pS: call_site named" grep -qE 'call_site=[a-z_]\w*\+0x[0-9a-f]+ ' "$d/p.out"
+	diff "$d/t.out" "$d/p.out" >"$d/diff"
+	is "$who: %pS: script: every line equal" "$(grep -c '^<' "$d/diff")" 0
+	grep -q '^<' "$d/diff" && sed -n '1,6s/^/# /p' "$d/diff"
+	is "$who: %pS: as many lines" "$(wc -l <"$d/t.out")" "$(wc -l <"$d/p.out")"
+	"$TALLY" report -i "$d/$who-ps.data" --stdio -s trace 2>/dev/null | grep -v '^#' >"$d/t.rep"
+	perf report -i "$d/$who-ps.data" --stdio -s trace 2>/dev/null | grep -v '^#' >"$d/p.rep"
+	check "$who: %pS: report -s trace: perf's lines" cmp -s "$d/t.rep" "$d/p.rep"
+done
+
 if ! "$TALLY" list maple_tree:ma_read 2>/dev/null | grep -q maple_tree:ma_read; then
 	skip "no maple_tree tracepoints in this kernel"
 	done_testing; exit 0
