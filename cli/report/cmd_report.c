@@ -1167,6 +1167,24 @@ static int opt_children(struct cli_parse *p, const struct cli_option *opt, const
 	return 0;
 }
 
+/*
+ * -g and --percent-limit in the order given: both set the call graphs'
+ * threshold in perf, the later one wins.
+ */
+struct in_order {
+	const char *arg[2];
+	int at[2], seq;
+};
+
+static int opt_in_order(struct cli_parse *p, const struct cli_option *opt, const char *arg)
+{
+	struct in_order *o = opt->value;
+
+	o->arg[opt->defval] = arg;
+	o->at[opt->defval] = ++o->seq;
+	return 0;
+}
+
 static const char *const report_usage[] = {
 	"tally report [--stdio] [-i FILE] [--sort KEYS] [--children|--no-children]",
 	"",
@@ -1177,7 +1195,10 @@ static const char *const report_usage[] = {
 
 int cmd_report(int argc, char **argv)
 {
-	const char *input = "perf.data", *sort = NULL, *graph = NULL, *plimit = NULL, *parent = NULL;
+	const char *input = "perf.data", *sort = NULL, *parent = NULL;
+	struct in_order gp = { 0 };	/* -g, --percent-limit */
+	const char *graph, *plimit;
+	bool graph_threshold;		/* -g set the graphs' threshold */
 	const char *fields = NULL;
 	struct tally_session *ss = NULL;
 	struct report r = { 0 };
@@ -1193,8 +1214,9 @@ int cmd_report(int argc, char **argv)
 			   "the columns: overhead, overhead_children, period, sample and sort keys"),
 		CLI_CALLBACK_F(0, "children", &children, NULL, "add callers' share (default with call chains)", opt_children, 0, 1),
 		CLI_CALLBACK_F(0, "no-children", &children, NULL, "self overhead only", opt_children, 0, 0),
-		CLI_STRING('g', "call-graph", &graph, "MODE,...",
-			   "graph|fractal|flat|folded|none, threshold %, limit, caller|callee, function|address, percent|period|count (default graph,0.5,caller)"),
+		CLI_CALLBACK_F('g', "call-graph", &gp, "MODE,...",
+			       "graph|fractal|flat|folded|none, threshold %, limit, caller|callee, function|address, percent|period|count (default graph,0.5,caller)",
+			       opt_in_order, 0, 0),
 		CLI_BOOL('G', "inverted", &inverted, "call graphs root first (-g caller)"),
 		CLI_STRING('p', "parent", &parent, "REGEX", "the parent key's callers (default ^sys_|^do_page_fault)"),
 		CLI_BOOL('x', "exclude-other", &r.exclude_other, "only rows with a parent"),
@@ -1203,7 +1225,8 @@ int cmd_report(int argc, char **argv)
 		CLI_STRING(0, "tid", &r.tids, "LIST", "only these threads"),
 		CLI_STRING('d', "dsos", &r.dsos, "LIST", "only these shared objects"),
 		CLI_STRING(0, "symbols", &r.symbols, "LIST", "only these symbols"),
-		CLI_STRING(0, "percent-limit", &plimit, "PCT", "hide rows below PCT percent"),
+		CLI_CALLBACK_F(0, "percent-limit", &gp, "PCT",
+			       "hide rows and call graph branches below PCT percent", opt_in_order, 0, 1),
 		CLI_BOOL(0, "stdio", &stdio_, "text output (the default)"),
 		CLI_BOOL(0, "no-inline", &r.res.no_inline,
 			 "an unwound frame is its symbol alone, not the functions inlined there"),
@@ -1229,9 +1252,14 @@ int cmd_report(int argc, char **argv)
 		cli_usage(stdout, report_usage, opts);
 		return 0;
 	}
-	r.cg = (struct cg_param){ .mode = CG_GRAPH, .min_percent = 0.5 };
+	graph = gp.arg[0];
+	plimit = gp.arg[1];
+	r.cg = (struct cg_param){ .mode = CG_GRAPH, .min_percent = -1 };
 	if (graph && cg_parse(&r.cg, graph, "report"))
 		return 129;
+	graph_threshold = r.cg.min_percent >= 0;
+	if (!graph_threshold)
+		r.cg.min_percent = 0.5;
 	if (inverted)
 		r.cg.caller = r.cg.order_set = true;
 	r.sort_spec = sort;
@@ -1266,6 +1294,9 @@ int cmd_report(int argc, char **argv)
 			fprintf(stderr, "tally report: --percent-limit '%s': a percentage, 0 to 100\n", plimit);
 			return 129;
 		}
+		/* perf: it is the graphs' threshold too, unless a -g threshold came later */
+		if (gp.at[1] > gp.at[0] || !graph_threshold)
+			r.cg.min_percent = r.percent_limit;
 	}
 	pager_start();
 	{

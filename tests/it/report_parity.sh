@@ -71,6 +71,8 @@ done
 # Call graphs, drawn as perf draws them: the whole output line for line on
 # a program with branching chains (perf 6.1 appends " (inlined)" to the
 # "[...]" line of fractal mode, from a flag it never sets: not compared).
+# --percent-limit trims the graphs' branches too, unless a -g threshold
+# comes after it.
 cp "$(dirname "$0")/../data/progs/tree.c" "$d/tree.c"
 cc -O1 -g -fno-omit-frame-pointer -o "$d/tree" "$d/tree.c"
 graph_out() { grep -v '^#' | sed 's/\[\.\.\.\] (inlined)$/[...]/'; }
@@ -79,7 +81,10 @@ for who in perf tally; do
 	$rec -q -e cpu-clock -c 100000 -g -o "$d/$who-tree.data" -- "$d/tree" >/dev/null 2>&1
 	for o in "" "--no-children" "--no-children --sort sym" "--sort sym" "-g fractal" \
 		 "--no-children -g fractal" "-g flat" "-g folded" "-g callee" "-G --no-children" \
-		 "-g graph,0.1,caller,function,period" "-g fractal,1,count" "-g graph,0.5,1"; do
+		 "-g graph,0.1,caller,function,period" "-g fractal,1,count" "-g graph,0.5,1" \
+		 "--percent-limit 1" "--percent-limit 20" "--no-children --percent-limit 1" \
+		 "-g fractal --percent-limit 5" "-g callee --percent-limit 1" \
+		 "--percent-limit 1 -g graph,0.5" "-g graph,0.5 --percent-limit 1"; do
 		"$TALLY" report --stdio $o -i "$d/$who-tree.data" 2>/dev/null | graph_out >"$d/t.out"
 		perf report --stdio $o -i "$d/$who-tree.data" 2>/dev/null | graph_out >"$d/p.out"
 		is "$who graph '$o': output equal to perf report's" \
