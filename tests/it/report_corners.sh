@@ -20,7 +20,7 @@ if ! have_perf; then
 fi
 # report's header and rows; perf's closing tip and tally's unresolved summary aside
 out() { "$1" report --stdio "${@:3}" -i "$2" 2>/dev/null | grep -v '^$' | grep -v '^#$' |
-	grep -v -e '^# (Tip' -e '^# Addresses without' -e '^#   /'; }
+	grep -v -e '^# (Tip' -e '^# Addresses without' -e '^#   [/[]'; }
 same() {	# NAME FILE OPTS...
 	local n=$1 f=$2; shift 2
 	out perf "$f" "$@" >"$d/p"; out "$TALLY" "$f" "$@" >"$d/t"
