@@ -294,28 +294,18 @@ static bool iov_copy(const struct iovec *iov, int n, uint64_t at, void *out, siz
 }
 
 /* SAMPLE records of the iovec stream. */
-static uint64_t iov_samples(const struct iovec *iov, int n)
+/*
+ * One walk over the records: the first and last sample time (the
+ * SAMPLE_TIME feature) and the count of samples, returned.
+ */
+static uint64_t sample_times(struct tally_data_writer *w, const struct iovec *iov, int n)
 {
 	struct perf_event_header h;
-	uint64_t at = 0, k = 0;
+	uint64_t at = 0, t, k = 0;
 
 	while (iov_copy(iov, n, at, &h, sizeof(h)) && h.size >= sizeof(h)) {
 		k += h.type == PERF_RECORD_SAMPLE;
-		at += h.size;
-	}
-	return k;
-}
-
-/* First and last sample time, for the SAMPLE_TIME feature. */
-static void sample_times(struct tally_data_writer *w, const struct iovec *iov, int n)
-{
-	struct perf_event_header h;
-	uint64_t at = 0, t;
-
-	if (w->time_off < 0)
-		return;
-	while (iov_copy(iov, n, at, &h, sizeof(h)) && h.size >= sizeof(h)) {
-		if (h.type == PERF_RECORD_SAMPLE &&
+		if (h.type == PERF_RECORD_SAMPLE && w->time_off >= 0 &&
 		    h.size >= sizeof(h) + (size_t)w->time_off + 8 &&
 		    iov_copy(iov, n, at + sizeof(h) + (size_t)w->time_off, &t, 8)) {
 			if (!w->first_time || t < w->first_time)
@@ -325,6 +315,7 @@ static void sample_times(struct tally_data_writer *w, const struct iovec *iov, i
 		}
 		at += h.size;
 	}
+	return k;
 }
 
 /*
@@ -351,7 +342,7 @@ static void keep_whole(struct tally_data_writer *w, const struct iovec *iov, int
 
 int tally_data_writer__writev(struct tally_data_writer *w, const struct iovec *iov, int n)
 {
-	uint64_t before;
+	uint64_t before, nsamples;
 	int err = 0;
 
 	if (!w || (n && !iov) || n < 0)
@@ -362,8 +353,8 @@ int tally_data_writer__writev(struct tally_data_writer *w, const struct iovec *i
 		return tally__err(w->err);
 	for (int i = 0; i < n; i++)
 		w->uncompressed += iov[i].iov_len;
-	sample_times(w, iov, n);
-	if (w->z) {
+	nsamples = sample_times(w, iov, n);
+	if (w->z) {	/* counted as the compressed records reach the file (zflush) */
 		for (int i = 0; i < n; i++)
 			tally__buf_add(&w->zin, iov[i].iov_base, iov[i].iov_len);
 		if (w->zin.oom) {
@@ -383,7 +374,7 @@ int tally_data_writer__writev(struct tally_data_writer *w, const struct iovec *i
 			keep_whole(w, iov, n, w->bytes - before);
 		return tally__err(-err);
 	}
-	whole(w, iov_samples(iov, n));
+	whole(w, nsamples);
 	return 0;
 }
 
