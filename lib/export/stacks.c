@@ -589,3 +589,9 @@ int tally_stacks__write_file(const char *path, tally_stacks_draw_fn fn, void *ar
 	free(tmp);
 	return err;
 }
+
+struct tally_stacks *tally_stacks__from_hist(struct tally_hist *h, int event)
+{
+	errno = ENOSYS;
+	return NULL;
+}
