@@ -1,23 +1,16 @@
 // SPDX-License-Identifier: MIT
 /*
- * Call graphs under report rows. The chains are merged into a trie, one
- * frame per node; perf keeps runs of frames in one node until a chain
- * branches or ends inside them, which is the same as a maximal run of
- * trie nodes with one child and no samples of their own ending there, so
- * the printer groups such runs and prints what perf prints.
+ * Call graphs under report rows, printed from the histogram's trees
+ * (tally/hist.h: one frame per node); perf keeps runs of frames in one
+ * node until a chain branches or ends inside them, which is the same as
+ * a maximal run of nodes with one child and no samples of their own
+ * ending there, so the printer groups such runs and prints what perf
+ * prints.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include "report_graph.h"
-
-struct cg_node {
-	struct cg_frame f;
-	uint64_t hit, children_hit;	/* period ending here, below here */
-	uint64_t count, children_count;
-	struct cg_node *first, *last, *next, *parent;
-	unsigned nchild;
-};
 
 int cg_parse(struct cg_param *p, const char *arg, const char *cmd)
 {
@@ -69,90 +62,43 @@ int cg_parse(struct cg_param *p, const char *arg, const char *cmd)
 	return 0;
 }
 
-static bool same_frame(const struct cg_frame *a, const struct cg_frame *b, bool address)
+/* The tree's nodes, through the library's accessors. */
+static struct tally_hist_node_info node_info(const struct tally_hist_node *n)
 {
-	if (!address && a->sym && b->sym)
-		return a->sym == b->sym;	/* one name per symbol of a loaded DSO */
-	if (a->ip != b->ip)
-		return false;
-	if (!a->dso || !b->dso)
-		return a->dso == b->dso;
-	return a->dso == b->dso || !strcmp(a->dso, b->dso);
+	TALLY_OPTS(tally_hist_node_info, v);
+
+	tally_hist_node__info(n, &v);
+	return v;
 }
 
-int cg_append(struct cg_node **root, const struct cg_frame *frames, size_t n, uint64_t period,
-	      uint64_t count, bool address)
+static uint64_t cumul(const struct tally_hist_node *n)
 {
-	struct cg_node *node;
+	struct tally_hist_node_info v = node_info(n);
 
-	if (!*root && !(*root = calloc(1, sizeof(**root))))
-		return -ENOMEM;
-	node = *root;
-	for (size_t i = 0; i < n; i++) {
-		struct cg_node *c;
-
-		node->children_hit += period;
-		node->children_count += count;
-		for (c = node->first; c && !same_frame(&c->f, &frames[i], address); c = c->next)
-			;
-		if (!c) {
-			if (!(c = calloc(1, sizeof(*c))))
-				return -ENOMEM;
-			c->f = frames[i];
-			c->parent = node;
-			if (node->last)
-				node->last->next = c;
-			else
-				node->first = c;
-			node->last = c;
-			node->nchild++;
-		}
-		node = c;
-	}
-	node->hit += period;
-	node->count += count;
-	return 0;
+	return v.self + v.below;
 }
 
-void cg_free(struct cg_node *root)
+static uint64_t cumul_count(const struct tally_hist_node *n)
 {
-	while (root) {
-		struct cg_node *c = root->first;
+	struct tally_hist_node_info v = node_info(n);
 
-		if (c) {		/* unlink the first child, free it later */
-			root->first = c->next;
-			c->next = NULL;
-			c->parent = root;
-			/* descend: free the subtree iteratively */
-			root = c;
-			continue;
-		}
-		c = root->parent;
-		free(root);
-		root = c;
-	}
-}
-
-static uint64_t cumul(const struct cg_node *n)
-{
-	return n->hit + n->children_hit;
-}
-
-static uint64_t cumul_count(const struct cg_node *n)
-{
-	return n->count + n->children_count;
+	return v.self_samples + v.below_samples;
 }
 
 /* The last node of a run that perf keeps as one. */
-static const struct cg_node *run_end(const struct cg_node *n)
+static const struct tally_hist_node *run_end(const struct tally_hist_node *n)
 {
-	while (n->nchild == 1 && !n->hit)
-		n = n->first;
+	struct tally_hist_node_info v;
+
+	while ((v = node_info(n)).nr_children == 1 && !v.self)
+		n = tally_hist_node__child(n);
 	return n;
 }
 
-static const char *frame_name(const struct cg_frame *f, char *buf, size_t len)
+static const char *frame_name(const struct tally_hist_node *n, char *buf, size_t len)
 {
+	const struct tally_hist_frame *f = tally_hist_node__frame(n);
+
 	if (f->sym)
 		return f->sym;
 	snprintf(buf, len, f->ip ? "%#llx" : "0", (unsigned long long)f->ip);
@@ -187,11 +133,11 @@ static void print_value(struct printer *pr, uint64_t period, uint64_t count, uin
  */
 static int cmp_tree(const void *pa, const void *pb)
 {
-	const struct cg_node *a = *(const struct cg_node *const *)pa;
-	const struct cg_node *b = *(const struct cg_node *const *)pb;
+	const struct tally_hist_frame *a = tally_hist_node__frame(*(const struct tally_hist_node *const *)pa);
+	const struct tally_hist_frame *b = tally_hist_node__frame(*(const struct tally_hist_node *const *)pb);
 	/* no map sorts below all (perf: a NULL DSO pointer) */
-	uint64_t da = a->f.dso_id ? a->f.dso_rank + 1ULL : 0, db = b->f.dso_id ? b->f.dso_rank + 1ULL : 0;
-	uint64_t ka = a->f.sym ? a->f.start : a->f.ip, kb = b->f.sym ? b->f.start : b->f.ip;
+	uint64_t da = a->mapped ? a->dso_rank + 1ULL : 0, db = b->mapped ? b->dso_rank + 1ULL : 0;
+	uint64_t ka = a->sym ? a->sym_start : a->ip, kb = b->sym ? b->sym_start : b->ip;
 
 	if (da != db)
 		return da > db ? -1 : 1;
@@ -203,8 +149,8 @@ static int cmp_tree(const void *pa, const void *pb)
 /* biggest first, equal ones in the tree's order */
 static int cmp_shown(const void *pa, const void *pb)
 {
-	const struct cg_node *a = *(const struct cg_node *const *)pa;
-	const struct cg_node *b = *(const struct cg_node *const *)pb;
+	const struct tally_hist_node *a = *(const struct tally_hist_node *const *)pa;
+	const struct tally_hist_node *b = *(const struct tally_hist_node *const *)pb;
 
 	if (cumul(a) != cumul(b))
 		return cumul(a) > cumul(b) ? -1 : 1;
@@ -215,10 +161,10 @@ static int cmp_shown(const void *pa, const void *pb)
  * The children shown, biggest first: those at or above the threshold
  * (ties keep the order they came in).
  */
-static size_t shown_children(const struct printer *pr, const struct cg_node *n,
-			     const struct cg_node ***out)
+static size_t shown_children(const struct printer *pr, const struct tally_hist_node *n,
+			     const struct tally_hist_node ***out)
 {
-	const struct cg_node **v = malloc((n->nchild + 1) * sizeof(*v));
+	const struct tally_hist_node **v = malloc((node_info(n).nr_children + 1) * sizeof(*v));
 	uint64_t min = pr->min_hit;
 	size_t k = 0;
 
@@ -227,11 +173,11 @@ static size_t shown_children(const struct printer *pr, const struct cg_node *n,
 		return 0;
 	}
 	if (pr->p->mode == CG_FRACTAL) {
-		double m = (double)n->children_hit * (pr->p->min_percent / 100.0);
+		double m = (double)node_info(n).below * (pr->p->min_percent / 100.0);
 
 		min = (uint64_t)m + ((double)(uint64_t)m < m);	/* ceil */
 	}
-	for (const struct cg_node *c = n->first; c; c = c->next)
+	for (const struct tally_hist_node *c = tally_hist_node__child(n); c; c = tally_hist_node__next(c))
 		if (cumul(c) >= min)
 			v[k++] = c;
 	qsort(v, k, sizeof(*v), cmp_shown);
@@ -252,7 +198,7 @@ static void graph_line(struct printer *pr, int depth, unsigned long mask, int le
 	fputc('\n', pr->fp);
 }
 
-static void graph_frame(struct printer *pr, const struct cg_node *val, uint64_t period,
+static void graph_frame(struct printer *pr, const struct tally_hist_node *val, uint64_t period,
 			uint64_t count, int depth, unsigned long mask, bool first, uint64_t total,
 			int left)
 {
@@ -269,22 +215,22 @@ static void graph_frame(struct printer *pr, const struct cg_node *val, uint64_t 
 			fputs("          ", pr->fp);
 		}
 	}
-	fputs(val ? frame_name(&val->f, buf, sizeof(buf)) : "[...]", pr->fp);
+	fputs(val ? frame_name(val, buf, sizeof(buf)) : "[...]", pr->fp);
 	fputc('\n', pr->fp);
 }
 
 /* Returns the number of lines printed. */
-static size_t graph(struct printer *pr, const struct cg_node *n, uint64_t total, int depth,
+static size_t graph(struct printer *pr, const struct tally_hist_node *n, uint64_t total, int depth,
 		    unsigned long mask, int left)
 {
 	size_t lines = 0;
 
-	const struct cg_node **kids;
+	const struct tally_hist_node **kids;
 	size_t nk = shown_children(pr, n, &kids);
 	uint64_t remaining = total, counted = 0;
 
 	for (size_t k = 0; k < nk; k++) {
-		const struct cg_node *c = kids[k], *end = run_end(c);
+		const struct tally_hist_node *c = kids[k], *end = run_end(c);
 		unsigned long m = mask;
 		bool first = true;
 
@@ -294,22 +240,22 @@ static size_t graph(struct printer *pr, const struct cg_node *n, uint64_t total,
 			m &= ~(1UL << (depth - 1));
 		graph_line(pr, depth, mask, left);
 		lines++;
-		for (const struct cg_node *v = c;; v = v->first) {
+		for (const struct tally_hist_node *v = c;; v = tally_hist_node__child(v)) {
 			graph_frame(pr, v, cumul(c), cumul_count(c), depth, m, first, total, left);
 			first = false;
 			lines++;
 			if (v == end)
 				break;
 		}
-		lines += graph(pr, end, pr->p->mode == CG_FRACTAL ? end->children_hit : total, depth + 1,
+		lines += graph(pr, end, pr->p->mode == CG_FRACTAL ? node_info(end).below : total, depth + 1,
 		      m | (depth < 64 ? 1UL << depth : 0), left);
 		if (pr->p->print_limit && k + 1 == pr->p->print_limit)
 			break;
 	}
 	/* the hidden rest; counted in samples, none left hides it */
 	if (pr->p->mode == CG_FRACTAL && remaining && remaining != total &&
-	    (pr->p->value != CG_COUNT || n->children_count > counted)) {
-		graph_frame(pr, NULL, remaining, n->children_count - counted, depth, mask & ~(1UL << (depth - 1)), true,
+	    (pr->p->value != CG_COUNT || node_info(n).below_samples > counted)) {
+		graph_frame(pr, NULL, remaining, node_info(n).below_samples - counted, depth, mask & ~(1UL << (depth - 1)), true,
 			    total, left);
 		lines++;
 	}
@@ -317,10 +263,10 @@ static size_t graph(struct printer *pr, const struct cg_node *n, uint64_t total,
 	return lines;
 }
 
-static void print_graph(struct printer *pr, const struct cg_node *root, uint64_t total,
+static void print_graph(struct printer *pr, const struct tally_hist_node *root, uint64_t total,
 			uint64_t parent, bool skip_first)
 {
-	const struct cg_node **kids;
+	const struct tally_hist_node **kids;
 	size_t nk = shown_children(pr, root, &kids);
 	bool printed = false;
 	int left = 0;
@@ -328,10 +274,10 @@ static void print_graph(struct printer *pr, const struct cg_node *root, uint64_t
 
 	if (nk == 1 && cumul(kids[0]) == parent) {
 		/* one root with all of the row: no percentage, no column */
-		const struct cg_node *c = kids[0], *end = run_end(c);
+		const struct tally_hist_node *c = kids[0], *end = run_end(c);
 		unsigned i = 0;
 
-		for (const struct cg_node *v = c;; v = v->first) {
+		for (const struct tally_hist_node *v = c;; v = tally_hist_node__child(v)) {
 			if (!(i++ == 0 && skip_first)) {
 				if (!printed) {
 					fputs("            |\n            ---", pr->fp);
@@ -340,7 +286,7 @@ static void print_graph(struct printer *pr, const struct cg_node *root, uint64_t
 				} else {
 					margin(pr, left);
 				}
-				fprintf(pr->fp, "%s\n", frame_name(&v->f, buf, sizeof(buf)));
+				fprintf(pr->fp, "%s\n", frame_name(v, buf, sizeof(buf)));
 			}
 			if (v == end || (pr->p->print_limit && i == pr->p->print_limit))
 				break;
@@ -356,27 +302,27 @@ static void print_graph(struct printer *pr, const struct cg_node *root, uint64_t
 
 /* flat and folded: every node where samples end, biggest first */
 struct flat {
-	const struct cg_node **v;
+	const struct tally_hist_node **v;
 	size_t n, cap;
 };
 
-static void collect(const struct cg_node *n, uint64_t min, struct flat *f)
+static void collect(const struct tally_hist_node *n, uint64_t min, struct flat *f)
 {
-	const struct cg_node **kids = malloc((n->nchild + 1) * sizeof(*kids));
+	const struct tally_hist_node **kids = malloc((node_info(n).nr_children + 1) * sizeof(*kids));
 	size_t k = 0;
 
 	if (!kids)
 		return;
-	for (const struct cg_node *c = n->first; c; c = c->next)
+	for (const struct tally_hist_node *c = tally_hist_node__child(n); c; c = tally_hist_node__next(c))
 		kids[k++] = c;
 	qsort(kids, k, sizeof(*kids), cmp_tree);
 	for (size_t i = 0; i < k; i++)
 		collect(kids[i], min, f);
 	free(kids);
-	if (n->parent && n->hit && n->hit >= min) {
+	if (tally_hist_node__parent(n) && node_info(n).self && node_info(n).self >= min) {
 		if (f->n == f->cap) {
 			size_t cap = f->cap ? f->cap * 2 : 64;
-			const struct cg_node **v = realloc(f->v, cap * sizeof(*v));
+			const struct tally_hist_node **v = realloc(f->v, cap * sizeof(*v));
 
 			if (!v)
 				return;
@@ -387,31 +333,31 @@ static void collect(const struct cg_node *n, uint64_t min, struct flat *f)
 	}
 }
 
-static void print_path(struct printer *pr, const struct cg_node *n, const char *sep, bool *first)
+static void print_path(struct printer *pr, const struct tally_hist_node *n, const char *sep, bool *first)
 {
 	char buf[32];
 
-	if (!n->parent)
+	if (!tally_hist_node__parent(n))
 		return;
-	print_path(pr, n->parent, sep, first);
+	print_path(pr, tally_hist_node__parent(n), sep, first);
 	if (sep) {
-		fprintf(pr->fp, "%s%s", *first ? "" : sep, frame_name(&n->f, buf, sizeof(buf)));
+		fprintf(pr->fp, "%s%s", *first ? "" : sep, frame_name(n, buf, sizeof(buf)));
 		*first = false;
 	} else {
-		fprintf(pr->fp, "                %s\n", frame_name(&n->f, buf, sizeof(buf)));
+		fprintf(pr->fp, "                %s\n", frame_name(n, buf, sizeof(buf)));
 	}
 }
 
-static void print_flat(struct printer *pr, const struct cg_node *root, uint64_t total)
+static void print_flat(struct printer *pr, const struct tally_hist_node *root, uint64_t total)
 {
 	struct flat f = { 0 };
 
 	collect(root, pr->min_hit, &f);
 	for (size_t i = 1; i < f.n; i++) {	/* stable: hit, biggest first */
-		const struct cg_node *x = f.v[i];
+		const struct tally_hist_node *x = f.v[i];
 		size_t j = i;
 
-		for (; j > 0 && f.v[j - 1]->hit < x->hit; j--)
+		for (; j > 0 && node_info(f.v[j - 1]).self < node_info(x).self; j--)
 			f.v[j] = f.v[j - 1];
 		f.v[j] = x;
 	}
@@ -419,7 +365,7 @@ static void print_flat(struct printer *pr, const struct cg_node *root, uint64_t 
 		bool first = true;
 
 		if (pr->p->mode == CG_FOLDED) {
-			print_value(pr, f.v[i]->hit, f.v[i]->count, total);
+			print_value(pr, node_info(f.v[i]).self, node_info(f.v[i]).self_samples, total);
 			fputc(' ', pr->fp);
 			print_path(pr, f.v[i], ";", &first);
 			fputc('\n', pr->fp);
@@ -434,7 +380,7 @@ static void print_flat(struct printer *pr, const struct cg_node *root, uint64_t 
 	free(f.v);
 }
 
-void cg_print(FILE *fp, const struct cg_node *root, const struct cg_param *p, uint64_t total,
+void cg_print(FILE *fp, const struct tally_hist_node *root, const struct cg_param *p, uint64_t total,
 	      uint64_t parent, bool skip_first)
 {
 	struct printer pr = { .fp = fp, .p = p };

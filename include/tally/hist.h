@@ -95,7 +95,10 @@ struct tally_hist_filter {
 
 struct tally_hist_opts {
 	size_t sz;
-	/* the row key, in order; NULL: comm,dso,sym (trace when every event is a tracepoint) */
+	/*
+	 * The row key, in order; NULL: comm,dso,sym (trace when every event
+	 * of a file is a tracepoint). Keys with nr_keys 0: one row of all.
+	 */
 	const enum tally_hist_key *keys;
 	int nr_keys;
 	/*

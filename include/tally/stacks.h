@@ -89,6 +89,8 @@ TALLY_API int tally_stacks__timed_weight(struct tally_stacks *s, int thread, int
  */
 TALLY_API struct tally_stacks *tally_stacks__from_hist(struct tally_hist *h, int event);
 TALLY_API int tally_stacks__set_info(struct tally_stacks *s, const struct tally_stacks_info *info);
+/* Added in 0.3: the info as set (its strings valid until the next set_info or free). 0 or -EINVAL. */
+TALLY_API int tally_stacks__info(const struct tally_stacks *s, struct tally_stacks_info *out);
 TALLY_API uint64_t tally_stacks__samples(const struct tally_stacks *s);
 
 /*
