@@ -100,6 +100,12 @@ static int row_order(const struct report *r, int *order)
 	int n = 0;
 
 	if (!r->nfields) {
+		bool elided = false;
+
+		for (int i = 0; i < r->nsort; i++)
+			elided |= r->elide[r->sort[i]];
+		if (!elided)
+			return 0;	/* the histogram's default, the same order */
 		if (r->children)
 			order[n++] = TALLY_HIST_BY_CHILDREN;
 		order[n++] = TALLY_HIST_BY_SELF;
@@ -237,7 +243,7 @@ static struct tally_hist_row *sorted_rows(struct report *r, int idx, size_t *n)
 	struct tally_hist_row *rows;
 
 	*n = tally_hist__nr_rows(r->hist, idx);
-	if (!(rows = calloc(*n + 1, sizeof(*rows))))
+	if (!(rows = malloc((*n + 1) * sizeof(*rows))))
 		return NULL;
 	for (size_t i = 0; i < *n; i++) {
 		rows[i].sz = sizeof(rows[i]);

@@ -126,6 +126,24 @@ static void print_value(struct printer *pr, uint64_t period, uint64_t count, uin
 	}
 }
 
+/* A child with what orders it, taken once (32 bytes: glibc sorts it in place). */
+struct place {
+	const struct tally_hist_node *n;
+	uint64_t cum;
+	uint64_t dso, addr;		/* its place in perf's tree (cmp_tree) */
+};
+
+static void place_of(struct place *pl, const struct tally_hist_node *n, uint64_t cum)
+{
+	const struct tally_hist_frame *f = tally_hist_node__frame(n);
+
+	pl->n = n;
+	pl->cum = cum;
+	/* no map sorts below all (perf: a NULL DSO pointer) */
+	pl->dso = f->mapped ? f->dso_rank + 1ULL : 0;
+	pl->addr = f->sym ? f->sym_start : f->ip;
+}
+
 /*
  * perf keeps a node's children in a tree ordered by DSO and then address
  * (the symbol's start, or the ip unresolved), the higher first as its
@@ -133,27 +151,22 @@ static void print_value(struct printer *pr, uint64_t period, uint64_t count, uin
  */
 static int cmp_tree(const void *pa, const void *pb)
 {
-	const struct tally_hist_frame *a = tally_hist_node__frame(*(const struct tally_hist_node *const *)pa);
-	const struct tally_hist_frame *b = tally_hist_node__frame(*(const struct tally_hist_node *const *)pb);
-	/* no map sorts below all (perf: a NULL DSO pointer) */
-	uint64_t da = a->mapped ? a->dso_rank + 1ULL : 0, db = b->mapped ? b->dso_rank + 1ULL : 0;
-	uint64_t ka = a->sym ? a->sym_start : a->ip, kb = b->sym ? b->sym_start : b->ip;
+	const struct place *a = pa, *b = pb;
 
-	if (da != db)
-		return da > db ? -1 : 1;
-	if (ka != kb)
-		return ka > kb ? -1 : 1;
+	if (a->dso != b->dso)
+		return a->dso > b->dso ? -1 : 1;
+	if (a->addr != b->addr)
+		return a->addr > b->addr ? -1 : 1;
 	return 0;
 }
 
 /* biggest first, equal ones in the tree's order */
 static int cmp_shown(const void *pa, const void *pb)
 {
-	const struct tally_hist_node *a = *(const struct tally_hist_node *const *)pa;
-	const struct tally_hist_node *b = *(const struct tally_hist_node *const *)pb;
+	const struct place *a = pa, *b = pb;
 
-	if (cumul(a) != cumul(b))
-		return cumul(a) > cumul(b) ? -1 : 1;
+	if (a->cum != b->cum)
+		return a->cum > b->cum ? -1 : 1;
 	return cmp_tree(pa, pb);
 }
 
@@ -164,23 +177,35 @@ static int cmp_shown(const void *pa, const void *pb)
 static size_t shown_children(const struct printer *pr, const struct tally_hist_node *n,
 			     const struct tally_hist_node ***out)
 {
-	const struct tally_hist_node **v = malloc((node_info(n).nr_children + 1) * sizeof(*v));
+	struct tally_hist_node_info ni = node_info(n);
+	const struct tally_hist_node **v = malloc((ni.nr_children + 1) * sizeof(*v));
+	struct place few[16], *pl = ni.nr_children <= 16 ? few : malloc(ni.nr_children * sizeof(*pl));
 	uint64_t min = pr->min_hit;
 	size_t k = 0;
 
-	if (!v) {
+	if (!v || !pl) {
+		free(v);
+		if (pl != few)
+			free(pl);
 		*out = NULL;
 		return 0;
 	}
 	if (pr->p->mode == CG_FRACTAL) {
-		double m = (double)node_info(n).below * (pr->p->min_percent / 100.0);
+		double m = (double)ni.below * (pr->p->min_percent / 100.0);
 
 		min = (uint64_t)m + ((double)(uint64_t)m < m);	/* ceil */
 	}
-	for (const struct tally_hist_node *c = tally_hist_node__child(n); c; c = tally_hist_node__next(c))
-		if (cumul(c) >= min)
-			v[k++] = c;
-	qsort(v, k, sizeof(*v), cmp_shown);
+	for (const struct tally_hist_node *c = tally_hist_node__child(n); c; c = tally_hist_node__next(c)) {
+		uint64_t cum = cumul(c);
+
+		if (cum >= min)
+			place_of(&pl[k++], c, cum);
+	}
+	qsort(pl, k, sizeof(*pl), cmp_shown);
+	for (size_t i = 0; i < k; i++)
+		v[i] = pl[i].n;
+	if (pl != few)
+		free(pl);
 	*out = v;
 	return k;
 }
@@ -302,34 +327,44 @@ static void print_graph(struct printer *pr, const struct tally_hist_node *root, 
 
 /* flat and folded: every node where samples end, biggest first */
 struct flat {
-	const struct tally_hist_node **v;
+	struct flat_ent {
+		const struct tally_hist_node *n;
+		uint64_t self, self_count, cum, cum_count;
+	} *v;
 	size_t n, cap;
 };
 
-static void collect(const struct tally_hist_node *n, uint64_t min, struct flat *f)
+static void collect(const struct tally_hist_node *n, const struct tally_hist_node_info *ni,
+		    uint64_t min, struct flat *f)
 {
-	const struct tally_hist_node **kids = malloc((node_info(n).nr_children + 1) * sizeof(*kids));
+	struct place few[16], *pl = ni->nr_children <= 16 ? few :
+				    malloc(ni->nr_children * sizeof(*pl));
 	size_t k = 0;
 
-	if (!kids)
+	if (!pl)
 		return;
 	for (const struct tally_hist_node *c = tally_hist_node__child(n); c; c = tally_hist_node__next(c))
-		kids[k++] = c;
-	qsort(kids, k, sizeof(*kids), cmp_tree);
-	for (size_t i = 0; i < k; i++)
-		collect(kids[i], min, f);
-	free(kids);
-	if (tally_hist_node__parent(n) && node_info(n).self && node_info(n).self >= min) {
+		place_of(&pl[k++], c, 0);
+	qsort(pl, k, sizeof(*pl), cmp_tree);
+	for (size_t i = 0; i < k; i++) {
+		struct tally_hist_node_info ci = node_info(pl[i].n);
+
+		collect(pl[i].n, &ci, min, f);
+	}
+	if (pl != few)
+		free(pl);
+	if (tally_hist_node__parent(n) && ni->self && ni->self >= min) {
 		if (f->n == f->cap) {
 			size_t cap = f->cap ? f->cap * 2 : 64;
-			const struct tally_hist_node **v = realloc(f->v, cap * sizeof(*v));
+			struct flat_ent *v = realloc(f->v, cap * sizeof(*v));
 
 			if (!v)
 				return;
 			f->v = v;
 			f->cap = cap;
 		}
-		f->v[f->n++] = n;
+		f->v[f->n++] = (struct flat_ent){ n, ni->self, ni->self_samples, ni->self + ni->below,
+						  ni->self_samples + ni->below_samples };
 	}
 }
 
@@ -352,12 +387,14 @@ static void print_flat(struct printer *pr, const struct tally_hist_node *root, u
 {
 	struct flat f = { 0 };
 
-	collect(root, pr->min_hit, &f);
+	struct tally_hist_node_info ri = node_info(root);
+
+	collect(root, &ri, pr->min_hit, &f);
 	for (size_t i = 1; i < f.n; i++) {	/* stable: hit, biggest first */
-		const struct tally_hist_node *x = f.v[i];
+		struct flat_ent x = f.v[i];
 		size_t j = i;
 
-		for (; j > 0 && node_info(f.v[j - 1]).self < node_info(x).self; j--)
+		for (; j > 0 && f.v[j - 1].self < x.self; j--)
 			f.v[j] = f.v[j - 1];
 		f.v[j] = x;
 	}
@@ -365,15 +402,15 @@ static void print_flat(struct printer *pr, const struct tally_hist_node *root, u
 		bool first = true;
 
 		if (pr->p->mode == CG_FOLDED) {
-			print_value(pr, node_info(f.v[i]).self, node_info(f.v[i]).self_samples, total);
+			print_value(pr, f.v[i].self, f.v[i].self_count, total);
 			fputc(' ', pr->fp);
-			print_path(pr, f.v[i], ";", &first);
+			print_path(pr, f.v[i].n, ";", &first);
 			fputc('\n', pr->fp);
 		} else {
 			fputs("           ", pr->fp);
-			print_value(pr, cumul(f.v[i]), cumul_count(f.v[i]), total);
+			print_value(pr, f.v[i].cum, f.v[i].cum_count, total);
 			fputc('\n', pr->fp);
-			print_path(pr, f.v[i], NULL, &first);
+			print_path(pr, f.v[i].n, NULL, &first);
 			fputc('\n', pr->fp);
 		}
 	}

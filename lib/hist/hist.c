@@ -431,7 +431,7 @@ static const char *trace_text(struct tally_hist *h, const struct perf_event_attr
 }
 
 /* The event's slot, made on its first sample (a live session's events are all known at open). */
-static struct hist_ev *event_of(struct tally_hist *h, int idx)
+static struct hist_ev *event_grow(struct tally_hist *h, int idx)
 {
 	if (idx < 0)
 		return NULL;
@@ -445,6 +445,11 @@ static struct hist_ev *event_of(struct tally_hist *h, int idx)
 		h->nev = idx + 1;
 	}
 	return &h->ev[idx];
+}
+
+static inline struct hist_ev *event_of(struct tally_hist *h, int idx)
+{
+	return idx >= 0 && idx < h->nev ? &h->ev[idx] : event_grow(h, idx);
 }
 
 int tally_hist__add(struct tally_hist *h, const struct tally_session_sample *ts)
@@ -764,11 +769,14 @@ static int cmp_rows(const void *pa, const void *pb)
 				return c;
 		return 0;
 	}
-	/* perf's default: children (when counted), self, then the keys */
-	if (h->children && (c = cmp_item(a, b, TALLY_HIST_BY_CHILDREN)))
-		return c;
-	if ((c = cmp_item(a, b, TALLY_HIST_BY_SELF)))
-		return c;
+	/* perf's default: children (when counted), self, then the keys (cmp_item's, inline) */
+	if (h->children && a->children != b->children)
+		return a->children > b->children ? -1 : 1;
+	if (h->children && h->graph && a->cg && b->cg && a->tid == b->tid && a->pid == b->pid &&
+	    a->max_depth != b->max_depth)
+		return (a->max_depth > b->max_depth) == h->caller ? -1 : 1;
+	if (a->self != b->self)
+		return a->self > b->self ? -1 : 1;
 	for (int i = 0; i < h->nsort; i++)
 		if ((c = cmp_key(a, b, h->sort[i])))
 			return c;

@@ -83,6 +83,16 @@ int tally_hist_node__info(const struct tally_hist_node *n, struct tally_hist_nod
 
 	if (!n || !out || out->sz < offsetof(struct tally_hist_node_info, frame))
 		return -EINVAL;
+	/* a printer asks this of every node: no copy through a buffer for callers of this size */
+	if (out->sz == sizeof(*out)) {
+		out->frame = n->f;
+		out->self = n->hit;
+		out->self_samples = n->count;
+		out->below = n->children_hit;
+		out->below_samples = n->children_count;
+		out->nr_children = n->nchild;
+		return 0;
+	}
 	sz = out->sz < sizeof(*out) ? out->sz : sizeof(*out);
 	struct tally_hist_node_info v = {
 		.sz = sz, .frame = n->f, .self = n->hit, .self_samples = n->count,
