@@ -29,6 +29,8 @@ extern "C" {
 #include <tally/stacks.h>
 #include <tally/unwind.h>
 #include <tally/session.h>
+#include <tally/syscalls.h>
+#include <tally/syscall_trace.h>
 
 #ifdef __cplusplus
 }

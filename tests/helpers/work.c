@@ -13,6 +13,8 @@
  *   work exit CODE      exit with CODE
  *   work getpid-sleep N MS   N getpid then sleep MS (for -p attach tests)
  *   work sleep-getpid MS N   sleep MS then N getpid (attach first, then count)
+ *   work enoent N       N openat calls of a missing file (each fails ENOENT)
+ *   work fork N         a child makes N getpid calls and exits 3; the parent waits
  * Built without the library or sanitizers so counts are the workload's own.
  */
 #include <pthread.h>
@@ -21,7 +23,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <fcntl.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -109,6 +113,22 @@ int main(int argc, char **argv)
 	} else if (!strcmp(cmd, "sleep-getpid")) {
 		msleep(n);
 		do_getpid(argc > 3 ? atol(argv[3]) : 0);
+	} else if (!strcmp(cmd, "enoent")) {
+		for (long i = 0; i < n; i++)
+			if (openat(AT_FDCWD, "/nonexistent/tally-work", O_RDONLY) >= 0)
+				return 1;
+	} else if (!strcmp(cmd, "fork")) {
+		pid_t pid = fork();
+		int st;
+
+		if (pid < 0)
+			return 1;
+		if (pid == 0) {
+			do_getpid(n);
+			_exit(3);
+		}
+		if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st) != 3)
+			return 1;
 	} else if (!strcmp(cmd, "exit")) {
 		return (int)n;
 	} else {
