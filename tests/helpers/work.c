@@ -13,6 +13,7 @@
  *   work exit CODE      exit with CODE
  *   work getpid-sleep N MS   N getpid then sleep MS (for -p attach tests)
  *   work sleep-getpid MS N   sleep MS then N getpid (attach first, then count)
+ *   work threads-join T N MS  as threads, joined MS ms later (no futex wait: runs compare)
  *   work enoent N       N openat calls of a missing file (each fails ENOENT)
  *   work fork N         a child makes N getpid calls and exits 3; the parent waits
  * Built without the library or sanitizers so counts are the workload's own.
@@ -105,6 +106,16 @@ int main(int argc, char **argv)
 			n = 64;
 		for (long i = 0; i < n; i++)
 			pthread_create(&t[i], NULL, thread_fn, (void *)(intptr_t)per);
+		for (long i = 0; i < n; i++)
+			pthread_join(t[i], NULL);
+	} else if (!strcmp(cmd, "threads-join")) {
+		long per = argc > 3 ? atol(argv[3]) : 0;
+		pthread_t t[64];
+		if (n > 64)
+			n = 64;
+		for (long i = 0; i < n; i++)
+			pthread_create(&t[i], NULL, thread_fn, (void *)(intptr_t)per);
+		msleep(argc > 4 ? atol(argv[4]) : 0);
 		for (long i = 0; i < n; i++)
 			pthread_join(t[i], NULL);
 	} else if (!strcmp(cmd, "getpid-sleep")) {
