@@ -13,7 +13,19 @@ errors() { awk -v sc="$1" '$1 == sc && $3 ~ /^[0-9]+$/ { n += $3 } END { print n
 
 if ! have_tp; then
 	skip "no syscall tracepoints here"
-	done_testing
+	
+# -i: a file of syscalls:sys_enter_NAME/sys_exit_NAME (perf trace -i shows none)
+$TALLY record -q -e syscalls:sys_enter_getpid,syscalls:sys_exit_getpid -o "$tmp/g.data" -- "$W" getpid 77
+$TALLY trace -i "$tmp/g.data" -o "$tmp/gi"
+is "-i: 77 getpid lines" "$(grep -c ' getpid() *= [0-9]' "$tmp/gi")" "77"
+$TALLY trace -i /etc/passwd 2>"$tmp/err"; rc=$?
+is "-i on a file that is not perf.data: exit 1" "$rc" "1"
+grep -q "cannot read /etc/passwd" "$tmp/err" && ok "-i: says why" || fail "-i: says why ($(cat "$tmp/err"))"
+$TALLY record -q -e task-clock -o "$tmp/n.data" -- "$W" getpid 1
+$TALLY trace -i "$tmp/n.data" 2>"$tmp/err" && fail "-i: a file with no syscall events" ||
+	grep -q "no syscall events" "$tmp/err" && ok "-i: a file with no syscall events says so" ||
+	fail "-i: a file with no syscall events says so ($(cat "$tmp/err"))"
+done_testing
 	exit 0
 fi
 
@@ -97,4 +109,16 @@ kill -INT $tp
 wait $tp; rc=$?
 is "Ctrl-C: the workload's death by SIGINT" "$rc" "130"
 is "Ctrl-C: the summary so far" "$(calls getpid "$tmp/c")" "100"
+
+# -i: a file of syscalls:sys_enter_NAME/sys_exit_NAME (perf trace -i shows none)
+$TALLY record -q -e syscalls:sys_enter_getpid,syscalls:sys_exit_getpid -o "$tmp/g.data" -- "$W" getpid 77
+$TALLY trace -i "$tmp/g.data" -o "$tmp/gi"
+is "-i: 77 getpid lines" "$(grep -c ' getpid() *= [0-9]' "$tmp/gi")" "77"
+$TALLY trace -i /etc/passwd 2>"$tmp/err"; rc=$?
+is "-i on a file that is not perf.data: exit 1" "$rc" "1"
+grep -q "cannot read /etc/passwd" "$tmp/err" && ok "-i: says why" || fail "-i: says why ($(cat "$tmp/err"))"
+$TALLY record -q -e task-clock -o "$tmp/n.data" -- "$W" getpid 1
+$TALLY trace -i "$tmp/n.data" 2>"$tmp/err" && fail "-i: a file with no syscall events" ||
+	grep -q "no syscall events" "$tmp/err" && ok "-i: a file with no syscall events says so" ||
+	fail "-i: a file with no syscall events says so ($(cat "$tmp/err"))"
 done_testing

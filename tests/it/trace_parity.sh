@@ -66,6 +66,22 @@ if have_perf; then
 	else
 		fail "ls: every line as perf's"; head -20 "$tmp/diff" | sed 's/^/# /'
 	fi
+	# -i: a file of raw_syscalls, perf's or tally's, shown byte for byte as perf trace -i
+	# (but for a child's return from clone: 0, where perf names pid 0 "swapper")
+	perf record -q -e 'raw_syscalls:*' -o "$tmp/r.data" -- "$W" enoent 3 2>/dev/null
+	$TALLY record -q -e 'raw_syscalls:*' -o "$tmp/t.data" -- "$W" fork 3
+	for f in r t; do
+		for s in "" -s; do
+			$TALLY trace $s -i "$tmp/$f.data" 2>"$tmp/ti"
+			perf trace $s -i "$tmp/$f.data" 2>&1 | sed 's/= 0 (swapper)$/= 0/' >"$tmp/pi"
+			if cmp -s "$tmp/ti" "$tmp/pi"; then
+				ok "-i $s on $([ $f = r ] && echo perf || echo tally)'s file: perf trace -i's output"
+			else
+				fail "-i $s on $f.data: perf trace -i's output"
+				diff "$tmp/pi" "$tmp/ti" | head -10 | sed 's/^/# /'
+			fi
+		done
+	done
 else
 	skip "perf is not installed"
 fi
