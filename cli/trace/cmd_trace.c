@@ -3,9 +3,13 @@
  * tally trace: the options. Lines for each system call of the targets as
  * perf trace prints them, or (-s) perf's summary table per thread.
  */
+#include <ctype.h>
+#include <dirent.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "cli.h"
 #include "parse_options.h"
 #include "target.h"
@@ -32,6 +36,69 @@ static int opt_duration(struct cli_parse *p, const struct cli_option *opt, const
 	return 0;
 }
 
+/*
+ * -u: the processes of a user running now, as perf's thread map by uid
+ * (their children are followed; processes started later are not). A
+ * "1,2,3" -p list in *out (freed by the caller), or NULL after saying why.
+ */
+static char *user_pids(struct cli_parse *p, const char *user)
+{
+	struct passwd *pw = getpwnam(user);
+	char *end, *list = NULL;
+	size_t len = 0, cap = 0;
+	unsigned long uid;
+	struct dirent *d;
+	DIR *dir;
+
+	if (pw) {
+		uid = pw->pw_uid;
+	} else {
+		uid = strtoul(user, &end, 10);
+		if (!*user || *end) {
+			cli_error(p, "-u '%s': no such user", user);
+			return NULL;
+		}
+	}
+	dir = opendir("/proc");
+	if (!dir) {
+		cli_error(p, "-u: /proc: %m");
+		return NULL;
+	}
+	while ((d = readdir(dir))) {
+		char path[300], line[256];
+		unsigned long real;
+		FILE *f;
+
+		if (!isdigit((unsigned char)d->d_name[0]) || atoi(d->d_name) == getpid())
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/status", d->d_name);
+		f = fopen(path, "re");
+		if (!f)
+			continue;	/* gone meanwhile */
+		while (fgets(line, sizeof(line), f))
+			if (sscanf(line, "Uid: %lu", &real) == 1)
+				break;
+		fclose(f);
+		if (real != uid)
+			continue;
+		if (len + strlen(d->d_name) + 2 > cap) {
+			char *n = realloc(list, cap = cap * 2 + 4096);
+
+			if (!n)
+				break;
+			list = n;
+		}
+		len += (size_t)sprintf(list + len, "%s%s", len ? "," : "", d->d_name);
+	}
+	closedir(dir);
+	if (!len) {
+		cli_error(p, "-u '%s': the user runs no process", user);
+		free(list);
+		return NULL;
+	}
+	return list;
+}
+
 static void trace_options(struct trace_config *cfg, struct cli_option *out)
 {
 	struct cli_target *t = &cfg->target;
@@ -40,12 +107,13 @@ static void trace_options(struct trace_config *cfg, struct cli_option *out)
 		CLI_STRING('e', "event", &cfg->events, "LIST", "syscalls to trace: names, globs, '!name' leaves out ('open*,!close')"),
 		CLI_STRING(0, "expr", &cfg->events, "LIST", "the same as -e"),
 		CLI_BOOL(0, "failure", &cfg->failure_only, "show only the calls that failed"),
-		CLI_CALLBACK(0, "duration", cfg, "MS", "show only the calls that took longer than MS milliseconds", opt_duration),
+		CLI_CALLBACK(0, "duration", cfg, "MS", "show only the calls that took MS milliseconds or longer", opt_duration),
 		CLI_GROUP("Targets"),
 		CLI_STRING('p', "pid", &t->pids, "PID[,PID]", "trace existing processes (all their threads)"),
 		CLI_STRING('t', "tid", &t->tids, "TID[,TID]", "trace existing threads"),
 		CLI_BOOL('a', "all-cpus", &t->system_wide, "trace every task, on every CPU"),
 		CLI_STRING('C', "cpu", &t->cpu_list, "LIST", "trace every task on these CPUs (0-3,7)"),
+		CLI_STRING('u', "uid", &cfg->user, "USER", "trace the processes a user (name or uid) runs now"),
 		CLI_BOOL(0, "no-inherit", &t->no_inherit, "do not follow the command's children"),
 		CLI_STRING('i', "input", &cfg->input, "FILE", "show the syscalls of a perf.data file (recorded with -e 'raw_syscalls:*')"),
 		CLI_GROUP("Output"),
@@ -81,19 +149,33 @@ int cmd_trace(int argc, char **argv)
 	}
 	cfg.cmd_argv = argv;
 	cfg.cmd_argc = n;
+	if (cfg.user) {
+		if (n > 0 || cfg.target.pids || cfg.target.tids ||
+		    cli_target_system_wide(&cfg.target)) {
+			cli_error(&p, "%s", "-u picks the processes: no command, -p, -t, -a or -C with it");
+			return 129;
+		}
+		cfg.user_pids = user_pids(&p, cfg.user);
+		if (!cfg.user_pids)
+			return 129;
+		cfg.target.pids = cfg.user_pids;
+	}
 	if (cfg.input) {
 		if (n > 0 || cfg.target.pids || cfg.target.tids || cli_target_system_wide(&cfg.target)) {
 			cli_error(&p, "%s", "-i reads a file: no command or target with it");
-			return 129;
+			goto usage;
 		}
 	} else if (cli_target_check(&p, &cfg.target, n > 0, "trace")) {
-		return 129;
+		goto usage;
 	}
-	if (cfg.errno_summary && !cfg.summary_only && !cfg.with_summary)
-		cfg.with_summary = false;	/* perf: the errno table needs -s or -S */
 	if (cfg.mmap_pages && (cfg.mmap_pages & (cfg.mmap_pages - 1))) {
 		cli_error(&p, "-m %ld: a power of two", cfg.mmap_pages);
-		return 129;
+		goto usage;
 	}
-	return trace_run(&cfg);
+	n = trace_run(&cfg);
+	free(cfg.user_pids);
+	return n;
+usage:
+	free(cfg.user_pids);
+	return 129;
 }

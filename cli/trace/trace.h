@@ -12,6 +12,8 @@ struct trace_config {
 	const char *events;		/* -e: syscalls, globs, '!' negations */
 	const char *output;		/* -o FILE; default stderr, as perf */
 	const char *input;		/* -i perf.data */
+	const char *user;		/* -u USER */
+	char *user_pids;		/* its processes, the -p list */
 	bool summary_only;		/* -s */
 	bool with_summary;		/* -S */
 	bool errno_summary;

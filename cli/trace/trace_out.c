@@ -97,6 +97,14 @@ static struct trace_thread *thread_get(struct trace_out *o, pid_t tid)
 	return t;
 }
 
+void trace_out__thread(struct trace_out *o, pid_t tid, const char *comm)
+{
+	struct trace_thread *t = thread_get(o, tid);
+
+	if (t && comm)
+		snprintf(t->comm, sizeof(t->comm), "%s", comm);
+}
+
 static const char *comm_cb(void *priv, pid_t tid)
 {
 	struct trace_thread *t = thread_find(priv, tid);

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+#include <sys/types.h>
 #include <tally/syscalls.h>
 
 struct tally_record;
@@ -39,6 +40,8 @@ struct trace_out {
 /* 0, or -1 said (-o cannot be created). */
 int trace_out__init(struct trace_out *o, const struct trace_config *cfg);
 void trace_out__record(struct trace_out *o, const struct tally_record *r, enum trace_kind k);
+/* A thread that existed before the trace: its comm now (NULL: from /proc). */
+void trace_out__thread(struct trace_out *o, pid_t tid, const char *comm);
 /* The kernel's count of records it could not write. */
 void trace_out__lost(struct trace_out *o, uint64_t lost);
 /* The calls still open, the summary, the losses. */

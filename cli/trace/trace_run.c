@@ -253,6 +253,27 @@ static int cpus_for_threads(struct live *lv)
 	return 0;
 }
 
+/*
+ * The comms of the threads that exist now, as perf synthesizes them: the
+ * calls are read at the end with -s, when short-lived tasks are gone
+ * from /proc; the new ones come with COMM records.
+ */
+static void know_threads(struct live *lv)
+{
+	struct tally_thread_map *m = lv->ts.threads;
+
+	if (lv->ts.system_wide)
+		m = tally_thread_map__new_all();
+	else if (lv->ts.wl && lv->ts.wl_is_target)
+		return;
+	for (int i = 0; m && i < tally_thread_map__nr(m); i++)
+		if (tally_thread_map__pid(m, i) > 0)
+			trace_out__thread(&lv->o, tally_thread_map__pid(m, i),
+					  tally_thread_map__comm(m, i));
+	if (m != lv->ts.threads)
+		tally_thread_map__put(m);
+}
+
 /* -e: the syscalls, or the closest name for one that is none. 0, or 129 said. */
 static int select_syscalls(const struct trace_config *cfg, bool *sel)
 {
@@ -301,6 +322,7 @@ int trace_run(const struct trace_config *cfg)
 	if (cli_targets__open(&lv.ts, &cfg->target, cfg->cmd_argc ? cfg->cmd_argv : NULL, 0) ||
 	    cpus_for_threads(&lv) || open_events(&lv, cfg, sel))
 		goto out;
+	know_threads(&lv);
 	/* a single thread, not followed into children: no comm/tid column, as perf */
 	lv.o.multiple_threads = !(cfg->target.tids && !strchr(cfg->target.tids, ',') &&
 				  cfg->target.no_inherit);

@@ -13,19 +13,7 @@ errors() { awk -v sc="$1" '$1 == sc && $3 ~ /^[0-9]+$/ { n += $3 } END { print n
 
 if ! have_tp; then
 	skip "no syscall tracepoints here"
-	
-# -i: a file of syscalls:sys_enter_NAME/sys_exit_NAME (perf trace -i shows none)
-$TALLY record -q -e syscalls:sys_enter_getpid,syscalls:sys_exit_getpid -o "$tmp/g.data" -- "$W" getpid 77
-$TALLY trace -i "$tmp/g.data" -o "$tmp/gi"
-is "-i: 77 getpid lines" "$(grep -c ' getpid() *= [0-9]' "$tmp/gi")" "77"
-$TALLY trace -i /etc/passwd 2>"$tmp/err"; rc=$?
-is "-i on a file that is not perf.data: exit 1" "$rc" "1"
-grep -q "cannot read /etc/passwd" "$tmp/err" && ok "-i: says why" || fail "-i: says why ($(cat "$tmp/err"))"
-$TALLY record -q -e task-clock -o "$tmp/n.data" -- "$W" getpid 1
-$TALLY trace -i "$tmp/n.data" 2>"$tmp/err" && fail "-i: a file with no syscall events" ||
-	grep -q "no syscall events" "$tmp/err" && ok "-i: a file with no syscall events says so" ||
-	fail "-i: a file with no syscall events says so ($(cat "$tmp/err"))"
-done_testing
+	done_testing
 	exit 0
 fi
 
@@ -109,6 +97,32 @@ kill -INT $tp
 wait $tp; rc=$?
 is "Ctrl-C: the workload's death by SIGINT" "$rc" "130"
 is "Ctrl-C: the summary so far" "$(calls getpid "$tmp/c")" "100"
+
+# -a: every task; one of them shows its calls exactly (as "work": the
+# forked shell's own getpid before the exec is bash's)
+$TALLY trace -S -a -e getpid -o "$tmp/a" &
+tp=$!
+sleep 0.5
+"$W" getpid 345 & wp=$!; wait $wp
+sleep 0.3
+kill -INT $tp; wait $tp
+is "-a: the workload's 345 getpid" "$(grep -c " work/$wp getpid() *= $wp\$" "$tmp/a")" "345"
+is "-a: tally's own calls are left out" "$(grep -c "($tp)," "$tmp/a")" "0"
+
+# -u: the processes a user runs now
+if command -v setpriv >/dev/null && [ "$(id -u)" = 0 ]; then
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$W" sleep-getpid 400 55 &
+	up=$!
+	sleep 0.1
+	timeout 20 $TALLY trace -s -u 65534 -o "$tmp/u"; wait $up
+	is "-u: the user's process and its 55 getpid" \
+		"$(awk -v p="($up)," '/events,/ { t = $2 } $1 == "getpid" && t == p { print $2 }' "$tmp/u")" "55"
+	grep -q "^ work ($up)" "$tmp/u" && ok "-u: its comm, though it was gone when the table was made" ||
+		fail "-u: comm ($(grep events, "$tmp/u"))"
+else
+	skip "-u needs root and setpriv"
+fi
+$TALLY trace -u no_such_user_here 2>/dev/null; is "-u: an unknown user is a usage error" "$?" "129"
 
 # -i: a file of syscalls:sys_enter_NAME/sys_exit_NAME (perf trace -i shows none)
 $TALLY record -q -e syscalls:sys_enter_getpid,syscalls:sys_exit_getpid -o "$tmp/g.data" -- "$W" getpid 77
