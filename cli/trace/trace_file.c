@@ -182,8 +182,13 @@ int trace_file(const struct trace_config *cfg)
 		goto out;
 	}
 	qsort(c.v, c.n, sizeof(*c.v), frec_cmp);
+	/* losses first: a LOST record comes after the records it stands for */
 	for (size_t i = 0; i < c.n; i++)
-		feed(&o, &c, &c.v[i]);
+		if (c.v[i].h->type == PERF_RECORD_LOST)
+			feed(&o, &c, &c.v[i]);
+	for (size_t i = 0; i < c.n; i++)
+		if (c.v[i].h->type != PERF_RECORD_LOST)
+			feed(&o, &c, &c.v[i]);
 	trace_out__finish(&o);
 	ret = 0;
 	if (err) {

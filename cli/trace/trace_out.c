@@ -219,6 +219,30 @@ static void print_interrupted(struct trace_out *o)
 	t->interrupted = true;
 }
 
+/* An enter whose exit never came (lost): its line, marked, never paired with another exit. */
+static void print_unpaired(struct trace_out *o, const struct tally_sc_call *c)
+{
+	struct trace_thread *t = thread_find(o, c->tid);
+	char buf[1024];
+	int len;
+
+	o->unpaired++;
+	if (o->cfg->failure_only || quiet_lines(o))
+		return;
+	print_head(o, c->tid, c->enter_time, true, 0, false);
+	if (t && t->interrupted) {	/* its "name(args) ..." is out already */
+		char nb[32];
+
+		fprintf(o->fp, " ... [exit lost]: %s()\n", sc_name(c->nr, nb, sizeof(nb)));
+		return;
+	}
+	entry_str(o, c, buf, sizeof(buf));
+	len = fprintf(o->fp, "%s)", buf);
+	if (len < ARGS_ALIGN - 4)
+		fprintf(o->fp, "%-*s", ARGS_ALIGN - 4 - len, " ");
+	fprintf(o->fp, " ... [exit lost]\n");
+}
+
 static void print_exit_line(struct trace_out *o, const struct tally_sc_call *c, bool continued)
 {
 	struct tally_syscall_ctx ctx = { .comm = comm_cb, .priv = o };
@@ -255,7 +279,7 @@ static void on_enter(struct trace_out *o, pid_t tid, uint64_t time, const uint8_
 	print_interrupted(o);
 	rc = tally_sc_tracer__enter(o->sc, tid, time, (int)nr, args, noreturn, &unpaired);
 	if (rc == 1)
-		o->unpaired++;
+		print_unpaired(o, &unpaired);
 	if (t)
 		t->interrupted = false;
 	if (noreturn && !quiet_lines(o) && !o->cfg->failure_only) {
@@ -288,7 +312,7 @@ static void on_exit_(struct trace_out *o, pid_t tid, uint64_t time, const uint8_
 	if (rc < 0)
 		return;
 	if (rc & 2)
-		o->unpaired++;
+		print_unpaired(o, &unpaired);
 	continued = !c.has_enter || (t && t->interrupted);
 	if (t)
 		t->interrupted = false;

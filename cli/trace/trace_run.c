@@ -94,6 +94,19 @@ static void flush_queue(struct live *lv, uint64_t upto)
 	size_t i;
 
 	qsort(lv->q, lv->nq, sizeof(*lv->q), qev_cmp);
+	/*
+	 * A LOST record is written once there is room again, after the
+	 * records it stands for: count it before this batch, so the calls
+	 * it cut are marked.
+	 */
+	for (i = 0; i < lv->nq; i++)
+		if (lv->q[i].h->type == PERF_RECORD_LOST) {
+			struct tally_record r;
+
+			if (!tally_record__parse(lv->q[i].h, lv->q[i].h->size, &lv->lay, &r))
+				trace_out__record(&lv->o, &r, TRACE_OTHER);
+			lv->q[i].h->type = 0;	/* done */
+		}
 	for (i = 0; i < lv->nq && lv->q[i].time <= upto; i++) {
 		struct tally_record r;
 		const struct perf_event_header *h = lv->q[i].h;

@@ -196,7 +196,12 @@ int tally_sc_tracer__exit(struct tally_sc_tracer *t, pid_t tid, uint64_t time, i
 				*unpaired = th->open;
 			rc |= 2;
 		}
-		c = (struct tally_sc_call){ .tid = tid, .nr = nr, .after_lost = t->lost > 0 };
+		/*
+		 * No enter: lost, unless this is the thread's first record (a
+		 * child's return from clone, the execve tracing began in).
+		 */
+		c = (struct tally_sc_call){ .tid = tid, .nr = nr,
+					    .after_lost = t->lost > 0 && th->events > 1 };
 	}
 	th->is_open = false;
 	c.exit_time = time;

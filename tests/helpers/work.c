@@ -14,6 +14,7 @@
  *   work getpid-sleep N MS   N getpid then sleep MS (for -p attach tests)
  *   work sleep-getpid MS N   sleep MS then N getpid (attach first, then count)
  *   work threads-join T N MS  as threads, joined MS ms later (no futex wait: runs compare)
+ *   work mix N          N times getpid then getppid (a pairing's mix-up shows in the values)
  *   work enoent N       N openat calls of a missing file (each fails ENOENT)
  *   work fork N         a child makes N getpid calls and exits 3; the parent waits
  * Built without the library or sanitizers so counts are the workload's own.
@@ -124,6 +125,11 @@ int main(int argc, char **argv)
 	} else if (!strcmp(cmd, "sleep-getpid")) {
 		msleep(n);
 		do_getpid(argc > 3 ? atol(argv[3]) : 0);
+	} else if (!strcmp(cmd, "mix")) {
+		for (long i = 0; i < n; i++) {
+			syscall(SYS_getpid);
+			syscall(SYS_getppid);
+		}
 	} else if (!strcmp(cmd, "enoent")) {
 		for (long i = 0; i < n; i++)
 			if (openat(AT_FDCWD, "/nonexistent/tally-work", O_RDONLY) >= 0)

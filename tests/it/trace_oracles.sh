@@ -124,6 +124,18 @@ else
 fi
 $TALLY trace -u no_such_user_here 2>/dev/null; is "-u: an unknown user is a usage error" "$?" "129"
 
+# Lost records (a one-page ring under a flood): said, and no exit is
+# paired with another call's enter: getpid always returns the pid, getppid
+# the parent's, whatever was lost between them.
+$TALLY trace -m 1 -e getpid,getppid -o "$tmp/lost" -- "$W" mix 100000 2>"$tmp/lerr"
+grep -q 'LOST [0-9]* events' "$tmp/lerr" && ok "losses are said" || skip "no loss this time"
+wpid=$(awk '/ getpid\(\) *= [0-9]+$/ { print $NF; exit }' "$tmp/lost")
+is "no getpid paired with a getppid's exit" \
+	"$(grep ' getpid()' "$tmp/lost" | grep -vc "= $wpid\( \[enter lost\]\)\?\$")" "0"
+is "no getppid paired with a getpid's exit" "$(grep ' getppid()' "$tmp/lost" | grep -c "= $wpid")" "0"
+[ "$(grep -c ' getpid()' "$tmp/lost")" -gt 1000 ] && ok "the calls not lost are shown" ||
+	fail "the calls not lost are shown"
+
 # -i: a file of syscalls:sys_enter_NAME/sys_exit_NAME (perf trace -i shows none)
 $TALLY record -q -e syscalls:sys_enter_getpid,syscalls:sys_exit_getpid -o "$tmp/g.data" -- "$W" getpid 77
 $TALLY trace -i "$tmp/g.data" -o "$tmp/gi"

@@ -87,6 +87,8 @@ static void test_lost(void **state)
 	(void)state;
 	tally_sc_tracer__enter(t, 10, 100, READ, args, false, &u);
 	tally_sc_tracer__enter(t, 11, 100, READ, args, false, &u);
+	tally_sc_tracer__enter(t, 12, 50, GETPID, args, false, &u);
+	tally_sc_tracer__exit(t, 12, 60, GETPID, 12, &c, &u);
 	tally_sc_tracer__lost(t, 5);
 	assert_int_equal(tally_sc_tracer__nr_lost(t), 5);
 	tally_sc_tracer__for_each_open(t, on_open, &n);
@@ -96,6 +98,9 @@ static void test_lost(void **state)
 	assert_true(c.after_lost);
 	tally_sc_tracer__exit(t, 12, 150, READ, 1, &c, &u);
 	assert_true(c.after_lost && !c.has_enter);
+	/* a thread's first record is no loss: a child's return from clone */
+	tally_sc_tracer__exit(t, 13, 150, 435 /* clone3 */, 0, &c, &u);
+	assert_false(c.after_lost);
 	/* a call begun after the loss is whole */
 	tally_sc_tracer__enter(t, 10, 200, READ, args, false, &u);
 	tally_sc_tracer__exit(t, 10, 250, READ, 1, &c, &u);
