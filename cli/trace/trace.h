@@ -19,6 +19,7 @@ struct trace_config {
 	bool errno_summary;
 	bool failure_only;		/* --failure */
 	bool abs_time;			/* -T */
+	bool no_strings;		/* --no-strings: pointers, as perf */
 	bool comm;			/* --comm (default) / --no-comm */
 	double duration_ms;		/* --duration: only calls longer than this */
 	long mmap_pages;		/* -m */

@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <tally/record.h>
 #include <tally/syscall_trace.h>
+#include <tally/syscall_strings.h>
 #include <tally/syscalls.h>
 #include <tally/events.h>
 #include "trace.h"
@@ -25,6 +26,8 @@ struct trace_thread {
 	pid_t tid;
 	char comm[16];
 	bool interrupted;		/* its open call was printed with " ..." */
+	char *str[6];			/* the strings of its last call's arguments */
+	uint64_t str_time;		/* that call's entry */
 	struct trace_thread *next;
 };
 
@@ -182,7 +185,12 @@ static const char *sc_name(int nr, char *buf, size_t len)
 static int entry_str(struct trace_out *o, const struct tally_sc_call *c, char *buf, size_t len)
 {
 	struct tally_syscall_ctx ctx = { .comm = comm_cb, .fd_path = fd_path_cb, .priv = o };
+	struct trace_thread *t = thread_find(o, c->tid);
 	char nb[32];
+
+	/* the strings the thread's last call read are this call's only if it is that call */
+	if (t && c->has_enter && t->str_time == c->enter_time)
+		ctx.strings = (const char *const *)t->str;
 	int n = snprintf(buf, len, "%s(", sc_name(c->nr, nb, sizeof(nb)));
 
 	if (n < 0 || (size_t)n >= len)
@@ -277,6 +285,16 @@ static void on_enter(struct trace_out *o, pid_t tid, uint64_t time, const uint8_
 	memcpy(args, raw + 16, sizeof(args));
 	noreturn = tally_syscall__is_exit((int)nr);
 	print_interrupted(o);
+	if (o->strs && t) {
+		const char *got[6];
+
+		tally_sc_strings__take(o->strs, tid, (int)nr, time, false, got);
+		for (int i = 0; i < 6; i++) {
+			free(t->str[i]);
+			t->str[i] = got[i] ? strdup(got[i]) : NULL;
+		}
+		t->str_time = time;
+	}
 	rc = tally_sc_tracer__enter(o->sc, tid, time, (int)nr, args, noreturn, &unpaired);
 	if (rc == 1)
 		print_unpaired(o, &unpaired);
@@ -311,6 +329,15 @@ static void on_exit_(struct trace_out *o, pid_t tid, uint64_t time, const uint8_
 	rc = tally_sc_tracer__exit(o->sc, tid, time, (int)nr, ret, &c, &unpaired);
 	if (rc < 0)
 		return;
+	/* strings on pages the call faulted in were read at its exit */
+	if (o->strs && t && c.has_enter && t->str_time == c.enter_time) {
+		const char *got[6];
+
+		if (tally_sc_strings__take(o->strs, tid, (int)nr, time, true, got))
+			for (int i = 0; i < 6; i++)
+				if (got[i] && !t->str[i])
+					t->str[i] = strdup(got[i]);
+	}
 	if (rc & 2)
 		print_unpaired(o, &unpaired);
 	continued = !c.has_enter || (t && t->interrupted);
@@ -365,6 +392,12 @@ void trace_out__record(struct trace_out *o, const struct tally_record *r, enum t
 		tally_sc_tracer__lost(o->sc, r->u.lost.lost);
 		break;
 	}
+}
+
+void trace_out__string_masks(struct trace_out *o, const bool *sel, uint32_t *masks)
+{
+	for (int nr = 0; nr < TALLY_SYSCALL_MAX; nr++)
+		masks[nr] = sel[nr] ? tally_syscall__string_args(fmt_of(o, nr)) : 0;
 }
 
 void trace_out__lost(struct trace_out *o, uint64_t lost)
@@ -522,12 +555,15 @@ void trace_out__release(struct trace_out *o)
 	for (size_t i = 0; i < o->nbuckets; i++)
 		for (struct trace_thread *t = o->threads[i], *n; t; t = n) {
 			n = t->next;
+			for (int k = 0; k < 6; k++)
+				free(t->str[k]);
 			free(t);
 		}
 	free(o->threads);
 	for (int i = 0; i < TALLY_SYSCALL_MAX; i++)
 		free(o->fmts[i]);
 	tally_sc_tracer__free(o->sc);
+	tally_sc_strings__close(o->strs);
 	if (o->own_fp && o->fp)
 		fclose(o->fp);
 	o->fp = NULL;

@@ -18,6 +18,7 @@
 #include <tally/tally.h>
 #include <tally/syscalls.h>
 #include <tally/syscall_trace.h>
+#include <tally/syscall_strings.h>
 #include "event_opts.h"
 #include "trace.h"
 #include "trace_out.h"
@@ -142,12 +143,24 @@ static int drain(struct live *lv, bool all)
 	 * write: keep a millisecond's margin for the next pass.
 	 */
 	uint64_t now = mono_ns() - 1000000;
-	int n = tally_evlist__drain(lv->l, on_record, NULL, lv);
+	int n;
+
+	/* the strings first: a call's string is in its ring before the call is in ours */
+	if (lv->o.strs)
+		tally_sc_strings__read(lv->o.strs);
+	n = tally_evlist__drain(lv->l, on_record, NULL, lv);
 
 	if (n < 0 && !lv->err)
 		lv->err = n;
 	flush_queue(lv, all ? UINT64_MAX : now);
 	return lv->err;
+}
+
+/* Lines that come slowly (a ring not yet at its wake-up mark) are shown within the tick. */
+static void on_tick(void *arg, double now)
+{
+	(void)now;
+	drain(arg, false);
 }
 
 static int on_fds(void *arg, struct pollfd *fds, int nfds)
@@ -287,6 +300,28 @@ static void know_threads(struct live *lv)
 		tally_thread_map__put(m);
 }
 
+/*
+ * The path strings, through BPF: where it cannot be had, pointers as
+ * perf shows them, and why, once.
+ */
+static void open_strings(struct live *lv, const struct trace_config *cfg, const bool *sel)
+{
+	uint32_t masks[TALLY_SYSCALL_MAX];
+	char why[256];
+	bool any = false;
+
+	if (cfg->no_strings || lv->o.summary_only)
+		return;
+	trace_out__string_masks(&lv->o, sel, masks);
+	for (int i = 0; i < TALLY_SYSCALL_MAX; i++)
+		any |= masks[i] != 0;
+	if (!any)
+		return;
+	lv->o.strs = tally_sc_strings__open(masks, TALLY_SYSCALL_MAX, getpid(), why, sizeof(why));
+	if (!lv->o.strs)
+		fprintf(stderr, "%s: path arguments shown as pointers: %s\n", progname, why);
+}
+
 /* -e: the syscalls, or the closest name for one that is none. 0, or 129 said. */
 static int select_syscalls(const struct trace_config *cfg, bool *sel)
 {
@@ -336,6 +371,7 @@ int trace_run(const struct trace_config *cfg)
 	    cpus_for_threads(&lv) || open_events(&lv, cfg, sel))
 		goto out;
 	know_threads(&lv);
+	open_strings(&lv, cfg, sel);
 	/* a single thread, not followed into children: no comm/tid column, as perf */
 	lv.o.multiple_threads = !(cfg->target.tids && !strchr(cfg->target.tids, ',') &&
 				  cfg->target.no_inherit);
@@ -367,7 +403,7 @@ int trace_run(const struct trace_config *cfg)
 		.on_fds = on_fds,
 		/* ticks drain the rings for lines that arrive slowly */
 		.interval_ms = lv.o.summary_only ? 0 : 100,
-		.on_tick = NULL,
+		.on_tick = on_tick,
 	};
 	err = cli_wait(&w);
 	tally_evlist__disable(lv.l);

@@ -63,6 +63,12 @@ struct tally_syscall_ctx {
 	/* the comm of thread tid, or NULL */
 	const char *(*comm)(void *priv, pid_t tid);
 	void *priv;
+	/*
+	 * The strings the call's arguments point to (tally/syscall_strings.h),
+	 * strings[i] for argument i or NULL; NULL: none. A string argument
+	 * with one prints it quoted as strace does, not the pointer.
+	 */
+	const char *const *strings;
 };
 
 /*
@@ -82,6 +88,12 @@ TALLY_API int tally_syscall__fmt_args(char *buf, size_t len, int nr,
  */
 TALLY_API int tally_syscall__fmt_ret(char *buf, size_t len, int nr, int64_t ret,
 				     const struct tally_syscall_ctx *ctx);
+
+/*
+ * Which arguments of syscall nr are strings worth reading (paths, names:
+ * "const char *" in its format, not a buffer): bit i for argument i.
+ */
+TALLY_API uint32_t tally_syscall__string_args(const struct tally_syscall_fmt *fmt);
 
 /* "ENOENT" for 2; NULL when unknown. */
 TALLY_API const char *tally_errno_name(int err);

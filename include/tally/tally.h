@@ -31,6 +31,7 @@ extern "C" {
 #include <tally/session.h>
 #include <tally/syscalls.h>
 #include <tally/syscall_trace.h>
+#include <tally/syscall_strings.h>
 
 #ifdef __cplusplus
 }

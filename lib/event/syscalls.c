@@ -369,6 +369,37 @@ static bool is(const char *a, const char *b)
 	return !strcmp(a, b);
 }
 
+uint32_t tally_syscall__string_args(const struct tally_syscall_fmt *fmt)
+{
+	uint32_t m = 0;
+
+	for (int i = 0; fmt && i < fmt->nr_args && i < 6; i++)
+		if (is(fmt->type[i], "const char *") && !is(fmt->name[i], "buf"))
+			m |= 1u << i;
+	return m;
+}
+
+/* A string as strace quotes it: C escapes, octal for what does not print. */
+static void put_string(struct out *o, const char *str)
+{
+	put(o, "\"");
+	for (const unsigned char *p = (const unsigned char *)str; *p; p++) {
+		switch (*p) {
+		case '"': put(o, "\\\""); break;
+		case '\\': put(o, "\\\\"); break;
+		case '\n': put(o, "\\n"); break;
+		case '\t': put(o, "\\t"); break;
+		case '\r': put(o, "\\r"); break;
+		default:
+			if (*p < 0x20 || *p >= 0x7f)
+				put(o, "\\%o", *p);
+			else
+				put(o, "%c", *p);
+		}
+	}
+	put(o, "\"");
+}
+
 /* How one argument prints; SHOW: also when zero. */
 enum how {
 	H_LONG, H_HEX, H_PTR, H_FILENAME, H_FD, H_FDAT, H_PID, H_MODE, H_OPEN, H_PROT,
@@ -482,6 +513,12 @@ int tally_syscall__fmt_args(char *buf, size_t len, int nr, const struct tally_sy
 			continue;
 		if (v == 0 && !(how & SHOW))
 			continue;
+		if (ctx && ctx->strings && ctx->strings[i] && fmt &&
+		    is(fmt->type[i], "const char *")) {
+			put(&o, "%s%s: ", o.n ? ", " : "", name);
+			put_string(&o, ctx->strings[i]);
+			continue;
+		}
 		if (name)
 			put(&o, "%s%s: ", o.n ? ", " : "", name);
 		else

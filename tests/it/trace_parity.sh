@@ -3,7 +3,8 @@
 # -s gives each thread the same syscalls with the same counts and errors
 # as perf trace -s (ls, a threaded program), the totals equal strace -c
 # -f's, and each line of ls equals perf's (name, decoded arguments,
-# return value) once times, pointers, pids and fd paths are set aside.
+# return value) once times, pointers, pids and fd paths are set aside;
+# the path strings read through BPF equal strace's.
 . "$(dirname "$0")/lib.sh"
 W=$HELPERS/work
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
@@ -56,7 +57,7 @@ if have_perf; then
 	perf_same "$want" "$W" threads-join 4 200 300 && ok "-s on 4 threads: perf's per-thread tables" ||
 		fail "-s on 4 threads: perf's per-thread tables"
 	# the lines: perf's, but for statx's flags and mask, which perf 6.1 prints empty
-	$TALLY trace -o "$tmp/l" -- ls / >/dev/null
+	$TALLY trace --no-strings -o "$tmp/l" -- ls / >/dev/null
 	# (perf -o leaks its file into the workload as fd 3: its stderr instead)
 	perf trace -- ls / >/dev/null 2>"$tmp/pl"
 	norm "$tmp/l" | grep -v 'statx(' >"$tmp/ln"
@@ -103,6 +104,18 @@ if command -v strace >/dev/null; then
 		ok "4 threads: strace -c -f's counts (clone3 ends twice)"
 	else
 		fail "4 threads: strace -c -f's counts"; sed 's/^/# /' "$tmp/diff"
+	fi
+	# the paths, read through BPF, as strace shows them (execve's began before the trace)
+	sc=openat,access,statfs,newfstatat,readlink
+	$TALLY trace -e $sc -o "$tmp/t" -- ls / >/dev/null 2>"$tmp/err"
+	strace -f -e trace=$sc -o "$tmp/s" ls / >/dev/null
+	if grep -q 'shown as pointers' "$tmp/err"; then
+		skip "no BPF here: $(cat "$tmp/err")"
+	elif diff <(grep -o '"[^"]*"' "$tmp/s") <(grep -o '\(filename\|pathname\|path\): "[^"]*"' "$tmp/t" |
+		sed 's/^[a-z]*: //') >"$tmp/diff"; then
+		ok "ls: the path strings are strace's ($(grep -c '"' "$tmp/s") calls)"
+	else
+		fail "ls: the path strings are strace's"; head -20 "$tmp/diff" | sed 's/^/# /'
 	fi
 else
 	missing "strace is not installed (scripts/deps.sh installs it)"

@@ -152,6 +152,35 @@ static void test_args(void **state)
 	assert_string_equal(buf, "fd: 3, ");
 }
 
+static void test_strings(void **state)
+{
+	static const char *const on[] = { "dfd", "filename", "flags", "mode" };
+	static const char *const ot[] = { "int", "const char *", "int", "umode_t" };
+	static const char *const wn[] = { "fd", "buf", "count" };
+	static const char *const wt[] = { "unsigned int", "const char *", "size_t" };
+	const char *strs[6] = { NULL, "/tmp/a \"b\"\n\\\x01" };
+	struct tally_syscall_ctx ctx = { .strings = strs };
+	struct tally_syscall_fmt f = fmt(4, on, ot);
+	char buf[256];
+
+	(void)state;
+	assert_int_equal(tally_syscall__string_args(&f), 1u << 1);
+	/* write's buf is a buffer, not a string */
+	f = fmt(3, wn, wt);
+	assert_int_equal(tally_syscall__string_args(&f), 0);
+	assert_int_equal(tally_syscall__string_args(NULL), 0);
+	f = fmt(4, on, ot);
+	/* quoted and escaped as strace does */
+	tally_syscall__fmt_args(buf, sizeof(buf), 257, &f,
+				(uint64_t[6]){ (uint64_t)-100, 0x1000, 0 }, 1, &ctx);
+	assert_string_equal(buf, "dfd: CWD, filename: \"/tmp/a \\\"b\\\"\\n\\\\\\1\"");
+	/* no string for it: the pointer */
+	strs[1] = NULL;
+	tally_syscall__fmt_args(buf, sizeof(buf), 257, &f,
+				(uint64_t[6]){ (uint64_t)-100, 0x1000, 0 }, 1, &ctx);
+	assert_string_equal(buf, "dfd: CWD, filename: 0x1000");
+}
+
 static void test_ret(void **state)
 {
 	struct tally_syscall_ctx ctx = { .comm = comm_cb };
@@ -177,6 +206,7 @@ int main(void)
 		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_select),
 		cmocka_unit_test(test_args),
+		cmocka_unit_test(test_strings),
 		cmocka_unit_test(test_ret),
 	};
 
