@@ -20,6 +20,7 @@
 
 #define STR_MAX		256	/* as the BPF program's */
 #define QMAX		65536	/* strings queued per thread: a batch's, with room */
+#define KEEP_NS		2000000000ull	/* a string no call took in 2 s never will */
 #define AT_EXIT		0x100	/* the string was read at the call's exit */
 #define MATCH_NS	1000000	/* a string and its call: the same tracepoint hit, µs apart */
 
@@ -50,6 +51,7 @@ struct tally_sc_strings {
 	struct syscall_strings *skel;
 	struct ring_buffer *rb;
 	struct sq *hash[1024];
+	uint64_t newest;		/* the latest string's time */
 	char out[6][STR_MAX];	/* what take returns */
 };
 
@@ -100,6 +102,8 @@ static int on_event(void *ctx, void *data, size_t size)
 		}
 	}
 	n = &q->v[q->head + q->n];
+	if (e->time > s->newest)
+		s->newest = e->time;
 	n->time = e->time;
 	n->nr = e->nr;
 	n->arg = e->arg;
@@ -175,11 +179,31 @@ void tally_sc_strings__close(struct tally_sc_strings *s)
 	free(s);
 }
 
+/*
+ * The program reads every task's strings (the trace's children are not
+ * known to it): those of tasks outside the trace are dropped once old.
+ */
+static void drop_old(struct tally_sc_strings *s)
+{
+	if (s->newest < KEEP_NS)
+		return;
+	for (int i = 0; i < 1024; i++)
+		for (struct sq *q = s->hash[i]; q; q = q->next)
+			while (q->n && q->v[q->head].time < s->newest - KEEP_NS) {
+				free(q->v[q->head].str);
+				q->head++;
+				q->n--;
+			}
+}
+
 int tally_sc_strings__read(struct tally_sc_strings *s)
 {
 	int n = ring_buffer__consume(s->rb);
 
-	return n < 0 ? -errno : n;
+	if (n < 0)
+		return -errno;
+	drop_old(s);
+	return n;
 }
 
 int tally_sc_strings__take(struct tally_sc_strings *s, pid_t tid, int nr, uint64_t time,
