@@ -9,7 +9,7 @@ CC          ?= cc
 SAN         ?=
 BUILD       ?= $(if $(SAN),build-san,build)
 
-PKGS        := libtracefs libtraceevent libelf libdw libzstd libprotobuf-c
+PKGS        := libtracefs libtraceevent libelf libdw libzstd libprotobuf-c libbpf
 PKG_CFLAGS  := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS    := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpfm
 CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
@@ -42,7 +42,7 @@ LDLIBS      := $(PKG_LIBS) -llzma -lz -lstdc++ -lm -lpthread
 # 3.3 ms dynamic, 2.4 ms this way (perf: 7.6 ms). See bench/RESULTS.md.
 # libstdc++ too: tally needs only its demangler (48 KB), while loading the
 # shared library and running its initialisers took ~1 ms of every start.
-TOOL_LDLIBS := -no-pie -Wl,-Bstatic -ltracefs -ltraceevent -ldw -lelf -lzstd \
+TOOL_LDLIBS := -no-pie -Wl,-Bstatic -ltracefs -ltraceevent -lbpf -ldw -lelf -lzstd \
                -lprotobuf-c -lz -llzma -lbz2 -lpfm -lstdc++ -Wl,-Bdynamic -lm -lpthread -ldl
 
 LIB_SRC     := $(sort $(wildcard lib/*/*.c))
@@ -84,6 +84,16 @@ $(BUILD)/gen/profile.pb-c.o: $(BUILD)/gen/profile.pb-c.c
 		$(LDSAN) -c $< -o $@
 
 $(BUILD)/lib/export/pprof.o: $(BUILD)/gen/profile.pb-c.h
+
+# tally trace's string reader: a BPF program (clang), embedded in the
+# library as bpftool's skeleton (libbpf-dev, bpftool, clang)
+BPF_SKEL    := $(BUILD)/gen/syscall_strings.skel.h
+$(BUILD)/gen/syscall_strings.bpf.o: bpf/syscall_strings.bpf.c
+	@mkdir -p $(BUILD)/gen
+	clang -O2 -g -target bpf -I/usr/include/$(shell $(CC) -dumpmachine) -c $< -o $@
+$(BPF_SKEL): $(BUILD)/gen/syscall_strings.bpf.o
+	bpftool gen skeleton $< name syscall_strings > $@.tmp && mv $@.tmp $@
+$(BUILD)/lib/session/syscall_strings.o: $(BPF_SKEL)
 # tally_version() says the Makefile's VERSION
 $(BUILD)/lib/util/core.o: Makefile
 
@@ -154,7 +164,7 @@ bench: deps
 	@$(MAKE) --no-print-directory all $(BENCH_BIN)
 	@BUILD=$(BUILD) bench/run.sh
 
-fuzz: $(BUILD)/gen/profile.pb-c.c
+fuzz: $(BUILD)/gen/profile.pb-c.c $(BPF_SKEL)
 	@$(MAKE) --no-print-directory -f fuzz/Makefile GEN=$(BUILD)/gen VERSION=$(VERSION)
 
 install: all

@@ -15,6 +15,7 @@ static const struct cmd commands[] = {
 	{ "report", cmd_report, "Show the histogram of a perf.data file, as perf report" },
 	{ "script", cmd_script, "Print the samples of a perf.data file, as perf script" },
 	{ "diff", cmd_diff, "Compare two perf.data files, as perf diff" },
+	{ "trace", cmd_trace, "Show the system calls of a command or of tasks, as perf trace" },
 	{ "list", cmd_list, "List the events this machine offers" },
 	{ "test", cmd_test, "Check that this machine counts and samples exactly (as perf test)" },
 };

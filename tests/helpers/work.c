@@ -13,6 +13,10 @@
  *   work exit CODE      exit with CODE
  *   work getpid-sleep N MS   N getpid then sleep MS (for -p attach tests)
  *   work sleep-getpid MS N   sleep MS then N getpid (attach first, then count)
+ *   work threads-join T N MS  as threads, joined MS ms later (no futex wait: runs compare)
+ *   work mix N          N times getpid then getppid (a pairing's mix-up shows in the values)
+ *   work enoent N       N openat calls of a missing file (each fails ENOENT)
+ *   work fork N         a child makes N getpid calls and exits 3; the parent waits
  * Built without the library or sanitizers so counts are the workload's own.
  */
 #include <pthread.h>
@@ -21,7 +25,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <fcntl.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -103,12 +109,43 @@ int main(int argc, char **argv)
 			pthread_create(&t[i], NULL, thread_fn, (void *)(intptr_t)per);
 		for (long i = 0; i < n; i++)
 			pthread_join(t[i], NULL);
+	} else if (!strcmp(cmd, "threads-join")) {
+		long per = argc > 3 ? atol(argv[3]) : 0;
+		pthread_t t[64];
+		if (n > 64)
+			n = 64;
+		for (long i = 0; i < n; i++)
+			pthread_create(&t[i], NULL, thread_fn, (void *)(intptr_t)per);
+		msleep(argc > 4 ? atol(argv[4]) : 0);
+		for (long i = 0; i < n; i++)
+			pthread_join(t[i], NULL);
 	} else if (!strcmp(cmd, "getpid-sleep")) {
 		do_getpid(n);
 		msleep(argc > 3 ? atol(argv[3]) : 0);
 	} else if (!strcmp(cmd, "sleep-getpid")) {
 		msleep(n);
 		do_getpid(argc > 3 ? atol(argv[3]) : 0);
+	} else if (!strcmp(cmd, "mix")) {
+		for (long i = 0; i < n; i++) {
+			syscall(SYS_getpid);
+			syscall(SYS_getppid);
+		}
+	} else if (!strcmp(cmd, "enoent")) {
+		for (long i = 0; i < n; i++)
+			if (openat(AT_FDCWD, "/nonexistent/tally-work", O_RDONLY) >= 0)
+				return 1;
+	} else if (!strcmp(cmd, "fork")) {
+		pid_t pid = fork();
+		int st;
+
+		if (pid < 0)
+			return 1;
+		if (pid == 0) {
+			do_getpid(n);
+			_exit(3);
+		}
+		if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st) != 3)
+			return 1;
 	} else if (!strcmp(cmd, "exit")) {
 		return (int)n;
 	} else {

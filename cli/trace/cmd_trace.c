@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tally trace: the options. Lines for each system call of the targets as
+ * perf trace prints them, or (-s) perf's summary table per thread.
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "cli.h"
+#include "parse_options.h"
+#include "target.h"
+#include "trace.h"
+
+static const char *const trace_usage[] = {
+	"tally trace [<options>] [<command>]",
+	"tally trace [<options>] -- <command> [<options>]",
+	"tally trace -i FILE [<options>]",
+	NULL,
+};
+
+#define TRACE_NR_OPTS 32
+
+static int opt_duration(struct cli_parse *p, const struct cli_option *opt, const char *arg)
+{
+	struct trace_config *cfg = opt->value;
+	char *end;
+	double v = strtod(arg, &end);
+
+	if (end == arg || *end || v < 0)
+		return cli_error(p, "--duration '%s': a number of milliseconds (0.5, 10)", arg);
+	cfg->duration_ms = v;
+	return 0;
+}
+
+/*
+ * -u: the processes of a user running now, as perf's thread map by uid
+ * (their children are followed; processes started later are not). A
+ * "1,2,3" -p list in *out (freed by the caller), or NULL after saying why.
+ */
+static char *user_pids(struct cli_parse *p, const char *user)
+{
+	struct passwd *pw = getpwnam(user);
+	char *end, *list = NULL;
+	size_t len = 0, cap = 0;
+	unsigned long uid;
+	struct dirent *d;
+	DIR *dir;
+
+	if (pw) {
+		uid = pw->pw_uid;
+	} else {
+		uid = strtoul(user, &end, 10);
+		if (!*user || *end) {
+			cli_error(p, "-u '%s': no such user", user);
+			return NULL;
+		}
+	}
+	dir = opendir("/proc");
+	if (!dir) {
+		cli_error(p, "-u: /proc: %m");
+		return NULL;
+	}
+	while ((d = readdir(dir))) {
+		char path[300], line[256];
+		unsigned long real;
+		FILE *f;
+
+		if (!isdigit((unsigned char)d->d_name[0]) || atoi(d->d_name) == getpid())
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/status", d->d_name);
+		f = fopen(path, "re");
+		if (!f)
+			continue;	/* gone meanwhile */
+		while (fgets(line, sizeof(line), f))
+			if (sscanf(line, "Uid: %lu", &real) == 1)
+				break;
+		fclose(f);
+		if (real != uid)
+			continue;
+		if (len + strlen(d->d_name) + 2 > cap) {
+			char *n = realloc(list, cap = cap * 2 + 4096);
+
+			if (!n)
+				break;
+			list = n;
+		}
+		len += (size_t)sprintf(list + len, "%s%s", len ? "," : "", d->d_name);
+	}
+	closedir(dir);
+	if (!len) {
+		cli_error(p, "-u '%s': the user runs no process", user);
+		free(list);
+		return NULL;
+	}
+	return list;
+}
+
+static void trace_options(struct trace_config *cfg, struct cli_option *out)
+{
+	struct cli_target *t = &cfg->target;
+	const struct cli_option opts[] = {
+		CLI_GROUP("What"),
+		CLI_STRING('e', "event", &cfg->events, "LIST", "syscalls to trace: names, globs, '!name' leaves out ('open*,!close')"),
+		CLI_STRING(0, "expr", &cfg->events, "LIST", "the same as -e"),
+		CLI_BOOL(0, "failure", &cfg->failure_only, "show only the calls that failed"),
+		CLI_CALLBACK(0, "duration", cfg, "MS", "show only the calls that took MS milliseconds or longer", opt_duration),
+		CLI_GROUP("Targets"),
+		CLI_STRING('p', "pid", &t->pids, "PID[,PID]", "trace existing processes (all their threads)"),
+		CLI_STRING('t', "tid", &t->tids, "TID[,TID]", "trace existing threads"),
+		CLI_BOOL('a', "all-cpus", &t->system_wide, "trace every task, on every CPU"),
+		CLI_STRING('C', "cpu", &t->cpu_list, "LIST", "trace every task on these CPUs (0-3,7)"),
+		CLI_STRING('u', "uid", &cfg->user, "USER", "trace the processes a user (name or uid) runs now"),
+		CLI_BOOL(0, "no-inherit", &t->no_inherit, "do not follow the command's children"),
+		CLI_STRING('i', "input", &cfg->input, "FILE", "show the syscalls of a perf.data file (recorded with -e 'raw_syscalls:*')"),
+		CLI_GROUP("Output"),
+		CLI_BOOL('s', "summary", &cfg->summary_only, "only the summary: per thread, each syscall's calls, errors and times"),
+		CLI_BOOL('S', "with-summary", &cfg->with_summary, "the calls, then the summary"),
+		CLI_BOOL(0, "errno-summary", &cfg->errno_summary, "with -s/-S: the errors of each syscall by errno"),
+		CLI_STRING('o', "output", &cfg->output, "FILE", "write the trace to FILE (default: stderr, as perf)"),
+		CLI_BOOL('T', "time", &cfg->abs_time, "the full timestamp, not the time since the first event"),
+		CLI_BOOL(0, "no-strings", &cfg->no_strings, "path arguments as pointers, as perf 6.1 (no BPF)"),
+		CLI_BOOL_F(0, "comm", &cfg->comm, "show the thread's comm next to its id (--no-comm: not)", CLI_OPT_NEG),
+		CLI_LONG('m', "mmap-pages", &cfg->mmap_pages, "N", "ring size in pages (a power of two)", 1, 1L << 20),
+		CLI_HELP(&cfg->help, "this text (man tally-trace for the full manual)"),
+		CLI_END(),
+	};
+
+	_Static_assert(sizeof(opts) / sizeof(opts[0]) <= TRACE_NR_OPTS, "TRACE_NR_OPTS too small");
+	memcpy(out, opts, sizeof(opts));
+}
+
+int cmd_trace(int argc, char **argv)
+{
+	struct trace_config cfg = { .comm = true };
+	struct cli_option opts[TRACE_NR_OPTS];
+	struct cli_parse p = { .cmd = "trace", .err = stderr };
+	int n;
+
+	trace_options(&cfg, opts);
+	n = cli_parse("trace", opts, argc, argv, stderr, 0);
+	if (n < 0)
+		return 129;
+	if (cfg.help) {
+		cli_usage(stdout, trace_usage, opts);
+		return 0;
+	}
+	cfg.cmd_argv = argv;
+	cfg.cmd_argc = n;
+	if (cfg.user) {
+		if (n > 0 || cfg.target.pids || cfg.target.tids ||
+		    cli_target_system_wide(&cfg.target)) {
+			cli_error(&p, "%s", "-u picks the processes: no command, -p, -t, -a or -C with it");
+			return 129;
+		}
+		cfg.user_pids = user_pids(&p, cfg.user);
+		if (!cfg.user_pids)
+			return 129;
+		cfg.target.pids = cfg.user_pids;
+	}
+	if (cfg.input) {
+		if (n > 0 || cfg.target.pids || cfg.target.tids || cli_target_system_wide(&cfg.target)) {
+			cli_error(&p, "%s", "-i reads a file: no command or target with it");
+			goto usage;
+		}
+	} else if (cli_target_check(&p, &cfg.target, n > 0, "trace")) {
+		goto usage;
+	}
+	if (cfg.mmap_pages && (cfg.mmap_pages & (cfg.mmap_pages - 1))) {
+		cli_error(&p, "-m %ld: a power of two", cfg.mmap_pages);
+		goto usage;
+	}
+	n = trace_run(&cfg);
+	free(cfg.user_pids);
+	return n;
+usage:
+	free(cfg.user_pids);
+	return 129;
+}

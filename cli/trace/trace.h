@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: MIT */
+/* tally trace: the configuration the options fill, and the run. */
+#ifndef TALLY_CLI_TRACE_H
+#define TALLY_CLI_TRACE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "target.h"
+
+struct trace_config {
+	struct cli_target target;
+	const char *events;		/* -e: syscalls, globs, '!' negations */
+	const char *output;		/* -o FILE; default stderr, as perf */
+	const char *input;		/* -i perf.data */
+	const char *user;		/* -u USER */
+	char *user_pids;		/* its processes, the -p list */
+	bool summary_only;		/* -s */
+	bool with_summary;		/* -S */
+	bool errno_summary;
+	bool failure_only;		/* --failure */
+	bool abs_time;			/* -T */
+	bool no_strings;		/* --no-strings: pointers, as perf */
+	bool comm;			/* --comm (default) / --no-comm */
+	double duration_ms;		/* --duration: only calls longer than this */
+	long mmap_pages;		/* -m */
+	bool help;
+	char **cmd_argv;
+	int cmd_argc;
+};
+
+/* Live: the targets' syscalls as they happen. */
+int trace_run(const struct trace_config *cfg);
+/* -i: the syscalls a perf.data file recorded. */
+int trace_file(const struct trace_config *cfg);
+
+#endif

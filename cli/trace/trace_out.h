@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tally trace's output, the same for a live trace and a file: records in
+ * time order in, perf trace's lines and summary out.
+ */
+#ifndef TALLY_CLI_TRACE_OUT_H
+#define TALLY_CLI_TRACE_OUT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+#include <tally/syscalls.h>
+
+struct tally_record;
+struct tally_sc_tracer;
+struct tally_sc_strings;
+struct trace_config;
+struct trace_thread;
+
+enum trace_kind { TRACE_ENTER, TRACE_EXIT, TRACE_OTHER };
+
+struct trace_out {
+	const struct trace_config *cfg;
+	FILE *fp;
+	bool own_fp;
+	bool summary_only, summary;
+	bool multiple_threads;		/* the comm/tid column */
+	bool live;			/* fd paths from /proc */
+	const char *tracing_dir;	/* the syscalls' argument names */
+	struct tally_sc_tracer *sc;
+	struct tally_sc_strings *strs;	/* path strings through BPF, or NULL: pointers */
+	struct tally_syscall_fmt *fmts[TALLY_SYSCALL_MAX];
+	bool fmt_tried[TALLY_SYSCALL_MAX];
+	struct trace_thread **threads;	/* hashed by tid */
+	size_t nthreads, nbuckets;
+	pid_t current;			/* the thread whose call may be open on screen */
+	uint64_t base_time;
+	uint64_t lost;
+	uint64_t unpaired;		/* enters whose exit never came */
+};
+
+/* 0, or -1 said (-o cannot be created). */
+int trace_out__init(struct trace_out *o, const struct trace_config *cfg);
+void trace_out__record(struct trace_out *o, const struct tally_record *r, enum trace_kind k);
+/* A thread that existed before the trace: its comm now (NULL: from /proc). */
+void trace_out__thread(struct trace_out *o, pid_t tid, const char *comm);
+/* Bit i of masks[nr]: argument i of syscall nr is a string to read (-e's syscalls). */
+void trace_out__string_masks(struct trace_out *o, const bool *sel, uint32_t *masks);
+/* The kernel's count of records it could not write. */
+void trace_out__lost(struct trace_out *o, uint64_t lost);
+/* The calls still open, the summary, the losses. */
+void trace_out__finish(struct trace_out *o);
+void trace_out__release(struct trace_out *o);
+
+#endif

@@ -1,0 +1,434 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tally trace, live: raw_syscalls:sys_enter/sys_exit sampled on every hit
+ * (an ftrace filter keeps only the -e syscalls), the rings drained into a
+ * queue put in time order (a thread moves between CPUs, so between
+ * rings), then each record through the library's pairing state machine
+ * and out as perf trace 6.1 prints it. Comms come from COMM records.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <tally/tally.h>
+#include <tally/syscalls.h>
+#include <tally/syscall_trace.h>
+#include <tally/syscall_strings.h>
+#include "event_opts.h"
+#include "trace.h"
+#include "trace_out.h"
+#include "wait.h"
+
+static const char progname[] = "tally trace";
+
+/* A record copied out of its ring, waiting for its turn. */
+struct qev {
+	uint64_t time, seq;
+	struct perf_event_header *h;
+};
+
+struct live {
+	struct trace_out o;
+	struct cli_targets ts;
+	struct tally_evlist *l;
+	struct tally_evsel *enter, *exit;
+	struct tally_record_layout lay;
+	struct qev *q;
+	size_t nq, capq;
+	uint64_t seq;
+	int err;
+};
+
+/* -------------------------------------------------------------------- */
+/* the queue */
+
+static int on_record(void *ctx, const struct perf_event_header *h, int ring)
+{
+	struct live *lv = ctx;
+	struct tally_record r;
+	struct qev *e;
+
+	(void)ring;
+	if (h->type != PERF_RECORD_SAMPLE && h->type != PERF_RECORD_COMM &&
+	    h->type != PERF_RECORD_LOST && h->type != PERF_RECORD_EXIT &&
+	    h->type != PERF_RECORD_FORK)
+		return 0;
+	if (lv->nq == lv->capq) {
+		size_t cap = lv->capq ? lv->capq * 2 : 4096;
+		struct qev *n = realloc(lv->q, cap * sizeof(*n));
+
+		if (!n)
+			return lv->err = -ENOMEM;
+		lv->q = n;
+		lv->capq = cap;
+	}
+	e = &lv->q[lv->nq];
+	e->h = malloc(h->size);
+	if (!e->h)
+		return lv->err = -ENOMEM;
+	memcpy(e->h, h, h->size);
+	e->time = 0;
+	if (!tally_record__parse(h, h->size, &lv->lay, &r) && r.has_sid)
+		e->time = r.sid.time;
+	e->seq = lv->seq++;
+	lv->nq++;
+	return 0;
+}
+
+static int qev_cmp(const void *a, const void *b)
+{
+	const struct qev *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Handle the queued records up to time `upto`, in time order. */
+static void flush_queue(struct live *lv, uint64_t upto)
+{
+	size_t i;
+
+	qsort(lv->q, lv->nq, sizeof(*lv->q), qev_cmp);
+	/*
+	 * A LOST record is written once there is room again, after the
+	 * records it stands for: count it before this batch, so the calls
+	 * it cut are marked.
+	 */
+	for (i = 0; i < lv->nq; i++)
+		if (lv->q[i].h->type == PERF_RECORD_LOST) {
+			struct tally_record r;
+
+			if (!tally_record__parse(lv->q[i].h, lv->q[i].h->size, &lv->lay, &r))
+				trace_out__record(&lv->o, &r, TRACE_OTHER);
+			lv->q[i].h->type = 0;	/* done */
+		}
+	for (i = 0; i < lv->nq && lv->q[i].time <= upto; i++) {
+		struct tally_record r;
+		const struct perf_event_header *h = lv->q[i].h;
+
+		if (!tally_record__parse(h, h->size, &lv->lay, &r)) {
+			struct tally_evsel *e = NULL;
+
+			if (r.type == PERF_RECORD_SAMPLE)
+				e = tally_evlist__find_id(lv->l, r.u.sample.identifier ?
+							  r.u.sample.identifier : r.u.sample.id);
+			trace_out__record(&lv->o, &r, e == lv->enter ? TRACE_ENTER :
+					  e == lv->exit ? TRACE_EXIT : TRACE_OTHER);
+		}
+		free(lv->q[i].h);
+	}
+	memmove(lv->q, lv->q + i, (lv->nq - i) * sizeof(*lv->q));
+	lv->nq -= i;
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static int drain(struct live *lv, bool all)
+{
+	/*
+	 * A record stamped before `now` is in its ring by the time we read
+	 * it, give or take the microseconds between its stamp and its
+	 * write: keep a millisecond's margin for the next pass.
+	 */
+	uint64_t now = mono_ns() - 1000000;
+	int n;
+
+	/* the strings first: a call's string is in its ring before the call is in ours */
+	if (lv->o.strs)
+		tally_sc_strings__read(lv->o.strs);
+	n = tally_evlist__drain(lv->l, on_record, NULL, lv);
+
+	if (n < 0 && !lv->err)
+		lv->err = n;
+	flush_queue(lv, all ? UINT64_MAX : now);
+	return lv->err;
+}
+
+/* Lines that come slowly (a ring not yet at its wake-up mark) are shown within the tick. */
+static void on_tick(void *arg, double now)
+{
+	(void)now;
+	drain(arg, false);
+}
+
+static int on_fds(void *arg, struct pollfd *fds, int nfds)
+{
+	struct live *lv = arg;
+	int err = drain(lv, false);
+
+	(void)nfds;
+	if (!err && (fds[0].revents & (POLLIN | POLLHUP)))
+		tally_evlist__prune_hup(lv->l);
+	return err;
+}
+
+/* -------------------------------------------------------------------- */
+/* the events */
+
+/* An ftrace filter on the syscall id for -e, "" when every syscall is wanted. */
+static char *id_filter(const bool *sel, pid_t self)
+{
+	size_t cap = 64 + TALLY_SYSCALL_MAX * 16, n = 0;
+	char *f = malloc(cap);
+	int on = 0, known = 0;
+	bool neg;
+
+	if (!f)
+		return NULL;
+	f[0] = '\0';
+	for (int i = 0; i < TALLY_SYSCALL_MAX; i++)
+		if (tally_syscall__name(i)) {
+			known++;
+			on += sel[i];
+		}
+	/* the shorter of "id == a || id == b" and "id != c && id != d" */
+	neg = on > known / 2;
+	if (on < known) {
+		n += (size_t)snprintf(f + n, cap - n, "(");
+		for (int i = 0, k = 0; i < TALLY_SYSCALL_MAX; i++) {
+			if (!tally_syscall__name(i) || sel[i] == neg)
+				continue;
+			n += (size_t)snprintf(f + n, cap - n, "%sid %s %d", k++ ? (neg ? " && " : " || ") : "",
+					      neg ? "!=" : "==", i);
+		}
+		if (!on)
+			n += (size_t)snprintf(f + n, cap - n, "id == -1");
+		n += (size_t)snprintf(f + n, cap - n, ")");
+	}
+	if (self > 0)
+		snprintf(f + n, cap - n, "%scommon_pid != %d", n ? " && " : "", (int)self);
+	return f;
+}
+
+static int open_events(struct live *lv, const struct trace_config *cfg, const bool *sel)
+{
+	struct tally_evlist_open_opts oo = { .sz = sizeof(oo), .cgroup_fd = -1 };
+	struct tally_config_opts co = {
+		.sz = sizeof(co),
+		.sample = true,
+		.period = 1,
+		.system_wide = lv->ts.system_wide,
+		.no_inherit = cfg->target.no_inherit,
+		.enable_on_exec = lv->ts.wl && lv->ts.wl_is_target,
+		.no_sideband = true,
+		.use_clockid = true,
+		.clockid = CLOCK_MONOTONIC,
+	};
+	/* system-wide, tally's own calls would feed themselves */
+	char *filter = id_filter(sel, lv->ts.system_wide ? getpid() : 0);
+	struct perf_event_attr *a;
+	int err;
+
+	lv->l = tally_evlist__new();
+	if (!lv->l || !filter) {
+		free(filter);
+		fprintf(stderr, "%s: %s\n", progname, strerror(ENOMEM));
+		return -1;
+	}
+	err = cli_events_add(lv->l, "raw_syscalls:sys_enter", filter[0] ? filter : NULL, "trace");
+	if (!err)
+		err = cli_events_add(lv->l, "raw_syscalls:sys_exit", filter[0] ? filter : NULL, "trace");
+	free(filter);
+	if (err)
+		return -1;
+	lv->enter = tally_evlist__first(lv->l);
+	lv->exit = tally_evlist__last(lv->l);
+	if ((err = tally_evlist__config(lv->l, &co))) {
+		fprintf(stderr, "%s: cannot configure the events: %s\n", progname, strerror(-err));
+		return -1;
+	}
+	/* comms and exits, not the maps: a trace needs no symbols */
+	a = tally_evsel__attr(lv->enter);
+	a->comm = 1;
+	a->comm_exec = 1;
+	a->task = 1;
+	a->sample_id_all = 1;
+	tally_evsel__attr(lv->exit)->sample_id_all = 1;
+	tally_record_layout__from_attr(&lv->lay, a);
+	err = tally_evlist__open(lv->l, lv->ts.cpus, lv->ts.threads, &oo);
+	if (err) {
+		cli_print_open_error("trace", lv->l, err, &cfg->target);
+		return -1;
+	}
+	return 0;
+}
+
+/* An inherited event is mapped per CPU only: follow the threads on every CPU, as record. */
+static int cpus_for_threads(struct live *lv)
+{
+	if (lv->ts.system_wide)
+		return 0;
+	tally_cpu_map__put(lv->ts.cpus);
+	lv->ts.cpus = tally_cpu_map__new_online();
+	if (!lv->ts.cpus) {
+		fprintf(stderr, "%s: online CPUs: %s\n", progname, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * The comms of the threads that exist now, as perf synthesizes them: the
+ * calls are read at the end with -s, when short-lived tasks are gone
+ * from /proc; the new ones come with COMM records.
+ */
+static void know_threads(struct live *lv)
+{
+	struct tally_thread_map *m = lv->ts.threads;
+
+	if (lv->ts.system_wide)
+		m = tally_thread_map__new_all();
+	else if (lv->ts.wl && lv->ts.wl_is_target)
+		return;
+	for (int i = 0; m && i < tally_thread_map__nr(m); i++)
+		if (tally_thread_map__pid(m, i) > 0)
+			trace_out__thread(&lv->o, tally_thread_map__pid(m, i),
+					  tally_thread_map__comm(m, i));
+	if (m != lv->ts.threads)
+		tally_thread_map__put(m);
+}
+
+/*
+ * The path strings, through BPF: where it cannot be had, pointers as
+ * perf shows them, and why, once.
+ */
+static void open_strings(struct live *lv, const struct trace_config *cfg, const bool *sel)
+{
+	uint32_t masks[TALLY_SYSCALL_MAX];
+	char why[256];
+	bool any = false;
+
+	if (cfg->no_strings || lv->o.summary_only)
+		return;
+	trace_out__string_masks(&lv->o, sel, masks);
+	for (int i = 0; i < TALLY_SYSCALL_MAX; i++)
+		any |= masks[i] != 0;
+	if (!any)
+		return;
+	lv->o.strs = tally_sc_strings__open(masks, TALLY_SYSCALL_MAX, getpid(), why, sizeof(why));
+	if (!lv->o.strs)
+		fprintf(stderr, "%s: path arguments shown as pointers: %s\n", progname, why);
+}
+
+/* -e: the syscalls, or the closest name for one that is none. 0, or 129 said. */
+static int select_syscalls(const struct trace_config *cfg, bool *sel)
+{
+	char bad[128], hint[64];
+	int err;
+
+	if (!cfg->events) {
+		for (int i = 0; i < TALLY_SYSCALL_MAX; i++)
+			sel[i] = tally_syscall__name(i) != NULL;
+		return 0;
+	}
+	err = tally_syscall__select(cfg->events, sel, NULL, NULL, bad, sizeof(bad), hint,
+				    sizeof(hint));
+	if (!err)
+		return 0;
+	if (err == -ENOENT) {
+		fprintf(stderr, "%s: -e '%s': no such syscall", progname, bad);
+		if (hint[0])
+			fprintf(stderr, " (did you mean '%s'?)", hint);
+		fprintf(stderr, "\n");
+	} else {
+		fprintf(stderr, "%s: -e: %s\n", progname, strerror(-err));
+	}
+	return 129;
+}
+
+int trace_run(const struct trace_config *cfg)
+{
+	struct live lv = { .ts = CLI_TARGETS_INIT("trace") };
+	struct tally_evlist_mmap_opts mo = { .sz = sizeof(mo), .pages = 256 };
+	bool sel[TALLY_SYSCALL_MAX];
+	struct pollfd pfd;
+	struct cli_wait w;
+	int ret = 1, err;
+	bool wl_ran = false;
+
+	if (cfg->input)
+		return trace_file(cfg);
+	if ((ret = select_syscalls(cfg, sel)))
+		return ret;
+	ret = 1;
+	if (trace_out__init(&lv.o, cfg))
+		return 1;
+	if (cli_signals_setup())
+		goto out;
+	if (cli_targets__open(&lv.ts, &cfg->target, cfg->cmd_argc ? cfg->cmd_argv : NULL, 0) ||
+	    cpus_for_threads(&lv) || open_events(&lv, cfg, sel))
+		goto out;
+	know_threads(&lv);
+	open_strings(&lv, cfg, sel);
+	/* a single thread, not followed into children: no comm/tid column, as perf */
+	lv.o.multiple_threads = !(cfg->target.tids && !strchr(cfg->target.tids, ',') &&
+				  cfg->target.no_inherit);
+	lv.o.live = true;
+	if (cfg->mmap_pages > 0)
+		mo.pages = (size_t)cfg->mmap_pages;
+	err = tally_evlist__mmap(lv.l, &mo);
+	if (err) {
+		fprintf(stderr, "%s: cannot map the ring buffers (%zu pages each): %s\n", progname,
+			mo.pages, strerror(-err));
+		goto out;
+	}
+	cli_targets__watch(&lv.ts, &cfg->target);
+	if (!(lv.ts.wl && lv.ts.wl_is_target))
+		tally_evlist__enable(lv.l);
+	err = cli_targets__start(&lv.ts);
+	if (err) {
+		ret = err;	/* 127/126, said why */
+		goto out;
+	}
+	wl_ran = lv.ts.wl != NULL;
+	pfd = (struct pollfd){ .fd = tally_evlist__pollfd(lv.l), .events = POLLIN };
+	w = (struct cli_wait){
+		.ts = &lv.ts,
+		.t0 = cli_now_ns(),
+		.fds = &pfd,
+		.nfds = 1,
+		.arg = &lv,
+		.on_fds = on_fds,
+		/* ticks drain the rings for lines that arrive slowly */
+		.interval_ms = lv.o.summary_only ? 0 : 100,
+		.on_tick = on_tick,
+	};
+	err = cli_wait(&w);
+	tally_evlist__disable(lv.l);
+	drain(&lv, true);
+	trace_out__lost(&lv.o, tally_evlist__lost(lv.l));
+	trace_out__finish(&lv.o);
+	ret = lv.err ? 1 : 0;
+	if (lv.err)
+		fprintf(stderr, "%s: %s\n", progname, strerror(-lv.err));
+	if (err && !lv.err)
+		fprintf(stderr, "%s: %s\n", progname, strerror(-err));
+	if (wl_ran) {
+		ret = tally_workload__exit_code(lv.ts.wl);
+		if (WIFSIGNALED(w.status) && lv.ts.wl_is_target)
+			fprintf(stderr, "%s: %s: %s\n", progname, cfg->cmd_argv[0],
+				strsignal(WTERMSIG(w.status)));
+	} else if (!ret) {
+		cli_reraise_interrupt();
+	}
+out:
+	for (size_t i = 0; i < lv.nq; i++)
+		free(lv.q[i].h);
+	free(lv.q);
+	tally_evlist__free(lv.l);
+	cli_targets__release(&lv.ts);
+	trace_out__release(&lv.o);
+	return ret;
+}

@@ -1,0 +1,164 @@
+#!/usr/bin/env bash
+# tally trace on workloads whose syscalls are known exactly: N getpid
+# calls -> N lines and -s counts N; N failed openat (ENOENT) -> N errors;
+# a forked child's calls under the child's tid; --failure shows exactly
+# the failing calls; the workload's exit status; -e typos; --duration;
+# -p on a process that exits mid-trace; Ctrl-C still prints the summary.
+. "$(dirname "$0")/lib.sh"
+W=$HELPERS/work
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+# calls and errors of syscall $1 in the -s table of file $2, summed over threads
+calls() { awk -v sc="$1" '$1 == sc && $2 ~ /^[0-9]+$/ { n += $2 } END { print n + 0 }' "$2"; }
+errors() { awk -v sc="$1" '$1 == sc && $3 ~ /^[0-9]+$/ { n += $3 } END { print n + 0 }' "$2"; }
+
+if ! have_tp; then
+	skip "no syscall tracepoints here"
+	done_testing
+	exit 0
+fi
+
+N=1234
+$TALLY trace -e getpid -o "$tmp/l" -- "$W" getpid $N
+is "N getpid -> N lines" "$(grep -c ' getpid() *= [0-9]' "$tmp/l")" "$N"
+is "-e getpid: no other syscall" "$(grep -vc ' getpid() *= [0-9]' "$tmp/l")" "0"
+# each line's return value is the pid the line names
+is "every getpid returns its own tid" \
+	"$(awk '{ split($0, a, "/"); split(a[2], b, " "); if ($NF != b[1]) bad++ } END { print bad + 0 }' "$tmp/l")" "0"
+$TALLY trace -s -o "$tmp/s" -- "$W" getpid $N
+is "-s counts N getpid" "$(calls getpid "$tmp/s")" "$N"
+is "-s: no getpid failed" "$(errors getpid "$tmp/s")" "0"
+grep -q '^ Summary of events:$' "$tmp/s" && ok "-s prints perf's title" || fail "-s prints perf's title"
+is "-s prints no lines" "$(grep -c ' = ' "$tmp/s")" "0"
+
+N=37
+$TALLY trace -s -o "$tmp/e" -- "$W" enoent $N
+is "N failed openat -> N errors" "$(errors openat "$tmp/e")" "$N"
+$TALLY trace -s --errno-summary -o "$tmp/ee" -- "$W" enoent $N
+is "--errno-summary: N ENOENT" "$(awk '/^   openat/ { f = 1; next } f && /ENOENT:/ { print $2; exit }' "$tmp/ee")" "$N"
+
+# --failure: exactly the calls that failed, as the summary of the same run counts them
+$TALLY trace -S --failure -o "$tmp/f" -- "$W" enoent 5
+nl=$(grep -c ') *= ' "$tmp/f")
+is "--failure: every line failed" "$(grep ') *= ' "$tmp/f" | grep -vc '= -1 E')" "0"
+is "--failure: as many lines as errors" "$nl" \
+	"$(awk '$2 ~ /^[0-9]+$/ && $3 ~ /^[0-9]+$/ { n += $3 } END { print n + 0 }' "$tmp/f")"
+is "--failure: the 5 openat" "$(grep -c 'openat(.*= -1 ENOENT' "$tmp/f")" "5"
+
+# a forked child's calls are the child's: its tid, the clone's return value
+$TALLY trace -e clone,getpid -o "$tmp/k" -- "$W" fork 7
+child=$(awk '/ clone\(.*= [0-9]+/ { print $(NF-1); exit }' "$tmp/k")
+parent=$(awk '/ clone\(/ { split($0, a, "/"); split(a[2], b, " "); print b[1]; exit }' "$tmp/k")
+is "the child made 7 getpid" "$(grep -c "/$child getpid() *= $child\$" "$tmp/k")" "7"
+is "the parent made none" "$(grep -c "/$parent getpid()" "$tmp/k")" "0"
+[ -n "$child" ] && [ "$child" != "$parent" ] && ok "child $child is not parent $parent" || fail "child tid"
+$TALLY trace -s -o "$tmp/ks" -- "$W" fork 7
+is "-s: the child's table counts its 7 getpid" \
+	"$(awk -v c="($child" '/events,/ { t = $2 } $1 == "getpid" { print t, $2 }' "$tmp/ks" | awk '{ print $2 }')" "7"
+
+# exit calls print at their entry, "= ?"
+grep -q 'exit_group(error_code: 3) *= ?$' "$tmp/k" || $TALLY trace -o "$tmp/k2" -- "$W" fork 1
+grep -qh 'exit_group(error_code: 3) *= ?$' "$tmp/k" "$tmp/k2" 2>/dev/null &&
+	ok "exit_group prints with '= ?'" || fail "exit_group prints with '= ?'"
+
+# the workload's exit status is tally's; 127 when it cannot run
+$TALLY trace -s -o "$tmp/x" -- "$W" exit 7; is "exit status of the workload" "$?" "7"
+$TALLY trace -s -o "$tmp/x" -- /nonexistent/cmd 2>/dev/null; is "not found: 127" "$?" "127"
+
+# -e: a typo says the closest syscall, as a usage error
+$TALLY trace -e getpidd -- true 2>"$tmp/err"; rc=$?
+is "unknown syscall: exit 129" "$rc" "129"
+grep -q "did you mean 'getpid'" "$tmp/err" && ok "unknown syscall: did you mean" ||
+	fail "unknown syscall: did you mean ($(cat "$tmp/err"))"
+# globs and '!': openat but not close
+$TALLY trace -e 'open*,!close' -o "$tmp/g" -- "$W" enoent 3
+is "-e glob: the 3 failing openat" "$(grep -c 'openat(.*ENOENT' "$tmp/g")" "3"
+is "-e glob: no close, no mmap" "$(grep -Ec ' (close|mmap)\(' "$tmp/g")" "0"
+
+# --duration: only the long call
+$TALLY trace --duration 50 -o "$tmp/d" -- "$W" sleep 120
+is "--duration 50: one line" "$(grep -c ') *= ' "$tmp/d")" "1"
+grep -q 'nanosleep(' "$tmp/d" && ok "--duration: it is the sleep" || fail "--duration: $(cat "$tmp/d")"
+
+# -p: a process that exits mid-trace ends the trace cleanly, counted whole
+"$W" sleep-getpid 400 321 &
+pid=$!
+sleep 0.1
+timeout 20 $TALLY trace -s -p $pid -o "$tmp/p"; rc=$?
+wait $pid
+is "-p: ends when the process exits" "$rc" "0"
+is "-p: its 321 getpid" "$(calls getpid "$tmp/p")" "321"
+
+# Ctrl-C: the summary so far
+$TALLY trace -s -o "$tmp/c" -- "$W" getpid-sleep 100 10000 &
+tp=$!
+for _ in $(seq 100); do grep -q . "$tmp/c" 2>/dev/null; pgrep -P $tp >/dev/null && break; sleep 0.05; done
+sleep 0.5
+kill -INT $tp
+wait $tp; rc=$?
+is "Ctrl-C: the workload's death by SIGINT" "$rc" "130"
+is "Ctrl-C: the summary so far" "$(calls getpid "$tmp/c")" "100"
+
+# -a: every task; one of them shows its calls exactly (as "work": the
+# forked shell's own getpid before the exec is bash's)
+$TALLY trace -S -a -e getpid -o "$tmp/a" &
+tp=$!
+sleep 0.5
+"$W" getpid 345 & wp=$!; wait $wp
+sleep 0.3
+kill -INT $tp; wait $tp
+# (a call another CPU's line cut in two ends as "... [continued]: getpid())")
+is "-a: the workload's 345 getpid" \
+	"$(grep -Ec " work/$wp ( \.\.\. \[continued\]: )?getpid\(\)\)? *= $wp\$" "$tmp/a")" "345"
+is "-a: tally's own calls are left out" "$(grep -c "($tp)," "$tmp/a")" "0"
+
+# -u: the processes a user runs now
+if command -v setpriv >/dev/null && [ "$(id -u)" = 0 ]; then
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$W" sleep-getpid 400 55 &
+	up=$!
+	sleep 0.1
+	timeout 20 $TALLY trace -s -u 65534 -o "$tmp/u"; wait $up
+	is "-u: the user's process and its 55 getpid" \
+		"$(awk -v p="($up)," '/events,/ { t = $2 } $1 == "getpid" && t == p { print $2 }' "$tmp/u")" "55"
+	grep -q "^ work ($up)" "$tmp/u" && ok "-u: its comm, though it was gone when the table was made" ||
+		fail "-u: comm ($(grep events, "$tmp/u"))"
+else
+	skip "-u needs root and setpriv"
+fi
+$TALLY trace -u no_such_user_here 2>/dev/null; is "-u: an unknown user is a usage error" "$?" "129"
+
+# Lost records (a one-page ring under a flood): said, and no exit is
+# paired with another call's enter: getpid always returns the pid, getppid
+# the parent's, whatever was lost between them.
+$TALLY trace -m 1 -e getpid,getppid -o "$tmp/lost" -- "$W" mix 100000 2>"$tmp/lerr"
+grep -q 'LOST [0-9]* events' "$tmp/lerr" && ok "losses are said" || skip "no loss this time"
+wpid=$(awk '/ getpid\(\) *= [0-9]+$/ { print $NF; exit }' "$tmp/lost")
+is "no getpid paired with a getppid's exit" \
+	"$(grep ' getpid().* = ' "$tmp/lost" | grep -vc "= $wpid\( \[enter lost\]\)\?\$")" "0"
+is "no getppid paired with a getpid's exit" "$(grep ' getppid()' "$tmp/lost" | grep -c "= $wpid")" "0"
+[ "$(grep -c ' getpid()' "$tmp/lost")" -gt 1000 ] && ok "the calls not lost are shown" ||
+	fail "the calls not lost are shown"
+
+# Path strings through BPF; without the right to load it, pointers and why, once
+$TALLY trace -e openat -o "$tmp/s" -- "$W" enoent 4 2>"$tmp/err"
+is "BPF: the missing file's name, 4 times" "$(grep -c 'filename: "/nonexistent/tally-work"' "$tmp/s")" "4"
+if command -v setpriv >/dev/null && [ "$(id -u)" = 0 ]; then
+	setpriv --bounding-set -bpf,-sys_admin $TALLY trace -e openat -o "$tmp/s" -- "$W" enoent 4 2>"$tmp/err"
+	is "no CAP_BPF: said once" "$(grep -c 'path arguments shown as pointers: .*Operation not permitted' "$tmp/err")" "1"
+	is "no CAP_BPF: pointers, the calls all there" "$(grep -c 'filename: 0x[0-9a-f]*) *= -1 ENOENT' "$tmp/s")" "4"
+fi
+$TALLY trace --no-strings -e openat -o "$tmp/s" -- "$W" enoent 4 2>"$tmp/err"
+is "--no-strings: pointers, as perf" "$(grep -c 'filename: 0x[0-9a-f]*) *= -1 ENOENT' "$tmp/s")" "4"
+is "--no-strings: nothing said" "$(wc -c <"$tmp/err")" "0"
+
+# -i: a file of syscalls:sys_enter_NAME/sys_exit_NAME (perf trace -i shows none)
+$TALLY record -q -e syscalls:sys_enter_getpid,syscalls:sys_exit_getpid -o "$tmp/g.data" -- "$W" getpid 77
+$TALLY trace -i "$tmp/g.data" -o "$tmp/gi"
+is "-i: 77 getpid lines" "$(grep -c ' getpid() *= [0-9]' "$tmp/gi")" "77"
+$TALLY trace -i /etc/passwd 2>"$tmp/err"; rc=$?
+is "-i on a file that is not perf.data: exit 1" "$rc" "1"
+grep -q "cannot read /etc/passwd" "$tmp/err" && ok "-i: says why" || fail "-i: says why ($(cat "$tmp/err"))"
+$TALLY record -q -e task-clock -o "$tmp/n.data" -- "$W" getpid 1
+$TALLY trace -i "$tmp/n.data" 2>"$tmp/err" && fail "-i: a file with no syscall events" ||
+	grep -q "no syscall events" "$tmp/err" && ok "-i: a file with no syscall events says so" ||
+	fail "-i: a file with no syscall events says so ($(cat "$tmp/err"))"
+done_testing

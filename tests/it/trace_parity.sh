@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# tally trace against perf trace 6.1 and strace on the same workloads:
+# -s gives each thread the same syscalls with the same counts and errors
+# as perf trace -s (ls, a threaded program), the totals equal strace -c
+# -f's, and each line of ls equals perf's (name, decoded arguments,
+# return value) once times, pointers, pids and fd paths are set aside;
+# the path strings read through BPF equal strace's.
+. "$(dirname "$0")/lib.sh"
+W=$HELPERS/work
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+# One line per thread: its syscalls "name:calls:errors", sorted; the
+# threads sorted too (tids differ from run to run).
+tables() {
+	awk '/ events, / { if (t) print t; t = "" }
+	     $2 ~ /^[0-9]+$/ && $3 ~ /^[0-9]+$/ && NF == 8 { t = t " " $1 ":" $2 ":" $3 }
+	     END { if (t) print t }' "$1" |
+		while read -r l; do echo "$l" | tr ' ' '\n' | LC_ALL=C sort | tr '\n' ' '; echo; done |
+		LC_ALL=C sort
+}
+# totals over threads, "name calls errors"
+totals() { awk '$2 ~ /^[0-9]+$/ && $3 ~ /^[0-9]+$/ && NF == 8 { c[$1] += $2; e[$1] += $3 }
+		END { for (k in c) print k, c[k], e[k] }' "$1" | LC_ALL=C sort; }
+strace_totals() { awk '$NF ~ /^[a-z_0-9]+$/ && $4 ~ /^[0-9]+$/ && $NF != "total" {
+		print $NF, $4, (NF == 6 ? $5 : 0) }' "$1" | LC_ALL=C sort; }
+# perf trace drops records now and then (its -s then counts a thread
+# short): the same table in one of three perf runs
+perf_same() {
+	local want=$1; shift
+	for _ in 1 2 3; do
+		perf trace -s -o "$tmp/p" -- "$@" >/dev/null 2>&1
+		[ "$(tables "$tmp/p")" = "$want" ] && return 0
+	done
+	diff <(echo "$want" | tr ' ' '\n') <(tables "$tmp/p" | tr ' ' '\n') | head -10 >&2
+	return 1
+}
+# strip what differs between runs: times, durations, tids, pids, pointers, fd paths
+norm() {
+	sed -E 's/^ *([0-9.]+|\?) \(([ 0-9.]+ms| +)\): //; s/\/[0-9]+ /\/TID /; s/0x[0-9a-f]+/0xX/g;
+		s/<[^>]*>//g; s/(pid: |= )[0-9]+ \(/\1PID (/g; s/ +/ /g' "$1"
+}
+
+if ! have_tp; then
+	skip "no syscall tracepoints here"
+	done_testing
+	exit 0
+fi
+
+if have_perf; then
+	$TALLY trace -s -o "$tmp/t" -- ls / >/dev/null
+	want=$(tables "$tmp/t")
+	[ -n "$want" ] && perf_same "$want" ls / && ok "-s on ls: perf's syscalls, counts and errors" ||
+		fail "-s on ls: perf's syscalls, counts and errors"
+	# joined once they are done: main never waits on a futex, whoever is slower
+	$TALLY trace -s -o "$tmp/t" -- "$W" threads-join 4 200 300
+	want=$(tables "$tmp/t")
+	is "-s on 4 threads: 5 tables" "$(echo "$want" | wc -l)" "5"
+	perf_same "$want" "$W" threads-join 4 200 300 && ok "-s on 4 threads: perf's per-thread tables" ||
+		fail "-s on 4 threads: perf's per-thread tables"
+	# the lines: perf's, but for statx's flags and mask, which perf 6.1 prints empty
+	$TALLY trace --no-strings -o "$tmp/l" -- ls / >/dev/null
+	# (perf -o leaks its file into the workload as fd 3: its stderr instead)
+	perf trace -- ls / >/dev/null 2>"$tmp/pl"
+	norm "$tmp/l" | grep -v 'statx(' >"$tmp/ln"
+	norm "$tmp/pl" | grep -v 'statx(' >"$tmp/pn"
+	if diff "$tmp/pn" "$tmp/ln" >"$tmp/diff"; then
+		ok "ls: every line as perf's ($(wc -l <"$tmp/ln") lines)"
+	else
+		fail "ls: every line as perf's"; head -20 "$tmp/diff" | sed 's/^/# /'
+	fi
+	# -i: a file of raw_syscalls, perf's or tally's, shown byte for byte as perf trace -i
+	# (but for a child's return from clone: 0, where perf names pid 0 "swapper")
+	perf record -q -e 'raw_syscalls:*' -o "$tmp/r.data" -- "$W" enoent 3 2>/dev/null
+	$TALLY record -q -e 'raw_syscalls:*' -o "$tmp/t.data" -- "$W" fork 3
+	for f in r t; do
+		for s in "" -s; do
+			$TALLY trace $s -i "$tmp/$f.data" 2>"$tmp/ti"
+			perf trace $s -i "$tmp/$f.data" 2>&1 | sed 's/= 0 (swapper)$/= 0/' >"$tmp/pi"
+			if cmp -s "$tmp/ti" "$tmp/pi"; then
+				ok "-i $s on $([ $f = r ] && echo perf || echo tally)'s file: perf trace -i's output"
+			else
+				fail "-i $s on $f.data: perf trace -i's output"
+				diff "$tmp/pi" "$tmp/ti" | head -10 | sed 's/^/# /'
+			fi
+		done
+	done
+else
+	skip "perf is not installed"
+fi
+
+if command -v strace >/dev/null; then
+	$TALLY trace -s -o "$tmp/t" -- ls / >/dev/null
+	strace -c -f -o "$tmp/s" ls / >/dev/null
+	if diff <(strace_totals "$tmp/s") <(totals "$tmp/t") >"$tmp/diff"; then
+		ok "ls: strace -c -f's counts and errors"
+	else
+		fail "ls: strace -c -f's counts and errors"; sed 's/^/# /' "$tmp/diff"
+	fi
+	# Threads: clone3 ends twice, in the parent and in the child (perf counts
+	# both, strace the call once).
+	$TALLY trace -s -o "$tmp/t" -- "$W" threads-join 4 200 300
+	strace -c -f -o "$tmp/s" "$W" threads-join 4 200 300
+	if diff <(strace_totals "$tmp/s" | awk '$1 == "clone3" { $2 *= 2 } 1') <(totals "$tmp/t") \
+		>"$tmp/diff"; then
+		ok "4 threads: strace -c -f's counts (clone3 ends twice)"
+	else
+		fail "4 threads: strace -c -f's counts"; sed 's/^/# /' "$tmp/diff"
+	fi
+	# the paths, read through BPF, as strace shows them (execve's began before the trace)
+	sc=openat,access,statfs,newfstatat,readlink
+	$TALLY trace -e $sc -o "$tmp/t" -- ls / >/dev/null 2>"$tmp/err"
+	strace -f -e trace=$sc -o "$tmp/s" ls / >/dev/null
+	if grep -q 'shown as pointers' "$tmp/err"; then
+		skip "no BPF here: $(cat "$tmp/err")"
+	elif diff <(grep -o '"[^"]*"' "$tmp/s") <(grep -o '\(filename\|pathname\|path\): "[^"]*"' "$tmp/t" |
+		sed 's/^[a-z]*: //') >"$tmp/diff"; then
+		ok "ls: the path strings are strace's ($(grep -c '"' "$tmp/s") calls)"
+	else
+		fail "ls: the path strings are strace's"; head -20 "$tmp/diff" | sed 's/^/# /'
+	fi
+else
+	missing "strace is not installed (scripts/deps.sh installs it)"
+fi
+done_testing
