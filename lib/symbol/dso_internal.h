@@ -38,6 +38,9 @@ struct tally_dso {
 	struct Dwarf *dw;
 	Elf *dw_elf;
 	int dw_fd;
+	/* per CU, the ranges of its top-level scopes (srcline.c), made at its first address */
+	struct tally__cu_scopes *cu_scopes;
+	size_t nr_cu_scopes;
 	uint64_t text;			/* kernel: _text in the kallsyms read */
 	bool demangle;			/* the symbols were demangled (inline names follow) */
 	struct tally__strpool inl_names;	/* demangled inline function names */
