@@ -621,7 +621,8 @@ finish:
 		goto out;
 	}
 	d->demangle = ctx->demangle;
-	err = tally__symvec_finish(&v, &d->syms, &d->nr_syms, ctx->demangle);
+	err = tally__symvec_finish(&v, &d->syms, &d->nr_syms);
+	d->demangle_lazy = ctx->demangle;
 	/* PLT entries alone do not make a file unstripped */
 	if (!err && d->nr_syms <= (size_t)nplt && d->status == TALLY_DSO_OK)
 		d->status = TALLY_DSO_STRIPPED;
@@ -653,7 +654,8 @@ int tally__dso_load_image(struct tally_dso *d, const void *img, size_t len, bool
 		err = 0;
 	} else if (!err &&
 	    (err = load_symtab(elf, has_symtab(elf) ? SHT_SYMTAB : SHT_DYNSYM, &v)) >= 0)
-		err = tally__symvec_finish(&v, &d->syms, &d->nr_syms, demangle);
+		err = tally__symvec_finish(&v, &d->syms, &d->nr_syms);
+	d->demangle_lazy = demangle;
 	d->symsrc = strdup("memory image");
 	if (!d->nr_syms && d->status == TALLY_DSO_OK)
 		d->status = TALLY_DSO_STRIPPED;
