@@ -91,9 +91,12 @@ static int frame_of(struct tally_stacks *st, const struct tally_session *ss, con
 /*
  * A shape's stack, root first: its chain, or the sample's own address when
  * its event records no chains (chained false); -1 for an empty chain.
+ * lines: each frame at its source line (DWARF), for the pictures that show
+ * them; the flame graph and the folded stacks name functions alone, and
+ * the line lookups were most of their time.
  */
 static int stack_of(struct tally_stacks *st, struct resolver *res, const struct shape *x,
-		    bool chained)
+		    bool chained, bool lines)
 {
 	const struct tally_session *ss = res->ss;
 	static enum tally_cpumode modes[CHAIN_MAX];
@@ -112,7 +115,7 @@ static int stack_of(struct tally_stacks *st, struct resolver *res, const struct 
 		w = tally__resolver_get(res, x->pid, x->tid, x->ip, x->mode);
 		if (!w)
 			return -ENOMEM;
-		nl = tally__resolver_lines(res, x->pid, x->tid, x->ip, x->mode, false, &src);
+		nl = lines ? tally__resolver_lines(res, x->pid, x->tid, x->ip, x->mode, false, &src) : 0;
 		f = frame_of(st, ss, w, x->ip, nl ? &src[nl - 1] : NULL);
 		return f < 0 ? f : tally_stacks__push(st, -1, f);
 	}
@@ -130,8 +133,8 @@ static int stack_of(struct tally_stacks *st, struct resolver *res, const struct 
 		if (!nf)
 			return -ENOMEM;
 		/* after a frame, not a level's marker: a return address */
-		nl = tally__resolver_lines(res, x->pid, x->tid, ip, modes[i - 1],
-				    i >= 2 && x->ips[i - 2] < PERF_CONTEXT_MAX, &src);
+		nl = !lines ? 0 : tally__resolver_lines(res, x->pid, x->tid, ip, modes[i - 1],
+							i >= 2 && x->ips[i - 2] < PERF_CONTEXT_MAX, &src);
 		/* root first: an address's outermost function before those inlined in it */
 		for (int j = nf - 1; j >= 0; j--) {
 			/* the lines end with the out-of-line function's, as the frames */
@@ -254,6 +257,7 @@ int report_export(const struct report_exports *x, struct tally_session *ss, cons
 	char title[512], *cmd = NULL;
 	int ret = 0, err = 0;
 	struct stat sb;
+	bool lines = x->pprof || x->speedscope || x->html || x->firefox;
 
 	/*
 	 * Sample times run from boot; pprof wants the wall clock: the file
@@ -281,7 +285,7 @@ int report_export(const struct report_exports *x, struct tally_session *ss, cons
 		t = tally_stacks__thread(st, sh->pid, sh->tid, sh->comm);
 		node = t < 0 ? t : stack_of(st, res, sh,
 					    tally_data_reader__attr(tally_session__reader(ss), sh->idx)->sample_type &
-					    PERF_SAMPLE_CALLCHAIN);
+					    PERF_SAMPLE_CALLCHAIN, lines);
 		/* -1: an empty stack (the thread alone); below it, -errno */
 		err = node < -1 ? node : tally_stacks__sample(st, t, node, sh->count, sh->period);
 		sthread[i] = t;
