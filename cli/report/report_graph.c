@@ -80,13 +80,45 @@ static bool same_frame(const struct cg_frame *a, const struct cg_frame *b, bool 
 	return a->dso == b->dso || !strcmp(a->dso, b->dso);
 }
 
+/*
+ * Nodes come from blocks, given back when the last graph is freed: a
+ * report makes a node per distinct frame under each row (a third of a
+ * million on a 4 s -a -g file), and a calloc and a free each were a
+ * tenth of its time.
+ */
+struct cg_block {
+	struct cg_block *next;
+	size_t used;
+	struct cg_node n[];
+};
+
+#define CG_BLOCK 4096
+static struct cg_block *blocks;
+static size_t live_roots;
+
+static struct cg_node *node_new(void)
+{
+	if (!blocks || blocks->used == CG_BLOCK) {
+		struct cg_block *b = calloc(1, sizeof(*b) + CG_BLOCK * sizeof(b->n[0]));
+
+		if (!b)
+			return NULL;
+		b->next = blocks;
+		blocks = b;
+	}
+	return &blocks->n[blocks->used++];
+}
+
 int cg_append(struct cg_node **root, const struct cg_frame *frames, size_t n, uint64_t period,
 	      uint64_t count, bool address)
 {
 	struct cg_node *node;
 
-	if (!*root && !(*root = calloc(1, sizeof(**root))))
-		return -ENOMEM;
+	if (!*root) {
+		if (!(*root = node_new()))
+			return -ENOMEM;
+		live_roots++;
+	}
 	node = *root;
 	for (size_t i = 0; i < n; i++) {
 		struct cg_node *c;
@@ -96,7 +128,7 @@ int cg_append(struct cg_node **root, const struct cg_frame *frames, size_t n, ui
 		for (c = node->first; c && !same_frame(&c->f, &frames[i], address); c = c->next)
 			;
 		if (!c) {
-			if (!(c = calloc(1, sizeof(*c))))
+			if (!(c = node_new()))
 				return -ENOMEM;
 			c->f = frames[i];
 			c->parent = node;
@@ -116,20 +148,13 @@ int cg_append(struct cg_node **root, const struct cg_frame *frames, size_t n, ui
 
 void cg_free(struct cg_node *root)
 {
-	while (root) {
-		struct cg_node *c = root->first;
+	if (!root || --live_roots)
+		return;
+	while (blocks) {	/* the last graph: every node goes */
+		struct cg_block *b = blocks;
 
-		if (c) {		/* unlink the first child, free it later */
-			root->first = c->next;
-			c->next = NULL;
-			c->parent = root;
-			/* descend: free the subtree iteratively */
-			root = c;
-			continue;
-		}
-		c = root->parent;
-		free(root);
-		root = c;
+		blocks = b->next;
+		free(b);
 	}
 }
 

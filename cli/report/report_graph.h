@@ -50,6 +50,7 @@ int cg_append(struct cg_node **root, const struct cg_frame *frames, size_t n, ui
  */
 void cg_print(FILE *fp, const struct cg_node *root, const struct cg_param *p, uint64_t total,
 	      uint64_t parent, bool skip_first);
+/* Done with root's graph; the nodes of all graphs go back at the last one's. */
 void cg_free(struct cg_node *root);
 
 #endif
