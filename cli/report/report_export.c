@@ -69,7 +69,10 @@ static int pprof(struct tally_stacks *st, FILE *fp, const char *title)
 int report_export(const struct report_exports *x, struct tally_hist *h, struct tally_session *ss,
 		  const char *path, int idx)
 {
-	struct tally_stacks *st = tally_stacks__from_hist(h, idx);
+	/* only pprof, speedscope, the page and Firefox's show source lines */
+	bool lines = x->pprof || x->speedscope || x->html || x->firefox;
+	struct tally_stacks *st = tally_stacks__from_hist_flags(h, idx,
+								lines ? 0 : TALLY_STACKS_FUNCTIONS);
 	const struct perf_event_attr *a = tally_data_reader__attr(tally_session__reader(ss), idx);
 	const char *ev = tally_session__event_name(ss, idx);
 	struct tally_stacks_info info;

@@ -88,6 +88,14 @@ TALLY_API int tally_stacks__timed_weight(struct tally_stacks *s, int thread, int
  * event's name, unit and period. NULL + errno.
  */
 TALLY_API struct tally_stacks *tally_stacks__from_hist(struct tally_hist *h, int event);
+/*
+ * Added in 0.3: the same, with flags: TALLY_STACKS_FUNCTIONS, frames
+ * without their source lines (much faster on DWARF files; for the
+ * pictures that name functions alone: folded stacks, flame graphs).
+ */
+#define TALLY_STACKS_FUNCTIONS	1u
+TALLY_API struct tally_stacks *tally_stacks__from_hist_flags(struct tally_hist *h, int event,
+							     unsigned flags);
 TALLY_API int tally_stacks__set_info(struct tally_stacks *s, const struct tally_stacks_info *info);
 /* Added in 0.3: the info as set (its strings valid until the next set_info or free). 0 or -EINVAL. */
 TALLY_API int tally_stacks__info(const struct tally_stacks *s, struct tally_stacks_info *out);

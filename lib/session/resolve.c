@@ -115,13 +115,25 @@ struct where *tally__resolver_get(struct resolver *r, int32_t pid, int32_t tid, 
 	struct tally_addr_info ai;
 	size_t i;
 
-	if (r->used * 2 >= r->size && grow(r))
+	if (!r->size && grow(r))
 		return NULL;
 	i = slot(ip, pid, mode, r->size);
 	for (e = &r->tab[i]; e->used; e = &r->tab[i]) {
 		if (e->ip == ip && e->pid == pid && e->mode == (int8_t)mode)
 			return &e->w;
 		i = (i + 1) & (r->size - 1);
+	}
+	/*
+	 * Grow only to add: a hit must not move the table, callers hold one
+	 * address's where (tally__resolver_frames) while asking its lines.
+	 */
+	if (r->used * 2 >= r->size) {
+		if (grow(r))
+			return NULL;
+		i = slot(ip, pid, mode, r->size);
+		while (r->tab[i].used)
+			i = (i + 1) & (r->size - 1);
+		e = &r->tab[i];
 	}
 	e->used = true;
 	e->ip = ip;

@@ -60,7 +60,10 @@ struct resolver {
 /* a record is at most 64 KiB: so many u64 frames at most */
 #define CHAIN_MAX (65536 / 8)
 
-/* NULL only without memory. */
+/*
+ * NULL only without memory. The where stays put until the next call that
+ * adds an address (a hit never moves the table).
+ */
 struct where *tally__resolver_get(struct resolver *r, int32_t pid, int32_t tid, uint64_t ip,
 			   enum tally_cpumode mode);
 void tally__resolver_free(struct resolver *r);

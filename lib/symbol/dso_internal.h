@@ -26,6 +26,13 @@ struct tally_dso {
 	char *symsrc;
 	char *detail;
 	struct tally_symbol *syms;	/* sorted by start, one per address */
+	/*
+	 * Names are demangled at their first lookup (tally__dso_symbol), not
+	 * at load: node's 150k C++ symbols cost 0.3 s a run for the few
+	 * dozen a profile shows. dm_done: a bit per symbol, made at the first.
+	 */
+	bool demangle_lazy;
+	uint8_t *dm_done;
 	bool names_shared;		/* names in the kallsyms cache's block: not freed here */
 	size_t nr_syms;
 	struct tally__seg *segs;	/* PT_LOAD: file offset -> vaddr */
@@ -38,6 +45,9 @@ struct tally_dso {
 	struct Dwarf *dw;
 	Elf *dw_elf;
 	int dw_fd;
+	/* per CU, the ranges of its top-level scopes (srcline.c), made at its first address */
+	struct tally__cu_scopes *cu_scopes;
+	size_t nr_cu_scopes;
 	uint64_t text;			/* kernel: _text in the kallsyms read */
 	bool demangle;			/* the symbols were demangled (inline names follow) */
 	struct tally__strpool inl_names;	/* demangled inline function names */
@@ -68,10 +78,12 @@ struct tally__dso_ctx {
 int tally__symvec_add(struct tally__symvec *v, uint64_t start, uint64_t size,
 		      uint8_t binding, const char *name, bool module_edge);
 int tally__symvec_finish(struct tally__symvec *v, struct tally_symbol **out,
-			 size_t *nr_out, bool demangle);
+			 size_t *nr_out);
 void tally__symvec_free(struct tally__symvec *v);
 const struct tally_symbol *tally__syms_find(const struct tally_symbol *s, size_t n,
 					    uint64_t addr);
+/* d's symbol holding vaddr (tally__syms_find), its name demangled if d's are; NULL. */
+const struct tally_symbol *tally__dso_symbol(struct tally_dso *d, uint64_t vaddr);
 int tally__dso_load_elf(struct tally_dso *d, const struct tally__dso_ctx *ctx,
 			const uint8_t *want_id, size_t want_sz);
 int tally__dso_load_image(struct tally_dso *d, const void *img, size_t len,

@@ -42,7 +42,8 @@ int tally__dso_load_jit(struct tally_dso *d, const char *path, bool demangle)
 	free(line);
 	fclose(f);
 	if (!err)
-		err = tally__symvec_finish(&v, &d->syms, &d->nr_syms, demangle);
+		err = tally__symvec_finish(&v, &d->syms, &d->nr_syms);
+	d->demangle_lazy = demangle;
 	tally__symvec_free(&v);
 	d->symsrc = strdup(path);
 	if (!err && !d->nr_syms)

@@ -52,8 +52,25 @@ void tally__dso_dwarf_ready(struct tally_dso *d)
 	pthread_mutex_unlock(&d->dw_mu);
 }
 
+/* One range of a CU's top-level scope DIE, in DIE order. */
+struct scope_range {
+	uint64_t lo, hi;
+	Dwarf_Off off;
+};
+
+struct tally__cu_scopes {
+	Dwarf_Off cu;
+	struct scope_range *r;
+	size_t n;
+};
+
 void tally__dso_dwarf_close(struct tally_dso *d)
 {
+	for (size_t i = 0; i < d->nr_cu_scopes; i++)
+		free(d->cu_scopes[i].r);
+	free(d->cu_scopes);
+	d->cu_scopes = NULL;
+	d->nr_cu_scopes = 0;
 	if (d->dw)
 		dwarf_end(d->dw);
 	if (d->dw_elf)
@@ -147,35 +164,144 @@ static bool last_alias(Dwarf_Die *cu, Dwarf_Die *die, uint64_t pc, Dwarf_Die *ou
 	return found && dwarf_dieoffset(out) != dwarf_dieoffset(die);
 }
 
-/*
- * The functions at vaddr, innermost first: each inlined one, then the
- * out-of-line function holding them (the DIE nesting above the innermost
- * scope; dwarf_getscopes wanders into abstract origins past it).
- */
-/*
- * The DIE nesting at vaddr from its innermost scope out (malloc'd, or
- * NULL), its count in *n. dwarf_getscopes() finds the innermost scope
- * but then wanders into abstract origins; the DIE nesting above that
- * scope (dwarf_getscopes_die) is the inline chain itself.
- */
-static Dwarf_Die *scope_chain(Dwarf_Die *cu, uint64_t vaddr, int *n)
+/* libdw's scope walk (__libdw_visit_scopes) goes into these tags' children */
+static bool may_have_scopes(Dwarf_Die *die)
 {
-	Dwarf_Die *scopes = NULL, *chain = NULL, inner;
+	switch (dwarf_tag(die)) {
+	case DW_TAG_lexical_block: case DW_TAG_with_stmt: case DW_TAG_catch_block:
+	case DW_TAG_try_block: case DW_TAG_entry_point: case DW_TAG_inlined_subroutine:
+	case DW_TAG_subprogram: case DW_TAG_namespace: case DW_TAG_module:
+	case DW_TAG_compile_unit: case DW_TAG_type_unit: case DW_TAG_skeleton_unit:
+	case DW_TAG_partial_unit: case DW_TAG_imported_unit:
+		return true;
+	default:
+		return false;
+	}
+}
 
-	*n = dwarf_getscopes(cu, vaddr, &scopes);
-	if (*n <= 0) {
-		free(scopes);
-		*n = 0;
+static int add_ranges(struct tally__cu_scopes *c, size_t *cap, Dwarf_Die *die)
+{
+	Dwarf_Addr base, lo, hi;
+	ptrdiff_t off = 0;
+
+	while ((off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0) {
+		if (c->n == *cap) {
+			size_t nc = *cap ? *cap * 2 : 64;
+			struct scope_range *nr = realloc(c->r, nc * sizeof(*nr));
+
+			if (!nr)
+				return -ENOMEM;
+			c->r = nr;
+			*cap = nc;
+		}
+		c->r[c->n++] = (struct scope_range){ lo, hi, dwarf_dieoffset(die) };
+	}
+	return 0;
+}
+
+/*
+ * A level's children in libdw's walk order: an imported unit's children
+ * stand in its place, as if they were siblings (dwz's partial units).
+ */
+static int index_level(struct tally__cu_scopes *c, size_t *cap, Dwarf_Die *first, int depth)
+{
+	Dwarf_Die ch = *first;
+
+	do {
+		if (dwarf_tag(&ch) == DW_TAG_imported_unit) {
+			Dwarf_Attribute a;
+			Dwarf_Die unit, uch;
+
+			if (depth < 8 && dwarf_formref_die(dwarf_attr(&ch, DW_AT_import, &a), &unit) &&
+			    dwarf_child(&unit, &uch) == 0 && index_level(c, cap, &uch, depth + 1))
+				return -ENOMEM;
+			continue;
+		}
+		if (add_ranges(c, cap, &ch))
+			return -ENOMEM;
+	} while (dwarf_siblingof(&ch, &ch) == 0);
+	return 0;
+}
+
+/*
+ * The CU's top-level scopes with their ranges, read once: a large C++ CU
+ * has tens of thousands of DIEs at its top, and libdw's dwarf_getscopes
+ * reads each one's attributes again at every address.
+ */
+static struct tally__cu_scopes *cu_scopes(struct tally_dso *d, Dwarf_Die *cu)
+{
+	Dwarf_Off off = dwarf_dieoffset(cu);
+	struct tally__cu_scopes *c, *nc;
+	Dwarf_Die first;
+	size_t cap = 0;
+
+	for (size_t i = d->nr_cu_scopes; i > 0; i--)
+		if (d->cu_scopes[i - 1].cu == off)
+			return &d->cu_scopes[i - 1];
+	nc = realloc(d->cu_scopes, (d->nr_cu_scopes + 1) * sizeof(*nc));
+	if (!nc)
+		return NULL;
+	d->cu_scopes = nc;
+	c = &nc[d->nr_cu_scopes];
+	*c = (struct tally__cu_scopes){ .cu = off };
+	if (dwarf_child(cu, &first) == 0 && index_level(c, &cap, &first, 0)) {
+		free(c->r);
 		return NULL;
 	}
-	inner = scopes[0];
-	free(scopes);
-	*n = dwarf_getscopes_die(&inner, &chain);
-	if (*n <= 0) {
-		free(chain);
-		*n = 0;
+	d->nr_cu_scopes++;
+	return c;
+}
+
+/*
+ * The DIE nesting at vaddr from its innermost scope out to the CU
+ * (malloc'd, or NULL), its count in *n: what dwarf_getscopes() then
+ * dwarf_getscopes_die() on its innermost scope give (each level's first
+ * DIE holding vaddr, down to the innermost; the inline chain itself),
+ * without their walks over the whole CU (three per address). The top
+ * level comes from the CU's index, the levels below from the function's
+ * own subtree.
+ */
+static Dwarf_Die *scope_chain(struct tally_dso *d, Dwarf_Die *cu, uint64_t vaddr, int *n)
+{
+	struct tally__cu_scopes *c = cu_scopes(d, cu);
+	Dwarf_Die path[64], *chain, ch;
+	int depth = 0;
+
+	*n = 0;
+	if (!c)
 		return NULL;
+	for (size_t i = 0; i < c->n; i++) {
+		if (vaddr >= c->r[i].lo && vaddr < c->r[i].hi) {
+			if (!dwarf_offdie(d->dw, c->r[i].off, &path[0]))
+				return NULL;
+			depth = 1;
+			break;
+		}
 	}
+	if (!depth)
+		return NULL;
+	/* down: the first child holding vaddr at each level */
+	while (depth < (int)(sizeof(path) / sizeof(path[0])) &&
+	       may_have_scopes(&path[depth - 1]) && dwarf_haschildren(&path[depth - 1]) &&
+	       dwarf_child(&path[depth - 1], &ch) == 0) {
+		bool found = false;
+
+		do {
+			if (dwarf_haspc(&ch, vaddr) > 0) {
+				found = true;
+				break;
+			}
+		} while (dwarf_siblingof(&ch, &ch) == 0);
+		if (!found)
+			break;
+		path[depth++] = ch;
+	}
+	if (!(chain = malloc((size_t)(depth + 1) * sizeof(*chain))))
+		return NULL;
+	for (int i = 0; i < depth; i++)
+		chain[i] = path[depth - 1 - i];
+	chain[depth] = *cu;
+	*n = depth + 1;
 	return chain;
 }
 
@@ -189,7 +315,7 @@ int tally__dso_inline_funcs(struct tally_dso *d, uint64_t vaddr, const char **na
 	tally__dso_dwarf_ready(d);
 	if (!d->dw || !dwarf_addrdie(d->dw, vaddr, &cu))
 		return -ENOENT;
-	chain = scope_chain(&cu, vaddr, &n);
+	chain = scope_chain(d, &cu, vaddr, &n);
 	for (int i = 0; i < n && k < max; i++) {
 		int tag = dwarf_tag(&chain[i]);
 		const char *nm;
@@ -230,7 +356,7 @@ int tally__dso_srcline_inlines(struct tally_dso *d, uint64_t vaddr,
 	out[0] = (struct tally_srcline){ .file = file, .line = line };
 	if (!dwarf_addrdie(d->dw, vaddr, &cu))
 		return 1;
-	scopes = scope_chain(&cu, vaddr, &n);
+	scopes = scope_chain(d, &cu, vaddr, &n);
 	dwarf_getsrcfiles(&cu, &files, &nfiles);
 	for (int i = 0; i < n && k < max; i++) {
 		int tag = dwarf_tag(&scopes[i]);

@@ -60,6 +60,7 @@ static void dso_free(struct tally_dso *d)
 	for (size_t i = 0; !d->names_shared && i < d->nr_syms; i++)
 		free((char *)d->syms[i].name);
 	free(d->syms);
+	free(d->dm_done);
 	free(d->segs);
 	free(d->name);
 	free(d->symsrc);
@@ -320,9 +321,9 @@ static void kparse_run(struct kparse *k, const char *path)
 		k->err = -ENOMEM;
 		return;
 	}
-	k->err = tally__symvec_finish(&k->kv, &k->ksyms, &k->nk, false);
+	k->err = tally__symvec_finish(&k->kv, &k->ksyms, &k->nk);
 	for (size_t i = 0; !k->err && i < k->nmods; i++)
-		k->err = tally__symvec_finish(&k->mv[i], &k->msyms[i], &k->nm[i], false);
+		k->err = tally__symvec_finish(&k->mv[i], &k->msyms[i], &k->nm[i]);
 	if (key && !k->err) {
 		img = (struct tally__kimage){
 			.text = k->text, .nonzero = k->nonzero, .ksyms = k->ksyms, .nk = k->nk,
@@ -637,13 +638,34 @@ uint64_t tally_dso__map_ip_to_vaddr(const struct tally_dso *d, uint64_t map_ip)
 	return d->nr_segs ? map_ip - d->segs[0].off + d->segs[0].vaddr : map_ip;
 }
 
+const struct tally_symbol *tally__dso_symbol(struct tally_dso *d, uint64_t vaddr)
+{
+	const struct tally_symbol *sym = tally__syms_find(d->syms, d->nr_syms, vaddr);
+	size_t i;
+	char *dm;
+
+	if (!sym || !d->demangle_lazy)
+		return sym;
+	i = (size_t)(sym - d->syms);
+	if (!d->dm_done && !(d->dm_done = calloc((d->nr_syms + 7) / 8, 1)))
+		return sym;	/* without memory: the name as the file has it */
+	if (d->dm_done[i / 8] & (1u << (i % 8)))
+		return sym;
+	d->dm_done[i / 8] |= (uint8_t)(1u << (i % 8));
+	if ((dm = tally_demangle(sym->name))) {
+		free((char *)sym->name);
+		d->syms[i].name = dm;
+	}
+	return sym;
+}
+
 const struct tally_symbol *tally_dso__find_symbol(struct tally_dso *d, uint64_t vaddr)
 {
 	const struct tally_symbol *sym;
 
 	if (!d)
 		return tally__err_ptr(EINVAL);
-	sym = tally__syms_find(d->syms, d->nr_syms, vaddr);
+	sym = tally__dso_symbol(d, vaddr);
 	return sym ? sym : tally__err_ptr(ENOENT);
 }
 
@@ -758,7 +780,7 @@ int tally_symbols__resolve(struct tally_symbols *s, struct tally_machine *m, int
 	if (out->dso->kind == DSO_KERNEL && out->dso->text && out->map->pgoff &&
 	    !strcmp(out->map->filename, "[kernel.kallsyms]_text"))
 		out->vaddr += out->dso->text - out->map->pgoff;
-	out->sym = tally__syms_find(out->dso->syms, out->dso->nr_syms, out->vaddr);
+	out->sym = tally__dso_symbol(out->dso, out->vaddr);
 	if (!out->sym) {
 		note_miss(s, out->dso, out->dso->status);
 		return tally__err(ENOENT);

@@ -86,10 +86,11 @@ static bool best_is_a(const struct tally__rawsym *a, const struct tally__rawsym 
 /*
  * Sort, give zero-sized symbols the room up to the next one (perf's
  * symbols__fixup_end, which runs first), then keep one symbol per
- * address (symbols__fixup_duplicate). Names are demangled here, once.
+ * address (symbols__fixup_duplicate), on the names as the file has them
+ * (demangled at lookup: tally__dso_symbol).
  */
 int tally__symvec_finish(struct tally__symvec *v, struct tally_symbol **out,
-			 size_t *nr_out, bool demangle)
+			 size_t *nr_out)
 {
 	struct tally__rawsym *r = v->v;
 	size_t n = v->nr, k = 0;
@@ -134,16 +135,9 @@ int tally__symvec_finish(struct tally__symvec *v, struct tally_symbol **out,
 
 	if (!s)
 		return -ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		char *dm = demangle ? tally_demangle(r[i].name) : NULL;
-
-		if (dm) {
-			free(r[i].name);
-			r[i].name = dm;
-		}
+	for (size_t i = 0; i < n; i++)
 		s[i] = (struct tally_symbol){ .start = r[i].start, .end = r[i].end,
 					      .name = r[i].name, .binding = r[i].binding };
-	}
 	free(v->v);
 	memset(v, 0, sizeof(*v));
 	*out = s;

@@ -159,6 +159,45 @@ static void test_jit_aliases(void **state)
 	rmdir(dir);
 }
 
+/*
+ * Names are demangled at their first lookup (not at load): a found symbol
+ * is demangled every time it is found, the same string each time, and
+ * with no_demangle never.
+ */
+static void test_demangled_at_lookup(void **state)
+{
+	char dir[] = "/tmp/tally-test-jitdm-XXXXXX";
+	char path[64];
+	FILE *f;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/perf-8.map", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "1000 20 _ZN6shapes7Spinner4turnEl\n2000 10 _ZN2ns3barEi\n3000 10 plain\n");
+	fclose(f);
+	for (int raw = 0; raw < 2; raw++) {
+		TALLY_OPTS(tally_symbols_opts, o, .jit_dir = dir, .no_demangle = raw);
+		struct tally_symbols *s = tally_symbols__new(&o);
+		struct tally_map am = { .filename = "//anon", .anon = true, .start = 0, .end = 1 << 20 };
+		struct tally_dso *d = tally_symbols__dso(s, &am, 8);
+		const struct tally_symbol *a, *b;
+
+		assert_non_null(d);
+		a = tally_dso__find_symbol(d, 0x1010);
+		assert_string_equal(a->name, raw ? "_ZN6shapes7Spinner4turnEl" : "shapes::Spinner::turn");
+		b = tally_dso__find_symbol(d, 0x1000);
+		assert_ptr_equal(a, b);
+		assert_ptr_equal(a->name, b->name);	/* demangled once */
+		assert_string_equal(tally_dso__find_symbol(d, 0x2004)->name,
+				    raw ? "_ZN2ns3barEi" : "ns::bar");
+		assert_string_equal(tally_dso__find_symbol(d, 0x3000)->name, "plain");
+		tally_symbols__free(s);
+	}
+	unlink(path);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -166,6 +205,7 @@ int main(void)
 		cmocka_unit_test(test_rust),
 		cmocka_unit_test(test_alias_rules),
 		cmocka_unit_test(test_jit_aliases),
+		cmocka_unit_test(test_demangled_at_lookup),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
