@@ -84,6 +84,7 @@ struct tally_hist {
 	uint64_t sample_no;
 	uint64_t cur_count;		/* samples of the shape being added */
 	struct resolver res;
+	struct hist_node_pool nodes;	/* the rows' call-graph trees */
 };
 
 /* ---- keys ---- */
@@ -697,8 +698,8 @@ static int build_graphs(struct tally_hist *h)
 		/* caller order shows root first; callee order leaf first */
 		for (size_t i = 0; i < n; i++)
 			rev[i] = frames[n - 1 - i];
-		err = tally__hist_graph_add(&self->cg, h->caller ? frames : rev, n, x->period, x->count,
-					    addr);
+		err = tally__hist_graph_add(&h->nodes, &self->cg, h->caller ? frames : rev, n,
+					    x->period, x->count, addr);
 		if (n > self->max_depth)
 			self->max_depth = (uint32_t)n;
 		if (!h->children)
@@ -716,11 +717,11 @@ static int build_graphs(struct tally_hist *h)
 				continue;
 			seen[nseen++] = e;
 			if (h->caller)
-				err = tally__hist_graph_add(&e->cg, frames + i, n - i, x->period, x->count,
-							    addr);
+				err = tally__hist_graph_add(&h->nodes, &e->cg, frames + i, n - i,
+							    x->period, x->count, addr);
 			else
-				err = tally__hist_graph_add(&e->cg, rev + k, n - k, x->period, x->count,
-							    addr);
+				err = tally__hist_graph_add(&h->nodes, &e->cg, rev + k, n - k,
+							    x->period, x->count, addr);
 			if (n - k > e->max_depth)
 				e->max_depth = (uint32_t)(n - k);
 		}
@@ -813,7 +814,6 @@ static void free_rows(struct tally_hist *h)
 				struct entry *e = hs->tab[b];
 
 				hs->tab[b] = e->next;
-				tally__hist_graph_free(e->cg);
 				free(e);
 			}
 		free(hs->tab);
@@ -822,6 +822,7 @@ static void free_rows(struct tally_hist *h)
 		hs->rows = NULL;
 		hs->nbuckets = hs->n = hs->nrows = 0;
 	}
+	tally__hist_graph_free_all(&h->nodes);	/* every row's tree */
 }
 
 int tally_hist__resort(struct tally_hist *h)

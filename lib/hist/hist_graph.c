@@ -24,12 +24,34 @@ static bool same_frame(const struct tally_hist_frame *a, const struct tally_hist
 	return a->dso == b->dso || !strcmp(a->dso, b->dso);
 }
 
-int tally__hist_graph_add(struct tally_hist_node **root, const struct tally_hist_frame *frames,
-			  size_t n, uint64_t period, uint64_t count, bool address)
+struct hist_node_block {
+	struct hist_node_block *next;
+	size_t used;
+	struct tally_hist_node n[];
+};
+
+#define NODE_BLOCK 4096
+
+static struct tally_hist_node *node_new(struct hist_node_pool *pool)
+{
+	struct hist_node_block *b = pool->blocks;
+
+	if (!b || b->used == NODE_BLOCK) {
+		if (!(b = calloc(1, sizeof(*b) + NODE_BLOCK * sizeof(b->n[0]))))
+			return NULL;
+		b->next = pool->blocks;
+		pool->blocks = b;
+	}
+	return &b->n[b->used++];
+}
+
+int tally__hist_graph_add(struct hist_node_pool *pool, struct tally_hist_node **root,
+			  const struct tally_hist_frame *frames, size_t n, uint64_t period,
+			  uint64_t count, bool address)
 {
 	struct tally_hist_node *node;
 
-	if (!*root && !(*root = calloc(1, sizeof(**root))))
+	if (!*root && !(*root = node_new(pool)))
 		return -ENOMEM;
 	node = *root;
 	for (size_t i = 0; i < n; i++) {
@@ -40,7 +62,7 @@ int tally__hist_graph_add(struct tally_hist_node **root, const struct tally_hist
 		for (c = node->first; c && !same_frame(&c->f, &frames[i], address); c = c->next)
 			;
 		if (!c) {
-			if (!(c = calloc(1, sizeof(*c))))
+			if (!(c = node_new(pool)))
 				return -ENOMEM;
 			c->f = frames[i];
 			c->parent = node;
@@ -58,22 +80,13 @@ int tally__hist_graph_add(struct tally_hist_node **root, const struct tally_hist
 	return 0;
 }
 
-void tally__hist_graph_free(struct tally_hist_node *root)
+void tally__hist_graph_free_all(struct hist_node_pool *pool)
 {
-	while (root) {
-		struct tally_hist_node *c = root->first;
+	while (pool->blocks) {
+		struct hist_node_block *b = pool->blocks;
 
-		if (c) {		/* unlink the first child, free it later */
-			root->first = c->next;
-			c->next = NULL;
-			c->parent = root;
-			/* descend: free the subtree iteratively */
-			root = c;
-			continue;
-		}
-		c = root->parent;
-		free(root);
-		root = c;
+		pool->blocks = b->next;
+		free(b);
 	}
 }
 
