@@ -29,6 +29,8 @@ extern "C" {
 #include <tally/stacks.h>
 #include <tally/unwind.h>
 #include <tally/session.h>
+#include <tally/disasm.h>
+#include <tally/annotate.h>
 
 #ifdef __cplusplus
 }

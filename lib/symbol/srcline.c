@@ -8,6 +8,7 @@
 #include <elfutils/libdw.h>
 #include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -255,4 +256,59 @@ int tally__dso_srcline_inlines(struct tally_dso *d, uint64_t vaddr,
 	}
 	free(scopes);
 	return k + 1;
+}
+
+char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
+
+/*
+ * objdump -l -C's name of the innermost function at vaddr (inlined ones
+ * included): the linkage name demangled with its parameters, else
+ * DW_AT_name with "()", as binutils prints it.
+ */
+int tally__dso_objdump_func(struct tally_dso *d, uint64_t vaddr, char *buf, size_t size)
+{
+	Dwarf_Die cu, *chain, best;
+	Dwarf_Attribute a;
+	int n, ret = -ENOENT;
+
+	tally__dso_dwarf_ready(d);
+	if (!d->dw || !dwarf_addrdie(d->dw, vaddr, &cu))
+		return -ENOENT;
+	chain = scope_chain(&cu, vaddr, &n);
+	for (int i = 0; i < n; i++) {
+		int tag = dwarf_tag(&chain[i]), st = 0;
+		const char *link = NULL, *nm;
+		char *dm;
+
+		if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram)
+			continue;
+		if (tag == DW_TAG_subprogram && last_alias(&cu, &chain[i], vaddr, &best))
+			chain[i] = best;
+		if (dwarf_attr_integrate(&chain[i], DW_AT_linkage_name, &a) ||
+		    dwarf_attr_integrate(&chain[i], DW_AT_MIPS_linkage_name, &a))
+			link = dwarf_formstring(&a);
+		if (link && (dm = __cxa_demangle(link, NULL, NULL, &st)) && !st) {
+			snprintf(buf, size, "%s:", dm);
+			free(dm);
+			ret = 0;
+		} else if ((nm = link ? link : dwarf_diename(&chain[i]))) {
+			snprintf(buf, size, "%s():", nm);
+			ret = 0;
+		}
+		break;
+	}
+	free(chain);
+	return ret;
+}
+
+/* The compilation directory of the CU holding vaddr (relative files are under it), or NULL. */
+const char *tally__dso_comp_dir(struct tally_dso *d, uint64_t vaddr)
+{
+	Dwarf_Die cu;
+	Dwarf_Attribute a;
+
+	tally__dso_dwarf_ready(d);
+	if (!d->dw || !dwarf_addrdie(d->dw, vaddr, &cu))
+		return NULL;
+	return dwarf_formstring(dwarf_attr(&cu, DW_AT_comp_dir, &a));
 }

@@ -1,0 +1,245 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tally annotate: perf annotate --stdio's text from a perf.data file:
+ * each symbol with samples (or the one named), hottest first, its
+ * instructions with their share of the symbol's samples and the source
+ * lines between them. The library makes the lines (tally/annotate.h);
+ * this file reads the options and prints.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <tally/tally.h>
+#include <tally/annotate.h>
+#include "cli.h"
+#include "pager.h"
+#include "parse_options.h"
+#include "read_file.h"
+
+struct annotate_cfg {
+	const char *input, *symbol, *dsos, *percent_type, *style, *vmlinux;
+	bool stdio, tui, no_source, asm_raw, skip_missing, print_line, full_paths;
+	struct tally_annotate *a;
+};
+
+static const char *const percent_names[TALLY_PERCENT__NR] = {
+	[TALLY_PERCENT_LOCAL_PERIOD] = "local period",
+	[TALLY_PERCENT_GLOBAL_PERIOD] = "global period",
+	[TALLY_PERCENT_LOCAL_HITS] = "local hits",
+	[TALLY_PERCENT_GLOBAL_HITS] = "global hits",
+};
+
+static int on_sample(struct tally_session *s, const struct tally_session_sample *smp, void *ctx)
+{
+	struct annotate_cfg *c = ctx;
+
+	return tally_annotate__add(c->a, smp) == -ENOMEM ? -ENOMEM : 0;
+}
+
+/* perf's --percent-type: local-period, global-hits... (either order) */
+static int parse_percent_type(const char *s)
+{
+	static const char *const names[TALLY_PERCENT__NR][2] = {
+		[TALLY_PERCENT_LOCAL_PERIOD] = { "local-period", "period-local" },
+		[TALLY_PERCENT_GLOBAL_PERIOD] = { "global-period", "period-global" },
+		[TALLY_PERCENT_LOCAL_HITS] = { "local-hits", "hits-local" },
+		[TALLY_PERCENT_GLOBAL_HITS] = { "global-hits", "hits-global" },
+	};
+
+	for (int i = 0; i < TALLY_PERCENT__NR; i++)
+		if (!strcmp(s, names[i][0]) || !strcmp(s, names[i][1]))
+			return i;
+	return -1;
+}
+
+/* -d: a comma list of DSO names, short or full */
+static bool dso_wanted(const char *list, const char *path)
+{
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	const char *p = list;
+
+	while (p && *p) {
+		size_t n = strcspn(p, ",");
+
+		if ((strlen(path) == n && !strncmp(p, path, n)) ||
+		    (strlen(base) == n && !strncmp(p, base, n)))
+			return true;
+		p += n + (p[n] == ',');
+	}
+	return false;
+}
+
+static void print_symbol(const struct annotate_cfg *c, struct tally_session *ss,
+			 const struct tally_annotate_sym *sym, const struct tally_annotate_lines *l,
+			 int ptype)
+{
+	char path[4096];
+	const char *name;
+	int n;
+
+	snprintf(path, sizeof(path), "%s", sym->dso_name);
+	name = c->full_paths ? path : basename(path);
+	n = printf(" %-*.*s|\tSource code & Disassembly of %s for %s (%" PRIu64
+		   " samples, percent: %s)\n", 8, 8, "Percent", name,
+		   tally_session__event_name(ss, sym->attr), sym->nr_samples, percent_names[ptype]);
+	for (int i = 0; i < n; i++)
+		putchar('-');
+	printf("----\n");
+	for (int i = 0; i < l->nr; i++) {
+		const struct tally_annotate_line *al = &l->v[i];
+
+		if (al->offset >= 0)
+			printf(" %7.2f :   %*" PRIx64 ":%s\n", al->percent[ptype], l->addr_width,
+			       al->addr, al->text);
+		else if (!*al->text)
+			printf(" %8s:\n", " ");
+		else
+			printf(" %8s: %-*d %s\n", " ", l->addr_width, al->line_nr, al->text);
+	}
+}
+
+static bool failed(const struct tally_dso *const *v, int nr, const struct tally_dso *d)
+{
+	for (int i = 0; i < nr; i++)
+		if (v[i] == d)
+			return true;
+	return false;
+}
+
+static const char *const annotate_usage[] = {
+	"tally annotate [--stdio] [-i FILE] [SYMBOL]",
+	"",
+	"Show where in each function the samples of a perf.data file fell, instruction by",
+	"instruction and line by line, as perf annotate --stdio does.",
+	NULL,
+};
+
+int cmd_annotate(int argc, char **argv)
+{
+	static struct annotate_cfg c = { .input = "perf.data" };
+	bool help = false;
+	const struct cli_option opts[] = {
+		CLI_STRING('i', "input", &c.input, "FILE", "the perf.data file (default perf.data)"),
+		CLI_STRING('s', "symbol", &c.symbol, "SYMBOL", "only this symbol"),
+		CLI_STRING('d', "dsos", &c.dsos, "DSO[,DSO]", "only symbols of these DSOs"),
+		CLI_BOOL(0, "stdio", &c.stdio, "text output (the only one yet)"),
+		CLI_BOOL(0, "tui", &c.tui, "the terminal browser (not yet: says so)"),
+		CLI_BOOL_F(0, "source", &c.no_source, "interleave source lines (--no-source: not)", 0),
+		CLI_BOOL(0, "asm-raw", &c.asm_raw, "show the instructions' bytes"),
+		CLI_STRING(0, "percent-type", &c.percent_type, "TYPE",
+			   "local-period (default), global-period, local-hits, global-hits"),
+		CLI_STRING('M', "disassembler-style", &c.style, "STYLE", "att (default) or intel"),
+		CLI_BOOL(0, "skip-missing", &c.skip_missing, "skip symbols that cannot be annotated"),
+		CLI_BOOL('l', "print-line", &c.print_line, "(accepted; the summary is not printed yet)"),
+		CLI_BOOL('P', "full-paths", &c.full_paths, "the DSO's full path in the header"),
+		CLI_STRING('k', "vmlinux", &c.vmlinux, "FILE", "(accepted; kernel code is not read yet)"),
+		CLI_HELP(&help, "this text"),
+		CLI_END(),
+	};
+	struct tally_session *ss;
+	struct tally_annotate *a = NULL;
+	enum tally_disasm_syntax syntax = TALLY_DISASM_ATT;
+	int n, ret, ptype = TALLY_PERCENT_LOCAL_PERIOD, shown = 0, nr_warned = 0;
+	const struct tally_dso *warned[256];
+	bool source = true;
+
+	/* --source/--no-source: a bool that is on by default */
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++) {
+		if (!strcmp(argv[i], "--no-source")) {
+			source = false;
+			argv[i] = "--no-source-hidden";
+		} else if (!strcmp(argv[i], "--source")) {
+			source = true;
+			argv[i] = "--source-hidden";
+		}
+	}
+	{
+		struct cli_option all[sizeof(opts) / sizeof(opts[0]) + 2];
+		bool dummy;
+		size_t k = 0;
+
+		for (; opts[k].kind != CLI_OPT_END; k++)
+			all[k] = opts[k];
+		all[k++] = (struct cli_option)CLI_BOOL_F(0, "no-source-hidden", &dummy, NULL, CLI_OPT_HIDDEN);
+		all[k++] = (struct cli_option)CLI_BOOL_F(0, "source-hidden", &dummy, NULL, CLI_OPT_HIDDEN);
+		all[k] = (struct cli_option)CLI_END();
+		if ((n = cli_parse("annotate", all, argc, argv, stderr, 0)) < 0)
+			return 129;
+	}
+	if (help) {
+		cli_usage(stdout, annotate_usage, opts);
+		return 0;
+	}
+	if (n > 1) {
+		fprintf(stderr, "tally annotate: one symbol at most, got '%s' and '%s'\n", argv[0], argv[1]);
+		return 129;
+	}
+	if (n == 1)
+		c.symbol = argv[0];
+	if (c.percent_type && (ptype = parse_percent_type(c.percent_type)) < 0) {
+		fprintf(stderr, "tally annotate: --percent-type: '%s' is none of local-period, "
+			"global-period, local-hits, global-hits\n", c.percent_type);
+		return 129;
+	}
+	if (c.style) {
+		if (!strcmp(c.style, "intel"))
+			syntax = TALLY_DISASM_INTEL;
+		else if (strcmp(c.style, "att")) {
+			fprintf(stderr, "tally annotate: -M: '%s' is neither att nor intel\n", c.style);
+			return 129;
+		}
+	}
+	if (c.tui)
+		fprintf(stderr, "tally annotate: no terminal browser yet: printing as --stdio\n");
+	{
+		TALLY_OPTS(tally_session_opts, so, .sample = on_sample, .ctx = &c, .no_unwind = true,
+			   .no_comm = true);
+
+		ss = cli_session_open("annotate", c.input, &so, &ret);
+	}
+	if (!ss)
+		return ret;
+	{
+		TALLY_OPTS(tally_annotate_opts, ao, .symbol = c.symbol, .no_source = !source,
+			   .asm_raw = c.asm_raw, .syntax = syntax);
+
+		a = c.a = tally_annotate__new(ss, &ao);
+	}
+	if (!a) {
+		fprintf(stderr, "tally annotate: %s\n", strerror(errno));
+		tally_session__close(ss);
+		return 1;
+	}
+	ret = cli_session_run(ss, "annotate", c.input);
+	n = tally_annotate__sort(a);
+	pager_start();
+	for (int i = 0; !ret && i < n; i++) {
+		const struct tally_annotate_sym *sym = tally_annotate__sym(a, i);
+		struct tally_annotate_lines l;
+		int err;
+
+		if (c.dsos && !dso_wanted(c.dsos, sym->dso_name))
+			continue;
+		if (failed(warned, nr_warned, sym->dso))
+			continue;
+		if ((err = tally_annotate__lines(a, i, &l))) {
+			/* as perf: one message per DSO, its other symbols skipped */
+			if (!c.skip_missing)
+				fprintf(stderr, "Error:\n%s", tally_annotate__strerror(a));
+			if (err != -ENOMEM && nr_warned < (int)(sizeof(warned) / sizeof(warned[0])))
+				warned[nr_warned++] = sym->dso;
+			continue;
+		}
+		print_symbol(&c, ss, sym, &l, ptype);
+		tally_annotate_lines__free(&l);
+		shown++;
+	}
+	if (!ret && !shown && c.symbol)
+		fprintf(stderr, "tally annotate: no samples in symbol '%s'\n", c.symbol);
+	tally_annotate__delete(a);
+	tally_session__close(ss);
+	return ret;
+}

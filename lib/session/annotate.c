@@ -1,0 +1,659 @@
+// SPDX-License-Identifier: MIT
+/*
+ * perf annotate's model: samples per (event, DSO, symbol) and offset,
+ * and a symbol's lines made as perf 6.1 makes them from objdump's
+ * `-l -d -S` output: each line trimmed and its tabs expanded, "/file:N"
+ * lines setting the running line number instead of showing, the other
+ * lines numbered from it, trailing nops dropped, and each instruction's
+ * share summed from its address to the next instruction's.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <tally/annotate.h>
+#include "internal.h"
+
+struct hist_slot {
+	uint64_t nr, period;
+};
+
+struct entry {
+	struct tally_annotate_sym sym;
+	const struct tally_symbol *key;
+	struct hist_slot *hist;		/* per byte offset */
+};
+
+/* A source file's lines, read once. */
+struct srcfile {
+	char *path;
+	char *buf;
+	char **line;
+	int nr;
+	/* objdump -S's state for the symbol being made */
+	int max_printed, last_line;
+	bool first;
+};
+
+struct tally_annotate {
+	struct tally_session *s;
+	char *symbol;
+	bool no_source, asm_raw;
+	struct tally_disasm *dis;
+	struct entry *v;
+	int nr, alloc;
+	int *slots;			/* open addressing over v: index + 1 */
+	size_t cap;
+	struct {
+		uint64_t nr, period;
+	} tot[64];			/* per attr (the first 64) */
+	struct srcfile *files;
+	int nr_files;
+	struct dso_code_ent {
+		struct tally_dso *dso;
+		struct tally_dso_code *code;
+		int err;
+	} *codes;
+	int nr_codes;
+	char err[512];
+};
+
+struct tally_annotate *tally_annotate__new(struct tally_session *s,
+					   const struct tally_annotate_opts *opts)
+{
+	struct tally_annotate *a;
+
+	if (!s || !TALLY_OPTS_VALID(opts, tally_annotate_opts))
+		return tally__err_ptr(EINVAL);
+	if (!(a = calloc(1, sizeof(*a))))
+		return tally__err_ptr(ENOMEM);
+	a->s = s;
+	a->no_source = TALLY_OPTS_GET(opts, no_source, false);
+	a->asm_raw = TALLY_OPTS_GET(opts, asm_raw, false);
+	if (TALLY_OPTS_GET(opts, symbol, NULL) && !(a->symbol = strdup(opts->symbol)))
+		goto nomem;
+	if (!(a->dis = tally_disasm__new(TALLY_OPTS_GET(opts, syntax, TALLY_DISASM_ATT))))
+		goto nomem;
+	return a;
+nomem:
+	tally_annotate__delete(a);
+	return tally__err_ptr(ENOMEM);
+}
+
+void tally_annotate__delete(struct tally_annotate *a)
+{
+	if (!a)
+		return;
+	for (int i = 0; i < a->nr; i++)
+		free(a->v[i].hist);
+	for (int i = 0; i < a->nr_files; i++) {
+		free(a->files[i].path);
+		free(a->files[i].buf);
+		free(a->files[i].line);
+	}
+	for (int i = 0; i < a->nr_codes; i++)
+		tally_dso_code__close(a->codes[i].code);
+	free(a->codes);
+	free(a->files);
+	free(a->v);
+	free(a->slots);
+	free(a->symbol);
+	tally_disasm__free(a->dis);
+	free(a);
+}
+
+static size_t slot_of(const struct tally_annotate *a, int attr, const void *key)
+{
+	uint64_t h = ((uintptr_t)key >> 3) * 0x9e3779b97f4a7c15ull ^ (uint64_t)attr;
+
+	return (size_t)(h ^ h >> 29) & (a->cap - 1);
+}
+
+static int grow(struct tally_annotate *a)
+{
+	size_t cap = a->cap ? a->cap * 2 : 256;
+	int *slots = calloc(cap, sizeof(*slots));
+
+	if (!slots)
+		return -ENOMEM;
+	free(a->slots);
+	a->slots = slots;
+	a->cap = cap;
+	for (int i = 0; i < a->nr; i++) {
+		size_t h = slot_of(a, a->v[i].sym.attr, a->v[i].key);
+
+		while (a->slots[h])
+			h = (h + 1) & (cap - 1);
+		a->slots[h] = i + 1;
+	}
+	return 0;
+}
+
+static struct entry *entry_get(struct tally_annotate *a, int attr, struct tally_dso *dso,
+			       const struct tally_symbol *sym)
+{
+	struct entry *e;
+	size_t h;
+
+	if ((size_t)(a->nr + 1) * 2 > a->cap && grow(a))
+		return NULL;
+	for (h = slot_of(a, attr, sym); a->slots[h]; h = (h + 1) & (a->cap - 1)) {
+		e = &a->v[a->slots[h] - 1];
+		if (e->key == sym && e->sym.attr == attr)
+			return e;
+	}
+	if (a->nr == a->alloc) {
+		int n = a->alloc ? a->alloc * 2 : 64;
+		struct entry *v = realloc(a->v, (size_t)n * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		a->v = v;
+		a->alloc = n;
+	}
+	e = &a->v[a->nr];
+	memset(e, 0, sizeof(*e));
+	e->key = sym;
+	e->sym.attr = attr;
+	e->sym.dso = dso;
+	e->sym.dso_name = tally_dso__name(dso);
+	e->sym.name = sym->name;
+	e->sym.start = sym->start;
+	e->sym.end = sym->end > sym->start ? sym->end : sym->start + 1;
+	/* a symbol perf would not size: its samples still count, at offset 0 */
+	e->hist = calloc(e->sym.end - e->sym.start <= (64u << 20) ? e->sym.end - e->sym.start : 1,
+			 sizeof(*e->hist));
+	if (!e->hist)
+		return NULL;
+	a->slots[h] = ++a->nr;
+	return e;
+}
+
+int tally_annotate__add(struct tally_annotate *a, const struct tally_session_sample *smp)
+{
+	struct tally_addr_info ai;
+	struct entry *e;
+	uint64_t off;
+
+	if (!a || !smp)
+		return tally__err(EINVAL);
+	if (tally_symbols__resolve(tally_session__symbols(a->s), tally_session__machine(a->s),
+				   smp->thread.pid, smp->thread.tid, smp->sample->ip, smp->mode,
+				   &ai) && !ai.sym) {
+		if (a->symbol)
+			return 0;
+		ai.sym = NULL;
+	}
+	/* perf counts only the named symbol's samples, global percents included */
+	if (a->symbol && (!ai.sym || strcmp(ai.sym->name, a->symbol)))
+		return 0;
+	if (smp->attr >= 0 && smp->attr < 64) {
+		a->tot[smp->attr].nr++;
+		a->tot[smp->attr].period += smp->period;
+	}
+	if (!ai.sym)
+		return 0;
+	if (!(e = entry_get(a, smp->attr, ai.dso, ai.sym)))
+		return tally__err(ENOMEM);
+	off = ai.vaddr - e->sym.start;
+	if (off >= e->sym.end - e->sym.start)
+		return 0;
+	if (e->sym.end - e->sym.start > (64u << 20))
+		off = 0;
+	e->hist[off].nr++;
+	e->hist[off].period += smp->period;
+	e->sym.nr_samples++;
+	e->sym.period += smp->period;
+	return 0;
+}
+
+static int by_period(const void *x, const void *y)
+{
+	const struct entry *a = x, *b = y;
+	int c;
+
+	if (a->sym.attr != b->sym.attr)
+		return a->sym.attr < b->sym.attr ? -1 : 1;
+	if (a->sym.period != b->sym.period)
+		return a->sym.period > b->sym.period ? -1 : 1;
+	if ((c = strcmp(a->sym.dso_name, b->sym.dso_name)))
+		return c;
+	return strcmp(a->sym.name, b->sym.name);
+}
+
+int tally_annotate__sort(struct tally_annotate *a)
+{
+	if (!a)
+		return tally__err(EINVAL);
+	qsort(a->v, (size_t)a->nr, sizeof(*a->v), by_period);
+	free(a->slots);
+	a->slots = NULL;
+	a->cap = 0;
+	if (a->nr && grow(a))
+		return tally__err(ENOMEM);
+	return a->nr;
+}
+
+const struct tally_annotate_sym *tally_annotate__sym(const struct tally_annotate *a, int idx)
+{
+	if (!a || idx < 0 || idx >= a->nr)
+		return tally__err_ptr(EINVAL);
+	return &a->v[idx].sym;
+}
+
+void tally_annotate__totals(const struct tally_annotate *a, int attr, uint64_t *nr_samples,
+			    uint64_t *period)
+{
+	*nr_samples = a && attr >= 0 && attr < 64 ? a->tot[attr].nr : 0;
+	*period = a && attr >= 0 && attr < 64 ? a->tot[attr].period : 0;
+}
+
+const char *tally_annotate__strerror(const struct tally_annotate *a)
+{
+	return a ? a->err : "";
+}
+
+/* ---- the lines -------------------------------------------------- */
+
+/* The lines being made: texts in one growing buffer (offsets until the end). */
+struct mk {
+	struct tally_annotate_line *v;
+	size_t *text_off;
+	int nr, alloc;
+	char *buf;
+	size_t len, cap;
+	int line_nr;			/* perf's running number */
+};
+
+static int mk_text(struct mk *m, const char *s, size_t n)
+{
+	if (m->len + n + 1 > m->cap) {
+		size_t cap = (m->cap ? m->cap : 4096);
+		char *b;
+
+		while (m->len + n + 1 > cap)
+			cap *= 2;
+		if (!(b = realloc(m->buf, cap)))
+			return -ENOMEM;
+		m->buf = b;
+		m->cap = cap;
+	}
+	memcpy(m->buf + m->len, s, n);
+	m->buf[m->len + n] = '\0';
+	m->len += n + 1;
+	return 0;
+}
+
+/*
+ * A line of objdump's output as perf reads it: trimmed, tabs expanded to
+ * 8 columns, "/file:N" taken as the line number, "addr:" as an
+ * instruction of the symbol when it is inside [start, end).
+ */
+static int mk_line(struct mk *m, const char *raw, uint64_t start, uint64_t end)
+{
+	char exp[8192];
+	size_t n = 0, col = 0;
+	const char *p = raw, *q;
+	struct tally_annotate_line *l;
+	int64_t offset = -1;
+	char *tmp;
+	uint64_t ip;
+
+	while (*p == ' ' || *p == '\t' || *p == '\n')
+		p++;
+	q = p + strlen(p);
+	while (q > p && (q[-1] == ' ' || q[-1] == '\t' || q[-1] == '\n' || q[-1] == '\r'))
+		q--;
+	for (; p < q && n < sizeof(exp) - 9; p++) {
+		if (*p == '\t') {
+			do
+				exp[n++] = ' ';
+			while (++col % 8);
+		} else {
+			exp[n++] = *p;
+			col++;
+		}
+	}
+	exp[n] = '\0';
+	if (exp[0] == '/') {
+		const char *c = strchr(exp, ':');
+
+		if (c && c[1] >= '0' && c[1] <= '9') {
+			m->line_nr = atoi(c + 1);
+			return 0;
+		}
+	}
+	p = exp;
+	ip = strtoull(exp, &tmp, 16);
+	if (tmp != exp && tmp[0] == ':' && tmp[1] != '\0' && ip >= start && ip < end) {
+		offset = (int64_t)(ip - start);
+		p = tmp + 1;
+	}
+	if (m->nr == m->alloc) {
+		int na = m->alloc ? m->alloc * 2 : 256;
+		struct tally_annotate_line *v = realloc(m->v, (size_t)na * sizeof(*v));
+		size_t *o;
+
+		if (!v)
+			return -ENOMEM;
+		m->v = v;
+		if (!(o = realloc(m->text_off, (size_t)na * sizeof(*o))))
+			return -ENOMEM;
+		m->text_off = o;
+		m->alloc = na;
+	}
+	l = &m->v[m->nr];
+	memset(l, 0, sizeof(*l));
+	l->offset = offset;
+	l->addr = offset >= 0 ? ip : 0;
+	l->line_nr = m->line_nr++;
+	m->text_off[m->nr++] = m->len;
+	return mk_text(m, p, strlen(p));
+}
+
+static struct srcfile *src_get(struct tally_annotate *a, const char *path)
+{
+	struct srcfile *f, *v;
+	FILE *fp;
+	long sz;
+
+	for (int i = 0; i < a->nr_files; i++)
+		if (!strcmp(a->files[i].path, path))
+			return a->files[i].nr >= 0 ? &a->files[i] : NULL;
+	if (!(v = realloc(a->files, (size_t)(a->nr_files + 1) * sizeof(*v))))
+		return NULL;
+	a->files = v;
+	f = &a->files[a->nr_files];
+	memset(f, 0, sizeof(*f));
+	f->nr = -1;
+	if (!(f->path = strdup(path)))
+		return NULL;
+	a->nr_files++;
+	if (!(fp = fopen(path, "r")))
+		return NULL;
+	if (fseek(fp, 0, SEEK_END) || (sz = ftell(fp)) < 0 || fseek(fp, 0, SEEK_SET) ||
+	    !(f->buf = malloc((size_t)sz + 1)) || fread(f->buf, 1, (size_t)sz, fp) != (size_t)sz) {
+		fclose(fp);
+		return NULL;
+	}
+	fclose(fp);
+	f->buf[sz] = '\0';
+	f->nr = 0;
+	for (long i = 0; i < sz; i++)
+		f->nr += f->buf[i] == '\n';
+	if (sz && f->buf[sz - 1] != '\n')
+		f->nr++;
+	if (!(f->line = calloc((size_t)f->nr + 1, sizeof(*f->line)))) {
+		f->nr = -1;
+		return NULL;
+	}
+	for (int i = 0, k = 0; k < f->nr; k++) {
+		char *nl;
+
+		f->line[k] = f->buf + i;
+		if (!(nl = strchr(f->buf + i, '\n')))
+			break;
+		*nl = '\0';
+		i = (int)(nl - f->buf) + 1;
+	}
+	return f;
+}
+
+/* objdump -S: up to 5 lines before the first one shown, none shown twice ahead */
+static int show_source(struct mk *m, struct srcfile *f, int line, uint64_t start, uint64_t end)
+{
+	int l;
+
+	if (line == f->last_line)
+		return 0;
+	l = line - 5;
+	if (l < 1)
+		l = 1;
+	if (f->max_printed >= l)
+		l = f->max_printed < line ? f->max_printed + 1 : line;
+	for (; l <= line && l <= f->nr; l++)
+		if (mk_line(m, f->line[l - 1], start, end))
+			return -ENOMEM;
+	if (f->max_printed < line)
+		f->max_printed = line;
+	f->last_line = line;
+	f->first = false;
+	return 0;
+}
+
+static struct tally_dso_code *code_get(struct tally_annotate *a, struct tally_dso *d, int *err)
+{
+	struct dso_code_ent *v;
+
+	for (int i = 0; i < a->nr_codes; i++)
+		if (a->codes[i].dso == d) {
+			*err = a->codes[i].err;
+			return a->codes[i].code;
+		}
+	if (!(v = realloc(a->codes, (size_t)(a->nr_codes + 1) * sizeof(*v)))) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	a->codes = v;
+	v = &a->codes[a->nr_codes++];
+	v->dso = d;
+	v->code = tally_dso_code__open(d);
+	v->err = v->code ? 0 : -errno;
+	*err = v->err;
+	return v->code;
+}
+
+static int set_err(struct tally_annotate *a, const struct entry *e, int err)
+{
+	const char *why;
+
+	switch (err) {
+	case -ENOENT:
+		why = "the file is gone";
+		break;
+	case -ESTALE:
+		why = "its build id is not the recorded one: it was rebuilt or replaced";
+		break;
+	case -ENOEXEC:
+		snprintf(a->err, sizeof(a->err),
+			 "Couldn't annotate %s:\nNo vmlinux file was found in the path.\n\n"
+			 "Please use:\n\n  --vmlinux vmlinux\n", e->sym.name);
+		return err;
+	case -ENOTSUP:
+		why = "JIT or anonymous code: no file holds its bytes";
+		break;
+	case -ENODATA:
+		why = "no code for it in the file";
+		break;
+	default:
+		why = strerror(-err);
+		break;
+	}
+	snprintf(a->err, sizeof(a->err), "Couldn't annotate %s:\n%s: %s\n", e->sym.name,
+		 e->sym.dso_name, why);
+	return err;
+}
+
+static bool nop_line(const struct tally_annotate_line *l, const char *text)
+{
+	const char *p = text;
+	char name[16];
+	size_t n = 0;
+
+	if (l->offset >= 0) {
+		while (*p == ' ')
+			p++;
+		while (p[n] && p[n] != ' ' && n < sizeof(name) - 1) {
+			name[n] = p[n];
+			n++;
+		}
+		name[n] = '\0';
+		if (!strcmp(name, "nop") || !strcmp(name, "nopl") || !strcmp(name, "nopw"))
+			return true;
+	}
+	return strstr(text, " nop ") || strstr(text, " nopl ") || strstr(text, " nopw ");
+}
+
+int tally_annotate__lines(struct tally_annotate *a, int idx, struct tally_annotate_lines *out)
+{
+	struct tally_dso_code *code;
+	const struct entry *e;
+	struct mk m = { 0 };
+	const uint8_t *bytes;
+	const char *section = NULL;
+	char func[1024], prev_func[1024] = "", path[4096];
+	const char *cdir;
+	uint64_t start, end, addr, tot_nr, tot_period;
+	size_t avail;
+	int err, prev_line = -1, last;
+	char line[4096], text[512];
+
+	if (!a || !out || idx < 0 || idx >= a->nr)
+		return tally__err(EINVAL);
+	memset(out, 0, sizeof(*out));
+	a->err[0] = '\0';
+	e = &a->v[idx];
+	start = e->sym.start;
+	end = e->sym.end;
+	if (!(code = code_get(a, e->sym.dso, &err)))
+		return set_err(a, e, err);
+	if (!(bytes = tally_dso_code__bytes(code, start, &avail, &section)))
+		return set_err(a, e, -errno);
+	for (int i = 0; i < a->nr_files; i++) {
+		a->files[i].max_printed = 0;
+		a->files[i].last_line = 0;
+		a->files[i].first = true;
+	}
+	/* objdump's head, less the "file format" line perf drops */
+	err = mk_line(&m, "", start, end) || mk_line(&m, "", start, end) ||
+	      mk_line(&m, "", start, end);
+	snprintf(line, sizeof(line), "Disassembly of section %s:", section ? section : ".text");
+	err = err || mk_line(&m, line, start, end) || mk_line(&m, "", start, end);
+	{
+		uint64_t off = 0;
+		const char *nm = tally_dso_code__sym(code, start, &off);
+
+		snprintf(line, sizeof(line), "%016" PRIx64 " <%s>:", start,
+			 nm && !off ? nm : e->sym.name);
+	}
+	err = err || mk_line(&m, line, start, end);
+	for (addr = start; !err && addr < end && addr - start < avail;) {
+		struct tally_srcline sl[16];
+		int n = tally_dso__srcline_inlines(e->sym.dso, addr, sl, 16), len;
+
+		/* objdump -l's function and file:line, -S's source, as they change */
+		if (n > 0 && sl[0].line > 0) {
+			if (!tally_dso__objdump_func(e->sym.dso, addr, func, sizeof(func)) &&
+			    strcmp(func, prev_func)) {
+				err = mk_line(&m, func, start, end);
+				snprintf(prev_func, sizeof(prev_func), "%s", func);
+				prev_line = -1;
+			}
+			/* binutils puts a relative file under the unit's directory */
+			if (sl[0].file && sl[0].file[0] != '/' &&
+			    (cdir = tally_dso__comp_dir(e->sym.dso, addr))) {
+				snprintf(path, sizeof(path), "%s/%s", cdir, sl[0].file);
+				sl[0].file = path;
+			}
+			if (sl[0].line != prev_line) {
+				snprintf(line, sizeof(line), "%s:%d", sl[0].file, sl[0].line);
+				err = err || mk_line(&m, line, start, end);
+			}
+			if (!a->no_source && sl[0].file) {
+				struct srcfile *f = src_get(a, sl[0].file);
+
+				if (f)
+					err = err || show_source(&m, f, sl[0].line, start, end);
+			}
+			prev_line = sl[0].line;
+		}
+		len = tally_disasm__insn(a->dis, bytes + (addr - start), avail - (addr - start), addr,
+					 tally_dso_code__sym, code, text, sizeof(text));
+		if (len <= 0)
+			break;
+		if (a->asm_raw) {
+			char raw[64] = "";
+			size_t k = 0;
+
+			for (int b = 0; b < len && b < 7; b++)
+				k += (size_t)snprintf(raw + k, sizeof(raw) - k, "%02x ",
+						      bytes[addr - start + (uint64_t)b]);
+			snprintf(line, sizeof(line), "%" PRIx64 ":\t%-21s\t%s", addr, raw, text);
+			err = err || mk_line(&m, line, start, end);
+			for (int b = 7; b < len && !err; b += 7) {
+				k = 0;
+				raw[0] = '\0';
+				for (int c = b; c < len && c < b + 7; c++)
+					k += (size_t)snprintf(raw + k, sizeof(raw) - k, "%02x ",
+							      bytes[addr - start + (uint64_t)c]);
+				while (k && raw[k - 1] == ' ')
+					raw[--k] = '\0';
+				snprintf(line, sizeof(line), "%" PRIx64 ":\t%s", addr + (uint64_t)b, raw);
+				err = mk_line(&m, line, start, end);
+			}
+		} else {
+			snprintf(line, sizeof(line), "%" PRIx64 ":\t%s", addr, text);
+			err = err || mk_line(&m, line, start, end);
+		}
+		addr += (uint64_t)len;
+	}
+	if (err) {
+		free(m.v);
+		free(m.text_off);
+		free(m.buf);
+		return set_err(a, e, -ENOMEM);
+	}
+	/* perf drops the nops that pad the function's end */
+	while (m.nr && nop_line(&m.v[m.nr - 1], m.buf + m.text_off[m.nr - 1]))
+		m.nr--;
+	tally_annotate__totals(a, e->sym.attr, &tot_nr, &tot_period);
+	last = -1;
+	for (int i = 0; i < m.nr; i++) {
+		struct tally_annotate_line *l = &m.v[i];
+		int64_t to;
+		int nx;
+
+		l->text = m.buf + m.text_off[i];
+		if (l->offset < 0)
+			continue;
+		last = i;
+		for (nx = i + 1; nx < m.nr && m.v[nx].offset < 0; nx++)
+			;
+		to = nx < m.nr ? m.v[nx].offset : (int64_t)(end - start);
+		if (end - start > (64u << 20))
+			to = l->offset ? l->offset : 1;
+		for (int64_t o = l->offset; o < to; o++) {
+			l->nr_samples += e->hist[o].nr;
+			l->period += e->hist[o].period;
+		}
+		if (e->sym.nr_samples)
+			l->percent[TALLY_PERCENT_LOCAL_HITS] = 100.0 * (double)l->nr_samples /
+							       (double)e->sym.nr_samples;
+		if (tot_nr)
+			l->percent[TALLY_PERCENT_GLOBAL_HITS] = 100.0 * (double)l->nr_samples /
+								(double)tot_nr;
+		if (e->sym.period)
+			l->percent[TALLY_PERCENT_LOCAL_PERIOD] = 100.0 * (double)l->period /
+								 (double)e->sym.period;
+		if (tot_period)
+			l->percent[TALLY_PERCENT_GLOBAL_PERIOD] = 100.0 * (double)l->period /
+								  (double)tot_period;
+	}
+	if (last >= 0)
+		out->addr_width = snprintf(line, sizeof(line), "%" PRIx64, m.v[last].addr);
+	out->v = m.v;
+	out->nr = m.nr;
+	out->mem = m.buf;
+	free(m.text_off);
+	return 0;
+}
+
+void tally_annotate_lines__free(struct tally_annotate_lines *l)
+{
+	if (!l)
+		return;
+	free(l->v);
+	free(l->mem);
+	memset(l, 0, sizeof(*l));
+}
