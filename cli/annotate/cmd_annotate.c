@@ -72,6 +72,71 @@ static bool dso_wanted(const char *list, const char *path)
 	return false;
 }
 
+static char prev_path[512];
+
+struct sum_line {
+	char path[512];
+	double sum;
+};
+
+static int by_sum(const void *x, const void *y)
+{
+	const struct sum_line *a = x, *b = y;
+
+	if (a->sum != b->sum)
+		return a->sum > b->sum ? -1 : 1;
+	return -strcmp(a->path, b->path);	/* perf's tree keeps equal sums by path, descending */
+}
+
+/* perf's srcline of a hot instruction: "file.c:12", else "dso[addr]" */
+static void line_path(const struct tally_annotate_sym *sym, uint64_t addr, char *path, size_t size)
+{
+	const char *file, *base;
+	unsigned disc;
+	int ln;
+
+	if (!tally_dso__objdump_line(sym->dso, addr, &file, &ln, &disc)) {
+		base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
+		snprintf(path, size, "%s:%d", base, ln);
+	} else {
+		base = strrchr(sym->dso_name, '/') ? strrchr(sym->dso_name, '/') + 1 : sym->dso_name;
+		snprintf(path, size, "%s[%" PRIx64 "]", base, addr);
+	}
+}
+
+/* -l: the source lines holding more than 0.5% each, summed, as perf's print_summary */
+static void print_summary(const struct tally_annotate_sym *sym, const struct tally_annotate_lines *l,
+			  int ptype)
+{
+	struct sum_line *v = calloc((size_t)l->nr + 1, sizeof(*v));
+	int nr = 0;
+
+	printf("\nSorted summary for file %s\n", sym->dso_name);
+	printf("----------------------------------------------\n\n");
+	if (!v)
+		return;
+	for (int i = 0; i < l->nr; i++) {
+		const struct tally_annotate_line *al = &l->v[i];
+		char path[512];
+		int k;
+
+		if (al->offset < 0 || al->percent[ptype] <= 0.5)
+			continue;
+		line_path(sym, al->addr, path, sizeof(path));
+		for (k = 0; k < nr && strcmp(v[k].path, path); k++)
+			;
+		if (k == nr)
+			snprintf(v[nr++].path, sizeof(v[0].path), "%s", path);
+		v[k].sum += al->percent[ptype];
+	}
+	if (!nr)
+		printf(" Nothing higher than %1.1f%%\n", 0.5);
+	qsort(v, (size_t)nr, sizeof(*v), by_sum);
+	for (int k = 0; k < nr; k++)
+		printf(" %7.2f %s\n", v[k].sum, v[k].path);
+	free(v);
+}
+
 static void print_symbol(const struct annotate_cfg *c, struct tally_session *ss,
 			 const struct tally_annotate_sym *sym, const struct tally_annotate_lines *l,
 			 int ptype)
@@ -91,9 +156,21 @@ static void print_symbol(const struct annotate_cfg *c, struct tally_session *ss,
 	for (int i = 0; i < l->nr; i++) {
 		const struct tally_annotate_line *al = &l->v[i];
 
-		if (al->offset >= 0)
-			printf(" %7.2f :   %*" PRIx64 ":%s\n", al->percent[ptype], l->addr_width,
+		if (al->offset >= 0) {
+			printf(" %7.2f :   %*" PRIx64 ":%s", al->percent[ptype], l->addr_width,
 			       al->addr, al->text);
+			/* -l: a hot line's source, where it changes (across symbols, as perf) */
+			if (c->print_line && al->percent[ptype] > 0.5) {
+				char src[512];
+
+				line_path(sym, al->addr, src, sizeof(src));
+				if (strcmp(src, prev_path)) {
+					printf(" // %s", src);
+					snprintf(prev_path, sizeof(prev_path), "%s", src);
+				}
+			}
+			putchar('\n');
+		}
 		else if (!*al->text)
 			printf(" %8s:\n", " ");
 		else
@@ -133,7 +210,7 @@ int cmd_annotate(int argc, char **argv)
 			   "local-period (default), global-period, local-hits, global-hits"),
 		CLI_STRING('M', "disassembler-style", &c.style, "STYLE", "att (default) or intel"),
 		CLI_BOOL(0, "skip-missing", &c.skip_missing, "skip symbols that cannot be annotated"),
-		CLI_BOOL('l', "print-line", &c.print_line, "(accepted; the summary is not printed yet)"),
+		CLI_BOOL('l', "print-line", &c.print_line, "first a summary of the hot source lines"),
 		CLI_BOOL('P', "full-paths", &c.full_paths, "the DSO's full path in the header"),
 		CLI_STRING('k', "vmlinux", &c.vmlinux, "FILE", "(accepted; kernel code is not read yet)"),
 		CLI_HELP(&help, "this text"),
@@ -166,7 +243,7 @@ int cmd_annotate(int argc, char **argv)
 		all[k++] = (struct cli_option)CLI_BOOL_F(0, "no-source-hidden", &dummy, NULL, CLI_OPT_HIDDEN);
 		all[k++] = (struct cli_option)CLI_BOOL_F(0, "source-hidden", &dummy, NULL, CLI_OPT_HIDDEN);
 		all[k] = (struct cli_option)CLI_END();
-		if ((n = cli_parse("annotate", all, argc, argv, stderr, 0)) < 0)
+		if ((n = cli_parse("annotate", all, argc, argv, stderr, CLI_PARSE_KEEP_GOING)) < 0)
 			return 129;
 	}
 	if (help) {
@@ -233,6 +310,8 @@ int cmd_annotate(int argc, char **argv)
 				warned[nr_warned++] = sym->dso;
 			continue;
 		}
+		if (c.print_line)
+			print_summary(sym, &l, ptype);
 		print_symbol(&c, ss, sym, &l, ptype);
 		tally_annotate_lines__free(&l);
 		shown++;

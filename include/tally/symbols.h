@@ -275,7 +275,12 @@ TALLY_API int tally_dso__inline_funcs(struct tally_dso *d, uint64_t vaddr, const
  * JIT or anonymous code (no file holds it), ENOMEM.
  */
 struct tally_dso_code;
-TALLY_API struct tally_dso_code *tally_dso_code__open(struct tally_dso *d);
+/*
+ * flags: TALLY_DSO_CODE_DEBUG_NAMES takes a stripped file's names from
+ * its debug file, as objdump does when it reads the source (-S).
+ */
+#define TALLY_DSO_CODE_DEBUG_NAMES (1u << 0)
+TALLY_API struct tally_dso_code *tally_dso_code__open(struct tally_dso *d, unsigned flags);
 TALLY_API void tally_dso_code__close(struct tally_dso_code *c);
 /*
  * The bytes from vaddr to the end of the executable section holding it
@@ -292,6 +297,13 @@ TALLY_API const uint8_t *tally_dso_code__bytes(struct tally_dso_code *c, uint64_
  */
 TALLY_API int tally_dso__objdump_func(struct tally_dso *d, uint64_t vaddr, char *buf,
 				      size_t size);
+/*
+ * Added in 0.3: the line-table row at vaddr as `objdump -l` shows it:
+ * its file (as the table names it), line and discriminator (0: none).
+ * 0, -ENOENT.
+ */
+TALLY_API int tally_dso__objdump_line(struct tally_dso *d, uint64_t vaddr, const char **file,
+				      int *line, unsigned *discriminator);
 /* Added in 0.3: DW_AT_comp_dir of the unit holding vaddr, or NULL. Lives as long as d. */
 TALLY_API const char *tally_dso__comp_dir(struct tally_dso *d, uint64_t vaddr);
 /* A tally_disasm_sym_fn over c: the name objdump gives addr. */

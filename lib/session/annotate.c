@@ -438,7 +438,7 @@ static struct tally_dso_code *code_get(struct tally_annotate *a, struct tally_ds
 	a->codes = v;
 	v = &a->codes[a->nr_codes++];
 	v->dso = d;
-	v->code = tally_dso_code__open(d);
+	v->code = tally_dso_code__open(d, a->no_source ? 0 : TALLY_DSO_CODE_DEBUG_NAMES);
 	v->err = v->code ? 0 : -errno;
 	*err = v->err;
 	return v->code;
@@ -507,6 +507,7 @@ int tally_annotate__lines(struct tally_annotate *a, int idx, struct tally_annota
 	uint64_t start, end, addr, tot_nr, tot_period;
 	size_t avail;
 	int err, prev_line = -1, last;
+	unsigned prev_disc = 0;
 	char line[4096], text[512];
 
 	if (!a || !out || idx < 0 || idx >= a->nr)
@@ -534,16 +535,21 @@ int tally_annotate__lines(struct tally_annotate *a, int idx, struct tally_annota
 		uint64_t off = 0;
 		const char *nm = tally_dso_code__sym(code, start, &off);
 
-		snprintf(line, sizeof(line), "%016" PRIx64 " <%s>:", start,
-			 nm && !off ? nm : e->sym.name);
+		if (nm && off)
+			snprintf(line, sizeof(line), "%016" PRIx64 " <%s+0x%" PRIx64 ">:", start, nm,
+				 off);
+		else
+			snprintf(line, sizeof(line), "%016" PRIx64 " <%s>:", start,
+				 nm ? nm : e->sym.name);
 	}
 	err = err || mk_line(&m, line, start, end);
 	for (addr = start; !err && addr < end && addr - start < avail;) {
-		struct tally_srcline sl[16];
-		int n = tally_dso__srcline_inlines(e->sym.dso, addr, sl, 16), len;
+		const char *file;
+		int ln, len;
+		unsigned disc;
 
 		/* objdump -l's function and file:line, -S's source, as they change */
-		if (n > 0 && sl[0].line > 0) {
+		if (!tally_dso__objdump_line(e->sym.dso, addr, &file, &ln, &disc)) {
 			if (!tally_dso__objdump_func(e->sym.dso, addr, func, sizeof(func)) &&
 			    strcmp(func, prev_func)) {
 				err = mk_line(&m, func, start, end);
@@ -551,22 +557,27 @@ int tally_annotate__lines(struct tally_annotate *a, int idx, struct tally_annota
 				prev_line = -1;
 			}
 			/* binutils puts a relative file under the unit's directory */
-			if (sl[0].file && sl[0].file[0] != '/' &&
-			    (cdir = tally_dso__comp_dir(e->sym.dso, addr))) {
-				snprintf(path, sizeof(path), "%s/%s", cdir, sl[0].file);
-				sl[0].file = path;
+			if (file[0] != '/' && (cdir = tally_dso__comp_dir(e->sym.dso, addr))) {
+				snprintf(path, sizeof(path), "%s/%s", cdir, file);
+				file = path;
 			}
-			if (sl[0].line != prev_line) {
-				snprintf(line, sizeof(line), "%s:%d", sl[0].file, sl[0].line);
+			if (ln > 0 && (ln != prev_line || disc != prev_disc)) {
+				if (disc)
+					snprintf(line, sizeof(line), "%s:%d (discriminator %u)", file, ln,
+						 disc);
+				else
+					snprintf(line, sizeof(line), "%s:%d", file, ln);
 				err = err || mk_line(&m, line, start, end);
 			}
-			if (!a->no_source && sl[0].file) {
-				struct srcfile *f = src_get(a, sl[0].file);
+			if (!a->no_source && ln > 0) {
+				struct srcfile *f = src_get(a, file);
 
 				if (f)
-					err = err || show_source(&m, f, sl[0].line, start, end);
+					err = err || show_source(&m, f, ln, start, end);
 			}
-			prev_line = sl[0].line;
+			if (ln > 0)
+				prev_line = ln;
+			prev_disc = disc;
 		}
 		len = tally_disasm__insn(a->dis, bytes + (addr - start), avail - (addr - start), addr,
 					 tally_dso_code__sym, code, text, sizeof(text));

@@ -147,7 +147,7 @@ static const char *const intel_size[] = {
 	[10] = "TBYTE PTR ", [16] = "XMMWORD PTR ", [32] = "YMMWORD PTR ", [64] = "ZMMWORD PTR ",
 };
 
-static void put_mem_intel(struct out *o, csh cs, const cs_x86_op *op, bool sized)
+static void put_mem_intel(struct out *o, csh cs, const cs_x86 *x, const cs_x86_op *op, bool sized)
 {
 	const x86_op_mem *m = &op->mem;
 	bool any = false;
@@ -169,7 +169,7 @@ static void put_mem_intel(struct out *o, csh cs, const cs_x86_op *op, bool sized
 		put(o, "%s%s*%d", any ? "+" : "", cs_reg_name(cs, m->index), m->scale);
 		any = true;
 	}
-	if (m->disp || !any) {
+	if (m->disp || !any || disp_encoded(x)) {
 		if (m->disp < 0)
 			put(o, "-0x%" PRIx64, -(uint64_t)m->disp);
 		else
@@ -219,12 +219,12 @@ static bool fixed_text(const struct tally_disasm *d, const cs_insn *in, const ui
 	char sz = blen ? base[blen - 1] : 0;
 	unsigned op0 = x->opcode[0];
 
-	if (d->syntax != TALLY_DISASM_ATT)
-		return false;
 	if (in->size == 2 && code[0] == 0x66 && code[1] == 0x90) {
-		put(o, "xchg   %%ax,%%ax");
+		put(o, d->syntax == TALLY_DISASM_ATT ? "xchg   %%ax,%%ax" : "xchg   ax,ax");
 		return true;
 	}
+	if (d->syntax != TALLY_DISASM_ATT)
+		return false;
 	if (!strcmp(base, "movd") && (x->rex & 8))
 		base[3] = 'q';
 	if (blen == 5 && strchr("bwlq", sz) && sz < 'x' && acc[(int)sz]) {
@@ -340,7 +340,8 @@ int tally_disasm__insn(struct tally_disasm *d, const uint8_t *code, size_t len, 
 					put(&o, "*");
 				put_mem_att(&o, d->cs, x, op);
 			} else {
-				put_mem_intel(&o, d->cs, op, true);
+				/* lea computes an address: objdump gives it no size */
+				put_mem_intel(&o, d->cs, x, op, in->id != X86_INS_LEA);
 			}
 			break;
 		default:

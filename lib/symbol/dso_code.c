@@ -272,7 +272,7 @@ static int load_reloc_names(struct tally_dso_code *c)
 	return 0;
 }
 
-struct tally_dso_code *tally_dso_code__open(struct tally_dso *d)
+struct tally_dso_code *tally_dso_code__open(struct tally_dso *d, unsigned flags)
 {
 	struct tally_dso_code *c;
 	int err;
@@ -299,7 +299,8 @@ struct tally_dso_code *tally_dso_code__open(struct tally_dso *d)
 		return tally__err_ptr(-err);
 	}
 	/* objdump -l reads a stripped file's names from its debug file */
-	if ((err = load_names(c, c->f.elf, SHT_SYMTAB)) == 0 && d->dwarf_path &&
+	if ((err = load_names(c, c->f.elf, SHT_SYMTAB)) == 0 &&
+	    (flags & TALLY_DSO_CODE_DEBUG_NAMES) && d->dwarf_path &&
 	    strcmp(d->dwarf_path, d->name) && !tally__elf_file_open(&c->dbg, d->dwarf_path))
 		err = load_names(c, c->dbg.elf, SHT_SYMTAB);
 	if (err == 0)

@@ -83,6 +83,8 @@ int tally__dso_inline_funcs(struct tally_dso *d, uint64_t vaddr, const char **na
 int tally__dso_srcline_inlines(struct tally_dso *d, uint64_t vaddr,
 			       struct tally_srcline *out, int max);
 void tally__dso_dwarf_close(struct tally_dso *d);
+int tally__dso_objdump_line(struct tally_dso *d, uint64_t vaddr, const char **file, int *line,
+			    unsigned *disc);
 const char *tally__dso_comp_dir(struct tally_dso *d, uint64_t vaddr);
 int tally__dso_objdump_func(struct tally_dso *d, uint64_t vaddr, char *buf, size_t size);
 /* Opens d's DWARF if nobody did (takes dw_mu): any thread. */

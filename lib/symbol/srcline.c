@@ -312,3 +312,25 @@ const char *tally__dso_comp_dir(struct tally_dso *d, uint64_t vaddr)
 		return NULL;
 	return dwarf_formstring(dwarf_attr(&cu, DW_AT_comp_dir, &a));
 }
+
+/* The line row at vaddr as objdump -l prints it: file, line, discriminator. */
+int tally__dso_objdump_line(struct tally_dso *d, uint64_t vaddr, const char **file, int *line,
+			    unsigned *disc)
+{
+	Dwarf_Die cu;
+	Dwarf_Line *l;
+	const char *src;
+	int ln;
+
+	tally__dso_dwarf_ready(d);
+	if (!d->dw || !dwarf_addrdie(d->dw, vaddr, &cu))
+		return -ENOENT;
+	l = dwarf_getsrc_die(&cu, vaddr);
+	if (!l || !(src = dwarf_linesrc(l, NULL, NULL)) || dwarf_lineno(l, &ln))
+		return -ENOENT;
+	*file = src;
+	*line = ln;
+	if (dwarf_linediscriminator(l, disc))
+		*disc = 0;
+	return 0;
+}
