@@ -55,23 +55,6 @@ static int parse_percent_type(const char *s)
 	return -1;
 }
 
-/* -d: a comma list of DSO names, short or full */
-static bool dso_wanted(const char *list, const char *path)
-{
-	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
-	const char *p = list;
-
-	while (p && *p) {
-		size_t n = strcspn(p, ",");
-
-		if ((strlen(path) == n && !strncmp(p, path, n)) ||
-		    (strlen(base) == n && !strncmp(p, base, n)))
-			return true;
-		p += n + (p[n] == ',');
-	}
-	return false;
-}
-
 static char prev_path[512];
 
 struct sum_line {
@@ -280,7 +263,7 @@ int cmd_annotate(int argc, char **argv)
 	if (!ss)
 		return ret;
 	{
-		TALLY_OPTS(tally_annotate_opts, ao, .symbol = c.symbol, .no_source = !source,
+		TALLY_OPTS(tally_annotate_opts, ao, .symbol = c.symbol, .dsos = c.dsos, .no_source = !source,
 			   .asm_raw = c.asm_raw, .syntax = syntax);
 
 		a = c.a = tally_annotate__new(ss, &ao);
@@ -298,8 +281,6 @@ int cmd_annotate(int argc, char **argv)
 		struct tally_annotate_lines l;
 		int err;
 
-		if (c.dsos && !dso_wanted(c.dsos, sym->dso_name))
-			continue;
 		if (failed(warned, nr_warned, sym->dso))
 			continue;
 		if ((err = tally_annotate__lines(a, i, &l))) {

@@ -26,6 +26,7 @@ struct tally_annotate;
 struct tally_annotate_opts {
 	size_t sz;
 	const char *symbol;		/* only this symbol's samples (perf's filter) */
+	const char *dsos;		/* only these DSOs' samples: "a.so,b" (names or paths) */
 	bool no_source;			/* no source lines (--no-source) */
 	bool asm_raw;			/* the instruction bytes too (--asm-raw) */
 	enum tally_disasm_syntax syntax;

@@ -38,7 +38,7 @@ struct srcfile {
 
 struct tally_annotate {
 	struct tally_session *s;
-	char *symbol;
+	char *symbol, *dsos;
 	bool no_source, asm_raw;
 	struct tally_disasm *dis;
 	struct entry *v;
@@ -73,6 +73,8 @@ struct tally_annotate *tally_annotate__new(struct tally_session *s,
 	a->asm_raw = TALLY_OPTS_GET(opts, asm_raw, false);
 	if (TALLY_OPTS_GET(opts, symbol, NULL) && !(a->symbol = strdup(opts->symbol)))
 		goto nomem;
+	if (TALLY_OPTS_GET(opts, dsos, NULL) && !(a->dsos = strdup(opts->dsos)))
+		goto nomem;
 	if (!(a->dis = tally_disasm__new(TALLY_OPTS_GET(opts, syntax, TALLY_DISASM_ATT))))
 		goto nomem;
 	return a;
@@ -99,6 +101,7 @@ void tally_annotate__delete(struct tally_annotate *a)
 	free(a->v);
 	free(a->slots);
 	free(a->symbol);
+	free(a->dsos);
 	tally_disasm__free(a->dis);
 	free(a);
 }
@@ -170,6 +173,29 @@ static struct entry *entry_get(struct tally_annotate *a, int attr, struct tally_
 	return e;
 }
 
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+/* perf's --dsos: a DSO named by its short name or its path */
+static bool dso_listed(const char *list, const char *path)
+{
+	const char *base = base_name(path);
+
+	for (const char *p = list; *p;) {
+		size_t n = strcspn(p, ",");
+
+		if ((strlen(path) == n && !strncmp(p, path, n)) ||
+		    (strlen(base) == n && !strncmp(p, base, n)))
+			return true;
+		p += n + (p[n] == ',');
+	}
+	return false;
+}
+
 int tally_annotate__add(struct tally_annotate *a, const struct tally_session_sample *smp)
 {
 	struct tally_addr_info ai;
@@ -187,6 +213,8 @@ int tally_annotate__add(struct tally_annotate *a, const struct tally_session_sam
 	}
 	/* perf counts only the named symbol's samples, global percents included */
 	if (a->symbol && (!ai.sym || strcmp(ai.sym->name, a->symbol)))
+		return 0;
+	if (a->dsos && (!ai.dso || !dso_listed(a->dsos, tally_dso__name(ai.dso))))
 		return 0;
 	if (smp->attr >= 0 && smp->attr < 64) {
 		a->tot[smp->attr].nr++;
@@ -217,9 +245,12 @@ static int by_period(const void *x, const void *y)
 		return a->sym.attr < b->sym.attr ? -1 : 1;
 	if (a->sym.period != b->sym.period)
 		return a->sym.period > b->sym.period ? -1 : 1;
-	if ((c = strcmp(a->sym.dso_name, b->sym.dso_name)))
+	/* perf's sort keys on a tie: the DSO's short name, then the symbol's */
+	if ((c = strcmp(base_name(a->sym.dso_name), base_name(b->sym.dso_name))))
 		return c;
-	return strcmp(a->sym.name, b->sym.name);
+	if ((c = strcmp(a->sym.name, b->sym.name)))
+		return c;
+	return a->sym.start < b->sym.start ? -1 : a->sym.start > b->sym.start;
 }
 
 int tally_annotate__sort(struct tally_annotate *a)

@@ -44,6 +44,8 @@ struct tally_dso_code {
 	struct tally_dso *dso;
 	struct tally__csym *syms;
 	size_t nr;
+	struct tally__csym *got;	/* GOT slot -> the symbol its relocation names */
+	size_t nr_got;
 	char *names;			/* versioned names, one block */
 	size_t names_used;
 	struct tally__strpool dm;	/* demangled names (objdump -C) */
@@ -239,9 +241,12 @@ static int load_reloc_names(struct tally_dso_code *c)
 		    !(sd = elf_getdata(dsym, NULL)))
 			continue;
 		n = sh.sh_size / sh.sh_entsize;
-		if (!(v = realloc(c->syms, (c->nr + n + c->dso->nr_syms + 1) * sizeof(*v))))
+		if (!(v = realloc(c->syms, (c->nr + 2 * n + 1) * sizeof(*v))))
 			return -ENOMEM;
 		c->syms = v;
+		if (!(v = realloc(c->got, (c->nr_got + n) * sizeof(*v))))
+			return -ENOMEM;
+		c->got = v;
 		for (size_t i = 0; i < n; i++) {
 			GElf_Rela r;
 			GElf_Sym s;
@@ -253,6 +258,8 @@ static int load_reloc_names(struct tally_dso_code *c)
 			    !gelf_getsym(sd, (int)GELF_R_SYM(r.r_info), &s) ||
 			    !(name = elf_strptr(elf, dsh.sh_link, s.st_name)) || !*name)
 				continue;
+			c->got[c->nr_got].addr = r.r_offset;
+			c->got[c->nr_got++].name = name;
 			if (vs && gelf_getversym(vs, (int)GELF_R_SYM(r.r_info), &ver) && (ver & 0x7fff) > 1)
 				vn = s.st_shndx == SHN_UNDEF ? verneed_name(elf, ver & 0x7fff) :
 							       verdef_name(elf, ver & 0x7fff);
@@ -269,6 +276,88 @@ static int load_reloc_names(struct tally_dso_code *c)
 		}
 	}
 	c->names_used = used;
+	return 0;
+}
+
+/* "_Z...@plt": objdump -C demangles the name before the suffix */
+static const char *demangled_plt(struct tally_dso_code *c, const char *name)
+{
+	char buf[1024], *dm;
+	const char *p;
+	int st = 0;
+
+	if (strncmp(name, "_Z", 2) || strlen(name) >= sizeof(buf))
+		return name;
+	snprintf(buf, sizeof(buf), "%.*s", (int)(strlen(name) - 4), name);
+	if (!(dm = __cxa_demangle(buf, NULL, NULL, &st)) || st) {
+		free(dm);
+		return name;
+	}
+	snprintf(buf, sizeof(buf), "%s@plt", dm);
+	free(dm);
+	p = tally__strpool_add(&c->dm, buf);
+	return p ? p : name;
+}
+
+/*
+ * The PLT's names as binutils makes them up: each entry of .plt,
+ * .plt.sec and .plt.got jumps through a GOT slot ("jmp *disp(%rip)",
+ * ff 25); the entry is "name@plt" after the symbol that slot is
+ * relocated to.
+ */
+static int load_plt_names(struct tally_dso_code *c)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstr;
+	GElf_Shdr sh;
+	struct tally__csym *v;
+
+	if (elf_getshdrstrndx(c->f.elf, &shstr))
+		return 0;
+	while ((scn = elf_nextscn(c->f.elf, scn))) {
+		const char *sn;
+		Elf_Data *data;
+		uint64_t ent;
+		size_t n;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
+		    !(sn = elf_strptr(c->f.elf, shstr, sh.sh_name)) ||
+		    (strcmp(sn, ".plt") && strcmp(sn, ".plt.sec") && strcmp(sn, ".plt.got")) ||
+		    !(data = elf_getdata(scn, NULL)) || data->d_size < sh.sh_size)
+			continue;
+		ent = sh.sh_entsize ? sh.sh_entsize : !strcmp(sn, ".plt.got") ? 8 : 16;
+		n = sh.sh_size / ent;
+		if (!(v = realloc(c->syms, (c->nr + n + 1) * sizeof(*v))))
+			return -ENOMEM;
+		c->syms = v;
+		for (size_t i = 0; i < n; i++) {
+			const uint8_t *e = (const uint8_t *)data->d_buf + i * ent;
+
+			for (size_t k = 0; k + 6 <= ent; k++) {
+				int32_t disp;
+				uint64_t slot;
+				size_t g;
+				char buf[1024];
+				const char *name;
+
+				if (e[k] != 0xff || e[k + 1] != 0x25)
+					continue;
+				memcpy(&disp, e + k + 2, 4);
+				slot = sh.sh_addr + i * ent + k + 6 + (uint64_t)(int64_t)disp;
+				for (g = 0; g < c->nr_got && c->got[g].addr != slot; g++)
+					;
+				if (g == c->nr_got)
+					break;
+				snprintf(buf, sizeof(buf), "%s@plt", c->got[g].name);
+				if (!(name = tally__strpool_add(&c->dm, buf)))
+					return -ENOMEM;
+				c->syms[c->nr].addr = sh.sh_addr + i * ent;
+				c->syms[c->nr].rank = 0;
+				c->syms[c->nr++].name = demangled_plt(c, name);
+				break;
+			}
+		}
+	}
 	return 0;
 }
 
@@ -313,15 +402,9 @@ struct tally_dso_code *tally_dso_code__open(struct tally_dso *d, unsigned flags)
 		tally_dso_code__close(c);
 		return tally__err_ptr(ENOMEM);
 	}
-	/* the PLT's names are made up from its relocations: take ours */
-	for (size_t i = 0; i < d->nr_syms; i++) {
-		const char *n = d->syms[i].name;
-		size_t l = strlen(n);
-
-		if (l > 4 && !strcmp(n + l - 4, "@plt")) {
-			c->syms[c->nr].addr = d->syms[i].start;
-			c->syms[c->nr++].name = n;
-		}
+	if (load_plt_names(c)) {
+		tally_dso_code__close(c);
+		return tally__err_ptr(ENOMEM);
 	}
 	qsort(c->syms, c->nr, sizeof(*c->syms), by_addr);
 	return c;
@@ -335,6 +418,7 @@ void tally_dso_code__close(struct tally_dso_code *c)
 	if (c->dbg.elf)
 		tally__elf_file_close(&c->dbg);
 	free(c->names);
+	free(c->got);
 	tally__strpool_free(&c->dm);
 	free(c->syms);
 	free(c);
