@@ -169,6 +169,27 @@ static bool failed(const struct tally_dso *const *v, int nr, const struct tally_
 	return false;
 }
 
+/* Samples in files that could not be read cannot be annotated: say which and why. */
+static void report_unreadable(struct tally_session *ss)
+{
+	struct tally_session_stats st = { .sz = sizeof(st) };
+
+	if (tally_session__stats(ss, &st))
+		return;
+	for (int i = 0; i < st.nr_unresolved; i++) {
+		const struct tally_unresolved *u = &st.unresolved[i];
+
+		if (u->status != TALLY_DSO_MISSING && u->status != TALLY_DSO_BUILD_ID_MISMATCH &&
+		    u->status != TALLY_DSO_NOT_ELF)
+			continue;
+		if (!strcmp(u->dso, "[unknown]"))
+			continue;
+		fprintf(stderr, "tally annotate: %" PRIu64 " samples in %s not annotated: %s%s%s\n",
+			u->addrs, u->dso, tally_dso_status__str(u->status), u->detail ? ": " : "",
+			u->detail ? u->detail : "");
+	}
+}
+
 static const char *const annotate_usage[] = {
 	"tally annotate [--stdio] [-i FILE] [SYMBOL]",
 	"",
@@ -276,7 +297,8 @@ int cmd_annotate(int argc, char **argv)
 	ret = cli_session_run(ss, "annotate", c.input);
 	n = tally_annotate__sort(a);
 	pager_start();
-	for (int i = 0; !ret && i < n; i++) {
+	/* a truncated file: what was read before the damage is annotated */
+	for (int i = 0; i < n; i++) {
 		const struct tally_annotate_sym *sym = tally_annotate__sym(a, i);
 		struct tally_annotate_lines l;
 		int err;
@@ -299,6 +321,7 @@ int cmd_annotate(int argc, char **argv)
 	}
 	if (!ret && !shown && c.symbol)
 		fprintf(stderr, "tally annotate: no samples in symbol '%s'\n", c.symbol);
+	report_unreadable(ss);
 	tally_annotate__delete(a);
 	tally_session__close(ss);
 	return ret;

@@ -306,6 +306,8 @@ TALLY_API int tally_dso__objdump_line(struct tally_dso *d, uint64_t vaddr, const
 				      int *line, unsigned *discriminator);
 /* Added in 0.3: DW_AT_comp_dir of the unit holding vaddr, or NULL. Lives as long as d. */
 TALLY_API const char *tally_dso__comp_dir(struct tally_dso *d, uint64_t vaddr);
+/* Added in 0.3: the build id of the file c read (its length, 0: none). */
+TALLY_API int tally_dso_code__build_id(const struct tally_dso_code *c, uint8_t *id, size_t max);
 /* A tally_disasm_sym_fn over c: the name objdump gives addr. */
 TALLY_API const char *tally_dso_code__sym(void *c, uint64_t addr, uint64_t *off);
 

@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <tally/annotate.h>
+#include <tally/data_format.h>
+#include <tally/data_read.h>
 #include "internal.h"
 
 struct hist_slot {
@@ -475,6 +477,66 @@ static struct tally_dso_code *code_get(struct tally_annotate *a, struct tally_ds
 	return v->code;
 }
 
+/*
+ * The build id the recording noted for path (HEADER_BUILD_ID: perf's
+ * build_id_event entries, {header; pid; u8 id[20], size, pad[3]; name}):
+ * its length, 0 when none.
+ */
+static int recorded_build_id(struct tally_annotate *a, const char *path, uint8_t *id)
+{
+	struct tally_data_reader *r = tally_session__reader(a->s);
+	const unsigned char *p;
+	const void *v;
+	size_t len, pos = 0;
+
+	if (!r || tally_data_reader__feature(r, TALLY_HEADER_BUILD_ID, &v, &len))
+		return 0;
+	p = v;
+	while (len - pos >= 36) {
+		struct perf_event_header h;
+		size_t n = 20;
+
+		memcpy(&h, p + pos, sizeof(h));
+		if (h.size < 36 || h.size > len - pos)
+			break;
+		if (h.misc & 0x8000 && p[pos + 32] <= 20)	/* BUILD_ID_SIZE: the size is given */
+			n = p[pos + 32];
+		if (memchr(p + pos + 36, 0, h.size - 36) && !strcmp((const char *)p + pos + 36, path)) {
+			memcpy(id, p + pos + 12, n);
+			return (int)n;
+		}
+		pos += h.size;
+	}
+	return 0;
+}
+
+static void hex(char *out, const uint8_t *id, int n)
+{
+	for (int i = 0; i < n; i++)
+		sprintf(out + 2 * i, "%02x", id[i]);
+	out[2 * (n > 0 ? n : 0)] = '\0';
+}
+
+/* The file is the one recorded, when the recording says which: -ESTALE if not. */
+static int check_build_id(struct tally_annotate *a, const struct entry *e,
+			  struct tally_dso_code *code)
+{
+	uint8_t want[TALLY_BUILD_ID_MAX], have[TALLY_BUILD_ID_MAX];
+	char w[2 * TALLY_BUILD_ID_MAX + 1], h[2 * TALLY_BUILD_ID_MAX + 1];
+	int nw = recorded_build_id(a, e->sym.dso_name, want);
+	int nh = nw ? tally_dso_code__build_id(code, have, sizeof(have)) : 0;
+
+	if (!nw || (nw == nh && !memcmp(want, have, (size_t)nw)))
+		return 0;
+	hex(w, want, nw);
+	hex(h, have, nh);
+	snprintf(a->err, sizeof(a->err),
+		 "Couldn't annotate %s:\n%s: build id mismatch: recorded %s, the file has %s "
+		 "(rebuilt or replaced since): its code is not the one sampled\n",
+		 e->sym.name, e->sym.dso_name, w, nh ? h : "none");
+	return -ESTALE;
+}
+
 static int set_err(struct tally_annotate *a, const struct entry *e, int err)
 {
 	const char *why;
@@ -550,6 +612,8 @@ int tally_annotate__lines(struct tally_annotate *a, int idx, struct tally_annota
 	end = e->sym.end;
 	if (!(code = code_get(a, e->sym.dso, &err)))
 		return set_err(a, e, err);
+	if ((err = check_build_id(a, e, code)))
+		return err;
 	if (!(bytes = tally_dso_code__bytes(code, start, &avail, &section)))
 		return set_err(a, e, -errno);
 	for (int i = 0; i < a->nr_files; i++) {

@@ -475,3 +475,13 @@ const char *tally_dso_code__sym(void *ctx, uint64_t addr, uint64_t *off)
 	*off = addr - best->addr;
 	return best->name;
 }
+
+int tally_dso_code__build_id(const struct tally_dso_code *c, uint8_t *id, size_t max)
+{
+	int n;
+
+	if (!c || !id)
+		return tally__err(EINVAL);
+	n = tally__elf_build_id(c->f.elf, id, max);
+	return n > 0 ? n : 0;
+}
