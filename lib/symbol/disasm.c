@@ -169,8 +169,9 @@ static void put_mem_intel(struct out *o, csh cs, const cs_x86 *x, const cs_x86_o
 		put(o, "%s%s*%d", any ? "+" : "", cs_reg_name(cs, m->index), m->scale);
 		any = true;
 	}
-	if (m->disp || !any || disp_encoded(x)) {
-		if (m->disp < 0)
+	if (m->disp || !any || disp_encoded(x) || m->base == X86_REG_INVALID) {
+		/* objdump -M intel adds a negative RIP offset as its 64-bit two's complement */
+		if (m->disp < 0 && m->base != X86_REG_RIP)
 			put(o, "-0x%" PRIx64, -(uint64_t)m->disp);
 		else
 			put(o, "%s0x%" PRIx64, any ? "+" : "", (uint64_t)m->disp);
@@ -311,8 +312,11 @@ int tally_disasm__insn(struct tally_disasm *d, const uint8_t *code, size_t len, 
 		cs_x86_op opv = x->operands[i];
 		const cs_x86_op *op = &opv;
 
-		if (shift1 && op->type == X86_OP_IMM)
+		if (shift1 && op->type == X86_OP_IMM) {
+			if (!att)
+				put(&o, ",1");
 			continue;
+		}
 		if (nop_seg)
 			opv.mem.segment = X86_REG_INVALID;
 		if (n++)
