@@ -21,7 +21,7 @@
 
 struct annotate_cfg {
 	const char *input, *symbol, *dsos, *percent_type, *style, *vmlinux;
-	bool stdio, tui, no_source, asm_raw, skip_missing, print_line, full_paths;
+	bool stdio, tui, no_source, asm_raw, skip_missing, print_line, full_paths, source_only;
 	struct tally_annotate *a;
 };
 
@@ -190,6 +190,53 @@ static void report_unreadable(struct tally_session *ss)
 	}
 }
 
+/* --source-only: the function's lines with the sum of their instructions' shares */
+static int print_source(const struct annotate_cfg *c, struct tally_session *ss,
+			const struct tally_annotate_sym *sym, int idx, int ptype)
+{
+	struct tally_annotate_source src;
+	char path[4096];
+	int n, err;
+
+	if ((err = tally_annotate__source(c->a, idx, &src)))
+		return err;
+	snprintf(path, sizeof(path), "%s", sym->dso_name);
+	n = printf(" %-*.*s|\tSource of %s in %s for %s (%" PRIu64 " samples, percent: %s)\n", 8, 8,
+		   "Percent", sym->name, c->full_paths ? path : basename(path),
+		   tally_session__event_name(ss, sym->attr), sym->nr_samples, percent_names[ptype]);
+	for (int i = 0; i < n; i++)
+		putchar('-');
+	printf("----\n");
+	if (!src.nr)
+		printf(" %8s: (no line information: built without -g?)\n", " ");
+	for (int i = 0; i < src.nr; i++) {
+		const struct tally_annotate_srcline *l = &src.v[i];
+		char text[4096];
+		size_t k = 0, col = 0;
+
+		if (l->file)
+			printf(" %8s: %s\n", " ", l->file);
+		/* tabs expanded: the percent column would push them */
+		for (const char *p = l->text; *p && k < sizeof(text) - 9; p++, col++) {
+			if (*p != '\t') {
+				text[k++] = *p;
+				continue;
+			}
+			do
+				text[k++] = ' ';
+			while (++col % 8);
+			col--;
+		}
+		text[k] = '\0';
+		if (l->nr_samples)
+			printf(" %7.2f : %-5d %s\n", l->percent[ptype], l->line, text);
+		else
+			printf(" %8s: %-5d %s\n", " ", l->line, text);
+	}
+	tally_annotate_source__free(&src);
+	return 0;
+}
+
 static const char *const annotate_usage[] = {
 	"tally annotate [--stdio] [-i FILE] [SYMBOL]",
 	"",
@@ -210,6 +257,8 @@ int cmd_annotate(int argc, char **argv)
 		CLI_BOOL(0, "tui", &c.tui, "the terminal browser (not yet: says so)"),
 		CLI_BOOL_F(0, "source", &c.no_source, "interleave source lines (--no-source: not)", 0),
 		CLI_BOOL(0, "asm-raw", &c.asm_raw, "show the instructions' bytes"),
+		CLI_BOOL(0, "source-only", &c.source_only,
+			 "each function's source lines with their share, no instructions"),
 		CLI_STRING(0, "percent-type", &c.percent_type, "TYPE",
 			   "local-period (default), global-period, local-hits, global-hits"),
 		CLI_STRING('M', "disassembler-style", &c.style, "STYLE", "att (default) or intel"),
@@ -305,6 +354,17 @@ int cmd_annotate(int argc, char **argv)
 
 		if (failed(warned, nr_warned, sym->dso))
 			continue;
+		if (c.source_only) {
+			if ((err = print_source(&c, ss, sym, i, ptype))) {
+				if (!c.skip_missing)
+					fprintf(stderr, "Error:\n%s", tally_annotate__strerror(a));
+				if (err != -ENOMEM && nr_warned < (int)(sizeof(warned) / sizeof(warned[0])))
+					warned[nr_warned++] = sym->dso;
+				continue;
+			}
+			shown++;
+			continue;
+		}
 		if ((err = tally_annotate__lines(a, i, &l))) {
 			/* as perf: one message per DSO, its other symbols skipped */
 			if (!c.skip_missing)

@@ -71,6 +71,22 @@ struct tally_annotate_lines {
 	char *mem;
 };
 
+/* One line of a function's source with what its instructions got. */
+struct tally_annotate_srcline {
+	const char *file;		/* the first line of each file: its path; else NULL */
+	int line;
+	const char *text;		/* the line as in the file, "" when unreadable */
+	uint64_t nr_samples, period;	/* of the instructions the line table puts on it */
+	double percent[TALLY_PERCENT__NR];
+};
+
+/* A function's source lines, freed by tally_annotate_source__free. */
+struct tally_annotate_source {
+	struct tally_annotate_srcline *v;
+	int nr;
+	char *mem;
+};
+
 /* NULL + errno. The session stays the caller's. */
 TALLY_API struct tally_annotate *tally_annotate__new(struct tally_session *s,
 						     const struct tally_annotate_opts *opts);
@@ -94,6 +110,15 @@ TALLY_API void tally_annotate__totals(const struct tally_annotate *a, int attr,
 TALLY_API int tally_annotate__lines(struct tally_annotate *a, int idx,
 				    struct tally_annotate_lines *out);
 TALLY_API void tally_annotate_lines__free(struct tally_annotate_lines *l);
+/*
+ * The source-only view of symbol idx: each file its code comes from (its
+ * own first), the lines from the first to the last one the line table
+ * names there, each with the sum of its instructions' samples (inlined
+ * code counts where it was written). Errors as tally_annotate__lines.
+ */
+TALLY_API int tally_annotate__source(struct tally_annotate *a, int idx,
+				     struct tally_annotate_source *out);
+TALLY_API void tally_annotate_source__free(struct tally_annotate_source *s);
 /* Why the last tally_annotate__lines failed, in perf's words. */
 TALLY_API const char *tally_annotate__strerror(const struct tally_annotate *a);
 

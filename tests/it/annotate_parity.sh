@@ -125,4 +125,13 @@ for opt in --no-source --asm-raw "-M intel" "--percent-type global-period" "--pe
 	is "annotate $opt: as perf's" "$(diff t.out p.out | grep -c '^[<>]')" 0
 	diff t.out p.out | head -4 | sed 's/^/# /'
 done
+# the source-only view: work's lines hold all its samples, the hottest
+# line the one perf's -l summary puts first
+"$TALLY" annotate --source-only -s work -i perf-o2.data >t.out 2>/dev/null
+sum=$(awk '/^ +[0-9]+\.[0-9]+ : [0-9]/ { s += $1 } END { printf "%.0f", s }' t.out)
+is "--source-only: work's lines sum to 100%" "$sum" 100
+top=$(awk '/^ +[0-9]+\.[0-9]+ : [0-9]/ && $1 > m { m = $1; l = $3 } END { print l }' t.out)
+ptop=$(perf annotate --stdio -l -s work -i perf-o2.data 2>/dev/null | awk '/^ +[0-9.]+ hot\.c:/ { sub(/.*:/, "", $2); print $2; exit }')
+is "--source-only: the hottest line is perf's" "$top" "$ptop"
+check "--source-only: with the source text" grep -q 's += table\[i & 1023\] \* i;' t.out
 done_testing
