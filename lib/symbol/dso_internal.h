@@ -14,6 +14,8 @@ typedef struct Elf Elf;
 
 enum tally__dso_kind { DSO_ELF, DSO_KERNEL, DSO_JIT, DSO_ANON };
 
+struct tally__fnidx;
+
 struct tally__seg {
 	uint64_t off, vaddr, size;
 };
@@ -41,6 +43,7 @@ struct tally_dso {
 	uint64_t text;			/* kernel: _text in the kallsyms read */
 	bool demangle;			/* the symbols were demangled (inline names follow) */
 	struct tally__strpool inl_names;	/* demangled inline function names */
+	struct tally__fnidx *fnidx;	/* the last unit's functions, for objdump's names (srcline.c) */
 	uint64_t misses;		/* resolve() calls that found no symbol */
 	int miss_slot;			/* index in the unresolved list, -1 */
 };

@@ -53,8 +53,31 @@ void tally__dso_dwarf_ready(struct tally_dso *d)
 	pthread_mutex_unlock(&d->dw_mu);
 }
 
+/* One function's code range in a unit: out-of-line or inlined, and how deep. */
+struct tally__fn {
+	uint64_t lo, hi;
+	Dwarf_Off off;
+	int depth;
+};
+
+/* A unit's functions, walked once: naming each address must not walk the DIE tree. */
+struct tally__fnidx {
+	Dwarf_Off cu;
+	struct tally__fn *v;
+	size_t nr, alloc;
+};
+
+static void fnidx_free(struct tally__fnidx *x)
+{
+	if (x)
+		free(x->v);
+	free(x);
+}
+
 void tally__dso_dwarf_close(struct tally_dso *d)
 {
+	fnidx_free(d->fnidx);
+	d->fnidx = NULL;
 	if (d->dw)
 		dwarf_end(d->dw);
 	if (d->dw_elf)
@@ -260,6 +283,57 @@ int tally__dso_srcline_inlines(struct tally_dso *d, uint64_t vaddr,
 
 char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
 
+static int fnidx_walk(struct tally__fnidx *x, Dwarf_Die *die, int depth)
+{
+	Dwarf_Die ch;
+
+	if (depth > 64 || dwarf_child(die, &ch))
+		return 0;
+	do {
+		int tag = dwarf_tag(&ch);
+
+		if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine) {
+			Dwarf_Addr base, lo, hi;
+			ptrdiff_t off = 0;
+
+			while ((off = dwarf_ranges(&ch, off, &base, &lo, &hi)) > 0) {
+				if (x->nr == x->alloc) {
+					size_t n = x->alloc ? x->alloc * 2 : 256;
+					struct tally__fn *v = realloc(x->v, n * sizeof(*v));
+
+					if (!v)
+						return -ENOMEM;
+					x->v = v;
+					x->alloc = n;
+				}
+				x->v[x->nr++] = (struct tally__fn){ lo, hi, dwarf_dieoffset(&ch), depth };
+			}
+		}
+		if (dwarf_haschildren(&ch) && fnidx_walk(x, &ch, depth + 1))
+			return -ENOMEM;
+	} while (dwarf_siblingof(&ch, &ch) == 0);
+	return 0;
+}
+
+/* The unit's function index, made on first use (one unit kept: annotate walks one function at a time). */
+static struct tally__fnidx *fnidx_of(struct tally_dso *d, Dwarf_Die *cu)
+{
+	struct tally__fnidx *x = d->fnidx;
+
+	if (x && x->cu == dwarf_dieoffset(cu))
+		return x;
+	fnidx_free(x);
+	d->fnidx = NULL;
+	if (!(x = calloc(1, sizeof(*x))))
+		return NULL;
+	x->cu = dwarf_dieoffset(cu);
+	if (fnidx_walk(x, cu, 0)) {
+		fnidx_free(x);
+		return NULL;
+	}
+	return d->fnidx = x;
+}
+
 /*
  * objdump -l -C's name of the innermost function at vaddr (inlined ones
  * included): the linkage name demangled with its parameters, else
@@ -267,38 +341,36 @@ char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
  */
 int tally__dso_objdump_func(struct tally_dso *d, uint64_t vaddr, char *buf, size_t size)
 {
-	Dwarf_Die cu, *chain, best;
+	Dwarf_Die cu, die;
 	Dwarf_Attribute a;
-	int n, ret = -ENOENT;
+	const struct tally__fn *best = NULL;
+	struct tally__fnidx *x;
+	const char *link = NULL, *nm;
+	char *dm;
+	int st = 0;
 
 	tally__dso_dwarf_ready(d);
-	if (!d->dw || !dwarf_addrdie(d->dw, vaddr, &cu))
+	if (!d->dw || !dwarf_addrdie(d->dw, vaddr, &cu) || !(x = fnidx_of(d, &cu)))
 		return -ENOENT;
-	chain = scope_chain(&cu, vaddr, &n);
-	for (int i = 0; i < n; i++) {
-		int tag = dwarf_tag(&chain[i]), st = 0;
-		const char *link = NULL, *nm;
-		char *dm;
-
-		if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram)
-			continue;
-		if (tag == DW_TAG_subprogram && last_alias(&cu, &chain[i], vaddr, &best))
-			chain[i] = best;
-		if (dwarf_attr_integrate(&chain[i], DW_AT_linkage_name, &a) ||
-		    dwarf_attr_integrate(&chain[i], DW_AT_MIPS_linkage_name, &a))
-			link = dwarf_formstring(&a);
-		if (link && (dm = __cxa_demangle(link, NULL, NULL, &st)) && !st) {
-			snprintf(buf, size, "%s:", dm);
-			free(dm);
-			ret = 0;
-		} else if ((nm = link ? link : dwarf_diename(&chain[i]))) {
-			snprintf(buf, size, "%s():", nm);
-			ret = 0;
-		}
-		break;
+	/* the innermost function holding vaddr; of equal ones, the last (as binutils) */
+	for (size_t i = 0; i < x->nr; i++)
+		if (vaddr >= x->v[i].lo && vaddr < x->v[i].hi && (!best || x->v[i].depth >= best->depth))
+			best = &x->v[i];
+	if (!best || !dwarf_offdie(d->dw, best->off, &die))
+		return -ENOENT;
+	if (dwarf_attr_integrate(&die, DW_AT_linkage_name, &a) ||
+	    dwarf_attr_integrate(&die, DW_AT_MIPS_linkage_name, &a))
+		link = dwarf_formstring(&a);
+	if (link && (dm = __cxa_demangle(link, NULL, NULL, &st)) && !st) {
+		snprintf(buf, size, "%s:", dm);
+		free(dm);
+		return 0;
 	}
-	free(chain);
-	return ret;
+	if ((nm = link ? link : dwarf_diename(&die))) {
+		snprintf(buf, size, "%s():", nm);
+		return 0;
+	}
+	return -ENOENT;
 }
 
 /* The compilation directory of the CU holding vaddr (relative files are under it), or NULL. */
