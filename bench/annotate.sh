@@ -7,7 +7,7 @@
 set -u
 BUILD=${BUILD:-build}
 TALLY=${TALLY:-$PWD/$BUILD/tally}
-ROUNDS=${ANNOTATE_BENCH_ROUNDS:-2}
+ROUNDS=${ANNOTATE_BENCH_ROUNDS:-1}
 
 echo "## tally annotate vs perf annotate"
 echo
@@ -25,7 +25,7 @@ for _ in range(6):
     re.findall(r"\d+7\d", s)
 PY
 { echo '#include <stdio.h>'; for i in $(seq 300); do echo "int f$i(int x) { int s = 0; for (int k = 0; k < x; k++) s += k * $i ^ (s >> 3); return s; }"; done; } >"$d/big.c"
-perf record -q -F 2999 -g -o "$d/p.data" -- sh -c "python3 $d/w.py; gcc -O2 -c -o $d/big.o $d/big.c" >/dev/null 2>&1
+perf record -q -F 999 -g -o "$d/p.data" -- sh -c "python3 $d/w.py; gcc -O2 -c -o $d/big.o $d/big.c" >/dev/null 2>&1
 python3 - "$TALLY" "$d/p.data" "$ROUNDS" <<'PY'
 import re, statistics, subprocess, sys, time
 
@@ -52,7 +52,7 @@ for i in range(rounds):
         (t if who == "t" else p).append(run(c))
 wt, wp = statistics.median(x[0] for x in t), statistics.median(x[0] for x in p)
 rt, rp = statistics.median(x[1] for x in t), statistics.median(x[1] for x in p)
-print("A perf-written profile (`perf record -F 2999 -g` of python3 at json, zlib, hashlib and re, "
+print("A perf-written profile (`perf record -F 999 -g` of python3 at json, zlib, hashlib and re, "
       "then gcc -O2 compiling 300 functions), every symbol annotated, %d rounds each, medians:" % rounds)
 print()
 print("| command (`-i FILE`) | symbols annotated (DSOs) | tally | perf | tally/perf wall | tally/perf RSS |")

@@ -118,10 +118,15 @@ static size_t slot_of(const struct tally_annotate *a, int attr, const void *key)
 	return (size_t)(h ^ h >> 29) & (a->cap - 1);
 }
 
+/* A table for twice the entries there are (after a sort: rebuilt from nothing). */
 static int grow(struct tally_annotate *a)
 {
 	size_t cap = a->cap ? a->cap * 2 : 256;
-	int *slots = calloc(cap, sizeof(*slots));
+	int *slots;
+
+	while (cap < (size_t)(a->nr + 1) * 2)
+		cap *= 2;
+	slots = calloc(cap, sizeof(*slots));
 
 	if (!slots)
 		return -ENOMEM;
