@@ -267,7 +267,8 @@ int tally_annotate__sort(struct tally_annotate *a)
 {
 	if (!a)
 		return tally__err(EINVAL);
-	qsort(a->v, (size_t)a->nr, sizeof(*a->v), by_period);
+	if (a->nr)
+		qsort(a->v, (size_t)a->nr, sizeof(*a->v), by_period);
 	free(a->slots);
 	a->slots = NULL;
 	a->cap = 0;
