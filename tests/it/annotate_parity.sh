@@ -125,6 +125,14 @@ for opt in --no-source --asm-raw "-M intel" "--percent-type global-period" "--pe
 	is "annotate $opt: as perf's" "$(diff t.out p.out | grep -c '^[<>]')" 0
 	diff t.out p.out | head -4 | sed 's/^/# /'
 done
+# hundreds of symbols in one file (gcc's cc1 at work): every one annotated,
+# in bounded time (past 128 symbols the sorted table once never ended a probe)
+{ for i in $(seq 300); do echo "int f$i(int x) { int s = 0; for (int k = 0; k < x; k++) s += k * $i ^ (s >> 3); return s; }"; done; } >big.c
+"$TALLY" record -q -F 999 -o gcc.data -- gcc -O2 -c -o big.o big.c >/dev/null 2>&1
+timeout 120 "$TALLY" annotate --stdio -i gcc.data >t.out 2>/dev/null; rc=$?
+is "a gcc profile: exits 0 in time" "$rc" 0
+n=$(grep -c 'Source code & Disassembly of' t.out)
+check "a gcc profile: more than 128 symbols annotated ($n)" [ "$n" -gt 128 ]
 # the source-only view: work's lines hold all its samples, the hottest
 # line the one perf's -l summary puts first
 "$TALLY" annotate --source-only -s work -i perf-o2.data >t.out 2>/dev/null
