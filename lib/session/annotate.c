@@ -18,14 +18,17 @@
 #include "internal.h"
 #include "strpool.h"
 
-struct hist_slot {
-	uint64_t nr, period;
+/* The samples at one offset of a symbol: few per symbol, kept sparse. */
+struct hit {
+	uint64_t off, nr, period;
 };
 
 struct entry {
 	struct tally_annotate_sym sym;
 	const struct tally_symbol *key;
-	struct hist_slot *hist;		/* per byte offset */
+	struct hit *hits;		/* by offset, in the order first seen */
+	uint32_t nr_hits, alloc_hits;
+	uint32_t last;			/* the hit found last: loops sample the same few */
 };
 
 /* A source file's lines, read once. */
@@ -92,7 +95,7 @@ void tally_annotate__delete(struct tally_annotate *a)
 	if (!a)
 		return;
 	for (int i = 0; i < a->nr; i++)
-		free(a->v[i].hist);
+		free(a->v[i].hits);
 	for (int i = 0; i < a->nr_files; i++) {
 		free(a->files[i].path);
 		free(a->files[i].buf);
@@ -174,11 +177,6 @@ static struct entry *entry_get(struct tally_annotate *a, int attr, struct tally_
 	e->sym.name = sym->name;
 	e->sym.start = sym->start;
 	e->sym.end = sym->end > sym->start ? sym->end : sym->start + 1;
-	/* a symbol perf would not size: its samples still count, at offset 0 */
-	e->hist = calloc(e->sym.end - e->sym.start <= (64u << 20) ? e->sym.end - e->sym.start : 1,
-			 sizeof(*e->hist));
-	if (!e->hist)
-		return NULL;
 	a->slots[h] = ++a->nr;
 	return e;
 }
@@ -206,10 +204,41 @@ static bool dso_listed(const char *list, const char *path)
 	return false;
 }
 
+static struct hit *hit_of(struct entry *e, uint64_t off)
+{
+	if (e->last < e->nr_hits && e->hits[e->last].off == off)
+		return &e->hits[e->last];
+	for (uint32_t i = 0; i < e->nr_hits; i++)
+		if (e->hits[i].off == off)
+			return &e->hits[e->last = i];
+	if (e->nr_hits == e->alloc_hits) {
+		uint32_t n = e->alloc_hits ? e->alloc_hits * 2 : 8;
+		struct hit *v = realloc(e->hits, n * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		e->hits = v;
+		e->alloc_hits = n;
+	}
+	e->hits[e->nr_hits] = (struct hit){ off, 0, 0 };
+	return &e->hits[e->last = e->nr_hits++];
+}
+
+/* The samples in [from, to) of e. */
+static void hits_in(const struct entry *e, uint64_t from, uint64_t to, uint64_t *nr, uint64_t *period)
+{
+	for (uint32_t i = 0; i < e->nr_hits; i++)
+		if (e->hits[i].off >= from && e->hits[i].off < to) {
+			*nr += e->hits[i].nr;
+			*period += e->hits[i].period;
+		}
+}
+
 int tally_annotate__add(struct tally_annotate *a, const struct tally_session_sample *smp)
 {
 	struct tally_addr_info ai;
 	struct entry *e;
+	struct hit *h;
 	uint64_t off;
 
 	if (!a || !smp)
@@ -237,10 +266,10 @@ int tally_annotate__add(struct tally_annotate *a, const struct tally_session_sam
 	off = ai.vaddr - e->sym.start;
 	if (off >= e->sym.end - e->sym.start)
 		return 0;
-	if (e->sym.end - e->sym.start > (64u << 20))
-		off = 0;
-	e->hist[off].nr++;
-	e->hist[off].period += smp->period;
+	if (!(h = hit_of(e, off)))
+		return tally__err(ENOMEM);
+	h->nr++;
+	h->period += smp->period;
 	e->sym.nr_samples++;
 	e->sym.period += smp->period;
 	return 0;
@@ -736,12 +765,7 @@ int tally_annotate__lines(struct tally_annotate *a, int idx, struct tally_annota
 		for (nx = i + 1; nx < m.nr && m.v[nx].offset < 0; nx++)
 			;
 		to = nx < m.nr ? m.v[nx].offset : (int64_t)(end - start);
-		if (end - start > (64u << 20))
-			to = l->offset ? l->offset : 1;
-		for (int64_t o = l->offset; o < to; o++) {
-			l->nr_samples += e->hist[o].nr;
-			l->period += e->hist[o].period;
-		}
+		hits_in(e, (uint64_t)l->offset, (uint64_t)to, &l->nr_samples, &l->period);
 		if (e->sym.nr_samples)
 			l->percent[TALLY_PERCENT_LOCAL_HITS] = 100.0 * (double)l->nr_samples /
 							       (double)e->sym.nr_samples;
@@ -841,11 +865,7 @@ int tally_annotate__source(struct tally_annotate *a, int idx, struct tally_annot
 					 NULL, NULL, text, sizeof(text));
 		if (len <= 0)
 			break;
-		if (end - start <= (64u << 20))
-			for (uint64_t o = addr - start; o < addr - start + (uint64_t)len && o < end - start; o++) {
-				nrs += e->hist[o].nr;
-				per += e->hist[o].period;
-			}
+		hits_in(e, addr - start, addr - start + (uint64_t)len, &nrs, &per);
 		if (!tally_dso__objdump_line(e->sym.dso, addr, &file, &ln, &disc) && ln > 0) {
 			if (file[0] != '/' && (cdir = tally_dso__comp_dir(e->sym.dso, addr))) {
 				snprintf(path, sizeof(path), "%s/%s", cdir, file);
