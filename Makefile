@@ -9,7 +9,7 @@ CC          ?= cc
 SAN         ?=
 BUILD       ?= $(if $(SAN),build-san,build)
 
-PKGS        := libtracefs libtraceevent libelf libdw libzstd libprotobuf-c libbpf
+PKGS        := libtracefs libtraceevent libelf libdw libzstd libprotobuf-c libbpf capstone
 PKG_CFLAGS  := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS    := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpfm
 CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
@@ -43,7 +43,7 @@ LDLIBS      := $(PKG_LIBS) -llzma -lz -lstdc++ -lm -lpthread
 # libstdc++ too: tally needs only its demangler (48 KB), while loading the
 # shared library and running its initialisers took ~1 ms of every start.
 TOOL_LDLIBS := -no-pie -Wl,-Bstatic -ltracefs -ltraceevent -lbpf -ldw -lelf -lzstd \
-               -lprotobuf-c -lz -llzma -lbz2 -lpfm -lstdc++ -Wl,-Bdynamic -lm -lpthread -ldl
+               -lprotobuf-c -lcapstone -lz -llzma -lbz2 -lpfm -lstdc++ -Wl,-Bdynamic -lm -lpthread -ldl
 
 LIB_SRC     := $(sort $(wildcard lib/*/*.c))
 CLI_SRC     := $(sort $(wildcard cli/*.c cli/*/*.c))

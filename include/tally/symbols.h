@@ -268,6 +268,49 @@ TALLY_API int tally_dso__srcline_inlines(struct tally_dso *d, uint64_t vaddr,
 TALLY_API int tally_dso__inline_funcs(struct tally_dso *d, uint64_t vaddr, const char **names,
 				      int max);
 
+/*
+ * Added in 0.3: a DSO's machine code, for disassembly (tally_disasm).
+ * NULL + errno: ENOENT the file is gone, ESTALE it is not the one
+ * recorded (build id), ENOEXEC kernel code (no vmlinux read), ENOTSUP
+ * JIT or anonymous code (no file holds it), ENOMEM.
+ */
+struct tally_dso_code;
+/*
+ * flags: TALLY_DSO_CODE_DEBUG_NAMES takes a stripped file's names from
+ * its debug file, as objdump does when it reads the source (-S).
+ */
+#define TALLY_DSO_CODE_DEBUG_NAMES (1u << 0)
+TALLY_API struct tally_dso_code *tally_dso_code__open(struct tally_dso *d, unsigned flags);
+TALLY_API void tally_dso_code__close(struct tally_dso_code *c);
+/*
+ * The bytes from vaddr to the end of the executable section holding it
+ * (*len of them) and that section's name; valid until close. NULL +
+ * errno: ENOENT no such section, ENODATA it holds no bytes here (a
+ * debug file's).
+ */
+TALLY_API const uint8_t *tally_dso_code__bytes(struct tally_dso_code *c, uint64_t vaddr,
+					       size_t *len, const char **section);
+/*
+ * Added in 0.3: the line `objdump -l -C` prints where the function at
+ * vaddr begins ("name():", or "demangled(args):"), inlined functions
+ * included. 0, -ENOENT without DWARF there.
+ */
+TALLY_API int tally_dso__objdump_func(struct tally_dso *d, uint64_t vaddr, char *buf,
+				      size_t size);
+/*
+ * Added in 0.3: the line-table row at vaddr as `objdump -l` shows it:
+ * its file (as the table names it), line and discriminator (0: none).
+ * 0, -ENOENT.
+ */
+TALLY_API int tally_dso__objdump_line(struct tally_dso *d, uint64_t vaddr, const char **file,
+				      int *line, unsigned *discriminator);
+/* Added in 0.3: DW_AT_comp_dir of the unit holding vaddr, or NULL. Lives as long as d. */
+TALLY_API const char *tally_dso__comp_dir(struct tally_dso *d, uint64_t vaddr);
+/* Added in 0.3: the build id of the file c read (its length, 0: none). */
+TALLY_API int tally_dso_code__build_id(const struct tally_dso_code *c, uint8_t *id, size_t max);
+/* A tally_disasm_sym_fn over c: the name objdump gives addr. */
+TALLY_API const char *tally_dso_code__sym(void *c, uint64_t addr, uint64_t *off);
+
 /* One resolved address. Strings live as long as s. */
 struct tally_addr_info {
 	const struct tally_map *map;	/* NULL: no map held ip */

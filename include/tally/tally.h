@@ -33,6 +33,8 @@ extern "C" {
 #include <tally/syscalls.h>
 #include <tally/syscall_trace.h>
 #include <tally/syscall_strings.h>
+#include <tally/disasm.h>
+#include <tally/annotate.h>
 
 #ifdef __cplusplus
 }

@@ -14,6 +14,8 @@ typedef struct Elf Elf;
 
 enum tally__dso_kind { DSO_ELF, DSO_KERNEL, DSO_JIT, DSO_ANON };
 
+struct tally__fnidx;
+
 struct tally__seg {
 	uint64_t off, vaddr, size;
 };
@@ -51,6 +53,7 @@ struct tally_dso {
 	uint64_t text;			/* kernel: _text in the kallsyms read */
 	bool demangle;			/* the symbols were demangled (inline names follow) */
 	struct tally__strpool inl_names;	/* demangled inline function names */
+	struct tally__fnidx *fnidx;	/* the last unit's functions, for objdump's names (srcline.c) */
 	uint64_t misses;		/* resolve() calls that found no symbol */
 	int miss_slot;			/* index in the unresolved list, -1 */
 };
@@ -95,6 +98,10 @@ int tally__dso_inline_funcs(struct tally_dso *d, uint64_t vaddr, const char **na
 int tally__dso_srcline_inlines(struct tally_dso *d, uint64_t vaddr,
 			       struct tally_srcline *out, int max);
 void tally__dso_dwarf_close(struct tally_dso *d);
+int tally__dso_objdump_line(struct tally_dso *d, uint64_t vaddr, const char **file, int *line,
+			    unsigned *disc);
+const char *tally__dso_comp_dir(struct tally_dso *d, uint64_t vaddr);
+int tally__dso_objdump_func(struct tally_dso *d, uint64_t vaddr, char *buf, size_t size);
 /* Opens d's DWARF if nobody did (takes dw_mu): any thread. */
 void tally__dso_dwarf_ready(struct tally_dso *d);
 

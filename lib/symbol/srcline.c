@@ -8,6 +8,7 @@
 #include <elfutils/libdw.h>
 #include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -64,6 +65,27 @@ struct tally__cu_scopes {
 	size_t n;
 };
 
+/* One function's code range in a unit: out-of-line or inlined, and how deep. */
+struct tally__fn {
+	uint64_t lo, hi;
+	Dwarf_Off off;
+	int depth;
+};
+
+/* A unit's functions, walked once: naming each address must not walk the DIE tree. */
+struct tally__fnidx {
+	Dwarf_Off cu;
+	struct tally__fn *v;
+	size_t nr, alloc;
+};
+
+static void fnidx_free(struct tally__fnidx *x)
+{
+	if (x)
+		free(x->v);
+	free(x);
+}
+
 void tally__dso_dwarf_close(struct tally_dso *d)
 {
 	for (size_t i = 0; i < d->nr_cu_scopes; i++)
@@ -71,6 +93,8 @@ void tally__dso_dwarf_close(struct tally_dso *d)
 	free(d->cu_scopes);
 	d->cu_scopes = NULL;
 	d->nr_cu_scopes = 0;
+	fnidx_free(d->fnidx);
+	d->fnidx = NULL;
 	if (d->dw)
 		dwarf_end(d->dw);
 	if (d->dw_elf)
@@ -381,4 +405,130 @@ int tally__dso_srcline_inlines(struct tally_dso *d, uint64_t vaddr,
 	}
 	free(scopes);
 	return k + 1;
+}
+
+char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
+
+static int fnidx_walk(struct tally__fnidx *x, Dwarf_Die *die, int depth)
+{
+	Dwarf_Die ch;
+
+	if (depth > 64 || dwarf_child(die, &ch))
+		return 0;
+	do {
+		int tag = dwarf_tag(&ch);
+
+		if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine) {
+			Dwarf_Addr base, lo, hi;
+			ptrdiff_t off = 0;
+
+			while ((off = dwarf_ranges(&ch, off, &base, &lo, &hi)) > 0) {
+				if (x->nr == x->alloc) {
+					size_t n = x->alloc ? x->alloc * 2 : 256;
+					struct tally__fn *v = realloc(x->v, n * sizeof(*v));
+
+					if (!v)
+						return -ENOMEM;
+					x->v = v;
+					x->alloc = n;
+				}
+				x->v[x->nr++] = (struct tally__fn){ lo, hi, dwarf_dieoffset(&ch), depth };
+			}
+		}
+		if (dwarf_haschildren(&ch) && fnidx_walk(x, &ch, depth + 1))
+			return -ENOMEM;
+	} while (dwarf_siblingof(&ch, &ch) == 0);
+	return 0;
+}
+
+/* The unit's function index, made on first use (one unit kept: annotate walks one function at a time). */
+static struct tally__fnidx *fnidx_of(struct tally_dso *d, Dwarf_Die *cu)
+{
+	struct tally__fnidx *x = d->fnidx;
+
+	if (x && x->cu == dwarf_dieoffset(cu))
+		return x;
+	fnidx_free(x);
+	d->fnidx = NULL;
+	if (!(x = calloc(1, sizeof(*x))))
+		return NULL;
+	x->cu = dwarf_dieoffset(cu);
+	if (fnidx_walk(x, cu, 0)) {
+		fnidx_free(x);
+		return NULL;
+	}
+	return d->fnidx = x;
+}
+
+/*
+ * objdump -l -C's name of the innermost function at vaddr (inlined ones
+ * included): the linkage name demangled with its parameters, else
+ * DW_AT_name with "()", as binutils prints it.
+ */
+int tally__dso_objdump_func(struct tally_dso *d, uint64_t vaddr, char *buf, size_t size)
+{
+	Dwarf_Die cu, die;
+	Dwarf_Attribute a;
+	const struct tally__fn *best = NULL;
+	struct tally__fnidx *x;
+	const char *link = NULL, *nm;
+	char *dm;
+	int st = 0;
+
+	tally__dso_dwarf_ready(d);
+	if (!d->dw || !dwarf_addrdie(d->dw, vaddr, &cu) || !(x = fnidx_of(d, &cu)))
+		return -ENOENT;
+	/* the innermost function holding vaddr; of equal ones, the last (as binutils) */
+	for (size_t i = 0; i < x->nr; i++)
+		if (vaddr >= x->v[i].lo && vaddr < x->v[i].hi && (!best || x->v[i].depth >= best->depth))
+			best = &x->v[i];
+	if (!best || !dwarf_offdie(d->dw, best->off, &die))
+		return -ENOENT;
+	if (dwarf_attr_integrate(&die, DW_AT_linkage_name, &a) ||
+	    dwarf_attr_integrate(&die, DW_AT_MIPS_linkage_name, &a))
+		link = dwarf_formstring(&a);
+	if (link && (dm = __cxa_demangle(link, NULL, NULL, &st)) && !st) {
+		snprintf(buf, size, "%s:", dm);
+		free(dm);
+		return 0;
+	}
+	if ((nm = link ? link : dwarf_diename(&die))) {
+		snprintf(buf, size, "%s():", nm);
+		return 0;
+	}
+	return -ENOENT;
+}
+
+/* The compilation directory of the CU holding vaddr (relative files are under it), or NULL. */
+const char *tally__dso_comp_dir(struct tally_dso *d, uint64_t vaddr)
+{
+	Dwarf_Die cu;
+	Dwarf_Attribute a;
+
+	tally__dso_dwarf_ready(d);
+	if (!d->dw || !dwarf_addrdie(d->dw, vaddr, &cu))
+		return NULL;
+	return dwarf_formstring(dwarf_attr(&cu, DW_AT_comp_dir, &a));
+}
+
+/* The line row at vaddr as objdump -l prints it: file, line, discriminator. */
+int tally__dso_objdump_line(struct tally_dso *d, uint64_t vaddr, const char **file, int *line,
+			    unsigned *disc)
+{
+	Dwarf_Die cu;
+	Dwarf_Line *l;
+	const char *src;
+	int ln;
+
+	tally__dso_dwarf_ready(d);
+	if (!d->dw || !dwarf_addrdie(d->dw, vaddr, &cu))
+		return -ENOENT;
+	l = dwarf_getsrc_die(&cu, vaddr);
+	if (!l || !(src = dwarf_linesrc(l, NULL, NULL)) || dwarf_lineno(l, &ln))
+		return -ENOENT;
+	*file = src;
+	*line = ln;
+	if (dwarf_linediscriminator(l, disc))
+		*disc = 0;
+	return 0;
 }

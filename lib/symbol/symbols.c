@@ -700,6 +700,26 @@ int tally_dso__srcline_inlines(struct tally_dso *d, uint64_t vaddr,
 	return n < 0 ? tally__err(-n) : n;
 }
 
+int tally_dso__objdump_func(struct tally_dso *d, uint64_t vaddr, char *buf, size_t size)
+{
+	if (!d || !buf || !size)
+		return tally__err(EINVAL);
+	return tally__dso_objdump_func(d, vaddr, buf, size);
+}
+
+int tally_dso__objdump_line(struct tally_dso *d, uint64_t vaddr, const char **file, int *line,
+			    unsigned *discriminator)
+{
+	if (!d || !file || !line || !discriminator)
+		return tally__err(EINVAL);
+	return tally__dso_objdump_line(d, vaddr, file, line, discriminator);
+}
+
+const char *tally_dso__comp_dir(struct tally_dso *d, uint64_t vaddr)
+{
+	return d ? tally__dso_comp_dir(d, vaddr) : NULL;
+}
+
 const char *tally_dso_status__str(enum tally_dso_status st)
 {
 	switch (st) {

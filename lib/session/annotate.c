@@ -1,0 +1,948 @@
+// SPDX-License-Identifier: MIT
+/*
+ * perf annotate's model: samples per (event, DSO, symbol) and offset,
+ * and a symbol's lines made as perf 6.1 makes them from objdump's
+ * `-l -d -S` output: each line trimmed and its tabs expanded, "/file:N"
+ * lines setting the running line number instead of showing, the other
+ * lines numbered from it, trailing nops dropped, and each instruction's
+ * share summed from its address to the next instruction's.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <tally/annotate.h>
+#include <tally/data_format.h>
+#include <tally/data_read.h>
+#include "internal.h"
+#include "strpool.h"
+
+/* The samples at one offset of a symbol: few per symbol, kept sparse. */
+struct hit {
+	uint64_t off, nr, period;
+};
+
+struct entry {
+	struct tally_annotate_sym sym;
+	const struct tally_symbol *key;
+	struct hit *hits;		/* by offset, in the order first seen */
+	uint32_t nr_hits, alloc_hits;
+	uint32_t last;			/* the hit found last: loops sample the same few */
+};
+
+/* A source file's lines, read once. */
+struct srcfile {
+	char *path;
+	char *buf;
+	char **line;
+	int nr;
+	/* objdump -S's state for the symbol being made */
+	int max_printed, last_line;
+	bool first;
+};
+
+struct tally_annotate {
+	struct tally_session *s;
+	char *symbol, *dsos;
+	bool no_source, asm_raw;
+	struct tally_disasm *dis;
+	struct entry *v;
+	int nr, alloc;
+	int *slots;			/* open addressing over v: index + 1 */
+	size_t cap;
+	struct {
+		uint64_t nr, period;
+	} tot[64];			/* per attr (the first 64) */
+	struct srcfile *files;
+	int nr_files;
+	struct tally__strpool paths;	/* joined paths the source view keeps */
+	struct dso_code_ent {
+		struct tally_dso *dso;
+		struct tally_dso_code *code;
+		int err;
+	} *codes;
+	int nr_codes;
+	char err[512];
+};
+
+struct tally_annotate *tally_annotate__new(struct tally_session *s,
+					   const struct tally_annotate_opts *opts)
+{
+	struct tally_annotate *a;
+
+	if (!s || !TALLY_OPTS_VALID(opts, tally_annotate_opts))
+		return tally__err_ptr(EINVAL);
+	if (!(a = calloc(1, sizeof(*a))))
+		return tally__err_ptr(ENOMEM);
+	a->s = s;
+	a->no_source = TALLY_OPTS_GET(opts, no_source, false);
+	a->asm_raw = TALLY_OPTS_GET(opts, asm_raw, false);
+	if (TALLY_OPTS_GET(opts, symbol, NULL) && !(a->symbol = strdup(opts->symbol)))
+		goto nomem;
+	if (TALLY_OPTS_GET(opts, dsos, NULL) && !(a->dsos = strdup(opts->dsos)))
+		goto nomem;
+	if (!(a->dis = tally_disasm__new(TALLY_OPTS_GET(opts, syntax, TALLY_DISASM_ATT))))
+		goto nomem;
+	return a;
+nomem:
+	tally_annotate__delete(a);
+	return tally__err_ptr(ENOMEM);
+}
+
+void tally_annotate__delete(struct tally_annotate *a)
+{
+	if (!a)
+		return;
+	for (int i = 0; i < a->nr; i++)
+		free(a->v[i].hits);
+	for (int i = 0; i < a->nr_files; i++) {
+		free(a->files[i].path);
+		free(a->files[i].buf);
+		free(a->files[i].line);
+	}
+	for (int i = 0; i < a->nr_codes; i++)
+		tally_dso_code__close(a->codes[i].code);
+	free(a->codes);
+	free(a->files);
+	tally__strpool_free(&a->paths);
+	free(a->v);
+	free(a->slots);
+	free(a->symbol);
+	free(a->dsos);
+	tally_disasm__free(a->dis);
+	free(a);
+}
+
+static size_t slot_of(const struct tally_annotate *a, int attr, const void *key)
+{
+	uint64_t h = ((uintptr_t)key >> 3) * 0x9e3779b97f4a7c15ull ^ (uint64_t)attr;
+
+	return (size_t)(h ^ h >> 29) & (a->cap - 1);
+}
+
+/* A table for twice the entries there are (after a sort: rebuilt from nothing). */
+static int grow(struct tally_annotate *a)
+{
+	size_t cap = a->cap ? a->cap * 2 : 256;
+	int *slots;
+
+	while (cap < (size_t)(a->nr + 1) * 2)
+		cap *= 2;
+	slots = calloc(cap, sizeof(*slots));
+
+	if (!slots)
+		return -ENOMEM;
+	free(a->slots);
+	a->slots = slots;
+	a->cap = cap;
+	for (int i = 0; i < a->nr; i++) {
+		size_t h = slot_of(a, a->v[i].sym.attr, a->v[i].key);
+
+		while (a->slots[h])
+			h = (h + 1) & (cap - 1);
+		a->slots[h] = i + 1;
+	}
+	return 0;
+}
+
+static struct entry *entry_get(struct tally_annotate *a, int attr, struct tally_dso *dso,
+			       const struct tally_symbol *sym)
+{
+	struct entry *e;
+	size_t h;
+
+	if ((size_t)(a->nr + 1) * 2 > a->cap && grow(a))
+		return NULL;
+	for (h = slot_of(a, attr, sym); a->slots[h]; h = (h + 1) & (a->cap - 1)) {
+		e = &a->v[a->slots[h] - 1];
+		if (e->key == sym && e->sym.attr == attr)
+			return e;
+	}
+	if (a->nr == a->alloc) {
+		int n = a->alloc ? a->alloc * 2 : 64;
+		struct entry *v = realloc(a->v, (size_t)n * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		a->v = v;
+		a->alloc = n;
+	}
+	e = &a->v[a->nr];
+	memset(e, 0, sizeof(*e));
+	e->key = sym;
+	e->sym.attr = attr;
+	e->sym.dso = dso;
+	e->sym.dso_name = tally_dso__name(dso);
+	e->sym.name = sym->name;
+	e->sym.start = sym->start;
+	e->sym.end = sym->end > sym->start ? sym->end : sym->start + 1;
+	a->slots[h] = ++a->nr;
+	return e;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+/* perf's --dsos: a DSO named by its short name or its path */
+static bool dso_listed(const char *list, const char *path)
+{
+	const char *base = base_name(path);
+
+	for (const char *p = list; *p;) {
+		size_t n = strcspn(p, ",");
+
+		if ((strlen(path) == n && !strncmp(p, path, n)) ||
+		    (strlen(base) == n && !strncmp(p, base, n)))
+			return true;
+		p += n + (p[n] == ',');
+	}
+	return false;
+}
+
+static struct hit *hit_of(struct entry *e, uint64_t off)
+{
+	if (e->last < e->nr_hits && e->hits[e->last].off == off)
+		return &e->hits[e->last];
+	for (uint32_t i = 0; i < e->nr_hits; i++)
+		if (e->hits[i].off == off)
+			return &e->hits[e->last = i];
+	if (e->nr_hits == e->alloc_hits) {
+		uint32_t n = e->alloc_hits ? e->alloc_hits * 2 : 8;
+		struct hit *v = realloc(e->hits, n * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		e->hits = v;
+		e->alloc_hits = n;
+	}
+	e->hits[e->nr_hits] = (struct hit){ off, 0, 0 };
+	return &e->hits[e->last = e->nr_hits++];
+}
+
+/* The samples in [from, to) of e. */
+static void hits_in(const struct entry *e, uint64_t from, uint64_t to, uint64_t *nr, uint64_t *period)
+{
+	for (uint32_t i = 0; i < e->nr_hits; i++)
+		if (e->hits[i].off >= from && e->hits[i].off < to) {
+			*nr += e->hits[i].nr;
+			*period += e->hits[i].period;
+		}
+}
+
+int tally_annotate__add(struct tally_annotate *a, const struct tally_session_sample *smp)
+{
+	struct tally_addr_info ai;
+	struct entry *e;
+	struct hit *h;
+	uint64_t off;
+
+	if (!a || !smp)
+		return tally__err(EINVAL);
+	if (tally_symbols__resolve(tally_session__symbols(a->s), tally_session__machine(a->s),
+				   smp->thread.pid, smp->thread.tid, smp->sample->ip, smp->mode,
+				   &ai) && !ai.sym) {
+		if (a->symbol)
+			return 0;
+		ai.sym = NULL;
+	}
+	/* perf counts only the named symbol's samples, global percents included */
+	if (a->symbol && (!ai.sym || strcmp(ai.sym->name, a->symbol)))
+		return 0;
+	if (a->dsos && (!ai.dso || !dso_listed(a->dsos, tally_dso__name(ai.dso))))
+		return 0;
+	if (smp->attr >= 0 && smp->attr < 64) {
+		a->tot[smp->attr].nr++;
+		a->tot[smp->attr].period += smp->period;
+	}
+	if (!ai.sym)
+		return 0;
+	if (!(e = entry_get(a, smp->attr, ai.dso, ai.sym)))
+		return tally__err(ENOMEM);
+	off = ai.vaddr - e->sym.start;
+	if (off >= e->sym.end - e->sym.start)
+		return 0;
+	if (!(h = hit_of(e, off)))
+		return tally__err(ENOMEM);
+	h->nr++;
+	h->period += smp->period;
+	e->sym.nr_samples++;
+	e->sym.period += smp->period;
+	return 0;
+}
+
+static int by_period(const void *x, const void *y)
+{
+	const struct entry *a = x, *b = y;
+	int c;
+
+	if (a->sym.attr != b->sym.attr)
+		return a->sym.attr < b->sym.attr ? -1 : 1;
+	if (a->sym.period != b->sym.period)
+		return a->sym.period > b->sym.period ? -1 : 1;
+	/* perf's sort keys on a tie: the DSO's short name, then the symbol's */
+	if ((c = strcmp(base_name(a->sym.dso_name), base_name(b->sym.dso_name))))
+		return c;
+	if ((c = strcmp(a->sym.name, b->sym.name)))
+		return c;
+	return a->sym.start < b->sym.start ? -1 : a->sym.start > b->sym.start;
+}
+
+int tally_annotate__sort(struct tally_annotate *a)
+{
+	if (!a)
+		return tally__err(EINVAL);
+	if (a->nr)
+		qsort(a->v, (size_t)a->nr, sizeof(*a->v), by_period);
+	free(a->slots);
+	a->slots = NULL;
+	a->cap = 0;
+	if (a->nr && grow(a))
+		return tally__err(ENOMEM);
+	return a->nr;
+}
+
+const struct tally_annotate_sym *tally_annotate__sym(const struct tally_annotate *a, int idx)
+{
+	if (!a || idx < 0 || idx >= a->nr)
+		return tally__err_ptr(EINVAL);
+	return &a->v[idx].sym;
+}
+
+void tally_annotate__totals(const struct tally_annotate *a, int attr, uint64_t *nr_samples,
+			    uint64_t *period)
+{
+	*nr_samples = a && attr >= 0 && attr < 64 ? a->tot[attr].nr : 0;
+	*period = a && attr >= 0 && attr < 64 ? a->tot[attr].period : 0;
+}
+
+const char *tally_annotate__strerror(const struct tally_annotate *a)
+{
+	return a ? a->err : "";
+}
+
+/* ---- the lines -------------------------------------------------- */
+
+/* The lines being made: texts in one growing buffer (offsets until the end). */
+struct mk {
+	struct tally_annotate_line *v;
+	size_t *text_off;
+	int nr, alloc;
+	char *buf;
+	size_t len, cap;
+	int line_nr;			/* perf's running number */
+};
+
+static int mk_text(struct mk *m, const char *s, size_t n)
+{
+	if (m->len + n + 1 > m->cap) {
+		size_t cap = (m->cap ? m->cap : 4096);
+		char *b;
+
+		while (m->len + n + 1 > cap)
+			cap *= 2;
+		if (!(b = realloc(m->buf, cap)))
+			return -ENOMEM;
+		m->buf = b;
+		m->cap = cap;
+	}
+	memcpy(m->buf + m->len, s, n);
+	m->buf[m->len + n] = '\0';
+	m->len += n + 1;
+	return 0;
+}
+
+/*
+ * A line of objdump's output as perf reads it: trimmed, tabs expanded to
+ * 8 columns, "/file:N" taken as the line number, "addr:" as an
+ * instruction of the symbol when it is inside [start, end).
+ */
+static int mk_line(struct mk *m, const char *raw, uint64_t start, uint64_t end)
+{
+	char exp[8192];
+	size_t n = 0, col = 0;
+	const char *p = raw, *q;
+	struct tally_annotate_line *l;
+	int64_t offset = -1;
+	char *tmp;
+	uint64_t ip;
+
+	while (*p == ' ' || *p == '\t' || *p == '\n')
+		p++;
+	q = p + strlen(p);
+	while (q > p && (q[-1] == ' ' || q[-1] == '\t' || q[-1] == '\n' || q[-1] == '\r'))
+		q--;
+	for (; p < q && n < sizeof(exp) - 9; p++) {
+		if (*p == '\t') {
+			do
+				exp[n++] = ' ';
+			while (++col % 8);
+		} else {
+			exp[n++] = *p;
+			col++;
+		}
+	}
+	exp[n] = '\0';
+	if (exp[0] == '/') {
+		const char *c = strchr(exp, ':');
+
+		if (c && c[1] >= '0' && c[1] <= '9') {
+			m->line_nr = atoi(c + 1);
+			return 0;
+		}
+	}
+	p = exp;
+	ip = strtoull(exp, &tmp, 16);
+	if (tmp != exp && tmp[0] == ':' && tmp[1] != '\0' && ip >= start && ip < end) {
+		offset = (int64_t)(ip - start);
+		p = tmp + 1;
+	}
+	if (m->nr == m->alloc) {
+		int na = m->alloc ? m->alloc * 2 : 256;
+		struct tally_annotate_line *v = realloc(m->v, (size_t)na * sizeof(*v));
+		size_t *o;
+
+		if (!v)
+			return -ENOMEM;
+		m->v = v;
+		if (!(o = realloc(m->text_off, (size_t)na * sizeof(*o))))
+			return -ENOMEM;
+		m->text_off = o;
+		m->alloc = na;
+	}
+	l = &m->v[m->nr];
+	memset(l, 0, sizeof(*l));
+	l->offset = offset;
+	l->addr = offset >= 0 ? ip : 0;
+	l->line_nr = m->line_nr++;
+	m->text_off[m->nr++] = m->len;
+	return mk_text(m, p, strlen(p));
+}
+
+static struct srcfile *src_get(struct tally_annotate *a, const char *path)
+{
+	struct srcfile *f, *v;
+	FILE *fp;
+	long sz;
+
+	for (int i = 0; i < a->nr_files; i++)
+		if (!strcmp(a->files[i].path, path))
+			return a->files[i].nr >= 0 ? &a->files[i] : NULL;
+	if (!(v = realloc(a->files, (size_t)(a->nr_files + 1) * sizeof(*v))))
+		return NULL;
+	a->files = v;
+	f = &a->files[a->nr_files];
+	memset(f, 0, sizeof(*f));
+	f->nr = -1;
+	if (!(f->path = strdup(path)))
+		return NULL;
+	a->nr_files++;
+	if (!(fp = fopen(path, "r")))
+		return NULL;
+	if (fseek(fp, 0, SEEK_END) || (sz = ftell(fp)) < 0 || fseek(fp, 0, SEEK_SET) ||
+	    !(f->buf = malloc((size_t)sz + 1)) || fread(f->buf, 1, (size_t)sz, fp) != (size_t)sz) {
+		fclose(fp);
+		return NULL;
+	}
+	fclose(fp);
+	f->buf[sz] = '\0';
+	f->nr = 0;
+	for (long i = 0; i < sz; i++)
+		f->nr += f->buf[i] == '\n';
+	if (sz && f->buf[sz - 1] != '\n')
+		f->nr++;
+	if (!(f->line = calloc((size_t)f->nr + 1, sizeof(*f->line)))) {
+		f->nr = -1;
+		return NULL;
+	}
+	for (int i = 0, k = 0; k < f->nr; k++) {
+		char *nl;
+
+		f->line[k] = f->buf + i;
+		if (!(nl = strchr(f->buf + i, '\n')))
+			break;
+		*nl = '\0';
+		i = (int)(nl - f->buf) + 1;
+	}
+	return f;
+}
+
+/* objdump -S: up to 5 lines before the first one shown, none shown twice ahead */
+static int show_source(struct mk *m, struct srcfile *f, int line, uint64_t start, uint64_t end)
+{
+	int l;
+
+	if (line == f->last_line)
+		return 0;
+	l = line - 5;
+	if (l < 1)
+		l = 1;
+	if (f->max_printed >= l)
+		l = f->max_printed < line ? f->max_printed + 1 : line;
+	for (; l <= line && l <= f->nr; l++)
+		if (mk_line(m, f->line[l - 1], start, end))
+			return -ENOMEM;
+	if (f->max_printed < line)
+		f->max_printed = line;
+	f->last_line = line;
+	f->first = false;
+	return 0;
+}
+
+static struct tally_dso_code *code_get(struct tally_annotate *a, struct tally_dso *d, int *err)
+{
+	struct dso_code_ent *v;
+
+	for (int i = 0; i < a->nr_codes; i++)
+		if (a->codes[i].dso == d) {
+			*err = a->codes[i].err;
+			return a->codes[i].code;
+		}
+	if (!(v = realloc(a->codes, (size_t)(a->nr_codes + 1) * sizeof(*v)))) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	a->codes = v;
+	v = &a->codes[a->nr_codes++];
+	v->dso = d;
+	v->code = tally_dso_code__open(d, a->no_source ? 0 : TALLY_DSO_CODE_DEBUG_NAMES);
+	v->err = v->code ? 0 : -errno;
+	*err = v->err;
+	return v->code;
+}
+
+/*
+ * The build id the recording noted for path (HEADER_BUILD_ID: perf's
+ * build_id_event entries, {header; pid; u8 id[20], size, pad[3]; name}):
+ * its length, 0 when none.
+ */
+static int recorded_build_id(struct tally_annotate *a, const char *path, uint8_t *id)
+{
+	struct tally_data_reader *r = tally_session__reader(a->s);
+	const unsigned char *p;
+	const void *v;
+	size_t len, pos = 0;
+
+	if (!r || tally_data_reader__feature(r, TALLY_HEADER_BUILD_ID, &v, &len))
+		return 0;
+	p = v;
+	while (len - pos >= 36) {
+		struct perf_event_header h;
+		size_t n = 20;
+
+		memcpy(&h, p + pos, sizeof(h));
+		if (h.size < 36 || h.size > len - pos)
+			break;
+		if (h.misc & 0x8000 && p[pos + 32] <= 20)	/* BUILD_ID_SIZE: the size is given */
+			n = p[pos + 32];
+		if (memchr(p + pos + 36, 0, h.size - 36) && !strcmp((const char *)p + pos + 36, path)) {
+			memcpy(id, p + pos + 12, n);
+			return (int)n;
+		}
+		pos += h.size;
+	}
+	return 0;
+}
+
+static void hex(char *out, const uint8_t *id, int n)
+{
+	for (int i = 0; i < n; i++)
+		sprintf(out + 2 * i, "%02x", id[i]);
+	out[2 * (n > 0 ? n : 0)] = '\0';
+}
+
+/* The file is the one recorded, when the recording says which: -ESTALE if not. */
+static int check_build_id(struct tally_annotate *a, const struct entry *e,
+			  struct tally_dso_code *code)
+{
+	uint8_t want[TALLY_BUILD_ID_MAX], have[TALLY_BUILD_ID_MAX];
+	char w[2 * TALLY_BUILD_ID_MAX + 1], h[2 * TALLY_BUILD_ID_MAX + 1];
+	int nw = recorded_build_id(a, e->sym.dso_name, want);
+	int nh = nw ? tally_dso_code__build_id(code, have, sizeof(have)) : 0;
+
+	if (!nw || (nw == nh && !memcmp(want, have, (size_t)nw)))
+		return 0;
+	hex(w, want, nw);
+	hex(h, have, nh);
+	snprintf(a->err, sizeof(a->err),
+		 "Couldn't annotate %s:\n%s: build id mismatch: recorded %s, the file has %s "
+		 "(rebuilt or replaced since): its code is not the one sampled\n",
+		 e->sym.name, e->sym.dso_name, w, nh ? h : "none");
+	return -ESTALE;
+}
+
+static int set_err(struct tally_annotate *a, const struct entry *e, int err)
+{
+	const char *why;
+
+	switch (err) {
+	case -ENOENT:
+		why = "the file is gone";
+		break;
+	case -ESTALE:
+		why = "its build id is not the recorded one: it was rebuilt or replaced";
+		break;
+	case -ENOEXEC:
+		snprintf(a->err, sizeof(a->err),
+			 "Couldn't annotate %s:\nNo vmlinux file was found in the path.\n\n"
+			 "Please use:\n\n  --vmlinux vmlinux\n", e->sym.name);
+		return err;
+	case -ENOTSUP:
+		why = "JIT or anonymous code: no file holds its bytes";
+		break;
+	case -ENODATA:
+		why = "no code for it in the file";
+		break;
+	default:
+		why = strerror(-err);
+		break;
+	}
+	snprintf(a->err, sizeof(a->err), "Couldn't annotate %s:\n%s: %s\n", e->sym.name,
+		 e->sym.dso_name, why);
+	return err;
+}
+
+static bool nop_line(const struct tally_annotate_line *l, const char *text)
+{
+	const char *p = text;
+	char name[16];
+	size_t n = 0;
+
+	if (l->offset >= 0) {
+		while (*p == ' ')
+			p++;
+		while (p[n] && p[n] != ' ' && n < sizeof(name) - 1) {
+			name[n] = p[n];
+			n++;
+		}
+		name[n] = '\0';
+		if (!strcmp(name, "nop") || !strcmp(name, "nopl") || !strcmp(name, "nopw"))
+			return true;
+	}
+	return strstr(text, " nop ") || strstr(text, " nopl ") || strstr(text, " nopw ");
+}
+
+int tally_annotate__lines(struct tally_annotate *a, int idx, struct tally_annotate_lines *out)
+{
+	struct tally_dso_code *code;
+	const struct entry *e;
+	struct mk m = { 0 };
+	const uint8_t *bytes;
+	const char *section = NULL;
+	char func[1024], prev_func[1024] = "", path[4096];
+	const char *cdir;
+	uint64_t start, end, addr, tot_nr, tot_period;
+	size_t avail;
+	int err, prev_line = -1, last;
+	unsigned prev_disc = 0;
+	char line[4096], text[512];
+
+	if (!a || !out || idx < 0 || idx >= a->nr)
+		return tally__err(EINVAL);
+	memset(out, 0, sizeof(*out));
+	a->err[0] = '\0';
+	e = &a->v[idx];
+	start = e->sym.start;
+	end = e->sym.end;
+	if (!(code = code_get(a, e->sym.dso, &err)))
+		return set_err(a, e, err);
+	if ((err = check_build_id(a, e, code)))
+		return err;
+	if (!(bytes = tally_dso_code__bytes(code, start, &avail, &section)))
+		return set_err(a, e, -errno);
+	for (int i = 0; i < a->nr_files; i++) {
+		a->files[i].max_printed = 0;
+		a->files[i].last_line = 0;
+		a->files[i].first = true;
+	}
+	/* objdump's head, less the "file format" line perf drops */
+	err = mk_line(&m, "", start, end) || mk_line(&m, "", start, end) ||
+	      mk_line(&m, "", start, end);
+	snprintf(line, sizeof(line), "Disassembly of section %s:", section ? section : ".text");
+	err = err || mk_line(&m, line, start, end) || mk_line(&m, "", start, end);
+	{
+		uint64_t off = 0;
+		const char *nm = tally_dso_code__sym(code, start, &off);
+
+		if (nm && off)
+			snprintf(line, sizeof(line), "%016" PRIx64 " <%s+0x%" PRIx64 ">:", start, nm,
+				 off);
+		else
+			snprintf(line, sizeof(line), "%016" PRIx64 " <%s>:", start,
+				 nm ? nm : e->sym.name);
+	}
+	err = err || mk_line(&m, line, start, end);
+	for (addr = start; !err && addr < end && addr - start < avail;) {
+		const char *file;
+		int ln, len;
+		unsigned disc;
+
+		/* objdump -l's function and file:line, -S's source, as they change */
+		if (!tally_dso__objdump_line(e->sym.dso, addr, &file, &ln, &disc)) {
+			if (!tally_dso__objdump_func(e->sym.dso, addr, func, sizeof(func)) &&
+			    strcmp(func, prev_func)) {
+				err = mk_line(&m, func, start, end);
+				snprintf(prev_func, sizeof(prev_func), "%s", func);
+				prev_line = -1;
+			}
+			/* binutils puts a relative file under the unit's directory */
+			if (file[0] != '/' && (cdir = tally_dso__comp_dir(e->sym.dso, addr))) {
+				snprintf(path, sizeof(path), "%s/%s", cdir, file);
+				file = path;
+			}
+			if (ln > 0 && (ln != prev_line || disc != prev_disc)) {
+				if (disc)
+					snprintf(line, sizeof(line), "%s:%d (discriminator %u)", file, ln,
+						 disc);
+				else
+					snprintf(line, sizeof(line), "%s:%d", file, ln);
+				err = err || mk_line(&m, line, start, end);
+			}
+			if (!a->no_source && ln > 0) {
+				struct srcfile *f = src_get(a, file);
+
+				if (f)
+					err = err || show_source(&m, f, ln, start, end);
+			}
+			if (ln > 0)
+				prev_line = ln;
+			prev_disc = disc;
+		}
+		len = tally_disasm__insn(a->dis, bytes + (addr - start), avail - (addr - start), addr,
+					 tally_dso_code__sym, code, text, sizeof(text));
+		if (len <= 0)
+			break;
+		if (a->asm_raw) {
+			char raw[64] = "";
+			size_t k = 0;
+
+			for (int b = 0; b < len && b < 7; b++)
+				k += (size_t)snprintf(raw + k, sizeof(raw) - k, "%02x ",
+						      bytes[addr - start + (uint64_t)b]);
+			snprintf(line, sizeof(line), "%" PRIx64 ":\t%-21s\t%s", addr, raw, text);
+			err = err || mk_line(&m, line, start, end);
+			for (int b = 7; b < len && !err; b += 7) {
+				k = 0;
+				raw[0] = '\0';
+				for (int c = b; c < len && c < b + 7; c++)
+					k += (size_t)snprintf(raw + k, sizeof(raw) - k, "%02x ",
+							      bytes[addr - start + (uint64_t)c]);
+				while (k && raw[k - 1] == ' ')
+					raw[--k] = '\0';
+				snprintf(line, sizeof(line), "%" PRIx64 ":\t%s", addr + (uint64_t)b, raw);
+				err = mk_line(&m, line, start, end);
+			}
+		} else {
+			snprintf(line, sizeof(line), "%" PRIx64 ":\t%s", addr, text);
+			err = err || mk_line(&m, line, start, end);
+		}
+		addr += (uint64_t)len;
+	}
+	if (err) {
+		free(m.v);
+		free(m.text_off);
+		free(m.buf);
+		return set_err(a, e, -ENOMEM);
+	}
+	/* perf drops the nops that pad the function's end */
+	while (m.nr && nop_line(&m.v[m.nr - 1], m.buf + m.text_off[m.nr - 1]))
+		m.nr--;
+	tally_annotate__totals(a, e->sym.attr, &tot_nr, &tot_period);
+	last = -1;
+	for (int i = 0; i < m.nr; i++) {
+		struct tally_annotate_line *l = &m.v[i];
+		int64_t to;
+		int nx;
+
+		l->text = m.buf + m.text_off[i];
+		if (l->offset < 0)
+			continue;
+		last = i;
+		for (nx = i + 1; nx < m.nr && m.v[nx].offset < 0; nx++)
+			;
+		to = nx < m.nr ? m.v[nx].offset : (int64_t)(end - start);
+		hits_in(e, (uint64_t)l->offset, (uint64_t)to, &l->nr_samples, &l->period);
+		if (e->sym.nr_samples)
+			l->percent[TALLY_PERCENT_LOCAL_HITS] = 100.0 * (double)l->nr_samples /
+							       (double)e->sym.nr_samples;
+		if (tot_nr)
+			l->percent[TALLY_PERCENT_GLOBAL_HITS] = 100.0 * (double)l->nr_samples /
+								(double)tot_nr;
+		if (e->sym.period)
+			l->percent[TALLY_PERCENT_LOCAL_PERIOD] = 100.0 * (double)l->period /
+								 (double)e->sym.period;
+		if (tot_period)
+			l->percent[TALLY_PERCENT_GLOBAL_PERIOD] = 100.0 * (double)l->period /
+								  (double)tot_period;
+	}
+	if (last >= 0)
+		out->addr_width = snprintf(line, sizeof(line), "%" PRIx64, m.v[last].addr);
+	out->v = m.v;
+	out->nr = m.nr;
+	out->mem = m.buf;
+	free(m.text_off);
+	return 0;
+}
+
+void tally_annotate_lines__free(struct tally_annotate_lines *l)
+{
+	if (!l)
+		return;
+	free(l->v);
+	free(l->mem);
+	memset(l, 0, sizeof(*l));
+}
+
+/* ---- the source-only view -------------------------------------- */
+
+struct row {
+	int file;			/* index in the files seen */
+	int line;
+	uint64_t nr, period;
+};
+
+static int add_row(struct row **v, int *nr, int *alloc, int file, int line, uint64_t n, uint64_t p)
+{
+	for (int i = 0; i < *nr; i++)
+		if ((*v)[i].file == file && (*v)[i].line == line) {
+			(*v)[i].nr += n;
+			(*v)[i].period += p;
+			return 0;
+		}
+	if (*nr == *alloc) {
+		int na = *alloc ? *alloc * 2 : 64;
+		struct row *nv = realloc(*v, (size_t)na * sizeof(*nv));
+
+		if (!nv)
+			return -ENOMEM;
+		*v = nv;
+		*alloc = na;
+	}
+	(*v)[(*nr)++] = (struct row){ file, line, n, p };
+	return 0;
+}
+
+/* How many lines a file shows at most: past that only the lines with samples. */
+#define SRC_SPAN_MAX 2000
+
+int tally_annotate__source(struct tally_annotate *a, int idx, struct tally_annotate_source *out)
+{
+	struct tally_dso_code *code;
+	const struct entry *e;
+	const uint8_t *bytes;
+	const char *files[64];
+	struct row *rows = NULL;
+	int nr_rows = 0, alloc_rows = 0, nr_files = 0, err, n = 0;
+	uint64_t start, end, addr, tot_nr, tot_period;
+	size_t avail, cap = 0;
+	char text[512], path[4096];
+
+	if (!a || !out || idx < 0 || idx >= a->nr)
+		return tally__err(EINVAL);
+	memset(out, 0, sizeof(*out));
+	a->err[0] = '\0';
+	e = &a->v[idx];
+	start = e->sym.start;
+	end = e->sym.end;
+	if (!(code = code_get(a, e->sym.dso, &err)))
+		return set_err(a, e, err);
+	if ((err = check_build_id(a, e, code)))
+		return err;
+	if (!(bytes = tally_dso_code__bytes(code, start, &avail, NULL)))
+		return set_err(a, e, -errno);
+	/* each instruction's samples (to the next one) go to its line row */
+	for (addr = start, err = 0; !err && addr < end && addr - start < avail;) {
+		const char *file, *cdir;
+		unsigned disc;
+		int ln, len, f;
+		uint64_t nrs = 0, per = 0;
+
+		len = tally_disasm__insn(a->dis, bytes + (addr - start), avail - (addr - start), addr,
+					 NULL, NULL, text, sizeof(text));
+		if (len <= 0)
+			break;
+		hits_in(e, addr - start, addr - start + (uint64_t)len, &nrs, &per);
+		if (!tally_dso__objdump_line(e->sym.dso, addr, &file, &ln, &disc) && ln > 0) {
+			if (file[0] != '/' && (cdir = tally_dso__comp_dir(e->sym.dso, addr))) {
+				snprintf(path, sizeof(path), "%s/%s", cdir, file);
+				file = tally__strpool_add(&a->paths, path);
+			}
+			for (f = 0; f < nr_files && strcmp(files[f], file); f++)
+				;
+			if (f == nr_files && nr_files < 64)
+				files[nr_files++] = file;
+			if (f < 64 && file)
+				err = add_row(&rows, &nr_rows, &alloc_rows, f, ln, nrs, per);
+		}
+		addr += (uint64_t)len;
+	}
+	tally_annotate__totals(a, e->sym.attr, &tot_nr, &tot_period);
+	for (int f = 0; !err && f < nr_files; f++) {
+		struct srcfile *sf = src_get(a, files[f]);
+		int lo = 0, hi = 0;
+
+		for (int i = 0; i < nr_rows; i++)
+			if (rows[i].file == f) {
+				lo = !lo || rows[i].line < lo ? rows[i].line : lo;
+				hi = rows[i].line > hi ? rows[i].line : hi;
+			}
+		for (int ln = lo; !err && ln <= hi; ln++) {
+			struct tally_annotate_srcline *l;
+			uint64_t nrs = 0, per = 0;
+
+			for (int i = 0; i < nr_rows; i++)
+				if (rows[i].file == f && rows[i].line == ln) {
+					nrs = rows[i].nr;
+					per = rows[i].period;
+				}
+			if (hi - lo > SRC_SPAN_MAX && !nrs)
+				continue;
+			if ((size_t)n == cap) {
+				size_t nc = cap ? cap * 2 : 64;
+				struct tally_annotate_srcline *nv = realloc(out->v, nc * sizeof(*nv));
+
+				if (!nv) {
+					err = -ENOMEM;
+					break;
+				}
+				out->v = nv;
+				cap = nc;
+			}
+			l = &out->v[n++];
+			memset(l, 0, sizeof(*l));
+			l->file = ln == lo ? files[f] : NULL;
+			l->line = ln;
+			l->text = sf && ln <= sf->nr ? sf->line[ln - 1] : "";
+			l->nr_samples = nrs;
+			l->period = per;
+			if (e->sym.nr_samples)
+				l->percent[TALLY_PERCENT_LOCAL_HITS] = 100.0 * (double)nrs / (double)e->sym.nr_samples;
+			if (tot_nr)
+				l->percent[TALLY_PERCENT_GLOBAL_HITS] = 100.0 * (double)nrs / (double)tot_nr;
+			if (e->sym.period)
+				l->percent[TALLY_PERCENT_LOCAL_PERIOD] = 100.0 * (double)per / (double)e->sym.period;
+			if (tot_period)
+				l->percent[TALLY_PERCENT_GLOBAL_PERIOD] = 100.0 * (double)per / (double)tot_period;
+		}
+	}
+	free(rows);
+	out->nr = n;
+	if (err) {
+		tally_annotate_source__free(out);
+		return set_err(a, e, err);
+	}
+	return 0;
+}
+
+void tally_annotate_source__free(struct tally_annotate_source *s)
+{
+	if (!s)
+		return;
+	free(s->v);
+	free(s->mem);
+	memset(s, 0, sizeof(*s));
+}

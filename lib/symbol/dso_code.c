@@ -1,0 +1,487 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A DSO's machine code, for disassembly: its file opened again (the
+ * symbol tables may have come from a debug file, whose .text is empty),
+ * the section holding an address, and the names objdump gives addresses
+ * (every symbol of the file's own .symtab, else .dynsym, and the
+ * synthetic @plt ones). A file that is gone or no longer the one
+ * recorded is refused: its bytes would be someone else's code.
+ */
+#include <errno.h>
+#include <gelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <tally/symbols.h>
+#include "internal.h"
+#include "elf_util.h"
+#include "dso_internal.h"
+#include "strpool.h"
+
+char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
+
+struct tally__csym {
+	uint64_t addr;
+	const char *name;
+	uint8_t rank;			/* objdump's preference among aliases, lowest first */
+};
+
+#define NAMES_MAX (256u << 10)
+
+/* objdump's order at one address: functions, objects, then the rest; global before local */
+static uint8_t sym_rank(const GElf_Sym *s)
+{
+	unsigned t = GELF_ST_TYPE(s->st_info);
+
+	/* bfd does not count an IFUNC as a function */
+	return (uint8_t)((t == STT_FUNC ? 0 : t == STT_OBJECT ? 2 : 4) +
+			 (GELF_ST_BIND(s->st_info) == STB_LOCAL));
+}
+
+struct tally_dso_code {
+	struct tally__elf_file f;
+	struct tally__elf_file dbg;	/* the separate debug file, for its .symtab */
+	struct tally_dso *dso;
+	struct tally__csym *syms;
+	size_t nr;
+	struct tally__csym *got;	/* GOT slot -> the symbol its relocation names */
+	size_t nr_got;
+	char *names;			/* versioned names, one block */
+	size_t names_used;
+	struct tally__strpool dm;	/* demangled names (objdump -C) */
+};
+
+/* objdump -C: a C++ name demangled with its parameters; else as it is */
+static const char *demangled(struct tally_dso_code *c, const char *name)
+{
+	char *dm;
+	const char *p;
+	int st = 0;
+
+	if (strncmp(name, "_Z", 2) || !(dm = __cxa_demangle(name, NULL, NULL, &st)) || st)
+		return name;
+	p = tally__strpool_add(&c->dm, dm);
+	free(dm);
+	return p ? p : name;
+}
+
+/* .gnu.version_d's names by version index, for "sym@@VER" */
+static const char *verdef_name(Elf *elf, unsigned idx)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		Elf_Data *data;
+		size_t off = 0;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_GNU_verdef ||
+		    !(data = elf_getdata(scn, NULL)))
+			continue;
+		for (size_t k = 0; k < sh.sh_info && off < data->d_size; k++) {
+			GElf_Verdef vd;
+			GElf_Verdaux va;
+
+			if (!gelf_getverdef(data, (int)off, &vd))
+				break;
+			if (vd.vd_ndx == idx && gelf_getverdaux(data, (int)(off + vd.vd_aux), &va))
+				return elf_strptr(elf, sh.sh_link, va.vda_name);
+			if (!vd.vd_next)
+				break;
+			off += vd.vd_next;
+		}
+	}
+	return NULL;
+}
+
+/* .gnu.version_r's name for a needed version index */
+static const char *verneed_name(Elf *elf, unsigned idx)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		Elf_Data *data;
+		size_t off = 0;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_GNU_verneed ||
+		    !(data = elf_getdata(scn, NULL)))
+			continue;
+		for (size_t k = 0; k < sh.sh_info && off < data->d_size; k++) {
+			GElf_Verneed vn;
+			size_t aoff;
+
+			if (!gelf_getverneed(data, (int)off, &vn))
+				break;
+			aoff = off + vn.vn_aux;
+			for (unsigned j = 0; j < vn.vn_cnt; j++) {
+				GElf_Vernaux va;
+
+				if (!gelf_getvernaux(data, (int)aoff, &va))
+					break;
+				if (va.vna_other == idx)
+					return elf_strptr(elf, sh.sh_link, va.vna_name);
+				if (!va.vna_next)
+					break;
+				aoff += va.vna_next;
+			}
+			if (!vn.vn_next)
+				break;
+			off += vn.vn_next;
+		}
+	}
+	return NULL;
+}
+
+static Elf_Data *versym_data(Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_GNU_versym)
+			return elf_getdata(scn, NULL);
+	return NULL;
+}
+
+static int by_addr(const void *a, const void *b)
+{
+	const struct tally__csym *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	if (x->rank != y->rank)
+		return x->rank - y->rank;
+	if ((x->name[0] == '.') != (y->name[0] == '.'))
+		return x->name[0] == '.' ? 1 : -1;
+	return strcmp(x->name, y->name);
+}
+
+/*
+ * objdump's names: a .symtab's symbols as they are; .dynsym's with their
+ * version, "name@@VER" (the default one) or "name@VER".
+ */
+static int load_names(struct tally_dso_code *c, Elf *elf, uint32_t type)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		Elf_Data *data, *vs = type == SHT_DYNSYM ? versym_data(elf) : NULL;
+		size_t n, used = c->names_used;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != type || !sh.sh_entsize)
+			continue;
+		if (!(data = elf_getdata(scn, NULL)))
+			return 0;
+		n = sh.sh_size / sh.sh_entsize;
+		c->syms = calloc(n + c->dso->nr_syms + 1, sizeof(*c->syms));
+		if (!c->syms)
+			return -ENOMEM;
+		for (size_t i = 0; i < n; i++) {
+			GElf_Sym s;
+			const char *name;
+
+			if (!gelf_getsym(data, (int)i, &s) || !s.st_value ||
+			    s.st_shndx == SHN_UNDEF || GELF_ST_TYPE(s.st_info) == STT_SECTION ||
+			    GELF_ST_TYPE(s.st_info) == STT_FILE)
+				continue;
+			name = elf_strptr(elf, sh.sh_link, s.st_name);
+			if (!name || !*name)
+				continue;
+			if (vs) {
+				GElf_Versym v;
+				const char *ver;
+				size_t l;
+
+				if (gelf_getversym(vs, (int)i, &v) && (v & 0x7fff) > 1 &&
+				    (ver = verdef_name(elf, v & 0x7fff))) {
+					l = strlen(name) + strlen(ver) + 3;
+					if (!c->names && !(c->names = malloc(NAMES_MAX)))
+						return -ENOMEM;
+					if (used + l > NAMES_MAX)
+						goto plain;	/* a huge table: the rest unversioned */
+					snprintf(c->names + used, l, "%s%s%s", name,
+						 (v & 0x8000) ? "@" : "@@", ver);
+					name = c->names + used;
+					used += l;
+				}
+			}
+plain:
+			c->syms[c->nr].rank = sym_rank(&s);
+			c->syms[c->nr].addr = s.st_value;
+			c->syms[c->nr++].name = demangled(c, name);
+		}
+		c->names_used = used;
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * A GOT slot is named after the symbol its dynamic relocation fills,
+ * "name@VER" (objdump's "@Base" for an unversioned one).
+ */
+static int load_reloc_names(struct tally_dso_code *c)
+{
+	Elf *elf = c->f.elf;
+	Elf_Scn *scn = NULL, *dsym;
+	Elf_Data *vs = versym_data(elf);
+	GElf_Shdr sh, dsh;
+	size_t used = c->names_used;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		Elf_Data *rd, *sd;
+		struct tally__csym *v;
+		size_t n;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_RELA || !sh.sh_entsize ||
+		    !(dsym = elf_getscn(elf, sh.sh_link)) || !gelf_getshdr(dsym, &dsh) ||
+		    dsh.sh_type != SHT_DYNSYM || !(rd = elf_getdata(scn, NULL)) ||
+		    !(sd = elf_getdata(dsym, NULL)))
+			continue;
+		n = sh.sh_size / sh.sh_entsize;
+		if (!(v = realloc(c->syms, (c->nr + 2 * n + 1) * sizeof(*v))))
+			return -ENOMEM;
+		c->syms = v;
+		if (!(v = realloc(c->got, (c->nr_got + n) * sizeof(*v))))
+			return -ENOMEM;
+		c->got = v;
+		for (size_t i = 0; i < n; i++) {
+			GElf_Rela r;
+			GElf_Sym s;
+			GElf_Versym ver = 0;
+			const char *name, *vn = NULL;
+			size_t l;
+
+			if (!gelf_getrela(rd, (int)i, &r) || !GELF_R_SYM(r.r_info) ||
+			    !gelf_getsym(sd, (int)GELF_R_SYM(r.r_info), &s) ||
+			    !(name = elf_strptr(elf, dsh.sh_link, s.st_name)) || !*name)
+				continue;
+			c->got[c->nr_got].addr = r.r_offset;
+			c->got[c->nr_got++].name = name;
+			if (vs && gelf_getversym(vs, (int)GELF_R_SYM(r.r_info), &ver) && (ver & 0x7fff) > 1)
+				vn = s.st_shndx == SHN_UNDEF ? verneed_name(elf, ver & 0x7fff) :
+							       verdef_name(elf, ver & 0x7fff);
+			l = strlen(name) + (vn ? strlen(vn) : 4) + 2;
+			if (!c->names && !(c->names = malloc(NAMES_MAX)))
+				return -ENOMEM;
+			if (used + l > NAMES_MAX)
+				break;
+			snprintf(c->names + used, l, "%s@%s", name, vn ? vn : "Base");
+			c->syms[c->nr].addr = r.r_offset;
+			c->syms[c->nr].rank = 6;
+			c->syms[c->nr++].name = c->names + used;
+			used += l;
+		}
+	}
+	c->names_used = used;
+	return 0;
+}
+
+/* "_Z...@plt": objdump -C demangles the name before the suffix */
+static const char *demangled_plt(struct tally_dso_code *c, const char *name)
+{
+	char buf[1024], *dm;
+	const char *p;
+	int st = 0;
+
+	if (strncmp(name, "_Z", 2) || strlen(name) >= sizeof(buf))
+		return name;
+	snprintf(buf, sizeof(buf), "%.*s", (int)(strlen(name) - 4), name);
+	if (!(dm = __cxa_demangle(buf, NULL, NULL, &st)) || st) {
+		free(dm);
+		return name;
+	}
+	snprintf(buf, sizeof(buf), "%s@plt", dm);
+	free(dm);
+	p = tally__strpool_add(&c->dm, buf);
+	return p ? p : name;
+}
+
+/*
+ * The PLT's names as binutils makes them up: each entry of .plt,
+ * .plt.sec and .plt.got jumps through a GOT slot ("jmp *disp(%rip)",
+ * ff 25); the entry is "name@plt" after the symbol that slot is
+ * relocated to.
+ */
+static int load_plt_names(struct tally_dso_code *c)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstr;
+	GElf_Shdr sh;
+	struct tally__csym *v;
+
+	if (elf_getshdrstrndx(c->f.elf, &shstr))
+		return 0;
+	while ((scn = elf_nextscn(c->f.elf, scn))) {
+		const char *sn;
+		Elf_Data *data;
+		uint64_t ent;
+		size_t n;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
+		    !(sn = elf_strptr(c->f.elf, shstr, sh.sh_name)) ||
+		    (strcmp(sn, ".plt") && strcmp(sn, ".plt.sec") && strcmp(sn, ".plt.got")) ||
+		    !(data = elf_getdata(scn, NULL)) || data->d_size < sh.sh_size)
+			continue;
+		ent = sh.sh_entsize ? sh.sh_entsize : !strcmp(sn, ".plt.got") ? 8 : 16;
+		n = sh.sh_size / ent;
+		if (!(v = realloc(c->syms, (c->nr + n + 1) * sizeof(*v))))
+			return -ENOMEM;
+		c->syms = v;
+		for (size_t i = 0; i < n; i++) {
+			const uint8_t *e = (const uint8_t *)data->d_buf + i * ent;
+
+			for (size_t k = 0; k + 6 <= ent; k++) {
+				int32_t disp;
+				uint64_t slot;
+				size_t g;
+				char buf[1024];
+				const char *name;
+
+				if (e[k] != 0xff || e[k + 1] != 0x25)
+					continue;
+				memcpy(&disp, e + k + 2, 4);
+				slot = sh.sh_addr + i * ent + k + 6 + (uint64_t)(int64_t)disp;
+				for (g = 0; g < c->nr_got && c->got[g].addr != slot; g++)
+					;
+				if (g == c->nr_got)
+					break;
+				snprintf(buf, sizeof(buf), "%s@plt", c->got[g].name);
+				if (!(name = tally__strpool_add(&c->dm, buf)))
+					return -ENOMEM;
+				c->syms[c->nr].addr = sh.sh_addr + i * ent;
+				c->syms[c->nr].rank = 0;
+				c->syms[c->nr++].name = demangled_plt(c, name);
+				break;
+			}
+		}
+	}
+	return 0;
+}
+
+struct tally_dso_code *tally_dso_code__open(struct tally_dso *d, unsigned flags)
+{
+	struct tally_dso_code *c;
+	int err;
+
+	if (!d)
+		return tally__err_ptr(EINVAL);
+	switch (d->status) {
+	case TALLY_DSO_MISSING:
+		return tally__err_ptr(ENOENT);
+	case TALLY_DSO_BUILD_ID_MISMATCH:
+		return tally__err_ptr(ESTALE);
+	default:
+		break;
+	}
+	if (d->kind == DSO_JIT || d->kind == DSO_ANON)
+		return tally__err_ptr(ENOTSUP);
+	if (d->kind == DSO_KERNEL)
+		return tally__err_ptr(ENOEXEC);
+	if (!(c = calloc(1, sizeof(*c))))
+		return tally__err_ptr(ENOMEM);
+	c->dso = d;
+	if ((err = tally__elf_file_open(&c->f, d->name))) {
+		free(c);
+		return tally__err_ptr(-err);
+	}
+	/* objdump -l reads a stripped file's names from its debug file */
+	if ((err = load_names(c, c->f.elf, SHT_SYMTAB)) == 0 &&
+	    (flags & TALLY_DSO_CODE_DEBUG_NAMES) && d->dwarf_path &&
+	    strcmp(d->dwarf_path, d->name) && !tally__elf_file_open(&c->dbg, d->dwarf_path))
+		err = load_names(c, c->dbg.elf, SHT_SYMTAB);
+	if (err == 0)
+		err = load_names(c, c->f.elf, SHT_DYNSYM);
+	if (err < 0 || (!c->syms && !(c->syms = calloc(d->nr_syms + 1, sizeof(*c->syms))))) {
+		tally_dso_code__close(c);
+		return tally__err_ptr(ENOMEM);
+	}
+	if (load_reloc_names(c)) {
+		tally_dso_code__close(c);
+		return tally__err_ptr(ENOMEM);
+	}
+	if (load_plt_names(c)) {
+		tally_dso_code__close(c);
+		return tally__err_ptr(ENOMEM);
+	}
+	qsort(c->syms, c->nr, sizeof(*c->syms), by_addr);
+	return c;
+}
+
+void tally_dso_code__close(struct tally_dso_code *c)
+{
+	if (!c)
+		return;
+	tally__elf_file_close(&c->f);
+	if (c->dbg.elf)
+		tally__elf_file_close(&c->dbg);
+	free(c->names);
+	free(c->got);
+	tally__strpool_free(&c->dm);
+	free(c->syms);
+	free(c);
+}
+
+const uint8_t *tally_dso_code__bytes(struct tally_dso_code *c, uint64_t vaddr, size_t *len,
+				     const char **section)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstr;
+	GElf_Shdr sh;
+
+	if (!c || !len || elf_getshdrstrndx(c->f.elf, &shstr))
+		return tally__err_ptr(EINVAL);
+	while ((scn = elf_nextscn(c->f.elf, scn))) {
+		Elf_Data *data;
+
+		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_EXECINSTR) ||
+		    vaddr < sh.sh_addr || vaddr >= sh.sh_addr + sh.sh_size)
+			continue;
+		/* NOBITS: a debug file's stripped .text, no code in it */
+		if (sh.sh_type != SHT_PROGBITS || !(data = elf_getdata(scn, NULL)) ||
+		    data->d_size < sh.sh_size)
+			return tally__err_ptr(ENODATA);
+		if (section)
+			*section = elf_strptr(c->f.elf, shstr, sh.sh_name);
+		*len = sh.sh_addr + sh.sh_size - vaddr;
+		return (const uint8_t *)data->d_buf + (vaddr - sh.sh_addr);
+	}
+	return tally__err_ptr(ENOENT);
+}
+
+const char *tally_dso_code__sym(void *ctx, uint64_t addr, uint64_t *off)
+{
+	const struct tally_dso_code *c = ctx;
+	size_t lo = 0, hi = c ? c->nr : 0;
+	const struct tally__csym *best = NULL;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (c->syms[mid].addr <= addr) {
+			best = &c->syms[mid];
+			lo = mid + 1;
+		} else {
+			hi = mid;
+		}
+	}
+	if (!best)
+		return NULL;
+	/* of several names at one address objdump shows the first it sorted */
+	while (best > c->syms && best[-1].addr == best->addr)
+		best--;
+	*off = addr - best->addr;
+	return best->name;
+}
+
+int tally_dso_code__build_id(const struct tally_dso_code *c, uint8_t *id, size_t max)
+{
+	int n;
+
+	if (!c || !id)
+		return tally__err(EINVAL);
+	n = tally__elf_build_id(c->f.elf, id, max);
+	return n > 0 ? n : 0;
+}
