@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <tally/tally.h>
 #include "cli.h"
 #include "pager.h"
@@ -1205,7 +1206,10 @@ int cmd_report(int argc, char **argv)
 	int nr_events = 0;
 	struct tally_data_reader *rd;
 	TALLY_OPTS(tally_session_stats, st);
-	bool help = false, stdio_ = false, inverted = false;
+	bool help = false, stdio_ = false, inverted = false, tui = false, no_tui = false;
+	char *text = NULL;	/* the browser's: what --stdio prints */
+	size_t text_len = 0;
+	FILE *tty_out = NULL, *mem = NULL;
 	int children = -1;	/* the last of --children/--no-children wins, as perf */
 	const struct cli_option opts[] = {
 		CLI_STRING('i', "input", &input, "FILE", "the perf.data file (default perf.data)"),
@@ -1227,7 +1231,9 @@ int cmd_report(int argc, char **argv)
 		CLI_STRING(0, "symbols", &r.symbols, "LIST", "only these symbols"),
 		CLI_CALLBACK_F(0, "percent-limit", &gp, "PCT",
 			       "hide rows and call graph branches below PCT percent", opt_in_order, 0, 1),
-		CLI_BOOL(0, "stdio", &stdio_, "text output (the default)"),
+		CLI_BOOL(0, "stdio", &stdio_, "text output (the default off a terminal)"),
+		CLI_BOOL(0, "tui", &tui, "the interactive browser (the default on a terminal)"),
+		CLI_BOOL(0, "no-tui", &no_tui, "text output, on a terminal too"),
 		CLI_BOOL(0, "no-inline", &r.res.no_inline,
 			 "an unwound frame is its symbol alone, not the functions inlined there"),
 		CLI_BOOL('n', "show-nr-samples", &r.show_nr, "a Samples column (the rows' own samples)"),
@@ -1298,7 +1304,13 @@ int cmd_report(int argc, char **argv)
 		if (gp.at[1] > gp.at[0] || !graph_threshold)
 			r.cg.min_percent = r.percent_limit;
 	}
-	pager_start();
+	/* perf's choice: the browser on a terminal, text for --stdio or a pipe */
+	if (!tui && !stdio_ && !no_tui && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO))
+		tui = true;
+	if (stdio_ || no_tui || r.header || r.header_only || r.exp.folded || report_exports_any(&r.exp))
+		tui = false;
+	if (!tui)
+		pager_start();
 	{
 		TALLY_OPTS(tally_session_opts, so, .sample = on_sample, .ctx = &r,
 			   .no_inline = r.res.no_inline);
@@ -1345,7 +1357,7 @@ int cmd_report(int argc, char **argv)
 			      (tally_data_reader__is_pipe(rd) && children != 0);
 	/* rows of the sampled functions alone need no unwinding */
 	r.no_chain = !r.children && r.cg.mode == CG_NONE && !r.has_parent &&
-		     !report_exports_any(&r.exp);
+		     !report_exports_any(&r.exp) && !tui;
 	tally_session__set_unwind(ss, !r.no_chain);
 	ret = cli_session_run(ss, "report", input);
 	tally_session__stats(ss, &st);
@@ -1371,6 +1383,11 @@ int cmd_report(int argc, char **argv)
 		hist_shape(&r, r.shapes[i]);
 	if (r.cg.mode != CG_NONE)
 		build_graphs(&r);
+	/* the browser reads the very text --stdio prints */
+	if (tui && (mem = open_memstream(&text, &text_len))) {
+		tty_out = stdout;
+		stdout = mem;
+	}
 	{
 		for (int i = 0, first = 1; i < nr_events; i++)
 			if (r.h[i].samples) {
@@ -1382,7 +1399,23 @@ int cmd_report(int argc, char **argv)
 		print_unresolved(&r);
 		print_unwind(ss, r.quiet);
 	}
+	if (tty_out) {
+		int idx[nr_events], n = 0;
+
+		stdout = tty_out;
+		tty_out = NULL;
+		if (fclose(mem)) {
+			fprintf(stderr, "tally report: out of memory for the browser\n");
+			ret = 1;
+			goto out;
+		}
+		for (int i = 0; i < nr_events; i++)
+			if (r.h[i].samples)
+				idx[n++] = i;
+		ret = report_browse(text, ss, input, &r.res, r.shapes, r.nshapes, idx, n);
+	}
 out:
+	free(text);
 	for (int i = 0; r.h && i < nr_events; i++) {
 		for (size_t b = 0; b < r.h[i].nbuckets; b++)
 			while (r.h[i].tab[b]) {

@@ -53,4 +53,13 @@ int report_export(const struct report_exports *x, struct tally_session *ss, cons
 		  struct resolver *res,
 		  struct shape *const *shapes, size_t n, int idx);
 
+/*
+ * The browser over text (what --stdio printed), the events printed being
+ * idx[0..n): their collapsed stacks give the flame view and the HTML key.
+ * 0, or the exit status after saying why.
+ */
+int report_browse(const char *text, struct tally_session *ss, const char *path,
+		  struct resolver *res, struct shape *const *shapes, size_t nshapes,
+		  const int *idx, int n);
+
 #endif

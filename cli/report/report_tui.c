@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: MIT
+/* report's browser: its text and each event's collapsed stacks, handed to cli/tui. */
+#include <stdio.h>
+#include <stdlib.h>
+#include "browser.h"
+#include "report.h"
+
+/* The event's collapsed stacks, as --folded writes them, or NULL. */
+static char *folded_of(struct tally_session *ss, const char *path, struct resolver *res,
+		       struct shape *const *shapes, size_t nshapes, int idx)
+{
+	struct report_exports x = { .folded = true };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&buf, &len), *out = stdout;
+	int err;
+
+	if (!mem)
+		return NULL;
+	stdout = mem;
+	err = report_export(&x, ss, path, res, shapes, nshapes, idx);
+	stdout = out;
+	if (fclose(mem) || err) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+int report_browse(const char *text, struct tally_session *ss, const char *path,
+		  struct resolver *res, struct shape *const *shapes, size_t nshapes,
+		  const int *idx, int n)
+{
+	struct view v;
+	const struct browser_ops ops = { .title = "tally report" };
+	int rc;
+
+	if (view_parse(&v, text)) {
+		view_free(&v);
+		fprintf(stderr, "tally report: out of memory for the browser\n");
+		return 1;
+	}
+	for (int i = 0; i < v.nev && i < n; i++)
+		v.ev[i].folded = folded_of(ss, path, res, shapes, nshapes, idx[i]);
+	rc = browser_run(&v, &ops);
+	/* a signal's end is not an error of the data: 0 after q, as perf */
+	return rc < 0 ? 1 : rc;
+}
