@@ -19,6 +19,7 @@ int cmd_record(int argc, char **argv);
 int cmd_script(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
+int cmd_top(int argc, char **argv);
 
 /* Show docs/tally-CMD.1 through man(1), or the command's --help text. */
 int cli_help(const char *cmd);

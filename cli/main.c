@@ -13,6 +13,7 @@ static const struct cmd commands[] = {
 	{ "stat", cmd_stat, "Count events for a command, pids, threads, CPUs or a cgroup" },
 	{ "record", cmd_record, "Sample events into perf.data (perf's format)" },
 	{ "report", cmd_report, "Show the histogram of a perf.data file, as perf report" },
+	{ "top", cmd_top, "Live profile of the system, pids or a command, as perf top" },
 	{ "script", cmd_script, "Print the samples of a perf.data file, as perf script" },
 	{ "diff", cmd_diff, "Compare two perf.data files, as perf diff" },
 	{ "list", cmd_list, "List the events this machine offers" },

@@ -393,7 +393,7 @@ int browser_run(struct view *v, const struct browser_ops *ops)
 	}
 	clock_gettime(CLOCK_MONOTONIC, &next);
 	build_items(&b);
-	for (bool quit = false; !quit;) {
+	for (bool quit = false, dirty = true; !quit;) {
 		int k, wait = -1;
 
 		if (ops->refresh && ops->delay_ms > 0) {
@@ -410,8 +410,10 @@ int browser_run(struct view *v, const struct browser_ops *ops)
 					ret = 1;
 					break;
 				}
-				if (rc == 0)
+				if (rc == 0) {
 					swap_view(&b, &nv);
+					dirty = true;
+				}
 				next = now;
 				next.tv_sec += ops->delay_ms / 1000;
 				next.tv_nsec += (long)(ops->delay_ms % 1000) * 1000000;
@@ -421,9 +423,18 @@ int browser_run(struct view *v, const struct browser_ops *ops)
 			}
 			wait = (int)ms;
 		}
-		draw(&b);
+		if (ops->tick && (wait < 0 || wait > 100))
+			wait = 100;
+		if (dirty)
+			draw(&b);
 		k = tui_key(wait);
-		if (k != TUI_KEY_NONE && k != TUI_KEY_RESIZE)
+		if (ops->tick)
+			ops->tick(ops->ctx);
+		/* only what changed is drawn again: top's idle screen costs nothing */
+		dirty = k != TUI_KEY_NONE;
+		if (k == TUI_KEY_NONE)
+			continue;
+		if (k != TUI_KEY_RESIZE)
 			b.msg[0] = 0;
 		if (b.flame && (k == 'F' || k == TUI_KEY_ESC || k == TUI_KEY_LEFT)) {
 			b.flame = false;

@@ -15,6 +15,8 @@ struct browser_ops {
 	int delay_ms;			/* refresh's period; 0: never */
 	/* The next view into out: 0; 1: nothing new; -1 after saying why. */
 	int (*refresh)(void *ctx, struct view *out);
+	/* Called often (every 100 ms at most) between refreshes: top drains its rings. */
+	void (*tick)(void *ctx);
 	/* A key of the caller's (top's 'z'), with what to say; 0: not its key. */
 	int (*key)(void *ctx, int key, char *msg, size_t n);
 	void *ctx;

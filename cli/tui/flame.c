@@ -127,7 +127,7 @@ void flame_draw(const char *folded, const char *comm, const char *sym, int y0, i
 		free_node(root.kids);
 		return;
 	}
-	snprintf(name, sizeof(name), "all (%llu samples)", root.value);
+	snprintf(name, sizeof(name), "all");
 	root.name = name;
 	draw_node(&root, 0, 0, tui_cols(), y0, h);
 	free_node(root.kids);
