@@ -498,7 +498,8 @@ static int run_tui(struct top *t)
 	};
 	int rc = browser_run(&v, &ops);
 
-	return rc < 0 ? 1 : 0;
+	/* q: 0; a signal: 128 + it, as report's browser */
+	return rc < 0 ? 1 : rc;
 }
 
 int cmd_top(int argc, char **argv)
