@@ -343,17 +343,28 @@ static void swap_view(struct browser *b, struct view *nv)
 
 	if (o && b->sel < b->nitems)
 		sel_key = strdup(row_key(o, o->rows[b->items[b->sel].row].line));
-	for (int i = 0; o && i < nv->nev; i++) {
-		struct view_event *n = &nv->ev[i];
+	/* the opened rows are few: each new row is checked against those alone */
+	if (o && b->ev < nv->nev) {
+		struct view_event *n = &nv->ev[b->ev];
+		const char **open = NULL;
+		int nopen = 0;
 
-		if (i != b->ev)
-			continue;
-		for (int r = 0; r < n->nrows; r++)
-			for (int q = 0; q < o->nrows; q++)
-				if (o->rows[q].open && !strcmp(row_key(n, n->rows[r].line), row_key(o, o->rows[q].line))) {
+		for (int q = 0; q < o->nrows; q++)
+			if (o->rows[q].open) {
+				const char **no = realloc(open, (size_t)(nopen + 1) * sizeof(*no));
+
+				if (!no)
+					break;
+				open = no;
+				open[nopen++] = row_key(o, o->rows[q].line);
+			}
+		for (int r = 0; nopen && r < n->nrows; r++)
+			for (int q = 0; q < nopen; q++)
+				if (!strcmp(row_key(n, n->rows[r].line), open[q])) {
 					n->rows[r].open = true;
 					break;
 				}
+		free(open);
 	}
 	view_free(&b->v);
 	b->v = *nv;

@@ -26,10 +26,13 @@ run() {
 		"cd $d; $*; echo EXITED \$? > $d/$name.rc; stty -a > $d/$name.stty; sleep 60"
 }
 screen() { tm capture-pane -p -t "$1"; }
+# under the sanitizers everything is several times slower: waits scale
+slow=1
+[ -n "${SAN:-}" ] && slow=5
 # wait_for NAME REGEX [TENTHS]: the screen shows REGEX (default within 5 s)
 wait_for() {
 	local i
-	for ((i = 0; i < ${3:-50}; i++)); do
+	for ((i = 0; i < ${3:-50} * slow; i++)); do
 		screen "$1" | grep -Eq -- "$2" && return 0
 		sleep 0.1
 	done
@@ -37,7 +40,7 @@ wait_for() {
 }
 exited() {
 	local i
-	for ((i = 0; i < 50; i++)); do
+	for ((i = 0; i < 50 * slow; i++)); do
 		[ -s "$d/$1.rc" ] && { cat "$d/$1.rc"; return; }
 		sleep 0.1
 	done
@@ -144,7 +147,8 @@ t0=$(date +%s%N)
 if wait_for top 'burn +\[\.\] burn_a' 30 && wait_for top 'work +\[\.\] main' 10; then
 	ms=$((($(date +%s%N) - t0) / 1000000))
 	ok "top -d 1 shows both busy programs' hot functions (${ms} ms)"
-	check "  within 3 s" test "$ms" -le 3000
+	# (3 s is the goal of the plain build; the sanitizers' build is slower)
+	check "  within 3 s" test "$ms" -le $((3000 * slow))
 else
 	fail "top -d 1 shows both busy programs' hot functions within 3 s"
 	screen top | head -12 | sed 's/^/# /'
