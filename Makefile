@@ -109,6 +109,17 @@ $(BUILD)/tests/%: tests/%.c $(BUILD)/libtally.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(LDSAN) -MMD -MP -MF $@.d -o $@ $< $(BUILD)/libtally.a $(CMOCKA_LIBS) $(LDLIBS)
 
+# The command's unit tests link its objects (an archive: only what each
+# test calls comes in), never include its sources.
+CLI_LIB     := $(BUILD)/cli/libcli.a
+$(CLI_LIB): $(filter-out $(BUILD)/cli/main.o,$(CLI_OBJ))
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/tests/unit/cli/%: tests/unit/cli/%.c $(CLI_LIB) $(BUILD)/libtally.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(LDSAN) -MMD -MP -MF $@.d -o $@ $< $(CLI_LIB) $(BUILD)/libtally.a $(CMOCKA_LIBS) $(LDLIBS)
+
 # Helpers are workloads for tests: no sanitizer, no library, fixed code.
 $(BUILD)/helpers/%: tests/helpers/%.c
 	@mkdir -p $(dir $@)

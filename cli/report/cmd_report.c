@@ -1,12 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * tally report: perf report --stdio's histogram from a perf.data file (the
- * session layer reads it in time order). Each sample's period goes to
- * its entry, keyed by the --sort keys (comm, dso, sym, pid, cpu); with
- * call chains, as perf's default --children, also to every distinct
- * entry of its chain. Every distinct address is resolved once (a cache
- * in front of the symbol code). Rows, widths and order as perf 6.1
- * prints them with -g none.
+ * session layer reads it in time order, the library's histogram counts
+ * it: tally/hist.h). This file has the options and the printing: rows,
+ * widths and order as perf 6.1 prints them, the call graphs under them.
  */
 #include <errno.h>
 #include <regex.h>
@@ -22,9 +19,18 @@
 #include "report_graph.h"
 #include "report_header.h"
 #include "read_file.h"
-#include "resolve_internal.h"
 
-enum sort_key { K_COMM, K_PID, K_DSO, K_SYM, K_CPU, K_SRCLINE, K_PARENT, K_TRACE, K__NR };
+/* the sort keys, tally/hist.h's */
+#define K_COMM TALLY_HIST_COMM
+#define K_PID TALLY_HIST_PID
+#define K_DSO TALLY_HIST_DSO
+#define K_SYM TALLY_HIST_SYM
+#define K_CPU TALLY_HIST_CPU
+#define K_SRCLINE TALLY_HIST_SRCLINE
+#define K_PARENT TALLY_HIST_PARENT
+#define K_TRACE TALLY_HIST_TRACE
+#define K__NR TALLY_HIST_KEY__NR
+#define sort_key tally_hist_key
 
 static const struct {
 	const char *name, *header;
@@ -39,37 +45,11 @@ static const struct {
 	[K_TRACE] = { "trace", "Trace output" },
 };
 
-struct entry {
-	const char *comm;
-	const char *trace;		/* a tracepoint's fields as text (interned), "N/A" for others */
-	const char *parent;		/* the first caller matching --parent, NULL: [other] */
-	uint64_t comm_hash;
-	uint64_t hash;			/* of the key */
-	int32_t tid;			/* the thread that made the entry */
-	int32_t pid;
-	int32_t cpu;
-	struct where w;
-	uint64_t self, children;
-	uint64_t nself;			/* its own samples (-F sample) */
-	uint64_t last_sample;		/* children: once per sample */
-	bool visible;			/* a sample that passed the filters touched it */
-	struct cg_node *cg;		/* its call graph */
-	uint32_t max_depth;		/* its longest chain (perf orders equal rows by it) */
-	struct entry *next;		/* hash chain */
-};
-
-struct hist {
-	struct entry **tab;
-	size_t nbuckets, n;
-	uint64_t total, samples;
-};
-
 struct report {
 	struct tally_session *ss;
-	bool no_chain;			/* no chain shown anywhere: a shape is its ip */
-	const char *comms, *dsos, *symbols;	/* entry filters, comma lists */
-	const char *pids, *tids;
-	bool exclude_other;
+	struct tally_hist *hist;
+	int hist_err;			/* the first sample the histogram could not count */
+	struct tally_hist_filter filter;	/* --comm, --pid, --tid, --dsos, --symbols, -x */
 	double percent_limit;
 	bool elide[K__NR];		/* kept in the key, not printed */
 	struct report_exports exp;	/* pictures instead of the histogram */
@@ -79,22 +59,11 @@ struct report {
 	bool header, header_only;
 	bool show_nr, show_period;	/* -n, --show-total-period: perf's Samples, Period */
 	bool quiet;			/* -q: no '#' lines */
-	bool need_trace;		/* the trace key: each sample's fields printed */
-	/* the distinct trace texts: an open-addressed set, cap a power of two */
-	struct tally_strpool *traces;	/* trace texts, one copy each (made on first use) */
-	bool has_parent;		/* the parent key: --parent's regex compiled */
-	regex_t parent_re;
-	const char *last_comm;
-	uint64_t last_comm_hash;
+	bool has_parent;		/* the parent key */
+	bool srcline;			/* the srcline key */
+	bool no_inline;
 	struct cg_param cg;		/* call graphs under the rows (mode none: not drawn) */
-	struct shape **stab, **shapes;
-	size_t sbuckets, nshapes;
-	size_t last_shape;		/* the shape of the sample just counted */
 	bool children;
-	struct hist *h;			/* per attr */
-	struct resolver res;
-	uint64_t sample_no;
-	uint64_t cur_count;		/* samples of the shape being added */
 	/*
 	 * -F: the columns, in order: a sort key (0..K__NR-1) or one of the
 	 * F_* values below; rows are ordered by them (by -s's keys first).
@@ -104,662 +73,58 @@ struct report {
 	int nsort_given;		/* -s's keys, first in r->sort: they order the rows first */
 };
 
-enum { F_OVERHEAD = K__NR, F_CHILDREN, F_PERIOD, F_SAMPLE };
+/* -F's counts, as tally_hist__sort orders by them */
+enum { F_OVERHEAD = TALLY_HIST_BY_SELF, F_CHILDREN = TALLY_HIST_BY_CHILDREN, F_PERIOD = 48,
+       F_SAMPLE = TALLY_HIST_BY_SAMPLES };
 
-/* ---- histogram ---- */
-
-static int strcmp_null(const char *a, const char *b)
-{
-	if (a == b)
-		return 0;
-	if (!a || !b)
-		return !a && !b ? 0 : (!a ? 1 : -1);	/* no name sorts last, as perf */
-	return strcmp(a, b);
-}
-
-static int cmp_key(const struct entry *a, const struct entry *b, enum sort_key k)
-{
-	switch (k) {
-	case K_COMM:
-		return strcmp_null(a->comm, b->comm);
-	case K_PID:
-		/* perf's "pid" key is the thread: its tid (sort__thread_cmp) */
-		return a->tid != b->tid ? (a->tid < b->tid ? -1 : 1) : 0;
-	case K_DSO:
-		return strcmp_null(a->w.dso, b->w.dso);
-	case K_SYM:
-		if (!a->w.sym || !b->w.sym) {
-			if (a->w.sym || b->w.sym)
-				return a->w.sym ? -1 : 1;
-			/*
-			 * The level is not part of the key: an entry keeps its
-			 * first. Addresses compare as perf's _sort__addr_cmp,
-			 * by the sign of their difference as an int64.
-			 */
-			int64_t dif = (int64_t)(b->w.addr - a->w.addr);
-
-			return dif > 0 ? -1 : dif < 0;
-		}
-		return strcmp_null(a->w.sym, b->w.sym);
-	case K_CPU:
-		return a->cpu - b->cpu;
-	case K_SRCLINE:
-		return strcmp_null(a->w.srcline, b->w.srcline);
-	case K_PARENT:
-		return strcmp_null(a->parent, b->parent);
-	case K_TRACE:
-		return a->trace == b->trace ? 0 : strcmp_null(a->trace, b->trace);
-	default:
-		return 0;
-	}
-}
-
-/*
- * Whether a and b are one entry: as cmp_key, except that a symbol is its
- * DSO and address (perf's sort__sym_cmp: two functions of one name in two
- * DSOs, or two static ones in one, are two rows), and an inlined function
- * its name. cmp_key orders the rows by name, as perf's sort__sym_sort.
- */
-static bool same_key(const struct entry *a, const struct entry *b, enum sort_key k)
-{
-	if (k == K_SYM && a->w.sym && b->w.sym) {
-		if (strcmp_null(a->w.dso, b->w.dso))
-			return false;
-		if (a->w.inlined || b->w.inlined)
-			return !strcmp(a->w.sym, b->w.sym);
-		return a->w.sym_start == b->w.sym_start && !strcmp(a->w.sym, b->w.sym);
-	}
-	return !cmp_key(a, b, k);
-}
-
-/*
- * The entries' table is walked in bucket order before the rows are sorted,
- * so rows that tie print in the order these hashes give: seeded as they
- * always were (resolve.c's FNV_BASIS, the FNV basis short of a digit), not
- * TALLY_FNV_BASIS, so that no tie moves.
- */
-#define ENTRY_SEED 1469598103934665603ULL
-
-static uint64_t hash_entry(const struct report *r, const struct entry *e)
-{
-	uint64_t h = ENTRY_SEED;
-
-	for (int i = 0; i < r->nsort; i++) {
-		uint64_t v = 0;
-
-		/* the names' hashes were taken once, where they were made */
-		switch (r->sort[i]) {
-		case K_COMM: v = e->comm_hash; break;
-		case K_PID: v = (uint64_t)e->tid; break;
-		case K_DSO: v = e->w.dso_hash; break;
-		case K_SYM: v = e->w.sym ? e->w.sym_hash : e->w.addr; break;
-		case K_CPU: v = (uint64_t)e->cpu; break;
-		case K_SRCLINE: v = e->w.srcline_hash; break;
-		case K_PARENT: v = tally_fnv_str(ENTRY_SEED, e->parent); break;
-		case K_TRACE: v = (uint64_t)(uintptr_t)e->trace; break;	/* interned */
-		default: break;
-		}
-		h = tally_hash_mix(h ^ v);
-	}
-	return h;
-}
-
-static struct entry *hist_find(struct report *r, struct hist *h, const struct entry *key)
-{
-	uint64_t hv = hash_entry(r, key);
-	size_t b;
-	struct entry *e;
-
-	if (h->n >= h->nbuckets) {
-		size_t n = h->nbuckets ? h->nbuckets * 2 : 1024;
-		struct entry **nt = calloc(n, sizeof(*nt));
-
-		if (!nt)
-			return NULL;
-		for (size_t i = 0; i < h->nbuckets; i++)
-			while (h->tab[i]) {
-				struct entry *x = h->tab[i];
-
-				h->tab[i] = x->next;
-				b = x->hash & (n - 1);
-				x->next = nt[b];
-				nt[b] = x;
-			}
-		free(h->tab);
-		h->tab = nt;
-		h->nbuckets = n;
-	}
-	b = hv & (h->nbuckets - 1);
-	for (e = h->tab[b]; e; e = e->next) {
-		int i;
-
-		if (e->hash != hv)
-			continue;
-		for (i = 0; i < r->nsort && same_key(e, key, r->sort[i]); i++)
-			;
-		if (i == r->nsort)
-			return e;
-	}
-	e = calloc(1, sizeof(*e));
-	if (!e)
-		return NULL;
-	*e = *key;
-	e->hash = hv;
-	e->self = e->children = 0;
-	e->last_sample = UINT64_MAX;
-	e->next = h->tab[b];
-	h->tab[b] = e;
-	h->n++;
-	return e;
-}
-
-/*
- * As perf: every sample counts in every entry it touches; a filter
- * (--comm, --dsos, --symbols) tests the sample's own entry, and an entry
- * is shown if the sample that made it passed.
- */
-static void add(struct report *r, struct hist *h, struct entry *key, uint64_t period, bool self,
-		bool pass)
-{
-	struct entry *e = hist_find(r, h, key);
-
-	if (!e)
-		return;
-	if (e->last_sample == UINT64_MAX && !e->self && !e->children)
-		e->visible = pass;	/* just made */
-	if (self) {
-		e->self += period;
-		e->nself += r->cur_count;
-	}
-	if (r->children && e->last_sample != r->sample_no) {
-		e->children += period;	/* an entry counts once per sample */
-		e->last_sample = r->sample_no;
-	}
-}
-
-/*
- * --comm, --pid, --tid, --dso, --symbols test the sample (its own entry): perf drops
- * the others, with their callers' entries; percentages stay absolute.
- */
-static bool shown(const struct report *r, const struct entry *e)
-{
-	if (r->comms && !session_in_list(r->comms, e->comm))
-		return false;
-	if (r->exclude_other && !e->parent)
-		return false;
-	if (r->pids && !session_in_id_list(r->pids, e->pid))
-		return false;
-	if (r->tids && !session_in_id_list(r->tids, e->tid))
-		return false;
-	if (r->dsos && !session_in_list(r->dsos, e->w.dso ? e->w.dso : "[unknown]"))
-		return false;
-	if (r->symbols && (!e->w.sym || !session_in_list(r->symbols, e->w.sym)))
-		return false;
-	return true;
-}
-
-/*
- * An entry's key for a frame of the chain, as perf's callchain entries:
- * an unresolved frame shows its ip, and one outside any map keeps the
- * level of the frame walked before it (perf reuses that frame's state).
- */
-static void frame_key(struct entry *key, const struct where *w, uint64_t ip, char *prev_mode)
-{
-	key->w = *w;
-	if (!key->w.sym)
-		key->w.addr = ip;
-	if (!key->w.dso)
-		key->w.mode = *prev_mode;
-	*prev_mode = key->w.mode;
-}
-
-static uint64_t shape_hash(int idx, const char *comm, const char *trace,
-			   const struct tally_sample *smp, int mode)
-{
-	uint64_t h = tally_hash_mix((uint64_t)idx ^ ((uint64_t)(uintptr_t)comm << 8) ^
-			      ((uint64_t)smp->tid << 32) ^ smp->pid ^ (uint64_t)(uintptr_t)trace);
-
-	h ^= smp->ip ^ ((uint64_t)smp->cpu << 40) ^ ((uint64_t)mode << 56);
-	/* one multiply per address, one mix at the end: chains are long */
-	for (uint64_t i = 0; i < smp->callchain.nr; i++)
-		h = (h ^ smp->callchain.ips[i]) * 0x9e3779b97f4a7c15ULL + (h >> 29);
-	return tally_hash_mix(h);
-}
-
-/* Count the sample in its shape: true when the shape is new. */
-static bool shape_add(struct report *r, int idx, const char *comm, const char *trace,
-		      const struct tally_sample *smp, int mode, uint64_t period)
-{
-	uint64_t hv = shape_hash(idx, comm, trace, smp, mode);
-	uint32_t nr = smp->callchain.nr > CHAIN_MAX ? CHAIN_MAX : (uint32_t)smp->callchain.nr;
-	struct shape *x;
-
-	if (r->nshapes >= r->sbuckets) {
-		size_t n = r->sbuckets ? r->sbuckets * 2 : 4096;
-		struct shape **nt = calloc(n, sizeof(*nt));
-		struct shape **nv = realloc(r->shapes, n * sizeof(*nv));
-
-		if (!nt || !nv) {
-			free(nt);
-			if (nv)
-				r->shapes = nv;
-			return false;
-		}
-		r->shapes = nv;
-		for (size_t i = 0; i < r->nshapes; i++) {
-			x = r->shapes[i];
-			x->next = nt[x->hash & (n - 1)];
-			nt[x->hash & (n - 1)] = x;
-		}
-		free(r->stab);
-		r->stab = nt;
-		r->sbuckets = n;
-	}
-	for (x = r->stab[hv & (r->sbuckets - 1)]; x; x = x->next)
-		if (x->hash == hv && x->idx == idx && x->comm == comm && x->trace == trace &&
-		    x->tid == (int32_t)smp->tid &&
-		    x->pid == (int32_t)smp->pid && x->cpu == (int32_t)smp->cpu && x->mode == mode &&
-		    x->ip == smp->ip && x->key_nr == nr &&
-		    (!nr || !memcmp(x->ips, smp->callchain.ips, nr * sizeof(uint64_t)))) {
-			x->period += period;
-			x->count++;
-			r->last_shape = x->seq;
-			return false;
-		}
-	x = calloc(1, sizeof(*x));
-	if (!x || !(x->ips = malloc((nr + 1) * sizeof(uint64_t)))) {
-		free(x);
-		return false;
-	}
-	if (nr)
-		memcpy(x->ips, smp->callchain.ips, nr * sizeof(uint64_t));
-	x->hash = hv;
-	x->idx = idx;
-	x->comm = comm;
-	x->trace = trace;
-	x->pid = (int32_t)smp->pid;
-	x->tid = (int32_t)smp->tid;
-	x->cpu = (int32_t)smp->cpu;
-	x->mode = (uint8_t)mode;
-	x->ip = smp->ip;
-	x->key_nr = nr;
-	x->nr = nr && tally_session__chain_corrupt(smp) ? 0 : nr;
-	x->period = period;
-	x->count = 1;
-	x->next = r->stab[hv & (r->sbuckets - 1)];
-	r->stab[hv & (r->sbuckets - 1)] = x;
-	x->seq = r->nshapes;
-	r->last_shape = x->seq;
-	r->shapes[r->nshapes++] = x;
-	return true;
-}
-
-static bool kernel_mode(enum tally_cpumode m)
-{
-	return m == TALLY_CPUMODE_KERNEL || m == TALLY_CPUMODE_GUEST_KERNEL;
-}
-
-/* One copy of each distinct text: entries and shapes compare the pointers. */
-static const char *trace_intern(struct report *r, const char *t)
-{
-	const char *p;
-
-	if (!r->traces && !(r->traces = tally_strpool__new()))
-		return "";
-	p = tally_strpool__add(r->traces, t);
-	return p ? p : "";
-}
-
-/* perf's trace key: libtraceevent's text of the sample's fields, "N/A" off tracepoints. */
-static const char *trace_text(struct report *r, struct tally_session *ss, const struct perf_event_attr *a,
-			      const struct tally_sample *smp)
-{
-	static const char na[] = "N/A";
-	char buf[4096];
-
-	if (a->type != PERF_TYPE_TRACEPOINT)
-		return na;
-	struct tally_trace_fmt *tf = tally_session__trace_fmt(ss);
-
-	if (!tf || !(a->sample_type & PERF_SAMPLE_RAW) ||
-	    tally_trace_fmt__print(tf, smp->raw.data, smp->raw.size, buf, sizeof(buf)) < 0)
-		buf[0] = '\0';
-	return trace_intern(r, buf);
-}
-
-/*
- * A sample counts in its shape; a new shape has its addresses resolved
- * now, with the maps as they are at its time (later lookups hit the
- * table). The rows are made from the shapes once reading is done.
- */
+/* Each sample counts in the histogram (a new shape's addresses are resolved at its time). */
 static int on_sample(struct tally_session *ss, const struct tally_session_sample *ts, void *arg)
 {
 	struct report *r = arg;
-	int idx = ts->attr;
-	const struct tally_sample *smp = ts->sample;
-	const struct perf_event_attr *a = ts->event;
-	enum tally_cpumode mode = ts->mode;
-	uint64_t period = ts->period;
-	struct hist *hs = &r->h[idx];
-	static enum tally_cpumode modes[CHAIN_MAX];
-	const char *comm = ts->thread.comm;	/* perf's ":TID" for a thread no COMM named */
-	/* only what a shape keys on: copying the whole sample was a tenth of -g none's time */
-	struct tally_sample chain;
+	int err = tally_hist__add(r->hist, ts);
 
-	chain.pid = smp->pid;
-	chain.tid = smp->tid;
-	chain.cpu = smp->cpu;
-	chain.ip = smp->ip;
-	chain.callchain = smp->callchain;
-
-	hs->samples++;
-	hs->total += period;
-	if (smp->time < r->exp.t_first || !r->exp.t_first)
-		r->exp.t_first = smp->time;
-	if (smp->time > r->exp.t_last)
-		r->exp.t_last = smp->time;
-	/* no chain shown anywhere: a shape is its ip */
-	if (!(a->sample_type & PERF_SAMPLE_CALLCHAIN) || r->no_chain)
-		chain.callchain.nr = 0;
-	if (!(a->sample_type & PERF_SAMPLE_CPU))
-		chain.cpu = (uint32_t)-1;	/* perf's cpu key shows -001 then */
-	bool fresh = shape_add(r, idx, comm ? comm : ":-1",
-			       r->need_trace ? trace_text(r, ss, a, smp) : NULL, &chain, mode, period);
-
-	if ((r->exp.firefox || r->exp.speedscope) && r->nshapes) {
-		struct report_exports *x = &r->exp;
-
-		if (x->ntimed == x->cap_timed) {
-			size_t n = x->cap_timed ? x->cap_timed * 2 : 4096;
-			void *p = realloc(x->timed, n * sizeof(*x->timed));
-
-			if (p) {
-				x->timed = p;
-				x->cap_timed = n;
-			}
-		}
-		if (x->ntimed < x->cap_timed)
-			x->timed[x->ntimed++] = (struct report_timed){ r->last_shape, smp->time, period };
-		else
-			x->timed_short = true;
-	}
-	if (!fresh)
-		return 0;
-	/* a chain perf drops (tally_session__chain_corrupt) resolves no frame */
-	chain.callchain.nr = r->shapes[r->last_shape]->nr;
-	/*
-	 * User addresses now; kernel ones later: the kernel's map does not
-	 * change, and kallsyms is still being read on the other thread.
-	 */
-	if (!kernel_mode(mode))
-		tally__resolver_get(&r->res, (int32_t)smp->pid, (int32_t)smp->tid, smp->ip, mode);
-	tally__chain_modes(&chain, modes);
-	for (uint64_t i = 0; i < chain.callchain.nr && i < CHAIN_MAX; i++)
-		if (chain.callchain.ips[i] < PERF_CONTEXT_MAX && !kernel_mode(modes[i]))
-			tally__resolver_get(&r->res, (int32_t)smp->pid, (int32_t)smp->tid,
-				     chain.callchain.ips[i], modes[i]);
+	if (err && !r->hist_err)
+		r->hist_err = err;
 	return 0;
-}
-
-/*
- * perf's parent: the first symbol of the chain, in its cursor's order,
- * that --parent's regex matches (a match is cached per address).
- */
-static const char *find_parent(struct report *r, const struct shape *x,
-			       const enum tally_cpumode *modes)
-{
-	uint32_t uw = tally__chain_unwound_at(x->ips, x->nr);
-
-	for (uint32_t k = 0; k < x->nr; k++) {
-		uint32_t i = r->cg.caller ? x->nr - 1 - k : k;
-		struct where *w;
-
-		struct where *fw[INL_MAX];
-		int nf;
-
-		if (x->ips[i] >= PERF_CONTEXT_MAX)
-			continue;
-		nf = tally__resolver_frames(&r->res, x->pid, x->tid, x->ips[i], modes[i], i > uw, fw);
-		for (int j = 0; j < nf; j++) {
-			/* an address's inline frames: outermost first from the root */
-			w = fw[r->cg.caller ? nf - 1 - j : j];
-			if (!w->sym)
-				continue;
-			if (!w->pmatch)
-				w->pmatch = regexec(&r->parent_re, w->sym, 0, NULL, 0) ? -1 : 1;
-			if (w->pmatch > 0)
-				return w->sym;
-		}
-	}
-	return NULL;
-}
-
-/* A shape's share in the rows: its own entry, and with --children every
- * entry on its chain once. */
-static void hist_shape(struct report *r, const struct shape *x)
-{
-	struct hist *hs = &r->h[x->idx];
-	struct entry key = { .comm = x->comm, .trace = x->trace, .pid = x->pid, .tid = x->tid,
-			     .cpu = x->cpu };
-	struct tally_sample smp = { .callchain = { .nr = x->nr, .ips = x->ips } };
-	static enum tally_cpumode modes[CHAIN_MAX];
-	const struct where *w;
-	char prev_mode;
-	bool pass;
-
-	r->sample_no++;
-	if (key.comm != r->last_comm) {
-		r->last_comm = key.comm;
-		r->last_comm_hash = tally_fnv_str(ENTRY_SEED, key.comm);
-	}
-	key.comm_hash = r->last_comm_hash;
-	tally__chain_modes(&smp, modes);
-	if (r->has_parent)
-		key.parent = find_parent(r, x, modes);
-	w = tally__resolver_get(&r->res, x->pid, x->tid, x->ip, x->mode);
-	if (!w)
-		return;
-	key.w = *w;
-	pass = shown(r, &key);
-	r->cur_count = x->count;
-	add(r, hs, &key, x->period, true, pass);
-	prev_mode = w->mode;
-	if (!r->children)
-		return;
-	/*
-	 * Callers' share, walking the chain as perf's --children does
-	 * (from the root in its default caller order). The chain's first
-	 * frame is the ip itself: a resolved one lands on the entry above
-	 * (counted once per sample); an unresolved one is keyed by its
-	 * absolute ip there, so it is an entry of its own, as in perf.
-	 */
-	uint32_t uw = tally__chain_unwound_at(x->ips, x->nr);
-
-	for (uint32_t k = 0; k < x->nr; k++) {
-		/* in perf's cursor order: root first unless callee order */
-		uint32_t i = r->cg.caller ? x->nr - 1 - k : k;
-		uint64_t ip = x->ips[i];
-		struct where *fw[INL_MAX];
-		int nf;
-
-		if (ip >= PERF_CONTEXT_MAX)
-			continue;
-		nf = tally__resolver_frames(&r->res, x->pid, x->tid, ip, modes[i], i > uw, fw);
-		if (!nf)
-			return;
-		for (int j = 0; j < nf; j++) {
-			frame_key(&key, fw[r->cg.caller ? nf - 1 - j : j], ip, &prev_mode);
-			add(r, hs, &key, x->period, false, pass);
-		}
-	}
-}
-
-/*
- * The call graphs, from the shapes: the row's own entry gets the whole
- * chain; with --children each other entry on the chain (the first time
- * it appears, as perf's he_cache) gets the chain from its frame on.
- */
-static void build_graphs(struct report *r)
-{
-	static struct cg_frame frames[CHAIN_MAX];
-	static struct entry *ents[CHAIN_MAX];
-	static enum tally_cpumode modes[CHAIN_MAX];
-	static struct cg_frame rev[CHAIN_MAX];
-	static struct entry *seen_buf[CHAIN_MAX + 1];
-	static struct where wheres[CHAIN_MAX];
-	bool addr = r->cg.address;
-
-	for (size_t s = 0; s < r->nshapes; s++) {
-		const struct shape *x = r->shapes[s];
-		struct tally_sample smp = { .callchain = { .nr = x->nr, .ips = x->ips } };
-		struct hist *hs = &r->h[x->idx];
-		struct entry key = { .comm = x->comm, .comm_hash = tally_fnv_str(ENTRY_SEED, x->comm),
-				     .trace = x->trace, .pid = x->pid, .tid = x->tid, .cpu = x->cpu };
-		struct entry *self, **seen = seen_buf;
-		struct where *w = tally__resolver_get(&r->res, x->pid, x->tid, x->ip, x->mode);
-		size_t n = 0, nseen = 0;
-		char prev_mode;
-
-		if (!w)
-			continue;
-		key.w = *w;
-		self = hist_find(r, hs, &key);
-		prev_mode = w->mode;
-		tally__chain_modes(&smp, modes);
-		uint32_t uw = tally__chain_unwound_at(x->ips, x->nr);
-
-		/* frames root first, with each one's entry */
-		for (uint32_t i = x->nr; i > 0; i--) {
-			uint64_t ip = x->ips[i - 1];
-			struct where *fw[INL_MAX];
-			int nf;
-
-			if (ip >= PERF_CONTEXT_MAX)
-				continue;
-			nf = tally__resolver_frames(&r->res, x->pid, x->tid, ip, modes[i - 1], i - 1 > uw, fw);
-			if (!nf)
-				break;
-			/* root first: an address's outermost function before those inlined in it */
-			for (int j = nf - 1; j >= 0 && n < CHAIN_MAX; j--) {
-				w = fw[j];
-				frames[n] = (struct cg_frame){ .sym = w->sym, .dso = w->dso,
-							       .dso_id = w->dso_id,
-							       .dso_rank = w->dso_rank,
-							       .start = w->sym_start, .ip = ip };
-				wheres[n++] = *w;
-			}
-		}
-		if (!self || !n)
-			continue;
-		/* each frame's entry, keyed in the walk's order (as on_sample) */
-		for (size_t k = 0; r->children && k < n; k++) {
-			size_t i = r->cg.caller ? k : n - 1 - k;
-
-			frame_key(&key, &wheres[i], frames[i].ip, &prev_mode);
-			ents[i] = hist_find(r, hs, &key);
-		}
-		/* caller order shows root first; callee order leaf first */
-		for (size_t i = 0; i < n; i++)
-			rev[i] = frames[n - 1 - i];
-		cg_append(&self->cg, r->cg.caller ? frames : rev, n, x->period, x->count, addr);
-		if (n > self->max_depth)
-			self->max_depth = (uint32_t)n;
-		if (!r->children)
-			continue;
-		seen[nseen++] = self;
-		/* the walk follows the display order, as perf's cursor */
-		for (size_t k = 0; k < n; k++) {
-			size_t i = r->cg.caller ? k : n - 1 - k;
-			struct entry *e = ents[i];
-			size_t j;
-
-			for (j = 0; j < nseen && seen[j] != e; j++)
-				;
-			if (!e || j < nseen)
-				continue;
-			seen[nseen++] = e;
-			if (r->cg.caller)
-				cg_append(&e->cg, frames + i, n - i, x->period, x->count, addr);
-			else
-				cg_append(&e->cg, rev + k, n - k, x->period, x->count, addr);
-			if (n - k > e->max_depth)
-				e->max_depth = (uint32_t)(n - k);
-		}
-	}
 }
 
 /* ---- output ---- */
 
-static const struct report *sort_ctx;
-
-static int cmp_rows(const void *pa, const void *pb)
+/*
+ * The rows' order, as tally_hist__sort takes it. perf's default:
+ * children, self, then the keys but an elided one (as perf); -F: -s's
+ * keys, then the fields in turn (the numbers biggest first), then the
+ * keys.
+ */
+static int row_order(const struct report *r, int *order)
 {
-	const struct entry *a = *(struct entry *const *)pa, *b = *(struct entry *const *)pb;
-	const struct report *r = sort_ctx;
+	int n = 0;
 
-	if (r->children && a->children != b->children)
-		return a->children > b->children ? -1 : 1;
-	/*
-	 * perf puts a caller above its callee at equal children: with call
-	 * graphs on, the row of the same thread whose longest chain is
-	 * longer comes first (shorter first in callee order).
-	 */
-	if (r->children && r->cg.mode != CG_NONE && a->cg && b->cg && a->tid == b->tid &&
-	    a->pid == b->pid && a->max_depth != b->max_depth)
-		return (a->max_depth > b->max_depth) == r->cg.caller ? -1 : 1;
-	if (a->self != b->self)
-		return a->self > b->self ? -1 : 1;
-	for (int i = 0; i < r->nsort; i++) {
-		/* an elided column does not order the rows either (as perf) */
-		int c = r->elide[r->sort[i]] ? 0 : cmp_key(a, b, r->sort[i]);
+	if (!r->nfields) {
+		bool elided = false;
 
-		if (c)
-			return c;
+		for (int i = 0; i < r->nsort; i++)
+			elided |= r->elide[r->sort[i]];
+		if (!elided)
+			return 0;	/* the histogram's default, the same order */
+		if (r->children)
+			order[n++] = TALLY_HIST_BY_CHILDREN;
+		order[n++] = TALLY_HIST_BY_SELF;
+		for (int i = 0; i < r->nsort; i++)
+			if (!r->elide[r->sort[i]])
+				order[n++] = r->sort[i];
+		return n;
 	}
-	return 0;
-}
-
-/* -F: each field in turn (-s's keys first), the numbers biggest first. */
-static int cmp_field(const struct entry *a, const struct entry *b, int f)
-{
-	uint64_t x, y;
-
-	switch (f) {
-	case F_OVERHEAD: case F_PERIOD: x = a->self; y = b->self; break;
-	case F_CHILDREN: x = a->children; y = b->children; break;
-	case F_SAMPLE: x = a->nself; y = b->nself; break;
-	default: return cmp_key(a, b, (enum sort_key)f);
-	}
-	if (x != y)
-		return x > y ? -1 : 1;
-	/* equal children: the caller first, as the default layout (cmp_rows) */
-	const struct report *r = sort_ctx;
-
-	if (f == F_CHILDREN && r->children && r->cg.mode != CG_NONE && a->cg && b->cg &&
-	    a->tid == b->tid && a->pid == b->pid && a->max_depth != b->max_depth)
-		return (a->max_depth > b->max_depth) == r->cg.caller ? -1 : 1;
-	return 0;
-}
-
-static int cmp_rows_fields(const void *pa, const void *pb)
-{
-	const struct entry *a = *(struct entry *const *)pa, *b = *(struct entry *const *)pb;
-	const struct report *r = sort_ctx;
-	int c;
-
 	for (int i = 0; i < r->nsort_given; i++)
-		if ((c = cmp_key(a, b, r->sort[i])))
-			return c;
+		order[n++] = r->sort[i];
 	for (int i = 0; i < r->nfields; i++)
-		if ((c = cmp_field(a, b, r->fields[i])))
-			return c;
+		order[n++] = r->fields[i] == F_PERIOD ? F_OVERHEAD : r->fields[i];
 	for (int i = 0; i < r->nsort; i++)
-		if ((c = cmp_key(a, b, r->sort[i])))
-			return c;
-	return 0;
+		order[n++] = r->sort[i];
+	return n;
 }
 
-static int value(const struct report *r, const struct entry *e, enum sort_key k, char *buf,
+static int value(const struct report *r, const struct tally_hist_row *e, enum sort_key k, char *buf,
 		 size_t len)
 {
 	const char *c;
@@ -770,15 +135,15 @@ static int value(const struct report *r, const struct entry *e, enum sort_key k,
 		/* the thread's tid and the name it has at the end, as perf's thread column */
 		c = tally_machine__comm_of(tally_session__machine(r->ss), e->tid);
 		return snprintf(buf, len, "%7d:%s", e->tid, c ? c : e->comm);
-	case K_DSO: return snprintf(buf, len, "%s", e->w.dso ? e->w.dso : "[unknown]");
+	case K_DSO: return snprintf(buf, len, "%s", e->dso ? e->dso : "[unknown]");
 	case K_SYM:
-		if (e->w.sym)
-			return snprintf(buf, len, "[%c] %s", e->w.mode, e->w.sym);
+		if (e->sym)
+			return snprintf(buf, len, "[%c] %s", e->level, e->sym);
 		/* perf's "%-#.*llx": the 0x prefix is not printed for zero */
-		return snprintf(buf, len, e->w.addr ? "[%c] 0x%016llx" : "[%c] %016llx", e->w.mode,
-				(unsigned long long)e->w.addr);
+		return snprintf(buf, len, e->addr ? "[%c] 0x%016llx" : "[%c] %016llx", e->level,
+				(unsigned long long)e->addr);
 	case K_CPU: return snprintf(buf, len, "%.3d", e->cpu);	/* perf: -001 without CPUs */
-	case K_SRCLINE: return snprintf(buf, len, "%s", e->w.srcline ? e->w.srcline : "??:0");
+	case K_SRCLINE: return snprintf(buf, len, "%s", e->srcline ? e->srcline : "??:0");
 	case K_PARENT: return snprintf(buf, len, "%s", e->parent ? e->parent : "[other]");
 	case K_TRACE: return snprintf(buf, len, "%s", e->trace ? e->trace : "");
 	default: return snprintf(buf, len, "?");
@@ -786,7 +151,7 @@ static int value(const struct report *r, const struct entry *e, enum sort_key k,
 }
 
 /* A key column's width: its header's, or its widest value. */
-static int key_width(const struct report *r, struct entry **rows, size_t n, enum sort_key k)
+static int key_width(const struct report *r, struct tally_hist_row *rows, size_t n, enum sort_key k)
 {
 	char buf[4096];
 	int w = (int)strlen(keys[k].header);
@@ -800,7 +165,7 @@ static int key_width(const struct report *r, struct entry **rows, size_t n, enum
 	if (k == K_TRACE && n < 2)
 		return w;
 	for (size_t i = 0; i < n; i++) {
-		int l = value(r, rows[i], k, buf, sizeof(buf));
+		int l = value(r, &rows[i], k, buf, sizeof(buf));
 
 		/*
 		 * perf sizes the comm column by each entry's thread's comm at
@@ -809,12 +174,12 @@ static int key_width(const struct report *r, struct entry **rows, size_t n, enum
 		 * as "perf-ex" if nothing is longer.
 		 */
 		if (k == K_COMM) {
-			const char *c = tally_machine__comm_of(tally_session__machine(r->ss), rows[i]->tid);
+			const char *c = tally_machine__comm_of(tally_session__machine(r->ss), rows[i].tid);
 
-			l = (int)strlen(c ? c : rows[i]->comm);
+			l = (int)strlen(c ? c : rows[i].comm);
 		}
 		/* an entry without a symbol widens the DSO column to an address's 16 (without --dsos) */
-		if (k == K_DSO && !rows[i]->w.sym && !r->dsos && l < 16)
+		if (k == K_DSO && !rows[i].sym && !r->filter.dsos && l < 16)
 			l = 16;
 		if (l > w)
 			w = l;
@@ -823,7 +188,7 @@ static int key_width(const struct report *r, struct entry **rows, size_t n, enum
 }
 
 /* One key's cell: perf leaves a last symbol or source line unpadded. */
-static void print_key(const struct report *r, const struct entry *e, enum sort_key k, int width,
+static void print_key(const struct report *r, const struct tally_hist_row *e, enum sort_key k, int width,
 		      bool last)
 {
 	char buf[4096];
@@ -850,10 +215,19 @@ static void print_preamble(const struct report *r, uint64_t lost)
 	printf("# Total Lost Samples: %llu\n#\n", (unsigned long long)lost);
 }
 
+/* An event's totals (every sample, shown or not). */
+static struct tally_hist_totals totals(const struct report *r, int idx)
+{
+	TALLY_OPTS(tally_hist_totals, t);
+
+	tally_hist__totals(r->hist, idx, &t);
+	return t;
+}
+
 static void print_head(const struct report *r, int idx)
 {
-	const struct hist *h = &r->h[idx];
-	uint64_t ns = h->samples;
+	struct tally_hist_totals t = totals(r, idx);
+	uint64_t ns = t.samples;
 	char unit = ' ';
 
 	if (r->quiet)
@@ -861,51 +235,52 @@ static void print_head(const struct report *r, int idx)
 	if (ns > 1000) { ns /= 1000; unit = 'K'; }	/* perf's convert_unit */
 	if (ns > 1000) { ns /= 1000; unit = 'M'; }
 	printf("# Samples: %llu%c of event '%s'\n", (unsigned long long)ns, unit, tally_session__event_name(r->ss, idx));
-	printf("# Event count (approx.): %llu\n#\n", (unsigned long long)h->total);
+	printf("# Event count (approx.): %llu\n#\n", (unsigned long long)t.period);
 }
 
 /* The visible rows, in the order they print. */
-static struct entry **sorted_rows(struct report *r, struct hist *h, size_t *n)
+static struct tally_hist_row *sorted_rows(struct report *r, int idx, size_t *n)
 {
-	struct entry **rows = malloc((h->n + 1) * sizeof(*rows));
+	struct tally_hist_row *rows;
 
-	*n = 0;
-	if (!rows)
+	*n = tally_hist__nr_rows(r->hist, idx);
+	if (!(rows = malloc((*n + 1) * sizeof(*rows))))
 		return NULL;
-	for (size_t b = 0; b < h->nbuckets; b++)
-		for (struct entry *e = h->tab[b]; e; e = e->next)
-			if (e->visible)
-				rows[(*n)++] = e;
-	sort_ctx = r;
-	qsort(rows, *n, sizeof(*rows), r->nfields ? cmp_rows_fields : cmp_rows);
+	for (size_t i = 0; i < *n; i++) {
+		rows[i].sz = sizeof(rows[i]);
+		tally_hist__row(r->hist, idx, i, &rows[i]);
+	}
 	return rows;
 }
 
-static void print_graph(const struct report *r, const struct hist *h, const struct entry *e)
+static void print_graph(const struct report *r, uint64_t total, const struct tally_hist_row *e)
 {
-	if (r->cg.mode != CG_NONE && e->cg)
-		cg_print(stdout, e->cg, &r->cg, h->total, r->children ? e->children : e->self,
+	if (r->cg.mode != CG_NONE && e->graph)
+		cg_print(stdout, e->graph, &r->cg, total, r->children ? e->children : e->self,
 			 r->sort_spec && !strncmp(r->sort_spec, "sym", 3));
 }
 
 /* -F: perf's columns in the order given (counts, shares and keys). */
 static void print_hist_fields(struct report *r, int idx)
 {
-	static const struct { const char *head; int width; } num[] = {
-		[F_OVERHEAD - K__NR] = { "Overhead", 8 }, [F_CHILDREN - K__NR] = { "Children", 8 },
-		[F_PERIOD - K__NR] = { "Period", 12 }, [F_SAMPLE - K__NR] = { "Samples", 12 },
+	static const struct { int f; const char *head; int width; } num[] = {
+		{ F_OVERHEAD, "Overhead", 8 }, { F_CHILDREN, "Children", 8 },
+		{ F_PERIOD, "Period", 12 }, { F_SAMPLE, "Samples", 12 },
 	};
-	struct hist *h = &r->h[idx];
-	int width[2 * K__NR + 4];
-	double tot = h->total ? (double)h->total : 1;
+	int width[2 * K__NR + 4], col[2 * K__NR + 4];
+	uint64_t total = totals(r, idx).period;
+	double tot = total ? (double)total : 1;
 	size_t n;
-	struct entry **rows = sorted_rows(r, h, &n);
+	struct tally_hist_row *rows = sorted_rows(r, idx, &n);
 
 	if (!rows)
 		return;
-	for (int i = 0; i < r->nfields; i++)
+	for (int i = 0; i < r->nfields; i++) {
+		for (col[i] = 0; col[i] < 3 && num[col[i]].f != r->fields[i]; col[i]++)
+			;
 		width[i] = r->fields[i] < K__NR ? key_width(r, rows, n, (enum sort_key)r->fields[i]) :
-			   num[r->fields[i] - K__NR].width;
+			   num[col[i]].width;
+	}
 	print_head(r, idx);
 	for (int i = 0; !r->quiet && i < r->nfields; i++) {
 		int f = r->fields[i];
@@ -914,7 +289,7 @@ static void print_hist_fields(struct report *r, int idx)
 		if (f < K__NR)
 			printf("%-*s", width[i], keys[f].header);
 		else
-			printf("%*s", width[i], num[f - K__NR].head);
+			printf("%*s", width[i], num[col[i]].head);
 	}
 	for (int i = 0; !r->quiet && i < r->nfields; i++) {
 		printf(i ? "  " : "\n# ");
@@ -924,7 +299,7 @@ static void print_hist_fields(struct report *r, int idx)
 	if (!r->quiet)
 		printf("\n#\n");
 	for (size_t k = 0; k < n; k++) {
-		const struct entry *e = rows[k];
+		const struct tally_hist_row *e = &rows[k];
 
 		if (100.0 * (r->children ? e->children : e->self) / tot < r->percent_limit)
 			continue;
@@ -940,12 +315,12 @@ static void print_hist_fields(struct report *r, int idx)
 					printf("  %8s", "N/A");	/* perf's, without --children */
 				break;
 			case F_PERIOD: printf("  %12llu", (unsigned long long)e->self); break;
-			case F_SAMPLE: printf("  %12llu", (unsigned long long)e->nself); break;
+			case F_SAMPLE: printf("  %12llu", (unsigned long long)e->samples); break;
 			default: print_key(r, e, (enum sort_key)f, width[i], i == r->nfields - 1); break;
 			}
 		}
 		putchar('\n');
-		print_graph(r, h, e);
+		print_graph(r, total, e);
 	}
 	printf("\n\n");
 	free(rows);
@@ -953,17 +328,17 @@ static void print_hist_fields(struct report *r, int idx)
 
 static void print_hist(struct report *r, int idx)
 {
-	struct hist *h = &r->h[idx];
 	int width[K__NR] = { 0 };
+	uint64_t total = totals(r, idx).period;
 	size_t n;
-	struct entry **rows;
+	struct tally_hist_row *rows;
 	int last;
 
 	if (r->nfields) {
 		print_hist_fields(r, idx);
 		return;
 	}
-	if (!(rows = sorted_rows(r, h, &n)))
+	if (!(rows = sorted_rows(r, idx, &n)))
 		return;
 	for (int i = 0; i < r->nsort; i++)
 		width[i] = key_width(r, rows, n, r->sort[i]);
@@ -988,8 +363,8 @@ static void print_hist(struct report *r, int idx)
 		printf("\n#\n");
 	}
 	for (size_t k = 0; k < n; k++) {
-		const struct entry *e = rows[k];
-		double tot = h->total ? (double)h->total : 1;
+		const struct tally_hist_row *e = &rows[k];
+		double tot = total ? (double)total : 1;
 
 		/* --percent-limit hides rows; the widths were taken over all */
 		if (100.0 * (r->children ? e->children : e->self) / tot < r->percent_limit)
@@ -999,14 +374,14 @@ static void print_hist(struct report *r, int idx)
 		else
 			printf("  %7.2f%%", 100.0 * e->self / tot);
 		if (r->show_nr)
-			printf("  %12llu", (unsigned long long)e->nself);
+			printf("  %12llu", (unsigned long long)e->samples);
 		if (r->show_period)
 			printf("  %12llu", (unsigned long long)e->self);
 		for (int i = 0; i < r->nsort; i++)
 			if (!r->elide[r->sort[i]])
 				print_key(r, e, r->sort[i], width[i], i == last);
 		putchar('\n');
-		print_graph(r, h, e);
+		print_graph(r, total, e);
 	}
 	printf("\n\n");
 	free(rows);
@@ -1070,12 +445,8 @@ static bool all_tracepoints(struct tally_data_reader *rd, int n)
 static void add_sort_key(struct report *r, enum sort_key k)
 {
 	r->sort[r->nsort++] = k;
-	if (k == K_SRCLINE)
-		r->res.srcline = true;
 	if (k == K_PARENT)
 		r->has_parent = true;
-	if (k == K_TRACE)
-		r->need_trace = true;
 }
 
 static int parse_sort(struct report *r, const char *spec)
@@ -1114,7 +485,7 @@ static int parse_fields(struct report *r, const char *spec, const char *sort)
 		{ "period", F_PERIOD }, { "sample", F_SAMPLE }, { "symbol", K_SYM },
 	};
 	char *dup = strdup(spec), *tok, *save = NULL;
-	bool have[K__NR + 4] = { false };
+	bool have[64] = { false };
 
 	if (!dup)
 		return -1;
@@ -1223,18 +594,18 @@ int cmd_report(int argc, char **argv)
 			       opt_in_order, 0, 0),
 		CLI_BOOL('G', "inverted", &inverted, "call graphs root first (-g caller)"),
 		CLI_STRING('p', "parent", &parent, "REGEX", "the parent key's callers (default ^sys_|^do_page_fault)"),
-		CLI_BOOL('x', "exclude-other", &r.exclude_other, "only rows with a parent"),
-		CLI_STRING(0, "comm", &r.comms, "LIST", "only these commands"),
-		CLI_STRING(0, "pid", &r.pids, "LIST", "only these processes"),
-		CLI_STRING(0, "tid", &r.tids, "LIST", "only these threads"),
-		CLI_STRING('d', "dsos", &r.dsos, "LIST", "only these shared objects"),
-		CLI_STRING(0, "symbols", &r.symbols, "LIST", "only these symbols"),
+		CLI_BOOL('x', "exclude-other", &r.filter.exclude_other, "only rows with a parent"),
+		CLI_STRING(0, "comm", &r.filter.comms, "LIST", "only these commands"),
+		CLI_STRING(0, "pid", &r.filter.pids, "LIST", "only these processes"),
+		CLI_STRING(0, "tid", &r.filter.tids, "LIST", "only these threads"),
+		CLI_STRING('d', "dsos", &r.filter.dsos, "LIST", "only these shared objects"),
+		CLI_STRING(0, "symbols", &r.filter.symbols, "LIST", "only these symbols"),
 		CLI_CALLBACK_F(0, "percent-limit", &gp, "PCT",
 			       "hide rows and call graph branches below PCT percent", opt_in_order, 0, 1),
 		CLI_BOOL(0, "stdio", &stdio_, "text output (the default off a terminal)"),
 		CLI_BOOL(0, "tui", &tui, "the interactive browser (the default on a terminal)"),
 		CLI_BOOL(0, "no-tui", &no_tui, "text output, on a terminal too"),
-		CLI_BOOL(0, "no-inline", &r.res.no_inline,
+		CLI_BOOL(0, "no-inline", &r.no_inline,
 			 "an unwound frame is its symbol alone, not the functions inlined there"),
 		CLI_BOOL('n', "show-nr-samples", &r.show_nr, "a Samples column (the rows' own samples)"),
 		CLI_BOOL(0, "show-total-period", &r.show_period, "a Period column (the rows' own period)"),
@@ -1277,21 +648,23 @@ int cmd_report(int argc, char **argv)
 		r.has_parent = true;
 	}
 	if (r.has_parent) {
-		int rc = regcomp(&r.parent_re, parent ? parent : "^sys_|^do_page_fault",
-				 REG_EXTENDED | REG_NOSUB);
+		/* the histogram compiles it again; here, to say what is wrong with it */
+		regex_t re;
+		int rc = regcomp(&re, parent ? parent : "^sys_|^do_page_fault", REG_EXTENDED | REG_NOSUB);
 
 		if (rc) {
 			char msg[128];
 
-			regerror(rc, &r.parent_re, msg, sizeof(msg));
+			regerror(rc, &re, msg, sizeof(msg));
 			fprintf(stderr, "tally report: --parent '%s': %s\n", parent, msg);
 			return 129;
 		}
+		regfree(&re);
 	}
 	/* one --comm, --dsos or --symbols value: its column says nothing, perf drops it */
-	r.elide[K_COMM] = r.comms && !strchr(r.comms, ',');
-	r.elide[K_DSO] = r.dsos && !strchr(r.dsos, ',');
-	r.elide[K_SYM] = r.symbols && !strchr(r.symbols, ',');
+	r.elide[K_COMM] = r.filter.comms && !strchr(r.filter.comms, ',');
+	r.elide[K_DSO] = r.filter.dsos && !strchr(r.filter.dsos, ',');
+	r.elide[K_SYM] = r.filter.symbols && !strchr(r.filter.symbols, ',');
 	if (plimit) {
 		char *end;
 
@@ -1313,7 +686,7 @@ int cmd_report(int argc, char **argv)
 		pager_start();
 	{
 		TALLY_OPTS(tally_session_opts, so, .sample = on_sample, .ctx = &r,
-			   .no_inline = r.res.no_inline);
+			   .no_inline = r.no_inline);
 
 		if (!(ss = cli_session_open("report", input, &so, &ret)))
 			goto out;
@@ -1321,7 +694,6 @@ int cmd_report(int argc, char **argv)
 	rd = tally_session__reader(ss);
 	nr_events = tally_session__nr_events(ss);
 	r.ss = ss;
-	tally__resolver_bind(&r.res, ss);
 	if (r.header || r.header_only)
 		print_file_header(stdout, rd, input);
 	if (r.header_only)
@@ -1332,11 +704,6 @@ int cmd_report(int argc, char **argv)
 		add_sort_key(&r, K_TRACE);
 		if (r.has_parent)	/* --parent's key, after it as before */
 			r.sort[r.nsort++] = K_PARENT;
-	}
-	r.h = calloc((unsigned)nr_events, sizeof(*r.h));
-	if (!r.h) {
-		ret = 1;
-		goto out;
 	}
 	/*
 	 * perf's default: children when the samples have call chains (only
@@ -1355,15 +722,32 @@ int cmd_report(int argc, char **argv)
 	if (!r.cg.order_set)
 		r.cg.caller = r.children ||
 			      (tally_data_reader__is_pipe(rd) && children != 0);
+	{
+		int order[3 * K__NR + 4];
+		TALLY_OPTS(tally_hist_opts, ho, .keys = r.sort, .nr_keys = r.nsort,
+			   .chains = report_exports_any(&r.exp) || tui, .children = r.children,
+			   .graph = r.cg.mode != CG_NONE,
+			   .order = r.cg.caller ? TALLY_HIST_CALLER : TALLY_HIST_CALLEE,
+			   .address = r.cg.address, .no_inline = r.no_inline, .parent = parent,
+			   .timeline = r.exp.firefox || r.exp.speedscope);
+
+		r.filter.sz = sizeof(r.filter);
+		if (!(r.hist = tally_hist__new(ss, &ho)) || tally_hist__set_filter(r.hist, &r.filter) ||
+		    tally_hist__sort(r.hist, order, row_order(&r, order))) {
+			fprintf(stderr, "tally report: %s\n", strerror(r.hist ? ENOMEM : errno));
+			ret = 1;
+			goto out;
+		}
+	}
 	/* rows of the sampled functions alone need no unwinding */
-	r.no_chain = !r.children && r.cg.mode == CG_NONE && !r.has_parent &&
-		     !report_exports_any(&r.exp) && !tui;
-	tally_session__set_unwind(ss, !r.no_chain);
+	tally_session__set_unwind(ss, !(!r.children && r.cg.mode == CG_NONE && !r.has_parent &&
+					 !report_exports_any(&r.exp) && !tui));
 	ret = cli_session_run(ss, "report", input);
 	tally_session__stats(ss, &st);
-	/* what was counted under ":TID" carries the name the thread got next, as perf shows it */
-	for (size_t i = 0; i < r.nshapes; i++)
-		r.shapes[i]->comm = tally_session__final_comm(ss, r.shapes[i]->comm);
+	if (!ret && r.hist_err) {
+		fprintf(stderr, "tally report: counting the samples: %s\n", strerror(-r.hist_err));
+		ret = 1;
+	}
 	if (!ret && !st.samples) {
 		/* perf's words (and its status, 0); no picture of nothing is written */
 		fprintf(stderr, "Error:\nThe %s data has no samples!\n", input ? input : "perf.data");
@@ -1373,32 +757,31 @@ int cmd_report(int argc, char **argv)
 		/* the pictures are of the first event with samples */
 		int idx = 0;
 
-		while (idx + 1 < nr_events && !r.h[idx].samples)
+		while (idx + 1 < nr_events && !totals(&r, idx).samples)
 			idx++;
-		if (report_export(&r.exp, ss, input, &r.res, r.shapes, r.nshapes, idx))
+		if (report_export(&r.exp, r.hist, ss, input, idx))
 			ret = 1;
 		goto out;
 	}
-	for (size_t i = 0; i < r.nshapes; i++)
-		hist_shape(&r, r.shapes[i]);
-	if (r.cg.mode != CG_NONE)
-		build_graphs(&r);
+	if (tally_hist__resort(r.hist)) {
+		fprintf(stderr, "tally report: %s\n", strerror(ENOMEM));
+		ret = 1;
+		goto out;
+	}
 	/* the browser reads the very text --stdio prints */
 	if (tui && (mem = open_memstream(&text, &text_len))) {
 		tty_out = stdout;
 		stdout = mem;
 	}
-	{
-		for (int i = 0, first = 1; i < nr_events; i++)
-			if (r.h[i].samples) {
-				if (first)
-					print_preamble(&r, st.lost_samples);
-				first = 0;
-				print_hist(&r, i);
-			}
-		print_unresolved(&r);
-		print_unwind(ss, r.quiet);
-	}
+	for (int i = 0, first = 1; i < nr_events; i++)
+		if (totals(&r, i).samples) {
+			if (first)
+				print_preamble(&r, st.lost_samples);
+			first = 0;
+			print_hist(&r, i);
+		}
+	print_unresolved(&r);
+	print_unwind(ss, r.quiet);
 	if (tty_out) {
 		int idx[nr_events], n = 0;
 
@@ -1410,35 +793,13 @@ int cmd_report(int argc, char **argv)
 			goto out;
 		}
 		for (int i = 0; i < nr_events; i++)
-			if (r.h[i].samples)
+			if (totals(&r, i).samples)
 				idx[n++] = i;
-		ret = report_browse(text, ss, input, &r.res, r.shapes, r.nshapes, idx, n);
+		ret = report_browse(text, r.hist, ss, input, idx, n);
 	}
 out:
 	free(text);
-	for (int i = 0; r.h && i < nr_events; i++) {
-		for (size_t b = 0; b < r.h[i].nbuckets; b++)
-			while (r.h[i].tab[b]) {
-				struct entry *e = r.h[i].tab[b];
-
-				r.h[i].tab[b] = e->next;
-				cg_free(e->cg);
-				free(e);
-			}
-		free(r.h[i].tab);
-	}
-	free(r.h);
-	tally__resolver_free(&r.res);
-	if (r.has_parent)
-		regfree(&r.parent_re);
-	for (size_t i = 0; i < r.nshapes; i++) {
-		free(r.shapes[i]->ips);
-		free(r.shapes[i]);
-	}
-	free(r.shapes);
-	tally_strpool__delete(r.traces);
-	free(r.stab);
-	free(r.exp.timed);
+	tally_hist__free(r.hist);
 	tally_session__close(ss);
 	return ret;
 }

@@ -1,150 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
- * report's pictures: the sample shapes turned into the library's stacks
- * model (each frame resolved through report's address table), then
+ * report's pictures: the histogram's stacks (tally_stacks__from_hist),
  * written by the library's writers: collapsed stacks, SVG flame graph,
- * pprof, speedscope, one HTML page.
+ * pprof, speedscope, Firefox's, one HTML page.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <tally/stacks.h>
+#include <tally/tally.h>
 #include "report.h"
-#include "resolve_internal.h"
-
-static void hex(char *out, const uint8_t *b, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		sprintf(out + 2 * i, "%02x", b[i]);
-	out[2 * n] = '\0';
-}
-
-/*
- * The build id the recording noted for a file (HEADER_BUILD_ID: perf's
- * build_id_event entries, {header; pid; u8 id[20], size, pad[3]; name}),
- * for maps whose MMAP2 carried none; *out hex. The last file asked is
- * asked again most often.
- */
-static bool recorded_build_id(const struct tally_session *ss, const char *path, char *out)
-{
-	static const char *last_path;
-	static char last[2 * TALLY_BUILD_ID_MAX + 1];
-	const unsigned char *p;
-	const void *v;
-	size_t len, pos = 0;
-
-	if (path == last_path) {
-		strcpy(out, last);
-		return *out;
-	}
-	last_path = path;
-	*last = *out = '\0';
-	if (tally_data_reader__feature(tally_session__reader(ss), TALLY_HEADER_BUILD_ID, &v, &len))
-		return false;
-	p = v;
-	while (len - pos >= 36) {
-		struct perf_event_header h;
-		size_t n = 20;
-
-		memcpy(&h, p + pos, sizeof(h));
-		if (h.size < 36 || h.size > len - pos)
-			break;
-		if (h.misc & 0x8000 && p[pos + 32] <= 20)	/* BUILD_ID_SIZE: the size is given */
-			n = p[pos + 32];
-		if (memchr(p + pos + 36, 0, h.size - 36) && !strcmp((const char *)p + pos + 36, path)) {
-			hex(last, p + pos + 12, n);
-			strcpy(out, last);
-			return n > 0;
-		}
-		pos += h.size;
-	}
-	return false;
-}
-
-/* One frame of the model for an address report resolved, at its source line (or NULL). */
-static int frame_of(struct tally_stacks *st, const struct tally_session *ss, const struct where *w,
-		    uint64_t ip, const struct tally_srcline *src)
-{
-	char bid[2 * TALLY_BUILD_ID_MAX + 1];
-	struct tally_stack_frame f = {
-		.name = w->sym,
-		.dso = w->mapped ? (w->mode == 'k' && w->map_kernel ? w->dso : w->path) : NULL,
-		.addr = w->mapped ? w->addr : ip,
-		.kernel = w->mode == 'k',
-	};
-
-	if (w->mapped) {
-		f.map_start = w->map_start;
-		f.map_end = w->map_end;
-		f.map_pgoff = w->map_pgoff;
-		if (w->build_id_size) {
-			hex(bid, w->build_id, w->build_id_size);
-			f.build_id = bid;
-		} else if (f.dso && recorded_build_id(ss, f.dso, bid)) {
-			f.build_id = bid;
-		}
-	}
-	return tally_stacks__frame_at(st, &f, src ? src->file : NULL, src ? src->line : 0);
-}
-
-/*
- * A shape's stack, root first: its chain, or the sample's own address when
- * its event records no chains (chained false); -1 for an empty chain.
- */
-static int stack_of(struct tally_stacks *st, struct resolver *res, const struct shape *x,
-		    bool chained)
-{
-	const struct tally_session *ss = res->ss;
-	static enum tally_cpumode modes[CHAIN_MAX];
-	struct tally_sample smp = { .callchain = { .nr = x->nr, .ips = x->ips } };
-	const struct tally_srcline *src;
-	const struct where *w;
-	int node = -1, f, nl;
-
-	if (!x->nr && chained && !x->key_nr)
-		return -1;	/* an empty chain (perf script shows no frame): the command alone */
-	/*
-	 * No chain recorded, or one perf drops (a garbage context marker):
-	 * the sampled frame alone, as report's self column counts it.
-	 */
-	if (!x->nr) {
-		w = tally__resolver_get(res, x->pid, x->tid, x->ip, x->mode);
-		if (!w)
-			return -ENOMEM;
-		nl = tally__resolver_lines(res, x->pid, x->tid, x->ip, x->mode, false, &src);
-		f = frame_of(st, ss, w, x->ip, nl ? &src[nl - 1] : NULL);
-		return f < 0 ? f : tally_stacks__push(st, -1, f);
-	}
-	uint32_t uw = tally__chain_unwound_at(x->ips, x->nr);
-
-	tally__chain_modes(&smp, modes);
-	for (uint32_t i = x->nr; i > 0; i--) {
-		uint64_t ip = x->ips[i - 1];
-
-		if (ip >= PERF_CONTEXT_MAX)
-			continue;
-		struct where *fw[INL_MAX];
-		int nf = tally__resolver_frames(res, x->pid, x->tid, ip, modes[i - 1], i - 1 > uw, fw);
-
-		if (!nf)
-			return -ENOMEM;
-		/* after a frame, not a level's marker: a return address */
-		nl = tally__resolver_lines(res, x->pid, x->tid, ip, modes[i - 1],
-				    i >= 2 && x->ips[i - 2] < PERF_CONTEXT_MAX, &src);
-		/* root first: an address's outermost function before those inlined in it */
-		for (int j = nf - 1; j >= 0; j--) {
-			/* the lines end with the out-of-line function's, as the frames */
-			int l = j + nl - nf;
-
-			w = fw[j];
-			if ((f = frame_of(st, ss, w, ip, l >= 0 && nl ? &src[l] : NULL)) < 0 ||
-			    (node = tally_stacks__push(st, node, f)) < 0)
-				return f < 0 ? f : node;
-		}
-	}
-	return node;
-}
 
 struct picture {
 	struct tally_stacks *st;
@@ -189,38 +54,6 @@ static int page(struct tally_stacks *st, FILE *fp, const char *title)
 	return tally_stacks__write_html(st, fp, title);
 }
 
-/* The recorded command line (HEADER_CMDLINE: u32 count, then perf strings). */
-static char *cmdline(const struct tally_session *ss)
-{
-	const unsigned char *p;
-	const void *v;
-	size_t len, pos = 4;
-	uint32_t n;
-	char *out = NULL;
-	size_t olen = 0;
-	FILE *m;
-
-	if (tally_data_reader__feature(tally_session__reader(ss), TALLY_HEADER_CMDLINE, &v, &len) || len < 4)
-		return NULL;
-	p = v;
-	memcpy(&n, p, 4);
-	m = open_memstream(&out, &olen);
-	if (!m)
-		return NULL;
-	for (uint32_t i = 0; i < n && len - pos >= 4; i++) {
-		uint32_t sl;
-
-		memcpy(&sl, p + pos, 4);
-		pos += 4;
-		if (sl > len - pos || !memchr(p + pos, 0, sl))
-			break;
-		fprintf(m, "%s%s", i ? " " : "", (const char *)p + pos);
-		pos += sl;
-	}
-	fclose(m);
-	return out;
-}
-
 static int firefox(struct tally_stacks *st, FILE *fp, const char *title)
 {
 	(void)title;
@@ -233,80 +66,33 @@ static int pprof(struct tally_stacks *st, FILE *fp, const char *title)
 	return tally_stacks__write_pprof(st, fp);
 }
 
-int report_export(const struct report_exports *x, struct tally_session *ss, const char *path,
-		  struct resolver *res, struct shape *const *shapes, size_t n, int idx)
+int report_export(const struct report_exports *x, struct tally_hist *h, struct tally_session *ss,
+		  const char *path, int idx)
 {
-	struct tally_stacks *st = tally_stacks__new();
-	TALLY_OPTS(tally_session_stats, sst);
+	struct tally_stacks *st = tally_stacks__from_hist(h, idx);
 	const struct perf_event_attr *a = tally_data_reader__attr(tally_session__reader(ss), idx);
 	const char *ev = tally_session__event_name(ss, idx);
-	struct tally_stacks_info info = {
-		.event = ev,
-		/* the clocks' periods are nanoseconds */
-		.unit = a && a->type == PERF_TYPE_SOFTWARE &&
-			(a->config == PERF_COUNT_SW_CPU_CLOCK || a->config == PERF_COUNT_SW_TASK_CLOCK) ?
-			"nanoseconds" : "count",
-		.period = a && !a->freq ? a->sample_period : 0,
-		.time_ns = x->t_first,
-		.duration_ns = x->t_last - x->t_first,
-		.lost = tally_session__stats(ss, &sst) ? 0 : sst.lost_samples,
-	};
-	char title[512], *cmd = NULL;
-	int ret = 0, err = 0;
+	struct tally_stacks_info info;
+	char title[512];
+	int ret = 0;
 	struct stat sb;
 
+	if (!st) {
+		fprintf(stderr, "tally report: building the stacks: %s\n", strerror(errno));
+		return 1;
+	}
 	/*
 	 * Sample times run from boot; pprof wants the wall clock: the file
 	 * was last written when the recording ended.
 	 */
-	if (path && strcmp(path, "-") && !stat(path, &sb) &&
-	    (uint64_t)sb.st_mtime * 1000000000ULL > info.duration_ns)
+	if (path && strcmp(path, "-") && !stat(path, &sb) && !tally_stacks__info(st, &info) &&
+	    (uint64_t)sb.st_mtime * 1000000000ULL > info.duration_ns) {
 		info.time_ns = (uint64_t)sb.st_mtime * 1000000000ULL - info.duration_ns;
-
-	if (!st) {
-		fprintf(stderr, "tally report: %s\n", strerror(ENOMEM));
-		return 1;
-	}
-	int *sthread = calloc(n + 1, sizeof(*sthread)), *snode = calloc(n + 1, sizeof(*snode));
-
-	if (!sthread || !snode)
-		err = -ENOMEM;
-	for (size_t i = 0; i < n && !err; i++) {
-		const struct shape *sh = shapes[i];
-		int t, node;
-
-		sthread[i] = -1;
-		if (sh->idx != idx)
-			continue;
-		t = tally_stacks__thread(st, sh->pid, sh->tid, sh->comm);
-		node = t < 0 ? t : stack_of(st, res, sh,
-					    tally_data_reader__attr(tally_session__reader(ss), sh->idx)->sample_type &
-					    PERF_SAMPLE_CALLCHAIN);
-		/* -1: an empty stack (the thread alone); below it, -errno */
-		err = node < -1 ? node : tally_stacks__sample(st, t, node, sh->count, sh->period);
-		sthread[i] = t;
-		snode[i] = node;
-	}
-	/* the timeline, in time order as read; one with samples missing would mislead */
-	if (x->timed_short)
-		err = -ENOMEM;
-	for (size_t i = 0; i < x->ntimed && !err; i++) {
-		size_t k = x->timed[i].shape;
-
-		if (k < n && sthread[k] >= 0)
-			err = tally_stacks__timed_weight(st, sthread[k], snode[k],
-							 x->timed[i].time, x->timed[i].period);
-	}
-	free(sthread);
-	free(snode);
-	info.command = cmd = cmdline(ss);
-	if (!err)
-		err = tally_stacks__set_info(st, &info);
-	free(cmd);
-	if (err) {
-		fprintf(stderr, "tally report: building the stacks: %s\n", strerror(-err));
-		tally_stacks__free(st);
-		return 1;
+		if (tally_stacks__set_info(st, &info)) {
+			fprintf(stderr, "tally report: building the stacks: %s\n", strerror(ENOMEM));
+			tally_stacks__free(st);
+			return 1;
+		}
 	}
 	snprintf(title, sizeof(title), "%s: %llu samples of %s", path,
 		 (unsigned long long)tally_stacks__samples(st), ev);

@@ -1,23 +1,16 @@
 // SPDX-License-Identifier: MIT
 /*
- * Call graphs under report rows. The chains are merged into a trie, one
- * frame per node; perf keeps runs of frames in one node until a chain
- * branches or ends inside them, which is the same as a maximal run of
- * trie nodes with one child and no samples of their own ending there, so
- * the printer groups such runs and prints what perf prints.
+ * Call graphs under report rows, printed from the histogram's trees
+ * (tally/hist.h: one frame per node); perf keeps runs of frames in one
+ * node until a chain branches or ends inside them, which is the same as
+ * a maximal run of nodes with one child and no samples of their own
+ * ending there, so the printer groups such runs and prints what perf
+ * prints.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include "report_graph.h"
-
-struct cg_node {
-	struct cg_frame f;
-	uint64_t hit, children_hit;	/* period ending here, below here */
-	uint64_t count, children_count;
-	struct cg_node *first, *last, *next, *parent;
-	unsigned nchild;
-};
 
 int cg_parse(struct cg_param *p, const char *arg, const char *cmd)
 {
@@ -69,90 +62,43 @@ int cg_parse(struct cg_param *p, const char *arg, const char *cmd)
 	return 0;
 }
 
-static bool same_frame(const struct cg_frame *a, const struct cg_frame *b, bool address)
+/* The tree's nodes, through the library's accessors. */
+static struct tally_hist_node_info node_info(const struct tally_hist_node *n)
 {
-	if (!address && a->sym && b->sym)
-		return a->sym == b->sym;	/* one name per symbol of a loaded DSO */
-	if (a->ip != b->ip)
-		return false;
-	if (!a->dso || !b->dso)
-		return a->dso == b->dso;
-	return a->dso == b->dso || !strcmp(a->dso, b->dso);
+	TALLY_OPTS(tally_hist_node_info, v);
+
+	tally_hist_node__info(n, &v);
+	return v;
 }
 
-int cg_append(struct cg_node **root, const struct cg_frame *frames, size_t n, uint64_t period,
-	      uint64_t count, bool address)
+static uint64_t cumul(const struct tally_hist_node *n)
 {
-	struct cg_node *node;
+	struct tally_hist_node_info v = node_info(n);
 
-	if (!*root && !(*root = calloc(1, sizeof(**root))))
-		return -ENOMEM;
-	node = *root;
-	for (size_t i = 0; i < n; i++) {
-		struct cg_node *c;
-
-		node->children_hit += period;
-		node->children_count += count;
-		for (c = node->first; c && !same_frame(&c->f, &frames[i], address); c = c->next)
-			;
-		if (!c) {
-			if (!(c = calloc(1, sizeof(*c))))
-				return -ENOMEM;
-			c->f = frames[i];
-			c->parent = node;
-			if (node->last)
-				node->last->next = c;
-			else
-				node->first = c;
-			node->last = c;
-			node->nchild++;
-		}
-		node = c;
-	}
-	node->hit += period;
-	node->count += count;
-	return 0;
+	return v.self + v.below;
 }
 
-void cg_free(struct cg_node *root)
+static uint64_t cumul_count(const struct tally_hist_node *n)
 {
-	while (root) {
-		struct cg_node *c = root->first;
+	struct tally_hist_node_info v = node_info(n);
 
-		if (c) {		/* unlink the first child, free it later */
-			root->first = c->next;
-			c->next = NULL;
-			c->parent = root;
-			/* descend: free the subtree iteratively */
-			root = c;
-			continue;
-		}
-		c = root->parent;
-		free(root);
-		root = c;
-	}
-}
-
-static uint64_t cumul(const struct cg_node *n)
-{
-	return n->hit + n->children_hit;
-}
-
-static uint64_t cumul_count(const struct cg_node *n)
-{
-	return n->count + n->children_count;
+	return v.self_samples + v.below_samples;
 }
 
 /* The last node of a run that perf keeps as one. */
-static const struct cg_node *run_end(const struct cg_node *n)
+static const struct tally_hist_node *run_end(const struct tally_hist_node *n)
 {
-	while (n->nchild == 1 && !n->hit)
-		n = n->first;
+	struct tally_hist_node_info v;
+
+	while ((v = node_info(n)).nr_children == 1 && !v.self)
+		n = tally_hist_node__child(n);
 	return n;
 }
 
-static const char *frame_name(const struct cg_frame *f, char *buf, size_t len)
+static const char *frame_name(const struct tally_hist_node *n, char *buf, size_t len)
 {
+	const struct tally_hist_frame *f = tally_hist_node__frame(n);
+
 	if (f->sym)
 		return f->sym;
 	snprintf(buf, len, f->ip ? "%#llx" : "0", (unsigned long long)f->ip);
@@ -180,6 +126,24 @@ static void print_value(struct printer *pr, uint64_t period, uint64_t count, uin
 	}
 }
 
+/* A child with what orders it, taken once (32 bytes: glibc sorts it in place). */
+struct place {
+	const struct tally_hist_node *n;
+	uint64_t cum;
+	uint64_t dso, addr;		/* its place in perf's tree (cmp_tree) */
+};
+
+static void place_of(struct place *pl, const struct tally_hist_node *n, uint64_t cum)
+{
+	const struct tally_hist_frame *f = tally_hist_node__frame(n);
+
+	pl->n = n;
+	pl->cum = cum;
+	/* no map sorts below all (perf: a NULL DSO pointer) */
+	pl->dso = f->mapped ? f->dso_rank + 1ULL : 0;
+	pl->addr = f->sym ? f->sym_start : f->ip;
+}
+
 /*
  * perf keeps a node's children in a tree ordered by DSO and then address
  * (the symbol's start, or the ip unresolved), the higher first as its
@@ -187,27 +151,22 @@ static void print_value(struct printer *pr, uint64_t period, uint64_t count, uin
  */
 static int cmp_tree(const void *pa, const void *pb)
 {
-	const struct cg_node *a = *(const struct cg_node *const *)pa;
-	const struct cg_node *b = *(const struct cg_node *const *)pb;
-	/* no map sorts below all (perf: a NULL DSO pointer) */
-	uint64_t da = a->f.dso_id ? a->f.dso_rank + 1ULL : 0, db = b->f.dso_id ? b->f.dso_rank + 1ULL : 0;
-	uint64_t ka = a->f.sym ? a->f.start : a->f.ip, kb = b->f.sym ? b->f.start : b->f.ip;
+	const struct place *a = pa, *b = pb;
 
-	if (da != db)
-		return da > db ? -1 : 1;
-	if (ka != kb)
-		return ka > kb ? -1 : 1;
+	if (a->dso != b->dso)
+		return a->dso > b->dso ? -1 : 1;
+	if (a->addr != b->addr)
+		return a->addr > b->addr ? -1 : 1;
 	return 0;
 }
 
 /* biggest first, equal ones in the tree's order */
 static int cmp_shown(const void *pa, const void *pb)
 {
-	const struct cg_node *a = *(const struct cg_node *const *)pa;
-	const struct cg_node *b = *(const struct cg_node *const *)pb;
+	const struct place *a = pa, *b = pb;
 
-	if (cumul(a) != cumul(b))
-		return cumul(a) > cumul(b) ? -1 : 1;
+	if (a->cum != b->cum)
+		return a->cum > b->cum ? -1 : 1;
 	return cmp_tree(pa, pb);
 }
 
@@ -215,26 +174,38 @@ static int cmp_shown(const void *pa, const void *pb)
  * The children shown, biggest first: those at or above the threshold
  * (ties keep the order they came in).
  */
-static size_t shown_children(const struct printer *pr, const struct cg_node *n,
-			     const struct cg_node ***out)
+static size_t shown_children(const struct printer *pr, const struct tally_hist_node *n,
+			     const struct tally_hist_node ***out)
 {
-	const struct cg_node **v = malloc((n->nchild + 1) * sizeof(*v));
+	struct tally_hist_node_info ni = node_info(n);
+	const struct tally_hist_node **v = malloc((ni.nr_children + 1) * sizeof(*v));
+	struct place few[16], *pl = ni.nr_children <= 16 ? few : malloc(ni.nr_children * sizeof(*pl));
 	uint64_t min = pr->min_hit;
 	size_t k = 0;
 
-	if (!v) {
+	if (!v || !pl) {
+		free(v);
+		if (pl != few)
+			free(pl);
 		*out = NULL;
 		return 0;
 	}
 	if (pr->p->mode == CG_FRACTAL) {
-		double m = (double)n->children_hit * (pr->p->min_percent / 100.0);
+		double m = (double)ni.below * (pr->p->min_percent / 100.0);
 
 		min = (uint64_t)m + ((double)(uint64_t)m < m);	/* ceil */
 	}
-	for (const struct cg_node *c = n->first; c; c = c->next)
-		if (cumul(c) >= min)
-			v[k++] = c;
-	qsort(v, k, sizeof(*v), cmp_shown);
+	for (const struct tally_hist_node *c = tally_hist_node__child(n); c; c = tally_hist_node__next(c)) {
+		uint64_t cum = cumul(c);
+
+		if (cum >= min)
+			place_of(&pl[k++], c, cum);
+	}
+	qsort(pl, k, sizeof(*pl), cmp_shown);
+	for (size_t i = 0; i < k; i++)
+		v[i] = pl[i].n;
+	if (pl != few)
+		free(pl);
 	*out = v;
 	return k;
 }
@@ -252,7 +223,7 @@ static void graph_line(struct printer *pr, int depth, unsigned long mask, int le
 	fputc('\n', pr->fp);
 }
 
-static void graph_frame(struct printer *pr, const struct cg_node *val, uint64_t period,
+static void graph_frame(struct printer *pr, const struct tally_hist_node *val, uint64_t period,
 			uint64_t count, int depth, unsigned long mask, bool first, uint64_t total,
 			int left)
 {
@@ -269,22 +240,22 @@ static void graph_frame(struct printer *pr, const struct cg_node *val, uint64_t 
 			fputs("          ", pr->fp);
 		}
 	}
-	fputs(val ? frame_name(&val->f, buf, sizeof(buf)) : "[...]", pr->fp);
+	fputs(val ? frame_name(val, buf, sizeof(buf)) : "[...]", pr->fp);
 	fputc('\n', pr->fp);
 }
 
 /* Returns the number of lines printed. */
-static size_t graph(struct printer *pr, const struct cg_node *n, uint64_t total, int depth,
+static size_t graph(struct printer *pr, const struct tally_hist_node *n, uint64_t total, int depth,
 		    unsigned long mask, int left)
 {
 	size_t lines = 0;
 
-	const struct cg_node **kids;
+	const struct tally_hist_node **kids;
 	size_t nk = shown_children(pr, n, &kids);
 	uint64_t remaining = total, counted = 0;
 
 	for (size_t k = 0; k < nk; k++) {
-		const struct cg_node *c = kids[k], *end = run_end(c);
+		const struct tally_hist_node *c = kids[k], *end = run_end(c);
 		unsigned long m = mask;
 		bool first = true;
 
@@ -294,22 +265,22 @@ static size_t graph(struct printer *pr, const struct cg_node *n, uint64_t total,
 			m &= ~(1UL << (depth - 1));
 		graph_line(pr, depth, mask, left);
 		lines++;
-		for (const struct cg_node *v = c;; v = v->first) {
+		for (const struct tally_hist_node *v = c;; v = tally_hist_node__child(v)) {
 			graph_frame(pr, v, cumul(c), cumul_count(c), depth, m, first, total, left);
 			first = false;
 			lines++;
 			if (v == end)
 				break;
 		}
-		lines += graph(pr, end, pr->p->mode == CG_FRACTAL ? end->children_hit : total, depth + 1,
+		lines += graph(pr, end, pr->p->mode == CG_FRACTAL ? node_info(end).below : total, depth + 1,
 		      m | (depth < 64 ? 1UL << depth : 0), left);
 		if (pr->p->print_limit && k + 1 == pr->p->print_limit)
 			break;
 	}
 	/* the hidden rest; counted in samples, none left hides it */
 	if (pr->p->mode == CG_FRACTAL && remaining && remaining != total &&
-	    (pr->p->value != CG_COUNT || n->children_count > counted)) {
-		graph_frame(pr, NULL, remaining, n->children_count - counted, depth, mask & ~(1UL << (depth - 1)), true,
+	    (pr->p->value != CG_COUNT || node_info(n).below_samples > counted)) {
+		graph_frame(pr, NULL, remaining, node_info(n).below_samples - counted, depth, mask & ~(1UL << (depth - 1)), true,
 			    total, left);
 		lines++;
 	}
@@ -317,10 +288,10 @@ static size_t graph(struct printer *pr, const struct cg_node *n, uint64_t total,
 	return lines;
 }
 
-static void print_graph(struct printer *pr, const struct cg_node *root, uint64_t total,
+static void print_graph(struct printer *pr, const struct tally_hist_node *root, uint64_t total,
 			uint64_t parent, bool skip_first)
 {
-	const struct cg_node **kids;
+	const struct tally_hist_node **kids;
 	size_t nk = shown_children(pr, root, &kids);
 	bool printed = false;
 	int left = 0;
@@ -328,10 +299,10 @@ static void print_graph(struct printer *pr, const struct cg_node *root, uint64_t
 
 	if (nk == 1 && cumul(kids[0]) == parent) {
 		/* one root with all of the row: no percentage, no column */
-		const struct cg_node *c = kids[0], *end = run_end(c);
+		const struct tally_hist_node *c = kids[0], *end = run_end(c);
 		unsigned i = 0;
 
-		for (const struct cg_node *v = c;; v = v->first) {
+		for (const struct tally_hist_node *v = c;; v = tally_hist_node__child(v)) {
 			if (!(i++ == 0 && skip_first)) {
 				if (!printed) {
 					fputs("            |\n            ---", pr->fp);
@@ -340,7 +311,7 @@ static void print_graph(struct printer *pr, const struct cg_node *root, uint64_t
 				} else {
 					margin(pr, left);
 				}
-				fprintf(pr->fp, "%s\n", frame_name(&v->f, buf, sizeof(buf)));
+				fprintf(pr->fp, "%s\n", frame_name(v, buf, sizeof(buf)));
 			}
 			if (v == end || (pr->p->print_limit && i == pr->p->print_limit))
 				break;
@@ -356,62 +327,74 @@ static void print_graph(struct printer *pr, const struct cg_node *root, uint64_t
 
 /* flat and folded: every node where samples end, biggest first */
 struct flat {
-	const struct cg_node **v;
+	struct flat_ent {
+		const struct tally_hist_node *n;
+		uint64_t self, self_count, cum, cum_count;
+	} *v;
 	size_t n, cap;
 };
 
-static void collect(const struct cg_node *n, uint64_t min, struct flat *f)
+static void collect(const struct tally_hist_node *n, const struct tally_hist_node_info *ni,
+		    uint64_t min, struct flat *f)
 {
-	const struct cg_node **kids = malloc((n->nchild + 1) * sizeof(*kids));
+	struct place few[16], *pl = ni->nr_children <= 16 ? few :
+				    malloc(ni->nr_children * sizeof(*pl));
 	size_t k = 0;
 
-	if (!kids)
+	if (!pl)
 		return;
-	for (const struct cg_node *c = n->first; c; c = c->next)
-		kids[k++] = c;
-	qsort(kids, k, sizeof(*kids), cmp_tree);
-	for (size_t i = 0; i < k; i++)
-		collect(kids[i], min, f);
-	free(kids);
-	if (n->parent && n->hit && n->hit >= min) {
+	for (const struct tally_hist_node *c = tally_hist_node__child(n); c; c = tally_hist_node__next(c))
+		place_of(&pl[k++], c, 0);
+	qsort(pl, k, sizeof(*pl), cmp_tree);
+	for (size_t i = 0; i < k; i++) {
+		struct tally_hist_node_info ci = node_info(pl[i].n);
+
+		collect(pl[i].n, &ci, min, f);
+	}
+	if (pl != few)
+		free(pl);
+	if (tally_hist_node__parent(n) && ni->self && ni->self >= min) {
 		if (f->n == f->cap) {
 			size_t cap = f->cap ? f->cap * 2 : 64;
-			const struct cg_node **v = realloc(f->v, cap * sizeof(*v));
+			struct flat_ent *v = realloc(f->v, cap * sizeof(*v));
 
 			if (!v)
 				return;
 			f->v = v;
 			f->cap = cap;
 		}
-		f->v[f->n++] = n;
+		f->v[f->n++] = (struct flat_ent){ n, ni->self, ni->self_samples, ni->self + ni->below,
+						  ni->self_samples + ni->below_samples };
 	}
 }
 
-static void print_path(struct printer *pr, const struct cg_node *n, const char *sep, bool *first)
+static void print_path(struct printer *pr, const struct tally_hist_node *n, const char *sep, bool *first)
 {
 	char buf[32];
 
-	if (!n->parent)
+	if (!tally_hist_node__parent(n))
 		return;
-	print_path(pr, n->parent, sep, first);
+	print_path(pr, tally_hist_node__parent(n), sep, first);
 	if (sep) {
-		fprintf(pr->fp, "%s%s", *first ? "" : sep, frame_name(&n->f, buf, sizeof(buf)));
+		fprintf(pr->fp, "%s%s", *first ? "" : sep, frame_name(n, buf, sizeof(buf)));
 		*first = false;
 	} else {
-		fprintf(pr->fp, "                %s\n", frame_name(&n->f, buf, sizeof(buf)));
+		fprintf(pr->fp, "                %s\n", frame_name(n, buf, sizeof(buf)));
 	}
 }
 
-static void print_flat(struct printer *pr, const struct cg_node *root, uint64_t total)
+static void print_flat(struct printer *pr, const struct tally_hist_node *root, uint64_t total)
 {
 	struct flat f = { 0 };
 
-	collect(root, pr->min_hit, &f);
+	struct tally_hist_node_info ri = node_info(root);
+
+	collect(root, &ri, pr->min_hit, &f);
 	for (size_t i = 1; i < f.n; i++) {	/* stable: hit, biggest first */
-		const struct cg_node *x = f.v[i];
+		struct flat_ent x = f.v[i];
 		size_t j = i;
 
-		for (; j > 0 && f.v[j - 1]->hit < x->hit; j--)
+		for (; j > 0 && f.v[j - 1].self < x.self; j--)
 			f.v[j] = f.v[j - 1];
 		f.v[j] = x;
 	}
@@ -419,22 +402,22 @@ static void print_flat(struct printer *pr, const struct cg_node *root, uint64_t 
 		bool first = true;
 
 		if (pr->p->mode == CG_FOLDED) {
-			print_value(pr, f.v[i]->hit, f.v[i]->count, total);
+			print_value(pr, f.v[i].self, f.v[i].self_count, total);
 			fputc(' ', pr->fp);
-			print_path(pr, f.v[i], ";", &first);
+			print_path(pr, f.v[i].n, ";", &first);
 			fputc('\n', pr->fp);
 		} else {
 			fputs("           ", pr->fp);
-			print_value(pr, cumul(f.v[i]), cumul_count(f.v[i]), total);
+			print_value(pr, f.v[i].cum, f.v[i].cum_count, total);
 			fputc('\n', pr->fp);
-			print_path(pr, f.v[i], NULL, &first);
+			print_path(pr, f.v[i].n, NULL, &first);
 			fputc('\n', pr->fp);
 		}
 	}
 	free(f.v);
 }
 
-void cg_print(FILE *fp, const struct cg_node *root, const struct cg_param *p, uint64_t total,
+void cg_print(FILE *fp, const struct tally_hist_node *root, const struct cg_param *p, uint64_t total,
 	      uint64_t parent, bool skip_first)
 {
 	struct printer pr = { .fp = fp, .p = p };

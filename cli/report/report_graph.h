@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * perf report's call graphs under each row: the chains of the row's
- * samples merged into a tree (a frame is its function, or its address
- * when unresolved), printed as perf 6.1 draws them in graph, fractal,
+ * perf report's call graphs under each row: the histogram's tree of the
+ * row (tally/hist.h), printed as perf 6.1 draws it in graph, fractal,
  * flat and folded modes.
  */
 #ifndef TALLY_CLI_REPORT_GRAPH_H
@@ -11,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <tally/hist.h>
 
 enum cg_mode { CG_NONE, CG_GRAPH, CG_FRACTAL, CG_FLAT, CG_FOLDED };
 enum cg_value { CG_PERCENT, CG_PERIOD, CG_COUNT };
@@ -28,28 +28,12 @@ struct cg_param {
 /* perf's -g argument: "graph,0.5,caller,function,percent" in any order. 0, or -1 after saying why. */
 int cg_parse(struct cg_param *p, const char *arg, const char *cmd);
 
-struct cg_frame {
-	const char *sym;		/* NULL: unresolved, keyed by dso and ip */
-	const char *dso;
-	const void *dso_id;		/* NULL: no map */
-	uint32_t dso_rank;		/* orders equal branches, as perf's DSO pointers */
-	uint64_t start;			/* the symbol's address: orders equal branches */
-	uint64_t ip;			/* the address in the sample */
-};
-
-struct cg_node;
-
-/* Merge frames[0..n-1] (in display order) into *root: count samples, period in all. */
-int cg_append(struct cg_node **root, const struct cg_frame *frames, size_t n, uint64_t period,
-	      uint64_t count, bool address);
-
 /*
  * Print the tree under a row. total: the event's whole period;
  * parent: the row's own (children or self) period; min_hit: the
  * threshold of graph mode (perf takes it from the whole period).
  */
-void cg_print(FILE *fp, const struct cg_node *root, const struct cg_param *p, uint64_t total,
+void cg_print(FILE *fp, const struct tally_hist_node *root, const struct cg_param *p, uint64_t total,
 	      uint64_t parent, bool skip_first);
-void cg_free(struct cg_node *root);
 
 #endif

@@ -6,8 +6,7 @@
 #include "report.h"
 
 /* The event's collapsed stacks, as --folded writes them, or NULL. */
-static char *folded_of(struct tally_session *ss, const char *path, struct resolver *res,
-		       struct shape *const *shapes, size_t nshapes, int idx)
+static char *folded_of(struct tally_hist *h, struct tally_session *ss, const char *path, int idx)
 {
 	struct report_exports x = { .folded = true };
 	char *buf = NULL;
@@ -18,7 +17,7 @@ static char *folded_of(struct tally_session *ss, const char *path, struct resolv
 	if (!mem)
 		return NULL;
 	stdout = mem;
-	err = report_export(&x, ss, path, res, shapes, nshapes, idx);
+	err = report_export(&x, h, ss, path, idx);
 	stdout = out;
 	if (fclose(mem) || err) {
 		free(buf);
@@ -27,12 +26,27 @@ static char *folded_of(struct tally_session *ss, const char *path, struct resolv
 	return buf;
 }
 
-int report_browse(const char *text, struct tally_session *ss, const char *path,
-		  struct resolver *res, struct shape *const *shapes, size_t nshapes,
-		  const int *idx, int n)
+struct browse {
+	struct tally_hist *h;
+	struct tally_session *ss;
+	const char *path;
+	const int *idx;
+	int n;
+};
+
+static char *folded_cb(void *ctx, int ev)
+{
+	struct browse *b = ctx;
+
+	return ev < b->n ? folded_of(b->h, b->ss, b->path, b->idx[ev]) : NULL;
+}
+
+int report_browse(const char *text, struct tally_hist *h, struct tally_session *ss,
+		  const char *path, const int *idx, int n)
 {
 	struct view v;
-	const struct browser_ops ops = { .title = "tally report" };
+	struct browse b = { h, ss, path, idx, n };
+	const struct browser_ops ops = { .title = "tally report", .folded = folded_cb, .ctx = &b };
 	int rc;
 
 	if (view_parse(&v, text)) {
@@ -40,8 +54,6 @@ int report_browse(const char *text, struct tally_session *ss, const char *path,
 		fprintf(stderr, "tally report: out of memory for the browser\n");
 		return 1;
 	}
-	for (int i = 0; i < v.nev && i < n; i++)
-		v.ev[i].folded = folded_of(ss, path, res, shapes, nshapes, idx[i]);
 	rc = browser_run(&v, &ops);
 	/* a signal's end is not an error of the data: 0 after q, as perf */
 	return rc < 0 ? 1 : rc;

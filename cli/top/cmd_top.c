@@ -46,6 +46,7 @@ struct top {
 	int err;		/* a sample callback's failure */
 	bool wl_done;
 	int wl_status;
+	int *shown, nshown;	/* the browser's events: their indexes in the evlist */
 };
 
 static const char *const top_usage[] = {
@@ -350,6 +351,10 @@ static void print_screen(struct top *t, double now)
 	uint64_t l = lost(t);
 
 	last_screen = now;
+	if (top_hist_resort(t->h)) {
+		fprintf(stderr, "tally top: %s\n", strerror(ENOMEM));
+		return;
+	}
 	printf("\033[H\033[2J");
 	for (int i = 0; i < top_hist_nr_events(t->h); i++) {
 		if (dummy(t, i))
@@ -393,7 +398,7 @@ static int tui_refresh(void *ctx, struct view *out)
 	FILE *mem;
 	int n = top_hist_nr_events(t->h), shown[n], ns = 0;
 
-	if (drain(t))
+	if (drain(t) || top_hist_resort(t->h))
 		return -1;
 	last_screen = now;
 	if (!(mem = open_memstream(&text, &len)))
@@ -418,21 +423,29 @@ static int tui_refresh(void *ctx, struct view *out)
 		return 1;
 	}
 	free(text);
-	for (int i = 0; i < out->nev && i < ns; i++) {
-		char *f = NULL;
-		size_t fl = 0;
-
-		if ((mem = open_memstream(&f, &fl))) {
-			top_hist_folded(t->h, shown[i], mem);
-			if (!fclose(mem) && fl)
-				out->ev[i].folded = f;
-			else
-				free(f);
-		}
-	}
+	memcpy(t->shown, shown, sizeof(shown[0]) * (size_t)ns);
+	t->nshown = ns;
 	if (t->zero)
 		top_hist_zero(t->h);
 	return 0;
+}
+
+/* The flame view's stacks of the view's event ev, as of the last refresh. */
+static char *tui_folded(void *ctx, int ev)
+{
+	struct top *t = ctx;
+	char *f = NULL;
+	size_t fl = 0;
+	FILE *mem;
+
+	if (ev >= t->nshown || !(mem = open_memstream(&f, &fl)))
+		return NULL;
+	top_hist_folded(t->h, t->shown[ev], mem);
+	if (fclose(mem) || !fl) {
+		free(f);
+		return NULL;
+	}
+	return f;
 }
 
 static void tui_tick(void *ctx)
@@ -494,7 +507,7 @@ static int run_tui(struct top *t)
 	struct view v = { 0 };
 	const struct browser_ops ops = {
 		.title = "tally top", .delay_ms = t->delay * 1000, .refresh = tui_refresh,
-		.tick = tui_tick, .key = tui_key, .ctx = t,
+		.tick = tui_tick, .key = tui_key, .folded = tui_folded, .ctx = t,
 	};
 	int rc = browser_run(&v, &ops);
 
@@ -580,6 +593,7 @@ int cmd_top(int argc, char **argv)
 	if (cli_target_check(&p, &t.target, n > 0, "profile"))
 		return 129;
 	ho.chains = t.callchain != TALLY_CALLCHAIN_NONE;
+	ho.inline_frames = t.callchain == TALLY_CALLCHAIN_DWARF;
 	ho.children = ho.chains && t.children != 0;
 	if (!ho.chains)
 		ho.cg.mode = CG_NONE;
@@ -626,7 +640,8 @@ int cmd_top(int argc, char **argv)
 				"or ask for fewer pages with -m.\n" : "");
 			goto out;
 		}
-		if (!(t.ss = tally_session__open_evlist(t.l, &so)) ||
+		if (!(t.shown = calloc((size_t)tally_evlist__nr(t.l), sizeof(*t.shown))) ||
+		    !(t.ss = tally_session__open_evlist(t.l, &so)) ||
 		    !(t.h = top_hist_new(t.ss, tally_evlist__nr(t.l), &ho))) {
 			fprintf(stderr, "tally top: %s\n", strerror(errno));
 			goto out;
@@ -665,5 +680,6 @@ out:
 	tally_evlist__free(t.l);
 	cli_targets__release(&t.ts);
 	free(t.pids_buf);
+	free(t.shown);
 	return ret;
 }

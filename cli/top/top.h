@@ -3,7 +3,7 @@
  * tally top, perf top's live profile:
  *   cmd_top.c    command line, events and targets, the loop (--stdio
  *                screens, or the browser of cli/tui refreshed)
- *   top_hist.c   the rows of the live session's samples and their text
+ *   top_hist.c   the library's histogram of the live samples, as text
  *   top_proc.c   what was running before: /proc's processes and maps
  */
 #ifndef TALLY_CLI_TOP_H
@@ -25,6 +25,7 @@ struct top_hist_opts {
 	int nkeys;
 	bool children;			/* --children: callers' share */
 	bool chains;			/* samples carry chains (-g) */
+	bool inline_frames;		/* DWARF-unwound frames show their inlined functions */
 	struct cg_param cg;		/* how graphs print; mode CG_NONE: none */
 	bool hide_kernel, hide_user;	/* -K, -U */
 	double percent_limit;
@@ -38,6 +39,8 @@ struct top_hist *top_hist_new(struct tally_session *ss, int nr_events,
 void top_hist_free(struct top_hist *h);
 /* The session's sample callback's work. 0 or -ENOMEM. */
 int top_hist_add(struct top_hist *h, const struct tally_session_sample *smp);
+/* Make the rows of what came so far (before printing). 0 or -ENOMEM. */
+int top_hist_resort(struct top_hist *h);
 /* Forget the rows (-z), keep the totals since the last interval. */
 void top_hist_zero(struct top_hist *h);
 /* -K/-U/zoom switched on screen */

@@ -58,6 +58,16 @@ static struct view_event *cur(struct browser *b)
 	return b->v.nev ? &b->v.ev[b->ev] : NULL;
 }
 
+/* The current event's stacks, from the caller the first time they are needed. */
+static const char *folded(struct browser *b)
+{
+	struct view_event *e = cur(b);
+
+	if (e && !e->folded && b->ops->folded)
+		e->folded = b->ops->folded(b->ops->ctx, b->ev);
+	return e ? e->folded : NULL;
+}
+
 static bool row_shown(struct browser *b, const struct view_row *r)
 {
 	return view_match(cur(b), r, b->zoom[Z_COMM], b->zoom[Z_DSO], b->zoom[Z_SYM], b->filter);
@@ -152,7 +162,7 @@ static void write_html(struct browser *b)
 		snprintf(b->msg, sizeof(b->msg), "cannot write %s: %s", path, strerror(errno));
 		return;
 	}
-	err = flame_write_html(cur(b)->folded, cur(b)->name, b->zoom[Z_COMM],
+	err = flame_write_html(folded(b), cur(b)->name, b->zoom[Z_COMM],
 			       b->zoom[Z_SYM] ? b->zoom[Z_SYM] : b->filter, fp);
 	if (fclose(fp) || err) {
 		snprintf(b->msg, sizeof(b->msg), "cannot write %s: %s", path,
@@ -266,7 +276,7 @@ static void draw(struct browser *b)
 	tui_clear();
 	title(b);
 	if (b->flame)
-		flame_draw(cur(b) ? cur(b)->folded : NULL, b->zoom[Z_COMM],
+		flame_draw(folded(b), b->zoom[Z_COMM],
 			   b->zoom[Z_SYM] ? b->zoom[Z_SYM] : b->filter, 1, tui_rows() - 2);
 	else
 		draw_rows(b);
@@ -542,7 +552,7 @@ int browser_run(struct view *v, const struct browser_ops *ops)
 				quit = true;
 			break;
 		case 'F':
-			if (!cur(&b) || !cur(&b)->folded)
+			if (!folded(&b))
 				snprintf(b.msg, sizeof(b.msg), "no call stacks for a flame view");
 			else
 				b.flame = true;

@@ -17,6 +17,12 @@ struct browser_ops {
 	int (*refresh)(void *ctx, struct view *out);
 	/* Called often (every 100 ms at most) between refreshes: top drains its rings. */
 	void (*tick)(void *ctx);
+	/*
+	 * Event ev's collapsed stacks (malloc'd, or NULL), asked for when the
+	 * flame view or the HTML page first needs them: they cost the
+	 * pictures' frame resolution, which rows alone do not.
+	 */
+	char *(*folded)(void *ctx, int ev);
 	/* A key of the caller's (top's 'z'), with what to say; 0: not its key. */
 	int (*key)(void *ctx, int key, char *msg, size_t n);
 	void *ctx;

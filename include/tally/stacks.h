@@ -28,6 +28,7 @@ extern "C" {
 #endif
 
 struct tally_stacks;
+struct tally_hist;
 
 struct tally_stack_frame {
 	const char *name;		/* the function; NULL: unresolved */
@@ -80,7 +81,16 @@ TALLY_API int tally_stacks__timed(struct tally_stacks *s, int thread, int stack,
 /* Added in 0.3: the same, of weight (the event's period; tally_stacks__timed's is 1). */
 TALLY_API int tally_stacks__timed_weight(struct tally_stacks *s, int thread, int stack,
 					 uint64_t time_ns, uint64_t weight);
+/*
+ * Added in 0.3: the stacks of one event of a histogram (tally/hist.h), a
+ * view of it: each shape's chain resolved root first, its thread, its
+ * samples and weight; the timeline when the histogram kept one; the
+ * event's name, unit and period. NULL + errno.
+ */
+TALLY_API struct tally_stacks *tally_stacks__from_hist(struct tally_hist *h, int event);
 TALLY_API int tally_stacks__set_info(struct tally_stacks *s, const struct tally_stacks_info *info);
+/* Added in 0.3: the info as set (its strings valid until the next set_info or free). 0 or -EINVAL. */
+TALLY_API int tally_stacks__info(const struct tally_stacks *s, struct tally_stacks_info *out);
 TALLY_API uint64_t tally_stacks__samples(const struct tally_stacks *s);
 
 /*

@@ -29,6 +29,7 @@ extern "C" {
 #include <tally/stacks.h>
 #include <tally/unwind.h>
 #include <tally/session.h>
+#include <tally/hist.h>
 
 #ifdef __cplusplus
 }

@@ -367,17 +367,33 @@ int tally_stacks__set_info(struct tally_stacks *s, const struct tally_stacks_inf
 
 	if (!s || !info)
 		return -EINVAL;
+	/* copied before the old ones go: info may be tally_stacks__info's */
+	char *event = dup_or_null(info->event, &fail), *unit = dup_or_null(info->unit, &fail);
+	char *command = dup_or_null(info->command, &fail);
+
 	free(s->info.event);
 	free(s->info.unit);
 	free(s->info.command);
-	s->info.event = dup_or_null(info->event, &fail);
-	s->info.unit = dup_or_null(info->unit, &fail);
-	s->info.command = dup_or_null(info->command, &fail);
+	s->info.event = event;
+	s->info.unit = unit;
+	s->info.command = command;
 	s->info.period = info->period;
 	s->info.time_ns = info->time_ns;
 	s->info.duration_ns = info->duration_ns;
 	s->info.lost = info->lost;
 	return fail ? -ENOMEM : 0;
+}
+
+int tally_stacks__info(const struct tally_stacks *s, struct tally_stacks_info *out)
+{
+	if (!s || !out)
+		return -EINVAL;
+	*out = (struct tally_stacks_info){
+		.event = s->info.event, .unit = s->info.unit, .period = s->info.period,
+		.time_ns = s->info.time_ns, .duration_ns = s->info.duration_ns,
+		.command = s->info.command, .lost = s->info.lost,
+	};
+	return 0;
 }
 
 uint64_t tally_stacks__samples(const struct tally_stacks *s)

@@ -8,8 +8,9 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdlib.h>
+#include <string.h>
 #include <cmocka.h>
-#include "../../../cli/parse_options.c"
+#include "parse_options.h"
 
 struct cfg {
 	bool all, big, help, quiet;

@@ -9,7 +9,7 @@
 #include <setjmp.h>
 #include <math.h>
 #include <cmocka.h>
-#include "../../../cli/stat/stat_math.c"
+#include "stat.h"
 
 static void add_all(struct stat_acc *a, const double *v, int n)
 {

@@ -8,14 +8,15 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdlib.h>
+#include <string.h>
 #include <cmocka.h>
 /* stat_opts.c and the shared layer it builds on */
-#include "../../../cli/parse_options.c"
-#include "../../../cli/event_opts.c"
-#include "../../../cli/target.c"
-#include "../../../cli/cgroups.c"
-#include "../../../cli/perf_metrics.c"
-#include "../../../cli/stat/stat_opts.c"
+#include "parse_options.h"
+#include "event_opts.h"
+#include "target.h"
+#include "cgroups.h"
+#include "perf_metrics.h"
+#include "stat.h"
 
 /* Parse a NULL-terminated list; argv copies live in a static buffer. */
 static int parse(struct stat_config *cfg, ...)

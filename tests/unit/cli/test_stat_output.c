@@ -10,10 +10,9 @@
 #include <setjmp.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 #include <cmocka.h>
-#include "../../../cli/stat/stat_math.c"
-#include "../../../cli/stat/stat_metrics.c"
-#include "../../../cli/stat/stat_output.c"
+#include "stat.h"
 
 struct cap {
 	char *buf;

@@ -1,0 +1,245 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Added in 0.3: the histogram of a session's samples, the one aggregation
+ * model that report, diff, the pictures and top build on.
+ *
+ * Samples are counted by distinct shape (event, thread, comm, cpu, level,
+ * ip, chain): a million samples of a few thousand shapes cost a few
+ * thousand merges. tally_hist__resort turns the shapes into rows keyed by
+ * perf's sort keys (comm, pid, dso, sym, cpu, srcline, parent, trace),
+ * each with its self period and, with children, its callers' share
+ * (every distinct row on the sample's chain once), and with graphs its
+ * call-graph tree; then sorts them. One histogram holds every event of
+ * the session: rows, totals and trees are per event (the file's attr
+ * index). Shapes go on being added after a resort (a live session):
+ * resort again to see them.
+ *
+ *	TALLY_OPTS(tally_hist_opts, ho, .children = true, .graph = true);
+ *	struct tally_hist *h = tally_hist__new(ss, &ho);
+ *	(in the session's sample callback) tally_hist__add(h, smp);
+ *	tally_hist__resort(h);
+ *	for (size_t i = 0; i < tally_hist__nr_rows(h, ev); i++) {
+ *		TALLY_OPTS(tally_hist_row, row);
+ *		tally_hist__row(h, ev, i, &row);
+ *		... row.children, row.self, row.sym, row.graph ...
+ *	}
+ *	tally_hist__free(h);
+ *
+ * Not thread-safe: one thread adds, resorts and reads (top's refresh
+ * does the three in turn). Row and node pointers and the strings they
+ * carry stay valid until the next resort, zero or free.
+ */
+#ifndef TALLY_HIST_H
+#define TALLY_HIST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <tally/core.h>
+#include <tally/session.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct tally_hist;
+struct tally_hist_node;
+
+/* perf's sort keys: what makes two samples one row. */
+enum tally_hist_key {
+	TALLY_HIST_COMM,	/* the thread's name */
+	TALLY_HIST_PID,		/* the thread (perf's "pid" key is the tid) */
+	TALLY_HIST_DSO,
+	TALLY_HIST_SYM,		/* the function; an unresolved address is its own */
+	TALLY_HIST_CPU,
+	TALLY_HIST_SRCLINE,	/* "file.c:12" (asks the resolver for source lines) */
+	TALLY_HIST_PARENT,	/* the first caller matching opts.parent, "[other]" */
+	TALLY_HIST_TRACE,	/* a tracepoint's fields as text, "N/A" for other events */
+	TALLY_HIST_KEY__NR,
+};
+
+/*
+ * What orders the rows (tally_hist__sort): a key (ascending, as perf's
+ * columns) or one of the counts below (biggest first). Equal children
+ * with call graphs put a caller above its callee, as perf.
+ */
+enum tally_hist_order {
+	TALLY_HIST_BY_SELF = 32,	/* the row's own period (perf's overhead) */
+	TALLY_HIST_BY_CHILDREN,		/* self + callers' share */
+	TALLY_HIST_BY_SAMPLES,		/* the row's own samples */
+};
+
+/* Call-graph order: which end of a chain is its tree's root. */
+enum tally_hist_cg_order {
+	TALLY_HIST_CALLEE,	/* the sampled function first (perf's -g callee) */
+	TALLY_HIST_CALLER,	/* the outermost caller first (-g caller, perf's default with children) */
+};
+
+/*
+ * Which samples make rows (perf report's --comm, --pid, --tid, --dsos,
+ * --symbols, -x; top's zoom): each a comma list, NULL: any. A filter
+ * tests a sample's own row (its sampled function); the rows of its
+ * callers are shown when a sample that passed made them. Totals and
+ * shares stay those of every sample, as perf's.
+ */
+struct tally_hist_filter {
+	size_t sz;
+	const char *comms;
+	const char *pids, *tids;
+	const char *dsos;		/* shown names; "[unknown]" for no map */
+	const char *symbols;
+	bool exclude_other;		/* only rows with a parent (the parent key) */
+	size_t :0;
+};
+#define tally_hist_filter__last_field exclude_other
+
+struct tally_hist_opts {
+	size_t sz;
+	/*
+	 * The row key, in order; NULL: comm,dso,sym (trace when every event
+	 * of a file is a tracepoint). Keys with nr_keys 0: one row of all.
+	 */
+	const enum tally_hist_key *keys;
+	int nr_keys;
+	/*
+	 * Keep each sample's chain (call graphs, children, the parent key,
+	 * the pictures); false, and without children, graph or parent key:
+	 * a shape is its ip, the cheapest histogram.
+	 */
+	bool chains;
+	bool children;			/* callers' share: perf's --children */
+	bool graph;			/* build each row's call-graph tree */
+	enum tally_hist_cg_order order;	/* of the trees, and of children's walk */
+	bool address;			/* tree frames keyed by address, not function */
+	bool no_inline;			/* an unwound frame is its symbol alone */
+	const char *parent;		/* the parent key's regex; NULL: "^sys_|^do_page_fault" */
+	/* keep each sample's time and weight in order (the timeline pictures) */
+	bool timeline;
+	size_t :0;
+};
+#define tally_hist_opts__last_field timeline
+
+/*
+ * A histogram of ss's samples (ss outlives it: its address spaces
+ * resolve the rows). NULL + errno: EINVAL (a bad key, a bad sz, a regex
+ * that does not compile), ENOMEM.
+ */
+TALLY_API struct tally_hist *tally_hist__new(struct tally_session *ss,
+					     const struct tally_hist_opts *opts);
+TALLY_API void tally_hist__free(struct tally_hist *h);
+/*
+ * Count one sample: call from the session's sample callback (the maps
+ * are as at its time then; a new shape's user addresses are resolved
+ * now). 0 or -ENOMEM.
+ */
+TALLY_API int tally_hist__add(struct tally_hist *h, const struct tally_session_sample *smp);
+/* The filter of the next resort (NULL: none). Strings are copied. 0 or -errno. */
+TALLY_API int tally_hist__set_filter(struct tally_hist *h, const struct tally_hist_filter *f);
+/*
+ * Make the rows from the shapes counted so far (their entries, children,
+ * trees under the filter) and sort them (the last tally_hist__sort's
+ * order, else perf's default: children, self, then the keys). 0 or
+ * -ENOMEM.
+ */
+TALLY_API int tally_hist__resort(struct tally_hist *h);
+/*
+ * Order the rows by order[0..n-1] in turn (enum tally_hist_key or enum
+ * tally_hist_order values), then by the keys; n 0: perf's default. Kept
+ * for later resorts. 0 or -EINVAL.
+ */
+TALLY_API int tally_hist__sort(struct tally_hist *h, const int *order, int n);
+/*
+ * Forget every sample (top's -z): shapes, rows, trees, totals and the
+ * timeline. The resolved addresses stay cached.
+ */
+TALLY_API void tally_hist__zero(struct tally_hist *h);
+
+/* What an event's samples sum to (every sample, filtered or not). */
+struct tally_hist_totals {
+	size_t sz;
+	uint64_t samples;
+	uint64_t period;
+	uint64_t shapes;		/* distinct shapes */
+	uint64_t time_first, time_last;	/* the samples' span, ns (every event) */
+	size_t :0;
+};
+#define tally_hist_totals__last_field time_last
+
+TALLY_API int tally_hist__nr_events(const struct tally_hist *h);
+/* 0, -EINVAL (a bad event or sz). */
+TALLY_API int tally_hist__totals(const struct tally_hist *h, int event,
+				 struct tally_hist_totals *out);
+
+/* A row as of the last resort, in the sorted order. */
+struct tally_hist_row {
+	size_t sz;
+	uint64_t self;			/* the row's own period */
+	uint64_t children;		/* self + callers' share (0 without children) */
+	uint64_t samples;		/* its own samples */
+	/* the keys (each filled, whichever the row is keyed by) */
+	const char *comm;
+	int32_t pid, tid, cpu;		/* cpu -1 when not recorded */
+	const char *dso;		/* shown name; NULL: no map (perf's "[unknown]") */
+	const char *path;		/* the map's file; NULL: no map */
+	const char *sym;		/* NULL: unresolved (addr is the address) */
+	uint64_t addr;			/* map-relative (absolute without a map) */
+	uint64_t sym_start;
+	char level;			/* perf's [k] or [.]: 'k' or '.' */
+	bool inlined;			/* sym is "name (inlined)" */
+	const char *srcline;		/* NULL: unknown (perf's "??:0") */
+	const char *parent;		/* NULL: perf's "[other]" */
+	const char *trace;		/* NULL without the trace key */
+	/* its call-graph tree's root (opts.graph; NULL without a chain) */
+	const struct tally_hist_node *graph;
+	uint32_t max_depth;		/* its longest chain */
+	size_t :0;
+};
+#define tally_hist_row__last_field max_depth
+
+/* The rows of event shown under the filter. */
+TALLY_API size_t tally_hist__nr_rows(const struct tally_hist *h, int event);
+/* Row i of event, sorted. 0, -EINVAL (a bad event, index or sz). */
+TALLY_API int tally_hist__row(const struct tally_hist *h, int event, size_t i,
+			      struct tally_hist_row *out);
+
+/*
+ * A call-graph tree, as perf's: the chains of a row's samples merged,
+ * one frame per node, in opts.order from the root (an empty root node
+ * above them). A browser expands a node by walking its children.
+ */
+struct tally_hist_frame {
+	const char *sym;		/* NULL: unresolved */
+	const char *dso;		/* shown name; NULL: no map */
+	uint64_t ip;			/* the address in the sample */
+	uint64_t sym_start;		/* the symbol's address (orders equal branches) */
+	uint32_t dso_rank;		/* perf's DSO order (orders equal branches) */
+	bool mapped;			/* false: no map held ip */
+};
+
+struct tally_hist_node_info {
+	size_t sz;
+	struct tally_hist_frame frame;	/* zeroed for the root */
+	uint64_t self, self_samples;	/* chains ending here */
+	uint64_t below, below_samples;	/* chains going on below here */
+	unsigned nr_children;
+	size_t :0;
+};
+#define tally_hist_node_info__last_field nr_children
+
+/* 0, -EINVAL (a bad sz). */
+TALLY_API int tally_hist_node__info(const struct tally_hist_node *n,
+				   struct tally_hist_node_info *out);
+/* A node's first child, in the order chains first came; NULL: a leaf. */
+TALLY_API const struct tally_hist_node *tally_hist_node__child(const struct tally_hist_node *n);
+/* The next sibling; NULL: the last. */
+TALLY_API const struct tally_hist_node *tally_hist_node__next(const struct tally_hist_node *n);
+/* The parent; NULL for the root. */
+TALLY_API const struct tally_hist_node *tally_hist_node__parent(const struct tally_hist_node *n);
+/* The node's frame (the root's is zeroed). */
+TALLY_API const struct tally_hist_frame *tally_hist_node__frame(const struct tally_hist_node *n);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,259 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The pictures' stacks as a view of the histogram (tally_stacks__from_hist):
+ * each shape of an event becomes a stack, its chain's frames resolved
+ * through the histogram's address table, root first, at their source
+ * lines; the timeline in time order when the histogram kept one.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <tally/session.h>
+#include <tally/stacks.h>
+#include "internal.h"
+#include "hist_internal.h"
+
+static void hex(char *out, const uint8_t *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		sprintf(out + 2 * i, "%02x", b[i]);
+	out[2 * n] = '\0';
+}
+
+/*
+ * The build id the recording noted for a file (HEADER_BUILD_ID: perf's
+ * build_id_event entries, {header; pid; u8 id[20], size, pad[3]; name}),
+ * for maps whose MMAP2 carried none; *out hex. The last file asked is
+ * asked again most often.
+ */
+static bool recorded_build_id(const struct tally_session *ss, const char *path, char *out)
+{
+	static const char *last_path;
+	static char last[2 * TALLY_BUILD_ID_MAX + 1];
+	const unsigned char *p;
+	const void *v;
+	size_t len, pos = 0;
+
+	if (!tally_session__reader(ss))
+		return false;	/* live: no recording's notes */
+	if (path == last_path) {
+		strcpy(out, last);
+		return *out;
+	}
+	last_path = path;
+	*last = *out = '\0';
+	if (tally_data_reader__feature(tally_session__reader(ss), TALLY_HEADER_BUILD_ID, &v, &len))
+		return false;
+	p = v;
+	while (len - pos >= 36) {
+		struct perf_event_header h;
+		size_t n = 20;
+
+		memcpy(&h, p + pos, sizeof(h));
+		if (h.size < 36 || h.size > len - pos)
+			break;
+		if (h.misc & 0x8000 && p[pos + 32] <= 20)	/* BUILD_ID_SIZE: the size is given */
+			n = p[pos + 32];
+		if (memchr(p + pos + 36, 0, h.size - 36) && !strcmp((const char *)p + pos + 36, path)) {
+			hex(last, p + pos + 12, n);
+			strcpy(out, last);
+			return n > 0;
+		}
+		pos += h.size;
+	}
+	return false;
+}
+
+/* One frame of the model for a resolved address, at its source line (or NULL). */
+static int frame_of(struct tally_stacks *st, const struct tally_session *ss, const struct where *w,
+		    uint64_t ip, const struct tally_srcline *src)
+{
+	char bid[2 * TALLY_BUILD_ID_MAX + 1];
+	struct tally_stack_frame f = {
+		.name = w->sym,
+		.dso = w->mapped ? (w->mode == 'k' && w->map_kernel ? w->dso : w->path) : NULL,
+		.addr = w->mapped ? w->addr : ip,
+		.kernel = w->mode == 'k',
+	};
+
+	if (w->mapped) {
+		f.map_start = w->map_start;
+		f.map_end = w->map_end;
+		f.map_pgoff = w->map_pgoff;
+		if (w->build_id_size) {
+			hex(bid, w->build_id, w->build_id_size);
+			f.build_id = bid;
+		} else if (f.dso && recorded_build_id(ss, f.dso, bid)) {
+			f.build_id = bid;
+		}
+	}
+	return tally_stacks__frame_at(st, &f, src ? src->file : NULL, src ? src->line : 0);
+}
+
+/*
+ * A shape's stack, root first: its chain, or the sample's own address when
+ * its event records no chains (chained false); -1 for an empty chain.
+ */
+static int stack_of(struct tally_stacks *st, struct resolver *res, const struct shape *x,
+		    bool chained)
+{
+	const struct tally_session *ss = res->ss;
+	static enum tally_cpumode modes[CHAIN_MAX];
+	struct tally_sample smp = { .callchain = { .nr = x->nr, .ips = x->ips } };
+	const struct tally_srcline *src;
+	const struct where *w;
+	int node = -1, f, nl;
+
+	if (!x->nr && chained && !x->key_nr)
+		return -1;	/* an empty chain (perf script shows no frame): the command alone */
+	/*
+	 * No chain recorded, or one perf drops (a garbage context marker):
+	 * the sampled frame alone, as the self column counts it.
+	 */
+	if (!x->nr) {
+		w = tally__resolver_get(res, x->pid, x->tid, x->ip, x->mode);
+		if (!w)
+			return -ENOMEM;
+		nl = tally__resolver_lines(res, x->pid, x->tid, x->ip, x->mode, false, &src);
+		f = frame_of(st, ss, w, x->ip, nl ? &src[nl - 1] : NULL);
+		return f < 0 ? f : tally_stacks__push(st, -1, f);
+	}
+	uint32_t uw = tally__chain_unwound_at(x->ips, x->nr);
+
+	tally__chain_modes(&smp, modes);
+	for (uint32_t i = x->nr; i > 0; i--) {
+		uint64_t ip = x->ips[i - 1];
+
+		if (ip >= PERF_CONTEXT_MAX)
+			continue;
+		struct where *fw[INL_MAX];
+		int nf = tally__resolver_frames(res, x->pid, x->tid, ip, modes[i - 1], i - 1 > uw, fw);
+
+		if (!nf)
+			return -ENOMEM;
+		/* after a frame, not a level's marker: a return address */
+		nl = tally__resolver_lines(res, x->pid, x->tid, ip, modes[i - 1],
+				    i >= 2 && x->ips[i - 2] < PERF_CONTEXT_MAX, &src);
+		/* root first: an address's outermost function before those inlined in it */
+		for (int j = nf - 1; j >= 0; j--) {
+			/* the lines end with the out-of-line function's, as the frames */
+			int l = j + nl - nf;
+
+			w = fw[j];
+			if ((f = frame_of(st, ss, w, ip, l >= 0 && nl ? &src[l] : NULL)) < 0 ||
+			    (node = tally_stacks__push(st, node, f)) < 0)
+				return f < 0 ? f : node;
+		}
+	}
+	return node;
+}
+
+/* The recorded command line (HEADER_CMDLINE: u32 count, then perf strings). */
+static char *cmdline(const struct tally_session *ss)
+{
+	const unsigned char *p;
+	const void *v;
+	size_t len, pos = 4;
+	uint32_t n;
+	char *out = NULL;
+	size_t olen = 0;
+	FILE *m;
+
+	if (!tally_session__reader(ss) ||
+	    tally_data_reader__feature(tally_session__reader(ss), TALLY_HEADER_CMDLINE, &v, &len) || len < 4)
+		return NULL;
+	p = v;
+	memcpy(&n, p, 4);
+	m = open_memstream(&out, &olen);
+	if (!m)
+		return NULL;
+	for (uint32_t i = 0; i < n && len - pos >= 4; i++) {
+		uint32_t sl;
+
+		memcpy(&sl, p + pos, 4);
+		pos += 4;
+		if (sl > len - pos || !memchr(p + pos, 0, sl))
+			break;
+		fprintf(m, "%s%s", i ? " " : "", (const char *)p + pos);
+		pos += sl;
+	}
+	fclose(m);
+	return out;
+}
+
+struct tally_stacks *tally_stacks__from_hist(struct tally_hist *h, int event)
+{
+	const struct hist_event_info *ev = h ? tally__hist_event(h, event) : NULL;
+	struct tally_stacks *st;
+	struct resolver *res;
+	struct tally_session *ss;
+	TALLY_OPTS(tally_session_stats, sst);
+	TALLY_OPTS(tally_hist_totals, tot);
+	struct shape *const *shapes;
+	const struct hist_timed *timed;
+	size_t n, ntimed;
+	bool timed_short, chained;
+	int *sthread = NULL, *snode = NULL, err = 0;
+	char *cmd;
+
+	if (!ev || tally_hist__totals(h, event, &tot))
+		return tally__err_ptr(EINVAL);
+	if (!(st = tally_stacks__new()))
+		return NULL;
+	res = tally__hist_resolver(h);
+	ss = tally__hist_session(h);
+	shapes = tally__hist_shapes(h, &n);
+	timed = tally__hist_timeline(h, &ntimed, &timed_short);
+	chained = ev->sample_type & PERF_SAMPLE_CALLCHAIN;
+	if (!(sthread = calloc(n + 1, sizeof(*sthread))) || !(snode = calloc(n + 1, sizeof(*snode))))
+		err = -ENOMEM;
+	for (size_t i = 0; i < n && !err; i++) {
+		const struct shape *sh = shapes[i];
+		int t, node;
+
+		sthread[i] = -1;
+		if (sh->idx != event)
+			continue;
+		/* what was counted under ":TID" carries the name the thread got next */
+		t = tally_stacks__thread(st, sh->pid, sh->tid, tally_session__final_comm(ss, sh->comm));
+		node = t < 0 ? t : stack_of(st, res, sh, chained);
+		/* -1: an empty stack (the thread alone); below it, -errno */
+		err = node < -1 ? node : tally_stacks__sample(st, t, node, sh->count, sh->period);
+		sthread[i] = t;
+		snode[i] = node;
+	}
+	/* the timeline, in time order as read; one with samples missing would mislead */
+	if (timed_short)
+		err = -ENOMEM;
+	for (size_t i = 0; i < ntimed && !err; i++) {
+		size_t k = timed[i].shape;
+
+		if (k < n && sthread[k] >= 0)
+			err = tally_stacks__timed_weight(st, sthread[k], snode[k], timed[i].time,
+							 timed[i].period);
+	}
+	free(sthread);
+	free(snode);
+	if (!err) {
+		struct tally_stacks_info info = {
+			.event = tally_session__event_name(ss, event),
+			/* the clocks' periods are nanoseconds */
+			.unit = ev->type == PERF_TYPE_SOFTWARE &&
+				(ev->config == PERF_COUNT_SW_CPU_CLOCK ||
+				 ev->config == PERF_COUNT_SW_TASK_CLOCK) ? "nanoseconds" : "count",
+			.period = ev->period,
+			.time_ns = tot.time_first,
+			.duration_ns = tot.time_last - tot.time_first,
+			.lost = tally_session__stats(ss, &sst) ? 0 : sst.lost_samples,
+		};
+
+		info.command = cmd = cmdline(ss);
+		err = tally_stacks__set_info(st, &info);
+		free(cmd);
+	}
+	if (err) {
+		tally_stacks__free(st);
+		return tally__err_ptr(-err);
+	}
+	return st;
+}

@@ -1,0 +1,1083 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The histogram (tally/hist.h), perf report's model: each sample counts
+ * in its shape as it comes (a new shape's user addresses resolved then,
+ * with the maps as at its time); tally_hist__resort makes the rows from
+ * the shapes: each shape's period goes to its entry, keyed by the sort
+ * keys, and with children also to every distinct entry of its chain;
+ * with graphs, each entry's chains merged into its tree. Every distinct
+ * address is resolved once (the resolver's table).
+ */
+#include <errno.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <tally/hash.h>
+#include <tally/session.h>
+#include "internal.h"
+#include "hist_internal.h"
+
+#define K_COMM TALLY_HIST_COMM
+#define K_PID TALLY_HIST_PID
+#define K_DSO TALLY_HIST_DSO
+#define K_SYM TALLY_HIST_SYM
+#define K_CPU TALLY_HIST_CPU
+#define K_SRCLINE TALLY_HIST_SRCLINE
+#define K_PARENT TALLY_HIST_PARENT
+#define K_TRACE TALLY_HIST_TRACE
+#define K__NR TALLY_HIST_KEY__NR
+
+struct entry {
+	const char *comm;
+	const char *trace;		/* a tracepoint's fields as text (interned), "N/A" for others */
+	const char *parent;		/* the first caller matching the parent regex, NULL: [other] */
+	uint64_t comm_hash;
+	uint64_t hash;			/* of the key */
+	int32_t tid;			/* the thread that made the entry */
+	int32_t pid;
+	int32_t cpu;
+	struct where w;
+	uint64_t self, children;
+	uint64_t nself;			/* its own samples */
+	uint64_t last_sample;		/* children: once per sample */
+	bool visible;			/* a sample that passed the filters touched it */
+	struct tally_hist_node *cg;	/* its call graph */
+	uint32_t max_depth;		/* its longest chain (perf orders equal rows by it) */
+	struct entry *next;		/* hash chain */
+};
+
+/* One event's rows and totals. */
+struct hist_ev {
+	struct entry **tab;
+	size_t nbuckets, n;
+	uint64_t total, samples, nshapes;
+	struct entry **rows;		/* the visible ones, sorted */
+	size_t nrows;
+	struct hist_event_info info;
+};
+
+struct tally_hist {
+	struct tally_session *ss;
+	enum tally_hist_key sort[K__NR];
+	int nsort;
+	int order[2 * K__NR + 4];	/* tally_hist__sort's; nr_order 0: perf's default */
+	int nr_order;
+	bool no_chain;			/* no chain needed: a shape is its ip */
+	bool children, graph, caller, address;
+	bool need_trace, has_parent, timeline;
+	regex_t parent_re;
+	struct tally_hist_filter filter;
+	char *filter_str[5];		/* the filter's copies */
+	struct tally_strpool *traces;	/* trace texts, one copy each (made on first use) */
+	struct hist_ev *ev;
+	int nev;
+	struct shape **stab, **shapes;
+	size_t sbuckets, nshapes;
+	size_t last_shape;		/* the shape of the sample just counted */
+	struct hist_timed *timed;
+	size_t ntimed, cap_timed;
+	bool timed_short;		/* out of memory: the timeline lacks samples */
+	uint64_t t_first, t_last;
+	const char *last_comm;
+	uint64_t last_comm_hash;
+	uint64_t sample_no;
+	uint64_t cur_count;		/* samples of the shape being added */
+	struct resolver res;
+};
+
+/* ---- keys ---- */
+
+static int strcmp_null(const char *a, const char *b)
+{
+	if (a == b)
+		return 0;
+	if (!a || !b)
+		return !a && !b ? 0 : (!a ? 1 : -1);	/* no name sorts last, as perf */
+	return strcmp(a, b);
+}
+
+static int cmp_key(const struct entry *a, const struct entry *b, enum tally_hist_key k)
+{
+	switch (k) {
+	case K_COMM:
+		return strcmp_null(a->comm, b->comm);
+	case K_PID:
+		/* perf's "pid" key is the thread: its tid (sort__thread_cmp) */
+		return a->tid != b->tid ? (a->tid < b->tid ? -1 : 1) : 0;
+	case K_DSO:
+		return strcmp_null(a->w.dso, b->w.dso);
+	case K_SYM:
+		if (!a->w.sym || !b->w.sym) {
+			if (a->w.sym || b->w.sym)
+				return a->w.sym ? -1 : 1;
+			/*
+			 * The level is not part of the key: an entry keeps its
+			 * first. Addresses compare as perf's _sort__addr_cmp,
+			 * by the sign of their difference as an int64.
+			 */
+			int64_t dif = (int64_t)(b->w.addr - a->w.addr);
+
+			return dif > 0 ? -1 : dif < 0;
+		}
+		return strcmp_null(a->w.sym, b->w.sym);
+	case K_CPU:
+		return a->cpu - b->cpu;
+	case K_SRCLINE:
+		return strcmp_null(a->w.srcline, b->w.srcline);
+	case K_PARENT:
+		return strcmp_null(a->parent, b->parent);
+	case K_TRACE:
+		return a->trace == b->trace ? 0 : strcmp_null(a->trace, b->trace);
+	default:
+		return 0;
+	}
+}
+
+/*
+ * Whether a and b are one entry: as cmp_key, except that a symbol is its
+ * DSO and address (perf's sort__sym_cmp: two functions of one name in two
+ * DSOs, or two static ones in one, are two rows), and an inlined function
+ * its name. cmp_key orders the rows by name, as perf's sort__sym_sort.
+ */
+static bool same_key(const struct entry *a, const struct entry *b, enum tally_hist_key k)
+{
+	if (k == K_SYM && a->w.sym && b->w.sym) {
+		if (strcmp_null(a->w.dso, b->w.dso))
+			return false;
+		if (a->w.inlined || b->w.inlined)
+			return !strcmp(a->w.sym, b->w.sym);
+		return a->w.sym_start == b->w.sym_start && !strcmp(a->w.sym, b->w.sym);
+	}
+	return !cmp_key(a, b, k);
+}
+
+/*
+ * The entries' table is walked in bucket order before the rows are sorted,
+ * so rows that tie come in the order these hashes give: seeded as they
+ * always were (resolve.c's FNV_BASIS, the FNV basis short of a digit), not
+ * TALLY_FNV_BASIS, so that no tie moves.
+ */
+#define ENTRY_SEED 1469598103934665603ULL
+
+static uint64_t hash_entry(const struct tally_hist *h, const struct entry *e)
+{
+	uint64_t v, hv = ENTRY_SEED;
+
+	for (int i = 0; i < h->nsort; i++) {
+		/* the names' hashes were taken once, where they were made */
+		switch (h->sort[i]) {
+		case K_COMM: v = e->comm_hash; break;
+		case K_PID: v = (uint64_t)e->tid; break;
+		case K_DSO: v = e->w.dso_hash; break;
+		case K_SYM: v = e->w.sym ? e->w.sym_hash : e->w.addr; break;
+		case K_CPU: v = (uint64_t)e->cpu; break;
+		case K_SRCLINE: v = e->w.srcline_hash; break;
+		case K_PARENT: v = tally_fnv_str(ENTRY_SEED, e->parent); break;
+		case K_TRACE: v = (uint64_t)(uintptr_t)e->trace; break;	/* interned */
+		default: v = 0; break;
+		}
+		hv = tally_hash_mix(hv ^ v);
+	}
+	return hv;
+}
+
+static struct entry *hist_find(struct tally_hist *h, struct hist_ev *hs, const struct entry *key)
+{
+	uint64_t hv = hash_entry(h, key);
+	size_t b;
+	struct entry *e;
+
+	if (hs->n >= hs->nbuckets) {
+		size_t n = hs->nbuckets ? hs->nbuckets * 2 : 1024;
+		struct entry **nt = calloc(n, sizeof(*nt));
+
+		if (!nt)
+			return NULL;
+		for (size_t i = 0; i < hs->nbuckets; i++)
+			while (hs->tab[i]) {
+				struct entry *x = hs->tab[i];
+
+				hs->tab[i] = x->next;
+				b = x->hash & (n - 1);
+				x->next = nt[b];
+				nt[b] = x;
+			}
+		free(hs->tab);
+		hs->tab = nt;
+		hs->nbuckets = n;
+	}
+	b = hv & (hs->nbuckets - 1);
+	for (e = hs->tab[b]; e; e = e->next) {
+		int i;
+
+		if (e->hash != hv)
+			continue;
+		for (i = 0; i < h->nsort && same_key(e, key, h->sort[i]); i++)
+			;
+		if (i == h->nsort)
+			return e;
+	}
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return NULL;
+	*e = *key;
+	e->hash = hv;
+	e->self = e->children = 0;
+	e->last_sample = UINT64_MAX;
+	e->next = hs->tab[b];
+	hs->tab[b] = e;
+	hs->n++;
+	return e;
+}
+
+/*
+ * As perf: every sample counts in every entry it touches; a filter tests
+ * the sample's own entry, and an entry is shown if the sample that made
+ * it passed.
+ */
+static int add(struct tally_hist *h, struct hist_ev *hs, struct entry *key, uint64_t period,
+	       bool self, bool pass)
+{
+	struct entry *e = hist_find(h, hs, key);
+
+	if (!e)
+		return -ENOMEM;
+	if (e->last_sample == UINT64_MAX && !e->self && !e->children)
+		e->visible = pass;	/* just made */
+	if (self) {
+		e->self += period;
+		e->nself += h->cur_count;
+	}
+	if (h->children && e->last_sample != h->sample_no) {
+		e->children += period;	/* an entry counts once per sample */
+		e->last_sample = h->sample_no;
+	}
+	return 0;
+}
+
+static bool in_list(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *p = list; p && *p;) {
+		const char *e = strchr(p, ',');
+		size_t l = e ? (size_t)(e - p) : strlen(p);
+
+		if (l == n && !strncmp(p, name, n))
+			return true;
+		p = e ? e + 1 : NULL;
+	}
+	return false;
+}
+
+static bool in_id_list(const char *list, int32_t id)
+{
+	char n[16];
+
+	snprintf(n, sizeof(n), "%d", (int)id);
+	return in_list(list, n);
+}
+
+/* The filter tests the sample (its own entry): perf drops the others, with their callers' entries. */
+static bool shown(const struct tally_hist *h, const struct entry *e)
+{
+	const struct tally_hist_filter *f = &h->filter;
+
+	if (f->comms && !in_list(f->comms, e->comm))
+		return false;
+	if (f->exclude_other && !e->parent)
+		return false;
+	if (f->pids && !in_id_list(f->pids, e->pid))
+		return false;
+	if (f->tids && !in_id_list(f->tids, e->tid))
+		return false;
+	if (f->dsos && !in_list(f->dsos, e->w.dso ? e->w.dso : "[unknown]"))
+		return false;
+	if (f->symbols && (!e->w.sym || !in_list(f->symbols, e->w.sym)))
+		return false;
+	return true;
+}
+
+/*
+ * An entry's key for a frame of the chain, as perf's callchain entries:
+ * an unresolved frame shows its ip, and one outside any map keeps the
+ * level of the frame walked before it (perf reuses that frame's state).
+ */
+static void frame_key(struct entry *key, const struct where *w, uint64_t ip, char *prev_mode)
+{
+	key->w = *w;
+	if (!key->w.sym)
+		key->w.addr = ip;
+	if (!key->w.dso)
+		key->w.mode = *prev_mode;
+	*prev_mode = key->w.mode;
+}
+
+/* ---- shapes ---- */
+
+static uint64_t shape_hash(int idx, const char *comm, const char *trace,
+			   const struct tally_sample *smp, int mode)
+{
+	uint64_t h = tally_hash_mix((uint64_t)idx ^ ((uint64_t)(uintptr_t)comm << 8) ^
+			      ((uint64_t)smp->tid << 32) ^ smp->pid ^ (uint64_t)(uintptr_t)trace);
+
+	h ^= smp->ip ^ ((uint64_t)smp->cpu << 40) ^ ((uint64_t)mode << 56);
+	/* one multiply per address, one mix at the end: chains are long */
+	for (uint64_t i = 0; i < smp->callchain.nr; i++)
+		h = (h ^ smp->callchain.ips[i]) * 0x9e3779b97f4a7c15ULL + (h >> 29);
+	return tally_hash_mix(h);
+}
+
+/* Count the sample in its shape: 1 when the shape is new, 0, or -ENOMEM. */
+static int shape_add(struct tally_hist *h, int idx, const char *comm, const char *trace,
+		     const struct tally_sample *smp, int mode, uint64_t period)
+{
+	uint64_t hv = shape_hash(idx, comm, trace, smp, mode);
+	uint32_t nr = smp->callchain.nr > CHAIN_MAX ? CHAIN_MAX : (uint32_t)smp->callchain.nr;
+	struct shape *x;
+
+	if (h->nshapes >= h->sbuckets) {
+		size_t n = h->sbuckets ? h->sbuckets * 2 : 4096;
+		struct shape **nt = calloc(n, sizeof(*nt));
+		struct shape **nv = realloc(h->shapes, n * sizeof(*nv));
+
+		if (!nt || !nv) {
+			free(nt);
+			if (nv)
+				h->shapes = nv;
+			return -ENOMEM;
+		}
+		h->shapes = nv;
+		for (size_t i = 0; i < h->nshapes; i++) {
+			x = h->shapes[i];
+			x->next = nt[x->hash & (n - 1)];
+			nt[x->hash & (n - 1)] = x;
+		}
+		free(h->stab);
+		h->stab = nt;
+		h->sbuckets = n;
+	}
+	for (x = h->stab[hv & (h->sbuckets - 1)]; x; x = x->next)
+		if (x->hash == hv && x->idx == idx && x->comm == comm && x->trace == trace &&
+		    x->tid == (int32_t)smp->tid &&
+		    x->pid == (int32_t)smp->pid && x->cpu == (int32_t)smp->cpu && x->mode == mode &&
+		    x->ip == smp->ip && x->key_nr == nr &&
+		    (!nr || !memcmp(x->ips, smp->callchain.ips, nr * sizeof(uint64_t)))) {
+			x->period += period;
+			x->count++;
+			h->last_shape = x->seq;
+			return 0;
+		}
+	x = calloc(1, sizeof(*x));
+	if (!x || !(x->ips = malloc((nr + 1) * sizeof(uint64_t)))) {
+		free(x);
+		return -ENOMEM;
+	}
+	if (nr)
+		memcpy(x->ips, smp->callchain.ips, nr * sizeof(uint64_t));
+	x->hash = hv;
+	x->idx = idx;
+	x->comm = comm;
+	x->trace = trace;
+	x->pid = (int32_t)smp->pid;
+	x->tid = (int32_t)smp->tid;
+	x->cpu = (int32_t)smp->cpu;
+	x->mode = (uint8_t)mode;
+	x->ip = smp->ip;
+	x->key_nr = nr;
+	x->nr = nr && tally_session__chain_corrupt(smp) ? 0 : nr;
+	x->period = period;
+	x->count = 1;
+	x->next = h->stab[hv & (h->sbuckets - 1)];
+	h->stab[hv & (h->sbuckets - 1)] = x;
+	x->seq = h->nshapes;
+	h->last_shape = x->seq;
+	h->shapes[h->nshapes++] = x;
+	return 1;
+}
+
+static bool kernel_mode(enum tally_cpumode m)
+{
+	return m == TALLY_CPUMODE_KERNEL || m == TALLY_CPUMODE_GUEST_KERNEL;
+}
+
+/* One copy of each distinct text: entries and shapes compare the pointers. */
+static const char *trace_intern(struct tally_hist *h, const char *t)
+{
+	const char *p;
+
+	if (!h->traces && !(h->traces = tally_strpool__new()))
+		return "";
+	p = tally_strpool__add(h->traces, t);
+	return p ? p : "";
+}
+
+/* perf's trace key: libtraceevent's text of the sample's fields, "N/A" off tracepoints. */
+static const char *trace_text(struct tally_hist *h, const struct perf_event_attr *a,
+			      const struct tally_sample *smp)
+{
+	static const char na[] = "N/A";
+	char buf[4096];
+
+	if (a->type != PERF_TYPE_TRACEPOINT)
+		return na;
+	struct tally_trace_fmt *tf = tally_session__trace_fmt(h->ss);
+
+	if (!tf || !(a->sample_type & PERF_SAMPLE_RAW) ||
+	    tally_trace_fmt__print(tf, smp->raw.data, smp->raw.size, buf, sizeof(buf)) < 0)
+		buf[0] = '\0';
+	return trace_intern(h, buf);
+}
+
+/* The event's slot, made on its first sample (a live session's events are all known at open). */
+static struct hist_ev *event_grow(struct tally_hist *h, int idx)
+{
+	if (idx < 0)
+		return NULL;
+	if (idx >= h->nev) {
+		struct hist_ev *v = realloc(h->ev, (size_t)(idx + 1) * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		memset(v + h->nev, 0, (size_t)(idx + 1 - h->nev) * sizeof(*v));
+		h->ev = v;
+		h->nev = idx + 1;
+	}
+	return &h->ev[idx];
+}
+
+static inline struct hist_ev *event_of(struct tally_hist *h, int idx)
+{
+	return idx >= 0 && idx < h->nev ? &h->ev[idx] : event_grow(h, idx);
+}
+
+int tally_hist__add(struct tally_hist *h, const struct tally_session_sample *ts)
+{
+	static enum tally_cpumode modes[CHAIN_MAX];
+	const struct tally_sample *smp;
+	const struct perf_event_attr *a;
+	struct hist_ev *hs;
+	const char *comm;
+	/* only what a shape keys on: copying the whole sample was a tenth of -g none's time */
+	struct tally_sample chain;
+	int fresh;
+
+	if (!h || !ts || !ts->sample || !ts->event)
+		return -EINVAL;
+	if (!(hs = event_of(h, ts->attr)))
+		return -ENOMEM;
+	smp = ts->sample;
+	a = ts->event;
+	comm = ts->thread.comm;		/* perf's ":TID" for a thread no COMM named */
+	if (!comm && !(comm = tally_session__comm(h->ss, ts)))
+		comm = ":-1";
+	chain.pid = smp->pid;
+	chain.tid = smp->tid;
+	chain.cpu = smp->cpu;
+	chain.ip = smp->ip;
+	chain.callchain = smp->callchain;
+
+	if (!hs->samples)
+		hs->info = (struct hist_event_info){
+			.sample_type = a->sample_type, .type = a->type, .config = a->config,
+			.freq = a->freq, .period = a->freq ? 0 : a->sample_period,
+		};
+	hs->samples++;
+	hs->total += ts->period;
+	if (smp->time < h->t_first || !h->t_first)
+		h->t_first = smp->time;
+	if (smp->time > h->t_last)
+		h->t_last = smp->time;
+	/* no chain needed anywhere: a shape is its ip */
+	if (!(a->sample_type & PERF_SAMPLE_CALLCHAIN) || h->no_chain)
+		chain.callchain.nr = 0;
+	if (!(a->sample_type & PERF_SAMPLE_CPU))
+		chain.cpu = (uint32_t)-1;	/* perf's cpu key shows -001 then */
+	fresh = shape_add(h, ts->attr, comm, h->need_trace ? trace_text(h, a, smp) : NULL, &chain,
+			  ts->mode, ts->period);
+	if (fresh < 0)
+		return fresh;
+	if (h->timeline) {
+		if (h->ntimed == h->cap_timed) {
+			size_t n = h->cap_timed ? h->cap_timed * 2 : 4096;
+			void *p = realloc(h->timed, n * sizeof(*h->timed));
+
+			if (p) {
+				h->timed = p;
+				h->cap_timed = n;
+			}
+		}
+		if (h->ntimed < h->cap_timed)
+			h->timed[h->ntimed++] = (struct hist_timed){ h->last_shape, smp->time, ts->period };
+		else
+			h->timed_short = true;
+	}
+	if (!fresh)
+		return 0;
+	hs->nshapes++;
+	/* a chain perf drops (tally_session__chain_corrupt) resolves no frame */
+	chain.callchain.nr = h->shapes[h->last_shape]->nr;
+	/*
+	 * User addresses now; kernel ones later: the kernel's map does not
+	 * change, and kallsyms is still being read on the other thread.
+	 */
+	if (!kernel_mode(ts->mode))
+		tally__resolver_get(&h->res, (int32_t)smp->pid, (int32_t)smp->tid, smp->ip, ts->mode);
+	tally__chain_modes(&chain, modes);
+	for (uint64_t i = 0; i < chain.callchain.nr && i < CHAIN_MAX; i++)
+		if (chain.callchain.ips[i] < PERF_CONTEXT_MAX && !kernel_mode(modes[i]))
+			tally__resolver_get(&h->res, (int32_t)smp->pid, (int32_t)smp->tid,
+					    chain.callchain.ips[i], modes[i]);
+	return 0;
+}
+
+/* ---- rows ---- */
+
+/*
+ * perf's parent: the first symbol of the chain, in its cursor's order,
+ * that the parent regex matches (a match is cached per address).
+ */
+static const char *find_parent(struct tally_hist *h, const struct shape *x,
+			       const enum tally_cpumode *modes)
+{
+	uint32_t uw = tally__chain_unwound_at(x->ips, x->nr);
+
+	for (uint32_t k = 0; k < x->nr; k++) {
+		uint32_t i = h->caller ? x->nr - 1 - k : k;
+		struct where *w;
+		struct where *fw[INL_MAX];
+		int nf;
+
+		if (x->ips[i] >= PERF_CONTEXT_MAX)
+			continue;
+		nf = tally__resolver_frames(&h->res, x->pid, x->tid, x->ips[i], modes[i], i > uw, fw);
+		for (int j = 0; j < nf; j++) {
+			/* an address's inline frames: outermost first from the root */
+			w = fw[h->caller ? nf - 1 - j : j];
+			if (!w->sym)
+				continue;
+			if (!w->pmatch)
+				w->pmatch = regexec(&h->parent_re, w->sym, 0, NULL, 0) ? -1 : 1;
+			if (w->pmatch > 0)
+				return w->sym;
+		}
+	}
+	return NULL;
+}
+
+/* A shape's share in the rows: its own entry, and with children every entry on its chain once. */
+static int hist_shape(struct tally_hist *h, const struct shape *x)
+{
+	struct hist_ev *hs = &h->ev[x->idx];
+	struct entry key = { .comm = x->comm, .trace = x->trace, .pid = x->pid, .tid = x->tid,
+			     .cpu = x->cpu };
+	struct tally_sample smp = { .callchain = { .nr = x->nr, .ips = x->ips } };
+	static enum tally_cpumode modes[CHAIN_MAX];
+	const struct where *w;
+	char prev_mode;
+	bool pass;
+	int err;
+
+	h->sample_no++;
+	if (key.comm != h->last_comm) {
+		h->last_comm = key.comm;
+		h->last_comm_hash = tally_fnv_str(ENTRY_SEED, key.comm);
+	}
+	key.comm_hash = h->last_comm_hash;
+	tally__chain_modes(&smp, modes);
+	if (h->has_parent)
+		key.parent = find_parent(h, x, modes);
+	w = tally__resolver_get(&h->res, x->pid, x->tid, x->ip, x->mode);
+	if (!w)
+		return -ENOMEM;
+	key.w = *w;
+	pass = shown(h, &key);
+	h->cur_count = x->count;
+	if ((err = add(h, hs, &key, x->period, true, pass)))
+		return err;
+	prev_mode = w->mode;
+	if (!h->children)
+		return 0;
+	/*
+	 * Callers' share, walking the chain as perf's --children does
+	 * (from the root in its default caller order). The chain's first
+	 * frame is the ip itself: a resolved one lands on the entry above
+	 * (counted once per sample); an unresolved one is keyed by its
+	 * absolute ip there, so it is an entry of its own, as in perf.
+	 */
+	uint32_t uw = tally__chain_unwound_at(x->ips, x->nr);
+
+	for (uint32_t k = 0; k < x->nr; k++) {
+		/* in perf's cursor order: root first unless callee order */
+		uint32_t i = h->caller ? x->nr - 1 - k : k;
+		uint64_t ip = x->ips[i];
+		struct where *fw[INL_MAX];
+		int nf;
+
+		if (ip >= PERF_CONTEXT_MAX)
+			continue;
+		nf = tally__resolver_frames(&h->res, x->pid, x->tid, ip, modes[i], i > uw, fw);
+		if (!nf)
+			return -ENOMEM;
+		for (int j = 0; j < nf; j++) {
+			frame_key(&key, fw[h->caller ? nf - 1 - j : j], ip, &prev_mode);
+			if ((err = add(h, hs, &key, x->period, false, pass)))
+				return err;
+		}
+	}
+	return 0;
+}
+
+/*
+ * The call graphs, from the shapes: the row's own entry gets the whole
+ * chain; with children each other entry on the chain (the first time
+ * it appears, as perf's he_cache) gets the chain from its frame on.
+ */
+static int build_graphs(struct tally_hist *h)
+{
+	static struct tally_hist_frame frames[CHAIN_MAX];
+	static struct entry *ents[CHAIN_MAX];
+	static enum tally_cpumode modes[CHAIN_MAX];
+	static struct tally_hist_frame rev[CHAIN_MAX];
+	static struct entry *seen_buf[CHAIN_MAX + 1];
+	static struct where wheres[CHAIN_MAX];
+	bool addr = h->address;
+	int err = 0;
+
+	for (size_t s = 0; s < h->nshapes && !err; s++) {
+		const struct shape *x = h->shapes[s];
+		struct tally_sample smp = { .callchain = { .nr = x->nr, .ips = x->ips } };
+		struct hist_ev *hs = &h->ev[x->idx];
+		struct entry key = { .comm = x->comm, .comm_hash = tally_fnv_str(ENTRY_SEED, x->comm),
+				     .trace = x->trace, .pid = x->pid, .tid = x->tid, .cpu = x->cpu };
+		struct entry *self, **seen = seen_buf;
+		struct where *w = tally__resolver_get(&h->res, x->pid, x->tid, x->ip, x->mode);
+		size_t n = 0, nseen = 0;
+		char prev_mode;
+
+		if (!w)
+			return -ENOMEM;
+		key.w = *w;
+		self = hist_find(h, hs, &key);
+		prev_mode = w->mode;
+		tally__chain_modes(&smp, modes);
+		uint32_t uw = tally__chain_unwound_at(x->ips, x->nr);
+
+		/* frames root first, with each one's entry */
+		for (uint32_t i = x->nr; i > 0; i--) {
+			uint64_t ip = x->ips[i - 1];
+			struct where *fw[INL_MAX];
+			int nf;
+
+			if (ip >= PERF_CONTEXT_MAX)
+				continue;
+			nf = tally__resolver_frames(&h->res, x->pid, x->tid, ip, modes[i - 1], i - 1 > uw, fw);
+			if (!nf)
+				break;
+			/* root first: an address's outermost function before those inlined in it */
+			for (int j = nf - 1; j >= 0 && n < CHAIN_MAX; j--) {
+				w = fw[j];
+				frames[n] = (struct tally_hist_frame){ .sym = w->sym, .dso = w->dso,
+								       .mapped = w->dso_id != NULL,
+								       .dso_rank = w->dso_rank,
+								       .sym_start = w->sym_start, .ip = ip };
+				wheres[n++] = *w;
+			}
+		}
+		if (!self || !n)
+			continue;
+		/* each frame's entry, keyed in the walk's order (as hist_shape) */
+		for (size_t k = 0; h->children && k < n; k++) {
+			size_t i = h->caller ? k : n - 1 - k;
+
+			frame_key(&key, &wheres[i], frames[i].ip, &prev_mode);
+			ents[i] = hist_find(h, hs, &key);
+		}
+		/* caller order shows root first; callee order leaf first */
+		for (size_t i = 0; i < n; i++)
+			rev[i] = frames[n - 1 - i];
+		err = tally__hist_graph_add(&self->cg, h->caller ? frames : rev, n, x->period, x->count,
+					    addr);
+		if (n > self->max_depth)
+			self->max_depth = (uint32_t)n;
+		if (!h->children)
+			continue;
+		seen[nseen++] = self;
+		/* the walk follows the display order, as perf's cursor */
+		for (size_t k = 0; k < n && !err; k++) {
+			size_t i = h->caller ? k : n - 1 - k;
+			struct entry *e = ents[i];
+			size_t j;
+
+			for (j = 0; j < nseen && seen[j] != e; j++)
+				;
+			if (!e || j < nseen)
+				continue;
+			seen[nseen++] = e;
+			if (h->caller)
+				err = tally__hist_graph_add(&e->cg, frames + i, n - i, x->period, x->count,
+							    addr);
+			else
+				err = tally__hist_graph_add(&e->cg, rev + k, n - k, x->period, x->count,
+							    addr);
+			if (n - k > e->max_depth)
+				e->max_depth = (uint32_t)(n - k);
+		}
+	}
+	return err;
+}
+
+/* ---- order ---- */
+
+static const struct tally_hist *sort_ctx;
+
+/* One order item: a key ascending, a count biggest first. */
+static int cmp_item(const struct entry *a, const struct entry *b, int f)
+{
+	const struct tally_hist *h = sort_ctx;
+	uint64_t x, y;
+
+	switch (f) {
+	case TALLY_HIST_BY_SELF: x = a->self; y = b->self; break;
+	case TALLY_HIST_BY_CHILDREN: x = a->children; y = b->children; break;
+	case TALLY_HIST_BY_SAMPLES: x = a->nself; y = b->nself; break;
+	default: return cmp_key(a, b, (enum tally_hist_key)f);
+	}
+	if (x != y)
+		return x > y ? -1 : 1;
+	/*
+	 * perf puts a caller above its callee at equal children: with call
+	 * graphs on, the row of the same thread whose longest chain is
+	 * longer comes first (shorter first in callee order).
+	 */
+	if (f == TALLY_HIST_BY_CHILDREN && h->children && h->graph && a->cg && b->cg &&
+	    a->tid == b->tid && a->pid == b->pid && a->max_depth != b->max_depth)
+		return (a->max_depth > b->max_depth) == h->caller ? -1 : 1;
+	return 0;
+}
+
+static int cmp_rows(const void *pa, const void *pb)
+{
+	const struct entry *a = *(struct entry *const *)pa, *b = *(struct entry *const *)pb;
+	const struct tally_hist *h = sort_ctx;
+	int c;
+
+	if (h->nr_order) {
+		for (int i = 0; i < h->nr_order; i++)
+			if ((c = cmp_item(a, b, h->order[i])))
+				return c;
+		return 0;
+	}
+	/* perf's default: children (when counted), self, then the keys (cmp_item's, inline) */
+	if (h->children && a->children != b->children)
+		return a->children > b->children ? -1 : 1;
+	if (h->children && h->graph && a->cg && b->cg && a->tid == b->tid && a->pid == b->pid &&
+	    a->max_depth != b->max_depth)
+		return (a->max_depth > b->max_depth) == h->caller ? -1 : 1;
+	if (a->self != b->self)
+		return a->self > b->self ? -1 : 1;
+	for (int i = 0; i < h->nsort; i++)
+		if ((c = cmp_key(a, b, h->sort[i])))
+			return c;
+	return 0;
+}
+
+int tally_hist__sort(struct tally_hist *h, const int *order, int n)
+{
+	if (!h || n < 0 || n > (int)(sizeof(h->order) / sizeof(h->order[0])) || (n && !order))
+		return -EINVAL;
+	for (int i = 0; i < n; i++)
+		if ((order[i] < 0 || order[i] >= K__NR) &&
+		    (order[i] < TALLY_HIST_BY_SELF || order[i] > TALLY_HIST_BY_SAMPLES))
+			return -EINVAL;
+	memcpy(h->order, order, (size_t)n * sizeof(*order));
+	h->nr_order = n;
+	for (int e = 0; e < h->nev; e++)
+		if (h->ev[e].rows) {
+			sort_ctx = h;
+			qsort(h->ev[e].rows, h->ev[e].nrows, sizeof(*h->ev[e].rows), cmp_rows);
+		}
+	return 0;
+}
+
+/* ---- life ---- */
+
+static void free_rows(struct tally_hist *h)
+{
+	for (int i = 0; i < h->nev; i++) {
+		struct hist_ev *hs = &h->ev[i];
+
+		for (size_t b = 0; b < hs->nbuckets; b++)
+			while (hs->tab[b]) {
+				struct entry *e = hs->tab[b];
+
+				hs->tab[b] = e->next;
+				tally__hist_graph_free(e->cg);
+				free(e);
+			}
+		free(hs->tab);
+		free(hs->rows);
+		hs->tab = NULL;
+		hs->rows = NULL;
+		hs->nbuckets = hs->n = hs->nrows = 0;
+	}
+}
+
+int tally_hist__resort(struct tally_hist *h)
+{
+	int err = 0;
+
+	if (!h)
+		return -EINVAL;
+	free_rows(h);
+	/* what was counted under ":TID" carries the name the thread got next, as perf shows it */
+	for (size_t i = 0; i < h->nshapes; i++)
+		h->shapes[i]->comm = tally_session__final_comm(h->ss, h->shapes[i]->comm);
+	h->last_comm = NULL;
+	for (size_t i = 0; i < h->nshapes && !err; i++)
+		err = hist_shape(h, h->shapes[i]);
+	if (!err && h->graph)
+		err = build_graphs(h);
+	for (int i = 0; i < h->nev && !err; i++) {
+		struct hist_ev *hs = &h->ev[i];
+
+		if (!(hs->rows = malloc((hs->n + 1) * sizeof(*hs->rows)))) {
+			err = -ENOMEM;
+			break;
+		}
+		/* the table's order, as always: rows that tie keep it */
+		for (size_t b = 0; b < hs->nbuckets; b++)
+			for (struct entry *e = hs->tab[b]; e; e = e->next)
+				if (e->visible)
+					hs->rows[hs->nrows++] = e;
+		sort_ctx = h;
+		qsort(hs->rows, hs->nrows, sizeof(*hs->rows), cmp_rows);
+	}
+	if (err)
+		free_rows(h);
+	return err;
+}
+
+void tally_hist__zero(struct tally_hist *h)
+{
+	if (!h)
+		return;
+	free_rows(h);
+	for (size_t i = 0; i < h->nshapes; i++) {
+		free(h->shapes[i]->ips);
+		free(h->shapes[i]);
+	}
+	h->nshapes = 0;
+	if (h->stab)
+		memset(h->stab, 0, h->sbuckets * sizeof(*h->stab));
+	for (int i = 0; i < h->nev; i++)
+		h->ev[i].samples = h->ev[i].total = h->ev[i].nshapes = 0;
+	h->ntimed = 0;
+	h->timed_short = false;
+	h->t_first = h->t_last = 0;
+}
+
+static void free_filter(struct tally_hist *h)
+{
+	for (size_t i = 0; i < sizeof(h->filter_str) / sizeof(h->filter_str[0]); i++) {
+		free(h->filter_str[i]);
+		h->filter_str[i] = NULL;
+	}
+	memset(&h->filter, 0, sizeof(h->filter));
+}
+
+int tally_hist__set_filter(struct tally_hist *h, const struct tally_hist_filter *f)
+{
+	const char *in[5];
+	char *out[5] = { NULL };
+
+	if (!h || !TALLY_OPTS_VALID(f, tally_hist_filter))
+		return -EINVAL;
+	in[0] = TALLY_OPTS_GET(f, comms, NULL);
+	in[1] = TALLY_OPTS_GET(f, pids, NULL);
+	in[2] = TALLY_OPTS_GET(f, tids, NULL);
+	in[3] = TALLY_OPTS_GET(f, dsos, NULL);
+	in[4] = TALLY_OPTS_GET(f, symbols, NULL);
+	for (int i = 0; i < 5; i++)
+		if (in[i] && !(out[i] = strdup(in[i]))) {
+			while (i--)
+				free(out[i]);
+			return -ENOMEM;
+		}
+	free_filter(h);
+	memcpy(h->filter_str, out, sizeof(out));
+	h->filter.comms = out[0];
+	h->filter.pids = out[1];
+	h->filter.tids = out[2];
+	h->filter.dsos = out[3];
+	h->filter.symbols = out[4];
+	h->filter.exclude_other = TALLY_OPTS_GET(f, exclude_other, false);
+	return 0;
+}
+
+struct tally_hist *tally_hist__new(struct tally_session *ss, const struct tally_hist_opts *opts)
+{
+	static const enum tally_hist_key def_keys[] = { K_COMM, K_DSO, K_SYM };
+	const enum tally_hist_key *keys;
+	const char *parent;
+	struct tally_hist *h;
+	int nkeys, n;
+
+	if (!ss || !TALLY_OPTS_VALID(opts, tally_hist_opts))
+		return tally__err_ptr(EINVAL);
+	keys = TALLY_OPTS_GET(opts, keys, NULL);
+	nkeys = TALLY_OPTS_GET(opts, nr_keys, 0);
+	if (!keys) {
+		keys = def_keys;
+		nkeys = 3;
+		/* every event a tracepoint: perf's default key is the trace text */
+		struct tally_data_reader *rd = tally_session__reader(ss);
+		int i, nev = tally_session__nr_events(ss);
+
+		for (i = 0; rd && i < nev && tally_data_reader__attr(rd, i)->type == PERF_TYPE_TRACEPOINT; i++)
+			;
+		if (rd && nev > 0 && i == nev) {
+			static const enum tally_hist_key trace_key[] = { K_TRACE };
+
+			keys = trace_key;
+			nkeys = 1;
+		}
+	}
+	if (nkeys < 0 || nkeys > K__NR)	/* no key: one row of every sample (-F overhead) */
+		return tally__err_ptr(EINVAL);
+	for (int i = 0; i < nkeys; i++)
+		if ((unsigned)keys[i] >= K__NR)
+			return tally__err_ptr(EINVAL);
+	if (!(h = calloc(1, sizeof(*h))))
+		return tally__err_ptr(ENOMEM);
+	h->ss = ss;
+	memcpy(h->sort, keys, (size_t)nkeys * sizeof(*keys));
+	h->nsort = nkeys;
+	for (int i = 0; i < nkeys; i++) {
+		h->res.srcline |= keys[i] == K_SRCLINE;
+		h->has_parent |= keys[i] == K_PARENT;
+		h->need_trace |= keys[i] == K_TRACE;
+	}
+	h->children = TALLY_OPTS_GET(opts, children, false);
+	h->graph = TALLY_OPTS_GET(opts, graph, false);
+	h->caller = TALLY_OPTS_GET(opts, order, TALLY_HIST_CALLEE) == TALLY_HIST_CALLER;
+	h->address = TALLY_OPTS_GET(opts, address, false);
+	h->timeline = TALLY_OPTS_GET(opts, timeline, false);
+	h->res.no_inline = TALLY_OPTS_GET(opts, no_inline, false);
+	/* rows of the sampled functions alone need no chain */
+	h->no_chain = !TALLY_OPTS_GET(opts, chains, false) && !h->children && !h->graph &&
+		      !h->has_parent && !h->timeline;
+	parent = TALLY_OPTS_GET(opts, parent, NULL);
+	if (h->has_parent && regcomp(&h->parent_re, parent ? parent : "^sys_|^do_page_fault",
+				     REG_EXTENDED | REG_NOSUB)) {
+		h->has_parent = false;
+		tally_hist__free(h);
+		return tally__err_ptr(EINVAL);
+	}
+	tally__resolver_bind(&h->res, ss);
+	n = tally_session__nr_events(ss);
+	if (n > 0 && !event_of(h, n - 1)) {
+		tally_hist__free(h);
+		return tally__err_ptr(ENOMEM);
+	}
+	return h;
+}
+
+void tally_hist__free(struct tally_hist *h)
+{
+	if (!h)
+		return;
+	tally_hist__zero(h);
+	free(h->ev);
+	free(h->shapes);
+	free(h->stab);
+	free(h->timed);
+	free_filter(h);
+	if (h->has_parent)
+		regfree(&h->parent_re);
+	tally__resolver_free(&h->res);
+	tally_strpool__delete(h->traces);
+	free(h);
+}
+
+/* ---- reading ---- */
+
+int tally_hist__nr_events(const struct tally_hist *h)
+{
+	return h ? h->nev : 0;
+}
+
+int tally_hist__totals(const struct tally_hist *h, int event, struct tally_hist_totals *out)
+{
+	size_t sz;
+
+	if (!h || event < 0 || event >= h->nev || !out || out->sz < sizeof(size_t))
+		return -EINVAL;
+	sz = out->sz < sizeof(*out) ? out->sz : sizeof(*out);
+	struct tally_hist_totals v = {
+		.sz = sz, .samples = h->ev[event].samples, .period = h->ev[event].total,
+		.shapes = h->ev[event].nshapes, .time_first = h->t_first, .time_last = h->t_last,
+	};
+
+	memcpy(out, &v, sz);
+	return 0;
+}
+
+size_t tally_hist__nr_rows(const struct tally_hist *h, int event)
+{
+	return h && event >= 0 && event < h->nev ? h->ev[event].nrows : 0;
+}
+
+int tally_hist__row(const struct tally_hist *h, int event, size_t i, struct tally_hist_row *out)
+{
+	const struct entry *e;
+	size_t sz;
+
+	if (!h || event < 0 || event >= h->nev || i >= h->ev[event].nrows || !out ||
+	    out->sz < sizeof(size_t))
+		return -EINVAL;
+	e = h->ev[event].rows[i];
+	sz = out->sz < sizeof(*out) ? out->sz : sizeof(*out);
+	struct tally_hist_row v = {
+		.sz = sz, .self = e->self, .children = e->children, .samples = e->nself,
+		.comm = e->comm, .pid = e->pid, .tid = e->tid, .cpu = e->cpu,
+		.dso = e->w.dso, .path = e->w.path, .sym = e->w.sym, .addr = e->w.addr,
+		.sym_start = e->w.sym_start, .level = e->w.mode, .inlined = e->w.inlined,
+		.srcline = e->w.srcline, .parent = e->parent, .trace = e->trace,
+		.graph = e->cg, .max_depth = e->max_depth,
+	};
+
+	memcpy(out, &v, sz);
+	return 0;
+}
+
+/* ---- the views' access (hist_internal.h) ---- */
+
+struct shape *const *tally__hist_shapes(const struct tally_hist *h, size_t *n)
+{
+	*n = h->nshapes;
+	return h->shapes;
+}
+
+const struct hist_timed *tally__hist_timeline(const struct tally_hist *h, size_t *n, bool *shorted)
+{
+	*n = h->ntimed;
+	*shorted = h->timed_short;
+	return h->timed;
+}
+
+const struct hist_event_info *tally__hist_event(const struct tally_hist *h, int event)
+{
+	return event >= 0 && event < h->nev ? &h->ev[event].info : NULL;
+}
+
+struct resolver *tally__hist_resolver(struct tally_hist *h)
+{
+	return &h->res;
+}
+
+struct tally_session *tally__hist_session(const struct tally_hist *h)
+{
+	return h->ss;
+}

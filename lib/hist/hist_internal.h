@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The histogram's insides, for the views drawn from its shapes (the
+ * pictures' stacks, lib/export/stacks_hist.c) and its call-graph trees.
+ */
+#ifndef TALLY_HIST_INTERNAL_H
+#define TALLY_HIST_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <tally/hist.h>
+#include "hist_graph.h"
+#include "resolve_internal.h"
+
+/*
+ * A distinct sample shape (attr, thread, cpu, chain), with its samples'
+ * count and period: rows, call graphs and pictures are built from these,
+ * so a million samples of a few thousand shapes cost a few thousand
+ * merges.
+ */
+struct shape {
+	uint64_t hash, period, count;
+	const char *comm;
+	const char *trace;		/* the trace key's text, NULL without it */
+	int32_t pid, tid, cpu;
+	int idx;
+	uint8_t mode;
+	uint32_t nr;			/* the chain as shown: 0 when perf drops it */
+	uint32_t key_nr;		/* the chain as recorded, what samples match */
+	uint64_t ip;
+	uint64_t *ips;
+	size_t seq;			/* its index in first-seen order */
+	struct shape *next;		/* hash chain */
+};
+
+/* Each sample in time order (opts.timeline): its shape's index, time and weight. */
+struct hist_timed {
+	size_t shape;
+	uint64_t time, period;
+};
+
+/* What the views read of an event. */
+struct hist_event_info {
+	uint64_t sample_type;		/* its attr's (0 before its first sample) */
+	uint32_t type;
+	uint64_t config;
+	bool freq;
+	uint64_t period;		/* the attr's sample period (0 with freq) */
+};
+
+/* The shapes in first-seen order (every event's: shape->idx says whose). */
+struct shape *const *tally__hist_shapes(const struct tally_hist *h, size_t *n);
+const struct hist_timed *tally__hist_timeline(const struct tally_hist *h, size_t *n, bool *shorted);
+const struct hist_event_info *tally__hist_event(const struct tally_hist *h, int event);
+struct resolver *tally__hist_resolver(struct tally_hist *h);
+struct tally_session *tally__hist_session(const struct tally_hist *h);
+
+#endif

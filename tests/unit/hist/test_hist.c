@@ -1,0 +1,453 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The histogram (tally/hist.h) over a small perf.data written here: two
+ * threads, user chains at addresses no map holds (each a row of its own,
+ * keyed by address). Shapes merge, children vs self, the orders, zeroing,
+ * filters, trees, a resort while samples still come, the stacks view.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include <linux/perf_event.h>
+#include <tally/tally.h>
+
+enum { A = 0x1000, B = 0x2000, C = 0x3000, D = 0x4000 };
+
+/* a sample: its thread, its chain leaf first, its period */
+struct spec {
+	uint32_t pid;
+	uint64_t period;
+	int nr;
+	uint64_t ips[4];
+};
+
+/*
+ * alpha (100): A<-B<-C three times (one shape), B<-C once;
+ * beta (200): A<-D once.
+ */
+static const struct spec base[] = {
+	{ 100, 10, 3, { A, B, C } }, { 100, 10, 3, { A, B, C } }, { 100, 10, 3, { A, B, C } },
+	{ 100, 5, 2, { B, C } },
+	{ 200, 7, 2, { A, D } },
+};
+
+#define SAMPLE_TYPE (PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | \
+		     PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN)
+
+static void put(struct tally_data_writer *w, const void *rec)
+{
+	assert_int_equal(tally_data_writer__write(w, rec,
+						  ((const struct perf_event_header *)rec)->size), 0);
+}
+
+static void comm(struct tally_data_writer *w, uint32_t pid, const char *name, uint64_t time)
+{
+	struct {
+		struct perf_event_header h;
+		uint32_t pid, tid;
+		char comm[16];
+		uint32_t id_pid, id_tid;	/* sample_id_all: TID, TIME, CPU */
+		uint64_t time;
+		uint32_t cpu, res;
+	} r = { { PERF_RECORD_COMM, 0, sizeof(r) }, pid, pid, "", pid, pid, time, 0, 0 };
+
+	strncpy(r.comm, name, sizeof(r.comm) - 1);
+	put(w, &r);
+}
+
+static void sample(struct tally_data_writer *w, const struct spec *s, uint64_t time)
+{
+	struct {
+		struct perf_event_header h;
+		uint64_t ip;
+		uint32_t pid, tid;
+		uint64_t time;
+		uint32_t cpu, res;
+		uint64_t period, nr, ips[5];
+	} r = { { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, 0 }, s->ips[0], s->pid, s->pid, time,
+		0, 0, s->period, (uint64_t)s->nr + 1, { PERF_CONTEXT_USER } };
+
+	memcpy(r.ips + 1, s->ips, (size_t)s->nr * sizeof(uint64_t));
+	r.h.size = (uint16_t)(offsetof(typeof(r), ips) + (size_t)(s->nr + 1) * sizeof(uint64_t));
+	put(w, &r);
+}
+
+/* The samples into a fresh file; its path. */
+static char *write_file(const struct spec *v, size_t n)
+{
+	static char path[] = "/tmp/test_hist.XXXXXX";
+	struct perf_event_attr a = {
+		.type = PERF_TYPE_SOFTWARE, .size = sizeof(a), .config = PERF_COUNT_SW_CPU_CLOCK,
+		.sample_period = 10, .sample_type = SAMPLE_TYPE, .sample_id_all = 1,
+	};
+	uint64_t id = 1;
+	struct tally_data_writer *w;
+	int fd;
+
+	strcpy(path, "/tmp/test_hist.XXXXXX");
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	w = tally_data_writer__new_fd(fd, NULL);
+	assert_non_null(w);
+	assert_int_equal(tally_data_writer__add_attr(w, &a, &id, 1, "cpu-clock"), 0);
+	assert_int_equal(tally_data_writer__begin(w), 0);
+	comm(w, 100, "alpha", 1);
+	comm(w, 200, "beta", 1);
+	for (size_t i = 0; i < n; i++)
+		sample(w, &v[i], 100 + i);
+	assert_int_equal(tally_data_writer__finish(w), 0);
+	tally_data_writer__free(w);
+	close(fd);
+	return path;
+}
+
+struct run {
+	struct tally_hist *h;
+	int at;				/* the sample after which to look (0: none) */
+	int seen;
+	size_t rows_then;
+	uint64_t samples_then;
+};
+
+static int on_sample(struct tally_session *ss, const struct tally_session_sample *smp, void *ctx)
+{
+	struct run *r = ctx;
+	TALLY_OPTS(tally_hist_totals, t);
+
+	assert_int_equal(tally_hist__add(r->h, smp), 0);
+	if (++r->seen == r->at) {	/* a live session's refresh: rows so far */
+		assert_int_equal(tally_hist__resort(r->h), 0);
+		r->rows_then = tally_hist__nr_rows(r->h, 0);
+		assert_int_equal(tally_hist__totals(r->h, 0, &t), 0);
+		r->samples_then = t.samples;
+	}
+	return 0;
+}
+
+/* A histogram of the base samples, opened with opts; *ss to close after. */
+static struct tally_hist *hist_of(const struct tally_hist_opts *o, struct tally_session **ss,
+				  struct run *r)
+{
+	char *path = write_file(base, sizeof(base) / sizeof(base[0]));
+	TALLY_OPTS(tally_session_opts, so, .sample = on_sample, .ctx = r);
+
+	*ss = tally_session__open(path, &so);
+	assert_non_null(*ss);
+	r->h = tally_hist__new(*ss, o);
+	assert_non_null(r->h);
+	assert_int_equal(tally_session__run(*ss), 0);
+	unlink(path);
+	assert_int_equal(tally_hist__resort(r->h), 0);
+	return r->h;
+}
+
+static struct tally_hist_row row(const struct tally_hist *h, size_t i)
+{
+	TALLY_OPTS(tally_hist_row, v);
+
+	assert_int_equal(tally_hist__row(h, 0, i, &v), 0);
+	return v;
+}
+
+/* the rows as "comm:addr self children samples", in order */
+static void expect_rows(const struct tally_hist *h, const char *const *want, size_t n)
+{
+	assert_int_equal(tally_hist__nr_rows(h, 0), n);
+	for (size_t i = 0; i < n; i++) {
+		struct tally_hist_row v = row(h, i);
+		char got[128];
+
+		assert_null(v.sym);	/* no map: keyed by address */
+		snprintf(got, sizeof(got), "%s:%llx %llu %llu %llu", v.comm,
+			 (unsigned long long)v.addr, (unsigned long long)v.self,
+			 (unsigned long long)v.children, (unsigned long long)v.samples);
+		assert_string_equal(got, want[i]);
+	}
+}
+
+static void test_shapes_merge(void **state)
+{
+	struct run r = { 0 };
+	struct tally_session *ss;
+	TALLY_OPTS(tally_hist_totals, t);
+	struct tally_hist *h = hist_of(NULL, &ss, &r);
+
+	(void)state;
+	assert_int_equal(tally_hist__nr_events(h), 1);
+	assert_int_equal(tally_hist__totals(h, 0, &t), 0);
+	assert_int_equal(t.samples, 5);
+	assert_int_equal(t.period, 42);
+	assert_int_equal(t.shapes, 3);	/* the three equal samples are one shape */
+	assert_int_equal(t.time_first, 100);
+	assert_int_equal(t.time_last, 104);
+	tally_hist__free(h);
+	tally_session__close(ss);
+}
+
+static void test_self(void **state)
+{
+	static const char *const want[] = {
+		"alpha:1000 30 0 3", "beta:1000 7 0 1", "alpha:2000 5 0 1",
+	};
+	struct run r = { 0 };
+	struct tally_session *ss;
+	struct tally_hist *h = hist_of(NULL, &ss, &r);
+
+	(void)state;
+	expect_rows(h, want, 3);	/* self only: the sampled functions, biggest first */
+	tally_hist__free(h);
+	tally_session__close(ss);
+}
+
+static void test_children(void **state)
+{
+	/* each row once per sample on its chain; equal children: the bigger self first */
+	static const char *const want[] = {
+		"alpha:2000 5 35 1", "alpha:3000 0 35 0", "alpha:1000 30 30 3",
+		"beta:1000 7 7 1", "beta:4000 0 7 0",
+	};
+	TALLY_OPTS(tally_hist_opts, o, .children = true, .order = TALLY_HIST_CALLER);
+	struct run r = { 0 };
+	struct tally_session *ss;
+	struct tally_hist *h = hist_of(&o, &ss, &r);
+
+	(void)state;
+	expect_rows(h, want, 5);
+	tally_hist__free(h);
+	tally_session__close(ss);
+}
+
+static void test_orders(void **state)
+{
+	static const int by_samples[] = { TALLY_HIST_BY_SAMPLES, TALLY_HIST_BY_SELF, TALLY_HIST_PID };
+	static const int by_pid_self[] = { TALLY_HIST_PID, TALLY_HIST_BY_SELF };
+	static const int bad[] = { 99 };
+	static const char *const want_samples[] = {
+		"alpha:1000 30 30 3", "beta:1000 7 7 1", "alpha:2000 5 35 1",
+		"alpha:3000 0 35 0", "beta:4000 0 7 0",
+	};
+	static const char *const want_pid[] = {
+		"alpha:1000 30 30 3", "alpha:2000 5 35 1", "alpha:3000 0 35 0",
+		"beta:1000 7 7 1", "beta:4000 0 7 0",
+	};
+	TALLY_OPTS(tally_hist_opts, o, .children = true, .order = TALLY_HIST_CALLER);
+	struct run r = { 0 };
+	struct tally_session *ss;
+	struct tally_hist *h = hist_of(&o, &ss, &r);
+
+	(void)state;
+	assert_int_equal(tally_hist__sort(h, by_samples, 3), 0);
+	expect_rows(h, want_samples, 5);
+	assert_int_equal(tally_hist__sort(h, by_pid_self, 2), 0);
+	expect_rows(h, want_pid, 5);
+	/* the order holds for later resorts */
+	assert_int_equal(tally_hist__resort(h), 0);
+	expect_rows(h, want_pid, 5);
+	assert_int_equal(tally_hist__sort(h, bad, 1), -EINVAL);
+	assert_int_equal(tally_hist__sort(h, NULL, 1), -EINVAL);
+	expect_rows(h, want_pid, 5);	/* a refused order changes nothing */
+	tally_hist__free(h);
+	tally_session__close(ss);
+}
+
+static void test_filters(void **state)
+{
+	static const char *const want_beta[] = { "beta:1000 7 7 1", "beta:4000 0 7 0" };
+	TALLY_OPTS(tally_hist_opts, o, .children = true, .order = TALLY_HIST_CALLER);
+	TALLY_OPTS(tally_hist_filter, beta, .comms = "gamma,beta");
+	TALLY_OPTS(tally_hist_filter, tid, .tids = "100");
+	TALLY_OPTS(tally_hist_filter, sym, .symbols = "main");
+	TALLY_OPTS(tally_hist_filter, dso, .dsos = "[unknown]");
+	TALLY_OPTS(tally_hist_totals, t);
+	struct run r = { 0 };
+	struct tally_session *ss;
+	struct tally_hist *h = hist_of(&o, &ss, &r);
+
+	(void)state;
+	assert_int_equal(tally_hist__set_filter(h, &beta), 0);
+	assert_int_equal(tally_hist__resort(h), 0);
+	expect_rows(h, want_beta, 2);
+	/* the shares stay those of every sample */
+	assert_int_equal(tally_hist__totals(h, 0, &t), 0);
+	assert_int_equal(t.period, 42);
+	assert_int_equal(tally_hist__set_filter(h, &tid), 0);
+	assert_int_equal(tally_hist__resort(h), 0);
+	assert_int_equal(tally_hist__nr_rows(h, 0), 3);
+	for (size_t i = 0; i < 3; i++)
+		assert_int_equal(row(h, i).tid, 100);
+	/* no symbol resolved: no row is that function */
+	assert_int_equal(tally_hist__set_filter(h, &sym), 0);
+	assert_int_equal(tally_hist__resort(h), 0);
+	assert_int_equal(tally_hist__nr_rows(h, 0), 0);
+	/* no map: perf's [unknown] */
+	assert_int_equal(tally_hist__set_filter(h, &dso), 0);
+	assert_int_equal(tally_hist__resort(h), 0);
+	assert_int_equal(tally_hist__nr_rows(h, 0), 5);
+	/* zoomed out */
+	assert_int_equal(tally_hist__set_filter(h, NULL), 0);
+	assert_int_equal(tally_hist__resort(h), 0);
+	assert_int_equal(tally_hist__nr_rows(h, 0), 5);
+	tally_hist__free(h);
+	tally_session__close(ss);
+}
+
+static void test_zero(void **state)
+{
+	TALLY_OPTS(tally_hist_opts, o, .children = true, .graph = true);
+	TALLY_OPTS(tally_hist_totals, t);
+	struct run r = { 0 };
+	struct tally_session *ss;
+	struct tally_hist *h = hist_of(&o, &ss, &r);
+
+	(void)state;
+	assert_int_equal(tally_hist__nr_rows(h, 0), 5);
+	tally_hist__zero(h);
+	assert_int_equal(tally_hist__nr_rows(h, 0), 0);
+	assert_int_equal(tally_hist__totals(h, 0, &t), 0);
+	assert_int_equal(t.samples, 0);
+	assert_int_equal(t.period, 0);
+	assert_int_equal(t.shapes, 0);
+	assert_int_equal(tally_hist__resort(h), 0);
+	assert_int_equal(tally_hist__nr_rows(h, 0), 0);
+	tally_hist__free(h);
+	tally_session__close(ss);
+}
+
+/* A resort while samples still come (top's refresh), then the rest. */
+static void test_incremental(void **state)
+{
+	static const char *const want[] = {
+		"alpha:1000 30 0 3", "beta:1000 7 0 1", "alpha:2000 5 0 1",
+	};
+	struct run r = { .at = 3 };
+	struct tally_session *ss;
+	struct tally_hist *h = hist_of(NULL, &ss, &r);
+
+	(void)state;
+	assert_int_equal(r.rows_then, 1);	/* alpha's A, three samples of one shape */
+	assert_int_equal(r.samples_then, 3);
+	expect_rows(h, want, 3);
+	tally_hist__free(h);
+	tally_session__close(ss);
+}
+
+static void test_graph(void **state)
+{
+	TALLY_OPTS(tally_hist_opts, o, .graph = true, .order = TALLY_HIST_CALLER);
+	TALLY_OPTS(tally_hist_node_info, ni);
+	static const uint64_t path[] = { C, B, A };
+	const struct tally_hist_node *n;
+	struct run r = { 0 };
+	struct tally_session *ss;
+	struct tally_hist *h = hist_of(&o, &ss, &r);
+	struct tally_hist_row v = row(h, 0);	/* alpha's A */
+
+	(void)state;
+	assert_int_equal(v.addr, A);
+	assert_int_equal(v.max_depth, 3);
+	n = v.graph;
+	assert_non_null(n);
+	assert_null(tally_hist_node__parent(n));
+	assert_int_equal(tally_hist_node__info(n, &ni), 0);
+	assert_int_equal(ni.below, 30);
+	/* root first: C, B, A, the samples ending at A */
+	for (int i = 0; i < 3; i++) {
+		const struct tally_hist_node *c = tally_hist_node__child(n);
+
+		assert_non_null(c);
+		assert_null(tally_hist_node__next(c));	/* one chain: no sibling */
+		assert_ptr_equal(tally_hist_node__parent(c), n);
+		assert_int_equal(tally_hist_node__frame(c)->ip, path[i]);
+		n = c;
+	}
+	assert_int_equal(tally_hist_node__info(n, &ni), 0);
+	assert_int_equal(ni.self, 30);
+	assert_int_equal(ni.self_samples, 3);
+	assert_int_equal(ni.below, 0);
+	assert_int_equal(ni.nr_children, 0);
+	assert_null(tally_hist_node__child(n));
+	tally_hist__free(h);
+	tally_session__close(ss);
+}
+
+static void test_stacks_view(void **state)
+{
+	TALLY_OPTS(tally_hist_opts, o, .chains = true, .timeline = true);
+	struct tally_stacks_info info;
+	struct run r = { 0 };
+	struct tally_session *ss;
+	struct tally_hist *h = hist_of(&o, &ss, &r);
+	struct tally_stacks *st = tally_stacks__from_hist(h, 0);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+
+	(void)state;
+	assert_non_null(st);
+	assert_int_equal(tally_stacks__samples(st), 5);
+	assert_int_equal(tally_stacks__info(st, &info), 0);
+	assert_string_equal(info.unit, "nanoseconds");	/* cpu-clock */
+	assert_int_equal(info.period, 10);
+	assert_int_equal(info.duration_ns, 4);
+	assert_int_equal(tally_stacks__write_folded(st, m), 0);
+	fclose(m);
+	/* one line per (thread, stack), root first; no map: perf script's [unknown] */
+	assert_string_equal(buf, "alpha;[unknown];[unknown] 1\n"
+				 "alpha;[unknown];[unknown];[unknown] 3\n"
+				 "beta;[unknown];[unknown] 1\n");
+	free(buf);
+	tally_stacks__free(st);
+	assert_null(tally_stacks__from_hist(h, 7));
+	assert_int_equal(errno, EINVAL);
+	tally_hist__free(h);
+	tally_session__close(ss);
+}
+
+static void test_bad_input(void **state)
+{
+	static const enum tally_hist_key bad_key[] = { TALLY_HIST_KEY__NR };
+	TALLY_OPTS(tally_hist_opts, o, .keys = bad_key, .nr_keys = 1);
+	TALLY_OPTS(tally_hist_row, v);
+	struct run r = { 0 };
+	struct tally_session *ss;
+	struct tally_hist *h = hist_of(NULL, &ss, &r);
+
+	(void)state;
+	errno = 0;
+	assert_null(tally_hist__new(NULL, NULL));
+	assert_int_equal(errno, EINVAL);
+	assert_null(tally_hist__new(ss, &o));
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(tally_hist__row(h, 0, 3, &v), -EINVAL);
+	assert_int_equal(tally_hist__row(h, 1, 0, &v), -EINVAL);
+	assert_int_equal(tally_hist__add(h, NULL), -EINVAL);
+	assert_int_equal(tally_hist__nr_rows(h, -1), 0);
+	tally_hist__free(h);
+	tally_hist__free(NULL);
+	tally_session__close(ss);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_shapes_merge),
+		cmocka_unit_test(test_self),
+		cmocka_unit_test(test_children),
+		cmocka_unit_test(test_orders),
+		cmocka_unit_test(test_filters),
+		cmocka_unit_test(test_zero),
+		cmocka_unit_test(test_incremental),
+		cmocka_unit_test(test_graph),
+		cmocka_unit_test(test_stacks_view),
+		cmocka_unit_test(test_bad_input),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
