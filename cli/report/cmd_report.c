@@ -680,7 +680,8 @@ int cmd_report(int argc, char **argv)
 	/* perf's choice: the browser on a terminal, text for --stdio or a pipe */
 	if (!tui && !stdio_ && !no_tui && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO))
 		tui = true;
-	if (stdio_ || no_tui || r.header || r.header_only || r.exp.folded || report_exports_any(&r.exp))
+	/* the browser reads the '#' header: -q's rows alone stay text */
+	if (stdio_ || no_tui || r.quiet || r.header || r.header_only || report_exports_any(&r.exp))
 		tui = false;
 	if (!tui)
 		pager_start();

@@ -55,6 +55,8 @@ int report_browse(const char *text, struct tally_hist *h, struct tally_session *
 		return 1;
 	}
 	rc = browser_run(&v, &ops);
-	/* a signal's end is not an error of the data: 0 after q, as perf */
-	return rc < 0 ? 1 : rc;
+	/* a terminal curses cannot drive (said why): the text instead */
+	if (rc < 0 && fputs(text, stdout) < 0)
+		return 1;
+	return rc < 0 ? 0 : rc;
 }

@@ -511,8 +511,8 @@ static int run_tui(struct top *t)
 	};
 	int rc = browser_run(&v, &ops);
 
-	/* q: 0; a signal: 128 + it, as report's browser */
-	return rc < 0 ? 1 : rc;
+	/* q: 0; a signal: 128 + it, as report's browser; -1: no terminal to draw on */
+	return rc;
 }
 
 int cmd_top(int argc, char **argv)
@@ -665,6 +665,8 @@ int cmd_top(int argc, char **argv)
 	if ((ret = cli_targets__start(&t.ts)) != 0)
 		goto out;
 	ret = t.stdio_ ? run_stdio(&t) : run_tui(&t);
+	if (ret < 0)	/* a terminal curses cannot drive (said why): perf top's text */
+		ret = run_stdio(&t);
 	if (!ret && t.ts.wl) {
 		/* the command's own status, as the other commands give it */
 		if (!t.wl_done && tally_workload__poll(t.ts.wl, &t.wl_status, NULL) == 0) {

@@ -33,7 +33,7 @@ int tui_open(void)
 	}
 	setlocale(LC_ALL, "");
 	if (!newterm(NULL, stdout, stdin)) {
-		fprintf(stderr, "tally: cannot drive this terminal (TERM=%s): use --stdio\n",
+		fprintf(stderr, "tally: cannot drive this terminal (TERM=%s): text instead\n",
 			getenv("TERM") ? getenv("TERM") : "");
 		return -1;
 	}

@@ -126,6 +126,15 @@ else
 	skip "perf is not installed"
 fi
 
+# a terminal curses cannot drive: the text instead, status 0
+run dumb "TERM=no-such-term $TALLY report -i g.data 2>$d/dumb.err"
+is "an unknown TERM: exit 0" "$(exited dumb)" "EXITED 0"
+check "  the text instead, and why" sh -c "grep -q 'cannot drive this terminal' '$d/dumb.err' && tmux -L $sock capture-pane -p -t dumb -S -200 | grep -q '# Samples: '"
+# -q: rows alone, no header for the browser to read: text
+run quiet "TALLY_PAGER=cat $TALLY report -q -i g.data"
+is "-q on a terminal: text, exit 0" "$(exited quiet)" "EXITED 0"
+check "  its rows" sh -c "tmux -L $sock capture-pane -p -t quiet -S -200 | grep -Eq '^ +[0-9.]+% .*burn_a'"
+
 # --stdio and a pipe keep the text
 "$TALLY" report -i "$d/g.data" </dev/null | rows_of | head -100 >"$d/pipe.rows"
 is "a pipe gets --stdio's text" "$(diff "$d/stdio.rows" "$d/pipe.rows" | grep -c '^[<>]')" 0

@@ -5,7 +5,8 @@
 #include <setjmp.h>
 #include <stdlib.h>
 #include <cmocka.h>
-#include "../../../cli/tui/view.c"
+#include <string.h>
+#include "view.h"
 
 static const char report_text[] =
 	"# To display the perf.data header info, please use --header/--header-only options.\n"
