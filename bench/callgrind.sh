@@ -22,9 +22,14 @@ file=${FILE:-}
 if [ -z "$file" ]; then
 	file=$d/perf.data
 	# a mix of user and kernel chains: a compute loop, file hashing, an interpreter
+	make --no-print-directory "$BUILD/helpers/burn" >/dev/null 2>&1 || true
 	perf record -q -F 1999 -g -o "$file" -- sh -c "$HELPERS/burn -r 3000 >/dev/null;
 		find /usr/lib -name '*.so*' 2>/dev/null | head -3000 | xargs md5sum >/dev/null 2>&1;
-		python3 -c 'sum(i*i for i in range(3000000))'" >/dev/null 2>&1
+		python3 -c 'sum(i*i for i in range(3000000))'" >/dev/null 2>&1 || true
+	if [ ! -s "$file" ]; then
+		echo "skipped: perf record -g could not record here"
+		exit 0
+	fi
 fi
 count() {	# count TALLY ARGS...: instructions of one report run
 	local t=$1; shift

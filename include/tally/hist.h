@@ -144,10 +144,20 @@ TALLY_API int tally_hist__set_filter(struct tally_hist *h, const struct tally_hi
 TALLY_API int tally_hist__resort(struct tally_hist *h);
 /*
  * Order the rows by order[0..n-1] in turn (enum tally_hist_key or enum
- * tally_hist_order values), then by the keys; n 0: perf's default. Kept
- * for later resorts. 0 or -EINVAL.
+ * tally_hist_order values; rows equal in all of them stay in the table's
+ * order); n 0: perf's default (children when counted, self, then the
+ * keys). Kept for later resorts. 0 or -EINVAL.
  */
 TALLY_API int tally_hist__sort(struct tally_hist *h, const int *order, int n);
+/*
+ * The trees from the next resort on (a browser's caller/callee toggle, -g
+ * address): built or not, their order, frames by address. Children and
+ * the parent key walk chains in that order too. 0, -EINVAL (trees asked
+ * of a histogram that keeps no chains: opts.chains, children, graph or
+ * the parent key at new).
+ */
+TALLY_API int tally_hist__set_graph(struct tally_hist *h, bool graph,
+				    enum tally_hist_cg_order order, bool address);
 /*
  * Forget every sample (top's -z): shapes, rows, trees, totals and the
  * timeline. The resolved addresses stay cached.

@@ -859,6 +859,17 @@ int tally_hist__resort(struct tally_hist *h)
 	return err;
 }
 
+int tally_hist__set_graph(struct tally_hist *h, bool graph, enum tally_hist_cg_order order,
+			  bool address)
+{
+	if (!h || (graph && h->no_chain) || (order != TALLY_HIST_CALLER && order != TALLY_HIST_CALLEE))
+		return -EINVAL;
+	h->graph = graph;
+	h->caller = order == TALLY_HIST_CALLER;
+	h->address = address;
+	return 0;
+}
+
 void tally_hist__zero(struct tally_hist *h)
 {
 	if (!h)

@@ -373,6 +373,19 @@ static void test_graph(void **state)
 	assert_int_equal(ni.below, 0);
 	assert_int_equal(ni.nr_children, 0);
 	assert_null(tally_hist_node__child(n));
+	/* the other way round from the next resort: leaf first */
+	assert_int_equal(tally_hist__set_graph(h, true, TALLY_HIST_CALLEE, false), 0);
+	assert_int_equal(tally_hist__resort(h), 0);
+	v = row(h, 0);
+	n = v.graph;
+	for (int i = 0; i < 3; i++) {
+		n = tally_hist_node__child(n);
+		assert_non_null(n);
+		assert_int_equal(tally_hist_node__frame(n)->ip, path[2 - i]);
+	}
+	assert_int_equal(tally_hist__set_graph(h, false, TALLY_HIST_CALLEE, false), 0);
+	assert_int_equal(tally_hist__resort(h), 0);
+	assert_null(row(h, 0).graph);
 	tally_hist__free(h);
 	tally_session__close(ss);
 }
@@ -428,6 +441,8 @@ static void test_bad_input(void **state)
 	assert_int_equal(tally_hist__row(h, 0, 3, &v), -EINVAL);
 	assert_int_equal(tally_hist__row(h, 1, 0, &v), -EINVAL);
 	assert_int_equal(tally_hist__add(h, NULL), -EINVAL);
+	/* no chain kept (self rows only): no tree to build */
+	assert_int_equal(tally_hist__set_graph(h, true, TALLY_HIST_CALLER, false), -EINVAL);
 	assert_int_equal(tally_hist__nr_rows(h, -1), 0);
 	tally_hist__free(h);
 	tally_hist__free(NULL);
