@@ -42,7 +42,7 @@ LDLIBS      := $(PKG_LIBS) -llzma -lz -lstdc++ -lm -lpthread
 # 3.3 ms dynamic, 2.4 ms this way (perf: 7.6 ms). See bench/RESULTS.md.
 # libstdc++ too: tally needs only its demangler (48 KB), while loading the
 # shared library and running its initialisers took ~1 ms of every start.
-TOOL_LDLIBS := -no-pie -Wl,-Bstatic -ltracefs -ltraceevent -lbpf -ldw -lelf -lzstd \
+TOOL_LDLIBS := -no-pie -Wl,-Bstatic -lncursesw -ltinfo -ltracefs -ltraceevent -lbpf -ldw -lelf -lzstd \
                -lprotobuf-c -lcapstone -lz -llzma -lbz2 -lpfm -lstdc++ -Wl,-Bdynamic -lm -lpthread -ldl
 
 LIB_SRC     := $(sort $(wildcard lib/*/*.c))

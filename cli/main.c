@@ -14,6 +14,7 @@ static const struct cmd commands[] = {
 	{ "record", cmd_record, "Sample events into perf.data (perf's format)" },
 	{ "report", cmd_report, "Show the histogram of a perf.data file, as perf report" },
 	{ "annotate", cmd_annotate, "Show where in each function the samples fell, as perf annotate" },
+	{ "top", cmd_top, "Live profile of the system, pids or a command, as perf top" },
 	{ "script", cmd_script, "Print the samples of a perf.data file, as perf script" },
 	{ "diff", cmd_diff, "Compare two perf.data files, as perf diff" },
 	{ "trace", cmd_trace, "Show the system calls of a command or of tasks, as perf trace" },

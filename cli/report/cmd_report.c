@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <tally/tally.h>
 #include "cli.h"
 #include "pager.h"
@@ -576,7 +577,10 @@ int cmd_report(int argc, char **argv)
 	int nr_events = 0;
 	struct tally_data_reader *rd;
 	TALLY_OPTS(tally_session_stats, st);
-	bool help = false, stdio_ = false, inverted = false;
+	bool help = false, stdio_ = false, inverted = false, tui = false, no_tui = false;
+	char *text = NULL;	/* the browser's: what --stdio prints */
+	size_t text_len = 0;
+	FILE *tty_out = NULL, *mem = NULL;
 	int children = -1;	/* the last of --children/--no-children wins, as perf */
 	const struct cli_option opts[] = {
 		CLI_STRING('i', "input", &input, "FILE", "the perf.data file (default perf.data)"),
@@ -598,7 +602,9 @@ int cmd_report(int argc, char **argv)
 		CLI_STRING(0, "symbols", &r.filter.symbols, "LIST", "only these symbols"),
 		CLI_CALLBACK_F(0, "percent-limit", &gp, "PCT",
 			       "hide rows and call graph branches below PCT percent", opt_in_order, 0, 1),
-		CLI_BOOL(0, "stdio", &stdio_, "text output (the default)"),
+		CLI_BOOL(0, "stdio", &stdio_, "text output (the default off a terminal)"),
+		CLI_BOOL(0, "tui", &tui, "the interactive browser (the default on a terminal)"),
+		CLI_BOOL(0, "no-tui", &no_tui, "text output, on a terminal too"),
 		CLI_BOOL(0, "no-inline", &r.no_inline,
 			 "an unwound frame is its symbol alone, not the functions inlined there"),
 		CLI_BOOL('n', "show-nr-samples", &r.show_nr, "a Samples column (the rows' own samples)"),
@@ -671,7 +677,14 @@ int cmd_report(int argc, char **argv)
 		if (gp.at[1] > gp.at[0] || !graph_threshold)
 			r.cg.min_percent = r.percent_limit;
 	}
-	pager_start();
+	/* perf's choice: the browser on a terminal, text for --stdio or a pipe */
+	if (!tui && !stdio_ && !no_tui && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO))
+		tui = true;
+	/* the browser reads the '#' header: -q's rows alone stay text */
+	if (stdio_ || no_tui || r.quiet || r.header || r.header_only || report_exports_any(&r.exp))
+		tui = false;
+	if (!tui)
+		pager_start();
 	{
 		TALLY_OPTS(tally_session_opts, so, .sample = on_sample, .ctx = &r,
 			   .no_inline = r.no_inline);
@@ -713,7 +726,7 @@ int cmd_report(int argc, char **argv)
 	{
 		int order[3 * K__NR + 4];
 		TALLY_OPTS(tally_hist_opts, ho, .keys = r.sort, .nr_keys = r.nsort,
-			   .chains = report_exports_any(&r.exp), .children = r.children,
+			   .chains = report_exports_any(&r.exp) || tui, .children = r.children,
 			   .graph = r.cg.mode != CG_NONE,
 			   .order = r.cg.caller ? TALLY_HIST_CALLER : TALLY_HIST_CALLEE,
 			   .address = r.cg.address, .no_inline = r.no_inline, .parent = parent,
@@ -729,7 +742,7 @@ int cmd_report(int argc, char **argv)
 	}
 	/* rows of the sampled functions alone need no unwinding */
 	tally_session__set_unwind(ss, !(!r.children && r.cg.mode == CG_NONE && !r.has_parent &&
-					 !report_exports_any(&r.exp)));
+					 !report_exports_any(&r.exp) && !tui));
 	ret = cli_session_run(ss, "report", input);
 	tally_session__stats(ss, &st);
 	if (!ret && r.hist_err) {
@@ -756,6 +769,11 @@ int cmd_report(int argc, char **argv)
 		ret = 1;
 		goto out;
 	}
+	/* the browser reads the very text --stdio prints */
+	if (tui && (mem = open_memstream(&text, &text_len))) {
+		tty_out = stdout;
+		stdout = mem;
+	}
 	for (int i = 0, first = 1; i < nr_events; i++)
 		if (totals(&r, i).samples) {
 			if (first)
@@ -765,7 +783,23 @@ int cmd_report(int argc, char **argv)
 		}
 	print_unresolved(&r);
 	print_unwind(ss, r.quiet);
+	if (tty_out) {
+		int idx[nr_events], n = 0;
+
+		stdout = tty_out;
+		tty_out = NULL;
+		if (fclose(mem)) {
+			fprintf(stderr, "tally report: out of memory for the browser\n");
+			ret = 1;
+			goto out;
+		}
+		for (int i = 0; i < nr_events; i++)
+			if (totals(&r, i).samples)
+				idx[n++] = i;
+		ret = report_browse(text, r.hist, ss, input, idx, n);
+	}
 out:
+	free(text);
 	tally_hist__free(r.hist);
 	tally_session__close(ss);
 	return ret;

@@ -26,4 +26,12 @@ static inline bool report_exports_any(const struct report_exports *x)
 int report_export(const struct report_exports *x, struct tally_hist *h, struct tally_session *ss,
 		  const char *path, int idx);
 
+/*
+ * The browser over text (what --stdio printed), the events printed being
+ * idx[0..n): their collapsed stacks give the flame view and the HTML key.
+ * 0, or the exit status after saying why.
+ */
+int report_browse(const char *text, struct tally_hist *h, struct tally_session *ss,
+		  const char *path, const int *idx, int n);
+
 #endif

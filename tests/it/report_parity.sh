@@ -162,11 +162,12 @@ done
 perf report --header -g none -i "$d/perf-tree.data" 2>/dev/null | grep -v 'Tip:\|^#$' >"$d/p.out"
 is "--header: the header, then the rows, as perf" "$(diff "$d/t.out" "$d/p.out" | grep -c '^[<>]')" 0
 check "--header: the event named" grep -q '^# event : name = cpu-clock' "$d/t.out"
-# On a terminal the text goes through the pager; --no-pager writes it out
+# On a terminal --stdio's text goes through the pager; --no-pager writes it
+# out (without --stdio a terminal gets the browser: tests/it/top_tui.sh)
 if command -v script >/dev/null; then
-	n=$(TALLY_PAGER='head -3' script -qc "$TALLY report -i $d/perf-tree.data" /dev/null | wc -l)
+	n=$(TALLY_PAGER='head -3' script -qc "$TALLY report --stdio -i $d/perf-tree.data" /dev/null </dev/null | wc -l)
 	is "pager: the output went through TALLY_PAGER" "$n" 3
-	n=$(TALLY_PAGER='head -3' script -qc "$TALLY --no-pager report -i $d/perf-tree.data" /dev/null | wc -l)
+	n=$(TALLY_PAGER='head -3' script -qc "$TALLY --no-pager report --stdio -i $d/perf-tree.data" /dev/null </dev/null | wc -l)
 	check "--no-pager: all of it ($n lines)" [ "$n" -gt 10 ]
 fi
 "$TALLY" report -g bogus -i "$d/tally-g.data" >/dev/null 2>"$d/e"; rc=$?

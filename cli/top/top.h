@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tally top, perf top's live profile:
+ *   cmd_top.c    command line, events and targets, the loop (--stdio
+ *                screens, or the browser of cli/tui refreshed)
+ *   top_hist.c   the library's histogram of the live samples, as text
+ *   top_proc.c   what was running before: /proc's processes and maps
+ */
+#ifndef TALLY_CLI_TOP_H
+#define TALLY_CLI_TOP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "report_graph.h"
+
+struct tally_session;
+struct tally_session_sample;
+struct tally_machine;
+
+enum top_key { TK_COMM, TK_PID, TK_DSO, TK_SYM, TK_CPU, TK__NR };
+
+struct top_hist_opts {
+	enum top_key keys[TK__NR];
+	int nkeys;
+	bool children;			/* --children: callers' share */
+	bool chains;			/* samples carry chains (-g) */
+	bool inline_frames;		/* DWARF-unwound frames show their inlined functions */
+	struct cg_param cg;		/* how graphs print; mode CG_NONE: none */
+	bool hide_kernel, hide_user;	/* -K, -U */
+	double percent_limit;
+	int entries;			/* -E: rows printed; 0: all */
+};
+
+struct top_hist;
+
+struct top_hist *top_hist_new(struct tally_session *ss, int nr_events,
+			      const struct top_hist_opts *o);
+void top_hist_free(struct top_hist *h);
+/* The session's sample callback's work. 0 or -ENOMEM. */
+int top_hist_add(struct top_hist *h, const struct tally_session_sample *smp);
+/* Make the rows of what came so far (before printing). 0 or -ENOMEM. */
+int top_hist_resort(struct top_hist *h);
+/* Forget the rows (-z), keep the totals since the last interval. */
+void top_hist_zero(struct top_hist *h);
+/* -K/-U/zoom switched on screen */
+void top_hist_hide(struct top_hist *h, bool kernel, bool user);
+
+/* What the screen's headline says of an event, counted since the last take. */
+struct top_rate {
+	uint64_t samples, kernel;	/* this interval */
+	uint64_t total_samples;
+};
+void top_hist_take_rate(struct top_hist *h, int idx, struct top_rate *r);
+int top_hist_nr_events(const struct top_hist *h);
+uint64_t top_hist_samples(const struct top_hist *h, int idx);
+
+/*
+ * The rows of event idx as text: with hash, report's layout (the
+ * '#' header the browser reads); without, perf top --stdio's rows only.
+ * The same rows either way.
+ */
+void top_hist_print(struct top_hist *h, int idx, FILE *fp, bool hash);
+/* The event's collapsed stacks ("comm;root;...;leaf N"), for the flame view. */
+void top_hist_folded(struct top_hist *h, int idx, FILE *fp);
+
+/* Processes running before top: comm, threads and executable maps from /proc (pid -1: all). */
+int top_proc_seed(struct tally_machine *m, const int *pids, int npids);
+
+#endif
