@@ -382,7 +382,7 @@ int cmd_annotate(int argc, char **argv)
 	if (!ret && !shown && c.symbol)
 		fprintf(stderr, "tally annotate: no samples in symbol '%s'\n", c.symbol);
 	report_unreadable(ss);
-	tally_annotate__delete(a);
+	tally_annotate__free(a);
 	tally_session__close(ss);
 	return ret;
 }

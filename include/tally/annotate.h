@@ -90,7 +90,7 @@ struct tally_annotate_source {
 /* NULL + errno. The session stays the caller's. */
 TALLY_API struct tally_annotate *tally_annotate__new(struct tally_session *s,
 						     const struct tally_annotate_opts *opts);
-TALLY_API void tally_annotate__delete(struct tally_annotate *a);
+TALLY_API void tally_annotate__free(struct tally_annotate *a);
 /* Count a sample (from the session's sample callback): 0 or -errno. */
 TALLY_API int tally_annotate__add(struct tally_annotate *a,
 				  const struct tally_session_sample *smp);

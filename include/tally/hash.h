@@ -7,7 +7,7 @@
  *	const char *a = tally_strpool__add(p, "main");
  *	a == tally_strpool__add(p, "main");	// equal strings, one copy
  *	uint64_t h = tally_hash_mix(tally_fnv_str(TALLY_FNV_BASIS, a));
- *	tally_strpool__delete(p);
+ *	tally_strpool__free(p);
  */
 #ifndef TALLY_HASH_H
 #define TALLY_HASH_H
@@ -59,7 +59,7 @@ TALLY_API struct tally_strpool *tally_strpool__new(void);
 /* s's copy in p, made on first sight; NULL + errno (EINVAL, ENOMEM) on error. */
 TALLY_API const char *tally_strpool__add(struct tally_strpool *p, const char *s);
 /* Frees every copy; NULL is fine. */
-TALLY_API void tally_strpool__delete(struct tally_strpool *p);
+TALLY_API void tally_strpool__free(struct tally_strpool *p);
 
 #ifdef __cplusplus
 }

@@ -1009,7 +1009,7 @@ void tally_hist__free(struct tally_hist *h)
 	if (h->has_parent)
 		regfree(&h->parent_re);
 	tally__resolver_free(&h->res);
-	tally_strpool__delete(h->traces);
+	tally_strpool__free(h->traces);
 	free(h);
 }
 

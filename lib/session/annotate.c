@@ -86,11 +86,11 @@ struct tally_annotate *tally_annotate__new(struct tally_session *s,
 		goto nomem;
 	return a;
 nomem:
-	tally_annotate__delete(a);
+	tally_annotate__free(a);
 	return tally__err_ptr(ENOMEM);
 }
 
-void tally_annotate__delete(struct tally_annotate *a)
+void tally_annotate__free(struct tally_annotate *a)
 {
 	if (!a)
 		return;

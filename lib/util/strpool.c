@@ -64,7 +64,7 @@ const char *tally_strpool__add(struct tally_strpool *p, const char *s)
 	return tally__strpool_add(&p->p, s);
 }
 
-void tally_strpool__delete(struct tally_strpool *p)
+void tally_strpool__free(struct tally_strpool *p)
 {
 	if (!p)
 		return;

@@ -38,8 +38,8 @@ static void test_pool_interns(void **state)
 	errno = 0;
 	assert_null(tally_strpool__add(NULL, "x"));
 	assert_int_equal(errno, EINVAL);
-	tally_strpool__delete(p);
-	tally_strpool__delete(NULL);
+	tally_strpool__free(p);
+	tally_strpool__free(NULL);
 }
 
 static void test_intern(void **state)
