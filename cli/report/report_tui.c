@@ -125,6 +125,11 @@ static struct annot_view *annotate_cb(void *ctx, int ev, const char *dso, const 
 
 	if (ev >= b->n)
 		return NULL;
+	/* standard input is the terminal's keys now, a pipe's data is gone */
+	if (!strcmp(b->path, "-")) {
+		snprintf(msg, n, "annotate: the data came from a pipe, there is no file to read again");
+		return NULL;
+	}
 	{
 		TALLY_OPTS(tally_session_opts, so, .sample = annotate_sample, .ctx = &a,
 			   .no_unwind = true, .no_comm = true);

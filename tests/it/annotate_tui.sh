@@ -80,6 +80,8 @@ annotate_view() {
 		test "$(grep -cE '^ +[0-9]+\.[0-9]+ : +[0-9a-f]+:' "$d/$who.got")" -ge 5
 	is "$who: the hottest instruction is selected" "$(selected "$who")" "$hotaddr $hotpct%"
 	check "$who:   and on screen" grep -q ":   *$hotaddr:" "$d/$who.got"
+	# the hottest line drawn as the selection (black on cyan; reverse without colours)
+	is "$who:   drawn selected" "$(tm capture-pane -e -p -t "$who" | sed -n '2,39p' | grep -E $'\e\\[(46|7)m' | grep -c ":   *$hotaddr:")" 1
 	# a jump within the function: ENTER on it selects its target
 	jmp=$(awk -v s="$sym" '/^ +[0-9]+\.[0-9]+ : +[0-9a-f]+: +j[a-z]+ +[0-9a-f]+ </ && index($0, "<" s "+") { print NR; exit }' "$d/$who.want")
 	if [ -n "$jmp" ]; then
