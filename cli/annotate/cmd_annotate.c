@@ -14,6 +14,7 @@
 #include <string.h>
 #include <tally/tally.h>
 #include <tally/annotate.h>
+#include "annotate_text.h"
 #include "cli.h"
 #include "pager.h"
 #include "parse_options.h"
@@ -138,26 +139,25 @@ static void print_symbol(const struct annotate_cfg *c, struct tally_session *ss,
 	printf("----\n");
 	for (int i = 0; i < l->nr; i++) {
 		const struct tally_annotate_line *al = &l->v[i];
+		char text[8192], *big = NULL;
+		int len = annotate_line_text(l, i, ptype, text, sizeof(text));
 
-		if (al->offset >= 0) {
-			printf(" %7.2f :   %*" PRIx64 ":%s", al->percent[ptype], l->addr_width,
-			       al->addr, al->text);
-			/* -l: a hot line's source, where it changes (across symbols, as perf) */
-			if (c->print_line && al->percent[ptype] > 0.5) {
-				char src[512];
+		/* a source line longer than the buffer: printed whole all the same */
+		if (len >= (int)sizeof(text) && (big = malloc((size_t)len + 1)))
+			annotate_line_text(l, i, ptype, big, (size_t)len + 1);
+		fputs(big ? big : text, stdout);
+		free(big);
+		/* -l: a hot line's source, where it changes (across symbols, as perf) */
+		if (al->offset >= 0 && c->print_line && al->percent[ptype] > 0.5) {
+			char src[512];
 
-				line_path(sym, al->addr, src, sizeof(src));
-				if (strcmp(src, prev_path)) {
-					printf(" // %s", src);
-					snprintf(prev_path, sizeof(prev_path), "%s", src);
-				}
+			line_path(sym, al->addr, src, sizeof(src));
+			if (strcmp(src, prev_path)) {
+				printf(" // %s", src);
+				snprintf(prev_path, sizeof(prev_path), "%s", src);
 			}
-			putchar('\n');
 		}
-		else if (!*al->text)
-			printf(" %8s:\n", " ");
-		else
-			printf(" %8s: %-*d %s\n", " ", l->addr_width, al->line_nr, al->text);
+		putchar('\n');
 	}
 }
 

@@ -1,7 +1,15 @@
 // SPDX-License-Identifier: MIT
-/* report's browser: its text and each event's collapsed stacks, handed to cli/tui. */
+/*
+ * report's browser: its text, each event's collapsed stacks and a row's
+ * annotation, handed to cli/tui.
+ */
+#include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <tally/annotate.h>
+#include "annotate_text.h"
 #include "browser.h"
 #include "report.h"
 
@@ -41,12 +49,130 @@ static char *folded_cb(void *ctx, int ev)
 	return ev < b->n ? folded_of(b->h, b->ss, b->path, b->idx[ev]) : NULL;
 }
 
+static int annotate_sample(struct tally_session *s, const struct tally_session_sample *smp, void *ctx)
+{
+	struct tally_annotate **a = ctx;	/* made after the session it counts */
+
+	return tally_annotate__add(*a, smp) == -ENOMEM ? -ENOMEM : 0;
+}
+
+/* The annotate view of the lines tally annotate --stdio prints for symbol idx. */
+static struct annot_view *annot_of(struct tally_annotate *a, struct tally_session *ss, int idx,
+				   char *msg, size_t n)
+{
+	const struct tally_annotate_sym *sym = tally_annotate__sym(a, idx);
+	const char *base = strrchr(sym->dso_name, '/') ? strrchr(sym->dso_name, '/') + 1 : sym->dso_name;
+	struct tally_annotate_lines l;
+	struct annot_view *v;
+	char text[8192];
+	int err;
+
+	if ((err = tally_annotate__lines(a, idx, &l))) {
+		/* perf's words ("Error:\n...") on the one status line */
+		snprintf(msg, n, "annotate: %s", err == -ENOMEM ? strerror(ENOMEM) : tally_annotate__strerror(a));
+		for (char *p = msg, *q = msg; ; p++) {
+			if (*p == '\n' || *p == '\t')
+				*p = ' ';
+			if (*p == ' ' && q > msg && q[-1] == ' ')
+				continue;
+			if (!(*q++ = *p))
+				break;
+		}
+		return NULL;
+	}
+	if (!(v = annot_new(l.nr))) {
+		tally_annotate_lines__free(&l);
+		snprintf(msg, n, "annotate: %s", strerror(ENOMEM));
+		return NULL;
+	}
+	for (int i = 0; i < l.nr; i++) {
+		int len = annotate_line_text(&l, i, TALLY_PERCENT_LOCAL_PERIOD, text, sizeof(text));
+
+		v->line[i] = len < (int)sizeof(text) ? strdup(text) : malloc((size_t)len + 1);
+		if (v->line[i] && len >= (int)sizeof(text))
+			annotate_line_text(&l, i, TALLY_PERCENT_LOCAL_PERIOD, v->line[i], (size_t)len + 1);
+		v->insn[i] = l.v[i].offset >= 0;
+		v->addr[i] = l.v[i].addr;
+		v->percent[i] = l.v[i].percent[TALLY_PERCENT_LOCAL_PERIOD];
+		if (!v->line[i]) {
+			v->nr = i;
+			annot_free(v);
+			tally_annotate_lines__free(&l);
+			snprintf(msg, n, "annotate: %s", strerror(ENOMEM));
+			return NULL;
+		}
+	}
+	if (asprintf(&v->title, "%s in %s for %s (%" PRIu64 " samples, percent: local period)",
+		     sym->name, base, tally_session__event_name(ss, sym->attr), sym->nr_samples) < 0)
+		v->title = NULL;
+	tally_annotate_lines__free(&l);
+	return v;
+}
+
+/*
+ * 'a': the file read again through the annotate library for this one
+ * symbol (the report's pass did not keep per-instruction samples: they
+ * cost every row, and few rows are ever annotated).
+ */
+static struct annot_view *annotate_cb(void *ctx, int ev, const char *dso, const char *name,
+				      char *msg, size_t n)
+{
+	struct browse *b = ctx;
+	struct tally_annotate *a = NULL;
+	struct tally_session *ss;
+	struct annot_view *v = NULL;
+	int nr, err;
+
+	if (ev >= b->n)
+		return NULL;
+	/* standard input is the terminal's keys now, a pipe's data is gone */
+	if (!strcmp(b->path, "-")) {
+		snprintf(msg, n, "annotate: the data came from a pipe, there is no file to read again");
+		return NULL;
+	}
+	{
+		TALLY_OPTS(tally_session_opts, so, .sample = annotate_sample, .ctx = &a,
+			   .no_unwind = true, .no_comm = true);
+
+		if (!(ss = tally_session__open(b->path, &so))) {
+			snprintf(msg, n, "annotate: %s: %s", b->path, strerror(errno));
+			return NULL;
+		}
+	}
+	{
+		TALLY_OPTS(tally_annotate_opts, ao, .symbol = name, .dsos = dso);
+
+		a = tally_annotate__new(ss, &ao);
+	}
+	if (!a) {
+		snprintf(msg, n, "annotate: %s", strerror(errno));
+		tally_session__close(ss);
+		return NULL;
+	}
+	/* a damaged file: what was read before the damage, as tally annotate */
+	err = tally_session__run(ss);
+	nr = tally_annotate__sort(a);
+	for (int i = 0; i < nr; i++)
+		if (tally_annotate__sym(a, i)->attr == b->idx[ev]) {
+			v = annot_of(a, ss, i, msg, n);
+			break;
+		}
+	if (!v && !msg[0])
+		snprintf(msg, n, "annotate: no samples of %s in %s%s%s", name, dso,
+			 err < 0 ? ": " : "", err < 0 ? strerror(-err) : "");
+	tally_annotate__delete(a);
+	tally_session__close(ss);
+	return v;
+}
+
 int report_browse(const char *text, struct tally_hist *h, struct tally_session *ss,
 		  const char *path, const int *idx, int n)
 {
 	struct view v;
 	struct browse b = { h, ss, path, idx, n };
-	const struct browser_ops ops = { .title = "tally report", .folded = folded_cb, .ctx = &b };
+	const struct browser_ops ops = {
+		.title = "tally report", .folded = folded_cb, .annotate = annotate_cb, .ctx = &b,
+	};
 	int rc;
 
 	if (view_parse(&v, text)) {

@@ -508,6 +508,9 @@ static int run_tui(struct top *t)
 	const struct browser_ops ops = {
 		.title = "tally top", .delay_ms = t->delay * 1000, .refresh = tui_refresh,
 		.tick = tui_tick, .key = tui_key, .folded = tui_folded, .ctx = t,
+		/* top's rows keep no per-instruction samples and it has no file to read again */
+		.no_annotate = "not in tally top (no per-instruction samples live): "
+			       "tally record, then a in tally report",
 	};
 	int rc = browser_run(&v, &ops);
 

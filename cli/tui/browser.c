@@ -47,7 +47,7 @@ static const char *const help[] = {
 	"F            flame view of the current selection (again: back)",
 	"P            write the current view as text (tally.hist.N)",
 	"H            write the HTML page of the current filter (tally.N.html)",
-	"a            annotate the selected symbol",
+	"a            annotate the selected symbol (LEFT, ESC, q: back)",
 	"?, h         this help",
 	"q, ESC       quit (ESC: zoom out first)",
 	NULL,
@@ -390,6 +390,45 @@ static void swap_view(struct browser *b, struct view *nv)
 	free(sel_key);
 }
 
+/* 'a': the selected row's symbol annotated, until back; TUI_KEY_QUIT ends it all */
+static int annotate(struct browser *b)
+{
+	struct view_event *e = cur(b);
+	int cd = e ? view_col(e, "Shared Object") : -1, cs = e ? view_col(e, "Symbol") : -1, k;
+	char dso[512], sym[1024];
+	const char *line;
+	struct annot_view *a;
+
+	if (!b->ops->annotate) {
+		snprintf(b->msg, sizeof(b->msg), "annotate: %s",
+			 b->ops->no_annotate ? b->ops->no_annotate : "not available here");
+		return 0;
+	}
+	if (!b->nitems)
+		return 0;
+	if (cd < 0 || cs < 0) {
+		snprintf(b->msg, sizeof(b->msg), "annotate: no symbol and DSO columns (-s ...,dso,sym)");
+		return 0;
+	}
+	line = e->rows[b->items[b->sel].row].line;
+	view_field(e, line, cd, dso, sizeof(dso));
+	view_field(e, line, cs, sym, sizeof(sym));
+	/* perf's row of an address no symbol holds: "[.] 0x0000000000001139" */
+	if (!*sym || !strncmp(sym, "0x", 2) || !strcmp(dso, "[unknown]")) {
+		snprintf(b->msg, sizeof(b->msg), "annotate: no symbol at %.64s in %.128s, nothing to annotate",
+			 *sym ? sym : "this address", dso);
+		return 0;
+	}
+	snprintf(b->msg, sizeof(b->msg), "annotating %.200s...", sym);
+	draw(b);
+	b->msg[0] = 0;
+	if (!(a = b->ops->annotate(b->ops->ctx, b->ev, dso, sym, b->msg, sizeof(b->msg))))
+		return 0;
+	k = annot_run(a, b->ops->title);
+	annot_free(a);
+	return k;
+}
+
 static void open_all(struct browser *b, bool open)
 {
 	struct view_event *e = cur(b);
@@ -566,8 +605,8 @@ int browser_run(struct view *v, const struct browser_ops *ops)
 				write_html(&b);
 			break;
 		case 'a':
-			/* the annotate view's hook: tally annotate (issue 21) is not there yet */
-			snprintf(b.msg, sizeof(b.msg), "annotate: not available");
+			if (annotate(&b) == TUI_KEY_QUIT)
+				quit = true;
 			break;
 		default:
 			if (ops->key && k > 0)

@@ -8,6 +8,7 @@
 #ifndef TALLY_CLI_BROWSER_H
 #define TALLY_CLI_BROWSER_H
 
+#include "annot.h"
 #include "view.h"
 
 struct browser_ops {
@@ -25,6 +26,14 @@ struct browser_ops {
 	char *(*folded)(void *ctx, int ev);
 	/* A key of the caller's (top's 'z'), with what to say; 0: not its key. */
 	int (*key)(void *ctx, int key, char *msg, size_t n);
+	/*
+	 * 'a': the annotate view of event ev's symbol sym in dso (the row's
+	 * columns as shown), or NULL with the reason in msg. NULL: the
+	 * caller cannot annotate, why in no_annotate.
+	 */
+	struct annot_view *(*annotate)(void *ctx, int ev, const char *dso, const char *sym,
+				       char *msg, size_t n);
+	const char *no_annotate;
 	void *ctx;
 };
 

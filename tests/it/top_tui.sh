@@ -103,8 +103,12 @@ is "d zooms into the row's DSO" "$(screen rep | rows_of | grep -vc 'libc.so.6')"
 tm send-keys -t rep Left
 sleep 0.3
 is "LEFT zooms out" "$(screen rep | rows_of | head -"$n" | diff "$d/tui.rows" - | grep -c '^[<>]')" 0
+# a: the row's annotate view (annotate_tui.sh checks its lines), LEFT: the same rows
 tm send-keys -t rep a
-check "a: annotate's hook says it is not there yet" wait_for rep 'annotate: not available' 20
+check "a: the annotate view of the row's symbol or why not" wait_for rep 'annotate' 100
+tm send-keys -t rep Left
+wait_for rep 'tally report: Samples' 20
+is "  LEFT: the rows again" "$(screen rep | rows_of | head -"$n" | diff "$d/tui.rows" - | grep -c '^[<>]')" 0
 tm send-keys -t rep q
 is "q: exit 0" "$(exited rep)" "EXITED 0"
 check "q: the terminal is restored" restored rep

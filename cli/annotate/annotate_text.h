@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * One line of an annotation as `tally annotate --stdio` prints it: the
+ * command and the browser's annotate view write the same text.
+ */
+#ifndef TALLY_CLI_ANNOTATE_TEXT_H
+#define TALLY_CLI_ANNOTATE_TEXT_H
+
+#include <stddef.h>
+#include <tally/annotate.h>
+
+/* Line i of l with percent type ptype (without -l's "// file:line") into buf: its length. */
+int annotate_line_text(const struct tally_annotate_lines *l, int i, int ptype, char *buf, size_t n);
+
+#endif
