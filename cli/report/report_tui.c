@@ -160,7 +160,7 @@ static struct annot_view *annotate_cb(void *ctx, int ev, const char *dso, const 
 	if (!v && !msg[0])
 		snprintf(msg, n, "annotate: no samples of %s in %s%s%s", name, dso,
 			 err < 0 ? ": " : "", err < 0 ? strerror(-err) : "");
-	tally_annotate__delete(a);
+	tally_annotate__free(a);
 	tally_session__close(ss);
 	return v;
 }
