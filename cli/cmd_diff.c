@@ -3,169 +3,74 @@
  * tally diff: perf diff's rows for two perf.data files: per (shared
  * object, symbol) the baseline's share and the change in the other
  * file, ordered by the size of the change, as perf diff 6.1 prints them.
+ * Each file's rows are a histogram's (tally/hist.h), the pictures its
+ * stacks view; here they are paired, ordered and printed.
  */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <tally/hist.h>
 #include <tally/stacks.h>
 #include <tally/tally.h>
 #include "cli.h"
 #include "pager.h"
 #include "parse_options.h"
 #include "read_file.h"
-#include "resolve_internal.h"
 
+/* A row of the comparison: a row of either file's histogram, or of both. */
 struct drow {
-	const char *dso, *sym;		/* copies */
+	const char *dso, *sym;		/* the histograms' strings */
 	uint64_t addr;
 	char mode;
 	uint64_t period[2];
 	bool in[2];
 	double pct[2], delta;
-	struct drow *next;
 };
 
 struct diff {
-	struct resolver res[2];
+	struct tally_hist *h[2];	/* one per file, keyed as perf diff's rows: dso, sym */
 	int side;
-	struct drow **tab, **rows;
-	size_t nb, n;
+	struct drow *rows;
+	size_t n;
 	uint64_t total[2];
+	int err;			/* the first the histograms met */
 	int attr_of[2];			/* the event compared, per file */
 	const char *flamegraph;		/* a differential flame graph, to this file */
 	const char *html;		/* the comparison's page */
-	struct tally_stacks *st[2];
 };
 
-/* The sample's stack in the model: its chain root first, or its own address. */
-static void add_stack(struct diff *d, const struct tally_sample *smp, enum tally_cpumode mode,
-		      uint64_t period, const char *comm)
-{
-	static enum tally_cpumode modes[CHAIN_MAX];
-	struct tally_stacks *st = d->st[d->side];
-	struct resolver *res = &d->res[d->side];
-	int t = tally_stacks__thread(st, (int32_t)smp->pid, (int32_t)smp->tid, comm), node = -1;
-	uint64_t nr = smp->callchain.nr < CHAIN_MAX ? smp->callchain.nr : CHAIN_MAX;
-
-	if (t < 0)
-		return;
-	if (nr && tally_session__chain_corrupt(smp))
-		nr = 0;		/* perf drops such a chain: the ip alone */
-	tally__chain_modes(smp, modes);
-	for (uint64_t i = nr + 1; i > 0 && node >= -1; i--) {
-		/* without a chain: the ip alone */
-		uint64_t ip = nr ? smp->callchain.ips[i - 1] : smp->ip;
-		const struct where *w;
-		struct tally_stack_frame f;
-		int fi;
-
-		if (nr && i == nr + 1)
-			continue;
-		if (ip >= PERF_CONTEXT_MAX)
-			continue;
-		w = tally__resolver_get(res, (int32_t)smp->pid, (int32_t)smp->tid, ip, nr ? modes[i - 1] : mode);
-		if (!w)
-			return;
-		f = (struct tally_stack_frame){ .name = w->sym, .dso = w->dso,
-						.addr = w->mapped ? w->addr : ip, .kernel = w->mode == 'k' };
-		fi = tally_stacks__frame(st, &f);
-		node = fi < 0 ? -2 : tally_stacks__push(st, node, fi);
-		if (!nr)
-			break;
-	}
-	if (node >= 0)
-		tally_stacks__sample(st, t, node, 1, period);
-}
-
-static uint64_t row_hash(const char *dso, const char *sym, uint64_t addr)
-{
-	return hash_mix(tally__fnv_str(tally__fnv_str(FNV_BASIS, dso), sym) ^ (sym ? 0 : addr));
-}
-
-static bool same(const char *a, const char *b)
-{
-	return a == b || (a && b && !strcmp(a, b));
-}
-
-static struct drow *row_find(struct diff *d, const struct where *w, uint64_t addr)
-{
-	const char *dso = w->dso ? w->dso : "[unknown]";
-	uint64_t h = row_hash(dso, w->sym, addr);
-	struct drow *r;
-
-	if (d->n >= d->nb) {
-		size_t nb = d->nb ? d->nb * 2 : 1024;
-		struct drow **t = calloc(nb, sizeof(*t));
-		void *v = realloc(d->rows, nb * sizeof(*d->rows));
-
-		if (!t || !v) {
-			free(t);
-			if (v)
-				d->rows = v;
-			return NULL;
-		}
-		d->rows = v;
-		for (size_t i = 0; i < d->n; i++) {
-			struct drow *x = d->rows[i];
-			uint64_t k = row_hash(x->dso, x->sym, x->addr) & (nb - 1);
-
-			x->next = t[k];
-			t[k] = x;
-		}
-		free(d->tab);
-		d->tab = t;
-		d->nb = nb;
-	}
-	for (r = d->tab[h & (d->nb - 1)]; r; r = r->next)
-		if (same(r->dso, dso) && same(r->sym, w->sym) && (w->sym || r->addr == addr))
-			return r;
-	r = calloc(1, sizeof(*r));
-	if (!r || !(r->dso = strdup(dso)) || (w->sym && !(r->sym = strdup(w->sym)))) {
-		if (r)
-			free((char *)r->dso);
-		free(r);
-		return NULL;
-	}
-	r->addr = addr;
-	r->mode = w->mode;
-	r->next = d->tab[h & (d->nb - 1)];
-	d->tab[h & (d->nb - 1)] = r;
-	d->rows[d->n++] = r;
-	return r;
-}
-
+/* Each sample of the compared event counts in its file's histogram. */
 static int on_sample(struct tally_session *ss, const struct tally_session_sample *ts, void *arg)
 {
 	struct diff *d = arg;
-	int idx = ts->attr;
-	const struct tally_sample *smp = ts->sample;
-	enum tally_cpumode mode = ts->mode;
-	uint64_t period = ts->period;
-	const struct where *w;
-	struct drow *r;
+	int err;
 
-	if (idx != d->attr_of[d->side])
-		return 0;
-	d->total[d->side] += period;
-	w = tally__resolver_get(&d->res[d->side], (int32_t)smp->pid, (int32_t)smp->tid, smp->ip, mode);
-	if (!w || !(r = row_find(d, w, w->sym ? 0 : w->addr)))
-		return 0;
-	r->period[d->side] += period;
-	r->in[d->side] = true;
-	if (d->flamegraph || d->html)
-		add_stack(d, smp, mode, period, tally_session__comm(ss, ts));
+	(void)ss;
+	if (ts->attr == d->attr_of[d->side] && (err = tally_hist__add(d->h[d->side], ts)) && !d->err)
+		d->err = err;
 	return 0;
 }
-
-static const struct diff *sort_ctx;
 
 static int cmp_str(const char *a, const char *b)
 {
 	if (!a || !b)
 		return !a && !b ? 0 : (!a ? 1 : -1);
 	return strcmp(a, b);
+}
+
+/* The rows' key: shared object, then symbol, or the address of none. */
+static int cmp_key(const void *pa, const void *pb)
+{
+	const struct drow *a = pa, *b = pb;
+	int c;
+
+	if ((c = cmp_str(a->dso, b->dso)))
+		return c;
+	if (a->sym || b->sym)
+		return cmp_str(a->sym, b->sym);
+	return a->addr < b->addr ? -1 : a->addr > b->addr;
 }
 
 /*
@@ -175,8 +80,7 @@ static int cmp_str(const char *a, const char *b)
  */
 static int cmp_rows(const void *pa, const void *pb)
 {
-	const struct drow *a = *(const struct drow *const *)pa, *b = *(const struct drow *const *)pb;
-	int c;
+	const struct drow *a = pa, *b = pb;
 
 	if (a->in[1] != b->in[1])
 		return a->in[1] ? -1 : 1;
@@ -184,11 +88,48 @@ static int cmp_rows(const void *pa, const void *pb)
 		return fabs(a->delta) > fabs(b->delta) ? -1 : 1;
 	if (a->period[0] != b->period[0])
 		return a->period[0] > b->period[0] ? -1 : 1;
-	if ((c = cmp_str(a->dso, b->dso)))
-		return c;
-	if (a->sym || b->sym)
-		return cmp_str(a->sym, b->sym);
-	return a->addr < b->addr ? -1 : a->addr > b->addr;
+	return cmp_key(a, b);
+}
+
+/*
+ * The comparison's rows: the baseline's, each paired with the new file's
+ * row of its key (a key is one row in a file: the histograms pair
+ * functions by name), then the new file's alone. 0 or -ENOMEM.
+ */
+static int pair_rows(struct diff *d)
+{
+	size_t nr[2], n0;
+
+	for (int k = 0; k < 2; k++) {
+		TALLY_OPTS(tally_hist_totals, t);
+
+		if (tally_hist__resort(d->h[k]))
+			return -ENOMEM;
+		tally_hist__totals(d->h[k], d->attr_of[k], &t);
+		d->total[k] = t.period;
+		nr[k] = tally_hist__nr_rows(d->h[k], d->attr_of[k]);
+	}
+	if (!(d->rows = calloc(nr[0] + nr[1] + 1, sizeof(*d->rows))))
+		return -ENOMEM;
+	for (int k = 0; k < 2; k++) {
+		n0 = d->n;
+		for (size_t i = 0; i < nr[k]; i++) {
+			TALLY_OPTS(tally_hist_row, row);
+			struct drow key, *r;
+
+			tally_hist__row(d->h[k], d->attr_of[k], i, &row);
+			key = (struct drow){ .dso = row.dso ? row.dso : "[unknown]", .sym = row.sym,
+					     .addr = row.sym ? 0 : row.addr, .mode = row.level };
+			r = k ? bsearch(&key, d->rows, n0, sizeof(*d->rows), cmp_key) : NULL;
+			if (!r)
+				*(r = &d->rows[d->n++]) = key;
+			r->period[k] = row.self;
+			r->in[k] = true;
+		}
+		if (!k && d->n)
+			qsort(d->rows, d->n, sizeof(*d->rows), cmp_key);
+	}
+	return 0;
 }
 
 static int sym_text(const struct drow *r, char *buf, size_t len)
@@ -205,7 +146,7 @@ static void print(struct diff *d, const char *event)
 	char buf[4096];
 
 	for (size_t i = 0; i < d->n; i++) {
-		struct drow *r = d->rows[i];
+		struct drow *r = &d->rows[i];
 
 		for (int k = 0; k < 2; k++)
 			r->pct[k] = d->total[k] ? 100.0 * (double)r->period[k] / (double)d->total[k] : 0;
@@ -215,7 +156,6 @@ static void print(struct diff *d, const char *event)
 		if (sym_text(r, buf, sizeof(buf)) > ws)
 			ws = (int)strlen(buf);
 	}
-	sort_ctx = d;
 	if (d->n)
 		qsort(d->rows, d->n, sizeof(*d->rows), cmp_rows);
 	printf("# Event '%s'\n#\n# Baseline  Delta Abs  %-*s  %-*s\n# ........  .........  ", event,
@@ -227,7 +167,7 @@ static void print(struct diff *d, const char *event)
 		putchar('.');
 	printf("\n#\n");
 	for (size_t i = 0; i < d->n; i++) {
-		const struct drow *r = d->rows[i];
+		const struct drow *r = &d->rows[i];
 
 		if (r->in[0])
 			printf("  %7.2f%%", r->pct[0]);
@@ -300,19 +240,24 @@ int cmd_diff(int argc, char **argv)
 		files[1] = argv[1];
 	}
 	pager_start();
-	if ((d.flamegraph || d.html) &&
-	    (!(d.st[0] = tally_stacks__new()) || !(d.st[1] = tally_stacks__new()))) {
-		fprintf(stderr, "tally diff: %s\n", strerror(ENOMEM));
-		ret = 1;
-	}
 	for (int k = 0; k < 2 && !ret; k++) {
-		d.side = k;
-		/* the comm is looked up for the pictures alone */
-		TALLY_OPTS(tally_session_opts, so, .sample = on_sample, .ctx = &d, .no_comm = true);
+		static const enum tally_hist_key keys[] = { TALLY_HIST_DSO, TALLY_HIST_SYM };
+		/*
+		 * perf diff's rows; the pictures keep the chains, their frames
+		 * functions alone, as the old stacks were
+		 */
+		TALLY_OPTS(tally_hist_opts, ho, .keys = keys, .nr_keys = 2, .sym_by_name = true,
+			   .chains = d.flamegraph || d.html, .no_inline = true);
+		TALLY_OPTS(tally_session_opts, so, .sample = on_sample, .ctx = &d);
 
+		d.side = k;
 		if (!(ss[k] = cli_session_open("diff", files[k], &so, &ret)))
 			break;
-		tally__resolver_bind(&d.res[k], ss[k]);
+		if (!(d.h[k] = tally_hist__new(ss[k], &ho))) {
+			fprintf(stderr, "tally diff: %s\n", strerror(errno));
+			ret = 1;
+			break;
+		}
 		/* the baseline's first event, found by name in the new file */
 		d.attr_of[k] = 0;
 		for (int i = 0; k == 1 && i < tally_session__nr_events(ss[1]); i++)
@@ -323,35 +268,42 @@ int cmd_diff(int argc, char **argv)
 			}
 		ret = cli_session_run(ss[k], "diff", files[k]);
 	}
+	if (!ret && (d.err || (d.err = pair_rows(&d)))) {
+		fprintf(stderr, "tally diff: %s\n", strerror(-d.err));
+		ret = 1;
+	}
 	if (!ret)
 		print(&d, tally_session__event_name(ss[0], 0));
 	for (int k = 0; !ret && k < 2; k++) {
 		const char *path = k ? d.html : d.flamegraph;
-		struct diff_picture p = { .base = d.st[0], .s = d.st[1], .html = k == 1 };
-		int err;
+		struct diff_picture p = { .html = k == 1 };
+		struct tally_stacks *st[2] = { NULL, NULL };
+		int err = 0;
 
 		if (!path)
 			continue;
+		/* the histograms' stacks, functions alone (no source lines to look up) */
+		for (int f = 0; f < 2 && !err; f++)
+			if (!(st[f] = tally_stacks__from_hist_flags(d.h[f], d.attr_of[f],
+								    TALLY_STACKS_FUNCTIONS)))
+				err = -errno;
+		p.base = st[0];
+		p.s = st[1];
 		snprintf(p.title, sizeof(p.title), "%s against %s (red grew, blue shrank)", files[1],
 			 files[0]);
 		/* all or nothing: a full disk leaves no half picture */
-		err = tally_stacks__write_file(path, diff_draw, &p);
+		if (!err)
+			err = tally_stacks__write_file(path, diff_draw, &p);
 		if (err) {
 			fprintf(stderr, "tally diff: %s: %s\n", path, strerror(-err));
 			ret = 1;
 		}
-	}
-	tally_stacks__free(d.st[0]);
-	tally_stacks__free(d.st[1]);
-	for (size_t i = 0; i < d.n; i++) {
-		free((char *)d.rows[i]->dso);
-		free((char *)d.rows[i]->sym);
-		free(d.rows[i]);
+		tally_stacks__free(st[0]);
+		tally_stacks__free(st[1]);
 	}
 	free(d.rows);
-	free(d.tab);
 	for (int k = 0; k < 2; k++) {
-		tally__resolver_free(&d.res[k]);
+		tally_hist__free(d.h[k]);
 		tally_session__close(ss[k]);
 	}
 	return ret;

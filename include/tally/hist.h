@@ -115,9 +115,15 @@ struct tally_hist_opts {
 	const char *parent;		/* the parent key's regex; NULL: "^sys_|^do_page_fault" */
 	/* keep each sample's time and weight in order (the timeline pictures) */
 	bool timeline;
+	/*
+	 * The sym key is a function's name in its DSO, whatever its address
+	 * (diff's rows: two builds of a program pair by name; two static
+	 * functions of one name are one row). Added in 0.3.
+	 */
+	bool sym_by_name;
 	size_t :0;
 };
-#define tally_hist_opts__last_field timeline
+#define tally_hist_opts__last_field sym_by_name
 
 /*
  * A histogram of ss's samples (ss outlives it: its address spaces

@@ -13,10 +13,15 @@
 #include "internal.h"
 #include "hist_internal.h"
 
+/* By hand: a sprintf per byte, for every frame of every stack, was a quarter of diff --html's time. */
 static void hex(char *out, const uint8_t *b, size_t n)
 {
-	for (size_t i = 0; i < n; i++)
-		sprintf(out + 2 * i, "%02x", b[i]);
+	static const char digits[] = "0123456789abcdef";
+
+	for (size_t i = 0; i < n; i++) {
+		out[2 * i] = digits[b[i] >> 4];
+		out[2 * i + 1] = digits[b[i] & 15];
+	}
 	out[2 * n] = '\0';
 }
 

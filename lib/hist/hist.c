@@ -66,6 +66,7 @@ struct tally_hist {
 	bool no_chain;			/* no chain needed: a shape is its ip */
 	bool children, graph, caller, address;
 	bool need_trace, has_parent, timeline;
+	bool sym_by_name;		/* a function is its DSO and name alone */
 	regex_t parent_re;
 	struct tally_hist_filter filter;
 	char *filter_str[5];		/* the filter's copies */
@@ -141,9 +142,12 @@ static int cmp_key(const struct entry *a, const struct entry *b, enum tally_hist
  * DSOs, or two static ones in one, are two rows), and an inlined function
  * its name. cmp_key orders the rows by name, as perf's sort__sym_sort.
  */
-static bool same_key(const struct entry *a, const struct entry *b, enum tally_hist_key k)
+static bool same_key(const struct tally_hist *h, const struct entry *a, const struct entry *b,
+		     enum tally_hist_key k)
 {
 	if (k == K_SYM && a->w.sym && b->w.sym) {
+		if (h->sym_by_name)
+			return !strcmp_null(a->w.dso, b->w.dso) && !strcmp(a->w.sym, b->w.sym);
 		if (strcmp_null(a->w.dso, b->w.dso))
 			return false;
 		if (a->w.inlined || b->w.inlined)
@@ -214,7 +218,7 @@ static struct entry *hist_find(struct tally_hist *h, struct hist_ev *hs, const s
 
 		if (e->hash != hv)
 			continue;
-		for (i = 0; i < h->nsort && same_key(e, key, h->sort[i]); i++)
+		for (i = 0; i < h->nsort && same_key(h, e, key, h->sort[i]); i++)
 			;
 		if (i == h->nsort)
 			return e;
@@ -976,6 +980,7 @@ struct tally_hist *tally_hist__new(struct tally_session *ss, const struct tally_
 	h->caller = TALLY_OPTS_GET(opts, order, TALLY_HIST_CALLEE) == TALLY_HIST_CALLER;
 	h->address = TALLY_OPTS_GET(opts, address, false);
 	h->timeline = TALLY_OPTS_GET(opts, timeline, false);
+	h->sym_by_name = TALLY_OPTS_GET(opts, sym_by_name, false);
 	h->res.no_inline = TALLY_OPTS_GET(opts, no_inline, false);
 	/* rows of the sampled functions alone need no chain */
 	h->no_chain = !TALLY_OPTS_GET(opts, chains, false) && !h->children && !h->graph &&

@@ -29,6 +29,27 @@ for who in perf tally; do
 	done
 	check "$who: a change is shown" grep -qE '^ +[0-9.]+% +[-+][0-9.]+%' "$d/t.out"
 done
+# two static functions of one name in one program: perf diff's row is
+# the name (its collapse by name), their shares summed, not a row each
+cat >"$d/s1.c" <<'EOC'
+volatile long x;
+static __attribute__((noinline)) void work(int n) { for (int i = 0; i < n; i++) x++; }
+void one(int n) { work(n); }
+EOC
+cat >"$d/s2.c" <<'EOC'
+extern volatile long x;
+static __attribute__((noinline)) void work(int n) { for (int i = 0; i < n; i++) x += 2; }
+void two(int n) { work(n); }
+void one(int n);
+int main(int argc, char **argv) { for (int k = 0; k < 100; k++) { one(300000 * argc); two(600000); } return 0; }
+EOC
+cc -O0 -o "$d/statics" "$d/s1.c" "$d/s2.c"
+perf record -q -e cpu-clock -c 100000 -o "$d/st-a.data" -- "$d/statics" >/dev/null 2>&1
+perf record -q -e cpu-clock -c 100000 -o "$d/st-b.data" -- "$d/statics" 2 >/dev/null 2>&1
+"$TALLY" diff "$d/st-a.data" "$d/st-b.data" >"$d/t.out" 2>&1
+perf diff "$d/st-a.data" "$d/st-b.data" >"$d/p.out" 2>/dev/null
+is "two statics named work: one row" "$(grep -c '\] work$' "$d/t.out")" 1
+is "two statics named work: rows as perf diff's" "$(diff "$d/t.out" "$d/p.out" | grep -c '^[<>]')" 0
 # a differential flame graph: top's share shrank in b (leaf is called
 # directly with twice the work), so top is blue and its title says how much
 "$TALLY" diff "$d/tally-a.data" "$d/tally-b.data" --flamegraph "$d/d.svg" >/dev/null 2>&1
