@@ -24,6 +24,7 @@ struct tally__csym {
 	uint64_t addr;
 	const char *name;
 	uint8_t rank;			/* objdump's preference among aliases, lowest first */
+	uint64_t size;			/* then the larger first, as objdump (completed.0 over __TMC_END__) */
 };
 
 #define NAMES_MAX (256u << 10)
@@ -152,6 +153,8 @@ static int by_addr(const void *a, const void *b)
 		return x->addr < y->addr ? -1 : 1;
 	if (x->rank != y->rank)
 		return x->rank - y->rank;
+	if (x->size != y->size)
+		return x->size > y->size ? -1 : 1;
 	if ((x->name[0] == '.') != (y->name[0] == '.'))
 		return x->name[0] == '.' ? 1 : -1;
 	return strcmp(x->name, y->name);
@@ -209,6 +212,7 @@ static int load_names(struct tally_dso_code *c, Elf *elf, uint32_t type)
 			}
 plain:
 			c->syms[c->nr].rank = sym_rank(&s);
+			c->syms[c->nr].size = s.st_size;
 			c->syms[c->nr].addr = s.st_value;
 			c->syms[c->nr++].name = demangled(c, name);
 		}
@@ -271,6 +275,7 @@ static int load_reloc_names(struct tally_dso_code *c)
 			snprintf(c->names + used, l, "%s@%s", name, vn ? vn : "Base");
 			c->syms[c->nr].addr = r.r_offset;
 			c->syms[c->nr].rank = 6;
+			c->syms[c->nr].size = 0;
 			c->syms[c->nr++].name = c->names + used;
 			used += l;
 		}
@@ -353,6 +358,7 @@ static int load_plt_names(struct tally_dso_code *c)
 					return -ENOMEM;
 				c->syms[c->nr].addr = sh.sh_addr + i * ent;
 				c->syms[c->nr].rank = 0;
+				c->syms[c->nr].size = 0;
 				c->syms[c->nr++].name = demangled_plt(c, name);
 				break;
 			}
