@@ -343,6 +343,17 @@ static int term_cols(void)
 	return !ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) && ws.ws_col ? ws.ws_col : 80;
 }
 
+/* The screen's rows as perf's get_term_dimensions: $LINES with $COLUMNS, the terminal's, or 25. */
+static int term_rows(void)
+{
+	const char *l = getenv("LINES"), *c = getenv("COLUMNS");
+	struct winsize ws;
+
+	if (l && c && atoi(l) > 0 && atoi(c) > 0)
+		return atoi(l);
+	return !ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) && ws.ws_row && ws.ws_col ? ws.ws_row : 25;
+}
+
 /* --stdio: perf top's screen, every -d */
 static void print_screen(struct top *t, double now)
 {
@@ -604,9 +615,14 @@ int cmd_top(int argc, char **argv)
 		ho.cg.caller = ho.children;
 	ho.hide_kernel = t.hide_k;
 	ho.hide_user = t.hide_u;
-	ho.entries = t.entries;
 	if (!t.stdio_ && !t.tui && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)))
 		t.stdio_ = true;
+	/*
+	 * Without -E, --stdio prints the rows a screen holds less perf's
+	 * five header lines, as perf top: 20 off a terminal. Every row with
+	 * its call graph was most of a -g refresh's cost.
+	 */
+	ho.entries = t.entries ? t.entries : t.stdio_ ? term_rows() - 5 > 0 ? term_rows() - 5 : 1 : 0;
 	if (cli_signals_setup())
 		return 1;
 	if (t.rt) {

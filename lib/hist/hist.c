@@ -67,6 +67,7 @@ struct tally_hist {
 	bool children, graph, caller, address;
 	bool need_trace, has_parent, timeline;
 	bool sym_by_name;		/* a function is its DSO and name alone */
+	bool rows_stale;		/* a filter or graph change: the rows made again */
 	regex_t parent_re;
 	struct tally_hist_filter filter;
 	char *filter_str[5];		/* the filter's copies */
@@ -571,8 +572,12 @@ static const char *find_parent(struct tally_hist *h, const struct shape *x,
 	return NULL;
 }
 
-/* A shape's share in the rows: its own entry, and with children every entry on its chain once. */
-static int hist_shape(struct tally_hist *h, const struct shape *x)
+/*
+ * A shape's share in the rows, period and count samples of it not yet
+ * counted there: its own entry, and with children every entry on its
+ * chain once.
+ */
+static int hist_shape(struct tally_hist *h, const struct shape *x, uint64_t period, uint64_t count)
 {
 	struct hist_ev *hs = &h->ev[x->idx];
 	struct entry key = { .comm = x->comm, .trace = x->trace, .pid = x->pid, .tid = x->tid,
@@ -598,8 +603,8 @@ static int hist_shape(struct tally_hist *h, const struct shape *x)
 		return -ENOMEM;
 	key.w = *w;
 	pass = shown(h, &key);
-	h->cur_count = x->count;
-	if ((err = add(h, hs, &key, x->period, true, pass)))
+	h->cur_count = count;
+	if ((err = add(h, hs, &key, period, true, pass)))
 		return err;
 	prev_mode = w->mode;
 	if (!h->children)
@@ -627,7 +632,7 @@ static int hist_shape(struct tally_hist *h, const struct shape *x)
 			return -ENOMEM;
 		for (int j = 0; j < nf; j++) {
 			frame_key(&key, fw[h->caller ? nf - 1 - j : j], ip, &prev_mode);
-			if ((err = add(h, hs, &key, x->period, false, pass)))
+			if ((err = add(h, hs, &key, period, false, pass)))
 				return err;
 		}
 	}
@@ -635,11 +640,12 @@ static int hist_shape(struct tally_hist *h, const struct shape *x)
 }
 
 /*
- * The call graphs, from the shapes: the row's own entry gets the whole
- * chain; with children each other entry on the chain (the first time
- * it appears, as perf's he_cache) gets the chain from its frame on.
+ * A shape's share in the call graphs (period and count not yet there):
+ * the row's own entry gets the whole chain; with children each other
+ * entry on the chain (the first time it appears, as perf's he_cache)
+ * gets the chain from its frame on.
  */
-static int build_graphs(struct tally_hist *h)
+static int graph_shape(struct tally_hist *h, const struct shape *x, uint64_t period, uint64_t count)
 {
 	static struct tally_hist_frame frames[CHAIN_MAX];
 	static struct entry *ents[CHAIN_MAX];
@@ -650,85 +656,82 @@ static int build_graphs(struct tally_hist *h)
 	bool addr = h->address;
 	int err = 0;
 
-	for (size_t s = 0; s < h->nshapes && !err; s++) {
-		const struct shape *x = h->shapes[s];
-		struct tally_sample smp = { .callchain = { .nr = x->nr, .ips = x->ips } };
-		struct hist_ev *hs = &h->ev[x->idx];
-		struct entry key = { .comm = x->comm, .comm_hash = tally_fnv_str(ENTRY_SEED, x->comm),
-				     .trace = x->trace, .pid = x->pid, .tid = x->tid, .cpu = x->cpu };
-		struct entry *self, **seen = seen_buf;
-		struct where *w = tally__resolver_get(&h->res, x->pid, x->tid, x->ip, x->mode);
-		size_t n = 0, nseen = 0;
-		char prev_mode;
+	struct tally_sample smp = { .callchain = { .nr = x->nr, .ips = x->ips } };
+	struct hist_ev *hs = &h->ev[x->idx];
+	struct entry key = { .comm = x->comm, .comm_hash = tally_fnv_str(ENTRY_SEED, x->comm),
+			     .trace = x->trace, .pid = x->pid, .tid = x->tid, .cpu = x->cpu };
+	struct entry *self, **seen = seen_buf;
+	struct where *w = tally__resolver_get(&h->res, x->pid, x->tid, x->ip, x->mode);
+	size_t n = 0, nseen = 0;
+	char prev_mode;
 
-		if (!w)
-			return -ENOMEM;
-		key.w = *w;
-		self = hist_find(h, hs, &key);
-		prev_mode = w->mode;
-		tally__chain_modes(&smp, modes);
-		uint32_t uw = tally__chain_unwound_at(x->ips, x->nr);
+	if (!w)
+		return -ENOMEM;
+	key.w = *w;
+	self = hist_find(h, hs, &key);
+	prev_mode = w->mode;
+	tally__chain_modes(&smp, modes);
+	uint32_t uw = tally__chain_unwound_at(x->ips, x->nr);
 
-		/* frames root first, with each one's entry */
-		for (uint32_t i = x->nr; i > 0; i--) {
-			uint64_t ip = x->ips[i - 1];
-			struct where *fw[INL_MAX];
-			int nf;
+	/* frames root first, with each one's entry */
+	for (uint32_t i = x->nr; i > 0; i--) {
+		uint64_t ip = x->ips[i - 1];
+		struct where *fw[INL_MAX];
+		int nf;
 
-			if (ip >= PERF_CONTEXT_MAX)
-				continue;
-			nf = tally__resolver_frames(&h->res, x->pid, x->tid, ip, modes[i - 1], i - 1 > uw, fw);
-			if (!nf)
-				break;
-			/* root first: an address's outermost function before those inlined in it */
-			for (int j = nf - 1; j >= 0 && n < CHAIN_MAX; j--) {
-				w = fw[j];
-				frames[n] = (struct tally_hist_frame){ .sym = w->sym, .dso = w->dso,
-								       .mapped = w->dso_id != NULL,
-								       .dso_rank = w->dso_rank,
-								       .sym_start = w->sym_start, .ip = ip };
-				wheres[n++] = *w;
-			}
-		}
-		if (!self || !n)
+		if (ip >= PERF_CONTEXT_MAX)
 			continue;
-		/* each frame's entry, keyed in the walk's order (as hist_shape) */
-		for (size_t k = 0; h->children && k < n; k++) {
-			size_t i = h->caller ? k : n - 1 - k;
-
-			frame_key(&key, &wheres[i], frames[i].ip, &prev_mode);
-			ents[i] = hist_find(h, hs, &key);
+		nf = tally__resolver_frames(&h->res, x->pid, x->tid, ip, modes[i - 1], i - 1 > uw, fw);
+		if (!nf)
+			break;
+		/* root first: an address's outermost function before those inlined in it */
+		for (int j = nf - 1; j >= 0 && n < CHAIN_MAX; j--) {
+			w = fw[j];
+			frames[n] = (struct tally_hist_frame){ .sym = w->sym, .dso = w->dso,
+							       .mapped = w->dso_id != NULL,
+							       .dso_rank = w->dso_rank,
+							       .sym_start = w->sym_start, .ip = ip };
+			wheres[n++] = *w;
 		}
-		/* caller order shows root first; callee order leaf first */
-		for (size_t i = 0; i < n; i++)
-			rev[i] = frames[n - 1 - i];
-		err = tally__hist_graph_add(&h->nodes, &self->cg, h->caller ? frames : rev, n,
-					    x->period, x->count, addr);
-		if (n > self->max_depth)
-			self->max_depth = (uint32_t)n;
-		if (!h->children)
+	}
+	if (!self || !n)
+		return 0;
+	/* each frame's entry, keyed in the walk's order (as hist_shape) */
+	for (size_t k = 0; h->children && k < n; k++) {
+		size_t i = h->caller ? k : n - 1 - k;
+
+		frame_key(&key, &wheres[i], frames[i].ip, &prev_mode);
+		ents[i] = hist_find(h, hs, &key);
+	}
+	/* caller order shows root first; callee order leaf first */
+	for (size_t i = 0; i < n; i++)
+		rev[i] = frames[n - 1 - i];
+	err = tally__hist_graph_add(&h->nodes, &self->cg, h->caller ? frames : rev, n,
+				    period, count, addr);
+	if (n > self->max_depth)
+		self->max_depth = (uint32_t)n;
+	if (!h->children)
+		return err;
+	seen[nseen++] = self;
+	/* the walk follows the display order, as perf's cursor */
+	for (size_t k = 0; k < n && !err; k++) {
+		size_t i = h->caller ? k : n - 1 - k;
+		struct entry *e = ents[i];
+		size_t j;
+
+		for (j = 0; j < nseen && seen[j] != e; j++)
+			;
+		if (!e || j < nseen)
 			continue;
-		seen[nseen++] = self;
-		/* the walk follows the display order, as perf's cursor */
-		for (size_t k = 0; k < n && !err; k++) {
-			size_t i = h->caller ? k : n - 1 - k;
-			struct entry *e = ents[i];
-			size_t j;
-
-			for (j = 0; j < nseen && seen[j] != e; j++)
-				;
-			if (!e || j < nseen)
-				continue;
-			seen[nseen++] = e;
-			if (h->caller)
-				err = tally__hist_graph_add(&h->nodes, &e->cg, frames + i, n - i,
-							    x->period, x->count, addr);
-			else
-				err = tally__hist_graph_add(&h->nodes, &e->cg, rev + k, n - k,
-							    x->period, x->count, addr);
-			if (n - k > e->max_depth)
-				e->max_depth = (uint32_t)(n - k);
-		}
+		seen[nseen++] = e;
+		if (h->caller)
+			err = tally__hist_graph_add(&h->nodes, &e->cg, frames + i, n - i,
+						    period, count, addr);
+		else
+			err = tally__hist_graph_add(&h->nodes, &e->cg, rev + k, n - k,
+						    period, count, addr);
+		if (n - k > e->max_depth)
+			e->max_depth = (uint32_t)(n - k);
 	}
 	return err;
 }
@@ -829,21 +832,55 @@ static void free_rows(struct tally_hist *h)
 	tally__hist_graph_free_all(&h->nodes);	/* every row's tree */
 }
 
+/*
+ * The rows count what came since the last resort (a shape's samples not
+ * yet in them), so a live view's refresh costs the new samples' shapes
+ * and the sort, not every shape again. They are made again from all the
+ * shapes when a filter or the graph changed, or a thread's name did.
+ */
 int tally_hist__resort(struct tally_hist *h)
 {
+	bool again = h && h->rows_stale;
 	int err = 0;
 
 	if (!h)
 		return -EINVAL;
-	free_rows(h);
 	/* what was counted under ":TID" carries the name the thread got next, as perf shows it */
-	for (size_t i = 0; i < h->nshapes; i++)
-		h->shapes[i]->comm = tally_session__final_comm(h->ss, h->shapes[i]->comm);
+	for (size_t i = 0; i < h->nshapes; i++) {
+		const char *c = tally_session__final_comm(h->ss, h->shapes[i]->comm);
+
+		again |= c != h->shapes[i]->comm && h->shapes[i]->rows_count;
+		h->shapes[i]->comm = c;
+	}
+	if (again) {
+		free_rows(h);
+		for (size_t i = 0; i < h->nshapes; i++)
+			h->shapes[i]->rows_period = h->shapes[i]->rows_count = 0;
+	}
+	h->rows_stale = false;
+	for (int i = 0; i < h->nev; i++) {
+		free(h->ev[i].rows);
+		h->ev[i].rows = NULL;
+		h->ev[i].nrows = 0;
+	}
 	h->last_comm = NULL;
-	for (size_t i = 0; i < h->nshapes && !err; i++)
-		err = hist_shape(h, h->shapes[i]);
-	if (!err && h->graph)
-		err = build_graphs(h);
+	/* all the rows' counts first, then the graphs: entries are made in the same order as at once */
+	for (size_t i = 0; i < h->nshapes && !err; i++) {
+		struct shape *x = h->shapes[i];
+
+		if (x->count != x->rows_count)
+			err = hist_shape(h, x, x->period - x->rows_period, x->count - x->rows_count);
+	}
+	for (size_t i = 0; i < h->nshapes && !err && h->graph; i++) {
+		struct shape *x = h->shapes[i];
+
+		if (x->count != x->rows_count)
+			err = graph_shape(h, x, x->period - x->rows_period, x->count - x->rows_count);
+	}
+	for (size_t i = 0; i < h->nshapes; i++) {
+		h->shapes[i]->rows_period = h->shapes[i]->period;
+		h->shapes[i]->rows_count = h->shapes[i]->count;
+	}
 	for (int i = 0; i < h->nev && !err; i++) {
 		struct hist_ev *hs = &h->ev[i];
 
@@ -859,8 +896,10 @@ int tally_hist__resort(struct tally_hist *h)
 		sort_ctx = h;
 		qsort(hs->rows, hs->nrows, sizeof(*hs->rows), cmp_rows);
 	}
-	if (err)
+	if (err) {
 		free_rows(h);
+		h->rows_stale = true;	/* half counted: all again next time */
+	}
 	return err;
 }
 
@@ -872,6 +911,7 @@ int tally_hist__set_graph(struct tally_hist *h, bool graph, enum tally_hist_cg_o
 	h->graph = graph;
 	h->caller = order == TALLY_HIST_CALLER;
 	h->address = address;
+	h->rows_stale = true;
 	return 0;
 }
 
@@ -929,6 +969,7 @@ int tally_hist__set_filter(struct tally_hist *h, const struct tally_hist_filter 
 	h->filter.dsos = out[3];
 	h->filter.symbols = out[4];
 	h->filter.exclude_other = TALLY_OPTS_GET(f, exclude_other, false);
+	h->rows_stale = true;
 	return 0;
 }
 

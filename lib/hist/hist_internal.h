@@ -20,6 +20,7 @@
  */
 struct shape {
 	uint64_t hash, period, count;
+	uint64_t rows_period, rows_count;	/* what the rows have counted of it */
 	const char *comm;
 	const char *trace;		/* the trace key's text, NULL without it */
 	int32_t pid, tid, cpu;

@@ -192,6 +192,18 @@ is "top --stdio -- burn: the command's status" "$rc" 0
 check "perf top's headline" grep -q 'PerfTop: .* irqs/sec  kernel:.*\[4000Hz cpu-clock\],  (command: ' "$d/top.txt"
 tr '\033' '\n' <"$d/top.txt" | awk '/^\[H\[2J/ { n++ } { l[n] = l[n] "\n" $0 } END { print l[n] }' | grep -E '^ +[0-9]' | head -3 | awk '{ print $NF }' | paste -sd' ' >"$d/top.order"
 is "the last screen ranks burn_a, burn_b, burn_c as a recording does" "$(cat "$d/top.order")" "burn_a burn_b burn_c"
+# as perf top, --stdio prints the rows a screen holds less its 5 header
+# lines (25 off a terminal, or $LINES with $COLUMNS), not every row;
+# system-wide by pid and symbol there are always more than that
+screen_rows() {	# the most rows a screen of top's text on stdin has
+	tr '\033' '\n' | awk '/^\[2J/ { n = 0 } /^ +[0-9.]+%/ && ++n > m { m = n } END { print m + 0 }'
+}
+sleep 5 | timeout -s INT 3.5 "$TALLY" top --stdio -d 1 -s pid,sym 2>/dev/null >"$d/rows.txt"
+is "top --stdio off a terminal: 20 rows a screen, as perf's" "$(screen_rows <"$d/rows.txt")" 20
+sleep 5 | LINES=12 COLUMNS=80 timeout -s INT 3.5 "$TALLY" top --stdio -d 1 -s pid,sym 2>/dev/null >"$d/rows.txt"
+is "top --stdio with LINES=12: 7 rows" "$(screen_rows <"$d/rows.txt")" 7
+sleep 5 | timeout -s INT 3.5 "$TALLY" top --stdio -d 1 -s pid,sym -E 3 2>/dev/null >"$d/rows.txt"
+is "top --stdio -E 3: 3 rows" "$(screen_rows <"$d/rows.txt")" 3
 "$TALLY" top --stdio -d 1 -- sh -c 'exit 3' >/dev/null 2>&1
 is "top -- CMD: exits with CMD's status" "$?" 3
 "$TALLY" top --stdio -d 1 -- /nonexistent/prog >/dev/null 2>&1

@@ -110,7 +110,7 @@ static char *write_file(const struct spec *v, size_t n)
 
 struct run {
 	struct tally_hist *h;
-	int at;				/* the sample after which to look (0: none) */
+	int at;				/* the sample after which to look (0: none, -1: each) */
 	int seen;
 	size_t rows_then;
 	uint64_t samples_then;
@@ -122,7 +122,7 @@ static int on_sample(struct tally_session *ss, const struct tally_session_sample
 	TALLY_OPTS(tally_hist_totals, t);
 
 	assert_int_equal(tally_hist__add(r->h, smp), 0);
-	if (++r->seen == r->at) {	/* a live session's refresh: rows so far */
+	if (++r->seen == r->at || r->at < 0) {	/* a live session's refresh: rows so far */
 		assert_int_equal(tally_hist__resort(r->h), 0);
 		r->rows_then = tally_hist__nr_rows(r->h, 0);
 		assert_int_equal(tally_hist__totals(r->h, 0, &t), 0);
@@ -338,6 +338,84 @@ static void test_incremental(void **state)
 	tally_session__close(ss);
 }
 
+/* a tree as text: each node's frame and counts, children indented */
+static void dump_tree(const struct tally_hist_node *n, int depth, char **p, size_t *left)
+{
+	TALLY_OPTS(tally_hist_node_info, ni);
+	int w;
+
+	assert_int_equal(tally_hist_node__info(n, &ni), 0);
+	w = snprintf(*p, *left, "%*s%llx %llu/%llu %llu/%llu %u\n", 2 * depth, "",
+		     (unsigned long long)ni.frame.ip, (unsigned long long)ni.self,
+		     (unsigned long long)ni.self_samples, (unsigned long long)ni.below,
+		     (unsigned long long)ni.below_samples, ni.nr_children);
+	assert_true(w > 0 && (size_t)w < *left);
+	*p += w;
+	*left -= (size_t)w;
+	for (const struct tally_hist_node *c = tally_hist_node__child(n); c; c = tally_hist_node__next(c))
+		dump_tree(c, depth + 1, p, left);
+}
+
+/* Every row and its tree as text, the samples of v counted with a resort after each (at -1) or once. */
+static void dump_hist(const struct spec *v, size_t nv, const struct tally_hist_opts *o, int at,
+		      char *buf, size_t size)
+{
+	char *path = write_file(v, nv);
+	struct run r = { .at = at };
+	TALLY_OPTS(tally_session_opts, so, .sample = on_sample, .ctx = &r);
+	struct tally_session *ss = tally_session__open(path, &so);
+	char *p = buf;
+	size_t left = size;
+
+	assert_non_null(ss);
+	assert_non_null(r.h = tally_hist__new(ss, o));
+	assert_int_equal(tally_session__run(ss), 0);
+	unlink(path);
+	assert_int_equal(tally_hist__resort(r.h), 0);
+	for (size_t i = 0; i < tally_hist__nr_rows(r.h, 0); i++) {
+		struct tally_hist_row x = row(r.h, i);
+		int w = snprintf(p, left, "%s:%llx %llu %llu %llu %u\n", x.comm,
+				 (unsigned long long)x.addr, (unsigned long long)x.self,
+				 (unsigned long long)x.children, (unsigned long long)x.samples,
+				 x.max_depth);
+
+		assert_true(w > 0 && (size_t)w < left);
+		p += w;
+		left -= (size_t)w;
+		if (x.graph)
+			dump_tree(x.graph, 1, &p, &left);
+	}
+	tally_hist__free(r.h);
+	tally_session__close(ss);
+}
+
+/*
+ * Rows count only what came since the last resort (top's refresh): a
+ * resort after every sample, shapes coming back between, ends with the
+ * rows and trees of one resort at the end.
+ */
+static void test_resort_each(void **state)
+{
+	static const struct spec v[] = {
+		{ 100, 10, 3, { A, B, C } }, { 200, 7, 2, { A, D } }, { 100, 10, 3, { A, B, C } },
+		{ 100, 5, 2, { B, C } }, { 100, 3, 4, { C, D, B, C } }, { 200, 7, 2, { A, D } },
+		{ 100, 10, 3, { A, B, C } }, { 200, 2, 3, { D, B, A } }, { 100, 5, 2, { B, C } },
+	};
+	TALLY_OPTS(tally_hist_opts, caller, .children = true, .graph = true,
+		   .order = TALLY_HIST_CALLER);
+	TALLY_OPTS(tally_hist_opts, callee, .graph = true, .order = TALLY_HIST_CALLEE);
+	const struct tally_hist_opts *opts[] = { NULL, &caller, &callee };
+	static char once[8192], each[8192];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++) {
+		dump_hist(v, sizeof(v) / sizeof(v[0]), opts[i], 0, once, sizeof(once));
+		dump_hist(v, sizeof(v) / sizeof(v[0]), opts[i], -1, each, sizeof(each));
+		assert_true(strlen(once) > 40);
+		assert_string_equal(each, once);
+	}
+}
+
 static void test_graph(void **state)
 {
 	TALLY_OPTS(tally_hist_opts, o, .graph = true, .order = TALLY_HIST_CALLER);
@@ -459,6 +537,7 @@ int main(void)
 		cmocka_unit_test(test_filters),
 		cmocka_unit_test(test_zero),
 		cmocka_unit_test(test_incremental),
+		cmocka_unit_test(test_resort_each),
 		cmocka_unit_test(test_graph),
 		cmocka_unit_test(test_stacks_view),
 		cmocka_unit_test(test_bad_input),
