@@ -95,6 +95,13 @@ TALLY_API int tally_data_reader__nrcpus(const struct tally_data_reader *r, uint3
 					uint32_t *avail);
 /* TOTAL_MEM, in KiB. */
 TALLY_API int tally_data_reader__total_mem(const struct tally_data_reader *r, uint64_t *kib);
+/*
+ * BUILD_ID: the build id the recording noted for the file at path (perf's
+ * build_id_event entries), copied to id (20 bytes at most): its length,
+ * 0 when the file noted none (or has no such section).
+ */
+TALLY_API int tally_data_reader__build_id(const struct tally_data_reader *r, const char *path,
+					  uint8_t id[20]);
 /* SAMPLE_TIME: the first and last sample's times. */
 TALLY_API int tally_data_reader__sample_time(const struct tally_data_reader *r, uint64_t *first,
 					     uint64_t *last);

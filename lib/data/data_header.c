@@ -369,3 +369,32 @@ done:
 	*out = fc->nodes;
 	return fc->nr_nodes;
 }
+
+/* perf's build_id_event: {header; pid; u8 id[20], size, pad[3]; name} */
+int tally_data_reader__build_id(const struct tally_data_reader *r, const char *path,
+				uint8_t id[20])
+{
+	const unsigned char *p;
+	const void *v;
+	size_t len, pos = 0;
+
+	if (!r || !path || tally_data_reader__feature(r, TALLY_HEADER_BUILD_ID, &v, &len))
+		return 0;
+	p = v;
+	while (len - pos >= 36) {
+		struct perf_event_header h;
+		size_t n = 20;
+
+		memcpy(&h, p + pos, sizeof(h));
+		if (h.size < 36 || h.size > len - pos)
+			break;
+		if (h.misc & 0x8000 && p[pos + 32] <= 20)	/* BUILD_ID_SIZE: the size is given */
+			n = p[pos + 32];
+		if (memchr(p + pos + 36, 0, h.size - 36) && !strcmp((const char *)p + pos + 36, path)) {
+			memcpy(id, p + pos + 12, n);
+			return (int)n;
+		}
+		pos += h.size;
+	}
+	return 0;
+}

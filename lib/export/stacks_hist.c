@@ -26,47 +26,33 @@ static void hex(char *out, const uint8_t *b, size_t n)
 }
 
 /*
- * The build id the recording noted for a file (HEADER_BUILD_ID: perf's
- * build_id_event entries, {header; pid; u8 id[20], size, pad[3]; name}),
- * for maps whose MMAP2 carried none; *out hex. The last file asked is
+ * The build id the recording noted for a file (HEADER_BUILD_ID), for maps
+ * whose MMAP2 carried none; *out hex. The last file asked is
  * asked again most often.
  */
 static bool recorded_build_id(const struct tally_session *ss, const char *path, char *out)
 {
+	static const struct tally_data_reader *last_r;
 	static const char *last_path;
 	static char last[2 * TALLY_BUILD_ID_MAX + 1];
-	const unsigned char *p;
-	const void *v;
-	size_t len, pos = 0;
+	const struct tally_data_reader *r = tally_session__reader(ss);
+	uint8_t id[20];
+	int n;
 
-	if (!tally_session__reader(ss))
+	if (!r)
 		return false;	/* live: no recording's notes */
-	if (path == last_path) {
+	if (r == last_r && path == last_path) {
 		strcpy(out, last);
 		return *out;
 	}
+	last_r = r;
 	last_path = path;
 	*last = *out = '\0';
-	if (tally_data_reader__feature(tally_session__reader(ss), TALLY_HEADER_BUILD_ID, &v, &len))
+	if ((n = tally_data_reader__build_id(r, path, id)) <= 0)
 		return false;
-	p = v;
-	while (len - pos >= 36) {
-		struct perf_event_header h;
-		size_t n = 20;
-
-		memcpy(&h, p + pos, sizeof(h));
-		if (h.size < 36 || h.size > len - pos)
-			break;
-		if (h.misc & 0x8000 && p[pos + 32] <= 20)	/* BUILD_ID_SIZE: the size is given */
-			n = p[pos + 32];
-		if (memchr(p + pos + 36, 0, h.size - 36) && !strcmp((const char *)p + pos + 36, path)) {
-			hex(last, p + pos + 12, n);
-			strcpy(out, last);
-			return n > 0;
-		}
-		pos += h.size;
-	}
-	return false;
+	hex(last, id, (size_t)n);
+	strcpy(out, last);
+	return true;
 }
 
 /* One frame of the model for a resolved address, at its source line (or NULL). */

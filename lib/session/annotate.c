@@ -515,37 +515,10 @@ static struct tally_dso_code *code_get(struct tally_annotate *a, struct tally_ds
 	return v->code;
 }
 
-/*
- * The build id the recording noted for path (HEADER_BUILD_ID: perf's
- * build_id_event entries, {header; pid; u8 id[20], size, pad[3]; name}):
- * its length, 0 when none.
- */
+/* The build id the recording noted for path: its length, 0 when none. */
 static int recorded_build_id(struct tally_annotate *a, const char *path, uint8_t *id)
 {
-	struct tally_data_reader *r = tally_session__reader(a->s);
-	const unsigned char *p;
-	const void *v;
-	size_t len, pos = 0;
-
-	if (!r || tally_data_reader__feature(r, TALLY_HEADER_BUILD_ID, &v, &len))
-		return 0;
-	p = v;
-	while (len - pos >= 36) {
-		struct perf_event_header h;
-		size_t n = 20;
-
-		memcpy(&h, p + pos, sizeof(h));
-		if (h.size < 36 || h.size > len - pos)
-			break;
-		if (h.misc & 0x8000 && p[pos + 32] <= 20)	/* BUILD_ID_SIZE: the size is given */
-			n = p[pos + 32];
-		if (memchr(p + pos + 36, 0, h.size - 36) && !strcmp((const char *)p + pos + 36, path)) {
-			memcpy(id, p + pos + 12, n);
-			return (int)n;
-		}
-		pos += h.size;
-	}
-	return 0;
+	return tally_data_reader__build_id(tally_session__reader(a->s), path, id);
 }
 
 static void hex(char *out, const uint8_t *id, int n)

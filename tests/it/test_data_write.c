@@ -621,6 +621,48 @@ static void test_build_ids(void **state)
 	assert_int_equal(tally_build_id__file("/proc/self/status", id, sizeof(id)), -ENOEXEC);
 }
 
+/* The build ids written are the ones the reader finds, by the file's path. */
+static void test_build_id_lookup(void **state)
+{
+	uint8_t a_id[20], b_id[16], got[20];
+	struct perf_event_attr a;
+	struct tally_data_writer *w;
+	struct tally_data_reader *r;
+	char path[128];
+	int fd;
+
+	for (int i = 0; i < 20; i++)
+		a_id[i] = (uint8_t)(0xa0 + i);
+	for (int i = 0; i < 16; i++)
+		b_id[i] = (uint8_t)(0x10 + i);
+	snprintf(path, sizeof(path), "%s/bid.data", dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	assert_true(fd >= 0);
+	w = tally_data_writer__new_fd(fd, NULL);
+	assert_non_null(w);
+	tally_attr__init(&a, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK);
+	assert_int_equal(tally_data_writer__add_attr(w, &a, NULL, 0, "cpu-clock"), 0);
+	assert_int_equal(tally_data_writer__begin(w), 0);
+	assert_int_equal(tally_data_writer__add_build_id(w, -1, PERF_RECORD_MISC_USER, a_id, 20,
+							 "/usr/lib/a.so"), 0);
+	assert_int_equal(tally_data_writer__add_build_id(w, -1, PERF_RECORD_MISC_USER, b_id, 16,
+							 "/usr/lib/b.so"), 0);
+	assert_int_equal(tally_data_writer__finish(w), 0);
+	tally_data_writer__free(w);
+	close(fd);
+
+	r = tally_data_reader__open(path);
+	assert_non_null(r);
+	assert_int_equal(tally_data_reader__build_id(r, "/usr/lib/a.so", got), 20);
+	assert_memory_equal(got, a_id, 20);
+	assert_int_equal(tally_data_reader__build_id(r, "/usr/lib/b.so", got), 16);
+	assert_memory_equal(got, b_id, 16);
+	assert_int_equal(tally_data_reader__build_id(r, "/usr/lib/c.so", got), 0);
+	assert_int_equal(tally_data_reader__build_id(r, "/usr/lib/a", got), 0);
+	assert_int_equal(tally_data_reader__build_id(NULL, "/usr/lib/a.so", got), 0);
+	tally_data_reader__close(r);
+}
+
 static void test_errors(void **state)
 {
 	struct perf_event_attr a;
@@ -677,6 +719,7 @@ int main(void)
 		cmocka_unit_test(test_zstd),
 		cmocka_unit_test(test_zstd_pipe),
 		cmocka_unit_test(test_full_disk),
+		cmocka_unit_test(test_build_id_lookup),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
