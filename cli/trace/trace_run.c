@@ -94,6 +94,8 @@ static void flush_queue(struct live *lv, uint64_t upto)
 {
 	size_t i;
 
+	if (!lv->nq)
+		return;		/* nothing queued (q may not be allocated yet) */
 	qsort(lv->q, lv->nq, sizeof(*lv->q), qev_cmp);
 	/*
 	 * A LOST record is written once there is room again, after the
