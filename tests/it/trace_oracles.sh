@@ -135,8 +135,14 @@ wpid=$(awk '/ getpid\(\) *= [0-9]+$/ { print $NF; exit }' "$tmp/lost")
 is "no getpid paired with a getppid's exit" \
 	"$(grep ' getpid().* = ' "$tmp/lost" | grep -vc "= $wpid\( \[enter lost\]\)\?\$")" "0"
 is "no getppid paired with a getpid's exit" "$(grep ' getppid()' "$tmp/lost" | grep -c "= $wpid")" "0"
-[ "$(grep -c ' getpid()' "$tmp/lost")" -gt 100 ] && ok "the calls not lost are shown" ||
-	fail "the calls not lost are shown"
+# how many survive a one-page ring depends on the reader's speed: not
+# asked of the sanitized build (several times slower, it may keep none)
+if [ -n "${SAN:-}" ]; then
+	skip "the calls not lost are shown: the sanitized build's reader is too slow to count on"
+else
+	[ "$(grep -c ' getpid()' "$tmp/lost")" -gt 100 ] && ok "the calls not lost are shown" ||
+		fail "the calls not lost are shown"
+fi
 
 # Path strings through BPF; without the right to load it, pointers and why, once
 $TALLY trace -e openat -o "$tmp/s" -- "$W" enoent 4 2>"$tmp/err"
