@@ -21,7 +21,6 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
-#include <dirent.h>
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -39,81 +38,27 @@
 #include "../../../fuzz/fuzz_data_read.c"
 #include "../../../fuzz/fuzz_trace_fmt.c"
 
-#define REPLAY_MAX (1 << 20)	/* libFuzzer's default -max_len is far below */
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* Feeds every file of fuzz/corpus/<name> to one; returns how many. */
-static int replay_dir(const char *name, int (*one)(const uint8_t *, size_t))
-{
-	char dir[256], path[512], **names = NULL;
-	struct dirent *de;
-	int n = 0, cap = 0;
-	uint8_t *buf;
-	DIR *d;
-
-	snprintf(dir, sizeof(dir), "fuzz/corpus/%s", name);
-	d = opendir(dir);
-	if (!d)
-		fail_msg("no %s: run from the top of the tree", dir);
-	while ((de = readdir(d))) {
-		/* a corpus may say how it was made in a README: not an input */
-		if (de->d_name[0] == '.' || !strncmp(de->d_name, "README", 6))
-			continue;
-		if (n == cap) {
-			cap = cap ? cap * 2 : 64;
-			names = realloc(names, (size_t)cap * sizeof(*names));
-			assert_non_null(names);
-		}
-		names[n] = strdup(de->d_name);
-		assert_non_null(names[n]);
-		n++;
-	}
-	closedir(d);
-	if (n > 1)
-		qsort(names, (size_t)n, sizeof(*names), cmp_str);	/* a stable order */
-	buf = malloc(REPLAY_MAX);
-	assert_non_null(buf);
-	for (int i = 0; i < n; i++) {
-		FILE *f;
-		size_t len;
-
-		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
-		f = fopen(path, "rb");
-		assert_non_null(f);
-		len = fread(buf, 1, REPLAY_MAX, f);
-		fclose(f);
-		print_message("# %s (%zu bytes)\n", path, len);
-		one(buf, len);
-		free(names[i]);
-	}
-	free(names);
-	free(buf);
-	return n;
-}
+#include "replay.h"
 
 static void test_cpumap(void **state)
 {
 	/* The seeds alone are 26 inputs: an empty corpus would test nothing. */
-	assert_true(replay_dir("cpumap", fuzz_cpumap_one) >= 20);
+	assert_true(replay_dir("cpumap", fuzz_cpumap_one, NULL, 0) >= 20);
 }
 
 static void test_threadmap(void **state)
 {
-	assert_true(replay_dir("threadmap", fuzz_threadmap_one) >= 15);
+	assert_true(replay_dir("threadmap", fuzz_threadmap_one, NULL, 0) >= 15);
 }
 
 static void test_counts(void **state)
 {
-	assert_true(replay_dir("counts", fuzz_counts_one) >= 15);
+	assert_true(replay_dir("counts", fuzz_counts_one, NULL, 0) >= 15);
 }
 
 static void test_ring(void **state)
 {
-	assert_true(replay_dir("ring", fuzz_ring_one) >= 10);
+	assert_true(replay_dir("ring", fuzz_ring_one, NULL, 0) >= 10);
 	/* Not only rejections: whole records, records that wrap, bad ones. */
 	print_message("# %lu records read, %lu wrapped, %lu corrupt\n", ring_records_seen,
 		      ring_records_wrapped, ring_records_bad);
@@ -124,7 +69,7 @@ static void test_ring(void **state)
 
 static void test_record(void **state)
 {
-	assert_true(replay_dir("record", fuzz_record_one) >= 25);
+	assert_true(replay_dir("record", fuzz_record_one, NULL, 0) >= 25);
 	/* Every kernel type decoded at least once, samples, trailers, rejections. */
 	print_message("# %lu decoded (%lu samples, %lu trailers), %lu bad, %lu bad layouts, "
 		      "types %#lx\n", rec_ok, rec_samples, rec_sids, rec_bad, rec_inval,
@@ -138,7 +83,7 @@ static void test_record(void **state)
 
 static void test_data_read(void **state)
 {
-	assert_true(replay_dir("data_read", fuzz_data_read_one) >= 6);
+	assert_true(replay_dir("data_read", fuzz_data_read_one, NULL, 0) >= 6);
 	/* perf-written records read, and corrupt or cut files stopped */
 	assert_true(dr_files_opened >= 4);
 	assert_true(dr_records_seen >= 10);
@@ -147,7 +92,7 @@ static void test_data_read(void **state)
 
 static void test_trace_fmt(void **state)
 {
-	assert_true(replay_dir("trace_fmt", fuzz_trace_fmt_one) >= 9);
+	assert_true(replay_dir("trace_fmt", fuzz_trace_fmt_one, NULL, 0) >= 9);
 	/* good and damaged formats, samples printed, a bad __data_loc refused */
 	print_message("# %lu tracing data parsed, %lu damaged formats, %lu samples printed, "
 		      "%lu refused\n", tf_parsed, tf_damaged, tf_printed, tf_refused);

@@ -7,7 +7,6 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
-#include <dirent.h>
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -19,43 +18,16 @@
 #define FUZZ_CHECK(cond) assert_true(cond)
 #include "../../../fuzz/fuzz_symbols.c"
 
-#define REPLAY_MAX (4 << 20)
+#include "replay.h"
 
 static void test_replay(void **state)
 {
-	const char *dir = "fuzz/corpus/symbols";
-	struct dirent *de;
-	uint8_t *buf = malloc(REPLAY_MAX);
-	int n = 0, kinds[4] = { 0 };
-	DIR *d = opendir(dir);
+	int kinds[4] = { 0 };
 
-	if (!d)
-		fail_msg("no %s: run from the top of the tree", dir);
-	assert_non_null(buf);
-	while ((de = readdir(d))) {
-		char path[512];
-		size_t len;
-		FILE *f;
-
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-		f = fopen(path, "rb");
-		assert_non_null(f);
-		len = fread(buf, 1, REPLAY_MAX, f);
-		fclose(f);
-		print_message("# %s (%zu bytes)\n", path, len);
-		fuzz_symbols_one(buf, len);
-		if (len)
-			kinds[buf[0] % 4]++;
-		n++;
-	}
-	closedir(d);
-	free(buf);
-	/* Every kind of input has seeds: an empty corpus would test nothing. */
+	assert_true(replay_dir("symbols", fuzz_symbols_one, kinds, 4) >= 6);
+	/* every kind of input has seeds: an empty corpus would test nothing */
 	for (int k = 0; k < 4; k++)
 		assert_true(kinds[k] >= 1);
-	assert_true(n >= 6);
 }
 
 int main(void)
