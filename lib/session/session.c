@@ -231,24 +231,22 @@ bool tally_session__chain_corrupt(const struct tally_sample *smp)
 static void deliver(struct tally_session *s, const struct perf_event_header *h, int idx,
 		    struct tally_record *rec)
 {
-	const struct perf_event_attr *a = s->attrs[idx];
+	const struct session_attr_fast *f = &s->fast[idx];
 	struct tally_sample *smp = &rec->u.sample;
 	struct tally_session_sample out;
 	int rc;
 
 	s->samples++;
-	if ((s->lays[idx].sample_type & (PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER)) ==
-	    (PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER) && !s->o.no_unwind)
+	if (f->unwind)
 		unwind_user(s, smp);
 	if (!s->o.sample)
 		return;
 	out.header = h;
 	out.attr = idx;
-	out.event = a;
+	out.event = s->attrs[idx];
 	out.sample = smp;
 	out.mode = (enum tally_cpumode)(h->misc & PERF_RECORD_MISC_CPUMODE_MASK);
-	out.period = (a->sample_type & PERF_SAMPLE_PERIOD) ? smp->period :
-		     (a->freq ? 1 : a->sample_period);
+	out.period = f->period ? f->period : smp->period;
 	out.thread.pid = (int32_t)smp->pid;
 	out.thread.tid = (int32_t)smp->tid;
 	out.thread.comm = NULL;
@@ -648,12 +646,13 @@ static struct tally_session *session_new(struct tally_data_reader *rd, struct ta
 	s->lays = calloc((size_t)s->nr_attrs + 1, sizeof(*s->lays));
 	s->attrs = calloc((size_t)s->nr_attrs + 1, sizeof(*s->attrs));
 	s->time_off = calloc((size_t)s->nr_attrs + 1, sizeof(*s->time_off));
+	s->fast = calloc((size_t)s->nr_attrs + 1, sizeof(*s->fast));
 	s->names = calloc((size_t)s->nr_attrs + 1, sizeof(*s->names));
 	s->m = tally_machine__new();
 	s->syms = tally_symbols__new(NULL);
 	if (!s->nr_attrs)
 		err = ENODATA;
-	if (!s->lays || !s->attrs || !s->time_off || !s->names || !s->m || !s->syms ||
+	if (!s->lays || !s->attrs || !s->time_off || !s->fast || !s->names || !s->m || !s->syms ||
 	    !s->nr_attrs || (live && !s->evsels)) {
 		tally_session__close(s);
 		errno = err;
@@ -675,7 +674,16 @@ static struct tally_session *session_new(struct tally_data_reader *rd, struct ta
 			break;
 		}
 	for (int i = 0; i < s->nr_attrs; i++) {
-		tally_record_layout__from_attr(&s->lays[i], s->attrs[i]);
+		const struct perf_event_attr *a = s->attrs[i];
+
+		tally_record_layout__from_attr(&s->lays[i], a);
+		/* samples without PERIOD: a freq event's count 1 each, else its
+		 * fixed period (0 leaves the parsed, zeroed, field) */
+		if (!(a->sample_type & PERF_SAMPLE_PERIOD))
+			s->fast[i].period = a->freq ? 1 : a->sample_period;
+	}
+	tally_session__set_unwind(s, !s->o.no_unwind);
+	for (int i = 0; i < s->nr_attrs; i++) {
 		if (s->lays[i].sample_type & PERF_SAMPLE_TIME)
 			s->time_off[i] = (uint32_t)(sizeof(struct perf_event_header) +
 				8 * __builtin_popcountll(s->lays[i].sample_type &
@@ -883,6 +891,7 @@ void tally_session__close(struct tally_session *s)
 		free(s->res);
 	}
 	free(s->lays);
+	free(s->fast);
 	free(s->attrs);
 	free(s->evsels);
 	free(s->time_off);
@@ -896,8 +905,12 @@ void tally_session__close(struct tally_session *s)
 
 void tally_session__set_unwind(struct tally_session *s, bool on)
 {
-	if (s)
-		s->o.no_unwind = !on;
+	if (!s)
+		return;
+	s->o.no_unwind = !on;
+	for (int i = 0; i < s->nr_attrs; i++)
+		s->fast[i].unwind = on && (s->lays[i].sample_type & (PERF_SAMPLE_REGS_USER |
+			PERF_SAMPLE_STACK_USER)) == (PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER);
 }
 
 struct tally_data_reader *tally_session__reader(const struct tally_session *s)

@@ -32,6 +32,9 @@ struct tally_session {
 	struct tally_record_layout *lays;
 	const struct perf_event_attr **attrs;
 	uint32_t *time_off;		/* per attr: where a SAMPLE's time is, 0: none */
+	/* per attr, read per sample: the period when samples carry none
+	 * (0: they do), and whether their user stacks are to be unwound */
+	struct session_attr_fast { uint64_t period; bool unwind; } *fast;
 	int nr_attrs;
 	const char **names;		/* per attr: EVENT_DESC, else the attr's own */
 	struct tally_trace_fmt *tf;	/* TRACING_DATA, or NULL */
