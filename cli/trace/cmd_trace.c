@@ -104,7 +104,7 @@ static void trace_options(struct trace_config *cfg, struct cli_option *out)
 	struct cli_target *t = &cfg->target;
 	const struct cli_option opts[] = {
 		CLI_GROUP("What"),
-		CLI_STRING('e', "event", &cfg->events, "LIST", "syscalls to trace: names, globs, '!name' leaves out ('open*,!close')"),
+		CLI_STRING('e', "event", &cfg->events, "LIST", "syscalls to trace: names, globs, '!name' leaves out ('open*,!close'); tracepoints (sched:*) add their lines"),
 		CLI_STRING(0, "expr", &cfg->events, "LIST", "the same as -e"),
 		CLI_BOOL(0, "failure", &cfg->failure_only, "show only the calls that failed"),
 		CLI_CALLBACK(0, "duration", cfg, "MS", "show only the calls that took MS milliseconds or longer", opt_duration),

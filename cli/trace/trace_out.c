@@ -17,6 +17,9 @@
 #include <tally/syscall_strings.h>
 #include <tally/syscalls.h>
 #include <tally/events.h>
+#include <tally/evlist.h>
+#include <tally/evsel.h>
+#include <tally/trace_fmt.h>
 #include "trace.h"
 #include "trace_out.h"
 
@@ -162,7 +165,7 @@ static void print_head(struct trace_out *o, pid_t tid, uint64_t time, bool has_t
 		fprintf(o->fp, "         ? ");
 	if (has_dur)
 		fprintf(o->fp, "(%6.3f ms): ", (double)dur / 1e6);
-	else
+	else if (o->trace_syscalls)
 		fprintf(o->fp, "(         ): ");
 	if (o->multiple_threads) {
 		if (o->cfg->comm)
@@ -362,7 +365,8 @@ void trace_out__record(struct trace_out *o, const struct tally_record *r, enum t
 		const struct tally_sample *s = &r->u.sample;
 
 		/* raw_syscalls: id at 8, then args[6] (enter) or ret (exit) at 16 */
-		if (k == TRACE_OTHER || s->raw.size < (k == TRACE_ENTER ? 64 : 24))
+		if ((k != TRACE_ENTER && k != TRACE_EXIT) ||
+		    s->raw.size < (k == TRACE_ENTER ? 64 : 24))
 			return;
 		if (!o->base_time)
 			o->base_time = s->time;
@@ -392,6 +396,81 @@ void trace_out__record(struct trace_out *o, const struct tally_record *r, enum t
 		tally_sc_tracer__lost(o->sc, r->u.lost.lost);
 		break;
 	}
+}
+
+/* A pid field's comm: a thread seen, else the process's now, as perf reads it */
+static const char *tp_comm_cb(void *priv, pid_t pid)
+{
+	struct trace_out *o = priv;
+	struct trace_thread *t = thread_find(o, pid);
+	static char comm[16];
+	char p[64];
+	FILE *f;
+
+	if (t)
+		return t->comm;
+	if (!o->live)
+		return NULL;
+	snprintf(p, sizeof(p), "/proc/%d/comm", (int)pid);
+	if (!(f = fopen(p, "re")))
+		return NULL;
+	if (!fgets(comm, sizeof(comm), f))
+		comm[0] = '\0';
+	fclose(f);
+	comm[strcspn(comm, "\n")] = '\0';
+	return comm[0] ? comm : NULL;
+}
+
+/*
+ * perf's trace__event_handler: "time (         ): comm/tid name(fields)",
+ * shown whatever -s, --failure or --duration say; it cuts the current
+ * thread's call as any other line does.
+ */
+void trace_out__event(struct trace_out *o, const struct tally_record *r, const char *name)
+{
+	const struct tally_sample *s = &r->u.sample;
+	struct tally_syscall_ctx ctx = { .comm = tp_comm_cb, .fd_path = fd_path_cb, .priv = o };
+	struct tally_tp_field fields[64];
+	char buf[4096];
+	int n = -ENOENT;
+
+	if (!o->base_time)
+		o->base_time = s->time;
+	print_interrupted(o);
+	print_head(o, (pid_t)s->tid, s->time, true, 0, false);
+	buf[0] = '\0';
+	if (o->tpf && s->raw.data)
+		n = tally_trace_fmt__fields(o->tpf, s->raw.data, s->raw.size, fields,
+					    (int)(sizeof(fields) / sizeof(fields[0])));
+	if (n > 0)
+		tally_syscall__fmt_tp_fields(buf, sizeof(buf), fields,
+					     n < 64 ? n : 64, (pid_t)s->tid, &ctx);
+	fprintf(o->fp, "%s(%s)\n", name, buf);
+}
+
+int trace_out__formats(struct trace_out *o, struct tally_evlist *l)
+{
+	const struct perf_event_attr **attrs;
+	struct tally_evsel *e;
+	size_t n = 0;
+
+	attrs = calloc((size_t)tally_evlist__nr(l) + 1, sizeof(*attrs));
+	if (!attrs) {
+		fprintf(stderr, "tally trace: %s\n", strerror(ENOMEM));
+		return -1;
+	}
+	tally_evlist__for_each_evsel(l, e) {
+		const struct perf_event_attr *a = tally_evsel__attr(e);
+
+		/* the syscalls' own are read by their numbers */
+		if (a->type == PERF_TYPE_TRACEPOINT && strncmp(tally_evsel__name(e), "raw_syscalls:", 13))
+			attrs[n++] = a;
+	}
+	if (n && !(o->tpf = tally_trace_fmt__new_live(attrs, n)))
+		fprintf(stderr, "tally trace: the tracepoints' formats: %s (their fields are not shown)\n",
+			strerror(errno));
+	free(attrs);
+	return 0;
 }
 
 void trace_out__string_masks(struct trace_out *o, const bool *sel, uint32_t *masks)
@@ -528,6 +607,7 @@ int trace_out__init(struct trace_out *o, const struct trace_config *cfg)
 	o->summary_only = cfg->summary_only;
 	o->summary = cfg->summary_only || cfg->with_summary;
 	o->multiple_threads = true;
+	o->trace_syscalls = true;
 	if (cfg->output) {
 		o->fp = fopen(cfg->output, "we");
 		if (!o->fp) {
@@ -563,6 +643,7 @@ void trace_out__release(struct trace_out *o)
 	for (int i = 0; i < TALLY_SYSCALL_MAX; i++)
 		free(o->fmts[i]);
 	tally_sc_tracer__free(o->sc);
+	tally_trace_fmt__free(o->tpf);
 	tally_sc_strings__close(o->strs);
 	if (o->own_fp && o->fp)
 		fclose(o->fp);

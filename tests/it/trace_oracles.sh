@@ -44,6 +44,20 @@ is "--failure: as many lines as errors" "$nl" \
 	"$(awk '$2 ~ /^[0-9]+$/ && $3 ~ /^[0-9]+$/ { n += $3 } END { print n + 0 }' "$tmp/f")"
 is "--failure: the 5 openat" "$(grep -c 'openat(.*= -1 ENOENT' "$tmp/f")" "5"
 
+# -e a tracepoint: one line per hit, its fields decoded: N + 1 execs (the first
+# too), each of the one pid, and no syscall at all (no duration column, as perf)
+$TALLY trace -e sched:sched_process_exec -o "$tmp/x" -- "$W" exec 5
+is "5 re-execs -> 6 sched_process_exec lines" "$(grep -c 'sched:sched_process_exec(' "$tmp/x")" "6"
+is "each names its file and pid" "$(grep -Ec '\(filename: "(/proc/self/exe|[^"]*/work)", pid: ([0-9]+) \([a-z]+\), old_pid: [0-9]+ ' "$tmp/x")" "6"
+is "-e with only a tracepoint: no syscall, no duration" "$(grep -c '(  \|ms)' "$tmp/x")" "0"
+$TALLY trace -e 'sched:sched_process_e*,getpid' -o "$tmp/x" -- "$W" getpid 3
+is "-e 'sys:glob' with a syscall: exec and exit, and the 3 getpid" \
+	"$(grep -c 'sched:sched_process_exec(' "$tmp/x") $(grep -c 'sched:sched_process_exit(' "$tmp/x") $(grep -c ' getpid() *= ' "$tmp/x")" "1 1 3"
+$TALLY trace -e sched:nonesuch -- "$W" getpid 1 2>"$tmp/err"
+is "-e an unknown tracepoint: usage error" "$?" "129"
+grep -q "unknown tracepoint 'sched:nonesuch'" "$tmp/err" && ok "-e an unknown tracepoint: said" ||
+	fail "-e an unknown tracepoint: said ($(cat "$tmp/err"))"
+
 # a forked child's calls are the child's: its tid, the clone's return value
 $TALLY trace -e clone,getpid -o "$tmp/k" -- "$W" fork 7
 child=$(awk '/ clone\(.*= [0-9]+/ { print $(NF-1); exit }' "$tmp/k")

@@ -4,7 +4,8 @@
 # as perf trace -s (ls, a threaded program), the totals equal strace -c
 # -f's, and each line of ls equals perf's (name, decoded arguments,
 # return value) once times, pointers, pids and fd paths are set aside;
-# the path strings read through BPF equal strace's.
+# the path strings read through BPF equal strace's; tracepoints -e adds
+# print as perf's lines.
 . "$(dirname "$0")/lib.sh"
 W=$HELPERS/work
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
@@ -74,6 +75,25 @@ if have_perf; then
 	else
 		fail "ls: every line as perf's"; head -20 "$tmp/diff" | sed 's/^/# /'
 	fi
+	# -e tracepoints mixed with syscalls: every line as perf's, the tracepoints'
+	# fields through libtraceevent; 3 execs of itself, each opening its libraries
+	tp=sched:sched_process_exec,sched:sched_process_exit,openat
+	$TALLY trace --no-strings -e $tp -o "$tmp/tp" -- "$W" exec 3
+	perf trace -e $tp -- "$W" exec 3 2>"$tmp/ptp"
+	norm "$tmp/tp" >"$tmp/tpn"
+	norm "$tmp/ptp" >"$tmp/ptpn"
+	if [ "$(grep -c 'sched:sched_process_exec(filename: ' "$tmp/tpn")" = 4 ] &&
+		diff "$tmp/ptpn" "$tmp/tpn" >"$tmp/diff"; then
+		ok "-e $tp: every line as perf's ($(wc -l <"$tmp/tpn") lines)"
+	else
+		fail "-e $tp: every line as perf's"; head -20 "$tmp/diff" "$tmp/tpn" | sed 's/^/# /'
+	fi
+	# -s: perf's table for the syscalls, the tracepoints' lines still shown (as perf's)
+	$TALLY trace -s -e $tp -o "$tmp/tps" -- "$W" exec 3
+	perf trace -s -e $tp -- "$W" exec 3 2>"$tmp/ptps"
+	is "-s -e $tp: perf's tables" "$(tables "$tmp/tps")" "$(tables "$tmp/ptps")"
+	is "-s -e $tp: the tracepoints' lines, as perf's" "$(grep sched: "$tmp/tps" | norm /dev/stdin)" \
+		"$(grep sched: "$tmp/ptps" | norm /dev/stdin)"
 	# -i: a file of raw_syscalls, perf's or tally's, shown byte for byte as perf trace -i
 	# (but for a child's return from clone: 0, where perf names pid 0 "swapper")
 	perf record -q -e 'raw_syscalls:*' -o "$tmp/r.data" -- "$W" enoent 3 2>/dev/null
