@@ -85,7 +85,7 @@ static int on_record(void *ctx, const struct perf_event_header *h, int ring)
 	(void)ring;
 	if (h->type != PERF_RECORD_SAMPLE && h->type != PERF_RECORD_COMM &&
 	    h->type != PERF_RECORD_LOST && h->type != PERF_RECORD_EXIT &&
-	    h->type != PERF_RECORD_FORK)
+	    h->type != PERF_RECORD_FORK && h->type != PERF_RECORD_MMAP2)
 		return 0;
 	if (lv->nq == lv->capq) {
 		size_t cap = lv->capq ? lv->capq * 2 : 4096;
@@ -150,6 +150,8 @@ static void flush_queue(struct live *lv, uint64_t upto)
 				trace_out__record(&lv->o, &r, TRACE_OTHER);
 			else if (ev->kind == TRACE_EVENT)
 				trace_out__event(&lv->o, &r, tally_evsel__name(ev->e));
+			else if (ev->kind == TRACE_FAULT_MAJ || ev->kind == TRACE_FAULT_MIN)
+				trace_out__fault(&lv->o, &r, ev->kind == TRACE_FAULT_MAJ);
 			else
 				trace_out__record(&lv->o, &r, ev->kind);
 		}
@@ -301,6 +303,11 @@ static int open_events(struct live *lv, const struct trace_config *cfg, const bo
 		.no_sideband = true,
 		.use_clockid = true,
 		.clockid = CLOCK_MONOTONIC,
+		/*
+		 * tracepoints have it: every event's then, so that the side-band's
+		 * trailers read alike whichever event wrote them
+		 */
+		.sample_type = PERF_SAMPLE_CPU,
 	};
 	/* system-wide, tally's own calls would feed themselves */
 	char *filter = id_filter(sel, lv->ts.system_wide ? getpid() : 0);
@@ -333,6 +340,17 @@ static int open_events(struct live *lv, const struct trace_config *cfg, const bo
 			err = note_events(lv, last ? tally_evlist__next(lv->l, last) :
 					  tally_evlist__first(lv->l), TRACE_EVENT);
 	}
+	/* --pf: the software fault events, sampling each with its address */
+	for (int k = 0; !err && k < 2; k++) {
+		if (!(cfg->pf & (k ? TRACE_PF_MIN : TRACE_PF_MAJ)))
+			continue;
+		last = tally_evlist__last(lv->l);
+		err = cli_events_add(lv->l, k ? "minor-faults" : "major-faults", NULL, "trace");
+		if (!err)
+			err = note_events(lv, last ? tally_evlist__next(lv->l, last) :
+					  tally_evlist__first(lv->l), k ? TRACE_FAULT_MIN : TRACE_FAULT_MAJ);
+		co.sample_type |= PERF_SAMPLE_ADDR;
+	}
 	if (err)
 		return err == CLI_EVENTS_USAGE ? 129 : -1;
 	/* system-wide, tally's own tracepoint hits would feed themselves, as perf's */
@@ -359,6 +377,12 @@ static int open_events(struct live *lv, const struct trace_config *cfg, const bo
 	a->comm_exec = 1;
 	a->task = 1;
 	for (int i = 0; i < lv->nlev; i++) {
+		/* where faults land: every map, data ones too, once (on the first fault event) */
+		if ((lv->lev[i].kind == TRACE_FAULT_MAJ || lv->lev[i].kind == TRACE_FAULT_MIN) &&
+		    (i == 0 || (lv->lev[i - 1].kind != TRACE_FAULT_MAJ))) {
+			tally_evsel__attr(lv->lev[i].e)->mmap2 = 1;
+			tally_evsel__attr(lv->lev[i].e)->mmap_data = 1;
+		}
 		/*
 		 * a tracepoint that counts more than one a hit (sched_stat_runtime's
 		 * runtime) would give a sample per unit: with the period in it, one
@@ -411,6 +435,27 @@ static void know_threads(struct live *lv)
 					  tally_thread_map__comm(m, i));
 	if (m != lv->ts.threads)
 		tally_thread_map__put(m);
+}
+
+/* --pf: the processes there are now, so that a fault lands in their maps */
+static int seed_faults(struct live *lv)
+{
+	struct tally_thread_map *m = lv->ts.threads;
+	int *pids, n = 0, err;
+
+	if (lv->ts.wl && lv->ts.wl_is_target)
+		return trace_out__faults(&lv->o, NULL, -1);	/* its exec maps it all */
+	if (lv->ts.system_wide)
+		return trace_out__faults(&lv->o, NULL, 0);
+	pids = calloc((size_t)tally_thread_map__nr(m) + 1, sizeof(*pids));
+	if (!pids)
+		return trace_out__faults(&lv->o, NULL, -1);
+	for (int i = 0; i < tally_thread_map__nr(m); i++)
+		if (tally_thread_map__pid(m, i) > 0)
+			pids[n++] = tally_thread_map__pid(m, i);
+	err = trace_out__faults(&lv->o, pids, n);
+	free(pids);
+	return err;
 }
 
 /*
@@ -486,10 +531,17 @@ int trace_run(const struct trace_config *cfg)
 		free(ot.list);
 		return 1;
 	}
-	/* -e with events and no syscall: those events alone, as perf */
+	/*
+	 * -e with events and no syscall, or --pf alone: those events alone,
+	 * as perf; --syscalls brings them back (all of them, unless -e named some)
+	 */
 	for (int i = 0; i < TALLY_SYSCALL_MAX; i++)
 		any_sc |= sel[i];
-	lv.o.trace_syscalls = any_sc || !ot.list;
+	lv.o.trace_syscalls = cfg->events ? any_sc : !cfg->pf;
+	if (cfg->syscalls && !lv.o.trace_syscalls)
+		for (int i = 0; i < TALLY_SYSCALL_MAX; i++)
+			sel[i] = tally_syscall__name(i) != NULL;
+	lv.o.trace_syscalls |= cfg->syscalls;
 	if (cli_signals_setup())
 		goto out;
 	if (cli_targets__open(&lv.ts, &cfg->target, cfg->cmd_argc ? cfg->cmd_argv : NULL, 0) ||
@@ -500,6 +552,8 @@ int trace_run(const struct trace_config *cfg)
 		goto out;
 	}
 	know_threads(&lv);
+	if (cfg->pf && seed_faults(&lv))
+		goto out;
 	open_strings(&lv, cfg, sel);
 	/* a single thread, not followed into children: no comm/tid column, as perf */
 	lv.o.multiple_threads = !(cfg->target.tids && !strchr(cfg->target.tids, ',') &&

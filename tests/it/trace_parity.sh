@@ -5,7 +5,7 @@
 # -f's, and each line of ls equals perf's (name, decoded arguments,
 # return value) once times, pointers, pids and fd paths are set aside;
 # the path strings read through BPF equal strace's; tracepoints -e adds
-# print as perf's lines.
+# print as perf's lines, and --pf's page faults.
 . "$(dirname "$0")/lib.sh"
 W=$HELPERS/work
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
@@ -94,6 +94,19 @@ if have_perf; then
 	is "-s -e $tp: perf's tables" "$(tables "$tmp/tps")" "$(tables "$tmp/ptps")"
 	is "-s -e $tp: the tracepoints' lines, as perf's" "$(grep sched: "$tmp/tps" | norm /dev/stdin)" \
 		"$(grep sched: "$tmp/ptps" | norm /dev/stdin)"
+	# --pf: the faults of work pages N on its fresh pages, as perf prints them
+	# (the loader's vary from run to run with the layout: not compared)
+	$TALLY trace --pf=min -o "$tmp/pf" -- "$W" pages 30
+	perf trace --pf=min -- "$W" pages 30 2>"$tmp/ppf"
+	pfn() { grep ' minfault \[main+' "$1" | sed -E 's/^ *[0-9.]+ //; s/\/[0-9]+ /\/TID /; s/@0x[0-9a-f]+/@X/'; }
+	if [ "$(pfn "$tmp/pf" | wc -l)" = 30 ] && diff <(pfn "$tmp/ppf") <(pfn "$tmp/pf") >"$tmp/diff"; then
+		ok "--pf=min: main's 30 faults as perf's lines"
+	else
+		fail "--pf=min: main's 30 faults as perf's lines"; head -5 "$tmp/diff" "$tmp/pf" | sed 's/^/# /'
+	fi
+	# a fault in the kernel (the loader's arguments copied out): the symbol, no map, "k"
+	grep -Eq ' minfault \[[a-z_]+\+0x[0-9a-f]+\] => 0x[0-9a-f]+ \(\?k\)$' "$tmp/pf" &&
+		ok "--pf=min: kernel faults as perf's (?k)" || fail "--pf=min: kernel faults as perf's (?k)"
 	# -i: a file of raw_syscalls, perf's or tally's, shown byte for byte as perf trace -i
 	# (but for a child's return from clone: 0, where perf names pid 0 "swapper")
 	perf record -q -e 'raw_syscalls:*' -o "$tmp/r.data" -- "$W" enoent 3 2>/dev/null
