@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tally trace against perf trace 6.1 and strace on the same workloads:
 # -s gives each thread the same syscalls with the same counts and errors
-# as perf trace -s (ls, a threaded program), the totals equal strace -c
+# as perf trace -s (ls, git status, a threaded program), the totals equal strace -c
 # -f's, and each line of ls equals perf's (name, decoded arguments,
 # return value) once times, pointers, pids and fd paths are set aside;
 # the path strings read through BPF equal strace's; tracepoints -e adds
@@ -63,6 +63,30 @@ if have_perf; then
 	else
 		perf_same "$want" "$W" threads-join 4 200 300 && ok "-s on 4 threads: perf's per-thread tables" ||
 			fail "-s on 4 threads: perf's per-thread tables"
+	fi
+	# git status in a scratch repository (300 files committed, 4 touched or
+	# changed since): perf's table. --no-optional-locks: no run refreshes
+	# the index for the next one, each does the same work
+	if command -v git >/dev/null; then
+		repo=$tmp/repo
+		mkdir -p "$repo"
+		git -C "$repo" init -q
+		for i in $(seq 1 300); do
+			mkdir -p "$repo/d$((i % 10))"
+			echo "$i" >"$repo/d$((i % 10))/f$i"
+		done
+		git -C "$repo" add -A
+		git -C "$repo" -c user.email=t@t -c user.name=t commit -qm files
+		touch "$repo/d1/f1" "$repo/d2/f2" "$repo/d3/f3"
+		echo more >>"$repo/d4/f4"
+		gs=(git -C "$repo" --no-optional-locks status)
+		$TALLY trace -s -o "$tmp/t" -- "${gs[@]}" >/dev/null
+		want=$(tables "$tmp/t")
+		[ "$(grep -c ' events, ' "$tmp/t")" = 1 ] && [ -n "$want" ] &&
+			perf_same "$want" "${gs[@]}" && ok "-s on git status: perf's syscalls, counts and errors" ||
+			fail "-s on git status: perf's syscalls, counts and errors"
+	else
+		missing "git is not installed"
 	fi
 	# the lines: perf's, but for statx's flags and mask, which perf 6.1 prints empty
 	$TALLY trace --no-strings -o "$tmp/l" -- ls / >/dev/null
@@ -134,6 +158,16 @@ if command -v strace >/dev/null; then
 		ok "ls: strace -c -f's counts and errors"
 	else
 		fail "ls: strace -c -f's counts and errors"; sed 's/^/# /' "$tmp/diff"
+	fi
+	# git status in the scratch repository above: strace's counts
+	if [ -n "${gs:-}" ]; then
+		$TALLY trace -s -o "$tmp/t" -- "${gs[@]}" >/dev/null
+		strace -c -f -o "$tmp/s" "${gs[@]}" >/dev/null
+		if diff <(strace_totals "$tmp/s") <(totals "$tmp/t") >"$tmp/diff"; then
+			ok "git status: strace -c -f's counts and errors"
+		else
+			fail "git status: strace -c -f's counts and errors"; sed 's/^/# /' "$tmp/diff"
+		fi
 	fi
 	# Threads: clone3 ends twice, in the parent and in the child (perf counts
 	# both, strace the call once).
