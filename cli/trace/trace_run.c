@@ -371,7 +371,7 @@ static int open_events(struct live *lv, const struct trace_config *cfg, const bo
 		fprintf(stderr, "%s: cannot configure the events: %s\n", progname, strerror(-err));
 		return -1;
 	}
-	/* comms and exits, not the maps: a trace needs no symbols */
+	/* comms and exits on the first event; the maps only for --pf, on its event */
 	a = tally_evsel__attr(lv->lev[0].e);
 	a->comm = 1;
 	a->comm_exec = 1;
