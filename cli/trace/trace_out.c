@@ -212,15 +212,19 @@ static bool quiet_lines(const struct trace_out *o)
 	return o->summary_only || o->cfg->duration_ms > 0;
 }
 
-/* The current thread's call, cut by another line: "name(args) ...", perf's interrupted entry. */
-static void print_interrupted(struct trace_out *o)
+/*
+ * The current thread's call, cut by another line: "name(args) ...", perf's
+ * interrupted entry. A syscall's line cuts it only when lines are shown
+ * (not with -s, --duration); an event's line always does, as perf's.
+ */
+static void print_interrupted(struct trace_out *o, bool by_event)
 {
 	const struct tally_sc_call *c;
 	struct trace_thread *t;
 	char buf[1024];
 	int len;
 
-	if (o->cfg->failure_only || quiet_lines(o) || !o->current)
+	if (o->cfg->failure_only || (quiet_lines(o) && !by_event) || !o->current)
 		return;
 	c = tally_sc_tracer__open_call(o->sc, o->current);
 	t = thread_find(o, o->current);
@@ -292,7 +296,7 @@ static void on_enter(struct trace_out *o, pid_t tid, uint64_t time, const uint8_
 	memcpy(&nr, raw + 8, sizeof(nr));
 	memcpy(args, raw + 16, sizeof(args));
 	noreturn = tally_syscall__is_exit((int)nr);
-	print_interrupted(o);
+	print_interrupted(o, false);
 	if (o->strs && t) {
 		const char *got[6];
 
@@ -467,7 +471,7 @@ void trace_out__event(struct trace_out *o, const struct tally_record *r, const c
 
 	if (!o->base_time)
 		o->base_time = s->time;
-	print_interrupted(o);
+	print_interrupted(o, true);
 	print_head(o, (pid_t)s->tid, s->time, true, 0, false);
 	buf[0] = '\0';
 	if (o->tpf && s->raw.data)

@@ -54,6 +54,11 @@ is "-e with only a tracepoint: no syscall, no duration" "$(grep -c '(  \|ms)' "$
 $TALLY trace -e 'sched:sched_process_e*,getpid' -o "$tmp/x" -- "$W" getpid 3
 is "-e 'sys:glob' with a syscall: exec and exit, and the 3 getpid" \
 	"$(grep -c 'sched:sched_process_exec(' "$tmp/x") $(grep -c 'sched:sched_process_exit(' "$tmp/x") $(grep -c ' getpid() *= ' "$tmp/x")" "1 1 3"
+# a tracepoint's line cuts the call it fires in, even with -s (as perf's):
+# the sleep switches the thread out inside clock_nanosleep
+$TALLY trace -s -e sched:sched_switch,clock_nanosleep -o "$tmp/x" -- "$W" sleep 50
+is "-s: the sleep's call cut by its switch-out, once" \
+	"$(grep -A1 ' clock_nanosleep(.*) *\.\.\.$' "$tmp/x" | grep -c 'sched:sched_switch(prev_comm: "work", ')" "1"
 $TALLY trace -e sched:nonesuch -- "$W" getpid 1 2>"$tmp/err"
 is "-e an unknown tracepoint: usage error" "$?" "129"
 grep -q "unknown tracepoint 'sched:nonesuch'" "$tmp/err" && ok "-e an unknown tracepoint: said" ||
