@@ -120,7 +120,7 @@ static void trace_options(struct trace_config *cfg, struct cli_option *out)
 	struct cli_target *t = &cfg->target;
 	const struct cli_option opts[] = {
 		CLI_GROUP("What"),
-		CLI_STRING('e', "event", &cfg->events, "LIST", "syscalls to trace: names, globs, '!name' leaves out ('open*,!close'); tracepoints (sched:*) add their lines"),
+		CLI_STRING('e', "event", &cfg->events, "LIST", "syscalls to trace: names, globs, '!name' leaves out ('open*,!close');\ntracepoints and other events (sched:*) add their lines"),
 		CLI_STRING(0, "expr", &cfg->events, "LIST", "the same as -e"),
 		CLI_CALLBACK_F('F', "pf", cfg, "all|maj|min", "page faults too: a line each, counts in -s (maj without a value)",
 			       opt_pf, CLI_OPT_OPTARG, 0),
