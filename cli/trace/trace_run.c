@@ -30,6 +30,7 @@ static const char progname[] = "tally trace";
 struct qev {
 	uint64_t time, seq;
 	struct perf_event_header *h;
+	const struct lev *ev;		/* its event, found once; NULL: not ours */
 };
 
 /* An event of the list: how its records are read and what they are. */
@@ -102,7 +103,7 @@ static int on_record(void *ctx, const struct perf_event_header *h, int ring)
 		return lv->err = -ENOMEM;
 	memcpy(e->h, h, h->size);
 	e->time = 0;
-	ev = lev_of(lv, h);
+	e->ev = ev = lev_of(lv, h);
 	if (ev && !tally_record__parse(h, h->size, &ev->lay, &r) && r.has_sid)
 		e->time = r.sid.time;
 	e->seq = lv->seq++;
@@ -143,7 +144,7 @@ static void flush_queue(struct live *lv, uint64_t upto)
 	for (i = 0; i < lv->nq && lv->q[i].time <= upto; i++) {
 		struct tally_record r;
 		const struct perf_event_header *h = lv->q[i].h;
-		const struct lev *ev = lev_of(lv, h);
+		const struct lev *ev = lv->q[i].ev;
 
 		if (ev && !tally_record__parse(h, h->size, &ev->lay, &r)) {
 			if (r.type != PERF_RECORD_SAMPLE)
