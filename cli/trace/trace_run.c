@@ -28,10 +28,17 @@ static const char progname[] = "tally trace";
 
 /* A record copied out of its ring, waiting for its turn. */
 struct qev {
-	uint64_t time, seq;
+	uint64_t time;
+	/*
+	 * the arrival order above QEV_LEV_BITS, its event's index in live.lev
+	 * below (QEV_NO_LEV: not ours): found once, the queue sorts 24 bytes
+	 */
+	uint64_t seq;
 	struct perf_event_header *h;
-	const struct lev *ev;		/* its event, found once; NULL: not ours */
 };
+
+#define QEV_LEV_BITS	16
+#define QEV_NO_LEV	((1u << QEV_LEV_BITS) - 1)
 
 /* An event of the list: how its records are read and what they are. */
 struct lev {
@@ -60,28 +67,29 @@ struct live {
  * differ, IDENTIFIER is where any layout puts it), the side-band's the
  * first (the trailers are alike). NULL: not one of ours.
  */
-static const struct lev *lev_of(const struct live *lv, const struct perf_event_header *h)
+static unsigned lev_of(const struct live *lv, const struct perf_event_header *h)
 {
 	struct tally_evsel *e;
 	uint64_t id;
 
 	if (lv->nlev == 1 || h->type != PERF_RECORD_SAMPLE)
-		return &lv->lev[0];
-	if (tally_record__id(h, h->size, &lv->lev[0].lay, &id))
-		return NULL;
+		return 0;
+	/* several events: IDENTIFIER, the sample's first u64 */
+	if (h->size < sizeof(*h) + sizeof(id))
+		return QEV_NO_LEV;
+	memcpy(&id, h + 1, sizeof(id));
 	e = tally_evlist__find_id(lv->l, id);
 	for (int i = 0; e && i < lv->nlev; i++)
 		if (lv->lev[i].e == e)
-			return &lv->lev[i];
-	return NULL;
+			return (unsigned)i;
+	return QEV_NO_LEV;
 }
 
 static int on_record(void *ctx, const struct perf_event_header *h, int ring)
 {
 	struct live *lv = ctx;
-	const struct lev *ev;
-	struct tally_record r;
 	struct qev *e;
+	unsigned ev;
 
 	(void)ring;
 	if (h->type != PERF_RECORD_SAMPLE && h->type != PERF_RECORD_COMM &&
@@ -103,10 +111,10 @@ static int on_record(void *ctx, const struct perf_event_header *h, int ring)
 		return lv->err = -ENOMEM;
 	memcpy(e->h, h, h->size);
 	e->time = 0;
-	e->ev = ev = lev_of(lv, h);
-	if (ev && !tally_record__parse(h, h->size, &ev->lay, &r) && r.has_sid)
-		e->time = r.sid.time;
-	e->seq = lv->seq++;
+	ev = lev_of(lv, h);
+	if (ev != QEV_NO_LEV)
+		tally_record__time(h, h->size, &lv->lev[ev].lay, &e->time);
+	e->seq = lv->seq++ << QEV_LEV_BITS | ev;
 	lv->nq++;
 	return 0;
 }
@@ -144,7 +152,8 @@ static void flush_queue(struct live *lv, uint64_t upto)
 	for (i = 0; i < lv->nq && lv->q[i].time <= upto; i++) {
 		struct tally_record r;
 		const struct perf_event_header *h = lv->q[i].h;
-		const struct lev *ev = lv->q[i].ev;
+		unsigned idx = (unsigned)(lv->q[i].seq & QEV_NO_LEV);
+		const struct lev *ev = idx == QEV_NO_LEV ? NULL : &lv->lev[idx];
 
 		if (ev && !tally_record__parse(h, h->size, &ev->lay, &r)) {
 			if (r.type != PERF_RECORD_SAMPLE)
@@ -274,13 +283,19 @@ static int add_other(void *priv, const char *item)
 	return 0;
 }
 
-/* Every event of l from `from` on (NULL: all) read as kind. 0 or -ENOMEM. */
+/* Every event of l from `from` on (NULL: all) read as kind. 0, -ENOMEM or -E2BIG (said). */
 static int note_events(struct live *lv, struct tally_evsel *from, enum trace_kind kind)
 {
 	struct tally_evsel *e = from;
 
 	for (; e; e = tally_evlist__next(lv->l, e)) {
-		struct lev *n = realloc(lv->lev, (size_t)(lv->nlev + 1) * sizeof(*n));
+		struct lev *n;
+
+		if (lv->nlev + 1 >= (int)QEV_NO_LEV) {
+			fprintf(stderr, "%s: more than %u events\n", progname, QEV_NO_LEV - 1);
+			return -E2BIG;
+		}
+		n = realloc(lv->lev, (size_t)(lv->nlev + 1) * sizeof(*n));
 
 		if (!n)
 			return -ENOMEM;
