@@ -36,6 +36,22 @@ static int opt_duration(struct cli_parse *p, const struct cli_option *opt, const
 	return 0;
 }
 
+/* --pf[=all|maj|min], maj without a value, as perf's -F */
+static int opt_pf(struct cli_parse *p, const struct cli_option *opt, const char *arg)
+{
+	struct trace_config *cfg = opt->value;
+
+	if (!arg || !strcmp(arg, "maj"))
+		cfg->pf |= TRACE_PF_MAJ;
+	else if (!strcmp(arg, "min"))
+		cfg->pf |= TRACE_PF_MIN;
+	else if (!strcmp(arg, "all"))
+		cfg->pf |= TRACE_PF_MAJ | TRACE_PF_MIN;
+	else
+		return cli_error(p, "--pf '%s': all, maj or min", arg);
+	return 0;
+}
+
 /*
  * -u: the processes of a user running now, as perf's thread map by uid
  * (their children are followed; processes started later are not). A
@@ -104,8 +120,11 @@ static void trace_options(struct trace_config *cfg, struct cli_option *out)
 	struct cli_target *t = &cfg->target;
 	const struct cli_option opts[] = {
 		CLI_GROUP("What"),
-		CLI_STRING('e', "event", &cfg->events, "LIST", "syscalls to trace: names, globs, '!name' leaves out ('open*,!close')"),
+		CLI_STRING('e', "event", &cfg->events, "LIST", "syscalls to trace: names, globs, '!name' leaves out ('open*,!close');\ntracepoints and other events (sched:*) add their lines"),
 		CLI_STRING(0, "expr", &cfg->events, "LIST", "the same as -e"),
+		CLI_CALLBACK_F('F', "pf", cfg, "all|maj|min", "page faults too: a line each, counts in -s (maj without a value)",
+			       opt_pf, CLI_OPT_OPTARG, 0),
+		CLI_BOOL(0, "syscalls", &cfg->syscalls, "with --pf or -e events only: the syscalls too"),
 		CLI_BOOL(0, "failure", &cfg->failure_only, "show only the calls that failed"),
 		CLI_CALLBACK(0, "duration", cfg, "MS", "show only the calls that took MS milliseconds or longer", opt_duration),
 		CLI_GROUP("Targets"),

@@ -7,6 +7,9 @@
 #include <stdint.h>
 #include "target.h"
 
+#define TRACE_PF_MAJ	1
+#define TRACE_PF_MIN	2
+
 struct trace_config {
 	struct cli_target target;
 	const char *events;		/* -e: syscalls, globs, '!' negations */
@@ -21,6 +24,8 @@ struct trace_config {
 	bool abs_time;			/* -T */
 	bool no_strings;		/* --no-strings: pointers, as perf */
 	bool comm;			/* --comm (default) / --no-comm */
+	int pf;				/* --pf: TRACE_PF_MAJ | TRACE_PF_MIN */
+	bool syscalls;			/* --syscalls: with --pf or -e events, the syscalls too */
 	double duration_ms;		/* --duration: only calls longer than this */
 	long mmap_pages;		/* -m */
 	bool help;

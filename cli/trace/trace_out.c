@@ -6,17 +6,24 @@
  * "name(args) ..." and ended by "... [continued]: name())", exit calls
  * at their entry with "= ?". The pairing is the library's.
  */
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <tally/record.h>
+#include <tally/symbols.h>
 #include <tally/syscall_trace.h>
 #include <tally/syscall_strings.h>
 #include <tally/syscalls.h>
 #include <tally/events.h>
+#include <tally/evlist.h>
+#include <tally/evsel.h>
+#include <tally/trace_fmt.h>
 #include "trace.h"
 #include "trace_out.h"
 
@@ -28,6 +35,7 @@ struct trace_thread {
 	bool interrupted;		/* its open call was printed with " ..." */
 	char *str[6];			/* the strings of its last call's arguments */
 	uint64_t str_time;		/* that call's entry */
+	uint64_t pfmaj, pfmin;		/* --pf: its faults */
 	struct trace_thread *next;
 };
 
@@ -162,7 +170,7 @@ static void print_head(struct trace_out *o, pid_t tid, uint64_t time, bool has_t
 		fprintf(o->fp, "         ? ");
 	if (has_dur)
 		fprintf(o->fp, "(%6.3f ms): ", (double)dur / 1e6);
-	else
+	else if (o->trace_syscalls)
 		fprintf(o->fp, "(         ): ");
 	if (o->multiple_threads) {
 		if (o->cfg->comm)
@@ -204,15 +212,19 @@ static bool quiet_lines(const struct trace_out *o)
 	return o->summary_only || o->cfg->duration_ms > 0;
 }
 
-/* The current thread's call, cut by another line: "name(args) ...", perf's interrupted entry. */
-static void print_interrupted(struct trace_out *o)
+/*
+ * The current thread's call, cut by another line: "name(args) ...", perf's
+ * interrupted entry. A syscall's line cuts it only when lines are shown
+ * (not with -s, --duration); an event's line always does, as perf's.
+ */
+static void print_interrupted(struct trace_out *o, bool by_event)
 {
 	const struct tally_sc_call *c;
 	struct trace_thread *t;
 	char buf[1024];
 	int len;
 
-	if (o->cfg->failure_only || quiet_lines(o) || !o->current)
+	if (o->cfg->failure_only || (quiet_lines(o) && !by_event) || !o->current)
 		return;
 	c = tally_sc_tracer__open_call(o->sc, o->current);
 	t = thread_find(o, o->current);
@@ -284,7 +296,7 @@ static void on_enter(struct trace_out *o, pid_t tid, uint64_t time, const uint8_
 	memcpy(&nr, raw + 8, sizeof(nr));
 	memcpy(args, raw + 16, sizeof(args));
 	noreturn = tally_syscall__is_exit((int)nr);
-	print_interrupted(o);
+	print_interrupted(o, false);
 	if (o->strs && t) {
 		const char *got[6];
 
@@ -362,7 +374,8 @@ void trace_out__record(struct trace_out *o, const struct tally_record *r, enum t
 		const struct tally_sample *s = &r->u.sample;
 
 		/* raw_syscalls: id at 8, then args[6] (enter) or ret (exit) at 16 */
-		if (k == TRACE_OTHER || s->raw.size < (k == TRACE_ENTER ? 64 : 24))
+		if ((k != TRACE_ENTER && k != TRACE_EXIT) ||
+		    s->raw.size < (k == TRACE_ENTER ? 64 : 24))
 			return;
 		if (!o->base_time)
 			o->base_time = s->time;
@@ -376,8 +389,34 @@ void trace_out__record(struct trace_out *o, const struct tally_record *r, enum t
 		t = thread_get(o, (pid_t)r->u.comm.tid);
 		if (t)
 			snprintf(t->comm, sizeof(t->comm), "%s", r->u.comm.comm);
+		if (o->mach)
+			tally_machine__comm(o->mach, (int32_t)r->u.comm.pid, (int32_t)r->u.comm.tid,
+					    r->u.comm.comm, r->misc & PERF_RECORD_MISC_COMM_EXEC);
+		break;
+	case PERF_RECORD_MMAP2:
+		if (o->mach) {
+			const struct tally_record_mmap2 *m = &r->u.mmap2;
+			struct tally_mmap_event ev = {
+				.pid = (int32_t)m->pid, .tid = (int32_t)m->tid,
+				.start = m->start, .len = m->len, .pgoff = m->pgoff,
+				.filename = m->filename, .prot = m->prot, .flags = m->flags,
+				.maj = m->maj, .min = m->min, .ino = m->ino,
+				.ino_generation = m->ino_generation,
+				.build_id = m->has_build_id ? m->build_id : NULL,
+				.build_id_size = m->has_build_id ? m->build_id_size : 0,
+			};
+
+			tally_machine__mmap(o->mach, &ev);
+		}
+		break;
+	case PERF_RECORD_EXIT:
+		if (o->mach)
+			tally_machine__exit(o->mach, (int32_t)r->u.task.pid, (int32_t)r->u.task.tid);
 		break;
 	case PERF_RECORD_FORK:
+		if (o->mach)
+			tally_machine__fork(o->mach, (int32_t)r->u.task.pid, (int32_t)r->u.task.tid,
+					    (int32_t)r->u.task.ppid, (int32_t)r->u.task.ptid);
 		/* a new thread starts with its parent's comm */
 		t = thread_find(o, (pid_t)r->u.task.ptid);
 		if (t) {
@@ -392,6 +431,207 @@ void trace_out__record(struct trace_out *o, const struct tally_record *r, enum t
 		tally_sc_tracer__lost(o->sc, r->u.lost.lost);
 		break;
 	}
+}
+
+/* A pid field's comm: a thread seen, else the process's now, as perf reads it */
+static const char *tp_comm_cb(void *priv, pid_t pid)
+{
+	struct trace_out *o = priv;
+	struct trace_thread *t = thread_find(o, pid);
+	static char comm[16];
+	char p[64];
+	FILE *f;
+
+	if (t)
+		return t->comm;
+	if (!o->live)
+		return NULL;
+	snprintf(p, sizeof(p), "/proc/%d/comm", (int)pid);
+	if (!(f = fopen(p, "re")))
+		return NULL;
+	if (!fgets(comm, sizeof(comm), f))
+		comm[0] = '\0';
+	fclose(f);
+	comm[strcspn(comm, "\n")] = '\0';
+	return comm[0] ? comm : NULL;
+}
+
+/*
+ * perf's trace__event_handler: "time (         ): comm/tid name(fields)",
+ * shown whatever -s, --failure or --duration say; it cuts the current
+ * thread's call as any other line does.
+ */
+void trace_out__event(struct trace_out *o, const struct tally_record *r, const char *name)
+{
+	const struct tally_sample *s = &r->u.sample;
+	struct tally_syscall_ctx ctx = { .comm = tp_comm_cb, .fd_path = fd_path_cb, .priv = o };
+	struct tally_tp_field fields[64];
+	char buf[4096];
+	int n = -ENOENT;
+
+	if (!o->base_time)
+		o->base_time = s->time;
+	print_interrupted(o, true);
+	print_head(o, (pid_t)s->tid, s->time, true, 0, false);
+	buf[0] = '\0';
+	if (o->tpf && s->raw.data)
+		n = tally_trace_fmt__fields(o->tpf, s->raw.data, s->raw.size, fields,
+					    (int)(sizeof(fields) / sizeof(fields[0])));
+	if (n > 0)
+		tally_syscall__fmt_tp_fields(buf, sizeof(buf), fields,
+					     n < 64 ? n : 64, (pid_t)s->tid, &ctx);
+	fprintf(o->fp, "%s(%s)\n", name, buf);
+}
+
+/* -------------------------------------------------------------------- */
+/* page faults */
+
+/* The executable maps of a running process, as perf synthesizes them (no data maps). */
+static void seed_process(struct tally_machine *m, int pid)
+{
+	char path[64], line[PATH_MAX + 256], comm[32] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+	if (!(f = fopen(path, "re")))
+		return;		/* gone meanwhile */
+	if (fgets(comm, sizeof(comm), f))
+		comm[strcspn(comm, "\n")] = '\0';
+	fclose(f);
+	tally_machine__comm(m, pid, pid, comm, false);
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	if (!(f = fopen(path, "re")))
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		struct tally_mmap_event ev = { .pid = pid, .tid = pid };
+		unsigned long long start, end, pgoff, ino;
+		unsigned maj, min;
+		char perm[8];
+		int n = 0;
+
+		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end, perm, &pgoff,
+			   &maj, &min, &ino, &n) < 7 || perm[2] != 'x')
+			continue;
+		line[strcspn(line, "\n")] = '\0';
+		ev.start = start;
+		ev.len = end - start;
+		ev.pgoff = pgoff;
+		ev.filename = line[n] ? line + n : "//anon";
+		ev.prot = (perm[0] == 'r' ? PROT_READ : 0) | (perm[1] == 'w' ? PROT_WRITE : 0) |
+			  PROT_EXEC;
+		ev.flags = perm[3] == 's' ? MAP_SHARED : MAP_PRIVATE;
+		ev.maj = maj;
+		ev.min = min;
+		ev.ino = ino;
+		tally_machine__mmap(m, &ev);
+	}
+	fclose(f);
+}
+
+int trace_out__faults(struct trace_out *o, const int *pids, int npids)
+{
+	struct tally_symbols_opts so = { .sz = sizeof(so) };
+
+	o->mach = tally_machine__new();
+	o->syms = tally_symbols__new(&so);
+	if (!o->mach || !o->syms) {
+		fprintf(stderr, "tally trace: %s\n", strerror(ENOMEM));
+		return -1;
+	}
+	/* without kallsyms' addresses (kptr_restrict) a kernel fault's ip stays a number */
+	tally_machine__add_kernel_maps(o->mach, NULL, NULL);
+	for (int i = 0; i < npids; i++)
+		seed_process(o->mach, pids[i]);
+	if (!npids) {
+		DIR *d = opendir("/proc");
+		struct dirent *de;
+
+		while (d && (de = readdir(d)))
+			if (isdigit((unsigned char)de->d_name[0]))
+				seed_process(o->mach, atoi(de->d_name));
+		if (d)
+			closedir(d);
+	}
+	return 0;
+}
+
+/* perf's map__map_ip: anonymous memory, the heap and stacks by address, files by offset */
+static uint64_t map_ip(const struct tally_map *m, uint64_t addr)
+{
+	const char *f = m->filename ? m->filename : "";
+
+	if (m->anon || !strncmp(f, "//anon", 6) || !strncmp(f, "[stack", 6) ||
+	    !strcmp(f, "[heap]") || !strncmp(f, "/SYSV", 5))
+		return addr;
+	return addr - m->start + m->pgoff;
+}
+
+/*
+ * perf's trace__pgfault: "time ( 0.000 ms): comm/tid minfault [sym+off]
+ * => file@offset (d.)": where the faulting code is (its symbol, else its
+ * map's offset, else the faulting address, as perf) and the address in
+ * its map ("?" for none; "." a user fault, "k" one in the kernel). It
+ * cuts no call's line, as perf's does not.
+ */
+void trace_out__fault(struct trace_out *o, const struct tally_record *r, bool maj)
+{
+	const struct tally_sample *s = &r->u.sample;
+	enum tally_cpumode cm = (enum tally_cpumode)(r->misc & PERF_RECORD_MISC_CPUMODE_MASK);
+	struct trace_thread *t = thread_get(o, (pid_t)s->tid);
+	const struct tally_map *map;
+	struct tally_addr_info ai = { 0 };
+	uint64_t mip;
+
+	if (!o->base_time)
+		o->base_time = s->time;
+	tally_sc_tracer__count_event(o->sc, (pid_t)s->tid);
+	if (t)
+		*(maj ? &t->pfmaj : &t->pfmin) += 1;
+	if (o->summary_only || !o->mach)
+		return;
+	print_head(o, (pid_t)s->tid, s->time, true, 0, true);
+	fprintf(o->fp, "%sfault [", maj ? "maj" : "min");
+	if (!tally_symbols__resolve(o->syms, o->mach, (int32_t)s->pid, (int32_t)s->tid, s->ip, cm,
+				    &ai) && ai.sym)
+		fprintf(o->fp, "%s+0x%llx", ai.sym->name, (unsigned long long)ai.sym_off);
+	else if (ai.map)
+		fprintf(o->fp, "0x%llx", (unsigned long long)map_ip(ai.map, s->ip));
+	else
+		fprintf(o->fp, "0x%llx", (unsigned long long)s->addr);
+	fprintf(o->fp, "] => ");
+	map = tally_machine__find_map(o->mach, (int32_t)s->pid, (int32_t)s->tid, s->addr, cm, &mip);
+	if (map)
+		fprintf(o->fp, "%s@0x%llx", map->filename, (unsigned long long)map_ip(map, s->addr));
+	else
+		fprintf(o->fp, "0x%llx", (unsigned long long)s->addr);
+	fprintf(o->fp, " (%c%c)\n", map ? 'd' : '?',
+		cm == TALLY_CPUMODE_KERNEL ? 'k' : cm == TALLY_CPUMODE_USER ? '.' :
+		cm == TALLY_CPUMODE_GUEST_KERNEL ? 'g' : cm == TALLY_CPUMODE_GUEST_USER ? 'u' : 'H');
+}
+
+int trace_out__formats(struct trace_out *o, struct tally_evlist *l)
+{
+	const struct perf_event_attr **attrs;
+	struct tally_evsel *e;
+	size_t n = 0;
+
+	attrs = calloc((size_t)tally_evlist__nr(l) + 1, sizeof(*attrs));
+	if (!attrs) {
+		fprintf(stderr, "tally trace: %s\n", strerror(ENOMEM));
+		return -1;
+	}
+	tally_evlist__for_each_evsel(l, e) {
+		const struct perf_event_attr *a = tally_evsel__attr(e);
+
+		/* the syscalls' own are read by their numbers */
+		if (a->type == PERF_TYPE_TRACEPOINT && strncmp(tally_evsel__name(e), "raw_syscalls:", 13))
+			attrs[n++] = a;
+	}
+	if (n && !(o->tpf = tally_trace_fmt__new_live(attrs, n)))
+		fprintf(stderr, "tally trace: the tracepoints' formats: %s (their fields are not shown)\n",
+			strerror(errno));
+	free(attrs);
+	return 0;
 }
 
 void trace_out__string_masks(struct trace_out *o, const bool *sel, uint32_t *masks)
@@ -432,8 +672,13 @@ static void thread_summary(struct trace_out *o, pid_t tid, uint64_t all)
 	struct row rows[TALLY_SYSCALL_MAX];
 	int n = 0;
 
-	fprintf(o->fp, " %s (%d), %llu events, %.1f%%\n", t ? t->comm : "", (int)tid,
+	fprintf(o->fp, " %s (%d), %llu events, %.1f%%", t ? t->comm : "", (int)tid,
 		(unsigned long long)ev, all ? 100.0 * (double)ev / (double)all : 0.0);
+	if (t && t->pfmaj)
+		fprintf(o->fp, ", %llu majfaults", (unsigned long long)t->pfmaj);
+	if (t && t->pfmin)
+		fprintf(o->fp, ", %llu minfaults", (unsigned long long)t->pfmin);
+	fprintf(o->fp, "\n");
 	fprintf(o->fp, "\n");
 	fprintf(o->fp, "   syscall            calls  errors  total       min       avg       max       stddev\n");
 	fprintf(o->fp, "                                     (msec)    (msec)    (msec)    (msec)        (%%)\n");
@@ -528,6 +773,7 @@ int trace_out__init(struct trace_out *o, const struct trace_config *cfg)
 	o->summary_only = cfg->summary_only;
 	o->summary = cfg->summary_only || cfg->with_summary;
 	o->multiple_threads = true;
+	o->trace_syscalls = true;
 	if (cfg->output) {
 		o->fp = fopen(cfg->output, "we");
 		if (!o->fp) {
@@ -563,6 +809,9 @@ void trace_out__release(struct trace_out *o)
 	for (int i = 0; i < TALLY_SYSCALL_MAX; i++)
 		free(o->fmts[i]);
 	tally_sc_tracer__free(o->sc);
+	tally_trace_fmt__free(o->tpf);
+	tally_symbols__free(o->syms);
+	tally_machine__free(o->mach);
 	tally_sc_strings__close(o->strs);
 	if (o->own_fp && o->fp)
 		fclose(o->fp);

@@ -28,16 +28,31 @@ static const char progname[] = "tally trace";
 
 /* A record copied out of its ring, waiting for its turn. */
 struct qev {
-	uint64_t time, seq;
+	uint64_t time;
+	/*
+	 * the arrival order above QEV_LEV_BITS, its event's index in live.lev
+	 * below (QEV_NO_LEV: not ours): found once, the queue sorts 24 bytes
+	 */
+	uint64_t seq;
 	struct perf_event_header *h;
+};
+
+#define QEV_LEV_BITS	16
+#define QEV_NO_LEV	((1u << QEV_LEV_BITS) - 1)
+
+/* An event of the list: how its records are read and what they are. */
+struct lev {
+	struct tally_evsel *e;
+	struct tally_record_layout lay;
+	enum trace_kind kind;
 };
 
 struct live {
 	struct trace_out o;
 	struct cli_targets ts;
 	struct tally_evlist *l;
-	struct tally_evsel *enter, *exit;
-	struct tally_record_layout lay;
+	struct lev *lev;		/* per event; the first carries the side-band */
+	int nlev;
 	struct qev *q;
 	size_t nq, capq;
 	uint64_t seq;
@@ -47,16 +62,39 @@ struct live {
 /* -------------------------------------------------------------------- */
 /* the queue */
 
+/*
+ * The event of a record: a sample's by its id (the events' sample types
+ * differ, IDENTIFIER is where any layout puts it), the side-band's the
+ * first (the trailers are alike). NULL: not one of ours.
+ */
+static unsigned lev_of(const struct live *lv, const struct perf_event_header *h)
+{
+	struct tally_evsel *e;
+	uint64_t id;
+
+	if (lv->nlev == 1 || h->type != PERF_RECORD_SAMPLE)
+		return 0;
+	/* several events: IDENTIFIER, the sample's first u64 */
+	if (h->size < sizeof(*h) + sizeof(id))
+		return QEV_NO_LEV;
+	memcpy(&id, h + 1, sizeof(id));
+	e = tally_evlist__find_id(lv->l, id);
+	for (int i = 0; e && i < lv->nlev; i++)
+		if (lv->lev[i].e == e)
+			return (unsigned)i;
+	return QEV_NO_LEV;
+}
+
 static int on_record(void *ctx, const struct perf_event_header *h, int ring)
 {
 	struct live *lv = ctx;
-	struct tally_record r;
 	struct qev *e;
+	unsigned ev;
 
 	(void)ring;
 	if (h->type != PERF_RECORD_SAMPLE && h->type != PERF_RECORD_COMM &&
 	    h->type != PERF_RECORD_LOST && h->type != PERF_RECORD_EXIT &&
-	    h->type != PERF_RECORD_FORK)
+	    h->type != PERF_RECORD_FORK && h->type != PERF_RECORD_MMAP2)
 		return 0;
 	if (lv->nq == lv->capq) {
 		size_t cap = lv->capq ? lv->capq * 2 : 4096;
@@ -73,9 +111,10 @@ static int on_record(void *ctx, const struct perf_event_header *h, int ring)
 		return lv->err = -ENOMEM;
 	memcpy(e->h, h, h->size);
 	e->time = 0;
-	if (!tally_record__parse(h, h->size, &lv->lay, &r) && r.has_sid)
-		e->time = r.sid.time;
-	e->seq = lv->seq++;
+	ev = lev_of(lv, h);
+	if (ev != QEV_NO_LEV)
+		tally_record__time(h, h->size, &lv->lev[ev].lay, &e->time);
+	e->seq = lv->seq++ << QEV_LEV_BITS | ev;
 	lv->nq++;
 	return 0;
 }
@@ -106,22 +145,25 @@ static void flush_queue(struct live *lv, uint64_t upto)
 		if (lv->q[i].h->type == PERF_RECORD_LOST) {
 			struct tally_record r;
 
-			if (!tally_record__parse(lv->q[i].h, lv->q[i].h->size, &lv->lay, &r))
+			if (!tally_record__parse(lv->q[i].h, lv->q[i].h->size, &lv->lev[0].lay, &r))
 				trace_out__record(&lv->o, &r, TRACE_OTHER);
 			lv->q[i].h->type = 0;	/* done */
 		}
 	for (i = 0; i < lv->nq && lv->q[i].time <= upto; i++) {
 		struct tally_record r;
 		const struct perf_event_header *h = lv->q[i].h;
+		unsigned idx = (unsigned)(lv->q[i].seq & QEV_NO_LEV);
+		const struct lev *ev = idx == QEV_NO_LEV ? NULL : &lv->lev[idx];
 
-		if (!tally_record__parse(h, h->size, &lv->lay, &r)) {
-			struct tally_evsel *e = NULL;
-
-			if (r.type == PERF_RECORD_SAMPLE)
-				e = tally_evlist__find_id(lv->l, r.u.sample.identifier ?
-							  r.u.sample.identifier : r.u.sample.id);
-			trace_out__record(&lv->o, &r, e == lv->enter ? TRACE_ENTER :
-					  e == lv->exit ? TRACE_EXIT : TRACE_OTHER);
+		if (ev && !tally_record__parse(h, h->size, &ev->lay, &r)) {
+			if (r.type != PERF_RECORD_SAMPLE)
+				trace_out__record(&lv->o, &r, TRACE_OTHER);
+			else if (ev->kind == TRACE_EVENT)
+				trace_out__event(&lv->o, &r, tally_evsel__name(ev->e));
+			else if (ev->kind == TRACE_FAULT_MAJ || ev->kind == TRACE_FAULT_MIN)
+				trace_out__fault(&lv->o, &r, ev->kind == TRACE_FAULT_MAJ);
+			else
+				trace_out__record(&lv->o, &r, ev->kind);
 		}
 		free(lv->q[i].h);
 	}
@@ -214,7 +256,57 @@ static char *id_filter(const bool *sel, pid_t self)
 	return f;
 }
 
-static int open_events(struct live *lv, const struct trace_config *cfg, const bool *sel)
+/* The -e items that are no syscall: tracepoints and other events, as perf. */
+struct others {
+	char *list;		/* "a,b", or NULL */
+	size_t len;
+};
+
+static int add_other(void *priv, const char *item)
+{
+	struct others *ot = priv;
+	struct tally_parse_opts po = { .sz = sizeof(po) };
+	struct tally_events evs = { 0 };
+	char *n;
+
+	/* no "sys:name" and no event either: a mistyped syscall, said as one */
+	if (!strchr(item, ':')) {
+		if (tally_parse_events(item, &po, &evs, NULL))
+			return -ENOENT;
+		tally_events__clear(&evs);
+	}
+	n = realloc(ot->list, ot->len + strlen(item) + 2);
+	if (!n)
+		return -ENOMEM;
+	ot->list = n;
+	ot->len += (size_t)sprintf(n + ot->len, "%s%s", ot->len ? "," : "", item);
+	return 0;
+}
+
+/* Every event of l from `from` on (NULL: all) read as kind. 0, -ENOMEM or -E2BIG (said). */
+static int note_events(struct live *lv, struct tally_evsel *from, enum trace_kind kind)
+{
+	struct tally_evsel *e = from;
+
+	for (; e; e = tally_evlist__next(lv->l, e)) {
+		struct lev *n;
+
+		if (lv->nlev + 1 >= (int)QEV_NO_LEV) {
+			fprintf(stderr, "%s: more than %u events\n", progname, QEV_NO_LEV - 1);
+			return -E2BIG;
+		}
+		n = realloc(lv->lev, (size_t)(lv->nlev + 1) * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		lv->lev = n;
+		lv->lev[lv->nlev++] = (struct lev){ .e = e, .kind = kind };
+	}
+	return 0;
+}
+
+static int open_events(struct live *lv, const struct trace_config *cfg, const bool *sel,
+		       const char *others)
 {
 	struct tally_evlist_open_opts oo = { .sz = sizeof(oo), .cgroup_fd = -1 };
 	struct tally_config_opts co = {
@@ -227,11 +319,17 @@ static int open_events(struct live *lv, const struct trace_config *cfg, const bo
 		.no_sideband = true,
 		.use_clockid = true,
 		.clockid = CLOCK_MONOTONIC,
+		/*
+		 * tracepoints have it: every event's then, so that the side-band's
+		 * trailers read alike whichever event wrote them
+		 */
+		.sample_type = PERF_SAMPLE_CPU,
 	};
 	/* system-wide, tally's own calls would feed themselves */
 	char *filter = id_filter(sel, lv->ts.system_wide ? getpid() : 0);
+	struct tally_evsel *last;
 	struct perf_event_attr *a;
-	int err;
+	int err = 0;
 
 	lv->l = tally_evlist__new();
 	if (!lv->l || !filter) {
@@ -239,26 +337,79 @@ static int open_events(struct live *lv, const struct trace_config *cfg, const bo
 		fprintf(stderr, "%s: %s\n", progname, strerror(ENOMEM));
 		return -1;
 	}
-	err = cli_events_add(lv->l, "raw_syscalls:sys_enter", filter[0] ? filter : NULL, "trace");
-	if (!err)
-		err = cli_events_add(lv->l, "raw_syscalls:sys_exit", filter[0] ? filter : NULL, "trace");
+	if (lv->o.trace_syscalls) {
+		err = cli_events_add(lv->l, "raw_syscalls:sys_enter", filter[0] ? filter : NULL,
+				     "trace");
+		if (!err)
+			err = cli_events_add(lv->l, "raw_syscalls:sys_exit",
+					     filter[0] ? filter : NULL, "trace");
+		if (!err)
+			err = note_events(lv, tally_evlist__first(lv->l), TRACE_ENTER);
+		if (!err)
+			lv->lev[1].kind = TRACE_EXIT;
+	}
 	free(filter);
+	last = tally_evlist__last(lv->l);
+	if (!err && others) {
+		err = cli_events_add(lv->l, others, NULL, "trace");
+		if (!err)
+			err = note_events(lv, last ? tally_evlist__next(lv->l, last) :
+					  tally_evlist__first(lv->l), TRACE_EVENT);
+	}
+	/* --pf: the software fault events, sampling each with its address */
+	for (int k = 0; !err && k < 2; k++) {
+		if (!(cfg->pf & (k ? TRACE_PF_MIN : TRACE_PF_MAJ)))
+			continue;
+		last = tally_evlist__last(lv->l);
+		err = cli_events_add(lv->l, k ? "minor-faults" : "major-faults", NULL, "trace");
+		if (!err)
+			err = note_events(lv, last ? tally_evlist__next(lv->l, last) :
+					  tally_evlist__first(lv->l), k ? TRACE_FAULT_MIN : TRACE_FAULT_MAJ);
+		co.sample_type |= PERF_SAMPLE_ADDR;
+	}
 	if (err)
-		return -1;
-	lv->enter = tally_evlist__first(lv->l);
-	lv->exit = tally_evlist__last(lv->l);
+		return err == CLI_EVENTS_USAGE ? 129 : -1;
+	/* system-wide, tally's own tracepoint hits would feed themselves, as perf's */
+	for (int i = 0; lv->ts.system_wide && i < lv->nlev; i++) {
+		char own[64];
+
+		if (lv->lev[i].kind != TRACE_EVENT ||
+		    tally_evsel__attr(lv->lev[i].e)->type != PERF_TYPE_TRACEPOINT)
+			continue;
+		snprintf(own, sizeof(own), "common_pid != %d", (int)getpid());
+		if ((err = tally_evsel__set_filter(lv->lev[i].e, own))) {
+			fprintf(stderr, "%s: %s: %s\n", progname, tally_evsel__name(lv->lev[i].e),
+				strerror(-err));
+			return -1;
+		}
+	}
 	if ((err = tally_evlist__config(lv->l, &co))) {
 		fprintf(stderr, "%s: cannot configure the events: %s\n", progname, strerror(-err));
 		return -1;
 	}
-	/* comms and exits, not the maps: a trace needs no symbols */
-	a = tally_evsel__attr(lv->enter);
+	/* comms and exits on the first event; the maps only for --pf, on its event */
+	a = tally_evsel__attr(lv->lev[0].e);
 	a->comm = 1;
 	a->comm_exec = 1;
 	a->task = 1;
-	a->sample_id_all = 1;
-	tally_evsel__attr(lv->exit)->sample_id_all = 1;
-	tally_record_layout__from_attr(&lv->lay, a);
+	for (int i = 0; i < lv->nlev; i++) {
+		/* where faults land: every map, data ones too, once (on the first fault event) */
+		if ((lv->lev[i].kind == TRACE_FAULT_MAJ || lv->lev[i].kind == TRACE_FAULT_MIN) &&
+		    (i == 0 || (lv->lev[i - 1].kind != TRACE_FAULT_MAJ))) {
+			tally_evsel__attr(lv->lev[i].e)->mmap2 = 1;
+			tally_evsel__attr(lv->lev[i].e)->mmap_data = 1;
+		}
+		/*
+		 * a tracepoint that counts more than one a hit (sched_stat_runtime's
+		 * runtime) would give a sample per unit: with the period in it, one
+		 */
+		if (lv->lev[i].kind == TRACE_EVENT)
+			tally_evsel__attr(lv->lev[i].e)->sample_type |= PERF_SAMPLE_PERIOD;
+		tally_evsel__attr(lv->lev[i].e)->sample_id_all = 1;
+		tally_record_layout__from_attr(&lv->lev[i].lay, tally_evsel__attr(lv->lev[i].e));
+	}
+	if ((err = trace_out__formats(&lv->o, lv->l)))
+		return -1;
 	err = tally_evlist__open(lv->l, lv->ts.cpus, lv->ts.threads, &oo);
 	if (err) {
 		cli_print_open_error("trace", lv->l, err, &cfg->target);
@@ -302,6 +453,27 @@ static void know_threads(struct live *lv)
 		tally_thread_map__put(m);
 }
 
+/* --pf: the processes there are now, so that a fault lands in their maps */
+static int seed_faults(struct live *lv)
+{
+	struct tally_thread_map *m = lv->ts.threads;
+	int *pids, n = 0, err;
+
+	if (lv->ts.wl && lv->ts.wl_is_target)
+		return trace_out__faults(&lv->o, NULL, -1);	/* its exec maps it all */
+	if (lv->ts.system_wide)
+		return trace_out__faults(&lv->o, NULL, 0);
+	pids = calloc((size_t)tally_thread_map__nr(m) + 1, sizeof(*pids));
+	if (!pids)
+		return trace_out__faults(&lv->o, NULL, -1);
+	for (int i = 0; i < tally_thread_map__nr(m); i++)
+		if (tally_thread_map__pid(m, i) > 0)
+			pids[n++] = tally_thread_map__pid(m, i);
+	err = trace_out__faults(&lv->o, pids, n);
+	free(pids);
+	return err;
+}
+
 /*
  * The path strings, through BPF: where it cannot be had, pointers as
  * perf shows them, and why, once.
@@ -324,8 +496,11 @@ static void open_strings(struct live *lv, const struct trace_config *cfg, const 
 		fprintf(stderr, "%s: path arguments shown as pointers: %s\n", progname, why);
 }
 
-/* -e: the syscalls, or the closest name for one that is none. 0, or 129 said. */
-static int select_syscalls(const struct trace_config *cfg, bool *sel)
+/*
+ * -e: the syscalls, or the closest name for one that is none; the other
+ * events into *ot. 0, or 129 said.
+ */
+static int select_syscalls(const struct trace_config *cfg, bool *sel, struct others *ot)
 {
 	char bad[128], hint[64];
 	int err;
@@ -335,7 +510,7 @@ static int select_syscalls(const struct trace_config *cfg, bool *sel)
 			sel[i] = tally_syscall__name(i) != NULL;
 		return 0;
 	}
-	err = tally_syscall__select(cfg->events, sel, NULL, NULL, bad, sizeof(bad), hint,
+	err = tally_syscall__select(cfg->events, sel, add_other, ot, bad, sizeof(bad), hint,
 				    sizeof(hint));
 	if (!err)
 		return 0;
@@ -354,7 +529,8 @@ int trace_run(const struct trace_config *cfg)
 {
 	struct live lv = { .ts = CLI_TARGETS_INIT("trace") };
 	struct tally_evlist_mmap_opts mo = { .sz = sizeof(mo), .pages = 256 };
-	bool sel[TALLY_SYSCALL_MAX];
+	struct others ot = { 0 };
+	bool sel[TALLY_SYSCALL_MAX], any_sc = false;
 	struct pollfd pfd;
 	struct cli_wait w;
 	int ret = 1, err;
@@ -362,17 +538,38 @@ int trace_run(const struct trace_config *cfg)
 
 	if (cfg->input)
 		return trace_file(cfg);
-	if ((ret = select_syscalls(cfg, sel)))
+	if ((ret = select_syscalls(cfg, sel, &ot))) {
+		free(ot.list);
 		return ret;
+	}
 	ret = 1;
-	if (trace_out__init(&lv.o, cfg))
+	if (trace_out__init(&lv.o, cfg)) {
+		free(ot.list);
 		return 1;
+	}
+	/*
+	 * -e with events and no syscall, or --pf alone: those events alone,
+	 * as perf; --syscalls brings them back (all of them, unless -e named some)
+	 */
+	for (int i = 0; i < TALLY_SYSCALL_MAX; i++)
+		any_sc |= sel[i];
+	lv.o.trace_syscalls = cfg->events ? any_sc : !cfg->pf;
+	if (cfg->syscalls && !lv.o.trace_syscalls)
+		for (int i = 0; i < TALLY_SYSCALL_MAX; i++)
+			sel[i] = tally_syscall__name(i) != NULL;
+	lv.o.trace_syscalls |= cfg->syscalls;
 	if (cli_signals_setup())
 		goto out;
 	if (cli_targets__open(&lv.ts, &cfg->target, cfg->cmd_argc ? cfg->cmd_argv : NULL, 0) ||
-	    cpus_for_threads(&lv) || open_events(&lv, cfg, sel))
+	    cpus_for_threads(&lv))
 		goto out;
+	if ((err = open_events(&lv, cfg, sel, ot.list))) {
+		ret = err == 129 ? 129 : 1;
+		goto out;
+	}
 	know_threads(&lv);
+	if (cfg->pf && seed_faults(&lv))
+		goto out;
 	open_strings(&lv, cfg, sel);
 	/* a single thread, not followed into children: no comm/tid column, as perf */
 	lv.o.multiple_threads = !(cfg->target.tids && !strchr(cfg->target.tids, ',') &&
@@ -429,6 +626,8 @@ out:
 	for (size_t i = 0; i < lv.nq; i++)
 		free(lv.q[i].h);
 	free(lv.q);
+	free(lv.lev);
+	free(ot.list);
 	tally_evlist__free(lv.l);
 	cli_targets__release(&lv.ts);
 	trace_out__release(&lv.o);

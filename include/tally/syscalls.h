@@ -95,6 +95,31 @@ TALLY_API int tally_syscall__fmt_ret(char *buf, size_t len, int nr, int64_t ret,
  */
 TALLY_API uint32_t tally_syscall__string_args(const struct tally_syscall_fmt *fmt);
 
+/*
+ * Added in 0.3: one field of a tracepoint's record (its format's fields
+ * after the common ones), as perf trace prints the tracepoints -e adds
+ * next to the syscalls.
+ */
+struct tally_tp_field {
+	const char *name;
+	const char *type;		/* as the format says: "pid_t", "__data_loc char[]" */
+	uint64_t val;			/* an integer: its bytes, unsigned, as perf reads them */
+	const void *data;		/* an array: its bytes in the record; NULL otherwise */
+	uint32_t data_len;		/* their length (a dynamic array's from its __data_loc) */
+	bool is_pointer, is_array;
+};
+
+/*
+ * The fields of one tracepoint record as perf trace 6.1 prints them
+ * between its parentheses (filename: "/bin/true", pid: 12 (true)): each
+ * "name: value", zero values left out, the decoder picked by type and
+ * name (strings quoted, pid_t with its comm, fds with their paths,
+ * umode_t by name, pointers and "addr" fields in hex). tid: the thread
+ * the record is of (its fds). Returns the length written (snprintf's).
+ */
+TALLY_API int tally_syscall__fmt_tp_fields(char *buf, size_t len, const struct tally_tp_field *f,
+					   int n, pid_t tid, const struct tally_syscall_ctx *ctx);
+
 /* "ENOENT" for 2; NULL when unknown. */
 TALLY_API const char *tally_errno_name(int err);
 

@@ -50,6 +50,25 @@ TALLY_API int tally_trace_fmt__set_resolver(struct tally_trace_fmt *f,
 TALLY_API int tally_trace_fmt__print(struct tally_trace_fmt *f, const void *raw, size_t len,
 				     char *buf, size_t buflen);
 
+/*
+ * Added in 0.3: the formats of the tracepoints among attrs[nr], read from
+ * tracefs now (a live session's, as the recorder writes them). NULL with
+ * errno.
+ */
+struct perf_event_attr;
+TALLY_API struct tally_trace_fmt *tally_trace_fmt__new_live(const struct perf_event_attr *const *attrs,
+							    size_t nr);
+/*
+ * Added in 0.3: the fields of one sample's RAW data (its event's own,
+ * not the common ones), in format order, into out[max] (tally/syscalls.h;
+ * names and types point into f, data into raw). Returns how many the
+ * event has (more than max: the rest left out), or -ENOENT (no format
+ * for the event), -EBADMSG (a field runs past the data), -EINVAL.
+ */
+struct tally_tp_field;
+TALLY_API int tally_trace_fmt__fields(struct tally_trace_fmt *f, const void *raw, size_t len,
+				      struct tally_tp_field *out, int max);
+
 #ifdef __cplusplus
 }
 #endif

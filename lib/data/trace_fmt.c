@@ -17,8 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <event-parse.h>
+#include <tally/syscalls.h>
 #include <tally/trace_fmt.h>
 #include "internal.h"
+#include "data_write_internal.h"
 
 struct damaged {
 	char *event;		/* "sys:name" */
@@ -442,32 +444,121 @@ int tally_trace_fmt__set_resolver(struct tally_trace_fmt *f, tally_trace_fmt_res
 	return tep_set_function_resolver(f->tep, resolve_tramp, f) ? tally__err(ENOMEM) : 0;
 }
 
+/* The event of a sample's RAW data, its fields checked inside it: 0 or -errno. */
+static int event_of(struct tally_trace_fmt *f, struct tep_record *rec, struct tep_event **evp)
+{
+	struct tep_format_field *type = NULL;
+	struct tep_event *ev;
+
+	/* the type is read where the first event's format puts it */
+	ev = tep_get_first_event(f->tep);
+	if (ev)
+		type = tep_find_common_field(ev, "common_type");
+	if (!type || !inside(type->offset, type->size, (size_t)rec->size))
+		return tally__err(ENOENT);
+	ev = tep_find_event_by_record(f->tep, rec);
+	if (!ev)
+		return tally__err(ENOENT);
+	if (!fields_inside(ev, rec->data, (size_t)rec->size))
+		return tally__err(EBADMSG);
+	*evp = ev;
+	return 0;
+}
+
 int tally_trace_fmt__print(struct tally_trace_fmt *f, const void *raw, size_t len,
 			   char *buf, size_t buflen)
 {
 	struct tep_record rec = { .data = (void *)raw, .size = (int)len };
-	struct tep_format_field *type = NULL;
 	struct tep_event *ev;
 	struct trace_seq s;
 	int n;
 
 	if (!f || !raw || !buf || !buflen || len > INT32_MAX)
 		return tally__err(EINVAL);
-	/* the type is read where the first event's format puts it */
-	ev = tep_get_first_event(f->tep);
-	if (ev)
-		type = tep_find_common_field(ev, "common_type");
-	if (!type || !inside(type->offset, type->size, len))
-		return tally__err(ENOENT);
-	ev = tep_find_event_by_record(f->tep, &rec);
-	if (!ev)
-		return tally__err(ENOENT);
-	if (!fields_inside(ev, raw, len))
-		return tally__err(EBADMSG);
+	if ((n = event_of(f, &rec, &ev)))
+		return n;
 	trace_seq_init(&s);
 	tep_print_event(f->tep, &s, &rec, "%s", TEP_PRINT_INFO);
 	trace_seq_terminate(&s);
 	n = snprintf(buf, buflen, "%s", s.buffer ? s.buffer : "");
 	trace_seq_destroy(&s);
+	return n;
+}
+
+struct tally_trace_fmt *tally_trace_fmt__new_live(const struct perf_event_attr *const *attrs,
+						  size_t nr)
+{
+	struct tally__buf b = { 0 };
+	struct tally_trace_fmt *f;
+	int err = tally__tracing_data(&b, attrs, nr);
+
+	if (err) {
+		tally__buf_free(&b);
+		errno = -err;
+		return NULL;
+	}
+	f = tally_trace_fmt__new(b.p, b.len);
+	err = errno;
+	tally__buf_free(&b);
+	errno = err;
+	return f;
+}
+
+/* The unsigned value of an integer field, as perf's format_field__intval */
+static uint64_t field_val(const struct tep_format_field *fl, const unsigned char *raw)
+{
+	uint8_t u8;
+	uint16_t u16;
+	uint32_t u32;
+	uint64_t u64;
+
+	switch (fl->size) {
+	case 1: memcpy(&u8, raw + fl->offset, 1); return u8;
+	case 2: memcpy(&u16, raw + fl->offset, 2); return u16;
+	case 4: memcpy(&u32, raw + fl->offset, 4); return u32;
+	case 8: memcpy(&u64, raw + fl->offset, 8); return u64;
+	default: return 0;
+	}
+}
+
+int tally_trace_fmt__fields(struct tally_trace_fmt *f, const void *raw, size_t len,
+			    struct tally_tp_field *out, int max)
+{
+	struct tep_record rec = { .data = (void *)raw, .size = (int)len };
+	const unsigned char *r = raw;
+	struct tep_event *ev;
+	int n = 0, err;
+
+	if (!f || !raw || (max && !out) || len > INT32_MAX)
+		return tally__err(EINVAL);
+	if ((err = event_of(f, &rec, &ev)))
+		return err;
+	for (struct tep_format_field *fl = ev->format.fields; fl; fl = fl->next, n++) {
+		struct tally_tp_field *o = &out[n];
+
+		if (n >= max)
+			continue;
+		*o = (struct tally_tp_field){
+			.name = fl->name,
+			.type = fl->type,
+			.is_pointer = fl->flags & TEP_FIELD_IS_POINTER,
+			.is_array = fl->flags & TEP_FIELD_IS_ARRAY,
+		};
+		if (!o->is_array) {
+			o->val = field_val(fl, r);
+		} else if (fl->flags & TEP_FIELD_IS_DYNAMIC) {
+			/* __data_loc: offset in the low 16 bits, length above (checked inside) */
+			uint32_t loc = (uint32_t)field_val(fl, r);
+			long off = (long)(loc & 0xffff);
+
+			if (fl->flags & TEP_FIELD_IS_RELATIVE)
+				off += fl->offset + fl->size;
+			o->data = r + off;
+			o->data_len = fl->size == 2 ? (uint32_t)(len - (size_t)off) : loc >> 16;
+		} else {
+			o->data = r + fl->offset;
+			o->data_len = (uint32_t)fl->size;
+		}
+	}
 	return n;
 }

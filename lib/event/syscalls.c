@@ -670,6 +670,88 @@ int tally_syscall__fmt_args(char *buf, size_t len, int nr, const struct tally_sy
 }
 
 /* -------------------------------------------------------------------- */
+/* tracepoint fields */
+
+static bool ends_with(const char *s, const char *tail)
+{
+	size_t n = strlen(s), t = strlen(tail);
+
+	return n >= t && !strcmp(s + n - t, tail);
+}
+
+/* perf's syscall_arg_fmt__init_array: the decoder a field's type and name pick */
+static int tp_field_how(const struct tally_tp_field *f)
+{
+	if (is(f->type, "const char *") && (ends_with(f->name, "name") || strstr(f->name, "path")))
+		return H_FILENAME;
+	if (f->is_pointer || strstr(f->name, "addr"))
+		return H_PTR;
+	if (is(f->type, "pid_t"))
+		return H_PID;
+	if (is(f->type, "umode_t"))
+		return H_MODE;
+	if (f->is_array && strstr(f->type, "char"))
+		return H_PLAIN;		/* the string, quoted */
+	if ((is(f->type, "int") || is(f->type, "unsigned int") || is(f->type, "long")) &&
+	    ends_with(f->name, "fd"))
+		return H_FD;
+	return H_LONG;
+}
+
+int tally_syscall__fmt_tp_fields(char *buf, size_t len, const struct tally_tp_field *f, int n,
+				 pid_t tid, const struct tally_syscall_ctx *ctx)
+{
+	struct out o = { .buf = buf, .len = len };
+
+	if (len)
+		buf[0] = '\0';
+	for (int i = 0; f && i < n; i++) {
+		int how = tp_field_how(&f[i]);
+		uint64_t v = f[i].val;
+
+		/* an array is never zero: perf's value is its address */
+		if (!f[i].is_array && v == 0)
+			continue;
+		put(&o, "%s%s: ", o.n ? ", " : "", f[i].name);
+		if (f[i].is_array) {
+			const char *d = f[i].data;
+
+			if (how == H_PLAIN) {	/* up to its NUL, as "%.*s" */
+				put(&o, "\"%.*s\"", (int)strnlen(d ? d : "", d ? f[i].data_len : 0),
+				    d ? d : "");
+			} else {
+				/* perf prints where the bytes sit in its memory: the bytes, here */
+				put(&o, "0x");
+				for (uint32_t k = 0; d && k < f[i].data_len; k++)
+					put(&o, "%02x", (unsigned char)d[k]);
+			}
+			continue;
+		}
+		switch (how) {
+		case H_FILENAME:	/* the low 32 bits, as perf 6.1 */
+			put(&o, "%#x", (unsigned)v);
+			break;
+		case H_PTR:
+			put(&o, "%#llx", (unsigned long long)v);
+			break;
+		case H_PID:
+			put_pid(&o, (long)(int)v, ctx);
+			break;
+		case H_MODE:
+			put_mode(&o, v);
+			break;
+		case H_FD:
+			put_fd(&o, (long)(int)v, tid, ctx);
+			break;
+		default:	/* perf's "%ld" of the unsigned value */
+			put(&o, "%ld", (long)v);
+			break;
+		}
+	}
+	return (int)o.n;
+}
+
+/* -------------------------------------------------------------------- */
 /* return values */
 
 static bool in_list(const char *sc, const char *const *l)

@@ -17,6 +17,7 @@
  *   work mix N          N times getpid then getppid (a pairing's mix-up shows in the values)
  *   work enoent N       N openat calls of a missing file (each fails ENOENT)
  *   work fork N         a child makes N getpid calls and exits 3; the parent waits
+ *   work exec N         execs itself N times over (N + 1 execs with the first)
  * Built without the library or sanitizers so counts are the workload's own.
  */
 #include <pthread.h>
@@ -146,10 +147,18 @@ int main(int argc, char **argv)
 		}
 		if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st) != 3)
 			return 1;
+	} else if (!strcmp(cmd, "exec")) {
+		char left[32];
+
+		if (n <= 0)
+			return 0;
+		snprintf(left, sizeof(left), "%ld", n - 1);
+		execl("/proc/self/exe", argv[0], "exec", left, (char *)NULL);
+		return 1;
 	} else if (!strcmp(cmd, "exit")) {
 		return (int)n;
 	} else {
-		fprintf(stderr, "usage: work getpid|write|addr|call|fnoff|pages|spin|sleep|threads|exit ...\n");
+		fprintf(stderr, "usage: work getpid|write|addr|call|fnoff|pages|spin|sleep|threads|exec|exit ...\n");
 		return 2;
 	}
 	return 0;

@@ -3,7 +3,8 @@
 # calls -> N lines and -s counts N; N failed openat (ENOENT) -> N errors;
 # a forked child's calls under the child's tid; --failure shows exactly
 # the failing calls; the workload's exit status; -e typos; --duration;
-# -p on a process that exits mid-trace; Ctrl-C still prints the summary.
+# -p on a process that exits mid-trace; Ctrl-C still prints the summary;
+# tracepoints: one line per hit; --pf: one line per fresh page touched.
 . "$(dirname "$0")/lib.sh"
 W=$HELPERS/work
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
@@ -43,6 +44,43 @@ is "--failure: every line failed" "$(grep ') *= ' "$tmp/f" | grep -vc '= -1 E')"
 is "--failure: as many lines as errors" "$nl" \
 	"$(awk '$2 ~ /^[0-9]+$/ && $3 ~ /^[0-9]+$/ { n += $3 } END { print n + 0 }' "$tmp/f")"
 is "--failure: the 5 openat" "$(grep -c 'openat(.*= -1 ENOENT' "$tmp/f")" "5"
+
+# -e a tracepoint: one line per hit, its fields decoded: N + 1 execs (the first
+# too), each of the one pid, and no syscall at all (no duration column, as perf)
+$TALLY trace -e sched:sched_process_exec -o "$tmp/x" -- "$W" exec 5
+is "5 re-execs -> 6 sched_process_exec lines" "$(grep -c 'sched:sched_process_exec(' "$tmp/x")" "6"
+is "each names its file and pid" "$(grep -Ec '\(filename: "(/proc/self/exe|[^"]*/work)", pid: ([0-9]+) \([a-z]+\), old_pid: [0-9]+ ' "$tmp/x")" "6"
+is "-e with only a tracepoint: no syscall, no duration" "$(grep -c '(  \|ms)' "$tmp/x")" "0"
+$TALLY trace -e 'sched:sched_process_e*,getpid' -o "$tmp/x" -- "$W" getpid 3
+is "-e 'sys:glob' with a syscall: exec and exit, and the 3 getpid" \
+	"$(grep -c 'sched:sched_process_exec(' "$tmp/x") $(grep -c 'sched:sched_process_exit(' "$tmp/x") $(grep -c ' getpid() *= ' "$tmp/x")" "1 1 3"
+# a tracepoint's line cuts the call it fires in, even with -s (as perf's):
+# the sleep switches the thread out inside clock_nanosleep
+$TALLY trace -s -e sched:sched_switch,clock_nanosleep -o "$tmp/x" -- "$W" sleep 50
+is "-s: the sleep's call cut by its switch-out, once" \
+	"$(grep -A1 ' clock_nanosleep(.*) *\.\.\.$' "$tmp/x" | grep -c 'sched:sched_switch(prev_comm: "work", ')" "1"
+$TALLY trace -e sched:nonesuch -- "$W" getpid 1 2>"$tmp/err"
+is "-e an unknown tracepoint: usage error" "$?" "129"
+grep -q "unknown tracepoint 'sched:nonesuch'" "$tmp/err" && ok "-e an unknown tracepoint: said" ||
+	fail "-e an unknown tracepoint: said ($(cat "$tmp/err"))"
+
+# --pf: work pages N writes N fresh pages of an anonymous map, one fault
+# each, from main; -S's count is the lines'; alone, --pf traces no syscall
+N=40
+$TALLY trace --pf=min -S -o "$tmp/pf" -- "$W" pages $N
+main_pf() { grep -E 'minfault \[main\+0x[0-9a-f]+\] => //anon@0x[0-9a-f]+000 \(d\.\)$' "$1"; }
+is "--pf: N faults from main, each on a page of //anon" "$(main_pf "$tmp/pf" | wc -l)" "$N"
+is "--pf: N distinct pages" "$(main_pf "$tmp/pf" | awk '{ print $NF, $(NF-1) }' | sort -u | wc -l)" "$N"
+is "--pf -S: the summary counts every fault line" \
+	"$(awk '/ events, / { for (i = 1; i < NF; i++) if ($(i + 1) ~ /^minfaults/) print $i }' "$tmp/pf")" \
+	"$(grep -c ' minfault \[' "$tmp/pf")"
+is "--pf alone: no syscall" "$(grep -c ') *= ' "$tmp/pf")" "0"
+$TALLY trace --pf=all --syscalls -e getpid -o "$tmp/pf" -- "$W" getpid 3
+is "--pf with -e getpid: the 3 calls too" "$(grep -c ' getpid() *= ' "$tmp/pf")" "3"
+grep -q ' minfault \[.*\] => .* ([d?][.k])$' "$tmp/pf" && ok "--pf=all with syscalls: fault lines" ||
+	fail "--pf=all with syscalls: fault lines"
+$TALLY trace --pf=bad -- "$W" getpid 1 2>"$tmp/err"
+is "--pf=bad: usage error" "$?" "129"
 
 # a forked child's calls are the child's: its tid, the clone's return value
 $TALLY trace -e clone,getpid -o "$tmp/k" -- "$W" fork 7

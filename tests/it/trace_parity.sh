@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # tally trace against perf trace 6.1 and strace on the same workloads:
 # -s gives each thread the same syscalls with the same counts and errors
-# as perf trace -s (ls, a threaded program), the totals equal strace -c
+# as perf trace -s (ls, git status, a threaded program), the totals equal strace -c
 # -f's, and each line of ls equals perf's (name, decoded arguments,
 # return value) once times, pointers, pids and fd paths are set aside;
-# the path strings read through BPF equal strace's.
+# the path strings read through BPF equal strace's; tracepoints -e adds
+# print as perf's lines, and --pf's page faults.
 . "$(dirname "$0")/lib.sh"
 W=$HELPERS/work
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
@@ -63,6 +64,30 @@ if have_perf; then
 		perf_same "$want" "$W" threads-join 4 200 300 && ok "-s on 4 threads: perf's per-thread tables" ||
 			fail "-s on 4 threads: perf's per-thread tables"
 	fi
+	# git status in a scratch repository (300 files committed, 4 touched or
+	# changed since): perf's table. --no-optional-locks: no run refreshes
+	# the index for the next one, each does the same work
+	if command -v git >/dev/null; then
+		repo=$tmp/repo
+		mkdir -p "$repo"
+		git -C "$repo" init -q
+		for i in $(seq 1 300); do
+			mkdir -p "$repo/d$((i % 10))"
+			echo "$i" >"$repo/d$((i % 10))/f$i"
+		done
+		git -C "$repo" add -A
+		git -C "$repo" -c user.email=t@t -c user.name=t commit -qm files
+		touch "$repo/d1/f1" "$repo/d2/f2" "$repo/d3/f3"
+		echo more >>"$repo/d4/f4"
+		gs=(git -C "$repo" --no-optional-locks status)
+		$TALLY trace -s -o "$tmp/t" -- "${gs[@]}" >/dev/null
+		want=$(tables "$tmp/t")
+		[ "$(grep -c ' events, ' "$tmp/t")" = 1 ] && [ -n "$want" ] &&
+			perf_same "$want" "${gs[@]}" && ok "-s on git status: perf's syscalls, counts and errors" ||
+			fail "-s on git status: perf's syscalls, counts and errors"
+	else
+		missing "git is not installed"
+	fi
 	# the lines: perf's, but for statx's flags and mask, which perf 6.1 prints empty
 	$TALLY trace --no-strings -o "$tmp/l" -- ls / >/dev/null
 	# (perf -o leaks its file into the workload as fd 3: its stderr instead)
@@ -74,6 +99,38 @@ if have_perf; then
 	else
 		fail "ls: every line as perf's"; head -20 "$tmp/diff" | sed 's/^/# /'
 	fi
+	# -e tracepoints mixed with syscalls: every line as perf's, the tracepoints'
+	# fields through libtraceevent; 3 execs of itself, each opening its libraries
+	tp=sched:sched_process_exec,sched:sched_process_exit,openat
+	$TALLY trace --no-strings -e $tp -o "$tmp/tp" -- "$W" exec 3
+	perf trace -e $tp -- "$W" exec 3 2>"$tmp/ptp"
+	norm "$tmp/tp" >"$tmp/tpn"
+	norm "$tmp/ptp" >"$tmp/ptpn"
+	if [ "$(grep -c 'sched:sched_process_exec(filename: ' "$tmp/tpn")" = 4 ] &&
+		diff "$tmp/ptpn" "$tmp/tpn" >"$tmp/diff"; then
+		ok "-e $tp: every line as perf's ($(wc -l <"$tmp/tpn") lines)"
+	else
+		fail "-e $tp: every line as perf's"; head -20 "$tmp/diff" "$tmp/tpn" | sed 's/^/# /'
+	fi
+	# -s: perf's table for the syscalls, the tracepoints' lines still shown (as perf's)
+	$TALLY trace -s -e $tp -o "$tmp/tps" -- "$W" exec 3
+	perf trace -s -e $tp -- "$W" exec 3 2>"$tmp/ptps"
+	is "-s -e $tp: perf's tables" "$(tables "$tmp/tps")" "$(tables "$tmp/ptps")"
+	is "-s -e $tp: the tracepoints' lines, as perf's" "$(grep sched: "$tmp/tps" | norm /dev/stdin)" \
+		"$(grep sched: "$tmp/ptps" | norm /dev/stdin)"
+	# --pf: the faults of work pages N on its fresh pages, as perf prints them
+	# (the loader's vary from run to run with the layout: not compared)
+	$TALLY trace --pf=min -o "$tmp/pf" -- "$W" pages 30
+	perf trace --pf=min -- "$W" pages 30 2>"$tmp/ppf"
+	pfn() { grep ' minfault \[main+' "$1" | sed -E 's/^ *[0-9.]+ //; s/\/[0-9]+ /\/TID /; s/@0x[0-9a-f]+/@X/'; }
+	if [ "$(pfn "$tmp/pf" | wc -l)" = 30 ] && diff <(pfn "$tmp/ppf") <(pfn "$tmp/pf") >"$tmp/diff"; then
+		ok "--pf=min: main's 30 faults as perf's lines"
+	else
+		fail "--pf=min: main's 30 faults as perf's lines"; head -5 "$tmp/diff" "$tmp/pf" | sed 's/^/# /'
+	fi
+	# a fault in the kernel (the loader's arguments copied out): the symbol, no map, "k"
+	grep -Eq ' minfault \[[a-z_]+\+0x[0-9a-f]+\] => 0x[0-9a-f]+ \(\?k\)$' "$tmp/pf" &&
+		ok "--pf=min: kernel faults as perf's (?k)" || fail "--pf=min: kernel faults as perf's (?k)"
 	# -i: a file of raw_syscalls, perf's or tally's, shown byte for byte as perf trace -i
 	# (but for a child's return from clone: 0, where perf names pid 0 "swapper")
 	perf record -q -e 'raw_syscalls:*' -o "$tmp/r.data" -- "$W" enoent 3 2>/dev/null
@@ -101,6 +158,16 @@ if command -v strace >/dev/null; then
 		ok "ls: strace -c -f's counts and errors"
 	else
 		fail "ls: strace -c -f's counts and errors"; sed 's/^/# /' "$tmp/diff"
+	fi
+	# git status in the scratch repository above: strace's counts
+	if [ -n "${gs:-}" ]; then
+		$TALLY trace -s -o "$tmp/t" -- "${gs[@]}" >/dev/null
+		strace -c -f -o "$tmp/s" "${gs[@]}" >/dev/null
+		if diff <(strace_totals "$tmp/s") <(totals "$tmp/t") >"$tmp/diff"; then
+			ok "git status: strace -c -f's counts and errors"
+		else
+			fail "git status: strace -c -f's counts and errors"; sed 's/^/# /' "$tmp/diff"
+		fi
 	fi
 	# Threads: clone3 ends twice, in the parent and in the child (perf counts
 	# both, strace the call once).

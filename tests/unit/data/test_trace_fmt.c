@@ -3,7 +3,8 @@
  * lib/trace_fmt.c: every event format of the running kernel is read as
  * undamaged (maple_tree's tabs, kvmmmu's statement expressions), and a
  * %s of a kernel string's address prints the string the tracing data's
- * printk formats give it, as perf's.
+ * printk formats give it, as perf's; a record's fields come out for
+ * perf trace's printer, none read outside the record.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,6 +17,7 @@
 #include <cmocka.h>
 #include <linux/perf_event.h>
 #include <tally/events.h>
+#include <tally/syscalls.h>
 #include <tally/trace_fmt.h>
 #include "internal.h"
 #include "data_write_internal.h"
@@ -147,11 +149,87 @@ static void test_printk_strings(void **state)
 	tally__buf_free(&b);
 }
 
+static const char exec_format[] =
+	"name: exec\n"
+	"ID: 9\n"
+	"format:\n"
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
+	"\n"
+	"\tfield:__data_loc char[] filename;\toffset:8;\tsize:4;\tsigned:0;\n"
+	"\tfield:pid_t pid;\toffset:12;\tsize:4;\tsigned:1;\n"
+	"\tfield:char comm[4];\toffset:16;\tsize:4;\tsigned:0;\n"
+	"\tfield:void * ptr;\toffset:24;\tsize:8;\tsigned:0;\n"
+	"\n"
+	"print fmt: \"filename=%s pid=%d\", __get_str(filename), REC->pid\n";
+
+/* The fields of a record, as the tracer's printer takes them; none read outside it. */
+static void test_fields(void **state)
+{
+	struct tally__buf b = { 0 };
+	struct tally_tp_field fl[8];
+	struct tally_trace_fmt *f;
+	unsigned char raw[48] = { 9 };
+	uint32_t loc = (5u << 16) | 32;	/* "/bin" and its NUL at 32 */
+	int32_t pid = -1;
+	uint64_t ptr = 0xffff888012345678;
+
+	(void)state;
+	tally__buf_add(&b, (const unsigned char[]){ 0x17, 0x08, 0x44 }, 3);
+	tally__buf_add(&b, "tracing0.6", 11);
+	tally__buf_add(&b, (const uint8_t[]){ 0, 8 }, 2);
+	tally__buf_u32(&b, 4096);
+	tally__buf_add(&b, "header_page", 12);
+	tally__buf_u64(&b, 0);
+	tally__buf_add(&b, "header_event", 13);
+	tally__buf_u64(&b, 0);
+	tally__buf_u32(&b, 0);
+	tally__buf_u32(&b, 1);
+	tally__buf_add(&b, "sched", 6);
+	tally__buf_u32(&b, 1);
+	tally__buf_u64(&b, sizeof(exec_format) - 1);
+	tally__buf_add(&b, exec_format, sizeof(exec_format) - 1);
+	tally__buf_u32(&b, 0);
+	tally__buf_u32(&b, 0);
+	tally__buf_u64(&b, 0);
+	f = tally_trace_fmt__new(b.p, b.len);
+	assert_non_null(f);
+	memcpy(raw + 8, &loc, 4);
+	memcpy(raw + 12, &pid, 4);
+	memcpy(raw + 16, "ls", 3);
+	memcpy(raw + 24, &ptr, 8);
+	memcpy(raw + 32, "/bin", 5);
+	assert_int_equal(tally_trace_fmt__fields(f, raw, 37, fl, 8), 4);
+	assert_string_equal(fl[0].name, "filename");
+	assert_true(fl[0].is_array);
+	assert_int_equal(fl[0].data_len, 5);
+	assert_memory_equal(fl[0].data, "/bin", 5);
+	assert_string_equal(fl[1].type, "pid_t");
+	assert_true(fl[1].val == 0xffffffff);	/* unsigned, of its size */
+	assert_true(fl[2].is_array);
+	assert_int_equal(fl[2].data_len, 4);
+	assert_string_equal(fl[2].data, "ls");
+	assert_true(fl[3].is_pointer);
+	assert_true(fl[3].val == ptr);
+	/* fewer slots: the count still says how many */
+	assert_int_equal(tally_trace_fmt__fields(f, raw, 37, fl, 1), 4);
+	/* the string past the record's end, a record short of its fields */
+	assert_int_equal(tally_trace_fmt__fields(f, raw, 36, fl, 8), -EBADMSG);
+	assert_int_equal(tally_trace_fmt__fields(f, raw, 20, fl, 8), -EBADMSG);
+	raw[0] = 8;	/* an id with no format */
+	assert_int_equal(tally_trace_fmt__fields(f, raw, 37, fl, 8), -ENOENT);
+	tally_trace_fmt__free(f);
+	tally__buf_free(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_running_kernel_formats),
 		cmocka_unit_test(test_printk_strings),
+		cmocka_unit_test(test_fields),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

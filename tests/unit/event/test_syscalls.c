@@ -200,6 +200,41 @@ static void test_ret(void **state)
 	assert_string_equal(tally_errno_name(EAGAIN), "EAGAIN");
 }
 
+/* A tracepoint's fields, by perf trace 6.1's rules (builtin-trace.c's syscall_arg_fmt__init_array). */
+static void test_tp_fields(void **state)
+{
+	struct tally_syscall_ctx ctx = { .fd_path = path_cb, .comm = comm_cb };
+	static const char comm[16] = "ls";
+	const struct tally_tp_field f[] = {
+		{ .name = "filename", .type = "__data_loc char[]", .data = "/bin/true\0junk",
+		  .data_len = 10, .is_array = true },
+		{ .name = "pid", .type = "pid_t", .val = 42 },
+		{ .name = "old_pid", .type = "pid_t", .val = 0 },	/* zero: left out */
+		{ .name = "prio", .type = "int", .val = 0xffffffff },	/* unsigned, as perf reads it */
+		{ .name = "comm", .type = "char", .data = comm, .data_len = 16, .is_array = true },
+		{ .name = "fd", .type = "int", .val = 3 },
+		{ .name = "mode", .type = "umode_t", .val = 0644 },
+		{ .name = "name", .type = "const char *", .val = 0x7f0069f670b1, .is_pointer = true },
+		{ .name = "skb", .type = "void *", .val = 0xffff888001234500, .is_pointer = true },
+		{ .name = "skbaddr", .type = "unsigned long", .val = 0x1000 },
+		{ .name = "delta", .type = "s64", .val = (uint64_t)-5 },
+	};
+	char buf[512];
+
+	(void)state;
+	tally_syscall__fmt_tp_fields(buf, sizeof(buf), f, 3, 42, &ctx);
+	assert_string_equal(buf, "filename: \"/bin/true\", pid: 42 (ls)");
+	tally_syscall__fmt_tp_fields(buf, sizeof(buf), f, (int)(sizeof(f) / sizeof(f[0])), 42, &ctx);
+	assert_string_equal(buf, "filename: \"/bin/true\", pid: 42 (ls), prio: 4294967295, "
+			    "comm: \"ls\", fd: 3</etc/passwd>, mode: IRUGO|IWUSR, name: 0x69f670b1, "
+			    "skb: 0xffff888001234500, skbaddr: 0x1000, delta: -5");
+	/* a pid with no comm known, and nothing at all */
+	tally_syscall__fmt_tp_fields(buf, sizeof(buf), &f[1], 1, 42, NULL);
+	assert_string_equal(buf, "pid: 42");
+	assert_int_equal(tally_syscall__fmt_tp_fields(buf, sizeof(buf), &f[2], 1, 42, &ctx), 0);
+	assert_string_equal(buf, "");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -208,6 +243,7 @@ int main(void)
 		cmocka_unit_test(test_args),
 		cmocka_unit_test(test_strings),
 		cmocka_unit_test(test_ret),
+		cmocka_unit_test(test_tp_fields),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
