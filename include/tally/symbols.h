@@ -319,6 +319,14 @@ TALLY_API bool tally_dso_code__has_names(const struct tally_dso_code *c);
 TALLY_API const uint8_t *tally_dso_code__bytes(struct tally_dso_code *c, uint64_t vaddr,
 					       size_t *len, const char **section);
 /*
+ * Added in 0.3: frees d's DWARF (libdw's units and line tables, the
+ * indexes made of them); a later lookup opens it again. For a reader
+ * going through many of a DSO's functions once each (annotate), whose
+ * memory would otherwise hold every unit it touched. Strings from
+ * earlier lookups die with it; not while another thread looks d up.
+ */
+TALLY_API void tally_dso__release_dwarf(struct tally_dso *d);
+/*
  * Added in 0.3: the line `objdump -l -C` prints where the function at
  * vaddr begins ("name():", or "demangled(args):"), inlined functions
  * included. 0, -ENOENT without DWARF there.

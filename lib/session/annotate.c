@@ -31,6 +31,7 @@ struct entry {
 	struct hit *hits;		/* by offset, in the order first seen */
 	uint32_t nr_hits, alloc_hits;
 	uint32_t last;			/* the hit found last: loops sample the same few */
+	bool dso_last;			/* its DSO's last symbol in the sorted order */
 };
 
 /* A source file's lines, read once. */
@@ -307,6 +308,20 @@ int tally_annotate__sort(struct tally_annotate *a)
 		return tally__err(EINVAL);
 	if (a->nr)
 		qsort(a->v, (size_t)a->nr, sizeof(*a->v), by_period);
+	/* each DSO's code is let go after its last symbol (release_after); DSOs are few */
+	if (a->nr) {
+		const struct tally_dso **seen = calloc((size_t)a->nr, sizeof(*seen));
+		int ns = 0, k;
+
+		for (int i = a->nr - 1; seen && i >= 0; i--) {
+			for (k = 0; k < ns && seen[k] != a->v[i].sym.dso; k++)
+				;
+			a->v[i].dso_last = k == ns;
+			if (k == ns)
+				seen[ns++] = a->v[i].sym.dso;
+		}
+		free(seen);
+	}
 	free(a->slots);
 	a->slots = NULL;
 	a->cap = 0;
@@ -706,7 +721,41 @@ static bool nop_line(const struct tally_annotate_line *l, const char *text)
 	return strstr(text, " nop ") || strstr(text, " nopl ") || strstr(text, " nopw ");
 }
 
+/*
+ * After a symbol: its DSO's DWARF goes (a profile's symbols are mostly in
+ * units of their own: kept, libc's line tables alone grew to 13 MB), and
+ * after its DSO's last symbol the DSO's code too. Either opens again if
+ * asked (the browser, --print-line).
+ */
+static void release_after(struct tally_annotate *a, int idx)
+{
+	const struct entry *e;
+
+	if (!a || idx < 0 || idx >= a->nr)
+		return;
+	e = &a->v[idx];
+	tally_dso__release_dwarf(e->sym.dso);
+	if (!e->dso_last)
+		return;
+	for (int i = 0; i < a->nr_codes; i++)
+		if (a->codes[i].dso == e->sym.dso) {
+			tally_dso_code__close(a->codes[i].code);
+			a->codes[i] = a->codes[--a->nr_codes];
+			break;
+		}
+}
+
+static int make_lines(struct tally_annotate *a, int idx, struct tally_annotate_lines *out);
+
 int tally_annotate__lines(struct tally_annotate *a, int idx, struct tally_annotate_lines *out)
+{
+	int err = make_lines(a, idx, out);
+
+	release_after(a, idx);
+	return err;
+}
+
+static int make_lines(struct tally_annotate *a, int idx, struct tally_annotate_lines *out)
 {
 	struct tally_dso_code *code;
 	const struct entry *e;
@@ -915,7 +964,17 @@ static int add_row(struct row **v, int *nr, int *alloc, int file, int line, uint
 /* How many lines a file shows at most: past that only the lines with samples. */
 #define SRC_SPAN_MAX 2000
 
+static int make_source(struct tally_annotate *a, int idx, struct tally_annotate_source *out);
+
 int tally_annotate__source(struct tally_annotate *a, int idx, struct tally_annotate_source *out)
+{
+	int err = make_source(a, idx, out);
+
+	release_after(a, idx);
+	return err;
+}
+
+static int make_source(struct tally_annotate *a, int idx, struct tally_annotate_source *out)
 {
 	struct tally_dso_code *code;
 	const struct entry *e;

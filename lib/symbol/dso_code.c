@@ -183,7 +183,7 @@ static int load_names(struct tally_dso_code *c, Elf *elf, uint32_t type)
 		if (!(data = elf_getdata(scn, NULL)))
 			return 0;
 		n = sh.sh_size / sh.sh_entsize;
-		c->syms = calloc(n + c->dso->nr_syms + 1, sizeof(*c->syms));
+		c->syms = calloc(n + 1, sizeof(*c->syms));
 		if (!c->syms)
 			return -ENOMEM;
 		for (size_t i = 0; i < n; i++) {
