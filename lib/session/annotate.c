@@ -1006,9 +1006,14 @@ static int make_source(struct tally_annotate *a, int idx, struct tally_annotate_
 			break;
 		hits_in(e, addr - start, addr - start + (uint64_t)len, &nrs, &per);
 		if (!tally_dso__objdump_line(e->sym.dso, addr, &file, &ln, &disc) && ln > 0) {
-			if (file[0] != '/' && (cdir = tally_dso__comp_dir(e->sym.dso, addr))) {
+			if (file[0] != '/' && (cdir = tally_dso__comp_dir(e->sym.dso, addr)))
 				snprintf(path, sizeof(path), "%s/%s", cdir, file);
-				file = tally__strpool_add(&a->paths, path);
+			else
+				snprintf(path, sizeof(path), "%s", file);
+			/* ours: libdw's strings go with the DWARF after the symbol */
+			if (!(file = tally__strpool_add(&a->paths, path))) {
+				err = -ENOMEM;
+				break;
 			}
 			for (f = 0; f < nr_files && strcmp(files[f], file); f++)
 				;
