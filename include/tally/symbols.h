@@ -311,8 +311,10 @@ TALLY_API const char *tally_dso_code__path(const struct tally_dso_code *c);
  */
 TALLY_API bool tally_dso_code__has_names(const struct tally_dso_code *c);
 /*
- * The bytes from vaddr to the end of the executable section holding it
- * (*len of them) and that section's name; valid until close. NULL +
+ * The bytes from vaddr (*len of them: to the end of the DSO's symbol
+ * there, else to the end of the executable section holding it, 64 KiB
+ * at most) and that section's name; valid until the next call or
+ * close. NULL +
  * errno: ENOENT no such section, ENODATA it holds no bytes here (a
  * debug file's).
  */

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <tally/data_write.h>
 #include <tally/symbols.h>
 #include "internal.h"
@@ -51,10 +52,10 @@ struct tally_dso_code {
 	struct tally__strpool dm;	/* demangled and versioned names (objdump -C) */
 	const char *path;		/* the file the code is read from */
 	bool symtab;			/* names from a .symtab (objdump -l's functions) */
-	/* kernel code from /proc/kcore: no names, a symbol's bytes read at a time */
+	/* kernel code from /proc/kcore: no names */
 	struct tally__kcore *kcore;
 	char *kcore_path;
-	uint8_t *kbuf;
+	uint8_t *kbuf;			/* the code last read, a symbol's at a time */
 };
 
 /* objdump -C: a C++ name demangled with its parameters; else as it is */
@@ -529,6 +530,31 @@ static const uint8_t *kcore_bytes(struct tally_dso_code *c, uint64_t vaddr, size
 	return c->kbuf;
 }
 
+/*
+ * A file's code read with pread, the symbol at vaddr's bytes (to the
+ * section's end when no symbol says where it ends, 64 KiB at most), not
+ * through libelf's mapping: the pages of every function annotated stayed
+ * in the RSS (cc1's hundreds: 5 MB).
+ */
+static const uint8_t *read_code(struct tally_dso_code *c, const GElf_Shdr *sh, uint64_t vaddr,
+				size_t *len)
+{
+	const struct tally_symbol *s = tally__dso_symbol(c->dso, vaddr);
+	uint64_t left = sh->sh_addr + sh->sh_size - vaddr;
+	size_t n = s && s->end > vaddr && s->end - vaddr <= left ? s->end - vaddr :
+		   left < 65536 ? left : 65536;
+	ssize_t got;
+
+	free(c->kbuf);
+	if (!(c->kbuf = malloc(n ? n : 1)))
+		return tally__err_ptr(ENOMEM);
+	got = pread(c->f.fd, c->kbuf, n, (off_t)(sh->sh_offset + (vaddr - sh->sh_addr)));
+	if (got <= 0)
+		return tally__err_ptr(got < 0 ? errno : ENODATA);
+	*len = (size_t)got;
+	return c->kbuf;
+}
+
 const uint8_t *tally_dso_code__bytes(struct tally_dso_code *c, uint64_t vaddr, size_t *len,
 				     const char **section)
 {
@@ -543,19 +569,15 @@ const uint8_t *tally_dso_code__bytes(struct tally_dso_code *c, uint64_t vaddr, s
 	if (elf_getshdrstrndx(c->f.elf, &shstr))
 		return tally__err_ptr(EINVAL);
 	while ((scn = elf_nextscn(c->f.elf, scn))) {
-		Elf_Data *data;
-
 		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_EXECINSTR) ||
 		    vaddr < sh.sh_addr || vaddr >= sh.sh_addr + sh.sh_size)
 			continue;
 		/* NOBITS: a debug file's stripped .text, no code in it */
-		if (sh.sh_type != SHT_PROGBITS || !(data = elf_getdata(scn, NULL)) ||
-		    data->d_size < sh.sh_size)
+		if (sh.sh_type != SHT_PROGBITS || !sh.sh_size)
 			return tally__err_ptr(ENODATA);
 		if (section)
 			*section = elf_strptr(c->f.elf, shstr, sh.sh_name);
-		*len = sh.sh_addr + sh.sh_size - vaddr;
-		return (const uint8_t *)data->d_buf + (vaddr - sh.sh_addr);
+		return read_code(c, &sh, vaddr, len);
 	}
 	return tally__err_ptr(ENOENT);
 }
