@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <tally/tally.h>
 #include <tally/annotate.h>
 #include "annotate_text.h"
@@ -129,7 +130,8 @@ static void print_symbol(const struct annotate_cfg *c, struct tally_session *ss,
 	const char *name;
 	int n;
 
-	snprintf(path, sizeof(path), "%s", sym->dso_name);
+	/* the file the code came from: kernel code's is a vmlinux or kcore */
+	snprintf(path, sizeof(path), "%s", l->file ? l->file : sym->dso_name);
 	name = c->full_paths ? path : basename(path);
 	n = printf(" %-*.*s|\tSource code & Disassembly of %s for %s (%" PRIu64
 		   " samples, percent: %s)\n", 8, 8, "Percent", name,
@@ -265,7 +267,8 @@ int cmd_annotate(int argc, char **argv)
 		CLI_BOOL(0, "skip-missing", &c.skip_missing, "skip symbols that cannot be annotated"),
 		CLI_BOOL('l', "print-line", &c.print_line, "first a summary of the hot source lines"),
 		CLI_BOOL('P', "full-paths", &c.full_paths, "the DSO's full path in the header"),
-		CLI_STRING('k', "vmlinux", &c.vmlinux, "FILE", "(accepted; kernel code is not read yet)"),
+		CLI_STRING('k', "vmlinux", &c.vmlinux, "FILE",
+			   "the kernel's code from this ELF file (else /proc/kcore, as root)"),
 		CLI_HELP(&help, "this text"),
 		CLI_END(),
 	};
@@ -322,6 +325,11 @@ int cmd_annotate(int argc, char **argv)
 			return 129;
 		}
 	}
+	/* perf: "Invalid file" */
+	if (c.vmlinux && access(c.vmlinux, R_OK)) {
+		fprintf(stderr, "tally annotate: --vmlinux %s: %s\n", c.vmlinux, strerror(errno));
+		return 1;
+	}
 	if (c.tui)
 		fprintf(stderr, "tally annotate: no terminal browser yet: printing as --stdio\n");
 	{
@@ -334,7 +342,7 @@ int cmd_annotate(int argc, char **argv)
 		return ret;
 	{
 		TALLY_OPTS(tally_annotate_opts, ao, .symbol = c.symbol, .dsos = c.dsos, .no_source = !source,
-			   .asm_raw = c.asm_raw, .syntax = syntax);
+			   .asm_raw = c.asm_raw, .syntax = syntax, .vmlinux = c.vmlinux);
 
 		a = c.a = tally_annotate__new(ss, &ao);
 	}
@@ -379,7 +387,7 @@ int cmd_annotate(int argc, char **argv)
 		tally_annotate_lines__free(&l);
 		shown++;
 	}
-	if (!ret && !shown && c.symbol)
+	if (!ret && !n && c.symbol)
 		fprintf(stderr, "tally annotate: no samples in symbol '%s'\n", c.symbol);
 	report_unreadable(ss);
 	tally_annotate__free(a);

@@ -15,20 +15,62 @@ struct picture {
 	struct tally_stacks *st;
 	int (*fn)(struct tally_stacks *, FILE *, const char *);
 	const char *title;
+	struct tally_annotate *a;	/* the page's annotations, or NULL */
+	int attr;
 };
+
+static int page(struct tally_stacks *st, FILE *fp, const char *title);
 
 static int draw(FILE *fp, void *arg)
 {
 	const struct picture *p = arg;
 
+	if (p->fn == page && p->a)
+		return tally_stacks__write_html_annotated(p->st, fp, p->title, p->a, p->attr);
 	return p->fn(p->st, fp, p->title);
+}
+
+static int annotate_sample(struct tally_session *s, const struct tally_session_sample *smp, void *ctx)
+{
+	struct tally_annotate **a = ctx;	/* made after the session it counts */
+
+	(void)s;
+	return tally_annotate__add(*a, smp) == -ENOMEM ? -ENOMEM : 0;
+}
+
+/*
+ * The page's annotations: the file read again through the annotate
+ * library, as the browser's 'a' does (the report's pass keeps no
+ * per-instruction samples). NULL, the page without them, from a pipe.
+ */
+static struct tally_annotate *annotations(const char *path, struct tally_session **ss)
+{
+	struct tally_annotate *a = NULL;
+
+	*ss = NULL;
+	if (!path || !strcmp(path, "-"))
+		return NULL;
+	{
+		TALLY_OPTS(tally_session_opts, so, .sample = annotate_sample, .ctx = &a,
+			   .no_unwind = true, .no_comm = true);
+
+		if (!(*ss = tally_session__open(path, &so)))
+			return NULL;
+	}
+	if (!(a = tally_annotate__new(*ss, NULL)) || tally_session__run(*ss) == -ENOMEM) {
+		tally_annotate__free(a);
+		tally_session__close(*ss);
+		*ss = NULL;
+		return NULL;
+	}
+	return a;
 }
 
 /* All or nothing (tally_stacks__write_file): a full disk leaves no half picture. */
 static int write_file(const char *path, const char *what, struct tally_stacks *st,
 		      int (*fn)(struct tally_stacks *, FILE *, const char *), const char *title)
 {
-	struct picture p = { st, fn, title };
+	struct picture p = { st, fn, title, NULL, 0 };
 	int err = tally_stacks__write_file(path, draw, &p);
 
 	if (err) {
@@ -111,8 +153,19 @@ int report_export(const struct report_exports *x, struct tally_hist *h, struct t
 		ret |= write_file(x->pprof, "pprof profile", st, pprof, title);
 	if (x->speedscope)
 		ret |= write_file(x->speedscope, "speedscope profile", st, speedscope, title);
-	if (x->html)
-		ret |= write_file(x->html, "page", st, page, title);
+	if (x->html) {
+		struct tally_session *as;
+		struct picture p = { st, page, title, annotations(path, &as), idx };
+		int err = tally_stacks__write_file(x->html, draw, &p);
+
+		if (err) {
+			fprintf(stderr, "tally report: %s: writing the page: %s\n", x->html,
+				strerror(-err));
+			ret = 1;
+		}
+		tally_annotate__free(p.a);
+		tally_session__close(as);
+	}
 	if (x->firefox)
 		ret |= write_file(x->firefox, "Firefox profile", st, firefox, title);
 	tally_stacks__free(st);

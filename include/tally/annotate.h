@@ -30,9 +30,12 @@ struct tally_annotate_opts {
 	bool no_source;			/* no source lines (--no-source) */
 	bool asm_raw;			/* the instruction bytes too (--asm-raw) */
 	enum tally_disasm_syntax syntax;
+	/* kernel code: from this ELF file (-k/--vmlinux), else from kcore */
+	const char *vmlinux;
+	const char *kcore;		/* NULL: /proc/kcore */
 	size_t :0;
 };
-#define tally_annotate_opts__last_field syntax
+#define tally_annotate_opts__last_field kcore
 
 /* perf's --percent-type */
 enum tally_percent_type {
@@ -68,6 +71,7 @@ struct tally_annotate_lines {
 	struct tally_annotate_line *v;
 	int nr;
 	int addr_width;			/* hex digits of the last instruction's address */
+	const char *file;		/* the code's file: the DSO's, a vmlinux, /proc/kcore */
 	char *mem;
 };
 
@@ -104,8 +108,10 @@ TALLY_API void tally_annotate__totals(const struct tally_annotate *a, int attr,
 /*
  * The lines of symbol idx. 0, or -errno with the reason in
  * tally_annotate__strerror: -ENOENT the DSO is gone, -ESTALE its build
- * id differs from the recorded one, -ENOEXEC kernel code without a
- * vmlinux, -ENOTSUP JIT code, -ENODATA no code at the symbol.
+ * id differs from the recorded one (a vmlinux or kcore: from the
+ * running kernel's), -ENOEXEC kernel code without a vmlinux or kcore,
+ * -EACCES kcore unreadable (not root), -ERANGE a vmlinux linked
+ * elsewhere, -ENOTSUP JIT code, -ENODATA no code at the symbol.
  */
 TALLY_API int tally_annotate__lines(struct tally_annotate *a, int idx,
 				    struct tally_annotate_lines *out);

@@ -39,7 +39,8 @@ TALLY_API void tally_disasm__free(struct tally_disasm *d);
  * "mnemonic operands" with the mnemonic padded to 6 columns, into
  * text[size]. Returns its length in bytes (>= 1): bytes capstone cannot
  * decode come out as objdump's "(bad)", one byte long. -EINVAL for
- * len 0. sym may be NULL.
+ * len 0. sym NULL: a file without symbols (kcore's code), whose
+ * targets objdump prints bare, "0xffffffff81000010".
  */
 TALLY_API int tally_disasm__insn(struct tally_disasm *d, const uint8_t *code, size_t len,
 				 uint64_t addr, tally_disasm_sym_fn sym, void *ctx,

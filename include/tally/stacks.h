@@ -151,6 +151,22 @@ TALLY_API int tally_stacks__write_speedscope(const struct tally_stacks *s, FILE 
  */
 TALLY_API int tally_stacks__write_firefox(const struct tally_stacks *s, FILE *fp);
 TALLY_API int tally_stacks__write_html(const struct tally_stacks *s, FILE *fp, const char *title);
+struct tally_annotate;
+/*
+ * Added in 0.3: the page, each hot function of the table (a self share
+ * of the samples of TALLY_HTML_ANNOTATE_MIN percent or more, at
+ * most TALLY_HTML_ANNOTATE_MAX of them, each at most
+ * TALLY_HTML_ANNOTATE_LINES lines) opening its source and disassembly
+ * with heat colours: a's (tally/annotate.h, sorted) of event attr, or
+ * why there is none (JIT code, a file gone). The page's URL
+ * "#ann=NAME" opens NAME's at load.
+ */
+#define TALLY_HTML_ANNOTATE_MIN 1.0
+#define TALLY_HTML_ANNOTATE_MAX 16
+#define TALLY_HTML_ANNOTATE_LINES 2000
+TALLY_API int tally_stacks__write_html_annotated(const struct tally_stacks *s, FILE *fp,
+						 const char *title, struct tally_annotate *a,
+						 int attr);
 /*
  * The page of a comparison: the functions with their share in each
  * profile and the change, the biggest first, and the differential flame

@@ -283,13 +283,51 @@ struct tally_dso_code;
 TALLY_API struct tally_dso_code *tally_dso_code__open(struct tally_dso *d, unsigned flags);
 TALLY_API void tally_dso_code__close(struct tally_dso_code *c);
 /*
- * The bytes from vaddr to the end of the executable section holding it
- * (*len of them) and that section's name; valid until close. NULL +
+ * Added in 0.3: kernel code for d, a kernel DSO (others: as
+ * tally_dso_code__open), as perf annotate finds it: from vmlinux, an ELF
+ * file with the kernel's code linked where it ran (NULL: none; modules
+ * are not in it), else from kcore (NULL: /proc/kcore), the running
+ * kernel's memory, readable by root only; its code has no names
+ * (tally_dso_code__has_names). NULL + errno as tally_dso_code__open, and
+ * ENOEXEC no vmlinux and no kcore, EACCES kcore unreadable, ERANGE the
+ * vmlinux's _text is not the running kernel's (KASLR moved it).
+ */
+TALLY_API struct tally_dso_code *tally_dso_code__open_kernel(struct tally_dso *d,
+							     const char *vmlinux,
+							     const char *kcore, unsigned flags);
+/*
+ * Added in 0.3: the function objdump -l names at addr where no line
+ * table covers it (bfd's fallback): from the file's .symtab, the function
+ * symbol holding addr. 0 and *name, or -ENOENT.
+ */
+TALLY_API int tally_dso_code__func(const struct tally_dso_code *c, uint64_t addr,
+				   const char **name);
+/* Added in 0.3: the file the code is read from (the DSO's, a vmlinux, kcore). */
+TALLY_API const char *tally_dso_code__path(const struct tally_dso_code *c);
+/*
+ * Added in 0.3: false for code without a symbol table (kcore's), where
+ * objdump prints targets as bare "0x..." addresses: disassemble it with
+ * no tally_disasm_sym_fn.
+ */
+TALLY_API bool tally_dso_code__has_names(const struct tally_dso_code *c);
+/*
+ * The bytes from vaddr (*len of them: to the end of the DSO's symbol
+ * there, else to the end of the executable section holding it, 64 KiB
+ * at most) and that section's name; valid until the next call or
+ * close. NULL +
  * errno: ENOENT no such section, ENODATA it holds no bytes here (a
  * debug file's).
  */
 TALLY_API const uint8_t *tally_dso_code__bytes(struct tally_dso_code *c, uint64_t vaddr,
 					       size_t *len, const char **section);
+/*
+ * Added in 0.3: frees d's DWARF (libdw's units and line tables, the
+ * indexes made of them); a later lookup opens it again. For a reader
+ * going through many of a DSO's functions once each (annotate), whose
+ * memory would otherwise hold every unit it touched. Strings from
+ * earlier lookups die with it; not while another thread looks d up.
+ */
+TALLY_API void tally_dso__release_dwarf(struct tally_dso *d);
 /*
  * Added in 0.3: the line `objdump -l -C` prints where the function at
  * vaddr begins ("name():", or "demangled(args):"), inlined functions

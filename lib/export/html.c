@@ -6,8 +6,10 @@
  * iframe's srcdoc, so their scripts run apart) and a few lines of script
  * for the table. No remote resources.
  */
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <tally/annotate.h>
 #include "internal.h"
 #include "stacks_internal.h"
 
@@ -78,11 +80,112 @@ static const char page_script[] =
 "  y=b.cells[i].dataset.v||b.cells[i].textContent;\n"
 "  var c=num?(+y)-(+x):x.localeCompare(y);return up?-c:c;});\n"
 " th.dataset.up=up?'0':'1';rows.forEach(function(r){t.tBodies[0].appendChild(r);});}\n"
-"document.addEventListener('click',function(e){if(e.target.tagName=='TH')sortBy(e.target);});\n";
+"document.addEventListener('click',function(e){if(e.target.tagName=='TH')sortBy(e.target);});\n"
+"function openAnn(s){if(!s)return;document.querySelectorAll('section.ann.open').forEach(\n"
+" function(o){o.classList.remove('open');});s.classList.add('open');s.scrollIntoView();}\n"
+"document.addEventListener('click',function(e){var r=e.target.closest('tr[data-ann]');\n"
+" if(r)openAnn(document.getElementById(r.dataset.ann));});\n"
+"function openHash(){var m=/^#ann=(.*)$/.exec(location.hash);if(!m)return;var n=decodeURIComponent(m[1]);\n"
+" openAnn([].filter.call(document.querySelectorAll('section.ann'),function(s){return s.dataset.fn==n;})[0]);}\n"
+"window.addEventListener('hashchange',openHash);openHash();\n";
+
+/* The annotate symbol of a table row, by event, name and file: its index, or -1. */
+static int ann_sym(struct tally_annotate *a, int nr, int attr, const struct stk_frame *f)
+{
+	for (int i = 0; i < nr; i++) {
+		const struct tally_annotate_sym *sym = tally_annotate__sym(a, i);
+
+		if (sym->attr == attr && f->name && !strcmp(sym->name, f->name) && f->dso &&
+		    !strcmp(sym->dso_name, f->dso))
+			return i;
+	}
+	return -1;
+}
+
+/*
+ * One function's annotation, hidden until its row is clicked: perf
+ * annotate's lines (local period), each instruction's background as hot
+ * as its share, the hottest one marked; or why there is none.
+ */
+static void ann_section(FILE *fp, struct tally_annotate *a, int k, int idx, const char *name,
+			const char *dso)
+{
+	const struct tally_annotate_sym *sym = idx >= 0 ? tally_annotate__sym(a, idx) : NULL;
+	struct tally_annotate_lines l;
+	double max = 0;
+	int hot = -1, err, nr;
+
+	fprintf(fp, "<section class=\"ann\" id=\"ann-%d\" data-fn=\"", k);
+	hstr(fp, name);
+	fprintf(fp, "\"><h3>");
+	hstr(fp, name);
+	fprintf(fp, " in ");
+	hstr(fp, dso);
+	if (!sym) {
+		fprintf(fp, "</h3>\n<p class=\"none\">No annotation: no samples of it were "
+			    "counted at an address of its code.</p></section>\n");
+		return;
+	}
+	fprintf(fp, " (%" PRIu64 " samples, percent: local period)</h3>\n", sym->nr_samples);
+	if ((err = tally_annotate__lines(a, idx, &l))) {
+		const char *why = err == -ENOMEM ? "out of memory" : tally_annotate__strerror(a);
+
+		/* perf's "Couldn't annotate NAME:\n" leads: the rest says why */
+		if (strchr(why, '\n'))
+			why = strchr(why, '\n') + 1;
+		fprintf(fp, "<p class=\"none\">No annotation: ");
+		hstr(fp, why);
+		fprintf(fp, "</p></section>\n");
+		return;
+	}
+	nr = l.nr < TALLY_HTML_ANNOTATE_LINES ? l.nr : TALLY_HTML_ANNOTATE_LINES;
+	for (int i = 0; i < l.nr; i++)
+		if (l.v[i].offset >= 0 && l.v[i].percent[TALLY_PERCENT_LOCAL_PERIOD] > max) {
+			max = l.v[i].percent[TALLY_PERCENT_LOCAL_PERIOD];
+			hot = i;
+		}
+	fprintf(fp, "<table class=\"asm\">\n");
+	for (int i = 0; i < nr || (hot >= nr && i == hot); i++) {
+		const struct tally_annotate_line *al = &l.v[i];
+		double p = al->percent[TALLY_PERCENT_LOCAL_PERIOD];
+
+		/* past the bound only the hottest instruction still shows */
+		if (i >= nr && i != hot)
+			continue;
+		if (al->offset < 0) {
+			if (!*al->text)
+				continue;
+			fprintf(fp, "<tr class=\"s\"><td></td><td colspan=\"2\">");
+			hstr(fp, al->text);
+			fprintf(fp, "</td></tr>\n");
+			continue;
+		}
+		fprintf(fp, "<tr class=\"i%s\" data-p=\"%.2f\"", i == hot ? " hottest" : "", p);
+		if (p > 0 && max > 0)
+			fprintf(fp, " style=\"background:rgba(255,%d,0,%.2f)\"",
+				(int)(160 * (1 - p / max)), 0.15 + 0.6 * p / max);
+		fprintf(fp, "><td class=\"n\">%.2f</td><td>%" PRIx64 ":</td><td>", p, al->addr);
+		hstr(fp, al->text);
+		fprintf(fp, "</td></tr>\n");
+	}
+	if (l.nr > nr)
+		fprintf(fp, "<tr class=\"s\"><td></td><td colspan=\"2\">(%d more lines not shown: "
+			    "tally annotate prints them all)</td></tr>\n", l.nr - nr);
+	fprintf(fp, "</table></section>\n");
+	tally_annotate_lines__free(&l);
+}
 
 int tally_stacks__write_html(const struct tally_stacks *s, FILE *fp, const char *title)
 {
+	return tally_stacks__write_html_annotated(s, fp, title, NULL, 0);
+}
+
+int tally_stacks__write_html_annotated(const struct tally_stacks *s, FILE *fp, const char *title,
+				       struct tally_annotate *ann, int attr)
+{
 	size_t depth, nrows;
+	int nann = 0, nsyms = 0, ann_idx[TALLY_HTML_ANNOTATE_MAX];
+	const struct stk_frame *ann_f[TALLY_HTML_ANNOTATE_MAX];
 	struct fn_row *rows;
 	int *path, *seen, err;
 	uint64_t total = 0;
@@ -129,7 +232,12 @@ int tally_stacks__write_html(const struct tally_stacks *s, FILE *fp, const char 
 		    "td.n{text-align:right;font-variant-numeric:tabular-nums}\n"
 		    "#funcs{max-height:420px;overflow:auto;display:inline-block;border:1px solid #ddd}\n"
 		    "iframe{width:1210px;border:1px solid #ddd;height:%zupx}\n"
-		    ".sum td:first-child{color:#666}\n</style></head><body>\n",
+		    ".sum td:first-child{color:#666}\n"
+		    "tr[data-ann]{cursor:pointer}tr[data-ann] td:nth-child(3){text-decoration:underline}\n"
+		    "section.ann{display:none}section.ann.open{display:block}\n"
+		    "table.asm{font-family:monospace;font-size:12px;white-space:pre}\n"
+		    "table.asm tr.s td{color:#666}table.asm tr.hottest td{font-weight:bold}\n"
+		    "</style></head><body>\n",
 		(depth + 3) * 16 + 80);
 	fprintf(fp, "<h1>");
 	hstr(fp, title ? title : "tally profile");
@@ -150,13 +258,24 @@ int tally_stacks__write_html(const struct tally_stacks *s, FILE *fp, const char 
 	fprintf(fp, "<h2>Functions</h2>\n<div id=\"funcs\"><table id=\"functions\"><thead><tr>"
 		    "<th data-num=\"1\">self</th><th data-num=\"1\">total</th><th>function</th>"
 		    "<th>file</th></tr></thead><tbody>\n");
+	if (ann && (nsyms = tally_annotate__sort(ann)) < 0)
+		nsyms = 0;
 	for (size_t i = 0; i < nrows; i++) {
 		const struct stk_frame *f = &s->frames[rows[i].frame];
 		char addr[40];
 
 		if (!rows[i].total)
 			continue;
-		fprintf(fp, "<tr><td class=\"n\" data-v=\"%llu\">%.2f%%</td>"
+		/* the hot functions open their annotation: a bounded few */
+		if (ann && f->name && nann < TALLY_HTML_ANNOTATE_MAX && total &&
+		    100.0 * (double)rows[i].self / (double)total >= TALLY_HTML_ANNOTATE_MIN) {
+			ann_f[nann] = f;
+			ann_idx[nann] = ann_sym(ann, nsyms, attr, f);
+			fprintf(fp, "<tr data-ann=\"ann-%d\">", nann++);
+		} else {
+			fprintf(fp, "<tr>");
+		}
+		fprintf(fp, "<td class=\"n\" data-v=\"%llu\">%.2f%%</td>"
 			    "<td class=\"n\" data-v=\"%llu\">%.2f%%</td><td>",
 			(unsigned long long)rows[i].self, total ? 100.0 * rows[i].self / total : 0,
 			(unsigned long long)rows[i].total, total ? 100.0 * rows[i].total / total : 0);
@@ -170,7 +289,17 @@ int tally_stacks__write_html(const struct tally_stacks *s, FILE *fp, const char 
 		hstr(fp, f->dso ? f->dso : "[unknown]");
 		fprintf(fp, "</td></tr>\n");
 	}
-	fprintf(fp, "</tbody></table></div>\n<h2>Flame graph</h2>\n"
+	fprintf(fp, "</tbody></table></div>\n");
+	if (nann) {
+		fprintf(fp, "<h2>Annotations</h2>\n<p>The functions with %.0f%% of the samples or more "
+			    "(at most %d): click one in the table for its source and instructions, "
+			    "each with its share of the function's samples.</p>\n",
+			TALLY_HTML_ANNOTATE_MIN, TALLY_HTML_ANNOTATE_MAX);
+		for (int k = 0; k < nann; k++)
+			ann_section(fp, ann, k, ann_idx[k], ann_f[k]->name,
+				    ann_f[k]->dso ? ann_f[k]->dso : "[unknown]");
+	}
+	fprintf(fp, "<h2>Flame graph</h2>\n"
 		    "<p>Click a frame to zoom, Search (top right) to highlight, Reset Zoom to go back.</p>\n");
 	snprintf(ttl, sizeof(ttl), "%s", title ? title : "Flame Graph");
 	err = svg_frame(fp, s, ttl, false, "flamegraph", NULL);

@@ -12,9 +12,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <tally/annotate.h>
 #include <tally/data_format.h>
 #include <tally/data_read.h>
+#include <tally/data_write.h>
 #include "internal.h"
 #include "strpool.h"
 
@@ -29,6 +31,7 @@ struct entry {
 	struct hit *hits;		/* by offset, in the order first seen */
 	uint32_t nr_hits, alloc_hits;
 	uint32_t last;			/* the hit found last: loops sample the same few */
+	bool dso_last;			/* its DSO's last symbol in the sorted order */
 };
 
 /* A source file's lines, read once. */
@@ -44,7 +47,8 @@ struct srcfile {
 
 struct tally_annotate {
 	struct tally_session *s;
-	char *symbol, *dsos;
+	char *symbol, *dsos, *vmlinux, *kcore;
+	char vmlinux_found[4096];	/* the vmlinux perf's path gave (no -k) */
 	bool no_source, asm_raw;
 	struct tally_disasm *dis;
 	struct entry *v;
@@ -82,6 +86,10 @@ struct tally_annotate *tally_annotate__new(struct tally_session *s,
 		goto nomem;
 	if (TALLY_OPTS_GET(opts, dsos, NULL) && !(a->dsos = strdup(opts->dsos)))
 		goto nomem;
+	if (TALLY_OPTS_GET(opts, vmlinux, NULL) && !(a->vmlinux = strdup(opts->vmlinux)))
+		goto nomem;
+	if (TALLY_OPTS_GET(opts, kcore, NULL) && !(a->kcore = strdup(opts->kcore)))
+		goto nomem;
 	if (!(a->dis = tally_disasm__new(TALLY_OPTS_GET(opts, syntax, TALLY_DISASM_ATT))))
 		goto nomem;
 	return a;
@@ -110,6 +118,8 @@ void tally_annotate__free(struct tally_annotate *a)
 	free(a->slots);
 	free(a->symbol);
 	free(a->dsos);
+	free(a->vmlinux);
+	free(a->kcore);
 	tally_disasm__free(a->dis);
 	free(a);
 }
@@ -298,6 +308,20 @@ int tally_annotate__sort(struct tally_annotate *a)
 		return tally__err(EINVAL);
 	if (a->nr)
 		qsort(a->v, (size_t)a->nr, sizeof(*a->v), by_period);
+	/* each DSO's code is let go after its last symbol (release_after); DSOs are few */
+	if (a->nr) {
+		const struct tally_dso **seen = calloc((size_t)a->nr, sizeof(*seen));
+		int ns = 0, k;
+
+		for (int i = a->nr - 1; seen && i >= 0; i--) {
+			for (k = 0; k < ns && seen[k] != a->v[i].sym.dso; k++)
+				;
+			a->v[i].dso_last = k == ns;
+			if (k == ns)
+				seen[ns++] = a->v[i].sym.dso;
+		}
+		free(seen);
+	}
 	free(a->slots);
 	a->slots = NULL;
 	a->cap = 0;
@@ -493,6 +517,47 @@ static int show_source(struct mk *m, struct srcfile *f, int line, uint64_t start
 	return 0;
 }
 
+/* The build id the recording noted for path: its length, 0 when none. */
+static int recorded_build_id(struct tally_annotate *a, const char *path, uint8_t *id)
+{
+	return tally_data_reader__build_id(tally_session__reader(a->s), path, id);
+}
+
+/*
+ * No -k: perf's vmlinux path, the first file there whose build id is the
+ * kernel's (the recorded one, else the running one); NULL: none, kcore then.
+ */
+static const char *find_vmlinux(struct tally_annotate *a, struct tally_dso *d)
+{
+	static const struct {
+		const char *pre, *post;
+		bool release;		/* uname -r between */
+	} paths[] = {
+		{ "vmlinux", "", false }, { "/boot/vmlinux", "", false },
+		{ "/boot/vmlinux-", "", true }, { "/usr/lib/debug/boot/vmlinux-", "", true },
+		{ "/lib/modules/", "/build/vmlinux", true },
+		{ "/usr/lib/debug/lib/modules/", "/vmlinux", true },
+		{ "/usr/lib/debug/boot/vmlinux-", ".debug", true },
+	};
+	uint8_t want[TALLY_BUILD_ID_MAX], have[TALLY_BUILD_ID_MAX];
+	struct utsname u;
+	int nw;
+
+	if (strcmp(tally_dso__name(d), "[kernel.kallsyms]") || uname(&u))
+		return NULL;
+	if ((nw = recorded_build_id(a, "[kernel.kallsyms]", want)) <= 0 &&
+	    (nw = tally_build_id__kernel(want, sizeof(want))) <= 0)
+		return NULL;
+	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+		snprintf(a->vmlinux_found, sizeof(a->vmlinux_found), "%s%s%s", paths[i].pre,
+			 paths[i].release ? u.release : "", paths[i].post);
+		if (tally_build_id__file(a->vmlinux_found, have, sizeof(have)) == nw &&
+		    !memcmp(want, have, (size_t)nw))
+			return a->vmlinux_found;
+	}
+	return NULL;
+}
+
 static struct tally_dso_code *code_get(struct tally_annotate *a, struct tally_dso *d, int *err)
 {
 	struct dso_code_ent *v;
@@ -509,16 +574,11 @@ static struct tally_dso_code *code_get(struct tally_annotate *a, struct tally_ds
 	a->codes = v;
 	v = &a->codes[a->nr_codes++];
 	v->dso = d;
-	v->code = tally_dso_code__open(d, a->no_source ? 0 : TALLY_DSO_CODE_DEBUG_NAMES);
+	v->code = tally_dso_code__open_kernel(d, a->vmlinux ? a->vmlinux : find_vmlinux(a, d), a->kcore,
+					      a->no_source ? 0 : TALLY_DSO_CODE_DEBUG_NAMES);
 	v->err = v->code ? 0 : -errno;
 	*err = v->err;
 	return v->code;
-}
-
-/* The build id the recording noted for path: its length, 0 when none. */
-static int recorded_build_id(struct tally_annotate *a, const char *path, uint8_t *id)
-{
-	return tally_data_reader__build_id(tally_session__reader(a->s), path, id);
 }
 
 static void hex(char *out, const uint8_t *id, int n)
@@ -535,16 +595,33 @@ static int check_build_id(struct tally_annotate *a, const struct entry *e,
 	uint8_t want[TALLY_BUILD_ID_MAX], have[TALLY_BUILD_ID_MAX];
 	char w[2 * TALLY_BUILD_ID_MAX + 1], h[2 * TALLY_BUILD_ID_MAX + 1];
 	int nw = recorded_build_id(a, e->sym.dso_name, want);
-	int nh = nw ? tally_dso_code__build_id(code, have, sizeof(have)) : 0;
+	bool running = false;
+	int nh;
 
+	/* a vmlinux for a recording that noted none: it must be the running kernel */
+	if (!nw && !strcmp(e->sym.dso_name, "[kernel.kallsyms]") &&
+	    strcmp(tally_dso_code__path(code), e->sym.dso_name)) {
+		nw = tally_build_id__kernel(want, sizeof(want));
+		nw = nw > 0 ? nw : 0;
+		running = nw > 0;
+	}
+	nh = nw ? tally_dso_code__build_id(code, have, sizeof(have)) : 0;
 	if (!nw || (nw == nh && !memcmp(want, have, (size_t)nw)))
 		return 0;
 	hex(w, want, nw);
 	hex(h, have, nh);
-	snprintf(a->err, sizeof(a->err),
-		 "Couldn't annotate %s:\n%s: build id mismatch: recorded %s, the file has %s "
-		 "(rebuilt or replaced since): its code is not the one sampled\n",
-		 e->sym.name, e->sym.dso_name, w, nh ? h : "none");
+	if (!strcmp(tally_dso_code__path(code), e->sym.dso_name))
+		snprintf(a->err, sizeof(a->err),
+			 "Couldn't annotate %s:\n%s: build id mismatch: recorded %s, the file has %s "
+			 "(rebuilt or replaced since): its code is not the one sampled\n",
+			 e->sym.name, e->sym.dso_name, w, nh ? h : "none");
+	else
+		snprintf(a->err, sizeof(a->err),
+			 "Couldn't annotate %s:\n%s: build id mismatch: %s %s, %s has %s "
+			 "(another kernel's): its code is not the one sampled\n",
+			 e->sym.name, e->sym.dso_name,
+			 running ? "the running kernel's is" : "recorded", w,
+			 tally_dso_code__path(code), nh ? h : "none");
 	return -ESTALE;
 }
 
@@ -559,13 +636,34 @@ static int set_err(struct tally_annotate *a, const struct entry *e, int err)
 	case -ESTALE:
 		why = "its build id is not the recorded one: it was rebuilt or replaced";
 		break;
-	case -ENOEXEC:
+	case -ENOEXEC: {
+		/* perf's words, the recorded build id in them */
+		uint8_t id[TALLY_BUILD_ID_MAX];
+		char bid[2 * TALLY_BUILD_ID_MAX + 16] = "";
+		int n = recorded_build_id(a, e->sym.dso_name, id);
+
+		if (n > 0) {
+			strcpy(bid, " with build id ");
+			hex(bid + strlen(bid), id, n);
+		}
 		snprintf(a->err, sizeof(a->err),
-			 "Couldn't annotate %s:\nNo vmlinux file was found in the path.\n\n"
-			 "Please use:\n\n  --vmlinux vmlinux\n", e->sym.name);
+			 "Couldn't annotate %s:\nNo vmlinux file%s\nwas found in the path.\n\n"
+			 "Note that annotation using /proc/kcore requires CAP_SYS_RAWIO capability.\n\n"
+			 "Please use:\n\n  perf buildid-cache -vu vmlinux\n\nor:\n\n  --vmlinux vmlinux\n",
+			 e->sym.name, bid);
 		return err;
+	}
 	case -ENOTSUP:
 		why = "JIT or anonymous code: no file holds its bytes";
+		break;
+	case -EACCES:
+	case -EPERM:
+		why = "/proc/kcore, where the kernel's code is read, is root's only: "
+		      "run as root or give --vmlinux FILE";
+		break;
+	case -ERANGE:
+		why = "the vmlinux is not linked where the kernel ran (KASLR moved it): "
+		      "its addresses are not the sampled ones";
 		break;
 	case -ENODATA:
 		why = "no code for it in the file";
@@ -577,6 +675,30 @@ static int set_err(struct tally_annotate *a, const struct entry *e, int err)
 	snprintf(a->err, sizeof(a->err), "Couldn't annotate %s:\n%s: %s\n", e->sym.name,
 		 e->sym.dso_name, why);
 	return err;
+}
+
+/*
+ * Symbol idx's code, checked: its entry, code and bytes from its start
+ * (*avail of them). 0, or -errno with the reason in a->err.
+ */
+static int sym_code(struct tally_annotate *a, int idx, const struct entry **ep,
+		    struct tally_dso_code **codep, const uint8_t **bytes, size_t *avail,
+		    const char **section)
+{
+	const struct entry *e;
+	int err;
+
+	if (!a || idx < 0 || idx >= a->nr)
+		return tally__err(EINVAL);
+	a->err[0] = '\0';
+	*ep = e = &a->v[idx];
+	if (!(*codep = code_get(a, e->sym.dso, &err)))
+		return set_err(a, e, err);
+	if ((err = check_build_id(a, e, *codep)))
+		return err;
+	if (!(*bytes = tally_dso_code__bytes(*codep, e->sym.start, avail, section)))
+		return set_err(a, e, -errno);
+	return 0;
 }
 
 static bool nop_line(const struct tally_annotate_line *l, const char *text)
@@ -599,7 +721,41 @@ static bool nop_line(const struct tally_annotate_line *l, const char *text)
 	return strstr(text, " nop ") || strstr(text, " nopl ") || strstr(text, " nopw ");
 }
 
+/*
+ * After a symbol: its DSO's DWARF goes (a profile's symbols are mostly in
+ * units of their own: kept, libc's line tables alone grew to 13 MB), and
+ * after its DSO's last symbol the DSO's code too. Either opens again if
+ * asked (the browser, --print-line).
+ */
+static void release_after(struct tally_annotate *a, int idx)
+{
+	const struct entry *e;
+
+	if (!a || idx < 0 || idx >= a->nr)
+		return;
+	e = &a->v[idx];
+	tally_dso__release_dwarf(e->sym.dso);
+	if (!e->dso_last)
+		return;
+	for (int i = 0; i < a->nr_codes; i++)
+		if (a->codes[i].dso == e->sym.dso) {
+			tally_dso_code__close(a->codes[i].code);
+			a->codes[i] = a->codes[--a->nr_codes];
+			break;
+		}
+}
+
+static int make_lines(struct tally_annotate *a, int idx, struct tally_annotate_lines *out);
+
 int tally_annotate__lines(struct tally_annotate *a, int idx, struct tally_annotate_lines *out)
+{
+	int err = make_lines(a, idx, out);
+
+	release_after(a, idx);
+	return err;
+}
+
+static int make_lines(struct tally_annotate *a, int idx, struct tally_annotate_lines *out)
 {
 	struct tally_dso_code *code;
 	const struct entry *e;
@@ -612,21 +768,19 @@ int tally_annotate__lines(struct tally_annotate *a, int idx, struct tally_annota
 	size_t avail;
 	int err, prev_line = -1, last;
 	unsigned prev_disc = 0;
+	const char *fname;
+	bool names;
 	char line[4096], text[512];
 
-	if (!a || !out || idx < 0 || idx >= a->nr)
+	if (!out)
 		return tally__err(EINVAL);
 	memset(out, 0, sizeof(*out));
-	a->err[0] = '\0';
-	e = &a->v[idx];
+	if ((err = sym_code(a, idx, &e, &code, &bytes, &avail, &section)))
+		return err;
 	start = e->sym.start;
 	end = e->sym.end;
-	if (!(code = code_get(a, e->sym.dso, &err)))
-		return set_err(a, e, err);
-	if ((err = check_build_id(a, e, code)))
-		return err;
-	if (!(bytes = tally_dso_code__bytes(code, start, &avail, &section)))
-		return set_err(a, e, -errno);
+	names = tally_dso_code__has_names(code);
+	out->file = tally_dso_code__path(code);
 	for (int i = 0; i < a->nr_files; i++) {
 		a->files[i].max_printed = 0;
 		a->files[i].last_line = 0;
@@ -639,7 +793,8 @@ int tally_annotate__lines(struct tally_annotate *a, int idx, struct tally_annota
 	err = err || mk_line(&m, line, start, end) || mk_line(&m, "", start, end);
 	{
 		uint64_t off = 0;
-		const char *nm = tally_dso_code__sym(code, start, &off);
+		/* a file without names: objdump calls the function by its section */
+		const char *nm = names ? tally_dso_code__sym(code, start, &off) : section;
 
 		if (nm && off)
 			snprintf(line, sizeof(line), "%016" PRIx64 " <%s+0x%" PRIx64 ">:", start, nm,
@@ -684,9 +839,16 @@ int tally_annotate__lines(struct tally_annotate *a, int idx, struct tally_annota
 			if (ln > 0)
 				prev_line = ln;
 			prev_disc = disc;
+		} else if (names && !tally_dso_code__func(code, addr, &fname)) {
+			/* no line table here: objdump -l names the function from .symtab */
+			snprintf(func, sizeof(func), "%s():", fname);
+			if (strcmp(func, prev_func)) {
+				err = err || mk_line(&m, func, start, end);
+				snprintf(prev_func, sizeof(prev_func), "%s", func);
+			}
 		}
 		len = tally_disasm__insn(a->dis, bytes + (addr - start), avail - (addr - start), addr,
-					 tally_dso_code__sym, code, text, sizeof(text));
+					 names ? tally_dso_code__sym : NULL, code, text, sizeof(text));
 		if (len <= 0)
 			break;
 		if (a->asm_raw) {
@@ -802,7 +964,17 @@ static int add_row(struct row **v, int *nr, int *alloc, int file, int line, uint
 /* How many lines a file shows at most: past that only the lines with samples. */
 #define SRC_SPAN_MAX 2000
 
+static int make_source(struct tally_annotate *a, int idx, struct tally_annotate_source *out);
+
 int tally_annotate__source(struct tally_annotate *a, int idx, struct tally_annotate_source *out)
+{
+	int err = make_source(a, idx, out);
+
+	release_after(a, idx);
+	return err;
+}
+
+static int make_source(struct tally_annotate *a, int idx, struct tally_annotate_source *out)
 {
 	struct tally_dso_code *code;
 	const struct entry *e;
@@ -814,19 +986,13 @@ int tally_annotate__source(struct tally_annotate *a, int idx, struct tally_annot
 	size_t avail, cap = 0;
 	char text[512], path[4096];
 
-	if (!a || !out || idx < 0 || idx >= a->nr)
+	if (!out)
 		return tally__err(EINVAL);
 	memset(out, 0, sizeof(*out));
-	a->err[0] = '\0';
-	e = &a->v[idx];
+	if ((err = sym_code(a, idx, &e, &code, &bytes, &avail, NULL)))
+		return err;
 	start = e->sym.start;
 	end = e->sym.end;
-	if (!(code = code_get(a, e->sym.dso, &err)))
-		return set_err(a, e, err);
-	if ((err = check_build_id(a, e, code)))
-		return err;
-	if (!(bytes = tally_dso_code__bytes(code, start, &avail, NULL)))
-		return set_err(a, e, -errno);
 	/* each instruction's samples (to the next one) go to its line row */
 	for (addr = start, err = 0; !err && addr < end && addr - start < avail;) {
 		const char *file, *cdir;
@@ -840,9 +1006,14 @@ int tally_annotate__source(struct tally_annotate *a, int idx, struct tally_annot
 			break;
 		hits_in(e, addr - start, addr - start + (uint64_t)len, &nrs, &per);
 		if (!tally_dso__objdump_line(e->sym.dso, addr, &file, &ln, &disc) && ln > 0) {
-			if (file[0] != '/' && (cdir = tally_dso__comp_dir(e->sym.dso, addr))) {
+			if (file[0] != '/' && (cdir = tally_dso__comp_dir(e->sym.dso, addr)))
 				snprintf(path, sizeof(path), "%s/%s", cdir, file);
-				file = tally__strpool_add(&a->paths, path);
+			else
+				snprintf(path, sizeof(path), "%s", file);
+			/* ours: libdw's strings go with the DWARF after the symbol */
+			if (!(file = tally__strpool_add(&a->paths, path))) {
+				err = -ENOMEM;
+				break;
 			}
 			for (f = 0; f < nr_files && strcmp(files[f], file); f++)
 				;

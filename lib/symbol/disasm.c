@@ -92,7 +92,8 @@ static void put_target(struct out *o, uint64_t addr, tally_disasm_sym_fn sym, vo
 	uint64_t off = 0;
 	const char *name = sym ? sym(ctx, addr, &off) : NULL;
 
-	put(o, "%" PRIx64, addr);
+	/* no symbol table at all: objdump's "0x" form, no name */
+	put(o, sym ? "%" PRIx64 : "0x%" PRIx64, addr);
 	if (name && off)
 		put(o, " <%s+0x%" PRIx64 ">", name, off);
 	else if (name)

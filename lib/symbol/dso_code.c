@@ -12,10 +12,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <tally/data_write.h>
 #include <tally/symbols.h>
 #include "internal.h"
 #include "elf_util.h"
 #include "dso_internal.h"
+#include "kcore.h"
 #include "strpool.h"
 
 char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
@@ -27,7 +30,6 @@ struct tally__csym {
 	uint64_t size;			/* then the larger first, as objdump (completed.0 over __TMC_END__) */
 };
 
-#define NAMES_MAX (256u << 10)
 
 /* objdump's order at one address: functions, objects, then the rest; global before local */
 static uint8_t sym_rank(const GElf_Sym *s)
@@ -47,9 +49,13 @@ struct tally_dso_code {
 	size_t nr;
 	struct tally__csym *got;	/* GOT slot -> the symbol its relocation names */
 	size_t nr_got;
-	char *names;			/* versioned names, one block */
-	size_t names_used;
-	struct tally__strpool dm;	/* demangled names (objdump -C) */
+	struct tally__strpool dm;	/* demangled and versioned names (objdump -C) */
+	const char *path;		/* the file the code is read from */
+	bool symtab;			/* names from a .symtab (objdump -l's functions) */
+	/* kernel code from /proc/kcore: no names */
+	struct tally__kcore *kcore;
+	char *kcore_path;
+	uint8_t *kbuf;			/* the code last read, a symbol's at a time */
 };
 
 /* objdump -C: a C++ name demangled with its parameters; else as it is */
@@ -171,14 +177,14 @@ static int load_names(struct tally_dso_code *c, Elf *elf, uint32_t type)
 
 	while ((scn = elf_nextscn(elf, scn))) {
 		Elf_Data *data, *vs = type == SHT_DYNSYM ? versym_data(elf) : NULL;
-		size_t n, used = c->names_used;
+		size_t n;
 
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type != type || !sh.sh_entsize)
 			continue;
 		if (!(data = elf_getdata(scn, NULL)))
 			return 0;
 		n = sh.sh_size / sh.sh_entsize;
-		c->syms = calloc(n + c->dso->nr_syms + 1, sizeof(*c->syms));
+		c->syms = calloc(n + 1, sizeof(*c->syms));
 		if (!c->syms)
 			return -ENOMEM;
 		for (size_t i = 0; i < n; i++) {
@@ -199,24 +205,19 @@ static int load_names(struct tally_dso_code *c, Elf *elf, uint32_t type)
 
 				if (gelf_getversym(vs, (int)i, &v) && (v & 0x7fff) > 1 &&
 				    (ver = verdef_name(elf, v & 0x7fff))) {
-					l = strlen(name) + strlen(ver) + 3;
-					if (!c->names && !(c->names = malloc(NAMES_MAX)))
+					char buf[2048];
+
+					l = (size_t)snprintf(buf, sizeof(buf), "%s%s%s", name,
+							     (v & 0x8000) ? "@" : "@@", ver);
+					if (l < sizeof(buf) && !(name = tally__strpool_add(&c->dm, buf)))
 						return -ENOMEM;
-					if (used + l > NAMES_MAX)
-						goto plain;	/* a huge table: the rest unversioned */
-					snprintf(c->names + used, l, "%s%s%s", name,
-						 (v & 0x8000) ? "@" : "@@", ver);
-					name = c->names + used;
-					used += l;
 				}
 			}
-plain:
 			c->syms[c->nr].rank = sym_rank(&s);
 			c->syms[c->nr].size = s.st_size;
 			c->syms[c->nr].addr = s.st_value;
 			c->syms[c->nr++].name = demangled(c, name);
 		}
-		c->names_used = used;
 		return 1;
 	}
 	return 0;
@@ -232,7 +233,6 @@ static int load_reloc_names(struct tally_dso_code *c)
 	Elf_Scn *scn = NULL, *dsym;
 	Elf_Data *vs = versym_data(elf);
 	GElf_Shdr sh, dsh;
-	size_t used = c->names_used;
 
 	while ((scn = elf_nextscn(elf, scn))) {
 		Elf_Data *rd, *sd;
@@ -255,8 +255,8 @@ static int load_reloc_names(struct tally_dso_code *c)
 			GElf_Rela r;
 			GElf_Sym s;
 			GElf_Versym ver = 0;
-			const char *name, *vn = NULL;
-			size_t l;
+			const char *name, *vn = NULL, *vname;
+			char buf[2048];
 
 			if (!gelf_getrela(rd, (int)i, &r) || !GELF_R_SYM(r.r_info) ||
 			    !gelf_getsym(sd, (int)GELF_R_SYM(r.r_info), &s) ||
@@ -267,20 +267,16 @@ static int load_reloc_names(struct tally_dso_code *c)
 			if (vs && gelf_getversym(vs, (int)GELF_R_SYM(r.r_info), &ver) && (ver & 0x7fff) > 1)
 				vn = s.st_shndx == SHN_UNDEF ? verneed_name(elf, ver & 0x7fff) :
 							       verdef_name(elf, ver & 0x7fff);
-			l = strlen(name) + (vn ? strlen(vn) : 4) + 2;
-			if (!c->names && !(c->names = malloc(NAMES_MAX)))
+			if ((size_t)snprintf(buf, sizeof(buf), "%s@%s", name, vn ? vn : "Base") >= sizeof(buf))
+				continue;
+			if (!(vname = tally__strpool_add(&c->dm, buf)))
 				return -ENOMEM;
-			if (used + l > NAMES_MAX)
-				break;
-			snprintf(c->names + used, l, "%s@%s", name, vn ? vn : "Base");
 			c->syms[c->nr].addr = r.r_offset;
 			c->syms[c->nr].rank = 6;
 			c->syms[c->nr].size = 0;
-			c->syms[c->nr++].name = c->names + used;
-			used += l;
+			c->syms[c->nr++].name = vname;
 		}
 	}
-	c->names_used = used;
 	return 0;
 }
 
@@ -367,37 +363,26 @@ static int load_plt_names(struct tally_dso_code *c)
 	return 0;
 }
 
-struct tally_dso_code *tally_dso_code__open(struct tally_dso *d, unsigned flags)
+/* The code of path, an ELF file holding d's code (its own, or a vmlinux). */
+static struct tally_dso_code *open_elf(struct tally_dso *d, const char *path, unsigned flags)
 {
 	struct tally_dso_code *c;
 	int err;
 
-	if (!d)
-		return tally__err_ptr(EINVAL);
-	switch (d->status) {
-	case TALLY_DSO_MISSING:
-		return tally__err_ptr(ENOENT);
-	case TALLY_DSO_BUILD_ID_MISMATCH:
-		return tally__err_ptr(ESTALE);
-	default:
-		break;
-	}
-	if (d->kind == DSO_JIT || d->kind == DSO_ANON)
-		return tally__err_ptr(ENOTSUP);
-	if (d->kind == DSO_KERNEL)
-		return tally__err_ptr(ENOEXEC);
 	if (!(c = calloc(1, sizeof(*c))))
 		return tally__err_ptr(ENOMEM);
 	c->dso = d;
-	if ((err = tally__elf_file_open(&c->f, d->name))) {
+	c->path = path;
+	if ((err = tally__elf_file_open(&c->f, path))) {
 		free(c);
 		return tally__err_ptr(-err);
 	}
 	/* objdump -l reads a stripped file's names from its debug file */
 	if ((err = load_names(c, c->f.elf, SHT_SYMTAB)) == 0 &&
 	    (flags & TALLY_DSO_CODE_DEBUG_NAMES) && d->dwarf_path &&
-	    strcmp(d->dwarf_path, d->name) && !tally__elf_file_open(&c->dbg, d->dwarf_path))
+	    strcmp(d->dwarf_path, path) && !tally__elf_file_open(&c->dbg, d->dwarf_path))
 		err = load_names(c, c->dbg.elf, SHT_SYMTAB);
+	c->symtab = err > 0;
 	if (err == 0)
 		err = load_names(c, c->f.elf, SHT_DYNSYM);
 	if (err < 0 || (!c->syms && !(c->syms = calloc(d->nr_syms + 1, sizeof(*c->syms))))) {
@@ -416,18 +401,158 @@ struct tally_dso_code *tally_dso_code__open(struct tally_dso *d, unsigned flags)
 	return c;
 }
 
+static int dso_usable(const struct tally_dso *d)
+{
+	switch (d->status) {
+	case TALLY_DSO_MISSING:
+		return -ENOENT;
+	case TALLY_DSO_BUILD_ID_MISMATCH:
+		return -ESTALE;
+	default:
+		break;
+	}
+	if (d->kind == DSO_JIT || d->kind == DSO_ANON)
+		return -ENOTSUP;
+	return 0;
+}
+
+struct tally_dso_code *tally_dso_code__open(struct tally_dso *d, unsigned flags)
+{
+	int err;
+
+	if (!d)
+		return tally__err_ptr(EINVAL);
+	if ((err = dso_usable(d)))
+		return tally__err_ptr(-err);
+	if (d->kind == DSO_KERNEL)
+		return tally__err_ptr(ENOEXEC);
+	return open_elf(d, d->name, flags);
+}
+
+/* A vmlinux linked where the kernel ran: else its addresses are not the sampled ones. */
+static bool vmlinux_placed(const struct tally_dso_code *c)
+{
+	for (size_t i = 0; i < c->nr; i++)
+		if (!strcmp(c->syms[i].name, "_text"))
+			return !c->dso->text || c->syms[i].addr == c->dso->text;
+	return true;
+}
+
+struct tally_dso_code *tally_dso_code__open_kernel(struct tally_dso *d, const char *vmlinux,
+						   const char *kcore, unsigned flags)
+{
+	struct tally_dso_code *c;
+	int err;
+
+	if (!d)
+		return tally__err_ptr(EINVAL);
+	if (d->kind != DSO_KERNEL)
+		return tally_dso_code__open(d, flags);
+	if ((err = dso_usable(d)))
+		return tally__err_ptr(-err);
+	/* a vmlinux holds the kernel's own code, not its modules' */
+	if (vmlinux && !strcmp(d->name, "[kernel.kallsyms]")) {
+		if (!(c = open_elf(d, vmlinux, 0)))
+			return NULL;
+		if (!vmlinux_placed(c)) {
+			tally_dso_code__close(c);
+			return tally__err_ptr(ERANGE);
+		}
+		return c;
+	}
+	if (!(c = calloc(1, sizeof(*c))))
+		return tally__err_ptr(ENOMEM);
+	c->dso = d;
+	c->f.fd = -1;
+	if (!(c->kcore_path = strdup(kcore ? kcore : "/proc/kcore"))) {
+		free(c);
+		return tally__err_ptr(ENOMEM);
+	}
+	c->path = c->kcore_path;
+	if ((err = tally__kcore_open(c->kcore_path, &c->kcore))) {
+		tally_dso_code__close(c);
+		/* no vmlinux and no kcore: perf's "No vmlinux file was found" */
+		return tally__err_ptr(err == -ENOENT ? ENOEXEC : err == -EPERM ? EACCES : -err);
+	}
+	return c;
+}
+
+const char *tally_dso_code__path(const struct tally_dso_code *c)
+{
+	return c ? c->path : NULL;
+}
+
+bool tally_dso_code__has_names(const struct tally_dso_code *c)
+{
+	return c && !c->kcore;
+}
+
 void tally_dso_code__close(struct tally_dso_code *c)
 {
 	if (!c)
 		return;
-	tally__elf_file_close(&c->f);
+	tally__kcore_close(c->kcore);
+	free(c->kcore_path);
+	free(c->kbuf);
+	if (c->f.elf || c->f.fd >= 0)
+		tally__elf_file_close(&c->f);
 	if (c->dbg.elf)
 		tally__elf_file_close(&c->dbg);
-	free(c->names);
 	free(c->got);
 	tally__strpool_free(&c->dm);
 	free(c->syms);
 	free(c);
+}
+
+/* Largest function read from kcore: past it, the symbol's end is not believed. */
+#define KCORE_FUNC_MAX (1u << 20)
+
+/*
+ * kcore: the bytes of the symbol at vaddr (kallsyms gives its end), in
+ * the section objdump names "load0" in the one-segment file perf
+ * extracts for it.
+ */
+static const uint8_t *kcore_bytes(struct tally_dso_code *c, uint64_t vaddr, size_t *len,
+				  const char **section)
+{
+	const struct tally_symbol *s = tally__dso_symbol(c->dso, vaddr);
+	size_t n = s && s->end > vaddr && s->end - vaddr <= KCORE_FUNC_MAX ? s->end - vaddr : 4096;
+	ssize_t got;
+
+	free(c->kbuf);
+	if (!(c->kbuf = malloc(n)))
+		return tally__err_ptr(ENOMEM);
+	if ((got = tally__kcore_read(c->kcore, vaddr, c->kbuf, n)) < 0)
+		return tally__err_ptr(got == -ENOENT ? ENODATA : (int)-got);
+	*len = (size_t)got;
+	if (section)
+		*section = "load0";
+	return c->kbuf;
+}
+
+/*
+ * A file's code read with pread, the symbol at vaddr's bytes (to the
+ * section's end when no symbol says where it ends, 64 KiB at most), not
+ * through libelf's mapping: the pages of every function annotated stayed
+ * in the RSS (cc1's hundreds: 5 MB).
+ */
+static const uint8_t *read_code(struct tally_dso_code *c, const GElf_Shdr *sh, uint64_t vaddr,
+				size_t *len)
+{
+	const struct tally_symbol *s = tally__dso_symbol(c->dso, vaddr);
+	uint64_t left = sh->sh_addr + sh->sh_size - vaddr;
+	size_t n = s && s->end > vaddr && s->end - vaddr <= left ? s->end - vaddr :
+		   left < 65536 ? left : 65536;
+	ssize_t got;
+
+	free(c->kbuf);
+	if (!(c->kbuf = malloc(n ? n : 1)))
+		return tally__err_ptr(ENOMEM);
+	got = pread(c->f.fd, c->kbuf, n, (off_t)(sh->sh_offset + (vaddr - sh->sh_addr)));
+	if (got <= 0)
+		return tally__err_ptr(got < 0 ? errno : ENODATA);
+	*len = (size_t)got;
+	return c->kbuf;
 }
 
 const uint8_t *tally_dso_code__bytes(struct tally_dso_code *c, uint64_t vaddr, size_t *len,
@@ -437,29 +562,29 @@ const uint8_t *tally_dso_code__bytes(struct tally_dso_code *c, uint64_t vaddr, s
 	size_t shstr;
 	GElf_Shdr sh;
 
-	if (!c || !len || elf_getshdrstrndx(c->f.elf, &shstr))
+	if (!c || !len)
+		return tally__err_ptr(EINVAL);
+	if (c->kcore)
+		return kcore_bytes(c, vaddr, len, section);
+	if (elf_getshdrstrndx(c->f.elf, &shstr))
 		return tally__err_ptr(EINVAL);
 	while ((scn = elf_nextscn(c->f.elf, scn))) {
-		Elf_Data *data;
-
 		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_EXECINSTR) ||
 		    vaddr < sh.sh_addr || vaddr >= sh.sh_addr + sh.sh_size)
 			continue;
 		/* NOBITS: a debug file's stripped .text, no code in it */
-		if (sh.sh_type != SHT_PROGBITS || !(data = elf_getdata(scn, NULL)) ||
-		    data->d_size < sh.sh_size)
+		if (sh.sh_type != SHT_PROGBITS || !sh.sh_size)
 			return tally__err_ptr(ENODATA);
 		if (section)
 			*section = elf_strptr(c->f.elf, shstr, sh.sh_name);
-		*len = sh.sh_addr + sh.sh_size - vaddr;
-		return (const uint8_t *)data->d_buf + (vaddr - sh.sh_addr);
+		return read_code(c, &sh, vaddr, len);
 	}
 	return tally__err_ptr(ENOENT);
 }
 
-const char *tally_dso_code__sym(void *ctx, uint64_t addr, uint64_t *off)
+/* The first (objdump's) name at the nearest address at or below addr, or NULL. */
+static const struct tally__csym *csym_at(const struct tally_dso_code *c, uint64_t addr)
 {
-	const struct tally_dso_code *c = ctx;
 	size_t lo = 0, hi = c ? c->nr : 0;
 	const struct tally__csym *best = NULL;
 
@@ -473,13 +598,30 @@ const char *tally_dso_code__sym(void *ctx, uint64_t addr, uint64_t *off)
 			hi = mid;
 		}
 	}
+	while (best && best > c->syms && best[-1].addr == best->addr)
+		best--;
+	return best;
+}
+
+const char *tally_dso_code__sym(void *ctx, uint64_t addr, uint64_t *off)
+{
+	const struct tally__csym *best = csym_at(ctx, addr);
+
 	if (!best)
 		return NULL;
-	/* of several names at one address objdump shows the first it sorted */
-	while (best > c->syms && best[-1].addr == best->addr)
-		best--;
 	*off = addr - best->addr;
 	return best->name;
+}
+
+int tally_dso_code__func(const struct tally_dso_code *c, uint64_t addr, const char **name)
+{
+	const struct tally__csym *s;
+
+	/* bfd's fallback reads the static symbols only, and of them the functions */
+	if (!c || !name || !c->symtab || !(s = csym_at(c, addr)) || s->rank > 1)
+		return -ENOENT;
+	*name = s->name;
+	return 0;
 }
 
 int tally_dso_code__build_id(const struct tally_dso_code *c, uint8_t *id, size_t max)
@@ -488,6 +630,7 @@ int tally_dso_code__build_id(const struct tally_dso_code *c, uint8_t *id, size_t
 
 	if (!c || !id)
 		return tally__err(EINVAL);
-	n = tally__elf_build_id(c->f.elf, id, max);
+	/* kcore is the running kernel */
+	n = c->kcore ? tally_build_id__kernel(id, max) : tally__elf_build_id(c->f.elf, id, max);
 	return n > 0 ? n : 0;
 }

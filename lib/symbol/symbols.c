@@ -700,6 +700,18 @@ int tally_dso__srcline_inlines(struct tally_dso *d, uint64_t vaddr,
 	return n < 0 ? tally__err(-n) : n;
 }
 
+void tally_dso__release_dwarf(struct tally_dso *d)
+{
+	if (!d)
+		return;
+	pthread_mutex_lock(&d->dw_mu);
+	if (d->dwarf_tried) {
+		tally__dso_dwarf_close(d);
+		d->dwarf_tried = false;	/* the next lookup opens it again */
+	}
+	pthread_mutex_unlock(&d->dw_mu);
+}
+
 int tally_dso__objdump_func(struct tally_dso *d, uint64_t vaddr, char *buf, size_t size)
 {
 	if (!d || !buf || !size)

@@ -52,6 +52,9 @@ check "a truncated file: said where ($(head -1 err))" grep -q "trunc.data: .*off
 "$TALLY" annotate --stdio -i no_such.data >out 2>err; rc=$?
 check "a missing perf.data: fails, named (rc $rc)" sh -c "[ $rc -ne 0 ] && grep -q no_such.data err"
 
+"$TALLY" annotate --stdio -k /no/such/vmlinux -i nodbg.data >out 2>err; rc=$?
+is "-k a file that is not there: fails" "$rc" 1
+check "-k a file that is not there: said" grep -q -- "--vmlinux /no/such/vmlinux: No such file" err
 "$TALLY" annotate --stdio --percent-type bogus -i nodbg.data >out 2>err; rc=$?
 is "--percent-type bogus: a usage error" "$rc" 129
 "$TALLY" annotate --stdio -M arm -i nodbg.data >out 2>err; rc=$?

@@ -342,13 +342,62 @@ if [ -n "$CHROME" ]; then
 		--dump-dom "file://$d/page.html" >"$d/pdom" 2>/dev/null
 	is "page: the samples in the summary" \
 		"$(grep -o '<td id="samples">[0-9]*' "$d/pdom" | grep -o '[0-9]*$')" "$samples"
-	got=$(grep -o '<tr><td class="n" data-v="[0-9]*">[0-9.]*%</td><td class="n" data-v="[0-9]*">[0-9.]*%</td><td>leaf<' \
+	got=$(grep -o '<tr[^>]*><td class="n" data-v="[0-9]*">[0-9.]*%</td><td class="n" data-v="[0-9]*">[0-9.]*%</td><td>leaf<' \
 		"$d/pdom" | head -1 | grep -o '>[0-9.]*%' | head -1 | tr -d '>%')
 	want=$(self_pct leaf)
 	check "page: leaf's self share $got% is tally report's $want%" \
 		awk -v a="$got" -v b="$want" 'BEGIN { exit !(a != "" && (a - b) ^ 2 < 0.0001) }'
 	check "page: the flame graph and the callers' icicle are there" \
 		sh -c "grep -q 'iframe id=.flamegraph' '$d/pdom' && grep -q 'iframe id=.icicle' '$d/pdom'"
+	check "page: no annotation open at first" sh -c "! grep -q 'class=.ann open' '$d/pdom'"
+	# leaf opened at load (#ann=leaf): its hottest instruction with perf annotate's share
+	"$CHROME" --headless=new --no-sandbox --disable-gpu --virtual-time-budget=3000 \
+		--dump-dom "file://$d/page.html#ann=leaf" >"$d/adom" 2>/dev/null
+	open=$(grep -o '<section class="ann open" id="ann-[0-9]*" data-fn="[^"]*"' "$d/adom" | grep -o 'data-fn="[^"]*"')
+	is "page: #ann=leaf opens leaf's annotation, and only it" "$open" 'data-fn="leaf"'
+	hot=$(awk '/<section class="ann open"/ { on = 1 } on && /class="i hottest"/ { print; exit }' "$d/adom" |
+		grep -o 'data-p="[0-9.]*"' | grep -o '[0-9.]*')
+	if have_perf; then
+		want=$(perf annotate --stdio -s leaf -i "$d/t.data" 2>/dev/null |
+			awk '/^ +[0-9]+\.[0-9]+ : +[0-9a-f]+:/ { if ($1 + 0 > m) m = $1 + 0 } END { printf "%.2f", m }')
+		check "page: leaf's hottest instruction $hot% is perf annotate's $want%" \
+			awk -v a="$hot" -v b="$want" 'BEGIN { exit !(a != "" && (a - b) ^ 2 < 0.0001) }'
+	fi
+fi
+# the page's annotations stay bounded: only functions with >= 1% of the
+# samples, at most 16, each at most 2000 lines; a function without code
+# says so instead
+nsec=$(grep -c '<section class="ann"' "$d/page.html")
+check "page: hot functions annotated ($nsec), at most 16" [ "$nsec" -ge 1 -a "$nsec" -le 16 ]
+rows=$(grep -c '<tr data-ann=' "$d/page.html")
+is "page: a row opens each annotation" "$rows" "$nsec"
+bad=$(grep -o '<tr data-ann="ann-[0-9]*"><td class="n" data-v="[0-9]*">[0-9.]*%' "$d/page.html" |
+	grep -o '>[0-9.]*%' | tr -d '>%' | awk '$1 < 1' | wc -l)
+is "page: every annotated function has >= 1% of the samples" "$bad" 0
+big=$(awk '/<section class="ann/ { n = 0 } /<tr class="i/ { if (++n > m) m = n } END { print m + 0 }' "$d/page.html")
+check "page: at most 2000 instructions per function ($big)" [ "$big" -le 2000 ]
+# 24 functions of ~4% each: 16 annotated, the hottest first, the page bounded
+{ echo 'volatile long x;'
+  for i in $(seq 0 23); do echo "__attribute__((noinline)) void f$i(long n) { for (long k = 0; k < n; k++) x += k ^ $i; }"; done
+  echo 'int main(void) {'; for i in $(seq 0 23); do echo "f$i(6000000);"; done; echo 'return 0; }'; } >"$d/many.c"
+cc -O1 -g -o "$d/many" "$d/many.c"
+"$TALLY" record -q -e cpu-clock -c 100000 -g -o "$d/many.data" -- "$d/many" >/dev/null 2>&1
+"$TALLY" report -i "$d/many.data" --html "$d/many.html" 2>/dev/null
+nsec=$(grep -c '<section class="ann"' "$d/many.html")
+is "24 hot functions: 16 annotated" "$nsec" 16
+later=$(grep -o '<tr data-ann="ann-[0-9]*"><td class="n" data-v="[0-9]*"' "$d/many.html" | grep -o '[0-9]*"$' | tr -d '"' | sort -n | head -1)
+rest=$(grep -o '<tr><td class="n" data-v="[0-9]*"' "$d/many.html" | grep -o '[0-9]*"$' | tr -d '"' | sort -n | tail -1)
+check "24 hot functions: the 16 hottest annotated (least $later >= any other's $rest)" [ "${later:-0}" -ge "${rest:-0}" ]
+size=$(stat -c %s "$d/many.html")
+check "24 hot functions: the page is $size bytes, under 2 MB" [ "$size" -lt 2097152 ]
+# JIT code (named in perf-PID.map): no file holds its bytes, the page says so
+if [ "$(uname -m)" = x86_64 ] && cc -O1 -o "$d/jit" "$ROOT/tests/data/progs/jit.c" 2>/dev/null; then
+	"$TALLY" record -q -F 999 -o "$d/jit.data" -- "$d/jit" >/dev/null 2>&1
+	"$TALLY" report -i "$d/jit.data" --html "$d/jit.html" 2>/dev/null
+	check "page: JIT code's annotation says there is none, and why" \
+		sh -c "grep -A2 'data-fn=\"jitted_loop\"' '$d/jit.html' | grep -q 'No annotation: .*JIT'"
+	"$TALLY" script -F pid -i "$d/jit.data" 2>/dev/null | sort -u |
+		sed 's|^ *\([0-9]*\).*|/tmp/perf-\1.map|' | xargs rm -f
 fi
 # tally record --html: the data and the page in one step
 "$TALLY" record -q -g -o "$d/r.data" --html "$d/r.html" -- "$d/tree" >/dev/null 2>&1

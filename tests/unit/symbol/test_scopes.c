@@ -129,10 +129,61 @@ static void test_chains_are_libdws(void **state)
 	tally_symbols__free(s);
 }
 
+/*
+ * tally_dso__release_dwarf (annotate frees a DSO's DWARF after each
+ * function): the next lookup opens it again and answers the same.
+ */
+static void test_release_reopens(void **state)
+{
+	char exe[PATH_MAX];
+	ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	struct tally_symbols *s = tally_symbols__new(NULL);
+	struct tally_dso *d;
+	Dwarf_Aranges *ar;
+	size_t nar, checked = 0;
+	Dwarf *dw;
+	int fd;
+
+	(void)state;
+	assert_true(len > 0);
+	exe[len] = '\0';
+	assert_non_null(d = tally_symbols__dso_path(s, exe));
+	assert_true((fd = open(exe, O_RDONLY)) >= 0);
+	assert_non_null(dw = dwarf_begin(fd, DWARF_C_READ));
+	assert_int_equal(dwarf_getaranges(dw, &ar, &nar), 0);
+	for (size_t i = 0; i < nar; i++) {
+		Dwarf_Addr start;
+		Dwarf_Word alen;
+		Dwarf_Off off;
+
+		if (dwarf_getarangeinfo(dwarf_onearange(ar, i), &start, &alen, &off))
+			continue;
+		for (uint64_t pc = start; pc < start + alen; pc += 101) {
+			struct tally_srcline want[MAXF], got[MAXF];
+			int nw = ref_chain(dw, pc, want), ng;
+
+			tally_dso__release_dwarf(d);
+			ng = tally_dso__srcline_inlines(d, pc, got, MAXF);
+			if (nw < 0)
+				continue;
+			assert_int_equal(ng, nw);
+			assert_true(same_str(got[0].file, want[0].file) && got[0].line == want[0].line);
+			checked++;
+		}
+	}
+	assert_true(checked > 100);
+	tally_dso__release_dwarf(d);
+	tally_dso__release_dwarf(NULL);
+	dwarf_end(dw);
+	close(fd);
+	tally_symbols__free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_chains_are_libdws),
+		cmocka_unit_test(test_release_reopens),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
