@@ -362,7 +362,8 @@ static void print_screen(struct top *t, double now)
 	uint64_t l = lost(t);
 
 	last_screen = now;
-	if (top_hist_resort(t->h)) {
+	/* perf top ages the rows at each refresh unless -z zeroes them */
+	if ((!t->zero && top_hist_decay(t->h)) || top_hist_resort(t->h)) {
 		fprintf(stderr, "tally top: %s\n", strerror(ENOMEM));
 		return;
 	}
@@ -409,7 +410,7 @@ static int tui_refresh(void *ctx, struct view *out)
 	FILE *mem;
 	int n = top_hist_nr_events(t->h), shown[n], ns = 0;
 
-	if (drain(t) || top_hist_resort(t->h))
+	if (drain(t) || (!t->zero && top_hist_decay(t->h)) || top_hist_resort(t->h))
 		return -1;
 	last_screen = now;
 	if (!(mem = open_memstream(&text, &len)))

@@ -42,6 +42,8 @@ int top_hist_add(struct top_hist *h, const struct tally_session_sample *smp);
 int top_hist_resort(struct top_hist *h);
 /* Forget the rows (-z), keep the totals since the last interval. */
 void top_hist_zero(struct top_hist *h);
+/* Age what the rows counted by 7/8, dropping rows at zero (each refresh without -z, as perf top). */
+int top_hist_decay(struct top_hist *h);
 /* -K/-U/zoom switched on screen */
 void top_hist_hide(struct top_hist *h, bool kernel, bool user);
 
