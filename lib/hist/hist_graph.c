@@ -84,24 +84,41 @@ static void index_put(struct hist_node_pool *pool, struct tally_hist_node *c)
 	pool->nindex++;
 }
 
-/* Index every child of a node with INDEX_MIN children or more (nodes from the blocks). */
+/* Whether the slot's node is still one to index: alive, under a node with INDEX_MIN children or more. */
+static bool indexed(const struct tally_hist_node *c)
+{
+	return c && !c->dead && c->parent && c->parent->nchild >= INDEX_MIN;
+}
+
+/*
+ * The index made again at cap slots of the nodes the old one holds: every
+ * child of a node with INDEX_MIN children or more is there (with stale
+ * slots, and a node taken again elsewhere may have two: one is kept).
+ */
 static int index_build(struct hist_node_pool *pool, size_t cap)
 {
-	struct tally_hist_node **v = calloc(cap, sizeof(*v));
+	struct tally_hist_node **old = pool->index, **v = calloc(cap, sizeof(*v));
+	size_t old_cap = pool->cap_index, m = cap - 1;
 
 	if (!v)
 		return -ENOMEM;
-	free(pool->index);
 	pool->index = v;
 	pool->cap_index = cap;
 	pool->nindex = pool->nput = 0;
-	for (struct hist_node_block *b = pool->blocks; b; b = b->next)
-		for (size_t i = 0; i < b->used; i++) {
-			struct tally_hist_node *c = &b->n[i];
+	for (size_t k = 0; k < old_cap; k++) {
+		struct tally_hist_node *c = old[k];
+		size_t i;
 
-			if (!c->dead && c->parent && c->parent->nchild >= INDEX_MIN)
-				index_put(pool, c);
+		if (!indexed(c))
+			continue;
+		for (i = child_hash(c->parent, &c->f, pool->address) & m; v[i] && v[i] != c; i = (i + 1) & m)
+			;
+		if (!v[i]) {
+			v[i] = c;
+			pool->nindex++;
 		}
+	}
+	free(old);
 	return 0;
 }
 
@@ -252,17 +269,13 @@ void tally__hist_graph_put(struct hist_node_pool *pool, struct tally_hist_node *
 
 int tally__hist_graph_reindex(struct hist_node_pool *pool)
 {
-	size_t cap = 1024;
+	size_t cap = 1024, n = 0;
 
 	/* stale slots only cost probes: made again once they may be half the table */
 	if (!pool->cap_index || pool->nput * 2 < pool->nindex)
 		return 0;
-	/* the children left of nodes that keep INDEX_MIN, the table sized to them */
-	size_t n = 0;
-
-	for (struct hist_node_block *b = pool->blocks; b; b = b->next)
-		for (size_t i = 0; i < b->used; i++)
-			n += !b->n[i].dead && b->n[i].parent && b->n[i].parent->nchild >= INDEX_MIN;
+	for (size_t k = 0; k < pool->cap_index; k++)
+		n += indexed(pool->index[k]);
 	while (n * 4 >= cap * 3)
 		cap *= 2;
 	return index_build(pool, cap);
