@@ -2,9 +2,9 @@
 /*
  * tally top: perf top's live profile. The events sample into rings,
  * read through the live session (side-band records keep the address
- * spaces current; what ran before comes from /proc), counted in
- * top_hist; every -d seconds the rows are a --stdio screen or the
- * browser's new view.
+ * spaces current; the session synthesizes what ran before from /proc),
+ * counted in top_hist; every -d seconds the rows are a --stdio screen or
+ * the browser's new view.
  */
 #include <errno.h>
 #include <pwd.h>
@@ -362,7 +362,8 @@ static void print_screen(struct top *t, double now)
 	uint64_t l = lost(t);
 
 	last_screen = now;
-	if (top_hist_resort(t->h)) {
+	/* perf top ages the rows at each refresh unless -z zeroes them */
+	if ((!t->zero && top_hist_decay(t->h)) || top_hist_resort(t->h)) {
 		fprintf(stderr, "tally top: %s\n", strerror(ENOMEM));
 		return;
 	}
@@ -409,7 +410,7 @@ static int tui_refresh(void *ctx, struct view *out)
 	FILE *mem;
 	int n = top_hist_nr_events(t->h), shown[n], ns = 0;
 
-	if (drain(t) || top_hist_resort(t->h))
+	if (drain(t) || (!t->zero && top_hist_decay(t->h)) || top_hist_resort(t->h))
 		return -1;
 	last_screen = now;
 	if (!(mem = open_memstream(&text, &len)))
@@ -669,14 +670,14 @@ int cmd_top(int argc, char **argv)
 	tally_session__set_unwind(t.ss, t.callchain == TALLY_CALLCHAIN_DWARF);
 	/* what runs already: its maps and names from /proc */
 	if (t.ts.system_wide) {
-		top_proc_seed(tally_session__machine(t.ss), NULL, 0);
+		tally_session__synthesize(t.ss, NULL, 0);
 	} else {
 		int pids[CLI_TARGET_MAX_WATCH], np = 0;
 		const char *s = t.target.pids ? t.target.pids : t.target.tids;
 
 		for (char *end; s && *s && np < CLI_TARGET_MAX_WATCH; s = *end ? end + 1 : end)
 			pids[np++] = (int)strtol(s, &end, 10);
-		top_proc_seed(tally_session__machine(t.ss), pids, np ? np : -1);
+		tally_session__synthesize(t.ss, pids, np ? np : -1);
 	}
 	cli_targets__watch(&t.ts, &t.target);
 	if (!(t.ts.wl && t.ts.wl_is_target))

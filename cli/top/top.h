@@ -4,7 +4,7 @@
  *   cmd_top.c    command line, events and targets, the loop (--stdio
  *                screens, or the browser of cli/tui refreshed)
  *   top_hist.c   the library's histogram of the live samples, as text
- *   top_proc.c   what was running before: /proc's processes and maps
+ * (what ran before top, the session synthesizes: tally_session__synthesize)
  */
 #ifndef TALLY_CLI_TOP_H
 #define TALLY_CLI_TOP_H
@@ -16,7 +16,6 @@
 
 struct tally_session;
 struct tally_session_sample;
-struct tally_machine;
 
 enum top_key { TK_COMM, TK_PID, TK_DSO, TK_SYM, TK_CPU, TK__NR };
 
@@ -43,6 +42,8 @@ int top_hist_add(struct top_hist *h, const struct tally_session_sample *smp);
 int top_hist_resort(struct top_hist *h);
 /* Forget the rows (-z), keep the totals since the last interval. */
 void top_hist_zero(struct top_hist *h);
+/* Age what the rows counted by 7/8, dropping rows at zero (each refresh without -z, as perf top). */
+int top_hist_decay(struct top_hist *h);
 /* -K/-U/zoom switched on screen */
 void top_hist_hide(struct top_hist *h, bool kernel, bool user);
 
@@ -63,8 +64,5 @@ uint64_t top_hist_samples(const struct top_hist *h, int idx);
 void top_hist_print(struct top_hist *h, int idx, FILE *fp, bool hash);
 /* The event's collapsed stacks ("comm;root;...;leaf N"), for the flame view. */
 void top_hist_folded(struct top_hist *h, int idx, FILE *fp);
-
-/* Processes running before top: comm, threads and executable maps from /proc (pid -1: all). */
-int top_proc_seed(struct tally_machine *m, const int *pids, int npids);
 
 #endif

@@ -70,6 +70,11 @@ void top_hist_zero(struct top_hist *t)
 	tally_hist__zero(t->h);
 }
 
+int top_hist_decay(struct top_hist *t)
+{
+	return tally_hist__decay(t->h);
+}
+
 void top_hist_hide(struct top_hist *t, bool kernel, bool user)
 {
 	t->o.hide_kernel = kernel;

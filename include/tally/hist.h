@@ -27,7 +27,7 @@
  *
  * Not thread-safe: one thread adds, resorts and reads (top's refresh
  * does the three in turn). Row and node pointers and the strings they
- * carry stay valid until the next resort, zero or free.
+ * carry stay valid until the next resort, decay, zero or free.
  */
 #ifndef TALLY_HIST_H
 #define TALLY_HIST_H
@@ -169,6 +169,16 @@ TALLY_API int tally_hist__set_graph(struct tally_hist *h, bool graph,
  * timeline. The resolved addresses stay cached.
  */
 TALLY_API void tally_hist__zero(struct tally_hist *h);
+/*
+ * Age the rows as perf top does at each refresh without -z (its
+ * hists__decay_entries): the periods and samples counted so far (rows,
+ * trees, the totals' period; samples not yet resorted are not aged) times
+ * 7/8, and every row whose own period reaches zero, or was zero (a
+ * caller's row of children alone), dropped. Shapes age alike and are
+ * forgotten at zero. Rows are read again after the next resort. Added in
+ * 0.3. 0, -EINVAL, -ENOMEM.
+ */
+TALLY_API int tally_hist__decay(struct tally_hist *h);
 
 /* What an event's samples sum to (every sample, filtered or not). */
 struct tally_hist_totals {

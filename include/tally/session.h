@@ -110,6 +110,18 @@ TALLY_API struct tally_session *tally_session__open_fd(int fd,
 TALLY_API struct tally_session *tally_session__open_evlist(struct tally_evlist *l,
 							   const struct tally_session_opts *opts);
 /*
+ * What runs already, as perf top's synthesized records give it: each
+ * process's name, its threads and executable maps read from /proc into
+ * the session's address spaces, and the kernel's maps (kallsyms and
+ * modules; unnamed where kptr_restrict hides the addresses). The rings
+ * of a live session only say what starts, execs and maps after they
+ * opened: call it once they are (before the first poll), so that samples
+ * of a process started before name its functions. pids[0..npids-1], or
+ * every process with npids <= 0. Added in 0.3. 0; -ENOENT (none of pids
+ * runs); -EINVAL; -errno (no /proc).
+ */
+TALLY_API int tally_session__synthesize(struct tally_session *s, const int *pids, int npids);
+/*
  * Wait up to timeout_ms for data, take every ring's new records and
  * deliver those of the previous pass and older (each pass over the rings
  * ends a round, as perf record's FINISHED_ROUND). 0, a callback's

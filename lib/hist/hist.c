@@ -375,11 +375,11 @@ static int shape_add(struct tally_hist *h, int idx, const char *comm, const char
 			h->last_shape = x->seq;
 			return 0;
 		}
-	x = calloc(1, sizeof(*x));
-	if (!x || !(x->ips = malloc((nr + 1) * sizeof(uint64_t)))) {
-		free(x);
+	/* the chain right after it: one allocation a shape (most -g shapes are seen once) */
+	if (!(x = malloc(sizeof(*x) + (nr + 1) * sizeof(uint64_t))))
 		return -ENOMEM;
-	}
+	memset(x, 0, sizeof(*x));
+	x->ips = (uint64_t *)(x + 1);
 	if (nr)
 		memcpy(x->ips, smp->callchain.ips, nr * sizeof(uint64_t));
 	x->hash = hv;
@@ -921,8 +921,7 @@ void tally_hist__zero(struct tally_hist *h)
 		return;
 	free_rows(h);
 	for (size_t i = 0; i < h->nshapes; i++) {
-		free(h->shapes[i]->ips);
-		free(h->shapes[i]);
+		free(h->shapes[i]);	/* its chain with it */
 	}
 	h->nshapes = 0;
 	if (h->stab)
@@ -932,6 +931,81 @@ void tally_hist__zero(struct tally_hist *h)
 	h->ntimed = 0;
 	h->timed_short = false;
 	h->t_first = h->t_last = 0;
+}
+
+/*
+ * perf top's hists__decay_entries: what the rows counted loses an eighth
+ * (their periods, samples, trees and the totals), and a row whose own
+ * period is zero after, or was before (a caller's row of children
+ * alone), goes. The shapes age the same way so that rows made again
+ * (a filter, the flame view) agree, and go at zero: a long run's memory
+ * stays that of its last minutes.
+ */
+int tally_hist__decay(struct tally_hist *h)
+{
+	size_t kept = 0;
+	int err;
+
+	if (!h)
+		return -EINVAL;
+	for (int i = 0; i < h->nev; i++) {
+		struct hist_ev *hs = &h->ev[i];
+
+		for (size_t b = 0; b < hs->nbuckets; b++)
+			for (struct entry **link = &hs->tab[b], *e; (e = *link);) {
+				uint64_t prev = e->self;
+
+				if (prev) {
+					e->self = prev * 7 / 8;
+					e->nself = e->nself * 7 / 8;
+					e->children = e->children * 7 / 8;
+					tally__hist_graph_decay(&h->nodes, e->cg);
+					hs->total -= prev - e->self;
+				}
+				if (e->self) {
+					link = &e->next;
+					continue;
+				}
+				*link = e->next;
+				tally__hist_graph_put(&h->nodes, e->cg);
+				free(e);
+				hs->n--;
+			}
+		/* the rows are made again at the next resort */
+		free(hs->rows);
+		hs->rows = NULL;
+		hs->nrows = 0;
+	}
+	if ((err = tally__hist_graph_reindex(&h->nodes)))
+		return err;
+	/* the part of a shape the rows have ages; what came since joins them at the next resort */
+	for (size_t i = 0; i < h->nshapes; i++) {
+		struct shape *x = h->shapes[i];
+		uint64_t new_period = x->period - x->rows_period, new_count = x->count - x->rows_count;
+
+		x->rows_period = x->rows_period * 7 / 8;
+		x->rows_count = x->rows_count * 7 / 8;
+		x->period = x->rows_period + new_period;
+		x->count = x->rows_count + new_count;
+		if (x->count || x->period || h->timeline) {	/* the timeline's samples name their shapes' indexes */
+			x->seq = kept;
+			h->shapes[kept++] = x;
+			continue;
+		}
+		h->ev[x->idx].nshapes--;
+		free(x);	/* its chain with it */
+	}
+	if (kept != h->nshapes) {
+		h->nshapes = kept;
+		memset(h->stab, 0, h->sbuckets * sizeof(*h->stab));
+		for (size_t i = 0; i < kept; i++) {
+			struct shape *x = h->shapes[i];
+
+			x->next = h->stab[x->hash & (h->sbuckets - 1)];
+			h->stab[x->hash & (h->sbuckets - 1)] = x;
+		}
+	}
+	return 0;
 }
 
 static void free_filter(struct tally_hist *h)

@@ -47,8 +47,9 @@ struct resolver {
 	struct tally_machine *m;
 	uint32_t (*file_rank)(const struct tally_session *ss, const char *path);
 	bool srcline;			/* also the source line of each address */
-	struct resolver_ent *tab;
-	size_t size, used;
+	struct resolver_slot { uint32_t idx, tag; } *tab;	/* idx: entry + 1, 0 free; tag: hash's top */
+	struct resolver_ent **blocks;	/* the entries, ENT_BLOCK a block, never moved */
+	size_t size, used;		/* slots, entries */
 	bool no_inline;			/* --no-inline: a chain frame is its symbol alone */
 	/* "name (inlined)", one copy per name (call graphs compare pointers) */
 	struct tally__strpool names;
@@ -61,8 +62,8 @@ struct resolver {
 #define CHAIN_MAX (65536 / 8)
 
 /*
- * NULL only without memory. The where stays put until the next call that
- * adds an address (a hit never moves the table).
+ * NULL only without memory. The where stays put until the resolver is
+ * freed.
  */
 struct where *tally__resolver_get(struct resolver *r, int32_t pid, int32_t tid, uint64_t ip,
 			   enum tally_cpumode mode);

@@ -9,40 +9,10 @@
 B=$HELPERS/burn
 d=$(mktemp -d)
 sock=tally-ann-$$
-tm() { tmux -L "$sock" "$@"; }
 busy=
 trap 'tm kill-server 2>/dev/null; kill $busy 2>/dev/null; rm -rf "$d"' EXIT
 
-if ! command -v tmux >/dev/null; then
-	missing "tmux is not installed (make deps)"
-	done_testing; exit 0
-fi
-run() {
-	local name=$1; shift
-	tm kill-session -t "$name" 2>/dev/null
-	tm new-session -d -s "$name" -x 120 -y 40 \
-		"cd $d; $*; echo EXITED \$? > $d/$name.rc; sleep 60"
-}
-screen() { tm capture-pane -p -t "$1"; }
-slow=1
-[ -n "${SAN:-}" ] && slow=5
-wait_for() {
-	local i
-	for ((i = 0; i < ${3:-50} * slow; i++)); do
-		screen "$1" | grep -Eq -- "$2" && return 0
-		sleep 0.1
-	done
-	return 1
-}
-exited() {
-	local i
-	for ((i = 0; i < 50 * slow; i++)); do
-		[ -s "$d/$1.rc" ] && { cat "$d/$1.rc"; return; }
-		sleep 0.1
-	done
-	echo "still running"
-}
-rows_of() { grep -E '^[ +-] +[0-9]+\.[0-9]+%' | cut -c2-120 | sed 's/ *$//'; }
+. "$(dirname "$0")/tui_lib.sh"
 # the status line's "ADDR PCT%" of the selected instruction
 selected() { screen "$1" | tail -1 | awk '{ print $1, $2 }'; }
 # keys KEY N: KEY sent N times

@@ -9,47 +9,10 @@
 B=$HELPERS/burn
 d=$(mktemp -d)
 sock=tally-top-$$
-tm() { tmux -L "$sock" "$@"; }
 trap 'tm kill-server 2>/dev/null; kill $busy1 $busy2 2>/dev/null; rm -rf "$d"' EXIT
 busy1= busy2=
 
-if ! command -v tmux >/dev/null; then
-	missing "tmux is not installed (make deps)"
-	done_testing; exit 0
-fi
-
-# run NAME CMD: CMD in a 120x40 terminal, then its status and the tty's modes
-run() {
-	local name=$1; shift
-	tm kill-session -t "$name" 2>/dev/null
-	tm new-session -d -s "$name" -x 120 -y 40 \
-		"cd $d; $*; echo EXITED \$? > $d/$name.rc; stty -a > $d/$name.stty; sleep 60"
-}
-screen() { tm capture-pane -p -t "$1"; }
-# under the sanitizers everything is several times slower: waits scale
-slow=1
-[ -n "${SAN:-}" ] && slow=5
-# wait_for NAME REGEX [TENTHS]: the screen shows REGEX (default within 5 s)
-wait_for() {
-	local i
-	for ((i = 0; i < ${3:-50} * slow; i++)); do
-		screen "$1" | grep -Eq -- "$2" && return 0
-		sleep 0.1
-	done
-	return 1
-}
-exited() {
-	local i
-	for ((i = 0; i < 50 * slow; i++)); do
-		[ -s "$d/$1.rc" ] && { cat "$d/$1.rc"; return; }
-		sleep 0.1
-	done
-	echo "still running"
-}
-# the terminal as it was: canonical mode and echo back on
-restored() { grep -qw icanon "$d/$1.stty" && ! grep -qw -- -icanon "$d/$1.stty" && ! grep -qw -- -echo "$d/$1.stty"; }
-# rows of text (report's layout), without the mark of a row with a graph, as wide as the screen
-rows_of() { grep -E '^[ +-] +[0-9]+\.[0-9]+%' | cut -c2-120 | sed 's/ *$//'; }
+. "$(dirname "$0")/tui_lib.sh"
 
 "$TALLY" record -q -F 999 -g -o "$d/g.data" -- "$B" 400 >/dev/null
 "$TALLY" report --stdio -i "$d/g.data" >"$d/stdio.txt" 2>/dev/null

@@ -111,6 +111,7 @@ static char *write_file(const struct spec *v, size_t n)
 struct run {
 	struct tally_hist *h;
 	int at;				/* the sample after which to look (0: none, -1: each) */
+	int decays;			/* then age the rows this many times (top's refresh) */
 	int seen;
 	size_t rows_then;
 	uint64_t samples_then;
@@ -127,15 +128,17 @@ static int on_sample(struct tally_session *ss, const struct tally_session_sample
 		r->rows_then = tally_hist__nr_rows(r->h, 0);
 		assert_int_equal(tally_hist__totals(r->h, 0, &t), 0);
 		r->samples_then = t.samples;
+		for (int i = 0; i < r->decays; i++)
+			assert_int_equal(tally_hist__decay(r->h), 0);
 	}
 	return 0;
 }
 
-/* A histogram of the base samples, opened with opts; *ss to close after. */
-static struct tally_hist *hist_of(const struct tally_hist_opts *o, struct tally_session **ss,
-				  struct run *r)
+/* A histogram of the samples v, opened with opts; *ss to close after. */
+static struct tally_hist *hist_of_v(const struct spec *v, size_t nv, const struct tally_hist_opts *o,
+				    struct tally_session **ss, struct run *r)
 {
-	char *path = write_file(base, sizeof(base) / sizeof(base[0]));
+	char *path = write_file(v, nv);
 	TALLY_OPTS(tally_session_opts, so, .sample = on_sample, .ctx = r);
 
 	*ss = tally_session__open(path, &so);
@@ -146,6 +149,13 @@ static struct tally_hist *hist_of(const struct tally_hist_opts *o, struct tally_
 	unlink(path);
 	assert_int_equal(tally_hist__resort(r->h), 0);
 	return r->h;
+}
+
+/* The same of the base samples. */
+static struct tally_hist *hist_of(const struct tally_hist_opts *o, struct tally_session **ss,
+				  struct run *r)
+{
+	return hist_of_v(base, sizeof(base) / sizeof(base[0]), o, ss, r);
 }
 
 static struct tally_hist_row row(const struct tally_hist *h, size_t i)
@@ -356,12 +366,15 @@ static void dump_tree(const struct tally_hist_node *n, int depth, char **p, size
 		dump_tree(c, depth + 1, p, left);
 }
 
+static int dump_decays;		/* decays at the sample at */
+static bool dump_trees_only;	/* the trees' lines alone */
+
 /* Every row and its tree as text, the samples of v counted with a resort after each (at -1) or once. */
 static void dump_hist(const struct spec *v, size_t nv, const struct tally_hist_opts *o, int at,
 		      char *buf, size_t size)
 {
 	char *path = write_file(v, nv);
-	struct run r = { .at = at };
+	struct run r = { .at = at, .decays = dump_decays };
 	TALLY_OPTS(tally_session_opts, so, .sample = on_sample, .ctx = &r);
 	struct tally_session *ss = tally_session__open(path, &so);
 	char *p = buf;
@@ -374,12 +387,13 @@ static void dump_hist(const struct spec *v, size_t nv, const struct tally_hist_o
 	assert_int_equal(tally_hist__resort(r.h), 0);
 	for (size_t i = 0; i < tally_hist__nr_rows(r.h, 0); i++) {
 		struct tally_hist_row x = row(r.h, i);
-		int w = snprintf(p, left, "%s:%llx %llu %llu %llu %u\n", x.comm,
+		int w = dump_trees_only ? 0 :
+			snprintf(p, left, "%s:%llx %llu %llu %llu %u\n", x.comm,
 				 (unsigned long long)x.addr, (unsigned long long)x.self,
 				 (unsigned long long)x.children, (unsigned long long)x.samples,
 				 x.max_depth);
 
-		assert_true(w > 0 && (size_t)w < left);
+		assert_true(w >= 0 && (size_t)w < left);
 		p += w;
 		left -= (size_t)w;
 		if (x.graph)
@@ -468,6 +482,202 @@ static void test_graph(void **state)
 	tally_session__close(ss);
 }
 
+enum { X = 0x5000 };	/* X + 0x100 * i: the leaves of a wide tree */
+
+/*
+ * A node with many children (found through the pool's index): a resort
+ * after each sample ends with the trees of one resort at the end.
+ */
+static void test_wide_tree(void **state)
+{
+	static const enum tally_hist_key comm_key[] = { TALLY_HIST_COMM };
+	TALLY_OPTS(tally_hist_opts, caller, .keys = comm_key, .nr_keys = 1, .graph = true,
+		   .order = TALLY_HIST_CALLER);
+	TALLY_OPTS(tally_hist_opts, callee, .keys = comm_key, .nr_keys = 1, .graph = true,
+		   .children = true, .order = TALLY_HIST_CALLEE);
+	const struct tally_hist_opts *opts[] = { &caller, &callee };
+	struct spec v[40];
+	static char once[32768], each[32768];
+
+	(void)state;
+	for (int i = 0; i < 40; i++)	/* 20 leaves under B, each twice, some with D between */
+		v[i] = (struct spec){ 100, 1 + (uint64_t)i % 3, 3,
+				      { X + 0x100 * (uint64_t)(i % 20), i % 7 ? B : D, C } };
+	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++) {
+		dump_hist(v, 40, opts[i], 0, once, sizeof(once));
+		dump_hist(v, 40, opts[i], -1, each, sizeof(each));
+		assert_true(strlen(once) > 400);
+		assert_string_equal(each, once);
+	}
+}
+
+/*
+ * A decay prunes a wide node's children at zero while it keeps many (it
+ * still finds them through the pool's index, stale slots and all), then
+ * the pruned ones come back with new samples: the tree is the one of the aged
+ * samples and the new ones counted at once.
+ */
+static void test_decay_wide_tree(void **state)
+{
+	static const enum tally_hist_key comm_key[] = { TALLY_HIST_COMM };
+	TALLY_OPTS(tally_hist_opts, o, .keys = comm_key, .nr_keys = 1, .graph = true,
+		   .order = TALLY_HIST_CALLER);
+	struct spec aged_v[36], fresh[28];
+	static char got[16384], want[16384];
+
+	(void)state;
+	/*
+	 * under B: 8 leaves of period 1 (zero after a decay), 20 of 80 (70
+	 * after: too many for the index to be made again), the 8 again
+	 */
+	for (int i = 0; i < 8; i++) {
+		aged_v[i] = (struct spec){ 100, 1, 3, { X + 0x100 * (uint64_t)i, B, C } };
+		aged_v[28 + i] = (struct spec){ 100, 2, 3, { X + 0x100 * (uint64_t)i, B, C } };
+		fresh[20 + i] = aged_v[28 + i];
+	}
+	for (int i = 0; i < 20; i++) {
+		aged_v[8 + i] = (struct spec){ 100, 80, 3, { X + 0x1000 + 0x100 * (uint64_t)i, B, C } };
+		fresh[i] = (struct spec){ 100, 70, 3, { X + 0x1000 + 0x100 * (uint64_t)i, B, C } };
+	}
+	dump_trees_only = true;
+	dump_decays = 1;
+	dump_hist(aged_v, 36, &o, 28, got, sizeof(got));
+	dump_decays = 0;
+	dump_hist(fresh, 28, &o, 0, want, sizeof(want));
+	dump_trees_only = false;
+	assert_true(strlen(want) > 400);
+	assert_string_equal(got, want);
+}
+
+/* perf's he_stat__decay, k times */
+static uint64_t aged(uint64_t v, int k)
+{
+	while (k-- > 0)
+		v = v * 7 / 8;
+	return v;
+}
+
+/* the row of comm at addr, -1: none */
+static int find_row(const struct tally_hist *h, const char *comm, uint64_t addr)
+{
+	for (size_t i = 0; i < tally_hist__nr_rows(h, 0); i++) {
+		struct tally_hist_row v = row(h, i);
+
+		if (!strcmp(v.comm, comm) && v.addr == addr)
+			return (int)i;
+	}
+	return -1;
+}
+
+/*
+ * perf top's decay: after k decays each row's self, children and samples
+ * are perf's floor(x * 7 / 8) k times, its tree's too, the total period
+ * loses what the rows lost; a row goes when its self reaches zero, a
+ * caller's row of children alone at the first; at the end nothing is left.
+ */
+static void test_decay(void **state)
+{
+	TALLY_OPTS(tally_hist_opts, o, .children = true, .graph = true, .order = TALLY_HIST_CALLER);
+	TALLY_OPTS(tally_hist_totals, t);
+	TALLY_OPTS(tally_hist_node_info, ni);
+	struct run r = { 0 };
+	struct tally_session *ss;
+	struct tally_hist *h = hist_of(&o, &ss, &r);
+	struct tally_hist_row before[5];
+	size_t n0 = tally_hist__nr_rows(h, 0);
+	int k;
+
+	(void)state;
+	assert_int_equal(n0, 5);
+	for (size_t i = 0; i < n0; i++)
+		before[i] = row(h, i);
+	for (k = 1; tally_hist__nr_rows(h, 0); k++) {
+		uint64_t total = 0;
+		size_t left = 0;
+
+		assert_true(k < 64);
+		assert_int_equal(tally_hist__decay(h), 0);
+		assert_int_equal(tally_hist__nr_rows(h, 0), 0);	/* read again after a resort */
+		assert_int_equal(tally_hist__resort(h), 0);
+		for (size_t i = 0; i < n0; i++) {
+			int at = find_row(h, before[i].comm, before[i].addr);
+			uint64_t self = aged(before[i].self, k);
+
+			total += self;
+			if (!self || !before[i].self) {	/* at zero, or children alone: gone */
+				assert_int_equal(at, -1);
+				continue;
+			}
+			left++;
+			assert_true(at >= 0);
+			struct tally_hist_row v = row(h, (size_t)at);
+
+			assert_int_equal(v.self, self);
+			assert_int_equal(v.children, aged(before[i].children, k));
+			assert_int_equal(v.samples, aged(before[i].samples, k));
+			if (before[i].addr == A && !strcmp(before[i].comm, "alpha")) {
+				/* one chain C, B, A: the root's below and A's self are the row's */
+				const struct tally_hist_node *n = v.graph;
+
+				assert_int_equal(tally_hist_node__info(n, &ni), 0);
+				assert_int_equal(ni.below, self);
+				while (tally_hist_node__child(n))
+					n = tally_hist_node__child(n);
+				assert_int_equal(tally_hist_node__frame(n)->ip, A);
+				assert_int_equal(tally_hist_node__info(n, &ni), 0);
+				assert_int_equal(ni.self, self);
+			}
+		}
+		assert_int_equal(tally_hist__nr_rows(h, 0), left);
+		assert_int_equal(tally_hist__totals(h, 0, &t), 0);
+		assert_int_equal(t.period, total);
+		if (k == 1) {
+			assert_int_equal(left, 3);	/* alpha's C and beta's D had no self */
+			assert_int_equal(row(h, (size_t)find_row(h, "alpha", A)).self, 26);	/* 30 * 7 / 8 */
+		}
+	}
+	assert_int_equal(tally_hist__totals(h, 0, &t), 0);
+	assert_int_equal(t.period, 0);
+	assert_int_equal(t.shapes, 0);	/* shapes at zero forgotten */
+	assert_int_equal(t.samples, 5);	/* samples seen stay counted, as perf's */
+	assert_int_equal(tally_hist__decay(NULL), -EINVAL);
+	tally_hist__free(h);
+	tally_session__close(ss);
+}
+
+/*
+ * Samples that come after a decay join the aged rows unaged; a shape
+ * forgotten at zero comes back as a new one.
+ */
+static void test_decay_then_samples(void **state)
+{
+	static const struct spec v[] = {
+		{ 100, 10, 3, { A, B, C } }, { 100, 10, 3, { A, B, C } }, { 100, 10, 3, { A, B, C } },
+		{ 100, 10, 3, { A, B, C } }, { 100, 5, 2, { B, C } },
+	};
+	static const char *const once[] = { "alpha:1000 36 0 3", "alpha:2000 5 0 1" };
+	static const char *const gone[] = { "alpha:1000 10 0 1", "alpha:2000 5 0 1" };
+	TALLY_OPTS(tally_hist_totals, t);
+	struct run r = { .at = 3, .decays = 1 };
+	struct tally_session *ss;
+	struct tally_hist *h = hist_of_v(v, 5, NULL, &ss, &r);
+
+	(void)state;
+	expect_rows(h, once, 2);	/* 30 aged to 26, then 10 more; 3 samples aged to 2, then 1 */
+	assert_int_equal(tally_hist__totals(h, 0, &t), 0);
+	assert_int_equal(t.period, 41);
+	tally_hist__free(h);
+	tally_session__close(ss);
+	r = (struct run){ .at = 3, .decays = 40 };
+	h = hist_of_v(v, 5, NULL, &ss, &r);
+	expect_rows(h, gone, 2);
+	assert_int_equal(tally_hist__totals(h, 0, &t), 0);
+	assert_int_equal(t.period, 15);
+	assert_int_equal(t.shapes, 2);
+	tally_hist__free(h);
+	tally_session__close(ss);
+}
+
 static void test_stacks_view(void **state)
 {
 	TALLY_OPTS(tally_hist_opts, o, .chains = true, .timeline = true);
@@ -539,6 +749,10 @@ int main(void)
 		cmocka_unit_test(test_incremental),
 		cmocka_unit_test(test_resort_each),
 		cmocka_unit_test(test_graph),
+		cmocka_unit_test(test_wide_tree),
+		cmocka_unit_test(test_decay),
+		cmocka_unit_test(test_decay_wide_tree),
+		cmocka_unit_test(test_decay_then_samples),
 		cmocka_unit_test(test_stacks_view),
 		cmocka_unit_test(test_bad_input),
 	};

@@ -1,21 +1,25 @@
 // SPDX-License-Identifier: MIT
 /*
- * What ran before top: the live rings only say what starts, execs and
+ * What ran before a live session (tally/session.h's
+ * tally_session__synthesize): the rings only say what starts, execs and
  * maps from now on, so the processes already running are read from /proc
- * into the session's address spaces (as perf top synthesizes them), and
- * the kernel's maps from kallsyms and modules.
+ * into the session's address spaces, as perf's synthesized COMM and MMAP
+ * records give them to perf top, and the kernel's maps from kallsyms and
+ * modules.
  */
 #include <ctype.h>
 #include <dirent.h>
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <tally/tally.h>
-#include "top.h"
+#include "session_internal.h"
 
-static void seed_maps(struct tally_machine *m, int pid)
+/* The process's executable maps, as MMAP2 records of it. */
+static void synth_maps(struct tally_machine *m, int pid)
 {
 	char path[64], line[PATH_MAX + 256];
 	FILE *f;
@@ -49,7 +53,8 @@ static void seed_maps(struct tally_machine *m, int pid)
 	fclose(f);
 }
 
-static void seed_one(struct tally_machine *m, int pid)
+/* A process: its name, its threads (FORK and COMM each), its maps. 0, -ENOENT when gone. */
+static int synth_one(struct tally_machine *m, int pid)
 {
 	char path[64], comm[64] = "";
 	DIR *d;
@@ -58,7 +63,7 @@ static void seed_one(struct tally_machine *m, int pid)
 
 	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
 	if (!(f = fopen(path, "re")))
-		return;	/* gone meanwhile */
+		return -ENOENT;	/* gone meanwhile */
 	if (fgets(comm, sizeof(comm), f))
 		comm[strcspn(comm, "\n")] = 0;
 	fclose(f);
@@ -74,26 +79,31 @@ static void seed_one(struct tally_machine *m, int pid)
 			}
 		closedir(d);
 	}
-	seed_maps(m, pid);
+	synth_maps(m, pid);
+	return 0;
 }
 
-int top_proc_seed(struct tally_machine *m, const int *pids, int npids)
+int tally_session__synthesize(struct tally_session *s, const int *pids, int npids)
 {
 	DIR *d;
 	struct dirent *de;
+	int found = 0;
 
+	if (!s || (npids > 0 && !pids))
+		return -EINVAL;
+	s->maps_gen++;	/* addresses resolved before may resolve now */
 	/* without kallsyms' addresses (kptr_restrict) kernel samples stay unnamed, not wrong */
-	tally_machine__add_kernel_maps(m, NULL, NULL);
+	tally_machine__add_kernel_maps(s->m, NULL, NULL);
 	if (npids > 0) {
 		for (int i = 0; i < npids; i++)
-			seed_one(m, pids[i]);
-		return 0;
+			found += !synth_one(s->m, pids[i]);
+		return found ? 0 : -ENOENT;
 	}
 	if (!(d = opendir("/proc")))
-		return -1;
+		return -errno;
 	while ((de = readdir(d)))
 		if (isdigit((unsigned char)de->d_name[0]))
-			seed_one(m, atoi(de->d_name));
+			synth_one(s->m, atoi(de->d_name));
 	closedir(d);
 	return 0;
 }
