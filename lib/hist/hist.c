@@ -17,6 +17,7 @@
 #include <tally/session.h>
 #include "internal.h"
 #include "hist_internal.h"
+#include "rbtree.h"
 
 #define K_COMM TALLY_HIST_COMM
 #define K_PID TALLY_HIST_PID
@@ -44,6 +45,7 @@ struct entry {
 	bool visible;			/* a sample that passed the filters touched it */
 	struct tally_hist_node *cg;	/* its call graph */
 	uint32_t max_depth;		/* its longest chain (perf orders equal rows by it) */
+	size_t seq;			/* made n-th in its event's table (perf_order) */
 	struct entry *next;		/* hash chain */
 };
 
@@ -231,6 +233,7 @@ static struct entry *hist_find(struct tally_hist *h, struct hist_ev *hs, const s
 	e->hash = hv;
 	e->self = e->children = 0;
 	e->last_sample = UINT64_MAX;
+	e->seq = hs->n;
 	e->next = hs->tab[b];
 	hs->tab[b] = e;
 	hs->n++;
@@ -785,9 +788,127 @@ static int cmp_rows(const void *pa, const void *pb)
 		return (a->max_depth > b->max_depth) == h->caller ? -1 : 1;
 	if (a->self != b->self)
 		return a->self > b->self ? -1 : 1;
-	for (int i = 0; i < h->nsort; i++)
+	for (int i = 0; i < h->nsort; i++) {
+		/* perf's sort__sym_sort: two unresolved rows tie (the input order decides) */
+		if (h->sort[i] == K_SYM && !a->w.sym && !b->w.sym)
+			continue;
 		if ((c = cmp_key(a, b, h->sort[i])))
 			return c;
+	}
+	return 0;
+}
+
+/*
+ * perf's hist_entry__cmp, the order of its input trees: whether entry a,
+ * put into a tree, goes left of b (< 0). As cmp_key, except that a symbol
+ * is its DSO and address (sort__sym_cmp), and addresses, unresolved ones'
+ * and symbols' starts, compare by the sign of their difference as an
+ * int64 (so not transitively: 0x7f.. comes before 0x00.., which comes
+ * before 0xc3..).
+ */
+static int cmp_in(const struct tally_hist *h, const struct entry *a, const struct entry *b)
+{
+	int c;
+
+	for (int i = 0; i < h->nsort; i++) {
+		if (h->sort[i] == K_SYM && (a->w.sym || b->w.sym)) {
+			if ((c = strcmp_null(a->w.dso, b->w.dso)))
+				return c;
+			if (!a->w.sym || !b->w.sym)
+				return a->w.sym ? -1 : 1;
+			if ((a->w.inlined || b->w.inlined) && (c = strcmp(b->w.sym, a->w.sym)))
+				return c;
+			int64_t d = (int64_t)(a->w.sym_start - b->w.sym_start);
+
+			if (d)
+				return d < 0 ? -1 : 1;
+			continue;
+		}
+		if ((c = cmp_key(a, b, h->sort[i])))
+			return c;
+	}
+	return 0;
+}
+
+/*
+ * perf's default row order, which no sort gives: its rows come out of
+ * three red-black trees. The entries go into hists->entries_in as the
+ * samples make them, then in that tree's order into entries_collapsed
+ * (both by cmp_in), then in that one's order into the output tree by
+ * cmp_rows; each goes left of a node it sorts before, right otherwise.
+ * cmp_in's int64 differences and cmp_rows' caller-above-callee rule
+ * (within one thread) are not transitive, so the trees' shapes decide:
+ * they are replayed, on every entry (filtered ones too, as perf's).
+ */
+static int perf_order(const struct tally_hist *h, struct hist_ev *hs)
+{
+	size_t n = hs->n;
+	struct tally__rbt t = { NULL, -1 };
+	struct entry **in, **out;
+
+	hs->nrows = 0;
+	if (!n)
+		return 0;
+	if (n > INT32_MAX)
+		return -ENOMEM;
+	in = malloc(n * sizeof(*in));
+	out = malloc(n * sizeof(*out));
+	t.n = malloc(n * sizeof(*t.n));
+	if (!in || !out || !t.n) {
+		free(in);
+		free(out);
+		free(t.n);
+		return -ENOMEM;
+	}
+	/* in the order they were made */
+	for (size_t b = 0; b < hs->nbuckets; b++)
+		for (struct entry *e = hs->tab[b]; e; e = e->next)
+			in[e->seq] = e;
+	sort_ctx = h;
+	for (int pass = 0; pass < 3; pass++) {
+		size_t k = 0;
+
+		t.root = -1;
+		for (size_t i = 0; i < n; i++) {
+			int32_t x = t.root, p = -1;
+			bool left = false;
+
+			while (x >= 0) {
+				p = x;
+				left = (pass < 2 ? cmp_in(h, in[i], in[x]) : cmp_rows(&in[i], &in[x])) < 0;
+				x = left ? t.n[x].l : t.n[x].r;
+			}
+			tally__rb_link(&t, (int32_t)i, p, left);
+		}
+		for (int32_t x = tally__rb_first(&t); x >= 0; x = tally__rb_next(&t, x))
+			out[k++] = in[x];
+		struct entry **sw = in;
+
+		in = out;
+		out = sw;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (in[i]->visible)
+			hs->rows[hs->nrows++] = in[i];
+	free(in);
+	free(out);
+	free(t.n);
+	return 0;
+}
+
+/* hs's rows in h's order: perf's by default, else the one tally_hist__sort was given. */
+static int order_rows(const struct tally_hist *h, struct hist_ev *hs)
+{
+	if (!h->nr_order)
+		return perf_order(h, hs);
+	/* the table's order: rows that tie keep it */
+	hs->nrows = 0;
+	for (size_t b = 0; b < hs->nbuckets; b++)
+		for (struct entry *e = hs->tab[b]; e; e = e->next)
+			if (e->visible)
+				hs->rows[hs->nrows++] = e;
+	sort_ctx = h;
+	qsort(hs->rows, hs->nrows, sizeof(*hs->rows), cmp_rows);
 	return 0;
 }
 
@@ -802,10 +923,8 @@ int tally_hist__sort(struct tally_hist *h, const int *order, int n)
 	memcpy(h->order, order, (size_t)n * sizeof(*order));
 	h->nr_order = n;
 	for (int e = 0; e < h->nev; e++)
-		if (h->ev[e].rows) {
-			sort_ctx = h;
-			qsort(h->ev[e].rows, h->ev[e].nrows, sizeof(*h->ev[e].rows), cmp_rows);
-		}
+		if (h->ev[e].rows && order_rows(h, &h->ev[e]))
+			return -ENOMEM;
 	return 0;
 }
 
@@ -888,13 +1007,7 @@ int tally_hist__resort(struct tally_hist *h)
 			err = -ENOMEM;
 			break;
 		}
-		/* the table's order, as always: rows that tie keep it */
-		for (size_t b = 0; b < hs->nbuckets; b++)
-			for (struct entry *e = hs->tab[b]; e; e = e->next)
-				if (e->visible)
-					hs->rows[hs->nrows++] = e;
-		sort_ctx = h;
-		qsort(hs->rows, hs->nrows, sizeof(*hs->rows), cmp_rows);
+		err = order_rows(h, hs);
 	}
 	if (err) {
 		free_rows(h);
