@@ -46,6 +46,7 @@ struct entry {
 	struct tally_hist_node *cg;	/* its call graph */
 	uint32_t max_depth;		/* its longest chain (perf orders equal rows by it) */
 	size_t seq;			/* made n-th in its event's table (perf_order) */
+	size_t rank;			/* perf_order's: its place before the output sort */
 	struct entry *next;		/* hash chain */
 };
 
@@ -830,15 +831,85 @@ static int cmp_in(const struct tally_hist *h, const struct entry *a, const struc
 	return 0;
 }
 
+/* Each entry of in[] (n) into a red-black tree by cmp (cmp_in or, output, cmp_rows), read back in order. */
+static void tree_pass(const struct tally_hist *h, struct tally__rbt *t, struct entry **in,
+		      struct entry **out, size_t n, bool output)
+{
+	size_t k = 0;
+
+	t->root = -1;
+	for (size_t i = 0; i < n; i++) {
+		int32_t x = t->root, p = -1;
+		bool left = false;
+
+		while (x >= 0) {
+			p = x;
+			left = (output ? cmp_rows(&in[i], &in[x]) : cmp_in(h, in[i], in[x])) < 0;
+			x = left ? t->n[x].l : t->n[x].r;
+		}
+		tally__rb_link(t, (int32_t)i, p, left);
+	}
+	for (int32_t x = tally__rb_first(t); x >= 0; x = tally__rb_next(t, x))
+		out[k++] = in[x];
+}
+
+/* cmp_in, ties in the order the entries were made (a tree's insertion order) */
+static int cmp_in_seq(const void *pa, const void *pb)
+{
+	const struct entry *a = *(struct entry *const *)pa, *b = *(struct entry *const *)pb;
+	int c = cmp_in(sort_ctx, a, b);
+
+	return c ? c : (a->seq < b->seq ? -1 : a->seq > b->seq);
+}
+
+/* cmp_rows, ties in their order before (rank) */
+static int cmp_rows_rank(const void *pa, const void *pb)
+{
+	const struct entry *a = *(struct entry *const *)pa, *b = *(struct entry *const *)pb;
+	int c = cmp_rows(pa, pb);
+
+	return c ? c : (a->rank < b->rank ? -1 : a->rank > b->rank);
+}
+
 /*
- * perf's default row order, which no sort gives: its rows come out of
- * three red-black trees. The entries go into hists->entries_in as the
- * samples make them, then in that tree's order into entries_collapsed
- * (both by cmp_in), then in that one's order into the output tree by
- * cmp_rows; each goes left of a node it sorts before, right otherwise.
- * cmp_in's int64 differences and cmp_rows' caller-above-callee rule
- * (within one thread) are not transitive, so the trees' shapes decide:
- * they are replayed, on every entry (filtered ones too, as perf's).
+ * cmp_in is a true order here when the unresolved addresses all lie
+ * within 2^63 of each other (a DSO's symbols always do), and cmp_rows
+ * when its caller-above-callee rule holds between every two rows (one
+ * thread, each with a call graph).
+ */
+static bool in_transitive(struct entry **e, size_t n)
+{
+	uint64_t lo = UINT64_MAX, hi = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (!e[i]->w.sym) {
+			lo = e[i]->w.addr < lo ? e[i]->w.addr : lo;
+			hi = e[i]->w.addr > hi ? e[i]->w.addr : hi;
+		}
+	return lo > hi || hi - lo <= (uint64_t)INT64_MAX;
+}
+
+static bool rows_transitive(const struct tally_hist *h, struct entry **e, size_t n)
+{
+	if (!h->children || !h->graph)
+		return true;
+	for (size_t i = 0; i < n; i++)
+		if (!e[i]->cg || e[i]->tid != e[0]->tid || e[i]->pid != e[0]->pid)
+			return false;
+	return true;
+}
+
+/*
+ * perf's default row order, which no sort gives in general: its rows
+ * come out of three red-black trees. The entries go into
+ * hists->entries_in as the samples make them, then in that tree's order
+ * into entries_collapsed (both by cmp_in), then in that one's order into
+ * the output tree by cmp_rows; each goes left of a node it sorts before,
+ * right otherwise. cmp_in's int64 differences and cmp_rows' caller-above-
+ * callee rule (within one thread) are not transitive: there the trees'
+ * shapes decide, and they are replayed, on every entry (filtered ones
+ * too, as perf's). Where the order is a true one, a stable sort gives the
+ * same rows for less.
  */
 static int perf_order(const struct tally_hist *h, struct hist_ev *hs)
 {
@@ -865,27 +936,19 @@ static int perf_order(const struct tally_hist *h, struct hist_ev *hs)
 		for (struct entry *e = hs->tab[b]; e; e = e->next)
 			in[e->seq] = e;
 	sort_ctx = h;
-	for (int pass = 0; pass < 3; pass++) {
-		size_t k = 0;
-
-		t.root = -1;
-		for (size_t i = 0; i < n; i++) {
-			int32_t x = t.root, p = -1;
-			bool left = false;
-
-			while (x >= 0) {
-				p = x;
-				left = (pass < 2 ? cmp_in(h, in[i], in[x]) : cmp_rows(&in[i], &in[x])) < 0;
-				x = left ? t.n[x].l : t.n[x].r;
-			}
-			tally__rb_link(&t, (int32_t)i, p, left);
-		}
-		for (int32_t x = tally__rb_first(&t); x >= 0; x = tally__rb_next(&t, x))
-			out[k++] = in[x];
-		struct entry **sw = in;
-
-		in = out;
-		out = sw;
+	if (in_transitive(in, n)) {
+		qsort(in, n, sizeof(*in), cmp_in_seq);
+	} else {
+		tree_pass(h, &t, in, out, n, false);
+		tree_pass(h, &t, out, in, n, false);
+	}
+	if (rows_transitive(h, in, n)) {
+		for (size_t i = 0; i < n; i++)
+			in[i]->rank = i;
+		qsort(in, n, sizeof(*in), cmp_rows_rank);
+	} else {
+		tree_pass(h, &t, in, out, n, true);
+		memcpy(in, out, n * sizeof(*in));
 	}
 	for (size_t i = 0; i < n; i++)
 		if (in[i]->visible)
