@@ -45,7 +45,7 @@ struct entry {
 	bool visible;			/* a sample that passed the filters touched it */
 	struct tally_hist_node *cg;	/* its call graph */
 	uint32_t max_depth;		/* its longest chain (perf orders equal rows by it) */
-	size_t seq;			/* made n-th in its event's table (perf_order) */
+	size_t seq;			/* the order entries were made in (perf_order) */
 	size_t rank;			/* perf_order's: its place before the output sort */
 	struct entry *next;		/* hash chain */
 };
@@ -54,6 +54,7 @@ struct entry {
 struct hist_ev {
 	struct entry **tab;
 	size_t nbuckets, n;
+	size_t made;			/* entries made since the table was emptied: the next one's seq */
 	uint64_t total, samples, nshapes;
 	struct entry **rows;		/* the visible ones, sorted */
 	size_t nrows;
@@ -234,7 +235,7 @@ static struct entry *hist_find(struct tally_hist *h, struct hist_ev *hs, const s
 	e->hash = hv;
 	e->self = e->children = 0;
 	e->last_sample = UINT64_MAX;
-	e->seq = hs->n;
+	e->seq = hs->made++;
 	e->next = hs->tab[b];
 	hs->tab[b] = e;
 	hs->n++;
@@ -862,6 +863,13 @@ static int cmp_in_seq(const void *pa, const void *pb)
 	return c ? c : (a->seq < b->seq ? -1 : a->seq > b->seq);
 }
 
+static int by_seq(const void *pa, const void *pb)
+{
+	const struct entry *a = *(struct entry *const *)pa, *b = *(struct entry *const *)pb;
+
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
 /* cmp_rows, ties in their order before (rank) */
 static int cmp_rows_rank(const void *pa, const void *pb)
 {
@@ -931,14 +939,15 @@ static int perf_order(const struct tally_hist *h, struct hist_ev *hs)
 		free(t.n);
 		return -ENOMEM;
 	}
-	/* in the order they were made */
+	n = 0;
 	for (size_t b = 0; b < hs->nbuckets; b++)
 		for (struct entry *e = hs->tab[b]; e; e = e->next)
-			in[e->seq] = e;
+			in[n++] = e;
 	sort_ctx = h;
 	if (in_transitive(in, n)) {
 		qsort(in, n, sizeof(*in), cmp_in_seq);
 	} else {
+		qsort(in, n, sizeof(*in), by_seq);	/* in the order they were made */
 		tree_pass(h, &t, in, out, n, false);
 		tree_pass(h, &t, out, in, n, false);
 	}
@@ -1009,7 +1018,7 @@ static void free_rows(struct tally_hist *h)
 		free(hs->rows);
 		hs->tab = NULL;
 		hs->rows = NULL;
-		hs->nbuckets = hs->n = hs->nrows = 0;
+		hs->nbuckets = hs->n = hs->nrows = hs->made = 0;
 	}
 	tally__hist_graph_free_all(&h->nodes);	/* every row's tree */
 }
