@@ -17,6 +17,7 @@
 #include <tally/session.h>
 #include "internal.h"
 #include "hist_internal.h"
+#include "rbtree.h"
 
 #define K_COMM TALLY_HIST_COMM
 #define K_PID TALLY_HIST_PID
@@ -44,6 +45,8 @@ struct entry {
 	bool visible;			/* a sample that passed the filters touched it */
 	struct tally_hist_node *cg;	/* its call graph */
 	uint32_t max_depth;		/* its longest chain (perf orders equal rows by it) */
+	size_t seq;			/* the order entries were made in (perf_order) */
+	size_t rank;			/* perf_order's: its place before the output sort */
 	struct entry *next;		/* hash chain */
 };
 
@@ -51,6 +54,7 @@ struct entry {
 struct hist_ev {
 	struct entry **tab;
 	size_t nbuckets, n;
+	size_t made;			/* entries made since the table was emptied: the next one's seq */
 	uint64_t total, samples, nshapes;
 	struct entry **rows;		/* the visible ones, sorted */
 	size_t nrows;
@@ -231,6 +235,7 @@ static struct entry *hist_find(struct tally_hist *h, struct hist_ev *hs, const s
 	e->hash = hv;
 	e->self = e->children = 0;
 	e->last_sample = UINT64_MAX;
+	e->seq = hs->made++;
 	e->next = hs->tab[b];
 	hs->tab[b] = e;
 	hs->n++;
@@ -785,9 +790,197 @@ static int cmp_rows(const void *pa, const void *pb)
 		return (a->max_depth > b->max_depth) == h->caller ? -1 : 1;
 	if (a->self != b->self)
 		return a->self > b->self ? -1 : 1;
-	for (int i = 0; i < h->nsort; i++)
+	for (int i = 0; i < h->nsort; i++) {
+		/* perf's sort__sym_sort: two unresolved rows tie (the input order decides) */
+		if (h->sort[i] == K_SYM && !a->w.sym && !b->w.sym)
+			continue;
 		if ((c = cmp_key(a, b, h->sort[i])))
 			return c;
+	}
+	return 0;
+}
+
+/*
+ * perf's hist_entry__cmp, the order of its input trees: whether entry a,
+ * put into a tree, goes left of b (< 0). As cmp_key, except that a symbol
+ * is its DSO and address (sort__sym_cmp), and addresses, unresolved ones'
+ * and symbols' starts, compare by the sign of their difference as an
+ * int64 (so not transitively: 0x7f.. comes before 0x00.., which comes
+ * before 0xc3..).
+ */
+static int cmp_in(const struct tally_hist *h, const struct entry *a, const struct entry *b)
+{
+	int c;
+
+	for (int i = 0; i < h->nsort; i++) {
+		if (h->sort[i] == K_SYM && (a->w.sym || b->w.sym)) {
+			if ((c = strcmp_null(a->w.dso, b->w.dso)))
+				return c;
+			if (!a->w.sym || !b->w.sym)
+				return a->w.sym ? -1 : 1;
+			if ((a->w.inlined || b->w.inlined) && (c = strcmp(b->w.sym, a->w.sym)))
+				return c;
+			int64_t d = (int64_t)(a->w.sym_start - b->w.sym_start);
+
+			if (d)
+				return d < 0 ? -1 : 1;
+			continue;
+		}
+		if ((c = cmp_key(a, b, h->sort[i])))
+			return c;
+	}
+	return 0;
+}
+
+/* Each entry of in[] (n) into a red-black tree by cmp (cmp_in or, output, cmp_rows), read back in order. */
+static void tree_pass(const struct tally_hist *h, struct tally__rbt *t, struct entry **in,
+		      struct entry **out, size_t n, bool output)
+{
+	size_t k = 0;
+
+	t->root = -1;
+	for (size_t i = 0; i < n; i++) {
+		int32_t x = t->root, p = -1;
+		bool left = false;
+
+		while (x >= 0) {
+			p = x;
+			left = (output ? cmp_rows(&in[i], &in[x]) : cmp_in(h, in[i], in[x])) < 0;
+			x = left ? t->n[x].l : t->n[x].r;
+		}
+		tally__rb_link(t, (int32_t)i, p, left);
+	}
+	for (int32_t x = tally__rb_first(t); x >= 0; x = tally__rb_next(t, x))
+		out[k++] = in[x];
+}
+
+/* cmp_in, ties in the order the entries were made (a tree's insertion order) */
+static int cmp_in_seq(const void *pa, const void *pb)
+{
+	const struct entry *a = *(struct entry *const *)pa, *b = *(struct entry *const *)pb;
+	int c = cmp_in(sort_ctx, a, b);
+
+	return c ? c : (a->seq < b->seq ? -1 : a->seq > b->seq);
+}
+
+static int by_seq(const void *pa, const void *pb)
+{
+	const struct entry *a = *(struct entry *const *)pa, *b = *(struct entry *const *)pb;
+
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/* cmp_rows, ties in their order before (rank) */
+static int cmp_rows_rank(const void *pa, const void *pb)
+{
+	const struct entry *a = *(struct entry *const *)pa, *b = *(struct entry *const *)pb;
+	int c = cmp_rows(pa, pb);
+
+	return c ? c : (a->rank < b->rank ? -1 : a->rank > b->rank);
+}
+
+/*
+ * cmp_in is a true order here when the unresolved addresses all lie
+ * within 2^63 of each other (a DSO's symbols always do), and cmp_rows
+ * when its caller-above-callee rule holds between every two rows (one
+ * thread, each with a call graph).
+ */
+static bool in_transitive(struct entry **e, size_t n)
+{
+	uint64_t lo = UINT64_MAX, hi = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (!e[i]->w.sym) {
+			lo = e[i]->w.addr < lo ? e[i]->w.addr : lo;
+			hi = e[i]->w.addr > hi ? e[i]->w.addr : hi;
+		}
+	return lo > hi || hi - lo <= (uint64_t)INT64_MAX;
+}
+
+static bool rows_transitive(const struct tally_hist *h, struct entry **e, size_t n)
+{
+	if (!h->children || !h->graph)
+		return true;
+	for (size_t i = 0; i < n; i++)
+		if (!e[i]->cg || e[i]->tid != e[0]->tid || e[i]->pid != e[0]->pid)
+			return false;
+	return true;
+}
+
+/*
+ * perf's default row order, which no sort gives in general: its rows
+ * come out of three red-black trees. The entries go into
+ * hists->entries_in as the samples make them, then in that tree's order
+ * into entries_collapsed (both by cmp_in), then in that one's order into
+ * the output tree by cmp_rows; each goes left of a node it sorts before,
+ * right otherwise. cmp_in's int64 differences and cmp_rows' caller-above-
+ * callee rule (within one thread) are not transitive: there the trees'
+ * shapes decide, and they are replayed, on every entry (filtered ones
+ * too, as perf's). Where the order is a true one, a stable sort gives the
+ * same rows for less.
+ */
+static int perf_order(const struct tally_hist *h, struct hist_ev *hs)
+{
+	size_t n = hs->n;
+	struct tally__rbt t = { NULL, -1 };
+	struct entry **in, **out;
+
+	hs->nrows = 0;
+	if (!n)
+		return 0;
+	if (n > INT32_MAX)
+		return -ENOMEM;
+	in = malloc(n * sizeof(*in));
+	out = malloc(n * sizeof(*out));
+	t.n = malloc(n * sizeof(*t.n));
+	if (!in || !out || !t.n) {
+		free(in);
+		free(out);
+		free(t.n);
+		return -ENOMEM;
+	}
+	n = 0;
+	for (size_t b = 0; b < hs->nbuckets; b++)
+		for (struct entry *e = hs->tab[b]; e; e = e->next)
+			in[n++] = e;
+	sort_ctx = h;
+	if (in_transitive(in, n)) {
+		qsort(in, n, sizeof(*in), cmp_in_seq);
+	} else {
+		qsort(in, n, sizeof(*in), by_seq);	/* in the order they were made */
+		tree_pass(h, &t, in, out, n, false);
+		tree_pass(h, &t, out, in, n, false);
+	}
+	if (rows_transitive(h, in, n)) {
+		for (size_t i = 0; i < n; i++)
+			in[i]->rank = i;
+		qsort(in, n, sizeof(*in), cmp_rows_rank);
+	} else {
+		tree_pass(h, &t, in, out, n, true);
+		memcpy(in, out, n * sizeof(*in));
+	}
+	for (size_t i = 0; i < n; i++)
+		if (in[i]->visible)
+			hs->rows[hs->nrows++] = in[i];
+	free(in);
+	free(out);
+	free(t.n);
+	return 0;
+}
+
+/* hs's rows in h's order: perf's by default, else the one tally_hist__sort was given. */
+static int order_rows(const struct tally_hist *h, struct hist_ev *hs)
+{
+	if (!h->nr_order)
+		return perf_order(h, hs);
+	/* the table's order: rows that tie keep it */
+	hs->nrows = 0;
+	for (size_t b = 0; b < hs->nbuckets; b++)
+		for (struct entry *e = hs->tab[b]; e; e = e->next)
+			if (e->visible)
+				hs->rows[hs->nrows++] = e;
+	sort_ctx = h;
+	qsort(hs->rows, hs->nrows, sizeof(*hs->rows), cmp_rows);
 	return 0;
 }
 
@@ -802,10 +995,8 @@ int tally_hist__sort(struct tally_hist *h, const int *order, int n)
 	memcpy(h->order, order, (size_t)n * sizeof(*order));
 	h->nr_order = n;
 	for (int e = 0; e < h->nev; e++)
-		if (h->ev[e].rows) {
-			sort_ctx = h;
-			qsort(h->ev[e].rows, h->ev[e].nrows, sizeof(*h->ev[e].rows), cmp_rows);
-		}
+		if (h->ev[e].rows && order_rows(h, &h->ev[e]))
+			return -ENOMEM;
 	return 0;
 }
 
@@ -827,7 +1018,7 @@ static void free_rows(struct tally_hist *h)
 		free(hs->rows);
 		hs->tab = NULL;
 		hs->rows = NULL;
-		hs->nbuckets = hs->n = hs->nrows = 0;
+		hs->nbuckets = hs->n = hs->nrows = hs->made = 0;
 	}
 	tally__hist_graph_free_all(&h->nodes);	/* every row's tree */
 }
@@ -888,13 +1079,7 @@ int tally_hist__resort(struct tally_hist *h)
 			err = -ENOMEM;
 			break;
 		}
-		/* the table's order, as always: rows that tie keep it */
-		for (size_t b = 0; b < hs->nbuckets; b++)
-			for (struct entry *e = hs->tab[b]; e; e = e->next)
-				if (e->visible)
-					hs->rows[hs->nrows++] = e;
-		sort_ctx = h;
-		qsort(hs->rows, hs->nrows, sizeof(*hs->rows), cmp_rows);
+		err = order_rows(h, hs);
 	}
 	if (err) {
 		free_rows(h);

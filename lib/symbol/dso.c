@@ -97,7 +97,7 @@ static int load_symtab(Elf *elf, uint32_t type, struct tally__symvec *v)
 	if (!scn || !sh.sh_entsize || elf_getshdrstrndx(elf, &shstrndx))
 		return 0;
 	Elf_Data *d = elf_getdata(scn, NULL);
-	size_t n = sh.sh_size / sh.sh_entsize;
+	size_t n = sh.sh_size / sh.sh_entsize, first = v->nr, base = v->seq;
 
 	for (size_t i = 0; d && i < n; i++) {
 		GElf_Sym s;
@@ -110,12 +110,51 @@ static int load_symtab(Elf *elf, uint32_t type, struct tally__symvec *v)
 		name = elf_strptr(elf, sh.sh_link, s.st_name);
 		if (!name || !*name)
 			continue;
+		v->seq = base + i;	/* its place in the table: objects go between (load_objects) */
 		if (tally__symvec_add(v, s.st_value, s.st_size, GELF_ST_BIND(s.st_info),
 				      name, false))
 			return -ENOMEM;
 		added++;
 	}
+	v->seq = base + n;
+	v->symtab_base = base;
+	if (!added)
+		tally__symvec_trim(v, first, v->nobj);
 	return added;
+}
+
+/*
+ * The objects of elf's .symtab, for perf's tree (tally__symvec_finish_tree)
+ * of a file whose symbols nest: perf inserts them with the functions and
+ * labels, in table order, so they shape it. Read only then (a copy of every
+ * object's name was a tenth of a small report).
+ */
+static int load_objects(Elf *elf, struct tally__symvec *v)
+{
+	size_t shstrndx;
+	GElf_Shdr sh;
+	Elf_Scn *scn = find_scn(elf, NULL, SHT_SYMTAB, &sh);
+
+	if (!scn || !sh.sh_entsize || elf_getshdrstrndx(elf, &shstrndx))
+		return 0;
+	Elf_Data *d = elf_getdata(scn, NULL);
+	size_t n = sh.sh_size / sh.sh_entsize;
+
+	for (size_t i = 0; d && i < n; i++) {
+		GElf_Sym s;
+		const char *name;
+
+		if (!gelf_getsym(d, (int)i, &s))
+			break;
+		if (GELF_ST_TYPE(s.st_info) != STT_OBJECT || !perf_keeps(elf, shstrndx, &s, true))
+			continue;
+		name = elf_strptr(elf, sh.sh_link, s.st_name);
+		if (name && *name &&
+		    tally__symvec_add_object(v, v->symtab_base + i, s.st_value, s.st_size,
+					     GELF_ST_BIND(s.st_info), name))
+			return -ENOMEM;
+	}
+	return 0;
 }
 
 static int load_segments(struct tally_dso *d, Elf *elf)
@@ -568,8 +607,6 @@ static int synth_plt(Elf *elf, struct tally__symvec *v, bool demangle)
 		if (!gelf_getrela(rd, (int)i, &rel) ||
 		    !gelf_getsym(dd, (int)GELF_R_SYM(rel.r_info), &sym))
 			break;
-		if (shadow[i])
-			continue;
 		name = elf_strptr(elf, dsh.sh_link, sym.st_name);
 		if (demangle && name && (dm = tally_demangle(name)))
 			name = dm;
@@ -579,10 +616,28 @@ static int synth_plt(Elf *elf, struct tally__symvec *v, bool demangle)
 			free(shadow);
 			return -ENOMEM;
 		}
-		added++;
+		/* added after perf's fixups; a shadowed one is in its tree only */
+		v->v[v->nr - 1].late = true;
+		v->v[v->nr - 1].tree_only = shadow[i];
+		added += !shadow[i];
 	}
 	free(shadow);
 	return added;
+}
+
+/* The objects of the file that gave v's symbols (elf, or the one at path); none for .dynsym's. */
+static int nested_objects(struct tally__symvec *v, Elf *elf, const char *path)
+{
+	struct tally__elf_file g;
+	int err;
+
+	if (elf)
+		return load_objects(elf, v);
+	if (!path || tally__elf_file_open(&g, path))
+		return 0;
+	err = load_objects(g.elf, v);
+	tally__elf_file_close(&g);
+	return err;
 }
 
 int tally__dso_load_elf(struct tally_dso *d, const struct tally__dso_ctx *ctx,
@@ -594,6 +649,8 @@ int tally__dso_load_elf(struct tally_dso *d, const struct tally__dso_ctx *ctx,
 	const uint8_t *use_id = NULL;
 	size_t use_sz = 0;
 	int n, err, nplt = 0;
+	Elf *objs_elf = NULL;		/* where the symbols came from: perf's objects there */
+	const char *objs_path = NULL;
 
 	err = tally__elf_file_open(&f, d->name);
 	if (err) {
@@ -625,6 +682,7 @@ int tally__dso_load_elf(struct tally_dso *d, const struct tally__dso_ctx *ctx,
 		/* The debug dirs may still hold the recorded build's symbols. */
 		if (try_debug_files(d, ctx, f.elf, want_id, want_sz, &v) > 0) {
 			d->status = TALLY_DSO_OK;
+			objs_path = d->symsrc;
 			goto finish;
 		}
 		goto out;
@@ -638,12 +696,15 @@ int tally__dso_load_elf(struct tally_dso *d, const struct tally__dso_ctx *ctx,
 			goto out;
 		d->symsrc = strdup(".symtab");
 		d->dwarf_path = strdup(d->name);
+		objs_elf = f.elf;
 		goto finish;
 	}
 	if ((err = try_debug_files(d, ctx, f.elf, use_id, use_sz, &v)) < 0)
 		goto out;
+	objs_path = d->symsrc;
 	if (err > 0)
 		goto finish;
+	objs_path = NULL;	/* .dynsym's objects: none read */
 	/* Stripped: the exported .dynsym plus MiniDebugInfo's locals. */
 	err = load_symtab(f.elf, SHT_DYNSYM, &v);
 	if (err < 0)
@@ -663,7 +724,11 @@ finish:
 		goto out;
 	}
 	d->demangle = ctx->demangle;
-	err = tally__symvec_finish(&v, &d->syms, &d->nr_syms);
+	v.demangle = ctx->demangle;
+	v.perf_tree = true;
+	if (tally__symvec_nested(&v) && (err = nested_objects(&v, objs_elf, objs_path)))
+		goto out;
+	err = tally__symvec_finish_tree(&v, &d->syms, &d->nr_syms, &d->tree);
 	d->demangle_lazy = ctx->demangle;
 	/* PLT entries alone do not make a file unstripped */
 	if (!err && d->nr_syms <= (size_t)nplt && d->status == TALLY_DSO_OK)
@@ -695,8 +760,15 @@ int tally__dso_load_image(struct tally_dso *d, const void *img, size_t len, bool
 		d->status = TALLY_DSO_NOT_ELF;
 		err = 0;
 	} else if (!err &&
-	    (err = load_symtab(elf, has_symtab(elf) ? SHT_SYMTAB : SHT_DYNSYM, &v)) >= 0)
-		err = tally__symvec_finish(&v, &d->syms, &d->nr_syms);
+	    (err = load_symtab(elf, has_symtab(elf) ? SHT_SYMTAB : SHT_DYNSYM, &v)) >= 0) {
+		v.demangle = demangle;
+		v.perf_tree = true;
+		err = 0;
+		if (has_symtab(elf) && tally__symvec_nested(&v))
+			err = load_objects(elf, &v);
+		if (!err)
+			err = tally__symvec_finish_tree(&v, &d->syms, &d->nr_syms, &d->tree);
+	}
 	d->demangle_lazy = demangle;
 	d->symsrc = strdup("memory image");
 	if (!d->nr_syms && d->status == TALLY_DSO_OK)

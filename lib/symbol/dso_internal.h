@@ -15,6 +15,7 @@ typedef struct Elf Elf;
 enum tally__dso_kind { DSO_ELF, DSO_KERNEL, DSO_JIT, DSO_ANON };
 
 struct tally__fnidx;
+struct tally__symtree;
 
 struct tally__seg {
 	uint64_t off, vaddr, size;
@@ -28,6 +29,7 @@ struct tally_dso {
 	char *symsrc;
 	char *detail;
 	struct tally_symbol *syms;	/* sorted by start, one per address */
+	struct tally__symtree *tree;	/* perf's lookup, where symbols nest; NULL: syms' */
 	/*
 	 * Names are demangled at their first lookup (tally__dso_symbol), not
 	 * at load: node's 150k C++ symbols cost 0.3 s a run for the few
@@ -65,11 +67,31 @@ struct tally__rawsym {
 	size_t idx;
 	uint8_t binding;
 	bool module_edge;		/* kallsyms: belongs to a module */
+	bool tree_only;			/* in perf's tree, not in tally's table (a shadowed PLT entry) */
+	bool late;			/* perf adds it after its fixups (a PLT entry) */
+};
+
+/*
+ * A data object: in perf's tree, never in tally's table. Read only for a
+ * file whose symbols nest (tally__symvec_nested), without its name: its
+ * leading underscores and length decide where it ties with an alias.
+ */
+struct tally__rawobj {
+	uint64_t start, end;
+	size_t idx;
+	uint8_t binding;
+	uint16_t unders, len;
 };
 
 struct tally__symvec {
 	struct tally__rawsym *v;
 	size_t nr, alloc;
+	struct tally__rawobj *obj;
+	size_t nobj, aobj;
+	size_t seq;			/* the next symbol's idx (a symbol table's: its index there) */
+	size_t symtab_base;		/* the idx of the last symbol table's first entry */
+	bool demangle;			/* perf compares aliases' demangled names */
+	bool perf_tree;			/* an ELF file's: replay perf's tree where symbols nest */
 };
 
 struct tally__dso_ctx {
@@ -82,9 +104,23 @@ int tally__symvec_add(struct tally__symvec *v, uint64_t start, uint64_t size,
 		      uint8_t binding, const char *name, bool module_edge);
 int tally__symvec_finish(struct tally__symvec *v, struct tally_symbol **out,
 			 size_t *nr_out);
+/* As tally__symvec_finish; *tree: perf's lookup where v->perf_tree and symbols nest, else NULL. */
+int tally__symvec_finish_tree(struct tally__symvec *v, struct tally_symbol **out,
+			      size_t *nr_out, struct tally__symtree **tree);
+/* An object (STT_OBJECT) for perf's tree, idx its place among the symbols; 0 or -ENOMEM. */
+int tally__symvec_add_object(struct tally__symvec *v, size_t idx, uint64_t start,
+			     uint64_t size, uint8_t binding, const char *name);
+/* Sorts v; true when a symbol starts inside an earlier one (perf's tree decides there). */
+bool tally__symvec_nested(struct tally__symvec *v);
+/* Back to n symbols and nobj objects (a file's, not used after all). */
+void tally__symvec_trim(struct tally__symvec *v, size_t n, size_t nobj);
 void tally__symvec_free(struct tally__symvec *v);
 const struct tally_symbol *tally__syms_find(const struct tally_symbol *s, size_t n,
 					    uint64_t addr);
+/* The symbol of s that perf's tree t finds at addr; NULL. */
+const struct tally_symbol *tally__symtree_find(const struct tally__symtree *t,
+					       const struct tally_symbol *s, uint64_t addr);
+void tally__symtree_free(struct tally__symtree *t);
 /* d's symbol holding vaddr (tally__syms_find), its name demangled if d's are; NULL. */
 const struct tally_symbol *tally__dso_symbol(struct tally_dso *d, uint64_t vaddr);
 int tally__dso_load_elf(struct tally_dso *d, const struct tally__dso_ctx *ctx,

@@ -60,6 +60,7 @@ static void dso_free(struct tally_dso *d)
 	for (size_t i = 0; !d->names_shared && i < d->nr_syms; i++)
 		free((char *)d->syms[i].name);
 	free(d->syms);
+	tally__symtree_free(d->tree);
 	free(d->dm_done);
 	free(d->segs);
 	free(d->name);
@@ -640,7 +641,8 @@ uint64_t tally_dso__map_ip_to_vaddr(const struct tally_dso *d, uint64_t map_ip)
 
 const struct tally_symbol *tally__dso_symbol(struct tally_dso *d, uint64_t vaddr)
 {
-	const struct tally_symbol *sym = tally__syms_find(d->syms, d->nr_syms, vaddr);
+	const struct tally_symbol *sym = d->tree ? tally__symtree_find(d->tree, d->syms, vaddr) :
+					    tally__syms_find(d->syms, d->nr_syms, vaddr);
 	size_t i;
 	char *dm;
 

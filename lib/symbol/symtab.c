@@ -10,6 +10,7 @@
 #include <string.h>
 #include "internal.h"
 #include "dso_internal.h"
+#include "rbtree.h"
 
 int tally__symvec_add(struct tally__symvec *v, uint64_t start, uint64_t size,
 		      uint8_t binding, const char *name, bool module_edge)
@@ -29,9 +30,48 @@ int tally__symvec_add(struct tally__symvec *v, uint64_t start, uint64_t size,
 		return -ENOMEM;
 	v->v[v->nr++] = (struct tally__rawsym){
 		.start = start, .end = start + size, .binding = binding,
-		.name = dup, .idx = v->nr, .module_edge = module_edge,
+		.name = dup, .idx = v->seq++, .module_edge = module_edge,
 	};
 	return 0;
+}
+
+static size_t lead_underscores(const char *s)
+{
+	size_t n = 0;
+
+	while (s[n] == '_')
+		n++;
+	return n;
+}
+
+int tally__symvec_add_object(struct tally__symvec *v, size_t idx, uint64_t start,
+			     uint64_t size, uint8_t binding, const char *name)
+{
+	if (v->nobj == v->aobj) {
+		size_t n = v->aobj ? v->aobj * 2 : 256;
+		void *p = tally__reallocarray(v->obj, n, sizeof(*v->obj));
+
+		if (!p)
+			return -ENOMEM;
+		v->obj = p;
+		v->aobj = n;
+	}
+	size_t u = lead_underscores(name), l = strlen(name);
+
+	v->obj[v->nobj++] = (struct tally__rawobj){
+		.start = start, .end = start + size, .idx = idx, .binding = binding,
+		.unders = u > UINT16_MAX ? UINT16_MAX : (uint16_t)u,
+		.len = l > UINT16_MAX ? UINT16_MAX : (uint16_t)l,
+	};
+	return 0;
+}
+
+void tally__symvec_trim(struct tally__symvec *v, size_t n, size_t nobj)
+{
+	while (v->nr > n)
+		free(v->v[--v->nr].name);
+	if (v->nobj > nobj)
+		v->nobj = nobj;
 }
 
 static int rawsym_cmp(const void *a, const void *b)
@@ -44,23 +84,20 @@ static int rawsym_cmp(const void *a, const void *b)
 	return x->idx < y->idx ? -1 : x->idx > y->idx;
 }
 
-static size_t lead_underscores(const char *s)
-{
-	size_t n = 0;
-
-	while (s[n] == '_')
-		n++;
-	return n;
-}
+/* What choose_best_symbol weighs of a symbol; an object has no name, its counts instead. */
+struct cand {
+	uint64_t size;
+	uint8_t binding;
+	const char *name;
+	size_t unders, len;
+};
 
 /* perf's choose_best_symbol(): true when a beats (or ties) b. */
-static bool best_is_a(const struct tally__rawsym *a, const struct tally__rawsym *b)
+static bool cand_best(struct cand *a, struct cand *b, bool demangle)
 {
-	uint64_t sa = a->end - a->start, sb = b->end - b->start;
-
-	if (!sb && sa)
+	if (!b->size && a->size)
 		return true;
-	if (!sa && sb)
+	if (!a->size && b->size)
 		return false;
 	bool wa = a->binding == STB_WEAK, wb = b->binding == STB_WEAK;
 
@@ -74,37 +111,289 @@ static bool best_is_a(const struct tally__rawsym *a, const struct tally__rawsym 
 		return true;
 	if (gb && !ga)
 		return false;
-	size_t ua = lead_underscores(a->name), ub = lead_underscores(b->name);
+	/* perf demangles as it loads: "operator new[]" beats "operator new" */
+	struct cand *c[2] = { a, b };
 
-	if (ub > ua)
-		return true;
-	if (ua > ub)
-		return false;
-	return strlen(a->name) >= strlen(b->name);
+	for (int i = 0; i < 2; i++) {
+		char *dm;
+
+		if (!c[i]->name)
+			continue;
+		dm = demangle ? tally_demangle(c[i]->name) : NULL;
+		c[i]->unders = lead_underscores(dm ? dm : c[i]->name);
+		c[i]->len = strlen(dm ? dm : c[i]->name);
+		free(dm);
+	}
+	return a->unders != b->unders ? b->unders > a->unders : a->len >= b->len;
+}
+
+static bool best_is_a(const struct tally__rawsym *a, const struct tally__rawsym *b,
+		      bool demangle)
+{
+	struct cand x = { a->end - a->start, a->binding, a->name, 0, 0 };
+	struct cand y = { b->end - b->start, b->binding, b->name, 0, 0 };
+
+	return cand_best(&x, &y, demangle);
+}
+
+/*
+ * perf's symbol tree, for the files where a symbol holds the start of
+ * the next (a label inside a function, node's
+ * construct_stub_create_deopt_addr): perf's symbols__find returns the
+ * first node from the root that holds the address, so there the shape of
+ * its red-black tree decides which of the two a sample gets. The tree is
+ * replayed: the file's functions, objects and text labels inserted in
+ * table order, sizeless ones run on to the next start
+ * (symbols__fixup_end), aliases dropped (symbols__fixup_duplicate, a
+ * drop rebalancing as rb_erase does), then the PLT entries.
+ */
+struct tally__symnode {
+	uint64_t start, end;
+	int32_t sym;			/* in the table; -1: none (an object, a dropped alias) */
+};
+
+struct tally__symtree {
+	struct tally__rbt t;
+	struct tally__symnode *node;
+};
+
+void tally__symtree_free(struct tally__symtree *t)
+{
+	if (!t)
+		return;
+	free(t->t.n);
+	free(t->node);
+	free(t);
+}
+
+/* A table symbol starting inside an earlier, sized one (r sorted by start). */
+static bool nested(const struct tally__rawsym *r, size_t n)
+{
+	uint64_t reach = 0;	/* the furthest end of the symbols before this start */
+
+	for (size_t i = 0; i < n;) {
+		size_t j = i;
+		uint64_t far = reach;
+
+		for (; j < n && r[j].start == r[i].start; j++) {
+			if (r[j].tree_only)
+				continue;
+			if (r[j].start < reach)
+				return true;
+			if (r[j].end > far)
+				far = r[j].end;
+		}
+		reach = far;
+		i = j;
+	}
+	return false;
+}
+
+static void tree_insert(struct tally__symtree *t, int32_t z)
+{
+	int32_t x = t->t.root, p = -1;
+	bool left = false;
+
+	while (x >= 0) {	/* equal starts go right, as perf's __symbols__insert */
+		p = x;
+		left = t->node[z].start < t->node[x].start;
+		x = left ? t->t.n[x].l : t->t.n[x].r;
+	}
+	tally__rb_link(&t->t, z, p, left);
+}
+
+struct seq_node {
+	size_t idx;
+	int32_t node;
+};
+
+static int by_seq(const void *a, const void *b)
+{
+	const struct seq_node *x = a, *y = b;
+
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/*
+ * Node i < n is r[i] (r sorted by start), node n + j object j. Nodes to
+ * be table symbols get sym 0 here (the index is set once the table is
+ * made), the others -1.
+ */
+static struct tally__symtree *replay(const struct tally__rawsym *r, size_t n,
+				     const struct tally__rawobj *o, size_t no, bool demangle)
+{
+	struct tally__symtree *t = tally__calloc(1, sizeof(*t));
+	size_t nn = n + no;
+	struct seq_node *ord = NULL;
+
+	if (!t || nn > INT32_MAX || !(t->t.n = tally__calloc(nn, sizeof(*t->t.n))) ||
+	    !(t->node = tally__calloc(nn, sizeof(*t->node))) ||
+	    !(ord = tally__calloc(nn, sizeof(*ord)))) {
+		free(ord);
+		tally__symtree_free(t);
+		return NULL;
+	}
+	t->t.root = -1;
+	for (size_t i = 0; i < nn; i++) {
+		bool sym = i < n;
+
+		t->node[i] = (struct tally__symnode){ sym ? r[i].start : o[i - n].start,
+						      sym ? r[i].end : o[i - n].end,
+						      sym && !r[i].tree_only ? 0 : -1 };
+		ord[i] = (struct seq_node){ sym ? r[i].idx : o[i - n].idx, (int32_t)i };
+	}
+	qsort(ord, nn, sizeof(*ord), by_seq);
+	/* the file's symbols in table order */
+	for (size_t k = 0; k < nn; k++)
+		if (ord[k].node >= (int32_t)n || !r[ord[k].node].late)
+			tree_insert(t, ord[k].node);
+	/* symbols__fixup_end */
+	for (int32_t x = tally__rb_first(&t->t), nx; x >= 0; x = nx) {
+		struct tally__symnode *c = &t->node[x];
+
+		nx = tally__rb_next(&t->t, x);
+		if (c->end == c->start)
+			c->end = nx >= 0 ? t->node[nx].start : ((c->start + 4095) & ~4095ull) + 4096;
+	}
+	/* symbols__fixup_duplicate */
+	for (int32_t x = tally__rb_first(&t->t), nx; x >= 0;) {
+		nx = tally__rb_next(&t->t, x);
+		if (nx < 0)
+			break;
+		if (t->node[x].start != t->node[nx].start) {
+			x = nx;
+			continue;
+		}
+		struct cand c[2];
+		int32_t z[2] = { x, nx };
+
+		for (int i = 0; i < 2; i++) {
+			const struct tally__symnode *d = &t->node[z[i]];
+			bool sym = z[i] < (int32_t)n;
+			const struct tally__rawobj *ob = sym ? NULL : &o[z[i] - (int32_t)n];
+
+			c[i] = (struct cand){ d->end - d->start, sym ? r[z[i]].binding : ob->binding,
+					      sym ? r[z[i]].name : NULL, sym ? 0 : ob->unders,
+					      sym ? 0 : ob->len };
+		}
+		if (cand_best(&c[0], &c[1], demangle)) {
+			tally__rb_erase(&t->t, nx);
+			t->node[nx].sym = -1;
+		} else {
+			tally__rb_erase(&t->t, x);
+			t->node[x].sym = -1;
+			x = nx;
+		}
+	}
+	/* then the PLT's */
+	for (size_t k = 0; k < nn; k++)
+		if (ord[k].node < (int32_t)n && r[ord[k].node].late)
+			tree_insert(t, ord[k].node);
+	free(ord);
+	return t;
+}
+
+/* Each kept node's symbol in the table s (by its start; the table has one per start). */
+static void tree_link_table(struct tally__symtree *t, size_t nn, const struct tally_symbol *s,
+			    size_t n)
+{
+	for (size_t i = 0; i < nn; i++) {
+		struct tally__symnode *c = &t->node[i];
+		size_t lo = 0, hi = n;
+
+		if (c->sym < 0) {
+			c->sym = -1;
+			continue;
+		}
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (s[mid].start < c->start)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		c->sym = lo < n && s[lo].start == c->start ? (int32_t)lo : -1;
+	}
+}
+
+const struct tally_symbol *tally__symtree_find(const struct tally__symtree *t,
+					       const struct tally_symbol *s, uint64_t addr)
+{
+	int32_t x = t->t.root;
+
+	while (x >= 0) {
+		const struct tally__symnode *c = &t->node[x];
+
+		if (addr < c->start)
+			x = t->t.n[x].l;
+		else if (addr > c->end || (addr == c->end && addr != c->start))
+			x = t->t.n[x].r;
+		else
+			return c->sym >= 0 ? &s[c->sym] : NULL;
+	}
+	return NULL;
+}
+
+static void sort_raw(struct tally__symvec *v)
+{
+	/* kallsyms and most symbol tables come in order: sort only when not */
+	for (size_t i = 1; i < v->nr; i++)
+		if (rawsym_cmp(&v->v[i - 1], &v->v[i]) > 0) {
+			qsort(v->v, v->nr, sizeof(*v->v), rawsym_cmp);
+			break;
+		}
+}
+
+bool tally__symvec_nested(struct tally__symvec *v)
+{
+	sort_raw(v);
+	return nested(v->v, v->nr);
 }
 
 /*
  * Sort, give zero-sized symbols the room up to the next one (perf's
  * symbols__fixup_end, which runs first), then keep one symbol per
- * address (symbols__fixup_duplicate), on the names as the file has them
- * (demangled at lookup: tally__dso_symbol).
+ * address (symbols__fixup_duplicate, which weighs the demangled names as
+ * perf demangles at load; the table keeps the file's, demangled at
+ * lookup: tally__dso_symbol).
  */
 int tally__symvec_finish(struct tally__symvec *v, struct tally_symbol **out,
 			 size_t *nr_out)
 {
+	return tally__symvec_finish_tree(v, out, nr_out, NULL);
+}
+
+int tally__symvec_finish_tree(struct tally__symvec *v, struct tally_symbol **out,
+			      size_t *nr_out, struct tally__symtree **tree)
+{
 	struct tally__rawsym *r = v->v;
-	size_t n = v->nr, k = 0;
+	size_t n = v->nr, k = 0, nn = v->nr, nobj = v->nobj;
+	struct tally__symtree *t = NULL;
 
 	*out = NULL;
 	*nr_out = 0;
+	if (tree)
+		*tree = NULL;
 	if (!n)
 		return 0;
-	/* kallsyms and most symbol tables come in order: sort only when not */
-	for (size_t i = 1; i < n; i++)
-		if (rawsym_cmp(&r[i - 1], &r[i]) > 0) {
-			qsort(r, n, sizeof(*r), rawsym_cmp);
-			break;
-		}
+	sort_raw(v);
+	if (tree && v->perf_tree && nested(r, n) &&
+	    !(t = replay(r, n, v->obj, v->nobj, v->demangle)))
+		return -ENOMEM;
+	/* perf's tree only: out of the table */
+	for (size_t i = 0; i < nn; i++) {
+		if (r[i].tree_only)
+			free(r[i].name);
+		else
+			r[k++] = r[i];
+	}
+	n = v->nr = k;
+	k = 0;
+	if (!n) {
+		tally__symtree_free(t);
+		return 0;
+	}
 	for (size_t i = 0; i + 1 < n; i++) {
 		if (r[i].end != r[i].start)
 			continue;
@@ -123,7 +412,7 @@ int tally__symvec_finish(struct tally__symvec *v, struct tally_symbol **out,
 			r[++k] = r[i];
 			continue;
 		}
-		if (best_is_a(cur, &r[i])) {
+		if (best_is_a(cur, &r[i], v->demangle)) {
 			free(r[i].name);
 		} else {
 			free(cur->name);
@@ -133,13 +422,21 @@ int tally__symvec_finish(struct tally__symvec *v, struct tally_symbol **out,
 	n = k + 1;
 	struct tally_symbol *s = tally__calloc(n, sizeof(*s));
 
-	if (!s)
+	if (!s) {
+		v->nr = n;
+		tally__symtree_free(t);
 		return -ENOMEM;
+	}
 	for (size_t i = 0; i < n; i++)
 		s[i] = (struct tally_symbol){ .start = r[i].start, .end = r[i].end,
 					      .name = r[i].name, .binding = r[i].binding };
 	free(v->v);
+	free(v->obj);
 	memset(v, 0, sizeof(*v));
+	if (t) {
+		tree_link_table(t, nn + nobj, s, n);
+		*tree = t;
+	}
 	*out = s;
 	*nr_out = n;
 	return 0;
@@ -150,6 +447,7 @@ void tally__symvec_free(struct tally__symvec *v)
 	for (size_t i = 0; i < v->nr; i++)
 		free(v->v[i].name);
 	free(v->v);
+	free(v->obj);
 	memset(v, 0, sizeof(*v));
 }
 

@@ -4,7 +4,10 @@
 # .constprop.0]": libiberty reads them only with DMGL_PARAMS) and stay on
 # C names ("sum_flags.constprop.0"); thunks keep "virtual thunk to" /
 # "non-virtual thunk to" and the inner function's parameters, as
-# libiberty prints a special name's encoding whole.
+# libiberty prints a special name's encoding whole. Two names at one
+# address: perf keeps the one choose_best_symbol prefers on the demangled
+# names; a label inside a function: the one of the two perf's symbol tree
+# meets first (the function where the label comes later in the table).
 . "$(dirname "$0")/lib.sh"
 P=$(cd "$(dirname "$0")/../data/progs" && pwd)
 d=$(mktemp -d); trap 'rm -rf "$d"' EXIT
@@ -20,6 +23,7 @@ fi
 g++ -O2 -g -fno-omit-frame-pointer -fno-devirtualize -fno-devirtualize-speculatively \
 	-o "$d/names" "$P/names.cc" || { fail "building names.cc"; done_testing; exit 0; }
 cc -O2 -g -fno-omit-frame-pointer -o "$d/clones" "$P/clones.c" || { fail "building clones.c"; done_testing; exit 0; }
+g++ -O2 -g -fno-omit-frame-pointer -o "$d/aliases" "$P/aliases.cc" || { fail "building aliases.cc"; done_testing; exit 0; }
 # report's header and rows; perf's tip and tally's account of unresolved addresses aside
 out() { "$1" report --stdio "${@:3}" -i "$2" 2>/dev/null | grep -v '^$' | grep -v '^#$' |
 	grep -v -e '^# (Tip' -e '^# Addresses without' -e '^#   [/[]'; }
@@ -31,7 +35,7 @@ same() {	# NAME FILE OPTS...
 }
 for who in perf tally; do
 	if [ $who = perf ]; then rec="perf record"; else rec="$TALLY record"; fi
-	for prog in names clones; do
+	for prog in names clones aliases; do
 		f="$d/$who-$prog.data"
 		$rec -q -g -o "$f" -- "$d/$prog" >/dev/null 2>&1
 		for o in "--no-children -g none --sort sym" "--no-children" ""; do
@@ -52,5 +56,16 @@ for who in perf tally; do
 		grep -qF '] virtual thunk to shapes::Roller::roll(long)' <<<"$t"
 	check "$who-written clones: the C clone keeps its suffix" \
 		grep -q '\] sum_flags\.constprop\.0$' <<<"$(out "$TALLY" "$d/$who-clones.data" --no-children -g none --sort sym)"
+	t=$(out "$TALLY" "$d/$who-aliases.data" --no-children -g none --sort sym)
+	check "$who-written aliases: 'operator new[]' for _Znam and _Znwm" \
+		grep -qF '] operator new[]' <<<"$t"
+	check "$who-written aliases: 'shapes::spin_the_wheel', not its alias 'spinw'" \
+		grep -qF '] shapes::spin_the_wheel' <<<"$t"
+	check "$who-written aliases: a static function keeps the samples past its label" \
+		grep -q '\] phase_a$' <<<"$t"
+	check "$who-written aliases: \"phase_a_mid\" not named" \
+		eval '! grep -q phase_a_mid <<<"$t"'
+	check "$who-written aliases: a global function's label is named" \
+		grep -q '\] phase_d_mid$' <<<"$t"
 done
 done_testing
