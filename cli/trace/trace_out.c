@@ -6,15 +6,12 @@
  * "name(args) ..." and ended by "... [continued]: name())", exit calls
  * at their entry with "= ?". The pairing is the library's.
  */
-#include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/mman.h>
 #include <tally/record.h>
 #include <tally/symbols.h>
 #include <tally/syscall_trace.h>
@@ -486,48 +483,6 @@ void trace_out__event(struct trace_out *o, const struct tally_record *r, const c
 /* -------------------------------------------------------------------- */
 /* page faults */
 
-/* The executable maps of a running process, as perf synthesizes them (no data maps). */
-static void seed_process(struct tally_machine *m, int pid)
-{
-	char path[64], line[PATH_MAX + 256], comm[32] = "";
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
-	if (!(f = fopen(path, "re")))
-		return;		/* gone meanwhile */
-	if (fgets(comm, sizeof(comm), f))
-		comm[strcspn(comm, "\n")] = '\0';
-	fclose(f);
-	tally_machine__comm(m, pid, pid, comm, false);
-	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
-	if (!(f = fopen(path, "re")))
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		struct tally_mmap_event ev = { .pid = pid, .tid = pid };
-		unsigned long long start, end, pgoff, ino;
-		unsigned maj, min;
-		char perm[8];
-		int n = 0;
-
-		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end, perm, &pgoff,
-			   &maj, &min, &ino, &n) < 7 || perm[2] != 'x')
-			continue;
-		line[strcspn(line, "\n")] = '\0';
-		ev.start = start;
-		ev.len = end - start;
-		ev.pgoff = pgoff;
-		ev.filename = line[n] ? line + n : "//anon";
-		ev.prot = (perm[0] == 'r' ? PROT_READ : 0) | (perm[1] == 'w' ? PROT_WRITE : 0) |
-			  PROT_EXEC;
-		ev.flags = perm[3] == 's' ? MAP_SHARED : MAP_PRIVATE;
-		ev.maj = maj;
-		ev.min = min;
-		ev.ino = ino;
-		tally_machine__mmap(m, &ev);
-	}
-	fclose(f);
-}
-
 int trace_out__faults(struct trace_out *o, const int *pids, int npids)
 {
 	struct tally_symbols_opts so = { .sz = sizeof(so) };
@@ -538,20 +493,9 @@ int trace_out__faults(struct trace_out *o, const int *pids, int npids)
 		fprintf(stderr, "tally trace: %s\n", strerror(ENOMEM));
 		return -1;
 	}
-	/* without kallsyms' addresses (kptr_restrict) a kernel fault's ip stays a number */
-	tally_machine__add_kernel_maps(o->mach, NULL, NULL);
-	for (int i = 0; i < npids; i++)
-		seed_process(o->mach, pids[i]);
-	if (!npids) {
-		DIR *d = opendir("/proc");
-		struct dirent *de;
-
-		while (d && (de = readdir(d)))
-			if (isdigit((unsigned char)de->d_name[0]))
-				seed_process(o->mach, atoi(de->d_name));
-		if (d)
-			closedir(d);
-	}
+	/* the processes' executable maps, as perf synthesizes them; without
+	 * kallsyms' addresses (kptr_restrict) a kernel fault's ip stays a number */
+	tally_machine__synthesize(o->mach, pids, npids);
 	return 0;
 }
 

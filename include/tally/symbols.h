@@ -130,6 +130,14 @@ tally_machine__map_at(const struct tally_machine *m, int32_t tid, size_t idx);
 TALLY_API int tally_machine__add_kernel_maps(struct tally_machine *m,
 					     const char *kallsyms,
 					     const char *modules);
+/*
+ * What runs already, as perf's synthesized records give it: each
+ * process's name, its threads and executable maps read from /proc, and
+ * the kernel's maps (tally_machine__add_kernel_maps). pids[0..npids-1],
+ * or every process with npids <= 0. Added in 0.3. 0; -ENOENT (none of
+ * pids runs); -EINVAL; -errno (no /proc).
+ */
+TALLY_API int tally_machine__synthesize(struct tally_machine *m, const int *pids, int npids);
 
 /* ---- DSOs and symbols ---------------------------------------------- */
 

@@ -1055,3 +1055,11 @@ int tally_session__frames(struct tally_session *s, const struct tally_session_sa
 	}
 	return n;
 }
+
+int tally_session__synthesize(struct tally_session *s, const int *pids, int npids)
+{
+	if (!s)
+		return -EINVAL;
+	s->maps_gen++;	/* addresses resolved before may resolve now */
+	return tally_machine__synthesize(s->m, pids, npids);
+}

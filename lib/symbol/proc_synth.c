@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
- * What ran before a live session (tally/session.h's
- * tally_session__synthesize): the rings only say what starts, execs and
+ * What ran before a live recording (tally/symbols.h's
+ * tally_machine__synthesize): the rings only say what starts, execs and
  * maps from now on, so the processes already running are read from /proc
- * into the session's address spaces, as perf's synthesized COMM and MMAP
- * records give them to perf top, and the kernel's maps from kallsyms and
- * modules.
+ * into a machine's address spaces, as perf's synthesized COMM and MMAP
+ * records give them to perf top and perf trace, and the kernel's maps
+ * from kallsyms and modules.
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -16,7 +16,6 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <tally/tally.h>
-#include "session_internal.h"
 
 /* The process's executable maps, as MMAP2 records of it. */
 static void synth_maps(struct tally_machine *m, int pid)
@@ -83,27 +82,26 @@ static int synth_one(struct tally_machine *m, int pid)
 	return 0;
 }
 
-int tally_session__synthesize(struct tally_session *s, const int *pids, int npids)
+int tally_machine__synthesize(struct tally_machine *m, const int *pids, int npids)
 {
 	DIR *d;
 	struct dirent *de;
 	int found = 0;
 
-	if (!s || (npids > 0 && !pids))
+	if (!m || (npids > 0 && !pids))
 		return -EINVAL;
-	s->maps_gen++;	/* addresses resolved before may resolve now */
 	/* without kallsyms' addresses (kptr_restrict) kernel samples stay unnamed, not wrong */
-	tally_machine__add_kernel_maps(s->m, NULL, NULL);
+	tally_machine__add_kernel_maps(m, NULL, NULL);
 	if (npids > 0) {
 		for (int i = 0; i < npids; i++)
-			found += !synth_one(s->m, pids[i]);
+			found += !synth_one(m, pids[i]);
 		return found ? 0 : -ENOENT;
 	}
 	if (!(d = opendir("/proc")))
 		return -errno;
 	while ((de = readdir(d)))
 		if (isdigit((unsigned char)de->d_name[0]))
-			synth_one(s->m, atoi(de->d_name));
+			synth_one(m, atoi(de->d_name));
 	closedir(d);
 	return 0;
 }
