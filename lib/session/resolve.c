@@ -85,25 +85,30 @@ static size_t slot(uint64_t ip, int32_t pid, int mode, size_t size)
 	return hash_mix(ip ^ ((uint64_t)(uint32_t)pid << 32) ^ (uint64_t)mode) & (size - 1);
 }
 
+#define BLK 256	/* entries per block */
+
+static struct resolver_ent *ent(const struct resolver *r, uint32_t k)
+{
+	return &r->blk[k / BLK][k % BLK];
+}
+
 static int grow(struct resolver *r)
 {
-	size_t n = r->size ? r->size * 2 : 1 << 14;
-	struct resolver_ent *nt = calloc(n, sizeof(*nt));
+	size_t n = r->size ? r->size * 2 : 1 << 10;
+	uint32_t *nt = calloc(n, sizeof(*nt));
 
 	if (!nt)
 		return -1;
-	for (size_t k = 0; k < r->size; k++) {
-		size_t i;
+	for (uint32_t k = 0; k < r->used; k++) {
+		const struct resolver_ent *e = ent(r, k);
+		size_t i = slot(e->ip, e->pid, e->mode, n);
 
-		if (!r->tab[k].used)
-			continue;
-		i = slot(r->tab[k].ip, r->tab[k].pid, r->tab[k].mode, n);
-		while (nt[i].used)
+		while (nt[i])
 			i = (i + 1) & (n - 1);
-		nt[i] = r->tab[k];
+		nt[i] = k + 1;
 	}
-	free(r->tab);
-	r->tab = nt;
+	free(r->slots);
+	r->slots = nt;
 	r->size = n;
 	return 0;
 }
@@ -117,24 +122,29 @@ struct where *tally__resolver_get(struct resolver *r, int32_t pid, int32_t tid, 
 
 	if (!r->size && grow(r))
 		return NULL;
-	i = slot(ip, pid, mode, r->size);
-	for (e = &r->tab[i]; e->used; e = &r->tab[i]) {
+	for (i = slot(ip, pid, mode, r->size); r->slots[i]; i = (i + 1) & (r->size - 1)) {
+		e = ent(r, r->slots[i] - 1);
 		if (e->ip == ip && e->pid == pid && e->mode == (int8_t)mode)
 			return &e->w;
-		i = (i + 1) & (r->size - 1);
 	}
-	/*
-	 * Grow only to add: a hit must not move the table, callers hold one
-	 * address's where (tally__resolver_frames) while asking its lines.
-	 */
 	if (r->used * 2 >= r->size) {
 		if (grow(r))
 			return NULL;
-		i = slot(ip, pid, mode, r->size);
-		while (r->tab[i].used)
-			i = (i + 1) & (r->size - 1);
-		e = &r->tab[i];
+		for (i = slot(ip, pid, mode, r->size); r->slots[i]; i = (i + 1) & (r->size - 1))
+			;
 	}
+	if (r->used == r->nblk * BLK) {
+		struct resolver_ent **v = realloc(r->blk, (r->nblk + 1) * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		r->blk = v;
+		if (!(v[r->nblk] = calloc(BLK, sizeof(**v))))
+			return NULL;
+		r->nblk++;
+	}
+	e = ent(r, (uint32_t)r->used);
+	r->slots[i] = (uint32_t)r->used + 1;
 	e->used = true;
 	e->ip = ip;
 	e->pid = pid;
@@ -182,19 +192,23 @@ struct where *tally__resolver_get(struct resolver *r, int32_t pid, int32_t tid, 
 
 void tally__resolver_free(struct resolver *r)
 {
-	for (size_t i = 0; i < r->size; i++) {
-		if (!r->tab[i].used)
-			continue;
-		free(r->tab[i].w.srcline);
-		for (int k = 0; k < r->tab[i].ninl; k++)
-			free(r->tab[i].inl[k].srcline);
-		free(r->tab[i].inl);
-		free(r->tab[i].lines[0]);
-		free(r->tab[i].lines[1]);
+	for (uint32_t i = 0; i < r->used; i++) {
+		struct resolver_ent *e = ent(r, i);
+
+		free(e->w.srcline);
+		for (int k = 0; k < e->ninl; k++)
+			free(e->inl[k].srcline);
+		free(e->inl);
+		free(e->lines[0]);
+		free(e->lines[1]);
 	}
-	free(r->tab);
-	r->tab = NULL;
-	r->size = r->used = 0;
+	for (size_t b = 0; b < r->nblk; b++)
+		free(r->blk[b]);
+	free(r->blk);
+	free(r->slots);
+	r->blk = NULL;
+	r->slots = NULL;
+	r->size = r->used = r->nblk = 0;
 	tally__strpool_free(&r->names);
 }
 
