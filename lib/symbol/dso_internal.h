@@ -15,6 +15,7 @@ typedef struct Elf Elf;
 enum tally__dso_kind { DSO_ELF, DSO_KERNEL, DSO_JIT, DSO_ANON };
 
 struct tally__fnidx;
+struct tally__kcdso;
 
 struct tally__seg {
 	uint64_t off, vaddr, size;
@@ -35,7 +36,7 @@ struct tally_dso {
 	 */
 	bool demangle_lazy;
 	uint8_t *dm_done;
-	bool names_shared;		/* names in the kallsyms cache's block: not freed here */
+	struct tally__kcdso *kc;	/* symbols in the kallsyms cache (syms NULL) */
 	size_t nr_syms;
 	struct tally__seg *segs;	/* PT_LOAD: file offset -> vaddr */
 	size_t nr_segs;
