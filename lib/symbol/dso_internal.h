@@ -36,6 +36,7 @@ struct tally_dso {
 	 */
 	bool demangle_lazy;
 	uint8_t *dm_done;
+	uint64_t plt_lo, plt_hi;	/* the name@plt entries: demangled without "@plt" */
 	struct tally__kcdso *kc;	/* symbols in the kallsyms cache (syms NULL) */
 	size_t nr_syms;
 	struct tally__seg *segs;	/* PT_LOAD: file offset -> vaddr */

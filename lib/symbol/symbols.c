@@ -640,6 +640,29 @@ uint64_t tally_dso__map_ip_to_vaddr(const struct tally_dso *d, uint64_t map_ip)
 	return d->nr_segs ? map_ip - d->segs[0].off + d->segs[0].vaddr : map_ip;
 }
 
+/*
+ * "name@plt" with name demangled, cut as synth_plt cuts it (perf
+ * demangles each PLT entry at load: a C++ program's libstdc++ entries
+ * were 900 demangles a run); NULL when name is not mangled.
+ */
+static char *plt_demangle(const char *s)
+{
+	size_t n = strlen(s);
+	char buf[512], *name, *dm;
+
+	if (n < 4 || strcmp(s + n - 4, "@plt"))
+		return tally_demangle(s);	/* the file's own symbol there */
+	if (!(name = strndup(s, n - 4)))
+		return NULL;
+	dm = tally_demangle(name);
+	free(name);
+	if (!dm)
+		return NULL;
+	snprintf(buf, sizeof(buf), "%s@plt", dm);
+	free(dm);
+	return strdup(buf);
+}
+
 const struct tally_symbol *tally__dso_symbol(struct tally_dso *d, uint64_t vaddr)
 {
 	const struct tally_symbol *sym;
@@ -657,7 +680,8 @@ const struct tally_symbol *tally__dso_symbol(struct tally_dso *d, uint64_t vaddr
 	if (d->dm_done[i / 8] & (1u << (i % 8)))
 		return sym;
 	d->dm_done[i / 8] |= (uint8_t)(1u << (i % 8));
-	if ((dm = tally_demangle(sym->name))) {
+	if ((dm = sym->start >= d->plt_lo && sym->start < d->plt_hi ? plt_demangle(sym->name) :
+		  tally_demangle(sym->name))) {
 		free((char *)sym->name);
 		d->syms[i].name = dm;
 	}
