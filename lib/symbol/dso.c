@@ -519,6 +519,18 @@ static void fixup_end(struct rbt *t, struct rbn **ord, size_t nn)
 			k++;
 		}
 	if (k > 16) {
+		struct tally__skey *o = malloc((nn ? nn : 1) * sizeof(*o));
+
+		for (size_t i = 0; o && i < nn; i++)
+			o[i] = (struct tally__skey){ t->n[i].start, i };
+		if (o && !tally__sort_keys(o, nn)) {	/* stable: ties in table order */
+			for (size_t i = 0; i + 1 < nn; i++)
+				if (t->n[o[i].i].end == t->n[o[i].i].start)
+					t->n[o[i].i].end = t->n[o[i + 1].i].start;
+			free(o);
+			return;
+		}
+		free(o);
 		qsort(ord, nn, sizeof(*ord), by_start);	/* stable: glibc's merge sort */
 		for (size_t i = 0; i + 1 < nn; i++)
 			if (ord[i]->end == ord[i]->start)
@@ -688,7 +700,7 @@ static int synth_plt(struct tally_dso *d, Elf *elf, struct tally__symvec *v, boo
 int tally__dso_load_elf(struct tally_dso *d, const struct tally__dso_ctx *ctx,
 			const uint8_t *want_id, size_t want_sz)
 {
-	struct tally__symvec v = { 0 };
+	struct tally__symvec v = { .arena = true };
 	struct tally__elf_file f;
 	uint8_t id[TALLY_BUILD_ID_MAX];
 	const uint8_t *use_id = NULL;
@@ -764,6 +776,11 @@ finish:
 	}
 	d->demangle = ctx->demangle;
 	err = tally__symvec_finish(&v, &d->syms, &d->nr_syms);
+	if (!err) {	/* the names' pool is the DSO's now */
+		d->names = v.pool;
+		d->names_len = v.plen;
+		v.pool = NULL;
+	}
 	d->demangle_lazy = ctx->demangle;
 	/* PLT entries alone do not make a file unstripped */
 	if (!err && d->nr_syms <= (size_t)nplt && d->status == TALLY_DSO_OK)

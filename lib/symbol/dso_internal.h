@@ -36,6 +36,8 @@ struct tally_dso {
 	 */
 	bool demangle_lazy;
 	uint8_t *dm_done;
+	char *names;			/* the pool most names are in (not freed one by one) */
+	size_t names_len;
 	uint64_t plt_lo, plt_hi;	/* the name@plt entries: demangled without "@plt" */
 	struct tally__kcdso *kc;	/* symbols in the kallsyms cache (syms NULL) */
 	size_t nr_syms;
@@ -63,15 +65,22 @@ struct tally_dso {
 /* Symbols while loading: perf's fixups run on these. */
 struct tally__rawsym {
 	uint64_t start, end;
-	char *name;
-	size_t idx;
+	char *name;			/* in the pool: NULL until finish, at noff */
+	size_t idx, noff;
 	uint8_t binding;
 	bool module_edge;		/* kallsyms: belongs to a module */
 };
 
+/*
+ * arena: the names go into one pool (an ELF file's 150k names were a
+ * strdup each), which finish leaves in pool for the table's owner to take.
+ */
 struct tally__symvec {
 	struct tally__rawsym *v;
 	size_t nr, alloc;
+	bool arena;
+	char *pool;
+	size_t plen, pcap;
 };
 
 struct tally__dso_ctx {
@@ -80,6 +89,20 @@ struct tally__dso_ctx {
 	bool demangle;
 };
 
+/* name is in d's pool (else allocated on its own: demangled, from kallsyms) */
+static inline bool tally__dso_pooled(const struct tally_dso *d, const char *name)
+{
+	return d->names && name >= d->names && name < d->names + d->names_len;
+}
+
+/* a start and its entry's index: sorted stably by start (tally__sort_keys) */
+struct tally__skey {
+	uint64_t start;
+	size_t i;
+};
+
+/* a in start order, equal starts kept in their order (a radix sort); 0 or -ENOMEM */
+int tally__sort_keys(struct tally__skey *a, size_t n);
 int tally__symvec_add(struct tally__symvec *v, uint64_t start, uint64_t size,
 		      uint8_t binding, const char *name, bool module_edge);
 int tally__symvec_finish(struct tally__symvec *v, struct tally_symbol **out,

@@ -58,7 +58,9 @@ static void dso_free(struct tally_dso *d)
 	if (!d)
 		return;
 	for (size_t i = 0; d->syms && i < d->nr_syms; i++)
-		free((char *)d->syms[i].name);
+		if (!tally__dso_pooled(d, d->syms[i].name))
+			free((char *)d->syms[i].name);
+	free(d->names);
 	free(d->syms);
 	free(d->dm_done);
 	free(d->segs);
@@ -682,7 +684,8 @@ const struct tally_symbol *tally__dso_symbol(struct tally_dso *d, uint64_t vaddr
 	d->dm_done[i / 8] |= (uint8_t)(1u << (i % 8));
 	if ((dm = sym->start >= d->plt_lo && sym->start < d->plt_hi ? plt_demangle(sym->name) :
 		  tally_demangle(sym->name))) {
-		free((char *)sym->name);
+		if (!tally__dso_pooled(d, sym->name))
+			free((char *)sym->name);
 		d->syms[i].name = dm;
 	}
 	return sym;

@@ -23,14 +23,31 @@ int tally__symvec_add(struct tally__symvec *v, uint64_t start, uint64_t size,
 		v->v = p;
 		v->alloc = n;
 	}
-	char *dup = strdup(name);
+	char *dup = NULL;
+	size_t len = strlen(name) + 1;
 
-	if (!dup)
-		return -ENOMEM;
+	if (!v->arena) {
+		if (!(dup = strdup(name)))
+			return -ENOMEM;
+	} else if (v->plen + len > v->pcap) {
+		size_t cap = v->pcap ? v->pcap * 2 : 65536;
+		char *p;
+
+		while (cap < v->plen + len)
+			cap *= 2;
+		if (!(p = realloc(v->pool, cap)))
+			return -ENOMEM;
+		v->pool = p;
+		v->pcap = cap;
+	}
 	v->v[v->nr++] = (struct tally__rawsym){
 		.start = start, .end = start + size, .binding = binding,
-		.name = dup, .idx = v->nr, .module_edge = module_edge,
+		.name = dup, .idx = v->nr, .noff = v->plen, .module_edge = module_edge,
 	};
+	if (v->arena) {
+		memcpy(v->pool + v->plen, name, len);
+		v->plen += len;
+	}
 	return 0;
 }
 
@@ -45,31 +62,22 @@ static int rawsym_cmp(const void *a, const void *b)
 }
 
 /*
- * r in start order, equal starts in table order (rawsym_cmp): a stable
- * radix sort of the starts, a byte at a time, skipping the bytes all
- * starts share (glibc's qsort of the whole entries was a tenth of a small
+ * A stable radix sort of the starts, a byte at a time, skipping the bytes
+ * all starts share (glibc's qsort of whole entries was a tenth of a small
  * report's time).
  */
-static int sort_by_start(struct tally__rawsym *r, size_t n)
+int tally__sort_keys(struct tally__skey *a, size_t n)
 {
-	struct key { uint64_t start; size_t i; } *a = malloc(n * sizeof(*a)),
-						  *b = malloc(n * sizeof(*b)), *t;
-	struct tally__rawsym *out = malloc(n * sizeof(*out));
+	struct tally__skey *b = malloc((n ? n : 1) * sizeof(*b)), *in = a, *t;
 
-	if (!a || !b || !out) {
-		free(a);
-		free(b);
-		free(out);
+	if (!b)
 		return -ENOMEM;
-	}
-	for (size_t i = 0; i < n; i++)
-		a[i] = (struct key){ r[i].start, i };
 	for (int shift = 0; shift < 64; shift += 8) {
 		size_t cnt[256] = { 0 }, sum = 0;
 
 		for (size_t i = 0; i < n; i++)
-			cnt[a[i].start >> shift & 255]++;
-		if (cnt[a[0].start >> shift & 255] == n)
+			cnt[in[i].start >> shift & 255]++;
+		if (!n || cnt[in[0].start >> shift & 255] == n)
 			continue;
 		for (int d = 0; d < 256; d++) {
 			size_t c = cnt[d];
@@ -78,16 +86,41 @@ static int sort_by_start(struct tally__rawsym *r, size_t n)
 			sum += c;
 		}
 		for (size_t i = 0; i < n; i++)
-			b[cnt[a[i].start >> shift & 255]++] = a[i];
-		t = a;
-		a = b;
+			b[cnt[in[i].start >> shift & 255]++] = in[i];
+		t = in;
+		in = b;
 		b = t;
+	}
+	if (in != a) {
+		memcpy(a, in, n * sizeof(*a));
+		b = in;
+	}
+	free(b);
+	return 0;
+}
+
+/* r in start order, equal starts in table order (rawsym_cmp). */
+static int sort_by_start(struct tally__rawsym *r, size_t n)
+{
+	struct tally__skey *a = malloc(n * sizeof(*a));
+	struct tally__rawsym *out = malloc(n * sizeof(*out));
+
+	if (!a || !out) {
+		free(a);
+		free(out);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++)
+		a[i] = (struct tally__skey){ r[i].start, i };
+	if (tally__sort_keys(a, n)) {
+		free(a);
+		free(out);
+		return -ENOMEM;
 	}
 	for (size_t i = 0; i < n; i++)
 		out[i] = r[a[i].i];
 	memcpy(r, out, n * sizeof(*r));
 	free(a);
-	free(b);
 	free(out);
 	return 0;
 }
@@ -147,6 +180,8 @@ int tally__symvec_finish(struct tally__symvec *v, struct tally_symbol **out,
 	*nr_out = 0;
 	if (!n)
 		return 0;
+	for (size_t i = 0; v->arena && i < n; i++)
+		r[i].name = v->pool + r[i].noff;
 	/* kallsyms and most symbol tables come in order: sort only when not */
 	for (size_t i = 1; i < n; i++)
 		if (rawsym_cmp(&r[i - 1], &r[i]) > 0) {
@@ -173,9 +208,11 @@ int tally__symvec_finish(struct tally__symvec *v, struct tally_symbol **out,
 			continue;
 		}
 		if (best_is_a(cur, &r[i])) {
-			free(r[i].name);
+			if (!v->arena)
+				free(r[i].name);
 		} else {
-			free(cur->name);
+			if (!v->arena)
+				free(cur->name);
 			*cur = r[i];
 		}
 	}
@@ -188,7 +225,8 @@ int tally__symvec_finish(struct tally__symvec *v, struct tally_symbol **out,
 		s[i] = (struct tally_symbol){ .start = r[i].start, .end = r[i].end,
 					      .name = r[i].name, .binding = r[i].binding };
 	free(v->v);
-	memset(v, 0, sizeof(*v));
+	v->v = NULL;
+	v->nr = v->alloc = 0;	/* the pool stays, for the table's owner */
 	*out = s;
 	*nr_out = n;
 	return 0;
@@ -196,9 +234,10 @@ int tally__symvec_finish(struct tally__symvec *v, struct tally_symbol **out,
 
 void tally__symvec_free(struct tally__symvec *v)
 {
-	for (size_t i = 0; i < v->nr; i++)
+	for (size_t i = 0; !v->arena && i < v->nr; i++)
 		free(v->v[i].name);
 	free(v->v);
+	free(v->pool);
 	memset(v, 0, sizeof(*v));
 }
 

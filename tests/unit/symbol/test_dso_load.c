@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * A DSO's symbols as loaded: in address order, one per address, and its
- * PLT entries' names demangled at their first lookup, not at the load
- * (libstdc++'s 800 mangled entries cost 900 demangles a report).
+ * A DSO's symbols as loaded: in address order, one per address, their
+ * names in one pool, and its PLT entries' names demangled at their first
+ * lookup, not at the load (libstdc++'s 800 mangled entries cost 900
+ * demangles a report).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -67,6 +68,28 @@ static void test_plt_demangled_at_lookup(void **state)
 	tally_symbols__free(s);
 }
 
+/* the names in one pool the DSO owns, not an allocation each (150k in node) */
+static void test_names_pooled(void **state)
+{
+	struct tally_symbols *s = tally_symbols__new(NULL);
+	struct tally_dso *d = load(s, libstdcxx, 2);
+	size_t pooled = 0;
+
+	(void)state;
+	if (!d) {
+		tally_symbols__free(s);
+		skip();
+	}
+	for (size_t i = 0; i < d->nr_syms; i++)
+		pooled += tally__dso_pooled(d, d->syms[i].name);
+	assert_int_equal(pooled, d->nr_syms);
+	/* a lookup's demangled name is its own; the pool's stay */
+	for (size_t i = 0; i < d->nr_syms; i++)
+		assert_non_null(tally_dso__find_symbol(d, d->syms[i].start));
+	assert_true(d->nr_syms > 1000);
+	tally_symbols__free(s);
+}
+
 /* start order, one symbol per address: the sort and the alias choice */
 static void test_sorted_unique(void **state)
 {
@@ -92,6 +115,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_plt_demangled_at_lookup),
+		cmocka_unit_test(test_names_pooled),
 		cmocka_unit_test(test_sorted_unique),
 	};
 
