@@ -25,39 +25,43 @@ static void hex(char *out, const uint8_t *b, size_t n)
 	out[2 * n] = '\0';
 }
 
+/* One view's walk (tally_stacks__from_hist_flags): what its frames share. */
+struct view {
+	struct tally_stacks *st;
+	struct resolver *res;
+	const struct tally_session *ss;
+	bool lines;
+	/* the file whose recorded build id was asked last: asked again most often */
+	const char *bid_path;
+	char bid[2 * TALLY_BUILD_ID_MAX + 1];
+	enum tally_cpumode modes[CHAIN_MAX];
+};
+
 /*
  * The build id the recording noted for a file (HEADER_BUILD_ID), for maps
- * whose MMAP2 carried none; *out hex. The last file asked is
- * asked again most often.
+ * whose MMAP2 carried none; *out hex.
  */
-static bool recorded_build_id(const struct tally_session *ss, const char *path, char *out)
+static bool recorded_build_id(struct view *v, const char *path, char *out)
 {
-	static const struct tally_data_reader *last_r;
-	static const char *last_path;
-	static char last[2 * TALLY_BUILD_ID_MAX + 1];
-	const struct tally_data_reader *r = tally_session__reader(ss);
-	uint8_t id[20];
+	const struct tally_data_reader *r = tally_session__reader(v->ss);
+	uint8_t id[TALLY_BUILD_ID_MAX];
 	int n;
 
 	if (!r)
 		return false;	/* live: no recording's notes */
-	if (r == last_r && path == last_path) {
-		strcpy(out, last);
-		return *out;
+	if (path != v->bid_path) {
+		v->bid_path = path;
+		*v->bid = '\0';
+		if ((n = tally_data_reader__build_id(r, path, id)) > 0)
+			hex(v->bid, id, (size_t)n);
 	}
-	last_r = r;
-	last_path = path;
-	*last = *out = '\0';
-	if ((n = tally_data_reader__build_id(r, path, id)) <= 0)
-		return false;
-	hex(last, id, (size_t)n);
-	strcpy(out, last);
-	return true;
+	strcpy(out, v->bid);
+	return *out;
 }
 
 /* One frame of the model for a resolved address, at its source line (or NULL). */
-static int frame_of(struct tally_stacks *st, const struct tally_session *ss, const struct where *w,
-		    uint64_t ip, const struct tally_srcline *src)
+static int frame_of(struct view *v, const struct where *w, uint64_t ip,
+		    const struct tally_srcline *src)
 {
 	char bid[2 * TALLY_BUILD_ID_MAX + 1];
 	struct tally_stack_frame f = {
@@ -74,22 +78,23 @@ static int frame_of(struct tally_stacks *st, const struct tally_session *ss, con
 		if (w->build_id_size) {
 			hex(bid, w->build_id, w->build_id_size);
 			f.build_id = bid;
-		} else if (f.dso && recorded_build_id(ss, f.dso, bid)) {
+		} else if (f.dso && recorded_build_id(v, f.dso, bid)) {
 			f.build_id = bid;
 		}
 	}
-	return tally_stacks__frame_at(st, &f, src ? src->file : NULL, src ? src->line : 0);
+	return tally_stacks__frame_at(v->st, &f, src ? src->file : NULL, src ? src->line : 0);
 }
 
 /*
  * A shape's stack, root first: its chain, or the sample's own address when
  * its event records no chains (chained false); -1 for an empty chain.
  */
-static int stack_of(struct tally_stacks *st, struct resolver *res, const struct shape *x,
-		    bool chained, bool lines)
+static int stack_of(struct view *v, const struct shape *x, bool chained)
 {
-	const struct tally_session *ss = res->ss;
-	static enum tally_cpumode modes[CHAIN_MAX];
+	struct tally_stacks *st = v->st;
+	struct resolver *res = v->res;
+	enum tally_cpumode *modes = v->modes;
+	bool lines = v->lines;
 	struct tally_sample smp = { .callchain = { .nr = x->nr, .ips = x->ips } };
 	const struct tally_srcline *src;
 	const struct where *w;
@@ -106,7 +111,7 @@ static int stack_of(struct tally_stacks *st, struct resolver *res, const struct 
 		if (!w)
 			return -ENOMEM;
 		nl = lines ? tally__resolver_lines(res, x->pid, x->tid, x->ip, x->mode, false, &src) : 0;
-		f = frame_of(st, ss, w, x->ip, nl ? &src[nl - 1] : NULL);
+		f = frame_of(v, w, x->ip, nl ? &src[nl - 1] : NULL);
 		return f < 0 ? f : tally_stacks__push(st, -1, f);
 	}
 	uint32_t uw = tally__chain_unwound_at(x->ips, x->nr);
@@ -131,7 +136,7 @@ static int stack_of(struct tally_stacks *st, struct resolver *res, const struct 
 			int l = j + nl - nf;
 
 			w = fw[j];
-			if ((f = frame_of(st, ss, w, ip, l >= 0 && nl ? &src[l] : NULL)) < 0 ||
+			if ((f = frame_of(v, w, ip, l >= 0 && nl ? &src[l] : NULL)) < 0 ||
 			    (node = tally_stacks__push(st, node, f)) < 0)
 				return f < 0 ? f : node;
 		}
@@ -187,8 +192,8 @@ struct tally_stacks *tally_stacks__from_hist_flags(struct tally_hist *h, int eve
 	bool lines = !(flags & TALLY_STACKS_FUNCTIONS);
 	const struct hist_event_info *ev = h ? tally__hist_event(h, event) : NULL;
 	struct tally_stacks *st;
-	struct resolver *res;
 	struct tally_session *ss;
+	struct view *v = NULL;
 	TALLY_OPTS(tally_session_stats, sst);
 	TALLY_OPTS(tally_hist_totals, tot);
 	struct shape *const *shapes;
@@ -202,13 +207,15 @@ struct tally_stacks *tally_stacks__from_hist_flags(struct tally_hist *h, int eve
 		return tally__err_ptr(EINVAL);
 	if (!(st = tally_stacks__new()))
 		return NULL;
-	res = tally__hist_resolver(h);
 	ss = tally__hist_session(h);
 	shapes = tally__hist_shapes(h, &n);
 	timed = tally__hist_timeline(h, &ntimed, &timed_short);
 	chained = ev->sample_type & PERF_SAMPLE_CALLCHAIN;
-	if (!(sthread = calloc(n + 1, sizeof(*sthread))) || !(snode = calloc(n + 1, sizeof(*snode))))
+	if (!(sthread = calloc(n + 1, sizeof(*sthread))) || !(snode = calloc(n + 1, sizeof(*snode))) ||
+	    !(v = malloc(sizeof(*v))))
 		err = -ENOMEM;
+	else
+		*v = (struct view){ .st = st, .res = tally__hist_resolver(h), .ss = ss, .lines = lines };
 	for (size_t i = 0; i < n && !err; i++) {
 		const struct shape *sh = shapes[i];
 		int t, node;
@@ -218,7 +225,7 @@ struct tally_stacks *tally_stacks__from_hist_flags(struct tally_hist *h, int eve
 			continue;
 		/* what was counted under ":TID" carries the name the thread got next */
 		t = tally_stacks__thread(st, sh->pid, sh->tid, tally_session__final_comm(ss, sh->comm));
-		node = t < 0 ? t : stack_of(st, res, sh, chained, lines);
+		node = t < 0 ? t : stack_of(v, sh, chained);
 		/* -1: an empty stack (the thread alone); below it, -errno */
 		err = node < -1 ? node : tally_stacks__sample(st, t, node, sh->count, sh->period);
 		sthread[i] = t;
@@ -236,6 +243,7 @@ struct tally_stacks *tally_stacks__from_hist_flags(struct tally_hist *h, int eve
 	}
 	free(sthread);
 	free(snode);
+	free(v);
 	if (!err) {
 		struct tally_stacks_info info = {
 			.event = tally_session__event_name(ss, event),

@@ -14,6 +14,7 @@ struct resolver_ent {
 	uint64_t ip;
 	int32_t pid;
 	int8_t mode;
+	bool used;
 	bool inl_done;			/* inl looked up */
 	uint8_t ninl;			/* frames in inl; 0: the address's own alone */
 	struct where *inl;
@@ -79,63 +80,37 @@ static char *srcline_of(const struct tally_addr_info *ai, const char *dso)
 	return out;
 }
 
-static uint64_t ent_hash(uint64_t ip, int32_t pid, int mode)
+static size_t slot(uint64_t ip, int32_t pid, int mode, size_t size)
 {
-	return hash_mix(ip ^ ((uint64_t)(uint32_t)pid << 32) ^ (uint64_t)mode);
+	return hash_mix(ip ^ ((uint64_t)(uint32_t)pid << 32) ^ (uint64_t)mode) & (size - 1);
 }
 
-/*
- * The table holds slots, the entries live in blocks that never move: a
- * where stays put for good, and the table that grows with a -a -g run's
- * hundreds of thousands of addresses is 8 bytes a slot, not an entry's
- * 200 (top -g's biggest allocation, and twice that while it grew).
- */
-#define ENT_BLOCK 4096
+#define BLK 256	/* entries per block */
 
-static struct resolver_ent *ent_at(const struct resolver *r, uint32_t idx)
+static struct resolver_ent *ent(const struct resolver *r, uint32_t k)
 {
-	return &r->blocks[idx / ENT_BLOCK][idx % ENT_BLOCK];
+	return &r->blk[k / BLK][k % BLK];
 }
 
 static int grow(struct resolver *r)
 {
-	size_t n = r->size ? r->size * 2 : 1 << 14;
-	struct resolver_slot *nt = calloc(n, sizeof(*nt));
+	size_t n = r->size ? r->size * 2 : 1 << 10;
+	uint32_t *nt = calloc(n, sizeof(*nt));
 
 	if (!nt)
 		return -1;
-	for (size_t k = 0; k < r->size; k++) {
-		size_t i;
+	for (uint32_t k = 0; k < r->used; k++) {
+		const struct resolver_ent *e = ent(r, k);
+		size_t i = slot(e->ip, e->pid, e->mode, n);
 
-		if (!r->tab[k].idx)
-			continue;
-		const struct resolver_ent *e = ent_at(r, r->tab[k].idx - 1);
-
-		i = ent_hash(e->ip, e->pid, e->mode) & (n - 1);
-		while (nt[i].idx)
+		while (nt[i])
 			i = (i + 1) & (n - 1);
-		nt[i] = r->tab[k];
+		nt[i] = k + 1;
 	}
-	free(r->tab);
-	r->tab = nt;
+	free(r->slots);
+	r->slots = nt;
 	r->size = n;
 	return 0;
-}
-
-/* A new entry's room, zeroed; NULL without memory. */
-static struct resolver_ent *ent_new(struct resolver *r)
-{
-	if (r->used % ENT_BLOCK == 0) {
-		size_t b = r->used / ENT_BLOCK;
-		struct resolver_ent **nb = realloc(r->blocks, (b + 1) * sizeof(*nb));
-
-		if (!nb)
-			return NULL;
-		r->blocks = nb;
-		if (!(nb[b] = calloc(ENT_BLOCK, sizeof(**nb))))
-			return NULL;
-	}
-	return ent_at(r, (uint32_t)r->used);
 }
 
 struct where *tally__resolver_get(struct resolver *r, int32_t pid, int32_t tid, uint64_t ip,
@@ -143,29 +118,34 @@ struct where *tally__resolver_get(struct resolver *r, int32_t pid, int32_t tid, 
 {
 	struct resolver_ent *e;
 	struct tally_addr_info ai;
-	uint64_t hv = ent_hash(ip, pid, mode);
-	uint32_t tag = (uint32_t)(hv >> 32);
 	size_t i;
 
 	if (!r->size && grow(r))
 		return NULL;
-	for (i = hv & (r->size - 1); r->tab[i].idx; i = (i + 1) & (r->size - 1)) {
-		if (r->tab[i].tag != tag)
-			continue;
-		e = ent_at(r, r->tab[i].idx - 1);
+	for (i = slot(ip, pid, mode, r->size); r->slots[i]; i = (i + 1) & (r->size - 1)) {
+		e = ent(r, r->slots[i] - 1);
 		if (e->ip == ip && e->pid == pid && e->mode == (int8_t)mode)
 			return &e->w;
 	}
 	if (r->used * 2 >= r->size) {
 		if (grow(r))
 			return NULL;
-		for (i = hv & (r->size - 1); r->tab[i].idx; i = (i + 1) & (r->size - 1))
+		for (i = slot(ip, pid, mode, r->size); r->slots[i]; i = (i + 1) & (r->size - 1))
 			;
 	}
-	if (r->used >= UINT32_MAX - 1 || !(e = ent_new(r)))
-		return NULL;
-	r->tab[i].idx = (uint32_t)r->used + 1;
-	r->tab[i].tag = tag;
+	if (r->used == r->nblk * BLK) {
+		struct resolver_ent **v = realloc(r->blk, (r->nblk + 1) * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		r->blk = v;
+		if (!(v[r->nblk] = calloc(BLK, sizeof(**v))))
+			return NULL;
+		r->nblk++;
+	}
+	e = ent(r, (uint32_t)r->used);
+	r->slots[i] = (uint32_t)r->used + 1;
+	e->used = true;
 	e->ip = ip;
 	e->pid = pid;
 	e->mode = (int8_t)mode;
@@ -212,8 +192,8 @@ struct where *tally__resolver_get(struct resolver *r, int32_t pid, int32_t tid, 
 
 void tally__resolver_free(struct resolver *r)
 {
-	for (size_t i = 0; i < r->used; i++) {
-		struct resolver_ent *e = ent_at(r, (uint32_t)i);
+	for (uint32_t i = 0; i < r->used; i++) {
+		struct resolver_ent *e = ent(r, i);
 
 		free(e->w.srcline);
 		for (int k = 0; k < e->ninl; k++)
@@ -222,13 +202,13 @@ void tally__resolver_free(struct resolver *r)
 		free(e->lines[0]);
 		free(e->lines[1]);
 	}
-	for (size_t b = 0; b < (r->used + ENT_BLOCK - 1) / ENT_BLOCK; b++)
-		free(r->blocks[b]);
-	free(r->blocks);
-	free(r->tab);
-	r->blocks = NULL;
-	r->tab = NULL;
-	r->size = r->used = 0;
+	for (size_t b = 0; b < r->nblk; b++)
+		free(r->blk[b]);
+	free(r->blk);
+	free(r->slots);
+	r->blk = NULL;
+	r->slots = NULL;
+	r->size = r->used = r->nblk = 0;
 	tally__strpool_free(&r->names);
 }
 

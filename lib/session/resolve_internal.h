@@ -47,9 +47,15 @@ struct resolver {
 	struct tally_machine *m;
 	uint32_t (*file_rank)(const struct tally_session *ss, const char *path);
 	bool srcline;			/* also the source line of each address */
-	struct resolver_slot { uint32_t idx, tag; } *tab;	/* idx: entry + 1, 0 free; tag: hash's top */
-	struct resolver_ent **blocks;	/* the entries, ENT_BLOCK a block, never moved */
-	size_t size, used;		/* slots, entries */
+	/*
+	 * The addresses in blocks that never move, found through a table of
+	 * their numbers: a table of the entries themselves (216 bytes each,
+	 * 16k of them at first) touched all its 3.5 MB at random.
+	 */
+	uint32_t *slots;		/* entry number + 1; 0 empty */
+	size_t size, used;
+	struct resolver_ent **blk;
+	size_t nblk;
 	bool no_inline;			/* --no-inline: a chain frame is its symbol alone */
 	/* "name (inlined)", one copy per name (call graphs compare pointers) */
 	struct tally__strpool names;
@@ -61,10 +67,7 @@ struct resolver {
 /* a record is at most 64 KiB: so many u64 frames at most */
 #define CHAIN_MAX (65536 / 8)
 
-/*
- * NULL only without memory. The where stays put until the resolver is
- * freed.
- */
+/* NULL only without memory. The where stays put as long as r. */
 struct where *tally__resolver_get(struct resolver *r, int32_t pid, int32_t tid, uint64_t ip,
 			   enum tally_cpumode mode);
 void tally__resolver_free(struct resolver *r);

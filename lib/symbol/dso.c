@@ -60,11 +60,88 @@ static bool has_symtab(Elf *elf)
  * over the PLT (see plt_shadowed). Objects too when asked: perf's tree
  * holds them, tally's symbol table does not.
  */
-static bool perf_keeps(Elf *elf, size_t shstrndx, const GElf_Sym *s, bool objects)
+/*
+ * What perf_keeps asks of a symbol's section, for each section once (a
+ * libelf walk per symbol was a tenth of a small report's time).
+ */
+enum { SEC_ALLOC = 1, SEC_TEXT = 2 };
+
+struct secs {
+	uint8_t *f;
+	size_t n;
+};
+
+static int secs_of(Elf *elf, struct secs *x)
 {
-	GElf_Shdr ssh;
-	Elf_Scn *sscn;
-	const char *secname;
+	size_t shstrndx;
+
+	x->f = NULL;
+	x->n = 0;
+	if (elf_getshdrnum(elf, &x->n) || elf_getshdrstrndx(elf, &shstrndx))
+		return 0;	/* no sections: no symbol kept */
+	if (!(x->f = calloc(x->n ? x->n : 1, 1)))
+		return -ENOMEM;
+	for (size_t i = 0; i < x->n; i++) {
+		Elf_Scn *scn = elf_getscn(elf, i);
+		const char *name;
+		GElf_Shdr sh;
+
+		if (!scn || !gelf_getshdr(scn, &sh))
+			continue;
+		/* .gnu.warning.* and the like never reach memory. */
+		if (sh.sh_flags & SHF_ALLOC)
+			x->f[i] |= SEC_ALLOC;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (name && strstr(name, "text"))
+			x->f[i] |= SEC_TEXT;
+	}
+	return 0;
+}
+
+/*
+ * A symbol table's entries and names, read in place where the file is
+ * 64-bit (gelf_getsym and elf_strptr check and copy each one).
+ */
+struct symtab {
+	Elf *elf;
+	Elf_Data *d, *names;
+	size_t n, link;
+	bool direct;
+};
+
+static void symtab_of(Elf *elf, Elf_Data *d, size_t n, size_t link, struct symtab *t)
+{
+	Elf_Scn *nscn = elf_getscn(elf, link);
+	GElf_Shdr nsh;
+
+	*t = (struct symtab){ .elf = elf, .d = d, .n = n, .link = link };
+	t->names = nscn && gelf_getshdr(nscn, &nsh) && !(nsh.sh_flags & SHF_COMPRESSED) ?
+		   elf_getdata(nscn, NULL) : NULL;
+	/* a block of NUL-ended strings, checked once; the entries as the file has them */
+	t->direct = gelf_getclass(elf) == ELFCLASS64 && d && d->d_type == ELF_T_SYM &&
+		    n <= d->d_size / sizeof(Elf64_Sym) && t->names && t->names->d_size &&
+		    ((const char *)t->names->d_buf)[t->names->d_size - 1] == '\0';
+}
+
+static bool symtab_get(const struct symtab *t, size_t i, GElf_Sym *s)
+{
+	if (t->direct) {
+		memcpy(s, (const Elf64_Sym *)t->d->d_buf + i, sizeof(*s));
+		return true;
+	}
+	return gelf_getsym(t->d, (int)i, s) != NULL;
+}
+
+static const char *symtab_name(const struct symtab *t, const GElf_Sym *s)
+{
+	if (t->direct)
+		return s->st_name < t->names->d_size ?
+		       (const char *)t->names->d_buf + s->st_name : NULL;
+	return elf_strptr(t->elf, t->link, s->st_name);
+}
+
+static bool perf_keeps(const struct secs *x, const GElf_Sym *s, bool objects)
+{
 	int t = GELF_ST_TYPE(s->st_info);
 
 	if (!s->st_name || s->st_shndx == SHN_UNDEF || s->st_shndx >= SHN_LORESERVE)
@@ -77,46 +154,48 @@ static bool perf_keeps(Elf *elf, size_t shstrndx, const GElf_Sym *s, bool object
 	} else if (t != STT_FUNC && t != STT_GNU_IFUNC && !(objects && t == STT_OBJECT)) {
 		return false;
 	}
-	sscn = elf_getscn(elf, s->st_shndx);
-	if (!sscn || !gelf_getshdr(sscn, &ssh))
+	if (s->st_shndx >= x->n || !(x->f[s->st_shndx] & SEC_ALLOC))
 		return false;
-	/* .gnu.warning.* and the like never reach memory. */
-	if (!(ssh.sh_flags & SHF_ALLOC))
-		return false;
-	secname = elf_strptr(elf, shstrndx, ssh.sh_name);
-	return t != STT_NOTYPE || (secname && strstr(secname, "text"));
+	return t != STT_NOTYPE || (x->f[s->st_shndx] & SEC_TEXT);
 }
 
 static int load_symtab(Elf *elf, uint32_t type, struct tally__symvec *v)
 {
-	size_t shstrndx;
 	GElf_Shdr sh;
 	Elf_Scn *scn = find_scn(elf, NULL, type, &sh);
+	struct symtab t;
+	struct secs x;
 	int added = 0;
 
-	if (!scn || !sh.sh_entsize || elf_getshdrstrndx(elf, &shstrndx))
+	if (!scn || !sh.sh_entsize)
 		return 0;
-	Elf_Data *d = elf_getdata(scn, NULL);
-	size_t n = sh.sh_size / sh.sh_entsize, first = v->nr, base = v->seq;
+	if (secs_of(elf, &x))
+		return -ENOMEM;
+	symtab_of(elf, elf_getdata(scn, NULL), sh.sh_size / sh.sh_entsize, sh.sh_link, &t);
 
-	for (size_t i = 0; d && i < n; i++) {
+	size_t first = v->nr, base = v->seq;
+
+	for (size_t i = 0; t.d && i < t.n; i++) {
 		GElf_Sym s;
 		const char *name;
 
-		if (!gelf_getsym(d, (int)i, &s))
+		if (!symtab_get(&t, i, &s))
 			break;
-		if (!perf_keeps(elf, shstrndx, &s, false))
+		if (!perf_keeps(&x, &s, false))
 			continue;
-		name = elf_strptr(elf, sh.sh_link, s.st_name);
+		name = symtab_name(&t, &s);
 		if (!name || !*name)
 			continue;
 		v->seq = base + i;	/* its place in the table: objects go between (load_objects) */
 		if (tally__symvec_add(v, s.st_value, s.st_size, GELF_ST_BIND(s.st_info),
-				      name, false))
+				      name, false)) {
+			free(x.f);
 			return -ENOMEM;
+		}
 		added++;
 	}
-	v->seq = base + n;
+	free(x.f);
+	v->seq = base + t.n;
 	v->symtab_base = base;
 	if (!added)
 		tally__symvec_trim(v, first, v->nobj);
@@ -131,30 +210,33 @@ static int load_symtab(Elf *elf, uint32_t type, struct tally__symvec *v)
  */
 static int load_objects(Elf *elf, struct tally__symvec *v)
 {
-	size_t shstrndx;
 	GElf_Shdr sh;
 	Elf_Scn *scn = find_scn(elf, NULL, SHT_SYMTAB, &sh);
+	struct symtab t;
+	struct secs x;
+	int err = 0;
 
-	if (!scn || !sh.sh_entsize || elf_getshdrstrndx(elf, &shstrndx))
+	if (!scn || !sh.sh_entsize)
 		return 0;
-	Elf_Data *d = elf_getdata(scn, NULL);
-	size_t n = sh.sh_size / sh.sh_entsize;
-
-	for (size_t i = 0; d && i < n; i++) {
+	if (secs_of(elf, &x))
+		return -ENOMEM;
+	symtab_of(elf, elf_getdata(scn, NULL), sh.sh_size / sh.sh_entsize, sh.sh_link, &t);
+	for (size_t i = 0; !err && t.d && i < t.n; i++) {
 		GElf_Sym s;
 		const char *name;
 
-		if (!gelf_getsym(d, (int)i, &s))
+		if (!symtab_get(&t, i, &s))
 			break;
-		if (GELF_ST_TYPE(s.st_info) != STT_OBJECT || !perf_keeps(elf, shstrndx, &s, true))
+		if (GELF_ST_TYPE(s.st_info) != STT_OBJECT || !perf_keeps(&x, &s, true))
 			continue;
-		name = elf_strptr(elf, sh.sh_link, s.st_name);
+		name = symtab_name(&t, &s);
 		if (name && *name &&
 		    tally__symvec_add_object(v, v->symtab_base + i, s.st_value, s.st_size,
 					     GELF_ST_BIND(s.st_info), name))
-			return -ENOMEM;
+			err = -ENOMEM;
 	}
-	return 0;
+	free(x.f);
+	return err;
 }
 
 static int load_segments(struct tally_dso *d, Elf *elf)
@@ -465,47 +547,77 @@ static int by_start(const void *a, const void *b)
 /*
  * perf's symbols__fixup_end on the tree's nodes: in start order (ties in
  * table order), a sizeless symbol runs to the next one's start. With few
- * sizeless symbols (the usual _init and a label or two) each one's next
- * start is found by a pass over the others, not by sorting them all
- * (node's 150k symbols: a tenth of a report's time).
+ * sizeless symbols (the usual _init and a label or two), one pass over the
+ * others: a start is the next one only for the sizeless symbol just below
+ * it, or for one of equal start earlier in the table (node's 150k
+ * symbols: sorting them all was a tenth of a report's time).
  */
 static void fixup_end(struct rbt *t, struct rbn **ord, size_t nn)
 {
+	struct { uint64_t start, next; size_t i; bool found, equal; } z[16];
 	size_t k = 0;
 
 	for (size_t i = 0; i < nn && k <= 16; i++)
-		k += t->n[i].end == t->n[i].start;
+		if (t->n[i].end == t->n[i].start) {
+			if (k < 16)
+				z[k] = (typeof(z[0])){ .start = t->n[i].start, .i = i };
+			k++;
+		}
 	if (k > 16) {
+		struct tally__skey *o = malloc((nn ? nn : 1) * sizeof(*o));
+
+		for (size_t i = 0; o && i < nn; i++)
+			o[i] = (struct tally__skey){ t->n[i].start, i };
+		if (o && !tally__sort_keys(o, nn)) {	/* stable: ties in table order */
+			for (size_t i = 0; i + 1 < nn; i++)
+				if (t->n[o[i].i].end == t->n[o[i].i].start)
+					t->n[o[i].i].end = t->n[o[i + 1].i].start;
+			free(o);
+			return;
+		}
+		free(o);
 		qsort(ord, nn, sizeof(*ord), by_start);	/* stable: glibc's merge sort */
 		for (size_t i = 0; i + 1 < nn; i++)
 			if (ord[i]->end == ord[i]->start)
 				ord[i]->end = ord[i + 1]->start;
 		return;
 	}
-	for (size_t i = 0; i < nn; i++) {
-		struct rbn *z = &t->n[i];
-		uint64_t next = 0;
-		bool found = false;
+	/* z by start, ties in table order */
+	for (size_t a = 1; a < k; a++)
+		for (size_t b = a; b > 0 && z[b - 1].start > z[b].start; b--) {
+			typeof(z[0]) x = z[b];
 
-		if (z->end != z->start)
-			continue;
-		for (size_t j = 0; j < nn; j++) {
-			uint64_t st = t->n[j].start;
-
-			/* an equal start later in the table comes next: it ends here */
-			if (st == z->start && j > i) {
-				next = st;
-				found = true;
-				break;
-			}
-			if (st > z->start && (!found || st < next)) {
-				next = st;
-				found = true;
-			}
+			z[b] = z[b - 1];
+			z[b - 1] = x;
 		}
-		if (found)
-			z->end = next;
+	for (size_t j = 0; j < nn; j++) {
+		uint64_t st = t->n[j].start;
+		size_t lo = 0, hi = k;
+
+		while (lo < hi) {	/* the first z starting at or above st */
+			size_t mid = (lo + hi) / 2;
+
+			if (z[mid].start < st)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		/* the next start above the z just below (all of that start) */
+		for (size_t q = lo; q > 0 && z[q - 1].start == z[lo - 1].start; q--)
+			if (!z[q - 1].found || st < z[q - 1].next) {
+				z[q - 1].next = st;
+				z[q - 1].found = true;
+			}
+		/* an equal start later in the table comes next: it ends there */
+		for (size_t q = lo; q < k && z[q].start == st; q++)
+			if (j > z[q].i)
+				z[q].equal = true;
 	}
+	for (size_t q = 0; q < k; q++)
+		if (z[q].equal)
+			t->n[z[q].i].end = z[q].start;
+		else if (z[q].found)
+			t->n[z[q].i].end = z[q].next;
 }
 
 /*
@@ -521,21 +633,23 @@ static int plt_shadowed(Elf *elf, uint64_t plt0, uint64_t ent, size_t nplt, bool
 	struct rbt t = { NULL, -1 };
 	struct rbn **ord = NULL;
 	bool sizeless_before = false;
-	size_t shstrndx;
+	struct symtab st;
+	struct secs x = { 0 };
 	int err = -ENOMEM;
 
 	memset(shadow, 0, nplt);
-	if (!n || elf_getshdrstrndx(elf, &shstrndx))
+	if (!n)
 		return 0;
-	if (!(t.n = tally__calloc(n + nplt, sizeof(*t.n))) ||
+	symtab_of(elf, d, n, sh.sh_link, &st);
+	if (secs_of(elf, &x) || !(t.n = tally__calloc(n + nplt, sizeof(*t.n))) ||
 	    !(ord = tally__calloc(n + nplt, sizeof(*ord))))
 		goto out;
 	for (size_t i = 0; i < n; i++) {
 		GElf_Sym s;
 
-		if (!gelf_getsym(d, (int)i, &s))
+		if (!symtab_get(&st, i, &s))
 			break;
-		if (!perf_keeps(elf, shstrndx, &s, true))
+		if (!perf_keeps(&x, &s, true))
 			continue;
 		if (!s.st_size && s.st_value < plt0)
 			sizeless_before = true;
@@ -555,6 +669,7 @@ static int plt_shadowed(Elf *elf, uint64_t plt0, uint64_t ent, size_t nplt, bool
 	for (size_t i = 0; i < nplt; i++)
 		shadow[i] = rb_find(&t, plt0 + ent * (i + 1)) != (int32_t)(nn + i);
 out:
+	free(x.f);
 	free(ord);
 	free(t.n);
 	return err;
@@ -567,7 +682,7 @@ out:
  * an IRELATIVE one has no name: "@plt". None where perf's lookup finds
  * the sizeless _init instead (plt_shadowed).
  */
-static int synth_plt(Elf *elf, struct tally__symvec *v, bool demangle)
+static int synth_plt(struct tally_dso *d, Elf *elf, struct tally__symvec *v, bool demangle)
 {
 	GElf_Shdr rsh, psh, dsh;
 	Elf_Scn *rscn = find_scn(elf, ".rela.plt", SHT_RELA, &rsh);
@@ -608,7 +723,8 @@ static int synth_plt(Elf *elf, struct tally__symvec *v, bool demangle)
 		    !gelf_getsym(dd, (int)GELF_R_SYM(rel.r_info), &sym))
 			break;
 		name = elf_strptr(elf, dsh.sh_link, sym.st_name);
-		if (demangle && name && (dm = tally_demangle(name)))
+		/* demangled at the first lookup (tally__dso_symbol), unless it is cut here */
+		if (demangle && name && strlen(name) + 5 > sizeof(buf) && (dm = tally_demangle(name)))
 			name = dm;
 		snprintf(buf, sizeof(buf), "%s@plt", name ? name : "");
 		free(dm);
@@ -622,6 +738,8 @@ static int synth_plt(Elf *elf, struct tally__symvec *v, bool demangle)
 		added += !shadow[i];
 	}
 	free(shadow);
+	d->plt_lo = psh.sh_addr + psh.sh_entsize;
+	d->plt_hi = psh.sh_addr + psh.sh_entsize * (n + 1);
 	return added;
 }
 
@@ -643,7 +761,7 @@ static int nested_objects(struct tally__symvec *v, Elf *elf, const char *path)
 int tally__dso_load_elf(struct tally_dso *d, const struct tally__dso_ctx *ctx,
 			const uint8_t *want_id, size_t want_sz)
 {
-	struct tally__symvec v = { 0 };
+	struct tally__symvec v = { .arena = true };
 	struct tally__elf_file f;
 	uint8_t id[TALLY_BUILD_ID_MAX];
 	const uint8_t *use_id = NULL;
@@ -718,7 +836,7 @@ int tally__dso_load_elf(struct tally_dso *d, const struct tally__dso_ctx *ctx,
 	d->dwarf_path = strdup(d->name);
 finish:
 	/* the PLT is the running file's, whichever file gave the symbols (as perf) */
-	nplt = synth_plt(f.elf, &v, ctx->demangle);
+	nplt = synth_plt(d, f.elf, &v, ctx->demangle);
 	if (nplt < 0) {
 		err = -ENOMEM;
 		goto out;
@@ -729,6 +847,11 @@ finish:
 	if (tally__symvec_nested(&v) && (err = nested_objects(&v, objs_elf, objs_path)))
 		goto out;
 	err = tally__symvec_finish_tree(&v, &d->syms, &d->nr_syms, &d->tree);
+	if (!err) {	/* the names' pool is the DSO's now */
+		d->names = v.pool;
+		d->names_len = v.plen;
+		v.pool = NULL;
+	}
 	d->demangle_lazy = ctx->demangle;
 	/* PLT entries alone do not make a file unstripped */
 	if (!err && d->nr_syms <= (size_t)nplt && d->status == TALLY_DSO_OK)

@@ -16,6 +16,7 @@ enum tally__dso_kind { DSO_ELF, DSO_KERNEL, DSO_JIT, DSO_ANON };
 
 struct tally__fnidx;
 struct tally__symtree;
+struct tally__kcdso;
 
 struct tally__seg {
 	uint64_t off, vaddr, size;
@@ -37,7 +38,10 @@ struct tally_dso {
 	 */
 	bool demangle_lazy;
 	uint8_t *dm_done;
-	bool names_shared;		/* names in the kallsyms cache's block: not freed here */
+	char *names;			/* the pool most names are in (not freed one by one) */
+	size_t names_len;
+	uint64_t plt_lo, plt_hi;	/* the name@plt entries: demangled without "@plt" */
+	struct tally__kcdso *kc;	/* symbols in the kallsyms cache (syms NULL) */
 	size_t nr_syms;
 	struct tally__seg *segs;	/* PT_LOAD: file offset -> vaddr */
 	size_t nr_segs;
@@ -63,8 +67,8 @@ struct tally_dso {
 /* Symbols while loading: perf's fixups run on these. */
 struct tally__rawsym {
 	uint64_t start, end;
-	char *name;
-	size_t idx;
+	char *name;			/* in the pool: NULL until finish, at noff */
+	size_t idx, noff;
 	uint8_t binding;
 	bool module_edge;		/* kallsyms: belongs to a module */
 	bool tree_only;			/* in perf's tree, not in tally's table (a shadowed PLT entry) */
@@ -83,6 +87,10 @@ struct tally__rawobj {
 	uint16_t unders, len;
 };
 
+/*
+ * arena: the names go into one pool (an ELF file's 150k names were a
+ * strdup each), which finish leaves in pool for the table's owner to take.
+ */
 struct tally__symvec {
 	struct tally__rawsym *v;
 	size_t nr, alloc;
@@ -92,6 +100,9 @@ struct tally__symvec {
 	size_t symtab_base;		/* the idx of the last symbol table's first entry */
 	bool demangle;			/* perf compares aliases' demangled names */
 	bool perf_tree;			/* an ELF file's: replay perf's tree where symbols nest */
+	bool arena;
+	char *pool;
+	size_t plen, pcap;
 };
 
 struct tally__dso_ctx {
@@ -100,6 +111,20 @@ struct tally__dso_ctx {
 	bool demangle;
 };
 
+/* name is in d's pool (else allocated on its own: demangled, from kallsyms) */
+static inline bool tally__dso_pooled(const struct tally_dso *d, const char *name)
+{
+	return d->names && name >= d->names && name < d->names + d->names_len;
+}
+
+/* a start and its entry's index: sorted stably by start (tally__sort_keys) */
+struct tally__skey {
+	uint64_t start;
+	size_t i;
+};
+
+/* a in start order, equal starts kept in their order (a radix sort); 0 or -ENOMEM */
+int tally__sort_keys(struct tally__skey *a, size_t n);
 int tally__symvec_add(struct tally__symvec *v, uint64_t start, uint64_t size,
 		      uint8_t binding, const char *name, bool module_edge);
 int tally__symvec_finish(struct tally__symvec *v, struct tally_symbol **out,

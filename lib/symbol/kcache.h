@@ -8,27 +8,45 @@
 #include <stdint.h>
 #include <tally/symbols.h>
 
+/*
+ * The cache opened: each DSO's symbols stay in the file, read where a
+ * lookup lands (an index of every 64th start kept in memory), so a report
+ * reads a few hundred of kallsyms' 120k symbols, not all (copied out,
+ * they were a third of a small report's time and 8 MB; mapped, the page
+ * cache's 2 MB folios put the whole file in the report's memory).
+ */
+struct tally__kcache;
+struct tally__kcdso;
+
 /* kallsyms split as symbols.c uses it: the kernel's, then each module's. */
 struct tally__kimage {
 	uint64_t text;			/* _text */
 	bool nonzero;			/* addresses visible (kptr_restrict) */
-	struct tally_symbol *ksyms;
 	size_t nk;
 	size_t nmods;
 	char **mnames;			/* "ext4", without brackets */
-	struct tally_symbol **msyms;
 	size_t *nm;
-	/* From the cache: every name points into this one block (else NULL,
-	 * each name its own allocation). */
-	char *names;
+	/* read from kallsyms: tables of their own (each name allocated) */
+	struct tally_symbol *ksyms;
+	struct tally_symbol **msyms;
+	/* from the cache: DSO i (0 the kernel, i + 1 module i) tally__kcache_dso */
+	struct tally__kcache *kc;
 };
 
 /* This boot's key, or 0 when there is none (or TALLY_KALLSYMS_CACHE=0). */
 uint64_t tally__kcache_key(void);
-/* 0 and k filled (owned by the caller), or -errno: read kallsyms then. */
+/* 0 and k filled (owned by the caller, k->kc open), or -errno: read kallsyms then. */
 int tally__kcache_load(uint64_t key, struct tally__kimage *k);
 /* Writes k (not taken) for key; atomic, the file private to the user. */
 int tally__kcache_store(uint64_t key, const struct tally__kimage *k);
+/* Frees k, the cache too unless k->kc was taken (set to NULL). */
 void tally__kcache_image_free(struct tally__kimage *k);
+void tally__kcache_close(struct tally__kcache *c);
+struct tally__kcdso *tally__kcache_dso(struct tally__kcache *c, size_t i);
+/*
+ * The symbol holding addr (tally__syms_find's rule), read at its first
+ * lookup and kept as long as the cache; NULL if none.
+ */
+const struct tally_symbol *tally__kcache_symbol(struct tally__kcdso *d, uint64_t addr);
 
 #endif

@@ -24,7 +24,7 @@ struct tally_symbols {
 	bool kernel_loaded;
 	bool ignore_build_id;
 	struct kparse *kp;		/* kallsyms being read ahead, or NULL */
-	char *knames;			/* the kallsyms cache's names, shared by DSOs */
+	struct tally__kcache *kc;	/* the kallsyms cache: the kernel DSOs' symbols */
 	pthread_t kp_thread;
 	bool kp_running;
 	/* DWARF opened ahead on a helper thread (tally_symbols__preload_dwarf) */
@@ -57,8 +57,10 @@ static void dso_free(struct tally_dso *d)
 {
 	if (!d)
 		return;
-	for (size_t i = 0; !d->names_shared && i < d->nr_syms; i++)
-		free((char *)d->syms[i].name);
+	for (size_t i = 0; d->syms && i < d->nr_syms; i++)
+		if (!tally__dso_pooled(d, d->syms[i].name))
+			free((char *)d->syms[i].name);
+	free(d->names);
 	free(d->syms);
 	tally__symtree_free(d->tree);
 	free(d->dm_done);
@@ -185,7 +187,7 @@ void tally_symbols__free(struct tally_symbols *s)
 	for (size_t i = 0; i < s->cap; i++)
 		dso_free(s->dsos[i]);
 	free(s->dsos);
-	free(s->knames);
+	tally__kcache_close(s->kc);
 	free(s->unres);
 	free(s->debug_root);
 	free(s->home_debug);
@@ -229,7 +231,7 @@ struct kparse {
 	size_t nk;
 	struct tally_symbol **msyms;
 	size_t *nm;
-	char *names;		/* from the cache: the block every name is in */
+	struct tally__kcache *kc;	/* from the cache */
 };
 
 static int kparse_module(struct kparse *k, const char *mod, struct tally__symvec **v)
@@ -276,13 +278,11 @@ static void kparse_run(struct kparse *k, const char *path)
 		}
 		k->text = img.text;
 		k->nonzero = img.nonzero;
-		k->ksyms = img.ksyms;
+		k->kc = img.kc;
 		k->nk = img.nk;
 		k->nmods = img.nmods;
 		k->mnames = img.mnames;
-		k->msyms = img.msyms;
 		k->nm = img.nm;
-		k->names = img.names;
 		return;
 	}
 	f = fopen(path, "re");
@@ -334,9 +334,9 @@ static void kparse_run(struct kparse *k, const char *path)
 	}
 }
 
-static void syms_free(struct tally_symbol *v, size_t n, bool own)
+static void syms_free(struct tally_symbol *v, size_t n)
 {
-	for (size_t i = 0; own && v && i < n; i++)
+	for (size_t i = 0; v && i < n; i++)
 		free((char *)v[i].name);
 	free(v);
 }
@@ -349,10 +349,10 @@ static void kparse_free(struct kparse *k)
 		tally__symvec_free(&k->mv[i]);
 		free(k->mnames[i]);
 		if (k->msyms)
-			syms_free(k->msyms[i], k->nm[i], !k->names);
+			syms_free(k->msyms[i], k->nm[i]);
 	}
-	syms_free(k->ksyms, k->nk, !k->names);
-	free(k->names);		/* NULL once handed to the symbols */
+	syms_free(k->ksyms, k->nk);
+	tally__kcache_close(k->kc);	/* unless handed to the symbols */
 	free(k->mv);
 	free(k->mnames);
 	free(k->msyms);
@@ -483,10 +483,12 @@ static int load_kallsyms(struct tally_symbols *s)
 		kd->detail = strdup("kallsyms addresses are all zero: "
 				    "kernel.kptr_restrict hides them (run as root or "
 				    "set kernel.kptr_restrict=0)");
+	} else if (!err && k->kc) {
+		kd->kc = tally__kcache_dso(k->kc, 0);	/* symbols read at lookups */
+		kd->nr_syms = k->nk;
 	} else if (!err) {
 		kd->syms = k->ksyms;
 		kd->nr_syms = k->nk;
-		kd->names_shared = k->names != NULL;
 		k->ksyms = NULL;
 	}
 	for (size_t i = 0; !err && i < k->nmods; i++) {
@@ -500,17 +502,19 @@ static int load_kallsyms(struct tally_symbols *s)
 		md->symsrc = strdup(s->kallsyms);
 		if (!k->nonzero) {
 			md->status = TALLY_DSO_KALLSYMS_RESTRICTED;
+		} else if (k->kc) {
+			md->kc = tally__kcache_dso(k->kc, i + 1);
+			md->nr_syms = k->nm[i];
 		} else {
 			md->syms = k->msyms[i];
 			md->nr_syms = k->nm[i];
-			md->names_shared = k->names != NULL;
 			k->msyms[i] = NULL;
 		}
 	}
 out:
-	/* the cache's names live as long as the DSOs pointing into them */
-	s->knames = k->names;
-	k->names = NULL;
+	/* the cache lives as long as the DSOs reading it */
+	s->kc = k->kc;
+	k->kc = NULL;
 	kparse_free(k);
 	free(s->kp);
 	s->kp = NULL;
@@ -639,13 +643,39 @@ uint64_t tally_dso__map_ip_to_vaddr(const struct tally_dso *d, uint64_t map_ip)
 	return d->nr_segs ? map_ip - d->segs[0].off + d->segs[0].vaddr : map_ip;
 }
 
+/*
+ * "name@plt" with name demangled, cut as synth_plt cuts it (perf
+ * demangles each PLT entry at load: a C++ program's libstdc++ entries
+ * were 900 demangles a run); NULL when name is not mangled.
+ */
+static char *plt_demangle(const char *s)
+{
+	size_t n = strlen(s);
+	char buf[512], *name, *dm;
+
+	if (n < 4 || strcmp(s + n - 4, "@plt"))
+		return tally_demangle(s);	/* the file's own symbol there */
+	if (!(name = strndup(s, n - 4)))
+		return NULL;
+	dm = tally_demangle(name);
+	free(name);
+	if (!dm)
+		return NULL;
+	snprintf(buf, sizeof(buf), "%s@plt", dm);
+	free(dm);
+	return strdup(buf);
+}
+
 const struct tally_symbol *tally__dso_symbol(struct tally_dso *d, uint64_t vaddr)
 {
-	const struct tally_symbol *sym = d->tree ? tally__symtree_find(d->tree, d->syms, vaddr) :
-					    tally__syms_find(d->syms, d->nr_syms, vaddr);
+	const struct tally_symbol *sym;
 	size_t i;
 	char *dm;
 
+	if (d->kc)	/* the kallsyms cache's, read at the first lookup */
+		return tally__kcache_symbol(d->kc, vaddr);
+	sym = d->tree ? tally__symtree_find(d->tree, d->syms, vaddr) :
+			tally__syms_find(d->syms, d->nr_syms, vaddr);
 	if (!sym || !d->demangle_lazy)
 		return sym;
 	i = (size_t)(sym - d->syms);
@@ -654,8 +684,10 @@ const struct tally_symbol *tally__dso_symbol(struct tally_dso *d, uint64_t vaddr
 	if (d->dm_done[i / 8] & (1u << (i % 8)))
 		return sym;
 	d->dm_done[i / 8] |= (uint8_t)(1u << (i % 8));
-	if ((dm = tally_demangle(sym->name))) {
-		free((char *)sym->name);
+	if ((dm = sym->start >= d->plt_lo && sym->start < d->plt_hi ? plt_demangle(sym->name) :
+		  tally_demangle(sym->name))) {
+		if (!tally__dso_pooled(d, sym->name))
+			free((char *)sym->name);
 		d->syms[i].name = dm;
 	}
 	return sym;

@@ -24,14 +24,31 @@ int tally__symvec_add(struct tally__symvec *v, uint64_t start, uint64_t size,
 		v->v = p;
 		v->alloc = n;
 	}
-	char *dup = strdup(name);
+	char *dup = NULL;
+	size_t len = strlen(name) + 1;
 
-	if (!dup)
-		return -ENOMEM;
+	if (!v->arena) {
+		if (!(dup = strdup(name)))
+			return -ENOMEM;
+	} else if (v->plen + len > v->pcap) {
+		size_t cap = v->pcap ? v->pcap * 2 : 65536;
+		char *p;
+
+		while (cap < v->plen + len)
+			cap *= 2;
+		if (!(p = realloc(v->pool, cap)))
+			return -ENOMEM;
+		v->pool = p;
+		v->pcap = cap;
+	}
 	v->v[v->nr++] = (struct tally__rawsym){
 		.start = start, .end = start + size, .binding = binding,
-		.name = dup, .idx = v->seq++, .module_edge = module_edge,
+		.name = dup, .idx = v->seq++, .noff = v->plen, .module_edge = module_edge,
 	};
+	if (v->arena) {
+		memcpy(v->pool + v->plen, name, len);
+		v->plen += len;
+	}
 	return 0;
 }
 
@@ -68,8 +85,13 @@ int tally__symvec_add_object(struct tally__symvec *v, size_t idx, uint64_t start
 
 void tally__symvec_trim(struct tally__symvec *v, size_t n, size_t nobj)
 {
-	while (v->nr > n)
-		free(v->v[--v->nr].name);
+	if (v->arena && v->nr > n)
+		v->plen = v->v[n].noff;	/* their names were the pool's last */
+	while (v->nr > n) {
+		v->nr--;
+		if (!v->arena)
+			free(v->v[v->nr].name);
+	}
 	if (v->nobj > nobj)
 		v->nobj = nobj;
 }
@@ -82,6 +104,81 @@ static int rawsym_cmp(const void *a, const void *b)
 		return x->start < y->start ? -1 : 1;
 	/* Equal starts keep table order: perf's rb-tree inserts them right. */
 	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/*
+ * A stable radix sort of the starts, a byte at a time, skipping the bytes
+ * all starts share (glibc's qsort of whole entries was a tenth of a small
+ * report's time).
+ */
+int tally__sort_keys(struct tally__skey *a, size_t n)
+{
+	struct tally__skey *b = malloc((n ? n : 1) * sizeof(*b)), *in = a, *t;
+
+	if (!b)
+		return -ENOMEM;
+	for (int shift = 0; shift < 64; shift += 8) {
+		size_t cnt[256] = { 0 }, sum = 0;
+
+		for (size_t i = 0; i < n; i++)
+			cnt[in[i].start >> shift & 255]++;
+		if (!n || cnt[in[0].start >> shift & 255] == n)
+			continue;
+		for (int d = 0; d < 256; d++) {
+			size_t c = cnt[d];
+
+			cnt[d] = sum;
+			sum += c;
+		}
+		for (size_t i = 0; i < n; i++)
+			b[cnt[in[i].start >> shift & 255]++] = in[i];
+		t = in;
+		in = b;
+		b = t;
+	}
+	if (in != a) {
+		memcpy(a, in, n * sizeof(*a));
+		b = in;
+	}
+	free(b);
+	return 0;
+}
+
+/*
+ * r in start order, equal starts in table order (rawsym_cmp); the entries
+ * moved in place, cycle by cycle (a sorted copy of node's 106k was 4 MB
+ * more at a report's peak).
+ */
+static int sort_by_start(struct tally__rawsym *r, size_t n)
+{
+	struct tally__skey *a = malloc(n * sizeof(*a));
+
+	if (!a)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		a[i] = (struct tally__skey){ r[i].start, i };
+	if (tally__sort_keys(a, n)) {
+		free(a);
+		return -ENOMEM;
+	}
+	/* r[j] takes r[a[j].i]; a[j].i = j once placed */
+	for (size_t i = 0; i < n; i++) {
+		struct tally__rawsym tmp;
+		size_t j = i, k;
+
+		if (a[i].i == i)
+			continue;
+		tmp = r[i];
+		while ((k = a[j].i) != i) {
+			r[j] = r[k];
+			a[j].i = j;
+			j = k;
+		}
+		r[j] = tmp;
+		a[j].i = j;
+	}
+	free(a);
+	return 0;
 }
 
 /* What choose_best_symbol weighs of a symbol; an object has no name, its counts instead. */
@@ -340,7 +437,9 @@ static void sort_raw(struct tally__symvec *v)
 	/* kallsyms and most symbol tables come in order: sort only when not */
 	for (size_t i = 1; i < v->nr; i++)
 		if (rawsym_cmp(&v->v[i - 1], &v->v[i]) > 0) {
-			qsort(v->v, v->nr, sizeof(*v->v), rawsym_cmp);
+			/* in place; without memory for the keys, qsort (same order) */
+			if (sort_by_start(v->v, v->nr))
+				qsort(v->v, v->nr, sizeof(*v->v), rawsym_cmp);
 			break;
 		}
 }
@@ -377,16 +476,21 @@ int tally__symvec_finish_tree(struct tally__symvec *v, struct tally_symbol **out
 		*tree = NULL;
 	if (!n)
 		return 0;
+	/* the pool moves no more: the names' places are known now */
+	for (size_t i = 0; v->arena && i < n; i++)
+		r[i].name = v->pool + r[i].noff;
 	sort_raw(v);
 	if (tree && v->perf_tree && nested(r, n) &&
 	    !(t = replay(r, n, v->obj, v->nobj, v->demangle)))
 		return -ENOMEM;
 	/* perf's tree only: out of the table */
 	for (size_t i = 0; i < nn; i++) {
-		if (r[i].tree_only)
-			free(r[i].name);
-		else
+		if (r[i].tree_only) {
+			if (!v->arena)
+				free(r[i].name);
+		} else {
 			r[k++] = r[i];
+		}
 	}
 	n = v->nr = k;
 	k = 0;
@@ -413,9 +517,11 @@ int tally__symvec_finish_tree(struct tally__symvec *v, struct tally_symbol **out
 			continue;
 		}
 		if (best_is_a(cur, &r[i], v->demangle)) {
-			free(r[i].name);
+			if (!v->arena)
+				free(r[i].name);
 		} else {
-			free(cur->name);
+			if (!v->arena)
+				free(cur->name);
 			*cur = r[i];
 		}
 	}
@@ -432,7 +538,9 @@ int tally__symvec_finish_tree(struct tally__symvec *v, struct tally_symbol **out
 					      .name = r[i].name, .binding = r[i].binding };
 	free(v->v);
 	free(v->obj);
-	memset(v, 0, sizeof(*v));
+	v->v = NULL;
+	v->obj = NULL;
+	v->nr = v->alloc = v->nobj = v->aobj = 0;	/* the pool stays, for the table's owner */
 	if (t) {
 		tree_link_table(t, nn + nobj, s, n);
 		*tree = t;
@@ -444,10 +552,11 @@ int tally__symvec_finish_tree(struct tally__symvec *v, struct tally_symbol **out
 
 void tally__symvec_free(struct tally__symvec *v)
 {
-	for (size_t i = 0; i < v->nr; i++)
+	for (size_t i = 0; !v->arena && i < v->nr; i++)
 		free(v->v[i].name);
 	free(v->v);
 	free(v->obj);
+	free(v->pool);
 	memset(v, 0, sizeof(*v));
 }
 

@@ -17,6 +17,7 @@
 #include <cmocka.h>
 #include <linux/perf_event.h>
 #include <tally/tally.h>
+#include "stacks_internal.h"
 
 enum { A = 0x1000, B = 0x2000, C = 0x3000, D = 0x4000 };
 
@@ -711,6 +712,92 @@ static void test_stacks_view(void **state)
 	tally_session__close(ss);
 }
 
+/* A file whose one map (path) the header gives build id byte b, samples in it. */
+static char *write_mapped(const char *path, uint8_t b)
+{
+	static char fpath[] = "/tmp/test_hist.XXXXXX";
+	struct perf_event_attr a = {
+		.type = PERF_TYPE_SOFTWARE, .size = sizeof(a), .config = PERF_COUNT_SW_CPU_CLOCK,
+		.sample_period = 10, .sample_type = SAMPLE_TYPE, .sample_id_all = 1,
+	};
+	struct {
+		struct perf_event_header h;
+		uint32_t pid, tid;
+		uint64_t start, len, pgoff;
+		char name[32];
+		uint32_t id_pid, id_tid;
+		uint64_t time;
+		uint32_t cpu, res;
+	} m = { { PERF_RECORD_MMAP, PERF_RECORD_MISC_USER, sizeof(m) }, 100, 100, 0x400000,
+		0x100000, 0, "", 100, 100, 1, 0, 0 };
+	const struct spec sp = { 100, 10, 2, { 0x401000, 0x402000 } };
+	uint8_t id[20];
+	uint64_t eid = 1;
+	struct tally_data_writer *w;
+	int fd;
+
+	memset(id, b, sizeof(id));
+	strncpy(m.name, path, sizeof(m.name) - 1);
+	strcpy(fpath, "/tmp/test_hist.XXXXXX");
+	fd = mkstemp(fpath);
+	assert_true(fd >= 0);
+	w = tally_data_writer__new_fd(fd, NULL);
+	assert_non_null(w);
+	assert_int_equal(tally_data_writer__add_attr(w, &a, &eid, 1, "cpu-clock"), 0);
+	assert_int_equal(tally_data_writer__begin(w), 0);
+	comm(w, 100, "alpha", 1);
+	put(w, &m);
+	sample(w, &sp, 10);
+	assert_int_equal(tally_data_writer__add_build_id(w, -1, PERF_RECORD_MISC_USER, id,
+							 sizeof(id), path), 0);
+	assert_int_equal(tally_data_writer__finish(w), 0);
+	tally_data_writer__free(w);
+	close(fd);
+	return fpath;
+}
+
+/*
+ * The stacks view names each frame's file by the build id its recording
+ * noted: two recordings of one path, one after the other, each their own
+ * (a one-entry cache kept in statics, keyed by reader and path pointers,
+ * gave the second file the first one's id when both came back alike).
+ */
+static void test_stacks_build_ids(void **state)
+{
+	TALLY_OPTS(tally_hist_opts, o, .chains = true);
+	static const char *const want[] = { "1111111111111111111111111111111111111111",
+					    "2222222222222222222222222222222222222222" };
+
+	(void)state;
+	for (int k = 0; k < 2; k++) {
+		char *path = write_mapped("/nonexistent/libx.so", k ? 0x22 : 0x11);
+		struct run r = { 0 };
+		TALLY_OPTS(tally_session_opts, so, .sample = on_sample, .ctx = &r);
+		struct tally_session *ss = tally_session__open(path, &so);
+		struct tally_stacks *st;
+		size_t seen = 0;
+
+		assert_non_null(ss);
+		r.h = tally_hist__new(ss, &o);
+		assert_non_null(r.h);
+		assert_int_equal(tally_session__run(ss), 0);
+		unlink(path);
+		assert_int_equal(tally_hist__resort(r.h), 0);
+		st = tally_stacks__from_hist(r.h, 0);
+		assert_non_null(st);
+		for (size_t i = 0; i < st->nframes; i++)
+			if (st->frames[i].dso && !strcmp(st->frames[i].dso, "/nonexistent/libx.so")) {
+				assert_non_null(st->frames[i].build_id);
+				assert_string_equal(st->frames[i].build_id, want[k]);
+				seen++;
+			}
+		assert_int_equal(seen, 2);
+		tally_stacks__free(st);
+		tally_hist__free(r.h);
+		tally_session__close(ss);
+	}
+}
+
 static void test_bad_input(void **state)
 {
 	static const enum tally_hist_key bad_key[] = { TALLY_HIST_KEY__NR };
@@ -754,6 +841,7 @@ int main(void)
 		cmocka_unit_test(test_decay_wide_tree),
 		cmocka_unit_test(test_decay_then_samples),
 		cmocka_unit_test(test_stacks_view),
+		cmocka_unit_test(test_stacks_build_ids),
 		cmocka_unit_test(test_bad_input),
 	};
 

@@ -119,12 +119,55 @@ static void test_objects_tree_only(void **state)
 	drop(&tb);
 }
 
+/*
+ * Names in one pool (an ELF file's load): they are NULL until finish, yet
+ * perf's tree (a label inside a function) and the aliases' demangled
+ * compare read them; a trimmed symbol gives its room in the pool back.
+ */
+static void test_pooled_names(void **state)
+{
+	struct tally__symvec v = { .arena = true, .demangle = true, .perf_tree = true };
+	struct table tb;
+	const struct tally_symbol *s;
+	size_t keep, plen;
+
+	(void)state;
+	add(&v, 0x100, 0x80, STB_LOCAL, "fn");
+	add(&v, 0x140, 0x10, STB_GLOBAL, "_Znwm");
+	add(&v, 0x140, 0x10, STB_GLOBAL, "_Znam");
+	keep = v.nr;
+	plen = v.plen;
+	add(&v, 0x900, 0x10, STB_GLOBAL, "gone");
+	tally__symvec_trim(&v, keep, v.nobj);
+	assert_int_equal(v.plen, plen);
+	add(&v, 0x300, 0x20, STB_GLOBAL, "other");
+	assert_true(tally__symvec_nested(&v));
+	assert_int_equal(tally__symvec_finish_tree(&v, &tb.s, &tb.n, &tb.t), 0);
+	assert_non_null(tb.t);
+	assert_int_equal(tb.n, 3);
+	assert_string_equal(tb.s[0].name, "fn");
+	assert_string_equal(tb.s[1].name, "_Znam");	/* "operator new[]" */
+	assert_string_equal(tb.s[2].name, "other");
+	for (size_t i = 0; i < tb.n; i++)	/* the table's names are the pool's */
+		assert_true(tb.s[i].name >= v.pool && tb.s[i].name < v.pool + v.plen);
+	s = tally__symtree_find(tb.t, tb.s, 0x120);
+	assert_non_null(s);
+	assert_string_equal(s->name, "fn");
+	s = tally__symtree_find(tb.t, tb.s, 0x308);
+	assert_non_null(s);
+	assert_string_equal(s->name, "other");
+	free(tb.s);
+	tally__symtree_free(tb.t);
+	tally__symvec_free(&v);	/* the pool, not taken by a DSO here */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_aliases_demangled),
 		cmocka_unit_test(test_label_in_function),
 		cmocka_unit_test(test_objects_tree_only),
+		cmocka_unit_test(test_pooled_names),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
