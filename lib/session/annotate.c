@@ -883,8 +883,12 @@ static int make_lines(struct tally_annotate *a, int idx, struct tally_annotate_l
 		free(m.buf);
 		return set_err(a, e, -ENOMEM);
 	}
-	/* perf drops the nops that pad the function's end */
-	while (m.nr && nop_line(&m.v[m.nr - 1], m.buf + m.text_off[m.nr - 1]))
+	/*
+	 * perf drops the nops that pad the function's end only for kcore's
+	 * code (kallsyms has no sizes); a sizeless ELF symbol (crtstuff's
+	 * __do_global_dtors_aux) keeps its padding up to the next symbol
+	 */
+	while (!names && m.nr && nop_line(&m.v[m.nr - 1], m.buf + m.text_off[m.nr - 1]))
 		m.nr--;
 	tally_annotate__totals(a, e->sym.attr, &tot_nr, &tot_period);
 	last = -1;
