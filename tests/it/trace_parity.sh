@@ -82,9 +82,16 @@ if have_perf; then
 		gs=(git -C "$repo" --no-optional-locks status)
 		$TALLY trace -s -o "$tmp/t" -- "${gs[@]}" >/dev/null
 		want=$(tables "$tmp/t")
-		[ "$(grep -c ' events, ' "$tmp/t")" = 1 ] && [ -n "$want" ] &&
-			perf_same "$want" "${gs[@]}" && ok "-s on git status: perf's syscalls, counts and errors" ||
-			fail "-s on git status: perf's syscalls, counts and errors"
+		# as for the threads above: on the sanitized suite's slow machine
+		# perf trace drops records (one read short of tally's, whose count
+		# equals strace's below), so perf is compared on the plain build
+		if [ -n "${SAN:-}" ]; then
+			skip "-s on git status: perf's table (perf trace drops records on the sanitized suite's machine)"
+		else
+			[ "$(grep -c ' events, ' "$tmp/t")" = 1 ] && [ -n "$want" ] &&
+				perf_same "$want" "${gs[@]}" && ok "-s on git status: perf's syscalls, counts and errors" ||
+				fail "-s on git status: perf's syscalls, counts and errors"
+		fi
 	else
 		missing "git is not installed"
 	fi
