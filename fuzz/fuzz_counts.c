@@ -22,16 +22,7 @@
 #include <tally/counts.h>
 #include "evsel_internal.h"
 
-#ifndef FUZZ_CHECK
-#define FUZZ_CHECK(cond)						\
-	do {								\
-		if (!(cond)) {						\
-			fprintf(stderr, "%s:%d: check failed: %s\n",	\
-				__FILE__, __LINE__, #cond);		\
-			abort();					\
-		}							\
-	} while (0)
-#endif
+#include "fuzz_check.h"
 
 #ifndef PERF_FORMAT_LOST
 #define PERF_FORMAT_LOST (1U << 4)

@@ -19,16 +19,7 @@
 #include <tally/cpumap.h>
 #include "evsel_internal.h"
 
-#ifndef FUZZ_CHECK
-#define FUZZ_CHECK(cond)						\
-	do {								\
-		if (!(cond)) {						\
-			fprintf(stderr, "%s:%d: check failed: %s\n",	\
-				__FILE__, __LINE__, #cond);		\
-			abort();					\
-		}							\
-	} while (0)
-#endif
+#include "fuzz_check.h"
 
 #define CPUMAP_MAX_INPUT	65536
 #define CPUMAP_MAX_CPU		8192	/* lib/cpumap.c's TALLY_MAX_CPU */

@@ -15,16 +15,7 @@
 #include <string.h>
 #include <tally/data_read.h>
 
-#ifndef FUZZ_CHECK
-#define FUZZ_CHECK(cond)						\
-	do {								\
-		if (!(cond)) {						\
-			fprintf(stderr, "%s:%d: check failed: %s\n",	\
-				__FILE__, __LINE__, #cond);		\
-			abort();					\
-		}							\
-	} while (0)
-#endif
+#include "fuzz_check.h"
 
 static unsigned long dr_files_opened, dr_records_seen, dr_errors_seen;
 

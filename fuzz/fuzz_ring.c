@@ -36,16 +36,7 @@
 #include <unistd.h>
 #include <tally/mmap.h>
 
-#ifndef FUZZ_CHECK
-#define FUZZ_CHECK(cond)						\
-	do {								\
-		if (!(cond)) {						\
-			fprintf(stderr, "%s:%d: check failed: %s\n",	\
-				__FILE__, __LINE__, #cond);		\
-			abort();					\
-		}							\
-	} while (0)
-#endif
+#include "fuzz_check.h"
 
 #define RING_HDR_BYTES	10
 #define RING_MAX_ROUNDS	4

@@ -22,16 +22,7 @@
 #include <unistd.h>
 #include <tally/symbols.h>
 
-#ifndef FUZZ_CHECK
-#define FUZZ_CHECK(cond)						\
-	do {								\
-		if (!(cond)) {						\
-			fprintf(stderr, "%s:%d: check failed: %s\n",	\
-				__FILE__, __LINE__, #cond);		\
-			abort();					\
-		}							\
-	} while (0)
-#endif
+#include "fuzz_check.h"
 
 static uint64_t rd(const uint8_t *p, int n)
 {

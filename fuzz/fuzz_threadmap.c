@@ -19,16 +19,7 @@
 #include <string.h>
 #include <tally/threadmap.h>
 
-#ifndef FUZZ_CHECK
-#define FUZZ_CHECK(cond)						\
-	do {								\
-		if (!(cond)) {						\
-			fprintf(stderr, "%s:%d: check failed: %s\n",	\
-				__FILE__, __LINE__, #cond);		\
-			abort();					\
-		}							\
-	} while (0)
-#endif
+#include "fuzz_check.h"
 
 #define THREADMAP_MAX_INPUT	4096
 

@@ -23,16 +23,7 @@
 #include <tally/record.h>
 #include <tally/trace_fmt.h>
 
-#ifndef FUZZ_CHECK
-#define FUZZ_CHECK(cond)						\
-	do {								\
-		if (!(cond)) {						\
-			fprintf(stderr, "%s:%d: check failed: %s\n",	\
-				__FILE__, __LINE__, #cond);		\
-			abort();					\
-		}							\
-	} while (0)
-#endif
+#include "fuzz_check.h"
 
 static unsigned long tf_parsed, tf_damaged, tf_printed, tf_refused;
 
