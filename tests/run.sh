@@ -53,5 +53,10 @@ for t in tests/it/*.sh; do
 done
 
 echo "$skip skipped (each names its reason above)"
+# The failures again at the end, where a log's tail shows them.
+for n in "${failed_names[@]}"; do
+	echo "FAILED $n:"
+	grep -Ev '^ok ' "$log/$(echo "$n" | tr '/' '_').log" | grep -Eiv '# skip' | head -12 | sed 's/^/    /'
+done
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
