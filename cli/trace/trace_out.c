@@ -600,12 +600,22 @@ struct row {
 	const struct tally_sc_stats *s;
 };
 
+/*
+ * perf's total: the calls times the running mean, not the sum of the
+ * times (they differ in the last digit), and its rows sorted by it.
+ */
+static double row_msecs(const struct tally_sc_stats *s)
+{
+	return (double)s->calls * (s->mean / 1e6);
+}
+
 static int row_cmp(const void *a, const void *b)
 {
 	const struct row *x = a, *y = b;
+	double mx = row_msecs(x->s), my = row_msecs(y->s);
 
-	if (x->s->total_ns != y->s->total_ns)
-		return x->s->total_ns > y->s->total_ns ? -1 : 1;
+	if (mx != my)
+		return mx > my ? -1 : 1;
 	return x->nr - y->nr;
 }
 
@@ -640,7 +650,7 @@ static void thread_summary(struct trace_out *o, pid_t tid, uint64_t all)
 
 		fprintf(o->fp, "   %-15s", sc_name(rows[i].nr, nb, sizeof(nb)));
 		fprintf(o->fp, " %8llu %6llu %9.3f %9.3f %9.3f", (unsigned long long)s->calls,
-			(unsigned long long)s->errors, (double)s->total_ns / 1e6,
+			(unsigned long long)s->errors, row_msecs(s),
 			(double)s->min_ns / 1e6, s->mean / 1e6);
 		fprintf(o->fp, " %9.3f %9.2f%%\n", (double)s->max_ns / 1e6,
 			tally_sc_stats__stddev_pct(s));
