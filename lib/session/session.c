@@ -580,7 +580,7 @@ const char *tally__session_unnamed_comm(struct tally_session *s, int32_t pid, in
 	struct session_rename *n;
 
 	snprintf(name, sizeof(name), ":%d", (int)tid);
-	if (tally_machine__comm(s->m, pid, tid, name, false) ||
+	if (tally__machine_default_comm(s->m, pid, tid, name) ||
 	    !(c = tally_machine__comm_of(s->m, tid)))
 		return NULL;
 	n = realloc(s->renames, (s->nrenames + 1) * sizeof(*n));

@@ -23,6 +23,7 @@ struct mapset {
 struct thread {
 	int32_t pid, tid;
 	const char *comm;
+	bool comm_set;		/* by a COMM, not the ":TID" default (perf's comm_set) */
 	bool dead;
 	struct mapset *maps;
 };
@@ -242,6 +243,7 @@ static struct thread *thread_findnew(struct tally_machine *m, int32_t pid,
 	t->pid = pid;
 	t->tid = tid;
 	t->comm = NULL;
+	t->comm_set = false;
 	t->dead = false;
 	t->maps = ms;
 	m->nr_threads++;
@@ -372,6 +374,7 @@ int tally_machine__comm(struct tally_machine *m, int32_t pid, int32_t tid,
 	t->comm = tally__strpool_add(&m->pool, comm);
 	if (!t->comm)
 		return tally__err(ENOMEM);
+	t->comm_set = true;
 	/*
 	 * exec: the old maps stay, as in perf. The kernel writes COMM exec
 	 * before the old program's stack is gone: a sample inside execve()
@@ -410,6 +413,7 @@ int tally_machine__fork(struct tally_machine *m, int32_t pid, int32_t tid,
 		t->pid = pid;
 		t->dead = false;
 		t->comm = NULL;
+		t->comm_set = false;
 	} else {
 		t = thread_findnew(m, pid, tid, ms);
 		mapset_put(ms);		/* findnew took its own reference */
@@ -417,9 +421,23 @@ int tally_machine__fork(struct tally_machine *m, int32_t pid, int32_t tid,
 	if (!t)
 		return tally__err(ENOMEM);
 	parent = thread_find(m, ptid);	/* the table may have grown */
-	if (parent && parent->comm)
+	if (parent && parent->comm && parent->comm_set) {
+		/* as perf's thread__fork: a parent's ":PID" default is not passed on */
 		t->comm = parent->comm;
+		t->comm_set = true;
+	}
 	return 0;
+}
+
+int tally__machine_default_comm(struct tally_machine *m, int32_t pid, int32_t tid,
+				const char *comm)
+{
+	int err = tally_machine__comm(m, pid, tid, comm, false);
+	struct thread *t = err ? NULL : thread_find(m, tid);
+
+	if (t)
+		t->comm_set = false;
+	return err;
 }
 
 int tally_machine__exit(struct tally_machine *m, int32_t pid, int32_t tid)

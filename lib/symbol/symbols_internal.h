@@ -12,6 +12,9 @@ int tally__kallsyms_line(char *line, uint64_t *addr, char *type, char **name,
 
 /* A number no other machine of this process had: a cache key. */
 uint64_t tally__machine_id(const struct tally_machine *m);
+/* A thread's name until a COMM gives one (":TID"): not inherited by a fork, as perf's. */
+int tally__machine_default_comm(struct tally_machine *m, int32_t pid, int32_t tid,
+				const char *comm);
 
 /*
  * maps.c: the name a mapping's file gets in the machine, as perf's

@@ -9,6 +9,10 @@ late-comm    thread 5000 is sampled before its first COMM and renamed
 bad-context  call chains holding a context marker perf does not know (the
              garbage a frame-pointer walk of a user stack can yield): perf
              discards such a chain whole, last marker or not.
+fork-unnamed thread 5100, sampled before any COMM (":5100"), forks a thread
+             and a process: they keep their own ":TID" (perf's thread__fork
+             passes on only a name a COMM set); after a COMM, the next
+             fork's child carries it.
 addrs BINARY ADDR...
              one sample at each of the binary's ELF addresses (hex), the
              binary mapped whole as one executable mapping: which symbol
@@ -50,6 +54,26 @@ def late_comm():
         r.append(sample(st, 5000, 5000, t, B + 0x10)); t += 10
     r.append(comm(5000, 5000, 'later', t)); t += 10
     r.append(sample(st, 5000, 5000, t, B + 0x10))
+    return st, r
+
+
+def fork(pid, ppid, tid, ptid, t):
+    return rec(7, 0, struct.pack('<IIIIQ', pid, ppid, tid, ptid, t) + trailer(pid, tid, t))
+
+
+def fork_unnamed():
+    st = IP | TID | TIME | PERIOD
+    r = [rec(1, 2, struct.pack('<IIQQQ', 5100, 5100, B, 0x1000, 0) + cstr('/nonexistent/f') +
+             trailer(5100, 5100, T0))]
+    t = T0 + 10
+    r.append(sample(st, 5100, 5100, t, B + 0x10)); t += 10
+    r.append(fork(5100, 5100, 5101, 5100, t)); t += 10
+    r.append(fork(5102, 5100, 5102, 5100, t)); t += 10
+    r.append(sample(st, 5100, 5101, t, B + 0x20)); t += 10
+    r.append(sample(st, 5102, 5102, t, B + 0x30)); t += 10
+    r.append(comm(5100, 5100, 'named', t)); t += 10
+    r.append(fork(5103, 5100, 5103, 5100, t)); t += 10
+    r.append(sample(st, 5103, 5103, t, B + 0x40))
     return st, r
 
 
@@ -101,7 +125,7 @@ def addrs(path, *hexes):
     return st, r
 
 
-cases = {'late-comm': late_comm, 'bad-context': bad_context, 'addrs': addrs}
+cases = {'late-comm': late_comm, 'fork-unnamed': fork_unnamed, 'bad-context': bad_context, 'addrs': addrs}
 if len(sys.argv) < 3 or sys.argv[1] not in cases or (sys.argv[1] != 'addrs') != (len(sys.argv) == 3):
     sys.exit(__doc__)
 if sys.argv[1] == 'addrs':

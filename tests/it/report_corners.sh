@@ -51,6 +51,14 @@ perf script -i "$d/late.data" >"$d/ps" 2>/dev/null
 "$TALLY" script -i "$d/late.data" >"$d/ts" 2>/dev/null
 check "late COMM: script lines are perf's ($(wc -l <"$d/ps") lines)" cmp -s "$d/ps" "$d/ts"
 is "late COMM: script's lines before the COMM are ':5000'" "$(grep -c '^ *:5000 ' "$d/ts")" 3
+# a fork passes on a name a COMM gave, not the parent's ":PID" default
+python3 "$HERE/craft_data.py" fork-unnamed "$d/fork.data"
+perf script -i "$d/fork.data" >"$d/ps" 2>/dev/null
+"$TALLY" script -i "$d/fork.data" >"$d/ts" 2>/dev/null
+check "fork of an unnamed thread: script lines are perf's ($(wc -l <"$d/ps") lines)" cmp -s "$d/ps" "$d/ts"
+is "fork of an unnamed thread: the children keep ':TID'" "$(grep -Ec '^ *:510[12] +510[12] ' "$d/ts")" 2
+is "fork after a COMM: the child carries the name" "$(grep -Ec '^ *named +5103 ' "$d/ts")" 1
+same "fork of an unnamed thread:" "$d/fork.data" --sort comm,pid
 # -n, --show-total-period and -q; two events: the preamble once, then a block each
 perf record -q -e cpu-clock,task-clock -F 999 -g -o "$d/two.data" -- "$HELPERS/burn" 200 >/dev/null 2>&1
 for o in "-n" "-n --no-children" "--show-total-period -n -g none" "-q" "-q --no-children -g none" \
