@@ -987,6 +987,26 @@ int tally_data_reader__foreach(struct tally_data_reader *r,
 	return ret;
 }
 
+/* Whole pages: a page shared with a later record comes back when that one is read. */
+void tally__data_reader_release(struct tally_data_reader *r, const void *lo, const void *hi)
+{
+	const uint8_t *a = lo, *b = hi, *base = r->buf;
+	size_t len = r->len;
+
+	if (!r->mapped || a >= b)
+		return;
+	for (int i = 0; i < r->nr_parts && !(a >= base && b <= base + len); i++) {
+		base = r->parts[i].buf;
+		len = r->parts[i].len;
+	}
+	if (a < base || b > base + len)
+		return;
+	uintptr_t from = (uintptr_t)a & ~(uintptr_t)4095;
+	uintptr_t to = ((uintptr_t)b + 4095) & ~(uintptr_t)4095;
+
+	madvise((void *)from, to - from, MADV_DONTNEED);
+}
+
 bool tally_data_reader__record_stays(const struct tally_data_reader *r,
 				     const struct perf_event_header *h)
 {

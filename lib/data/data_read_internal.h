@@ -2,7 +2,7 @@
 /*
  * The reader's slot for its parsed header features: data_header.c (above
  * the reader) fills it and hands the function that frees it, which the
- * reader calls at close.
+ * reader calls at close. And the pages of records a caller has applied.
  */
 #ifndef TALLY_DATA_READ_INTERNAL_H
 #define TALLY_DATA_READ_INTERNAL_H
@@ -13,5 +13,13 @@ struct tally_data_reader;
 /* The reader's cache slot (made on first ask); release frees it at close. */
 struct tally__feat_cache **tally__data_reader_feat_cache(const struct tally_data_reader *r,
 							 void (*release)(struct tally__feat_cache *));
+
+/*
+ * The caller is done with the records in [lo, hi) of the file's mapping:
+ * the pages they touch leave the resident set (a record still queued on
+ * one of them faults it back from the page cache). Nothing for records
+ * outside the mapping.
+ */
+void tally__data_reader_release(struct tally_data_reader *r, const void *lo, const void *hi);
 
 #endif

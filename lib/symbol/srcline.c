@@ -6,16 +6,114 @@
  */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
+#include <gelf.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 #include "internal.h"
 #include "debugcache.h"
 #include "elf_util.h"
 #include "dso_internal.h"
+
+/*
+ * Pages of the debug file's mapping leave the resident set after a walk
+ * over much of it. What the lookups read again comes back from the page
+ * cache; libdw's own tables are in its memory, and its pointers into the
+ * mapping stay valid. off and len: of .debug_info.
+ */
+static void info_drop(struct tally_dso *d, uint64_t off, uint64_t len)
+{
+	uintptr_t from, to;
+
+	if (!d->dw_info_len || off >= d->dw_info_len)
+		return;
+	if (len > d->dw_info_len - off)
+		len = d->dw_info_len - off;
+	from = ((uintptr_t)d->dw_map + d->dw_info_off + off) & ~(uintptr_t)4095;
+	to = ((uintptr_t)d->dw_map + d->dw_info_off + off + len + 4095) & ~(uintptr_t)4095;
+	madvise((void *)from, to - from, MADV_DONTNEED);
+}
+
+/* A section's bytes in the mapping, when libdw reads them there (not compressed). */
+static bool section_at(struct tally_dso *d, const char *want, uint64_t *off, uint64_t *len)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	size_t shstr;
+
+	if (!d->dw_map || elf_getshdrstrndx(d->dw_elf, &shstr))
+		return false;
+	while ((scn = elf_nextscn(d->dw_elf, scn))) {
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(d->dw_elf, shstr, sh.sh_name)) ||
+		    strcmp(name, want))
+			continue;
+		if ((sh.sh_flags & SHF_COMPRESSED) || sh.sh_type == SHT_NOBITS ||
+		    sh.sh_offset > d->dw_map_len || sh.sh_size > d->dw_map_len - sh.sh_offset)
+			return false;
+		*off = sh.sh_offset;
+		*len = sh.sh_size;
+		return true;
+	}
+	return false;
+}
+
+/*
+ * libdw's first address lookup reads every unit's header
+ * (dwarf_getaranges interns each CU): on libc's 4,000 units, nearly every
+ * page of its .debug_info at once. Done here when the file is opened
+ * (early, on the helper thread), the units a window at a time
+ * (dwarf_offdie interns those up to its DIE), each window's pages dropped
+ * before the next; then the aranges, and what they read dropped too.
+ */
+#define UNITS_WINDOW (256u << 10)
+
+static void units_read(struct tally_dso *d)
+{
+	Dwarf_Off off = 0, next, from = 0, die_off = 0;
+	Dwarf_Aranges *ar;
+	size_t hsize, n;
+	Dwarf_Die die;
+
+	if (!section_at(d, ".debug_info", &d->dw_info_off, &d->dw_info_len))
+		d->dw_info_len = 0;
+	if (!d->dw_info_len)
+		return;
+	while (dwarf_next_unit(d->dw, off, &next, &hsize, NULL, NULL, NULL, NULL, NULL, NULL) == 0) {
+		die_off = off + hsize;
+		off = next;
+		if (off - from >= UNITS_WINDOW) {
+			dwarf_offdie(d->dw, die_off, &die);
+			info_drop(d, from, off - from);
+			from = off;
+		}
+	}
+	if (off > from) {
+		dwarf_offdie(d->dw, die_off, &die);
+		info_drop(d, from, off - from);
+	}
+	if (!dwarf_getaranges(d->dw, &ar, &n))
+		madvise(d->dw_map, d->dw_map_len, MADV_DONTNEED);
+}
+
+/*
+ * A unit's bytes, after a walk over its top level: a small one is not
+ * worth the call (its pages are few, and lookups read them again).
+ */
+static void unit_drop(struct tally_dso *d, Dwarf_Die *cu)
+{
+	Dwarf_Off hdr = dwarf_dieoffset(cu) - dwarf_cuoffset(cu), next;
+
+	if (d->dw_info_len &&
+	    !dwarf_next_unit(d->dw, hdr, &next, NULL, NULL, NULL, NULL, NULL, NULL, NULL) &&
+	    next - hdr >= (64u << 10))
+		info_drop(d, hdr, next - hdr);
+}
 
 static int dwarf_open(struct tally_dso *d)
 {
@@ -42,6 +140,9 @@ static int dwarf_open(struct tally_dso *d)
 	}
 	d->dw_elf = f.elf;
 	d->dw_fd = f.fd;
+	if (!tally__elf_mapping(f.elf, f.fd, &d->dw_map, &d->dw_map_len))
+		d->dw_map = NULL;
+	units_read(d);
 	return 0;
 }
 
@@ -104,6 +205,8 @@ void tally__dso_dwarf_close(struct tally_dso *d)
 	d->dw = NULL;
 	d->dw_elf = NULL;
 	d->dw_fd = -1;
+	d->dw_map = NULL;
+	d->dw_info_len = 0;
 }
 
 int tally__dso_srcline(struct tally_dso *d, uint64_t vaddr, const char **file, int *line)
@@ -273,6 +376,7 @@ static struct tally__cu_scopes *cu_scopes(struct tally_dso *d, Dwarf_Die *cu)
 		return NULL;
 	}
 	d->nr_cu_scopes++;
+	unit_drop(d, cu);
 	return c;
 }
 
@@ -457,6 +561,7 @@ static struct tally__fnidx *fnidx_of(struct tally_dso *d, Dwarf_Die *cu)
 		fnidx_free(x);
 		return NULL;
 	}
+	unit_drop(d, cu);
 	return d->fnidx = x;
 }
 

@@ -4,9 +4,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 #include "asan.h"
 #include "elf_util.h"
@@ -45,6 +47,34 @@ Elf *tally__elf_begin(int fd)
 	if (raw && len)
 		tally__asan_unpoison(raw, len);
 	return elf;
+}
+
+bool tally__elf_mapping(Elf *elf, int fd, void **addr, size_t *len)
+{
+	size_t n = 0;
+	char *raw = elf ? elf_rawfile(elf, &n) : NULL;
+	unsigned long lo, hi, off, ino;
+	unsigned maj, mnr;
+	char perm[8], line[512];
+	struct stat st;
+	bool ok = false;
+	FILE *f;
+
+	if (!raw || !n || fstat(fd, &st) || !(f = fopen("/proc/self/maps", "re")))
+		return false;
+	while (!ok && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lx-%lx %7s %lx %x:%x %lu", &lo, &hi, perm, &off, &maj, &mnr, &ino) != 7)
+			continue;
+		/* libelf maps the whole file from offset 0, never writable */
+		ok = lo == (uintptr_t)raw && hi - lo >= n && !off && perm[1] != 'w' &&
+		     ino == st.st_ino && maj == major(st.st_dev) && mnr == minor(st.st_dev);
+	}
+	fclose(f);
+	if (ok) {
+		*addr = raw;
+		*len = n;
+	}
+	return ok;
 }
 
 /* NT_GNU_BUILD_ID from the notes (sections, else program headers). */

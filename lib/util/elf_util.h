@@ -14,6 +14,13 @@
 int tally__elf_build_id(Elf *elf, uint8_t *id, size_t max);
 /* elf_begin(ELF_C_READ_MMAP), safe under AddressSanitizer. */
 Elf *tally__elf_begin(int fd);
+/*
+ * The read-only mapping of fd's file that libelf made for elf (its
+ * ELF_C_READ_MMAP), checked in /proc/self/maps: its pages can leave the
+ * resident set and come back from the page cache. False where libelf
+ * read the file into memory instead (its mmap failed): that must stay.
+ */
+bool tally__elf_mapping(Elf *elf, int fd, void **addr, size_t *len);
 /* The section headers lie inside the file (checked before libelf reads them). */
 bool tally__elf_shdrs_in_file(int fd);
 
