@@ -125,6 +125,28 @@ static int row_order(const struct report *r, int *order)
 	return n;
 }
 
+/* snprintf(buf, len, addr ? "[%c] 0x%016llx" : "[%c] %016llx", level, addr), len at least 23 */
+static int fmt_addr(char *buf, size_t len, char level, uint64_t addr)
+{
+	int n = 0;
+
+	if (len < 23)
+		return snprintf(buf, len, addr ? "[%c] 0x%016llx" : "[%c] %016llx", level,
+				(unsigned long long)addr);
+	buf[n++] = '[';
+	buf[n++] = level;
+	buf[n++] = ']';
+	buf[n++] = ' ';
+	if (addr) {
+		buf[n++] = '0';
+		buf[n++] = 'x';
+	}
+	for (int sh = 60; sh >= 0; sh -= 4)
+		buf[n++] = "0123456789abcdef"[addr >> sh & 15];
+	buf[n] = '\0';
+	return n;
+}
+
 static int value(const struct report *r, const struct tally_hist_row *e, enum sort_key k, char *buf,
 		 size_t len)
 {
@@ -141,8 +163,7 @@ static int value(const struct report *r, const struct tally_hist_row *e, enum so
 		if (e->sym)
 			return snprintf(buf, len, "[%c] %s", e->level, e->sym);
 		/* perf's "%-#.*llx": the 0x prefix is not printed for zero */
-		return snprintf(buf, len, e->addr ? "[%c] 0x%016llx" : "[%c] %016llx", e->level,
-				(unsigned long long)e->addr);
+		return fmt_addr(buf, len, e->level, e->addr);
 	case K_CPU: return snprintf(buf, len, "%.3d", e->cpu);	/* perf: -001 without CPUs */
 	case K_SRCLINE: return snprintf(buf, len, "%s", e->srcline ? e->srcline : "??:0");
 	case K_PARENT: return snprintf(buf, len, "%s", e->parent ? e->parent : "[other]");
@@ -198,6 +219,8 @@ static int key_width(const struct report *r, struct tally_hist_row *rows, size_t
 			l = (int)strlen(c ? c : rows[i].comm);
 		} else if (s) {
 			l = (int)strlen(s) + (k == K_SYM ? 4 : 0);
+		} else if (k == K_SYM) {
+			l = rows[i].addr ? 22 : 20;	/* fmt_addr's */
 		} else {
 			l = value(r, &rows[i], k, buf, sizeof(buf));
 		}
@@ -220,7 +243,9 @@ static void print_key(const struct report *r, const struct tally_hist_row *e, en
 
 	fputs("  ", stdout);
 	if (s && k == K_SYM) {
-		printf("[%c] ", e->level);
+		fputc('[', stdout);
+		fputc(e->level, stdout);
+		fputs("] ", stdout);
 		width -= 4;
 	} else if (!s) {
 		value(r, e, k, buf, sizeof(buf));

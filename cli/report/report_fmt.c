@@ -34,13 +34,20 @@ int fmt_2f(char *buf, size_t len, double v)
 	return n;
 }
 
+static void put_spaces(FILE *fp, int n)
+{
+	static const char sp[] = "                                ";
+
+	for (; n > 0; n -= (int)sizeof(sp) - 1)
+		fwrite(sp, 1, n < (int)sizeof(sp) - 1 ? (size_t)n : sizeof(sp) - 1, fp);
+}
+
 void put_pct(FILE *fp, double v, int width)
 {
 	char buf[64];
 	int n = fmt_2f(buf, sizeof(buf), v);
 
-	for (; n < width; width--)
-		fputc(' ', fp);
+	put_spaces(fp, width - n);
 	fwrite(buf, 1, (size_t)n, fp);
 	fputc('%', fp);
 }
@@ -48,6 +55,6 @@ void put_pct(FILE *fp, double v, int width)
 void put_left(FILE *fp, const char *s, size_t len, int width)
 {
 	fwrite(s, 1, len, fp);
-	for (; (int)len < width; width--)
-		fputc(' ', fp);
+	if ((int)len < width)
+		put_spaces(fp, width - (int)len);
 }
