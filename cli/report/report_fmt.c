@@ -4,7 +4,8 @@
  * below 10^4) of the exact product, so rounding it to the nearest integer
  * gives glibc's digits unless it lies near a tie, where glibc rounds the
  * exact binary value half to even: there, and outside [0, 10^4), printf
- * itself decides.
+ * itself decides. The writes are stdio's unlocked ones: one thread
+ * prints.
  */
 #include <math.h>
 #include <stdint.h>
@@ -39,7 +40,7 @@ static void put_spaces(FILE *fp, int n)
 	static const char sp[] = "                                ";
 
 	for (; n > 0; n -= (int)sizeof(sp) - 1)
-		fwrite(sp, 1, n < (int)sizeof(sp) - 1 ? (size_t)n : sizeof(sp) - 1, fp);
+		fwrite_unlocked(sp, 1, n < (int)sizeof(sp) - 1 ? (size_t)n : sizeof(sp) - 1, fp);
 }
 
 void put_pct(FILE *fp, double v, int width)
@@ -48,13 +49,13 @@ void put_pct(FILE *fp, double v, int width)
 	int n = fmt_2f(buf, sizeof(buf), v);
 
 	put_spaces(fp, width - n);
-	fwrite(buf, 1, (size_t)n, fp);
-	fputc('%', fp);
+	fwrite_unlocked(buf, 1, (size_t)n, fp);
+	fputc_unlocked('%', fp);
 }
 
 void put_left(FILE *fp, const char *s, size_t len, int width)
 {
-	fwrite(s, 1, len, fp);
+	fwrite_unlocked(s, 1, len, fp);
 	if ((int)len < width)
 		put_spaces(fp, width - (int)len);
 }
