@@ -328,6 +328,41 @@ static int by_seq(const void *a, const void *b)
 }
 
 /*
+ * ord by idx, equal ones in their order (glibc's qsort, a merge sort, is
+ * stable too), leaving each one's idx its place: the idx are a symbol
+ * table's indices, so each is counted into its slot (node's 150k
+ * symbols: a sixth of its report in qsort), and moved there in place.
+ */
+static void sort_by_seq(struct seq_node *ord, size_t n)
+{
+	size_t lo = SIZE_MAX, hi = 0;
+	uint32_t *at;			/* n <= INT32_MAX (replay) */
+
+	for (size_t i = 0; i < n; i++) {
+		lo = ord[i].idx < lo ? ord[i].idx : lo;
+		hi = ord[i].idx > hi ? ord[i].idx : hi;
+	}
+	if (!n || hi - lo > 4 * n || !(at = calloc(hi - lo + 2, sizeof(*at)))) {
+		qsort(ord, n, sizeof(*ord), by_seq);
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		at[ord[i].idx - lo + 1]++;
+	for (size_t k = 1; k <= hi - lo + 1; k++)
+		at[k] += at[k - 1];
+	for (size_t i = 0; i < n; i++)
+		ord[i].idx = at[ord[i].idx - lo]++;
+	free(at);
+	for (size_t i = 0; i < n; i++)
+		while (ord[i].idx != i) {
+			struct seq_node x = ord[ord[i].idx];
+
+			ord[ord[i].idx] = ord[i];
+			ord[i] = x;
+		}
+}
+
+/*
  * Node i < n is r[i] (r sorted by start), node n + j object j. Nodes to
  * be table symbols get sym 0 here (the index is set once the table is
  * made), the others -1.
@@ -355,7 +390,7 @@ static struct tally__symtree *replay(struct tally__rawsym *r, size_t n,
 						      sym && !r[i].tree_only ? 0 : -1 };
 		ord[i] = (struct seq_node){ sym ? r[i].idx : o[i - n].idx, (int32_t)i };
 	}
-	qsort(ord, nn, sizeof(*ord), by_seq);
+	sort_by_seq(ord, nn);
 	/* the file's symbols in table order */
 	for (size_t k = 0; k < nn; k++)
 		if (ord[k].node >= (int32_t)n || !r[ord[k].node].late)
