@@ -441,16 +441,29 @@ static struct tally__symtree *replay(struct tally__rawsym *r, size_t n,
 	return t;
 }
 
-/* Each kept node's symbol in the table s (by its start; the table has one per start). */
+/*
+ * Each kept node's symbol in the table s (by its start; the table has one
+ * per start). The nodes that can be kept come first, by start (replay's
+ * r), so the search goes on from where the last one ended.
+ */
 static void tree_link_table(struct tally__symtree *t, size_t nn, const struct tally_symbol *s,
 			    size_t n)
 {
+	size_t from = 0;
+
 	for (size_t i = 0; i < nn; i++) {
 		struct tally__symnode *c = &t->node[i];
 		size_t lo = 0, hi = n;
 
 		if (c->sym < 0) {
 			c->sym = -1;
+			continue;
+		}
+		/* a step or two from the last: ascending starts */
+		if (from < n && s[from].start <= c->start) {
+			while (from < n && s[from].start < c->start)
+				from++;
+			c->sym = from < n && s[from].start == c->start ? (int32_t)from : -1;
 			continue;
 		}
 		while (lo < hi) {
