@@ -16,6 +16,7 @@
 #include "pager.h"
 #include "parse_options.h"
 #include "report.h"
+#include "report_fmt.h"
 #include "report_graph.h"
 #include "report_header.h"
 #include "read_file.h"
@@ -124,6 +125,28 @@ static int row_order(const struct report *r, int *order)
 	return n;
 }
 
+/* snprintf(buf, len, addr ? "[%c] 0x%016llx" : "[%c] %016llx", level, addr), len at least 23 */
+static int fmt_addr(char *buf, size_t len, char level, uint64_t addr)
+{
+	int n = 0;
+
+	if (len < 23)
+		return snprintf(buf, len, addr ? "[%c] 0x%016llx" : "[%c] %016llx", level,
+				(unsigned long long)addr);
+	buf[n++] = '[';
+	buf[n++] = level;
+	buf[n++] = ']';
+	buf[n++] = ' ';
+	if (addr) {
+		buf[n++] = '0';
+		buf[n++] = 'x';
+	}
+	for (int sh = 60; sh >= 0; sh -= 4)
+		buf[n++] = "0123456789abcdef"[addr >> sh & 15];
+	buf[n] = '\0';
+	return n;
+}
+
 static int value(const struct report *r, const struct tally_hist_row *e, enum sort_key k, char *buf,
 		 size_t len)
 {
@@ -140,13 +163,29 @@ static int value(const struct report *r, const struct tally_hist_row *e, enum so
 		if (e->sym)
 			return snprintf(buf, len, "[%c] %s", e->level, e->sym);
 		/* perf's "%-#.*llx": the 0x prefix is not printed for zero */
-		return snprintf(buf, len, e->addr ? "[%c] 0x%016llx" : "[%c] %016llx", e->level,
-				(unsigned long long)e->addr);
+		return fmt_addr(buf, len, e->level, e->addr);
 	case K_CPU: return snprintf(buf, len, "%.3d", e->cpu);	/* perf: -001 without CPUs */
 	case K_SRCLINE: return snprintf(buf, len, "%s", e->srcline ? e->srcline : "??:0");
 	case K_PARENT: return snprintf(buf, len, "%s", e->parent ? e->parent : "[other]");
 	case K_TRACE: return snprintf(buf, len, "%s", e->trace ? e->trace : "");
 	default: return snprintf(buf, len, "?");
+	}
+}
+
+/*
+ * A key's text where it is a string (a symbol's after its "[l] "), so
+ * that widths and cells need no formatting; NULL: value() formats it.
+ */
+static const char *key_text(const struct tally_hist_row *e, enum sort_key k)
+{
+	switch (k) {
+	case K_COMM: return e->comm;
+	case K_DSO: return e->dso ? e->dso : "[unknown]";
+	case K_SYM: return e->sym;
+	case K_SRCLINE: return e->srcline ? e->srcline : "??:0";
+	case K_PARENT: return e->parent ? e->parent : "[other]";
+	case K_TRACE: return e->trace ? e->trace : "";
+	default: return NULL;
 	}
 }
 
@@ -165,7 +204,8 @@ static int key_width(const struct report *r, struct tally_hist_row *rows, size_t
 	if (k == K_TRACE && n < 2)
 		return w;
 	for (size_t i = 0; i < n; i++) {
-		int l = value(r, &rows[i], k, buf, sizeof(buf));
+		const char *s = key_text(&rows[i], k);
+		int l;
 
 		/*
 		 * perf sizes the comm column by each entry's thread's comm at
@@ -177,6 +217,12 @@ static int key_width(const struct report *r, struct tally_hist_row *rows, size_t
 			const char *c = tally_machine__comm_of(tally_session__machine(r->ss), rows[i].tid);
 
 			l = (int)strlen(c ? c : rows[i].comm);
+		} else if (s) {
+			l = (int)strlen(s) + (k == K_SYM ? 4 : 0);
+		} else if (k == K_SYM) {
+			l = rows[i].addr ? 22 : 20;	/* fmt_addr's */
+		} else {
+			l = value(r, &rows[i], k, buf, sizeof(buf));
 		}
 		/* an entry without a symbol widens the DSO column to an address's 16 (without --dsos) */
 		if (k == K_DSO && !rows[i].sym && !r->filter.dsos && l < 16)
@@ -192,16 +238,26 @@ static void print_key(const struct report *r, const struct tally_hist_row *e, en
 		      bool last)
 {
 	char buf[4096];
+	const char *s = key_text(e, k);
+	size_t l;
 
-	value(r, e, k, buf, sizeof(buf));
-	if (k == K_COMM)
-		printf("  %-*.*s", width, width, buf);
-	else if (k == K_TRACE)	/* perf's "%-.*s": cut to the width, padded only when not last */
-		printf("  %-*.*s", last ? 0 : width, width, buf);
-	else if (last && (k == K_SYM || k == K_SRCLINE))
-		printf("  %s", buf);
-	else
-		printf("  %-*s", width, buf);
+	fputs("  ", stdout);
+	if (s && k == K_SYM) {
+		fputc('[', stdout);
+		fputc(e->level, stdout);
+		fputs("] ", stdout);
+		width -= 4;
+	} else if (!s) {
+		value(r, e, k, buf, sizeof(buf));
+		s = buf;
+	}
+	l = strlen(s);
+	if (k == K_COMM || k == K_TRACE) {
+		/* perf's "%-*.*s": cut to the width, a trace padded only when not last */
+		put_left(stdout, s, l < (size_t)width ? l : (size_t)width, k == K_TRACE && last ? 0 : width);
+	} else {
+		put_left(stdout, s, l, last && (k == K_SYM || k == K_SRCLINE) ? 0 : width);
+	}
 }
 
 /* Once, before the first event's block, as perf. */
@@ -307,12 +363,13 @@ static void print_hist_fields(struct report *r, int idx)
 			int f = r->fields[i];
 
 			switch (f) {
-			case F_OVERHEAD: printf("  %7.2f%%", 100.0 * e->self / tot); break;
+			case F_OVERHEAD: fputs("  ", stdout); put_pct(stdout, 100.0 * e->self / tot, 7); break;
 			case F_CHILDREN:
+				fputs("  ", stdout);
 				if (r->children)
-					printf("  %7.2f%%", 100.0 * e->children / tot);
+					put_pct(stdout, 100.0 * e->children / tot, 7);
 				else
-					printf("  %8s", "N/A");	/* perf's, without --children */
+					printf("%8s", "N/A");	/* perf's, without --children */
 				break;
 			case F_PERIOD: printf("  %12llu", (unsigned long long)e->self); break;
 			case F_SAMPLE: printf("  %12llu", (unsigned long long)e->samples); break;
@@ -369,10 +426,12 @@ static void print_hist(struct report *r, int idx)
 		/* --percent-limit hides rows; the widths were taken over all */
 		if (100.0 * (r->children ? e->children : e->self) / tot < r->percent_limit)
 			continue;
-		if (r->children)
-			printf("  %7.2f%%  %7.2f%%", 100.0 * e->children / tot, 100.0 * e->self / tot);
-		else
-			printf("  %7.2f%%", 100.0 * e->self / tot);
+		if (r->children) {
+			fputs("  ", stdout);
+			put_pct(stdout, 100.0 * e->children / tot, 7);
+		}
+		fputs("  ", stdout);
+		put_pct(stdout, 100.0 * e->self / tot, 7);
 		if (r->show_nr)
 			printf("  %12llu", (unsigned long long)e->samples);
 		if (r->show_period)

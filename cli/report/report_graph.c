@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "report_fmt.h"
 #include "report_graph.h"
 
 int cg_parse(struct cg_param *p, const char *arg, const char *cmd)
@@ -122,7 +123,7 @@ static void print_value(struct printer *pr, uint64_t period, uint64_t count, uin
 		fprintf(pr->fp, "%llu", (unsigned long long)count);
 		break;
 	default:
-		fprintf(pr->fp, "%.2f%%", total ? period * 100.0 / total : 0.0);
+		put_pct(pr->fp, total ? period * 100.0 / total : 0.0, 0);
 	}
 }
 

@@ -8,6 +8,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include "fmt.h"
 #include "internal.h"
 #include "stacks_internal.h"
 
@@ -155,6 +156,34 @@ static void xml(FILE *fp, const char *s)
 	}
 }
 
+/* the frames' numbers without fprintf (fmt.h): a picture of a real program has thousands */
+static void put_u(FILE *fp, uint64_t v)
+{
+	char b[32];
+
+	fwrite(b, 1, (size_t)tally__fmt_u64(b, sizeof(b), v), fp);
+}
+
+/* "%.1f" */
+static void put_f1(FILE *fp, double v)
+{
+	char b[64];
+
+	fwrite(b, 1, (size_t)tally__fmt_fixed(b, sizeof(b), v, 1), fp);
+}
+
+/* "rgb(%u,%u,%u)" */
+static void put_rgb(FILE *fp, unsigned r, unsigned g, unsigned b)
+{
+	fputs("rgb(", fp);
+	put_u(fp, r);
+	fputc(',', fp);
+	put_u(fp, g);
+	fputc(',', fp);
+	put_u(fp, b);
+	fputc(')', fp);
+}
+
 /* FlameGraph's warm palette, stable per name; kernel frames orange, commands grey-blue */
 static void color(FILE *fp, const struct dnode *d)
 {
@@ -164,13 +193,13 @@ static void color(FILE *fp, const struct dnode *d)
 	switch (d->kind) {
 	case 0:
 	case 1:
-		fprintf(fp, "rgb(%u,%u,%u)", 150 + a % 40, 170 + b % 40, 210 + c % 40);
+		put_rgb(fp, 150 + a % 40, 170 + b % 40, 210 + c % 40);
 		break;
 	case 3:
-		fprintf(fp, "rgb(%u,%u,%u)", 225 + a % 30, 130 + b % 70, 20 + c % 40);
+		put_rgb(fp, 225 + a % 30, 130 + b % 70, 20 + c % 40);
 		break;
 	default:
-		fprintf(fp, "rgb(%u,%u,%u)", 205 + a % 50, 80 + b % 120, 50 + c % 50);
+		put_rgb(fp, 205 + a % 50, 80 + b % 120, 50 + c % 50);
 	}
 }
 
@@ -341,23 +370,44 @@ static int stacks_svg(const struct tally_stacks *s, const struct tally_stacks *b
 
 		if (w < 0.1)
 			continue;	/* invisible: left out, as FlameGraph does */
-		fprintf(fp, "<g class=\"f\" id=\"f%zu\" data-x=\"%llu\" data-w=\"%llu\" data-d=\"%u\" data-n=\"",
-			i, (unsigned long long)d->x, (unsigned long long)d->count, d->depth);
+		fputs("<g class=\"f\" id=\"f", fp);
+		put_u(fp, i);
+		fputs("\" data-x=\"", fp);
+		put_u(fp, d->x);
+		fputs("\" data-w=\"", fp);
+		put_u(fp, d->count);
+		fputs("\" data-d=\"", fp);
+		put_u(fp, d->depth);
+		fputs("\" data-n=\"", fp);
 		xml(fp, d->text);
-		fprintf(fp, "\"><title>");
+		fputs("\"><title>", fp);
 		xml(fp, d->text);
-		fprintf(fp, "%s (%llu samples, %.2f%%", d->kind == 3 ? " [k]" : "",
-			(unsigned long long)d->count, pct);
+		fputs(d->kind == 3 ? " [k] (" : " (", fp);
+		put_u(fp, d->count);
+		fputs(" samples, ", fp);
+		fwrite(buf, 1, (size_t)tally__fmt_fixed(buf, sizeof(buf), pct, 2), fp);
+		fputc('%', fp);
 		if (base)
 			fprintf(fp, "; %+.2f%% since the baseline", pct -
 				(t.v[0].base ? 100.0 * (double)d->base / (double)t.v[0].base : 0));
-		fprintf(fp, ")</title><rect x=\"%.1f\" y=\"%zu\" width=\"%.1f\" "
-			    "height=\"%d\" rx=\"2\" fill=\"", x, y, w, ROW - 1);
+		fputs(")</title><rect x=\"", fp);
+		put_f1(fp, x);
+		fputs("\" y=\"", fp);
+		put_u(fp, y);
+		fputs("\" width=\"", fp);
+		put_f1(fp, w);
+		fputs("\" height=\"", fp);
+		put_u(fp, ROW - 1);
+		fputs("\" rx=\"2\" fill=\"", fp);
 		if (base)
 			diff_color(fp, d, t.v[0].count, t.v[0].base);
 		else
 			color(fp, d);
-		fprintf(fp, "\"/><text x=\"%.1f\" y=\"%zu\">", x + 3, y + ROW - 4);
+		fputs("\"/><text x=\"", fp);
+		put_f1(fp, x + 3);
+		fputs("\" y=\"", fp);
+		put_u(fp, y + ROW - 4);
+		fputs("\">", fp);
 		if (fit >= 3) {
 			size_t l = strlen(d->text);
 
@@ -368,7 +418,7 @@ static int stacks_svg(const struct tally_stacks *s, const struct tally_stacks *b
 				xml(fp, buf);
 			}
 		}
-		fprintf(fp, "</text></g>\n");
+		fputs("</text></g>\n", fp);
 	}
 	fprintf(fp, "</g>\n</svg>\n");
 	if (ferror(fp))

@@ -95,7 +95,11 @@ struct tally_hist {
 
 /* ---- keys ---- */
 
-static int strcmp_null(const char *a, const char *b)
+/*
+ * Inline, with cmp_key, cmp_in and cmp_rows: perf_order's tree passes make
+ * some 300k comparisons on a real file (a fifth of its report).
+ */
+static __attribute__((always_inline)) inline int strcmp_null(const char *a, const char *b)
 {
 	if (a == b)
 		return 0;
@@ -104,7 +108,8 @@ static int strcmp_null(const char *a, const char *b)
 	return strcmp(a, b);
 }
 
-static int cmp_key(const struct entry *a, const struct entry *b, enum tally_hist_key k)
+static __attribute__((always_inline)) inline int cmp_key(const struct entry *a, const struct entry *b,
+							 enum tally_hist_key k)
 {
 	switch (k) {
 	case K_COMM:
@@ -770,7 +775,7 @@ static int cmp_item(const struct entry *a, const struct entry *b, int f)
 	return 0;
 }
 
-static int cmp_rows(const void *pa, const void *pb)
+static __attribute__((always_inline)) inline int cmp_rows(const void *pa, const void *pb)
 {
 	const struct entry *a = *(struct entry *const *)pa, *b = *(struct entry *const *)pb;
 	const struct tally_hist *h = sort_ctx;
@@ -808,7 +813,8 @@ static int cmp_rows(const void *pa, const void *pb)
  * int64 (so not transitively: 0x7f.. comes before 0x00.., which comes
  * before 0xc3..).
  */
-static int cmp_in(const struct tally_hist *h, const struct entry *a, const struct entry *b)
+static __attribute__((always_inline)) inline int cmp_in(const struct tally_hist *h, const struct entry *a,
+							const struct entry *b)
 {
 	int c;
 

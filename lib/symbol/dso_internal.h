@@ -76,6 +76,7 @@ struct tally__rawsym {
 	bool module_edge;		/* kallsyms: belongs to a module */
 	bool tree_only;			/* in perf's tree, not in tally's table (a shadowed PLT entry) */
 	bool late;			/* perf adds it after its fixups (a PLT entry) */
+	uint32_t dm;			/* symtab.c's cand_best: its demangled name's length and underscores */
 };
 
 /*

@@ -187,7 +187,31 @@ struct cand {
 	uint8_t binding;
 	const char *name;
 	size_t unders, len;
+	uint32_t *dm;			/* where the name's unders and len are kept (rawsym's dm) */
 };
+
+/*
+ * perf's tree replay and the table's fixup weigh the same aliases: each
+ * name is demangled once (a C++ file's constructors and destructors come
+ * in pairs: 18k demangles, 55% of a report of node). dm: 0 not yet, else
+ * len + 1 above the low 8 bits, unders in them (kept when both fit).
+ */
+static void cand_demangled(struct cand *c, bool demangle)
+{
+	char *dm;
+
+	if (c->dm && *c->dm) {
+		c->unders = *c->dm & 0xff;
+		c->len = (*c->dm >> 8) - 1;
+		return;
+	}
+	dm = demangle ? tally_demangle(c->name) : NULL;
+	c->unders = lead_underscores(dm ? dm : c->name);
+	c->len = strlen(dm ? dm : c->name);
+	free(dm);
+	if (c->dm && c->unders < 0xff && c->len < 0xfffffe)
+		*c->dm = (uint32_t)((c->len + 1) << 8 | c->unders);
+}
 
 /* perf's choose_best_symbol(): true when a beats (or ties) b. */
 static bool cand_best(struct cand *a, struct cand *b, bool demangle)
@@ -211,24 +235,16 @@ static bool cand_best(struct cand *a, struct cand *b, bool demangle)
 	/* perf demangles as it loads: "operator new[]" beats "operator new" */
 	struct cand *c[2] = { a, b };
 
-	for (int i = 0; i < 2; i++) {
-		char *dm;
-
-		if (!c[i]->name)
-			continue;
-		dm = demangle ? tally_demangle(c[i]->name) : NULL;
-		c[i]->unders = lead_underscores(dm ? dm : c[i]->name);
-		c[i]->len = strlen(dm ? dm : c[i]->name);
-		free(dm);
-	}
+	for (int i = 0; i < 2; i++)
+		if (c[i]->name)
+			cand_demangled(c[i], demangle);
 	return a->unders != b->unders ? b->unders > a->unders : a->len >= b->len;
 }
 
-static bool best_is_a(const struct tally__rawsym *a, const struct tally__rawsym *b,
-		      bool demangle)
+static bool best_is_a(struct tally__rawsym *a, struct tally__rawsym *b, bool demangle)
 {
-	struct cand x = { a->end - a->start, a->binding, a->name, 0, 0 };
-	struct cand y = { b->end - b->start, b->binding, b->name, 0, 0 };
+	struct cand x = { a->end - a->start, a->binding, a->name, 0, 0, &a->dm };
+	struct cand y = { b->end - b->start, b->binding, b->name, 0, 0, &b->dm };
 
 	return cand_best(&x, &y, demangle);
 }
@@ -312,11 +328,46 @@ static int by_seq(const void *a, const void *b)
 }
 
 /*
+ * ord by idx, equal ones in their order (glibc's qsort, a merge sort, is
+ * stable too), leaving each one's idx its place: the idx are a symbol
+ * table's indices, so each is counted into its slot (node's 150k
+ * symbols: a sixth of its report in qsort), and moved there in place.
+ */
+static void sort_by_seq(struct seq_node *ord, size_t n)
+{
+	size_t lo = SIZE_MAX, hi = 0;
+	uint32_t *at;			/* n <= INT32_MAX (replay) */
+
+	for (size_t i = 0; i < n; i++) {
+		lo = ord[i].idx < lo ? ord[i].idx : lo;
+		hi = ord[i].idx > hi ? ord[i].idx : hi;
+	}
+	if (!n || hi - lo > 4 * n || !(at = calloc(hi - lo + 2, sizeof(*at)))) {
+		qsort(ord, n, sizeof(*ord), by_seq);
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		at[ord[i].idx - lo + 1]++;
+	for (size_t k = 1; k <= hi - lo + 1; k++)
+		at[k] += at[k - 1];
+	for (size_t i = 0; i < n; i++)
+		ord[i].idx = at[ord[i].idx - lo]++;
+	free(at);
+	for (size_t i = 0; i < n; i++)
+		while (ord[i].idx != i) {
+			struct seq_node x = ord[ord[i].idx];
+
+			ord[ord[i].idx] = ord[i];
+			ord[i] = x;
+		}
+}
+
+/*
  * Node i < n is r[i] (r sorted by start), node n + j object j. Nodes to
  * be table symbols get sym 0 here (the index is set once the table is
  * made), the others -1.
  */
-static struct tally__symtree *replay(const struct tally__rawsym *r, size_t n,
+static struct tally__symtree *replay(struct tally__rawsym *r, size_t n,
 				     const struct tally__rawobj *o, size_t no, bool demangle)
 {
 	struct tally__symtree *t = tally__calloc(1, sizeof(*t));
@@ -339,7 +390,7 @@ static struct tally__symtree *replay(const struct tally__rawsym *r, size_t n,
 						      sym && !r[i].tree_only ? 0 : -1 };
 		ord[i] = (struct seq_node){ sym ? r[i].idx : o[i - n].idx, (int32_t)i };
 	}
-	qsort(ord, nn, sizeof(*ord), by_seq);
+	sort_by_seq(ord, nn);
 	/* the file's symbols in table order */
 	for (size_t k = 0; k < nn; k++)
 		if (ord[k].node >= (int32_t)n || !r[ord[k].node].late)
@@ -371,7 +422,7 @@ static struct tally__symtree *replay(const struct tally__rawsym *r, size_t n,
 
 			c[i] = (struct cand){ d->end - d->start, sym ? r[z[i]].binding : ob->binding,
 					      sym ? r[z[i]].name : NULL, sym ? 0 : ob->unders,
-					      sym ? 0 : ob->len };
+					      sym ? 0 : ob->len, sym ? &r[z[i]].dm : NULL };
 		}
 		if (cand_best(&c[0], &c[1], demangle)) {
 			tally__rb_erase(&t->t, nx);
@@ -390,16 +441,29 @@ static struct tally__symtree *replay(const struct tally__rawsym *r, size_t n,
 	return t;
 }
 
-/* Each kept node's symbol in the table s (by its start; the table has one per start). */
+/*
+ * Each kept node's symbol in the table s (by its start; the table has one
+ * per start). The nodes that can be kept come first, by start (replay's
+ * r), so the search goes on from where the last one ended.
+ */
 static void tree_link_table(struct tally__symtree *t, size_t nn, const struct tally_symbol *s,
 			    size_t n)
 {
+	size_t from = 0;
+
 	for (size_t i = 0; i < nn; i++) {
 		struct tally__symnode *c = &t->node[i];
 		size_t lo = 0, hi = n;
 
 		if (c->sym < 0) {
 			c->sym = -1;
+			continue;
+		}
+		/* a step or two from the last: ascending starts */
+		if (from < n && s[from].start <= c->start) {
+			while (from < n && s[from].start < c->start)
+				from++;
+			c->sym = from < n && s[from].start == c->start ? (int32_t)from : -1;
 			continue;
 		}
 		while (lo < hi) {
