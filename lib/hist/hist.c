@@ -38,12 +38,15 @@ struct entry {
 	int32_t tid;			/* the thread that made the entry */
 	int32_t pid;
 	int32_t cpu;
-	struct where w;
+	/* where its address resolved (the resolver's, as long as h), less what a chain's frame changes */
+	const struct where *w;
+	uint64_t addr;			/* map-relative; an unresolved frame's ip */
 	uint64_t self, children;
 	uint64_t nself;			/* its own samples */
 	uint64_t last_sample;		/* children: once per sample */
+	char mode;			/* 'k' or '.'; a frame outside any map: the one before it's */
 	bool visible;			/* a sample that passed the filters touched it */
-	struct tally_hist_node *cg;	/* its call graph */
+	uint32_t cg;			/* its call graph's root in h->nodes (0: none) */
 	uint32_t max_depth;		/* its longest chain (perf orders equal rows by it) */
 	size_t seq;			/* the order entries were made in (perf_order) */
 	size_t rank;			/* perf_order's: its place before the output sort */
@@ -113,25 +116,25 @@ static int cmp_key(const struct entry *a, const struct entry *b, enum tally_hist
 		/* perf's "pid" key is the thread: its tid (sort__thread_cmp) */
 		return a->tid != b->tid ? (a->tid < b->tid ? -1 : 1) : 0;
 	case K_DSO:
-		return strcmp_null(a->w.dso, b->w.dso);
+		return strcmp_null(a->w->dso, b->w->dso);
 	case K_SYM:
-		if (!a->w.sym || !b->w.sym) {
-			if (a->w.sym || b->w.sym)
-				return a->w.sym ? -1 : 1;
+		if (!a->w->sym || !b->w->sym) {
+			if (a->w->sym || b->w->sym)
+				return a->w->sym ? -1 : 1;
 			/*
 			 * The level is not part of the key: an entry keeps its
 			 * first. Addresses compare as perf's _sort__addr_cmp,
 			 * by the sign of their difference as an int64.
 			 */
-			int64_t dif = (int64_t)(b->w.addr - a->w.addr);
+			int64_t dif = (int64_t)(b->addr - a->addr);
 
 			return dif > 0 ? -1 : dif < 0;
 		}
-		return strcmp_null(a->w.sym, b->w.sym);
+		return strcmp_null(a->w->sym, b->w->sym);
 	case K_CPU:
 		return a->cpu - b->cpu;
 	case K_SRCLINE:
-		return strcmp_null(a->w.srcline, b->w.srcline);
+		return strcmp_null(a->w->srcline, b->w->srcline);
 	case K_PARENT:
 		return strcmp_null(a->parent, b->parent);
 	case K_TRACE:
@@ -150,14 +153,14 @@ static int cmp_key(const struct entry *a, const struct entry *b, enum tally_hist
 static bool same_key(const struct tally_hist *h, const struct entry *a, const struct entry *b,
 		     enum tally_hist_key k)
 {
-	if (k == K_SYM && a->w.sym && b->w.sym) {
+	if (k == K_SYM && a->w->sym && b->w->sym) {
 		if (h->sym_by_name)
-			return !strcmp_null(a->w.dso, b->w.dso) && !strcmp(a->w.sym, b->w.sym);
-		if (strcmp_null(a->w.dso, b->w.dso))
+			return !strcmp_null(a->w->dso, b->w->dso) && !strcmp(a->w->sym, b->w->sym);
+		if (strcmp_null(a->w->dso, b->w->dso))
 			return false;
-		if (a->w.inlined || b->w.inlined)
-			return !strcmp(a->w.sym, b->w.sym);
-		return a->w.sym_start == b->w.sym_start && !strcmp(a->w.sym, b->w.sym);
+		if (a->w->inlined || b->w->inlined)
+			return !strcmp(a->w->sym, b->w->sym);
+		return a->w->sym_start == b->w->sym_start && !strcmp(a->w->sym, b->w->sym);
 	}
 	return !cmp_key(a, b, k);
 }
@@ -179,10 +182,10 @@ static uint64_t hash_entry(const struct tally_hist *h, const struct entry *e)
 		switch (h->sort[i]) {
 		case K_COMM: v = e->comm_hash; break;
 		case K_PID: v = (uint64_t)e->tid; break;
-		case K_DSO: v = e->w.dso_hash; break;
-		case K_SYM: v = e->w.sym ? e->w.sym_hash : e->w.addr; break;
+		case K_DSO: v = e->w->dso_hash; break;
+		case K_SYM: v = e->w->sym ? e->w->sym_hash : e->addr; break;
 		case K_CPU: v = (uint64_t)e->cpu; break;
-		case K_SRCLINE: v = e->w.srcline_hash; break;
+		case K_SRCLINE: v = e->w->srcline_hash; break;
 		case K_PARENT: v = tally_fnv_str(ENTRY_SEED, e->parent); break;
 		case K_TRACE: v = (uint64_t)(uintptr_t)e->trace; break;	/* interned */
 		default: v = 0; break;
@@ -303,9 +306,9 @@ static bool shown(const struct tally_hist *h, const struct entry *e)
 		return false;
 	if (f->tids && !in_id_list(f->tids, e->tid))
 		return false;
-	if (f->dsos && !in_list(f->dsos, e->w.dso ? e->w.dso : "[unknown]"))
+	if (f->dsos && !in_list(f->dsos, e->w->dso ? e->w->dso : "[unknown]"))
 		return false;
-	if (f->symbols && (!e->w.sym || !in_list(f->symbols, e->w.sym)))
+	if (f->symbols && (!e->w->sym || !in_list(f->symbols, e->w->sym)))
 		return false;
 	return true;
 }
@@ -317,12 +320,10 @@ static bool shown(const struct tally_hist *h, const struct entry *e)
  */
 static void frame_key(struct entry *key, const struct where *w, uint64_t ip, char *prev_mode)
 {
-	key->w = *w;
-	if (!key->w.sym)
-		key->w.addr = ip;
-	if (!key->w.dso)
-		key->w.mode = *prev_mode;
-	*prev_mode = key->w.mode;
+	key->w = w;
+	key->addr = w->sym ? w->addr : ip;
+	key->mode = w->dso ? w->mode : *prev_mode;
+	*prev_mode = key->mode;
 }
 
 /* ---- shapes ---- */
@@ -606,7 +607,9 @@ static int hist_shape(struct tally_hist *h, const struct shape *x, uint64_t peri
 	w = tally__resolver_get(&h->res, x->pid, x->tid, x->ip, x->mode);
 	if (!w)
 		return -ENOMEM;
-	key.w = *w;
+	key.w = w;
+	key.addr = w->addr;
+	key.mode = w->mode;
 	pass = shown(h, &key);
 	h->cur_count = count;
 	if ((err = add(h, hs, &key, period, true, pass)))
@@ -652,12 +655,12 @@ static int hist_shape(struct tally_hist *h, const struct shape *x, uint64_t peri
  */
 static int graph_shape(struct tally_hist *h, const struct shape *x, uint64_t period, uint64_t count)
 {
-	static struct tally_hist_frame frames[CHAIN_MAX];
+	/* the frames are the resolver's wheres': the trees keep pointers to them */
+	static const struct tally_hist_frame *frames[CHAIN_MAX], *rev[CHAIN_MAX];
 	static struct entry *ents[CHAIN_MAX];
 	static enum tally_cpumode modes[CHAIN_MAX];
-	static struct tally_hist_frame rev[CHAIN_MAX];
 	static struct entry *seen_buf[CHAIN_MAX + 1];
-	static struct where wheres[CHAIN_MAX];
+	static const struct where *wheres[CHAIN_MAX];
 	bool addr = h->address;
 	int err = 0;
 
@@ -672,7 +675,9 @@ static int graph_shape(struct tally_hist *h, const struct shape *x, uint64_t per
 
 	if (!w)
 		return -ENOMEM;
-	key.w = *w;
+	key.w = w;
+	key.addr = w->addr;
+	key.mode = w->mode;
 	self = hist_find(h, hs, &key);
 	prev_mode = w->mode;
 	tally__chain_modes(&smp, modes);
@@ -691,12 +696,8 @@ static int graph_shape(struct tally_hist *h, const struct shape *x, uint64_t per
 			break;
 		/* root first: an address's outermost function before those inlined in it */
 		for (int j = nf - 1; j >= 0 && n < CHAIN_MAX; j--) {
-			w = fw[j];
-			frames[n] = (struct tally_hist_frame){ .sym = w->sym, .dso = w->dso,
-							       .mapped = w->dso_id != NULL,
-							       .dso_rank = w->dso_rank,
-							       .sym_start = w->sym_start, .ip = ip };
-			wheres[n++] = *w;
+			frames[n] = &fw[j]->frame;
+			wheres[n++] = fw[j];
 		}
 	}
 	if (!self || !n)
@@ -705,7 +706,7 @@ static int graph_shape(struct tally_hist *h, const struct shape *x, uint64_t per
 	for (size_t k = 0; h->children && k < n; k++) {
 		size_t i = h->caller ? k : n - 1 - k;
 
-		frame_key(&key, &wheres[i], frames[i].ip, &prev_mode);
+		frame_key(&key, wheres[i], frames[i]->ip, &prev_mode);
 		ents[i] = hist_find(h, hs, &key);
 	}
 	/* caller order shows root first; callee order leaf first */
@@ -792,7 +793,7 @@ static int cmp_rows(const void *pa, const void *pb)
 		return a->self > b->self ? -1 : 1;
 	for (int i = 0; i < h->nsort; i++) {
 		/* perf's sort__sym_sort: two unresolved rows tie (the input order decides) */
-		if (h->sort[i] == K_SYM && !a->w.sym && !b->w.sym)
+		if (h->sort[i] == K_SYM && !a->w->sym && !b->w->sym)
 			continue;
 		if ((c = cmp_key(a, b, h->sort[i])))
 			return c;
@@ -813,14 +814,14 @@ static int cmp_in(const struct tally_hist *h, const struct entry *a, const struc
 	int c;
 
 	for (int i = 0; i < h->nsort; i++) {
-		if (h->sort[i] == K_SYM && (a->w.sym || b->w.sym)) {
-			if ((c = strcmp_null(a->w.dso, b->w.dso)))
+		if (h->sort[i] == K_SYM && (a->w->sym || b->w->sym)) {
+			if ((c = strcmp_null(a->w->dso, b->w->dso)))
 				return c;
-			if (!a->w.sym || !b->w.sym)
-				return a->w.sym ? -1 : 1;
-			if ((a->w.inlined || b->w.inlined) && (c = strcmp(b->w.sym, a->w.sym)))
+			if (!a->w->sym || !b->w->sym)
+				return a->w->sym ? -1 : 1;
+			if ((a->w->inlined || b->w->inlined) && (c = strcmp(b->w->sym, a->w->sym)))
 				return c;
-			int64_t d = (int64_t)(a->w.sym_start - b->w.sym_start);
+			int64_t d = (int64_t)(a->w->sym_start - b->w->sym_start);
 
 			if (d)
 				return d < 0 ? -1 : 1;
@@ -890,9 +891,9 @@ static bool in_transitive(struct entry **e, size_t n)
 	uint64_t lo = UINT64_MAX, hi = 0;
 
 	for (size_t i = 0; i < n; i++)
-		if (!e[i]->w.sym) {
-			lo = e[i]->w.addr < lo ? e[i]->w.addr : lo;
-			hi = e[i]->w.addr > hi ? e[i]->w.addr : hi;
+		if (!e[i]->w->sym) {
+			lo = e[i]->addr < lo ? e[i]->addr : lo;
+			hi = e[i]->addr > hi ? e[i]->addr : hi;
 		}
 	return lo > hi || hi - lo <= (uint64_t)INT64_MAX;
 }
@@ -1359,10 +1360,10 @@ int tally_hist__row(const struct tally_hist *h, int event, size_t i, struct tall
 	struct tally_hist_row v = {
 		.sz = sz, .self = e->self, .children = e->children, .samples = e->nself,
 		.comm = e->comm, .pid = e->pid, .tid = e->tid, .cpu = e->cpu,
-		.dso = e->w.dso, .path = e->w.path, .sym = e->w.sym, .addr = e->w.addr,
-		.sym_start = e->w.sym_start, .level = e->w.mode, .inlined = e->w.inlined,
-		.srcline = e->w.srcline, .parent = e->parent, .trace = e->trace,
-		.graph = e->cg, .max_depth = e->max_depth,
+		.dso = e->w->dso, .path = e->w->map ? e->w->map->path : NULL, .sym = e->w->sym, .addr = e->addr,
+		.sym_start = e->w->sym_start, .level = e->mode, .inlined = e->w->inlined,
+		.srcline = e->w->srcline, .parent = e->parent, .trace = e->trace,
+		.graph = tally__hist_graph_node(&h->nodes, e->cg), .max_depth = e->max_depth,
 	};
 
 	memcpy(out, &v, sz);
