@@ -40,7 +40,7 @@ struct entry {
 	int32_t cpu;
 	/* where its address resolved (the resolver's, as long as h), less what a chain's frame changes */
 	const struct where *w;
-	/* the sorts' fields of w, here: following w in each compare was a third of top -g's sort */
+	/* the sorts' fields of w, here: following w in every compare tripled top -g's sort */
 	const char *dso, *sym;
 	uint64_t sym_start;
 	uint64_t addr;			/* map-relative; an unresolved frame's ip */
@@ -48,7 +48,7 @@ struct entry {
 	uint64_t nself;			/* its own samples */
 	uint64_t last_sample;		/* children: once per sample */
 	char mode;			/* 'k' or '.'; a frame outside any map: the one before it's */
-	bool inlined;
+	bool inlined;			/* sym is "name (inlined)" */
 	bool visible;			/* a sample that passed the filters touched it */
 	uint32_t cg;			/* its call graph's root in h->nodes (0: none) */
 	uint32_t max_depth;		/* its longest chain (perf orders equal rows by it) */
