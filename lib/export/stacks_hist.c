@@ -66,17 +66,17 @@ static int frame_of(struct view *v, const struct where *w, uint64_t ip,
 	char bid[2 * TALLY_BUILD_ID_MAX + 1];
 	struct tally_stack_frame f = {
 		.name = w->sym,
-		.dso = w->mapped ? (w->mode == 'k' && w->map_kernel ? w->dso : w->path) : NULL,
-		.addr = w->mapped ? w->addr : ip,
+		.dso = w->map ? (w->mode == 'k' && w->map->kernel ? w->dso : w->map->path) : NULL,
+		.addr = w->map ? w->addr : ip,
 		.kernel = w->mode == 'k',
 	};
 
-	if (w->mapped) {
-		f.map_start = w->map_start;
-		f.map_end = w->map_end;
-		f.map_pgoff = w->map_pgoff;
-		if (w->build_id_size) {
-			hex(bid, w->build_id, w->build_id_size);
+	if (w->map) {
+		f.map_start = w->map->start;
+		f.map_end = w->map->end;
+		f.map_pgoff = w->map->pgoff;
+		if (w->map->build_id_size) {
+			hex(bid, w->map->build_id, w->map->build_id_size);
 			f.build_id = bid;
 		} else if (f.dso && recorded_build_id(v, f.dso, bid)) {
 			f.build_id = bid;

@@ -38,12 +38,19 @@ struct entry {
 	int32_t tid;			/* the thread that made the entry */
 	int32_t pid;
 	int32_t cpu;
-	struct where w;
+	/* where its address resolved (the resolver's, as long as h), less what a chain's frame changes */
+	const struct where *w;
+	/* the sorts' fields of w, here: following w in every compare tripled top -g's sort */
+	const char *dso, *sym;
+	uint64_t sym_start;
+	uint64_t addr;			/* map-relative; an unresolved frame's ip */
 	uint64_t self, children;
 	uint64_t nself;			/* its own samples */
 	uint64_t last_sample;		/* children: once per sample */
+	char mode;			/* 'k' or '.'; a frame outside any map: the one before it's */
+	bool inlined;			/* sym is "name (inlined)" */
 	bool visible;			/* a sample that passed the filters touched it */
-	struct tally_hist_node *cg;	/* its call graph */
+	uint32_t cg;			/* its call graph's root in h->nodes (0: none) */
 	uint32_t max_depth;		/* its longest chain (perf orders equal rows by it) */
 	size_t seq;			/* the order entries were made in (perf_order) */
 	size_t rank;			/* perf_order's: its place before the output sort */
@@ -118,25 +125,25 @@ static __attribute__((always_inline)) inline int cmp_key(const struct entry *a, 
 		/* perf's "pid" key is the thread: its tid (sort__thread_cmp) */
 		return a->tid != b->tid ? (a->tid < b->tid ? -1 : 1) : 0;
 	case K_DSO:
-		return strcmp_null(a->w.dso, b->w.dso);
+		return strcmp_null(a->dso, b->dso);
 	case K_SYM:
-		if (!a->w.sym || !b->w.sym) {
-			if (a->w.sym || b->w.sym)
-				return a->w.sym ? -1 : 1;
+		if (!a->sym || !b->sym) {
+			if (a->sym || b->sym)
+				return a->sym ? -1 : 1;
 			/*
 			 * The level is not part of the key: an entry keeps its
 			 * first. Addresses compare as perf's _sort__addr_cmp,
 			 * by the sign of their difference as an int64.
 			 */
-			int64_t dif = (int64_t)(b->w.addr - a->w.addr);
+			int64_t dif = (int64_t)(b->addr - a->addr);
 
 			return dif > 0 ? -1 : dif < 0;
 		}
-		return strcmp_null(a->w.sym, b->w.sym);
+		return strcmp_null(a->sym, b->sym);
 	case K_CPU:
 		return a->cpu - b->cpu;
 	case K_SRCLINE:
-		return strcmp_null(a->w.srcline, b->w.srcline);
+		return strcmp_null(a->w->srcline, b->w->srcline);
 	case K_PARENT:
 		return strcmp_null(a->parent, b->parent);
 	case K_TRACE:
@@ -155,14 +162,14 @@ static __attribute__((always_inline)) inline int cmp_key(const struct entry *a, 
 static bool same_key(const struct tally_hist *h, const struct entry *a, const struct entry *b,
 		     enum tally_hist_key k)
 {
-	if (k == K_SYM && a->w.sym && b->w.sym) {
+	if (k == K_SYM && a->sym && b->sym) {
 		if (h->sym_by_name)
-			return !strcmp_null(a->w.dso, b->w.dso) && !strcmp(a->w.sym, b->w.sym);
-		if (strcmp_null(a->w.dso, b->w.dso))
+			return !strcmp_null(a->dso, b->dso) && !strcmp(a->sym, b->sym);
+		if (strcmp_null(a->dso, b->dso))
 			return false;
-		if (a->w.inlined || b->w.inlined)
-			return !strcmp(a->w.sym, b->w.sym);
-		return a->w.sym_start == b->w.sym_start && !strcmp(a->w.sym, b->w.sym);
+		if (a->inlined || b->inlined)
+			return !strcmp(a->sym, b->sym);
+		return a->sym_start == b->sym_start && !strcmp(a->sym, b->sym);
 	}
 	return !cmp_key(a, b, k);
 }
@@ -184,10 +191,10 @@ static uint64_t hash_entry(const struct tally_hist *h, const struct entry *e)
 		switch (h->sort[i]) {
 		case K_COMM: v = e->comm_hash; break;
 		case K_PID: v = (uint64_t)e->tid; break;
-		case K_DSO: v = e->w.dso_hash; break;
-		case K_SYM: v = e->w.sym ? e->w.sym_hash : e->w.addr; break;
+		case K_DSO: v = e->w->dso_hash; break;
+		case K_SYM: v = e->sym ? e->w->sym_hash : e->addr; break;
 		case K_CPU: v = (uint64_t)e->cpu; break;
-		case K_SRCLINE: v = e->w.srcline_hash; break;
+		case K_SRCLINE: v = e->w->srcline_hash; break;
 		case K_PARENT: v = tally_fnv_str(ENTRY_SEED, e->parent); break;
 		case K_TRACE: v = (uint64_t)(uintptr_t)e->trace; break;	/* interned */
 		default: v = 0; break;
@@ -253,11 +260,11 @@ static struct entry *hist_find(struct tally_hist *h, struct hist_ev *hs, const s
  * it passed.
  */
 static int add(struct tally_hist *h, struct hist_ev *hs, struct entry *key, uint64_t period,
-	       bool self, bool pass)
+	       bool self, bool pass, struct entry **out)
 {
 	struct entry *e = hist_find(h, hs, key);
 
-	if (!e)
+	if (!(*out = e))
 		return -ENOMEM;
 	if (e->last_sample == UINT64_MAX && !e->self && !e->children)
 		e->visible = pass;	/* just made */
@@ -308,11 +315,23 @@ static bool shown(const struct tally_hist *h, const struct entry *e)
 		return false;
 	if (f->tids && !in_id_list(f->tids, e->tid))
 		return false;
-	if (f->dsos && !in_list(f->dsos, e->w.dso ? e->w.dso : "[unknown]"))
+	if (f->dsos && !in_list(f->dsos, e->dso ? e->dso : "[unknown]"))
 		return false;
-	if (f->symbols && (!e->w.sym || !in_list(f->symbols, e->w.sym)))
+	if (f->symbols && (!e->sym || !in_list(f->symbols, e->sym)))
 		return false;
 	return true;
+}
+
+/* An entry's key where an address resolved. */
+static void key_where(struct entry *key, const struct where *w)
+{
+	key->w = w;
+	key->dso = w->dso;
+	key->sym = w->sym;
+	key->sym_start = w->sym_start;
+	key->inlined = w->inlined;
+	key->addr = w->addr;
+	key->mode = w->mode;
 }
 
 /*
@@ -322,12 +341,12 @@ static bool shown(const struct tally_hist *h, const struct entry *e)
  */
 static void frame_key(struct entry *key, const struct where *w, uint64_t ip, char *prev_mode)
 {
-	key->w = *w;
-	if (!key->w.sym)
-		key->w.addr = ip;
-	if (!key->w.dso)
-		key->w.mode = *prev_mode;
-	*prev_mode = key->w.mode;
+	key_where(key, w);
+	if (!w->sym)
+		key->addr = ip;
+	if (!w->dso)
+		key->mode = *prev_mode;
+	*prev_mode = key->mode;
 }
 
 /* ---- shapes ---- */
@@ -587,8 +606,24 @@ static const char *find_parent(struct tally_hist *h, const struct shape *x,
  * counted there: its own entry, and with children every entry on its
  * chain once.
  */
-static int hist_shape(struct tally_hist *h, const struct shape *x, uint64_t period, uint64_t count)
+static int graph_shape(struct tally_hist *h, const struct shape *x, uint64_t period, uint64_t count);
+static int graph_walk(struct tally_hist *h, struct entry *self,
+		      const struct tally_hist_frame *const *frames, struct entry *const *ents, size_t n,
+		      uint64_t period, uint64_t count);
+
+/*
+ * With graph (the trees' walk fused with the counts': graph_shape would
+ * resolve and find every frame's entry again), also its share in the call
+ * graphs.
+ */
+static int hist_shape(struct tally_hist *h, const struct shape *x, uint64_t period, uint64_t count,
+		      bool graph)
 {
+	/* the chain's frames and their entries in the walk's order (the trees keep the frames) */
+	static const struct tally_hist_frame *gframes[CHAIN_MAX];
+	static struct entry *gents[CHAIN_MAX];
+	struct entry *self;
+	size_t n = 0;
 	struct hist_ev *hs = &h->ev[x->idx];
 	struct entry key = { .comm = x->comm, .trace = x->trace, .pid = x->pid, .tid = x->tid,
 			     .cpu = x->cpu };
@@ -611,13 +646,13 @@ static int hist_shape(struct tally_hist *h, const struct shape *x, uint64_t peri
 	w = tally__resolver_get(&h->res, x->pid, x->tid, x->ip, x->mode);
 	if (!w)
 		return -ENOMEM;
-	key.w = *w;
+	key_where(&key, w);
 	pass = shown(h, &key);
 	h->cur_count = count;
-	if ((err = add(h, hs, &key, period, true, pass)))
+	if ((err = add(h, hs, &key, period, true, pass, &self)))
 		return err;
 	prev_mode = w->mode;
-	if (!h->children)
+	if (!h->children && !graph)
 		return 0;
 	/*
 	 * Callers' share, walking the chain as perf's --children does
@@ -641,43 +676,55 @@ static int hist_shape(struct tally_hist *h, const struct shape *x, uint64_t peri
 		if (!nf)
 			return -ENOMEM;
 		for (int j = 0; j < nf; j++) {
-			frame_key(&key, fw[h->caller ? nf - 1 - j : j], ip, &prev_mode);
-			if ((err = add(h, hs, &key, period, false, pass)))
-				return err;
+			struct where *f = fw[h->caller ? nf - 1 - j : j];
+			struct entry *e = NULL;
+
+			if (h->children) {
+				frame_key(&key, f, ip, &prev_mode);
+				if ((err = add(h, hs, &key, period, false, pass, &e)))
+					return err;
+			}
+			if (graph && n < CHAIN_MAX) {
+				gframes[n] = &f->frame;
+				gents[n] = e;
+			}
+			n++;
 		}
 	}
-	return 0;
+	if (!graph)
+		return 0;
+	if (n > CHAIN_MAX)	/* graph_shape keeps the root's end of so long a chain */
+		return graph_shape(h, x, period, count);
+	return graph_walk(h, self, gframes, gents, n, period, count);
 }
 
 /*
- * A shape's share in the call graphs (period and count not yet there):
- * the row's own entry gets the whole chain; with children each other
- * entry on the chain (the first time it appears, as perf's he_cache)
- * gets the chain from its frame on.
+ * A shape's share in the call graphs (period and count not yet there)
+ * apart from its counts' (hist_shape): with the parent key, or a chain
+ * of more than CHAIN_MAX frames (its root's end kept). Its frames and
+ * entries are found again, for graph_walk.
  */
 static int graph_shape(struct tally_hist *h, const struct shape *x, uint64_t period, uint64_t count)
 {
-	static struct tally_hist_frame frames[CHAIN_MAX];
+	/* the frames are the resolver's wheres': the trees keep pointers to them */
+	static const struct tally_hist_frame *frames[CHAIN_MAX], *rev[CHAIN_MAX];
 	static struct entry *ents[CHAIN_MAX];
 	static enum tally_cpumode modes[CHAIN_MAX];
-	static struct tally_hist_frame rev[CHAIN_MAX];
-	static struct entry *seen_buf[CHAIN_MAX + 1];
-	static struct where wheres[CHAIN_MAX];
-	bool addr = h->address;
-	int err = 0;
+	static struct entry *walk_ents[CHAIN_MAX];
+	static const struct where *wheres[CHAIN_MAX];
 
 	struct tally_sample smp = { .callchain = { .nr = x->nr, .ips = x->ips } };
 	struct hist_ev *hs = &h->ev[x->idx];
 	struct entry key = { .comm = x->comm, .comm_hash = tally_fnv_str(ENTRY_SEED, x->comm),
 			     .trace = x->trace, .pid = x->pid, .tid = x->tid, .cpu = x->cpu };
-	struct entry *self, **seen = seen_buf;
+	struct entry *self;
 	struct where *w = tally__resolver_get(&h->res, x->pid, x->tid, x->ip, x->mode);
-	size_t n = 0, nseen = 0;
+	size_t n = 0;
 	char prev_mode;
 
 	if (!w)
 		return -ENOMEM;
-	key.w = *w;
+	key_where(&key, w);
 	self = hist_find(h, hs, &key);
 	prev_mode = w->mode;
 	tally__chain_modes(&smp, modes);
@@ -696,12 +743,8 @@ static int graph_shape(struct tally_hist *h, const struct shape *x, uint64_t per
 			break;
 		/* root first: an address's outermost function before those inlined in it */
 		for (int j = nf - 1; j >= 0 && n < CHAIN_MAX; j--) {
-			w = fw[j];
-			frames[n] = (struct tally_hist_frame){ .sym = w->sym, .dso = w->dso,
-							       .mapped = w->dso_id != NULL,
-							       .dso_rank = w->dso_rank,
-							       .sym_start = w->sym_start, .ip = ip };
-			wheres[n++] = *w;
+			frames[n] = &fw[j]->frame;
+			wheres[n++] = fw[j];
 		}
 	}
 	if (!self || !n)
@@ -710,23 +753,42 @@ static int graph_shape(struct tally_hist *h, const struct shape *x, uint64_t per
 	for (size_t k = 0; h->children && k < n; k++) {
 		size_t i = h->caller ? k : n - 1 - k;
 
-		frame_key(&key, &wheres[i], frames[i].ip, &prev_mode);
+		frame_key(&key, wheres[i], frames[i]->ip, &prev_mode);
 		ents[i] = hist_find(h, hs, &key);
 	}
-	/* caller order shows root first; callee order leaf first */
+	/* caller order shows root first; callee order leaf first: the walk's order */
 	for (size_t i = 0; i < n; i++)
 		rev[i] = frames[n - 1 - i];
-	err = tally__hist_graph_add(&h->nodes, &self->cg, h->caller ? frames : rev, n,
-				    period, count, addr);
+	for (size_t k = 0; h->children && k < n; k++)
+		walk_ents[k] = ents[h->caller ? k : n - 1 - k];
+	return graph_walk(h, self, h->caller ? frames : rev, walk_ents, n, period, count);
+}
+
+/*
+ * The adds of a shape's chain, frames[0..n-1] in the walk's (display)
+ * order with each one's entry (ents, with children): the row's own
+ * entry gets the whole chain; with children each other entry on the
+ * chain (the first time it appears, as perf's he_cache) gets the chain
+ * from its frame on.
+ */
+static int graph_walk(struct tally_hist *h, struct entry *self,
+		      const struct tally_hist_frame *const *frames, struct entry *const *ents, size_t n,
+		      uint64_t period, uint64_t count)
+{
+	static struct entry *seen[CHAIN_MAX + 1];
+	size_t nseen = 0;
+	int err;
+
+	if (!self || !n)
+		return 0;
+	err = tally__hist_graph_add(&h->nodes, &self->cg, frames, n, period, count, h->address);
 	if (n > self->max_depth)
 		self->max_depth = (uint32_t)n;
 	if (!h->children)
 		return err;
 	seen[nseen++] = self;
-	/* the walk follows the display order, as perf's cursor */
 	for (size_t k = 0; k < n && !err; k++) {
-		size_t i = h->caller ? k : n - 1 - k;
-		struct entry *e = ents[i];
+		struct entry *e = ents[k];
 		size_t j;
 
 		for (j = 0; j < nseen && seen[j] != e; j++)
@@ -734,12 +796,8 @@ static int graph_shape(struct tally_hist *h, const struct shape *x, uint64_t per
 		if (!e || j < nseen)
 			continue;
 		seen[nseen++] = e;
-		if (h->caller)
-			err = tally__hist_graph_add(&h->nodes, &e->cg, frames + i, n - i,
-						    period, count, addr);
-		else
-			err = tally__hist_graph_add(&h->nodes, &e->cg, rev + k, n - k,
-						    period, count, addr);
+		err = tally__hist_graph_add(&h->nodes, &e->cg, frames + k, n - k, period, count,
+					    h->address);
 		if (n - k > e->max_depth)
 			e->max_depth = (uint32_t)(n - k);
 	}
@@ -797,7 +855,7 @@ static __attribute__((always_inline)) inline int cmp_rows(const void *pa, const 
 		return a->self > b->self ? -1 : 1;
 	for (int i = 0; i < h->nsort; i++) {
 		/* perf's sort__sym_sort: two unresolved rows tie (the input order decides) */
-		if (h->sort[i] == K_SYM && !a->w.sym && !b->w.sym)
+		if (h->sort[i] == K_SYM && !a->sym && !b->sym)
 			continue;
 		if ((c = cmp_key(a, b, h->sort[i])))
 			return c;
@@ -819,14 +877,14 @@ static __attribute__((always_inline)) inline int cmp_in(const struct tally_hist 
 	int c;
 
 	for (int i = 0; i < h->nsort; i++) {
-		if (h->sort[i] == K_SYM && (a->w.sym || b->w.sym)) {
-			if ((c = strcmp_null(a->w.dso, b->w.dso)))
+		if (h->sort[i] == K_SYM && (a->sym || b->sym)) {
+			if ((c = strcmp_null(a->dso, b->dso)))
 				return c;
-			if (!a->w.sym || !b->w.sym)
-				return a->w.sym ? -1 : 1;
-			if ((a->w.inlined || b->w.inlined) && (c = strcmp(b->w.sym, a->w.sym)))
+			if (!a->sym || !b->sym)
+				return a->sym ? -1 : 1;
+			if ((a->inlined || b->inlined) && (c = strcmp(b->sym, a->sym)))
 				return c;
-			int64_t d = (int64_t)(a->w.sym_start - b->w.sym_start);
+			int64_t d = (int64_t)(a->sym_start - b->sym_start);
 
 			if (d)
 				return d < 0 ? -1 : 1;
@@ -896,9 +954,9 @@ static bool in_transitive(struct entry **e, size_t n)
 	uint64_t lo = UINT64_MAX, hi = 0;
 
 	for (size_t i = 0; i < n; i++)
-		if (!e[i]->w.sym) {
-			lo = e[i]->w.addr < lo ? e[i]->w.addr : lo;
-			hi = e[i]->w.addr > hi ? e[i]->w.addr : hi;
+		if (!e[i]->sym) {
+			lo = e[i]->addr < lo ? e[i]->addr : lo;
+			hi = e[i]->addr > hi ? e[i]->addr : hi;
 		}
 	return lo > hi || hi - lo <= (uint64_t)INT64_MAX;
 }
@@ -1061,14 +1119,22 @@ int tally_hist__resort(struct tally_hist *h)
 		h->ev[i].nrows = 0;
 	}
 	h->last_comm = NULL;
-	/* all the rows' counts first, then the graphs: entries are made in the same order as at once */
+	/*
+	 * Each shape's counts and its graphs at once: a graph's walk finds
+	 * the entries its counts made, so they are made in the same order as
+	 * all the counts first. Except with the parent key: the graphs' keys
+	 * have no parent (their entries are other ones), so they come after.
+	 */
+	bool fused = h->graph && !h->has_parent;
+
 	for (size_t i = 0; i < h->nshapes && !err; i++) {
 		struct shape *x = h->shapes[i];
 
 		if (x->count != x->rows_count)
-			err = hist_shape(h, x, x->period - x->rows_period, x->count - x->rows_count);
+			err = hist_shape(h, x, x->period - x->rows_period, x->count - x->rows_count,
+					 fused);
 	}
-	for (size_t i = 0; i < h->nshapes && !err && h->graph; i++) {
+	for (size_t i = 0; i < h->nshapes && !err && h->graph && !fused; i++) {
 		struct shape *x = h->shapes[i];
 
 		if (x->count != x->rows_count)
@@ -1365,10 +1431,10 @@ int tally_hist__row(const struct tally_hist *h, int event, size_t i, struct tall
 	struct tally_hist_row v = {
 		.sz = sz, .self = e->self, .children = e->children, .samples = e->nself,
 		.comm = e->comm, .pid = e->pid, .tid = e->tid, .cpu = e->cpu,
-		.dso = e->w.dso, .path = e->w.path, .sym = e->w.sym, .addr = e->w.addr,
-		.sym_start = e->w.sym_start, .level = e->w.mode, .inlined = e->w.inlined,
-		.srcline = e->w.srcline, .parent = e->parent, .trace = e->trace,
-		.graph = e->cg, .max_depth = e->max_depth,
+		.dso = e->dso, .path = e->w->map ? e->w->map->path : NULL, .sym = e->sym, .addr = e->addr,
+		.sym_start = e->sym_start, .level = e->mode, .inlined = e->inlined,
+		.srcline = e->w->srcline, .parent = e->parent, .trace = e->trace,
+		.graph = tally__hist_graph_node(&h->nodes, e->cg), .max_depth = e->max_depth,
 	};
 
 	memcpy(out, &v, sz);

@@ -20,6 +20,8 @@
 static bool same_frame(const struct tally_hist_frame *a, const struct tally_hist_frame *b,
 		       bool address)
 {
+	if (a == b)
+		return true;	/* one address's interned frame */
 	if (!address && (a->sym || b->sym))
 		return a->sym == b->sym;	/* one name per symbol of a loaded DSO */
 	if (a->ip != b->ip)
@@ -30,64 +32,90 @@ static bool same_frame(const struct tally_hist_frame *a, const struct tally_hist
 }
 
 /* Consistent with same_frame: the function's copy, else the address (DSOs compare on a hit). */
-static uint64_t child_hash(const struct tally_hist_node *parent, const struct tally_hist_frame *f,
-			   bool address)
+static uint64_t child_hash(uint32_t parent, const struct tally_hist_frame *f, bool address)
 {
 	uint64_t k = !address && f->sym ? (uint64_t)(uintptr_t)f->sym : f->ip * 0x9e3779b97f4a7c15ULL;
 
-	k ^= (uint64_t)(uintptr_t)parent * 0xff51afd7ed558ccdULL;
+	k ^= (uint64_t)parent * 0xff51afd7ed558ccdULL;
 	return k ^ (k >> 29);
 }
 
-struct hist_node_block {
-	struct hist_node_block *next;
-	size_t used;
-	struct tally_hist_node n[];
-};
+static const struct tally_hist_frame no_frame;	/* the root's */
 
-#define NODE_BLOCK 4096
-
-static struct tally_hist_node *node_new(struct hist_node_pool *pool)
+/* A relative of n at offset d (0: none). */
+static inline struct tally_hist_node *rel(const struct tally_hist_node *n, int32_t d)
 {
-	struct hist_node_block *b = pool->blocks;
-	struct tally_hist_node *n = pool->free;
+	return d ? (struct tally_hist_node *)(uintptr_t)(n + d) : NULL;
+}
 
-	if (n) {	/* one a decay gave back */
-		pool->free = n->next;
-		memset(n, 0, sizeof(*n));
-		return n;
+/* Node to's offset from node from (0: none). */
+static inline int32_t off(const struct tally_hist_node *from, const struct tally_hist_node *to)
+{
+	return to ? (int32_t)(to - from) : 0;
+}
+
+static inline uint32_t id_of(const struct hist_node_pool *pool, const struct tally_hist_node *n)
+{
+	return (uint32_t)(n - pool->n);
+}
+
+#define NODE_FIRST 4096
+
+/* A zeroed node's index, 0 without memory; the array may move. */
+static uint32_t node_new(struct hist_node_pool *pool, const struct tally_hist_frame *f)
+{
+	uint32_t i = pool->free;
+
+	if (i) {	/* one a decay gave back */
+		pool->free = (uint32_t)pool->n[i].next;
+	} else {
+		if (pool->used == pool->cap) {
+			/* offsets are int32: so many nodes at most */
+			size_t cap = pool->cap ? (size_t)pool->cap * 2 : NODE_FIRST;
+			struct tally_hist_node *v;
+
+			if (cap > INT32_MAX)
+				cap = INT32_MAX;
+			if (cap <= pool->cap || !(v = realloc(pool->n, cap * sizeof(*v))))
+				return 0;
+			pool->n = v;
+			pool->cap = (uint32_t)cap;
+		}
+		if (!pool->used)
+			pool->used = 1;	/* index 0 is none */
+		i = pool->used++;
 	}
-	if (!b || b->used == NODE_BLOCK) {
-		if (!(b = calloc(1, sizeof(*b) + NODE_BLOCK * sizeof(b->n[0]))))
-			return NULL;
-		b->next = pool->blocks;
-		pool->blocks = b;
-	}
-	return &b->n[b->used++];
+	memset(&pool->n[i], 0, sizeof(pool->n[i]));
+	pool->n[i].f = f;
+	return i;
 }
 
 static void node_put(struct hist_node_pool *pool, struct tally_hist_node *n)
 {
-	n->dead = true;
+	n->dead = 1;
 	pool->nput++;
-	n->next = pool->free;
-	pool->free = n;
+	n->next = (int32_t)pool->free;	/* an index on the free list */
+	pool->free = id_of(pool, n);
 }
 
-static void index_put(struct hist_node_pool *pool, struct tally_hist_node *c)
+static void index_put(struct hist_node_pool *pool, uint32_t ci)
 {
-	size_t m = pool->cap_index - 1, i = child_hash(c->parent, &c->f, pool->address) & m;
+	const struct tally_hist_node *c = &pool->n[ci];
+	size_t m = pool->cap_index - 1,
+	       i = child_hash(ci + (uint32_t)c->parent, c->f, pool->address) & m;
 
 	while (pool->index[i])
 		i = (i + 1) & m;
-	pool->index[i] = c;
+	pool->index[i] = ci;
 	pool->nindex++;
 }
 
 /* Whether the slot's node is still one to index: alive, under a node with INDEX_MIN children or more. */
-static bool indexed(const struct tally_hist_node *c)
+static bool indexed(const struct hist_node_pool *pool, uint32_t ci)
 {
-	return c && !c->dead && c->parent && c->parent->nchild >= INDEX_MIN;
+	const struct tally_hist_node *c = &pool->n[ci];
+
+	return ci && !c->dead && c->parent && rel(c, c->parent)->nchild >= INDEX_MIN;
 }
 
 /*
@@ -97,7 +125,7 @@ static bool indexed(const struct tally_hist_node *c)
  */
 static int index_build(struct hist_node_pool *pool, size_t cap)
 {
-	struct tally_hist_node **old = pool->index, **v = calloc(cap, sizeof(*v));
+	uint32_t *old = pool->index, *v = calloc(cap, sizeof(*v));
 	size_t old_cap = pool->cap_index, m = cap - 1;
 
 	if (!v)
@@ -106,15 +134,17 @@ static int index_build(struct hist_node_pool *pool, size_t cap)
 	pool->cap_index = cap;
 	pool->nindex = pool->nput = 0;
 	for (size_t k = 0; k < old_cap; k++) {
-		struct tally_hist_node *c = old[k];
+		uint32_t ci = old[k];
+		const struct tally_hist_node *c = &pool->n[ci];
 		size_t i;
 
-		if (!indexed(c))
+		if (!indexed(pool, ci))
 			continue;
-		for (i = child_hash(c->parent, &c->f, pool->address) & m; v[i] && v[i] != c; i = (i + 1) & m)
+		for (i = child_hash(ci + (uint32_t)c->parent, c->f, pool->address) & m;
+		     v[i] && v[i] != ci; i = (i + 1) & m)
 			;
 		if (!v[i]) {
-			v[i] = c;
+			v[i] = ci;
 			pool->nindex++;
 		}
 	}
@@ -133,86 +163,90 @@ static int index_room(struct hist_node_pool *pool, size_t n)
 }
 
 /*
- * The child of node for frame f, NULL: none yet. Few children (most
+ * The child of node ni for frame f, 0: none yet. Few children (most
  * nodes: chains rarely branch) are walked; a node's many (the syscalls
  * under the kernel's entry, a program's callees under main) are found in
  * the pool's index by (node, frame), where walking them was a cache miss
  * each, a fifth of top -g's time.
  */
-static struct tally_hist_node *child_of(struct hist_node_pool *pool, struct tally_hist_node *node,
-					const struct tally_hist_frame *f, bool address)
+static uint32_t child_of(struct hist_node_pool *pool, uint32_t ni, const struct tally_hist_frame *f,
+			 bool address)
 {
-	struct tally_hist_node *c;
+	const struct tally_hist_node *node = &pool->n[ni], *c;
+	uint32_t ci;
 
 	if (node->nchild < INDEX_MIN) {
-		for (c = node->first; c && !same_frame(&c->f, f, address); c = c->next)
+		for (c = rel(node, node->first); c && !same_frame(c->f, f, address); c = rel(c, c->next))
 			;
-		return c;
+		return c ? id_of(pool, c) : 0;
 	}
-	size_t m = pool->cap_index - 1, i = child_hash(node, f, address) & m;
+	size_t m = pool->cap_index - 1, i = child_hash(ni, f, address) & m;
 
 	/*
 	 * A slot may be stale (a node given back, or taken again elsewhere):
 	 * a live node whose parent and frame match is the child all the same.
 	 */
-	for (; (c = pool->index[i]); i = (i + 1) & m)
-		if (c->parent == node && !c->dead && same_frame(&c->f, f, address))
-			return c;
-	return NULL;
+	for (; (ci = pool->index[i]); i = (i + 1) & m) {
+		c = &pool->n[ci];
+		if (!c->dead && ci + (uint32_t)c->parent == ni && same_frame(c->f, f, address))
+			return ci;
+	}
+	return 0;
 }
 
-static struct tally_hist_node *child_add(struct hist_node_pool *pool, struct tally_hist_node *node,
-					 const struct tally_hist_frame *f)
+static uint32_t child_add(struct hist_node_pool *pool, uint32_t ni, const struct tally_hist_frame *f)
 {
-	struct tally_hist_node *c;
+	struct tally_hist_node *node, *c;
+	uint32_t ci, nchild = pool->n[ni].nchild;
 
 	/* the node's children go into the index when it reaches INDEX_MIN */
-	if (node->nchild + 1 >= INDEX_MIN &&
-	    index_room(pool, node->nchild + 1 == INDEX_MIN ? INDEX_MIN : 1))
-		return NULL;
-	if (!(c = node_new(pool)))
-		return NULL;
-	c->f = *f;
-	c->parent = node;
+	if (nchild + 1 >= INDEX_MIN && index_room(pool, nchild + 1 == INDEX_MIN ? INDEX_MIN : 1))
+		return 0;
+	if (!(ci = node_new(pool, f)))
+		return 0;
+	node = &pool->n[ni];	/* after the array moved */
+	c = &pool->n[ci];
+	c->parent = off(c, node);
 	if (node->last)
-		node->last->next = c;
+		rel(node, node->last)->next = off(rel(node, node->last), c);
 	else
-		node->first = c;
-	node->last = c;
+		node->first = off(node, c);
+	node->last = off(node, c);
 	if (++node->nchild == INDEX_MIN)
-		for (struct tally_hist_node *s = node->first; s; s = s->next)
-			index_put(pool, s);
+		for (struct tally_hist_node *s = rel(node, node->first); s; s = rel(s, s->next))
+			index_put(pool, id_of(pool, s));
 	else if (node->nchild > INDEX_MIN)
-		index_put(pool, c);
-	return c;
+		index_put(pool, ci);
+	return ci;
 }
 
-int tally__hist_graph_add(struct hist_node_pool *pool, struct tally_hist_node **root,
-			  const struct tally_hist_frame *frames, size_t n, uint64_t period,
+int tally__hist_graph_add(struct hist_node_pool *pool, uint32_t *root,
+			  const struct tally_hist_frame *const *frames, size_t n, uint64_t period,
 			  uint64_t count, bool address)
 {
-	struct tally_hist_node *node;
+	uint32_t ni;
 
 	if (pool->address != address) {	/* a pool keys its index one way: its trees are made again when it changes */
 		pool->address = address;
 		if (pool->cap_index && index_build(pool, pool->cap_index))
 			return -ENOMEM;
 	}
-	if (!*root && !(*root = node_new(pool)))
+	if (!*root && !(*root = node_new(pool, &no_frame)))
 		return -ENOMEM;
-	node = *root;
+	ni = *root;
 	for (size_t i = 0; i < n; i++) {
-		struct tally_hist_node *c;
+		struct tally_hist_node *node = &pool->n[ni];
+		uint32_t c;
 
 		node->children_hit += period;
 		node->children_count += count;
-		if (!(c = child_of(pool, node, &frames[i], address)) &&
-		    !(c = child_add(pool, node, &frames[i])))
+		if (!(c = child_of(pool, ni, frames[i], address)) &&
+		    !(c = child_add(pool, ni, frames[i])))
 			return -ENOMEM;
-		node = c;
+		ni = c;
 	}
-	node->hit += period;
-	node->count += count;
+	pool->n[ni].hit += period;
+	pool->n[ni].count += count;
 	return 0;
 }
 
@@ -224,23 +258,27 @@ int tally__hist_graph_add(struct hist_node_pool *pool, struct tally_hist_node **
  */
 static uint64_t decay_node(struct hist_node_pool *pool, struct tally_hist_node *n)
 {
-	struct tally_hist_node **link = &n->first, *c;
+	struct tally_hist_node *prev = NULL, *c, *next;
 	uint64_t below = 0, below_count = 0;
 
-	n->last = NULL;
-	while ((c = *link)) {
+	n->last = 0;
+	for (c = rel(n, n->first); c; c = next) {
 		uint64_t v = decay_node(pool, c);
 
+		next = rel(c, c->next);
 		if (!v) {	/* its children went before it: a leaf now */
-			*link = c->next;
+			if (prev)
+				prev->next = off(prev, next);
+			else
+				n->first = off(n, next);
 			n->nchild--;
 			node_put(pool, c);
 			continue;
 		}
 		below += v;
 		below_count += c->count + c->children_count;
-		n->last = c;
-		link = &c->next;
+		n->last = off(n, c);
+		prev = c;
 	}
 	n->hit = n->hit * 7 / 8;
 	n->children_hit = below;
@@ -248,23 +286,27 @@ static uint64_t decay_node(struct hist_node_pool *pool, struct tally_hist_node *
 	return n->hit + below;
 }
 
-void tally__hist_graph_decay(struct hist_node_pool *pool, struct tally_hist_node *root)
+void tally__hist_graph_decay(struct hist_node_pool *pool, uint32_t root)
 {
 	if (root)
-		decay_node(pool, root);
+		decay_node(pool, &pool->n[root]);
 }
 
-void tally__hist_graph_put(struct hist_node_pool *pool, struct tally_hist_node *root)
+static void put_tree(struct hist_node_pool *pool, struct tally_hist_node *n)
 {
 	struct tally_hist_node *c, *next;
 
-	if (!root)
-		return;
-	for (c = root->first; c; c = next) {
-		next = c->next;
-		tally__hist_graph_put(pool, c);
+	for (c = rel(n, n->first); c; c = next) {
+		next = rel(c, c->next);
+		put_tree(pool, c);
 	}
-	node_put(pool, root);
+	node_put(pool, n);
+}
+
+void tally__hist_graph_put(struct hist_node_pool *pool, uint32_t root)
+{
+	if (root)
+		put_tree(pool, &pool->n[root]);
 }
 
 int tally__hist_graph_reindex(struct hist_node_pool *pool)
@@ -275,7 +317,7 @@ int tally__hist_graph_reindex(struct hist_node_pool *pool)
 	if (!pool->cap_index || pool->nput * 2 < pool->nindex)
 		return 0;
 	for (size_t k = 0; k < pool->cap_index; k++)
-		n += indexed(pool->index[k]);
+		n += indexed(pool, pool->index[k]);
 	while (n * 4 >= cap * 3)
 		cap *= 2;
 	return index_build(pool, cap);
@@ -284,15 +326,11 @@ int tally__hist_graph_reindex(struct hist_node_pool *pool)
 void tally__hist_graph_free_all(struct hist_node_pool *pool)
 {
 	free(pool->index);
+	free(pool->n);
 	pool->index = NULL;
+	pool->n = NULL;
 	pool->cap_index = pool->nindex = pool->nput = 0;
-	pool->free = NULL;
-	while (pool->blocks) {
-		struct hist_node_block *b = pool->blocks;
-
-		pool->blocks = b->next;
-		free(b);
-	}
+	pool->used = pool->cap = pool->free = 0;
 }
 
 int tally_hist_node__info(const struct tally_hist_node *n, struct tally_hist_node_info *out)
@@ -303,7 +341,7 @@ int tally_hist_node__info(const struct tally_hist_node *n, struct tally_hist_nod
 		return -EINVAL;
 	/* a printer asks this of every node: no copy through a buffer for callers of this size */
 	if (out->sz == sizeof(*out)) {
-		out->frame = n->f;
+		out->frame = *n->f;
 		out->self = n->hit;
 		out->self_samples = n->count;
 		out->below = n->children_hit;
@@ -313,7 +351,7 @@ int tally_hist_node__info(const struct tally_hist_node *n, struct tally_hist_nod
 	}
 	sz = out->sz < sizeof(*out) ? out->sz : sizeof(*out);
 	struct tally_hist_node_info v = {
-		.sz = sz, .frame = n->f, .self = n->hit, .self_samples = n->count,
+		.sz = sz, .frame = *n->f, .self = n->hit, .self_samples = n->count,
 		.below = n->children_hit, .below_samples = n->children_count,
 		.nr_children = n->nchild,
 	};
@@ -324,20 +362,20 @@ int tally_hist_node__info(const struct tally_hist_node *n, struct tally_hist_nod
 
 const struct tally_hist_node *tally_hist_node__child(const struct tally_hist_node *n)
 {
-	return n ? n->first : NULL;
+	return n ? rel(n, n->first) : NULL;
 }
 
 const struct tally_hist_node *tally_hist_node__next(const struct tally_hist_node *n)
 {
-	return n ? n->next : NULL;
+	return n ? rel(n, n->next) : NULL;
 }
 
 const struct tally_hist_node *tally_hist_node__parent(const struct tally_hist_node *n)
 {
-	return n ? n->parent : NULL;
+	return n ? rel(n, n->parent) : NULL;
 }
 
 const struct tally_hist_frame *tally_hist_node__frame(const struct tally_hist_node *n)
 {
-	return n ? &n->f : NULL;
+	return n ? n->f : NULL;
 }

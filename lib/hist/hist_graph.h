@@ -12,45 +12,62 @@
 #include <tally/hist.h>
 
 struct tally_hist_node {
-	struct tally_hist_frame f;
+	/* interned: the resolver's where of the frame (the root's: a zeroed one) */
+	const struct tally_hist_frame *f;
 	uint64_t hit, children_hit;	/* period ending here, below here */
 	uint64_t count, children_count;
-	struct tally_hist_node *first, *last, *next, *parent;
-	unsigned nchild;
-	bool dead;			/* on the pool's free list */
+	/*
+	 * The relatives as offsets in the pool's array from this node (0:
+	 * none), so that the array may move as it grows and a node is 64
+	 * bytes (112 with a copy of its frame and pointers).
+	 */
+	int32_t first, last, next, parent;
+	uint32_t nchild : 31;
+	uint32_t dead : 1;		/* on the pool's free list */
 };
 
 /* A node with this many children or more finds them in the pool's index. */
 #define INDEX_MIN 4
 
 /*
- * A histogram's nodes come from blocks, all given back at once: a report
+ * A histogram's nodes sit in one array, all given back at once: a report
  * makes a node per distinct frame under each row (a third of a million on
- * a 4 s -a -g file), and a calloc and a free each were a tenth of its time.
+ * a 4 s -a -g file), and a calloc and a free each were a tenth of its
+ * time. Nodes are named by their index there (0: none).
  */
-struct hist_node_block;
 struct hist_node_pool {
-	struct hist_node_block *blocks;
-	struct tally_hist_node *free;	/* nodes a decay gave back, for the next */
+	struct tally_hist_node *n;	/* n[0] unused */
+	uint32_t used, cap;
+	uint32_t free;			/* a node a decay gave back, for the next (its next: the one after) */
 	/* the children of nodes with INDEX_MIN or more, by (parent, frame): open addressing */
-	struct tally_hist_node **index;
+	uint32_t *index;
 	size_t nindex, cap_index;
 	size_t nput;			/* nodes given back since the index was made */
 	bool address;			/* the index's frames keyed by address */
 };
 
-/* Merge frames[0..n-1] (root first) into *root: count samples, period in all. 0 or -ENOMEM. */
-int tally__hist_graph_add(struct hist_node_pool *pool, struct tally_hist_node **root,
-			  const struct tally_hist_frame *frames, size_t n, uint64_t period,
+/* Node i of the pool (0: NULL); valid until the next add. */
+static inline struct tally_hist_node *tally__hist_graph_node(const struct hist_node_pool *pool, uint32_t i)
+{
+	return i ? &pool->n[i] : NULL;
+}
+
+/*
+ * Merge frames[0..n-1] (root first) into the tree *root (0: none yet):
+ * count samples, period in all. The frames are kept by pointer: they
+ * must outlive the pool. 0 or -ENOMEM.
+ */
+int tally__hist_graph_add(struct hist_node_pool *pool, uint32_t *root,
+			  const struct tally_hist_frame *const *frames, size_t n, uint64_t period,
 			  uint64_t count, bool address);
 /*
  * perf top's decay_callchain: every node's period times 7/8 (a node's
  * below is its children's sum), nodes at zero given back. Call
  * tally__hist_graph_reindex after the last tree of a decay.
  */
-void tally__hist_graph_decay(struct hist_node_pool *pool, struct tally_hist_node *root);
+void tally__hist_graph_decay(struct hist_node_pool *pool, uint32_t root);
 /* A tree's nodes back to the pool (a dropped row's); reindex after. */
-void tally__hist_graph_put(struct hist_node_pool *pool, struct tally_hist_node *root);
+void tally__hist_graph_put(struct hist_node_pool *pool, uint32_t root);
 /* The index made again of the nodes left, once many were given back. 0 or -ENOMEM. */
 int tally__hist_graph_reindex(struct hist_node_pool *pool);
 /* Every tree of the pool's nodes goes. */

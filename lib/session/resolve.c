@@ -85,6 +85,59 @@ static size_t slot(uint64_t ip, int32_t pid, int mode, size_t size)
 	return hash_mix(ip ^ ((uint64_t)(uint32_t)pid << 32) ^ (uint64_t)mode) & (size - 1);
 }
 
+static uint64_t map_hash(const struct tally_map *m)
+{
+	return hash_mix(m->start ^ (m->end << 7) ^ m->pgoff ^ (uint64_t)(uintptr_t)m->filename);
+}
+
+/* The one copy of map m (NULL without memory). */
+static const struct where_map *map_copy(struct resolver *r, const struct tally_map *m)
+{
+	uint8_t bsz = m->build_id_size < TALLY_BUILD_ID_MAX ? m->build_id_size : TALLY_BUILD_ID_MAX;
+	struct where_map *c;
+	size_t b;
+
+	if (r->nmaps >= r->maps_size) {
+		size_t n = r->maps_size ? r->maps_size * 2 : 256;
+		struct where_map **v = calloc(n, sizeof(*v));
+
+		if (!v)
+			return NULL;
+		for (size_t i = 0; i < r->maps_size; i++)
+			while ((c = r->maps[i])) {
+				struct tally_map k = { .start = c->start, .end = c->end, .pgoff = c->pgoff,
+						       .filename = c->path };
+
+				r->maps[i] = c->next;
+				b = map_hash(&k) & (n - 1);
+				c->next = v[b];
+				v[b] = c;
+			}
+		free(r->maps);
+		r->maps = v;
+		r->maps_size = n;
+	}
+	b = map_hash(m) & (r->maps_size - 1);
+	for (c = r->maps[b]; c; c = c->next)
+		if (c->start == m->start && c->end == m->end && c->pgoff == m->pgoff &&
+		    c->path == m->filename && c->kernel == m->kernel && c->build_id_size == bsz &&
+		    !memcmp(c->build_id, m->build_id, bsz))
+			return c;
+	if (!(c = calloc(1, sizeof(*c))))
+		return NULL;
+	c->path = m->filename;
+	c->start = m->start;
+	c->end = m->end;
+	c->pgoff = m->pgoff;
+	c->kernel = m->kernel;
+	c->build_id_size = bsz;
+	memcpy(c->build_id, m->build_id, bsz);
+	c->next = r->maps[b];
+	r->maps[b] = c;
+	r->nmaps++;
+	return c;
+}
+
 #define BLK 256	/* entries per block */
 
 static struct resolver_ent *ent(const struct resolver *r, uint32_t k)
@@ -152,23 +205,21 @@ struct where *tally__resolver_get(struct resolver *r, int32_t pid, int32_t tid, 
 	r->used++;
 	tally_symbols__resolve(r->syms, r->m, pid, tid, ip, mode, &ai);
 	e->w.mode = mode == TALLY_CPUMODE_KERNEL || mode == TALLY_CPUMODE_GUEST_KERNEL ? 'k' : '.';
-	e->w.mapped = ai.map != NULL;
 	if (ai.map) {
-		e->w.map_kernel = ai.map->kernel;
-		e->w.map_start = ai.map->start;
-		e->w.map_end = ai.map->end;
-		e->w.map_pgoff = ai.map->pgoff;
-		e->w.build_id_size = ai.map->build_id_size;
-		memcpy(e->w.build_id, ai.map->build_id, sizeof(e->w.build_id));
-	}
-	if (ai.map) {
-		e->w.path = ai.map->filename;
+		if (!(e->w.map = map_copy(r, ai.map))) {
+			r->slots[i] = 0;	/* not there: asked again next time */
+			r->used--;
+			memset(e, 0, sizeof(*e));
+			return NULL;
+		}
 		e->w.dso = ai.map->kernel && !strncmp(ai.map->filename, "[kernel.kallsyms]", 17) ?
 			   "[kernel.kallsyms]" : short_name(r, ai.map->filename);
 		if (ai.map->kernel)
 			e->w.mode = 'k';
 	}
 	e->w.dso_id = ai.map ? ai.dso : NULL;
+	e->w.ip = ip;
+	e->w.frame_mapped = e->w.dso_id != NULL;
 	e->dso = ai.map && !ai.map->kernel && ai.sym ? ai.dso : NULL;
 	/*
 	 * perf 6.1 asks addr2line for the objdump address (map__rip_2objdump):
@@ -206,6 +257,16 @@ void tally__resolver_free(struct resolver *r)
 		free(r->blk[b]);
 	free(r->blk);
 	free(r->slots);
+	for (size_t i = 0; i < r->maps_size; i++)
+		while (r->maps[i]) {
+			struct where_map *c = r->maps[i];
+
+			r->maps[i] = c->next;
+			free(c);
+		}
+	free(r->maps);
+	r->maps = NULL;
+	r->nmaps = r->maps_size = 0;
 	r->blk = NULL;
 	r->slots = NULL;
 	r->size = r->used = r->nblk = 0;

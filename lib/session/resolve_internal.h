@@ -9,28 +9,50 @@
 #define TALLY_RESOLVE_INTERNAL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <tally/tally.h>
+#include <tally/hist.h>
 #include "strpool.h"
 
 struct tally_session;
 
+/*
+ * A map as an address found it, copied (the machine keeps its maps in
+ * arrays that move as they grow, and rows are drawn after the whole file
+ * is read): one copy per distinct map, the wheres point at it, where each
+ * kept its own (70 bytes of each of a top's 100k addresses).
+ */
+struct where_map {
+	const char *path;		/* the whole file name */
+	uint64_t start, end, pgoff;
+	bool kernel;
+	uint8_t build_id_size;
+	uint8_t build_id[TALLY_BUILD_ID_MAX];
+	struct where_map *next;		/* the resolver's hash chain */
+};
+
 /* What an address resolved to. */
 struct where {
-	const char *dso;		/* shown name (basename, "[kernel.kallsyms]"); NULL: no map */
-	const char *path;		/* the map's whole file name; NULL: no map */
 	/*
-	 * The map, copied: the machine keeps its maps in arrays that move as
-	 * they grow, and rows are drawn after the whole file is read.
+	 * Its first fields are the address as a call graph's frame
+	 * (tally/hist.h's): the trees' nodes point at it, where each kept a
+	 * copy.
 	 */
-	bool mapped;			/* false: no map held the address */
-	bool map_kernel;
-	uint64_t map_start, map_end, map_pgoff;
-	uint8_t build_id[TALLY_BUILD_ID_MAX], build_id_size;
+	union {
+		struct tally_hist_frame frame;
+		struct {
+			const char *sym;	/* NULL: unresolved */
+			const char *dso;	/* shown name (basename, "[kernel.kallsyms]"); NULL: no map */
+			uint64_t ip;		/* the address looked up */
+			uint64_t sym_start;	/* the symbol's ELF address */
+			uint32_t dso_rank;	/* perf's DSOs in the order it made them (kernel 0) */
+			bool frame_mapped;	/* dso_id set: the frame's mapped */
+		};
+	};
+	/* the map, NULL: none held the address */
+	const struct where_map *map;
 	const struct tally_dso *dso_id;	/* NULL: no map */
-	uint32_t dso_rank;		/* perf's DSOs in the order it made them (kernel 0) */
-	const char *sym;		/* NULL: unresolved */
-	uint64_t sym_start;		/* the symbol's ELF address */
 	uint64_t dso_hash, sym_hash;	/* of the names: keyed without rehashing */
 	char *srcline;			/* "file.c:12", as perf's srcline key (resolver.srcline) */
 	uint64_t srcline_hash;
@@ -57,9 +79,19 @@ struct resolver {
 	struct resolver_ent **blk;
 	size_t nblk;
 	bool no_inline;			/* --no-inline: a chain frame is its symbol alone */
+	struct where_map **maps;	/* the maps' copies, hashed */
+	size_t nmaps, maps_size;
 	/* "name (inlined)", one copy per name (call graphs compare pointers) */
 	struct tally__strpool names;
 };
+
+_Static_assert(offsetof(struct where, sym) == offsetof(struct tally_hist_frame, sym) &&
+	       offsetof(struct where, dso) == offsetof(struct tally_hist_frame, dso) &&
+	       offsetof(struct where, ip) == offsetof(struct tally_hist_frame, ip) &&
+	       offsetof(struct where, sym_start) == offsetof(struct tally_hist_frame, sym_start) &&
+	       offsetof(struct where, dso_rank) == offsetof(struct tally_hist_frame, dso_rank) &&
+	       offsetof(struct where, frame_mapped) == offsetof(struct tally_hist_frame, mapped),
+	       "a where begins with its frame");
 
 /* perf's inline stack of a chain frame is a few deep; more is kept out */
 #define INL_MAX 16

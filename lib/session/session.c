@@ -1038,11 +1038,16 @@ static void frame_of(struct tally_frame *f, const struct where *w, uint64_t ip,
 		     enum tally_cpumode mode, bool unwound)
 {
 	*f = (struct tally_frame){
-		.ip = ip, .mode = mode, .level = w->mode, .dso = w->dso, .path = w->path,
-		.map_start = w->map_start, .map_end = w->map_end, .map_pgoff = w->map_pgoff,
+		.ip = ip, .mode = mode, .level = w->mode, .dso = w->dso,
 		.addr = w->addr, .sym = w->sym, .sym_start = w->sym_start,
 		.inlined = w->inlined, .unwound = unwound, .srcline = w->srcline,
 	};
+	if (w->map) {
+		f->path = w->map->path;
+		f->map_start = w->map->start;
+		f->map_end = w->map->end;
+		f->map_pgoff = w->map->pgoff;
+	}
 }
 
 int tally_session__resolve(struct tally_session *s, const struct tally_session_sample *smp,

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: MIT
-/* report's address table: a where stays put while the table grows. */
+/*
+ * report's address table: a where stays put while the table grows; the
+ * addresses of one map share its one copy; a where is its frame.
+ */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -36,13 +39,13 @@ static void test_hit_keeps_where(void **state)
 		w = fw[0];
 		tally__resolver_lines(&r, 1, 1, ip, TALLY_CPUMODE_USER, false, &src);
 		assert_ptr_equal(tally__resolver_get(&r, 1, 1, ip, TALLY_CPUMODE_USER), w);
-		assert_false(w->mapped);
+		assert_null(w->map);
 		if (r.size > n)
 			break;	/* grown once, on an address added */
 	}
 	/* every address is still found after the move */
 	for (uint64_t ip = 0x1000; ip < 0x1000 + 16 * (n / 2); ip += 16)
-		assert_false(tally__resolver_get(&r, 1, 1, ip, TALLY_CPUMODE_USER)->mapped);
+		assert_null(tally__resolver_get(&r, 1, 1, ip, TALLY_CPUMODE_USER)->map);
 	assert_int_equal(r.used, n / 2 + 1);
 	tally__resolver_free(&r);
 	tally_machine__free(r.m);
@@ -75,11 +78,68 @@ static void test_where_stays_put(void **state)
 	tally_symbols__free(r.syms);
 }
 
+/*
+ * The addresses of one map point at one copy of it (a top's 100k
+ * addresses each kept their own, 70 bytes): one per distinct map, by
+ * its place, file and build id, and the copy says what the map said.
+ */
+static void test_maps_shared(void **state)
+{
+	static const uint8_t bid[] = { 0xde, 0xad, 0xbe, 0xef };
+	struct resolver r = { .file_rank = no_rank };
+	struct tally_mmap_event a = { .pid = 5, .tid = 5, .start = 0x400000, .len = 0x10000,
+				      .pgoff = 0x1000, .filename = "/nonexistent/a.so",
+				      .prot = 5, .build_id = bid, .build_id_size = sizeof(bid) };
+	struct tally_mmap_event b = { .pid = 5, .tid = 5, .start = 0x800000, .len = 0x10000,
+				      .filename = "/nonexistent/b.so", .prot = 5 };
+	struct tally_mmap_event a6 = a;	/* the same file at the same place in another process */
+	const struct where_map *ma, *mb;
+	struct where *w;
+
+	a6.pid = a6.tid = 6;
+	r.syms = tally_symbols__new(NULL);
+	r.m = tally_machine__new();
+	assert_non_null(r.syms);
+	assert_non_null(r.m);
+	assert_int_equal(tally_machine__mmap(r.m, &a), 0);
+	assert_int_equal(tally_machine__mmap(r.m, &b), 0);
+	assert_int_equal(tally_machine__mmap(r.m, &a6), 0);
+	w = tally__resolver_get(&r, 5, 5, 0x400010, TALLY_CPUMODE_USER);
+	assert_non_null(w);
+	ma = w->map;
+	assert_non_null(ma);
+	assert_int_equal(ma->start, 0x400000);
+	assert_int_equal(ma->end, 0x410000);
+	assert_int_equal(ma->pgoff, 0x1000);
+	assert_string_equal(ma->path, "/nonexistent/a.so");
+	assert_int_equal(ma->build_id_size, sizeof(bid));
+	assert_memory_equal(ma->build_id, bid, sizeof(bid));
+	assert_string_equal(w->dso, "a.so");
+	/* the where is the address's frame, as the call graphs point at it */
+	assert_ptr_equal(w->frame.dso, w->dso);
+	assert_int_equal(w->frame.ip, 0x400010);
+	assert_ptr_equal(w->frame.sym, w->sym);
+	for (uint64_t ip = 0x400020; ip < 0x400000 + 0x10000; ip += 0x100)
+		assert_ptr_equal(tally__resolver_get(&r, 5, 5, ip, TALLY_CPUMODE_USER)->map, ma);
+	assert_ptr_equal(tally__resolver_get(&r, 6, 6, 0x400010, TALLY_CPUMODE_USER)->map, ma);
+	mb = tally__resolver_get(&r, 5, 5, 0x800010, TALLY_CPUMODE_USER)->map;
+	assert_non_null(mb);
+	assert_ptr_not_equal(mb, ma);
+	assert_int_equal(mb->build_id_size, 0);
+	assert_null(tally__resolver_get(&r, 5, 5, 0x900000, TALLY_CPUMODE_USER)->map);
+	assert_int_equal(r.nmaps, 2);
+	tally__resolver_free(&r);
+	assert_int_equal(r.nmaps, 0);
+	tally_machine__free(r.m);
+	tally_symbols__free(r.syms);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_hit_keeps_where),
 		cmocka_unit_test(test_where_stays_put),
+		cmocka_unit_test(test_maps_shared),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
