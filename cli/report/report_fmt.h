@@ -11,9 +11,6 @@
 #include <stddef.h>
 #include <stdio.h>
 
-/* snprintf(buf, len, "%.2f", v); len at least 32. */
-int fmt_2f(char *buf, size_t len, double v);
-
 /* fprintf(fp, "%*.2f%%", width, v) */
 void put_pct(FILE *fp, double v, int width);
 

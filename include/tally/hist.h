@@ -264,6 +264,13 @@ TALLY_API const struct tally_hist_node *tally_hist_node__parent(const struct tal
 /* The node's frame (the root's is zeroed). */
 TALLY_API const struct tally_hist_frame *tally_hist_node__frame(const struct tally_hist_node *n);
 
+/*
+ * A share as perf prints it, snprintf(buf, len, "%.2f", pct)'s bytes
+ * without glibc's float formatting (a report prints tens of thousands);
+ * a shorter buf gets snprintf's own. Returns the length; -EINVAL: no buf.
+ */
+TALLY_API int tally_hist__fmt_pct(char *buf, size_t len, double pct);
+
 #ifdef __cplusplus
 }
 #endif

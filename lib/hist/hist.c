@@ -15,6 +15,7 @@
 #include <string.h>
 #include <tally/hash.h>
 #include <tally/session.h>
+#include "fmt.h"
 #include "internal.h"
 #include "hist_internal.h"
 #include "rbtree.h"
@@ -1469,4 +1470,9 @@ struct resolver *tally__hist_resolver(struct tally_hist *h)
 struct tally_session *tally__hist_session(const struct tally_hist *h)
 {
 	return h->ss;
+}
+
+int tally_hist__fmt_pct(char *buf, size_t len, double pct)
+{
+	return buf ? tally__fmt_fixed(buf, len, pct, 2) : -EINVAL;
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * report's cells without printf (report_fmt.h): each must write what its
+ * report's cells without printf (report_fmt.h, and the shares through
+ * tally_hist__fmt_pct): each must write what its
  * printf format writes, byte for byte, over the shares a report computes
  * (every a/b of small totals), the ties glibc rounds half to even, the
  * 0.00 and 100.00 edges, and what falls back to printf.
@@ -13,16 +14,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <tally/hist.h>
 #include "report_fmt.h"
 
 static void check_2f(double v)
 {
 	char want[512], got[512];
 	int nw = snprintf(want, sizeof(want), "%.2f", v);
-	int ng = fmt_2f(got, sizeof(got), v);
+	int ng = tally_hist__fmt_pct(got, sizeof(got), v);
 
 	if (strcmp(want, got) || nw != ng)
-		fail_msg("%.17g: printf \"%s\" (%d), fmt_2f \"%s\" (%d)", v, want, nw, got, ng);
+		fail_msg("%.17g: printf \"%s\" (%d), tally_hist__fmt_pct \"%s\" (%d)", v, want, nw, got, ng);
 }
 
 static void test_shares(void **state)
