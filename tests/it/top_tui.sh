@@ -147,7 +147,7 @@ wait_for topg '^- +[0-9.]+% +[0-9.]+% +burn +\[\.\] burn_a' 30
 wait_for topg '__libc_start_call_main' 30
 screen topg >"$d/topg.txt"
 callers() { grep -q -- '--*[0-9.]*%*-*__libc_start_call_main\|^ *__libc_start_call_main' "$d/topg.txt" &&
-	grep -Eq '^ +(\|?--[0-9.]+%--)?main' "$d/topg.txt"; }
+	grep -Eq '^[ |]+(--[0-9.]+%--)?main' "$d/topg.txt"; }
 callers || sed -n 1,20p "$d/topg.txt" | sed 's/^/# /'
 check "top -g: burn_a's row opens on its callers" callers
 kill -TERM "$(cat "$d/topg.pid")"
