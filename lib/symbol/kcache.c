@@ -131,6 +131,16 @@ static uint64_t sum_end(const struct sum *s)
 	return h;
 }
 
+uint64_t tally__kcache_sum(const void *a, size_t na, const void *b, size_t nb)
+{
+	struct sum s;
+
+	sum_init(&s, na + nb);
+	sum_add(&s, a, na);
+	sum_add(&s, b, nb);
+	return sum_end(&s);
+}
+
 static uint64_t fnv_file(uint64_t h, const char *path, bool modules)
 {
 	char line[512];

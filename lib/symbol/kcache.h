@@ -49,4 +49,7 @@ struct tally__kcdso *tally__kcache_dso(struct tally__kcache *c, size_t i);
  */
 const struct tally_symbol *tally__kcache_symbol(struct tally__kcdso *d, uint64_t addr);
 
+/* The caches' checksum of a's na bytes (a multiple of 32), then b's (symcache.c's too). */
+uint64_t tally__kcache_sum(const void *a, size_t na, const void *b, size_t nb);
+
 #endif
