@@ -785,7 +785,7 @@ static int nested_objects(struct tally__symvec *v, Elf *elf, const char *path)
 
 /*
  * The symbol cache's key for d's table (symcache.c): all a load from ELF
- * reads to make it. the file (its identity, its build id and the
+ * reads to make it: the file (its identity, its build id and the
  * recorded one), the options, and where there is no .symtab, the debug
  * files looked for. 0 and *key (allocated), or -errno: no cache then.
  */
