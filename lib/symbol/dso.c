@@ -11,6 +11,7 @@
 #include <libelf.h>
 #include <lzma.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 #include "internal.h"
@@ -18,6 +19,7 @@
 #include "elf_util.h"
 #include "dso_internal.h"
 #include "asan.h"
+#include "symcache.h"
 
 /* ---- ELF ---- */
 
@@ -369,9 +371,32 @@ static int try_debug(struct tally_dso *d, const char *path, const uint8_t *want,
 	return 1;
 }
 
+/*
+ * probe: v is not filled, each candidate's identity (or its absence) goes
+ * into the symbol cache's key instead (a debug file installed later makes
+ * another key).
+ */
+static int try_cand(struct tally_dso *d, const char *path, const uint8_t *want,
+		    size_t want_sz, uint32_t crc, bool check_crc,
+		    struct tally__symvec *v, FILE *probe)
+{
+	struct stat st;
+
+	if (!probe)
+		return try_debug(d, path, want, want_sz, crc, check_crc, v);
+	if (stat(path, &st))
+		memset(&st, 0, sizeof(st));
+	fprintf(probe, "%s%c", path, 0);
+	fwrite(&st.st_dev, sizeof(st.st_dev), 1, probe);
+	fwrite(&st.st_ino, sizeof(st.st_ino), 1, probe);
+	fwrite(&st.st_size, sizeof(st.st_size), 1, probe);
+	fwrite(&st.st_mtim, sizeof(st.st_mtim), 1, probe);
+	return 0;
+}
+
 static int try_debug_files(struct tally_dso *d, const struct tally__dso_ctx *ctx,
 			   Elf *elf, const uint8_t *id, size_t id_sz,
-			   struct tally__symvec *v)
+			   struct tally__symvec *v, FILE *probe)
 {
 	char path[4096], idhex[2 * TALLY_BUILD_ID_MAX + 1];
 	const char *root = ctx->debug_root ? ctx->debug_root : "";
@@ -388,16 +413,16 @@ static int try_debug_files(struct tally_dso *d, const struct tally__dso_ctx *ctx
 		hex(idhex, id, id_sz);
 		snprintf(path, sizeof(path), "%s/usr/lib/debug/.build-id/%.2s/%s.debug",
 			 root, idhex, idhex + 2);
-		if (try_debug(d, path, id, id_sz, 0, false, v))
+		if (try_cand(d, path, id, id_sz, 0, false, v, probe))
 			goto found;
 		if (ctx->home_debug && *ctx->home_debug) {
 			snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s/debug",
 				 ctx->home_debug, idhex, idhex + 2);
-			if (try_debug(d, path, id, id_sz, 0, false, v))
+			if (try_cand(d, path, id, id_sz, 0, false, v, probe))
 				goto found;
 			snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s/elf",
 				 ctx->home_debug, idhex, idhex + 2);
-			if (try_debug(d, path, id, id_sz, 0, false, v))
+			if (try_cand(d, path, id, id_sz, 0, false, v, probe))
 				goto found;
 		}
 	}
@@ -424,17 +449,17 @@ static int try_debug_files(struct tally_dso *d, const struct tally__dso_ctx *ctx
 					snprintf(path, sizeof(path), "%s/usr/lib/debug%s/%s", root,
 						 dir, link);
 				if (strcmp(path, d->name) &&
-				    try_debug(d, path, id, id_sz, crc, true, v))
+				    try_cand(d, path, id, id_sz, crc, true, v, probe))
 					goto found;
 			}
 		}
 	}
 	/* Fedora and Ubuntu layouts: the path under the debug dir. */
 	snprintf(path, sizeof(path), "%s/usr/lib/debug%s.debug", root, d->name);
-	if (try_debug(d, path, id, id_sz, 0, false, v))
+	if (try_cand(d, path, id, id_sz, 0, false, v, probe))
 		goto found;
 	snprintf(path, sizeof(path), "%s/usr/lib/debug%s", root, d->name);
-	if (try_debug(d, path, id, id_sz, 0, false, v))
+	if (try_cand(d, path, id, id_sz, 0, false, v, probe))
 		goto found;
 	free(dir);
 	return 0;
@@ -758,9 +783,53 @@ static int nested_objects(struct tally__symvec *v, Elf *elf, const char *path)
 	return err;
 }
 
+/*
+ * The symbol cache's key for d's table (symcache.c): all a load from ELF
+ * reads to make it: the file (its identity, its build id and the
+ * recorded one), the options, and where there is no .symtab, the debug
+ * files looked for. 0 and *key (allocated), or -errno: no cache then.
+ */
+static int cache_key(struct tally_dso *d, const struct tally__dso_ctx *ctx,
+		     const struct tally__elf_file *f, const uint8_t *id, int nid,
+		     const uint8_t *use_id, size_t use_sz, bool symtab, char **key, size_t *klen)
+{
+	struct stat st;
+	FILE *k;
+
+	if (f->fd >= 0 ? fstat(f->fd, &st) : stat(d->name, &st))
+		return -errno;
+	if (!(k = open_memstream(key, klen)))
+		return -ENOMEM;
+	fprintf(k, "%s%c%s%c%s%c%d", d->name, 0, ctx->debug_root ? ctx->debug_root : "", 0,
+		ctx->home_debug ? ctx->home_debug : "", 0, ctx->demangle);
+	fwrite(&st.st_dev, sizeof(st.st_dev), 1, k);
+	fwrite(&st.st_ino, sizeof(st.st_ino), 1, k);
+	fwrite(&st.st_size, sizeof(st.st_size), 1, k);
+	fwrite(&st.st_mtim, sizeof(st.st_mtim), 1, k);
+	fwrite(&nid, sizeof(nid), 1, k);
+	if (nid > 0)
+		fwrite(id, (size_t)nid, 1, k);
+	fwrite(&use_sz, sizeof(use_sz), 1, k);
+	if (use_sz)
+		fwrite(use_id, use_sz, 1, k);
+	if (!symtab && try_debug_files(d, ctx, f->elf, use_id, use_sz, NULL, k) < 0) {
+		fclose(k);
+		free(*key);
+		return -ENOMEM;
+	}
+	if (fclose(k)) {
+		free(*key);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 int tally__dso_load_elf(struct tally_dso *d, const struct tally__dso_ctx *ctx,
 			const uint8_t *want_id, size_t want_sz)
 {
+	char *key = NULL;		/* the symbol cache's, where it is on */
+	size_t klen = 0;
+	bool symtab;
 	struct tally__symvec v = { .arena = true };
 	struct tally__elf_file f;
 	uint8_t id[TALLY_BUILD_ID_MAX];
@@ -798,7 +867,7 @@ int tally__dso_load_elf(struct tally_dso *d, const struct tally__dso_ctx *ctx,
 		if (asprintf(&d->detail, "recorded build id %s, %s has %s", a, d->name, b) < 0)
 			d->detail = NULL;
 		/* The debug dirs may still hold the recorded build's symbols. */
-		if (try_debug_files(d, ctx, f.elf, want_id, want_sz, &v) > 0) {
+		if (try_debug_files(d, ctx, f.elf, want_id, want_sz, &v, NULL) > 0) {
 			d->status = TALLY_DSO_OK;
 			objs_path = d->symsrc;
 			goto finish;
@@ -809,7 +878,15 @@ int tally__dso_load_elf(struct tally_dso *d, const struct tally__dso_ctx *ctx,
 		use_id = want_id;
 		use_sz = want_sz;
 	}
-	if (has_symtab(f.elf)) {
+	symtab = has_symtab(f.elf);
+	if (tally__symcache_on() &&
+	    cache_key(d, ctx, &f, id, n, use_id, use_sz, symtab, &key, &klen))
+		key = NULL;
+	if (key && !tally__symcache_load(key, klen, d)) {
+		d->demangle = d->demangle_lazy = ctx->demangle;
+		goto out;
+	}
+	if (symtab) {
 		if ((err = load_symtab(f.elf, SHT_SYMTAB, &v)) < 0)
 			goto out;
 		d->symsrc = strdup(".symtab");
@@ -817,7 +894,7 @@ int tally__dso_load_elf(struct tally_dso *d, const struct tally__dso_ctx *ctx,
 		objs_elf = f.elf;
 		goto finish;
 	}
-	if ((err = try_debug_files(d, ctx, f.elf, use_id, use_sz, &v)) < 0)
+	if ((err = try_debug_files(d, ctx, f.elf, use_id, use_sz, &v, NULL)) < 0)
 		goto out;
 	objs_path = d->symsrc;
 	if (err > 0)
@@ -856,7 +933,10 @@ finish:
 	/* PLT entries alone do not make a file unstripped */
 	if (!err && d->nr_syms <= (size_t)nplt && d->status == TALLY_DSO_OK)
 		d->status = TALLY_DSO_STRIPPED;
+	if (!err && key && d->nr_syms >= TALLY_SYMCACHE_MIN)
+		(void)tally__symcache_store(key, klen, d);
 out:
+	free(key);
 	tally__symvec_free(&v);
 	tally__elf_file_close(&f);
 	return err < 0 ? err : 0;

@@ -150,6 +150,17 @@ const struct tally_symbol *tally__syms_find(const struct tally_symbol *s, size_t
 const struct tally_symbol *tally__symtree_find(const struct tally__symtree *t,
 					       const struct tally_symbol *s, uint64_t addr);
 void tally__symtree_free(struct tally__symtree *t);
+/* perf's tree as the symbol cache (symcache.c) keeps it: a node's range, symbol and children */
+struct tally__symtree_rec {
+	uint64_t start, end;
+	int32_t sym, l, r, pad;
+};
+/* t's number of nodes (indices 0..n-1), and *root */
+size_t tally__symtree_nodes(const struct tally__symtree *t, int32_t *root);
+void tally__symtree_get(const struct tally__symtree *t, size_t i, struct tally__symtree_rec *r);
+/* A tree for lookups in a table of nsyms symbols; NULL: r is not one (or -ENOMEM). */
+struct tally__symtree *tally__symtree_make(const struct tally__symtree_rec *r, size_t nn,
+					   int32_t root, size_t nsyms);
 /* d's symbol holding vaddr (tally__syms_find), its name demangled if d's are; NULL. */
 const struct tally_symbol *tally__dso_symbol(struct tally_dso *d, uint64_t vaddr);
 int tally__dso_load_elf(struct tally_dso *d, const struct tally__dso_ctx *ctx,

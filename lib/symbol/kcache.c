@@ -81,17 +81,13 @@ struct tally__kcache {
  * byte-wise hash cost 5 ms a run, a multiply per word 7M instructions.
  * Fed in pieces whose sizes are multiples of 32 but the last.
  */
-struct sum {
-	uint64_t a[4], b[4], n;
-};
-
-static void sum_init(struct sum *s, size_t n)
+void tally__sum_init(struct tally__sum *s, size_t n)
 {
 	memset(s, 0, sizeof(*s));
 	s->n = n;
 }
 
-static void sum_add(struct sum *s, const unsigned char *p, size_t n)
+void tally__sum_add(struct tally__sum *s, const unsigned char *p, size_t n)
 {
 	/* in locals: stores through s could alias p, so kept in memory */
 	uint64_t a0 = s->a[0], a1 = s->a[1], a2 = s->a[2], a3 = s->a[3];
@@ -118,7 +114,7 @@ static void sum_add(struct sum *s, const unsigned char *p, size_t n)
 	s->b[0] = b0, s->b[1] = b1, s->b[2] = b2, s->b[3] = b3;
 }
 
-static uint64_t sum_end(const struct sum *s)
+uint64_t tally__sum_end(const struct tally__sum *s)
 {
 	uint64_t h = 0x9e3779b97f4a7c15ull ^ s->n;
 
@@ -129,6 +125,16 @@ static uint64_t sum_end(const struct sum *s)
 		h ^= h >> 32;
 	}
 	return h;
+}
+
+uint64_t tally__kcache_sum(const void *a, size_t na, const void *b, size_t nb)
+{
+	struct tally__sum s;
+
+	tally__sum_init(&s, na + nb);
+	tally__sum_add(&s, a, na);
+	tally__sum_add(&s, b, nb);
+	return tally__sum_end(&s);
 }
 
 static uint64_t fnv_file(uint64_t h, const char *path, bool modules)
@@ -250,23 +256,23 @@ static bool sum_ok(int fd, size_t size)
 {
 	unsigned char buf[65536], head[16];
 	uint64_t want;
-	struct sum s;
+	struct tally__sum s;
 	size_t off = 16;
 
 	if (!pread_all(fd, head, 16, 0) || memcmp(head, KC_MAGIC, 8))
 		return false;
 	memcpy(&want, head + 8, 8);
-	sum_init(&s, size - 16);
+	tally__sum_init(&s, size - 16);
 	while (off < size) {
 		ssize_t n = pread(fd, buf, size - off < sizeof(buf) ? size - off : sizeof(buf),
 				  (off_t)off);
 
 		if (n <= 0 || (n % 32 && off + (size_t)n < size))
 			return false;	/* short: the file changed under us */
-		sum_add(&s, buf, (size_t)n);
+		tally__sum_add(&s, buf, (size_t)n);
 		off += (size_t)n;
 	}
-	return sum_end(&s) == want;
+	return tally__sum_end(&s) == want;
 }
 
 static bool in_file(uint64_t off, uint64_t n, uint64_t size, size_t each)
@@ -473,7 +479,7 @@ int tally__kcache_store(uint64_t key, const struct tally__kimage *k)
 	uint64_t idx_off, rec_off, off = 0;
 	char *body = NULL;
 	size_t blen = 0;
-	struct sum s;
+	struct tally__sum s;
 	uint64_t sum;
 	bool ok;
 	FILE *f;
@@ -520,9 +526,9 @@ int tally__kcache_store(uint64_t key, const struct tally__kimage *k)
 		free(body);
 		return -ENOMEM;
 	}
-	sum_init(&s, blen);
-	sum_add(&s, (const unsigned char *)body, blen);
-	sum = sum_end(&s);
+	tally__sum_init(&s, blen);
+	tally__sum_add(&s, (const unsigned char *)body, blen);
+	sum = tally__sum_end(&s);
 	snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path);
 	fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0) {

@@ -49,4 +49,17 @@ struct tally__kcdso *tally__kcache_dso(struct tally__kcache *c, size_t i);
  */
 const struct tally_symbol *tally__kcache_symbol(struct tally__kcdso *d, uint64_t addr);
 
+/*
+ * The caches' checksum (symcache.c's too) of n bytes, fed in pieces whose
+ * sizes are multiples of 32 but the last.
+ */
+struct tally__sum {
+	uint64_t a[4], b[4], n;
+};
+void tally__sum_init(struct tally__sum *s, size_t n);
+void tally__sum_add(struct tally__sum *s, const unsigned char *p, size_t n);
+uint64_t tally__sum_end(const struct tally__sum *s);
+/* The checksum of a's na bytes (a multiple of 32), then b's. */
+uint64_t tally__kcache_sum(const void *a, size_t na, const void *b, size_t nb);
+
 #endif

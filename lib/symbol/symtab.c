@@ -268,6 +268,7 @@ struct tally__symnode {
 struct tally__symtree {
 	struct tally__rbt t;
 	struct tally__symnode *node;
+	size_t nn;
 };
 
 void tally__symtree_free(struct tally__symtree *t)
@@ -382,6 +383,7 @@ static struct tally__symtree *replay(struct tally__rawsym *r, size_t n,
 		return NULL;
 	}
 	t->t.root = -1;
+	t->nn = nn;
 	for (size_t i = 0; i < nn; i++) {
 		bool sym = i < n;
 
@@ -494,6 +496,74 @@ const struct tally_symbol *tally__symtree_find(const struct tally__symtree *t,
 			return c->sym >= 0 ? &s[c->sym] : NULL;
 	}
 	return NULL;
+}
+
+size_t tally__symtree_nodes(const struct tally__symtree *t, int32_t *root)
+{
+	*root = t->t.root;
+	return t->nn;
+}
+
+void tally__symtree_get(const struct tally__symtree *t, size_t i, struct tally__symtree_rec *r)
+{
+	*r = (struct tally__symtree_rec){ t->node[i].start, t->node[i].end, t->node[i].sym,
+					  t->t.n[i].l, t->t.n[i].r, 0 };
+}
+
+/*
+ * Only what a lookup walks is checked and kept: from the root, indices in
+ * range and each node met once (so every walk ends); the nodes it never
+ * reaches (dropped aliases) get no children.
+ */
+struct tally__symtree *tally__symtree_make(const struct tally__symtree_rec *r, size_t nn,
+					   int32_t root, size_t nsyms)
+{
+	struct tally__symtree *t = NULL;
+	uint8_t *seen = NULL;
+	int32_t *stack = NULL;
+	size_t top = 0;
+	bool ok = nn <= INT32_MAX && root >= -1 && (root < 0 || (size_t)root < nn);
+
+	if (!ok || !(seen = calloc(nn ? nn : 1, 1)) ||
+	    !(stack = malloc((nn ? nn : 1) * sizeof(*stack))))
+		goto out;
+	if (root >= 0) {
+		stack[top++] = root;
+		seen[root] = 1;
+	}
+	while (ok && top) {
+		int32_t x = stack[--top], c[2] = { r[x].l, r[x].r };
+
+		ok = r[x].sym >= -1 && (r[x].sym < 0 || (size_t)r[x].sym < nsyms);
+		for (int k = 0; ok && k < 2; k++) {
+			if (c[k] == -1)
+				continue;
+			ok = c[k] >= 0 && (size_t)c[k] < nn && !seen[c[k]];
+			if (ok) {	/* at most nn pushes: each node once */
+				seen[c[k]] = 1;
+				stack[top++] = c[k];
+			}
+		}
+	}
+	if (!ok || !(t = calloc(1, sizeof(*t))))
+		goto out;
+	if (!(t->t.n = calloc(nn ? nn : 1, sizeof(*t->t.n))) ||
+	    !(t->node = calloc(nn ? nn : 1, sizeof(*t->node)))) {
+		tally__symtree_free(t);
+		t = NULL;
+		goto out;
+	}
+	t->t.root = root;
+	t->nn = nn;
+	for (size_t i = 0; i < nn; i++) {
+		t->node[i] = (struct tally__symnode){ r[i].start, r[i].end, seen[i] ? r[i].sym : -1 };
+		t->t.n[i] = (struct tally__rbn){ .l = seen[i] ? r[i].l : -1,
+						 .r = seen[i] ? r[i].r : -1, .p = -1 };
+	}
+out:
+	free(seen);
+	free(stack);
+	return t;
 }
 
 static void sort_raw(struct tally__symvec *v)
