@@ -10,6 +10,16 @@ check() { local n=$1; shift; if "$@"; then ok "$n"; else fail "$n"; fi; }
 # is NAME GOT WANT
 is() { if [ "$2" = "$3" ]; then ok "$1"; else fail "$1 (got '$2', want '$3')"; fi; }
 done_testing() { echo "1..$_n"; }
+# damage FILE HOW [SIZE]: a cache file truncated (to SIZE bytes), a byte
+# in its middle flipped, or emptied: what a reader must not trust
+damage() {
+	case $2 in
+	truncate) truncate -s "$3" "$1" ;;
+	flip) python3 -c 'import sys; f = open(sys.argv[1], "r+b"); n = f.seek(0, 2); f.seek(n // 2)
+b = f.read(1); f.seek(n // 2); f.write(bytes([b[0] ^ 1]))' "$1" ;;
+	empty) : >"$1" ;;
+	esac
+}
 # The pictures' readers from npm, where `make deps` installs them.
 NPM_DIR=${TALLY_NPM:-${HOME:-/root}/.cache/tally-npm}
 # missing REASON: a reader `make deps` installs is absent: a skip, but a

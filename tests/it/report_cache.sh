@@ -33,11 +33,7 @@ case $BUILD in
 	[ "$more" -lt $((csize / 4)) ] ;;
 esac
 for how in truncate flip empty; do
-	case $how in
-	truncate) truncate -s 100000 "$c" ;;
-	flip) python3 -c 'import sys; f=open(sys.argv[1],"r+b"); n=f.seek(0,2); f.seek(n//2); f.write(b"Q")' "$c" ;;
-	empty) : >"$c" ;;
-	esac
+	damage "$c" $how 100000
 	bad=$(md5sum <"$c")
 	rep >"$d/$how"
 	check "a $how cache is not trusted: the same report" cmp -s "$d/live" "$d/$how"

@@ -33,11 +33,7 @@ TALLY_SYMTAB_CACHE=0 "$TALLY" script -i "$d/a.data" >"$d/s-live" 2>&1
 "$TALLY" script -i "$d/a.data" >"$d/s-warm" 2>&1
 check "script from the cache equals script from ELF" cmp -s "$d/s-live" "$d/s-warm"
 for how in truncate flip empty; do
-	case $how in
-	truncate) truncate -s 1000 "$c" ;;
-	flip) python3 -c 'import sys; f=open(sys.argv[1],"r+b"); n=f.seek(0,2); f.seek(n//2); b=f.read(1); f.seek(n//2); f.write(bytes([b[0]^1]))' "$c" ;;
-	empty) : >"$c" ;;
-	esac
+	damage "$c" $how 1000
 	bad=$(md5sum <"$c")
 	rep "$d/a.data" >"$d/$how"
 	check "a $how cache is not trusted: the same report" cmp -s "$d/live" "$d/$how"
