@@ -91,7 +91,9 @@ is "pipe: tally record | perf script -i - exits 0" "$rc" 0
 is "record --call-graph dwarf: exit 0" "$rc" 0
 main_pct=$(perf report --stdio --children --sort sym -i "$d/dw.data" 2>/dev/null |
 	awk '$NF == "main" && /%/ { sub("%", "", $1); print int($1); exit }')
-check "dwarf: perf unwinds >= 99% of the samples to main (${main_pct:-none}%)" [ "${main_pct:-0}" -ge 99 ]
+# (99-100% here; a clean-clone run beside other work gave 93%: samples in
+# the loader and at exit; registers or stacks written wrong give none)
+check "dwarf: perf unwinds >= 90% of the samples to main (${main_pct:-none}%)" [ "${main_pct:-0}" -ge 90 ]
 
 # 7. the header features perf shows
 perf report --header-only -i "$d/g.data" >"$d/h.out" 2>&1
