@@ -329,6 +329,23 @@ TALLY_API bool tally_dso_code__has_names(const struct tally_dso_code *c);
 TALLY_API const uint8_t *tally_dso_code__bytes(struct tally_dso_code *c, uint64_t vaddr,
 					       size_t *len, const char **section);
 /*
+ * Added in 0.3: the code of the lowest executable section starting in
+ * (after, end) (its start in *start, *len bytes, to end at most) and its
+ * name, for a range that passes its section's end as objdump's
+ * --stop-address does. Valid until the next call or close. NULL + errno
+ * ENOENT when no section starts there.
+ */
+TALLY_API const uint8_t *tally_dso_code__next_section(struct tally_dso_code *c, uint64_t after,
+						      uint64_t end, uint64_t *start, size_t *len,
+						      const char **section);
+/*
+ * Added in 0.3: objdump's name for the start of the executable section
+ * at start: the first symbol in it (at *at, which may lie past start),
+ * or NULL when the section has none (objdump then names the section).
+ */
+TALLY_API const char *tally_dso_code__section_sym(const struct tally_dso_code *c, uint64_t start,
+						  uint64_t *at);
+/*
  * Added in 0.3: frees d's DWARF (libdw's units and line tables, the
  * indexes made of them); a later lookup opens it again. For a reader
  * going through many of a DSO's functions once each (annotate), whose

@@ -764,7 +764,7 @@ static int make_lines(struct tally_annotate *a, int idx, struct tally_annotate_l
 	const char *section = NULL;
 	char func[1024], prev_func[1024] = "", path[4096];
 	const char *cdir;
-	uint64_t start, end, addr, tot_nr, tot_period;
+	uint64_t start, end, base, addr, tot_nr, tot_period;
 	size_t avail;
 	int err, prev_line = -1, last;
 	unsigned prev_disc = 0;
@@ -777,7 +777,7 @@ static int make_lines(struct tally_annotate *a, int idx, struct tally_annotate_l
 	memset(out, 0, sizeof(*out));
 	if ((err = sym_code(a, idx, &e, &code, &bytes, &avail, &section)))
 		return err;
-	start = e->sym.start;
+	start = base = e->sym.start;
 	end = e->sym.end;
 	names = tally_dso_code__has_names(code);
 	out->file = tally_dso_code__path(code);
@@ -804,10 +804,40 @@ static int make_lines(struct tally_annotate *a, int idx, struct tally_annotate_l
 				 nm ? nm : e->sym.name);
 	}
 	err = err || mk_line(&m, line, start, end);
-	for (addr = start; !err && addr < end && addr - start < avail;) {
+	for (addr = start; !err && addr < end;) {
 		const char *file;
 		int ln, len;
 		unsigned disc;
+		uint64_t off = 0;
+		const char *nm;
+
+		if (addr - base >= avail) {
+			/* past the section's end: objdump goes on into the next one */
+			const uint8_t *nb = tally_dso_code__next_section(code, addr - 1, end, &base,
+									 &avail, &section);
+
+			if (!nb)
+				break;
+			bytes = nb;
+			addr = base;
+			snprintf(line, sizeof(line), "Disassembly of section %s:", section);
+			err = mk_line(&m, "", start, end) || mk_line(&m, line, start, end);
+			if (!names || !(nm = tally_dso_code__section_sym(code, base, &off)))
+				snprintf(line, sizeof(line), "%016" PRIx64 " <%s>:", base, section);
+			else if (off > base)
+				snprintf(line, sizeof(line), "%016" PRIx64 " <%s-0x%" PRIx64 ">:", base,
+					 nm, off - base);
+			else
+				snprintf(line, sizeof(line), "%016" PRIx64 " <%s>:", base, nm);
+			err = err || mk_line(&m, "", start, end) || mk_line(&m, line, start, end);
+			continue;
+		}
+		/* objdump labels each symbol that starts in the range */
+		if (names && addr != start && addr != base &&
+		    (nm = tally_dso_code__sym(code, addr, &off)) && !off) {
+			snprintf(line, sizeof(line), "%016" PRIx64 " <%s>:", addr, nm);
+			err = mk_line(&m, "", start, end) || mk_line(&m, line, start, end);
+		}
 
 		/* objdump -l's function and file:line, -S's source, as they change */
 		if (!tally_dso__objdump_line(e->sym.dso, addr, &file, &ln, &disc)) {
@@ -847,7 +877,7 @@ static int make_lines(struct tally_annotate *a, int idx, struct tally_annotate_l
 				snprintf(prev_func, sizeof(prev_func), "%s", func);
 			}
 		}
-		len = tally_disasm__insn(a->dis, bytes + (addr - start), avail - (addr - start), addr,
+		len = tally_disasm__insn(a->dis, bytes + (addr - base), avail - (addr - base), addr,
 					 names ? tally_dso_code__sym : NULL, code, text, sizeof(text));
 		if (len <= 0)
 			break;
@@ -857,7 +887,7 @@ static int make_lines(struct tally_annotate *a, int idx, struct tally_annotate_l
 
 			for (int b = 0; b < len && b < 7; b++)
 				k += (size_t)snprintf(raw + k, sizeof(raw) - k, "%02x ",
-						      bytes[addr - start + (uint64_t)b]);
+						      bytes[addr - base + (uint64_t)b]);
 			snprintf(line, sizeof(line), "%" PRIx64 ":\t%-21s\t%s", addr, raw, text);
 			err = err || mk_line(&m, line, start, end);
 			for (int b = 7; b < len && !err; b += 7) {
@@ -865,7 +895,7 @@ static int make_lines(struct tally_annotate *a, int idx, struct tally_annotate_l
 				raw[0] = '\0';
 				for (int c = b; c < len && c < b + 7; c++)
 					k += (size_t)snprintf(raw + k, sizeof(raw) - k, "%02x ",
-							      bytes[addr - start + (uint64_t)c]);
+							      bytes[addr - base + (uint64_t)c]);
 				while (k && raw[k - 1] == ' ')
 					raw[--k] = '\0';
 				snprintf(line, sizeof(line), "%" PRIx64 ":\t%s", addr + (uint64_t)b, raw);

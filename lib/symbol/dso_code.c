@@ -28,6 +28,7 @@ struct tally__csym {
 	const char *name;
 	uint8_t rank;			/* objdump's preference among aliases, lowest first */
 	uint64_t size;			/* then the larger first, as objdump (completed.0 over __TMC_END__) */
+	bool plt;			/* made up for a PLT entry: not in any symbol table */
 };
 
 
@@ -355,6 +356,7 @@ static int load_plt_names(struct tally_dso_code *c)
 				c->syms[c->nr].addr = sh.sh_addr + i * ent;
 				c->syms[c->nr].rank = 0;
 				c->syms[c->nr].size = 0;
+				c->syms[c->nr].plt = true;
 				c->syms[c->nr++].name = demangled_plt(c, name);
 				break;
 			}
@@ -582,6 +584,79 @@ const uint8_t *tally_dso_code__bytes(struct tally_dso_code *c, uint64_t vaddr, s
 	return tally__err_ptr(ENOENT);
 }
 
+/*
+ * objdump --stop-address goes on into the next sections when a range
+ * (a sizeless symbol's, grown to the next symbol) passes its section's
+ * end: the lowest executable section starting in (after, end), its bytes
+ * to end at most.
+ */
+const uint8_t *tally_dso_code__next_section(struct tally_dso_code *c, uint64_t after,
+					    uint64_t end, uint64_t *start, size_t *len,
+					    const char **section)
+{
+	Elf_Scn *scn = NULL, *best = NULL;
+	GElf_Shdr sh, bsh = { 0 };
+	size_t shstr;
+	ssize_t got;
+	size_t n;
+
+	if (!c || !start || !len)
+		return tally__err_ptr(EINVAL);
+	if (c->kcore || elf_getshdrstrndx(c->f.elf, &shstr))
+		return tally__err_ptr(ENOENT);
+	while ((scn = elf_nextscn(c->f.elf, scn)))
+		if (gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_EXECINSTR) &&
+		    sh.sh_type == SHT_PROGBITS && sh.sh_size && sh.sh_addr > after &&
+		    sh.sh_addr < end && (!best || sh.sh_addr < bsh.sh_addr)) {
+			best = scn;
+			bsh = sh;
+		}
+	if (!best)
+		return tally__err_ptr(ENOENT);
+	n = end - bsh.sh_addr < bsh.sh_size ? end - bsh.sh_addr : bsh.sh_size;
+	free(c->kbuf);
+	if (!(c->kbuf = malloc(n)))
+		return tally__err_ptr(ENOMEM);
+	if ((got = pread(c->f.fd, c->kbuf, n, (off_t)bsh.sh_offset)) <= 0)
+		return tally__err_ptr(got < 0 ? errno : ENODATA);
+	*start = bsh.sh_addr;
+	*len = (size_t)got;
+	if (section)
+		*section = elf_strptr(c->f.elf, shstr, bsh.sh_name);
+	return c->kbuf;
+}
+
+/* objdump's label for a section's start: its first symbol, maybe past it; NULL if none */
+const char *tally_dso_code__section_sym(const struct tally_dso_code *c, uint64_t start,
+					uint64_t *at)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	uint64_t size = 0;
+	size_t lo = 0, hi;
+
+	if (!c || !at || c->kcore)
+		return NULL;
+	while ((scn = elf_nextscn(c->f.elf, scn)))
+		if (gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_EXECINSTR) && sh.sh_addr == start) {
+			size = sh.sh_size;
+			break;
+		}
+	hi = c->nr;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (c->syms[mid].addr < start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo >= c->nr || c->syms[lo].addr >= start + size)
+		return NULL;
+	*at = c->syms[lo].addr;
+	return c->syms[lo].name;
+}
+
 /* The first (objdump's) name at the nearest address at or below addr, or NULL. */
 static const struct tally__csym *csym_at(const struct tally_dso_code *c, uint64_t addr)
 {
@@ -618,7 +693,7 @@ int tally_dso_code__func(const struct tally_dso_code *c, uint64_t addr, const ch
 	const struct tally__csym *s;
 
 	/* bfd's fallback reads the static symbols only, and of them the functions */
-	if (!c || !name || !c->symtab || !(s = csym_at(c, addr)) || s->rank > 1)
+	if (!c || !name || !c->symtab || !(s = csym_at(c, addr)) || s->rank > 1 || s->plt)
 		return -ENOENT;
 	*name = s->name;
 	return 0;

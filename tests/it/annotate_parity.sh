@@ -148,6 +148,26 @@ if [ -n "$dtors" ]; then
 else
 	skip "sizeless symbol: this toolchain's crtstuff symbols have sizes"
 fi
+# a sizeless _init (crti's, in .init) grows to the next symbol, over the
+# PLT: perf's objdump range then runs on into .plt and .plt.got, with
+# their section heads and objdump's labels. A uprobe on the PLT's second
+# instruction puts the sample there every time (a CI run's cpu-clock
+# sample once did, by chance).
+init=$(readelf -sW o0 | awk '$8 == "_init" && $3 == 0 { print $2; exit }')
+plt=$(readelf -SW o0 | awk '$2 == ".plt" { print $4; exit }')
+if [ -n "$init" ] && [ -n "$plt" ] && [ -d /sys/bus/event_source/devices/uprobe ]; then
+	off=$((0x$plt + 6 - 0x$init))
+	"$TALLY" record -q -e "uprobe:$d/o0:_init+$off" -o plt.data -- ./o0 1000 >/dev/null 2>&1
+	"$TALLY" annotate --stdio -d o0 -i plt.data >t.out 2>/dev/null
+	perf annotate --stdio -d o0 -i plt.data >p.out 2>/dev/null
+	check "_init over the PLT: perf's range passes into .plt" grep -q 'Disassembly of section .plt:' p.out
+	is "_init over the PLT: as perf's, section heads and labels included" \
+		"$(diff t.out p.out | grep -c '^[<>]')" 0
+	diff t.out p.out | head -4 | sed 's/^/# /'
+else
+	skip "_init over the PLT: no sizeless _init, no .plt or no uprobe PMU here"
+	skip "_init over the PLT: no sizeless _init, no .plt or no uprobe PMU here"
+fi
 # hundreds of symbols in one file (gcc's cc1 at work): every one annotated,
 # in bounded time (past 128 symbols the sorted table once never ended a probe)
 { for i in $(seq 300); do echo "int f$i(int x) { int s = 0; for (int k = 0; k < x; k++) s += k * $i ^ (s >> 3); return s; }"; done; } >big.c
