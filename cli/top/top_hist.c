@@ -136,6 +136,32 @@ static int key_text(const struct tally_hist_row *r, enum top_key k, char *buf, s
 	}
 }
 
+static int digits(long v)
+{
+	int n = v < 0 ? 2 : 1;
+
+	for (v = v < 0 ? -v : v; v >= 10; v /= 10)
+		n++;
+	return n;
+}
+
+/* key_text's length without the text: the widths pass reads every row at each refresh */
+static int key_width(const struct tally_hist_row *r, enum top_key k)
+{
+	int n;
+
+	switch (k) {
+	case TK_COMM: return (int)strlen(r->comm ? r->comm : ":-1");
+	case TK_PID:
+		n = digits(r->tid);
+		return (n > 7 ? n : 7) + 1 + (int)(r->comm ? strlen(r->comm) : 0);
+	case TK_DSO: return (int)strlen(r->dso ? r->dso : "[unknown]");
+	case TK_SYM: return 4 + (r->sym ? (int)strlen(r->sym) : 18);
+	case TK_CPU: return (n = digits(r->cpu)) > 3 ? n : 3;
+	default: return 1;
+	}
+}
+
 static bool hidden(const struct top_hist *t, const struct tally_hist_row *r)
 {
 	return (t->o.hide_kernel && r->level == 'k') || (t->o.hide_user && r->level != 'k');
@@ -160,7 +186,7 @@ void top_hist_print(struct top_hist *t, int idx, FILE *fp, bool hash)
 		if (tally_hist__row(t->h, idx, k, &r) || hidden(t, &r))
 			continue;
 		for (int i = 0; i < t->o.nkeys; i++) {
-			int w = key_text(&r, t->o.keys[i], buf, sizeof(buf));
+			int w = key_width(&r, t->o.keys[i]);
 
 			if (w > width[i])
 				width[i] = w;

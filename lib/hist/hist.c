@@ -1192,6 +1192,26 @@ void tally_hist__zero(struct tally_hist *h)
 }
 
 /*
+ * A live view's addresses: each process's own (pid, ip) entries, so a
+ * machine that starts processes all the time (a build) grew them without
+ * end. After a decay, those not asked for since the last one go unless a
+ * row or a tree's node still points at them (a process that exited is
+ * out of the new samples: its rows keep their own).
+ */
+static void sweep_resolver(struct tally_hist *h)
+{
+	for (int i = 0; i < h->nev; i++)
+		for (size_t b = 0; b < h->ev[i].nbuckets; b++)
+			for (const struct entry *e = h->ev[i].tab[b]; e; e = e->next)
+				((struct where *)e->w)->held = true;
+	/* a node's frame is its where's first fields, but the root's */
+	for (uint32_t i = 1; i < h->nodes.used; i++)
+		if (!h->nodes.n[i].dead && !tally__hist_graph_is_root(h->nodes.n[i].f))
+			((struct where *)h->nodes.n[i].f)->held = true;
+	tally__resolver_sweep(&h->res);
+}
+
+/*
  * perf top's hists__decay_entries: what the rows counted loses an eighth
  * (their periods, samples, trees and the totals), and a row whose own
  * period is zero after, or was before (a caller's row of children
@@ -1263,6 +1283,7 @@ int tally_hist__decay(struct tally_hist *h)
 			h->stab[x->hash & (h->sbuckets - 1)] = x;
 		}
 	}
+	sweep_resolver(h);
 	return 0;
 }
 

@@ -42,6 +42,11 @@ static uint64_t child_hash(uint32_t parent, const struct tally_hist_frame *f, bo
 
 static const struct tally_hist_frame no_frame;	/* the root's */
 
+bool tally__hist_graph_is_root(const struct tally_hist_frame *f)
+{
+	return f == &no_frame;
+}
+
 /* A relative of n at offset d (0: none). */
 static inline struct tally_hist_node *rel(const struct tally_hist_node *n, int32_t d)
 {

@@ -52,6 +52,9 @@ static inline struct tally_hist_node *tally__hist_graph_node(const struct hist_n
 	return i ? &pool->n[i] : NULL;
 }
 
+/* Whether f is the roots' frame (no where's: the others are the resolver's). */
+bool tally__hist_graph_is_root(const struct tally_hist_frame *f);
+
 /*
  * Merge frames[0..n-1] (root first) into the tree *root (0: none yet):
  * count samples, period in all. The frames are kept by pointer: they

@@ -24,6 +24,7 @@ struct resolver_ent {
 	/* source lines (tally__resolver_lines): at the address, at a return address's call */
 	bool lines_done[2];
 	uint8_t nlines[2];
+	bool touched;			/* asked for since the last sweep */
 	struct tally_srcline *lines[2];
 };
 
@@ -156,6 +157,9 @@ static int grow(struct resolver *r)
 		const struct resolver_ent *e = ent(r, k);
 		size_t i = slot(e->ip, e->pid, e->mode, n);
 
+		if (!e->used)
+			continue;	/* swept: on the free list */
+
 		while (nt[i])
 			i = (i + 1) & (n - 1);
 		nt[i] = k + 1;
@@ -171,45 +175,58 @@ struct where *tally__resolver_get(struct resolver *r, int32_t pid, int32_t tid, 
 {
 	struct resolver_ent *e;
 	struct tally_addr_info ai;
+	uint32_t k;
 	size_t i;
 
 	if (!r->size && grow(r))
 		return NULL;
 	for (i = slot(ip, pid, mode, r->size); r->slots[i]; i = (i + 1) & (r->size - 1)) {
 		e = ent(r, r->slots[i] - 1);
-		if (e->ip == ip && e->pid == pid && e->mode == (int8_t)mode)
+		if (e->ip == ip && e->pid == pid && e->mode == (int8_t)mode) {
+			e->touched = true;
 			return &e->w;
+		}
 	}
-	if (r->used * 2 >= r->size) {
+	if (r->live * 2 >= r->size) {
 		if (grow(r))
 			return NULL;
 		for (i = slot(ip, pid, mode, r->size); r->slots[i]; i = (i + 1) & (r->size - 1))
 			;
 	}
-	if (r->used == r->nblk * BLK) {
-		struct resolver_ent **v = realloc(r->blk, (r->nblk + 1) * sizeof(*v));
+	if (r->free) {
+		k = r->free - 1;
+		e = ent(r, k);
+		r->free = (uint32_t)e->ip;	/* a free entry's ip links the next */
+	} else {
+		if (r->used == r->nblk * BLK) {
+			struct resolver_ent **v = realloc(r->blk, (r->nblk + 1) * sizeof(*v));
 
-		if (!v)
-			return NULL;
-		r->blk = v;
-		if (!(v[r->nblk] = calloc(BLK, sizeof(**v))))
-			return NULL;
-		r->nblk++;
+			if (!v)
+				return NULL;
+			r->blk = v;
+			if (!(v[r->nblk] = calloc(BLK, sizeof(**v))))
+				return NULL;
+			r->nblk++;
+		}
+		k = (uint32_t)r->used++;
+		e = ent(r, k);
 	}
-	e = ent(r, (uint32_t)r->used);
-	r->slots[i] = (uint32_t)r->used + 1;
+	r->slots[i] = k + 1;
+	r->live++;
 	e->used = true;
+	e->touched = true;
 	e->ip = ip;
 	e->pid = pid;
 	e->mode = (int8_t)mode;
-	r->used++;
 	tally_symbols__resolve(r->syms, r->m, pid, tid, ip, mode, &ai);
 	e->w.mode = mode == TALLY_CPUMODE_KERNEL || mode == TALLY_CPUMODE_GUEST_KERNEL ? 'k' : '.';
 	if (ai.map) {
 		if (!(e->w.map = map_copy(r, ai.map))) {
 			r->slots[i] = 0;	/* not there: asked again next time */
-			r->used--;
+			r->live--;
 			memset(e, 0, sizeof(*e));
+			e->ip = r->free;
+			r->free = k + 1;
 			return NULL;
 		}
 		e->w.dso = ai.map->kernel && !strncmp(ai.map->filename, "[kernel.kallsyms]", 17) ?
@@ -241,18 +258,64 @@ struct where *tally__resolver_get(struct resolver *r, int32_t pid, int32_t tid, 
 	return &e->w;
 }
 
+/* What an entry holds besides itself. */
+static void ent_release(struct resolver_ent *e)
+{
+	free(e->w.srcline);
+	for (int k = 0; k < e->ninl; k++)
+		free(e->inl[k].srcline);
+	free(e->inl);
+	free(e->lines[0]);
+	free(e->lines[1]);
+}
+
+size_t tally__resolver_sweep(struct resolver *r)
+{
+	size_t gone = 0;
+
+	for (uint32_t k = 0; k < r->used; k++) {
+		struct resolver_ent *e = ent(r, k);
+		bool keep;
+
+		if (!e->used)
+			continue;
+		keep = e->touched || e->w.held;
+		e->touched = e->w.held = false;
+		for (int j = 0; j < e->ninl; j++) {
+			keep |= e->inl[j].held;
+			e->inl[j].held = false;
+		}
+		if (keep)
+			continue;
+		ent_release(e);
+		memset(e, 0, sizeof(*e));
+		e->ip = r->free;
+		r->free = k + 1;
+		r->live--;
+		gone++;
+	}
+	if (gone) {
+		/* open addressing has no deletes: the table is made again from what stays */
+		memset(r->slots, 0, r->size * sizeof(*r->slots));
+		for (uint32_t k = 0; k < r->used; k++) {
+			const struct resolver_ent *e = ent(r, k);
+			size_t i;
+
+			if (!e->used)
+				continue;
+			for (i = slot(e->ip, e->pid, e->mode, r->size); r->slots[i];
+			     i = (i + 1) & (r->size - 1))
+				;
+			r->slots[i] = k + 1;
+		}
+	}
+	return gone;
+}
+
 void tally__resolver_free(struct resolver *r)
 {
-	for (uint32_t i = 0; i < r->used; i++) {
-		struct resolver_ent *e = ent(r, i);
-
-		free(e->w.srcline);
-		for (int k = 0; k < e->ninl; k++)
-			free(e->inl[k].srcline);
-		free(e->inl);
-		free(e->lines[0]);
-		free(e->lines[1]);
-	}
+	for (uint32_t i = 0; i < r->used; i++)
+		ent_release(ent(r, i));
 	for (size_t b = 0; b < r->nblk; b++)
 		free(r->blk[b]);
 	free(r->blk);
@@ -269,7 +332,8 @@ void tally__resolver_free(struct resolver *r)
 	r->nmaps = r->maps_size = 0;
 	r->blk = NULL;
 	r->slots = NULL;
-	r->size = r->used = r->nblk = 0;
+	r->size = r->used = r->nblk = r->live = 0;
+	r->free = 0;
 	tally__strpool_free(&r->names);
 }
 

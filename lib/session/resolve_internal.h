@@ -60,6 +60,7 @@ struct where {
 	char mode;			/* 'k' or '.' */
 	signed char pmatch;		/* --parent's regex on sym: 0 not tried, 1, -1 */
 	bool inlined;			/* a function inlined here: sym is "name (inlined)" */
+	bool held;			/* the sweep's mark: a row or a tree's node points here */
 };
 
 struct resolver {
@@ -75,7 +76,9 @@ struct resolver {
 	 * 16k of them at first) touched all its 3.5 MB at random.
 	 */
 	uint32_t *slots;		/* entry number + 1; 0 empty */
-	size_t size, used;
+	size_t size, used;		/* used: entries ever made, the swept ones included */
+	size_t live;			/* entries in the table */
+	uint32_t free;			/* a swept entry's number + 1, the next in its ip; 0 none */
 	struct resolver_ent **blk;
 	size_t nblk;
 	bool no_inline;			/* --no-inline: a chain frame is its symbol alone */
@@ -103,6 +106,14 @@ _Static_assert(offsetof(struct where, sym) == offsetof(struct tally_hist_frame, 
 struct where *tally__resolver_get(struct resolver *r, int32_t pid, int32_t tid, uint64_t ip,
 			   enum tally_cpumode mode);
 void tally__resolver_free(struct resolver *r);
+/*
+ * A live view's bound (top): forget the addresses not asked for since the
+ * last sweep whose wheres (or inline frames) are not held (the caller
+ * marks the ones its rows and trees point at; the marks are cleared
+ * here). An address asked for again is resolved again. Returns how many
+ * went.
+ */
+size_t tally__resolver_sweep(struct resolver *r);
 /*
  * What a call chain's address stands for, innermost first (perf's
  * --inline): each function inlined there, then the address's own frame.

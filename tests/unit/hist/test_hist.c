@@ -3,7 +3,8 @@
  * The histogram (tally/hist.h) over a small perf.data written here: two
  * threads, user chains at addresses no map holds (each a row of its own,
  * keyed by address). Shapes merge, children vs self, the orders, zeroing,
- * filters, trees, a resort while samples still come, the stacks view.
+ * filters, trees, a resort while samples still come, the stacks view;
+ * top's decay, which forgets rows, shapes and at last their addresses.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -18,6 +19,8 @@
 #include <linux/perf_event.h>
 #include <tally/tally.h>
 #include "stacks_internal.h"
+#include "hist_internal.h"
+#include "resolve_internal.h"
 
 enum { A = 0x1000, B = 0x2000, C = 0x3000, D = 0x4000 };
 
@@ -641,6 +644,8 @@ static void test_decay(void **state)
 	assert_int_equal(t.period, 0);
 	assert_int_equal(t.shapes, 0);	/* shapes at zero forgotten */
 	assert_int_equal(t.samples, 5);	/* samples seen stay counted, as perf's */
+	/* and their addresses, once no row or node points at them (top on a busy machine) */
+	assert_int_equal(tally__hist_resolver(h)->live, 0);
 	assert_int_equal(tally_hist__decay(NULL), -EINVAL);
 	tally_hist__free(h);
 	tally_session__close(ss);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * report's address table: a where stays put while the table grows; the
- * addresses of one map share its one copy; a where is its frame.
+ * addresses of one map share its one copy; a where is its frame; top's
+ * sweep keeps what is pointed at.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -134,12 +135,65 @@ static void test_maps_shared(void **state)
 	tally_symbols__free(r.syms);
 }
 
+/*
+ * top's bound (tally__resolver_sweep): after a refresh, the addresses
+ * nobody asked for since the last one go, but those a row or a tree
+ * still points at (held) stay where they are; one asked for again is
+ * resolved again in a freed entry, and the table finds every address.
+ */
+static void test_sweep(void **state)
+{
+	struct resolver r = { .file_rank = no_rank };
+	struct where *kept, *asked;
+	size_t used;
+
+	r.syms = tally_symbols__new(NULL);
+	r.m = tally_machine__new();
+	assert_non_null(r.syms);
+	assert_non_null(r.m);
+	for (uint64_t ip = 0x1000; ip < 0x1000 + 16 * 3000; ip += 16)
+		assert_non_null(tally__resolver_get(&r, 3, 3, ip, TALLY_CPUMODE_USER));
+	kept = tally__resolver_get(&r, 3, 3, 0x1000 + 16 * 10, TALLY_CPUMODE_USER);
+	asked = tally__resolver_get(&r, 3, 3, 0x1000 + 16 * 20, TALLY_CPUMODE_USER);
+	used = r.used;
+	kept->held = true;
+	/* everything was asked for since the table began: nothing goes */
+	assert_int_equal(tally__resolver_sweep(&r), 0);
+	assert_int_equal(r.live, 3000);
+	assert_ptr_equal(tally__resolver_get(&r, 3, 3, 0x1000 + 16 * 20, TALLY_CPUMODE_USER), asked);
+	kept->held = true;	/* the marks last one sweep */
+	assert_int_equal(tally__resolver_sweep(&r), 2998);
+	assert_int_equal(r.live, 2);
+	/* the two that stayed are where they were */
+	assert_ptr_equal(tally__resolver_get(&r, 3, 3, 0x1000 + 16 * 10, TALLY_CPUMODE_USER), kept);
+	assert_ptr_equal(tally__resolver_get(&r, 3, 3, 0x1000 + 16 * 20, TALLY_CPUMODE_USER), asked);
+	assert_int_equal(kept->addr, 0x1000 + 16 * 10);
+	/* the others come back, in freed entries: the blocks do not grow */
+	for (uint64_t ip = 0x1000; ip < 0x1000 + 16 * 3000; ip += 16)
+		assert_int_equal(tally__resolver_get(&r, 3, 3, ip, TALLY_CPUMODE_USER)->addr, ip);
+	assert_int_equal(r.used, used);
+	assert_int_equal(r.live, 3000);
+	/* and more than were freed: new entries after them, all found */
+	for (uint64_t ip = 0x100000; ip < 0x100000 + 16 * 5000; ip += 16)
+		assert_non_null(tally__resolver_get(&r, 4, 4, ip, TALLY_CPUMODE_USER));
+	for (uint64_t ip = 0x1000; ip < 0x1000 + 16 * 3000; ip += 16)
+		assert_int_equal(tally__resolver_get(&r, 3, 3, ip, TALLY_CPUMODE_USER)->addr, ip);
+	for (uint64_t ip = 0x100000; ip < 0x100000 + 16 * 5000; ip += 16)
+		assert_int_equal(tally__resolver_get(&r, 4, 4, ip, TALLY_CPUMODE_USER)->addr, ip);
+	assert_int_equal(r.live, 8000);
+	assert_int_equal(r.used, 8000);
+	tally__resolver_free(&r);
+	tally_machine__free(r.m);
+	tally_symbols__free(r.syms);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_hit_keeps_where),
 		cmocka_unit_test(test_where_stays_put),
 		cmocka_unit_test(test_maps_shared),
+		cmocka_unit_test(test_sweep),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
