@@ -51,6 +51,7 @@ struct entry {
 	char mode;			/* 'k' or '.'; a frame outside any map: the one before it's */
 	bool inlined;			/* sym is "name (inlined)" */
 	bool visible;			/* a sample that passed the filters touched it */
+	bool dead;			/* a decay's, freed once out of the kept order */
 	uint32_t cg;			/* its call graph's root in h->nodes (0: none) */
 	uint32_t max_depth;		/* its longest chain (perf orders equal rows by it) */
 	size_t seq;			/* the order entries were made in (perf_order) */
@@ -66,6 +67,14 @@ struct hist_ev {
 	uint64_t total, samples, nshapes;
 	struct entry **rows;		/* the visible ones, sorted */
 	size_t nrows;
+	/*
+	 * Every entry in cmp_in_seq's order as the last perf_order left them
+	 * (when that order was a true one), those made since after
+	 * (seq >= in_made): a live view's next refresh sorts its new rows and
+	 * merges them in, not every row again. NULL: none kept.
+	 */
+	struct entry **in;
+	size_t nin, in_made;
 	struct hist_event_info info;
 };
 
@@ -973,6 +982,55 @@ static bool rows_transitive(const struct tally_hist *h, struct entry **e, size_t
 }
 
 /*
+ * in[] (n, every entry) in cmp_in_seq's order: the order kept from the
+ * last time with the entries made since sorted and merged in (out: n of
+ * room), else all sorted; kept for the next time.
+ */
+static int in_order(struct hist_ev *hs, struct entry **in, struct entry **out, size_t n)
+{
+	size_t m = 0, a = 0, b = 0, k = 0;
+
+	if (!hs->in) {
+		qsort(in, n, sizeof(*in), cmp_in_seq);
+	} else {
+		/* the new ones, sorted */
+		for (size_t i = 0; i < n; i++)
+			if (in[i]->seq >= hs->in_made)
+				out[m++] = in[i];
+		if (m + hs->nin != n) {
+			/* not the entries kept plus the new ones: sort them all */
+			free(hs->in);
+			hs->in = NULL;
+			qsort(in, n, sizeof(*in), cmp_in_seq);
+			goto keep;
+		}
+		qsort(out, m, sizeof(*out), cmp_in_seq);
+		while (a < hs->nin && b < m)
+			in[k++] = cmp_in_seq(&hs->in[a], &out[b]) < 0 ? hs->in[a++] : out[b++];
+		while (a < hs->nin)
+			in[k++] = hs->in[a++];
+		while (b < m)
+			in[k++] = out[b++];
+	}
+keep:
+	if (!hs->in || hs->nin < n) {
+		struct entry **v = realloc(hs->in, (n ? n : 1) * sizeof(*v));
+
+		if (!v) {
+			free(hs->in);
+			hs->in = NULL;
+			hs->nin = 0;
+			return 0;	/* sorted; nothing kept */
+		}
+		hs->in = v;
+	}
+	memcpy(hs->in, in, n * sizeof(*in));
+	hs->nin = n;
+	hs->in_made = hs->made;
+	return 0;
+}
+
+/*
  * perf's default row order, which no sort gives in general: its rows
  * come out of three red-black trees. The entries go into
  * hists->entries_in as the samples make them, then in that tree's order
@@ -1010,8 +1068,16 @@ static int perf_order(const struct tally_hist *h, struct hist_ev *hs)
 			in[n++] = e;
 	sort_ctx = h;
 	if (in_transitive(in, n)) {
-		qsort(in, n, sizeof(*in), cmp_in_seq);
+		if (in_order(hs, in, out, n)) {
+			free(in);
+			free(out);
+			free(t.n);
+			return -ENOMEM;
+		}
 	} else {
+		free(hs->in);
+		hs->in = NULL;
+		hs->nin = 0;
 		qsort(in, n, sizeof(*in), by_seq);	/* in the order they were made */
 		tree_pass(h, &t, in, out, n, false);
 		tree_pass(h, &t, out, in, n, false);
@@ -1081,8 +1147,11 @@ static void free_rows(struct tally_hist *h)
 			}
 		free(hs->tab);
 		free(hs->rows);
+		free(hs->in);
 		hs->tab = NULL;
 		hs->rows = NULL;
+		hs->in = NULL;
+		hs->nin = 0;
 		hs->nbuckets = hs->n = hs->nrows = hs->made = 0;
 	}
 	tally__hist_graph_free_all(&h->nodes);	/* every row's tree */
@@ -1228,6 +1297,7 @@ int tally_hist__decay(struct tally_hist *h)
 		return -EINVAL;
 	for (int i = 0; i < h->nev; i++) {
 		struct hist_ev *hs = &h->ev[i];
+		struct entry *dead = NULL;
 
 		for (size_t b = 0; b < hs->nbuckets; b++)
 			for (struct entry **link = &hs->tab[b], *e; (e = *link);) {
@@ -1246,9 +1316,26 @@ int tally_hist__decay(struct tally_hist *h)
 				}
 				*link = e->next;
 				tally__hist_graph_put(&h->nodes, e->cg);
-				free(e);
+				e->dead = true;
+				e->next = dead;
+				dead = e;
 				hs->n--;
 			}
+		/* out of the kept order, then freed */
+		if (hs->in) {
+			size_t k = 0;
+
+			for (size_t j = 0; j < hs->nin; j++)
+				if (!hs->in[j]->dead)
+					hs->in[k++] = hs->in[j];
+			hs->nin = k;
+		}
+		while (dead) {
+			struct entry *e = dead;
+
+			dead = e->next;
+			free(e);
+		}
 		/* the rows are made again at the next resort */
 		free(hs->rows);
 		hs->rows = NULL;
