@@ -986,7 +986,7 @@ static bool rows_transitive(const struct tally_hist *h, struct entry **e, size_t
  * last time with the entries made since sorted and merged in (out: n of
  * room), else all sorted; kept for the next time.
  */
-static int in_order(struct hist_ev *hs, struct entry **in, struct entry **out, size_t n)
+static void in_order(struct hist_ev *hs, struct entry **in, struct entry **out, size_t n)
 {
 	size_t m = 0, a = 0, b = 0, k = 0;
 
@@ -1020,14 +1020,13 @@ keep:
 			free(hs->in);
 			hs->in = NULL;
 			hs->nin = 0;
-			return 0;	/* sorted; nothing kept */
+			return;	/* sorted; nothing kept */
 		}
 		hs->in = v;
 	}
 	memcpy(hs->in, in, n * sizeof(*in));
 	hs->nin = n;
 	hs->in_made = hs->made;
-	return 0;
 }
 
 /*
@@ -1068,12 +1067,7 @@ static int perf_order(const struct tally_hist *h, struct hist_ev *hs)
 			in[n++] = e;
 	sort_ctx = h;
 	if (in_transitive(in, n)) {
-		if (in_order(hs, in, out, n)) {
-			free(in);
-			free(out);
-			free(t.n);
-			return -ENOMEM;
-		}
+		in_order(hs, in, out, n);
 	} else {
 		free(hs->in);
 		hs->in = NULL;

@@ -161,7 +161,6 @@ static int grow(struct resolver *r)
 
 		if (!e->used)
 			continue;	/* swept: on the free list */
-
 		while (nt[i])
 			i = (i + 1) & (n - 1);
 		nt[i] = k + 1;

@@ -89,7 +89,7 @@ def rows(f):
 a, b = rows(sys.argv[1]), rows(sys.argv[2])
 bad = [k for k in set(a) | set(b) if k not in a or k not in b or
        abs(a[k][0] - b[k][0]) > 0.021 or abs(a[k][1] - b[k][1]) > 0.021]
-print(len(bad) if a else "no rows", *sorted(bad)[:3])
+print(len(bad) if a else "no rows", *["%s tally %s perf %s" % (k, a.get(k), b.get(k)) for k in sorted(bad)[:3]])
 PY
 )" 0
 		"$TALLY" report --folded -i "$d/$who.data" 2>/dev/null | LC_ALL=C sort >"$d/a"
