@@ -148,6 +148,21 @@ static struct resolver_ent *ent(const struct resolver *r, uint32_t k)
 	return &r->blk[k / BLK][k % BLK];
 }
 
+/* The entries in use into t, a zeroed table of n slots (the swept ones are on the free list). */
+static void fill(const struct resolver *r, uint32_t *t, size_t n)
+{
+	for (uint32_t k = 0; k < r->used; k++) {
+		const struct resolver_ent *e = ent(r, k);
+		size_t i = slot(e->ip, e->pid, e->mode, n);
+
+		if (!e->used)
+			continue;
+		while (t[i])
+			i = (i + 1) & (n - 1);
+		t[i] = k + 1;
+	}
+}
+
 static int grow(struct resolver *r)
 {
 	size_t n = r->size ? r->size * 2 : 1 << 10;
@@ -155,16 +170,7 @@ static int grow(struct resolver *r)
 
 	if (!nt)
 		return -1;
-	for (uint32_t k = 0; k < r->used; k++) {
-		const struct resolver_ent *e = ent(r, k);
-		size_t i = slot(e->ip, e->pid, e->mode, n);
-
-		if (!e->used)
-			continue;	/* swept: on the free list */
-		while (nt[i])
-			i = (i + 1) & (n - 1);
-		nt[i] = k + 1;
-	}
+	fill(r, nt, n);
 	free(r->slots);
 	r->slots = nt;
 	r->size = n;
@@ -296,19 +302,9 @@ size_t tally__resolver_sweep(struct resolver *r)
 		gone++;
 	}
 	if (gone) {
-		/* open addressing has no deletes: the table is made again from what stays */
+		/* open addressing has no deletes: the table is made again, in place, from what stays */
 		memset(r->slots, 0, r->size * sizeof(*r->slots));
-		for (uint32_t k = 0; k < r->used; k++) {
-			const struct resolver_ent *e = ent(r, k);
-			size_t i;
-
-			if (!e->used)
-				continue;
-			for (i = slot(e->ip, e->pid, e->mode, r->size); r->slots[i];
-			     i = (i + 1) & (r->size - 1))
-				;
-			r->slots[i] = k + 1;
-		}
+		fill(r, r->slots, r->size);
 	}
 	return gone;
 }
