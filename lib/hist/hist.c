@@ -56,6 +56,8 @@ struct entry {
 	uint32_t max_depth;		/* its longest chain (perf orders equal rows by it) */
 	size_t seq;			/* the order entries were made in (perf_order) */
 	size_t rank;			/* perf_order's: its place before the output sort */
+	uint64_t pre;			/* perf_order's: the leading keys' ranks, packed (sort_npre) */
+	uint32_t rdso;			/* perf_order's: its DSO name's rank */
 	struct entry *next;		/* hash chain */
 };
 
@@ -817,6 +819,14 @@ static int graph_walk(struct tally_hist *h, struct entry *self,
 /* ---- order ---- */
 
 static const struct tally_hist *sort_ctx;
+/*
+ * perf_order's: how many of the leading sort keys (none a symbol) each
+ * entry's pre packs, as ranks in cmp_key's order, and whether rdso is
+ * set: one integer compare where each key's was a switch and a strcmp.
+ * 0 and false outside perf_order.
+ */
+static int sort_npre;
+static bool sort_rdso;
 
 /* One order item: a key ascending, a count biggest first. */
 static int cmp_item(const struct entry *a, const struct entry *b, int f)
@@ -863,7 +873,9 @@ static __attribute__((always_inline)) inline int cmp_rows(const void *pa, const 
 		return (a->max_depth > b->max_depth) == h->caller ? -1 : 1;
 	if (a->self != b->self)
 		return a->self > b->self ? -1 : 1;
-	for (int i = 0; i < h->nsort; i++) {
+	if (sort_npre && a->pre != b->pre)
+		return a->pre < b->pre ? -1 : 1;
+	for (int i = sort_npre; i < h->nsort; i++) {
 		/* perf's sort__sym_sort: two unresolved rows tie (the input order decides) */
 		if (h->sort[i] == K_SYM && !a->sym && !b->sym)
 			continue;
@@ -886,9 +898,13 @@ static __attribute__((always_inline)) inline int cmp_in(const struct tally_hist 
 {
 	int c;
 
-	for (int i = 0; i < h->nsort; i++) {
+	if (sort_npre && a->pre != b->pre)
+		return a->pre < b->pre ? -1 : 1;
+	for (int i = sort_npre; i < h->nsort; i++) {
 		if (h->sort[i] == K_SYM && (a->sym || b->sym)) {
-			if ((c = strcmp_null(a->dso, b->dso)))
+			if (sort_rdso && a->rdso != b->rdso)
+				return a->rdso < b->rdso ? -1 : 1;
+			if (!sort_rdso && (c = strcmp_null(a->dso, b->dso)))
 				return c;
 			if (!a->sym || !b->sym)
 				return a->sym ? -1 : 1;
@@ -1029,6 +1045,163 @@ keep:
 	hs->in_made = hs->made;
 }
 
+/* What a key is, as a number: equal numbers, equal keys (unequal ones may still compare equal: strings not interned). */
+static uint64_t key_ident(const struct entry *e, enum tally_hist_key k)
+{
+	switch (k) {
+	case K_COMM: return (uintptr_t)e->comm;
+	case K_PID: return (uint32_t)e->tid;
+	case K_DSO: return (uintptr_t)e->dso;
+	case K_CPU: return (uint32_t)e->cpu;
+	case K_SRCLINE: return (uintptr_t)e->w->srcline;
+	case K_PARENT: return (uintptr_t)e->parent;
+	case K_TRACE: return (uintptr_t)e->trace;
+	default: return 0;
+	}
+}
+
+static enum tally_hist_key rank_k;
+
+static int cmp_rep(const void *pa, const void *pb)
+{
+	return cmp_key(*(struct entry *const *)pa, *(struct entry *const *)pb, rank_k);
+}
+
+/*
+ * Each entry's key k as its rank (out[i], from 0) among the values the
+ * entries have, in cmp_key's order: the distinct values by a hash of
+ * their numbers, then those few sorted. Returns how many ranks, or
+ * -ENOMEM.
+ */
+static long rank_key(struct entry **in, size_t n, enum tally_hist_key k, uint32_t *out)
+{
+	struct slot {
+		uint64_t id;
+		uint32_t ix;		/* its distinct value's index + 1; 0: empty */
+	} *tab;
+	size_t cap = 64, d = 0;
+	struct entry **reps = NULL;
+	uint32_t *rank = NULL;
+	long r = -1;
+
+	if (!(tab = calloc(cap, sizeof(*tab))))
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t id = key_ident(in[i], k);
+		size_t b = tally_hash_mix(id) & (cap - 1);
+
+		while (tab[b].ix && tab[b].id != id)
+			b = (b + 1) & (cap - 1);
+		if (tab[b].ix) {
+			out[i] = tab[b].ix - 1;
+			continue;
+		}
+		if (!(d & (d - 1)) || d >= cap / 2) {
+			/* room for the next distinct value, in the list and the table */
+			struct entry **v = realloc(reps, (d ? 2 * d : 1) * sizeof(*v));
+
+			if (!v)
+				goto out;
+			reps = v;
+		}
+		tab[b].id = id;
+		tab[b].ix = (uint32_t)++d;
+		reps[d - 1] = in[i];
+		out[i] = (uint32_t)(d - 1);
+		if (d >= cap / 2) {
+			struct slot *nt = calloc(cap * 2, sizeof(*nt));
+
+			if (!nt)
+				goto out;
+			for (size_t j = 0; j < cap; j++) {
+				if (!tab[j].ix)
+					continue;
+				b = tally_hash_mix(tab[j].id) & (2 * cap - 1);
+				while (nt[b].ix)
+					b = (b + 1) & (2 * cap - 1);
+				nt[b] = tab[j];
+			}
+			free(tab);
+			tab = nt;
+			cap *= 2;
+		}
+	}
+	if (!d) {
+		r = 0;
+		goto out;
+	}
+	/* the distinct values in order: each rep's index rides in its rank slot */
+	struct entry **sorted = malloc(d * sizeof(*sorted));
+
+	if (!sorted || !(rank = malloc(d * sizeof(*rank)))) {
+		free(sorted);
+		goto out;
+	}
+	memcpy(sorted, reps, d * sizeof(*sorted));
+	rank_k = k;
+	qsort(sorted, d, sizeof(*sorted), cmp_rep);
+	/* a rep's index: its id in the table */
+	r = 0;
+	for (size_t j = 0; j < d; j++) {
+		uint64_t id = key_ident(sorted[j], k);
+		size_t b = tally_hash_mix(id) & (cap - 1);
+
+		while (tab[b].id != id)
+			b = (b + 1) & (cap - 1);
+		if (j && cmp_key(sorted[j - 1], sorted[j], k))
+			r++;
+		rank[tab[b].ix - 1] = (uint32_t)r;
+	}
+	r++;
+	for (size_t i = 0; i < n; i++)
+		out[i] = rank[out[i]];
+	free(sorted);
+out:
+	free(tab);
+	free(reps);
+	free(rank);
+	return r;
+}
+
+/*
+ * The entries' leading keys (those before the symbol) as one packed
+ * number, and their DSOs' ranks for cmp_in's symbol compare: set
+ * sort_npre and sort_rdso for cmp_in and cmp_rows. Any key that does not
+ * fit, or for lack of memory, is compared as it was.
+ */
+static void rank_entries(const struct tally_hist *h, struct entry **in, size_t n, uint32_t *tmp)
+{
+	int bits = 0, npre = 0;
+	bool sym = false;
+
+	for (size_t j = 0; j < n; j++)
+		in[j]->pre = 0;
+	for (int i = 0; i < h->nsort; i++)
+		sym |= h->sort[i] == K_SYM;
+	for (int i = 0; i < h->nsort && h->sort[i] != K_SYM; i++) {
+		long d = rank_key(in, n, h->sort[i], tmp);
+		int b = 0;
+
+		if (d < 0)
+			break;
+		while (b < 64 && ((uint64_t)1 << b) < (uint64_t)d)
+			b++;
+		if (bits + b > 64)
+			break;
+		for (size_t j = 0; j < n && b; j++)
+			in[j]->pre = in[j]->pre << b | tmp[j];
+		bits += b;
+		npre++;
+	}
+	sort_npre = npre;
+	sort_rdso = false;
+	if (sym && rank_key(in, n, K_DSO, tmp) >= 0) {
+		for (size_t j = 0; j < n; j++)
+			in[j]->rdso = tmp[j];
+		sort_rdso = true;
+	}
+}
+
 /*
  * perf's default row order, which no sort gives in general: its rows
  * come out of three red-black trees. The entries go into
@@ -1066,6 +1239,8 @@ static int perf_order(const struct tally_hist *h, struct hist_ev *hs)
 		for (struct entry *e = hs->tab[b]; e; e = e->next)
 			in[n++] = e;
 	sort_ctx = h;
+	/* out[] is free until the first pass: the ranks' room */
+	rank_entries(h, in, n, (uint32_t *)out);
 	if (in_transitive(in, n)) {
 		in_order(hs, in, out, n);
 	} else {
@@ -1084,6 +1259,8 @@ static int perf_order(const struct tally_hist *h, struct hist_ev *hs)
 		tree_pass(h, &t, in, out, n, true);
 		memcpy(in, out, n * sizeof(*in));
 	}
+	sort_npre = 0;
+	sort_rdso = false;
 	for (size_t i = 0; i < n; i++)
 		if (in[i]->visible)
 			hs->rows[hs->nrows++] = in[i];
