@@ -6,20 +6,26 @@
  * lines on every read), more than the whole rest of a small report. Its
  * contents change only with the boot (KASLR), the kernel and the modules
  * loaded, so the parsed symbols are kept in
- * $XDG_CACHE_HOME/tally/kallsyms2-KEY (~/.cache/tally; 2: the format's
+ * $XDG_CACHE_HOME/tally/kallsyms3-KEY (~/.cache/tally; 3: the format's
  * version), KEY a hash of /proc/sys/kernel/random/boot_id, the kernel's
  * notes (its build id) and each module's name, size and address from /proc/modules. BPF programs
  * ([bpf] in kallsyms) come and go without changing the key; no map ever
  * points at them (tally makes none from KSYMBOL records), so a stale one
  * is never shown. TALLY_KALLSYMS_CACHE=0 turns the cache off.
  *
- * The file: magic, a checksum of all after it, key, _text, the number of
- * DSOs (the kernel first), the names, then per DSO its name and symbols
- * (start, end, name offset, binding) with an index of every 64th start,
- * read where lookups land (kcache.h). A wrong checksum or anything that
- * does not add up is a miss: kallsyms is read again and the file
- * rewritten.
+ * The file: magic, a checksum of the header, directory and indexes, key,
+ * _text, the number of DSOs (the kernel first), then per DSO its name and
+ * an index of its symbols' blocks (every 64th start, the block's names'
+ * range and a checksum of its records and names), the symbols (start,
+ * end, name offset, binding), the names. Lookups read and check only the
+ * blocks they land in (kcache.h): a whole-file checksum cost a read of
+ * its 6 MiB on every report, 1-5 ms. A wrong header checksum or anything
+ * that does not add up is a miss at open; a block's wrong checksum
+ * (tally__kcache_damaged) makes the symbols read kallsyms again and the
+ * file rewritten.
  */
+#include <ctype.h>
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -28,10 +34,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "cachedir.h"
+#include "dso_internal.h"
 #include "internal.h"
 #include "kcache.h"
+#include "symbols_internal.h"
 
-#define KC_MAGIC	"TLYKSYM2"
+#define KC_MAGIC	"TLYKSYM3"
 #define KC_STEP		64	/* records per index entry */
 #define KC_NAME		64	/* a module's name, NUL-padded (the kernel's: 56 at most) */
 #define KC_SYMNAME	1024	/* a symbol's name, at most (the kernel's: 512) */
@@ -49,6 +57,13 @@ struct kc_ent {
 	char name[KC_NAME];
 };
 
+/* Block i of a DSO's symbols: records i * KC_STEP on, their names at [name_lo, name_hi). */
+struct kc_idx {
+	uint64_t start;			/* its first record's */
+	uint64_t sum;			/* block_sum of its records and names */
+	uint32_t name_lo, name_hi;
+};
+
 /* One symbol; its name an offset into the names. */
 struct kc_rec {
 	uint64_t start, end;
@@ -60,11 +75,27 @@ struct kc_rec {
 struct tally__kcdso {
 	struct tally__kcache *c;
 	uint64_t n, rec_off;
-	uint64_t *idx;			/* the start of every KC_STEP-th record */
+	struct kc_idx *idx;		/* every KC_STEP-th record's start, each block's names and sum */
 	size_t nidx;
 	/* the symbols read so far, by record: open addressing on i + 1 */
 	struct kc_made { uint64_t i1; struct tally_symbol *s; } *made;
 	size_t nmade, cap;
+	char name[KC_NAME];		/* its module's, "" the kernel's */
+	const struct tally_symbol *live;	/* damaged: kallsyms read again (c->live's) */
+	size_t nlive;
+};
+
+/*
+ * A block read and checked, with its names: lookups land in a few hundred
+ * of kallsyms' 2000 blocks, ten lookups each on a busy machine's file.
+ */
+#define KC_SLOTS	64
+struct kc_slot {
+	const struct tally__kcdso *d;	/* NULL: empty */
+	size_t b, n;			/* block b of d, n records */
+	struct kc_rec r[KC_STEP];
+	char *names;			/* the block's names, from name_lo (len of cap bytes) */
+	size_t len, cap;
 };
 
 struct tally__kcache {
@@ -72,6 +103,10 @@ struct tally__kcache {
 	uint64_t names_off, nlen;
 	size_t ndso;
 	struct tally__kcdso *d;
+	struct kc_slot *slots;		/* KC_SLOTS blocks read and checked */
+	uint64_t key;
+	bool damaged;			/* a block's checksum was wrong: lookups in live */
+	struct tally__kimage live;
 };
 
 /*
@@ -197,7 +232,7 @@ static int cache_path(char *buf, size_t len, uint64_t key, bool create)
 {
 	char name[64];
 
-	snprintf(name, sizeof(name), "kallsyms2-%016llx", (unsigned long long)key);
+	snprintf(name, sizeof(name), "kallsyms3-%016llx", (unsigned long long)key);
 	return tally__cache_path(buf, len, name, create);
 }
 
@@ -221,6 +256,10 @@ void tally__kcache_close(struct tally__kcache *c)
 		free(d->idx);
 	}
 	free(c->d);
+	for (size_t i = 0; c->slots && i < KC_SLOTS; i++)
+		free(c->slots[i].names);
+	free(c->slots);
+	tally__kcache_image_free(&c->live);
 	if (c->fd >= 0)
 		close(c->fd);
 	free(c);
@@ -251,28 +290,16 @@ static bool pread_all(int fd, void *buf, size_t n, uint64_t off)
 	return pread(fd, buf, n, (off_t)off) == (ssize_t)n;
 }
 
-/* The whole file's checksum, read through a buffer. */
-static bool sum_ok(int fd, size_t size)
+/* A block's checksum: its records' and its names' (two sums: a partial block's records need no padding). */
+static uint64_t block_sum(const struct kc_rec *r, size_t n, const char *names, size_t len)
 {
-	unsigned char buf[65536], head[16];
-	uint64_t want;
-	struct tally__sum s;
-	size_t off = 16;
+	struct tally__sum a, b;
 
-	if (!pread_all(fd, head, 16, 0) || memcmp(head, KC_MAGIC, 8))
-		return false;
-	memcpy(&want, head + 8, 8);
-	tally__sum_init(&s, size - 16);
-	while (off < size) {
-		ssize_t n = pread(fd, buf, size - off < sizeof(buf) ? size - off : sizeof(buf),
-				  (off_t)off);
-
-		if (n <= 0 || (n % 32 && off + (size_t)n < size))
-			return false;	/* short: the file changed under us */
-		tally__sum_add(&s, buf, (size_t)n);
-		off += (size_t)n;
-	}
-	return tally__sum_end(&s) == want;
+	tally__sum_init(&a, n * sizeof(*r));
+	tally__sum_add(&a, (const unsigned char *)r, n * sizeof(*r));
+	tally__sum_init(&b, len);
+	tally__sum_add(&b, (const unsigned char *)names, len);
+	return tally__sum_end(&a) ^ tally__sum_end(&b) * 0x9e3779b97f4a7c15ull;
 }
 
 static bool in_file(uint64_t off, uint64_t n, uint64_t size, size_t each)
@@ -280,9 +307,12 @@ static bool in_file(uint64_t off, uint64_t n, uint64_t size, size_t each)
 	return off <= size && n <= (size - off) / each;
 }
 
-/* The directory and the indexes; the records and names stay in the file. */
-static int open_dsos(struct tally__kcache *c, const struct kc_head *h, uint64_t size,
-		     struct tally__kimage *k)
+/*
+ * The directory and the indexes from the header's bytes (hb, hlen: all
+ * before the records, checked); the records and names stay in the file.
+ */
+static int open_dsos(struct tally__kcache *c, const struct kc_head *h, const unsigned char *hb,
+		     size_t hlen, uint64_t size, struct tally__kimage *k)
 {
 	struct kc_ent e;
 
@@ -293,18 +323,25 @@ static int open_dsos(struct tally__kcache *c, const struct kc_head *h, uint64_t 
 	for (uint64_t i = 0; i < h->ndso; i++) {
 		struct tally__kcdso *d = &c->d[i];
 
-		if (!pread_all(c->fd, &e, sizeof(e), 16 + sizeof(*h) + i * sizeof(e)) ||
-		    !memchr(e.name, 0, KC_NAME) || !in_file(e.rec_off, e.n, size, sizeof(struct kc_rec)))
+		memcpy(&e, hb + sizeof(*h) + i * sizeof(e), sizeof(e));
+		if (!memchr(e.name, 0, KC_NAME) || e.rec_off < 16 + hlen ||
+		    !in_file(e.rec_off, e.n, h->names_off, sizeof(struct kc_rec)))
 			return -EINVAL;
 		d->c = c;
+		memcpy(d->name, e.name, KC_NAME);
 		d->n = e.n;
 		d->rec_off = e.rec_off;
 		d->nidx = (e.n + KC_STEP - 1) / KC_STEP;
-		if (!in_file(e.idx_off, d->nidx, size, 8))
+		/* the index lies in the header's bytes (offsets: the file's) */
+		if (e.idx_off < 16 || !in_file(e.idx_off - 16, d->nidx, hlen, sizeof(struct kc_idx)))
 			return -EINVAL;
-		if (d->nidx && (!(d->idx = malloc(d->nidx * 8)) ||
-				!pread_all(c->fd, d->idx, d->nidx * 8, e.idx_off)))
-			return d->idx ? -EINVAL : -ENOMEM;
+		if (d->nidx && !(d->idx = malloc(d->nidx * sizeof(*d->idx))))
+			return -ENOMEM;
+		memcpy(d->idx, hb + (e.idx_off - 16), d->nidx * sizeof(*d->idx));
+		for (size_t j = 0; j < d->nidx; j++)
+			if (d->idx[j].name_lo > d->idx[j].name_hi || d->idx[j].name_hi > h->nlen ||
+			    d->idx[j].name_hi - d->idx[j].name_lo > (uint64_t)KC_STEP * KC_SYMNAME)
+				return -EINVAL;
 		c->ndso++;
 		if (!i) {
 			k->nk = e.n;
@@ -321,7 +358,9 @@ int tally__kcache_load(uint64_t key, struct tally__kimage *k)
 {
 	struct tally__kcache *c;
 	struct kc_head h;
+	unsigned char head[16], *hb = NULL;
 	char path[4096];
+	uint64_t want, hlen;
 	size_t size;
 	int fd, err;
 
@@ -331,38 +370,83 @@ int tally__kcache_load(uint64_t key, struct tally__kimage *k)
 	fd = tally__cache_open(path, &size);
 	if (fd < 0)
 		return fd;
-	if (size < 16 + sizeof(h) || !sum_ok(fd, size) || !pread_all(fd, &h, sizeof(h), 16) ||
-	    h.key != key || !h.ndso || h.ndso > 100000 ||
-	    !in_file(16 + sizeof(h), h.ndso, size, sizeof(struct kc_ent)) || !h.nlen ||
-	    !in_file(h.names_off, h.nlen, size, 1)) {
-		close(fd);
-		return -EINVAL;
-	}
+	/* the header, directory and indexes end where the first records start */
+	if (size < 16 + sizeof(h) || !pread_all(fd, head, 16, 0) || memcmp(head, KC_MAGIC, 8) ||
+	    !pread_all(fd, &h, sizeof(h), 16) || h.key != key || !h.ndso || h.ndso > 100000 ||
+	    !h.nlen || h.nlen > UINT32_MAX || h.names_off + h.nlen != size ||
+	    !in_file(16 + sizeof(h), h.ndso, size, sizeof(struct kc_ent)))
+		goto bad;
+	memcpy(&want, head + 8, 8);
+	struct kc_ent e0;
+
+	if (!pread_all(fd, &e0, sizeof(e0), 16 + sizeof(h)) || e0.rec_off < 16 + sizeof(h) ||
+	    e0.rec_off > h.names_off)
+		goto bad;
+	hlen = e0.rec_off - 16;
+	if (!(hb = malloc(hlen)) || !pread_all(fd, hb, hlen, 16) ||
+	    tally__kcache_sum(hb, 0, hb, hlen) != want)
+		goto bad;
 	if (!(c = calloc(1, sizeof(*c)))) {
+		free(hb);
 		close(fd);
 		return -ENOMEM;
 	}
 	/* the fd stays open for the lookups; a new cache replaces the file (rename) */
 	c->fd = fd;
+	c->key = key;
 	c->names_off = h.names_off;
 	c->nlen = h.nlen;
 	k->kc = c;
 	k->text = h.text;
 	k->nonzero = h.nonzero != 0;
-	err = open_dsos(c, &h, size, k);
+	err = open_dsos(c, &h, hb, hlen, size, k);
+	free(hb);
 	if (err)
 		tally__kcache_image_free(k);
 	return err;
+bad:
+	free(hb);
+	close(fd);
+	return -EINVAL;
 }
 
-/* Record i (r, read) as a symbol: made once, its name read from the file. */
-static const struct tally_symbol *made(struct tally__kcdso *d, uint64_t i, const struct kc_rec *r)
+/*
+ * A block was damaged (or the file changed under us): kallsyms read again,
+ * each DSO's lookups in its symbols from then on, and the file rewritten.
+ * The symbols made before stay (the resolver points at them).
+ */
+static void damaged(struct tally__kcache *c)
 {
-	struct tally__kcache *c = d->c;
-	char name[KC_SYMNAME];
+	int open_errno;
+
+	c->damaged = true;
+	if (tally__kallsyms_read("/proc/kallsyms", &c->live, &open_errno) || !c->live.nonzero)
+		return;	/* nothing more is found */
+	for (size_t i = 0; i < c->ndso; i++) {
+		struct tally__kcdso *d = &c->d[i];
+
+		if (!i) {
+			d->live = c->live.ksyms;
+			d->nlive = c->live.nk;
+			continue;
+		}
+		for (size_t m = 0; m < c->live.nmods; m++)
+			if (!strcmp(c->live.mnames[m], d->name)) {
+				d->live = c->live.msyms[m];
+				d->nlive = c->live.nm[m];
+			}
+	}
+	(void)tally__kcache_store(c->key, &c->live);
+}
+
+/* Record i (r) of block sl as a symbol: made once, its name from the block's. */
+static const struct tally_symbol *made(struct tally__kcdso *d, uint64_t i, const struct kc_rec *r,
+				       const struct kc_slot *sl)
+{
+	const uint32_t lo = d->idx[sl->b].name_lo;
 	struct tally_symbol *s;
-	size_t h, len;
-	ssize_t n;
+	const char *name, *nul;
+	size_t h, nl;
 
 	if ((d->nmade + 1) * 2 > d->cap) {
 		size_t cap = d->cap ? d->cap * 2 : 256;
@@ -385,16 +469,15 @@ static const struct tally_symbol *made(struct tally__kcdso *d, uint64_t i, const
 	     h = (h + 1) & (d->cap - 1))
 		if (d->made[h].i1 == i + 1)
 			return d->made[h].s;
-	if (r->name >= c->nlen)
-		return NULL;	/* not written so: the checksum matched a file of another tally */
-	len = c->nlen - r->name < sizeof(name) ? c->nlen - r->name : sizeof(name);
-	n = pread(c->fd, name, len, (off_t)(c->names_off + r->name));
-	if (n <= 0 || !memchr(name, 0, (size_t)n))
+	if (r->name < lo || r->name - lo >= sl->len)
+		return NULL;	/* outside its block's names: not written so */
+	name = sl->names + (r->name - lo);
+	if (!(nul = memchr(name, 0, sl->len - (r->name - lo))))
 		return NULL;
-	len = strlen(name) + 1;
-	if (!(s = malloc(sizeof(*s) + len)))
+	nl = (size_t)(nul - name) + 1;
+	if (!(s = malloc(sizeof(*s) + nl)))
 		return NULL;
-	memcpy(s + 1, name, len);
+	memcpy(s + 1, name, nl);
 	*s = (struct tally_symbol){ .start = r->start, .end = r->end, .binding = r->binding,
 				    .name = (const char *)(s + 1) };
 	d->made[h] = (struct kc_made){ i + 1, s };
@@ -402,43 +485,183 @@ static const struct tally_symbol *made(struct tally__kcdso *d, uint64_t i, const
 	return s;
 }
 
+/*
+ * Block b of d, read and checked (kept in a slot: block b + 1 never takes
+ * b's); NULL if damaged, *oom for lack of memory.
+ */
+static const struct kc_slot *block(struct tally__kcdso *d, size_t b, bool *oom)
+{
+	struct tally__kcache *c = d->c;
+	const struct kc_idx *x = &d->idx[b];
+	struct kc_slot *sl;
+	size_t len = x->name_hi - x->name_lo;
+
+	if (!c->slots && !(c->slots = calloc(KC_SLOTS, sizeof(*c->slots)))) {
+		*oom = true;
+		return NULL;
+	}
+	sl = &c->slots[(b + (size_t)(d - c->d) * 7) % KC_SLOTS];
+	if (sl->d == d && sl->b == b)
+		return sl;
+	sl->d = NULL;
+	if (sl->cap < len + 1) {
+		char *v = realloc(sl->names, len + 1);
+
+		if (!v) {
+			*oom = true;
+			return NULL;
+		}
+		sl->names = v;
+		sl->cap = len + 1;
+	}
+	sl->n = d->n - b * KC_STEP < KC_STEP ? d->n - b * KC_STEP : KC_STEP;
+	if (!pread_all(c->fd, sl->r, sl->n * sizeof(*sl->r), d->rec_off + b * KC_STEP * sizeof(*sl->r)) ||
+	    !pread_all(c->fd, sl->names, len, c->names_off + x->name_lo) ||
+	    block_sum(sl->r, sl->n, sl->names, len) != x->sum)
+		return NULL;
+	sl->d = d;
+	sl->b = b;
+	sl->len = len;
+	return sl;
+}
+
 const struct tally_symbol *tally__kcache_symbol(struct tally__kcdso *d, uint64_t addr)
 {
-	struct kc_rec r[KC_STEP + 4];
-	size_t lo = 0, hi = d->nidx;
-	uint64_t first, cnt;
+	const struct kc_slot *sl, *pv = NULL;
+	size_t lo = 0, hi = d->nidx, lb;
+	bool oom = false;
 
+	if (d->c->damaged)
+		return d->live ? tally__syms_find(d->live, d->nlive, addr) : NULL;
 	/* the block holding the last record that starts at or below addr */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (d->idx[mid] <= addr)
+		if (d->idx[mid].start <= addr)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	if (!lo)
 		return NULL;
-	/* with the 4 before it: a nested symbol may end early (tally__syms_find) */
-	first = (lo - 1) * KC_STEP;
-	first = first >= 4 ? first - 4 : 0;
-	cnt = (lo * KC_STEP < d->n ? lo * KC_STEP : d->n) - first;
-	if (!pread_all(d->c->fd, r, cnt * sizeof(*r), d->rec_off + first * sizeof(*r)))
-		return NULL;
+	lb = lo - 1;
+	if (!(sl = block(d, lb, &oom)))
+		goto damaged;
 	lo = 0;
-	hi = cnt;
+	hi = sl->n;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (r[mid].start <= addr)
+		if (sl->r[mid].start <= addr)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
+	/* that one and the 4 before it, into the block before (a nested symbol may end early: tally__syms_find) */
 	for (size_t i = lo, tries = 0; i > 0 && tries < 4; i--, tries++)
-		if (addr < r[i - 1].end)
-			return made(d, first + i - 1, &r[i - 1]);
+		if (addr < sl->r[i - 1].end)
+			return made(d, lb * KC_STEP + i - 1, &sl->r[i - 1], sl);
+	for (size_t tries = lo; lb && tries < 4; tries++) {
+		size_t i = KC_STEP - 1 - (tries - lo);
+
+		if (!pv && !(pv = block(d, lb - 1, &oom)))
+			goto damaged;
+		if (addr < pv->r[i].end)
+			return made(d, (lb - 1) * KC_STEP + i, &pv->r[i], pv);
+	}
 	return NULL;
+damaged:
+	if (!oom)
+		damaged(d->c);
+	return d->live ? tally__syms_find(d->live, d->nlive, addr) : NULL;
+}
+
+/* module mod's vector in v (nmods of them, names in k->mnames), added if new */
+static int module_vec(struct tally__kimage *k, struct tally__symvec **mv, const char *mod,
+		      struct tally__symvec **v)
+{
+	size_t i;
+
+	for (i = 0; i < k->nmods && strcmp(k->mnames[i], mod); i++)
+		;
+	if (i == k->nmods) {
+		void *a1 = tally__reallocarray(k->mnames, k->nmods + 1, sizeof(*k->mnames));
+
+		if (!a1)
+			return -ENOMEM;
+		k->mnames = a1;
+		void *a2 = tally__reallocarray(*mv, k->nmods + 1, sizeof(**mv));
+
+		if (!a2)
+			return -ENOMEM;
+		*mv = a2;
+		memset(&(*mv)[k->nmods], 0, sizeof(**mv));
+		if (!(k->mnames[k->nmods] = strdup(mod)))
+			return -ENOMEM;
+		k->nmods++;
+	}
+	*v = &(*mv)[i];
+	return 0;
+}
+
+/*
+ * All of kallsyms at once: the kernel's symbols and each module's
+ * (perf's dso__split_kallsyms). perf keeps types T, W, D and B.
+ */
+int tally__kallsyms_read(const char *path, struct tally__kimage *k, int *open_errno)
+{
+	struct tally__symvec kv = { 0 }, *mv = NULL;
+	char line[1024];
+	int err = 0;
+	FILE *f;
+
+	memset(k, 0, sizeof(*k));
+	*open_errno = 0;
+	if (!(f = fopen(path, "re"))) {
+		*open_errno = errno;
+		return 0;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		uint64_t a;
+		char type, *name, *mod, tu;
+		struct tally__symvec *v = &kv;
+
+		if (tally__kallsyms_line(line, &a, &type, &name, &mod))
+			continue;
+		if (a)
+			k->nonzero = true;
+		if (!mod && !strcmp(name, "_text"))
+			k->text = a;
+		tu = (char)toupper((unsigned char)type);
+		if (tu != 'T' && tu != 'W' && tu != 'D' && tu != 'B')
+			continue;
+		if (mod && (err = module_vec(k, &mv, mod, &v)))
+			break;
+		uint8_t bind = tu == 'W' ? STB_WEAK :
+			       type == tu ? STB_GLOBAL : STB_LOCAL;
+
+		if ((err = tally__symvec_add(v, a, 0, bind, name, mod != NULL)))
+			break;
+	}
+	fclose(f);
+	/* sorting is the other half of the work: done here too */
+	if (!err && k->nonzero) {
+		k->msyms = calloc(k->nmods + 1, sizeof(*k->msyms));
+		k->nm = calloc(k->nmods + 1, sizeof(*k->nm));
+		if (!k->msyms || !k->nm)
+			err = -ENOMEM;
+		if (!err)
+			err = tally__symvec_finish(&kv, &k->ksyms, &k->nk);
+		for (size_t i = 0; !err && i < k->nmods; i++)
+			err = tally__symvec_finish(&mv[i], &k->msyms[i], &k->nm[i]);
+	}
+	tally__symvec_free(&kv);
+	for (size_t i = 0; i < k->nmods; i++)
+		tally__symvec_free(&mv[i]);
+	free(mv);
+	if (err)
+		tally__kcache_image_free(k);
+	return err;
 }
 
 /* a DSO's directory entry, then (later) its index and its records */
@@ -448,27 +671,52 @@ static void put_dir(FILE *f, const char *name, size_t n, uint64_t *idx_off, uint
 
 	snprintf(e.name, sizeof(e.name), "%s", name);
 	fwrite(&e, sizeof(e), 1, f);
-	*idx_off += (n + KC_STEP - 1) / KC_STEP * 8;
+	*idx_off += (n + KC_STEP - 1) / KC_STEP * sizeof(struct kc_idx);
 	*rec_off += n * sizeof(struct kc_rec);
 }
 
-static void put_idx(FILE *f, const struct tally_symbol *v, size_t n)
+static struct kc_rec rec_of(const struct tally_symbol *v, uint32_t name)
 {
-	for (size_t i = 0; i < n; i += KC_STEP)
-		fwrite(&v[i].start, 8, 1, f);
+	return (struct kc_rec){ .start = v->start, .end = v->end, .name = name,
+				.binding = v->binding };
 }
 
-static void put_recs(FILE *f, const struct tally_symbol *v, size_t n, uint64_t *off)
+/* v's index (its names from *off on, each block's checksum), then its records; *off past its names */
+static int put_idx_recs(FILE *fi, FILE *fr, const struct tally_symbol *v, size_t n, uint64_t *off)
 {
-	for (size_t i = 0; i < n; i++) {
-		struct kc_rec r = {
-			.start = v[i].start, .end = v[i].end, .name = (uint32_t)*off,
-			.binding = v[i].binding,
-		};
+	struct kc_rec r[KC_STEP];
+	char *names = NULL;
+	size_t cap = 0;
 
-		fwrite(&r, sizeof(r), 1, f);
-		*off += strlen(v[i].name) + 1;
+	for (size_t i = 0; i < n; i += KC_STEP) {
+		size_t m = n - i < KC_STEP ? n - i : KC_STEP, len = 0;
+		struct kc_idx x = { .start = v[i].start, .name_lo = (uint32_t)*off };
+
+		for (size_t j = 0; j < m; j++) {
+			size_t l = strlen(v[i + j].name) + 1;
+
+			if (len + l > cap) {
+				char *nb = realloc(names, (len + l) * 2);
+
+				if (!nb) {
+					free(names);
+					return -ENOMEM;
+				}
+				names = nb;
+				cap = (len + l) * 2;
+			}
+			memcpy(names + len, v[i + j].name, l);
+			r[j] = rec_of(&v[i + j], (uint32_t)(*off + len));
+			len += l;
+		}
+		*off += len;
+		x.name_hi = (uint32_t)*off;
+		x.sum = block_sum(r, m, names, len);
+		fwrite(&x, sizeof(x), 1, fi);
+		fwrite(r, sizeof(*r), m, fr);
 	}
+	free(names);
+	return 0;
 }
 
 int tally__kcache_store(uint64_t key, const struct tally__kimage *k)
@@ -476,14 +724,12 @@ int tally__kcache_store(uint64_t key, const struct tally__kimage *k)
 	char path[4096], tmp[4200];
 	struct kc_head h = { .key = key, .text = k->text, .nonzero = k->nonzero,
 			     .ndso = k->nmods + 1 };
-	uint64_t idx_off, rec_off, off = 0;
-	char *body = NULL;
-	size_t blen = 0;
-	struct tally__sum s;
-	uint64_t sum;
+	uint64_t idx_off, rec_off, off = 0, sum;
+	char *body = NULL, *recs = NULL;
+	size_t blen = 0, rlen = 0, hlen;
 	bool ok;
-	FILE *f;
-	int fd;
+	FILE *f, *fr;
+	int fd, err = 0;
 
 	if (!key || !k->ksyms || cache_path(path, sizeof(path), key, true))
 		return -ENOENT;
@@ -496,39 +742,46 @@ int tally__kcache_store(uint64_t key, const struct tally__kimage *k)
 		return -E2BIG;
 	/* header, directory, the indexes, the records, the names */
 	idx_off = 16 + sizeof(h) + h.ndso * sizeof(struct kc_ent);
-	rec_off = idx_off + (k->nk + KC_STEP - 1) / KC_STEP * 8;
+	rec_off = idx_off + (k->nk + KC_STEP - 1) / KC_STEP * sizeof(struct kc_idx);
 	for (size_t m = 0; m < k->nmods; m++)
-		rec_off += (k->nm[m] + KC_STEP - 1) / KC_STEP * 8;
+		rec_off += (k->nm[m] + KC_STEP - 1) / KC_STEP * sizeof(struct kc_idx);
 	h.names_off = rec_off + k->nk * sizeof(struct kc_rec);
 	for (size_t m = 0; m < k->nmods; m++)
 		h.names_off += k->nm[m] * sizeof(struct kc_rec);
-	/* built in memory first: the checksum leads the file */
+	/* built in memory first: the header's checksum leads the file */
 	f = open_memstream(&body, &blen);
-	if (!f)
+	fr = open_memstream(&recs, &rlen);
+	if (!f || !fr) {
+		if (f)
+			fclose(f);
+		free(body);
 		return -ENOMEM;
+	}
 	fwrite(&h, sizeof(h), 1, f);
 	put_dir(f, "", k->nk, &idx_off, &rec_off);
 	for (size_t m = 0; m < k->nmods; m++)
 		put_dir(f, k->mnames[m], k->nm[m], &idx_off, &rec_off);
-	put_idx(f, k->ksyms, k->nk);
-	for (size_t m = 0; m < k->nmods; m++)
-		put_idx(f, k->msyms[m], k->nm[m]);
-	put_recs(f, k->ksyms, k->nk, &off);
-	for (size_t m = 0; m < k->nmods; m++)
-		put_recs(f, k->msyms[m], k->nm[m], &off);
+	err = put_idx_recs(f, fr, k->ksyms, k->nk, &off);
+	for (size_t m = 0; m < k->nmods && !err; m++)
+		err = put_idx_recs(f, fr, k->msyms[m], k->nm[m], &off);
+	/* a memstream's buffer and size are set by a flush */
+	fflush(f);
+	fflush(fr);
+	hlen = blen;
+	fwrite(recs, 1, rlen, f);
 	/* the names, in the order the records took their offsets */
 	for (size_t i = 0; i < k->nk; i++)
 		fwrite(k->ksyms[i].name, strlen(k->ksyms[i].name) + 1, 1, f);
 	for (size_t m = 0; m < k->nmods; m++)
 		for (size_t i = 0; i < k->nm[m]; i++)
 			fwrite(k->msyms[m][i].name, strlen(k->msyms[m][i].name) + 1, 1, f);
-	if (fclose(f)) {
+	if (fclose(fr) | fclose(f) || err) {
+		free(recs);
 		free(body);
-		return -ENOMEM;
+		return err ? err : -ENOMEM;
 	}
-	tally__sum_init(&s, blen);
-	tally__sum_add(&s, (const unsigned char *)body, blen);
-	sum = tally__sum_end(&s);
+	free(recs);
+	sum = tally__kcache_sum(body, 0, body, hlen);
 	snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path);
 	fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0) {

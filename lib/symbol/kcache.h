@@ -37,6 +37,12 @@ struct tally__kimage {
 uint64_t tally__kcache_key(void);
 /* 0 and k filled (owned by the caller, k->kc open), or -errno: read kallsyms then. */
 int tally__kcache_load(uint64_t key, struct tally__kimage *k);
+/*
+ * kallsyms at path parsed (perf's split into the kernel and its modules):
+ * 0 and k filled, with *open_errno set if it could not be opened; or
+ * -errno, k empty.
+ */
+int tally__kallsyms_read(const char *path, struct tally__kimage *k, int *open_errno);
 /* Writes k (not taken) for key; atomic, the file private to the user. */
 int tally__kcache_store(uint64_t key, const struct tally__kimage *k);
 /* Frees k, the cache too unless k->kc was taken (set to NULL). */
@@ -45,7 +51,9 @@ void tally__kcache_close(struct tally__kcache *c);
 struct tally__kcdso *tally__kcache_dso(struct tally__kcache *c, size_t i);
 /*
  * The symbol holding addr (tally__syms_find's rule), read at its first
- * lookup and kept as long as the cache; NULL if none.
+ * lookup and kept as long as the cache; NULL if none. Only the blocks a
+ * lookup reads are checked: a damaged one has kallsyms read again for
+ * every lookup after, and the file rewritten.
  */
 const struct tally_symbol *tally__kcache_symbol(struct tally__kcdso *d, uint64_t addr);
 

@@ -3,7 +3,6 @@
  * tally_symbols: the DSO cache (each DSO loaded once), the kernel from
  * /proc/kallsyms, address resolution and the account of misses.
  */
-#include <ctype.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <sys/auxv.h>
@@ -220,143 +219,26 @@ static void module_name(const char *path, char *out, size_t len)
  * on a thread of its own when the reader asked for it early.
  */
 struct kparse {
-	struct tally__symvec kv, *mv;
-	char **mnames;
-	size_t nmods;
-	bool nonzero;
+	struct tally__kimage img;	/* read, or from the cache (img.kc) */
 	int open_errno;		/* fopen failed */
-	uint64_t text;		/* _text */
 	int err;
-	struct tally_symbol *ksyms;
-	size_t nk;
-	struct tally_symbol **msyms;
-	size_t *nm;
-	struct tally__kcache *kc;	/* from the cache */
 };
 
-static int kparse_module(struct kparse *k, const char *mod, struct tally__symvec **v)
-{
-	size_t i;
-
-	for (i = 0; i < k->nmods && strcmp(k->mnames[i], mod); i++)
-		;
-	if (i == k->nmods) {
-		void *a1 = tally__reallocarray(k->mnames, k->nmods + 1, sizeof(*k->mnames));
-
-		if (!a1)
-			return -ENOMEM;
-		k->mnames = a1;
-		void *a2 = tally__reallocarray(k->mv, k->nmods + 1, sizeof(*k->mv));
-
-		if (!a2)
-			return -ENOMEM;
-		k->mv = a2;
-		memset(&k->mv[k->nmods], 0, sizeof(*k->mv));
-		if (!(k->mnames[k->nmods] = strdup(mod)))
-			return -ENOMEM;
-		k->nmods++;
-	}
-	*v = &k->mv[i];
-	return 0;
-}
-
-/* All of kallsyms at once: the kernel's symbols and each module's
- * (perf's dso__split_kallsyms). perf keeps types T, W, D and B. */
 static void kparse_run(struct kparse *k, const char *path)
 {
-	char line[1024];
 	uint64_t key = strcmp(path, "/proc/kallsyms") ? 0 : tally__kcache_key();
-	struct tally__kimage img;
-	FILE *f;
 
-	if (key && !tally__kcache_load(key, &img)) {
-		k->mv = calloc(img.nmods + 1, sizeof(*k->mv));
-		if (!k->mv) {
-			tally__kcache_image_free(&img);
-			k->err = -ENOMEM;
-			return;
-		}
-		k->text = img.text;
-		k->nonzero = img.nonzero;
-		k->kc = img.kc;
-		k->nk = img.nk;
-		k->nmods = img.nmods;
-		k->mnames = img.mnames;
-		k->nm = img.nm;
+	if (key && !tally__kcache_load(key, &k->img))
 		return;
-	}
-	f = fopen(path, "re");
-	if (!f) {
-		k->open_errno = errno;
-		return;
-	}
-	while (fgets(line, sizeof(line), f)) {
-		uint64_t a;
-		char type, *name, *mod, tu;
-		struct tally__symvec *v = &k->kv;
-
-		if (tally__kallsyms_line(line, &a, &type, &name, &mod))
-			continue;
-		if (a)
-			k->nonzero = true;
-		if (!mod && !strcmp(name, "_text"))
-			k->text = a;
-		tu = (char)toupper((unsigned char)type);
-		if (tu != 'T' && tu != 'W' && tu != 'D' && tu != 'B')
-			continue;
-		if (mod && (k->err = kparse_module(k, mod, &v)))
-			break;
-		uint8_t bind = tu == 'W' ? STB_WEAK :
-			       type == tu ? STB_GLOBAL : STB_LOCAL;
-
-		if ((k->err = tally__symvec_add(v, a, 0, bind, name, mod != NULL)))
-			break;
-	}
-	fclose(f);
-	if (k->err || !k->nonzero)
-		return;
-	/* sorting is the other half of the work: done here too */
-	k->msyms = calloc(k->nmods + 1, sizeof(*k->msyms));
-	k->nm = calloc(k->nmods + 1, sizeof(*k->nm));
-	if (!k->msyms || !k->nm) {
-		k->err = -ENOMEM;
-		return;
-	}
-	k->err = tally__symvec_finish(&k->kv, &k->ksyms, &k->nk);
-	for (size_t i = 0; !k->err && i < k->nmods; i++)
-		k->err = tally__symvec_finish(&k->mv[i], &k->msyms[i], &k->nm[i]);
-	if (key && !k->err) {
-		img = (struct tally__kimage){
-			.text = k->text, .nonzero = k->nonzero, .ksyms = k->ksyms, .nk = k->nk,
-			.nmods = k->nmods, .mnames = k->mnames, .msyms = k->msyms, .nm = k->nm,
-		};
-		(void)tally__kcache_store(key, &img);	/* no cache: read next time too */
-	}
-}
-
-static void syms_free(struct tally_symbol *v, size_t n)
-{
-	for (size_t i = 0; v && i < n; i++)
-		free((char *)v[i].name);
-	free(v);
+	k->err = tally__kallsyms_read(path, &k->img, &k->open_errno);
+	if (key && !k->err && k->img.nonzero)
+		(void)tally__kcache_store(key, &k->img);	/* no cache: read next time too */
 }
 
 /* What was read and not handed to a DSO. */
 static void kparse_free(struct kparse *k)
 {
-	tally__symvec_free(&k->kv);
-	for (size_t i = 0; i < k->nmods; i++) {
-		tally__symvec_free(&k->mv[i]);
-		free(k->mnames[i]);
-		if (k->msyms)
-			syms_free(k->msyms[i], k->nm[i]);
-	}
-	syms_free(k->ksyms, k->nk);
-	tally__kcache_close(k->kc);	/* unless handed to the symbols */
-	free(k->mv);
-	free(k->mnames);
-	free(k->msyms);
-	free(k->nm);
+	tally__kcache_image_free(&k->img);	/* its cache too, unless handed to the symbols */
 	memset(k, 0, sizeof(*k));
 }
 
@@ -470,7 +352,7 @@ static int load_kallsyms(struct tally_symbols *s)
 	}
 	kd->kind = DSO_KERNEL;
 	kd->symsrc = strdup(s->kallsyms);
-	kd->text = k->text;
+	kd->text = k->img.text;
 	err = k->err;
 	if (k->open_errno) {
 		kd->status = TALLY_DSO_KALLSYMS_RESTRICTED;
@@ -478,43 +360,43 @@ static int load_kallsyms(struct tally_symbols *s)
 			kd->detail = NULL;
 		goto out;
 	}
-	if (!err && !k->nonzero) {
+	if (!err && !k->img.nonzero) {
 		kd->status = TALLY_DSO_KALLSYMS_RESTRICTED;
 		kd->detail = strdup("kallsyms addresses are all zero: "
 				    "kernel.kptr_restrict hides them (run as root or "
 				    "set kernel.kptr_restrict=0)");
-	} else if (!err && k->kc) {
-		kd->kc = tally__kcache_dso(k->kc, 0);	/* symbols read at lookups */
-		kd->nr_syms = k->nk;
+	} else if (!err && k->img.kc) {
+		kd->kc = tally__kcache_dso(k->img.kc, 0);	/* symbols read at lookups */
+		kd->nr_syms = k->img.nk;
 	} else if (!err) {
-		kd->syms = k->ksyms;
-		kd->nr_syms = k->nk;
-		k->ksyms = NULL;
+		kd->syms = k->img.ksyms;
+		kd->nr_syms = k->img.nk;
+		k->img.ksyms = NULL;
 	}
-	for (size_t i = 0; !err && i < k->nmods; i++) {
+	for (size_t i = 0; !err && i < k->img.nmods; i++) {
 		char nm[160];
 		struct tally_dso *md;
 
-		snprintf(nm, sizeof(nm), "[%s]", k->mnames[i]);
+		snprintf(nm, sizeof(nm), "[%s]", k->img.mnames[i]);
 		if (dso_find(s, nm, -1) || !(md = dso_new(s, nm, -1)))
 			continue;
 		md->kind = DSO_KERNEL;
 		md->symsrc = strdup(s->kallsyms);
-		if (!k->nonzero) {
+		if (!k->img.nonzero) {
 			md->status = TALLY_DSO_KALLSYMS_RESTRICTED;
-		} else if (k->kc) {
-			md->kc = tally__kcache_dso(k->kc, i + 1);
-			md->nr_syms = k->nm[i];
+		} else if (k->img.kc) {
+			md->kc = tally__kcache_dso(k->img.kc, i + 1);
+			md->nr_syms = k->img.nm[i];
 		} else {
-			md->syms = k->msyms[i];
-			md->nr_syms = k->nm[i];
-			k->msyms[i] = NULL;
+			md->syms = k->img.msyms[i];
+			md->nr_syms = k->img.nm[i];
+			k->img.msyms[i] = NULL;
 		}
 	}
 out:
 	/* the cache lives as long as the DSOs reading it */
-	s->kc = k->kc;
-	k->kc = NULL;
+	s->kc = k->img.kc;
+	k->img.kc = NULL;
 	kparse_free(k);
 	free(s->kp);
 	s->kp = NULL;
