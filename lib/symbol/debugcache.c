@@ -158,6 +158,7 @@ char *tally__debugcache_path(const char *path)
 		unlink(tmp);
 		goto none;
 	}
+	(void)tally__cache_trim(out);
 found:
 	elf_end(elf);
 	close(fd);

@@ -795,5 +795,6 @@ int tally__kcache_store(uint64_t key, const struct tally__kimage *k)
 		unlink(tmp);
 		return -EIO;
 	}
+	(void)tally__cache_trim(path);
 	return 0;
 }

@@ -284,5 +284,6 @@ int tally__symcache_store(const void *key, size_t klen, const struct tally_dso *
 		return -EIO;
 	}
 	free(o);
+	(void)tally__cache_trim(path);
 	return 0;
 }

@@ -55,6 +55,27 @@ for how in truncate flip empty header blocks; do
 	rep >"$d/again"
 	check "the rewritten cache gives the same report" cmp -s "$d/live" "$d/again"
 done
+# the cache is kept to a size: what a write leaves behind (TALLY_CACHE_MAX)
+t=$d/cache/tally
+head -c 1024 /dev/zero >"$t/kallsyms2-0000000000000001"
+head -c 1024 /dev/zero >"$t/symtab1-0000000000000002.Ab3dEf"
+touch -d '2 hours ago' "$t/symtab1-0000000000000002.Ab3dEf"
+head -c 3000000 /dev/zero >"$t/symtab1-0000000000000003"
+touch -d '10 days ago' "$t/symtab1-0000000000000003"
+head -c 1024 /dev/zero >"$t/symtab1-0000000000000004.XyZ123"
+rm -f "$c"
+TALLY_CACHE_MAX=100G rep >/dev/null
+check "a write removes a cache of a retired format" test ! -e "$t/kallsyms2-0000000000000001"
+check "and a writer's leftover an hour old" test ! -e "$t/symtab1-0000000000000002.Ab3dEf"
+check "not a writer's file of now, nor any file while under the limit" \
+	test -e "$t/symtab1-0000000000000004.XyZ123" -a -e "$t/symtab1-0000000000000003"
+rm -f "$c"
+TALLY_CACHE_MAX=1M rep >"$d/trimmed"
+check "over the limit: the least recently used go" test ! -e "$t/symtab1-0000000000000003"
+check "the file just written stays, whatever its size" test -s "$c"
+check "a report that trimmed the cache is the same" cmp -s "$d/live" "$d/trimmed"
+rep >"$d/after"
+check "and so is the next one" cmp -s "$d/live" "$d/after"
 if id nobody >/dev/null 2>&1; then
 	python3 -c 'import sys; f=open(sys.argv[1],"r+b"); f.seek(40); f.write(b"\x00"*64)' "$c"
 	chown nobody "$c"
