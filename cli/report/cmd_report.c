@@ -859,7 +859,9 @@ int cmd_report(int argc, char **argv)
 	}
 out:
 	free(text);
-	tally_hist__free(r.hist);
-	tally_session__close(ss);
+	if (cli_free_at_exit()) {
+		tally_hist__free(r.hist);
+		tally_session__close(ss);
+	}
 	return ret;
 }

@@ -944,6 +944,117 @@ static void tree_pass(const struct tally_hist *h, struct tally__rbt *t, struct e
 		out[k++] = in[x];
 }
 
+/*
+ * With the usual keys (all but a last symbol packed in pre), the tree
+ * passes compare copies of the fields they read, side by side: an entry
+ * is 200 bytes, scattered, and the passes touch each one some 40 times.
+ */
+struct in_key {			/* cmp_in's */
+	uint64_t pre;
+	uint64_t at;			/* the symbol's start, else the unresolved address */
+	const char *sym;		/* an inlined function's name */
+	uint32_t rdso;
+	bool resolved, inlined;
+};
+
+struct row_key {		/* cmp_rows' */
+	uint64_t children, self, pre;
+	const char *sym;
+	int32_t tid, pid;
+	uint32_t max_depth;
+	bool cg;
+};
+
+/* Whether the keys' copies hold all that cmp_in and cmp_rows read: every key in pre but a last symbol. */
+static bool keys_packed(const struct tally_hist *h)
+{
+	return !h->nr_order && (sort_npre == h->nsort ||
+				(sort_npre == h->nsort - 1 && h->sort[h->nsort - 1] == K_SYM && sort_rdso));
+}
+
+static void in_key_of(struct in_key *k, const struct entry *e)
+{
+	*k = (struct in_key){ .pre = e->pre, .at = e->sym ? e->sym_start : e->addr, .sym = e->sym,
+			      .rdso = e->rdso, .resolved = e->sym != NULL, .inlined = e->inlined };
+}
+
+static void row_key_of(struct row_key *k, const struct entry *e)
+{
+	*k = (struct row_key){ .children = e->children, .self = e->self, .pre = e->pre,
+			       .sym = e->sym, .tid = e->tid, .pid = e->pid,
+			       .max_depth = e->max_depth, .cg = e->cg != 0 };
+}
+
+/* cmp_in on the copies (keys_packed) */
+static __attribute__((always_inline)) inline int cmp_in_key(const struct in_key *a, const struct in_key *b)
+{
+	int64_t d;
+	int c;
+
+	if (a->pre != b->pre)
+		return a->pre < b->pre ? -1 : 1;
+	if (!a->resolved && !b->resolved) {
+		d = (int64_t)(b->at - a->at);	/* cmp_key's two unresolved addresses */
+		return d > 0 ? -1 : d < 0;
+	}
+	if (a->rdso != b->rdso)
+		return a->rdso < b->rdso ? -1 : 1;
+	if (!a->resolved || !b->resolved)
+		return a->resolved ? -1 : 1;
+	if ((a->inlined || b->inlined) && (c = strcmp(b->sym, a->sym)))
+		return c;
+	d = (int64_t)(a->at - b->at);
+	return d ? (d < 0 ? -1 : 1) : 0;
+}
+
+/* cmp_rows on the copies (keys_packed) */
+static __attribute__((always_inline)) inline int cmp_row_key(const struct tally_hist *h,
+							     const struct row_key *a,
+							     const struct row_key *b)
+{
+	if (h->children && a->children != b->children)
+		return a->children > b->children ? -1 : 1;
+	if (h->children && h->graph && a->cg && b->cg && a->tid == b->tid && a->pid == b->pid &&
+	    a->max_depth != b->max_depth)
+		return (a->max_depth > b->max_depth) == h->caller ? -1 : 1;
+	if (a->self != b->self)
+		return a->self > b->self ? -1 : 1;
+	if (a->pre != b->pre)
+		return a->pre < b->pre ? -1 : 1;
+	if (sort_npre == h->nsort || (!a->sym && !b->sym))
+		return 0;	/* perf's sort__sym_sort: two unresolved rows tie */
+	return strcmp_null(a->sym, b->sym);
+}
+
+/* tree_pass on the keys' copies (keys_packed); kb: room for n of the larger */
+static void tree_pass_packed(const struct tally_hist *h, struct tally__rbt *t, struct entry **in,
+			     struct entry **out, size_t n, bool output, void *kb)
+{
+	struct in_key *ik = kb;
+	struct row_key *rk = kb;
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (output)
+			row_key_of(&rk[i], in[i]);
+		else
+			in_key_of(&ik[i], in[i]);
+	t->root = -1;
+	for (size_t i = 0; i < n; i++) {
+		int32_t x = t->root, p = -1;
+		bool left = false;
+
+		while (x >= 0) {
+			p = x;
+			left = (output ? cmp_row_key(h, &rk[i], &rk[x]) : cmp_in_key(&ik[i], &ik[x])) < 0;
+			x = left ? t->n[x].l : t->n[x].r;
+		}
+		tally__rb_link(t, (int32_t)i, p, left);
+	}
+	for (int32_t x = tally__rb_first(t); x >= 0; x = tally__rb_next(t, x))
+		out[k++] = in[x];
+}
+
 /* cmp_in, ties in the order the entries were made (a tree's insertion order) */
 static int cmp_in_seq(const void *pa, const void *pb)
 {
@@ -1202,6 +1313,24 @@ static void rank_entries(const struct tally_hist *h, struct entry **in, size_t n
 	}
 }
 
+/* in[] (n) in the order the entries were made: placed by seq where few were taken out since, else sorted */
+static void seq_order(const struct hist_ev *hs, struct entry **in, size_t n)
+{
+	struct entry **at;
+	size_t k = 0;
+
+	if (hs->made > 2 * n || !(at = calloc(hs->made, sizeof(*at)))) {
+		qsort(in, n, sizeof(*in), by_seq);
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		at[in[i]->seq] = in[i];
+	for (size_t i = 0; i < hs->made; i++)
+		if (at[i])
+			in[k++] = at[i];
+	free(at);
+}
+
 /*
  * perf's default row order, which no sort gives in general: its rows
  * come out of three red-black trees. The entries go into
@@ -1241,24 +1370,37 @@ static int perf_order(const struct tally_hist *h, struct hist_ev *hs)
 	sort_ctx = h;
 	/* out[] is free until the first pass: the ranks' room */
 	rank_entries(h, in, n, (uint32_t *)out);
+	/* without room for the copies, the passes read the entries */
+	void *kb = keys_packed(h) ? malloc(n * (sizeof(struct row_key) > sizeof(struct in_key) ?
+						sizeof(struct row_key) : sizeof(struct in_key))) : NULL;
+
 	if (in_transitive(in, n)) {
 		in_order(hs, in, out, n);
 	} else {
 		free(hs->in);
 		hs->in = NULL;
 		hs->nin = 0;
-		qsort(in, n, sizeof(*in), by_seq);	/* in the order they were made */
-		tree_pass(h, &t, in, out, n, false);
-		tree_pass(h, &t, out, in, n, false);
+		seq_order(hs, in, n);
+		if (kb) {
+			tree_pass_packed(h, &t, in, out, n, false, kb);
+			tree_pass_packed(h, &t, out, in, n, false, kb);
+		} else {
+			tree_pass(h, &t, in, out, n, false);
+			tree_pass(h, &t, out, in, n, false);
+		}
 	}
 	if (rows_transitive(h, in, n)) {
 		for (size_t i = 0; i < n; i++)
 			in[i]->rank = i;
 		qsort(in, n, sizeof(*in), cmp_rows_rank);
 	} else {
-		tree_pass(h, &t, in, out, n, true);
+		if (kb)
+			tree_pass_packed(h, &t, in, out, n, true, kb);
+		else
+			tree_pass(h, &t, in, out, n, true);
 		memcpy(in, out, n * sizeof(*in));
 	}
+	free(kb);
 	sort_npre = 0;
 	sort_rdso = false;
 	for (size_t i = 0; i < n; i++)
