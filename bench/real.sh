@@ -5,6 +5,7 @@
 # recorded on the machine running the bench, once, into a cache directory
 # (REAL_BENCH_CACHE, default tmp/bench-cache; REAL_BENCH_FRESH=1 records
 # again), so nothing large is committed. Rounds alternate tally and perf.
+# REAL_BENCH_FILES="gcc-g system-g" runs those files alone.
 set -u
 BUILD=${BUILD:-build}
 TALLY=${TALLY:-$PWD/$BUILD/tally}
@@ -88,7 +89,10 @@ print("Files recorded by `perf record` on this machine (bench/real.sh; cached in
 print()
 print("| file | command | tally | perf | tally/perf wall | tally/perf RSS | target |")
 print("|---|---|---|---|---|---|---|")
+only = os.environ.get("REAL_BENCH_FILES", "").split()
 for name, what in files:
+    if only and name not in only:
+        continue
     data = os.path.join(cache, name + ".data")
     if not os.path.exists(data):
         print("| %s | not recorded | | | | | |" % name)

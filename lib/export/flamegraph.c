@@ -4,8 +4,10 @@
  * then the frames, as collapsed stacks name them), laid out in C, drawn
  * as one SVG with its own script (hover, click to zoom, search, reset;
  * #z=ID and #s=REGEX in the address do the same on load). No remote
- * resources: it opens offline.
+ * resources: it opens offline. One thread writes it: stdio's unlocked
+ * calls (a lock taken per call was a third of the writing, 100k calls).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "fmt.h"
@@ -143,17 +145,28 @@ static int layout(struct dtree *t)
 
 static void xml(FILE *fp, const char *s)
 {
+	const char *run = s;
+
+	/* plain characters a run at a time; one call per escape */
 	for (; s && *s; s++) {
+		const char *esc = NULL;
+
 		switch (*s) {
-		case '<': fputs("&lt;", fp); break;
-		case '>': fputs("&gt;", fp); break;
-		case '&': fputs("&amp;", fp); break;
-		case '"': fputs("&quot;", fp); break;
+		case '<': esc = "&lt;"; break;
+		case '>': esc = "&gt;"; break;
+		case '&': esc = "&amp;"; break;
+		case '"': esc = "&quot;"; break;
 		default:
 			if ((unsigned char)*s >= 0x20 || *s == '\t')
-				fputc(*s, fp);
+				continue;
+			esc = "";	/* a control character: left out */
 		}
+		fwrite_unlocked(run, 1, (size_t)(s - run), fp);
+		fputs_unlocked(esc, fp);
+		run = s + 1;
 	}
+	if (s && s > run)
+		fwrite_unlocked(run, 1, (size_t)(s - run), fp);
 }
 
 /* the frames' numbers without fprintf (fmt.h): a picture of a real program has thousands */
@@ -161,7 +174,7 @@ static void put_u(FILE *fp, uint64_t v)
 {
 	char b[32];
 
-	fwrite(b, 1, (size_t)tally__fmt_u64(b, sizeof(b), v), fp);
+	fwrite_unlocked(b, 1, (size_t)tally__fmt_u64(b, sizeof(b), v), fp);
 }
 
 /* "%.1f" */
@@ -169,19 +182,19 @@ static void put_f1(FILE *fp, double v)
 {
 	char b[64];
 
-	fwrite(b, 1, (size_t)tally__fmt_fixed(b, sizeof(b), v, 1), fp);
+	fwrite_unlocked(b, 1, (size_t)tally__fmt_fixed(b, sizeof(b), v, 1), fp);
 }
 
 /* "rgb(%u,%u,%u)" */
 static void put_rgb(FILE *fp, unsigned r, unsigned g, unsigned b)
 {
-	fputs("rgb(", fp);
+	fputs_unlocked("rgb(", fp);
 	put_u(fp, r);
-	fputc(',', fp);
+	fputc_unlocked(',', fp);
 	put_u(fp, g);
-	fputc(',', fp);
+	fputc_unlocked(',', fp);
 	put_u(fp, b);
-	fputc(')', fp);
+	fputc_unlocked(')', fp);
 }
 
 /* FlameGraph's warm palette, stable per name; kernel frames orange, commands grey-blue */
@@ -370,44 +383,44 @@ static int stacks_svg(const struct tally_stacks *s, const struct tally_stacks *b
 
 		if (w < 0.1)
 			continue;	/* invisible: left out, as FlameGraph does */
-		fputs("<g class=\"f\" id=\"f", fp);
+		fputs_unlocked("<g class=\"f\" id=\"f", fp);
 		put_u(fp, i);
-		fputs("\" data-x=\"", fp);
+		fputs_unlocked("\" data-x=\"", fp);
 		put_u(fp, d->x);
-		fputs("\" data-w=\"", fp);
+		fputs_unlocked("\" data-w=\"", fp);
 		put_u(fp, d->count);
-		fputs("\" data-d=\"", fp);
+		fputs_unlocked("\" data-d=\"", fp);
 		put_u(fp, d->depth);
-		fputs("\" data-n=\"", fp);
+		fputs_unlocked("\" data-n=\"", fp);
 		xml(fp, d->text);
-		fputs("\"><title>", fp);
+		fputs_unlocked("\"><title>", fp);
 		xml(fp, d->text);
-		fputs(d->kind == 3 ? " [k] (" : " (", fp);
+		fputs_unlocked(d->kind == 3 ? " [k] (" : " (", fp);
 		put_u(fp, d->count);
-		fputs(" samples, ", fp);
-		fwrite(buf, 1, (size_t)tally__fmt_fixed(buf, sizeof(buf), pct, 2), fp);
-		fputc('%', fp);
+		fputs_unlocked(" samples, ", fp);
+		fwrite_unlocked(buf, 1, (size_t)tally__fmt_fixed(buf, sizeof(buf), pct, 2), fp);
+		fputc_unlocked('%', fp);
 		if (base)
 			fprintf(fp, "; %+.2f%% since the baseline", pct -
 				(t.v[0].base ? 100.0 * (double)d->base / (double)t.v[0].base : 0));
-		fputs(")</title><rect x=\"", fp);
+		fputs_unlocked(")</title><rect x=\"", fp);
 		put_f1(fp, x);
-		fputs("\" y=\"", fp);
+		fputs_unlocked("\" y=\"", fp);
 		put_u(fp, y);
-		fputs("\" width=\"", fp);
+		fputs_unlocked("\" width=\"", fp);
 		put_f1(fp, w);
-		fputs("\" height=\"", fp);
+		fputs_unlocked("\" height=\"", fp);
 		put_u(fp, ROW - 1);
-		fputs("\" rx=\"2\" fill=\"", fp);
+		fputs_unlocked("\" rx=\"2\" fill=\"", fp);
 		if (base)
 			diff_color(fp, d, t.v[0].count, t.v[0].base);
 		else
 			color(fp, d);
-		fputs("\"/><text x=\"", fp);
+		fputs_unlocked("\"/><text x=\"", fp);
 		put_f1(fp, x + 3);
-		fputs("\" y=\"", fp);
+		fputs_unlocked("\" y=\"", fp);
 		put_u(fp, y + ROW - 4);
-		fputs("\">", fp);
+		fputs_unlocked("\">", fp);
 		if (fit >= 3) {
 			size_t l = strlen(d->text);
 
@@ -418,7 +431,7 @@ static int stacks_svg(const struct tally_stacks *s, const struct tally_stacks *b
 				xml(fp, buf);
 			}
 		}
-		fputs("</text></g>\n", fp);
+		fputs_unlocked("</text></g>\n", fp);
 	}
 	fprintf(fp, "</g>\n</svg>\n");
 	if (ferror(fp))

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <tally/hash.h>
 #include <tally/session.h>
 #include <tally/stacks.h>
 #include "internal.h"
@@ -35,6 +36,21 @@ struct view {
 	const char *bid_path;
 	char bid[2 * TALLY_BUILD_ID_MAX + 1];
 	enum tally_cpumode modes[CHAIN_MAX];
+	/*
+	 * Each frame asked for (its name, DSO and mode, its address when it
+	 * has no name, its line) and its handle: a picture asks for a
+	 * function's frame in every stack it is in, and making it again (its
+	 * text hashed and compared) was half the view's time. By the names'
+	 * pointers: equal names elsewhere only miss here.
+	 */
+	struct memo {
+		const char *name, *dso;
+		uint64_t addr;
+		const struct tally_srcline *src;
+		bool kernel, used;
+		int frame;
+	} *memo;
+	size_t nmemo, cap;		/* cap: a power of two, or 0 */
 };
 
 /*
@@ -60,29 +76,91 @@ static bool recorded_build_id(struct view *v, const char *path, char *out)
 }
 
 /* One frame of the model for a resolved address, at its source line (or NULL). */
-static int frame_of(struct view *v, const struct where *w, uint64_t ip,
-		    const struct tally_srcline *src)
+static void frame_fields(struct tally_stack_frame *f, const struct where *w, uint64_t ip)
 {
-	char bid[2 * TALLY_BUILD_ID_MAX + 1];
-	struct tally_stack_frame f = {
+	*f = (struct tally_stack_frame){
 		.name = w->sym,
 		.dso = w->map ? (w->mode == 'k' && w->map->kernel ? w->dso : w->map->path) : NULL,
 		.addr = w->map ? w->addr : ip,
 		.kernel = w->mode == 'k',
 	};
+}
+
+static int make_frame(struct view *v, struct tally_stack_frame *f, const struct where *w,
+		      const struct tally_srcline *src)
+{
+	char bid[2 * TALLY_BUILD_ID_MAX + 1];
 
 	if (w->map) {
-		f.map_start = w->map->start;
-		f.map_end = w->map->end;
-		f.map_pgoff = w->map->pgoff;
+		f->map_start = w->map->start;
+		f->map_end = w->map->end;
+		f->map_pgoff = w->map->pgoff;
 		if (w->map->build_id_size) {
 			hex(bid, w->map->build_id, w->map->build_id_size);
-			f.build_id = bid;
-		} else if (f.dso && recorded_build_id(v, f.dso, bid)) {
-			f.build_id = bid;
+			f->build_id = bid;
+		} else if (f->dso && recorded_build_id(v, f->dso, bid)) {
+			f->build_id = bid;
 		}
 	}
-	return tally_stacks__frame_at(v->st, &f, src ? src->file : NULL, src ? src->line : 0);
+	return tally_stacks__frame_at(v->st, f, src ? src->file : NULL, src ? src->line : 0);
+}
+
+/* a frame's key as frame_index's: a named one is its name, DSO and mode */
+static struct memo memo_key(const struct tally_stack_frame *f, const struct tally_srcline *src)
+{
+	return (struct memo){ .name = f->name, .dso = f->dso, .addr = f->name ? 0 : f->addr,
+			      .src = src, .kernel = f->kernel, .used = true };
+}
+
+static size_t memo_slot(const struct view *v, const struct memo *m)
+{
+	uint64_t h = tally_hash_mix((uint64_t)(uintptr_t)m->name * 0x9e3779b97f4a7c15ull ^
+				    (uint64_t)(uintptr_t)m->dso ^ m->addr * 31 ^
+				    (uint64_t)(uintptr_t)m->src << 1 ^ m->kernel);
+	size_t k = h & (v->cap - 1);
+
+	for (; v->memo[k].used; k = (k + 1) & (v->cap - 1)) {
+		const struct memo *x = &v->memo[k];
+
+		if (x->name == m->name && x->dso == m->dso && x->addr == m->addr && x->src == m->src &&
+		    x->kernel == m->kernel)
+			break;
+	}
+	return k;
+}
+
+/* The frame of w at ip (and line src), made once per view. */
+static int frame_of(struct view *v, const struct where *w, uint64_t ip,
+		    const struct tally_srcline *src)
+{
+	struct tally_stack_frame f;
+	struct memo m;
+	size_t k;
+
+	frame_fields(&f, w, ip);
+	m = memo_key(&f, src);
+	if ((v->nmemo + 1) * 2 > v->cap) {
+		struct memo *old = v->memo;
+		size_t ocap = v->cap, cap = ocap ? 2 * ocap : 1024;
+
+		if (!(v->memo = calloc(cap, sizeof(*v->memo)))) {
+			v->memo = old;
+			return make_frame(v, &f, w, src);	/* unremembered */
+		}
+		v->cap = cap;
+		for (size_t i = 0; i < ocap; i++)
+			if (old[i].used)
+				v->memo[memo_slot(v, &old[i])] = old[i];
+		free(old);
+	}
+	k = memo_slot(v, &m);
+	if (v->memo[k].used)
+		return v->memo[k].frame;
+	if ((m.frame = make_frame(v, &f, w, src)) >= 0) {
+		v->memo[k] = m;
+		v->nmemo++;
+	}
+	return m.frame;
 }
 
 /*
@@ -243,6 +321,8 @@ struct tally_stacks *tally_stacks__from_hist_flags(struct tally_hist *h, int eve
 	}
 	free(sthread);
 	free(snode);
+	if (v)
+		free(v->memo);
 	free(v);
 	if (!err) {
 		struct tally_stacks_info info = {
