@@ -24,6 +24,8 @@ struct drow {
 	const char *dso, *sym;		/* the histograms' strings */
 	uint64_t addr;
 	char mode;
+	bool object;			/* a data object's: shown as perf's "name+0xOFF", OFF the first file's */
+	uint64_t object_off;
 	uint64_t period[2];
 	bool in[2];
 	double pct[2], delta;
@@ -119,7 +121,8 @@ static int pair_rows(struct diff *d)
 
 			tally_hist__row(d->h[k], d->attr_of[k], i, &row);
 			key = (struct drow){ .dso = row.dso ? row.dso : "[unknown]", .sym = row.sym,
-					     .addr = row.sym ? 0 : row.addr, .mode = row.level };
+					     .addr = row.sym ? 0 : row.addr, .mode = row.level,
+					     .object = row.object, .object_off = row.object_off };
 			r = k ? bsearch(&key, d->rows, n0, sizeof(*d->rows), cmp_key) : NULL;
 			if (!r)
 				*(r = &d->rows[d->n++]) = key;
@@ -134,6 +137,9 @@ static int pair_rows(struct diff *d)
 
 static int sym_text(const struct drow *r, char *buf, size_t len)
 {
+	if (r->sym && r->object)
+		return snprintf(buf, len, "[%c] %s+0x%llx", r->mode, r->sym,
+				(unsigned long long)r->object_off);
 	if (r->sym)
 		return snprintf(buf, len, "[%c] %s", r->mode, r->sym);
 	return snprintf(buf, len, r->addr ? "[%c] 0x%016llx" : "[%c] %016llx", r->mode,
@@ -153,7 +159,10 @@ static void print(struct diff *d, const char *event)
 		r->delta = r->pct[1] - r->pct[0];
 		if ((int)strlen(r->dso) > wd)
 			wd = (int)strlen(r->dso);
-		if (sym_text(r, buf, sizeof(buf)) > ws)
+		/* perf's width of an object's is its name's: the "+0x..." overflows */
+		if (r->sym && r->object && (int)strlen(r->sym) + 4 > ws)
+			ws = (int)strlen(r->sym) + 4;
+		else if (!(r->sym && r->object) && sym_text(r, buf, sizeof(buf)) > ws)
 			ws = (int)strlen(buf);
 	}
 	if (d->n)

@@ -160,6 +160,9 @@ static int value(const struct report *r, const struct tally_hist_row *e, enum so
 		return snprintf(buf, len, "%7d:%s", e->tid, c ? c : e->comm);
 	case K_DSO: return snprintf(buf, len, "%s", e->dso ? e->dso : "[unknown]");
 	case K_SYM:
+		if (e->sym && e->object)	/* perf's hist_entry__sym_snprintf for STT_OBJECT */
+			return snprintf(buf, len, "[%c] %s+0x%llx", e->level, e->sym,
+					(unsigned long long)e->object_off);
 		if (e->sym)
 			return snprintf(buf, len, "[%c] %s", e->level, e->sym);
 		/* perf's "%-#.*llx": the 0x prefix is not printed for zero */
@@ -181,7 +184,7 @@ static const char *key_text(const struct tally_hist_row *e, enum sort_key k)
 	switch (k) {
 	case K_COMM: return e->comm;
 	case K_DSO: return e->dso ? e->dso : "[unknown]";
-	case K_SYM: return e->sym;
+	case K_SYM: return e->object ? NULL : e->sym;
 	case K_SRCLINE: return e->srcline ? e->srcline : "??:0";
 	case K_PARENT: return e->parent ? e->parent : "[other]";
 	case K_TRACE: return e->trace ? e->trace : "";
@@ -219,6 +222,8 @@ static int key_width(const struct report *r, struct tally_hist_row *rows, size_t
 			l = (int)strlen(c ? c : rows[i].comm);
 		} else if (s) {
 			l = (int)strlen(s) + (k == K_SYM ? 4 : 0);
+		} else if (k == K_SYM && rows[i].object) {
+			l = (int)strlen(rows[i].sym) + 4;	/* perf's namelen: the "+0x..." overflows */
 		} else if (k == K_SYM) {
 			l = rows[i].addr ? 22 : 20;	/* fmt_addr's */
 		} else {

@@ -218,9 +218,16 @@ struct tally_hist_row {
 	/* its call-graph tree's root (opts.graph; NULL without a chain) */
 	const struct tally_hist_node *graph;
 	uint32_t max_depth;		/* its longest chain */
+	/*
+	 * sym is a data object's (code in one: hand-written assembly): perf's
+	 * row shows it as "name+0xOFF", OFF its address map-relative less the
+	 * symbol's mapped start (object_off). 0.3.
+	 */
+	bool object;
+	uint64_t object_off;
 	size_t :0;
 };
-#define tally_hist_row__last_field max_depth
+#define tally_hist_row__last_field object_off
 
 /* The rows of event shown under the filter. */
 TALLY_API size_t tally_hist__nr_rows(const struct tally_hist *h, int event);

@@ -227,6 +227,7 @@ struct tally_symbol {
 	uint64_t end;			/* exclusive */
 	const char *name;		/* demangled unless no_demangle */
 	uint8_t binding;		/* STB_* */
+	bool object;			/* STT_OBJECT: a data object in executable code (0.3) */
 };
 
 /*

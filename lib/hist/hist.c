@@ -1857,6 +1857,7 @@ int tally_hist__row(const struct tally_hist *h, int event, size_t i, struct tall
 		.sym_start = e->sym_start, .level = e->mode, .inlined = e->inlined,
 		.srcline = e->w->srcline, .parent = e->parent, .trace = e->trace,
 		.graph = tally__hist_graph_node(&h->nodes, e->cg), .max_depth = e->max_depth,
+		.object = e->sym && e->w->object && !e->inlined, .object_off = e->w->object_off,
 	};
 
 	memcpy(out, &v, sz);

@@ -61,6 +61,9 @@ struct where {
 	signed char pmatch;		/* --parent's regex on sym: 0 not tried, 1, -1 */
 	bool inlined;			/* a function inlined here: sym is "name (inlined)" */
 	bool held;			/* the sweep's mark: a row or a tree's node points here */
+	bool object;			/* sym is a data object's (tally_symbol's) */
+	/* perf's offset for it: its ip map-relative, less the symbol's start mapped (pgoff - start + off) */
+	uint64_t object_off;
 };
 
 struct resolver {

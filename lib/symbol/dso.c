@@ -161,6 +161,17 @@ static bool perf_keeps(const struct secs *x, const GElf_Sym *s, bool objects)
 	return t != STT_NOTYPE || (x->f[s->st_shndx] & SEC_TEXT);
 }
 
+/*
+ * A data object in a text section (hand-written assembly, code kept as
+ * data): perf keeps objects with the functions, so samples there are
+ * named by it. Those elsewhere hold no code: only perf's tree (load_objects).
+ */
+static bool text_object(const struct secs *x, const GElf_Sym *s)
+{
+	return GELF_ST_TYPE(s->st_info) == STT_OBJECT && perf_keeps(x, s, true) &&
+	       (x->f[s->st_shndx] & SEC_TEXT);
+}
+
 static int load_symtab(Elf *elf, uint32_t type, struct tally__symvec *v)
 {
 	GElf_Shdr sh;
@@ -183,7 +194,9 @@ static int load_symtab(Elf *elf, uint32_t type, struct tally__symvec *v)
 
 		if (!symtab_get(&t, i, &s))
 			break;
-		if (!perf_keeps(&x, &s, false))
+		bool obj = text_object(&x, &s);
+
+		if (!obj && !perf_keeps(&x, &s, false))
 			continue;
 		name = symtab_name(&t, &s);
 		if (!name || !*name)
@@ -194,6 +207,7 @@ static int load_symtab(Elf *elf, uint32_t type, struct tally__symvec *v)
 			free(x.f);
 			return -ENOMEM;
 		}
+		v->v[v->nr - 1].object = obj;
 		added++;
 	}
 	free(x.f);
@@ -229,8 +243,9 @@ static int load_objects(Elf *elf, struct tally__symvec *v)
 
 		if (!symtab_get(&t, i, &s))
 			break;
-		if (GELF_ST_TYPE(s.st_info) != STT_OBJECT || !perf_keeps(&x, &s, true))
-			continue;
+		if (GELF_ST_TYPE(s.st_info) != STT_OBJECT || !perf_keeps(&x, &s, true) ||
+		    text_object(&x, &s))
+			continue;	/* a text one is in the table already */
 		name = symtab_name(&t, &s);
 		if (name && *name &&
 		    tally__symvec_add_object(v, v->symtab_base + i, s.st_value, s.st_size,

@@ -73,6 +73,7 @@ struct tally__rawsym {
 	char *name;			/* in the pool: NULL until finish, at noff */
 	size_t idx, noff;
 	uint8_t binding;
+	bool object;			/* STT_OBJECT (in a text section: perf looks them up too) */
 	bool module_edge;		/* kallsyms: belongs to a module */
 	bool tree_only;			/* in perf's tree, not in tally's table (a shadowed PLT entry) */
 	bool late;			/* perf adds it after its fixups (a PLT entry) */

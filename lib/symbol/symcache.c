@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * A DSO's symbol table as its load from ELF left it (dso.c), kept in
- * $XDG_CACHE_HOME/tally/symtab1-HASH (1: the format's version), HASH the
+ * $XDG_CACHE_HOME/tally/symtab2-HASH (2: the format's version), HASH the
  * FNV of a key dso.c makes of what decides the table: the file's build id
  * and identity (path, device, inode, size, mtime), the debug files it
  * looked for, the options. Loading node's 150k symbols from ELF is most
@@ -28,7 +28,7 @@
 #include "kcache.h"
 #include "symcache.h"
 
-#define SC_MAGIC	"TLYSYMT1"
+#define SC_MAGIC	"TLYSYMT2"
 #define SC_MAX		(1ull << 28)	/* symbols or nodes: more is not a file we wrote */
 
 struct sc_head {
@@ -42,7 +42,8 @@ struct sc_sym {
 	uint64_t start, end;
 	uint32_t name;
 	uint8_t binding;
-	uint8_t pad[3];
+	uint8_t object;			/* tally_symbol's */
+	uint8_t pad[2];
 };
 
 bool tally__symcache_on(void)
@@ -56,7 +57,7 @@ static int sc_path(char *buf, size_t len, const void *key, size_t klen, bool cre
 {
 	char name[64];
 
-	snprintf(name, sizeof(name), "symtab1-%016llx",
+	snprintf(name, sizeof(name), "symtab2-%016llx",
 		 (unsigned long long)tally_fnv(TALLY_FNV_BASIS, key, klen));
 	return tally__cache_path(buf, len, name, create);
 }
@@ -110,7 +111,8 @@ static int fill(struct tally_dso *d, const struct sc_head *h, const char *a, cha
 			return -EINVAL;
 		}
 		s[i] = (struct tally_symbol){ .start = r.start, .end = r.end,
-					      .name = names + r.name, .binding = r.binding };
+					      .name = names + r.name, .binding = r.binding,
+					      .object = r.object != 0 };
 	}
 	p += h->nsyms * sizeof(r);
 	if (h->nnodes) {
@@ -256,7 +258,8 @@ int tally__symcache_store(const void *key, size_t klen, const struct tally_dso *
 	out_put(o, zero, pad8(klen) - klen);
 	for (size_t i = 0; i < d->nr_syms; i++) {
 		struct sc_sym r = { .start = d->syms[i].start, .end = d->syms[i].end,
-				    .name = (uint32_t)off, .binding = d->syms[i].binding };
+				    .name = (uint32_t)off, .binding = d->syms[i].binding,
+				    .object = d->syms[i].object };
 
 		off += strlen(d->syms[i].name) + 1;
 		out_put(o, &r, sizeof(r));

@@ -669,7 +669,8 @@ int tally__symvec_finish_tree(struct tally__symvec *v, struct tally_symbol **out
 	}
 	for (size_t i = 0; i < n; i++)
 		s[i] = (struct tally_symbol){ .start = r[i].start, .end = r[i].end,
-					      .name = r[i].name, .binding = r[i].binding };
+					      .name = r[i].name, .binding = r[i].binding,
+					      .object = r[i].object };
 	free(v->v);
 	free(v->obj);
 	v->v = NULL;

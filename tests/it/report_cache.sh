@@ -58,20 +58,20 @@ done
 # the cache is kept to a size: what a write leaves behind (TALLY_CACHE_MAX)
 t=$d/cache/tally
 head -c 1024 /dev/zero >"$t/kallsyms2-0000000000000001"
-head -c 1024 /dev/zero >"$t/symtab1-0000000000000002.Ab3dEf"
-touch -d '2 hours ago' "$t/symtab1-0000000000000002.Ab3dEf"
-head -c 3000000 /dev/zero >"$t/symtab1-0000000000000003"
-touch -d '10 days ago' "$t/symtab1-0000000000000003"
-head -c 1024 /dev/zero >"$t/symtab1-0000000000000004.XyZ123"
+head -c 1024 /dev/zero >"$t/symtab2-0000000000000002.Ab3dEf"
+touch -d '2 hours ago' "$t/symtab2-0000000000000002.Ab3dEf"
+head -c 3000000 /dev/zero >"$t/symtab2-0000000000000003"
+touch -d '10 days ago' "$t/symtab2-0000000000000003"
+head -c 1024 /dev/zero >"$t/symtab2-0000000000000004.XyZ123"
 rm -f "$c"
 TALLY_CACHE_MAX=100G rep >/dev/null
 check "a write removes a cache of a retired format" test ! -e "$t/kallsyms2-0000000000000001"
-check "and a writer's leftover an hour old" test ! -e "$t/symtab1-0000000000000002.Ab3dEf"
+check "and a writer's leftover an hour old" test ! -e "$t/symtab2-0000000000000002.Ab3dEf"
 check "not a writer's file of now, nor any file while under the limit" \
-	test -e "$t/symtab1-0000000000000004.XyZ123" -a -e "$t/symtab1-0000000000000003"
+	test -e "$t/symtab2-0000000000000004.XyZ123" -a -e "$t/symtab2-0000000000000003"
 rm -f "$c"
 TALLY_CACHE_MAX=1M rep >"$d/trimmed"
-check "over the limit: the least recently used go" test ! -e "$t/symtab1-0000000000000003"
+check "over the limit: the least recently used go" test ! -e "$t/symtab2-0000000000000003"
 check "the file just written stays, whatever its size" test -s "$c"
 check "a report that trimmed the cache is the same" cmp -s "$d/live" "$d/trimmed"
 rep >"$d/after"

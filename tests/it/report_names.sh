@@ -8,6 +8,8 @@
 # address: perf keeps the one choose_best_symbol prefers on the demangled
 # names; a label inside a function: the one of the two perf's symbol tree
 # meets first (the function where the label comes later in the table).
+# Code under a data object's symbol is that object's row ("name+0xOFF"
+# as perf prints objects); a library mapped twice (dlmopen) is one row.
 . "$(dirname "$0")/lib.sh"
 P=$(cd "$(dirname "$0")/../data/progs" && pwd)
 d=$(mktemp -d); trap 'rm -rf "$d"' EXIT
@@ -24,6 +26,11 @@ g++ -O2 -g -fno-omit-frame-pointer -fno-devirtualize -fno-devirtualize-speculati
 	-o "$d/names" "$P/names.cc" || { fail "building names.cc"; done_testing; exit 0; }
 cc -O2 -g -fno-omit-frame-pointer -o "$d/clones" "$P/clones.c" || { fail "building clones.c"; done_testing; exit 0; }
 g++ -O2 -g -fno-omit-frame-pointer -o "$d/aliases" "$P/aliases.cc" || { fail "building aliases.cc"; done_testing; exit 0; }
+cc -O1 -g -fno-omit-frame-pointer -o "$d/objects" "$P/objects.c" || { fail "building objects.c"; done_testing; exit 0; }
+printf 'volatile long x;\n__attribute__((noinline)) void hot(long n) { for (long i = 0; i < n; i++) x += i; }\n' >"$d/hot.c"
+cc -O1 -g -fPIC -shared -o "$d/libhot.so" "$d/hot.c" &&
+	cc -O1 -g -fno-omit-frame-pointer -DLIB="\"$d/libhot.so\"" -o "$d/twice" "$P/twice.c" -ldl ||
+	{ fail "building twice.c"; done_testing; exit 0; }
 # report's header and rows; perf's tip and tally's account of unresolved addresses aside
 out() { "$1" report --stdio "${@:3}" -i "$2" 2>/dev/null | grep -v '^$' | grep -v '^#$' |
 	grep -v -e '^# (Tip' -e '^# Addresses without' -e '^#   [/[]'; }
@@ -35,7 +42,7 @@ same() {	# NAME FILE OPTS...
 }
 for who in perf tally; do
 	if [ $who = perf ]; then rec="perf record"; else rec="$TALLY record"; fi
-	for prog in names clones aliases; do
+	for prog in names clones aliases objects twice; do
 		f="$d/$who-$prog.data"
 		$rec -q -g -o "$f" -- "$d/$prog" >/dev/null 2>&1
 		for o in "--no-children -g none --sort sym" "--no-children" ""; do
@@ -67,5 +74,14 @@ for who in perf tally; do
 		eval '! grep -q phase_a_mid <<<"$t"'
 	check "$who-written aliases: a global function's label is named" \
 		grep -q '\] phase_d_mid$' <<<"$t"
+	check "$who-written objects: code under a data object is its row, as perf's 'objloop+0xOFF'" \
+		grep -q '\] objloop+0x[0-9a-f]*$' <<<"$(out "$TALLY" "$d/$who-objects.data" --no-children -g none --sort sym)"
+	check "$who-written twice: a library mapped twice is one row" \
+		test "$(out "$TALLY" "$d/$who-twice.data" --no-children -g none --sort dso,sym | grep -c 'libhot.so .*\] hot$')" = 1
 done
+# perf diff shows an object's row as report does (the baseline's offset)
+perf diff "$d/perf-objects.data" "$d/tally-objects.data" >"$d/pd" 2>/dev/null
+"$TALLY" diff "$d/perf-objects.data" "$d/tally-objects.data" >"$d/td" 2>/dev/null
+cmp -s "$d/pd" "$d/td" || diff "$d/pd" "$d/td" | head -6 | sed 's/^/# /'
+check "diff of two objects recordings: perf diff's rows ($(grep -c '%' "$d/pd") rows)" cmp -s "$d/pd" "$d/td"
 done_testing

@@ -70,10 +70,10 @@ static void make(struct tally_dso *d)
 	d->names_len = sizeof(pool);
 	d->nr_syms = 4;
 	d->syms = calloc(4, sizeof(*d->syms));
-	d->syms[0] = (struct tally_symbol){ 0x1000, 0x1100, d->names, 1 };
-	d->syms[1] = (struct tally_symbol){ 0x1050, 0x1060, d->names + 5, 0 };
-	d->syms[2] = (struct tally_symbol){ 0x1100, 0x1200, d->names + 11, 2 };
-	d->syms[3] = (struct tally_symbol){ 0x2000, 0x2010, d->names + 17, 1 };
+	d->syms[0] = (struct tally_symbol){ 0x1000, 0x1100, d->names, 1, false };
+	d->syms[1] = (struct tally_symbol){ 0x1050, 0x1060, d->names + 5, 0, true };	/* an object in text */
+	d->syms[2] = (struct tally_symbol){ 0x1100, 0x1200, d->names + 11, 2, false };
+	d->syms[3] = (struct tally_symbol){ 0x2000, 0x2010, d->names + 17, 1, false };
 	d->tree = tally__symtree_make(tr, 4, 3, 4);
 	d->symsrc = strdup(".symtab");
 	d->dwarf_path = strdup("/usr/lib/debug/x.debug");
@@ -91,6 +91,7 @@ static void assert_same(struct tally_dso *a, struct tally_dso *b)
 		assert_int_equal(a->syms[i].start, b->syms[i].start);
 		assert_int_equal(a->syms[i].end, b->syms[i].end);
 		assert_int_equal(a->syms[i].binding, b->syms[i].binding);
+		assert_int_equal(a->syms[i].object, b->syms[i].object);
 		assert_string_equal(a->syms[i].name, b->syms[i].name);
 		/* the names in the DSO's pool (symbols.c frees the others one by one) */
 		assert_true(tally__dso_pooled(b, b->syms[i].name));
@@ -129,7 +130,7 @@ static void assert_same(struct tally_dso *a, struct tally_dso *b)
 
 static void path_of(char *buf, size_t len, const char *key)
 {
-	snprintf(buf, len, "%s/tally/symtab1-%016llx", dir,
+	snprintf(buf, len, "%s/tally/symtab2-%016llx", dir,
 		 (unsigned long long)tally_fnv(TALLY_FNV_BASIS, key, strlen(key)));
 }
 
@@ -151,7 +152,7 @@ static size_t nfiles(void)
 	glob_t g;
 	size_t n;
 
-	snprintf(pat, sizeof(pat), "%s/tally/symtab1-*", dir);
+	snprintf(pat, sizeof(pat), "%s/tally/symtab2-*", dir);
 	if (glob(pat, 0, NULL, &g))
 		return 0;
 	n = g.gl_pathc;

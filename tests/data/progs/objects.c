@@ -1,0 +1,12 @@
+/*
+ * Code under a data object's symbol (STT_OBJECT in .text, as hand-written
+ * assembly or code kept as data has it): perf looks objects up with the
+ * functions and its report shows the row as "objloop+0xOFF".
+ */
+volatile long x;
+__asm__(".text\n.globl objloop\n.type objloop, @object\nobjloop:\n"
+	"  mov %rdi, %rcx\n1: addq $1, x(%rip)\n  dec %rcx\n  jnz 1b\n  ret\n"
+	".size objloop, .-objloop\n");
+void objloop(long n);
+__attribute__((noinline)) void fn(long n) { for (long i = 0; i < n; i++) x += i; }
+int main(void) { for (int k = 0; k < 20; k++) { objloop(20000000); fn(10000000); } return 0; }
