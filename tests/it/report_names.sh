@@ -74,8 +74,11 @@ for who in perf tally; do
 		eval '! grep -q phase_a_mid <<<"$t"'
 	check "$who-written aliases: a global function's label is named" \
 		grep -q '\] phase_d_mid$' <<<"$t"
+	t=$(out "$TALLY" "$d/$who-objects.data" --no-children -g none --sort sym)
 	check "$who-written objects: code under a data object is its row, as perf's 'objloop+0xOFF'" \
-		grep -q '\] objloop+0x[0-9a-f]*$' <<<"$(out "$TALLY" "$d/$who-objects.data" --no-children -g none --sort sym)"
+		grep -q '\] objloop+0x[0-9a-f]*$' <<<"$t"
+	check "$who-written objects: a function and an object at one address: the longer name" \
+		grep -q '\] tie_object+0x[0-9a-f]*$' <<<"$t"
 	check "$who-written twice: a library mapped twice is one row" \
 		test "$(out "$TALLY" "$d/$who-twice.data" --no-children -g none --sort dso,sym | grep -c 'libhot.so .*\] hot$')" = 1
 done
