@@ -52,6 +52,7 @@ struct entry {
 	bool inlined;			/* sym is "name (inlined)" */
 	bool visible;			/* a sample that passed the filters touched it */
 	bool dead;			/* a decay's, freed once out of the kept order */
+	bool from_chain;		/* made by a chain's frame (its ip absolute, as perf's he->ip) */
 	uint32_t cg;			/* its call graph's root in h->nodes (0: none) */
 	uint32_t max_depth;		/* its longest chain (perf orders equal rows by it) */
 	size_t seq;			/* the order entries were made in (perf_order) */
@@ -338,6 +339,7 @@ static bool shown(const struct tally_hist *h, const struct entry *e)
 static void key_where(struct entry *key, const struct where *w)
 {
 	key->w = w;
+	key->from_chain = false;
 	key->dso = w->dso;
 	key->sym = w->sym;
 	key->sym_start = w->sym_start;
@@ -354,6 +356,7 @@ static void key_where(struct entry *key, const struct where *w)
 static void frame_key(struct entry *key, const struct where *w, uint64_t ip, char *prev_mode)
 {
 	key_where(key, w);
+	key->from_chain = true;
 	if (!w->sym)
 		key->addr = ip;
 	if (!w->dso)
@@ -1857,7 +1860,9 @@ int tally_hist__row(const struct tally_hist *h, int event, size_t i, struct tall
 		.sym_start = e->sym_start, .level = e->mode, .inlined = e->inlined,
 		.srcline = e->w->srcline, .parent = e->parent, .trace = e->trace,
 		.graph = tally__hist_graph_node(&h->nodes, e->cg), .max_depth = e->max_depth,
-		.object = e->sym && e->w->object && !e->inlined, .object_off = e->w->object_off,
+		.object = e->sym && e->w->object && !e->inlined,
+		/* perf's he->ip: a frame's absolute ip, the sample's own map-relative */
+		.object_off = e->from_chain ? e->w->object_symoff : e->w->object_off,
 	};
 
 	memcpy(out, &v, sz);

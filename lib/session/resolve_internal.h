@@ -62,8 +62,12 @@ struct where {
 	bool inlined;			/* a function inlined here: sym is "name (inlined)" */
 	bool held;			/* the sweep's mark: a row or a tree's node points here */
 	bool object;			/* sym is a data object's (tally_symbol's) */
-	/* perf's offset for it: its ip map-relative, less the symbol's start mapped (pgoff - start + off) */
-	uint64_t object_off;
+	/*
+	 * perf's offset for it (hist_entry__sym_snprintf): the entry's ip less
+	 * the symbol's start mapped. A sample's own ip is map-relative there
+	 * (pgoff - start + off), a chain frame's absolute (the offset itself).
+	 */
+	uint64_t object_off, object_symoff;
 };
 
 struct resolver {

@@ -15,6 +15,7 @@ typedef struct Elf Elf;
 enum tally__dso_kind { DSO_ELF, DSO_KERNEL, DSO_JIT, DSO_ANON };
 
 struct tally__fnidx;
+struct tally__fnfiles;
 struct tally__symtree;
 struct tally__kcdso;
 
@@ -63,6 +64,8 @@ struct tally_dso {
 	bool demangle;			/* the symbols were demangled (inline names follow) */
 	struct tally__strpool inl_names;	/* demangled inline function names */
 	struct tally__fnidx *fnidx;	/* the last unit's functions, for objdump's names (srcline.c) */
+	struct tally__fnfiles *fnfiles;	/* binutils' files of functions, where no line is (fnfile.c) */
+	bool fnfiles_tried;
 	uint64_t misses;		/* resolve() calls that found no symbol */
 	int miss_slot;			/* index in the unresolved list, -1 */
 };
@@ -169,6 +172,9 @@ int tally__dso_load_elf(struct tally_dso *d, const struct tally__dso_ctx *ctx,
 int tally__dso_load_image(struct tally_dso *d, const void *img, size_t len,
 			  bool demangle);
 int tally__dso_load_jit(struct tally_dso *d, const char *path, bool demangle);
+/* fnfile.c: binutils' file of the function holding vaddr, where no line table covers it; 0 or -ENOENT */
+int tally__dso_fnfile(struct tally_dso *d, uint64_t vaddr, const char **file);
+void tally__fnfiles_free(struct tally__fnfiles *ff);
 int tally__dso_srcline(struct tally_dso *d, uint64_t vaddr, const char **file,
 		       int *line);
 int tally__dso_inline_funcs(struct tally_dso *d, uint64_t vaddr, const char **names, int max);

@@ -71,6 +71,7 @@ static void dso_free(struct tally_dso *d)
 	tally__dso_dwarf_close(d);
 	pthread_mutex_destroy(&d->dw_mu);
 	tally__strpool_free(&d->inl_names);
+	tally__fnfiles_free(d->fnfiles);
 	free(d);
 }
 
@@ -592,6 +593,11 @@ int tally_dso__srcline(struct tally_dso *d, uint64_t vaddr, const char **file, i
 	if (!d || !file || !line)
 		return tally__err(EINVAL);
 	err = tally__dso_srcline(d, vaddr, file, line);
+	/* no line: binutils' file of the function, line 0 (perf's "file.c:0") */
+	if (err == -ENOENT && !tally__dso_fnfile(d, vaddr, file)) {
+		*line = 0;
+		return 0;
+	}
 	return err ? tally__err(-err) : 0;
 }
 

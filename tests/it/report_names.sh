@@ -27,6 +27,7 @@ g++ -O2 -g -fno-omit-frame-pointer -fno-devirtualize -fno-devirtualize-speculati
 cc -O2 -g -fno-omit-frame-pointer -o "$d/clones" "$P/clones.c" || { fail "building clones.c"; done_testing; exit 0; }
 g++ -O2 -g -fno-omit-frame-pointer -o "$d/aliases" "$P/aliases.cc" || { fail "building aliases.cc"; done_testing; exit 0; }
 cc -O1 -g -fno-omit-frame-pointer -o "$d/objects" "$P/objects.c" || { fail "building objects.c"; done_testing; exit 0; }
+cc -O1 -fno-omit-frame-pointer -o "$d/nodebug" "$P/nodebug.c" || { fail "building nodebug.c"; done_testing; exit 0; }
 printf 'volatile long x;\n__attribute__((noinline)) void hot(long n) { for (long i = 0; i < n; i++) x += i; }\n' >"$d/hot.c"
 cc -O1 -g -fPIC -shared -o "$d/libhot.so" "$d/hot.c" &&
 	cc -O1 -g -fno-omit-frame-pointer -DLIB="\"$d/libhot.so\"" -o "$d/twice" "$P/twice.c" -ldl ||
@@ -81,6 +82,25 @@ for who in perf tally; do
 		grep -q '\] tie_object+0x[0-9a-f]*$' <<<"$t"
 	check "$who-written twice: a library mapped twice is one row" \
 		test "$(out "$TALLY" "$d/$who-twice.data" --no-children -g none --sort dso,sym | grep -c 'libhot.so .*\] hot$')" = 1
+done
+# source lines where no line table is: binutils' file of the function
+# ("nodebug.c:0" for the static one, "??:0" for the global), and crtstuff's
+# code in a program built with -g; the program's rows as perf's
+for who in perf tally; do
+	if [ $who = perf ]; then rec="perf record"; else rec="$TALLY record"; fi
+	$rec -q -o "$d/$who-nodebug.data" -- "$d/nodebug" >/dev/null 2>&1
+	for prog in nodebug objects; do
+		for t in perf "$TALLY"; do
+			"$t" report --stdio --no-children --sort dso,sym,srcline -i "$d/$who-$prog.data" 2>/dev/null |
+				grep " $prog " >"$d/sl-$prog-$(basename "$t")"
+		done
+		cmp -s "$d/sl-$prog-perf" "$d/sl-$prog-tally" ||
+			diff "$d/sl-$prog-perf" "$d/sl-$prog-tally" | head -6 | sed 's/^/# /'
+		check "$who-written $prog: source lines without a line table as perf's ($(wc -l <"$d/sl-$prog-perf") rows)" \
+			cmp -s "$d/sl-$prog-perf" "$d/sl-$prog-tally"
+	done
+	check "$who-written nodebug: the static function's file from the symbol table" \
+		grep -q '\] local_hot  *nodebug\.c:0$' "$d/sl-nodebug-tally"
 done
 # perf diff shows an object's row as report does (the baseline's offset)
 perf diff "$d/perf-objects.data" "$d/tally-objects.data" >"$d/pd" 2>/dev/null
