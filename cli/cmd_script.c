@@ -561,8 +561,7 @@ int cmd_script(int argc, char **argv)
 	if (!ret)
 		ret = cli_session_run(ss, "script", input);
 	ob_flush(&s);
-	if (cli_free_at_exit())
-		tally_session__close(ss);
+	tally_session__close(ss);
 	free(s.fc);
 	free(s.fc_text);
 	free(s.attr_fields);

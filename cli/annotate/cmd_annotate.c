@@ -73,14 +73,19 @@ static int by_sum(const void *x, const void *y)
 	return -strcmp(a->path, b->path);	/* perf's tree keeps equal sums by path, descending */
 }
 
-/* perf's srcline of a hot instruction: "file.c:12", else "dso[addr]" */
+/*
+ * perf's srcline of a hot instruction: "file.c:12"; where no line table
+ * covers it, binutils' file of the function ("crtstuff.c:0",
+ * tally_dso__srcline); else "dso[addr]"
+ */
 static void line_path(const struct tally_annotate_sym *sym, uint64_t addr, char *path, size_t size)
 {
 	const char *file, *base;
 	unsigned disc;
 	int ln;
 
-	if (!tally_dso__objdump_line(sym->dso, addr, &file, &ln, &disc)) {
+	if (!tally_dso__objdump_line(sym->dso, addr, &file, &ln, &disc) ||
+	    !tally_dso__srcline(sym->dso, addr, &file, &ln)) {
 		base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
 		snprintf(path, size, "%s:%d", base, ln);
 	} else {

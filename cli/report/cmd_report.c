@@ -864,9 +864,8 @@ int cmd_report(int argc, char **argv)
 	}
 out:
 	free(text);
-	if (cli_free_at_exit()) {
+	if (cli_free_at_exit())
 		tally_hist__free(r.hist);
-		tally_session__close(ss);
-	}
+	tally_session__close(ss);	/* joins the helpers: the kallsyms cache they write */
 	return ret;
 }

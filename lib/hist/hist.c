@@ -856,6 +856,23 @@ static int cmp_item(const struct entry *a, const struct entry *b, int f)
 	return 0;
 }
 
+/*
+ * perf's first tests of two rows, on entries or their row_key copies (the
+ * same fields): children when counted, the caller above its callee at
+ * equal children within one thread (the longer chain first, shorter in
+ * callee order), then self. Returns from the caller where they differ.
+ */
+#define CMP_COUNTS(h, a, b)									\
+	do {											\
+		if ((h)->children && (a)->children != (b)->children)				\
+			return (a)->children > (b)->children ? -1 : 1;				\
+		if ((h)->children && (h)->graph && (a)->cg && (b)->cg && (a)->tid == (b)->tid &&	\
+		    (a)->pid == (b)->pid && (a)->max_depth != (b)->max_depth)			\
+			return ((a)->max_depth > (b)->max_depth) == (h)->caller ? -1 : 1;	\
+		if ((a)->self != (b)->self)							\
+			return (a)->self > (b)->self ? -1 : 1;					\
+	} while (0)
+
 static __attribute__((always_inline)) inline int cmp_rows(const void *pa, const void *pb)
 {
 	const struct entry *a = *(struct entry *const *)pa, *b = *(struct entry *const *)pb;
@@ -869,13 +886,7 @@ static __attribute__((always_inline)) inline int cmp_rows(const void *pa, const 
 		return 0;
 	}
 	/* perf's default: children (when counted), self, then the keys (cmp_item's, inline) */
-	if (h->children && a->children != b->children)
-		return a->children > b->children ? -1 : 1;
-	if (h->children && h->graph && a->cg && b->cg && a->tid == b->tid && a->pid == b->pid &&
-	    a->max_depth != b->max_depth)
-		return (a->max_depth > b->max_depth) == h->caller ? -1 : 1;
-	if (a->self != b->self)
-		return a->self > b->self ? -1 : 1;
+	CMP_COUNTS(h, a, b);
 	if (sort_npre && a->pre != b->pre)
 		return a->pre < b->pre ? -1 : 1;
 	for (int i = sort_npre; i < h->nsort; i++) {
@@ -1015,13 +1026,7 @@ static __attribute__((always_inline)) inline int cmp_row_key(const struct tally_
 							     const struct row_key *a,
 							     const struct row_key *b)
 {
-	if (h->children && a->children != b->children)
-		return a->children > b->children ? -1 : 1;
-	if (h->children && h->graph && a->cg && b->cg && a->tid == b->tid && a->pid == b->pid &&
-	    a->max_depth != b->max_depth)
-		return (a->max_depth > b->max_depth) == h->caller ? -1 : 1;
-	if (a->self != b->self)
-		return a->self > b->self ? -1 : 1;
+	CMP_COUNTS(h, a, b);
 	if (a->pre != b->pre)
 		return a->pre < b->pre ? -1 : 1;
 	if (sort_npre == h->nsort || (!a->sym && !b->sym))

@@ -119,8 +119,7 @@ pct=$(awk -v s=$same -v a=$all 'BEGIN { printf "%d", a ? 100 * s / a : 0 }')
 check "instruction lines equal to perf's (objdump's text): $same of $all (${pct}%) >= 95%" [ "$pct" -ge 95 ]
 # the options perf has, on one file
 # -l on work: a sample outside every line table (crtstuff's code at exit)
-# gets perf's "crtstuff.c:0" from bfd's STT_FILE fallback, tally's
-# "o2[addr]" (docs/annotate.md), and whether one lands there is chance
+# gets perf's "crtstuff.c:0" from bfd's STT_FILE fallback (fnfile.c)
 for opt in --no-source --asm-raw "-M intel" "--percent-type global-period" "--percent-type local-hits" \
 	   "-s work" "work" "-l -s work"; do
 	"$TALLY" annotate --stdio $opt -d o2 -i perf-o2.data >t.out 2>/dev/null

@@ -43,7 +43,7 @@ same() {	# NAME FILE OPTS...
 }
 for who in perf tally; do
 	if [ $who = perf ]; then rec="perf record"; else rec="$TALLY record"; fi
-	for prog in names clones aliases objects twice; do
+	for prog in names clones aliases objects twice nodebug; do
 		f="$d/$who-$prog.data"
 		$rec -q -g -o "$f" -- "$d/$prog" >/dev/null 2>&1
 		for o in "--no-children -g none --sort sym" "--no-children" ""; do
@@ -87,8 +87,6 @@ done
 # ("nodebug.c:0" for the static one, "??:0" for the global), and crtstuff's
 # code in a program built with -g; the program's rows as perf's
 for who in perf tally; do
-	if [ $who = perf ]; then rec="perf record"; else rec="$TALLY record"; fi
-	$rec -q -o "$d/$who-nodebug.data" -- "$d/nodebug" >/dev/null 2>&1
 	for prog in nodebug objects; do
 		for t in perf "$TALLY"; do
 			"$t" report --stdio --no-children --sort dso,sym,srcline -i "$d/$who-$prog.data" 2>/dev/null |
