@@ -1198,7 +1198,7 @@ static long rank_key(struct entry **in, size_t n, enum tally_hist_key k, uint32_
 		uint64_t id;
 		uint32_t ix;		/* its distinct value's index + 1; 0: empty */
 	} *tab;
-	size_t cap = 64, d = 0;
+	size_t cap = 64, d = 0, rcap = 0;
 	struct entry **reps = NULL;
 	uint32_t *rank = NULL;
 	long r = -1;
@@ -1215,9 +1215,8 @@ static long rank_key(struct entry **in, size_t n, enum tally_hist_key k, uint32_
 			out[i] = tab[b].ix - 1;
 			continue;
 		}
-		if (!(d & (d - 1)) || d >= cap / 2) {
-			/* room for the next distinct value, in the list and the table */
-			struct entry **v = realloc(reps, (d ? 2 * d : 1) * sizeof(*v));
+		if (d == rcap) {
+			struct entry **v = realloc(reps, (rcap = rcap ? 2 * rcap : 16) * sizeof(*v));
 
 			if (!v)
 				goto out;

@@ -373,7 +373,7 @@ int tally__kcache_load(uint64_t key, struct tally__kimage *k)
 	/* the header, directory and indexes end where the first records start */
 	if (size < 16 + sizeof(h) || !pread_all(fd, head, 16, 0) || memcmp(head, KC_MAGIC, 8) ||
 	    !pread_all(fd, &h, sizeof(h), 16) || h.key != key || !h.ndso || h.ndso > 100000 ||
-	    !h.nlen || h.nlen > UINT32_MAX || h.names_off + h.nlen != size ||
+	    !h.nlen || h.nlen > UINT32_MAX || h.names_off > size || h.names_off + h.nlen != size ||
 	    !in_file(16 + sizeof(h), h.ndso, size, sizeof(struct kc_ent)))
 		goto bad;
 	memcpy(&want, head + 8, 8);
@@ -383,6 +383,9 @@ int tally__kcache_load(uint64_t key, struct tally__kimage *k)
 	    e0.rec_off > h.names_off)
 		goto bad;
 	hlen = e0.rec_off - 16;
+	/* the directory lies in those bytes too */
+	if (hlen < sizeof(h) || (hlen - sizeof(h)) / sizeof(struct kc_ent) < h.ndso)
+		goto bad;
 	if (!(hb = malloc(hlen)) || !pread_all(fd, hb, hlen, 16) ||
 	    tally__kcache_sum(hb, 0, hb, hlen) != want)
 		goto bad;
