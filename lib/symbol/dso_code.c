@@ -199,6 +199,8 @@ static int load_names(struct tally_dso_code *c, Elf *elf, uint32_t type)
 			name = elf_strptr(elf, sh.sh_link, s.st_name);
 			if (!name || !*name)
 				continue;
+			/* objdump -C demangles the name, then appends its version (bfd_demangle) */
+			name = demangled(c, name);
 			if (vs) {
 				GElf_Versym v;
 				const char *ver;
@@ -217,7 +219,7 @@ static int load_names(struct tally_dso_code *c, Elf *elf, uint32_t type)
 			c->syms[c->nr].rank = sym_rank(&s);
 			c->syms[c->nr].size = s.st_size;
 			c->syms[c->nr].addr = s.st_value;
-			c->syms[c->nr++].name = demangled(c, name);
+			c->syms[c->nr++].name = name;
 		}
 		return 1;
 	}

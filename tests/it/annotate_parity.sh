@@ -167,6 +167,23 @@ else
 	skip "_init over the PLT: no sizeless _init, no .plt or no uprobe PMU here"
 	skip "_init over the PLT: no sizeless _init, no .plt or no uprobe PMU here"
 fi
+# a versioned C++ name of a library's .dynsym: objdump -C demangles the
+# name, then appends its version ("operator new(unsigned long)@@GLIBCXX_3.4";
+# a CI run's cpu-clock sample once landed there). A uprobe on _Znwm puts
+# a sample there every time.
+lib=$(ldd ./cxx 2>/dev/null | awk '/libstdc\+\+/ { print $3; exit }')
+if [ -n "$lib" ] && [ -d /sys/bus/event_source/devices/uprobe ]; then
+	b=$(basename "$(readlink -f "$lib")")
+	"$TALLY" record -q -e "uprobe:$lib:_Znwm" -o new.data -- ./cxx >/dev/null 2>&1
+	"$TALLY" annotate --stdio -d "$b" -i new.data >t.out 2>/dev/null
+	perf annotate --stdio -d "$b" -i new.data >p.out 2>/dev/null
+	check "a versioned C++ name: perf shows it demangled" grep -qF '<operator new(unsigned long)@@GLIBCXX' p.out
+	is "a versioned C++ name: as perf's" "$(diff t.out p.out | grep -c '^[<>]')" 0
+	diff t.out p.out | head -4 | sed 's/^/# /'
+else
+	skip "a versioned C++ name: no libstdc++ or no uprobe PMU here"
+	skip "a versioned C++ name: no libstdc++ or no uprobe PMU here"
+fi
 # hundreds of symbols in one file (gcc's cc1 at work): every one annotated,
 # in bounded time (past 128 symbols the sorted table once never ended a probe)
 { for i in $(seq 300); do echo "int f$i(int x) { int s = 0; for (int k = 0; k < x; k++) s += k * $i ^ (s >> 3); return s; }"; done; } >big.c
