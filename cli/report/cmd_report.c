@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <regex.h>
 #include <stdio.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -749,6 +750,8 @@ int cmd_report(int argc, char **argv)
 		tui = false;
 	if (!tui)
 		pager_start();
+	/* one thread writes the report: no lock per stdio call (80k calls on a compiler's profile) */
+	__fsetlocking(stdout, FSETLOCKING_BYCALLER);
 	{
 		TALLY_OPTS(tally_session_opts, so, .sample = on_sample, .ctx = &r,
 			   .no_inline = r.no_inline);
