@@ -936,28 +936,6 @@ static __attribute__((always_inline)) inline int cmp_in(const struct tally_hist 
 	return 0;
 }
 
-/* Each entry of in[] (n) into a red-black tree by cmp (cmp_in or, output, cmp_rows), read back in order. */
-static void tree_pass(const struct tally_hist *h, struct tally__rbt *t, struct entry **in,
-		      struct entry **out, size_t n, bool output)
-{
-	size_t k = 0;
-
-	t->root = -1;
-	for (size_t i = 0; i < n; i++) {
-		int32_t x = t->root, p = -1;
-		bool left = false;
-
-		while (x >= 0) {
-			p = x;
-			left = (output ? cmp_rows(&in[i], &in[x]) : cmp_in(h, in[i], in[x])) < 0;
-			x = left ? t->n[x].l : t->n[x].r;
-		}
-		tally__rb_link(t, (int32_t)i, p, left);
-	}
-	for (int32_t x = tally__rb_first(t); x >= 0; x = tally__rb_next(t, x))
-		out[k++] = in[x];
-}
-
 /*
  * With the usual keys (all but a last symbol packed in pre), the tree
  * passes compare copies of the fields they read, side by side: an entry
@@ -1034,19 +1012,15 @@ static __attribute__((always_inline)) inline int cmp_row_key(const struct tally_
 	return strcmp_null(a->sym, b->sym);
 }
 
-/* tree_pass on the keys' copies (keys_packed); kb: room for n of the larger */
-static void tree_pass_packed(const struct tally_hist *h, struct tally__rbt *t, struct entry **in,
-			     struct entry **out, size_t n, bool output, void *kb)
-{
-	struct in_key *ik = kb;
-	struct row_key *rk = kb;
-	size_t k = 0;
+enum pass_cmp { BY_IN, BY_ROWS, BY_IN_KEY, BY_ROW_KEY };
 
-	for (size_t i = 0; i < n; i++)
-		if (output)
-			row_key_of(&rk[i], in[i]);
-		else
-			in_key_of(&ik[i], in[i]);
+/* The inserts of a tree pass, by one comparison (a constant: each caller gets its own loop). */
+static __attribute__((always_inline)) inline void tree_insert(const struct tally_hist *h,
+							      struct tally__rbt *t, struct entry **in,
+							      const struct in_key *ik,
+							      const struct row_key *rk, size_t n,
+							      enum pass_cmp by)
+{
 	t->root = -1;
 	for (size_t i = 0; i < n; i++) {
 		int32_t x = t->root, p = -1;
@@ -1054,11 +1028,43 @@ static void tree_pass_packed(const struct tally_hist *h, struct tally__rbt *t, s
 
 		while (x >= 0) {
 			p = x;
-			left = (output ? cmp_row_key(h, &rk[i], &rk[x]) : cmp_in_key(&ik[i], &ik[x])) < 0;
+			switch (by) {
+			case BY_IN: left = cmp_in(h, in[i], in[x]) < 0; break;
+			case BY_ROWS: left = cmp_rows(&in[i], &in[x]) < 0; break;
+			case BY_IN_KEY: left = cmp_in_key(&ik[i], &ik[x]) < 0; break;
+			case BY_ROW_KEY: left = cmp_row_key(h, &rk[i], &rk[x]) < 0; break;
+			}
 			x = left ? t->n[x].l : t->n[x].r;
 		}
 		tally__rb_link(t, (int32_t)i, p, left);
 	}
+}
+
+/*
+ * Each entry of in[] (n) into a red-black tree by cmp (cmp_in or, output,
+ * cmp_rows), read back in order; on copies of the keys' fields in kb
+ * (room for n of the larger) when keys_packed, else on the entries.
+ */
+static void tree_pass(const struct tally_hist *h, struct tally__rbt *t, struct entry **in,
+		      struct entry **out, size_t n, bool output, void *kb)
+{
+	struct in_key *ik = kb;
+	struct row_key *rk = kb;
+	size_t k = 0;
+
+	for (size_t i = 0; kb && i < n; i++)
+		if (output)
+			row_key_of(&rk[i], in[i]);
+		else
+			in_key_of(&ik[i], in[i]);
+	if (kb && output)
+		tree_insert(h, t, in, ik, rk, n, BY_ROW_KEY);
+	else if (kb)
+		tree_insert(h, t, in, ik, rk, n, BY_IN_KEY);
+	else if (output)
+		tree_insert(h, t, in, ik, rk, n, BY_ROWS);
+	else
+		tree_insert(h, t, in, ik, rk, n, BY_IN);
 	for (int32_t x = tally__rb_first(t); x >= 0; x = tally__rb_next(t, x))
 		out[k++] = in[x];
 }
@@ -1388,23 +1394,15 @@ static int perf_order(const struct tally_hist *h, struct hist_ev *hs)
 		hs->in = NULL;
 		hs->nin = 0;
 		seq_order(hs, in, n);
-		if (kb) {
-			tree_pass_packed(h, &t, in, out, n, false, kb);
-			tree_pass_packed(h, &t, out, in, n, false, kb);
-		} else {
-			tree_pass(h, &t, in, out, n, false);
-			tree_pass(h, &t, out, in, n, false);
-		}
+		tree_pass(h, &t, in, out, n, false, kb);
+		tree_pass(h, &t, out, in, n, false, kb);
 	}
 	if (rows_transitive(h, in, n)) {
 		for (size_t i = 0; i < n; i++)
 			in[i]->rank = i;
 		qsort(in, n, sizeof(*in), cmp_rows_rank);
 	} else {
-		if (kb)
-			tree_pass_packed(h, &t, in, out, n, true, kb);
-		else
-			tree_pass(h, &t, in, out, n, true);
+		tree_pass(h, &t, in, out, n, true, kb);
 		memcpy(in, out, n * sizeof(*in));
 	}
 	free(kb);
