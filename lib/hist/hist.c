@@ -1296,7 +1296,7 @@ out:
 static void rank_entries(const struct tally_hist *h, struct entry **in, size_t n, uint32_t *tmp)
 {
 	int bits = 0, npre = 0;
-	bool sym = false;
+	bool sym = false, rdso = false;
 
 	for (size_t j = 0; j < n; j++)
 		in[j]->pre = 0;
@@ -1314,13 +1314,17 @@ static void rank_entries(const struct tally_hist *h, struct entry **in, size_t n
 			break;
 		for (size_t j = 0; j < n && b; j++)
 			in[j]->pre = in[j]->pre << b | tmp[j];
+		/* the DSO's ranks serve the symbol's compare too: not ranked twice */
+		for (size_t j = 0; j < n && h->sort[i] == K_DSO; j++)
+			in[j]->rdso = tmp[j];
+		rdso |= h->sort[i] == K_DSO;
 		bits += b;
 		npre++;
 	}
 	sort_npre = npre;
 	sort_rdso = false;
-	if (sym && rank_key(in, n, K_DSO, tmp) >= 0) {
-		for (size_t j = 0; j < n; j++)
+	if (sym && (rdso || rank_key(in, n, K_DSO, tmp) >= 0)) {
+		for (size_t j = 0; j < n && !rdso; j++)
 			in[j]->rdso = tmp[j];
 		sort_rdso = true;
 	}
