@@ -149,7 +149,8 @@ is "JSON -p --per-thread: keys equal perf -j's" "$(keys "$tmp/t")" "$(keys "$tmp
 
 # 4. Human layout: rows with digits masked are the same, and every event
 #    name starts in the same column as perf's.
-mask() { sed -E 's/[0-9][0-9.,]*/N/g; s/ +/ /g' "$1" | grep -v 'Performance counter stats'; }
+# digits masked; "( +- 1.23% )" and "( +-123.45% )" alike: two runs' spreads differ, so their widths do
+mask() { sed -E 's/[0-9][0-9.,]*/N/g; s/ +/ /g; s/\+- N/+-N/g' "$1" | grep -v 'Performance counter stats'; }
 col() { awk -v ev="$2" '{ i = index($0, " " ev " "); if (i) print i }' "$1"; }
 e2="task-clock,page-faults,cycles"
 [ $tp_ok = 1 ] && e2="$e2,$TP"

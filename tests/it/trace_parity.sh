@@ -187,11 +187,13 @@ if command -v strace >/dev/null; then
 		fi
 	fi
 	# Threads: clone3 ends twice, in the parent and in the child (perf counts
-	# both, strace the call once).
+	# both, strace the call once). A join waits on a futex only when its
+	# thread is still running at the join, which strace's slowdown (and the
+	# sanitizers') decides: futex is left out of both.
 	$TALLY trace -s -o "$tmp/t" -- "$W" threads-join 4 200 300
 	strace -c -f -o "$tmp/s" "$W" threads-join 4 200 300
-	if diff <(strace_totals "$tmp/s" | awk '$1 == "clone3" { $2 *= 2 } 1') <(totals "$tmp/t") \
-		>"$tmp/diff"; then
+	if diff <(strace_totals "$tmp/s" | awk '$1 == "clone3" { $2 *= 2 } $1 != "futex"') \
+		<(totals "$tmp/t" | awk '$1 != "futex"') >"$tmp/diff"; then
 		ok "4 threads: strace -c -f's counts (clone3 ends twice)"
 	else
 		fail "4 threads: strace -c -f's counts"; sed 's/^/# /' "$tmp/diff"
