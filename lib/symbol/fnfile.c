@@ -20,6 +20,7 @@
 #include "internal.h"
 #include "elf_util.h"
 #include "dso_internal.h"
+#include "strpool.h"
 
 /* A candidate of binutils' maybe_function_sym, in table order within its section. */
 struct fnsym {
@@ -41,17 +42,14 @@ struct tally__fnfiles {
 	size_t n;
 	struct fnsec *sec;		/* the allocated sections */
 	size_t nsec;
-	char **files;			/* the STT_FILE names (each one copy) */
-	size_t nfiles;
+	struct tally__strpool files;	/* the STT_FILE names, one copy each */
 };
 
 void tally__fnfiles_free(struct tally__fnfiles *ff)
 {
 	if (!ff)
 		return;
-	for (size_t i = 0; i < ff->nfiles; i++)
-		free(ff->files[i]);
-	free(ff->files);
+	tally__strpool_free(&ff->files);
 	free(ff->s);
 	free(ff->sec);
 	free(ff);
@@ -88,17 +86,8 @@ static int read_syms(struct tally__fnfiles *ff, Elf *elf, Elf_Scn *scn, const GE
 		if (type == STT_FILE) {
 			name = elf_strptr(elf, sh->sh_link, s.st_name);
 			file = NULL;
-			if (name) {
-				char **v = realloc(ff->files, (ff->nfiles + 1) * sizeof(*v));
-
-				if (!v || !(v[ff->nfiles] = strdup(name))) {
-					if (v)
-						ff->files = v;
-					return -ENOMEM;
-				}
-				ff->files = v;
-				file = ff->files[ff->nfiles++];
-			}
+			if (name && !(file = tally__strpool_add(&ff->files, name)))
+				return -ENOMEM;
 			if (state == SYMBOL)
 				state = FILE_AFTER;
 			continue;
@@ -205,6 +194,8 @@ int tally__dso_fnfile(struct tally_dso *d, uint64_t vaddr, const char **file)
 	size_t lo = 0, hi, first;
 	const struct fnsym *best;
 
+	if (d->kind != DSO_ELF)
+		return -ENOENT;	/* kallsyms, a JIT map: no symbol table of files */
 	if (!d->fnfiles_tried) {
 		d->fnfiles_tried = true;
 		/* the file the symbols came from: the DSO's own, or the debug file that gave them */
