@@ -186,8 +186,10 @@ enum stat_mfmt {
 struct stat_row {
 	const char *event;
 	const char *cgroup;	/* the event's own cgroup (-G a,b), or NULL */
-	const char *unit;	/* "msec" or "" */
+	const char *unit;	/* "msec", the PMU's unit ("Joules") or "" */
 	enum stat_kind kind;
+	/* perf's abs_printout: two decimals for a scale that is not whole */
+	bool frac;
 	enum stat_state state;
 	/* Where (per aggregation mode): cpu, tid, core, die, socket, node id. */
 	int key, socket, die, core, nr;
@@ -293,6 +295,7 @@ struct stat_grid_ev {
 	char *unit;
 	enum stat_kind kind;
 	double scale;
+	bool frac;		/* print with two decimals (clocks, a fractional scale) */
 	bool supported;
 };
 

@@ -5,6 +5,7 @@
  * cell), turned into rows with their metrics and printed in perf's order.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -103,6 +104,8 @@ static int grid_init_events(struct stat_grid *g, struct tally_evlist *l)
 		ge->scale = tally_evsel__scale(e);
 		if (!(ge->scale > 0))
 			ge->scale = 1.0;
+		/* msec of a clock; RAPL's 2.3e-10 Joules: what perf prints as %.2f */
+		ge->frac = ge->kind == STAT_K_CLOCK || floor(ge->scale) != ge->scale;
 		if (ge->kind == STAT_K_CLOCK)
 			u = "msec";
 		ge->unit = strdup(u ? u : "");
@@ -191,6 +194,7 @@ static void cell_row(struct stat_grid *g, int e, int a, bool noise, struct stat_
 	r->cgroup = g->ev[e].cgroup;
 	r->unit = g->ev[e].unit;
 	r->kind = g->ev[e].kind;
+	r->frac = g->ev[e].frac;
 	if (!g->ev[e].supported)
 		r->state = STAT_S_NOT_SUPPORTED;
 	else if (!c->counted)

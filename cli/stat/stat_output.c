@@ -226,7 +226,7 @@ static void row_human(struct stat_out *o, const struct stat_row *r)
 		fprintf(fp, "%-*s", METRIC_LEN, "");
 	} else {
 		double v = display_val(r);
-		bool frac = r->kind == STAT_K_CLOCK;
+		bool frac = r->frac;
 
 		if (o->big_num)
 			fprintf(fp, frac ? "%'18.2f " : "%'18.0f ", v);
@@ -259,7 +259,7 @@ static void row_csv(struct stat_out *o, const struct stat_row *r)
 
 	if (!row_counted(r))
 		fprintf(fp, "%s%s", state_str(r->state), sep);
-	else if (r->kind == STAT_K_CLOCK)
+	else if (r->frac)
 		fprintf(fp, "%.2f%s", display_val(r), sep);
 	else
 		fprintf(fp, "%.0f%s", display_val(r), sep);

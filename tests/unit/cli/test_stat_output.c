@@ -43,6 +43,7 @@ static struct stat_row row(const char *ev, enum stat_kind k, double val, double 
 {
 	struct stat_row r = {
 		.event = ev, .unit = k == STAT_K_CLOCK ? "msec" : "", .kind = k,
+		.frac = k == STAT_K_CLOCK,
 		.state = STAT_S_COUNTED, .val = val, .run = run, .ena = run,
 		.socket = -1, .die = -1, .core = -1,
 	};
@@ -191,6 +192,35 @@ static void test_csv(void **state)
 "0.76,msec,task-clock,1.14%,759199,100.00,0.068,CPUs utilized\n"
 "<not supported>,,cycles,0.00%,0,100.00,,\n"
 "0,,syscalls:sys_enter_getpid,891917,100.00,,\n");
+}
+
+/*
+ * A PMU's fractional scale (RAPL: 2.3283064365386962890625e-10 Joules)
+ * prints two decimals, as perf's abs_printout: seen as "0 Joules" where
+ * 0.49 was counted, on a machine whose only extra PMU was power/.
+ */
+static void test_fractional_scale(void **state)
+{
+	struct cap c;
+	struct stat_row r;
+
+	(void)state;
+	cap_open(&c, STAT_FMT_HUMAN, STAT_AGGR_GLOBAL);
+	r = row("power/energy-psys/", STAT_K_OTHER, 0.49, 200000, 0, NULL);
+	r.unit = "Joules";
+	r.frac = true;
+	stat_out_row(&c.o, &r);
+	r = row("msr/tsc/", STAT_K_OTHER, 1234.0, 200000, 0, NULL);
+	stat_out_row(&c.o, &r);
+	expect(&c,
+"              0.49 Joules power/energy-psys/                                                 \n"
+"              1234      msr/tsc/                                                           \n");
+	cap_open(&c, STAT_FMT_CSV, STAT_AGGR_GLOBAL);
+	r = row("power/energy-psys/", STAT_K_OTHER, 12.345, 200000, 0, NULL);
+	r.unit = "Joules";
+	r.frac = true;
+	stat_out_row(&c.o, &r);
+	expect(&c, "12.35,Joules,power/energy-psys/,200000,100.00,,\n");
 }
 
 /* --summary after -I: perf's "%16s" summary column in CSV, only there. */
@@ -666,6 +696,7 @@ int main(void)
 		cmocka_unit_test(test_human_interval),
 		cmocka_unit_test(test_csv),
 		cmocka_unit_test(test_csv_summary),
+		cmocka_unit_test(test_fractional_scale),
 		cmocka_unit_test(test_cgroup_column),
 		cmocka_unit_test(test_csv_aggr_interval_pct),
 		cmocka_unit_test(test_json),
