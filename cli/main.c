@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include <tally/core.h>
 #include "cli.h"
+#include "heap.h"
 #include "pager.h"
 
 static const struct cmd commands[] = {
@@ -95,5 +96,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "tally: '%s' is not a tally command. See 'tally --help'.\n", argv[1]);
 		return 1;
 	}
+	if (c->fn == cmd_report || c->fn == cmd_script || c->fn == cmd_diff ||
+	    c->fn == cmd_annotate || c->fn == cmd_top)
+		cli_heap_huge();
 	return finish_output(c->fn(argc - 1, argv + 1));
 }

@@ -2,7 +2,9 @@
 /* The session's messages and the list filters: see read_file.h. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 #include "read_file.h"
 
@@ -80,4 +82,11 @@ bool session_in_id_list(const char *list, int32_t id)
 
 	snprintf(n, sizeof(n), "%d", (int)id);
 	return session_in_list(list, n);
+}
+
+bool cli_two_threads(void)
+{
+	const char *e = getenv("TALLY_THREADS");
+
+	return !(e && atoi(e) == 1) && sysconf(_SC_NPROCESSORS_ONLN) > 1;
 }

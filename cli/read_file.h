@@ -38,6 +38,9 @@ static inline bool cli_free_at_exit(void)
 #endif
 }
 
+/* A second thread may help (two CPUs or more, TALLY_THREADS not 1): the session's rule. */
+bool cli_two_threads(void);
+
 /* name is one of list's comma-separated items (--comm, --dsos...); id as a number's text. */
 bool session_in_list(const char *list, const char *name);
 bool session_in_id_list(const char *list, int32_t id);

@@ -6,6 +6,7 @@
  * widths and order as perf 6.1 prints them, the call graphs under them.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <regex.h>
 #include <stdio.h>
 #include <stdio_ext.h>
@@ -240,18 +241,18 @@ static int key_width(const struct report *r, struct tally_hist_row *rows, size_t
 }
 
 /* One key's cell: perf leaves a last symbol or source line unpadded. */
-static void print_key(const struct report *r, const struct tally_hist_row *e, enum sort_key k, int width,
+static void print_key(FILE *fp, const struct report *r, const struct tally_hist_row *e, enum sort_key k, int width,
 		      bool last)
 {
 	char buf[4096];
 	const char *s = key_text(e, k);
 	size_t l;
 
-	fputs("  ", stdout);
+	fputs_unlocked("  ", fp);
 	if (s && k == K_SYM) {
-		fputc('[', stdout);
-		fputc(e->level, stdout);
-		fputs("] ", stdout);
+		fputc_unlocked('[', fp);
+		fputc_unlocked(e->level, fp);
+		fputs_unlocked("] ", fp);
 		width -= 4;
 	} else if (!s) {
 		value(r, e, k, buf, sizeof(buf));
@@ -260,9 +261,9 @@ static void print_key(const struct report *r, const struct tally_hist_row *e, en
 	l = strlen(s);
 	if (k == K_COMM || k == K_TRACE) {
 		/* perf's "%-*.*s": cut to the width, a trace padded only when not last */
-		put_left(stdout, s, l < (size_t)width ? l : (size_t)width, k == K_TRACE && last ? 0 : width);
+		put_left(fp, s, l < (size_t)width ? l : (size_t)width, k == K_TRACE && last ? 0 : width);
 	} else {
-		put_left(stdout, s, l, last && (k == K_SYM || k == K_SRCLINE) ? 0 : width);
+		put_left(fp, s, l, last && (k == K_SYM || k == K_SRCLINE) ? 0 : width);
 	}
 }
 
@@ -315,10 +316,11 @@ static struct tally_hist_row *sorted_rows(struct report *r, int idx, size_t *n)
 	return rows;
 }
 
-static void print_graph(const struct report *r, uint64_t total, const struct tally_hist_row *e)
+static void print_graph(FILE *fp, const struct report *r, uint64_t total,
+			const struct tally_hist_row *e)
 {
 	if (r->cg.mode != CG_NONE && e->graph)
-		cg_print(stdout, e->graph, &r->cg, total, r->children ? e->children : e->self,
+		cg_print(fp, e->graph, &r->cg, total, r->children ? e->children : e->self,
 			 r->sort_spec && !strncmp(r->sort_spec, "sym", 3));
 }
 
@@ -379,14 +381,181 @@ static void print_hist_fields(struct report *r, int idx)
 				break;
 			case F_PERIOD: printf("  %12llu", (unsigned long long)e->self); break;
 			case F_SAMPLE: printf("  %12llu", (unsigned long long)e->samples); break;
-			default: print_key(r, e, (enum sort_key)f, width[i], i == r->nfields - 1); break;
+			default: print_key(stdout, r, e, (enum sort_key)f, width[i], i == r->nfields - 1); break;
 			}
 		}
 		putchar('\n');
-		print_graph(r, total, e);
+		print_graph(stdout, r, total, e);
 	}
 	printf("\n\n");
 	free(rows);
+}
+
+/* The rows of print_hist, and what prints them. */
+struct rows_out {
+	const struct report *r;
+	const struct tally_hist_row *rows;
+	size_t n;
+	uint64_t total;
+	const int *width;
+	int last;
+	/* printed by two threads: chunk c of ROWS_CHUNK rows into buf[c] */
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	size_t next, nchunk;
+	struct rows_buf { char *text; size_t len, cap; bool done; } *buf;
+};
+
+#define ROWS_CHUNK	32
+#define ROWS_MT		256	/* rows (with graphs: 32) from which a second thread helps */
+
+static void print_row(FILE *fp, const struct rows_out *o, const struct tally_hist_row *e)
+{
+	const struct report *r = o->r;
+	double tot = o->total ? (double)o->total : 1;
+
+	/* --percent-limit hides rows; the widths were taken over all */
+	if (100.0 * (r->children ? e->children : e->self) / tot < r->percent_limit)
+		return;
+	if (r->children) {
+		fputs_unlocked("  ", fp);
+		put_pct(fp, 100.0 * e->children / tot, 7);
+	}
+	fputs_unlocked("  ", fp);
+	put_pct(fp, 100.0 * e->self / tot, 7);
+	if (r->show_nr)
+		fprintf(fp, "  %12llu", (unsigned long long)e->samples);
+	if (r->show_period)
+		fprintf(fp, "  %12llu", (unsigned long long)e->self);
+	for (int i = 0; i < r->nsort; i++)
+		if (!r->elide[r->sort[i]])
+			print_key(fp, r, e, r->sort[i], o->width[i], i == o->last);
+	fputc_unlocked('\n', fp);
+	print_graph(fp, r, o->total, e);
+}
+
+/*
+ * A chunk's text grows here: a stream on a cookie buffers as stdout does
+ * (open_memstream's writes of a few bytes go byte by byte).
+ */
+static ssize_t buf_write(void *cookie, const char *p, size_t n)
+{
+	struct rows_buf *b = cookie;
+	char *v;
+
+	if (b->len + n > b->cap) {
+		size_t cap = b->cap ? b->cap * 2 : 16384;
+
+		while (cap < b->len + n)
+			cap *= 2;
+		if (!(v = realloc(b->text, cap)))
+			return -1;
+		b->text = v;
+		b->cap = cap;
+	}
+	memcpy(b->text + b->len, p, n);
+	b->len += n;
+	return (ssize_t)n;
+}
+
+/* Chunk c's rows into memory: its text NULL when that failed (printed again by the writer). */
+static void print_chunk(struct rows_out *o, size_t c)
+{
+	size_t end = (c + 1) * ROWS_CHUNK < o->n ? (c + 1) * ROWS_CHUNK : o->n;
+	struct rows_buf b = { NULL, 0, 0, true };
+	FILE *fp = fopencookie(&b, "w", (cookie_io_functions_t){ .write = buf_write });
+	bool ok = false;
+
+	if (fp) {
+		__fsetlocking(fp, FSETLOCKING_BYCALLER);
+		for (size_t k = c * ROWS_CHUNK; k < end; k++)
+			print_row(fp, o, &o->rows[k]);
+		ok = !fclose(fp);
+	}
+	if (!ok) {
+		free(b.text);
+		b.text = NULL;
+	}
+	pthread_mutex_lock(&o->mu);
+	o->buf[c] = b;
+	pthread_cond_broadcast(&o->cv);
+	pthread_mutex_unlock(&o->mu);
+}
+
+/* The next chunk nobody took, or SIZE_MAX. */
+static size_t take_chunk(struct rows_out *o)
+{
+	size_t c;
+
+	pthread_mutex_lock(&o->mu);
+	c = o->next < o->nchunk ? o->next++ : SIZE_MAX;
+	pthread_mutex_unlock(&o->mu);
+	return c;
+}
+
+static void *rows_helper(void *arg)
+{
+	struct rows_out *o = arg;
+
+	for (size_t c; (c = take_chunk(o)) != SIZE_MAX;)
+		print_chunk(o, c);
+	return NULL;
+}
+
+/*
+ * The rows in order. A busy machine's 10,000 lines of rows and graphs are
+ * a quarter of a report's time: from ROWS_MT rows a second thread prints
+ * chunks into memory beside this one, which writes each chunk in order
+ * (the one it takes when it is next straight to stdout). The output is
+ * the same, byte for byte.
+ */
+static void print_rows(struct rows_out *o)
+{
+	size_t min = o->r->cg.mode != CG_NONE ? ROWS_MT / 8 : ROWS_MT;
+	bool helper;
+	pthread_t th;
+
+	o->nchunk = (o->n + ROWS_CHUNK - 1) / ROWS_CHUNK;
+	if (o->n < min || !cli_two_threads() || !(o->buf = calloc(o->nchunk, sizeof(*o->buf)))) {
+		for (size_t k = 0; k < o->n; k++)
+			print_row(stdout, o, &o->rows[k]);
+		return;
+	}
+	pthread_mutex_init(&o->mu, NULL);
+	pthread_cond_init(&o->cv, NULL);
+	helper = !pthread_create(&th, NULL, rows_helper, o);
+	for (size_t c = 0; c < o->nchunk; c++) {
+		size_t mine = SIZE_MAX;
+
+		/* until chunk c is done: print the next free one, or wait for the helper's */
+		for (;;) {
+			pthread_mutex_lock(&o->mu);
+			if (!o->buf[c].done && o->next < o->nchunk)
+				mine = o->next++;	/* c itself when nobody took it: straight out */
+			else
+				while (!o->buf[c].done)
+					pthread_cond_wait(&o->cv, &o->mu);
+			pthread_mutex_unlock(&o->mu);
+			if (mine == c || mine == SIZE_MAX)
+				break;
+			print_chunk(o, mine);
+			mine = SIZE_MAX;
+		}
+		if (mine == c || !o->buf[c].text) {	/* a failed chunk is printed here */
+			size_t end = (c + 1) * ROWS_CHUNK < o->n ? (c + 1) * ROWS_CHUNK : o->n;
+
+			for (size_t k = c * ROWS_CHUNK; k < end; k++)
+				print_row(stdout, o, &o->rows[k]);
+		} else {
+			fwrite_unlocked(o->buf[c].text, 1, o->buf[c].len, stdout);
+		}
+		free(o->buf[c].text);
+	}
+	if (helper)
+		pthread_join(th, NULL);
+	pthread_mutex_destroy(&o->mu);
+	pthread_cond_destroy(&o->cv);
+	free(o->buf);
 }
 
 static void print_hist(struct report *r, int idx)
@@ -425,28 +594,11 @@ static void print_hist(struct report *r, int idx)
 		}
 		printf("\n#\n");
 	}
-	for (size_t k = 0; k < n; k++) {
-		const struct tally_hist_row *e = &rows[k];
-		double tot = total ? (double)total : 1;
+	{
+		struct rows_out o = { .r = r, .rows = rows, .n = n, .total = total, .width = width,
+				      .last = last };
 
-		/* --percent-limit hides rows; the widths were taken over all */
-		if (100.0 * (r->children ? e->children : e->self) / tot < r->percent_limit)
-			continue;
-		if (r->children) {
-			fputs("  ", stdout);
-			put_pct(stdout, 100.0 * e->children / tot, 7);
-		}
-		fputs("  ", stdout);
-		put_pct(stdout, 100.0 * e->self / tot, 7);
-		if (r->show_nr)
-			printf("  %12llu", (unsigned long long)e->samples);
-		if (r->show_period)
-			printf("  %12llu", (unsigned long long)e->self);
-		for (int i = 0; i < r->nsort; i++)
-			if (!r->elide[r->sort[i]])
-				print_key(r, e, r->sort[i], width[i], i == last);
-		putchar('\n');
-		print_graph(r, total, e);
+		print_rows(&o);
 	}
 	printf("\n\n");
 	free(rows);
