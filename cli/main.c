@@ -96,8 +96,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "tally: '%s' is not a tally command. See 'tally --help'.\n", argv[1]);
 		return 1;
 	}
-	if (c->fn == cmd_report || c->fn == cmd_script || c->fn == cmd_diff ||
-	    c->fn == cmd_annotate || c->fn == cmd_top)
-		cli_heap_huge();
+	if (c->fn == cmd_top)
+		cli_heap_huge();	/* the file readers' is cli_session_open's */
 	return finish_output(c->fn(argc - 1, argv + 1));
 }

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The commands that read a file (report, script, diff, annotate) and top
+# The commands that read a file (report, script, diff, annotate; not for a
+# --call-graph dwarf file, whose time is unwinding) and top
 # put their heap on transparent huge pages (cli/heap.c): the heap is
 # grown once and marked MADV_HUGEPAGE, which smaps shows as VmFlags "hg".
 # TALLY_NO_HUGE_HEAP=1 leaves it alone. Either way the output is the same.
