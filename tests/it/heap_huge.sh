@@ -18,6 +18,10 @@ heap_hg() {
 }
 if [ ! -d /sys/kernel/mm/transparent_hugepage ]; then
 	skip "this kernel has no transparent huge pages"
+	skip "this kernel has no transparent huge pages"
+elif [ -n "${SAN:-}" ]; then
+	skip "the sanitized build: ASan's allocator has no brk heap to mark"
+	skip "the sanitized build: ASan's allocator has no brk heap to mark"
 else
 	n=$(heap_hg "")
 	check "top's heap is marked for huge pages ($n regions)" [ "$n" -ge 1 ]
