@@ -129,6 +129,10 @@ static const struct where_map *map_copy(struct resolver *r, const struct tally_m
 	if (!(c = calloc(1, sizeof(*c))))
 		return NULL;
 	c->path = m->filename;
+	c->dso = m->kernel && !strncmp(m->filename, "[kernel.kallsyms]", 17) ?
+		 "[kernel.kallsyms]" : short_name(r, m->filename);
+	/* perf's kernel DSO is made before any event, the others at their first MMAP */
+	c->rank = m->kernel ? 0 : r->file_rank(r->ss, m->filename);
 	c->start = m->start;
 	c->end = m->end;
 	c->pgoff = m->pgoff;
@@ -236,8 +240,7 @@ struct where *tally__resolver_get(struct resolver *r, int32_t pid, int32_t tid, 
 			r->free = k + 1;
 			return NULL;
 		}
-		e->w.dso = ai.map->kernel && !strncmp(ai.map->filename, "[kernel.kallsyms]", 17) ?
-			   "[kernel.kallsyms]" : short_name(r, ai.map->filename);
+		e->w.dso = e->w.map->dso;
 		if (ai.map->kernel)
 			e->w.mode = 'k';
 	}
@@ -251,8 +254,7 @@ struct where *tally__resolver_get(struct resolver *r, int32_t pid, int32_t tid, 
 	 * it in the usual layouts) elsewhere.
 	 */
 	e->vaddr = ai.vaddr;
-	/* perf's kernel DSO is made before any event, the others at their first MMAP */
-	e->w.dso_rank = !ai.map || ai.map->kernel ? 0 : r->file_rank(r->ss, ai.map->filename);
+	e->w.dso_rank = ai.map ? e->w.map->rank : 0;
 	e->w.sym = ai.sym ? ai.sym->name : NULL;
 	e->w.sym_start = ai.sym ? ai.sym->start : 0;
 	e->w.addr = ai.map ? ai.map_ip : ip;

@@ -25,6 +25,8 @@ struct tally_session;
  */
 struct where_map {
 	const char *path;		/* the whole file name */
+	const char *dso;		/* its DSO column's name (where.dso) */
+	uint32_t rank;			/* its where.dso_rank: once per map, not per address */
 	uint64_t start, end, pgoff;
 	bool kernel;
 	uint8_t build_id_size;
