@@ -32,8 +32,7 @@ static void *gap;
 void cli_heap_huge(void)
 {
 	static bool done;	/* diff opens two files */
-	uintptr_t lo, hi;
-	void *p;
+	uintptr_t b, lo, hi;
 
 	if (done)
 		return;
@@ -50,15 +49,15 @@ void cli_heap_huge(void)
 		return;
 	/*
 	 * A 2 MB region that one write touched before the madvise stays on
-	 * small pages. So the growth is one block from the top (where p
-	 * lies: the bins are empty this early) to a boundary lo: it takes
-	 * the pad with it and malloc's only writes, its header and the new
-	 * top's, fall below lo. What comes next starts at lo.
+	 * small pages. So the growth is one block, from the top chunk (which
+	 * ends at the break b) to a boundary lo: bigger than the top, it
+	 * takes the pad with it, and malloc's only writes, its header and
+	 * the new top's, fall below lo. What comes next starts at lo. (Were
+	 * a free block that big, it would serve instead: no growth, no mark.)
 	 */
-	p = malloc(1);
-	lo = ((uintptr_t)p + 65536 + HUGE - 1) & ~(HUGE - 1);
-	gap = p ? malloc(lo - (uintptr_t)p - 64) : NULL;
-	free(p);
+	b = (uintptr_t)sbrk(0);
+	lo = (b + (512ul << 10) + HUGE - 1) & ~(HUGE - 1);
+	gap = malloc(lo - b - 64);
 	(void)mallopt(M_TOP_PAD, 128 << 10);	/* glibc's default */
 	hi = (uintptr_t)sbrk(0) & ~(HUGE - 1);
 	if (gap && hi > lo)
