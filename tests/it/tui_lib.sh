@@ -11,12 +11,13 @@ if ! command -v tmux >/dev/null; then
 	done_testing; exit 0
 fi
 
-# run NAME CMD: CMD in a 120x40 terminal, then its status and the tty's modes
+# run NAME CMD: CMD in a 120x40 terminal, then the tty's modes and its
+# status (in that order: exited's answer means the modes are written)
 run() {
 	local name=$1; shift
 	tm kill-session -t "$name" 2>/dev/null
 	tm new-session -d -s "$name" -x 120 -y 40 \
-		"cd $d; $*; echo EXITED \$? > $d/$name.rc; stty -a > $d/$name.stty; sleep 60"
+		"cd $d; $*; rc=\$?; stty -a > $d/$name.stty; echo EXITED \$rc > $d/$name.rc; sleep 60"
 }
 screen() { tm capture-pane -p -t "$1"; }
 # under the sanitizers everything is several times slower: waits scale
