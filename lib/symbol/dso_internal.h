@@ -57,6 +57,7 @@ struct tally_dso {
 	void *dw_map;			/* dw_elf's file mapping, NULL: not one we may drop */
 	size_t dw_map_len;
 	uint64_t dw_info_off, dw_info_len;	/* .debug_info in it; 0: not read there */
+	unsigned dw_walks;		/* scope chains walked since its pages were last dropped */
 	/* per CU, the ranges of its top-level scopes (srcline.c), made at its first address */
 	struct tally__cu_scopes *cu_scopes;
 	size_t nr_cu_scopes;
