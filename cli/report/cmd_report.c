@@ -403,7 +403,7 @@ struct rows_out {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	size_t next, nchunk;
-	struct rows_buf { char *text; size_t len, cap; bool done; } *buf;
+	struct rows_buf { char *text; size_t len, cap; bool done, failed; } *buf;
 };
 
 #define ROWS_CHUNK	32
@@ -458,23 +458,30 @@ static ssize_t buf_write(void *cookie, const char *p, size_t n)
 	return (ssize_t)n;
 }
 
-/* Chunk c's rows into memory: its text NULL when that failed (printed again by the writer). */
-static void print_chunk(struct rows_out *o, size_t c)
+/* Chunk c's rows to fp. */
+static void print_rows_of(FILE *fp, const struct rows_out *o, size_t c)
 {
 	size_t end = (c + 1) * ROWS_CHUNK < o->n ? (c + 1) * ROWS_CHUNK : o->n;
-	struct rows_buf b = { NULL, 0, 0, true };
+
+	for (size_t k = c * ROWS_CHUNK; k < end; k++)
+		print_row(fp, o, &o->rows[k]);
+}
+
+/* Chunk c's rows into memory; failed (no memory) has the writer print them again. */
+static void print_chunk(struct rows_out *o, size_t c)
+{
+	struct rows_buf b = { .done = true, .failed = true };
 	FILE *fp = fopencookie(&b, "w", (cookie_io_functions_t){ .write = buf_write });
-	bool ok = false;
 
 	if (fp) {
 		__fsetlocking(fp, FSETLOCKING_BYCALLER);
-		for (size_t k = c * ROWS_CHUNK; k < end; k++)
-			print_row(fp, o, &o->rows[k]);
-		ok = !fclose(fp);
+		print_rows_of(fp, o, c);
+		b.failed = fclose(fp) != 0;
 	}
-	if (!ok) {
+	if (b.failed) {
 		free(b.text);
 		b.text = NULL;
+		b.len = 0;
 	}
 	pthread_mutex_lock(&o->mu);
 	o->buf[c] = b;
@@ -541,14 +548,10 @@ static void print_rows(struct rows_out *o)
 			print_chunk(o, mine);
 			mine = SIZE_MAX;
 		}
-		if (mine == c || !o->buf[c].text) {	/* a failed chunk is printed here */
-			size_t end = (c + 1) * ROWS_CHUNK < o->n ? (c + 1) * ROWS_CHUNK : o->n;
-
-			for (size_t k = c * ROWS_CHUNK; k < end; k++)
-				print_row(stdout, o, &o->rows[k]);
-		} else {
+		if (mine == c || o->buf[c].failed)	/* a failed chunk is printed here */
+			print_rows_of(stdout, o, c);
+		else if (o->buf[c].len)	/* none: every row of it under --percent-limit */
 			fwrite_unlocked(o->buf[c].text, 1, o->buf[c].len, stdout);
-		}
 		free(o->buf[c].text);
 	}
 	if (helper)
