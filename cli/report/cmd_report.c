@@ -241,18 +241,18 @@ static int key_width(const struct report *r, struct tally_hist_row *rows, size_t
 }
 
 /* One key's cell: perf leaves a last symbol or source line unpadded. */
-static void print_key(FILE *fp, const struct report *r, const struct tally_hist_row *e, enum sort_key k, int width,
-		      bool last)
+static void print_key(struct line *ln, const struct report *r, const struct tally_hist_row *e,
+		      enum sort_key k, int width, bool last)
 {
 	char buf[4096];
 	const char *s = key_text(e, k);
 	size_t l;
 
-	fputs_unlocked("  ", fp);
+	line_put(ln, "  ", 2);
 	if (s && k == K_SYM) {
-		fputc_unlocked('[', fp);
-		fputc_unlocked(e->level, fp);
-		fputs_unlocked("] ", fp);
+		char lv[4] = { '[', e->level, ']', ' ' };
+
+		line_put(ln, lv, sizeof(lv));
 		width -= 4;
 	} else if (!s) {
 		value(r, e, k, buf, sizeof(buf));
@@ -261,9 +261,9 @@ static void print_key(FILE *fp, const struct report *r, const struct tally_hist_
 	l = strlen(s);
 	if (k == K_COMM || k == K_TRACE) {
 		/* perf's "%-*.*s": cut to the width, a trace padded only when not last */
-		put_left(fp, s, l < (size_t)width ? l : (size_t)width, k == K_TRACE && last ? 0 : width);
+		line_left(ln, s, l < (size_t)width ? l : (size_t)width, k == K_TRACE && last ? 0 : width);
 	} else {
-		put_left(fp, s, l, last && (k == K_SYM || k == K_SRCLINE) ? 0 : width);
+		line_left(ln, s, l, last && (k == K_SYM || k == K_SRCLINE) ? 0 : width);
 	}
 }
 
@@ -364,6 +364,8 @@ static void print_hist_fields(struct report *r, int idx)
 		printf("\n#\n");
 	for (size_t k = 0; k < n; k++) {
 		const struct tally_hist_row *e = &rows[k];
+		struct line ln = { .fp = stdout };
+		char nb[32];
 
 		if (100.0 * (r->children ? e->children : e->self) / tot < r->percent_limit)
 			continue;
@@ -371,20 +373,24 @@ static void print_hist_fields(struct report *r, int idx)
 			int f = r->fields[i];
 
 			switch (f) {
-			case F_OVERHEAD: fputs("  ", stdout); put_pct(stdout, 100.0 * e->self / tot, 7); break;
+			case F_OVERHEAD: line_put(&ln, "  ", 2); line_pct(&ln, 100.0 * e->self / tot, 7); break;
 			case F_CHILDREN:
-				fputs("  ", stdout);
+				line_put(&ln, "  ", 2);
 				if (r->children)
-					put_pct(stdout, 100.0 * e->children / tot, 7);
+					line_pct(&ln, 100.0 * e->children / tot, 7);
 				else
-					printf("%8s", "N/A");	/* perf's, without --children */
+					line_put(&ln, "     N/A", 8);	/* perf's "%8s", without --children */
 				break;
-			case F_PERIOD: printf("  %12llu", (unsigned long long)e->self); break;
-			case F_SAMPLE: printf("  %12llu", (unsigned long long)e->samples); break;
-			default: print_key(stdout, r, e, (enum sort_key)f, width[i], i == r->nfields - 1); break;
+			case F_PERIOD:
+			case F_SAMPLE:
+				line_put(&ln, nb, (size_t)snprintf(nb, sizeof(nb), "  %12llu",
+					 (unsigned long long)(f == F_PERIOD ? e->self : e->samples)));
+				break;
+			default: print_key(&ln, r, e, (enum sort_key)f, width[i], i == r->nfields - 1); break;
 			}
 		}
-		putchar('\n');
+		line_putc(&ln, '\n');
+		line_flush(&ln);
 		print_graph(stdout, r, total, e);
 	}
 	printf("\n\n");
@@ -417,20 +423,26 @@ static void print_row(FILE *fp, const struct rows_out *o, const struct tally_his
 	/* --percent-limit hides rows; the widths were taken over all */
 	if (100.0 * (r->children ? e->children : e->self) / tot < r->percent_limit)
 		return;
+	struct line ln = { .fp = fp };
+	char num[32];
+
 	if (r->children) {
-		fputs_unlocked("  ", fp);
-		put_pct(fp, 100.0 * e->children / tot, 7);
+		line_put(&ln, "  ", 2);
+		line_pct(&ln, 100.0 * e->children / tot, 7);
 	}
-	fputs_unlocked("  ", fp);
-	put_pct(fp, 100.0 * e->self / tot, 7);
+	line_put(&ln, "  ", 2);
+	line_pct(&ln, 100.0 * e->self / tot, 7);
 	if (r->show_nr)
-		fprintf(fp, "  %12llu", (unsigned long long)e->samples);
+		line_put(&ln, num, (size_t)snprintf(num, sizeof(num), "  %12llu",
+						    (unsigned long long)e->samples));
 	if (r->show_period)
-		fprintf(fp, "  %12llu", (unsigned long long)e->self);
+		line_put(&ln, num, (size_t)snprintf(num, sizeof(num), "  %12llu",
+						    (unsigned long long)e->self));
 	for (int i = 0; i < r->nsort; i++)
 		if (!r->elide[r->sort[i]])
-			print_key(fp, r, e, r->sort[i], o->width[i], i == o->last);
-	fputc_unlocked('\n', fp);
+			print_key(&ln, r, e, r->sort[i], o->width[i], i == o->last);
+	line_putc(&ln, '\n');
+	line_flush(&ln);
 	print_graph(fp, r, o->total, e);
 }
 

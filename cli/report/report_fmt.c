@@ -2,33 +2,74 @@
 /*
  * The report's cells without printf (the shares through
  * tally_hist__fmt_pct). The writes are stdio's unlocked ones: one thread
- * prints.
+ * prints a stream.
  */
 #include <string.h>
 #include <tally/hist.h>
 #include "report_fmt.h"
 
-static void put_spaces(FILE *fp, int n)
-{
-	static const char sp[] = "                                ";
+static const char spaces[] = "                                ";
 
-	for (; n > 0; n -= (int)sizeof(sp) - 1)
-		fwrite_unlocked(sp, 1, n < (int)sizeof(sp) - 1 ? (size_t)n : sizeof(sp) - 1, fp);
-}
+/* "%.2f" of the largest double, and a '%' */
+#define PCT_MAX 336
 
 void put_pct(FILE *fp, double v, int width)
 {
-	char buf[64];
-	int n = tally_hist__fmt_pct(buf, sizeof(buf), v);
+	char buf[PCT_MAX];
+	int n = tally_hist__fmt_pct(buf, sizeof(buf) - 1, v);
 
-	put_spaces(fp, width - n);
+	if (n < 0 || n > (int)sizeof(buf) - 2)
+		n = n < 0 ? 0 : (int)sizeof(buf) - 2;
+
+	for (int pad = width - n; pad > 0; pad -= (int)sizeof(spaces) - 1)
+		fwrite_unlocked(spaces, 1, pad < (int)sizeof(spaces) - 1 ? (size_t)pad :
+				sizeof(spaces) - 1, fp);
 	fwrite_unlocked(buf, 1, (size_t)n, fp);
 	fputc_unlocked('%', fp);
 }
 
-void put_left(FILE *fp, const char *s, size_t len, int width)
+void line_flush(struct line *l)
 {
-	fwrite_unlocked(s, 1, len, fp);
+	if (l->n)
+		fwrite_unlocked(l->b, 1, l->n, l->fp);
+	l->n = 0;
+}
+
+void line_put(struct line *l, const char *s, size_t n)
+{
+	while (n) {
+		size_t room = sizeof(l->b) - l->n, k = n < room ? n : room;
+
+		memcpy(l->b + l->n, s, k);
+		l->n += k;
+		s += k;
+		n -= k;
+		if (l->n == sizeof(l->b))
+			line_flush(l);
+	}
+}
+
+static void line_spaces(struct line *l, int n)
+{
+	for (; n > 0; n -= (int)sizeof(spaces) - 1)
+		line_put(l, spaces, n < (int)sizeof(spaces) - 1 ? (size_t)n : sizeof(spaces) - 1);
+}
+
+void line_pct(struct line *l, double v, int width)
+{
+	char buf[PCT_MAX];
+	int n = tally_hist__fmt_pct(buf, sizeof(buf) - 1, v);
+
+	if (n < 0 || n > (int)sizeof(buf) - 2)
+		n = n < 0 ? 0 : (int)sizeof(buf) - 2;
+	line_spaces(l, width - n);
+	buf[n] = '%';
+	line_put(l, buf, (size_t)n + 1);
+}
+
+void line_left(struct line *l, const char *s, size_t len, int width)
+{
+	line_put(l, s, len);
 	if ((int)len < width)
-		put_spaces(fp, width - (int)len);
+		line_spaces(l, width - (int)len);
 }

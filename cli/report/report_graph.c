@@ -293,10 +293,19 @@ static void print_graph(struct printer *pr, const struct tally_hist_node *root, 
 			uint64_t parent, bool skip_first)
 {
 	const struct tally_hist_node **kids;
-	size_t nk = shown_children(pr, root, &kids);
+	size_t nk;
 	bool printed = false;
 	int left = 0;
 	char buf[32];
+
+	/*
+	 * Below graph's one threshold, no child shows and nothing prints
+	 * (a child's share is at most the root's below): most rows of a
+	 * big profile, asked no more.
+	 */
+	if (pr->p->mode != CG_FRACTAL && node_info(root).below < pr->min_hit)
+		return;
+	nk = shown_children(pr, root, &kids);
 
 	if (nk == 1 && cumul(kids[0]) == parent) {
 		/* one root with all of the row: no percentage, no column */

@@ -69,31 +69,50 @@ static void test_ties_and_edges(void **state)
 
 static void test_put(void **state)
 {
-	static const double v[] = { 0.0, 3.14159, 100.0, 12345.678, -2.5, 0.125 };
+	static const double v[] = { 0.0, 3.14159, 100.0, 12345.678, -2.5, 0.125, 1e300 };
 	static const int w[] = { 0, 1, 6, 7, 12 };
-	char *a = NULL, *b = NULL;
-	size_t na = 0, nb = 0;
-	FILE *fa = open_memstream(&a, &na), *fb = open_memstream(&b, &nb);
+	char *a = NULL, *b = NULL, *c = NULL;
+	size_t na = 0, nb = 0, nc = 0;
+	FILE *fa = open_memstream(&a, &na), *fb = open_memstream(&b, &nb),
+	     *fc = open_memstream(&c, &nc);
+	struct line ln = { .fp = fb };
+	char big[5000];
 
 	(void)state;
 	assert_non_null(fa);
 	assert_non_null(fb);
+	assert_non_null(fc);
 	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
 		for (size_t j = 0; j < sizeof(w) / sizeof(w[0]); j++) {
 			fprintf(fa, "[%*.2f%%]", w[j], v[i]);
-			fputc('[', fb);
-			put_pct(fb, v[i], w[j]);
-			fputc(']', fb);
+			line_putc(&ln, '[');
+			line_pct(&ln, v[i], w[j]);
+			line_putc(&ln, ']');
+			fputc('[', fc);
+			put_pct(fc, v[i], w[j]);
+			fputc(']', fc);
 			fprintf(fa, "[%-*s]", w[j], "sym");
-			fputc('[', fb);
-			put_left(fb, "symbol", 3, w[j]);
-			fputc(']', fb);
+			fprintf(fc, "[%-*s]", w[j], "sym");
+			line_putc(&ln, '[');
+			line_left(&ln, "symbol", 3, w[j]);
+			line_putc(&ln, ']');
 		}
+	/* more than the line holds: written as it fills, in order */
+	memset(big, 'x', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	fprintf(fa, "%-6000s|", big);
+	fprintf(fc, "%-6000s|", big);
+	line_left(&ln, big, strlen(big), 6000);
+	line_putc(&ln, '|');
+	line_flush(&ln);
 	fclose(fa);
 	fclose(fb);
+	fclose(fc);
 	assert_string_equal(a, b);
+	assert_string_equal(a, c);
 	free(a);
 	free(b);
+	free(c);
 }
 
 int main(void)
