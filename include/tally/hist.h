@@ -121,9 +121,16 @@ struct tally_hist_opts {
 	 * functions of one name are one row). Added in 0.3.
 	 */
 	bool sym_by_name;
+	/*
+	 * A row whose share (children when counted, else self) is under this
+	 * percent of its event's whole period, as an integer (perf's graph
+	 * threshold), gets no tree: graph NULL, where a printer with that
+	 * threshold shows nothing under it. 0: every row's. Added in 0.3.
+	 */
+	double graph_min;
 	size_t :0;
 };
-#define tally_hist_opts__last_field sym_by_name
+#define tally_hist_opts__last_field graph_min
 
 /*
  * A histogram of ss's samples (ss outlives it: its address spaces

@@ -53,8 +53,10 @@ struct entry {
 	bool visible;			/* a sample that passed the filters touched it */
 	bool dead;			/* a decay's, freed once out of the kept order */
 	bool from_chain;		/* made by a chain's frame (its ip absolute, as perf's he->ip) */
+	bool graphed;			/* a chain was its call graph's (cg 0 when graph_min left it out) */
 	uint32_t cg;			/* its call graph's root in h->nodes (0: none) */
 	uint32_t max_depth;		/* its longest chain (perf orders equal rows by it) */
+	uint64_t walk;			/* graph_note's: the last walk that took it */
 	size_t seq;			/* the order entries were made in (perf_order) */
 	size_t rank;			/* perf_order's: its place before the output sort */
 	uint64_t pre;			/* perf_order's: the leading keys' ranks, packed (sort_npre) */
@@ -126,6 +128,11 @@ struct tally_hist {
 	struct entry_blk *eblk;		/* the entries' blocks, the newest first */
 	size_t eblk_used;		/* entries taken from the newest */
 	struct entry *efree;		/* entries a decay gave back (linked by next) */
+	double graph_min;		/* opts' percent: rows under it get no tree */
+	uint64_t walks;			/* graph_note's count */
+	/* the walks kept until the counts are in (graph_min): records of graph_note's */
+	uint64_t *gbuf;
+	size_t ngbuf, cap_gbuf;
 };
 
 static struct entry *entry_new(struct tally_hist *h)
@@ -664,7 +671,7 @@ static const char *find_parent(struct tally_hist *h, const struct shape *x,
  * chain once.
  */
 static int graph_shape(struct tally_hist *h, const struct shape *x, uint64_t period, uint64_t count);
-static int graph_walk(struct tally_hist *h, struct entry *self,
+static int graph_note(struct tally_hist *h, int idx, struct entry *self,
 		      const struct tally_hist_frame *const *frames, struct entry *const *ents, size_t n,
 		      uint64_t period, uint64_t count);
 
@@ -752,14 +759,14 @@ static int hist_shape(struct tally_hist *h, const struct shape *x, uint64_t peri
 		return 0;
 	if (n > CHAIN_MAX)	/* graph_shape keeps the root's end of so long a chain */
 		return graph_shape(h, x, period, count);
-	return graph_walk(h, self, gframes, gents, n, period, count);
+	return graph_note(h, x->idx, self, gframes, gents, n, period, count);
 }
 
 /*
  * A shape's share in the call graphs (period and count not yet there)
  * apart from its counts' (hist_shape): with the parent key, or a chain
  * of more than CHAIN_MAX frames (its root's end kept). Its frames and
- * entries are found again, for graph_walk.
+ * entries are found again, for graph_note.
  */
 static int graph_shape(struct tally_hist *h, const struct shape *x, uint64_t period, uint64_t count)
 {
@@ -818,47 +825,132 @@ static int graph_shape(struct tally_hist *h, const struct shape *x, uint64_t per
 		rev[i] = frames[n - 1 - i];
 	for (size_t k = 0; h->children && k < n; k++)
 		walk_ents[k] = ents[h->caller ? k : n - 1 - k];
-	return graph_walk(h, self, h->caller ? frames : rev, walk_ents, n, period, count);
+	return graph_note(h, x->idx, self, h->caller ? frames : rev, walk_ents, n, period, count);
 }
 
 /*
  * The adds of a shape's chain, frames[0..n-1] in the walk's (display)
- * order with each one's entry (ents, with children): the row's own
- * entry gets the whole chain; with children each other entry on the
- * chain (the first time it appears, as perf's he_cache) gets the chain
- * from its frame on.
+ * order: the row's own entry gets the whole chain; with children each
+ * entry of ents (NULL: none there, or not that entry's first time on
+ * the chain) gets the chain from its frame on. Entries whose share is
+ * under min get nothing.
  */
 static int graph_walk(struct tally_hist *h, struct entry *self,
 		      const struct tally_hist_frame *const *frames, struct entry *const *ents, size_t n,
+		      uint64_t period, uint64_t count, uint64_t min)
+{
+	int err = 0;
+
+	if ((h->children ? self->children : self->self) >= min)
+		err = tally__hist_graph_add(&h->nodes, &self->cg, frames, n, period, count,
+					    h->address);
+	for (size_t k = 0; h->children && k < n && !err; k++)
+		if (ents[k] && ents[k]->children >= min)
+			err = tally__hist_graph_add(&h->nodes, &ents[k]->cg, frames + k, n - k,
+						    period, count, h->address);
+	return err;
+}
+
+/* Words of a walk's record: self, n, its event, period, count, n frames, n entries. */
+#define REC_WORDS(n) (5 + 2 * (n))
+/* The records kept at most (words): past it, they are walked at once, whole. */
+#define GBUF_MAX ((size_t)4 << 20)
+
+/* The kept walks, in order: the trees of the entries at or over min of their event's total. */
+static int graph_replay(struct tally_hist *h, bool all)
+{
+	static const struct tally_hist_frame *frames[CHAIN_MAX];
+	static struct entry *ents[CHAIN_MAX];
+	int err = 0;
+
+	for (size_t i = 0; i < h->ngbuf && !err;) {
+		const uint64_t *rec = &h->gbuf[i];
+		size_t n = rec[1];
+		/* perf's threshold: the event's whole period times the percent, as an integer */
+		uint64_t min = all ? 0 : (uint64_t)((double)h->ev[rec[2]].total *
+						    (h->graph_min / 100.0));
+
+		for (size_t k = 0; k < n; k++) {
+			frames[k] = (const struct tally_hist_frame *)(uintptr_t)rec[5 + k];
+			ents[k] = (struct entry *)(uintptr_t)rec[5 + n + k];
+		}
+		err = graph_walk(h, (struct entry *)(uintptr_t)rec[0], frames, ents, n, rec[3], rec[4],
+				 min);
+		i += REC_WORDS(n);
+	}
+	h->ngbuf = 0;
+	return err;
+}
+
+/*
+ * A shape's chain for the call graphs: frames[0..n-1] in the walk's
+ * order, each one's entry (ents, with children). What the row order
+ * reads of the trees is noted here (graphed, max_depth); the trees are
+ * grown now, or, with graph_min, once the counts say which rows show
+ * theirs (most of a big profile's rows are under the threshold: three
+ * quarters of the adds).
+ */
+static int graph_note(struct tally_hist *h, int idx, struct entry *self,
+		      const struct tally_hist_frame *const *frames, struct entry *const *ents, size_t n,
 		      uint64_t period, uint64_t count)
 {
-	static struct entry *seen[CHAIN_MAX + 1];
-	size_t nseen = 0;
-	int err;
+	static struct entry *firsts[CHAIN_MAX];
+	uint64_t walk = ++h->walks;
+	struct entry **out = firsts;
+	uint64_t *rec = NULL;
 
 	if (!self || !n)
 		return 0;
-	err = tally__hist_graph_add(&h->nodes, &self->cg, frames, n, period, count, h->address);
+	if (h->graph_min > 0) {
+		if (h->ngbuf + REC_WORDS(n) > GBUF_MAX) {
+			int err = graph_replay(h, true);	/* so much kept: the trees whole, in order */
+
+			if (err)
+				return err;
+		}
+		if (h->ngbuf + REC_WORDS(n) > h->cap_gbuf) {
+			size_t cap = h->cap_gbuf ? 2 * h->cap_gbuf : 65536;
+			uint64_t *v;
+
+			while (cap < h->ngbuf + REC_WORDS(n))
+				cap *= 2;
+			if (!(v = realloc(h->gbuf, cap * sizeof(*v))))
+				return -ENOMEM;
+			h->gbuf = v;
+			h->cap_gbuf = cap;
+		}
+		rec = &h->gbuf[h->ngbuf];
+		rec[0] = (uint64_t)(uintptr_t)self;
+		rec[1] = n;
+		rec[2] = (uint64_t)idx;
+		rec[3] = period;
+		rec[4] = count;
+		for (size_t k = 0; k < n; k++)
+			rec[5 + k] = (uint64_t)(uintptr_t)frames[k];
+		out = firsts;
+		h->ngbuf += REC_WORDS(n);
+	}
+	self->graphed = true;
+	self->walk = walk;
 	if (n > self->max_depth)
 		self->max_depth = (uint32_t)n;
-	if (!h->children)
-		return err;
-	seen[nseen++] = self;
-	for (size_t k = 0; k < n && !err; k++) {
-		struct entry *e = ents[k];
-		size_t j;
+	for (size_t k = 0; k < n; k++) {
+		struct entry *e = h->children ? ents[k] : NULL;
 
-		for (j = 0; j < nseen && seen[j] != e; j++)
-			;
-		if (!e || j < nseen)
+		out[k] = NULL;
+		if (!e || e->walk == walk)
 			continue;
-		seen[nseen++] = e;
-		err = tally__hist_graph_add(&h->nodes, &e->cg, frames + k, n - k, period, count,
-					    h->address);
+		e->walk = walk;
+		e->graphed = true;
 		if (n - k > e->max_depth)
 			e->max_depth = (uint32_t)(n - k);
+		out[k] = e;
 	}
-	return err;
+	if (!rec)
+		return graph_walk(h, self, frames, out, n, period, count, 0);
+	for (size_t k = 0; k < n; k++)
+		rec[5 + n + k] = (uint64_t)(uintptr_t)out[k];
+	return 0;
 }
 
 /* ---- order ---- */
@@ -892,7 +984,7 @@ static int cmp_item(const struct entry *a, const struct entry *b, int f)
 	 * graphs on, the row of the same thread whose longest chain is
 	 * longer comes first (shorter first in callee order).
 	 */
-	if (f == TALLY_HIST_BY_CHILDREN && h->children && h->graph && a->cg && b->cg &&
+	if (f == TALLY_HIST_BY_CHILDREN && h->children && h->graph && a->graphed && b->graphed &&
 	    a->tid == b->tid && a->pid == b->pid && a->max_depth != b->max_depth)
 		return (a->max_depth > b->max_depth) == h->caller ? -1 : 1;
 	return 0;
@@ -908,7 +1000,8 @@ static int cmp_item(const struct entry *a, const struct entry *b, int f)
 	do {											\
 		if ((h)->children && (a)->children != (b)->children)				\
 			return (a)->children > (b)->children ? -1 : 1;				\
-		if ((h)->children && (h)->graph && (a)->cg && (b)->cg && (a)->tid == (b)->tid &&	\
+		if ((h)->children && (h)->graph && (a)->graphed && (b)->graphed &&			\
+		    (a)->tid == (b)->tid &&								\
 		    (a)->pid == (b)->pid && (a)->max_depth != (b)->max_depth)			\
 			return ((a)->max_depth > (b)->max_depth) == (h)->caller ? -1 : 1;	\
 		if ((a)->self != (b)->self)							\
@@ -996,7 +1089,7 @@ struct row_key {		/* cmp_rows' */
 	const char *sym;
 	int32_t tid, pid;
 	uint32_t max_depth;
-	bool cg;
+	bool graphed;
 };
 
 /* Whether the keys' copies hold all that cmp_in and cmp_rows read: every key in pre but a last symbol. */
@@ -1016,7 +1109,7 @@ static void row_key_of(struct row_key *k, const struct entry *e)
 {
 	*k = (struct row_key){ .children = e->children, .self = e->self, .pre = e->pre,
 			       .sym = e->sym, .tid = e->tid, .pid = e->pid,
-			       .max_depth = e->max_depth, .cg = e->cg != 0 };
+			       .max_depth = e->max_depth, .graphed = e->graphed };
 }
 
 /* cmp_in on the copies (keys_packed) */
@@ -1159,7 +1252,7 @@ static bool rows_transitive(const struct tally_hist *h, struct entry **e, size_t
 	if (!h->children || !h->graph)
 		return true;
 	for (size_t i = 0; i < n; i++)
-		if (!e[i]->cg || e[i]->tid != e[0]->tid || e[i]->pid != e[0]->pid)
+		if (!e[i]->graphed || e[i]->tid != e[0]->tid || e[i]->pid != e[0]->pid)
 			return false;
 	return true;
 }
@@ -1575,6 +1668,10 @@ int tally_hist__resort(struct tally_hist *h)
 		if (x->count != x->rows_count)
 			err = graph_shape(h, x, x->period - x->rows_period, x->count - x->rows_count);
 	}
+	/* the counts in: the kept walks grow the trees of the rows that show them */
+	if (!err)
+		err = graph_replay(h, false);
+	h->ngbuf = 0;
 	for (size_t i = 0; i < h->nshapes; i++) {
 		h->shapes[i]->rows_period = h->shapes[i]->period;
 		h->shapes[i]->rows_count = h->shapes[i]->count;
@@ -1827,6 +1924,7 @@ struct tally_hist *tally_hist__new(struct tally_session *ss, const struct tally_
 	h->address = TALLY_OPTS_GET(opts, address, false);
 	h->timeline = TALLY_OPTS_GET(opts, timeline, false);
 	h->sym_by_name = TALLY_OPTS_GET(opts, sym_by_name, false);
+	h->graph_min = TALLY_OPTS_GET(opts, graph_min, 0.0);
 	h->res.no_inline = TALLY_OPTS_GET(opts, no_inline, false);
 	/* rows of the sampled functions alone need no chain */
 	h->no_chain = !TALLY_OPTS_GET(opts, chains, false) && !h->children && !h->graph &&
@@ -1861,6 +1959,7 @@ void tally_hist__free(struct tally_hist *h)
 		regfree(&h->parent_re);
 	tally__resolver_free(&h->res);
 	tally_strpool__free(h->traces);
+	free(h->gbuf);
 	free(h);
 }
 

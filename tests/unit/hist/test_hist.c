@@ -486,6 +486,71 @@ static void test_graph(void **state)
 	tally_session__close(ss);
 }
 
+/* A row's tree as text ("" for none). */
+static void tree_text(const struct tally_hist_row *x, char *buf, size_t size)
+{
+	char *p = buf;
+	size_t left = size;
+
+	buf[0] = '\0';
+	if (x->graph)
+		dump_tree(x->graph, 1, &p, &left);
+}
+
+/*
+ * graph_min: rows under the threshold (perf's, an integer of the event's
+ * whole period) get no tree; the others the very tree they get without
+ * it, and every row its place, counts and longest chain.
+ */
+static void test_graph_min(void **state)
+{
+	/* 42 in all: 50% is 21; alpha's A, B, C are at 30, 35, 35, beta's rows at 7 */
+	TALLY_OPTS(tally_hist_opts, full, .children = true, .graph = true,
+		   .order = TALLY_HIST_CALLER);
+	TALLY_OPTS(tally_hist_opts, half, .children = true, .graph = true,
+		   .order = TALLY_HIST_CALLER, .graph_min = 50);
+	TALLY_OPTS(tally_hist_opts, self, .graph = true, .order = TALLY_HIST_CALLEE,
+		   .graph_min = 50);
+	TALLY_OPTS(tally_hist_opts, self_full, .graph = true, .order = TALLY_HIST_CALLEE);
+	const struct tally_hist_opts *pairs[][2] = { { &full, &half }, { &self_full, &self } };
+	char a[4096], b[4096];
+
+	(void)state;
+	for (size_t k = 0; k < 2; k++) {
+		struct run ra = { 0 }, rb = { 0 };
+		struct tally_session *sa, *sb;
+		struct tally_hist *ha = hist_of(pairs[k][0], &sa, &ra), *hb = hist_of(pairs[k][1], &sb, &rb);
+		size_t with = 0, without = 0;
+
+		assert_int_equal(tally_hist__nr_rows(ha, 0), tally_hist__nr_rows(hb, 0));
+		for (size_t i = 0; i < tally_hist__nr_rows(ha, 0); i++) {
+			struct tally_hist_row x = row(ha, i), y = row(hb, i);
+			uint64_t share = k == 0 ? y.children : y.self;
+
+			assert_int_equal(x.addr, y.addr);
+			assert_string_equal(x.comm, y.comm);
+			assert_int_equal(x.self, y.self);
+			assert_int_equal(x.children, y.children);
+			assert_int_equal(x.max_depth, y.max_depth);
+			if (share < 21) {
+				assert_null(y.graph);
+				without++;
+				continue;
+			}
+			tree_text(&x, a, sizeof(a));
+			tree_text(&y, b, sizeof(b));
+			assert_true(strlen(a) > 0);
+			assert_string_equal(a, b);
+			with++;
+		}
+		assert_true(with > 0 && without > 0);
+		tally_hist__free(ha);
+		tally_hist__free(hb);
+		tally_session__close(sa);
+		tally_session__close(sb);
+	}
+}
+
 enum { X = 0x5000 };	/* X + 0x100 * i: the leaves of a wide tree */
 
 /*
@@ -841,6 +906,7 @@ int main(void)
 		cmocka_unit_test(test_incremental),
 		cmocka_unit_test(test_resort_each),
 		cmocka_unit_test(test_graph),
+		cmocka_unit_test(test_graph_min),
 		cmocka_unit_test(test_wide_tree),
 		cmocka_unit_test(test_decay),
 		cmocka_unit_test(test_decay_wide_tree),
