@@ -898,7 +898,7 @@ int tally__dso_load_elf(struct tally_dso *d, const struct tally__dso_ctx *ctx,
 	    cache_key(d, ctx, &f, id, n, use_id, use_sz, symtab, &key, &klen))
 		key = NULL;
 	if (key && !tally__symcache_load(key, klen, d)) {
-		d->demangle = d->demangle_lazy = ctx->demangle;
+		d->demangle = ctx->demangle;	/* the cache's names are as demangled as they get */
 		goto out;
 	}
 	if (symtab) {
@@ -948,7 +948,8 @@ finish:
 	/* PLT entries alone do not make a file unstripped */
 	if (!err && d->nr_syms <= (size_t)nplt && d->status == TALLY_DSO_OK)
 		d->status = TALLY_DSO_STRIPPED;
-	if (!err && key && d->nr_syms >= TALLY_SYMCACHE_MIN)
+	/* kept demangled, once: a run from the cache demangles nothing */
+	if (!err && key && d->nr_syms >= TALLY_SYMCACHE_MIN && !tally__dso_demangle_all(d))
 		(void)tally__symcache_store(key, klen, d);
 out:
 	free(key);

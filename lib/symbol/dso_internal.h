@@ -168,6 +168,12 @@ struct tally__symtree *tally__symtree_make(const struct tally__symtree_rec *r, s
 					   int32_t root, size_t nsyms);
 /* d's symbol holding vaddr (tally__syms_find), its name demangled if d's are; NULL. */
 const struct tally_symbol *tally__dso_symbol(struct tally_dso *d, uint64_t vaddr);
+/*
+ * Every name of d demangled now, as their first lookups would (the
+ * symbol cache keeps them so: a C++ file's lookups demangled thousands
+ * each run). 0 or -ENOMEM (the rest lazily then).
+ */
+int tally__dso_demangle_all(struct tally_dso *d);
 int tally__dso_load_elf(struct tally_dso *d, const struct tally__dso_ctx *ctx,
 			const uint8_t *want_id, size_t want_sz);
 int tally__dso_load_image(struct tally_dso *d, const void *img, size_t len,

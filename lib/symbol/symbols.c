@@ -549,11 +549,38 @@ static char *plt_demangle(const char *s)
 	return strdup(buf);
 }
 
+/* Symbol i's name as its first lookup leaves it: demangled (once). */
+static void demangle_one(struct tally_dso *d, size_t i)
+{
+	struct tally_symbol *sym = &d->syms[i];
+	char *dm;
+
+	d->dm_done[i / 8] |= (uint8_t)(1u << (i % 8));
+	if ((dm = sym->start >= d->plt_lo && sym->start < d->plt_hi ? plt_demangle(sym->name) :
+		  tally_demangle(sym->name))) {
+		if (!tally__dso_pooled(d, sym->name))
+			free((char *)sym->name);
+		sym->name = dm;
+	}
+}
+
+int tally__dso_demangle_all(struct tally_dso *d)
+{
+	if (!d->demangle_lazy)
+		return 0;
+	if (!d->dm_done && !(d->dm_done = calloc((d->nr_syms + 7) / 8, 1)))
+		return -ENOMEM;
+	for (size_t i = 0; i < d->nr_syms; i++)
+		if (!(d->dm_done[i / 8] & (1u << (i % 8))))
+			demangle_one(d, i);
+	d->demangle_lazy = false;
+	return 0;
+}
+
 const struct tally_symbol *tally__dso_symbol(struct tally_dso *d, uint64_t vaddr)
 {
 	const struct tally_symbol *sym;
 	size_t i;
-	char *dm;
 
 	if (d->kc)	/* the kallsyms cache's, read at the first lookup */
 		return tally__kcache_symbol(d->kc, vaddr);
@@ -564,15 +591,8 @@ const struct tally_symbol *tally__dso_symbol(struct tally_dso *d, uint64_t vaddr
 	i = (size_t)(sym - d->syms);
 	if (!d->dm_done && !(d->dm_done = calloc((d->nr_syms + 7) / 8, 1)))
 		return sym;	/* without memory: the name as the file has it */
-	if (d->dm_done[i / 8] & (1u << (i % 8)))
-		return sym;
-	d->dm_done[i / 8] |= (uint8_t)(1u << (i % 8));
-	if ((dm = sym->start >= d->plt_lo && sym->start < d->plt_hi ? plt_demangle(sym->name) :
-		  tally_demangle(sym->name))) {
-		if (!tally__dso_pooled(d, sym->name))
-			free((char *)sym->name);
-		d->syms[i].name = dm;
-	}
+	if (!(d->dm_done[i / 8] & (1u << (i % 8))))
+		demangle_one(d, i);
 	return sym;
 }
 

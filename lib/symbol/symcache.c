@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * A DSO's symbol table as its load from ELF left it (dso.c), kept in
- * $XDG_CACHE_HOME/tally/symtab2-HASH (2: the format's version), HASH the
+ * $XDG_CACHE_HOME/tally/symtab3-HASH (3: the format's version), HASH the
  * FNV of a key dso.c makes of what decides the table: the file's build id
  * and identity (path, device, inode, size, mtime), the debug files it
  * looked for, the options. Loading node's 150k symbols from ELF is most
@@ -13,8 +13,10 @@
  * the key itself (a hash collision is a miss), the symbols (start, end,
  * name offset, binding), perf's tree's nodes (start, end, symbol,
  * children; symtab.c), symsrc and dwarf_path, padding to 32 bytes, then
- * the names. Anything that does not add up is a miss: the table is
- * loaded from ELF again and the file rewritten.
+ * the names, demangled (as every first lookup would, where the options
+ * demangle: a C++ file's lookups demangled thousands of names each run).
+ * Anything that does not add up is a miss: the table is loaded from ELF
+ * again and the file rewritten.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -28,7 +30,7 @@
 #include "kcache.h"
 #include "symcache.h"
 
-#define SC_MAGIC	"TLYSYMT2"
+#define SC_MAGIC	"TLYSYMT3"
 #define SC_MAX		(1ull << 28)	/* symbols or nodes: more is not a file we wrote */
 
 struct sc_head {
@@ -57,7 +59,7 @@ static int sc_path(char *buf, size_t len, const void *key, size_t klen, bool cre
 {
 	char name[64];
 
-	snprintf(name, sizeof(name), "symtab2-%016llx",
+	snprintf(name, sizeof(name), "symtab3-%016llx",
 		 (unsigned long long)tally_fnv(TALLY_FNV_BASIS, key, klen));
 	return tally__cache_path(buf, len, name, create);
 }

@@ -62,7 +62,7 @@ int tally__cache_open(const char *path, size_t *size)
 }
 
 /* Files of formats this tally no longer reads. */
-static const char *const retired[] = { "kallsyms-", "kallsyms2-", "symtab1-" };
+static const char *const retired[] = { "kallsyms-", "kallsyms2-", "symtab1-", "symtab2-" };
 
 struct cfile {
 	char *path;

@@ -21,9 +21,9 @@ prog alpha
 rep() { "$TALLY" report --stdio -i "$1" 2>&1 | grep -v '^#'; }
 TALLY_SYMTAB_CACHE=0 rep "$d/a.data" >"$d/live"
 check "the program's function is in the report" grep -q 'alpha_750' "$d/live"
-is "TALLY_SYMTAB_CACHE=0: no table kept" "$(ls "$d/cache/tally"/symtab2-* 2>/dev/null | wc -l)" 0
+is "TALLY_SYMTAB_CACHE=0: no table kept" "$(ls "$d/cache/tally"/symtab3-* 2>/dev/null | wc -l)" 0
 rep "$d/a.data" >"$d/first"
-c=$(grep -l alpha_750 "$d/cache/tally"/symtab2-* 2>/dev/null | head -1)
+c=$(grep -l alpha_750 "$d/cache/tally"/symtab3-* 2>/dev/null | head -1)
 check "the first report keeps the program's table" test -s "$c"
 is "the kept table is private to its user" "$(stat -c %a "$c" 2>/dev/null)" 600
 check "the report that wrote it equals one from ELF" cmp -s "$d/live" "$d/first"

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * A DSO's symbols as loaded: in address order, one per address, their
- * names in one pool, and its PLT entries' names demangled at their first
- * lookup, not at the load (libstdc++'s 800 mangled entries cost 900
- * demangles a report).
+ * A DSO's symbols as loaded from ELF (the symbol cache off): in address
+ * order, one per address, their names in one pool, and its PLT entries'
+ * names demangled at their first lookup, not at the load (libstdc++'s
+ * 800 mangled entries cost 900 demangles a report). Kept in the cache,
+ * the names are demangled once, as those lookups would have them.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -111,13 +112,66 @@ static void test_sorted_unique(void **state)
 	tally_symbols__free(s);
 }
 
+/*
+ * The cache's table: written demangled by the load that made it, read
+ * back demangled, every name the one a lookup of the ELF load gives.
+ */
+static void test_cache_demangled(void **state)
+{
+	char dir[] = "/tmp/tally-dso-load.XXXXXX", cmd[64];
+	struct tally_symbols *lazy, *made, *cached;
+	struct tally_dso *dl, *dm, *dc;
+	size_t mangled = 0;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	setenv("XDG_CACHE_HOME", dir, 1);
+	lazy = tally_symbols__new(NULL);
+	dl = load(lazy, libstdcxx, 2);
+	unsetenv("TALLY_SYMTAB_CACHE");
+	made = tally_symbols__new(NULL);
+	dm = load(made, libstdcxx, 2);
+	cached = tally_symbols__new(NULL);
+	dc = load(cached, libstdcxx, 2);
+	setenv("TALLY_SYMTAB_CACHE", "0", 1);
+	if (!dl) {
+		tally_symbols__free(lazy);
+		tally_symbols__free(made);
+		tally_symbols__free(cached);
+		skip();
+	}
+	assert_non_null(dm);
+	assert_non_null(dc);
+	assert_int_equal(dl->nr_syms, dc->nr_syms);
+	assert_int_equal(dm->nr_syms, dc->nr_syms);
+	for (size_t i = 0; i < dl->nr_syms; i++) {
+		const char *raw = dl->syms[i].name;
+
+		mangled += !strncmp(raw, "_Z", 2);
+		/* the ELF load's, once looked up; the cache's as read */
+		assert_string_equal(tally_dso__find_symbol(dl, dl->syms[i].start)->name,
+				    dc->syms[i].name);
+		assert_string_equal(dm->syms[i].name, dc->syms[i].name);
+	}
+	assert_true(mangled > 1000);
+	tally_symbols__free(lazy);
+	tally_symbols__free(made);
+	tally_symbols__free(cached);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+	unsetenv("XDG_CACHE_HOME");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_plt_demangled_at_lookup),
 		cmocka_unit_test(test_names_pooled),
 		cmocka_unit_test(test_sorted_unique),
+		cmocka_unit_test(test_cache_demangled),
 	};
 
+	/* the ELF load's own ways: not a table the cache kept */
+	setenv("TALLY_SYMTAB_CACHE", "0", 1);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

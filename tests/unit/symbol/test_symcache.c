@@ -130,7 +130,7 @@ static void assert_same(struct tally_dso *a, struct tally_dso *b)
 
 static void path_of(char *buf, size_t len, const char *key)
 {
-	snprintf(buf, len, "%s/tally/symtab2-%016llx", dir,
+	snprintf(buf, len, "%s/tally/symtab3-%016llx", dir,
 		 (unsigned long long)tally_fnv(TALLY_FNV_BASIS, key, strlen(key)));
 }
 
@@ -152,7 +152,7 @@ static size_t nfiles(void)
 	glob_t g;
 	size_t n;
 
-	snprintf(pat, sizeof(pat), "%s/tally/symtab2-*", dir);
+	snprintf(pat, sizeof(pat), "%s/tally/symtab3-*", dir);
 	if (glob(pat, 0, NULL, &g))
 		return 0;
 	n = g.gl_pathc;
