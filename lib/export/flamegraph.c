@@ -4,9 +4,11 @@
  * then the frames, as collapsed stacks name them), laid out in C, drawn
  * as one SVG with its own script (hover, click to zoom, search, reset;
  * #z=ID and #s=REGEX in the address do the same on load). No remote
- * resources: it opens offline. One thread writes it: stdio's unlocked
- * calls (a lock taken per call was a third of the writing, 100k calls).
+ * resources: it opens offline. One thread writes the file: stdio's
+ * unlocked calls (a lock taken per call was a third of the writing, 100k
+ * calls); a big graph's second half is drawn into memory on a helper.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -372,13 +374,147 @@ int tally_stacks__write_svg_diff(const struct tally_stacks *base, const struct t
  * The graph of s; with base, a differential one: widths are s's samples,
  * colors the change of each frame's share (red grew, blue shrank).
  */
+/* What drawing a frame reads. */
+struct draw {
+	const struct dtree *t;
+	const struct tally_stacks *base;
+	double scale;
+	size_t height;
+	bool inverted;
+};
+
+/* Frames lo..hi-1 of the laid-out tree, each a <g> element. */
+static void draw_range(struct sink *o, const struct draw *dr, size_t lo, size_t hi)
+{
+	const struct dtree *t = dr->t;
+	const struct tally_stacks *base = dr->base;
+	double scale = dr->scale;
+	size_t height = dr->height;
+	bool inverted = dr->inverted;
+	char buf[4096];
+
+	for (size_t i = lo; i < hi; i++) {
+		const struct dnode *d = &t->v[i];
+		double x = PAD + (double)d->x * scale, w = (double)d->count * scale;
+		double pct = t->v[0].count ? 100.0 * (double)d->count / (double)t->v[0].count : 0;
+		size_t y = inverted ? TOP + d->depth * ROW : height - BOTTOM - (d->depth + 1) * ROW;
+		int fit = (int)((w - 6) / 7);
+
+		if (w < 0.1)
+			continue;	/* invisible: left out, as FlameGraph does */
+		s_puts(o, "<g class=\"f\" id=\"f");
+		put_u(o, i);
+		s_puts(o, "\" data-x=\"");
+		put_u(o, d->x);
+		s_puts(o, "\" data-w=\"");
+		put_u(o, d->count);
+		s_puts(o, "\" data-d=\"");
+		put_u(o, d->depth);
+		s_puts(o, "\" data-n=\"");
+		xml(o, d->text);
+		s_puts(o, "\"><title>");
+		xml(o, d->text);
+		s_puts(o, d->kind == 3 ? " [k] (" : " (");
+		put_u(o, d->count);
+		s_puts(o, " samples, ");
+		s_put(o, buf, (size_t)tally__fmt_fixed(buf, sizeof(buf), pct, 2));
+		s_putc(o, '%');
+		if (base)
+			s_put(o, buf, (size_t)snprintf(buf, sizeof(buf), "; %+.2f%% since the baseline", pct -
+				(t->v[0].base ? 100.0 * (double)d->base / (double)t->v[0].base : 0)));
+		s_puts(o, ")</title><rect x=\"");
+		put_f1(o, x);
+		s_puts(o, "\" y=\"");
+		put_u(o, y);
+		s_puts(o, "\" width=\"");
+		put_f1(o, w);
+		s_puts(o, "\" height=\"");
+		put_u(o, ROW - 1);
+		s_puts(o, "\" rx=\"2\" fill=\"");
+		if (base)
+			diff_color(o, d, t->v[0].count, t->v[0].base);
+		else
+			color(o, d);
+		s_puts(o, "\"/><text x=\"");
+		put_f1(o, x + 3);
+		s_puts(o, "\" y=\"");
+		put_u(o, y + ROW - 4);
+		s_puts(o, "\">");
+		if (fit >= 3) {
+			size_t l = strlen(d->text);
+
+			if (l <= (size_t)fit) {
+				xml(o, d->text);
+			} else {
+				snprintf(buf, sizeof(buf), "%.*s..", fit - 2, d->text);
+				xml(o, buf);
+			}
+		}
+		s_puts(o, "</text></g>\n");
+	}
+}
+
+/* The second half of the frames, drawn into memory on a helper thread. */
+struct half {
+	const struct draw *dr;
+	size_t lo, hi;
+	struct sink o;
+	char *text;
+	size_t len;
+};
+
+static void *draw_half(void *arg)
+{
+	struct half *h = arg;
+
+	draw_range(&h->o, h->dr, h->lo, h->hi);
+	s_flush(&h->o);
+	fflush(h->o.fp);
+	return NULL;
+}
+
+/* A graph of so many frames is drawn on two threads. */
+#define DRAW_THREAD_MIN 1024
+
+/*
+ * Every frame, in order: the second half on a helper where there is one
+ * (its text a third of a big graph's instructions), written after the
+ * first.
+ */
+static void draw_frames(struct sink *o, const struct draw *dr)
+{
+	size_t n = dr->t->n, mid = n / 2;
+	struct half *h = NULL;
+	pthread_t th;
+	bool helper = false;
+
+	if (n >= DRAW_THREAD_MIN && tally__two_threads() && (h = malloc(sizeof(*h)))) {
+		*h = (struct half){ .dr = dr, .lo = mid, .hi = n };
+		h->o.n = 0;
+		if ((h->o.fp = open_memstream(&h->text, &h->len)))
+			helper = !pthread_create(&th, NULL, draw_half, h);
+		if (!helper && h->o.fp)
+			fclose(h->o.fp);
+	}
+	draw_range(o, dr, 0, helper ? mid : n);
+	if (!helper) {
+		free(h);
+		return;
+	}
+	pthread_join(th, NULL);
+	s_flush(o);
+	fclose(h->o.fp);
+	fwrite_unlocked(h->text, 1, h->len, o->fp);
+	free(h->text);
+	free(h);
+}
+
 static int stacks_svg(const struct tally_stacks *s, const struct tally_stacks *base, FILE *fp,
 		      const char *title, bool inverted)
 {
 	struct dtree t = { 0 };
 	size_t depth, height;
 	int *path = NULL, err = 0;
-	char buf[4096];
 	double scale;
 	struct sink *o = NULL;
 
@@ -422,64 +558,11 @@ static int stacks_svg(const struct tally_stacks *s, const struct tally_stacks *b
 		    "<text id=\"details\" x=\"%d\" y=\"%zu\"> </text>\n"
 		    "<text id=\"matched\" x=\"%d\" y=\"%zu\"> </text>\n<g id=\"frames\">\n",
 		PAD, WIDTH - 110, PAD, height - 10, WIDTH - 110, height - 10);
-	for (size_t i = 0; i < t.n; i++) {
-		const struct dnode *d = &t.v[i];
-		double x = PAD + (double)d->x * scale, w = (double)d->count * scale;
-		double pct = t.v[0].count ? 100.0 * (double)d->count / (double)t.v[0].count : 0;
-		size_t y = inverted ? TOP + d->depth * ROW : height - BOTTOM - (d->depth + 1) * ROW;
-		int fit = (int)((w - 6) / 7);
+	{
+		struct draw dr = { .t = &t, .base = base, .scale = scale, .height = height,
+				   .inverted = inverted };
 
-		if (w < 0.1)
-			continue;	/* invisible: left out, as FlameGraph does */
-		s_puts(o, "<g class=\"f\" id=\"f");
-		put_u(o, i);
-		s_puts(o, "\" data-x=\"");
-		put_u(o, d->x);
-		s_puts(o, "\" data-w=\"");
-		put_u(o, d->count);
-		s_puts(o, "\" data-d=\"");
-		put_u(o, d->depth);
-		s_puts(o, "\" data-n=\"");
-		xml(o, d->text);
-		s_puts(o, "\"><title>");
-		xml(o, d->text);
-		s_puts(o, d->kind == 3 ? " [k] (" : " (");
-		put_u(o, d->count);
-		s_puts(o, " samples, ");
-		s_put(o, buf, (size_t)tally__fmt_fixed(buf, sizeof(buf), pct, 2));
-		s_putc(o, '%');
-		if (base)
-			s_put(o, buf, (size_t)snprintf(buf, sizeof(buf), "; %+.2f%% since the baseline", pct -
-				(t.v[0].base ? 100.0 * (double)d->base / (double)t.v[0].base : 0)));
-		s_puts(o, ")</title><rect x=\"");
-		put_f1(o, x);
-		s_puts(o, "\" y=\"");
-		put_u(o, y);
-		s_puts(o, "\" width=\"");
-		put_f1(o, w);
-		s_puts(o, "\" height=\"");
-		put_u(o, ROW - 1);
-		s_puts(o, "\" rx=\"2\" fill=\"");
-		if (base)
-			diff_color(o, d, t.v[0].count, t.v[0].base);
-		else
-			color(o, d);
-		s_puts(o, "\"/><text x=\"");
-		put_f1(o, x + 3);
-		s_puts(o, "\" y=\"");
-		put_u(o, y + ROW - 4);
-		s_puts(o, "\">");
-		if (fit >= 3) {
-			size_t l = strlen(d->text);
-
-			if (l <= (size_t)fit) {
-				xml(o, d->text);
-			} else {
-				snprintf(buf, sizeof(buf), "%.*s..", fit - 2, d->text);
-				xml(o, buf);
-			}
-		}
-		s_puts(o, "</text></g>\n");
+		draw_frames(o, &dr);
 	}
 	s_flush(o);
 	fprintf(fp, "</g>\n</svg>\n");

@@ -867,15 +867,6 @@ static int run_pipelined(struct tally_session *s)
 	return err;
 }
 
-/* Two CPUs or more, unless TALLY_THREADS=1 asks for one thread. */
-static bool want_pipeline(void)
-{
-	const char *e = getenv("TALLY_THREADS");
-
-	if (e && atoi(e) == 1)
-		return false;
-	return sysconf(_SC_NPROCESSORS_ONLN) > 1;
-}
 
 int tally_session__run(struct tally_session *s)
 {
@@ -895,7 +886,7 @@ int tally_session__run(struct tally_session *s)
 			return s->stop;
 		return err < 0 ? tally__err(-err) : 0;
 	}
-	if (want_pipeline()) {
+	if (tally__two_threads()) {
 		s->pl = &pl;
 		err = run_pipelined(s);
 		s->pl = NULL;

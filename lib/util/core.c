@@ -91,6 +91,15 @@ int tally__read_filef(char *buf, size_t len, const char *fmt, ...)
 	return tally__read_file(path, buf, len);
 }
 
+bool tally__two_threads(void)
+{
+	const char *e = getenv("TALLY_THREADS");
+
+	if (e && atoi(e) == 1)
+		return false;
+	return sysconf(_SC_NPROCESSORS_ONLN) > 1;
+}
+
 void *tally__calloc(size_t n, size_t size)
 {
 	if (size && n > SIZE_MAX / size)

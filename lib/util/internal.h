@@ -83,6 +83,8 @@ __attribute__((format(printf, 3, 4)))
 int tally__read_filef(char *buf, size_t len, const char *fmt, ...);
 
 /* n * size with overflow check; NULL+ENOMEM on overflow or failure. */
+/* Two CPUs or more, unless TALLY_THREADS=1 asks for one thread: whether a helper may help. */
+bool tally__two_threads(void);
 void *tally__calloc(size_t n, size_t size);
 void *tally__reallocarray(void *p, size_t n, size_t size);
 

@@ -132,6 +132,52 @@ static void test_writers(void **state)
 	tally_stacks__free(s);
 }
 
+/* s's flame graph, written with the threads env allows */
+static char *svg_of(struct tally_stacks *s, const char *threads, size_t *len)
+{
+	char *buf = NULL;
+	FILE *m = open_memstream(&buf, len);
+
+	assert_non_null(m);
+	if (threads)
+		setenv("TALLY_THREADS", threads, 1);
+	assert_int_equal(tally_stacks__write_svg(s, m, "wide"), 0);
+	unsetenv("TALLY_THREADS");
+	fclose(m);
+	return buf;
+}
+
+/*
+ * A graph of thousands of frames is drawn on two threads, its second
+ * half into memory: the same file, byte for byte, frames in order.
+ */
+static void test_svg_halves(void **state)
+{
+	struct tally_stacks *s = tally_stacks__new();
+	int t = tally_stacks__thread(s, 1, 1, "prog");
+	char name[32], *one, *two;
+	size_t n1, n2;
+
+	(void)state;
+	for (int i = 0; i < 3000; i++) {
+		const char *p[] = { "main", i % 2 ? "odd" : "even", name };
+
+		snprintf(name, sizeof(name), "leaf_%04d", i);
+		assert_int_equal(tally_stacks__sample(s, t, stack(s, p, 3), 1 + i % 5, 1), 0);
+	}
+	one = svg_of(s, "1", &n1);
+	two = svg_of(s, NULL, &n2);
+	assert_true(n1 > 100000);
+	assert_int_equal(n1, n2);
+	assert_memory_equal(one, two, n1);
+	/* the last frame drawn is the last: the halves joined in order */
+	assert_non_null(strstr(two, "leaf_2999"));
+	assert_true(strstr(two, "id=\"f3002\"") > strstr(two, "id=\"f1502\""));
+	free(one);
+	free(two);
+	tally_stacks__free(s);
+}
+
 /*
  * speedscope: each thread's samples in time order (its Time Order view),
  * not merged by stack; the file opens on the busiest thread; without a
@@ -254,6 +300,7 @@ int main(void)
 		cmocka_unit_test(test_dedup),
 		cmocka_unit_test(test_folded),
 		cmocka_unit_test(test_writers),
+		cmocka_unit_test(test_svg_halves),
 		cmocka_unit_test(test_speedscope_order),
 		cmocka_unit_test(test_abi_0_2_calls),
 		cmocka_unit_test(test_bad_args),
