@@ -1671,7 +1671,9 @@ int tally_hist__resort(struct tally_hist *h)
 	/* the counts in: the kept walks grow the trees of the rows that show them */
 	if (!err)
 		err = graph_replay(h, false);
-	h->ngbuf = 0;
+	free(h->gbuf);		/* its megabyte serves the rows' copies next */
+	h->gbuf = NULL;
+	h->ngbuf = h->cap_gbuf = 0;
 	for (size_t i = 0; i < h->nshapes; i++) {
 		h->shapes[i]->rows_period = h->shapes[i]->period;
 		h->shapes[i]->rows_count = h->shapes[i]->count;

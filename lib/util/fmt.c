@@ -8,20 +8,35 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 #include "fmt.h"
+
+/* two digits at a time: a flame graph writes 40k numbers */
+static const char pairs[] =
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
 
 int tally__fmt_u64(char *buf, size_t len, uint64_t v)
 {
-	char tmp[24];
-	int k = 0, n = 0;
+	char tmp[24], *p = tmp + sizeof(tmp);
+	int n;
 
 	if (len < 21)
 		return snprintf(buf, len, "%llu", (unsigned long long)v);
-	do
-		tmp[k++] = (char)('0' + v % 10);
-	while (v /= 10);
-	while (k)
-		buf[n++] = tmp[--k];
+	while (v >= 100) {
+		p -= 2;
+		memcpy(p, pairs + 2 * (v % 100), 2);
+		v /= 100;
+	}
+	if (v >= 10) {
+		p -= 2;
+		memcpy(p, pairs + 2 * v, 2);
+	} else {
+		*--p = (char)('0' + v);
+	}
+	n = (int)(tmp + sizeof(tmp) - p);
+	memcpy(buf, p, (size_t)n);
 	buf[n] = '\0';
 	return n;
 }

@@ -83,6 +83,20 @@ static void test_u64(void **state)
 		assert_int_equal(tally__fmt_u64(got, sizeof(got), v[i]), (int)strlen(want));
 		assert_string_equal(got, want);
 	}
+	/* every count of digits, both parities, and the powers of ten's edges */
+	for (uint64_t p = 1, k = 0; k < 20; k++, p *= 10)
+		for (uint64_t d = 0; d < 3; d++) {
+			uint64_t x = p - 1 + d;
+
+			snprintf(want, sizeof(want), "%llu", (unsigned long long)x);
+			assert_int_equal(tally__fmt_u64(got, sizeof(got), x), (int)strlen(want));
+			assert_string_equal(got, want);
+		}
+	for (uint64_t x = 0; x < 100000; x += 7) {
+		snprintf(want, sizeof(want), "%llu", (unsigned long long)x);
+		tally__fmt_u64(got, sizeof(got), x);
+		assert_string_equal(got, want);
+	}
 }
 
 int main(void)
