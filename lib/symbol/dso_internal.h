@@ -168,6 +168,8 @@ struct tally__symtree *tally__symtree_make(const struct tally__symtree_rec *r, s
 					   int32_t root, size_t nsyms);
 /* d's symbol holding vaddr (tally__syms_find), its name demangled if d's are; NULL. */
 const struct tally_symbol *tally__dso_symbol(struct tally_dso *d, uint64_t vaddr);
+/* Symbol i's name as its first lookup leaves it: demangled, once (its dm_done bit set). */
+void tally__dso_demangle_one(struct tally_dso *d, size_t i);
 /*
  * Every name of d demangled now, as their first lookups would (the
  * symbol cache keeps them so: a C++ file's lookups demangled thousands

@@ -526,57 +526,6 @@ uint64_t tally_dso__map_ip_to_vaddr(const struct tally_dso *d, uint64_t map_ip)
 	return d->nr_segs ? map_ip - d->segs[0].off + d->segs[0].vaddr : map_ip;
 }
 
-/*
- * "name@plt" with name demangled, cut as synth_plt cuts it (perf
- * demangles each PLT entry at load: a C++ program's libstdc++ entries
- * were 900 demangles a run); NULL when name is not mangled.
- */
-static char *plt_demangle(const char *s)
-{
-	size_t n = strlen(s);
-	char buf[512], *name, *dm;
-
-	if (n < 4 || strcmp(s + n - 4, "@plt"))
-		return tally_demangle(s);	/* the file's own symbol there */
-	if (!(name = strndup(s, n - 4)))
-		return NULL;
-	dm = tally_demangle(name);
-	free(name);
-	if (!dm)
-		return NULL;
-	snprintf(buf, sizeof(buf), "%s@plt", dm);
-	free(dm);
-	return strdup(buf);
-}
-
-/* Symbol i's name as its first lookup leaves it: demangled (once). */
-static void demangle_one(struct tally_dso *d, size_t i)
-{
-	struct tally_symbol *sym = &d->syms[i];
-	char *dm;
-
-	d->dm_done[i / 8] |= (uint8_t)(1u << (i % 8));
-	if ((dm = sym->start >= d->plt_lo && sym->start < d->plt_hi ? plt_demangle(sym->name) :
-		  tally_demangle(sym->name))) {
-		if (!tally__dso_pooled(d, sym->name))
-			free((char *)sym->name);
-		sym->name = dm;
-	}
-}
-
-int tally__dso_demangle_all(struct tally_dso *d)
-{
-	if (!d->demangle_lazy)
-		return 0;
-	if (!d->dm_done && !(d->dm_done = calloc((d->nr_syms + 7) / 8, 1)))
-		return -ENOMEM;
-	for (size_t i = 0; i < d->nr_syms; i++)
-		if (!(d->dm_done[i / 8] & (1u << (i % 8))))
-			demangle_one(d, i);
-	d->demangle_lazy = false;
-	return 0;
-}
-
 const struct tally_symbol *tally__dso_symbol(struct tally_dso *d, uint64_t vaddr)
 {
 	const struct tally_symbol *sym;
@@ -592,7 +541,7 @@ const struct tally_symbol *tally__dso_symbol(struct tally_dso *d, uint64_t vaddr
 	if (!d->dm_done && !(d->dm_done = calloc((d->nr_syms + 7) / 8, 1)))
 		return sym;	/* without memory: the name as the file has it */
 	if (!(d->dm_done[i / 8] & (1u << (i % 8))))
-		demangle_one(d, i);
+		tally__dso_demangle_one(d, i);
 	return sym;
 }
 
