@@ -109,8 +109,10 @@ TALLY_API uint64_t tally_stacks__samples(const struct tally_stacks *s);
 TALLY_API int tally_stacks__write_folded(const struct tally_stacks *s, FILE *fp);
 /*
  * A picture to path, all or nothing: fn writes it into a temporary file
- * beside path, renamed over it once flushed, synced and closed without
- * error; on failure the temporary is removed and path is left as it was.
+ * beside path, renamed over it once flushed and closed without error
+ * (not synced to the disk: a picture can be drawn again, and the flush
+ * was half a small one's time); on failure the temporary is removed and
+ * path is left as it was.
  * 0, or -errno of the first failure (-ENOSPC: the file system is full).
  */
 typedef int (*tally_stacks_draw_fn)(FILE *fp, void *arg);

@@ -539,8 +539,8 @@ int tally_stacks__write_folded(const struct tally_stacks *s, FILE *fp)
 	return ferror(fp) ? -EIO : 0;
 }
 
-/* fn into fp, then flushed, synced (sync: a regular file) and closed: the first error. */
-static int write_through(FILE *fp, tally_stacks_draw_fn fn, void *arg, bool sync)
+/* fn into fp, then flushed and closed: the first error. */
+static int write_through(FILE *fp, tally_stacks_draw_fn fn, void *arg)
 {
 	int err, werr;
 
@@ -555,8 +555,6 @@ static int write_through(FILE *fp, tally_stacks_draw_fn fn, void *arg, bool sync
 		err = -werr;
 	if (ferror(fp) && !err)
 		err = -EIO;
-	if (!err && sync && fsync(fileno(fp)))
-		err = -errno;
 	if (fclose(fp) && !err)
 		err = -errno;
 	return err;
@@ -576,7 +574,7 @@ int tally_stacks__write_file(const char *path, tally_stacks_draw_fn fn, void *ar
 	if (!stat(path, &sb) && !S_ISREG(sb.st_mode)) {
 		if (!(fp = fopen(path, "we")))
 			return -errno;
-		return write_through(fp, fn, arg, false);
+		return write_through(fp, fn, arg);
 	}
 	if (asprintf(&tmp, "%s.XXXXXX", path) < 0)
 		return -ENOMEM;
@@ -597,7 +595,7 @@ int tally_stacks__write_file(const char *path, tally_stacks_draw_fn fn, void *ar
 	if (err)
 		fclose(fp);
 	else
-		err = write_through(fp, fn, arg, true);
+		err = write_through(fp, fn, arg);
 	if (!err && rename(tmp, path))
 		err = -errno;
 	if (err)
