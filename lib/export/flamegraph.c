@@ -56,9 +56,10 @@ static uint64_t key(int parent, uint64_t h)
 	return x * 0xbf58476d1ce4e5b9ULL;
 }
 
-static int child(struct dtree *t, int parent, const char *text, uint8_t kind)
+/* The child of parent for text, made if new; h: hs(text, kind). */
+static int child_h(struct dtree *t, int parent, const char *text, uint8_t kind, uint64_t h)
 {
-	uint64_t h = hs(text, kind), k;
+	uint64_t k;
 	size_t i;
 
 	if ((t->n + 1) * 2 > t->tsize) {
@@ -85,7 +86,7 @@ static int child(struct dtree *t, int parent, const char *text, uint8_t kind)
 		const struct dnode *d = &t->v[t->tab[i] - 1];
 
 		if (d->parent == parent && d->hash == h && d->kind == kind &&
-		    !strcmp(d->text, text))
+		    (d->text == text || !strcmp(d->text, text)))
 			return t->tab[i] - 1;
 	}
 	if (t->n == t->cap) {
@@ -106,6 +107,11 @@ static int child(struct dtree *t, int parent, const char *text, uint8_t kind)
 	}
 	t->tab[i] = (int)++t->n;
 	return (int)t->n - 1;
+}
+
+static int child(struct dtree *t, int parent, const char *text, uint8_t kind)
+{
+	return child_h(t, parent, text, kind, hs(text, kind));
 }
 
 static int cmp_text(const void *a, const void *b, void *ctx)
@@ -329,11 +335,18 @@ static int stacks_svg(const struct tally_stacks *s, const struct tally_stacks *b
 static int add_stacks(struct dtree *t, const struct tally_stacks *s, int *path, bool inverted,
 		      bool is_base)
 {
-	for (size_t i = 0; i < s->naggs; i++) {
+	/* each frame's text hashed once, not in every stack it is in (0: not yet) */
+	uint64_t *fh = calloc(s->nframes + 1, sizeof(*fh));
+	int n = 0;
+
+	if (!fh)
+		return -ENOMEM;
+	for (size_t i = 0; i < s->naggs && n >= 0; i++) {
 		const struct stk_agg *a = &s->aggs[i];
 		size_t np = tally__stacks_path(s, a->node, path);
 		const char *comm = s->threads[a->thread].comm;
-		int n = child(t, 0, comm ? comm : "[unknown]", 1);
+
+		n = child(t, 0, comm ? comm : "[unknown]", 1);
 
 		if (is_base)
 			t->v[0].base += a->count;
@@ -346,14 +359,18 @@ static int add_stacks(struct dtree *t, const struct tally_stacks *s, int *path, 
 				t->v[n].count += a->count;
 			if (k == np)
 				break;
-			const struct stk_frame *f = &s->frames[path[inverted ? np - 1 - k : k]];
+			int fi = path[inverted ? np - 1 - k : k];
+			const struct stk_frame *f = &s->frames[fi];
+			const char *text = f->name ? f->name : "[unknown]";
+			uint8_t kind = f->kernel ? 3 : 2;
 
-			n = child(t, n, f->name ? f->name : "[unknown]", f->kernel ? 3 : 2);
+			if (!fh[fi])
+				fh[fi] = hs(text, kind);
+			n = child_h(t, n, text, kind, fh[fi]);
 		}
-		if (n < 0)
-			return n;
 	}
-	return 0;
+	free(fh);
+	return n < 0 ? n : 0;
 }
 
 /* inverted: an icicle of callers, the sampled functions on top, their callers below */
