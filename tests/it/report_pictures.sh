@@ -244,7 +244,12 @@ EOF
 	is "speedscope's page imports the file" "$?" 0
 	{ read -r title; read -r shown; read -r active; read -r seq; read -r first; read -r last
 	  read -r names; } <"$d/ss.page"
-	want=$("$TALLY" script -F comm,tid -i "$d/ph.data" 2>/dev/null | awk '{ print $1 " (" $2 ")" }' |
+	# a sample before its thread's COMM is ":TID" in script; the pictures
+	# name it as the thread's rows do, by the name it got next
+	want=$("$TALLY" script -F comm,tid -i "$d/ph.data" 2>/dev/null |
+		awk '{ c[NR] = $1; t[NR] = $2; if ($1 !~ /^:/) name[$2] = $1 }
+		     END { for (i = 1; i <= NR; i++)
+				print (c[i] ~ /^:/ && (t[i] in name) ? name[t[i]] : c[i]) " (" t[i] ")" }' |
 		sort -u | paste -sd';')
 	is "speedscope: a profile per thread, named 'comm (tid)'" "$names" "$want"
 	is "speedscope: it opens on the busiest thread, tally script's tid $wtid" \
