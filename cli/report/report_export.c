@@ -108,20 +108,55 @@ static int pprof(struct tally_stacks *st, FILE *fp, const char *title)
 	return tally_stacks__write_pprof(st, fp);
 }
 
+/* The flame graph alone, drawn from the histogram: no stacks made (tally_stacks__svg_from_hist). */
+struct direct {
+	struct tally_hist *h;
+	int idx;
+	const char *title;
+};
+
+static int draw_direct(FILE *fp, void *arg)
+{
+	const struct direct *d = arg;
+
+	return tally_stacks__svg_from_hist(d->h, d->idx, fp, d->title);
+}
+
 int report_export(const struct report_exports *x, struct tally_hist *h, struct tally_session *ss,
 		  const char *path, int idx)
 {
 	/* only pprof, speedscope, the page and Firefox's show source lines */
 	bool lines = x->pprof || x->speedscope || x->html || x->firefox;
-	struct tally_stacks *st = tally_stacks__from_hist_flags(h, idx,
-								lines ? 0 : TALLY_STACKS_FUNCTIONS);
 	const struct perf_event_attr *a = tally_data_reader__attr(tally_session__reader(ss), idx);
 	const char *ev = tally_session__event_name(ss, idx);
 	struct tally_stacks_info info;
+	struct tally_stacks *st;
 	char title[512];
 	int ret = 0;
 	struct stat sb;
 
+	/* without chains each stack is its sampled frame: say so once, and why */
+	if ((x->flamegraph || x->html) && a && !(a->sample_type & PERF_SAMPLE_CALLCHAIN))
+		fprintf(stderr, "tally report: %s has no call chains (recorded without -g/--call-graph): "
+			"the flame graph is one level deep\n", path ? path : "perf.data");
+	if (x->flamegraph && !lines && !x->folded) {
+		TALLY_OPTS(tally_hist_totals, t);
+		struct direct d = { h, idx, title };
+		int err;
+
+		/* the title counts what the stacks would: every sample of the event */
+		if (tally_hist__totals(h, idx, &t))
+			return 1;
+		snprintf(title, sizeof(title), "%s: %llu samples of %s", path,
+			 (unsigned long long)t.samples, ev);
+		if ((err = tally_stacks__write_file(x->flamegraph, draw_direct, &d))) {
+			fprintf(stderr, "tally report: %s: writing the flame graph: %s\n", x->flamegraph,
+				strerror(-err));
+			return 1;
+		}
+		return 0;
+	}
+	st = tally_stacks__from_hist_flags(h, idx, lines ? 0 : TALLY_STACKS_FUNCTIONS);
 	if (!st) {
 		fprintf(stderr, "tally report: building the stacks: %s\n", strerror(errno));
 		return 1;
@@ -141,10 +176,6 @@ int report_export(const struct report_exports *x, struct tally_hist *h, struct t
 	}
 	snprintf(title, sizeof(title), "%s: %llu samples of %s", path,
 		 (unsigned long long)tally_stacks__samples(st), ev);
-	/* without chains each stack is its sampled frame: say so once, and why */
-	if ((x->flamegraph || x->html) && a && !(a->sample_type & PERF_SAMPLE_CALLCHAIN))
-		fprintf(stderr, "tally report: %s has no call chains (recorded without -g/--call-graph): "
-			"the flame graph is one level deep\n", path ? path : "perf.data");
 	if (x->folded && tally_stacks__write_folded(st, stdout))
 		ret = 1;
 	if (x->flamegraph)

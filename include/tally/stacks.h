@@ -96,6 +96,15 @@ TALLY_API struct tally_stacks *tally_stacks__from_hist(struct tally_hist *h, int
 #define TALLY_STACKS_FUNCTIONS	1u
 TALLY_API struct tally_stacks *tally_stacks__from_hist_flags(struct tally_hist *h, int event,
 							     unsigned flags);
+/*
+ * Added in 0.3: the flame graph of one event of a histogram straight
+ * from it, byte for byte what tally_stacks__write_svg writes of
+ * tally_stacks__from_hist_flags(h, event, TALLY_STACKS_FUNCTIONS), without
+ * the stacks in between (a third of a busy machine's picture). 0 or
+ * -errno.
+ */
+TALLY_API int tally_stacks__svg_from_hist(struct tally_hist *h, int event, FILE *fp,
+					  const char *title);
 TALLY_API int tally_stacks__set_info(struct tally_stacks *s, const struct tally_stacks_info *info);
 /* Added in 0.3: the info as set (its strings valid until the next set_info or free). 0 or -EINVAL. */
 TALLY_API int tally_stacks__info(const struct tally_stacks *s, struct tally_stacks_info *out);

@@ -526,36 +526,24 @@ static void draw_frames(struct sink *o, const struct draw *dr)
 	free(h);
 }
 
-static int stacks_svg(const struct tally_stacks *s, const struct tally_stacks *base, FILE *fp,
-		      const char *title, bool inverted)
+/* The laid-out tree t (its deepest frame at least depth) as the SVG; diff: a differential one. */
+static int draw_tree(struct dtree *t, size_t depth, FILE *fp, const char *title, bool inverted,
+		     const struct tally_stacks *base)
 {
-	struct dtree t = { 0 };
-	size_t depth, height;
-	int *path = NULL, err = 0;
+	size_t height;
 	double scale;
-	struct sink *o = NULL;
+	struct sink *o;
+	int err;
 
-	if (!s || !fp)
-		return -EINVAL;
-	depth = tally__stacks_max_depth(s);
-	if (base && tally__stacks_max_depth(base) > depth)
-		depth = tally__stacks_max_depth(base);
-	path = malloc((depth + 1) * sizeof(*path));
-	o = malloc(sizeof(*o));
-	if (!path || !o || child(&t, -1, "all", 0) < 0) {
-		err = -ENOMEM;
-		goto out;
-	}
-	err = add_stacks(&t, s, path, inverted, false);
-	if (!err && base)
-		err = add_stacks(&t, base, path, inverted, true);
-	if (err || (err = layout(&t)))
-		goto out;
-	for (size_t i = 0; i < t.n; i++)
-		if (t.v[i].depth > depth)
-			depth = t.v[i].depth;
+	if ((err = layout(t)))
+		return err;
+	if (!(o = malloc(sizeof(*o))))
+		return -ENOMEM;
+	for (size_t i = 0; i < t->n; i++)
+		if (t->v[i].depth > depth)
+			depth = t->v[i].depth;
 	height = TOP + (depth + 1) * ROW + BOTTOM;
-	scale = t.v[0].count ? (double)(WIDTH - 2 * PAD) / (double)t.v[0].count : 0;
+	scale = t->v[0].count ? (double)(WIDTH - 2 * PAD) / (double)t->v[0].count : 0;
 	fprintf(fp, "<?xml version=\"1.0\" standalone=\"no\"?>\n"
 		    "<svg version=\"1.1\" width=\"%d\" height=\"%zu\" viewBox=\"0 0 %d %zu\" "
 		    "xmlns=\"http://www.w3.org/2000/svg\">\n", WIDTH, height, WIDTH, height);
@@ -576,7 +564,7 @@ static int stacks_svg(const struct tally_stacks *s, const struct tally_stacks *b
 		    "<text id=\"matched\" x=\"%d\" y=\"%zu\"> </text>\n<g id=\"frames\">\n",
 		PAD, WIDTH - 110, PAD, height - 10, WIDTH - 110, height - 10);
 	{
-		struct draw dr = { .t = &t, .base = base, .scale = scale, .height = height,
+		struct draw dr = { .t = t, .base = base, .scale = scale, .height = height,
 				   .inverted = inverted };
 
 		draw_frames(o, &dr);
@@ -585,10 +573,82 @@ static int stacks_svg(const struct tally_stacks *s, const struct tally_stacks *b
 	fprintf(fp, "</g>\n</svg>\n");
 	if (ferror(fp))
 		err = -EIO;
-out:
 	free(o);
+	return err;
+}
+
+static int stacks_svg(const struct tally_stacks *s, const struct tally_stacks *base, FILE *fp,
+		      const char *title, bool inverted)
+{
+	struct dtree t = { 0 };
+	size_t depth;
+	int *path = NULL, err = 0;
+
+	if (!s || !fp)
+		return -EINVAL;
+	depth = tally__stacks_max_depth(s);
+	if (base && tally__stacks_max_depth(base) > depth)
+		depth = tally__stacks_max_depth(base);
+	path = malloc((depth + 1) * sizeof(*path));
+	if (!path || child(&t, -1, "all", 0) < 0) {
+		err = -ENOMEM;
+		goto out;
+	}
+	err = add_stacks(&t, s, path, inverted, false);
+	if (!err && base)
+		err = add_stacks(&t, base, path, inverted, true);
+	if (!err)
+		err = draw_tree(&t, depth, fp, title, inverted, base);
+out:
 	free(path);
 	free(t.v);
 	free(t.tab);
 	return err;
+}
+
+/* ---- a flame graph fed stack by stack (tally_stacks__svg_from_hist) ---- */
+
+struct tally__flame {
+	struct dtree t;
+};
+
+struct tally__flame *tally__flame_new(void)
+{
+	struct tally__flame *f = calloc(1, sizeof(*f));
+
+	if (f && child(&f->t, -1, "all", 0) < 0) {
+		free(f);
+		return NULL;
+	}
+	return f;
+}
+
+int tally__flame_stack(struct tally__flame *f, const char *comm, const char *const *text,
+		       const bool *kernel, size_t n, uint64_t count)
+{
+	struct dtree *t = &f->t;
+	int k = child(t, 0, comm ? comm : "[unknown]", 1);
+
+	t->v[0].count += count;
+	for (size_t i = 0; k >= 0; i++) {
+		t->v[k].count += count;
+		if (i == n)
+			break;
+		k = child(t, k, text[i] ? text[i] : "[unknown]", kernel[i] ? 3 : 2);
+	}
+	return k < 0 ? k : 0;
+}
+
+int tally__flame_write(struct tally__flame *f, FILE *fp, const char *title)
+{
+	return fp ? draw_tree(&f->t, 0, fp, title, false, NULL) : -EINVAL;
+}
+
+void tally__flame_free(struct tally__flame *f)
+{
+	if (!f)
+		return;
+	free(f->t.v);
+	free(f->t.tab);
+	free(f);
 }

@@ -13,6 +13,7 @@
 #include <tally/stacks.h>
 #include "internal.h"
 #include "hist_internal.h"
+#include "stacks_internal.h"
 
 /* By hand: a sprintf per byte, for every frame of every stack, was a quarter of diff --html's time. */
 static void hex(char *out, const uint8_t *b, size_t n)
@@ -220,6 +221,86 @@ static int stack_of(struct view *v, const struct shape *x, bool chained)
 		}
 	}
 	return node;
+}
+
+/*
+ * A shape's stack fed to the flame graph: stack_of's frames, by name,
+ * the level each is at (the stacks' frame_fields).
+ */
+static int flame_of(struct view *v, struct tally__flame *fl, const struct shape *x, bool chained,
+		    const char *comm)
+{
+	static const char *text[CHAIN_MAX * INL_MAX];
+	static bool kernel[CHAIN_MAX * INL_MAX];
+	struct resolver *res = v->res;
+	struct tally_sample smp = { .callchain = { .nr = x->nr, .ips = x->ips } };
+	const struct where *w;
+	size_t n = 0;
+
+	if (!x->nr && chained && !x->key_nr)
+		return tally__flame_stack(fl, comm, text, kernel, 0, x->count);
+	if (!x->nr) {
+		if (!(w = tally__resolver_get(res, x->pid, x->tid, x->ip, x->mode)))
+			return -ENOMEM;
+		text[0] = w->sym;
+		kernel[0] = w->mode == 'k';
+		return tally__flame_stack(fl, comm, text, kernel, 1, x->count);
+	}
+	uint32_t uw = tally__chain_unwound_at(x->ips, x->nr);
+
+	tally__chain_modes(&smp, v->modes);
+	for (uint32_t i = x->nr; i > 0; i--) {
+		uint64_t ip = x->ips[i - 1];
+		struct where *fw[INL_MAX];
+		int nf;
+
+		if (ip >= PERF_CONTEXT_MAX)
+			continue;
+		if (!(nf = tally__resolver_frames(res, x->pid, x->tid, ip, v->modes[i - 1], i - 1 > uw,
+						  fw)))
+			return -ENOMEM;
+		for (int j = nf - 1; j >= 0; j--) {
+			text[n] = fw[j]->sym;
+			kernel[n++] = fw[j]->mode == 'k';
+		}
+	}
+	return tally__flame_stack(fl, comm, text, kernel, n, x->count);
+}
+
+int tally_stacks__svg_from_hist(struct tally_hist *h, int event, FILE *fp, const char *title)
+{
+	const struct hist_event_info *ev = h ? tally__hist_event(h, event) : NULL;
+	struct tally__flame *fl;
+	struct view *v;
+	struct shape *const *shapes;
+	struct tally_session *ss;
+	size_t n;
+	int err = 0;
+
+	if (!ev || !fp)
+		return -EINVAL;
+	if (!(fl = tally__flame_new()) || !(v = malloc(sizeof(*v)))) {
+		tally__flame_free(fl);
+		return -ENOMEM;
+	}
+	ss = tally__hist_session(h);
+	*v = (struct view){ .res = tally__hist_resolver(h), .ss = ss };
+	shapes = tally__hist_shapes(h, &n);
+	/* in the shapes' order: tally_stacks__sample's, which the graph's frames are numbered in */
+	for (size_t i = 0; i < n && !err; i++) {
+		const struct shape *sh = shapes[i];
+
+		if (sh->idx != event)
+			continue;
+		/* what was counted under ":TID" carries the name the thread got next */
+		err = flame_of(v, fl, sh, ev->sample_type & PERF_SAMPLE_CALLCHAIN,
+			       tally_session__final_comm(ss, sh->comm));
+	}
+	free(v);
+	if (!err)
+		err = tally__flame_write(fl, fp, title);
+	tally__flame_free(fl);
+	return err;
 }
 
 /* The recorded command line (HEADER_CMDLINE: u32 count, then perf strings). */

@@ -79,6 +79,19 @@ size_t tally__stacks_max_depth(const struct tally_stacks *s);
 int tally__stacks_lines(const struct tally_stacks *s, struct stk_line **out, size_t *nout);
 
 int tally__stacks_svg(const struct tally_stacks *s, FILE *fp, const char *title, bool inverted);
+
+/*
+ * A flame graph fed a stack at a time (flamegraph.c): the command, the
+ * frames' names root first (NULL: "[unknown]") and whether each is the
+ * kernel's, the samples. Fed in the order tally_stacks__sample met them,
+ * it writes what tally_stacks__write_svg writes of those stacks.
+ */
+struct tally__flame;
+struct tally__flame *tally__flame_new(void);
+int tally__flame_stack(struct tally__flame *f, const char *comm, const char *const *text,
+		       const bool *kernel, size_t n, uint64_t count);
+int tally__flame_write(struct tally__flame *f, FILE *fp, const char *title);
+void tally__flame_free(struct tally__flame *f);
 void tally__json_str(FILE *fp, const char *s);
 
 #endif

@@ -27,6 +27,10 @@ check "the recording has samples ($samples)" [ "$samples" -gt 100 ]
 is "report --flamegraph --pprof exits 0" "$rc" 0
 check "the flame graph is written" [ -s "$d/fg.svg" ]
 check "the profile is gzip" sh -c "gzip -t '$d/p.pb.gz'"
+# the flame graph alone is drawn from the histogram, not from the stacks: the same file
+"$TALLY" report -i "$d/t.data" --flamegraph "$d/fg1.svg" 2>/dev/null
+check "--flamegraph alone (no stacks made) writes the file --pprof's stacks draw" \
+	cmp -s "$d/fg.svg" "$d/fg1.svg"
 # tally's own shares: self (no-children) and with callers (children)
 self_pct() { "$TALLY" report --stdio --no-children --sort sym -g none -i "$d/t.data" 2>/dev/null |
 	awk -v f="$1" '$NF == f { sub(/%/, "", $1); print $1; exit }'; }
@@ -439,6 +443,9 @@ fi
 is "no chains: exits 0, the graph written" "$?/$(grep -c '<svg' "$d/flat.svg")" "0/1"
 is "no chains: said once that the graph is one level deep" "$(grep -c 'one level deep' "$d/flat.err")" 1
 check "no chains: and why" grep -q 'recorded without -g/--call-graph' "$d/flat.err"
+"$TALLY" report -i "$d/flat.data" --flamegraph "$d/flat1.svg" 2>"$d/flat1.err"
+check "no chains: the graph alone is the same, the reason said once" \
+	sh -c "cmp -s '$d/flat.svg' '$d/flat1.svg' && [ \$(grep -c 'one level deep' '$d/flat1.err') = 1 ]"
 
 # a full disk: the path named with ENOSPC's words, no half picture left
 "$TALLY" report -i "$d/t.data" --flamegraph /dev/full 2>"$d/e"; rc=$?
