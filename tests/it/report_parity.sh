@@ -89,7 +89,8 @@ for who in perf tally; do
 		perf report --stdio $o -i "$d/$who-tree.data" 2>/dev/null | graph_out >"$d/p.out"
 		is "$who graph '$o': output equal to perf report's" \
 			"$(diff "$d/t.out" "$d/p.out" | grep -c '^[<>]')" 0
-		diff "$d/t.out" "$d/p.out" | head -8 | sed 's/^/# /'
+		# a mismatch told with its row: the nearest row line above, then the lines
+		diff -U 12 "$d/t.out" "$d/p.out" | head -60 | sed 's/^/# /'
 	done
 	check "$who graph: a branch drawn" grep -q -- '--[0-9.]*%--' "$d/t.out"
 	# -a: many processes; rows of equal share from different threads are
