@@ -165,19 +165,66 @@ static int frame_of(struct view *v, const struct where *w, uint64_t ip,
 }
 
 /*
+ * Each address of x's chain that is a frame, root first, with its
+ * frames (its outermost function first, then those inlined in it):
+ * fn(v, ctx, i, fw, nf), i the address's index in the chain. The
+ * chain's levels are in v->modes. 0, fn's error, or -ENOMEM.
+ */
+static int chain_walk(struct view *v, const struct shape *x, void *ctx,
+		      int (*fn)(struct view *v, void *ctx, const struct shape *x, uint32_t i,
+				struct where *const *fw, int nf))
+{
+	struct tally_sample smp = { .callchain = { .nr = x->nr, .ips = x->ips } };
+	uint32_t uw = tally__chain_unwound_at(x->ips, x->nr);
+	int err;
+
+	tally__chain_modes(&smp, v->modes);
+	for (uint32_t i = x->nr; i > 0; i--) {
+		struct where *fw[INL_MAX];
+		int nf;
+
+		if (x->ips[i - 1] >= PERF_CONTEXT_MAX)
+			continue;
+		if (!(nf = tally__resolver_frames(v->res, x->pid, x->tid, x->ips[i - 1],
+						  v->modes[i - 1], i - 1 > uw, fw)))
+			return -ENOMEM;
+		if ((err = fn(v, ctx, x, i - 1, fw, nf)))
+			return err;
+	}
+	return 0;
+}
+
+/* stack_of's step: an address's frames pushed, at their source lines. */
+static int push_frames(struct view *v, void *ctx, const struct shape *x, uint32_t i,
+		       struct where *const *fw, int nf)
+{
+	int *node = ctx, f, nl;
+	uint64_t ip = x->ips[i];
+	const struct tally_srcline *src;
+
+	/* after a frame, not a level's marker: a return address */
+	nl = !v->lines ? 0 : tally__resolver_lines(v->res, x->pid, x->tid, ip, v->modes[i],
+						   i >= 1 && x->ips[i - 1] < PERF_CONTEXT_MAX, &src);
+	for (int j = nf - 1; j >= 0; j--) {
+		/* the lines end with the out-of-line function's, as the frames */
+		int l = j + nl - nf;
+
+		if ((f = frame_of(v, fw[j], ip, l >= 0 && nl ? &src[l] : NULL)) < 0 ||
+		    (*node = tally_stacks__push(v->st, *node, f)) < 0)
+			return f < 0 ? f : *node;
+	}
+	return 0;
+}
+
+/*
  * A shape's stack, root first: its chain, or the sample's own address when
  * its event records no chains (chained false); -1 for an empty chain.
  */
 static int stack_of(struct view *v, const struct shape *x, bool chained)
 {
-	struct tally_stacks *st = v->st;
-	struct resolver *res = v->res;
-	enum tally_cpumode *modes = v->modes;
-	bool lines = v->lines;
-	struct tally_sample smp = { .callchain = { .nr = x->nr, .ips = x->ips } };
 	const struct tally_srcline *src;
 	const struct where *w;
-	int node = -1, f, nl;
+	int node = -1, f, nl, err;
 
 	if (!x->nr && chained && !x->key_nr)
 		return -1;	/* an empty chain (perf script shows no frame): the command alone */
@@ -186,85 +233,58 @@ static int stack_of(struct view *v, const struct shape *x, bool chained)
 	 * the sampled frame alone, as the self column counts it.
 	 */
 	if (!x->nr) {
-		w = tally__resolver_get(res, x->pid, x->tid, x->ip, x->mode);
+		w = tally__resolver_get(v->res, x->pid, x->tid, x->ip, x->mode);
 		if (!w)
 			return -ENOMEM;
-		nl = lines ? tally__resolver_lines(res, x->pid, x->tid, x->ip, x->mode, false, &src) : 0;
+		nl = v->lines ? tally__resolver_lines(v->res, x->pid, x->tid, x->ip, x->mode, false,
+						      &src) : 0;
 		f = frame_of(v, w, x->ip, nl ? &src[nl - 1] : NULL);
-		return f < 0 ? f : tally_stacks__push(st, -1, f);
+		return f < 0 ? f : tally_stacks__push(v->st, -1, f);
 	}
-	uint32_t uw = tally__chain_unwound_at(x->ips, x->nr);
-
-	tally__chain_modes(&smp, modes);
-	for (uint32_t i = x->nr; i > 0; i--) {
-		uint64_t ip = x->ips[i - 1];
-
-		if (ip >= PERF_CONTEXT_MAX)
-			continue;
-		struct where *fw[INL_MAX];
-		int nf = tally__resolver_frames(res, x->pid, x->tid, ip, modes[i - 1], i - 1 > uw, fw);
-
-		if (!nf)
-			return -ENOMEM;
-		/* after a frame, not a level's marker: a return address */
-		nl = !lines ? 0 : tally__resolver_lines(res, x->pid, x->tid, ip, modes[i - 1],
-							i >= 2 && x->ips[i - 2] < PERF_CONTEXT_MAX, &src);
-		/* root first: an address's outermost function before those inlined in it */
-		for (int j = nf - 1; j >= 0; j--) {
-			/* the lines end with the out-of-line function's, as the frames */
-			int l = j + nl - nf;
-
-			w = fw[j];
-			if ((f = frame_of(v, w, ip, l >= 0 && nl ? &src[l] : NULL)) < 0 ||
-			    (node = tally_stacks__push(st, node, f)) < 0)
-				return f < 0 ? f : node;
-		}
-	}
-	return node;
+	return (err = chain_walk(v, x, &node, push_frames)) ? err : node;
 }
 
-/*
- * A shape's stack fed to the flame graph: stack_of's frames, by name,
- * the level each is at (the stacks' frame_fields).
- */
+/* The flame graph's frames of a shape: each one's name and whether it is the kernel's. */
+struct flame_frames {
+	const char *text[CHAIN_MAX * INL_MAX];
+	bool kernel[CHAIN_MAX * INL_MAX];
+	size_t n;
+};
+
+/* flame_of's step: an address's frames named, as the stacks' frame_fields */
+static int name_frames(struct view *v, void *ctx, const struct shape *x, uint32_t i,
+		       struct where *const *fw, int nf)
+{
+	struct flame_frames *ff = ctx;
+
+	(void)v;
+	(void)x;
+	(void)i;
+	for (int j = nf - 1; j >= 0; j--) {
+		ff->text[ff->n] = fw[j]->sym;
+		ff->kernel[ff->n++] = fw[j]->mode == 'k';
+	}
+	return 0;
+}
+
+/* A shape's stack fed to the flame graph: stack_of's frames, by name. */
 static int flame_of(struct view *v, struct tally__flame *fl, const struct shape *x, bool chained,
 		    const char *comm)
 {
-	static const char *text[CHAIN_MAX * INL_MAX];
-	static bool kernel[CHAIN_MAX * INL_MAX];
-	struct resolver *res = v->res;
-	struct tally_sample smp = { .callchain = { .nr = x->nr, .ips = x->ips } };
+	static struct flame_frames ff;
 	const struct where *w;
-	size_t n = 0;
+	int err;
 
-	if (!x->nr && chained && !x->key_nr)
-		return tally__flame_stack(fl, comm, text, kernel, 0, x->count);
-	if (!x->nr) {
-		if (!(w = tally__resolver_get(res, x->pid, x->tid, x->ip, x->mode)))
+	ff.n = 0;
+	if (!x->nr && !(chained && !x->key_nr)) {
+		if (!(w = tally__resolver_get(v->res, x->pid, x->tid, x->ip, x->mode)))
 			return -ENOMEM;
-		text[0] = w->sym;
-		kernel[0] = w->mode == 'k';
-		return tally__flame_stack(fl, comm, text, kernel, 1, x->count);
+		ff.text[0] = w->sym;
+		ff.kernel[ff.n++] = w->mode == 'k';
+	} else if (x->nr && (err = chain_walk(v, x, &ff, name_frames))) {
+		return err;
 	}
-	uint32_t uw = tally__chain_unwound_at(x->ips, x->nr);
-
-	tally__chain_modes(&smp, v->modes);
-	for (uint32_t i = x->nr; i > 0; i--) {
-		uint64_t ip = x->ips[i - 1];
-		struct where *fw[INL_MAX];
-		int nf;
-
-		if (ip >= PERF_CONTEXT_MAX)
-			continue;
-		if (!(nf = tally__resolver_frames(res, x->pid, x->tid, ip, v->modes[i - 1], i - 1 > uw,
-						  fw)))
-			return -ENOMEM;
-		for (int j = nf - 1; j >= 0; j--) {
-			text[n] = fw[j]->sym;
-			kernel[n++] = fw[j]->mode == 'k';
-		}
-	}
-	return tally__flame_stack(fl, comm, text, kernel, n, x->count);
+	return tally__flame_stack(fl, comm, ff.text, ff.kernel, ff.n, x->count);
 }
 
 int tally_stacks__svg_from_hist(struct tally_hist *h, int event, FILE *fp, const char *title)

@@ -894,9 +894,9 @@ static int graph_note(struct tally_hist *h, int idx, struct entry *self,
 		      const struct tally_hist_frame *const *frames, struct entry *const *ents, size_t n,
 		      uint64_t period, uint64_t count)
 {
+	/* each entry of ents at its first place on the chain, NULL elsewhere */
 	static struct entry *firsts[CHAIN_MAX];
 	uint64_t walk = ++h->walks;
-	struct entry **out = firsts;
 	uint64_t *rec = NULL;
 
 	if (!self || !n)
@@ -927,7 +927,6 @@ static int graph_note(struct tally_hist *h, int idx, struct entry *self,
 		rec[4] = count;
 		for (size_t k = 0; k < n; k++)
 			rec[5 + k] = (uint64_t)(uintptr_t)frames[k];
-		out = firsts;
 		h->ngbuf += REC_WORDS(n);
 	}
 	self->graphed = true;
@@ -937,19 +936,19 @@ static int graph_note(struct tally_hist *h, int idx, struct entry *self,
 	for (size_t k = 0; k < n; k++) {
 		struct entry *e = h->children ? ents[k] : NULL;
 
-		out[k] = NULL;
+		firsts[k] = NULL;
 		if (!e || e->walk == walk)
 			continue;
 		e->walk = walk;
 		e->graphed = true;
 		if (n - k > e->max_depth)
 			e->max_depth = (uint32_t)(n - k);
-		out[k] = e;
+		firsts[k] = e;
 	}
 	if (!rec)
-		return graph_walk(h, self, frames, out, n, period, count, 0);
+		return graph_walk(h, self, frames, firsts, n, period, count, 0);
 	for (size_t k = 0; k < n; k++)
-		rec[5 + n + k] = (uint64_t)(uintptr_t)out[k];
+		rec[5 + n + k] = (uint64_t)(uintptr_t)firsts[k];
 	return 0;
 }
 
