@@ -17,8 +17,10 @@ log=$(mktemp -d /tmp/tally-test.XXXXXX)
 run_one() {
 	local name=$1; shift
 	local out="$log/$(echo "$name" | tr '/' '_').log"
+	local t0=$SECONDS
 	timeout 300 "$@" >"$out" 2>&1
 	local rc=$?
+	local secs=$((SECONDS - t0))
 	local p f s
 	# cmocka's TAP writes a skipped test as "not ok N # SKIP".
 	s=$(grep -Eic '^(not )?ok [0-9]+.*# skip' "$out" | tr -d ' ')
@@ -34,7 +36,7 @@ run_one() {
 		printf 'FAIL %-40s %d passed, %d failed (log: %s)\n' "$name" "$p" "$f" "$out"
 		grep -Ev '^ok ' "$out" | grep -Eiv '# skip' | head -20 | sed 's/^/    /'
 	else
-		printf 'ok   %-40s %d passed%s\n' "$name" "$p" "$([ "$s" -gt 0 ] && echo ", $s skipped")"
+		printf 'ok   %-40s %d passed%s (%ds)\n' "$name" "$p" "$([ "$s" -gt 0 ] && echo ", $s skipped")" "$secs"
 		grep -Ei '^(not )?ok .*# skip' "$out" | head -3 | sed 's/^/    /'
 	fi
 }
