@@ -337,17 +337,19 @@ int tally_machine__mmap(struct tally_machine *m, const struct tally_mmap_event *
 		 */
 		if (strcmp(ev->filename, "[kernel.kallsyms]_text")) {
 			nm.pgoff = nm.start;
-		} else {
+		} else if (nm.end == nm.start) {
 			/*
-			 * As perf's machine fixup: the kernel map runs past
-			 * _etext (init text, .noinstr) up to the first module
-			 * above it, or the top.
+			 * A zero-sized kernel map, as some writers leave it:
+			 * perf takes the whole top of the address space.
 			 */
 			nm.end = UINT64_MAX;
-			for (size_t i = 0; i < m->kmaps.nr; i++)
-				if (m->kmaps.v[i].start > nm.start && m->kmaps.v[i].start < nm.end)
-					nm.end = m->kmaps.v[i].start;
 		}
+		/*
+		 * Otherwise the kernel map ends where the record says, as
+		 * perf 6.1 reading a file sets it (start + len, _etext for
+		 * perf record's): an address above it and in no module's
+		 * map (a BPF program's JIT code) is [unknown], not the kernel.
+		 */
 		ms = &m->kmaps;
 	} else {
 		struct thread *t = thread_findnew(m, ev->pid, ev->tid, NULL);

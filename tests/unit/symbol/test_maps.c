@@ -200,6 +200,31 @@ static void test_kernel_maps(void **state)
 	tally_machine__free(m);
 }
 
+/*
+ * A file's kernel map ends where its record says (perf 6.1 sets start +
+ * len): a BPF program's JIT code above _etext, in no module's map, is
+ * [unknown] to perf, so no map here. A zero-length record takes the top.
+ */
+static void test_kernel_map_end(void **state)
+{
+	struct tally_machine *m = tally_machine__new();
+	uint64_t mip;
+
+	mmap_(m, -1, 0, 0xffffffff81000000, 0x1276f48, 0xffffffff81000000,
+	      "[kernel.kallsyms]_text");
+	assert_non_null(tally_machine__find_map(m, 5, 5, 0xffffffff82276f47,
+						TALLY_CPUMODE_KERNEL, &mip));
+	assert_null(tally_machine__find_map(m, 5, 5, 0xffffffff82276f48,
+					    TALLY_CPUMODE_KERNEL, &mip));
+	assert_null(tally_machine__find_map(m, 5, 5, 0xffffffffc00011fa,
+					    TALLY_CPUMODE_KERNEL, &mip));
+	/* a module's map above it is found as before */
+	mmap_(m, -1, 0, 0xffffffffc0002000, 0x1000, 0, "/lib/modules/x/kmod.ko");
+	assert_non_null(tally_machine__find_map(m, 5, 5, 0xffffffffc0002010,
+						TALLY_CPUMODE_KERNEL, &mip));
+	tally_machine__free(m);
+}
+
 static void test_anon_identity(void **state)
 {
 	struct tally_machine *m = tally_machine__new();
@@ -255,6 +280,7 @@ int main(void)
 		cmocka_unit_test(test_fork_thread_vs_process),
 		cmocka_unit_test(test_exec_and_exit),
 		cmocka_unit_test(test_kernel_maps),
+		cmocka_unit_test(test_kernel_map_end),
 		cmocka_unit_test(test_anon_identity),
 		cmocka_unit_test(test_bad_args),
 		cmocka_unit_test(test_many_threads),
