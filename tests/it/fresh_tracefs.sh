@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# run.sh: alone (it unmounts tracefs, which every other test reads)
 # A fresh machine has no tracefs mounted until someone mounts it: perf
 # mounts it itself, so tally must too. Each check starts with tracefs
 # unmounted; the state the machine had is restored at the end.
