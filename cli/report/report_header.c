@@ -42,6 +42,25 @@ static void bits(FILE *fp, const char *name, uint64_t v, const char *const *name
 		fprintf(fp, "%s%#" PRIx64, first ? "" : "|", v);
 }
 
+/* perf's bpf_event__print_bpf_prog_info: one line, or a line per function */
+static void print_bpf_progs(FILE *fp, const struct tally_data_reader *rd)
+{
+	const struct tally_bpf_prog *p;
+	int n = tally_data_reader__bpf_progs(rd, &p);
+
+	for (int i = 0; i < n; i++) {
+		if (p[i].nr_funcs == 1) {
+			fprintf(fp, "# bpf_prog_info %u: %s addr 0x%" PRIx64 " size %u\n", p[i].id,
+				p[i].funcs[0].name, p[i].funcs[0].addr, p[i].funcs[0].size);
+			continue;
+		}
+		fprintf(fp, "# bpf_prog_info %u:\n", p[i].id);
+		for (uint32_t f = 0; f < p[i].nr_funcs; f++)
+			fprintf(fp, "# \tsub_prog %u: %s addr 0x%" PRIx64 " size %u\n", f,
+				p[i].funcs[f].name, p[i].funcs[f].addr, p[i].funcs[f].size);
+	}
+}
+
 #define FLAG(f) do { if (a->f) fprintf(fp, ", %s = %u", #f, (unsigned)a->f); } while (0)
 
 /* perf_event_attr__fprintf's order and names, non-zero fields only */
@@ -225,6 +244,15 @@ void print_file_header(FILE *fp, const struct tally_data_reader *rd, const char 
 	}
 	if (has(rd, TALLY_HEADER_MEM_TOPOLOGY))
 		fprintf(fp, "# MEM_TOPOLOGY info available, use -I to display\n");
+	if (has(rd, TALLY_HEADER_BPF_PROG_INFO))
+		print_bpf_progs(fp, rd);
+	if (has(rd, TALLY_HEADER_BPF_BTF)) {
+		const uint32_t *ids;
+		int n = tally_data_reader__btf_ids(rd, &ids);
+
+		for (int i = 0; i < n; i++)
+			fprintf(fp, "# btf info of id %u\n", ids[i]);
+	}
 	if (pipe)
 		return;
 	fprintf(fp, "# missing features: ");

@@ -143,6 +143,28 @@ struct tally_numa_node {
 TALLY_API int tally_data_reader__numa_nodes(const struct tally_data_reader *r,
 					    const struct tally_numa_node **out);
 
+/*
+ * Added in 0.4: the BPF programs loaded while the file was recorded
+ * (HEADER_BPF_PROG_INFO), in id order, each with its JIT'ed functions
+ * named as perf names them ("bpf_prog_<tag>_<name>", the name from the
+ * file's BTF where it has it); and the ids of the BTF blobs the file
+ * carries (HEADER_BPF_BTF), in order. The count (0 without the section),
+ * or -errno; the arrays live as long as the reader.
+ */
+struct tally_bpf_func {
+	const char *name;
+	uint64_t addr;
+	uint32_t size;
+};
+struct tally_bpf_prog {
+	uint32_t id;
+	uint32_t nr_funcs;
+	const struct tally_bpf_func *funcs;
+};
+TALLY_API int tally_data_reader__bpf_progs(const struct tally_data_reader *r,
+					   const struct tally_bpf_prog **out);
+TALLY_API int tally_data_reader__btf_ids(const struct tally_data_reader *r, const uint32_t **out);
+
 #ifdef __cplusplus
 }
 #endif

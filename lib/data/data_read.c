@@ -60,6 +60,8 @@ struct tally_data_reader {
 	size_t nr_pcopies;
 	struct tally__feat_cache *fcache;	/* parsed features (data_header.c) */
 	void (*fcache_free)(struct tally__feat_cache *c);	/* data_header's: it lies above */
+	struct tally__bpf_infos *bpf;	/* BPF_PROG_INFO and BPF_BTF, parsed (bpf_info.c) */
+	void (*bpf_free)(struct tally__bpf_infos *b);
 	struct { const uint8_t *buf; size_t len; } *parts;	/* a directory's data.N, mapped */
 	int nr_parts;
 };
@@ -70,6 +72,13 @@ struct tally__feat_cache **tally__data_reader_feat_cache(const struct tally_data
 	/* a cache of what the file says: filled on a const reader */
 	((struct tally_data_reader *)r)->fcache_free = release;
 	return &((struct tally_data_reader *)r)->fcache;
+}
+
+struct tally__bpf_infos **tally__data_reader_bpf_infos(const struct tally_data_reader *r,
+						      void (*release)(struct tally__bpf_infos *))
+{
+	((struct tally_data_reader *)r)->bpf_free = release;
+	return &((struct tally_data_reader *)r)->bpf;
 }
 
 static bool pipe_header_record(uint32_t type);
@@ -601,6 +610,8 @@ void tally_data_reader__close(struct tally_data_reader *r)
 	free(r->pcopies);
 	if (r->fcache && r->fcache_free)
 		r->fcache_free(r->fcache);
+	if (r->bpf && r->bpf_free)
+		r->bpf_free(r->bpf);
 	free(r->owned);
 	if (r->mapped)
 		munmap((void *)r->buf, r->len);

@@ -8,11 +8,15 @@
 #define TALLY_DATA_READ_INTERNAL_H
 
 struct tally__feat_cache;
+struct tally__bpf_infos;
 struct tally_data_reader;
 
 /* The reader's cache slot (made on first ask); release frees it at close. */
 struct tally__feat_cache **tally__data_reader_feat_cache(const struct tally_data_reader *r,
 							 void (*release)(struct tally__feat_cache *));
+/* The same for bpf_info.c's parse of BPF_PROG_INFO and BPF_BTF. */
+struct tally__bpf_infos **tally__data_reader_bpf_infos(const struct tally_data_reader *r,
+						      void (*release)(struct tally__bpf_infos *));
 
 /*
  * The caller is done with the records in [lo, hi) of the file's mapping:
