@@ -1033,6 +1033,9 @@ int cmd_report(int argc, char **argv)
 	if (tui && (mem = open_memstream(&text, &text_len))) {
 		tty_out = stdout;
 		stdout = mem;
+		/* the browser's 'i': the file's header, as perf's (host, kernel, command, CPUs) */
+		print_file_header(stdout, rd, input);
+		r.header = true;
 	}
 	for (int i = 0, first = 1; i < nr_events; i++)
 		if (totals(&r, i).samples) {
