@@ -1044,7 +1044,8 @@ int cmd_report(int argc, char **argv)
 			first = 0;
 			print_hist(&r, i);
 		}
-	if (r.show_threads)
+	/* text only, as perf's: the browser would take the table for a row's graph */
+	if (r.show_threads && !tty_out)
 		report_threads_print(stdout, &r.threads, pretty && !strcmp(pretty, "raw"));
 	print_unresolved(&r);
 	print_unwind(ss, r.quiet);
