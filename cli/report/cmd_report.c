@@ -21,6 +21,7 @@
 #include "report_fmt.h"
 #include "report_graph.h"
 #include "report_header.h"
+#include "report_threads.h"
 #include "read_file.h"
 
 /* the sort keys, tally/hist.h's */
@@ -74,6 +75,8 @@ struct report {
 	int fields[2 * K__NR + 4];
 	int nfields;
 	int nsort_given;		/* -s's keys, first in r->sort: they order the rows first */
+	bool show_threads;		/* -T: the READ records' per-thread counts after the rows */
+	struct report_threads threads;
 };
 
 /* -F's counts, as tally_hist__sort orders by them */
@@ -89,6 +92,15 @@ static int on_sample(struct tally_session *ss, const struct tally_session_sample
 	if (err && !r->hist_err)
 		r->hist_err = err;
 	return 0;
+}
+
+/* -T: the other records, for their READ counts */
+static int on_record(struct tally_session *ss, const struct perf_event_header *h,
+		     const struct tally_record *rec, void *arg)
+{
+	struct report *r = arg;
+
+	return report_threads_record(&r->threads, h, rec);
 }
 
 /* ---- output ---- */
@@ -803,7 +815,7 @@ int cmd_report(int argc, char **argv)
 	struct in_order gp = { 0 };	/* -g, --percent-limit */
 	const char *graph, *plimit;
 	bool graph_threshold;		/* -g set the graphs' threshold */
-	const char *fields = NULL;
+	const char *fields = NULL, *pretty = NULL;
 	struct tally_session *ss = NULL;
 	struct report r = { 0 };
 	int nr_events = 0;
@@ -842,6 +854,8 @@ int cmd_report(int argc, char **argv)
 		CLI_BOOL('n', "show-nr-samples", &r.show_nr, "a Samples column (the rows' own samples)"),
 		CLI_BOOL(0, "show-total-period", &r.show_period, "a Period column (the rows' own period)"),
 		CLI_BOOL('q', "quiet", &r.quiet, "rows and graphs only: no '#' lines"),
+		CLI_BOOL('T', "threads", &r.show_threads, "per-thread counts of the events (perf record -s) after the rows"),
+		CLI_STRING(0, "pretty", &pretty, "KEY", "-T's layout: normal or raw"),
 		CLI_BOOL(0, "header", &r.header, "show the file's header first"),
 		CLI_BOOL(0, "header-only", &r.header_only, "show only the file's header"),
 		CLI_BOOL(0, "folded", &r.exp.folded, "collapsed stacks for flame graphs: comm;root;...;leaf count"),
@@ -860,6 +874,11 @@ int cmd_report(int argc, char **argv)
 	if (help) {
 		cli_usage(stdout, report_usage, opts);
 		return 0;
+	}
+	/* perf takes any other word for normal */
+	if (pretty && strcmp(pretty, "normal") && strcmp(pretty, "raw")) {
+		fprintf(stderr, "tally report: --pretty '%s': normal or raw\n", pretty);
+		return 129;
 	}
 	graph = gp.arg[0];
 	plimit = gp.arg[1];
@@ -921,7 +940,7 @@ int cmd_report(int argc, char **argv)
 	__fsetlocking(stdout, FSETLOCKING_BYCALLER);
 	{
 		TALLY_OPTS(tally_session_opts, so, .sample = on_sample, .ctx = &r,
-			   .no_inline = r.no_inline);
+			   .record = r.show_threads ? on_record : NULL, .no_inline = r.no_inline);
 
 		if (!(ss = cli_session_open("report", input, &so, &ret)))
 			goto out;
@@ -929,6 +948,7 @@ int cmd_report(int argc, char **argv)
 	rd = tally_session__reader(ss);
 	nr_events = tally_session__nr_events(ss);
 	r.ss = ss;
+	report_threads_init(&r.threads, rd, nr_events);
 	if (r.header || r.header_only)
 		print_file_header(stdout, rd, input);
 	if (r.header_only)
@@ -981,6 +1001,10 @@ int cmd_report(int argc, char **argv)
 					 !report_exports_any(&r.exp) && !tui));
 	ret = cli_session_run(ss, "report", input);
 	tally_session__stats(ss, &st);
+	if (!ret && r.threads.err) {
+		fprintf(stderr, "tally report: -T: %s\n", strerror(-r.threads.err));
+		ret = 1;
+	}
 	if (!ret && r.hist_err) {
 		fprintf(stderr, "tally report: counting the samples: %s\n", strerror(-r.hist_err));
 		ret = 1;
@@ -1009,6 +1033,9 @@ int cmd_report(int argc, char **argv)
 	if (tui && (mem = open_memstream(&text, &text_len))) {
 		tty_out = stdout;
 		stdout = mem;
+		/* the browser's 'i': the file's header, as perf's (host, kernel, command, CPUs) */
+		print_file_header(stdout, rd, input);
+		r.header = true;
 	}
 	for (int i = 0, first = 1; i < nr_events; i++)
 		if (totals(&r, i).samples) {
@@ -1017,6 +1044,9 @@ int cmd_report(int argc, char **argv)
 			first = 0;
 			print_hist(&r, i);
 		}
+	/* text only, as perf's: the browser would take the table for a row's graph */
+	if (r.show_threads && !tty_out)
+		report_threads_print(stdout, &r.threads, pretty && !strcmp(pretty, "raw"));
 	print_unresolved(&r);
 	print_unwind(ss, r.quiet);
 	if (tty_out) {
@@ -1036,6 +1066,7 @@ int cmd_report(int argc, char **argv)
 	}
 out:
 	free(text);
+	report_threads_free(&r.threads);
 	if (cli_free_at_exit())
 		tally_hist__free(r.hist);
 	tally_session__close(ss);	/* joins the helpers: the kallsyms cache they write */

@@ -9,11 +9,27 @@
 #include "stat.h"
 #include "wait.h"
 
+static const char not_supported[] = "<not supported>";
+
+/*
+ * A side's state: NULL when counted, else what plain stat (and perf)
+ * writes in its place: an event the machine lacks is "<not supported>".
+ */
+static const char *side_state(const struct stat_grid *g, int e, const struct stat_cell *c)
+{
+	if (!g->ev[e].supported)
+		return not_supported;
+	if (!g->nag || !c->counted)
+		return "<not counted>";
+	return NULL;
+}
+
 static void compare_row(FILE *fp, enum stat_format fmt, const char *sep, const char *event,
 			const char *unit, const struct stat_acc *a, const struct stat_acc *b,
-			bool ok_a, bool ok_b)
+			const char *st_a, const char *st_b)
 {
 	struct stat_ratio r = { 0 };
+	bool ok_a = !st_a, ok_b = !st_b;
 	char esc[512];
 
 	if (ok_a && ok_b)
@@ -22,7 +38,7 @@ static void compare_row(FILE *fp, enum stat_format fmt, const char *sep, const c
 	case STAT_FMT_CSV:
 		if (!ok_a || !ok_b) {
 			fprintf(fp, "%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s\n", event, sep, unit, sep,
-				ok_a ? "" : "<not counted>", sep, ok_b ? "" : "<not counted>",
+				ok_a ? "" : st_a, sep, ok_b ? "" : st_b,
 				sep, "", sep, "", sep, "", sep, "");
 			return;
 		}
@@ -34,7 +50,9 @@ static void compare_row(FILE *fp, enum stat_format fmt, const char *sep, const c
 		fprintf(fp, "{\"event\" : \"%s\", \"unit\" : \"%s\", ",
 			stat_json_escape(event, esc, sizeof(esc)), unit);
 		if (!ok_a || !ok_b) {
-			fprintf(fp, "\"counted\" : false}\n");
+			/* "supported" false: a side the machine lacks the event for */
+			fprintf(fp, "\"counted\" : false, \"supported\" : %s}\n",
+				st_a == not_supported || st_b == not_supported ? "false" : "true");
 			return;
 		}
 		fprintf(fp, "\"mean-a\" : %f, \"mean-b\" : %f, \"stddev-a\" : %f, \"stddev-b\" : %f, ",
@@ -50,8 +68,7 @@ static void compare_row(FILE *fp, enum stat_format fmt, const char *sep, const c
 		break;
 	}
 	if (!ok_a || !ok_b) {
-		fprintf(fp, " %-32s %18s %18s\n", event, ok_a ? "" : "<not counted>",
-			ok_b ? "" : "<not counted>");
+		fprintf(fp, " %-32s %18s %18s\n", event, ok_a ? "" : st_a, ok_b ? "" : st_b);
 		return;
 	}
 	if (unit[0] || a->mean != floor(a->mean) || b->mean != floor(b->mean))
@@ -97,13 +114,12 @@ static void print_compare(const struct stat_config *cfg, FILE *fp, struct stat_g
 			snprintf(name, sizeof(name), "%s", ga->ev[e].name);
 		compare_row(fp, cfg->format, sep, name,
 			    cfg->format == STAT_FMT_HUMAN ? "" : ga->ev[e].unit, &sa, &sb,
-			    ga->nag && a->counted && ga->ev[e].supported,
-			    gb->nag && b->counted && gb->ev[e].supported);
+			    side_state(ga, e, a), side_state(gb, e, b));
 	}
 	compare_row(fp, cfg->format, sep,
 		    cfg->format == STAT_FMT_HUMAN ? "seconds time elapsed" : "time-elapsed",
 		    cfg->format == STAT_FMT_HUMAN ? "" : "seconds",
-		    &ga->elapsed, &gb->elapsed, true, true);
+		    &ga->elapsed, &gb->elapsed, NULL, NULL);
 	if (cfg->format == STAT_FMT_HUMAN || cfg->format == STAT_FMT_OPENMETRICS)
 		fprintf(fp, "\n 95%% CI: delta method on the ratio of means, Welch t quantile;\n"
 			    " significant: the interval excludes 1 and Welch's p < 0.05.\n\n");

@@ -99,11 +99,12 @@ int tally__tp_id(const char *root, const char *sys, const char *ev);
 int tally__tp_system_state(const char *root, const char *sys);
 /*
  * Every tracepoint whose system matches sys_glob and name matches ev_glob
- * (fnmatch), sorted by system then name. A non-zero cb return stops the
- * walk and is returned. -ENOENT without a tracing directory, -EACCES
- * when it cannot be read.
+ * (fnmatch): sorted by system then name (as perf list), or unsorted in
+ * tracefs' directory order (readdir), the order perf 6.1's glob expansion
+ * adds them in. A non-zero cb return stops the walk and is returned.
+ * -ENOENT without a tracing directory, -EACCES when it cannot be read.
  */
-int tally__tp_foreach(const char *root, const char *sys_glob, const char *ev_glob,
+int tally__tp_foreach(const char *root, const char *sys_glob, const char *ev_glob, bool sorted,
 		      int (*cb)(const char *sys, const char *ev, void *ctx), void *ctx);
 
 /* ---- pfm.c: libpfm4 ---- */

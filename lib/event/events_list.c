@@ -135,7 +135,7 @@ int tally_events__foreach(const struct tally_parse_opts *opts, tally_event_cb cb
 		ret = cb("uprobe", "uprobe:<path>:<symbol>[+off]", "User-space probe", ctx);
 	if (ret)
 		return ret;
-	ret = tally__tp_foreach(TALLY_OPTS_GET(opts, tracefs_root, NULL), NULL, NULL,
+	ret = tally__tp_foreach(TALLY_OPTS_GET(opts, tracefs_root, NULL), NULL, NULL, true,
 				list_tp_cb, &lc);
 	if (ret == -ENOENT || ret == -EACCES)	/* none to list here (as perf) */
 		ret = 0;

@@ -140,7 +140,7 @@ const char *tally__ev_suggest(const char *name, char *buf, size_t len, const cha
 	bs.slashed = strchr(name, '/') != NULL;
 	tally__pmu_foreach(sysfs, best_pmu_cb, &bs);
 	if (strchr(name, ':'))
-		tally__tp_foreach(tracefs, NULL, NULL, best_tp_cb, &b);
+		tally__tp_foreach(tracefs, NULL, NULL, true, best_tp_cb, &b);
 	if (!b.name[0])
 		return NULL;
 	snprintf(buf, len, "%s", b.name);

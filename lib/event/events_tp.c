@@ -77,7 +77,7 @@ int tally__ev_parse_tracepoint(struct parser *p, const char *s, size_t n, size_t
 		return tally__ev_err(p, ENOENT, col, s, mpos, "tracepoint '%s:%s': %s", sys, ev, why);
 	}
 	if (is_glob(sys, sn) || is_glob(ev, en)) {
-		ret = tally__tp_foreach(p->tracefs, sys, ev, tp_add_cb, &tc);
+		ret = tally__tp_foreach(p->tracefs, sys, ev, false, tp_add_cb, &tc);
 		if (tc.err)
 			return tc.err;
 		if (ret == -EACCES || ret == -EPERM)
@@ -102,7 +102,7 @@ int tally__ev_parse_tracepoint(struct parser *p, const char *s, size_t n, size_t
 			ret = tally__ev_err(p, ENOENT, col, s, mpos, "unknown tracepoint '%s:%s'", sys, ev);
 			snprintf(want, sizeof(want), "%s:%s", sys, ev);
 			tally__best_init(&b, want);
-			tally__tp_foreach(p->tracefs, sys, NULL, tp_hint_cb, &b);
+			tally__tp_foreach(p->tracefs, sys, NULL, true, tp_hint_cb, &b);
 			if (b.name[0])
 				tally__ev_set_hint(p, b.name);
 			return ret;

@@ -209,7 +209,7 @@ static bool has_id(const char *dir, const char *sys, const char *ev)
 	return access(path, F_OK) == 0;
 }
 
-int tally__tp_foreach(const char *root, const char *sys_glob, const char *ev_glob,
+int tally__tp_foreach(const char *root, const char *sys_glob, const char *ev_glob, bool sorted,
 		      int (*cb)(const char *sys, const char *ev, void *ctx), void *ctx)
 {
 	const char *dir = tally__tp_dir(root);
@@ -223,7 +223,8 @@ int tally__tp_foreach(const char *root, const char *sys_glob, const char *ev_glo
 	systems = list_systems(dir, &ns);
 	if (!systems)
 		return errno ? -errno : 0;
-	qsort(systems, ns, sizeof(*systems), cmp_str);
+	if (sorted)
+		qsort(systems, ns, sizeof(*systems), cmp_str);
 	for (size_t i = 0; i < ns && !ret; i++) {
 		size_t ne;
 
@@ -233,7 +234,8 @@ int tally__tp_foreach(const char *root, const char *sys_glob, const char *ev_glo
 		if (!events)
 			continue;
 		ne = list_len(events);
-		qsort(events, ne, sizeof(*events), cmp_str);
+		if (sorted)
+			qsort(events, ne, sizeof(*events), cmp_str);
 		for (size_t j = 0; j < ne && !ret; j++) {
 			if (ev_glob && fnmatch(ev_glob, events[j], 0))
 				continue;

@@ -7,6 +7,8 @@
 # own tables and the records in flight: 1-3.6 MB, by the machine's load.
 # (A debug file's pages dropped after libdw's walks show in
 # bench/RESULTS.md: here libdw's own first walk, at open, sets the peak.)
+# An invariant of the design, not a speed: kept here with its margin;
+# bench/memory.sh prints the numbers.
 . "$(dirname "$0")/lib.sh"
 d=$(mktemp -d); trap 'rm -rf "$d"' EXIT
 export XDG_CACHE_HOME=$d/cache

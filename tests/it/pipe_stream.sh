@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # A pipe (perf's `-o -` format) on stdin is streamed: its header records
 # are kept, the data records read a window at a time. The lines equal those
-# of the same stream read as a file, and a stream four times as long (its
-# data repeated) takes less than the extra length in memory.
+# of the same stream read as a file, and a stream ten times as long (its
+# data repeated) takes less than half the extra length in memory: what is
+# resident does not grow with the stream (the design's invariant, with a
+# margin for a loaded machine; bench/memory.sh prints the numbers).
 . "$(dirname "$0")/lib.sh"
 B=$HELPERS/burn
 d=$(mktemp -d); trap 'rm -rf "$d"' EXIT
@@ -22,18 +24,18 @@ while pos < len(b):
     if t not in (64, 65, 66, 67, 69, 70, 73, 74, 75, 78, 79, 80):
         break
     pos += s + (((struct.unpack('<I', b[pos + 8:pos + 12])[0] + 7) & ~7) if t == 66 else 0)
-open(sys.argv[2], 'wb').write(b[:pos] + b[pos:] * 4)
+open(sys.argv[2], 'wb').write(b[:pos] + b[pos:] * 10)
 PY
 size=$(stat -c %s "$d/s4.pipe")
 cat "$d/s4.pipe" | /usr/bin/time -f '%M' -o "$d/rss" "$TALLY" script -i - >"$d/a4" 2>/dev/null
 rss=$(($(tail -1 "$d/rss") * 1024))
 cat "$d/s.pipe" | /usr/bin/time -f '%M' -o "$d/rss1" "$TALLY" script -i - >/dev/null 2>&1
 rss1=$(($(tail -1 "$d/rss1") * 1024)); size1=$(stat -c %s "$d/s.pipe")
-is "a stream of four: four times the lines" "$(wc -l <"$d/a4")" "$(($(wc -l <"$d/a") * 4))"
+is "a stream of ten: ten times the lines" "$(wc -l <"$d/a4")" "$(($(wc -l <"$d/a") * 10))"
 case $BUILD in
 *san*) skip "memory: AddressSanitizer's quarantine keeps freed memory resident" ;;
-*) check "$((size >> 20)) MiB of stream take $(((rss - rss1) >> 20)) MiB more than $((size1 >> 20)) MiB (under a quarter of the difference)" \
-	[ $((rss - rss1)) -lt $(((size - size1) / 4)) ] ;;
+*) check "$((size >> 20)) MiB of stream take $(((rss - rss1) >> 20)) MiB more than $((size1 >> 20)) MiB (under half the difference)" \
+	[ $((rss - rss1)) -lt $(((size - size1) / 2)) ] ;;
 esac
 # cut inside a record two thirds in
 python3 - "$d/s.pipe" "$d/cut.pipe" <<'PY'

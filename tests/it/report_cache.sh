@@ -20,18 +20,9 @@ is "the cache is private to its user" "$(stat -c %a "$c")" 600
 rep >"$d/second"
 check "a report from the cache equals one from /proc/kallsyms" cmp -s "$d/live" "$d/second"
 check "the report that wrote it too" cmp -s "$d/live" "$d/first"
-# the cache is read where lookups land, not loaded: a report with kernel
-# samples holds little more than one without (it held 12 MB more: the
-# symbols copied out and the file mapped)
-"$TALLY" record -q -e cpu-clock:u -c 50000 -o "$d/u.data" -- "$W" getpid 300000 >/dev/null 2>&1
-/usr/bin/time -f '%M' -o "$d/rk" "$TALLY" report --stdio -i "$d/k.data" >/dev/null 2>&1
-/usr/bin/time -f '%M' -o "$d/ru" "$TALLY" report --stdio -i "$d/u.data" >/dev/null 2>&1
-more=$(( $(tail -1 "$d/rk") - $(tail -1 "$d/ru") )) csize=$(( $(stat -c %s "$c") / 1024 ))
-case $BUILD in
-*san*) skip "memory: AddressSanitizer's quarantine keeps freed memory resident" ;;
-*) check "kernel symbols from the cache: $more KiB more than a user-only report (under a quarter of its $csize KiB)" \
-	[ "$more" -lt $((csize / 4)) ] ;;
-esac
+# (that the cache is read where lookups land, not loaded, shows in peak
+# memory against a user-only report of another file: a comparison of two
+# runs, printed by bench/memory.sh, no longer asserted here)
 # Damage found at open (the header's checksum, the size) or where a
 # lookup reads a block (each block's checksum): never trusted, the report
 # the same, the file written again. "blocks": a byte flipped in every 4 KiB

@@ -150,6 +150,20 @@ $TALLY stat --timeout 100 -x, -e task-clock -- "$W" sleep 5000 2>"$tmp/tc"
 is "--timeout on a command: status 0, as perf" "$?" "0"
 check "--timeout on a command: '$W: Terminated'" grep -qx "$W: Terminated" "$tmp/tc"
 check "--timeout on a command: the counts" grep -q ',task-clock,' "$tmp/tc"
+# one that catches that SIGTERM and exits 4: its own status, as perf 6.1
+# (issue 29: the status of a command --timeout ended, both ways)
+$TALLY stat --timeout 100 -x, -e task-clock -- sh -c 'trap "exit 4" TERM; while :; do sleep 0.05; done' \
+	2>"$tmp/tc4"
+is "--timeout, the command catches SIGTERM and exits 4: status 4" "$?" "4"
+if have_perf; then
+	perf stat --timeout 100 -x, -e task-clock -- sh -c 'trap "exit 4" TERM; while :; do sleep 0.05; done' \
+		2>/dev/null
+	is "  perf 6.1's status there too" "$?" "4"
+	perf stat --timeout 100 -x, -e task-clock -- "$W" sleep 5000 2>/dev/null
+	is "  and perf's 0 when the SIGTERM ended it" "$?" "0"
+else
+	skip "no perf"; skip "no perf"
+fi
 
 # -I below 10 ms (perf 6.1 takes -I 1 here) and -I 0 (no intervals).
 $TALLY stat -I 5 -x, -e task-clock -- "$W" sleep 60 2>"$tmp/i5"
