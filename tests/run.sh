@@ -5,8 +5,12 @@
 # TEST_JOBS=N runs N tests at a time (default: twice the CPUs; 1: one by
 # one). Most tests wait on workloads, perf and readers more than they
 # compute, so a pool keeps both cores busy. A script that changes state
-# every other test sees (unmounts tracefs, lowers perf_event_paranoid)
-# says so with a line "# run.sh: alone" and runs by itself after the pool.
+# every other test sees says so with a line "# run.sh: alone" (it
+# unmounts tracefs) and runs by itself after the pools; a script that
+# changes what others record says "# run.sh: apart" (it loads BPF
+# programs on the syscall tracepoints: every process's kernel call
+# chains then pass through them, and perf's files name them) and runs in
+# a second pool, with its kind only.
 # Each test gets a scratch HOME and XDG_CACHE_HOME of its own: every
 # run is a newcomer's first run (cold symbol caches, no ~/.debug), and no
 # test reads what another wrote.
@@ -66,7 +70,7 @@ report() {
 
 match() { [ -z "${TESTS:-}" ] || [[ "$1" == *$TESTS* ]]; }
 
-names=() cmds=() alone=()
+names=() cmds=() alone=() apart=()
 for t in "$BUILD"/tests/unit/*/test_* "$BUILD"/tests/it/test_*; do
 	[ -x "$t" ] && [ "${t%.d}" = "$t" ] || continue
 	match "$t" || continue
@@ -77,36 +81,50 @@ for t in tests/it/*.sh; do
 	match "$t" || continue
 	if grep -q '^# run.sh: alone' "$t"; then
 		alone+=("$t")
+	elif grep -q '^# run.sh: apart' "$t"; then
+		apart+=("$t")
 	else
 		names+=("$t"); cmds+=("bash $t")
 	fi
 done
 
-# The pool: the slowest scripts first (the *.sh after the quick programs
-# would leave one long script running alone at the end).
-declare -A pid_name=()
-order=()
-for ((i = ${#names[@]} - 1; i >= 0; i--)); do order+=("$i"); done
-for i in "${order[@]}"; do
-	while [ "${#pid_name[@]}" -ge "$jobs" ]; do
+# run_pool N NAME... : the named tests (their commands in cmd_of), N at a
+# time, each reported as it ends
+declare -A cmd_of=()
+run_pool() {
+	local n=$1; shift
+	local -A pid_name=()
+	local done_pid
+	for name in "$@"; do
+		while [ "${#pid_name[@]}" -ge "$n" ]; do
+			wait -n -p done_pid
+			report "${pid_name[$done_pid]}"
+			unset "pid_name[$done_pid]"
+		done
+		# shellcheck disable=SC2086
+		run_one "$name" ${cmd_of[$name]} &
+		pid_name[$!]=$name
+	done
+	while [ "${#pid_name[@]}" -gt 0 ]; do
 		wait -n -p done_pid
 		report "${pid_name[$done_pid]}"
 		unset "pid_name[$done_pid]"
 	done
-	# shellcheck disable=SC2086
-	run_one "${names[$i]}" ${cmds[$i]} &
-	pid_name[$!]=${names[$i]}
+}
+
+# The first pool: the scripts first, the slowest ahead (the quick
+# programs after them fill the gaps instead of one long script ending
+# alone).
+first=()
+for ((i = ${#names[@]} - 1; i >= 0; i--)); do
+	cmd_of[${names[$i]}]=${cmds[$i]}
+	first+=("${names[$i]}")
 done
-while [ "${#pid_name[@]}" -gt 0 ]; do
-	wait -n -p done_pid
-	report "${pid_name[$done_pid]}"
-	unset "pid_name[$done_pid]"
-done
-for t in "${alone[@]}"; do
-	run_one "$t" bash "$t"
-	report "$t"
-	names+=("$t")
-done
+run_pool "$jobs" "${first[@]}"
+for t in "${apart[@]}"; do cmd_of[$t]="bash $t"; names+=("$t"); done
+[ "${#apart[@]}" -gt 0 ] && run_pool "$jobs" "${apart[@]}"
+for t in "${alone[@]}"; do cmd_of[$t]="bash $t"; names+=("$t"); done
+[ "${#alone[@]}" -gt 0 ] && run_pool 1 "${alone[@]}"
 
 pass=0 fail=0 skip=0
 failed_names=()

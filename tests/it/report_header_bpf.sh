@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# run.sh: apart (it loads BPF programs on the syscall tracepoints: other tests' kernel call chains would pass through them)
 # The BPF programs a file says were loaded (HEADER_BPF_PROG_INFO) and its
 # BTF blobs (HEADER_BPF_BTF) in --header-only, as perf 6.1 prints them:
 # perf record writes both when any BPF program is loaded, so a header

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# run.sh: apart (it loads BPF programs on the syscall tracepoints: other tests' kernel call chains would pass through them)
 # tally trace on workloads whose syscalls are known exactly: N getpid
 # calls -> N lines and -s counts N; N failed openat (ENOENT) -> N errors;
 # a forked child's calls under the child's tid; --failure shows exactly

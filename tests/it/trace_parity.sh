@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# run.sh: apart (it loads BPF programs on the syscall tracepoints: other tests' kernel call chains would pass through them)
 # tally trace against perf trace 6.1 and strace on the same workloads:
 # -s gives each thread the same syscalls with the same counts and errors
 # as perf trace -s (ls, git status, a threaded program), the totals equal strace -c
