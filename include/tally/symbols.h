@@ -47,6 +47,7 @@ struct tally_map {
 	uint8_t build_id_size;		/* 0: the record carried none */
 	bool kernel;			/* kernel or module map */
 	bool anon;			/* //anon and friends: map_ip = ip (JIT) */
+	bool ksym;			/* a KSYMBOL's range (BPF): one symbol, the map's name (0.4) */
 };
 
 /* What an MMAP or MMAP2 record says, decoded. */

@@ -327,6 +327,10 @@ static void process(struct tally_session *s, const struct perf_event_header *h, 
 	case PERF_RECORD_LOST_SAMPLES:
 		s->lost_samples += rec.u.lost_samples.lost;
 		break;
+	case PERF_RECORD_KSYMBOL:
+		tally__machine_ksymbol(s->m, rec.u.ksymbol.addr, rec.u.ksymbol.len, rec.u.ksymbol.name,
+				       rec.u.ksymbol.flags & PERF_RECORD_KSYMBOL_FLAGS_UNREGISTER);
+		break;
 	}
 	if (s->o.record) {
 		int rc = s->o.record(s, h, &rec, s->o.ctx);

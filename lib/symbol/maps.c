@@ -363,6 +363,48 @@ int tally_machine__mmap(struct tally_machine *m, const struct tally_mmap_event *
 	return err ? tally__err(-err) : 0;
 }
 
+/*
+ * A KSYMBOL record (a BPF program's JIT code, a trampoline): perf 6.1's
+ * machine__process_ksymbol. Registered, it is a kernel map of its own,
+ * named by the symbol, whose one symbol spans it, unless a kernel map
+ * already holds the address (perf then adds the symbol to that map's DSO:
+ * not done here, the map's own symbols stand). Unregistered, its map goes.
+ */
+int tally__machine_ksymbol(struct tally_machine *m, uint64_t addr, uint32_t len,
+			   const char *name, bool unregister)
+{
+	const struct tally_map *o;
+	struct tally_map nm = { 0 };
+
+	if (!m || !name || !*name || !len || addr + len < addr)
+		return tally__err(EINVAL);
+	o = mapset_find(&m->kmaps, addr);
+	if (unregister) {
+		if (o && o->ksym) {
+			size_t i = (size_t)(o - m->kmaps.v);
+
+			memmove(&m->kmaps.v[i], &m->kmaps.v[i + 1],
+				(m->kmaps.nr - i - 1) * sizeof(*m->kmaps.v));
+			m->kmaps.nr--;
+		}
+		return 0;
+	}
+	if (o)
+		return 0;
+	nm.start = addr;
+	nm.end = addr + len;
+	nm.pgoff = addr;	/* map_ip = ip, as every kernel map here */
+	nm.prot = PROT_READ | PROT_EXEC;
+	nm.kernel = true;
+	nm.ksym = true;
+	nm.filename = tally__strpool_add(&m->pool, name);
+	if (!nm.filename)
+		return tally__err(ENOMEM);
+	int err = mapset_insert(&m->kmaps, &nm);
+
+	return err ? tally__err(-err) : 0;
+}
+
 int tally_machine__comm(struct tally_machine *m, int32_t pid, int32_t tid,
 			const char *comm, bool exec)
 {

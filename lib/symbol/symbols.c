@@ -3,6 +3,7 @@
  * tally_symbols: the DSO cache (each DSO loaded once), the kernel from
  * /proc/kallsyms, address resolution and the account of misses.
  */
+#include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <sys/auxv.h>
@@ -426,6 +427,33 @@ static void load_vdso(struct tally_dso *d, bool demangle)
 		d->status = TALLY_DSO_ANON;
 }
 
+/*
+ * A KSYMBOL's DSO: the symbol's name, one symbol over the map, as perf's
+ * machine__process_ksymbol_register makes it ("bpf_prog_<tag>_<name>+0x3b"
+ * in the DSO of the same name).
+ */
+static struct tally_dso *ksym_dso(struct tally_symbols *s, const struct tally_map *map)
+{
+	struct tally__symvec v = { 0 };
+	struct tally_dso *d;
+	char key[512];
+	int err;
+
+	/* a program loaded again has the same name at another address: a DSO each, as perf */
+	snprintf(key, sizeof(key), "%s@%" PRIx64, map->filename, map->start);
+	if ((d = dso_find(s, key, -1)))
+		return d;
+	if (!(d = dso_new(s, key, -1)))
+		return tally__err_ptr(ENOMEM);
+	d->kind = DSO_KERNEL;
+	err = tally__symvec_add(&v, map->start, map->end - map->start, STB_GLOBAL, map->filename,
+				false);
+	if (!err)
+		err = tally__symvec_finish(&v, &d->syms, &d->nr_syms);
+	tally__symvec_free(&v);
+	return err ? tally__err_ptr(-err) : d;
+}
+
 struct tally_dso *tally_symbols__dso(struct tally_symbols *s, const struct tally_map *map,
 				     int32_t pid)
 {
@@ -435,6 +463,8 @@ struct tally_dso *tally_symbols__dso(struct tally_symbols *s, const struct tally
 
 	if (!s || !map || !map->filename)
 		return tally__err_ptr(EINVAL);
+	if (map->ksym)
+		return ksym_dso(s, map);
 	if (map->kernel) {
 		if (!strncmp(map->filename, "[kernel.kallsyms]", 17) ||
 		    !strncmp(map->filename, "[guest.kernel", 13))

@@ -4,7 +4,8 @@
 # BTF blobs (HEADER_BPF_BTF) in --header-only, as perf 6.1 prints them:
 # perf record writes both when any BPF program is loaded, so a header
 # test of perf's file met them whenever another test traced at the same
-# time. Here a program is loaded on purpose (tally trace's string reader)
+# time; samples in the programs are named by their KSYMBOL records. Here
+# a program is loaded on purpose (tally trace's string reader)
 # while perf records; a file with the sections damaged is read without
 # a crash.
 . "$(dirname "$0")/lib.sh"
@@ -21,6 +22,21 @@ for _ in $(seq 50); do
 done
 if ! perf report --header-only -i "$d/f.data" 2>/dev/null | grep -q '^# bpf_prog_info'; then
 	skip "no BPF program was loaded (tally trace without BPF here)"; done_testing; exit 0
+fi
+# Samples in the programs' code: perf's file names each program by its
+# KSYMBOL record; tally's lines must be perf's (a map of its own, one
+# symbol spanning it), not [unknown].
+perf record -q -a -g -o "$d/k.data" -- sh -c 'i=0; while [ $i -lt 30000 ]; do i=$((i+1)); : >/dev/null; done' >/dev/null 2>&1
+perf script -i "$d/k.data" 2>/dev/null >"$d/pk"
+"$TALLY" script -i "$d/k.data" 2>/dev/null >"$d/tk"
+if grep -q 'bpf_prog_.*+0x.* (bpf_prog_' "$d/pk"; then
+	diff "$d/tk" "$d/pk" | head -6 | sed 's/^/# /'
+	check "samples in BPF programs: script's lines are perf's ($(grep -c 'bpf_prog_' "$d/pk") frames)" cmp -s "$d/tk" "$d/pk"
+	perf report -i "$d/k.data" --stdio --no-children -s dso,sym 2>/dev/null | grep bpf_prog_ >"$d/pr"
+	"$TALLY" report -i "$d/k.data" --stdio --no-children -s dso,sym 2>/dev/null | grep bpf_prog_ >"$d/tr"
+	check "samples in BPF programs: report's rows are perf's" cmp -s "$d/tr" "$d/pr"
+else
+	skip "no sample landed in a BPF program"; skip "no sample landed in a BPF program"
 fi
 kill "$tp" 2>/dev/null; wait "$tp" 2>/dev/null; tp=
 perf report --header-only -i "$d/f.data" >"$d/p" 2>/dev/null
