@@ -29,6 +29,7 @@ struct tally_session *cli_session_open(const char *cmd, const char *path,
 				       const struct tally_session_opts *opts, int *ret)
 {
 	struct tally_session *s = tally_session__open(path, opts);
+	const struct tally_data_error *de;
 	const char *ev, *why;
 	struct stat st;
 	int raw;
@@ -37,6 +38,12 @@ struct tally_session *cli_session_open(const char *cmd, const char *path,
 	/* what a perf record that failed leaves: perf's words and status */
 	if (!s && !stat(path, &st) && S_ISREG(st.st_mode) && !st.st_size) {
 		fprintf(stderr, "zero-sized data (%s), nothing to do!\n", path);
+		*ret = 255;
+		return NULL;
+	}
+	if (!s && (de = tally_data_reader__open_error()) && de->err == -EBADMSG) {
+		/* perf's words and status, then where and why */
+		fprintf(stderr, "incompatible file format: %s: %s\n", path, de->msg);
 		*ret = 255;
 		return NULL;
 	}
@@ -52,6 +59,7 @@ struct tally_session *cli_session_open(const char *cmd, const char *path,
 			"damaged (%s): %s\n", cmd, ev, why,
 			raw ? "its fields cannot be shown" : "its fields are shown raw");
 	heap_for(s);
+	*ret = 0;	/* opened: a caller that stops here (--header-only) succeeded */
 	return s;
 }
 

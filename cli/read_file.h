@@ -13,7 +13,9 @@
 
 /*
  * Open path; NULL after saying why ("tally CMD: PATH: ...") with the
- * command's exit status in *ret (1; 255 for an empty file, as perf).
+ * command's exit status in *ret (1; 255 for an empty or damaged file, as
+ * perf, in perf's words: "incompatible file format", then where and why);
+ * *ret is 0 when it opened.
  */
 struct tally_session *cli_session_open(const char *cmd, const char *path,
 				       const struct tally_session_opts *opts, int *ret);
