@@ -20,6 +20,13 @@
 struct tally_session *cli_session_open(const char *cmd, const char *path,
 				       const struct tally_session_opts *opts, int *ret);
 /*
+ * After an open of path failed: an empty file ("zero-sized data") or one
+ * whose header is damaged ("incompatible file format: PATH: what, where")
+ * said in perf's words, and perf's status for them, 255; else 0, nothing
+ * said.
+ */
+int cli_bad_file(const char *path);
+/*
  * Deliver every sample; 0, or 1 after saying what could not be read
  * (the samples before it were delivered), then what was lost.
  */

@@ -15,7 +15,7 @@ fi
 # the message and exit status of `TOOL CMD -i FILE`
 said() { local t=$1 c=$2; shift 2; "$t" "$c" "$@" 2>&1 >/dev/null </dev/null; echo "rc=$?"; }
 : >"$d/empty.data"
-for c in report script; do
+for c in report script trace; do
 	is "zero-sized file: $c's message and status are perf's" \
 		"$(cd "$d" && said "$TALLY" $c -i empty.data)" "$(cd "$d" && said perf $c -i empty.data)"
 done
@@ -45,7 +45,7 @@ dmg data 40 "$far"
 size=$(printf '%#x' "$(stat -c %s "$d/ok.data")")
 asize=$(printf '%#x' "$(od -An -t u8 -j 32 -N 8 "$d/ok.data")")	# the attrs section's size
 while read -r n why; do
-	for c in report script; do
+	for c in report script trace; do
 		# perf 6.1 dies of SIGBUS on the data offset: 255 as for the others
 		if [ $n = data ]; then want=rc=255; else want=$(said perf $c -i "$d/$n.data" | tail -1); fi
 		is "damaged $n: $c's status is perf's" "$(said "$TALLY" $c -i "$d/$n.data" | tail -1)" "$want"
