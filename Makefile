@@ -170,7 +170,8 @@ fuzz: $(BUILD)/gen/profile.pb-c.c $(BPF_SKEL)
 install: all
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/tally \
 		$(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/bin \
-		$(DESTDIR)$(PREFIX)/share/man/man1
+		$(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man3 \
+		$(DESTDIR)$(PREFIX)/share/doc/tally
 	install -m 644 $(BUILD)/libtally.a $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(BUILD)/libtally.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/
 	ln -sf libtally.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libtally.so.$(SOVERSION)
@@ -180,6 +181,8 @@ install: all
 	    -e 's|@LIBS@|$(PKG_LIBS) -llzma -lz -lstdc++ -lm -lpthread|' tally.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/tally.pc
 	install -m 755 $(BUILD)/tally $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 docs/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 644 docs/man3/*.3 $(DESTDIR)$(PREFIX)/share/man/man3/
+	install -m 644 docs/api.md $(DESTDIR)$(PREFIX)/share/doc/tally/
 
 clean:
 	rm -rf build build-san

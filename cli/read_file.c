@@ -25,18 +25,33 @@ static void heap_for(const struct tally_session *s)
 	cli_heap_huge();
 }
 
+int cli_bad_file(const char *path)
+{
+	const struct tally_data_error *de = tally_data_reader__open_error();
+	struct stat st;
+
+	/* what a perf record that failed leaves: perf's words and status */
+	if (!stat(path, &st) && S_ISREG(st.st_mode) && !st.st_size) {
+		fprintf(stderr, "zero-sized data (%s), nothing to do!\n", path);
+		return 255;
+	}
+	if (de && de->err == -EBADMSG) {
+		/* perf's words and status, then where and why */
+		fprintf(stderr, "incompatible file format: %s: %s\n", path, de->msg);
+		return 255;
+	}
+	return 0;
+}
+
 struct tally_session *cli_session_open(const char *cmd, const char *path,
 				       const struct tally_session_opts *opts, int *ret)
 {
 	struct tally_session *s = tally_session__open(path, opts);
 	const char *ev, *why;
-	struct stat st;
 	int raw;
 
 	*ret = 1;
-	/* what a perf record that failed leaves: perf's words and status */
-	if (!s && !stat(path, &st) && S_ISREG(st.st_mode) && !st.st_size) {
-		fprintf(stderr, "zero-sized data (%s), nothing to do!\n", path);
+	if (!s && cli_bad_file(path)) {
 		*ret = 255;
 		return NULL;
 	}
@@ -52,6 +67,7 @@ struct tally_session *cli_session_open(const char *cmd, const char *path,
 			"damaged (%s): %s\n", cmd, ev, why,
 			raw ? "its fields cannot be shown" : "its fields are shown raw");
 	heap_for(s);
+	*ret = 0;	/* opened: a caller that stops here (--header-only) succeeded */
 	return s;
 }
 

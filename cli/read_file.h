@@ -13,10 +13,19 @@
 
 /*
  * Open path; NULL after saying why ("tally CMD: PATH: ...") with the
- * command's exit status in *ret (1; 255 for an empty file, as perf).
+ * command's exit status in *ret (1; 255 for an empty or damaged file, as
+ * perf, in perf's words: "incompatible file format", then where and why);
+ * *ret is 0 when it opened.
  */
 struct tally_session *cli_session_open(const char *cmd, const char *path,
 				       const struct tally_session_opts *opts, int *ret);
+/*
+ * After an open of path failed: an empty file ("zero-sized data") or one
+ * whose header is damaged ("incompatible file format: PATH: what, where")
+ * said in perf's words, and perf's status for them, 255; else 0, nothing
+ * said.
+ */
+int cli_bad_file(const char *path);
 /*
  * Deliver every sample; 0, or 1 after saying what could not be read
  * (the samples before it were delivered), then what was lost.

@@ -2,90 +2,68 @@
 /*
  * read_perf_data: the ten hottest symbols of a perf.data file (perf's or
  * tally's) with their shares of the first event's period, as
- * `perf report --stdio --no-children --sort sym -g none` ranks them.
+ * `perf report --stdio --no-children --sort sym -g none` ranks them:
+ * a session over the file, a histogram keyed by symbol, one run.
  * Usage: read_perf_data [FILE]   (default perf.data)
  */
+#include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <tally/tally.h>
-
-struct row {
-	const char *sym;	/* the session's string: valid until close */
-	char level;		/* perf's: 'k' kernel, '.' user */
-	uint64_t addr;		/* no symbol: its address keys the row */
-	uint64_t period;
-};
-
-struct top {
-	struct row *rows;
-	size_t n, cap;
-	uint64_t total;
-};
-
-static int on_sample(struct tally_session *s, const struct tally_session_sample *smp, void *ctx)
-{
-	struct top *t = ctx;
-	struct tally_frame f;
-	size_t i;
-
-	if (smp->attr != 0 || tally_session__resolve(s, smp, &f))
-		return 0;
-	/* perf's sym key: the name (an unresolved address is its own row); a row keeps its first level */
-	uint64_t addr = f.sym ? 0 : f.addr;
-
-	t->total += smp->period;
-	for (i = 0; i < t->n; i++)
-		if (f.sym ? t->rows[i].sym && !strcmp(t->rows[i].sym, f.sym) :
-			    !t->rows[i].sym && t->rows[i].addr == addr)
-			break;
-	if (i == t->n) {
-		if (t->n == t->cap) {
-			t->cap = t->cap ? 2 * t->cap : 256;
-			if (!(t->rows = realloc(t->rows, t->cap * sizeof(*t->rows))))
-				return -1;
-		}
-		t->rows[t->n++] = (struct row){ .sym = f.sym, .level = f.level, .addr = addr };
-	}
-	t->rows[i].period += smp->period;
-	return 0;
-}
-
-static int by_period(const void *a, const void *b)
-{
-	const struct row *x = a, *y = b;
-
-	return x->period != y->period ? (x->period < y->period ? 1 : -1) :
-	       strcmp(x->sym ? x->sym : "", y->sym ? y->sym : "");
-}
 
 int main(int argc, char **argv)
 {
 	const char *path = argc > 1 ? argv[1] : "perf.data";
-	struct top t = { 0 };
-	TALLY_OPTS(tally_session_opts, opts, .sample = on_sample, .ctx = &t, .no_unwind = true);
-	struct tally_session *s = tally_session__open(path, &opts);
+	static const enum tally_hist_key by_sym[] = { TALLY_HIST_SYM };
+	/* no chains kept: a sample's row is its own function's */
+	TALLY_OPTS(tally_hist_opts, ho, .keys = by_sym, .nr_keys = 1);
+	TALLY_OPTS(tally_session_opts, so, .no_unwind = true);
+	TALLY_OPTS(tally_hist_totals, t);
+	struct tally_session *s = tally_session__open(path, &so);
+	struct tally_hist *h;
+	int err, ret = 1;
 
 	if (!s) {
-		perror(path);
+		const struct tally_data_error *why = tally_data_reader__open_error();
+		char buf[256];
+
+		/* a damaged file says where and why; else errno, as strerror words it */
+		fprintf(stderr, "%s: %s\n", path, why ? why->msg :
+			tally_strerror(-errno, NULL, NULL, buf, sizeof(buf)));
 		return 1;
 	}
-	if (tally_session__run(s) < 0) {
-		fprintf(stderr, "%s: could not be read to its end\n", path);
-		tally_session__close(s);
-		return 1;
+	if (!(h = tally_hist__new(s, &ho))) {
+		perror("tally_hist__new");
+		goto out;
 	}
-	qsort(t.rows, t.n, sizeof(*t.rows), by_period);
-	printf("%s: %llu in all\n", tally_session__event_name(s, 0), (unsigned long long)t.total);
-	for (size_t i = 0; i < t.n && i < 10; i++) {
-		printf("%6.2f%%  [%c] ", 100.0 * (double)t.rows[i].period / (double)t.total,
-		       t.rows[i].level);
-		if (t.rows[i].sym)
-			printf("%s\n", t.rows[i].sym);
+	/* every sample counted, then the rows sorted (self period, biggest first) */
+	err = tally_hist__run(h);
+	if (err < 0) {
+		const struct tally_data_error *de = tally_data_reader__error(tally_session__reader(s));
+
+		fprintf(stderr, "%s: %s\n", path, de ? de->msg : strerror(-err));
+		goto out;
+	}
+	tally_hist__totals(h, 0, &t);
+	printf("%s: %llu in all\n", tally_session__event_name(s, 0), (unsigned long long)t.period);
+	for (size_t i = 0; i < tally_hist__nr_rows(h, 0) && i < 10; i++) {
+		TALLY_OPTS(tally_hist_row, r);
+		char pct[32];
+
+		tally_hist__row(h, 0, i, &r);
+		/* perf's "%.2f" share of the event's whole period */
+		tally_hist__fmt_pct(pct, sizeof(pct), 100.0 * (double)r.self / (double)t.period);
+		printf("%6s%%  [%c] ", pct, r.level);
+		if (r.sym && r.object)	/* code under a data object's symbol: perf's name+0xOFF */
+			printf("%s+0x%llx\n", r.sym, (unsigned long long)r.object_off);
+		else if (r.sym)
+			printf("%s\n", r.sym);
 		else
-			printf("0x%016llx\n", (unsigned long long)t.rows[i].addr);
+			printf("0x%016llx\n", (unsigned long long)r.addr);
 	}
+	ret = 0;
+out:
+	tally_hist__free(h);
 	tally_session__close(s);
-	free(t.rows);
-	return 0;
+	return ret;
 }

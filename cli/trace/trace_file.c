@@ -14,6 +14,7 @@
 #include <tally/tally.h>
 #include <tally/data_read.h>
 #include <tally/syscalls.h>
+#include "read_file.h"
 #include "trace.h"
 #include "trace_out.h"
 
@@ -151,6 +152,8 @@ int trace_file(const struct trace_config *cfg)
 	int ret = 1, err;
 
 	c.r = tally_data_reader__open(cfg->input);
+	if (!c.r && (err = cli_bad_file(cfg->input)))
+		return err;
 	if (!c.r) {
 		fprintf(stderr, "%s: cannot read %s: %s\n", progname, cfg->input, strerror(errno));
 		return 1;

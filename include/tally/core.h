@@ -46,12 +46,22 @@ TALLY_API tally_print_fn_t tally_set_print(tally_print_fn_t fn);
 TALLY_API const char *tally_version(void);
 
 /*
- * Human message for a negative errno returned by libtally, with what to
- * do about it. `event` (may be NULL) names the event for context.
- * Open errors get hints: EACCES/EPERM name perf_event_paranoid (with its
+ * Human message for a negative (or positive) errno returned by libtally.
+ * `event` (may be NULL) is put first as "event: " for context (an event's
+ * name, a path).
+ *
+ * attr NULL, any call's error: strerror's text and the errno's name, as
+ * "No such file or directory (ENOENT)".
+ *
+ * attr set: err is the kernel's answer to opening that event
+ * (perf_event_open; tally_evsel__strerror passes the evsel's), explained
+ * with what to do: EACCES/EPERM name perf_event_paranoid (with its
  * current value) and CAP_PERFMON; EMFILE names RLIMIT_NOFILE; ENOENT and
- * EOPNOTSUPP on hardware events say the machine has no hardware PMU.
- * Returns buf.
+ * EOPNOTSUPP on hardware events say the machine has no hardware PMU;
+ * EINVAL, E2BIG, EBUSY, ESRCH, ENOSPC, EOVERFLOW... what they mean there.
+ * (Before 0.4 every errno got the open's advice, attr or not.)
+ *
+ * Returns buf ("" when buf is NULL or len 0).
  */
 struct perf_event_attr;
 TALLY_API const char *tally_strerror(int err, const struct perf_event_attr *attr,

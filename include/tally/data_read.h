@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * perf.data reader (file mode, native byte order; first cut).
- * Offsets stored in the file are checked against its size; a bad or
- * truncated record stops the walk and is reported by __error() while
- * every record before it has been delivered.
+ * perf.data reader: a file (mapped), perf's pipe format (streamed from a
+ * pipe or stdin), perf record --threads' directory; written in either
+ * byte order (a file from the other one is brought to this machine's as
+ * it is read). Offsets stored in the file are checked against its size;
+ * a bad or truncated record stops the walk and is reported by __error()
+ * while every record before it has been delivered. A file that cannot
+ * be opened at all says where and why through __open_error().
  */
 #ifndef TALLY_DATA_READ_H
 #define TALLY_DATA_READ_H
@@ -79,6 +82,16 @@ TALLY_API bool tally_data_reader__is_pipe(const struct tally_data_reader *r);
 TALLY_API const char *tally_data_reader__event_name(struct tally_data_reader *r, int idx);
 TALLY_API const struct tally_data_error *
 tally_data_reader__error(const struct tally_data_reader *r);
+/*
+ * Added in 0.4: why the last open on this thread (tally_data_reader__open*,
+ * tally_session__open*) failed on the file's content, as __error() says
+ * after a walk: the offset, the reason in msg ("not a perf.data file (no
+ * PERFILE2 magic) at offset 0"), err -EBADMSG (damaged, not perf.data; an
+ * empty file) or -ENODATA (no events). NULL when that open succeeded or
+ * failed before reading anything (ENOENT, EACCES, ENOMEM: errno says).
+ * Valid until the next open on this thread.
+ */
+TALLY_API const struct tally_data_error *tally_data_reader__open_error(void);
 
 /*
  * Added in 0.3: the header features, parsed (what perf report --header

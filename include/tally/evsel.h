@@ -99,6 +99,13 @@ TALLY_API bool tally_evsel__is_open(const struct tally_evsel *evsel);
 TALLY_API bool tally_evsel__supported(const struct tally_evsel *evsel);
 /* The -errno of the last failed open, 0 if none. */
 TALLY_API int tally_evsel__open_error(const struct tally_evsel *evsel);
+/*
+ * Added in 0.4: an open failure of evsel explained (tally_strerror with
+ * its attr and name): err, or with err 0 its last open's error. Returns
+ * buf.
+ */
+TALLY_API const char *tally_evsel__strerror(const struct tally_evsel *evsel, int err, char *buf,
+					    size_t len);
 /* Added in 0.3: that failure was the kernel refusing the event's filter. */
 TALLY_API bool tally_evsel__filter_rejected(const struct tally_evsel *evsel);
 /*

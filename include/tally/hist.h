@@ -16,8 +16,9 @@
  *
  *	TALLY_OPTS(tally_hist_opts, ho, .children = true, .graph = true);
  *	struct tally_hist *h = tally_hist__new(ss, &ho);
- *	(in the session's sample callback) tally_hist__add(h, smp);
- *	tally_hist__resort(h);
+ *	tally_hist__run(h);	(a file: its samples counted, then resorted)
+ *	(or, live, in the session's sample callback) tally_hist__add(h, smp);
+ *	(and at each refresh) tally_hist__resort(h);
  *	for (size_t i = 0; i < tally_hist__nr_rows(h, ev); i++) {
  *		TALLY_OPTS(tally_hist_row, row);
  *		tally_hist__row(h, ev, i, &row);
@@ -146,6 +147,15 @@ TALLY_API void tally_hist__free(struct tally_hist *h);
  * now). 0 or -ENOMEM.
  */
 TALLY_API int tally_hist__add(struct tally_hist *h, const struct tally_session_sample *smp);
+/*
+ * Added in 0.4: the histogram of a whole file in one call: runs the
+ * session h was made on (tally_session__run), counting each sample
+ * (before the session's own sample callback, which still gets it), then
+ * resorts. What tally_session__run returns (0; a callback's non-zero
+ * return; -errno where reading stopped, the rows holding what came
+ * before it; -EALREADY: the session had run), or -ENOMEM.
+ */
+TALLY_API int tally_hist__run(struct tally_hist *h);
 /* The filter of the next resort (NULL: none). Strings are copied. 0 or -errno. */
 TALLY_API int tally_hist__set_filter(struct tally_hist *h, const struct tally_hist_filter *f);
 /*

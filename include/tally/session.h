@@ -92,7 +92,9 @@ struct tally_session_opts {
 
 /*
  * Open path ("-": stdin, perf's pipe format streamed). NULL + errno;
- * ENODATA: the file has no events.
+ * EBADMSG: a damaged file, not a perf.data file or an empty one; ENODATA:
+ * the file has no events. For those two tally_data_reader__open_error()
+ * says where and why (since 0.4).
  */
 TALLY_API struct tally_session *tally_session__open(const char *path,
 						    const struct tally_session_opts *opts);
@@ -125,16 +127,30 @@ TALLY_API int tally_session__synthesize(struct tally_session *s, const int *pids
  * Wait up to timeout_ms for data, take every ring's new records and
  * deliver those of the previous pass and older (each pass over the rings
  * ends a round, as perf record's FINISHED_ROUND). 0, a callback's
- * non-zero return, or -errno.
+ * non-zero return, or -errno; -EALREADY after tally_session__run.
  */
 TALLY_API int tally_session__poll(struct tally_session *s, int timeout_ms);
 /*
  * Deliver every record. 0; a callback's non-zero return; or -errno when
  * reading stopped (tally_data_reader__error says where: what came before
- * was delivered).
+ * was delivered). A session runs once (a callback that stopped it
+ * included): a second call delivers nothing and returns -EALREADY (since
+ * 0.4; before, a file's samples came again); to read the file again, open
+ * a new session.
  */
 TALLY_API int tally_session__run(struct tally_session *s);
 TALLY_API void tally_session__close(struct tally_session *s);
+
+/*
+ * Added in 0.4: the sample callback and the ctx it gets from now on (fn
+ * NULL: none), in place of opts.sample and opts.ctx; the record callback
+ * keeps opts.ctx. For what needs the session to be made, as a histogram
+ * (tally_hist__new takes the session; tally_hist__run does this for it).
+ * Before tally_session__run, or from a callback: the next sample gets
+ * them. 0, -EINVAL.
+ */
+TALLY_API int tally_session__set_sample(struct tally_session *s, tally_session_sample_fn fn,
+					void *ctx);
 
 /* Unwind DWARF stacks or not (before run): a reader that shows no chains skips the cost. */
 TALLY_API void tally_session__set_unwind(struct tally_session *s, bool on);

@@ -690,6 +690,13 @@ int tally_evsel__open_error(const struct tally_evsel *e)
 	return e ? e->open_err : 0;
 }
 
+const char *tally_evsel__strerror(const struct tally_evsel *e, int err, char *buf, size_t len)
+{
+	if (!e)
+		return tally_strerror(err ? err : EINVAL, NULL, NULL, buf, len);
+	return tally_strerror(err ? err : e->open_err, &e->attr, tally_evsel__name(e), buf, len);
+}
+
 bool tally_evsel__filter_rejected(const struct tally_evsel *e)
 {
 	return e && e->open_err && e->filter_rejected;

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -108,18 +109,65 @@ static bool in_file(const struct tally_data_reader *r, uint64_t off,
 	return off <= r->len && size <= r->len - off;
 }
 
+/*
+ * Why the last open on this thread failed on the file's content: no
+ * reader is left to ask, so the failing open leaves it here (as errno).
+ */
+static __thread struct tally_data_error open_err;
+static __thread bool open_failed;
+
+static void open_error_clear(void)
+{
+	open_failed = false;
+}
+
+/* The open fails at off for why: -EBADMSG, what the open returns. */
+static int __attribute__((format(printf, 2, 3))) bad_file(uint64_t off, const char *fmt, ...)
+{
+	char why[96];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	tally__data_open_fail(off, -EBADMSG, why);
+	return -EBADMSG;
+}
+
+void tally__data_open_fail(uint64_t off, int err, const char *why)
+{
+	open_failed = true;
+	open_err.offset = off;
+	open_err.type = 0;
+	open_err.err = err;
+	snprintf(open_err.msg, sizeof(open_err.msg), "%s at offset %#llx", why,
+		 (unsigned long long)off);
+}
+
+const struct tally_data_error *tally_data_reader__open_error(void)
+{
+	return open_failed ? &open_err : NULL;
+}
+
 static int read_attrs(struct tally_data_reader *r)
 {
 	const struct file_header *h = &r->h;
 	uint64_t asz = h->attr_size, n;
 
-	/* each entry: attr (attr_size bytes) + ids section */
-	if (asz < PERF_ATTR_SIZE_VER0 + 16 || !in_file(r, h->attrs.offset, h->attrs.size) ||
-	    h->attrs.size % asz)
-		return -EBADMSG;
+	/* each entry: attr (attr_size bytes) + ids section; the header's fields at 16, 24 */
+	if (asz < PERF_ATTR_SIZE_VER0 + 16)
+		return bad_file(16, "attr size %llu is too small for an attr and its ids",
+				(unsigned long long)asz);
+	if (!in_file(r, h->attrs.offset, h->attrs.size))
+		return bad_file(24, "the attrs section [%#llx, +%#llx) runs past the file's end (%#zx)",
+				(unsigned long long)h->attrs.offset,
+				(unsigned long long)h->attrs.size, r->len);
+	if (h->attrs.size % asz)
+		return bad_file(24, "the attrs section's size %#llx is not a multiple of the attr size %llu",
+				(unsigned long long)h->attrs.size, (unsigned long long)asz);
 	n = h->attrs.size / asz;
 	if (n > 65536)
-		return -EBADMSG;
+		return bad_file(24, "the attrs section holds %llu attrs", (unsigned long long)n);
 	r->attrs = calloc(n ? n : 1, sizeof(*r->attrs));
 	if (!r->attrs)
 		return -ENOMEM;
@@ -138,7 +186,10 @@ static int read_attrs(struct tally_data_reader *r)
 		}
 		r->attrs[i].attr.size = sizeof(struct perf_event_attr);
 		if (!in_file(r, ids.offset, ids.size) || ids.size % 8)
-			return -EBADMSG;
+			return bad_file(h->attrs.offset + i * asz + fsz,
+					"event %llu's ids [%#llx, +%#llx) %s", (unsigned long long)i,
+					(unsigned long long)ids.offset, (unsigned long long)ids.size,
+					ids.size % 8 ? "are not 8-byte ids" : "run past the file's end");
 		r->attrs[i].nr_ids = ids.size / 8;
 		if (r->attrs[i].nr_ids) {
 			r->attrs[i].ids = malloc(ids.size);
@@ -189,7 +240,8 @@ static int open_pipe(struct tally_data_reader *r)
 
 			memcpy(&asz, p + 8 + 4, 4);
 			if (asz < PERF_ATTR_SIZE_VER0 || asz > h.size - 8U)
-				return -EBADMSG;
+				return bad_file(pos, "a HEADER_ATTR record's attr size %u does not fit it",
+						asz);
 			memcpy(&a->attr, p + 8, asz < sizeof(a->attr) ? asz : sizeof(a->attr));
 			a->attr.size = sizeof(a->attr);
 			a->nr_ids = (h.size - 8U - asz) / 8;
@@ -205,7 +257,7 @@ static int open_pipe(struct tally_data_reader *r)
 
 			memcpy(&tsz, p + 8, 4);
 			if (tsz > r->len - pos - h.size)
-				return -EBADMSG;
+				return bad_file(pos, "the tracing data (%u bytes) runs past the end", tsz);
 			r->pfeat[1].p = orig + h.size;	/* the blob says its own byte order */
 			r->pfeat[1].len = tsz;
 		} else if (h.type == TALLY_RECORD_HEADER_FEATURE && h.size >= 16) {
@@ -236,7 +288,7 @@ static int open_pipe(struct tally_data_reader *r)
 		if (h.type == TALLY_RECORD_HEADER_TRACING_DATA)
 			pos += (r->pfeat[1].len + 7) & ~7ULL;
 	}
-	return r->nr_attrs ? 0 : -EBADMSG;
+	return r->nr_attrs ? 0 : bad_file(pos, "no HEADER_ATTR record before the data (a pipe's events)");
 }
 
 /*
@@ -285,6 +337,7 @@ struct tally_data_reader *tally_data_reader__open_mem(const void *buf,
 	struct tally_data_reader *r = calloc(1, sizeof(*r));
 	int err;
 
+	open_error_clear();
 	if (!r) {
 		errno = ENOMEM;
 		return NULL;
@@ -310,21 +363,30 @@ struct tally_data_reader *tally_data_reader__open_mem(const void *buf,
 			return r;
 		}
 	}
+	if (len < 8 || (memcpy(&r->h.magic, buf, 8), r->h.magic != PERF_MAGIC2 &&
+			 __builtin_bswap64(r->h.magic) != PERF_MAGIC2)) {
+		err = len ? bad_file(0, "not a perf.data file (no PERFILE2 magic)") :
+			    bad_file(0, "empty file");
+		goto fail;
+	}
 	if (len < sizeof(r->h)) {
-		err = -EBADMSG;
+		err = bad_file(len, "the file ends inside its header (%zu of %zu bytes)", len,
+			       sizeof(r->h));
 		goto fail;
 	}
 	memcpy(&r->h, buf, sizeof(r->h));
 	if (r->h.magic != PERF_MAGIC2) {
-		if (__builtin_bswap64(r->h.magic) != PERF_MAGIC2) {
-			err = -EBADMSG;
-			goto fail;
-		}
 		swap_file_header(&r->h);
 		r->swap = true;
 	}
 	if (r->h.size < sizeof(r->h)) {
-		err = -EBADMSG;
+		err = bad_file(8, "header size %llu is under perf's %zu",
+			       (unsigned long long)r->h.size, sizeof(r->h));
+		goto fail;
+	}
+	if (r->h.data.offset > len) {	/* perf refuses it too: nothing to read */
+		err = bad_file(40, "the data section's offset %#llx is past the file's end (%#zx)",
+			       (unsigned long long)r->h.data.offset, len);
 		goto fail;
 	}
 	err = read_attrs(r);
@@ -503,7 +565,8 @@ static struct tally_data_reader *open_dir(const char *path)
 		return NULL;
 	if (r->pipe || r->swap) {	/* perf writes neither into a directory */
 		tally_data_reader__close(r);
-		errno = EBADMSG;
+		errno = -bad_file(0, "%s is in %s, which perf never writes into a directory", name,
+				  r->pipe ? "pipe format" : "the other byte order");
 		return NULL;
 	}
 	for (int n = 0; !err; n++)
@@ -523,6 +586,7 @@ struct tally_data_reader *tally_data_reader__open(const char *path)
 	void *p;
 	int fd, err;
 
+	open_error_clear();
 	if (!path) {
 		errno = EINVAL;
 		return NULL;
@@ -535,7 +599,7 @@ struct tally_data_reader *tally_data_reader__open(const char *path)
 	if (fd < 0)
 		return NULL;
 	if (fstat(fd, &st) < 0 || st.st_size == 0) {
-		err = st.st_size == 0 ? EBADMSG : errno;
+		err = st.st_size == 0 ? -bad_file(0, "empty file") : errno;
 		close(fd);
 		errno = err;
 		return NULL;
@@ -565,6 +629,7 @@ struct tally_data_reader *tally_data_reader__open_fd(int fd)
 	struct stat st;
 	void *p;
 
+	open_error_clear();
 	if (fd < 0 || fstat(fd, &st) < 0) {
 		errno = fd < 0 ? EINVAL : errno;
 		return NULL;
@@ -572,7 +637,7 @@ struct tally_data_reader *tally_data_reader__open_fd(int fd)
 	if (!S_ISREG(st.st_mode))
 		return open_stream(fd);	/* a pipe: streamed as stdin is */
 	if (st.st_size == 0) {
-		errno = EBADMSG;
+		errno = -bad_file(0, "empty file");
 		return NULL;
 	}
 	p = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);

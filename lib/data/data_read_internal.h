@@ -7,6 +7,8 @@
 #ifndef TALLY_DATA_READ_INTERNAL_H
 #define TALLY_DATA_READ_INTERNAL_H
 
+#include <stdint.h>
+
 struct tally__feat_cache;
 struct tally__bpf_infos;
 struct tally_data_reader;
@@ -25,5 +27,12 @@ struct tally__bpf_infos **tally__data_reader_bpf_infos(const struct tally_data_r
  * outside the mapping.
  */
 void tally__data_reader_release(struct tally_data_reader *r, const void *lo, const void *hi);
+
+/*
+ * An open above the reader (the session's) fails on the file's content:
+ * what tally_data_reader__open_error says next on this thread. err: -EBADMSG,
+ * -ENODATA.
+ */
+void tally__data_open_fail(uint64_t off, int err, const char *why);
 
 #endif

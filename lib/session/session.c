@@ -254,7 +254,7 @@ static void deliver(struct tally_session *s, const struct perf_event_header *h, 
 	if (!s->o.no_comm && !(out.thread.comm = tally_machine__comm_of(s->m, out.thread.tid)))
 		out.thread.comm = tally__session_unnamed_comm(s, out.thread.pid, out.thread.tid);
 	/* written only to stop: the reader thread reads it for every record */
-	rc = s->o.sample(s, &out, s->o.ctx);
+	rc = s->o.sample(s, &out, s->sample_ctx);
 	if (rc)
 		__atomic_store_n(&s->stop, rc, __ATOMIC_RELAXED);
 }
@@ -683,6 +683,7 @@ static struct tally_session *session_new(struct tally_data_reader *rd, struct ta
 	if (opts)
 		memcpy(&s->o, opts, opts->sz < sizeof(s->o) ? opts->sz : sizeof(s->o));
 	s->o.sz = sizeof(s->o);
+	s->sample_ctx = s->o.ctx;
 	s->path = path;
 	s->rd = rd;
 	s->live = live;
@@ -695,8 +696,14 @@ static struct tally_session *session_new(struct tally_data_reader *rd, struct ta
 	s->names = calloc((size_t)s->nr_attrs + 1, sizeof(*s->names));
 	s->m = tally_machine__new();
 	s->syms = tally_symbols__new(NULL);
-	if (!s->nr_attrs)
+	if (!s->nr_attrs && rd) {
+		/* a header with an empty attrs section (the reader takes it) */
+		struct tally_data_file_info fi;
+
+		tally_data_reader__file_info(rd, &fi);
 		err = ENODATA;
+		tally__data_open_fail(fi.data_offset, -ENODATA, "no events (no attrs) before the data");
+	}
 	if (!s->lays || !s->attrs || !s->time_off || !s->fast || !s->names || !s->m || !s->syms ||
 	    !s->nr_attrs || (live && !s->evsels)) {
 		tally_session__close(s);
@@ -775,6 +782,8 @@ int tally_session__poll(struct tally_session *s, int timeout_ms)
 
 	if (!s || !s->live)
 		return tally__err(EINVAL);
+	if (s->ran)
+		return tally__err(EALREADY);
 	err = tally_evlist__poll(s->live, timeout_ms);
 	if (err < 0 && err != -EINTR)
 		return err;
@@ -881,6 +890,13 @@ int tally_session__run(struct tally_session *s)
 
 	if (!s)
 		return tally__err(EINVAL);
+	/*
+	 * Once: the reader's walk is not rewound (a pipe cannot be), and the
+	 * address spaces are as the end of the file left them.
+	 */
+	if (s->ran)
+		return tally__err(EALREADY);
+	s->ran = true;
 	if (s->live) {
 		/* the rings' last records, then everything queued */
 		err = tally_evlist__drain(s->live, live_record, NULL, s);
@@ -939,6 +955,15 @@ void tally_session__close(struct tally_session *s)
 	tally_machine__free(s->m);
 	tally_data_reader__close(s->rd);
 	free(s);
+}
+
+int tally_session__set_sample(struct tally_session *s, tally_session_sample_fn fn, void *ctx)
+{
+	if (!s)
+		return tally__err(EINVAL);
+	s->o.sample = fn;
+	s->sample_ctx = ctx;
+	return 0;
 }
 
 void tally_session__set_unwind(struct tally_session *s, bool on)

@@ -39,7 +39,9 @@ struct tally_session {
 	const char **names;		/* per attr: EVENT_DESC, else the attr's own */
 	struct tally_trace_fmt *tf;	/* TRACING_DATA, or NULL */
 	struct tally_session_opts o;	/* the caller's, sized to ours */
+	void *sample_ctx;		/* o.sample's (tally_session__set_sample); o.ctx the record's */
 	int stop;			/* a callback's non-zero return */
+	bool ran;			/* tally_session__run was called: a second is refused */
 	/* the queue of the round in progress */
 	struct session_queued *q, *tmp;	/* tmp: the radix sort's other half */
 	size_t nq, cap;

@@ -43,6 +43,19 @@ const char *tally_strerror(int err, const struct perf_event_attr *attr,
 		return "";
 	if (event && *event)
 		snprintf(ev, sizeof(ev), "%s: ", event);
+	/*
+	 * Not an event's open: no perf_event_open advice (a missing perf.data
+	 * is not "an event that does not exist"), the text and its name.
+	 */
+	if (!attr) {
+		const char *name = strerrorname_np(e);
+
+		if (name)
+			snprintf(buf, len, "%s%s (%s)", ev, strerror(e), name);
+		else
+			snprintf(buf, len, "%s%s", ev, strerror(e));
+		return buf;
+	}
 	switch (e) {
 	case EACCES:
 	case EPERM:

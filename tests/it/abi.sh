@@ -19,7 +19,7 @@ mkver=$(sed -n 's/^VERSION *:= *//p' Makefile)
 newest=$(grep -oE '^TALLY_[0-9]+\.[0-9]+' lib/libtally.map | tail -1)
 is "the map's newest node is the Makefile's release" "$newest" "TALLY_${mkver%.*}"
 is "tally --version says the Makefile's VERSION" "$($TALLY --version)" "tally version $mkver"
-is "every man page names the Makefile's VERSION" "$(grep -L "^\.TH .*\"tally $mkver\"" docs/*.1)" ""
+is "every man page names the Makefile's VERSION" "$(grep -L "^\.TH .*\"tally $mkver\"" docs/*.1 docs/man3/*.3)" ""
 check "the shared library's file carries the version" [ -e "$BUILD/libtally.so.$mkver" ]
 if [ -n "$(comm -23 <(echo "$api") <(cat scripts/api-*.txt | sort -u))" ]; then
 	check "symbols new in this release carry its node" sh -c "objdump -T $so | grep -q '${newest}'"

@@ -62,17 +62,38 @@ else
 		grep -Eq '^[1-9][0-9]* samples of cpu-clock' <<<"$out"
 fi
 
-# read_perf_data reads a file: one recorded here (its rows are checked
-# against tally report in install.sh, built against the installed library)
+# read_perf_data reads a file: one recorded here, its rows those of tally
+# report on the same file (install.sh does the same built against the
+# installed library, on perf's file and tally's)
+top10() {	# the first ten "PCT [L] NAME" rows; rows tied with the tenth's share are counted, not named
+	local rows p10
+	rows=$(grep -E '^ *[0-9]+\.[0-9]+%' | head -10 | awk '{$1=$1; print}')
+	p10=$(tail -1 <<<"$rows" | cut -d' ' -f1)
+	grep -v "^$p10 " <<<"$rows" | sort
+	echo "tied at $p10: $(grep -c "^$p10 " <<<"$rows")"
+}
 if [ -x "$EX/read_perf_data" ]; then
 	f=$(mktemp)
-	"$TALLY" record -q -F 999 -o "$f" -- "$HELPERS/burn" 200 >/dev/null 2>&1
+	"$TALLY" record -q -F 999 -g -o "$f" -- "$HELPERS/burn" 200 >/dev/null 2>&1
 	out=$(timeout 60 "$EX/read_perf_data" "$f" 2>&1); rc=$?
 	is "read_perf_data exits 0" "$rc" 0
 	check "read_perf_data: burn_a among the hottest symbols" grep -Eq '^ *[0-9]+\.[0-9]{2}%  \[\.\] burn_a$' <<<"$out"
+	rep=$("$TALLY" report --stdio --no-children --sort sym -g none -i "$f" 2>/dev/null)
+	check "read_perf_data: rows" [ "$(top10 <<<"$out" | wc -l)" -gt 1 ]
+	is "read_perf_data: its top ten are tally report's (same file)" \
+		"$(top10 <<<"$out")" "$(top10 <<<"$rep")"
+	is "read_perf_data: its total is the report's event period" \
+		"$(sed -n 's/^[^ ]*: \([0-9]*\) in all$/\1/p' <<<"$out")" \
+		"$(sed -n 's/^# Event count (approx.): //p' <<<"$rep" | head -1)"
 	out=$(timeout 60 "$EX/read_perf_data" "$f.missing" 2>&1); rc=$?
 	is "read_perf_data on a missing file exits 1" "$rc" 1
-	rm -f "$f"
+	is "read_perf_data on a missing file says so" "$out" "$f.missing: No such file or directory (ENOENT)"
+	head -c 100 "$f" >"$f.cut"
+	out=$(timeout 60 "$EX/read_perf_data" "$f.cut" 2>&1); rc=$?
+	is "read_perf_data on a cut header exits 1" "$rc" 1
+	is "read_perf_data on a cut header says where and why" "$out" \
+		"$f.cut: the file ends inside its header (100 of 104 bytes) at offset 0x64"
+	rm -f "$f" "$f.cut"
 fi
 
 # live_top follows a command's samples through the session over live rings

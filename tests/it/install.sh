@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# make install puts a usable library, headers, pkg-config file, binary and
-# man pages under PREFIX; a program builds against it with pkg-config alone.
+# make install puts a usable library, headers, pkg-config file, binary,
+# man pages (the commands' and the library's) and docs/api.md under
+# PREFIX; a program builds against it with pkg-config alone.
 . tests/it/lib.sh
 if [ -n "${SAN:-}" ]; then
 	skip "install is tested in the plain build (a sanitized .so needs the ASan runtime first)"
@@ -15,6 +16,30 @@ ok "make install"
 check "binary installed" test -x "$d/bin/tally"
 check "headers installed" test -f "$d/include/tally/tally.h"
 check "man pages installed" sh -c "ls $d/share/man/man1/tally*.1 >/dev/null"
+# The library's documentation: api.md, and a section-3 page per object
+# (as libperf and libbpf ship theirs), each rendering without a warning,
+# found by man by its name, its SEE ALSO pages there too, and naming only
+# functions the installed headers declare.
+is "docs/api.md installed as share/doc/tally/api.md" \
+	"$(cmp "$d/share/doc/tally/api.md" docs/api.md 2>&1 && echo same)" same
+for obj in libtally tally_evsel tally_evlist tally_cpu_map tally_thread_map tally_data_reader \
+	tally_data_writer tally_session tally_hist; do
+	check "man page $obj(3) installed" test -f "$d/share/man/man3/$obj.3"
+done
+for p in "$d"/share/man/man1/*.1 "$d"/share/man/man3/*.3; do
+	n=$(basename "$p")
+	is "$n renders without warnings" "$(MANWIDTH=80 man --warnings -l "$p" 2>&1 >/dev/null)" ""
+done
+for p in "$d"/share/man/man3/*.3; do
+	n=$(basename "$p" .3)
+	check "man -M finds $n(3)" sh -c "MANWIDTH=80 man -M '$d/share/man' 3 '$n' 2>/dev/null | grep -q '^NAME'"
+	refs=$(sed -n '/^\.SH SEE ALSO/,$p' "$p" | grep -oE '^\.BR [a-z_]+ \(3\)' | awk '{print $2}')
+	missing=$(for r in $refs; do [ -f "$d/share/man/man3/$r.3" ] || echo "$r"; done)
+	is "$n(3): its SEE ALSO pages are installed" "$missing" ""
+	fns=$(sed -n '/^\.SH SYNOPSIS/,/^\.SH DESCRIPTION/p' "$p" | grep -oE 'tally_[a-z0-9_]+__[a-z0-9_]+' | sort -u)
+	undeclared=$(for f in $fns; do grep -qw "$f" "$d"/include/tally/*.h || echo "$f"; done)
+	is "$n(3): its synopsis names declared functions only" "$undeclared" ""
+done
 cat > "$d/prog.c" <<'C'
 #include <stdio.h>
 #include <tally/tally.h>

@@ -157,6 +157,13 @@ static void test_unsupported(void **state)
 	assert_false(tally_evsel__supported(cyc));
 	assert_true(tally_evsel__open_error(cyc) == -ENOENT ||
 		    tally_evsel__open_error(cyc) == -EOPNOTSUPP);
+	{	/* its open error explained: named, and why (no PMU here) */
+		char buf[512];
+
+		tally_evsel__strerror(cyc, 0, buf, sizeof(buf));
+		assert_non_null(strstr(buf, tally_evsel__name(cyc)));
+		assert_non_null(strstr(buf, "no hardware PMU"));
+	}
 	assert_int_equal(tally_evsel__fd(cyc, 0, 0), -1);
 	assert_int_equal(tally_evlist__read(l), 0);
 	assert_int_equal(tally_evsel__aggregate(cyc, TALLY_AGGR_GLOBAL, NULL, false, &a), 1);

@@ -4,7 +4,8 @@
  * threads, user chains at addresses no map holds (each a row of its own,
  * keyed by address). Shapes merge, children vs self, the orders, zeroing,
  * filters, trees, a resort while samples still come, the stacks view;
- * top's decay, which forgets rows, shapes and at last their addresses.
+ * top's decay, which forgets rows, shapes and at last their addresses;
+ * tally_hist__run, a file's histogram in one call.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -868,6 +869,47 @@ static void test_stacks_build_ids(void **state)
 	}
 }
 
+static int count_sample(struct tally_session *ss, const struct tally_session_sample *smp, void *ctx)
+{
+	++*(int *)ctx;
+	return 0;
+}
+
+/*
+ * tally_hist__run: the histogram of a file in one call, the rows as a
+ * callback adding each sample makes them; the session's own callback
+ * still gets every sample.
+ */
+static void test_run(void **state)
+{
+	static const char *const want[] = {
+		"alpha:2000 5 35 1", "alpha:3000 0 35 0", "alpha:1000 30 30 3",
+		"beta:1000 7 7 1", "beta:4000 0 7 0",
+	};
+	TALLY_OPTS(tally_hist_opts, o, .children = true, .order = TALLY_HIST_CALLER);
+	char *path = write_file(base, sizeof(base) / sizeof(base[0]));
+	int mine = 0;
+	TALLY_OPTS(tally_session_opts, so, .sample = count_sample, .ctx = &mine);
+	struct tally_session *ss = tally_session__open(path, &so);
+	struct tally_hist *h;
+
+	(void)state;
+	unlink(path);
+	assert_non_null(ss);
+	h = tally_hist__new(ss, &o);
+	assert_non_null(h);
+	assert_int_equal(tally_hist__run(h), 0);
+	expect_rows(h, want, 5);
+	assert_int_equal(mine, 5);
+	/* once: the session does not run again, the rows stay */
+	assert_int_equal(tally_hist__run(h), -EALREADY);
+	expect_rows(h, want, 5);
+	assert_int_equal(mine, 5);
+	assert_int_equal(tally_hist__run(NULL), -EINVAL);
+	tally_hist__free(h);
+	tally_session__close(ss);
+}
+
 static void test_bad_input(void **state)
 {
 	static const enum tally_hist_key bad_key[] = { TALLY_HIST_KEY__NR };
@@ -913,6 +955,7 @@ int main(void)
 		cmocka_unit_test(test_decay_then_samples),
 		cmocka_unit_test(test_stacks_view),
 		cmocka_unit_test(test_stacks_build_ids),
+		cmocka_unit_test(test_run),
 		cmocka_unit_test(test_bad_input),
 	};
 

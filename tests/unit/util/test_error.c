@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: MIT
-/* tally_strerror's advice and the RLIMIT_NOFILE raise. */
+/*
+ * tally_strerror's advice for an event's open (attr given), plain text for
+ * any other error, and the RLIMIT_NOFILE raise.
+ */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -10,6 +13,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 #include <tally/sys.h>
+#include <tally/evsel.h>
 
 static void test_paranoid(void **state)
 {
@@ -38,12 +42,17 @@ static void test_paranoid(void **state)
 static void test_emfile(void **state)
 {
 	char buf[1024];
+	struct perf_event_attr a;
 
-	assert_ptr_equal(tally_strerror(-EMFILE, NULL, NULL, buf, sizeof(buf)), buf);
+	tally_attr__init(&a, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK);
+	assert_ptr_equal(tally_strerror(-EMFILE, &a, NULL, buf, sizeof(buf)), buf);
 	assert_non_null(strstr(buf, "RLIMIT_NOFILE"));
 	/* Positive errno is accepted too. */
-	tally_strerror(EMFILE, NULL, NULL, buf, sizeof(buf));
+	tally_strerror(EMFILE, &a, NULL, buf, sizeof(buf));
 	assert_non_null(strstr(buf, "RLIMIT_NOFILE"));
+	/* not an event's open: no word of events and fds per CPU */
+	tally_strerror(-EMFILE, NULL, NULL, buf, sizeof(buf));
+	assert_string_equal(buf, "Too many open files (EMFILE)");
 }
 
 static void test_no_pmu(void **state)
@@ -75,17 +84,48 @@ static void test_no_pmu(void **state)
 static void test_other_and_truncation(void **state)
 {
 	char buf[1024], small[8];
+	struct perf_event_attr a;
 
-	tally_strerror(-ESRCH, NULL, NULL, buf, sizeof(buf));
+	tally_attr__init(&a, PERF_TYPE_BREAKPOINT, 0);
+	tally_strerror(-ESRCH, &a, NULL, buf, sizeof(buf));
 	assert_non_null(strstr(buf, "ESRCH"));
-	tally_strerror(-ENOSPC, NULL, NULL, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "task to count"));
+	tally_strerror(-ENOSPC, &a, NULL, buf, sizeof(buf));
 	assert_non_null(strstr(buf, "breakpoints"));
-	tally_strerror(-ETXTBSY, NULL, NULL, buf, sizeof(buf));
+	tally_strerror(-ETXTBSY, &a, NULL, buf, sizeof(buf));
 	assert_string_equal(buf, strerror(ETXTBSY));
+	/* any other call's error: strerror's text and the errno's name, after the context */
+	tally_strerror(-ENOSPC, NULL, "out.data", buf, sizeof(buf));
+	assert_string_equal(buf, "out.data: No space left on device (ENOSPC)");
+	tally_strerror(-ENOENT, NULL, NULL, buf, sizeof(buf));
+	assert_string_equal(buf, "No such file or directory (ENOENT)");
+	memset(small, 'x', sizeof(small));
+	tally_strerror(-EMFILE, &a, NULL, small, sizeof(small));
+	assert_int_equal(strlen(small), sizeof(small) - 1);
 	memset(small, 'x', sizeof(small));
 	tally_strerror(-EMFILE, NULL, NULL, small, sizeof(small));
 	assert_int_equal(strlen(small), sizeof(small) - 1);
 	assert_string_equal(tally_strerror(-EMFILE, NULL, NULL, NULL, 0), "");
+}
+
+/* The evsel's form: its attr and name, its own last open error with err 0. */
+static void test_evsel_strerror(void **state)
+{
+	char buf[1024];
+	struct perf_event_attr hw;
+	struct tally_evsel *e;
+
+	tally_attr__init(&hw, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES);
+	e = tally_evsel__new(&hw, "my-cycles");
+	assert_non_null(e);
+	assert_ptr_equal(tally_evsel__strerror(e, -EACCES, buf, sizeof(buf)), buf);
+	assert_non_null(strstr(buf, "my-cycles: "));
+	assert_non_null(strstr(buf, "perf_event_paranoid"));
+	tally_evsel__strerror(e, -ENOENT, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "PMU"));
+	tally_evsel__free(e);
+	tally_evsel__strerror(NULL, 0, buf, sizeof(buf));
+	assert_string_equal(buf, "Invalid argument (EINVAL)");
 }
 
 static void test_raise_nofile(void **state)
@@ -113,6 +153,7 @@ int main(void)
 		cmocka_unit_test(test_emfile),
 		cmocka_unit_test(test_no_pmu),
 		cmocka_unit_test(test_other_and_truncation),
+		cmocka_unit_test(test_evsel_strerror),
 		cmocka_unit_test(test_raise_nofile),
 	};
 
