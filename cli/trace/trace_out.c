@@ -7,6 +7,7 @@
  * at their entry with "= ?". The pairing is the library's.
  */
 #include <errno.h>
+#include <sched.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +23,7 @@
 #include <tally/evsel.h>
 #include <tally/trace_fmt.h>
 #include "trace.h"
+#include "trace_fds.h"
 #include "trace_out.h"
 
 #define ARGS_ALIGN	70	/* perf's args_alignment: where "= " goes */
@@ -120,22 +122,12 @@ static const char *comm_cb(void *priv, pid_t tid)
 	return t ? t->comm : NULL;
 }
 
-/* perf reads an fd's path from /proc while the process lives */
+/* the file the thread's table says: followed through its calls, not read from /proc now */
 static const char *fd_path_cb(void *priv, pid_t tid, int fd)
 {
-	static char path[PATH_MAX];
 	struct trace_out *o = priv;
-	char link[64];
-	ssize_t n;
 
-	if (!o->live)
-		return NULL;
-	snprintf(link, sizeof(link), "/proc/%d/fd/%d", (int)tid, fd);
-	n = readlink(link, path, sizeof(path) - 1);
-	if (n <= 0)
-		return NULL;
-	path[n] = '\0';
-	return path;
+	return trace_fds__path(o->fds, tid, fd);
 }
 
 /* -------------------------------------------------------------------- */
@@ -307,6 +299,7 @@ static void on_enter(struct trace_out *o, pid_t tid, uint64_t time, const uint8_
 	rc = tally_sc_tracer__enter(o->sc, tid, time, (int)nr, args, noreturn, &unpaired);
 	if (rc == 1)
 		print_unpaired(o, &unpaired);
+	trace_fds__enter(o->fds, tid, (int)nr, args);
 	if (t)
 		t->interrupted = false;
 	if (noreturn && !quiet_lines(o) && !o->cfg->failure_only) {
@@ -323,6 +316,17 @@ static void on_enter(struct trace_out *o, pid_t tid, uint64_t time, const uint8_
 		fprintf(o->fp, "%*s= ?\n", align, " ");
 	}
 	o->current = tid;
+}
+
+/* A returned call's line is shown: not with -s, and as --duration and --failure say. */
+static bool shown(const struct trace_out *o, const struct tally_sc_call *c)
+{
+	if (o->summary_only)
+		return false;
+	if (o->cfg->duration_ms > 0 &&
+	    (!c->has_enter || (double)(c->exit_time - c->enter_time) < o->cfg->duration_ms * 1e6))
+		return false;
+	return !(o->cfg->failure_only && c->ret >= 0);
 }
 
 static void on_exit_(struct trace_out *o, pid_t tid, uint64_t time, const uint8_t *raw)
@@ -352,14 +356,32 @@ static void on_exit_(struct trace_out *o, pid_t tid, uint64_t time, const uint8_
 	continued = !c.has_enter || (t && t->interrupted);
 	if (t)
 		t->interrupted = false;
-	if (o->summary_only)
-		return;
-	if (o->cfg->duration_ms > 0 &&
-	    (!c.has_enter || (double)(c.exit_time - c.enter_time) < o->cfg->duration_ms * 1e6))
-		return;
-	if (o->cfg->failure_only && ret >= 0)
-		return;
-	print_exit_line(o, &c, continued);
+	if (shown(o, &c))
+		print_exit_line(o, &c, continued);
+	/* after its line: a dup2's arguments name the files before it */
+	trace_fds__exit(o->fds, &c, t && c.has_enter && t->str_time == c.enter_time ?
+			(const char *const *)t->str : NULL);
+}
+
+/*
+ * A new task's fd table: its parent's, shared by a thread (CLONE_THREAD
+ * comes with CLONE_FILES from every threads library) or by clone's
+ * CLONE_FILES, else a copy. clone3's flags are in memory the trace does
+ * not hold: a process made by it gets a copy, as fork's.
+ */
+static void fork_fds(struct trace_out *o, const struct tally_record_task *k)
+{
+	const struct tally_sc_call *c = tally_sc_tracer__open_call(o->sc, (pid_t)k->ptid);
+	bool share = k->pid == k->ppid;
+
+	if (c && c->nr == o->nr_clone && (c->args[0] & CLONE_FILES))
+		share = true;
+	trace_fds__fork(o->fds, (pid_t)k->ptid, (pid_t)k->tid, share);
+}
+
+void trace_out__seed_fds(struct trace_out *o, pid_t tid)
+{
+	trace_fds__seed(o->fds, tid);
 }
 
 void trace_out__record(struct trace_out *o, const struct tally_record *r, enum trace_kind k)
@@ -407,6 +429,7 @@ void trace_out__record(struct trace_out *o, const struct tally_record *r, enum t
 		}
 		break;
 	case PERF_RECORD_EXIT:
+		trace_fds__gone(o->fds, (pid_t)r->u.task.tid);
 		if (o->mach)
 			tally_machine__exit(o->mach, (int32_t)r->u.task.pid, (int32_t)r->u.task.tid);
 		break;
@@ -414,6 +437,7 @@ void trace_out__record(struct trace_out *o, const struct tally_record *r, enum t
 		if (o->mach)
 			tally_machine__fork(o->mach, (int32_t)r->u.task.pid, (int32_t)r->u.task.tid,
 					    (int32_t)r->u.task.ppid, (int32_t)r->u.task.ptid);
+		fork_fds(o, &r->u.task);
 		/* a new thread starts with its parent's comm */
 		t = thread_find(o, (pid_t)r->u.task.ptid);
 		if (t) {
@@ -743,7 +767,9 @@ int trace_out__init(struct trace_out *o, const struct trace_config *cfg)
 		o->tracing_dir = dir;
 	}
 	o->sc = tally_sc_tracer__new();
-	if (!o->sc) {
+	o->fds = trace_fds__new();
+	o->nr_clone = tally_syscall__nr("clone");
+	if (!o->sc || !o->fds) {
 		fprintf(stderr, "tally trace: %s\n", strerror(ENOMEM));
 		return -1;
 	}
@@ -763,6 +789,7 @@ void trace_out__release(struct trace_out *o)
 	for (int i = 0; i < TALLY_SYSCALL_MAX; i++)
 		free(o->fmts[i]);
 	tally_sc_tracer__free(o->sc);
+	trace_fds__free(o->fds);
 	tally_trace_fmt__free(o->tpf);
 	tally_symbols__free(o->syms);
 	tally_machine__free(o->mach);

@@ -453,6 +453,26 @@ static void know_threads(struct live *lv)
 		tally_thread_map__put(m);
 }
 
+/*
+ * The fd tables of the targets as they are now, once their calls are
+ * traced (a file opened meanwhile is in both, one closed in neither):
+ * the workload's, still corked (what tally left it, its exec closes the
+ * close-on-exec ones), or -p/-t's. Not -a's: its fds are those it is
+ * seen to open.
+ */
+static void seed_fds(struct live *lv)
+{
+	struct tally_thread_map *m = lv->ts.threads;
+
+	if (lv->ts.wl && lv->ts.wl_is_target) {
+		trace_out__seed_fds(&lv->o, tally_workload__pid(lv->ts.wl));
+		return;
+	}
+	for (int i = 0; !lv->ts.system_wide && m && i < tally_thread_map__nr(m); i++)
+		if (tally_thread_map__pid(m, i) > 0)
+			trace_out__seed_fds(&lv->o, tally_thread_map__pid(m, i));
+}
+
 /* --pf: the processes there are now, so that a fault lands in their maps */
 static int seed_faults(struct live *lv)
 {
@@ -586,6 +606,7 @@ int trace_run(const struct trace_config *cfg)
 	cli_targets__watch(&lv.ts, &cfg->target);
 	if (!(lv.ts.wl && lv.ts.wl_is_target))
 		tally_evlist__enable(lv.l);
+	seed_fds(&lv);
 	err = cli_targets__start(&lv.ts);
 	if (err) {
 		ret = err;	/* 127/126, said why */
