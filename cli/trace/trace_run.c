@@ -517,6 +517,48 @@ static void open_strings(struct live *lv, const struct trace_config *cfg, const 
 }
 
 /*
+ * The syscalls come from raw_syscalls' tracepoints, which the user did
+ * not name: when tracefs will not let them be read, say that and what
+ * to do, as perf does, not an error in an event spec nobody typed.
+ * 0, or 1 said.
+ */
+static int check_tracefs(void)
+{
+	char why[256], id[4200];
+	const char *dir = tally_tracing_dir(why, sizeof(why));
+	int paranoid = 2;
+	FILE *f;
+
+	if (dir) {
+		snprintf(id, sizeof(id), "%s/events/raw_syscalls/sys_enter/id", dir);
+		if (!access(id, R_OK))
+			return 0;
+		if (errno != EACCES && errno != EPERM) {
+			fprintf(stderr, "%s: %s: %s (the kernel has no syscall tracepoints?)\n",
+				progname, id, strerror(errno));
+			return 1;
+		}
+	} else if (errno != EACCES) {
+		fprintf(stderr, "%s: %s\n", progname, why);
+		return 1;
+	}
+	if ((f = fopen("/proc/sys/kernel/perf_event_paranoid", "re"))) {
+		if (fscanf(f, "%d", &paranoid) != 1)
+			paranoid = 2;
+		fclose(f);
+	}
+	if (!dir)
+		dir = "/sys/kernel/tracing";
+	fprintf(stderr, "%s: no permission to read %s/events/raw_syscalls/sys_(enter|exit)\n"
+		"hint: as root, 'mount -o remount,mode=755 %s/'", progname, dir, dir);
+	if (paranoid > -1)
+		fprintf(stderr, ", and 'sysctl kernel.perf_event_paranoid=-1' (it is %d: the "
+			"syscalls' records need -1 or CAP_PERFMON)", paranoid);
+	fprintf(stderr, "; or run tally trace as root\n");
+	return 1;
+}
+
+/*
  * -e: the syscalls, or the closest name for one that is none; the other
  * events into *ot. 0, or 129 said.
  */
@@ -578,6 +620,8 @@ int trace_run(const struct trace_config *cfg)
 		for (int i = 0; i < TALLY_SYSCALL_MAX; i++)
 			sel[i] = tally_syscall__name(i) != NULL;
 	lv.o.trace_syscalls |= cfg->syscalls;
+	if (lv.o.trace_syscalls && check_tracefs())
+		goto out;
 	if (cli_signals_setup())
 		goto out;
 	if (cli_targets__open(&lv.ts, &cfg->target, cfg->cmd_argc ? cfg->cmd_argv : NULL, 0) ||

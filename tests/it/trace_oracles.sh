@@ -162,6 +162,24 @@ if command -v setpriv >/dev/null && [ "$(id -u)" = 0 ]; then
 else
 	skip "-u needs root and setpriv"
 fi
+# non-root where tracefs is not readable: what to do, not an event syntax error
+# in an event nobody typed (perf: "No permissions to read .../raw_syscalls/sys_(enter|exit)")
+if command -v setpriv >/dev/null && [ "$(id -u)" = 0 ]; then
+	nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
+	if nobody test -r /sys/kernel/tracing/events/raw_syscalls/sys_enter/id; then
+		skip "non-root: tracefs is readable here"
+	else
+		(cd / && nobody $TALLY trace -- "$W" getpid 1) 2>"$tmp/err"; rc=$?
+		is "non-root, tracefs not readable: exit 1" "$rc" "1"
+		grep -q '^tally trace: no permission to read /sys/kernel/tracing/events/raw_syscalls/sys_(enter|exit)$' "$tmp/err" &&
+			grep -q "^hint: as root, 'mount -o remount,mode=755 /sys/kernel/tracing/'.*perf_event_paranoid" "$tmp/err" &&
+			! grep -q 'event syntax error' "$tmp/err" &&
+			ok "non-root: says tracefs is not readable and what to do" ||
+			fail "non-root: says tracefs is not readable ($(cat "$tmp/err"))"
+	fi
+else
+	skip "non-root tracefs message: needs root and setpriv"
+fi
 $TALLY trace -u no_such_user_here 2>/dev/null; is "-u: an unknown user is a usage error" "$?" "129"
 
 # Lost records (a one-page ring under a flood): said, and no exit is
