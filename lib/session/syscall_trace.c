@@ -26,6 +26,8 @@ struct tally_sc_tracer {
 	struct sc_thread **order;	/* first-seen order */
 	size_t nr, cap;
 	uint64_t lost;
+	int rt_sigreturn;		/* its exit says syscall -1 */
+	bool clone[TALLY_SYSCALL_MAX];	/* clone, clone3, fork, vfork: the child returns too */
 };
 
 struct tally_sc_tracer *tally_sc_tracer__new(void)
@@ -35,6 +37,14 @@ struct tally_sc_tracer *tally_sc_tracer__new(void)
 	if (!t)
 		return NULL;
 	t->nbuckets = 256;
+	t->rt_sigreturn = tally_syscall__nr("rt_sigreturn");
+	for (int i = 0; i < 4; i++) {
+		static const char *const forks[] = { "clone", "clone3", "fork", "vfork" };
+		int nr = tally_syscall__nr(forks[i]);
+
+		if (nr >= 0)
+			t->clone[nr] = true;
+	}
 	t->hash = calloc(t->nbuckets, sizeof(*t->hash));
 	if (!t->hash) {
 		free(t);
@@ -187,7 +197,12 @@ int tally_sc_tracer__exit(struct tally_sc_tracer *t, pid_t tid, uint64_t time, i
 	if (!th)
 		return -ENOMEM;
 	th->events++;
-	if (th->is_open && th->open.nr == nr) {
+	/*
+	 * rt_sigreturn restores the registers of the code the signal cut,
+	 * orig_ax -1 among them: its exit says syscall -1, and the return
+	 * value it restored
+	 */
+	if (th->is_open && (th->open.nr == nr || (nr == -1 && th->open.nr == t->rt_sigreturn))) {
 		c = th->open;
 	} else {
 		if (th->is_open) {
@@ -209,6 +224,9 @@ int tally_sc_tracer__exit(struct tally_sc_tracer *t, pid_t tid, uint64_t time, i
 	c.has_exit = true;
 	if (call)
 		*call = c;
+	/* a call is counted once, as strace -c -f counts it: not again at a child's return */
+	if (!c.has_enter && ret == 0 && nr >= 0 && nr < TALLY_SYSCALL_MAX && t->clone[nr])
+		return rc;
 	if (account(th, &c))
 		return -ENOMEM;
 	return rc;

@@ -93,6 +93,17 @@ $TALLY trace -s -o "$tmp/ks" -- "$W" fork 7
 is "-s: the child's table counts its 7 getpid" \
 	"$(awk -v c="($child" '/events,/ { t = $2 } $1 == "getpid" { print t, $2 }' "$tmp/ks" | awk '{ print $2 }')" "7"
 
+is "-s: the fork's clone counted once (not again at the child's return), as strace -c" \
+	"$(calls clone "$tmp/ks")" "1"
+
+# a call that does not return to its caller is one line: rt_sigreturn's exit
+# says syscall -1, with the value it restored (kill's 0), as strace shows it
+N=5
+$TALLY trace -S -e kill,rt_sigreturn -o "$tmp/sig" -- "$W" signals $N
+is "N signals handled -> N rt_sigreturn lines, each whole" "$(grep -Ec ' rt_sigreturn\(\) += 0$' "$tmp/sig")" "$N"
+is "rt_sigreturn: no [exit lost], no syscall_-1" "$(grep -Ec 'exit lost|syscall_-1' "$tmp/sig")" "0"
+is "-S counts N rt_sigreturn, N kill" "$(calls rt_sigreturn "$tmp/sig") $(calls kill "$tmp/sig")" "$N $N"
+
 # exit calls print at their entry, "= ?"
 grep -q 'exit_group(error_code: 3) *= ?$' "$tmp/k" || $TALLY trace -o "$tmp/k2" -- "$W" fork 1
 grep -qh 'exit_group(error_code: 3) *= ?$' "$tmp/k" "$tmp/k2" 2>/dev/null &&
