@@ -44,6 +44,8 @@ struct fd_thread {
 	struct fd_table *t;
 	int closing_fd;			/* the fd its open close() took out, -1 */
 	char *closing;			/* and its path, for that call's lines */
+	struct tally_sc_call hidden;	/* its call -e leaves out, with hidden_open */
+	bool hidden_open;
 	struct fd_thread *next;
 };
 
@@ -236,6 +238,7 @@ void trace_fds__enter(struct trace_fds *f, pid_t tid, int nr, const uint64_t arg
 	if (!th)
 		return;
 	/* a thread makes one call at a time: its last close is over */
+	th->hidden_open = false;
 	free(th->closing);
 	th->closing = NULL;
 	th->closing_fd = -1;
@@ -368,6 +371,47 @@ void trace_fds__exit(struct trace_fds *f, const struct tally_sc_call *c, const c
 		free(t->cwd);
 		t->cwd = cwd;	/* not known where it went: relative paths as given */
 	}
+}
+
+bool trace_fds__wants(const struct trace_fds *f, int nr)
+{
+	if (nr < 0 || nr >= TALLY_SYSCALL_MAX)
+		return false;
+	if (f->new_fd[nr])
+		return true;
+	for (int i = 0; i < SC_NR; i++)
+		if (f->nr[i] == nr)
+			return true;
+	return false;
+}
+
+void trace_fds__enter_hidden(struct trace_fds *f, pid_t tid, int nr, const uint64_t args[6])
+{
+	struct fd_thread *th;
+
+	trace_fds__enter(f, tid, nr, args);
+	if (!(th = thread_find(f, tid)))
+		return;
+	th->hidden = (struct tally_sc_call){ .tid = tid, .nr = nr, .has_enter = true };
+	memcpy(th->hidden.args, args, sizeof(th->hidden.args));
+	th->hidden_open = true;
+}
+
+void trace_fds__exit_hidden(struct trace_fds *f, pid_t tid, int nr, int64_t ret,
+			    const char *const *strs)
+{
+	struct fd_thread *th = thread_get(f, tid);
+	struct tally_sc_call c = { .tid = tid, .nr = nr };
+
+	if (!th)
+		return;
+	/* its arguments, if its enter was the thread's last */
+	if (th->hidden_open && th->hidden.nr == nr)
+		c = th->hidden;
+	th->hidden_open = false;
+	c.ret = ret;
+	c.has_exit = true;
+	trace_fds__exit(f, &c, c.has_enter ? strs : NULL);
 }
 
 void trace_fds__fork(struct trace_fds *f, pid_t ptid, pid_t tid, bool share)

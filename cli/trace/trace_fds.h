@@ -38,6 +38,15 @@ void trace_fds__enter(struct trace_fds *f, pid_t tid, int nr, const uint64_t arg
 void trace_fds__exit(struct trace_fds *f, const struct tally_sc_call *c,
 		     const char *const *strs);
 /*
+ * The calls of tid that -e leaves out but that change its table, fed to
+ * it alone: entered (the arguments kept), then returned.
+ */
+void trace_fds__enter_hidden(struct trace_fds *f, pid_t tid, int nr, const uint64_t args[6]);
+void trace_fds__exit_hidden(struct trace_fds *f, pid_t tid, int nr, int64_t ret,
+			    const char *const *strs);
+/* Syscall nr changes fd tables: traced (if not shown) for the paths. */
+bool trace_fds__wants(const struct trace_fds *f, int nr);
+/*
  * tid was made by ptid: it shares ptid's table (a thread, CLONE_FILES)
  * or starts with a copy of it.
  */

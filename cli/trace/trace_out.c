@@ -273,6 +273,34 @@ static void print_exit_line(struct trace_out *o, const struct tally_sc_call *c, 
 		c->after_lost && !c->has_enter ? " [enter lost]" : "");
 }
 
+/* The strings of tid's call entering now: the thread's, until its next call. */
+static void take_strings(struct trace_out *o, struct trace_thread *t, pid_t tid, int nr,
+			 uint64_t time)
+{
+	const char *got[6];
+
+	if (!o->strs || !t)
+		return;
+	tally_sc_strings__take(o->strs, tid, nr, time, false, got);
+	for (int i = 0; i < 6; i++) {
+		free(t->str[i]);
+		t->str[i] = got[i] ? strdup(got[i]) : NULL;
+	}
+	t->str_time = time;
+}
+
+/* ... and those read at its exit (pages it faulted in), where none was at its entry */
+static void take_exit_strings(struct trace_out *o, struct trace_thread *t, pid_t tid, int nr,
+			      uint64_t time)
+{
+	const char *got[6];
+
+	if (o->strs && t && tally_sc_strings__take(o->strs, tid, nr, time, true, got))
+		for (int i = 0; i < 6; i++)
+			if (got[i] && !t->str[i])
+				t->str[i] = strdup(got[i]);
+}
+
 static void on_enter(struct trace_out *o, pid_t tid, uint64_t time, const uint8_t *raw)
 {
 	struct tally_sc_call unpaired, now;
@@ -284,18 +312,14 @@ static void on_enter(struct trace_out *o, pid_t tid, uint64_t time, const uint8_
 
 	memcpy(&nr, raw + 8, sizeof(nr));
 	memcpy(args, raw + 16, sizeof(args));
+	if (nr >= 0 && nr < TALLY_SYSCALL_MAX && !o->show[nr]) {
+		take_strings(o, t, tid, (int)nr, time);
+		trace_fds__enter_hidden(o->fds, tid, (int)nr, args);
+		return;
+	}
 	noreturn = tally_syscall__is_exit((int)nr);
 	print_interrupted(o, false);
-	if (o->strs && t) {
-		const char *got[6];
-
-		tally_sc_strings__take(o->strs, tid, (int)nr, time, false, got);
-		for (int i = 0; i < 6; i++) {
-			free(t->str[i]);
-			t->str[i] = got[i] ? strdup(got[i]) : NULL;
-		}
-		t->str_time = time;
-	}
+	take_strings(o, t, tid, (int)nr, time);
 	rc = tally_sc_tracer__enter(o->sc, tid, time, (int)nr, args, noreturn, &unpaired);
 	if (rc == 1)
 		print_unpaired(o, &unpaired);
@@ -339,18 +363,17 @@ static void on_exit_(struct trace_out *o, pid_t tid, uint64_t time, const uint8_
 
 	memcpy(&nr, raw + 8, sizeof(nr));
 	memcpy(&ret, raw + 16, sizeof(ret));
+	if (nr >= 0 && nr < TALLY_SYSCALL_MAX && !o->show[nr]) {
+		take_exit_strings(o, t, tid, (int)nr, time);
+		trace_fds__exit_hidden(o->fds, tid, (int)nr, ret, t ? (const char *const *)t->str : NULL);
+		return;
+	}
 	rc = tally_sc_tracer__exit(o->sc, tid, time, (int)nr, ret, &c, &unpaired);
 	if (rc < 0)
 		return;
 	/* strings on pages the call faulted in were read at its exit */
-	if (o->strs && t && c.has_enter && t->str_time == c.enter_time) {
-		const char *got[6];
-
-		if (tally_sc_strings__take(o->strs, tid, (int)nr, time, true, got))
-			for (int i = 0; i < 6; i++)
-				if (got[i] && !t->str[i])
-					t->str[i] = strdup(got[i]);
-	}
+	if (t && c.has_enter && t->str_time == c.enter_time)
+		take_exit_strings(o, t, tid, (int)nr, time);
 	if (rc & 2)
 		print_unpaired(o, &unpaired);
 	continued = !c.has_enter || (t && t->interrupted);
@@ -377,6 +400,15 @@ static void fork_fds(struct trace_out *o, const struct tally_record_task *k)
 	if (c && c->nr == o->nr_clone && (c->args[0] & CLONE_FILES))
 		share = true;
 	trace_fds__fork(o->fds, (pid_t)k->ptid, (pid_t)k->tid, share);
+}
+
+void trace_out__select(struct trace_out *o, const bool *sel, bool *wants)
+{
+	for (int nr = 0; nr < TALLY_SYSCALL_MAX; nr++) {
+		o->show[nr] = sel[nr];
+		/* no lines, no paths to name: -s reads only what it counts */
+		wants[nr] = sel[nr] || (!o->summary_only && trace_fds__wants(o->fds, nr));
+	}
 }
 
 void trace_out__seed_fds(struct trace_out *o, pid_t tid)
@@ -769,6 +801,8 @@ int trace_out__init(struct trace_out *o, const struct trace_config *cfg)
 	o->sc = tally_sc_tracer__new();
 	o->fds = trace_fds__new();
 	o->nr_clone = tally_syscall__nr("clone");
+	for (int nr = 0; nr < TALLY_SYSCALL_MAX; nr++)
+		o->show[nr] = true;	/* -i: every syscall of the file */
 	if (!o->sc || !o->fds) {
 		fprintf(stderr, "tally trace: %s\n", strerror(ENOMEM));
 		return -1;

@@ -40,6 +40,7 @@ struct trace_out {
 	struct tally_sc_tracer *sc;
 	struct trace_fds *fds;		/* the fd tables: the files fds name */
 	int nr_clone;
+	bool show[TALLY_SYSCALL_MAX];	/* -e's syscalls: the others only feed the fd tables */
 	struct tally_sc_strings *strs;	/* path strings through BPF, or NULL: pointers */
 	struct tally_trace_fmt *tpf;	/* the -e tracepoints' formats, or NULL */
 	struct tally_machine *mach;	/* --pf: the address spaces, from the side-band */
@@ -71,6 +72,8 @@ void trace_out__fault(struct trace_out *o, const struct tally_record *r, bool ma
 int trace_out__formats(struct trace_out *o, struct tally_evlist *l);
 /* A thread that existed before the trace: its comm now (NULL: from /proc). */
 void trace_out__thread(struct trace_out *o, pid_t tid, const char *comm);
+/* -e's syscalls shown; wants: those traced for the fd tables too */
+void trace_out__select(struct trace_out *o, const bool *sel, bool *wants);
 /* tid's fds as /proc says now: a process that was there before the trace. */
 void trace_out__seed_fds(struct trace_out *o, pid_t tid);
 /* Bit i of masks[nr]: argument i of syscall nr is a string to read (-e's syscalls). */

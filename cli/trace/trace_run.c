@@ -595,7 +595,7 @@ int trace_run(const struct trace_config *cfg)
 	struct live lv = { .ts = CLI_TARGETS_INIT("trace") };
 	struct tally_evlist_mmap_opts mo = { .sz = sizeof(mo), .pages = 256 };
 	struct others ot = { 0 };
-	bool sel[TALLY_SYSCALL_MAX], any_sc = false;
+	bool sel[TALLY_SYSCALL_MAX], traced[TALLY_SYSCALL_MAX], any_sc = false;
 	struct pollfd pfd;
 	struct cli_wait w;
 	int ret = 1, err;
@@ -630,14 +630,16 @@ int trace_run(const struct trace_config *cfg)
 	if (cli_targets__open(&lv.ts, &cfg->target, cfg->cmd_argc ? cfg->cmd_argv : NULL, 0) ||
 	    cpus_for_threads(&lv))
 		goto out;
-	if ((err = open_events(&lv, cfg, sel, ot.list))) {
+	/* the calls that change fd tables too, if not shown: the paths of the others' fds */
+	trace_out__select(&lv.o, sel, traced);
+	if ((err = open_events(&lv, cfg, traced, ot.list))) {
 		ret = err == 129 ? 129 : 1;
 		goto out;
 	}
 	know_threads(&lv);
 	if (cfg->pf && seed_faults(&lv))
 		goto out;
-	open_strings(&lv, cfg, sel);
+	open_strings(&lv, cfg, traced);
 	/* a single thread, not followed into children: no comm/tid column, as perf */
 	lv.o.multiple_threads = !(cfg->target.tids && !strchr(cfg->target.tids, ',') &&
 				  cfg->target.no_inherit);

@@ -41,6 +41,11 @@ is "close names the file it closes" "$(grep -c 'close(fd: [0-9]*</etc/hostname>)
 grep -Eq 'dup2\(oldfd: [0-9]+</etc/hostname>, newfd: [0-9]+</etc/passwd>\)' "$tmp/f" &&
 	ok "dup2's arguments name the files before it" || fail "dup2's arguments ($(grep dup2 "$tmp/f"))"
 
+# -e read alone: the opens, closes and dup2 are followed though not shown
+$TALLY trace -e read -o "$tmp/r" -- "$W" fds
+check "-e read alone: each read names its file" right_files "$tmp/r" 4
+is "-e read alone: no other line" "$(grep -vc ' read(' "$tmp/r")" 0
+
 # the issue's program: os.read of /etc/hostname named /etc/passwd, opened after
 if command -v python3 >/dev/null; then
 	$TALLY trace -e read,openat,close -o "$tmp/py" -- python3 -c \

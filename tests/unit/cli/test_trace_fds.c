@@ -215,6 +215,30 @@ static void test_relative_and_pathless(void **state)
 	trace_fds__free(f);
 }
 
+/* -e read: the openat and close not shown still change the table */
+static void test_hidden(void **state)
+{
+	struct trace_fds *f = trace_fds__new();
+	const char *strs[6] = { NULL, "/h" };
+	uint64_t a[6] = { (uint64_t)(int64_t)AT_FDCWD, 0, O_CLOEXEC };
+
+	(void)state;
+	assert_true(trace_fds__wants(f, tally_syscall__nr("openat")));
+	assert_true(trace_fds__wants(f, tally_syscall__nr("close")));
+	assert_false(trace_fds__wants(f, tally_syscall__nr("read")));
+	trace_fds__enter_hidden(f, 10, tally_syscall__nr("openat"), a);
+	trace_fds__exit_hidden(f, 10, tally_syscall__nr("openat"), 3, strs);
+	assert_path(f, 10, 3, "/h");
+	a[0] = 3;
+	trace_fds__enter_hidden(f, 10, tally_syscall__nr("close"), a);
+	trace_fds__exit_hidden(f, 10, tally_syscall__nr("close"), 0, NULL);
+	assert_path(f, 10, 3, NULL);
+	/* an exit whose enter was not the thread's last: its arguments are not known */
+	trace_fds__exit_hidden(f, 10, tally_syscall__nr("openat"), 3, strs);
+	assert_path(f, 10, 3, NULL);
+	trace_fds__free(f);
+}
+
 /* /proc's table of this very process: an fd opened here is there, with its flag */
 static void test_seed(void **state)
 {
@@ -243,6 +267,7 @@ int main(void)
 		cmocka_unit_test(test_exec_cloexec),
 		cmocka_unit_test(test_fork_share_copy),
 		cmocka_unit_test(test_relative_and_pathless),
+		cmocka_unit_test(test_hidden),
 		cmocka_unit_test(test_seed),
 	};
 
