@@ -252,6 +252,23 @@ void trace_fds__enter(struct trace_fds *f, pid_t tid, int nr, const uint64_t arg
 	th->t->s[fd].path = NULL;
 }
 
+/* "a//b/./c/" as "a/b/c", as the kernel reads it ("..": symlinks would be needed) */
+static void tidy(char *p)
+{
+	char *w = p;
+
+	for (const char *r = p; *r;) {
+		if (r[0] == '/' && (r[1] == '/' || (r[1] == '.' && (r[2] == '/' || !r[2])))) {
+			r += r[1] == '/' ? 1 : 2;
+			continue;
+		}
+		*w++ = *r++;
+	}
+	while (w > p + 1 && w[-1] == '/')
+		w--;
+	*w = '\0';
+}
+
 /*
  * The file a path argument names: absolute as is, relative from the
  * directory dfd names (AT_FDCWD: the cwd) when that is known, else as
@@ -260,17 +277,16 @@ void trace_fds__enter(struct trace_fds *f, pid_t tid, int nr, const uint64_t arg
 static const char *resolve(const struct fd_table *t, int dfd, const char *path, char *buf,
 			   size_t len)
 {
-	const char *dir;
+	const char *dir = dfd == AT_FDCWD ? t->cwd : slot_path(t, dfd);
+	int n;
 
-	if (path[0] == '/')
-		return path;
-	dir = dfd == AT_FDCWD ? t->cwd : slot_path(t, dfd);
-	if (!dir || dir[0] != '/')
-		return path;
-	if (!strcmp(path, ".") || !path[0])
-		return dir;
-	if ((size_t)snprintf(buf, len, "%s%s%s", dir, dir[1] ? "/" : "", path) >= len)
+	if (path[0] == '/' || !dir || dir[0] != '/')
+		n = snprintf(buf, len, "%s", path);
+	else
+		n = snprintf(buf, len, "%s/%s", dir, path);
+	if (n < 0 || (size_t)n >= len)
 		return NULL;
+	tidy(buf);
 	return buf;
 }
 

@@ -180,6 +180,8 @@ static void test_relative_and_pathless(void **state)
 	open_at(f, 10, "/srv", O_DIRECTORY, 5);
 	call(f, 10, "openat", 6, 5, 0, 0, NULL, "x/y");
 	assert_path(f, 10, 6, "/srv/x/y");
+	call(f, 10, "openat", 9, 5, 0, 0, NULL, "./d//e/");
+	assert_path(f, 10, 9, "/srv/d/e");
 	call(f, 10, "fchdir", 0, 5, 0, 0, NULL, NULL);
 	open_at(f, 10, "z", 0, 7);
 	assert_path(f, 10, 7, "/srv/z");
