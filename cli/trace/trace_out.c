@@ -371,6 +371,9 @@ static void on_exit_(struct trace_out *o, pid_t tid, uint64_t time, const uint8_
 	rc = tally_sc_tracer__exit(o->sc, tid, time, (int)nr, ret, &c, &unpaired);
 	if (rc < 0)
 		return;
+	/* an execve of a thread but the leader returns as the leader: the caller's call */
+	if (c.tid != tid)
+		t = thread_get(o, c.tid);
 	/* strings on pages the call faulted in were read at its exit */
 	if (t && c.has_enter && t->str_time == c.enter_time)
 		take_exit_strings(o, t, tid, (int)nr, time);
@@ -384,6 +387,8 @@ static void on_exit_(struct trace_out *o, pid_t tid, uint64_t time, const uint8_
 	/* after its line: a dup2's arguments name the files before it */
 	trace_fds__exit(o->fds, &c, t && c.has_enter && t->str_time == c.enter_time ?
 			(const char *const *)t->str : NULL);
+	if (c.tid != tid)	/* the leader goes on with the table the exec left */
+		trace_fds__fork(o->fds, c.tid, tid, true);
 }
 
 /*

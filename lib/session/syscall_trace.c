@@ -27,6 +27,7 @@ struct tally_sc_tracer {
 	size_t nr, cap;
 	uint64_t lost;
 	int rt_sigreturn;		/* its exit says syscall -1 */
+	int execve, execveat;
 	bool clone[TALLY_SYSCALL_MAX];	/* clone, clone3, fork, vfork: the child returns too */
 };
 
@@ -38,6 +39,8 @@ struct tally_sc_tracer *tally_sc_tracer__new(void)
 		return NULL;
 	t->nbuckets = 256;
 	t->rt_sigreturn = tally_syscall__nr("rt_sigreturn");
+	t->execve = tally_syscall__nr("execve");
+	t->execveat = tally_syscall__nr("execveat");
 	for (int i = 0; i < 4; i++) {
 		static const char *const forks[] = { "clone", "clone3", "fork", "vfork" };
 		int nr = tally_syscall__nr(forks[i]);
@@ -187,10 +190,31 @@ static int account(struct sc_thread *th, const struct tally_sc_call *c)
 	return 0;
 }
 
+/*
+ * The thread whose execve returns as tid: a thread but the leader that
+ * execs takes the leader's tid (de_thread), so its exit comes as another
+ * thread's. The latest execve still open elsewhere, or NULL.
+ */
+static struct sc_thread *exec_caller(const struct tally_sc_tracer *t, pid_t tid, int nr)
+{
+	struct sc_thread *best = NULL;
+
+	if (nr != t->execve && nr != t->execveat)
+		return NULL;
+	for (size_t i = 0; i < t->nr; i++) {
+		struct sc_thread *o = t->order[i];
+
+		if (o->tid != tid && o->is_open && o->open.nr == nr &&
+		    (!best || o->open.enter_time > best->open.enter_time))
+			best = o;
+	}
+	return best;
+}
+
 int tally_sc_tracer__exit(struct tally_sc_tracer *t, pid_t tid, uint64_t time, int nr,
 			  int64_t ret, struct tally_sc_call *call, struct tally_sc_call *unpaired)
 {
-	struct sc_thread *th = findnew(t, tid);
+	struct sc_thread *th = findnew(t, tid), *caller;
 	struct tally_sc_call c;
 	int rc = 1;
 
@@ -204,6 +228,17 @@ int tally_sc_tracer__exit(struct tally_sc_tracer *t, pid_t tid, uint64_t time, i
 	 */
 	if (th->is_open && (th->open.nr == nr || (nr == -1 && th->open.nr == t->rt_sigreturn))) {
 		c = th->open;
+	} else if (ret == 0 && (caller = exec_caller(t, tid, nr))) {
+		if (th->is_open) {
+			/* the leader's own call, ended by the exec */
+			if (unpaired)
+				*unpaired = th->open;
+			rc |= 2;
+			th->is_open = false;
+		}
+		c = caller->open;
+		caller->is_open = false;
+		th = caller;	/* the call and its count are the caller's */
 	} else {
 		if (th->is_open) {
 			/* this exit's enter was lost, and that call's exit */

@@ -23,6 +23,7 @@
  *   work fds-exec       an fd kept and one close-on-exec, through an exec
  *   work fds-threads    a thread opens, main reads, closes, opens another
  *   work fds-wait MS    a file open before MS ms of sleep (-p), then as fds
+ *   work thread-exec    a thread (not the leader) execs work getpid 1
  * The fds modes read each file with its own count: hostname 11, passwd 12,
  * group 13 (a line naming the wrong file shows), then sleep 300 ms (a
  * tracer reading /proc when it prints sees the last files, not those read).
@@ -85,6 +86,12 @@ static void read_as(int fd, int count)
 static void *open_hostname(void *arg)
 {
 	*(int *)arg = open("/etc/hostname", O_RDONLY);
+	return NULL;
+}
+
+static void *exec_getpid(void *arg)
+{
+	execl("/proc/self/exe", (const char *)arg, "getpid", "1", (char *)NULL);
 	return NULL;
 }
 
@@ -226,6 +233,12 @@ int main(int argc, char **argv)
 		close(fd);
 		read_as(open("/etc/passwd", O_RDONLY), 12);
 		msleep(300);
+	} else if (!strcmp(cmd, "thread-exec")) {
+		pthread_t t;
+
+		pthread_create(&t, NULL, exec_getpid, argv[0]);
+		pthread_join(t, NULL);
+		return 1;	/* the exec failed */
 	} else if (!strcmp(cmd, "exit")) {
 		return (int)n;
 	} else {

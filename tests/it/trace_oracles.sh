@@ -104,6 +104,20 @@ is "N signals handled -> N rt_sigreturn lines, each whole" "$(grep -Ec ' rt_sigr
 is "rt_sigreturn: no [exit lost], no syscall_-1" "$(grep -Ec 'exit lost|syscall_-1' "$tmp/sig")" "0"
 is "-S counts N rt_sigreturn, N kill" "$(calls rt_sigreturn "$tmp/sig") $(calls kill "$tmp/sig")" "$N $N"
 
+# a thread but the leader execs: its execve returns as the leader (the kernel
+# gives it the leader's tid), still one call of the thread that made it
+$TALLY trace -S -e execve,clone3,getpid -o "$tmp/te" -- "$W" thread-exec
+th=$(awk '/ clone3\(.*= [0-9]+/ { print $(NF-1); exit }' "$tmp/te")
+is "a thread's execve: one line of that thread, = 0" "$(grep -Ec "/$th (execve\(.*|  \.\.\. \[continued\]: execve\(\)\)) += 0\$" "$tmp/te")" "1"
+leader=$(awk '/ clone3\(/ { split($0, a, "/"); split(a[2], b, " "); print b[1]; exit }' "$tmp/te")
+is "a thread's execve: not continued as the leader's (but the first, begun before the trace)" \
+	"$(grep -c "/$leader  \.\.\. \[continued\]: execve" "$tmp/te")" "1"
+is "a thread's execve: not left open" "$(grep -c "/$th execve(.*\.\.\.\$" "$tmp/te")" \
+	"$(grep -c "/$th  \.\.\. \[continued\]: execve" "$tmp/te")"
+is "a thread's execve: the new program's getpid" "$(grep -c ' getpid() *= ' "$tmp/te")" "1"
+is "-S: 2 execve, the thread's in its table" \
+	"$(calls execve "$tmp/te") $(awk -v p="($th)," '/events,/ { t = $2 } $1 == "execve" && t == p { print $2 }' "$tmp/te")" "2 1"
+
 # exit calls print at their entry, "= ?"
 grep -q 'exit_group(error_code: 3) *= ?$' "$tmp/k" || $TALLY trace -o "$tmp/k2" -- "$W" fork 1
 grep -qh 'exit_group(error_code: 3) *= ?$' "$tmp/k" "$tmp/k2" 2>/dev/null &&
