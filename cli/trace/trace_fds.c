@@ -389,6 +389,12 @@ void trace_fds__exit(struct trace_fds *f, const struct tally_sc_call *c, const c
 	}
 }
 
+bool trace_fds__wants_path(const struct trace_fds *f, int nr)
+{
+	return nr >= 0 && (nr == f->nr[SC_OPEN] || nr == f->nr[SC_OPENAT] || nr == f->nr[SC_CREAT] ||
+			   nr == f->nr[SC_OPENAT2] || nr == f->nr[SC_CHDIR]);
+}
+
 bool trace_fds__wants(const struct trace_fds *f, int nr)
 {
 	if (nr < 0 || nr >= TALLY_SYSCALL_MAX)

@@ -44,6 +44,8 @@ void trace_fds__exit(struct trace_fds *f, const struct tally_sc_call *c,
 void trace_fds__enter_hidden(struct trace_fds *f, pid_t tid, int nr, const uint64_t args[6]);
 void trace_fds__exit_hidden(struct trace_fds *f, pid_t tid, int nr, int64_t ret,
 			    const char *const *strs);
+/* Syscall nr's path argument goes into a table (open*, creat, chdir). */
+bool trace_fds__wants_path(const struct trace_fds *f, int nr);
 /* Syscall nr changes fd tables: traced (if not shown) for the paths. */
 bool trace_fds__wants(const struct trace_fds *f, int nr);
 /*

@@ -186,7 +186,7 @@ static int entry_str(struct trace_out *o, const struct tally_sc_call *c, char *b
 	char nb[32];
 
 	/* the strings the thread's last call read are this call's only if it is that call */
-	if (t && c->has_enter && t->str_time == c->enter_time)
+	if (t && c->has_enter && t->str_time == c->enter_time && !o->cfg->no_strings)
 		ctx.strings = (const char *const *)t->str;
 	int n = snprintf(buf, len, "%s(", sc_name(c->nr, nb, sizeof(nb)));
 
@@ -414,6 +414,11 @@ void trace_out__select(struct trace_out *o, const bool *sel, bool *wants)
 		/* no lines, no paths to name: -s reads only what it counts */
 		wants[nr] = sel[nr] || (!o->summary_only && trace_fds__wants(o->fds, nr));
 	}
+}
+
+bool trace_out__fd_paths(const struct trace_out *o, int nr)
+{
+	return trace_fds__wants_path(o->fds, nr);
 }
 
 void trace_out__seed_fds(struct trace_out *o, pid_t tid)

@@ -74,6 +74,8 @@ int trace_out__formats(struct trace_out *o, struct tally_evlist *l);
 void trace_out__thread(struct trace_out *o, pid_t tid, const char *comm);
 /* -e's syscalls shown; wants: those traced for the fd tables too */
 void trace_out__select(struct trace_out *o, const bool *sel, bool *wants);
+/* Syscall nr's path argument names an fd table's file (open, chdir): read it even with --no-strings. */
+bool trace_out__fd_paths(const struct trace_out *o, int nr);
 /* tid's fds as /proc says now: a process that was there before the trace. */
 void trace_out__seed_fds(struct trace_out *o, pid_t tid);
 /* Bit i of masks[nr]: argument i of syscall nr is a string to read (-e's syscalls). */

@@ -507,15 +507,19 @@ static void open_strings(struct live *lv, const struct trace_config *cfg, const 
 	char why[256];
 	bool any = false;
 
-	if (cfg->no_strings || lv->o.summary_only)
+	if (lv->o.summary_only)
 		return;
 	trace_out__string_masks(&lv->o, sel, masks);
-	for (int i = 0; i < TALLY_SYSCALL_MAX; i++)
+	for (int i = 0; i < TALLY_SYSCALL_MAX; i++) {
+		/* --no-strings: pointers, as perf, but the opens' paths for the fd tables */
+		if (cfg->no_strings && !trace_out__fd_paths(&lv->o, i))
+			masks[i] = 0;
 		any |= masks[i] != 0;
+	}
 	if (!any)
 		return;
 	lv->o.strs = tally_sc_strings__open(masks, TALLY_SYSCALL_MAX, getpid(), why, sizeof(why));
-	if (!lv->o.strs)
+	if (!lv->o.strs && !cfg->no_strings)
 		fprintf(stderr, "%s: path arguments shown as pointers: %s\n", progname, why);
 }
 

@@ -46,6 +46,11 @@ $TALLY trace -e read -o "$tmp/r" -- "$W" fds
 check "-e read alone: each read names its file" right_files "$tmp/r" 4
 is "-e read alone: no other line" "$(grep -vc ' read(' "$tmp/r")" 0
 
+# --no-strings: the arguments as pointers, as perf, the fds still named
+$TALLY trace --no-strings -e read,openat -o "$tmp/n" -- "$W" fds
+check "--no-strings: each read names its file" right_files "$tmp/n" 4
+is "--no-strings: the 4 openat's paths pointers" "$(grep -c 'openat(dfd: CWD, filename: 0x[0-9a-f]*)' "$tmp/n")" 4
+
 # the issue's program: os.read of /etc/hostname named /etc/passwd, opened after
 if command -v python3 >/dev/null; then
 	$TALLY trace -e read,openat,close -o "$tmp/py" -- python3 -c \
