@@ -247,9 +247,9 @@ static char *id_filter(const bool *sel, pid_t self)
 			n += (size_t)snprintf(f + n, cap - n, "%sid %s %d", k++ ? (neg ? " && " : " || ") : "",
 					      neg ? "!=" : "==", i);
 		}
-		/* rt_sigreturn's exit says -1 (the registers it restored) */
-		if (!neg && on && sel[tally_syscall__nr("rt_sigreturn")])
-			n += (size_t)snprintf(f + n, cap - n, " || id == -1");
+		/* rt_sigreturn's exit says -1 (the registers it restored): with it, or not */
+		if (on && neg != sel[tally_syscall__nr("rt_sigreturn")])
+			n += (size_t)snprintf(f + n, cap - n, neg ? " && id != -1" : " || id == -1");
 		if (!on)
 			n += (size_t)snprintf(f + n, cap - n, "id == -1");
 		n += (size_t)snprintf(f + n, cap - n, ")");

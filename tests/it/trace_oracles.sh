@@ -103,6 +103,9 @@ $TALLY trace -S -e kill,rt_sigreturn -o "$tmp/sig" -- "$W" signals $N
 is "N signals handled -> N rt_sigreturn lines, each whole" "$(grep -Ec ' rt_sigreturn\(\) += 0$' "$tmp/sig")" "$N"
 is "rt_sigreturn: no [exit lost], no syscall_-1" "$(grep -Ec 'exit lost|syscall_-1' "$tmp/sig")" "0"
 is "-S counts N rt_sigreturn, N kill" "$(calls rt_sigreturn "$tmp/sig") $(calls kill "$tmp/sig")" "$N $N"
+# left out, its exit (-1) is too: no "syscall_-1" line
+$TALLY trace -e '!rt_sigreturn' -o "$tmp/sig" -- "$W" signals $N
+is "-e '!rt_sigreturn': no rt_sigreturn, no syscall_-1" "$(grep -Ec 'rt_sigreturn|syscall_-1' "$tmp/sig")" "0"
 
 # a thread but the leader execs: its execve returns as the leader (the kernel
 # gives it the leader's tid), still one call of the thread that made it
