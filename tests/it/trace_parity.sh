@@ -4,7 +4,9 @@
 # trace -i gives each thread the same syscalls with the same counts and
 # errors, but for the calls tally counts as strace does (a child's return
 # from clone is no call, rt_sigreturn is one); the totals equal strace -c
-# -f's on workloads whose calls are exact; each line of ls equals perf's
+# -f's on workloads whose calls are exact; git status run under strace -y
+# and tally (one run) names the same file behind each fd; each line of ls
+# equals perf's
 # (name, decoded arguments, return value) once times, pointers, pids and
 # fd paths are set aside; the path strings read through BPF equal
 # strace's; tracepoints -e adds print as perf's lines, and --pf's page
@@ -102,26 +104,31 @@ if ! have_tp; then
 	exit 0
 fi
 
+# a scratch repository (300 files committed, 4 touched or changed since)
+# for git status; --no-optional-locks: no run refreshes the index
+repo=
+if command -v git >/dev/null; then
+	repo=$tmp/repo
+	mkdir -p "$repo"
+	git -C "$repo" init -q
+	for i in $(seq 1 300); do
+		mkdir -p "$repo/d$((i % 10))"
+		echo "$i" >"$repo/d$((i % 10))/f$i"
+	done
+	git -C "$repo" add -A
+	git -C "$repo" -c user.email=t@t -c user.name=t commit -qm files
+	touch "$repo/d1/f1" "$repo/d2/f2" "$repo/d3/f3"
+	echo more >>"$repo/d4/f4"
+fi
+
 if have_perf; then
 	check "-s on ls: perf's syscalls, counts and errors (one recording)" recorded_tables ls /
 	$TALLY trace -s -o "$tmp/t" -- "$W" threads-join 4 200 300
 	is "-s on 4 threads: 5 tables" "$(tables "$tmp/t" | wc -l)" "5"
 	check "-s on 4 threads: perf's per-thread tables (one recording)" recorded_tables "$W" threads-join 4 200 300
-	# git status in a scratch repository (300 files committed, 4 touched or
-	# changed since): perf's table. Its counts differ from run to run
-	# (newfstatat 417 or 416): one recording read by both
-	if command -v git >/dev/null; then
-		repo=$tmp/repo
-		mkdir -p "$repo"
-		git -C "$repo" init -q
-		for i in $(seq 1 300); do
-			mkdir -p "$repo/d$((i % 10))"
-			echo "$i" >"$repo/d$((i % 10))/f$i"
-		done
-		git -C "$repo" add -A
-		git -C "$repo" -c user.email=t@t -c user.name=t commit -qm files
-		touch "$repo/d1/f1" "$repo/d2/f2" "$repo/d3/f3"
-		echo more >>"$repo/d4/f4"
+	# git status in the scratch repository: perf's table. Its counts differ
+	# from run to run (newfstatat 417 or 416): one recording read by both
+	if [ -n "$repo" ]; then
 		check "-s on git status: perf's syscalls, counts and errors (one recording)" \
 			recorded_tables git -C "$repo" --no-optional-locks status
 	else
@@ -243,6 +250,43 @@ if command -v strace >/dev/null; then
 		ok "4 threads: strace -c -f's counts"
 	else
 		fail "4 threads: strace -c -f's counts"; sed 's/^/# /' "$tmp/diff"
+	fi
+	# the files behind the fds: git status run under strace -f -y, both
+	# tracing the one run, each read and close of git names strace's file
+	# (resolved as strace resolves it: /lib/x86_64-linux-gnu/libc.so.6 is
+	# /usr/lib/...); tally's lines of strace itself and of its child before
+	# the exec (comm strace) are not strace's to compare
+	if [ -n "$repo" ]; then
+		$TALLY trace -e read,close -o "$tmp/t" -- strace -f -y -qq -e trace=read,close -o "$tmp/s" \
+			git -C "$repo" --no-optional-locks status >/dev/null 2>"$tmp/err"
+		if grep -q 'shown as pointers' "$tmp/err"; then
+			skip "no BPF here: $(cat "$tmp/err")"
+		elif python3 - "$tmp/t" "$tmp/s" >"$tmp/diff" <<'PY'
+import os, re, sys
+def tally(f):
+    for line in open(f):
+        m = re.search(r" (?!strace/)\S+/(\d+) (read|close)\(fd: (\d+)(?:<([^>]*)>)?", line)
+        if m:
+            p = m.group(4)
+            yield m.groups()[:3] + (os.path.realpath(p) if p and p[0] == "/" else p,)
+def strace(f):
+    for line in open(f):
+        m = re.match(r"^(\d+) (read|close)\((\d+)(?:<([^>]*)>)?", line)
+        if m:
+            yield m.groups()
+s = list(strace(sys.argv[2]))
+tids = {x[0] for x in s}
+t = [x for x in tally(sys.argv[1]) if x[0] in tids]
+bad = [(a, b) for a, b in zip(t, s) if a != b]
+for a, b in bad[:10]:
+    print("tally", a, "strace", b)
+sys.exit(1 if bad or len(t) != len(s) or len(s) < 100 else 0)
+PY
+		then
+			ok "git status under strace -y: each read and close names strace's file ($(grep -c . "$tmp/s") calls)"
+		else
+			fail "git status under strace -y: each read and close names strace's file"; sed 's/^/# /' "$tmp/diff"
+		fi
 	fi
 	# the paths, read through BPF, as strace shows them (execve's began before the trace)
 	sc=openat,access,statfs,newfstatat,readlink
