@@ -7,8 +7,8 @@
  * at their entry with "= ?". The pairing is the library's.
  */
 #include <errno.h>
-#include <sched.h>
 #include <limits.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
