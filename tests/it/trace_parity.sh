@@ -280,7 +280,9 @@ t = [x for x in tally(sys.argv[1]) if x[0] in tids]
 bad = [(a, b) for a, b in zip(t, s) if a != b]
 for a, b in bad[:10]:
     print("tally", a, "strace", b)
-sys.exit(1 if bad or len(t) != len(s) or len(s) < 100 else 0)
+if len(t) != len(s) or len(s) < 50:
+    print("tally %d calls, strace %d" % (len(t), len(s)))
+sys.exit(1 if bad or len(t) != len(s) or len(s) < 50 else 0)
 PY
 		then
 			ok "git status under strace -y: each read and close names strace's file ($(grep -c . "$tmp/s") calls)"
