@@ -141,7 +141,7 @@ static void trace_options(struct trace_config *cfg, struct cli_option *out)
 		CLI_BOOL(0, "errno-summary", &cfg->errno_summary, "with -s/-S: the errors of each syscall by errno"),
 		CLI_STRING('o', "output", &cfg->output, "FILE", "write the trace to FILE (default: stderr, as perf)"),
 		CLI_BOOL('T', "time", &cfg->abs_time, "the full timestamp, not the time since the first event"),
-		CLI_BOOL(0, "no-strings", &cfg->no_strings, "path arguments as pointers, as perf 6.1 (no BPF)"),
+		CLI_BOOL(0, "no-strings", &cfg->no_strings, "path arguments as pointers, as perf 6.1 (fds still name their files)"),
 		CLI_BOOL_F(0, "comm", &cfg->comm, "show the thread's comm next to its id (--no-comm: not)", CLI_OPT_NEG),
 		CLI_LONG('m', "mmap-pages", &cfg->mmap_pages, "N", "ring size in pages (a power of two)", 1, 1L << 20),
 		CLI_HELP(&cfg->help, "this text (man tally-trace for the full manual)"),

@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,7 @@
 #include <tally/evsel.h>
 #include <tally/trace_fmt.h>
 #include "trace.h"
+#include "trace_fds.h"
 #include "trace_out.h"
 
 #define ARGS_ALIGN	70	/* perf's args_alignment: where "= " goes */
@@ -120,22 +122,12 @@ static const char *comm_cb(void *priv, pid_t tid)
 	return t ? t->comm : NULL;
 }
 
-/* perf reads an fd's path from /proc while the process lives */
+/* the file the thread's table says: followed through its calls, not read from /proc now */
 static const char *fd_path_cb(void *priv, pid_t tid, int fd)
 {
-	static char path[PATH_MAX];
 	struct trace_out *o = priv;
-	char link[64];
-	ssize_t n;
 
-	if (!o->live)
-		return NULL;
-	snprintf(link, sizeof(link), "/proc/%d/fd/%d", (int)tid, fd);
-	n = readlink(link, path, sizeof(path) - 1);
-	if (n <= 0)
-		return NULL;
-	path[n] = '\0';
-	return path;
+	return trace_fds__path(o->fds, tid, fd);
 }
 
 /* -------------------------------------------------------------------- */
@@ -194,7 +186,7 @@ static int entry_str(struct trace_out *o, const struct tally_sc_call *c, char *b
 	char nb[32];
 
 	/* the strings the thread's last call read are this call's only if it is that call */
-	if (t && c->has_enter && t->str_time == c->enter_time)
+	if (t && c->has_enter && t->str_time == c->enter_time && !o->cfg->no_strings)
 		ctx.strings = (const char *const *)t->str;
 	int n = snprintf(buf, len, "%s(", sc_name(c->nr, nb, sizeof(nb)));
 
@@ -281,6 +273,34 @@ static void print_exit_line(struct trace_out *o, const struct tally_sc_call *c, 
 		c->after_lost && !c->has_enter ? " [enter lost]" : "");
 }
 
+/* The strings of tid's call entering now: the thread's, until its next call. */
+static void take_strings(struct trace_out *o, struct trace_thread *t, pid_t tid, int nr,
+			 uint64_t time)
+{
+	const char *got[6];
+
+	if (!o->strs || !t)
+		return;
+	tally_sc_strings__take(o->strs, tid, nr, time, false, got);
+	for (int i = 0; i < 6; i++) {
+		free(t->str[i]);
+		t->str[i] = got[i] ? strdup(got[i]) : NULL;
+	}
+	t->str_time = time;
+}
+
+/* ... and those read at its exit (pages it faulted in), where none was at its entry */
+static void take_exit_strings(struct trace_out *o, struct trace_thread *t, pid_t tid, int nr,
+			      uint64_t time)
+{
+	const char *got[6];
+
+	if (o->strs && t && tally_sc_strings__take(o->strs, tid, nr, time, true, got))
+		for (int i = 0; i < 6; i++)
+			if (got[i] && !t->str[i])
+				t->str[i] = strdup(got[i]);
+}
+
 static void on_enter(struct trace_out *o, pid_t tid, uint64_t time, const uint8_t *raw)
 {
 	struct tally_sc_call unpaired, now;
@@ -292,21 +312,18 @@ static void on_enter(struct trace_out *o, pid_t tid, uint64_t time, const uint8_
 
 	memcpy(&nr, raw + 8, sizeof(nr));
 	memcpy(args, raw + 16, sizeof(args));
+	if (nr >= 0 && nr < TALLY_SYSCALL_MAX && !o->show[nr]) {
+		take_strings(o, t, tid, (int)nr, time);
+		trace_fds__enter_hidden(o->fds, tid, (int)nr, args);
+		return;
+	}
 	noreturn = tally_syscall__is_exit((int)nr);
 	print_interrupted(o, false);
-	if (o->strs && t) {
-		const char *got[6];
-
-		tally_sc_strings__take(o->strs, tid, (int)nr, time, false, got);
-		for (int i = 0; i < 6; i++) {
-			free(t->str[i]);
-			t->str[i] = got[i] ? strdup(got[i]) : NULL;
-		}
-		t->str_time = time;
-	}
+	take_strings(o, t, tid, (int)nr, time);
 	rc = tally_sc_tracer__enter(o->sc, tid, time, (int)nr, args, noreturn, &unpaired);
 	if (rc == 1)
 		print_unpaired(o, &unpaired);
+	trace_fds__enter(o->fds, tid, (int)nr, args);
 	if (t)
 		t->interrupted = false;
 	if (noreturn && !quiet_lines(o) && !o->cfg->failure_only) {
@@ -325,6 +342,17 @@ static void on_enter(struct trace_out *o, pid_t tid, uint64_t time, const uint8_
 	o->current = tid;
 }
 
+/* A returned call's line is shown: not with -s, and as --duration and --failure say. */
+static bool shown(const struct trace_out *o, const struct tally_sc_call *c)
+{
+	if (o->summary_only)
+		return false;
+	if (o->cfg->duration_ms > 0 &&
+	    (!c->has_enter || (double)(c->exit_time - c->enter_time) < o->cfg->duration_ms * 1e6))
+		return false;
+	return !(o->cfg->failure_only && c->ret >= 0);
+}
+
 static void on_exit_(struct trace_out *o, pid_t tid, uint64_t time, const uint8_t *raw)
 {
 	struct tally_sc_call c, unpaired;
@@ -335,31 +363,67 @@ static void on_exit_(struct trace_out *o, pid_t tid, uint64_t time, const uint8_
 
 	memcpy(&nr, raw + 8, sizeof(nr));
 	memcpy(&ret, raw + 16, sizeof(ret));
+	if (nr >= 0 && nr < TALLY_SYSCALL_MAX && !o->show[nr]) {
+		take_exit_strings(o, t, tid, (int)nr, time);
+		trace_fds__exit_hidden(o->fds, tid, (int)nr, ret, t ? (const char *const *)t->str : NULL);
+		return;
+	}
 	rc = tally_sc_tracer__exit(o->sc, tid, time, (int)nr, ret, &c, &unpaired);
 	if (rc < 0)
 		return;
+	/* an execve of a thread but the leader returns as the leader: the caller's call */
+	if (c.tid != tid)
+		t = thread_get(o, c.tid);
 	/* strings on pages the call faulted in were read at its exit */
-	if (o->strs && t && c.has_enter && t->str_time == c.enter_time) {
-		const char *got[6];
-
-		if (tally_sc_strings__take(o->strs, tid, (int)nr, time, true, got))
-			for (int i = 0; i < 6; i++)
-				if (got[i] && !t->str[i])
-					t->str[i] = strdup(got[i]);
-	}
+	if (t && c.has_enter && t->str_time == c.enter_time)
+		take_exit_strings(o, t, tid, (int)nr, time);
 	if (rc & 2)
 		print_unpaired(o, &unpaired);
 	continued = !c.has_enter || (t && t->interrupted);
 	if (t)
 		t->interrupted = false;
-	if (o->summary_only)
-		return;
-	if (o->cfg->duration_ms > 0 &&
-	    (!c.has_enter || (double)(c.exit_time - c.enter_time) < o->cfg->duration_ms * 1e6))
-		return;
-	if (o->cfg->failure_only && ret >= 0)
-		return;
-	print_exit_line(o, &c, continued);
+	if (shown(o, &c))
+		print_exit_line(o, &c, continued);
+	/* after its line: a dup2's arguments name the files before it */
+	trace_fds__exit(o->fds, &c, t && c.has_enter && t->str_time == c.enter_time ?
+			(const char *const *)t->str : NULL);
+	if (c.tid != tid)	/* the leader goes on with the table the exec left */
+		trace_fds__fork(o->fds, c.tid, tid, true);
+}
+
+/*
+ * A new task's fd table: its parent's, shared by a thread (CLONE_THREAD
+ * comes with CLONE_FILES from every threads library) or by clone's
+ * CLONE_FILES, else a copy. clone3's flags are in memory the trace does
+ * not hold: a process made by it gets a copy, as fork's.
+ */
+static void fork_fds(struct trace_out *o, const struct tally_record_task *k)
+{
+	const struct tally_sc_call *c = tally_sc_tracer__open_call(o->sc, (pid_t)k->ptid);
+	bool share = k->pid == k->ppid;
+
+	if (c && c->nr == o->nr_clone && (c->args[0] & CLONE_FILES))
+		share = true;
+	trace_fds__fork(o->fds, (pid_t)k->ptid, (pid_t)k->tid, share);
+}
+
+void trace_out__select(struct trace_out *o, const bool *sel, bool *wants)
+{
+	for (int nr = 0; nr < TALLY_SYSCALL_MAX; nr++) {
+		o->show[nr] = sel[nr];
+		/* no lines, no paths to name: -s reads only what it counts */
+		wants[nr] = sel[nr] || (!o->summary_only && trace_fds__wants(o->fds, nr));
+	}
+}
+
+bool trace_out__fd_paths(const struct trace_out *o, int nr)
+{
+	return trace_fds__wants_path(o->fds, nr);
+}
+
+void trace_out__seed_fds(struct trace_out *o, pid_t tid)
+{
+	trace_fds__seed(o->fds, tid);
 }
 
 void trace_out__record(struct trace_out *o, const struct tally_record *r, enum trace_kind k)
@@ -407,6 +471,7 @@ void trace_out__record(struct trace_out *o, const struct tally_record *r, enum t
 		}
 		break;
 	case PERF_RECORD_EXIT:
+		trace_fds__gone(o->fds, (pid_t)r->u.task.tid);
 		if (o->mach)
 			tally_machine__exit(o->mach, (int32_t)r->u.task.pid, (int32_t)r->u.task.tid);
 		break;
@@ -414,6 +479,7 @@ void trace_out__record(struct trace_out *o, const struct tally_record *r, enum t
 		if (o->mach)
 			tally_machine__fork(o->mach, (int32_t)r->u.task.pid, (int32_t)r->u.task.tid,
 					    (int32_t)r->u.task.ppid, (int32_t)r->u.task.ptid);
+		fork_fds(o, &r->u.task);
 		/* a new thread starts with its parent's comm */
 		t = thread_find(o, (pid_t)r->u.task.ptid);
 		if (t) {
@@ -743,7 +809,11 @@ int trace_out__init(struct trace_out *o, const struct trace_config *cfg)
 		o->tracing_dir = dir;
 	}
 	o->sc = tally_sc_tracer__new();
-	if (!o->sc) {
+	o->fds = trace_fds__new();
+	o->nr_clone = tally_syscall__nr("clone");
+	for (int nr = 0; nr < TALLY_SYSCALL_MAX; nr++)
+		o->show[nr] = true;	/* -i: every syscall of the file */
+	if (!o->sc || !o->fds) {
 		fprintf(stderr, "tally trace: %s\n", strerror(ENOMEM));
 		return -1;
 	}
@@ -763,6 +833,7 @@ void trace_out__release(struct trace_out *o)
 	for (int i = 0; i < TALLY_SYSCALL_MAX; i++)
 		free(o->fmts[i]);
 	tally_sc_tracer__free(o->sc);
+	trace_fds__free(o->fds);
 	tally_trace_fmt__free(o->tpf);
 	tally_symbols__free(o->syms);
 	tally_machine__free(o->mach);

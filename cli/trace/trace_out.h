@@ -21,6 +21,7 @@ struct tally_sc_tracer;
 struct tally_sc_strings;
 struct trace_config;
 struct trace_thread;
+struct trace_fds;
 
 /* What a record is: a syscall's enter or exit, an event -e added, the side-band. */
 enum trace_kind {
@@ -33,10 +34,13 @@ struct trace_out {
 	bool own_fp;
 	bool summary_only, summary;
 	bool multiple_threads;		/* the comm/tid column */
-	bool live;			/* fd paths from /proc */
+	bool live;			/* comms from /proc */
 	bool trace_syscalls;		/* the duration column: perf shows it with syscalls */
 	const char *tracing_dir;	/* the syscalls' argument names */
 	struct tally_sc_tracer *sc;
+	struct trace_fds *fds;		/* the fd tables: the files fds name */
+	int nr_clone;
+	bool show[TALLY_SYSCALL_MAX];	/* -e's syscalls: the others only feed the fd tables */
 	struct tally_sc_strings *strs;	/* path strings through BPF, or NULL: pointers */
 	struct tally_trace_fmt *tpf;	/* the -e tracepoints' formats, or NULL */
 	struct tally_machine *mach;	/* --pf: the address spaces, from the side-band */
@@ -68,6 +72,12 @@ void trace_out__fault(struct trace_out *o, const struct tally_record *r, bool ma
 int trace_out__formats(struct trace_out *o, struct tally_evlist *l);
 /* A thread that existed before the trace: its comm now (NULL: from /proc). */
 void trace_out__thread(struct trace_out *o, pid_t tid, const char *comm);
+/* -e's syscalls shown; wants: those traced for the fd tables too */
+void trace_out__select(struct trace_out *o, const bool *sel, bool *wants);
+/* Syscall nr's path argument names an fd table's file (open, chdir): read it even with --no-strings. */
+bool trace_out__fd_paths(const struct trace_out *o, int nr);
+/* tid's fds as /proc says now: a process that was there before the trace. */
+void trace_out__seed_fds(struct trace_out *o, pid_t tid);
 /* Bit i of masks[nr]: argument i of syscall nr is a string to read (-e's syscalls). */
 void trace_out__string_masks(struct trace_out *o, const bool *sel, uint32_t *masks);
 /* The kernel's count of records it could not write. */

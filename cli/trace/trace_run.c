@@ -247,6 +247,9 @@ static char *id_filter(const bool *sel, pid_t self)
 			n += (size_t)snprintf(f + n, cap - n, "%sid %s %d", k++ ? (neg ? " && " : " || ") : "",
 					      neg ? "!=" : "==", i);
 		}
+		/* rt_sigreturn's exit says -1 (the registers it restored): with it, or not */
+		if (on && neg != sel[tally_syscall__nr("rt_sigreturn")])
+			n += (size_t)snprintf(f + n, cap - n, neg ? " && id != -1" : " || id == -1");
 		if (!on)
 			n += (size_t)snprintf(f + n, cap - n, "id == -1");
 		n += (size_t)snprintf(f + n, cap - n, ")");
@@ -453,6 +456,26 @@ static void know_threads(struct live *lv)
 		tally_thread_map__put(m);
 }
 
+/*
+ * The fd tables of the targets as they are now, once their calls are
+ * traced (a file opened meanwhile is in both, one closed in neither):
+ * the workload's, still corked (what tally left it, its exec closes the
+ * close-on-exec ones), or -p/-t's. Not -a's: its fds are those it is
+ * seen to open.
+ */
+static void seed_fds(struct live *lv)
+{
+	struct tally_thread_map *m = lv->ts.threads;
+
+	if (lv->ts.wl && lv->ts.wl_is_target) {
+		trace_out__seed_fds(&lv->o, tally_workload__pid(lv->ts.wl));
+		return;
+	}
+	for (int i = 0; !lv->ts.system_wide && m && i < tally_thread_map__nr(m); i++)
+		if (tally_thread_map__pid(m, i) > 0)
+			trace_out__seed_fds(&lv->o, tally_thread_map__pid(m, i));
+}
+
 /* --pf: the processes there are now, so that a fault lands in their maps */
 static int seed_faults(struct live *lv)
 {
@@ -484,16 +507,62 @@ static void open_strings(struct live *lv, const struct trace_config *cfg, const 
 	char why[256];
 	bool any = false;
 
-	if (cfg->no_strings || lv->o.summary_only)
+	if (lv->o.summary_only)
 		return;
 	trace_out__string_masks(&lv->o, sel, masks);
-	for (int i = 0; i < TALLY_SYSCALL_MAX; i++)
+	for (int i = 0; i < TALLY_SYSCALL_MAX; i++) {
+		/* --no-strings: pointers, as perf, but the opens' paths for the fd tables */
+		if (cfg->no_strings && !trace_out__fd_paths(&lv->o, i))
+			masks[i] = 0;
 		any |= masks[i] != 0;
+	}
 	if (!any)
 		return;
 	lv->o.strs = tally_sc_strings__open(masks, TALLY_SYSCALL_MAX, getpid(), why, sizeof(why));
-	if (!lv->o.strs)
+	if (!lv->o.strs && !cfg->no_strings)
 		fprintf(stderr, "%s: path arguments shown as pointers: %s\n", progname, why);
+}
+
+/*
+ * The syscalls come from raw_syscalls' tracepoints, which the user did
+ * not name: when tracefs will not let them be read, say that and what
+ * to do, as perf does, not an error in an event spec nobody typed.
+ * 0, or 1 said.
+ */
+static int check_tracefs(void)
+{
+	char why[256], id[4200];
+	const char *dir = tally_tracing_dir(why, sizeof(why));
+	int paranoid = 2;
+	FILE *f;
+
+	if (dir) {
+		snprintf(id, sizeof(id), "%s/events/raw_syscalls/sys_enter/id", dir);
+		if (!access(id, R_OK))
+			return 0;
+		if (errno != EACCES && errno != EPERM) {
+			fprintf(stderr, "%s: %s: %s (the kernel has no syscall tracepoints?)\n",
+				progname, id, strerror(errno));
+			return 1;
+		}
+	} else if (errno != EACCES) {
+		fprintf(stderr, "%s: %s\n", progname, why);
+		return 1;
+	}
+	if ((f = fopen("/proc/sys/kernel/perf_event_paranoid", "re"))) {
+		if (fscanf(f, "%d", &paranoid) != 1)
+			paranoid = 2;
+		fclose(f);
+	}
+	if (!dir)
+		dir = "/sys/kernel/tracing";
+	fprintf(stderr, "%s: no permission to read %s/events/raw_syscalls/sys_(enter|exit)\n"
+		"hint: as root, 'mount -o remount,mode=755 %s/'", progname, dir, dir);
+	if (paranoid > -1)
+		fprintf(stderr, ", and 'sysctl kernel.perf_event_paranoid=-1' (it is %d: the "
+			"syscalls' records need -1 or CAP_PERFMON)", paranoid);
+	fprintf(stderr, "; or run tally trace as root\n");
+	return 1;
 }
 
 /*
@@ -530,7 +599,7 @@ int trace_run(const struct trace_config *cfg)
 	struct live lv = { .ts = CLI_TARGETS_INIT("trace") };
 	struct tally_evlist_mmap_opts mo = { .sz = sizeof(mo), .pages = 256 };
 	struct others ot = { 0 };
-	bool sel[TALLY_SYSCALL_MAX], any_sc = false;
+	bool sel[TALLY_SYSCALL_MAX], traced[TALLY_SYSCALL_MAX], any_sc = false;
 	struct pollfd pfd;
 	struct cli_wait w;
 	int ret = 1, err;
@@ -558,19 +627,23 @@ int trace_run(const struct trace_config *cfg)
 		for (int i = 0; i < TALLY_SYSCALL_MAX; i++)
 			sel[i] = tally_syscall__name(i) != NULL;
 	lv.o.trace_syscalls |= cfg->syscalls;
+	if (lv.o.trace_syscalls && check_tracefs())
+		goto out;
 	if (cli_signals_setup())
 		goto out;
 	if (cli_targets__open(&lv.ts, &cfg->target, cfg->cmd_argc ? cfg->cmd_argv : NULL, 0) ||
 	    cpus_for_threads(&lv))
 		goto out;
-	if ((err = open_events(&lv, cfg, sel, ot.list))) {
+	/* the calls that change fd tables too, if not shown: the paths of the others' fds */
+	trace_out__select(&lv.o, sel, traced);
+	if ((err = open_events(&lv, cfg, traced, ot.list))) {
 		ret = err == 129 ? 129 : 1;
 		goto out;
 	}
 	know_threads(&lv);
 	if (cfg->pf && seed_faults(&lv))
 		goto out;
-	open_strings(&lv, cfg, sel);
+	open_strings(&lv, cfg, traced);
 	/* a single thread, not followed into children: no comm/tid column, as perf */
 	lv.o.multiple_threads = !(cfg->target.tids && !strchr(cfg->target.tids, ',') &&
 				  cfg->target.no_inherit);
@@ -586,6 +659,7 @@ int trace_run(const struct trace_config *cfg)
 	cli_targets__watch(&lv.ts, &cfg->target);
 	if (!(lv.ts.wl && lv.ts.wl_is_target))
 		tally_evlist__enable(lv.l);
+	seed_fds(&lv);
 	err = cli_targets__start(&lv.ts);
 	if (err) {
 		ret = err;	/* 127/126, said why */

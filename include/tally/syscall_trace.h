@@ -8,6 +8,13 @@
  * began before tracing, or its enter was lost) is a call with no start,
  * an enter whose exit never came (lost, or the syscall does not return)
  * is reported alone. Lost records mark the calls they may have cut.
+ * rt_sigreturn's exit (the kernel says syscall -1 there) ends it; a
+ * successful execve's exit that comes as another thread's (a thread but
+ * the leader exec'd, and took the leader's tid) ends the execve left
+ * open, and *call is that thread's (its tid). Each
+ * call is counted once, as strace -c counts it: a child's return from
+ * clone/clone3/fork/vfork is a line, not a call (0.4; perf 6.1 counts
+ * it, and has no rt_sigreturn row).
  */
 #ifndef TALLY_SYSCALL_TRACE_H
 #define TALLY_SYSCALL_TRACE_H

@@ -26,6 +26,9 @@ struct tally_sc_tracer {
 	struct sc_thread **order;	/* first-seen order */
 	size_t nr, cap;
 	uint64_t lost;
+	int rt_sigreturn;		/* its exit says syscall -1 */
+	int execve, execveat;
+	bool clone[TALLY_SYSCALL_MAX];	/* clone, clone3, fork, vfork: the child returns too */
 };
 
 struct tally_sc_tracer *tally_sc_tracer__new(void)
@@ -35,6 +38,16 @@ struct tally_sc_tracer *tally_sc_tracer__new(void)
 	if (!t)
 		return NULL;
 	t->nbuckets = 256;
+	t->rt_sigreturn = tally_syscall__nr("rt_sigreturn");
+	t->execve = tally_syscall__nr("execve");
+	t->execveat = tally_syscall__nr("execveat");
+	for (int i = 0; i < 4; i++) {
+		static const char *const forks[] = { "clone", "clone3", "fork", "vfork" };
+		int nr = tally_syscall__nr(forks[i]);
+
+		if (nr >= 0)
+			t->clone[nr] = true;
+	}
 	t->hash = calloc(t->nbuckets, sizeof(*t->hash));
 	if (!t->hash) {
 		free(t);
@@ -177,18 +190,55 @@ static int account(struct sc_thread *th, const struct tally_sc_call *c)
 	return 0;
 }
 
+/*
+ * The thread whose execve returns as tid: a thread but the leader that
+ * execs takes the leader's tid (de_thread), so its exit comes as another
+ * thread's. The latest execve still open elsewhere, or NULL.
+ */
+static struct sc_thread *exec_caller(const struct tally_sc_tracer *t, pid_t tid, int nr)
+{
+	struct sc_thread *best = NULL;
+
+	if (nr != t->execve && nr != t->execveat)
+		return NULL;
+	for (size_t i = 0; i < t->nr; i++) {
+		struct sc_thread *o = t->order[i];
+
+		if (o->tid != tid && o->is_open && o->open.nr == nr &&
+		    (!best || o->open.enter_time > best->open.enter_time))
+			best = o;
+	}
+	return best;
+}
+
 int tally_sc_tracer__exit(struct tally_sc_tracer *t, pid_t tid, uint64_t time, int nr,
 			  int64_t ret, struct tally_sc_call *call, struct tally_sc_call *unpaired)
 {
-	struct sc_thread *th = findnew(t, tid);
+	struct sc_thread *th = findnew(t, tid), *caller;
 	struct tally_sc_call c;
 	int rc = 1;
 
 	if (!th)
 		return -ENOMEM;
 	th->events++;
-	if (th->is_open && th->open.nr == nr) {
+	/*
+	 * rt_sigreturn restores the registers of the code the signal cut,
+	 * orig_ax -1 among them: its exit says syscall -1, and the return
+	 * value it restored
+	 */
+	if (th->is_open && (th->open.nr == nr || (nr == -1 && th->open.nr == t->rt_sigreturn))) {
 		c = th->open;
+	} else if (ret == 0 && (caller = exec_caller(t, tid, nr))) {
+		if (th->is_open) {
+			/* the leader's own call, ended by the exec */
+			if (unpaired)
+				*unpaired = th->open;
+			rc |= 2;
+			th->is_open = false;
+		}
+		c = caller->open;
+		caller->is_open = false;
+		th = caller;	/* the call and its count are the caller's */
 	} else {
 		if (th->is_open) {
 			/* this exit's enter was lost, and that call's exit */
@@ -209,6 +259,9 @@ int tally_sc_tracer__exit(struct tally_sc_tracer *t, pid_t tid, uint64_t time, i
 	c.has_exit = true;
 	if (call)
 		*call = c;
+	/* a call is counted once, as strace -c -f counts it: not again at a child's return */
+	if (!c.has_enter && ret == 0 && nr >= 0 && nr < TALLY_SYSCALL_MAX && t->clone[nr])
+		return rc;
 	if (account(th, &c))
 		return -ENOMEM;
 	return rc;

@@ -18,9 +18,19 @@
  *   work enoent N       N openat calls of a missing file (each fails ENOENT)
  *   work fork N         a child makes N getpid calls and exits 3; the parent waits
  *   work exec N         execs itself N times over (N + 1 execs with the first)
+ *   work signals N      N times kill(self, SIGUSR1), handled: N rt_sigreturn
+ *   work fds            fd 3 of one file, then another, dup2 over it, a third
+ *   work fds-exec       an fd kept and one close-on-exec, through an exec
+ *   work fds-threads    a thread opens, main reads, closes, opens another
+ *   work fds-wait MS    a file open before MS ms of sleep (-p), then as fds
+ *   work thread-exec    a thread (not the leader) execs work getpid 1
+ * The fds modes read each file with its own count: hostname 11, passwd 12,
+ * group 13 (a line naming the wrong file shows), then sleep 300 ms (a
+ * tracer reading /proc when it prints sees the last files, not those read).
  * Built without the library or sanitizers so counts are the workload's own.
  */
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,6 +66,32 @@ static double now(void)
 static void *thread_fn(void *arg)
 {
 	do_getpid((long)(intptr_t)arg);
+	return NULL;
+}
+
+static void on_sig(int sig)
+{
+	(void)sig;
+}
+
+/* read fd as the file it should be: hostname 11 bytes, passwd 12, group 13 */
+static void read_as(int fd, int count)
+{
+	char buf[16];
+
+	if (read(fd, buf, (size_t)count) < 0)
+		buf[0] = 0;
+}
+
+static void *open_hostname(void *arg)
+{
+	*(int *)arg = open("/etc/hostname", O_RDONLY);
+	return NULL;
+}
+
+static void *exec_getpid(void *arg)
+{
+	execl("/proc/self/exe", (const char *)arg, "getpid", "1", (char *)NULL);
 	return NULL;
 }
 
@@ -155,6 +191,54 @@ int main(int argc, char **argv)
 		snprintf(left, sizeof(left), "%ld", n - 1);
 		execl("/proc/self/exe", argv[0], "exec", left, (char *)NULL);
 		return 1;
+	} else if (!strcmp(cmd, "signals")) {
+		signal(SIGUSR1, on_sig);
+		for (long i = 0; i < n; i++)
+			kill(getpid(), SIGUSR1);
+	} else if (!strcmp(cmd, "fds") || !strcmp(cmd, "fds-wait")) {
+		int fd = open("/etc/hostname", O_RDONLY), fd2;
+
+		if (!strcmp(cmd, "fds-wait"))
+			msleep(n);
+		read_as(fd, 11);
+		close(fd);
+		fd = open("/etc/passwd", O_RDONLY);	/* the same number again */
+		read_as(fd, 12);
+		fd2 = open("/etc/hostname", O_RDONLY);
+		dup2(fd2, fd);				/* over the open passwd */
+		read_as(fd, 11);
+		close(fd2);
+		fd2 = open("/etc/group", O_RDONLY);
+		read_as(fd2, 13);
+		msleep(300);
+	} else if (!strcmp(cmd, "fds-exec")) {
+		char a[16], b[16];
+
+		snprintf(a, sizeof(a), "%d", open("/etc/hostname", O_RDONLY));
+		snprintf(b, sizeof(b), "%d", open("/etc/passwd", O_RDONLY | O_CLOEXEC));
+		execl("/proc/self/exe", argv[0], "fds-after", a, b, (char *)NULL);
+		return 1;
+	} else if (!strcmp(cmd, "fds-after")) {
+		read_as(atoi(argv[2]), 11);
+		read_as(atoi(argv[3]), 12);		/* closed by the exec: EBADF */
+		read_as(open("/etc/group", O_RDONLY), 13);	/* its number, likely */
+		msleep(300);
+	} else if (!strcmp(cmd, "fds-threads")) {
+		pthread_t t;
+		int fd = -1;
+
+		pthread_create(&t, NULL, open_hostname, &fd);
+		pthread_join(t, NULL);
+		read_as(fd, 11);
+		close(fd);
+		read_as(open("/etc/passwd", O_RDONLY), 12);
+		msleep(300);
+	} else if (!strcmp(cmd, "thread-exec")) {
+		pthread_t t;
+
+		pthread_create(&t, NULL, exec_getpid, argv[0]);
+		pthread_join(t, NULL);
+		return 1;	/* the exec failed */
 	} else if (!strcmp(cmd, "exit")) {
 		return (int)n;
 	} else {

@@ -94,6 +94,34 @@ $TALLY trace -s -o "$tmp/ks" -- "$W" fork 7
 is "-s: the child's table counts its 7 getpid" \
 	"$(awk -v c="($child" '/events,/ { t = $2 } $1 == "getpid" { print t, $2 }' "$tmp/ks" | awk '{ print $2 }')" "7"
 
+is "-s: the fork's clone counted once (not again at the child's return), as strace -c" \
+	"$(calls clone "$tmp/ks")" "1"
+
+# a call that does not return to its caller is one line: rt_sigreturn's exit
+# says syscall -1, with the value it restored (kill's 0), as strace shows it
+N=5
+$TALLY trace -S -e kill,rt_sigreturn -o "$tmp/sig" -- "$W" signals $N
+is "N signals handled -> N rt_sigreturn lines, each whole" "$(grep -Ec ' rt_sigreturn\(\) += 0$' "$tmp/sig")" "$N"
+is "rt_sigreturn: no [exit lost], no syscall_-1" "$(grep -Ec 'exit lost|syscall_-1' "$tmp/sig")" "0"
+is "-S counts N rt_sigreturn, N kill" "$(calls rt_sigreturn "$tmp/sig") $(calls kill "$tmp/sig")" "$N $N"
+# left out, its exit (-1) is too: no "syscall_-1" line
+$TALLY trace -e '!rt_sigreturn' -o "$tmp/sig" -- "$W" signals $N
+is "-e '!rt_sigreturn': no rt_sigreturn, no syscall_-1" "$(grep -Ec 'rt_sigreturn|syscall_-1' "$tmp/sig")" "0"
+
+# a thread but the leader execs: its execve returns as the leader (the kernel
+# gives it the leader's tid), still one call of the thread that made it
+$TALLY trace -S -e execve,clone3,getpid -o "$tmp/te" -- "$W" thread-exec
+th=$(awk '/ clone3\(.*= [0-9]+/ { print $(NF-1); exit }' "$tmp/te")
+is "a thread's execve: one line of that thread, = 0" "$(grep -Ec "/$th (execve\(.*|  \.\.\. \[continued\]: execve\(\)\)) += 0\$" "$tmp/te")" "1"
+leader=$(awk '/ clone3\(/ { split($0, a, "/"); split(a[2], b, " "); print b[1]; exit }' "$tmp/te")
+is "a thread's execve: not continued as the leader's (but the first, begun before the trace)" \
+	"$(grep -c "/$leader  \.\.\. \[continued\]: execve" "$tmp/te")" "1"
+is "a thread's execve: not left open" "$(grep -c "/$th execve(.*\.\.\.\$" "$tmp/te")" \
+	"$(grep -c "/$th  \.\.\. \[continued\]: execve" "$tmp/te")"
+is "a thread's execve: the new program's getpid" "$(grep -c ' getpid() *= ' "$tmp/te")" "1"
+is "-S: 2 execve, the thread's in its table" \
+	"$(calls execve "$tmp/te") $(awk -v p="($th)," '/events,/ { t = $2 } $1 == "execve" && t == p { print $2 }' "$tmp/te")" "2 1"
+
 # exit calls print at their entry, "= ?"
 grep -q 'exit_group(error_code: 3) *= ?$' "$tmp/k" || $TALLY trace -o "$tmp/k2" -- "$W" fork 1
 grep -qh 'exit_group(error_code: 3) *= ?$' "$tmp/k" "$tmp/k2" 2>/dev/null &&
@@ -162,6 +190,24 @@ if command -v setpriv >/dev/null && [ "$(id -u)" = 0 ]; then
 		fail "-u: comm ($(grep events, "$tmp/u"))"
 else
 	skip "-u needs root and setpriv"
+fi
+# non-root where tracefs is not readable: what to do, not an event syntax error
+# in an event nobody typed (perf: "No permissions to read .../raw_syscalls/sys_(enter|exit)")
+if command -v setpriv >/dev/null && [ "$(id -u)" = 0 ]; then
+	nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
+	if nobody test -r /sys/kernel/tracing/events/raw_syscalls/sys_enter/id; then
+		skip "non-root: tracefs is readable here"
+	else
+		(cd / && nobody $TALLY trace -- "$W" getpid 1) 2>"$tmp/err"; rc=$?
+		is "non-root, tracefs not readable: exit 1" "$rc" "1"
+		grep -q '^tally trace: no permission to read /sys/kernel/tracing/events/raw_syscalls/sys_(enter|exit)$' "$tmp/err" &&
+			grep -q "^hint: as root, 'mount -o remount,mode=755 /sys/kernel/tracing/'.*perf_event_paranoid" "$tmp/err" &&
+			! grep -q 'event syntax error' "$tmp/err" &&
+			ok "non-root: says tracefs is not readable and what to do" ||
+			fail "non-root: says tracefs is not readable ($(cat "$tmp/err"))"
+	fi
+else
+	skip "non-root tracefs message: needs root and setpriv"
 fi
 $TALLY trace -u no_such_user_here 2>/dev/null; is "-u: an unknown user is a usage error" "$?" "129"
 

@@ -1,12 +1,17 @@
 #!/usr/bin/env bash
 # run.sh: apart (it loads BPF programs on the syscall tracepoints: other tests' kernel call chains would pass through them)
-# tally trace against perf trace 6.1 and strace on the same workloads:
-# -s gives each thread the same syscalls with the same counts and errors
-# as perf trace -s (ls, git status, a threaded program), the totals equal strace -c
-# -f's, and each line of ls equals perf's (name, decoded arguments,
-# return value) once times, pointers, pids and fd paths are set aside;
-# the path strings read through BPF equal strace's; tracepoints -e adds
-# print as perf's lines, and --pf's page faults.
+# tally trace against perf trace 6.1 and strace: -s on one recording (ls,
+# git status, a threaded program) read by both perf trace -i and tally
+# trace -i gives each thread the same syscalls with the same counts and
+# errors, but for the calls tally counts as strace does (a child's return
+# from clone is no call, rt_sigreturn is one); the totals equal strace -c
+# -f's on workloads whose calls are exact; git status run under strace -y
+# and tally (one run) names the same file behind each fd; each line of ls
+# equals perf's
+# (name, decoded arguments, return value) once times, pointers, pids and
+# fd paths are set aside; the path strings read through BPF equal
+# strace's; tracepoints -e adds print as perf's lines, and --pf's page
+# faults.
 . "$(dirname "$0")/lib.sh"
 W=$HELPERS/work
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
@@ -24,16 +29,49 @@ totals() { awk '$2 ~ /^[0-9]+$/ && $3 ~ /^[0-9]+$/ && NF == 8 { c[$1] += $2; e[$
 		END { for (k in c) print k, c[k], e[k] }' "$1" | LC_ALL=C sort; }
 strace_totals() { awk '$NF ~ /^[a-z_0-9]+$/ && $4 ~ /^[0-9]+$/ && $NF != "total" {
 		print $NF, $4, (NF == 6 ? $5 : 0) }' "$1" | LC_ALL=C sort; }
-# perf trace drops records with its default rings (its -s then counts a
-# thread short: 4 runs in 6 of the threaded program here); with 4 MB
-# rings none in 6. Still: the same table in one of three perf runs
-perf_same() {
-	local want=$1; shift
-	for _ in 1 2 3; do
-		perf trace -m 4M -s -o "$tmp/p" -- "$@" >/dev/null 2>&1
-		[ "$(tables "$tmp/p")" = "$want" ] && return 0
-	done
-	diff <(echo "$want" | tr ' ' '\n') <(tables "$tmp/p" | tr ' ' '\n') | head -10 >&2
+# same_tables PERF TALLY: perf trace -s -i and tally trace -s -i of one
+# recording, thread by thread (the same tids): the same rows, but where
+# tally counts as strace -c -f: perf counts a child's return from clone
+# (its table has one clone more), and has no rt_sigreturn row
+same_tables() {
+	python3 - "$1" "$2" <<'PY'
+import re, sys
+def parse(f):
+    t, cur = {}, None
+    for line in open(f):
+        m = re.match(r"^ (.*) \((\d+)\), (\d+) events", line)
+        if m:
+            cur = t.setdefault(m.group(2), {})
+            continue
+        w = line.split()
+        if cur is not None and len(w) == 8 and w[1].isdigit() and w[2].isdigit():
+            cur[w[0]] = (int(w[1]), int(w[2]))
+    return t
+p, o = parse(sys.argv[1]), parse(sys.argv[2])
+bad, children = [], 0
+if not p or set(p) != set(o):
+    bad.append("threads: perf %s, tally %s" % (sorted(p), sorted(o)))
+for tid in p:
+    for name in sorted(set(p[tid]) | set(o.get(tid, {}))):
+        pc, pe = p[tid].get(name, (0, 0))
+        oc, oe = o.get(tid, {}).get(name, (0, 0))
+        if name in ("clone", "clone3", "fork", "vfork") and pc - oc == 1 and pe == oe:
+            children += 1
+        elif not (name == "rt_sigreturn" and name not in p[tid]) and (pc, pe) != (oc, oe):
+            bad.append("%s %s: perf %d:%d, tally %d:%d" % (tid, name, pc, pe, oc, oe))
+if children != len(p) - 1:
+    bad.append("%d children's returns from clone for %d threads" % (children, len(p)))
+print("\n".join(bad))
+sys.exit(1 if bad else 0)
+PY
+}
+# -s of one recording of "$@" by perf, read by perf and tally: same_tables
+recorded_tables() {
+	perf record -q -m 4M -e 'raw_syscalls:*' -o "$tmp/rec.data" -- "$@" >/dev/null 2>&1 &&
+		perf trace -s -i "$tmp/rec.data" >"$tmp/rec.p" 2>&1 &&
+		$TALLY trace -s -i "$tmp/rec.data" 2>"$tmp/rec.t" &&
+		same_tables "$tmp/rec.p" "$tmp/rec.t" >"$tmp/rec.diff" && return 0
+	sed 's/^/# /' "$tmp/rec.diff" >&2
 	return 1
 }
 # strip what differs between runs: times, durations, tids, pids, pointers, fd paths
@@ -67,51 +105,33 @@ if ! have_tp; then
 	exit 0
 fi
 
+# a scratch repository (300 files committed, 4 touched or changed since)
+# for git status; --no-optional-locks: no run refreshes the index
+repo=
+if command -v git >/dev/null; then
+	repo=$tmp/repo
+	mkdir -p "$repo"
+	git -C "$repo" init -q
+	for i in $(seq 1 300); do
+		mkdir -p "$repo/d$((i % 10))"
+		echo "$i" >"$repo/d$((i % 10))/f$i"
+	done
+	git -C "$repo" add -A
+	git -C "$repo" -c user.email=t@t -c user.name=t commit -qm files
+	touch "$repo/d1/f1" "$repo/d2/f2" "$repo/d3/f3"
+	echo more >>"$repo/d4/f4"
+fi
+
 if have_perf; then
-	$TALLY trace -s -o "$tmp/t" -- ls / >/dev/null
-	want=$(tables "$tmp/t")
-	[ -n "$want" ] && perf_same "$want" ls / && ok "-s on ls: perf's syscalls, counts and errors" ||
-		fail "-s on ls: perf's syscalls, counts and errors"
-	# joined once they are done: main never waits on a futex, whoever is slower
+	check "-s on ls: perf's syscalls, counts and errors (one recording)" recorded_tables ls /
 	$TALLY trace -s -o "$tmp/t" -- "$W" threads-join 4 200 300
-	want=$(tables "$tmp/t")
-	is "-s on 4 threads: 5 tables" "$(echo "$want" | wc -l)" "5"
-	# perf trace, not tally, drops a thread's records when the machine
-	# is slow (the sanitized suite): compared on the plain build only
-	if [ -n "${SAN:-}" ]; then
-		skip "-s on 4 threads: perf's per-thread tables (perf trace drops records on the sanitized suite's machine)"
-	else
-		perf_same "$want" "$W" threads-join 4 200 300 && ok "-s on 4 threads: perf's per-thread tables" ||
-			fail "-s on 4 threads: perf's per-thread tables"
-	fi
-	# git status in a scratch repository (300 files committed, 4 touched or
-	# changed since): perf's table. --no-optional-locks: no run refreshes
-	# the index for the next one, each does the same work
-	if command -v git >/dev/null; then
-		repo=$tmp/repo
-		mkdir -p "$repo"
-		git -C "$repo" init -q
-		for i in $(seq 1 300); do
-			mkdir -p "$repo/d$((i % 10))"
-			echo "$i" >"$repo/d$((i % 10))/f$i"
-		done
-		git -C "$repo" add -A
-		git -C "$repo" -c user.email=t@t -c user.name=t commit -qm files
-		touch "$repo/d1/f1" "$repo/d2/f2" "$repo/d3/f3"
-		echo more >>"$repo/d4/f4"
-		gs=(git -C "$repo" --no-optional-locks status)
-		$TALLY trace -s -o "$tmp/t" -- "${gs[@]}" >/dev/null
-		want=$(tables "$tmp/t")
-		# as for the threads above: on the sanitized suite's slow machine
-		# perf trace drops records (one read short of tally's, whose count
-		# equals strace's below), so perf is compared on the plain build
-		if [ -n "${SAN:-}" ]; then
-			skip "-s on git status: perf's table (perf trace drops records on the sanitized suite's machine)"
-		else
-			[ "$(grep -c ' events, ' "$tmp/t")" = 1 ] && [ -n "$want" ] &&
-				perf_same "$want" "${gs[@]}" && ok "-s on git status: perf's syscalls, counts and errors" ||
-				fail "-s on git status: perf's syscalls, counts and errors"
-		fi
+	is "-s on 4 threads: 5 tables" "$(tables "$tmp/t" | wc -l)" "5"
+	check "-s on 4 threads: perf's per-thread tables (one recording)" recorded_tables "$W" threads-join 4 200 300
+	# git status in the scratch repository: perf's table. Its counts differ
+	# from run to run (newfstatat 417 or 416): one recording read by both
+	if [ -n "$repo" ]; then
+		check "-s on git status: perf's syscalls, counts and errors (one recording)" \
+			recorded_tables git -C "$repo" --no-optional-locks status
 	else
 		missing "git is not installed"
 	fi
@@ -143,7 +163,14 @@ if have_perf; then
 	# -s: perf's table for the syscalls, the tracepoints' lines still shown (as perf's)
 	$TALLY trace -s -e $tp -o "$tmp/tps" -- "$W" exec 3
 	perf trace -s -e $tp -- "$W" exec 3 2>"$tmp/ptps"
-	is "-s -e $tp: perf's tables" "$(tables "$tmp/tps")" "$(tables "$tmp/ptps")"
+	# (two runs: their tables are compared by their syscalls, not their counts,
+	# which -S checks against its own lines)
+	names() { tables "$1" | sed -E 's/:[0-9]+:[0-9]+//g'; }
+	is "-s -e $tp: perf's tables' syscalls" "$(names "$tmp/tps")" "$(names "$tmp/ptps")"
+	$TALLY trace -S -e $tp -o "$tmp/tpS" -- "$W" exec 3
+	is "-S -e $tp: the table counts the openat lines, and their errors" \
+		"$(totals "$tmp/tpS" | awk '$1 == "openat" { print $2, $3 }')" \
+		"$(grep -c ' openat(.*= ' "$tmp/tpS") $(grep -c ' openat(.*= -1 ' "$tmp/tpS")"
 	is "-s -e $tp: the tracepoints' lines, as perf's" "$(grep sched: "$tmp/tps" | norm /dev/stdin)" \
 		"$(grep sched: "$tmp/ptps" | norm /dev/stdin)"
 	# --pf: the faults of work pages N on its fresh pages, as perf prints them
@@ -173,8 +200,13 @@ if have_perf; then
 	else
 		fail "-s on rounding ties: perf's totals"; diff "$tmp/pi" "$tmp/ti" | head -10 | sed 's/^/# /'
 	fi
+	# (-s on tally's file: same_tables, its child's clone counted once)
+	$TALLY trace -s -i "$tmp/t.data" 2>"$tmp/ti"
+	perf trace -s -i "$tmp/t.data" >"$tmp/pi" 2>&1
+	check "-i -s on tally's file: perf trace -s -i's tables" same_tables "$tmp/pi" "$tmp/ti"
 	for f in r t; do
 		for s in "" -s; do
+			[ "$f$s" = t-s ] && continue
 			$TALLY trace $s -i "$tmp/$f.data" 2>"$tmp/ti"
 			perf trace $s -i "$tmp/$f.data" 2>&1 | sed 's/= 0 (swapper)$/= 0/' >"$tmp/pi"
 			if cmp -s "$tmp/ti" "$tmp/pi"; then
@@ -197,27 +229,67 @@ if command -v strace >/dev/null; then
 	else
 		fail "ls: strace -c -f's counts and errors"; sed 's/^/# /' "$tmp/diff"
 	fi
-	# git status in the scratch repository above: strace's counts
-	if [ -n "${gs:-}" ]; then
-		$TALLY trace -s -o "$tmp/t" -- "${gs[@]}" >/dev/null
-		strace -c -f -o "$tmp/s" "${gs[@]}" >/dev/null
+	# calls whose counts are exact: a fork (its clone once, not again at the
+	# child's return) and signals handled (an rt_sigreturn each)
+	for wl in "fork 3" "signals 5"; do
+		$TALLY trace -s -o "$tmp/t" -- "$W" $wl
+		strace -c -f -o "$tmp/s" "$W" $wl
 		if diff <(strace_totals "$tmp/s") <(totals "$tmp/t") >"$tmp/diff"; then
-			ok "git status: strace -c -f's counts and errors"
+			ok "work $wl: strace -c -f's counts and errors"
 		else
-			fail "git status: strace -c -f's counts and errors"; sed 's/^/# /' "$tmp/diff"
+			fail "work $wl: strace -c -f's counts and errors"; sed 's/^/# /' "$tmp/diff"
 		fi
-	fi
-	# Threads: clone3 ends twice, in the parent and in the child (perf counts
-	# both, strace the call once). A join waits on a futex only when its
-	# thread is still running at the join, which strace's slowdown (and the
-	# sanitizers') decides: futex is left out of both.
+	done
+	# Threads: clone3 counted once, in the parent, as strace does. A join
+	# waits on a futex only when its thread is still running at the join,
+	# which strace's slowdown (and the sanitizers') decides: futex is left
+	# out of both.
 	$TALLY trace -s -o "$tmp/t" -- "$W" threads-join 4 200 300
 	strace -c -f -o "$tmp/s" "$W" threads-join 4 200 300
-	if diff <(strace_totals "$tmp/s" | awk '$1 == "clone3" { $2 *= 2 } $1 != "futex"') \
+	if diff <(strace_totals "$tmp/s" | awk '$1 != "futex"') \
 		<(totals "$tmp/t" | awk '$1 != "futex"') >"$tmp/diff"; then
-		ok "4 threads: strace -c -f's counts (clone3 ends twice)"
+		ok "4 threads: strace -c -f's counts"
 	else
 		fail "4 threads: strace -c -f's counts"; sed 's/^/# /' "$tmp/diff"
+	fi
+	# the files behind the fds: git status run under strace -f -y, both
+	# tracing the one run, each read and close of git names strace's file
+	# (resolved as strace resolves it: /lib/x86_64-linux-gnu/libc.so.6 is
+	# /usr/lib/...); tally's lines of strace itself and of its child before
+	# the exec (comm strace) are not strace's to compare
+	if [ -n "$repo" ]; then
+		$TALLY trace -e read,close -o "$tmp/t" -- strace -f -y -qq -e trace=read,close -o "$tmp/s" \
+			git -C "$repo" --no-optional-locks status >/dev/null 2>"$tmp/err"
+		if grep -q 'shown as pointers' "$tmp/err"; then
+			skip "no BPF here: $(cat "$tmp/err")"
+		elif python3 - "$tmp/t" "$tmp/s" >"$tmp/diff" <<'PY'
+import os, re, sys
+def tally(f):
+    for line in open(f):
+        m = re.search(r" (?!strace/)\S+/(\d+) (read|close)\(fd: (\d+)(?:<([^>]*)>)?", line)
+        if m:
+            p = m.group(4)
+            yield m.groups()[:3] + (os.path.realpath(p) if p and p[0] == "/" else p,)
+def strace(f):
+    for line in open(f):
+        m = re.match(r"^(\d+) (read|close)\((\d+)(?:<([^>]*)>)?", line)
+        if m:
+            yield m.groups()
+s = list(strace(sys.argv[2]))
+tids = {x[0] for x in s}
+t = [x for x in tally(sys.argv[1]) if x[0] in tids]
+bad = [(a, b) for a, b in zip(t, s) if a != b]
+for a, b in bad[:10]:
+    print("tally", a, "strace", b)
+if len(t) != len(s) or len(s) < 50:
+    print("tally %d calls, strace %d" % (len(t), len(s)))
+sys.exit(1 if bad or len(t) != len(s) or len(s) < 50 else 0)
+PY
+		then
+			ok "git status under strace -y: each read and close names strace's file ($(grep -c . "$tmp/s") calls)"
+		else
+			fail "git status under strace -y: each read and close names strace's file"; sed 's/^/# /' "$tmp/diff"
+		fi
 	fi
 	# the paths, read through BPF, as strace shows them (execve's began before the trace)
 	sc=openat,access,statfs,newfstatat,readlink

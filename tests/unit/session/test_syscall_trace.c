@@ -12,6 +12,10 @@
 #define GETPID	39
 #define OPENAT	257
 #define READ	0
+#define RT_SIGRETURN	15
+#define EXECVE	59
+#define FUTEX	202
+#define CLONE3	435
 
 static const uint64_t args[6] = { 1, 2, 3, 4, 5, 6 };
 
@@ -150,6 +154,72 @@ static void test_stats(void **state)
 }
 
 /* Many threads: the table grows and every thread keeps its own call. */
+/* rt_sigreturn's exit says syscall -1: it ends rt_sigreturn, one call */
+static void test_sigreturn(void **state)
+{
+	struct tally_sc_tracer *t = tally_sc_tracer__new();
+	struct tally_sc_call c, u;
+
+	(void)state;
+	tally_sc_tracer__enter(t, 10, 100, RT_SIGRETURN, args, false, &u);
+	assert_int_equal(tally_sc_tracer__exit(t, 10, 120, -1, 19788, &c, &u), 1);
+	assert_true(c.has_enter);
+	assert_int_equal(c.nr, RT_SIGRETURN);
+	assert_int_equal(c.ret, 19788);
+	assert_int_equal(tally_sc_tracer__stats(t, 10, RT_SIGRETURN)->calls, 1);
+	/* -1 after another call is no pair */
+	tally_sc_tracer__enter(t, 10, 200, GETPID, args, false, &u);
+	assert_int_equal(tally_sc_tracer__exit(t, 10, 220, -1, 0, &c, &u), 3);
+	tally_sc_tracer__free(t);
+}
+
+/* a call counts once, as strace -c counts it: a child's return from clone is no call */
+static void test_clone_once(void **state)
+{
+	struct tally_sc_tracer *t = tally_sc_tracer__new();
+	struct tally_sc_call c, u;
+
+	(void)state;
+	tally_sc_tracer__enter(t, 10, 100, CLONE3, args, false, &u);
+	/* the child returns first, 0, with no enter of its own */
+	assert_int_equal(tally_sc_tracer__exit(t, 11, 110, CLONE3, 0, &c, &u), 1);
+	assert_false(c.has_enter);
+	assert_int_equal(tally_sc_tracer__exit(t, 10, 120, CLONE3, 11, &c, &u), 1);
+	assert_int_equal(tally_sc_tracer__stats(t, 10, CLONE3)->calls, 1);
+	assert_null(tally_sc_tracer__stats(t, 11, CLONE3));
+	/* the execve tracing began in, returning with no enter: still a call */
+	tally_sc_tracer__exit(t, 12, 130, EXECVE, 0, &c, &u);
+	assert_int_equal(tally_sc_tracer__stats(t, 12, EXECVE)->calls, 1);
+	tally_sc_tracer__free(t);
+}
+
+/* a thread but the leader execs: its execve returns as the leader */
+static void test_thread_exec(void **state)
+{
+	struct tally_sc_tracer *t = tally_sc_tracer__new();
+	struct tally_sc_call c, u;
+
+	(void)state;
+	tally_sc_tracer__enter(t, 10, 100, FUTEX, args, false, &u);
+	tally_sc_tracer__enter(t, 11, 110, EXECVE, args, false, &u);
+	/* the leader's futex, ended by the exec, then the execve as the leader */
+	assert_int_equal(tally_sc_tracer__exit(t, 10, 150, EXECVE, 0, &c, &u), 3);
+	assert_int_equal(u.nr, FUTEX);
+	assert_true(c.has_enter);
+	assert_int_equal(c.tid, 11);
+	assert_int_equal(c.enter_time, 110);
+	assert_null(tally_sc_tracer__open_call(t, 11));
+	assert_null(tally_sc_tracer__open_call(t, 10));
+	assert_int_equal(tally_sc_tracer__stats(t, 11, EXECVE)->calls, 1);
+	assert_null(tally_sc_tracer__stats(t, 10, EXECVE));
+	/* a failed execve elsewhere is no one else's */
+	tally_sc_tracer__enter(t, 12, 200, EXECVE, args, false, &u);
+	tally_sc_tracer__exit(t, 13, 210, EXECVE, -2, &c, &u);
+	assert_false(c.has_enter);
+	assert_non_null(tally_sc_tracer__open_call(t, 12));
+	tally_sc_tracer__free(t);
+}
+
 static void test_many_threads(void **state)
 {
 	struct tally_sc_tracer *t = tally_sc_tracer__new();
@@ -175,6 +245,9 @@ int main(void)
 		cmocka_unit_test(test_lost),
 		cmocka_unit_test(test_stats),
 		cmocka_unit_test(test_many_threads),
+		cmocka_unit_test(test_sigreturn),
+		cmocka_unit_test(test_clone_once),
+		cmocka_unit_test(test_thread_exec),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
