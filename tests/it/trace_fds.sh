@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# run.sh: apart (it loads BPF programs on the syscall tracepoints: other tests' kernel call chains would pass through them)
 # tally trace names the file an fd had when the call was made, followed
 # through the calls (open, close, dup2 over an open fd, close-on-exec,
 # threads sharing the table, -p's table read at the attach), never the
