@@ -405,6 +405,14 @@ int tally__machine_ksymbol(struct tally_machine *m, uint64_t addr, uint32_t len,
 	return err ? tally__err(-err) : 0;
 }
 
+const struct tally_map *tally__machine_kernel_map(const struct tally_machine *m)
+{
+	for (size_t i = 0; m && i < m->kmaps.nr; i++)
+		if (!strcmp(m->kmaps.v[i].filename, "[kernel.kallsyms]_text"))
+			return &m->kmaps.v[i];
+	return NULL;
+}
+
 int tally_machine__comm(struct tally_machine *m, int32_t pid, int32_t tid,
 			const char *comm, bool exec)
 {

@@ -692,6 +692,35 @@ static void note_miss(struct tally_symbols *s, struct tally_dso *d, enum tally_d
 	s->unres[*slot].addrs++;
 }
 
+/*
+ * A kernel address past the text map's end (_etext) and in none of the
+ * modules' maps: perf 6.1 still finds it in the kernel (init text:
+ * start_kernel in the idle task's chain) where kallsyms has a kernel
+ * symbol for it, and nowhere when it has none (a BPF program's code
+ * without a KSYMBOL record, above the kernel's last symbol). The map
+ * is the kernel's, map_ip the address.
+ */
+static const struct tally_map *kernel_past_etext(struct tally_symbols *s, struct tally_machine *m,
+						 uint64_t ip, uint64_t *map_ip)
+{
+	const struct tally_map *km = tally__machine_kernel_map(m);
+	struct tally_dso *d;
+	uint64_t vaddr;
+
+	if (!km || ip < km->end)
+		return NULL;
+	d = tally_symbols__dso(s, km, -1);
+	if (!d || d->kind != DSO_KERNEL)
+		return NULL;
+	vaddr = ip;
+	if (d->text && km->pgoff)
+		vaddr += d->text - km->pgoff;
+	if (!tally__dso_symbol(d, vaddr))
+		return NULL;
+	*map_ip = ip - km->start + km->pgoff;
+	return km;
+}
+
 int tally_symbols__resolve(struct tally_symbols *s, struct tally_machine *m, int32_t pid,
 			   int32_t tid, uint64_t ip, enum tally_cpumode cpumode,
 			   struct tally_addr_info *out)
@@ -700,6 +729,8 @@ int tally_symbols__resolve(struct tally_symbols *s, struct tally_machine *m, int
 		return tally__err(EINVAL);
 	memset(out, 0, sizeof(*out));
 	out->map = tally_machine__find_map(m, pid, tid, ip, cpumode, &out->map_ip);
+	if (!out->map && (cpumode == TALLY_CPUMODE_KERNEL || cpumode == TALLY_CPUMODE_GUEST_KERNEL))
+		out->map = kernel_past_etext(s, m, ip, &out->map_ip);
 	if (!out->map) {
 		out->status = TALLY_DSO_MISSING;
 		note_miss(s, NULL, TALLY_DSO_MISSING);

@@ -13,6 +13,8 @@ int tally__kallsyms_line(char *line, uint64_t *addr, char *type, char **name,
 /* A number no other machine of this process had: a cache key. */
 uint64_t tally__machine_id(const struct tally_machine *m);
 /* A thread's name until a COMM gives one (":TID"): not inherited by a fork, as perf's. */
+/* The map of the kernel's text ([kernel.kallsyms]_text), or NULL. */
+const struct tally_map *tally__machine_kernel_map(const struct tally_machine *m);
 /* A KSYMBOL record: a map of its own named by the symbol, or its map gone. 0 or -errno. */
 int tally__machine_ksymbol(struct tally_machine *m, uint64_t addr, uint32_t len,
 			   const char *name, bool unregister);

@@ -225,6 +225,43 @@ static void test_kernel_map_end(void **state)
 	tally_machine__free(m);
 }
 
+/*
+ * What perf 6.1 finds past the text map's end: init text with a kallsyms
+ * symbol (start_kernel in the idle chain) is the kernel's; an address
+ * above the kernel's symbols, in no map (BPF code without KSYMBOL), is not.
+ */
+static void test_kernel_past_etext(void **state)
+{
+	char ks[] = "/tmp/tally-test-kallsyms-XXXXXX";
+	int fd = mkstemp(ks);
+	FILE *f = fdopen(fd, "w");
+	struct tally_machine *m = tally_machine__new();
+	struct tally_addr_info ai;
+
+	(void)state;
+	assert_non_null(f);
+	fprintf(f, "ffffffff81000000 T _text\nffffffff81000100 T do_thing\n"
+		   "ffffffff81e00000 T _etext\nffffffff83780000 T _sinittext\n"
+		   "ffffffff83780b10 T start_kernel\nffffffff837f6810 T _einittext\n");
+	fclose(f);
+	TALLY_OPTS(tally_symbols_opts, so, .kallsyms = ks);
+	struct tally_symbols *s = tally_symbols__new(&so);
+
+	assert_non_null(s);
+	mmap_(m, -1, 0, 0xffffffff81000000, 0xe00000, 0xffffffff81000000, "[kernel.kallsyms]_text");
+	assert_int_equal(tally_symbols__resolve(s, m, 7, 7, 0xffffffff83781254,
+						TALLY_CPUMODE_KERNEL, &ai), 0);
+	assert_non_null(ai.map);
+	assert_string_equal(ai.map->filename, "[kernel.kallsyms]_text");
+	assert_string_equal(ai.sym->name, "start_kernel");
+	assert_int_equal(ai.sym_off, 0x744);
+	tally_symbols__resolve(s, m, 7, 7, 0xffffffffc00011fa, TALLY_CPUMODE_KERNEL, &ai);
+	assert_null(ai.map);
+	tally_symbols__free(s);
+	tally_machine__free(m);
+	unlink(ks);
+}
+
 static void test_anon_identity(void **state)
 {
 	struct tally_machine *m = tally_machine__new();
@@ -281,6 +318,7 @@ int main(void)
 		cmocka_unit_test(test_exec_and_exit),
 		cmocka_unit_test(test_kernel_maps),
 		cmocka_unit_test(test_kernel_map_end),
+		cmocka_unit_test(test_kernel_past_etext),
 		cmocka_unit_test(test_anon_identity),
 		cmocka_unit_test(test_bad_args),
 		cmocka_unit_test(test_many_threads),
