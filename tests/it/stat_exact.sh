@@ -221,15 +221,17 @@ check "-r with CSV: variance column" grep -Eq '^[0-9.]+,msec,task-clock,[0-9.]+%
 # for the workload (named by its command) and for a process that was
 # already running; threads that counted 0 are left out, as perf.
 if have_tp; then
-	$TALLY stat -a --per-thread -x, -e $TP -- "$W" getpid 4321 2>"$tmp/apt"
+	# a name of its own: the tests beside this one run work too
+	WU=$tmp/wpt$$; cp "$W" "$WU"
+	$TALLY stat -a --per-thread -x, -e $TP -- "$WU" getpid 4321 2>"$tmp/apt"
 	rc=$?
 	is "-a --per-thread: exit status" "$rc" "0"
 	is "-a --per-thread: the workload's row, by its command name, exactly 4321" \
-	   "$(awk -F, -v ev=$TP '$1 ~ /^work-[0-9]+$/ && $4 == ev { print $2 }' "$tmp/apt")" "4321"
+	   "$(awk -F, -v ev=$TP -v c="wpt$$" '$1 ~ "^" c "-[0-9]+$" && $4 == ev { print $2 }' "$tmp/apt")" "4321"
 	is "-a --per-thread: no thread that counted 0 is listed" \
 	   "$(awk -F, '$2 == "0"' "$tmp/apt" | wc -l | tr -d ' ')" "0"
 	check "-a --per-thread: rows are comm-tid,value,unit,event" \
-	      grep -Eq "^work-[0-9]+,4321,,$TP," "$tmp/apt"
+	      grep -Eq "^wpt$$-[0-9]+,4321,,$TP," "$tmp/apt"
 else
 	for _ in 1 2 3 4; do skip "no tracepoint"; done
 fi

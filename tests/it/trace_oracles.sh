@@ -246,8 +246,8 @@ $TALLY record -q -e syscalls:sys_enter_getpid,syscalls:sys_exit_getpid -o "$tmp/
 $TALLY trace -i "$tmp/g.data" -o "$tmp/gi"
 is "-i: 77 getpid lines" "$(grep -c ' getpid() *= [0-9]' "$tmp/gi")" "77"
 $TALLY trace -i /etc/passwd 2>"$tmp/err"; rc=$?
-is "-i on a file that is not perf.data: exit 1" "$rc" "1"
-grep -q "cannot read /etc/passwd" "$tmp/err" && ok "-i: says why" || fail "-i: says why ($(cat "$tmp/err"))"
+is "-i on a file that is not perf.data: exit 255, as perf" "$rc" "255"
+grep -q "incompatible file format: /etc/passwd: not a perf.data file" "$tmp/err" && ok "-i: says why" || fail "-i: says why ($(cat "$tmp/err"))"
 $TALLY record -q -e task-clock -o "$tmp/n.data" -- "$W" getpid 1
 $TALLY trace -i "$tmp/n.data" 2>"$tmp/err" && fail "-i: a file with no syscall events" ||
 	grep -q "no syscall events" "$tmp/err" && ok "-i: a file with no syscall events says so" ||
