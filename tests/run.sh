@@ -115,11 +115,17 @@ run_pool() {
 # The first pool: the scripts first, the slowest ahead (the quick
 # programs after them fill the gaps instead of one long script ending
 # alone).
-first=()
+# A script that says "# run.sh: slow" (over a minute alone) starts first.
+first=() rest=()
 for ((i = ${#names[@]} - 1; i >= 0; i--)); do
 	cmd_of[${names[$i]}]=${cmds[$i]}
-	first+=("${names[$i]}")
+	if [[ ${names[$i]} == *.sh ]] && grep -q '^# run.sh: slow' "${names[$i]}"; then
+		first+=("${names[$i]}")
+	else
+		rest+=("${names[$i]}")
+	fi
 done
+first+=("${rest[@]}")
 run_pool "$jobs" "${first[@]}"
 for t in "${apart[@]}"; do cmd_of[$t]="bash $t"; names+=("$t"); done
 [ "${#apart[@]}" -gt 0 ] && run_pool "$jobs" "${apart[@]}"

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# run.sh: slow (it starts first in the pool)
 # Files as perf leaves them on a real machine, read as perf 6.1 reads them:
 # a zero-sized perf.data (a perf record that failed) gets perf's words and
 # its status 255, a damaged one perf's "incompatible file format" and 255,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# run.sh: slow (it starts first in the pool)
 # perf's names on real programs, recorded by perf and by tally: GCC clone
 # suffixes go from C++ names ("sum_flags", not "sum_flags [clone
 # .constprop.0]": libiberty reads them only with DMGL_PARAMS) and stay on

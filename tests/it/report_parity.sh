@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# run.sh: slow (it starts first in the pool)
 # tally report --stdio against perf report 6.1 on the same files, written
 # by perf and by tally: the same rows in the same order, children and
 # no-children, --sort comm,dso,sym and sym; the header's sample count; the

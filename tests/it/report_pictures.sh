@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# run.sh: slow (it starts first in the pool)
 # tally report's pictures, checked by their real readers:
 #  --pprof: `go tool pprof -top` lists the functions and shares tally
 #    report does; `protoc --decode` reads it against profile.proto and its

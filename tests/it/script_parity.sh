@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# run.sh: slow (it starts first in the pool)
 # tally script against perf script 6.1 on the same files, written by perf
 # and by tally: every line equal (call chains, no call chain, -a with
 # kernel frames and swapper, a tracepoint, zstd). A cut file: what is
