@@ -45,6 +45,7 @@ struct rec {
 	int write_err;			/* the writer's first error (-errno) */
 	bool switch_failed;
 	bool freq_warned;		/* -F above the maximum: said once */
+	bool kmap_warned;		/* no kernel map: said once */
 	uint64_t bad;			/* side-band records the decoder refused */
 	uint32_t bad_type;		/* the first one's type and ring */
 	int bad_ring;
@@ -209,11 +210,52 @@ static int open_output(struct rec *r)
 	return create_output(r);
 }
 
+/* Some event samples the kernel: perf synthesizes the kernel's map only then. */
+static bool samples_kernel(struct rec *r)
+{
+	struct tally_evsel *e;
+
+	tally_evlist__for_each_evsel(r->l, e)
+		if (!tally_evsel__attr(e)->exclude_kernel)
+			return true;
+	return false;
+}
+
+/*
+ * The kernel's map, from /proc/kallsyms and /proc/iomem. A reader that may
+ * not see kernel addresses (kptr_restrict, perf_event_paranoid, no
+ * CAP_SYSLOG) gets zeros there: as perf, a warning and no kernel map (its
+ * samples stay unresolved), not a failed recording. -EACCES/-ENOENT/-EPERM
+ * come from reading /proc, before anything is written; other errors are
+ * the writer's.
+ */
+static int synth_kernel(struct rec *r)
+{
+	int err;
+
+	if (!samples_kernel(r))
+		return 0;
+	err = tally_synth__kernel_mmap(r->w, r->sid_attr);
+	if (err != -EACCES && err != -ENOENT && err != -EPERM)
+		return err;
+	if (!r->cfg->quiet && !r->kmap_warned) {
+		r->kmap_warned = true;
+		fprintf(stderr, "%s: warning: %s: no kernel map recorded, kernel samples will "
+			"not be resolved.\n"
+			"Check /proc/sys/kernel/kptr_restrict and "
+			"/proc/sys/kernel/perf_event_paranoid, or run as root.\n", progname,
+			err == -EACCES ? "/proc/kallsyms hides the kernel's addresses from this user" :
+			err == -ENOENT ? "/proc/kallsyms has no _text" :
+			"/proc/kallsyms cannot be read");
+	}
+	return 0;
+}
+
 /* The processes that existed before: -p/-t targets, every one with -a. */
 static int synth_targets(struct rec *r, bool workload)
 {
 	const struct cli_target *t = &r->cfg->target;
-	int err = tally_synth__kernel_mmap(r->w, r->sid_attr);
+	int err = synth_kernel(r);
 
 	if (err)
 		return err;
