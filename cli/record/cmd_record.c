@@ -214,6 +214,7 @@ static void record_options(struct record_config *cfg, struct cli_option *out)
 		CLI_BOOL(0, "overwrite", &cfg->overwrite, "flight recorder: rings keep the newest data"),
 		CLI_CALLBACK_F(0, "switch-output", cfg, "signal", "SIGUSR2 writes FILE.<time> and starts a new FILE", opt_switch_output, CLI_OPT_OPTARG, 0),
 		CLI_BOOL('B', "no-buildid", &cfg->no_buildid, "do not collect build ids"),
+		CLI_BOOL('N', "no-buildid-cache", &cfg->no_buildid_cache, "do not keep the sampled files in perf's build-id cache (~/.debug)"),
 		CLI_STRING(0, "html", &cfg->html, "FILE", "also write one offline page of the profile (tally report --html)"),
 		CLI_BOOL('q', "quiet", &cfg->quiet, "print nothing but errors"),
 		CLI_COUNT('v', "verbose", &cfg->verbose, "say more (each event's perf_event_attr)"),

@@ -67,7 +67,9 @@ static void dso_add(struct rec *r, const char *name, pid_t pid, bool kernel)
 {
 	struct dso_seen *n;
 
-	if (!name[0] || (name[0] == '[' && !kernel) || !strncmp(name, "//anon", 6) ||
+	/* [vdso] is the kernel's image, noted by its build id as perf does */
+	if (!name[0] || (name[0] == '[' && !kernel && strcmp(name, "[vdso]")) ||
+	    !strncmp(name, "//anon", 6) ||
 	    !strncmp(name, "/memfd:", 7))
 		return;
 	for (size_t i = 0; i < r->nr_dsos; i++)
@@ -347,23 +349,33 @@ fail:
 	return -1;
 }
 
-/* The build ids of the DSOs the run mapped; then the file is whole. */
+/*
+ * The build ids of the DSOs the run mapped; then the file is whole. Each
+ * file is kept in perf's build-id cache too (unless -N), as perf record
+ * keeps those it sampled, so that annotate and report still read the
+ * recorded code after a rebuild. A file the cache cannot take is only a
+ * copy less: perf says nothing either.
+ */
 static int finish_writer(struct rec *r)
 {
 	int err;
 
 	if (!r->cfg->no_buildid && !r->write_err) {
 		for (size_t i = 0; i < r->nr_dsos; i++) {
+			const struct dso_seen *ds = &r->dsos[i];
+			bool vdso = !ds->kernel && !strcmp(ds->name, "[vdso]");
 			uint8_t id[64];
-			int n = r->dsos[i].kernel ? tally_build_id__kernel(id, sizeof(id)) :
-				tally_build_id__file(r->dsos[i].name, id, sizeof(id));
+			int n = ds->kernel ? tally_build_id__kernel(id, sizeof(id)) :
+				vdso ? tally_build_id__vdso(id, sizeof(id)) :
+				tally_build_id__file(ds->name, id, sizeof(id));
 
-			if (n > 0)
-				tally_data_writer__add_build_id(r->w,
-					r->dsos[i].kernel ? -1 : r->dsos[i].pid,
-					r->dsos[i].kernel ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER,
-					id, (size_t)n, r->dsos[i].kernel ? "[kernel.kallsyms]" :
-					r->dsos[i].name);
+			if (n <= 0)
+				continue;
+			tally_data_writer__add_build_id(r->w, ds->kernel ? -1 : ds->pid,
+				ds->kernel ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER,
+				id, (size_t)n, ds->kernel ? "[kernel.kallsyms]" : ds->name);
+			if (!r->cfg->no_buildid_cache && !ds->kernel)
+				(void)tally_build_id_cache__add(NULL, ds->name, id, (size_t)n);
 		}
 	}
 	err = tally_data_writer__finish(r->w);

@@ -780,7 +780,12 @@ static int make_lines(struct tally_annotate *a, int idx, struct tally_annotate_l
 	start = base = e->sym.start;
 	end = e->sym.end;
 	names = tally_dso_code__has_names(code);
-	out->file = tally_dso_code__path(code);
+	/*
+	 * perf names the DSO (its code may be the recorded build's copy in the
+	 * build-id cache), the kernel's by the file read: a vmlinux or kcore
+	 */
+	out->file = e->sym.dso_name[0] == '[' && strcmp(e->sym.dso_name, "[vdso]") ?
+		    tally_dso_code__path(code) : e->sym.dso_name;
 	for (int i = 0; i < a->nr_files; i++) {
 		a->files[i].max_printed = 0;
 		a->files[i].last_line = 0;

@@ -426,6 +426,9 @@ struct tally_dso_code *tally_dso_code__open(struct tally_dso *d, unsigned flags)
 
 	if (!d)
 		return tally__err_ptr(EINVAL);
+	/* the recorded build, kept by perf's build-id cache (a rebuilt file, [vdso]) */
+	if (d->code_path)
+		return open_elf(d, d->code_path, flags);
 	if ((err = dso_usable(d)))
 		return tally__err_ptr(-err);
 	if (d->kind == DSO_KERNEL)

@@ -6,6 +6,7 @@
 . "$(dirname "$0")/lib.sh"
 d=$(mktemp -d); trap 'rm -rf "$d"' EXIT
 cd "$d" || exit 1
+export HOME=$d	# record's build-id cache (~/.debug) is the test's
 cat >hot.c <<'EOC'
 static volatile long sink;
 __attribute__((noinline)) long work(long n)
@@ -17,7 +18,8 @@ __attribute__((noinline)) long work(long n)
 }
 int main(void) { sink = work(40000000); return 0; }
 EOC
-rec() { "$TALLY" record -q -e cpu-clock -o "$1" "$2" >/dev/null 2>&1; }
+# -N: no copy in the build-id cache, so a file gone or rebuilt stays so
+rec() { "$TALLY" record -q -N -e cpu-clock -o "$1" "$2" >/dev/null 2>&1; }
 # nocrash RC NAME: no signal ended it
 nocrash() { if [ "$1" -lt 128 ] || [ "$1" = 129 ]; then ok "$2"; else fail "$2 (rc $1)"; fi; }
 
