@@ -646,11 +646,17 @@ static int set_err(struct tally_annotate *a, const struct entry *e, int err)
 			strcpy(bid, " with build id ");
 			hex(bid + strlen(bid), id, n);
 		}
+		/*
+		 * perf's words, less its note on CAP_SYS_RAWIO: the kernel's
+		 * code is in no vmlinux and this kernel has no kcore at all
+		 * (an unreadable one is -EACCES)
+		 */
 		snprintf(a->err, sizeof(a->err),
-			 "Couldn't annotate %s:\nNo vmlinux file%s\nwas found in the path.\n\n"
-			 "Note that annotation using /proc/kcore requires CAP_SYS_RAWIO capability.\n\n"
+			 "Couldn't annotate %s:\nNo vmlinux file%s\nwas found in the path, and "
+			 "%s is absent: this kernel has no kcore to read its code from "
+			 "(CONFIG_PROC_KCORE).\n\n"
 			 "Please use:\n\n  perf buildid-cache -vu vmlinux\n\nor:\n\n  --vmlinux vmlinux\n",
-			 e->sym.name, bid);
+			 e->sym.name, bid, a->kcore ? a->kcore : "/proc/kcore");
 		return err;
 	}
 	case -ENOTSUP:
