@@ -399,12 +399,20 @@ static uint64_t written(struct rec *r)
 
 static void print_summary(struct rec *r, const char *path, uint64_t bytes, uint64_t samples)
 {
+	uint64_t z = tally_data_writer__compressed(r->w);
+
 	if (r->cfg->quiet)
 		return;
 	fprintf(stderr, "[ %s: Woken up %llu times to write data ]\n", progname,
 		(unsigned long long)r->wakeups);
-	fprintf(stderr, "[ %s: Captured and wrote %.3f MB %s (%llu samples) ]\n", progname,
+	fprintf(stderr, "[ %s: Captured and wrote %.3f MB %s (%llu samples)", progname,
 		bytes / 1048576.0, path, (unsigned long long)samples);
+	/* perf's: the records' bytes before zstd, and their ratio to the COMPRESSED ones */
+	if (z)
+		fprintf(stderr, ", compressed (original %.3f MB, ratio is %.3f)",
+			tally_data_writer__uncompressed(r->w) / 1048576.0,
+			(double)tally_data_writer__uncompressed(r->w) / (double)z);
+	fprintf(stderr, " ]\n");
 }
 
 /*
@@ -773,6 +781,10 @@ int record_run(const struct record_config *cfg)
 		}
 	}
 	signal(SIGPIPE, SIG_IGN);	/* a closed pipe is a write error, said once */
+	/* perf's line for -F max: the rate it is */
+	if (cfg->freq_max && !cfg->quiet)
+		fprintf(stderr, "info: Using a maximum frequency rate of %llu Hz\n",
+			(unsigned long long)max_sample_rate());
 	if (cli_signals_setup())
 		goto out;
 	if (cli_targets__open(&r.ts, &cfg->target, cfg->cmd_argc ? cfg->cmd_argv : NULL, 0) ||

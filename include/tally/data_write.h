@@ -89,6 +89,8 @@ TALLY_API uint64_t tally_data_writer__bytes(const struct tally_data_writer *w);
 TALLY_API uint64_t tally_data_writer__samples(const struct tally_data_writer *w);
 /* Data bytes handed to write/writev, before compression. */
 TALLY_API uint64_t tally_data_writer__uncompressed(const struct tally_data_writer *w);
+/* Added in 0.4: bytes of the COMPRESSED records written (0 without zstd_level). */
+TALLY_API uint64_t tally_data_writer__compressed(const struct tally_data_writer *w);
 /* Does not close the fd. NULL-safe. */
 TALLY_API void tally_data_writer__free(struct tally_data_writer *w);
 
