@@ -15,6 +15,7 @@
 #include "pager.h"
 #include "parse_options.h"
 #include "record.h"
+#include "wait.h"
 
 static const char *const record_usage[] = {
 	"tally record [OPTIONS] [--] COMMAND [ARGS...]",
@@ -328,5 +329,12 @@ int cmd_record(int argc, char **argv)
 		}
 	}
 	free(orig);
+	/*
+	 * Without a command (-a, -p, -C), a signal is how a recording ends:
+	 * the file written, it ends tally too, as perf's record__sig_exit
+	 * (SIGTERM: 143, SIGINT: 130). With one, its status is tally's.
+	 */
+	if (ret <= 0 && !cfg.cmd_argc && cli_interrupted())
+		cli_reraise_interrupt();
 	return ret < 0 ? 0 : ret;
 }

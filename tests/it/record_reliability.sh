@@ -51,6 +51,21 @@ for sig in INT TERM; do
 	check "SIG$sig: the file has samples" [ "$(perf_counts "$d/$sig.data")" -gt 0 ]
 done
 
+# No command (-a): the signal that ends the recording ends tally too once
+# the file is written, as perf (SIGTERM 143, SIGINT 130)
+for sig in TERM INT; do
+	"$TALLY" record -a -e cpu-clock -o "$d/a$sig.data" >/dev/null 2>"$d/a$sig.err" &
+	tp=$!
+	for _ in $(seq 200); do [ -s "$d/a$sig.data" ] && break; sleep 0.01; done; sleep 0.3
+	kill -$sig $tp; wait $tp; rc=$?
+	perf record -a -e cpu-clock -o "$d/p$sig.data" >/dev/null 2>&1 &
+	pp=$!
+	for _ in $(seq 200); do [ -s "$d/p$sig.data" ] && break; sleep 0.01; done; sleep 0.3
+	kill -$sig $pp; wait $pp; prc=$?
+	is "-a ended by SIG$sig: exit status as perf's" "$rc" "$prc"
+	check "-a ended by SIG$sig: perf script reads the file" perf_ok "$d/a$sig.data"
+done
+
 # A crashing workload: its status (128 + SIGSEGV), a valid file.
 "$TALLY" record -q -F 999 -o "$d/crash.data" -- "$B" 200 crash >/dev/null 2>&1; rc=$?
 is "crashing workload: exit status 139" "$rc" 139
