@@ -741,6 +741,13 @@ static void on_tick(void *arg, double now)
 		r->switch_failed = true;
 }
 
+/* A command that died of a signal: its name and the signal, as a shell says it. */
+static void print_wl_signal(const struct rec *r, const struct cli_wait *w)
+{
+	if (r->ts.wl && r->ts.wl_is_target && WIFSIGNALED(w->status))
+		fprintf(stderr, "%s: %s\n", r->cfg->cmd_argv[0], strsignal(WTERMSIG(w->status)));
+}
+
 static void release(struct rec *r)
 {
 	tally_data_writer__free(r->w);
@@ -766,7 +773,7 @@ int record_run(const struct record_config *cfg)
 	struct cli_wait w;
 	struct tally_evsel *e;
 	int ret = 1, err;
-	bool wl_ran = false;
+	bool wl_ran = false, stopped;
 
 	r.pipe = cfg->output && !strcmp(cfg->output, "-");
 	if (r.pipe) {
@@ -848,18 +855,34 @@ int record_run(const struct record_config *cfg)
 		drain(&r);
 	r.lost = lost_total(&r);
 	ret = 0;
-	if (wl_ran) {
+	stopped = r.write_err != 0;	/* the error ended the recording, not the command */
+	if (wl_ran)
 		ret = tally_workload__exit_code(r.ts.wl);
-		if (WIFSIGNALED(w.status) && r.ts.wl_is_target)
-			fprintf(stderr, "%s: %s\n", cfg->cmd_argv[0], strsignal(WTERMSIG(w.status)));
-	}
 	if (cfg->switch_output_signal) {
+		print_wl_signal(&r, &w);
 		if (r.switch_failed || !r.w || switch_output(&r, true))
 			ret = ret ? ret : 1;
 	} else {
 		finish_writer(&r);
-		print_summary(&r, r.pipe ? "(pipe)" : r.path, written(&r),
-			      tally_data_writer__samples(r.w));
+		/* the error first, then what the file holds: nothing claimed past it */
+		if (r.write_err) {
+			fprintf(stderr, "%s: writing %s: %s\n", progname,
+				r.pipe ? "stdout" : r.path, strerror(-r.write_err));
+			if (stopped && wl_ran && r.ts.wl_is_target && WIFSIGNALED(w.status) &&
+			    WTERMSIG(w.status) == SIGTERM)
+				fprintf(stderr, "%s: recording stopped there, and %s was sent SIGTERM "
+					"(as perf ends its command on an error)\n", progname,
+					cfg->cmd_argv[0]);
+		}
+		print_wl_signal(&r, &w);
+		if (!r.write_err)
+			print_summary(&r, r.pipe ? "(pipe)" : r.path, written(&r),
+				      tally_data_writer__samples(r.w));
+		else if (!cfg->quiet)
+			fprintf(stderr, "[ %s: %s holds %.3f MB (%llu samples): what was written "
+				"before the error ]\n", progname, r.pipe ? "the pipe" : r.path,
+				written(&r) / 1048576.0,
+				(unsigned long long)tally_data_writer__samples(r.w));
 	}
 	if (r.lost)
 		fprintf(stderr, "[ %s: Lost %llu samples: the rings were full (a bigger -m or a "
@@ -870,11 +893,12 @@ int record_run(const struct record_config *cfg)
 			(unsigned long long)r.bad, tally_record__type_name(r.bad_type), r.bad_ring);
 	if (err && !r.write_err)
 		fprintf(stderr, "%s: %s\n", progname, strerror(-err));
-	if (r.write_err) {
+	if (r.write_err && cfg->switch_output_signal)
 		fprintf(stderr, "%s: writing %s: %s; the file holds what was written before\n",
 			progname, r.pipe ? "stdout" : r.path, strerror(-r.write_err));
-		ret = ret ? ret : 1;
-	}
+	/* a write error is tally's: 1, whatever the command it stopped says */
+	if (r.write_err)
+		ret = 1;
 out:
 	if (r.usage_err)
 		ret = 129;
