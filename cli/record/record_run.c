@@ -374,7 +374,8 @@ static int finish_writer(struct rec *r)
 			tally_data_writer__add_build_id(r->w, ds->kernel ? -1 : ds->pid,
 				ds->kernel ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER,
 				id, (size_t)n, ds->kernel ? "[kernel.kallsyms]" : ds->name);
-			if (!r->cfg->no_buildid_cache && !ds->kernel)
+			/* as perf: a pipe's reader has the build ids, no copies are kept */
+			if (!r->cfg->no_buildid_cache && !ds->kernel && !r->pipe)
 				(void)tally_build_id_cache__add(NULL, ds->name, id, (size_t)n);
 		}
 	}

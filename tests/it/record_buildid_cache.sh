@@ -75,10 +75,33 @@ HOME=$d/home2; mkdir "$HOME"
 "$TALLY" record -q -N -e cpu-clock -o n.data ./vdso 2>err
 check "-N keeps nothing in ~/.debug" test ! -e "$HOME/.debug"
 
-# perf's buildid.dir
+# -o -: as perf, a pipe's recording keeps no copies
+HOME=$d/home3; mkdir "$HOME"
+"$TALLY" record -q -e cpu-clock -o - ./vdso 2>err >pipe.data
+check "-o -: nothing kept in ~/.debug" test ! -e "$HOME/.debug"
+
+# perf's buildid.dir: ~/.perfconfig's, and PERF_CONFIG's alone when set
+printf '[buildid]\n\tdir = %s\n' "$d/hbids" >"$HOME/.perfconfig"
+env -u PERF_CONFIG "$TALLY" record -q -e cpu-clock -o h.data ./prog 2>err
+check "buildid.dir of ~/.perfconfig is where the copy goes" cmp -s prog "$d/hbids$d/prog/$(bid prog)/elf"
 printf '[buildid]\n\tdir = %s\n' "$d/bids" >perfconfig
 PERF_CONFIG=$d/perfconfig "$TALLY" record -q -e cpu-clock -o c.data ./prog 2>err
 new=$(bid prog)
 check "buildid.dir of PERF_CONFIG is where the copy goes" cmp -s prog "$d/bids$d/prog/$new/elf"
 check "and not ~/.debug" test ! -e "$HOME/.debug"
+
+# perf's own cache is read the same way: perf record, a rebuild, tally annotate
+if have_perf; then
+	HOME=$d/home4; mkdir "$HOME"
+	sed -i 's/i \* 9/i * 5/' hot.c && cc -O2 -g -o prog hot.c && insns prog >old.insns
+	perf record -q -e cpu-clock -o perf.data ./prog >/dev/null 2>&1
+	sed -i 's/i \* 5/i * 3/' hot.c && cc -O2 -g -o prog hot.c
+	"$TALLY" annotate --stdio --no-source -i perf.data work >out 2>err; rc=$?
+	is "perf's recording after a rebuild: annotate exits 0 ($(head -1 err))" "$rc" 0
+	awk -F': +[0-9a-f]+: +' 'NF > 1 { print $2 }' out | sed 's/ *<.*//; s/  */ /g; s/ *$//' >got.insns
+	sed 's/ *<.*//; s/[ \t][ \t]*/ /g; s/ *$//' old.insns >want.insns
+	check "perf's recording: the copy perf kept is annotated" cmp -s got.insns want.insns
+else
+	skip "no perf"; skip "no perf"
+fi
 done_testing
