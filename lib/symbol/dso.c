@@ -980,6 +980,8 @@ int tally__dso_load_elf(struct tally_dso *d, const struct tally__dso_ctx *ctx,
 		    !(err = tally__elf_file_open(&cf, d->code_path))) {
 			if (load_segments(d, cf.elf)) {
 				tally__elf_file_close(&cf);
+				free(d->code_path);
+				d->code_path = NULL;
 				if ((err = load_segments(d, f.elf)))
 					goto out;
 				goto debug_dirs;
