@@ -896,27 +896,6 @@ int tally__dso_demangle_all(struct tally_dso *d)
 	return 0;
 }
 
-char *tally__dso_cached_copy(const struct tally__dso_ctx *ctx, const uint8_t *id, size_t id_sz,
-			     const char *file)
-{
-	char path[4096], idhex[2 * TALLY_BUILD_ID_MAX + 1];
-	struct tally__elf_file f;
-	uint8_t got[TALLY_BUILD_ID_MAX];
-	bool same;
-
-	if (!id_sz || id_sz > TALLY_BUILD_ID_MAX || !ctx->home_debug || !*ctx->home_debug)
-		return NULL;
-	hex(idhex, id, id_sz);
-	if (snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s/%s", ctx->home_debug, idhex,
-		     idhex + 2, file) >= (int)sizeof(path) ||
-	    access(path, R_OK) || tally__elf_file_open(&f, path))
-		return NULL;
-	same = tally__elf_build_id(f.elf, got, sizeof(got)) == (int)id_sz &&
-	       !memcmp(got, id, id_sz);
-	tally__elf_file_close(&f);
-	return same ? strdup(path) : NULL;
-}
-
 int tally__dso_load_elf(struct tally_dso *d, const struct tally__dso_ctx *ctx,
 			const uint8_t *want_id, size_t want_sz)
 {

@@ -182,7 +182,7 @@ void tally__dso_demangle_one(struct tally_dso *d, size_t i);
  */
 int tally__dso_demangle_all(struct tally_dso *d);
 /*
- * The copy perf's build-id cache (ctx->home_debug) keeps of the file
+ * bidcache.c: the copy perf's build-id cache (ctx->home_debug) keeps of the file
  * whose build id is id: .build-id/xx/rest/<file> ("elf", "vdso") when it
  * is there with that build id; NULL otherwise. The caller frees it.
  */
