@@ -280,7 +280,8 @@ int cmd_annotate(int argc, char **argv)
 	struct tally_session *ss;
 	struct tally_annotate *a = NULL;
 	enum tally_disasm_syntax syntax = TALLY_DISASM_ATT;
-	int n, ret, ptype = TALLY_PERCENT_LOCAL_PERIOD, shown = 0, nr_warned = 0;
+	int n, ret, ptype = TALLY_PERCENT_LOCAL_PERIOD, shown = 0, nr_warned = 0, nr_failed = 0;
+	bool no_kernel_code = false;
 	const struct tally_dso *warned[256];
 	bool source = true;
 
@@ -347,7 +348,9 @@ int cmd_annotate(int argc, char **argv)
 		return ret;
 	{
 		TALLY_OPTS(tally_annotate_opts, ao, .symbol = c.symbol, .dsos = c.dsos, .no_source = !source,
-			   .asm_raw = c.asm_raw, .syntax = syntax, .vmlinux = c.vmlinux);
+			   .asm_raw = c.asm_raw, .syntax = syntax, .vmlinux = c.vmlinux,
+			   /* tests only: a kernel without kcore, on any kernel */
+			   .kcore = getenv("TALLY_KCORE"));
 
 		a = c.a = tally_annotate__new(ss, &ao);
 	}
@@ -369,8 +372,10 @@ int cmd_annotate(int argc, char **argv)
 			continue;
 		if (c.source_only) {
 			if ((err = print_source(&c, ss, sym, i, ptype))) {
-				if (!c.skip_missing)
+				if (!c.skip_missing && (err != -ENOEXEC || !no_kernel_code))
 					fprintf(stderr, "Error:\n%s", tally_annotate__strerror(a));
+				no_kernel_code |= err == -ENOEXEC;
+				nr_failed++;
 				if (err != -ENOMEM && nr_warned < (int)(sizeof(warned) / sizeof(warned[0])))
 					warned[nr_warned++] = sym->dso;
 				continue;
@@ -379,9 +384,15 @@ int cmd_annotate(int argc, char **argv)
 			continue;
 		}
 		if ((err = tally_annotate__lines(a, i, &l))) {
-			/* as perf: one message per DSO, its other symbols skipped */
-			if (!c.skip_missing)
+			/*
+			 * as perf: one message per DSO, its other symbols
+			 * skipped; no kernel code at all: said once, not for
+			 * each module again
+			 */
+			if (!c.skip_missing && (err != -ENOEXEC || !no_kernel_code))
 				fprintf(stderr, "Error:\n%s", tally_annotate__strerror(a));
+			no_kernel_code |= err == -ENOEXEC;
+			nr_failed++;
 			if (err != -ENOMEM && nr_warned < (int)(sizeof(warned) / sizeof(warned[0])))
 				warned[nr_warned++] = sym->dso;
 			continue;
@@ -394,6 +405,9 @@ int cmd_annotate(int argc, char **argv)
 	}
 	if (!ret && !n && c.symbol)
 		fprintf(stderr, "tally annotate: no samples in symbol '%s'\n", c.symbol);
+	/* symbols with samples, none of them annotated: a failure */
+	if (!ret && nr_failed && !shown)
+		ret = 1;
 	report_unreadable(ss);
 	tally_annotate__free(a);
 	tally_session__close(ss);

@@ -15,6 +15,7 @@
 #include "pager.h"
 #include "parse_options.h"
 #include "record.h"
+#include "wait.h"
 
 static const char *const record_usage[] = {
 	"tally record [OPTIONS] [--] COMMAND [ARGS...]",
@@ -214,6 +215,7 @@ static void record_options(struct record_config *cfg, struct cli_option *out)
 		CLI_BOOL(0, "overwrite", &cfg->overwrite, "flight recorder: rings keep the newest data"),
 		CLI_CALLBACK_F(0, "switch-output", cfg, "signal", "SIGUSR2 writes FILE.<time> and starts a new FILE", opt_switch_output, CLI_OPT_OPTARG, 0),
 		CLI_BOOL('B', "no-buildid", &cfg->no_buildid, "do not collect build ids"),
+		CLI_BOOL('N', "no-buildid-cache", &cfg->no_buildid_cache, "do not keep the sampled files in perf's build-id cache (~/.debug)"),
 		CLI_STRING(0, "html", &cfg->html, "FILE", "also write one offline page of the profile (tally report --html)"),
 		CLI_BOOL('q', "quiet", &cfg->quiet, "print nothing but errors"),
 		CLI_COUNT('v', "verbose", &cfg->verbose, "say more (each event's perf_event_attr)"),
@@ -327,5 +329,12 @@ int cmd_record(int argc, char **argv)
 		}
 	}
 	free(orig);
+	/*
+	 * Without a command (-a, -p, -C), a signal is how a recording ends:
+	 * the file written, it ends tally too, as perf's record__sig_exit
+	 * (SIGTERM: 143, SIGINT: 130). With one, its status is tally's.
+	 */
+	if (ret <= 0 && !cfg.cmd_argc && cli_interrupted())
+		cli_reraise_interrupt();
 	return ret < 0 ? 0 : ret;
 }

@@ -35,6 +35,7 @@ struct record_config {
 	bool quiet;			/* -q */
 	int verbose;			/* -v */
 	bool no_buildid;		/* -B */
+	bool no_buildid_cache;		/* -N: no copies in perf's build-id cache */
 	bool sample_cpu;		/* --sample-cpu */
 	const char *html;		/* --html: the page too, from the written file */
 	bool help;

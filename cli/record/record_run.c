@@ -45,6 +45,7 @@ struct rec {
 	int write_err;			/* the writer's first error (-errno) */
 	bool switch_failed;
 	bool freq_warned;		/* -F above the maximum: said once */
+	bool kmap_warned;		/* no kernel map: said once */
 	uint64_t bad;			/* side-band records the decoder refused */
 	uint32_t bad_type;		/* the first one's type and ring */
 	int bad_ring;
@@ -66,7 +67,9 @@ static void dso_add(struct rec *r, const char *name, pid_t pid, bool kernel)
 {
 	struct dso_seen *n;
 
-	if (!name[0] || (name[0] == '[' && !kernel) || !strncmp(name, "//anon", 6) ||
+	/* [vdso] is the kernel's image, noted by its build id as perf does */
+	if (!name[0] || (name[0] == '[' && !kernel && strcmp(name, "[vdso]")) ||
+	    !strncmp(name, "//anon", 6) ||
 	    !strncmp(name, "/memfd:", 7))
 		return;
 	for (size_t i = 0; i < r->nr_dsos; i++)
@@ -209,11 +212,52 @@ static int open_output(struct rec *r)
 	return create_output(r);
 }
 
+/* Some event samples the kernel: perf synthesizes the kernel's map only then. */
+static bool samples_kernel(struct rec *r)
+{
+	struct tally_evsel *e;
+
+	tally_evlist__for_each_evsel(r->l, e)
+		if (!tally_evsel__attr(e)->exclude_kernel)
+			return true;
+	return false;
+}
+
+/*
+ * The kernel's map, from /proc/kallsyms and /proc/iomem. A reader that may
+ * not see kernel addresses (kptr_restrict, perf_event_paranoid, no
+ * CAP_SYSLOG) gets zeros there: as perf, a warning and no kernel map (its
+ * samples stay unresolved), not a failed recording. -EACCES/-ENOENT/-EPERM
+ * come from reading /proc, before anything is written; other errors are
+ * the writer's.
+ */
+static int synth_kernel(struct rec *r)
+{
+	int err;
+
+	if (!samples_kernel(r))
+		return 0;
+	err = tally_synth__kernel_mmap(r->w, r->sid_attr);
+	if (err != -EACCES && err != -ENOENT && err != -EPERM)
+		return err;
+	if (!r->cfg->quiet && !r->kmap_warned) {
+		r->kmap_warned = true;
+		fprintf(stderr, "%s: warning: %s: no kernel map recorded, kernel samples will "
+			"not be resolved.\n"
+			"Check /proc/sys/kernel/kptr_restrict and "
+			"/proc/sys/kernel/perf_event_paranoid, or run as root.\n", progname,
+			err == -EACCES ? "/proc/kallsyms hides the kernel's addresses from this user" :
+			err == -ENOENT ? "/proc/kallsyms has no _text" :
+			"/proc/kallsyms cannot be read");
+	}
+	return 0;
+}
+
 /* The processes that existed before: -p/-t targets, every one with -a. */
 static int synth_targets(struct rec *r, bool workload)
 {
 	const struct cli_target *t = &r->cfg->target;
-	int err = tally_synth__kernel_mmap(r->w, r->sid_attr);
+	int err = synth_kernel(r);
 
 	if (err)
 		return err;
@@ -305,23 +349,34 @@ fail:
 	return -1;
 }
 
-/* The build ids of the DSOs the run mapped; then the file is whole. */
+/*
+ * The build ids of the DSOs the run mapped; then the file is whole. Each
+ * file is kept in perf's build-id cache too (unless -N), as perf record
+ * keeps those it sampled, so that annotate and report still read the
+ * recorded code after a rebuild. A file the cache cannot take is only a
+ * copy less: perf says nothing either.
+ */
 static int finish_writer(struct rec *r)
 {
 	int err;
 
 	if (!r->cfg->no_buildid && !r->write_err) {
 		for (size_t i = 0; i < r->nr_dsos; i++) {
+			const struct dso_seen *ds = &r->dsos[i];
+			bool vdso = !ds->kernel && !strcmp(ds->name, "[vdso]");
 			uint8_t id[64];
-			int n = r->dsos[i].kernel ? tally_build_id__kernel(id, sizeof(id)) :
-				tally_build_id__file(r->dsos[i].name, id, sizeof(id));
+			int n = ds->kernel ? tally_build_id__kernel(id, sizeof(id)) :
+				vdso ? tally_build_id__vdso(id, sizeof(id)) :
+				tally_build_id__file(ds->name, id, sizeof(id));
 
-			if (n > 0)
-				tally_data_writer__add_build_id(r->w,
-					r->dsos[i].kernel ? -1 : r->dsos[i].pid,
-					r->dsos[i].kernel ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER,
-					id, (size_t)n, r->dsos[i].kernel ? "[kernel.kallsyms]" :
-					r->dsos[i].name);
+			if (n <= 0)
+				continue;
+			tally_data_writer__add_build_id(r->w, ds->kernel ? -1 : ds->pid,
+				ds->kernel ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER,
+				id, (size_t)n, ds->kernel ? "[kernel.kallsyms]" : ds->name);
+			/* as perf: a pipe's reader has the build ids, no copies are kept */
+			if (!r->cfg->no_buildid_cache && !ds->kernel && !r->pipe)
+				(void)tally_build_id_cache__add(NULL, ds->name, id, (size_t)n);
 		}
 	}
 	err = tally_data_writer__finish(r->w);
@@ -345,12 +400,20 @@ static uint64_t written(struct rec *r)
 
 static void print_summary(struct rec *r, const char *path, uint64_t bytes, uint64_t samples)
 {
+	uint64_t z = tally_data_writer__compressed(r->w);
+
 	if (r->cfg->quiet)
 		return;
 	fprintf(stderr, "[ %s: Woken up %llu times to write data ]\n", progname,
 		(unsigned long long)r->wakeups);
-	fprintf(stderr, "[ %s: Captured and wrote %.3f MB %s (%llu samples) ]\n", progname,
+	fprintf(stderr, "[ %s: Captured and wrote %.3f MB %s (%llu samples)", progname,
 		bytes / 1048576.0, path, (unsigned long long)samples);
+	/* perf's: the records' bytes before zstd, and their ratio to the COMPRESSED ones */
+	if (z)
+		fprintf(stderr, ", compressed (original %.3f MB, ratio is %.3f)",
+			tally_data_writer__uncompressed(r->w) / 1048576.0,
+			(double)tally_data_writer__uncompressed(r->w) / (double)z);
+	fprintf(stderr, " ]\n");
 }
 
 /*
@@ -679,6 +742,13 @@ static void on_tick(void *arg, double now)
 		r->switch_failed = true;
 }
 
+/* A command that died of a signal: its name and the signal, as a shell says it. */
+static void print_wl_signal(const struct rec *r, const struct cli_wait *w)
+{
+	if (r->ts.wl && r->ts.wl_is_target && WIFSIGNALED(w->status))
+		fprintf(stderr, "%s: %s\n", r->cfg->cmd_argv[0], strsignal(WTERMSIG(w->status)));
+}
+
 static void release(struct rec *r)
 {
 	tally_data_writer__free(r->w);
@@ -704,7 +774,7 @@ int record_run(const struct record_config *cfg)
 	struct cli_wait w;
 	struct tally_evsel *e;
 	int ret = 1, err;
-	bool wl_ran = false;
+	bool wl_ran = false, stopped;
 
 	r.pipe = cfg->output && !strcmp(cfg->output, "-");
 	if (r.pipe) {
@@ -719,6 +789,10 @@ int record_run(const struct record_config *cfg)
 		}
 	}
 	signal(SIGPIPE, SIG_IGN);	/* a closed pipe is a write error, said once */
+	/* perf's line for -F max: the rate it is */
+	if (cfg->freq_max && !cfg->quiet)
+		fprintf(stderr, "info: Using a maximum frequency rate of %llu Hz\n",
+			(unsigned long long)max_sample_rate());
 	if (cli_signals_setup())
 		goto out;
 	if (cli_targets__open(&r.ts, &cfg->target, cfg->cmd_argc ? cfg->cmd_argv : NULL, 0) ||
@@ -782,18 +856,34 @@ int record_run(const struct record_config *cfg)
 		drain(&r);
 	r.lost = lost_total(&r);
 	ret = 0;
-	if (wl_ran) {
+	stopped = r.write_err != 0;	/* the error ended the recording, not the command */
+	if (wl_ran)
 		ret = tally_workload__exit_code(r.ts.wl);
-		if (WIFSIGNALED(w.status) && r.ts.wl_is_target)
-			fprintf(stderr, "%s: %s\n", cfg->cmd_argv[0], strsignal(WTERMSIG(w.status)));
-	}
 	if (cfg->switch_output_signal) {
+		print_wl_signal(&r, &w);
 		if (r.switch_failed || !r.w || switch_output(&r, true))
 			ret = ret ? ret : 1;
 	} else {
 		finish_writer(&r);
-		print_summary(&r, r.pipe ? "(pipe)" : r.path, written(&r),
-			      tally_data_writer__samples(r.w));
+		/* the error first, then what the file holds: nothing claimed past it */
+		if (r.write_err) {
+			fprintf(stderr, "%s: writing %s: %s\n", progname,
+				r.pipe ? "stdout" : r.path, strerror(-r.write_err));
+			if (stopped && wl_ran && r.ts.wl_is_target && WIFSIGNALED(w.status) &&
+			    WTERMSIG(w.status) == SIGTERM)
+				fprintf(stderr, "%s: recording stopped there, and %s was sent SIGTERM "
+					"(as perf ends its command on an error)\n", progname,
+					cfg->cmd_argv[0]);
+		}
+		print_wl_signal(&r, &w);
+		if (!r.write_err)
+			print_summary(&r, r.pipe ? "(pipe)" : r.path, written(&r),
+				      tally_data_writer__samples(r.w));
+		else if (!cfg->quiet)
+			fprintf(stderr, "[ %s: %s holds %.3f MB (%llu samples): what was written "
+				"before the error ]\n", progname, r.pipe ? "the pipe" : r.path,
+				written(&r) / 1048576.0,
+				(unsigned long long)tally_data_writer__samples(r.w));
 	}
 	if (r.lost)
 		fprintf(stderr, "[ %s: Lost %llu samples: the rings were full (a bigger -m or a "
@@ -804,11 +894,12 @@ int record_run(const struct record_config *cfg)
 			(unsigned long long)r.bad, tally_record__type_name(r.bad_type), r.bad_ring);
 	if (err && !r.write_err)
 		fprintf(stderr, "%s: %s\n", progname, strerror(-err));
-	if (r.write_err) {
+	if (r.write_err && cfg->switch_output_signal)
 		fprintf(stderr, "%s: writing %s: %s; the file holds what was written before\n",
 			progname, r.pipe ? "stdout" : r.path, strerror(-r.write_err));
-		ret = ret ? ret : 1;
-	}
+	/* a write error is tally's: 1, whatever the command it stopped says */
+	if (r.write_err)
+		ret = 1;
 out:
 	if (r.usage_err)
 		ret = 129;

@@ -71,7 +71,7 @@ struct tally_annotate_lines {
 	struct tally_annotate_line *v;
 	int nr;
 	int addr_width;			/* hex digits of the last instruction's address */
-	const char *file;		/* the code's file: the DSO's, a vmlinux, /proc/kcore */
+	const char *file;		/* the DSO (its code may be a copy in the build-id cache); kernel code: the vmlinux or /proc/kcore read */
 	char *mem;
 };
 

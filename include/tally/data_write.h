@@ -89,6 +89,8 @@ TALLY_API uint64_t tally_data_writer__bytes(const struct tally_data_writer *w);
 TALLY_API uint64_t tally_data_writer__samples(const struct tally_data_writer *w);
 /* Data bytes handed to write/writev, before compression. */
 TALLY_API uint64_t tally_data_writer__uncompressed(const struct tally_data_writer *w);
+/* Added in 0.4: bytes of the COMPRESSED records written (0 without zstd_level). */
+TALLY_API uint64_t tally_data_writer__compressed(const struct tally_data_writer *w);
 /* Does not close the fd. NULL-safe. */
 TALLY_API void tally_data_writer__free(struct tally_data_writer *w);
 
@@ -126,6 +128,20 @@ TALLY_API int tally_synth__lost_samples(struct tally_data_writer *w,
 TALLY_API int tally_build_id__file(const char *path, uint8_t *id, size_t max);
 /* The running kernel's, from /sys/kernel/notes: length or -errno. */
 TALLY_API int tally_build_id__kernel(uint8_t *id, size_t max);
+/* Added in 0.4: this process's [vdso] image's (the kernel's): length or -errno. */
+TALLY_API int tally_build_id__vdso(uint8_t *id, size_t max);
+/*
+ * Added in 0.4: keeps name, whose build id is id, in perf's build-id
+ * cache as perf record does, so the recorded code outlives a rebuild:
+ * DIR/<real path>/<id>/elf (a hard link, else a copy) and the link
+ * DIR/.build-id/<xx>/<rest> -> ../../<real path>/<id>; name "[vdso]":
+ * this process's vdso image as DIR/[vdso]/<id>/vdso. dir NULL: perf's
+ * (its config's buildid.dir, else $HOME/.debug). An entry already there
+ * is kept. 0, or -errno (EINVAL for a name that is neither a path nor
+ * [vdso]).
+ */
+TALLY_API int tally_build_id_cache__add(const char *dir, const char *name, const uint8_t *id,
+					size_t id_len);
 
 #ifdef __cplusplus
 }

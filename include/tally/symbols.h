@@ -165,6 +165,14 @@ struct tally_symbols_opts {
 	 * by default a rebuilt file is refused (TALLY_DSO_BUILD_ID_MISMATCH).
 	 */
 	bool ignore_build_id;
+	/*
+	 * Added in 0.4: the recorded build id of a file whose map gives none
+	 * (a perf.data's build-id table): its length, 0 when none. A file
+	 * whose build id is another is read from perf's build-id cache
+	 * (home_debug) when the recorded build is kept there.
+	 */
+	int (*build_id)(void *ctx, const char *path, uint8_t *id, size_t max);
+	void *build_id_ctx;
 };
 
 /* Why a DSO, or an address in it, got no symbol. */

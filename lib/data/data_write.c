@@ -98,6 +98,11 @@ uint64_t tally_data_writer__uncompressed(const struct tally_data_writer *w)
 	return w ? w->uncompressed : 0;
 }
 
+uint64_t tally_data_writer__compressed(const struct tally_data_writer *w)
+{
+	return w ? w->zbytes : 0;
+}
+
 int tally_data_writer__add_attr(struct tally_data_writer *w, const struct perf_event_attr *attr,
 				const uint64_t *ids, size_t nr_ids, const char *name)
 {

@@ -646,11 +646,17 @@ static int set_err(struct tally_annotate *a, const struct entry *e, int err)
 			strcpy(bid, " with build id ");
 			hex(bid + strlen(bid), id, n);
 		}
+		/*
+		 * perf's words, less its note on CAP_SYS_RAWIO: the kernel's
+		 * code is in no vmlinux and this kernel has no kcore at all
+		 * (an unreadable one is -EACCES)
+		 */
 		snprintf(a->err, sizeof(a->err),
-			 "Couldn't annotate %s:\nNo vmlinux file%s\nwas found in the path.\n\n"
-			 "Note that annotation using /proc/kcore requires CAP_SYS_RAWIO capability.\n\n"
+			 "Couldn't annotate %s:\nNo vmlinux file%s\nwas found in the path, and "
+			 "%s is absent: this kernel has no kcore to read its code from "
+			 "(CONFIG_PROC_KCORE).\n\n"
 			 "Please use:\n\n  perf buildid-cache -vu vmlinux\n\nor:\n\n  --vmlinux vmlinux\n",
-			 e->sym.name, bid);
+			 e->sym.name, bid, a->kcore ? a->kcore : "/proc/kcore");
 		return err;
 	}
 	case -ENOTSUP:
@@ -780,7 +786,12 @@ static int make_lines(struct tally_annotate *a, int idx, struct tally_annotate_l
 	start = base = e->sym.start;
 	end = e->sym.end;
 	names = tally_dso_code__has_names(code);
-	out->file = tally_dso_code__path(code);
+	/*
+	 * perf names the DSO (its code may be the recorded build's copy in the
+	 * build-id cache), the kernel's by the file read: a vmlinux or kcore
+	 */
+	out->file = e->sym.dso_name[0] == '[' && strcmp(e->sym.dso_name, "[vdso]") ?
+		    tally_dso_code__path(code) : e->sym.dso_name;
 	for (int i = 0; i < a->nr_files; i++) {
 		a->files[i].max_printed = 0;
 		a->files[i].last_line = 0;

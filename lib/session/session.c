@@ -660,6 +660,18 @@ static const char *trace_ksym(void *priv, uint64_t *addr)
 }
 
 /* The reader's work done: ready to run. */
+/* perf.data's build-id table, for tally_symbols_opts.build_id */
+static int header_build_id(void *ctx, const char *path, uint8_t *id, size_t max)
+{
+	uint8_t got[20];
+	int n = tally_data_reader__build_id(ctx, path, got);
+
+	if (n <= 0 || (size_t)n > max)
+		return 0;
+	memcpy(id, got, (size_t)n);
+	return n;
+}
+
 static struct tally_session *session_new(struct tally_data_reader *rd, struct tally_evlist *live,
 					 const char *path, const struct tally_session_opts *opts)
 {
@@ -695,7 +707,13 @@ static struct tally_session *session_new(struct tally_data_reader *rd, struct ta
 	s->fast = calloc((size_t)s->nr_attrs + 1, sizeof(*s->fast));
 	s->names = calloc((size_t)s->nr_attrs + 1, sizeof(*s->names));
 	s->m = tally_machine__new();
-	s->syms = tally_symbols__new(NULL);
+	{
+		/* a file's recorded build id from the header when its MMAP2 has none */
+		TALLY_OPTS(tally_symbols_opts, so, .build_id = rd ? header_build_id : NULL,
+			   .build_id_ctx = (void *)rd);
+
+		s->syms = tally_symbols__new(&so);
+	}
 	if (!s->nr_attrs && rd) {
 		/* a header with an empty attrs section (the reader takes it) */
 		struct tally_data_file_info fi;

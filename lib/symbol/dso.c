@@ -903,7 +903,9 @@ int tally__dso_load_elf(struct tally_dso *d, const struct tally__dso_ctx *ctx,
 	size_t klen = 0;
 	bool symtab;
 	struct tally__symvec v = { .arena = true };
-	struct tally__elf_file f;
+	struct tally__elf_file f, cf;
+	const char *file = d->name;	/* the file read: name, or the recorded build's copy */
+	bool id_cached = false;
 	uint8_t id[TALLY_BUILD_ID_MAX];
 	const uint8_t *use_id = NULL;
 	size_t use_sz = 0;
@@ -912,6 +914,16 @@ int tally__dso_load_elf(struct tally_dso *d, const struct tally__dso_ctx *ctx,
 	const char *objs_path = NULL;
 
 	err = tally__elf_file_open(&f, d->name);
+	/* gone since the recording: perf's build-id cache may keep it */
+	if (err && (d->code_path = tally__dso_cached_copy(ctx, want_id, want_sz, "elf"))) {
+		if (!(err = tally__elf_file_open(&f, d->code_path))) {
+			file = d->code_path;
+			id_cached = true;
+		} else {
+			free(d->code_path);
+			d->code_path = NULL;
+		}
+	}
 	if (err) {
 		d->status = err == -ENOENT || err == -ENOTDIR || err == -EACCES ?
 			    TALLY_DSO_MISSING : TALLY_DSO_NOT_ELF;
@@ -938,6 +950,36 @@ int tally__dso_load_elf(struct tally_dso *d, const struct tally__dso_ctx *ctx,
 		d->status = TALLY_DSO_BUILD_ID_MISMATCH;
 		if (asprintf(&d->detail, "recorded build id %s, %s has %s", a, d->name, b) < 0)
 			d->detail = NULL;
+		/*
+		 * perf's build-id cache may hold the recorded build itself:
+		 * then it is the file, for its segments, symbols, PLT and
+		 * code, as perf reads it (no symbol cache: its key is name's).
+		 */
+		if ((d->code_path = tally__dso_cached_copy(ctx, want_id, want_sz, "elf")) &&
+		    !(err = tally__elf_file_open(&cf, d->code_path))) {
+			if (load_segments(d, cf.elf)) {
+				tally__elf_file_close(&cf);
+				free(d->code_path);
+				d->code_path = NULL;
+				if ((err = load_segments(d, f.elf)))
+					goto out;
+				goto debug_dirs;
+			}
+			tally__elf_file_close(&f);
+			f = cf;
+			file = d->code_path;
+			d->status = TALLY_DSO_OK;
+			free(d->detail);
+			d->detail = NULL;
+			id_cached = true;
+			use_id = want_id;
+			use_sz = want_sz;
+			goto matched;
+		}
+		free(d->code_path);
+		d->code_path = NULL;
+		err = 0;
+debug_dirs:
 		/* The debug dirs may still hold the recorded build's symbols. */
 		if (try_debug_files(d, ctx, f.elf, want_id, want_sz, &v, NULL) > 0) {
 			d->status = TALLY_DSO_OK;
@@ -950,8 +992,9 @@ int tally__dso_load_elf(struct tally_dso *d, const struct tally__dso_ctx *ctx,
 		use_id = want_id;
 		use_sz = want_sz;
 	}
+matched:
 	symtab = has_symtab(f.elf);
-	if (tally__symcache_on() &&
+	if (!id_cached && tally__symcache_on() &&
 	    cache_key(d, ctx, &f, id, n, use_id, use_sz, symtab, &key, &klen))
 		key = NULL;
 	if (key && !tally__symcache_load(key, klen, d)) {
@@ -962,7 +1005,7 @@ int tally__dso_load_elf(struct tally_dso *d, const struct tally__dso_ctx *ctx,
 		if ((err = load_symtab(f.elf, SHT_SYMTAB, &v)) < 0)
 			goto out;
 		d->symsrc = strdup(".symtab");
-		d->dwarf_path = strdup(d->name);
+		d->dwarf_path = strdup(file);
 		objs_elf = f.elf;
 		goto finish;
 	}
@@ -982,7 +1025,7 @@ int tally__dso_load_elf(struct tally_dso *d, const struct tally__dso_ctx *ctx,
 		goto out;
 	}
 	d->symsrc = strdup(n > 0 ? ".dynsym+.gnu_debugdata" : ".dynsym");
-	d->dwarf_path = strdup(d->name);
+	d->dwarf_path = strdup(file);
 finish:
 	/* the PLT is the running file's, whichever file gave the symbols (as perf) */
 	nplt = synth_plt(d, f.elf, &v, ctx->demangle);

@@ -29,7 +29,15 @@ struct tally__csym {
 	uint8_t rank;			/* objdump's preference among aliases, lowest first */
 	uint64_t size;			/* then the larger first, as objdump (completed.0 over __TMC_END__) */
 	bool plt;			/* made up for a PLT entry: not in any symbol table */
+	/*
+	 * A default export of a versioned file (version index 1): objdump
+	 * names it "name@@Base" ("name@Base" hidden). Made when first asked
+	 * (csym_name): cc1 has 29k such names, a few of them ever printed.
+	 */
+	uint8_t base;			/* 0, BASE_DEFAULT, BASE_HIDDEN */
 };
+#define BASE_DEFAULT 1
+#define BASE_HIDDEN 2
 
 
 /* objdump's order at one address: functions, objects, then the rest; global before local */
@@ -206,7 +214,10 @@ static int load_names(struct tally_dso_code *c, Elf *elf, uint32_t type)
 				const char *ver;
 				size_t l;
 
-				if (gelf_getversym(vs, (int)i, &v) && (v & 0x7fff) > 1 &&
+				/* bfd names index 1 (VER_NDX_GLOBAL) "Base" */
+				if (gelf_getversym(vs, (int)i, &v) && (v & 0x7fff) == 1)
+					c->syms[c->nr].base = (v & 0x8000) ? BASE_HIDDEN : BASE_DEFAULT;
+				else if (gelf_getversym(vs, (int)i, &v) && (v & 0x7fff) > 1 &&
 				    (ver = verdef_name(elf, v & 0x7fff))) {
 					char buf[2048];
 
@@ -236,6 +247,8 @@ static int load_reloc_names(struct tally_dso_code *c)
 	Elf_Scn *scn = NULL, *dsym;
 	Elf_Data *vs = versym_data(elf);
 	GElf_Shdr sh, dsh;
+	GElf_Ehdr eh;
+	int machine = gelf_getehdr(elf, &eh) ? eh.e_machine : 0;
 
 	while ((scn = elf_nextscn(elf, scn))) {
 		Elf_Data *rd, *sd;
@@ -261,7 +274,23 @@ static int load_reloc_names(struct tally_dso_code *c)
 			const char *name, *vn = NULL, *vname;
 			char buf[2048];
 
-			if (!gelf_getrela(rd, (int)i, &r) || !GELF_R_SYM(r.r_info) ||
+			if (!gelf_getrela(rd, (int)i, &r))
+				continue;
+			/*
+			 * An IFUNC resolved in the file itself (R_X86_64_IRELATIVE,
+			 * no symbol): bfd names its slot after the resolver's
+			 * address, and objdump the PLT entry "*ABS*+0xADDR@plt"
+			 */
+			if (!GELF_R_SYM(r.r_info) && GELF_R_TYPE(r.r_info) == R_X86_64_IRELATIVE &&
+			    machine == EM_X86_64) {
+				snprintf(buf, sizeof(buf), "*ABS*+0x%llx", (unsigned long long)r.r_addend);
+				if (!(name = tally__strpool_add(&c->dm, buf)))
+					return -ENOMEM;
+				c->got[c->nr_got].addr = r.r_offset;
+				c->got[c->nr_got++].name = name;
+				continue;
+			}
+			if (!GELF_R_SYM(r.r_info) ||
 			    !gelf_getsym(sd, (int)GELF_R_SYM(r.r_info), &s) ||
 			    !(name = elf_strptr(elf, dsh.sh_link, s.st_name)) || !*name)
 				continue;
@@ -277,6 +306,8 @@ static int load_reloc_names(struct tally_dso_code *c)
 			c->syms[c->nr].addr = r.r_offset;
 			c->syms[c->nr].rank = 6;
 			c->syms[c->nr].size = 0;
+			c->syms[c->nr].plt = false;
+			c->syms[c->nr].base = 0;
 			c->syms[c->nr++].name = vname;
 		}
 	}
@@ -359,6 +390,7 @@ static int load_plt_names(struct tally_dso_code *c)
 				c->syms[c->nr].rank = 0;
 				c->syms[c->nr].size = 0;
 				c->syms[c->nr].plt = true;
+				c->syms[c->nr].base = 0;
 				c->syms[c->nr++].name = demangled_plt(c, name);
 				break;
 			}
@@ -426,6 +458,9 @@ struct tally_dso_code *tally_dso_code__open(struct tally_dso *d, unsigned flags)
 
 	if (!d)
 		return tally__err_ptr(EINVAL);
+	/* the recorded build, kept by perf's build-id cache (a rebuilt file, [vdso]) */
+	if (d->code_path)
+		return open_elf(d, d->code_path, flags);
 	if ((err = dso_usable(d)))
 		return tally__err_ptr(-err);
 	if (d->kind == DSO_KERNEL)
@@ -628,6 +663,24 @@ const uint8_t *tally_dso_code__next_section(struct tally_dso_code *c, uint64_t a
 	return c->kbuf;
 }
 
+/* s's name as objdump prints it: "@@Base" added the first time it is asked */
+static const char *csym_name(const struct tally_dso_code *c, const struct tally__csym *s)
+{
+	struct tally__csym *m = (struct tally__csym *)s;	/* c's own, named once */
+	char buf[2048];
+	const char *n;
+
+	if (!s->base)
+		return s->name;
+	if ((size_t)snprintf(buf, sizeof(buf), "%s%sBase", s->name,
+			     s->base == BASE_HIDDEN ? "@" : "@@") >= sizeof(buf) ||
+	    !(n = tally__strpool_add(&((struct tally_dso_code *)c)->dm, buf)))
+		return s->name;
+	m->name = n;
+	m->base = 0;
+	return n;
+}
+
 /* objdump's label for a section's start: its first symbol, maybe past it; NULL if none */
 const char *tally_dso_code__section_sym(const struct tally_dso_code *c, uint64_t start,
 					uint64_t *at)
@@ -656,7 +709,7 @@ const char *tally_dso_code__section_sym(const struct tally_dso_code *c, uint64_t
 	if (lo >= c->nr || c->syms[lo].addr >= start + size)
 		return NULL;
 	*at = c->syms[lo].addr;
-	return c->syms[lo].name;
+	return csym_name(c, &c->syms[lo]);
 }
 
 /* The first (objdump's) name at the nearest address at or below addr, or NULL. */
@@ -687,7 +740,7 @@ const char *tally_dso_code__sym(void *ctx, uint64_t addr, uint64_t *off)
 	if (!best)
 		return NULL;
 	*off = addr - best->addr;
-	return best->name;
+	return csym_name(ctx, best);
 }
 
 int tally_dso_code__func(const struct tally_dso_code *c, uint64_t addr, const char **name)

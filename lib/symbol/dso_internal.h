@@ -47,6 +47,11 @@ struct tally_dso {
 	struct tally__seg *segs;	/* PT_LOAD: file offset -> vaddr */
 	size_t nr_segs;
 	char *dwarf_path;		/* the file with .debug_info, if any */
+	/*
+	 * The recorded build's code where the file at name is another (or
+	 * [vdso]): its copy in perf's build-id cache; NULL: name itself.
+	 */
+	char *code_path;
 	/* dwarf_tried and dw*: under dw_mu (a helper thread may open them) */
 	pthread_mutex_t dw_mu;
 	bool dw_queued;			/* handed to the helper thread */
@@ -176,6 +181,13 @@ void tally__dso_demangle_one(struct tally_dso *d, size_t i);
  * each run). 0 or -ENOMEM (the rest lazily then).
  */
 int tally__dso_demangle_all(struct tally_dso *d);
+/*
+ * bidcache.c: the copy perf's build-id cache (ctx->home_debug) keeps of the file
+ * whose build id is id: .build-id/xx/rest/<file> ("elf", "vdso") when it
+ * is there with that build id; NULL otherwise. The caller frees it.
+ */
+char *tally__dso_cached_copy(const struct tally__dso_ctx *ctx, const uint8_t *id, size_t id_sz,
+			     const char *file);
 int tally__dso_load_elf(struct tally_dso *d, const struct tally__dso_ctx *ctx,
 			const uint8_t *want_id, size_t want_sz);
 int tally__dso_load_image(struct tally_dso *d, const void *img, size_t len,

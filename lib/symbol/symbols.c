@@ -10,6 +10,7 @@
 #include <elf.h>
 #include <link.h>
 #include "internal.h"
+#include "buildid_dir.h"
 #include "dso_internal.h"
 #include "kcache.h"
 
@@ -23,6 +24,8 @@ struct tally_symbols {
 	size_t nr_dsos, cap;
 	bool kernel_loaded;
 	bool ignore_build_id;
+	int (*build_id)(void *ctx, const char *path, uint8_t *id, size_t max);
+	void *build_id_ctx;
 	struct kparse *kp;		/* kallsyms being read ahead, or NULL */
 	struct tally__kcache *kc;	/* the kallsyms cache: the kernel DSOs' symbols */
 	pthread_t kp_thread;
@@ -69,6 +72,7 @@ static void dso_free(struct tally_dso *d)
 	free(d->symsrc);
 	free(d->detail);
 	free(d->dwarf_path);
+	free(d->code_path);
 	tally__dso_dwarf_close(d);
 	pthread_mutex_destroy(&d->dw_mu);
 	tally__strpool_free(&d->inl_names);
@@ -148,7 +152,9 @@ struct tally_symbols *tally_symbols__new(const struct tally_symbols_opts *opts)
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return tally__err_ptr(ENOMEM);
-	snprintf(home, sizeof(home), "%s/.debug", h && *h ? h : "/root");
+	/* perf's build-id cache: its config's buildid.dir, else ~/.debug */
+	if (tally__buildid_dir(home, sizeof(home)))
+		snprintf(home, sizeof(home), "%s/.debug", h && *h ? h : "/root");
 	s->debug_root = dup_or_null(TALLY_OPTS_GET(opts, debug_root, NULL), "");
 	s->home_debug = dup_or_null(TALLY_OPTS_GET(opts, home_debug, NULL), home);
 	s->kallsyms = dup_or_null(TALLY_OPTS_GET(opts, kallsyms, NULL), "/proc/kallsyms");
@@ -161,6 +167,8 @@ struct tally_symbols *tally_symbols__new(const struct tally_symbols_opts *opts)
 	s->ctx.home_debug = s->home_debug;
 	s->ctx.demangle = !TALLY_OPTS_GET(opts, no_demangle, false);
 	s->ignore_build_id = TALLY_OPTS_GET(opts, ignore_build_id, false);
+	s->build_id = TALLY_OPTS_GET(opts, build_id, NULL);
+	s->build_id_ctx = TALLY_OPTS_GET(opts, build_id_ctx, NULL);
 	s->no_map_slot = -1;
 	return s;
 }
@@ -459,12 +467,17 @@ struct tally_dso *tally_symbols__dso(struct tally_symbols *s, const struct tally
 {
 	char name[4096];
 	struct tally_dso *d;
+	uint8_t bid[TALLY_BUILD_ID_MAX];
+	const uint8_t *id;
+	size_t id_sz;
 	int err;
 
 	if (!s || !map || !map->filename)
 		return tally__err_ptr(EINVAL);
 	if (map->ksym)
 		return ksym_dso(s, map);
+	id = map->build_id;
+	id_sz = map->build_id_size;
 	if (map->kernel) {
 		if (!strncmp(map->filename, "[kernel.kallsyms]", 17) ||
 		    !strncmp(map->filename, "[guest.kernel", 13))
@@ -496,8 +509,28 @@ struct tally_dso *tally_symbols__dso(struct tally_symbols *s, const struct tally
 		return d;
 	if (!(d = dso_new(s, map->filename, -1)))
 		return tally__err_ptr(ENOMEM);
+	/*
+	 * No build id in the map: the recording's table may have one. As
+	 * perf report, a file rebuilt since is still read for its symbols,
+	 * unless perf's build-id cache keeps the recorded build: then that.
+	 */
+	if (!map->build_id_size && s->build_id && !s->ignore_build_id) {
+		int n = s->build_id(s->build_id_ctx, map->filename, bid, sizeof(bid));
+		char *copy = n > 0 && (size_t)n <= sizeof(bid) ?
+			     tally__dso_cached_copy(&s->ctx, bid, (size_t)n,
+						    strcmp(map->filename, "[vdso]") ? "elf" : "vdso") :
+			     NULL;
+
+		if (copy) {
+			id = bid;
+			id_sz = (size_t)n;
+		}
+		free(copy);
+	}
 	if (!strcmp(map->filename, "[vdso]")) {
 		load_vdso(d, s->ctx.demangle);
+		/* its code: the copy perf record keeps in the build-id cache */
+		d->code_path = tally__dso_cached_copy(&s->ctx, id, id_sz, "vdso");
 		return d;
 	}
 	if (map->filename[0] == '[' || is_anon_name(map->filename)) {
@@ -506,8 +539,7 @@ struct tally_dso *tally_symbols__dso(struct tally_symbols *s, const struct tally
 		return d;
 	}
 	d->kind = DSO_ELF;
-	err = tally__dso_load_elf(d, &s->ctx, map->build_id,
-				  s->ignore_build_id ? 0 : map->build_id_size);
+	err = tally__dso_load_elf(d, &s->ctx, id, s->ignore_build_id ? 0 : id_sz);
 	if (err)
 		return tally__err_ptr(-err);
 	return d;

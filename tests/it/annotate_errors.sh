@@ -6,6 +6,7 @@
 . "$(dirname "$0")/lib.sh"
 d=$(mktemp -d); trap 'rm -rf "$d"' EXIT
 cd "$d" || exit 1
+export HOME=$d	# record's build-id cache (~/.debug) is the test's
 cat >hot.c <<'EOC'
 static volatile long sink;
 __attribute__((noinline)) long work(long n)
@@ -17,7 +18,8 @@ __attribute__((noinline)) long work(long n)
 }
 int main(void) { sink = work(40000000); return 0; }
 EOC
-rec() { "$TALLY" record -q -e cpu-clock -o "$1" "$2" >/dev/null 2>&1; }
+# -N: no copy in the build-id cache, so a file gone or rebuilt stays so
+rec() { "$TALLY" record -q -N -e cpu-clock -o "$1" "$2" >/dev/null 2>&1; }
 # nocrash RC NAME: no signal ended it
 nocrash() { if [ "$1" -lt 128 ] || [ "$1" = 129 ]; then ok "$2"; else fail "$2 (rc $1)"; fi; }
 
@@ -43,6 +45,25 @@ sed -i 's/i \* 7/i * 9/' hot.c && cc -O2 -g -o rebuilt hot.c
 nocrash $rc "a file rebuilt: no crash"
 check "a file rebuilt: build id mismatch said" grep -q "rebuilt: build id mismatch: recorded [0-9a-f]*, the file has [0-9a-f]*" err
 check "a file rebuilt: its code not annotated" [ ! -s out ]
+
+# kernel code with no vmlinux and no kcore (TALLY_KCORE: a kernel without
+# /proc/kcore, on any kernel): said so, once, not perf's CAP_SYS_RAWIO note
+# for a kcore that is there; nothing annotated is exit 1
+"$TALLY" record -q -N -e cpu-clock -o k.data -- dd if=/dev/zero of=/dev/null bs=4k count=200000 2>/dev/null
+if ! "$TALLY" report -i k.data --stdio --sort dso 2>/dev/null | grep -q 'kernel.kallsyms'; then
+	for _ in 1 2 3 4; do skip "no kernel samples (not root?)"; done
+else
+	TALLY_KCORE=$d/no-kcore "$TALLY" annotate --stdio -i k.data -d '[kernel.kallsyms]' >out 2>err; rc=$?
+	if [ -s out ]; then
+		for _ in 1 2 3 4; do skip "a vmlinux of this kernel is in perf's path"; done
+	else
+		is "no kcore: nothing annotated exits 1" "$rc" 1
+		check "no kcore: says it is absent" grep -q "$d/no-kcore is absent" err
+		check "no kcore: not perf's note on CAP_SYS_RAWIO" sh -c '! grep -q CAP_SYS_RAWIO err'
+		TALLY_KCORE=$d/no-kcore "$TALLY" annotate --stdio -i k.data >out 2>err
+		is "no kcore: said once for the kernel and its modules" "$(grep -c 'is absent' err)" 1
+	fi
+fi
 
 size=$(stat -c %s nodbg.data)
 head -c $((size * 2 / 3)) nodbg.data >trunc.data

@@ -86,4 +86,20 @@ for ev in bogus 'cpu-clock/foo=1/'; do
 done
 "$TALLY" record -q -e cpu-clock --filter x -o "$d/t.data" -- true 2>/dev/null; rc=$?
 is "--filter after a software event: usage error (129)" "$rc" 129
+
+# -F max: perf's line names the rate, the kernel's maximum, which the file has
+perf record -F max -e cpu-clock -o "$d/p.data" -- true >/dev/null 2>"$d/p.err"
+"$TALLY" record -F max -e cpu-clock -o "$d/t.data" -- true >/dev/null 2>"$d/t.err"
+is "-F max: perf's info line" "$(grep '^info:' "$d/t.err")" "$(grep '^info:' "$d/p.err")"
+check "-F max: the line's rate is the file's" \
+	grep -q "rate of $(freq_of "$d/t.data") Hz" "$d/t.err"
+
+# -z: perf's ", compressed (original X MB, ratio is R)"; R as the file's header has it
+"$TALLY" record -z -e cpu-clock -o "$d/z.data" -- "$HELPERS/burn" 200 >/dev/null 2>"$d/t.err"
+line=$(grep 'Captured and wrote' "$d/t.err")
+check "-z: the summary says compressed ($line)" sh -c "echo '$line' | grep -Eq \
+	'Captured and wrote [0-9.]+ MB $d/z.data \([0-9]+ samples\), compressed \(original [0-9.]+ MB, ratio is [0-9.]+\) \]$'"
+ratio=$(echo "$line" | sed -n 's/.*ratio is \([0-9.]*\)).*/\1/p')
+hdr=$(perf report --header-only -i "$d/z.data" 2>/dev/null | sed -n 's/^# compressed : .*ratio = \([0-9]*\).*/\1/p')
+is "-z: the ratio rounds to the header's ($ratio)" "$(printf '%.0f' "$ratio" 2>/dev/null)" "$hdr"
 done_testing

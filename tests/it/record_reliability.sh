@@ -51,6 +51,21 @@ for sig in INT TERM; do
 	check "SIG$sig: the file has samples" [ "$(perf_counts "$d/$sig.data")" -gt 0 ]
 done
 
+# No command (-a): the signal that ends the recording ends tally too once
+# the file is written, as perf (SIGTERM 143, SIGINT 130)
+for sig in TERM INT; do
+	"$TALLY" record -a -e cpu-clock -o "$d/a$sig.data" >/dev/null 2>"$d/a$sig.err" &
+	tp=$!
+	for _ in $(seq 200); do [ -s "$d/a$sig.data" ] && break; sleep 0.01; done; sleep 0.3
+	kill -$sig $tp; wait $tp; rc=$?
+	perf record -a -e cpu-clock -o "$d/p$sig.data" >/dev/null 2>&1 &
+	pp=$!
+	for _ in $(seq 200); do [ -s "$d/p$sig.data" ] && break; sleep 0.01; done; sleep 0.3
+	kill -$sig $pp; wait $pp; prc=$?
+	is "-a ended by SIG$sig: exit status as perf's" "$rc" "$prc"
+	check "-a ended by SIG$sig: perf script reads the file" perf_ok "$d/a$sig.data"
+done
+
 # A crashing workload: its status (128 + SIGSEGV), a valid file.
 "$TALLY" record -q -F 999 -o "$d/crash.data" -- "$B" 200 crash >/dev/null 2>&1; rc=$?
 is "crashing workload: exit status 139" "$rc" 139
@@ -103,20 +118,25 @@ else
 	skip "no syscalls tracepoints"; skip "no syscalls tracepoints"
 fi
 
-# A full disk: a clear error, and the file is valid up to what was written.
+# A full disk: the error first, no "Captured and wrote" for what was not
+# written, the command stopped with SIGTERM (said), exit 1, and the file
+# valid up to what was written, its samples counted as perf counts them.
 mkdir -p "$d/small"
-if mount -t tmpfs -o size=512k tmpfs "$d/small" 2>/dev/null; then
+if mount -t tmpfs -o size=300k tmpfs "$d/small" 2>/dev/null; then
 	# a fixed period: perf_event_max_sample_rate (which the kernel lowers
 	# on slow interrupts) does not apply; 10000 samples a second fill it
 	"$TALLY" record -e cpu-clock -c 100000 -g -o "$d/small/f.data" -- "$B" 3000 >/dev/null 2>"$d/full.err"; rc=$?
-	check "full disk: non-zero exit (rc $rc)" [ $rc -ne 0 ]
-	check "full disk: the error names the cause" grep -q 'No space left on device' "$d/full.err"
+	is "full disk: exit 1, tally's error" "$rc" 1
+	check "full disk: the error comes first ($(head -1 "$d/full.err"))" \
+		sh -c "head -1 '$d/full.err' | grep -q 'writing $d/small/f.data: No space left on device'"
+	check "full disk: no 'Captured and wrote' claim" sh -c "! grep -q 'Captured and wrote' '$d/full.err'"
+	check "full disk: the command's SIGTERM is said" grep -q 'recording stopped there, and .* was sent SIGTERM' "$d/full.err"
 	check "full disk: perf script reads what was written" perf_ok "$d/small/f.data"
-	shown=$(sed -n 's/.*Captured and wrote .*(\([0-9]*\) samples).*/\1/p' "$d/full.err")
-	is "full disk: the banner counts the samples the file holds" "$shown" "$(perf_counts "$d/small/f.data")"
+	shown=$(sed -n 's/.* holds [0-9.]* MB (\([0-9]*\) samples): what was written before the error.*/\1/p' "$d/full.err")
+	is "full disk: the last line counts the samples the file holds" "$shown" "$(perf_counts "$d/small/f.data")"
 	umount "$d/small"
 else
-	skip "cannot mount a small tmpfs here"
+	for _ in 1 2 3 4 5 6; do skip "cannot mount a small tmpfs here"; done
 fi
 
 # Exactness at a high rate: never a record twice, never one silently lost.
