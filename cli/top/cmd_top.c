@@ -7,6 +7,7 @@
  * the browser's new view.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <pwd.h>
 #include <sched.h>
 #include <signal.h>
@@ -47,6 +48,13 @@ struct top {
 	bool wl_done;
 	int wl_status;
 	int *shown, nshown;	/* the browser's events: their indexes in the evlist */
+	/*
+	 * The browser's reader: the rings drained on a thread of their own
+	 * whatever the screen waits for (a prompt, the help, a flame view);
+	 * mu guards the session and the rows between it and the browser.
+	 */
+	struct top_reader rd;
+	pthread_mutex_t mu;
 };
 
 static const char *const top_usage[] = {
@@ -401,6 +409,22 @@ static int on_fds(void *arg, struct pollfd *fds, int nfds)
 
 /* ---- the browser ---- */
 
+/* With mu held: the reader's records delivered (drain()'s for the browser) */
+static int take(struct top *t)
+{
+	int err = top_reader_take(&t->rd);
+
+	if (err < 0 && err != -EINTR) {
+		fprintf(stderr, "tally top: reading the rings: %s\n", strerror(-err));
+		return -1;
+	}
+	if (t->err) {
+		fprintf(stderr, "tally top: %s\n", strerror(-t->err));
+		return -1;
+	}
+	return 0;
+}
+
 static int tui_refresh(void *ctx, struct view *out)
 {
 	struct top *t = ctx;
@@ -410,11 +434,16 @@ static int tui_refresh(void *ctx, struct view *out)
 	FILE *mem;
 	int n = top_hist_nr_events(t->h), shown[n], ns = 0;
 
-	if (drain(t) || (!t->zero && top_hist_decay(t->h)) || top_hist_resort(t->h))
+	pthread_mutex_lock(&t->mu);
+	if (take(t) || (!t->zero && top_hist_decay(t->h)) || top_hist_resort(t->h)) {
+		pthread_mutex_unlock(&t->mu);
 		return -1;
+	}
 	last_screen = now;
-	if (!(mem = open_memstream(&text, &len)))
+	if (!(mem = open_memstream(&text, &len))) {
+		pthread_mutex_unlock(&t->mu);
 		return 1;
+	}
 	for (int i = 0; i < n; i++) {
 		uint64_t l = lost(t);
 
@@ -429,6 +458,10 @@ static int tui_refresh(void *ctx, struct view *out)
 			t->wl_done ? " (the command exited)" : "");
 		top_hist_print(t->h, i, mem, true);
 	}
+	if (t->zero)
+		top_hist_zero(t->h);
+	pthread_mutex_unlock(&t->mu);
+	/* the text parsed with the reader running */
 	if (fclose(mem) || view_parse(out, text)) {
 		free(text);
 		view_free(out);
@@ -437,8 +470,6 @@ static int tui_refresh(void *ctx, struct view *out)
 	free(text);
 	memcpy(t->shown, shown, sizeof(shown[0]) * (size_t)ns);
 	t->nshown = ns;
-	if (t->zero)
-		top_hist_zero(t->h);
 	return 0;
 }
 
@@ -452,7 +483,9 @@ static char *tui_folded(void *ctx, int ev)
 
 	if (ev >= t->nshown || !(mem = open_memstream(&f, &fl)))
 		return NULL;
+	pthread_mutex_lock(&t->mu);
 	top_hist_folded(t->h, t->shown[ev], mem);
+	pthread_mutex_unlock(&t->mu);
 	if (fclose(mem) || !fl) {
 		free(f);
 		return NULL;
@@ -464,7 +497,6 @@ static void tui_tick(void *ctx)
 {
 	struct top *t = ctx;
 
-	drain(t);
 	if (t->ts.wl && !t->wl_done && tally_workload__poll(t->ts.wl, &t->wl_status, NULL) > 0)
 		t->wl_done = true;
 }
@@ -480,12 +512,16 @@ static int tui_key(void *ctx, int key, char *msg, size_t n)
 		return 1;
 	case 'K':
 		t->hide_k = !t->hide_k;
+		pthread_mutex_lock(&t->mu);
 		top_hist_hide(t->h, t->hide_k, t->hide_u);
+		pthread_mutex_unlock(&t->mu);
 		snprintf(msg, n, "kernel symbols %s (next refresh)", t->hide_k ? "hidden" : "shown");
 		return 1;
 	case 'U':
 		t->hide_u = !t->hide_u;
+		pthread_mutex_lock(&t->mu);
 		top_hist_hide(t->h, t->hide_k, t->hide_u);
+		pthread_mutex_unlock(&t->mu);
 		snprintf(msg, n, "user symbols %s (next refresh)", t->hide_u ? "hidden" : "shown");
 		return 1;
 	}
@@ -524,15 +560,22 @@ static int run_tui(struct top *t)
 		.no_annotate = "not in tally top (no per-instruction samples live): "
 			       "tally record, then a in tally report",
 	};
-	int rc = browser_run(&v, &ops);
+	int rc;
 
+	if ((rc = top_reader_start(&t->rd, t->l, t->ss, &t->mu))) {
+		fprintf(stderr, "tally top: cannot start the reader: %s\n", strerror(-rc));
+		return 1;
+	}
+	rc = browser_run(&v, &ops);
+	top_reader_stop(&t->rd);
 	/* q: 0; a signal: 128 + it, as report's browser; -1: no terminal to draw on */
 	return rc;
 }
 
 int cmd_top(int argc, char **argv)
 {
-	struct top t = { .children = -1, .delay = 2, .ts = CLI_TARGETS_INIT("top") };
+	struct top t = { .children = -1, .delay = 2, .ts = CLI_TARGETS_INIT("top"),
+			 .mu = PTHREAD_MUTEX_INITIALIZER };
 	struct top_hist_opts ho = { .cg = { .mode = CG_GRAPH, .min_percent = 0.5 } };
 	const struct cli_option opts[] = {
 		CLI_GROUP("Events"),
