@@ -539,9 +539,9 @@ static int run_stdio(struct top *t)
 
 	if (err < 0)
 		return 1;
-	/* what came after the last screen, once more */
+	/* what came after the last screen, once more, unless a signal ended it (at once, as perf top) */
 	tally_evlist__disable(t->l);
-	if (!drain(t))
+	if (!(cli_interrupted() && !t->ts.wl) && !drain(t))
 		print_screen(t, cli_now_ns());
 	if (t->ts.wl) {
 		t->wl_status = w.status;
@@ -667,8 +667,6 @@ int cmd_top(int argc, char **argv)
 	 * its call graph was most of a -g refresh's cost.
 	 */
 	ho.entries = t.entries ? t.entries : t.stdio_ ? term_rows() - 5 > 0 ? term_rows() - 5 : 1 : 0;
-	if (cli_signals_setup())
-		return 1;
 	if (t.rt) {
 		struct sched_param sp = { .sched_priority = t.rt };
 
@@ -723,6 +721,13 @@ int cmd_top(int argc, char **argv)
 		tally_session__synthesize(t.ss, pids, np ? np : -1);
 	}
 	cli_targets__watch(&t.ts, &t.target);
+	/*
+	 * Until now a signal kills top at once (128 + N to the shell): the
+	 * setup (opening a thread's events per CPU, reading /proc) can take
+	 * seconds on a busy machine and holds nothing to give back.
+	 */
+	if (cli_signals_setup())
+		goto out;
 	if (!(t.ts.wl && t.ts.wl_is_target))
 		tally_evlist__enable(t.l);
 	if ((ret = cli_targets__start(&t.ts)) != 0)
@@ -743,6 +748,9 @@ out:
 	top_hist_free(t.h);
 	tally_session__close(t.ss);
 	tally_evlist__free(t.l);
+	/* --stdio ended by a signal with no command to give a status: 128 + N, as the shell's */
+	if (!ret && !t.ts.wl)
+		cli_reraise_interrupt();
 	cli_targets__release(&t.ts);
 	free(t.pids_buf);
 	free(t.shown);
