@@ -113,8 +113,9 @@ static int parse_callgraph(struct top *t, struct cg_param *cg)
 	} else if (n == 5 && !strncmp(s, "dwarf", 5)) {
 		t->callchain = TALLY_CALLCHAIN_DWARF;
 	} else {
-		fprintf(stderr, "tally top: --call-graph '%s': fp or dwarf[,SIZE] first\n", s);
-		return -1;
+		/* print settings alone (perf top --call-graph caller): frame pointers, as -g */
+		t->callchain = TALLY_CALLCHAIN_FP;
+		return cg_parse(cg, s, "top");
 	}
 	rest = s[n] ? s + n + 1 : "";
 	if (t->callchain == TALLY_CALLCHAIN_DWARF && *rest >= '0' && *rest <= '9') {
@@ -576,7 +577,8 @@ int cmd_top(int argc, char **argv)
 {
 	struct top t = { .children = -1, .delay = 2, .ts = CLI_TARGETS_INIT("top"),
 			 .mu = PTHREAD_MUTEX_INITIALIZER };
-	struct top_hist_opts ho = { .cg = { .mode = CG_GRAPH, .min_percent = 0.5 } };
+	struct top_hist_opts ho = { .cg = { .mode = CG_GRAPH, .min_percent = 0.5 },
+				    .filter = { .sz = sizeof(struct tally_hist_filter) } };
 	const struct cli_option opts[] = {
 		CLI_GROUP("Events"),
 		CLI_CALLBACK('e', "event", &t.events, "SPEC", "events to sample (default cycles, cpu-clock without a PMU)", opt_event),
@@ -604,6 +606,11 @@ int cmd_top(int argc, char **argv)
 		CLI_BOOL('z', "zero", &t.zero, "zero the rows at each refresh"),
 		CLI_INT('E', "entries", &t.entries, "N", "show this many rows", 1, 1 << 20),
 		CLI_STRING(0, "percent-limit", &t.plimit, "PCT", "hide rows below PCT percent"),
+		CLI_BOOL('n', "show-nr-samples", &ho.show_nr, "a Samples column (the rows' own samples)"),
+		CLI_BOOL(0, "show-total-period", &ho.show_period, "a Period column (the rows' own period)"),
+		CLI_STRING(0, "comms", &ho.filter.comms, "LIST", "only these commands"),
+		CLI_STRING(0, "dsos", &ho.filter.dsos, "LIST", "only these shared objects"),
+		CLI_STRING(0, "symbols", &ho.filter.symbols, "LIST", "only these symbols"),
 		CLI_BOOL(0, "stdio", &t.stdio_, "a refreshing text screen (perf top --stdio)"),
 		CLI_BOOL(0, "tui", &t.tui, "the browser (the default on a terminal)"),
 		CLI_COUNT('v', "verbose", &t.verbose, "say more (the cycles fallback)"),

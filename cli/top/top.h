@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <tally/hist.h>
 #include "report_graph.h"
 
 struct tally_session;
@@ -32,6 +33,8 @@ struct top_hist_opts {
 	bool hide_kernel, hide_user;	/* -K, -U */
 	double percent_limit;
 	int entries;			/* -E: rows printed; 0: all */
+	bool show_nr, show_period;	/* -n, --show-total-period: perf's Samples, Period */
+	struct tally_hist_filter filter;	/* --comms, --dsos, --symbols (report's) */
 };
 
 struct top_hist;
