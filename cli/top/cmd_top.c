@@ -36,6 +36,7 @@ struct top {
 	bool freq_max, g, stdio_, tui, zero, help, hide_k, hide_u, inherit_off;
 	int children;		/* -1: perf's default (children with -g) */
 	int verbose, delay, entries, rt;
+	int max_stack;		/* --max-stack; -1: the whole chain */
 	long mmap_pages;
 	enum tally_callchain callchain;
 	uint32_t stack_size;
@@ -209,10 +210,39 @@ static int uid_pids(struct top *t)
 	return 0;
 }
 
+/*
+ * --max-stack N: the chain's first N frames (leaf first; the context
+ * markers kept, not counted), as perf's thread__resolve_callchain stops.
+ */
+static uint64_t chain_cut(const struct tally_sample *s, int max)
+{
+	uint64_t i, n = 0;
+
+	for (i = 0; i < s->callchain.nr; i++) {
+		if (s->callchain.ips[i] >= PERF_CONTEXT_MAX)
+			continue;
+		if (n++ == (uint64_t)max)
+			break;
+	}
+	return i;
+}
+
 static int on_sample(struct tally_session *ss, const struct tally_session_sample *smp, void *ctx)
 {
 	struct top *t = ctx;
-	int err = top_hist_add(t->h, smp);
+	struct tally_session_sample cut;
+	struct tally_sample s;
+	int err;
+
+	if (t->max_stack >= 0 && smp->sample->callchain.nr &&
+	    chain_cut(smp->sample, t->max_stack) < smp->sample->callchain.nr) {
+		s = *smp->sample;
+		s.callchain.nr = chain_cut(&s, t->max_stack);
+		cut = *smp;
+		cut.sample = &s;
+		smp = &cut;
+	}
+	err = top_hist_add(t->h, smp);
 
 	if (err)
 		t->err = err;
@@ -575,7 +605,7 @@ static int run_tui(struct top *t)
 
 int cmd_top(int argc, char **argv)
 {
-	struct top t = { .children = -1, .delay = 2, .ts = CLI_TARGETS_INIT("top"),
+	struct top t = { .children = -1, .delay = 2, .ts = CLI_TARGETS_INIT("top"), .max_stack = -1,
 			 .mu = PTHREAD_MUTEX_INITIALIZER };
 	struct top_hist_opts ho = { .cg = { .mode = CG_GRAPH, .min_percent = 0.5 },
 				    .filter = { .sz = sizeof(struct tally_hist_filter) } };
@@ -586,6 +616,7 @@ int cmd_top(int argc, char **argv)
 		CLI_CALLBACK('c', "count", &t, "N", "a sample every N events", opt_count),
 		CLI_BOOL('g', NULL, &t.g, "call chains (frame pointers), shown under the rows"),
 		CLI_STRING(0, "call-graph", &t.callgraph, "MODE[,...]", "fp or dwarf[,SIZE], then report's -g print settings"),
+		CLI_INT(0, "max-stack", &t.max_stack, "N", "the chains' first N frames only", 0, 1 << 20),
 		CLI_GROUP("Targets (default: system-wide)"),
 		CLI_STRING('p', "pid", &t.target.pids, "PID[,PID]", "existing processes"),
 		CLI_STRING('t', "tid", &t.target.tids, "TID[,TID]", "existing threads"),

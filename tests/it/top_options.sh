@@ -3,7 +3,8 @@
 # --show-total-period (Samples and Period columns: at 4000 Hz cpu-clock a
 # sample is 250000 ns of period), --comms/--dsos/--symbols (only those
 # rows; one value drops its column, as perf's sort__setup_elide), and
-# --call-graph with print settings alone (caller: the root first).
+# --call-graph with print settings alone (caller: the root first),
+# --max-stack (the chains' first N frames: 1 leaves no callers' rows).
 . "$(dirname "$0")/lib.sh"
 B=$HELPERS/burn
 d=$(mktemp -d)
@@ -40,4 +41,12 @@ check "  the graph is the callers' order (main, then burn_a)" \
 	sh -c "grep -n 'main\$' '$d/c.graph' | head -1 | cut -d: -f1 > '$d/m'; grep -n 'burn_a\$' '$d/c.graph' | head -1 | cut -d: -f1 > '$d/a'; test -s '$d/m' -a -s '$d/a' && test \$(cat '$d/m') -lt \$(cat '$d/a')"
 "$TALLY" top --stdio --call-graph nosuch >/dev/null 2>&1
 is "--call-graph with a bad word: 129" "$?" 129
+
+"$TALLY" top --stdio -d 1 -g -E 200 -- "$B" 1200 >"$d/g.txt" 2>/dev/null
+check "-g: main has a row of its callees' share" sh -c "tr '\033' '\n' <'$d/g.txt' | grep -aEq '^ +[0-9.]+% +0\.00% +burn +\[\.\] main\$'"
+"$TALLY" top --stdio -d 1 -g -E 200 --max-stack 1 -- "$B" 1200 >"$d/m.txt" 2>"$d/m.err"
+is "--max-stack 1: exit 0" "$?" 0
+last_rows "$d/m.txt" >"$d/m.rows"
+check "  rows" grep -q 'burn_a' "$d/m.rows"
+is "  the leaves alone: no row of callers (children == self)" "$(awk '$1 != $2' "$d/m.rows" | wc -l)" 0
 done_testing
