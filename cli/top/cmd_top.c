@@ -428,7 +428,12 @@ static void on_tick(void *arg, double now)
 {
 	struct top *t = arg;
 
-	if (drain(t))
+	/*
+	 * Twice: a pass delivers only what the pass before it read (perf's
+	 * rounds); the rings wake us only at their watermark, so one pass
+	 * left the last second for the next screen (0 samples on the first).
+	 */
+	if (drain(t) || drain(t))
 		return;
 	print_screen(t, now);
 }

@@ -63,4 +63,28 @@ kill -TERM $tp; wait $tp; rc=$?; tp=
 ms=$((($(date +%s%N) - t0) / 1000000))
 is "SIGTERM while opening: exit 143" "$rc" 143
 check "  within 2 s ($ms ms)" test "$ms" -le 2000
+kill $tgt 2>/dev/null; wait $tgt 2>/dev/null
+
+# one busy thread: its rings wake top rarely (the watermark), yet each
+# screen counts the second before it (not the one before that: a round
+# held back; the first screen showed 0), its samples the target's CPU
+# time of that second
+nice -n 19 "$W" spin 60000 & tgt=$!
+"$TALLY" top --stdio -d 1 -p "$tgt" >"$d/one.txt" 2>/dev/null & tp=$!
+wait_screens "$d/one.txt" 1 1500
+first=$(total "$d/one.txt")
+check "the first screen counts the first second (${first:-no} samples)" test "${first:-0}" -gt 0
+bad=0 seen=
+for n in 2 3 4 5; do
+	wait_screens "$d/one.txt" "$n" || break
+	c=$(cpu_ticks) s=$(total "$d/one.txt")
+	if [ -n "$seen" ]; then
+		want=$(((c - c_prev) * 4000 / hz)) got=$((s - s_prev))
+		echo "# screen $n: $got samples, the CPU time says $want"
+		[ "$want" -gt 0 ] && [ $((got * 100)) -ge $((want * 70)) ] && [ $((got * 100)) -le $((want * 130)) ] || bad=$((bad + 1))
+	fi
+	seen=1 c_prev=$c s_prev=$s
+done
+is "each screen's samples are its second's CPU time at 4000 Hz (within 30%)" "$bad" 0
+kill -TERM $tp; wait $tp; tp=
 done_testing
