@@ -84,9 +84,9 @@ struct top_reader {
 	pthread_mutex_t bl_mu;		/* the backlog's */
 	unsigned char *buf, *spare;
 	size_t len, cap, spare_cap;
-	volatile bool stop;
+	bool stop;			/* atomic: the main thread's word to end */
 	bool running;
-	int err;			/* reading failed: -errno */
+	int err;			/* atomic: reading failed, -errno */
 };
 
 struct tally_evlist;

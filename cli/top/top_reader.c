@@ -63,18 +63,18 @@ int top_reader_take(struct top_reader *r)
 	r->spare = b;	/* the next swap's buffer, its memory kept */
 	r->spare_cap = cap;
 	pthread_mutex_unlock(&r->bl_mu);
-	return err ? err : r->err;
+	return err ? err : __atomic_load_n(&r->err, __ATOMIC_ACQUIRE);
 }
 
 static void *reader_main(void *arg)
 {
 	struct top_reader *r = arg;
 
-	for (bool done = false; !done && !r->stop;) {
+	for (bool done = false; !done && !__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE);) {
 		int n = tally_evlist__poll(r->l, 100), rc;
 
 		if (n < 0 && n != -EINTR) {
-			r->err = n;
+			__atomic_store_n(&r->err, n, __ATOMIC_RELEASE);
 			break;
 		}
 		/* one pass over every ring, whole: a round of the session */
@@ -82,7 +82,7 @@ static void *reader_main(void *arg)
 		rc = tally_evlist__drain(r->l, NULL, append, r);
 		pthread_mutex_unlock(&r->bl_mu);
 		if (rc < 0 && rc != -ENOMEM) {
-			r->err = rc;
+			__atomic_store_n(&r->err, rc, __ATOMIC_RELEASE);
 			break;
 		}
 		/* every ring hung up (the targets exited): nothing more will come */
@@ -91,8 +91,8 @@ static void *reader_main(void *arg)
 			int err = top_reader_take(r);
 
 			pthread_mutex_unlock(r->mu);
-			if (err && !r->err)
-				r->err = err;
+			if (err)
+				__atomic_store_n(&r->err, err, __ATOMIC_RELEASE);
 		}
 	}
 	return NULL;
@@ -124,7 +124,7 @@ void top_reader_stop(struct top_reader *r)
 {
 	if (!r->running)
 		return;
-	r->stop = true;
+	__atomic_store_n(&r->stop, true, __ATOMIC_RELEASE);
 	pthread_join(r->th, NULL);
 	r->running = false;
 	pthread_mutex_lock(r->mu);

@@ -23,7 +23,7 @@ lost_now() {
 	n=$(ls "$d" | grep -c '^tally\.hist\.')
 	f=$d/tally.hist.$n
 	tm send-keys -t top P
-	wait_for top "tally.hist.$n written" 150 || { echo "no view written"; return; }
+	wait_for top "tally.hist.$n written" 300 || { echo "no view written"; return; }
 	sed -n 's/^# Lost samples: \([0-9]*\).*/\1/p' "$f" | head -1
 }
 # The first screens may lose what came while the symbols first load; from
@@ -34,6 +34,8 @@ hold() {	# hold NAME KEY BACK-KEY: KEY's screen for 5 s, then BACK-KEY, then a r
 	tm send-keys -t top "$2"
 	sleep 5
 	tm send-keys -t top "$3"
+	# back on the rows (a flame view's stacks take seconds on a busy machine)
+	wait_for top '^\? help' 600
 	sleep 2.5	# the next refresh (-d 2) reads what the rings held
 	is "$1 held 5 s on a busy machine: no sample lost" "$(lost_now)" "$before"
 }
