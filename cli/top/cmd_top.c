@@ -18,6 +18,8 @@
 #include <dirent.h>
 #include <unistd.h>
 #include <tally/tally.h>
+#include <tally/annotate.h>
+#include "annotate_text.h"
 #include "browser.h"
 #include "cli.h"
 #include "event_opts.h"
@@ -42,6 +44,7 @@ struct top {
 	uint32_t stack_size;
 	struct tally_evlist *l;
 	struct tally_session *ss;
+	struct tally_annotate *ann;	/* the browser's: every sample by instruction, for 'a' */
 	struct top_hist *h;
 	struct cli_targets ts;
 	char *pids_buf;		/* -u's processes as -p */
@@ -243,6 +246,8 @@ static int on_sample(struct tally_session *ss, const struct tally_session_sample
 		smp = &cut;
 	}
 	err = top_hist_add(t->h, smp);
+	if (!err && t->ann && tally_annotate__add(t->ann, smp) == -ENOMEM)
+		err = -ENOMEM;
 
 	if (err)
 		t->err = err;
@@ -586,15 +591,50 @@ static int run_stdio(struct top *t)
 	return 0;
 }
 
+/* The DSO column's name for a path: its base name, as the rows show it */
+static bool same_dso(const char *path, const char *shown)
+{
+	const char *base = strrchr(path, '/');
+
+	return !strcmp(path, shown) || (base && !strcmp(base + 1, shown));
+}
+
+/*
+ * 'a': the symbol's instructions with the samples top counted for them
+ * since it started (perf top keeps the same per-instruction counts).
+ */
+static struct annot_view *tui_annotate(void *ctx, int ev, const char *dso, const char *sym,
+				       char *msg, size_t n)
+{
+	struct top *t = ctx;
+	struct annot_view *v = NULL;
+	int nr;
+
+	if (ev >= t->nshown || !t->ann)
+		return NULL;
+	pthread_mutex_lock(&t->mu);
+	nr = tally_annotate__sort(t->ann);
+	for (int i = 0; i < nr; i++) {
+		const struct tally_annotate_sym *s = tally_annotate__sym(t->ann, i);
+
+		if (s->attr == t->shown[ev] && !strcmp(s->name, sym) && same_dso(s->dso_name, dso)) {
+			v = annotate_view_of(t->ann, t->ss, i, msg, n);
+			break;
+		}
+	}
+	pthread_mutex_unlock(&t->mu);
+	if (!v && !msg[0])
+		snprintf(msg, n, "annotate: no samples of %s in %s yet", sym, dso);
+	return v;
+}
+
 static int run_tui(struct top *t)
 {
 	struct view v = { 0 };
 	const struct browser_ops ops = {
 		.title = "tally top", .delay_ms = t->delay * 1000, .refresh = tui_refresh,
-		.tick = tui_tick, .key = tui_key, .folded = tui_folded, .ctx = t,
-		/* top's rows keep no per-instruction samples and it has no file to read again */
-		.no_annotate = "not in tally top (no per-instruction samples live): "
-			       "tally record, then a in tally report",
+		.tick = tui_tick, .key = tui_key, .folded = tui_folded, .annotate = tui_annotate,
+		.ctx = t,
 	};
 	int rc;
 
@@ -752,6 +792,14 @@ int cmd_top(int argc, char **argv)
 		}
 	}
 	tally_session__set_unwind(t.ss, t.callchain == TALLY_CALLCHAIN_DWARF);
+	if (!t.stdio_) {	/* the browser's 'a' */
+		TALLY_OPTS(tally_annotate_opts, ao);
+
+		if (!(t.ann = tally_annotate__new(t.ss, &ao))) {
+			fprintf(stderr, "tally top: %s\n", strerror(errno));
+			goto out;
+		}
+	}
 	/* what runs already: its maps and names from /proc */
 	if (t.ts.system_wide) {
 		tally_session__synthesize(t.ss, NULL, 0);
@@ -789,6 +837,7 @@ int cmd_top(int argc, char **argv)
 	}
 out:
 	top_hist_free(t.h);
+	tally_annotate__free(t.ann);
 	tally_session__close(t.ss);
 	tally_evlist__free(t.l);
 	/* --stdio ended by a signal with no command to give a status: 128 + N, as the shell's */

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # The browser's ESC and help, as perf's (report's and top's, one
 # browser): ESC zooms out when zoomed, else asks "Do you really want to
-# exit?" (n stays, y leaves with 0); the ? help is a framed box.
+# exit?" (n stays, y leaves with 0); the ? help is a framed box; top's
+# a annotates the selected row with the samples top counted.
 . "$(dirname "$0")/lib.sh"
 B=$HELPERS/burn
 d=$(mktemp -d)
 sock=tally-esc-$$
-trap 'tm kill-server 2>/dev/null; rm -rf "$d"' EXIT
+busy=
+trap 'tm kill-server 2>/dev/null; kill $busy 2>/dev/null; rm -rf "$d"' EXIT
 # the frame read back as UTF-8 box lines whatever the caller's locale
 export LC_ALL=C.UTF-8
 
@@ -56,4 +58,20 @@ tm send-keys -t top Escape
 check "top: ESC asks too" wait_for top 'Do you really want to exit\?' 20
 tm send-keys -t top Enter
 is "top: ESC, ENTER: exit 0" "$(exited top)" "EXITED 0"
+
+# top's a: burn's hottest row (burn_a, selected first) annotated live
+"$B" 30000 >/dev/null & busy=$!
+run topa "$TALLY top -d 1 -p $busy"
+wait_for topa '^ +[0-9.]+% +burn +\[\.\] burn_a' 100
+sleep 1
+tm send-keys -t topa a
+check "top: a annotates the selected row's symbol" wait_for topa 'annotate burn_a in burn for cpu-clock \([0-9]+ samples' 100
+screen topa >"$d/ann.txt"
+sum=$(awk '/^ +[0-9]+\.[0-9]+ : +[0-9a-f]+:/ { s += $1 } END { printf "%.0f", s }' "$d/ann.txt")
+check "  its instructions' percentages add up to 100 ($sum)" test "$sum" -ge 95 -a "$sum" -le 101
+tm send-keys -t topa Left
+check "  LEFT: the rows again" wait_for topa 'tally top: Samples' 30
+tm send-keys -t topa q
+is "  q: exit 0" "$(exited topa)" "EXITED 0"
+kill $busy
 done_testing
