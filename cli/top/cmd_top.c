@@ -34,6 +34,7 @@ struct top {
 	struct cli_events events;
 	struct cli_target target;
 	const char *uid, *sort, *callgraph, *plimit;
+	const char *style, *vmlinux;	/* -M, -k: the annotate view's (tally annotate's) */
 	uint64_t freq, period;
 	bool freq_max, g, stdio_, tui, zero, help, hide_k, hide_u, inherit_off;
 	int children;		/* -1: perf's default (children with -g) */
@@ -687,6 +688,8 @@ int cmd_top(int argc, char **argv)
 		CLI_STRING(0, "comms", &ho.filter.comms, "LIST", "only these commands"),
 		CLI_STRING(0, "dsos", &ho.filter.dsos, "LIST", "only these shared objects"),
 		CLI_STRING(0, "symbols", &ho.filter.symbols, "LIST", "only these symbols"),
+		CLI_STRING('M', "disassembler-style", &t.style, "STYLE", "the a view's: att (default) or intel"),
+		CLI_STRING('k', "vmlinux", &t.vmlinux, "FILE", "the a view's kernel code (default: /proc/kcore)"),
 		CLI_BOOL(0, "stdio", &t.stdio_, "a refreshing text screen (perf top --stdio)"),
 		CLI_BOOL(0, "tui", &t.tui, "the browser (the default on a terminal)"),
 		CLI_COUNT('v', "verbose", &t.verbose, "say more (the cycles fallback)"),
@@ -721,6 +724,15 @@ int cmd_top(int argc, char **argv)
 			cli_error(&p, "--percent-limit '%s': a percentage, 0 to 100", t.plimit);
 			return 129;
 		}
+	}
+	if (t.style && strcmp(t.style, "att") && strcmp(t.style, "intel")) {
+		cli_error(&p, "-M '%s': att or intel", t.style);
+		return 129;
+	}
+	/* perf: "Invalid file" */
+	if (t.vmlinux && access(t.vmlinux, R_OK)) {
+		fprintf(stderr, "tally top: --vmlinux %s: %s\n", t.vmlinux, strerror(errno));
+		return 1;
 	}
 	if (t.uid && (t.target.pids || t.target.tids)) {
 		cli_error(&p, "%s", "-u and -p/-t do not mix");
@@ -793,7 +805,8 @@ int cmd_top(int argc, char **argv)
 	}
 	tally_session__set_unwind(t.ss, t.callchain == TALLY_CALLCHAIN_DWARF);
 	if (!t.stdio_) {	/* the browser's 'a' */
-		TALLY_OPTS(tally_annotate_opts, ao);
+		TALLY_OPTS(tally_annotate_opts, ao, .vmlinux = t.vmlinux,
+			   .syntax = t.style && !strcmp(t.style, "intel") ? TALLY_DISASM_INTEL : TALLY_DISASM_ATT);
 
 		if (!(t.ann = tally_annotate__new(t.ss, &ao))) {
 			fprintf(stderr, "tally top: %s\n", strerror(errno));

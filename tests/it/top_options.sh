@@ -42,6 +42,12 @@ check "  the graph is the callers' order (main, then burn_a)" \
 "$TALLY" top --stdio --call-graph nosuch >/dev/null 2>&1
 is "--call-graph with a bad word: 129" "$?" 129
 
+"$TALLY" top --stdio -M nosuch >/dev/null 2>&1
+is "-M with neither att nor intel: 129" "$?" 129
+"$TALLY" top --stdio -k /nonexistent/vmlinux >/dev/null 2>"$d/k.err"
+is "-k with a missing file: 1" "$?" 1
+check "  and says so" grep -q 'vmlinux /nonexistent/vmlinux: No such file' "$d/k.err"
+
 "$TALLY" top --stdio -d 1 -g -E 200 -- "$B" 1200 >"$d/g.txt" 2>/dev/null
 check "-g: main has a row of its callees' share" sh -c "tr '\033' '\n' <'$d/g.txt' | grep -aEq '^ +[0-9.]+% +0\.00% +burn +\[\.\] main\$'"
 "$TALLY" top --stdio -d 1 -g -E 200 --max-stack 1 -- "$B" 1200 >"$d/m.txt" 2>"$d/m.err"

@@ -73,5 +73,18 @@ tm send-keys -t topa Left
 check "  LEFT: the rows again" wait_for topa 'tally top: Samples' 30
 tm send-keys -t topa q
 is "  q: exit 0" "$(exited topa)" "EXITED 0"
+# -M intel: the view's instructions in Intel's syntax (no %registers)
+run topi "$TALLY top -d 1 -M intel -p $busy"
+wait_for topi '^ +[0-9.]+% +burn +\[\.\] burn_a' 100
+sleep 1
+tm send-keys -t topi a
+wait_for topi 'annotate burn_a in burn' 100
+screen topi >"$d/intel.txt"
+check "top -M intel: the annotate view in Intel syntax" \
+	sh -c "grep -Eq ': +[0-9a-f]+: +(add|imul|sub) +r[a-z0-9]+,' '$d/intel.txt' && ! grep -Eq ': +[0-9a-f]+: .*%r' '$d/intel.txt'"
+tm send-keys -t topi Left
+wait_for topi 'tally top: Samples' 30
+tm send-keys -t topi q
+exited topi >/dev/null
 kill $busy
 done_testing
