@@ -134,7 +134,8 @@ TALLY_API int tally_session__poll(struct tally_session *s, int timeout_ms);
  * record after another), delivered as tally_session__poll would: a
  * reader thread that must not wait on the session keeps the rings drained
  * and hands their records over. Added in 0.4. 0, a callback's non-zero
- * return, or -errno (-EINVAL: a record's size runs past len).
+ * return, or -errno (-EINVAL: a record's size runs past len; the records
+ * before it are taken).
  */
 TALLY_API int tally_session__feed(struct tally_session *s, const void *buf, size_t len);
 /*
