@@ -12,4 +12,14 @@
 /* Line i of l with percent type ptype (without -l's "// file:line") into buf: its length. */
 int annotate_line_text(const struct tally_annotate_lines *l, int i, int ptype, char *buf, size_t n);
 
+struct annot_view;
+struct tally_session;
+/*
+ * The browser's annotate view of symbol idx of a (sorted): the lines
+ * tally annotate --stdio prints, percent: local period. NULL with why in
+ * msg (perf's words on one line).
+ */
+struct annot_view *annotate_view_of(struct tally_annotate *a, struct tally_session *ss, int idx,
+				    char *msg, size_t n);
+
 #endif

@@ -7,6 +7,7 @@
  * the browser's new view.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <pwd.h>
 #include <sched.h>
 #include <signal.h>
@@ -17,6 +18,8 @@
 #include <dirent.h>
 #include <unistd.h>
 #include <tally/tally.h>
+#include <tally/annotate.h>
+#include "annotate_text.h"
 #include "browser.h"
 #include "cli.h"
 #include "event_opts.h"
@@ -31,15 +34,18 @@ struct top {
 	struct cli_events events;
 	struct cli_target target;
 	const char *uid, *sort, *callgraph, *plimit;
+	const char *style, *vmlinux;	/* -M, -k: the annotate view's (tally annotate's) */
 	uint64_t freq, period;
 	bool freq_max, g, stdio_, tui, zero, help, hide_k, hide_u, inherit_off;
 	int children;		/* -1: perf's default (children with -g) */
 	int verbose, delay, entries, rt;
+	int max_stack;		/* --max-stack; -1: the whole chain */
 	long mmap_pages;
 	enum tally_callchain callchain;
 	uint32_t stack_size;
 	struct tally_evlist *l;
 	struct tally_session *ss;
+	struct tally_annotate *ann;	/* the browser's: every sample by instruction, for 'a' */
 	struct top_hist *h;
 	struct cli_targets ts;
 	char *pids_buf;		/* -u's processes as -p */
@@ -47,6 +53,13 @@ struct top {
 	bool wl_done;
 	int wl_status;
 	int *shown, nshown;	/* the browser's events: their indexes in the evlist */
+	/*
+	 * The browser's reader: the rings drained on a thread of their own
+	 * whatever the screen waits for (a prompt, the help, a flame view);
+	 * mu guards the session and the rows between it and the browser.
+	 */
+	struct top_reader rd;
+	pthread_mutex_t mu;
 };
 
 static const char *const top_usage[] = {
@@ -105,8 +118,9 @@ static int parse_callgraph(struct top *t, struct cg_param *cg)
 	} else if (n == 5 && !strncmp(s, "dwarf", 5)) {
 		t->callchain = TALLY_CALLCHAIN_DWARF;
 	} else {
-		fprintf(stderr, "tally top: --call-graph '%s': fp or dwarf[,SIZE] first\n", s);
-		return -1;
+		/* print settings alone (perf top --call-graph caller): frame pointers, as -g */
+		t->callchain = TALLY_CALLCHAIN_FP;
+		return cg_parse(cg, s, "top");
 	}
 	rest = s[n] ? s + n + 1 : "";
 	if (t->callchain == TALLY_CALLCHAIN_DWARF && *rest >= '0' && *rest <= '9') {
@@ -200,10 +214,41 @@ static int uid_pids(struct top *t)
 	return 0;
 }
 
+/*
+ * --max-stack N: the chain's first N frames (leaf first; the context
+ * markers kept, not counted), as perf's thread__resolve_callchain stops.
+ */
+static uint64_t chain_cut(const struct tally_sample *s, int max)
+{
+	uint64_t i, n = 0;
+
+	for (i = 0; i < s->callchain.nr; i++) {
+		if (s->callchain.ips[i] >= PERF_CONTEXT_MAX)
+			continue;
+		if (n++ == (uint64_t)max)
+			break;
+	}
+	return i;
+}
+
 static int on_sample(struct tally_session *ss, const struct tally_session_sample *smp, void *ctx)
 {
 	struct top *t = ctx;
-	int err = top_hist_add(t->h, smp);
+	struct tally_session_sample cut;
+	struct tally_sample s;
+	int err;
+
+	if (t->max_stack >= 0 && smp->sample->callchain.nr &&
+	    chain_cut(smp->sample, t->max_stack) < smp->sample->callchain.nr) {
+		s = *smp->sample;
+		s.callchain.nr = chain_cut(&s, t->max_stack);
+		cut = *smp;
+		cut.sample = &s;
+		smp = &cut;
+	}
+	err = top_hist_add(t->h, smp);
+	if (!err && t->ann && tally_annotate__add(t->ann, smp) == -ENOMEM)
+		err = -ENOMEM;
 
 	if (err)
 		t->err = err;
@@ -389,7 +434,12 @@ static void on_tick(void *arg, double now)
 {
 	struct top *t = arg;
 
-	if (drain(t))
+	/*
+	 * Twice: a pass delivers only what the pass before it read (perf's
+	 * rounds); the rings wake us only at their watermark, so one pass
+	 * left the last second for the next screen (0 samples on the first).
+	 */
+	if (drain(t) || drain(t))
 		return;
 	print_screen(t, now);
 }
@@ -401,6 +451,22 @@ static int on_fds(void *arg, struct pollfd *fds, int nfds)
 
 /* ---- the browser ---- */
 
+/* With mu held: the reader's records delivered (drain()'s for the browser) */
+static int take(struct top *t)
+{
+	int err = top_reader_take(&t->rd);
+
+	if (err < 0 && err != -EINTR) {
+		fprintf(stderr, "tally top: reading the rings: %s\n", strerror(-err));
+		return -1;
+	}
+	if (t->err) {
+		fprintf(stderr, "tally top: %s\n", strerror(-t->err));
+		return -1;
+	}
+	return 0;
+}
+
 static int tui_refresh(void *ctx, struct view *out)
 {
 	struct top *t = ctx;
@@ -410,11 +476,16 @@ static int tui_refresh(void *ctx, struct view *out)
 	FILE *mem;
 	int n = top_hist_nr_events(t->h), shown[n], ns = 0;
 
-	if (drain(t) || (!t->zero && top_hist_decay(t->h)) || top_hist_resort(t->h))
+	pthread_mutex_lock(&t->mu);
+	if (take(t) || (!t->zero && top_hist_decay(t->h)) || top_hist_resort(t->h)) {
+		pthread_mutex_unlock(&t->mu);
 		return -1;
+	}
 	last_screen = now;
-	if (!(mem = open_memstream(&text, &len)))
+	if (!(mem = open_memstream(&text, &len))) {
+		pthread_mutex_unlock(&t->mu);
 		return 1;
+	}
 	for (int i = 0; i < n; i++) {
 		uint64_t l = lost(t);
 
@@ -429,6 +500,10 @@ static int tui_refresh(void *ctx, struct view *out)
 			t->wl_done ? " (the command exited)" : "");
 		top_hist_print(t->h, i, mem, true);
 	}
+	if (t->zero)
+		top_hist_zero(t->h);
+	pthread_mutex_unlock(&t->mu);
+	/* the text parsed with the reader running */
 	if (fclose(mem) || view_parse(out, text)) {
 		free(text);
 		view_free(out);
@@ -437,8 +512,6 @@ static int tui_refresh(void *ctx, struct view *out)
 	free(text);
 	memcpy(t->shown, shown, sizeof(shown[0]) * (size_t)ns);
 	t->nshown = ns;
-	if (t->zero)
-		top_hist_zero(t->h);
 	return 0;
 }
 
@@ -452,7 +525,9 @@ static char *tui_folded(void *ctx, int ev)
 
 	if (ev >= t->nshown || !(mem = open_memstream(&f, &fl)))
 		return NULL;
+	pthread_mutex_lock(&t->mu);
 	top_hist_folded(t->h, t->shown[ev], mem);
+	pthread_mutex_unlock(&t->mu);
 	if (fclose(mem) || !fl) {
 		free(f);
 		return NULL;
@@ -464,7 +539,6 @@ static void tui_tick(void *ctx)
 {
 	struct top *t = ctx;
 
-	drain(t);
 	if (t->ts.wl && !t->wl_done && tally_workload__poll(t->ts.wl, &t->wl_status, NULL) > 0)
 		t->wl_done = true;
 }
@@ -480,12 +554,16 @@ static int tui_key(void *ctx, int key, char *msg, size_t n)
 		return 1;
 	case 'K':
 		t->hide_k = !t->hide_k;
+		pthread_mutex_lock(&t->mu);
 		top_hist_hide(t->h, t->hide_k, t->hide_u);
+		pthread_mutex_unlock(&t->mu);
 		snprintf(msg, n, "kernel symbols %s (next refresh)", t->hide_k ? "hidden" : "shown");
 		return 1;
 	case 'U':
 		t->hide_u = !t->hide_u;
+		pthread_mutex_lock(&t->mu);
 		top_hist_hide(t->h, t->hide_k, t->hide_u);
+		pthread_mutex_unlock(&t->mu);
 		snprintf(msg, n, "user symbols %s (next refresh)", t->hide_u ? "hidden" : "shown");
 		return 1;
 	}
@@ -503,9 +581,9 @@ static int run_stdio(struct top *t)
 
 	if (err < 0)
 		return 1;
-	/* what came after the last screen, once more */
+	/* what came after the last screen, once more, unless a signal ended it (at once, as perf top) */
 	tally_evlist__disable(t->l);
-	if (!drain(t))
+	if (!(cli_interrupted() && !t->ts.wl) && !drain(t))
 		print_screen(t, cli_now_ns());
 	if (t->ts.wl) {
 		t->wl_status = w.status;
@@ -514,26 +592,69 @@ static int run_stdio(struct top *t)
 	return 0;
 }
 
+/* The DSO column's name for a path: its base name, as the rows show it */
+static bool same_dso(const char *path, const char *shown)
+{
+	const char *base = strrchr(path, '/');
+
+	return !strcmp(path, shown) || (base && !strcmp(base + 1, shown));
+}
+
+/*
+ * 'a': the symbol's instructions with the samples top counted for them
+ * since it started (perf top keeps the same per-instruction counts).
+ */
+static struct annot_view *tui_annotate(void *ctx, int ev, const char *dso, const char *sym,
+				       char *msg, size_t n)
+{
+	struct top *t = ctx;
+	struct annot_view *v = NULL;
+	int nr;
+
+	if (ev >= t->nshown || !t->ann)
+		return NULL;
+	pthread_mutex_lock(&t->mu);
+	nr = tally_annotate__sort(t->ann);
+	for (int i = 0; i < nr; i++) {
+		const struct tally_annotate_sym *s = tally_annotate__sym(t->ann, i);
+
+		if (s->attr == t->shown[ev] && !strcmp(s->name, sym) && same_dso(s->dso_name, dso)) {
+			v = annotate_view_of(t->ann, t->ss, i, msg, n);
+			break;
+		}
+	}
+	pthread_mutex_unlock(&t->mu);
+	if (!v && !msg[0])
+		snprintf(msg, n, "annotate: no samples of %s in %s yet", sym, dso);
+	return v;
+}
+
 static int run_tui(struct top *t)
 {
 	struct view v = { 0 };
 	const struct browser_ops ops = {
 		.title = "tally top", .delay_ms = t->delay * 1000, .refresh = tui_refresh,
-		.tick = tui_tick, .key = tui_key, .folded = tui_folded, .ctx = t,
-		/* top's rows keep no per-instruction samples and it has no file to read again */
-		.no_annotate = "not in tally top (no per-instruction samples live): "
-			       "tally record, then a in tally report",
+		.tick = tui_tick, .key = tui_key, .folded = tui_folded, .annotate = tui_annotate,
+		.ctx = t,
 	};
-	int rc = browser_run(&v, &ops);
+	int rc;
 
+	if ((rc = top_reader_start(&t->rd, t->l, t->ss, &t->mu))) {
+		fprintf(stderr, "tally top: cannot start the reader: %s\n", strerror(-rc));
+		return 1;
+	}
+	rc = browser_run(&v, &ops);
+	top_reader_stop(&t->rd);
 	/* q: 0; a signal: 128 + it, as report's browser; -1: no terminal to draw on */
 	return rc;
 }
 
 int cmd_top(int argc, char **argv)
 {
-	struct top t = { .children = -1, .delay = 2, .ts = CLI_TARGETS_INIT("top") };
-	struct top_hist_opts ho = { .cg = { .mode = CG_GRAPH, .min_percent = 0.5 } };
+	struct top t = { .children = -1, .delay = 2, .ts = CLI_TARGETS_INIT("top"), .max_stack = -1,
+			 .mu = PTHREAD_MUTEX_INITIALIZER };
+	struct top_hist_opts ho = { .cg = { .mode = CG_GRAPH, .min_percent = 0.5 },
+				    .filter = { .sz = sizeof(struct tally_hist_filter) } };
 	const struct cli_option opts[] = {
 		CLI_GROUP("Events"),
 		CLI_CALLBACK('e', "event", &t.events, "SPEC", "events to sample (default cycles, cpu-clock without a PMU)", opt_event),
@@ -541,6 +662,7 @@ int cmd_top(int argc, char **argv)
 		CLI_CALLBACK('c', "count", &t, "N", "a sample every N events", opt_count),
 		CLI_BOOL('g', NULL, &t.g, "call chains (frame pointers), shown under the rows"),
 		CLI_STRING(0, "call-graph", &t.callgraph, "MODE[,...]", "fp or dwarf[,SIZE], then report's -g print settings"),
+		CLI_INT(0, "max-stack", &t.max_stack, "N", "the chains' first N frames only", 0, 1 << 20),
 		CLI_GROUP("Targets (default: system-wide)"),
 		CLI_STRING('p', "pid", &t.target.pids, "PID[,PID]", "existing processes"),
 		CLI_STRING('t', "tid", &t.target.tids, "TID[,TID]", "existing threads"),
@@ -561,6 +683,13 @@ int cmd_top(int argc, char **argv)
 		CLI_BOOL('z', "zero", &t.zero, "zero the rows at each refresh"),
 		CLI_INT('E', "entries", &t.entries, "N", "show this many rows", 1, 1 << 20),
 		CLI_STRING(0, "percent-limit", &t.plimit, "PCT", "hide rows below PCT percent"),
+		CLI_BOOL('n', "show-nr-samples", &ho.show_nr, "a Samples column (the rows' own samples)"),
+		CLI_BOOL(0, "show-total-period", &ho.show_period, "a Period column (the rows' own period)"),
+		CLI_STRING(0, "comms", &ho.filter.comms, "LIST", "only these commands"),
+		CLI_STRING(0, "dsos", &ho.filter.dsos, "LIST", "only these shared objects"),
+		CLI_STRING(0, "symbols", &ho.filter.symbols, "LIST", "only these symbols"),
+		CLI_STRING('M', "disassembler-style", &t.style, "STYLE", "the a view's: att (default) or intel"),
+		CLI_STRING('k', "vmlinux", &t.vmlinux, "FILE", "the a view's kernel code (default: /proc/kcore)"),
 		CLI_BOOL(0, "stdio", &t.stdio_, "a refreshing text screen (perf top --stdio)"),
 		CLI_BOOL(0, "tui", &t.tui, "the browser (the default on a terminal)"),
 		CLI_COUNT('v', "verbose", &t.verbose, "say more (the cycles fallback)"),
@@ -596,6 +725,15 @@ int cmd_top(int argc, char **argv)
 			return 129;
 		}
 	}
+	if (t.style && strcmp(t.style, "att") && strcmp(t.style, "intel")) {
+		cli_error(&p, "-M '%s': att or intel", t.style);
+		return 129;
+	}
+	/* perf: "Invalid file" */
+	if (t.vmlinux && access(t.vmlinux, R_OK)) {
+		fprintf(stderr, "tally top: --vmlinux %s: %s\n", t.vmlinux, strerror(errno));
+		return 1;
+	}
 	if (t.uid && (t.target.pids || t.target.tids)) {
 		cli_error(&p, "%s", "-u and -p/-t do not mix");
 		return 129;
@@ -624,8 +762,6 @@ int cmd_top(int argc, char **argv)
 	 * its call graph was most of a -g refresh's cost.
 	 */
 	ho.entries = t.entries ? t.entries : t.stdio_ ? term_rows() - 5 > 0 ? term_rows() - 5 : 1 : 0;
-	if (cli_signals_setup())
-		return 1;
 	if (t.rt) {
 		struct sched_param sp = { .sched_priority = t.rt };
 
@@ -668,6 +804,15 @@ int cmd_top(int argc, char **argv)
 		}
 	}
 	tally_session__set_unwind(t.ss, t.callchain == TALLY_CALLCHAIN_DWARF);
+	if (!t.stdio_) {	/* the browser's 'a' */
+		TALLY_OPTS(tally_annotate_opts, ao, .vmlinux = t.vmlinux,
+			   .syntax = t.style && !strcmp(t.style, "intel") ? TALLY_DISASM_INTEL : TALLY_DISASM_ATT);
+
+		if (!(t.ann = tally_annotate__new(t.ss, &ao))) {
+			fprintf(stderr, "tally top: %s\n", strerror(errno));
+			goto out;
+		}
+	}
 	/* what runs already: its maps and names from /proc */
 	if (t.ts.system_wide) {
 		tally_session__synthesize(t.ss, NULL, 0);
@@ -680,6 +825,13 @@ int cmd_top(int argc, char **argv)
 		tally_session__synthesize(t.ss, pids, np ? np : -1);
 	}
 	cli_targets__watch(&t.ts, &t.target);
+	/*
+	 * Until now a signal kills top at once (128 + N to the shell): the
+	 * setup (opening a thread's events per CPU, reading /proc) can take
+	 * seconds on a busy machine and holds nothing to give back.
+	 */
+	if (cli_signals_setup())
+		goto out;
 	if (!(t.ts.wl && t.ts.wl_is_target))
 		tally_evlist__enable(t.l);
 	if ((ret = cli_targets__start(&t.ts)) != 0)
@@ -698,8 +850,12 @@ int cmd_top(int argc, char **argv)
 	}
 out:
 	top_hist_free(t.h);
+	tally_annotate__free(t.ann);
 	tally_session__close(t.ss);
 	tally_evlist__free(t.l);
+	/* --stdio ended by a signal with no command to give a status: 128 + N, as the shell's */
+	if (!ret && !t.ts.wl)
+		cli_reraise_interrupt();
 	cli_targets__release(&t.ts);
 	free(t.pids_buf);
 	free(t.shown);

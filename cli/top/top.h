@@ -4,14 +4,18 @@
  *   cmd_top.c    command line, events and targets, the loop (--stdio
  *                screens, or the browser of cli/tui refreshed)
  *   top_hist.c   the library's histogram of the live samples, as text
+ *   top_reader.c the browser's reader thread: the rings drained whatever
+ *                the screen does
  * (what ran before top, the session synthesizes: tally_session__synthesize)
  */
 #ifndef TALLY_CLI_TOP_H
 #define TALLY_CLI_TOP_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <tally/hist.h>
 #include "report_graph.h"
 
 struct tally_session;
@@ -29,6 +33,8 @@ struct top_hist_opts {
 	bool hide_kernel, hide_user;	/* -K, -U */
 	double percent_limit;
 	int entries;			/* -E: rows printed; 0: all */
+	bool show_nr, show_period;	/* -n, --show-total-period: perf's Samples, Period */
+	struct tally_hist_filter filter;	/* --comms, --dsos, --symbols (report's) */
 };
 
 struct top_hist;
@@ -64,5 +70,32 @@ uint64_t top_hist_samples(const struct top_hist *h, int idx);
 void top_hist_print(struct top_hist *h, int idx, FILE *fp, bool hash);
 /* The event's collapsed stacks ("comm;root;...;leaf N"), for the flame view. */
 void top_hist_folded(struct top_hist *h, int idx, FILE *fp);
+
+/*
+ * The reader: a thread draining the rings into a backlog of raw records,
+ * handed to the session (tally_session__feed) when *mu, the session's and
+ * the rows' lock, is free. Fields: the reader's.
+ */
+struct top_reader {
+	struct tally_evlist *l;
+	struct tally_session *ss;
+	pthread_mutex_t *mu;
+	pthread_t th;
+	pthread_mutex_t bl_mu;		/* the backlog's */
+	unsigned char *buf, *spare;
+	size_t len, cap, spare_cap;
+	bool stop;			/* atomic: the main thread's word to end */
+	bool running;
+	int err;			/* atomic: reading failed, -errno */
+};
+
+struct tally_evlist;
+/* Start reading l's rings for ss. 0 or -errno. */
+int top_reader_start(struct top_reader *r, struct tally_evlist *l, struct tally_session *ss,
+		     pthread_mutex_t *mu);
+/* With *mu held: what was read so far, delivered. 0, or -errno (the reading's too). */
+int top_reader_take(struct top_reader *r);
+/* Stop the thread, what it read last delivered. */
+void top_reader_stop(struct top_reader *r);
 
 #endif

@@ -45,7 +45,10 @@ struct top_hist *top_hist_new(struct tally_session *ss, int nr_events,
 			   .order = o->cg.caller ? TALLY_HIST_CALLER : TALLY_HIST_CALLEE,
 			   .address = o->cg.address, .no_inline = !o->inline_frames);
 
-		if (!(t->h = tally_hist__new(ss, &ho))) {
+		if (!(t->h = tally_hist__new(ss, &ho)) ||
+		    ((o->filter.comms || o->filter.dsos || o->filter.symbols) &&
+		     tally_hist__set_filter(t->h, &o->filter))) {
+			tally_hist__free(t->h);
 			free(t->rate);
 			free(t);
 			return NULL;
@@ -167,10 +170,19 @@ static bool hidden(const struct top_hist *t, const struct tally_hist_row *r)
 	return (t->o.hide_kernel && r->level == 'k') || (t->o.hide_user && r->level != 'k');
 }
 
+/* one --comms, --dsos or --symbols value: its column says nothing, perf drops it (sort__setup_elide) */
+static bool elided(const struct top_hist *t, enum top_key k)
+{
+	const char *l = k == TK_COMM ? t->o.filter.comms : k == TK_DSO ? t->o.filter.dsos :
+			k == TK_SYM ? t->o.filter.symbols : NULL;
+
+	return l && !strchr(l, ',');
+}
+
 void top_hist_print(struct top_hist *t, int idx, FILE *fp, bool hash)
 {
 	size_t n = tally_hist__nr_rows(t->h, idx);
-	int width[TK__NR] = { 0 }, printed = 0;
+	int width[TK__NR] = { 0 }, printed = 0, last = -1;
 	TALLY_OPTS(tally_hist_totals, tot);
 	double total;
 	char buf[1024];
@@ -178,8 +190,11 @@ void top_hist_print(struct top_hist *t, int idx, FILE *fp, bool hash)
 	if (tally_hist__totals(t->h, idx, &tot))
 		return;
 	total = tot.period ? (double)tot.period : 1;
-	for (int i = 0; i < t->o.nkeys; i++)
+	for (int i = 0; i < t->o.nkeys; i++) {
 		width[i] = (int)strlen(headers[t->o.keys[i]]);
+		if (!elided(t, t->o.keys[i]))
+			last = i;
+	}
 	for (size_t k = 0; k < n; k++) {
 		TALLY_OPTS(tally_hist_row, r);
 
@@ -193,11 +208,16 @@ void top_hist_print(struct top_hist *t, int idx, FILE *fp, bool hash)
 		}
 	}
 	if (hash) {
-		fprintf(fp, "# %s", t->o.children ? "Children      Self" : "Overhead");
+		fprintf(fp, "# %s%s%s", t->o.children ? "Children      Self" : "Overhead",
+			t->o.show_nr ? "       Samples" : "", t->o.show_period ? "        Period" : "");
 		for (int i = 0; i < t->o.nkeys; i++)
-			fprintf(fp, "  %-*s", width[i], headers[t->o.keys[i]]);
-		fprintf(fp, "\n# %s", t->o.children ? "........  ........" : "........");
+			if (!elided(t, t->o.keys[i]))
+				fprintf(fp, "  %-*s", width[i], headers[t->o.keys[i]]);
+		fprintf(fp, "\n# %s%s%s", t->o.children ? "........  ........" : "........",
+			t->o.show_nr ? "  ............" : "", t->o.show_period ? "  ............" : "");
 		for (int i = 0; i < t->o.nkeys; i++) {
+			if (elided(t, t->o.keys[i]))
+				continue;
 			fprintf(fp, "  ");
 			for (int k = 0; k < width[i]; k++)
 				fputc('.', fp);
@@ -220,10 +240,17 @@ void top_hist_print(struct top_hist *t, int idx, FILE *fp, bool hash)
 				100.0 * (double)r.self / total);
 		else
 			fprintf(fp, "  %7.2f%%", 100.0 * (double)r.self / total);
+		/* report's columns (perf top's -n and --show-total-period) */
+		if (t->o.show_nr)
+			fprintf(fp, "  %12llu", (unsigned long long)r.samples);
+		if (t->o.show_period)
+			fprintf(fp, "  %12llu", (unsigned long long)r.self);
 		for (int i = 0; i < t->o.nkeys; i++) {
+			if (elided(t, t->o.keys[i]))
+				continue;
 			key_text(&r, t->o.keys[i], buf, sizeof(buf));
 			/* the last column unpadded, as perf's */
-			fprintf(fp, "  %-*s", i + 1 < t->o.nkeys ? width[i] : 0, buf);
+			fprintf(fp, "  %-*s", i < last ? width[i] : 0, buf);
 		}
 		fputc('\n', fp);
 		if (t->o.cg.mode != CG_NONE && r.graph)

@@ -49,7 +49,8 @@ static const char *const help[] = {
 	"H            write the HTML page of the current filter (tally.N.html)",
 	"a            annotate the selected symbol (LEFT, ESC, q: back)",
 	"?, h         this help",
-	"q, ESC       quit (ESC: zoom out first)",
+	"ESC          zoom out, else asks to quit",
+	"q            quit",
 	NULL,
 };
 
@@ -287,29 +288,46 @@ static void draw(struct browser *b)
 	tui_show();
 }
 
-/* A box of lines over the screen until a key. */
-static int popup(const char *const *lines, int n)
+/* A framed box of lines over the screen (perf's), with foot on its last line; until a key. */
+static int popup_foot(const char *const *lines, int n, const char *foot)
 {
-	int w = 0, rows = tui_rows(), cols = tui_cols(), y0, x0, k;
+	int w = tui_width(foot), rows = tui_rows(), cols = tui_cols(), h, y0, x0, k;
 
 	for (int i = 0; i < n; i++)
 		if (tui_width(lines[i]) > w)
 			w = tui_width(lines[i]);
-	w += 4;
+	w += 4;			/* the frame and a blank each side */
 	if (w > cols)
 		w = cols;
-	y0 = rows > n + 2 ? (rows - n - 2) / 2 : 0;
+	h = n + 3;		/* the frame, the lines, the foot */
+	if (h > rows)
+		h = rows;
+	y0 = (rows - h) / 2;
 	x0 = (cols - w) / 2;
-	tui_text(y0, x0, w, TUI_TITLE, "", true);
-	for (int i = 0; i < n && y0 + 1 + i < rows - 1; i++) {
-		tui_text(y0 + 1 + i, x0, w, TUI_TITLE, "  ", true);
-		tui_text(y0 + 1 + i, x0 + 2, w - 2, TUI_TITLE, lines[i], true);
-	}
-	tui_text(y0 + 1 + n < rows ? y0 + 1 + n : rows - 1, x0, w, TUI_TITLE, "  (any key)", true);
+	for (int y = y0; y < y0 + h; y++)
+		tui_text(y, x0, w, TUI_TITLE, "", true);
+	tui_box(y0, x0, h, w, TUI_TITLE);
+	for (int i = 0; i < n && 1 + i < h - 2; i++)
+		tui_text(y0 + 1 + i, x0 + 2, w - 4, TUI_TITLE, lines[i], false);
+	tui_text(y0 + h - 2, x0 + 2, w - 4, TUI_TITLE, foot, false);
 	tui_show();
 	while ((k = tui_key(-1)) == TUI_KEY_RESIZE || k == TUI_KEY_NONE)
 		;
 	return k;
+}
+
+static int popup(const char *const *lines, int n)
+{
+	return popup_foot(lines, n, "(any key)");
+}
+
+/* perf's ESC with nothing to zoom out of: "Do you really want to exit?" y or ENTER: yes */
+static bool confirm_exit(void)
+{
+	static const char *const q[] = { "Do you really want to exit?" };
+	int k = popup_foot(q, 1, "y/ENTER: yes, any other key: no");
+
+	return k == 'y' || k == 'Y' || k == TUI_KEY_ENTER || k == TUI_KEY_QUIT;
 }
 
 static int info(struct browser *b)
@@ -508,7 +526,8 @@ int browser_run(struct view *v, const struct browser_ops *ops)
 		case TUI_KEY_ESC:
 		case TUI_KEY_LEFT:
 		case TUI_KEY_BACKSPACE:
-			if (!zoom_out(&b) && k == TUI_KEY_ESC)
+			/* ESC: the last zoom out, else asked as perf asks */
+			if (!zoom_out(&b) && k == TUI_KEY_ESC && confirm_exit())
 				quit = true;
 			break;
 		case TUI_KEY_UP: case 'k':

@@ -193,6 +193,24 @@ void tui_text(int y, int x, int w, enum tui_attr a, const char *s, bool fill)
 	attroff(at);
 }
 
+void tui_box(int y, int x, int h, int w, enum tui_attr a)
+{
+	attr_t at = attr_of(a);
+
+	if (h < 2 || w < 2 || y < 0 || x < 0 || y + h > LINES || x + w > COLS)
+		return;
+	attron(at);
+	mvaddch(y, x, ACS_ULCORNER);
+	mvhline(y, x + 1, ACS_HLINE, w - 2);
+	mvaddch(y, x + w - 1, ACS_URCORNER);
+	mvvline(y + 1, x, ACS_VLINE, h - 2);
+	mvvline(y + 1, x + w - 1, ACS_VLINE, h - 2);
+	mvaddch(y + h - 1, x, ACS_LLCORNER);
+	mvhline(y + h - 1, x + 1, ACS_HLINE, w - 2);
+	mvaddch(y + h - 1, x + w - 1, ACS_LRCORNER);
+	attroff(at);
+}
+
 void tui_show(void)
 {
 	refresh();

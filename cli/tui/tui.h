@@ -35,6 +35,8 @@ int tui_key(int timeout_ms);
 void tui_clear(void);
 /* s at (y, x), at most w columns wide (by wcwidth), the rest of w blank when fill. */
 void tui_text(int y, int x, int w, enum tui_attr a, const char *s, bool fill);
+/* A frame of lines h rows by w columns at (y, x), as perf's boxes; nothing if it does not fit. */
+void tui_box(int y, int x, int h, int w, enum tui_attr a);
 void tui_show(void);
 /* A line of input on the last row after prompt: the text (malloc'd), NULL on ESC. */
 char *tui_prompt(const char *prompt);

@@ -131,6 +131,16 @@ TALLY_API int tally_session__synthesize(struct tally_session *s, const int *pids
  */
 TALLY_API int tally_session__poll(struct tally_session *s, int timeout_ms);
 /*
+ * The records of one or more whole passes over the session's rings, read
+ * elsewhere (tally_evlist__drain's out: the rings' bytes as they lay, one
+ * record after another), delivered as tally_session__poll would: a
+ * reader thread that must not wait on the session keeps the rings drained
+ * and hands their records over. Added in 0.4. 0, a callback's non-zero
+ * return, or -errno (-EINVAL: a record's size runs past len; the records
+ * before it are taken).
+ */
+TALLY_API int tally_session__feed(struct tally_session *s, const void *buf, size_t len);
+/*
  * Deliver every record. 0; a callback's non-zero return; or -errno when
  * reading stopped (tally_data_reader__error says where: what came before
  * was delivered). A session runs once (a callback that stopped it

@@ -124,9 +124,10 @@ tally_machine__map_at(const struct tally_machine *m, int32_t tid, size_t idx);
 
 /*
  * The kernel map perf records: "[kernel.kallsyms]_text" from the _text
- * address in kallsyms (pgoff = _text) to the end of the kernel text, and
- * one map per module from /proc/modules. Reads `kallsyms` and `modules`
- * (NULL: the /proc files). 0 or -errno (-EACCES: addresses are zeroed).
+ * address in kallsyms (pgoff = _text) up to the first module, and one map
+ * per module from /proc/modules. Reads `kallsyms` (NULL: the /proc file)
+ * up to its _text line only, and `modules`. 0 or -errno (-EACCES:
+ * addresses are zeroed).
  */
 TALLY_API int tally_machine__add_kernel_maps(struct tally_machine *m,
 					     const char *kallsyms,

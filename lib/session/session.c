@@ -816,6 +816,35 @@ int tally_session__poll(struct tally_session *s, int timeout_ms)
 	return err < 0 ? tally__err(-err) : 0;
 }
 
+int tally_session__feed(struct tally_session *s, const void *buf, size_t len)
+{
+	const unsigned char *p = buf;
+	size_t off = 0;
+	int err;
+
+	if (!s || !s->live || (len && !buf))
+		return tally__err(EINVAL);
+	while (len - off >= sizeof(struct perf_event_header)) {
+		const struct perf_event_header *h = (const void *)(p + off);
+
+		if (h->size < sizeof(*h) || h->size > len - off)
+			return tally__err(EINVAL);
+		err = on_record(s, h, 0, -1);
+		if (err) {
+			if (err < 0 && !s->stop)
+				return err;
+			break;
+		}
+		off += h->size;
+	}
+	/* the passes end a round, as in tally_session__poll */
+	err = flush(s, s->next_flush);
+	s->next_flush = s->max_time;
+	if (s->stop)
+		return s->stop;
+	return err < 0 ? tally__err(-err) : 0;
+}
+
 static int read_all(struct tally_session *s)
 {
 	int err = tally_data_reader__foreach(s->rd, on_record, s);

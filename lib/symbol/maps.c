@@ -622,8 +622,7 @@ int tally_machine__add_kernel_maps(struct tally_machine *m, const char *kallsyms
 				   const char *modules)
 {
 	char line[512];
-	uint64_t text = 0, etext = 0, last = 0;
-	bool any = false;
+	uint64_t text = 0;
 	FILE *f;
 	int err;
 
@@ -632,28 +631,29 @@ int tally_machine__add_kernel_maps(struct tally_machine *m, const char *kallsyms
 	f = fopen(kallsyms ? kallsyms : "/proc/kallsyms", "re");
 	if (!f)
 		return -errno;
+	/*
+	 * _text alone, in kallsyms' first lines: the kernel map runs from it
+	 * up to the first module (tally_machine__mmap, as perf's fixup), so
+	 * nothing of the rest is needed, and the rest is the cost (~40 ms of
+	 * the kernel's formatting; seconds when top shares the CPUs with
+	 * hundreds of busy threads).
+	 */
 	while (fgets(line, sizeof(line), f)) {
 		uint64_t a;
 		char type, *name, *mod;
 
 		if (tally__kallsyms_line(line, &a, &type, &name, &mod) || mod)
 			continue;
-		if (a)
-			any = true;
-		if (!strcmp(name, "_text"))
+		if (!strcmp(name, "_text")) {
 			text = a;
-		else if (!strcmp(name, "_etext"))
-			etext = a;
-		if ((type == 'T' || type == 't') && a > last)
-			last = a;
+			break;
+		}
 	}
 	fclose(f);
-	if (!any || !text)
+	if (!text)
 		return tally__err(EACCES);	/* kptr_restrict zeroes them */
-	if (etext <= text)
-		etext = last + 4096;
 	struct tally_mmap_event kev = {
-		.pid = -1, .tid = 0, .start = text, .len = etext - text,
+		.pid = -1, .tid = 0, .start = text, .len = 4096,
 		.pgoff = text, .filename = "[kernel.kallsyms]_text",
 	};
 	err = tally_machine__mmap(m, &kev);

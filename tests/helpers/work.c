@@ -8,6 +8,7 @@
  *   work fnoff          print tally_target_fn's address
  *   work pages M        touch M fresh anonymous pages (page-faults >= M)
  *   work spin MS        burn CPU for MS milliseconds
+ *   work spin-threads T MS  T threads (up to 1024) each burning CPU for MS milliseconds
  *   work sleep MS       sleep MS milliseconds
  *   work threads T N    T threads, each N getpid syscalls
  *   work exit CODE      exit with CODE
@@ -95,6 +96,24 @@ static void *exec_getpid(void *arg)
 	return NULL;
 }
 
+/* inlined: `work spin`'s samples stay in main (top_tui.sh looks for them there) */
+static inline __attribute__((always_inline)) void spin(long ms)
+{
+	double end = now() + ms / 1000.0;
+	uint64_t x = 0;
+
+	while (now() < end)
+		for (int i = 0; i < 10000; i++)
+			x += (uint64_t)i;
+	__asm__ volatile("" : : "r"(x));	/* keep the loop */
+}
+
+static void *spin_fn(void *arg)
+{
+	spin((long)(intptr_t)arg);
+	return NULL;
+}
+
 static void msleep(long ms)
 {
 	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
@@ -129,12 +148,23 @@ int main(int argc, char **argv)
 		for (long i = 0; i < n; i++)
 			p[i * pg] = 1;
 	} else if (!strcmp(cmd, "spin")) {
-		double end = now() + n / 1000.0;
-		uint64_t x = 0;
-		while (now() < end)
-			for (int i = 0; i < 10000; i++)
-				x += (uint64_t)i;
-		__asm__ volatile("" : : "r"(x));	/* keep the loop */
+		spin(n);
+	} else if (!strcmp(cmd, "spin-threads")) {
+		long ms = argc > 3 ? atol(argv[3]) : 0;
+		static pthread_t t[1024];
+		pthread_attr_t a;
+		if (n > 1024)
+			n = 1024;
+		/* small stacks: hundreds of threads on a machine short of memory */
+		pthread_attr_init(&a);
+		pthread_attr_setstacksize(&a, 256 << 10);
+		for (long i = 0; i < n; i++)
+			if (pthread_create(&t[i], &a, spin_fn, (void *)(intptr_t)ms)) {
+				perror("work: pthread_create");
+				return 1;
+			}
+		for (long i = 0; i < n; i++)
+			pthread_join(t[i], NULL);
 	} else if (!strcmp(cmd, "sleep")) {
 		msleep(n);
 	} else if (!strcmp(cmd, "threads")) {

@@ -108,12 +108,15 @@ check "  the rows stay" sh -c "tmux -L $sock capture-pane -p -t strip | grep -q 
 tm send-keys -t strip q
 is "  and q exits 0 (no crash)" "$(exited strip)" "EXITED 0"
 
-# top: live samples have no file to annotate from: said on screen
+# top: a annotates with the samples top counted (tui_esc.sh checks the
+# view), or says why (the selected row's code out of reach)
 "$B" 20000 >/dev/null & busy=$!
 run top "$TALLY top -d 1"
 wait_for top 'burn +\[\.\] burn_' 60
 tm send-keys -t top a
-check "top: a says why it cannot annotate" wait_for top 'annotate: not in tally top' 30
+check "top: a annotates the row or says why" wait_for top '^tally top: annotate |annotate: ' 100
+tm send-keys -t top Left
+wait_for top 'tally top: Samples' 30
 tm send-keys -t top q
 is "top: q exits 0" "$(exited top)" "EXITED 0"
 kill $busy 2>/dev/null; wait $busy 2>/dev/null

@@ -8,6 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
 #include <tally/symbols.h>
@@ -262,6 +266,57 @@ static void test_kernel_past_etext(void **state)
 	unlink(ks);
 }
 
+/*
+ * kallsyms is read up to _text and no further (the rest is ~40 ms of the
+ * kernel's formatting, seconds on a busy machine): a FIFO gives the first
+ * lines and then nothing until told the maps are added; reading on would
+ * wait, and after 5 s the writer gives up, writes the rest and says so.
+ */
+static void test_kernel_maps_read_to_text(void **state)
+{
+	char dir[] = "/tmp/tally-test-kfifo-XXXXXX", ks[64], mods[64];
+	int done[2], st;
+	pid_t pid;
+	struct tally_machine *m = tally_machine__new();
+	const struct tally_map *map;
+	uint64_t mip;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(ks, sizeof(ks), "%s/kallsyms", dir);
+	snprintf(mods, sizeof(mods), "%s/modules", dir);
+	assert_int_equal(mkfifo(ks, 0600), 0);
+	assert_int_equal(pipe(done), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int fd = open(ks, O_WRONLY);
+		struct pollfd p = { .fd = done[0], .events = POLLIN };
+		static const char head[] = "ffffffff81000000 T _stext\nffffffff81000000 T _text\n";
+		static const char rest[] = "ffffffff81000100 T start_kernel\nffffffff81e00000 T _etext\n";
+
+		close(done[1]);
+		if (fd < 0 || write(fd, head, sizeof(head) - 1) < 0)
+			_exit(2);
+		if (poll(&p, 1, 5000) == 1)
+			_exit(0);
+		/* not told: the reader waited on past _text */
+		_exit(write(fd, rest, sizeof(rest) - 1) < 0 ? 2 : 1);
+	}
+	close(done[0]);
+	assert_int_equal(tally_machine__add_kernel_maps(m, ks, mods), 0);
+	close(done[1]);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+	map = tally_machine__find_map(m, -1, 0, 0xffffffff81000150, TALLY_CPUMODE_KERNEL, &mip);
+	assert_non_null(map);
+	assert_string_equal(map->filename, "[kernel.kallsyms]_text");
+	assert_int_equal(map->pgoff, 0xffffffff81000000);
+	unlink(ks);
+	rmdir(dir);
+	tally_machine__free(m);
+}
+
 static void test_anon_identity(void **state)
 {
 	struct tally_machine *m = tally_machine__new();
@@ -319,6 +374,7 @@ int main(void)
 		cmocka_unit_test(test_kernel_maps),
 		cmocka_unit_test(test_kernel_map_end),
 		cmocka_unit_test(test_kernel_past_etext),
+		cmocka_unit_test(test_kernel_maps_read_to_text),
 		cmocka_unit_test(test_anon_identity),
 		cmocka_unit_test(test_bad_args),
 		cmocka_unit_test(test_many_threads),
