@@ -319,10 +319,9 @@ static int open_events(struct top *t)
 	return 0;
 }
 
-static int drain(struct top *t)
+/* A pass over the rings ended with err: 0, or -1 said (its error or the callbacks'). */
+static int pass_said(const struct top *t, int err)
 {
-	int err = tally_session__poll(t->ss, 0);
-
 	if (err < 0 && err != -EINTR) {
 		fprintf(stderr, "tally top: reading the rings: %s\n", strerror(-err));
 		return -1;
@@ -332,6 +331,11 @@ static int drain(struct top *t)
 		return -1;
 	}
 	return 0;
+}
+
+static int drain(struct top *t)
+{
+	return pass_said(t, tally_session__poll(t->ss, 0));
 }
 
 static uint64_t lost(const struct top *t)
@@ -454,17 +458,7 @@ static int on_fds(void *arg, struct pollfd *fds, int nfds)
 /* With mu held: the reader's records delivered (drain()'s for the browser) */
 static int take(struct top *t)
 {
-	int err = top_reader_take(&t->rd);
-
-	if (err < 0 && err != -EINTR) {
-		fprintf(stderr, "tally top: reading the rings: %s\n", strerror(-err));
-		return -1;
-	}
-	if (t->err) {
-		fprintf(stderr, "tally top: %s\n", strerror(-t->err));
-		return -1;
-	}
-	return 0;
+	return pass_said(t, top_reader_take(&t->rd));
 }
 
 static int tui_refresh(void *ctx, struct view *out)
