@@ -772,7 +772,8 @@ int tally_symbols__resolve(struct tally_symbols *s, struct tally_machine *m, int
 
 	uint64_t mid = tally__machine_id(m);
 
-	if (s->last[c].filename == out->map->filename && s->last[c].machine == mid &&
+	/* a KSYMBOL map's name may stand at several addresses: a DSO each */
+	if (!out->map->ksym && s->last[c].filename == out->map->filename && s->last[c].machine == mid &&
 	    (!out->map->anon || s->last[c].pid == pid)) {
 		out->dso = s->last[c].dso;
 	} else {

@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 #include <tally/symbols.h>
+#include "symbols_internal.h"
 
 static void mmap_(struct tally_machine *m, int pid, int tid, uint64_t start,
 		  uint64_t len, uint64_t pgoff, const char *file)
@@ -317,6 +318,39 @@ static void test_kernel_maps_read_to_text(void **state)
 	tally_machine__free(m);
 }
 
+/*
+ * KSYMBOL records: a BPF program's code is a map of its own, one symbol
+ * named as it (perf's "bpf_prog_<tag>_<name>+0x4b"); the same program
+ * loaded twice stands at two addresses, each found; unregistered, gone.
+ */
+static void test_ksymbol(void **state)
+{
+	struct tally_machine *m = tally_machine__new();
+	struct tally_symbols *s = tally_symbols__new(NULL);
+	const char *n = "bpf_prog_e6a3a76248025504_on_sys_enter";
+	struct tally_addr_info ai;
+
+	(void)state;
+	assert_int_equal(tally__machine_ksymbol(m, 0xffffffffc0001000, 0x5bf, n, false), 0);
+	assert_int_equal(tally__machine_ksymbol(m, 0xffffffffc0003000, 0x5bf, n, false), 0);
+	for (int k = 0; k < 2; k++) {	/* twice: the second from the caches */
+		for (uint64_t base = 0xffffffffc0001000; base <= 0xffffffffc0003000; base += 0x2000) {
+			assert_int_equal(tally_symbols__resolve(s, m, 9, 9, base + 0x4b,
+								TALLY_CPUMODE_KERNEL, &ai), 0);
+			assert_string_equal(ai.map->filename, n);
+			assert_string_equal(ai.sym->name, n);
+			assert_int_equal(ai.sym_off, 0x4b);
+		}
+	}
+	assert_int_equal(tally__machine_ksymbol(m, 0xffffffffc0001000, 0x5bf, n, true), 0);
+	assert_null(tally_machine__find_map(m, 9, 9, 0xffffffffc000104b, TALLY_CPUMODE_KERNEL,
+					    &ai.map_ip));
+	assert_non_null(tally_machine__find_map(m, 9, 9, 0xffffffffc000304b, TALLY_CPUMODE_KERNEL,
+						&ai.map_ip));
+	tally_symbols__free(s);
+	tally_machine__free(m);
+}
+
 static void test_anon_identity(void **state)
 {
 	struct tally_machine *m = tally_machine__new();
@@ -374,6 +408,7 @@ int main(void)
 		cmocka_unit_test(test_kernel_maps),
 		cmocka_unit_test(test_kernel_map_end),
 		cmocka_unit_test(test_kernel_past_etext),
+		cmocka_unit_test(test_ksymbol),
 		cmocka_unit_test(test_kernel_maps_read_to_text),
 		cmocka_unit_test(test_anon_identity),
 		cmocka_unit_test(test_bad_args),
