@@ -652,17 +652,33 @@ int tally_machine__add_kernel_maps(struct tally_machine *m, const char *kallsyms
 	fclose(f);
 	if (!text)
 		return tally__err(EACCES);	/* kptr_restrict zeroes them */
+	/*
+	 * The live kernel map runs from _text up to the first module, or the
+	 * top (perf's machine fixup for a map whose end kallsyms did not say):
+	 * a file's kernel map ends where its record says instead.
+	 */
+	uint64_t end = UINT64_MAX;
+
+	/* "name size refs deps state 0xaddr" per module. */
+	f = fopen(modules ? modules : "/proc/modules", "re");
+	while (f && fgets(line, sizeof(line), f)) {
+		unsigned long long size, start;
+
+		if (sscanf(line, "%*s %llu %*s %*s %*s %llx", &size, &start) == 2 && start > text &&
+		    start < end)
+			end = start;
+	}
 	struct tally_mmap_event kev = {
-		.pid = -1, .tid = 0, .start = text, .len = 4096,
+		.pid = -1, .tid = 0, .start = text, .len = end - text,
 		.pgoff = text, .filename = "[kernel.kallsyms]_text",
 	};
 	err = tally_machine__mmap(m, &kev);
-	if (err)
-		return err;
-	/* "name size refs deps state 0xaddr" per module. */
-	f = fopen(modules ? modules : "/proc/modules", "re");
-	if (!f)
-		return 0;	/* no modules (or no CONFIG_MODULES): not an error */
+	if (err || !f) {
+		if (f)
+			fclose(f);
+		return err;	/* no modules (or no CONFIG_MODULES): not an error */
+	}
+	rewind(f);
 	while (fgets(line, sizeof(line), f)) {
 		char name[128], path[160];
 		unsigned long long size, start;

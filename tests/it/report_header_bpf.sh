@@ -26,7 +26,8 @@ fi
 # Samples in the programs' code: perf's file names each program by its
 # KSYMBOL record; tally's lines must be perf's (a map of its own, one
 # symbol spanning it), not [unknown].
-perf record -q -a -g -o "$d/k.data" -- sh -c 'i=0; while [ $i -lt 30000 ]; do i=$((i+1)); : >/dev/null; done' >/dev/null 2>&1
+# (the command alone, not -a: other tests' processes are no part of this)
+perf record -q -g -o "$d/k.data" -- sh -c 'i=0; while [ $i -lt 30000 ]; do i=$((i+1)); : >/dev/null; done' >/dev/null 2>&1
 perf script -i "$d/k.data" 2>/dev/null >"$d/pk"
 "$TALLY" script -i "$d/k.data" 2>/dev/null >"$d/tk"
 if grep -q 'bpf_prog_.*+0x.* (bpf_prog_' "$d/pk"; then

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# run.sh: alone (it counts lost samples or CPU time on a machine it keeps busy itself: other tests beside it starve its reader)
 # tally top -p of a process of 200 busy threads: the samples between two
 # screens are what the target's own CPU time over the same screens gives
 # at 4000 Hz (/proc/PID/stat, the kernel's count of it), and a signal

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# run.sh: alone (it counts lost samples or CPU time on a machine it keeps busy itself: other tests beside it starve its reader)
 # tally top's browser keeps reading the rings whatever the screen waits
 # for: the / prompt, the ? help and the F flame view each held 5 s on a
 # busy machine (burn on both cores) lose no sample. The lost count is
