@@ -67,17 +67,15 @@ struct hier {
 	int err;
 };
 
-/* qsort's context: the keys (one thread prints) */
-static const struct hier *sort_h;
-
-static int cmp_rows(const void *pa, const void *pb)
+static int cmp_rows(const void *pa, const void *pb, void *arg)
 {
 	const struct tally_hist_row *a = *(const struct tally_hist_row *const *)pa,
 				    *b = *(const struct tally_hist_row *const *)pb;
+	const struct hier *h = arg;
 	int c;
 
-	for (int i = 0; i < sort_h->nkeys; i++)
-		if ((c = key_cmp(a, b, sort_h->keys[i])))
+	for (int i = 0; i < h->nkeys; i++)
+		if ((c = key_cmp(a, b, h->keys[i])))
 			return c;
 	return a < b ? -1 : a > b;
 }
@@ -233,8 +231,7 @@ int hist_hier_print(const struct hist_table *t, const enum tally_hist_key *keys,
 	for (size_t i = 0; i < n; i++)
 		if (rows[i].self)
 			v[nv++] = &rows[i];
-	sort_h = &h;
-	qsort(v, nv, sizeof(*v), cmp_rows);
+	qsort_r(v, nv, sizeof(*v), cmp_rows, &h);
 	if (nv)
 		print_level(&h, v, 0, nv, 0);
 	free(v);
