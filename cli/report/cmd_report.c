@@ -19,6 +19,7 @@
 #include "parse_options.h"
 #include "report.h"
 #include "report_fmt.h"
+#include "hist_cols.h"
 #include "report_graph.h"
 #include "report_header.h"
 #include "report_threads.h"
@@ -35,19 +36,6 @@
 #define K_TRACE TALLY_HIST_TRACE
 #define K__NR TALLY_HIST_KEY__NR
 #define sort_key tally_hist_key
-
-static const struct {
-	const char *name, *header;
-} keys[K__NR] = {
-	[K_COMM] = { "comm", "Command" },
-	[K_PID] = { "pid", "    Pid:Command" },	/* perf's header, spaces and all */
-	[K_DSO] = { "dso", "Shared Object" },
-	[K_SYM] = { "sym", "Symbol" },
-	[K_CPU] = { "cpu", "CPU" },
-	[K_SRCLINE] = { "srcline", "Source:Line" },
-	[K_PARENT] = { "parent", "Parent symbol" },
-	[K_TRACE] = { "trace", "Trace output" },
-};
 
 struct report {
 	struct tally_session *ss;
@@ -68,20 +56,12 @@ struct report {
 	bool no_inline;
 	struct cg_param cg;		/* call graphs under the rows (mode none: not drawn) */
 	bool children;
-	/*
-	 * -F: the columns, in order: a sort key (0..K__NR-1) or one of the
-	 * F_* values below; rows are ordered by them (by -s's keys first).
-	 */
-	int fields[2 * K__NR + 4];
-	int nfields;
-	int nsort_given;		/* -s's keys, first in r->sort: they order the rows first */
+	bool hierarchy;			/* --hierarchy: a level per key, the rows under their parents */
+	struct hist_fields fields;	/* -F: the columns, in order (n 0: none) */
+	struct hist_cells cells;
 	bool show_threads;		/* -T: the READ records' per-thread counts after the rows */
 	struct report_threads threads;
 };
-
-/* -F's counts, as tally_hist__sort orders by them */
-enum { F_OVERHEAD = TALLY_HIST_BY_SELF, F_CHILDREN = TALLY_HIST_BY_CHILDREN, F_PERIOD = 48,
-       F_SAMPLE = TALLY_HIST_BY_SAMPLES };
 
 /* Each sample counts in the histogram (a new shape's addresses are resolved at its time). */
 static int on_sample(struct tally_session *ss, const struct tally_session_sample *ts, void *arg)
@@ -115,7 +95,7 @@ static int row_order(const struct report *r, int *order)
 {
 	int n = 0;
 
-	if (!r->nfields) {
+	if (!r->fields.n) {
 		bool elided = false;
 
 		for (int i = 0; i < r->nsort; i++)
@@ -130,153 +110,7 @@ static int row_order(const struct report *r, int *order)
 				order[n++] = r->sort[i];
 		return n;
 	}
-	for (int i = 0; i < r->nsort_given; i++)
-		order[n++] = r->sort[i];
-	for (int i = 0; i < r->nfields; i++)
-		order[n++] = r->fields[i] == F_PERIOD ? F_OVERHEAD : r->fields[i];
-	for (int i = 0; i < r->nsort; i++)
-		order[n++] = r->sort[i];
-	return n;
-}
-
-/* snprintf(buf, len, addr ? "[%c] 0x%016llx" : "[%c] %016llx", level, addr), len at least 23 */
-static int fmt_addr(char *buf, size_t len, char level, uint64_t addr)
-{
-	int n = 0;
-
-	if (len < 23)
-		return snprintf(buf, len, addr ? "[%c] 0x%016llx" : "[%c] %016llx", level,
-				(unsigned long long)addr);
-	buf[n++] = '[';
-	buf[n++] = level;
-	buf[n++] = ']';
-	buf[n++] = ' ';
-	if (addr) {
-		buf[n++] = '0';
-		buf[n++] = 'x';
-	}
-	for (int sh = 60; sh >= 0; sh -= 4)
-		buf[n++] = "0123456789abcdef"[addr >> sh & 15];
-	buf[n] = '\0';
-	return n;
-}
-
-static int value(const struct report *r, const struct tally_hist_row *e, enum sort_key k, char *buf,
-		 size_t len)
-{
-	const char *c;
-
-	switch (k) {
-	case K_COMM: return snprintf(buf, len, "%s", e->comm);
-	case K_PID:
-		/* the thread's tid and the name it has at the end, as perf's thread column */
-		c = tally_machine__comm_of(tally_session__machine(r->ss), e->tid);
-		return snprintf(buf, len, "%7d:%s", e->tid, c ? c : e->comm);
-	case K_DSO: return snprintf(buf, len, "%s", e->dso ? e->dso : "[unknown]");
-	case K_SYM:
-		if (e->sym && e->object)	/* perf's hist_entry__sym_snprintf for STT_OBJECT */
-			return snprintf(buf, len, "[%c] %s+0x%llx", e->level, e->sym,
-					(unsigned long long)e->object_off);
-		if (e->sym)
-			return snprintf(buf, len, "[%c] %s", e->level, e->sym);
-		/* perf's "%-#.*llx": the 0x prefix is not printed for zero */
-		return fmt_addr(buf, len, e->level, e->addr);
-	case K_CPU: return snprintf(buf, len, "%.3d", e->cpu);	/* perf: -001 without CPUs */
-	case K_SRCLINE: return snprintf(buf, len, "%s", e->srcline ? e->srcline : "??:0");
-	case K_PARENT: return snprintf(buf, len, "%s", e->parent ? e->parent : "[other]");
-	case K_TRACE: return snprintf(buf, len, "%s", e->trace ? e->trace : "");
-	default: return snprintf(buf, len, "?");
-	}
-}
-
-/*
- * A key's text where it is a string (a symbol's after its "[l] "), so
- * that widths and cells need no formatting; NULL: value() formats it.
- */
-static const char *key_text(const struct tally_hist_row *e, enum sort_key k)
-{
-	switch (k) {
-	case K_COMM: return e->comm;
-	case K_DSO: return e->dso ? e->dso : "[unknown]";
-	case K_SYM: return e->object ? NULL : e->sym;
-	case K_SRCLINE: return e->srcline ? e->srcline : "??:0";
-	case K_PARENT: return e->parent ? e->parent : "[other]";
-	case K_TRACE: return e->trace ? e->trace : "";
-	default: return NULL;
-	}
-}
-
-/* A key column's width: its header's, or its widest value. */
-static int key_width(const struct report *r, struct tally_hist_row *rows, size_t n, enum sort_key k)
-{
-	char buf[4096];
-	int w = (int)strlen(keys[k].header);
-
-	if (k == K_CPU)
-		return 3;	/* perf's: "-001" overflows it */
-	/*
-	 * perf measures a trace text only once a comparison made it: a lone
-	 * row never is, and is cut to the header's width.
-	 */
-	if (k == K_TRACE && n < 2)
-		return w;
-	for (size_t i = 0; i < n; i++) {
-		const char *s = key_text(&rows[i], k);
-		int l;
-
-		/*
-		 * perf sizes the comm column by each entry's thread's comm at
-		 * the end (its cached comm_len), and cuts the entry's own comm
-		 * to that: "perf-exec" of a thread that became "sleep" shows
-		 * as "perf-ex" if nothing is longer.
-		 */
-		if (k == K_COMM) {
-			const char *c = tally_machine__comm_of(tally_session__machine(r->ss), rows[i].tid);
-
-			l = (int)strlen(c ? c : rows[i].comm);
-		} else if (s) {
-			l = (int)strlen(s) + (k == K_SYM ? 4 : 0);
-		} else if (k == K_SYM && rows[i].object) {
-			l = (int)strlen(rows[i].sym) + 4;	/* perf's namelen: the "+0x..." overflows */
-		} else if (k == K_SYM) {
-			l = rows[i].addr ? 22 : 20;	/* fmt_addr's */
-		} else {
-			l = value(r, &rows[i], k, buf, sizeof(buf));
-		}
-		/* an entry without a symbol widens the DSO column to an address's 16 (without --dsos) */
-		if (k == K_DSO && !rows[i].sym && !r->filter.dsos && l < 16)
-			l = 16;
-		if (l > w)
-			w = l;
-	}
-	return w;
-}
-
-/* One key's cell: perf leaves a last symbol or source line unpadded. */
-static void print_key(struct line *ln, const struct report *r, const struct tally_hist_row *e,
-		      enum sort_key k, int width, bool last)
-{
-	char buf[4096];
-	const char *s = key_text(e, k);
-	size_t l;
-
-	line_put(ln, "  ", 2);
-	if (s && k == K_SYM) {
-		char lv[4] = { '[', e->level, ']', ' ' };
-
-		line_put(ln, lv, sizeof(lv));
-		width -= 4;
-	} else if (!s) {
-		value(r, e, k, buf, sizeof(buf));
-		s = buf;
-	}
-	l = strlen(s);
-	if (k == K_COMM || k == K_TRACE) {
-		/* perf's "%-*.*s": cut to the width, a trace padded only when not last */
-		line_left(ln, s, l < (size_t)width ? l : (size_t)width, k == K_TRACE && last ? 0 : width);
-	} else {
-		line_left(ln, s, l, last && (k == K_SYM || k == K_SRCLINE) ? 0 : width);
-	}
+	return hist_fields_order(&r->fields, r->sort, r->nsort, order);
 }
 
 /* Once, before the first event's block, as perf. */
@@ -336,77 +170,10 @@ static void print_graph(FILE *fp, const struct report *r, uint64_t total,
 			 r->sort_spec && !strncmp(r->sort_spec, "sym", 3));
 }
 
-/* -F: perf's columns in the order given (counts, shares and keys). */
-static void print_hist_fields(struct report *r, int idx)
+/* print_graph as hist_table's callback */
+static void table_graph(FILE *fp, const struct tally_hist_row *e, uint64_t total, void *arg)
 {
-	static const struct { int f; const char *head; int width; } num[] = {
-		{ F_OVERHEAD, "Overhead", 8 }, { F_CHILDREN, "Children", 8 },
-		{ F_PERIOD, "Period", 12 }, { F_SAMPLE, "Samples", 12 },
-	};
-	int width[2 * K__NR + 4], col[2 * K__NR + 4];
-	uint64_t total = totals(r, idx).period;
-	double tot = total ? (double)total : 1;
-	size_t n;
-	struct tally_hist_row *rows = sorted_rows(r, idx, &n);
-
-	if (!rows)
-		return;
-	for (int i = 0; i < r->nfields; i++) {
-		for (col[i] = 0; col[i] < 3 && num[col[i]].f != r->fields[i]; col[i]++)
-			;
-		width[i] = r->fields[i] < K__NR ? key_width(r, rows, n, (enum sort_key)r->fields[i]) :
-			   num[col[i]].width;
-	}
-	print_head(r, idx);
-	for (int i = 0; !r->quiet && i < r->nfields; i++) {
-		int f = r->fields[i];
-
-		printf(i ? "  " : "# ");
-		if (f < K__NR)
-			printf("%-*s", width[i], keys[f].header);
-		else
-			printf("%*s", width[i], num[col[i]].head);
-	}
-	for (int i = 0; !r->quiet && i < r->nfields; i++) {
-		printf(i ? "  " : "\n# ");
-		for (int k = 0; k < width[i]; k++)
-			putchar('.');
-	}
-	if (!r->quiet)
-		printf("\n#\n");
-	for (size_t k = 0; k < n; k++) {
-		const struct tally_hist_row *e = &rows[k];
-		struct line ln = { .fp = stdout };
-		char nb[32];
-
-		if (100.0 * (r->children ? e->children : e->self) / tot < r->percent_limit)
-			continue;
-		for (int i = 0; i < r->nfields; i++) {
-			int f = r->fields[i];
-
-			switch (f) {
-			case F_OVERHEAD: line_put(&ln, "  ", 2); line_pct(&ln, 100.0 * e->self / tot, 7); break;
-			case F_CHILDREN:
-				line_put(&ln, "  ", 2);
-				if (r->children)
-					line_pct(&ln, 100.0 * e->children / tot, 7);
-				else
-					line_put(&ln, "     N/A", 8);	/* perf's "%8s", without --children */
-				break;
-			case F_PERIOD:
-			case F_SAMPLE:
-				line_put(&ln, nb, (size_t)snprintf(nb, sizeof(nb), "  %12llu",
-					 (unsigned long long)(f == F_PERIOD ? e->self : e->samples)));
-				break;
-			default: print_key(&ln, r, e, (enum sort_key)f, width[i], i == r->nfields - 1); break;
-			}
-		}
-		line_putc(&ln, '\n');
-		line_flush(&ln);
-		print_graph(stdout, r, total, e);
-	}
-	printf("\n\n");
-	free(rows);
+	print_graph(fp, arg, total, e);
 }
 
 /* The rows of print_hist, and what prints them. */
@@ -452,7 +219,7 @@ static void print_row(FILE *fp, const struct rows_out *o, const struct tally_his
 						    (unsigned long long)e->self));
 	for (int i = 0; i < r->nsort; i++)
 		if (!r->elide[r->sort[i]])
-			print_key(&ln, r, e, r->sort[i], o->width[i], i == o->last);
+			hist_key_put(&ln, &r->cells, e, r->sort[i], o->width[i], i == o->last);
 	line_putc(&ln, '\n');
 	line_flush(&ln);
 	print_graph(fp, r, o->total, e);
@@ -593,14 +360,26 @@ static void print_hist(struct report *r, int idx)
 	struct tally_hist_row *rows;
 	int last;
 
-	if (r->nfields) {
-		print_hist_fields(r, idx);
-		return;
-	}
 	if (!(rows = sorted_rows(r, idx, &n)))
 		return;
+	if (r->fields.n || r->hierarchy) {
+		struct hist_table t = { .fp = stdout, .cells = &r->cells, .total = total,
+					.header = !r->quiet, .children = r->children,
+					.percent_limit = r->percent_limit, .show_nr = r->show_nr,
+					.show_period = r->show_period,
+					.graph = r->cg.mode != CG_NONE ? table_graph : NULL, .arg = r };
+
+		print_head(r, idx);
+		if (r->fields.n)
+			hist_fields_print(&r->fields, &t, rows, n);
+		else if (hist_hier_print(&t, r->sort, r->nsort, rows, n))
+			fprintf(stderr, "tally report: %s\n", strerror(ENOMEM));
+		printf("\n\n");
+		free(rows);
+		return;
+	}
 	for (int i = 0; i < r->nsort; i++)
-		width[i] = key_width(r, rows, n, r->sort[i]);
+		width[i] = hist_key_width(&r->cells, rows, n, r->sort[i]);
 	print_head(r, idx);
 	/* perf pads the other columns even when the last one is hidden */
 	last = r->nsort - 1;
@@ -609,7 +388,7 @@ static void print_hist(struct report *r, int idx)
 		       r->show_nr ? "       Samples" : "", r->show_period ? "        Period" : "");
 		for (int i = 0; i < r->nsort; i++)
 			if (!r->elide[r->sort[i]])
-				printf("  %-*s", width[i], keys[r->sort[i]].header);
+				printf("  %-*s", width[i], hist_keys[r->sort[i]].header);
 		printf("\n# %s%s%s", r->children ? "........  ........" : "........",
 		       r->show_nr ? "  ............" : "", r->show_period ? "  ............" : "");
 		for (int i = 0; i < r->nsort; i++) {
@@ -703,7 +482,7 @@ static int parse_sort(struct report *r, const char *spec)
 	for (tok = strtok_r(dup, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		int k;
 
-		for (k = 0; k < K__NR && strcmp(tok, keys[k].name); k++)
+		for (k = 0; k < K__NR && strcmp(tok, hist_keys[k].name); k++)
 			;
 		if (k == K__NR || r->nsort == K__NR) {
 			fprintf(stderr, "tally report: --sort '%s': unknown key '%s' (comm, pid, dso, sym, cpu, srcline, parent, trace)\n",
@@ -724,56 +503,13 @@ static int parse_sort(struct report *r, const char *spec)
  */
 static int parse_fields(struct report *r, const char *spec, const char *sort)
 {
-	static const struct { const char *name; int f; } nums[] = {
-		{ "overhead", F_OVERHEAD }, { "overhead_children", F_CHILDREN },
-		{ "period", F_PERIOD }, { "sample", F_SAMPLE }, { "symbol", K_SYM },
-	};
-	char *dup = strdup(spec), *tok, *save = NULL;
-	bool have[64] = { false };
-
-	if (!dup)
+	r->nsort = 0;
+	if (sort && parse_sort(r, sort))
 		return -1;
-	if (sort && parse_sort(r, sort)) {
-		free(dup);
+	if (hist_fields_parse(&r->fields, spec, r->sort, &r->nsort, ~0u, "report", "-F"))
 		return -1;
-	}
-	if (!sort)
-		r->nsort = 0;
-	r->nsort_given = sort ? r->nsort : 0;
-	for (tok = strtok_r(dup, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		int f = -1;
-
-		for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]) && f < 0; i++)
-			if (!strcmp(tok, nums[i].name))
-				f = nums[i].f;
-		for (int k = 0; k < K__NR && f < 0; k++)
-			if (!strcmp(tok, keys[k].name))
-				f = k;
-		if (f < 0) {
-			fprintf(stderr, "tally report: -F '%s': unknown field '%s' (overhead, "
-				"overhead_children, period, sample, comm, pid, dso, sym, cpu, srcline, "
-				"parent)\n", spec, tok);
-			free(dup);
-			return -1;
-		}
-		if (have[f])
-			continue;
-		have[f] = true;
-		r->fields[r->nfields++] = f;
-		if (f >= K__NR)
-			continue;
-		bool in_sort = false;
-
-		for (int i = 0; i < r->nsort; i++)
-			in_sort |= r->sort[i] == (enum sort_key)f;
-		if (!in_sort && r->nsort < K__NR)
-			add_sort_key(r, (enum sort_key)f);
-	}
-	free(dup);
-	/* -s's keys -F does not name: columns at the end */
 	for (int i = 0; i < r->nsort; i++)
-		if (!have[r->sort[i]])
-			r->fields[r->nfields++] = r->sort[i];
+		r->has_parent |= r->sort[i] == K_PARENT;
 	return 0;
 }
 
@@ -853,6 +589,7 @@ int cmd_report(int argc, char **argv)
 			 "an unwound frame is its symbol alone, not the functions inlined there"),
 		CLI_BOOL('n', "show-nr-samples", &r.show_nr, "a Samples column (the rows' own samples)"),
 		CLI_BOOL(0, "show-total-period", &r.show_period, "a Period column (the rows' own period)"),
+		CLI_BOOL(0, "hierarchy", &r.hierarchy, "a level per sort key, each entry under its parent"),
 		CLI_BOOL('q', "quiet", &r.quiet, "rows and graphs only: no '#' lines"),
 		CLI_BOOL('T', "threads", &r.show_threads, "per-thread counts of the events (perf record -s) after the rows"),
 		CLI_STRING(0, "pretty", &pretty, "KEY", "-T's layout: normal or raw"),
@@ -891,6 +628,11 @@ int cmd_report(int argc, char **argv)
 	if (inverted)
 		r.cg.caller = r.cg.order_set = true;
 	r.sort_spec = sort;
+	if (r.hierarchy && fields) {
+		/* perf says so too (and exits 0) */
+		fprintf(stderr, "tally report: --hierarchy and --fields options cannot be used together\n");
+		return 129;
+	}
 	if (fields ? parse_fields(&r, fields, sort) : parse_sort(&r, sort ? sort : "comm,dso,sym"))
 		return 129;
 	/* a --parent of one's own adds the key, as perf */
@@ -931,8 +673,8 @@ int cmd_report(int argc, char **argv)
 	/* perf's choice: the browser on a terminal, text for --stdio or a pipe */
 	if (!tui && !stdio_ && !no_tui && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO))
 		tui = true;
-	/* the browser reads the '#' header: -q's rows alone stay text */
-	if (stdio_ || no_tui || r.quiet || r.header || r.header_only || report_exports_any(&r.exp))
+	/* the browser reads the '#' header: -q's rows alone stay text; its rows are flat */
+	if (stdio_ || no_tui || r.quiet || r.hierarchy || r.header || r.header_only || report_exports_any(&r.exp))
 		tui = false;
 	if (!tui)
 		pager_start();
@@ -948,6 +690,7 @@ int cmd_report(int argc, char **argv)
 	rd = tally_session__reader(ss);
 	nr_events = tally_session__nr_events(ss);
 	r.ss = ss;
+	r.cells = (struct hist_cells){ .ss = ss, .dsos = r.filter.dsos != NULL };
 	report_threads_init(&r.threads, rd, nr_events);
 	if (r.header || r.header_only)
 		print_file_header(stdout, rd, input);
@@ -977,6 +720,9 @@ int cmd_report(int argc, char **argv)
 	if (!r.cg.order_set)
 		r.cg.caller = r.children ||
 			      (tally_data_reader__is_pipe(rd) && children != 0);
+	/* perf's hierarchy has no callers' share (the graphs' order decided as with it) */
+	if (r.hierarchy)
+		r.children = false;
 	{
 		int order[3 * K__NR + 4];
 		TALLY_OPTS(tally_hist_opts, ho, .keys = r.sort, .nr_keys = r.nsort,

@@ -34,6 +34,7 @@ struct top {
 	struct cli_events events;
 	struct cli_target target;
 	const char *uid, *sort, *callgraph, *plimit;
+	const char *fields;	/* --fields (perf top's -F is the frequency) */
 	const char *style, *vmlinux;	/* -M, -k: the annotate view's (tally annotate's) */
 	uint64_t freq, period;
 	bool freq_max, g, stdio_, tui, zero, help, hide_k, hide_u, inherit_off;
@@ -669,6 +670,8 @@ int cmd_top(int argc, char **argv)
 		CLI_INT('r', "realtime", &t.rt, "PRIO", "collect with this SCHED_FIFO priority", 1, 99),
 		CLI_GROUP("Display"),
 		CLI_STRING('s', "sort", &t.sort, "KEYS", "comm, pid, dso, sym, cpu (default dso,sym)"),
+		CLI_STRING(0, "fields", &t.fields, "FIELDS", "the columns: overhead, overhead_children, period, sample and sort keys"),
+		CLI_BOOL(0, "hierarchy", &ho.hierarchy, "a level per sort key, each entry under its parent (text)"),
 		CLI_CALLBACK_F(0, "children", &t.children, NULL, "callers' share too (the default with -g)", opt_children, CLI_OPT_NOARG, 1),
 		CLI_CALLBACK_F(0, "no-children", &t.children, NULL, "self overhead only", opt_children, CLI_OPT_NOARG, 0),
 		CLI_BOOL('K', "hide_kernel_symbols", &t.hide_k, "hide kernel symbols"),
@@ -706,6 +709,13 @@ int cmd_top(int argc, char **argv)
 	}
 	if (parse_sort(t.sort ? t.sort : "dso,sym", &ho))
 		return 129;
+	if (ho.hierarchy && t.fields) {
+		/* perf says so too (and exits 0) */
+		cli_error(&p, "%s", "--hierarchy and --fields options cannot be used together");
+		return 129;
+	}
+	if (t.fields && top_hist_parse_fields(&ho, t.fields, t.sort != NULL))
+		return 129;
 	if (t.g)
 		t.callchain = TALLY_CALLCHAIN_FP;
 	if (t.callgraph && parse_callgraph(&t, &ho.cg))
@@ -741,7 +751,8 @@ int cmd_top(int argc, char **argv)
 		return 129;
 	ho.chains = t.callchain != TALLY_CALLCHAIN_NONE;
 	ho.inline_frames = t.callchain == TALLY_CALLCHAIN_DWARF;
-	ho.children = ho.chains && t.children != 0;
+	/* perf top's hierarchy has no callers' share, its graphs leaf first */
+	ho.children = ho.chains && t.children != 0 && !ho.hierarchy;
 	if (!ho.chains)
 		ho.cg.mode = CG_NONE;
 	if (!ho.cg.order_set)
@@ -749,6 +760,9 @@ int cmd_top(int argc, char **argv)
 	ho.hide_kernel = t.hide_k;
 	ho.hide_user = t.hide_u;
 	if (!t.stdio_ && !t.tui && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)))
+		t.stdio_ = true;
+	/* the browser's rows are flat: the hierarchy is the text screen's */
+	if (ho.hierarchy)
 		t.stdio_ = true;
 	/*
 	 * Without -E, --stdio prints the rows a screen holds less perf's

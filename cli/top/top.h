@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <tally/hist.h>
+#include "hist_cols.h"
 #include "report_graph.h"
 
 struct tally_session;
@@ -35,7 +36,12 @@ struct top_hist_opts {
 	int entries;			/* -E: rows printed; 0: all */
 	bool show_nr, show_period;	/* -n, --show-total-period: perf's Samples, Period */
 	struct tally_hist_filter filter;	/* --comms, --dsos, --symbols (report's) */
+	struct hist_fields fields;	/* --fields: the columns (n 0: perf top's own) */
+	bool hierarchy;			/* --hierarchy: a level per key (report's layout) */
 };
+
+/* --fields as report's -F, on top's keys (o->keys: -s's when sort_given). 0, or -1 said. */
+int top_hist_parse_fields(struct top_hist_opts *o, const char *spec, bool sort_given);
 
 struct top_hist;
 

@@ -16,6 +16,7 @@ struct rate { uint64_t samples, kernel, all; };
 
 struct top_hist {
 	struct tally_hist *h;
+	struct hist_cells cells;	/* --fields' and --hierarchy's cells */
 	struct top_hist_opts o;
 	struct rate *rate;	/* per event: the headline's counts */
 	int nev;
@@ -25,6 +26,33 @@ static const enum tally_hist_key hist_key[TK__NR] = {
 	[TK_COMM] = TALLY_HIST_COMM, [TK_PID] = TALLY_HIST_PID, [TK_DSO] = TALLY_HIST_DSO,
 	[TK_SYM] = TALLY_HIST_SYM, [TK_CPU] = TALLY_HIST_CPU,
 };
+
+/* top's key of a histogram key; TK__NR: none */
+static enum top_key top_key_of(enum tally_hist_key k)
+{
+	for (int i = 0; i < TK__NR; i++)
+		if (hist_key[i] == k)
+			return (enum top_key)i;
+	return TK__NR;
+}
+
+int top_hist_parse_fields(struct top_hist_opts *o, const char *spec, bool sort_given)
+{
+	enum tally_hist_key keys[TALLY_HIST_KEY__NR];
+	int n = sort_given ? o->nkeys : 0;
+	unsigned allowed = 0;
+
+	for (int i = 0; i < TK__NR; i++)
+		allowed |= 1u << hist_key[i];
+	for (int i = 0; i < n; i++)
+		keys[i] = hist_key[o->keys[i]];
+	if (hist_fields_parse(&o->fields, spec, keys, &n, allowed, "top", "--fields"))
+		return -1;
+	for (int i = 0; i < n; i++)
+		o->keys[i] = top_key_of(keys[i]);
+	o->nkeys = n;
+	return 0;
+}
 
 struct top_hist *top_hist_new(struct tally_session *ss, int nr_events,
 			      const struct top_hist_opts *o)
@@ -45,7 +73,12 @@ struct top_hist *top_hist_new(struct tally_session *ss, int nr_events,
 			   .order = o->cg.caller ? TALLY_HIST_CALLER : TALLY_HIST_CALLEE,
 			   .address = o->cg.address, .no_inline = !o->inline_frames);
 
+		int order[3 * TALLY_HIST_KEY__NR + 4];
+
 		if (!(t->h = tally_hist__new(ss, &ho)) ||
+		    /* --fields: the rows in the fields' order, as report's -F */
+		    (o->fields.n && tally_hist__sort(t->h, order, hist_fields_order(&o->fields, keys,
+										o->nkeys, order))) ||
 		    ((o->filter.comms || o->filter.dsos || o->filter.symbols) &&
 		     tally_hist__set_filter(t->h, &o->filter))) {
 			tally_hist__free(t->h);
@@ -56,6 +89,7 @@ struct top_hist *top_hist_new(struct tally_session *ss, int nr_events,
 	}
 	t->o = *o;
 	t->nev = nr_events;
+	t->cells = (struct hist_cells){ .ss = ss, .dsos = o->filter.dsos != NULL };
 	return t;
 }
 
@@ -179,6 +213,46 @@ static bool elided(const struct top_hist *t, enum top_key k)
 	return l && !strchr(l, ',');
 }
 
+static void table_graph(FILE *fp, const struct tally_hist_row *r, uint64_t total, void *arg)
+{
+	const struct top_hist *t = arg;
+
+	if (r->graph)
+		cg_print(fp, r->graph, &t->o.cg, total, t->o.children ? r->children : r->self, false);
+}
+
+/* --fields and --hierarchy: report's tables of the rows shown */
+static void print_table(struct top_hist *t, int idx, FILE *fp, bool hash, uint64_t total)
+{
+	size_t n = tally_hist__nr_rows(t->h, idx), nv = 0;
+	struct tally_hist_row *rows = malloc((n + 1) * sizeof(*rows));
+	enum tally_hist_key keys[TK__NR];
+	struct hist_table tb = { .fp = fp, .cells = &t->cells, .total = total, .header = hash,
+				 .children = t->o.children, .percent_limit = t->o.percent_limit,
+				 .entries = t->o.entries, .show_nr = t->o.show_nr,
+				 .show_period = t->o.show_period,
+				 .graph = t->o.cg.mode != CG_NONE ? table_graph : NULL, .arg = t };
+
+	if (!rows) {
+		fprintf(stderr, "tally top: %s\n", strerror(ENOMEM));
+		return;
+	}
+	for (size_t k = 0; k < n; k++) {
+		rows[nv].sz = sizeof(rows[nv]);
+		/* as perf top's: rows hidden by -K/-U or aged to nothing are not counted */
+		if (!tally_hist__row(t->h, idx, k, &rows[nv]) && !hidden(t, &rows[nv]) &&
+		    (t->o.children ? rows[nv].children : rows[nv].self))
+			nv++;
+	}
+	for (int i = 0; i < t->o.nkeys; i++)
+		keys[i] = hist_key[t->o.keys[i]];
+	if (t->o.fields.n)
+		hist_fields_print(&t->o.fields, &tb, rows, nv);
+	else if (hist_hier_print(&tb, keys, t->o.nkeys, rows, nv))
+		fprintf(stderr, "tally top: %s\n", strerror(ENOMEM));
+	free(rows);
+}
+
 void top_hist_print(struct top_hist *t, int idx, FILE *fp, bool hash)
 {
 	size_t n = tally_hist__nr_rows(t->h, idx);
@@ -189,6 +263,10 @@ void top_hist_print(struct top_hist *t, int idx, FILE *fp, bool hash)
 
 	if (tally_hist__totals(t->h, idx, &tot))
 		return;
+	if (t->o.fields.n || t->o.hierarchy) {
+		print_table(t, idx, fp, hash, tot.period);
+		return;
+	}
 	total = tot.period ? (double)tot.period : 1;
 	for (int i = 0; i < t->o.nkeys; i++) {
 		width[i] = (int)strlen(headers[t->o.keys[i]]);

@@ -4,6 +4,8 @@
 # them (by -s's keys first, whose missing keys become last columns), with
 # and without call chains, children and call graphs: the same lines as
 # perf report on the same files. An unknown field is named.
+# --hierarchy: a level per key, each entry's share the sum of the rows
+# under it, the same lines as perf report --hierarchy; not with -F.
 . "$(dirname "$0")/lib.sh"
 B=$HELPERS/burn
 d=$(mktemp -d); trap 'rm -rf "$d"' EXIT
@@ -11,6 +13,9 @@ d=$(mktemp -d); trap 'rm -rf "$d"' EXIT
 "$TALLY" report -F overhead,nosuch -i /dev/null 2>"$d/e"; rc=$?
 is "-F with an unknown field: usage error" "$rc" 129
 check "-F with an unknown field: the field named" grep -q "unknown field 'nosuch'" "$d/e"
+"$TALLY" report --hierarchy -F overhead,sym -i /dev/null 2>"$d/e"; rc=$?
+is "--hierarchy with -F: usage error" "$rc" 129
+check "--hierarchy with -F: said" grep -q "cannot be used together" "$d/e"
 if ! have_perf; then
 	skip "perf is not installed: no reference to compare with"
 	done_testing; exit 0
@@ -53,5 +58,25 @@ g -F overhead_children,sym --no-children
 g -F overhead,period,sample,sym --no-children
 t -F overhead_children,overhead,comm,dso,sym
 t -F overhead,sym -s dso --no-children
+LIST
+while read -r file args; do
+	"$TALLY" report --stdio --hierarchy $args -i "$d/$file.data" 2>/dev/null | body >"$d/a"
+	perf report --stdio --hierarchy $args -i "$d/$file.data" 2>/dev/null | body >"$d/b"
+	is "$file --hierarchy $args: perf's lines" "$(diff "$d/a" "$d/b" | grep -c '^[<>]')" 0
+	diff "$d/a" "$d/b" | head -14 | sed 's/^/# /'
+	# a second level's shares are three further in (a first's have at most 5 spaces)
+	case $args in *"-s sym") continue ;; esac
+	check "$file --hierarchy $args: levels under their parents" grep -Eq '^ {6,}[0-9]+\.[0-9]{2}%' "$d/a"
+done <<'LIST'
+f
+f -n --show-total-period
+f -s pid,cpu,sym
+f -s sym,dso
+f -s sym
+g
+g -g none --percent-limit 1.2
+g -s dso,sym -n --percent-limit 1.2 -g none
+g --no-children
+t -s comm,sym
 LIST
 done_testing

@@ -4,7 +4,9 @@
 # sample is 250000 ns of period), --comms/--dsos/--symbols (only those
 # rows; one value drops its column, as perf's sort__setup_elide), and
 # --call-graph with print settings alone (caller: the root first),
-# --max-stack (the chains' first N frames: 1 leaves no callers' rows).
+# --max-stack (the chains' first N frames: 1 leaves no callers' rows),
+# --fields (report -F's columns and order) and --hierarchy (report
+# --hierarchy's levels, which report_fields.sh compares with perf's).
 . "$(dirname "$0")/lib.sh"
 B=$HELPERS/burn
 d=$(mktemp -d)
@@ -55,4 +57,61 @@ is "--max-stack 1: exit 0" "$?" 0
 last_rows "$d/m.txt" >"$d/m.rows"
 check "  rows" grep -q 'burn_a' "$d/m.rows"
 is "  the leaves alone: no row of callers (children == self)" "$(awk '$1 != $2' "$d/m.rows" | wc -l)" 0
+
+"$TALLY" top --stdio -d 1 -z --fields overhead,sample,period,comm,sym -- "$B" 1500 >"$d/F.txt" 2>"$d/F.err"
+is "--fields: exit 0" "$?" 0
+last_rows "$d/F.txt" >"$d/F.rows"
+check "  the columns in the order given" grep -Eq '^ +[0-9.]+% +[0-9]+ +[0-9]+  burn +\[\.\] burn_a$' "$d/F.rows"
+is "  each row's period is its samples times 250000 ns" \
+	"$(awk '$3 != $2 * 250000' "$d/F.rows" | wc -l)" 0
+"$TALLY" top --stdio -d 1 -z --fields sym,overhead -- "$B" 1200 >"$d/S.txt" 2>/dev/null
+is "--fields sym,overhead: exit 0" "$?" 0
+tr '\033' '\n' <"$d/S.txt" | awk '/^\[2J/ { s = "" } { s = s $0 "\n" } END { printf "%s", s }' |
+	grep -E '^  \[[.k]\] ' >"$d/S.rows"
+check "  the symbol first, the share last" grep -Eq '^  \[\.\] burn_a +[0-9.]+%$' "$d/S.rows"
+# perf orders the rows by the fields in turn: the symbol's names
+check "  the rows in the symbols' order" sh -c "awk '{ print \$2 }' '$d/S.rows' | LC_ALL=C sort -c"
+"$TALLY" top --stdio -d 1 -z -s comm --fields sym,overhead -- "$B" 1200 >"$d/C.txt" 2>/dev/null
+check "--fields with -s: -s's key a last column" sh -c "tr '\033' '\n' <'$d/C.txt' | grep -Eq '^  \[\.\] burn_a +[0-9.]+%  burn *$'"
+"$TALLY" top --stdio --fields overhead,nosuch >/dev/null 2>"$d/u.err"
+is "--fields with an unknown field: 129" "$?" 129
+check "  the field named" grep -q "unknown field 'nosuch'" "$d/u.err"
+"$TALLY" top --stdio --fields overhead,srcline >/dev/null 2>&1
+is "--fields with a key top has not: 129" "$?" 129
+"$TALLY" top --stdio --hierarchy --fields overhead,sym >/dev/null 2>"$d/hf.err"
+is "--hierarchy with --fields: 129" "$?" 129
+check "  said as perf" grep -q "cannot be used together" "$d/hf.err"
+
+# --hierarchy: perf's levels (report --hierarchy's layout): a level's
+# share ends 3 further right than its parent's, the keys after 8 spaces
+# ((keys - 1) * 3 + 2), comm and dso padded to their widths, each entry
+# the sum of those under it, siblings biggest first
+"$TALLY" top --stdio -d 1 -z --hierarchy -s comm,dso,sym -- "$B" 1500 >"$d/h.txt" 2>"$d/h.err"
+is "--hierarchy: exit 0" "$?" 0
+tr '\033' '\n' <"$d/h.txt" | awk '/^\[2J/ { s = "" } { s = s $0 "\n" } END { printf "%s", s }' |
+	grep -E '^ +[0-9]+\.[0-9]{2}%' >"$d/h.rows"
+check "  the comm level: burn, padded to Command's width" grep -Eq '^   100\.00%        burn   $' "$d/h.rows"
+check "  burn's DSO under it" grep -Eq '^ {5}[ 0-9]{3}[0-9]\.[0-9]{2}%        burn +$' "$d/h.rows"
+check "  burn_a under that" grep -Eq '^ {8}[ 0-9]{3}[0-9]\.[0-9]{2}%        \[\.\] burn_a$' "$d/h.rows"
+awk '
+	{
+		m = match($0, /%/); lv = (m - 10) / 3
+		if (lv != int(lv) || lv < 0 || lv > 2 || substr($0, m + 1, 8) != "        " || substr($0, m + 9, 1) == " ") { bad = bad " layout:" NR; next }
+		v = substr($0, 1, m - 1) + 0
+		# the entry before at this level: no smaller than this one
+		if (lv in last && last[lv] != "" && last[lv] < v) bad = bad " order:" NR
+		last[lv] = v
+		for (k = lv + 1; k <= 2; k++) { if (k in sum) check(k - 1); delete sum[k]; last[k] = "" }
+		sum[lv] += v; nsum[lv]++; par[lv] = v
+	}
+	function check(l) { if (par[l] - sum[l + 1] > 0.01 * nsum[l + 1] + 0.005 || sum[l + 1] - par[l] > 0.01 * nsum[l + 1] + 0.005) bad = bad " sum:" NR; nsum[l + 1] = 0 }
+	END { for (k = 2; k >= 1; k--) if (k in sum) check(k - 1); print bad == "" ? "ok" : bad }' "$d/h.rows" >"$d/h.check"
+is "  each level 3 further in, biggest first, each entry the sum below it" "$(cat "$d/h.check")" ok
+"$TALLY" top --stdio -d 1 -z -g --hierarchy --symbols burn_a -- "$B" 1200 >"$d/hg.txt" 2>/dev/null
+is "--hierarchy -g: exit 0" "$?" 0
+# no children: burn_a's graph leaf first, as perf top's hierarchy
+tr '\033' '\n' <"$d/hg.txt" | awk '/^\[2J/ { s = "" } { s = s $0 "\n" } END { printf "%s", s }' |
+	awk '/\[\.\] burn_a$/ { f = 1; next } f && /^$/ { exit } f' >"$d/hg.graph"
+check "  burn_a's graph under it, burn_a first, then main" \
+	sh -c "grep -q -- '---burn_a\$' '$d/hg.graph' && grep -n 'main\$' '$d/hg.graph' | grep -q ."
 done_testing

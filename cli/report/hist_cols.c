@@ -1,0 +1,336 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The sort keys' cells and -F's table, as perf 6.1's sort entries print
+ * them in report and top alike. See hist_cols.h.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <tally/tally.h>
+#include "hist_cols.h"
+
+#define K_COMM TALLY_HIST_COMM
+#define K_PID TALLY_HIST_PID
+#define K_DSO TALLY_HIST_DSO
+#define K_SYM TALLY_HIST_SYM
+#define K_CPU TALLY_HIST_CPU
+#define K_SRCLINE TALLY_HIST_SRCLINE
+#define K_PARENT TALLY_HIST_PARENT
+#define K_TRACE TALLY_HIST_TRACE
+#define K__NR TALLY_HIST_KEY__NR
+
+const struct hist_key_name hist_keys[K__NR] = {
+	[K_COMM] = { "comm", "Command" },
+	[K_PID] = { "pid", "    Pid:Command" },	/* perf's header, spaces and all */
+	[K_DSO] = { "dso", "Shared Object" },
+	[K_SYM] = { "sym", "Symbol" },
+	[K_CPU] = { "cpu", "CPU" },
+	[K_SRCLINE] = { "srcline", "Source:Line" },
+	[K_PARENT] = { "parent", "Parent symbol" },
+	[K_TRACE] = { "trace", "Trace output" },
+};
+
+/* the thread's name at the end, as perf's comm and pid columns size and show it */
+static const char *last_comm(const struct hist_cells *c, const struct tally_hist_row *e)
+{
+	const char *s = c->ss ? tally_machine__comm_of(tally_session__machine(c->ss), e->tid) : NULL;
+
+	return s ? s : e->comm ? e->comm : "";
+}
+
+/* snprintf(buf, len, addr ? "[%c] 0x%016llx" : "[%c] %016llx", level, addr), len at least 23 */
+static int fmt_addr(char *buf, size_t len, char level, uint64_t addr)
+{
+	int n = 0;
+
+	if (len < 23)
+		return snprintf(buf, len, addr ? "[%c] 0x%016llx" : "[%c] %016llx", level,
+				(unsigned long long)addr);
+	buf[n++] = '[';
+	buf[n++] = level;
+	buf[n++] = ']';
+	buf[n++] = ' ';
+	if (addr) {
+		buf[n++] = '0';
+		buf[n++] = 'x';
+	}
+	for (int sh = 60; sh >= 0; sh -= 4)
+		buf[n++] = "0123456789abcdef"[addr >> sh & 15];
+	buf[n] = '\0';
+	return n;
+}
+
+static int value(const struct hist_cells *c, const struct tally_hist_row *e,
+		 enum tally_hist_key k, char *buf, size_t len)
+{
+	switch (k) {
+	case K_COMM: return snprintf(buf, len, "%s", e->comm);
+	case K_PID:
+		/* the thread's tid and the name it has at the end, as perf's thread column */
+		return snprintf(buf, len, "%7d:%s", e->tid, last_comm(c, e));
+	case K_DSO: return snprintf(buf, len, "%s", e->dso ? e->dso : "[unknown]");
+	case K_SYM:
+		if (e->sym && e->object)	/* perf's hist_entry__sym_snprintf for STT_OBJECT */
+			return snprintf(buf, len, "[%c] %s+0x%llx", e->level, e->sym,
+					(unsigned long long)e->object_off);
+		if (e->sym)
+			return snprintf(buf, len, "[%c] %s", e->level, e->sym);
+		/* perf's "%-#.*llx": the 0x prefix is not printed for zero */
+		return fmt_addr(buf, len, e->level, e->addr);
+	case K_CPU: return snprintf(buf, len, "%.3d", e->cpu);	/* perf: -001 without CPUs */
+	case K_SRCLINE: return snprintf(buf, len, "%s", e->srcline ? e->srcline : "??:0");
+	case K_PARENT: return snprintf(buf, len, "%s", e->parent ? e->parent : "[other]");
+	case K_TRACE: return snprintf(buf, len, "%s", e->trace ? e->trace : "");
+	default: return snprintf(buf, len, "?");
+	}
+}
+
+/*
+ * A key's text where it is a string (a symbol's after its "[l] "), so
+ * that widths and cells need no formatting; NULL: value() formats it.
+ */
+static const char *key_text(const struct tally_hist_row *e, enum tally_hist_key k)
+{
+	switch (k) {
+	case K_COMM: return e->comm;
+	case K_DSO: return e->dso ? e->dso : "[unknown]";
+	case K_SYM: return e->object ? NULL : e->sym;
+	case K_SRCLINE: return e->srcline ? e->srcline : "??:0";
+	case K_PARENT: return e->parent ? e->parent : "[other]";
+	case K_TRACE: return e->trace ? e->trace : "";
+	default: return NULL;
+	}
+}
+
+int hist_key_width(const struct hist_cells *c, const struct tally_hist_row *rows, size_t n,
+		   enum tally_hist_key k)
+{
+	char buf[4096];
+	int w = (int)strlen(hist_keys[k].header);
+
+	if (k == K_CPU)
+		return 3;	/* perf's: "-001" overflows it */
+	/*
+	 * perf measures a trace text only once a comparison made it: a lone
+	 * row never is, and is cut to the header's width.
+	 */
+	if (k == K_TRACE && n < 2)
+		return w;
+	for (size_t i = 0; i < n; i++) {
+		const char *s = key_text(&rows[i], k);
+		int l;
+
+		/*
+		 * perf sizes the comm column by each entry's thread's comm at
+		 * the end (its cached comm_len), and cuts the entry's own comm
+		 * to that: "perf-exec" of a thread that became "sleep" shows
+		 * as "perf-ex" if nothing is longer.
+		 */
+		if (k == K_COMM) {
+			l = (int)strlen(last_comm(c, &rows[i]));
+		} else if (s) {
+			l = (int)strlen(s) + (k == K_SYM ? 4 : 0);
+		} else if (k == K_SYM && rows[i].object) {
+			l = (int)strlen(rows[i].sym) + 4;	/* perf's namelen: the "+0x..." overflows */
+		} else if (k == K_SYM) {
+			l = rows[i].addr ? 22 : 20;	/* fmt_addr's */
+		} else {
+			l = value(c, &rows[i], k, buf, sizeof(buf));
+		}
+		/* an entry without a symbol widens the DSO column to an address's 16 (without --dsos) */
+		if (k == K_DSO && !rows[i].sym && !c->dsos && l < 16)
+			l = 16;
+		if (l > w)
+			w = l;
+	}
+	return w;
+}
+
+/* The cell alone: pad 0 leaves it unpadded; a comm or trace is cut to width. */
+static void put_cell(struct line *ln, const struct hist_cells *c, const struct tally_hist_row *e,
+		     enum tally_hist_key k, int width, int pad)
+{
+	char buf[4096];
+	const char *s = key_text(e, k);
+	size_t l;
+
+	if (s && k == K_SYM) {
+		char lv[4] = { '[', e->level, ']', ' ' };
+
+		line_put(ln, lv, sizeof(lv));
+		width -= 4;
+		pad = pad ? pad - 4 : 0;
+	} else if (!s) {
+		value(c, e, k, buf, sizeof(buf));
+		s = buf;
+	}
+	l = strlen(s);
+	/* perf's "%-*.*s": cut to the width */
+	if ((k == K_COMM || k == K_TRACE) && l > (size_t)width)
+		l = (size_t)width;
+	line_left(ln, s, l, pad);
+}
+
+void hist_key_put(struct line *ln, const struct hist_cells *c, const struct tally_hist_row *e,
+		  enum tally_hist_key k, int width, bool last)
+{
+	line_put(ln, "  ", 2);
+	/* a trace padded only when not last; a symbol or source line unpadded when last */
+	put_cell(ln, c, e, k, width, last && (k == K_SYM || k == K_SRCLINE || k == K_TRACE) ? 0 : width);
+}
+
+void hist_key_put_level(struct line *ln, const struct hist_cells *c,
+			const struct tally_hist_row *e, enum tally_hist_key k, int width)
+{
+	/* perf's skip_spaces of the cell: "%7d:" loses its leading spaces, keeps the padding */
+	if (k == K_PID) {
+		char buf[4096];
+		int l = snprintf(buf, sizeof(buf), "%d:%s", e->tid, last_comm(c, e)),
+		    lead = 7 - snprintf(NULL, 0, "%d", e->tid);
+
+		line_left(ln, buf, (size_t)(l < (int)sizeof(buf) ? l : (int)sizeof(buf) - 1),
+			  width - (lead > 0 ? lead : 0));
+		return;
+	}
+	/* sym, srcline and trace are perf's unpadded cells ("%.*s", "%-.*s") */
+	put_cell(ln, c, e, k, width, k == K_SYM || k == K_SRCLINE || k == K_TRACE ? 0 : width);
+}
+
+/* ---- -F ---- */
+
+int hist_fields_parse(struct hist_fields *f, const char *spec, enum tally_hist_key *keys,
+		      int *nkeys, unsigned allowed, const char *cmd, const char *opt)
+{
+	static const struct { const char *name; int f; } nums[] = {
+		{ "overhead", HF_OVERHEAD }, { "overhead_children", HF_CHILDREN },
+		{ "period", HF_PERIOD }, { "sample", HF_SAMPLE }, { "symbol", K_SYM },
+	};
+	char *dup = strdup(spec), *tok, *save = NULL;
+	bool have[64] = { false };
+
+	if (!dup)
+		return -1;
+	f->n = 0;
+	f->nsort_given = *nkeys;
+	for (tok = strtok_r(dup, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		int v = -1;
+
+		for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]) && v < 0; i++)
+			if (!strcmp(tok, nums[i].name))
+				v = nums[i].f;
+		for (int k = 0; k < K__NR && v < 0; k++)
+			if (!strcmp(tok, hist_keys[k].name))
+				v = k;
+		if (v < 0 || (v < K__NR && !(allowed & 1u << v))) {
+			fprintf(stderr, "tally %s: %s '%s': unknown field '%s' (overhead, "
+				"overhead_children, period, sample", cmd, opt, spec, tok);
+			for (int k = 0; k < K__NR; k++)
+				if (allowed & 1u << k && k != K_TRACE)
+					fprintf(stderr, ", %s", hist_keys[k].name);
+			fprintf(stderr, ")\n");
+			free(dup);
+			return -1;
+		}
+		if (have[v])
+			continue;
+		have[v] = true;
+		f->col[f->n++] = v;
+		if (v >= K__NR)
+			continue;
+		bool in_sort = false;
+
+		for (int i = 0; i < *nkeys; i++)
+			in_sort |= keys[i] == (enum tally_hist_key)v;
+		if (!in_sort && *nkeys < K__NR)
+			keys[(*nkeys)++] = (enum tally_hist_key)v;
+	}
+	free(dup);
+	/* -s's keys -F does not name: columns at the end */
+	for (int i = 0; i < *nkeys; i++)
+		if (!have[keys[i]])
+			f->col[f->n++] = keys[i];
+	return 0;
+}
+
+int hist_fields_order(const struct hist_fields *f, const enum tally_hist_key *keys, int nkeys,
+		      int *order)
+{
+	int n = 0;
+
+	for (int i = 0; i < f->nsort_given; i++)
+		order[n++] = keys[i];
+	for (int i = 0; i < f->n; i++)
+		order[n++] = f->col[i] == HF_PERIOD ? HF_OVERHEAD : f->col[i];
+	for (int i = 0; i < nkeys; i++)
+		order[n++] = keys[i];
+	return n;
+}
+
+void hist_fields_print(const struct hist_fields *f, const struct hist_table *t,
+		       const struct tally_hist_row *rows, size_t n)
+{
+	static const struct { int f; const char *head; int width; } num[] = {
+		{ HF_OVERHEAD, "Overhead", 8 }, { HF_CHILDREN, "Children", 8 },
+		{ HF_PERIOD, "Period", 12 }, { HF_SAMPLE, "Samples", 12 },
+	};
+	int width[HIST_FIELDS_MAX], col[HIST_FIELDS_MAX], printed = 0;
+	double tot = t->total ? (double)t->total : 1;
+	FILE *fp = t->fp;
+
+	for (int i = 0; i < f->n; i++) {
+		for (col[i] = 0; col[i] < 3 && num[col[i]].f != f->col[i]; col[i]++)
+			;
+		width[i] = f->col[i] < K__NR ?
+			   hist_key_width(t->cells, rows, n, (enum tally_hist_key)f->col[i]) :
+			   num[col[i]].width;
+	}
+	for (int i = 0; t->header && i < f->n; i++) {
+		fputs(i ? "  " : "# ", fp);
+		if (f->col[i] < K__NR)
+			fprintf(fp, "%-*s", width[i], hist_keys[f->col[i]].header);
+		else
+			fprintf(fp, "%*s", width[i], num[col[i]].head);
+	}
+	for (int i = 0; t->header && i < f->n; i++) {
+		fputs(i ? "  " : "\n# ", fp);
+		for (int k = 0; k < width[i]; k++)
+			fputc('.', fp);
+	}
+	if (t->header)
+		fputs("\n#\n", fp);
+	for (size_t k = 0; k < n; k++) {
+		const struct tally_hist_row *e = &rows[k];
+		struct line ln = { .fp = fp };
+		char nb[32];
+
+		if (100.0 * (double)(t->children ? e->children : e->self) / tot < t->percent_limit)
+			continue;
+		if (t->entries && printed++ >= t->entries)
+			break;
+		for (int i = 0; i < f->n; i++) {
+			int v = f->col[i];
+
+			switch (v) {
+			case HF_OVERHEAD: line_put(&ln, "  ", 2); line_pct(&ln, 100.0 * (double)e->self / tot, 7); break;
+			case HF_CHILDREN:
+				line_put(&ln, "  ", 2);
+				if (t->children)
+					line_pct(&ln, 100.0 * (double)e->children / tot, 7);
+				else
+					line_put(&ln, "     N/A", 8);	/* perf's "%8s", without --children */
+				break;
+			case HF_PERIOD:
+			case HF_SAMPLE:
+				line_put(&ln, nb, (size_t)snprintf(nb, sizeof(nb), "  %12llu",
+					 (unsigned long long)(v == HF_PERIOD ? e->self : e->samples)));
+				break;
+			default:
+				hist_key_put(&ln, t->cells, e, (enum tally_hist_key)v, width[i], i == f->n - 1);
+				break;
+			}
+		}
+		line_putc(&ln, '\n');
+		line_flush(&ln);
+		if (t->graph)
+			t->graph(fp, e, t->total, t->arg);
+	}
+}

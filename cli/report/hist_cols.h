@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The histogram's columns as perf report and perf top print them (both
+ * use perf's one set of sort entries): the sort keys' names, headers,
+ * widths and cells (hist_cols.c), -F/--fields's columns and their table
+ * (hist_cols.c), --hierarchy's levels (hist_hier.c).
+ */
+#ifndef TALLY_CLI_HIST_COLS_H
+#define TALLY_CLI_HIST_COLS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <tally/hist.h>
+#include "report_fmt.h"
+
+struct tally_session;
+
+/* a key's -s/-F name and its column's header (perf's, spaces and all) */
+struct hist_key_name {
+	const char *name, *header;
+};
+extern const struct hist_key_name hist_keys[TALLY_HIST_KEY__NR];
+
+/* What a cell needs besides its row. */
+struct hist_cells {
+	struct tally_session *ss;	/* pid and comm: the thread's name at the end */
+	bool dsos;			/* --dsos given: an unresolved row does not widen DSO */
+};
+
+/* A key column's width over rows[0..n): its header's, or its widest value. */
+int hist_key_width(const struct hist_cells *c, const struct tally_hist_row *rows, size_t n,
+		   enum tally_hist_key k);
+/* "  " and the cell, as perf's columns (a last symbol or source line unpadded). */
+void hist_key_put(struct line *ln, const struct hist_cells *c, const struct tally_hist_row *e,
+		  enum tally_hist_key k, int width, bool last);
+/* The cell as a --hierarchy level shows it: leading spaces gone, sym and srcline unpadded. */
+void hist_key_put_level(struct line *ln, const struct hist_cells *c,
+			const struct tally_hist_row *e, enum tally_hist_key k, int width);
+
+/* -F's counts, as tally_hist__sort orders by them */
+enum { HF_OVERHEAD = TALLY_HIST_BY_SELF, HF_CHILDREN = TALLY_HIST_BY_CHILDREN, HF_PERIOD = 48,
+       HF_SAMPLE = TALLY_HIST_BY_SAMPLES };
+#define HIST_FIELDS_MAX (2 * TALLY_HIST_KEY__NR + 4)
+
+/* -F: the columns in order, each a key or an HF_* count */
+struct hist_fields {
+	int col[HIST_FIELDS_MAX];
+	int n;
+	int nsort_given;	/* -s's keys, first in the key list: they order the rows first */
+};
+
+/*
+ * -F as perf: keys[0..*nkeys) holds -s's keys (*nkeys 0 without -s); the
+ * histogram's keys come back there: -s's, then -F's others. Keys not in
+ * allowed (a bit per key) are unknown to the command. 0, or -1 said on
+ * stderr as cmd's option opt ("-F").
+ */
+int hist_fields_parse(struct hist_fields *f, const char *spec, enum tally_hist_key *keys,
+		      int *nkeys, unsigned allowed, const char *cmd, const char *opt);
+/* The rows' order for tally_hist__sort: -s's keys, the fields, the keys. Returns its length. */
+int hist_fields_order(const struct hist_fields *f, const enum tally_hist_key *keys, int nkeys,
+		      int *order);
+
+/* How a table of rows prints. */
+struct hist_table {
+	FILE *fp;
+	const struct hist_cells *cells;
+	uint64_t total;			/* the event's period: the shares' whole */
+	bool header;			/* the '#' column names and dots */
+	bool children;			/* callers' share counted (else overhead_children is N/A) */
+	double percent_limit;		/* rows under it hidden */
+	int entries;			/* lines printed at most; 0: all */
+	bool show_nr, show_period;	/* --hierarchy: Samples and Period after Overhead */
+	/* a row's call graph under it (NULL: none) */
+	void (*graph)(FILE *fp, const struct tally_hist_row *e, uint64_t total, void *arg);
+	void *arg;
+};
+
+/* -F's table of rows[0..n), in their order. */
+void hist_fields_print(const struct hist_fields *f, const struct hist_table *t,
+		       const struct tally_hist_row *rows, size_t n);
+
+/*
+ * --hierarchy: each of keys[0..nkeys) a level, its entries the sums of
+ * the rows under them (rows[0..n), keyed by all the keys), biggest first,
+ * the graphs under the last level's. 0, or -ENOMEM.
+ */
+int hist_hier_print(const struct hist_table *t, const enum tally_hist_key *keys, int nkeys,
+		    const struct tally_hist_row *rows, size_t n);
+
+#endif
