@@ -197,8 +197,11 @@ static void print_frame(struct script_ctx *s, const struct tally_sample *smp, ui
 static void frame_text(struct script_ctx *s, const struct tally_addr_info *ai, bool found,
 		       uint64_t ip, bool chain, unsigned opts, const char *name, bool inlined)
 {
-	/* in a chain perf prints the DSO-relative address, else the ip itself */
-	uint64_t shown = chain && ai->map ? ai->map_ip : ip;
+	/*
+	 * in a chain perf prints the DSO-relative address, else the ip itself;
+	 * a kernel DSO's (a KSYMBOL map's map_ip is an offset) is the ip
+	 */
+	uint64_t shown = chain && ai->map && !ai->map->ksym ? ai->map_ip : ip;
 
 	if (chain)
 		ob_chr(s, '\t');

@@ -393,7 +393,12 @@ int tally__machine_ksymbol(struct tally_machine *m, uint64_t addr, uint32_t len,
 		return 0;
 	nm.start = addr;
 	nm.end = addr + len;
-	nm.pgoff = addr;	/* map_ip = ip, as every kernel map here */
+	/*
+	 * map_ip = ip - addr, its symbol at [0, len) as perf's map__new2(0):
+	 * the same program loaded twice is one row of report's -s sym there
+	 * (perf's sort__sym_cmp compares the symbols' starts)
+	 */
+	nm.pgoff = 0;
 	nm.prot = PROT_READ | PROT_EXEC;
 	nm.kernel = true;
 	nm.ksym = true;

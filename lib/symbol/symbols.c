@@ -436,7 +436,8 @@ static void load_vdso(struct tally_dso *d, bool demangle)
 }
 
 /*
- * A KSYMBOL's DSO: the symbol's name, one symbol over the map, as perf's
+ * A KSYMBOL's DSO: the symbol's name, one symbol over the map (from 0:
+ * map_ip is the offset into it), as perf's
  * machine__process_ksymbol_register makes it ("bpf_prog_<tag>_<name>+0x3b"
  * in the DSO of the same name).
  */
@@ -454,7 +455,7 @@ static struct tally_dso *ksym_dso(struct tally_symbols *s, const struct tally_ma
 	if (!(d = dso_new(s, key, -1)))
 		return tally__err_ptr(ENOMEM);
 	d->kind = DSO_KERNEL;
-	err = tally__symvec_add(&v, map->start, map->end - map->start, STB_GLOBAL, map->filename,
+	err = tally__symvec_add(&v, 0, map->end - map->start, STB_GLOBAL, map->filename,
 				false);
 	if (!err)
 		err = tally__symvec_finish(&v, &d->syms, &d->nr_syms);

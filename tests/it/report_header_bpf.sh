@@ -9,10 +9,13 @@
 # while perf records; a file with the sections damaged is read without
 # a crash.
 . "$(dirname "$0")/lib.sh"
-d=$(mktemp -d); trap '[ -n "${tp:-}" ] && kill "$tp" 2>/dev/null; rm -rf "$d"' EXIT
+d=$(mktemp -d); trap '[ -n "${tp:-}" ] && kill "$tp" "$tp2" 2>/dev/null; rm -rf "$d"' EXIT
 if ! have_perf || ! have_tp; then
 	skip "needs perf and tracepoints"; done_testing; exit 0
 fi
+# two traces: the same programs loaded twice, at two addresses (perf
+# shows them as one row of -s dso,sym: its symbols start at 0)
+"$TALLY" trace -o /dev/null -- sleep 20 & tp2=$!
 "$TALLY" trace -o /dev/null -- sleep 20 & tp=$!
 # the reader is loaded once the trace runs: wait for its programs
 for _ in $(seq 50); do
@@ -39,7 +42,7 @@ if grep -q 'bpf_prog_.*+0x.* (bpf_prog_' "$d/pk"; then
 else
 	skip "no sample landed in a BPF program"; skip "no sample landed in a BPF program"
 fi
-kill "$tp" 2>/dev/null; wait "$tp" 2>/dev/null; tp=
+kill "$tp" "$tp2" 2>/dev/null; wait "$tp" "$tp2" 2>/dev/null; tp=
 perf report --header-only -i "$d/f.data" >"$d/p" 2>/dev/null
 "$TALLY" report --header-only -i "$d/f.data" >"$d/t" 2>"$d/e"; rc=$?
 is "exit 0" "$rc" 0

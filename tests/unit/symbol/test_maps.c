@@ -340,6 +340,7 @@ static void test_ksymbol(void **state)
 			assert_string_equal(ai.map->filename, n);
 			assert_string_equal(ai.sym->name, n);
 			assert_int_equal(ai.sym_off, 0x4b);
+			assert_int_equal(ai.sym->start, 0);	/* perf's: one row for both */
 		}
 	}
 	assert_int_equal(tally__machine_ksymbol(m, 0xffffffffc0001000, 0x5bf, n, true), 0);
