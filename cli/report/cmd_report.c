@@ -25,16 +25,6 @@
 #include "report_threads.h"
 #include "read_file.h"
 
-/* the sort keys, tally/hist.h's */
-#define K_COMM TALLY_HIST_COMM
-#define K_PID TALLY_HIST_PID
-#define K_DSO TALLY_HIST_DSO
-#define K_SYM TALLY_HIST_SYM
-#define K_CPU TALLY_HIST_CPU
-#define K_SRCLINE TALLY_HIST_SRCLINE
-#define K_PARENT TALLY_HIST_PARENT
-#define K_TRACE TALLY_HIST_TRACE
-#define K__NR TALLY_HIST_KEY__NR
 #define sort_key tally_hist_key
 
 struct report {

@@ -15,6 +15,17 @@
 #include <tally/hist.h>
 #include "report_fmt.h"
 
+/* the sort keys' short names (tally/hist.h's), for report and top */
+#define K_COMM TALLY_HIST_COMM
+#define K_PID TALLY_HIST_PID
+#define K_DSO TALLY_HIST_DSO
+#define K_SYM TALLY_HIST_SYM
+#define K_CPU TALLY_HIST_CPU
+#define K_SRCLINE TALLY_HIST_SRCLINE
+#define K_PARENT TALLY_HIST_PARENT
+#define K_TRACE TALLY_HIST_TRACE
+#define K__NR TALLY_HIST_KEY__NR
+
 struct tally_session;
 
 /* a key's -s/-F name and its column's header (perf's, spaces and all) */
