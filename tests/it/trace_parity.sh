@@ -282,7 +282,7 @@ def tally(f):
             yield m.groups()[:3] + (os.path.realpath(p) if p and p[0] == "/" else p,)
 def strace(f):
     for line in open(f):
-        m = re.match(r"^(\d+) (read|close)\((\d+)(?:<([^>]*)>)?", line)
+        m = re.match(r"^(\d+) +(read|close)\((\d+)(?:<([^>]*)>)?", line)
         if m:
             yield m.groups()
 s = list(strace(sys.argv[2]))
