@@ -216,18 +216,6 @@ static void rename_default(struct tally_session *s, int32_t tid)
 			s->renames[i].final = tally_machine__comm_of(s->m, tid);
 }
 
-bool tally_session__chain_corrupt(const struct tally_sample *smp)
-{
-	for (uint64_t i = 0; i < smp->callchain.nr; i++) {
-		uint64_t ip = smp->callchain.ips[i];
-
-		if (ip >= PERF_CONTEXT_MAX && ip != PERF_CONTEXT_HV && ip != PERF_CONTEXT_KERNEL &&
-		    ip != PERF_CONTEXT_USER && ip != TALLY_CONTEXT_UNWOUND)
-			return true;
-	}
-	return false;
-}
-
 /* A sample, unwound, with its thread, to the caller. */
 static void deliver(struct tally_session *s, const struct perf_event_header *h, int idx,
 		    struct tally_record *rec)
@@ -636,14 +624,6 @@ const char *tally__session_unnamed_comm(struct tally_session *s, int32_t pid, in
 	return c;
 }
 
-const char *tally_session__final_comm(const struct tally_session *s, const char *comm)
-{
-	for (size_t i = 0; i < s->nrenames; i++)
-		if (s->renames[i].dflt == comm && s->renames[i].final)
-			return s->renames[i].final;
-	return comm;
-}
-
 /*
  * %pS fields of tracepoints (kmalloc's call_site): the kernel symbol, as
  * perf's machine__resolve_kernel_addr gives libtraceevent.
@@ -1004,15 +984,6 @@ void tally_session__close(struct tally_session *s)
 	free(s);
 }
 
-int tally_session__set_sample(struct tally_session *s, tally_session_sample_fn fn, void *ctx)
-{
-	if (!s)
-		return tally__err(EINVAL);
-	s->o.sample = fn;
-	s->sample_ctx = ctx;
-	return 0;
-}
-
 void tally_session__set_unwind(struct tally_session *s, bool on)
 {
 	if (!s)
@@ -1021,160 +992,4 @@ void tally_session__set_unwind(struct tally_session *s, bool on)
 	for (int i = 0; i < s->nr_attrs; i++)
 		s->fast[i].unwind = on && (s->lays[i].sample_type & (PERF_SAMPLE_REGS_USER |
 			PERF_SAMPLE_STACK_USER)) == (PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER);
-}
-
-struct tally_data_reader *tally_session__reader(const struct tally_session *s)
-{
-	return s->rd;
-}
-
-struct tally_machine *tally_session__machine(const struct tally_session *s)
-{
-	return s->m;
-}
-
-struct tally_symbols *tally_session__symbols(const struct tally_session *s)
-{
-	return s->syms;
-}
-
-int tally_session__nr_events(const struct tally_session *s)
-{
-	return s->nr_attrs;
-}
-
-const char *tally_session__event_name(const struct tally_session *s, int attr)
-{
-	if (attr < 0 || attr >= s->nr_attrs) {
-		errno = EINVAL;
-		return NULL;
-	}
-	return s->names[attr];
-}
-
-struct tally_trace_fmt *tally_session__trace_fmt(const struct tally_session *s)
-{
-	return s->tf;
-}
-
-uint64_t tally_session__maps_gen(const struct tally_session *s)
-{
-	return s->maps_gen;
-}
-
-const char *tally_session__comm(struct tally_session *s, const struct tally_session_sample *smp)
-{
-	const char *c = tally_machine__comm_of(s->m, smp->thread.tid);
-
-	return c ? c : tally__session_unnamed_comm(s, smp->thread.pid, smp->thread.tid);
-}
-
-int tally_session__stats(const struct tally_session *s, struct tally_session_stats *st)
-{
-	struct tally_session_stats v = { .sz = sizeof(v) };
-
-	if (!s || !st || st->sz < sizeof(size_t))
-		return tally__err(EINVAL);
-	memcpy(v.records, s->records, sizeof(v.records));
-	v.samples = s->samples;
-	v.lost = s->lost;
-	v.lost_samples = s->lost_samples;
-	v.bad = s->bad;
-	v.unwound = s->unwound;
-	memcpy(v.unwind_stops, s->unwind_stops, sizeof(v.unwind_stops));
-	v.nr_unresolved = tally_symbols__unresolved(s->syms, &v.unresolved);
-	if (v.nr_unresolved < 0)
-		v.nr_unresolved = 0;
-	v.sz = st->sz;
-	memcpy(st, &v, st->sz < sizeof(v) ? st->sz : sizeof(v));
-	return 0;
-}
-
-/* The session's own cache of resolved addresses, made at the first question. */
-static struct resolver *session_resolver(struct tally_session *s)
-{
-	if (!s->res && (s->res = calloc(1, sizeof(*s->res)))) {
-		tally__resolver_bind(s->res, s);
-		s->res->srcline = s->o.srcline;
-		s->res->no_inline = s->o.no_inline;
-	}
-	return s->res;
-}
-
-static void frame_of(struct tally_frame *f, const struct where *w, uint64_t ip,
-		     enum tally_cpumode mode, bool unwound)
-{
-	*f = (struct tally_frame){
-		.ip = ip, .mode = mode, .level = w->mode, .dso = w->dso,
-		.addr = w->addr, .sym = w->sym, .sym_start = w->sym_start,
-		.inlined = w->inlined, .unwound = unwound, .srcline = w->srcline,
-	};
-	if (w->map) {
-		f->path = w->map->path;
-		f->map_start = w->map->start;
-		f->map_end = w->map->end;
-		f->map_pgoff = w->map->pgoff;
-	}
-}
-
-int tally_session__resolve(struct tally_session *s, const struct tally_session_sample *smp,
-			   struct tally_frame *out)
-{
-	struct resolver *r;
-	struct where *w;
-
-	if (!s || !smp || !out)
-		return tally__err(EINVAL);
-	if (!(r = session_resolver(s)) ||
-	    !(w = tally__resolver_get(r, smp->thread.pid, smp->thread.tid, smp->sample->ip, smp->mode)))
-		return tally__err(ENOMEM);
-	frame_of(out, w, smp->sample->ip, smp->mode, false);
-	return 0;
-}
-
-int tally_session__frames(struct tally_session *s, const struct tally_session_sample *smp,
-			  struct tally_frame *out, int max)
-{
-	const struct tally_sample *x;
-	struct resolver *r;
-	enum tally_cpumode mode = TALLY_CPUMODE_USER;
-	uint32_t uw;
-	int n = 0;
-
-	if (!s || !smp || !out || max < 0)
-		return tally__err(EINVAL);
-	x = smp->sample;
-	if (!(smp->event->sample_type & PERF_SAMPLE_CALLCHAIN) || !x->callchain.nr ||
-	    tally_session__chain_corrupt(x)) {
-		if (!max)
-			return 0;
-		return tally_session__resolve(s, smp, out) ? -ENOMEM : 1;
-	}
-	if (!(r = session_resolver(s)))
-		return tally__err(ENOMEM);
-	uw = tally__chain_unwound_at(x->callchain.ips, (uint32_t)x->callchain.nr);
-	for (uint64_t i = 0; i < x->callchain.nr && n < max; i++) {
-		uint64_t ip = x->callchain.ips[i];
-		struct where *fw[INL_MAX];
-		int nf;
-
-		if (ip >= PERF_CONTEXT_MAX) {
-			mode = ip == PERF_CONTEXT_KERNEL ? TALLY_CPUMODE_KERNEL : TALLY_CPUMODE_USER;
-			continue;
-		}
-		nf = tally__resolver_frames(r, smp->thread.pid, smp->thread.tid, ip, mode, i > uw, fw);
-		if (!nf)
-			return tally__err(ENOMEM);
-		for (int k = 0; k < nf && n < max; k++)
-			frame_of(&out[n++], fw[k], ip, mode, i > uw);
-	}
-	return n;
-}
-
-int tally_session__synthesize(struct tally_session *s, const int *pids, int npids)
-{
-	if (!s)
-		return -EINVAL;
-	s->maps_gen++;	/* addresses resolved before may resolve now */
-	return tally_machine__synthesize(s->m, pids, npids);
 }
