@@ -20,6 +20,7 @@
 #include "dso_internal.h"
 #include "asan.h"
 #include "symcache.h"
+#include "plt_tree.h"
 
 /* ---- ELF ---- */
 
@@ -484,183 +485,6 @@ found:
 }
 
 /*
- * perf's symbol tree, replayed to learn which PLT entries its lookup
- * names: perf inserts a file's symbols (functions, objects and text
- * labels, in table order) into a red-black tree, runs each sizeless one
- * on to the next symbol's start (_init over the whole .plt), then inserts
- * the PLT entries; symbols__find walks from the root and returns the
- * first node holding the address, so an entry that stays below _init is
- * _init's (seen: the first of three or more entries, both of two).
- * Nodes by index; the insert is the classic one (Linux's lib/rbtree.c).
- */
-struct rbn { uint64_t start, end; int32_t l, r, p; bool red; };
-struct rbt { struct rbn *n; int32_t root; };
-
-static void rb_rot(struct rbt *t, int32_t x, bool left)
-{
-	struct rbn *n = t->n;
-	int32_t y = left ? n[x].r : n[x].l, c = left ? n[y].l : n[y].r;
-
-	if (left)
-		n[x].r = c;
-	else
-		n[x].l = c;
-	if (c >= 0)
-		n[c].p = x;
-	n[y].p = n[x].p;
-	if (n[x].p < 0)
-		t->root = y;
-	else if (n[n[x].p].l == x)
-		n[n[x].p].l = y;
-	else
-		n[n[x].p].r = y;
-	if (left)
-		n[y].l = x;
-	else
-		n[y].r = x;
-	n[x].p = y;
-}
-
-static void rb_insert(struct rbt *t, int32_t z)
-{
-	struct rbn *n = t->n;
-	int32_t y = -1, x = t->root;
-
-	while (x >= 0) {	/* equal starts go right, as perf's __symbols__insert */
-		y = x;
-		x = n[z].start < n[x].start ? n[x].l : n[x].r;
-	}
-	n[z] = (struct rbn){ n[z].start, n[z].end, -1, -1, y, true };
-	if (y < 0)
-		t->root = z;
-	else if (n[z].start < n[y].start)
-		n[y].l = z;
-	else
-		n[y].r = z;
-	while (n[z].p >= 0 && n[n[z].p].red) {
-		int32_t pa = n[z].p, g = n[pa].p;
-		bool pl = n[g].l == pa;
-		int32_t u = pl ? n[g].r : n[g].l;
-
-		if (u >= 0 && n[u].red) {
-			n[pa].red = n[u].red = false;
-			n[g].red = true;
-			z = g;
-			continue;
-		}
-		if (z == (pl ? n[pa].r : n[pa].l)) {
-			z = pa;
-			rb_rot(t, z, pl);
-			pa = n[z].p;
-		}
-		n[pa].red = false;
-		n[g].red = true;
-		rb_rot(t, g, !pl);
-	}
-	n[t->root].red = false;
-}
-
-static int32_t rb_find(const struct rbt *t, uint64_t ip)
-{
-	int32_t x = t->root;
-
-	while (x >= 0) {
-		const struct rbn *c = &t->n[x];
-
-		if (ip < c->start)
-			x = c->l;
-		else if (ip > c->end || (ip == c->end && ip != c->start))
-			x = c->r;
-		else
-			return x;
-	}
-	return -1;
-}
-
-static int by_start(const void *a, const void *b)
-{
-	const struct rbn *x = *(const struct rbn *const *)a, *y = *(const struct rbn *const *)b;
-
-	return x->start < y->start ? -1 : x->start > y->start;
-}
-
-/*
- * perf's symbols__fixup_end on the tree's nodes: in start order (ties in
- * table order), a sizeless symbol runs to the next one's start. With few
- * sizeless symbols (the usual _init and a label or two), one pass over the
- * others: a start is the next one only for the sizeless symbol just below
- * it, or for one of equal start earlier in the table (node's 150k
- * symbols: sorting them all was a tenth of a report's time).
- */
-static void fixup_end(struct rbt *t, struct rbn **ord, size_t nn)
-{
-	struct { uint64_t start, next; size_t i; bool found, equal; } z[16];
-	size_t k = 0;
-
-	for (size_t i = 0; i < nn && k <= 16; i++)
-		if (t->n[i].end == t->n[i].start) {
-			if (k < 16)
-				z[k] = (typeof(z[0])){ .start = t->n[i].start, .i = i };
-			k++;
-		}
-	if (k > 16) {
-		struct tally__skey *o = malloc((nn ? nn : 1) * sizeof(*o));
-
-		for (size_t i = 0; o && i < nn; i++)
-			o[i] = (struct tally__skey){ t->n[i].start, i };
-		if (o && !tally__sort_keys(o, nn)) {	/* stable: ties in table order */
-			for (size_t i = 0; i + 1 < nn; i++)
-				if (t->n[o[i].i].end == t->n[o[i].i].start)
-					t->n[o[i].i].end = t->n[o[i + 1].i].start;
-			free(o);
-			return;
-		}
-		free(o);
-		qsort(ord, nn, sizeof(*ord), by_start);	/* stable: glibc's merge sort */
-		for (size_t i = 0; i + 1 < nn; i++)
-			if (ord[i]->end == ord[i]->start)
-				ord[i]->end = ord[i + 1]->start;
-		return;
-	}
-	/* z by start, ties in table order */
-	for (size_t a = 1; a < k; a++)
-		for (size_t b = a; b > 0 && z[b - 1].start > z[b].start; b--) {
-			typeof(z[0]) x = z[b];
-
-			z[b] = z[b - 1];
-			z[b - 1] = x;
-		}
-	for (size_t j = 0; j < nn; j++) {
-		uint64_t st = t->n[j].start;
-		size_t lo = 0, hi = k;
-
-		while (lo < hi) {	/* the first z starting at or above st */
-			size_t mid = (lo + hi) / 2;
-
-			if (z[mid].start < st)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		/* the next start above the z just below (all of that start) */
-		for (size_t q = lo; q > 0 && z[q - 1].start == z[lo - 1].start; q--)
-			if (!z[q - 1].found || st < z[q - 1].next) {
-				z[q - 1].next = st;
-				z[q - 1].found = true;
-			}
-		/* an equal start later in the table comes next: it ends there */
-		for (size_t q = lo; q < k && z[q].start == st; q++)
-			if (j > z[q].i)
-				z[q].equal = true;
-	}
-	for (size_t q = 0; q < k; q++)
-		if (z[q].equal)
-			t->n[z[q].i].end = z[q].start;
-		else if (z[q].found)
-			t->n[z[q].i].end = z[q].next;
-}
-
-/*
  * shadow[i]: perf's lookup finds another symbol (_init) at PLT entry i.
  * Only where a sizeless symbol before .plt could run on over it.
  */
@@ -670,8 +494,8 @@ static int plt_shadowed(Elf *elf, uint64_t plt0, uint64_t ent, size_t nplt, bool
 	Elf_Scn *scn = find_scn(elf, NULL, SHT_SYMTAB, &sh);
 	Elf_Data *d = scn ? elf_getdata(scn, NULL) : NULL;
 	size_t n = d && sh.sh_entsize ? sh.sh_size / sh.sh_entsize : 0, nn = 0;
-	struct rbt t = { NULL, -1 };
-	struct rbn **ord = NULL;
+	struct ptree t = { NULL, -1 };
+	struct ptree_node **ord = NULL;
 	bool sizeless_before = false;
 	struct symtab st;
 	struct secs x = { 0 };
@@ -693,21 +517,21 @@ static int plt_shadowed(Elf *elf, uint64_t plt0, uint64_t ent, size_t nplt, bool
 			continue;
 		if (!s.st_size && s.st_value < plt0)
 			sizeless_before = true;
-		t.n[nn] = (struct rbn){ .start = s.st_value, .end = s.st_value + s.st_size };
-		rb_insert(&t, (int32_t)nn);
+		t.n[nn] = (struct ptree_node){ .start = s.st_value, .end = s.st_value + s.st_size };
+		tally__ptree_insert(&t, (int32_t)nn);
 		ord[nn] = &t.n[nn];
 		nn++;
 	}
 	err = 0;
 	if (!sizeless_before)
 		goto out;
-	fixup_end(&t, ord, nn);
+	tally__ptree_fixup_end(&t, ord, nn);
 	for (size_t i = 0; i < nplt; i++) {
-		t.n[nn + i] = (struct rbn){ .start = plt0 + ent * (i + 1), .end = plt0 + ent * (i + 2) };
-		rb_insert(&t, (int32_t)(nn + i));
+		t.n[nn + i] = (struct ptree_node){ .start = plt0 + ent * (i + 1), .end = plt0 + ent * (i + 2) };
+		tally__ptree_insert(&t, (int32_t)(nn + i));
 	}
 	for (size_t i = 0; i < nplt; i++)
-		shadow[i] = rb_find(&t, plt0 + ent * (i + 1)) != (int32_t)(nn + i);
+		shadow[i] = tally__ptree_find(&t, plt0 + ent * (i + 1)) != (int32_t)(nn + i);
 out:
 	free(x.f);
 	free(ord);
