@@ -20,55 +20,7 @@
 #include "internal.h"
 #include "strpool.h"
 
-/* The samples at one offset of a symbol: few per symbol, kept sparse. */
-struct hit {
-	uint64_t off, nr, period;
-};
-
-struct entry {
-	struct tally_annotate_sym sym;
-	const struct tally_symbol *key;
-	struct hit *hits;		/* by offset, in the order first seen */
-	uint32_t nr_hits, alloc_hits;
-	uint32_t last;			/* the hit found last: loops sample the same few */
-	bool dso_last;			/* its DSO's last symbol in the sorted order */
-};
-
-/* A source file's lines, read once. */
-struct srcfile {
-	char *path;
-	char *buf;
-	char **line;
-	int nr;
-	/* objdump -S's state for the symbol being made */
-	int max_printed, last_line;
-	bool first;
-};
-
-struct tally_annotate {
-	struct tally_session *s;
-	char *symbol, *dsos, *vmlinux, *kcore;
-	char vmlinux_found[4096];	/* the vmlinux perf's path gave (no -k) */
-	bool no_source, asm_raw;
-	struct tally_disasm *dis;
-	struct entry *v;
-	int nr, alloc;
-	int *slots;			/* open addressing over v: index + 1 */
-	size_t cap;
-	struct {
-		uint64_t nr, period;
-	} tot[64];			/* per attr (the first 64) */
-	struct srcfile *files;
-	int nr_files;
-	struct tally__strpool paths;	/* joined paths the source view keeps */
-	struct dso_code_ent {
-		struct tally_dso *dso;
-		struct tally_dso_code *code;
-		int err;
-	} *codes;
-	int nr_codes;
-	char err[512];
-};
+#include "annotate_internal.h"
 
 struct tally_annotate *tally_annotate__new(struct tally_session *s,
 					   const struct tally_annotate_opts *opts)
@@ -235,7 +187,7 @@ static struct hit *hit_of(struct entry *e, uint64_t off)
 }
 
 /* The samples in [from, to) of e. */
-static void hits_in(const struct entry *e, uint64_t from, uint64_t to, uint64_t *nr, uint64_t *period)
+void tally__ann_hits_in(const struct entry *e, uint64_t from, uint64_t to, uint64_t *nr, uint64_t *period)
 {
 	for (uint32_t i = 0; i < e->nr_hits; i++)
 		if (e->hits[i].off >= from && e->hits[i].off < to) {
@@ -447,7 +399,7 @@ static int mk_line(struct mk *m, const char *raw, uint64_t start, uint64_t end)
 	return mk_text(m, p, strlen(p));
 }
 
-static struct srcfile *src_get(struct tally_annotate *a, const char *path)
+struct srcfile *tally__ann_src_get(struct tally_annotate *a, const char *path)
 {
 	struct srcfile *f, *v;
 	FILE *fp;
@@ -625,7 +577,7 @@ static int check_build_id(struct tally_annotate *a, const struct entry *e,
 	return -ESTALE;
 }
 
-static int set_err(struct tally_annotate *a, const struct entry *e, int err)
+int tally__ann_set_err(struct tally_annotate *a, const struct entry *e, int err)
 {
 	const char *why;
 
@@ -687,7 +639,7 @@ static int set_err(struct tally_annotate *a, const struct entry *e, int err)
  * Symbol idx's code, checked: its entry, code and bytes from its start
  * (*avail of them). 0, or -errno with the reason in a->err.
  */
-static int sym_code(struct tally_annotate *a, int idx, const struct entry **ep,
+int tally__ann_sym_code(struct tally_annotate *a, int idx, const struct entry **ep,
 		    struct tally_dso_code **codep, const uint8_t **bytes, size_t *avail,
 		    const char **section)
 {
@@ -699,11 +651,11 @@ static int sym_code(struct tally_annotate *a, int idx, const struct entry **ep,
 	a->err[0] = '\0';
 	*ep = e = &a->v[idx];
 	if (!(*codep = code_get(a, e->sym.dso, &err)))
-		return set_err(a, e, err);
+		return tally__ann_set_err(a, e, err);
 	if ((err = check_build_id(a, e, *codep)))
 		return err;
 	if (!(*bytes = tally_dso_code__bytes(*codep, e->sym.start, avail, section)))
-		return set_err(a, e, -errno);
+		return tally__ann_set_err(a, e, -errno);
 	return 0;
 }
 
@@ -733,7 +685,7 @@ static bool nop_line(const struct tally_annotate_line *l, const char *text)
  * after its DSO's last symbol the DSO's code too. Either opens again if
  * asked (the browser, --print-line).
  */
-static void release_after(struct tally_annotate *a, int idx)
+void tally__ann_release_after(struct tally_annotate *a, int idx)
 {
 	const struct entry *e;
 
@@ -757,7 +709,7 @@ int tally_annotate__lines(struct tally_annotate *a, int idx, struct tally_annota
 {
 	int err = make_lines(a, idx, out);
 
-	release_after(a, idx);
+	tally__ann_release_after(a, idx);
 	return err;
 }
 
@@ -781,7 +733,7 @@ static int make_lines(struct tally_annotate *a, int idx, struct tally_annotate_l
 	if (!out)
 		return tally__err(EINVAL);
 	memset(out, 0, sizeof(*out));
-	if ((err = sym_code(a, idx, &e, &code, &bytes, &avail, &section)))
+	if ((err = tally__ann_sym_code(a, idx, &e, &code, &bytes, &avail, &section)))
 		return err;
 	start = base = e->sym.start;
 	end = e->sym.end;
@@ -872,7 +824,7 @@ static int make_lines(struct tally_annotate *a, int idx, struct tally_annotate_l
 				err = err || mk_line(&m, line, start, end);
 			}
 			if (!a->no_source && ln > 0) {
-				struct srcfile *f = src_get(a, file);
+				struct srcfile *f = tally__ann_src_get(a, file);
 
 				if (f)
 					err = err || show_source(&m, f, ln, start, end);
@@ -922,7 +874,7 @@ static int make_lines(struct tally_annotate *a, int idx, struct tally_annotate_l
 		free(m.v);
 		free(m.text_off);
 		free(m.buf);
-		return set_err(a, e, -ENOMEM);
+		return tally__ann_set_err(a, e, -ENOMEM);
 	}
 	/*
 	 * perf drops the nops that pad the function's end only for kcore's
@@ -945,7 +897,7 @@ static int make_lines(struct tally_annotate *a, int idx, struct tally_annotate_l
 		for (nx = i + 1; nx < m.nr && m.v[nx].offset < 0; nx++)
 			;
 		to = nx < m.nr ? m.v[nx].offset : (int64_t)(end - start);
-		hits_in(e, (uint64_t)l->offset, (uint64_t)to, &l->nr_samples, &l->period);
+		tally__ann_hits_in(e, (uint64_t)l->offset, (uint64_t)to, &l->nr_samples, &l->period);
 		if (e->sym.nr_samples)
 			l->percent[TALLY_PERCENT_LOCAL_HITS] = 100.0 * (double)l->nr_samples /
 							       (double)e->sym.nr_samples;
@@ -978,160 +930,3 @@ void tally_annotate_lines__free(struct tally_annotate_lines *l)
 }
 
 /* ---- the source-only view -------------------------------------- */
-
-struct row {
-	int file;			/* index in the files seen */
-	int line;
-	uint64_t nr, period;
-};
-
-static int add_row(struct row **v, int *nr, int *alloc, int file, int line, uint64_t n, uint64_t p)
-{
-	for (int i = 0; i < *nr; i++)
-		if ((*v)[i].file == file && (*v)[i].line == line) {
-			(*v)[i].nr += n;
-			(*v)[i].period += p;
-			return 0;
-		}
-	if (*nr == *alloc) {
-		int na = *alloc ? *alloc * 2 : 64;
-		struct row *nv = realloc(*v, (size_t)na * sizeof(*nv));
-
-		if (!nv)
-			return -ENOMEM;
-		*v = nv;
-		*alloc = na;
-	}
-	(*v)[(*nr)++] = (struct row){ file, line, n, p };
-	return 0;
-}
-
-/* How many lines a file shows at most: past that only the lines with samples. */
-#define SRC_SPAN_MAX 2000
-
-static int make_source(struct tally_annotate *a, int idx, struct tally_annotate_source *out);
-
-int tally_annotate__source(struct tally_annotate *a, int idx, struct tally_annotate_source *out)
-{
-	int err = make_source(a, idx, out);
-
-	release_after(a, idx);
-	return err;
-}
-
-static int make_source(struct tally_annotate *a, int idx, struct tally_annotate_source *out)
-{
-	struct tally_dso_code *code;
-	const struct entry *e;
-	const uint8_t *bytes;
-	const char *files[64];
-	struct row *rows = NULL;
-	int nr_rows = 0, alloc_rows = 0, nr_files = 0, err, n = 0;
-	uint64_t start, end, addr, tot_nr, tot_period;
-	size_t avail, cap = 0;
-	char text[512], path[4096];
-
-	if (!out)
-		return tally__err(EINVAL);
-	memset(out, 0, sizeof(*out));
-	if ((err = sym_code(a, idx, &e, &code, &bytes, &avail, NULL)))
-		return err;
-	start = e->sym.start;
-	end = e->sym.end;
-	/* each instruction's samples (to the next one) go to its line row */
-	for (addr = start, err = 0; !err && addr < end && addr - start < avail;) {
-		const char *file, *cdir;
-		unsigned disc;
-		int ln, len, f;
-		uint64_t nrs = 0, per = 0;
-
-		len = tally_disasm__insn(a->dis, bytes + (addr - start), avail - (addr - start), addr,
-					 NULL, NULL, text, sizeof(text));
-		if (len <= 0)
-			break;
-		hits_in(e, addr - start, addr - start + (uint64_t)len, &nrs, &per);
-		if (!tally_dso__objdump_line(e->sym.dso, addr, &file, &ln, &disc) && ln > 0) {
-			if (file[0] != '/' && (cdir = tally_dso__comp_dir(e->sym.dso, addr)))
-				snprintf(path, sizeof(path), "%s/%s", cdir, file);
-			else
-				snprintf(path, sizeof(path), "%s", file);
-			/* ours: libdw's strings go with the DWARF after the symbol */
-			if (!(file = tally__strpool_add(&a->paths, path))) {
-				err = -ENOMEM;
-				break;
-			}
-			for (f = 0; f < nr_files && strcmp(files[f], file); f++)
-				;
-			if (f == nr_files && nr_files < 64)
-				files[nr_files++] = file;
-			if (f < 64 && file)
-				err = add_row(&rows, &nr_rows, &alloc_rows, f, ln, nrs, per);
-		}
-		addr += (uint64_t)len;
-	}
-	tally_annotate__totals(a, e->sym.attr, &tot_nr, &tot_period);
-	for (int f = 0; !err && f < nr_files; f++) {
-		struct srcfile *sf = src_get(a, files[f]);
-		int lo = 0, hi = 0;
-
-		for (int i = 0; i < nr_rows; i++)
-			if (rows[i].file == f) {
-				lo = !lo || rows[i].line < lo ? rows[i].line : lo;
-				hi = rows[i].line > hi ? rows[i].line : hi;
-			}
-		for (int ln = lo; !err && ln <= hi; ln++) {
-			struct tally_annotate_srcline *l;
-			uint64_t nrs = 0, per = 0;
-
-			for (int i = 0; i < nr_rows; i++)
-				if (rows[i].file == f && rows[i].line == ln) {
-					nrs = rows[i].nr;
-					per = rows[i].period;
-				}
-			if (hi - lo > SRC_SPAN_MAX && !nrs)
-				continue;
-			if ((size_t)n == cap) {
-				size_t nc = cap ? cap * 2 : 64;
-				struct tally_annotate_srcline *nv = realloc(out->v, nc * sizeof(*nv));
-
-				if (!nv) {
-					err = -ENOMEM;
-					break;
-				}
-				out->v = nv;
-				cap = nc;
-			}
-			l = &out->v[n++];
-			memset(l, 0, sizeof(*l));
-			l->file = ln == lo ? files[f] : NULL;
-			l->line = ln;
-			l->text = sf && ln <= sf->nr ? sf->line[ln - 1] : "";
-			l->nr_samples = nrs;
-			l->period = per;
-			if (e->sym.nr_samples)
-				l->percent[TALLY_PERCENT_LOCAL_HITS] = 100.0 * (double)nrs / (double)e->sym.nr_samples;
-			if (tot_nr)
-				l->percent[TALLY_PERCENT_GLOBAL_HITS] = 100.0 * (double)nrs / (double)tot_nr;
-			if (e->sym.period)
-				l->percent[TALLY_PERCENT_LOCAL_PERIOD] = 100.0 * (double)per / (double)e->sym.period;
-			if (tot_period)
-				l->percent[TALLY_PERCENT_GLOBAL_PERIOD] = 100.0 * (double)per / (double)tot_period;
-		}
-	}
-	free(rows);
-	out->nr = n;
-	if (err) {
-		tally_annotate_source__free(out);
-		return set_err(a, e, err);
-	}
-	return 0;
-}
-
-void tally_annotate_source__free(struct tally_annotate_source *s)
-{
-	if (!s)
-		return;
-	free(s->v);
-	free(s->mem);
-	memset(s, 0, sizeof(*s));
-}
