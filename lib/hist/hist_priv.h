@@ -181,6 +181,19 @@ static __attribute__((always_inline)) inline int cmp_key(const struct entry *a, 
 	}
 }
 
+/*
+ * hist_rows.c: an entry back on the free list; a shape's rows (with graph,
+ * its share in the call graphs too), or its call graphs alone; the kept
+ * walks replayed into the trees of the entries at or over graph_min of
+ * their event's total (all: every entry's). 0 or -errno.
+ */
+void tally__hist_entry_put(struct tally_hist *h, struct entry *e);
+int tally__hist_shape(struct tally_hist *h, const struct shape *x, uint64_t period, uint64_t count,
+		      bool graph);
+int tally__hist_graph_shape(struct tally_hist *h, const struct shape *x, uint64_t period,
+			    uint64_t count);
+int tally__hist_graph_replay(struct tally_hist *h, bool all);
+
 /* Each event's rows in perf's order (hist_order.c): 0 or -ENOMEM. */
 int tally__hist_order_rows(const struct tally_hist *h, struct hist_ev *hs);
 

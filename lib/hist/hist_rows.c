@@ -1,0 +1,570 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The histogram's entries and rows: the entry blocks, the keys (which
+ * samples are one row, perf's filters), and each shape's rows and call
+ * graphs made at the resort (tally_hist__resort in hist.c).
+ */
+#include <errno.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <tally/hash.h>
+#include <tally/session.h>
+#include "fmt.h"
+#include "internal.h"
+#include "hist_priv.h"
+#include "hist_graph.h"
+
+static struct entry *entry_new(struct tally_hist *h)
+{
+	struct entry *e = h->efree;
+
+	if (e) {
+		h->efree = e->next;
+		return e;
+	}
+	if (!h->eblk || h->eblk_used == ENTRY_BLK) {
+		struct entry_blk *b = malloc(sizeof(*b));
+
+		if (!b)
+			return NULL;
+		b->next = h->eblk;
+		h->eblk = b;
+		h->eblk_used = 0;
+	}
+	return &h->eblk->e[h->eblk_used++];
+}
+
+void tally__hist_entry_put(struct tally_hist *h, struct entry *e)
+{
+	e->next = h->efree;
+	h->efree = e;
+}
+
+/* ---- keys ---- */
+
+/*
+ * Whether a and b are one entry: as cmp_key, except that a symbol is its
+ * DSO and address (perf's sort__sym_cmp: two functions of one name in two
+ * DSOs, or two static ones in one, are two rows), and an inlined function
+ * its name. cmp_key orders the rows by name, as perf's sort__sym_sort.
+ */
+static bool same_key(const struct tally_hist *h, const struct entry *a, const struct entry *b,
+		     enum tally_hist_key k)
+{
+	if (k == K_SYM && a->sym && b->sym) {
+		/* a DSO's symbols are one copy each: equal names are mostly one pointer */
+		if (h->sym_by_name)
+			return !strcmp_null(a->dso, b->dso) && !strcmp_null(a->sym, b->sym);
+		if (strcmp_null(a->dso, b->dso))
+			return false;
+		if (a->inlined || b->inlined)
+			return !strcmp_null(a->sym, b->sym);
+		return a->sym_start == b->sym_start && !strcmp_null(a->sym, b->sym);
+	}
+	return !cmp_key(a, b, k);
+}
+
+/*
+ * The entries' table is walked in bucket order before the rows are sorted,
+ * so rows that tie come in the order these hashes give: seeded as they
+ * always were (resolve.c's FNV_BASIS, the FNV basis short of a digit), not
+ * TALLY_FNV_BASIS, so that no tie moves.
+ */
+#define ENTRY_SEED 1469598103934665603ULL
+
+static uint64_t hash_entry(const struct tally_hist *h, const struct entry *e)
+{
+	uint64_t v, hv = ENTRY_SEED;
+
+	for (int i = 0; i < h->nsort; i++) {
+		/* the names' hashes were taken once, where they were made */
+		switch (h->sort[i]) {
+		case K_COMM: v = e->comm_hash; break;
+		case K_PID: v = (uint64_t)e->tid; break;
+		case K_DSO: v = e->w->dso_hash; break;
+		case K_SYM: v = e->sym ? e->w->sym_hash : e->addr; break;
+		case K_CPU: v = (uint64_t)e->cpu; break;
+		case K_SRCLINE: v = e->w->srcline_hash; break;
+		case K_PARENT: v = tally_fnv_str(ENTRY_SEED, e->parent); break;
+		case K_TRACE: v = (uint64_t)(uintptr_t)e->trace; break;	/* interned */
+		default: v = 0; break;
+		}
+		hv = tally_hash_mix(hv ^ v);
+	}
+	return hv;
+}
+
+static struct entry *hist_find(struct tally_hist *h, struct hist_ev *hs, const struct entry *key)
+{
+	uint64_t hv = hash_entry(h, key);
+	size_t b;
+	struct entry *e;
+
+	if (hs->n >= hs->nbuckets) {
+		size_t n = hs->nbuckets ? hs->nbuckets * 2 : 1024;
+		struct entry **nt = calloc(n, sizeof(*nt));
+
+		if (!nt)
+			return NULL;
+		for (size_t i = 0; i < hs->nbuckets; i++)
+			while (hs->tab[i]) {
+				struct entry *x = hs->tab[i];
+
+				hs->tab[i] = x->next;
+				b = x->hash & (n - 1);
+				x->next = nt[b];
+				nt[b] = x;
+			}
+		free(hs->tab);
+		hs->tab = nt;
+		hs->nbuckets = n;
+	}
+	b = hv & (hs->nbuckets - 1);
+	for (e = hs->tab[b]; e; e = e->next) {
+		int i;
+
+		if (e->hash != hv)
+			continue;
+		for (i = 0; i < h->nsort && same_key(h, e, key, h->sort[i]); i++)
+			;
+		if (i == h->nsort)
+			return e;
+	}
+	e = entry_new(h);	/* not zeroed: the key's copy fills it */
+	if (!e)
+		return NULL;
+	*e = *key;
+	e->hash = hv;
+	e->self = e->children = 0;
+	e->last_sample = UINT64_MAX;
+	e->seq = hs->made++;
+	e->next = hs->tab[b];
+	hs->tab[b] = e;
+	hs->n++;
+	return e;
+}
+
+/*
+ * As perf: every sample counts in every entry it touches; a filter tests
+ * the sample's own entry, and an entry is shown if the sample that made
+ * it passed.
+ */
+static int add(struct tally_hist *h, struct hist_ev *hs, struct entry *key, uint64_t period,
+	       bool self, bool pass, struct entry **out)
+{
+	struct entry *e = hist_find(h, hs, key);
+
+	if (!(*out = e))
+		return -ENOMEM;
+	if (e->last_sample == UINT64_MAX && !e->self && !e->children)
+		e->visible = pass;	/* just made */
+	if (self) {
+		e->self += period;
+		e->nself += h->cur_count;
+	}
+	if (h->children && e->last_sample != h->sample_no) {
+		e->children += period;	/* an entry counts once per sample */
+		e->last_sample = h->sample_no;
+	}
+	return 0;
+}
+
+static bool in_list(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *p = list; p && *p;) {
+		const char *e = strchr(p, ',');
+		size_t l = e ? (size_t)(e - p) : strlen(p);
+
+		if (l == n && !strncmp(p, name, n))
+			return true;
+		p = e ? e + 1 : NULL;
+	}
+	return false;
+}
+
+static bool in_id_list(const char *list, int32_t id)
+{
+	char n[16];
+
+	snprintf(n, sizeof(n), "%d", (int)id);
+	return in_list(list, n);
+}
+
+/* The filter tests the sample (its own entry): perf drops the others, with their callers' entries. */
+static bool shown(const struct tally_hist *h, const struct entry *e)
+{
+	const struct tally_hist_filter *f = &h->filter;
+
+	if (f->comms && !in_list(f->comms, e->comm))
+		return false;
+	if (f->exclude_other && !e->parent)
+		return false;
+	if (f->pids && !in_id_list(f->pids, e->pid))
+		return false;
+	if (f->tids && !in_id_list(f->tids, e->tid))
+		return false;
+	if (f->dsos && !in_list(f->dsos, e->dso ? e->dso : "[unknown]"))
+		return false;
+	if (f->symbols && (!e->sym || !in_list(f->symbols, e->sym)))
+		return false;
+	return true;
+}
+
+/* An entry's key where an address resolved. */
+static void key_where(struct entry *key, const struct where *w)
+{
+	key->w = w;
+	key->from_chain = false;
+	key->dso = w->dso;
+	key->sym = w->sym;
+	key->sym_start = w->sym_start;
+	key->inlined = w->inlined;
+	key->addr = w->addr;
+	key->mode = w->mode;
+}
+
+/*
+ * An entry's key for a frame of the chain, as perf's callchain entries:
+ * an unresolved frame shows its ip, and one outside any map keeps the
+ * level of the frame walked before it (perf reuses that frame's state).
+ */
+static void frame_key(struct entry *key, const struct where *w, uint64_t ip, char *prev_mode)
+{
+	key_where(key, w);
+	key->from_chain = true;
+	if (!w->sym)
+		key->addr = ip;
+	if (!w->dso)
+		key->mode = *prev_mode;
+	*prev_mode = key->mode;
+}
+
+/* ---- shapes ---- */
+
+
+/* ---- rows ---- */
+
+/*
+ * perf's parent: the first symbol of the chain, in its cursor's order,
+ * that the parent regex matches (a match is cached per address).
+ */
+static const char *find_parent(struct tally_hist *h, const struct shape *x,
+			       const enum tally_cpumode *modes)
+{
+	uint32_t uw = tally__chain_unwound_at(x->ips, x->nr);
+
+	for (uint32_t k = 0; k < x->nr; k++) {
+		uint32_t i = h->caller ? x->nr - 1 - k : k;
+		struct where *w;
+		struct where *fw[INL_MAX];
+		int nf;
+
+		if (x->ips[i] >= PERF_CONTEXT_MAX)
+			continue;
+		nf = tally__resolver_frames(&h->res, x->pid, x->tid, x->ips[i], modes[i], i > uw, fw);
+		for (int j = 0; j < nf; j++) {
+			/* an address's inline frames: outermost first from the root */
+			w = fw[h->caller ? nf - 1 - j : j];
+			if (!w->sym)
+				continue;
+			if (!w->pmatch)
+				w->pmatch = regexec(&h->parent_re, w->sym, 0, NULL, 0) ? -1 : 1;
+			if (w->pmatch > 0)
+				return w->sym;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * A shape's share in the rows, period and count samples of it not yet
+ * counted there: its own entry, and with children every entry on its
+ * chain once.
+ */
+int tally__hist_graph_shape(struct tally_hist *h, const struct shape *x, uint64_t period, uint64_t count);
+static int graph_note(struct tally_hist *h, int idx, struct entry *self,
+		      const struct tally_hist_frame *const *frames, struct entry *const *ents, size_t n,
+		      uint64_t period, uint64_t count);
+
+/*
+ * With graph (the trees' walk fused with the counts': graph_shape would
+ * resolve and find every frame's entry again), also its share in the call
+ * graphs.
+ */
+int tally__hist_shape(struct tally_hist *h, const struct shape *x, uint64_t period, uint64_t count,
+		      bool graph)
+{
+	/* the chain's frames and their entries in the walk's order (the trees keep the frames) */
+	static const struct tally_hist_frame *gframes[CHAIN_MAX];
+	static struct entry *gents[CHAIN_MAX];
+	struct entry *self;
+	size_t n = 0;
+	struct hist_ev *hs = &h->ev[x->idx];
+	struct entry key = { .comm = x->comm, .trace = x->trace, .pid = x->pid, .tid = x->tid,
+			     .cpu = x->cpu };
+	struct tally_sample smp = { .callchain = { .nr = x->nr, .ips = x->ips } };
+	static enum tally_cpumode modes[CHAIN_MAX];
+	const struct where *w;
+	char prev_mode;
+	bool pass;
+	int err;
+
+	h->sample_no++;
+	if (key.comm != h->last_comm) {
+		h->last_comm = key.comm;
+		h->last_comm_hash = tally_fnv_str(ENTRY_SEED, key.comm);
+	}
+	key.comm_hash = h->last_comm_hash;
+	tally__chain_modes(&smp, modes);
+	if (h->has_parent)
+		key.parent = find_parent(h, x, modes);
+	w = tally__resolver_get(&h->res, x->pid, x->tid, x->ip, x->mode);
+	if (!w)
+		return -ENOMEM;
+	key_where(&key, w);
+	pass = shown(h, &key);
+	h->cur_count = count;
+	if ((err = add(h, hs, &key, period, true, pass, &self)))
+		return err;
+	prev_mode = w->mode;
+	if (!h->children && !graph)
+		return 0;
+	/*
+	 * Callers' share, walking the chain as perf's --children does
+	 * (from the root in its default caller order). The chain's first
+	 * frame is the ip itself: a resolved one lands on the entry above
+	 * (counted once per sample); an unresolved one is keyed by its
+	 * absolute ip there, so it is an entry of its own, as in perf.
+	 */
+	uint32_t uw = tally__chain_unwound_at(x->ips, x->nr);
+
+	for (uint32_t k = 0; k < x->nr; k++) {
+		/* in perf's cursor order: root first unless callee order */
+		uint32_t i = h->caller ? x->nr - 1 - k : k;
+		uint64_t ip = x->ips[i];
+		struct where *fw[INL_MAX];
+		int nf;
+
+		if (ip >= PERF_CONTEXT_MAX)
+			continue;
+		nf = tally__resolver_frames(&h->res, x->pid, x->tid, ip, modes[i], i > uw, fw);
+		if (!nf)
+			return -ENOMEM;
+		for (int j = 0; j < nf; j++) {
+			struct where *f = fw[h->caller ? nf - 1 - j : j];
+			struct entry *e = NULL;
+
+			if (h->children) {
+				frame_key(&key, f, ip, &prev_mode);
+				if ((err = add(h, hs, &key, period, false, pass, &e)))
+					return err;
+			}
+			if (graph && n < CHAIN_MAX) {
+				gframes[n] = &f->frame;
+				gents[n] = e;
+			}
+			n++;
+		}
+	}
+	if (!graph)
+		return 0;
+	if (n > CHAIN_MAX)	/* graph_shape keeps the root's end of so long a chain */
+		return tally__hist_graph_shape(h, x, period, count);
+	return graph_note(h, x->idx, self, gframes, gents, n, period, count);
+}
+
+/*
+ * A shape's share in the call graphs (period and count not yet there)
+ * apart from its counts' (hist_shape): with the parent key, or a chain
+ * of more than CHAIN_MAX frames (its root's end kept). Its frames and
+ * entries are found again, for graph_note.
+ */
+int tally__hist_graph_shape(struct tally_hist *h, const struct shape *x, uint64_t period, uint64_t count)
+{
+	/* the frames are the resolver's wheres': the trees keep pointers to them */
+	static const struct tally_hist_frame *frames[CHAIN_MAX], *rev[CHAIN_MAX];
+	static struct entry *ents[CHAIN_MAX];
+	static enum tally_cpumode modes[CHAIN_MAX];
+	static struct entry *walk_ents[CHAIN_MAX];
+	static const struct where *wheres[CHAIN_MAX];
+
+	struct tally_sample smp = { .callchain = { .nr = x->nr, .ips = x->ips } };
+	struct hist_ev *hs = &h->ev[x->idx];
+	struct entry key = { .comm = x->comm, .comm_hash = tally_fnv_str(ENTRY_SEED, x->comm),
+			     .trace = x->trace, .pid = x->pid, .tid = x->tid, .cpu = x->cpu };
+	struct entry *self;
+	struct where *w = tally__resolver_get(&h->res, x->pid, x->tid, x->ip, x->mode);
+	size_t n = 0;
+	char prev_mode;
+
+	if (!w)
+		return -ENOMEM;
+	key_where(&key, w);
+	self = hist_find(h, hs, &key);
+	prev_mode = w->mode;
+	tally__chain_modes(&smp, modes);
+	uint32_t uw = tally__chain_unwound_at(x->ips, x->nr);
+
+	/* frames root first, with each one's entry */
+	for (uint32_t i = x->nr; i > 0; i--) {
+		uint64_t ip = x->ips[i - 1];
+		struct where *fw[INL_MAX];
+		int nf;
+
+		if (ip >= PERF_CONTEXT_MAX)
+			continue;
+		nf = tally__resolver_frames(&h->res, x->pid, x->tid, ip, modes[i - 1], i - 1 > uw, fw);
+		if (!nf)
+			break;
+		/* root first: an address's outermost function before those inlined in it */
+		for (int j = nf - 1; j >= 0 && n < CHAIN_MAX; j--) {
+			frames[n] = &fw[j]->frame;
+			wheres[n++] = fw[j];
+		}
+	}
+	if (!self || !n)
+		return 0;
+	/* each frame's entry, keyed in the walk's order (as hist_shape) */
+	for (size_t k = 0; h->children && k < n; k++) {
+		size_t i = h->caller ? k : n - 1 - k;
+
+		frame_key(&key, wheres[i], frames[i]->ip, &prev_mode);
+		ents[i] = hist_find(h, hs, &key);
+	}
+	/* caller order shows root first; callee order leaf first: the walk's order */
+	for (size_t i = 0; i < n; i++)
+		rev[i] = frames[n - 1 - i];
+	for (size_t k = 0; h->children && k < n; k++)
+		walk_ents[k] = ents[h->caller ? k : n - 1 - k];
+	return graph_note(h, x->idx, self, h->caller ? frames : rev, walk_ents, n, period, count);
+}
+
+/*
+ * The adds of a shape's chain, frames[0..n-1] in the walk's (display)
+ * order: the row's own entry gets the whole chain; with children each
+ * entry of ents (NULL: none there, or not that entry's first time on
+ * the chain) gets the chain from its frame on. Entries whose share is
+ * under min get nothing.
+ */
+static int graph_walk(struct tally_hist *h, struct entry *self,
+		      const struct tally_hist_frame *const *frames, struct entry *const *ents, size_t n,
+		      uint64_t period, uint64_t count, uint64_t min)
+{
+	int err = 0;
+
+	if ((h->children ? self->children : self->self) >= min)
+		err = tally__hist_graph_add(&h->nodes, &self->cg, frames, n, period, count,
+					    h->address);
+	for (size_t k = 0; h->children && k < n && !err; k++)
+		if (ents[k] && ents[k]->children >= min)
+			err = tally__hist_graph_add(&h->nodes, &ents[k]->cg, frames + k, n - k,
+						    period, count, h->address);
+	return err;
+}
+
+/* Words of a walk's record: self, n, its event, period, count, n frames, n entries. */
+#define REC_WORDS(n) (5 + 2 * (n))
+/* The records kept at most (words): past it, they are walked at once, whole. */
+#define GBUF_MAX ((size_t)4 << 20)
+
+/* The kept walks, in order: the trees of the entries at or over min of their event's total. */
+int tally__hist_graph_replay(struct tally_hist *h, bool all)
+{
+	static const struct tally_hist_frame *frames[CHAIN_MAX];
+	static struct entry *ents[CHAIN_MAX];
+	int err = 0;
+
+	for (size_t i = 0; i < h->ngbuf && !err;) {
+		const uint64_t *rec = &h->gbuf[i];
+		size_t n = rec[1];
+		/* perf's threshold: the event's whole period times the percent, as an integer */
+		uint64_t min = all ? 0 : (uint64_t)((double)h->ev[rec[2]].total *
+						    (h->graph_min / 100.0));
+
+		for (size_t k = 0; k < n; k++) {
+			frames[k] = (const struct tally_hist_frame *)(uintptr_t)rec[5 + k];
+			ents[k] = (struct entry *)(uintptr_t)rec[5 + n + k];
+		}
+		err = graph_walk(h, (struct entry *)(uintptr_t)rec[0], frames, ents, n, rec[3], rec[4],
+				 min);
+		i += REC_WORDS(n);
+	}
+	h->ngbuf = 0;
+	return err;
+}
+
+/*
+ * A shape's chain for the call graphs: frames[0..n-1] in the walk's
+ * order, each one's entry (ents, with children). What the row order
+ * reads of the trees is noted here (graphed, max_depth); the trees are
+ * grown now, or, with graph_min, once the counts say which rows show
+ * theirs (most of a big profile's rows are under the threshold: three
+ * quarters of the adds).
+ */
+static int graph_note(struct tally_hist *h, int idx, struct entry *self,
+		      const struct tally_hist_frame *const *frames, struct entry *const *ents, size_t n,
+		      uint64_t period, uint64_t count)
+{
+	/* each entry of ents at its first place on the chain, NULL elsewhere */
+	static struct entry *firsts[CHAIN_MAX];
+	uint64_t walk = ++h->walks;
+	uint64_t *rec = NULL;
+
+	if (!self || !n)
+		return 0;
+	if (h->graph_min > 0) {
+		if (h->ngbuf + REC_WORDS(n) > GBUF_MAX) {
+			int err = tally__hist_graph_replay(h, true);	/* so much kept: the trees whole, in order */
+
+			if (err)
+				return err;
+		}
+		if (h->ngbuf + REC_WORDS(n) > h->cap_gbuf) {
+			size_t cap = h->cap_gbuf ? 2 * h->cap_gbuf : 65536;
+			uint64_t *v;
+
+			while (cap < h->ngbuf + REC_WORDS(n))
+				cap *= 2;
+			if (!(v = realloc(h->gbuf, cap * sizeof(*v))))
+				return -ENOMEM;
+			h->gbuf = v;
+			h->cap_gbuf = cap;
+		}
+		rec = &h->gbuf[h->ngbuf];
+		rec[0] = (uint64_t)(uintptr_t)self;
+		rec[1] = n;
+		rec[2] = (uint64_t)idx;
+		rec[3] = period;
+		rec[4] = count;
+		for (size_t k = 0; k < n; k++)
+			rec[5 + k] = (uint64_t)(uintptr_t)frames[k];
+		h->ngbuf += REC_WORDS(n);
+	}
+	self->graphed = true;
+	self->walk = walk;
+	if (n > self->max_depth)
+		self->max_depth = (uint32_t)n;
+	for (size_t k = 0; k < n; k++) {
+		struct entry *e = h->children ? ents[k] : NULL;
+
+		firsts[k] = NULL;
+		if (!e || e->walk == walk)
+			continue;
+		e->walk = walk;
+		e->graphed = true;
+		if (n - k > e->max_depth)
+			e->max_depth = (uint32_t)(n - k);
+		firsts[k] = e;
+	}
+	if (!rec)
+		return graph_walk(h, self, frames, firsts, n, period, count, 0);
+	for (size_t k = 0; k < n; k++)
+		rec[5 + n + k] = (uint64_t)(uintptr_t)firsts[k];
+	return 0;
+}
+
+/* ---- life ---- */
