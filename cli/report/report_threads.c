@@ -107,21 +107,28 @@ static const char *col_name(const struct report_threads *t, int c)
 	return n ? n : "";
 }
 
+/* The PID and TID columns' widths: the widest id, at least the given ones. */
+static void id_widths(const struct report_threads *t, int *pidw, int *tidw)
+{
+	for (int i = 0; i < t->nth; i++) {
+		if (width_d((int)t->th[i].pid) > *pidw)
+			*pidw = width_d((int)t->th[i].pid);
+		if (width_d((int)t->th[i].tid) > *tidw)
+			*tidw = width_d((int)t->th[i].tid);
+	}
+}
+
 static void print_pretty(FILE *fp, const struct report_threads *t)
 {
 	int pidw = 3, tidw = 3, w[t->ncol ? t->ncol : 1];
 
 	for (int c = 0; c < t->ncol; c++)
 		w[c] = (int)strlen(col_name(t, c));
-	for (int i = 0; i < t->nth; i++) {
-		if (width_d((int)t->th[i].pid) > pidw)
-			pidw = width_d((int)t->th[i].pid);
-		if (width_d((int)t->th[i].tid) > tidw)
-			tidw = width_d((int)t->th[i].tid);
+	id_widths(t, &pidw, &tidw);
+	for (int i = 0; i < t->nth; i++)
 		for (int c = 0; c < t->ncol; c++)
 			if (width_u(t->th[i].val[c]) > w[c])
 				w[c] = width_u(t->th[i].val[c]);
-	}
 	fprintf(fp, "# %*s  %*s", pidw, "PID", tidw, "TID");
 	for (int c = 0; c < t->ncol; c++)
 		fprintf(fp, "  %*s", w[c], col_name(t, c));
@@ -143,15 +150,11 @@ static void print_raw(FILE *fp, const struct report_threads *t)
 {
 	int pidw = 3, tidw = 3, namew = 4, raww = 3, cntw = 5;
 
-	for (int i = 0; i < t->nth; i++) {
-		if (width_d((int)t->th[i].pid) > pidw)
-			pidw = width_d((int)t->th[i].pid);
-		if (width_d((int)t->th[i].tid) > tidw)
-			tidw = width_d((int)t->th[i].tid);
+	id_widths(t, &pidw, &tidw);
+	for (int i = 0; i < t->nth; i++)
 		for (int c = 0; c < t->ncol; c++)
 			if (width_u(t->th[i].val[c]) > cntw)
 				cntw = width_u(t->th[i].val[c]);
-	}
 	for (int c = 0; c < t->ncol; c++) {
 		if ((int)strlen(col_name(t, c)) > namew)
 			namew = (int)strlen(col_name(t, c));
