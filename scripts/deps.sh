@@ -12,7 +12,8 @@ pkgs="build-essential pkg-config linux-perf libpfm4-dev libtraceevent-dev
 libtracefs-dev libelf-dev libdw-dev libzstd-dev libcmocka-dev libcapstone-dev
 libprotobuf-c-dev protobuf-c-compiler libpapi-dev clang python3 liblzma-dev zlib1g-dev
 xz-utils golang-go protobuf-compiler chromium nodejs libc6-dbg strace
-libbpf-dev bpftool libncurses-dev tmux git"
+libbpf-dev bpftool libncurses-dev tmux git libcurl4-openssl-dev clickhouse-server
+prometheus"
 missing=""
 for p in $pkgs; do
 	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
