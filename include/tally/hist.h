@@ -148,6 +148,15 @@ TALLY_API void tally_hist__free(struct tally_hist *h);
  */
 TALLY_API int tally_hist__add(struct tally_hist *h, const struct tally_session_sample *smp);
 /*
+ * Added in 0.4: count samples of smp's shape at once, their periods
+ * summing to smp->period (an aggregated profile's row: a store's), as
+ * count calls of tally_hist__add whose periods sum to it would: rows'
+ * samples, totals, trees and children alike (the timeline gets one
+ * entry of the whole period). 0, -EINVAL (count 0), -ENOMEM.
+ */
+TALLY_API int tally_hist__add_count(struct tally_hist *h, const struct tally_session_sample *smp,
+				    uint64_t count);
+/*
  * Added in 0.4: the histogram of a whole file in one call: runs the
  * session h was made on (tally_session__run), counting each sample
  * (before the session's own sample callback, which still gets it), then

@@ -36,7 +36,7 @@ static uint64_t shape_hash(int idx, const char *comm, const char *trace,
 
 /* Count the sample in its shape: 1 when the shape is new, 0, or -ENOMEM. */
 static int shape_add(struct tally_hist *h, int idx, const char *comm, const char *trace,
-		     const struct tally_sample *smp, int mode, uint64_t period)
+		     const struct tally_sample *smp, int mode, uint64_t period, uint64_t count)
 {
 	uint64_t hv = shape_hash(idx, comm, trace, smp, mode);
 	uint32_t nr = smp->callchain.nr > CHAIN_MAX ? CHAIN_MAX : (uint32_t)smp->callchain.nr;
@@ -70,7 +70,7 @@ static int shape_add(struct tally_hist *h, int idx, const char *comm, const char
 		    x->ip == smp->ip && x->key_nr == nr &&
 		    (!nr || !memcmp(x->ips, smp->callchain.ips, nr * sizeof(uint64_t)))) {
 			x->period += period;
-			x->count++;
+			x->count += count;
 			h->last_shape = x->seq;
 			return 0;
 		}
@@ -93,7 +93,7 @@ static int shape_add(struct tally_hist *h, int idx, const char *comm, const char
 	x->key_nr = nr;
 	x->nr = nr && tally_session__chain_corrupt(smp) ? 0 : nr;
 	x->period = period;
-	x->count = 1;
+	x->count = count;
 	x->next = h->stab[hv & (h->sbuckets - 1)];
 	h->stab[hv & (h->sbuckets - 1)] = x;
 	x->seq = h->nshapes;
@@ -157,7 +157,8 @@ static inline struct hist_ev *event_of(struct tally_hist *h, int idx)
 	return idx >= 0 && idx < h->nev ? &h->ev[idx] : event_grow(h, idx);
 }
 
-int tally_hist__add(struct tally_hist *h, const struct tally_session_sample *ts)
+/* count samples of ts's shape whose periods sum to ts->period */
+static int hist_add(struct tally_hist *h, const struct tally_session_sample *ts, uint64_t count)
 {
 	static enum tally_cpumode modes[CHAIN_MAX];
 	const struct tally_sample *smp;
@@ -188,7 +189,7 @@ int tally_hist__add(struct tally_hist *h, const struct tally_session_sample *ts)
 			.sample_type = a->sample_type, .type = a->type, .config = a->config,
 			.freq = a->freq, .period = a->freq ? 0 : a->sample_period,
 		};
-	hs->samples++;
+	hs->samples += count;
 	hs->total += ts->period;
 	if (smp->time < h->t_first || !h->t_first)
 		h->t_first = smp->time;
@@ -200,7 +201,7 @@ int tally_hist__add(struct tally_hist *h, const struct tally_session_sample *ts)
 	if (!(a->sample_type & PERF_SAMPLE_CPU))
 		chain.cpu = (uint32_t)-1;	/* perf's cpu key shows -001 then */
 	fresh = shape_add(h, ts->attr, comm, h->need_trace ? trace_text(h, a, smp) : NULL, &chain,
-			  ts->mode, ts->period);
+			  ts->mode, ts->period, count);
 	if (fresh < 0)
 		return fresh;
 	if (h->timeline) {
@@ -235,6 +236,17 @@ int tally_hist__add(struct tally_hist *h, const struct tally_session_sample *ts)
 			tally__resolver_get(&h->res, (int32_t)smp->pid, (int32_t)smp->tid,
 					    chain.callchain.ips[i], modes[i]);
 	return 0;
+}
+
+int tally_hist__add(struct tally_hist *h, const struct tally_session_sample *ts)
+{
+	return hist_add(h, ts, 1);
+}
+
+int tally_hist__add_count(struct tally_hist *h, const struct tally_session_sample *ts,
+			  uint64_t count)
+{
+	return count ? hist_add(h, ts, count) : -EINVAL;
 }
 
 
