@@ -239,6 +239,20 @@ struct tally_symbol {
 	uint8_t binding;		/* STB_* */
 	bool object;			/* STT_OBJECT: a data object in executable code (0.3) */
 };
+/*
+ * Added in 0.4: the DSO name (a map's file; "[kernel.kallsyms]" for the
+ * kernel's text) gets its functions from syms[0..n-1] (start, end in the
+ * map's own addresses, map_ip: a file offset for a file's map, the
+ * address for the kernel; name; binding, 0: global) instead of a file,
+ * which is not read: a profile from another host whose names came with
+ * it (a store's). symsrc: what tally_dso__symsrc says (NULL: "table").
+ * Call before the first address of it resolves; the kernel's table
+ * replaces kallsyms. 0, -EEXIST (that DSO is loaded already), -EINVAL,
+ * -ENOMEM.
+ */
+TALLY_API int tally_symbols__set_table(struct tally_symbols *s, const char *name,
+				       const struct tally_symbol *syms, size_t n,
+				       const char *symsrc);
 
 /*
  * The symbol holding vaddr (ELF address), or NULL (errno ENOENT). Aliases

@@ -546,6 +546,54 @@ struct tally_dso *tally_symbols__dso(struct tally_symbols *s, const struct tally
 	return d;
 }
 
+/*
+ * A DSO whose functions its caller knows (a store's profile, read on
+ * another host than the one that ran it): no file is read for it; the
+ * kernel's replaces kallsyms, which is this host's.
+ */
+int tally_symbols__set_table(struct tally_symbols *s, const char *name,
+			     const struct tally_symbol *syms, size_t n, const char *symsrc)
+{
+	struct tally__symvec v = { 0 };
+	struct tally_dso *d;
+	bool kernel;
+	int err = 0;
+
+	if (!s || !name || (n && !syms))
+		return -EINVAL;
+	kernel = !strcmp(name, "[kernel.kallsyms]");
+	if (kernel && !s->kernel_loaded) {
+		if (s->kp_running)
+			pthread_join(s->kp_thread, NULL);
+		s->kp_running = false;
+		if (s->kp) {
+			kparse_free(s->kp);
+			free(s->kp);
+			s->kp = NULL;
+		}
+		s->kernel_loaded = true;
+	}
+	if (dso_find(s, name, -1))
+		return -EEXIST;
+	for (size_t i = 0; i < n && !err; i++)
+		if (syms[i].name)
+			err = tally__symvec_add(&v, syms[i].start,
+						syms[i].end > syms[i].start ? syms[i].end - syms[i].start : 0,
+						syms[i].binding ? syms[i].binding : STB_GLOBAL,
+						syms[i].name, false);
+	if (!err && !(d = dso_new(s, name, -1)))
+		err = -ENOMEM;
+	if (!err) {
+		d->kind = kernel ? DSO_KERNEL : DSO_JIT;	/* addresses as they come: map_ip */
+		d->symsrc = strdup(symsrc ? symsrc : "table");
+		err = tally__symvec_finish(&v, &d->syms, &d->nr_syms);
+		if (!err && !d->nr_syms)
+			d->status = TALLY_DSO_STRIPPED;
+	}
+	tally__symvec_free(&v);
+	return err;
+}
+
 struct tally_dso *tally_symbols__dso_path(struct tally_symbols *s, const char *path)
 {
 	struct tally_map m = { .filename = path };
