@@ -132,6 +132,91 @@ TALLY_API int tally_store_batch__give_stacks(struct tally_store_batch *b,
 /* Send it: its stacks, then its rows. 0 or as tally_store__query. */
 TALLY_API int tally_store__send(struct tally_store *s, const struct tally_store_batch *b);
 
+/* ---- Reading ------------------------------------------------------- */
+
+/*
+ * What tally report --from reads: the rows of a time range and of the
+ * hosts, processes, builds its where names, merged by the server (GROUP
+ * BY stack and the keys a report shows), the batches counted once
+ * (FINAL). docs/agent.md, "Reading the store", has the queries.
+ *
+ *	TALLY_OPTS(tally_store_query, q, .since = now - 3600, .where = "host=h1");
+ *	struct tally_store_profile *p = tally_store__read(st, &q);
+ *	struct tally_session *ss = tally_store_profile__session(p, &so);
+ *	(in so.sample) tally_hist__add_count(h, smp, tally_store_profile__count(p, smp));
+ *	tally_session__run(ss); ... tally_session__close(ss); tally_store_profile__free(p);
+ *
+ * The profile is a perf.data made in memory (tally_store_profile__path)
+ * whose samples are the merged rows, each standing for its row's samples
+ * (tally_store_profile__count), at addresses of its own: every frame's
+ * function is named by the profile (the agent's name, else one found at
+ * read: a debug file of that build id on this host, else DB.symbols).
+ */
+struct tally_store_query {
+	size_t sz;
+	time_t since;			/* rows of intervals starting at or after it; 0: any */
+	time_t until;			/* ... and before it; 0: any */
+	/*
+	 * "key=value,key=value": host, comm, thread, exe, cgroup, pid, tid,
+	 * kind, event, build (a GNU build id in hex: stacks with a frame of
+	 * that build); a key given twice takes either value, different keys
+	 * all. NULL or "": every row.
+	 */
+	const char *where;
+	size_t :0;
+};
+#define tally_store_query__last_field where
+
+struct tally_store_profile;
+struct tally_session;
+struct tally_session_opts;
+struct tally_session_sample;
+
+/*
+ * "30s", "15m", "1h", "2d" (that long before now), "YYYY-MM-DD HH:MM:SS"
+ * or "YYYY-MM-DD" (UTC), "@SECONDS" (since the epoch) into *out. 0 or
+ * -EINVAL.
+ */
+TALLY_API int tally_store__parse_time(const char *s, time_t now, time_t *out);
+/*
+ * Read q's profile (NULL: every row). NULL + errno: EINVAL (q's where is
+ * bad: why in tally_store__error), as tally_store__query (no answer; the
+ * server's refusal: a missing database or table, its words in
+ * tally_store__error), EBADMSG (an answer that is not the schema's),
+ * ENOMEM. A range without rows is a profile of 0 samples.
+ */
+TALLY_API struct tally_store_profile *tally_store__read(struct tally_store *s,
+							const struct tally_store_query *q);
+TALLY_API void tally_store_profile__free(struct tally_store_profile *p);
+/* The profile as a perf.data file ("/proc/self/fd/N"), as long as p. */
+TALLY_API const char *tally_store_profile__path(const struct tally_store_profile *p);
+/*
+ * Give ss, a session opened on that path, the profile's function tables
+ * (before it runs). 0 or -errno.
+ */
+TALLY_API int tally_store_profile__apply(const struct tally_store_profile *p,
+					 struct tally_session *ss);
+/* tally_session__open of the path, then apply. NULL + errno. */
+TALLY_API struct tally_session *tally_store_profile__session(const struct tally_store_profile *p,
+							     const struct tally_session_opts *opts);
+/* The samples smp, a sample of p's session, stands for (its row's); >= 1. */
+TALLY_API uint64_t tally_store_profile__count(const struct tally_store_profile *p,
+					      const struct tally_session_sample *smp);
+/* Samples (the rows' values summed) and rows (as the server merged them) read. */
+TALLY_API uint64_t tally_store_profile__samples(const struct tally_store_profile *p);
+TALLY_API size_t tally_store_profile__rows(const struct tally_store_profile *p);
+
+/*
+ * tally agent --upload-symbols: the function table of the ELF file at
+ * path (its .symtab, else what a stripped file keeps, or its debug
+ * file's), keyed by its GNU build id, into DB.symbols, for a reader
+ * whose frames of that build came without names (a stripped binary on
+ * the agent's host). Starts are file offsets, as the frames'. Returns
+ * the functions sent (0: none, nothing sent), -ENOENT (no file),
+ * -ENODATA (no build id), -ENOEXEC (not ELF), or as tally_store__query.
+ */
+TALLY_API int tally_store__upload_symbols(struct tally_store *s, const char *path);
+
 #ifdef __cplusplus
 }
 #endif

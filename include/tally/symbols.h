@@ -240,6 +240,14 @@ struct tally_symbol {
 	bool object;			/* STT_OBJECT: a data object in executable code (0.3) */
 };
 /*
+ * Added in 0.4: d's symbol i (0 .. tally_dso__nr_symbols - 1), in start
+ * order, its name demangled as lookups give it; NULL past the end or for
+ * a table read at lookups (the kernel's cached kallsyms).
+ */
+TALLY_API const struct tally_symbol *tally_dso__symbol_at(struct tally_dso *d, size_t i);
+/* Added in 0.4: tally_dso__map_ip_to_vaddr's inverse: an ELF address's file offset. */
+TALLY_API uint64_t tally_dso__vaddr_to_map_ip(const struct tally_dso *d, uint64_t vaddr);
+/*
  * Added in 0.4: the DSO name (a map's file; "[kernel.kallsyms]" for the
  * kernel's text) gets its functions from syms[0..n-1] (start, end in the
  * map's own addresses, map_ip: a file offset for a file's map, the

@@ -637,6 +637,27 @@ uint64_t tally_dso__map_ip_to_vaddr(const struct tally_dso *d, uint64_t map_ip)
 	return d->nr_segs ? map_ip - d->segs[0].off + d->segs[0].vaddr : map_ip;
 }
 
+uint64_t tally_dso__vaddr_to_map_ip(const struct tally_dso *d, uint64_t vaddr)
+{
+	if (!d || (d->kind != DSO_ELF && d->kind != DSO_ANON))
+		return vaddr;
+	for (size_t i = 0; i < d->nr_segs; i++) {
+		const struct tally__seg *g = &d->segs[i];
+
+		if (vaddr >= g->vaddr && vaddr - g->vaddr < g->size)
+			return vaddr - g->vaddr + g->off;
+	}
+	return d->nr_segs ? vaddr - d->segs[0].vaddr + d->segs[0].off : vaddr;
+}
+
+const struct tally_symbol *tally_dso__symbol_at(struct tally_dso *d, size_t i)
+{
+	/* the table's names at once: a caller walking them wants them all */
+	if (!d || !d->syms || i >= d->nr_syms || tally__dso_demangle_all(d))
+		return NULL;
+	return &d->syms[i];
+}
+
 const struct tally_symbol *tally__dso_symbol(struct tally_dso *d, uint64_t vaddr)
 {
 	const struct tally_symbol *sym;
