@@ -151,6 +151,7 @@ int cmd_agent(int argc, char **argv)
 	};
 	char hostbuf[256];
 	bool help = false;
+	long replay_start = 0;
 	const char *cg = NULL;
 	const struct cli_option opts[] = {
 		CLI_GROUP("Store (ClickHouse)"),
@@ -168,6 +169,8 @@ int cmd_agent(int argc, char **argv)
 		CLI_STRING(0, "dwarf-comm", &c.dwarf_comms, "COMM[,COMM]", "DWARF call chains for processes of these names"),
 		CLI_CALLBACK(0, "duration", &c.duration_ms, "DUR", "stop after DUR (default: at SIGTERM or SIGINT)", opt_duration),
 		CLI_STRING(0, "replay", &c.replay, "FILE", "push a perf.data file's samples as if live (with --host-name)"),
+		CLI_LONG(0, "replay-repeat", &c.replay_repeat, "N", "the file N times back to back (a long profile from a short file)", 1, 1000000),
+		CLI_LONG(0, "replay-start", &replay_start, "UNIXTIME", "the replay's first interval (default: so that it ends now)", 1, 1L << 40),
 		CLI_GROUP("Counters (Prometheus)"),
 		CLI_STRING(0, "metrics-listen", &c.metrics.listen, "[HOST]:PORT", "serve OpenMetrics at http://HOST:PORT/metrics"),
 		CLI_STRING(0, "metrics-cgroups", &cg, "DEPTH", "count the cgroups this deep under the root (default 2)"),
@@ -224,6 +227,9 @@ int cmd_agent(int argc, char **argv)
 		ret = 1;
 		goto out;
 	}
+	c.replay_start = (time_t)replay_start;
+	if (c.replay_repeat < 1)
+		c.replay_repeat = 1;
 	c.metrics.health = &c.health;
 	c.metrics.host = c.host;
 	ret = agent_run(&c);
