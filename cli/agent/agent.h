@@ -63,6 +63,7 @@ struct agent_cfg {
 	int freq;			/* -F, default 19 */
 	long interval_ms;		/* --interval, default 10 s */
 	long duration_ms;		/* --duration, 0: until a signal */
+	long store_timeout_ms;		/* --store-timeout: one request's limit */
 	size_t queue_bytes;		/* --queue-size, default 4 MiB */
 	bool no_create;
 	bool dwarf;			/* --call-graph dwarf for every process */

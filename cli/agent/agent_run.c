@@ -51,7 +51,8 @@ static int ch_send(void *ctx, const struct tally_store_batch *b, char *err, size
 
 static struct tally_store *store_open(const struct agent_cfg *c)
 {
-	TALLY_OPTS(tally_store_opts, so, .url = c->store, .user = c->user, .password = c->password);
+	TALLY_OPTS(tally_store_opts, so, .url = c->store, .user = c->user, .password = c->password,
+		   .timeout_ms = (int)c->store_timeout_ms);
 	struct tally_store *st = tally_store__open(&so);
 
 	if (!st)
