@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stddef.h>
+#include <time.h>
 
 /*
  * The agent's own health, written by the sampler and the sender, read by
@@ -57,9 +58,12 @@ struct agent_cfg {
 	char *user, *password;		/* from the file or the environment */
 	const char *host;		/* --host-name, else the machine's */
 	const char *replay;		/* --replay FILE */
+	long replay_repeat;		/* --replay-repeat N: the file N times back to back */
+	time_t replay_start;		/* --replay-start: its first interval (default: so it ends now) */
 	int freq;			/* -F, default 19 */
 	long interval_ms;		/* --interval, default 10 s */
 	long duration_ms;		/* --duration, 0: until a signal */
+	long store_timeout_ms;		/* --store-timeout: one request's limit */
 	size_t queue_bytes;		/* --queue-size, default 4 MiB */
 	bool no_create;
 	bool dwarf;			/* --call-graph dwarf for every process */

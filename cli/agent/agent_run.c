@@ -1,32 +1,361 @@
 // SPDX-License-Identifier: MIT
 /*
  * The agent's loop: sample every CPU at a low rate, aggregate each
- * interval's samples by stack, hand the batch to the sender.
+ * interval's samples by stack (agent_agg.c), hand the batch to the
+ * sender (agent_send.c), which delivers it to the store on its own
+ * thread. Or replay a perf.data file as if it were live.
  */
 #include <errno.h>
+#include <inttypes.h>
+#include <math.h>
 #include <poll.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <tally/cpumap.h>
+#include <tally/evlist.h>
+#include <tally/hash.h>
+#include <tally/session.h>
+#include <tally/store.h>
+#include <tally/threadmap.h>
 #include "agent.h"
+#include "agent_agg.h"
+#include "agent_send.h"
+#include "event_opts.h"
+#include "target.h"
 #include "wait.h"
+
+struct run {
+	struct agent_cfg *c;
+	struct agent_agg *agg;
+	uint64_t seq;			/* batches made */
+	uint64_t salt;			/* this run's: batch ids differ across restarts */
+	int err;			/* the first error of a callback */
+	/* replay */
+	uint64_t t0;			/* the first sample's time */
+	uint32_t nslots;
+};
+
+/* The ClickHouse sink: the sender thread's own store object. */
+static int ch_send(void *ctx, const struct tally_store_batch *b, char *err, size_t n)
+{
+	struct tally_store *st = ctx;
+	int rc = tally_store__send(st, b);
+
+	if (rc)
+		snprintf(err, n, "%s", tally_store__error(st)[0] ? tally_store__error(st) : strerror(-rc));
+	return rc;
+}
+
+static struct tally_store *store_open(const struct agent_cfg *c)
+{
+	TALLY_OPTS(tally_store_opts, so, .url = c->store, .user = c->user, .password = c->password,
+		   .timeout_ms = (int)c->store_timeout_ms);
+	struct tally_store *st = tally_store__open(&so);
+
+	if (!st)
+		fprintf(stderr, "tally agent: --store %s: %s\n", c->store,
+			errno == EINVAL ? "not http://HOST:PORT/?database=NAME (a name of letters, digits and _)" :
+			errno == ENOSYS ? "libcurl cannot be loaded (install libcurl4: make deps)" : strerror(errno));
+	return st;
+}
+
+static uint64_t batch_id(struct run *r)
+{
+	uint64_t h = tally_fnv_str(TALLY_FNV_BASIS, r->c->host);
+
+	h = tally_fnv(h, &r->salt, sizeof(r->salt));
+	h = tally_fnv(h, &r->seq, sizeof(r->seq));
+	r->seq++;
+	return tally_hash_mix(h) | 1;
+}
+
+static void end_line(const struct agent_cfg *c)
+{
+	const struct agent_health *h = &c->health;
+
+	fprintf(stderr, "tally agent: %" PRIu64 " samples taken, %" PRIu64 " batches sent (%" PRIu64
+		" samples), %" PRIu64 " samples queued, %" PRIu64 " samples dropped, %" PRIu64
+		" samples lost\n",
+		atomic_load(&h->samples_taken), atomic_load(&h->batches_sent), atomic_load(&h->samples_sent),
+		atomic_load(&h->samples_queued), atomic_load(&h->samples_dropped),
+		atomic_load(&h->samples_lost));
+}
+
+/* ---- live ---- */
+
+static int on_sample(struct tally_session *ss, const struct tally_session_sample *smp, void *ctx)
+{
+	struct run *r = ctx;
+	int err;
+
+	atomic_fetch_add(&r->c->health.samples_taken, 1);
+	if ((err = agent_agg_add(r->agg, ss, smp, 0)) && !r->err)
+		r->err = err;
+	return 0;
+}
+
+static int open_events(struct agent_cfg *c, struct tally_evlist **out)
+{
+	TALLY_OPTS(tally_config_opts, co, .sample = true, .freq = (uint64_t)c->freq,
+		   .sample_type = PERF_SAMPLE_TIME | PERF_SAMPLE_TID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD,
+		   .system_wide = true, .callchain = TALLY_CALLCHAIN_FP,
+		   /* wake at half a ring: the interval's drain does the rest */
+		   .wakeup_watermark = 64 * 4096);
+	struct tally_evlist_open_opts oo = { .sz = sizeof(oo), .cgroup_fd = -1 };
+	TALLY_OPTS(tally_evlist_mmap_opts, mo, .pages = 128);
+	struct tally_cpu_map *cpus = c->cpu_list ? tally_cpu_map__new(c->cpu_list) : tally_cpu_map__new_online();
+	struct tally_thread_map *any = tally_thread_map__new_any();
+	struct tally_evlist *l = tally_evlist__new();
+	int err = -ENOMEM;
+
+	*out = l;
+	if (!cpus || !any || !l) {
+		if (c->cpu_list && !cpus)
+			fprintf(stderr, "tally agent: -C %s: not a CPU list of this machine\n", c->cpu_list);
+		else
+			fprintf(stderr, "tally agent: %s\n", strerror(ENOMEM));
+		goto out;
+	}
+	if (cli_events_add(l, "cpu-clock", NULL, "agent")) {
+		err = -EINVAL;
+		goto out;
+	}
+	if ((err = tally_evlist__config(l, &co))) {
+		fprintf(stderr, "tally agent: cannot set the events up: %s\n", strerror(-err));
+		goto out;
+	}
+	if ((err = tally_evlist__open(l, cpus, any, &oo))) {
+		struct cli_target t = { .system_wide = true };
+
+		cli_print_open_error("agent", l, err, &t);
+		goto out;
+	}
+	if ((err = tally_evlist__mmap(l, &mo)))
+		fprintf(stderr, "tally agent: cannot map the ring buffers: %s\n%s", strerror(-err),
+			err == -EPERM || err == -ENOMEM ?
+			"Each ring is locked memory: raise /proc/sys/kernel/perf_event_mlock_kb.\n" : "");
+out:
+	tally_cpu_map__put(cpus);
+	tally_thread_map__put(any);
+	return err;
+}
+
+static void flush(struct run *r, struct agent_sender *snd, time_t start)
+{
+	struct tally_store_batch *b;
+
+	if (r->c->stdio_)
+		agent_agg_print_top(r->agg, 0, stdout, start, 10);
+	b = agent_agg_batch(r->agg, 0, r->c->host, batch_id(r), start);
+	if (!b && errno)
+		fprintf(stderr, "tally agent: out of memory making a batch: %" PRIu64 " samples dropped\n",
+			agent_agg_samples(r->agg));
+	if (!b && errno)
+		atomic_fetch_add(&r->c->health.samples_dropped, agent_agg_samples(r->agg));
+	agent_agg_clear(r->agg);
+	if (b)
+		agent_sender_push(snd, b, false);
+}
+
+static void note_lost(struct run *r, struct tally_session *ss)
+{
+	TALLY_OPTS(tally_session_stats, st);
+
+	if (!tally_session__stats(ss, &st))
+		atomic_store(&r->c->health.samples_lost, st.lost);
+}
+
+static int run_live(struct agent_cfg *c, struct run *r, struct agent_sender *snd)
+{
+	TALLY_OPTS(tally_session_opts, so, .sample = on_sample, .ctx = r, .no_inline = true);
+	struct tally_evlist *l = NULL;
+	struct tally_session *ss = NULL;
+	double t_end = c->duration_ms ? cli_now_ns() + (double)c->duration_ms * 1e6 : INFINITY;
+	double next;
+	time_t start;
+	int ret = 1, err;
+
+	if (open_events(c, &l))
+		goto out;
+	if (!(ss = tally_session__open_evlist(l, &so)) || !(r->agg = agent_agg_new(ss, true))) {
+		fprintf(stderr, "tally agent: %s\n", strerror(errno));
+		goto out;
+	}
+	tally_session__synthesize(ss, NULL, 0);
+	tally_evlist__enable(l);
+	start = time(NULL);
+	next = cli_now_ns() + (double)c->interval_ms * 1e6;
+	while (!cli_interrupted() && cli_now_ns() < t_end) {
+		double now = cli_now_ns(), wake = next < t_end ? next : t_end;
+		long ms = (long)((wake - now) / 1e6) + 1;
+
+		err = tally_session__poll(ss, ms > 1000 ? 1000 : ms < 0 ? 0 : (int)ms);
+		if (err < 0 && err != -EINTR) {
+			fprintf(stderr, "tally agent: reading the rings: %s\n", strerror(-err));
+			goto out;
+		}
+		if (r->err) {
+			fprintf(stderr, "tally agent: %s\n", strerror(-r->err));
+			goto out;
+		}
+		if (cli_now_ns() >= next) {
+			note_lost(r, ss);
+			flush(r, snd, start);
+			start += (time_t)(c->interval_ms / 1000 ? c->interval_ms / 1000 : 1);
+			next += (double)c->interval_ms * 1e6;
+		}
+	}
+	/* the last interval: what the rings still hold, then its batch */
+	tally_evlist__disable(l);
+	tally_session__run(ss);
+	note_lost(r, ss);
+	flush(r, snd, start);
+	ret = 0;
+out:
+	agent_agg_free(r->agg);
+	r->agg = NULL;
+	tally_session__close(ss);
+	tally_evlist__free(l);
+	return ret;
+}
+
+/* ---- replay ---- */
+
+static int on_replay(struct tally_session *ss, const struct tally_session_sample *smp, void *ctx)
+{
+	struct run *r = ctx;
+	uint64_t t = smp->sample->time;
+	uint32_t slot;
+	int err;
+
+	if (!r->t0)
+		r->t0 = t ? t : 1;
+	slot = (uint32_t)((t > r->t0 ? t - r->t0 : 0) / ((uint64_t)r->c->interval_ms * 1000000ULL));
+	if (slot + 1 > r->nslots)
+		r->nslots = slot + 1;
+	atomic_fetch_add(&r->c->health.samples_taken, 1);
+	if ((err = agent_agg_add(r->agg, ss, smp, slot)) && !r->err)
+		r->err = err;
+	return 0;
+}
+
+static int run_replay(struct agent_cfg *c, struct run *r, struct agent_sender *snd)
+{
+	TALLY_OPTS(tally_session_opts, so, .sample = on_replay, .ctx = r, .no_inline = true);
+	struct tally_session *ss = tally_session__open(c->replay, &so);
+	time_t span, start;
+	uint64_t taken;
+	int err, ret = 1;
+
+	if (!ss) {
+		fprintf(stderr, "tally agent: --replay %s: %s\n", c->replay, strerror(errno));
+		return 1;
+	}
+	if (!(r->agg = agent_agg_new(ss, false))) {
+		fprintf(stderr, "tally agent: %s\n", strerror(errno));
+		goto out;
+	}
+	err = tally_session__run(ss);
+	if (err < 0 || r->err) {
+		fprintf(stderr, "tally agent: --replay %s: %s\n", c->replay, strerror(-(err < 0 ? err : r->err)));
+		goto out;
+	}
+	/* each repeat follows the last; the whole ends now, as if it had just been sampled */
+	span = (time_t)r->nslots * (time_t)(c->interval_ms / 1000 ? c->interval_ms / 1000 : 1);
+	start = c->replay_start ? c->replay_start : time(NULL) - span * c->replay_repeat;
+	taken = atomic_load(&c->health.samples_taken);
+	for (long k = 0; k < c->replay_repeat && !cli_interrupted(); k++) {
+		for (uint32_t s = 0; s < r->nslots; s++) {
+			struct tally_store_batch *b;
+			time_t t = start + k * span + (time_t)s * (span / (time_t)r->nslots);
+
+			if (c->stdio_)
+				agent_agg_print_top(r->agg, s, stdout, t, 10);
+			if (!(b = agent_agg_batch(r->agg, s, c->host, batch_id(r), t))) {
+				if (errno) {
+					fprintf(stderr, "tally agent: out of memory making a batch\n");
+					goto out;
+				}
+				continue;
+			}
+			agent_sender_push(snd, b, true);
+		}
+		if (k)
+			atomic_fetch_add(&c->health.samples_taken, taken);
+	}
+	ret = 0;
+out:
+	agent_agg_free(r->agg);
+	r->agg = NULL;
+	tally_session__close(ss);
+	return ret;
+}
 
 int agent_run(struct agent_cfg *c)
 {
+	struct run r = { .c = c };
 	struct agent_metrics *m = NULL;
+	struct tally_store *st = NULL;
+	struct agent_sender *snd = NULL;
 	char err[256];
-	double t0 = cli_now_ns();
+	struct timespec ts;
+	int ret = 1;
 
+	clock_gettime(CLOCK_REALTIME, &ts);
+	r.salt = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec + ((uint64_t)getpid() << 40);
 	if (cli_signals_setup())
 		return 1;
+	if (c->store) {
+		struct agent_sink sink = { .send = ch_send };
+		char name[512];
+		int rc;
+
+		if (!(st = store_open(c)))
+			return 1;
+		/* tables first: a store that refuses them is said now, not an interval later */
+		if (!c->no_create && (rc = tally_store__create(st))) {
+			fprintf(stderr, "tally agent: --store %s: creating the tables: %s%s\n", c->store,
+				tally_store__error(st),
+				rc == -EPROTO ? "" : " (is ClickHouse running there? --no-create leaves the tables to an operator)");
+			if (rc == -EPROTO || c->replay)
+				goto out;
+			/* unreachable now: sampling starts, batches wait in the queue */
+			fprintf(stderr, "tally agent: sampling on; batches queue until it answers\n");
+		}
+		snprintf(name, sizeof(name), "ClickHouse at %s", c->store);
+		sink.name = name;
+		sink.ctx = st;
+		if (!(snd = agent_sender_new(&sink, c->queue_bytes, &c->health))) {
+			fprintf(stderr, "tally agent: cannot start the sender: %s\n", strerror(errno));
+			goto out;
+		}
+	}
 	if (c->metrics.listen && !(m = agent_metrics_start(&c->metrics, err, sizeof(err)))) {
 		fprintf(stderr, "tally agent: --metrics-listen %s: %s\n", c->metrics.listen, err);
-		return 1;
+		goto out;
 	}
-	while (!cli_interrupted()) {
-		if (c->duration_ms && cli_now_ns() - t0 >= c->duration_ms * 1e6)
-			break;
-		poll(NULL, 0, 100);
+	if (c->replay)
+		ret = run_replay(c, &r, snd);
+	else if (snd)
+		ret = run_live(c, &r, snd);
+	else {
+		double t_end = c->duration_ms ? cli_now_ns() + (double)c->duration_ms * 1e6 : INFINITY;
+
+		while (!cli_interrupted() && cli_now_ns() < t_end)
+			poll(NULL, 0, 100);
+		ret = 0;
 	}
+out:
+	/* the last batches: a replay waits for all, a stop gives the store a few seconds */
+	if (snd)
+		agent_sender_finish(snd, c->replay ? 600000 : 5000);
 	agent_metrics_stop(m);
-	return 0;
+	if (st) {
+		tally_store__close(st);
+		end_line(c);
+	}
+	return ret;
 }

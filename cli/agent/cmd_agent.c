@@ -151,11 +151,13 @@ int cmd_agent(int argc, char **argv)
 	};
 	char hostbuf[256];
 	bool help = false;
+	long replay_start = 0;
 	const char *cg = NULL;
 	const struct cli_option opts[] = {
 		CLI_GROUP("Store (ClickHouse)"),
 		CLI_STRING(0, "store", &c.store, "URL", "http://HOST:8123/?database=DB: ClickHouse's HTTP interface"),
 		CLI_STRING(0, "store-auth-file", &c.auth_file, "FILE", "user=NAME and password=SECRET lines (else $TALLY_STORE_USER, $TALLY_STORE_PASSWORD)"),
+		CLI_CALLBACK(0, "store-timeout", &c.store_timeout_ms, "DUR", "one request's limit (default 10s): past it, the batch is retried", opt_duration),
 		CLI_BOOL(0, "no-create", &c.no_create, "do not create the database and tables (an operator does)"),
 		CLI_CALLBACK(0, "interval", &c.interval_ms, "DUR", "one batch per interval (default 10s)", opt_duration),
 		CLI_CALLBACK(0, "queue-size", &c.queue_bytes, "SIZE", "batches kept while the store is down (default 4M); the oldest go past it, counted", opt_size),
@@ -168,6 +170,8 @@ int cmd_agent(int argc, char **argv)
 		CLI_STRING(0, "dwarf-comm", &c.dwarf_comms, "COMM[,COMM]", "DWARF call chains for processes of these names"),
 		CLI_CALLBACK(0, "duration", &c.duration_ms, "DUR", "stop after DUR (default: at SIGTERM or SIGINT)", opt_duration),
 		CLI_STRING(0, "replay", &c.replay, "FILE", "push a perf.data file's samples as if live (with --host-name)"),
+		CLI_LONG(0, "replay-repeat", &c.replay_repeat, "N", "the file N times back to back (a long profile from a short file)", 1, 1000000),
+		CLI_LONG(0, "replay-start", &replay_start, "UNIXTIME", "the replay's first interval (default: so that it ends now)", 1, 1L << 40),
 		CLI_GROUP("Counters (Prometheus)"),
 		CLI_STRING(0, "metrics-listen", &c.metrics.listen, "[HOST]:PORT", "serve OpenMetrics at http://HOST:PORT/metrics"),
 		CLI_STRING(0, "metrics-cgroups", &cg, "DEPTH", "count the cgroups this deep under the root (default 2)"),
@@ -224,6 +228,9 @@ int cmd_agent(int argc, char **argv)
 		ret = 1;
 		goto out;
 	}
+	c.replay_start = (time_t)replay_start;
+	if (c.replay_repeat < 1)
+		c.replay_repeat = 1;
 	c.metrics.health = &c.health;
 	c.metrics.host = c.host;
 	ret = agent_run(&c);
