@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "parse_options.h"
 #include "agent.h"
+#include "store_read.h"
 
 static const char *const agent_usage[] = {
 	"tally agent --store http://HOST:8123/?database=DB [<options>]",
@@ -91,55 +92,10 @@ bad:
 	return -1;
 }
 
-/*
- * The store's user and password: never argv (ps shows it to everyone).
- * The file: "user=NAME" and "password=SECRET" lines, or one "NAME:SECRET"
- * line; else TALLY_STORE_USER and TALLY_STORE_PASSWORD.
- */
+/* The store's user and password (cli/store_read.c: a file, else the environment). */
 static int read_auth(struct agent_cfg *c)
 {
-	const char *u = getenv("TALLY_STORE_USER"), *pw = getenv("TALLY_STORE_PASSWORD");
-	char line[512];
-	FILE *f;
-
-	if (!c->auth_file) {
-		c->user = u ? strdup(u) : NULL;
-		c->password = pw ? strdup(pw) : NULL;
-		return 0;
-	}
-	if (!(f = fopen(c->auth_file, "re"))) {
-		fprintf(stderr, "tally agent: --store-auth-file %s: %s\n", c->auth_file, strerror(errno));
-		return -1;
-	}
-	while (fgets(line, sizeof(line), f)) {
-		char *colon;
-
-		line[strcspn(line, "\r\n")] = '\0';
-		if (!line[0] || line[0] == '#')
-			continue;
-		if (!strncmp(line, "user=", 5)) {
-			free(c->user);
-			c->user = strdup(line + 5);
-		} else if (!strncmp(line, "password=", 9)) {
-			free(c->password);
-			c->password = strdup(line + 9);
-		} else if ((colon = strchr(line, ':')) && !c->user) {
-			*colon = '\0';
-			c->user = strdup(line);
-			c->password = strdup(colon + 1);
-		} else {
-			fprintf(stderr, "tally agent: --store-auth-file %s: '%s' is not user=, password= or USER:PASSWORD\n",
-				c->auth_file, line);
-			fclose(f);
-			return -1;
-		}
-	}
-	fclose(f);
-	if (!c->user) {
-		fprintf(stderr, "tally agent: --store-auth-file %s names no user\n", c->auth_file);
-		return -1;
-	}
-	return 0;
+	return cli_store_auth("agent", c->auth_file, &c->user, &c->password);
 }
 
 int cmd_agent(int argc, char **argv)

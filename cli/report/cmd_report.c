@@ -24,6 +24,7 @@
 #include "report_header.h"
 #include "report_threads.h"
 #include "read_file.h"
+#include "store_read.h"
 
 #define sort_key tally_hist_key
 
@@ -51,13 +52,16 @@ struct report {
 	struct hist_cells cells;
 	bool show_threads;		/* -T: the READ records' per-thread counts after the rows */
 	struct report_threads threads;
+	struct cli_from from;		/* --from: a store's merged profile */
 };
 
 /* Each sample counts in the histogram (a new shape's addresses are resolved at its time). */
 static int on_sample(struct tally_session *ss, const struct tally_session_sample *ts, void *arg)
 {
 	struct report *r = arg;
-	int err = tally_hist__add(r->hist, ts);
+	/* a store's sample stands for its row's samples */
+	int err = r->from.url ? tally_hist__add_count(r->hist, ts, cli_from_count(&r->from, ts)) :
+				tally_hist__add(r->hist, ts);
 
 	if (err && !r->hist_err)
 		r->hist_err = err;
@@ -532,6 +536,8 @@ static const char *const report_usage[] = {
 	"",
 	"perf report's histogram of a perf.data file (tally's or perf's), as text,",
 	"with perf's call graphs under the rows when the samples have chains.",
+	"tally report --from URL [--since T] [--until T] [--where host=h1,...]: the",
+	"fleet's merged profile from a store (ClickHouse) that tally agent fills.",
 	NULL,
 };
 
@@ -554,6 +560,11 @@ int cmd_report(int argc, char **argv)
 	int children = -1;	/* the last of --children/--no-children wins, as perf */
 	const struct cli_option opts[] = {
 		CLI_STRING('i', "input", &input, "FILE", "the perf.data file (default perf.data)"),
+		CLI_STRING(0, "from", &r.from.url, "URL", "a store's profile, http://HOST:8123/?database=DB, instead of a file"),
+		CLI_STRING(0, "since", &r.from.since, "T", "--from: rows since T: 1h (that long ago), 'YYYY-MM-DD HH:MM:SS' (UTC)"),
+		CLI_STRING(0, "until", &r.from.until, "T", "--from: rows before T"),
+		CLI_STRING(0, "where", &r.from.where, "K=V,...", "--from: host, comm, thread, exe, cgroup, pid, tid, kind, event, build"),
+		CLI_STRING(0, "store-auth-file", &r.from.auth_file, "FILE", "--from: user=NAME and password=SECRET lines (else $TALLY_STORE_USER, $TALLY_STORE_PASSWORD)"),
 		CLI_STRING('s', "sort", &sort, "KEYS", "comm, pid, dso, sym, cpu, srcline, parent, trace (default comm,dso,sym; trace when every event is a tracepoint)"),
 		CLI_STRING('F', "fields", &fields, "FIELDS",
 			   "the columns: overhead, overhead_children, period, sample and sort keys"),
@@ -660,6 +671,13 @@ int cmd_report(int argc, char **argv)
 		if (gp.at[1] > gp.at[0] || !graph_threshold)
 			r.cg.min_percent = r.percent_limit;
 	}
+	if (!r.from.url && (r.from.since || r.from.until || r.from.where)) {
+		fprintf(stderr, "tally report: --since, --until and --where select a store's rows: with --from\n");
+		return 129;
+	}
+	/* the store's merged profile, as a perf.data in memory */
+	if (r.from.url && (ret = cli_from_read(&r.from, "report", NULL, &input)))
+		goto out;
 	/* perf's choice: the browser on a terminal, text for --stdio or a pipe */
 	if (!tui && !stdio_ && !no_tui && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO))
 		tui = true;
@@ -676,6 +694,11 @@ int cmd_report(int argc, char **argv)
 
 		if (!(ss = cli_session_open("report", input, &so, &ret)))
 			goto out;
+		if (r.from.url && (ret = tally_store_profile__apply(r.from.profile, ss))) {
+			fprintf(stderr, "tally report: %s\n", strerror(-ret));
+			ret = 1;
+			goto out;
+		}
 	}
 	rd = tally_session__reader(ss);
 	nr_events = tally_session__nr_events(ss);
@@ -806,5 +829,6 @@ out:
 	if (cli_free_at_exit())
 		tally_hist__free(r.hist);
 	tally_session__close(ss);	/* joins the helpers: the kallsyms cache they write */
+	cli_from_free(&r.from);
 	return ret;
 }

@@ -119,7 +119,7 @@ static int conditions(struct tally_store *s, const struct tally_store_query *q, 
 				break;
 		if (!eq || k == NKEYS) {
 			snprintf(s->err, sizeof(s->err),
-				 "where '%s': KEY=VALUE with KEY host, comm, thread, exe, cgroup, "
+				 "'%s': KEY=VALUE with KEY host, comm, thread, exe, cgroup, "
 				 "kind, event, pid, tid or build", tok);
 			goto bad;
 		}
@@ -127,12 +127,12 @@ static int conditions(struct tally_store *s, const struct tally_store_query *q, 
 				    strlen(eq + 1) > 10)) ||
 		    (k == BUILD && (!eq[1] || strspn(eq + 1, "0123456789abcdefABCDEF") != strlen(eq + 1) ||
 				    strlen(eq + 1) > 2 * TALLY_BUILD_ID_MAX))) {
-			snprintf(s->err, sizeof(s->err), "where '%s': %s", tok,
+			snprintf(s->err, sizeof(s->err), "'%s': %s", tok,
 				 k == BUILD ? "a build id in hex" : "a number");
 			goto bad;
 		}
 		if (nv[k] == 64) {
-			snprintf(s->err, sizeof(s->err), "where: more than 64 values of %s", where_keys[k]);
+			snprintf(s->err, sizeof(s->err), "more than 64 values of %s", where_keys[k]);
 			goto bad;
 		}
 		for (char *c = eq + 1; k == BUILD && *c; c++)
