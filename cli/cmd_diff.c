@@ -18,6 +18,7 @@
 #include "pager.h"
 #include "parse_options.h"
 #include "read_file.h"
+#include "store_read.h"
 
 /* A row of the comparison: a row of either file's histogram, or of both. */
 struct drow {
@@ -41,6 +42,7 @@ struct diff {
 	int attr_of[2];			/* the event compared, per file */
 	const char *flamegraph;		/* a differential flame graph, to this file */
 	const char *html;		/* the comparison's page */
+	struct cli_from from[2];	/* --from: each side a store's profile */
 };
 
 /* Each sample of the compared event counts in its file's histogram. */
@@ -50,7 +52,9 @@ static int on_sample(struct tally_session *ss, const struct tally_session_sample
 	int err;
 
 	(void)ss;
-	if (ts->attr == d->attr_of[d->side] && (err = tally_hist__add(d->h[d->side], ts)) && !d->err)
+	if (ts->attr == d->attr_of[d->side] &&
+	    (err = tally_hist__add_count(d->h[d->side], ts, cli_from_count(&d->from[d->side], ts))) &&
+	    !d->err)
 		d->err = err;
 	return 0;
 }
@@ -197,6 +201,9 @@ static const char *const diff_usage[] = {
 	"perf diff's rows: each (shared object, symbol) with its share in the baseline",
 	"file (default perf.data.old) and the change in the new one (default perf.data),",
 	"the biggest change first.",
+	"tally diff --from URL A B: two selections of a store's rows, each",
+	"KEY=VALUE,...: since=, until= (as report --since) and --where's keys",
+	"(host=, comm=, build=...), e.g. 'since=2h,until=1h' 'since=1h'.",
 	NULL,
 };
 
@@ -224,6 +231,9 @@ int cmd_diff(int argc, char **argv)
 			   "a differential flame graph: the new file's stacks, red grew, blue shrank"),
 		CLI_STRING(0, "html", &d.html, "FILE",
 			   "one offline page: the functions' changes and the differential flame graph"),
+		CLI_STRING(0, "from", &d.from[0].url, "URL", "compare two selections of a store's rows (A B: KEY=VALUE,...)"),
+		CLI_STRING(0, "where", &d.from[0].where, "K=V,...", "--from: for both sides, before each side's own"),
+		CLI_STRING(0, "store-auth-file", &d.from[0].auth_file, "FILE", "--from: user=NAME and password=SECRET lines"),
 		CLI_HELP(&help, "this text"),
 		CLI_END(),
 	};
@@ -238,9 +248,19 @@ int cmd_diff(int argc, char **argv)
 		return 0;
 	}
 	if (n > 2) {
-		fprintf(stderr, "tally diff: two files at most (baseline, new)\n");
+		fprintf(stderr, "tally diff: two %s at most (baseline, new)\n",
+			d.from[0].url ? "selections" : "files");
 		return 129;
 	}
+	if (d.from[0].url && n != 2) {
+		fprintf(stderr, "tally diff: --from compares two selections: A B (KEY=VALUE,...)\n");
+		return 129;
+	}
+	if (!d.from[0].url && (d.from[0].where || d.from[0].auth_file)) {
+		fprintf(stderr, "tally diff: --where and --store-auth-file go with --from\n");
+		return 129;
+	}
+	d.from[1] = d.from[0];
 	/* the parse leaves the file names first in argv */
 	if (n == 1)
 		files[1] = argv[0];
@@ -248,6 +268,13 @@ int cmd_diff(int argc, char **argv)
 		files[0] = argv[0];
 		files[1] = argv[1];
 	}
+	/* each side's store profile, as a perf.data in memory; its selection names it */
+	const char *names[2] = { files[0], files[1] };
+
+	for (int k = 0; k < 2 && d.from[k].url && !ret; k++)
+		ret = cli_from_read(&d.from[k], "diff", names[k], &files[k]);
+	if (ret)
+		goto out;
 	pager_start();
 	for (int k = 0; k < 2 && !ret; k++) {
 		static const enum tally_hist_key keys[] = { TALLY_HIST_DSO, TALLY_HIST_SYM };
@@ -262,6 +289,11 @@ int cmd_diff(int argc, char **argv)
 		d.side = k;
 		if (!(ss[k] = cli_session_open("diff", files[k], &so, &ret)))
 			break;
+		if (d.from[k].url && (ret = tally_store_profile__apply(d.from[k].profile, ss[k]))) {
+			fprintf(stderr, "tally diff: %s\n", strerror(-ret));
+			ret = 1;
+			break;
+		}
 		if (!(d.h[k] = tally_hist__new(ss[k], &ho))) {
 			fprintf(stderr, "tally diff: %s\n", strerror(errno));
 			ret = 1;
@@ -298,8 +330,8 @@ int cmd_diff(int argc, char **argv)
 				err = -errno;
 		p.base = st[0];
 		p.s = st[1];
-		snprintf(p.title, sizeof(p.title), "%s against %s (red grew, blue shrank)", files[1],
-			 files[0]);
+		snprintf(p.title, sizeof(p.title), "%s against %s (red grew, blue shrank)", names[1],
+			 names[0]);
 		/* all or nothing: a full disk leaves no half picture */
 		if (!err)
 			err = tally_stacks__write_file(path, diff_draw, &p);
@@ -310,10 +342,12 @@ int cmd_diff(int argc, char **argv)
 		tally_stacks__free(st[0]);
 		tally_stacks__free(st[1]);
 	}
+out:
 	free(d.rows);
 	for (int k = 0; k < 2; k++) {
 		tally_hist__free(d.h[k]);
 		tally_session__close(ss[k]);
+		cli_from_free(&d.from[k]);
 	}
 	return ret;
 }
