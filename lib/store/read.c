@@ -230,27 +230,6 @@ static bool u64_of(const char *s, uint64_t *v)
 	return !*end && !errno;
 }
 
-const char *tally__profile_str(struct tally_store_profile *p, const char *s)
-{
-	return tally__strpool_add(&p->pool, s ? s : "");
-}
-
-static int grow(void **v, size_t *cap, size_t need, size_t size)
-{
-	if (need <= *cap)
-		return 0;
-	size_t n = *cap ? *cap * 2 : 256;
-	void *nv;
-
-	while (n < need)
-		n *= 2;
-	if (!(nv = realloc(*v, n * size)))
-		return -ENOMEM;
-	*v = nv;
-	*cap = n;
-	return 0;
-}
-
 /* The merged rows: host pid tid comm thread event stack_id value period time */
 static int parse_rows(struct tally_store_profile *p, char *ans)
 {
@@ -268,7 +247,7 @@ static int parse_rows(struct tally_store_profile *p, char *ans)
 		r.tid = (uint32_t)tid;
 		if (!(r.host = tally__profile_str(p, f[0])) || !(r.comm = tally__profile_str(p, f[3])) ||
 		    !(r.thread = tally__profile_str(p, f[4])) || !(r.event = tally__profile_str(p, f[5])) ||
-		    grow((void **)&p->rows, &p->cap_rows, p->nrows + 1, sizeof(r)))
+		    tally__profile_grow((void **)&p->rows, &p->cap_rows, p->nrows + 1, sizeof(r)))
 			return -ENOMEM;
 		if (!r.value)
 			continue;
@@ -276,13 +255,6 @@ static int parse_rows(struct tally_store_profile *p, char *ans)
 		p->samples += r.value;
 	}
 	return 0;
-}
-
-static int cmp_stack(const void *a, const void *b)
-{
-	uint64_t x = ((const struct store_stack *)a)->id, y = ((const struct store_stack *)b)->id;
-
-	return x < y ? -1 : x > y;
 }
 
 /* The frames, one a line in each stack's order: stack_id level func symoff dso build_id offset */
@@ -301,10 +273,10 @@ static int parse_frames(struct tally_store_profile *p, char *ans)
 		fr.level = level == 'k' ? 'k' : '.';
 		if (!(fr.func = tally__profile_str(p, f[2])) || !(fr.dso = tally__profile_str(p, f[4])) ||
 		    !(fr.build_id = tally__profile_str(p, f[5])) ||
-		    grow((void **)&p->frames, &p->cap_frames, p->nframes + 1, sizeof(fr)))
+		    tally__profile_grow((void **)&p->frames, &p->cap_frames, p->nframes + 1, sizeof(fr)))
 			return -ENOMEM;
 		if (!cur || cur->id != id) {
-			if (grow((void **)&p->stacks, &p->cap_stacks, p->nstacks + 1, sizeof(*cur)))
+			if (tally__profile_grow((void **)&p->stacks, &p->cap_stacks, p->nstacks + 1, sizeof(*cur)))
 				return -ENOMEM;
 			cur = &p->stacks[p->nstacks++];
 			*cur = (struct store_stack){ .id = id, .first = p->nframes };
@@ -312,15 +284,8 @@ static int parse_frames(struct tally_store_profile *p, char *ans)
 		p->frames[p->nframes++] = fr;
 		cur->n++;
 	}
-	qsort(p->stacks, p->nstacks, sizeof(*p->stacks), cmp_stack);
+	tally__profile_sort_stacks(p);
 	return 0;
-}
-
-const struct store_stack *tally__profile_stack(const struct tally_store_profile *p, uint64_t id)
-{
-	struct store_stack key = { .id = id };
-
-	return bsearch(&key, p->stacks, p->nstacks, sizeof(key), cmp_stack);
 }
 
 static int run(struct tally_store *s, struct tally__buf *sql, char **ans)

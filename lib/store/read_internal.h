@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The reader's insides, for its files: read.c (the queries and their
- * answers), names.c (names for the frames that came without one) and
- * profile.c (the answers as a perf.data and the function tables).
+ * answers), names.c (names for the frames that came without one),
+ * profile.c (the answers as a perf.data and the function tables) and
+ * profile_data.c (the data all three share).
  */
 #ifndef TALLY_STORE_READ_INTERNAL_H
 #define TALLY_STORE_READ_INTERNAL_H
@@ -61,6 +62,10 @@ struct tally_store_profile {
 
 /* An interned copy of s ("" for NULL), NULL without memory. */
 const char *tally__profile_str(struct tally_store_profile *p, const char *s);
+/* v grown to hold need items of size (capacity doubled). 0 or -ENOMEM. */
+int tally__profile_grow(void **v, size_t *cap, size_t need, size_t size);
+/* The stacks in id order, for tally__profile_stack. */
+void tally__profile_sort_stacks(struct tally_store_profile *p);
 /* The stack of id, or NULL (a row whose stack the store lacks). */
 const struct store_stack *tally__profile_stack(const struct tally_store_profile *p, uint64_t id);
 
