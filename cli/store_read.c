@@ -138,7 +138,8 @@ int cli_from_read(struct cli_from *f, const char *cmd, const char *spec, const c
 		}
 	}
 	{
-		TALLY_OPTS(tally_store_query, q, .since = t0, .until = t1, .where = where);
+		TALLY_OPTS(tally_store_query, q, .since = t0, .until = t1, .where = where,
+			   .threads = f->threads);
 
 		tally_store_profile__free(f->profile);
 		if (!(f->profile = tally_store__read(f->store, &q))) {

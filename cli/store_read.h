@@ -23,6 +23,7 @@ struct cli_from {
 	const char *since, *until;	/* tally_store__parse_time's */
 	const char *where;
 	const char *auth_file;
+	bool threads;			/* each host's threads apart (tally_store_query's) */
 	struct tally_store *store;
 	struct tally_store_profile *profile;
 };

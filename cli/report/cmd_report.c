@@ -675,15 +675,25 @@ int cmd_report(int argc, char **argv)
 		fprintf(stderr, "tally report: --since, --until and --where select a store's rows: with --from\n");
 		return 129;
 	}
-	/* the store's merged profile, as a perf.data in memory */
-	if (r.from.url && (ret = cli_from_read(&r.from, "report", NULL, &input)))
-		goto out;
 	/* perf's choice: the browser on a terminal, text for --stdio or a pipe */
 	if (!tui && !stdio_ && !no_tui && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO))
 		tui = true;
 	/* the browser reads the '#' header: -q's rows alone stay text; its rows are flat */
 	if (stdio_ || no_tui || r.quiet || r.hierarchy || r.header || r.header_only || report_exports_any(&r.exp))
 		tui = false;
+	/*
+	 * The store's merged profile, as a perf.data in memory: per host and
+	 * thread where a row or a picture shows threads (the pid key, the
+	 * browser's thread zoom, the per-thread timelines), else the server
+	 * merges each thread name's rows across hosts.
+	 */
+	if (r.from.url) {
+		for (int i = 0; i < r.nsort; i++)
+			r.from.threads |= r.sort[i] == K_PID;
+		r.from.threads |= tui || r.exp.speedscope || r.exp.firefox;
+		if ((ret = cli_from_read(&r.from, "report", NULL, &input)))
+			goto out;
+	}
 	if (!tui)
 		pager_start();
 	/* one thread writes the report: no lock per stdio call (80k calls on a compiler's profile) */

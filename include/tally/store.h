@@ -137,8 +137,8 @@ TALLY_API int tally_store__send(struct tally_store *s, const struct tally_store_
 /*
  * What tally report --from reads: the rows of a time range and of the
  * hosts, processes, builds its where names, merged by the server (GROUP
- * BY stack and the keys a report shows), the batches counted once
- * (FINAL). docs/agent.md, "Reading the store", has the queries.
+ * BY stack and the keys a report shows), each batch counted once however
+ * often it was stored. docs/agent.md, "Reading the store", has the queries.
  *
  *	TALLY_OPTS(tally_store_query, q, .since = now - 3600, .where = "host=h1");
  *	struct tally_store_profile *p = tally_store__read(st, &q);
@@ -163,9 +163,16 @@ struct tally_store_query {
 	 * all. NULL or "": every row.
 	 */
 	const char *where;
+	/*
+	 * Keep each host's threads apart (their pids and tids, a report's pid
+	 * key, per-thread pictures). false: the server merges the rows of one
+	 * thread name (and process name) across hosts and processes, far
+	 * fewer rows for a fleet; the threads get numbers of the profile's.
+	 */
+	bool threads;
 	size_t :0;
 };
-#define tally_store_query__last_field where
+#define tally_store_query__last_field threads
 
 struct tally_store_profile;
 struct tally_session;

@@ -16,7 +16,8 @@
  *    function; unnamed, its own address;
  *  - no DSO: its own address.
  * Threads keep their pids; a pid two hosts used gets a number of its own
- * for the second (a thread's name and maps are per host).
+ * for the second (a thread's name and maps are per host). Rows merged
+ * across hosts (no pids) get a process per name, a thread per name in it.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -207,6 +208,34 @@ static int session_id(struct writer *w, const char *host, uint32_t id, uint32_t 
 		}
 	}
 	*out = (uint32_t)*v;
+	return 0;
+}
+
+/*
+ * A merged row's thread (its name's across hosts and processes): a pid
+ * per process name, a tid per (process, thread) name; numbers of the
+ * profile's own.
+ */
+static int merged_ids(struct writer *w, const struct store_row *r, uint32_t *pid, uint32_t *tid)
+{
+	bool fresh;
+	uint64_t *v = map_get(&w->ids, pkey(r->comm, 0) | 1, &fresh), *t;
+
+	if (!v)
+		return -ENOMEM;
+	if (fresh)
+		*v = w->next_pid++;
+	*pid = (uint32_t)*v;
+	/* the process's own thread: the one named as the process */
+	if (r->thread == r->comm || !*r->thread) {
+		*tid = *pid;
+		return 0;
+	}
+	if (!(t = map_get(&w->taken, pkey(r->thread, (uint64_t)(uintptr_t)r->comm) | 1, &fresh)))
+		return -ENOMEM;
+	if (fresh)
+		*t = w->next_pid++;
+	*tid = (uint32_t)*t;
 	return 0;
 }
 
@@ -415,7 +444,11 @@ static int put_row(struct writer *w, const struct store_row *r, uint64_t time,
 	uint64_t ip = 0, *seen;
 	int err, ev = event_of(w, r->event);
 
-	if ((err = session_id(w, r->host, r->pid, &pid)) || (err = session_id(w, r->host, r->tid, &tid)))
+	if (w->p->merged)
+		err = merged_ids(w, r, &pid, &tid);
+	else if (!(err = session_id(w, r->host, r->pid, &pid)))
+		err = session_id(w, r->host, r->tid, &tid);
+	if (err)
 		return err;
 	/* the thread's name, once (its pid's key with the tid's) */
 	if (!(seen = map_get(&w->maps, ((uint64_t)tid << 32 | 0xffffffffu) + 1, &fresh)))

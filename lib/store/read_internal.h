@@ -56,6 +56,7 @@ struct tally_store_profile {
 	struct store_table *tables;
 	size_t ntables;
 	uint64_t samples;
+	bool merged;			/* rows per thread name, not per host and thread */
 	int fd;
 	char path[64];
 };
