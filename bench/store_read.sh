@@ -54,6 +54,8 @@ med() {
 	done
 	printf '%s\n' "${t[@]}" | sort -n | sed -n "$(( (ROUNDS + 1) / 2 ))p" | xargs printf '%.2f'
 }
+# one untimed run: the server's caches and the parts' merges after the copies
+"$TALLY" report --from "$URL" --stdio >/dev/null 2>&1
 for args in "--stdio --no-children -g none" "--flamegraph $d/f.svg" "--stdio" \
 	"--stdio --where host=host1"; do
 	printf '| `tally report --from URL %s` | %s |\n' "${args/$d\//}" "$(med "$TALLY" report --from "$URL" $args)"

@@ -196,4 +196,17 @@ check "... the same table (h2 is the earlier hour, h1 the later)" cmp -s "$tmp/d
 check "the differential flame graph is written" grep -q "burn_a" "$tmp/d.svg"
 "$TALLY" diff --from "$URL" 'host=h1' >/dev/null 2>&1
 is "diff --from with one side: exit 129" "$?" 129
+
+# ---- 7. the browser (last: tui_lib.sh ends the test where tmux is missing)
+d=$tmp sock=tally-store-report-$$
+trap 'tmux -L "$sock" kill-server 2>/dev/null; store_cleanup' EXIT
+. "$(dirname "$0")/tui_lib.sh"
+run rep "$TALLY report --from '$URL' --where host=h1"
+check "report --from opens the browser" wait_for rep 'tally report: Samples' 100
+screen rep >"$tmp/tui.txt"
+check "the browser's rows: burn's functions" grep -q "burn_a" "$tmp/tui.txt"
+want=$(rows --from "$URL" --where host=h1 -s comm,dso,sym -g none | awk '$NF == "burn_a" { print $1 }')
+check "  burn_a's children share as --stdio has it ($want)" grep -q "$want.*burn_a" "$tmp/tui.txt"
+tm send-keys -t rep q
+is "q leaves it, status 0" "$(exited rep)" "EXITED 0"
 done_testing
