@@ -66,6 +66,7 @@ struct agent_cfg {
 	long store_timeout_ms;		/* --store-timeout: one request's limit */
 	size_t queue_bytes;		/* --queue-size, default 4 MiB */
 	bool no_create;
+	int retention_days;		/* --retention: older days dropped (0: never) */
 	bool dwarf;			/* --call-graph dwarf for every process */
 	const char *dwarf_pids;		/* --dwarf-pid LIST */
 	const char *dwarf_comms;	/* --dwarf-comm LIST */

@@ -39,10 +39,33 @@ struct run {
 };
 
 /* The ClickHouse sink: the sender thread's own store object. */
+struct ch_sink {
+	struct tally_store *st;
+	int retention_days;
+	long day;			/* the UTC day retention last ran */
+};
+
 static int ch_send(void *ctx, const struct tally_store_batch *b, char *err, size_t n)
 {
-	struct tally_store *st = ctx;
-	int rc = tally_store__send(st, b);
+	struct ch_sink *k = ctx;
+	struct tally_store *st = k->st;
+	time_t now = time(NULL);
+	int rc;
+
+	/* retention: once a day, the first batch of the day drops the days past it */
+	if (k->retention_days && now / 86400 != k->day) {
+		rc = tally_store__drop_days_before(st, now - (time_t)k->retention_days * 86400);
+		if (rc < 0) {
+			snprintf(err, n, "dropping the days past --retention: %s",
+				 tally_store__error(st)[0] ? tally_store__error(st) : strerror(-rc));
+			return rc;
+		}
+		if (rc > 0)
+			fprintf(stderr, "tally agent: --retention %d: dropped %d old partitions\n",
+				k->retention_days, rc);
+		k->day = now / 86400;
+	}
+	rc = tally_store__send(st, b);
 
 	if (rc)
 		snprintf(err, n, "%s", tally_store__error(st)[0] ? tally_store__error(st) : strerror(-rc));
@@ -310,6 +333,7 @@ int agent_run(struct agent_cfg *c)
 		return 1;
 	if (c->store) {
 		struct agent_sink sink = { .send = ch_send };
+		static struct ch_sink chs;
 		char name[512];
 		int rc;
 
@@ -327,7 +351,8 @@ int agent_run(struct agent_cfg *c)
 		}
 		snprintf(name, sizeof(name), "ClickHouse at %s", c->store);
 		sink.name = name;
-		sink.ctx = st;
+		chs = (struct ch_sink){ .st = st, .retention_days = c->retention_days };
+		sink.ctx = &chs;
 		if (!(snd = agent_sender_new(&sink, c->queue_bytes, &c->health))) {
 			fprintf(stderr, "tally agent: cannot start the sender: %s\n", strerror(errno));
 			goto out;

@@ -158,6 +158,7 @@ int cmd_agent(int argc, char **argv)
 		CLI_STRING(0, "store", &c.store, "URL", "http://HOST:8123/?database=DB: ClickHouse's HTTP interface"),
 		CLI_STRING(0, "store-auth-file", &c.auth_file, "FILE", "user=NAME and password=SECRET lines (else $TALLY_STORE_USER, $TALLY_STORE_PASSWORD)"),
 		CLI_CALLBACK(0, "store-timeout", &c.store_timeout_ms, "DUR", "one request's limit (default 10s): past it, the batch is retried", opt_duration),
+		CLI_INT(0, "retention", &c.retention_days, "DAYS", "drop the store's days older than DAYS (default: never; an operator's job)", 1, 100000),
 		CLI_BOOL(0, "no-create", &c.no_create, "do not create the database and tables (an operator does)"),
 		CLI_CALLBACK(0, "interval", &c.interval_ms, "DUR", "one batch per interval (default 10s)", opt_duration),
 		CLI_CALLBACK(0, "queue-size", &c.queue_bytes, "SIZE", "batches kept while the store is down (default 4M); the oldest go past it, counted", opt_size),

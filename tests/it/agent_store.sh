@@ -160,6 +160,16 @@ is "replay: the repeats span time back to back" \
 is "replay of a missing file: exit 1" "$?" 1
 check "replay of a missing file: said" grep -q "replay $tmp/none.data: No such file" "$tmp/rep2.err"
 
+# 9. retention: --retention DAYS drops the older days' partitions, today's stay
+chq "$P" "INSERT INTO prof.samples (date, time, host, batch_id, stack_id, value) VALUES ('2020-01-01', 1577836800, 'old1', 1, 1, 5)"
+chq "$P" "INSERT INTO prof.stacks (date, stack_id) VALUES ('2020-01-01', 1)"
+before=$(chq "$P" "SELECT count() FROM prof.samples WHERE date = today()")
+"$TALLY" agent --store "$URL" --host-name ret1 --retention 7 --interval 1s --duration 2s 2>"$tmp/ret.err"
+check "--retention says what it dropped" grep -q -- "--retention 7: dropped 2 old partitions" "$tmp/ret.err"
+is "--retention: the old day is gone from both tables" \
+	"$(chq "$P" "SELECT (SELECT count() FROM prof.samples WHERE date < today() - 7) + (SELECT count() FROM prof.stacks WHERE date < today() - 7)")" 0
+check "--retention: today's rows stay" test "$(chq "$P" "SELECT count() FROM prof.samples WHERE date = today()")" -gt "$before"
+
 # 8. two shards, a Distributed table over them: each host on its own shard, read across both
 t1=$(free_port); t2=$(free_port); h2=$(free_port)
 R="<remote_servers><fleet><shard><replica><host>127.0.0.1</host><port>$t1</port></replica></shard><shard><replica><host>127.0.0.1</host><port>$t2</port></replica></shard></fleet></remote_servers>"
