@@ -80,13 +80,23 @@ kill $b1 $b2 2>/dev/null
 
 # a fleet's hour: perf's recording as HOSTS hosts, each an hour long (60-s intervals: a batch a minute)
 reps=$(((3600 + SECS - 1) / SECS))
+# one host's hour first: the bytes a host-hour keeps once its stacks repeat
+"$TALLY" agent --store "http://127.0.0.1:$P/?database=hour" --replay "$d/perf.data" \
+	--host-name one --replay-repeat "$reps" 2>/dev/null
+q "OPTIMIZE TABLE hour.samples FINAL" >/dev/null; q "OPTIMIZE TABLE hour.stacks FINAL" >/dev/null
+hbytes=$(q "SELECT sum(bytes_on_disk) FROM system.parts WHERE database = 'hour' AND active")
+printf "An hour of that host (its recording replayed %s times, 10-s batches): **%.0f KB per host-hour**;\n" \
+	"$reps" "$(echo "$hbytes / 1024" | bc -l)"
+printf "a month of 1,000 such hosts: %.1f TB.\n" "$(echo "$hbytes * 24 * 30 * 1000 / 1024^4" | bc -l)"
 s=$(date +%s.%N)
+pids=()
 for ((h = 0; h < HOSTS; h++)); do
 	"$TALLY" agent --store "http://127.0.0.1:$P/?database=fleet" --replay "$d/perf.data" \
 		--host-name "host$h" --replay-repeat "$reps" --interval 60s 2>>"$d/replay.err" &
-	(((h + 1) % 4 == 0)) && wait
+	pids+=($!)
+	if (((h + 1) % 4 == 0)); then wait "${pids[@]}"; pids=(); fi
 done
-wait
+((${#pids[@]})) && wait "${pids[@]}"
 e=$(date +%s.%N)
 total=$(q "SELECT sum(value) FROM fleet.samples FINAL")
 rows=$(q "SELECT count() FROM fleet.samples")

@@ -22,6 +22,7 @@
 #include <tally/threadmap.h>
 #include "agent.h"
 #include "agent_agg.h"
+#include "agent_dwarf.h"
 #include "agent_send.h"
 #include "event_opts.h"
 #include "target.h"
@@ -30,6 +31,7 @@
 struct run {
 	struct agent_cfg *c;
 	struct agent_agg *agg;
+	struct agent_dwarf *dw;		/* --dwarf-pid, --dwarf-comm; NULL: none */
 	uint64_t seq;			/* batches made */
 	uint64_t salt;			/* this run's: batch ids differ across restarts */
 	int err;			/* the first error of a callback */
@@ -114,6 +116,8 @@ static int on_sample(struct tally_session *ss, const struct tally_session_sample
 	struct run *r = ctx;
 	int err;
 
+	if (r->dw && agent_dwarf_follows(r->dw, (int32_t)smp->sample->pid))
+		return 0;	/* its DWARF session has it */
 	atomic_fetch_add(&r->c->health.samples_taken, 1);
 	if ((err = agent_agg_add(r->agg, ss, smp, 0)) && !r->err)
 		r->err = err;
@@ -208,7 +212,13 @@ static int run_live(struct agent_cfg *c, struct run *r, struct agent_sender *snd
 		goto out;
 	}
 	tally_session__synthesize(ss, NULL, 0);
+	if ((c->dwarf_pids || c->dwarf_comms) && !(r->dw = agent_dwarf_new(c, r->agg))) {
+		fprintf(stderr, "tally agent: %s\n", strerror(errno));
+		goto out;
+	}
 	tally_evlist__enable(l);
+	if (r->dw)
+		agent_dwarf_scan(r->dw);
 	start = time(NULL);
 	next = cli_now_ns() + (double)c->interval_ms * 1e6;
 	while (!cli_interrupted() && cli_now_ns() < t_end) {
@@ -220,6 +230,8 @@ static int run_live(struct agent_cfg *c, struct run *r, struct agent_sender *snd
 			fprintf(stderr, "tally agent: reading the rings: %s\n", strerror(-err));
 			goto out;
 		}
+		if (!r->err && r->dw)
+			r->err = agent_dwarf_poll(r->dw);
 		if (r->err) {
 			fprintf(stderr, "tally agent: %s\n", strerror(-r->err));
 			goto out;
@@ -227,6 +239,11 @@ static int run_live(struct agent_cfg *c, struct run *r, struct agent_sender *snd
 		if (cli_now_ns() >= next) {
 			note_lost(r, ss);
 			flush(r, snd, start);
+			/* right after the flush: the aggregate holds none of their names now */
+			if (r->dw) {
+				agent_dwarf_reap(r->dw);
+				agent_dwarf_scan(r->dw);
+			}
 			start += (time_t)(c->interval_ms / 1000 ? c->interval_ms / 1000 : 1);
 			next += (double)c->interval_ms * 1e6;
 		}
@@ -234,12 +251,16 @@ static int run_live(struct agent_cfg *c, struct run *r, struct agent_sender *snd
 	/* the last interval: what the rings still hold, then its batch */
 	tally_evlist__disable(l);
 	tally_session__run(ss);
+	if (r->dw)
+		agent_dwarf_poll(r->dw);
 	note_lost(r, ss);
 	flush(r, snd, start);
 	ret = 0;
 out:
 	agent_agg_free(r->agg);
 	r->agg = NULL;
+	agent_dwarf_free(r->dw);
+	r->dw = NULL;
 	tally_session__close(ss);
 	tally_evlist__free(l);
 	return ret;

@@ -160,6 +160,25 @@ is "replay: the repeats span time back to back" \
 is "replay of a missing file: exit 1" "$?" 1
 check "replay of a missing file: said" grep -q "replay $tmp/none.data: No such file" "$tmp/rep2.err"
 
+# 10. DWARF chains for chosen processes: code without frame pointers gets its whole stack
+cc -O2 -fomit-frame-pointer -g -o "$tmp/dwprog" "$(dirname "$0")/../data/progs/dw.c"
+"$tmp/dwprog" 100000 & dwp=$!
+_store_pids="$_store_pids $dwp"
+"$TALLY" agent --store "$URL" --host-name dw1 --dwarf-comm dwprog --interval 1s --duration 3s 2>"$tmp/dw1.err"
+"$TALLY" agent --store "$URL" --host-name dw2 --dwarf-pid "$dwp" --interval 1s --duration 3s 2>"$tmp/dw2.err"
+"$TALLY" agent --store "$URL" --host-name fp1 --interval 1s --duration 3s 2>/dev/null
+kill "$dwp" 2>/dev/null
+# its stacks, leaf first, as 'c,b,a,main' strings
+chain() {
+	chq "$P" "SELECT DISTINCT arrayStringConcat(arraySlice(funcs, 1, 4), ',') FROM prof.stacks
+		WHERE stack_id IN (SELECT stack_id FROM prof.samples WHERE host = '$1' AND comm = 'dwprog')"
+}
+check "--dwarf-comm: the process's stacks are whole (c, b, a, main)" sh -c "echo '$(chain dw1)' | grep -qx 'c,b,a,main'"
+check "--dwarf-pid: the same" sh -c "echo '$(chain dw2)' | grep -qx 'c,b,a,main'"
+check "frame pointers alone: not whole (the oracle holds)" sh -c "! echo '$(chain fp1)' | grep -qx 'c,b,a,main'"
+is "--dwarf-comm: every sample taken was sent" "$(endf "$tmp/dw1.err" 2)" "$(endf "$tmp/dw1.err" 1)"
+is "--dwarf-comm: the store counts them" "$(stored dw1)" "$(endf "$tmp/dw1.err" 2)"
+
 # 9. retention: --retention DAYS drops the older days' partitions, today's stay
 chq "$P" "INSERT INTO prof.samples (date, time, host, batch_id, stack_id, value) VALUES ('2020-01-01', 1577836800, 'old1', 1, 1, 5)"
 chq "$P" "INSERT INTO prof.stacks (date, stack_id) VALUES ('2020-01-01', 1)"
