@@ -72,6 +72,7 @@ struct agent_cfg {
 	const char *dwarf_comms;	/* --dwarf-comm LIST */
 	const char *cpu_list;		/* -C */
 	bool stdio_;			/* --stdio: top functions per interval */
+	bool srcline;			/* --srcline: frames carry file:line (DWARF read on the host) */
 	bool upload_symbols;		/* --upload-symbols */
 	int verbose;
 	struct agent_metrics_opts metrics;

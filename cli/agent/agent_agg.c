@@ -344,6 +344,10 @@ int agent_agg_add(struct agent_agg *a, struct tally_session *ss, const struct ta
 			o->build_id_size = b->size;
 		}
 		o->offset = f->path ? f->addr : f->ip;
+		/* "file.c:12" only: perf's srcline falls back to "sym+off" or "dso[addr]", which the other fields hold */
+		o->srcline = f->srcline && strchr(f->srcline, ':') && !strchr(f->srcline, '[') &&
+			     strncmp(f->srcline, "??", 2) &&
+			     !strchr(f->srcline, '+') ? f->srcline : NULL;
 		o->symoff = symoff_of(ss, f);
 	}
 	id = tally_store__stack_id(a->sf, n);

@@ -86,7 +86,8 @@ static int follow(struct agent_dwarf *d, int32_t pid)
 		   .callchain = TALLY_CALLCHAIN_DWARF);
 	struct tally_evlist_open_opts oo = { .sz = sizeof(oo), .cgroup_fd = -1 };
 	TALLY_OPTS(tally_evlist_mmap_opts, mo, .pages = 64);
-	TALLY_OPTS(tally_session_opts, so, .sample = on_sample, .ctx = d, .no_inline = true);
+	TALLY_OPTS(tally_session_opts, so, .sample = on_sample, .ctx = d, .no_inline = true,
+		   .srcline = d->c->srcline);
 	struct tally_cpu_map *cpus = tally_cpu_map__new_online();
 	struct tally_thread_map *th = tally_thread_map__new_tasks(pid);
 	struct follow f = { .pid = pid };

@@ -197,7 +197,8 @@ static void note_lost(struct run *r, struct tally_session *ss)
 
 static int run_live(struct agent_cfg *c, struct run *r, struct agent_sender *snd)
 {
-	TALLY_OPTS(tally_session_opts, so, .sample = on_sample, .ctx = r, .no_inline = true);
+	TALLY_OPTS(tally_session_opts, so, .sample = on_sample, .ctx = r, .no_inline = true,
+		   .srcline = c->srcline);
 	struct tally_evlist *l = NULL;
 	struct tally_session *ss = NULL;
 	double t_end = c->duration_ms ? cli_now_ns() + (double)c->duration_ms * 1e6 : INFINITY;
@@ -288,7 +289,8 @@ static int on_replay(struct tally_session *ss, const struct tally_session_sample
 
 static int run_replay(struct agent_cfg *c, struct run *r, struct agent_sender *snd)
 {
-	TALLY_OPTS(tally_session_opts, so, .sample = on_replay, .ctx = r, .no_inline = true);
+	TALLY_OPTS(tally_session_opts, so, .sample = on_replay, .ctx = r, .no_inline = true,
+		   .srcline = c->srcline);
 	struct tally_session *ss = tally_session__open(c->replay, &so);
 	time_t span, start;
 	uint64_t taken;

@@ -167,6 +167,7 @@ int cmd_agent(int argc, char **argv)
 		CLI_GROUP("Sampling (default: every CPU, 19 Hz, frame-pointer chains)"),
 		CLI_INT('F', "freq", &c.freq, "N", "N samples a second on each CPU (default 19)", 1, 100000),
 		CLI_STRING('C', "cpu", &c.cpu_list, "LIST", "only these CPUs"),
+		CLI_BOOL(0, "srcline", &c.srcline, "store each frame's file:line (reads the DSOs' DWARF here: memory)"),
 		CLI_STRING(0, "dwarf-pid", &c.dwarf_pids, "PID[,PID]", "DWARF call chains for these processes"),
 		CLI_STRING(0, "dwarf-comm", &c.dwarf_comms, "COMM[,COMM]", "DWARF call chains for processes of these names"),
 		CLI_CALLBACK(0, "duration", &c.duration_ms, "DUR", "stop after DUR (default: at SIGTERM or SIGINT)", opt_duration),

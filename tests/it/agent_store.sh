@@ -48,6 +48,12 @@ is "samples name their process, thread and executable" \
 	"$(chq "$P" "SELECT count() > 0 FROM prof.samples WHERE host = 'live1' AND comm = 'burn' AND thread = 'burn' AND exe = '$(readlink -f "$HELPERS/burn")' AND pid = $burn")" 1
 is "periods are the clock's nanoseconds (19 Hz: ~52.6 ms each)" \
 	"$(chq "$P" "SELECT round(sum(period) / sum(value) / 1e6) BETWEEN 40 AND 70 FROM prof.samples FINAL WHERE host = 'live1'")" 1
+# --srcline: the frames' file:line as resolved on the host
+"$TALLY" agent --store "$URL" --host-name src1 --srcline --interval 1s --duration 2s 2>/dev/null
+is "--srcline: burn's frames carry burn.c's lines" \
+	"$(chq "$P" "SELECT count() > 0 FROM prof.stacks ARRAY JOIN funcs AS f, srclines AS l WHERE f = 'burn_a' AND l LIKE 'burn.c:%'")" 1
+is "--srcline: no line is unknown ('??')" \
+	"$(chq "$P" "SELECT countIf(l LIKE '??%') FROM prof.stacks ARRAY JOIN srclines AS l")" 0
 kill "$burn" 2>/dev/null	# the rest needs samples, not a busy CPU: the idle ones do
 
 # 2. ClickHouse stopped for 20 s: said, queued, delivered after, nothing lost
