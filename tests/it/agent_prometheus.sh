@@ -86,8 +86,10 @@ wait_for() {	# wait_for CMD...: up to 10 s
 	return 1
 }
 
-P=$(free_port)
-$TALLY agent --metrics-listen "127.0.0.1:$P" --host-name "$HOST" -v 2>"$tmp/agent.err" &
+# the store at a port nobody listens on: the health series have something to say
+P=$(free_port) DEAD=$(free_port)
+$TALLY agent --metrics-listen "127.0.0.1:$P" --host-name "$HOST" -v \
+	--store "http://127.0.0.1:$DEAD/?database=t" --interval 1s 2>"$tmp/agent.err" &
 pids+=($!)
 if ! wait_http "$P"; then
 	fail "the agent answers on 127.0.0.1:$P"; sed 's/^/#   /' "$tmp/agent.err"; done_testing; exit 1
@@ -177,8 +179,28 @@ for s in tally_agent_samples_taken_total tally_agent_samples_sent_total tally_ag
 	[ "$got" = 1 ] || { fail "health series $s in Prometheus ($got)"; continue; }
 	ok "health series $s in Prometheus"
 done
+val() { promq "$1{host=\"$HOST\"}" | awk '{ print $2 }'; }
+check "health: samples taken ($(val tally_agent_samples_taken_total)) and queued ($(val tally_agent_samples_queued)), the store down" \
+	test "$(val tally_agent_samples_taken_total)" -gt 0 -a "$(val tally_agent_samples_queued)" -gt 0
+check "health: failed batches counted ($(val tally_agent_batches_failed_total))" \
+	test "$(val tally_agent_batches_failed_total)" -gt 0
+msg=$(curl -sf "http://127.0.0.1:$PROM/api/v1/query" --data-urlencode "query=tally_agent_last_error_info{host=\"$HOST\"}" |
+	python3 -c 'import json, sys; r = json.load(sys.stdin)["data"]["result"]; print(len(r), r[0]["metric"]["message"] if r else "")')
+check "health: the last error, its message a label ($msg)" \
+	bash -c "[[ '${msg//\'/}' == '1 '*'$DEAD'* ]]"
+check "health: the last error's time is now" \
+	test $(( $(date +%s) - $(val tally_agent_last_error_timestamp_seconds) )) -lt 60
 rss=$(promq "process_resident_memory_bytes{host=\"$HOST\"}" | awk '{ print $2 }')
 check "the agent's RSS is a real size ($rss bytes)" test "${rss:-0}" -gt 100000
+
+# cycles and instructions: counted where a PMU is, else left out and said once (-v)
+if grep -q '^tally_cgroup_cycles_total{' "$tmp/txt"; then
+	is "a PMU: cycles and instructions counted, nothing said" \
+		"$(grep -c '^tally_cgroup_instructions_total{' "$tmp/txt"):$(grep -c 'not supported here' "$tmp/agent.err")" "$(grep -c '^tally_cgroup_cycles_total{' "$tmp/txt"):0"
+else
+	is "no PMU: no cycles or instructions series, said once naming both" \
+		"$(grep -c '^tally_cgroup_instructions_total' "$tmp/txt"):$(grep 'not supported here' "$tmp/agent.err" | grep -c 'cycles.*instructions')" "0:1"
+fi
 
 # a label value with '"' and '\': escaped, and read back the same by Prometheus
 q=${Q#"$CG"}
