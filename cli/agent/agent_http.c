@@ -13,6 +13,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -300,6 +301,7 @@ struct http_server {
 	void *arg;
 	struct conn *c[HTTP_MAX_CONNS];
 	int nc;
+	int64_t accept_again;	/* ms: out of fds, the listener rests until then */
 };
 
 static int64_t now_ms(void)
@@ -525,8 +527,15 @@ static void on_accept(struct http_server *s)
 		int fd = accept4(s->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		struct conn *c;
 
-		if (fd < 0)
+		if (fd < 0) {
+			/*
+			 * Out of fds: the connection stays queued and the
+			 * listener readable; rest it a while rather than spin.
+			 */
+			if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)
+				s->accept_again = now_ms() + 100;
 			return;
+		}
 		if (s->nc == HTTP_MAX_CONNS) {
 			int old = 0;
 
@@ -558,7 +567,9 @@ static void *serve(void *arg)
 		int np = 2, nc = s->nc;
 
 		pf[0] = (struct pollfd){ .fd = s->wake[0], .events = POLLIN };
-		pf[1] = (struct pollfd){ .fd = s->lfd, .events = POLLIN };
+		pf[1] = (struct pollfd){ .fd = s->lfd, .events = now >= s->accept_again ? POLLIN : 0 };
+		if (now < s->accept_again && s->accept_again - now < wait)
+			wait = s->accept_again - now;
 		for (int i = 0; i < nc; i++) {
 			pf[np++] = (struct pollfd){ .fd = s->c[i]->fd,
 						    .events = s->c[i]->writing ? POLLOUT : POLLIN };
@@ -601,12 +612,17 @@ static void *serve(void *arg)
 
 int http_serve(struct http_server *s, http_render_fn render, http_tick_fn tick, void *arg)
 {
+	sigset_t all, old;
 	int err;
 
 	s->render = render;
 	s->tick = tick;
 	s->arg = arg;
+	/* signals are the main thread's: its waits end on them (EINTR) */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
 	err = pthread_create(&s->th, NULL, serve, s);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (err)
 		return -err;
 	s->started = true;

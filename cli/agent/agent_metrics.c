@@ -125,6 +125,13 @@ static int render(void *arg, bool om, char **body, size_t *len)
 	return err;
 }
 
+int agent_metrics_check_listen(const char *addr, char *err, size_t n)
+{
+	char host[256], port[8];
+
+	return http_split_listen(addr, host, sizeof(host), port, sizeof(port), err, n);
+}
+
 static void tick(void *arg)
 {
 	struct agent_metrics *m = arg;

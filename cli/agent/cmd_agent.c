@@ -210,6 +210,14 @@ int cmd_agent(int argc, char **argv)
 		c.metrics.cgroup_depth = (int)d;
 	}
 	c.metrics.max_fds = (size_t)maxfds;
+	if (c.metrics.listen) {
+		char why[256];
+
+		if (agent_metrics_check_listen(c.metrics.listen, why, sizeof(why))) {
+			cli_error(&p, "--metrics-listen %s", why);
+			return 129;
+		}
+	}
 	if (!c.store && !c.metrics.listen) {
 		cli_error(&p, "%s", "nothing to do: --store URL, --metrics-listen ADDR, or both");
 		return 129;

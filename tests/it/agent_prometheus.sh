@@ -246,6 +246,18 @@ $TALLY agent --metrics-listen "127.0.0.1:$P" --duration 1s 2>"$tmp/busy.err"
 is "a port in use: exit 1" "$?" 1
 check "... naming the address" grep -q "127.0.0.1:$P.*in use" "$tmp/busy.err"
 
+# a malformed address is a usage error (129); one this host does not have, 1
+$TALLY agent --metrics-listen 9464 2>"$tmp/addr.err"
+is "--metrics-listen 9464 (no colon): exit 129" "$?" 129
+check "... saying the forms" grep -q 'HOST:PORT, \[IPV6\]:PORT or :PORT' "$tmp/addr.err"
+$TALLY agent --metrics-listen "[::1]$P" 2>/dev/null
+is "--metrics-listen [::1]PORT: exit 129" "$?" 129
+$TALLY agent --metrics-listen 127.0.0.1:70000 2>/dev/null
+is "--metrics-listen with port 70000: exit 129" "$?" 129
+$TALLY agent --metrics-listen 192.0.2.1:$P --duration 1s 2>"$tmp/addr2.err"
+is "an address this host does not have: exit 1" "$?" 1
+check "... naming it" grep -q "192.0.2.1:$P: cannot listen there" "$tmp/addr2.err"
+
 # [::1]:PORT and :PORT (every address)
 if python3 -c 'import socket; socket.create_server(("::1", 0), family=socket.AF_INET6)' 2>/dev/null; then
 	P6=$(free_port)
