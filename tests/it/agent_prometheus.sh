@@ -304,6 +304,24 @@ if command -v promtool >/dev/null; then
 	is "per process: promtool check metrics: no problem" "$?:$out" "0:"
 fi
 
+# per process needs no privilege: /proc is readable by all
+PQ=$(free_port)
+setpriv --reuid=65534 --regid=65534 --clear-groups \
+	$TALLY agent --metrics-listen "127.0.0.1:$PQ" --metrics-per-process --duration 5s 2>"$tmp/ppn.err" &
+pids+=($!)
+wait_http "$PQ"
+is "per process, not root: the workload's page faults" \
+	"$(curl -sf "http://127.0.0.1:$PQ/metrics" | grep "^tally_process_page_faults_total{[^}]*pid=\"$wpid\"," | awk '{ print $NF }')" \
+	"$((mf + jf))"
+
+# --metrics-cgroups 0: the root alone
+P0=$(free_port)
+$TALLY agent --metrics-listen "127.0.0.1:$P0" --metrics-cgroups 0 --duration 5s 2>/dev/null &
+pids+=($!)
+wait_http "$P0"
+is "--metrics-cgroups 0: the root alone" \
+	"$(curl -sf "http://127.0.0.1:$P0/metrics" | grep '^tally_cgroup_page_faults_total' | grep -o 'cgroup="[^"]*"')" 'cgroup="/"'
+
 # not root: a clear error, exit 1
 PN=$(free_port)
 setpriv --reuid=65534 --regid=65534 --clear-groups \
