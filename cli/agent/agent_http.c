@@ -349,7 +349,8 @@ struct http_server *http_listen(const char *addr, char *err, size_t n)
 			freeaddrinfo(res);
 			res = NULL;
 		}
-		if (fd == -EAFNOSUPPORT || fd == -ENOENT) {
+		/* no IPv6 here (not built, or disabled): IPv4's any */
+		if (fd == -EAFNOSUPPORT || fd == -ENOENT || fd == -EADDRNOTAVAIL) {
 			hints.ai_family = AF_INET;
 			if (!getaddrinfo("0.0.0.0", port, &hints, &res)) {
 				fd = bind_listen(res, false);

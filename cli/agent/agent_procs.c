@@ -92,10 +92,10 @@ static int read_stat(pid_t pid, struct proc_row *r)
 	memcpy(r->comm, open_ + 1, cl);
 	r->comm[cl] = '\0';
 	/* fields from 3 (state) on; f[k] is field k */
-	p = close_ + 2;
-	if (p[-1] != ' ' || !*p)
+	p = close_ + 1;
+	if (p[0] != ' ' || !p[1] || p[2] != ' ')
 		return -1;
-	p += 2;		/* the state letter and its space */
+	p += 3;		/* the space, the state letter and its space */
 	for (int k = 4; k <= 22; k++) {
 		f[k] = strtoull(p, &end, 10);
 		if (end == p)
