@@ -114,8 +114,11 @@ for round in 1 2; do
 	pf0=$(after "$t" "$pf"); cs0=$(after "$t" "$cs")
 	read -r v0 i0 < <(switches "$wpid")
 	echo g >&3
-	wait_for grep -qc done "$tmp/st"
-	until [ "$(grep -c done "$tmp/st")" = "$round" ] && blocked "$wpid"; do sleep 0.05; done
+	done_again() { [ "$(grep -c done "$tmp/st")" = "$round" ] && blocked "$wpid"; }
+	if ! wait_for done_again; then
+		fail "round $round: the workload did its work and blocked again"
+		continue
+	fi
 	read -r v1 i1 < <(switches "$wpid")
 	t=$(now_s)
 	pf1=$(after "$t" "$pf"); cs1=$(after "$t" "$cs")
