@@ -11,6 +11,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/store_lib.sh"
 N=${N:-300}
+NCPU=$(getconf _NPROCESSORS_ONLN)	# the agent counts on the online CPUs
 M=${M:-7}
 
 if [ "$(id -u)" != 0 ]; then skip "counting cgroups needs root"; done_testing; exit 0; fi
@@ -95,6 +96,12 @@ if ! wait_http "$P"; then
 	fail "the agent answers on 127.0.0.1:$P"; sed 's/^/#   /' "$tmp/agent.err"; done_testing; exit 1
 fi
 if ! start_prometheus PROM "127.0.0.1:$P" 1s; then fail "prometheus starts"; done_testing; exit 1; fi
+
+# a client that connects, sends half a request and stops: dropped after
+# 10 s (checked at the end)
+exec 6<>"/dev/tcp/127.0.0.1/$P"
+printf 'GET /metrics HTTP/1.1\r\nHo' >&6
+t_stuck=$(date +%s)
 
 # the test cgroups, then the workload blocked in its own
 mkdir "$W" "$B" "$Q" || { fail "mkdir the test cgroups"; done_testing; exit 1; }
@@ -219,6 +226,10 @@ sleep 1.2
 curl -sf "http://127.0.0.1:$P/metrics" >"$tmp/after_rm"
 check "a removed cgroup's series go" bash -c "! grep -qF 'cgroup=\"$qesc\"' '$tmp/after_rm'"
 check "the others stay" grep -qF "cgroup=\"$w\"" "$tmp/after_rm"
+fds() { grep -o '^tally_agent_event_fds{[^}]*} [0-9]*' "$1" | awk '{ print $2 }'; }
+nev=$(grep -c '^# TYPE tally_cgroup_.* counter' "$tmp/txt")
+is "a removed cgroup's fds closed ($nev events on each CPU, its directory)" \
+	"$(( $(fds "$tmp/txt") - $(fds "$tmp/after_rm") ))" "$((nev * NCPU + 1))"
 
 # HTTP: 404 elsewhere, 405 for another method, 400 for a bad request
 is "GET /nope: 404" "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$P/nope")" 404
@@ -278,7 +289,7 @@ check ":PORT answers on 127.0.0.1" wait_http "$PA"
 # the fd bound: room for the root only (3 events on each CPU and its
 # directory): the others are left out, said and counted
 PB=$(free_port)
-$TALLY agent --metrics-listen "127.0.0.1:$PB" --metrics-max-fds $((3 * $(nproc) + 1)) --duration 5s 2>"$tmp/bound.err" &
+$TALLY agent --metrics-listen "127.0.0.1:$PB" --metrics-max-fds $((3 * NCPU + 1)) --duration 5s 2>"$tmp/bound.err" &
 pids+=($!)
 wait_http "$PB"
 curl -sf "http://127.0.0.1:$PB/metrics" >"$tmp/bound"
@@ -324,6 +335,11 @@ pids+=($!)
 wait_http "$P0"
 is "--metrics-cgroups 0: the root alone" \
 	"$(curl -sf "http://127.0.0.1:$P0/metrics" | grep '^tally_cgroup_page_faults_total' | grep -o 'cgroup="[^"]*"')" 'cgroup="/"'
+
+# the half request of the start: closed by the agent, unanswered
+sleep $(( t_stuck + 11 - $(date +%s) > 0 ? t_stuck + 11 - $(date +%s) : 0 ))
+is "a stuck client is dropped after 10 s (EOF, no answer)" "$(timeout 2 cat <&6; echo "rc $?")" "rc 0"
+exec 6>&-
 
 # not root: a clear error, exit 1
 PN=$(free_port)
