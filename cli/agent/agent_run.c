@@ -357,7 +357,7 @@ int agent_run(struct agent_cfg *c)
 	if (c->store) {
 		struct agent_sink sink = { .send = ch_send };
 		static struct ch_sink chs;
-		char name[512];
+		static char name[512];	/* the sender thread reads it until the end */
 		int rc;
 
 		if (!(st = store_open(c)))

@@ -151,7 +151,7 @@ int cmd_agent(int argc, char **argv)
 	};
 	char hostbuf[256];
 	bool help = false;
-	long replay_start = 0;
+	long replay_start = 0, maxfds = 0;
 	const char *cg = NULL;
 	const struct cli_option opts[] = {
 		CLI_GROUP("Store (ClickHouse)"),
@@ -178,6 +178,7 @@ int cmd_agent(int argc, char **argv)
 		CLI_STRING(0, "metrics-listen", &c.metrics.listen, "[HOST]:PORT", "serve OpenMetrics at http://HOST:PORT/metrics"),
 		CLI_STRING(0, "metrics-cgroups", &cg, "DEPTH", "count the cgroups this deep under the root (default 2)"),
 		CLI_BOOL(0, "metrics-per-process", &c.metrics.per_process, "count per process, not per cgroup"),
+		CLI_LONG(0, "metrics-max-fds", &maxfds, "N", "event fds the cgroups' counters may hold (default 16384, at most half the fd limit)", 1, 1 << 24),
 		CLI_GROUP("Output"),
 		CLI_BOOL(0, "stdio", &c.stdio_, "print each interval's top functions"),
 		CLI_COUNT('v', "verbose", &c.verbose, "say more"),
@@ -208,6 +209,15 @@ int cmd_agent(int argc, char **argv)
 		}
 		c.metrics.cgroup_depth = (int)d;
 	}
+	c.metrics.max_fds = (size_t)maxfds;
+	if (c.metrics.listen) {
+		char why[256];
+
+		if (agent_metrics_check_listen(c.metrics.listen, why, sizeof(why))) {
+			cli_error(&p, "--metrics-listen %s", why);
+			return 129;
+		}
+	}
 	if (!c.store && !c.metrics.listen) {
 		cli_error(&p, "%s", "nothing to do: --store URL, --metrics-listen ADDR, or both");
 		return 129;
@@ -235,6 +245,7 @@ int cmd_agent(int argc, char **argv)
 		c.replay_repeat = 1;
 	c.metrics.health = &c.health;
 	c.metrics.host = c.host;
+	c.metrics.verbose = c.verbose;
 	ret = agent_run(&c);
 out:
 	free(c.user);
