@@ -46,10 +46,14 @@ struct agent_metrics_opts {
 	bool per_process;		/* per process, not per cgroup */
 	struct agent_health *health;
 	const char *host;		/* the host label */
+	size_t max_fds;			/* --metrics-max-fds: event fds at most; 0: the default */
+	int verbose;			/* -v: say what is not counted here */
 };
 /* Listening (its own thread) on return; NULL with the reason in err. */
 struct agent_metrics *agent_metrics_start(const struct agent_metrics_opts *o, char *err, size_t n);
 void agent_metrics_stop(struct agent_metrics *m);
+/* The address's syntax ("HOST:PORT", "[V6]:PORT", ":PORT"): 0, or -1 with the reason in err. */
+int agent_metrics_check_listen(const char *addr, char *err, size_t n);
 
 /* What the user asked for (cmd_agent.c fills it). */
 struct agent_cfg {
@@ -66,11 +70,13 @@ struct agent_cfg {
 	long store_timeout_ms;		/* --store-timeout: one request's limit */
 	size_t queue_bytes;		/* --queue-size, default 4 MiB */
 	bool no_create;
+	int retention_days;		/* --retention: older days dropped (0: never) */
 	bool dwarf;			/* --call-graph dwarf for every process */
 	const char *dwarf_pids;		/* --dwarf-pid LIST */
 	const char *dwarf_comms;	/* --dwarf-comm LIST */
 	const char *cpu_list;		/* -C */
 	bool stdio_;			/* --stdio: top functions per interval */
+	bool srcline;			/* --srcline: frames carry file:line (DWARF read on the host) */
 	bool upload_symbols;		/* --upload-symbols */
 	int verbose;
 	struct agent_metrics_opts metrics;

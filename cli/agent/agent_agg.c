@@ -54,6 +54,8 @@ struct agent_agg {
 	size_t nrows, cap_rows;
 	struct bid *bids;
 	size_t nbids, cap_bids;
+	uint32_t *bid_tab;		/* index + 1 by the interned path's address: a busy host maps thousands */
+	size_t bid_size;
 	struct proc *procs;
 	size_t nprocs, cap_procs;
 	uint64_t *sent;			/* stack ids the store has today (0: empty) */
@@ -103,6 +105,7 @@ void agent_agg_free(struct agent_agg *a)
 		return;
 	agent_agg_clear(a);
 	free(a->bids);
+	free(a->bid_tab);
 	free(a->sent);
 	tally_strpool__free(a->names);
 	free(a);
@@ -155,11 +158,27 @@ static const struct bid *bid_of(struct agent_agg *a, struct tally_session *ss, c
 {
 	struct tally_data_reader *rd;
 	struct bid *b;
+	size_t k;
 	int n;
 
-	for (size_t i = 0; i < a->nbids; i++)
-		if (a->bids[i].path == path)
-			return &a->bids[i];
+	if ((a->nbids + 1) * 2 > a->bid_size) {
+		size_t ns = a->bid_size ? a->bid_size * 2 : 256;
+		uint32_t *t = calloc(ns, sizeof(*t));
+
+		if (!t)
+			return NULL;
+		for (size_t i = 0; i < a->nbids; i++) {
+			for (k = tally_hash_mix((uintptr_t)a->bids[i].path) & (ns - 1); t[k]; k = (k + 1) & (ns - 1))
+				;
+			t[k] = (uint32_t)i + 1;
+		}
+		free(a->bid_tab);
+		a->bid_tab = t;
+		a->bid_size = ns;
+	}
+	for (k = tally_hash_mix((uintptr_t)path) & (a->bid_size - 1); a->bid_tab[k]; k = (k + 1) & (a->bid_size - 1))
+		if (a->bids[a->bid_tab[k] - 1].path == path)
+			return &a->bids[a->bid_tab[k] - 1];
 	if (a->nbids == a->cap_bids) {
 		size_t nc = a->cap_bids ? a->cap_bids * 2 : 64;
 		struct bid *v = realloc(a->bids, nc * sizeof(*v));
@@ -169,6 +188,7 @@ static const struct bid *bid_of(struct agent_agg *a, struct tally_session *ss, c
 		a->bids = v;
 		a->cap_bids = nc;
 	}
+	a->bid_tab[k] = (uint32_t)a->nbids + 1;
 	b = &a->bids[a->nbids++];
 	memset(b, 0, sizeof(*b));
 	b->path = path;
@@ -344,6 +364,10 @@ int agent_agg_add(struct agent_agg *a, struct tally_session *ss, const struct ta
 			o->build_id_size = b->size;
 		}
 		o->offset = f->path ? f->addr : f->ip;
+		/* "file.c:12" only: perf's srcline falls back to "sym+off" or "dso[addr]", which the other fields hold */
+		o->srcline = f->srcline && strchr(f->srcline, ':') && !strchr(f->srcline, '[') &&
+			     strncmp(f->srcline, "??", 2) &&
+			     !strchr(f->srcline, '+') ? f->srcline : NULL;
 		o->symoff = symoff_of(ss, f);
 	}
 	id = tally_store__stack_id(a->sf, n);

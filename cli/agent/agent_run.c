@@ -22,6 +22,7 @@
 #include <tally/threadmap.h>
 #include "agent.h"
 #include "agent_agg.h"
+#include "agent_dwarf.h"
 #include "agent_send.h"
 #include "event_opts.h"
 #include "target.h"
@@ -30,6 +31,7 @@
 struct run {
 	struct agent_cfg *c;
 	struct agent_agg *agg;
+	struct agent_dwarf *dw;		/* --dwarf-pid, --dwarf-comm; NULL: none */
 	uint64_t seq;			/* batches made */
 	uint64_t salt;			/* this run's: batch ids differ across restarts */
 	int err;			/* the first error of a callback */
@@ -39,10 +41,33 @@ struct run {
 };
 
 /* The ClickHouse sink: the sender thread's own store object. */
+struct ch_sink {
+	struct tally_store *st;
+	int retention_days;
+	long day;			/* the UTC day retention last ran */
+};
+
 static int ch_send(void *ctx, const struct tally_store_batch *b, char *err, size_t n)
 {
-	struct tally_store *st = ctx;
-	int rc = tally_store__send(st, b);
+	struct ch_sink *k = ctx;
+	struct tally_store *st = k->st;
+	time_t now = time(NULL);
+	int rc;
+
+	/* retention: once a day, the first batch of the day drops the days past it */
+	if (k->retention_days && now / 86400 != k->day) {
+		rc = tally_store__drop_days_before(st, now - (time_t)k->retention_days * 86400);
+		if (rc < 0) {
+			snprintf(err, n, "dropping the days past --retention: %s",
+				 tally_store__error(st)[0] ? tally_store__error(st) : strerror(-rc));
+			return rc;
+		}
+		if (rc > 0)
+			fprintf(stderr, "tally agent: --retention %d: dropped %d old partitions\n",
+				k->retention_days, rc);
+		k->day = now / 86400;
+	}
+	rc = tally_store__send(st, b);
 
 	if (rc)
 		snprintf(err, n, "%s", tally_store__error(st)[0] ? tally_store__error(st) : strerror(-rc));
@@ -91,6 +116,8 @@ static int on_sample(struct tally_session *ss, const struct tally_session_sample
 	struct run *r = ctx;
 	int err;
 
+	if (r->dw && agent_dwarf_follows(r->dw, (int32_t)smp->sample->pid))
+		return 0;	/* its DWARF session has it */
 	atomic_fetch_add(&r->c->health.samples_taken, 1);
 	if ((err = agent_agg_add(r->agg, ss, smp, 0)) && !r->err)
 		r->err = err;
@@ -170,7 +197,8 @@ static void note_lost(struct run *r, struct tally_session *ss)
 
 static int run_live(struct agent_cfg *c, struct run *r, struct agent_sender *snd)
 {
-	TALLY_OPTS(tally_session_opts, so, .sample = on_sample, .ctx = r, .no_inline = true);
+	TALLY_OPTS(tally_session_opts, so, .sample = on_sample, .ctx = r, .no_inline = true,
+		   .srcline = c->srcline);
 	struct tally_evlist *l = NULL;
 	struct tally_session *ss = NULL;
 	double t_end = c->duration_ms ? cli_now_ns() + (double)c->duration_ms * 1e6 : INFINITY;
@@ -185,7 +213,13 @@ static int run_live(struct agent_cfg *c, struct run *r, struct agent_sender *snd
 		goto out;
 	}
 	tally_session__synthesize(ss, NULL, 0);
+	if ((c->dwarf_pids || c->dwarf_comms) && !(r->dw = agent_dwarf_new(c, r->agg))) {
+		fprintf(stderr, "tally agent: %s\n", strerror(errno));
+		goto out;
+	}
 	tally_evlist__enable(l);
+	if (r->dw)
+		agent_dwarf_scan(r->dw);
 	start = time(NULL);
 	next = cli_now_ns() + (double)c->interval_ms * 1e6;
 	while (!cli_interrupted() && cli_now_ns() < t_end) {
@@ -197,6 +231,8 @@ static int run_live(struct agent_cfg *c, struct run *r, struct agent_sender *snd
 			fprintf(stderr, "tally agent: reading the rings: %s\n", strerror(-err));
 			goto out;
 		}
+		if (!r->err && r->dw)
+			r->err = agent_dwarf_poll(r->dw);
 		if (r->err) {
 			fprintf(stderr, "tally agent: %s\n", strerror(-r->err));
 			goto out;
@@ -204,6 +240,11 @@ static int run_live(struct agent_cfg *c, struct run *r, struct agent_sender *snd
 		if (cli_now_ns() >= next) {
 			note_lost(r, ss);
 			flush(r, snd, start);
+			/* right after the flush: the aggregate holds none of their names now */
+			if (r->dw) {
+				agent_dwarf_reap(r->dw);
+				agent_dwarf_scan(r->dw);
+			}
 			start += (time_t)(c->interval_ms / 1000 ? c->interval_ms / 1000 : 1);
 			next += (double)c->interval_ms * 1e6;
 		}
@@ -211,12 +252,16 @@ static int run_live(struct agent_cfg *c, struct run *r, struct agent_sender *snd
 	/* the last interval: what the rings still hold, then its batch */
 	tally_evlist__disable(l);
 	tally_session__run(ss);
+	if (r->dw)
+		agent_dwarf_poll(r->dw);
 	note_lost(r, ss);
 	flush(r, snd, start);
 	ret = 0;
 out:
 	agent_agg_free(r->agg);
 	r->agg = NULL;
+	agent_dwarf_free(r->dw);
+	r->dw = NULL;
 	tally_session__close(ss);
 	tally_evlist__free(l);
 	return ret;
@@ -244,7 +289,8 @@ static int on_replay(struct tally_session *ss, const struct tally_session_sample
 
 static int run_replay(struct agent_cfg *c, struct run *r, struct agent_sender *snd)
 {
-	TALLY_OPTS(tally_session_opts, so, .sample = on_replay, .ctx = r, .no_inline = true);
+	TALLY_OPTS(tally_session_opts, so, .sample = on_replay, .ctx = r, .no_inline = true,
+		   .srcline = c->srcline);
 	struct tally_session *ss = tally_session__open(c->replay, &so);
 	time_t span, start;
 	uint64_t taken;
@@ -310,7 +356,8 @@ int agent_run(struct agent_cfg *c)
 		return 1;
 	if (c->store) {
 		struct agent_sink sink = { .send = ch_send };
-		char name[512];
+		static struct ch_sink chs;
+		static char name[512];	/* the sender thread reads it until the end */
 		int rc;
 
 		if (!(st = store_open(c)))
@@ -327,7 +374,8 @@ int agent_run(struct agent_cfg *c)
 		}
 		snprintf(name, sizeof(name), "ClickHouse at %s", c->store);
 		sink.name = name;
-		sink.ctx = st;
+		chs = (struct ch_sink){ .st = st, .retention_days = c->retention_days };
+		sink.ctx = &chs;
 		if (!(snd = agent_sender_new(&sink, c->queue_bytes, &c->health))) {
 			fprintf(stderr, "tally agent: cannot start the sender: %s\n", strerror(errno));
 			goto out;

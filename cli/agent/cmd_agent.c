@@ -107,13 +107,14 @@ int cmd_agent(int argc, char **argv)
 	};
 	char hostbuf[256];
 	bool help = false;
-	long replay_start = 0;
+	long replay_start = 0, maxfds = 0;
 	const char *cg = NULL;
 	const struct cli_option opts[] = {
 		CLI_GROUP("Store (ClickHouse)"),
 		CLI_STRING(0, "store", &c.store, "URL", "http://HOST:8123/?database=DB: ClickHouse's HTTP interface"),
 		CLI_STRING(0, "store-auth-file", &c.auth_file, "FILE", "user=NAME and password=SECRET lines (else $TALLY_STORE_USER, $TALLY_STORE_PASSWORD)"),
 		CLI_CALLBACK(0, "store-timeout", &c.store_timeout_ms, "DUR", "one request's limit (default 10s): past it, the batch is retried", opt_duration),
+		CLI_INT(0, "retention", &c.retention_days, "DAYS", "drop the store's days older than DAYS (default: never; an operator's job)", 1, 100000),
 		CLI_BOOL(0, "no-create", &c.no_create, "do not create the database and tables (an operator does)"),
 		CLI_CALLBACK(0, "interval", &c.interval_ms, "DUR", "one batch per interval (default 10s)", opt_duration),
 		CLI_CALLBACK(0, "queue-size", &c.queue_bytes, "SIZE", "batches kept while the store is down (default 4M); the oldest go past it, counted", opt_size),
@@ -122,6 +123,7 @@ int cmd_agent(int argc, char **argv)
 		CLI_GROUP("Sampling (default: every CPU, 19 Hz, frame-pointer chains)"),
 		CLI_INT('F', "freq", &c.freq, "N", "N samples a second on each CPU (default 19)", 1, 100000),
 		CLI_STRING('C', "cpu", &c.cpu_list, "LIST", "only these CPUs"),
+		CLI_BOOL(0, "srcline", &c.srcline, "store each frame's file:line (reads the DSOs' DWARF here: memory)"),
 		CLI_STRING(0, "dwarf-pid", &c.dwarf_pids, "PID[,PID]", "DWARF call chains for these processes"),
 		CLI_STRING(0, "dwarf-comm", &c.dwarf_comms, "COMM[,COMM]", "DWARF call chains for processes of these names"),
 		CLI_CALLBACK(0, "duration", &c.duration_ms, "DUR", "stop after DUR (default: at SIGTERM or SIGINT)", opt_duration),
@@ -132,6 +134,7 @@ int cmd_agent(int argc, char **argv)
 		CLI_STRING(0, "metrics-listen", &c.metrics.listen, "[HOST]:PORT", "serve OpenMetrics at http://HOST:PORT/metrics"),
 		CLI_STRING(0, "metrics-cgroups", &cg, "DEPTH", "count the cgroups this deep under the root (default 2)"),
 		CLI_BOOL(0, "metrics-per-process", &c.metrics.per_process, "count per process, not per cgroup"),
+		CLI_LONG(0, "metrics-max-fds", &maxfds, "N", "event fds the cgroups' counters may hold (default 16384, at most half the fd limit)", 1, 1 << 24),
 		CLI_GROUP("Output"),
 		CLI_BOOL(0, "stdio", &c.stdio_, "print each interval's top functions"),
 		CLI_COUNT('v', "verbose", &c.verbose, "say more"),
@@ -162,6 +165,15 @@ int cmd_agent(int argc, char **argv)
 		}
 		c.metrics.cgroup_depth = (int)d;
 	}
+	c.metrics.max_fds = (size_t)maxfds;
+	if (c.metrics.listen) {
+		char why[256];
+
+		if (agent_metrics_check_listen(c.metrics.listen, why, sizeof(why))) {
+			cli_error(&p, "--metrics-listen %s", why);
+			return 129;
+		}
+	}
 	if (!c.store && !c.metrics.listen) {
 		cli_error(&p, "%s", "nothing to do: --store URL, --metrics-listen ADDR, or both");
 		return 129;
@@ -189,6 +201,7 @@ int cmd_agent(int argc, char **argv)
 		c.replay_repeat = 1;
 	c.metrics.health = &c.health;
 	c.metrics.host = c.host;
+	c.metrics.verbose = c.verbose;
 	ret = agent_run(&c);
 out:
 	free(c.user);

@@ -71,6 +71,13 @@ TALLY_API int tally_store__query(struct tally_store *s, const char *sql, const v
 /* The database and the tables, where missing (CREATE ... IF NOT EXISTS). 0 or as query. */
 TALLY_API int tally_store__create(struct tally_store *s);
 
+/*
+ * Retention: drop the days before t's (UTC) from the samples and stacks
+ * (their partitions are days: a drop frees the disk at once, where a
+ * DELETE rewrites parts). The number of partitions dropped, or as query.
+ */
+TALLY_API int tally_store__drop_days_before(struct tally_store *s, time_t t);
+
 /* One frame of a stack, leaf first, as the host resolved it. */
 struct tally_store_frame {
 	char level;			/* 'k' kernel, '.' user (perf's [k] and [.]) */

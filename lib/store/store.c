@@ -212,3 +212,37 @@ int tally_store__create(struct tally_store *s)
 	}
 	return 0;
 }
+
+int tally_store__drop_days_before(struct tally_store *s, time_t t)
+{
+	char sql[512], day[16], *ans = NULL, *line, *save = NULL;
+	struct tm tm;
+	int err, n = 0;
+
+	if (!s)
+		return -EINVAL;
+	gmtime_r(&t, &tm);
+	strftime(day, sizeof(day), "%Y-%m-%d", &tm);
+	snprintf(sql, sizeof(sql),
+		 "SELECT DISTINCT table, partition FROM system.parts WHERE database = '%s' AND "
+		 "table IN ('samples', 'stacks') AND active AND partition < '%s' ORDER BY partition",
+		 s->db, day);
+	if ((err = tally_store__query(s, sql, NULL, 0, &ans, NULL)))
+		return err;
+	for (line = strtok_r(ans, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *tab = strchr(line, '\t');
+
+		/* a partition is a day, YYYY-MM-DD: anything else is not ours to drop */
+		if (!tab || strlen(tab + 1) != 10 || strspn(tab + 1, "0123456789-") != 10)
+			continue;
+		*tab = '\0';
+		snprintf(sql, sizeof(sql), "ALTER TABLE %s.%s DROP PARTITION '%s'", s->db, line, tab + 1);
+		if ((err = tally_store__query(s, sql, NULL, 0, NULL, NULL))) {
+			free(ans);
+			return err;
+		}
+		n++;
+	}
+	free(ans);
+	return n;
+}

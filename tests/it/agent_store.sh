@@ -48,6 +48,12 @@ is "samples name their process, thread and executable" \
 	"$(chq "$P" "SELECT count() > 0 FROM prof.samples WHERE host = 'live1' AND comm = 'burn' AND thread = 'burn' AND exe = '$(readlink -f "$HELPERS/burn")' AND pid = $burn")" 1
 is "periods are the clock's nanoseconds (19 Hz: ~52.6 ms each)" \
 	"$(chq "$P" "SELECT round(sum(period) / sum(value) / 1e6) BETWEEN 40 AND 70 FROM prof.samples FINAL WHERE host = 'live1'")" 1
+# --srcline: the frames' file:line as resolved on the host
+"$TALLY" agent --store "$URL" --host-name src1 --srcline --interval 1s --duration 2s 2>/dev/null
+is "--srcline: burn's frames carry burn.c's lines" \
+	"$(chq "$P" "SELECT count() > 0 FROM prof.stacks ARRAY JOIN funcs AS f, srclines AS l WHERE f = 'burn_a' AND l LIKE 'burn.c:%'")" 1
+is "--srcline: no line is unknown ('??')" \
+	"$(chq "$P" "SELECT countIf(l LIKE '??%') FROM prof.stacks ARRAY JOIN srclines AS l")" 0
 kill "$burn" 2>/dev/null	# the rest needs samples, not a busy CPU: the idle ones do
 
 # 2. ClickHouse stopped for 20 s: said, queued, delivered after, nothing lost
@@ -159,6 +165,35 @@ is "replay: the repeats span time back to back" \
 "$TALLY" agent --store "$URL" --replay "$tmp/none.data" --host-name x 2>"$tmp/rep2.err"
 is "replay of a missing file: exit 1" "$?" 1
 check "replay of a missing file: said" grep -q "replay $tmp/none.data: No such file" "$tmp/rep2.err"
+
+# 10. DWARF chains for chosen processes: code without frame pointers gets its whole stack
+cc -O2 -fomit-frame-pointer -g -o "$tmp/dwprog" "$(dirname "$0")/../data/progs/dw.c"
+"$tmp/dwprog" 100000 & dwp=$!
+_store_pids="$_store_pids $dwp"
+"$TALLY" agent --store "$URL" --host-name dw1 --dwarf-comm dwprog --interval 1s --duration 3s 2>"$tmp/dw1.err"
+"$TALLY" agent --store "$URL" --host-name dw2 --dwarf-pid "$dwp" --interval 1s --duration 3s 2>"$tmp/dw2.err"
+"$TALLY" agent --store "$URL" --host-name fp1 --interval 1s --duration 3s 2>/dev/null
+kill "$dwp" 2>/dev/null
+# its stacks, leaf first, as 'c,b,a,main' strings
+chain() {
+	chq "$P" "SELECT DISTINCT arrayStringConcat(arraySlice(funcs, 1, 4), ',') FROM prof.stacks
+		WHERE stack_id IN (SELECT stack_id FROM prof.samples WHERE host = '$1' AND comm = 'dwprog')"
+}
+check "--dwarf-comm: the process's stacks are whole (c, b, a, main)" sh -c "echo '$(chain dw1)' | grep -qx 'c,b,a,main'"
+check "--dwarf-pid: the same" sh -c "echo '$(chain dw2)' | grep -qx 'c,b,a,main'"
+check "frame pointers alone: not whole (the oracle holds)" sh -c "! echo '$(chain fp1)' | grep -qx 'c,b,a,main'"
+is "--dwarf-comm: every sample taken was sent" "$(endf "$tmp/dw1.err" 2)" "$(endf "$tmp/dw1.err" 1)"
+is "--dwarf-comm: the store counts them" "$(stored dw1)" "$(endf "$tmp/dw1.err" 2)"
+
+# 9. retention: --retention DAYS drops the older days' partitions, today's stay
+chq "$P" "INSERT INTO prof.samples (date, time, host, batch_id, stack_id, value) VALUES ('2020-01-01', 1577836800, 'old1', 1, 1, 5)"
+chq "$P" "INSERT INTO prof.stacks (date, stack_id) VALUES ('2020-01-01', 1)"
+before=$(chq "$P" "SELECT count() FROM prof.samples WHERE date = today()")
+"$TALLY" agent --store "$URL" --host-name ret1 --retention 7 --interval 1s --duration 2s 2>"$tmp/ret.err"
+check "--retention says what it dropped" grep -q -- "--retention 7: dropped 2 old partitions" "$tmp/ret.err"
+is "--retention: the old day is gone from both tables" \
+	"$(chq "$P" "SELECT (SELECT count() FROM prof.samples WHERE date < today() - 7) + (SELECT count() FROM prof.stacks WHERE date < today() - 7)")" 0
+check "--retention: today's rows stay" test "$(chq "$P" "SELECT count() FROM prof.samples WHERE date = today()")" -gt "$before"
 
 # 8. two shards, a Distributed table over them: each host on its own shard, read across both
 t1=$(free_port); t2=$(free_port); h2=$(free_port)
