@@ -153,7 +153,8 @@ static int conditions(struct tally_store *s, const struct tally_store_query *q, 
 		if (!nv[k])
 			continue;
 		if (k == BUILD)
-			addf(b, " AND stack_id IN (SELECT stack_id FROM %s.stacks WHERE hasAny(build_ids, [",
+			/* GLOBAL: over Distributed tables the subquery runs once, on the initiator */
+			addf(b, " AND stack_id GLOBAL IN (SELECT stack_id FROM %s.stacks WHERE hasAny(build_ids, [",
 			     s->db);
 		else
 			addf(b, " AND %s IN (", where_keys[k]);
@@ -340,9 +341,9 @@ static int duplicated(struct tally_store *s, const char *tcond, struct tally__bu
 #define COLS "host, pid, tid, comm, thread, event, stack_id, value, period, time"
 
 /*
- * The stacks the rows name, as an IN's list: their ids when they are
- * few enough for a statement (ClickHouse's max_query_size, 256 KiB),
- * else the rows' query again.
+ * The stacks the rows name, as a condition: their ids when they are few
+ * enough for a statement (ClickHouse's max_query_size, 256 KiB), else
+ * the rows' query again.
  */
 static void stack_ids(const struct tally_store_profile *p, struct tally__buf *b, const char *db,
 		      const char *cond)
@@ -350,10 +351,12 @@ static void stack_ids(const struct tally_store_profile *p, struct tally__buf *b,
 	uint64_t last = 0;
 	size_t n = 0;
 
+	/* GLOBAL: over Distributed tables the subquery runs once, on the initiator */
 	if (p->nrows > 8192) {
-		addf(b, "SELECT stack_id FROM %s.samples WHERE %s", db, cond);
+		addf(b, "stack_id GLOBAL IN (SELECT stack_id FROM %s.samples WHERE %s)", db, cond);
 		return;
 	}
+	tally__buf_add(b, "stack_id IN (", 13);
 	for (size_t i = 0; i < p->nrows; i++) {
 		/* the rows come by host, thread, stack: most repeats are apart, the IN takes them */
 		if (p->rows[i].stack_id == last && n)
@@ -361,6 +364,7 @@ static void stack_ids(const struct tally_store_profile *p, struct tally__buf *b,
 		last = p->rows[i].stack_id;
 		addf(b, "%s%" PRIu64, n++ ? "," : "", last);
 	}
+	tally__buf_add(b, ")", 1);
 }
 
 struct tally_store_profile *tally_store__read(struct tally_store *s,
@@ -418,7 +422,7 @@ struct tally_store_profile *tally_store__read(struct tally_store *s,
 	stack_ids(p, &ids, s->db, (char *)cond.p);
 	tally__buf_add(&ids, "", 1);
 	addf(&sql, "SELECT stack_id, lv, fn, so, ds, bi, fo FROM (SELECT stack_id, levels, funcs, "
-		   "symoffs, dsos, build_ids, offsets FROM %s.stacks WHERE stack_id IN (%s) "
+		   "symoffs, dsos, build_ids, offsets FROM %s.stacks WHERE %s "
 		   "LIMIT 1 BY stack_id) "
 		   "ARRAY JOIN levels AS lv, funcs AS fn, symoffs AS so, dsos AS ds, "
 		   "build_ids AS bi, offsets AS fo FORMAT TabSeparated",

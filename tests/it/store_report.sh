@@ -8,7 +8,8 @@
 # --since and --until select exactly their hosts' and times' rows; a
 # batch stored twice counts once; a stripped binary's frames are named at
 # read (a debug file of its build id here, else DB.symbols); errors in
-# one line; pprof read by go tool pprof; diff --from of two hosts.
+# one line; pprof read by go tool pprof; diff --from of two hosts; two
+# shards read through Distributed tables; the browser.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/store_lib.sh"
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -197,7 +198,30 @@ check "the differential flame graph is written" grep -q "burn_a" "$tmp/d.svg"
 "$TALLY" diff --from "$URL" 'host=h1' >/dev/null 2>&1
 is "diff --from with one side: exit 129" "$?" 129
 
-# ---- 7. the browser (last: tui_lib.sh ends the test where tmux is missing)
+# ---- 8. two shards behind Distributed tables (docs/agent.md's deployment): one report of both
+t1=$(free_port); t2=$(free_port); h2p=$(free_port)
+R="<remote_servers><fleet><shard><replica><host>127.0.0.1</host><port>$t1</port></replica></shard><shard><replica><host>127.0.0.1</host><port>$t2</port></replica></shard></fleet></remote_servers>"
+s1=$tmp/s1; s2=$tmp/s2
+ch_config "$s1" "$(free_port)" "$t1" "$R"; ch_config "$s2" "$h2p" "$t2" "$R"
+ch_run "$s1" && p1=$(sed -n 's:.*<http_port>\([0-9]*\)</http_port>.*:\1:p' "$s1/config.xml")
+ch_run "$s2" || fail "the second shard starts"
+"$TALLY" agent --store "http://127.0.0.1:$p1/?database=prof" --replay "$tmp/a.data" --host-name sh1 2>/dev/null
+"$TALLY" agent --store "http://127.0.0.1:$h2p/?database=prof" --replay "$tmp/b.data" --host-name sh2 2>/dev/null
+chq "$p1" "CREATE DATABASE fleet"
+chq "$p1" "CREATE TABLE fleet.samples AS prof.samples ENGINE = Distributed(fleet, prof, samples, cityHash64(host))"
+chq "$p1" "CREATE TABLE fleet.stacks AS prof.stacks ENGINE = Distributed(fleet, prof, stacks, stack_id)"
+FLEET="http://127.0.0.1:$p1/?database=fleet"
+is "--from the Distributed tables: both shards' samples" "$(total --from "$FLEET")" $((sent1 + sent2))
+rows -i "$tmp/a.data" -n --no-children -g none -s comm,dso,sym >"$tmp/want"
+rows --from "$FLEET" --where host=sh1 -n --no-children -g none -s comm,dso,sym >"$tmp/got"
+check "  the first shard's host: report -i's rows" cmp -s "$tmp/want" "$tmp/got"
+bid1=$(readelf -n "$HELPERS/burn" | awk '/Build ID/ { print $3 }')
+check "  --where build= (a subquery over Distributed tables: GLOBAL IN) reads" \
+	test "$(total --from "$FLEET" --where "build=$bid1")" -gt 0
+"$TALLY" diff --from "$FLEET" host=sh2 host=sh1 2>/dev/null | grep -v "^# Event" >"$tmp/diff3"
+check "  diff --from across the shards: diff's table of the two files" cmp -s "$tmp/diffw" "$tmp/diff3"
+
+# ---- 9. the browser (last: tui_lib.sh ends the test where tmux is missing)
 d=$tmp sock=tally-store-report-$$
 trap 'tmux -L "$sock" kill-server 2>/dev/null; store_cleanup' EXIT
 . "$(dirname "$0")/tui_lib.sh"
