@@ -683,16 +683,18 @@ int cmd_report(int argc, char **argv)
 		tui = false;
 	/*
 	 * The store's merged profile, as a perf.data in memory: per host and
-	 * thread where a row or a picture shows threads (the pid key, the
-	 * browser's thread zoom, the per-thread timelines), else the server
-	 * merges each thread name's rows across hosts.
+	 * thread where a row or a picture shows threads (the pid key, --pid
+	 * and --tid, the browser's thread zoom, the per-thread timelines),
+	 * else the server merges each thread name's rows across hosts.
 	 */
 	if (r.from.url) {
 		for (int i = 0; i < r.nsort; i++)
 			r.from.threads |= r.sort[i] == K_PID;
-		r.from.threads |= tui || r.exp.speedscope || r.exp.firefox;
+		r.from.threads |= tui || r.exp.speedscope || r.exp.firefox || r.filter.pids ||
+				  r.filter.tids;
 		if ((ret = cli_from_read(&r.from, "report", NULL, &input)))
 			goto out;
+		r.exp.name = r.from.url;	/* the pictures' titles: the store, not the memfd */
 	}
 	if (!tui)
 		pager_start();

@@ -15,6 +15,7 @@ struct report_exports {
 	bool folded;			/* to stdout */
 	const char *flamegraph, *pprof;	/* files */
 	const char *speedscope, *html, *firefox;
+	const char *name;		/* the titles' name of the profile (NULL: its path) */
 };
 
 static inline bool report_exports_any(const struct report_exports *x)

@@ -134,11 +134,12 @@ int report_export(const struct report_exports *x, struct tally_hist *h, struct t
 	char title[512];
 	int ret = 0;
 	struct stat sb;
+	const char *name = x->name ? x->name : path;
 
 	/* without chains each stack is its sampled frame: say so once, and why */
 	if ((x->flamegraph || x->html) && a && !(a->sample_type & PERF_SAMPLE_CALLCHAIN))
 		fprintf(stderr, "tally report: %s has no call chains (recorded without -g/--call-graph): "
-			"the flame graph is one level deep\n", path ? path : "perf.data");
+			"the flame graph is one level deep\n", name ? name : "perf.data");
 	if (x->flamegraph && !lines && !x->folded) {
 		TALLY_OPTS(tally_hist_totals, t);
 		struct direct d = { h, idx, title };
@@ -147,7 +148,7 @@ int report_export(const struct report_exports *x, struct tally_hist *h, struct t
 		/* the title counts what the stacks would: every sample of the event */
 		if (tally_hist__totals(h, idx, &t))
 			return 1;
-		snprintf(title, sizeof(title), "%s: %llu samples of %s", path,
+		snprintf(title, sizeof(title), "%s: %llu samples of %s", name,
 			 (unsigned long long)t.samples, ev);
 		if ((err = tally_stacks__write_file(x->flamegraph, draw_direct, &d))) {
 			fprintf(stderr, "tally report: %s: writing the flame graph: %s\n", x->flamegraph,
@@ -174,7 +175,7 @@ int report_export(const struct report_exports *x, struct tally_hist *h, struct t
 			return 1;
 		}
 	}
-	snprintf(title, sizeof(title), "%s: %llu samples of %s", path,
+	snprintf(title, sizeof(title), "%s: %llu samples of %s", name,
 		 (unsigned long long)tally_stacks__samples(st), ev);
 	if (x->folded && tally_stacks__write_folded(st, stdout))
 		ret = 1;

@@ -58,6 +58,8 @@ check "report --from --folded: the flame graph's stacks of report -i" cmp -s "$t
 	--speedscope "$tmp/ss.json" --firefox "$tmp/ff.json" 2>"$tmp/pic.err"
 is "report --from writes every picture" "$?" 0
 check "the flame graph names burn_a" grep -q 'burn_a' "$tmp/fg.svg"
+check "its title names the store, not the in-memory file" \
+	sh -c "grep -q '127.0.0.1:$P/?database=prof: [0-9]* samples' '$tmp/fg.svg' && ! grep -q /proc/self/fd '$tmp/fg.svg'"
 check "the page names burn_a" grep -q 'burn_a' "$tmp/p.html"
 check "speedscope's and Firefox's JSON parse" python3 -c "import json,sys; [json.load(open(f)) for f in sys.argv[1:]]" "$tmp/ss.json" "$tmp/ff.json"
 if command -v go >/dev/null; then
@@ -97,6 +99,8 @@ is "--where host=h1,host=h2 (either)" "$(total --from "$URL" --where host=h1,hos
 is "--where comm=burn,host=h2 (both)" "$(total --from "$URL" --where comm=burn,host=h2)" "$sent2"
 pid2=$("$TALLY" script -i "$tmp/b.data" -F pid 2>/dev/null | head -1 | tr -d ' ')
 is "--where pid=$pid2 (h2's burn)" "$(total --from "$URL" --where "pid=$pid2")" "$sent2"
+is "--pid $pid2 (report's filter: the hosts' own pids)" \
+	"$("$TALLY" report --from "$URL" --pid "$pid2" --stdio --no-children -n -q -s pid -g none 2>/dev/null | awk '{ s += $2 } END { print s + 0 }')" "$sent2"
 is "--since 1h: h1's alone" "$(total --from "$URL" --since 1h)" "$sent1"
 is "--until 1h: h2's alone" "$(total --from "$URL" --until 1h)" "$sent2"
 is "--since and --until as UTC times: h2's hour" \
