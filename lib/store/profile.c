@@ -13,7 +13,8 @@
  *    build's window (pgoff), one table for the path;
  *  - a kernel frame: a slot per function name (the hosts' kernels differ,
  *    KASLR moves them: by name they merge), the slot + its offset in the
- *    function; unnamed, its own address;
+ *    function; a module's in a range of the module's (its map's file the
+ *    stored one, as report -i shows it); unnamed, its own address;
  *  - no DSO: its own address.
  * Threads keep their pids; a pid two hosts used gets a number of its own
  * for the second (a thread's name and maps are per host). Rows merged
@@ -36,6 +37,8 @@
 #define USER_BASE 0x2000000000000000ull
 #define OBJ_SHIFT 40			/* a DSO's range: 1 TB of file offsets */
 #define KBASE 0xfe00000000000000ull
+#define MBASE 0xfd00000000000000ull	/* kernel modules: a range each below the kernel's */
+#define MOD_SHIFT 40
 #define KSLOT_SHIFT 24			/* a kernel function's slot: 16 MB */
 #define KEND 0xffffffffffff0000ull
 #define SYNTH_PID 0x40000000u		/* the first number given to a pid two hosts used */
@@ -116,7 +119,10 @@ struct writer {
 	struct u64map ids;		/* (host, pid) -> the session's pid */
 	struct u64map taken;		/* pids given */
 	struct u64map objs;		/* (dso, build) -> obj + 1 */
-	struct u64map kslots;		/* kernel function name -> slot + 1 */
+	struct u64map kslots;		/* kernel function name (and module) -> slot + 1 */
+	struct u64map mods;		/* module (its stored path) -> index + 1, table << 32 */
+	struct tally__buf kmaps;	/* the modules' maps */
+	uint64_t nmods;
 	struct u64map maps;		/* (session pid, obj) mapped */
 	struct obj *obj;
 	size_t nobj, cap_obj;
@@ -273,6 +279,99 @@ static int obj_of(struct writer *w, const struct store_frame *f, struct obj **ou
 	return 0;
 }
 
+static void put_hdr(struct tally__buf *b, uint32_t type, uint16_t misc, uint16_t size);
+static void put_sid(struct tally__buf *b, uint32_t pid, uint32_t tid);
+static size_t pad8(size_t n);
+
+/* "/lib/modules/.../nf_tables.ko.xz" -> "[nf_tables]", as lib/symbol names a module's DSO */
+static void module_name(const char *path, char *out, size_t len)
+{
+	const char *b = strrchr(path, '/');
+	size_t i = 0;
+
+	b = b ? b + 1 : path;
+	if (*b == '[') {
+		snprintf(out, len, "%s", b);
+		return;
+	}
+	out[i++] = '[';
+	for (; *b && *b != '.' && i + 2 < len; b++)
+		out[i++] = *b == '-' ? '_' : *b;
+	out[i++] = ']';
+	out[i] = '\0';
+}
+
+/* A module's range (its map, from pid -1, made at its first frame) and its table. */
+static int module_of(struct writer *w, const char *dso, uint64_t *base, size_t *table)
+{
+	bool fresh;
+	uint64_t *v = map_get(&w->mods, pkey(dso, 7), &fresh);
+	char name[256];
+	size_t n = strlen(dso), sz = 8 + 8 + 24 + pad8(n) + 24;
+	int err;
+
+	if (!v)
+		return -ENOMEM;
+	if (fresh) {
+		module_name(dso, name, sizeof(name));
+		if ((err = table_of(w->p, tally__profile_str(w->p, name), table)))
+			return err;
+		*v = (++w->nmods) | (uint64_t)*table << 32;
+		put_hdr(&w->kmaps, PERF_RECORD_MMAP, PERF_RECORD_MISC_KERNEL, (uint16_t)sz);
+		tally__buf_u32(&w->kmaps, (uint32_t)-1);
+		tally__buf_u32(&w->kmaps, 0);
+		tally__buf_u64(&w->kmaps, MBASE + ((w->nmods - 1) << MOD_SHIFT));
+		tally__buf_u64(&w->kmaps, 1ull << MOD_SHIFT);
+		tally__buf_u64(&w->kmaps, MBASE + ((w->nmods - 1) << MOD_SHIFT));
+		tally__buf_add(&w->kmaps, dso, n);
+		tally__buf_zero(&w->kmaps, pad8(n) - n);
+		put_sid(&w->kmaps, (uint32_t)-1, 0);
+	}
+	*base = MBASE + (((*v & 0xffffffffu) - 1) << MOD_SHIFT);
+	*table = (size_t)(*v >> 32);
+	return 0;
+}
+
+/*
+ * A kernel frame's address: a slot per function name (per module for a
+ * module's), its offset in the function within; unnamed, its own
+ * address (in the kernel's map, as an unresolved kernel address is).
+ */
+static int kernel_ip(struct writer *w, const struct store_frame *f, uint64_t *ip)
+{
+	bool module = *f->dso && strcmp(f->dso, "[kernel.kallsyms]") && *f->func;
+	uint64_t base = KBASE, *slot;
+	size_t table;
+	bool fresh;
+	int err;
+
+	if (!w->ktable) {
+		if ((err = table_of(w->p, tally__profile_str(w->p, "[kernel.kallsyms]"), &w->ktable)))
+			return err;
+		w->ktable++;
+	}
+	table = w->ktable - 1;
+	if (!*f->func) {
+		*ip = f->offset >= KEND ? KEND - 1 : f->offset < KBASE ? KBASE : f->offset;
+		return 0;
+	}
+	if (module && (err = module_of(w, f->dso, &base, &table)))
+		return err;
+	if (!(slot = map_get(&w->kslots, pkey(f->func, module ? (uint64_t)(uintptr_t)f->dso : 0),
+			     &fresh)))
+		return -ENOMEM;
+	if (fresh) {
+		*slot = ++w->nslots;
+		uint64_t s = base + ((*slot - 1) << KSLOT_SHIFT);
+
+		if ((err = table_add(&w->p->tables[table], s, s + (1ull << KSLOT_SHIFT), f->func)))
+			return err;
+	}
+	*ip = base + ((*slot - 1) << KSLOT_SHIFT) +
+	      (f->symoff < (1ull << KSLOT_SHIFT) ? f->symoff : (1ull << KSLOT_SHIFT) - 1);
+	return 0;
+}
+
 /* A frame's address in the profile (its object in *o, NULL for the kernel's or none). */
 static int frame_ip(struct writer *w, const struct store_frame *f, uint64_t *ip, struct obj **o)
 {
@@ -280,33 +379,8 @@ static int frame_ip(struct writer *w, const struct store_frame *f, uint64_t *ip,
 	int err;
 
 	*o = NULL;
-	if (f->level == 'k') {
-		bool fresh;
-		uint64_t *slot;
-
-		if (!w->ktable) {
-			if ((err = table_of(w->p, tally__profile_str(w->p, "[kernel.kallsyms]"), &w->ktable)))
-				return err;
-			w->ktable++;
-		}
-		if (!*f->func) {
-			*ip = f->offset >= KEND ? KEND - 1 : f->offset;
-			return 0;
-		}
-		if (!(slot = map_get(&w->kslots, pkey(f->func, 0), &fresh)))
-			return -ENOMEM;
-		if (fresh) {
-			*slot = ++w->nslots;
-			uint64_t s = KBASE + ((*slot - 1) << KSLOT_SHIFT);
-
-			if ((err = table_add(&w->p->tables[w->ktable - 1], s, s + (1ull << KSLOT_SHIFT),
-					     f->func)))
-				return err;
-		}
-		*ip = KBASE + ((*slot - 1) << KSLOT_SHIFT) +
-		      (f->symoff < (1ull << KSLOT_SHIFT) ? f->symoff : (1ull << KSLOT_SHIFT) - 1);
-		return 0;
-	}
+	if (f->level == 'k')
+		return kernel_ip(w, f, ip);
 	if (!*f->dso || !strcmp(f->dso, "[unknown]")) {
 		*ip = f->offset;
 		return 0;
@@ -525,6 +599,8 @@ static int write_file(struct writer *w, const struct tally__buf *sb, const struc
 	}
 	if (!err)
 		err = tally_data_writer__begin(dw);
+	if (!err && w->kmaps.len)
+		err = tally_data_writer__write(dw, w->kmaps.p, w->kmaps.len);
 	if (!err && sb->len)
 		err = tally_data_writer__write(dw, sb->p, sb->len);
 	if (!err && smp->len)
@@ -561,7 +637,7 @@ int tally__profile_write(struct tally_store_profile *p)
 	}
 	for (size_t i = 0; i < p->ntables; i++)
 		table_settle(&p->tables[i]);
-	if (!err && (sb.oom || smp.oom))
+	if (!err && (sb.oom || smp.oom || w.kmaps.oom))
 		err = -ENOMEM;
 	if (!err)
 		err = write_file(&w, &sb, &smp);
@@ -571,6 +647,8 @@ int tally__profile_write(struct tally_store_profile *p)
 	map_free(&w.taken);
 	map_free(&w.objs);
 	map_free(&w.kslots);
+	map_free(&w.mods);
+	tally__buf_free(&w.kmaps);
 	map_free(&w.maps);
 	tally__buf_free(&sb);
 	tally__buf_free(&smp);

@@ -133,6 +133,10 @@ static void test_names_and_counts(void **state)
 	/* build aa at bb's main's offset, unnamed: aa's table has nothing there */
 	frame(p, '.', "", 0, "/opt/app", "aa", 0x2008);
 	stack(p, 6, 7);
+	/* a module's function: its own DSO, shown as report -i shows the map's file */
+	frame(p, 'k', "ext4_writepages", 0x10, "/lib/modules/6.1.0/kernel/fs/ext4/ext4.ko", "",
+	      0xffffffffc0801010);
+	stack(p, 7, 8);
 	tally__profile_sort_stacks(p);
 	row(p, "h1", 100, "app", 1, 7);
 	row(p, "h2", 100, "other", 2, 3);
@@ -141,6 +145,7 @@ static void test_names_and_counts(void **state)
 	row(p, "h1", 100, "app", 4, 1);
 	row(p, "h2", 100, "other", 5, 5);
 	row(p, "h1", 100, "app", 6, 6);
+	row(p, "h1", 100, "app", 7, 8);
 	got = rows_of(p, keys, 4);
 	/*
 	 * h2's pid 100 is another process: a number of its own, its own
@@ -148,6 +153,7 @@ static void test_names_and_counts(void **state)
 	 * build its own functions
 	 */
 	assert_string_equal(got,
+			    "app 100 ext4.ko ext4_writepages 8\n"
 			    "app 100 app work 7\n"
 			    "other 1073741824 [kernel.kallsyms] do_syscall_64 7\n"
 			    "app 100 app - 6\n"
@@ -155,7 +161,7 @@ static void test_names_and_counts(void **state)
 			    "app 100 [kernel.kallsyms] do_syscall_64 2\n"
 			    "app 100 - - 1\n");
 	free(got);
-	assert_int_equal(tally_store_profile__samples(p), 28);
+	assert_int_equal(tally_store_profile__samples(p), 36);
 	tally_store_profile__free(p);
 }
 
