@@ -262,6 +262,22 @@ TALLY_API int tally_symbols__set_table(struct tally_symbols *s, const char *name
 				       const struct tally_symbol *syms, size_t n,
 				       const char *symsrc);
 
+/* Added in 0.4: a source line at an address of a table DSO. */
+struct tally_symbol_line {
+	uint64_t addr;			/* as the table's starts: map_ip */
+	const char *file;
+	int line;
+};
+/*
+ * Added in 0.4: the source lines of the table DSO name (after
+ * tally_symbols__set_table), v[0..n-1]: what tally_dso__srcline and
+ * tally_dso__srcline_inlines give at those addresses (and at the one
+ * before each: a caller's return address is looked up less one), none
+ * elsewhere. Copied. 0, -ENOENT (no such table DSO), -EINVAL, -ENOMEM.
+ */
+TALLY_API int tally_symbols__set_lines(struct tally_symbols *s, const char *name,
+				       const struct tally_symbol_line *v, size_t n);
+
 /*
  * The symbol holding vaddr (ELF address), or NULL (errno ENOENT). Aliases
  * are settled as perf does: the sized one, then global over weak over

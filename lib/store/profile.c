@@ -164,6 +164,36 @@ static int table_add(struct store_table *t, uint64_t start, uint64_t end, const 
 	return 0;
 }
 
+/* the frame's "file.c:12" at addr, where it has one */
+static int line_add(struct store_table *t, uint64_t addr, const char *srcline)
+{
+	const char *colon = strrchr(srcline, ':');
+	char *end;
+	long line;
+
+	if (!colon || colon == srcline || !colon[1])
+		return 0;
+	line = strtol(colon + 1, &end, 10);
+	if (*end || line < 0)
+		return 0;
+	if (t->nlines == t->cap_lines) {
+		size_t cap = t->cap_lines ? t->cap_lines * 2 : 64;
+		struct tally_symbol_line *v = realloc(t->lines, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		t->lines = v;
+		t->cap_lines = cap;
+	}
+	/* the file's name cut at its colon, in the table's own copy (set_lines copies it) */
+	char *f = strndup(srcline, (size_t)(colon - srcline));
+
+	if (!f)
+		return -ENOMEM;
+	t->lines[t->nlines++] = (struct tally_symbol_line){ addr, f, (int)line };
+	return 0;
+}
+
 static int cmp_sym(const void *a, const void *b)
 {
 	const struct tally_symbol *x = a, *y = b;
@@ -388,6 +418,9 @@ static int frame_ip(struct writer *w, const struct store_frame *f, uint64_t *ip,
 	if ((err = obj_of(w, f, o)))
 		return err;
 	*ip = (*o)->start + off;
+	if (f->srcline && *f->srcline &&
+	    (err = line_add(&w->p->tables[(*o)->table], (*o)->pgoff + off, f->srcline)))
+		return err;
 	if (*f->func)
 		return table_add(&w->p->tables[(*o)->table], (*o)->pgoff + off - f->symoff,
 				 f->fend > f->fstart ? (*o)->pgoff + f->fend :
@@ -671,6 +704,10 @@ int tally_store_profile__apply(const struct tally_store_profile *p, struct tally
 						   p->tables[i].n, "store");
 
 		if (err && err != -EEXIST)
+			return err;
+		if (p->tables[i].nlines &&
+		    (err = tally_symbols__set_lines(syms, p->tables[i].name, p->tables[i].lines,
+						    p->tables[i].nlines)))
 			return err;
 	}
 	return 0;

@@ -262,22 +262,23 @@ static int parse_rows(struct tally_store_profile *p, char *ans)
 	return 0;
 }
 
-/* The frames, one a line in each stack's order: stack_id level func symoff dso build_id offset */
+/* The frames, one a line in each stack's order: stack_id level func symoff dso build_id offset srcline */
 static int parse_frames(struct tally_store_profile *p, char *ans)
 {
-	char *save = NULL, *f[7];
+	char *save = NULL, *f[8];
 	struct store_stack *cur = NULL;
 
 	for (char *line = strtok_r(ans, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		struct store_frame fr = { 0 };
 		uint64_t id, level;
 
-		if (fields(line, f, 7) || !u64_of(f[0], &id) || !u64_of(f[1], &level) ||
+		if (fields(line, f, 8) || !u64_of(f[0], &id) || !u64_of(f[1], &level) ||
 		    !u64_of(f[3], &fr.symoff) || !u64_of(f[6], &fr.offset))
 			return -EBADMSG;
 		fr.level = level == 'k' ? 'k' : '.';
 		if (!(fr.func = tally__profile_str(p, f[2])) || !(fr.dso = tally__profile_str(p, f[4])) ||
 		    !(fr.build_id = tally__profile_str(p, f[5])) ||
+		    !(fr.srcline = tally__profile_str(p, f[7])) ||
 		    tally__profile_grow((void **)&p->frames, &p->cap_frames, p->nframes + 1, sizeof(fr)))
 			return -ENOMEM;
 		if (!cur || cur->id != id) {
@@ -421,11 +422,11 @@ struct tally_store_profile *tally_store__read(struct tally_store *s,
 	/* the stacks those rows name, once each (a stack sent on two days is two rows) */
 	stack_ids(p, &ids, s->db, (char *)cond.p);
 	tally__buf_add(&ids, "", 1);
-	addf(&sql, "SELECT stack_id, lv, fn, so, ds, bi, fo FROM (SELECT stack_id, levels, funcs, "
-		   "symoffs, dsos, build_ids, offsets FROM %s.stacks WHERE %s "
+	addf(&sql, "SELECT stack_id, lv, fn, so, ds, bi, fo, sl FROM (SELECT stack_id, levels, funcs, "
+		   "symoffs, dsos, build_ids, offsets, srclines FROM %s.stacks WHERE %s "
 		   "LIMIT 1 BY stack_id) "
 		   "ARRAY JOIN levels AS lv, funcs AS fn, symoffs AS so, dsos AS ds, "
-		   "build_ids AS bi, offsets AS fo FORMAT TabSeparated",
+		   "build_ids AS bi, offsets AS fo, srclines AS sl FORMAT TabSeparated",
 	     s->db, (char *)ids.p);
 	if (p->nrows && ((err = run(s, &sql, &ans)) || (err = parse_frames(p, ans))))
 		goto out;
@@ -453,8 +454,12 @@ void tally_store_profile__free(struct tally_store_profile *p)
 {
 	if (!p)
 		return;
-	for (size_t i = 0; i < p->ntables; i++)
+	for (size_t i = 0; i < p->ntables; i++) {
 		free(p->tables[i].syms);
+		for (size_t k = 0; k < p->tables[i].nlines; k++)
+			free((char *)p->tables[i].lines[k].file);
+		free(p->tables[i].lines);
+	}
 	free(p->tables);
 	free(p->rows);
 	free(p->frames);

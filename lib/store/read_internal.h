@@ -20,6 +20,7 @@ struct store_frame {
 	const char *func;		/* "" unnamed (names.c may name it) */
 	const char *dso;
 	const char *build_id;		/* hex, "" none */
+	const char *srcline;		/* "file.c:12", "" none */
 	uint64_t symoff, offset;
 	uint64_t fstart, fend;		/* names.c: the function's [start, end) as file offsets */
 };
@@ -38,11 +39,13 @@ struct store_row {
 	uint64_t time;			/* its first interval's start, s */
 };
 
-/* A DSO's function table, as tally_symbols__set_table takes it. */
+/* A DSO's function table and lines, as tally_symbols__set_table and __set_lines take them. */
 struct store_table {
 	const char *name;
 	struct tally_symbol *syms;
 	size_t n, cap;
+	struct tally_symbol_line *lines;
+	size_t nlines, cap_lines;
 };
 
 struct tally_store_profile {

@@ -73,6 +73,9 @@ struct tally_dso {
 	struct tally__fnfiles *fnfiles;	/* binutils' files of functions, where no line is (fnfile.c) */
 	bool fnfiles_tried;
 	uint64_t misses;		/* resolve() calls that found no symbol */
+	/* a table DSO's source lines (tally_symbols__set_lines), by address; files in inl_names */
+	struct tally_symbol_line *tlines;
+	size_t ntlines;
 	int miss_slot;			/* index in the unresolved list, -1 */
 };
 

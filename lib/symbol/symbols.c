@@ -76,6 +76,7 @@ static void dso_free(struct tally_dso *d)
 	tally__dso_dwarf_close(d);
 	pthread_mutex_destroy(&d->dw_mu);
 	tally__strpool_free(&d->inl_names);
+	free(d->tlines);
 	tally__fnfiles_free(d->fnfiles);
 	free(d);
 }
@@ -594,6 +595,53 @@ int tally_symbols__set_table(struct tally_symbols *s, const char *name,
 	return err;
 }
 
+static int cmp_line(const void *a, const void *b)
+{
+	uint64_t x = ((const struct tally_symbol_line *)a)->addr;
+	uint64_t y = ((const struct tally_symbol_line *)b)->addr;
+
+	return x < y ? -1 : x > y;
+}
+
+int tally_symbols__set_lines(struct tally_symbols *s, const char *name,
+			     const struct tally_symbol_line *v, size_t n)
+{
+	struct tally_dso *d;
+
+	if (!s || !name || (n && !v))
+		return -EINVAL;
+	if (!(d = dso_find(s, name, -1)) || !d->symsrc || d->kind == DSO_ELF)
+		return -ENOENT;
+	free(d->tlines);
+	d->ntlines = 0;
+	if (!n)
+		return 0;
+	if (!(d->tlines = malloc(n * sizeof(*v))))
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		const char *f = v[i].file ? tally__strpool_add(&d->inl_names, v[i].file) : NULL;
+
+		if (v[i].file && !f)
+			return -ENOMEM;
+		d->tlines[d->ntlines++] = (struct tally_symbol_line){ v[i].addr, f, v[i].line };
+	}
+	qsort(d->tlines, d->ntlines, sizeof(*d->tlines), cmp_line);
+	return 0;
+}
+
+/* A table DSO's line at vaddr, or at the next address (a return address less one). */
+static const struct tally_symbol_line *table_line(const struct tally_dso *d, uint64_t vaddr)
+{
+	struct tally_symbol_line key = { .addr = vaddr };
+	const struct tally_symbol_line *l = bsearch(&key, d->tlines, d->ntlines, sizeof(key), cmp_line);
+
+	if (!l && vaddr + 1) {
+		key.addr = vaddr + 1;
+		l = bsearch(&key, d->tlines, d->ntlines, sizeof(key), cmp_line);
+	}
+	return l && l->file ? l : NULL;
+}
+
 struct tally_dso *tally_symbols__dso_path(struct tally_symbols *s, const char *path)
 {
 	struct tally_map m = { .filename = path };
@@ -693,6 +741,15 @@ int tally_dso__srcline(struct tally_dso *d, uint64_t vaddr, const char **file, i
 
 	if (!d || !file || !line)
 		return tally__err(EINVAL);
+	if (d->tlines) {	/* a table's DSO: its lines, no file to read */
+		const struct tally_symbol_line *l = table_line(d, vaddr);
+
+		if (!l)
+			return tally__err(ENOENT);
+		*file = l->file;
+		*line = l->line;
+		return 0;
+	}
 	err = tally__dso_srcline(d, vaddr, file, line);
 	/* no line: binutils' file of the function, line 0 (perf's "file.c:0") */
 	if (err == -ENOENT && !tally__dso_fnfile(d, vaddr, file)) {
@@ -719,6 +776,15 @@ int tally_dso__srcline_inlines(struct tally_dso *d, uint64_t vaddr,
 
 	if (!d || !out || max <= 0)
 		return tally__err(EINVAL);
+	if (d->tlines) {
+		const struct tally_symbol_line *l = table_line(d, vaddr);
+		const struct tally_symbol *sym = tally__dso_symbol(d, vaddr);
+
+		if (!l)
+			return tally__err(ENOENT);
+		out[0] = (struct tally_srcline){ sym ? sym->name : NULL, l->file, l->line };
+		return 1;
+	}
 	n = tally__dso_srcline_inlines(d, vaddr, out, max);
 	return n < 0 ? tally__err(-n) : n;
 }

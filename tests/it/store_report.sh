@@ -85,6 +85,14 @@ else
 	skip "chromium is not installed: make deps installs it"
 fi
 
+# source lines: the agent's (--srcline) are the srcline key's, as report -i finds them
+L="http://127.0.0.1:$P/?database=lines"
+"$TALLY" agent --store "$L" --replay "$tmp/a.data" --host-name h1 --interval 100ms --srcline 2>/dev/null
+rows -i "$tmp/a.data" -n --no-children -g none -s srcline >"$tmp/want"
+rows --from "$L" -n --no-children -g none -s srcline >"$tmp/got"
+check "report --from -s srcline (agent --srcline): report -i's rows" cmp -s "$tmp/want" "$tmp/got"
+check "(the rows name burn.c's lines)" grep -q "burn.c:[0-9]" "$tmp/got"
+
 # ---- 2. --where, --since, --until: another host, two hours ago
 now=$(date +%s)
 "$TALLY" record -q -g -F 2000 -o "$tmp/b.data" -- "$HELPERS/burn" 200 >/dev/null 2>&1

@@ -6,7 +6,8 @@
  * frames by DSO and file offset, kernel frames by name whatever their
  * address), a row counts its samples, two hosts' same pid stay two
  * threads with their own names, two builds of one path keep their own
- * functions. And tally_store__parse_time's forms.
+ * functions, a stored source line is the srcline key's. And
+ * tally_store__parse_time's forms.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -184,6 +185,53 @@ static void test_merged(void **state)
 	tally_store_profile__free(p);
 }
 
+static void test_srclines(void **state)
+{
+	struct tally_store_profile *p = profile();
+	static const enum tally_hist_key keys[] = { TALLY_HIST_SRCLINE };
+	struct tally_store_profile *q;
+	char *got;
+
+	(void)state;
+	/* the leaf's stored line is the srcline key's; a frame without one says perf's ??:0 */
+	frame(p, '.', "work", 0x10, "/opt/app", "aa", 0x1110);
+	p->frames[p->nframes - 1].srcline = tally__profile_str(p, "src/app.c:42");
+	stack(p, 1, 0);
+	frame(p, '.', "main", 0x20, "/opt/app", "aa", 0x1220);
+	stack(p, 2, 1);
+	row(p, "h1", 100, "app", 1, 3);
+	row(p, "h1", 100, "app", 2, 1);
+	got = rows_of(p, keys, 1);
+	assert_non_null(strstr(got, " work 3\n"));
+	free(got);
+	tally_store_profile__free(p);
+
+	/* the same through the session's resolver: the srcline key's text */
+	q = profile();
+	frame(q, '.', "work", 0x10, "/opt/app", "aa", 0x1110);
+	q->frames[q->nframes - 1].srcline = tally__profile_str(q, "src/app.c:42");
+	stack(q, 1, 0);
+	row(q, "h1", 100, "app", 1, 3);
+	{
+		struct run r = { .p = q };
+		TALLY_OPTS(tally_session_opts, so, .sample = on_sample, .ctx = &r, .srcline = true);
+		TALLY_OPTS(tally_hist_opts, ho, .keys = keys, .nr_keys = 1);
+		TALLY_OPTS(tally_hist_row, v);
+		struct tally_session *ss;
+
+		assert_int_equal(tally__profile_write(q), 0);
+		assert_non_null(ss = tally_store_profile__session(q, &so));
+		assert_non_null(r.h = tally_hist__new(ss, &ho));
+		assert_int_equal(tally_session__run(ss), 0);
+		assert_int_equal(tally_hist__resort(r.h), 0);
+		assert_int_equal(tally_hist__row(r.h, 0, 0, &v), 0);
+		assert_string_equal(v.srcline, "app.c:42");
+		tally_hist__free(r.h);
+		tally_session__close(ss);
+	}
+	tally_store_profile__free(q);
+}
+
 static void test_parse_time(void **state)
 {
 	time_t t = 0, now = 1700000000;
@@ -216,6 +264,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_names_and_counts),
 		cmocka_unit_test(test_merged),
+		cmocka_unit_test(test_srclines),
 		cmocka_unit_test(test_parse_time),
 	};
 
