@@ -30,6 +30,7 @@ struct row {
 	const char *comm, *thread, *exe, *cgroup;	/* interned */
 	uint64_t stack_id;
 	uint64_t value, period;
+	uint64_t seq;			/* its first sample's place: a batch lists its rows so */
 };
 
 /* A build id per DSO path, looked up once. */
@@ -62,6 +63,7 @@ struct agent_agg {
 	size_t nsent, cap_sent;
 	char sent_day[16];
 	uint64_t samples;
+	uint64_t seq;			/* rows made so far */
 	struct tally_frame fr[MAX_FRAMES];
 	struct tally_store_frame sf[MAX_FRAMES];
 };
@@ -330,6 +332,7 @@ static int row_put(struct agent_agg *a, const struct row *r)
 		}
 	}
 	a->rows[i] = *r;
+	a->rows[i].seq = a->seq++;
 	a->nrows++;
 	return 0;
 }
@@ -402,13 +405,21 @@ static int sent_add(struct agent_agg *a, uint64_t id)
 	return 0;
 }
 
+static int cmp_seq(const void *x, const void *y)
+{
+	uint64_t a = (*(const struct row *const *)x)->seq, b = (*(const struct row *const *)y)->seq;
+
+	return a < b ? -1 : a > b;
+}
+
 struct tally_store_batch *agent_agg_batch(struct agent_agg *a, uint32_t slot, const char *host,
 					  uint64_t batch_id, time_t start)
 {
 	struct tally_store_batch *b;
+	const struct row **order = NULL;
 	char day[16];
 	struct tm tm;
-	size_t rows = 0;
+	size_t rows = 0, n = 0;
 
 	errno = 0;
 	for (size_t i = 0; i < a->cap_rows; i++)
@@ -426,13 +437,22 @@ struct tally_store_batch *agent_agg_batch(struct agent_agg *a, uint32_t slot, co
 		a->nsent = a->cap_sent = 0;
 		snprintf(a->sent_day, sizeof(a->sent_day), "%s", day);
 	}
-	for (size_t i = 0; i < a->cap_rows; i++) {
-		const struct row *r = &a->rows[i];
+	/*
+	 * in the order their first samples came (a row's number in the batch):
+	 * a reader shows equal call-graph branches in that order, as perf
+	 * report does a recording's
+	 */
+	if (!(order = malloc(rows * sizeof(*order))))
+		goto oom;
+	for (size_t i = 0; i < a->cap_rows; i++)
+		if (a->rows[i].value && a->rows[i].slot == slot)
+			order[n++] = &a->rows[i];
+	qsort(order, n, sizeof(*order), cmp_seq);
+	for (size_t k = 0; k < n; k++) {
+		const struct row *r = order[k];
 		const struct stack *st;
 		int known;
 
-		if (!r->value || r->slot != slot)
-			continue;
 		if (!(st = stack_get(a, r->stack_id)) || (known = sent_add(a, r->stack_id)) < 0)
 			goto oom;
 		if (!known && !tally_store_batch__stack(b, st->f, st->n))
@@ -443,8 +463,10 @@ struct tally_store_batch *agent_agg_batch(struct agent_agg *a, uint32_t slot, co
 				.stack_id = r->stack_id, .value = r->value, .period = r->period }))
 			goto oom;
 	}
+	free(order);
 	return b;
 oom:
+	free(order);
 	tally_store_batch__free(b);
 	errno = ENOMEM;
 	return NULL;
