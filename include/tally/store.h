@@ -225,8 +225,9 @@ TALLY_API size_t tally_store_profile__rows(const struct tally_store_profile *p);
  * path (its .symtab, else what a stripped file keeps, or its debug
  * file's), keyed by its GNU build id, into DB.symbols, for a reader
  * whose frames of that build came without names (a stripped binary on
- * the agent's host). Starts are file offsets, as the frames'. Returns
- * the functions sent (0: none, nothing sent), -ENOENT (no file),
+ * the agent's host). Starts are file offsets, as the frames'. Once per
+ * build id: a build the table has already is not sent again. Returns
+ * the functions sent (0: none, or that build's are there), -ENOENT (no file),
  * -ENODATA (no build id), -ENOEXEC (not ELF), or as tally_store__query.
  */
 TALLY_API int tally_store__upload_symbols(struct tally_store *s, const char *path);

@@ -606,8 +606,11 @@ static int cmp_time(const void *a, const void *b)
 	const struct store_row *x = *(const struct store_row *const *)a;
 	const struct store_row *y = *(const struct store_row *const *)b;
 
+	/* as the agent first saw them: interval, then the row's place in its batch */
 	if (x->time != y->time)
 		return x->time < y->time ? -1 : 1;
+	if (x->first != y->first)
+		return x->first < y->first ? -1 : 1;
 	return x < y ? -1 : x > y;
 }
 

@@ -235,18 +235,18 @@ static bool u64_of(const char *s, uint64_t *v)
 	return !*end && !errno;
 }
 
-/* The merged rows: host pid tid comm thread event stack_id value period time */
+/* The merged rows: host pid tid comm thread event stack_id value period time first */
 static int parse_rows(struct tally_store_profile *p, char *ans)
 {
-	char *save = NULL, *f[10];
+	char *save = NULL, *f[11];
 
 	for (char *line = strtok_r(ans, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		struct store_row r;
 		uint64_t pid, tid;
 
-		if (fields(line, f, 10) || !u64_of(f[1], &pid) || !u64_of(f[2], &tid) ||
+		if (fields(line, f, 11) || !u64_of(f[1], &pid) || !u64_of(f[2], &tid) ||
 		    !u64_of(f[6], &r.stack_id) || !u64_of(f[7], &r.value) ||
-		    !u64_of(f[8], &r.period) || !u64_of(f[9], &r.time))
+		    !u64_of(f[8], &r.period) || !u64_of(f[9], &r.time) || !u64_of(f[10], &r.first))
 			return -EBADMSG;
 		r.pid = (uint32_t)pid;
 		r.tid = (uint32_t)tid;
@@ -339,7 +339,7 @@ static int duplicated(struct tally_store *s, const char *tcond, struct tally__bu
 }
 
 /* what the merge reads of a row */
-#define COLS "host, pid, tid, comm, thread, event, stack_id, value, period, time"
+#define COLS "host, pid, tid, comm, thread, event, stack_id, value, period, time, row"
 
 /*
  * The stacks the rows name, as a condition: their ids when they are few
@@ -394,7 +394,7 @@ struct tally_store_profile *tally_store__read(struct tally_store *s,
 	/* each batch once: those stored twice row by row (LIMIT 1 BY), the rest as they are */
 	if (dups.len > 1)
 		addf(&from, "(SELECT %s FROM %s.samples WHERE (%s) AND batch_id NOT IN (%s) UNION ALL "
-			    "SELECT %s FROM (SELECT %s, batch_id, row FROM %s.samples WHERE (%s) AND "
+			    "SELECT %s FROM (SELECT %s, batch_id FROM %s.samples WHERE (%s) AND "
 			    "batch_id IN (%s) LIMIT 1 BY host, batch_id, row))",
 		     COLS, s->db, (char *)cond.p, (char *)dups.p, COLS, COLS, s->db, (char *)cond.p,
 		     (char *)dups.p);
@@ -410,7 +410,9 @@ struct tally_store_profile *tally_store__read(struct tally_store *s,
 	 * shows. With threads, per host and thread (pids are per host); else
 	 * per thread name across hosts and processes.
 	 */
-	addf(&sql, "SELECT %s, %s, sum(value), sum(period), toUInt32(min(time)) FROM %s "
+	/* with its first interval's row number: the order the agent first saw the rows in */
+	addf(&sql, "SELECT %s, %s, sum(value), sum(period), toUInt32(min(time)), "
+		   "argMin(row, time) FROM %s "
 		   "GROUP BY %s ORDER BY %s FORMAT TabSeparated",
 	     threads ? "host, pid, tid" : "'', 0, 0", "comm, thread, event, stack_id",
 	     (char *)from.p, keys, keys);

@@ -37,6 +37,7 @@ struct store_row {
 	uint64_t stack_id;
 	uint64_t value, period;
 	uint64_t time;			/* its first interval's start, s */
+	uint64_t first;			/* its row's number in that interval's batch */
 };
 
 /* A DSO's function table and lines, as tally_symbols__set_table and __set_lines take them. */

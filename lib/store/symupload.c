@@ -36,6 +36,19 @@ int tally_store__upload_symbols(struct tally_store *s, const char *path)
 		return -ENODATA;
 	for (int i = 0; i < n; i++)
 		sprintf(hexid + 2 * i, "%02x", id[i]);
+	/* once per build id: an agent restarted, or another host's, sent it already */
+	{
+		char *ans = NULL;
+
+		snprintf(sql, sizeof(sql), "SELECT count() FROM %s.symbols WHERE build_id = '%s'",
+			 s->db, hexid);
+		if ((err = tally_store__query(s, sql, NULL, 0, &ans, NULL)))
+			return err;
+		n = atoi(ans);
+		free(ans);
+		if (n > 0)
+			return 0;
+	}
 	if (!(syms = tally_symbols__new(NULL)))
 		return -ENOMEM;
 	d = tally_symbols__dso_path(syms, path);

@@ -47,6 +47,8 @@ done
 rows -i "$tmp/a.data" -n -s comm,dso,sym -g graph,0.5,caller >"$tmp/want"
 rows --from "$URL" -n -s comm,dso,sym -g graph,0.5,caller >"$tmp/got"
 check "report --from -g (children, caller graphs): report -i's" cmp -s "$tmp/want" "$tmp/got"
+# every branch (threshold 0): equal ones come in the order their chains first
+# came, which the agent keeps (a batch's rows in that order) and the reader follows
 rows -i "$tmp/a.data" --no-children -s sym -g graph,0,callee >"$tmp/want"
 rows --from "$URL" --no-children -s sym -g graph,0,callee >"$tmp/got"
 check "report --from --no-children -g callee: report -i's" cmp -s "$tmp/want" "$tmp/got"
@@ -178,6 +180,8 @@ check "... the rows report -i gives with it" cmp -s "$tmp/want" "$tmp/got"
 rm -f "$dbg/debug"
 TALLY_STORE_USER=agent TALLY_STORE_PASSWORD=s3cret "$(dirname "$TALLY")/examples/store_symbols" "$URL" "$HELPERS/burn" >"$tmp/up" 2>&1
 check "the unstripped build's functions go to DB.symbols ($(cat "$tmp/up"))" grep -q "functions" "$tmp/up"
+TALLY_STORE_USER=agent TALLY_STORE_PASSWORD=s3cret "$(dirname "$TALLY")/examples/store_symbols" "$URL" "$tmp/sburn.debug" >"$tmp/up2" 2>&1
+check "the same build again: nothing sent ($(cat "$tmp/up2"))" grep -q ": 0 functions" "$tmp/up2"
 is "DB.symbols has burn_a under the build id" \
 	"$(chq "$P" "SELECT count() FROM prof.symbols WHERE build_id = '$bid' AND name = 'burn_a'")" 1
 rows --from "$URL" --where host=s1 -n --no-children -g none -s comm,dso,sym >"$tmp/got"
