@@ -42,6 +42,30 @@ struct sched_ev {
 	int32_t orig_cpu, dest_cpu;	/* sched_migrate_task */
 };
 
+/*
+ * Per-thread state by tid: a zeroed block of size bytes made at the first
+ * get; tids in the order they were first asked for (order[0..nr)).
+ */
+struct sched_tids {
+	int32_t *keys;
+	void **vals;
+	size_t cap, nr;
+	int32_t *order;
+	size_t size;
+};
+void *sched_tids__get(struct sched_tids *t, int32_t tid);	/* NULL: no memory */
+void *sched_tids__find(const struct sched_tids *t, int32_t tid);
+void sched_tids__free(struct sched_tids *t);
+
+/* What perf's thread says beside its name: its process, parent, end. */
+struct sched_tinfo {
+	int32_t pid;			/* -1 unknown */
+	int32_t ppid;			/* the FORK's parent thread, -1 unknown */
+	bool dead;			/* an EXIT came */
+	bool comm_changed;		/* a COMM came (map shows the name again) */
+	bool seen;
+};
+
 struct sched_reader;
 /* 0 goes on; anything else stops the run. */
 typedef int (*sched_ev_fn)(struct sched_reader *r, const struct sched_ev *ev, void *ctx);
@@ -56,7 +80,9 @@ struct sched_reader {
 	int nr_attrs;
 	bool callchains;		/* some sched event has chains */
 	uint64_t nr_samples;
-	int bad_fields;			/* samples whose fields could not be read */
+	int bad_fields;
+	struct sched_tids tinfo;	/* struct sched_tinfo by tid */
+	bool no_mem;			/* samples whose fields could not be read */
 };
 
 /*
@@ -71,23 +97,14 @@ void sched_close(struct sched_reader *r);
 
 /* The thread's name as the records so far gave it (perf's ":TID" without one). */
 const char *sched_comm(struct sched_reader *r, int32_t tid);
+/*
+ * The thread's info; made (pid as given, -1: unknown) when none is known,
+ * its pid set when it was unknown, as perf's machine__findnew_thread.
+ * NULL without memory.
+ */
+struct sched_tinfo *sched_thread(struct sched_reader *r, int32_t pid, int32_t tid);
 /* The CPUs the file says were online (perf's nr_cpus_online), 0 when unknown. */
 int sched_nr_cpus_online(struct sched_reader *r);
-
-/*
- * Per-thread state by tid: a zeroed block of size bytes made at the first
- * get; tids in the order they were first asked for (tally_tids__at).
- */
-struct sched_tids {
-	int32_t *keys;
-	void **vals;
-	size_t cap, nr;
-	int32_t *order;
-	size_t size;
-};
-void *sched_tids__get(struct sched_tids *t, int32_t tid);	/* NULL: no memory */
-void *sched_tids__find(const struct sched_tids *t, int32_t tid);
-void sched_tids__free(struct sched_tids *t);
 
 /* perf's timestamp__scnprintf_usec: "12.345678" */
 void sched_usec(char *buf, size_t len, uint64_t t);

@@ -91,14 +91,61 @@ static int on_sample(struct tally_session *s, const struct tally_session_sample 
 	return r->fn(r, &ev, r->ctx);
 }
 
+struct sched_tinfo *sched_thread(struct sched_reader *r, int32_t pid, int32_t tid)
+{
+	struct sched_tinfo *t = sched_tids__get(&r->tinfo, tid);
+
+	if (!t) {
+		r->no_mem = true;
+		return NULL;
+	}
+	if (!t->seen) {
+		t->seen = true;
+		t->pid = -1;
+		t->ppid = -1;
+	}
+	if (t->pid == -1 && pid != -1)
+		t->pid = pid;
+	return t;
+}
+
+/* COMM, FORK and EXIT as perf's machine takes them. */
+static int on_record(struct tally_session *s, const struct perf_event_header *h,
+		     const struct tally_record *rec, void *ctx)
+{
+	struct sched_reader *r = ctx;
+	struct sched_tinfo *t;
+
+	(void)s;
+	switch (h->type) {
+	case PERF_RECORD_COMM:
+		if ((t = sched_thread(r, (int32_t)rec->u.comm.pid, (int32_t)rec->u.comm.tid)))
+			t->comm_changed = true;
+		break;
+	case PERF_RECORD_FORK:
+		/* a thread of that tid before is another: perf makes a new one */
+		if ((t = sched_thread(r, -1, (int32_t)rec->u.task.tid))) {
+			*t = (struct sched_tinfo){ .seen = true, .pid = (int32_t)rec->u.task.pid,
+						   .ppid = (int32_t)rec->u.task.ptid };
+		}
+		break;
+	case PERF_RECORD_EXIT:
+		if ((t = sched_tids__find(&r->tinfo, (int32_t)rec->u.task.tid)))
+			t->dead = true;
+		break;
+	}
+	return 0;
+}
+
 int sched_open(struct sched_reader *r, const char *cmd, const char *path, bool unwind,
 	       sched_ev_fn fn, void *ctx)
 {
-	TALLY_OPTS(tally_session_opts, so, .sample = on_sample, .ctx = r, .no_comm = true);
+	TALLY_OPTS(tally_session_opts, so, .sample = on_sample, .record = on_record, .ctx = r, .no_comm = true);
 	bool has_switch = false;
 	int ret;
 
 	memset(r, 0, sizeof(*r));
+	r->tinfo.size = sizeof(struct sched_tinfo);
 	r->cmd = cmd;
 	r->path = path;
 	r->fn = fn;
@@ -153,6 +200,7 @@ void sched_close(struct sched_reader *r)
 	if (r->s)
 		tally_session__close(r->s);
 	free(r->kinds);
+	sched_tids__free(&r->tinfo);
 	r->s = NULL;
 	r->kinds = NULL;
 }
