@@ -64,6 +64,7 @@ struct sched_tinfo {
 	bool dead;			/* an EXIT came */
 	bool comm_changed;		/* a COMM came (map shows the name again) */
 	bool seen;
+	uint32_t gen;			/* FORKs of this tid: each a new thread, as perf's */
 };
 
 struct sched_reader;

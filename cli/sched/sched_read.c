@@ -119,14 +119,23 @@ static int on_record(struct tally_session *s, const struct perf_event_header *h,
 	(void)s;
 	switch (h->type) {
 	case PERF_RECORD_COMM:
-		if ((t = sched_thread(r, (int32_t)rec->u.comm.pid, (int32_t)rec->u.comm.tid)))
+		if (!sched_thread(r, (int32_t)rec->u.comm.pid, (int32_t)rec->u.comm.tid))
+			break;
+		/*
+		 * perf marks the thread of the record's sample id, not the one
+		 * named: a synthesized COMM's id is zero, the idle task's.
+		 */
+		t = sched_tids__find(&r->tinfo, rec->has_sid ? (int32_t)rec->sid.tid
+							     : (int32_t)rec->u.comm.tid);
+		if (t)
 			t->comm_changed = true;
 		break;
 	case PERF_RECORD_FORK:
 		/* a thread of that tid before is another: perf makes a new one */
 		if ((t = sched_thread(r, -1, (int32_t)rec->u.task.tid))) {
 			*t = (struct sched_tinfo){ .seen = true, .pid = (int32_t)rec->u.task.pid,
-						   .ppid = (int32_t)rec->u.task.ptid };
+						   .ppid = (int32_t)rec->u.task.ptid,
+						   .gen = t->gen + 1 };
 		}
 		break;
 	case PERF_RECORD_EXIT:

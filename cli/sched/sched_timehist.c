@@ -32,6 +32,7 @@ struct thread_rt {
 	int64_t last_state;
 	uint64_t migrations;
 	bool made;
+	uint32_t gen;		/* the sched_tinfo generation it counts for */
 };
 
 struct th_ctx {
@@ -74,12 +75,17 @@ static void stats_update(struct run_stats *s, uint64_t val)
 static struct thread_rt *rt_of(struct th_ctx *c, int32_t tid)
 {
 	struct thread_rt *t = sched_tids__get(&c->rts, tid);
+	struct sched_tinfo *ti = sched_tids__find(&c->r->tinfo, tid);
 
 	if (!t) {
 		c->failed = ENOMEM;
 		return NULL;
 	}
+	/* a FORK of that tid made a new thread: perf counts it afresh */
+	if (ti && t->made && ti->gen != t->gen)
+		memset(t, 0, sizeof(*t));
 	if (!t->made) {
+		t->gen = ti ? ti->gen : 0;
 		t->made = true;
 		stats_init(&t->stats);
 	}
