@@ -110,7 +110,7 @@ static int sched_latency_cmd(int argc, char **argv, struct sched_common *c)
 	const struct cli_option opts[] = {
 		CLI_INT('C', "CPU", &o.cpu, "N", "CPU to profile on", -1, 4095),
 		CLI_BOOL('p', "pids", &o.per_pid, "latency stats per pid instead of per comm"),
-		CLI_STRING('s', "sort", &o.sort, "KEY[,KEY...]", "sort by keys: runtime, switch, avg, max (and pid, comm)"),
+		CLI_STRING('s', "sort", &o.sort, "KEY[,KEY...]", "sort by keys: runtime, switch, avg, max (and pid)"),
 		SCHED_COMMON(c),
 		CLI_END(),
 	};

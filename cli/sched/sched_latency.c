@@ -180,9 +180,9 @@ static int on_event(struct sched_reader *r, const struct sched_ev *ev, void *ctx
 }
 
 /* The -s keys, as perf's comparators (each < 0, 0, > 0). */
-enum key { K_PID, K_COMM, K_RUNTIME, K_SWITCH, K_AVG, K_MAX };
+enum key { K_PID, K_RUNTIME, K_SWITCH, K_AVG, K_MAX };
 
-static const char *const key_names[] = { "pid", "comm", "runtime", "switch", "avg", "max" };
+static const char *const key_names[] = { "pid", "runtime", "switch", "avg", "max" };
 
 static int cmp_u64(uint64_t a, uint64_t b)
 {
@@ -194,8 +194,6 @@ static int key_cmp(enum key k, const struct lat_thread *l, const struct lat_thre
 	switch (k) {
 	case K_PID:
 		return l->tid < r->tid ? -1 : l->tid > r->tid;
-	case K_COMM:
-		return strcmp(l->comm, r->comm);
 	case K_RUNTIME:
 		return cmp_u64(l->total_runtime, r->total_runtime);
 	case K_SWITCH:
@@ -232,7 +230,7 @@ static int parse_sort(const char *spec, struct sort_ctx *sc)
 				break;
 		if (k == sizeof(key_names) / sizeof(key_names[0])) {
 			fprintf(stderr, "tally sched latency: unknown --sort key: `%s' "
-				"(pid, comm, runtime, switch, avg, max)\n", tok);
+				"(pid, runtime, switch, avg, max)\n", tok);
 			free(dup);
 			return -1;
 		}

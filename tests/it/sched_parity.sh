@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# tally sched against perf sched 6.1, line for line, on the same files: a
+# pipe ping-pong recorded once by perf sched record and once by tally
+# sched record, each file read by both tools: latency (default sort, -p,
+# -s), timehist (default, -w, -M, -s, -S --state, -V -n), map (and
+# --compact). The ping-pong shows in both (a row with its switches), so
+# the comparison is not of two empty tables. tally's file also has one
+# sample per sched_stat_runtime hit (no copies: the event counts its
+# runtime in ns, which without PERIOD made the kernel sample it once per
+# ns, throttled), as perf's.
+. "$(dirname "$0")/lib.sh"
+PW=$HELPERS/pipewake
+N=3000
+d=$(mktemp -d); trap 'rm -rf "$d"' EXIT
+
+if ! have_perf; then skip "perf is not installed"; done_testing; exit 0; fi
+if [ "$(id -u)" != 0 ]; then skip "sched record is system-wide: it needs root"; done_testing; exit 0; fi
+
+perf sched record -q -o "$d/perf.data" -- "$PW" pingpong $N >/dev/null 2>"$d/perf.err"
+check "perf sched record of the ping-pong" test -s "$d/perf.data"
+"$TALLY" sched record -q -o "$d/tally.data" -- "$PW" pingpong $N >/dev/null 2>"$d/tally.err"
+is "tally sched record exits 0" "$?" 0
+check "tally sched record wrote its file" test -s "$d/tally.data"
+
+# same NAME FILE ARGS...: perf sched ARGS and tally sched ARGS print the same on FILE
+same() {
+	local name=$1 f=$2; shift 2
+	perf sched "$@" -i "$f" >"$d/p.out" 2>/dev/null
+	"$TALLY" sched "$@" -i "$f" >"$d/t.out" 2>"$d/t.err"
+	if [ ! -s "$d/p.out" ]; then
+		fail "$name: perf printed nothing"
+	elif cmp -s "$d/p.out" "$d/t.out"; then
+		ok "$name"
+	else
+		fail "$name: $(diff "$d/p.out" "$d/t.out" | head -6 | tr '\n' '|') $(head -c 200 "$d/t.err")"
+	fi
+}
+
+for f in perf tally; do
+	F=$d/$f.data
+	same "$f's file: latency" "$F" latency
+	same "$f's file: latency -p" "$F" latency -p
+	same "$f's file: latency -s max,switch" "$F" latency -s max,switch
+	same "$f's file: latency -s pid,runtime" "$F" latency -s pid,runtime
+	same "$f's file: timehist" "$F" timehist
+	same "$f's file: timehist -w" "$F" timehist -w
+	same "$f's file: timehist -M" "$F" timehist -M
+	same "$f's file: timehist -s" "$F" timehist -s
+	same "$f's file: timehist -S --state" "$F" timehist -S --state
+	same "$f's file: timehist -V -n" "$F" timehist -V -n
+	same "$f's file: map" "$F" map
+	same "$f's file: map --compact" "$F" map --compact
+	# the ping-pong is there: its two tasks switched often (a reader that
+	# finds the byte already there does not sleep: not N times exactly)
+	sw=$("$TALLY" sched latency -p -i "$F" 2>/dev/null |
+		awk -F'|' '$1 ~ /^  pipewake:/ { s += $3 } END { print s + 0 }')
+	check "$f's file: the ping-pong's switches are in latency (got $sw, want >= $((N / 2)))" test "$sw" -ge $((N / 2))
+done
+
+# one sample per sched_stat_runtime hit: no two alike (time, CPU, thread, runtime)
+perf script -i "$d/tally.data" 2>/dev/null | grep 'sched:sched_stat_runtime:' >"$d/rt.txt"
+dups=$(sort "$d/rt.txt" | uniq -d | wc -l)
+all=$(wc -l <"$d/rt.txt")
+check "tally's file has sched_stat_runtime samples ($all)" test "$all" -gt 0
+is "tally's file: no sched_stat_runtime sample twice" "$dups" 0
+# perf sched record's events and options
+ev=$(perf evlist -i "$d/tally.data" 2>/dev/null | grep -v dummy | LC_ALL=C sort | tr '\n' ' ')
+pev=$(perf evlist -i "$d/perf.data" 2>/dev/null | grep -v dummy | LC_ALL=C sort | tr '\n' ' ')
+is "tally sched record records perf sched record's events" "$ev" "$pev"
+done_testing
