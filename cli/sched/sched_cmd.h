@@ -81,9 +81,10 @@ struct sched_reader {
 	int nr_attrs;
 	bool callchains;		/* some sched event has chains */
 	uint64_t nr_samples;
-	int bad_fields;
+	int bad_fields;			/* samples whose fields could not be read */
+	enum sched_kind bad_kind;	/* the last of them */
 	struct sched_tids tinfo;	/* struct sched_tinfo by tid */
-	bool no_mem;			/* samples whose fields could not be read */
+	bool no_mem;			/* a thread could not be kept: out of memory */
 };
 
 /*

@@ -34,39 +34,60 @@ static int32_t s32(uint64_t v)
 	return (int32_t)(uint32_t)v;
 }
 
-/* The fields perf reads by name; 0, or -1 when the record has none of them. */
+enum { F_PREV_PID = 1, F_NEXT_PID = 2, F_PREV_STATE = 4, F_PID = 8, F_RUNTIME = 16,
+       F_ORIG_CPU = 32, F_DEST_CPU = 64 };
+
+/* What each kind needs: a format without one of them (damaged) is no sample to count. */
+static unsigned needed(enum sched_kind k)
+{
+	switch (k) {
+	case SK_SWITCH: return F_PREV_PID | F_NEXT_PID | F_PREV_STATE;
+	case SK_RUNTIME: return F_PID | F_RUNTIME;
+	case SK_MIGRATE: return F_PID | F_ORIG_CPU | F_DEST_CPU;
+	default: return F_PID;
+	}
+}
+
+/* The fields perf reads by name; 0, or -1 when the record lacks one its kind needs. */
 static int decode(struct sched_reader *r, struct sched_ev *ev, const struct tally_sample *sm)
 {
 	struct tally_tp_field f[16];
+	unsigned found = 0;
 	int n = tally_trace_fmt__fields(tally_session__trace_fmt(r->s), sm->raw.data,
 					sm->raw.size, f, 16);
 
-	if (n < 0)
+	if (n < 0) {
+		r->bad_kind = ev->kind;
 		return -1;
+	}
 	if (n > 16)
 		n = 16;
 	for (int i = 0; i < n; i++) {
 		const char *nm = f[i].name;
 
 		if (!strcmp(nm, "prev_pid"))
-			ev->prev_pid = s32(f[i].val);
+			ev->prev_pid = s32(f[i].val), found |= F_PREV_PID;
 		else if (!strcmp(nm, "next_pid"))
-			ev->next_pid = s32(f[i].val);
+			ev->next_pid = s32(f[i].val), found |= F_NEXT_PID;
 		else if (!strcmp(nm, "prev_state"))
-			ev->prev_state = (int64_t)f[i].val;
+			ev->prev_state = (int64_t)f[i].val, found |= F_PREV_STATE;
 		else if (!strcmp(nm, "next_comm") && f[i].data) {
 			size_t l = f[i].data_len < sizeof(ev->next_comm) - 1 ? f[i].data_len
 									     : sizeof(ev->next_comm) - 1;
 			memcpy(ev->next_comm, f[i].data, l);
 			ev->next_comm[l] = 0;
 		} else if (!strcmp(nm, "pid"))
-			ev->task = s32(f[i].val);
+			ev->task = s32(f[i].val), found |= F_PID;
 		else if (!strcmp(nm, "runtime"))
-			ev->runtime = f[i].val;
+			ev->runtime = f[i].val, found |= F_RUNTIME;
 		else if (!strcmp(nm, "orig_cpu"))
-			ev->orig_cpu = s32(f[i].val);
+			ev->orig_cpu = s32(f[i].val), found |= F_ORIG_CPU;
 		else if (!strcmp(nm, "dest_cpu"))
-			ev->dest_cpu = s32(f[i].val);
+			ev->dest_cpu = s32(f[i].val), found |= F_DEST_CPU;
+	}
+	if ((found & needed(ev->kind)) != needed(ev->kind)) {
+		r->bad_kind = ev->kind;
+		return -1;
 	}
 	return 0;
 }
@@ -146,6 +167,27 @@ static int on_record(struct tally_session *s, const struct perf_event_header *h,
 	return 0;
 }
 
+/*
+ * A file cut short loses what perf.data keeps after the samples: the
+ * event names and the tracepoint formats. Said so, rather than that the
+ * events are missing; true when it was.
+ */
+static bool truncated(struct sched_reader *r)
+{
+	struct tally_data_file_info fi;
+	struct tally_data_reader *rd = tally_session__reader(r->s);
+
+	if (!rd || tally_data_reader__is_pipe(rd) || tally_data_reader__file_info(rd, &fi) ||
+	    fi.data_offset + fi.data_size <= fi.file_size)
+		return false;
+	fprintf(stderr, "tally %s: %s: the file is truncated: its samples end at offset %#llx, "
+		"the file at %#llx (the event names and tracepoint formats after them are lost)\n",
+		r->cmd, r->path, (unsigned long long)(fi.data_offset + fi.data_size),
+		(unsigned long long)fi.file_size);
+	sched_close(r);
+	return true;
+}
+
 int sched_open(struct sched_reader *r, const char *cmd, const char *path, bool unwind,
 	       sched_ev_fn fn, void *ctx)
 {
@@ -178,6 +220,8 @@ int sched_open(struct sched_reader *r, const char *cmd, const char *path, bool u
 		if (r->kinds[i] != SK_OTHER && a && (a->sample_type & PERF_SAMPLE_CALLCHAIN))
 			r->callchains = true;
 	}
+	if (!has_switch && truncated(r))
+		return 1;
 	if (!has_switch) {
 		/* perf's words; it goes on and prints nothing, tally says it and fails */
 		fprintf(stderr, "tally %s: %s: no sched:sched_switch events found. "
@@ -198,9 +242,20 @@ int sched_run(struct sched_reader *r)
 {
 	int ret = cli_session_run(r->s, r->cmd, r->path);
 
-	if (r->bad_fields)
-		fprintf(stderr, "tally %s: %d sched samples had fields that could not be read\n",
-			r->cmd, r->bad_fields);
+	static const char *const names[] = {
+		[SK_SWITCH] = "sched_switch", [SK_RUNTIME] = "sched_stat_runtime",
+		[SK_WAKEUP] = "sched_wakeup", [SK_WAKING] = "sched_waking",
+		[SK_WAKEUP_NEW] = "sched_wakeup_new", [SK_MIGRATE] = "sched_migrate_task",
+	};
+
+	if (r->bad_fields) {
+		fprintf(stderr, "tally %s: %s: %d sched samples were left out: their fields could not "
+			"be read (the last: a %s without the fields perf reads, or past its data)\n",
+			r->cmd, r->path, r->bad_fields,
+			r->bad_kind > SK_OTHER && r->bad_kind <= SK_MIGRATE ? names[r->bad_kind] : "sample");
+		if (!ret)
+			ret = 1;
+	}
 	return ret;
 }
 
