@@ -204,20 +204,26 @@ static void print_time_cpu(uint64_t t, int cpu)
 	printf("%15s [%04d] ", ts, cpu);
 }
 
-/* The chain, leaf first, "a <- b", the scheduler's own functions left out (perf's -g). */
+/*
+ * The chain, leaf first, " a <- b": perf resolves max_stack + 2 frames
+ * and leaves the scheduler's own (schedule, __schedule,
+ * preempt_schedule) out of those.
+ */
 static void print_chain(struct th_ctx *c, const struct sched_ev *ev)
 {
 	struct tally_frame fr[128];
-	int n = tally_session__frames(c->r->s, ev->smp, fr, 128), shown = 0;
+	int max = (int)c->o->max_stack + 2 < 128 ? (int)c->o->max_stack + 2 : 128;
+	int n = tally_session__frames(c->r->s, ev->smp, fr, max);
+	bool first = true;
 
-	for (int i = 0; i < n && shown < (int)c->o->max_stack + 2; i++) {
+	for (int i = 0; i < n; i++) {
 		const char *sym = fr[i].sym;
 
 		if (sym && (!strcmp(sym, "schedule") || !strcmp(sym, "__schedule") ||
 			    !strcmp(sym, "preempt_schedule")))
 			continue;
-		printf("%s%s", shown ? " <- " : "", sym ? sym : "[unknown]");
-		shown++;
+		printf("%s %s", first ? "" : " <-", sym ? sym : "[unknown]");
+		first = false;
 	}
 }
 

@@ -3,8 +3,9 @@
 # pipe ping-pong recorded once by perf sched record and once by tally
 # sched record, each file read by both tools: latency (default sort, -p,
 # -s), timehist (default, -w, -M, -s, -S --state, -V -n), map (and
-# --compact). The ping-pong shows in both (a row with its switches), so
-# the comparison is not of two empty tables. tally's file also has one
+# --compact); timehist -g's chains (perf naming no user frame). The
+# ping-pong shows in both (a row with its switches), so the comparison
+# is not of two empty tables. tally's file also has one
 # sample per sched_stat_runtime hit (no copies: the event counts its
 # runtime in ns, which without PERIOD made the kernel sample it once per
 # ns, throttled), as perf's.
@@ -55,6 +56,43 @@ for f in perf tally; do
 	sw=$("$TALLY" sched latency -p -i "$F" 2>/dev/null |
 		awk -F'|' '$1 ~ /^  pipewake:/ { s += $3 } END { print s + 0 }')
 	check "$f's file: the ping-pong's switches are in latency (got $sw, want >= $((N / 2)))" test "$sw" -ge $((N / 2))
+done
+
+# -g: each line's chain as perf's, where perf 6.1 names no user-space
+# frame ("[unknown]"; tally names them: docs/perf-differences.md)
+chains_match() {
+	python3 - "$1" "$2" <<'PY'
+import sys
+p, t = open(sys.argv[1]).read().splitlines(), open(sys.argv[2]).read().splitlines()
+if len(p) != len(t):
+    print("lines: perf %d, tally %d" % (len(p), len(t))); sys.exit(1)
+chains = 0
+for i, (a, b) in enumerate(zip(p, t)):
+    if a == b:
+        chains += " <- " in a
+        continue
+    fa, fb = a.split(" <- "), b.split(" <- ")
+    if len(fa) != len(fb) or fa[0] != fb[0] or any(x != y and x != "[unknown]" for x, y in zip(fa[1:], fb[1:])):
+        print("line %d: perf %r, tally %r" % (i + 1, a, b)); sys.exit(1)
+    chains += 1
+if not chains:
+    print("no line has a chain"); sys.exit(1)
+PY
+}
+for who in perf tally; do
+	if [ $who = perf ]; then
+		perf sched record -q -g -o "$d/g-$who.data" -- "$PW" pingpong 300 >/dev/null 2>&1
+	else
+		"$TALLY" sched record -q -g -o "$d/g-$who.data" -- "$PW" pingpong 300 >/dev/null 2>&1
+	fi
+	for v in "" "--max-stack 3"; do
+		# shellcheck disable=SC2086
+		perf sched timehist $v -i "$d/g-$who.data" >"$d/p.out" 2>/dev/null
+		# shellcheck disable=SC2086
+		"$TALLY" sched timehist $v -i "$d/g-$who.data" >"$d/t.out" 2>/dev/null
+		if why=$(chains_match "$d/p.out" "$d/t.out"); then ok "$who's -g file: timehist $v chains"
+		else fail "$who's -g file: timehist $v chains: $why"; fi
+	done
 done
 
 # one sample per sched_stat_runtime hit: no two alike (time, CPU, thread, runtime)
