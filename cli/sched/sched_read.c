@@ -152,6 +152,15 @@ static int on_record(struct tally_session *s, const struct perf_event_header *h,
 			t->comm_changed = true;
 		break;
 	case PERF_RECORD_FORK:
+		/*
+		 * A parent known by another pid (a thread first met as the
+		 * task a wake-up named, of pid 0) is not the parent: perf
+		 * drops it and makes a new one.
+		 */
+		t = sched_thread(r, (int32_t)rec->u.task.ppid, (int32_t)rec->u.task.ptid);
+		if (t && t->pid != (int32_t)rec->u.task.ppid)
+			*t = (struct sched_tinfo){ .seen = true, .pid = (int32_t)rec->u.task.ppid,
+						   .ppid = -1, .gen = t->gen + 1 };
 		/* a thread of that tid before is another: perf makes a new one */
 		if ((t = sched_thread(r, -1, (int32_t)rec->u.task.tid))) {
 			*t = (struct sched_tinfo){ .seen = true, .pid = (int32_t)rec->u.task.pid,
