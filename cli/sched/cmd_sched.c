@@ -151,6 +151,11 @@ static int sched_timehist_cmd(int argc, char **argv, struct sched_common *c)
 		cli_usage(stdout, timehist_usage, opts);
 		return 0;
 	}
+	if (o.summary && (o.next || o.wakeups)) {
+		fprintf(stderr, "tally sched timehist: -s and -[n|w] are mutually exclusive "
+			"(-S shows the lines and the summary)\n");
+		return 129;
+	}
 	pager_start();
 	return sched_timehist(c->input, &o);
 }

@@ -383,7 +383,7 @@ static int on_event(struct sched_reader *r, const struct sched_ev *ev, void *ctx
 			return -1;
 		if (tr->ready_to_run == 0)
 			tr->ready_to_run = ev->time;
-		if (c->o->wakeups)
+		if (c->o->wakeups && c->printing)	/* -s shows the summary alone */
 			print_wakeup(c, ev, ti->pid);
 		return 0;
 	case SK_MIGRATE:

@@ -37,6 +37,10 @@ check "an unknown subcommand: named" grep -q "nosuch" "$d/e"
 is "an unknown sort key: 129" "$rc" 129
 check "an unknown sort key: named" grep -q "nosuch" "$d/e"
 
+"$TALLY" sched timehist -s -w -i "$d/nosched.data" >/dev/null 2>"$d/e"; rc=$?
+is "timehist -s -w (perf: mutually exclusive): 129" "$rc" 129
+check "timehist -s -w: says why" grep -q "mutually exclusive" "$d/e"
+
 if [ "$(id -u)" != 0 ]; then
 	skip "damaged sched recordings: sched record is system-wide, it needs root"
 	done_testing; exit 0
