@@ -51,7 +51,7 @@ check "a sched recording to damage ($size bytes)" test "$size" -gt 4096
 
 # run_all NAME FILE: every view reads it without crashing
 run_all() {
-	for v in "latency" "timehist -w -M -s" "timehist -V --state -n" "map" "map --compact"; do
+	for v in "latency" "timehist -w -M -S" "timehist -V --state -n" "map" "map --compact"; do
 		# shellcheck disable=SC2086
 		"$TALLY" sched $v -i "$2" >/dev/null 2>"$d/e"; rc=$?
 		no_crash "$1: sched $v" "$rc" "$d/e"
