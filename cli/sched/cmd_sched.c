@@ -176,6 +176,7 @@ static int sched_map_cmd(int argc, char **argv, struct sched_common *c)
 		cli_usage(stdout, map_usage, opts);
 		return 0;
 	}
+	o.verbose = c->verbose;
 	pager_start();
 	return sched_map(c->input, &o);
 }

@@ -137,6 +137,7 @@ int sched_timehist(const char *path, const struct timehist_opts *o);
 struct map_opts {
 	bool compact;
 	const char *cpus;
+	int verbose;			/* -v: every task's name at each switch to it */
 };
 int sched_map(const char *path, const struct map_opts *o);
 

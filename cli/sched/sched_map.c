@@ -122,7 +122,7 @@ static int on_event(struct sched_reader *r, const struct sched_ev *ev, void *ctx
 	if (!c->cpu_filter || sched_cpu_in(c->cpus, cpu)) {
 		sched_usec(stamp, sizeof(stamp), ev->time);
 		printf("  %12s secs ", stamp);
-		if (new_name || ti->comm_changed) {
+		if (new_name || ti->comm_changed || (c->o->verbose && ev->next_pid)) {
 			printf("%s => %s:%d", in->shortname, sched_comm(r, ev->next_pid),
 			       (int)ev->next_pid);
 			ti->comm_changed = false;

@@ -51,6 +51,7 @@ for f in perf tally; do
 	same "$f's file: timehist -V -n" "$F" timehist -V -n
 	same "$f's file: map" "$F" map
 	same "$f's file: map --compact" "$F" map --compact
+	same "$f's file: map -v --cpus 1" "$F" map -v --cpus 1
 	# the ping-pong is there: its two tasks switched often (a reader that
 	# finds the byte already there does not sleep: not N times exactly)
 	sw=$("$TALLY" sched latency -p -i "$F" 2>/dev/null |
