@@ -141,6 +141,7 @@ static int sched_timehist_cmd(int argc, char **argv, struct sched_common *c)
 		CLI_BOOL('w', "wakeups", &o.wakeups, "Show wakeup events"),
 		CLI_INT(0, "max-stack", &o.max_stack, "N", "Maximum number of functions to display backtrace.", 0, 1024),
 		CLI_BOOL(0, "state", &o.state, "Show task state when sched-out"),
+		CLI_STRING(0, "time", &o.time, "START,STOP", "Time span for analysis (start,stop), in seconds"),
 		SCHED_COMMON(c),
 		CLI_END(),
 	};

@@ -131,6 +131,7 @@ struct timehist_opts {
 	bool wakeups, migrations, cpu_visual, summary, with_summary, state, next, callchain;
 	unsigned max_stack;
 	const char *cpu_list, *pids, *tids;
+	const char *time;		/* --time START,STOP */
 };
 int sched_timehist(const char *path, const struct timehist_opts *o);
 

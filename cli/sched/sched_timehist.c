@@ -45,6 +45,7 @@ struct th_ctx {
 	int comm_width;
 	uint64_t last_switch[MAX_CPUS];		/* the switch event's last time on each CPU */
 	uint64_t hist_start, hist_end;
+	uint64_t start, end;			/* --time, 0: open */
 	uint64_t skipped;
 	uint8_t cpus[512];			/* -C */
 	bool cpu_filter, chains, printing;
@@ -297,14 +298,27 @@ static int on_switch(struct th_ctx *c, const struct sched_ev *ev)
 			return -1;
 	}
 	tprev = ev->cpu >= 0 && ev->cpu < MAX_CPUS ? c->last_switch[ev->cpu] : 0;
+	/* --time: a run that began before the window counts from its start, one past it to its end */
+	if (c->start && c->start > t)
+		goto out;
+	if (tprev && c->start > tprev)
+		tprev = c->start;
+	if (c->end) {
+		/* perf 6.1 also passes over a CPU's first switch (no run before it) then */
+		if (!tprev || tprev > c->end)
+			goto out;
+		if (t > c->end)
+			t = c->end;
+	}
 	if (!c->cpu_filter || sched_cpu_in(c->cpus, ev->cpu))
 		update_runtime(tr, t, tprev);
 	if (c->printing)
 		print_sample(c, ev, tr, pid, tid, comm, t);
 out:
-	if (c->hist_start == 0)
+	if (c->hist_start == 0 && t >= c->start)
 		c->hist_start = t;
-	c->hist_end = t;
+	if (c->end == 0 || t <= c->end)
+		c->hist_end = t;
 	if (tr) {
 		tr->last_time = ev->time;
 		tr->last_state = ev->prev_state;
@@ -383,7 +397,9 @@ static int on_event(struct sched_reader *r, const struct sched_ev *ev, void *ctx
 			return -1;
 		if (tr->ready_to_run == 0)
 			tr->ready_to_run = ev->time;
-		if (c->o->wakeups && c->printing)	/* -s shows the summary alone */
+		/* -s shows the summary alone */
+		if (c->o->wakeups && c->printing && !(c->start && ev->time < c->start) &&
+		    !(c->end && ev->time > c->end))
 			print_wakeup(c, ev, ti->pid);
 		return 0;
 	case SK_MIGRATE:
@@ -570,6 +586,44 @@ static void print_summary(struct th_ctx *c)
 	printf(" (x %d)\n", c->max_cpu);
 }
 
+/* "SEC[.FRAC]" to ns (perf's parse_nsec_time); an empty one is 0. 0, or -1. */
+static int parse_ns(const char *s, size_t n, uint64_t *out)
+{
+	uint64_t sec = 0, frac = 0;
+	size_t i = 0, digits = 0;
+
+	*out = 0;
+	if (n == 0)
+		return 0;
+	for (; i < n && s[i] >= '0' && s[i] <= '9'; i++)
+		sec = sec * 10 + (uint64_t)(s[i] - '0');
+	if (i == 0 || (i < n && s[i] != '.'))
+		return -1;
+	if (i < n)
+		for (i++; i < n; i++, digits++) {
+			if (s[i] < '0' || s[i] > '9' || digits >= 9)
+				return -1;
+			frac = frac * 10 + (uint64_t)(s[i] - '0');
+		}
+	for (; digits < 9; digits++)
+		frac *= 10;
+	*out = sec * 1000000000ull + frac;
+	return 0;
+}
+
+/* --time START,STOP (either empty); 0, or -1 */
+static int parse_window(const char *s, uint64_t *start, uint64_t *end)
+{
+	const char *comma = strchr(s, ',');
+
+	if (!comma)
+		return parse_ns(s, strlen(s), start) ? -1 : (*end = 0, 0);
+	if (parse_ns(s, (size_t)(comma - s), start) ||
+	    parse_ns(comma + 1, strlen(comma + 1), end))
+		return -1;
+	return *end && *end < *start ? -1 : 0;
+}
+
 int sched_timehist(const char *path, const struct timehist_opts *o)
 {
 	struct th_ctx *c = calloc(1, sizeof(*c));
@@ -590,6 +644,12 @@ int sched_timehist(const char *path, const struct timehist_opts *o)
 			return 129;
 		}
 		c->cpu_filter = true;
+	}
+	if (o->time && parse_window(o->time, &c->start, &c->end)) {
+		fprintf(stderr, "tally sched timehist: --time '%s': START,STOP in seconds "
+			"(either may be left out)\n", o->time);
+		free(c);
+		return 129;
 	}
 	if ((ret = sched_open(&r, "sched timehist", path, o->callchain, on_event, c))) {
 		free(c);

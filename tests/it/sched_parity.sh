@@ -2,7 +2,7 @@
 # tally sched against perf sched 6.1, line for line, on the same files: a
 # pipe ping-pong recorded once by perf sched record and once by tally
 # sched record, each file read by both tools: latency (default sort, -p,
-# -s), timehist (default, -w, -M, -s, -S --state, -V -n), map (and
+# -s, -C), timehist (default, -w, -M, -s, -S --state, -V -n, --time), map (and
 # --compact); timehist -g's chains (perf naming no user frame). The
 # ping-pong shows in both (its switches in timehist), so the comparison
 # is not of two empty tables. tally's file also has one
@@ -49,6 +49,12 @@ for f in perf tally; do
 	same "$f's file: timehist -s" "$F" timehist -s
 	same "$f's file: timehist -S --state" "$F" timehist -S --state
 	same "$f's file: timehist -V -n" "$F" timehist -V -n
+	# a window of its switches: from the 20th line's time to the 60th's
+	a=$(perf sched timehist -i "$F" 2>/dev/null | awk 'NR == 20 { print $1 }')
+	b=$(perf sched timehist -i "$F" 2>/dev/null | awk 'NR == 60 { print $1 }')
+	same "$f's file: timehist --time START,STOP -w -S" "$F" timehist --time "$a,$b" -w -S
+	same "$f's file: timehist --time ,STOP" "$F" timehist --time ",$b"
+	same "$f's file: latency -C 1" "$F" latency -C 1
 	same "$f's file: map" "$F" map
 	same "$f's file: map --compact" "$F" map --compact
 	same "$f's file: map -v --cpus 1" "$F" map -v --cpus 1
