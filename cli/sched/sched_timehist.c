@@ -284,13 +284,14 @@ static int on_switch(struct th_ctx *c, const struct sched_ev *ev)
 			goto out;
 		}
 	} else {
+		struct sched_tinfo *ti;	/* blocks of their own: stays valid */
+
 		tid = ev->tid ? ev->tid : ev->pid;
-		if (!sched_thread(c->r, ev->pid, tid))
+		if (!(ti = sched_thread(c->r, ev->pid, tid)))
 			return -1;
 		if (c->chains)	/* perf makes the process's main thread for its maps */
 			sched_thread(c->r, ev->pid, ev->pid);
-		pid = sched_tids__find(&c->r->tinfo, tid) ?
-			((struct sched_tinfo *)sched_tids__find(&c->r->tinfo, tid))->pid : ev->pid;
+		pid = ti->pid;
 		comm = sched_comm(c->r, tid);
 		if (skip_sample(c, pid, tid))
 			goto out;
