@@ -554,7 +554,13 @@ static void print_summary(struct th_ctx *c)
 	if (!tot.task_count)
 		printf("<no still running tasks>\n");
 	printf("\nTerminated tasks:\n");
-	print_threads(c, &tot, true);
+	{
+		uint64_t live = tot.task_count;
+
+		print_threads(c, &tot, true);
+		if (tot.task_count == live)
+			printf("<no terminated tasks>\n");
+	}
 	/* CPU idle stats not tracked when samples were skipped */
 	if (c->skipped)
 		return;

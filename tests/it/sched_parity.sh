@@ -55,6 +55,10 @@ for f in perf tally; do
 	same "$f's file: timehist --time START,STOP -w -S" "$F" timehist --time "$a,$b" -w -S
 	same "$f's file: timehist --time ,STOP" "$F" timehist --time ",$b"
 	same "$f's file: latency -C 1" "$F" latency -C 1
+	# init (pid 1) never exits: its summary has no terminated task
+	same "$f's file: timehist -s -p 1" "$F" timehist -s -p 1
+	check "$f's file: timehist -s -p 1 says there is no terminated task" \
+		grep -q '^<no terminated tasks>$' "$d/t.out"
 	same "$f's file: map" "$F" map
 	same "$f's file: map --compact" "$F" map --compact
 	same "$f's file: map -v --cpus 1" "$F" map -v --cpus 1
