@@ -208,17 +208,34 @@ static void print_time_cpu(uint64_t t, int cpu)
 /*
  * The chain, leaf first, " a <- b": perf resolves max_stack + 2 frames
  * and leaves the scheduler's own (schedule, __schedule,
- * preempt_schedule) out of those.
+ * preempt_schedule) out of those. A context marker it does not know
+ * within them (a misread user stack) makes it drop the whole chain;
+ * one further down is never read.
  */
 static void print_chain(struct th_ctx *c, const struct sched_ev *ev)
 {
+	const struct tally_sample *sm = ev->smp->sample;
+	struct tally_sample head = *sm;
+	struct tally_session_sample smp = *ev->smp;
 	struct tally_frame fr[128];
-	int max = (int)c->o->max_stack + 2 < 128 ? (int)c->o->max_stack + 2 : 128;
-	int n = tally_session__frames(c->r->s, ev->smp, fr, max);
+	int max = (int)c->o->max_stack + 2 < 128 ? (int)c->o->max_stack + 2 : 128, n, got = 0;
 	bool first = true;
+	uint64_t i;
 
-	for (int i = 0; i < n; i++) {
-		const char *sym = fr[i].sym;
+	for (i = 0; i < sm->callchain.nr && got < max; i++) {
+		uint64_t ip = sm->callchain.ips[i];
+
+		if (ip < PERF_CONTEXT_MAX)
+			got++;
+		else if (ip != PERF_CONTEXT_KERNEL && ip != PERF_CONTEXT_USER &&
+			 ip != PERF_CONTEXT_HV && ip != TALLY_CONTEXT_UNWOUND)
+			return;
+	}
+	head.callchain.nr = i;	/* the part perf reads: past it, what is corrupt is not seen */
+	smp.sample = &head;
+	n = tally_session__frames(c->r->s, &smp, fr, max);
+	for (int k = 0; k < n; k++) {
+		const char *sym = fr[k].sym;
 
 		if (sym && (!strcmp(sym, "schedule") || !strcmp(sym, "__schedule") ||
 			    !strcmp(sym, "preempt_schedule")))
