@@ -63,6 +63,7 @@ struct sched_tinfo {
 	int32_t ppid;			/* the FORK's parent thread, -1 unknown */
 	bool dead;			/* an EXIT came */
 	bool comm_changed;		/* a COMM came (map shows the name again) */
+	bool comm_lost;			/* perf dropped it (a parent remade): ":tid" till a COMM */
 	bool seen;
 	uint32_t gen;			/* FORKs of this tid: each a new thread, as perf's */
 };

@@ -136,12 +136,14 @@ static int on_record(struct tally_session *s, const struct perf_event_header *h,
 {
 	struct sched_reader *r = ctx;
 	struct sched_tinfo *t;
+	bool lost;
 
 	(void)s;
 	switch (h->type) {
 	case PERF_RECORD_COMM:
-		if (!sched_thread(r, (int32_t)rec->u.comm.pid, (int32_t)rec->u.comm.tid))
+		if (!(t = sched_thread(r, (int32_t)rec->u.comm.pid, (int32_t)rec->u.comm.tid)))
 			break;
+		t->comm_lost = false;
 		/*
 		 * perf marks the thread of the record's sample id, not the one
 		 * named: a synthesized COMM's id is zero, the idle task's.
@@ -158,14 +160,15 @@ static int on_record(struct tally_session *s, const struct perf_event_header *h,
 		 * drops it and makes a new one.
 		 */
 		t = sched_thread(r, (int32_t)rec->u.task.ppid, (int32_t)rec->u.task.ptid);
-		if (t && t->pid != (int32_t)rec->u.task.ppid)
+		if (t && t->pid != (int32_t)rec->u.task.ppid)	/* its name goes with it */
 			*t = (struct sched_tinfo){ .seen = true, .pid = (int32_t)rec->u.task.ppid,
-						   .ppid = -1, .gen = t->gen + 1 };
-		/* a thread of that tid before is another: perf makes a new one */
+						   .ppid = -1, .gen = t->gen + 1, .comm_lost = true };
+		lost = t && t->comm_lost;
+		/* a thread of that tid before is another: perf makes a new one, named as its parent */
 		if ((t = sched_thread(r, -1, (int32_t)rec->u.task.tid))) {
 			*t = (struct sched_tinfo){ .seen = true, .pid = (int32_t)rec->u.task.pid,
 						   .ppid = (int32_t)rec->u.task.ptid,
-						   .gen = t->gen + 1 };
+						   .gen = t->gen + 1, .comm_lost = lost };
 		}
 		break;
 	case PERF_RECORD_EXIT:
@@ -283,9 +286,10 @@ const char *sched_comm(struct sched_reader *r, int32_t tid)
 	static char bufs[4][24];
 	static int next;
 	const char *c = tally_machine__comm_of(tally_session__machine(r->s), tid);
+	struct sched_tinfo *t = sched_tids__find(&r->tinfo, tid);
 	char *b;
 
-	if (c)
+	if (c && !(t && t->comm_lost))
 		return c;
 	if (tid == 0)
 		return "swapper";	/* perf's idle thread */
