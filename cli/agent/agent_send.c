@@ -30,7 +30,7 @@ struct agent_sender {
 	struct timespec deadline;	/* with stop: the last try's start */
 	struct qent *inflight;		/* the head while the thread sends it: never dropped */
 	bool down;			/* the last try failed */
-	char said[256];			/* the last error said on stderr */
+	char said[512];			/* the last error said on stderr */
 	unsigned seed;
 };
 

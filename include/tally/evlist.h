@@ -139,8 +139,9 @@ TALLY_API int tally_evlist__set_tool_times(struct tally_evlist *evlist, uint64_t
  *   sampling: -c (period) or -F (freq) for every event without its own
  *     term; without either, tracepoints and breakpoints sample every hit
  *     and the others at 4000 Hz (capped by perf_event_max_sample_rate);
- *     sample_type IP|TID|TIME (+ PERIOD with freq, + CPU on CPUs, + RAW|CPU for
- *     tracepoints, + IDENTIFIER when there are several events, + the
+ *     sample_type IP|TID|TIME (+ PERIOD with freq or for a tracepoint
+ *     sampled at every hit (since 0.4: one sample per hit, as perf's),
+ *     + CPU on CPUs, + RAW|CPU for tracepoints, + IDENTIFIER when there are several events, + the
  *     call-chain bits), read_format ID (+ LOST where the kernel has it),
  *     sample_id_all, and mmap/mmap2/comm/task side-band records on the
  *     first event, or on a dummy event appended for system_wide (as perf).

@@ -75,9 +75,12 @@ static int config_sampling(struct tally_evsel *e, const struct tally_config_opts
 	 * The period in each sample only when it varies (freq). With a
 	 * fixed period, PERIOD makes the kernel sample a software event or
 	 * tracepoint on every hit (perf_swevent_event); readers take the
-	 * attr's sample_period instead, as perf does.
+	 * attr's sample_period instead, as perf does. But a tracepoint
+	 * sampled at every hit has it, as perf's always do: one that counts
+	 * more than one per hit (sched_stat_runtime counts its runtime in
+	 * ns) would otherwise give a copy of the same sample for each.
 	 */
-	if (a->freq)
+	if (a->freq || (a->type == PERF_TYPE_TRACEPOINT && a->sample_period == 1))
 		a->sample_type |= PERF_SAMPLE_PERIOD;
 	if (TALLY_OPTS_GET(o, system_wide, false))
 		a->sample_type |= PERF_SAMPLE_CPU;

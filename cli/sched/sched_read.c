@@ -1,0 +1,425 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tally sched: the file's samples in time order (the library's session),
+ * each sched tracepoint's fields read by name through the file's formats
+ * (tally_trace_fmt__fields), handed to the subcommand as a sched_ev.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <tally/tally.h>
+#include "read_file.h"
+#include "sched_cmd.h"
+
+static enum sched_kind kind_of(const char *name)
+{
+	static const struct { const char *name; enum sched_kind k; } names[] = {
+		{ "sched:sched_switch", SK_SWITCH },
+		{ "sched:sched_stat_runtime", SK_RUNTIME },
+		{ "sched:sched_wakeup", SK_WAKEUP },
+		{ "sched:sched_waking", SK_WAKING },
+		{ "sched:sched_wakeup_new", SK_WAKEUP_NEW },
+		{ "sched:sched_migrate_task", SK_MIGRATE },
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (name && !strcmp(name, names[i].name))
+			return names[i].k;
+	return SK_OTHER;
+}
+
+static int32_t s32(uint64_t v)
+{
+	return (int32_t)(uint32_t)v;
+}
+
+enum { F_PREV_PID = 1, F_NEXT_PID = 2, F_PREV_STATE = 4, F_PID = 8, F_RUNTIME = 16,
+       F_ORIG_CPU = 32, F_DEST_CPU = 64 };
+
+/* What each kind needs: a format without one of them (damaged) is no sample to count. */
+static unsigned needed(enum sched_kind k)
+{
+	switch (k) {
+	case SK_SWITCH: return F_PREV_PID | F_NEXT_PID | F_PREV_STATE;
+	case SK_RUNTIME: return F_PID | F_RUNTIME;
+	case SK_MIGRATE: return F_PID | F_ORIG_CPU | F_DEST_CPU;
+	default: return F_PID;
+	}
+}
+
+/* The fields perf reads by name; 0, or -1 when the record lacks one its kind needs. */
+static int decode(struct sched_reader *r, struct sched_ev *ev, const struct tally_sample *sm)
+{
+	struct tally_tp_field f[16];
+	unsigned found = 0;
+	int n = tally_trace_fmt__fields(tally_session__trace_fmt(r->s), sm->raw.data,
+					sm->raw.size, f, 16);
+
+	if (n < 0) {
+		r->bad_kind = ev->kind;
+		return -1;
+	}
+	if (n > 16)
+		n = 16;
+	for (int i = 0; i < n; i++) {
+		const char *nm = f[i].name;
+
+		if (!strcmp(nm, "prev_pid"))
+			ev->prev_pid = s32(f[i].val), found |= F_PREV_PID;
+		else if (!strcmp(nm, "next_pid"))
+			ev->next_pid = s32(f[i].val), found |= F_NEXT_PID;
+		else if (!strcmp(nm, "prev_state"))
+			ev->prev_state = (int64_t)f[i].val, found |= F_PREV_STATE;
+		else if (!strcmp(nm, "next_comm") && f[i].data) {
+			size_t l = f[i].data_len < sizeof(ev->next_comm) - 1 ? f[i].data_len
+									     : sizeof(ev->next_comm) - 1;
+			memcpy(ev->next_comm, f[i].data, l);
+			ev->next_comm[l] = 0;
+		} else if (!strcmp(nm, "pid"))
+			ev->task = s32(f[i].val), found |= F_PID;
+		else if (!strcmp(nm, "runtime"))
+			ev->runtime = f[i].val, found |= F_RUNTIME;
+		else if (!strcmp(nm, "orig_cpu"))
+			ev->orig_cpu = s32(f[i].val), found |= F_ORIG_CPU;
+		else if (!strcmp(nm, "dest_cpu"))
+			ev->dest_cpu = s32(f[i].val), found |= F_DEST_CPU;
+	}
+	if ((found & needed(ev->kind)) != needed(ev->kind)) {
+		r->bad_kind = ev->kind;
+		return -1;
+	}
+	return 0;
+}
+
+static int on_sample(struct tally_session *s, const struct tally_session_sample *smp, void *ctx)
+{
+	struct sched_reader *r = ctx;
+	const struct tally_sample *sm = smp->sample;
+	struct sched_ev ev = {
+		.smp = smp, .time = sm->time, .cpu = (int)sm->cpu,
+		.pid = (int32_t)sm->pid, .tid = (int32_t)sm->tid,
+	};
+
+	(void)s;
+	r->nr_samples++;
+	if (smp->attr >= 0 && smp->attr < r->nr_attrs)
+		ev.kind = r->kinds[smp->attr];
+	if (ev.kind != SK_OTHER && (!sm->raw.data || decode(r, &ev, sm))) {
+		r->bad_fields++;
+		return 0;
+	}
+	return r->fn(r, &ev, r->ctx);
+}
+
+struct sched_tinfo *sched_thread(struct sched_reader *r, int32_t pid, int32_t tid)
+{
+	struct sched_tinfo *t = sched_tids__get(&r->tinfo, tid);
+
+	if (!t) {
+		r->no_mem = true;
+		return NULL;
+	}
+	if (!t->seen) {
+		t->seen = true;
+		t->pid = -1;
+		t->ppid = -1;
+	}
+	if (t->pid == -1 && pid != -1)
+		t->pid = pid;
+	return t;
+}
+
+/* COMM, FORK and EXIT as perf's machine takes them. */
+static int on_record(struct tally_session *s, const struct perf_event_header *h,
+		     const struct tally_record *rec, void *ctx)
+{
+	struct sched_reader *r = ctx;
+	struct sched_tinfo *t;
+	bool lost;
+
+	(void)s;
+	switch (h->type) {
+	case PERF_RECORD_COMM:
+		if (!(t = sched_thread(r, (int32_t)rec->u.comm.pid, (int32_t)rec->u.comm.tid)))
+			break;
+		t->comm_lost = false;
+		/*
+		 * perf marks the thread of the record's sample id, not the one
+		 * named: a synthesized COMM's id is zero, the idle task's.
+		 */
+		t = sched_tids__find(&r->tinfo, rec->has_sid ? (int32_t)rec->sid.tid
+							     : (int32_t)rec->u.comm.tid);
+		if (t)
+			t->comm_changed = true;
+		break;
+	case PERF_RECORD_FORK:
+		/*
+		 * A parent known by another pid (a thread first met as the
+		 * task a wake-up named, of pid 0) is not the parent: perf
+		 * drops it and makes a new one.
+		 */
+		t = sched_thread(r, (int32_t)rec->u.task.ppid, (int32_t)rec->u.task.ptid);
+		if (t && t->pid != (int32_t)rec->u.task.ppid)	/* its name goes with it */
+			*t = (struct sched_tinfo){ .seen = true, .pid = (int32_t)rec->u.task.ppid,
+						   .ppid = -1, .gen = t->gen + 1, .comm_lost = true };
+		lost = t && t->comm_lost;
+		/* a thread of that tid before is another: perf makes a new one, named as its parent */
+		if ((t = sched_thread(r, -1, (int32_t)rec->u.task.tid))) {
+			*t = (struct sched_tinfo){ .seen = true, .pid = (int32_t)rec->u.task.pid,
+						   .ppid = (int32_t)rec->u.task.ptid,
+						   .gen = t->gen + 1, .comm_lost = lost };
+		}
+		break;
+	case PERF_RECORD_EXIT:
+		if ((t = sched_tids__find(&r->tinfo, (int32_t)rec->u.task.tid)))
+			t->dead = true;
+		break;
+	}
+	return 0;
+}
+
+/*
+ * A file cut short loses what perf.data keeps after the samples: the
+ * event names and the tracepoint formats. Said so, rather than that the
+ * events are missing; true when it was.
+ */
+static bool truncated(struct sched_reader *r)
+{
+	struct tally_data_file_info fi;
+	struct tally_data_reader *rd = tally_session__reader(r->s);
+
+	if (!rd || tally_data_reader__is_pipe(rd) || tally_data_reader__file_info(rd, &fi) ||
+	    fi.data_offset + fi.data_size <= fi.file_size)
+		return false;
+	fprintf(stderr, "tally %s: %s: the file is truncated: its samples end at offset %#llx, "
+		"the file at %#llx (the event names and tracepoint formats after them are lost)\n",
+		r->cmd, r->path, (unsigned long long)(fi.data_offset + fi.data_size),
+		(unsigned long long)fi.file_size);
+	sched_close(r);
+	return true;
+}
+
+int sched_open(struct sched_reader *r, const char *cmd, const char *path, bool unwind,
+	       sched_ev_fn fn, void *ctx)
+{
+	TALLY_OPTS(tally_session_opts, so, .sample = on_sample, .record = on_record, .ctx = r, .no_comm = true);
+	bool has_switch = false;
+	int ret;
+
+	memset(r, 0, sizeof(*r));
+	r->tinfo.size = sizeof(struct sched_tinfo);
+	r->cmd = cmd;
+	r->path = path;
+	r->fn = fn;
+	r->ctx = ctx;
+	r->s = cli_session_open(cmd, path, &so, &ret);
+	if (!r->s)
+		return ret;
+	tally_session__set_unwind(r->s, unwind);
+	r->nr_attrs = tally_session__nr_events(r->s);
+	r->kinds = calloc(r->nr_attrs > 0 ? (size_t)r->nr_attrs : 1, sizeof(*r->kinds));
+	if (!r->kinds) {
+		sched_close(r);
+		return 1;
+	}
+	for (int i = 0; i < r->nr_attrs; i++) {
+		const struct perf_event_attr *a =
+			tally_data_reader__attr(tally_session__reader(r->s), i);
+
+		r->kinds[i] = kind_of(tally_session__event_name(r->s, i));
+		has_switch |= r->kinds[i] == SK_SWITCH;
+		if (r->kinds[i] != SK_OTHER && a && (a->sample_type & PERF_SAMPLE_CALLCHAIN))
+			r->callchains = true;
+	}
+	if (!has_switch && truncated(r))
+		return 1;
+	if (!has_switch) {
+		/* perf's words; it goes on and prints nothing, tally says it and fails */
+		fprintf(stderr, "tally %s: %s: no sched:sched_switch events found. "
+			"Have you run 'tally sched record'?\n", cmd, path);
+		sched_close(r);
+		return 1;
+	}
+	if (!tally_session__trace_fmt(r->s)) {
+		fprintf(stderr, "tally %s: %s: the file has no tracepoint formats (tracing data)\n",
+			cmd, path);
+		sched_close(r);
+		return 1;
+	}
+	return 0;
+}
+
+int sched_run(struct sched_reader *r)
+{
+	int ret = cli_session_run(r->s, r->cmd, r->path);
+
+	static const char *const names[] = {
+		[SK_SWITCH] = "sched_switch", [SK_RUNTIME] = "sched_stat_runtime",
+		[SK_WAKEUP] = "sched_wakeup", [SK_WAKING] = "sched_waking",
+		[SK_WAKEUP_NEW] = "sched_wakeup_new", [SK_MIGRATE] = "sched_migrate_task",
+	};
+
+	if (r->bad_fields) {
+		fprintf(stderr, "tally %s: %s: %d sched samples were left out: their fields could not "
+			"be read (the last: a %s without the fields perf reads, or past its data)\n",
+			r->cmd, r->path, r->bad_fields,
+			r->bad_kind > SK_OTHER && r->bad_kind <= SK_MIGRATE ? names[r->bad_kind] : "sample");
+		if (!ret)
+			ret = 1;
+	}
+	return ret;
+}
+
+void sched_close(struct sched_reader *r)
+{
+	if (r->s)
+		tally_session__close(r->s);
+	free(r->kinds);
+	sched_tids__free(&r->tinfo);
+	r->s = NULL;
+	r->kinds = NULL;
+}
+
+const char *sched_comm(struct sched_reader *r, int32_t tid)
+{
+	static char bufs[4][24];
+	static int next;
+	const char *c = tally_machine__comm_of(tally_session__machine(r->s), tid);
+	struct sched_tinfo *t = sched_tids__find(&r->tinfo, tid);
+	char *b;
+
+	if (c && !(t && t->comm_lost))
+		return c;
+	if (tid == 0)
+		return "swapper";	/* perf's idle thread */
+	b = bufs[next++ % 4];
+	snprintf(b, sizeof(bufs[0]), ":%d", (int)tid);
+	return b;
+}
+
+int sched_nr_cpus_online(struct sched_reader *r)
+{
+	uint32_t online = 0;
+
+	if (tally_data_reader__nrcpus(tally_session__reader(r->s), &online, NULL))
+		return 0;
+	return (int)online;
+}
+
+void sched_usec(char *buf, size_t len, uint64_t t)
+{
+	snprintf(buf, len, "%llu.%06llu", (unsigned long long)(t / 1000000000ull),
+		 (unsigned long long)(t % 1000000000ull / 1000));
+}
+
+void sched_print_time(uint64_t nsecs, int width)
+{
+	unsigned long msecs = (unsigned long)(nsecs / 1000000);
+	unsigned long usecs = (unsigned long)(nsecs % 1000000 / 1000);
+
+	printf("%*lu.%03lu ", width, msecs, usecs);
+}
+
+int sched_cpu_list(const char *s, uint8_t *bits)
+{
+	memset(bits, 0, 512);
+	while (s && *s) {
+		char *end;
+		long a = strtol(s, &end, 10), b = a;
+
+		if (end == s || a < 0 || a >= 4096)
+			return -1;
+		if (*end == '-') {
+			s = end + 1;
+			b = strtol(s, &end, 10);
+			if (end == s || b < a || b >= 4096)
+				return -1;
+		}
+		for (long c = a; c <= b; c++)
+			bits[c / 8] |= (uint8_t)(1u << (c % 8));
+		if (*end == ',')
+			end++;
+		else if (*end)
+			return -1;
+		s = end;
+	}
+	return 0;
+}
+
+static size_t tid_slot(int32_t tid, size_t cap)
+{
+	return ((uint32_t)tid * 2654435761u) & (cap - 1);
+}
+
+void *sched_tids__find(const struct sched_tids *t, int32_t tid)
+{
+	if (!t->cap)
+		return NULL;
+	for (size_t i = tid_slot(tid, t->cap);; i = (i + 1) & (t->cap - 1)) {
+		if (!t->vals[i])
+			return NULL;
+		if (t->keys[i] == tid)
+			return t->vals[i];
+	}
+}
+
+static int tids_grow(struct sched_tids *t)
+{
+	size_t cap = t->cap ? t->cap * 2 : 256;
+	int32_t *keys = calloc(cap, sizeof(*keys)), *order = realloc(t->order, cap * sizeof(*order));
+	void **vals = calloc(cap, sizeof(*vals));
+
+	if (order)
+		t->order = order;
+	if (!keys || !vals || !order) {
+		free(keys);
+		free(vals);
+		return -1;
+	}
+	for (size_t i = 0; i < t->cap; i++) {
+		size_t j;
+
+		if (!t->vals[i])
+			continue;
+		for (j = tid_slot(t->keys[i], cap); vals[j]; j = (j + 1) & (cap - 1))
+			;
+		keys[j] = t->keys[i];
+		vals[j] = t->vals[i];
+	}
+	free(t->keys);
+	free(t->vals);
+	t->keys = keys;
+	t->vals = vals;
+	t->cap = cap;
+	return 0;
+}
+
+void *sched_tids__get(struct sched_tids *t, int32_t tid)
+{
+	void *v = sched_tids__find(t, tid);
+	size_t i;
+
+	if (v)
+		return v;
+	if ((t->nr + 1) * 2 > t->cap && tids_grow(t))
+		return NULL;
+	if (!(v = calloc(1, t->size)))
+		return NULL;
+	for (i = tid_slot(tid, t->cap); t->vals[i]; i = (i + 1) & (t->cap - 1))
+		;
+	t->keys[i] = tid;
+	t->vals[i] = v;
+	t->order[t->nr++] = tid;
+	return v;
+}
+
+void sched_tids__free(struct sched_tids *t)
+{
+	for (size_t i = 0; i < t->cap; i++)
+		free(t->vals[i]);
+	free(t->keys);
+	free(t->vals);
+	free(t->order);
+	memset(t, 0, sizeof(*t));
+}
