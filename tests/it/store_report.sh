@@ -239,7 +239,7 @@ check "  diff --from across the shards: diff's table of the two files" cmp -s "$
 
 # ---- 9. the browser (last: tui_lib.sh ends the test where tmux is missing)
 d=$tmp sock=tally-store-report-$$
-trap 'tmux -L "$sock" kill-server 2>/dev/null; store_cleanup' EXIT
+trap 'tmux -L "$sock" kill-server 2>/dev/null; rm -f "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$sock"; store_cleanup' EXIT
 . "$(dirname "$0")/tui_lib.sh"
 run rep "$TALLY report --from '$URL' --where host=h1"
 check "report --from opens the browser" wait_for rep 'tally report: Samples' 100
