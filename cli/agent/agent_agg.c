@@ -55,6 +55,7 @@ struct agent_agg {
 	size_t nrows, cap_rows;
 	struct bid *bids;
 	size_t nbids, cap_bids;
+	size_t bids_told;		/* agent_agg_new_dsos's mark */
 	uint32_t *bid_tab;		/* index + 1 by the interned path's address: a busy host maps thousands */
 	size_t bid_size;
 	struct proc *procs;
@@ -470,6 +471,16 @@ oom:
 	tally_store_batch__free(b);
 	errno = ENOMEM;
 	return NULL;
+}
+
+void agent_agg_new_dsos(struct agent_agg *a, void (*fn)(void *ctx, const char *path), void *ctx)
+{
+	for (; a->bids_told < a->nbids; a->bids_told++) {
+		const struct bid *b = &a->bids[a->bids_told];
+
+		if (b->size && b->path[0] == '/')
+			fn(ctx, b->path);
+	}
 }
 
 struct topf {

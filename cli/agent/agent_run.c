@@ -9,6 +9,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +33,7 @@ struct run {
 	struct agent_cfg *c;
 	struct agent_agg *agg;
 	struct agent_dwarf *dw;		/* --dwarf-pid, --dwarf-comm; NULL: none */
+	struct ch_sink *chs;		/* the store's sink (--upload-symbols) */
 	uint64_t seq;			/* batches made */
 	uint64_t salt;			/* this run's: batch ids differ across restarts */
 	int err;			/* the first error of a callback */
@@ -45,7 +47,67 @@ struct ch_sink {
 	struct tally_store *st;
 	int retention_days;
 	long day;			/* the UTC day retention last ran */
+	int verbose;
+	/* --upload-symbols: the DSO files met since, uploaded before the next batch */
+	pthread_mutex_t mu;
+	char **uploads;
+	size_t nuploads, cap_uploads;
 };
+
+/* From the sampling thread: a DSO to upload (the sender's thread does it). */
+static void queue_upload(void *ctx, const char *path)
+{
+	struct ch_sink *k = ctx;
+	char *p = strdup(path);
+
+	pthread_mutex_lock(&k->mu);
+	if (p && k->nuploads == k->cap_uploads) {
+		size_t n = k->cap_uploads ? k->cap_uploads * 2 : 16;
+		char **v = realloc(k->uploads, n * sizeof(*v));
+
+		if (v) {
+			k->uploads = v;
+			k->cap_uploads = n;
+		}
+	}
+	if (p && k->nuploads < k->cap_uploads)
+		k->uploads[k->nuploads++] = p;
+	else
+		free(p);
+	pthread_mutex_unlock(&k->mu);
+}
+
+/*
+ * Each file's function table, keyed by its build id (once per build id:
+ * the store says which it has). A file gone or without a build id is let
+ * go; a store that does not answer keeps the rest for the next batch.
+ */
+static int upload(struct ch_sink *k, char *err, size_t n)
+{
+	int rc = 0;
+
+	pthread_mutex_lock(&k->mu);
+	while (k->nuploads) {
+		char *path = k->uploads[k->nuploads - 1];
+
+		pthread_mutex_unlock(&k->mu);
+		rc = tally_store__upload_symbols(k->st, path);
+		pthread_mutex_lock(&k->mu);
+		if (rc < 0 && rc != -ENOENT && rc != -ENODATA && rc != -ENOEXEC) {
+			snprintf(err, n, "uploading %s's functions: %s", path,
+				 tally_store__error(k->st)[0] ? tally_store__error(k->st) : strerror(-rc));
+			break;
+		}
+		if (k->verbose)
+			fprintf(stderr, "tally agent: --upload-symbols %s: %s\n", path,
+				rc > 0 ? "uploaded" : rc == 0 ? "had them or none" : strerror(-rc));
+		free(path);
+		k->nuploads--;
+		rc = 0;
+	}
+	pthread_mutex_unlock(&k->mu);
+	return rc;
+}
 
 static int ch_send(void *ctx, const struct tally_store_batch *b, char *err, size_t n)
 {
@@ -67,6 +129,8 @@ static int ch_send(void *ctx, const struct tally_store_batch *b, char *err, size
 				k->retention_days, rc);
 		k->day = now / 86400;
 	}
+	if ((rc = upload(k, err, n)))
+		return rc;
 	rc = tally_store__send(st, b);
 
 	if (rc)
@@ -176,6 +240,8 @@ static void flush(struct run *r, struct agent_sender *snd, time_t start)
 
 	if (r->c->stdio_)
 		agent_agg_print_top(r->agg, 0, stdout, start, 10);
+	if (r->c->upload_symbols && r->chs)
+		agent_agg_new_dsos(r->agg, queue_upload, r->chs);
 	b = agent_agg_batch(r->agg, 0, r->c->host, batch_id(r), start);
 	if (!b && errno)
 		fprintf(stderr, "tally agent: out of memory making a batch: %" PRIu64 " samples dropped\n",
@@ -320,6 +386,8 @@ static int run_replay(struct agent_cfg *c, struct run *r, struct agent_sender *s
 
 			if (c->stdio_)
 				agent_agg_print_top(r->agg, s, stdout, t, 10);
+			if (c->upload_symbols && r->chs)
+				agent_agg_new_dsos(r->agg, queue_upload, r->chs);
 			if (!(b = agent_agg_batch(r->agg, s, c->host, batch_id(r), t))) {
 				if (errno) {
 					fprintf(stderr, "tally agent: out of memory making a batch\n");
@@ -374,8 +442,10 @@ int agent_run(struct agent_cfg *c)
 		}
 		snprintf(name, sizeof(name), "ClickHouse at %s", c->store);
 		sink.name = name;
-		chs = (struct ch_sink){ .st = st, .retention_days = c->retention_days };
+		chs = (struct ch_sink){ .st = st, .retention_days = c->retention_days,
+					.verbose = c->verbose, .mu = PTHREAD_MUTEX_INITIALIZER };
 		sink.ctx = &chs;
+		r.chs = &chs;
 		if (!(snd = agent_sender_new(&sink, c->queue_bytes, &c->health))) {
 			fprintf(stderr, "tally agent: cannot start the sender: %s\n", strerror(errno));
 			goto out;
@@ -400,6 +470,11 @@ out:
 	/* the last batches: a replay waits for all, a stop gives the store a few seconds */
 	if (snd)
 		agent_sender_finish(snd, c->replay ? 600000 : 5000);
+	if (r.chs) {
+		while (r.chs->nuploads)
+			free(r.chs->uploads[--r.chs->nuploads]);
+		free(r.chs->uploads);
+	}
 	agent_metrics_stop(m);
 	if (st) {
 		tally_store__close(st);

@@ -54,6 +54,13 @@ is "--srcline: burn's frames carry burn.c's lines" \
 	"$(chq "$P" "SELECT count() > 0 FROM prof.stacks ARRAY JOIN funcs AS f, srclines AS l WHERE f = 'burn_a' AND l LIKE 'burn.c:%'")" 1
 is "--srcline: no line is unknown ('??')" \
 	"$(chq "$P" "SELECT countIf(l LIKE '??%') FROM prof.stacks ARRAY JOIN srclines AS l")" 0
+# --upload-symbols: each sampled file's functions, keyed by its build id, once
+"$TALLY" agent --store "$URL" --host-name up1 --upload-symbols --interval 1s --duration 2s 2>"$tmp/up.err"
+is "--upload-symbols: burn's functions are in the store under its build id" \
+	"$(chq "$P" "SELECT countIf(name = 'burn_a') FROM prof.symbols WHERE build_id = '$bid'")" 1
+"$TALLY" agent --store "$URL" --host-name up2 --upload-symbols --interval 1s --duration 2s 2>/dev/null
+is "--upload-symbols: a second agent does not upload the same build again" \
+	"$(chq "$P" "SELECT count() = uniqExact(start) FROM prof.symbols WHERE build_id = '$bid'")" 1
 kill "$burn" 2>/dev/null	# the rest needs samples, not a busy CPU: the idle ones do
 
 # 2. ClickHouse stopped for 20 s: said, queued, delivered after, nothing lost
