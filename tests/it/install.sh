@@ -23,7 +23,7 @@ check "man pages installed" sh -c "ls $d/share/man/man1/tally*.1 >/dev/null"
 is "docs/api.md installed as share/doc/tally/api.md" \
 	"$(cmp "$d/share/doc/tally/api.md" docs/api.md 2>&1 && echo same)" same
 for obj in libtally tally_evsel tally_evlist tally_cpu_map tally_thread_map tally_data_reader \
-	tally_data_writer tally_session tally_hist; do
+	tally_data_writer tally_session tally_hist tally_store; do
 	check "man page $obj(3) installed" test -f "$d/share/man/man3/$obj.3"
 done
 for p in "$d"/share/man/man1/*.1 "$d"/share/man/man3/*.3; do
