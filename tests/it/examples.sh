@@ -104,10 +104,27 @@ check "live_top: the busy shell sampled (got '$n' samples)" test "${n:-0}" -gt 1
 check "live_top: a hottest symbol by name" grep -Eq '^ *[0-9]+\.[0-9]{2}%  [A-Za-z_]' <<<"$out"
 
 # Every example is covered above: a new one must be added here.
+# store_symbols needs a store: without one it says how it is used; with a
+# real ClickHouse it uploads burn's functions, which the store then holds
+run store_symbols
+is "store_symbols without a store: usage, exit 2" "$rc/$out" "2/usage: store_symbols URL FILE..."
+. tests/it/store_lib.sh
+_store_dirs="$_store_dirs $supp"	# its trap replaces ours: it removes the file too
+if have_clickhouse && start_clickhouse chp; then
+	out=$("$EX/store_symbols" "http://127.0.0.1:$chp/?database=ex" "$HELPERS/burn" 2>&1); rc=$?
+	is "store_symbols exits 0" "$rc" 0
+	n=$(sed -n 's/.*: \([0-9]*\) functions$/\1/p' <<<"$out")
+	bid=$(readelf -n "$HELPERS/burn" | sed -n 's/.*Build ID: //p')
+	is "store_symbols: the functions it says it sent are in the store under burn's build id" \
+		"$(chq "$chp" "SELECT count() FROM ex.symbols WHERE build_id = '$bid'")" "${n:-none}"
+else
+	missing "clickhouse-server is not installed (make deps): store_symbols not run"
+fi
+
 for f in "$EX"/*; do
 	n=$(basename "$f")
 	case $n in
-	selfmon_printf|selfmon_group|overflow_signal|ring_sampler|read_perf_data|live_top) ;;
+	selfmon_printf|selfmon_group|overflow_signal|ring_sampler|read_perf_data|live_top|store_symbols) ;;
 	*.d) ;;
 	*) run "$n"; is "$n exits 0 (no output check yet)" "$rc" 0 ;;
 	esac
