@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Workloads with known off-CPU time, for record --off-cpu's tests:
+ *   offcpu nap N MS     sleeps N times MS ms in nap()
+ *   offcpu pipe MS      a thread blocks in pipe_wait() (read on a pipe)
+ *                       until the main thread writes, MS ms later
+ * The waits are raw system calls made in those functions, so the user
+ * stack recorded at the switch starts in them (libc's wrappers have no
+ * frame pointer: their caller would be lost).
+ * Built without the library so the workload is its own.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+static long sys3(long nr, long a, long b, long c)
+{
+	long ret;
+
+	__asm__ volatile("syscall" : "=a"(ret) : "a"(nr), "D"(a), "S"(b), "d"(c)
+			 : "rcx", "r11", "memory");
+	return ret;
+}
+
+__attribute__((noinline)) void nap(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000 };
+
+	sys3(SYS_nanosleep, (long)&ts, 0, 0);
+}
+
+__attribute__((noinline)) long pipe_wait(int fd)
+{
+	char c;
+
+	return sys3(SYS_read, fd, (long)&c, 1);
+}
+
+static int p[2];
+
+static void *reader(void *arg)
+{
+	(void)arg;
+	pipe_wait(p[0]);
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 4 && argv[1][0] == 'n') {
+		long n = atol(argv[2]), ms = atol(argv[3]);
+
+		for (long i = 0; i < n; i++)
+			nap(ms);
+		return 0;
+	}
+	if (argc == 3 && argv[1][0] == 'p') {
+		struct timespec ts;
+		pthread_t t;
+		long ms = atol(argv[2]);
+
+		if (pipe(p) || pthread_create(&t, NULL, reader, NULL))
+			return 1;
+		ts = (struct timespec){ ms / 1000, (ms % 1000) * 1000000 };
+		nanosleep(&ts, NULL);
+		if (write(p[1], "x", 1) != 1)
+			return 1;
+		pthread_join(t, NULL);
+		return 0;
+	}
+	fprintf(stderr, "usage: offcpu nap N MS | offcpu pipe MS\n");
+	return 2;
+}
