@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# run.sh: apart (it loads a BPF program on sched:sched_switch: other tests' kernel call chains would pass through it)
+# tally record --off-cpu against what the workload did:
+#  - nap() sleeps 20 x 25 ms: the offcpu-time samples whose chain holds
+#    nap sum to 500 ms (480-700: the timer's slack), in state S;
+#  - a thread blocked in read() on a pipe for 100 ms (pipe_wait): its
+#    samples show the pipe's read in the kernel under pipe_wait, 100 ms;
+#  - perf script reads tally's file: the same lines as tally script;
+#  - as nobody, a clear error (BPF needs root), exit 1, no crash.
+. "$(dirname "$0")/lib.sh"
+H=$HELPERS/offcpu
+d=$(mktemp -d); trap 'rm -rf "$d"' EXIT
+
+if [ "$(id -u)" != 0 ]; then skip "--off-cpu loads a BPF program: it needs root"; done_testing; exit 0; fi
+
+# within NAME GOT LO HI
+within() { if [ "$2" -ge "$3" ] && [ "$2" -le "$4" ]; then ok "$1 ($2)"; else fail "$1 (got $2, want $3..$4)"; fi; }
+
+# offcpu_ms FILE FRAME [TID]: the ms of offcpu-time samples whose chain has FRAME
+offcpu_ms() {
+	"$TALLY" script -i "$1" -F tid,event,period,ip,sym 2>/dev/null | awk -v f="$2" -v t="${3:-}" '
+		/offcpu-time:/ { n = $2; tid = $1; has = 0; next }
+		NF == 0 { if (n && has && (t == "" || tid == t)) s += n; n = 0; next }
+		n && $2 == f { has = 1 }
+		END { printf "%d\n", s / 1000000 }'
+}
+
+"$TALLY" record -q --off-cpu -g -o "$d/n.data" -- "$H" nap 20 25 2>"$d/n.err"
+is "record --off-cpu -g -- CMD exits with the command's status" "$?" 0
+is "and says nothing with -q" "$(cat "$d/n.err")" ""
+within "nap's 20 x 25 ms: offcpu-time under nap sums to 500 ms" "$(offcpu_ms "$d/n.data" nap)" 480 700
+"$TALLY" script -i "$d/n.data" -F event,period,ip,sym 2>/dev/null >"$d/n.txt"
+check "nap's kernel side: do_nanosleep in the chain" grep -Eq '^[[:space:]]*[0-9a-f]+ do_nanosleep$' "$d/n.txt"
+# the wait state rides in the dummy time's bits 28-29 (perf ignores it): S is 1
+st=$("$TALLY" script -i "$d/n.data" -F event,time,ip,sym --ns 2>/dev/null | awk '
+	/offcpu-time:/ { t = $1; sub(":", "", t) } t && $2 == "nap" { print t; exit }')
+# the seconds' low 32 bits (their top bits are the dummy's), to ns, bits 28-29
+s=$(python3 -c 'import sys; s, ns = sys.argv[1].split("."); print((int(s) * 10**9 + int(ns)) >> 28 & 3)' "${st:-0.0}")
+is "nap waited in state S (the sample's time says 1)" "$s" 1
+
+"$TALLY" report -i "$d/n.data" --stdio --no-children --sort sym -g none 2>/dev/null >"$d/n.rep"
+check "report: a section for offcpu-time" grep -q "^# Samples: .* of event 'offcpu-time'" "$d/n.rep"
+
+"$TALLY" record -q --off-cpu -g -o "$d/p.data" -- "$H" pipe 100 2>/dev/null
+is "record --off-cpu of the pipe reader exits 0" "$?" 0
+rt=$("$TALLY" script -i "$d/p.data" -F tid,event,ip,sym 2>/dev/null | awk '
+	/offcpu-time:/ { tid = $1; next } tid && $2 == "pipe_wait" { print tid; exit }')
+check "the reader's wait is under pipe_wait" test -n "$rt"
+within "the reader waited 100 ms in pipe_wait" "$(offcpu_ms "$d/p.data" pipe_wait "$rt")" 95 400
+"$TALLY" script -i "$d/p.data" -F tid,event,ip,sym 2>/dev/null | awk -v t="$rt" '
+	/offcpu-time:/ { on = $1 == t; next } on' >"$d/p.chain"
+check "and reads a pipe in the kernel" grep -Eq '^[[:space:]]*[0-9a-f]+ (anon_)?pipe_read$' "$d/p.chain"
+
+if have_perf; then
+	for f in n p; do
+		perf script -i "$d/$f.data" >"$d/$f.perf" 2>/dev/null
+		"$TALLY" script -i "$d/$f.data" >"$d/$f.tally" 2>/dev/null
+		check "perf script reads tally's file ($f): offcpu-time samples with their stacks" \
+			grep -q 'offcpu-time:' "$d/$f.perf"
+		check "perf script and tally script print the same lines ($f)" cmp -s "$d/$f.perf" "$d/$f.tally"
+	done
+else
+	missing "perf is not installed"
+fi
+
+"$TALLY" record -q -o "$d/plain.data" -- "$H" nap 1 1 2>/dev/null
+"$TALLY" script -i "$d/plain.data" -F event 2>/dev/null | grep -q offcpu-time
+is "without --off-cpu: no offcpu-time samples" "$?" 1
+
+chmod 777 "$d"
+setpriv --reuid=65534 --regid=65534 --clear-groups "$TALLY" record -q --off-cpu \
+	-o "$d/nobody.data" -- true >"$d/nb.out" 2>"$d/nb.err"
+is "as nobody: record --off-cpu exits 1" "$?" 1
+check "and says BPF needs root" grep -q 'off-cpu: cannot load the BPF program: .*needs root' "$d/nb.err"
+done_testing
