@@ -4,6 +4,8 @@
  *   offcpu nap N MS     sleeps N times MS ms in nap()
  *   offcpu pipe MS      a thread blocks in pipe_wait() (read on a pipe)
  *                       until the main thread writes, MS ms later
+ *   offcpu mix MS N NMS spin() runs MS ms of CPU time, then nap() sleeps
+ *                       N times NMS ms: on- and off-CPU time
  * The waits are raw system calls made in those functions, so the user
  * stack recorded at the switch starts in them (libc's wrappers have no
  * frame pointer: their caller would be lost).
@@ -39,6 +41,20 @@ __attribute__((noinline)) long pipe_wait(int fd)
 	return sys3(SYS_read, fd, (long)&c, 1);
 }
 
+/* MS ms of this thread's CPU time: on-CPU whatever else runs */
+__attribute__((noinline)) void spin(long ms)
+{
+	struct timespec t0, t;
+	volatile unsigned long x = 0;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+	do {
+		for (int i = 0; i < 100000; i++)
+			x += (unsigned long)i;
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	} while ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 < ms);
+}
+
 static int p[2];
 
 static void *reader(void *arg)
@@ -57,6 +73,14 @@ int main(int argc, char **argv)
 			nap(ms);
 		return 0;
 	}
+	if (argc == 5 && argv[1][0] == 'm') {
+		long n = atol(argv[3]), ms = atol(argv[4]);
+
+		spin(atol(argv[2]));
+		for (long i = 0; i < n; i++)
+			nap(ms);
+		return 0;
+	}
 	if (argc == 3 && argv[1][0] == 'p') {
 		struct timespec ts;
 		pthread_t t;
@@ -71,6 +95,6 @@ int main(int argc, char **argv)
 		pthread_join(t, NULL);
 		return 0;
 	}
-	fprintf(stderr, "usage: offcpu nap N MS | offcpu pipe MS\n");
+	fprintf(stderr, "usage: offcpu nap N MS | offcpu pipe MS | offcpu mix MS N NMS\n");
 	return 2;
 }

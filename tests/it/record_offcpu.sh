@@ -6,6 +6,10 @@
 #  - a thread blocked in read() on a pipe for 100 ms (pipe_wait): its
 #    samples show the pipe's read in the kernel under pipe_wait, 100 ms;
 #  - perf script reads tally's file: the same lines as tally script;
+#  - the flame graph and the page (tally report --flamegraph/--html) put
+#    each thread's on-CPU (cpu-clock) and off-CPU time side by side, in
+#    µs, the off-CPU time under its wait state; Chromium runs the graph's
+#    search;
 #  - as nobody, a clear error (BPF needs root), exit 1, no crash.
 . "$(dirname "$0")/lib.sh"
 H=$HELPERS/offcpu
@@ -13,6 +17,8 @@ d=$(mktemp -d); trap 'rm -rf "$d"' EXIT
 
 if [ "$(id -u)" != 0 ]; then skip "--off-cpu loads a BPF program: it needs root"; done_testing; exit 0; fi
 
+# report's text without tally's unresolved-address notes and perf's tips
+body() { grep -v -e '^# (Tip' -e '^# Addresses without' -e '^#   [/[]' -e '^$'; }
 # within NAME GOT LO HI
 within() { if [ "$2" -ge "$3" ] && [ "$2" -le "$4" ]; then ok "$1 ($2)"; else fail "$1 (got $2, want $3..$4)"; fi; }
 
@@ -58,6 +64,11 @@ if have_perf; then
 		check "perf script reads tally's file ($f): offcpu-time samples with their stacks" \
 			grep -q 'offcpu-time:' "$d/$f.perf"
 		check "perf script and tally script print the same lines ($f)" cmp -s "$d/$f.perf" "$d/$f.tally"
+		for o in "--no-children --sort pid,sym -g caller" "--sort comm,dso,sym"; do
+			perf report -i "$d/$f.data" --stdio $o 2>/dev/null | body >"$d/$f.prep"
+			"$TALLY" report -i "$d/$f.data" --stdio $o 2>/dev/null | body >"$d/$f.trep"
+			check "tally report $o: perf's lines ($f)" cmp -s "$d/$f.prep" "$d/$f.trep"
+		done
 	done
 else
 	missing "perf is not installed"
@@ -66,6 +77,34 @@ fi
 "$TALLY" record -q -o "$d/plain.data" -- "$H" nap 1 1 2>/dev/null
 "$TALLY" script -i "$d/plain.data" -F event 2>/dev/null | grep -q offcpu-time
 is "without --off-cpu: no offcpu-time samples" "$?" 1
+
+# the pictures: on- and off-CPU time side by side per thread, the wait state named
+"$TALLY" record -q --off-cpu -g -o "$d/m.data" -- "$H" mix 200 20 25 2>/dev/null
+"$TALLY" report -i "$d/m.data" --flamegraph "$d/m.svg" --html "$d/m.html" 2>"$d/m.err"
+is "report --flamegraph --html of an --off-cpu file exits 0" "$?" 0
+# us NAME: the µs of the flame graph's frames named NAME, summed
+us() { grep -o "<title>$1 ([0-9]* µs" "$d/m.svg" | grep -o '[0-9]* µs' | awk '{ s += $1 } END { print s + 0 }'; }
+within "flame graph: [on-CPU] holds spin's 200 ms of CPU time" "$(( $(us spin) / 1000 ))" 150 400
+within "flame graph: [off-CPU S: sleeping] holds nap's 500 ms" \
+	"$(( $(us '\[off-CPU S: sleeping\]') / 1000 ))" 480 700
+check "flame graph: both under the thread's root" grep -q '<title>offcpu ([0-9]* µs, 100.00%)' "$d/m.svg"
+CHROME=$(command -v chromium || command -v chromium-browser || true)
+if [ -n "$CHROME" ]; then
+	"$CHROME" --headless=new --no-sandbox --disable-gpu --virtual-time-budget=3000 \
+		--dump-dom "file://$d/m.svg#s=%5Enap%24" >"$d/dom" 2>/dev/null
+	check "chromium ran the flame graph's script" grep -q 'data-match="1"' "$d/dom"
+	all=$(grep -o '<title>all ([0-9]* µs' "$d/m.svg" | grep -o '[0-9]*')
+	want=$(awk -v a="$(us nap)" -v t="$all" 'BEGIN { printf "%.2f", 100 * a / t }')
+	got=$(grep -o 'Matched: [0-9.]*%' "$d/dom" | grep -o '[0-9.]*')
+	check "search ^nap\$: 'Matched: $got%' is nap's share of on+off-CPU time ($want%)" \
+		awk -v a="$got" -v b="$want" 'BEGIN { exit !(a != "" && (a - b) ^ 2 < 0.01) }'
+	"$CHROME" --headless=new --no-sandbox --disable-gpu --virtual-time-budget=3000 \
+		--dump-dom "file://$d/m.html" >"$d/pdom" 2>/dev/null
+	check "the page, in chromium, draws the off-CPU root with its state" \
+		grep -q 'off-CPU S: sleeping' "$d/pdom"
+else
+	missing "chromium is not installed: make deps installs it"
+fi
 
 chmod 777 "$d"
 setpriv --reuid=65534 --regid=65534 --clear-groups "$TALLY" record -q --off-cpu \
