@@ -6,6 +6,9 @@
  *                       until the main thread writes, MS ms later
  *   offcpu mix MS N NMS spin() runs MS ms of CPU time, then nap() sleeps
  *                       N times NMS ms: on- and off-CPU time
+ *   offcpu vfork MS     the parent waits in vfork_wait() while its vfork
+ *                       child naps MS ms: the kernel's vfork wait is
+ *                       killable, state D
  * The waits are raw system calls made in those functions, so the user
  * stack recorded at the switch starts in them (libc's wrappers have no
  * frame pointer: their caller would be lost).
@@ -15,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -55,6 +59,17 @@ __attribute__((noinline)) void spin(long ms)
 	} while ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 < ms);
 }
 
+__attribute__((noinline)) long vfork_wait(long ms)
+{
+	pid_t c = vfork();
+
+	if (c == 0) {
+		nap(ms);
+		_exit(0);
+	}
+	return c;
+}
+
 static int p[2];
 
 static void *reader(void *arg)
@@ -81,6 +96,12 @@ int main(int argc, char **argv)
 			nap(ms);
 		return 0;
 	}
+	if (argc == 3 && argv[1][0] == 'v') {
+		if (vfork_wait(atol(argv[2])) < 0)
+			return 1;
+		wait(NULL);
+		return 0;
+	}
 	if (argc == 3 && argv[1][0] == 'p') {
 		struct timespec ts;
 		pthread_t t;
@@ -95,6 +116,6 @@ int main(int argc, char **argv)
 		pthread_join(t, NULL);
 		return 0;
 	}
-	fprintf(stderr, "usage: offcpu nap N MS | offcpu pipe MS | offcpu mix MS N NMS\n");
+	fprintf(stderr, "usage: offcpu nap N MS | offcpu pipe MS | offcpu mix MS N NMS | offcpu vfork MS\n");
 	return 2;
 }

@@ -8,8 +8,8 @@
 #  - perf script reads tally's file: the same lines as tally script;
 #  - the flame graph and the page (tally report --flamegraph/--html) put
 #    each thread's on-CPU (cpu-clock) and off-CPU time side by side, in
-#    µs, the off-CPU time under its wait state; Chromium runs the graph's
-#    search;
+#    µs, the off-CPU time under its wait state (a vfork parent's wait is
+#    D, its child's nap S); Chromium runs the graph's search;
 #  - as nobody, a clear error (BPF needs root), exit 1, no crash.
 . "$(dirname "$0")/lib.sh"
 H=$HELPERS/offcpu
@@ -17,8 +17,8 @@ d=$(mktemp -d); trap 'rm -rf "$d"' EXIT
 
 if [ "$(id -u)" != 0 ]; then skip "--off-cpu loads a BPF program: it needs root"; done_testing; exit 0; fi
 
-# report's text without tally's unresolved-address notes and perf's tips
-body() { grep -v -e '^# (Tip' -e '^# Addresses without' -e '^#   [/[]' -e '^$'; }
+# report's text without its closing notes: perf's tip, tally's unresolved addresses (and their # lines)
+body() { grep -v -e '^# (Tip' -e '^# Addresses without' -e '^#   [/[]' -e '^$' -e '^#$'; }
 # within NAME GOT LO HI
 within() { if [ "$2" -ge "$3" ] && [ "$2" -le "$4" ]; then ok "$1 ($2)"; else fail "$1 (got $2, want $3..$4)"; fi; }
 
@@ -88,6 +88,15 @@ within "flame graph: [on-CPU] holds spin's 200 ms of CPU time" "$(( $(us spin) /
 within "flame graph: [off-CPU S: sleeping] holds nap's 500 ms" \
 	"$(( $(us '\[off-CPU S: sleeping\]') / 1000 ))" 480 700
 check "flame graph: both under the thread's root" grep -q '<title>offcpu ([0-9]* µs, 100.00%)' "$d/m.svg"
+# a vfork parent waits killable (D) in the kernel till its child, napping 150 ms, exits
+"$TALLY" record -q --off-cpu -g -o "$d/v.data" -- "$H" vfork 150 2>/dev/null
+"$TALLY" report -i "$d/v.data" --flamegraph "$d/v.svg" 2>/dev/null
+vus() { grep -o "<title>$1 ([0-9]* µs" "$d/v.svg" | grep -o '[0-9]* µs' | awk '{ s += $1 } END { print s + 0 }'; }
+within "flame graph: the vfork parent's wait under [off-CPU D: uninterruptible]" \
+	"$(( $(vus '\[off-CPU D: uninterruptible\]') / 1000 ))" 145 400
+within "and its child's nap under [off-CPU S: sleeping]" \
+	"$(( $(vus '\[off-CPU S: sleeping\]') / 1000 ))" 145 400
+check "the D wait is vfork's" grep -q '<title>kernel_clone \[k\]' "$d/v.svg"
 CHROME=$(command -v chromium || command -v chromium-browser || true)
 if [ -n "$CHROME" ]; then
 	"$CHROME" --headless=new --no-sandbox --disable-gpu --virtual-time-budget=3000 \
