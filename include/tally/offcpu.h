@@ -61,9 +61,8 @@ TALLY_API void tally_offcpu__enable(struct tally_offcpu *o, bool on);
  * Each sum, in no order; cb's non-zero return stops the walk and is
  * returned. Negative errno when the maps cannot be read.
  */
-TALLY_API int tally_offcpu__for_each(struct tally_offcpu *o,
-				     int (*cb)(void *arg, const struct tally_offcpu_entry *e),
-				     void *arg);
+typedef int (*tally_offcpu_fn)(void *arg, const struct tally_offcpu_entry *e);
+TALLY_API int tally_offcpu__for_each(struct tally_offcpu *o, tally_offcpu_fn cb, void *arg);
 /* NULL-safe. */
 TALLY_API void tally_offcpu__close(struct tally_offcpu *o);
 

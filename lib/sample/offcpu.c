@@ -104,8 +104,7 @@ static int stack_of(int fd, int32_t id, uint64_t *ips)
 	return n;
 }
 
-int tally_offcpu__for_each(struct tally_offcpu *o,
-			   int (*cb)(void *arg, const struct tally_offcpu_entry *e), void *arg)
+int tally_offcpu__for_each(struct tally_offcpu *o, tally_offcpu_fn cb, void *arg)
 {
 	struct off_cpu_key prev, key;
 	uint64_t kips[MAX_DEPTH], uips[MAX_DEPTH], ns;
