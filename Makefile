@@ -85,15 +85,16 @@ $(BUILD)/gen/profile.pb-c.o: $(BUILD)/gen/profile.pb-c.c
 
 $(BUILD)/lib/export/pprof.o: $(BUILD)/gen/profile.pb-c.h
 
-# tally trace's string reader: a BPF program (clang), embedded in the
-# library as bpftool's skeleton (libbpf-dev, bpftool, clang)
-BPF_SKEL    := $(BUILD)/gen/syscall_strings.skel.h
-$(BUILD)/gen/syscall_strings.bpf.o: bpf/syscall_strings.bpf.c
+# The BPF programs (bpf/NAME.bpf.c: tally trace's string reader, record
+# --off-cpu's sched_switch timer), built by clang and embedded in the
+# library as bpftool's skeletons (libbpf-dev, bpftool, clang)
+$(BUILD)/gen/%.bpf.o: bpf/%.bpf.c
 	@mkdir -p $(BUILD)/gen
 	clang -O2 -g -target bpf -I/usr/include/$(shell $(CC) -dumpmachine) -c $< -o $@
-$(BPF_SKEL): $(BUILD)/gen/syscall_strings.bpf.o
-	bpftool gen skeleton $< name syscall_strings > $@.tmp && mv $@.tmp $@
-$(BUILD)/lib/session/syscall_strings.o: $(BPF_SKEL)
+$(BUILD)/gen/%.skel.h: $(BUILD)/gen/%.bpf.o
+	bpftool gen skeleton $< name $* > $@.tmp && mv $@.tmp $@
+$(BUILD)/lib/session/syscall_strings.o: $(BUILD)/gen/syscall_strings.skel.h
+$(BUILD)/lib/sample/offcpu.o: $(BUILD)/gen/off_cpu.skel.h
 # tally_version() says the Makefile's VERSION
 $(BUILD)/lib/util/core.o: Makefile
 
@@ -164,7 +165,7 @@ bench: deps
 	@$(MAKE) --no-print-directory all $(BENCH_BIN)
 	@BUILD=$(BUILD) bench/run.sh
 
-fuzz: $(BUILD)/gen/profile.pb-c.c $(BPF_SKEL)
+fuzz: $(BUILD)/gen/profile.pb-c.c $(BUILD)/gen/syscall_strings.skel.h
 	@$(MAKE) --no-print-directory -f fuzz/Makefile GEN=$(BUILD)/gen VERSION=$(VERSION)
 
 install: all

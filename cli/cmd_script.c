@@ -19,7 +19,7 @@
 enum {
 	F_COMM = 1 << 0, F_TID = 1 << 1, F_PID = 1 << 2, F_CPU = 1 << 3, F_TIME = 1 << 4,
 	F_PERIOD = 1 << 5, F_EVENT = 1 << 6, F_TRACE = 1 << 7, F_IP = 1 << 8, F_SYM = 1 << 9,
-	F_SYMOFF = 1 << 10, F_DSO = 1 << 11,
+	F_SYMOFF = 1 << 10, F_DSO = 1 << 11, F_BPF_OUTPUT = 1 << 12,
 };
 
 static const struct field {
@@ -40,6 +40,7 @@ static const struct field {
 	{ "sym", F_SYM, PERF_SAMPLE_IP, "IP" },
 	{ "symoff", F_SYMOFF, PERF_SAMPLE_IP, "IP" },
 	{ "dso", F_DSO, PERF_SAMPLE_IP, "IP" },
+	{ "bpf-output", F_BPF_OUTPUT, 0, NULL },
 };
 
 /* -F's event classes, as perf names them */
@@ -48,6 +49,8 @@ static const char *const type_names[T__NR] = { "hw", "sw", "trace", "raw", "brea
 
 #define DEFAULT_FIELDS (F_COMM | F_TID | F_CPU | F_TIME | F_PERIOD | F_EVENT | F_IP | F_SYM | \
 			F_SYMOFF | F_DSO)
+/* a software event's: a BPF-output event's data too (record --off-cpu's) */
+#define DEFAULT_SW_FIELDS (DEFAULT_FIELDS | F_BPF_OUTPUT)
 #define DEFAULT_TP_FIELDS (F_COMM | F_TID | F_CPU | F_TIME | F_EVENT | F_TRACE)
 
 struct script_ctx {
@@ -259,6 +262,18 @@ static void make_frame(struct script_ctx *s, const struct tally_sample *smp, uin
 	frame_text(s, &ai, found, ip, chain, opts, found ? ai.sym->name : NULL, false);
 }
 
+/*
+ * A BPF-output event's data (none in offcpu-time's samples): perf prints
+ * it after the rest, and a line end even when there is none.
+ */
+static int end_sample(struct script_ctx *s, const struct perf_event_attr *a, unsigned f)
+{
+	if ((f & F_BPF_OUTPUT) && a->type == PERF_TYPE_SOFTWARE &&
+	    a->config == PERF_COUNT_SW_BPF_OUTPUT)
+		ob_chr(s, '\n');
+	return 0;
+}
+
 static int print_sample(struct tally_session *ss, const struct tally_session_sample *ts, void *arg)
 {
 	struct script_ctx *s = arg;
@@ -340,12 +355,12 @@ static int print_sample(struct tally_session *ss, const struct tally_session_sam
 	}
 	if (!(f & F_IP)) {
 		ob_chr(s, '\n');
-		return 0;
+		return end_sample(s, a, f);
 	}
 	if (!chain) {
 		ob_chr(s, ' ');
 		print_frame(s, smp, smp->ip, mode, 0, f);
-		return 0;
+		return end_sample(s, a, f);
 	}
 	ob_chr(s, '\n');
 	for (uint64_t i = 0; !dropped && i < smp->callchain.nr; i++) {
@@ -365,7 +380,7 @@ static int print_sample(struct tally_session *ss, const struct tally_session_sam
 		print_frame(s, smp, ip, mode, unwound ? 2 : 1, f);
 	}
 	ob_chr(s, '\n');
-	return 0;
+	return end_sample(s, a, f);
 }
 
 static int type_class(const struct perf_event_attr *a)
@@ -440,7 +455,8 @@ static int parse_fields(struct script_ctx *s, const char *spec)
 		return -1;
 	}
 	for (int t = 0; t < T__NR; t++) {
-		unsigned def = t == T_TRACE ? DEFAULT_TP_FIELDS : DEFAULT_FIELDS;
+		unsigned def = t == T_TRACE ? DEFAULT_TP_FIELDS :
+			       t == T_SW ? DEFAULT_SW_FIELDS : DEFAULT_FIELDS;
 
 		if (type >= 0 && t != type)
 			continue;
@@ -482,7 +498,8 @@ static int attr_fields(struct script_ctx *s)
 		if (w > s->name_width)
 			s->name_width = w;
 		unsigned f = s->user_set[t] ? s->type_fields[t] :
-			     t == T_TRACE ? tp_default : DEFAULT_FIELDS;
+			     t == T_TRACE ? tp_default : t == T_SW ? DEFAULT_SW_FIELDS :
+			     DEFAULT_FIELDS;
 
 		for (size_t k = 0; k < sizeof(fields) / sizeof(fields[0]); k++) {
 			if (!(f & fields[k].bit) || !fields[k].needs ||

@@ -200,6 +200,7 @@ static void record_options(struct record_config *cfg, struct cli_option *out)
 		CLI_CALLBACK(0, "call-graph", cfg, "MODE", "fp, dwarf[,SIZE] (user regs and stack) or lbr", opt_call_graph),
 		CLI_BOOL(0, "sample-cpu", &cfg->sample_cpu, "record the CPU of each sample"),
 		CLI_BOOL(0, "switch-events", &cfg->switch_events, "record context switches"),
+		CLI_BOOL(0, "off-cpu", &cfg->off_cpu, "record the time tasks wait off the CPU, with their stacks (BPF: root)"),
 		CLI_GROUP("Targets"),
 		CLI_STRING('p', "pid", &t->pids, "PID[,PID]", "record existing processes (all their threads)"),
 		CLI_STRING('t', "tid", &t->tids, "TID[,TID]", "record existing threads"),
@@ -255,6 +256,12 @@ static int record_parse_args(struct record_config *cfg, int argc, char **argv, F
 	}
 	if (cfg->html && cfg->output && !strcmp(cfg->output, "-")) {
 		cli_error(&p, "%s", "--html reads the written file back: not with -o -");
+		return 129;
+	}
+	if (cfg->off_cpu && (cfg->switch_output_signal || cfg->target.cgroup_per_event ||
+			     cfg->target.cgroup)) {
+		cli_error(&p, "%s", "--off-cpu writes its samples at the end of one file, for "
+			  "all cgroups: not with --switch-output or -G");
 		return 129;
 	}
 	if (cfg->switch_output_signal && cfg->output && !strcmp(cfg->output, "-")) {

@@ -22,6 +22,7 @@
 #include <unistd.h>
 #include <tally/tally.h>
 #include <tally/data_write.h>
+#include <tally/offcpu.h>
 #include "record.h"
 #include "wait.h"
 
@@ -55,6 +56,7 @@ struct rec {
 	const struct perf_event_attr *sid_attr;	/* synthesized records' trailer */
 	struct cg_fds cg;		/* the events' own cgroups (-G lists) */
 	bool usage_err;			/* a bad -e or --filter: exit 129, as perf */
+	struct tally_offcpu *offcpu;	/* --off-cpu's BPF timer */
 };
 
 static const char progname[] = "tally record";
@@ -628,6 +630,10 @@ static int open_events(struct rec *r)
 	for (int attempt = 0; attempt < 2; attempt++) {
 		r->l = build_events(cfg, dflt ? (attempt ? "cpu-clock" : "cycles") : NULL, &r->cg,
 				    &r->usage_err);
+		if (r->l && cfg->off_cpu && record_offcpu_add_event(r->l)) {
+			fprintf(stderr, "%s: %s\n", progname, strerror(errno));
+			return -1;
+		}
 		if (!r->l || config_events(r))
 			return -1;
 		err = tally_evlist__open(r->l, r->ts.cpus, r->ts.threads, &oo);
@@ -754,6 +760,7 @@ static void release(struct rec *r)
 	tally_data_writer__free(r->w);
 	if (r->out_fd >= 0)
 		close(r->out_fd);
+	tally_offcpu__close(r->offcpu);
 	tally_evlist__free(r->l);
 	cg_fds_close(&r->cg);
 	cli_targets__release(&r->ts);
@@ -798,6 +805,8 @@ int record_run(const struct record_config *cfg)
 	if (cli_targets__open(&r.ts, &cfg->target, cfg->cmd_argc ? cfg->cmd_argv : NULL, 0) ||
 	    cpus_for_threads(&r) || open_events(&r))
 		goto out;
+	if (cfg->off_cpu && !(r.offcpu = record_offcpu_open(cfg, &r.ts)))
+		goto out;
 	if (cfg->verbose)
 		tally_evlist__for_each_evsel(r.l, e)
 			fprintf(stderr, "%s: %s: type %u config %#llx sample_type %#llx\n", progname,
@@ -827,6 +836,7 @@ int record_run(const struct record_config *cfg)
 	cli_targets__watch(&r.ts, &cfg->target);
 	if (!(r.ts.wl && r.ts.wl_is_target))
 		tally_evlist__enable(r.l);
+	tally_offcpu__enable(r.offcpu, true);
 	err = cli_targets__start(&r.ts);
 	if (err) {
 		ret = err;	/* 127/126, said why */
@@ -854,6 +864,16 @@ int record_run(const struct record_config *cfg)
 	}
 	if (!r.switch_failed && r.w && (!cfg->overwrite || !cfg->switch_output_signal))
 		drain(&r);
+	/* as perf: the off-CPU sums after every other record */
+	if (r.offcpu && r.w && !r.write_err) {
+		int oerr = record_offcpu_write(r.offcpu, r.l, r.w);
+
+		if (oerr == -ENOSPC || oerr == -EPIPE || oerr == -EIO)
+			r.write_err = oerr;
+		else if (oerr)
+			fprintf(stderr, "%s: --off-cpu: cannot read the BPF maps: %s\n", progname,
+				strerror(-oerr));
+	}
 	r.lost = lost_total(&r);
 	ret = 0;
 	stopped = r.write_err != 0;	/* the error ended the recording, not the command */

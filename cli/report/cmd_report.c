@@ -755,7 +755,9 @@ int cmd_report(int argc, char **argv)
 			   .graph = r.cg.mode != CG_NONE,
 			   .order = r.cg.caller ? TALLY_HIST_CALLER : TALLY_HIST_CALLEE,
 			   .address = r.cg.address, .no_inline = r.no_inline, .parent = parent,
-			   .timeline = r.exp.firefox || r.exp.speedscope,
+			   .timeline = r.exp.firefox || r.exp.speedscope ||
+				       ((r.exp.flamegraph || r.exp.html) &&
+					report_offcpu_event(ss) >= 0),
 			   /* text's graphs have one threshold: rows under it print no tree, none is made */
 			   .graph_min = !tui && r.cg.mode == CG_GRAPH ? r.cg.min_percent : 0);
 

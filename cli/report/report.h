@@ -23,7 +23,13 @@ static inline bool report_exports_any(const struct report_exports *x)
 	return x->folded || x->flamegraph || x->pprof || x->speedscope || x->html || x->firefox;
 }
 
-/* Draw each asked picture of event idx of h. 0, or 1 after saying why. */
+/* The index of a record --off-cpu file's offcpu-time event, or -1. */
+int report_offcpu_event(struct tally_session *ss);
+/*
+ * Draw each asked picture of event idx of h (the flame graph and the page
+ * of an --off-cpu file: on- and off-CPU time side by side). 0, or 1 after
+ * saying why.
+ */
 int report_export(const struct report_exports *x, struct tally_hist *h, struct tally_session *ss,
 		  const char *path, int idx);
 

@@ -122,8 +122,96 @@ static int draw_direct(FILE *fp, void *arg)
 	return tally_stacks__svg_from_hist(d->h, d->idx, fp, d->title);
 }
 
-int report_export(const struct report_exports *x, struct tally_hist *h, struct tally_session *ss,
+static int report_export_one(const struct report_exports *x, struct tally_hist *h,
+			     struct tally_session *ss, const char *path, int idx);
+
+int report_offcpu_event(struct tally_session *ss)
+{
+	for (int i = 0; i < tally_session__nr_events(ss); i++)
+		if (!strcmp(tally_session__event_name(ss, i), "offcpu-time"))
+			return i;
+	return -1;
+}
+
+static bool has_samples(struct tally_hist *h, int idx)
+{
+	TALLY_OPTS(tally_hist_totals, t);
+
+	return !tally_hist__totals(h, idx, &t) && t.samples;
+}
+
+/*
+ * A record --off-cpu file's flame graph and page: on- and off-CPU time
+ * side by side, per thread (tally_stacks__from_hist_offcpu), when it has
+ * offcpu-time samples and a clock's. 0 when drawn, -1 when not such a
+ * file (the first event's pictures then), 1 after an error said.
+ */
+static int offcpu_pictures(const struct report_exports *x, struct tally_hist *h,
+			   struct tally_session *ss, const char *path, bool lines)
+{
+	const struct tally_data_reader *rd = tally_session__reader(ss);
+	int off = report_offcpu_event(ss), on = -1, ret = 0;
+	struct tally_stacks *st;
+	char title[512];
+
+	if (off < 0 || !has_samples(h, off))
+		return -1;
+	for (int i = 0; i < tally_session__nr_events(ss) && on < 0; i++) {
+		const struct perf_event_attr *a = tally_data_reader__attr(rd, i);
+
+		if (i != off && a && a->type == PERF_TYPE_SOFTWARE &&
+		    (a->config == PERF_COUNT_SW_CPU_CLOCK || a->config == PERF_COUNT_SW_TASK_CLOCK) &&
+		    has_samples(h, i))
+			on = i;
+	}
+	if (on < 0)
+		return -1;
+	st = tally_stacks__from_hist_offcpu(h, on, off, lines ? 0 : TALLY_STACKS_FUNCTIONS);
+	if (!st) {
+		fprintf(stderr, "tally report: building the stacks: %s\n", strerror(errno));
+		return 1;
+	}
+	snprintf(title, sizeof(title), "%s: on-CPU (%s) and off-CPU (offcpu-time) time, in ns", path,
+		 tally_session__event_name(ss, on));
+	if (x->flamegraph)
+		ret |= write_file(x->flamegraph, "flame graph", st, svg, title);
+	if (x->html) {
+		struct tally_session *as;
+		struct picture p = { st, page, title, annotations(path, &as), on };
+		int err = tally_stacks__write_file(x->html, draw, &p);
+
+		if (err) {
+			fprintf(stderr, "tally report: %s: writing the page: %s\n", x->html,
+				strerror(-err));
+			ret = 1;
+		}
+		tally_annotate__free(p.a);
+		tally_session__close(as);
+	}
+	tally_stacks__free(st);
+	return ret;
+}
+
+int report_export(const struct report_exports *x_in, struct tally_hist *h, struct tally_session *ss,
 		  const char *path, int idx)
+{
+	struct report_exports xo = *x_in, *x = &xo;
+	int oret = -1;
+
+	/* the flame graph and the page of an --off-cpu file: both times side by side */
+	if (x->flamegraph || x->html) {
+		oret = offcpu_pictures(x, h, ss, path, x->html != NULL);
+		if (oret >= 0) {
+			x->flamegraph = x->html = NULL;
+			if (!report_exports_any(x))
+				return oret;
+		}
+	}
+	return report_export_one(x, h, ss, path, idx) | (oret > 0);
+}
+
+static int report_export_one(const struct report_exports *x, struct tally_hist *h,
+			     struct tally_session *ss, const char *path, int idx)
 {
 	/* only pprof, speedscope, the page and Firefox's show source lines */
 	bool lines = x->pprof || x->speedscope || x->html || x->firefox;

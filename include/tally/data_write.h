@@ -28,6 +28,7 @@
 #include <sys/uio.h>
 #include <linux/perf_event.h>
 #include <tally/core.h>
+#include <tally/offcpu.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -123,6 +124,22 @@ TALLY_API int tally_synth__all(struct tally_data_writer *w,
 TALLY_API int tally_synth__lost_samples(struct tally_data_writer *w,
 					const struct perf_event_attr *sid_attr, uint64_t id,
 					uint64_t lost);
+
+/*
+ * Added in 0.4: one offcpu-time sample (tally record --off-cpu) as perf
+ * 6.1 writes them at the end of a recording: attr the offcpu-time
+ * event's (its sample_type within IDENTIFIER IP TID TIME ID CPU PERIOD
+ * CALLCHAIN, else -EINVAL), id its kernel id, nth its rank among them
+ * (below TALLY_OFFCPU_NTH_MAX). The time is perf's dummy, past any real
+ * one, with the wait state in bits 28-29: TALLY_OFFCPU_STATE() reads it.
+ */
+#define TALLY_OFFCPU_TIME		(~0ull << 32)
+#define TALLY_OFFCPU_NTH_MAX		(1u << 28)
+#define TALLY_OFFCPU_STATE(time)	((time) >= TALLY_OFFCPU_TIME ? \
+					 (unsigned)((time) >> 28) & 3 : 0)
+TALLY_API int tally_synth__offcpu(struct tally_data_writer *w,
+				  const struct perf_event_attr *attr, uint64_t id,
+				  const struct tally_offcpu_entry *e, uint32_t nth);
 
 /* NT_GNU_BUILD_ID of an ELF file: its length, 0 when it has none, or -errno. */
 TALLY_API int tally_build_id__file(const char *path, uint8_t *id, size_t max);

@@ -105,6 +105,18 @@ TALLY_API struct tally_stacks *tally_stacks__from_hist_flags(struct tally_hist *
  */
 TALLY_API int tally_stacks__svg_from_hist(struct tally_hist *h, int event, FILE *fp,
 					  const char *title);
+/*
+ * Added in 0.4: on- and off-CPU time side by side (record --off-cpu):
+ * the clock event on's stacks (cpu-clock, task-clock) under a root frame
+ * "[on-CPU]", offcpu-time's (off) under "[off-CPU S: sleeping]" or
+ * "[off-CPU D: uninterruptible]" (the wait state its samples carry; read
+ * from the histogram's timeline, "[off-CPU]" without one), per thread,
+ * both weighing nanoseconds, counted in microseconds (info.unit says
+ * "microseconds"): the pictures draw time. NULL + errno (EINVAL: on not
+ * a clock).
+ */
+TALLY_API struct tally_stacks *tally_stacks__from_hist_offcpu(struct tally_hist *h, int on,
+							      int off, unsigned flags);
 TALLY_API int tally_stacks__set_info(struct tally_stacks *s, const struct tally_stacks_info *info);
 /* Added in 0.3: the info as set (its strings valid until the next set_info or free). 0 or -EINVAL. */
 TALLY_API int tally_stacks__info(const struct tally_stacks *s, struct tally_stacks_info *out);

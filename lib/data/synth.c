@@ -472,3 +472,58 @@ int tally_synth__lost_samples(struct tally_data_writer *w, const struct perf_eve
 	tally__buf_free(&b);
 	return err;
 }
+
+/*
+ * An offcpu-time sample as perf 6.1's off_cpu_write() makes one: its
+ * period the time waited (ns), IP the innermost frame, the call chain
+ * kernel then user frames, CPU 0. The time is a dummy past every real one
+ * (perf's ~0 << 32 plus a count) so readers sort them last; tally puts
+ * the wait state in bits 28-29 of it (perf ignores the value).
+ */
+int tally_synth__offcpu(struct tally_data_writer *w, const struct perf_event_attr *attr,
+			uint64_t id, const struct tally_offcpu_entry *e, uint32_t nth)
+{
+	const uint64_t ok = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+			    PERF_SAMPLE_TIME | PERF_SAMPLE_ID | PERF_SAMPLE_CPU |
+			    PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN;
+	uint64_t st = attr ? attr->sample_type : 0;
+	bool kernel = e && e->nr_kstack > 0;
+	struct tally__buf b = { 0 };
+	int err;
+
+	if (!w || !e || !attr || (st & ~ok) || nth >= TALLY_OFFCPU_NTH_MAX ||
+	    e->nr_kstack < 0 || e->nr_ustack < 0)
+		return tally__err(EINVAL);
+	put_hdr(&b, PERF_RECORD_SAMPLE, kernel ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER);
+	if (st & PERF_SAMPLE_IDENTIFIER)
+		tally__buf_u64(&b, id);
+	if (st & PERF_SAMPLE_IP)
+		tally__buf_u64(&b, kernel ? e->kstack[0] : e->nr_ustack ? e->ustack[0] : 0);
+	if (st & PERF_SAMPLE_TID)
+		tally__buf_u64(&b, (uint64_t)(uint32_t)e->tid << 32 | (uint32_t)e->pid);
+	if (st & PERF_SAMPLE_TIME)
+		tally__buf_u64(&b, TALLY_OFFCPU_TIME | (uint64_t)(e->state & 3) << 28 | nth);
+	if (st & PERF_SAMPLE_ID)
+		tally__buf_u64(&b, id);
+	if (st & PERF_SAMPLE_CPU)
+		tally__buf_u64(&b, 0);
+	if (st & PERF_SAMPLE_PERIOD)
+		tally__buf_u64(&b, e->ns);
+	if (st & PERF_SAMPLE_CALLCHAIN) {
+		tally__buf_u64(&b, (uint64_t)(e->nr_kstack ? e->nr_kstack + 1 : 0) +
+				   (uint64_t)(e->nr_ustack ? e->nr_ustack + 1 : 0));
+		if (e->nr_kstack) {
+			tally__buf_u64(&b, PERF_CONTEXT_KERNEL);
+			tally__buf_add(&b, e->kstack, (size_t)e->nr_kstack * 8);
+		}
+		if (e->nr_ustack) {
+			tally__buf_u64(&b, PERF_CONTEXT_USER);
+			tally__buf_add(&b, e->ustack, (size_t)e->nr_ustack * 8);
+		}
+	}
+	err = emit(w, &b, 0);
+	if (!err)
+		err = flush(w, &b);
+	tally__buf_free(&b);
+	return err;
+}

@@ -37,6 +37,7 @@ struct dtree {
 	size_t n, cap;
 	int *tab;			/* (parent, text) -> index + 1 */
 	size_t tsize;
+	bool us;			/* counts are microseconds (the on/off-CPU view), not samples */
 };
 
 static uint64_t hs(const char *s, uint8_t kind)
@@ -433,7 +434,7 @@ static void draw_range(struct sink *o, const struct draw *dr, size_t lo, size_t 
 		xml(o, d->text);
 		s_puts(o, d->kind == 3 ? " [k] (" : " (");
 		put_u(o, d->count);
-		s_puts(o, " samples, ");
+		s_puts(o, t->us ? " \u00b5s, " : " samples, ");
 		s_put(o, buf, (size_t)tally__fmt_fixed(buf, sizeof(buf), pct, 2));
 		s_putc(o, '%');
 		if (base)
@@ -594,6 +595,8 @@ static int stacks_svg(const struct tally_stacks *s, const struct tally_stacks *b
 		err = -ENOMEM;
 		goto out;
 	}
+	/* tally_stacks__from_hist_offcpu's: time, its counts in microseconds */
+	t.us = s->info.unit && !strcmp(s->info.unit, "microseconds");
 	err = add_stacks(&t, s, path, inverted, false);
 	if (!err && base)
 		err = add_stacks(&t, base, path, inverted, true);

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <tally/data_write.h>
 #include <tally/hash.h>
 #include <tally/session.h>
 #include <tally/stacks.h>
@@ -220,14 +221,14 @@ static int push_frames(struct view *v, void *ctx, const struct shape *x, uint32_
  * A shape's stack, root first: its chain, or the sample's own address when
  * its event records no chains (chained false); -1 for an empty chain.
  */
-static int stack_of(struct view *v, const struct shape *x, bool chained)
+static int stack_under(struct view *v, const struct shape *x, bool chained, int root)
 {
 	const struct tally_srcline *src;
 	const struct where *w;
-	int node = -1, f, nl, err;
+	int node = root, f, nl, err;
 
 	if (!x->nr && chained && !x->key_nr)
-		return -1;	/* an empty chain (perf script shows no frame): the command alone */
+		return root;	/* an empty chain (perf script shows no frame): the command alone */
 	/*
 	 * No chain recorded, or one perf drops (a garbage context marker):
 	 * the sampled frame alone, as the self column counts it.
@@ -239,9 +240,14 @@ static int stack_of(struct view *v, const struct shape *x, bool chained)
 		nl = v->lines ? tally__resolver_lines(v->res, x->pid, x->tid, x->ip, x->mode, false,
 						      &src) : 0;
 		f = frame_of(v, w, x->ip, nl ? &src[nl - 1] : NULL);
-		return f < 0 ? f : tally_stacks__push(v->st, -1, f);
+		return f < 0 ? f : tally_stacks__push(v->st, root, f);
 	}
 	return (err = chain_walk(v, x, &node, push_frames)) ? err : node;
+}
+
+static int stack_of(struct view *v, const struct shape *x, bool chained)
+{
+	return stack_under(v, x, chained, -1);
 }
 
 /* The flame graph's frames of a shape: each one's name and whether it is the kernel's. */
@@ -439,6 +445,142 @@ struct tally_stacks *tally_stacks__from_hist_flags(struct tally_hist *h, int eve
 		};
 
 		info.command = cmd = cmdline(ss);
+		err = tally_stacks__set_info(st, &info);
+		free(cmd);
+	}
+	if (err) {
+		tally_stacks__free(st);
+		return tally__err_ptr(-err);
+	}
+	return st;
+}
+
+/* A root frame of the on/off-CPU view: what the stacks under it are. */
+static int kind_root(struct tally_stacks *st, const char *name)
+{
+	struct tally_stack_frame f = { .name = name };
+	int fr = tally_stacks__frame(st, &f);
+
+	return fr < 0 ? fr : tally_stacks__push(st, -1, fr);
+}
+
+/* The view's counts: microseconds, so both times share the pictures' widths. */
+static uint64_t us(uint64_t ns)
+{
+	return (ns + 500) / 1000;
+}
+
+static bool is_clock(const struct hist_event_info *ev)
+{
+	return ev->type == PERF_TYPE_SOFTWARE && (ev->config == PERF_COUNT_SW_CPU_CLOCK ||
+						  ev->config == PERF_COUNT_SW_TASK_CLOCK);
+}
+
+/*
+ * On- and off-CPU time side by side (record --off-cpu): each thread's
+ * stacks of the clock event `on` under a root frame "[on-CPU]", those of
+ * offcpu-time (`off`) under "[off-CPU S: sleeping]" or "[off-CPU D:
+ * uninterruptible]", the state its sample's time carries (perf's dummy
+ * time: tally_synth__offcpu), read from the histogram's timeline. Both
+ * weigh nanoseconds. Without the timeline, one "[off-CPU]" root.
+ */
+struct tally_stacks *tally_stacks__from_hist_offcpu(struct tally_hist *h, int on, int off,
+						    unsigned flags)
+{
+	static const char *const kinds[4] = {
+		"[off-CPU]", "[off-CPU S: sleeping]", "[off-CPU D: uninterruptible]", "[off-CPU]",
+	};
+	const struct hist_event_info *eon = h ? tally__hist_event(h, on) : NULL;
+	const struct hist_event_info *eoff = h ? tally__hist_event(h, off) : NULL;
+	TALLY_OPTS(tally_hist_totals, ton);
+	TALLY_OPTS(tally_hist_totals, toff);
+	struct shape *const *shapes;
+	const struct hist_timed *timed;
+	struct tally_session *ss;
+	struct tally_stacks *st;
+	struct view *v = NULL;
+	size_t n, ntimed;
+	bool timed_short;
+	int roots[5], *sthread = NULL, *snode = NULL, err = 0;
+
+	if (!eon || !eoff || on == off || !is_clock(eon) || tally_hist__totals(h, on, &ton) ||
+	    tally_hist__totals(h, off, &toff))
+		return tally__err_ptr(EINVAL);
+	if (!(st = tally_stacks__new()))
+		return NULL;
+	ss = tally__hist_session(h);
+	shapes = tally__hist_shapes(h, &n);
+	timed = tally__hist_timeline(h, &ntimed, &timed_short);
+	if (timed_short || !timed)
+		ntimed = 0;
+	/* per shape: its thread, and its stack under each of the 4 off-CPU roots (0: not yet) */
+	if (!(sthread = calloc(n + 1, sizeof(*sthread))) ||
+	    !(snode = calloc(4 * (n + 1), sizeof(*snode))) || !(v = malloc(sizeof(*v))))
+		err = -ENOMEM;
+	else
+		*v = (struct view){ .st = st, .res = tally__hist_resolver(h), .ss = ss,
+				    .lines = !(flags & TALLY_STACKS_FUNCTIONS) };
+	for (int k = 0; k < 5 && !err; k++)
+		if ((roots[k] = kind_root(st, k == 4 ? "[on-CPU]" : kinds[k])) < 0)
+			err = roots[k];
+	for (size_t i = 0; i < n && !err; i++) {
+		const struct shape *sh = shapes[i];
+		bool chained;
+		int t, node;
+
+		if (sh->idx != on && sh->idx != off)
+			continue;
+		t = tally_stacks__thread(st, sh->pid, sh->tid, tally_session__final_comm(ss, sh->comm));
+		sthread[i] = t;
+		if (t < 0) {
+			err = t;
+			break;
+		}
+		chained = (sh->idx == on ? eon : eoff)->sample_type & PERF_SAMPLE_CALLCHAIN;
+		if (sh->idx == off && ntimed)
+			continue;	/* by state, from the timeline below */
+		node = stack_under(v, sh, chained, sh->idx == on ? roots[4] : roots[0]);
+		err = node < 0 ? node : tally_stacks__sample(st, t, node, us(sh->period), sh->period);
+	}
+	for (size_t i = 0; i < ntimed && !err; i++) {
+		size_t k = timed[i].shape;
+		unsigned state = TALLY_OFFCPU_STATE(timed[i].time);
+		int *node;
+
+		if (k >= n || shapes[k]->idx != off)
+			continue;
+		node = &snode[4 * k + state];
+		if (!*node) {
+			int r = stack_under(v, shapes[k], eoff->sample_type & PERF_SAMPLE_CALLCHAIN,
+					    roots[state]);
+
+			if (r < 0) {
+				err = r;
+				break;
+			}
+			*node = r + 1;
+		}
+		err = tally_stacks__sample(st, sthread[k], *node - 1, us(timed[i].period),
+					   timed[i].period);
+	}
+	free(sthread);
+	free(snode);
+	if (v)
+		free(v->memo);
+	free(v);
+	if (!err) {
+		char name[256];
+		struct tally_stacks_info info = {
+			.event = name,
+			.unit = "microseconds",	/* the counts: the pictures' widths */
+			.time_ns = ton.time_first,
+			.duration_ns = ton.time_last - ton.time_first,
+		};
+		char *cmd = cmdline(ss);
+
+		snprintf(name, sizeof(name), "%s + %s", tally_session__event_name(ss, on),
+			 tally_session__event_name(ss, off));
+		info.command = cmd;
 		err = tally_stacks__set_info(st, &info);
 		free(cmd);
 	}
