@@ -15,9 +15,38 @@ store_cleanup() {
 }
 trap store_cleanup EXIT
 
-# free_port: a TCP port nothing listens on now (the kernel's pick)
+# free_port: a TCP port nothing listens on now (the kernel's pick), and
+# none handed out in the last 10 minutes to this test or another one run
+# beside it (a port is only taken when its server binds it: two calls in a
+# row may otherwise get the same one)
 free_port() {
-	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+	python3 - <<'PY'
+import fcntl, os, socket, time
+path = "/tmp/tally-test-ports"
+with open(path, "a+") as f:
+    fcntl.flock(f, fcntl.LOCK_EX)
+    f.seek(0)
+    now = time.time()
+    recent = {}
+    for line in f:
+        try:
+            port, t = line.split()
+            if now - float(t) < 600:
+                recent[int(port)] = float(t)
+        except ValueError:
+            pass
+    while True:
+        s = socket.socket()
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+        s.close()
+        if port not in recent:
+            break
+    recent[port] = now
+    f.seek(0); f.truncate()
+    f.writelines("%d %f\n" % (p, t) for p, t in recent.items())
+    print(port)
+PY
 }
 
 have_clickhouse() { command -v clickhouse-server >/dev/null 2>&1; }
