@@ -184,7 +184,8 @@ static const char *const ddl[] = {
 	"CREATE DATABASE IF NOT EXISTS @",
 	"CREATE TABLE IF NOT EXISTS @.samples (date Date, time DateTime, host LowCardinality(String), "
 	"batch_id UInt64, row UInt32, kind LowCardinality(String), event LowCardinality(String), "
-	"pid UInt32, tid UInt32, comm String, thread String, exe String, cgroup String, "
+	"pid UInt32, tid UInt32, comm LowCardinality(String), thread LowCardinality(String), "
+	"exe LowCardinality(String), cgroup LowCardinality(String), "
 	"stack_id UInt64, value UInt64, period UInt64) "
 	"ENGINE = ReplacingMergeTree PARTITION BY date ORDER BY (host, time, batch_id, row)",
 	"CREATE TABLE IF NOT EXISTS @.stacks (date Date, stack_id UInt64, levels Array(UInt8), "
