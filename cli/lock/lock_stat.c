@@ -899,6 +899,26 @@ static int open_file(struct lk *l, int *ret)
 	return has;
 }
 
+/*
+ * A file cut short loses what perf.data keeps after the samples: the
+ * event names and the tracepoint formats. Said so, rather than that the
+ * events are missing; true when it was.
+ */
+static bool truncated(struct lk *l)
+{
+	struct tally_data_file_info fi;
+	struct tally_data_reader *rd = tally_session__reader(l->s);
+
+	if (!rd || tally_data_reader__is_pipe(rd) || tally_data_reader__file_info(rd, &fi) ||
+	    fi.data_offset + fi.data_size <= fi.file_size)
+		return false;
+	fprintf(stderr, "tally %s: %s: the file is truncated: its samples end at offset %#llx, "
+		"the file at %#llx (the event names and tracepoint formats after them are lost)\n",
+		l->cmd, l->path, (unsigned long long)(fi.data_offset + fi.data_size),
+		(unsigned long long)fi.file_size);
+	return true;
+}
+
 static int run(const struct lock_opts *o, bool contention)
 {
 	struct lk *l = calloc(1, sizeof(*l));
@@ -916,6 +936,10 @@ static int run(const struct lock_opts *o, bool contention)
 	has = open_file(l, &ret);
 	if (has < 0)
 		goto out;
+	if (!(contention ? has & 1 : has) && truncated(l)) {
+		ret = 1;
+		goto out;
+	}
 	if (!(contention ? has & 1 : has)) {
 		/* perf: "lock contention evsel not found" (report prints an empty table) */
 		fprintf(stderr, "tally %s: %s: no %s events found%s. Have you run 'tally lock record' "
