@@ -7,21 +7,15 @@
  * kernel has them), counted per lock address, per caller (contention) or
  * per thread (-t), and printed in perf's layout and order.
  */
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <tally/tally.h>
 #include "lock_cmd.h"
 #include "read_file.h"
-
-/* perf's lock contention flags (include/trace/events/lock.h) */
-#define LCB_F_SPIN	(1u << 0)
-#define LCB_F_READ	(1u << 1)
-#define LCB_F_WRITE	(1u << 2)
-#define LCB_F_RT	(1u << 3)
-#define LCB_F_PERCPU	(1u << 4)
-#define LCB_F_MUTEX	(1u << 5)
 
 #define HASH_BITS	12
 #define GOLDEN_64	0x61C8864680B583EBull	/* the kernel's hash_64 */
@@ -30,21 +24,6 @@ enum lk_kind { LK_OTHER, LK_ACQUIRE, LK_ACQUIRED, LK_CONTENDED, LK_RELEASE, LK_B
 enum aggr { AGGR_ADDR, AGGR_TASK, AGGR_CALLER };
 enum seq_state { SEQ_UNINIT, SEQ_RELEASED, SEQ_ACQUIRING, SEQ_ACQUIRED, SEQ_CONTENDED,
 		 SEQ_READ_ACQUIRED };
-enum broken { BROKEN_ACQUIRE, BROKEN_ACQUIRED, BROKEN_CONTENDED, BROKEN_RELEASE, BROKEN_MAX };
-
-struct lstat {
-	struct lstat *next;		/* in its hash bucket, newest first (perf's hlist_add_head) */
-	uint64_t key;
-	char *name;
-	char **stack;			/* -v: the first sample's frames, "" where no kernel symbol */
-	uint64_t *stack_ip;
-	int nr_stack;
-	unsigned nr_acquire, nr_acquired, nr_contended, nr_release, nr_readlock, nr_trylock;
-	unsigned flags;
-	uint64_t avg, total, max, min;
-	bool broken, combined;
-	size_t ord;			/* in perf's walk of its hash table */
-};
 
 /* A thread's sequence on one lock (perf's lock_seq_stat), or (addr ~0) that the thread has one. */
 struct seq {
@@ -69,7 +48,7 @@ struct lk {
 	int nr_attrs;
 	enum aggr aggr;
 	bool contention;
-	struct lstat *hash[1u << HASH_BITS];
+	struct lock_stat *hash[1u << HASH_BITS];
 	size_t nr_stats;
 	struct seq *seqs;
 	size_t seq_cap, nr_seqs;
@@ -102,17 +81,17 @@ static unsigned bucket(uint64_t key)
 	return (unsigned)((key * GOLDEN_64) >> (64 - HASH_BITS));
 }
 
-static struct lstat *stat_find(struct lk *l, uint64_t key)
+static struct lock_stat *stat_find(struct lk *l, uint64_t key)
 {
-	for (struct lstat *st = l->hash[bucket(key)]; st; st = st->next)
+	for (struct lock_stat *st = l->hash[bucket(key)]; st; st = st->next)
 		if (st->key == key)
 			return st;
 	return NULL;
 }
 
-static struct lstat *stat_findnew(struct lk *l, uint64_t key, const char *name, unsigned flags)
+static struct lock_stat *stat_findnew(struct lk *l, uint64_t key, const char *name, unsigned flags)
 {
-	struct lstat *st = stat_find(l, key);
+	struct lock_stat *st = stat_find(l, key);
 	unsigned b = bucket(key);
 
 	if (st)
@@ -300,7 +279,7 @@ static bool caller(struct lk *l, const struct tally_frame *fr, int n, char *buf,
 }
 
 /* -v: the first sample's stack (perf's get_callstack), for contention's lines under the row */
-static void keep_stack(struct lk *l, struct lstat *st, const struct tally_frame *fr, int n)
+static void keep_stack(struct lk *l, struct lock_stat *st, const struct tally_frame *fr, int n)
 {
 	if (!n || !(st->stack = calloc((size_t)n, sizeof(*st->stack))) ||
 	    !(st->stack_ip = calloc((size_t)n, sizeof(*st->stack_ip)))) {
@@ -323,7 +302,7 @@ static void keep_stack(struct lk *l, struct lstat *st, const struct tally_frame 
 	}
 }
 
-static void mark_broken(struct lk *l, struct lstat *st, enum broken b)
+static void mark_broken(struct lk *l, struct lock_stat *st, enum lock_broken b)
 {
 	if (!st->broken) {
 		st->broken = true;
@@ -376,7 +355,7 @@ static int lockdep_event(struct lk *l, enum lk_kind k, const struct tally_sample
 			 const struct lk_ev *ev)
 {
 	uint64_t key = l->aggr == AGGR_TASK ? (uint64_t)sm->tid : ev->addr;
-	struct lstat *st = stat_findnew(l, key, ev->name, 0);
+	struct lock_stat *st = stat_findnew(l, key, ev->name, 0);
 	struct seq *q;
 	uint64_t term;
 
@@ -486,7 +465,7 @@ static int contention_event(struct lk *l, enum lk_kind k, const struct tally_ses
 	struct tally_frame fr[128];
 	int n = 0;
 	uint64_t key, term;
-	struct lstat *st;
+	struct lock_stat *st;
 	struct seq *q;
 
 	if (l->aggr != AGGR_TASK) {
@@ -607,8 +586,9 @@ static int on_record(struct tally_session *s, const struct perf_event_header *h,
 	return 0;
 }
 
-static const char *comm_of(struct lk *l, int32_t tid)
+static const char *comm_of(void *ctx, int32_t tid)
 {
+	struct lk *l = ctx;
 	static char buf[24];
 
 	for (size_t i = 0; i < l->nr_comms; i++)
@@ -618,243 +598,10 @@ static const char *comm_of(struct lk *l, int32_t tid)
 	return buf;
 }
 
-/* The columns: perf's lock_key tables, report's and contention's. */
-enum col { C_ACQUIRED, C_CONTENDED, C_AVG, C_TOTAL, C_MAX, C_MIN };
-struct key {
-	const char *name, *header;
-	int len;
-	enum col col;
-};
-static const struct key report_keys[] = {
-	{ "acquired", "acquired", 10, C_ACQUIRED }, { "contended", "contended", 10, C_CONTENDED },
-	{ "avg_wait", "avg wait", 12, C_AVG }, { "wait_total", "total wait", 12, C_TOTAL },
-	{ "wait_max", "max wait", 12, C_MAX }, { "wait_min", "min wait", 12, C_MIN },
-};
-static const struct key contention_keys[] = {
-	{ "contended", "contended", 10, C_CONTENDED }, { "wait_total", "total wait", 12, C_TOTAL },
-	{ "wait_max", "max wait", 12, C_MAX }, { "wait_min", "min wait", 12, C_MIN },
-	{ "avg_wait", "avg wait", 12, C_AVG },
-};
-#define NR_KEYS 6
-
-static uint64_t col_val(const struct lstat *st, enum col c)
-{
-	switch (c) {
-	case C_ACQUIRED: return st->nr_acquired;
-	case C_CONTENDED: return st->nr_contended;
-	case C_AVG: return st->avg;
-	case C_TOTAL: return st->total;
-	case C_MAX: return st->max;
-	default: return st->min == ULLONG_MAX ? 0 : st->min;
-	}
-}
-
-/* perf's lock_stat_key_print_time: the unit that fits, its value in float */
-static void print_time(unsigned long long nsec, int len)
-{
-	static const struct { float base; const char *unit; } table[] = {
-		{ 1e9 * 3600, "h " }, { 1e9 * 60, "m " }, { 1e9, "s " }, { 1e6, "ms" }, { 1e3, "us" },
-	};
-
-	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
-		if (nsec < table[i].base)
-			continue;
-		printf("%*.2f %s", len - 3, nsec / table[i].base, table[i].unit);
-		return;
-	}
-	printf("%*llu %s", len - 3, nsec, "ns");
-}
-
-static void print_col(const struct key *k, const struct lstat *st)
-{
-	if (k->col == C_ACQUIRED || k->col == C_CONTENDED)
-		printf("%*llu", k->len, (unsigned long long)col_val(st, k->col));
-	else
-		print_time((unsigned long long)col_val(st, k->col), k->len);
-}
-
-/* -F then -k as perf: the fields in the order given, the sort key added at the end if not among them. */
-static int setup_keys(struct lk *l, const char *fields, const char *sort, const struct key **out,
-		      int *nout, const struct key **sort_key)
-{
-	const struct key *keys = l->contention ? contention_keys : report_keys;
-	int nk = l->contention ? 5 : 6, n = 0;
-	char *dup, *tok, *p;
-
-	*sort_key = NULL;
-	if (!fields) {
-		for (int i = 0; i < nk; i++)
-			out[n++] = &keys[i];
-	} else {
-		if (!(p = dup = strdup(fields)))
-			return -1;
-		while ((tok = strsep(&p, ",")) != NULL) {
-			int i, j;
-
-			for (i = 0; i < nk && strcmp(keys[i].name, tok); i++)
-				;
-			if (i == nk) {
-				fprintf(stderr, "tally %s: unknown output field: %s (%s)\n", l->cmd, tok,
-					l->contention ? "contended, wait_total, wait_max, wait_min, avg_wait"
-						      : "acquired, contended, avg_wait, wait_total, wait_max, wait_min");
-				free(dup);
-				return -1;
-			}
-			for (j = 0; j < n && out[j] != &keys[i]; j++)
-				;
-			if (j == n)
-				out[n++] = &keys[i];
-		}
-		free(dup);
-	}
-	for (int i = 0; i < nk; i++) {
-		int j;
-
-		if (strcmp(keys[i].name, sort))
-			continue;
-		*sort_key = &keys[i];
-		for (j = 0; j < n && out[j] != &keys[i]; j++)
-			;
-		if (j == n)
-			out[n++] = &keys[i];
-	}
-	if (!*sort_key) {
-		fprintf(stderr, "tally %s: unknown sort key: %s (%s)\n", l->cmd, sort,
-			l->contention ? "contended, wait_total, wait_max, wait_min, avg_wait"
-				      : "acquired, contended, avg_wait, wait_total, wait_max, wait_min");
-		return -1;
-	}
-	*nout = n;
-	return 0;
-}
-
-static enum col sort_col;
-
-/* Bigger first; equal ones keep perf's walk order (its tree puts them after). */
-static int cmp_rows(const void *a, const void *b)
-{
-	const struct lstat *x = *(struct lstat *const *)a, *y = *(struct lstat *const *)b;
-	uint64_t vx = col_val(x, sort_col), vy = col_val(y, sort_col);
-
-	if (vx != vy)
-		return vx > vy ? -1 : 1;
-	return x->ord < y->ord ? -1 : x->ord > y->ord;
-}
-
-/* perf's combine_lock_stats (report -c): the first of each name takes the others in. */
-static void combine(struct lk *l, struct lstat **rows, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		struct lstat *st = rows[i], *p = NULL;
-
-		for (size_t j = 0; j < i && !p; j++)
-			if (!rows[j]->combined && !strcmp(rows[j]->name, st->name))
-				p = rows[j];
-		if (!p)
-			continue;
-		p->nr_acquired += st->nr_acquired;
-		p->nr_contended += st->nr_contended;
-		p->total += st->total;
-		if (p->nr_contended)
-			p->avg = p->total / p->nr_contended;
-		if (p->min > st->min)
-			p->min = st->min;
-		if (p->max < st->max)
-			p->max = st->max;
-		p->broken |= st->broken;
-		st->combined = true;
-	}
-	(void)l;
-}
-
-static void print_bad(struct lk *l, int bad, int total)
-{
-	static const char *const name[] = { "acquire", "acquired", "contended", "release" };
-	int broken = 0;
-
-	for (int i = 0; i < BROKEN_MAX; i++)
-		broken += l->bad_hist[i];
-	if (!broken && !l->o->verbose)
-		return;
-	printf("\n=== output for debug===\n\n");
-	printf("bad: %d, total: %d\n", bad, total);
-	printf("bad rate: %.2f %%\n", (double)bad / (double)total * 100);
-	printf("histogram of events caused bad sequence\n");
-	for (int i = 0; i < BROKEN_MAX; i++)
-		printf(" %10s: %d\n", name[i], l->bad_hist[i]);
-}
-
-/* perf's get_type_str: the contention flags' names */
-static const char *lock_type(unsigned flags)
-{
-	static const struct { unsigned flags; const char *name; } table[] = {
-		{ 0, "semaphore" }, { LCB_F_SPIN, "spinlock" },
-		{ LCB_F_SPIN | LCB_F_READ, "rwlock:R" }, { LCB_F_SPIN | LCB_F_WRITE, "rwlock:W" },
-		{ LCB_F_READ, "rwsem:R" }, { LCB_F_WRITE, "rwsem:W" }, { LCB_F_RT, "rtmutex" },
-		{ LCB_F_RT | LCB_F_READ, "rwlock-rt:R" }, { LCB_F_RT | LCB_F_WRITE, "rwlock-rt:W" },
-		{ LCB_F_PERCPU | LCB_F_READ, "pcpu-sem:R" }, { LCB_F_PERCPU | LCB_F_WRITE, "pcpu-sem:W" },
-		{ LCB_F_MUTEX, "mutex" }, { LCB_F_MUTEX | LCB_F_SPIN, "mutex" },
-	};
-
-	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++)
-		if (table[i].flags == flags)
-			return table[i].name;
-	return "unknown";
-}
-
-static void print_table(struct lk *l, struct lstat **rows, size_t n, const struct key **cols,
-			int ncols)
-{
-	int bad = 0, total = 0, printed = 0;
-	int limit = l->o->entries > 0 ? l->o->entries : INT_MAX;
-
-	if (!l->contention)
-		printf("%20s ", "Name");
-	for (int i = 0; i < ncols; i++)
-		printf("%*s ", cols[i]->len, cols[i]->header);
-	if (l->contention)
-		printf("  %10s   %s\n\n", l->o->threads ? "pid" : "type", l->o->threads ? "comm" : "caller");
-	else
-		printf("\n\n");
-	for (size_t r = 0; r < n; r++) {
-		struct lstat *st = rows[r];
-
-		if (l->o->combine && st->combined)
-			continue;
-		total++;
-		if (st->broken)
-			bad++;
-		if (!l->contention) {
-			if (!st->nr_acquired)
-				continue;
-			if (strlen(st->name) < 20)
-				printf("%20s ", l->o->threads ? comm_of(l, (int32_t)st->key) : st->name);
-			else
-				printf(" %.16s... ", st->name);	/* perf's cut: 16 and "..." in 20 */
-		}
-		for (int i = 0; i < ncols; i++) {
-			print_col(cols[i], st);
-			putchar(' ');
-		}
-		if (!l->contention) {
-			putchar('\n');
-		} else if (l->o->threads) {
-			printf("  %10d   %s\n", (int)(int32_t)st->key, comm_of(l, (int32_t)st->key));
-		} else {
-			printf("  %10s   %s\n", lock_type(st->flags), st->name);
-			for (int i = 0; i < st->nr_stack && st->stack[i]; i++)
-				printf("\t\t\t%#llx  %s\n", (unsigned long long)st->stack_ip[i], st->stack[i]);
-		}
-		if (++printed >= limit)
-			break;
-	}
-	print_bad(l, bad, total);
-}
-
 static void lk_free(struct lk *l)
 {
 	for (size_t b = 0; b < (1u << HASH_BITS); b++) {
-		for (struct lstat *st = l->hash[b], *nx; st; st = nx) {
+		for (struct lock_stat *st = l->hash[b], *nx; st; st = nx) {
 			nx = st->next;
 			for (int i = 0; i < st->nr_stack; i++)
 				free(st->stack[i]);
@@ -899,6 +646,28 @@ static int open_file(struct lk *l, int *ret)
 	return has;
 }
 
+/* Where the file's feature sections end (perf's table after the data: offset, size each). */
+static uint64_t features_end(const char *path, const struct tally_data_file_info *fi)
+{
+	uint64_t end = fi->feat_offset, sec[2];
+	int n = 0, fd;
+
+	for (int i = 0; i < 4; i++)
+		n += __builtin_popcountll(fi->features[i]);
+	end += (uint64_t)n * sizeof(sec);
+	if (end > fi->file_size || (fd = open(path, O_RDONLY)) < 0)
+		return end;
+	for (int i = 0; i < n; i++) {
+		if (pread(fd, sec, sizeof(sec), (off_t)(fi->feat_offset + (uint64_t)i * sizeof(sec))) !=
+		    (ssize_t)sizeof(sec))
+			break;
+		if (sec[0] + sec[1] > end && sec[0] + sec[1] >= sec[0])
+			end = sec[0] + sec[1];
+	}
+	close(fd);
+	return end;
+}
+
 /*
  * A file cut short loses what perf.data keeps after the samples: the
  * event names and the tracepoint formats. Said so, rather than that the
@@ -908,23 +677,26 @@ static bool truncated(struct lk *l)
 {
 	struct tally_data_file_info fi;
 	struct tally_data_reader *rd = tally_session__reader(l->s);
+	uint64_t end;
 
-	if (!rd || tally_data_reader__is_pipe(rd) || tally_data_reader__file_info(rd, &fi) ||
-	    fi.data_offset + fi.data_size <= fi.file_size)
+	if (!rd || tally_data_reader__is_pipe(rd) || tally_data_reader__file_info(rd, &fi))
 		return false;
-	fprintf(stderr, "tally %s: %s: the file is truncated: its samples end at offset %#llx, "
+	end = fi.data_offset + fi.data_size;
+	if (end <= fi.file_size && (end = features_end(l->path, &fi)) <= fi.file_size)
+		return false;
+	fprintf(stderr, "tally %s: %s: the file is truncated: its %s end at offset %#llx, "
 		"the file at %#llx (the event names and tracepoint formats after them are lost)\n",
-		l->cmd, l->path, (unsigned long long)(fi.data_offset + fi.data_size),
-		(unsigned long long)fi.file_size);
+		l->cmd, l->path, end == fi.data_offset + fi.data_size ? "samples" : "feature sections",
+		(unsigned long long)end, (unsigned long long)fi.file_size);
 	return true;
 }
 
 static int run(const struct lock_opts *o, bool contention)
 {
 	struct lk *l = calloc(1, sizeof(*l));
-	const struct key *cols[NR_KEYS], *sk;
-	struct lstat **rows = NULL;
-	int ncols = 0, ret = 0, has;
+	struct lock_table t = { .o = o, .contention = contention, .comm = comm_of };
+	struct lock_stat **rows = NULL;
+	int ret = 0, has;
 	size_t n = 0;
 
 	if (!l)
@@ -955,8 +727,11 @@ static int run(const struct lock_opts *o, bool contention)
 		ret = 1;
 		goto out;
 	}
-	if (setup_keys(l, o->fields ? o->fields : contention ? "contended,wait_total,wait_max,avg_wait" : NULL,
-		       o->key ? o->key : contention ? "wait_total" : "acquired", cols, &ncols, &sk)) {
+	t.cmd = l->cmd;
+	t.bad_hist = l->bad_hist;
+	t.ctx = l;
+	if (lock_table_keys(&t, o->fields ? o->fields : contention ? "contended,wait_total,wait_max,avg_wait" : NULL,
+			    o->key ? o->key : contention ? "wait_total" : "acquired")) {
 		ret = 234;
 		goto out;
 	}
@@ -979,15 +754,11 @@ static int run(const struct lock_opts *o, bool contention)
 	}
 	/* perf's walk: buckets in order, each newest first */
 	for (size_t b = 0; b < (1u << HASH_BITS); b++)
-		for (struct lstat *st = l->hash[b]; st; st = st->next) {
+		for (struct lock_stat *st = l->hash[b]; st; st = st->next) {
 			st->ord = n;
 			rows[n++] = st;
 		}
-	if (o->combine && !contention)
-		combine(l, rows, n);
-	sort_col = sk->col;
-	qsort(rows, n, sizeof(*rows), cmp_rows);
-	print_table(l, rows, n, cols, ncols);
+	lock_table_print(&t, rows, n);
 out:
 	free(rows);
 	lk_free(l);

@@ -72,10 +72,20 @@ run_all() {
 		no_crash "$1: lock $v" "$rc" "$d/e"
 	done
 }
-cp "$d/good.data" "$d/trunc.data"; damage "$d/trunc.data" truncate $((size * 2 / 3))
+# cut in the middle of its samples (the header's data section: offset, size at 40)
+mid=$(python3 -c 'import struct, sys; o, n = struct.unpack_from("<QQ", open(sys.argv[1], "rb").read(56), 40); print(o + n // 2)' "$d/good.data")
+cp "$d/good.data" "$d/trunc.data"; damage "$d/trunc.data" truncate "$mid"
 run_all "truncated" "$d/trunc.data"
-"$TALLY" lock contention -i "$d/trunc.data" >/dev/null 2>"$d/e"
-check "truncated: says so" grep -q "the file is truncated" "$d/e"
+"$TALLY" lock contention -i "$d/trunc.data" >/dev/null 2>"$d/e"; rc=$?
+is "truncated in its samples: exits 1" "$rc" 1
+check "truncated in its samples: says so" grep -q "the file is truncated: its samples end" "$d/e"
+# a short recording cut within its feature sections (the tracepoint formats): the samples whole
+"$TALLY" lock record -q -o "$d/short.data" -- "$HELPERS/mmaplock" 1 10 >/dev/null 2>&1
+cp "$d/short.data" "$d/cutfeat.data"
+damage "$d/cutfeat.data" truncate $(($(stat -c %s "$d/short.data") - 2000))
+"$TALLY" lock report -i "$d/cutfeat.data" >/dev/null 2>"$d/e"; rc=$?
+is "cut within its feature sections: exits 1" "$rc" 1
+check "cut within its feature sections: says the file is truncated" grep -q "the file is truncated: its feature sections end" "$d/e"
 for i in 1 2 3 4 5; do
 	cp "$d/good.data" "$d/flip.data"
 	python3 - "$d/flip.data" "$i" <<'PY'
