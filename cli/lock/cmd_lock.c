@@ -4,6 +4,7 @@
  * record is tally record with perf lock's events and options; report and
  * contention read the file through the library's session (lock_stat.c).
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,14 +37,21 @@ struct lock_common {
 	CLI_BOOL('q', "quiet", &(c)->quiet, "Do not show any warnings or messages"), \
 	CLI_HELP(&(c)->help, "this text (man tally-lock for the full manual)")
 
-/* The tracepoint exists on this kernel (tracefs mounted first if need be). */
-static bool have_tp(const char *name)
+/*
+ * The tracepoint exists on this kernel (tracefs mounted first if need
+ * be): 1, 0, or -1 when tracefs cannot be read (not root): record then
+ * says why.
+ */
+static int have_tp(const char *name)
 {
 	const char *dir = tally_tracing_dir(NULL, 0);
 	char path[512];
 
 	if (!dir)
-		return false;
+		return -1;
+	snprintf(path, sizeof(path), "%s/events/lock", dir);
+	if (access(path, X_OK) && errno != ENOENT)
+		return -1;
 	snprintf(path, sizeof(path), "%s/events/lock/%s", dir, name);
 	return access(path, F_OK) == 0;
 }
@@ -70,7 +78,7 @@ static int lock_record(int argc, char **argv)
 	if (!rargv)
 		return 1;
 	for (size_t i = 0; i < 4; i++)
-		has_lockdep &= have_tp(lockdep[i]);
+		has_lockdep &= have_tp(lockdep[i]) == 1;
 	rargv[n++] = "record";
 	rargv[n++] = "-m";
 	rargv[n++] = "1024";
@@ -79,7 +87,7 @@ static int lock_record(int argc, char **argv)
 	for (size_t i = 0; i < (has_lockdep ? 4u : 2u); i++) {
 		const char *tp = has_lockdep ? lockdep[i] : contention[i];
 
-		if (!has_lockdep && !have_tp(tp)) {
+		if (!has_lockdep && !have_tp(tp)) {	/* -1: record says why it cannot */
 			fprintf(stderr, "tally lock record: tracepoint lock:%s is not enabled: this kernel "
 				"has neither lockdep's lock:lock_acquire (CONFIG_LOCKDEP, CONFIG_LOCK_STAT) "
 				"nor lock:contention_begin/end\n", tp);

@@ -44,6 +44,15 @@ check "contention -b: says so" grep -q "BPF" "$d/e"
 is "contention --help: 0" "$rc" 0
 check "contention --help lists -k" grep -q -- "--key" "$d/o"
 
+# a user who cannot read tracefs: record says so (not that the kernel lacks the events)
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+	chmod 755 "$d"
+	(cd "$d" && setpriv --reuid=65534 --regid=65534 --clear-groups env HOME="$d" \
+		"$TALLY" lock record -q -o "$d/nobody.data" true) >/dev/null 2>"$d/e"; rc=$?
+	check "lock record without tracefs access: an error (exit $rc: 129, tally record's for an event it cannot open)" test "$rc" -ne 0 -a "$rc" -le 129
+	check "lock record without tracefs access: says it is a permission" grep -q "permission" "$d/e"
+fi
+
 if [ "$(id -u)" != 0 ]; then
 	skip "lock recordings to damage: lock record needs root (kernel tracepoints)"
 	done_testing; exit 0
