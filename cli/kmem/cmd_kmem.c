@@ -29,10 +29,66 @@ struct kmem_common {
 	bool force, help;
 };
 
+/* --caller and --alloc: the later one given is what -s and -l apply to (perf's flags) */
+static int opt_caller(struct cli_parse *p, const struct cli_option *opt, const char *arg)
+{
+	struct kmem_opts *o = opt->value;
+
+	o->caller = o->alloc + 1;
+	return 0;
+}
+
+static int opt_alloc(struct cli_parse *p, const struct cli_option *opt, const char *arg)
+{
+	struct kmem_opts *o = opt->value;
+
+	o->alloc = o->caller + 1;
+	return 0;
+}
+
+static int opt_sort(struct cli_parse *p, const struct cli_option *opt, const char *arg)
+{
+	struct kmem_opts *o = opt->value;
+	const char *keys[16];
+
+	if (o->page && !o->slab)
+		return cli_error(p, "-s: the page allocator's sort keys are not supported "
+				 "(see docs/perf-differences.md)");
+	if (kmem_slab_keys(arg, keys, 16) < 0)
+		return cli_error(p, "unknown slab --sort key in '%s' (ptr, callsite, bytes, hit, "
+				 "pingpong, frag)", arg);
+	if (o->caller > o->alloc)
+		o->caller_sort = arg;
+	else
+		o->alloc_sort = arg;
+	return 0;
+}
+
+static int opt_lines(struct cli_parse *p, const struct cli_option *opt, const char *arg)
+{
+	struct kmem_opts *o = opt->value;
+	char *end;
+	long n = strtol(arg, &end, 10);
+
+	if (end == arg || *end || n < 0 || n > 1 << 30)
+		return cli_error(p, "-l '%s': a number of lines", arg);
+	if (o->caller > o->alloc)
+		o->caller_lines = (int)n;
+	else
+		o->alloc_lines = (int)n;
+	return 0;
+}
+
 #define KMEM_COMMON(c)								\
 	CLI_STRING('i', "input", &(c)->o.input, "FILE", "input file name (default perf.data)"), \
 	CLI_BOOL(0, "slab", &(c)->o.slab, "Analyze slab allocator"),		\
 	CLI_BOOL(0, "page", &(c)->o.page, "Analyze page allocator"),		\
+	CLI_CALLBACK(0, "caller", &(c)->o, NULL, "show per-callsite statistics", opt_caller), \
+	CLI_CALLBACK(0, "alloc", &(c)->o, NULL, "show per-allocation statistics", opt_alloc), \
+	CLI_CALLBACK('s', "sort", &(c)->o, "KEY[,KEY...]",			\
+		     "sort by keys: ptr, callsite, bytes, hit, pingpong, frag", opt_sort), \
+	CLI_CALLBACK('l', "line", &(c)->o, "NUM", "show n lines", opt_lines),	\
+	CLI_BOOL(0, "raw-ip", &(c)->o.raw_ip, "show raw ip instead of symbol"),	\
 	CLI_COUNT('v', "verbose", &(c)->verbose, "be more verbose"),		\
 	CLI_BOOL('f', "force", &(c)->force, "don't complain, do it"),		\
 	CLI_HELP(&(c)->help, "this text (man tally-kmem for the full manual)")
@@ -119,7 +175,7 @@ static const char *const stat_usage[] = { "tally kmem [--slab] [--page] stat [OP
 
 int cmd_kmem(int argc, char **argv)
 {
-	struct kmem_common c = { .o.input = NULL };
+	struct kmem_common c = { .o.caller_lines = -1, .o.alloc_lines = -1 };
 	const struct cli_option opts[] = {
 		KMEM_COMMON(&c),
 		CLI_END(),
@@ -151,6 +207,13 @@ int cmd_kmem(int argc, char **argv)
 		if (c.help) {
 			cli_usage(stdout, stat_usage, sopts);
 			return 0;
+		}
+		if (!c.o.slab && !c.o.page)
+			c.o.slab = true;
+		if (c.o.page && (c.o.caller || c.o.alloc)) {
+			fprintf(stderr, "tally kmem stat: --caller and --alloc of the page allocator are "
+				"not supported (see docs/perf-differences.md)\n");
+			return 129;
 		}
 		pager_start();
 		return kmem_stat(&c.o);

@@ -27,6 +27,10 @@ struct slot {
 	uint64_t key;
 	uint64_t bytes;			/* slab: the last allocation's bytes; page: unused */
 	int cpu;			/* slab: where it was allocated (-1: freed) */
+	/* slab, per pointer and per call site (perf's alloc_stat) */
+	uint64_t call_site, bytes_req, bytes_alloc;
+	unsigned long hit, pingpong;
+	char *name;			/* a call site's "sym+off" (NULL: none) */
 	unsigned order, gfp;		/* page: as its first allocation said */
 	int migrate;
 	bool used, live;		/* live: page allocated, not yet freed */
@@ -43,7 +47,7 @@ struct km {
 	enum km_kind *kinds;
 	int nr_attrs;
 	uint64_t page_size;
-	struct table ptrs, pages;
+	struct table ptrs, callers, pages;
 	int *cpu_node;			/* by CPU: its node on this machine (perf's cpu__get_node) */
 	int nr_cpu_node;
 	/* slab */
@@ -157,7 +161,7 @@ static int cpu_node(struct km *k, int cpu)
 }
 
 struct km_ev {
-	uint64_t ptr, page, pfn, bytes_req, bytes_alloc, gfp;
+	uint64_t call_site, ptr, page, pfn, bytes_req, bytes_alloc, gfp;
 	int64_t node, migrate;
 	unsigned order;
 	unsigned found;
@@ -195,7 +199,9 @@ static bool decode(struct km *k, enum km_kind kind, const struct tally_sample *s
 	for (int i = 0; i < n; i++) {
 		const char *nm = f[i].name;
 
-		if (!strcmp(nm, "ptr"))
+		if (!strcmp(nm, "call_site"))
+			ev->call_site = f[i].val;
+		else if (!strcmp(nm, "ptr"))
 			ev->ptr = f[i].val, ev->found |= F_PTR;
 		else if (!strcmp(nm, "bytes_req"))
 			ev->bytes_req = f[i].val, ev->found |= F_REQ;
@@ -220,17 +226,50 @@ static bool decode(struct km *k, enum km_kind kind, const struct tally_sample *s
 }
 
 /* perf's evsel__process_alloc_event (and its "node" count of cross allocations). */
+/* A call site's kernel symbol, "name+offset" as perf's kmem prints it; NULL: none. */
+static char *callsite_name(struct km *k, const struct tally_session_sample *smp, uint64_t addr)
+{
+	struct tally_sample sm = *smp->sample;
+	struct tally_session_sample at = *smp;
+	struct tally_frame f;
+	char buf[512];
+
+	sm.ip = addr;
+	sm.callchain.nr = 0;
+	at.sample = &sm;
+	at.mode = TALLY_CPUMODE_KERNEL;
+	if (tally_session__resolve(k->s, &at, &f) || !f.sym || f.level != 'k')
+		return NULL;
+	snprintf(buf, sizeof(buf), "%s+%llx", f.sym, (unsigned long long)(f.addr - f.sym_start));
+	return strdup(buf);
+}
+
+/* perf's evsel__process_alloc_event (and its "node" count of cross allocations). */
 static void slab_alloc(struct km *k, const struct tally_session_sample *smp, const struct km_ev *ev)
 {
 	bool made;
-	struct slot *sl = table_get(&k->ptrs, ev->ptr, &made);
+	struct slot *sl = table_get(&k->ptrs, ev->ptr, &made), *c;
 
 	if (!sl) {
 		k->no_mem = true;
 		return;
 	}
+	sl->hit++;
+	sl->bytes_req += ev->bytes_req;
+	sl->bytes_alloc += ev->bytes_alloc;
+	sl->call_site = ev->call_site;
 	sl->bytes = ev->bytes_alloc;
 	sl->cpu = (short)smp->sample->cpu;
+	if (!(c = table_get(&k->callers, ev->call_site, &made))) {
+		k->no_mem = true;
+		return;
+	}
+	if (made)
+		c->name = callsite_name(k, smp, ev->call_site);
+	c->hit++;
+	c->bytes_req += ev->bytes_req;
+	c->bytes_alloc += ev->bytes_alloc;
+	c->call_site = ev->call_site;
 	k->total_requested += ev->bytes_req;
 	k->total_allocated += ev->bytes_alloc;
 	k->nr_allocs++;
@@ -239,13 +278,19 @@ static void slab_alloc(struct km *k, const struct tally_session_sample *smp, con
 		k->nr_cross++;
 }
 
-static void slab_free(struct km *k, const struct km_ev *ev)
+/* perf's evsel__process_free_event: a free on another CPU than the allocation is a ping-pong. */
+static void slab_free(struct km *k, const struct tally_session_sample *smp, const struct km_ev *ev)
 {
-	struct slot *sl = table_find(&k->ptrs, ev->ptr);
+	struct slot *sl = table_find(&k->ptrs, ev->ptr), *c;
 
 	if (!sl)
 		return;		/* allocated before the recording */
 	k->total_freed += sl->bytes;
+	if ((short)smp->sample->cpu != sl->cpu) {
+		sl->pingpong++;
+		if ((c = table_find(&k->callers, sl->call_site)))
+			c->pingpong++;
+	}
 	sl->cpu = -1;
 }
 
@@ -321,7 +366,7 @@ static int on_sample(struct tally_session *s, const struct tally_session_sample 
 		slab_alloc(k, smp, &ev);
 		break;
 	case KM_FREE:
-		slab_free(k, &ev);
+		slab_free(k, smp, &ev);
 		break;
 	case KM_PAGE_ALLOC:
 		page_alloc(k, &ev);
@@ -351,6 +396,109 @@ static void print_slab_summary(struct km *k)
 	       k->total_allocated - k->total_requested);
 	printf("Internal fragmentation: %f%%\n", fragmentation(k->total_requested, k->total_allocated));
 	printf("Cross CPU allocations: %lu/%lu\n", k->nr_cross, k->nr_allocs);
+}
+
+/* perf's slab sort keys: larger first */
+static int cmp_key(const struct slot *a, const struct slot *b, const char *key)
+{
+	double x, y;
+
+	if (!strcmp(key, "ptr") || !strcmp(key, "callsite")) {
+		uint64_t u = !strcmp(key, "ptr") ? a->key : a->call_site;
+		uint64_t v = !strcmp(key, "ptr") ? b->key : b->call_site;
+
+		return u < v ? -1 : u > v;
+	}
+	if (!strcmp(key, "hit"))
+		return a->hit < b->hit ? -1 : a->hit > b->hit;
+	if (!strcmp(key, "bytes"))
+		return a->bytes_alloc < b->bytes_alloc ? -1 : a->bytes_alloc > b->bytes_alloc;
+	if (!strcmp(key, "pingpong"))
+		return a->pingpong < b->pingpong ? -1 : a->pingpong > b->pingpong;
+	x = fragmentation(a->bytes_req, a->bytes_alloc);	/* frag */
+	y = fragmentation(b->bytes_req, b->bytes_alloc);
+	return x < y ? -1 : x > y;
+}
+
+static const char *const *sort_keys;	/* qsort's: the keys, NULL-ended */
+
+/* The first key that differs, larger first; equal rows keep their order (perf's tree). */
+static int cmp_rows(const void *pa, const void *pb)
+{
+	const struct slot *a = *(const struct slot *const *)pa, *b = *(const struct slot *const *)pb;
+
+	for (int i = 0; sort_keys[i]; i++) {
+		int c = cmp_key(a, b, sort_keys[i]);
+
+		if (c)
+			return -c;
+	}
+	return a->key < b->key ? -1 : a->key > b->key;	/* perf's walk: by pointer or call site */
+}
+
+int kmem_slab_keys(const char *list, const char **keys, int max)
+{
+	static const char *const names[] = { "ptr", "callsite", "hit", "bytes", "frag", "pingpong" };
+	static char buf[256];
+	char *p = buf, *tok;
+	int n = 0;
+
+	snprintf(buf, sizeof(buf), "%s", list);
+	while ((tok = strsep(&p, ",")) != NULL) {
+		size_t i;
+
+		for (i = 0; i < sizeof(names) / sizeof(names[0]) && strcmp(names[i], tok); i++)
+			;
+		if (i == sizeof(names) / sizeof(names[0]) || n == max - 1)
+			return -1;
+		keys[n++] = names[i];
+	}
+	keys[n] = NULL;
+	return n;
+}
+
+/* perf's __print_slab_result: the rows of one table, sorted, n_lines of them (-1: all). */
+static int print_slab_table(struct km *k, struct table *t, bool is_caller, const char *sort,
+			    int n_lines)
+{
+	static const char dots[] = "---------------------------------------------------------"
+				   "------------------------------------------------";
+	const char *keys[16];
+	struct slot **rows = malloc((t->nr ? t->nr : 1) * sizeof(*rows));
+	size_t n = 0, r;
+
+	if (!rows || kmem_slab_keys(sort ? sort : "frag,hit,bytes", keys, 16) < 0) {
+		free(rows);
+		return -1;
+	}
+	for (size_t i = 0; i < t->cap; i++)
+		if (t->s[i].used)
+			rows[n++] = &t->s[i];
+	sort_keys = keys;
+	qsort(rows, n, sizeof(*rows), cmp_rows);
+	printf("%.105s\n", dots);
+	printf(" %-34s |", is_caller ? "Callsite" : "Alloc Ptr");
+	printf(" Total_alloc/Per | Total_req/Per   | Hit      | Ping-pong | Frag\n");
+	printf("%.105s\n", dots);
+	for (r = 0; r < n && n_lines--; r++) {
+		const struct slot *d = rows[r];
+		char buf[512];
+
+		if (is_caller && !k->o->raw_ip && d->name)
+			snprintf(buf, sizeof(buf), "%s", d->name);
+		else
+			snprintf(buf, sizeof(buf), "%#llx", (unsigned long long)(is_caller ? d->call_site : d->key));
+		printf(" %-34s |", buf);
+		printf(" %9llu/%-5lu | %9llu/%-5lu | %8lu | %9lu | %6.3f%%\n",
+		       (unsigned long long)d->bytes_alloc, (unsigned long)(d->bytes_alloc / d->hit),
+		       (unsigned long long)d->bytes_req, (unsigned long)(d->bytes_req / d->hit),
+		       d->hit, d->pingpong, fragmentation(d->bytes_req, d->bytes_alloc));
+	}
+	if (n_lines == -1)
+		printf(" ...                                | ...             | ...             | ...      | ...       | ...   \n");
+	printf("%.105s\n", dots);
+	free(rows);
+	return 0;
 }
 
 static void print_page_summary(struct km *k)
@@ -480,13 +628,21 @@ int kmem_stat(const struct kmem_opts *o)
 		fprintf(stderr, "tally kmem stat: %s: %d page allocations of an order above %d or a "
 			"migrate type above %d are not in the order table\n", k->path, k->out_of_range,
 			MAX_PAGE_ORDER - 1, MAX_MIGRATE_TYPES - 1);
-	if (o->slab)
+	if (o->slab) {
+		if (o->caller)
+			print_slab_table(k, &k->callers, true, o->caller_sort, o->caller_lines);
+		if (o->alloc)
+			print_slab_table(k, &k->ptrs, false, o->alloc_sort, o->alloc_lines);
 		print_slab_summary(k);
+	}
 	if (o->page)
 		print_page_summary(k);
 out:
 	if (k->s)
 		tally_session__close(k->s);
+	for (size_t i = 0; i < k->callers.cap; i++)
+		free(k->callers.s[i].name);
+	free(k->callers.s);
 	free(k->ptrs.s);
 	free(k->pages.s);
 	free(k->cpu_node);

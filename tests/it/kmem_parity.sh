@@ -5,7 +5,9 @@
 # record and once by tally kmem record, each file read by both tools:
 # stat --slab, --page and both (the allocators' summaries: bytes
 # requested, allocated, freed, fragmentation; page requests matched by
-# pfn, failures, orders by migrate type). The oracle: each of the
+# pfn, failures, orders by migrate type), and the slab allocator's
+# tables per call site and per pointer (--caller, --alloc, -s, -l,
+# --raw-ip). The oracle: each of the
 # workload's iterations faults a page in, so the page allocator saw at
 # least that many allocations.
 . "$(dirname "$0")/lib.sh"
@@ -42,6 +44,10 @@ for f in perf tally; do
 	same "$f's file: --slab stat" "$F" --slab stat
 	same "$f's file: --page stat" "$F" --page stat
 	same "$f's file: --slab --page stat" "$F" --slab --page stat
+	same "$f's file: --caller (per call site, frag,hit,bytes)" "$F" --slab --caller stat
+	same "$f's file: --alloc -l 20 (per pointer)" "$F" --slab --alloc -l 20 stat
+	same "$f's file: --alloc -s hit,bytes --caller -s callsite -l 7 (-s, -l for the later)" "$F" --slab --alloc -s hit,bytes --caller -s callsite -l 7 stat
+	same "$f's file: --caller -s pingpong,hit --raw-ip -l 5" "$F" --slab --caller -s pingpong,hit --raw-ip -l 5 stat
 done
 
 "$TALLY" kmem --page -i "$d/tally.data" stat >"$d/o" 2>/dev/null
