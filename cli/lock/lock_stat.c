@@ -241,15 +241,32 @@ static bool frame_name(const struct tally_frame *f, char *buf, size_t len)
 /*
  * The sample's frames, leaf first, as perf resolves its chain for lock
  * contention: at most max_stack of them. perf's lock command reads no
- * MMAP2 record, so only kernel frames have names.
+ * MMAP2 record, so only kernel frames have names. A context marker perf
+ * does not know among them (a misread user stack) makes perf drop the
+ * chain: -1 then (its key is -1, its caller "Unknown").
  */
 static int frames(struct lk *l, const struct tally_session_sample *smp, struct tally_frame *fr)
 {
-	int max = l->o->max_stack > 0 ? l->o->max_stack : 8;
+	const struct tally_sample *sm = smp->sample;
+	struct tally_sample head = *sm;
+	struct tally_session_sample at = *smp;
+	int max = l->o->max_stack > 0 ? l->o->max_stack : 8, got = 0;
+	uint64_t i;
 
 	if (max > 128)
 		max = 128;
-	return tally_session__frames(l->s, smp, fr, max);
+	for (i = 0; i < sm->callchain.nr && got < max; i++) {
+		uint64_t ip = sm->callchain.ips[i];
+
+		if (ip < PERF_CONTEXT_MAX)
+			got++;
+		else if (ip != PERF_CONTEXT_KERNEL && ip != PERF_CONTEXT_USER &&
+			 ip != PERF_CONTEXT_HV && ip != TALLY_CONTEXT_UNWOUND)
+			return -1;
+	}
+	head.callchain.nr = i;	/* the part perf reads: past it, what is corrupt is not seen */
+	at.sample = &head;
+	return tally_session__frames(l->s, &at, fr, max);
 }
 
 /* perf's callchain_id: the frames past the skipped ones and the lock functions, hashed. */
@@ -278,27 +295,52 @@ static bool caller(struct lk *l, const struct tally_frame *fr, int n, char *buf,
 	return false;
 }
 
-/* -v: the first sample's stack (perf's get_callstack), for contention's lines under the row */
-static void keep_stack(struct lk *l, struct lock_stat *st, const struct tally_frame *fr, int n)
+/* The kernel's symbol at ip, "name+0xoff" (perf's machine__find_kernel_symbol); "" when none. */
+static void kernel_name(struct lk *l, const struct tally_session_sample *smp, uint64_t ip,
+			char *buf, size_t len)
 {
-	if (!n || !(st->stack = calloc((size_t)n, sizeof(*st->stack))) ||
-	    !(st->stack_ip = calloc((size_t)n, sizeof(*st->stack_ip)))) {
+	struct tally_sample sm = *smp->sample;
+	struct tally_session_sample at = *smp;
+	struct tally_frame f;
+
+	sm.ip = ip;
+	sm.callchain.nr = 0;
+	at.sample = &sm;
+	at.mode = TALLY_CPUMODE_KERNEL;
+	if (tally_session__resolve(l->s, &at, &f) || !frame_name(&f, buf, len))
+		buf[0] = 0;
+}
+
+/*
+ * -v: the first sample's stack (perf's get_callstack): the chain's
+ * first max_stack addresses, markers left out, each named as a kernel
+ * symbol, for contention's lines under the row.
+ */
+static void keep_stack(struct lk *l, struct lock_stat *st, const struct tally_session_sample *smp)
+{
+	const struct tally_sample *sm = smp->sample;
+	int max = l->o->max_stack > 0 ? l->o->max_stack : 8;
+
+	if (!(st->stack = calloc((size_t)max, sizeof(*st->stack))) ||
+	    !(st->stack_ip = calloc((size_t)max, sizeof(*st->stack_ip)))) {
 		free(st->stack);
 		st->stack = NULL;
-		l->no_mem = n > 0;
+		l->no_mem = true;
 		return;
 	}
-	for (int i = 0; i < n; i++) {
+	for (uint64_t i = 0; i < sm->callchain.nr && st->nr_stack < max; i++) {
+		uint64_t ip = sm->callchain.ips[i];
 		char buf[256];
 
-		if (!frame_name(&fr[i], buf, sizeof(buf)))
-			buf[0] = 0;
-		st->stack_ip[i] = fr[i].ip;
-		if (!(st->stack[i] = strdup(buf))) {
+		if (ip >= PERF_CONTEXT_MAX)
+			continue;
+		kernel_name(l, smp, ip, buf, sizeof(buf));
+		st->stack_ip[st->nr_stack] = ip;
+		if (!(st->stack[st->nr_stack] = strdup(buf))) {
 			l->no_mem = true;
-			break;
+			return;
 		}
-		st->nr_stack = i + 1;
+		st->nr_stack++;
 	}
 }
 
@@ -468,13 +510,10 @@ static int contention_event(struct lk *l, enum lk_kind k, const struct tally_ses
 	struct lock_stat *st;
 	struct seq *q;
 
-	if (l->aggr != AGGR_TASK) {
+	if (l->aggr != AGGR_TASK)
 		n = frames(l, smp, fr);
-		if (n < 0)
-			n = 0;
-	}
 	key = l->aggr == AGGR_ADDR ? ev->addr : l->aggr == AGGR_TASK ? (uint64_t)sm->tid
-								   : callchain_id(l, fr, n);
+			: n < 0 ? UINT64_MAX : callchain_id(l, fr, n);	/* perf's -1: a dropped chain */
 	st = stat_find(l, key);
 	if (k == LK_BEGIN) {
 		if (!st) {
@@ -485,7 +524,7 @@ static int contention_event(struct lk *l, enum lk_kind k, const struct tally_ses
 			if (!(st = stat_findnew(l, key, buf, ev->flags)))
 				return -1;
 			if (l->aggr == AGGR_CALLER && l->o->verbose)
-				keep_stack(l, st, fr, n);
+				keep_stack(l, st, smp);
 		}
 		if (!seq_get(l, (int32_t)sm->tid, THREAD_MARK) ||
 		    !(q = seq_get(l, (int32_t)sm->tid, ev->addr)))
