@@ -57,7 +57,7 @@ if [ "$(id -u)" != 0 ]; then
 	skip "lock recordings to damage: lock record needs root (kernel tracepoints)"
 	done_testing; exit 0
 fi
-if ! "$TALLY" list 2>/dev/null | grep -q "lock:contention_begin"; then
+if ! "$TALLY" list lock:contention_begin 2>/dev/null | grep -q "lock:contention_begin"; then
 	missing "this kernel has no lock:contention_begin"; done_testing; exit 0
 fi
 "$TALLY" lock record -q -o "$d/good.data" -- "$HELPERS/mmaplock" 4 2000 >/dev/null 2>&1

@@ -12,7 +12,7 @@ d=$(mktemp -d); trap 'rm -rf "$d"' EXIT
 
 if ! have_perf; then skip "perf is not installed"; done_testing; exit 0; fi
 if [ "$(id -u)" != 0 ]; then skip "lock record needs root (kernel tracepoints, paranoid 2)"; done_testing; exit 0; fi
-if ! "$TALLY" list 2>/dev/null | grep -q "lock:contention_begin"; then
+if ! "$TALLY" list lock:contention_begin 2>/dev/null | grep -q "lock:contention_begin"; then
 	missing "this kernel has no lock:contention_begin"; done_testing; exit 0
 fi
 
