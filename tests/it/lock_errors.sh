@@ -117,6 +117,18 @@ b = b.replace(b"field:void * lock_addr;", b"field:void * lxck_addr;")
 open(sys.argv[1], "wb").write(b)
 PY
 run_all "contention_begin's format damaged" "$d/fmt.data"
+# contention_end's field list damaged: a type libtraceevent cannot read
+cp "$d/good.data" "$d/fields.data"
+python3 - "$d/fields.data" <<'PY'
+import sys
+b = bytearray(open(sys.argv[1], "rb").read())
+i = b.find(b"name: contention_end")
+j = b.find(b"field:unsigned short common_type", i)
+if i >= 0 and j >= 0:
+    b[j + 12] = ord("%")
+open(sys.argv[1], "wb").write(b)
+PY
+run_all "contention_end's field list damaged" "$d/fields.data"
 "$TALLY" lock contention -i "$d/fmt.data" >/dev/null 2>"$d/e"; rc=$?
 is "contention_begin's format damaged: contention exits 1" "$rc" 1
 check "contention_begin's format damaged: says which samples were left out" grep -q "lock samples were left out" "$d/e"
