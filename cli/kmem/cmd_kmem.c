@@ -46,14 +46,40 @@ static int opt_alloc(struct cli_parse *p, const struct cli_option *opt, const ch
 	return 0;
 }
 
+static int opt_slab(struct cli_parse *p, const struct cli_option *opt, const char *arg)
+{
+	struct kmem_opts *o = opt->value;
+
+	o->slab = true;
+	o->slab_at = o->page_at + 1;
+	return 0;
+}
+
+static int opt_page(struct cli_parse *p, const struct cli_option *opt, const char *arg)
+{
+	struct kmem_opts *o = opt->value;
+
+	o->page = true;
+	o->page_at = o->slab_at + 1;
+	return 0;
+}
+
 static int opt_sort(struct cli_parse *p, const struct cli_option *opt, const char *arg)
 {
 	struct kmem_opts *o = opt->value;
 	const char *keys[16];
 
-	if (o->page && !o->slab)
-		return cli_error(p, "-s: the page allocator's sort keys are not supported "
-				 "(see docs/perf-differences.md)");
+	/* perf: the page allocator's keys when --page came after --slab */
+	if (o->page_at > o->slab_at) {
+		if (kmem_page_keys(arg, keys, 16) < 0)
+			return cli_error(p, "unknown page --sort key in '%s' (page, callsite, bytes, hit, "
+					 "order, migtype, gfp)", arg);
+		if (o->caller > o->alloc)
+			o->page_caller_sort = arg;
+		else
+			o->page_alloc_sort = arg;
+		return 0;
+	}
 	if (kmem_slab_keys(arg, keys, 16) < 0)
 		return cli_error(p, "unknown slab --sort key in '%s' (ptr, callsite, bytes, hit, "
 				 "pingpong, frag)", arg);
@@ -81,12 +107,13 @@ static int opt_lines(struct cli_parse *p, const struct cli_option *opt, const ch
 
 #define KMEM_COMMON(c)								\
 	CLI_STRING('i', "input", &(c)->o.input, "FILE", "input file name (default perf.data)"), \
-	CLI_BOOL(0, "slab", &(c)->o.slab, "Analyze slab allocator"),		\
-	CLI_BOOL(0, "page", &(c)->o.page, "Analyze page allocator"),		\
+	CLI_CALLBACK(0, "slab", &(c)->o, NULL, "Analyze slab allocator", opt_slab), \
+	CLI_CALLBACK(0, "page", &(c)->o, NULL, "Analyze page allocator", opt_page), \
 	CLI_CALLBACK(0, "caller", &(c)->o, NULL, "show per-callsite statistics", opt_caller), \
 	CLI_CALLBACK(0, "alloc", &(c)->o, NULL, "show per-allocation statistics", opt_alloc), \
 	CLI_CALLBACK('s', "sort", &(c)->o, "KEY[,KEY...]",			\
-		     "sort by keys: ptr, callsite, bytes, hit, pingpong, frag", opt_sort), \
+		     "sort by keys: ptr, callsite, bytes, hit, pingpong, frag, page, order, migtype, gfp", \
+		     opt_sort),								\
 	CLI_CALLBACK('l', "line", &(c)->o, "NUM", "show n lines", opt_lines),	\
 	CLI_BOOL(0, "raw-ip", &(c)->o.raw_ip, "show raw ip instead of symbol"),	\
 	CLI_COUNT('v', "verbose", &(c)->verbose, "be more verbose"),		\
@@ -210,11 +237,6 @@ int cmd_kmem(int argc, char **argv)
 		}
 		if (!c.o.slab && !c.o.page)
 			c.o.slab = true;
-		if (c.o.page && (c.o.caller || c.o.alloc)) {
-			fprintf(stderr, "tally kmem stat: --caller and --alloc of the page allocator are "
-				"not supported (see docs/perf-differences.md)\n");
-			return 129;
-		}
 		pager_start();
 		return kmem_stat(&c.o);
 	}

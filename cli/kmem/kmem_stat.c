@@ -8,6 +8,7 @@
  * allocations and frees matched by page (pfn), the failures, and the
  * allocations by order and migrate type. Printed in perf's layout.
  */
+#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +49,10 @@ struct km {
 	int nr_attrs;
 	uint64_t page_size;
 	struct table ptrs, callers, pages;
+	struct kmem_pages *ptabs;	/* --page --caller/--alloc: the page tables */
+	struct table csnames;		/* a page call site's kernel symbol, by address */
+	regex_t alloc_re;		/* perf's page allocator functions, skipped to the call site */
+	bool has_re;
 	int *cpu_node;			/* by CPU: its node on this machine (perf's cpu__get_node) */
 	int nr_cpu_node;
 	/* slab */
@@ -300,7 +305,10 @@ static bool valid_page(const struct km_ev *ev)
 }
 
 /* perf's evsel__process_page_alloc_event: a page allocated keeps its first order and type till freed. */
-static void page_alloc(struct km *k, const struct km_ev *ev)
+static void page_tables(struct km *k, const struct tally_session_sample *smp, const struct km_ev *ev,
+			uint64_t bytes);
+
+static void page_alloc(struct km *k, const struct tally_session_sample *smp, const struct km_ev *ev)
 {
 	uint64_t bytes = k->page_size << ev->order;
 	struct slot *sl;
@@ -323,11 +331,85 @@ static void page_alloc(struct km *k, const struct km_ev *ev)
 		sl->migrate = (int)ev->migrate;
 		sl->live = true;
 	}
+	if (k->ptabs)
+		page_tables(k, smp, ev, bytes);
 	if (ev->order >= MAX_PAGE_ORDER || ev->migrate < 0 || ev->migrate >= MAX_MIGRATE_TYPES) {
 		k->out_of_range++;
 		return;
 	}
 	k->order_stats[ev->order][ev->migrate]++;
+}
+
+/*
+ * perf's find_callsite: the first of the sample's first 16 frames outside
+ * the page allocator's functions (perf's "^_?_?(alloc|get_free|get_zeroed)_pages?",
+ * which newer kernels' __alloc_frozen_pages_noprof escapes), mapped back
+ * through its map as perf 6.1 does: the kernel map's start added to an
+ * address that already is one. The sample's ip when none is.
+ */
+static uint64_t find_callsite(struct km *k, const struct tally_session_sample *smp)
+{
+	struct tally_frame fr[16];
+	int n;
+
+	if (!k->has_re) {
+		if (regcomp(&k->alloc_re, "^_?_?(alloc|get_free|get_zeroed)_pages?", REG_EXTENDED | REG_NOSUB))
+			return smp->sample->ip;
+		k->has_re = true;
+	}
+	n = tally_session__frames(k->s, smp, fr, 16);
+	for (int i = 0; i < n; i++) {
+		if (fr[i].sym && regexec(&k->alloc_re, fr[i].sym, 0, NULL, 0) == 0)
+			continue;
+		return fr[i].dso ? fr[i].ip + fr[i].map_start - (fr[i].level == 'k' ? 0 : fr[i].map_pgoff)
+				 : fr[i].ip;
+	}
+	return smp->sample->ip;
+}
+
+/* The kernel symbol at a page call site, as perf names it in the tables; NULL: none. */
+static const char *callsite_sym(struct km *k, const struct tally_session_sample *smp, uint64_t addr)
+{
+	struct tally_sample sm = *smp->sample;
+	struct tally_session_sample at = *smp;
+	struct tally_frame f;
+	struct slot *sl;
+	bool made;
+
+	if (!(sl = table_get(&k->csnames, addr, &made)))
+		return NULL;
+	if (!made)
+		return sl->name;
+	sm.ip = addr;
+	sm.callchain.nr = 0;
+	at.sample = &sm;
+	at.mode = TALLY_CPUMODE_KERNEL;
+	if (!tally_session__resolve(k->s, &at, &f) && f.sym && f.level == 'k')
+		sl->name = strdup(f.sym);
+	return sl->name;
+}
+
+/* --caller, --alloc: the allocation into the page tables, its flags' text met once */
+static void page_tables(struct km *k, const struct tally_session_sample *smp, const struct km_ev *ev,
+			uint64_t bytes)
+{
+	const struct tally_sample *sm = smp->sample;
+	uint64_t cs;
+
+	if (!kmem_pages_gfp_known(k->ptabs, (unsigned)ev->gfp)) {
+		char info[4096];
+
+		if (tally_trace_fmt__print(tally_session__trace_fmt(k->s), sm->raw.data, sm->raw.size,
+					   info, sizeof(info)) >= 0 &&
+		    kmem_pages_add_gfp(k->ptabs, (unsigned)ev->gfp, info)) {
+			k->no_mem = true;
+			return;
+		}
+	}
+	cs = find_callsite(k, smp);
+	if (kmem_pages_alloc(k->ptabs, ev->page, ev->use_pfn, ev->order, (int)ev->migrate,
+			     (unsigned)ev->gfp, bytes, cs, callsite_sym(k, smp, cs)))
+		k->no_mem = true;
 }
 
 static void page_free(struct km *k, const struct km_ev *ev)
@@ -369,7 +451,7 @@ static int on_sample(struct tally_session *s, const struct tally_session_sample 
 		slab_free(k, smp, &ev);
 		break;
 	case KM_PAGE_ALLOC:
-		page_alloc(k, &ev);
+		page_alloc(k, smp, &ev);
 		break;
 	default:
 		page_free(k, &ev);
@@ -612,6 +694,10 @@ int kmem_stat(const struct kmem_opts *o)
 	k->path = o->input ? o->input : "perf.data";
 	if (open_file(k, &ret))
 		goto out;
+	if (o->page && (o->caller || o->alloc) && !(k->ptabs = kmem_pages_new())) {
+		ret = 1;
+		goto out;
+	}
 	ret = cli_session_run(k->s, "kmem stat", k->path);
 	if (k->no_mem) {
 		fprintf(stderr, "tally kmem stat: out of memory\n");
@@ -635,13 +721,22 @@ int kmem_stat(const struct kmem_opts *o)
 			print_slab_table(k, &k->ptrs, false, o->alloc_sort, o->alloc_lines);
 		print_slab_summary(k);
 	}
-	if (o->page)
+	if (o->page) {
+		if (k->ptabs)
+			kmem_pages_print(k->ptabs, o);
 		print_page_summary(k);
+	}
 out:
 	if (k->s)
 		tally_session__close(k->s);
 	for (size_t i = 0; i < k->callers.cap; i++)
 		free(k->callers.s[i].name);
+	for (size_t i = 0; i < k->csnames.cap; i++)
+		free(k->csnames.s[i].name);
+	free(k->csnames.s);
+	kmem_pages_free(k->ptabs);
+	if (k->has_re)
+		regfree(&k->alloc_re);
 	free(k->callers.s);
 	free(k->ptrs.s);
 	free(k->pages.s);

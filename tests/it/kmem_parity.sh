@@ -7,7 +7,8 @@
 # requested, allocated, freed, fragmentation; page requests matched by
 # pfn, failures, orders by migrate type), and the slab allocator's
 # tables per call site and per pointer (--caller, --alloc, -s, -l,
-# --raw-ip). The oracle: each of the
+# --raw-ip), the page allocator's per call site and per pfn with the GFP
+# flags legend. The oracle: each of the
 # workload's iterations faults a page in, so the page allocator saw at
 # least that many allocations.
 . "$(dirname "$0")/lib.sh"
@@ -48,6 +49,11 @@ for f in perf tally; do
 	same "$f's file: --alloc -l 20 (per pointer)" "$F" --slab --alloc -l 20 stat
 	same "$f's file: --alloc -s hit,bytes --caller -s callsite -l 7 (-s, -l for the later)" "$F" --slab --alloc -s hit,bytes --caller -s callsite -l 7 stat
 	same "$f's file: --caller -s pingpong,hit --raw-ip -l 5" "$F" --slab --caller -s pingpong,hit --raw-ip -l 5 stat
+	same "$f's file: --page --caller (GFP legend, per call site)" "$F" --page --caller stat
+	same "$f's file: --page --alloc (per pfn)" "$F" --page --alloc stat
+	same "$f's file: --page --alloc -s gfp,bytes -l 5" "$F" --page --alloc -s gfp,bytes -l 5 stat
+	same "$f's file: --slab --page --caller -s order,hit -l 4 (-s for the later allocator)" "$F" --slab --page --caller -s order,hit -l 4 stat
+	same "$f's file: --page --slab --caller --alloc -s hit -l 3" "$F" --page --slab --caller --alloc -s hit -l 3 stat
 done
 
 "$TALLY" kmem --page -i "$d/tally.data" stat >"$d/o" 2>/dev/null
