@@ -324,7 +324,8 @@ static void print_table(struct kmem_pages *p, bool is_caller, const char *sort, 
 		free(rows);
 		return;
 	}
-	qsort(v, nr, sizeof(*v), cmp_walk);	/* the index is stale from here: printing only */
+	if (nr)		/* none: v is NULL, which qsort may not take */
+		qsort(v, nr, sizeof(*v), cmp_walk);	/* the index is stale from here: printing only */
 	for (r = 0; r < nr; r++)
 		rows[r] = &v[r];
 	sort_keys = keys;

@@ -227,6 +227,9 @@ static bool decode(struct km *k, enum km_kind kind, const struct tally_sample *s
 	}
 	if (ev->use_pfn)
 		ev->page = ev->pfn;
+	/* a page's size shifted by an order past 63 means nothing (perf's shift is undefined then) */
+	if ((ev->found & F_ORDER) && ev->order >= 64)
+		return false;
 	return (ev->found & needed(kind)) == needed(kind);
 }
 

@@ -86,6 +86,23 @@ done
 cp "$d/good.data" "$d/zero.data"
 dd if=/dev/zero of="$d/zero.data" bs=1 seek=$((size / 2)) count=4096 conv=notrunc 2>/dev/null
 run_all "4 KiB zeroed in the samples" "$d/zero.data"
+# mm_page_alloc's order read from common_pid (its format's offset damaged):
+# orders past 63, which no page size can be shifted by
+cp "$d/good.data" "$d/order.data"
+python3 - "$d/order.data" <<'PY'
+import sys
+b = bytearray(open(sys.argv[1], "rb").read())
+i = b.find(b"name: mm_page_alloc\n")
+j = b.find(b"field:unsigned int order;\toffset:16;", i)
+if i >= 0 and j >= 0:
+    k = j + len(b"field:unsigned int order;\toffset:")
+    b[k:k + 2] = b"04"
+open(sys.argv[1], "wb").write(b)
+PY
+run_all "mm_page_alloc's order from common_pid" "$d/order.data"
+"$TALLY" kmem --page -i "$d/order.data" stat >/dev/null 2>"$d/e"; rc=$?
+is "orders past 63: stat exits 1" "$rc" 1
+check "orders past 63: the samples are left out and said" grep -q "kmem samples were left out" "$d/e"
 # kmalloc's format damaged: bytes_alloc cannot be read by name
 cp "$d/good.data" "$d/fmt.data"
 python3 - "$d/fmt.data" <<'PY'
