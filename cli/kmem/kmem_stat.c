@@ -352,22 +352,40 @@ static void page_alloc(struct km *k, const struct tally_session_sample *smp, con
  */
 static uint64_t find_callsite(struct km *k, const struct tally_session_sample *smp)
 {
+	const struct tally_sample *sm = smp->sample;
+	struct tally_sample head = *sm;
+	struct tally_session_sample at = *smp;
 	struct tally_frame fr[16];
-	int n;
+	uint64_t i;
+	int n, got = 0;
 
+	/* no chain, or one perf drops (a marker it does not know among its 16 frames): the ip */
+	for (i = 0; i < sm->callchain.nr && got < 16; i++) {
+		uint64_t ip = sm->callchain.ips[i];
+
+		if (ip < PERF_CONTEXT_MAX)
+			got++;
+		else if (ip != PERF_CONTEXT_KERNEL && ip != PERF_CONTEXT_USER &&
+			 ip != PERF_CONTEXT_HV && ip != TALLY_CONTEXT_UNWOUND)
+			return sm->ip;
+	}
+	if (!got)
+		return sm->ip;
+	head.callchain.nr = i;
+	at.sample = &head;
 	if (!k->has_re) {
 		if (regcomp(&k->alloc_re, "^_?_?(alloc|get_free|get_zeroed)_pages?", REG_EXTENDED | REG_NOSUB))
-			return smp->sample->ip;
+			return sm->ip;
 		k->has_re = true;
 	}
-	n = tally_session__frames(k->s, smp, fr, 16);
-	for (int i = 0; i < n; i++) {
-		if (fr[i].sym && regexec(&k->alloc_re, fr[i].sym, 0, NULL, 0) == 0)
+	n = tally_session__frames(k->s, &at, fr, 16);
+	for (int j = 0; j < n; j++) {
+		if (fr[j].sym && regexec(&k->alloc_re, fr[j].sym, 0, NULL, 0) == 0)
 			continue;
-		return fr[i].dso ? fr[i].ip + fr[i].map_start - (fr[i].level == 'k' ? 0 : fr[i].map_pgoff)
-				 : fr[i].ip;
+		return fr[j].dso ? fr[j].ip + fr[j].map_start - (fr[j].level == 'k' ? 0 : fr[j].map_pgoff)
+				 : fr[j].ip;
 	}
-	return smp->sample->ip;
+	return sm->ip;
 }
 
 /* The kernel symbol at a page call site, as perf names it in the tables; NULL: none. */

@@ -56,6 +56,21 @@ for f in perf tally; do
 	same "$f's file: --page --slab --caller --alloc -s hit -l 3" "$F" --page --slab --caller --alloc -s hit -l 3 stat
 done
 
+# chains perf drops (each PERF_CONTEXT_KERNEL marker made one it does not
+# know): the page tables' call site is then the sample's own address,
+# named by its symbol
+for f in perf tally; do
+	python3 - "$d/$f.data" "$d/$f-corrupt.data" <<'PY'
+import struct, sys
+b = bytearray(open(sys.argv[1], "rb").read())
+o, n = struct.unpack_from("<QQ", b, 40)
+b[o:o + n] = bytes(b[o:o + n]).replace(struct.pack("<q", -128), struct.pack("<q", -3000))
+open(sys.argv[2], "wb").write(b)
+PY
+	same "$f's file, chains corrupt: --page --caller" "$d/$f-corrupt.data" --page --caller stat
+	same "$f's file, chains corrupt: --page --alloc -l 30" "$d/$f-corrupt.data" --page --alloc -l 30 stat
+done
+
 "$TALLY" kmem --page -i "$d/tally.data" stat >"$d/o" 2>/dev/null
 n=$(awk -F'[:[]' '/^Total allocation requests/ { print $2 + 0 }' "$d/o")
 check "the page allocator saw each iteration's page fault ($n >= $((THREADS * ITERS)))" \
