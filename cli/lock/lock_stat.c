@@ -264,6 +264,8 @@ static int frames(struct lk *l, const struct tally_session_sample *smp, struct t
 			 ip != PERF_CONTEXT_HV && ip != TALLY_CONTEXT_UNWOUND)
 			return -1;
 	}
+	if (!got)
+		return 0;	/* no chain: perf has no frame (the session would give the ip) */
 	head.callchain.nr = i;	/* the part perf reads: past it, what is corrupt is not seen */
 	at.sample = &head;
 	return tally_session__frames(l->s, &at, fr, max);
