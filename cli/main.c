@@ -19,6 +19,8 @@ static const struct cmd commands[] = {
 	{ "script", cmd_script, "Print the samples of a perf.data file, as perf script" },
 	{ "diff", cmd_diff, "Compare two perf.data files, as perf diff" },
 	{ "sched", cmd_sched, "Scheduler latencies, switches and CPU maps, as perf sched" },
+	{ "lock", cmd_lock, "Lock contention and lock statistics, as perf lock" },
+	{ "kmem", cmd_kmem, "Kernel memory allocations (slab, pages), as perf kmem" },
 	{ "trace", cmd_trace, "Show the system calls of a command or of tasks, as perf trace" },
 	{ "agent", cmd_agent, "Profile the whole machine continuously into ClickHouse; counters for Prometheus" },
 	{ "list", cmd_list, "List the events this machine offers" },

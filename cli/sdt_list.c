@@ -142,7 +142,8 @@ int sdt_list_foreach(int (*cb)(const char *name, void *ctx), void *ctx)
 	closedir(dd);
 	if (ret)
 		goto out;
-	qsort(s.v, s.nr, sizeof(*s.v), cmp_str);
+	if (s.nr)	/* none: s.v is NULL, which qsort may not take */
+		qsort(s.v, s.nr, sizeof(*s.v), cmp_str);
 	for (size_t i = 0; i < s.nr && !ret; i++) {
 		const char *cur = s.v[i], *next = NULL;
 		char buf[PATH_MAX + 256], path[PATH_MAX];

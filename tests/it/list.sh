@@ -128,4 +128,13 @@ is "fake tracefs: exactly its 8 tracepoints" "$(grep -c '\[Tracepoint event\]' "
 if "$TALLY" list --help >"$out/help"; then ok "--help exits 0"; else fail "--help exits 0"; fi
 check "--help shows the usage" grep -q '^usage: tally list' "$out/help"
 if "$TALLY" list --bogus >/dev/null 2>&1; then fail "an unknown option fails"; else ok "an unknown option fails"; fi
+# a build-id cache with files but no SDT notes (what a first tally record
+# leaves in a fresh HOME): list walks it and finds none (under UBSan, the
+# empty list once went to qsort as NULL and stopped the run)
+h=$(mktemp -d)
+HOME=$h XDG_CACHE_HOME=$h/.cache "$TALLY" record -q -e cpu-clock -o "$h/x.data" true >/dev/null 2>&1
+HOME=$h XDG_CACHE_HOME=$h/.cache "$TALLY" list sched:sched_switch >"$out/sdt" 2>"$out/sdt.err"; rc=$?
+is "list after a record in a fresh HOME exits 0" "$rc" 0
+check "... and says nothing on stderr" test ! -s "$out/sdt.err"
+rm -rf "$h"
 done_testing

@@ -1,0 +1,768 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tally kmem stat: the file's kmem tracepoints in time order (the
+ * library's session), counted as perf 6.1's builtin-kmem counts them:
+ * the slab allocator's bytes requested, allocated and freed (a free
+ * counts what the last allocation at that address took), its internal
+ * fragmentation and cross-node allocations; the page allocator's
+ * allocations and frees matched by page (pfn), the failures, and the
+ * allocations by order and migrate type. Printed in perf's layout.
+ */
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <tally/tally.h>
+#include "kmem_cmd.h"
+#include "read_file.h"
+
+#define MAX_PAGE_ORDER		11
+#define MAX_MIGRATE_TYPES	6
+#define NUMA_NO_NODE		(-1)
+
+enum km_kind { KM_OTHER, KM_ALLOC, KM_ALLOC_NODE, KM_FREE, KM_PAGE_ALLOC, KM_PAGE_FREE };
+
+/* An open-addressing table of u64 keys (a slab pointer, a page). */
+struct slot {
+	uint64_t key;
+	uint64_t bytes;			/* slab: the last allocation's bytes; page: unused */
+	int cpu;			/* slab: where it was allocated (-1: freed) */
+	/* slab, per pointer and per call site (perf's alloc_stat) */
+	uint64_t call_site, bytes_req, bytes_alloc;
+	unsigned long hit, pingpong;
+	char *name;			/* a call site's "sym+off" (NULL: none) */
+	unsigned order, gfp;		/* page: as its first allocation said */
+	int migrate;
+	bool used, live;		/* live: page allocated, not yet freed */
+};
+struct table {
+	struct slot *s;
+	size_t cap, nr;
+};
+
+struct km {
+	const struct kmem_opts *o;
+	const char *path;
+	struct tally_session *s;
+	enum km_kind *kinds;
+	int nr_attrs;
+	uint64_t page_size;
+	struct table ptrs, callers, pages;
+	struct kmem_pages *ptabs;	/* --page --caller/--alloc: the page tables */
+	struct table csnames;		/* a page call site's kernel symbol, by address */
+	regex_t alloc_re;		/* perf's page allocator functions, skipped to the call site */
+	bool has_re;
+	int *cpu_node;			/* by CPU: its node on this machine (perf's cpu__get_node) */
+	int nr_cpu_node;
+	/* slab */
+	unsigned long total_requested, total_allocated, total_freed, nr_allocs, nr_cross;
+	/* page */
+	unsigned long nr_page_allocs, nr_page_frees, nr_page_fails, nr_page_nomatch;
+	uint64_t page_alloc_bytes, page_free_bytes, page_fail_bytes, page_nomatch_bytes;
+	int order_stats[MAX_PAGE_ORDER][MAX_MIGRATE_TYPES];
+	int bad_fields;
+	int out_of_range;		/* page samples of an order or migrate type perf has no cell for */
+	bool no_mem;
+};
+
+static enum km_kind kind_of(const char *name)
+{
+	static const struct { const char *name; enum km_kind k; } names[] = {
+		{ "kmem:kmalloc", KM_ALLOC }, { "kmem:kmem_cache_alloc", KM_ALLOC },
+		{ "kmem:kmalloc_node", KM_ALLOC_NODE }, { "kmem:kmem_cache_alloc_node", KM_ALLOC_NODE },
+		{ "kmem:kfree", KM_FREE }, { "kmem:kmem_cache_free", KM_FREE },
+		{ "kmem:mm_page_alloc", KM_PAGE_ALLOC }, { "kmem:mm_page_free", KM_PAGE_FREE },
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (name && !strcmp(name, names[i].name))
+			return names[i].k;
+	return KM_OTHER;
+}
+
+static size_t slot_of(uint64_t key, size_t cap)
+{
+	return (size_t)((key * 0x9E3779B97F4A7C15ull) >> 20) & (cap - 1);
+}
+
+static struct slot *table_find(struct table *t, uint64_t key)
+{
+	if (!t->cap)
+		return NULL;
+	for (size_t i = slot_of(key, t->cap);; i = (i + 1) & (t->cap - 1)) {
+		if (!t->s[i].used)
+			return NULL;
+		if (t->s[i].key == key)
+			return &t->s[i];
+	}
+}
+
+/* The key's slot, made (zeroed) when new: *made says so. NULL without memory. */
+static struct slot *table_get(struct table *t, uint64_t key, bool *made)
+{
+	struct slot *sl = table_find(t, key);
+
+	*made = false;
+	if (sl)
+		return sl;
+	if ((t->nr + 1) * 2 > t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 4096;
+		struct slot *n = calloc(cap, sizeof(*n));
+
+		if (!n)
+			return NULL;
+		for (size_t i = 0; i < t->cap; i++) {
+			size_t j;
+
+			if (!t->s[i].used)
+				continue;
+			for (j = slot_of(t->s[i].key, cap); n[j].used; j = (j + 1) & (cap - 1))
+				;
+			n[j] = t->s[i];
+		}
+		free(t->s);
+		t->s = n;
+		t->cap = cap;
+	}
+	for (size_t i = slot_of(key, t->cap);; i = (i + 1) & (t->cap - 1)) {
+		if (t->s[i].used)
+			continue;
+		t->s[i] = (struct slot){ .key = key, .used = true };
+		t->nr++;
+		*made = true;
+		return &t->s[i];
+	}
+}
+
+/* The CPU's NUMA node on this machine, as perf's cpu__get_node reads sysfs; -1 unknown. */
+static int cpu_node(struct km *k, int cpu)
+{
+	if (cpu < 0 || cpu >= 4096)
+		return -1;
+	if (cpu >= k->nr_cpu_node) {
+		int n = cpu + 1, *m = realloc(k->cpu_node, (size_t)n * sizeof(*m));
+
+		if (!m)
+			return -1;
+		for (int i = k->nr_cpu_node; i < n; i++)
+			m[i] = -2;	/* not read yet */
+		k->cpu_node = m;
+		k->nr_cpu_node = n;
+	}
+	if (k->cpu_node[cpu] == -2) {
+		char path[96];
+
+		k->cpu_node[cpu] = -1;
+		for (int node = 0; node < 1024; node++) {
+			snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/node%d", cpu, node);
+			if (access(path, F_OK) == 0) {
+				k->cpu_node[cpu] = node;
+				break;
+			}
+		}
+	}
+	return k->cpu_node[cpu];
+}
+
+struct km_ev {
+	uint64_t call_site, ptr, page, pfn, bytes_req, bytes_alloc, gfp;
+	int64_t node, migrate;
+	unsigned order;
+	unsigned found;
+	bool has_node;			/* the format has "node" (perf then counts cross-node) */
+	bool use_pfn;			/* pages by "pfn" (newer kernels), else by "page" */
+};
+enum { F_PTR = 1, F_REQ = 2, F_ALLOC = 4, F_PAGE = 8, F_ORDER = 16, F_GFP = 32, F_MIGRATE = 64 };
+
+static unsigned needed(enum km_kind k)
+{
+	switch (k) {
+	case KM_ALLOC:
+	case KM_ALLOC_NODE: return F_PTR | F_REQ | F_ALLOC;
+	case KM_FREE: return F_PTR;
+	case KM_PAGE_ALLOC: return F_PAGE | F_ORDER | F_GFP | F_MIGRATE;
+	case KM_PAGE_FREE: return F_PAGE | F_ORDER;
+	default: return 0;
+	}
+}
+
+/* The fields perf reads by name; false when the sample lacks one its kind needs. */
+static bool decode(struct km *k, enum km_kind kind, const struct tally_sample *sm, struct km_ev *ev)
+{
+	struct tally_tp_field f[24];
+	int n;
+
+	if (!sm->raw.data)
+		return false;
+	n = tally_trace_fmt__fields(tally_session__trace_fmt(k->s), sm->raw.data, sm->raw.size, f, 24);
+	if (n < 0)
+		return false;
+	if (n > 24)
+		n = 24;
+	ev->node = NUMA_NO_NODE;
+	for (int i = 0; i < n; i++) {
+		const char *nm = f[i].name;
+
+		if (!strcmp(nm, "call_site"))
+			ev->call_site = f[i].val;
+		else if (!strcmp(nm, "ptr"))
+			ev->ptr = f[i].val, ev->found |= F_PTR;
+		else if (!strcmp(nm, "bytes_req"))
+			ev->bytes_req = f[i].val, ev->found |= F_REQ;
+		else if (!strcmp(nm, "bytes_alloc"))
+			ev->bytes_alloc = f[i].val, ev->found |= F_ALLOC;
+		else if (!strcmp(nm, "node"))
+			ev->node = (int32_t)(uint32_t)f[i].val, ev->has_node = true;
+		else if (!strcmp(nm, "pfn"))
+			ev->pfn = f[i].val, ev->use_pfn = true, ev->found |= F_PAGE;
+		else if (!strcmp(nm, "page"))
+			ev->page = f[i].val, ev->found |= F_PAGE;
+		else if (!strcmp(nm, "order"))
+			ev->order = (unsigned)f[i].val, ev->found |= F_ORDER;
+		else if (!strcmp(nm, "gfp_flags"))
+			ev->gfp = f[i].val, ev->found |= F_GFP;
+		else if (!strcmp(nm, "migratetype"))
+			ev->migrate = (int32_t)(uint32_t)f[i].val, ev->found |= F_MIGRATE;
+	}
+	if (ev->use_pfn)
+		ev->page = ev->pfn;
+	/* a page's size shifted by an order past 63 means nothing (perf's shift is undefined then) */
+	if ((ev->found & F_ORDER) && ev->order >= 64)
+		return false;
+	return (ev->found & needed(kind)) == needed(kind);
+}
+
+/* perf's evsel__process_alloc_event (and its "node" count of cross allocations). */
+/* A call site's kernel symbol, "name+offset" as perf's kmem prints it; NULL: none. */
+static char *callsite_name(struct km *k, const struct tally_session_sample *smp, uint64_t addr)
+{
+	struct tally_sample sm = *smp->sample;
+	struct tally_session_sample at = *smp;
+	struct tally_frame f;
+	char buf[512];
+
+	sm.ip = addr;
+	sm.callchain.nr = 0;
+	at.sample = &sm;
+	at.mode = TALLY_CPUMODE_KERNEL;
+	if (tally_session__resolve(k->s, &at, &f) || !f.sym || f.level != 'k')
+		return NULL;
+	snprintf(buf, sizeof(buf), "%s+%llx", f.sym, (unsigned long long)(f.addr - f.sym_start));
+	return strdup(buf);
+}
+
+/* perf's evsel__process_alloc_event (and its "node" count of cross allocations). */
+static void slab_alloc(struct km *k, const struct tally_session_sample *smp, const struct km_ev *ev)
+{
+	bool made;
+	struct slot *sl = table_get(&k->ptrs, ev->ptr, &made), *c;
+
+	if (!sl) {
+		k->no_mem = true;
+		return;
+	}
+	sl->hit++;
+	sl->bytes_req += ev->bytes_req;
+	sl->bytes_alloc += ev->bytes_alloc;
+	sl->call_site = ev->call_site;
+	sl->bytes = ev->bytes_alloc;
+	sl->cpu = (short)smp->sample->cpu;
+	if (!(c = table_get(&k->callers, ev->call_site, &made))) {
+		k->no_mem = true;
+		return;
+	}
+	if (made)
+		c->name = callsite_name(k, smp, ev->call_site);
+	c->hit++;
+	c->bytes_req += ev->bytes_req;
+	c->bytes_alloc += ev->bytes_alloc;
+	c->call_site = ev->call_site;
+	k->total_requested += ev->bytes_req;
+	k->total_allocated += ev->bytes_alloc;
+	k->nr_allocs++;
+	if (ev->has_node && ev->node != NUMA_NO_NODE &&
+	    cpu_node(k, (int)smp->sample->cpu) != ev->node)
+		k->nr_cross++;
+}
+
+/* perf's evsel__process_free_event: a free on another CPU than the allocation is a ping-pong. */
+static void slab_free(struct km *k, const struct tally_session_sample *smp, const struct km_ev *ev)
+{
+	struct slot *sl = table_find(&k->ptrs, ev->ptr), *c;
+
+	if (!sl)
+		return;		/* allocated before the recording */
+	k->total_freed += sl->bytes;
+	if ((short)smp->sample->cpu != sl->cpu) {
+		sl->pingpong++;
+		if ((c = table_find(&k->callers, sl->call_site)))
+			c->pingpong++;
+	}
+	sl->cpu = -1;
+}
+
+static bool valid_page(const struct km_ev *ev)
+{
+	return ev->use_pfn ? ev->page != (uint64_t)-1 : ev->page != 0;
+}
+
+/* perf's evsel__process_page_alloc_event: a page allocated keeps its first order and type till freed. */
+static void page_tables(struct km *k, const struct tally_session_sample *smp, const struct km_ev *ev,
+			uint64_t bytes);
+
+static void page_alloc(struct km *k, const struct tally_session_sample *smp, const struct km_ev *ev)
+{
+	uint64_t bytes = k->page_size << ev->order;
+	struct slot *sl;
+	bool made;
+
+	k->nr_page_allocs++;
+	k->page_alloc_bytes += bytes;
+	if (!valid_page(ev)) {
+		k->nr_page_fails++;
+		k->page_fail_bytes += bytes;
+		return;
+	}
+	if (!(sl = table_get(&k->pages, ev->page, &made))) {
+		k->no_mem = true;
+		return;
+	}
+	if (made || !sl->live) {
+		sl->order = ev->order;
+		sl->gfp = (unsigned)ev->gfp;
+		sl->migrate = (int)ev->migrate;
+		sl->live = true;
+	}
+	if (k->ptabs)
+		page_tables(k, smp, ev, bytes);
+	if (ev->order >= MAX_PAGE_ORDER || ev->migrate < 0 || ev->migrate >= MAX_MIGRATE_TYPES) {
+		k->out_of_range++;
+		return;
+	}
+	k->order_stats[ev->order][ev->migrate]++;
+}
+
+/*
+ * perf's find_callsite: the first of the sample's first 16 frames outside
+ * the page allocator's functions (perf's "^_?_?(alloc|get_free|get_zeroed)_pages?",
+ * which newer kernels' __alloc_frozen_pages_noprof escapes), mapped back
+ * through its map as perf 6.1 does: the kernel map's start added to an
+ * address that already is one. The sample's ip when none is.
+ */
+static uint64_t find_callsite(struct km *k, const struct tally_session_sample *smp)
+{
+	const struct tally_sample *sm = smp->sample;
+	struct tally_sample head = *sm;
+	struct tally_session_sample at = *smp;
+	struct tally_frame fr[16];
+	uint64_t i;
+	int n, got = 0;
+
+	/* no chain, or one perf drops (a marker it does not know among its 16 frames): the ip */
+	for (i = 0; i < sm->callchain.nr && got < 16; i++) {
+		uint64_t ip = sm->callchain.ips[i];
+
+		if (ip < PERF_CONTEXT_MAX)
+			got++;
+		else if (ip != PERF_CONTEXT_KERNEL && ip != PERF_CONTEXT_USER &&
+			 ip != PERF_CONTEXT_HV && ip != TALLY_CONTEXT_UNWOUND)
+			return sm->ip;
+	}
+	if (!got)
+		return sm->ip;
+	head.callchain.nr = i;
+	at.sample = &head;
+	if (!k->has_re) {
+		if (regcomp(&k->alloc_re, "^_?_?(alloc|get_free|get_zeroed)_pages?", REG_EXTENDED | REG_NOSUB))
+			return sm->ip;
+		k->has_re = true;
+	}
+	n = tally_session__frames(k->s, &at, fr, 16);
+	for (int j = 0; j < n; j++) {
+		if (fr[j].sym && regexec(&k->alloc_re, fr[j].sym, 0, NULL, 0) == 0)
+			continue;
+		return fr[j].dso ? fr[j].ip + fr[j].map_start - (fr[j].level == 'k' ? 0 : fr[j].map_pgoff)
+				 : fr[j].ip;
+	}
+	return sm->ip;
+}
+
+/* The kernel symbol at a page call site, as perf names it in the tables; NULL: none. */
+static const char *callsite_sym(struct km *k, const struct tally_session_sample *smp, uint64_t addr)
+{
+	struct tally_sample sm = *smp->sample;
+	struct tally_session_sample at = *smp;
+	struct tally_frame f;
+	struct slot *sl;
+	bool made;
+
+	if (!(sl = table_get(&k->csnames, addr, &made)))
+		return NULL;
+	if (!made)
+		return sl->name;
+	sm.ip = addr;
+	sm.callchain.nr = 0;
+	at.sample = &sm;
+	at.mode = TALLY_CPUMODE_KERNEL;
+	if (!tally_session__resolve(k->s, &at, &f) && f.sym && f.level == 'k')
+		sl->name = strdup(f.sym);
+	return sl->name;
+}
+
+/* --caller, --alloc: the allocation into the page tables, its flags' text met once */
+static void page_tables(struct km *k, const struct tally_session_sample *smp, const struct km_ev *ev,
+			uint64_t bytes)
+{
+	const struct tally_sample *sm = smp->sample;
+	uint64_t cs;
+
+	if (!kmem_pages_gfp_known(k->ptabs, (unsigned)ev->gfp)) {
+		char info[4096];
+
+		if (tally_trace_fmt__print(tally_session__trace_fmt(k->s), sm->raw.data, sm->raw.size,
+					   info, sizeof(info)) >= 0 &&
+		    kmem_pages_add_gfp(k->ptabs, (unsigned)ev->gfp, info)) {
+			k->no_mem = true;
+			return;
+		}
+	}
+	cs = find_callsite(k, smp);
+	if (kmem_pages_alloc(k->ptabs, ev->page, ev->use_pfn, ev->order, (int)ev->migrate,
+			     (unsigned)ev->gfp, bytes, cs, callsite_sym(k, smp, cs)))
+		k->no_mem = true;
+}
+
+static void page_free(struct km *k, const struct km_ev *ev)
+{
+	uint64_t bytes = k->page_size << ev->order;
+	struct slot *sl = table_find(&k->pages, ev->page);
+
+	k->nr_page_frees++;
+	k->page_free_bytes += bytes;
+	if (!sl || !sl->live) {
+		k->nr_page_nomatch++;
+		k->page_nomatch_bytes += bytes;
+		return;
+	}
+	sl->live = false;
+}
+
+static int on_sample(struct tally_session *s, const struct tally_session_sample *smp, void *ctx)
+{
+	struct km *k = ctx;
+	enum km_kind kind = smp->attr >= 0 && smp->attr < k->nr_attrs ? k->kinds[smp->attr] : KM_OTHER;
+	struct km_ev ev = { .ptr = 0 };
+
+	(void)s;
+	if (kind == KM_OTHER)
+		return 0;
+	if ((kind <= KM_FREE && !k->o->slab) || (kind >= KM_PAGE_ALLOC && !k->o->page))
+		return 0;
+	if (!decode(k, kind, smp->sample, &ev)) {
+		k->bad_fields++;
+		return 0;
+	}
+	switch (kind) {
+	case KM_ALLOC:
+	case KM_ALLOC_NODE:
+		slab_alloc(k, smp, &ev);
+		break;
+	case KM_FREE:
+		slab_free(k, smp, &ev);
+		break;
+	case KM_PAGE_ALLOC:
+		page_alloc(k, smp, &ev);
+		break;
+	default:
+		page_free(k, &ev);
+		break;
+	}
+	return k->no_mem ? -1 : 0;
+}
+
+static double fragmentation(unsigned long n_req, unsigned long n_alloc)
+{
+	return n_alloc == 0 ? 0.0 : 100.0 - (100.0 * n_req / n_alloc);
+}
+
+static void print_slab_summary(struct km *k)
+{
+	printf("\nSUMMARY (SLAB allocator)");
+	printf("\n========================\n");
+	printf("Total bytes requested: %lu\n", k->total_requested);
+	printf("Total bytes allocated: %lu\n", k->total_allocated);
+	printf("Total bytes freed:     %lu\n", k->total_freed);
+	if (k->total_allocated > k->total_freed)
+		printf("Net total bytes allocated: %lu\n", k->total_allocated - k->total_freed);
+	printf("Total bytes wasted on internal fragmentation: %lu\n",
+	       k->total_allocated - k->total_requested);
+	printf("Internal fragmentation: %f%%\n", fragmentation(k->total_requested, k->total_allocated));
+	printf("Cross CPU allocations: %lu/%lu\n", k->nr_cross, k->nr_allocs);
+}
+
+/* perf's slab sort keys: larger first */
+static int cmp_key(const struct slot *a, const struct slot *b, const char *key)
+{
+	double x, y;
+
+	if (!strcmp(key, "ptr") || !strcmp(key, "callsite")) {
+		uint64_t u = !strcmp(key, "ptr") ? a->key : a->call_site;
+		uint64_t v = !strcmp(key, "ptr") ? b->key : b->call_site;
+
+		return u < v ? -1 : u > v;
+	}
+	if (!strcmp(key, "hit"))
+		return a->hit < b->hit ? -1 : a->hit > b->hit;
+	if (!strcmp(key, "bytes"))
+		return a->bytes_alloc < b->bytes_alloc ? -1 : a->bytes_alloc > b->bytes_alloc;
+	if (!strcmp(key, "pingpong"))
+		return a->pingpong < b->pingpong ? -1 : a->pingpong > b->pingpong;
+	x = fragmentation(a->bytes_req, a->bytes_alloc);	/* frag */
+	y = fragmentation(b->bytes_req, b->bytes_alloc);
+	return x < y ? -1 : x > y;
+}
+
+static const char *const *sort_keys;	/* qsort's: the keys, NULL-ended */
+
+/* The first key that differs, larger first; equal rows keep their order (perf's tree). */
+static int cmp_rows(const void *pa, const void *pb)
+{
+	const struct slot *a = *(const struct slot *const *)pa, *b = *(const struct slot *const *)pb;
+
+	for (int i = 0; sort_keys[i]; i++) {
+		int c = cmp_key(a, b, sort_keys[i]);
+
+		if (c)
+			return -c;
+	}
+	return a->key < b->key ? -1 : a->key > b->key;	/* perf's walk: by pointer or call site */
+}
+
+int kmem_slab_keys(const char *list, const char **keys, int max)
+{
+	static const char *const names[] = { "ptr", "callsite", "hit", "bytes", "frag", "pingpong" };
+	static char buf[256];
+	char *p = buf, *tok;
+	int n = 0;
+
+	snprintf(buf, sizeof(buf), "%s", list);
+	while ((tok = strsep(&p, ",")) != NULL) {
+		size_t i;
+
+		for (i = 0; i < sizeof(names) / sizeof(names[0]) && strcmp(names[i], tok); i++)
+			;
+		if (i == sizeof(names) / sizeof(names[0]) || n == max - 1)
+			return -1;
+		keys[n++] = names[i];
+	}
+	keys[n] = NULL;
+	return n;
+}
+
+/* perf's __print_slab_result: the rows of one table, sorted, n_lines of them (-1: all). */
+static int print_slab_table(struct km *k, struct table *t, bool is_caller, const char *sort,
+			    int n_lines)
+{
+	static const char dots[] = "---------------------------------------------------------"
+				   "------------------------------------------------";
+	const char *keys[16];
+	struct slot **rows = malloc((t->nr ? t->nr : 1) * sizeof(*rows));
+	size_t n = 0, r;
+
+	if (!rows || kmem_slab_keys(sort ? sort : "frag,hit,bytes", keys, 16) < 0) {
+		free(rows);
+		return -1;
+	}
+	for (size_t i = 0; i < t->cap; i++)
+		if (t->s[i].used)
+			rows[n++] = &t->s[i];
+	sort_keys = keys;
+	qsort(rows, n, sizeof(*rows), cmp_rows);
+	printf("%.105s\n", dots);
+	printf(" %-34s |", is_caller ? "Callsite" : "Alloc Ptr");
+	printf(" Total_alloc/Per | Total_req/Per   | Hit      | Ping-pong | Frag\n");
+	printf("%.105s\n", dots);
+	for (r = 0; r < n && n_lines--; r++) {
+		const struct slot *d = rows[r];
+		char buf[512];
+
+		if (is_caller && !k->o->raw_ip && d->name)
+			snprintf(buf, sizeof(buf), "%s", d->name);
+		else
+			snprintf(buf, sizeof(buf), "%#llx", (unsigned long long)(is_caller ? d->call_site : d->key));
+		printf(" %-34s |", buf);
+		printf(" %9llu/%-5lu | %9llu/%-5lu | %8lu | %9lu | %6.3f%%\n",
+		       (unsigned long long)d->bytes_alloc, (unsigned long)(d->bytes_alloc / d->hit),
+		       (unsigned long long)d->bytes_req, (unsigned long)(d->bytes_req / d->hit),
+		       d->hit, d->pingpong, fragmentation(d->bytes_req, d->bytes_alloc));
+	}
+	if (n_lines == -1)
+		printf(" ...                                | ...             | ...             | ...      | ...       | ...   \n");
+	printf("%.105s\n", dots);
+	free(rows);
+	return 0;
+}
+
+static void print_page_summary(struct km *k)
+{
+	static const char dots[] = "------------";
+	unsigned long alloc_freed = k->nr_page_frees - k->nr_page_nomatch;
+	uint64_t alloc_freed_bytes = k->page_free_bytes - k->page_nomatch_bytes;
+
+	printf("\nSUMMARY (page allocator)");
+	printf("\n========================\n");
+	printf("%-30s: %16lu   [ %16llu KB ]\n", "Total allocation requests", k->nr_page_allocs,
+	       (unsigned long long)(k->page_alloc_bytes / 1024));
+	printf("%-30s: %16lu   [ %16llu KB ]\n", "Total free requests", k->nr_page_frees,
+	       (unsigned long long)(k->page_free_bytes / 1024));
+	printf("\n");
+	printf("%-30s: %16lu   [ %16llu KB ]\n", "Total alloc+freed requests", alloc_freed,
+	       (unsigned long long)(alloc_freed_bytes / 1024));
+	printf("%-30s: %16lu   [ %16llu KB ]\n", "Total alloc-only requests",
+	       k->nr_page_allocs - alloc_freed,
+	       (unsigned long long)((k->page_alloc_bytes - alloc_freed_bytes) / 1024));
+	printf("%-30s: %16lu   [ %16llu KB ]\n", "Total free-only requests", k->nr_page_nomatch,
+	       (unsigned long long)(k->page_nomatch_bytes / 1024));
+	printf("\n");
+	printf("%-30s: %16lu   [ %16llu KB ]\n", "Total allocation failures", k->nr_page_fails,
+	       (unsigned long long)(k->page_fail_bytes / 1024));
+	printf("\n");
+	printf("%5s  %12s  %12s  %12s  %12s  %12s\n", "Order", "Unmovable", "Reclaimable", "Movable",
+	       "Reserved", "CMA/Isolated");
+	printf("%.5s  %.12s  %.12s  %.12s  %.12s  %.12s\n", dots, dots, dots, dots, dots, dots);
+	for (int o = 0; o < MAX_PAGE_ORDER; o++) {
+		printf("%5d", o);
+		for (int m = 0; m < MAX_MIGRATE_TYPES - 1; m++) {
+			if (k->order_stats[o][m])
+				printf("  %12d", k->order_stats[o][m]);
+			else
+				printf("  %12c", '.');
+		}
+		printf("\n");
+	}
+}
+
+/* A file cut in its samples: said so, rather than that the events are missing. */
+static bool truncated(struct km *k)
+{
+	struct tally_data_file_info fi;
+	struct tally_data_reader *rd = tally_session__reader(k->s);
+
+	if (!rd || tally_data_reader__is_pipe(rd) || tally_data_reader__file_info(rd, &fi) ||
+	    fi.data_offset + fi.data_size <= fi.file_size)
+		return false;
+	fprintf(stderr, "tally kmem stat: %s: the file is truncated: its samples end at offset %#llx, "
+		"the file at %#llx (the event names and tracepoint formats after them are lost)\n",
+		k->path, (unsigned long long)(fi.data_offset + fi.data_size),
+		(unsigned long long)fi.file_size);
+	return true;
+}
+
+static int open_file(struct km *k, int *ret)
+{
+	TALLY_OPTS(tally_session_opts, so, .sample = on_sample, .ctx = k, .no_comm = true,
+		   .no_unwind = true, .no_inline = true);
+	bool has_slab = false, has_page = false;
+
+	if (!(k->s = cli_session_open("kmem stat", k->path, &so, ret)))
+		return -1;
+	k->nr_attrs = tally_session__nr_events(k->s);
+	if (!(k->kinds = calloc(k->nr_attrs > 0 ? (size_t)k->nr_attrs : 1, sizeof(*k->kinds)))) {
+		*ret = 1;
+		return -1;
+	}
+	for (int i = 0; i < k->nr_attrs; i++) {
+		const char *name = tally_session__event_name(k->s, i);
+
+		k->kinds[i] = kind_of(name);
+		has_slab |= name && !strcmp(name, "kmem:kmalloc");
+		has_page |= k->kinds[i] == KM_PAGE_ALLOC;
+	}
+	if ((k->o->slab && !has_slab) || (k->o->page && !has_page)) {
+		const char *what = k->o->slab && !has_slab ? "slab" : "page";
+
+		if (truncated(k)) {
+			*ret = 1;
+			return -1;
+		}
+		/* perf's words; its status for them, -EINVAL */
+		fprintf(stderr, "tally kmem stat: %s: no %s allocation events found (kmem:%s). Have you "
+			"run 'tally kmem record --%s'?\n", k->path, what,
+			!strcmp(what, "slab") ? "kmalloc" : "mm_page_alloc", what);
+		*ret = 234;
+		return -1;
+	}
+	if (!tally_session__trace_fmt(k->s)) {
+		fprintf(stderr, "tally kmem stat: %s: the file has no tracepoint formats (tracing data)\n",
+			k->path);
+		*ret = 1;
+		return -1;
+	}
+	/* perf takes the tracing data's page size: this machine's, as the library does not read it */
+	k->page_size = (uint64_t)sysconf(_SC_PAGESIZE);
+	return 0;
+}
+
+int kmem_stat(const struct kmem_opts *o)
+{
+	struct km *k = calloc(1, sizeof(*k));
+	int ret = 0;
+
+	if (!k)
+		return 1;
+	k->o = o;
+	k->path = o->input ? o->input : "perf.data";
+	if (open_file(k, &ret))
+		goto out;
+	if (o->page && (o->caller || o->alloc) && !(k->ptabs = kmem_pages_new())) {
+		ret = 1;
+		goto out;
+	}
+	ret = cli_session_run(k->s, "kmem stat", k->path);
+	if (k->no_mem) {
+		fprintf(stderr, "tally kmem stat: out of memory\n");
+		ret = 1;
+		goto out;
+	}
+	if (k->bad_fields) {
+		fprintf(stderr, "tally kmem stat: %s: %d kmem samples were left out: their fields could "
+			"not be read (a format without the fields perf reads, or past the sample's data)\n",
+			k->path, k->bad_fields);
+		ret = 1;
+	}
+	if (k->out_of_range)
+		fprintf(stderr, "tally kmem stat: %s: %d page allocations of an order above %d or a "
+			"migrate type above %d are not in the order table\n", k->path, k->out_of_range,
+			MAX_PAGE_ORDER - 1, MAX_MIGRATE_TYPES - 1);
+	if (o->slab) {
+		if (o->caller)
+			print_slab_table(k, &k->callers, true, o->caller_sort, o->caller_lines);
+		if (o->alloc)
+			print_slab_table(k, &k->ptrs, false, o->alloc_sort, o->alloc_lines);
+		print_slab_summary(k);
+	}
+	if (o->page) {
+		if (k->ptabs)
+			kmem_pages_print(k->ptabs, o);
+		print_page_summary(k);
+	}
+out:
+	if (k->s)
+		tally_session__close(k->s);
+	for (size_t i = 0; i < k->callers.cap; i++)
+		free(k->callers.s[i].name);
+	for (size_t i = 0; i < k->csnames.cap; i++)
+		free(k->csnames.s[i].name);
+	free(k->csnames.s);
+	kmem_pages_free(k->ptabs);
+	if (k->has_re)
+		regfree(&k->alloc_re);
+	free(k->callers.s);
+	free(k->ptrs.s);
+	free(k->pages.s);
+	free(k->cpu_node);
+	free(k->kinds);
+	free(k);
+	return ret;
+}
