@@ -14,6 +14,7 @@
 #include "kmem_cmd.h"
 #include "pager.h"
 #include "parse_options.h"
+#include "tp_cmd.h"
 
 static const char *const kmem_usage[] = {
 	"tally kmem [--slab] [--page] [-i FILE] {record|stat} [OPTIONS]",
@@ -120,21 +121,6 @@ static int opt_lines(struct cli_parse *p, const struct cli_option *opt, const ch
 	CLI_BOOL('f', "force", &(c)->force, "don't complain, do it"),		\
 	CLI_HELP(&(c)->help, "this text (man tally-kmem for the full manual)")
 
-/* The tracepoint exists (1), not (0), or tracefs cannot be read (-1: record says why). */
-static int have_tp(const char *name)
-{
-	const char *dir = tally_tracing_dir(NULL, 0);
-	char path[512];
-
-	if (!dir)
-		return -1;
-	snprintf(path, sizeof(path), "%s/events/kmem", dir);
-	if (access(path, X_OK) && errno != ENOENT)
-		return -1;
-	snprintf(path, sizeof(path), "%s/events/kmem/%s", dir, name);
-	return access(path, F_OK) == 0;
-}
-
 /*
  * perf kmem record: perf record -a -R -c 1, the slab events (--slab, the
  * default: kmalloc, kfree, kmem_cache_alloc, kmem_cache_free and the
@@ -161,7 +147,7 @@ static int kmem_record(int argc, char **argv, const struct kmem_opts *o)
 	rargv[n++] = "1";
 	if (o->slab) {
 		for (size_t i = 0; i < sizeof(slab) / sizeof(slab[0]); i++) {
-			int has = have_tp(slab[i]);
+			int has = cli_have_tp("kmem", slab[i]);
 
 			/* the _node events went into kmalloc and kmem_cache_alloc in 6.0 */
 			if (!has && strstr(slab[i], "_node"))
@@ -180,7 +166,7 @@ static int kmem_record(int argc, char **argv, const struct kmem_opts *o)
 	if (o->page) {
 		rargv[n++] = "-g";
 		for (size_t i = 0; i < 2; i++) {
-			if (!have_tp(page[i])) {
+			if (!cli_have_tp("kmem", page[i])) {
 				fprintf(stderr, "tally kmem record: tracepoint kmem:%s is not on this kernel\n",
 					page[i]);
 				free(rargv);

@@ -14,6 +14,7 @@
 #include "lock_cmd.h"
 #include "pager.h"
 #include "parse_options.h"
+#include "tp_cmd.h"
 
 static const char *const lock_usage[] = {
 	"tally lock [-i FILE] {record|report|script|contention} [OPTIONS]",
@@ -38,25 +39,6 @@ struct lock_common {
 	CLI_HELP(&(c)->help, "this text (man tally-lock for the full manual)")
 
 /*
- * The tracepoint exists on this kernel (tracefs mounted first if need
- * be): 1, 0, or -1 when tracefs cannot be read (not root): record then
- * says why.
- */
-static int have_tp(const char *name)
-{
-	const char *dir = tally_tracing_dir(NULL, 0);
-	char path[512];
-
-	if (!dir)
-		return -1;
-	snprintf(path, sizeof(path), "%s/events/lock", dir);
-	if (access(path, X_OK) && errno != ENOENT)
-		return -1;
-	snprintf(path, sizeof(path), "%s/events/lock/%s", dir, name);
-	return access(path, F_OK) == 0;
-}
-
-/*
  * perf lock record: perf record -R -m 1024 -c 1 (tally record takes a
  * tracepoint's raw data without -R) and lockdep's four
  * events where the kernel has them all (CONFIG_LOCKDEP and
@@ -78,7 +60,7 @@ static int lock_record(int argc, char **argv)
 	if (!rargv)
 		return 1;
 	for (size_t i = 0; i < 4; i++)
-		has_lockdep &= have_tp(lockdep[i]) == 1;
+		has_lockdep &= cli_have_tp("lock", lockdep[i]) == 1;
 	rargv[n++] = "record";
 	rargv[n++] = "-m";
 	rargv[n++] = "1024";
@@ -87,7 +69,7 @@ static int lock_record(int argc, char **argv)
 	for (size_t i = 0; i < (has_lockdep ? 4u : 2u); i++) {
 		const char *tp = has_lockdep ? lockdep[i] : contention[i];
 
-		if (!has_lockdep && !have_tp(tp)) {	/* -1: record says why it cannot */
+		if (!has_lockdep && !cli_have_tp("lock", tp)) {	/* -1: record says why it cannot */
 			fprintf(stderr, "tally lock record: tracepoint lock:%s is not enabled: this kernel "
 				"has neither lockdep's lock:lock_acquire (CONFIG_LOCKDEP, CONFIG_LOCK_STAT) "
 				"nor lock:contention_begin/end\n", tp);
@@ -176,34 +158,6 @@ static int lock_contention_cmd(int argc, char **argv, struct lock_common *c)
 	return lock_contention(&o);
 }
 
-/* perf lock script is perf script: the same file's lines. */
-static int lock_script(int argc, char **argv, const char *input)
-{
-	char **sargv = calloc((size_t)argc + 3, sizeof(*sargv));
-	int n = 0, ret;
-
-	if (!sargv)
-		return 1;
-	sargv[n++] = "script";
-	if (input) {
-		sargv[n++] = "-i";
-		sargv[n++] = (char *)input;
-	}
-	for (int i = 1; i < argc; i++)
-		sargv[n++] = argv[i];
-	ret = cmd_script(n, sargv);
-	free(sargv);
-	return ret;
-}
-
-/* perf's abbreviations: more than two letters of the subcommand */
-static bool is_prefix_of(const char *s, const char *full)
-{
-	size_t n = strlen(s);
-
-	return n > 2 && n <= strlen(full) && !strncmp(s, full, n);
-}
-
 int cmd_lock(int argc, char **argv)
 {
 	struct lock_common c = { .input = NULL };
@@ -222,13 +176,13 @@ int cmd_lock(int argc, char **argv)
 		return c.help ? 0 : 129;
 	}
 	sub = argv[0];
-	if (is_prefix_of(sub, "record"))
+	if (cli_subcmd_is(sub, "record", 3))
 		return lock_record(n, argv);
 	if (!strcmp(sub, "script"))
-		return lock_script(n, argv, c.input);
-	if (is_prefix_of(sub, "report"))
+		return cli_tp_script(n, argv, c.input);
+	if (cli_subcmd_is(sub, "report", 3))
 		return lock_report_cmd(n, argv, &c);
-	if (is_prefix_of(sub, "contention"))
+	if (cli_subcmd_is(sub, "contention", 3))
 		return lock_contention_cmd(n, argv, &c);
 	if (!strcmp(sub, "info")) {
 		fprintf(stderr, "tally lock: info is not supported (see docs/perf-differences.md)\n");

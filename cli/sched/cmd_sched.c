@@ -13,6 +13,7 @@
 #include "pager.h"
 #include "parse_options.h"
 #include "sched_cmd.h"
+#include "tp_cmd.h"
 
 static const char *const sched_usage[] = {
 	"tally sched [-i FILE] {record|latency|map|script|timehist} [OPTIONS]",
@@ -35,18 +36,6 @@ struct sched_common {
 	CLI_COUNT('v', "verbose", &(c)->verbose, "be more verbose"),		\
 	CLI_BOOL('f', "force", &(c)->force, "do not complain, do it"),		\
 	CLI_HELP(&(c)->help, "this text (man tally-sched for the full manual)")
-
-/* The tracepoint exists on this kernel (tracefs mounted first if need be). */
-static bool have_tp(const char *name)
-{
-	const char *dir = tally_tracing_dir(NULL, 0);
-	char path[512];
-
-	if (!dir)
-		return false;
-	snprintf(path, sizeof(path), "%s/events/sched/%s", dir, name);
-	return access(path, F_OK) == 0;
-}
 
 /*
  * perf sched record: perf record -a -R -m 1024 -c 1 and the sched events
@@ -76,18 +65,18 @@ static int sched_record(int argc, char **argv)
 	rargv[n++] = "1";
 	for (size_t i = 0; i < sizeof(always) / sizeof(always[0]); i++) {
 		/* sched_stat_runtime is gone from newer kernels: taken where present */
-		if (!strcmp(always[i], "sched_stat_runtime") && !have_tp(always[i]))
+		if (!strcmp(always[i], "sched_stat_runtime") && cli_have_tp("sched", always[i]) != 1)
 			continue;
 		snprintf(evs[ne], sizeof(evs[ne]), "sched:%s", always[i]);
 		rargv[n++] = "-e";
 		rargv[n++] = evs[ne++];
 	}
 	snprintf(evs[ne], sizeof(evs[ne]), "sched:%s",
-		 have_tp("sched_waking") ? "sched_waking" : "sched_wakeup");
+		 cli_have_tp("sched", "sched_waking") == 1 ? "sched_waking" : "sched_wakeup");
 	rargv[n++] = "-e";
 	rargv[n++] = evs[ne++];
 	for (size_t i = 0; i < sizeof(schedstat) / sizeof(schedstat[0]); i++) {
-		if (!have_tp(schedstat[i]))
+		if (cli_have_tp("sched", schedstat[i]) != 1)
 			continue;
 		snprintf(evs[ne], sizeof(evs[ne]), "sched:%s", schedstat[i]);
 		rargv[n++] = "-e";
@@ -182,33 +171,6 @@ static int sched_map_cmd(int argc, char **argv, struct sched_common *c)
 	return sched_map(c->input, &o);
 }
 
-/* perf sched script is perf script: the same file's lines. */
-static int sched_script(int argc, char **argv, const char *input)
-{
-	char **sargv = calloc((size_t)argc + 3, sizeof(*sargv));
-	int n = 0, ret;
-
-	if (!sargv)
-		return 1;
-	sargv[n++] = "script";
-	if (input) {
-		sargv[n++] = "-i";
-		sargv[n++] = (char *)input;
-	}
-	for (int i = 1; i < argc; i++)
-		sargv[n++] = argv[i];
-	ret = cmd_script(n, sargv);
-	free(sargv);
-	return ret;
-}
-
-static bool is_prefix_of(const char *s, const char *full, size_t min)
-{
-	size_t n = strlen(s);
-
-	return n >= min && n <= strlen(full) && !strncmp(s, full, n);
-}
-
 int cmd_sched(int argc, char **argv)
 {
 	struct sched_common c = { .input = NULL };
@@ -229,13 +191,13 @@ int cmd_sched(int argc, char **argv)
 	}
 	sub = argv[0];
 	/* argv[0..n) is the subcommand and its arguments: parsed as a command of their own */
-	if (is_prefix_of(sub, "record", 3))
+	if (cli_subcmd_is(sub, "record", 3))
 		return sched_record(n, argv);
 	if (!strcmp(sub, "script"))
-		return sched_script(n, argv, c.input);
+		return cli_tp_script(n, argv, c.input);
 	if (!c.input)
 		c.input = "perf.data";
-	if (is_prefix_of(sub, "latency", 3))
+	if (cli_subcmd_is(sub, "latency", 3))
 		return sched_latency_cmd(n, argv, &c);
 	if (!strcmp(sub, "timehist"))
 		return sched_timehist_cmd(n, argv, &c);
