@@ -80,6 +80,23 @@ static int write_file(const char *path, const char *what, struct tally_stacks *s
 	return 0;
 }
 
+static int page(struct tally_stacks *st, FILE *fp, const char *title);
+
+/* The HTML page, with the annotations of the file at path (its event attr's). 0 or 1 (said). */
+static int write_page(const char *out, const char *path, struct tally_stacks *st, const char *title,
+		      int attr)
+{
+	struct tally_session *as;
+	struct picture p = { st, page, title, annotations(path, &as), attr };
+	int err = tally_stacks__write_file(out, draw, &p);
+
+	if (err)
+		fprintf(stderr, "tally report: %s: writing the page: %s\n", out, strerror(-err));
+	tally_annotate__free(p.a);
+	tally_session__close(as);
+	return err ? 1 : 0;
+}
+
 static int svg(struct tally_stacks *st, FILE *fp, const char *title)
 {
 	return tally_stacks__write_svg(st, fp, title);
@@ -175,19 +192,8 @@ static int offcpu_pictures(const struct report_exports *x, struct tally_hist *h,
 		 tally_session__event_name(ss, on));
 	if (x->flamegraph)
 		ret |= write_file(x->flamegraph, "flame graph", st, svg, title);
-	if (x->html) {
-		struct tally_session *as;
-		struct picture p = { st, page, title, annotations(path, &as), on };
-		int err = tally_stacks__write_file(x->html, draw, &p);
-
-		if (err) {
-			fprintf(stderr, "tally report: %s: writing the page: %s\n", x->html,
-				strerror(-err));
-			ret = 1;
-		}
-		tally_annotate__free(p.a);
-		tally_session__close(as);
-	}
+	if (x->html)
+		ret |= write_page(x->html, path, st, title, on);
 	tally_stacks__free(st);
 	return ret;
 }
@@ -273,19 +279,8 @@ static int report_export_one(const struct report_exports *x, struct tally_hist *
 		ret |= write_file(x->pprof, "pprof profile", st, pprof, title);
 	if (x->speedscope)
 		ret |= write_file(x->speedscope, "speedscope profile", st, speedscope, title);
-	if (x->html) {
-		struct tally_session *as;
-		struct picture p = { st, page, title, annotations(path, &as), idx };
-		int err = tally_stacks__write_file(x->html, draw, &p);
-
-		if (err) {
-			fprintf(stderr, "tally report: %s: writing the page: %s\n", x->html,
-				strerror(-err));
-			ret = 1;
-		}
-		tally_annotate__free(p.a);
-		tally_session__close(as);
-	}
+	if (x->html)
+		ret |= write_page(x->html, path, st, title, idx);
 	if (x->firefox)
 		ret |= write_file(x->firefox, "Firefox profile", st, firefox, title);
 	tally_stacks__free(st);

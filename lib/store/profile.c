@@ -33,6 +33,7 @@
 #include "internal.h"
 #include "store_internal.h"
 #include "read_internal.h"
+#include "symbols_internal.h"
 
 #define USER_BASE 0x2000000000000000ull
 #define OBJ_SHIFT 40			/* a DSO's range: 1 TB of file offsets */
@@ -313,24 +314,6 @@ static void put_hdr(struct tally__buf *b, uint32_t type, uint16_t misc, uint16_t
 static void put_sid(struct tally__buf *b, uint32_t pid, uint32_t tid);
 static size_t pad8(size_t n);
 
-/* "/lib/modules/.../nf_tables.ko.xz" -> "[nf_tables]", as lib/symbol names a module's DSO */
-static void module_name(const char *path, char *out, size_t len)
-{
-	const char *b = strrchr(path, '/');
-	size_t i = 0;
-
-	b = b ? b + 1 : path;
-	if (*b == '[') {
-		snprintf(out, len, "%s", b);
-		return;
-	}
-	out[i++] = '[';
-	for (; *b && *b != '.' && i + 2 < len; b++)
-		out[i++] = *b == '-' ? '_' : *b;
-	out[i++] = ']';
-	out[i] = '\0';
-}
-
 /* A module's range (its map, from pid -1, made at its first frame) and its table. */
 static int module_of(struct writer *w, const char *dso, uint64_t *base, size_t *table)
 {
@@ -343,7 +326,7 @@ static int module_of(struct writer *w, const char *dso, uint64_t *base, size_t *
 	if (!v)
 		return -ENOMEM;
 	if (fresh) {
-		module_name(dso, name, sizeof(name));
+		tally__module_name(dso, name, sizeof(name));
 		if ((err = table_of(w->p, tally__profile_str(w->p, name), table)))
 			return err;
 		*v = (++w->nmods) | (uint64_t)*table << 32;

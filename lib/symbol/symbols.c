@@ -208,7 +208,7 @@ void tally_symbols__free(struct tally_symbols *s)
 }
 
 /* "/lib/modules/.../nf_tables.ko.xz" -> "[nf_tables]", as kallsyms tags them. */
-static void module_name(const char *path, char *out, size_t len)
+void tally__module_name(const char *path, char *out, size_t len)
 {
 	const char *b = strrchr(path, '/');
 	size_t i = 0;
@@ -485,7 +485,7 @@ struct tally_dso *tally_symbols__dso(struct tally_symbols *s, const struct tally
 		    !strncmp(map->filename, "[guest.kernel", 13))
 			snprintf(name, sizeof(name), "[kernel.kallsyms]");
 		else
-			module_name(map->filename, name, sizeof(name));
+			tally__module_name(map->filename, name, sizeof(name));
 		if (!s->kernel_loaded && (err = load_kallsyms(s)))
 			return tally__err_ptr(-err);
 		d = dso_find(s, name, -1);

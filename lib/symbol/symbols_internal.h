@@ -29,4 +29,7 @@ int tally__machine_default_comm(struct tally_machine *m, int32_t pid, int32_t ti
 struct tally_mmap_event;
 const char *tally__map_name(const struct tally_mmap_event *ev, char *buf, size_t len);
 
+/* "/lib/modules/.../nf_tables.ko.xz" -> "[nf_tables]": a module's DSO name (the store's reader too). */
+void tally__module_name(const char *path, char *out, size_t len);
+
 #endif
