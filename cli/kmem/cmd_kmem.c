@@ -207,9 +207,9 @@ int cmd_kmem(int argc, char **argv)
 	sub = argv[0];
 	if (!c.o.slab && !c.o.page)
 		c.o.slab = true;	/* perf's default */
-	if (strlen(sub) > 2 && !strncmp(sub, "record", strlen(sub)))
+	if (cli_subcmd_is(sub, "record", 3))
 		return kmem_record(n, argv, &c.o);
-	if (strlen(sub) > 2 && !strncmp(sub, "stat", strlen(sub))) {
+	if (cli_subcmd_is(sub, "stat", 3)) {
 		const struct cli_option sopts[] = {
 			KMEM_COMMON(&c),
 			CLI_END(),

@@ -394,6 +394,16 @@ static bool decode(struct lk *l, enum lk_kind k, const struct tally_sample *sm, 
 	return has_addr;
 }
 
+/* A contended wait of term ns, ended: the lock's total, min and max. */
+static void wait_add(struct lock_stat *st, uint64_t term)
+{
+	st->total += term;
+	if (term < st->min)
+		st->min = term;
+	if (st->max < term)
+		st->max = term;
+}
+
 /* lockdep's events (CONFIG_LOCKDEP, CONFIG_LOCK_STAT): perf's report_lock_*_event */
 static int lockdep_event(struct lk *l, enum lk_kind k, const struct tally_sample *sm,
 			 const struct lk_ev *ev)
@@ -401,7 +411,6 @@ static int lockdep_event(struct lk *l, enum lk_kind k, const struct tally_sample
 	uint64_t key = l->aggr == AGGR_TASK ? (uint64_t)sm->tid : ev->addr;
 	struct lock_stat *st = stat_findnew(l, key, ev->name, 0);
 	struct seq *q;
-	uint64_t term;
 
 	if (!st || !seq_get(l, (int32_t)sm->tid, THREAD_MARK) ||
 	    !(q = seq_get(l, (int32_t)sm->tid, ev->addr)))
@@ -445,12 +454,7 @@ static int lockdep_event(struct lk *l, enum lk_kind k, const struct tally_sample
 		case SEQ_ACQUIRING:
 			break;
 		case SEQ_CONTENDED:
-			term = sm->time - q->prev_time;
-			st->total += term;
-			if (term < st->min)
-				st->min = term;
-			if (st->max < term)
-				st->max = term;
+			wait_add(st, sm->time - q->prev_time);
 			break;
 		default:
 			mark_broken(l, st, BROKEN_ACQUIRED);
@@ -508,7 +512,7 @@ static int contention_event(struct lk *l, enum lk_kind k, const struct tally_ses
 	const struct tally_sample *sm = smp->sample;
 	struct tally_frame fr[128];
 	int n = 0;
-	uint64_t key, term;
+	uint64_t key;
 	struct lock_stat *st;
 	struct seq *q;
 
@@ -555,12 +559,7 @@ static int contention_event(struct lk *l, enum lk_kind k, const struct tally_ses
 	case SEQ_UNINIT:
 		return 0;
 	case SEQ_CONTENDED:
-		term = sm->time - q->prev_time;
-		st->total += term;
-		if (term < st->min)
-			st->min = term;
-		if (st->max < term)
-			st->max = term;
+		wait_add(st, sm->time - q->prev_time);
 		break;
 	default:
 		mark_broken(l, st, BROKEN_ACQUIRED);
