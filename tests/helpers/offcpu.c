@@ -17,6 +17,8 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sched.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -71,12 +73,36 @@ __attribute__((noinline)) long vfork_wait(long ms)
 }
 
 static int p[2];
+static _Atomic long reader_tid;
 
 static void *reader(void *arg)
 {
 	(void)arg;
+	reader_tid = syscall(SYS_gettid);
 	pipe_wait(p[0]);
 	return NULL;
+}
+
+/* The reader asleep in its read (its state S): the wait is timed from there, not from its start. */
+static void reader_blocked(void)
+{
+	char path[64], buf[512], *r;
+	struct timespec ms1 = { 0, 1000000 };
+
+	while (!reader_tid)
+		sched_yield();
+	snprintf(path, sizeof(path), "/proc/self/task/%ld/stat", (long)reader_tid);
+	for (int i = 0; i < 2000; i++) {
+		FILE *f = fopen(path, "r");
+		size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+
+		if (f)
+			fclose(f);
+		buf[n] = '\0';
+		if ((r = strrchr(buf, ')')) && r[1] == ' ' && r[2] == 'S')
+			return;
+		nanosleep(&ms1, NULL);
+	}
 }
 
 int main(int argc, char **argv)
@@ -109,6 +135,7 @@ int main(int argc, char **argv)
 
 		if (pipe(p) || pthread_create(&t, NULL, reader, NULL))
 			return 1;
+		reader_blocked();
 		ts = (struct timespec){ ms / 1000, (ms % 1000) * 1000000 };
 		nanosleep(&ts, NULL);
 		if (write(p[1], "x", 1) != 1)
