@@ -30,6 +30,8 @@ struct kmem_opts {
 
 /* A -s list into keys[max] (NULL-ended): how many, -1 for a name perf's slab sort lacks. */
 int kmem_slab_keys(const char *list, const char **keys, int max);
+/* A comma list of names[0..nnames) into keys (NULL-ended, max with it): the count, -1 for a name not there. */
+int kmem_keys(const char *list, const char *const *names, size_t nnames, const char **keys, int max);
 
 /* The page allocator's tables (kmem_page.c). */
 struct kmem_pages;

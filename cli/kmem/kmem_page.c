@@ -283,22 +283,8 @@ static int cmp_rows(const void *pa, const void *pb)
 int kmem_page_keys(const char *list, const char **keys, int max)
 {
 	static const char *const names[] = { "page", "callsite", "hit", "bytes", "order", "migtype", "gfp" };
-	static char buf[256];
-	char *s = buf, *tok;
-	int n = 0;
 
-	snprintf(buf, sizeof(buf), "%s", list);
-	while ((tok = strsep(&s, ",")) != NULL) {
-		size_t i;
-
-		for (i = 0; i < sizeof(names) / sizeof(names[0]) && strcmp(names[i], tok); i++)
-			;
-		if (i == sizeof(names) / sizeof(names[0]) || n == max - 1)
-			return -1;
-		keys[n++] = names[i];
-	}
-	keys[n] = NULL;
-	return n;
+	return kmem_keys(list, names, sizeof(names) / sizeof(names[0]), keys, max);
 }
 
 static const char *migrate_str(int m)

@@ -539,25 +539,30 @@ static int cmp_rows(const void *pa, const void *pb)
 	return a->key < b->key ? -1 : a->key > b->key;	/* perf's walk: by pointer or call site */
 }
 
-int kmem_slab_keys(const char *list, const char **keys, int max)
+int kmem_keys(const char *list, const char *const *names, size_t nnames, const char **keys, int max)
 {
-	static const char *const names[] = { "ptr", "callsite", "hit", "bytes", "frag", "pingpong" };
-	static char buf[256];
-	char *p = buf, *tok;
+	char buf[256], *p = buf, *tok;
 	int n = 0;
 
 	snprintf(buf, sizeof(buf), "%s", list);
 	while ((tok = strsep(&p, ",")) != NULL) {
 		size_t i;
 
-		for (i = 0; i < sizeof(names) / sizeof(names[0]) && strcmp(names[i], tok); i++)
+		for (i = 0; i < nnames && strcmp(names[i], tok); i++)
 			;
-		if (i == sizeof(names) / sizeof(names[0]) || n == max - 1)
+		if (i == nnames || n == max - 1)
 			return -1;
 		keys[n++] = names[i];
 	}
 	keys[n] = NULL;
 	return n;
+}
+
+int kmem_slab_keys(const char *list, const char **keys, int max)
+{
+	static const char *const names[] = { "ptr", "callsite", "hit", "bytes", "frag", "pingpong" };
+
+	return kmem_keys(list, names, sizeof(names) / sizeof(names[0]), keys, max);
 }
 
 /* perf's __print_slab_result: the rows of one table, sorted, n_lines of them (-1: all). */
