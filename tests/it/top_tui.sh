@@ -96,7 +96,7 @@ fi
 # a terminal curses cannot drive: the text instead, status 0
 run dumb "TERM=no-such-term $TALLY report -i g.data 2>$d/dumb.err"
 is "an unknown TERM: exit 0" "$(exited dumb)" "EXITED 0"
-check "  the text instead, and why" sh -c "grep -q 'cannot drive this terminal' '$d/dumb.err' && tmux -L $sock capture-pane -p -t dumb -S -200 | grep -q '# Samples: '"
+check "  the text instead, and why" sh -c "grep -q 'cannot drive this terminal' '$d/dumb.err' && tmux -L $sock capture-pane -p -t dumb -S - | grep -q '# Samples: '"
 # -q: rows alone, no header for the browser to read: text
 run quiet "TALLY_PAGER=cat $TALLY report -q -i g.data"
 is "-q on a terminal: text, exit 0" "$(exited quiet)" "EXITED 0"
