@@ -2,7 +2,7 @@
 # `make test` runs every test; `make test SAN=1` does it under ASan+UBSan.
 # Sources are found by wildcard so adding a file never needs a Makefile edit.
 
-VERSION     := 0.4.0
+VERSION     := 0.5.0
 SOVERSION   := 0
 PREFIX      ?= /usr/local
 CC          ?= cc
