@@ -124,8 +124,10 @@ fi
 mkdir -p "$d/small"
 if mount -t tmpfs -o size=300k tmpfs "$d/small" 2>/dev/null; then
 	# a fixed period: perf_event_max_sample_rate (which the kernel lowers
-	# on slow interrupts) does not apply; 10000 samples a second fill it
-	"$TALLY" record -e cpu-clock -c 100000 -g -o "$d/small/f.data" -- "$B" 3000 >/dev/null 2>"$d/full.err"; rc=$?
+	# on slow interrupts) does not apply; 10000 samples a CPU second fill
+	# it. A fixed amount of work (~6 CPU s), not of wall time: on a loaded
+	# machine 3 s of wall once gave too few samples to fill it
+	"$TALLY" record -e cpu-clock -c 100000 -g -o "$d/small/f.data" -- "$B" -r 30000 >/dev/null 2>"$d/full.err"; rc=$?
 	is "full disk: exit 1, tally's error" "$rc" 1
 	check "full disk: the error comes first ($(head -1 "$d/full.err"))" \
 		sh -c "head -1 '$d/full.err' | grep -q 'writing $d/small/f.data: No space left on device'"
