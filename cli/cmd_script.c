@@ -14,13 +14,22 @@
 #include "pager.h"
 #include "parse_options.h"
 #include "read_file.h"
+#include "script_fields.h"
 
 /* perf script's -F fields, printed in this order whatever the list's */
 enum {
 	F_COMM = 1 << 0, F_TID = 1 << 1, F_PID = 1 << 2, F_CPU = 1 << 3, F_TIME = 1 << 4,
 	F_PERIOD = 1 << 5, F_EVENT = 1 << 6, F_TRACE = 1 << 7, F_IP = 1 << 8, F_SYM = 1 << 9,
-	F_SYMOFF = 1 << 10, F_DSO = 1 << 11, F_BPF_OUTPUT = 1 << 12,
+	F_SYMOFF = 1 << 10, F_DSO = 1 << 11, F_BPF_OUTPUT = 1 << 12, F_ADDR = 1 << 13,
+	F_DATA_SRC = 1 << 14, F_WEIGHT = 1 << 15, F_INS_LAT = 1 << 16, F_CGROUP = 1 << 17,
+	F_IREGS = 1 << 18, F_UREGS = 1 << 19, F_BRSTACK = 1 << 20, F_BRSTACKSYM = 1 << 21,
+	F_BRSTACKOFF = 1 << 22, F_PHYS_ADDR = 1 << 23, F_DATA_PAGE_SIZE = 1 << 24,
+	F_CODE_PAGE_SIZE = 1 << 25, F_MISC = 1 << 26,
 };
+#define F_BRANCHES (F_BRSTACK | F_BRSTACKSYM | F_BRSTACKOFF)
+/* what is printed after the sample's address (or the chain) */
+#define F_TAIL (F_IREGS | F_UREGS | F_BRANCHES | F_PHYS_ADDR | F_DATA_PAGE_SIZE | \
+		F_CODE_PAGE_SIZE)
 
 static const struct field {
 	const char *name;
@@ -41,7 +50,25 @@ static const struct field {
 	{ "symoff", F_SYMOFF, PERF_SAMPLE_IP, "IP" },
 	{ "dso", F_DSO, PERF_SAMPLE_IP, "IP" },
 	{ "bpf-output", F_BPF_OUTPUT, 0, NULL },
+	{ "addr", F_ADDR, PERF_SAMPLE_ADDR, "ADDR" },
+	{ "data_src", F_DATA_SRC, PERF_SAMPLE_DATA_SRC, "DATA_SRC" },
+	{ "weight", F_WEIGHT, PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT, "WEIGHT" },
+	{ "ins_lat", F_INS_LAT, PERF_SAMPLE_WEIGHT_STRUCT, "WEIGHT_STRUCT" },
+	{ "cgroup", F_CGROUP, PERF_SAMPLE_CGROUP, "CGROUP" },	/* tally's: not in perf 6.1 */
+	{ "iregs", F_IREGS, PERF_SAMPLE_REGS_INTR, "IREGS" },
+	{ "uregs", F_UREGS, PERF_SAMPLE_REGS_USER, "UREGS" },
+	{ "brstack", F_BRSTACK, 0, NULL },
+	{ "brstacksym", F_BRSTACKSYM, 0, NULL },
+	{ "brstackoff", F_BRSTACKOFF, 0, NULL },
+	{ "phys_addr", F_PHYS_ADDR, PERF_SAMPLE_PHYS_ADDR, "PHYS_ADDR" },
+	{ "data_page_size", F_DATA_PAGE_SIZE, PERF_SAMPLE_DATA_PAGE_SIZE, "DATA_PAGE_SIZE" },
+	{ "code_page_size", F_CODE_PAGE_SIZE, PERF_SAMPLE_CODE_PAGE_SIZE, "CODE_PAGE_SIZE" },
+	{ "misc", F_MISC, 0, NULL },
 };
+
+#define FIELD_NAMES "comm,tid,pid,cpu,time,period,event,trace,ip,sym,symoff,dso,addr,data_src," \
+	"weight,ins_lat,cgroup,iregs,uregs,brstack,brstacksym,brstackoff,phys_addr," \
+	"data_page_size,code_page_size,misc,bpf-output"
 
 /* -F's event classes, as perf names them */
 enum { T_HW, T_SW, T_TRACE, T_RAW, T_BREAK, T__NR };
@@ -52,6 +79,9 @@ static const char *const type_names[T__NR] = { "hw", "sw", "trace", "raw", "brea
 /* a software event's: a BPF-output event's data too (record --off-cpu's) */
 #define DEFAULT_SW_FIELDS (DEFAULT_FIELDS | F_BPF_OUTPUT)
 #define DEFAULT_TP_FIELDS (F_COMM | F_TID | F_CPU | F_TIME | F_EVENT | F_TRACE)
+/* a raw event's (a PMU's memory events): its data fields too */
+#define DEFAULT_RAW_FIELDS (DEFAULT_FIELDS | F_ADDR | F_DATA_SRC | F_WEIGHT | F_PHYS_ADDR | \
+			    F_DATA_PAGE_SIZE | F_CODE_PAGE_SIZE | F_INS_LAT)
 
 struct script_ctx {
 	struct tally_session *ss;
@@ -86,6 +116,8 @@ struct script_ctx {
 	char *fc_text;
 	size_t fc_used;
 	bool no_inline;			/* --no-inline */
+	struct script_cgroups cgroups;	/* the file's CGROUP records: id -> path */
+	int mem_width;			/* perf pads data_src to the widest so far */
 };
 
 /* perf's inline stack of a chain frame is a few deep; more is kept out */
@@ -274,6 +306,202 @@ static int end_sample(struct script_ctx *s, const struct perf_event_attr *a, uns
 	return 0;
 }
 
+/* perf's map name of a resolved address (frame_text's) */
+static const char *dso_name(const struct tally_addr_info *ai)
+{
+	if (!ai->map)
+		return "[unknown]";
+	return ai->map->kernel && !strncmp(ai->map->filename, "[kernel.kallsyms]", 17) ?
+	       "[kernel.kallsyms]" : ai->map->filename;
+}
+
+static bool resolve(struct script_ctx *s, const struct tally_sample *smp, uint64_t a,
+		    enum tally_cpumode mode, struct tally_addr_info *ai)
+{
+	bool found = !tally_symbols__resolve(s->syms, s->m, (int32_t)smp->pid, (int32_t)smp->tid,
+					     a, mode, ai);
+
+	/* as perf's thread__find_map_fb: a kernel address in a user sample, and back */
+	if (!ai->map && mode == TALLY_CPUMODE_USER)
+		found = !tally_symbols__resolve(s->syms, s->m, (int32_t)smp->pid,
+						(int32_t)smp->tid, a, TALLY_CPUMODE_KERNEL, ai);
+	else if (!ai->map && mode == TALLY_CPUMODE_KERNEL)
+		found = !tally_symbols__resolve(s->syms, s->m, (int32_t)smp->pid,
+						(int32_t)smp->tid, a, TALLY_CPUMODE_USER, ai);
+	return found;
+}
+
+static void sym_off(struct script_ctx *s, const struct tally_addr_info *ai, bool found)
+{
+	if (!found) {
+		ob_str(s, "[unknown]");
+		return;
+	}
+	ob_str(s, ai->sym->name);
+	ob_str(s, "+0x");
+	ob_num(s, ai->sym_off, 16, 0, '0');
+}
+
+static bool page_fault(const struct perf_event_attr *a)
+{
+	return a->type == PERF_TYPE_SOFTWARE && (a->config == PERF_COUNT_SW_PAGE_FAULTS ||
+						 a->config == PERF_COUNT_SW_PAGE_FAULTS_MIN ||
+						 a->config == PERF_COUNT_SW_PAGE_FAULTS_MAJ);
+}
+
+/* The data address; a page fault's named by symbol and DSO (perf's rule) */
+static void print_addr(struct script_ctx *s, const struct perf_event_attr *a,
+		       const struct tally_sample *smp, enum tally_cpumode mode, unsigned f)
+{
+	struct tally_addr_info ai;
+	bool found;
+
+	ob_num(s, smp->addr, 16, 16, ' ');
+	if (!page_fault(a))
+		return;
+	found = resolve(s, smp, smp->addr, mode, &ai);
+	if (f & F_SYM) {
+		ob_chr(s, ' ');
+		if (f & F_SYMOFF)
+			sym_off(s, &ai, found);
+		else
+			ob_str(s, found ? ai.sym->name : "[unknown]");
+	}
+	if (f & F_DSO) {
+		ob_str(s, " (");
+		ob_str(s, dso_name(&ai));
+		ob_chr(s, ')');
+	}
+}
+
+/* perf's "%16lx |OP ...", padded to the widest one printed so far, cut at 99 */
+static void print_data_src(struct script_ctx *s, uint64_t v)
+{
+	char decode[256], out[300];
+	int n;
+
+	script_mem_decode(decode, 100, v);
+	n = snprintf(out, 100, "%16llx %s", (unsigned long long)v, decode);
+	if (n > 99)
+		n = 99;
+	if (n > s->mem_width)
+		s->mem_width = n;
+	ob_mem(s, out, (size_t)n);
+	for (; n < s->mem_width; n++)
+		ob_chr(s, ' ');
+}
+
+/* A branch's address for brstackoff: in its DSO, unless perf keeps it (ET_EXEC, kernel) */
+static uint64_t branch_off(const struct tally_addr_info *ai, uint64_t a)
+{
+	if (!ai->map || ai->map->kernel || ai->vaddr == a)
+		return a;
+	return ai->map_ip;
+}
+
+static void print_branches(struct script_ctx *s, const struct tally_sample *smp,
+			   enum tally_cpumode mode, unsigned f)
+{
+	const struct perf_branch_entry *e = smp->branch_stack.entries;
+
+	for (uint64_t i = 0; e && i < smp->branch_stack.nr; i++, e++) {
+		struct tally_addr_info af, at;
+		bool ff = false, ft = false;
+
+		if (f & (F_DSO | F_BRSTACKSYM | F_BRSTACKOFF)) {
+			ff = resolve(s, smp, e->from, mode, &af);
+			ft = resolve(s, smp, e->to, mode, &at);
+		}
+		for (int k = 0; k < 2; k++) {
+			const struct tally_addr_info *ai = k ? &at : &af;
+			uint64_t a = k ? e->to : e->from;
+
+			if (k)
+				ob_chr(s, '/');
+			if (f & F_BRSTACK) {
+				ob_str(s, k ? "0x" : " 0x");
+				ob_num(s, a, 16, 0, '0');
+			} else if (f & F_BRSTACKSYM) {
+				sym_off(s, ai, k ? ft : ff);
+			} else {
+				ob_str(s, k ? "0x" : " 0x");
+				ob_num(s, branch_off(ai, a), 16, 0, '0');
+			}
+			if (f & F_DSO) {
+				ob_chr(s, '(');
+				ob_str(s, dso_name(ai));
+				ob_chr(s, ')');
+			}
+		}
+		ob_chr(s, '/');
+		ob_chr(s, e->mispred ? 'M' : e->predicted ? 'P' : '-');
+		ob_chr(s, '/');
+		ob_chr(s, e->in_tx ? 'X' : '-');
+		ob_chr(s, '/');
+		ob_chr(s, e->abort ? 'A' : '-');
+		ob_chr(s, '/');
+		ob_num(s, e->cycles, 10, 0, ' ');
+		ob_chr(s, '/');
+		ob_str(s, script_branch_type(e));
+		ob_chr(s, ' ');
+	}
+}
+
+/* After the address or chain: registers, branches, physical address, page sizes */
+static void print_tail(struct script_ctx *s, const struct tally_sample *smp,
+		       enum tally_cpumode mode, unsigned f)
+{
+	char t[4096];
+
+	if (f & F_IREGS) {
+		script_regs(t, sizeof(t), &smp->regs_intr);
+		ob_str(s, t);
+	}
+	if (f & F_UREGS) {
+		script_regs(t, sizeof(t), &smp->regs_user);
+		ob_str(s, t);
+	}
+	/* one of them, in this order (perf's) */
+	if (f & F_BRANCHES)
+		print_branches(s, smp, mode, f & F_BRSTACK ? f & ~(F_BRSTACKSYM | F_BRSTACKOFF) :
+				  f & F_BRSTACKSYM ? f & ~F_BRSTACKOFF : f);
+	if (f & F_PHYS_ADDR)
+		ob_num(s, smp->phys_addr, 16, 16, ' ');
+	if (f & F_DATA_PAGE_SIZE) {
+		script_page_size(t, sizeof(t), smp->data_page_size);
+		ob_chr(s, ' ');
+		ob_str(s, t);
+	}
+	if (f & F_CODE_PAGE_SIZE) {
+		script_page_size(t, sizeof(t), smp->code_page_size);
+		ob_chr(s, ' ');
+		ob_str(s, t);
+	}
+}
+
+/* perf's misc letters, padded to 6 */
+static void print_misc(struct script_ctx *s, uint16_t misc)
+{
+	unsigned m = misc & PERF_RECORD_MISC_CPUMODE_MASK;
+	int n = 0;
+
+#define HAS(x) ((m & (x)) == (x))
+	if (HAS(PERF_RECORD_MISC_KERNEL))
+		ob_chr(s, 'K'), n++;
+	if (HAS(PERF_RECORD_MISC_USER))
+		ob_chr(s, 'U'), n++;
+	if (HAS(PERF_RECORD_MISC_HYPERVISOR))
+		ob_chr(s, 'H'), n++;
+	if (HAS(PERF_RECORD_MISC_GUEST_KERNEL))
+		ob_chr(s, 'G'), n++;
+	if (HAS(PERF_RECORD_MISC_GUEST_USER))
+		ob_chr(s, 'g'), n++;
+#undef HAS
+	/* perf's "%*s" of 6 - n over " ": at least one space */
+	for (int w = 6 - n < 1 ? 1 : 6 - n; w > 0; w--)
+		ob_chr(s, ' ');
+}
+
 static int print_sample(struct tally_session *ss, const struct tally_session_sample *ts, void *arg)
 {
 	struct script_ctx *s = arg;
@@ -324,6 +552,8 @@ static int print_sample(struct tally_session *ss, const struct tally_session_sam
 		ob_num(s, smp->cpu, 10, 3, '0');
 		ob_str(s, "] ");
 	}
+	if (f & F_MISC)
+		print_misc(s, ts->header->misc);
 	if (f & F_TIME) {
 		ob_num(s, smp->time / 1000000000ull, 10, 5, ' ');
 		ob_chr(s, '.');
@@ -353,13 +583,32 @@ static int print_sample(struct tally_session *ss, const struct tally_session_sam
 					   sizeof(info)) > 0)
 			ob_str(s, info);
 	}
+	if (f & F_ADDR)
+		print_addr(s, a, smp, mode, f);
+	if (f & F_DATA_SRC)
+		print_data_src(s, smp->data_src);
+	if (f & F_WEIGHT)
+		ob_num(s, (a->sample_type & PERF_SAMPLE_WEIGHT_STRUCT) ? (uint32_t)smp->weight :
+		       smp->weight, 10, 16, ' ');
+	if (f & F_INS_LAT)
+		ob_num(s, (uint16_t)(smp->weight >> 32), 10, 16, ' ');
+	if (f & F_CGROUP) {
+		ob_chr(s, ' ');
+		ob_str(s, script_cgroups_name(&s->cgroups, smp->cgroup));
+	}
 	if (!(f & F_IP)) {
+		print_tail(s, smp, mode, f);
 		ob_chr(s, '\n');
 		return end_sample(s, a, f);
 	}
 	if (!chain) {
 		ob_chr(s, ' ');
 		print_frame(s, smp, smp->ip, mode, 0, f);
+		if (f & F_TAIL) {
+			s->len--;	/* the frame's line end: the tail goes before it */
+			print_tail(s, smp, mode, f);
+			ob_chr(s, '\n');
+		}
 		return end_sample(s, a, f);
 	}
 	ob_chr(s, '\n');
@@ -379,8 +628,21 @@ static int print_sample(struct tally_session *ss, const struct tally_session_sam
 		}
 		print_frame(s, smp, ip, mode, unwound ? 2 : 1, f);
 	}
+	print_tail(s, smp, mode, f);
 	ob_chr(s, '\n');
 	return end_sample(s, a, f);
+}
+
+/* The file's CGROUP records name the samples' cgroup ids */
+static int on_record(struct tally_session *ss, const struct perf_event_header *h,
+		     const struct tally_record *rec, void *arg)
+{
+	struct script_ctx *s = arg;
+
+	(void)ss;
+	if (h->type == PERF_RECORD_CGROUP && rec)
+		script_cgroups_add(&s->cgroups, rec->u.cgroup.id, rec->u.cgroup.path);
+	return 0;
 }
 
 static int type_class(const struct perf_event_attr *a)
@@ -436,8 +698,8 @@ static int parse_fields(struct script_ctx *s, const char *spec)
 		for (i = 0; i < sizeof(fields) / sizeof(fields[0]) && strcmp(fields[i].name, name); i++)
 			;
 		if (i == sizeof(fields) / sizeof(fields[0])) {
-			fprintf(stderr, "tally script: -F '%s': unknown field '%s' (comm, tid, pid, cpu, "
-				"time, period, event, trace, ip, sym, symoff, dso)\n", spec, name);
+			fprintf(stderr, "tally script: -F '%s': unknown field '%s' (%s)\n", spec, name,
+				FIELD_NAMES);
 			free(dup);
 			return -1;
 		}
@@ -456,7 +718,8 @@ static int parse_fields(struct script_ctx *s, const char *spec)
 	}
 	for (int t = 0; t < T__NR; t++) {
 		unsigned def = t == T_TRACE ? DEFAULT_TP_FIELDS :
-			       t == T_SW ? DEFAULT_SW_FIELDS : DEFAULT_FIELDS;
+			       t == T_SW ? DEFAULT_SW_FIELDS : t == T_RAW ? DEFAULT_RAW_FIELDS :
+			       DEFAULT_FIELDS;
 
 		if (type >= 0 && t != type)
 			continue;
@@ -499,8 +762,13 @@ static int attr_fields(struct script_ctx *s)
 			s->name_width = w;
 		unsigned f = s->user_set[t] ? s->type_fields[t] :
 			     t == T_TRACE ? tp_default : t == T_SW ? DEFAULT_SW_FIELDS :
-			     DEFAULT_FIELDS;
+			     t == T_RAW ? DEFAULT_RAW_FIELDS : DEFAULT_FIELDS;
 
+		/* perf's words (its missing space too), and its exit status */
+		if ((f & F_SYMOFF) && !(f & F_SYM)) {
+			fprintf(stderr, "Display of offsets requested but symbol is notselected.\n");
+			return -2;
+		}
 		for (size_t k = 0; k < sizeof(fields) / sizeof(fields[0]); k++) {
 			if (!(f & fields[k].bit) || !fields[k].needs ||
 			    (a->sample_type & fields[k].needs))
@@ -510,7 +778,7 @@ static int attr_fields(struct script_ctx *s)
 				fprintf(stderr, "tally script: samples for '%s' event do not have %s "
 					"attribute set. Cannot print '%s' field.\n",
 					tally_session__event_name(ss, i), fields[k].needs_name, fields[k].name);
-				return -1;
+				return -2;	/* perf's status: 255 */
 			}
 			f &= ~fields[k].bit;
 		}
@@ -534,7 +802,7 @@ int cmd_script(int argc, char **argv)
 	const struct cli_option opts[] = {
 		CLI_STRING('i', "input", &input, "FILE", "the perf.data file (default perf.data)"),
 		CLI_STRING('F', "fields", &fspec, "[TYPE:]LIST",
-			   "comm,tid,pid,cpu,time,period,event,trace,ip,sym,symoff,dso; +f/-f change the defaults"),
+			   FIELD_NAMES "; +f/-f change the defaults"),
 		CLI_BOOL(0, "no-inline", &s.no_inline, "a chain frame is its symbol alone, not the functions inlined there"),
 		CLI_BOOL('G', "hide-call-graph", &s.hide_cg, "the sampled address on the sample's line, no chain"),
 		CLI_BOOL(0, "ns", &s.ns, "times to the nanosecond"),
@@ -565,7 +833,8 @@ int cmd_script(int argc, char **argv)
 	}
 	{
 		/* the comm is looked up where a line shows it */
-		TALLY_OPTS(tally_session_opts, so, .sample = print_sample, .ctx = &s,
+		TALLY_OPTS(tally_session_opts, so, .sample = print_sample, .record = on_record,
+			   .ctx = &s,
 			   .no_inline = s.no_inline, .no_comm = true);
 
 		ss = cli_session_open("script", input, &so, &ret);
@@ -576,8 +845,11 @@ int cmd_script(int argc, char **argv)
 		s.m = tally_session__machine(ss);
 		s.syms = tally_session__symbols(ss);
 	}
-	if (!ret && attr_fields(&s))
-		ret = 1;
+	if (!ret) {
+		int e = attr_fields(&s);
+
+		ret = e == -2 ? 255 : e ? 1 : 0;
+	}
 	if (!ret)
 		ret = cli_session_run(ss, "script", input);
 	ob_flush(&s);
@@ -586,5 +858,6 @@ int cmd_script(int argc, char **argv)
 	free(s.fc_text);
 	free(s.attr_fields);
 	free(s.names);
+	script_cgroups_free(&s.cgroups);
 	return ret;
 }
