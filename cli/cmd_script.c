@@ -117,6 +117,7 @@ struct script_ctx {
 	size_t fc_used;
 	bool no_inline;			/* --no-inline */
 	struct script_cgroups cgroups;	/* the file's CGROUP records: id -> path */
+	struct tally_symbols *dsyms;	/* with data objects: a page fault's address */
 	int mem_width;			/* perf pads data_src to the widest so far */
 };
 
@@ -315,20 +316,27 @@ static const char *dso_name(const struct tally_addr_info *ai)
 	       "[kernel.kallsyms]" : ai->map->filename;
 }
 
-static bool resolve(struct script_ctx *s, const struct tally_sample *smp, uint64_t a,
-		    enum tally_cpumode mode, struct tally_addr_info *ai)
+static bool resolve_in(struct script_ctx *s, struct tally_symbols *syms,
+		       const struct tally_sample *smp, uint64_t a, enum tally_cpumode mode,
+		       struct tally_addr_info *ai)
 {
-	bool found = !tally_symbols__resolve(s->syms, s->m, (int32_t)smp->pid, (int32_t)smp->tid,
+	bool found = !tally_symbols__resolve(syms, s->m, (int32_t)smp->pid, (int32_t)smp->tid,
 					     a, mode, ai);
 
 	/* as perf's thread__find_map_fb: a kernel address in a user sample, and back */
 	if (!ai->map && mode == TALLY_CPUMODE_USER)
-		found = !tally_symbols__resolve(s->syms, s->m, (int32_t)smp->pid,
+		found = !tally_symbols__resolve(syms, s->m, (int32_t)smp->pid,
 						(int32_t)smp->tid, a, TALLY_CPUMODE_KERNEL, ai);
 	else if (!ai->map && mode == TALLY_CPUMODE_KERNEL)
-		found = !tally_symbols__resolve(s->syms, s->m, (int32_t)smp->pid,
+		found = !tally_symbols__resolve(syms, s->m, (int32_t)smp->pid,
 						(int32_t)smp->tid, a, TALLY_CPUMODE_USER, ai);
 	return found;
+}
+
+static bool resolve(struct script_ctx *s, const struct tally_sample *smp, uint64_t a,
+		    enum tally_cpumode mode, struct tally_addr_info *ai)
+{
+	return resolve_in(s, s->syms, smp, a, mode, ai);
 }
 
 static void sym_off(struct script_ctx *s, const struct tally_addr_info *ai, bool found)
@@ -359,7 +367,13 @@ static void print_addr(struct script_ctx *s, const struct perf_event_attr *a,
 	ob_num(s, smp->addr, 16, 16, ' ');
 	if (!page_fault(a))
 		return;
-	found = resolve(s, smp, smp->addr, mode, &ai);
+	/* perf names data addresses by the files' objects as well as functions */
+	if (!s->dsyms) {
+		TALLY_OPTS(tally_symbols_opts, so, .data_objects = true);
+
+		s->dsyms = tally_symbols__new(&so);
+	}
+	found = resolve_in(s, s->dsyms ? s->dsyms : s->syms, smp, smp->addr, mode, &ai);
 	if (f & F_SYM) {
 		ob_chr(s, ' ');
 		if (f & F_SYMOFF)
@@ -859,5 +873,6 @@ int cmd_script(int argc, char **argv)
 	free(s.attr_fields);
 	free(s.names);
 	script_cgroups_free(&s.cgroups);
+	tally_symbols__free(s.dsyms);
 	return ret;
 }

@@ -47,6 +47,10 @@ want=$(for ((i = 0; i < N; i++)); do printf '%x\n' $((base + i * page)); done)
 got=$(hexes addr "$d/pf.data" | in_range $((base)) $((base + N * page)) | sort)
 is "-d page-faults: exactly the $N pages touched, each once" "$got" "$(sort <<<"$want")"
 parity "-d page-faults" addr "$d/pf.data"
+# named by functions and data objects (ld.so's _rtld_global, libc's tables)
+parity "-d page-faults" addr,sym,symoff,dso "$d/pf.data"
+check "-d page-faults: some data addresses named by an object" \
+	grep -q '_rtld_global+0x\|_DYNAMIC+0x' "$d/t.out"
 if $root; then
 	got=$(hexes addr,phys_addr,data_page_size "$d/pf.data" |
 		in_range $((base)) $((base + N * page)) | cut -d' ' -f2- | sort -u)

@@ -4,7 +4,8 @@
 # sources over every op/level/snoop/TLB/lock/block value, weights and
 # instruction latencies, branch stacks (with and without hw_idx, every
 # branch type), both register sets, transactions, physical addresses,
-# page sizes and cgroups, and page faults with data addresses. Every
+# page sizes and cgroups, and page faults with data addresses (named by
+# data objects, as perf). Every
 # line equal, for each field alone and mixed with the defaults; perf's
 # refusals (a field the samples lack, symoff without sym) as perf's.
 # The cgroup field is tally's (perf 6.1 has none): the CGROUP records'
@@ -42,7 +43,7 @@ done
 check "the issue's data source is decoded" \
 	grep -q '68100142 |OP LOAD|LVL L1 hit|SNP None|TLB L1 or L2 hit|LCK No|BLK  N/A' "$d/t.out"
 same "pf: defaults" -i "$d/pf.data"
-for F in addr addr,dso +addr,-sym,-symoff; do
+for F in addr addr,dso addr,sym addr,sym,symoff,dso +addr +addr,-sym,-symoff; do
 	same "pf -F $F" -F "$F" -i "$d/pf.data"
 done
 for F in data_src weight iregs uregs phys_addr ins_lat data_page_size symoff -ip,-sym; do
