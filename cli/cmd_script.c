@@ -6,9 +6,11 @@
  * one frame a line, or a tracepoint's fields.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <tally/tally.h>
 #include "cli.h"
 #include "pager.h"
@@ -24,12 +26,13 @@ enum {
 	F_DATA_SRC = 1 << 14, F_WEIGHT = 1 << 15, F_INS_LAT = 1 << 16, F_CGROUP = 1 << 17,
 	F_IREGS = 1 << 18, F_UREGS = 1 << 19, F_BRSTACK = 1 << 20, F_BRSTACKSYM = 1 << 21,
 	F_BRSTACKOFF = 1 << 22, F_PHYS_ADDR = 1 << 23, F_DATA_PAGE_SIZE = 1 << 24,
-	F_CODE_PAGE_SIZE = 1 << 25, F_MISC = 1 << 26,
+	F_CODE_PAGE_SIZE = 1 << 25, F_MISC = 1 << 26, F_FLAGS = 1 << 27, F_INSN = 1 << 28,
+	F_INSNLEN = 1 << 29,
 };
 #define F_BRANCHES (F_BRSTACK | F_BRSTACKSYM | F_BRSTACKOFF)
 /* what is printed after the sample's address (or the chain) */
 #define F_TAIL (F_IREGS | F_UREGS | F_BRANCHES | F_PHYS_ADDR | F_DATA_PAGE_SIZE | \
-		F_CODE_PAGE_SIZE)
+		F_CODE_PAGE_SIZE | F_INSN | F_INSNLEN)
 
 static const struct field {
 	const char *name;
@@ -64,11 +67,14 @@ static const struct field {
 	{ "data_page_size", F_DATA_PAGE_SIZE, PERF_SAMPLE_DATA_PAGE_SIZE, "DATA_PAGE_SIZE" },
 	{ "code_page_size", F_CODE_PAGE_SIZE, PERF_SAMPLE_CODE_PAGE_SIZE, "CODE_PAGE_SIZE" },
 	{ "misc", F_MISC, 0, NULL },
+	{ "flags", F_FLAGS, 0, NULL },
+	{ "insn", F_INSN, 0, NULL },
+	{ "insnlen", F_INSNLEN, 0, NULL },
 };
 
 #define FIELD_NAMES "comm,tid,pid,cpu,time,period,event,trace,ip,sym,symoff,dso,addr,data_src," \
 	"weight,ins_lat,cgroup,iregs,uregs,brstack,brstacksym,brstackoff,phys_addr," \
-	"data_page_size,code_page_size,misc,bpf-output"
+	"data_page_size,code_page_size,misc,flags,insn,insnlen,bpf-output"
 
 /* -F's event classes, as perf names them */
 enum { T_HW, T_SW, T_TRACE, T_RAW, T_BREAK, T__NR };
@@ -118,6 +124,11 @@ struct script_ctx {
 	bool no_inline;			/* --no-inline */
 	struct script_cgroups cgroups;	/* the file's CGROUP records: id -> path */
 	struct tally_symbols *dsyms;	/* with data objects: a page fault's address */
+	struct tally_disasm *dis;	/* insn, insnlen: an instruction's length */
+	struct code_ent {		/* their files, opened once each */
+		char *path;
+		int fd;
+	} code[64];
 	int mem_width;			/* perf pads data_src to the widest so far */
 };
 
@@ -461,6 +472,69 @@ static void print_branches(struct script_ctx *s, const struct tally_sample *smp,
 	}
 }
 
+/* n bytes of path at off: its fd kept open (the first 64 files), else opened for this read */
+static ssize_t read_at(struct script_ctx *s, const char *path, void *buf, size_t n, uint64_t off)
+{
+	const size_t max = sizeof(s->code) / sizeof(s->code[0]);
+	ssize_t got;
+	size_t i;
+	int fd;
+
+	for (i = 0; i < max && s->code[i].path; i++)
+		if (!strcmp(s->code[i].path, path))
+			return s->code[i].fd < 0 ? -1 : pread(s->code[i].fd, buf, n, (off_t)off);
+	if (i < max && (s->code[i].path = strdup(path))) {
+		s->code[i].fd = open(path, O_RDONLY | O_CLOEXEC);
+		return s->code[i].fd < 0 ? -1 : pread(s->code[i].fd, buf, n, (off_t)off);
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	got = pread(fd, buf, n, (off_t)off);
+	close(fd);
+	return got;
+}
+
+/*
+ * perf's insnlen and insn: the instruction at the sample's address, read
+ * from its file at the map's offset as perf reads it (16 bytes at most;
+ * none from the kernel's, anonymous or JIT code)
+ */
+static void print_insn(struct script_ctx *s, const struct tally_sample *smp,
+		       enum tally_cpumode mode, unsigned f)
+{
+	struct tally_addr_info ai;
+	uint8_t bytes[16];
+	ssize_t len = 0;
+	int n = 0;
+	char text[256];
+
+	if (smp->ip && !s->dis)
+		s->dis = tally_disasm__new(TALLY_DISASM_ATT);
+	tally_symbols__resolve(s->syms, s->m, (int32_t)smp->pid, (int32_t)smp->tid, smp->ip, mode,
+			       &ai);
+	if (smp->ip && s->dis && ai.map && !ai.map->kernel && !ai.map->anon &&
+	    ai.map->filename[0] == '/' &&
+	    (len = read_at(s, ai.map->filename, bytes, sizeof(bytes), ai.map_ip)) > 0) {
+		n = tally_disasm__insn(s->dis, bytes, (size_t)len, ai.vaddr, NULL, NULL, text,
+				       sizeof(text));
+		/* what capstone cannot decode, perf's decoder does not length either */
+		if (n <= 0 || n > len || !strncmp(text, "(bad)", 5))
+			n = 0;
+	}
+	if (f & F_INSNLEN) {
+		ob_str(s, " ilen: ");
+		ob_num(s, (unsigned)n, 10, 0, ' ');
+	}
+	if ((f & F_INSN) && n > 0) {
+		ob_str(s, " insn:");
+		for (int i = 0; i < n; i++) {
+			ob_chr(s, ' ');
+			ob_num(s, bytes[i], 16, 2, '0');
+		}
+	}
+}
+
 /* After the address or chain: registers, branches, physical address, page sizes */
 static void print_tail(struct script_ctx *s, const struct tally_sample *smp,
 		       enum tally_cpumode mode, unsigned f)
@@ -479,6 +553,8 @@ static void print_tail(struct script_ctx *s, const struct tally_sample *smp,
 	if (f & F_BRANCHES)
 		print_branches(s, smp, mode, f & F_BRSTACK ? f & ~(F_BRSTACKSYM | F_BRSTACKOFF) :
 				  f & F_BRSTACKSYM ? f & ~F_BRSTACKOFF : f);
+	if (f & (F_INSN | F_INSNLEN))
+		print_insn(s, smp, mode, f);
 	if (f & F_PHYS_ADDR)
 		ob_num(s, smp->phys_addr, 16, 16, ' ');
 	if (f & F_DATA_PAGE_SIZE) {
@@ -531,7 +607,7 @@ static int print_sample(struct tally_session *ss, const struct tally_session_sam
 
 	s->gen = tally_session__maps_gen(ss);	/* fixed during a sample */
 	/* nothing left to print for this event ('trace' of a software one): perf prints no line */
-	if (!(tp ? f : f & ~F_TRACE))
+	if (!(tp ? f & ~F_FLAGS : f & ~(F_TRACE | F_FLAGS)))
 		return 0;
 	if ((s->pids && !session_in_id_list(s->pids, (int32_t)smp->pid)) ||
 	    (s->tids && !session_in_id_list(s->tids, (int32_t)smp->tid)))
@@ -587,6 +663,9 @@ static int print_sample(struct tally_session *ss, const struct tally_session_sam
 		ob_rstr(s, s->names[idx], s->name_width);
 		ob_str(s, ": ");
 	}
+	/* perf's sample flags (branch kinds) come from hardware traces alone: none here */
+	if (f & F_FLAGS)
+		ob_str(s, "                        ");
 	if ((f & F_TRACE) && tp) {
 		char info[4096];
 
@@ -874,5 +953,11 @@ int cmd_script(int argc, char **argv)
 	free(s.names);
 	script_cgroups_free(&s.cgroups);
 	tally_symbols__free(s.dsyms);
+	tally_disasm__free(s.dis);
+	for (size_t i = 0; i < sizeof(s.code) / sizeof(s.code[0]) && s.code[i].path; i++) {
+		free(s.code[i].path);
+		if (s.code[i].fd >= 0)
+			close(s.code[i].fd);
+	}
 	return ret;
 }

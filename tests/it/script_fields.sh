@@ -8,6 +8,8 @@
 # data objects, as perf). Every
 # line equal, for each field alone and mixed with the defaults; perf's
 # refusals (a field the samples lack, symoff without sym) as perf's.
+# flags, insn and insnlen on tally's own recordings (perf 6.1 reads no
+# instruction from a file without its arch feature, as mkfields writes).
 # The cgroup field is tally's (perf 6.1 has none): the CGROUP records'
 # paths, "unknown" for an id no record names.
 . "$(dirname "$0")/lib.sh"
@@ -52,6 +54,20 @@ for F in data_src weight iregs uregs phys_addr ins_lat data_page_size symoff -ip
 	is "pf -F $F: refused as perf (rc $prc)" "$rc" "$prc"
 	is "pf -F $F: perf's reason" "$(sed 's/^tally script: s/S/' "$d/t.err")" "$(cat "$d/p.err")"
 done
+
+# flags, insn, insnlen on recordings of this machine's code (the
+# instruction read from each file as perf reads it), of a program and -a
+# -g (kernel frames: none read; only sleep's and the idle task's samples,
+# not other programs' whose files may be rebuilt between the two reads)
+"$TALLY" record -q -F 999 -o "$d/live-user.data" -- "$HELPERS/burn" 200 >/dev/null 2>&1
+"$TALLY" record -q -a -g -o "$d/live-all.data" -- sleep 0.2 >/dev/null 2>&1
+for F in ip,sym,insn,insnlen +insn,+insnlen ip,flags comm,flags,event +flags flags; do
+	same "a program's recording -F $F" -F "$F" -i "$d/live-user.data"
+	same "-a -g recording -F $F" -F "$F" --comms sleep,swapper -i "$d/live-all.data"
+done
+"$TALLY" script -F ip,insn,insnlen -i "$d/live-user.data" >"$d/t.out"
+check "a program's recording: its instructions read" \
+	grep -q ' ilen: [1-9][0-9]* insn: [0-9a-f][0-9a-f]' "$d/t.out"
 
 # cgroup: tally's own field
 "$TALLY" script -F tid,cgroup -i "$d/all.data" >"$d/cg" 2>&1
