@@ -77,6 +77,8 @@ int record_offcpu_write(struct tally_offcpu *o, struct tally_evlist *l,
 int record_branch_filter(const char *list, uint64_t *mode);
 bool record_branch_refused(const struct record_config *cfg, const char *event,
 			   const struct perf_event_attr *a, int err);
+/* --phys-data refused for want of privilege: said in a sentence, true */
+bool record_phys_refused(const char *event, const struct perf_event_attr *a, int err);
 
 /* Runs one recording; returns the exit status for tally. */
 int record_run(const struct record_config *cfg);

@@ -94,3 +94,29 @@ bool record_branch_refused(const struct record_config *cfg, const char *event,
 		"; this machine has none (no /sys/bus/event_source/devices/cpu/caps/branches)");
 	return true;
 }
+
+/*
+ * The kernel gives a sample's physical address only to a user it lets see
+ * the kernel (perf_allow_kernel): refused otherwise, which the general
+ * advice would not tie to --phys-data. True when said.
+ */
+bool record_phys_refused(const char *event, const struct perf_event_attr *a, int err)
+{
+	char buf[32] = "";
+	FILE *f;
+
+	if (!a || !(a->sample_type & PERF_SAMPLE_PHYS_ADDR) || (err != -EACCES && err != -EPERM))
+		return false;
+	f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
+	if (f) {
+		if (!fgets(buf, sizeof(buf), f))
+			buf[0] = '\0';
+		fclose(f);
+		buf[strcspn(buf, "\n")] = '\0';
+	}
+	fprintf(stderr, "tally record: %s: the kernel gives the data's physical address "
+		"(--phys-data, PERF_SAMPLE_PHYS_ADDR) only to a user allowed to see the kernel: "
+		"perf_event_paranoid is %s here; lower it to 1 or below, or run with CAP_PERFMON "
+		"(CAP_SYS_ADMIN before Linux 5.8).\n", event, buf[0] ? buf : "unknown");
+	return true;
+}

@@ -670,8 +670,9 @@ static int open_events(struct rec *r)
 				err = tally_evsel__open_error(e);
 				break;
 			}
-		if (bad && record_branch_refused(cfg, tally_evsel__name(bad),
-						 tally_evsel__attr(bad), err))
+		if (bad && (record_branch_refused(cfg, tally_evsel__name(bad),
+						  tally_evsel__attr(bad), err) ||
+			    record_phys_refused(tally_evsel__name(bad), tally_evsel__attr(bad), err)))
 			return -1;
 	}
 	cli_print_open_error("record", r->l, err, &cfg->target);

@@ -23,6 +23,8 @@ attr_of() {
 for o in -d --phys-data --data-page-size --code-page-size -W --transaction --intr-regs \
 	 --user-regs --intr-regs=ax,BX,r15 --user-regs=sp,ip --all-cgroups \
 	 --sample-identifier -T "-d --phys-data --data-page-size -W" "-s"; do
+	case "$o" in *--phys-data*) if [ "$(id -u)" != 0 ]; then
+		skip "$o: physical addresses are root's (checked below)"; continue; fi ;; esac
 	perf record -q $o -e page-faults -o "$d/p.data" -- true >/dev/null 2>&1
 	"$TALLY" record -q $o -e page-faults -o "$d/t.data" -- true >/dev/null 2>"$d/t.err"
 	is "$o: exits 0" "$?" 0
@@ -60,6 +62,16 @@ check "-j bogus: lists the names" grep -q "any_call,any_ret" "$d/e"
 "$TALLY" record --intr-regs=ax,nope -- true >/dev/null 2>"$d/e"; is "--intr-regs nope: usage error" "$?" 129
 "$TALLY" record --user-regs=? >/dev/null 2>"$d/e"; is "--user-regs=?: as perf, a usage error" "$?" 129
 is "--user-regs=?: perf's list" "$(grep available "$d/e")" "$(perf record --user-regs=? 2>&1 | grep available)"
+
+# --phys-data where the kernel keeps physical addresses from this user: said so
+if [ "$(id -u)" != 0 ] && [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -ge 2 ]; then
+	"$TALLY" record --phys-data -e page-faults:u -o "$d/n.data" -- true >/dev/null 2>"$d/e"
+	is "--phys-data, not allowed: fails" "$?" 1
+	check "--phys-data, not allowed: names the field and the way" grep -q \
+		"the kernel gives the data's physical address (--phys-data, PERF_SAMPLE_PHYS_ADDR) only to a user allowed to see the kernel: perf_event_paranoid is" "$d/e"
+else
+	skip "--phys-data refused: only as a user the kernel keeps physical addresses from"
+fi
 
 # --all-cgroups: perf's CGROUP records (id and path), as perf report -D prints them
 cg() { perf report -D -i "$1" 2>/dev/null | grep -o 'PERF_RECORD_CGROUP cgroup: .*' | sort; }
