@@ -6,33 +6,15 @@
  * one frame a line, or a tracepoint's fields.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include <tally/tally.h>
 #include "cli.h"
 #include "pager.h"
 #include "parse_options.h"
 #include "read_file.h"
-#include "script_fields.h"
-
-/* perf script's -F fields, printed in this order whatever the list's */
-enum {
-	F_COMM = 1 << 0, F_TID = 1 << 1, F_PID = 1 << 2, F_CPU = 1 << 3, F_TIME = 1 << 4,
-	F_PERIOD = 1 << 5, F_EVENT = 1 << 6, F_TRACE = 1 << 7, F_IP = 1 << 8, F_SYM = 1 << 9,
-	F_SYMOFF = 1 << 10, F_DSO = 1 << 11, F_BPF_OUTPUT = 1 << 12, F_ADDR = 1 << 13,
-	F_DATA_SRC = 1 << 14, F_WEIGHT = 1 << 15, F_INS_LAT = 1 << 16, F_CGROUP = 1 << 17,
-	F_IREGS = 1 << 18, F_UREGS = 1 << 19, F_BRSTACK = 1 << 20, F_BRSTACKSYM = 1 << 21,
-	F_BRSTACKOFF = 1 << 22, F_PHYS_ADDR = 1 << 23, F_DATA_PAGE_SIZE = 1 << 24,
-	F_CODE_PAGE_SIZE = 1 << 25, F_MISC = 1 << 26, F_FLAGS = 1 << 27, F_INSN = 1 << 28,
-	F_INSNLEN = 1 << 29,
-};
-#define F_BRANCHES (F_BRSTACK | F_BRSTACKSYM | F_BRSTACKOFF)
-/* what is printed after the sample's address (or the chain) */
-#define F_TAIL (F_IREGS | F_UREGS | F_BRANCHES | F_PHYS_ADDR | F_DATA_PAGE_SIZE | \
-		F_CODE_PAGE_SIZE | F_INSN | F_INSNLEN)
+#include "script.h"
 
 static const struct field {
 	const char *name;
@@ -77,7 +59,6 @@ static const struct field {
 	"data_page_size,code_page_size,misc,flags,insn,insnlen,bpf-output"
 
 /* -F's event classes, as perf names them */
-enum { T_HW, T_SW, T_TRACE, T_RAW, T_BREAK, T__NR };
 static const char *const type_names[T__NR] = { "hw", "sw", "trace", "raw", "break" };
 
 #define DEFAULT_FIELDS (F_COMM | F_TID | F_CPU | F_TIME | F_PERIOD | F_EVENT | F_IP | F_SYM | \
@@ -88,120 +69,6 @@ static const char *const type_names[T__NR] = { "hw", "sw", "trace", "raw", "brea
 /* a raw event's (a PMU's memory events): its data fields too */
 #define DEFAULT_RAW_FIELDS (DEFAULT_FIELDS | F_ADDR | F_DATA_SRC | F_WEIGHT | F_PHYS_ADDR | \
 			    F_DATA_PAGE_SIZE | F_CODE_PAGE_SIZE | F_INS_LAT)
-
-struct script_ctx {
-	struct tally_session *ss;
-	struct tally_machine *m;
-	struct tally_symbols *syms;
-	uint64_t gen;			/* the maps' generation at this sample (frame cache key) */
-	const char **names;		/* per attr: the event's name */
-	int name_width;			/* the longest of them */
-	unsigned type_fields[T__NR];	/* what -F asked for each class */
-	unsigned strict[T__NR];		/* of those, the ones named (the samples must have them) */
-	bool user_set[T__NR];
-	unsigned *attr_fields;		/* what each attr prints */
-	bool hide_cg;			/* -G: the sampled ip on the line, no chain */
-	bool ns;			/* --ns: the time to the nanosecond */
-	const char *comms, *pids, *tids;	/* -c, --pid, --tid: only these */
-	FILE *out;
-	/* lines are built here by hand: printf was most of the time */
-	char buf[1 << 16];
-	size_t len;
-	uint64_t flushes;
-	/*
-	 * Frame lines already made, by (pid, ip, level, chain) while the maps
-	 * stay as they were: a profile repeats a few thousand frames.
-	 */
-	struct fc_ent {
-		uint64_t ip, gen;
-		int32_t pid;
-		uint8_t mode, chain;
-		uint16_t opts, len;
-		uint32_t off;
-	} *fc;
-	char *fc_text;
-	size_t fc_used;
-	bool no_inline;			/* --no-inline */
-	struct script_cgroups cgroups;	/* the file's CGROUP records: id -> path */
-	struct tally_symbols *dsyms;	/* with data objects: a page fault's address */
-	struct tally_disasm *dis;	/* insn, insnlen: an instruction's length */
-	struct code_ent {		/* their files, opened once each */
-		char *path;
-		int fd;
-	} code[64];
-	int mem_width;			/* perf pads data_src to the widest so far */
-};
-
-/* perf's inline stack of a chain frame is a few deep; more is kept out */
-#define INL_MAX 16
-
-#define FC_SLOTS 16384
-#define FC_TEXT (4u << 20)
-
-static void ob_flush(struct script_ctx *s)
-{
-	fwrite(s->buf, 1, s->len, s->out);
-	s->len = 0;
-	s->flushes++;
-}
-
-static void ob_mem(struct script_ctx *s, const char *p, size_t n)
-{
-	if (s->len + n > sizeof(s->buf)) {
-		ob_flush(s);
-		if (n > sizeof(s->buf)) {
-			fwrite(p, 1, n, s->out);
-			return;
-		}
-	}
-	memcpy(s->buf + s->len, p, n);
-	s->len += n;
-}
-
-static void ob_str(struct script_ctx *s, const char *p)
-{
-	ob_mem(s, p, strlen(p));
-}
-
-static void ob_chr(struct script_ctx *s, char c)
-{
-	if (s->len == sizeof(s->buf))
-		ob_flush(s);
-	s->buf[s->len++] = c;
-}
-
-/* p right-aligned in width (printf's %*s) */
-static void ob_rstr(struct script_ctx *s, const char *p, int width)
-{
-	int n = (int)strlen(p);
-
-	for (; n < width; width--)
-		ob_chr(s, ' ');
-	ob_mem(s, p, (size_t)n);
-}
-
-/* v in base 10 or 16, right-aligned in width, padded with pad */
-static void ob_num(struct script_ctx *s, unsigned long long v, int base, int width, char pad)
-{
-	char t[48];
-	int n = 0, w = width > 24 ? 24 : width;
-
-	/* constant bases: shifts and multiplies, not divisions */
-	if (base == 16) {
-		do {
-			t[sizeof(t) - 1 - n++] = "0123456789abcdef"[v & 15];
-			v >>= 4;
-		} while (v);
-	} else {
-		do {
-			t[sizeof(t) - 1 - n++] = (char)('0' + v % 10);
-			v /= 10;
-		} while (v);
-	}
-	while (n < w)
-		t[sizeof(t) - 1 - n++] = pad;
-	ob_mem(s, t + sizeof(t) - n, (size_t)n);
-}
 
 static void make_frame(struct script_ctx *s, const struct tally_sample *smp, uint64_t ip,
 		       enum tally_cpumode mode, int chain, unsigned opts);
@@ -318,280 +185,6 @@ static int end_sample(struct script_ctx *s, const struct perf_event_attr *a, uns
 	return 0;
 }
 
-/* perf's map name of a resolved address (frame_text's) */
-static const char *dso_name(const struct tally_addr_info *ai)
-{
-	if (!ai->map)
-		return "[unknown]";
-	return ai->map->kernel && !strncmp(ai->map->filename, "[kernel.kallsyms]", 17) ?
-	       "[kernel.kallsyms]" : ai->map->filename;
-}
-
-static bool resolve_in(struct script_ctx *s, struct tally_symbols *syms,
-		       const struct tally_sample *smp, uint64_t a, enum tally_cpumode mode,
-		       struct tally_addr_info *ai)
-{
-	bool found = !tally_symbols__resolve(syms, s->m, (int32_t)smp->pid, (int32_t)smp->tid,
-					     a, mode, ai);
-
-	/* as perf's thread__find_map_fb: a kernel address in a user sample, and back */
-	if (!ai->map && mode == TALLY_CPUMODE_USER)
-		found = !tally_symbols__resolve(syms, s->m, (int32_t)smp->pid,
-						(int32_t)smp->tid, a, TALLY_CPUMODE_KERNEL, ai);
-	else if (!ai->map && mode == TALLY_CPUMODE_KERNEL)
-		found = !tally_symbols__resolve(syms, s->m, (int32_t)smp->pid,
-						(int32_t)smp->tid, a, TALLY_CPUMODE_USER, ai);
-	return found;
-}
-
-static bool resolve(struct script_ctx *s, const struct tally_sample *smp, uint64_t a,
-		    enum tally_cpumode mode, struct tally_addr_info *ai)
-{
-	return resolve_in(s, s->syms, smp, a, mode, ai);
-}
-
-static void sym_off(struct script_ctx *s, const struct tally_addr_info *ai, bool found)
-{
-	if (!found) {
-		ob_str(s, "[unknown]");
-		return;
-	}
-	ob_str(s, ai->sym->name);
-	ob_str(s, "+0x");
-	ob_num(s, ai->sym_off, 16, 0, '0');
-}
-
-static bool page_fault(const struct perf_event_attr *a)
-{
-	return a->type == PERF_TYPE_SOFTWARE && (a->config == PERF_COUNT_SW_PAGE_FAULTS ||
-						 a->config == PERF_COUNT_SW_PAGE_FAULTS_MIN ||
-						 a->config == PERF_COUNT_SW_PAGE_FAULTS_MAJ);
-}
-
-/* The data address; a page fault's named by symbol and DSO (perf's rule) */
-static void print_addr(struct script_ctx *s, const struct perf_event_attr *a,
-		       const struct tally_sample *smp, enum tally_cpumode mode, unsigned f)
-{
-	struct tally_addr_info ai;
-	bool found;
-
-	ob_num(s, smp->addr, 16, 16, ' ');
-	if (!page_fault(a))
-		return;
-	/* perf names data addresses by the files' objects as well as functions */
-	if (!s->dsyms) {
-		TALLY_OPTS(tally_symbols_opts, so, .data_objects = true);
-
-		s->dsyms = tally_symbols__new(&so);
-	}
-	found = resolve_in(s, s->dsyms ? s->dsyms : s->syms, smp, smp->addr, mode, &ai);
-	if (f & F_SYM) {
-		ob_chr(s, ' ');
-		if (f & F_SYMOFF)
-			sym_off(s, &ai, found);
-		else
-			ob_str(s, found ? ai.sym->name : "[unknown]");
-	}
-	if (f & F_DSO) {
-		ob_str(s, " (");
-		ob_str(s, dso_name(&ai));
-		ob_chr(s, ')');
-	}
-}
-
-/* perf's "%16lx |OP ...", padded to the widest one printed so far, cut at 99 */
-static void print_data_src(struct script_ctx *s, uint64_t v)
-{
-	char decode[256], out[300];
-	int n;
-
-	script_mem_decode(decode, 100, v);
-	n = snprintf(out, 100, "%16llx %s", (unsigned long long)v, decode);
-	if (n > 99)
-		n = 99;
-	if (n > s->mem_width)
-		s->mem_width = n;
-	ob_mem(s, out, (size_t)n);
-	for (; n < s->mem_width; n++)
-		ob_chr(s, ' ');
-}
-
-/* A branch's address for brstackoff: in its DSO, unless perf keeps it (ET_EXEC, kernel) */
-static uint64_t branch_off(const struct tally_addr_info *ai, uint64_t a)
-{
-	if (!ai->map || ai->map->kernel || ai->vaddr == a)
-		return a;
-	return ai->map_ip;
-}
-
-static void print_branches(struct script_ctx *s, const struct tally_sample *smp,
-			   enum tally_cpumode mode, unsigned f)
-{
-	const struct perf_branch_entry *e = smp->branch_stack.entries;
-
-	for (uint64_t i = 0; e && i < smp->branch_stack.nr; i++, e++) {
-		struct tally_addr_info af, at;
-		bool ff = false, ft = false;
-
-		if (f & (F_DSO | F_BRSTACKSYM | F_BRSTACKOFF)) {
-			ff = resolve(s, smp, e->from, mode, &af);
-			ft = resolve(s, smp, e->to, mode, &at);
-		}
-		for (int k = 0; k < 2; k++) {
-			const struct tally_addr_info *ai = k ? &at : &af;
-			uint64_t a = k ? e->to : e->from;
-
-			if (k)
-				ob_chr(s, '/');
-			if (f & F_BRSTACK) {
-				ob_str(s, k ? "0x" : " 0x");
-				ob_num(s, a, 16, 0, '0');
-			} else if (f & F_BRSTACKSYM) {
-				sym_off(s, ai, k ? ft : ff);
-			} else {
-				ob_str(s, k ? "0x" : " 0x");
-				ob_num(s, branch_off(ai, a), 16, 0, '0');
-			}
-			if (f & F_DSO) {
-				ob_chr(s, '(');
-				ob_str(s, dso_name(ai));
-				ob_chr(s, ')');
-			}
-		}
-		ob_chr(s, '/');
-		ob_chr(s, e->mispred ? 'M' : e->predicted ? 'P' : '-');
-		ob_chr(s, '/');
-		ob_chr(s, e->in_tx ? 'X' : '-');
-		ob_chr(s, '/');
-		ob_chr(s, e->abort ? 'A' : '-');
-		ob_chr(s, '/');
-		ob_num(s, e->cycles, 10, 0, ' ');
-		ob_chr(s, '/');
-		ob_str(s, script_branch_type(e));
-		ob_chr(s, ' ');
-	}
-}
-
-/* n bytes of path at off: its fd kept open (the first 64 files), else opened for this read */
-static ssize_t read_at(struct script_ctx *s, const char *path, void *buf, size_t n, uint64_t off)
-{
-	const size_t max = sizeof(s->code) / sizeof(s->code[0]);
-	ssize_t got;
-	size_t i;
-	int fd;
-
-	for (i = 0; i < max && s->code[i].path; i++)
-		if (!strcmp(s->code[i].path, path))
-			return s->code[i].fd < 0 ? -1 : pread(s->code[i].fd, buf, n, (off_t)off);
-	if (i < max && (s->code[i].path = strdup(path))) {
-		s->code[i].fd = open(path, O_RDONLY | O_CLOEXEC);
-		return s->code[i].fd < 0 ? -1 : pread(s->code[i].fd, buf, n, (off_t)off);
-	}
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	got = pread(fd, buf, n, (off_t)off);
-	close(fd);
-	return got;
-}
-
-/*
- * perf's insnlen and insn: the instruction at the sample's address, read
- * from its file at the map's offset as perf reads it (16 bytes at most;
- * none from the kernel's, anonymous or JIT code)
- */
-static void print_insn(struct script_ctx *s, const struct tally_sample *smp,
-		       enum tally_cpumode mode, unsigned f)
-{
-	struct tally_addr_info ai;
-	uint8_t bytes[16];
-	ssize_t len = 0;
-	int n = 0;
-	char text[256];
-
-	if (smp->ip && !s->dis)
-		s->dis = tally_disasm__new(TALLY_DISASM_ATT);
-	tally_symbols__resolve(s->syms, s->m, (int32_t)smp->pid, (int32_t)smp->tid, smp->ip, mode,
-			       &ai);
-	if (smp->ip && s->dis && ai.map && !ai.map->kernel && !ai.map->anon &&
-	    ai.map->filename[0] == '/' &&
-	    (len = read_at(s, ai.map->filename, bytes, sizeof(bytes), ai.map_ip)) > 0) {
-		n = tally_disasm__insn(s->dis, bytes, (size_t)len, ai.vaddr, NULL, NULL, text,
-				       sizeof(text));
-		/* what capstone cannot decode, perf's decoder does not length either */
-		if (n <= 0 || n > len || !strncmp(text, "(bad)", 5))
-			n = 0;
-	}
-	if (f & F_INSNLEN) {
-		ob_str(s, " ilen: ");
-		ob_num(s, (unsigned)n, 10, 0, ' ');
-	}
-	if ((f & F_INSN) && n > 0) {
-		ob_str(s, " insn:");
-		for (int i = 0; i < n; i++) {
-			ob_chr(s, ' ');
-			ob_num(s, bytes[i], 16, 2, '0');
-		}
-	}
-}
-
-/* After the address or chain: registers, branches, physical address, page sizes */
-static void print_tail(struct script_ctx *s, const struct tally_sample *smp,
-		       enum tally_cpumode mode, unsigned f)
-{
-	char t[4096];
-
-	if (f & F_IREGS) {
-		script_regs(t, sizeof(t), &smp->regs_intr);
-		ob_str(s, t);
-	}
-	if (f & F_UREGS) {
-		script_regs(t, sizeof(t), &smp->regs_user);
-		ob_str(s, t);
-	}
-	/* one of them, in this order (perf's) */
-	if (f & F_BRANCHES)
-		print_branches(s, smp, mode, f & F_BRSTACK ? f & ~(F_BRSTACKSYM | F_BRSTACKOFF) :
-				  f & F_BRSTACKSYM ? f & ~F_BRSTACKOFF : f);
-	if (f & (F_INSN | F_INSNLEN))
-		print_insn(s, smp, mode, f);
-	if (f & F_PHYS_ADDR)
-		ob_num(s, smp->phys_addr, 16, 16, ' ');
-	if (f & F_DATA_PAGE_SIZE) {
-		script_page_size(t, sizeof(t), smp->data_page_size);
-		ob_chr(s, ' ');
-		ob_str(s, t);
-	}
-	if (f & F_CODE_PAGE_SIZE) {
-		script_page_size(t, sizeof(t), smp->code_page_size);
-		ob_chr(s, ' ');
-		ob_str(s, t);
-	}
-}
-
-/* perf's misc letters, padded to 6 */
-static void print_misc(struct script_ctx *s, uint16_t misc)
-{
-	unsigned m = misc & PERF_RECORD_MISC_CPUMODE_MASK;
-	int n = 0;
-
-#define HAS(x) ((m & (x)) == (x))
-	if (HAS(PERF_RECORD_MISC_KERNEL))
-		ob_chr(s, 'K'), n++;
-	if (HAS(PERF_RECORD_MISC_USER))
-		ob_chr(s, 'U'), n++;
-	if (HAS(PERF_RECORD_MISC_HYPERVISOR))
-		ob_chr(s, 'H'), n++;
-	if (HAS(PERF_RECORD_MISC_GUEST_KERNEL))
-		ob_chr(s, 'G'), n++;
-	if (HAS(PERF_RECORD_MISC_GUEST_USER))
-		ob_chr(s, 'g'), n++;
-#undef HAS
-	/* perf's "%*s" of 6 - n over " ": at least one space */
-	for (int w = 6 - n < 1 ? 1 : 6 - n; w > 0; w--)
-		ob_chr(s, ' ');
-}
-
 static int print_sample(struct tally_session *ss, const struct tally_session_sample *ts, void *arg)
 {
 	struct script_ctx *s = arg;
@@ -643,7 +236,7 @@ static int print_sample(struct tally_session *ss, const struct tally_session_sam
 		ob_str(s, "] ");
 	}
 	if (f & F_MISC)
-		print_misc(s, ts->header->misc);
+		script_print_misc(s, ts->header->misc);
 	if (f & F_TIME) {
 		ob_num(s, smp->time / 1000000000ull, 10, 5, ' ');
 		ob_chr(s, '.');
@@ -677,9 +270,9 @@ static int print_sample(struct tally_session *ss, const struct tally_session_sam
 			ob_str(s, info);
 	}
 	if (f & F_ADDR)
-		print_addr(s, a, smp, mode, f);
+		script_print_addr(s, a, smp, mode, f);
 	if (f & F_DATA_SRC)
-		print_data_src(s, smp->data_src);
+		script_print_data_src(s, smp->data_src);
 	if (f & F_WEIGHT)
 		ob_num(s, (a->sample_type & PERF_SAMPLE_WEIGHT_STRUCT) ? (uint32_t)smp->weight :
 		       smp->weight, 10, 16, ' ');
@@ -690,7 +283,7 @@ static int print_sample(struct tally_session *ss, const struct tally_session_sam
 		ob_str(s, script_cgroups_name(&s->cgroups, smp->cgroup));
 	}
 	if (!(f & F_IP)) {
-		print_tail(s, smp, mode, f);
+		script_print_tail(s, smp, mode, f);
 		ob_chr(s, '\n');
 		return end_sample(s, a, f);
 	}
@@ -699,7 +292,7 @@ static int print_sample(struct tally_session *ss, const struct tally_session_sam
 		print_frame(s, smp, smp->ip, mode, 0, f);
 		if (f & F_TAIL) {
 			s->len--;	/* the frame's line end: the tail goes before it */
-			print_tail(s, smp, mode, f);
+			script_print_tail(s, smp, mode, f);
 			ob_chr(s, '\n');
 		}
 		return end_sample(s, a, f);
@@ -721,7 +314,7 @@ static int print_sample(struct tally_session *ss, const struct tally_session_sam
 		}
 		print_frame(s, smp, ip, mode, unwound ? 2 : 1, f);
 	}
-	print_tail(s, smp, mode, f);
+	script_print_tail(s, smp, mode, f);
 	ob_chr(s, '\n');
 	return end_sample(s, a, f);
 }
@@ -952,12 +545,6 @@ int cmd_script(int argc, char **argv)
 	free(s.attr_fields);
 	free(s.names);
 	script_cgroups_free(&s.cgroups);
-	tally_symbols__free(s.dsyms);
-	tally_disasm__free(s.dis);
-	for (size_t i = 0; i < sizeof(s.code) / sizeof(s.code[0]) && s.code[i].path; i++) {
-		free(s.code[i].path);
-		if (s.code[i].fd >= 0)
-			close(s.code[i].fd);
-	}
+	script_print_release(&s);
 	return ret;
 }
