@@ -52,11 +52,14 @@ static const struct field {
 	{ "flags", F_FLAGS, 0, NULL },
 	{ "insn", F_INSN, 0, NULL },
 	{ "insnlen", F_INSNLEN, 0, NULL },
+	{ "callindent", F_TRACE_ONLY, 0, NULL },
+	{ "ipc", F_TRACE_ONLY, 0, NULL },
+	{ "synth", F_TRACE_ONLY, 0, NULL },
 };
 
 #define FIELD_NAMES "comm,tid,pid,cpu,time,period,event,trace,ip,sym,symoff,dso,addr,data_src," \
 	"weight,ins_lat,cgroup,iregs,uregs,brstack,brstacksym,brstackoff,phys_addr," \
-	"data_page_size,code_page_size,misc,flags,insn,insnlen,bpf-output"
+	"data_page_size,code_page_size,misc,flags,insn,insnlen,callindent,ipc,synth,bpf-output"
 
 /* -F's event classes, as perf names them */
 static const char *const type_names[T__NR] = { "hw", "sw", "trace", "raw", "break" };

@@ -27,6 +27,8 @@ enum {
 	F_BRSTACKOFF = 1 << 22, F_PHYS_ADDR = 1 << 23, F_DATA_PAGE_SIZE = 1 << 24,
 	F_CODE_PAGE_SIZE = 1 << 25, F_MISC = 1 << 26, F_FLAGS = 1 << 27, F_INSN = 1 << 28,
 	F_INSNLEN = 1 << 29,
+	/* perf's fields of hardware traces (BTS, PT) and synthesized events: blank here */
+	F_TRACE_ONLY = 1 << 30,
 };
 #define F_BRANCHES (F_BRSTACK | F_BRSTACKSYM | F_BRSTACKOFF)
 /* what is printed after the sample's address (or the chain) */

@@ -55,13 +55,15 @@ for F in data_src weight iregs uregs phys_addr ins_lat data_page_size symoff -ip
 	is "pf -F $F: perf's reason" "$(sed 's/^tally script: s/S/' "$d/t.err")" "$(cat "$d/p.err")"
 done
 
-# flags, insn, insnlen on recordings of this machine's code (the
+# flags, insn, insnlen, callindent, ipc, synth (blank but for hardware
+# traces and synthesized events) on recordings of this machine's code (the
 # instruction read from each file as perf reads it), of a program and -a
 # -g (kernel frames: none read; only sleep's and the idle task's samples,
 # not other programs' whose files may be rebuilt between the two reads)
 "$TALLY" record -q -F 999 -o "$d/live-user.data" -- "$HELPERS/burn" 200 >/dev/null 2>&1
 "$TALLY" record -q -a -g -o "$d/live-all.data" -- sleep 0.2 >/dev/null 2>&1
-for F in ip,sym,insn,insnlen +insn,+insnlen ip,flags comm,flags,event +flags flags; do
+for F in ip,sym,insn,insnlen +insn,+insnlen ip,flags comm,flags,event +flags flags \
+	 ip,sym,callindent,ipc,synth callindent ipc,synth +ipc,+synth,+callindent; do
 	same "a program's recording -F $F" -F "$F" -i "$d/live-user.data"
 	same "-a -g recording -F $F" -F "$F" --comms sleep,swapper -i "$d/live-all.data"
 done
