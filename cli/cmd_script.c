@@ -14,13 +14,7 @@
 #include "pager.h"
 #include "parse_options.h"
 #include "read_file.h"
-
-/* perf script's -F fields, printed in this order whatever the list's */
-enum {
-	F_COMM = 1 << 0, F_TID = 1 << 1, F_PID = 1 << 2, F_CPU = 1 << 3, F_TIME = 1 << 4,
-	F_PERIOD = 1 << 5, F_EVENT = 1 << 6, F_TRACE = 1 << 7, F_IP = 1 << 8, F_SYM = 1 << 9,
-	F_SYMOFF = 1 << 10, F_DSO = 1 << 11, F_BPF_OUTPUT = 1 << 12,
-};
+#include "script.h"
 
 static const struct field {
 	const char *name;
@@ -41,10 +35,33 @@ static const struct field {
 	{ "symoff", F_SYMOFF, PERF_SAMPLE_IP, "IP" },
 	{ "dso", F_DSO, PERF_SAMPLE_IP, "IP" },
 	{ "bpf-output", F_BPF_OUTPUT, 0, NULL },
+	{ "addr", F_ADDR, PERF_SAMPLE_ADDR, "ADDR" },
+	{ "data_src", F_DATA_SRC, PERF_SAMPLE_DATA_SRC, "DATA_SRC" },
+	{ "weight", F_WEIGHT, PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT, "WEIGHT" },
+	{ "ins_lat", F_INS_LAT, PERF_SAMPLE_WEIGHT_STRUCT, "WEIGHT_STRUCT" },
+	{ "cgroup", F_CGROUP, PERF_SAMPLE_CGROUP, "CGROUP" },	/* tally's: not in perf 6.1 */
+	{ "iregs", F_IREGS, PERF_SAMPLE_REGS_INTR, "IREGS" },
+	{ "uregs", F_UREGS, PERF_SAMPLE_REGS_USER, "UREGS" },
+	{ "brstack", F_BRSTACK, 0, NULL },
+	{ "brstacksym", F_BRSTACKSYM, 0, NULL },
+	{ "brstackoff", F_BRSTACKOFF, 0, NULL },
+	{ "phys_addr", F_PHYS_ADDR, PERF_SAMPLE_PHYS_ADDR, "PHYS_ADDR" },
+	{ "data_page_size", F_DATA_PAGE_SIZE, PERF_SAMPLE_DATA_PAGE_SIZE, "DATA_PAGE_SIZE" },
+	{ "code_page_size", F_CODE_PAGE_SIZE, PERF_SAMPLE_CODE_PAGE_SIZE, "CODE_PAGE_SIZE" },
+	{ "misc", F_MISC, 0, NULL },
+	{ "flags", F_FLAGS, 0, NULL },
+	{ "insn", F_INSN, 0, NULL },
+	{ "insnlen", F_INSNLEN, 0, NULL },
+	{ "callindent", F_TRACE_ONLY, 0, NULL },
+	{ "ipc", F_TRACE_ONLY, 0, NULL },
+	{ "synth", F_TRACE_ONLY, 0, NULL },
 };
 
+#define FIELD_NAMES "comm,tid,pid,cpu,time,period,event,trace,ip,sym,symoff,dso,addr,data_src," \
+	"weight,ins_lat,cgroup,iregs,uregs,brstack,brstacksym,brstackoff,phys_addr," \
+	"data_page_size,code_page_size,misc,flags,insn,insnlen,callindent,ipc,synth,bpf-output"
+
 /* -F's event classes, as perf names them */
-enum { T_HW, T_SW, T_TRACE, T_RAW, T_BREAK, T__NR };
 static const char *const type_names[T__NR] = { "hw", "sw", "trace", "raw", "break" };
 
 #define DEFAULT_FIELDS (F_COMM | F_TID | F_CPU | F_TIME | F_PERIOD | F_EVENT | F_IP | F_SYM | \
@@ -52,112 +69,9 @@ static const char *const type_names[T__NR] = { "hw", "sw", "trace", "raw", "brea
 /* a software event's: a BPF-output event's data too (record --off-cpu's) */
 #define DEFAULT_SW_FIELDS (DEFAULT_FIELDS | F_BPF_OUTPUT)
 #define DEFAULT_TP_FIELDS (F_COMM | F_TID | F_CPU | F_TIME | F_EVENT | F_TRACE)
-
-struct script_ctx {
-	struct tally_session *ss;
-	struct tally_machine *m;
-	struct tally_symbols *syms;
-	uint64_t gen;			/* the maps' generation at this sample (frame cache key) */
-	const char **names;		/* per attr: the event's name */
-	int name_width;			/* the longest of them */
-	unsigned type_fields[T__NR];	/* what -F asked for each class */
-	unsigned strict[T__NR];		/* of those, the ones named (the samples must have them) */
-	bool user_set[T__NR];
-	unsigned *attr_fields;		/* what each attr prints */
-	bool hide_cg;			/* -G: the sampled ip on the line, no chain */
-	bool ns;			/* --ns: the time to the nanosecond */
-	const char *comms, *pids, *tids;	/* -c, --pid, --tid: only these */
-	FILE *out;
-	/* lines are built here by hand: printf was most of the time */
-	char buf[1 << 16];
-	size_t len;
-	uint64_t flushes;
-	/*
-	 * Frame lines already made, by (pid, ip, level, chain) while the maps
-	 * stay as they were: a profile repeats a few thousand frames.
-	 */
-	struct fc_ent {
-		uint64_t ip, gen;
-		int32_t pid;
-		uint8_t mode, chain;
-		uint16_t opts, len;
-		uint32_t off;
-	} *fc;
-	char *fc_text;
-	size_t fc_used;
-	bool no_inline;			/* --no-inline */
-};
-
-/* perf's inline stack of a chain frame is a few deep; more is kept out */
-#define INL_MAX 16
-
-#define FC_SLOTS 16384
-#define FC_TEXT (4u << 20)
-
-static void ob_flush(struct script_ctx *s)
-{
-	fwrite(s->buf, 1, s->len, s->out);
-	s->len = 0;
-	s->flushes++;
-}
-
-static void ob_mem(struct script_ctx *s, const char *p, size_t n)
-{
-	if (s->len + n > sizeof(s->buf)) {
-		ob_flush(s);
-		if (n > sizeof(s->buf)) {
-			fwrite(p, 1, n, s->out);
-			return;
-		}
-	}
-	memcpy(s->buf + s->len, p, n);
-	s->len += n;
-}
-
-static void ob_str(struct script_ctx *s, const char *p)
-{
-	ob_mem(s, p, strlen(p));
-}
-
-static void ob_chr(struct script_ctx *s, char c)
-{
-	if (s->len == sizeof(s->buf))
-		ob_flush(s);
-	s->buf[s->len++] = c;
-}
-
-/* p right-aligned in width (printf's %*s) */
-static void ob_rstr(struct script_ctx *s, const char *p, int width)
-{
-	int n = (int)strlen(p);
-
-	for (; n < width; width--)
-		ob_chr(s, ' ');
-	ob_mem(s, p, (size_t)n);
-}
-
-/* v in base 10 or 16, right-aligned in width, padded with pad */
-static void ob_num(struct script_ctx *s, unsigned long long v, int base, int width, char pad)
-{
-	char t[48];
-	int n = 0, w = width > 24 ? 24 : width;
-
-	/* constant bases: shifts and multiplies, not divisions */
-	if (base == 16) {
-		do {
-			t[sizeof(t) - 1 - n++] = "0123456789abcdef"[v & 15];
-			v >>= 4;
-		} while (v);
-	} else {
-		do {
-			t[sizeof(t) - 1 - n++] = (char)('0' + v % 10);
-			v /= 10;
-		} while (v);
-	}
-	while (n < w)
-		t[sizeof(t) - 1 - n++] = pad;
-	ob_mem(s, t + sizeof(t) - n, (size_t)n);
-}
+/* a raw event's (a PMU's memory events): its data fields too */
+#define DEFAULT_RAW_FIELDS (DEFAULT_FIELDS | F_ADDR | F_DATA_SRC | F_WEIGHT | F_PHYS_ADDR | \
+			    F_DATA_PAGE_SIZE | F_CODE_PAGE_SIZE | F_INS_LAT)
 
 static void make_frame(struct script_ctx *s, const struct tally_sample *smp, uint64_t ip,
 		       enum tally_cpumode mode, int chain, unsigned opts);
@@ -289,7 +203,7 @@ static int print_sample(struct tally_session *ss, const struct tally_session_sam
 
 	s->gen = tally_session__maps_gen(ss);	/* fixed during a sample */
 	/* nothing left to print for this event ('trace' of a software one): perf prints no line */
-	if (!(tp ? f : f & ~F_TRACE))
+	if (!(tp ? f & ~F_FLAGS : f & ~(F_TRACE | F_FLAGS)))
 		return 0;
 	if ((s->pids && !session_in_id_list(s->pids, (int32_t)smp->pid)) ||
 	    (s->tids && !session_in_id_list(s->tids, (int32_t)smp->tid)))
@@ -324,6 +238,8 @@ static int print_sample(struct tally_session *ss, const struct tally_session_sam
 		ob_num(s, smp->cpu, 10, 3, '0');
 		ob_str(s, "] ");
 	}
+	if (f & F_MISC)
+		script_print_misc(s, ts->header->misc);
 	if (f & F_TIME) {
 		ob_num(s, smp->time / 1000000000ull, 10, 5, ' ');
 		ob_chr(s, '.');
@@ -343,6 +259,9 @@ static int print_sample(struct tally_session *ss, const struct tally_session_sam
 		ob_rstr(s, s->names[idx], s->name_width);
 		ob_str(s, ": ");
 	}
+	/* perf's sample flags (branch kinds) come from hardware traces alone: none here */
+	if (f & F_FLAGS)
+		ob_str(s, "                        ");
 	if ((f & F_TRACE) && tp) {
 		char info[4096];
 
@@ -353,13 +272,32 @@ static int print_sample(struct tally_session *ss, const struct tally_session_sam
 					   sizeof(info)) > 0)
 			ob_str(s, info);
 	}
+	if (f & F_ADDR)
+		script_print_addr(s, a, smp, mode, f);
+	if (f & F_DATA_SRC)
+		script_print_data_src(s, smp->data_src);
+	if (f & F_WEIGHT)
+		ob_num(s, (a->sample_type & PERF_SAMPLE_WEIGHT_STRUCT) ? (uint32_t)smp->weight :
+		       smp->weight, 10, 16, ' ');
+	if (f & F_INS_LAT)
+		ob_num(s, (uint16_t)(smp->weight >> 32), 10, 16, ' ');
+	if (f & F_CGROUP) {
+		ob_chr(s, ' ');
+		ob_str(s, script_cgroups_name(&s->cgroups, smp->cgroup));
+	}
 	if (!(f & F_IP)) {
+		script_print_tail(s, smp, mode, f);
 		ob_chr(s, '\n');
 		return end_sample(s, a, f);
 	}
 	if (!chain) {
 		ob_chr(s, ' ');
 		print_frame(s, smp, smp->ip, mode, 0, f);
+		if (f & F_TAIL) {
+			s->len--;	/* the frame's line end: the tail goes before it */
+			script_print_tail(s, smp, mode, f);
+			ob_chr(s, '\n');
+		}
 		return end_sample(s, a, f);
 	}
 	ob_chr(s, '\n');
@@ -379,8 +317,21 @@ static int print_sample(struct tally_session *ss, const struct tally_session_sam
 		}
 		print_frame(s, smp, ip, mode, unwound ? 2 : 1, f);
 	}
+	script_print_tail(s, smp, mode, f);
 	ob_chr(s, '\n');
 	return end_sample(s, a, f);
+}
+
+/* The file's CGROUP records name the samples' cgroup ids */
+static int on_record(struct tally_session *ss, const struct perf_event_header *h,
+		     const struct tally_record *rec, void *arg)
+{
+	struct script_ctx *s = arg;
+
+	(void)ss;
+	if (h->type == PERF_RECORD_CGROUP && rec)
+		script_cgroups_add(&s->cgroups, rec->u.cgroup.id, rec->u.cgroup.path);
+	return 0;
 }
 
 static int type_class(const struct perf_event_attr *a)
@@ -436,8 +387,8 @@ static int parse_fields(struct script_ctx *s, const char *spec)
 		for (i = 0; i < sizeof(fields) / sizeof(fields[0]) && strcmp(fields[i].name, name); i++)
 			;
 		if (i == sizeof(fields) / sizeof(fields[0])) {
-			fprintf(stderr, "tally script: -F '%s': unknown field '%s' (comm, tid, pid, cpu, "
-				"time, period, event, trace, ip, sym, symoff, dso)\n", spec, name);
+			fprintf(stderr, "tally script: -F '%s': unknown field '%s' (%s)\n", spec, name,
+				FIELD_NAMES);
 			free(dup);
 			return -1;
 		}
@@ -456,7 +407,8 @@ static int parse_fields(struct script_ctx *s, const char *spec)
 	}
 	for (int t = 0; t < T__NR; t++) {
 		unsigned def = t == T_TRACE ? DEFAULT_TP_FIELDS :
-			       t == T_SW ? DEFAULT_SW_FIELDS : DEFAULT_FIELDS;
+			       t == T_SW ? DEFAULT_SW_FIELDS : t == T_RAW ? DEFAULT_RAW_FIELDS :
+			       DEFAULT_FIELDS;
 
 		if (type >= 0 && t != type)
 			continue;
@@ -499,8 +451,13 @@ static int attr_fields(struct script_ctx *s)
 			s->name_width = w;
 		unsigned f = s->user_set[t] ? s->type_fields[t] :
 			     t == T_TRACE ? tp_default : t == T_SW ? DEFAULT_SW_FIELDS :
-			     DEFAULT_FIELDS;
+			     t == T_RAW ? DEFAULT_RAW_FIELDS : DEFAULT_FIELDS;
 
+		/* perf's words (its missing space too), and its exit status */
+		if ((f & F_SYMOFF) && !(f & F_SYM)) {
+			fprintf(stderr, "Display of offsets requested but symbol is notselected.\n");
+			return -2;
+		}
 		for (size_t k = 0; k < sizeof(fields) / sizeof(fields[0]); k++) {
 			if (!(f & fields[k].bit) || !fields[k].needs ||
 			    (a->sample_type & fields[k].needs))
@@ -510,7 +467,7 @@ static int attr_fields(struct script_ctx *s)
 				fprintf(stderr, "tally script: samples for '%s' event do not have %s "
 					"attribute set. Cannot print '%s' field.\n",
 					tally_session__event_name(ss, i), fields[k].needs_name, fields[k].name);
-				return -1;
+				return -2;	/* perf's status: 255 */
 			}
 			f &= ~fields[k].bit;
 		}
@@ -534,7 +491,7 @@ int cmd_script(int argc, char **argv)
 	const struct cli_option opts[] = {
 		CLI_STRING('i', "input", &input, "FILE", "the perf.data file (default perf.data)"),
 		CLI_STRING('F', "fields", &fspec, "[TYPE:]LIST",
-			   "comm,tid,pid,cpu,time,period,event,trace,ip,sym,symoff,dso; +f/-f change the defaults"),
+			   FIELD_NAMES "; +f/-f change the defaults"),
 		CLI_BOOL(0, "no-inline", &s.no_inline, "a chain frame is its symbol alone, not the functions inlined there"),
 		CLI_BOOL('G', "hide-call-graph", &s.hide_cg, "the sampled address on the sample's line, no chain"),
 		CLI_BOOL(0, "ns", &s.ns, "times to the nanosecond"),
@@ -565,7 +522,8 @@ int cmd_script(int argc, char **argv)
 	}
 	{
 		/* the comm is looked up where a line shows it */
-		TALLY_OPTS(tally_session_opts, so, .sample = print_sample, .ctx = &s,
+		TALLY_OPTS(tally_session_opts, so, .sample = print_sample, .record = on_record,
+			   .ctx = &s,
 			   .no_inline = s.no_inline, .no_comm = true);
 
 		ss = cli_session_open("script", input, &so, &ret);
@@ -576,8 +534,11 @@ int cmd_script(int argc, char **argv)
 		s.m = tally_session__machine(ss);
 		s.syms = tally_session__symbols(ss);
 	}
-	if (!ret && attr_fields(&s))
-		ret = 1;
+	if (!ret) {
+		int e = attr_fields(&s);
+
+		ret = e == -2 ? 255 : e ? 1 : 0;
+	}
 	if (!ret)
 		ret = cli_session_run(ss, "script", input);
 	ob_flush(&s);
@@ -586,5 +547,7 @@ int cmd_script(int argc, char **argv)
 	free(s.fc_text);
 	free(s.attr_fields);
 	free(s.names);
+	script_cgroups_free(&s.cgroups);
+	script_print_release(&s);
 	return ret;
 }

@@ -167,7 +167,7 @@ static int opt_switch_output(struct cli_parse *p, const struct cli_option *opt, 
 	return 0;
 }
 
-#define RECORD_NR_OPTS 48
+#define RECORD_NR_OPTS 64
 
 /* -e: an event after -G a has no cgroup of its own (perf's rule) */
 static int opt_event(struct cli_parse *p, const struct cli_option *opt, const char *arg)
@@ -186,6 +186,62 @@ static int opt_cgroup(struct cli_parse *p, const struct cli_option *opt, const c
 	return cli_cgroups_add(p, &cfg->cg, &cfg->events, &cfg->target, arg);
 }
 
+/* A sample field of a bool option: its PERF_SAMPLE_* bits (opt->value) added */
+#define SAMPLE_OPT(s, l, bits, h) \
+	CLI_CALLBACK_F((s), (l), cfg, NULL, (h), opt_sample_bits, CLI_OPT_NOARG, (bits))
+
+static int opt_sample_bits(struct cli_parse *p, const struct cli_option *opt, const char *arg)
+{
+	(void)p;
+	(void)arg;
+	((struct record_config *)opt->value)->sample_type |= (uint64_t)opt->defval;
+	return 0;
+}
+
+static int opt_branch_any(struct cli_parse *p, const struct cli_option *opt, const char *arg)
+{
+	(void)p;
+	(void)arg;
+	((struct record_config *)opt->value)->branch_filter |= PERF_SAMPLE_BRANCH_ANY;
+	return 0;
+}
+
+static int opt_branch_filter(struct cli_parse *p, const struct cli_option *opt, const char *arg)
+{
+	struct record_config *cfg = opt->value;
+	uint64_t v;
+
+	if (record_branch_filter(arg, &v))
+		return cli_error(p, "-j '%s': a list of %s", arg, RECORD_BRANCH_NAMES);
+	cfg->branch_filter |= v;
+	return 0;
+}
+
+static int opt_regs(struct cli_parse *p, const struct cli_option *opt, const char *arg,
+		    uint64_t *mask)
+{
+	if (arg && !strcmp(arg, "?")) {
+		sample_regs_list(stderr);	/* and a usage error, as perf */
+		return -1;
+	}
+	if (sample_regs_parse(arg, mask))
+		return cli_error(p, "--%s '%s': a list of registers (--%s=? lists them)",
+				 opt->long_name, arg, opt->long_name);
+	return 0;
+}
+
+static int opt_intr_regs(struct cli_parse *p, const struct cli_option *opt, const char *arg)
+{
+	((struct record_config *)opt->value)->sample_type |= PERF_SAMPLE_REGS_INTR;
+	return opt_regs(p, opt, arg, &((struct record_config *)opt->value)->intr_regs);
+}
+
+static int opt_user_regs(struct cli_parse *p, const struct cli_option *opt, const char *arg)
+{
+	((struct record_config *)opt->value)->sample_type |= PERF_SAMPLE_REGS_USER;
+	return opt_regs(p, opt, arg, &((struct record_config *)opt->value)->user_regs);
+}
+
 static void record_options(struct record_config *cfg, struct cli_option *out)
 {
 	struct cli_target *t = &cfg->target;
@@ -201,6 +257,21 @@ static void record_options(struct record_config *cfg, struct cli_option *out)
 		CLI_BOOL(0, "sample-cpu", &cfg->sample_cpu, "record the CPU of each sample"),
 		CLI_BOOL(0, "switch-events", &cfg->switch_events, "record context switches"),
 		CLI_BOOL(0, "off-cpu", &cfg->off_cpu, "record the time tasks wait off the CPU, with their stacks (BPF: root)"),
+		CLI_GROUP("Sample fields"),
+		SAMPLE_OPT('d', "data", PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC, "the data address (and data source) of each sample"),
+		SAMPLE_OPT(0, "phys-data", PERF_SAMPLE_PHYS_ADDR, "the physical address of the data"),
+		SAMPLE_OPT(0, "data-page-size", PERF_SAMPLE_DATA_PAGE_SIZE, "the size of the data's page"),
+		SAMPLE_OPT(0, "code-page-size", PERF_SAMPLE_CODE_PAGE_SIZE, "the size of the code's page"),
+		SAMPLE_OPT('W', "weight", RECORD_WEIGHT_BIT, "the sample's weight (a load's latency)"),
+		SAMPLE_OPT(0, "transaction", PERF_SAMPLE_TRANSACTION, "the transaction flags (TSX aborts)"),
+		SAMPLE_OPT(0, "sample-identifier", PERF_SAMPLE_IDENTIFIER, "an event id first in every sample, even for one event"),
+		SAMPLE_OPT('T', "timestamp", PERF_SAMPLE_TIME, "the time of each sample (always recorded)"),
+		CLI_CALLBACK_F('b', "branch-any", cfg, NULL, "the taken branches before each sample (-j any)", opt_branch_any, CLI_OPT_NOARG, 0),
+		CLI_CALLBACK('j', "branch-filter", cfg, "LIST", "the branch stack, these branches: " RECORD_BRANCH_NAMES, opt_branch_filter),
+		CLI_CALLBACK_F(0, "intr-regs", cfg, "REGS", "the registers at the interrupt (default all; =? lists)", opt_intr_regs, CLI_OPT_OPTARG, 0),
+		CLI_CALLBACK_F(0, "user-regs", cfg, "REGS", "the user registers (default all; =? lists)", opt_user_regs, CLI_OPT_OPTARG, 0),
+		CLI_BOOL(0, "all-cgroups", &cfg->all_cgroups, "each sample's cgroup, and CGROUP records naming them"),
+		CLI_BOOL('s', "stat", &cfg->inherit_stat, "per-thread counts (inherit_stat: a READ record at each thread's exit)"),
 		CLI_GROUP("Targets"),
 		CLI_STRING('p', "pid", &t->pids, "PID[,PID]", "record existing processes (all their threads)"),
 		CLI_STRING('t', "tid", &t->tids, "TID[,TID]", "record existing threads"),

@@ -15,6 +15,7 @@
 #include "event_opts.h"
 #include "cgroups.h"
 #include "target.h"
+#include "sample_regs.h"
 
 struct record_config {
 	struct cli_events events;	/* -e, --filter */
@@ -40,6 +41,11 @@ struct record_config {
 	bool sample_cpu;		/* --sample-cpu */
 	bool off_cpu;			/* --off-cpu: time blocked, through BPF */
 	const char *html;		/* --html: the page too, from the written file */
+	uint64_t sample_type;		/* -d --phys-data -W --transaction ...: added bits */
+	uint64_t branch_filter;		/* -b, -j: PERF_SAMPLE_BRANCH_* */
+	uint64_t intr_regs, user_regs;	/* --intr-regs, --user-regs: masks */
+	bool all_cgroups;		/* --all-cgroups: CGROUP records, cgroup per sample */
+	bool inherit_stat;		/* -s: per-thread counts */
 	bool help;
 	char **cmd_argv;		/* the workload, NULL-terminated */
 	int cmd_argc;
@@ -57,6 +63,22 @@ struct tally_offcpu *record_offcpu_open(const struct record_config *cfg,
 /* Disables it and writes its sums as offcpu-time samples: 0 or -errno. */
 int record_offcpu_write(struct tally_offcpu *o, struct tally_evlist *l,
 			struct tally_data_writer *w);
+
+/* record_fields.c: -j's names, branch stack refusals */
+#define RECORD_BRANCH_NAMES "u,k,hv,any,any_call,any_ret,ind_call,abort_tx,in_tx,no_tx," \
+			    "cond,ind_jmp,call,save_type,stack"
+/* -W: the weight as perf samples it on this arch (x86: the struct with ins_lat) */
+#if defined(__x86_64__) || defined(__i386__)
+#define RECORD_WEIGHT_BIT PERF_SAMPLE_WEIGHT_STRUCT
+#else
+#define RECORD_WEIGHT_BIT PERF_SAMPLE_WEIGHT
+#endif
+/* "any,u" -> PERF_SAMPLE_BRANCH_* (u/k/hv alone: any); 0 or -1 */
+int record_branch_filter(const char *list, uint64_t *mode);
+bool record_branch_refused(const struct record_config *cfg, const char *event,
+			   const struct perf_event_attr *a, int err);
+/* --phys-data refused for want of privilege: said in a sentence, true */
+bool record_phys_refused(const char *event, const struct perf_event_attr *a, int err);
 
 /* Runs one recording; returns the exit status for tally. */
 int record_run(const struct record_config *cfg);

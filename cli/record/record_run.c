@@ -263,6 +263,12 @@ static int synth_targets(struct rec *r, bool workload)
 
 	if (err)
 		return err;
+	/* as perf: the cgroups there are, before the processes */
+	if (r->cfg->all_cgroups) {
+		err = tally_synth__cgroups(r->w, r->sid_attr);
+		if (err && err != -ENOENT)
+			return err;
+	}
 	if (r->ts.system_wide)
 		return tally_synth__all(r->w, r->sid_attr);
 	if (t->pids || t->tids) {
@@ -543,7 +549,12 @@ static int config_events(struct rec *r)
 		.sample = true,
 		.period = cfg->period,
 		.freq = cfg->freq_max ? max_sample_rate() : cfg->freq,
-		.sample_type = cfg->sample_cpu ? PERF_SAMPLE_CPU : 0,
+		.sample_type = cfg->sample_type | (cfg->sample_cpu ? PERF_SAMPLE_CPU : 0) |
+			       (cfg->all_cgroups ? PERF_SAMPLE_CGROUP : 0),
+		.branch_sample_type = cfg->branch_filter,
+		.intr_regs = cfg->intr_regs,
+		.user_regs = cfg->user_regs,
+		.inherit_stat = cfg->inherit_stat,
 		.system_wide = r->ts.system_wide,
 		.no_inherit = cfg->target.no_inherit || cfg->per_thread,
 		.enable_on_exec = r->ts.wl && r->ts.wl_is_target,
@@ -649,6 +660,20 @@ static int open_events(struct rec *r)
 				progname);
 		tally_evlist__free(r->l);
 		r->l = NULL;
+	}
+	{
+		struct tally_evsel *e, *bad = tally_evlist__first(r->l);
+
+		tally_evlist__for_each_evsel(r->l, e)
+			if (tally_evsel__open_error(e)) {
+				bad = e;
+				err = tally_evsel__open_error(e);
+				break;
+			}
+		if (bad && (record_branch_refused(cfg, tally_evsel__name(bad),
+						  tally_evsel__attr(bad), err) ||
+			    record_phys_refused(tally_evsel__name(bad), tally_evsel__attr(bad), err)))
+			return -1;
 	}
 	cli_print_open_error("record", r->l, err, &cfg->target);
 	return -1;

@@ -141,6 +141,16 @@ TALLY_API int tally_synth__offcpu(struct tally_data_writer *w,
 				  const struct perf_event_attr *attr, uint64_t id,
 				  const struct tally_offcpu_entry *e, uint32_t nth);
 
+/*
+ * Added in 0.5: a PERF_RECORD_CGROUP for every cgroup there is (record
+ * --all-cgroups), as perf 6.1 writes them: the hierarchy of the
+ * perf_event controller (v1), else the cgroup2 mount, walked depth
+ * first; each id the kernel's (its file handle), each path from that
+ * mount ("/", "/a", "/a/b"). -ENOENT with no cgroup fs mounted.
+ */
+TALLY_API int tally_synth__cgroups(struct tally_data_writer *w,
+				   const struct perf_event_attr *sid_attr);
+
 /* NT_GNU_BUILD_ID of an ELF file: its length, 0 when it has none, or -errno. */
 TALLY_API int tally_build_id__file(const char *path, uint8_t *id, size_t max);
 /* The running kernel's, from /sys/kernel/notes: length or -errno. */

@@ -169,7 +169,8 @@ struct tally_config_opts {
 	bool switch_events;		/* context switch records */
 	enum tally_callchain callchain;
 	uint32_t stack_size;		/* dwarf: user stack bytes (default 8192) */
-	uint64_t user_regs;		/* dwarf: default this arch's unwinding regs */
+	uint64_t user_regs;		/* dwarf: default this arch's unwinding regs;
+					 * with PERF_SAMPLE_REGS_USER: sample_regs_user */
 	uint64_t branch_sample_type;	/* -b/-j: PERF_SAMPLE_BRANCH_* */
 	bool use_clockid;
 	int clockid;
@@ -177,6 +178,9 @@ struct tally_config_opts {
 	uint32_t wakeup_watermark;	/* or every N bytes (wins if set) */
 	uint64_t *freq_max_out;		/* with -ERANGE: the kernel's maximum */
 	bool overwrite;			/* write_backward: flight-recorder rings */
+	/* Added in 0.5 */
+	uint64_t intr_regs;		/* with PERF_SAMPLE_REGS_INTR: sample_regs_intr */
+	bool inherit_stat;		/* record -s: per-thread counts (READ records), times */
 };
 
 TALLY_API int tally_evlist__config(struct tally_evlist *evlist,

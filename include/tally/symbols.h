@@ -174,6 +174,13 @@ struct tally_symbols_opts {
 	 */
 	int (*build_id)(void *ctx, const char *path, uint8_t *id, size_t max);
 	void *build_id_ctx;
+	/*
+	 * Added in 0.5: each file's data objects (STT_OBJECT) are symbols
+	 * too, as perf's lookup of a data address finds them (a page
+	 * fault's "buf+0x10"): for data addresses, not code (a function
+	 * table without them is what perf's samples resolve against).
+	 */
+	bool data_objects;
 };
 
 /* Why a DSO, or an address in it, got no symbol. */

@@ -128,6 +128,20 @@ static int config_sampling(struct tally_evsel *e, const struct tally_config_opts
 	default:
 		return tally__err(EINVAL);
 	}
+	/* the registers of --intr-regs/--user-regs (perf's masks), added to dwarf's */
+	if (a->sample_type & PERF_SAMPLE_REGS_INTR)
+		a->sample_regs_intr = TALLY_OPTS_GET(o, intr_regs, 0);
+	if ((a->sample_type & PERF_SAMPLE_REGS_USER) &&
+	    TALLY_OPTS_GET(o, callchain, TALLY_CALLCHAIN_NONE) != TALLY_CALLCHAIN_DWARF)
+		a->sample_regs_user = TALLY_OPTS_GET(o, user_regs, 0);
+	if ((a->sample_type & (PERF_SAMPLE_REGS_INTR | PERF_SAMPLE_REGS_USER)) &&
+	    !(a->sample_regs_intr | a->sample_regs_user))
+		return tally__err(EINVAL);
+	if (TALLY_OPTS_GET(o, inherit_stat, false)) {
+		/* each thread's count at its exit, with the times to scale it */
+		a->inherit_stat = 1;
+		a->read_format |= PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+	}
 	if (TALLY_OPTS_GET(o, branch_sample_type, 0)) {
 		a->sample_type |= PERF_SAMPLE_BRANCH_STACK;
 		a->branch_sample_type |= TALLY_OPTS_GET(o, branch_sample_type, 0);
@@ -176,6 +190,12 @@ static void config_sideband(struct perf_event_attr *a, const struct tally_config
 		a->bpf_event = 1;
 	if (TALLY_OPTS_GET(o, switch_events, false) && tally_kernel_has(TALLY_FEAT_CONTEXT_SWITCH))
 		a->context_switch = 1;
+	/* data addresses: the data mappings too, to name them (perf's -d) */
+	if (TALLY_OPTS_GET(o, sample_type, 0) & PERF_SAMPLE_ADDR)
+		a->mmap_data = 1;
+	/* sample cgroup ids: the kernel's CGROUP records name new ones */
+	if (TALLY_OPTS_GET(o, sample_type, 0) & PERF_SAMPLE_CGROUP)
+		a->cgroup = 1;
 }
 
 static struct tally_evsel *add_dummy(struct tally_evlist *l)

@@ -7,6 +7,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
@@ -526,4 +527,100 @@ int tally_synth__offcpu(struct tally_data_writer *w, const struct perf_event_att
 		err = flush(w, &b);
 	tally__buf_free(&b);
 	return err;
+}
+
+/* The cgroup hierarchy perf names cgroups by: perf_event's (v1), else v2's. */
+static int cgroup_mount(char *buf, size_t len)
+{
+	char dev[256], dir[PATH_MAX], type[64], opts[1024];
+	FILE *f = fopen("/proc/mounts", "re");
+	bool v2 = false;
+	char *save;
+
+	if (!f)
+		return -errno;
+	while (fscanf(f, "%255s %4095s %63s %1023s %*s %*s", dev, dir, type, opts) == 4) {
+		if (!strcmp(type, "cgroup")) {
+			for (char *o = strtok_r(opts, ",", &save); o; o = strtok_r(NULL, ",", &save))
+				if (!strcmp(o, "perf_event")) {
+					copy(buf, len, dir);
+					fclose(f);
+					return 0;
+				}
+		} else if (!strcmp(type, "cgroup2") && !v2) {
+			copy(buf, len, dir);
+			v2 = true;
+		}
+	}
+	fclose(f);
+	return v2 ? 0 : tally__err(ENOENT);
+}
+
+static int synth_cgroup(struct tally_data_writer *w, const struct perf_event_attr *a,
+			const char *path, size_t mount_len)
+{
+	struct {
+		struct file_handle fh;
+		uint64_t id;
+	} h = { .fh.handle_bytes = sizeof(uint64_t) };
+	struct tally__buf b = { 0 };
+	int mount_id, err;
+
+	if (name_to_handle_at(AT_FDCWD, path, &h.fh, &mount_id, 0) < 0)
+		return 0;	/* gone meanwhile: as perf, not an error */
+	put_hdr(&b, PERF_RECORD_CGROUP, 0);
+	tally__buf_u64(&b, h.id);
+	put_str(&b, path + mount_len);
+	tally__sid_add(&b, a, 0, 0);
+	err = emit(w, &b, 0);
+	if (!err)
+		err = flush(w, &b);
+	tally__buf_free(&b);
+	return err;
+}
+
+/* The cgroup at path (its name from mount_len on), then its children, depth first. */
+static int walk_cgroups(struct tally_data_writer *w, const struct perf_event_attr *a,
+			char *path, size_t mount_len, int depth)
+{
+	size_t pos = strlen(path);
+	struct dirent *de;
+	DIR *d;
+	int err = synth_cgroup(w, a, path, mount_len);
+
+	if (err || depth > 64)
+		return err;
+	d = opendir(path);
+	if (!d)
+		return 0;
+	while (!err && (de = readdir(d))) {
+		if (de->d_type != DT_DIR || !strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (pos + strlen(de->d_name) + 2 >= PATH_MAX)
+			continue;
+		snprintf(path + pos, PATH_MAX - pos, "%s%s", path[pos - 1] == '/' ? "" : "/",
+			 de->d_name);
+		err = walk_cgroups(w, a, path, mount_len, depth + 1);
+		path[pos] = '\0';
+	}
+	closedir(d);
+	return err;
+}
+
+int tally_synth__cgroups(struct tally_data_writer *w, const struct perf_event_attr *sid_attr)
+{
+	char path[PATH_MAX];
+	size_t n;
+	int err;
+
+	if (!w)
+		return tally__err(EINVAL);
+	err = cgroup_mount(path, sizeof(path) - 1);
+	if (err)
+		return err;
+	n = strlen(path);
+	/* the root's name is "/", every other one "/a/b" (perf's) */
+	path[n] = '/';
+	path[n + 1] = '\0';
+	return walk_cgroups(w, sid_attr, path, n, 0);
 }

@@ -195,7 +195,9 @@ static int load_symtab(Elf *elf, uint32_t type, struct tally__symvec *v)
 
 		if (!symtab_get(&t, i, &s))
 			break;
-		bool obj = text_object(&x, &s);
+		bool obj = text_object(&x, &s) ||
+			   (v->data_objects && GELF_ST_TYPE(s.st_info) == STT_OBJECT &&
+			    perf_keeps(&x, &s, true));
 
 		if (!obj && !perf_keeps(&x, &s, false))
 			continue;
@@ -726,7 +728,7 @@ int tally__dso_load_elf(struct tally_dso *d, const struct tally__dso_ctx *ctx,
 	char *key = NULL;		/* the symbol cache's, where it is on */
 	size_t klen = 0;
 	bool symtab;
-	struct tally__symvec v = { .arena = true };
+	struct tally__symvec v = { .arena = true, .data_objects = ctx->data_objects };
 	struct tally__elf_file f, cf;
 	const char *file = d->name;	/* the file read: name, or the recorded build's copy */
 	bool id_cached = false;
@@ -818,7 +820,8 @@ debug_dirs:
 	}
 matched:
 	symtab = has_symtab(f.elf);
-	if (!id_cached && tally__symcache_on() &&
+	/* the cache holds function tables: one with every object is made anew */
+	if (!id_cached && !ctx->data_objects && tally__symcache_on() &&
 	    cache_key(d, ctx, &f, id, n, use_id, use_sz, symtab, &key, &klen))
 		key = NULL;
 	if (key && !tally__symcache_load(key, klen, d)) {
@@ -860,7 +863,9 @@ finish:
 	d->demangle = ctx->demangle;
 	v.demangle = ctx->demangle;
 	v.perf_tree = true;
-	if (tally__symvec_nested(&v) && (err = nested_objects(&v, objs_elf, objs_path)))
+	/* the objects are in the table already when every one is a symbol */
+	if (tally__symvec_nested(&v) && !v.data_objects &&
+	    (err = nested_objects(&v, objs_elf, objs_path)))
 		goto out;
 	err = tally__symvec_finish_tree(&v, &d->syms, &d->nr_syms, &d->tree);
 	if (!err) {	/* the names' pool is the DSO's now */

@@ -117,6 +117,7 @@ struct tally__symvec {
 	size_t symtab_base;		/* the idx of the last symbol table's first entry */
 	bool demangle;			/* perf compares aliases' demangled names */
 	bool perf_tree;			/* an ELF file's: replay perf's tree where symbols nest */
+	bool data_objects;		/* every data object a symbol (tally__dso_ctx's) */
 	bool arena;
 	char *pool;
 	size_t plen, pcap;
@@ -126,6 +127,7 @@ struct tally__dso_ctx {
 	const char *debug_root;
 	const char *home_debug;
 	bool demangle;
+	bool data_objects;		/* tally_symbols_opts' */
 };
 
 /* name is in d's pool (else allocated on its own: demangled, from kallsyms) */

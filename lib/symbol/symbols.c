@@ -167,6 +167,7 @@ struct tally_symbols *tally_symbols__new(const struct tally_symbols_opts *opts)
 	s->ctx.debug_root = s->debug_root;
 	s->ctx.home_debug = s->home_debug;
 	s->ctx.demangle = !TALLY_OPTS_GET(opts, no_demangle, false);
+	s->ctx.data_objects = TALLY_OPTS_GET(opts, data_objects, false);
 	s->ignore_build_id = TALLY_OPTS_GET(opts, ignore_build_id, false);
 	s->build_id = TALLY_OPTS_GET(opts, build_id, NULL);
 	s->build_id_ctx = TALLY_OPTS_GET(opts, build_id_ctx, NULL);

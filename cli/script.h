@@ -1,0 +1,166 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tally script's files share this: the fields, the state of a run and
+ * the line buffer it writes through.
+ *   cmd_script.c    the command: options, -F, each sample's line and frames
+ *   script_print.c  the PMU's fields on a line (data address and source,
+ *                   weights, registers, branch stacks, instructions)
+ *   script_fields.c their texts as perf 6.1 writes them; cgroup names
+ */
+#ifndef TALLY_CLI_SCRIPT_H
+#define TALLY_CLI_SCRIPT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <tally/tally.h>
+#include "script_fields.h"
+
+/* perf script's -F fields, printed in this order whatever the list's */
+enum {
+	F_COMM = 1 << 0, F_TID = 1 << 1, F_PID = 1 << 2, F_CPU = 1 << 3, F_TIME = 1 << 4,
+	F_PERIOD = 1 << 5, F_EVENT = 1 << 6, F_TRACE = 1 << 7, F_IP = 1 << 8, F_SYM = 1 << 9,
+	F_SYMOFF = 1 << 10, F_DSO = 1 << 11, F_BPF_OUTPUT = 1 << 12, F_ADDR = 1 << 13,
+	F_DATA_SRC = 1 << 14, F_WEIGHT = 1 << 15, F_INS_LAT = 1 << 16, F_CGROUP = 1 << 17,
+	F_IREGS = 1 << 18, F_UREGS = 1 << 19, F_BRSTACK = 1 << 20, F_BRSTACKSYM = 1 << 21,
+	F_BRSTACKOFF = 1 << 22, F_PHYS_ADDR = 1 << 23, F_DATA_PAGE_SIZE = 1 << 24,
+	F_CODE_PAGE_SIZE = 1 << 25, F_MISC = 1 << 26, F_FLAGS = 1 << 27, F_INSN = 1 << 28,
+	F_INSNLEN = 1 << 29,
+	/* perf's fields of hardware traces (BTS, PT) and synthesized events: blank here */
+	F_TRACE_ONLY = 1 << 30,
+};
+#define F_BRANCHES (F_BRSTACK | F_BRSTACKSYM | F_BRSTACKOFF)
+/* what is printed after the sample's address (or the chain) */
+#define F_TAIL (F_IREGS | F_UREGS | F_BRANCHES | F_PHYS_ADDR | F_DATA_PAGE_SIZE | \
+		F_CODE_PAGE_SIZE | F_INSN | F_INSNLEN)
+
+/* -F's event classes (perf's hw, sw, trace, raw, break) */
+enum { T_HW, T_SW, T_TRACE, T_RAW, T_BREAK, T__NR };
+
+struct script_ctx {
+	struct tally_session *ss;
+	struct tally_machine *m;
+	struct tally_symbols *syms;
+	uint64_t gen;			/* the maps' generation at this sample (frame cache key) */
+	const char **names;		/* per attr: the event's name */
+	int name_width;			/* the longest of them */
+	unsigned type_fields[T__NR];	/* what -F asked for each class */
+	unsigned strict[T__NR];		/* of those, the ones named (the samples must have them) */
+	bool user_set[T__NR];
+	unsigned *attr_fields;		/* what each attr prints */
+	bool hide_cg;			/* -G: the sampled ip on the line, no chain */
+	bool ns;			/* --ns: the time to the nanosecond */
+	const char *comms, *pids, *tids;	/* -c, --pid, --tid: only these */
+	FILE *out;
+	/* lines are built here by hand: printf was most of the time */
+	char buf[1 << 16];
+	size_t len;
+	uint64_t flushes;
+	/*
+	 * Frame lines already made, by (pid, ip, level, chain) while the maps
+	 * stay as they were: a profile repeats a few thousand frames.
+	 */
+	struct fc_ent {
+		uint64_t ip, gen;
+		int32_t pid;
+		uint8_t mode, chain;
+		uint16_t opts, len;
+		uint32_t off;
+	} *fc;
+	char *fc_text;
+	size_t fc_used;
+	bool no_inline;			/* --no-inline */
+	struct script_cgroups cgroups;	/* the file's CGROUP records: id -> path */
+	struct tally_symbols *dsyms;	/* with data objects: a page fault's address */
+	struct tally_disasm *dis;	/* insn, insnlen: an instruction's length */
+	struct code_ent {		/* their files, opened once each */
+		char *path;
+		int fd;
+	} code[64];
+	int mem_width;			/* perf pads data_src to the widest so far */
+};
+
+/* perf's inline stack of a chain frame is a few deep; more is kept out */
+#define INL_MAX 16
+
+#define FC_SLOTS 16384
+#define FC_TEXT (4u << 20)
+
+static inline void ob_flush(struct script_ctx *s)
+{
+	fwrite(s->buf, 1, s->len, s->out);
+	s->len = 0;
+	s->flushes++;
+}
+
+static inline void ob_mem(struct script_ctx *s, const char *p, size_t n)
+{
+	if (s->len + n > sizeof(s->buf)) {
+		ob_flush(s);
+		if (n > sizeof(s->buf)) {
+			fwrite(p, 1, n, s->out);
+			return;
+		}
+	}
+	memcpy(s->buf + s->len, p, n);
+	s->len += n;
+}
+
+static inline void ob_str(struct script_ctx *s, const char *p)
+{
+	ob_mem(s, p, strlen(p));
+}
+
+static inline void ob_chr(struct script_ctx *s, char c)
+{
+	if (s->len == sizeof(s->buf))
+		ob_flush(s);
+	s->buf[s->len++] = c;
+}
+
+/* p right-aligned in width (printf's %*s) */
+static inline void ob_rstr(struct script_ctx *s, const char *p, int width)
+{
+	int n = (int)strlen(p);
+
+	for (; n < width; width--)
+		ob_chr(s, ' ');
+	ob_mem(s, p, (size_t)n);
+}
+
+/* v in base 10 or 16, right-aligned in width, padded with pad */
+static inline void ob_num(struct script_ctx *s, unsigned long long v, int base, int width, char pad)
+{
+	char t[48];
+	int n = 0, w = width > 24 ? 24 : width;
+
+	/* constant bases: shifts and multiplies, not divisions */
+	if (base == 16) {
+		do {
+			t[sizeof(t) - 1 - n++] = "0123456789abcdef"[v & 15];
+			v >>= 4;
+		} while (v);
+	} else {
+		do {
+			t[sizeof(t) - 1 - n++] = (char)('0' + v % 10);
+			v /= 10;
+		} while (v);
+	}
+	while (n < w)
+		t[sizeof(t) - 1 - n++] = pad;
+	ob_mem(s, t + sizeof(t) - n, (size_t)n);
+}
+
+/* script_print.c: each prints its fields as perf script 6.1 does */
+void script_print_addr(struct script_ctx *s, const struct perf_event_attr *a,
+		       const struct tally_sample *smp, enum tally_cpumode mode, unsigned f);
+void script_print_data_src(struct script_ctx *s, uint64_t data_src);
+/* After the address or chain: registers, branches, instruction, physical address, page sizes */
+void script_print_tail(struct script_ctx *s, const struct tally_sample *smp,
+		       enum tally_cpumode mode, unsigned f);
+void script_print_misc(struct script_ctx *s, uint16_t misc);
+/* What the printers opened (data symbols, the disassembler, files) */
+void script_print_release(struct script_ctx *s);
+
+#endif

@@ -1,0 +1,299 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tally script: the fields a PMU (or the kernel for a page fault or a
+ * breakpoint) fills, on a sample's line as perf script 6.1 prints them:
+ * the data address (a page fault's named by functions and data objects),
+ * the data source, weights, registers, branch stacks, the instruction at
+ * the sample's address, the physical address and page sizes.
+ */
+#include <fcntl.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include "script.h"
+
+/* perf's map name of a resolved address (frame_text's) */
+static const char *dso_name(const struct tally_addr_info *ai)
+{
+	if (!ai->map)
+		return "[unknown]";
+	return ai->map->kernel && !strncmp(ai->map->filename, "[kernel.kallsyms]", 17) ?
+	       "[kernel.kallsyms]" : ai->map->filename;
+}
+
+static bool resolve_in(struct script_ctx *s, struct tally_symbols *syms,
+		       const struct tally_sample *smp, uint64_t a, enum tally_cpumode mode,
+		       struct tally_addr_info *ai)
+{
+	bool found = !tally_symbols__resolve(syms, s->m, (int32_t)smp->pid, (int32_t)smp->tid,
+					     a, mode, ai);
+
+	/* as perf's thread__find_map_fb: a kernel address in a user sample, and back */
+	if (!ai->map && mode == TALLY_CPUMODE_USER)
+		found = !tally_symbols__resolve(syms, s->m, (int32_t)smp->pid,
+						(int32_t)smp->tid, a, TALLY_CPUMODE_KERNEL, ai);
+	else if (!ai->map && mode == TALLY_CPUMODE_KERNEL)
+		found = !tally_symbols__resolve(syms, s->m, (int32_t)smp->pid,
+						(int32_t)smp->tid, a, TALLY_CPUMODE_USER, ai);
+	return found;
+}
+
+static bool resolve(struct script_ctx *s, const struct tally_sample *smp, uint64_t a,
+		    enum tally_cpumode mode, struct tally_addr_info *ai)
+{
+	return resolve_in(s, s->syms, smp, a, mode, ai);
+}
+
+static void sym_off(struct script_ctx *s, const struct tally_addr_info *ai, bool found)
+{
+	if (!found) {
+		ob_str(s, "[unknown]");
+		return;
+	}
+	ob_str(s, ai->sym->name);
+	ob_str(s, "+0x");
+	ob_num(s, ai->sym_off, 16, 0, '0');
+}
+
+static bool page_fault(const struct perf_event_attr *a)
+{
+	return a->type == PERF_TYPE_SOFTWARE && (a->config == PERF_COUNT_SW_PAGE_FAULTS ||
+						 a->config == PERF_COUNT_SW_PAGE_FAULTS_MIN ||
+						 a->config == PERF_COUNT_SW_PAGE_FAULTS_MAJ);
+}
+
+/* The data address; a page fault's named by symbol and DSO (perf's rule) */
+void script_print_addr(struct script_ctx *s, const struct perf_event_attr *a,
+		       const struct tally_sample *smp, enum tally_cpumode mode, unsigned f)
+{
+	struct tally_addr_info ai;
+	bool found;
+
+	ob_num(s, smp->addr, 16, 16, ' ');
+	if (!page_fault(a))
+		return;
+	/* perf names data addresses by the files' objects as well as functions */
+	if (!s->dsyms) {
+		TALLY_OPTS(tally_symbols_opts, so, .data_objects = true);
+
+		s->dsyms = tally_symbols__new(&so);
+	}
+	found = resolve_in(s, s->dsyms ? s->dsyms : s->syms, smp, smp->addr, mode, &ai);
+	if (f & F_SYM) {
+		ob_chr(s, ' ');
+		if (f & F_SYMOFF)
+			sym_off(s, &ai, found);
+		else
+			ob_str(s, found ? ai.sym->name : "[unknown]");
+	}
+	if (f & F_DSO) {
+		ob_str(s, " (");
+		ob_str(s, dso_name(&ai));
+		ob_chr(s, ')');
+	}
+}
+
+/* perf's "%16lx |OP ...", padded to the widest one printed so far, cut at 99 */
+void script_print_data_src(struct script_ctx *s, uint64_t v)
+{
+	char decode[256], out[300];
+	int n;
+
+	script_mem_decode(decode, 100, v);
+	n = snprintf(out, 100, "%16llx %s", (unsigned long long)v, decode);
+	if (n > 99)
+		n = 99;
+	if (n > s->mem_width)
+		s->mem_width = n;
+	ob_mem(s, out, (size_t)n);
+	for (; n < s->mem_width; n++)
+		ob_chr(s, ' ');
+}
+
+/* A branch's address for brstackoff: in its DSO, unless perf keeps it (ET_EXEC, kernel) */
+static uint64_t branch_off(const struct tally_addr_info *ai, uint64_t a)
+{
+	if (!ai->map || ai->map->kernel || ai->vaddr == a)
+		return a;
+	return ai->map_ip;
+}
+
+static void print_branches(struct script_ctx *s, const struct tally_sample *smp,
+			   enum tally_cpumode mode, unsigned f)
+{
+	const struct perf_branch_entry *e = smp->branch_stack.entries;
+
+	for (uint64_t i = 0; e && i < smp->branch_stack.nr; i++, e++) {
+		struct tally_addr_info af, at;
+		bool ff = false, ft = false;
+
+		if (f & (F_DSO | F_BRSTACKSYM | F_BRSTACKOFF)) {
+			ff = resolve(s, smp, e->from, mode, &af);
+			ft = resolve(s, smp, e->to, mode, &at);
+		}
+		for (int k = 0; k < 2; k++) {
+			const struct tally_addr_info *ai = k ? &at : &af;
+			uint64_t a = k ? e->to : e->from;
+
+			if (k)
+				ob_chr(s, '/');
+			if (f & F_BRSTACK) {
+				ob_str(s, k ? "0x" : " 0x");
+				ob_num(s, a, 16, 0, '0');
+			} else if (f & F_BRSTACKSYM) {
+				sym_off(s, ai, k ? ft : ff);
+			} else {
+				ob_str(s, k ? "0x" : " 0x");
+				ob_num(s, branch_off(ai, a), 16, 0, '0');
+			}
+			if (f & F_DSO) {
+				ob_chr(s, '(');
+				ob_str(s, dso_name(ai));
+				ob_chr(s, ')');
+			}
+		}
+		ob_chr(s, '/');
+		ob_chr(s, e->mispred ? 'M' : e->predicted ? 'P' : '-');
+		ob_chr(s, '/');
+		ob_chr(s, e->in_tx ? 'X' : '-');
+		ob_chr(s, '/');
+		ob_chr(s, e->abort ? 'A' : '-');
+		ob_chr(s, '/');
+		ob_num(s, e->cycles, 10, 0, ' ');
+		ob_chr(s, '/');
+		ob_str(s, script_branch_type(e));
+		ob_chr(s, ' ');
+	}
+}
+
+/* n bytes of path at off: its fd kept open (the first 64 files), else opened for this read */
+static ssize_t read_at(struct script_ctx *s, const char *path, void *buf, size_t n, uint64_t off)
+{
+	const size_t max = sizeof(s->code) / sizeof(s->code[0]);
+	ssize_t got;
+	size_t i;
+	int fd;
+
+	for (i = 0; i < max && s->code[i].path; i++)
+		if (!strcmp(s->code[i].path, path))
+			return s->code[i].fd < 0 ? -1 : pread(s->code[i].fd, buf, n, (off_t)off);
+	if (i < max && (s->code[i].path = strdup(path))) {
+		s->code[i].fd = open(path, O_RDONLY | O_CLOEXEC);
+		return s->code[i].fd < 0 ? -1 : pread(s->code[i].fd, buf, n, (off_t)off);
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	got = pread(fd, buf, n, (off_t)off);
+	close(fd);
+	return got;
+}
+
+/*
+ * perf's insnlen and insn: the instruction at the sample's address, read
+ * from its file at the map's offset as perf reads it (16 bytes at most;
+ * none from the kernel's, anonymous or JIT code)
+ */
+static void print_insn(struct script_ctx *s, const struct tally_sample *smp,
+		       enum tally_cpumode mode, unsigned f)
+{
+	struct tally_addr_info ai;
+	uint8_t bytes[16];
+	ssize_t len = 0;
+	int n = 0;
+	char text[256];
+
+	if (smp->ip && !s->dis)
+		s->dis = tally_disasm__new(TALLY_DISASM_ATT);
+	tally_symbols__resolve(s->syms, s->m, (int32_t)smp->pid, (int32_t)smp->tid, smp->ip, mode,
+			       &ai);
+	if (smp->ip && s->dis && ai.map && !ai.map->kernel && !ai.map->anon &&
+	    ai.map->filename[0] == '/' &&
+	    (len = read_at(s, ai.map->filename, bytes, sizeof(bytes), ai.map_ip)) > 0) {
+		n = tally_disasm__insn(s->dis, bytes, (size_t)len, ai.vaddr, NULL, NULL, text,
+				       sizeof(text));
+		/* what capstone cannot decode, perf's decoder does not length either */
+		if (n <= 0 || n > len || !strncmp(text, "(bad)", 5))
+			n = 0;
+	}
+	if (f & F_INSNLEN) {
+		ob_str(s, " ilen: ");
+		ob_num(s, (unsigned)n, 10, 0, ' ');
+	}
+	if ((f & F_INSN) && n > 0) {
+		ob_str(s, " insn:");
+		for (int i = 0; i < n; i++) {
+			ob_chr(s, ' ');
+			ob_num(s, bytes[i], 16, 2, '0');
+		}
+	}
+}
+
+/* After the address or chain: registers, branches, physical address, page sizes */
+void script_print_tail(struct script_ctx *s, const struct tally_sample *smp,
+		       enum tally_cpumode mode, unsigned f)
+{
+	char t[4096];
+
+	if (f & F_IREGS) {
+		script_regs(t, sizeof(t), &smp->regs_intr);
+		ob_str(s, t);
+	}
+	if (f & F_UREGS) {
+		script_regs(t, sizeof(t), &smp->regs_user);
+		ob_str(s, t);
+	}
+	/* one of them, in this order (perf's) */
+	if (f & F_BRANCHES)
+		print_branches(s, smp, mode, f & F_BRSTACK ? f & ~(F_BRSTACKSYM | F_BRSTACKOFF) :
+				  f & F_BRSTACKSYM ? f & ~F_BRSTACKOFF : f);
+	if (f & (F_INSN | F_INSNLEN))
+		print_insn(s, smp, mode, f);
+	if (f & F_PHYS_ADDR)
+		ob_num(s, smp->phys_addr, 16, 16, ' ');
+	if (f & F_DATA_PAGE_SIZE) {
+		script_page_size(t, sizeof(t), smp->data_page_size);
+		ob_chr(s, ' ');
+		ob_str(s, t);
+	}
+	if (f & F_CODE_PAGE_SIZE) {
+		script_page_size(t, sizeof(t), smp->code_page_size);
+		ob_chr(s, ' ');
+		ob_str(s, t);
+	}
+}
+
+/* perf's misc letters, padded to 6 */
+void script_print_misc(struct script_ctx *s, uint16_t misc)
+{
+	unsigned m = misc & PERF_RECORD_MISC_CPUMODE_MASK;
+	int n = 0;
+
+#define HAS(x) ((m & (x)) == (x))
+	if (HAS(PERF_RECORD_MISC_KERNEL))
+		ob_chr(s, 'K'), n++;
+	if (HAS(PERF_RECORD_MISC_USER))
+		ob_chr(s, 'U'), n++;
+	if (HAS(PERF_RECORD_MISC_HYPERVISOR))
+		ob_chr(s, 'H'), n++;
+	if (HAS(PERF_RECORD_MISC_GUEST_KERNEL))
+		ob_chr(s, 'G'), n++;
+	if (HAS(PERF_RECORD_MISC_GUEST_USER))
+		ob_chr(s, 'g'), n++;
+#undef HAS
+	/* perf's "%*s" of 6 - n over " ": at least one space */
+	for (int w = 6 - n < 1 ? 1 : 6 - n; w > 0; w--)
+		ob_chr(s, ' ');
+}
+
+void script_print_release(struct script_ctx *s)
+{
+	tally_symbols__free(s->dsyms);
+	tally_disasm__free(s->dis);
+	for (size_t i = 0; i < sizeof(s->code) / sizeof(s->code[0]) && s->code[i].path; i++) {
+		free(s->code[i].path);
+		if (s->code[i].fd >= 0)
+			close(s->code[i].fd);
+	}
+	s->dsyms = NULL;
+	s->dis = NULL;
+}

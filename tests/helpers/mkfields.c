@@ -1,0 +1,296 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A perf.data of samples carrying the fields only a PMU gives (data
+ * sources, weights, branch stacks, transactions) with known values, for
+ * script/report parity with perf on a machine without one. Written here
+ * field by field from perf_event_open(2), not by tally's writer.
+ *
+ *   mkfields OUT all     one event (raw 0x1cd) with IP TID TIME ADDR CPU
+ *                        PERIOD BRANCH_STACK REGS_USER WEIGHT_STRUCT DATA_SRC
+ *                        TRANSACTION REGS_INTR PHYS_ADDR CGROUP
+ *                        DATA_PAGE_SIZE CODE_PAGE_SIZE; data sources over
+ *                        every op, level, snoop, TLB, lock and block value
+ *   mkfields OUT hwidx   the same with the branch stack's hw_idx (Linux 5.7)
+ *   mkfields OUT pf      page-faults with ADDR: the data addresses named by
+ *                        this program's own symbols
+ *
+ * Samples lie in this program's own code (mapped whole at 0x400000: it is
+ * built -no-pie), in functions f0..f3, so symbols resolve.
+ */
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define PID 4242
+#define T0 1000000000ull
+
+static unsigned char buf[1 << 22];
+static size_t len;
+
+__attribute__((noinline)) int f0(int x) { return x * 3 + 1; }
+__attribute__((noinline)) int f1(int x) { return f0(x) * 5 + 2; }
+__attribute__((noinline)) int f2(int x) { return f1(x) * 7 + 3; }
+__attribute__((noinline)) int f3(int x) { return f2(x) * 11 + 4; }
+long data_var[64];
+
+static void put(const void *p, size_t n)
+{
+	if (len + n > sizeof(buf))
+		exit(2);
+	memcpy(buf + len, p, n);
+	len += n;
+}
+
+static void u64(uint64_t v) { put(&v, 8); }
+static void u32(uint32_t v) { put(&v, 4); }
+
+static size_t hdr(uint32_t type, uint16_t misc)
+{
+	struct perf_event_header h = { .type = type, .misc = misc };
+	size_t at = len;
+
+	put(&h, sizeof(h));
+	return at;
+}
+
+static void done(size_t at)
+{
+	((struct perf_event_header *)(buf + at))->size = (uint16_t)(len - at);
+}
+
+static void str(const char *s)
+{
+	size_t n = strlen(s) + 1;
+
+	put(s, n);
+	while (n++ % 8)
+		put("", 1);
+}
+
+static uint64_t sample_type;
+
+/* sample_id_all trailer: TID TIME [CPU] (as the attr's sample_type has them) */
+static void trailer(uint64_t t)
+{
+	u32(PID);
+	u32(PID);
+	u64(t);
+	if (sample_type & PERF_SAMPLE_CPU)
+		u64(0);
+}
+
+static uint64_t addr_of(int (*f)(int)) { return (uint64_t)(uintptr_t)f; }
+
+/* data sources: every field's values, alone and mixed */
+static uint64_t dsrc(unsigned i)
+{
+	union perf_mem_data_src d = { .val = 0 };
+	static const uint64_t ops[] = { PERF_MEM_OP_NA, PERF_MEM_OP_LOAD, PERF_MEM_OP_STORE,
+					PERF_MEM_OP_PFETCH, PERF_MEM_OP_EXEC, 0 };
+
+	d.mem_op = ops[i % 6];
+	d.mem_lvl = (i % 3 == 0) ? (1ull << (i % 14)) | PERF_MEM_LVL_HIT :
+		    (i % 3 == 1) ? (1ull << (i % 14)) | PERF_MEM_LVL_MISS : (1ull << (i % 14));
+	if (i % 7 == 3)
+		d.mem_lvl |= PERF_MEM_LVL_L2 | PERF_MEM_LVL_L3;
+	d.mem_snoop = 1u << (i % 5);
+	if (i % 11 == 5)
+		d.mem_snoop = PERF_MEM_SNOOP_HIT | PERF_MEM_SNOOP_HITM;
+	d.mem_lock = i % 4 == 0 ? PERF_MEM_LOCK_NA : i % 4 == 1 ? PERF_MEM_LOCK_LOCKED : 0;
+	d.mem_dtlb = (1u << (i % 7)) | (i % 2 ? PERF_MEM_TLB_HIT : 0);
+	if (i % 9 == 4)
+		d.mem_dtlb = PERF_MEM_TLB_L1 | PERF_MEM_TLB_L2 | PERF_MEM_TLB_MISS;
+	d.mem_lvl_num = i % 5 == 2 ? (i / 5) % 16 : 0;
+	d.mem_remote = i % 8 == 6;
+	d.mem_snoopx = i % 6 == 1 ? PERF_MEM_SNOOPX_FWD : i % 6 == 2 ? 2 : 0;
+	d.mem_blk = i % 4;
+	d.mem_hops = i % 10 == 7 ? (i / 10) % 5 : 0;
+	if (i == 0)
+		d.val = 0;
+	if (i == 1)	/* the issue's: LOAD L1 hit, no snoop, TLB L1 or L2 hit, unlocked */
+		d.val = 0x68100142ull;
+	if (i == 2)
+		d.val = PERF_MEM_S(OP, NA) | PERF_MEM_S(LVL, NA) | PERF_MEM_S(SNOOP, NA) |
+			PERF_MEM_S(LOCK, NA) | PERF_MEM_S(TLB, NA);
+	return d.val;
+}
+
+#define NR_SAMPLES 96
+#define REGS_MASK 0xff0fffull	/* perf's x86-64 set */
+
+static void sample(uint64_t st, unsigned i, bool hwidx)
+{
+	int (*fns[])(int) = { f0, f1, f2, f3 };
+	size_t at = hdr(PERF_RECORD_SAMPLE, i % 13 == 5 ? PERF_RECORD_MISC_KERNEL :
+			PERF_RECORD_MISC_USER);
+	uint64_t ip = addr_of(fns[i % 4]) + (i % 3);
+
+	u64(ip);
+	u32(PID);
+	u32(PID + (i % 2));
+	u64(T0 + 1000 + i * 1000003ull);
+	if (st & PERF_SAMPLE_ADDR)
+		u64(i % 5 == 0 ? 0 : (uint64_t)(uintptr_t)&data_var[i % 64] + (i % 8) * 0x10000ull);
+	if (st & PERF_SAMPLE_CPU) {
+		u32(i % 4);
+		u32(0);
+	}
+	u64(1000 + i);	/* PERIOD */
+	if (st & PERF_SAMPLE_BRANCH_STACK) {
+		unsigned nr = i % 6;
+
+		u64(nr);
+		if (hwidx)
+			u64(i % 3 == 0 ? (uint64_t)-1 : i % 32);
+		for (unsigned k = 0; k < nr; k++) {
+			struct perf_branch_entry e = {
+				.from = addr_of(fns[(i + k) % 4]) + k,
+				.to = k == 2 ? 0xffffffff81000000ull + i : addr_of(fns[(i + k + 1) % 4]),
+				.mispred = (i + k) % 3 == 1,
+				.predicted = (i + k) % 3 == 2,
+				.in_tx = (i + k) % 5 == 1,
+				.abort = (i + k) % 7 == 1,
+				.cycles = (i * 37 + k) % 1000,
+				.type = (i + k) % 16,
+				.new_type = (i / 16 + k) % 8,
+				.spec = (i + k) % 4,
+				.priv = (i + k) % 4,
+			};
+
+			put(&e, sizeof(e));
+		}
+	}
+	if (st & PERF_SAMPLE_REGS_USER) {
+		u64(i % 9 == 8 ? PERF_SAMPLE_REGS_ABI_NONE : PERF_SAMPLE_REGS_ABI_64);
+		if (i % 9 != 8)
+			for (unsigned r = 0; r < 20; r++)
+				u64(r * 0x1111 + i);
+	}
+	if (st & PERF_SAMPLE_WEIGHT_STRUCT) {
+		union perf_sample_weight w = { .var1_dw = i * 41 % 5000, .var2_w = (uint16_t)(i * 13),
+					       .var3_w = (uint16_t)(i * 7) };
+
+		u64(w.full);
+	}
+	if (st & PERF_SAMPLE_DATA_SRC)
+		u64(dsrc(i));
+	if (st & PERF_SAMPLE_TRANSACTION)
+		u64(i % 4 == 0 ? 0 : ((uint64_t)(i % 256) << 32) | (1u << (i % 9)));
+	if (st & PERF_SAMPLE_REGS_INTR) {
+		u64(PERF_SAMPLE_REGS_ABI_64);
+		for (unsigned r = 0; r < 20; r++)
+			u64(0xdead0000ull + r * 0x101 + i);
+	}
+	if (st & PERF_SAMPLE_PHYS_ADDR)
+		u64(i % 6 == 0 ? 0 : 0x12345000ull + i * 0x40);
+	if (st & PERF_SAMPLE_CGROUP)
+		u64(i % 3 == 0 ? 1 : i % 3 == 1 ? 77 : 99);	/* 99: no CGROUP record */
+	if (st & PERF_SAMPLE_DATA_PAGE_SIZE) {
+		static const uint64_t ps[] = { 4096, 2 << 20, 0, 1 << 30, 65536, 1024 };
+
+		u64(ps[i % 6]);
+	}
+	if (st & PERF_SAMPLE_CODE_PAGE_SIZE)
+		u64(i % 4 == 3 ? 2 << 20 : 4096);
+	done(at);
+}
+
+int main(int argc, char **argv)
+{
+	struct perf_event_attr a = { .size = sizeof(a), .sample_period = 1000 };
+	char self[4096];
+	bool hwidx = argc == 3 && !strcmp(argv[2], "hwidx");
+	bool pf = argc == 3 && !strcmp(argv[2], "pf");
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	size_t at;
+	int fd;
+
+	if (argc != 3 || n <= 0 || (!hwidx && !pf && strcmp(argv[2], "all"))) {
+		fprintf(stderr, "usage: mkfields OUT all|hwidx|pf\n");
+		return 2;
+	}
+	self[n] = 0;
+	if (pf) {
+		a.type = PERF_TYPE_SOFTWARE;
+		a.config = PERF_COUNT_SW_PAGE_FAULTS;
+		a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+				PERF_SAMPLE_ADDR | PERF_SAMPLE_PERIOD;
+	} else {
+		a.type = PERF_TYPE_RAW;
+		a.config = 0x1cd;
+		a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+				PERF_SAMPLE_ADDR | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |
+				PERF_SAMPLE_BRANCH_STACK | PERF_SAMPLE_REGS_USER |
+				PERF_SAMPLE_WEIGHT_STRUCT | PERF_SAMPLE_DATA_SRC |
+				PERF_SAMPLE_TRANSACTION | PERF_SAMPLE_REGS_INTR |
+				PERF_SAMPLE_PHYS_ADDR | PERF_SAMPLE_CGROUP |
+				PERF_SAMPLE_DATA_PAGE_SIZE | PERF_SAMPLE_CODE_PAGE_SIZE;
+		a.branch_sample_type = PERF_SAMPLE_BRANCH_ANY |
+				       (hwidx ? PERF_SAMPLE_BRANCH_HW_INDEX : 0);
+		a.sample_regs_user = REGS_MASK;
+		a.sample_regs_intr = REGS_MASK;
+		a.cgroup = 1;
+	}
+	a.mmap = a.comm = a.sample_id_all = a.exclude_guest = 1;
+	sample_type = a.sample_type;
+	a.mmap_data = pf;
+
+	/* the side band: the program, its name, its data (pf), two cgroups */
+	at = hdr(PERF_RECORD_COMM, 0);
+	u32(PID);
+	u32(PID);
+	str("mkfields");
+	trailer(T0);
+	done(at);
+	at = hdr(PERF_RECORD_MMAP, PERF_RECORD_MISC_USER);
+	u32(PID);
+	u32(PID);
+	u64(0x400000);
+	u64(0x100000);
+	u64(0);
+	str(self);
+	trailer(T0 + 1);
+	done(at);
+	if (a.cgroup) {
+		static const struct { uint64_t id; const char *path; } cg[] = {
+			{ 1, "/" }, { 77, "/tally-fields/a b" },
+		};
+
+		for (unsigned k = 0; k < 2; k++) {
+			at = hdr(PERF_RECORD_CGROUP, 0);
+			u64(cg[k].id);
+			str(cg[k].path);
+			trailer(T0 + 2);
+			done(at);
+		}
+	}
+	for (unsigned i = 0; i < NR_SAMPLES; i++)
+		sample(a.sample_type, i, hwidx);
+
+	/* the file: header, one attr without ids, the data; no features */
+	struct {
+		char magic[8];
+		uint64_t size, attr_size;
+		uint64_t attrs_off, attrs_size, data_off, data_size, types_off, types_size;
+		uint64_t features[4];
+	} h = { .magic = "PERFILE2", .size = sizeof(h), .attr_size = sizeof(a) + 16 };
+	uint64_t ids[2] = { 0, 0 };
+
+	h.attrs_off = sizeof(h);
+	h.attrs_size = sizeof(a) + 16;
+	h.data_off = h.attrs_off + h.attrs_size;
+	h.data_size = len;
+	fd = open(argv[1], O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0 || write(fd, &h, sizeof(h)) != sizeof(h) || write(fd, &a, sizeof(a)) != sizeof(a) ||
+	    write(fd, ids, sizeof(ids)) != sizeof(ids) || write(fd, buf, len) != (ssize_t)len) {
+		perror(argv[1]);
+		return 1;
+	}
+	close(fd);
+	return f3(0) == 0;	/* keep f0..f3 */
+}

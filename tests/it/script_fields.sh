@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# tally script -F over the fields only a PMU gives, against perf script
+# 6.1 on the same files: mkfields (tests/helpers) writes samples with data
+# sources over every op/level/snoop/TLB/lock/block value, weights and
+# instruction latencies, branch stacks (with and without hw_idx, every
+# branch type), both register sets, transactions, physical addresses,
+# page sizes and cgroups, and page faults with data addresses (named by
+# data objects, as perf). Every
+# line equal, for each field alone and mixed with the defaults; perf's
+# refusals (a field the samples lack, symoff without sym) as perf's.
+# flags, insn and insnlen on tally's own recordings (perf 6.1 reads no
+# instruction from a file without its arch feature, as mkfields writes).
+# The cgroup field is tally's (perf 6.1 has none): the CGROUP records'
+# paths, "unknown" for an id no record names.
+. "$(dirname "$0")/lib.sh"
+d=$(mktemp -d); trap 'rm -rf "$d"' EXIT
+M=$HELPERS/mkfields
+
+for k in all hwidx pf; do
+	"$M" "$d/$k.data" $k || { fail "mkfields $k"; done_testing; exit 0; }
+done
+if ! have_perf; then
+	skip "perf is not installed: no reference to compare with"
+	done_testing; exit 0
+fi
+same() {	# NAME ARGS...: stdout, stderr's lines and exit status equal
+	local n=$1; shift
+	"$TALLY" script "$@" >"$d/t.out" 2>"$d/t.err"; local rc=$?
+	perf script "$@" >"$d/p.out" 2>"$d/p.err"; local prc=$?
+	is "$n: exit status perf's" "$rc" "$prc"
+	diff "$d/t.out" "$d/p.out" >"$d/diff"
+	is "$n: every line equal ($(wc -l <"$d/p.out") lines)" "$(grep -c '^[<>]' "$d/diff")" 0
+	grep -q '^[<>]' "$d/diff" && sed -n '1,6s/^/# /p' "$d/diff"
+}
+for k in all hwidx; do
+	same "$k: the raw event's defaults" -i "$d/$k.data"
+	for F in addr data_src weight ins_lat phys_addr data_page_size code_page_size misc \
+		 iregs uregs brstack brstacksym brstackoff ip,brstack,dso ip,brstacksym,dso \
+		 brstackoff,dso brstack,brstacksym,brstackoff comm,tid,cpu,misc,time,event \
+		 ip,sym,symoff,addr,iregs,uregs,period +brstack,+iregs,+uregs +misc,-addr \
+		 data_src,weight,ins_lat,ip,sym,phys_addr,data_page_size; do
+		same "$k -F $F" -F "$F" -i "$d/$k.data"
+	done
+done
+check "the issue's data source is decoded" \
+	grep -q '68100142 |OP LOAD|LVL L1 hit|SNP None|TLB L1 or L2 hit|LCK No|BLK  N/A' "$d/t.out"
+same "pf: defaults" -i "$d/pf.data"
+for F in addr addr,dso addr,sym addr,sym,symoff,dso +addr +addr,-sym,-symoff; do
+	same "pf -F $F" -F "$F" -i "$d/pf.data"
+done
+for F in data_src weight iregs uregs phys_addr ins_lat data_page_size symoff -ip,-sym; do
+	"$TALLY" script -F "$F" -i "$d/pf.data" >/dev/null 2>"$d/t.err"; rc=$?
+	perf script -F "$F" -i "$d/pf.data" >/dev/null 2>"$d/p.err"; prc=$?
+	is "pf -F $F: refused as perf (rc $prc)" "$rc" "$prc"
+	is "pf -F $F: perf's reason" "$(sed 's/^tally script: s/S/' "$d/t.err")" "$(cat "$d/p.err")"
+done
+
+# flags, insn, insnlen, callindent, ipc, synth (blank but for hardware
+# traces and synthesized events) on recordings of this machine's code (the
+# instruction read from each file as perf reads it), of a program and -a
+# -g (kernel frames: none read; only sleep's and the idle task's samples,
+# not other programs' whose files may be rebuilt between the two reads)
+"$TALLY" record -q -F 999 -o "$d/live-user.data" -- "$HELPERS/burn" 200 >/dev/null 2>&1
+"$TALLY" record -q -a -g -o "$d/live-all.data" -- sleep 0.2 >/dev/null 2>&1
+for F in ip,sym,insn,insnlen +insn,+insnlen ip,flags comm,flags,event +flags flags \
+	 ip,sym,callindent,ipc,synth callindent ipc,synth +ipc,+synth,+callindent; do
+	same "a program's recording -F $F" -F "$F" -i "$d/live-user.data"
+	same "-a -g recording -F $F" -F "$F" --comms sleep,swapper -i "$d/live-all.data"
+done
+"$TALLY" script -F ip,insn,insnlen -i "$d/live-user.data" >"$d/t.out"
+check "a program's recording: its instructions read" \
+	grep -q ' ilen: [1-9][0-9]* insn: [0-9a-f][0-9a-f]' "$d/t.out"
+
+# cgroup: tally's own field
+"$TALLY" script -F tid,cgroup -i "$d/all.data" >"$d/cg" 2>&1
+is "cgroup: exits 0" "$?" 0
+is "cgroup: the CGROUP records' paths, unknown without one" \
+	"$(awk '{ $1 = ""; print }' "$d/cg" | sort | uniq -c | awk '{ $1 = $1; print }' | tr '\n' ';')" \
+	"32 /;32 /tally-fields/a b;32 unknown;"
+done_testing
