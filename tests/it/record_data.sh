@@ -115,7 +115,7 @@ else
 	is "-s: exits 0" "$?" 0
 	if have_perf; then
 		rows=$(perf report -T --stdio -i "$d/s.data" 2>/dev/null |
-			awk '/^#   PID/ { t = 1; next } t && NF == 3 && $1 != $2 { print $3 }')
+			awk '/^# *PID  *TID/ { t = 1; next } t && NF == 3 && $1 != $2 { print $3 }')
 		check "-s: threads' counts in READ records ($(echo $rows))" [ -n "$rows" ]
 		is "-s: each thread's count is its 100 calls" "$(sort -u <<<"$rows")" 100
 	fi
