@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
  * tally trace, live: raw_syscalls:sys_enter/sys_exit sampled on every hit
- * (an ftrace filter keeps only the -e syscalls), the rings drained into a
- * queue put in time order (a thread moves between CPUs, so between
- * rings), then each record through the library's pairing state machine
- * and out as perf trace 6.1 prints it. Comms come from COMM records.
+ * (an ftrace filter keeps only the -e syscalls), the rings drained by the
+ * library's session, which puts their records in time order (a thread
+ * moves between CPUs, so between rings), then each record through the
+ * library's pairing state machine and out as perf trace 6.1 prints it.
+ * Comms come from COMM records.
  */
 #include <errno.h>
 #include <limits.h>
@@ -26,24 +27,9 @@
 
 static const char progname[] = "tally trace";
 
-/* A record copied out of its ring, waiting for its turn. */
-struct qev {
-	uint64_t time;
-	/*
-	 * the arrival order above QEV_LEV_BITS, its event's index in live.lev
-	 * below (QEV_NO_LEV: not ours): found once, the queue sorts 24 bytes
-	 */
-	uint64_t seq;
-	struct perf_event_header *h;
-};
-
-#define QEV_LEV_BITS	16
-#define QEV_NO_LEV	((1u << QEV_LEV_BITS) - 1)
-
 /* An event of the list: how its records are read and what they are. */
 struct lev {
 	struct tally_evsel *e;
-	struct tally_record_layout lay;
 	enum trace_kind kind;
 };
 
@@ -51,124 +37,48 @@ struct live {
 	struct trace_out o;
 	struct cli_targets ts;
 	struct tally_evlist *l;
-	struct lev *lev;		/* per event; the first carries the side-band */
+	struct tally_session *ss;	/* the rings' records in time order */
+	struct lev *lev;		/* per event, in the session's attr order */
 	int nlev;
-	struct qev *q;
-	size_t nq, capq;
-	uint64_t seq;
 	int err;
 };
 
 /* -------------------------------------------------------------------- */
-/* the queue */
+/* the records, in time order */
 
-/*
- * The event of a record: a sample's by its id (the events' sample types
- * differ, IDENTIFIER is where any layout puts it), the side-band's the
- * first (the trailers are alike). NULL: not one of ours.
- */
-static unsigned lev_of(const struct live *lv, const struct perf_event_header *h)
-{
-	struct tally_evsel *e;
-	uint64_t id;
-
-	if (lv->nlev == 1 || h->type != PERF_RECORD_SAMPLE)
-		return 0;
-	/* several events: IDENTIFIER, the sample's first u64 */
-	if (h->size < sizeof(*h) + sizeof(id))
-		return QEV_NO_LEV;
-	memcpy(&id, h + 1, sizeof(id));
-	e = tally_evlist__find_id(lv->l, id);
-	for (int i = 0; e && i < lv->nlev; i++)
-		if (lv->lev[i].e == e)
-			return (unsigned)i;
-	return QEV_NO_LEV;
-}
-
-static int on_record(void *ctx, const struct perf_event_header *h, int ring)
+static int on_sample(struct tally_session *ss, const struct tally_session_sample *smp, void *ctx)
 {
 	struct live *lv = ctx;
-	struct qev *e;
-	unsigned ev;
+	const struct lev *ev = smp->attr < lv->nlev ? &lv->lev[smp->attr] : NULL;
+	struct tally_record r = {
+		.type = PERF_RECORD_SAMPLE, .misc = smp->header->misc, .size = smp->header->size,
+		.u.sample = *smp->sample,
+	};
 
-	(void)ring;
-	if (h->type != PERF_RECORD_SAMPLE && h->type != PERF_RECORD_COMM &&
-	    h->type != PERF_RECORD_LOST && h->type != PERF_RECORD_EXIT &&
-	    h->type != PERF_RECORD_FORK && h->type != PERF_RECORD_MMAP2)
+	(void)ss;
+	if (!ev)
 		return 0;
-	if (lv->nq == lv->capq) {
-		size_t cap = lv->capq ? lv->capq * 2 : 4096;
-		struct qev *n = realloc(lv->q, cap * sizeof(*n));
-
-		if (!n)
-			return lv->err = -ENOMEM;
-		lv->q = n;
-		lv->capq = cap;
-	}
-	e = &lv->q[lv->nq];
-	e->h = malloc(h->size);
-	if (!e->h)
-		return lv->err = -ENOMEM;
-	memcpy(e->h, h, h->size);
-	e->time = 0;
-	ev = lev_of(lv, h);
-	if (ev != QEV_NO_LEV)
-		tally_record__time(h, h->size, &lv->lev[ev].lay, &e->time);
-	e->seq = lv->seq++ << QEV_LEV_BITS | ev;
-	lv->nq++;
+	if (ev->kind == TRACE_EVENT)
+		trace_out__event(&lv->o, &r, tally_evsel__name(ev->e));
+	else if (ev->kind == TRACE_FAULT_MAJ || ev->kind == TRACE_FAULT_MIN)
+		trace_out__fault(&lv->o, &r, ev->kind == TRACE_FAULT_MAJ);
+	else
+		trace_out__record(&lv->o, &r, ev->kind);
 	return 0;
 }
 
-static int qev_cmp(const void *a, const void *b)
+/* The side-band: names, children, exits, maps, and losses where they happened (as perf). */
+static int on_other(struct tally_session *ss, const struct perf_event_header *h,
+		    const struct tally_record *r, void *ctx)
 {
-	const struct qev *x = a, *y = b;
+	struct live *lv = ctx;
 
-	if (x->time != y->time)
-		return x->time < y->time ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-
-/* Handle the queued records up to time `upto`, in time order. */
-static void flush_queue(struct live *lv, uint64_t upto)
-{
-	size_t i;
-
-	if (!lv->nq)
-		return;		/* nothing queued (q may not be allocated yet) */
-	qsort(lv->q, lv->nq, sizeof(*lv->q), qev_cmp);
-	/*
-	 * A LOST record is written once there is room again, after the
-	 * records it stands for: count it before this batch, so the calls
-	 * it cut are marked.
-	 */
-	for (i = 0; i < lv->nq; i++)
-		if (lv->q[i].h->type == PERF_RECORD_LOST) {
-			struct tally_record r;
-
-			if (!tally_record__parse(lv->q[i].h, lv->q[i].h->size, &lv->lev[0].lay, &r))
-				trace_out__record(&lv->o, &r, TRACE_OTHER);
-			lv->q[i].h->type = 0;	/* done */
-		}
-	for (i = 0; i < lv->nq && lv->q[i].time <= upto; i++) {
-		struct tally_record r;
-		const struct perf_event_header *h = lv->q[i].h;
-		unsigned idx = (unsigned)(lv->q[i].seq & QEV_NO_LEV);
-		const struct lev *ev = idx == QEV_NO_LEV ? NULL : &lv->lev[idx];
-
-		if (ev && !tally_record__parse(h, h->size, &ev->lay, &r)) {
-			if (r.type != PERF_RECORD_SAMPLE)
-				trace_out__record(&lv->o, &r, TRACE_OTHER);
-			else if (ev->kind == TRACE_EVENT)
-				trace_out__event(&lv->o, &r, tally_evsel__name(ev->e));
-			else if (ev->kind == TRACE_FAULT_MAJ || ev->kind == TRACE_FAULT_MIN)
-				trace_out__fault(&lv->o, &r, ev->kind == TRACE_FAULT_MAJ);
-			else
-				trace_out__record(&lv->o, &r, ev->kind);
-		}
-		free(lv->q[i].h);
-	}
-	memmove(lv->q, lv->q + i, (lv->nq - i) * sizeof(*lv->q));
-	lv->nq -= i;
+	(void)ss;
+	if (h->type == PERF_RECORD_COMM || h->type == PERF_RECORD_LOST ||
+	    h->type == PERF_RECORD_EXIT || h->type == PERF_RECORD_FORK ||
+	    h->type == PERF_RECORD_MMAP2)
+		trace_out__record(&lv->o, r, TRACE_OTHER);
+	return 0;
 }
 
 static uint64_t mono_ns(void)
@@ -187,16 +97,20 @@ static int drain(struct live *lv, bool all)
 	 * write: keep a millisecond's margin for the next pass.
 	 */
 	uint64_t now = mono_ns() - 1000000;
-	int n;
+	int err;
 
+	if (lv->err)
+		return lv->err;
 	/* the strings first: a call's string is in its ring before the call is in ours */
 	if (lv->o.strs)
 		tally_sc_strings__read(lv->o.strs);
-	n = tally_evlist__drain(lv->l, on_record, NULL, lv);
-
-	if (n < 0 && !lv->err)
-		lv->err = n;
-	flush_queue(lv, all ? UINT64_MAX : now);
+	/* the end: every ring's last records, then all that is queued */
+	if (all)
+		err = tally_session__run(lv->ss);
+	else if (!(err = tally_session__poll(lv->ss, 0)))
+		err = tally_session__flush(lv->ss, now);
+	if (err < 0)
+		lv->err = err;
 	return lv->err;
 }
 
@@ -286,19 +200,13 @@ static int add_other(void *priv, const char *item)
 	return 0;
 }
 
-/* Every event of l from `from` on (NULL: all) read as kind. 0, -ENOMEM or -E2BIG (said). */
+/* Every event of l from `from` on (NULL: all) read as kind. 0, -ENOMEM. */
 static int note_events(struct live *lv, struct tally_evsel *from, enum trace_kind kind)
 {
 	struct tally_evsel *e = from;
 
 	for (; e; e = tally_evlist__next(lv->l, e)) {
-		struct lev *n;
-
-		if (lv->nlev + 1 >= (int)QEV_NO_LEV) {
-			fprintf(stderr, "%s: more than %u events\n", progname, QEV_NO_LEV - 1);
-			return -E2BIG;
-		}
-		n = realloc(lv->lev, (size_t)(lv->nlev + 1) * sizeof(*n));
+		struct lev *n = realloc(lv->lev, (size_t)(lv->nlev + 1) * sizeof(*n));
 
 		if (!n)
 			return -ENOMEM;
@@ -409,13 +317,32 @@ static int open_events(struct live *lv, const struct trace_config *cfg, const bo
 		if (lv->lev[i].kind == TRACE_EVENT)
 			tally_evsel__attr(lv->lev[i].e)->sample_type |= PERF_SAMPLE_PERIOD;
 		tally_evsel__attr(lv->lev[i].e)->sample_id_all = 1;
-		tally_record_layout__from_attr(&lv->lev[i].lay, tally_evsel__attr(lv->lev[i].e));
 	}
 	if ((err = trace_out__formats(&lv->o, lv->l)))
 		return -1;
 	err = tally_evlist__open(lv->l, lv->ts.cpus, lv->ts.threads, &oo);
 	if (err) {
 		cli_print_open_error("trace", lv->l, err, &cfg->target);
+		return -1;
+	}
+	return 0;
+}
+
+/* The session over the rings: their records to on_sample and on_other, in time order. */
+static int open_session(struct live *lv)
+{
+	/* no addresses resolved: no unwinding, names or kallsyms read ahead */
+	TALLY_OPTS(tally_session_opts, so, .sample = on_sample, .record = on_other, .ctx = lv,
+		   .no_unwind = true, .no_inline = true, .no_comm = true, .no_preload = true);
+
+	lv->ss = tally_session__open_evlist(lv->l, &so);
+	if (!lv->ss) {
+		fprintf(stderr, "%s: %s\n", progname, strerror(errno));
+		return -1;
+	}
+	/* the session's attrs are the list's events, in order, as lev */
+	if (tally_session__nr_events(lv->ss) != lv->nlev) {
+		fprintf(stderr, "%s: %s\n", progname, strerror(EINVAL));
 		return -1;
 	}
 	return 0;
@@ -656,6 +583,8 @@ int trace_run(const struct trace_config *cfg)
 			mo.pages, strerror(-err));
 		goto out;
 	}
+	if (open_session(&lv))
+		goto out;
 	cli_targets__watch(&lv.ts, &cfg->target);
 	if (!(lv.ts.wl && lv.ts.wl_is_target))
 		tally_evlist__enable(lv.l);
@@ -697,9 +626,7 @@ int trace_run(const struct trace_config *cfg)
 		cli_reraise_interrupt();
 	}
 out:
-	for (size_t i = 0; i < lv.nq; i++)
-		free(lv.q[i].h);
-	free(lv.q);
+	tally_session__close(lv.ss);
 	free(lv.lev);
 	free(ot.list);
 	tally_evlist__free(lv.l);

@@ -542,7 +542,7 @@ static struct tally_session *session_new(struct tally_data_reader *rd, struct ta
 		}
 	}
 	/* kernel samples to come: kallsyms is read on the other core meanwhile */
-	for (int i = 0; i < s->nr_attrs; i++)
+	for (int i = 0; i < s->nr_attrs && !s->o.no_preload; i++)
 		if (!s->attrs[i]->exclude_kernel) {
 			tally_symbols__preload_kernel(s->syms);
 			break;
@@ -642,6 +642,20 @@ int tally_session__feed(struct tally_session *s, const void *buf, size_t len)
 	}
 	/* the passes end a round, as in tally_session__poll */
 	err = flush_round(s);
+	if (s->stop)
+		return s->stop;
+	return err < 0 ? tally__err(-err) : 0;
+}
+
+int tally_session__flush(struct tally_session *s, uint64_t time)
+{
+	int err;
+
+	if (!s || !s->live)
+		return tally__err(EINVAL);
+	if (s->ran)
+		return tally__err(EALREADY);
+	err = flush(s, time);
 	if (s->stop)
 		return s->stop;
 	return err < 0 ? tally__err(-err) : 0;

@@ -245,6 +245,18 @@ is "--no-strings: nothing said" "$(wc -c <"$tmp/err")" "0"
 $TALLY record -q -e syscalls:sys_enter_getpid,syscalls:sys_exit_getpid -o "$tmp/g.data" -- "$W" getpid 77
 $TALLY trace -i "$tmp/g.data" -o "$tmp/gi"
 is "-i: 77 getpid lines" "$(grep -c ' getpid() *= [0-9]' "$tmp/gi")" "77"
+$TALLY trace -i - <"$tmp/g.data" -o "$tmp/gp"
+check "-i -: a pipe reads as the file" cmp -s "$tmp/gi" "$tmp/gp"
+# the session trace reads through resolves no address: kallsyms is not read ahead
+if command -v strace >/dev/null 2>&1; then
+	strace -f -qq -e trace=openat -o "$tmp/st" $TALLY trace -i "$tmp/g.data" -o /dev/null
+	is "-i: /proc/kallsyms not read" "$(grep -c kallsyms "$tmp/st")" "0"
+	strace -f -qq -e trace=openat -o "$tmp/st" $TALLY trace -e getpid -o /dev/null -- "$W" getpid 3
+	is "live: /proc/kallsyms not read" "$(grep -c kallsyms "$tmp/st")" "0"
+else
+	skip "no strace: kallsyms not read"
+	skip "no strace: kallsyms not read, live"
+fi
 $TALLY trace -i /etc/passwd 2>"$tmp/err"; rc=$?
 is "-i on a file that is not perf.data: exit 255, as perf" "$rc" "255"
 grep -q "incompatible file format: /etc/passwd: not a perf.data file" "$tmp/err" && ok "-i: says why" || fail "-i: says why ($(cat "$tmp/err"))"
