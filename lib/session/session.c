@@ -310,7 +310,21 @@ struct session_pipeline {
 	size_t bytes;				/* of the records in flight */
 	bool finished;
 	int err;
+	/* the reader's: rounds released, gathered until a batch is worth its hand-off */
+	struct ordered_event *pend;
+	size_t npend, cap_pend, pend_bytes;
+	bool stream;			/* a pipe: each round at once, whatever its size */
 };
+
+/*
+ * A hand-off costs the main thread a wake-up and the pages a madvise:
+ * perf record -a writes a round at each wake-up, 6 records each in a
+ * syscall trace (10k rounds in 7 MB), so rounds go over together up to
+ * this many records or bytes (a round larger goes alone, as it came).
+ * Not a pipe's: its reader may be following a recording as it is made.
+ */
+#define PIPE_BATCH_RECORDS 1024
+#define PIPE_BATCH_BYTES (64u << 10)
 
 /*
  * Records applied: the pages of those in the file's mapping can leave the
@@ -374,6 +388,48 @@ static int hand_off(struct tally_session *s, const struct ordered_event *e, size
 	return 0;
 }
 
+/* The gathered rounds to the main thread. */
+static int hand_off_pending(struct tally_session *s)
+{
+	struct session_pipeline *pl = s->pl;
+	int err;
+
+	if (!pl->npend)
+		return 0;
+	err = hand_off(s, pl->pend, pl->npend);
+	if (!err)
+		pl->npend = pl->pend_bytes = 0;
+	return err;
+}
+
+static int gather(struct tally_session *s, const struct ordered_event *e, size_t n)
+{
+	struct session_pipeline *pl = s->pl;
+
+	if (pl->npend + n > pl->cap_pend) {
+		size_t cap = (pl->npend + n) * 2;
+		struct ordered_event *p = realloc(pl->pend, cap * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		pl->pend = p;
+		pl->cap_pend = cap;
+	}
+	memcpy(pl->pend + pl->npend, e, n * sizeof(*e));
+	pl->npend += n;
+	for (size_t i = 0; i < n; i++)
+		pl->pend_bytes += e[i].h->size;
+	if (!pl->stream && pl->npend < PIPE_BATCH_RECORDS && pl->pend_bytes < PIPE_BATCH_BYTES)
+		return 0;
+	if (!hand_off_pending(s))
+		return 0;
+	/* refused: this round stays the queue's (the flush keeps it), the rounds before ours */
+	pl->npend -= n;
+	for (size_t i = 0; i < n; i++)
+		pl->pend_bytes -= e[i].h->size;
+	return -ENOMEM;
+}
+
 /*
  * Records released by the time order: to the main thread with two, else
  * applied here, their chunks given back and their pages let go.
@@ -383,7 +439,7 @@ static int apply(void *ctx, struct ordered_event *e, size_t n)
 	struct tally_session *s = ctx;
 
 	if (s->pl)
-		return hand_off(s, e, n);
+		return gather(s, e, n);
 	for (size_t i = 0; i < n; i++)
 		process(s, e[i].h, e[i].attr);
 	tally__ordered_release(&s->oe, e, n);
@@ -673,7 +729,11 @@ static void *reader_main(void *arg)
 {
 	struct tally_session *s = arg;
 	int err = read_all(s);
+	/* what was released before an error too */
+	int perr = hand_off_pending(s);
 
+	if (!err)
+		err = perr;
 	pthread_mutex_lock(&s->pl->mu);
 	s->pl->err = err;
 	__atomic_store_n(&s->pl->finished, true, __ATOMIC_RELEASE);
@@ -739,6 +799,9 @@ static int run_pipelined(struct tally_session *s)
 	pthread_join(t, NULL);
 	reclaim(s, pl->done);
 	pl->done = NULL;
+	/* rounds a failed hand-off left behind */
+	tally__ordered_release(&s->oe, pl->pend, pl->npend);
+	free(pl->pend);
 	err = pl->err;
 	return err;
 }
@@ -770,6 +833,7 @@ int tally_session__run(struct tally_session *s)
 		return err < 0 ? tally__err(-err) : 0;
 	}
 	if (tally__two_threads()) {
+		pl.stream = tally_data_reader__is_pipe(s->rd);
 		s->pl = &pl;
 		err = run_pipelined(s);
 		s->pl = NULL;
