@@ -19,6 +19,7 @@ static const char *const trace_usage[] = {
 	"tally trace [<options>] [<command>]",
 	"tally trace [<options>] -- <command> [<options>]",
 	"tally trace -i FILE [<options>]",
+	"tally trace [--pf=all|maj|min] record [<record options>] [--] <command>",
 	NULL,
 };
 
@@ -115,6 +116,51 @@ static char *user_pids(struct cli_parse *p, const char *user)
 	return list;
 }
 
+/*
+ * perf trace record: perf record -m 1024 -c 1 of raw_syscalls'
+ * sys_enter/sys_exit, filtered off our own pid (as perf's, for -a), the
+ * fault events --pf asked for, then record's options and the command
+ * (argv[1..]: -e adds events, as perf). tally trace -i and perf trace -i
+ * read the file alike: path arguments as pointers (perf 6.1's file has no
+ * place for their strings).
+ */
+static int trace_record(const struct trace_config *cfg, int argc, char **argv)
+{
+	char **rargv = calloc((size_t)argc + 16, sizeof(*rargv));
+	char filter[64];
+	int n = 0, ret;
+
+	if (!rargv)
+		return 1;
+	snprintf(filter, sizeof(filter), "common_pid != %d", (int)getpid());
+	rargv[n++] = "record";
+	rargv[n++] = "-m";
+	rargv[n++] = "1024";
+	rargv[n++] = "-c";
+	rargv[n++] = "1";
+	rargv[n++] = "-e";
+	rargv[n++] = "raw_syscalls:sys_enter";
+	rargv[n++] = "--filter";
+	rargv[n++] = filter;
+	rargv[n++] = "-e";
+	rargv[n++] = "raw_syscalls:sys_exit";
+	rargv[n++] = "--filter";
+	rargv[n++] = filter;
+	if (cfg->pf & TRACE_PF_MAJ) {
+		rargv[n++] = "-e";
+		rargv[n++] = "major-faults";
+	}
+	if (cfg->pf & TRACE_PF_MIN) {
+		rargv[n++] = "-e";
+		rargv[n++] = "minor-faults";
+	}
+	for (int i = 1; i < argc; i++)
+		rargv[n++] = argv[i];
+	ret = cmd_record(n, rargv);
+	free(rargv);
+	return ret;
+}
+
 static void trace_options(struct trace_config *cfg, struct cli_option *out)
 {
 	struct cli_target *t = &cfg->target;
@@ -169,6 +215,16 @@ int cmd_trace(int argc, char **argv)
 	}
 	cfg.cmd_argv = argv;
 	cfg.cmd_argc = n;
+	/* as perf: "record" where the command would be is the subcommand, the rest record's */
+	if (n > 0 && !strcmp(argv[0], "record")) {
+		if (cfg.events || cfg.input || cfg.output || cfg.user || cfg.target.pids ||
+		    cfg.target.tids || cli_target_system_wide(&cfg.target)) {
+			cli_error(&p, "%s", "record: -e, -o, -i and the targets go after 'record' "
+				  "(tally record's options), only --pf before it");
+			return 129;
+		}
+		return trace_record(&cfg, n, argv);
+	}
 	if (cfg.user) {
 		if (n > 0 || cfg.target.pids || cfg.target.tids ||
 		    cli_target_system_wide(&cfg.target)) {
