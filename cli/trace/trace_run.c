@@ -31,6 +31,7 @@ static const char progname[] = "tally trace";
 struct lev {
 	struct tally_evsel *e;
 	enum trace_kind kind;
+	const char *filter;		/* --filter's, or NULL */
 };
 
 struct live {
@@ -173,10 +174,11 @@ static char *id_filter(const bool *sel, pid_t self)
 	return f;
 }
 
-/* The -e items that are no syscall: tracepoints and other events, as perf. */
+/* The items of one -e that are no syscall: tracepoints and other events, as perf. */
 struct others {
 	char *list;		/* "a,b", or NULL */
 	size_t len;
+	const char *filter;	/* the --filter after that -e, or NULL */
 };
 
 static int add_other(void *priv, const char *item)
@@ -216,8 +218,38 @@ static int note_events(struct live *lv, struct tally_evsel *from, enum trace_kin
 	return 0;
 }
 
+/*
+ * One -e's events, with the --filter after it on each (as perf's, on
+ * every event of the last -e, each a tracepoint). 0, or as cli_events_add.
+ */
+static int add_others(struct live *lv, const struct others *ot)
+{
+	struct tally_evsel *last = tally_evlist__last(lv->l), *e;
+	int err = cli_events_add(lv->l, ot->list, NULL, "trace");
+
+	if (err)
+		return err;
+	e = last ? tally_evlist__next(lv->l, last) : tally_evlist__first(lv->l);
+	if ((err = note_events(lv, e, TRACE_EVENT)))
+		return err;
+	for (int i = lv->nlev - 1; ot->filter && i >= 0 && lv->lev[i].e != last; i--) {
+		if (tally_evsel__attr(lv->lev[i].e)->type != PERF_TYPE_TRACEPOINT) {
+			fprintf(stderr, "%s: --filter '%s' must follow a tracepoint event (%s is none)\n",
+				progname, ot->filter, tally_evsel__name(lv->lev[i].e));
+			return CLI_EVENTS_USAGE;
+		}
+		lv->lev[i].filter = ot->filter;
+		if ((err = tally_evsel__set_filter(lv->lev[i].e, ot->filter))) {
+			fprintf(stderr, "%s: --filter '%s': %s\n", progname, ot->filter,
+				strerror(-err));
+			return -1;
+		}
+	}
+	return 0;
+}
+
 static int open_events(struct live *lv, const struct trace_config *cfg, const bool *sel,
-		       const char *others)
+		       const struct others *ots, int nots)
 {
 	struct tally_evlist_open_opts oo = { .sz = sizeof(oo), .cgroup_fd = -1 };
 	struct tally_config_opts co = {
@@ -260,13 +292,9 @@ static int open_events(struct live *lv, const struct trace_config *cfg, const bo
 			lv->lev[1].kind = TRACE_EXIT;
 	}
 	free(filter);
-	last = tally_evlist__last(lv->l);
-	if (!err && others) {
-		err = cli_events_add(lv->l, others, NULL, "trace");
-		if (!err)
-			err = note_events(lv, last ? tally_evlist__next(lv->l, last) :
-					  tally_evlist__first(lv->l), TRACE_EVENT);
-	}
+	for (int k = 0; !err && k < nots; k++)
+		if (ots[k].list)
+			err = add_others(lv, &ots[k]);
 	/* --pf: the software fault events, sampling each with its address */
 	for (int k = 0; !err && k < 2; k++) {
 		if (!(cfg->pf & (k ? TRACE_PF_MIN : TRACE_PF_MAJ)))
@@ -282,12 +310,16 @@ static int open_events(struct live *lv, const struct trace_config *cfg, const bo
 		return err == CLI_EVENTS_USAGE ? 129 : -1;
 	/* system-wide, tally's own tracepoint hits would feed themselves, as perf's */
 	for (int i = 0; lv->ts.system_wide && i < lv->nlev; i++) {
-		char own[64];
+		char own[4200];
 
 		if (lv->lev[i].kind != TRACE_EVENT ||
 		    tally_evsel__attr(lv->lev[i].e)->type != PERF_TYPE_TRACEPOINT)
 			continue;
-		snprintf(own, sizeof(own), "common_pid != %d", (int)getpid());
+		if (lv->lev[i].filter)	/* the user's, and ours */
+			snprintf(own, sizeof(own), "(%s) && common_pid != %d", lv->lev[i].filter,
+				 (int)getpid());
+		else
+			snprintf(own, sizeof(own), "common_pid != %d", (int)getpid());
 		if ((err = tally_evsel__set_filter(lv->lev[i].e, own))) {
 			fprintf(stderr, "%s: %s: %s\n", progname, tally_evsel__name(lv->lev[i].e),
 				strerror(-err));
@@ -494,10 +526,12 @@ static int check_tracefs(void)
 
 /*
  * -e: the syscalls, or the closest name for one that is none; the other
- * events into *ot. 0, or 129 said.
+ * events of each -e into ot[] (with its --filter). 0, or 129 said.
  */
 static int select_syscalls(const struct trace_config *cfg, bool *sel, struct others *ot)
 {
+	bool scratch[TALLY_SYSCALL_MAX];
+	struct others all = { 0 };
 	char bad[128], hint[64];
 	int err;
 
@@ -506,8 +540,21 @@ static int select_syscalls(const struct trace_config *cfg, bool *sel, struct oth
 			sel[i] = tally_syscall__name(i) != NULL;
 		return 0;
 	}
-	err = tally_syscall__select(cfg->events, sel, add_other, ot, bad, sizeof(bad), hint,
+	/* the syscalls of all the -e together ('!' leaves out of every one), then each one's events */
+	err = tally_syscall__select(cfg->events, sel, add_other, &all, bad, sizeof(bad), hint,
 				    sizeof(hint));
+	free(all.list);
+	for (int k = 0; !err && k < cfg->ev.nr; k++) {
+		ot[k].filter = cfg->ev.v[k].filter;
+		err = tally_syscall__select(cfg->ev.v[k].spec, scratch, add_other, &ot[k], bad,
+					    sizeof(bad), hint, sizeof(hint));
+		if (!err && ot[k].filter && !ot[k].list) {
+			fprintf(stderr, "%s: --filter '%s' must follow a tracepoint event "
+				"(-e '%s' names syscalls)\n", progname, ot[k].filter,
+				cfg->ev.v[k].spec);
+			return 129;
+		}
+	}
 	if (!err)
 		return 0;
 	if (err == -ENOENT) {
@@ -521,11 +568,17 @@ static int select_syscalls(const struct trace_config *cfg, bool *sel, struct oth
 	return 129;
 }
 
+static void free_others(struct others *ot)
+{
+	for (int k = 0; k < CLI_MAX_EVENTS; k++)
+		free(ot[k].list);
+}
+
 int trace_run(const struct trace_config *cfg)
 {
 	struct live lv = { .ts = CLI_TARGETS_INIT("trace") };
 	struct tally_evlist_mmap_opts mo = { .sz = sizeof(mo), .pages = 256 };
-	struct others ot = { 0 };
+	struct others ot[CLI_MAX_EVENTS] = { { 0 } };
 	bool sel[TALLY_SYSCALL_MAX], traced[TALLY_SYSCALL_MAX], any_sc = false;
 	struct pollfd pfd;
 	struct cli_wait w;
@@ -534,13 +587,13 @@ int trace_run(const struct trace_config *cfg)
 
 	if (cfg->input)
 		return trace_file(cfg);
-	if ((ret = select_syscalls(cfg, sel, &ot))) {
-		free(ot.list);
+	if ((ret = select_syscalls(cfg, sel, ot))) {
+		free_others(ot);
 		return ret;
 	}
 	ret = 1;
 	if (trace_out__init(&lv.o, cfg)) {
-		free(ot.list);
+		free_others(ot);
 		return 1;
 	}
 	/*
@@ -563,7 +616,7 @@ int trace_run(const struct trace_config *cfg)
 		goto out;
 	/* the calls that change fd tables too, if not shown: the paths of the others' fds */
 	trace_out__select(&lv.o, sel, traced);
-	if ((err = open_events(&lv, cfg, traced, ot.list))) {
+	if ((err = open_events(&lv, cfg, traced, ot, cfg->ev.nr))) {
 		ret = err == 129 ? 129 : 1;
 		goto out;
 	}
@@ -628,7 +681,7 @@ int trace_run(const struct trace_config *cfg)
 out:
 	tally_session__close(lv.ss);
 	free(lv.lev);
-	free(ot.list);
+	free_others(ot);
 	tally_evlist__free(lv.l);
 	cli_targets__release(&lv.ts);
 	trace_out__release(&lv.o);
