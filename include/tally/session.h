@@ -265,9 +265,15 @@ struct tally_session_stats {
 	/* DSOs with addresses no symbol held, and why (tally_symbols__unresolved) */
 	const struct tally_unresolved *unresolved;
 	int nr_unresolved;
+	/*
+	 * Added in 0.5: records that came older than one already delivered
+	 * (a round of the file or a pass over the rings held them back),
+	 * delivered then, after the newer ones: perf's "out of order events"
+	 */
+	uint64_t unordered;
 	size_t :0;
 };
-#define tally_session_stats__last_field nr_unresolved
+#define tally_session_stats__last_field unordered
 
 /* 0, or -EINVAL (a bad sz). */
 TALLY_API int tally_session__stats(const struct tally_session *s, struct tally_session_stats *st);

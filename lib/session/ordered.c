@@ -100,7 +100,8 @@ int tally__ordered_queue(struct tally_ordered *o, uint64_t t, int attr,
 	}
 	if (t > o->max_time)
 		o->max_time = t;
-	if (t < o->last_flush)
+	/* a record with no time (0: LOST_SAMPLES at the end) has no place to be late for */
+	if (t && t < o->last_flush)
 		o->late++;	/* delivered at the next flush, after newer ones */
 	if (o->nq && t < o->q[o->nq - 1].time)
 		o->unsorted = true;
@@ -214,10 +215,11 @@ int tally__ordered_flush(struct tally_ordered *o, uint64_t limit, tally_ordered_
 	if (o->unsorted)
 		tally__ordered_sort(o);
 	o->unsorted = false;
-	if (limit > o->last_flush)
-		o->last_flush = limit;
 	while (n < o->nq && o->q[n].time <= limit)
 		n++;
+	/* late is what comes older than something delivered, as perf's last_flush */
+	if (n && o->q[n - 1].time > o->last_flush)
+		o->last_flush = o->q[n - 1].time;
 	if (n)
 		err = fn(ctx, o->q, n);
 	if (err)

@@ -6,10 +6,10 @@
  * stably (equal times keep arrival order). Internal to the session's
  * layer; the unit tests use it as is.
  *
- * Late records: one queued with a time below a flush's limit comes
- * after records newer than it were delivered. As perf, it is still
+ * Late records: one queued with a time below the last record a flush
+ * delivered comes after records newer than it. As perf, it is still
  * delivered, at the next flush (in order among what is queued then),
- * and counted (tally__ordered_late).
+ * and counted (tally__ordered_late: perf's "out of order events").
  */
 #ifndef TALLY_SESSION_ORDERED_H
 #define TALLY_SESSION_ORDERED_H
@@ -35,7 +35,7 @@ struct tally_ordered {
 	struct ordered_chunk *chunk;	/* where copies of records go */
 	struct ordered_chunk *spare;	/* an emptied one, kept for reuse */
 	uint64_t next_flush, max_time;	/* a round's limit: the previous round's newest */
-	uint64_t last_flush;		/* the last flush's limit */
+	uint64_t last_flush;		/* the newest record delivered */
 	uint64_t late;			/* records queued below last_flush */
 	bool unsorted;			/* a record came older than the one before */
 };
@@ -69,7 +69,7 @@ bool tally__ordered_span(const struct ordered_event *e, size_t n, const unsigned
 			 const unsigned char **hi);
 /* Sort the queue by time, stably (ties keep arrival order). */
 void tally__ordered_sort(struct tally_ordered *o);
-/* Records queued after a flush had released newer ones. */
+/* Records queued after a flush had delivered newer ones. */
 static inline uint64_t tally__ordered_late(const struct tally_ordered *o)
 {
 	return o->late;
