@@ -100,8 +100,8 @@ static int drain(struct live *lv, bool all)
 	uint64_t now = mono_ns() - 1000000;
 	int err;
 
-	if (lv->err)
-		return lv->err;
+	if (lv->err && !all)
+		return lv->err;		/* at the end, what was queued is still shown */
 	/* the strings first: a call's string is in its ring before the call is in ours */
 	if (lv->o.strs)
 		tally_sc_strings__read(lv->o.strs);
@@ -110,7 +110,7 @@ static int drain(struct live *lv, bool all)
 		err = tally_session__run(lv->ss);
 	else if (!(err = tally_session__poll(lv->ss, 0)))
 		err = tally_session__flush(lv->ss, now);
-	if (err < 0)
+	if (err < 0 && !lv->err)
 		lv->err = err;
 	return lv->err;
 }
