@@ -92,6 +92,10 @@ int cli_session_run(struct tally_session *s, const char *cmd, const char *path)
 	if (st.bad)
 		fprintf(stderr, "tally %s: %llu records could not be decoded\n", cmd,
 			(unsigned long long)st.bad);
+	/* perf's warning, in our words: those came after newer ones */
+	if (st.unordered)
+		fprintf(stderr, "tally %s: %llu out of order events recorded (shown after newer "
+			"ones)\n", cmd, (unsigned long long)st.unordered);
 	return de || err < 0 ? 1 : 0;
 }
 

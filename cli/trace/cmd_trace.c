@@ -4,6 +4,7 @@
  * perf trace prints them, or (-s) perf's summary table per thread.
  */
 #include <ctype.h>
+#include <errno.h>
 #include <dirent.h>
 #include <pwd.h>
 #include <stdio.h>
@@ -19,10 +20,11 @@ static const char *const trace_usage[] = {
 	"tally trace [<options>] [<command>]",
 	"tally trace [<options>] -- <command> [<options>]",
 	"tally trace -i FILE [<options>]",
+	"tally trace [--pf=all|maj|min] record [<record options>] [--] <command>",
 	NULL,
 };
 
-#define TRACE_NR_OPTS 32
+#define TRACE_NR_OPTS 33
 
 static int opt_duration(struct cli_parse *p, const struct cli_option *opt, const char *arg)
 {
@@ -115,13 +117,78 @@ static char *user_pids(struct cli_parse *p, const char *user)
 	return list;
 }
 
+/*
+ * perf trace record: perf record -m 1024 -c 1 of raw_syscalls'
+ * sys_enter/sys_exit, filtered off our own pid (as perf's, for -a), the
+ * fault events --pf asked for, then record's options and the command
+ * (argv[1..]: -e adds events, as perf). tally trace -i and perf trace -i
+ * read the file alike: path arguments as pointers (perf 6.1's file has no
+ * place for their strings).
+ */
+static int trace_record(const struct trace_config *cfg, int argc, char **argv)
+{
+	char **rargv = calloc((size_t)argc + 16, sizeof(*rargv));
+	char filter[64];
+	int n = 0, ret;
+
+	if (!rargv)
+		return 1;
+	snprintf(filter, sizeof(filter), "common_pid != %d", (int)getpid());
+	rargv[n++] = "record";
+	rargv[n++] = "-m";
+	rargv[n++] = "1024";
+	rargv[n++] = "-c";
+	rargv[n++] = "1";
+	rargv[n++] = "-e";
+	rargv[n++] = "raw_syscalls:sys_enter";
+	rargv[n++] = "--filter";
+	rargv[n++] = filter;
+	rargv[n++] = "-e";
+	rargv[n++] = "raw_syscalls:sys_exit";
+	rargv[n++] = "--filter";
+	rargv[n++] = filter;
+	if (cfg->pf & TRACE_PF_MAJ) {
+		rargv[n++] = "-e";
+		rargv[n++] = "major-faults";
+	}
+	if (cfg->pf & TRACE_PF_MIN) {
+		rargv[n++] = "-e";
+		rargv[n++] = "minor-faults";
+	}
+	for (int i = 1; i < argc; i++)
+		rargv[n++] = argv[i];
+	ret = cmd_record(n, rargv);
+	free(rargv);
+	return ret;
+}
+
+/* Every -e, as one list (perf trace takes -e again and again). NULL: no memory. */
+static char *join_events(const struct cli_events *ev)
+{
+	size_t len = 1;
+	char *s;
+
+	for (int i = 0; i < ev->nr; i++)
+		len += strlen(ev->v[i].spec) + 1;
+	if (!(s = malloc(len)))
+		return NULL;
+	s[0] = '\0';
+	for (int i = 0; i < ev->nr; i++) {
+		if (i)
+			strcat(s, ",");
+		strcat(s, ev->v[i].spec);
+	}
+	return s;
+}
+
 static void trace_options(struct trace_config *cfg, struct cli_option *out)
 {
 	struct cli_target *t = &cfg->target;
 	const struct cli_option opts[] = {
 		CLI_GROUP("What"),
-		CLI_STRING('e', "event", &cfg->events, "LIST", "syscalls to trace: names, globs, '!name' leaves out ('open*,!close');\ntracepoints and other events (sched:*) add their lines"),
-		CLI_STRING(0, "expr", &cfg->events, "LIST", "the same as -e"),
+		CLI_CALLBACK('e', "event", &cfg->ev, "LIST", "syscalls to trace: names, globs, '!name' leaves out ('open*,!close');\ntracepoints and other events (sched:*) add their lines", cli_opt_event),
+		CLI_CALLBACK(0, "expr", &cfg->ev, "LIST", "the same as -e", cli_opt_event),
+		CLI_CALLBACK(0, "filter", &cfg->ev, "EXPR", "ftrace filter for the tracepoints of the -e just before, as perf's", cli_opt_filter),
 		CLI_CALLBACK_F('F', "pf", cfg, "all|maj|min", "page faults too: a line each, counts in -s (maj without a value)",
 			       opt_pf, CLI_OPT_OPTARG, 0),
 		CLI_BOOL(0, "syscalls", &cfg->syscalls, "with --pf or -e events only: the syscalls too"),
@@ -169,6 +236,21 @@ int cmd_trace(int argc, char **argv)
 	}
 	cfg.cmd_argv = argv;
 	cfg.cmd_argc = n;
+	if (cfg.ev.nr && !(cfg.events = join_events(&cfg.ev))) {
+		fprintf(stderr, "tally trace: %s\n", strerror(ENOMEM));
+		return 1;
+	}
+	/* as perf: "record" where the command would be is the subcommand, the rest record's */
+	if (n > 0 && !strcmp(argv[0], "record")) {
+		if (cfg.events || cfg.input || cfg.output || cfg.user || cfg.target.pids ||
+		    cfg.target.tids || cli_target_system_wide(&cfg.target)) {
+			cli_error(&p, "%s", "record: -e, -o, -i and the targets go after 'record' "
+				  "(tally record's options), only --pf before it");
+			return 129;
+		}
+		free(cfg.events);
+		return trace_record(&cfg, n, argv);
+	}
 	if (cfg.user) {
 		if (n > 0 || cfg.target.pids || cfg.target.tids ||
 		    cli_target_system_wide(&cfg.target)) {
@@ -194,8 +276,10 @@ int cmd_trace(int argc, char **argv)
 	}
 	n = trace_run(&cfg);
 	free(cfg.user_pids);
+	free(cfg.events);
 	return n;
 usage:
 	free(cfg.user_pids);
+	free(cfg.events);
 	return 129;
 }

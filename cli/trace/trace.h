@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "event_opts.h"
 #include "target.h"
 
 #define TRACE_PF_MAJ	1
@@ -12,7 +13,8 @@
 
 struct trace_config {
 	struct cli_target target;
-	const char *events;		/* -e: syscalls, globs, '!' negations */
+	struct cli_events ev;		/* each -e with the --filter after it */
+	char *events;			/* the -e's joined: syscalls, globs, '!' negations */
 	const char *output;		/* -o FILE; default stderr, as perf */
 	const char *input;		/* -i perf.data */
 	const char *user;		/* -u USER */

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
  * tally trace, live: raw_syscalls:sys_enter/sys_exit sampled on every hit
- * (an ftrace filter keeps only the -e syscalls), the rings drained into a
- * queue put in time order (a thread moves between CPUs, so between
- * rings), then each record through the library's pairing state machine
- * and out as perf trace 6.1 prints it. Comms come from COMM records.
+ * (an ftrace filter keeps only the -e syscalls), the rings drained by the
+ * library's session, which puts their records in time order (a thread
+ * moves between CPUs, so between rings), then each record through the
+ * library's pairing state machine and out as perf trace 6.1 prints it.
+ * Comms come from COMM records.
  */
 #include <errno.h>
 #include <limits.h>
@@ -26,149 +27,59 @@
 
 static const char progname[] = "tally trace";
 
-/* A record copied out of its ring, waiting for its turn. */
-struct qev {
-	uint64_t time;
-	/*
-	 * the arrival order above QEV_LEV_BITS, its event's index in live.lev
-	 * below (QEV_NO_LEV: not ours): found once, the queue sorts 24 bytes
-	 */
-	uint64_t seq;
-	struct perf_event_header *h;
-};
-
-#define QEV_LEV_BITS	16
-#define QEV_NO_LEV	((1u << QEV_LEV_BITS) - 1)
-
 /* An event of the list: how its records are read and what they are. */
 struct lev {
 	struct tally_evsel *e;
-	struct tally_record_layout lay;
 	enum trace_kind kind;
+	const char *filter;		/* --filter's, or NULL */
 };
 
 struct live {
 	struct trace_out o;
 	struct cli_targets ts;
 	struct tally_evlist *l;
-	struct lev *lev;		/* per event; the first carries the side-band */
+	struct tally_session *ss;	/* the rings' records in time order */
+	struct lev *lev;		/* per event, in the session's attr order */
 	int nlev;
-	struct qev *q;
-	size_t nq, capq;
-	uint64_t seq;
 	int err;
 };
 
 /* -------------------------------------------------------------------- */
-/* the queue */
+/* the records, in time order */
 
-/*
- * The event of a record: a sample's by its id (the events' sample types
- * differ, IDENTIFIER is where any layout puts it), the side-band's the
- * first (the trailers are alike). NULL: not one of ours.
- */
-static unsigned lev_of(const struct live *lv, const struct perf_event_header *h)
-{
-	struct tally_evsel *e;
-	uint64_t id;
-
-	if (lv->nlev == 1 || h->type != PERF_RECORD_SAMPLE)
-		return 0;
-	/* several events: IDENTIFIER, the sample's first u64 */
-	if (h->size < sizeof(*h) + sizeof(id))
-		return QEV_NO_LEV;
-	memcpy(&id, h + 1, sizeof(id));
-	e = tally_evlist__find_id(lv->l, id);
-	for (int i = 0; e && i < lv->nlev; i++)
-		if (lv->lev[i].e == e)
-			return (unsigned)i;
-	return QEV_NO_LEV;
-}
-
-static int on_record(void *ctx, const struct perf_event_header *h, int ring)
+static int on_sample(struct tally_session *ss, const struct tally_session_sample *smp, void *ctx)
 {
 	struct live *lv = ctx;
-	struct qev *e;
-	unsigned ev;
+	const struct lev *ev = smp->attr < lv->nlev ? &lv->lev[smp->attr] : NULL;
+	struct tally_record r = {
+		.type = PERF_RECORD_SAMPLE, .misc = smp->header->misc, .size = smp->header->size,
+		.u.sample = *smp->sample,
+	};
 
-	(void)ring;
-	if (h->type != PERF_RECORD_SAMPLE && h->type != PERF_RECORD_COMM &&
-	    h->type != PERF_RECORD_LOST && h->type != PERF_RECORD_EXIT &&
-	    h->type != PERF_RECORD_FORK && h->type != PERF_RECORD_MMAP2)
+	(void)ss;
+	if (!ev)
 		return 0;
-	if (lv->nq == lv->capq) {
-		size_t cap = lv->capq ? lv->capq * 2 : 4096;
-		struct qev *n = realloc(lv->q, cap * sizeof(*n));
-
-		if (!n)
-			return lv->err = -ENOMEM;
-		lv->q = n;
-		lv->capq = cap;
-	}
-	e = &lv->q[lv->nq];
-	e->h = malloc(h->size);
-	if (!e->h)
-		return lv->err = -ENOMEM;
-	memcpy(e->h, h, h->size);
-	e->time = 0;
-	ev = lev_of(lv, h);
-	if (ev != QEV_NO_LEV)
-		tally_record__time(h, h->size, &lv->lev[ev].lay, &e->time);
-	e->seq = lv->seq++ << QEV_LEV_BITS | ev;
-	lv->nq++;
+	if (ev->kind == TRACE_EVENT)
+		trace_out__event(&lv->o, &r, tally_evsel__name(ev->e));
+	else if (ev->kind == TRACE_FAULT_MAJ || ev->kind == TRACE_FAULT_MIN)
+		trace_out__fault(&lv->o, &r, ev->kind == TRACE_FAULT_MAJ);
+	else
+		trace_out__record(&lv->o, &r, ev->kind);
 	return 0;
 }
 
-static int qev_cmp(const void *a, const void *b)
+/* The side-band: names, children, exits, maps, and losses where they happened (as perf). */
+static int on_other(struct tally_session *ss, const struct perf_event_header *h,
+		    const struct tally_record *r, void *ctx)
 {
-	const struct qev *x = a, *y = b;
+	struct live *lv = ctx;
 
-	if (x->time != y->time)
-		return x->time < y->time ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-
-/* Handle the queued records up to time `upto`, in time order. */
-static void flush_queue(struct live *lv, uint64_t upto)
-{
-	size_t i;
-
-	if (!lv->nq)
-		return;		/* nothing queued (q may not be allocated yet) */
-	qsort(lv->q, lv->nq, sizeof(*lv->q), qev_cmp);
-	/*
-	 * A LOST record is written once there is room again, after the
-	 * records it stands for: count it before this batch, so the calls
-	 * it cut are marked.
-	 */
-	for (i = 0; i < lv->nq; i++)
-		if (lv->q[i].h->type == PERF_RECORD_LOST) {
-			struct tally_record r;
-
-			if (!tally_record__parse(lv->q[i].h, lv->q[i].h->size, &lv->lev[0].lay, &r))
-				trace_out__record(&lv->o, &r, TRACE_OTHER);
-			lv->q[i].h->type = 0;	/* done */
-		}
-	for (i = 0; i < lv->nq && lv->q[i].time <= upto; i++) {
-		struct tally_record r;
-		const struct perf_event_header *h = lv->q[i].h;
-		unsigned idx = (unsigned)(lv->q[i].seq & QEV_NO_LEV);
-		const struct lev *ev = idx == QEV_NO_LEV ? NULL : &lv->lev[idx];
-
-		if (ev && !tally_record__parse(h, h->size, &ev->lay, &r)) {
-			if (r.type != PERF_RECORD_SAMPLE)
-				trace_out__record(&lv->o, &r, TRACE_OTHER);
-			else if (ev->kind == TRACE_EVENT)
-				trace_out__event(&lv->o, &r, tally_evsel__name(ev->e));
-			else if (ev->kind == TRACE_FAULT_MAJ || ev->kind == TRACE_FAULT_MIN)
-				trace_out__fault(&lv->o, &r, ev->kind == TRACE_FAULT_MAJ);
-			else
-				trace_out__record(&lv->o, &r, ev->kind);
-		}
-		free(lv->q[i].h);
-	}
-	memmove(lv->q, lv->q + i, (lv->nq - i) * sizeof(*lv->q));
-	lv->nq -= i;
+	(void)ss;
+	if (h->type == PERF_RECORD_COMM || h->type == PERF_RECORD_LOST ||
+	    h->type == PERF_RECORD_EXIT || h->type == PERF_RECORD_FORK ||
+	    h->type == PERF_RECORD_MMAP2)
+		trace_out__record(&lv->o, r, TRACE_OTHER);
+	return 0;
 }
 
 static uint64_t mono_ns(void)
@@ -187,16 +98,20 @@ static int drain(struct live *lv, bool all)
 	 * write: keep a millisecond's margin for the next pass.
 	 */
 	uint64_t now = mono_ns() - 1000000;
-	int n;
+	int err;
 
+	if (lv->err && !all)
+		return lv->err;		/* at the end, what was queued is still shown */
 	/* the strings first: a call's string is in its ring before the call is in ours */
 	if (lv->o.strs)
 		tally_sc_strings__read(lv->o.strs);
-	n = tally_evlist__drain(lv->l, on_record, NULL, lv);
-
-	if (n < 0 && !lv->err)
-		lv->err = n;
-	flush_queue(lv, all ? UINT64_MAX : now);
+	/* the end: every ring's last records, then all that is queued */
+	if (all)
+		err = tally_session__run(lv->ss);
+	else if (!(err = tally_session__poll(lv->ss, 0)))
+		err = tally_session__flush(lv->ss, now);
+	if (err < 0 && !lv->err)
+		lv->err = err;
 	return lv->err;
 }
 
@@ -259,10 +174,11 @@ static char *id_filter(const bool *sel, pid_t self)
 	return f;
 }
 
-/* The -e items that are no syscall: tracepoints and other events, as perf. */
+/* The items of one -e that are no syscall: tracepoints and other events, as perf. */
 struct others {
 	char *list;		/* "a,b", or NULL */
 	size_t len;
+	const char *filter;	/* the --filter after that -e, or NULL */
 };
 
 static int add_other(void *priv, const char *item)
@@ -286,19 +202,13 @@ static int add_other(void *priv, const char *item)
 	return 0;
 }
 
-/* Every event of l from `from` on (NULL: all) read as kind. 0, -ENOMEM or -E2BIG (said). */
+/* Every event of l from `from` on (NULL: all) read as kind. 0, -ENOMEM. */
 static int note_events(struct live *lv, struct tally_evsel *from, enum trace_kind kind)
 {
 	struct tally_evsel *e = from;
 
 	for (; e; e = tally_evlist__next(lv->l, e)) {
-		struct lev *n;
-
-		if (lv->nlev + 1 >= (int)QEV_NO_LEV) {
-			fprintf(stderr, "%s: more than %u events\n", progname, QEV_NO_LEV - 1);
-			return -E2BIG;
-		}
-		n = realloc(lv->lev, (size_t)(lv->nlev + 1) * sizeof(*n));
+		struct lev *n = realloc(lv->lev, (size_t)(lv->nlev + 1) * sizeof(*n));
 
 		if (!n)
 			return -ENOMEM;
@@ -308,8 +218,38 @@ static int note_events(struct live *lv, struct tally_evsel *from, enum trace_kin
 	return 0;
 }
 
+/*
+ * One -e's events, with the --filter after it on each (as perf's, on
+ * every event of the last -e, each a tracepoint). 0, or as cli_events_add.
+ */
+static int add_others(struct live *lv, const struct others *ot)
+{
+	struct tally_evsel *last = tally_evlist__last(lv->l), *e;
+	int err = cli_events_add(lv->l, ot->list, NULL, "trace");
+
+	if (err)
+		return err;
+	e = last ? tally_evlist__next(lv->l, last) : tally_evlist__first(lv->l);
+	if ((err = note_events(lv, e, TRACE_EVENT)))
+		return err;
+	for (int i = lv->nlev - 1; ot->filter && i >= 0 && lv->lev[i].e != last; i--) {
+		if (tally_evsel__attr(lv->lev[i].e)->type != PERF_TYPE_TRACEPOINT) {
+			fprintf(stderr, "%s: --filter '%s' must follow a tracepoint event (%s is none)\n",
+				progname, ot->filter, tally_evsel__name(lv->lev[i].e));
+			return CLI_EVENTS_USAGE;
+		}
+		lv->lev[i].filter = ot->filter;
+		if ((err = tally_evsel__set_filter(lv->lev[i].e, ot->filter))) {
+			fprintf(stderr, "%s: --filter '%s': %s\n", progname, ot->filter,
+				strerror(-err));
+			return -1;
+		}
+	}
+	return 0;
+}
+
 static int open_events(struct live *lv, const struct trace_config *cfg, const bool *sel,
-		       const char *others)
+		       const struct others *ots, int nots)
 {
 	struct tally_evlist_open_opts oo = { .sz = sizeof(oo), .cgroup_fd = -1 };
 	struct tally_config_opts co = {
@@ -352,13 +292,9 @@ static int open_events(struct live *lv, const struct trace_config *cfg, const bo
 			lv->lev[1].kind = TRACE_EXIT;
 	}
 	free(filter);
-	last = tally_evlist__last(lv->l);
-	if (!err && others) {
-		err = cli_events_add(lv->l, others, NULL, "trace");
-		if (!err)
-			err = note_events(lv, last ? tally_evlist__next(lv->l, last) :
-					  tally_evlist__first(lv->l), TRACE_EVENT);
-	}
+	for (int k = 0; !err && k < nots; k++)
+		if (ots[k].list)
+			err = add_others(lv, &ots[k]);
 	/* --pf: the software fault events, sampling each with its address */
 	for (int k = 0; !err && k < 2; k++) {
 		if (!(cfg->pf & (k ? TRACE_PF_MIN : TRACE_PF_MAJ)))
@@ -374,12 +310,16 @@ static int open_events(struct live *lv, const struct trace_config *cfg, const bo
 		return err == CLI_EVENTS_USAGE ? 129 : -1;
 	/* system-wide, tally's own tracepoint hits would feed themselves, as perf's */
 	for (int i = 0; lv->ts.system_wide && i < lv->nlev; i++) {
-		char own[64];
+		char own[4200];
 
 		if (lv->lev[i].kind != TRACE_EVENT ||
 		    tally_evsel__attr(lv->lev[i].e)->type != PERF_TYPE_TRACEPOINT)
 			continue;
-		snprintf(own, sizeof(own), "common_pid != %d", (int)getpid());
+		if (lv->lev[i].filter)	/* the user's, and ours */
+			snprintf(own, sizeof(own), "(%s) && common_pid != %d", lv->lev[i].filter,
+				 (int)getpid());
+		else
+			snprintf(own, sizeof(own), "common_pid != %d", (int)getpid());
 		if ((err = tally_evsel__set_filter(lv->lev[i].e, own))) {
 			fprintf(stderr, "%s: %s: %s\n", progname, tally_evsel__name(lv->lev[i].e),
 				strerror(-err));
@@ -409,13 +349,32 @@ static int open_events(struct live *lv, const struct trace_config *cfg, const bo
 		if (lv->lev[i].kind == TRACE_EVENT)
 			tally_evsel__attr(lv->lev[i].e)->sample_type |= PERF_SAMPLE_PERIOD;
 		tally_evsel__attr(lv->lev[i].e)->sample_id_all = 1;
-		tally_record_layout__from_attr(&lv->lev[i].lay, tally_evsel__attr(lv->lev[i].e));
 	}
 	if ((err = trace_out__formats(&lv->o, lv->l)))
 		return -1;
 	err = tally_evlist__open(lv->l, lv->ts.cpus, lv->ts.threads, &oo);
 	if (err) {
 		cli_print_open_error("trace", lv->l, err, &cfg->target);
+		return -1;
+	}
+	return 0;
+}
+
+/* The session over the rings: their records to on_sample and on_other, in time order. */
+static int open_session(struct live *lv)
+{
+	/* no addresses resolved: no unwinding, names or kallsyms read ahead */
+	TALLY_OPTS(tally_session_opts, so, .sample = on_sample, .record = on_other, .ctx = lv,
+		   .no_unwind = true, .no_inline = true, .no_comm = true, .no_preload = true);
+
+	lv->ss = tally_session__open_evlist(lv->l, &so);
+	if (!lv->ss) {
+		fprintf(stderr, "%s: %s\n", progname, strerror(errno));
+		return -1;
+	}
+	/* the session's attrs are the list's events, in order, as lev */
+	if (tally_session__nr_events(lv->ss) != lv->nlev) {
+		fprintf(stderr, "%s: %s\n", progname, strerror(EINVAL));
 		return -1;
 	}
 	return 0;
@@ -567,10 +526,12 @@ static int check_tracefs(void)
 
 /*
  * -e: the syscalls, or the closest name for one that is none; the other
- * events into *ot. 0, or 129 said.
+ * events of each -e into ot[] (with its --filter). 0, or 129 said.
  */
 static int select_syscalls(const struct trace_config *cfg, bool *sel, struct others *ot)
 {
+	bool scratch[TALLY_SYSCALL_MAX];
+	struct others all = { 0 };
 	char bad[128], hint[64];
 	int err;
 
@@ -579,8 +540,21 @@ static int select_syscalls(const struct trace_config *cfg, bool *sel, struct oth
 			sel[i] = tally_syscall__name(i) != NULL;
 		return 0;
 	}
-	err = tally_syscall__select(cfg->events, sel, add_other, ot, bad, sizeof(bad), hint,
+	/* the syscalls of all the -e together ('!' leaves out of every one), then each one's events */
+	err = tally_syscall__select(cfg->events, sel, add_other, &all, bad, sizeof(bad), hint,
 				    sizeof(hint));
+	free(all.list);
+	for (int k = 0; !err && k < cfg->ev.nr; k++) {
+		ot[k].filter = cfg->ev.v[k].filter;
+		err = tally_syscall__select(cfg->ev.v[k].spec, scratch, add_other, &ot[k], bad,
+					    sizeof(bad), hint, sizeof(hint));
+		if (!err && ot[k].filter && !ot[k].list) {
+			fprintf(stderr, "%s: --filter '%s' must follow a tracepoint event "
+				"(-e '%s' names syscalls)\n", progname, ot[k].filter,
+				cfg->ev.v[k].spec);
+			return 129;
+		}
+	}
 	if (!err)
 		return 0;
 	if (err == -ENOENT) {
@@ -594,11 +568,17 @@ static int select_syscalls(const struct trace_config *cfg, bool *sel, struct oth
 	return 129;
 }
 
+static void free_others(struct others *ot)
+{
+	for (int k = 0; k < CLI_MAX_EVENTS; k++)
+		free(ot[k].list);
+}
+
 int trace_run(const struct trace_config *cfg)
 {
 	struct live lv = { .ts = CLI_TARGETS_INIT("trace") };
 	struct tally_evlist_mmap_opts mo = { .sz = sizeof(mo), .pages = 256 };
-	struct others ot = { 0 };
+	struct others ot[CLI_MAX_EVENTS] = { { 0 } };
 	bool sel[TALLY_SYSCALL_MAX], traced[TALLY_SYSCALL_MAX], any_sc = false;
 	struct pollfd pfd;
 	struct cli_wait w;
@@ -607,13 +587,13 @@ int trace_run(const struct trace_config *cfg)
 
 	if (cfg->input)
 		return trace_file(cfg);
-	if ((ret = select_syscalls(cfg, sel, &ot))) {
-		free(ot.list);
+	if ((ret = select_syscalls(cfg, sel, ot))) {
+		free_others(ot);
 		return ret;
 	}
 	ret = 1;
 	if (trace_out__init(&lv.o, cfg)) {
-		free(ot.list);
+		free_others(ot);
 		return 1;
 	}
 	/*
@@ -636,7 +616,7 @@ int trace_run(const struct trace_config *cfg)
 		goto out;
 	/* the calls that change fd tables too, if not shown: the paths of the others' fds */
 	trace_out__select(&lv.o, sel, traced);
-	if ((err = open_events(&lv, cfg, traced, ot.list))) {
+	if ((err = open_events(&lv, cfg, traced, ot, cfg->ev.nr))) {
 		ret = err == 129 ? 129 : 1;
 		goto out;
 	}
@@ -656,6 +636,8 @@ int trace_run(const struct trace_config *cfg)
 			mo.pages, strerror(-err));
 		goto out;
 	}
+	if (open_session(&lv))
+		goto out;
 	cli_targets__watch(&lv.ts, &cfg->target);
 	if (!(lv.ts.wl && lv.ts.wl_is_target))
 		tally_evlist__enable(lv.l);
@@ -697,11 +679,9 @@ int trace_run(const struct trace_config *cfg)
 		cli_reraise_interrupt();
 	}
 out:
-	for (size_t i = 0; i < lv.nq; i++)
-		free(lv.q[i].h);
-	free(lv.q);
+	tally_session__close(lv.ss);
 	free(lv.lev);
-	free(ot.list);
+	free_others(ot);
 	tally_evlist__free(lv.l);
 	cli_targets__release(&lv.ts);
 	trace_out__release(&lv.o);

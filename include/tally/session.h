@@ -86,9 +86,15 @@ struct tally_session_opts {
 	bool no_inline;		/* frames carry no inline functions */
 	bool srcline;		/* frames carry perf's srcline ("file.c:12") */
 	bool no_comm;		/* thread.comm left NULL: a lookup less per sample */
+	/*
+	 * kallsyms is not read ahead on a second core when the events sample
+	 * the kernel: for a reader that resolves no address (tally trace);
+	 * it is read when first asked for. Added in 0.5.
+	 */
+	bool no_preload;
 	size_t :0;
 };
-#define tally_session_opts__last_field no_comm
+#define tally_session_opts__last_field no_preload
 
 /*
  * Open path ("-": stdin, perf's pipe format streamed). NULL + errno;
@@ -140,6 +146,17 @@ TALLY_API int tally_session__poll(struct tally_session *s, int timeout_ms);
  * before it are taken).
  */
 TALLY_API int tally_session__feed(struct tally_session *s, const void *buf, size_t len);
+/*
+ * Deliver what a live session holds up to time (on the events' clock:
+ * CLOCK_MONOTONIC with use_clockid) now, not after the next pass: for a
+ * reader that knows no older record can still come, as perf trace
+ * flushes by time (a clock read before the pass, less the moment between
+ * a record's stamp and its write). Later records older than time are
+ * still delivered, at the next flush, after the newer ones. Added in 0.5.
+ * 0, a callback's non-zero return, or -errno: -EINVAL (no live session),
+ * -EALREADY after tally_session__run.
+ */
+TALLY_API int tally_session__flush(struct tally_session *s, uint64_t time);
 /*
  * Deliver every record. 0; a callback's non-zero return; or -errno when
  * reading stopped (tally_data_reader__error says where: what came before
@@ -248,9 +265,15 @@ struct tally_session_stats {
 	/* DSOs with addresses no symbol held, and why (tally_symbols__unresolved) */
 	const struct tally_unresolved *unresolved;
 	int nr_unresolved;
+	/*
+	 * Added in 0.5: records that came older than one already delivered
+	 * (a round of the file or a pass over the rings held them back),
+	 * delivered then, after the newer ones: perf's "out of order events"
+	 */
+	uint64_t unordered;
 	size_t :0;
 };
-#define tally_session_stats__last_field nr_unresolved
+#define tally_session_stats__last_field unordered
 
 /* 0, or -EINVAL (a bad sz). */
 TALLY_API int tally_session__stats(const struct tally_session *s, struct tally_session_stats *st);

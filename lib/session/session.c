@@ -13,54 +13,6 @@
 #include "session_internal.h"
 #include "symbols_internal.h"
 
-/*
- * Copies of queued records, packed in chunks of 1 MiB instead of one
- * malloc each; a chunk goes when its last record is released.
- */
-#define CHUNK_SIZE (1u << 20)
-struct session_chunk {
-	size_t used, live;
-	_Alignas(8) unsigned char data[];
-};
-
-static struct perf_event_header *chunk_copy(struct tally_session *s, const struct perf_event_header *h,
-					    struct session_chunk **where)
-{
-	size_t need = (h->size + 7u) & ~7u;
-	struct session_chunk *c = s->chunk;
-	void *p;
-
-	if (!c || c->used + need > CHUNK_SIZE) {
-		if (c && !c->live) {
-			c->used = 0;	/* all released: fill it again */
-		} else {
-			/* a released chunk is used again: fresh pages cost a fault each */
-			c = s->spare ? s->spare : malloc(sizeof(*c) + CHUNK_SIZE);
-			s->spare = NULL;
-			if (!c)
-				return NULL;
-			c->used = c->live = 0;
-			s->chunk = c;
-		}
-	}
-	p = c->data + c->used;
-	c->used += need;
-	c->live++;
-	memcpy(p, h, h->size);
-	*where = c;
-	return p;
-}
-
-static void chunk_release(struct tally_session *s, struct session_chunk *c)
-{
-	if (!c || --c->live || c == s->chunk)	/* NULL: a record in the file's mapping */
-		return;
-	if (!s->spare)
-		s->spare = c;
-	else
-		free(c);
-}
-
 static int attr_of(struct tally_session *s, const struct perf_event_header *h)
 {
 	uint64_t id;
@@ -329,95 +281,6 @@ static void process(struct tally_session *s, const struct perf_event_header *h, 
 }
 
 /*
- * Stable LSD radix sort on time, over the bits the queue's times differ
- * in (a round spans milliseconds: two or three passes of 11 bits).
- */
-static void radix_sort(struct tally_session *s)
-{
-	uint64_t lo = UINT64_MAX, hi = 0;
-	struct session_queued *a = s->q, *b = s->tmp;
-
-	for (size_t i = 0; i < s->nq; i++) {
-		if (a[i].time < lo)
-			lo = a[i].time;
-		if (a[i].time > hi)
-			hi = a[i].time;
-	}
-	for (unsigned shift = 0; shift < 64 && (hi - lo) >> shift; shift += 11) {
-		size_t count[2048] = { 0 }, sum = 0;
-
-		for (size_t i = 0; i < s->nq; i++)
-			count[((a[i].time - lo) >> shift) & 2047]++;
-		for (size_t k = 0; k < 2048; k++) {
-			size_t c = count[k];
-
-			count[k] = sum;
-			sum += c;
-		}
-		for (size_t i = 0; i < s->nq; i++)
-			b[count[((a[i].time - lo) >> shift) & 2047]++] = a[i];
-		struct session_queued *t = a;
-
-		a = b;
-		b = t;
-	}
-	s->q = a;
-	s->tmp = b;
-}
-
-#define MAX_RUNS 32
-
-/*
- * Each ring is in time order, so a round is a few ascending runs (one per
- * CPU, and what the last round held back): merged pairwise, stably (ties
- * keep file order), in log2(runs) passes. Many runs: the radix sort.
- */
-void tally__session_sort_queue(struct tally_session *s)
-{
-	size_t run[MAX_RUNS + 1], nr = 0;
-	struct session_queued *a = s->q, *b = s->tmp;
-
-	run[nr++] = 0;
-	for (size_t i = 1; i < s->nq; i++)
-		if (a[i].time < a[i - 1].time) {
-			if (nr == MAX_RUNS) {
-				radix_sort(s);
-				return;
-			}
-			run[nr++] = i;
-		}
-	run[nr] = s->nq;
-	while (nr > 1) {
-		size_t k = 0;
-
-		for (size_t r = 0; r < nr; r += 2) {
-			size_t i = run[r], mid = run[r + 1], end = r + 2 <= nr ? run[r + 2] : mid, j = mid,
-			       o = i;
-
-			if (r + 1 == nr) {	/* an odd one out: copied over */
-				memcpy(b + i, a + i, (mid - i) * sizeof(*a));
-				run[k++] = i;
-				continue;
-			}
-			while (i < mid && j < end)
-				b[o++] = a[j].time < a[i].time ? a[j++] : a[i++];
-			memcpy(b + o, a + i, (mid - i) * sizeof(*a));
-			o += mid - i;
-			memcpy(b + o, a + j, (end - j) * sizeof(*a));
-			run[k++] = run[r];
-		}
-		run[k] = s->nq;
-		nr = k;
-		struct session_queued *t = a;
-
-		a = b;
-		b = t;
-	}
-	s->q = a;
-	s->tmp = b;
-}
-
-/*
  * Two threads when there are two CPUs: the reader walks the file, copies
  * and orders each round (on_record, flush's sort) and hands the released
  * records over a batch at a time; the main thread applies them (process:
@@ -433,7 +296,7 @@ void tally__session_sort_queue(struct tally_session *s)
 #define PIPE_BYTES (512u << 10)
 
 struct session_batch {
-	struct session_queued *e;
+	struct ordered_event *e;
 	size_t n, bytes;
 	struct session_batch *next;
 };
@@ -447,7 +310,21 @@ struct session_pipeline {
 	size_t bytes;				/* of the records in flight */
 	bool finished;
 	int err;
+	/* the reader's: rounds released, gathered until a batch is worth its hand-off */
+	struct ordered_event *pend;
+	size_t npend, cap_pend, pend_bytes;
+	bool stream;			/* a pipe: each round at once, whatever its size */
 };
+
+/*
+ * A hand-off costs the main thread a wake-up and the pages a madvise:
+ * perf record -a writes a round at each wake-up, 6 records each in a
+ * syscall trace (10k rounds in 7 MB), so rounds go over together up to
+ * this many records or bytes (a round larger goes alone, as it came).
+ * Not a pipe's: its reader may be following a recording as it is made.
+ */
+#define PIPE_BATCH_RECORDS 1024
+#define PIPE_BATCH_BYTES (64u << 10)
 
 /*
  * Records applied: the pages of those in the file's mapping can leave the
@@ -456,23 +333,11 @@ struct session_pipeline {
  * back when the main thread read them (a --call-graph dwarf file stayed
  * resident whole, 8 KiB of stack a sample).
  */
-static void release_applied(struct tally_session *s, const struct session_queued *e, size_t n)
+static void release_applied(struct tally_session *s, const struct ordered_event *e, size_t n)
 {
-	const unsigned char *lo = NULL, *hi = NULL;
+	const unsigned char *lo, *hi;
 
-	if (!s->rd)
-		return;
-	for (size_t i = 0; i < n; i++) {
-		const unsigned char *p = (const unsigned char *)e[i].h;
-
-		if (e[i].c)
-			continue;	/* a copy, in a chunk */
-		if (!lo || p < lo)
-			lo = p;
-		if (!hi || p + e[i].h->size > hi)
-			hi = p + e[i].h->size;
-	}
-	if (lo)
+	if (s->rd && tally__ordered_span(e, n, &lo, &hi))
 		tally__data_reader_release(s->rd, lo, hi);
 }
 
@@ -482,15 +347,14 @@ static void reclaim(struct tally_session *s, struct session_batch *b)
 	while (b) {
 		struct session_batch *next = b->next;
 
-		for (size_t i = 0; i < b->n; i++)
-			chunk_release(s, b->e[i].c);
+		tally__ordered_release(&s->oe, b->e, b->n);
 		free(b->e);
 		free(b);
 		b = next;
 	}
 }
 
-static int hand_off(struct tally_session *s, size_t n)
+static int hand_off(struct tally_session *s, const struct ordered_event *e, size_t n)
 {
 	struct session_pipeline *pl = s->pl;
 	struct session_batch *b = malloc(sizeof(*b)), *done;
@@ -499,11 +363,11 @@ static int hand_off(struct tally_session *s, size_t n)
 		free(b);
 		return -ENOMEM;
 	}
-	memcpy(b->e, s->q, n * sizeof(*b->e));
+	memcpy(b->e, e, n * sizeof(*b->e));
 	b->n = n;
 	b->bytes = 0;
 	for (size_t i = 0; i < n; i++)
-		b->bytes += s->q[i].h->size;
+		b->bytes += e[i].h->size;
 	b->next = NULL;
 	pthread_mutex_lock(&pl->mu);
 	while ((pl->inflight >= PIPE_INFLIGHT || (pl->inflight && pl->bytes >= PIPE_BYTES)) &&
@@ -524,31 +388,75 @@ static int hand_off(struct tally_session *s, size_t n)
 	return 0;
 }
 
+/* The gathered rounds to the main thread. */
+static int hand_off_pending(struct tally_session *s)
+{
+	struct session_pipeline *pl = s->pl;
+	int err;
+
+	if (!pl->npend)
+		return 0;
+	err = hand_off(s, pl->pend, pl->npend);
+	if (!err)
+		pl->npend = pl->pend_bytes = 0;
+	return err;
+}
+
+static int gather(struct tally_session *s, const struct ordered_event *e, size_t n)
+{
+	struct session_pipeline *pl = s->pl;
+
+	if (pl->npend + n > pl->cap_pend) {
+		size_t cap = (pl->npend + n) * 2;
+		struct ordered_event *p = realloc(pl->pend, cap * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		pl->pend = p;
+		pl->cap_pend = cap;
+	}
+	memcpy(pl->pend + pl->npend, e, n * sizeof(*e));
+	pl->npend += n;
+	for (size_t i = 0; i < n; i++)
+		pl->pend_bytes += e[i].h->size;
+	if (!pl->stream && pl->npend < PIPE_BATCH_RECORDS && pl->pend_bytes < PIPE_BATCH_BYTES)
+		return 0;
+	if (!hand_off_pending(s))
+		return 0;
+	/* refused: this round stays the queue's (the flush keeps it), the rounds before ours */
+	pl->npend -= n;
+	for (size_t i = 0; i < n; i++)
+		pl->pend_bytes -= e[i].h->size;
+	return -ENOMEM;
+}
+
+/*
+ * Records released by the time order: to the main thread with two, else
+ * applied here, their chunks given back and their pages let go.
+ */
+static int apply(void *ctx, struct ordered_event *e, size_t n)
+{
+	struct tally_session *s = ctx;
+
+	if (s->pl)
+		return gather(s, e, n);
+	for (size_t i = 0; i < n; i++)
+		process(s, e[i].h, e[i].attr);
+	tally__ordered_release(&s->oe, e, n);
+	release_applied(s, e, n);
+	return 0;
+}
+
 /* Release the queued records up to limit (all with UINT64_MAX), in time order. */
 static int flush(struct tally_session *s, uint64_t limit)
 {
-	size_t n = 0, keep = 0;
+	return tally__ordered_flush(&s->oe, limit, apply, s);
+}
 
-	/* rings are each in order: often the whole queue already is */
-	if (s->unsorted)
-		tally__session_sort_queue(s);
-	s->unsorted = false;
-	while (n < s->nq && s->q[n].time <= limit)
-		n++;
-	if (s->pl && n) {
-		if (hand_off(s, n))
-			return -ENOMEM;
-	} else {
-		for (size_t i = 0; i < n; i++) {
-			process(s, s->q[i].h, s->q[i].attr);
-			chunk_release(s, s->q[i].c);
-		}
-		release_applied(s, s->q, n);
-	}
-	for (size_t i = n; i < s->nq; i++)
-		s->q[keep++] = s->q[i];
-	s->nq = keep;
-	return 0;
+/* A round ended: release what is older than the previous round's newest (perf's rule). */
+static int flush_round(struct tally_session *s)
+{
+	return tally__ordered_flush_round(&s->oe, apply, s);
 }
 
 static int on_record(void *ctx, const struct perf_event_header *h, uint64_t off, int idx)
@@ -562,11 +470,7 @@ static int on_record(void *ctx, const struct perf_event_header *h, uint64_t off,
 		/* a callback asked to stop: no more reading (looked at once a round) */
 		if (__atomic_load_n(&s->stop, __ATOMIC_RELAXED))
 			return s->stop;
-		/* perf's rule: release what is older than the previous round's newest */
-		int err = flush(s, s->next_flush);
-
-		s->next_flush = s->max_time;
-		return err;
+		return flush_round(s);
 	}
 	if (h->type >= PERF_RECORD_MAX)
 		return 0;	/* perf's own header records */
@@ -577,33 +481,9 @@ static int on_record(void *ctx, const struct perf_event_header *h, uint64_t off,
 		memcpy(&t, (const unsigned char *)h + s->time_off[idx], 8);
 	else if (tally_record__time(h, h->size, &s->lays[idx], &t))
 		t = 0;
-	if (t > s->max_time)
-		s->max_time = t;
-	if (s->nq == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 4096;
-		struct session_queued *q = realloc(s->q, cap * sizeof(*q));
-
-		if (!q)
-			return -ENOMEM;
-		s->q = q;
-		q = realloc(s->tmp, cap * sizeof(*q));
-		if (!q)
-			return -ENOMEM;
-		s->tmp = q;
-		s->cap = cap;
-	}
-	if (s->nq && t < s->q[s->nq - 1].time)
-		s->unsorted = true;
-	s->q[s->nq] = (struct session_queued){ .time = t, .attr = idx };
 	/* a record in the file's mapping is used where it lies; the others are copied */
-	if (s->rd && tally_data_reader__record_stays(s->rd, h))
-		s->q[s->nq].h = (struct perf_event_header *)h;
-	else
-		s->q[s->nq].h = chunk_copy(s, h, &s->q[s->nq].c);
-	if (!s->q[s->nq].h)
-		return -ENOMEM;
-	s->nq++;
-	return 0;
+	return tally__ordered_queue(&s->oe, t, idx, h,
+				    !(s->rd && tally_data_reader__record_stays(s->rd, h)));
 }
 
 const char *tally__session_unnamed_comm(struct tally_session *s, int32_t pid, int32_t tid)
@@ -718,7 +598,7 @@ static struct tally_session *session_new(struct tally_data_reader *rd, struct ta
 		}
 	}
 	/* kernel samples to come: kallsyms is read on the other core meanwhile */
-	for (int i = 0; i < s->nr_attrs; i++)
+	for (int i = 0; i < s->nr_attrs && !s->o.no_preload; i++)
 		if (!s->attrs[i]->exclude_kernel) {
 			tally_symbols__preload_kernel(s->syms);
 			break;
@@ -789,8 +669,7 @@ int tally_session__poll(struct tally_session *s, int timeout_ms)
 	if (err < 0 && !s->stop)
 		return err;
 	/* a pass over every ring ends a round, as perf record's FINISHED_ROUND */
-	err = flush(s, s->next_flush);
-	s->next_flush = s->max_time;
+	err = flush_round(s);
 	if (s->stop)
 		return s->stop;
 	return err < 0 ? tally__err(-err) : 0;
@@ -818,8 +697,21 @@ int tally_session__feed(struct tally_session *s, const void *buf, size_t len)
 		off += h->size;
 	}
 	/* the passes end a round, as in tally_session__poll */
-	err = flush(s, s->next_flush);
-	s->next_flush = s->max_time;
+	err = flush_round(s);
+	if (s->stop)
+		return s->stop;
+	return err < 0 ? tally__err(-err) : 0;
+}
+
+int tally_session__flush(struct tally_session *s, uint64_t time)
+{
+	int err;
+
+	if (!s || !s->live)
+		return tally__err(EINVAL);
+	if (s->ran)
+		return tally__err(EALREADY);
+	err = flush(s, time);
 	if (s->stop)
 		return s->stop;
 	return err < 0 ? tally__err(-err) : 0;
@@ -837,7 +729,11 @@ static void *reader_main(void *arg)
 {
 	struct tally_session *s = arg;
 	int err = read_all(s);
+	/* what was released before an error too */
+	int perr = hand_off_pending(s);
 
+	if (!err)
+		err = perr;
 	pthread_mutex_lock(&s->pl->mu);
 	s->pl->err = err;
 	__atomic_store_n(&s->pl->finished, true, __ATOMIC_RELEASE);
@@ -903,6 +799,9 @@ static int run_pipelined(struct tally_session *s)
 	pthread_join(t, NULL);
 	reclaim(s, pl->done);
 	pl->done = NULL;
+	/* rounds a failed hand-off left behind */
+	tally__ordered_release(&s->oe, pl->pend, pl->npend);
+	free(pl->pend);
 	err = pl->err;
 	return err;
 }
@@ -934,6 +833,7 @@ int tally_session__run(struct tally_session *s)
 		return err < 0 ? tally__err(-err) : 0;
 	}
 	if (tally__two_threads()) {
+		pl.stream = tally_data_reader__is_pipe(s->rd);
 		s->pl = &pl;
 		err = run_pipelined(s);
 		s->pl = NULL;
@@ -955,12 +855,7 @@ void tally_session__close(struct tally_session *s)
 {
 	if (!s)
 		return;
-	for (size_t i = 0; i < s->nq; i++)
-		chunk_release(s, s->q[i].c);
-	free(s->chunk);
-	free(s->spare);
-	free(s->q);
-	free(s->tmp);
+	tally__ordered_exit(&s->oe);
 	tally_unwind__free(s->uw);
 	free(s->uw_ips);
 	for (size_t i = 0; i < s->rank_cap; i++)

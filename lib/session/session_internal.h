@@ -9,16 +9,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <tally/tally.h>
+#include "ordered.h"
 
-/* One record waiting for its round to end; the queue is in arrival order
- * until sorted, and the sort is stable: ties keep file order. */
-struct session_queued {
-	uint64_t time;
-	struct perf_event_header *h;
-	struct session_chunk *c;	/* where h lives */
-	int attr;
-};
-struct session_chunk;
 struct session_pipeline;
 struct resolver;
 
@@ -42,13 +34,7 @@ struct tally_session {
 	void *sample_ctx;		/* o.sample's (tally_session__set_sample); o.ctx the record's */
 	int stop;			/* a callback's non-zero return */
 	bool ran;			/* tally_session__run was called: a second is refused */
-	/* the queue of the round in progress */
-	struct session_queued *q, *tmp;	/* tmp: the radix sort's other half */
-	size_t nq, cap;
-	struct session_chunk *chunk;	/* where copies of records go */
-	struct session_chunk *spare;	/* an emptied one, kept for reuse */
-	uint64_t next_flush, max_time;
-	bool unsorted;			/* a record came older than the one before */
+	struct tally_ordered oe;	/* the records waiting for their time */
 	/* with a second CPU: reading and ordering on a thread of their own */
 	struct session_pipeline *pl;
 	/* what went by */
@@ -73,9 +59,6 @@ struct tally_session {
 	/* tally_session__frames's cache of resolved addresses */
 	struct resolver *res;
 };
-
-/* Sort the queue's nq records by time, stably (ties keep file order). */
-void tally__session_sort_queue(struct tally_session *s);
 
 /* A thread no COMM named gets perf's name for it, ":TID". NULL only without memory. */
 const char *tally__session_unnamed_comm(struct tally_session *s, int32_t pid, int32_t tid);

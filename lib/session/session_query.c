@@ -84,6 +84,7 @@ int tally_session__stats(const struct tally_session *s, struct tally_session_sta
 	v.nr_unresolved = tally_symbols__unresolved(s->syms, &v.unresolved);
 	if (v.nr_unresolved < 0)
 		v.nr_unresolved = 0;
+	v.unordered = tally__ordered_late(&s->oe);
 	v.sz = st->sz;
 	memcpy(st, &v, st->sz < sizeof(v) ? st->sz : sizeof(v));
 	return 0;

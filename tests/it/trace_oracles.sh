@@ -241,10 +241,48 @@ $TALLY trace --no-strings -e openat -o "$tmp/s" -- "$W" enoent 4 2>"$tmp/err"
 is "--no-strings: pointers, as perf" "$(grep -c 'filename: 0x[0-9a-f]*) *= -1 ENOENT' "$tmp/s")" "4"
 is "--no-strings: nothing said" "$(wc -c <"$tmp/err")" "0"
 
+# --filter (issue 32): on every tracepoint of the -e just before it, as perf's
+$TALLY trace -e sched:sched_process_exit -o "$tmp/x" -- "$W" threads-join 4 200 300
+is "no --filter: the 5 threads' exits" "$(grep -c 'sched:sched_process_exit(' "$tmp/x")" "5"
+$TALLY trace -e sched:sched_process_exit --filter 'group_dead == 1' -o "$tmp/x" -- \
+	"$W" threads-join 4 200 300; rc=$?
+is "--filter: exit 0" "$rc" "0"
+is "--filter 'group_dead == 1': the group's last exit" \
+	"$(grep -c 'sched:sched_process_exit(.*group_dead: 1)' "$tmp/x") $(grep -c 'sched:' "$tmp/x")" "1 1"
+# two -e, each with its own: the exec kept, the exits all filtered off; the syscalls unfiltered
+$TALLY trace -e sched:sched_process_exec --filter 'pid > 0' -e getpid \
+	-e sched:sched_process_exit --filter 'pid == 1' -o "$tmp/x" -- "$W" getpid 3
+is "--filter per -e: exec kept, exit filtered, 3 getpid" \
+	"$(grep -c 'sched_process_exec(' "$tmp/x") $(grep -c 'sched_process_exit(' "$tmp/x") $(grep -c ' getpid() *= ' "$tmp/x")" \
+	"1 0 3"
+# -a: the user's filter and ours (tally's own pid) together
+$TALLY trace -a -e sched:sched_process_exit --filter 'group_dead == 1' -o "$tmp/x" -- \
+	"$W" threads-join 4 200 300
+is "-a --filter: the workload's one exit" "$(grep -c 'work/.*sched:sched_process_exit(' "$tmp/x")" "1"
+$TALLY trace -e getpid --filter 'common_pid > 0' -- true 2>"$tmp/err"; rc=$?
+is "--filter after syscalls only: usage error 129" "$rc" "129"
+check "--filter after syscalls only: says so" grep -q "must follow a tracepoint event" "$tmp/err"
+$TALLY trace --filter 'common_pid > 0' -- true 2>"$tmp/err"; rc=$?
+is "--filter with no -e: usage error 129" "$rc" "129"
+$TALLY trace -e sched:sched_process_exit --filter 'nosuchfield == 1' -- true 2>"$tmp/err"; rc=$?
+is "--filter the kernel rejects: exit 1, said" "$rc $(grep -c 'nosuchfield' "$tmp/err")" "1 1"
+
 # -i: a file of syscalls:sys_enter_NAME/sys_exit_NAME (perf trace -i shows none)
 $TALLY record -q -e syscalls:sys_enter_getpid,syscalls:sys_exit_getpid -o "$tmp/g.data" -- "$W" getpid 77
 $TALLY trace -i "$tmp/g.data" -o "$tmp/gi"
 is "-i: 77 getpid lines" "$(grep -c ' getpid() *= [0-9]' "$tmp/gi")" "77"
+$TALLY trace -i - <"$tmp/g.data" -o "$tmp/gp"
+check "-i -: a pipe reads as the file" cmp -s "$tmp/gi" "$tmp/gp"
+# the session trace reads through resolves no address: kallsyms is not read ahead
+if command -v strace >/dev/null 2>&1; then
+	strace -f -qq -e trace=openat -o "$tmp/st" $TALLY trace -i "$tmp/g.data" -o /dev/null
+	is "-i: /proc/kallsyms not read" "$(grep -c kallsyms "$tmp/st")" "0"
+	strace -f -qq -e trace=openat -o "$tmp/st" $TALLY trace -e getpid -o /dev/null -- "$W" getpid 3
+	is "live: /proc/kallsyms not read" "$(grep -c kallsyms "$tmp/st")" "0"
+else
+	skip "no strace: kallsyms not read"
+	skip "no strace: kallsyms not read, live"
+fi
 $TALLY trace -i /etc/passwd 2>"$tmp/err"; rc=$?
 is "-i on a file that is not perf.data: exit 255, as perf" "$rc" "255"
 grep -q "incompatible file format: /etc/passwd: not a perf.data file" "$tmp/err" && ok "-i: says why" || fail "-i: says why ($(cat "$tmp/err"))"

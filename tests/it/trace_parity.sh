@@ -160,6 +160,13 @@ if have_perf; then
 	else
 		fail "-e $tp: every line as perf's"; head -20 "$tmp/diff" "$tmp/tpn" | sed 's/^/# /'
 	fi
+	# --filter on the -e before it, as perf's: the exits of a 5-thread process
+	# filtered to the group's last (two runs: the lines, tids set aside)
+	f='group_dead == 1'
+	$TALLY trace -e sched:sched_process_exit --filter "$f" -o "$tmp/f" -- "$W" threads-join 4 200 300
+	perf trace -e sched:sched_process_exit --filter "$f" -- "$W" threads-join 4 200 300 2>"$tmp/pf"
+	is "--filter '$f': perf's lines" "$(grep sched: "$tmp/f" | norm /dev/stdin)" \
+		"$(grep sched: "$tmp/pf" | norm /dev/stdin)"
 	# -s: perf's table for the syscalls, the tracepoints' lines still shown (as perf's)
 	$TALLY trace -s -e $tp -o "$tmp/tps" -- "$W" exec 3
 	perf trace -s -e $tp -- "$W" exec 3 2>"$tmp/ptps"

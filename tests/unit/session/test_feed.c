@@ -4,7 +4,8 @@
  * (tally_evlist__drain's out, as top's reader thread does) and fed in:
  * every sample the rings held is delivered once, whether fed in one
  * piece or record by record, and a record running past the buffer is
- * refused.
+ * refused. tally_session__flush delivers what is queued up to a time, in
+ * time order, without waiting for the next pass.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -123,6 +124,91 @@ static void feed_self(bool by_record)
 	tally_thread_map__put(thr);
 }
 
+struct times {
+	uint64_t t[1 << 16];
+	size_t n;
+};
+
+static int on_time(struct tally_session *s, const struct tally_session_sample *smp, void *ctx)
+{
+	struct times *tm = ctx;
+
+	if (tm->n < sizeof(tm->t) / sizeof(tm->t[0]))
+		tm->t[tm->n++] = smp->sample->time;
+	return 0;
+}
+
+/* flush up to a time: the samples up to it, in order, before the next pass; the rest after */
+static void test_flush_time(void **state)
+{
+	struct tally_evlist *l = tally_evlist__new();
+	struct tally_cpu_map *cpus = tally_cpu_map__new_online();
+	struct tally_thread_map *thr = tally_thread_map__new_pid(getpid());
+	TALLY_OPTS(tally_config_opts, co, .sample = true, .freq = 999);
+	TALLY_OPTS(tally_evlist_mmap_opts, mo);
+	struct times *tm = calloc(1, sizeof(*tm));
+	TALLY_OPTS(tally_session_opts, so, .sample = on_time, .ctx = tm);
+	struct tally_record_layout lay;
+	struct tally_session *s;
+	struct buf b = { 0 };
+	uint64_t mid = 0, t;
+	size_t k = 0, want, upto = 0;
+
+	assert_non_null(l);
+	assert_non_null(tm);
+	assert_true(tally_evlist__add_parsed(l, "cpu-clock", NULL, NULL) >= 0);
+	assert_int_equal(tally_evlist__config(l, &co), 0);
+	if (tally_evlist__open(l, cpus, thr, NULL)) {
+		tally_evlist__free(l);
+		tally_cpu_map__put(cpus);
+		tally_thread_map__put(thr);
+		free(tm);
+		skip();		/* perf_event_paranoid: no events here */
+	}
+	assert_int_equal(tally_evlist__mmap(l, &mo), 0);
+	assert_non_null(s = tally_session__open_evlist(l, &so));
+	tally_evlist__enable(l);
+	spin();
+	tally_evlist__disable(l);
+	assert_true(tally_evlist__drain(l, NULL, append, &b) >= 0);
+	want = count_samples(&b);
+	assert_true(want > 20);
+	/* the time of the middle sample */
+	tally_record_layout__from_attr(&lay, tally_evsel__attr(tally_evlist__first(l)));
+	for (size_t off = 0; off < b.len; off += ((const struct perf_event_header *)(b.p + off))->size) {
+		const struct perf_event_header *h = (const void *)(b.p + off);
+
+		if (h->type != PERF_RECORD_SAMPLE || tally_record__time(h, h->size, &lay, &t))
+			continue;
+		if (k++ == want / 2)
+			mid = t;
+	}
+	assert_true(mid > 0);
+	/* one pass: its round waits for the next */
+	assert_int_equal(tally_session__feed(s, b.p, b.len), 0);
+	assert_int_equal(tm->n, 0);
+	assert_int_equal(tally_session__flush(s, mid), 0);
+	assert_true(tm->n > 0 && tm->n < want);
+	for (size_t i = 0; i < tm->n; i++)
+		assert_true(tm->t[i] <= mid);
+	upto = tm->n;
+	assert_int_equal(tally_session__flush(s, UINT64_MAX), 0);
+	assert_int_equal(tm->n, want);
+	for (size_t i = 1; i < tm->n; i++)
+		assert_true(tm->t[i - 1] <= tm->t[i]);
+	for (size_t i = upto; i < tm->n; i++)
+		assert_true(tm->t[i] > mid);
+	assert_int_equal(tally_session__flush(NULL, 0), -EINVAL);
+	assert_int_equal(tally_session__run(s), 0);
+	assert_int_equal(tally_session__flush(s, UINT64_MAX), -EALREADY);
+	free(b.p);
+	free(tm);
+	tally_session__close(s);
+	tally_evlist__free(l);
+	tally_cpu_map__put(cpus);
+	tally_thread_map__put(thr);
+}
+
 static void test_whole(void **state)
 {
 	feed_self(false);
@@ -138,6 +224,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_whole),
 		cmocka_unit_test(test_by_record),
+		cmocka_unit_test(test_flush_time),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
