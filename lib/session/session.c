@@ -866,7 +866,11 @@ static int run_pipelined(struct tally_session *s)
 			if (__atomic_load_n(&pl->head, __ATOMIC_ACQUIRE) ||
 			    __atomic_load_n(&pl->finished, __ATOMIC_ACQUIRE))
 				break;
+#if defined(__x86_64__) || defined(__i386__)
 			__builtin_ia32_pause();
+#elif defined(__aarch64__)
+			__asm__ volatile("yield" ::: "memory");
+#endif
 		}
 		pthread_mutex_lock(&pl->mu);
 		while (!pl->head && !pl->finished)
