@@ -148,6 +148,7 @@ int trace_file(const struct trace_config *cfg)
 {
 	struct fctx c = { 0 };
 	struct trace_out o;
+	const char *arch;
 	bool any = false;
 	int ret = 1, err;
 
@@ -158,6 +159,11 @@ int trace_file(const struct trace_config *cfg)
 		fprintf(stderr, "%s: cannot read %s: %s\n", progname, cfg->input, strerror(errno));
 		return 1;
 	}
+	/* the recording's syscall numbers, not the host's: an arm64 file read on x86 */
+	arch = tally_data_reader__feat_string(c.r, TALLY_HEADER_ARCH);
+	if (arch && tally_syscall__set_arch(arch))
+		fprintf(stderr, "%s: %s was recorded on %s, whose syscall table tally does not "
+			"have: the host's names are shown\n", progname, cfg->input, arch);
 	if (trace_out__init(&o, cfg))
 		goto out_reader;
 	c.nattrs = tally_data_reader__nr_attrs(c.r);
