@@ -12,6 +12,7 @@
 #include <tally/selfmon.h>
 #include <tally/sys.h>
 #include "internal.h"
+#include "events_internal.h"
 
 #define TIMES_FORMAT (PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING)
 #define GROUP_FORMAT (PERF_FORMAT_GROUP | TIMES_FORMAT)
@@ -70,14 +71,49 @@ static bool never_user_readable(const struct perf_event_attr *attr)
 	       attr->type == PERF_TYPE_BREAKPOINT;
 }
 
-#if defined(__aarch64__)
-static bool is_cpu_pmu_event(const struct perf_event_attr *attr)
+/*
+ * A core PMU's event: the generic types, or one opened by a core PMU's own
+ * type (armv8_pmuv3_0/event=0x11/, as a big.LITTLE machine needs: the
+ * kernel gives user access only to a task on one PMU's cores).
+ */
+static bool is_cpu_pmu_event(const struct perf_event_attr *attr, const char *sysfs)
 {
-	return attr->type == PERF_TYPE_HARDWARE ||
-	       attr->type == PERF_TYPE_HW_CACHE ||
-	       attr->type == PERF_TYPE_RAW;
+	char names[TALLY_MAX_CORE_PMUS][TALLY_PMU_NAME_MAX];
+	int types[TALLY_MAX_CORE_PMUS], n;
+
+	if (attr->type == PERF_TYPE_HARDWARE || attr->type == PERF_TYPE_HW_CACHE ||
+	    attr->type == PERF_TYPE_RAW)
+		return true;
+	if (attr->type < PERF_TYPE_MAX)
+		return false;
+	n = tally__pmu_core_list(sysfs, names, types, TALLY_MAX_CORE_PMUS);
+	for (int i = 0; i < n; i++)
+		if ((uint32_t)types[i] == attr->type)
+			return true;
+	return false;
 }
 
+/*
+ * arm64 PMUv3 user access (Linux 5.18): config1 bit 1 asks for it; bit 0
+ * for a 64-bit counter unless the caller chose a width. Returns whether
+ * bit 0 was added here (a PMU without 64-bit counters may refuse it: the
+ * open retries with 32). Not a core PMU's event: nothing changes.
+ */
+bool tally__selfmon_user_bits(struct perf_event_attr *attr, const char *sysfs)
+{
+	bool added_long;
+
+	if (!is_cpu_pmu_event(attr, sysfs ? sysfs : "/sys"))
+		return false;
+	added_long = !(attr->config1 & ARM64_CONFIG1_LONG) &&
+		     !(attr->config1 & ARM64_CONFIG1_RDPMC);
+	if (added_long)
+		attr->config1 |= ARM64_CONFIG1_LONG;
+	attr->config1 |= ARM64_CONFIG1_RDPMC;
+	return added_long;
+}
+
+#if defined(__aarch64__)
 /* kernel.perf_user_access (Linux 5.18): user counter access is opt-in. */
 static bool arm64_user_access_enabled(void)
 {
@@ -214,13 +250,8 @@ struct tally_selfmon *tally_selfmon__new(const struct perf_event_attr *attrs, si
 		 */
 		attr.disabled = i == 0;
 #if defined(__aarch64__)
-		if (user_access && is_cpu_pmu_event(&attr)) {
-			added_long = !(attr.config1 & ARM64_CONFIG1_LONG) &&
-				     !(attr.config1 & ARM64_CONFIG1_RDPMC);
-			if (added_long)
-				attr.config1 |= ARM64_CONFIG1_LONG;
-			attr.config1 |= ARM64_CONFIG1_RDPMC;
-		}
+		if (user_access)
+			added_long = tally__selfmon_user_bits(&attr, NULL);
 #endif
 		(void)user_access;
 		fd = open_one(&attr, i ? sm->fds[0] : -1, i, added_long);

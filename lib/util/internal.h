@@ -93,6 +93,9 @@ struct perf_event_mmap_page;
 struct tally_page_read;
 int tally__page_read_native(const struct perf_event_mmap_page *pc,
 			    unsigned int flags, struct tally_page_read *out);
+/* lib/count/selfmon.c: arm64's user-access config1 bits on a core PMU's event. */
+struct perf_event_attr;
+bool tally__selfmon_user_bits(struct perf_event_attr *attr, const char *sysfs);
 
 /*
  * strpool.c: a copy of s that lives as long as the process (a string
