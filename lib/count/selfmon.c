@@ -5,9 +5,11 @@
  * no syscall; fallback: one read() of the whole group.
  */
 #include <fcntl.h>
+#include <sched.h>
 #include <stdio.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#include <tally/cpumap.h>
 #include <tally/events.h>
 #include <tally/selfmon.h>
 #include <tally/sys.h>
@@ -113,6 +115,57 @@ bool tally__selfmon_user_bits(struct perf_event_attr *attr, const char *sysfs)
 	return added_long;
 }
 
+/* The core PMU an event names: by its type, or a hybrid event's extended type. */
+static uint32_t pmu_type_of(const struct perf_event_attr *attr)
+{
+	if (attr->type >= PERF_TYPE_MAX)
+		return attr->type;
+	if (attr->type == PERF_TYPE_HARDWARE || attr->type == PERF_TYPE_HW_CACHE)
+		return (uint32_t)(attr->config >> 32);
+	return 0;
+}
+
+/*
+ * big.LITTLE: the kernel gives a task user access to a PMU's counters only
+ * while it is pinned to that PMU's cores (the kernel's arm64 perf.rst,
+ * "About heterogeneous systems"). The cpus (the PMU's cpus file) to pin
+ * to: 1 with *set filled; 0 when no event names a core PMU (nothing to
+ * pin); -EXDEV when they name two (no one set of cores has both).
+ */
+int tally__selfmon_pin_set(const struct perf_event_attr *attrs, size_t nr, const char *sysfs,
+			   cpu_set_t *set)
+{
+	char names[TALLY_MAX_CORE_PMUS][TALLY_PMU_NAME_MAX];
+	int types[TALLY_MAX_CORE_PMUS], n, pmu = -1;
+	struct tally_cpu_map *map;
+	struct tally_cpu cpu;
+	int idx;
+
+	n = tally__pmu_core_list(sysfs ? sysfs : "/sys", names, types, TALLY_MAX_CORE_PMUS);
+	for (size_t i = 0; i < nr; i++) {
+		uint32_t t = pmu_type_of(&attrs[i]);
+
+		for (int k = 0; t && k < n; k++) {
+			if ((uint32_t)types[k] != t)
+				continue;
+			if (pmu >= 0 && pmu != k)
+				return tally__err(EXDEV);
+			pmu = k;
+		}
+	}
+	if (pmu < 0)
+		return 0;
+	map = tally_cpu_map__new_pmu(sysfs ? sysfs : "/sys", names[pmu]);
+	if (!map)
+		return -errno;
+	CPU_ZERO(set);
+	tally_cpu_map__for_each_cpu(cpu, idx, map)
+		if (cpu.cpu >= 0 && cpu.cpu < CPU_SETSIZE)
+			CPU_SET(cpu.cpu, set);
+	tally_cpu_map__put(map);
+	return 1;
+}
+
 #if defined(__aarch64__)
 /* kernel.perf_user_access (Linux 5.18): user counter access is opt-in. */
 static bool arm64_user_access_enabled(void)
@@ -205,6 +258,15 @@ struct tally_selfmon *tally_selfmon__new(const struct perf_event_attr *attrs, si
 	if (user_access && !arm64_user_access_enabled()) {
 		pr_debug("selfmon: kernel.perf_user_access is 0: read() only\n");
 		user_access = false;
+	}
+	if (user_access && !TALLY_OPTS_GET(opts, no_pin, false)) {
+		cpu_set_t set;
+		int r = tally__selfmon_pin_set(attrs, nr, NULL, &set);
+
+		if (r < 0 || (r == 1 && sched_setaffinity(0, sizeof(set), &set))) {
+			pr_debug("selfmon: cannot pin to one core PMU's cpus: read() only\n");
+			user_access = false;
+		}
 	}
 #endif
 	for (size_t i = 0; i < nr; i++)
