@@ -34,6 +34,12 @@ if [ -n "$missing" ]; then
 	}
 fi
 
+# The arm64 cross build and its qemu-run unit tests (make test runs them
+# when these are here); without them make test runs the rest alone.
+if [ "$readers" = 1 ] && ! "$(dirname "$0")/deps-arm64.sh"; then
+	echo "deps: no arm64 cross build: make test runs without its arm64 part" >&2
+fi
+
 # npm: the Firefox Profiler's importer (profiler-cli bundles it; it wants
 # Node >= 24, Debian has 18, so node@24 from npm too), speedscope's page,
 # playwright-core to drive Chromium over them.

@@ -105,6 +105,7 @@ int trace_file(const struct trace_config *cfg)
 		   .no_unwind = true, .no_inline = true, .no_comm = true, .no_preload = true);
 	struct tally_session *s;
 	struct trace_out o;
+	const char *arch;
 	bool any = false;
 	int ret = 1, err;
 
@@ -116,6 +117,11 @@ int trace_file(const struct trace_config *cfg)
 			errno == ENODATA ? "no events in the file" : strerror(errno));
 		return 1;
 	}
+	/* the recording's syscall numbers, not the host's: an arm64 file read on x86 */
+	arch = tally_data_reader__feat_string(c.r, TALLY_HEADER_ARCH);
+	if (arch && tally_syscall__set_arch(arch))
+		fprintf(stderr, "%s: %s was recorded on %s, whose syscall table tally does not "
+			"have: the host's names are shown\n", progname, cfg->input, arch);
 	if (trace_out__init(&o, cfg))
 		goto out_session;
 	c.o = &o;

@@ -148,6 +148,16 @@ struct tally_selfmon_opts {
 	 * counter) on hardware events.
 	 */
 	bool no_user_access;
+	/*
+	 * arm64, big.LITTLE: events opened on one core PMU (armv8_pmuv3_1/
+	 * .../, or cycles expanded per PMU) are read from user space only
+	 * while the thread stays on that PMU's cores, so __new pins the
+	 * calling thread to them (sched_setaffinity, the PMU's cpus file).
+	 * no_pin leaves the thread free to migrate: reads then go through
+	 * read(). Events on two core PMUs are never pinned (read()).
+	 * Added in 0.5.
+	 */
+	bool no_pin;
 };
 
 /* An event's raw value and times (unscaled). */

@@ -26,6 +26,18 @@ extern "C" {
 TALLY_API const char *tally_syscall__name(int nr);
 /* The number of a syscall name, or -1. */
 TALLY_API int tally_syscall__nr(const char *name);
+/*
+ * arch's name of syscall nr (perf's header's uname -m: "x86_64",
+ * "aarch64" or "arm64"; NULL: the host's), NULL when none. Added in 0.5.
+ */
+TALLY_API const char *tally_syscall__name_arch(const char *arch, int nr);
+/*
+ * The table that every tally_syscall__* function uses from now on, in
+ * this process: a reader of another architecture's recording (trace -i
+ * of an arm64 file on x86) sets the file's. The host's until then.
+ * -EOPNOTSUPP (nothing changed) for an arch without a table. Added in 0.5.
+ */
+TALLY_API int tally_syscall__set_arch(const char *arch);
 /* exit and exit_group: they never return. */
 TALLY_API bool tally_syscall__is_exit(int nr);
 

@@ -40,6 +40,13 @@ TALLY_API const char *tally_unwind_stop__str(enum tally_unwind_stop why);
 
 TALLY_API struct tally_unwind *tally_unwind__new(void);
 TALLY_API void tally_unwind__free(struct tally_unwind *u);
+/*
+ * The architecture whose samples u unwinds, as perf's header says it
+ * (uname -m: "x86_64", "aarch64"; "arm64" too): its registers and CFI
+ * columns. The default is the host's. -EOPNOTSUPP for any other. Added
+ * in 0.5.
+ */
+TALLY_API int tally_unwind__set_arch(struct tally_unwind *u, const char *arch);
 
 /*
  * The user frames of one sample, innermost first: ips[0] is the

@@ -5,13 +5,16 @@
  * no syscall; fallback: one read() of the whole group.
  */
 #include <fcntl.h>
+#include <sched.h>
 #include <stdio.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#include <tally/cpumap.h>
 #include <tally/events.h>
 #include <tally/selfmon.h>
 #include <tally/sys.h>
 #include "internal.h"
+#include "events_internal.h"
 
 #define TIMES_FORMAT (PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING)
 #define GROUP_FORMAT (PERF_FORMAT_GROUP | TIMES_FORMAT)
@@ -70,14 +73,100 @@ static bool never_user_readable(const struct perf_event_attr *attr)
 	       attr->type == PERF_TYPE_BREAKPOINT;
 }
 
-#if defined(__aarch64__)
-static bool is_cpu_pmu_event(const struct perf_event_attr *attr)
+/*
+ * A core PMU's event: the generic types, or one opened by a core PMU's own
+ * type (armv8_pmuv3_0/event=0x11/, as a big.LITTLE machine needs: the
+ * kernel gives user access only to a task on one PMU's cores).
+ */
+static bool is_cpu_pmu_event(const struct perf_event_attr *attr, const char *sysfs)
 {
-	return attr->type == PERF_TYPE_HARDWARE ||
-	       attr->type == PERF_TYPE_HW_CACHE ||
-	       attr->type == PERF_TYPE_RAW;
+	char names[TALLY_MAX_CORE_PMUS][TALLY_PMU_NAME_MAX];
+	int types[TALLY_MAX_CORE_PMUS], n;
+
+	if (attr->type == PERF_TYPE_HARDWARE || attr->type == PERF_TYPE_HW_CACHE ||
+	    attr->type == PERF_TYPE_RAW)
+		return true;
+	if (attr->type < PERF_TYPE_MAX)
+		return false;
+	n = tally__pmu_core_list(sysfs, names, types, TALLY_MAX_CORE_PMUS);
+	for (int i = 0; i < n; i++)
+		if ((uint32_t)types[i] == attr->type)
+			return true;
+	return false;
 }
 
+/*
+ * arm64 PMUv3 user access (Linux 5.18): config1 bit 1 asks for it; bit 0
+ * for a 64-bit counter unless the caller chose a width. Returns whether
+ * bit 0 was added here (a PMU without 64-bit counters may refuse it: the
+ * open retries with 32). Not a core PMU's event: nothing changes.
+ */
+bool tally__selfmon_user_bits(struct perf_event_attr *attr, const char *sysfs)
+{
+	bool added_long;
+
+	if (!is_cpu_pmu_event(attr, sysfs ? sysfs : "/sys"))
+		return false;
+	added_long = !(attr->config1 & ARM64_CONFIG1_LONG) &&
+		     !(attr->config1 & ARM64_CONFIG1_RDPMC);
+	if (added_long)
+		attr->config1 |= ARM64_CONFIG1_LONG;
+	attr->config1 |= ARM64_CONFIG1_RDPMC;
+	return added_long;
+}
+
+/* The core PMU an event names: by its type, or a hybrid event's extended type. */
+static uint32_t pmu_type_of(const struct perf_event_attr *attr)
+{
+	if (attr->type >= PERF_TYPE_MAX)
+		return attr->type;
+	if (attr->type == PERF_TYPE_HARDWARE || attr->type == PERF_TYPE_HW_CACHE)
+		return (uint32_t)(attr->config >> 32);
+	return 0;
+}
+
+/*
+ * big.LITTLE: the kernel gives a task user access to a PMU's counters only
+ * while it is pinned to that PMU's cores (the kernel's arm64 perf.rst,
+ * "About heterogeneous systems"). The cpus (the PMU's cpus file) to pin
+ * to: 1 with *set filled; 0 when no event names a core PMU (nothing to
+ * pin); -EXDEV when they name two (no one set of cores has both).
+ */
+int tally__selfmon_pin_set(const struct perf_event_attr *attrs, size_t nr, const char *sysfs,
+			   cpu_set_t *set)
+{
+	char names[TALLY_MAX_CORE_PMUS][TALLY_PMU_NAME_MAX];
+	int types[TALLY_MAX_CORE_PMUS], n, pmu = -1;
+	struct tally_cpu_map *map;
+	struct tally_cpu cpu;
+	int idx;
+
+	n = tally__pmu_core_list(sysfs ? sysfs : "/sys", names, types, TALLY_MAX_CORE_PMUS);
+	for (size_t i = 0; i < nr; i++) {
+		uint32_t t = pmu_type_of(&attrs[i]);
+
+		for (int k = 0; t && k < n; k++) {
+			if ((uint32_t)types[k] != t)
+				continue;
+			if (pmu >= 0 && pmu != k)
+				return tally__err(EXDEV);
+			pmu = k;
+		}
+	}
+	if (pmu < 0)
+		return 0;
+	map = tally_cpu_map__new_pmu(sysfs ? sysfs : "/sys", names[pmu]);
+	if (!map)
+		return -errno;
+	CPU_ZERO(set);
+	tally_cpu_map__for_each_cpu(cpu, idx, map)
+		if (cpu.cpu >= 0 && cpu.cpu < CPU_SETSIZE)
+			CPU_SET(cpu.cpu, set);
+	tally_cpu_map__put(map);
+	return 1;
+}
+
+#if defined(__aarch64__)
 /* kernel.perf_user_access (Linux 5.18): user counter access is opt-in. */
 static bool arm64_user_access_enabled(void)
 {
@@ -170,6 +259,15 @@ struct tally_selfmon *tally_selfmon__new(const struct perf_event_attr *attrs, si
 		pr_debug("selfmon: kernel.perf_user_access is 0: read() only\n");
 		user_access = false;
 	}
+	if (user_access && !TALLY_OPTS_GET(opts, no_pin, false)) {
+		cpu_set_t set;
+		int r = tally__selfmon_pin_set(attrs, nr, NULL, &set);
+
+		if (r < 0 || (r == 1 && sched_setaffinity(0, sizeof(set), &set))) {
+			pr_debug("selfmon: cannot pin to one core PMU's cpus: read() only\n");
+			user_access = false;
+		}
+	}
 #endif
 	for (size_t i = 0; i < nr; i++)
 		if (never_user_readable(&attrs[i]))
@@ -214,13 +312,8 @@ struct tally_selfmon *tally_selfmon__new(const struct perf_event_attr *attrs, si
 		 */
 		attr.disabled = i == 0;
 #if defined(__aarch64__)
-		if (user_access && is_cpu_pmu_event(&attr)) {
-			added_long = !(attr.config1 & ARM64_CONFIG1_LONG) &&
-				     !(attr.config1 & ARM64_CONFIG1_RDPMC);
-			if (added_long)
-				attr.config1 |= ARM64_CONFIG1_LONG;
-			attr.config1 |= ARM64_CONFIG1_RDPMC;
-		}
+		if (user_access)
+			added_long = tally__selfmon_user_bits(&attr, NULL);
 #endif
 		(void)user_access;
 		fd = open_one(&attr, i ? sm->fds[0] : -1, i, added_long);

@@ -97,73 +97,54 @@ static int alias_find_cb(const char *pmu, void *ctx)
 }
 
 /*
- * Hybrid x86 (Alder Lake and later): a hardware or cache event counts
- * on each core type's PMU, named in the attr's upper config bits
- * (PERF_PMU_TYPE_SHIFT, Linux 5.13); one event per PMU, named
- * "cpu_core/cycles/" as perf 6.1 does, on that PMU's cpus.
+ * Hybrid machines: a hardware or cache event counts on each core type's
+ * PMU, named in the attr's upper config bits (PERF_PMU_TYPE_SHIFT: Linux
+ * 5.13 for Intel's cpu_core/cpu_atom, 6.4 for arm64's PMUs); one event per
+ * PMU, named "cpu_core/cycles/" as perf 6.1 does, "armv8_pmuv3_0/cycles/"
+ * as perf 6.5 and later do for every core PMU (perf 6.1 expands cpu_*
+ * only), each on its PMU's cpus.
  * 0 when added, 1 when the machine is not hybrid, -errno.
  */
-struct hybrid_ctx {
-	struct parser *p;
-	const struct perf_event_attr *attr;
-	const char *s;
-	size_t hn, n, col;
-	int found, err;
-};
-
-static const char *const hybrid_pmus[] = { "cpu_core", "cpu_atom" };
-
-static int hybrid_cb(size_t i, struct hybrid_ctx *h)
+static void list_core(struct parser *p)
 {
-	const char *pmu = hybrid_pmus[i];
-	struct perf_event_attr attr = *h->attr;
-	struct tally_event *ev;
-	char name[300], cpus[1024];
-	int type;
-
+	if (p->core_listed)
+		return;
+	p->core_listed = true;
 	/* Every hardware event asks: read sysfs once per parse, not per event. */
-	if (!h->p->hybrid_type[i]) {
-		type = tally__pmu_type(h->p->sysfs, pmu);
-		h->p->hybrid_type[i] = type < 0 ? -1 : type + 1;
-	}
-	type = h->p->hybrid_type[i] - 1;
-	if (type < 0)
-		return 0;
-	attr.config |= (uint64_t)type << 32;
-	snprintf(name, sizeof(name), "%s/%.*s/%.*s", pmu, (int)h->hn, h->s,
-		 (int)(h->n > h->hn + 1 ? h->n - h->hn - 1 : 0), h->s + h->hn + 1);
-	ev = tally__ev_add(h->p, &attr, name, strlen(name), pmu, h->col);
-	if (!ev) {
-		h->err = -errno;
-		return 1;
-	}
-	if (tally__pmu_cpumask(h->p->sysfs, pmu, cpus, sizeof(cpus)) > 0 &&
-	    !(ev->cpus = strdup(cpus))) {
-		h->err = tally__ev_nomem(h->p, h->col);
-		return 1;
-	}
-	h->found++;
-	return 0;
+	p->ncore = tally__pmu_core_list(p->sysfs, p->core_pmu, p->core_type,
+					TALLY_MAX_CORE_PMUS);
 }
 
 static int add_hybrid(struct parser *p, const struct perf_event_attr *attr, const char *s,
 		      size_t hn, size_t n, size_t col)
 {
-	struct hybrid_ctx h = { .p = p, .attr = attr, .s = s, .hn = hn, .n = n, .col = col };
+	list_core(p);
+	if (p->ncore < 2)
+		return 1;	/* one core type: the generic event */
+	for (int i = 0; i < p->ncore; i++) {
+		const char *pmu = p->core_pmu[i];
+		struct perf_event_attr a = *attr;
+		struct tally_event *ev;
+		char name[300], cpus[1024];
 
-	/* perf's order: the big cores first */
-	for (size_t i = 0; i < ARRAY_SIZE(hybrid_pmus) && !h.err; i++)
-		hybrid_cb(i, &h);
-	if (h.err)
-		return h.err;
-	return h.found ? 0 : 1;
+		a.config |= (uint64_t)p->core_type[i] << 32;
+		snprintf(name, sizeof(name), "%s/%.*s/%.*s", pmu, (int)hn, s,
+			 (int)(n > hn + 1 ? n - hn - 1 : 0), s + hn + 1);
+		ev = tally__ev_add(p, &a, name, strlen(name), pmu, col);
+		if (!ev)
+			return -errno;
+		if (tally__pmu_cpumask(p->sysfs, pmu, cpus, sizeof(cpus)) > 0 &&
+		    !(ev->cpus = strdup(cpus)))
+			return tally__ev_nomem(p, col);
+	}
+	return 0;
 }
 
-static int hybrid_index(const char *pmu)
+static int hybrid_index(const struct parser *p, const char *pmu)
 {
-	for (size_t i = 0; i < ARRAY_SIZE(hybrid_pmus); i++)
-		if (pmu && !strcmp(pmu, hybrid_pmus[i]))
-			return (int)i;
+	for (int i = 0; pmu && i < p->ncore; i++)
+		if (!strcmp(pmu, p->core_pmu[i]))
+			return i;
 	return -1;
 }
 
@@ -176,11 +157,11 @@ static int split_hybrid_group(struct parser *p, size_t first)
 {
 	size_t nr = p->evs.nr - first, k = 0;
 	struct tally_event *tmp;
-	bool has[ARRAY_SIZE(hybrid_pmus)] = { false };
+	bool has[TALLY_MAX_CORE_PMUS] = { false };
 	int nkinds = 0, group = p->evs.ev[first].group;
 
 	for (size_t i = first; i < p->evs.nr; i++) {
-		int h = hybrid_index(p->evs.ev[i].pmu);
+		int h = hybrid_index(p, p->evs.ev[i].pmu);
 
 		if (h >= 0 && !has[h]) {
 			has[h] = true;
@@ -192,13 +173,13 @@ static int split_hybrid_group(struct parser *p, size_t first)
 	tmp = tally__calloc(nr, sizeof(*tmp));
 	if (!tmp)
 		return tally__ev_nomem(p, 0);
-	for (size_t h = 0; h < ARRAY_SIZE(hybrid_pmus); h++) {
+	for (size_t h = 0; h < TALLY_MAX_CORE_PMUS; h++) {
 		size_t start = k;
 
 		if (!has[h])
 			continue;
 		for (size_t i = first; i < p->evs.nr; i++) {
-			int hi = hybrid_index(p->evs.ev[i].pmu);
+			int hi = hybrid_index(p, p->evs.ev[i].pmu);
 
 			/* non-core members go with the first core type */
 			if (hi == (int)h || (hi < 0 && start == 0))

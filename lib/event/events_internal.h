@@ -84,6 +84,10 @@ int tally__pmu_cpumask(const char *sysfs, const char *pmu, char *buf, size_t len
 int tally__pmu_cap(const char *sysfs, const char *pmu, const char *cap, uint64_t *val);
 /* Is there a hardware (core) PMU? Without one libpfm4's names are moot. */
 bool tally__pmu_has_core(const char *sysfs);
+#define TALLY_PMU_NAME_MAX	64
+#define TALLY_MAX_CORE_PMUS	8
+int tally__pmu_core_list(const char *sysfs, char (*names)[TALLY_PMU_NAME_MAX], int *types,
+			 int max);
 /* PMU names (sorted), then alias names of one PMU (sorted, no .scale/.unit). */
 int tally__pmu_foreach(const char *sysfs, int (*cb)(const char *pmu, void *ctx), void *ctx);
 int tally__pmu_foreach_alias(const char *sysfs, const char *pmu,

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <linux/perf_event.h>
 #include <tally/events.h>
+#include "events_internal.h"
 
 #define MAX_EVENTS_PER_SPEC 100000
 /*
@@ -40,8 +41,11 @@ struct parser {
 	struct tally_parse_error *err;
 	int group;			/* current group number or -1 */
 	int next_group;
-	/* sysfs type of cpu_core/cpu_atom, looked up once per parse (0: not yet) */
-	int hybrid_type[2];
+	/* the core PMUs (tally__pmu_core_list), looked up once per parse */
+	bool core_listed;
+	int ncore;
+	char core_pmu[TALLY_MAX_CORE_PMUS][TALLY_PMU_NAME_MAX];
+	int core_type[TALLY_MAX_CORE_PMUS];
 };
 
 struct best {

@@ -315,3 +315,63 @@ bool tally__pmu_has_core(const char *sysfs)
 {
 	return tally__pmu_foreach(sysfs, core_cb, (void *)sysfs) > 0;
 }
+
+/*
+ * The core PMUs an event without a PMU counts on: each one with a cpus
+ * file (newer perf's is_sysfs_pmu_core, tools/perf/util/pmu.c since 6.5:
+ * Intel's cpu_core and cpu_atom, arm64's armv8_pmuv3_N on big.LITTLE;
+ * a machine of one core type has a "cpu" PMU, and then no other counts
+ * here, or one arm PMU whose events need no prefix). cpu_core, cpu_atom first, as perf 6.1 orders them,
+ * then the others by name. Returns how many (up to max).
+ */
+struct core_ctx {
+	const char *sysfs;
+	char (*names)[TALLY_PMU_NAME_MAX];
+	int *types;
+	int n, max;
+};
+
+static int core_list_cb(const char *pmu, void *arg)
+{
+	struct core_ctx *c = arg;
+	char buf[16];
+	int type;
+
+	if (c->n >= c->max || strlen(pmu) >= TALLY_PMU_NAME_MAX ||
+	    pmu_read(c->sysfs, pmu, "cpus", buf, sizeof(buf)) < 0)
+		return 0;
+	type = tally__pmu_type(c->sysfs, pmu);
+	if (type < 0)
+		return 0;
+	strcpy(c->names[c->n], pmu);
+	c->types[c->n++] = type;
+	return 0;
+}
+
+int tally__pmu_core_list(const char *sysfs, char (*names)[TALLY_PMU_NAME_MAX], int *types,
+			 int max)
+{
+	struct core_ctx c = { .sysfs = sysfs, .names = names, .types = types, .max = max };
+	static const char *const first[] = { "cpu_core", "cpu_atom" };
+	int k = 0;
+
+	/* x86 of one core type: "cpu" is the core PMU, whatever else has cpus */
+	if (tally__pmu_exists(sysfs, "cpu"))
+		return 0;
+	tally__pmu_foreach(sysfs, core_list_cb, &c);
+	/* perf 6.1's order for Intel's: the big cores first */
+	for (size_t f = 0; f < ARRAY_SIZE(first); f++)
+		for (int i = k; i < c.n; i++)
+			if (!strcmp(names[i], first[f])) {
+				char tn[TALLY_PMU_NAME_MAX];
+				int tt = types[i];
+
+				memcpy(tn, names[i], sizeof(tn));
+				memmove(names + k + 1, names + k, (size_t)(i - k) * sizeof(*names));
+				memmove(types + k + 1, types + k, (size_t)(i - k) * sizeof(*types));
+				memcpy(names[k], tn, sizeof(tn));
+				types[k++] = tt;
+				break;
+			}
+	return c.n;
+}

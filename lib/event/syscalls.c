@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * System calls: the x86-64 table, -e lists, and arguments and return
+ * System calls: the x86-64 and arm64 tables, -e lists, and arguments and return
  * values printed as perf trace 6.1 prints them (tools/perf/trace/beauty):
  * the argument names come from the kernel's syscalls:sys_enter_* formats,
  * the decoders are chosen by syscall and argument as perf chooses them.
@@ -18,19 +18,67 @@
 #include "internal.h"
 #include "events_parse.h"
 
-static const char *const names[TALLY_SYSCALL_MAX] = {
+static const char *const x86_64_names[TALLY_SYSCALL_MAX] = {
 #include "syscall_names.h"
 };
 
+static const char *const arm64_names[TALLY_SYSCALL_MAX] = {
+#include "syscall_names_arm64.h"
+};
+
+/* perf's header says uname -m; NULL: the host's */
+static const char *const *table_of(const char *arch)
+{
+	if (!arch)
+#if defined(__aarch64__)
+		return arm64_names;
+#else
+		return x86_64_names;
+#endif
+	if (!strcmp(arch, "x86_64"))
+		return x86_64_names;
+	if (!strcmp(arch, "aarch64") || !strcmp(arch, "arm64"))
+		return arm64_names;
+	return NULL;
+}
+
+/*
+ * The table every other function here uses: the host's until a reader
+ * of another machine's recording says (tally_syscall__set_arch).
+ */
+static const char *const *names_tab;
+
+static inline const char *const *cur_table(void)
+{
+	return names_tab ? names_tab : table_of(NULL);
+}
+
+int tally_syscall__set_arch(const char *arch)
+{
+	const char *const *t = table_of(arch);
+
+	if (!t)
+		return tally__err(EOPNOTSUPP);
+	names_tab = t;
+	return 0;
+}
+
+const char *tally_syscall__name_arch(const char *arch, int nr)
+{
+	const char *const *t = table_of(arch);
+
+	return t && nr >= 0 && nr < TALLY_SYSCALL_MAX ? t[nr] : NULL;
+}
+
 const char *tally_syscall__name(int nr)
 {
-	return nr >= 0 && nr < TALLY_SYSCALL_MAX ? names[nr] : NULL;
+	return nr >= 0 && nr < TALLY_SYSCALL_MAX ? cur_table()[nr] : NULL;
 }
 
 int tally_syscall__nr(const char *name)
 {
 	for (int i = 0; i < TALLY_SYSCALL_MAX; i++)
-		if (names[i] && !strcmp(names[i], name))
+		if (cur_table()[i] && !strcmp(cur_table()[i], name))
 			return i;
 	return -1;
 }
@@ -50,7 +98,7 @@ static int select_item(const char *item, bool *sel, bool on)
 	int hits = 0;
 
 	for (int i = 0; i < TALLY_SYSCALL_MAX; i++)
-		if (names[i] && !fnmatch(item, names[i], 0)) {
+		if (cur_table()[i] && !fnmatch(item, cur_table()[i], 0)) {
 			sel[i] = on;
 			hits++;
 		}
@@ -75,7 +123,7 @@ int tally_syscall__select(const char *list, bool *sel,
 		if (item[0] != '!')
 			any_pos = true;
 	for (int i = 0; i < TALLY_SYSCALL_MAX; i++)
-		sel[i] = !any_pos && names[i];
+		sel[i] = !any_pos && cur_table()[i];
 	strcpy(copy, list);
 	for (item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
 		bool neg = item[0] == '!';
@@ -92,8 +140,8 @@ int tally_syscall__select(const char *list, bool *sel,
 
 			tally__best_init(&b, name);
 			for (int i = 0; i < TALLY_SYSCALL_MAX; i++)
-				if (names[i])
-					tally__best_try(&b, names[i]);
+				if (cur_table()[i])
+					tally__best_try(&b, cur_table()[i]);
 			snprintf(hint, hintlen, "%s", b.name);
 		}
 		err = -ENOENT;

@@ -133,8 +133,15 @@ static void unwind_user(struct tally_session *s, struct tally_sample *smp)
 		s->unwind_stops[TALLY_UNWIND_STACK_SHORT]++;
 		return;
 	}
-	if (!s->uw && !(s->uw = tally_unwind__new()))
-		return;
+	if (!s->uw) {
+		const char *arch = s->rd ? tally_data_reader__feat_string(s->rd, TALLY_HEADER_ARCH) : NULL;
+
+		if (!(s->uw = tally_unwind__new()))
+			return;
+		/* the recording's registers, not the host's: an arm64 file on x86 */
+		if (arch && tally_unwind__set_arch(s->uw, arch))
+			pr_debug("unwind: no register map for arch %s\n", arch);
+	}
 	if (!s->uw_ips && !(s->uw_ips = malloc(UW_CAP * sizeof(*s->uw_ips))))
 		return;
 	for (uint64_t i = 0; i < smp->callchain.nr && n < UW_CAP - UNWIND_MAX - 1; i++) {
@@ -762,7 +769,11 @@ static int run_pipelined(struct tally_session *s)
 			if (__atomic_load_n(&pl->head, __ATOMIC_ACQUIRE) ||
 			    __atomic_load_n(&pl->finished, __ATOMIC_ACQUIRE))
 				break;
+#if defined(__x86_64__) || defined(__i386__)
 			__builtin_ia32_pause();
+#elif defined(__aarch64__)
+			__asm__ volatile("yield" ::: "memory");
+#endif
 		}
 		pthread_mutex_lock(&pl->mu);
 		while (!pl->head && !pl->finished)

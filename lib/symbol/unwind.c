@@ -24,10 +24,49 @@
 #include "elf_util.h"
 #include <tally/unwind.h>
 
-#define NREGS 17		/* DWARF x86-64: rax rdx rcx rbx rsi rdi rbp rsp r8..r15, 16 = ra */
-#define REG_FP 6
-#define REG_SP 7
-#define REG_RA 16
+#define NREGS_MAX 32
+
+/*
+ * What an architecture's samples and CFI mean: the DWARF registers the
+ * rules name, which of perf's sample registers (PERF_REG_*) each is, and
+ * the columns the walk needs. Chosen by the recording's architecture
+ * (tally_unwind__set_arch), not the host's.
+ */
+struct uw_arch {
+	const char *name;
+	int nregs;		/* DWARF 0..nregs-1 */
+	int ra, sp, fp;		/* the return address column, stack and frame pointers */
+	int pc_perf;		/* perf's register of the interrupted pc */
+	int8_t perf_reg[NREGS_MAX];
+};
+
+/* DWARF x86-64: rax rdx rcx rbx rsi rdi rbp rsp r8..r15, 16 = ra (perf's ip) */
+static const struct uw_arch arch_x86_64 = {
+	.name = "x86_64", .nregs = 17, .ra = 16, .sp = 7, .fp = 6, .pc_perf = 8,
+	.perf_reg = { 0, 3, 2, 1, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23, 8 },
+};
+
+/*
+ * DWARF AArch64: x0..x30 (x29 the frame pointer, x30 the link register,
+ * the return address column), 31 sp; perf's PERF_REG_ARM64_X0..LR, SP are
+ * the same numbers and PC is 32.
+ */
+static const struct uw_arch arch_aarch64 = {
+	.name = "aarch64", .nregs = 32, .ra = 30, .sp = 31, .fp = 29, .pc_perf = 32,
+	.perf_reg = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19,
+		      20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31 },
+};
+
+static const struct uw_arch *host_arch(void)
+{
+#if defined(__x86_64__)
+	return &arch_x86_64;
+#elif defined(__aarch64__)
+	return &arch_aarch64;
+#else
+	return NULL;	/* no register map for this host: samples need set_arch */
+#endif
+}
 
 /* A file some process maps, read once for all of them. */
 struct sfile {
@@ -48,12 +87,15 @@ struct tally_unwind {
 	/* a map's filename (interned by the machine) -> its file, the last few */
 	struct { const char *name; struct sfile *f; } recent[8];
 	unsigned next_recent;
+	const struct uw_arch *arch;	/* NULL: none known */
 };
 
 /* The sample being unwound. */
 struct cur {
-	uint64_t regs[NREGS];
-	uint32_t valid;			/* bit per register known */
+	const struct uw_arch *a;
+	uint64_t regs[NREGS_MAX];
+	uint64_t valid;			/* bit per register known */
+	uint64_t pc;
 	uint64_t sp;			/* of the copy */
 	const uint8_t *stack;
 	uint64_t size;
@@ -178,7 +220,24 @@ struct tally_unwind *tally_unwind__new(void)
 	u = calloc(1, sizeof(*u));
 	if (!u)
 		return tally__err_ptr(ENOMEM);
+	u->arch = host_arch();
 	return u;
+}
+
+int tally_unwind__set_arch(struct tally_unwind *u, const char *arch)
+{
+	if (!u || !arch)
+		return tally__err(EINVAL);
+	/* perf's header says uname -m; its own name for arm64 too */
+	if (!strcmp(arch, "x86_64"))
+		u->arch = &arch_x86_64;
+	else if (!strcmp(arch, "aarch64") || !strcmp(arch, "arm64"))
+		u->arch = &arch_aarch64;
+	else {
+		u->arch = NULL;	/* its samples are not unwound, never misread */
+		return tally__err(EOPNOTSUPP);
+	}
+	return 0;
 }
 
 void tally_unwind__free(struct tally_unwind *u)
@@ -254,7 +313,7 @@ static bool mem_read(struct cur *c, uint64_t addr, uint64_t *out)
 
 static bool reg_get(const struct cur *c, uint64_t regno, uint64_t *out)
 {
-	if (regno >= NREGS || !(c->valid >> regno & 1))
+	if (regno >= (uint64_t)c->a->nregs || !(c->valid >> regno & 1))
 		return false;
 	*out = c->regs[regno];
 	return true;
@@ -429,16 +488,16 @@ static bool step_cfi(struct cur *c, Dwarf_Frame *fr, bool *end, bool *signal)
 	int ra = dwarf_frame_info(fr, NULL, NULL, signal);
 
 	*end = false;
-	if (ra != REG_RA || dwarf_frame_cfa(fr, &ops, &nops) || !nops ||
+	if (ra != c->a->ra || dwarf_frame_cfa(fr, &ops, &nops) || !nops ||
 	    !eval(c, ops, nops, 0, false, &cfa, &loc))
 		return false;
 	next.valid = 0;
-	for (int r = 0; r < NREGS; r++) {
+	for (int r = 0; r < c->a->nregs; r++) {
 		if (dwarf_frame_register(fr, r, ops_mem, &ops, &nops))
 			continue;
 		if (!nops) {
 			if (ops == ops_mem) {		/* undefined */
-				if (r == REG_RA) {
+				if (r == c->a->ra) {
 					*end = true;
 					return true;
 				}
@@ -446,19 +505,26 @@ static bool step_cfi(struct cur *c, Dwarf_Frame *fr, bool *end, bool *signal)
 			}
 			if (reg_get(c, (uint64_t)r, &v)) {	/* same value */
 				next.regs[r] = v;
-				next.valid |= 1u << r;
+				next.valid |= 1ull << r;
 			}
 			continue;
 		}
 		if (!eval(c, ops, nops, cfa, true, &v, &loc) || (loc && !mem_read(c, v, &v)))
 			continue;
 		next.regs[r] = v;
-		next.valid |= 1u << r;
+		next.valid |= 1ull << r;
 	}
-	if (!(next.valid >> REG_RA & 1))
+	if (!(next.valid >> c->a->ra & 1))
 		return false;
+	/* the CFA is the caller's stack pointer, where no rule says otherwise */
+	if (!(next.valid >> c->a->sp & 1)) {
+		next.regs[c->a->sp] = cfa;
+		next.valid |= 1ull << c->a->sp;
+	}
+	next.pc = next.regs[c->a->ra];
 	memcpy(c->regs, next.regs, sizeof(c->regs));
 	c->valid = next.valid;
+	c->pc = next.pc;
 	return true;
 }
 
@@ -470,40 +536,55 @@ static bool step_fp(struct cur *c)
 {
 	uint64_t fp, sp, ra, prev;
 
-	if (!reg_get(c, REG_FP, &fp) || !reg_get(c, REG_SP, &sp) || !fp)
+	const struct uw_arch *a = c->a;
+
+	if (!reg_get(c, (uint64_t)a->fp, &fp) || !reg_get(c, (uint64_t)a->sp, &sp) || !fp)
 		return false;
 	if (!mem_read(c, fp + 8, &ra) || !mem_read(c, fp, &prev))
 		return false;
-	c->regs[REG_RA] = ra;
-	c->regs[REG_FP] = prev;
-	c->regs[REG_SP] = fp + 16;
-	c->valid = 1u << REG_RA | 1u << REG_FP | 1u << REG_SP;
+	c->regs[a->ra] = ra;
+	c->regs[a->fp] = prev;
+	c->regs[a->sp] = fp + 16;
+	c->valid = 1ull << a->ra | 1ull << a->fp | 1ull << a->sp;
+	c->pc = ra;
 	return true;
 }
 
-/* perf's x86-64 register numbers for DWARF's 0..16 */
-static const int x86_64_perf_reg[NREGS] = { 0, 3, 2, 1, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23, 8 };
-
-static bool load_regs(struct cur *c, const struct tally_sample_regs *regs)
+/*
+ * The sample's registers in DWARF's numbering. A register the sample lacks
+ * stays unknown (a rule naming it fails); the pc and the stack pointer
+ * are needed.
+ */
+static bool load_regs(struct cur *c, const struct uw_arch *a, const struct tally_sample_regs *regs)
 {
-#if defined(__x86_64__)
-	if (!regs || !regs->nr || !regs->regs)
-		return false;
-	for (int i = 0; i < NREGS; i++) {
-		int bit = x86_64_perf_reg[i];
+	uint64_t known = 0;
 
-		if (!(regs->mask & (1ULL << bit)))
-			return false;
-		c->regs[i] = regs->regs[__builtin_popcountll(regs->mask & ((1ULL << bit) - 1))];
+	if (!a || !regs || !regs->nr || !regs->regs)
+		return false;
+	c->a = a;
+	for (int i = 0; i < a->nregs + 1; i++) {
+		int bit = i < a->nregs ? a->perf_reg[i] : a->pc_perf;
+		uint64_t idx, v;
+
+		if (bit >= 64 || !(regs->mask & (1ULL << bit)))
+			continue;
+		idx = (uint64_t)__builtin_popcountll(regs->mask & ((1ULL << bit) - 1));
+		if (idx >= regs->nr)
+			continue;
+		v = regs->regs[idx];
+		if (i < a->nregs) {
+			c->regs[i] = v;
+			known |= 1ull << i;
+		} else {
+			c->pc = v;
+			known |= 1ull << 63;
+		}
 	}
-	c->valid = (1u << NREGS) - 1;
-	c->sp = c->regs[REG_SP];
+	if (!(known >> 63 & 1) || !(known >> a->sp & 1))
+		return false;
+	c->valid = known & ~(1ull << 63);
+	c->sp = c->regs[a->sp];
 	return true;
-#else
-	(void)c;
-	(void)regs;
-	return false;	/* the register map of this arch is not written yet */
-#endif
 }
 
 int tally_unwind__sample(struct tally_unwind *u, struct tally_machine *m, int32_t pid,
@@ -519,7 +600,7 @@ int tally_unwind__sample(struct tally_unwind *u, struct tally_machine *m, int32_
 	*why = TALLY_UNWIND_DONE;
 	if (!u || !m || !ips || max <= 0)
 		return -EINVAL;
-	if (!load_regs(&c, regs)) {
+	if (!load_regs(&c, u->arch, regs)) {
 		*why = TALLY_UNWIND_NO_REGS;
 		return 0;
 	}
@@ -529,7 +610,7 @@ int tally_unwind__sample(struct tally_unwind *u, struct tally_machine *m, int32_
 		const struct tally_map *map;
 		struct sfile *f;
 		Dwarf_Frame *fr;
-		uint64_t pc = c.regs[REG_RA], lookup, map_ip, bias;
+		uint64_t pc = c.pc, lookup, map_ip, bias;
 		bool end = false, signal = false, ok;
 
 		/*

@@ -3,6 +3,7 @@
 #ifndef TALLY_INTERNAL_H
 #define TALLY_INTERNAL_H
 
+#include <sched.h>
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -93,6 +94,12 @@ struct perf_event_mmap_page;
 struct tally_page_read;
 int tally__page_read_native(const struct perf_event_mmap_page *pc,
 			    unsigned int flags, struct tally_page_read *out);
+/* lib/count/selfmon.c: arm64's user-access config1 bits on a core PMU's event. */
+struct perf_event_attr;
+bool tally__selfmon_user_bits(struct perf_event_attr *attr, const char *sysfs);
+/* ... and the cores of the one core PMU its events name: 1, 0 (none), -EXDEV (two). */
+int tally__selfmon_pin_set(const struct perf_event_attr *attrs, size_t nr, const char *sysfs,
+			   cpu_set_t *set);
 
 /*
  * strpool.c: a copy of s that lives as long as the process (a string

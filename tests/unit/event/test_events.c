@@ -1127,6 +1127,58 @@ static void test_hybrid(void **state)
 	tally_events__clear(&evs);
 }
 
+/*
+ * big.LITTLE: an event without a PMU counts on every core PMU (each with a
+ * cpus file), named by it as perf 6.5 and later name arm64's, on its cpus.
+ */
+static void test_biglittle(void **state)
+{
+	struct tally_parse_opts o = fake;
+	struct tally_events evs;
+
+	o.sysfs_root = "tests/data/sysfs-biglittle";
+	evs = parse_ok_opts("cycles:u", &o);
+	assert_int_equal(evs.nr, 2);
+	assert_string_equal(evs.ev[0].name, "armv8_pmuv3_0/cycles/u");
+	assert_string_equal(evs.ev[0].pmu, "armv8_pmuv3_0");
+	assert_string_equal(evs.ev[0].cpus, "0-3");
+	assert_int_equal(evs.ev[0].attr.type, PERF_TYPE_HARDWARE);
+	assert_int_equal(evs.ev[0].attr.config, 8ull << 32 | PERF_COUNT_HW_CPU_CYCLES);
+	assert_int_equal(evs.ev[0].attr.exclude_kernel, 1);
+	assert_string_equal(evs.ev[1].name, "armv8_pmuv3_1/cycles/u");
+	assert_string_equal(evs.ev[1].cpus, "4-7");
+	assert_int_equal(evs.ev[1].attr.config, 9ull << 32 | PERF_COUNT_HW_CPU_CYCLES);
+	tally_events__clear(&evs);
+
+	evs = parse_ok_opts("L1-dcache-load-misses", &o);
+	assert_int_equal(evs.nr, 2);
+	assert_int_equal(evs.ev[1].attr.type, PERF_TYPE_HW_CACHE);
+	assert_int_equal(evs.ev[1].attr.config >> 32, 9);
+	tally_events__clear(&evs);
+
+	/* a group cannot span the two clusters: one per PMU */
+	evs = parse_ok_opts("{cycles,instructions}", &o);
+	assert_int_equal(evs.nr, 4);
+	assert_string_equal(evs.ev[2].name, "armv8_pmuv3_1/cycles/");
+	assert_int_equal(evs.ev[2].group, 1);
+	assert_int_equal(evs.ev[2].leader, 1);
+	tally_events__clear(&evs);
+
+	/* a PMU named: that PMU alone, its own type; software events once */
+	evs = parse_ok_opts("armv8_pmuv3_1/event=0x11/,cs", &o);
+	assert_int_equal(evs.nr, 2);
+	assert_int_equal(evs.ev[0].attr.type, 9);
+	assert_int_equal(evs.ev[0].attr.config, 0x11);
+	tally_events__clear(&evs);
+
+	/* x86's "cpu" PMU: one core type, whatever else has cpus (the fake tree's arm PMUs) */
+	o.sysfs_root = "tests/data/sysfs";
+	evs = parse_ok_opts("cycles", &o);
+	assert_int_equal(evs.nr, 1);
+	assert_int_equal(evs.ev[0].attr.config, PERF_COUNT_HW_CPU_CYCLES);
+	tally_events__clear(&evs);
+}
+
 /* ---- tracepoints ---- */
 
 static void test_tracepoints_fake(void **state)
@@ -1739,6 +1791,7 @@ int main(void)
 		cmocka_unit_test(test_pmu_aliases),
 		cmocka_unit_test(test_thresholds),
 		cmocka_unit_test(test_hybrid),
+		cmocka_unit_test(test_biglittle),
 		cmocka_unit_test(test_format_spec),
 		cmocka_unit_test(test_tracepoints_fake),
 		cmocka_unit_test(test_tracepoints_real),

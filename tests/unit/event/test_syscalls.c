@@ -23,6 +23,47 @@ static void test_table(void **state)
 	assert_false(tally_syscall__is_exit(39));
 }
 
+/*
+ * arm64's table (asm-generic's numbers), on any host: what an arm64
+ * recording's raw_syscalls carry, and the table set for the whole process.
+ */
+static void test_arm64_table(void **state)
+{
+	(void)state;
+	assert_string_equal(tally_syscall__name_arch("aarch64", 63), "read");
+	assert_string_equal(tally_syscall__name_arch("arm64", 64), "write");
+	assert_string_equal(tally_syscall__name_arch("aarch64", 56), "openat");
+	assert_string_equal(tally_syscall__name_arch("aarch64", 221), "execve");
+	assert_string_equal(tally_syscall__name_arch("aarch64", 79), "newfstatat");
+	assert_string_equal(tally_syscall__name_arch("aarch64", 451 - 2), "futex_waitv");
+	/* x86-64's open is arm64's io_submit; 244.. is the arch's range, unused */
+	assert_string_equal(tally_syscall__name_arch("aarch64", 2), "io_submit");
+	assert_null(tally_syscall__name_arch("aarch64", 244));
+	assert_null(tally_syscall__name_arch("aarch64", 245));
+	assert_null(tally_syscall__name_arch("aarch64", 451));
+	assert_string_equal(tally_syscall__name_arch("x86_64", 2), "open");
+	assert_null(tally_syscall__name_arch("riscv64", 63));
+	assert_non_null(tally_syscall__name_arch(NULL, 0));	/* the host's */
+
+	assert_int_equal(tally_syscall__set_arch("riscv64"), -EOPNOTSUPP);
+	assert_string_equal(tally_syscall__name(39), "getpid");	/* unchanged */
+	assert_int_equal(tally_syscall__set_arch("aarch64"), 0);
+	assert_string_equal(tally_syscall__name(63), "read");
+	assert_int_equal(tally_syscall__nr("openat"), 56);
+	assert_int_equal(tally_syscall__nr("open"), -1);
+	assert_true(tally_syscall__is_exit(94));	/* exit_group */
+	assert_false(tally_syscall__is_exit(231));
+	assert_int_equal(tally_syscall__set_arch("x86_64"), 0);
+	assert_string_equal(tally_syscall__name(39), "getpid");
+}
+
+/* The cases below use x86-64's numbers, whatever the host. */
+static int setup(void **state)
+{
+	(void)state;
+	return tally_syscall__set_arch("x86_64");
+}
+
 static int count(const bool *sel)
 {
 	int n = 0;
@@ -239,6 +280,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_table),
+		cmocka_unit_test(test_arm64_table),
 		cmocka_unit_test(test_select),
 		cmocka_unit_test(test_args),
 		cmocka_unit_test(test_strings),
@@ -246,5 +288,5 @@ int main(void)
 		cmocka_unit_test(test_tp_fields),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, setup, NULL);
 }

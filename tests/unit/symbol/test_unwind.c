@@ -77,6 +77,9 @@ static void test_garbage(void **state)
 	enum tally_unwind_stop why;
 	int walks = 0;
 
+	/* x86-64's registers (MASK) on whatever host runs the test */
+	assert_int_equal(tally_unwind__set_arch(u, "x86_64"), 0);
+
 	assert_non_null(u);
 	for (int it = 0; it < 3000; it++) {
 		struct tally_sample_regs r = { .abi = 2, .mask = MASK, .nr = 20, .regs = regs };
@@ -108,6 +111,8 @@ static void test_bad_args(void **state)
 	struct tally_sample_regs none = { 0 }, few = { .abi = 2, .mask = 0x3, .nr = 2, .regs = regs };
 	enum tally_unwind_stop why;
 
+	assert_int_equal(tally_unwind__set_arch(u, "x86_64"), 0);
+	assert_int_equal(tally_unwind__set_arch(NULL, "x86_64"), -EINVAL);
 	assert_int_equal(tally_unwind__sample(NULL, m, 1, 1, 0, &few, NULL, 0, ips, 4, &why), -EINVAL);
 	assert_int_equal(tally_unwind__sample(u, m, 1, 1, 0, &few, NULL, 0, ips, 0, &why), -EINVAL);
 	/* no registers (a kernel thread), or not the ones the walk needs */
@@ -128,11 +133,63 @@ static void test_bad_args(void **state)
 	tally_unwind__free(NULL);
 }
 
+/*
+ * An arm64 recording's registers, on any host: perf's PERF_REG_ARM64_*
+ * (x29 the frame pointer, x30 the link register, 31 sp, 32 pc) walked up
+ * the frame records {x29, x30} of a code file without CFI.
+ */
+static void test_arm64_regs(void **state)
+{
+	struct tally_unwind *u = tally_unwind__new();
+	static uint64_t stack[16];
+	uint64_t regs[33] = { 0 }, ips[8], sp = (uint64_t)(uintptr_t)stack;
+	struct tally_sample_regs r = { .abi = 2, .mask = (1ull << 33) - 1, .nr = 33, .regs = regs };
+	struct tally_mmap_event ev = { .pid = 4242, .tid = 4242, .start = 0x400000, .len = 0x10000,
+				       .filename = "/nonexistent/tally-arm64-prog", .prot = 5 };
+	enum tally_unwind_stop why;
+	int n;
+
+	assert_int_equal(tally_machine__mmap(m, &ev), 0);
+	for (int i = 0; i < 29; i++)
+		regs[i] = 0xdead0000 + (uint64_t)i;	/* x0..x28: nothing to do with the walk */
+	regs[29] = sp + 16;			/* x29: the frame record */
+	regs[30] = 0x401f00;			/* lr: a leaf's, not used by the fp walk */
+	regs[31] = sp;
+	regs[32] = 0x401000;			/* pc */
+	stack[2] = sp + 48;			/* [x29] = the caller's frame record */
+	stack[3] = 0x402010;			/* [x29 + 8] = the return address */
+	stack[6] = 0;				/* the outermost frame */
+	stack[7] = 0x403020;
+
+	assert_int_equal(tally_unwind__set_arch(u, "aarch64"), 0);
+	n = tally_unwind__sample(u, m, 4242, 4242, 0, &r, stack, sizeof(stack), ips, 8, &why);
+	assert_int_equal(n, 3);
+	assert_int_equal(ips[0], 0x401000);
+	assert_int_equal(ips[1], 0x402010 - 1);
+	assert_int_equal(ips[2], 0x403020 - 1);
+
+	/* the same registers read as x86-64's: ip is perf's 8, here x8, not the pc */
+	assert_int_equal(tally_unwind__set_arch(u, "x86_64"), 0);
+	n = tally_unwind__sample(u, m, 4242, 4242, 0, &r, stack, sizeof(stack), ips, 8, &why);
+	assert_true(n == 0 || ips[0] != 0x401000);
+
+	/* an architecture without a map: no frames, never a misread */
+	assert_int_equal(tally_unwind__set_arch(u, "riscv64"), -EOPNOTSUPP);
+	n = tally_unwind__sample(u, m, 4242, 4242, 0, &r, stack, sizeof(stack), ips, 8, &why);
+	assert_int_equal(n, 0);
+	assert_int_equal(why, TALLY_UNWIND_NO_REGS);
+	assert_int_equal(tally_unwind__set_arch(u, "arm64"), 0);
+	assert_int_equal(tally_unwind__sample(u, m, 4242, 4242, 0, &r, stack, sizeof(stack), ips,
+					      8, &why), 3);
+	tally_unwind__free(u);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_garbage),
 		cmocka_unit_test(test_bad_args),
+		cmocka_unit_test(test_arm64_regs),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

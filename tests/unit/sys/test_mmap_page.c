@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -355,6 +356,7 @@ struct writer {
 	struct sim *s;
 	int stop;
 	uint64_t gens;
+	uint64_t reads;		/* the reader's finished reads */
 };
 
 static void *writer_fn(void *arg)
@@ -380,9 +382,18 @@ static void *writer_fn(void *arg)
 		vpc->time_running = g * 3;
 		__atomic_store_n(&pc->lock, seq + 2, __ATOMIC_RELEASE);
 		w->gens = g;
-		/* A quiet spell, as between a real kernel's updates. */
+		/*
+		 * A quiet spell, as between a real kernel's updates: until the
+		 * reader has finished a read (under qemu-user a read outlasts
+		 * any fixed spin, and every one would retry).
+		 */
+		uint64_t seen = __atomic_load_n(&w->reads, __ATOMIC_ACQUIRE);
+
 		for (volatile int i = 0; i < 200; i++)
 			;
+		while (__atomic_load_n(&w->reads, __ATOMIC_ACQUIRE) == seen &&
+		       !__atomic_load_n(&w->stop, __ATOMIC_ACQUIRE))
+			sched_yield();
 	}
 	return NULL;
 }
@@ -413,6 +424,7 @@ static void test_concurrent_writer(void **state)
 			break;
 		assert_int_equal(tally_page__read(s.pc, &ops, 0, &r), 0);
 		reads++;
+		__atomic_store_n(&w.reads, reads, __ATOMIC_RELEASE);
 		retries += r.retries;
 		/* Everything must come from one generation g. */
 		uint64_t g = r.enabled / 3;
