@@ -105,6 +105,26 @@ for who in perf tally; do
 	done
 done
 
+# an --off-cpu file (sched's events and the offcpu-time samples, whose
+# chains are where a task went to sleep): perf's timehist and tally's
+# show the same lines and chains on it (both skip the offcpu-time samples)
+if "$TALLY" sched record -q --off-cpu -g -o "$d/oc.data" -- "$HELPERS/offcpu" nap 10 10 \
+	>/dev/null 2>"$d/oc.err"; then
+	check "the --off-cpu file has offcpu-time samples" sh -c "perf script -i '$d/oc.data' -F event 2>/dev/null | grep -q offcpu-time"
+	for v in "" "-w" "--state" "-s"; do
+		# shellcheck disable=SC2086
+		perf sched timehist $v -i "$d/oc.data" >"$d/p.out" 2>/dev/null
+		# shellcheck disable=SC2086
+		"$TALLY" sched timehist $v -i "$d/oc.data" >"$d/t.out" 2>/dev/null
+		if [ "$v" = -s ]; then
+			check "--off-cpu file: timehist -s as perf's" cmp -s "$d/p.out" "$d/t.out"
+		elif why=$(chains_match "$d/p.out" "$d/t.out"); then ok "--off-cpu file: timehist $v chains"
+		else fail "--off-cpu file: timehist $v chains: $why"; fi
+	done
+else
+	skip "tally sched record --off-cpu: $(head -c 200 "$d/oc.err")"
+fi
+
 # a chain whose last entry is a context marker perf does not know (a
 # misread user stack): perf drops the chain when its max-stack + 2
 # entries reach the marker, and prints the entries before it when not
