@@ -7,6 +7,7 @@
  * kernel has them), counted per lock address, per caller (contention) or
  * per thread (-t), and printed in perf's layout and order.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
@@ -56,6 +57,7 @@ struct lk {
 	int bad_fields;
 	bool no_mem;
 	struct lock_callers callers;
+	struct tally_tp_reader *fields;	/* the lock fields perf reads */
 };
 
 static enum lk_kind kind_of(const char *name)
@@ -241,37 +243,25 @@ struct lk_ev {
 	char name[128];
 };
 
+/* The fields perf reads, in the reader's order (bit i of its mask: names[i]). */
+enum { F_LOCK_ADDR, F_LOCKDEP_ADDR, F_FLAGS, F_NAME, F_NR };
+static const char *const field_names[F_NR] = { "lock_addr", "lockdep_addr", "flags", "name" };
+
 static bool decode(struct lk *l, enum lk_kind k, const struct tally_sample *sm, struct lk_ev *ev)
 {
-	struct tally_tp_field f[16];
-	bool has_addr = false;
-	int n;
+	struct tally_tp_val v[F_NR];
+	int addr = k >= LK_BEGIN ? F_LOCK_ADDR : F_LOCKDEP_ADDR;
+	int got;
 
 	if (!sm->raw.data)
 		return false;
-	n = tally_trace_fmt__fields(tally_session__trace_fmt(l->s), sm->raw.data, sm->raw.size, f, 16);
-	if (n < 0)
+	got = tally_tp_reader__read(l->fields, sm->raw.data, sm->raw.size, v);
+	if (got < 0 || !(got & (1 << addr)))
 		return false;
-	if (n > 16)
-		n = 16;
-	for (int i = 0; i < n; i++) {
-		const char *nm = f[i].name;
-
-		if ((k >= LK_BEGIN && !strcmp(nm, "lock_addr")) ||
-		    (k < LK_BEGIN && !strcmp(nm, "lockdep_addr")))
-			ev->addr = f[i].val, has_addr = true;
-		else if (!strcmp(nm, "flags"))
-			ev->flags = (unsigned)f[i].val;
-		else if (!strcmp(nm, "name") && f[i].data) {
-			size_t len = strnlen(f[i].data, f[i].data_len);
-
-			if (len >= sizeof(ev->name))
-				len = sizeof(ev->name) - 1;
-			memcpy(ev->name, f[i].data, len);
-			ev->name[len] = 0;
-		}
-	}
-	return has_addr;
+	ev->addr = v[addr].val;
+	ev->flags = (unsigned)v[F_FLAGS].val;
+	tally_tp_val__str(&v[F_NAME], ev->name, sizeof(ev->name));
+	return true;
 }
 
 /* A contended wait of term ns, ended: the lock's total, min and max. */
@@ -527,6 +517,7 @@ static void lk_free(struct lk *l)
 	free(l->comms);
 	free(l->seqs);
 	free(l->kinds);
+	tally_tp_reader__free(l->fields);
 	if (l->s)
 		tally_session__close(l->s);
 	free(l);
@@ -636,6 +627,11 @@ static int run(const struct lock_opts *o, bool contention)
 	if (!tally_session__trace_fmt(l->s)) {
 		fprintf(stderr, "tally %s: %s: the file has no tracepoint formats (tracing data)\n",
 			l->cmd, l->path);
+		ret = 1;
+		goto out;
+	}
+	if (!(l->fields = tally_tp_reader__new(tally_session__trace_fmt(l->s), field_names, F_NR))) {
+		fprintf(stderr, "tally %s: %s\n", l->cmd, strerror(errno));
 		ret = 1;
 		goto out;
 	}
