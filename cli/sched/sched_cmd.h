@@ -140,6 +140,8 @@ int sched_timehist(const char *path, const struct timehist_opts *o);
 struct map_opts {
 	bool compact;
 	const char *cpus;
+	const char *color_pids;		/* these threads' letters in blue (a terminal) */
+	const char *color_cpus;		/* these CPUs' '*' on red */
 	int verbose;			/* -v: every task's name at each switch to it */
 };
 int sched_map(const char *path, const struct map_opts *o);
