@@ -26,6 +26,7 @@ struct kmem_opts {
 	const char *page_caller_sort, *page_alloc_sort;	/* page: bytes,hit */
 	int caller_lines, alloc_lines;		/* -l, the same; -1: all */
 	bool raw_ip;			/* --raw-ip: call sites as addresses */
+	const char *time;		/* --time START,STOP: only the samples between */
 };
 
 /* A -s list into keys[max] (NULL-ended): how many, -1 for a name perf's slab sort lacks. */

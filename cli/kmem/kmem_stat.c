@@ -17,6 +17,7 @@
 #include <tally/tally.h>
 #include "kmem_cmd.h"
 #include "read_file.h"
+#include "tp_cmd.h"
 
 #define MAX_PAGE_ORDER		11
 #define MAX_MIGRATE_TYPES	6
@@ -63,6 +64,7 @@ struct km {
 	uint64_t page_alloc_bytes, page_free_bytes, page_fail_bytes, page_nomatch_bytes;
 	int order_stats[MAX_PAGE_ORDER][MAX_MIGRATE_TYPES];
 	struct tally_tp_reader *fields;	/* the kmem fields perf reads */
+	uint64_t start, end;		/* --time, ns; 0: open */
 	int bad_fields;
 	int out_of_range;		/* page samples of an order or migrate type perf has no cell for */
 	bool no_mem;
@@ -455,6 +457,9 @@ static int on_sample(struct tally_session *s, const struct tally_session_sample 
 	(void)s;
 	if (kind == KM_OTHER)
 		return 0;
+	/* perf_time__skip_sample: outside --time's window, as if not recorded */
+	if ((k->start && smp->sample->time < k->start) || (k->end && smp->sample->time > k->end))
+		return 0;
 	if ((kind <= KM_FREE && !k->o->slab) || (kind >= KM_PAGE_ALLOC && !k->o->page))
 		return 0;
 	if (!decode(k, kind, smp->sample, &ev)) {
@@ -721,6 +726,13 @@ int kmem_stat(const struct kmem_opts *o)
 		return 1;
 	k->o = o;
 	k->path = o->input ? o->input : "perf.data";
+	if (o->time && cli_time_window(o->time, &k->start, &k->end)) {
+		/* perf's "Invalid time string", -EINVAL */
+		fprintf(stderr, "tally kmem stat: --time '%s': START,STOP in seconds "
+			"(either may be left out)\n", o->time);
+		ret = 234;
+		goto out;
+	}
 	if (open_file(k, &ret))
 		goto out;
 	if (o->page && (o->caller || o->alloc) && !(k->ptabs = kmem_pages_new())) {
