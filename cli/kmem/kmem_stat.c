@@ -446,6 +446,12 @@ static void page_free(struct km *k, const struct km_ev *ev)
 		return;
 	}
 	sl->live = false;
+	if (k->ptabs)
+		kmem_pages_freed(k->ptabs, ev->page, ev->order, bytes);
+	/* --live: the order table counts the pages left (the free's order, the allocation's type) */
+	if (k->o->live && ev->order < MAX_PAGE_ORDER && sl->migrate >= 0 &&
+	    sl->migrate < MAX_MIGRATE_TYPES)
+		k->order_stats[ev->order][sl->migrate]--;
 }
 
 static int on_sample(struct tally_session *s, const struct tally_session_sample *smp, void *ctx)
@@ -735,7 +741,7 @@ int kmem_stat(const struct kmem_opts *o)
 	}
 	if (open_file(k, &ret))
 		goto out;
-	if (o->page && (o->caller || o->alloc) && !(k->ptabs = kmem_pages_new())) {
+	if (o->page && (o->caller || o->alloc) && !(k->ptabs = kmem_pages_new(o->live))) {
 		ret = 1;
 		goto out;
 	}

@@ -54,6 +54,10 @@ for f in perf tally; do
 	same "$f's file: --page --alloc -s gfp,bytes -l 5" "$F" --page --alloc -s gfp,bytes -l 5 stat
 	same "$f's file: --slab --page --caller -s order,hit -l 4 (-s for the later allocator)" "$F" --slab --page --caller -s order,hit -l 4 stat
 	same "$f's file: --page --slab --caller --alloc -s hit -l 3" "$F" --page --slab --caller --alloc -s hit -l 3 stat
+	# --live: the pages not freed by the end (perf's live tree, largest pfn first among equals)
+	same "$f's file: --page --live stat" "$F" --page --live stat
+	same "$f's file: --page --live --caller --alloc -l 40" "$F" --page --live --caller --alloc -l 40 stat
+	same "$f's file: --page --live --alloc -s page -l 20" "$F" --page --live --alloc -s page -l 20 stat
 	# --time: the samples of a window only, its ends taken from the file (the middle third)
 	read -r a b < <(perf script -i "$F" -F time 2>/dev/null | tr -d ' :' |
 		awk 'NR == 1 { f = $1 } { l = $1 } END { printf "%.6f %.6f\n", f + (l - f) / 3, f + 2 * (l - f) / 3 }')
