@@ -394,6 +394,11 @@ static bool inside(long off, long size, size_t len)
  * Every field of the event inside the sample's RAW data, a dynamic
  * one's data too: libtraceevent reads them without looking at the size.
  */
+struct tep_handle *tally__trace_fmt_tep(struct tally_trace_fmt *f)
+{
+	return f ? f->tep : NULL;
+}
+
 bool tally__trace_fields_inside(struct tep_event *ev, const unsigned char *raw, size_t len)
 {
 	struct tep_format_field *lists[2] = { ev->format.common_fields, ev->format.fields };

@@ -9,6 +9,8 @@
 #include <event-parse.h>
 #include <tally/trace_fmt.h>
 
+/* f's libtraceevent handle (the formats parsed). */
+struct tep_handle *tally__trace_fmt_tep(struct tally_trace_fmt *f);
 /* The event of rec (its common_type), every field checked inside it: 0, -ENOENT, -EBADMSG. */
 int tally__trace_event_of(struct tally_trace_fmt *f, struct tep_record *rec, struct tep_event **evp);
 /* Every field of ev inside raw[len], a dynamic one's data too. */
