@@ -99,7 +99,7 @@ $(BUILD)/lib/export/pprof.o: $(BUILD)/gen/profile.pb-c.h
 
 BPF_ARCH_INC ?= /usr/include/$(shell $(CC) -dumpmachine)
 # The BPF programs (bpf/NAME.bpf.c: tally trace's string reader, record
-# --off-cpu's sched_switch timer), built by clang and embedded in the
+# --off-cpu's sched_switch timer, lock contention -b's waits), built by clang and embedded in the
 # library as bpftool's skeletons (libbpf-dev, bpftool, clang)
 $(BUILD)/gen/%.bpf.o: bpf/%.bpf.c
 	@mkdir -p $(BUILD)/gen
@@ -108,6 +108,7 @@ $(BUILD)/gen/%.skel.h: $(BUILD)/gen/%.bpf.o
 	bpftool gen skeleton $< name $* > $@.tmp && mv $@.tmp $@
 $(BUILD)/lib/session/syscall_strings.o: $(BUILD)/gen/syscall_strings.skel.h
 $(BUILD)/lib/sample/offcpu.o: $(BUILD)/gen/off_cpu.skel.h
+$(BUILD)/lib/sample/lockcon.o: $(BUILD)/gen/lock_contention.skel.h
 # tally_version() says the Makefile's VERSION
 $(BUILD)/lib/util/core.o: Makefile
 

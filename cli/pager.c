@@ -26,6 +26,11 @@ static void pager_wait(void)
 	pager_pid = -1;
 }
 
+bool pager_active(void)
+{
+	return pager_pid >= 0;
+}
+
 void pager_start(void)
 {
 	const char *pager = getenv("TALLY_PAGER");

@@ -15,5 +15,7 @@ extern bool pager_disabled;
 
 /* From here on stdout (and stderr, when it is the same terminal) feed the pager. */
 void pager_start(void);
+/* A pager runs: stdout goes to it (a terminal behind it, for colours). */
+bool pager_active(void);
 
 #endif

@@ -48,3 +48,40 @@ bool cli_subcmd_is(const char *s, const char *full, size_t min)
 
 	return n >= min && n <= strlen(full) && !strncmp(s, full, n);
 }
+
+/* "S[.FFFFFFFFF]" seconds into ns; "" is 0. 0, or -1. */
+static int parse_ns(const char *s, size_t n, uint64_t *out)
+{
+	uint64_t sec = 0, frac = 0;
+	size_t i = 0, digits = 0;
+
+	*out = 0;
+	if (n == 0)
+		return 0;
+	for (; i < n && s[i] >= '0' && s[i] <= '9'; i++)
+		sec = sec * 10 + (uint64_t)(s[i] - '0');
+	if (i == 0 || (i < n && s[i] != '.'))
+		return -1;
+	if (i < n)
+		for (i++; i < n; i++, digits++) {
+			if (s[i] < '0' || s[i] > '9' || digits >= 9)
+				return -1;
+			frac = frac * 10 + (uint64_t)(s[i] - '0');
+		}
+	for (; digits < 9; digits++)
+		frac *= 10;
+	*out = sec * 1000000000ull + frac;
+	return 0;
+}
+
+int cli_time_window(const char *s, uint64_t *start, uint64_t *end)
+{
+	const char *comma = strchr(s, ',');
+
+	if (!comma)
+		return parse_ns(s, strlen(s), start) ? -1 : (*end = 0, 0);
+	if (parse_ns(s, (size_t)(comma - s), start) ||
+	    parse_ns(comma + 1, strlen(comma + 1), end))
+		return -1;
+	return *end && *end < *start ? -1 : 0;
+}

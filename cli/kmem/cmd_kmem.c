@@ -117,6 +117,9 @@ static int opt_lines(struct cli_parse *p, const struct cli_option *opt, const ch
 		     opt_sort),								\
 	CLI_CALLBACK('l', "line", &(c)->o, "NUM", "show n lines", opt_lines),	\
 	CLI_BOOL(0, "raw-ip", &(c)->o.raw_ip, "show raw ip instead of symbol"),	\
+	CLI_BOOL(0, "live", &(c)->o.live, "Show live page stat"),		\
+	CLI_STRING(0, "time", &(c)->o.time, "START,STOP",			\
+		   "Time span of interest (start,stop), in seconds"),		\
 	CLI_COUNT('v', "verbose", &(c)->verbose, "be more verbose"),		\
 	CLI_BOOL('f', "force", &(c)->force, "don't complain, do it"),		\
 	CLI_HELP(&(c)->help, "this text (man tally-kmem for the full manual)")

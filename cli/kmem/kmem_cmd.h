@@ -26,6 +26,8 @@ struct kmem_opts {
 	const char *page_caller_sort, *page_alloc_sort;	/* page: bytes,hit */
 	int caller_lines, alloc_lines;		/* -l, the same; -1: all */
 	bool raw_ip;			/* --raw-ip: call sites as addresses */
+	const char *time;		/* --time START,STOP: only the samples between */
+	bool live;			/* --live: the pages still allocated at the end */
 };
 
 /* A -s list into keys[max] (NULL-ended): how many, -1 for a name perf's slab sort lacks. */
@@ -35,7 +37,8 @@ int kmem_keys(const char *list, const char *const *names, size_t nnames, const c
 
 /* The page allocator's tables (kmem_page.c). */
 struct kmem_pages;
-struct kmem_pages *kmem_pages_new(void);
+/* live: --live's tables (the pages not freed; the callers' net allocations). */
+struct kmem_pages *kmem_pages_new(bool live);
 void kmem_pages_free(struct kmem_pages *p);
 /* The flags were met already: their text is known. */
 bool kmem_pages_gfp_known(const struct kmem_pages *p, unsigned flags);
@@ -44,6 +47,8 @@ int kmem_pages_add_gfp(struct kmem_pages *p, unsigned flags, const char *info);
 /* One allocation: 0, -1 without memory. */
 int kmem_pages_alloc(struct kmem_pages *p, uint64_t page, bool use_pfn, unsigned order, int migrate,
 		     unsigned gfp, uint64_t bytes, uint64_t callsite, const char *cs_name);
+/* A page freed (--live: out of the tables, its caller's row less bytes). */
+void kmem_pages_freed(struct kmem_pages *p, uint64_t page, unsigned order, uint64_t bytes);
 /* The GFP legend, then --caller's and --alloc's tables. */
 void kmem_pages_print(struct kmem_pages *p, const struct kmem_opts *o);
 /* A -s list of the page allocator's keys, as kmem_slab_keys. */

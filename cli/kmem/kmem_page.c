@@ -18,6 +18,7 @@ struct prow {
 	unsigned long nr_alloc;
 	uint64_t alloc_bytes, callsite;
 	const char *cs_name;		/* the call site's kernel symbol, or NULL */
+	bool gone;			/* --live: freed, out of perf's tree */
 };
 
 struct gfp {
@@ -31,6 +32,7 @@ struct rows {
 	size_t nr, cap;
 	size_t *idx;			/* slot: row + 1, 0 empty */
 	size_t idx_cap;
+	bool by_key;			/* --live's pages: by the page alone (perf's live tree) */
 };
 
 struct kmem_pages {
@@ -39,11 +41,18 @@ struct kmem_pages {
 	size_t nr_gfps;
 	size_t max_gfp_len;
 	bool use_pfn;
+	bool live;			/* --live: the pages not freed, the callers' net */
 };
 
-struct kmem_pages *kmem_pages_new(void)
+struct kmem_pages *kmem_pages_new(bool live)
 {
-	return calloc(1, sizeof(struct kmem_pages));
+	struct kmem_pages *p = calloc(1, sizeof(struct kmem_pages));
+
+	if (p) {
+		p->live = live;
+		p->alloc.by_key = live;
+	}
+	return p;
 }
 
 void kmem_pages_free(struct kmem_pages *p)
@@ -160,9 +169,19 @@ static size_t slot_of(uint64_t key, unsigned order, int migrate, unsigned gfp, s
 	return (size_t)((h * 0x9E3779B97F4A7C15ull) >> 20) & (cap - 1);
 }
 
-static bool same(const struct prow *r, uint64_t key, unsigned order, int migrate, unsigned gfp)
+static bool same(const struct rows *t, const struct prow *r, uint64_t key, unsigned order,
+		 int migrate, unsigned gfp)
 {
-	return r->key == key && r->order == order && r->migrate == migrate && r->gfp == gfp;
+	if (r->gone || r->key != key)
+		return false;
+	return t->by_key || (r->order == order && r->migrate == migrate && r->gfp == gfp);
+}
+
+/* A row's slot: by the key alone in a by_key table. */
+static size_t slot_in(const struct rows *t, uint64_t key, unsigned order, int migrate,
+		      unsigned gfp, size_t cap)
+{
+	return t->by_key ? slot_of(key, 0, 0, 0, cap) : slot_of(key, order, migrate, gfp, cap);
 }
 
 static int reindex(struct rows *t, size_t cap)
@@ -173,7 +192,7 @@ static int reindex(struct rows *t, size_t cap)
 		return -1;
 	for (size_t i = 0; i < t->nr; i++) {
 		const struct prow *r = &t->v[i];
-		size_t j = slot_of(r->key, r->order, r->migrate, r->gfp, cap);
+		size_t j = slot_in(t, r->key, r->order, r->migrate, r->gfp, cap);
 
 		while (idx[j])
 			j = (j + 1) & (cap - 1);
@@ -191,9 +210,9 @@ static struct prow *row(struct rows *t, uint64_t key, unsigned order, int migrat
 	size_t j;
 
 	if (t->idx_cap) {
-		for (j = slot_of(key, order, migrate, gfp, t->idx_cap); t->idx[j];
+		for (j = slot_in(t, key, order, migrate, gfp, t->idx_cap); t->idx[j];
 		     j = (j + 1) & (t->idx_cap - 1))
-			if (same(&t->v[t->idx[j] - 1], key, order, migrate, gfp))
+			if (same(t, &t->v[t->idx[j] - 1], key, order, migrate, gfp))
 				return &t->v[t->idx[j] - 1];
 	}
 	if (t->nr == t->cap) {
@@ -208,7 +227,8 @@ static struct prow *row(struct rows *t, uint64_t key, unsigned order, int migrat
 	if ((t->nr + 1) * 2 > t->idx_cap && reindex(t, t->idx_cap ? t->idx_cap * 2 : 512))
 		return NULL;
 	t->v[t->nr] = (struct prow){ .key = key, .order = order, .migrate = migrate, .gfp = gfp };
-	for (j = slot_of(key, order, migrate, gfp, t->idx_cap); t->idx[j]; j = (j + 1) & (t->idx_cap - 1))
+	for (j = slot_in(t, key, order, migrate, gfp, t->idx_cap); t->idx[j];
+	     j = (j + 1) & (t->idx_cap - 1))
 		;
 	t->idx[j] = t->nr + 1;
 	return &t->v[t->nr++];
@@ -222,6 +242,11 @@ int kmem_pages_alloc(struct kmem_pages *p, uint64_t page, bool use_pfn, unsigned
 
 	if (!a)
 		return -1;
+	if (!a->nr_alloc) {	/* a live page keeps its first allocation's order, type, flags */
+		a->order = order;
+		a->migrate = migrate;
+		a->gfp = gfp;
+	}
 	a->nr_alloc++;
 	a->alloc_bytes += bytes;
 	a->callsite = callsite;
@@ -234,6 +259,39 @@ int kmem_pages_alloc(struct kmem_pages *p, uint64_t page, bool use_pfn, unsigned
 	c->cs_name = cs_name;
 	p->use_pfn = use_pfn;
 	return 0;
+}
+
+/*
+ * perf's free of a page: out of the live tree; with --live the caller's
+ * row (by the allocation's call site, type and flags, the free's order)
+ * loses it, and goes once none is left.
+ */
+void kmem_pages_freed(struct kmem_pages *p, uint64_t page, unsigned order, uint64_t bytes)
+{
+	struct prow *a, *c;
+
+	if (!p->live || !p->alloc.idx_cap)
+		return;
+	for (size_t j = slot_of(page, 0, 0, 0, p->alloc.idx_cap); p->alloc.idx[j];
+	     j = (j + 1) & (p->alloc.idx_cap - 1)) {
+		a = &p->alloc.v[p->alloc.idx[j] - 1];
+		if (!same(&p->alloc, a, page, 0, 0, 0))
+			continue;
+		a->gone = true;
+		if (!p->caller.idx_cap)
+			return;
+		for (size_t i = slot_of(a->callsite, order, a->migrate, a->gfp, p->caller.idx_cap);
+		     p->caller.idx[i]; i = (i + 1) & (p->caller.idx_cap - 1)) {
+			c = &p->caller.v[p->caller.idx[i] - 1];
+			if (!same(&p->caller, c, a->callsite, order, a->migrate, a->gfp))
+				continue;
+			c->nr_alloc--;
+			c->alloc_bytes -= bytes;
+			c->gone = !c->nr_alloc;
+			return;
+		}
+		return;
+	}
 }
 
 static const char *const *sort_keys;	/* qsort's: NULL-ended */
@@ -264,6 +322,14 @@ static int cmp_walk(const void *pa, const void *pb)
 	    (c = CMP((unsigned)a->migrate, (unsigned)b->migrate)))
 		return c;
 	return CMP(a->gfp, b->gfp);
+}
+
+/* perf's live tree: by page, largest first (its walk goes left of a smaller page) */
+static int cmp_walk_live(const void *pa, const void *pb)
+{
+	const struct prow *a = pa, *b = pb;
+
+	return CMP(b->key, a->key);
 }
 
 static int cmp_rows(const void *pa, const void *pb)
@@ -310,19 +376,21 @@ static void print_table(struct kmem_pages *p, bool is_caller, const char *sort, 
 		free(rows);
 		return;
 	}
-	if (nr)		/* none: v is NULL, which qsort may not take */
-		qsort(v, nr, sizeof(*v), cmp_walk);	/* the index is stale from here: printing only */
-	for (r = 0; r < nr; r++)
-		rows[r] = &v[r];
+	/* the walk's order (none: v is NULL, which qsort may not take); the index is stale from here */
+	if (nr)
+		qsort(v, nr, sizeof(*v), t->by_key ? cmp_walk_live : cmp_walk);
+	for (r = 0, nr = 0; r < t->nr; r++)
+		if (!v[r].gone)
+			rows[nr++] = &v[r];
 	sort_keys = keys;
 	qsort(rows, nr, sizeof(*rows), cmp_rows);
 	printf("\n%.105s\n", dots);
 	if (is_caller)
-		printf(" %5s alloc (KB) | Hits      | Order | Mig.type | %-*s | Callsite\n", "Total",
-		       gfp_len, "GFP flags");
+		printf(" %5s alloc (KB) | Hits      | Order | Mig.type | %-*s | Callsite\n",
+		       p->live ? "Live" : "Total", gfp_len, "GFP flags");
 	else
 		printf(" %-16s | %5s alloc (KB) | Hits      | Order | Mig.type | %-*s | Callsite\n",
-		       p->use_pfn ? "PFN" : "Page", "Total", gfp_len, "GFP flags");
+		       p->use_pfn ? "PFN" : "Page", p->live ? "Live" : "Total", gfp_len, "GFP flags");
 	printf("%.105s\n", dots);
 	for (r = 0; r < nr && n_lines--; r++) {
 		const struct prow *d = rows[r];

@@ -8,6 +8,7 @@
  * allocations and frees matched by page (pfn), the failures, and the
  * allocations by order and migrate type. Printed in perf's layout.
  */
+#include <errno.h>
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 #include <tally/tally.h>
 #include "kmem_cmd.h"
 #include "read_file.h"
+#include "tp_cmd.h"
 
 #define MAX_PAGE_ORDER		11
 #define MAX_MIGRATE_TYPES	6
@@ -61,6 +63,8 @@ struct km {
 	unsigned long nr_page_allocs, nr_page_frees, nr_page_fails, nr_page_nomatch;
 	uint64_t page_alloc_bytes, page_free_bytes, page_fail_bytes, page_nomatch_bytes;
 	int order_stats[MAX_PAGE_ORDER][MAX_MIGRATE_TYPES];
+	struct tally_tp_reader *fields;	/* the kmem fields perf reads */
+	uint64_t start, end;		/* --time, ns; 0: open */
 	int bad_fields;
 	int out_of_range;		/* page samples of an order or migrate type perf has no cell for */
 	bool no_mem;
@@ -187,46 +191,42 @@ static unsigned needed(enum km_kind k)
 	}
 }
 
-/* The fields perf reads by name; false when the sample lacks one its kind needs. */
+/* The fields perf reads, in the reader's order (bit i of its mask: names[i]). */
+enum { N_CALL_SITE, N_PTR, N_REQ, N_ALLOC, N_NODE, N_PFN, N_PAGE, N_ORDER, N_GFP, N_MIGRATE, N_NR };
+static const char *const field_names[N_NR] = {
+	"call_site", "ptr", "bytes_req", "bytes_alloc", "node", "pfn", "page", "order",
+	"gfp_flags", "migratetype",
+};
+
+/* The fields perf reads by name (tally_tp_reader); false when the sample lacks one its kind needs. */
 static bool decode(struct km *k, enum km_kind kind, const struct tally_sample *sm, struct km_ev *ev)
 {
-	struct tally_tp_field f[24];
-	int n;
+	static const unsigned flag[N_NR] = {
+		[N_PTR] = F_PTR, [N_REQ] = F_REQ, [N_ALLOC] = F_ALLOC, [N_PFN] = F_PAGE,
+		[N_PAGE] = F_PAGE, [N_ORDER] = F_ORDER, [N_GFP] = F_GFP, [N_MIGRATE] = F_MIGRATE,
+	};
+	struct tally_tp_val v[N_NR];
+	int got;
 
 	if (!sm->raw.data)
 		return false;
-	n = tally_trace_fmt__fields(tally_session__trace_fmt(k->s), sm->raw.data, sm->raw.size, f, 24);
-	if (n < 0)
+	got = tally_tp_reader__read(k->fields, sm->raw.data, sm->raw.size, v);
+	if (got < 0)
 		return false;
-	if (n > 24)
-		n = 24;
-	ev->node = NUMA_NO_NODE;
-	for (int i = 0; i < n; i++) {
-		const char *nm = f[i].name;
-
-		if (!strcmp(nm, "call_site"))
-			ev->call_site = f[i].val;
-		else if (!strcmp(nm, "ptr"))
-			ev->ptr = f[i].val, ev->found |= F_PTR;
-		else if (!strcmp(nm, "bytes_req"))
-			ev->bytes_req = f[i].val, ev->found |= F_REQ;
-		else if (!strcmp(nm, "bytes_alloc"))
-			ev->bytes_alloc = f[i].val, ev->found |= F_ALLOC;
-		else if (!strcmp(nm, "node"))
-			ev->node = (int32_t)(uint32_t)f[i].val, ev->has_node = true;
-		else if (!strcmp(nm, "pfn"))
-			ev->pfn = f[i].val, ev->use_pfn = true, ev->found |= F_PAGE;
-		else if (!strcmp(nm, "page"))
-			ev->page = f[i].val, ev->found |= F_PAGE;
-		else if (!strcmp(nm, "order"))
-			ev->order = (unsigned)f[i].val, ev->found |= F_ORDER;
-		else if (!strcmp(nm, "gfp_flags"))
-			ev->gfp = f[i].val, ev->found |= F_GFP;
-		else if (!strcmp(nm, "migratetype"))
-			ev->migrate = (int32_t)(uint32_t)f[i].val, ev->found |= F_MIGRATE;
-	}
-	if (ev->use_pfn)
-		ev->page = ev->pfn;
+	for (int i = 0; i < N_NR; i++)
+		if (got & (1 << i))
+			ev->found |= flag[i];
+	ev->call_site = v[N_CALL_SITE].val;
+	ev->ptr = v[N_PTR].val;
+	ev->bytes_req = v[N_REQ].val;
+	ev->bytes_alloc = v[N_ALLOC].val;
+	ev->has_node = got & (1 << N_NODE);
+	ev->node = ev->has_node ? (int32_t)(uint32_t)v[N_NODE].val : NUMA_NO_NODE;
+	ev->use_pfn = got & (1 << N_PFN);
+	ev->page = ev->use_pfn ? v[N_PFN].val : v[N_PAGE].val;
+	ev->order = (unsigned)v[N_ORDER].val;
+	ev->gfp = v[N_GFP].val;
+	ev->migrate = (int32_t)(uint32_t)v[N_MIGRATE].val;
 	/* a page's size shifted by an order past 63 means nothing (perf's shift is undefined then) */
 	if ((ev->found & F_ORDER) && ev->order >= 64)
 		return false;
@@ -446,6 +446,12 @@ static void page_free(struct km *k, const struct km_ev *ev)
 		return;
 	}
 	sl->live = false;
+	if (k->ptabs)
+		kmem_pages_freed(k->ptabs, ev->page, ev->order, bytes);
+	/* --live: the order table counts the pages left (the free's order, the allocation's type) */
+	if (k->o->live && ev->order < MAX_PAGE_ORDER && sl->migrate >= 0 &&
+	    sl->migrate < MAX_MIGRATE_TYPES)
+		k->order_stats[ev->order][sl->migrate]--;
 }
 
 static int on_sample(struct tally_session *s, const struct tally_session_sample *smp, void *ctx)
@@ -456,6 +462,9 @@ static int on_sample(struct tally_session *s, const struct tally_session_sample 
 
 	(void)s;
 	if (kind == KM_OTHER)
+		return 0;
+	/* perf_time__skip_sample: outside --time's window, as if not recorded */
+	if ((k->start && smp->sample->time < k->start) || (k->end && smp->sample->time > k->end))
 		return 0;
 	if ((kind <= KM_FREE && !k->o->slab) || (kind >= KM_PAGE_ALLOC && !k->o->page))
 		return 0;
@@ -704,6 +713,11 @@ static int open_file(struct km *k, int *ret)
 		*ret = 1;
 		return -1;
 	}
+	if (!(k->fields = tally_tp_reader__new(tally_session__trace_fmt(k->s), field_names, N_NR))) {
+		fprintf(stderr, "tally kmem stat: %s\n", strerror(errno));
+		*ret = 1;
+		return -1;
+	}
 	/* perf takes the tracing data's page size: this machine's, as the library does not read it */
 	k->page_size = (uint64_t)sysconf(_SC_PAGESIZE);
 	return 0;
@@ -718,9 +732,16 @@ int kmem_stat(const struct kmem_opts *o)
 		return 1;
 	k->o = o;
 	k->path = o->input ? o->input : "perf.data";
+	if (o->time && cli_time_window(o->time, &k->start, &k->end)) {
+		/* perf's "Invalid time string", -EINVAL */
+		fprintf(stderr, "tally kmem stat: --time '%s': START,STOP in seconds "
+			"(either may be left out)\n", o->time);
+		ret = 234;
+		goto out;
+	}
 	if (open_file(k, &ret))
 		goto out;
-	if (o->page && (o->caller || o->alloc) && !(k->ptabs = kmem_pages_new())) {
+	if (o->page && (o->caller || o->alloc) && !(k->ptabs = kmem_pages_new(o->live))) {
 		ret = 1;
 		goto out;
 	}
@@ -768,6 +789,7 @@ out:
 	free(k->pages.s);
 	free(k->cpu_node);
 	free(k->kinds);
+	tally_tp_reader__free(k->fields);
 	free(k);
 	return ret;
 }

@@ -124,9 +124,18 @@ static int lock_report_cmd(int argc, char **argv, struct lock_common *c)
 static int lock_contention_cmd(int argc, char **argv, struct lock_common *c)
 {
 	struct lock_opts o = { .max_stack = 8, .stack_skip = 3 };
+	struct lock_bpf_target t = { .argv = NULL };
 	bool bpf = false;
+	int n;
 	const struct cli_option opts[] = {
-		CLI_BOOL('b', "use-bpf", &bpf, "use BPF program to collect lock contention stats (not supported)"),
+		CLI_BOOL('a', "all-cpus", &t.system_wide, "System-wide collection from all CPUs (-b)"),
+		CLI_BOOL('b', "use-bpf", &bpf, "use BPF program to collect lock contention stats"),
+		CLI_STRING('C', "cpu", &t.cpus, "CPUS", "List of cpus to monitor (-b)"),
+		CLI_STRING('p', "pid", &t.pids, "PID[,PID...]", "Trace on existing process id (-b)"),
+		CLI_STRING(0, "tid", &t.tids, "TID[,TID...]",
+			   "Trace on existing thread id (exclusive to --pid) (-b)"),
+		CLI_INT(0, "map-nr-entries", &t.map_entries, "NUM",
+			"Max number of BPF map entries (-b), Default: 16384", 1, 1 << 24),
 		CLI_INT('E', "entries", &o.entries, "N", "display this many functions", 0, 1 << 30),
 		CLI_STRING('F', "field", &o.fields, "FIELD[,FIELD...]",
 			   "output fields (contended / wait_total / wait_max / wait_min / avg_wait)"),
@@ -141,19 +150,32 @@ static int lock_contention_cmd(int argc, char **argv, struct lock_common *c)
 		CLI_END(),
 	};
 
-	if (cli_parse("lock contention", opts, argc, argv, stderr, 0) < 0)
+	if ((n = cli_parse("lock contention", opts, argc, argv, stderr, 0)) < 0)
 		return 129;
 	if (c->help) {
 		cli_usage(stdout, contention_usage, opts);
 		return 0;
 	}
-	if (bpf) {
-		fprintf(stderr, "tally lock contention: -b (BPF) is not supported: record with "
-			"'tally lock record', then read the file (see docs/perf-differences.md)\n");
-		return 129;
-	}
 	o.input = c->input;
 	o.verbose = c->verbose;
+	if (t.pids && t.tids) {
+		fprintf(stderr, "tally lock contention: --pid and --tid are exclusive\n");
+		return 129;
+	}
+	if (!bpf && (n || t.system_wide || t.cpus || t.pids || t.tids || t.map_entries)) {
+		fprintf(stderr, "tally lock contention: a command, -a, -C, -p, --tid and "
+			"--map-nr-entries are -b's: without it the file is read\n");
+		return 129;
+	}
+	if (bpf) {
+		if (c->input) {
+			fprintf(stderr, "tally lock contention: -b reads no file (-i): it watches "
+				"the kernel while a command or the targets run\n");
+			return 129;
+		}
+		t.argv = n ? argv : NULL;
+		return lock_contention_bpf(&o, &t);
+	}
 	pager_start();
 	return lock_contention(&o);
 }

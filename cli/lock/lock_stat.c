@@ -7,6 +7,7 @@
  * kernel has them), counted per lock address, per caller (contention) or
  * per thread (-t), and printed in perf's layout and order.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
@@ -17,7 +18,6 @@
 #include "lock_cmd.h"
 #include "read_file.h"
 
-#define HASH_BITS	12
 #define GOLDEN_64	0x61C8864680B583EBull	/* the kernel's hash_64 */
 
 enum lk_kind { LK_OTHER, LK_ACQUIRE, LK_ACQUIRED, LK_CONTENDED, LK_RELEASE, LK_BEGIN, LK_END };
@@ -48,8 +48,7 @@ struct lk {
 	int nr_attrs;
 	enum aggr aggr;
 	bool contention;
-	struct lock_stat *hash[1u << HASH_BITS];
-	size_t nr_stats;
+	struct lock_stats stats;
 	struct seq *seqs;
 	size_t seq_cap, nr_seqs;
 	struct comm *comms;		/* what COMM records named, last first found */
@@ -57,9 +56,8 @@ struct lk {
 	int bad_hist[BROKEN_MAX];
 	int bad_fields;
 	bool no_mem;
-	/* the kernel's lock and scheduler text, where lock functions are */
-	int text_state;			/* 0 not read, 1 read, -1 unknown */
-	uint64_t sched_start, sched_end, lock_start, lock_end;
+	struct lock_callers callers;
+	struct tally_tp_reader *fields;	/* the lock fields perf reads */
 };
 
 static enum lk_kind kind_of(const char *name)
@@ -74,40 +72,6 @@ static enum lk_kind kind_of(const char *name)
 		if (name && !strcmp(name, names[i].name))
 			return names[i].k;
 	return LK_OTHER;
-}
-
-static unsigned bucket(uint64_t key)
-{
-	return (unsigned)((key * GOLDEN_64) >> (64 - HASH_BITS));
-}
-
-static struct lock_stat *stat_find(struct lk *l, uint64_t key)
-{
-	for (struct lock_stat *st = l->hash[bucket(key)]; st; st = st->next)
-		if (st->key == key)
-			return st;
-	return NULL;
-}
-
-static struct lock_stat *stat_findnew(struct lk *l, uint64_t key, const char *name, unsigned flags)
-{
-	struct lock_stat *st = stat_find(l, key);
-	unsigned b = bucket(key);
-
-	if (st)
-		return st;
-	if (!(st = calloc(1, sizeof(*st))) || !(st->name = strdup(name))) {
-		free(st);
-		l->no_mem = true;
-		return NULL;
-	}
-	st->key = key;
-	st->flags = flags;
-	st->min = ULLONG_MAX;
-	st->next = l->hash[b];
-	l->hash[b] = st;
-	l->nr_stats++;
-	return st;
 }
 
 /* The sequence of tid on addr (made, uninitialized, when none); NULL without memory. */
@@ -182,62 +146,6 @@ static bool thread_known(struct lk *l, int32_t tid)
 	return seq_find(l, tid, THREAD_MARK) != NULL;
 }
 
-/* __sched_text_* and __lock_text_* from the running kernel's symbols, as perf finds them. */
-static void read_text(struct lk *l)
-{
-	FILE *f = fopen("/proc/kallsyms", "r");
-	char line[512];
-	int got = 0;
-
-	l->text_state = -1;
-	if (!f)
-		return;
-	while (got < 4 && fgets(line, sizeof(line), f)) {
-		unsigned long long a;
-		char t, name[256];
-
-		if (sscanf(line, "%llx %c %255s", &a, &t, name) != 3 || !strstr(name, "_text_"))
-			continue;
-		if (!strcmp(name, "__sched_text_start"))
-			l->sched_start = a, got++;
-		else if (!strcmp(name, "__sched_text_end"))
-			l->sched_end = a, got++;
-		else if (!strcmp(name, "__lock_text_start"))
-			l->lock_start = a, got++;
-		else if (!strcmp(name, "__lock_text_end"))
-			l->lock_end = a, got++;
-	}
-	fclose(f);
-	/* hidden addresses (kptr_restrict) read as 0: perf finds no symbol then */
-	if (l->sched_start)
-		l->text_state = 1;
-}
-
-static bool is_lock_function(struct lk *l, uint64_t ip)
-{
-	if (!l->text_state)
-		read_text(l);
-	if (l->text_state < 0)
-		return false;
-	return (l->sched_start <= ip && ip < l->sched_end) ||
-	       (l->lock_start <= ip && ip < l->lock_end);
-}
-
-/* A kernel frame's "sym+0xoff" (perf's symbol and offset); false: no kernel symbol. */
-static bool frame_name(const struct tally_frame *f, char *buf, size_t len)
-{
-	uint64_t off;
-
-	if (f->level != 'k' || !f->sym)
-		return false;
-	off = f->addr - f->sym_start;
-	if (off)
-		snprintf(buf, len, "%s+%#llx", f->sym, (unsigned long long)off);
-	else
-		snprintf(buf, len, "%s", f->sym);
-	return true;
-}
-
 /*
  * The sample's frames, leaf first, as perf resolves its chain for lock
  * contention: at most max_stack of them. perf's lock command reads no
@@ -271,32 +179,6 @@ static int frames(struct lk *l, const struct tally_session_sample *smp, struct t
 	return tally_session__frames(l->s, &at, fr, max);
 }
 
-/* perf's callchain_id: the frames past the skipped ones and the lock functions, hashed. */
-static uint64_t callchain_id(struct lk *l, const struct tally_frame *fr, int n)
-{
-	uint64_t hash = 0;
-
-	for (int i = 0; i < n; i++) {
-		if (i < l->o->stack_skip)
-			continue;
-		if (fr[i].level == 'k' && fr[i].sym && is_lock_function(l, fr[i].ip))
-			continue;
-		hash ^= (uint32_t)(fr[i].ip * GOLDEN_64);	/* perf's hash_long returns a u32 */
-	}
-	return hash;
-}
-
-/* perf's lock_contention_caller: the first named frame past the skipped that is no lock function. */
-static bool caller(struct lk *l, const struct tally_frame *fr, int n, char *buf, size_t len)
-{
-	if (l->aggr == AGGR_TASK)
-		return false;	/* the name is the thread's */
-	for (int i = l->o->stack_skip > 0 ? l->o->stack_skip : 0; i < n; i++)
-		if (!is_lock_function(l, fr[i].ip) && frame_name(&fr[i], buf, len))
-			return true;
-	return false;
-}
-
 /* The kernel's symbol at ip, "name+0xoff" (perf's machine__find_kernel_symbol); "" when none. */
 static void kernel_name(struct lk *l, const struct tally_session_sample *smp, uint64_t ip,
 			char *buf, size_t len)
@@ -309,7 +191,7 @@ static void kernel_name(struct lk *l, const struct tally_session_sample *smp, ui
 	sm.callchain.nr = 0;
 	at.sample = &sm;
 	at.mode = TALLY_CPUMODE_KERNEL;
-	if (tally_session__resolve(l->s, &at, &f) || !frame_name(&f, buf, len))
+	if (tally_session__resolve(l->s, &at, &f) || !lock_frame_name(&f, buf, len))
 		buf[0] = 0;
 }
 
@@ -361,37 +243,25 @@ struct lk_ev {
 	char name[128];
 };
 
+/* The fields perf reads, in the reader's order (bit i of its mask: names[i]). */
+enum { F_LOCK_ADDR, F_LOCKDEP_ADDR, F_FLAGS, F_NAME, F_NR };
+static const char *const field_names[F_NR] = { "lock_addr", "lockdep_addr", "flags", "name" };
+
 static bool decode(struct lk *l, enum lk_kind k, const struct tally_sample *sm, struct lk_ev *ev)
 {
-	struct tally_tp_field f[16];
-	bool has_addr = false;
-	int n;
+	struct tally_tp_val v[F_NR];
+	int addr = k >= LK_BEGIN ? F_LOCK_ADDR : F_LOCKDEP_ADDR;
+	int got;
 
 	if (!sm->raw.data)
 		return false;
-	n = tally_trace_fmt__fields(tally_session__trace_fmt(l->s), sm->raw.data, sm->raw.size, f, 16);
-	if (n < 0)
+	got = tally_tp_reader__read(l->fields, sm->raw.data, sm->raw.size, v);
+	if (got < 0 || !(got & (1 << addr)))
 		return false;
-	if (n > 16)
-		n = 16;
-	for (int i = 0; i < n; i++) {
-		const char *nm = f[i].name;
-
-		if ((k >= LK_BEGIN && !strcmp(nm, "lock_addr")) ||
-		    (k < LK_BEGIN && !strcmp(nm, "lockdep_addr")))
-			ev->addr = f[i].val, has_addr = true;
-		else if (!strcmp(nm, "flags"))
-			ev->flags = (unsigned)f[i].val;
-		else if (!strcmp(nm, "name") && f[i].data) {
-			size_t len = strnlen(f[i].data, f[i].data_len);
-
-			if (len >= sizeof(ev->name))
-				len = sizeof(ev->name) - 1;
-			memcpy(ev->name, f[i].data, len);
-			ev->name[len] = 0;
-		}
-	}
-	return has_addr;
+	ev->addr = v[addr].val;
+	ev->flags = (unsigned)v[F_FLAGS].val;
+	tally_tp_val__str(&v[F_NAME], ev->name, sizeof(ev->name));
+	return true;
 }
 
 /* A contended wait of term ns, ended: the lock's total, min and max. */
@@ -409,7 +279,7 @@ static int lockdep_event(struct lk *l, enum lk_kind k, const struct tally_sample
 			 const struct lk_ev *ev)
 {
 	uint64_t key = l->aggr == AGGR_TASK ? (uint64_t)sm->tid : ev->addr;
-	struct lock_stat *st = stat_findnew(l, key, ev->name, 0);
+	struct lock_stat *st = lock_stats_findnew(&l->stats, key, ev->name, 0);
 	struct seq *q;
 
 	if (!st || !seq_get(l, (int32_t)sm->tid, THREAD_MARK) ||
@@ -519,15 +389,16 @@ static int contention_event(struct lk *l, enum lk_kind k, const struct tally_ses
 	if (l->aggr != AGGR_TASK)
 		n = frames(l, smp, fr);
 	key = l->aggr == AGGR_ADDR ? ev->addr : l->aggr == AGGR_TASK ? (uint64_t)sm->tid
-			: n < 0 ? UINT64_MAX : callchain_id(l, fr, n);	/* perf's -1: a dropped chain */
-	st = stat_find(l, key);
+			: n < 0 ? UINT64_MAX : lock_callchain_id(&l->callers, fr, n);	/* perf's -1: a dropped chain */
+	st = lock_stats_find(&l->stats, key);
 	if (k == LK_BEGIN) {
 		if (!st) {
 			char buf[256];
 
-			if (!caller(l, fr, n, buf, sizeof(buf)))
+			/* per thread, the name is the thread's */
+			if (l->aggr == AGGR_TASK || !lock_caller(&l->callers, fr, n, buf, sizeof(buf)))
 				strcpy(buf, "Unknown");
-			if (!(st = stat_findnew(l, key, buf, ev->flags)))
+			if (!(st = lock_stats_findnew(&l->stats, key, buf, ev->flags)))
 				return -1;
 			if (l->aggr == AGGR_CALLER && l->o->verbose)
 				keep_stack(l, st, smp);
@@ -640,22 +511,13 @@ static const char *comm_of(void *ctx, int32_t tid)
 
 static void lk_free(struct lk *l)
 {
-	for (size_t b = 0; b < (1u << HASH_BITS); b++) {
-		for (struct lock_stat *st = l->hash[b], *nx; st; st = nx) {
-			nx = st->next;
-			for (int i = 0; i < st->nr_stack; i++)
-				free(st->stack[i]);
-			free(st->stack);
-			free(st->stack_ip);
-			free(st->name);
-			free(st);
-		}
-	}
+	lock_stats_free(&l->stats);
 	for (size_t i = 0; i < l->nr_comms; i++)
 		free(l->comms[i].name);
 	free(l->comms);
 	free(l->seqs);
 	free(l->kinds);
+	tally_tp_reader__free(l->fields);
 	if (l->s)
 		tally_session__close(l->s);
 	free(l);
@@ -742,6 +604,7 @@ static int run(const struct lock_opts *o, bool contention)
 	if (!l)
 		return 1;
 	l->o = o;
+	l->callers.o = o;
 	l->contention = contention;
 	l->cmd = contention ? "lock contention" : "lock report";
 	l->path = o->input ? o->input : "perf.data";
@@ -767,6 +630,11 @@ static int run(const struct lock_opts *o, bool contention)
 		ret = 1;
 		goto out;
 	}
+	if (!(l->fields = tally_tp_reader__new(tally_session__trace_fmt(l->s), field_names, F_NR))) {
+		fprintf(stderr, "tally %s: %s\n", l->cmd, strerror(errno));
+		ret = 1;
+		goto out;
+	}
 	t.cmd = l->cmd;
 	t.bad_hist = l->bad_hist;
 	t.ctx = l;
@@ -777,7 +645,7 @@ static int run(const struct lock_opts *o, bool contention)
 	}
 	l->aggr = o->threads ? AGGR_TASK : contention ? AGGR_CALLER : AGGR_ADDR;
 	ret = cli_session_run(l->s, l->cmd, l->path);
-	if (l->no_mem) {
+	if (l->no_mem || l->stats.no_mem) {
 		fprintf(stderr, "tally %s: out of memory\n", l->cmd);
 		ret = 1;
 		goto out;
@@ -788,16 +656,10 @@ static int run(const struct lock_opts *o, bool contention)
 			l->bad_fields);
 		ret = 1;
 	}
-	if (!(rows = malloc((l->nr_stats ? l->nr_stats : 1) * sizeof(*rows)))) {
+	if (!(rows = lock_stats_rows(&l->stats, &n))) {
 		ret = 1;
 		goto out;
 	}
-	/* perf's walk: buckets in order, each newest first */
-	for (size_t b = 0; b < (1u << HASH_BITS); b++)
-		for (struct lock_stat *st = l->hash[b]; st; st = st->next) {
-			st->ord = n;
-			rows[n++] = st;
-		}
 	lock_table_print(&t, rows, n);
 out:
 	free(rows);

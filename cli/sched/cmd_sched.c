@@ -154,6 +154,8 @@ static int sched_map_cmd(int argc, char **argv, struct sched_common *c)
 {
 	struct map_opts o = { 0 };
 	const struct cli_option opts[] = {
+		CLI_STRING(0, "color-cpus", &o.color_cpus, "CPUS", "highlight given CPUs in map"),
+		CLI_STRING(0, "color-pids", &o.color_pids, "PIDS", "highlight given pids in map"),
 		CLI_BOOL(0, "compact", &o.compact, "map output in compact mode"),
 		CLI_STRING(0, "cpus", &o.cpus, "CPUS", "display given CPUs in map"),
 		SCHED_COMMON(c),

@@ -84,6 +84,7 @@ struct sched_reader {
 	uint64_t nr_samples;
 	int bad_fields;			/* samples whose fields could not be read */
 	enum sched_kind bad_kind;	/* the last of them */
+	struct tally_tp_reader *fields;	/* the sched fields perf reads */
 	struct sched_tids tinfo;	/* struct sched_tinfo by tid */
 	bool no_mem;			/* a thread could not be kept: out of memory */
 };
@@ -139,6 +140,8 @@ int sched_timehist(const char *path, const struct timehist_opts *o);
 struct map_opts {
 	bool compact;
 	const char *cpus;
+	const char *color_pids;		/* these threads' letters in blue (a terminal) */
+	const char *color_cpus;		/* these CPUs' '*' on red */
 	int verbose;			/* -v: every task's name at each switch to it */
 };
 int sched_map(const char *path, const struct map_opts *o);

@@ -4,17 +4,23 @@
  * column per CPU with the two-letter name of what runs there ('*' on the
  * CPU that switched, '.' for idle), the time, and "XY => comm:tid" when a
  * task gets its name or changed it. The columns are the machine's CPUs
- * (sysconf, as perf), or with --compact those seen so far.
+ * (sysconf, as perf), or with --compact those seen so far. On a
+ * terminal (or its pager) --color-pids' threads are blue and
+ * --color-cpus' '*' on red, as perf's colours.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "pager.h"
 #include "read_file.h"
 #include "sched_cmd.h"
 
 #define MAX_CPUS 4096
+#define COLOR_PIDS	"\033[34m"	/* perf's PERF_COLOR_BLUE */
+#define COLOR_CPUS	"\033[41m"	/* PERF_COLOR_BG_RED */
+#define COLOR_RESET	"\033[m"
 
 struct map_thread {
 	char shortname[3];
@@ -31,8 +37,48 @@ struct map_ctx {
 	int comp_cpus[MAX_CPUS], nr_comp;
 	uint8_t comp_seen[512], cpus[512];
 	bool cpu_filter;
+	bool color;				/* a terminal: --color-* apply */
+	uint8_t color_cpus[512];
+	int32_t *color_tids;			/* --color-pids */
+	size_t nr_color_tids;
 	int failed;
 };
+
+static bool colored(const struct map_ctx *c, int32_t tid)
+{
+	for (size_t i = 0; i < c->nr_color_tids; i++)
+		if (c->color_tids[i] == tid)
+			return true;
+	return false;
+}
+
+/* s in color (NULL: none), as perf's color_fprintf: the code, the text, the reset */
+static void put(const struct map_ctx *c, const char *color, const char *s)
+{
+	if (c->color && color)
+		printf("%s%s%s", color, s, COLOR_RESET);
+	else
+		fputs(s, stdout);
+}
+
+/* "12,34": perf's tid list; -1 on anything else */
+static int tid_list(const char *s, struct map_ctx *c)
+{
+	while (*s) {
+		char *end;
+		long v = strtol(s, &end, 10);
+		int32_t *n;
+
+		if (end == s || v < 0 || v > INT32_MAX || (*end && *end != ','))
+			return -1;
+		if (!(n = realloc(c->color_tids, (c->nr_color_tids + 1) * sizeof(*n))))
+			return -1;
+		c->color_tids = n;
+		n[c->nr_color_tids++] = (int32_t)v;
+		s = *end ? end + 1 : end;
+	}
+	return 0;
+}
 
 static struct map_thread *name_of(struct map_ctx *c, struct sched_reader *r, int32_t tid)
 {
@@ -111,20 +157,30 @@ static int on_event(struct sched_reader *r, const struct sched_ev *ev, void *ctx
 		int col = c->o->compact ? c->comp_cpus[i] : i;
 		struct map_thread *t;
 
+		char cell[8];
+
 		if (c->cpu_filter && !sched_cpu_in(c->cpus, col))
 			continue;
-		putchar(col != cpu ? ' ' : '*');
-		if (c->curr[col] != -1 && (t = name_of(c, r, c->curr[col])))
-			printf("%2s ", t->shortname);
+		if (col != cpu)
+			putchar(' ');
 		else
+			put(c, sched_cpu_in(c->color_cpus, col) ? COLOR_CPUS : NULL, "*");
+		if (c->curr[col] != -1 && (t = name_of(c, r, c->curr[col]))) {
+			snprintf(cell, sizeof(cell), "%2s ", t->shortname);
+			put(c, colored(c, c->curr[col]) ? COLOR_PIDS : NULL, cell);
+		} else {
 			printf("   ");
+		}
 	}
 	if (!c->cpu_filter || sched_cpu_in(c->cpus, cpu)) {
 		sched_usec(stamp, sizeof(stamp), ev->time);
 		printf("  %12s secs ", stamp);
 		if (new_name || ti->comm_changed || (c->o->verbose && ev->next_pid)) {
-			printf("%s => %s:%d", in->shortname, sched_comm(r, ev->next_pid),
-			       (int)ev->next_pid);
+			char line[128];
+
+			snprintf(line, sizeof(line), "%s => %s:%d", in->shortname,
+				 sched_comm(r, ev->next_pid), (int)ev->next_pid);
+			put(c, colored(c, ev->next_pid) ? COLOR_PIDS : NULL, line);
 			ti->comm_changed = false;
 		}
 		if (c->o->compact && new_cpu)
@@ -158,7 +214,22 @@ int sched_map(const char *path, const struct map_opts *o)
 		}
 		c->cpu_filter = true;
 	}
+	if (o->color_cpus && sched_cpu_list(o->color_cpus, c->color_cpus)) {
+		fprintf(stderr, "tally sched map: --color-cpus '%s': a list of CPUs (0-3,7)\n",
+			o->color_cpus);
+		free(c);
+		return 129;
+	}
+	if (o->color_pids && tid_list(o->color_pids, c)) {
+		fprintf(stderr, "tally sched map: --color-pids '%s': a list of thread ids (12,34)\n",
+			o->color_pids);
+		free(c->color_tids);
+		free(c);
+		return 129;
+	}
+	c->color = isatty(STDOUT_FILENO) || pager_active();
 	if ((ret = sched_open(&r, "sched map", path, false, on_event, c))) {
+		free(c->color_tids);
 		free(c);
 		return ret;
 	}
@@ -169,6 +240,7 @@ int sched_map(const char *path, const struct map_opts *o)
 	}
 	sched_close(&r);
 	sched_tids__free(&c->names);
+	free(c->color_tids);
 	free(c);
 	return ret;
 }

@@ -2,7 +2,7 @@
 /*
  * tally sched: the file's samples in time order (the library's session),
  * each sched tracepoint's fields read by name through the file's formats
- * (tally_trace_fmt__fields), handed to the subcommand as a sched_ev.
+ * (the library's tally_tp_reader), handed to the subcommand as a sched_ev.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -34,61 +34,43 @@ static int32_t s32(uint64_t v)
 	return (int32_t)(uint32_t)v;
 }
 
-enum { F_PREV_PID = 1, F_NEXT_PID = 2, F_PREV_STATE = 4, F_PID = 8, F_RUNTIME = 16,
-       F_ORIG_CPU = 32, F_DEST_CPU = 64 };
+/* The fields perf reads by name, in the reader's order: bit i of its mask is names[i]. */
+enum { F_PREV_PID, F_NEXT_PID, F_PREV_STATE, F_NEXT_COMM, F_PID, F_RUNTIME, F_ORIG_CPU,
+       F_DEST_CPU, F_NR };
+static const char *const field_names[F_NR] = {
+	"prev_pid", "next_pid", "prev_state", "next_comm", "pid", "runtime", "orig_cpu", "dest_cpu",
+};
+#define HAS(f) (1u << (f))
 
 /* What each kind needs: a format without one of them (damaged) is no sample to count. */
 static unsigned needed(enum sched_kind k)
 {
 	switch (k) {
-	case SK_SWITCH: return F_PREV_PID | F_NEXT_PID | F_PREV_STATE;
-	case SK_RUNTIME: return F_PID | F_RUNTIME;
-	case SK_MIGRATE: return F_PID | F_ORIG_CPU | F_DEST_CPU;
-	default: return F_PID;
+	case SK_SWITCH: return HAS(F_PREV_PID) | HAS(F_NEXT_PID) | HAS(F_PREV_STATE);
+	case SK_RUNTIME: return HAS(F_PID) | HAS(F_RUNTIME);
+	case SK_MIGRATE: return HAS(F_PID) | HAS(F_ORIG_CPU) | HAS(F_DEST_CPU);
+	default: return HAS(F_PID);
 	}
 }
 
-/* The fields perf reads by name; 0, or -1 when the record lacks one its kind needs. */
+/* The fields perf reads by name (tally_tp_reader); 0, or -1 when the record lacks one its kind needs. */
 static int decode(struct sched_reader *r, struct sched_ev *ev, const struct tally_sample *sm)
 {
-	struct tally_tp_field f[16];
-	unsigned found = 0;
-	int n = tally_trace_fmt__fields(tally_session__trace_fmt(r->s), sm->raw.data,
-					sm->raw.size, f, 16);
+	struct tally_tp_val v[F_NR];
+	int got = tally_tp_reader__read(r->fields, sm->raw.data, sm->raw.size, v);
 
-	if (n < 0) {
+	if (got < 0 || ((unsigned)got & needed(ev->kind)) != needed(ev->kind)) {
 		r->bad_kind = ev->kind;
 		return -1;
 	}
-	if (n > 16)
-		n = 16;
-	for (int i = 0; i < n; i++) {
-		const char *nm = f[i].name;
-
-		if (!strcmp(nm, "prev_pid"))
-			ev->prev_pid = s32(f[i].val), found |= F_PREV_PID;
-		else if (!strcmp(nm, "next_pid"))
-			ev->next_pid = s32(f[i].val), found |= F_NEXT_PID;
-		else if (!strcmp(nm, "prev_state"))
-			ev->prev_state = (int64_t)f[i].val, found |= F_PREV_STATE;
-		else if (!strcmp(nm, "next_comm") && f[i].data) {
-			size_t l = f[i].data_len < sizeof(ev->next_comm) - 1 ? f[i].data_len
-									     : sizeof(ev->next_comm) - 1;
-			memcpy(ev->next_comm, f[i].data, l);
-			ev->next_comm[l] = 0;
-		} else if (!strcmp(nm, "pid"))
-			ev->task = s32(f[i].val), found |= F_PID;
-		else if (!strcmp(nm, "runtime"))
-			ev->runtime = f[i].val, found |= F_RUNTIME;
-		else if (!strcmp(nm, "orig_cpu"))
-			ev->orig_cpu = s32(f[i].val), found |= F_ORIG_CPU;
-		else if (!strcmp(nm, "dest_cpu"))
-			ev->dest_cpu = s32(f[i].val), found |= F_DEST_CPU;
-	}
-	if ((found & needed(ev->kind)) != needed(ev->kind)) {
-		r->bad_kind = ev->kind;
-		return -1;
-	}
+	ev->prev_pid = s32(v[F_PREV_PID].val);
+	ev->next_pid = s32(v[F_NEXT_PID].val);
+	ev->prev_state = (int64_t)v[F_PREV_STATE].val;
+	tally_tp_val__str(&v[F_NEXT_COMM], ev->next_comm, sizeof(ev->next_comm));
+	ev->task = s32(v[F_PID].val);
+	ev->runtime = v[F_RUNTIME].val;
+	ev->orig_cpu = s32(v[F_ORIG_CPU].val);
+	ev->dest_cpu = s32(v[F_DEST_CPU].val);
 	return 0;
 }
 
@@ -247,6 +229,11 @@ int sched_open(struct sched_reader *r, const char *cmd, const char *path, bool u
 		sched_close(r);
 		return 1;
 	}
+	if (!(r->fields = tally_tp_reader__new(tally_session__trace_fmt(r->s), field_names, F_NR))) {
+		fprintf(stderr, "tally %s: %s\n", cmd, strerror(errno));
+		sched_close(r);
+		return 1;
+	}
 	return 0;
 }
 
@@ -276,7 +263,9 @@ void sched_close(struct sched_reader *r)
 	if (r->s)
 		tally_session__close(r->s);
 	free(r->kinds);
+	tally_tp_reader__free(r->fields);
 	sched_tids__free(&r->tinfo);
+	r->fields = NULL;
 	r->s = NULL;
 	r->kinds = NULL;
 }

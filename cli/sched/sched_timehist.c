@@ -14,6 +14,7 @@
 #include <string.h>
 #include "read_file.h"
 #include "sched_cmd.h"
+#include "tp_cmd.h"
 
 #define MAX_CPUS 4096
 #define TASK_RUNNING 0
@@ -610,44 +611,6 @@ static void print_summary(struct th_ctx *c)
 	printf(" (x %d)\n", c->max_cpu);
 }
 
-/* "SEC[.FRAC]" to ns (perf's parse_nsec_time); an empty one is 0. 0, or -1. */
-static int parse_ns(const char *s, size_t n, uint64_t *out)
-{
-	uint64_t sec = 0, frac = 0;
-	size_t i = 0, digits = 0;
-
-	*out = 0;
-	if (n == 0)
-		return 0;
-	for (; i < n && s[i] >= '0' && s[i] <= '9'; i++)
-		sec = sec * 10 + (uint64_t)(s[i] - '0');
-	if (i == 0 || (i < n && s[i] != '.'))
-		return -1;
-	if (i < n)
-		for (i++; i < n; i++, digits++) {
-			if (s[i] < '0' || s[i] > '9' || digits >= 9)
-				return -1;
-			frac = frac * 10 + (uint64_t)(s[i] - '0');
-		}
-	for (; digits < 9; digits++)
-		frac *= 10;
-	*out = sec * 1000000000ull + frac;
-	return 0;
-}
-
-/* --time START,STOP (either empty); 0, or -1 */
-static int parse_window(const char *s, uint64_t *start, uint64_t *end)
-{
-	const char *comma = strchr(s, ',');
-
-	if (!comma)
-		return parse_ns(s, strlen(s), start) ? -1 : (*end = 0, 0);
-	if (parse_ns(s, (size_t)(comma - s), start) ||
-	    parse_ns(comma + 1, strlen(comma + 1), end))
-		return -1;
-	return *end && *end < *start ? -1 : 0;
-}
-
 int sched_timehist(const char *path, const struct timehist_opts *o)
 {
 	struct th_ctx *c = calloc(1, sizeof(*c));
@@ -669,7 +632,7 @@ int sched_timehist(const char *path, const struct timehist_opts *o)
 		}
 		c->cpu_filter = true;
 	}
-	if (o->time && parse_window(o->time, &c->start, &c->end)) {
+	if (o->time && cli_time_window(o->time, &c->start, &c->end)) {
 		fprintf(stderr, "tally sched timehist: --time '%s': START,STOP in seconds "
 			"(either may be left out)\n", o->time);
 		free(c);

@@ -69,6 +69,44 @@ struct tally_tp_field;
 TALLY_API int tally_trace_fmt__fields(struct tally_trace_fmt *f, const void *raw, size_t len,
 				      struct tally_tp_field *out, int max);
 
+/*
+ * Added in 0.5: a tracepoint sample's fields by name, typed: the one
+ * place sched, lock and kmem turn a sample's RAW data into the fields
+ * they read. The names are looked up in each event's format once (the
+ * format parsing is libtraceevent's), then each sample is read where its
+ * format puts them, checked as tally_trace_fmt__fields checks a sample.
+ * Not thread-safe: one reader per thread.
+ *
+ *	static const char *const names[] = { "prev_pid", "next_pid" };
+ *	r = tally_tp_reader__new(fmt, names, 2);
+ *	mask = tally_tp_reader__read(r, raw, len, vals);   vals[2]
+ *	if (mask & 1) ... vals[0].val ...
+ */
+#define TALLY_TP_READER_MAX	30	/* names per reader */
+
+/* One field's value in a sample. */
+struct tally_tp_val {
+	uint64_t val;			/* an integer: its bytes, unsigned, as perf reads them */
+	const void *data;		/* an array: its bytes in the record; NULL otherwise */
+	uint32_t data_len;		/* their length (a dynamic array's from its __data_loc) */
+};
+
+struct tally_tp_reader;
+/* Reads names[nr] (nr <= TALLY_TP_READER_MAX) of f's events. NULL with errno. */
+TALLY_API struct tally_tp_reader *tally_tp_reader__new(struct tally_trace_fmt *f,
+							const char *const *names, int nr);
+/*
+ * The sample's fields into out[nr] (zeroed where its event has no such
+ * field): a mask of those it has (bit i: names[i]), or -ENOENT (no format
+ * for the event), -EBADMSG (a field runs past the data), -EINVAL, -ENOMEM.
+ */
+TALLY_API int tally_tp_reader__read(struct tally_tp_reader *r, const void *raw, size_t len,
+				    struct tally_tp_val *out);
+/* NULL-safe. */
+TALLY_API void tally_tp_reader__free(struct tally_tp_reader *r);
+/* An array field as a string, up to its first NUL, cut to fit buf[len]: its length. */
+TALLY_API size_t tally_tp_val__str(const struct tally_tp_val *v, char *buf, size_t len);
+
 #ifdef __cplusplus
 }
 #endif

@@ -151,7 +151,7 @@ static int read_attrs(struct tally_data_reader *r)
 		}
 		r->nr_attrs++;
 	}
-	return 0;
+	return tally__data_reader_index_ids(r);
 }
 
 
@@ -202,6 +202,8 @@ static int open_pipe(struct tally_data_reader *r)
 				memcpy(a->ids, p + 8 + asz, a->nr_ids * 8);
 			}
 			r->nr_attrs++;
+			if (tally__data_reader_index_ids(r))
+				return -ENOMEM;
 		} else if (h.type == TALLY_RECORD_HEADER_TRACING_DATA && h.size >= 12) {
 			uint32_t tsz;
 
@@ -616,6 +618,7 @@ void tally_data_reader__close(struct tally_data_reader *r)
 	}
 	free(r->names);
 	free(r->attrs);
+	free(r->id_index);
 	free(r->pnames);
 	for (int f = 0; f < 256; f++)
 		free(r->sfeat[f]);

@@ -175,9 +175,57 @@ tally_data_reader__attr(const struct tally_data_reader *r, int idx)
 	return &r->attrs[idx].attr;
 }
 
+static int id_attr_cmp(const void *pa, const void *pb)
+{
+	const struct id_attr *a = pa, *b = pb;
+
+	if (a->id != b->id)
+		return a->id < b->id ? -1 : 1;
+	return (a->attr > b->attr) - (a->attr < b->attr);
+}
+
+int tally__data_reader_index_ids(struct tally_data_reader *r)
+{
+	size_t n = 0;
+	struct id_attr *v;
+
+	for (int i = 0; i < r->nr_attrs; i++)
+		n += r->attrs[i].nr_ids;
+	free(r->id_index);
+	r->id_index = NULL;
+	r->nr_id_index = 0;
+	if (!n)
+		return 0;
+	if (!(v = malloc(n * sizeof(*v))))
+		return -ENOMEM;
+	n = 0;
+	for (int i = 0; i < r->nr_attrs; i++)
+		for (size_t j = 0; j < r->attrs[i].nr_ids; j++)
+			v[n++] = (struct id_attr){ .id = r->attrs[i].ids[j], .attr = i };
+	qsort(v, n, sizeof(*v), id_attr_cmp);
+	r->id_index = v;
+	r->nr_id_index = n;
+	return 0;
+}
+
 int tally_data_reader__attr_of_id(const struct tally_data_reader *r,
 				  uint64_t id)
 {
+	if (r->nr_id_index) {
+		/* the first attr holding id, as the walk below finds it */
+		size_t lo = 0, hi = r->nr_id_index;
+
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (r->id_index[mid].id < id)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		return lo < r->nr_id_index && r->id_index[lo].id == id ? r->id_index[lo].attr
+									: -ENOENT;
+	}
 	for (int i = 0; i < r->nr_attrs; i++)
 		for (size_t j = 0; j < r->attrs[i].nr_ids; j++)
 			if (r->attrs[i].ids[j] == id)

@@ -35,4 +35,7 @@ void tally__data_reader_release(struct tally_data_reader *r, const void *lo, con
  */
 void tally__data_open_fail(uint64_t off, int err, const char *why);
 
+/* Rebuild r's sorted id index after its attrs changed. 0 or -ENOMEM. */
+int tally__data_reader_index_ids(struct tally_data_reader *r);
+
 #endif

@@ -36,6 +36,9 @@ struct tally_data_reader {
 	struct file_header h;
 	struct rattr *attrs;
 	int nr_attrs;
+	/* every attr's ids, sorted (id, then attr): a sample's attr by binary search */
+	struct id_attr { uint64_t id; int attr; } *id_index;
+	size_t nr_id_index;
 	struct tally_data_error error;
 	bool has_error;
 	char **names;		/* EVENT_DESC, parsed on first ask */

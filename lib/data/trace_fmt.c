@@ -21,6 +21,7 @@
 #include <tally/trace_fmt.h>
 #include "internal.h"
 #include "data_write_internal.h"
+#include "trace_fmt_internal.h"
 
 struct damaged {
 	char *event;		/* "sys:name" */
@@ -393,7 +394,12 @@ static bool inside(long off, long size, size_t len)
  * Every field of the event inside the sample's RAW data, a dynamic
  * one's data too: libtraceevent reads them without looking at the size.
  */
-static bool fields_inside(struct tep_event *ev, const unsigned char *raw, size_t len)
+struct tep_handle *tally__trace_fmt_tep(struct tally_trace_fmt *f)
+{
+	return f ? f->tep : NULL;
+}
+
+bool tally__trace_fields_inside(struct tep_event *ev, const unsigned char *raw, size_t len)
 {
 	struct tep_format_field *lists[2] = { ev->format.common_fields, ev->format.fields };
 
@@ -445,7 +451,7 @@ int tally_trace_fmt__set_resolver(struct tally_trace_fmt *f, tally_trace_fmt_res
 }
 
 /* The event of a sample's RAW data, its fields checked inside it: 0 or -errno. */
-static int event_of(struct tally_trace_fmt *f, struct tep_record *rec, struct tep_event **evp)
+int tally__trace_event_of(struct tally_trace_fmt *f, struct tep_record *rec, struct tep_event **evp)
 {
 	struct tep_format_field *type = NULL;
 	struct tep_event *ev;
@@ -459,7 +465,7 @@ static int event_of(struct tally_trace_fmt *f, struct tep_record *rec, struct te
 	ev = tep_find_event_by_record(f->tep, rec);
 	if (!ev)
 		return tally__err(ENOENT);
-	if (!fields_inside(ev, rec->data, (size_t)rec->size))
+	if (!tally__trace_fields_inside(ev, rec->data, (size_t)rec->size))
 		return tally__err(EBADMSG);
 	*evp = ev;
 	return 0;
@@ -475,7 +481,7 @@ int tally_trace_fmt__print(struct tally_trace_fmt *f, const void *raw, size_t le
 
 	if (!f || !raw || !buf || !buflen || len > INT32_MAX)
 		return tally__err(EINVAL);
-	if ((n = event_of(f, &rec, &ev)))
+	if ((n = tally__trace_event_of(f, &rec, &ev)))
 		return n;
 	trace_seq_init(&s);
 	tep_print_event(f->tep, &s, &rec, "%s", TEP_PRINT_INFO);
@@ -505,7 +511,7 @@ struct tally_trace_fmt *tally_trace_fmt__new_live(const struct perf_event_attr *
 }
 
 /* The unsigned value of an integer field, as perf's format_field__intval */
-static uint64_t field_val(const struct tep_format_field *fl, const unsigned char *raw)
+uint64_t tally__trace_field_val(const struct tep_format_field *fl, const unsigned char *raw)
 {
 	uint8_t u8;
 	uint16_t u16;
@@ -531,7 +537,7 @@ int tally_trace_fmt__fields(struct tally_trace_fmt *f, const void *raw, size_t l
 
 	if (!f || !raw || (max && !out) || len > INT32_MAX)
 		return tally__err(EINVAL);
-	if ((err = event_of(f, &rec, &ev)))
+	if ((err = tally__trace_event_of(f, &rec, &ev)))
 		return err;
 	for (struct tep_format_field *fl = ev->format.fields; fl; fl = fl->next, n++) {
 		struct tally_tp_field *o = &out[n];
@@ -545,10 +551,10 @@ int tally_trace_fmt__fields(struct tally_trace_fmt *f, const void *raw, size_t l
 			.is_array = fl->flags & TEP_FIELD_IS_ARRAY,
 		};
 		if (!o->is_array) {
-			o->val = field_val(fl, r);
+			o->val = tally__trace_field_val(fl, r);
 		} else if (fl->flags & TEP_FIELD_IS_DYNAMIC) {
 			/* __data_loc: offset in the low 16 bits, length above (checked inside) */
-			uint32_t loc = (uint32_t)field_val(fl, r);
+			uint32_t loc = (uint32_t)tally__trace_field_val(fl, r);
 			long off = (long)(loc & 0xffff);
 
 			if (fl->flags & TEP_FIELD_IS_RELATIVE)

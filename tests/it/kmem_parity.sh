@@ -54,7 +54,20 @@ for f in perf tally; do
 	same "$f's file: --page --alloc -s gfp,bytes -l 5" "$F" --page --alloc -s gfp,bytes -l 5 stat
 	same "$f's file: --slab --page --caller -s order,hit -l 4 (-s for the later allocator)" "$F" --slab --page --caller -s order,hit -l 4 stat
 	same "$f's file: --page --slab --caller --alloc -s hit -l 3" "$F" --page --slab --caller --alloc -s hit -l 3 stat
+	# --live: the pages not freed by the end (perf's live tree, largest pfn first among equals)
+	same "$f's file: --page --live stat" "$F" --page --live stat
+	same "$f's file: --page --live --caller --alloc -l 40" "$F" --page --live --caller --alloc -l 40 stat
+	same "$f's file: --page --live --alloc -s page -l 20" "$F" --page --live --alloc -s page -l 20 stat
+	# --time: the samples of a window only, its ends taken from the file (the middle third)
+	read -r a b < <(perf script -i "$F" -F time 2>/dev/null | tr -d ' :' |
+		awk 'NR == 1 { f = $1 } { l = $1 } END { printf "%.6f %.6f\n", f + (l - f) / 3, f + 2 * (l - f) / 3 }')
+	same "$f's file: --time $a,$b --slab --page --caller" "$F" --time "$a,$b" --slab --page --caller stat
+	same "$f's file: --time $a, --slab --alloc -l 10" "$F" --time "$a," --slab --alloc -l 10 stat
+	same "$f's file: --time ,$b --page --alloc -l 10" "$F" --time ",$b" --page --alloc -l 10 stat
 done
+"$TALLY" kmem -i "$d/tally.data" --time 12,bad stat >/dev/null 2>"$d/e"; rc=$?
+is "--time 12,bad: 234 (perf's -EINVAL)" "$rc" 234
+check "--time 12,bad: says what --time takes" grep -q "START,STOP" "$d/e"
 
 # chains perf drops (each PERF_CONTEXT_KERNEL marker made one it does not
 # know): the page tables' call site is then the sample's own address,

@@ -62,11 +62,40 @@ for f in perf tally; do
 	same "$f's file: map" "$F" map
 	same "$f's file: map --compact" "$F" map --compact
 	same "$f's file: map -v --cpus 1" "$F" map -v --cpus 1
+	# colours only on a terminal: piped, the same map (perf 6.1's --color-pids crashes)
+	same "$f's file: map --color-cpus 1 (piped: no colour)" "$F" map --color-cpus 1
 	# the ping-pong is there: its two tasks were switched out often (a
 	# reader that finds the byte already there does not sleep: not 2N)
 	sw=$("$TALLY" sched timehist -i "$F" 2>/dev/null | awk '$3 ~ /^pipewake\[/' | wc -l)
 	check "$f's file: the ping-pong's switches are in timehist (got $sw, want >= $N)" test "$sw" -ge $N
 done
+
+# map's colours on a terminal (script(1) gives it one): --color-pids's
+# thread blue wherever its letters are, and no other's (perf 6.1 paints
+# nearly every thread: it reads a pointer as the flag, see
+# docs/perf-differences.md), --color-cpus's '*' on red; without the
+# escapes, the map as piped
+if command -v script >/dev/null; then
+	F=$d/tally.data
+	"$TALLY" sched map -i "$F" >"$d/plain.map" 2>/dev/null
+	ptid=$(grep -o "=> pipewake:[0-9]*" "$d/plain.map" | head -1 | cut -d: -f2)
+	letters=$(grep -o "[A-Z][0-9] => pipewake:$ptid\$" "$d/plain.map" | cut -c1-2)
+	script -qec "'$TALLY' --no-pager sched map -i '$F' --color-pids $ptid --color-cpus 1" /dev/null \
+		| tr -d '\r' >"$d/tty.map"
+	E=$(printf '\033')
+	check "map on a terminal: --color-pids's letters ($letters) in blue" \
+		grep -q "${E}\[34m$letters ${E}\[m" "$d/tty.map"
+	blue=$(grep -o "${E}\[34m[A-Z.][0-9 ] ${E}\[m" "$d/tty.map" | sort -u | tr -d "$E")
+	is "map on a terminal: only that thread in blue" "$blue" "[34m$letters [m"
+	check "map on a terminal: CPU 1's '*' on red" grep -q "${E}\[41m\*${E}\[m" "$d/tty.map"
+	check "map on a terminal: CPU 0's '*' not" sh -c "grep -q '^  \*' '$d/tty.map'"
+	sed "s/${E}\[[0-9]*m//g" "$d/tty.map" >"$d/stripped.map"
+	check "map on a terminal: without the escapes, the piped map" cmp -s "$d/stripped.map" "$d/plain.map"
+	"$TALLY" sched map -i "$F" --color-pids x >/dev/null 2>"$d/e"; rc=$?
+	is "map --color-pids x: 129" "$rc" 129
+else
+	skip "no script(1) to give map a terminal"
+fi
 
 # -g: each line's chain as perf's, where perf 6.1 names no user-space
 # frame ("[unknown]"; tally names them: docs/perf-differences.md)
@@ -104,6 +133,26 @@ for who in perf tally; do
 		else fail "$who's -g file: timehist $v chains: $why"; fi
 	done
 done
+
+# an --off-cpu file (sched's events and the offcpu-time samples, whose
+# chains are where a task went to sleep): perf's timehist and tally's
+# show the same lines and chains on it (both skip the offcpu-time samples)
+if "$TALLY" sched record -q --off-cpu -g -o "$d/oc.data" -- "$HELPERS/offcpu" nap 10 10 \
+	>/dev/null 2>"$d/oc.err"; then
+	check "the --off-cpu file has offcpu-time samples" sh -c "perf script -i '$d/oc.data' -F event 2>/dev/null | grep -q offcpu-time"
+	for v in "" "-w" "--state" "-s"; do
+		# shellcheck disable=SC2086
+		perf sched timehist $v -i "$d/oc.data" >"$d/p.out" 2>/dev/null
+		# shellcheck disable=SC2086
+		"$TALLY" sched timehist $v -i "$d/oc.data" >"$d/t.out" 2>/dev/null
+		if [ "$v" = -s ]; then
+			check "--off-cpu file: timehist -s as perf's" cmp -s "$d/p.out" "$d/t.out"
+		elif why=$(chains_match "$d/p.out" "$d/t.out"); then ok "--off-cpu file: timehist $v chains"
+		else fail "--off-cpu file: timehist $v chains: $why"; fi
+	done
+else
+	skip "tally sched record --off-cpu: $(head -c 200 "$d/oc.err")"
+fi
 
 # a chain whose last entry is a context marker perf does not know (a
 # misread user stack): perf drops the chain when its max-stack + 2

@@ -165,18 +165,15 @@ static const char exec_format[] =
 	"\n"
 	"print fmt: \"filename=%s pid=%d\", __get_str(filename), REC->pid\n";
 
-/* The fields of a record, as the tracer's printer takes them; none read outside it. */
-static void test_fields(void **state)
+/* The tracing data with exec_format only, and a record of it in raw[48] (37 bytes). */
+static struct tally_trace_fmt *exec_fmt(struct tally__buf *bp, unsigned char *raw)
 {
 	struct tally__buf b = { 0 };
-	struct tally_tp_field fl[8];
 	struct tally_trace_fmt *f;
-	unsigned char raw[48] = { 9 };
 	uint32_t loc = (5u << 16) | 32;	/* "/bin" and its NUL at 32 */
 	int32_t pid = -1;
 	uint64_t ptr = 0xffff888012345678;
 
-	(void)state;
 	tally__buf_add(&b, (const unsigned char[]){ 0x17, 0x08, 0x44 }, 3);
 	tally__buf_add(&b, "tracing0.6", 11);
 	tally__buf_add(&b, (const uint8_t[]){ 0, 8 }, 2);
@@ -196,11 +193,28 @@ static void test_fields(void **state)
 	tally__buf_u64(&b, 0);
 	f = tally_trace_fmt__new(b.p, b.len);
 	assert_non_null(f);
+	memset(raw, 0, 48);
+	raw[0] = 9;
 	memcpy(raw + 8, &loc, 4);
 	memcpy(raw + 12, &pid, 4);
 	memcpy(raw + 16, "ls", 3);
 	memcpy(raw + 24, &ptr, 8);
 	memcpy(raw + 32, "/bin", 5);
+	*bp = b;
+	return f;
+}
+
+/* The fields of a record, as the tracer's printer takes them; none read outside it. */
+static void test_fields(void **state)
+{
+	struct tally__buf b = { 0 };
+	struct tally_tp_field fl[8];
+	struct tally_trace_fmt *f;
+	unsigned char raw[48];
+	uint64_t ptr = 0xffff888012345678;
+
+	(void)state;
+	f = exec_fmt(&b, raw);
 	assert_int_equal(tally_trace_fmt__fields(f, raw, 37, fl, 8), 4);
 	assert_string_equal(fl[0].name, "filename");
 	assert_true(fl[0].is_array);
@@ -224,12 +238,60 @@ static void test_fields(void **state)
 	tally__buf_free(&b);
 }
 
+/*
+ * The typed reader (sched, lock and kmem read through it): the names
+ * asked, in their order, with the mask of those the event has; the
+ * values as tally_trace_fmt__fields gives them; the same errors.
+ */
+static void test_reader(void **state)
+{
+	static const char *const names[] = { "comm", "nosuch", "pid", "filename", "ptr" };
+	struct tally__buf b = { 0 };
+	struct tally_tp_val v[5];
+	struct tally_tp_reader *r;
+	struct tally_trace_fmt *f;
+	unsigned char raw[48];
+	char s[3];
+
+	(void)state;
+	f = exec_fmt(&b, raw);
+	assert_null(tally_tp_reader__new(f, names, 0));
+	assert_null(tally_tp_reader__new(NULL, names, 5));
+	r = tally_tp_reader__new(f, names, 5);
+	assert_non_null(r);
+	for (int round = 0; round < 2; round++) {	/* the second: the event's fields cached */
+		memset(v, 0xa5, sizeof(v));
+		assert_int_equal(tally_tp_reader__read(r, raw, 37, v), 1 | 4 | 8 | 16);
+		assert_int_equal(v[0].data_len, 4);
+		assert_string_equal(v[0].data, "ls");
+		assert_true(v[1].val == 0 && v[1].data == NULL);	/* not in the event: zeroed */
+		assert_true(v[2].val == 0xffffffff);
+		assert_int_equal(v[3].data_len, 5);
+		assert_memory_equal(v[3].data, "/bin", 5);
+		assert_true(v[4].val == 0xffff888012345678);
+	}
+	assert_int_equal(tally_tp_val__str(&v[3], s, sizeof(s)), 2);	/* cut to fit */
+	assert_string_equal(s, "/b");
+	assert_int_equal(tally_tp_val__str(&v[1], s, sizeof(s)), 0);
+	assert_string_equal(s, "");
+	assert_int_equal(tally_tp_reader__read(r, raw, 36, v), -EBADMSG);
+	assert_int_equal(tally_tp_reader__read(r, raw, 20, v), -EBADMSG);
+	raw[0] = 8;
+	assert_int_equal(tally_tp_reader__read(r, raw, 37, v), -ENOENT);
+	assert_int_equal(tally_tp_reader__read(NULL, raw, 37, v), -EINVAL);
+	tally_tp_reader__free(r);
+	tally_tp_reader__free(NULL);
+	tally_trace_fmt__free(f);
+	tally__buf_free(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_running_kernel_formats),
 		cmocka_unit_test(test_printk_strings),
 		cmocka_unit_test(test_fields),
+		cmocka_unit_test(test_reader),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A tracepoint sample's fields by name, typed (see tally/trace_fmt.h's
+ * tally_tp_reader): the names a command reads are looked up in each
+ * event's format once (libtraceevent's tep_find_field), then each sample
+ * reads those fields where the format puts them, checked as
+ * tally_trace_fmt__fields checks them (every field inside the record, a
+ * dynamic one's data too), with no name compared and no format walked
+ * per sample: each event's bounds are worked out at its first sample.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <event-parse.h>
+#include <tally/syscalls.h>
+#include <tally/trace_fmt.h>
+#include "internal.h"
+#include "trace_fmt_internal.h"
+
+/* One event's fields for the reader's names, NULL where it has none. */
+struct ev_fields {
+	int id;
+	struct tep_format_field **fl;	/* [nr] */
+	long end;			/* where its last field ends; -1: a field before 0 */
+	struct tep_format_field **dyn;	/* its __data_loc fields, whose data is checked too */
+	int nr_dyn;
+};
+
+struct tally_tp_reader {
+	struct tally_trace_fmt *f;
+	char **names;
+	int nr;
+	struct ev_fields *evs;
+	size_t nr_evs, cap;
+	size_t last;			/* the last event found: samples come in runs */
+	long type_off, type_size;	/* common_type, from the first format; size 0: none */
+	bool type_known;
+};
+
+struct tally_tp_reader *tally_tp_reader__new(struct tally_trace_fmt *f, const char *const *names,
+					      int nr)
+{
+	struct tally_tp_reader *r;
+
+	if (!f || !names || nr <= 0 || nr > TALLY_TP_READER_MAX) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (!(r = calloc(1, sizeof(*r))) || !(r->names = calloc((size_t)nr, sizeof(*r->names))))
+		goto nomem;
+	r->f = f;
+	r->nr = nr;
+	for (int i = 0; i < nr; i++)
+		if (!names[i] || !(r->names[i] = strdup(names[i])))
+			goto nomem;
+	return r;
+nomem:
+	tally_tp_reader__free(r);
+	errno = ENOMEM;
+	return NULL;
+}
+
+void tally_tp_reader__free(struct tally_tp_reader *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->nr_evs; i++) {
+		free(r->evs[i].fl);
+		free(r->evs[i].dyn);
+	}
+	free(r->evs);
+	for (int i = 0; r->names && i < r->nr; i++)
+		free(r->names[i]);
+	free(r->names);
+	free(r);
+}
+
+/* The event id's fields for the names and its bounds, made at its first sample; NULL: -err. */
+static struct ev_fields *fields_of(struct tally_tp_reader *r, int id, int *err)
+{
+	struct tep_format_field *lists[2];
+	struct tep_event *ev;
+	struct ev_fields *e;
+
+	if (r->last < r->nr_evs && r->evs[r->last].id == id)
+		return &r->evs[r->last];
+	for (size_t i = 0; i < r->nr_evs; i++)
+		if (r->evs[i].id == id)
+			return &r->evs[r->last = i];
+	if (!(ev = tep_find_event(tally__trace_fmt_tep(r->f), id))) {
+		*err = -ENOENT;
+		return NULL;
+	}
+	*err = -ENOMEM;
+	if (r->nr_evs == r->cap) {
+		size_t cap = r->cap ? r->cap * 2 : 8;
+		struct ev_fields *n = realloc(r->evs, cap * sizeof(*n));
+
+		if (!n)
+			return NULL;
+		r->evs = n;
+		r->cap = cap;
+	}
+	e = &r->evs[r->nr_evs];
+	*e = (struct ev_fields){ .id = id };
+	if (!(e->fl = calloc((size_t)r->nr, sizeof(*e->fl))))
+		return NULL;
+	/* the event's own fields, as tally_trace_fmt__fields lists them (not the common ones) */
+	for (int i = 0; i < r->nr; i++)
+		e->fl[i] = tep_find_field(ev, r->names[i]);
+	/* every field, the common ones too, as tally__trace_fields_inside checks them */
+	lists[0] = ev->format.common_fields;
+	lists[1] = ev->format.fields;
+	for (int k = 0; k < 2; k++)
+		for (struct tep_format_field *fl = lists[k]; fl; fl = fl->next) {
+			struct tep_format_field **d;
+
+			if (fl->offset < 0 || fl->size < 0)
+				e->end = -1;
+			else if (e->end >= 0 && (long)fl->offset + fl->size > e->end)
+				e->end = (long)fl->offset + fl->size;
+			if (!(fl->flags & TEP_FIELD_IS_DYNAMIC))
+				continue;
+			if (!(d = realloc(e->dyn, ((size_t)e->nr_dyn + 1) * sizeof(*d)))) {
+				free(e->fl);
+				free(e->dyn);
+				return NULL;
+			}
+			e->dyn = d;
+			d[e->nr_dyn++] = fl;
+		}
+	r->last = r->nr_evs++;
+	return e;
+}
+
+/* The record's event, its fields all inside it (tally__trace_event_of's checks). */
+static struct ev_fields *event_of(struct tally_tp_reader *r, const unsigned char *d, size_t len,
+				  int *err)
+{
+	struct tep_record rec = { .data = (void *)d, .size = (int)len };
+	struct ev_fields *e;
+
+	if (!r->type_known) {
+		struct tep_event *first = tep_get_first_event(tally__trace_fmt_tep(r->f));
+		struct tep_format_field *t = first ? tep_find_common_field(first, "common_type") : NULL;
+
+		r->type_known = true;
+		if (t && t->offset >= 0 && t->size > 0) {
+			r->type_off = t->offset;
+			r->type_size = t->size;
+		}
+	}
+	*err = -ENOENT;
+	if (!r->type_size || (size_t)(r->type_off + r->type_size) > len)
+		return NULL;
+	if (!(e = fields_of(r, tep_data_type(tally__trace_fmt_tep(r->f), &rec), err)))
+		return NULL;
+	*err = -EBADMSG;
+	if (e->end < 0 || (size_t)e->end > len)
+		return NULL;
+	for (int i = 0; i < e->nr_dyn; i++) {
+		const struct tep_format_field *fl = e->dyn[i];
+		uint32_t loc = 0;
+		long off;
+
+		/* __data_loc: offset in the low 16 bits, length above (2 bytes: to the end) */
+		memcpy(&loc, d + fl->offset, fl->size < 4 ? (size_t)fl->size : 4);
+		off = (long)(loc & 0xffff);
+		if (fl->flags & TEP_FIELD_IS_RELATIVE)
+			off += fl->offset + fl->size;
+		if ((size_t)off + (fl->size == 2 ? 0 : (loc >> 16)) > len)
+			return NULL;
+	}
+	return e;
+}
+
+int tally_tp_reader__read(struct tally_tp_reader *r, const void *raw, size_t len,
+			  struct tally_tp_val *out)
+{
+	const unsigned char *d = raw;
+	struct ev_fields *e;
+	int err, mask = 0;
+
+	if (!r || !raw || !out || len > INT32_MAX)
+		return tally__err(EINVAL);
+	if (!(e = event_of(r, d, len, &err)))
+		return tally__err(-err);
+	for (int i = 0; i < r->nr; i++) {
+		const struct tep_format_field *fl = e->fl[i];
+		struct tally_tp_val *o = &out[i];
+
+		*o = (struct tally_tp_val){ 0 };
+		if (!fl)
+			continue;
+		mask |= 1 << i;
+		if (!(fl->flags & TEP_FIELD_IS_ARRAY)) {
+			o->val = tally__trace_field_val(fl, d);
+		} else if (fl->flags & TEP_FIELD_IS_DYNAMIC) {
+			/* __data_loc: offset in the low 16 bits, length above (checked by event_of) */
+			uint32_t loc = (uint32_t)tally__trace_field_val(fl, d);
+			long off = (long)(loc & 0xffff);
+
+			if (fl->flags & TEP_FIELD_IS_RELATIVE)
+				off += fl->offset + fl->size;
+			o->data = d + off;
+			o->data_len = fl->size == 2 ? (uint32_t)(len - (size_t)off) : loc >> 16;
+		} else {
+			o->data = d + fl->offset;
+			o->data_len = (uint32_t)fl->size;
+		}
+	}
+	return mask;
+}
+
+size_t tally_tp_val__str(const struct tally_tp_val *v, char *buf, size_t len)
+{
+	size_t n;
+
+	if (!len)
+		return 0;
+	n = v->data ? strnlen(v->data, v->data_len) : 0;
+	if (n >= len)
+		n = len - 1;
+	if (n)
+		memcpy(buf, v->data, n);
+	buf[n] = 0;
+	return n;
+}
