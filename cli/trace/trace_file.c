@@ -118,7 +118,8 @@ int trace_file(const struct trace_config *cfg)
 		return 1;
 	}
 	/* the recording's syscall numbers, not the host's: an arm64 file read on x86 */
-	arch = tally_data_reader__feat_string(c.r, TALLY_HEADER_ARCH);
+	arch = tally_session__reader(s) ?
+	       tally_data_reader__feat_string(tally_session__reader(s), TALLY_HEADER_ARCH) : NULL;
 	if (arch && tally_syscall__set_arch(arch))
 		fprintf(stderr, "%s: %s was recorded on %s, whose syscall table tally does not "
 			"have: the host's names are shown\n", progname, cfg->input, arch);
