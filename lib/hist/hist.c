@@ -160,7 +160,7 @@ static inline struct hist_ev *event_of(struct tally_hist *h, int idx)
 /* count samples of ts's shape whose periods sum to ts->period */
 static int hist_add(struct tally_hist *h, const struct tally_session_sample *ts, uint64_t count)
 {
-	static enum tally_cpumode modes[CHAIN_MAX];
+	enum tally_cpumode *modes = h ? h->scr->modes : NULL;
 	const struct tally_sample *smp;
 	const struct perf_event_attr *a;
 	struct hist_ev *hs;
@@ -572,6 +572,10 @@ struct tally_hist *tally_hist__new(struct tally_session *ss, const struct tally_
 			return tally__err_ptr(EINVAL);
 	if (!(h = calloc(1, sizeof(*h))))
 		return tally__err_ptr(ENOMEM);
+	if (!(h->scr = malloc(sizeof(*h->scr)))) {
+		free(h);
+		return tally__err_ptr(ENOMEM);
+	}
 	h->ss = ss;
 	memcpy(h->sort, keys, (size_t)nkeys * sizeof(*keys));
 	h->nsort = nkeys;
@@ -622,6 +626,7 @@ void tally_hist__free(struct tally_hist *h)
 	tally__resolver_free(&h->res);
 	tally_strpool__free(h->traces);
 	free(h->gbuf);
+	free(h->scr);
 	free(h);
 }
 

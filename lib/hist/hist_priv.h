@@ -90,8 +90,26 @@ struct hist_ev {
 	struct hist_event_info info;
 };
 
+/*
+ * The chain walks' room, one per histogram (not static: two histograms
+ * count and sort on two threads). Each walk has its own arrays where one
+ * calls another while its own are live: hist_shape's frames and ents
+ * are done with when it hands over to graph_shape, graph_note's caller's
+ * are still read while a full buffer is replayed.
+ */
+struct hist_scratch {
+	enum tally_cpumode modes[CHAIN_MAX];		/* each frame's level, any walk's */
+	const struct tally_hist_frame *frames[CHAIN_MAX], *rev[CHAIN_MAX];
+	struct entry *ents[CHAIN_MAX], *walk_ents[CHAIN_MAX];
+	const struct where *wheres[CHAIN_MAX];
+	const struct tally_hist_frame *replay_frames[CHAIN_MAX];	/* graph_replay's */
+	struct entry *replay_ents[CHAIN_MAX];
+	struct entry *firsts[CHAIN_MAX];		/* graph_note's */
+};
+
 struct tally_hist {
 	struct tally_session *ss;
+	struct hist_scratch *scr;	/* malloc'd: its pages are touched only as deep as chains go */
 	enum tally_hist_key sort[K__NR];
 	int nsort;
 	int order[2 * K__NR + 4];	/* tally_hist__sort's; nr_order 0: perf's default */

@@ -299,15 +299,15 @@ int tally__hist_shape(struct tally_hist *h, const struct shape *x, uint64_t peri
 		      bool graph)
 {
 	/* the chain's frames and their entries in the walk's order (the trees keep the frames) */
-	static const struct tally_hist_frame *gframes[CHAIN_MAX];
-	static struct entry *gents[CHAIN_MAX];
+	const struct tally_hist_frame **gframes = h->scr->frames;
+	struct entry **gents = h->scr->ents;
+	enum tally_cpumode *modes = h->scr->modes;
 	struct entry *self;
 	size_t n = 0;
 	struct hist_ev *hs = &h->ev[x->idx];
 	struct entry key = { .comm = x->comm, .trace = x->trace, .pid = x->pid, .tid = x->tid,
 			     .cpu = x->cpu };
 	struct tally_sample smp = { .callchain = { .nr = x->nr, .ips = x->ips } };
-	static enum tally_cpumode modes[CHAIN_MAX];
 	const struct where *w;
 	char prev_mode;
 	bool pass;
@@ -386,11 +386,10 @@ int tally__hist_shape(struct tally_hist *h, const struct shape *x, uint64_t peri
 int tally__hist_graph_shape(struct tally_hist *h, const struct shape *x, uint64_t period, uint64_t count)
 {
 	/* the frames are the resolver's wheres': the trees keep pointers to them */
-	static const struct tally_hist_frame *frames[CHAIN_MAX], *rev[CHAIN_MAX];
-	static struct entry *ents[CHAIN_MAX];
-	static enum tally_cpumode modes[CHAIN_MAX];
-	static struct entry *walk_ents[CHAIN_MAX];
-	static const struct where *wheres[CHAIN_MAX];
+	const struct tally_hist_frame **frames = h->scr->frames, **rev = h->scr->rev;
+	struct entry **ents = h->scr->ents, **walk_ents = h->scr->walk_ents;
+	enum tally_cpumode *modes = h->scr->modes;
+	const struct where **wheres = h->scr->wheres;
 
 	struct tally_sample smp = { .callchain = { .nr = x->nr, .ips = x->ips } };
 	struct hist_ev *hs = &h->ev[x->idx];
@@ -474,8 +473,8 @@ static int graph_walk(struct tally_hist *h, struct entry *self,
 /* The kept walks, in order: the trees of the entries at or over min of their event's total. */
 int tally__hist_graph_replay(struct tally_hist *h, bool all)
 {
-	static const struct tally_hist_frame *frames[CHAIN_MAX];
-	static struct entry *ents[CHAIN_MAX];
+	const struct tally_hist_frame **frames = h->scr->replay_frames;
+	struct entry **ents = h->scr->replay_ents;
 	int err = 0;
 
 	for (size_t i = 0; i < h->ngbuf && !err;) {
@@ -510,7 +509,7 @@ static int graph_note(struct tally_hist *h, int idx, struct entry *self,
 		      uint64_t period, uint64_t count)
 {
 	/* each entry of ents at its first place on the chain, NULL elsewhere */
-	static struct entry *firsts[CHAIN_MAX];
+	struct entry **firsts = h->scr->firsts;
 	uint64_t walk = ++h->walks;
 	uint64_t *rec = NULL;
 
