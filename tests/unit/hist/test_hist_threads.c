@@ -3,9 +3,10 @@
  * Two histograms, of two files of different samples and with different
  * keys, orders and graphs, made again and sorted at the same time on
  * two threads, many times: each time their rows and trees must be what
- * the same histogram gave on one thread. The sort's state and the chain
- * walks' room were once file-scope: the two threads then read each
- * other's keys and frames.
+ * the same histogram gave on one thread, and so must their flame graphs.
+ * The sort's state, the chain walks' room and the flame graph's frames
+ * were once file-scope: the two threads then read each other's keys and
+ * frames.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -129,6 +130,7 @@ struct side {
 	struct tally_session *ss;
 	struct tally_hist *h;
 	char *want, *got;		/* the rows as text: on one thread, then each round */
+	char *svg;			/* the flame graph, on one thread */
 	int bad;			/* rounds whose rows differed */
 	int err;
 };
@@ -152,6 +154,24 @@ static int dump_tree(const struct tally_hist_node *n, int depth, char **p, size_
 		if (dump_tree(c, depth + 1, p, left))
 			return -1;
 	return 0;
+}
+
+/* The histogram's flame graph (malloc'd), or NULL. */
+static char *svg_of(struct side *s)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&buf, &len);
+	int err;
+
+	if (!fp)
+		return NULL;
+	err = tally_stacks__svg_from_hist(s->h, 0, fp, "t");
+	if (fclose(fp) || err) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
 }
 
 /* Made again from its shapes (the graph set anew makes every row stale), sorted, written out. */
@@ -201,6 +221,7 @@ static void side_open(struct side *s)
 	assert_non_null(s->want = malloc(DUMP_MAX));
 	assert_non_null(s->got = malloc(DUMP_MAX));
 	assert_int_equal(remake(s, s->want), 0);
+	assert_non_null(s->svg = svg_of(s));
 	assert_true(tally_hist__nr_rows(s->h, 0) > 500);	/* a sort long enough to be caught in */
 }
 
@@ -210,6 +231,7 @@ static void side_close(struct side *s)
 	tally_session__close(s->ss);
 	free(s->want);
 	free(s->got);
+	free(s->svg);
 }
 
 static pthread_barrier_t start;
@@ -220,9 +242,17 @@ static void *rounds(void *arg)
 
 	pthread_barrier_wait(&start);
 	for (int i = 0; i < ROUNDS && !s->err; i++) {
+		char *svg;
+
 		s->err = remake(s, s->got);
 		if (!s->err && strcmp(s->got, s->want))
 			s->bad++;
+		if (!s->err && !(svg = svg_of(s)))
+			s->err = -ENOMEM;
+		else if (!s->err && strcmp(svg, s->svg))
+			s->bad++;
+		if (!s->err)
+			free(svg);
 	}
 	return NULL;
 }
@@ -255,7 +285,7 @@ static void test_two_threads(void **state)
 	assert_int_equal(a.err, 0);
 	assert_int_equal(b.err, 0);
 	if (a.bad || b.bad)
-		print_error("rounds whose rows differed from one thread's: %d of %d, %d of %d\n",
+		print_error("rows or pictures that differed from one thread's: %d of %d, %d of %d\n",
 			    a.bad, ROUNDS, b.bad, ROUNDS);
 	assert_int_equal(a.bad, 0);
 	assert_int_equal(b.bad, 0);
