@@ -219,12 +219,15 @@ static __attribute__((always_inline)) inline int cmp_row_key(const struct order_
 enum pass_cmp { BY_IN, BY_ROWS, BY_IN_KEY, BY_ROW_KEY };
 
 /* The inserts of a tree pass, by one comparison (a constant: each caller gets its own loop). */
-static __attribute__((always_inline)) inline void tree_insert(const struct order_ctx *o,
+static __attribute__((always_inline)) inline void tree_insert(const struct order_ctx *ctx,
 							      struct tally__rbt *t, struct entry **in,
 							      const struct in_key *ik,
 							      const struct row_key *rk, size_t n,
 							      enum pass_cmp by)
 {
+	/* a copy no call can change: its fields stay in registers across tally__rb_link */
+	const struct order_ctx oc = *ctx, *o = &oc;
+
 	t->root = -1;
 	for (size_t i = 0; i < n; i++) {
 		int32_t x = t->root, p = -1;
