@@ -122,7 +122,6 @@ struct tally_hist {
 	regex_t parent_re;
 	struct tally_hist_filter filter;
 	char *filter_str[5];		/* the filter's copies */
-	struct tally_strpool *traces;	/* trace texts, one copy each (made on first use) */
 	struct hist_ev *ev;
 	int nev;
 	struct shape **stab, **shapes;
@@ -136,7 +135,10 @@ struct tally_hist {
 	uint64_t last_comm_hash;
 	uint64_t sample_no;
 	uint64_t cur_count;		/* samples of the shape being added */
-	struct resolver res;
+	struct resolver *res;		/* the session's (tally__session_resolver) */
+	/* --parent's regex on each symbol asked (by its name's pointer): open addressing */
+	struct hist_pmatch { const char *sym; bool match; } *pmatch;
+	size_t npmatch, cap_pmatch;
 	struct hist_node_pool nodes;	/* the rows' call-graph trees */
 	struct entry_blk *eblk;		/* the entries' blocks, the newest first */
 	size_t eblk_used;		/* entries taken from the newest */

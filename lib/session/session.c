@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <tally/hash.h>
 #include <tally/session.h>
 #include "internal.h"
 #include "data_read_internal.h"
@@ -239,10 +240,28 @@ static void deliver(struct tally_session *s, const struct perf_event_header *h, 
 	out.thread.pid = (int32_t)smp->pid;
 	out.thread.tid = (int32_t)smp->tid;
 	out.thread.comm = NULL;
-	if (!s->o.no_comm && !(out.thread.comm = tally_machine__comm_of(s->m, out.thread.tid)))
-		out.thread.comm = tally__session_unnamed_comm(s, out.thread.pid, out.thread.tid);
+	if (!s->o.no_comm) {
+		/*
+		 * The name resolved once per thread while no side-band record
+		 * came (a COMM, or a new thread, changes maps_gen): a run of
+		 * samples is mostly of one thread.
+		 */
+		if (out.thread.tid != s->comm_tid || s->comm_gen != s->maps_gen || !s->comm) {
+			const char *c = tally_machine__comm_of(s->m, out.thread.tid);
+
+			if (!c)
+				c = tally__session_unnamed_comm(s, out.thread.pid, out.thread.tid);
+			s->comm = c;
+			s->comm_tid = out.thread.tid;
+			s->comm_gen = s->maps_gen;
+		}
+		out.thread.comm = s->comm;
+	}
+	/* what is resolved of it is cached for it (resolved_internal.h) while it is delivered */
+	s->cur = &out;
 	/* written only to stop: the reader thread reads it for every record */
 	rc = s->o.sample(s, &out, s->sample_ctx);
+	s->cur = NULL;
 	if (rc)
 		__atomic_store_n(&s->stop, rc, __ATOMIC_RELAXED);
 }
@@ -967,10 +986,12 @@ void tally_session__close(struct tally_session *s)
 		free((char *)s->ranks[i].name);
 	free(s->ranks);
 	free(s->renames);
-	if (s->res) {
-		tally__resolver_free(s->res);
-		free(s->res);
-	}
+	for (int i = 0; i < 4; i++)
+		if (s->res[i]) {
+			tally__resolver_free(s->res[i]);
+			free(s->res[i]);
+		}
+	tally_strpool__free(s->traces);
 	free(s->lays);
 	free(s->fast);
 	free(s->attrs);

@@ -70,8 +70,22 @@ struct tally_session {
 	/* files in the order their first MMAP came (perf makes its DSOs so) */
 	struct session_rank { const char *name; uint32_t rank; } *ranks;
 	size_t nranks, rank_cap;
-	/* tally_session__frames's cache of resolved addresses */
-	struct resolver *res;
+	/*
+	 * The resolved addresses (resolved_internal.h), one resolver per
+	 * (srcline, no_inline): [srcline | no_inline << 1]; own: the one
+	 * tally_session__frames reads
+	 */
+	struct resolver *res[4];
+	struct resolver *own;
+	/* the last sample's thread name, for comm_tid while maps_gen was comm_gen */
+	const char *comm;
+	int32_t comm_tid;
+	uint64_t comm_gen;
+	/* the sample being delivered, and its trace text once asked (for sample cur_seq) */
+	const struct tally_session_sample *cur;
+	const char *cur_trace;
+	uint64_t cur_seq;
+	struct tally_strpool *traces;	/* the trace texts, one copy each */
 };
 
 /* Sort the queue's nq records by time, stably (ties keep file order). */
