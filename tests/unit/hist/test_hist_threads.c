@@ -131,7 +131,7 @@ struct side {
 	struct tally_hist *h;
 	char *want, *got;		/* the rows as text: on one thread, then each round */
 	char *svg;			/* the flame graph, on one thread */
-	int bad;			/* rounds whose rows differed */
+	int bad;			/* rows or pictures that differed */
 	int err;
 };
 
@@ -244,15 +244,17 @@ static void *rounds(void *arg)
 	for (int i = 0; i < ROUNDS && !s->err; i++) {
 		char *svg;
 
-		s->err = remake(s, s->got);
-		if (!s->err && strcmp(s->got, s->want))
+		if ((s->err = remake(s, s->got)))
+			break;
+		if (strcmp(s->got, s->want))
 			s->bad++;
-		if (!s->err && !(svg = svg_of(s)))
+		if (!(svg = svg_of(s))) {
 			s->err = -ENOMEM;
-		else if (!s->err && strcmp(svg, s->svg))
+			break;
+		}
+		if (strcmp(svg, s->svg))
 			s->bad++;
-		if (!s->err)
-			free(svg);
+		free(svg);
 	}
 	return NULL;
 }
