@@ -239,24 +239,8 @@ static void deliver(struct tally_session *s, const struct perf_event_header *h, 
 	out.period = f->period ? f->period : smp->period;
 	out.thread.pid = (int32_t)smp->pid;
 	out.thread.tid = (int32_t)smp->tid;
-	out.thread.comm = NULL;
-	if (!s->o.no_comm) {
-		/*
-		 * The name resolved once per thread while no side-band record
-		 * came (a COMM, or a new thread, changes maps_gen): a run of
-		 * samples is mostly of one thread.
-		 */
-		if (out.thread.tid != s->comm_tid || s->comm_gen != s->maps_gen || !s->comm) {
-			const char *c = tally_machine__comm_of(s->m, out.thread.tid);
-
-			if (!c)
-				c = tally__session_unnamed_comm(s, out.thread.pid, out.thread.tid);
-			s->comm = c;
-			s->comm_tid = out.thread.tid;
-			s->comm_gen = s->maps_gen;
-		}
-		out.thread.comm = s->comm;
-	}
+	out.thread.comm = s->o.no_comm ? NULL :
+			  tally__session_thread_comm(s, out.thread.pid, out.thread.tid);
 	/* what is resolved of it is cached for it (resolved_internal.h) while it is delivered */
 	s->cur = &out;
 	/* written only to stop: the reader thread reads it for every record */
@@ -625,24 +609,6 @@ static int on_record(void *ctx, const struct perf_event_header *h, uint64_t off,
 	return 0;
 }
 
-const char *tally__session_unnamed_comm(struct tally_session *s, int32_t pid, int32_t tid)
-{
-	char name[24];
-	const char *c;
-	struct session_rename *n;
-
-	snprintf(name, sizeof(name), ":%d", (int)tid);
-	if (tally__machine_default_comm(s->m, pid, tid, name) ||
-	    !(c = tally_machine__comm_of(s->m, tid)))
-		return NULL;
-	n = realloc(s->renames, (s->nrenames + 1) * sizeof(*n));
-	if (n) {
-		s->renames = n;
-		n[s->nrenames++] = (struct session_rename){ .tid = tid, .dflt = c };
-	}
-	return c;
-}
-
 /*
  * %pS fields of tracepoints (kmalloc's call_site): the kernel symbol, as
  * perf's machine__resolve_kernel_addr gives libtraceevent.
@@ -925,7 +891,6 @@ static int run_pipelined(struct tally_session *s)
 	err = pl->err;
 	return err;
 }
-
 
 int tally_session__run(struct tally_session *s)
 {

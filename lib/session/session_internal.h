@@ -94,4 +94,21 @@ void tally__session_sort_queue(struct tally_session *s);
 /* A thread no COMM named gets perf's name for it, ":TID". NULL only without memory. */
 const char *tally__session_unnamed_comm(struct tally_session *s, int32_t pid, int32_t tid);
 
+/* tally__session_thread_comm's lookup, kept for the next sample */
+const char *tally__session_thread_comm_slow(struct tally_session *s, int32_t pid, int32_t tid);
+
+/*
+ * The name of a sample's thread, as perf shows it: resolved once per
+ * thread while no side-band record came (a COMM, or a new thread,
+ * changes maps_gen): a run of samples is mostly of one thread. Inline:
+ * most samples take the last answer. NULL only without memory.
+ */
+static inline const char *tally__session_thread_comm(struct tally_session *s, int32_t pid,
+						     int32_t tid)
+{
+	if (tid == s->comm_tid && s->comm_gen == s->maps_gen && s->comm)
+		return s->comm;
+	return tally__session_thread_comm_slow(s, pid, tid);
+}
+
 #endif
