@@ -34,7 +34,7 @@ struct entry {
 	int32_t tid;			/* the thread that made the entry */
 	int32_t pid;
 	int32_t cpu;
-	/* where its address resolved (the resolver's, as long as h), less what a chain's frame changes */
+	/* where its address resolved (the session's resolver's: as long as the session), less what a chain's frame changes */
 	const struct where *w;
 	/* the sorts' fields of w, here: following w in every compare tripled top -g's sort */
 	const char *dso, *sym;
