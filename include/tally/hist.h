@@ -28,7 +28,11 @@
  *
  * Not thread-safe: one thread adds, resorts and reads (top's refresh
  * does the three in turn). Row and node pointers and the strings they
- * carry stay valid until the next resort, decay, zero or free.
+ * carry stay valid until the next resort, decay, zero or free. Since
+ * 0.5 histograms of different sessions share nothing: each may be
+ * resorted, read and drawn on a thread of its own at the same time.
+ * Histograms of one session share its resolved addresses (an address is
+ * resolved once, in the session): keep them on one thread.
  */
 #ifndef TALLY_HIST_H
 #define TALLY_HIST_H

@@ -274,30 +274,31 @@ static int name_frames(struct view *v, void *ctx, const struct shape *x, uint32_
 }
 
 /* A shape's stack fed to the flame graph: stack_of's frames, by name. */
-static int flame_of(struct view *v, struct tally__flame *fl, const struct shape *x, bool chained,
-		    const char *comm)
+static int flame_of(struct view *v, struct flame_frames *ff, struct tally__flame *fl,
+		    const struct shape *x, bool chained, const char *comm)
 {
-	static struct flame_frames ff;
 	const struct where *w;
 	int err;
 
-	ff.n = 0;
+	ff->n = 0;
 	if (!x->nr && !(chained && !x->key_nr)) {
 		if (!(w = tally__resolver_get(v->res, x->pid, x->tid, x->ip, x->mode)))
 			return -ENOMEM;
-		ff.text[0] = w->sym;
-		ff.kernel[ff.n++] = w->mode == 'k';
-	} else if (x->nr && (err = chain_walk(v, x, &ff, name_frames))) {
+		ff->text[0] = w->sym;
+		ff->kernel[ff->n++] = w->mode == 'k';
+	} else if (x->nr && (err = chain_walk(v, x, ff, name_frames))) {
 		return err;
 	}
-	return tally__flame_stack(fl, comm, ff.text, ff.kernel, ff.n, x->count);
+	return tally__flame_stack(fl, comm, ff->text, ff->kernel, ff->n, x->count);
 }
 
 int tally_stacks__svg_from_hist(struct tally_hist *h, int event, FILE *fp, const char *title)
 {
 	const struct hist_event_info *ev = h ? tally__hist_event(h, event) : NULL;
 	struct tally__flame *fl;
-	struct view *v;
+	struct view *v = NULL;
+	/* a walk's frames: malloc'd, not static (two pictures drawn on two threads) */
+	struct flame_frames *ff = NULL;
 	struct shape *const *shapes;
 	struct tally_session *ss;
 	size_t n;
@@ -305,8 +306,9 @@ int tally_stacks__svg_from_hist(struct tally_hist *h, int event, FILE *fp, const
 
 	if (!ev || !fp)
 		return -EINVAL;
-	if (!(fl = tally__flame_new()) || !(v = malloc(sizeof(*v)))) {
+	if (!(fl = tally__flame_new()) || !(v = malloc(sizeof(*v))) || !(ff = malloc(sizeof(*ff)))) {
 		tally__flame_free(fl);
+		free(v);
 		return -ENOMEM;
 	}
 	ss = tally__hist_session(h);
@@ -319,9 +321,10 @@ int tally_stacks__svg_from_hist(struct tally_hist *h, int event, FILE *fp, const
 		if (sh->idx != event)
 			continue;
 		/* what was counted under ":TID" carries the name the thread got next */
-		err = flame_of(v, fl, sh, ev->sample_type & PERF_SAMPLE_CALLCHAIN,
+		err = flame_of(v, ff, fl, sh, ev->sample_type & PERF_SAMPLE_CALLCHAIN,
 			       tally_session__final_comm(ss, sh->comm));
 	}
+	free(ff);
 	free(v);
 	if (!err)
 		err = tally__flame_write(fl, fp, title);

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: MIT
 /*
  * The histogram (tally/hist.h), perf report's model: each sample counts
- * in its shape as it comes (a new shape's user addresses resolved then,
- * with the maps as at its time); tally_hist__resort makes the rows from
- * the shapes: each shape's period goes to its entry, keyed by the sort
- * keys, and with children also to every distinct entry of its chain;
- * with graphs, each entry's chains merged into its tree. Every distinct
- * address is resolved once (the resolver's table).
+ * in its shape as it comes, keyed by what the session resolved of it
+ * (its thread's name, its trace text, and a new shape's user addresses
+ * with the maps as at its time: resolved_internal.h); tally_hist__resort
+ * makes the rows from the shapes: each shape's period goes to its entry,
+ * keyed by the sort keys, and with children also to every distinct entry
+ * of its chain; with graphs, each entry's chains merged into its tree.
+ * Every distinct address is resolved once, in the session's resolver,
+ * shared by every reader of the session's addresses.
  */
 #include <errno.h>
 #include <regex.h>
@@ -20,6 +22,7 @@
 #include "hist_internal.h"
 #include "rbtree.h"
 #include "hist_priv.h"
+#include "resolved_internal.h"
 
 static uint64_t shape_hash(int idx, const char *comm, const char *trace,
 			   const struct tally_sample *smp, int mode)
@@ -91,7 +94,7 @@ static int shape_add(struct tally_hist *h, int idx, const char *comm, const char
 	x->mode = (uint8_t)mode;
 	x->ip = smp->ip;
 	x->key_nr = nr;
-	x->nr = nr && tally_session__chain_corrupt(smp) ? 0 : nr;
+	x->nr = nr;	/* the session's answer replaces it (tally__session_sample_resolve) */
 	x->period = period;
 	x->count = count;
 	x->next = h->stab[hv & (h->sbuckets - 1)];
@@ -100,39 +103,6 @@ static int shape_add(struct tally_hist *h, int idx, const char *comm, const char
 	h->last_shape = x->seq;
 	h->shapes[h->nshapes++] = x;
 	return 1;
-}
-
-static bool kernel_mode(enum tally_cpumode m)
-{
-	return m == TALLY_CPUMODE_KERNEL || m == TALLY_CPUMODE_GUEST_KERNEL;
-}
-
-/* One copy of each distinct text: entries and shapes compare the pointers. */
-static const char *trace_intern(struct tally_hist *h, const char *t)
-{
-	const char *p;
-
-	if (!h->traces && !(h->traces = tally_strpool__new()))
-		return "";
-	p = tally_strpool__add(h->traces, t);
-	return p ? p : "";
-}
-
-/* perf's trace key: libtraceevent's text of the sample's fields, "N/A" off tracepoints. */
-static const char *trace_text(struct tally_hist *h, const struct perf_event_attr *a,
-			      const struct tally_sample *smp)
-{
-	static const char na[] = "N/A";
-	char buf[4096];
-
-	if (a->type != PERF_TYPE_TRACEPOINT)
-		return na;
-	struct tally_trace_fmt *tf = tally_session__trace_fmt(h->ss);
-
-	if (!tf || !(a->sample_type & PERF_SAMPLE_RAW) ||
-	    tally_trace_fmt__print(tf, smp->raw.data, smp->raw.size, buf, sizeof(buf)) < 0)
-		buf[0] = '\0';
-	return trace_intern(h, buf);
 }
 
 /* The event's slot, made on its first sample (a live session's events are all known at open). */
@@ -157,16 +127,19 @@ static inline struct hist_ev *event_of(struct tally_hist *h, int idx)
 	return idx >= 0 && idx < h->nev ? &h->ev[idx] : event_grow(h, idx);
 }
 
-/* count samples of ts's shape whose periods sum to ts->period */
+/*
+ * count samples of ts's shape whose periods sum to ts->period: what the
+ * session resolved of it (its thread's name, its trace text, a new
+ * shape's addresses) keyed and counted
+ */
 static int hist_add(struct tally_hist *h, const struct tally_session_sample *ts, uint64_t count)
 {
-	static enum tally_cpumode modes[CHAIN_MAX];
 	const struct tally_sample *smp;
 	const struct perf_event_attr *a;
 	struct hist_ev *hs;
-	const char *comm;
 	/* only what a shape keys on: copying the whole sample was a tenth of -g none's time */
 	struct tally_sample chain;
+	struct shape *x;
 	int fresh;
 
 	if (!h || !ts || !ts->sample || !ts->event)
@@ -175,9 +148,6 @@ static int hist_add(struct tally_hist *h, const struct tally_session_sample *ts,
 		return -ENOMEM;
 	smp = ts->sample;
 	a = ts->event;
-	comm = ts->thread.comm;		/* perf's ":TID" for a thread no COMM named */
-	if (!comm && !(comm = tally_session__comm(h->ss, ts)))
-		comm = ":-1";
 	chain.pid = smp->pid;
 	chain.tid = smp->tid;
 	chain.cpu = smp->cpu;
@@ -200,8 +170,9 @@ static int hist_add(struct tally_hist *h, const struct tally_session_sample *ts,
 		chain.callchain.nr = 0;
 	if (!(a->sample_type & PERF_SAMPLE_CPU))
 		chain.cpu = (uint32_t)-1;	/* perf's cpu key shows -001 then */
-	fresh = shape_add(h, ts->attr, comm, h->need_trace ? trace_text(h, a, smp) : NULL, &chain,
-			  ts->mode, ts->period, count);
+	fresh = shape_add(h, ts->attr, tally__session_sample_comm(h->ss, ts),
+			  h->need_trace ? tally__session_sample_trace(h->ss, ts) : NULL, &chain, ts->mode,
+			  ts->period, count);
 	if (fresh < 0)
 		return fresh;
 	if (h->timeline) {
@@ -222,19 +193,9 @@ static int hist_add(struct tally_hist *h, const struct tally_session_sample *ts,
 	if (!fresh)
 		return 0;
 	hs->nshapes++;
-	/* a chain perf drops (tally_session__chain_corrupt) resolves no frame */
-	chain.callchain.nr = h->shapes[h->last_shape]->nr;
-	/*
-	 * User addresses now; kernel ones later: the kernel's map does not
-	 * change, and kallsyms is still being read on the other thread.
-	 */
-	if (!kernel_mode(ts->mode))
-		tally__resolver_get(&h->res, (int32_t)smp->pid, (int32_t)smp->tid, smp->ip, ts->mode);
-	tally__chain_modes(&chain, modes);
-	for (uint64_t i = 0; i < chain.callchain.nr && i < CHAIN_MAX; i++)
-		if (chain.callchain.ips[i] < PERF_CONTEXT_MAX && !kernel_mode(modes[i]))
-			tally__resolver_get(&h->res, (int32_t)smp->pid, (int32_t)smp->tid,
-					    chain.callchain.ips[i], modes[i]);
+	/* a new shape's addresses, resolved by the session; the chain as perf shows it */
+	x = h->shapes[h->last_shape];
+	x->nr = tally__session_sample_resolve(h->ss, h->res, ts, x->key_nr);
 	return 0;
 }
 
@@ -401,7 +362,9 @@ static void sweep_resolver(struct tally_hist *h)
 	for (uint32_t i = 1; i < h->nodes.used; i++)
 		if (!h->nodes.n[i].dead && !tally__hist_graph_is_root(h->nodes.n[i].f))
 			((struct where *)h->nodes.n[i].f)->held = true;
-	tally__resolver_sweep(&h->res);
+	/* the session's, shared: swept only when this histogram is its one holder */
+	if (h->res->users == 1)
+		tally__resolver_sweep(h->res);
 }
 
 /*
@@ -543,6 +506,7 @@ struct tally_hist *tally_hist__new(struct tally_session *ss, const struct tally_
 	const enum tally_hist_key *keys;
 	const char *parent;
 	struct tally_hist *h;
+	bool srcline = false;
 	int nkeys, n;
 
 	if (!ss || !TALLY_OPTS_VALID(opts, tally_hist_opts))
@@ -572,11 +536,15 @@ struct tally_hist *tally_hist__new(struct tally_session *ss, const struct tally_
 			return tally__err_ptr(EINVAL);
 	if (!(h = calloc(1, sizeof(*h))))
 		return tally__err_ptr(ENOMEM);
+	if (!(h->scr = malloc(sizeof(*h->scr)))) {
+		free(h);
+		return tally__err_ptr(ENOMEM);
+	}
 	h->ss = ss;
 	memcpy(h->sort, keys, (size_t)nkeys * sizeof(*keys));
 	h->nsort = nkeys;
 	for (int i = 0; i < nkeys; i++) {
-		h->res.srcline |= keys[i] == K_SRCLINE;
+		srcline |= keys[i] == K_SRCLINE;
 		h->has_parent |= keys[i] == K_PARENT;
 		h->need_trace |= keys[i] == K_TRACE;
 	}
@@ -587,7 +555,6 @@ struct tally_hist *tally_hist__new(struct tally_session *ss, const struct tally_
 	h->timeline = TALLY_OPTS_GET(opts, timeline, false);
 	h->sym_by_name = TALLY_OPTS_GET(opts, sym_by_name, false);
 	h->graph_min = TALLY_OPTS_GET(opts, graph_min, 0.0);
-	h->res.no_inline = TALLY_OPTS_GET(opts, no_inline, false);
 	/* rows of the sampled functions alone need no chain */
 	h->no_chain = !TALLY_OPTS_GET(opts, chains, false) && !h->children && !h->graph &&
 		      !h->has_parent && !h->timeline;
@@ -598,7 +565,11 @@ struct tally_hist *tally_hist__new(struct tally_session *ss, const struct tally_
 		tally_hist__free(h);
 		return tally__err_ptr(EINVAL);
 	}
-	tally__resolver_bind(&h->res, ss);
+	/* the session's resolver of these options: an address resolved once for all its readers */
+	if (!(h->res = tally__session_resolver(ss, srcline, TALLY_OPTS_GET(opts, no_inline, false)))) {
+		tally_hist__free(h);
+		return tally__err_ptr(ENOMEM);
+	}
 	n = tally_session__nr_events(ss);
 	if (n > 0 && !event_of(h, n - 1)) {
 		tally_hist__free(h);
@@ -619,9 +590,10 @@ void tally_hist__free(struct tally_hist *h)
 	free_filter(h);
 	if (h->has_parent)
 		regfree(&h->parent_re);
-	tally__resolver_free(&h->res);
-	tally_strpool__free(h->traces);
+	tally__session_resolver_put(h->res);
+	free(h->pmatch);
 	free(h->gbuf);
+	free(h->scr);
 	free(h);
 }
 
@@ -716,7 +688,7 @@ const struct hist_event_info *tally__hist_event(const struct tally_hist *h, int 
 
 struct resolver *tally__hist_resolver(struct tally_hist *h)
 {
-	return &h->res;
+	return h->res;
 }
 
 struct tally_session *tally__hist_session(const struct tally_hist *h)

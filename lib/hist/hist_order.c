@@ -15,20 +15,23 @@
 
 /* ---- order ---- */
 
-static const struct tally_hist *sort_ctx;
 /*
- * perf_order's: how many of the leading sort keys (none a symbol) each
- * entry's pre packs, as ranks in cmp_key's order, and whether rdso is
- * set: one integer compare where each key's was a switch and a strcmp.
- * 0 and false outside perf_order.
+ * One ordering's state, on its caller's stack and handed to every
+ * comparison (qsort_r's argument): two histograms sort on two threads.
+ * npre: how many of the leading sort keys (none a symbol) each entry's
+ * pre packs, as ranks in cmp_key's order, and rdso whether its rdso is
+ * set: one integer compare where each key's was a switch and a strcmp
+ * (perf_order's; 0 and false elsewhere).
  */
-static int sort_npre;
-static bool sort_rdso;
+struct order_ctx {
+	const struct tally_hist *h;
+	int npre;
+	bool rdso;
+};
 
 /* One order item: a key ascending, a count biggest first. */
-static int cmp_item(const struct entry *a, const struct entry *b, int f)
+static int cmp_item(const struct tally_hist *h, const struct entry *a, const struct entry *b, int f)
 {
-	const struct tally_hist *h = sort_ctx;
 	uint64_t x, y;
 
 	switch (f) {
@@ -68,23 +71,24 @@ static int cmp_item(const struct entry *a, const struct entry *b, int f)
 			return (a)->self > (b)->self ? -1 : 1;					\
 	} while (0)
 
-static __attribute__((always_inline)) inline int cmp_rows(const void *pa, const void *pb)
+static __attribute__((always_inline)) inline int cmp_rows(const void *pa, const void *pb, void *arg)
 {
 	const struct entry *a = *(struct entry *const *)pa, *b = *(struct entry *const *)pb;
-	const struct tally_hist *h = sort_ctx;
+	const struct order_ctx *o = arg;
+	const struct tally_hist *h = o->h;
 	int c;
 
 	if (h->nr_order) {
 		for (int i = 0; i < h->nr_order; i++)
-			if ((c = cmp_item(a, b, h->order[i])))
+			if ((c = cmp_item(h, a, b, h->order[i])))
 				return c;
 		return 0;
 	}
 	/* perf's default: children (when counted), self, then the keys (cmp_item's, inline) */
 	CMP_COUNTS(h, a, b);
-	if (sort_npre && a->pre != b->pre)
+	if (o->npre && a->pre != b->pre)
 		return a->pre < b->pre ? -1 : 1;
-	for (int i = sort_npre; i < h->nsort; i++) {
+	for (int i = o->npre; i < h->nsort; i++) {
 		/* perf's sort__sym_sort: two unresolved rows tie (the input order decides) */
 		if (h->sort[i] == K_SYM && !a->sym && !b->sym)
 			continue;
@@ -102,18 +106,19 @@ static __attribute__((always_inline)) inline int cmp_rows(const void *pa, const 
  * int64 (so not transitively: 0x7f.. comes before 0x00.., which comes
  * before 0xc3..).
  */
-static __attribute__((always_inline)) inline int cmp_in(const struct tally_hist *h, const struct entry *a,
+static __attribute__((always_inline)) inline int cmp_in(const struct order_ctx *o, const struct entry *a,
 							const struct entry *b)
 {
+	const struct tally_hist *h = o->h;
 	int c;
 
-	if (sort_npre && a->pre != b->pre)
+	if (o->npre && a->pre != b->pre)
 		return a->pre < b->pre ? -1 : 1;
-	for (int i = sort_npre; i < h->nsort; i++) {
+	for (int i = o->npre; i < h->nsort; i++) {
 		if (h->sort[i] == K_SYM && (a->sym || b->sym)) {
-			if (sort_rdso && a->rdso != b->rdso)
+			if (o->rdso && a->rdso != b->rdso)
 				return a->rdso < b->rdso ? -1 : 1;
-			if (!sort_rdso && (c = strcmp_null(a->dso, b->dso)))
+			if (!o->rdso && (c = strcmp_null(a->dso, b->dso)))
 				return c;
 			if (!a->sym || !b->sym)
 				return a->sym ? -1 : 1;
@@ -153,10 +158,12 @@ struct row_key {		/* cmp_rows' */
 };
 
 /* Whether the keys' copies hold all that cmp_in and cmp_rows read: every key in pre but a last symbol. */
-static bool keys_packed(const struct tally_hist *h)
+static bool keys_packed(const struct order_ctx *o)
 {
-	return !h->nr_order && (sort_npre == h->nsort ||
-				(sort_npre == h->nsort - 1 && h->sort[h->nsort - 1] == K_SYM && sort_rdso));
+	const struct tally_hist *h = o->h;
+
+	return !h->nr_order && (o->npre == h->nsort ||
+				(o->npre == h->nsort - 1 && h->sort[h->nsort - 1] == K_SYM && o->rdso));
 }
 
 static void in_key_of(struct in_key *k, const struct entry *e)
@@ -195,14 +202,16 @@ static __attribute__((always_inline)) inline int cmp_in_key(const struct in_key 
 }
 
 /* cmp_rows on the copies (keys_packed) */
-static __attribute__((always_inline)) inline int cmp_row_key(const struct tally_hist *h,
+static __attribute__((always_inline)) inline int cmp_row_key(const struct order_ctx *o,
 							     const struct row_key *a,
 							     const struct row_key *b)
 {
+	const struct tally_hist *h = o->h;
+
 	CMP_COUNTS(h, a, b);
 	if (a->pre != b->pre)
 		return a->pre < b->pre ? -1 : 1;
-	if (sort_npre == h->nsort || (!a->sym && !b->sym))
+	if (o->npre == h->nsort || (!a->sym && !b->sym))
 		return 0;	/* perf's sort__sym_sort: two unresolved rows tie */
 	return strcmp_null(a->sym, b->sym);
 }
@@ -210,12 +219,15 @@ static __attribute__((always_inline)) inline int cmp_row_key(const struct tally_
 enum pass_cmp { BY_IN, BY_ROWS, BY_IN_KEY, BY_ROW_KEY };
 
 /* The inserts of a tree pass, by one comparison (a constant: each caller gets its own loop). */
-static __attribute__((always_inline)) inline void tree_insert(const struct tally_hist *h,
+static __attribute__((always_inline)) inline void tree_insert(const struct order_ctx *ctx,
 							      struct tally__rbt *t, struct entry **in,
 							      const struct in_key *ik,
 							      const struct row_key *rk, size_t n,
 							      enum pass_cmp by)
 {
+	/* a copy no call can change: its fields stay in registers across tally__rb_link */
+	const struct order_ctx oc = *ctx, *o = &oc;
+
 	t->root = -1;
 	for (size_t i = 0; i < n; i++) {
 		int32_t x = t->root, p = -1;
@@ -224,10 +236,10 @@ static __attribute__((always_inline)) inline void tree_insert(const struct tally
 		while (x >= 0) {
 			p = x;
 			switch (by) {
-			case BY_IN: left = cmp_in(h, in[i], in[x]) < 0; break;
-			case BY_ROWS: left = cmp_rows(&in[i], &in[x]) < 0; break;
+			case BY_IN: left = cmp_in(o, in[i], in[x]) < 0; break;
+			case BY_ROWS: left = cmp_rows(&in[i], &in[x], (void *)o) < 0; break;
 			case BY_IN_KEY: left = cmp_in_key(&ik[i], &ik[x]) < 0; break;
-			case BY_ROW_KEY: left = cmp_row_key(h, &rk[i], &rk[x]) < 0; break;
+			case BY_ROW_KEY: left = cmp_row_key(o, &rk[i], &rk[x]) < 0; break;
 			}
 			x = left ? t->n[x].l : t->n[x].r;
 		}
@@ -240,7 +252,7 @@ static __attribute__((always_inline)) inline void tree_insert(const struct tally
  * cmp_rows), read back in order; on copies of the keys' fields in kb
  * (room for n of the larger) when keys_packed, else on the entries.
  */
-static void tree_pass(const struct tally_hist *h, struct tally__rbt *t, struct entry **in,
+static void tree_pass(const struct order_ctx *o, struct tally__rbt *t, struct entry **in,
 		      struct entry **out, size_t n, bool output, void *kb)
 {
 	struct in_key *ik = kb;
@@ -253,22 +265,22 @@ static void tree_pass(const struct tally_hist *h, struct tally__rbt *t, struct e
 		else
 			in_key_of(&ik[i], in[i]);
 	if (kb && output)
-		tree_insert(h, t, in, ik, rk, n, BY_ROW_KEY);
+		tree_insert(o, t, in, ik, rk, n, BY_ROW_KEY);
 	else if (kb)
-		tree_insert(h, t, in, ik, rk, n, BY_IN_KEY);
+		tree_insert(o, t, in, ik, rk, n, BY_IN_KEY);
 	else if (output)
-		tree_insert(h, t, in, ik, rk, n, BY_ROWS);
+		tree_insert(o, t, in, ik, rk, n, BY_ROWS);
 	else
-		tree_insert(h, t, in, ik, rk, n, BY_IN);
+		tree_insert(o, t, in, ik, rk, n, BY_IN);
 	for (int32_t x = tally__rb_first(t); x >= 0; x = tally__rb_next(t, x))
 		out[k++] = in[x];
 }
 
 /* cmp_in, ties in the order the entries were made (a tree's insertion order) */
-static int cmp_in_seq(const void *pa, const void *pb)
+static int cmp_in_seq(const void *pa, const void *pb, void *arg)
 {
 	const struct entry *a = *(struct entry *const *)pa, *b = *(struct entry *const *)pb;
-	int c = cmp_in(sort_ctx, a, b);
+	int c = cmp_in(arg, a, b);
 
 	return c ? c : (a->seq < b->seq ? -1 : a->seq > b->seq);
 }
@@ -281,10 +293,10 @@ static int by_seq(const void *pa, const void *pb)
 }
 
 /* cmp_rows, ties in their order before (rank) */
-static int cmp_rows_rank(const void *pa, const void *pb)
+static int cmp_rows_rank(const void *pa, const void *pb, void *arg)
 {
 	const struct entry *a = *(struct entry *const *)pa, *b = *(struct entry *const *)pb;
-	int c = cmp_rows(pa, pb);
+	int c = cmp_rows(pa, pb, arg);
 
 	return c ? c : (a->rank < b->rank ? -1 : a->rank > b->rank);
 }
@@ -322,12 +334,13 @@ static bool rows_transitive(const struct tally_hist *h, struct entry **e, size_t
  * last time with the entries made since sorted and merged in (out: n of
  * room), else all sorted; kept for the next time.
  */
-static void in_order(struct hist_ev *hs, struct entry **in, struct entry **out, size_t n)
+static void in_order(struct order_ctx *o, struct hist_ev *hs, struct entry **in, struct entry **out,
+		     size_t n)
 {
 	size_t m = 0, a = 0, b = 0, k = 0;
 
 	if (!hs->in) {
-		qsort(in, n, sizeof(*in), cmp_in_seq);
+		qsort_r(in, n, sizeof(*in), cmp_in_seq, o);
 	} else {
 		/* the new ones, sorted */
 		for (size_t i = 0; i < n; i++)
@@ -337,12 +350,12 @@ static void in_order(struct hist_ev *hs, struct entry **in, struct entry **out, 
 			/* not the entries kept plus the new ones: sort them all */
 			free(hs->in);
 			hs->in = NULL;
-			qsort(in, n, sizeof(*in), cmp_in_seq);
+			qsort_r(in, n, sizeof(*in), cmp_in_seq, o);
 			goto keep;
 		}
-		qsort(out, m, sizeof(*out), cmp_in_seq);
+		qsort_r(out, m, sizeof(*out), cmp_in_seq, o);
 		while (a < hs->nin && b < m)
-			in[k++] = cmp_in_seq(&hs->in[a], &out[b]) < 0 ? hs->in[a++] : out[b++];
+			in[k++] = cmp_in_seq(&hs->in[a], &out[b], o) < 0 ? hs->in[a++] : out[b++];
 		while (a < hs->nin)
 			in[k++] = hs->in[a++];
 		while (b < m)
@@ -380,11 +393,11 @@ static uint64_t key_ident(const struct entry *e, enum tally_hist_key k)
 	}
 }
 
-static enum tally_hist_key rank_k;
-
-static int cmp_rep(const void *pa, const void *pb)
+/* qsort_r's: arg points at the key */
+static int cmp_rep(const void *pa, const void *pb, void *arg)
 {
-	return cmp_key(*(struct entry *const *)pa, *(struct entry *const *)pb, rank_k);
+	return cmp_key(*(struct entry *const *)pa, *(struct entry *const *)pb,
+		       *(const enum tally_hist_key *)arg);
 }
 
 /*
@@ -457,8 +470,7 @@ static long rank_key(struct entry **in, size_t n, enum tally_hist_key k, uint32_
 		goto out;
 	}
 	memcpy(sorted, reps, d * sizeof(*sorted));
-	rank_k = k;
-	qsort(sorted, d, sizeof(*sorted), cmp_rep);
+	qsort_r(sorted, d, sizeof(*sorted), cmp_rep, &k);
 	/* a rep's index: its id in the table */
 	r = 0;
 	for (size_t j = 0; j < d; j++) {
@@ -484,12 +496,13 @@ out:
 
 /*
  * The entries' leading keys (those before the symbol) as one packed
- * number, and their DSOs' ranks for cmp_in's symbol compare: set
- * sort_npre and sort_rdso for cmp_in and cmp_rows. Any key that does not
- * fit, or for lack of memory, is compared as it was.
+ * number, and their DSOs' ranks for cmp_in's symbol compare: set o's
+ * npre and rdso for cmp_in and cmp_rows. Any key that does not fit, or
+ * for lack of memory, is compared as it was.
  */
-static void rank_entries(const struct tally_hist *h, struct entry **in, size_t n, uint32_t *tmp)
+static void rank_entries(struct order_ctx *o, struct entry **in, size_t n, uint32_t *tmp)
 {
+	const struct tally_hist *h = o->h;
 	int bits = 0, npre = 0;
 	bool sym = false, rdso = false;
 
@@ -516,12 +529,12 @@ static void rank_entries(const struct tally_hist *h, struct entry **in, size_t n
 		bits += b;
 		npre++;
 	}
-	sort_npre = npre;
-	sort_rdso = false;
+	o->npre = npre;
+	o->rdso = false;
 	if (sym && (rdso || rank_key(in, n, K_DSO, tmp) >= 0)) {
 		for (size_t j = 0; j < n && !rdso; j++)
 			in[j]->rdso = tmp[j];
-		sort_rdso = true;
+		o->rdso = true;
 	}
 }
 
@@ -559,6 +572,7 @@ static int perf_order(const struct tally_hist *h, struct hist_ev *hs)
 {
 	size_t n = hs->n;
 	struct tally__rbt t = { NULL, -1 };
+	struct order_ctx o = { .h = h };
 	struct entry **in, **out;
 
 	hs->nrows = 0;
@@ -579,34 +593,31 @@ static int perf_order(const struct tally_hist *h, struct hist_ev *hs)
 	for (size_t b = 0; b < hs->nbuckets; b++)
 		for (struct entry *e = hs->tab[b]; e; e = e->next)
 			in[n++] = e;
-	sort_ctx = h;
 	/* out[] is free until the first pass: the ranks' room */
-	rank_entries(h, in, n, (uint32_t *)out);
+	rank_entries(&o, in, n, (uint32_t *)out);
 	/* without room for the copies, the passes read the entries */
-	void *kb = keys_packed(h) ? malloc(n * (sizeof(struct row_key) > sizeof(struct in_key) ?
+	void *kb = keys_packed(&o) ? malloc(n * (sizeof(struct row_key) > sizeof(struct in_key) ?
 						sizeof(struct row_key) : sizeof(struct in_key))) : NULL;
 
 	if (in_transitive(in, n)) {
-		in_order(hs, in, out, n);
+		in_order(&o, hs, in, out, n);
 	} else {
 		free(hs->in);
 		hs->in = NULL;
 		hs->nin = 0;
 		seq_order(hs, in, n);
-		tree_pass(h, &t, in, out, n, false, kb);
-		tree_pass(h, &t, out, in, n, false, kb);
+		tree_pass(&o, &t, in, out, n, false, kb);
+		tree_pass(&o, &t, out, in, n, false, kb);
 	}
 	if (rows_transitive(h, in, n)) {
 		for (size_t i = 0; i < n; i++)
 			in[i]->rank = i;
-		qsort(in, n, sizeof(*in), cmp_rows_rank);
+		qsort_r(in, n, sizeof(*in), cmp_rows_rank, &o);
 	} else {
-		tree_pass(h, &t, in, out, n, true, kb);
+		tree_pass(&o, &t, in, out, n, true, kb);
 		memcpy(in, out, n * sizeof(*in));
 	}
 	free(kb);
-	sort_npre = 0;
-	sort_rdso = false;
 	for (size_t i = 0; i < n; i++)
 		if (in[i]->visible)
 			hs->rows[hs->nrows++] = in[i];
@@ -619,6 +630,8 @@ static int perf_order(const struct tally_hist *h, struct hist_ev *hs)
 /* hs's rows in h's order: perf's by default, else the one tally_hist__sort was given. */
 int tally__hist_order_rows(const struct tally_hist *h, struct hist_ev *hs)
 {
+	struct order_ctx o = { .h = h };
+
 	if (!h->nr_order)
 		return perf_order(h, hs);
 	/* the table's order: rows that tie keep it */
@@ -627,8 +640,7 @@ int tally__hist_order_rows(const struct tally_hist *h, struct hist_ev *hs)
 		for (struct entry *e = hs->tab[b]; e; e = e->next)
 			if (e->visible)
 				hs->rows[hs->nrows++] = e;
-	sort_ctx = h;
-	qsort(hs->rows, hs->nrows, sizeof(*hs->rows), cmp_rows);
+	qsort_r(hs->rows, hs->nrows, sizeof(*hs->rows), cmp_rows, &o);
 	return 0;
 }
 

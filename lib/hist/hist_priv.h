@@ -34,7 +34,7 @@ struct entry {
 	int32_t tid;			/* the thread that made the entry */
 	int32_t pid;
 	int32_t cpu;
-	/* where its address resolved (the resolver's, as long as h), less what a chain's frame changes */
+	/* where its address resolved (the session's resolver's: as long as the session), less what a chain's frame changes */
 	const struct where *w;
 	/* the sorts' fields of w, here: following w in every compare tripled top -g's sort */
 	const char *dso, *sym;
@@ -90,8 +90,26 @@ struct hist_ev {
 	struct hist_event_info info;
 };
 
+/*
+ * The chain walks' room, one per histogram (not static: two histograms
+ * count and sort on two threads). Each walk has its own arrays where one
+ * calls another while its own are live: hist_shape's frames and ents
+ * are done with when it hands over to graph_shape, graph_note's caller's
+ * are still read while a full buffer is replayed.
+ */
+struct hist_scratch {
+	enum tally_cpumode modes[CHAIN_MAX];		/* each frame's level, any walk's */
+	const struct tally_hist_frame *frames[CHAIN_MAX], *rev[CHAIN_MAX];
+	struct entry *ents[CHAIN_MAX], *walk_ents[CHAIN_MAX];
+	const struct where *wheres[CHAIN_MAX];
+	const struct tally_hist_frame *replay_frames[CHAIN_MAX];	/* graph_replay's */
+	struct entry *replay_ents[CHAIN_MAX];
+	struct entry *firsts[CHAIN_MAX];		/* graph_note's */
+};
+
 struct tally_hist {
 	struct tally_session *ss;
+	struct hist_scratch *scr;	/* malloc'd: its pages are touched only as deep as chains go */
 	enum tally_hist_key sort[K__NR];
 	int nsort;
 	int order[2 * K__NR + 4];	/* tally_hist__sort's; nr_order 0: perf's default */
@@ -104,7 +122,6 @@ struct tally_hist {
 	regex_t parent_re;
 	struct tally_hist_filter filter;
 	char *filter_str[5];		/* the filter's copies */
-	struct tally_strpool *traces;	/* trace texts, one copy each (made on first use) */
 	struct hist_ev *ev;
 	int nev;
 	struct shape **stab, **shapes;
@@ -118,7 +135,10 @@ struct tally_hist {
 	uint64_t last_comm_hash;
 	uint64_t sample_no;
 	uint64_t cur_count;		/* samples of the shape being added */
-	struct resolver res;
+	struct resolver *res;		/* the session's (tally__session_resolver) */
+	/* --parent's regex on each symbol asked (by its name's pointer): open addressing */
+	struct hist_pmatch { const char *sym; bool match; } *pmatch;
+	size_t npmatch, cap_pmatch;
 	struct hist_node_pool nodes;	/* the rows' call-graph trees */
 	struct entry_blk *eblk;		/* the entries' blocks, the newest first */
 	size_t eblk_used;		/* entries taken from the newest */

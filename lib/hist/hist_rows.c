@@ -249,6 +249,44 @@ static void frame_key(struct entry *key, const struct where *w, uint64_t ip, cha
 /* ---- rows ---- */
 
 /*
+ * Whether the parent regex matches sym, tried once per name (a DSO's
+ * names are one copy each; a copy elsewhere is tried again). The
+ * answers are the histogram's: the wheres are the session's, shared
+ * with histograms of other regexes.
+ */
+static bool parent_match(struct tally_hist *h, const char *sym)
+{
+	size_t b;
+
+	if (h->npmatch * 2 >= h->cap_pmatch) {
+		size_t cap = h->cap_pmatch ? 2 * h->cap_pmatch : 256;
+		struct hist_pmatch *t = calloc(cap, sizeof(*t));
+
+		if (!t)	/* no room to keep it: asked every time */
+			return !regexec(&h->parent_re, sym, 0, NULL, 0);
+		for (size_t i = 0; i < h->cap_pmatch; i++) {
+			if (!h->pmatch[i].sym)
+				continue;
+			b = tally_hash_mix((uintptr_t)h->pmatch[i].sym) & (cap - 1);
+			while (t[b].sym)
+				b = (b + 1) & (cap - 1);
+			t[b] = h->pmatch[i];
+		}
+		free(h->pmatch);
+		h->pmatch = t;
+		h->cap_pmatch = cap;
+	}
+	b = tally_hash_mix((uintptr_t)sym) & (h->cap_pmatch - 1);
+	while (h->pmatch[b].sym && h->pmatch[b].sym != sym)
+		b = (b + 1) & (h->cap_pmatch - 1);
+	if (!h->pmatch[b].sym) {
+		h->pmatch[b] = (struct hist_pmatch){ sym, !regexec(&h->parent_re, sym, 0, NULL, 0) };
+		h->npmatch++;
+	}
+	return h->pmatch[b].match;
+}
+
+/*
  * perf's parent: the first symbol of the chain, in its cursor's order,
  * that the parent regex matches (a match is cached per address).
  */
@@ -265,15 +303,13 @@ static const char *find_parent(struct tally_hist *h, const struct shape *x,
 
 		if (x->ips[i] >= PERF_CONTEXT_MAX)
 			continue;
-		nf = tally__resolver_frames(&h->res, x->pid, x->tid, x->ips[i], modes[i], i > uw, fw);
+		nf = tally__resolver_frames(h->res, x->pid, x->tid, x->ips[i], modes[i], i > uw, fw);
 		for (int j = 0; j < nf; j++) {
 			/* an address's inline frames: outermost first from the root */
 			w = fw[h->caller ? nf - 1 - j : j];
 			if (!w->sym)
 				continue;
-			if (!w->pmatch)
-				w->pmatch = regexec(&h->parent_re, w->sym, 0, NULL, 0) ? -1 : 1;
-			if (w->pmatch > 0)
+			if (parent_match(h, w->sym))
 				return w->sym;
 		}
 	}
@@ -299,15 +335,15 @@ int tally__hist_shape(struct tally_hist *h, const struct shape *x, uint64_t peri
 		      bool graph)
 {
 	/* the chain's frames and their entries in the walk's order (the trees keep the frames) */
-	static const struct tally_hist_frame *gframes[CHAIN_MAX];
-	static struct entry *gents[CHAIN_MAX];
+	const struct tally_hist_frame **gframes = h->scr->frames;
+	struct entry **gents = h->scr->ents;
+	enum tally_cpumode *modes = h->scr->modes;
 	struct entry *self;
 	size_t n = 0;
 	struct hist_ev *hs = &h->ev[x->idx];
 	struct entry key = { .comm = x->comm, .trace = x->trace, .pid = x->pid, .tid = x->tid,
 			     .cpu = x->cpu };
 	struct tally_sample smp = { .callchain = { .nr = x->nr, .ips = x->ips } };
-	static enum tally_cpumode modes[CHAIN_MAX];
 	const struct where *w;
 	char prev_mode;
 	bool pass;
@@ -322,7 +358,7 @@ int tally__hist_shape(struct tally_hist *h, const struct shape *x, uint64_t peri
 	tally__chain_modes(&smp, modes);
 	if (h->has_parent)
 		key.parent = find_parent(h, x, modes);
-	w = tally__resolver_get(&h->res, x->pid, x->tid, x->ip, x->mode);
+	w = tally__resolver_get(h->res, x->pid, x->tid, x->ip, x->mode);
 	if (!w)
 		return -ENOMEM;
 	key_where(&key, w);
@@ -351,7 +387,7 @@ int tally__hist_shape(struct tally_hist *h, const struct shape *x, uint64_t peri
 
 		if (ip >= PERF_CONTEXT_MAX)
 			continue;
-		nf = tally__resolver_frames(&h->res, x->pid, x->tid, ip, modes[i], i > uw, fw);
+		nf = tally__resolver_frames(h->res, x->pid, x->tid, ip, modes[i], i > uw, fw);
 		if (!nf)
 			return -ENOMEM;
 		for (int j = 0; j < nf; j++) {
@@ -386,18 +422,17 @@ int tally__hist_shape(struct tally_hist *h, const struct shape *x, uint64_t peri
 int tally__hist_graph_shape(struct tally_hist *h, const struct shape *x, uint64_t period, uint64_t count)
 {
 	/* the frames are the resolver's wheres': the trees keep pointers to them */
-	static const struct tally_hist_frame *frames[CHAIN_MAX], *rev[CHAIN_MAX];
-	static struct entry *ents[CHAIN_MAX];
-	static enum tally_cpumode modes[CHAIN_MAX];
-	static struct entry *walk_ents[CHAIN_MAX];
-	static const struct where *wheres[CHAIN_MAX];
+	const struct tally_hist_frame **frames = h->scr->frames, **rev = h->scr->rev;
+	struct entry **ents = h->scr->ents, **walk_ents = h->scr->walk_ents;
+	enum tally_cpumode *modes = h->scr->modes;
+	const struct where **wheres = h->scr->wheres;
 
 	struct tally_sample smp = { .callchain = { .nr = x->nr, .ips = x->ips } };
 	struct hist_ev *hs = &h->ev[x->idx];
 	struct entry key = { .comm = x->comm, .comm_hash = tally_fnv_str(ENTRY_SEED, x->comm),
 			     .trace = x->trace, .pid = x->pid, .tid = x->tid, .cpu = x->cpu };
 	struct entry *self;
-	struct where *w = tally__resolver_get(&h->res, x->pid, x->tid, x->ip, x->mode);
+	struct where *w = tally__resolver_get(h->res, x->pid, x->tid, x->ip, x->mode);
 	size_t n = 0;
 	char prev_mode;
 
@@ -417,7 +452,7 @@ int tally__hist_graph_shape(struct tally_hist *h, const struct shape *x, uint64_
 
 		if (ip >= PERF_CONTEXT_MAX)
 			continue;
-		nf = tally__resolver_frames(&h->res, x->pid, x->tid, ip, modes[i - 1], i - 1 > uw, fw);
+		nf = tally__resolver_frames(h->res, x->pid, x->tid, ip, modes[i - 1], i - 1 > uw, fw);
 		if (!nf)
 			break;
 		/* root first: an address's outermost function before those inlined in it */
@@ -474,8 +509,8 @@ static int graph_walk(struct tally_hist *h, struct entry *self,
 /* The kept walks, in order: the trees of the entries at or over min of their event's total. */
 int tally__hist_graph_replay(struct tally_hist *h, bool all)
 {
-	static const struct tally_hist_frame *frames[CHAIN_MAX];
-	static struct entry *ents[CHAIN_MAX];
+	const struct tally_hist_frame **frames = h->scr->replay_frames;
+	struct entry **ents = h->scr->replay_ents;
 	int err = 0;
 
 	for (size_t i = 0; i < h->ngbuf && !err;) {
@@ -510,7 +545,7 @@ static int graph_note(struct tally_hist *h, int idx, struct entry *self,
 		      uint64_t period, uint64_t count)
 {
 	/* each entry of ents at its first place on the chain, NULL elsewhere */
-	static struct entry *firsts[CHAIN_MAX];
+	struct entry **firsts = h->scr->firsts;
 	uint64_t walk = ++h->walks;
 	uint64_t *rec = NULL;
 

@@ -268,6 +268,7 @@ struct where *tally__resolver_get(struct resolver *r, int32_t pid, int32_t tid, 
 	e->w.sym_hash = tally__fnv_str(FNV_BASIS, e->w.sym);
 	if (r->srcline) {
 		e->w.srcline = srcline_of(&ai, e->w.dso ? e->w.dso : "[unknown]");
+		r->owning = true;
 		e->w.srcline_hash = tally__fnv_str(FNV_BASIS, e->w.srcline);
 	}
 	return &e->w;
@@ -276,12 +277,18 @@ struct where *tally__resolver_get(struct resolver *r, int32_t pid, int32_t tid, 
 /* What an entry holds besides itself. */
 static void ent_release(struct resolver_ent *e)
 {
-	free(e->w.srcline);
-	for (int k = 0; k < e->ninl; k++)
-		free(e->inl[k].srcline);
-	free(e->inl);
-	free(e->lines[0]);
-	free(e->lines[1]);
+	/* most hold nothing: a free(NULL) each was most of a session's close */
+	if (e->w.srcline)
+		free(e->w.srcline);
+	if (e->inl) {
+		for (int k = 0; k < e->ninl; k++)
+			free(e->inl[k].srcline);
+		free(e->inl);
+	}
+	if (e->lines[0] || e->lines[1]) {
+		free(e->lines[0]);
+		free(e->lines[1]);
+	}
 }
 
 size_t tally__resolver_sweep(struct resolver *r)
@@ -319,8 +326,9 @@ size_t tally__resolver_sweep(struct resolver *r)
 
 void tally__resolver_free(struct resolver *r)
 {
-	for (uint32_t i = 0; i < r->used; i++)
+	for (uint32_t i = 0; i < r->used && r->owning; i++)
 		ent_release(ent(r, i));
+	r->owning = false;
 	for (size_t b = 0; b < r->nblk; b++)
 		free(r->blk[b]);
 	free(r->blk);
@@ -363,6 +371,7 @@ static void inl_lookup(struct resolver *r, struct resolver_ent *e)
 		return;
 	if (n == 1 && !strcmp(names[0], e->w.sym))
 		return;		/* nothing inlined: the address's own frame */
+	r->owning = true;
 	if (!(e->inl = calloc((size_t)n, sizeof(*e->inl))))
 		return;
 	for (int k = 0; k < n; k++) {
@@ -378,7 +387,6 @@ static void inl_lookup(struct resolver *r, struct resolver_ent *e)
 			continue;
 		}
 		w->inlined = true;
-		w->pmatch = 0;
 		w->sym_hash = tally__fnv_str(FNV_BASIS, w->sym);
 	}
 	e->ninl = (uint8_t)n;
@@ -444,6 +452,7 @@ int tally__resolver_lines(struct resolver *r, int32_t pid, int32_t tid, uint64_t
 		e->lines_done[ret] = true;
 		/* a return address is the instruction after its call: the call's line is before it */
 		n = e->dso ? tally_dso__srcline_inlines(e->dso, e->vaddr - ret, v, INL_MAX) : 0;
+		r->owning = true;
 		if (n > 0 && (e->lines[ret] = malloc((size_t)n * sizeof(*v)))) {
 			memcpy(e->lines[ret], v, (size_t)n * sizeof(*v));
 			e->nlines[ret] = (uint8_t)n;

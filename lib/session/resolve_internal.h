@@ -60,7 +60,6 @@ struct where {
 	uint64_t srcline_hash;
 	uint64_t addr;			/* map-relative address (absolute without a map) */
 	char mode;			/* 'k' or '.' */
-	signed char pmatch;		/* --parent's regex on sym: 0 not tried, 1, -1 */
 	bool inlined;			/* a function inlined here: sym is "name (inlined)" */
 	bool held;			/* the sweep's mark: a row or a tree's node points here */
 	bool object;			/* sym is a data object's (tally_symbol's) */
@@ -74,6 +73,7 @@ struct where {
 
 struct resolver {
 	struct tally_session *ss;	/* the callers' back pointer: resolve.c never follows it */
+	uint32_t users;			/* its holders (the session's): a live view sweeps it alone */
 	/* what resolving needs of the session (tally__resolver_bind): resolve sits below it */
 	struct tally_symbols *syms;
 	struct tally_machine *m;
@@ -91,6 +91,7 @@ struct resolver {
 	struct resolver_ent **blk;
 	size_t nblk;
 	bool no_inline;			/* --no-inline: a chain frame is its symbol alone */
+	bool owning;			/* an entry holds memory of its own (a srcline, inline frames, lines) */
 	struct where_map **maps;	/* the maps' copies, hashed */
 	size_t nmaps, maps_size;
 	/* "name (inlined)", one copy per name (call graphs compare pointers) */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <tally/hash.h>
 #include <tally/session.h>
 #include "internal.h"
 #include "data_read_internal.h"
@@ -197,11 +198,13 @@ static void deliver(struct tally_session *s, const struct perf_event_header *h, 
 	out.period = f->period ? f->period : smp->period;
 	out.thread.pid = (int32_t)smp->pid;
 	out.thread.tid = (int32_t)smp->tid;
-	out.thread.comm = NULL;
-	if (!s->o.no_comm && !(out.thread.comm = tally_machine__comm_of(s->m, out.thread.tid)))
-		out.thread.comm = tally__session_unnamed_comm(s, out.thread.pid, out.thread.tid);
+	out.thread.comm = s->o.no_comm ? NULL :
+			  tally__session_thread_comm(s, out.thread.pid, out.thread.tid);
+	/* what is resolved of it is cached for it (resolved_internal.h) while it is delivered */
+	s->cur = &out;
 	/* written only to stop: the reader thread reads it for every record */
 	rc = s->o.sample(s, &out, s->sample_ctx);
+	s->cur = NULL;
 	if (rc)
 		__atomic_store_n(&s->stop, rc, __ATOMIC_RELAXED);
 }
@@ -491,24 +494,6 @@ static int on_record(void *ctx, const struct perf_event_header *h, uint64_t off,
 	/* a record in the file's mapping is used where it lies; the others are copied */
 	return tally__ordered_queue(&s->oe, t, idx, h,
 				    !(s->rd && tally_data_reader__record_stays(s->rd, h)));
-}
-
-const char *tally__session_unnamed_comm(struct tally_session *s, int32_t pid, int32_t tid)
-{
-	char name[24];
-	const char *c;
-	struct session_rename *n;
-
-	snprintf(name, sizeof(name), ":%d", (int)tid);
-	if (tally__machine_default_comm(s->m, pid, tid, name) ||
-	    !(c = tally_machine__comm_of(s->m, tid)))
-		return NULL;
-	n = realloc(s->renames, (s->nrenames + 1) * sizeof(*n));
-	if (n) {
-		s->renames = n;
-		n[s->nrenames++] = (struct session_rename){ .tid = tid, .dflt = c };
-	}
-	return c;
 }
 
 /*
@@ -817,7 +802,6 @@ static int run_pipelined(struct tally_session *s)
 	return err;
 }
 
-
 int tally_session__run(struct tally_session *s)
 {
 	struct session_pipeline pl = { .mu = PTHREAD_MUTEX_INITIALIZER,
@@ -873,10 +857,12 @@ void tally_session__close(struct tally_session *s)
 		free((char *)s->ranks[i].name);
 	free(s->ranks);
 	free(s->renames);
-	if (s->res) {
-		tally__resolver_free(s->res);
-		free(s->res);
-	}
+	for (int i = 0; i < 4; i++)
+		if (s->res[i]) {
+			tally__resolver_free(s->res[i]);
+			free(s->res[i]);
+		}
+	tally_strpool__free(s->traces);
 	free(s->lays);
 	free(s->fast);
 	free(s->attrs);

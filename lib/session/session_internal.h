@@ -56,11 +56,42 @@ struct tally_session {
 	/* files in the order their first MMAP came (perf makes its DSOs so) */
 	struct session_rank { const char *name; uint32_t rank; } *ranks;
 	size_t nranks, rank_cap;
-	/* tally_session__frames's cache of resolved addresses */
-	struct resolver *res;
+	/*
+	 * The resolved addresses (resolved_internal.h), one resolver per
+	 * (srcline, no_inline): [srcline | no_inline << 1]; own: the one
+	 * tally_session__frames reads
+	 */
+	struct resolver *res[4];
+	struct resolver *own;
+	/* the last sample's thread name, for comm_tid while maps_gen was comm_gen */
+	const char *comm;
+	int32_t comm_tid;
+	uint64_t comm_gen;
+	/* the sample being delivered, and its trace text once asked (for sample cur_seq) */
+	const struct tally_session_sample *cur;
+	const char *cur_trace;
+	uint64_t cur_seq;
+	struct tally_strpool *traces;	/* the trace texts, one copy each */
 };
 
 /* A thread no COMM named gets perf's name for it, ":TID". NULL only without memory. */
 const char *tally__session_unnamed_comm(struct tally_session *s, int32_t pid, int32_t tid);
+
+/* tally__session_thread_comm's lookup, kept for the next sample */
+const char *tally__session_thread_comm_slow(struct tally_session *s, int32_t pid, int32_t tid);
+
+/*
+ * The name of a sample's thread, as perf shows it: resolved once per
+ * thread while no side-band record came (a COMM, or a new thread,
+ * changes maps_gen): a run of samples is mostly of one thread. Inline:
+ * most samples take the last answer. NULL only without memory.
+ */
+static inline const char *tally__session_thread_comm(struct tally_session *s, int32_t pid,
+						     int32_t tid)
+{
+	if (tid == s->comm_tid && s->comm_gen == s->maps_gen && s->comm)
+		return s->comm;
+	return tally__session_thread_comm_slow(s, pid, tid);
+}
 
 #endif

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * A session's setters and what callers ask of it once open: its parts,
- * names and counts, and the symbols of a sample (resolve, frames). The
- * reading and ordering of records is session.c's.
+ * names and counts, and the symbols of a sample (resolve, frames; the
+ * resolvers they and the histograms share). The reading and ordering of
+ * records is session.c's.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 #include <tally/session.h>
 #include "internal.h"
 #include "resolve_internal.h"
+#include "resolved_internal.h"
 #include "session_internal.h"
 #include "symbols_internal.h"
 
@@ -90,15 +92,35 @@ int tally_session__stats(const struct tally_session *s, struct tally_session_sta
 	return 0;
 }
 
-/* The session's own cache of resolved addresses, made at the first question. */
+struct resolver *tally__session_resolver(struct tally_session *s, bool srcline, bool no_inline)
+{
+	int i = (srcline ? 1 : 0) | (no_inline ? 2 : 0);
+	struct resolver *r = s->res[i];
+
+	if (!r) {
+		if (!(r = calloc(1, sizeof(*r))))
+			return NULL;
+		tally__resolver_bind(r, s);
+		r->srcline = srcline;
+		r->no_inline = no_inline;
+		s->res[i] = r;
+	}
+	r->users++;
+	return r;
+}
+
+void tally__session_resolver_put(struct resolver *r)
+{
+	if (r && r->users)
+		r->users--;
+}
+
+/* The session's own cache of resolved addresses (shared with histograms of its options), made at the first question. */
 static struct resolver *session_resolver(struct tally_session *s)
 {
-	if (!s->res && (s->res = calloc(1, sizeof(*s->res)))) {
-		tally__resolver_bind(s->res, s);
-		s->res->srcline = s->o.srcline;
-		s->res->no_inline = s->o.no_inline;
-	}
-	return s->res;
+	if (!s->own)
+		s->own = tally__session_resolver(s, s->o.srcline, s->o.no_inline);
+	return s->own;
 }
 
 static void frame_of(struct tally_frame *f, const struct where *w, uint64_t ip,

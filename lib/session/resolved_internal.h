@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A sample as the session resolved it, for what counts samples (the
+ * histogram, lib/hist): its thread's name, its tracepoint's text, its
+ * addresses' symbols. Each is resolved once, in the session, and cached
+ * there: the addresses in the session's resolvers (one per set of
+ * options, shared by the session's own frames and every histogram
+ * asking the same), a text for the sample being delivered (one copy of
+ * each distinct text for the session). The counting then calls down
+ * only, and only these.
+ */
+#ifndef TALLY_RESOLVED_INTERNAL_H
+#define TALLY_RESOLVED_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <tally/session.h>
+#include "resolve_internal.h"
+
+/* perf's name for ts's thread where the session gave none (no_comm): ":-1" without memory */
+const char *tally__session_sample_comm_slow(struct tally_session *s,
+					    const struct tally_session_sample *ts);
+
+/*
+ * The name of ts's thread: thread.comm, else the session's answer.
+ * Inline: most samples' name is the one the session gave them.
+ */
+static inline const char *tally__session_sample_comm(struct tally_session *s,
+						     const struct tally_session_sample *ts)
+{
+	return ts->thread.comm ? ts->thread.comm : tally__session_sample_comm_slow(s, ts);
+}
+
+/*
+ * libtraceevent's text of ts's tracepoint fields (one copy per distinct
+ * text: compare the pointers), "N/A" off tracepoints, "" when it cannot
+ * be printed; cached for the sample being delivered. Valid until the
+ * session closes.
+ */
+const char *tally__session_sample_trace(struct tally_session *s,
+					const struct tally_session_sample *ts);
+
+/*
+ * ts's addresses into r (the session's, tally__session_resolver): its ip
+ * and the first nr frames of its chain (nr: what the caller keeps of it,
+ * at most CHAIN_MAX), the user ones now, with the maps as at its time;
+ * the kernel ones wait for their first lookup (their map does not
+ * change, and kallsyms may still be being read on the other thread).
+ * Returns the frames as perf shows the chain: nr, or 0 for a chain perf
+ * drops (tally_session__chain_corrupt).
+ */
+uint32_t tally__session_sample_resolve(struct tally_session *s, struct resolver *r,
+				       const struct tally_session_sample *ts, uint32_t nr);
+
+/*
+ * The session's resolver for these options, made at the first ask, held
+ * until tally__session_resolver_put (the session frees it at close).
+ * NULL without memory.
+ */
+struct resolver *tally__session_resolver(struct tally_session *s, bool srcline, bool no_inline);
+void tally__session_resolver_put(struct resolver *r);
+
+#endif

@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: MIT
+/*
+ * What the session resolves of a sample for those that count samples
+ * (resolved_internal.h): the histogram asks, the session resolves once
+ * and keeps the answers, so that the way from a sample to its row goes
+ * down only.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <tally/hash.h>
+#include <tally/session.h>
+#include "internal.h"
+#include "resolve_internal.h"
+#include "resolved_internal.h"
+#include "session_internal.h"
+
+/* One copy of each distinct text: entries and shapes compare the pointers. */
+static const char *trace_intern(struct tally_session *s, const char *t)
+{
+	const char *p;
+
+	if (!s->traces && !(s->traces = tally_strpool__new()))
+		return "";
+	p = tally_strpool__add(s->traces, t);
+	return p ? p : "";
+}
+
+/* perf's trace key: libtraceevent's text of the sample's fields, "N/A" off tracepoints. */
+static const char *trace_text(struct tally_session *s, const struct tally_session_sample *ts)
+{
+	static const char na[] = "N/A";
+	const struct perf_event_attr *a = ts->event;
+	char buf[4096];
+
+	if (a->type != PERF_TYPE_TRACEPOINT)
+		return na;
+	if (!s->tf || !(a->sample_type & PERF_SAMPLE_RAW) ||
+	    tally_trace_fmt__print(s->tf, ts->sample->raw.data, ts->sample->raw.size, buf,
+				   sizeof(buf)) < 0)
+		buf[0] = '\0';
+	return trace_intern(s, buf);
+}
+
+const char *tally__session_sample_comm_slow(struct tally_session *s,
+					    const struct tally_session_sample *ts)
+{
+	const char *c = tally_session__comm(s, ts);	/* perf's ":TID" for a thread no COMM named */
+
+	return c ? c : ":-1";
+}
+
+const char *tally__session_sample_trace(struct tally_session *s,
+					const struct tally_session_sample *ts)
+{
+	const char *t;
+
+	if (ts == s->cur && s->cur_seq == s->samples)
+		return s->cur_trace;
+	t = trace_text(s, ts);
+	if (ts == s->cur) {
+		s->cur_trace = t;
+		s->cur_seq = s->samples;
+	}
+	return t;
+}
+
+static bool kernel_mode(enum tally_cpumode m)
+{
+	return m == TALLY_CPUMODE_KERNEL || m == TALLY_CPUMODE_GUEST_KERNEL;
+}
+
+uint32_t tally__session_sample_resolve(struct tally_session *s, struct resolver *r,
+				       const struct tally_session_sample *ts, uint32_t nr)
+{
+	const struct tally_sample *smp = ts->sample;
+	const uint64_t *ips = smp->callchain.ips;
+	int32_t pid = (int32_t)smp->pid, tid = (int32_t)smp->tid;
+	/* each frame's level from the context marker before it, as tally__chain_modes */
+	enum tally_cpumode m = TALLY_CPUMODE_USER;
+
+	if (nr && tally_session__chain_corrupt(smp))
+		nr = 0;		/* perf keeps the sample's ip alone: no frame to resolve */
+	if (!kernel_mode(ts->mode))
+		tally__resolver_get(r, pid, tid, smp->ip, ts->mode);
+	for (uint32_t i = 0, n = nr < CHAIN_MAX ? nr : CHAIN_MAX; i < n; i++) {
+		uint64_t ip = ips[i];
+
+		if (ip >= PERF_CONTEXT_MAX)
+			m = ip == PERF_CONTEXT_KERNEL ? TALLY_CPUMODE_KERNEL : TALLY_CPUMODE_USER;
+		else if (!kernel_mode(m))
+			tally__resolver_get(r, pid, tid, ip, m);
+	}
+	return nr;
+}
