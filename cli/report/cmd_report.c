@@ -48,6 +48,7 @@ struct report {
 	struct cg_param cg;		/* call graphs under the rows (mode none: not drawn) */
 	bool children;
 	bool hierarchy;			/* --hierarchy: a level per key, the rows under their parents */
+	bool mem_mode;			/* --mem-mode: rows weigh their samples' weights */
 	struct hist_fields fields;	/* -F: the columns, in order (n 0: none) */
 	struct hist_cells cells;
 	bool show_threads;		/* -T: the READ records' per-thread counts after the rows */
@@ -138,6 +139,13 @@ static void print_head(const struct report *r, int idx)
 	if (ns > 1000) { ns /= 1000; unit = 'K'; }	/* perf's convert_unit */
 	if (ns > 1000) { ns /= 1000; unit = 'M'; }
 	printf("# Samples: %llu%c of event '%s'\n", (unsigned long long)ns, unit, tally_session__event_name(r->ss, idx));
+	if (r->mem_mode) {	/* perf's: the weights' sum and the keys as given */
+		printf("# Total weight : %llu\n", (unsigned long long)t.period);
+		printf("# Sort order   : %s\n#\n", r->sort_spec ? r->sort_spec :
+		       "local_weight,mem,sym,dso,symbol_daddr,dso_daddr,snoop,tlb,locked,blocked,"
+		       "local_ins_lat,local_p_stage_cyc");	/* perf 6.1's default, -F's rows aside */
+		return;
+	}
 	printf("# Event count (approx.): %llu\n#\n", (unsigned long long)t.period);
 }
 
@@ -479,7 +487,13 @@ static int parse_sort(struct report *r, const char *spec)
 		for (k = 0; k < K__NR && strcmp(tok, hist_keys[k].name); k++)
 			;
 		if (k == K__NR || r->nsort == K__NR) {
-			fprintf(stderr, "tally report: --sort '%s': unknown key '%s' (comm, pid, dso, sym, cpu, srcline, parent, trace)\n",
+			fprintf(stderr, "tally report: --sort '%s': unknown key '%s' (comm, pid, dso, sym, cpu, srcline, parent, trace, code_page_size, weight, local_weight, ins_lat, local_ins_lat; with --mem-mode: mem, snoop, tlb, locked, blocked, phys_daddr, data_page_size)\n",
+				spec, tok);
+			free(dup);
+			return -1;
+		}
+		if (HIST_MEM_MODE_KEY(k) && !r->mem_mode) {
+			fprintf(stderr, "tally report: --sort '%s': key '%s' is a memory key: it needs --mem-mode\n",
 				spec, tok);
 			free(dup);
 			return -1;
@@ -591,6 +605,7 @@ int cmd_report(int argc, char **argv)
 		CLI_BOOL('n', "show-nr-samples", &r.show_nr, "a Samples column (the rows' own samples)"),
 		CLI_BOOL(0, "show-total-period", &r.show_period, "a Period column (the rows' own period)"),
 		CLI_BOOL(0, "hierarchy", &r.hierarchy, "a level per sort key, each entry under its parent"),
+		CLI_BOOL(0, "mem-mode", &r.mem_mode, "memory access profile: samples weigh their weights; the mem keys"),
 		CLI_BOOL('q', "quiet", &r.quiet, "rows and graphs only: no '#' lines"),
 		CLI_BOOL('T', "threads", &r.show_threads, "per-thread counts of the events (perf record -s) after the rows"),
 		CLI_STRING(0, "pretty", &pretty, "KEY", "-T's layout: normal or raw"),
@@ -629,6 +644,12 @@ int cmd_report(int argc, char **argv)
 	if (inverted)
 		r.cg.caller = r.cg.order_set = true;
 	r.sort_spec = sort;
+	if (r.mem_mode && !sort && !fields) {
+		/* perf's default is local_weight,mem,sym,dso,symbol_daddr,dso_daddr,...: not all built */
+		fprintf(stderr, "tally report: --mem-mode needs --sort: perf's default order's "
+			"symbol_daddr and dso_daddr keys are not in tally yet\n");
+		return 129;
+	}
 	if (r.hierarchy && fields) {
 		/* perf says so too (and exits 0) */
 		fprintf(stderr, "tally report: --hierarchy and --fields options cannot be used together\n");
@@ -746,7 +767,7 @@ int cmd_report(int argc, char **argv)
 		r.cg.caller = r.children ||
 			      (tally_data_reader__is_pipe(rd) && children != 0);
 	/* perf's hierarchy has no callers' share (the graphs' order decided as with it) */
-	if (r.hierarchy)
+	if (r.hierarchy || r.mem_mode)	/* mem-mode too: perf's cumulate_callchain off */
 		r.children = false;
 	{
 		int order[3 * K__NR + 4];
@@ -759,7 +780,8 @@ int cmd_report(int argc, char **argv)
 				       ((r.exp.flamegraph || r.exp.html) &&
 					report_offcpu_event(ss) >= 0),
 			   /* text's graphs have one threshold: rows under it print no tree, none is made */
-			   .graph_min = !tui && r.cg.mode == CG_GRAPH ? r.cg.min_percent : 0);
+			   .graph_min = !tui && r.cg.mode == CG_GRAPH ? r.cg.min_percent : 0,
+			   .mem_mode = r.mem_mode);
 
 		r.filter.sz = sizeof(r.filter);
 		if (!(r.hist = tally_hist__new(ss, &ho)) || tally_hist__set_filter(r.hist, &r.filter) ||

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
+#include <linux/perf_event.h>
 #include <tally/hist.h>
 #include "hist_internal.h"
 #include "rbtree.h"
@@ -23,6 +24,18 @@
 #define K_SRCLINE TALLY_HIST_SRCLINE
 #define K_PARENT TALLY_HIST_PARENT
 #define K_TRACE TALLY_HIST_TRACE
+#define K_MEM TALLY_HIST_MEM
+#define K_SNOOP TALLY_HIST_SNOOP
+#define K_TLB TALLY_HIST_TLB
+#define K_LOCKED TALLY_HIST_LOCKED
+#define K_BLOCKED TALLY_HIST_BLOCKED
+#define K_PHYS TALLY_HIST_PHYS_DADDR
+#define K_DPAGE TALLY_HIST_DATA_PAGE_SIZE
+#define K_CPAGE TALLY_HIST_CODE_PAGE_SIZE
+#define K_WEIGHT TALLY_HIST_WEIGHT
+#define K_LWEIGHT TALLY_HIST_LOCAL_WEIGHT
+#define K_INS_LAT TALLY_HIST_INS_LAT
+#define K_LINS_LAT TALLY_HIST_LOCAL_INS_LAT
 #define K__NR TALLY_HIST_KEY__NR
 
 struct entry {
@@ -40,6 +53,7 @@ struct entry {
 	const char *dso, *sym;
 	uint64_t sym_start;
 	uint64_t addr;			/* map-relative; an unresolved frame's ip */
+	struct hist_mem m;		/* its first sample's (the mem keys) */
 	uint64_t self, children;
 	uint64_t nself;			/* its own samples */
 	uint64_t last_sample;		/* children: once per sample */
@@ -100,6 +114,8 @@ struct tally_hist {
 	bool children, graph, caller, address;
 	bool need_trace, has_parent, timeline;
 	bool sym_by_name;		/* a function is its DSO and name alone */
+	bool need_mem;			/* a mem key: shapes keyed by their PMU fields */
+	bool mem_mode;			/* opts': a sample counts its weight */
 	bool rows_stale;		/* a filter or graph change: the rows made again */
 	regex_t parent_re;
 	struct tally_hist_filter filter;
@@ -143,6 +159,39 @@ static __attribute__((always_inline)) inline int strcmp_null(const char *a, cons
 	return strcmp(a, b);
 }
 
+/* the sign of an int64 */
+static inline int sgn64(int64_t d)
+{
+	return d < 0 ? -1 : d > 0;
+}
+
+/*
+ * The mem keys, as perf 6.1's sort.c compares them (perf's cmp(b, a), as
+ * cmp_key is throughout): a data source's part, or a field's difference
+ * as an int64.
+ */
+static inline int cmp_mem(const struct entry *a, const struct entry *b, enum tally_hist_key k)
+{
+	union perf_mem_data_src l = { .val = a->m.data_src }, r = { .val = b->m.data_src };
+
+	switch (k) {
+	case K_MEM: return sgn64((int64_t)((uint64_t)l.mem_lvl - r.mem_lvl));
+	case K_SNOOP: return sgn64((int64_t)((uint64_t)l.mem_snoop - r.mem_snoop));
+	case K_TLB: return sgn64((int64_t)((uint64_t)l.mem_dtlb - r.mem_dtlb));
+	case K_LOCKED: return sgn64((int64_t)((uint64_t)l.mem_lock - r.mem_lock));
+	case K_BLOCKED: return sgn64((int64_t)((uint64_t)l.mem_blk - r.mem_blk));
+	case K_PHYS: return sgn64((int64_t)(a->m.phys_addr - b->m.phys_addr));
+	case K_DPAGE: return sgn64((int64_t)(a->m.dpage - b->m.dpage));
+	case K_CPAGE: return sgn64((int64_t)(a->m.cpage - b->m.cpage));
+	/* perf's weights compare left - right: the other way */
+	case K_WEIGHT:
+	case K_LWEIGHT: return sgn64((int64_t)(b->m.weight - a->m.weight));
+	case K_INS_LAT:
+	case K_LINS_LAT: return sgn64((int64_t)(b->m.ins_lat - a->m.ins_lat));
+	default: return 0;
+	}
+}
+
 static __attribute__((always_inline)) inline int cmp_key(const struct entry *a, const struct entry *b,
 							 enum tally_hist_key k)
 {
@@ -177,7 +226,7 @@ static __attribute__((always_inline)) inline int cmp_key(const struct entry *a, 
 	case K_TRACE:
 		return a->trace == b->trace ? 0 : strcmp_null(a->trace, b->trace);
 	default:
-		return 0;
+		return cmp_mem(a, b, k);
 	}
 }
 
@@ -193,6 +242,9 @@ int tally__hist_shape(struct tally_hist *h, const struct shape *x, uint64_t peri
 int tally__hist_graph_shape(struct tally_hist *h, const struct shape *x, uint64_t period,
 			    uint64_t count);
 int tally__hist_graph_replay(struct tally_hist *h, bool all);
+
+/* hist_rows.c: a mem key as a number, equal for equal keys (0 for the others). */
+uint64_t tally__hist_mem_ident(const struct entry *e, enum tally_hist_key k);
 
 /* Each event's rows in perf's order (hist_order.c): 0 or -ENOMEM. */
 int tally__hist_order_rows(const struct tally_hist *h, struct hist_ev *hs);

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# report's keys over the PMU's sample fields (mem, snoop, tlb, locked,
+# blocked, phys_daddr, data_page_size with --mem-mode; code_page_size,
+# weight, local_weight, ins_lat, local_ins_lat in any mode) and
+# --mem-mode's weights: the same lines as perf 6.1's report on the same
+# files, which mkfields (tests/helpers) writes with every data source
+# part, weight and page size. A memory key without --mem-mode is refused.
+. "$(dirname "$0")/lib.sh"
+M=$HELPERS/mkfields
+d=$(mktemp -d); trap 'rm -rf "$d"' EXIT
+"$M" "$d/all.data" all || { fail "mkfields all"; done_testing; exit 0; }
+
+"$TALLY" report --stdio -i "$d/all.data" -s mem 2>"$d/e" >/dev/null; rc=$?
+is "mem without --mem-mode: usage error" "$rc" 129
+check "mem without --mem-mode: said" grep -q "key 'mem' is a memory key: it needs --mem-mode" "$d/e"
+"$TALLY" report --stdio -i "$d/all.data" -s lvl 2>"$d/e" >/dev/null; rc=$?
+is "lvl (not a perf 6.1 key): usage error" "$rc" 129
+check "lvl: named" grep -q "unknown key 'lvl'" "$d/e"
+if ! have_perf; then
+	skip "perf is not installed: no reference to compare with"
+	done_testing; exit 0
+fi
+# what both print besides the table: perf's tips, tally's account of misses
+body() { grep -v '^#$\|^$\|^# (Tip\|header info\|^#   \|^# Addresses without'; }
+while read -r args; do
+	"$TALLY" report --stdio $args -i "$d/all.data" 2>/dev/null | body >"$d/a"
+	perf report --stdio $args -i "$d/all.data" 2>/dev/null | body >"$d/b"
+	is "$args: perf's lines" "$(diff "$d/a" "$d/b" | grep -c '^[<>]')" 0
+	diff "$d/a" "$d/b" | head -14 | sed 's/^/# /'
+	check "$args: rows" grep -q '%' "$d/a"
+done <<'LIST'
+--mem-mode -s mem
+--mem-mode -s snoop
+--mem-mode -s tlb
+--mem-mode -s locked
+--mem-mode -s blocked
+--mem-mode -s phys_daddr
+--mem-mode -s data_page_size
+-s code_page_size
+--mem-mode -s code_page_size
+-s weight
+--mem-mode -s weight
+-s local_weight
+--mem-mode -s local_weight
+-s ins_lat
+--mem-mode -s ins_lat
+-s local_ins_lat
+--mem-mode -s local_ins_lat
+--mem-mode -s locked,blocked
+--mem-mode -s mem,snoop,tlb
+--mem-mode -s snoop,comm
+--mem-mode -s dso,locked,data_page_size
+--mem-mode -s sym,code_page_size
+-s code_page_size,comm
+-s comm,weight
+--mem-mode -s locked,code_page_size,local_weight
+--mem-mode -s tlb -n
+--mem-mode -F overhead,sample,mem,locked
+-F overhead,code_page_size,period
+LIST
+done_testing
