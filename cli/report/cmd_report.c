@@ -49,6 +49,7 @@ struct report {
 	bool children;
 	bool hierarchy;			/* --hierarchy: a level per key, the rows under their parents */
 	bool mem_mode;			/* --mem-mode: rows weigh their samples' weights */
+	int ipc_at;			/* the sym key perf's ipc_null column stands for; -1: none */
 	struct hist_fields fields;	/* -F: the columns, in order (n 0: none) */
 	struct hist_cells cells;
 	bool show_threads;		/* -T: the READ records' per-thread counts after the rows */
@@ -141,9 +142,10 @@ static void print_head(const struct report *r, int idx)
 	printf("# Samples: %llu%c of event '%s'\n", (unsigned long long)ns, unit, tally_session__event_name(r->ss, idx));
 	if (r->mem_mode) {	/* perf's: the weights' sum and the keys as given */
 		printf("# Total weight : %llu\n", (unsigned long long)t.period);
-		printf("# Sort order   : %s\n#\n", r->sort_spec ? r->sort_spec :
+		printf("# Sort order   : %s%s\n#\n", r->sort_spec ? r->sort_spec :
 		       "local_weight,mem,sym,dso,symbol_daddr,dso_daddr,snoop,tlb,locked,blocked,"
-		       "local_ins_lat,local_p_stage_cyc");	/* perf 6.1's default, -F's rows aside */
+		       "local_ins_lat,local_p_stage_cyc",	/* perf 6.1's default, -F's rows aside */
+		       r->ipc_at >= 0 ? ",ipc_null" : "");
 		return;
 	}
 	printf("# Event count (approx.): %llu\n#\n", (unsigned long long)t.period);
@@ -220,7 +222,9 @@ static void print_row(FILE *fp, const struct rows_out *o, const struct tally_his
 		line_put(&ln, num, (size_t)snprintf(num, sizeof(num), "  %12llu",
 						    (unsigned long long)e->self));
 	for (int i = 0; i < r->nsort; i++)
-		if (!r->elide[r->sort[i]])
+		if (i == r->ipc_at)
+			line_put(&ln, "  -      -            ", 22);	/* perf's ipc_null */
+		else if (!r->elide[r->sort[i]])
 			hist_key_put(&ln, &r->cells, e, r->sort[i], o->width[i], i == o->last);
 	line_putc(&ln, '\n');
 	line_flush(&ln);
@@ -381,7 +385,7 @@ static void print_hist(struct report *r, int idx)
 		return;
 	}
 	for (int i = 0; i < r->nsort; i++)
-		width[i] = hist_key_width(&r->cells, rows, n, r->sort[i]);
+		width[i] = i == r->ipc_at ? 20 : hist_key_width(&r->cells, rows, n, r->sort[i]);
 	print_head(r, idx);
 	/* perf pads the other columns even when the last one is hidden */
 	last = r->nsort - 1;
@@ -389,7 +393,9 @@ static void print_hist(struct report *r, int idx)
 		printf("# %s%s%s", r->children ? "Children      Self" : "Overhead",
 		       r->show_nr ? "       Samples" : "", r->show_period ? "        Period" : "");
 		for (int i = 0; i < r->nsort; i++)
-			if (!r->elide[r->sort[i]])
+			if (i == r->ipc_at)
+				printf("  %-*s", width[i], "IPC   [IPC Coverage]");
+			else if (!r->elide[r->sort[i]])
 				printf("  %-*s", width[i], hist_keys[r->sort[i]].header);
 		printf("\n# %s%s%s", r->children ? "........  ........" : "........",
 		       r->show_nr ? "  ............" : "", r->show_period ? "  ............" : "");
@@ -644,19 +650,25 @@ int cmd_report(int argc, char **argv)
 	if (inverted)
 		r.cg.caller = r.cg.order_set = true;
 	r.sort_spec = sort;
-	if (r.mem_mode && !sort && !fields) {
-		/* perf's default is local_weight,mem,sym,dso,symbol_daddr,dso_daddr,...: not all built */
-		fprintf(stderr, "tally report: --mem-mode needs --sort: perf's default order's "
-			"symbol_daddr and dso_daddr keys are not in tally yet\n");
-		return 129;
-	}
 	if (r.hierarchy && fields) {
 		/* perf says so too (and exits 0) */
 		fprintf(stderr, "tally report: --hierarchy and --fields options cannot be used together\n");
 		return 129;
 	}
-	if (fields ? parse_fields(&r, fields, sort) : parse_sort(&r, sort ? sort : "comm,dso,sym"))
+	/* perf 6.1's default order in memory mode (its local_p_stage_cyc is POWER's alone) */
+	if (fields ? parse_fields(&r, fields, sort) :
+	    parse_sort(&r, sort ? sort : r.mem_mode ? "local_weight,mem,sym,dso,symbol_daddr,dso_daddr,"
+			   "snoop,tlb,locked,blocked,local_ins_lat" : "comm,dso,sym"))
 		return 129;
+	/*
+	 * perf adds its ipc_null column (a key of the sampled function, no
+	 * IPC without branch stacks) to any -s naming "symbol" (symbol_daddr)
+	 */
+	r.ipc_at = -1;
+	if (sort && !fields && strstr(sort, "symbol") && r.nsort < K__NR) {
+		r.ipc_at = r.nsort;
+		r.sort[r.nsort++] = K_SYM;
+	}
 	/* a --parent of one's own adds the key, as perf */
 	if (parent && !r.has_parent && r.nsort < K__NR) {
 		r.sort[r.nsort++] = K_PARENT;

@@ -31,7 +31,11 @@ const struct hist_key_name hist_keys[K__NR] = {
 	[TALLY_HIST_LOCAL_WEIGHT] = { "local_weight", "Local Weight", 12 },
 	[TALLY_HIST_INS_LAT] = { "ins_lat", "INSTR Latency", 13 },
 	[TALLY_HIST_LOCAL_INS_LAT] = { "local_ins_lat", "Local INSTR Latency", 13 },
+	[TALLY_HIST_SYM_DADDR] = { "symbol_daddr", "Data Symbol" },
+	[TALLY_HIST_DSO_DADDR] = { "dso_daddr", "Data Object" },
 };
+
+static int fmt_addr(char *buf, size_t len, char level, uint64_t addr);
 
 /* perf's mem and sample-field keys' cells (sort.c's hist_entry__*_snprintf) */
 static int mem_value(const struct tally_hist_row *e, enum tally_hist_key k, char *buf, size_t len)
@@ -64,6 +68,15 @@ static int mem_value(const struct tally_hist_row *e, enum tally_hist_key k, char
 		return snprintf(buf, len, "%llu", (unsigned long long)(e->ins_lat * e->samples));
 	case TALLY_HIST_LOCAL_INS_LAT:
 		return snprintf(buf, len, "%llu", (unsigned long long)e->ins_lat);
+	case TALLY_HIST_SYM_DADDR:	/* perf's _hist_entry__sym_snprintf of the data address */
+		if (e->data_sym && e->data_object)
+			return snprintf(buf, len, "[%c] %s+0x%llx", e->level, e->data_sym,
+					(unsigned long long)e->data_off);
+		if (e->data_sym)
+			return snprintf(buf, len, "[%c] %s", e->level, e->data_sym);
+		return fmt_addr(buf, len, e->level, e->daddr);
+	case TALLY_HIST_DSO_DADDR:
+		return snprintf(buf, len, "%s", e->data_dso ? e->data_dso : "[unknown]");
 	default:
 		return snprintf(buf, len, "?");
 	}
@@ -150,8 +163,21 @@ int hist_key_width(const struct hist_cells *c, const struct tally_hist_row *rows
 	if (k == K_CPU)
 		return 3;	/* perf's: "-001" overflows it */
 	/* perf sizes these by a fixed width alone: a longer cell overflows */
-	if (k >= K_MEM)
+	if (k >= K_MEM && k < K_SYM_DADDR)
 		return w > hist_keys[k].width ? w : hist_keys[k].width;
+	/*
+	 * the data keys by their names (perf's hists__calc_col_len): a
+	 * symbol's with 22 more, or 22; a file's, or an address's 16
+	 */
+	for (size_t i = 0; (k == K_SYM_DADDR || k == K_DSO_DADDR) && i < n; i++) {
+		const char *s = k == K_SYM_DADDR ? rows[i].data_sym : rows[i].data_dso;
+		int l = k == K_SYM_DADDR ? (s ? (int)strlen(s) : 0) + 22 : s ? (int)strlen(s) : 16;
+
+		if (l > w)
+			w = l;
+	}
+	if (k == K_SYM_DADDR || k == K_DSO_DADDR)
+		return w;
 	/*
 	 * perf measures a trace text only once a comparison made it: a lone
 	 * row never is, and is cut to the header's width.
@@ -223,7 +249,7 @@ void hist_key_put(struct line *ln, const struct hist_cells *c, const struct tall
 	 * block ("%.*s" cells) unpadded when last
 	 */
 	put_cell(ln, c, e, k, width, last && (k == K_SYM || k == K_SRCLINE || k == K_TRACE ||
-					      k == K_LOCKED || k == K_BLOCKED) ? 0 : width);
+					      k == K_LOCKED || k == K_BLOCKED || k == K_SYM_DADDR) ? 0 : width);
 }
 
 void hist_key_put_level(struct line *ln, const struct hist_cells *c,

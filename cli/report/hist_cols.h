@@ -31,7 +31,9 @@
 #define K_DPAGE TALLY_HIST_DATA_PAGE_SIZE
 #define K__NR TALLY_HIST_KEY__NR
 /* the keys perf 6.1 takes only with --mem-mode (its memory_sort_dimensions) */
-#define HIST_MEM_MODE_KEY(k) ((k) >= K_MEM && (k) <= K_DPAGE)
+#define K_SYM_DADDR TALLY_HIST_SYM_DADDR
+#define K_DSO_DADDR TALLY_HIST_DSO_DADDR
+#define HIST_MEM_MODE_KEY(k) (((k) >= K_MEM && (k) <= K_DPAGE) || (k) >= K_SYM_DADDR)
 
 struct tally_session;
 

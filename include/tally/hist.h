@@ -74,6 +74,8 @@ enum tally_hist_key {
 	TALLY_HIST_LOCAL_WEIGHT,
 	TALLY_HIST_INS_LAT,	/* WEIGHT_STRUCT's instruction latency (shown times samples) */
 	TALLY_HIST_LOCAL_INS_LAT,
+	TALLY_HIST_SYM_DADDR,	/* the data address (named by the data object holding it) */
+	TALLY_HIST_DSO_DADDR,	/* the file mapped at the data address */
 	TALLY_HIST_KEY__NR,
 };
 
@@ -284,9 +286,19 @@ struct tally_hist_row {
 	uint64_t phys_addr;
 	uint64_t data_page_size, code_page_size;
 	uint64_t weight, ins_lat;
+	/*
+	 * The data address (ADDR) and what holds it, looked up as perf's
+	 * mem keys do, functions and data objects alike in the sample's
+	 * address space: NULL names where no map or symbol does; data_off
+	 * is daddr less the symbol's mapped start.
+	 */
+	uint64_t daddr;
+	const char *data_sym, *data_dso;
+	uint64_t data_off;
+	bool data_object;		/* data_sym is a data object (perf's "name+0xOFF") */
 	size_t :0;
 };
-#define tally_hist_row__last_field ins_lat
+#define tally_hist_row__last_field data_object
 
 /* The rows of event shown under the filter. */
 TALLY_API size_t tally_hist__nr_rows(const struct tally_hist *h, int event);

@@ -29,7 +29,7 @@ static uint64_t shape_hash(int idx, const char *comm, const char *trace,
 
 	h ^= smp->ip ^ ((uint64_t)smp->cpu << 40) ^ ((uint64_t)mode << 56);
 	if (m)
-		h = tally_hash_mix(h ^ m->data_src ^ m->phys_addr ^ (m->dpage << 3) ^
+		h = tally_hash_mix(h ^ m->data_src ^ m->phys_addr ^ (m->addr * 31) ^ (m->dpage << 3) ^
 				   (m->cpage << 7) ^ (m->weight << 17) ^ (m->ins_lat << 41));
 	/* one multiply per address, one mix at the end: chains are long */
 	for (uint64_t i = 0; i < smp->callchain.nr; i++)
@@ -208,6 +208,7 @@ static int hist_add(struct tally_hist *h, const struct tally_session_sample *ts,
 			.dpage = smp->data_page_size, .cpage = smp->code_page_size,
 			.weight = wst ? (uint32_t)smp->weight : smp->weight,
 			.ins_lat = wst ? (uint16_t)(smp->weight >> 32) : 0,
+			.addr = smp->addr,
 		};
 		/* --mem-mode's cost: the weight, 1 without one (count samples of it each) */
 		if (h->mem_mode)
@@ -606,6 +607,8 @@ struct tally_hist *tally_hist__new(struct tally_session *ss, const struct tally_
 		h->need_mem |= keys[i] >= K_MEM;
 	}
 	h->mem_mode = TALLY_OPTS_GET(opts, mem_mode, false);
+	for (int i = 0; i < nkeys; i++)
+		h->need_daddr |= keys[i] == K_SYM_DADDR || keys[i] == K_DSO_DADDR;
 	h->children = TALLY_OPTS_GET(opts, children, false);
 	h->graph = TALLY_OPTS_GET(opts, graph, false);
 	h->caller = TALLY_OPTS_GET(opts, order, TALLY_HIST_CALLEE) == TALLY_HIST_CALLER;
@@ -625,6 +628,17 @@ struct tally_hist *tally_hist__new(struct tally_session *ss, const struct tally_
 		return tally__err_ptr(EINVAL);
 	}
 	tally__resolver_bind(&h->res, ss);
+	if (h->need_daddr) {
+		/* perf finds a data address among a file's data objects as well as its functions */
+		TALLY_OPTS(tally_symbols_opts, so, .data_objects = true);
+
+		tally__resolver_bind(&h->dres, ss);
+		if (!(h->dsyms = tally_symbols__new(&so))) {
+			tally_hist__free(h);
+			return tally__err_ptr(ENOMEM);
+		}
+		h->dres.syms = h->dsyms;
+	}
 	n = tally_session__nr_events(ss);
 	if (n > 0 && !event_of(h, n - 1)) {
 		tally_hist__free(h);
@@ -646,6 +660,10 @@ void tally_hist__free(struct tally_hist *h)
 	if (h->has_parent)
 		regfree(&h->parent_re);
 	tally__resolver_free(&h->res);
+	if (h->need_daddr) {
+		tally__resolver_free(&h->dres);
+		tally_symbols__free(h->dsyms);
+	}
 	tally_strpool__free(h->traces);
 	free(h->gbuf);
 	free(h);
@@ -716,6 +734,9 @@ int tally_hist__row(const struct tally_hist *h, int event, size_t i, struct tall
 		.object_off = e->from_chain ? e->w->object_symoff : e->w->object_off,
 		.data_src = e->m.data_src, .phys_addr = e->m.phys_addr, .data_page_size = e->m.dpage,
 		.code_page_size = e->m.cpage, .weight = e->m.weight, .ins_lat = e->m.ins_lat,
+		.daddr = e->m.addr, .data_sym = e->dw ? e->dw->sym : NULL,
+		.data_dso = e->dw ? e->dw->dso : NULL, .data_object = e->dw && e->dw->object,
+		.data_off = e->dw ? e->dw->object_symoff : 0,
 	};
 
 	memcpy(out, &v, sz);

@@ -36,6 +36,8 @@
 #define K_LWEIGHT TALLY_HIST_LOCAL_WEIGHT
 #define K_INS_LAT TALLY_HIST_INS_LAT
 #define K_LINS_LAT TALLY_HIST_LOCAL_INS_LAT
+#define K_SYM_DADDR TALLY_HIST_SYM_DADDR
+#define K_DSO_DADDR TALLY_HIST_DSO_DADDR
 #define K__NR TALLY_HIST_KEY__NR
 
 struct entry {
@@ -54,6 +56,7 @@ struct entry {
 	uint64_t sym_start;
 	uint64_t addr;			/* map-relative; an unresolved frame's ip */
 	struct hist_mem m;		/* its first sample's (the mem keys) */
+	const struct where *dw;		/* where its data address resolved (the data keys) */
 	uint64_t self, children;
 	uint64_t nself;			/* its own samples */
 	uint64_t last_sample;		/* children: once per sample */
@@ -116,6 +119,9 @@ struct tally_hist {
 	bool sym_by_name;		/* a function is its DSO and name alone */
 	bool need_mem;			/* a mem key: shapes keyed by their PMU fields */
 	bool mem_mode;			/* opts': a sample counts its weight */
+	bool need_daddr;		/* a data address key: dres resolves them */
+	struct resolver dres;		/* data addresses, over dsyms: data objects are symbols */
+	struct tally_symbols *dsyms;
 	bool rows_stale;		/* a filter or graph change: the rows made again */
 	regex_t parent_re;
 	struct tally_hist_filter filter;
@@ -188,6 +194,9 @@ static inline int cmp_mem(const struct entry *a, const struct entry *b, enum tal
 	case K_LWEIGHT: return sgn64((int64_t)(b->m.weight - a->m.weight));
 	case K_INS_LAT:
 	case K_LINS_LAT: return sgn64((int64_t)(b->m.ins_lat - a->m.ins_lat));
+	case K_SYM_DADDR: return sgn64((int64_t)(a->m.addr - b->m.addr));
+	/* sort__dso_daddr_cmp hands _sort__dso_cmp its maps the other way round from dso's */
+	case K_DSO_DADDR: return -strcmp_null(a->dw ? a->dw->dso : NULL, b->dw ? b->dw->dso : NULL);
 	default: return 0;
 	}
 }

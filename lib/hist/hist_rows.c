@@ -90,6 +90,8 @@ uint64_t tally__hist_mem_ident(const struct entry *e, enum tally_hist_key k)
 	case K_LWEIGHT: return e->m.weight;
 	case K_INS_LAT:
 	case K_LINS_LAT: return e->m.ins_lat;
+	case K_SYM_DADDR: return e->m.addr;
+	case K_DSO_DADDR: return e->dw ? e->dw->dso_hash : 0;
 	default: return 0;
 	}
 }
@@ -348,6 +350,8 @@ int tally__hist_shape(struct tally_hist *h, const struct shape *x, uint64_t peri
 	if (!w)
 		return -ENOMEM;
 	key_where(&key, w);
+	if (h->need_daddr && !(key.dw = tally__resolver_get(&h->dres, x->pid, x->tid, x->m.addr, x->mode)))
+		return -ENOMEM;
 	pass = shown(h, &key);
 	h->cur_count = count;
 	if ((err = add(h, hs, &key, period, true, pass, &self)))
@@ -427,6 +431,8 @@ int tally__hist_graph_shape(struct tally_hist *h, const struct shape *x, uint64_
 	if (!w)
 		return -ENOMEM;
 	key_where(&key, w);
+	if (h->need_daddr && !(key.dw = tally__resolver_get(&h->dres, x->pid, x->tid, x->m.addr, x->mode)))
+		return -ENOMEM;
 	self = hist_find(h, hs, &key);
 	prev_mode = w->mode;
 	tally__chain_modes(&smp, modes);

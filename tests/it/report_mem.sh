@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # report's keys over the PMU's sample fields (mem, snoop, tlb, locked,
-# blocked, phys_daddr, data_page_size with --mem-mode; code_page_size,
+# blocked, phys_daddr, data_page_size, symbol_daddr, dso_daddr with
+# --mem-mode, its default order too, and perf's IPC column after a key
+# named symbol_...; code_page_size,
 # weight, local_weight, ins_lat, local_ins_lat in any mode) and
 # --mem-mode's weights: the same lines as perf 6.1's report on the same
 # files, which mkfields (tests/helpers) writes with every data source
@@ -29,7 +31,15 @@ while read -r args; do
 	diff "$d/a" "$d/b" | head -14 | sed 's/^/# /'
 	check "$args: rows" grep -q '%' "$d/a"
 done <<'LIST'
+--mem-mode
+--mem-mode -n
 --mem-mode -s mem
+--mem-mode -s symbol_daddr
+--mem-mode -s dso_daddr
+--mem-mode -s symbol_daddr,dso_daddr
+--mem-mode -s dso_daddr,sym
+--mem-mode -s comm,dso_daddr,mem
+--mem-mode -s locked,symbol_daddr
 --mem-mode -s snoop
 --mem-mode -s tlb
 --mem-mode -s locked
