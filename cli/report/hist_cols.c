@@ -33,6 +33,7 @@ const struct hist_key_name hist_keys[K__NR] = {
 	[TALLY_HIST_LOCAL_INS_LAT] = { "local_ins_lat", "Local INSTR Latency", 13 },
 	[TALLY_HIST_SYM_DADDR] = { "symbol_daddr", "Data Symbol" },
 	[TALLY_HIST_DSO_DADDR] = { "dso_daddr", "Data Object" },
+	[TALLY_HIST_DCACHELINE] = { "dcacheline", "Data Cacheline" },
 };
 
 static int fmt_addr(char *buf, size_t len, char level, uint64_t addr);
@@ -77,6 +78,20 @@ static int mem_value(const struct tally_hist_row *e, enum tally_hist_key k, char
 		return fmt_addr(buf, len, e->level, e->daddr);
 	case TALLY_HIST_DSO_DADDR:
 		return snprintf(buf, len, "%s", e->data_dso ? e->data_dso : "[unknown]");
+	case TALLY_HIST_DCACHELINE: {
+		/*
+		 * perf's: the line map-relative, [X] without a map, a data
+		 * object's offset from its mapped start (wrapping, as perf's)
+		 */
+		char level = e->data_mapped ? e->level : 'X';
+
+		if (e->data_sym && e->data_object)
+			return snprintf(buf, len, "[%c] %s+0x%llx", level, e->data_sym,
+					(unsigned long long)(e->data_cacheline - (e->daddr - e->data_off)));
+		if (e->data_sym)
+			return snprintf(buf, len, "[%c] %s", level, e->data_sym);
+		return fmt_addr(buf, len, level, e->data_cacheline);
+	}
 	default:
 		return snprintf(buf, len, "?");
 	}
@@ -169,14 +184,17 @@ int hist_key_width(const struct hist_cells *c, const struct tally_hist_row *rows
 	 * the data keys by their names (perf's hists__calc_col_len): a
 	 * symbol's with 22 more, or 22; a file's, or an address's 16
 	 */
-	for (size_t i = 0; (k == K_SYM_DADDR || k == K_DSO_DADDR) && i < n; i++) {
-		const char *s = k == K_SYM_DADDR ? rows[i].data_sym : rows[i].data_dso;
-		int l = k == K_SYM_DADDR ? (s ? (int)strlen(s) : 0) + 22 : s ? (int)strlen(s) : 16;
+	for (size_t i = 0; (k == K_SYM_DADDR || k == K_DSO_DADDR || k == K_DCACHELINE) && i < n; i++) {
+		const char *s = k == K_DSO_DADDR ? rows[i].data_dso : rows[i].data_sym;
+		int l = k == K_DSO_DADDR ? (s ? (int)strlen(s) : 16) : s ? (int)strlen(s) + 22 : 22;
+
+		if (k == K_DCACHELINE && s)
+			l++;	/* perf's symlen + 1 */
 
 		if (l > w)
 			w = l;
 	}
-	if (k == K_SYM_DADDR || k == K_DSO_DADDR)
+	if (k == K_SYM_DADDR || k == K_DSO_DADDR || k == K_DCACHELINE)
 		return w;
 	/*
 	 * perf measures a trace text only once a comparison made it: a lone
@@ -249,7 +267,8 @@ void hist_key_put(struct line *ln, const struct hist_cells *c, const struct tall
 	 * block ("%.*s" cells) unpadded when last
 	 */
 	put_cell(ln, c, e, k, width, last && (k == K_SYM || k == K_SRCLINE || k == K_TRACE ||
-					      k == K_LOCKED || k == K_BLOCKED || k == K_SYM_DADDR) ? 0 : width);
+					      k == K_LOCKED || k == K_BLOCKED || k == K_SYM_DADDR ||
+					      k == K_DCACHELINE) ? 0 : width);
 }
 
 void hist_key_put_level(struct line *ln, const struct hist_cells *c,

@@ -33,6 +33,7 @@
 /* the keys perf 6.1 takes only with --mem-mode (its memory_sort_dimensions) */
 #define K_SYM_DADDR TALLY_HIST_SYM_DADDR
 #define K_DSO_DADDR TALLY_HIST_DSO_DADDR
+#define K_DCACHELINE TALLY_HIST_DCACHELINE
 #define HIST_MEM_MODE_KEY(k) (((k) >= K_MEM && (k) <= K_DPAGE) || (k) >= K_SYM_DADDR)
 
 struct tally_session;

@@ -76,6 +76,7 @@ enum tally_hist_key {
 	TALLY_HIST_LOCAL_INS_LAT,
 	TALLY_HIST_SYM_DADDR,	/* the data address (named by the data object holding it) */
 	TALLY_HIST_DSO_DADDR,	/* the file mapped at the data address */
+	TALLY_HIST_DCACHELINE,	/* the data address's cache line (perf's dcacheline) */
 	TALLY_HIST_KEY__NR,
 };
 
@@ -296,9 +297,16 @@ struct tally_hist_row {
 	const char *data_sym, *data_dso;
 	uint64_t data_off;
 	bool data_object;		/* data_sym is a data object (perf's "name+0xOFF") */
+	/*
+	 * The data address's cache line as perf's dcacheline key shows it:
+	 * the address map-relative (absolute without a map), rounded down
+	 * to this machine's cache line; data_mapped: a map held it.
+	 */
+	uint64_t data_cacheline;
+	bool data_mapped;
 	size_t :0;
 };
-#define tally_hist_row__last_field data_object
+#define tally_hist_row__last_field data_mapped
 
 /* The rows of event shown under the filter. */
 TALLY_API size_t tally_hist__nr_rows(const struct tally_hist *h, int event);

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <tally/hash.h>
 #include <tally/session.h>
 #include "fmt.h"
@@ -208,7 +209,7 @@ static int hist_add(struct tally_hist *h, const struct tally_session_sample *ts,
 			.dpage = smp->data_page_size, .cpage = smp->code_page_size,
 			.weight = wst ? (uint32_t)smp->weight : smp->weight,
 			.ins_lat = wst ? (uint16_t)(smp->weight >> 32) : 0,
-			.addr = smp->addr,
+			.addr = smp->addr, .cpumode = ts->mode,
 		};
 		/* --mem-mode's cost: the weight, 1 without one (count samples of it each) */
 		if (h->mem_mode)
@@ -608,7 +609,8 @@ struct tally_hist *tally_hist__new(struct tally_session *ss, const struct tally_
 	}
 	h->mem_mode = TALLY_OPTS_GET(opts, mem_mode, false);
 	for (int i = 0; i < nkeys; i++)
-		h->need_daddr |= keys[i] == K_SYM_DADDR || keys[i] == K_DSO_DADDR;
+		h->need_daddr |= keys[i] == K_SYM_DADDR || keys[i] == K_DSO_DADDR ||
+				 keys[i] == K_DCACHELINE;
 	h->children = TALLY_OPTS_GET(opts, children, false);
 	h->graph = TALLY_OPTS_GET(opts, graph, false);
 	h->caller = TALLY_OPTS_GET(opts, order, TALLY_HIST_CALLEE) == TALLY_HIST_CALLER;
@@ -628,6 +630,13 @@ struct tally_hist *tally_hist__new(struct tally_session *ss, const struct tally_
 		return tally__err_ptr(EINVAL);
 	}
 	tally__resolver_bind(&h->res, ss);
+	{
+		/* perf's cacheline_size(): this machine's, 64 when it does not say */
+		long cl = sysconf(_SC_LEVEL1_DCACHE_LINESIZE);
+
+		if (cl > 0 && !(cl & (cl - 1)))
+			tally__hist_cacheline = (uint64_t)cl;
+	}
 	if (h->need_daddr) {
 		/* perf finds a data address among a file's data objects as well as its functions */
 		TALLY_OPTS(tally_symbols_opts, so, .data_objects = true);
@@ -737,6 +746,7 @@ int tally_hist__row(const struct tally_hist *h, int event, size_t i, struct tall
 		.daddr = e->m.addr, .data_sym = e->dw ? e->dw->sym : NULL,
 		.data_dso = e->dw ? e->dw->dso : NULL, .data_object = e->dw && e->dw->object,
 		.data_off = e->dw ? e->dw->object_symoff : 0,
+		.data_cacheline = cl_of(e), .data_mapped = e->dw && e->dw->map,
 	};
 
 	memcpy(out, &v, sz);

@@ -15,6 +15,7 @@
 /* The PMU's fields a sample is keyed by (the mem keys'), 0 where it lacks one. */
 struct hist_mem {
 	uint64_t data_src, phys_addr, dpage, cpage, weight, ins_lat, addr;
+	uint64_t cpumode;		/* the sample's (dcacheline groups by it) */
 };
 
 /*

@@ -38,6 +38,7 @@
 #define K_LINS_LAT TALLY_HIST_LOCAL_INS_LAT
 #define K_SYM_DADDR TALLY_HIST_SYM_DADDR
 #define K_DSO_DADDR TALLY_HIST_DSO_DADDR
+#define K_DCACHELINE TALLY_HIST_DCACHELINE
 #define K__NR TALLY_HIST_KEY__NR
 
 struct entry {
@@ -171,6 +172,38 @@ static inline int sgn64(int64_t d)
 	return d < 0 ? -1 : d > 0;
 }
 
+/* the cache line size perf's dcacheline rounds to (hist_rows.c's, tally_hist__new sets it) */
+extern uint64_t tally__hist_cacheline;
+
+static inline uint64_t cl_of(const struct entry *e)
+{
+	return (e->dw ? e->dw->addr : e->m.addr) & ~(tally__hist_cacheline - 1);
+}
+
+/*
+ * perf's sort__dcacheline_cmp(b, a): the level (kernel first), no map
+ * first, the user's by process (tally has no device and inode numbers:
+ * every user map counts as perf's anonymous one), then the cache line of
+ * the map-relative address, the higher first.
+ */
+static inline int cmp_dcacheline(const struct entry *a, const struct entry *b)
+{
+	const void *am = a->dw ? a->dw->map : NULL, *bm = b->dw ? b->dw->map : NULL;
+	uint64_t l, r;
+
+	if (a->m.cpumode != b->m.cpumode)
+		return b->m.cpumode > a->m.cpumode ? -1 : 1;
+	if (am || bm) {
+		if (!bm || !am)
+			return !bm ? -1 : 1;
+		if (a->m.cpumode != TALLY_CPUMODE_KERNEL && a->pid != b->pid)
+			return b->pid > a->pid ? -1 : 1;
+	}
+	l = cl_of(b);
+	r = cl_of(a);
+	return l > r ? -1 : l < r;
+}
+
 /*
  * The mem keys, as perf 6.1's sort.c compares them (perf's cmp(b, a), as
  * cmp_key is throughout): a data source's part, or a field's difference
@@ -197,6 +230,7 @@ static inline int cmp_mem(const struct entry *a, const struct entry *b, enum tal
 	case K_SYM_DADDR: return sgn64((int64_t)(a->m.addr - b->m.addr));
 	/* sort__dso_daddr_cmp hands _sort__dso_cmp its maps the other way round from dso's */
 	case K_DSO_DADDR: return -strcmp_null(a->dw ? a->dw->dso : NULL, b->dw ? b->dw->dso : NULL);
+	case K_DCACHELINE: return cmp_dcacheline(a, b);
 	default: return 0;
 	}
 }

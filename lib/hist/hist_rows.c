@@ -72,6 +72,9 @@ static bool same_key(const struct tally_hist *h, const struct entry *a, const st
  * always were (resolve.c's FNV_BASIS, the FNV basis short of a digit), not
  * TALLY_FNV_BASIS, so that no tie moves.
  */
+/* hist_priv.h's: set by tally_hist__new, here below its readers */
+uint64_t tally__hist_cacheline = 64;
+
 /* A mem key as a number: equal keys, equal numbers (the data source's part alone). */
 uint64_t tally__hist_mem_ident(const struct entry *e, enum tally_hist_key k)
 {
@@ -92,6 +95,8 @@ uint64_t tally__hist_mem_ident(const struct entry *e, enum tally_hist_key k)
 	case K_LINS_LAT: return e->m.ins_lat;
 	case K_SYM_DADDR: return e->m.addr;
 	case K_DSO_DADDR: return e->dw ? e->dw->dso_hash : 0;
+	case K_DCACHELINE: return cl_of(e) ^ e->m.cpumode << 1 ^ (e->dw && e->dw->map) ^
+				  (uint64_t)(uint32_t)e->pid << 32;
 	default: return 0;
 	}
 }

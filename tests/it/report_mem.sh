@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # report's keys over the PMU's sample fields (mem, snoop, tlb, locked,
-# blocked, phys_daddr, data_page_size, symbol_daddr, dso_daddr with
+# blocked, phys_daddr, data_page_size, symbol_daddr, dso_daddr, dcacheline with
 # --mem-mode, its default order too, and perf's IPC column after a key
 # named symbol_...; code_page_size,
 # weight, local_weight, ins_lat, local_ins_lat in any mode) and
@@ -40,6 +40,9 @@ done <<'LIST'
 --mem-mode -s dso_daddr,sym
 --mem-mode -s comm,dso_daddr,mem
 --mem-mode -s locked,symbol_daddr
+--mem-mode -s dcacheline
+--mem-mode -s dcacheline,sym
+--mem-mode -s comm,dcacheline,dso_daddr
 --mem-mode -s snoop
 --mem-mode -s tlb
 --mem-mode -s locked
