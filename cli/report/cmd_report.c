@@ -493,8 +493,15 @@ static int parse_sort(struct report *r, const char *spec)
 		for (k = 0; k < K__NR && strcmp(tok, hist_keys[k].name); k++)
 			;
 		if (k == K__NR || r->nsort == K__NR) {
-			fprintf(stderr, "tally report: --sort '%s': unknown key '%s' (comm, pid, dso, sym, cpu, srcline, parent, trace, code_page_size, weight, local_weight, ins_lat, local_ins_lat; with --mem-mode: mem, snoop, tlb, locked, blocked, phys_daddr, data_page_size)\n",
-				spec, tok);
+			fprintf(stderr, "tally report: --sort '%s': unknown key '%s' (", spec, tok);
+			for (int i = 0, n = 0; i < K__NR; i++)
+				if (!HIST_MEM_MODE_KEY(i))
+					fprintf(stderr, "%s%s", n++ ? ", " : "", hist_keys[i].name);
+			fprintf(stderr, "; with --mem-mode:");
+			for (int i = 0, n = 0; i < K__NR; i++)
+				if (HIST_MEM_MODE_KEY(i))
+					fprintf(stderr, "%s %s", n++ ? "," : "", hist_keys[i].name);
+			fprintf(stderr, ")\n");
 			free(dup);
 			return -1;
 		}
@@ -585,7 +592,7 @@ int cmd_report(int argc, char **argv)
 		CLI_STRING(0, "until", &r.from.until, "T", "--from: rows before T"),
 		CLI_STRING(0, "where", &r.from.where, "K=V,...", "--from: host, comm, thread, exe, cgroup, pid, tid, kind, event, build"),
 		CLI_STRING(0, "store-auth-file", &r.from.auth_file, "FILE", "--from: user=NAME and password=SECRET lines (else $TALLY_STORE_USER, $TALLY_STORE_PASSWORD)"),
-		CLI_STRING('s', "sort", &sort, "KEYS", "comm, pid, dso, sym, cpu, srcline, parent, trace (default comm,dso,sym; trace when every event is a tracepoint)"),
+		CLI_STRING('s', "sort", &sort, "KEYS", "comm, pid, dso, sym, cpu, srcline, parent, trace, the sample fields' keys (man tally-report) (default comm,dso,sym; trace when every event is a tracepoint)"),
 		CLI_STRING('F', "fields", &fields, "FIELDS",
 			   "the columns: overhead, overhead_children, period, sample and sort keys"),
 		CLI_CALLBACK_F(0, "children", &children, NULL, "add callers' share (default with call chains)", opt_children, 0, 1),
