@@ -473,6 +473,15 @@ static bool all_tracepoints(struct tally_data_reader *rd, int n)
 	return n > 0;
 }
 
+/* perf's check for --mem-mode: some event samples data sources */
+static bool any_data_src(struct tally_data_reader *rd, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (tally_data_reader__attr(rd, i)->sample_type & PERF_SAMPLE_DATA_SRC)
+			return true;
+	return false;
+}
+
 static void add_sort_key(struct report *r, enum sort_key k)
 {
 	r->sort[r->nsort++] = k;
@@ -761,6 +770,12 @@ int cmd_report(int argc, char **argv)
 		print_file_header(stdout, rd, input);
 	if (r.header_only)
 		goto out;
+	if (r.mem_mode && !tally_data_reader__is_pipe(rd) && !any_data_src(rd, nr_events)) {
+		fprintf(stderr, "tally report: --mem-mode but no event of %s has data sources "
+			"(PERF_SAMPLE_DATA_SRC): was it recorded without -d?\n", input);
+		ret = 1;
+		goto out;
+	}
 	/* every event a tracepoint: perf's default key is the trace text */
 	if (!sort && !fields && all_tracepoints(rd, nr_events)) {
 		r.nsort = 0;

@@ -18,6 +18,11 @@ check "mem without --mem-mode: said" grep -q "key 'mem' is a memory key: it need
 "$TALLY" report --stdio -i "$d/all.data" -s lvl 2>"$d/e" >/dev/null; rc=$?
 is "lvl (not a perf 6.1 key): usage error" "$rc" 129
 check "lvl: named" grep -q "unknown key 'lvl'" "$d/e"
+"$M" "$d/pf.data" pf || fail "mkfields pf"
+"$TALLY" report --stdio --mem-mode -i "$d/pf.data" >"$d/o" 2>"$d/e"; rc=$?
+is "--mem-mode on a file without data sources: an error" "$rc" 1
+check "--mem-mode without data sources: said" grep -q "no event of .* has data sources" "$d/e"
+check "--mem-mode without data sources: no rows" eval '! grep -q "%" "$d/o"'
 if ! have_perf; then
 	skip "perf is not installed: no reference to compare with"
 	done_testing; exit 0
