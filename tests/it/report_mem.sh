@@ -75,5 +75,9 @@ done <<'LIST'
 --mem-mode -s tlb -n
 --mem-mode -F overhead,sample,mem,locked
 -F overhead,code_page_size,period
+--mem-mode -F overhead,weight,sym -s locked
+--hierarchy -s weight,comm
+--hierarchy -s comm,code_page_size
+--hierarchy -s code_page_size,comm,ins_lat
 LIST
 done_testing
