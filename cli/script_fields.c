@@ -124,6 +124,39 @@ static void mem_tlb(struct sbuf *b, union perf_mem_data_src d)
 		add(b, " miss");
 }
 
+static void mem_lock(struct sbuf *b, union perf_mem_data_src d)
+{
+	add(b, d.mem_lock & PERF_MEM_LOCK_NA ? "N/A" : d.mem_lock & PERF_MEM_LOCK_LOCKED ?
+	       "Yes" : "No");
+}
+
+static void mem_blk(struct sbuf *b, union perf_mem_data_src d)
+{
+	if (!d.mem_blk || (d.mem_blk & PERF_MEM_BLK_NA)) {
+		add(b, " N/A");
+		return;
+	}
+	if (d.mem_blk & PERF_MEM_BLK_DATA)
+		add(b, " Data");
+	if (d.mem_blk & PERF_MEM_BLK_ADDR)
+		add(b, " Addr");
+}
+
+size_t script_mem_part(char *out, size_t len, uint64_t data_src, enum script_mem_part part)
+{
+	static void (*const fn[])(struct sbuf *, union perf_mem_data_src) = {
+		[MEM_PART_LVL] = mem_lvl_text, [MEM_PART_SNOOP] = mem_snoop,
+		[MEM_PART_TLB] = mem_tlb, [MEM_PART_LOCK] = mem_lock, [MEM_PART_BLK] = mem_blk,
+	};
+	struct sbuf b = { out, len, 0 };
+
+	if (!len)
+		return 0;
+	out[0] = '\0';
+	fn[part](&b, (union perf_mem_data_src){ .val = data_src });
+	return b.used;
+}
+
 size_t script_mem_decode(char *out, size_t len, uint64_t data_src)
 {
 	union perf_mem_data_src d = { .val = data_src };
@@ -141,17 +174,9 @@ size_t script_mem_decode(char *out, size_t len, uint64_t data_src)
 	add(&b, "|TLB ");
 	mem_tlb(&b, d);
 	add(&b, "|LCK ");
-	add(&b, d.mem_lock & PERF_MEM_LOCK_NA ? "N/A" : d.mem_lock & PERF_MEM_LOCK_LOCKED ?
-		"Yes" : "No");
+	mem_lock(&b, d);
 	add(&b, "|BLK ");
-	if (!d.mem_blk || (d.mem_blk & PERF_MEM_BLK_NA)) {
-		add(&b, " N/A");
-	} else {
-		if (d.mem_blk & PERF_MEM_BLK_DATA)
-			add(&b, " Data");
-		if (d.mem_blk & PERF_MEM_BLK_ADDR)
-			add(&b, " Addr");
-	}
+	mem_blk(&b, d);
 	return b.used;
 }
 

@@ -14,6 +14,9 @@
 
 /* perf's "|OP LOAD|LVL L1 hit|SNP None|TLB L1 or L2 hit|LCK No|BLK  N/A"; its length */
 size_t script_mem_decode(char *out, size_t len, uint64_t data_src);
+/* One part of a data source as perf's report keys show it: "L1 hit", "HitM", "Yes", " Data" */
+enum script_mem_part { MEM_PART_LVL, MEM_PART_SNOOP, MEM_PART_TLB, MEM_PART_LOCK, MEM_PART_BLK };
+size_t script_mem_part(char *out, size_t len, uint64_t data_src, enum script_mem_part part);
 /* A branch's type as perf's brstack shows it ("" for unknown, "COND", ...) */
 const char *script_branch_type(const struct perf_branch_entry *e);
 /* perf's page size: "4K", "2M", "1024B"; "N/A" for 0 */

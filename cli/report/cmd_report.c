@@ -48,6 +48,8 @@ struct report {
 	struct cg_param cg;		/* call graphs under the rows (mode none: not drawn) */
 	bool children;
 	bool hierarchy;			/* --hierarchy: a level per key, the rows under their parents */
+	bool mem_mode;			/* --mem-mode: rows weigh their samples' weights */
+	int ipc_at;			/* the sym key perf's ipc_null column stands for; -1: none */
 	struct hist_fields fields;	/* -F: the columns, in order (n 0: none) */
 	struct hist_cells cells;
 	bool show_threads;		/* -T: the READ records' per-thread counts after the rows */
@@ -138,6 +140,14 @@ static void print_head(const struct report *r, int idx)
 	if (ns > 1000) { ns /= 1000; unit = 'K'; }	/* perf's convert_unit */
 	if (ns > 1000) { ns /= 1000; unit = 'M'; }
 	printf("# Samples: %llu%c of event '%s'\n", (unsigned long long)ns, unit, tally_session__event_name(r->ss, idx));
+	if (r->mem_mode) {	/* perf's: the weights' sum and the keys as given */
+		printf("# Total weight : %llu\n", (unsigned long long)t.period);
+		printf("# Sort order   : %s%s\n#\n", r->sort_spec ? r->sort_spec :
+		       "local_weight,mem,sym,dso,symbol_daddr,dso_daddr,snoop,tlb,locked,blocked,"
+		       "local_ins_lat,local_p_stage_cyc",	/* perf 6.1's default, -F's rows aside */
+		       r->ipc_at >= 0 ? ",ipc_null" : "");
+		return;
+	}
 	printf("# Event count (approx.): %llu\n#\n", (unsigned long long)t.period);
 }
 
@@ -212,7 +222,9 @@ static void print_row(FILE *fp, const struct rows_out *o, const struct tally_his
 		line_put(&ln, num, (size_t)snprintf(num, sizeof(num), "  %12llu",
 						    (unsigned long long)e->self));
 	for (int i = 0; i < r->nsort; i++)
-		if (!r->elide[r->sort[i]])
+		if (i == r->ipc_at)
+			line_put(&ln, "  -      -            ", 22);	/* perf's ipc_null */
+		else if (!r->elide[r->sort[i]])
 			hist_key_put(&ln, &r->cells, e, r->sort[i], o->width[i], i == o->last);
 	line_putc(&ln, '\n');
 	line_flush(&ln);
@@ -373,7 +385,7 @@ static void print_hist(struct report *r, int idx)
 		return;
 	}
 	for (int i = 0; i < r->nsort; i++)
-		width[i] = hist_key_width(&r->cells, rows, n, r->sort[i]);
+		width[i] = i == r->ipc_at ? 20 : hist_key_width(&r->cells, rows, n, r->sort[i]);
 	print_head(r, idx);
 	/* perf pads the other columns even when the last one is hidden */
 	last = r->nsort - 1;
@@ -381,7 +393,9 @@ static void print_hist(struct report *r, int idx)
 		printf("# %s%s%s", r->children ? "Children      Self" : "Overhead",
 		       r->show_nr ? "       Samples" : "", r->show_period ? "        Period" : "");
 		for (int i = 0; i < r->nsort; i++)
-			if (!r->elide[r->sort[i]])
+			if (i == r->ipc_at)
+				printf("  %-*s", width[i], "IPC   [IPC Coverage]");
+			else if (!r->elide[r->sort[i]])
 				printf("  %-*s", width[i], hist_keys[r->sort[i]].header);
 		printf("\n# %s%s%s", r->children ? "........  ........" : "........",
 		       r->show_nr ? "  ............" : "", r->show_period ? "  ............" : "");
@@ -459,6 +473,15 @@ static bool all_tracepoints(struct tally_data_reader *rd, int n)
 	return n > 0;
 }
 
+/* perf's check for --mem-mode: some event samples data sources */
+static bool any_data_src(struct tally_data_reader *rd, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (tally_data_reader__attr(rd, i)->sample_type & PERF_SAMPLE_DATA_SRC)
+			return true;
+	return false;
+}
+
 static void add_sort_key(struct report *r, enum sort_key k)
 {
 	r->sort[r->nsort++] = k;
@@ -479,7 +502,20 @@ static int parse_sort(struct report *r, const char *spec)
 		for (k = 0; k < K__NR && strcmp(tok, hist_keys[k].name); k++)
 			;
 		if (k == K__NR || r->nsort == K__NR) {
-			fprintf(stderr, "tally report: --sort '%s': unknown key '%s' (comm, pid, dso, sym, cpu, srcline, parent, trace)\n",
+			fprintf(stderr, "tally report: --sort '%s': unknown key '%s' (", spec, tok);
+			for (int i = 0, n = 0; i < K__NR; i++)
+				if (!HIST_MEM_MODE_KEY(i))
+					fprintf(stderr, "%s%s", n++ ? ", " : "", hist_keys[i].name);
+			fprintf(stderr, "; with --mem-mode:");
+			for (int i = 0, n = 0; i < K__NR; i++)
+				if (HIST_MEM_MODE_KEY(i))
+					fprintf(stderr, "%s %s", n++ ? "," : "", hist_keys[i].name);
+			fprintf(stderr, ")\n");
+			free(dup);
+			return -1;
+		}
+		if (HIST_MEM_MODE_KEY(k) && !r->mem_mode) {
+			fprintf(stderr, "tally report: --sort '%s': key '%s' is a memory key: it needs --mem-mode\n",
 				spec, tok);
 			free(dup);
 			return -1;
@@ -565,7 +601,7 @@ int cmd_report(int argc, char **argv)
 		CLI_STRING(0, "until", &r.from.until, "T", "--from: rows before T"),
 		CLI_STRING(0, "where", &r.from.where, "K=V,...", "--from: host, comm, thread, exe, cgroup, pid, tid, kind, event, build"),
 		CLI_STRING(0, "store-auth-file", &r.from.auth_file, "FILE", "--from: user=NAME and password=SECRET lines (else $TALLY_STORE_USER, $TALLY_STORE_PASSWORD)"),
-		CLI_STRING('s', "sort", &sort, "KEYS", "comm, pid, dso, sym, cpu, srcline, parent, trace (default comm,dso,sym; trace when every event is a tracepoint)"),
+		CLI_STRING('s', "sort", &sort, "KEYS", "comm, pid, dso, sym, cpu, srcline, parent, trace, the sample fields' keys (man tally-report) (default comm,dso,sym; trace when every event is a tracepoint)"),
 		CLI_STRING('F', "fields", &fields, "FIELDS",
 			   "the columns: overhead, overhead_children, period, sample and sort keys"),
 		CLI_CALLBACK_F(0, "children", &children, NULL, "add callers' share (default with call chains)", opt_children, 0, 1),
@@ -591,6 +627,7 @@ int cmd_report(int argc, char **argv)
 		CLI_BOOL('n', "show-nr-samples", &r.show_nr, "a Samples column (the rows' own samples)"),
 		CLI_BOOL(0, "show-total-period", &r.show_period, "a Period column (the rows' own period)"),
 		CLI_BOOL(0, "hierarchy", &r.hierarchy, "a level per sort key, each entry under its parent"),
+		CLI_BOOL(0, "mem-mode", &r.mem_mode, "memory access profile: samples weigh their weights; the mem keys"),
 		CLI_BOOL('q', "quiet", &r.quiet, "rows and graphs only: no '#' lines"),
 		CLI_BOOL('T', "threads", &r.show_threads, "per-thread counts of the events (perf record -s) after the rows"),
 		CLI_STRING(0, "pretty", &pretty, "KEY", "-T's layout: normal or raw"),
@@ -634,8 +671,20 @@ int cmd_report(int argc, char **argv)
 		fprintf(stderr, "tally report: --hierarchy and --fields options cannot be used together\n");
 		return 129;
 	}
-	if (fields ? parse_fields(&r, fields, sort) : parse_sort(&r, sort ? sort : "comm,dso,sym"))
+	/* perf 6.1's default order in memory mode (its local_p_stage_cyc is POWER's alone) */
+	if (fields ? parse_fields(&r, fields, sort) :
+	    parse_sort(&r, sort ? sort : r.mem_mode ? "local_weight,mem,sym,dso,symbol_daddr,dso_daddr,"
+			   "snoop,tlb,locked,blocked,local_ins_lat" : "comm,dso,sym"))
 		return 129;
+	/*
+	 * perf adds its ipc_null column (a key of the sampled function, no
+	 * IPC without branch stacks) to any -s naming "symbol" (symbol_daddr)
+	 */
+	r.ipc_at = -1;
+	if (sort && !fields && strstr(sort, "symbol") && r.nsort < K__NR) {
+		r.ipc_at = r.nsort;
+		r.sort[r.nsort++] = K_SYM;
+	}
 	/* a --parent of one's own adds the key, as perf */
 	if (parent && !r.has_parent && r.nsort < K__NR) {
 		r.sort[r.nsort++] = K_PARENT;
@@ -721,6 +770,12 @@ int cmd_report(int argc, char **argv)
 		print_file_header(stdout, rd, input);
 	if (r.header_only)
 		goto out;
+	if (r.mem_mode && !tally_data_reader__is_pipe(rd) && !any_data_src(rd, nr_events)) {
+		fprintf(stderr, "tally report: --mem-mode but no event of %s has data sources "
+			"(PERF_SAMPLE_DATA_SRC): was it recorded without -d?\n", input);
+		ret = 1;
+		goto out;
+	}
 	/* every event a tracepoint: perf's default key is the trace text */
 	if (!sort && !fields && all_tracepoints(rd, nr_events)) {
 		r.nsort = 0;
@@ -746,7 +801,7 @@ int cmd_report(int argc, char **argv)
 		r.cg.caller = r.children ||
 			      (tally_data_reader__is_pipe(rd) && children != 0);
 	/* perf's hierarchy has no callers' share (the graphs' order decided as with it) */
-	if (r.hierarchy)
+	if (r.hierarchy || r.mem_mode)	/* mem-mode too: perf's cumulate_callchain off */
 		r.children = false;
 	{
 		int order[3 * K__NR + 4];
@@ -759,7 +814,8 @@ int cmd_report(int argc, char **argv)
 				       ((r.exp.flamegraph || r.exp.html) &&
 					report_offcpu_event(ss) >= 0),
 			   /* text's graphs have one threshold: rows under it print no tree, none is made */
-			   .graph_min = !tui && r.cg.mode == CG_GRAPH ? r.cg.min_percent : 0);
+			   .graph_min = !tui && r.cg.mode == CG_GRAPH ? r.cg.min_percent : 0,
+			   .mem_mode = r.mem_mode);
 
 		r.filter.sz = sizeof(r.filter);
 		if (!(r.hist = tally_hist__new(ss, &ho)) || tally_hist__set_filter(r.hist, &r.filter) ||

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <tally/tally.h>
 #include "hist_cols.h"
+#include "script_fields.h"
 
 
 const struct hist_key_name hist_keys[K__NR] = {
@@ -18,7 +19,83 @@ const struct hist_key_name hist_keys[K__NR] = {
 	[K_SRCLINE] = { "srcline", "Source:Line" },
 	[K_PARENT] = { "parent", "Parent symbol" },
 	[K_TRACE] = { "trace", "Trace output" },
+	[TALLY_HIST_MEM] = { "mem", "Memory access", 24 },
+	[TALLY_HIST_SNOOP] = { "snoop", "Snoop", 12 },
+	[TALLY_HIST_TLB] = { "tlb", "TLB access", 22 },
+	[TALLY_HIST_LOCKED] = { "locked", "Locked", 6 },
+	[TALLY_HIST_BLOCKED] = { "blocked", "Blocked", 10 },
+	[TALLY_HIST_PHYS_DADDR] = { "phys_daddr", "Data Physical Address", 22 },
+	[TALLY_HIST_DATA_PAGE_SIZE] = { "data_page_size", "Data Page Size", 22 },
+	[TALLY_HIST_CODE_PAGE_SIZE] = { "code_page_size", "Code Page Size", 6 },
+	[TALLY_HIST_WEIGHT] = { "weight", "Weight", 12 },
+	[TALLY_HIST_LOCAL_WEIGHT] = { "local_weight", "Local Weight", 12 },
+	[TALLY_HIST_INS_LAT] = { "ins_lat", "INSTR Latency", 13 },
+	[TALLY_HIST_LOCAL_INS_LAT] = { "local_ins_lat", "Local INSTR Latency", 13 },
+	[TALLY_HIST_SYM_DADDR] = { "symbol_daddr", "Data Symbol" },
+	[TALLY_HIST_DSO_DADDR] = { "dso_daddr", "Data Object" },
+	[TALLY_HIST_DCACHELINE] = { "dcacheline", "Data Cacheline" },
 };
+
+static int fmt_addr(char *buf, size_t len, char level, uint64_t addr);
+
+/* perf's mem and sample-field keys' cells (sort.c's hist_entry__*_snprintf) */
+static int mem_value(const struct tally_hist_row *e, enum tally_hist_key k, char *buf, size_t len)
+{
+	static const enum script_mem_part part[] = {
+		[TALLY_HIST_MEM] = MEM_PART_LVL, [TALLY_HIST_SNOOP] = MEM_PART_SNOOP,
+		[TALLY_HIST_TLB] = MEM_PART_TLB, [TALLY_HIST_LOCKED] = MEM_PART_LOCK,
+		[TALLY_HIST_BLOCKED] = MEM_PART_BLK,
+	};
+	char out[64];
+
+	switch (k) {
+	case TALLY_HIST_MEM: case TALLY_HIST_SNOOP: case TALLY_HIST_TLB:
+	case TALLY_HIST_LOCKED: case TALLY_HIST_BLOCKED:
+		script_mem_part(out, sizeof(out), e->data_src, part[k]);	/* perf's out[64] */
+		return snprintf(buf, len, "%s", out);
+	case TALLY_HIST_PHYS_DADDR:	/* perf's "[%c] %-#.*llx": no 0x for zero */
+		return snprintf(buf, len, e->phys_addr ? "[%c] 0x%016llx" : "[%c] %016llx", e->level,
+				(unsigned long long)e->phys_addr);
+	case TALLY_HIST_DATA_PAGE_SIZE:
+	case TALLY_HIST_CODE_PAGE_SIZE:
+		script_page_size(out, sizeof(out), k == TALLY_HIST_DATA_PAGE_SIZE ? e->data_page_size :
+			       e->code_page_size);
+		return snprintf(buf, len, "%s", out);
+	case TALLY_HIST_WEIGHT:		/* the global ones: times the row's samples */
+		return snprintf(buf, len, "%llu", (unsigned long long)(e->weight * e->samples));
+	case TALLY_HIST_LOCAL_WEIGHT:
+		return snprintf(buf, len, "%llu", (unsigned long long)e->weight);
+	case TALLY_HIST_INS_LAT:
+		return snprintf(buf, len, "%llu", (unsigned long long)(e->ins_lat * e->samples));
+	case TALLY_HIST_LOCAL_INS_LAT:
+		return snprintf(buf, len, "%llu", (unsigned long long)e->ins_lat);
+	case TALLY_HIST_SYM_DADDR:	/* perf's _hist_entry__sym_snprintf of the data address */
+		if (e->data_sym && e->data_object)
+			return snprintf(buf, len, "[%c] %s+0x%llx", e->level, e->data_sym,
+					(unsigned long long)e->data_off);
+		if (e->data_sym)
+			return snprintf(buf, len, "[%c] %s", e->level, e->data_sym);
+		return fmt_addr(buf, len, e->level, e->daddr);
+	case TALLY_HIST_DSO_DADDR:
+		return snprintf(buf, len, "%s", e->data_dso ? e->data_dso : "[unknown]");
+	case TALLY_HIST_DCACHELINE: {
+		/*
+		 * perf's: the line map-relative, [X] without a map, a data
+		 * object's offset from its mapped start (wrapping, as perf's)
+		 */
+		char level = e->data_mapped ? e->level : 'X';
+
+		if (e->data_sym && e->data_object)
+			return snprintf(buf, len, "[%c] %s+0x%llx", level, e->data_sym,
+					(unsigned long long)(e->data_cacheline - (e->daddr - e->data_off)));
+		if (e->data_sym)
+			return snprintf(buf, len, "[%c] %s", level, e->data_sym);
+		return fmt_addr(buf, len, level, e->data_cacheline);
+	}
+	default:
+		return snprintf(buf, len, "?");
+	}
+}
 
 /* the thread's name at the end, as perf's comm and pid columns size and show it */
 static const char *last_comm(const struct hist_cells *c, const struct tally_hist_row *e)
@@ -71,7 +148,7 @@ static int value(const struct hist_cells *c, const struct tally_hist_row *e,
 	case K_SRCLINE: return snprintf(buf, len, "%s", e->srcline ? e->srcline : "??:0");
 	case K_PARENT: return snprintf(buf, len, "%s", e->parent ? e->parent : "[other]");
 	case K_TRACE: return snprintf(buf, len, "%s", e->trace ? e->trace : "");
-	default: return snprintf(buf, len, "?");
+	default: return mem_value(e, k, buf, len);
 	}
 }
 
@@ -100,6 +177,25 @@ int hist_key_width(const struct hist_cells *c, const struct tally_hist_row *rows
 
 	if (k == K_CPU)
 		return 3;	/* perf's: "-001" overflows it */
+	/* perf sizes these by a fixed width alone: a longer cell overflows */
+	if (k >= K_MEM && k < K_SYM_DADDR)
+		return w > hist_keys[k].width ? w : hist_keys[k].width;
+	/*
+	 * the data keys by their names (perf's hists__calc_col_len): a
+	 * symbol's with 22 more, or 22; a file's, or an address's 16
+	 */
+	for (size_t i = 0; (k == K_SYM_DADDR || k == K_DSO_DADDR || k == K_DCACHELINE) && i < n; i++) {
+		const char *s = k == K_DSO_DADDR ? rows[i].data_dso : rows[i].data_sym;
+		int l = k == K_DSO_DADDR ? (s ? (int)strlen(s) : 16) : s ? (int)strlen(s) + 22 : 22;
+
+		if (k == K_DCACHELINE && s)
+			l++;	/* perf's symlen + 1 */
+
+		if (l > w)
+			w = l;
+	}
+	if (k == K_SYM_DADDR || k == K_DSO_DADDR || k == K_DCACHELINE)
+		return w;
 	/*
 	 * perf measures a trace text only once a comparison made it: a lone
 	 * row never is, and is cut to the header's width.
@@ -155,8 +251,9 @@ static void put_cell(struct line *ln, const struct hist_cells *c, const struct t
 		s = buf;
 	}
 	l = strlen(s);
-	/* perf's "%-*.*s": cut to the width */
-	if ((k == K_COMM || k == K_TRACE) && l > (size_t)width)
+	/* perf's "%-*.*s": cut to the width; locked's, blocked's ("%.*s") and phys_daddr's */
+	if ((k == K_COMM || k == K_TRACE || k == K_LOCKED || k == K_BLOCKED || k == K_PHYS) &&
+	    l > (size_t)width)
 		l = (size_t)width;
 	line_left(ln, s, l, pad);
 }
@@ -165,8 +262,13 @@ void hist_key_put(struct line *ln, const struct hist_cells *c, const struct tall
 		  enum tally_hist_key k, int width, bool last)
 {
 	line_put(ln, "  ", 2);
-	/* a trace padded only when not last; a symbol or source line unpadded when last */
-	put_cell(ln, c, e, k, width, last && (k == K_SYM || k == K_SRCLINE || k == K_TRACE) ? 0 : width);
+	/*
+	 * a trace padded only when not last; a symbol, source line, lock or
+	 * block ("%.*s" cells) unpadded when last
+	 */
+	put_cell(ln, c, e, k, width, last && (k == K_SYM || k == K_SRCLINE || k == K_TRACE ||
+					      k == K_LOCKED || k == K_BLOCKED || k == K_SYM_DADDR ||
+					      k == K_DCACHELINE) ? 0 : width);
 }
 
 void hist_key_put_level(struct line *ln, const struct hist_cells *c,

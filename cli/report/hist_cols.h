@@ -24,13 +24,24 @@
 #define K_SRCLINE TALLY_HIST_SRCLINE
 #define K_PARENT TALLY_HIST_PARENT
 #define K_TRACE TALLY_HIST_TRACE
+#define K_MEM TALLY_HIST_MEM
+#define K_LOCKED TALLY_HIST_LOCKED
+#define K_BLOCKED TALLY_HIST_BLOCKED
+#define K_PHYS TALLY_HIST_PHYS_DADDR
+#define K_DPAGE TALLY_HIST_DATA_PAGE_SIZE
 #define K__NR TALLY_HIST_KEY__NR
+/* the keys perf 6.1 takes only with --mem-mode (its memory_sort_dimensions) */
+#define K_SYM_DADDR TALLY_HIST_SYM_DADDR
+#define K_DSO_DADDR TALLY_HIST_DSO_DADDR
+#define K_DCACHELINE TALLY_HIST_DCACHELINE
+#define HIST_MEM_MODE_KEY(k) (((k) >= K_MEM && (k) <= K_DPAGE) || (k) >= K_SYM_DADDR)
 
 struct tally_session;
 
 /* a key's -s/-F name and its column's header (perf's, spaces and all) */
 struct hist_key_name {
 	const char *name, *header;
+	int width;		/* perf's fixed width of the column (0: sized by its cells) */
 };
 extern const struct hist_key_name hist_keys[TALLY_HIST_KEY__NR];
 

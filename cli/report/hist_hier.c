@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/perf_event.h>
 #include "hist_cols.h"
 
 #define INDENT 3	/* perf's HIERARCHY_INDENT */
@@ -21,6 +22,39 @@ static int strcmp_null(const char *a, const char *b)
 	if (!a || !b)
 		return a ? -1 : 1;
 	return strcmp(a, b);
+}
+
+static int u64_cmp(uint64_t a, uint64_t b)
+{
+	return a != b ? (a < b ? -1 : 1) : 0;
+}
+
+/* the sample fields' keys: the part of the field the library keys by */
+static int mem_cmp(const struct tally_hist_row *a, const struct tally_hist_row *b,
+		   enum tally_hist_key k)
+{
+	union perf_mem_data_src l = { .val = a->data_src }, r = { .val = b->data_src };
+
+	switch (k) {
+	case TALLY_HIST_MEM: return u64_cmp(l.mem_lvl, r.mem_lvl);
+	case TALLY_HIST_SNOOP: return u64_cmp(l.mem_snoop, r.mem_snoop);
+	case TALLY_HIST_TLB: return u64_cmp(l.mem_dtlb, r.mem_dtlb);
+	case TALLY_HIST_LOCKED: return u64_cmp(l.mem_lock, r.mem_lock);
+	case TALLY_HIST_BLOCKED: return u64_cmp(l.mem_blk, r.mem_blk);
+	case TALLY_HIST_PHYS_DADDR: return u64_cmp(a->phys_addr, b->phys_addr);
+	case TALLY_HIST_DATA_PAGE_SIZE: return u64_cmp(a->data_page_size, b->data_page_size);
+	case TALLY_HIST_CODE_PAGE_SIZE: return u64_cmp(a->code_page_size, b->code_page_size);
+	case TALLY_HIST_WEIGHT:
+	case TALLY_HIST_LOCAL_WEIGHT: return u64_cmp(a->weight, b->weight);
+	case TALLY_HIST_INS_LAT:
+	case TALLY_HIST_LOCAL_INS_LAT: return u64_cmp(a->ins_lat, b->ins_lat);
+	case TALLY_HIST_SYM_DADDR: return u64_cmp(a->daddr, b->daddr);
+	case TALLY_HIST_DSO_DADDR: return strcmp_null(a->data_dso, b->data_dso);
+	case TALLY_HIST_DCACHELINE:
+		return a->data_mapped != b->data_mapped ? (a->data_mapped ? 1 : -1) :
+		       u64_cmp(a->data_cacheline, b->data_cacheline);
+	default: return 0;
+	}
 }
 
 /*
@@ -52,7 +86,7 @@ static int key_cmp(const struct tally_hist_row *a, const struct tally_hist_row *
 	case TALLY_HIST_SRCLINE: return strcmp_null(a->srcline, b->srcline);
 	case TALLY_HIST_PARENT: return strcmp_null(a->parent, b->parent);
 	case TALLY_HIST_TRACE: return strcmp_null(a->trace, b->trace);
-	default: return 0;
+	default: return mem_cmp(a, b, k);
 	}
 }
 

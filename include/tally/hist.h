@@ -60,6 +60,27 @@ enum tally_hist_key {
 	TALLY_HIST_SRCLINE,	/* "file.c:12" (asks the resolver for source lines) */
 	TALLY_HIST_PARENT,	/* the first caller matching opts.parent, "[other]" */
 	TALLY_HIST_TRACE,	/* a tracepoint's fields as text, "N/A" for other events */
+	/*
+	 * Added in 0.5: perf's keys over the PMU's sample fields, each the
+	 * row's field of the same name. A data source key compares its part
+	 * alone, as perf's (mem: the levels' bits; snoop: the snoop bits),
+	 * the row showing its first sample's whole data_src.
+	 */
+	TALLY_HIST_MEM,		/* the data source's level (perf's "mem") */
+	TALLY_HIST_SNOOP,
+	TALLY_HIST_TLB,
+	TALLY_HIST_LOCKED,
+	TALLY_HIST_BLOCKED,
+	TALLY_HIST_PHYS_DADDR,
+	TALLY_HIST_DATA_PAGE_SIZE,
+	TALLY_HIST_CODE_PAGE_SIZE,
+	TALLY_HIST_WEIGHT,	/* the weight (perf shows it times the row's samples) */
+	TALLY_HIST_LOCAL_WEIGHT,
+	TALLY_HIST_INS_LAT,	/* WEIGHT_STRUCT's instruction latency (shown times samples) */
+	TALLY_HIST_LOCAL_INS_LAT,
+	TALLY_HIST_SYM_DADDR,	/* the data address (named by the data object holding it) */
+	TALLY_HIST_DSO_DADDR,	/* the file mapped at the data address */
+	TALLY_HIST_DCACHELINE,	/* the data address's cache line (perf's dcacheline) */
 	TALLY_HIST_KEY__NR,
 };
 
@@ -133,9 +154,14 @@ struct tally_hist_opts {
 	 * threshold shows nothing under it. 0: every row's. Added in 0.3.
 	 */
 	double graph_min;
+	/*
+	 * perf's --mem-mode: a sample counts its weight (1 when it has
+	 * none), not its period, in rows and totals. Added in 0.5.
+	 */
+	bool mem_mode;
 	size_t :0;
 };
-#define tally_hist_opts__last_field graph_min
+#define tally_hist_opts__last_field mem_mode
 
 /*
  * A histogram of ss's samples (ss outlives it: its address spaces
@@ -255,9 +281,36 @@ struct tally_hist_row {
 	 */
 	bool object;
 	uint64_t object_off;
+	/*
+	 * Added in 0.5, the PMU's fields of the row's first sample (each 0
+	 * where the sample lacks it): the data source (union
+	 * perf_mem_data_src), the physical data address, the pages' sizes,
+	 * the weight (WEIGHT_STRUCT's first word) and instruction latency.
+	 */
+	uint64_t data_src;
+	uint64_t phys_addr;
+	uint64_t data_page_size, code_page_size;
+	uint64_t weight, ins_lat;
+	/*
+	 * The data address (ADDR) and what holds it, looked up as perf's
+	 * mem keys do, functions and data objects alike in the sample's
+	 * address space: NULL names where no map or symbol does; data_off
+	 * is daddr less the symbol's mapped start.
+	 */
+	uint64_t daddr;
+	const char *data_sym, *data_dso;
+	uint64_t data_off;
+	bool data_object;		/* data_sym is a data object (perf's "name+0xOFF") */
+	/*
+	 * The data address's cache line as perf's dcacheline key shows it:
+	 * the address map-relative (absolute without a map), rounded down
+	 * to this machine's cache line; data_mapped: a map held it.
+	 */
+	uint64_t data_cacheline;
+	bool data_mapped;
 	size_t :0;
 };
-#define tally_hist_row__last_field object_off
+#define tally_hist_row__last_field data_mapped
 
 /* The rows of event shown under the filter. */
 TALLY_API size_t tally_hist__nr_rows(const struct tally_hist *h, int event);

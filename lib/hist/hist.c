@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <tally/hash.h>
 #include <tally/session.h>
 #include "fmt.h"
@@ -25,12 +26,15 @@
 #include "resolved_internal.h"
 
 static uint64_t shape_hash(int idx, const char *comm, const char *trace,
-			   const struct tally_sample *smp, int mode)
+			   const struct tally_sample *smp, int mode, const struct hist_mem *m)
 {
 	uint64_t h = tally_hash_mix((uint64_t)idx ^ ((uint64_t)(uintptr_t)comm << 8) ^
 			      ((uint64_t)smp->tid << 32) ^ smp->pid ^ (uint64_t)(uintptr_t)trace);
 
 	h ^= smp->ip ^ ((uint64_t)smp->cpu << 40) ^ ((uint64_t)mode << 56);
+	if (m)
+		h = tally_hash_mix(h ^ m->data_src ^ m->phys_addr ^ (m->addr * 31) ^ (m->dpage << 3) ^
+				   (m->cpage << 7) ^ (m->weight << 17) ^ (m->ins_lat << 41));
 	/* one multiply per address, one mix at the end: chains are long */
 	for (uint64_t i = 0; i < smp->callchain.nr; i++)
 		h = (h ^ smp->callchain.ips[i]) * 0x9e3779b97f4a7c15ULL + (h >> 29);
@@ -39,9 +43,11 @@ static uint64_t shape_hash(int idx, const char *comm, const char *trace,
 
 /* Count the sample in its shape: 1 when the shape is new, 0, or -ENOMEM. */
 static int shape_add(struct tally_hist *h, int idx, const char *comm, const char *trace,
-		     const struct tally_sample *smp, int mode, uint64_t period, uint64_t count)
+		     const struct tally_sample *smp, int mode, const struct hist_mem *m,
+		     uint64_t period, uint64_t count)
 {
-	uint64_t hv = shape_hash(idx, comm, trace, smp, mode);
+	static const struct hist_mem none;
+	uint64_t hv = shape_hash(idx, comm, trace, smp, mode, m);
 	uint32_t nr = smp->callchain.nr > CHAIN_MAX ? CHAIN_MAX : (uint32_t)smp->callchain.nr;
 	struct shape *x;
 
@@ -71,6 +77,7 @@ static int shape_add(struct tally_hist *h, int idx, const char *comm, const char
 		    x->tid == (int32_t)smp->tid &&
 		    x->pid == (int32_t)smp->pid && x->cpu == (int32_t)smp->cpu && x->mode == mode &&
 		    x->ip == smp->ip && x->key_nr == nr &&
+		    (!m || !memcmp(&x->m, m, sizeof(*m))) &&
 		    (!nr || !memcmp(x->ips, smp->callchain.ips, nr * sizeof(uint64_t)))) {
 			x->period += period;
 			x->count += count;
@@ -94,6 +101,7 @@ static int shape_add(struct tally_hist *h, int idx, const char *comm, const char
 	x->mode = (uint8_t)mode;
 	x->ip = smp->ip;
 	x->key_nr = nr;
+	x->m = m ? *m : none;
 	x->nr = nr;	/* the session's answer replaces it (tally__session_sample_resolve) */
 	x->period = period;
 	x->count = count;
@@ -140,6 +148,8 @@ static int hist_add(struct tally_hist *h, const struct tally_session_sample *ts,
 	/* only what a shape keys on: copying the whole sample was a tenth of -g none's time */
 	struct tally_sample chain;
 	struct shape *x;
+	struct hist_mem m;
+	uint64_t period;
 	int fresh;
 
 	if (!h || !ts || !ts->sample || !ts->event)
@@ -159,8 +169,24 @@ static int hist_add(struct tally_hist *h, const struct tally_session_sample *ts,
 			.sample_type = a->sample_type, .type = a->type, .config = a->config,
 			.freq = a->freq, .period = a->freq ? 0 : a->sample_period,
 		};
+	period = ts->period;
+	if (h->need_mem || h->mem_mode) {
+		bool wst = a->sample_type & PERF_SAMPLE_WEIGHT_STRUCT;
+
+		/* perf's sample weight: WEIGHT_STRUCT's first word, its second the latency */
+		m = (struct hist_mem){
+			.data_src = smp->data_src, .phys_addr = smp->phys_addr,
+			.dpage = smp->data_page_size, .cpage = smp->code_page_size,
+			.weight = wst ? (uint32_t)smp->weight : smp->weight,
+			.ins_lat = wst ? (uint16_t)(smp->weight >> 32) : 0,
+			.addr = smp->addr, .cpumode = ts->mode,
+		};
+		/* --mem-mode's cost: the weight, 1 without one (count samples of it each) */
+		if (h->mem_mode)
+			period = (m.weight ? m.weight : 1) * count;
+	}
 	hs->samples += count;
-	hs->total += ts->period;
+	hs->total += period;
 	if (smp->time < h->t_first || !h->t_first)
 		h->t_first = smp->time;
 	if (smp->time > h->t_last)
@@ -172,7 +198,7 @@ static int hist_add(struct tally_hist *h, const struct tally_session_sample *ts,
 		chain.cpu = (uint32_t)-1;	/* perf's cpu key shows -001 then */
 	fresh = shape_add(h, ts->attr, tally__session_sample_comm(h->ss, ts),
 			  h->need_trace ? tally__session_sample_trace(h->ss, ts) : NULL, &chain, ts->mode,
-			  ts->period, count);
+			  h->need_mem ? &m : NULL, period, count);
 	if (fresh < 0)
 		return fresh;
 	if (h->timeline) {
@@ -186,7 +212,7 @@ static int hist_add(struct tally_hist *h, const struct tally_session_sample *ts,
 			}
 		}
 		if (h->ntimed < h->cap_timed)
-			h->timed[h->ntimed++] = (struct hist_timed){ h->last_shape, smp->time, ts->period };
+			h->timed[h->ntimed++] = (struct hist_timed){ h->last_shape, smp->time, period };
 		else
 			h->timed_short = true;
 	}
@@ -547,7 +573,12 @@ struct tally_hist *tally_hist__new(struct tally_session *ss, const struct tally_
 		srcline |= keys[i] == K_SRCLINE;
 		h->has_parent |= keys[i] == K_PARENT;
 		h->need_trace |= keys[i] == K_TRACE;
+		h->need_mem |= keys[i] >= K_MEM;
 	}
+	h->mem_mode = TALLY_OPTS_GET(opts, mem_mode, false);
+	for (int i = 0; i < nkeys; i++)
+		h->need_daddr |= keys[i] == K_SYM_DADDR || keys[i] == K_DSO_DADDR ||
+				 keys[i] == K_DCACHELINE;
 	h->children = TALLY_OPTS_GET(opts, children, false);
 	h->graph = TALLY_OPTS_GET(opts, graph, false);
 	h->caller = TALLY_OPTS_GET(opts, order, TALLY_HIST_CALLEE) == TALLY_HIST_CALLER;
@@ -567,6 +598,18 @@ struct tally_hist *tally_hist__new(struct tally_session *ss, const struct tally_
 	}
 	/* the session's resolver of these options: an address resolved once for all its readers */
 	if (!(h->res = tally__session_resolver(ss, srcline, TALLY_OPTS_GET(opts, no_inline, false)))) {
+		tally_hist__free(h);
+		return tally__err_ptr(ENOMEM);
+	}
+	{
+		/* perf's cacheline_size(): this machine's, 64 when it does not say */
+		long cl = sysconf(_SC_LEVEL1_DCACHE_LINESIZE);
+
+		if (cl > 0 && !(cl & (cl - 1)))
+			tally__hist_cacheline = (uint64_t)cl;
+	}
+	/* data addresses: the session's resolver over data objects as well as functions */
+	if (h->need_daddr && !(h->dres = tally__session_data_resolver(ss))) {
 		tally_hist__free(h);
 		return tally__err_ptr(ENOMEM);
 	}
@@ -591,6 +634,7 @@ void tally_hist__free(struct tally_hist *h)
 	if (h->has_parent)
 		regfree(&h->parent_re);
 	tally__session_resolver_put(h->res);
+	tally__session_resolver_put(h->dres);
 	free(h->pmatch);
 	free(h->gbuf);
 	free(h->scr);
@@ -660,6 +704,12 @@ int tally_hist__row(const struct tally_hist *h, int event, size_t i, struct tall
 		.object = e->sym && e->w->object && !e->inlined,
 		/* perf's he->ip: a frame's absolute ip, the sample's own map-relative */
 		.object_off = e->from_chain ? e->w->object_symoff : e->w->object_off,
+		.data_src = e->m.data_src, .phys_addr = e->m.phys_addr, .data_page_size = e->m.dpage,
+		.code_page_size = e->m.cpage, .weight = e->m.weight, .ins_lat = e->m.ins_lat,
+		.daddr = e->m.addr, .data_sym = e->dw ? e->dw->sym : NULL,
+		.data_dso = e->dw ? e->dw->dso : NULL, .data_object = e->dw && e->dw->object,
+		.data_off = e->dw ? e->dw->object_symoff : 0,
+		.data_cacheline = cl_of(e), .data_mapped = e->dw && e->dw->map,
 	};
 
 	memcpy(out, &v, sz);

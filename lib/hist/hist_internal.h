@@ -12,6 +12,12 @@
 #include "hist_graph.h"
 #include "resolve_internal.h"
 
+/* The PMU's fields a sample is keyed by (the mem keys'), 0 where it lacks one. */
+struct hist_mem {
+	uint64_t data_src, phys_addr, dpage, cpage, weight, ins_lat, addr;
+	uint64_t cpumode;		/* the sample's (dcacheline groups by it) */
+};
+
 /*
  * A distinct sample shape (attr, thread, cpu, chain), with its samples'
  * count and period: rows, call graphs and pictures are built from these,
@@ -30,6 +36,7 @@ struct shape {
 	uint32_t key_nr;		/* the chain as recorded, what samples match */
 	uint64_t ip;
 	uint64_t *ips;
+	struct hist_mem m;		/* all 0 without a mem key */
 	size_t seq;			/* its index in first-seen order */
 	struct shape *next;		/* hash chain */
 };

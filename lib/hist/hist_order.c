@@ -389,7 +389,7 @@ static uint64_t key_ident(const struct entry *e, enum tally_hist_key k)
 	case K_SRCLINE: return (uintptr_t)e->w->srcline;
 	case K_PARENT: return (uintptr_t)e->parent;
 	case K_TRACE: return (uintptr_t)e->trace;
-	default: return 0;
+	default: return tally__hist_mem_ident(e, k);
 	}
 }
 

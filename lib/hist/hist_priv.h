@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
+#include <linux/perf_event.h>
 #include <tally/hist.h>
 #include "hist_internal.h"
 #include "rbtree.h"
@@ -23,6 +24,21 @@
 #define K_SRCLINE TALLY_HIST_SRCLINE
 #define K_PARENT TALLY_HIST_PARENT
 #define K_TRACE TALLY_HIST_TRACE
+#define K_MEM TALLY_HIST_MEM
+#define K_SNOOP TALLY_HIST_SNOOP
+#define K_TLB TALLY_HIST_TLB
+#define K_LOCKED TALLY_HIST_LOCKED
+#define K_BLOCKED TALLY_HIST_BLOCKED
+#define K_PHYS TALLY_HIST_PHYS_DADDR
+#define K_DPAGE TALLY_HIST_DATA_PAGE_SIZE
+#define K_CPAGE TALLY_HIST_CODE_PAGE_SIZE
+#define K_WEIGHT TALLY_HIST_WEIGHT
+#define K_LWEIGHT TALLY_HIST_LOCAL_WEIGHT
+#define K_INS_LAT TALLY_HIST_INS_LAT
+#define K_LINS_LAT TALLY_HIST_LOCAL_INS_LAT
+#define K_SYM_DADDR TALLY_HIST_SYM_DADDR
+#define K_DSO_DADDR TALLY_HIST_DSO_DADDR
+#define K_DCACHELINE TALLY_HIST_DCACHELINE
 #define K__NR TALLY_HIST_KEY__NR
 
 struct entry {
@@ -40,6 +56,8 @@ struct entry {
 	const char *dso, *sym;
 	uint64_t sym_start;
 	uint64_t addr;			/* map-relative; an unresolved frame's ip */
+	struct hist_mem m;		/* its first sample's (the mem keys) */
+	const struct where *dw;		/* where its data address resolved (the data keys) */
 	uint64_t self, children;
 	uint64_t nself;			/* its own samples */
 	uint64_t last_sample;		/* children: once per sample */
@@ -118,6 +136,10 @@ struct tally_hist {
 	bool children, graph, caller, address;
 	bool need_trace, has_parent, timeline;
 	bool sym_by_name;		/* a function is its DSO and name alone */
+	bool need_mem;			/* a mem key: shapes keyed by their PMU fields */
+	bool mem_mode;			/* opts': a sample counts its weight */
+	bool need_daddr;		/* a data address key: dres resolves them */
+	struct resolver *dres;		/* data addresses (the session's, over data objects too) */
 	bool rows_stale;		/* a filter or graph change: the rows made again */
 	regex_t parent_re;
 	struct tally_hist_filter filter;
@@ -163,6 +185,75 @@ static __attribute__((always_inline)) inline int strcmp_null(const char *a, cons
 	return strcmp(a, b);
 }
 
+/* the sign of an int64 */
+static inline int sgn64(int64_t d)
+{
+	return d < 0 ? -1 : d > 0;
+}
+
+/* the cache line size perf's dcacheline rounds to (hist_rows.c's, tally_hist__new sets it) */
+extern uint64_t tally__hist_cacheline;
+
+static inline uint64_t cl_of(const struct entry *e)
+{
+	return (e->dw ? e->dw->addr : e->m.addr) & ~(tally__hist_cacheline - 1);
+}
+
+/*
+ * perf's sort__dcacheline_cmp(b, a): the level (kernel first), no map
+ * first, the user's by process (tally has no device and inode numbers:
+ * every user map counts as perf's anonymous one), then the cache line of
+ * the map-relative address, the higher first.
+ */
+static inline int cmp_dcacheline(const struct entry *a, const struct entry *b)
+{
+	const void *am = a->dw ? a->dw->map : NULL, *bm = b->dw ? b->dw->map : NULL;
+	uint64_t l, r;
+
+	if (a->m.cpumode != b->m.cpumode)
+		return b->m.cpumode > a->m.cpumode ? -1 : 1;
+	if (am || bm) {
+		if (!bm || !am)
+			return !bm ? -1 : 1;
+		if (a->m.cpumode != TALLY_CPUMODE_KERNEL && a->pid != b->pid)
+			return b->pid > a->pid ? -1 : 1;
+	}
+	l = cl_of(b);
+	r = cl_of(a);
+	return l > r ? -1 : l < r;
+}
+
+/*
+ * The mem keys, as perf 6.1's sort.c compares them (perf's cmp(b, a), as
+ * cmp_key is throughout): a data source's part, or a field's difference
+ * as an int64.
+ */
+static inline int cmp_mem(const struct entry *a, const struct entry *b, enum tally_hist_key k)
+{
+	union perf_mem_data_src l = { .val = a->m.data_src }, r = { .val = b->m.data_src };
+
+	switch (k) {
+	case K_MEM: return sgn64((int64_t)((uint64_t)l.mem_lvl - r.mem_lvl));
+	case K_SNOOP: return sgn64((int64_t)((uint64_t)l.mem_snoop - r.mem_snoop));
+	case K_TLB: return sgn64((int64_t)((uint64_t)l.mem_dtlb - r.mem_dtlb));
+	case K_LOCKED: return sgn64((int64_t)((uint64_t)l.mem_lock - r.mem_lock));
+	case K_BLOCKED: return sgn64((int64_t)((uint64_t)l.mem_blk - r.mem_blk));
+	case K_PHYS: return sgn64((int64_t)(a->m.phys_addr - b->m.phys_addr));
+	case K_DPAGE: return sgn64((int64_t)(a->m.dpage - b->m.dpage));
+	case K_CPAGE: return sgn64((int64_t)(a->m.cpage - b->m.cpage));
+	/* perf's weights compare left - right: the other way */
+	case K_WEIGHT:
+	case K_LWEIGHT: return sgn64((int64_t)(b->m.weight - a->m.weight));
+	case K_INS_LAT:
+	case K_LINS_LAT: return sgn64((int64_t)(b->m.ins_lat - a->m.ins_lat));
+	case K_SYM_DADDR: return sgn64((int64_t)(a->m.addr - b->m.addr));
+	/* sort__dso_daddr_cmp hands _sort__dso_cmp its maps the other way round from dso's */
+	case K_DSO_DADDR: return -strcmp_null(a->dw ? a->dw->dso : NULL, b->dw ? b->dw->dso : NULL);
+	case K_DCACHELINE: return cmp_dcacheline(a, b);
+	default: return 0;
+	}
+}
+
 static __attribute__((always_inline)) inline int cmp_key(const struct entry *a, const struct entry *b,
 							 enum tally_hist_key k)
 {
@@ -197,7 +288,7 @@ static __attribute__((always_inline)) inline int cmp_key(const struct entry *a, 
 	case K_TRACE:
 		return a->trace == b->trace ? 0 : strcmp_null(a->trace, b->trace);
 	default:
-		return 0;
+		return cmp_mem(a, b, k);
 	}
 }
 
@@ -213,6 +304,9 @@ int tally__hist_shape(struct tally_hist *h, const struct shape *x, uint64_t peri
 int tally__hist_graph_shape(struct tally_hist *h, const struct shape *x, uint64_t period,
 			    uint64_t count);
 int tally__hist_graph_replay(struct tally_hist *h, bool all);
+
+/* hist_rows.c: a mem key as a number, equal for equal keys (0 for the others). */
+uint64_t tally__hist_mem_ident(const struct entry *e, enum tally_hist_key k);
 
 /* Each event's rows in perf's order (hist_order.c): 0 or -ENOMEM. */
 int tally__hist_order_rows(const struct tally_hist *h, struct hist_ev *hs);

@@ -72,6 +72,35 @@ static bool same_key(const struct tally_hist *h, const struct entry *a, const st
  * always were (resolve.c's FNV_BASIS, the FNV basis short of a digit), not
  * TALLY_FNV_BASIS, so that no tie moves.
  */
+/* hist_priv.h's: set by tally_hist__new, here below its readers */
+uint64_t tally__hist_cacheline = 64;
+
+/* A mem key as a number: equal keys, equal numbers (the data source's part alone). */
+uint64_t tally__hist_mem_ident(const struct entry *e, enum tally_hist_key k)
+{
+	union perf_mem_data_src d = { .val = e->m.data_src };
+
+	switch (k) {
+	case K_MEM: return d.mem_lvl;
+	case K_SNOOP: return d.mem_snoop;
+	case K_TLB: return d.mem_dtlb;
+	case K_LOCKED: return d.mem_lock;
+	case K_BLOCKED: return d.mem_blk;
+	case K_PHYS: return e->m.phys_addr;
+	case K_DPAGE: return e->m.dpage;
+	case K_CPAGE: return e->m.cpage;
+	case K_WEIGHT:
+	case K_LWEIGHT: return e->m.weight;
+	case K_INS_LAT:
+	case K_LINS_LAT: return e->m.ins_lat;
+	case K_SYM_DADDR: return e->m.addr;
+	case K_DSO_DADDR: return e->dw ? e->dw->dso_hash : 0;
+	case K_DCACHELINE: return cl_of(e) ^ e->m.cpumode << 1 ^ (e->dw && e->dw->map) ^
+				  (uint64_t)(uint32_t)e->pid << 32;
+	default: return 0;
+	}
+}
+
 #define ENTRY_SEED 1469598103934665603ULL
 
 static uint64_t hash_entry(const struct tally_hist *h, const struct entry *e)
@@ -89,7 +118,7 @@ static uint64_t hash_entry(const struct tally_hist *h, const struct entry *e)
 		case K_SRCLINE: v = e->w->srcline_hash; break;
 		case K_PARENT: v = tally_fnv_str(ENTRY_SEED, e->parent); break;
 		case K_TRACE: v = (uint64_t)(uintptr_t)e->trace; break;	/* interned */
-		default: v = 0; break;
+		default: v = tally__hist_mem_ident(e, h->sort[i]); break;
 		}
 		hv = tally_hash_mix(hv ^ v);
 	}
@@ -342,7 +371,7 @@ int tally__hist_shape(struct tally_hist *h, const struct shape *x, uint64_t peri
 	size_t n = 0;
 	struct hist_ev *hs = &h->ev[x->idx];
 	struct entry key = { .comm = x->comm, .trace = x->trace, .pid = x->pid, .tid = x->tid,
-			     .cpu = x->cpu };
+			     .cpu = x->cpu, .m = x->m };
 	struct tally_sample smp = { .callchain = { .nr = x->nr, .ips = x->ips } };
 	const struct where *w;
 	char prev_mode;
@@ -362,6 +391,8 @@ int tally__hist_shape(struct tally_hist *h, const struct shape *x, uint64_t peri
 	if (!w)
 		return -ENOMEM;
 	key_where(&key, w);
+	if (h->need_daddr && !(key.dw = tally__resolver_get(h->dres, x->pid, x->tid, x->m.addr, x->mode)))
+		return -ENOMEM;
 	pass = shown(h, &key);
 	h->cur_count = count;
 	if ((err = add(h, hs, &key, period, true, pass, &self)))
@@ -430,7 +461,8 @@ int tally__hist_graph_shape(struct tally_hist *h, const struct shape *x, uint64_
 	struct tally_sample smp = { .callchain = { .nr = x->nr, .ips = x->ips } };
 	struct hist_ev *hs = &h->ev[x->idx];
 	struct entry key = { .comm = x->comm, .comm_hash = tally_fnv_str(ENTRY_SEED, x->comm),
-			     .trace = x->trace, .pid = x->pid, .tid = x->tid, .cpu = x->cpu };
+			     .trace = x->trace, .pid = x->pid, .tid = x->tid, .cpu = x->cpu,
+			     .m = x->m };
 	struct entry *self;
 	struct where *w = tally__resolver_get(h->res, x->pid, x->tid, x->ip, x->mode);
 	size_t n = 0;
@@ -439,6 +471,8 @@ int tally__hist_graph_shape(struct tally_hist *h, const struct shape *x, uint64_
 	if (!w)
 		return -ENOMEM;
 	key_where(&key, w);
+	if (h->need_daddr && !(key.dw = tally__resolver_get(h->dres, x->pid, x->tid, x->m.addr, x->mode)))
+		return -ENOMEM;
 	self = hist_find(h, hs, &key);
 	prev_mode = w->mode;
 	tally__chain_modes(&smp, modes);

@@ -60,4 +60,11 @@ uint32_t tally__session_sample_resolve(struct tally_session *s, struct resolver 
 struct resolver *tally__session_resolver(struct tally_session *s, bool srcline, bool no_inline);
 void tally__session_resolver_put(struct resolver *r);
 
+/*
+ * The session's resolver of data addresses (perf finds them among a
+ * file's data objects as well as its functions: symbols of their own),
+ * made at the first ask; put as the others. NULL without memory.
+ */
+struct resolver *tally__session_data_resolver(struct tally_session *s);
+
 #endif

@@ -862,6 +862,11 @@ void tally_session__close(struct tally_session *s)
 			tally__resolver_free(s->res[i]);
 			free(s->res[i]);
 		}
+	if (s->dres) {
+		tally__resolver_free(s->dres);
+		free(s->dres);
+	}
+	tally_symbols__free(s->dsyms);
 	tally_strpool__free(s->traces);
 	free(s->lays);
 	free(s->fast);

@@ -63,6 +63,8 @@ struct tally_session {
 	 */
 	struct resolver *res[4];
 	struct resolver *own;
+	struct resolver *dres;		/* data addresses' (tally__session_data_resolver), over dsyms */
+	struct tally_symbols *dsyms;
 	/* the last sample's thread name, for comm_tid while maps_gen was comm_gen */
 	const char *comm;
 	int32_t comm_tid;

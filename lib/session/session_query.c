@@ -109,6 +109,27 @@ struct resolver *tally__session_resolver(struct tally_session *s, bool srcline, 
 	return r;
 }
 
+struct resolver *tally__session_data_resolver(struct tally_session *s)
+{
+	struct resolver *r = s->dres;
+
+	if (!r) {
+		TALLY_OPTS(tally_symbols_opts, so, .data_objects = true);
+
+		if (!(r = calloc(1, sizeof(*r))))
+			return NULL;
+		if (!(s->dsyms = tally_symbols__new(&so))) {
+			free(r);
+			return NULL;
+		}
+		tally__resolver_bind(r, s);
+		r->syms = s->dsyms;
+		s->dres = r;
+	}
+	r->users++;
+	return r;
+}
+
 void tally__session_resolver_put(struct resolver *r)
 {
 	if (r && r->users)
