@@ -41,7 +41,7 @@ run_one() {
 # exhaustive loop past ~15 s each (the whole arm64 part stays near a
 # minute); TALLY_ARM64_ALL=1 runs them too.
 slow="util/test_fmt cli/test_report_fmt symbol/test_scopes data/test_trace_fmt
-symbol/test_symcache"
+symbol/test_symcache hist/test_hist_threads"
 tests=() skipped=0
 for t in "$BUILD"/tests/unit/*/test_*; do
 	[ -x "$t" ] && [ "${t%.d}" = "$t" ] || continue
