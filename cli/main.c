@@ -21,6 +21,7 @@ static const struct cmd commands[] = {
 	{ "sched", cmd_sched, "Scheduler latencies, switches and CPU maps, as perf sched" },
 	{ "lock", cmd_lock, "Lock contention and lock statistics, as perf lock" },
 	{ "kmem", cmd_kmem, "Kernel memory allocations (slab, pages), as perf kmem" },
+	{ "probe", cmd_probe, "Define uprobe events from DWARF names, lines and SDT markers, as perf probe" },
 	{ "trace", cmd_trace, "Show the system calls of a command or of tasks, as perf trace" },
 	{ "agent", cmd_agent, "Profile the whole machine continuously into ClickHouse; counters for Prometheus" },
 	{ "list", cmd_list, "List the events this machine offers" },
