@@ -91,9 +91,7 @@ static void print_added(const struct tally_probe_events *evs, size_t from)
 		char name[600];
 
 		snprintf(name, sizeof(name), "%s:%s", ev->group, ev->event);
-		fprintf(stderr, "  %-20s (on %s%s in %s%s)\n", name,
-			*ev->where ? "" : "%", *ev->where ? ev->where : ev->event,
-			ev->path, ev->argnames);
+		fprintf(stderr, "  %-20s (on %s in %s%s)\n", name, ev->where, ev->path, ev->argnames);
 		last = ev;
 	}
 	if (last)

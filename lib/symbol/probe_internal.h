@@ -34,6 +34,8 @@ struct probe_point {
 	bool ret;		/* %return */
 	char *lazy;		/* ;PTN */
 	bool sdt;		/* sdt_PROVIDER:NAME / %PROVIDER:NAME */
+	char *sdt_group;	/* "sdt_PROVIDER" */
+	char *sdt_name;
 	struct probe_arg *args;
 	size_t nr_args;
 };

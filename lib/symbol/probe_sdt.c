@@ -110,7 +110,7 @@ int tally__probe_sdt_events(struct probe_dbg *d, const struct probe_point *pp,
 	Elf_Scn *scn = scn_named(d->elf, ".note.stapsdt", &sh);
 	Elf_Data *data = scn ? elf_getdata(scn, NULL) : NULL;
 	bool have_base = scn_named(d->elf, ".stapsdt.base", &bsh) != NULL;
-	const char *want = pp->group + 4;	/* "sdt_" */
+	const char *want = pp->sdt_group + 4;	/* "sdt_" */
 	size_t off = 0, noff, doff, found = 0;
 	GElf_Nhdr nh;
 
@@ -134,7 +134,7 @@ int tally__probe_sdt_events(struct probe_dbg *d, const struct probe_point *pp,
 		if (!ev++ || ev >= lim || !(args = memchr(ev, 0, (size_t)(lim - ev))) || ++args >= lim ||
 		    !memchr(args, 0, (size_t)(lim - args)))
 			continue;
-		if (strcmp(prov, want) || strcmp(ev, pp->event))
+		if (strcmp(prov, want) || strcmp(ev, pp->sdt_name))
 			continue;
 		if (have_base && base)
 			pc += bsh.sh_addr - base;
@@ -159,11 +159,12 @@ int tally__probe_sdt_events(struct probe_dbg *d, const struct probe_point *pp,
 				continue;	/* perf skips what it cannot convert */
 			n += (size_t)snprintf(buf + n, sizeof(buf) - n, " arg%d=%s", k, fetch);
 		}
-		e.group = strdup(pp->group);
-		e.event = strdup(pp->event);
+		e.group = strdup(pp->group ? pp->group : pp->sdt_group);
+		e.event = strdup(pp->event ? pp->event : pp->sdt_name);
 		e.path = strdup(d->path);
 		e.args = strdup(buf);
-		e.where = strdup("");
+		if (asprintf(&e.where, "%%%s", pp->sdt_name) < 0)
+			e.where = NULL;
 		e.argnames = strdup("");
 		if (!e.group || !e.event || !e.path || !e.args || !e.where || !e.argnames) {
 			free(e.group), free(e.event), free(e.path), free(e.args);
@@ -184,7 +185,7 @@ int tally__probe_sdt_events(struct probe_dbg *d, const struct probe_point *pp,
 		found++;
 	}
 	if (!found) {
-		tally__probe_err(err, len, "SDT event %s:%s is not found in %s.", pp->group, pp->event,
+		tally__probe_err(err, len, "SDT event %s:%s is not found in %s.", pp->sdt_group, pp->sdt_name,
 				 d->path);
 		return -ENOENT;
 	}

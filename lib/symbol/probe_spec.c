@@ -67,6 +67,8 @@ void tally__probe_point_clear(struct probe_point *pp)
 	free(pp->func);
 	free(pp->file);
 	free(pp->lazy);
+	free(pp->sdt_group);
+	free(pp->sdt_name);
 	memset(pp, 0, sizeof(*pp));
 }
 
@@ -206,11 +208,11 @@ static int parse_sdt(struct probe_point *pp, const char *s, char *err, size_t le
 		return fail(err, len, "SDT event must be sdt_PROVIDER:NAME: %s", s);
 	pp->sdt = true;
 	if (!strncmp(s, "sdt_", 4))
-		pp->group = strndup(s, (size_t)(c - s));
-	else if (asprintf(&pp->group, "sdt_%.*s", (int)(c - s), s) < 0)
-		pp->group = NULL;
-	pp->event = strdup(c + 1);
-	return pp->group && pp->event ? 0 : -ENOMEM;
+		pp->sdt_group = strndup(s, (size_t)(c - s));
+	else if (asprintf(&pp->sdt_group, "sdt_%.*s", (int)(c - s), s) < 0)
+		pp->sdt_group = NULL;
+	pp->sdt_name = strdup(c + 1);
+	return pp->sdt_group && pp->sdt_name ? 0 : -ENOMEM;
 }
 
 /* the point: the first word of the spec */
@@ -222,7 +224,7 @@ static int parse_point(struct probe_point *pp, const char *s, char *err, size_t 
 
 	if ((e = parse_name(pp, &s, err, len)))
 		return e;
-	if (!pp->event && (*s == '%' || (!strncmp(s, "sdt_", 4) && strchr(s, ':'))))
+	if (*s == '%' || (!strncmp(s, "sdt_", 4) && strchr(s, ':')))
 		return parse_sdt(pp, s, err, len);
 	/* ;PTN takes the rest of the word */
 	p = strchr(s, ';');
