@@ -115,21 +115,6 @@ static int locate(struct probe_dbg *d, Dwarf_Die *var, Dwarf_Die *cu, Dwarf_Addr
 	memset(f, 0, sizeof(*f));
 	if (dwarf_attr(var, DW_AT_external, &a))
 		goto static_var;
-	if (dwarf_attr(var, DW_AT_location, &a) && dwarf_getlocation_addr(&a, addr, &op, &nops, 1) <= 0 &&
-	    dwarf_tag(var) == DW_TAG_variable) {
-		Dwarf_Die fn;
-		Dwarf_Addr entry, high, at;
-
-		/*
-		 * perf's rule for a variable at the function's entry (moved by
-		 * an fentry call): its location at the earliest address that has one
-		 */
-		if (tally__probe_realfunc_at(cu, addr, &fn) && !dwarf_entrypc(&fn, &entry) &&
-		    entry == addr && !dwarf_highpc(&fn, &high))
-			for (at = addr; at < high; at++)
-				if (dwarf_getlocation_addr(&a, at, &op, &nops, 1) > 0)
-					goto found;
-	}
 	if (!dwarf_attr(var, DW_AT_location, &a) ||
 	    dwarf_getlocation_addr(&a, addr, &op, &nops, 1) <= 0 || !nops) {
 		if (!quiet)
@@ -137,13 +122,6 @@ static int locate(struct probe_dbg *d, Dwarf_Die *var, Dwarf_Die *cu, Dwarf_Addr
 					 " Perhaps it has been optimized out.\n"
 					 " Use -V with the --range option to show '%s' location range.",
 					 name, name);
-		return -ENOENT;
-	}
-found:
-	if (!nops) {
-		if (!quiet)
-			tally__probe_err(err, len, "Failed to find the location of the '%s' variable at this address.\n"
-					 " Perhaps it has been optimized out.", name);
 		return -ENOENT;
 	}
 	if (op[0].atom == DW_OP_addr) {
