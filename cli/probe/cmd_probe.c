@@ -248,7 +248,7 @@ int cmd_probe(int argc, char **argv)
 		CLI_STRING('V', "vars", &c.vars, "FUNC[@SRC][+OFF|%return|:RL|;PT]|SRC:AL|SRC;PT",
 			   "show the variables available at each probe point"),
 		CLI_BOOL(0, "externs", &c.externs, "show external variables too (with --vars)"),
-		CLI_CALLBACK_F('F', "funcs", &c, "FILTER", "show the functions (FILTER: perf's, default \"!_*\")",
+		CLI_CALLBACK_F('F', "funcs", &c, "FILTER", "show the functions (FILTER: perf's, default \"!_* & !*@plt\")",
 			       opt_funcs, CLI_OPT_OPTARG, 0),
 		CLI_BOOL('n', "dry-run", &c.dry_run, "resolve and show, but write no event"),
 		CLI_BOOL('f', "force", &c.force, "forcibly add events with existing name (_1, _2...)"),

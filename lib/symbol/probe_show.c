@@ -3,7 +3,7 @@
  * tally probe's listings, in perf probe 6.1's layout: -L (a function's
  * or a range's source, the probe-able lines numbered), -V (the
  * variables with a location at each probe address) and -F (the
- * binary's functions through perf's default filter "!_*").
+ * binary's functions through perf's default filter "!_* & !*@plt").
  */
 #include <ctype.h>
 #include <dwarf.h>
@@ -392,6 +392,69 @@ static bool filter_ok(const char *filter, const char *name, bool *bad)
 	return v;
 }
 
+/* perf's labels: visible, in code or in a section named *data* */
+static bool label_kept(Elf *elf, const GElf_Sym *s)
+{
+	int vis = GELF_ST_VISIBILITY(s->st_other);
+	Elf_Scn *scn = elf_getscn(elf, s->st_shndx);
+	GElf_Shdr sh;
+	size_t shstrndx;
+	const char *name;
+
+	if (vis == STV_HIDDEN || vis == STV_INTERNAL || !scn || !gelf_getshdr(scn, &sh) ||
+	    elf_getshdrstrndx(elf, &shstrndx))
+		return false;
+	if (sh.sh_flags & SHF_EXECINSTR)
+		return true;
+	name = elf_strptr(elf, shstrndx, sh.sh_name);
+	return name && strstr(name, "data");
+}
+
+static int push_name(char ***v, size_t *nr, const char *name, size_t n)
+{
+	char **nv = realloc(*v, (*nr + 1) * sizeof(*nv));
+
+	if (!nv)
+		return -ENOMEM;
+	*v = nv;
+	if (!(nv[*nr] = strndup(name, n)))
+		return -ENOMEM;
+	(*nr)++;
+	return 0;
+}
+
+/* perf's synthesized NAME@plt, one per .rela.plt jump slot */
+static int plt_syms(Elf *elf, char ***v, size_t *nr, const char *filter, bool *bad)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh, dsh;
+		Elf_Data *data, *syms;
+		Elf_Scn *dyn;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_RELA || !(sh.sh_flags & SHF_INFO_LINK) ||
+		    !sh.sh_entsize || !(dyn = elf_getscn(elf, sh.sh_link)) || !gelf_getshdr(dyn, &dsh) ||
+		    !(data = elf_getdata(scn, NULL)) || !(syms = elf_getdata(dyn, NULL)))
+			continue;
+		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Rela r;
+			GElf_Sym s;
+			const char *name;
+			char buf[512];
+
+			if (!gelf_getrela(data, (int)i, &r) || GELF_R_TYPE(r.r_info) != R_X86_64_JUMP_SLOT ||
+			    !gelf_getsym(syms, (int)GELF_R_SYM(r.r_info), &s) ||
+			    !(name = elf_strptr(elf, dsh.sh_link, s.st_name)) || !*name)
+				continue;
+			snprintf(buf, sizeof(buf), "%.*s@plt", (int)strcspn(name, "@"), name);
+			if (filter_ok(filter, buf, bad) && push_name(v, nr, buf, strlen(buf)))
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
 static int collect_syms(Elf *elf, uint32_t type, char ***v, size_t *nr, const char *filter, bool *bad)
 {
 	Elf_Scn *scn = NULL;
@@ -416,7 +479,9 @@ static int collect_syms(Elf *elf, uint32_t type, char ***v, size_t *nr, const ch
 			t = GELF_ST_TYPE(s.st_info);
 			/* functions, objects and labels defined here, as perf's map keeps them */
 			if ((t != STT_FUNC && t != STT_OBJECT && t != STT_NOTYPE && t != STT_GNU_IFUNC) ||
-			    s.st_shndx == SHN_UNDEF || s.st_shndx == SHN_ABS)
+			    s.st_shndx == SHN_UNDEF || s.st_shndx >= SHN_LORESERVE)
+				continue;
+			if (t == STT_NOTYPE && !label_kept(elf, &s))
 				continue;
 			name = elf_strptr(elf, sh.sh_link, s.st_name);
 			if (!name || !*name || !filter_ok(filter, name, bad))
@@ -448,12 +513,14 @@ int tally_probe__show_funcs(FILE *fp, const char *binary, const char *filter, ch
 	if (e)
 		return e;
 	if (!filter)
-		filter = "!_*";
+		filter = "!_* & !*@plt";	/* perf's DEFAULT_FUNC_FILTER */
 	e = collect_syms(d.elf, SHT_SYMTAB, &v, &nr, filter, &bad);
 	if (e == 0 && d.delf && d.delf != d.elf)
 		e = collect_syms(d.delf, SHT_SYMTAB, &v, &nr, filter, &bad);
 	if (e == 0)
 		e = collect_syms(d.elf, SHT_DYNSYM, &v, &nr, filter, &bad);
+	if (e >= 0 && plt_syms(d.elf, &v, &nr, filter, &bad))
+		e = -ENOMEM;
 	if (bad) {
 		tally__probe_err(err, len, "Filter parse error at %s", filter);
 		e = -EINVAL;

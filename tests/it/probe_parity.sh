@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# tally probe against perf probe 6.1 on one binary (probe_prog, -g -O0):
+# the uprobe_events line each writes for the same spec (perf probe -n -v
+# prints it as "Writing event: ..."; tally probe -n -v too), for a table
+# of specs (members, casts, strings, arrays, %return, lines, offsets,
+# lazy patterns, inlined copies, globals, raw fetches, SDT); then -L, -V
+# and -F outputs byte for byte. Dry runs only: nothing is added.
+. "$(dirname "$0")/lib.sh"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+if ! have_perf; then
+	skip "perf not installed"
+	done_testing
+	exit 0
+fi
+P=$tmp/prog
+cc -g -O0 -o "$P" "$(cd "$(dirname "$0")/../helpers" && pwd)/probe_prog.c" || { fail "build probe_prog"; done_testing; exit 0; }
+# perf -n still resolves through the probe cache of HOME: keep it here
+export HOME=$tmp/home
+mkdir -p "$HOME"
+
+lines() { "$@" 2>&1 | sed -n 's/^Writing event: //p' | sort; }
+while IFS= read -r spec; do
+	case $spec in ''|'#'*) continue ;; esac
+	want=$(lines perf probe -x "$P" -n -v "$spec")
+	got=$(lines "$TALLY" probe -x "$P" -n -v "$spec")
+	if [ -z "$want" ]; then
+		fail "perf wrote no event for '$spec' (the table needs specs perf takes)"
+	else
+		is "same uprobe_events lines: $spec" "$got" "$want"
+	fi
+done <<'EOF'
+work
+work i
+work i r
+work%return $retval
+work:2
+work+4
+work $params
+work $vars
+work i:s64 i:x16
+work %di +8(%sp):u64
+myev=work i
+grp:myev=work i
+parse s->len s->buf[2] name:string n:u32
+parse s->name:string
+parse s->buf:string
+parse s->in.hi s->next->lo
+parse s->vals[3] s->flags
+parse n:x32 n:s8 n:u
+parse nm=name:string ln=s->len
+parse $params
+parse $vars
+parse:6
+parse;for*
+parse@probe_prog.c s
+probe_prog.c:73
+probe_prog.c:71
+probe_prog.c;return*
+sum v[2] nr in.lo in.hi
+sum $vars
+twice x
+main counter label:string
+main s.len s.buf[1] s.name:string
+main nx.hi
+sdt_probe_prog:tick
+EOF
+
+# a spec perf refuses is refused too (a line sharing its address)
+"$TALLY" probe -x "$P" -n probe_prog.c:72 >/dev/null 2>"$tmp/e"
+is "a line sharing its address: exit 254" "$?" 254
+check "a line sharing its address: perf's hint" grep -q 'This line is sharing the address with other lines' "$tmp/e"
+
+for spec in parse work twice sum main probe_prog.c:60-75 probe_prog.c:70 parse@probe_prog.c; do
+	perf probe -x "$P" -L "$spec" >"$tmp/l.perf" 2>/dev/null
+	"$TALLY" probe -x "$P" -L "$spec" >"$tmp/l.tally" 2>/dev/null
+	if [ -s "$tmp/l.perf" ]; then
+		check "-L $spec as perf's" cmp -s "$tmp/l.perf" "$tmp/l.tally"
+	else
+		fail "perf -L $spec printed nothing"
+	fi
+done
+for spec in parse work twice sum main parse:6 'work%return' probe_prog.c:73 'parse;for*' sum+10; do
+	perf probe -x "$P" -V "$spec" >"$tmp/v.perf" 2>/dev/null
+	"$TALLY" probe -x "$P" -V "$spec" >"$tmp/v.tally" 2>/dev/null
+	if [ -s "$tmp/v.perf" ]; then
+		check "-V $spec as perf's" cmp -s "$tmp/v.perf" "$tmp/v.tally"
+	else
+		fail "perf -V $spec printed nothing"
+	fi
+done
+perf probe -x "$P" -V main --externs >"$tmp/v.perf" 2>/dev/null
+"$TALLY" probe -x "$P" -V main --externs >"$tmp/v.tally" 2>/dev/null
+check "-V main --externs as perf's" cmp -s "$tmp/v.perf" "$tmp/v.tally"
+perf probe -x "$P" -F >"$tmp/f.perf" 2>/dev/null
+"$TALLY" probe -x "$P" -F >"$tmp/f.tally" 2>/dev/null
+check "-F as perf's" cmp -s "$tmp/f.perf" "$tmp/f.tally"
+perf probe -x "$P" -F 'p*|w*' >"$tmp/f.perf" 2>/dev/null
+"$TALLY" probe -x "$P" -F 'p*|w*' >"$tmp/f.tally" 2>/dev/null
+check "-F 'p*|w*' as perf's" cmp -s "$tmp/f.perf" "$tmp/f.tally"
+done_testing
