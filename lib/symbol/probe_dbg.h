@@ -47,6 +47,7 @@ bool tally__probe_line_reversible(Dwarf_Die *cu, const char *file, int line, Dwa
 /* A probe address, where its arguments' names are looked up, its event's base name. */
 struct probe_addr {
 	Dwarf_Addr addr;
+	bool is_offset;		/* addr is a file offset already (a symbol's, no DWARF) */
 	Dwarf_Die scope, cu;
 	char name[256];
 };

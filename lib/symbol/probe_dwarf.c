@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <tally/dynprobe.h>
+#include "events_internal.h"
 #include "probe_dbg.h"
 
 #define PERF_MAX_PROBES 128
@@ -269,6 +270,42 @@ int tally__probe_points(struct probe_dbg *d, const struct probe_point *pp, const
 	return 0;
 }
 
+/*
+ * A function by its symbol, in a binary without DWARF: only what needs
+ * no debug info (FUNC[+OFF][%return], raw fetches and $retval).
+ */
+static int symbol_point(struct probe_dbg *d, const struct probe_point *pp, struct points *ps,
+			char *err, size_t len)
+{
+	uint64_t off;
+	struct point *pt;
+
+	for (size_t i = 0; i < pp->nr_args; i++)
+		if (!pp->args[i].raw && strcmp(pp->args[i].var, "$retval")) {
+			tally__probe_err(err, len, "The %s file has no debug information: '%s' needs it.\n"
+					 "Rebuild with -g, or install an appropriate debuginfo package.",
+					 d->path, pp->args[i].var);
+			return -ENOENT;
+		}
+	if (!pp->func || pp->file || pp->has_line || pp->lazy || strpbrk(pp->func, "*?[")) {
+		tally__probe_err(err, len, "The %s file has no debug information: lines, files and globs "
+				 "need it.\nRebuild with -g, or install an appropriate debuginfo package.", d->path);
+		return -ENOENT;
+	}
+	if (tally__elf_sym_offset(d->path, pp->func, &off)) {
+		tally__probe_err(err, len, "Failed to find symbol %s in %s", pp->func, d->path);
+		return -ENOENT;
+	}
+	if (!(pt = calloc(1, sizeof(*pt))))
+		return -ENOMEM;
+	pt->addr = off + pp->offset;
+	pt->is_offset = true;
+	snprintf(pt->name, sizeof(pt->name), "%s", pp->func);
+	ps->v = pt;
+	ps->nr = 1;
+	return 0;
+}
+
 /* perf's default group: probe_ and the binary's name up to its first '-' or '.' */
 static void default_group(const char *path, char *buf, size_t len)
 {
@@ -294,14 +331,15 @@ static void event_base(const char *name, const char *suffix, char *buf, size_t l
 	}
 }
 
+/* perf 6.1 takes a name as used when any group has it (its namelist compares events) */
 static bool taken(char **names, size_t nr, const char *group, const char *ev)
 {
-	char want[600];
+	for (size_t i = 0; i < nr; i++) {
+		const char *sl = strchr(names[i], '/');
 
-	snprintf(want, sizeof(want), "%s/%s", group, ev);
-	for (size_t i = 0; i < nr; i++)
-		if (!strcmp(names[i], want))
+		if (!strcmp(sl ? sl + 1 : names[i], ev))
 			return true;
+	}
 	return false;
 }
 
@@ -501,7 +539,7 @@ static bool name_used(const struct tally_probe_events *out, size_t upto, const c
 		      const char *ev, char **names, size_t nn)
 {
 	for (size_t j = 0; j < upto; j++)
-		if (!strcmp(out->ev[j].group, group) && !strcmp(out->ev[j].event, ev))
+		if (!strcmp(out->ev[j].event, ev))
 			return true;
 	return taken(names, nn, group, ev);
 }
@@ -576,7 +614,7 @@ int tally_probe__resolve(const char *binary, const char *spec, const struct tall
 		err[0] = '\0';
 	if ((e = tally__probe_parse(spec, &pp, err, len)))
 		return e;
-	e = tally__probe_dbg_open(&d, binary, err, len, !pp.sdt);
+	e = tally__probe_dbg_open(&d, binary, err, len, false);
 	if (e)
 		goto out_pp;
 	existing_names(&names, &nn);
@@ -584,8 +622,17 @@ int tally_probe__resolve(const char *binary, const char *spec, const struct tall
 		e = tally__probe_sdt_events(&d, &pp, out, err, len);
 		goto named;
 	}
-	if ((e = tally__probe_points(&d, &pp, spec, &ps.v, &ps.nr, err, len)))
-		goto out;
+	if (!d.dw) {
+		/* no DWARF: a function by its ELF symbol, as perf falls back (libc's malloc) */
+		if ((e = symbol_point(&d, &pp, &ps, err, len)))
+			goto out;
+	} else if ((e = tally__probe_points(&d, &pp, spec, &ps.v, &ps.nr, err, len))) {
+		/* not in the DWARF under that name (libc's malloc is __libc_malloc there): its symbol */
+		if (e != -ENOENT || !pp.func || pp.file || pp.has_line || pp.lazy || with_var(&pp))
+			goto out;
+		if ((e = symbol_point(&d, &pp, &ps, err, len)))
+			goto out;
+	}
 	if (ps.nr > (size_t)max) {
 		tally__probe_err(err, len, "Too many( > %d) probe point found.", max);
 		e = -E2BIG;
@@ -605,7 +652,9 @@ int tally_probe__resolve(const char *binary, const char *spec, const struct tall
 			snprintf(base, sizeof(base), "%s", pp.event);
 		else
 			event_base(ps.v[i].name, pp.ret ? "__return" : "", base, sizeof(base));
-		if ((e = tally__probe_file_offset(&d, ps.v[i].addr, &ev.offset))) {
+		if (ps.v[i].is_offset)
+			ev.offset = ps.v[i].addr;
+		else if ((e = tally__probe_file_offset(&d, ps.v[i].addr, &ev.offset))) {
 			tally__probe_err(err, len, "Failed to find the file offset of 0x%llx in %s",
 					 (unsigned long long)ps.v[i].addr, d.path);
 			goto out;

@@ -4,7 +4,8 @@
  * exact oracles: N hits, the values of i in order, 3i returned) and
  * passes an SDT marker (probe_prog:tick, its note written out here as
  * sys/sdt.h writes it, since systemtap-sdt-dev may be absent) once per
- * call. The other functions give the parity table its members, arrays,
+ * call; probe_prog N malloc calls malloc N times (through alloc_one) and
+ * nothing else. The other functions give the parity table its members, arrays,
  * strings, nested structs, lines and inlined instances. Built by the
  * tests with -g -O0 (the make build's -O1 copy is not the one probed).
  */
@@ -88,6 +89,12 @@ long __attribute__((noinline)) sum(const long *v, int nr, struct inner in)
 	return t + twice((int)t);
 }
 
+/* one malloc per call, through a call of its own (probe_prog N malloc) */
+void *__attribute__((noinline)) alloc_one(size_t n)
+{
+	return malloc(n);
+}
+
 int main(int argc, char **argv)
 {
 	struct inner nx = { 3, 4 };
@@ -95,6 +102,14 @@ int main(int argc, char **argv)
 	int n = argc > 1 ? atoi(argv[1]) : 10;
 	long total = 0;
 
+	if (argc > 2 && !strcmp(argv[2], "malloc")) {
+		for (int i = 0; i < n; i++) {
+			void *volatile p = alloc_one(16 + (size_t)i);
+
+			free(p);
+		}
+		return 0;
+	}
 	for (int i = 0; i < n; i++)
 		total += work(i);
 	total += parse(&s, label, 3);

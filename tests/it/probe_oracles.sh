@@ -11,6 +11,8 @@
 . "$(dirname "$0")/lib.sh"
 tmp=$(mktemp -d)
 G=tpo$$
+# event names of this run too: perf (and tally, as perf) take a name used in any group as taken
+E=ow$$
 cleanup() {
 	"$TALLY" probe -q -d "$G:*" >/dev/null 2>&1
 	"$TALLY" probe -q -d "${G}x:*" >/dev/null 2>&1
@@ -31,23 +33,23 @@ cc -g -O0 -o "$P" "$(dirname "$0")/../helpers/probe_prog.c" || { fail "build pro
 N=37
 
 # (a) add with names, args by DWARF name, %return, SDT
-"$TALLY" probe -q -x "$P" -a "$G:work=work i" -a "$G:work__return=work%return \$retval" \
-	-a "$G:tick=sdt_probe_prog:tick"
+"$TALLY" probe -q -x "$P" -a "$G:${E}=work i" -a "$G:${E}r=work%return \$retval" \
+	-a "$G:t${E}=sdt_probe_prog:tick"
 is "three events added" "$(mine)" 3
-"$TALLY" stat -x, -e "$G:work" -e "$G:work__return" -e "$G:tick" -- "$P" $N >/dev/null 2>"$tmp/st"
-is "stat counts work N times" "$(awk -F, -v e="$G:work" '$3 == e { print $1 }' "$tmp/st")" $N
-is "stat counts work's returns N times" "$(awk -F, -v e="$G:work__return" '$3 == e { print $1 }' "$tmp/st")" $N
-is "stat counts the SDT marker N times" "$(awk -F, -v e="$G:tick" '$3 == e { print $1 }' "$tmp/st")" $N
+"$TALLY" stat -x, -e "$G:${E}" -e "$G:${E}r" -e "$G:t${E}" -- "$P" $N >/dev/null 2>"$tmp/st"
+is "stat counts work N times" "$(awk -F, -v e="$G:${E}" '$3 == e { print $1 }' "$tmp/st")" $N
+is "stat counts work's returns N times" "$(awk -F, -v e="$G:${E}r" '$3 == e { print $1 }' "$tmp/st")" $N
+is "stat counts the SDT marker N times" "$(awk -F, -v e="$G:t${E}" '$3 == e { print $1 }' "$tmp/st")" $N
 
-"$TALLY" record -q -o "$tmp/p.data" -e "$G:work" -e "$G:work__return" -e "$G:tick" -- "$P" $N >/dev/null 2>&1
+"$TALLY" record -q -o "$tmp/p.data" -e "$G:${E}" -e "$G:${E}r" -e "$G:t${E}" -- "$P" $N >/dev/null 2>&1
 "$TALLY" script -i "$tmp/p.data" >"$tmp/s.tally" 2>/dev/null
 want_i=$(seq 0 $((N - 1)) | tr '\n' ' ')
-got_i=$(grep " $G:work: " "$tmp/s.tally" | sed -n 's/.* i=\(-\?[0-9]*\)$/\1/p' | tr '\n' ' ')
+got_i=$(grep " $G:${E}: " "$tmp/s.tally" | sed -n 's/.* i=\(-\?[0-9]*\)$/\1/p' | tr '\n' ' ')
 is "script: the N values of i in order" "$got_i" "$want_i"
 want_r=$(for i in $(seq 0 $((N - 1))); do printf '0x%x ' $((3 * i)); done)
-got_r=$(grep " $G:work__return: " "$tmp/s.tally" | sed -n 's/.* arg1=\(0x[0-9a-f]*\)$/\1/p' | tr '\n' ' ')
+got_r=$(grep " $G:${E}r: " "$tmp/s.tally" | sed -n 's/.* arg1=\(0x[0-9a-f]*\)$/\1/p' | tr '\n' ' ')
 is "script: \$retval is 3i" "$got_r" "$want_r"
-got_t=$(grep " $G:tick: " "$tmp/s.tally" | sed -n 's/.* arg1=\(-\?[0-9]*\)$/\1/p' | tr '\n' ' ')
+got_t=$(grep " $G:t${E}: " "$tmp/s.tally" | sed -n 's/.* arg1=\(-\?[0-9]*\)$/\1/p' | tr '\n' ' ')
 is "script: the SDT argument is i" "$got_t" "$want_i"
 if have_perf; then
 	perf script -i "$tmp/p.data" >"$tmp/s.perf" 2>/dev/null
@@ -59,17 +61,17 @@ fi
 # -l lists them; a taken name is refused (perf's EEXIST, 239), -f adds work_1
 "$TALLY" probe -l "$G:*" >"$tmp/l"
 is "-l lists this group's three" "$(grep -c "^  $G:" "$tmp/l")" 3
-"$TALLY" probe -x "$P" -a "$G:work=work" >/dev/null 2>"$tmp/e"
+"$TALLY" probe -x "$P" -a "$G:${E}=work" >/dev/null 2>"$tmp/e"
 is "a taken name: exit 239" "$?" 239
-check "a taken name: perf's message" grep -q "event \"work\" already exists" "$tmp/e"
-"$TALLY" probe -q -f -x "$P" -a "$G:work=work"
-check "-f names the duplicate work_1" grep -q "^p:$G/work_1 " "$UE"
-"$TALLY" stat -x, -e "$G:work_1" -- "$P" 5 >/dev/null 2>"$tmp/st"
-is "work_1 counts too" "$(awk -F, '{ print $1 }' "$tmp/st")" 5
+check "a taken name: perf's message" grep -q "event \"${E}\" already exists" "$tmp/e"
+"$TALLY" probe -q -f -x "$P" -a "$G:${E}=work"
+check "-f names the duplicate ${E}_1" grep -q "^p:$G/${E}_1 " "$UE"
+"$TALLY" stat -x, -e "$G:${E}_1" -- "$P" 5 >/dev/null 2>"$tmp/st"
+is "${E}_1 counts too" "$(awk -F, '{ print $1 }' "$tmp/st")" 5
 
 # -d with a glob removes exactly what it matches
-"$TALLY" probe -d "$G:work*" 2>"$tmp/d"
-is "-d '$G:work*' removed three" "$(grep -c '^Removed event' "$tmp/d")" 3
+"$TALLY" probe -d "$G:${E}*" 2>"$tmp/d"
+is "-d '$G:${E}*' removed three" "$(grep -c '^Removed event' "$tmp/d")" 3
 is "the SDT event is left" "$(mine)" 1
 "$TALLY" probe -d "$G:nothing*" 2>"$tmp/d"
 is "-d matching nothing: exit 254" "$?" 254
@@ -78,12 +80,12 @@ check "-d matching nothing: perf's message" grep -q 'does not hit any event' "$t
 is "-d '$G:*' leaves none" "$(mine)" 0
 
 # a failed add leaves no half-made event: resolved first, written all or none
-"$TALLY" probe -x "$P" -a "$G:a=work i" -a "$G:b=work nosuchvar" >/dev/null 2>"$tmp/e"
+"$TALLY" probe -x "$P" -a "$G:a${E}=work i" -a "$G:b${E}=work nosuchvar" >/dev/null 2>"$tmp/e"
 is "an unknown variable: exit 254" "$?" 254
 check "an unknown variable: perf's message" grep -q "Failed to find the location of the 'nosuchvar' variable" "$tmp/e"
 is "nothing added" "$(mine)" 0
 # the kernel refuses the second line: the first one written goes again
-"$TALLY" probe -x "$P" -a "$G:a=work i" -a "$G:b=work +0(%nosuchreg):u32" >/dev/null 2>"$tmp/e"
+"$TALLY" probe -x "$P" -a "$G:a${E}=work i" -a "$G:b${E}=work +0(%nosuchreg):u32" >/dev/null 2>"$tmp/e"
 check "a line the kernel refuses fails the add" test $? -ne 0
 is "and the line written before it is removed" "$(mine)" 0
 
@@ -99,7 +101,7 @@ check "optimized out: perf's message" grep -q "Failed to find the location of th
 check "a computed location is refused" grep -q "don't support this variable location" "$tmp/e"
 
 # separate debug files: .gnu_debuglink and debuginfod's cache give the same line
-line() { "$TALLY" probe -n -v -x "$1" "$G:w=work i" 2>&1 | sed -n 's/^Writing event: //p' | sed 's|/[^ ]*:0x|BIN:0x|'; }
+line() { "$TALLY" probe -n -v -x "$1" "$G:${E}=work i" 2>&1 | sed -n 's/^Writing event: //p' | sed 's|/[^ ]*:0x|BIN:0x|'; }
 want=$(line "$P")
 objcopy --only-keep-debug "$P" "$tmp/bin/prog.debug"
 objcopy --strip-debug --add-gnu-debuglink="$tmp/bin/prog.debug" "$P" "$tmp/bin/prog_dl"
@@ -111,6 +113,16 @@ is "debuginfod's cache gives the same event" \
 	"$(DEBUGINFOD_CACHE_PATH=$tmp/dcache line "$tmp/bin/prog_bare")" "$want"
 "$TALLY" probe -n -x "$tmp/bin/prog_bare" 'work i' >/dev/null 2>"$tmp/e"
 check "no debug info anywhere: perf's message" grep -q 'has no debug information' "$tmp/e"
+
+# a shared library, perf's naming (probe_libc:malloc): N mallocs more count N more
+LIBC=$(ldd "$P" | awk '$1 ~ /^libc\.so/ { print $3 }')
+"$TALLY" probe -q -x "$LIBC" -a "$G:m${E}=malloc"
+"$TALLY" stat -x, -e "$G:m${E}" -- "$P" 0 malloc >/dev/null 2>"$tmp/m0"
+"$TALLY" stat -x, -e "$G:m${E}" -- "$P" 250 malloc >/dev/null 2>"$tmp/m1"
+m0=$(awk -F, '{ print $1 }' "$tmp/m0"); m1=$(awk -F, '{ print $1 }' "$tmp/m1")
+is "libc's malloc: 250 calls more count 250 more" "$((m1 - m0))" 250
+is "its default name is perf's" "$("$TALLY" probe -n -v -x "$LIBC" malloc 2>&1 | sed -n 's/^Writing event: \([pr]:[^ ]*\).*/\1/p')" "p:probe_libc/malloc"
+"$TALLY" probe -q -d "$G:m${E}"
 
 # kernel probes: a clear message naming what the kernel lacks
 if [ -e "${UE%/*}/kprobe_events" ] || [ -e /sys/bus/event_source/devices/kprobe ]; then
@@ -128,9 +140,9 @@ is "default group: probe_my" "$("$TALLY" probe -n -v -x "$tmp/bin/my-app.bin" wo
 # non-root: -n resolves as nobody; adding says why it cannot
 if command -v setpriv >/dev/null; then
 	chmod -R go+rX "$tmp"
-	nb=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$TALLY" probe -n -v -x "$P" "$G:w=work i" 2>&1 | sed -n 's/^Writing event: //p' | sed 's|/[^ ]*:0x|BIN:0x|')
+	nb=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$TALLY" probe -n -v -x "$P" "$G:${E}=work i" 2>&1 | sed -n 's/^Writing event: //p' | sed 's|/[^ ]*:0x|BIN:0x|')
 	is "non-root -n gives the same line" "$nb" "$want"
-	setpriv --reuid=65534 --regid=65534 --clear-groups "$TALLY" probe -x "$P" "$G:w=work i" >/dev/null 2>"$tmp/e"
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$TALLY" probe -x "$P" "$G:${E}=work i" >/dev/null 2>"$tmp/e"
 	check "non-root add fails" test $? -ne 0
 	check "with the reason" grep -qi 'permission denied' "$tmp/e"
 	is "and adds nothing" "$(mine)" 0

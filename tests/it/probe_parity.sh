@@ -19,6 +19,10 @@ cc -g -O0 -o "$P" "$(cd "$(dirname "$0")/../helpers" && pwd)/probe_prog.c" || { 
 export HOME=$tmp/home
 mkdir -p "$HOME"
 
+# lines by their text, so that edits of the helper keep the table's meaning
+SRC=$(cd "$(dirname "$0")/../helpers" && pwd)/probe_prog.c
+LDECL=$(grep -n '^int __attribute__((noinline)) parse' "$SRC" | cut -d: -f1)	# parse's declaration
+LK=$(grep -n 'int k = s->len' "$SRC" | cut -d: -f1)				# its first statement
 lines() { "$@" 2>&1 | sed -n 's/^Writing event: //p' | sort; }
 while IFS= read -r spec; do
 	case $spec in ''|'#'*) continue ;; esac
@@ -29,15 +33,15 @@ while IFS= read -r spec; do
 	else
 		is "same uprobe_events lines: $spec" "$got" "$want"
 	fi
-done <<'EOF'
+done <<EOF
 work
 work i
 work i r
-work%return $retval
+work%return \$retval
 work:2
 work+4
-work $params
-work $vars
+work \$params
+work \$vars
 work i:s64 i:x16
 work %di +8(%sp):u64
 myev=work i
@@ -49,16 +53,16 @@ parse s->in.hi s->next->lo
 parse s->vals[3] s->flags
 parse n:x32 n:s8 n:u
 parse nm=name:string ln=s->len
-parse $params
-parse $vars
+parse \$params
+parse \$vars
 parse:6
 parse;for*
 parse@probe_prog.c s
-probe_prog.c:73
-probe_prog.c:71
+probe_prog.c:$LK
+probe_prog.c:$LDECL
 probe_prog.c;return*
 sum v[2] nr in.lo in.hi
-sum $vars
+sum \$vars
 twice x
 main counter label:string
 main s.len s.buf[1] s.name:string
@@ -66,12 +70,20 @@ main nx.hi
 sdt_probe_prog:tick
 EOF
 
+# a shared library: what its DWARF names otherwise (libc's malloc is __libc_malloc
+# there) found by its symbol, as perf falls back
+LIBC=$(ldd "$P" | awk '$1 ~ /^libc\.so/ { print $3 }')
+for spec in malloc 'malloc%return $retval' 'malloc+4 %di' free; do
+	is "same uprobe_events lines: libc $spec" "$(lines "$TALLY" probe -x "$LIBC" -n -v "$spec")" \
+		"$(lines perf probe -x "$LIBC" -n -v "$spec")"
+done
+
 # a spec perf refuses is refused too (a line sharing its address)
-"$TALLY" probe -x "$P" -n probe_prog.c:72 >/dev/null 2>"$tmp/e"
+"$TALLY" probe -x "$P" -n probe_prog.c:$((LDECL + 1)) >/dev/null 2>"$tmp/e"
 is "a line sharing its address: exit 254" "$?" 254
 check "a line sharing its address: perf's hint" grep -q 'This line is sharing the address with other lines' "$tmp/e"
 
-for spec in parse work twice sum main probe_prog.c:60-75 probe_prog.c:70 parse@probe_prog.c; do
+for spec in parse work twice sum main probe_prog.c:$((LDECL - 11))-$((LK + 2)) probe_prog.c:$((LDECL - 1)) parse@probe_prog.c; do
 	perf probe -x "$P" -L "$spec" >"$tmp/l.perf" 2>/dev/null
 	"$TALLY" probe -x "$P" -L "$spec" >"$tmp/l.tally" 2>/dev/null
 	if [ -s "$tmp/l.perf" ]; then
@@ -80,7 +92,7 @@ for spec in parse work twice sum main probe_prog.c:60-75 probe_prog.c:70 parse@p
 		fail "perf -L $spec printed nothing"
 	fi
 done
-for spec in parse work twice sum main parse:6 'work%return' probe_prog.c:73 'parse;for*' sum+10; do
+for spec in parse work twice sum main parse:6 'work%return' probe_prog.c:$LK 'parse;for*' sum+10; do
 	perf probe -x "$P" -V "$spec" >"$tmp/v.perf" 2>/dev/null
 	"$TALLY" probe -x "$P" -V "$spec" >"$tmp/v.tally" 2>/dev/null
 	if [ -s "$tmp/v.perf" ]; then
