@@ -39,6 +39,7 @@ static int add_point(struct points *ps, Dwarf_Addr addr, Dwarf_Die *scope, Dwarf
 		return -ENOMEM;
 	ps->v = nv;
 	nv[ps->nr].addr = addr;
+	nv[ps->nr].is_offset = false;
 	nv[ps->nr].scope = *scope;
 	nv[ps->nr].cu = *cu;
 	snprintf(nv[ps->nr].name, sizeof(nv[ps->nr].name), "%s", name);

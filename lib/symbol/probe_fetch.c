@@ -66,36 +66,42 @@ static int push_ref(struct fetch *f, long off)
 	return 0;
 }
 
-static int frame_base(struct probe_dbg *d, Dwarf_Die *cu, Dwarf_Addr addr,
-		      Dwarf_Op **ops, size_t *nops, char *err, size_t len)
+/* the frame base's first operation at addr (the CFA's rule when it is DW_OP_call_frame_cfa) */
+static int frame_base(struct probe_dbg *d, Dwarf_Die *cu, Dwarf_Addr addr, Dwarf_Op *out,
+		      bool *have, char *err, size_t len)
 {
 	Dwarf_Die fn;
 	Dwarf_Attribute a;
 	Dwarf_Frame *frame = NULL;
+	Dwarf_Op *ops;
+	size_t nops;
 
-	*ops = NULL;
-	*nops = 0;
+	*have = false;
 	if (!tally__probe_realfunc_at(cu, addr, &fn) || !dwarf_attr(&fn, DW_AT_frame_base, &a))
 		return 0;
-	if (dwarf_getlocation_addr(&a, addr, ops, nops, 1) <= 0 || !*nops) {
-		*ops = NULL;
+	if (dwarf_getlocation_addr(&a, addr, &ops, &nops, 1) <= 0 || !nops)
 		return 0;
-	}
-	if (*nops == 1 && (*ops)[0].atom == DW_OP_call_frame_cfa) {
+	if (nops == 1 && ops[0].atom == DW_OP_call_frame_cfa) {
 		if ((!d->cfi_eh || dwarf_cfi_addrframe(d->cfi_eh, addr, &frame)) &&
 		    (!d->cfi_dbg || dwarf_cfi_addrframe(d->cfi_dbg, addr, &frame))) {
 			tally__probe_err(err, len, "Failed to get call frame on 0x%llx",
 					 (unsigned long long)addr);
 			return -ENOENT;
 		}
-		/* frame owns the ops; kept until exit, as perf keeps it */
-		if (dwarf_frame_cfa(frame, ops, nops)) {
+		/* the frame owns the CFA's ops: copied out, then freed */
+		if (dwarf_frame_cfa(frame, &ops, &nops) || !nops) {
 			free(frame);
 			tally__probe_err(err, len, "Failed to get call frame on 0x%llx",
 					 (unsigned long long)addr);
 			return -ENOENT;
 		}
+		*out = ops[0];
+		*have = true;
+		free(frame);
+		return 0;
 	}
+	*out = ops[0];
+	*have = true;
 	return 0;
 }
 
@@ -104,8 +110,8 @@ static int locate(struct probe_dbg *d, Dwarf_Die *var, Dwarf_Die *cu, Dwarf_Addr
 		  struct fetch *f, char *err, size_t len, bool quiet)
 {
 	Dwarf_Attribute a;
-	Dwarf_Op *op, *fb;
-	size_t nops, nfb;
+	Dwarf_Op *op, fb;
+	size_t nops;
 	long offs = 0;
 	bool ref = false;
 	unsigned regn;
@@ -135,16 +141,18 @@ static_var:
 		return -ENOTSUP;
 	}
 	if (op[0].atom == DW_OP_fbreg) {
-		if ((e = frame_base(d, cu, addr, &fb, &nfb, err, len)))
+		bool have;
+
+		if ((e = frame_base(d, cu, addr, &fb, &have, err, len)))
 			return e;
-		if (!fb) {
+		if (!have) {
 			if (!quiet)
 				tally__probe_err(err, len, "Sorry, we don't support this variable location yet.");
 			return -ENOTSUP;
 		}
 		ref = true;
 		offs = (long)op[0].number;
-		op = fb;
+		op = &fb;
 	}
 	if (op[0].atom >= DW_OP_breg0 && op[0].atom <= DW_OP_breg31) {
 		regn = op[0].atom - DW_OP_breg0;
