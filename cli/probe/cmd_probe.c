@@ -8,7 +8,6 @@
  * options and messages in perf's words.
  */
 #include <errno.h>
-#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -187,34 +186,15 @@ static int do_del(const struct probe_cli *c)
 	return rc;
 }
 
-/* "  group:event          (on PATH:0xOFF with ARGS)" for each event matching the filters */
+/* perf's -l: each event matching the filters, mapped back to its place */
 static int do_list(char **filters, int nf)
 {
-	char **lines;
-	size_t n;
-	int e = tally_uprobe_events__list(&lines, &n);
+	char err[512];
+	int e = tally_probe__show_list(stdout, filters, (size_t)nf, err, sizeof(err));
 
-	if (e) {
-		fprintf(stderr, "Failed to read uprobe_events: %s\n", strerror(-e));
-		return status(e);
-	}
-	for (size_t i = 0; i < n; i++) {
-		char name[600], *c = strchr(lines[i], ':'), *sp, *sl, *args;
-		bool ok = nf == 0;
-
-		if (!c || !(sp = strchr(c, ' ')) || !(sl = memchr(c, '/', (size_t)(sp - c))))
-			continue;
-		snprintf(name, sizeof(name), "%.*s:%.*s", (int)(sl - c - 1), c + 1, (int)(sp - sl - 1), sl + 1);
-		for (int k = 0; k < nf && !ok; k++)
-			ok = !fnmatch(filters[k], strchr(filters[k], ':') ? name : strchr(name, ':') + 1, 0);
-		if (!ok)
-			continue;
-		args = strchr(sp + 1, ' ');
-		printf("  %-20s (on %.*s%s%s%s)\n", name, (int)(args ? (size_t)(args - sp - 1) : strlen(sp + 1)),
-		       sp + 1, lines[i][0] == 'r' ? "%return" : "", args ? " with" : "", args ? args : "");
-	}
-	tally_uprobe_events__free_list(lines, n);
-	return 0;
+	if (e)
+		fprintf(stderr, "%s\n", err);
+	return status(e);
 }
 
 static char *join(char **argv, int n)

@@ -61,6 +61,13 @@ TALLY_API int tally_probe__show_lines(FILE *fp, const char *binary, const char *
 /* -V: the variables available at each address a spec resolves to. */
 TALLY_API int tally_probe__show_vars(FILE *fp, const char *binary, const char *spec,
 				     bool externs, char *err, size_t errlen);
+/*
+ * -l: the uprobe events whose "group:event" match one of the globs (a glob
+ * without ':' matches the event of any group; none: all), each mapped
+ * back to its function, line and file as perf probe -l prints it.
+ */
+TALLY_API int tally_probe__show_list(FILE *fp, char **globs, size_t nglobs, char *err,
+				     size_t errlen);
 /* -F: the binary's functions matching filter (a glob; NULL: perf's default). */
 TALLY_API int tally_probe__show_funcs(FILE *fp, const char *binary, const char *filter,
 				      char *err, size_t errlen);

@@ -58,6 +58,23 @@ else
 	skip "perf not installed"
 fi
 
+# -l maps them back to their places as perf's -l does
+if have_perf; then
+	perf probe -l "$G:*" >"$tmp/l.perf" 2>/dev/null
+	"$TALLY" probe -l "$G:*" >"$tmp/l.tally" 2>&1
+	check "-l as perf's -l" cmp -s "$tmp/l.perf" "$tmp/l.tally"
+fi
+
+# more places for -l: an offset, inlined copies (their call sites), a line, an entry
+if have_perf; then
+	"$TALLY" probe -q -x "$P" -a "${G}x:o${E}=parse+8" -a "${G}x:i${E}=twice x" \
+		-a "${G}x:l${E}=parse:4 k s->len" -a "${G}x:m${E}=main"
+	perf probe -l "${G}x:*" >"$tmp/l.perf" 2>/dev/null
+	"$TALLY" probe -l "${G}x:*" >"$tmp/l.tally" 2>&1
+	check "-l of offsets, inlined copies, lines as perf's -l" cmp -s "$tmp/l.perf" "$tmp/l.tally"
+	"$TALLY" probe -q -d "${G}x:*"
+fi
+
 # -l lists them; a taken name is refused (perf's EEXIST, 239), -f adds work_1
 "$TALLY" probe -l "$G:*" >"$tmp/l"
 is "-l lists this group's three" "$(grep -c "^  $G:" "$tmp/l")" 3
