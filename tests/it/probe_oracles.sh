@@ -58,6 +58,11 @@ else
 	skip "perf not installed"
 fi
 
+# trace -e takes them as tracepoints: one line per call, with i
+timeout 60 "$TALLY" trace -e "$G:${E}" -- "$P" 4 >/dev/null 2>"$tmp/tr"
+is "trace -e shows the probe once per call" "$(grep -c "$G:${E}(" "$tmp/tr")" 4
+check "trace shows i's values" grep -q "i: 3)" "$tmp/tr"
+
 # -l maps them back to their places as perf's -l does
 if have_perf; then
 	perf probe -l "$G:*" >"$tmp/l.perf" 2>/dev/null
