@@ -230,6 +230,15 @@ int tally__probe_file_offset(struct probe_dbg *d, uint64_t vaddr, uint64_t *off)
 	return -ENOENT;
 }
 
+int tally__probe_entrypc(Dwarf_Die *die, Dwarf_Addr *addr)
+{
+	/*
+	 * DW_AT_entry_pc or low_pc only: an inlined copy known by its ranges
+	 * alone is no instance for perf 6.1 either (-V and -L agree so)
+	 */
+	return dwarf_entrypc(die, addr) == 0 ? 0 : -1;
+}
+
 const char *tally__probe_die_name(Dwarf_Die *die)
 {
 	Dwarf_Attribute a;
@@ -305,7 +314,7 @@ static int walk_funcs(Dwarf_Die *parent, Dwarf_Die *cu, const char *glob, const 
 			const char *df = file ? decl_file(&child) : NULL;
 
 			if (name && !fnmatch(glob, name, 0) && (!file || (df && tally__probe_tail_match(df, file))) &&
-			    !dwarf_entrypc(&child, &entry) &&
+			    !tally__probe_entrypc(&child, &entry) &&
 			    (err = push_inst(out, nr, &child, cu, tag == DW_TAG_inlined_subroutine, entry)))
 				return err;
 		}
@@ -475,8 +484,8 @@ Dwarf_Addr tally__probe_entry(struct probe_inst *in, bool skip)
 	return skip_prologue(&in->die, &in->cu, in->entry);
 }
 
-/* the innermost inlined copy under parent holding addr */
-static bool inlined_at(Dwarf_Die *parent, Dwarf_Addr addr)
+/* the topmost inlined copy under parent (through lexical blocks) holding addr */
+static bool inlined_at(Dwarf_Die *parent, Dwarf_Addr addr, Dwarf_Die *out)
 {
 	Dwarf_Die child;
 
@@ -486,8 +495,13 @@ static bool inlined_at(Dwarf_Die *parent, Dwarf_Addr addr)
 		int tag = dwarf_tag(&child);
 
 		if ((tag == DW_TAG_inlined_subroutine || tag == DW_TAG_lexical_block) &&
-		    dwarf_haspc(&child, addr) > 0)
-			return tag == DW_TAG_inlined_subroutine || inlined_at(&child, addr);
+		    dwarf_haspc(&child, addr) > 0) {
+			if (tag == DW_TAG_inlined_subroutine) {
+				*out = child;
+				return true;
+			}
+			return inlined_at(&child, addr, out);
+		}
 	} while (dwarf_siblingof(&child, &child) == 0);
 	return false;
 }
@@ -514,7 +528,7 @@ static int func_lines(Dwarf_Die *fn, Dwarf_Die *cu, bool recursive, bool decl,
 	const char *f;
 	int line, e;
 
-	if (decl && (f = dwarf_decl_file(fn)) && !dwarf_decl_line(fn, &line) && !dwarf_entrypc(fn, &addr) &&
+	if (decl && (f = dwarf_decl_file(fn)) && !dwarf_decl_line(fn, &line) && !tally__probe_entrypc(fn, &addr) &&
 	    (e = cb(f, line, addr, ctx)))
 		return e;
 	if (dwarf_child(fn, &child))
@@ -528,7 +542,7 @@ static int func_lines(Dwarf_Die *fn, Dwarf_Die *cu, bool recursive, bool decl,
 
 			f = call_file(&child, cu);
 			if (f && !dwarf_formudata(dwarf_attr(&child, DW_AT_call_line, &a), &cl) && cl > 0 &&
-			    !dwarf_entrypc(&child, &addr) && (e = cb(f, (int)cl, addr, ctx)))
+			    !tally__probe_entrypc(&child, &addr) && (e = cb(f, (int)cl, addr, ctx)))
 				return e;
 			if (!recursive)
 				continue;
@@ -545,7 +559,7 @@ static int func_lines(Dwarf_Die *fn, Dwarf_Die *cu, bool recursive, bool decl,
 int tally__probe_walk_lines(Dwarf_Die *cu, Dwarf_Die *fn, probe_line_cb cb, void *ctx)
 {
 	Dwarf_Lines *lines;
-	Dwarf_Die child;
+	Dwarf_Die child, in;
 	size_t nl;
 	int e;
 
@@ -563,8 +577,21 @@ int tally__probe_walk_lines(Dwarf_Die *cu, Dwarf_Die *fn, probe_line_cb cb, void
 		if ((!dwarf_lineendsequence(l, &flag) && flag) ||
 		    dwarf_linebeginstatement(l, &flag) || !flag)
 			continue;
-		if (fn && (dwarf_haspc(fn, addr) <= 0 || inlined_at(fn, addr)))
+		if (fn && dwarf_haspc(fn, addr) <= 0)
 			continue;
+		/*
+		 * perf 6.1: a line inside an inlined copy counts only where it is
+		 * the copy's call site in this function's file
+		 */
+		if (fn && inlined_at(fn, addr, &in)) {
+			Dwarf_Attribute a;
+			Dwarf_Word cl = 0;
+			const char *cf = call_file(&in, cu), *decf = dwarf_decl_file(fn);
+
+			if (!cf || !decf || strcmp(cf, decf) ||
+			    dwarf_formudata(dwarf_attr(&in, DW_AT_call_line, &a), &cl) || (int)cl != lno)
+				continue;
+		}
 		if ((e = cb(src, lno, addr, ctx)))
 			return e;
 	}
@@ -580,6 +607,44 @@ int tally__probe_walk_lines(Dwarf_Die *cu, Dwarf_Die *fn, probe_line_cb cb, void
 	return 0;
 }
 
+/*
+ * perf's cu_getsrc_die: of the records at addr, the first (in table
+ * order) that begins a statement; NULL when none is at addr
+ */
+static Dwarf_Line *getsrc(Dwarf_Die *cu, Dwarf_Addr addr)
+{
+	Dwarf_Lines *lines;
+	size_t nl, lo, hi;
+	Dwarf_Addr la;
+
+	if (dwarf_getsrclines(cu, &lines, &nl) || !nl)
+		return NULL;
+	lo = 0;
+	hi = nl - 1;
+	while (lo < hi) {
+		size_t mid = hi - (hi - lo) / 2;
+
+		if (dwarf_lineaddr(dwarf_onesrcline(lines, mid), &la))
+			return NULL;
+		if (addr < la)
+			hi = mid - 1;
+		else
+			lo = mid;
+	}
+	while (lo > 0 && !dwarf_lineaddr(dwarf_onesrcline(lines, lo - 1), &la) && la == addr)
+		lo--;
+	for (; lo < nl; lo++) {
+		Dwarf_Line *l = dwarf_onesrcline(lines, lo);
+		bool stmt = false;
+
+		if (dwarf_lineaddr(l, &la) || dwarf_linebeginstatement(l, &stmt) || la > addr)
+			return NULL;
+		if (stmt)
+			return l;
+	}
+	return NULL;
+}
+
 bool tally__probe_line_reversible(Dwarf_Die *cu, const char *file, int line, Dwarf_Addr addr,
 				  const char **rfile, int *rline)
 {
@@ -589,10 +654,10 @@ bool tally__probe_line_reversible(Dwarf_Die *cu, const char *file, int line, Dwa
 	const char *f = NULL;
 	int lno = 0;
 
-	if (tally__probe_realfunc_at(cu, addr, &fn) && !dwarf_entrypc(&fn, &entry) && entry == addr) {
+	if (tally__probe_realfunc_at(cu, addr, &fn) && !tally__probe_entrypc(&fn, &entry) && entry == addr) {
 		f = dwarf_decl_file(&fn);
 		dwarf_decl_line(&fn, &lno);
-	} else if ((l = dwarf_getsrc_die(cu, addr))) {
+	} else if ((l = getsrc(cu, addr))) {
 		f = dwarf_linesrc(l, NULL, NULL);
 		dwarf_lineno(l, &lno);
 	}

@@ -77,6 +77,8 @@ bool tally__probe_func_at(Dwarf_Die *cu, Dwarf_Addr addr, Dwarf_Die *out);
 /* the out-of-line function holding addr */
 bool tally__probe_realfunc_at(Dwarf_Die *cu, Dwarf_Addr addr, Dwarf_Die *out);
 const char *tally__probe_die_name(Dwarf_Die *die);
+/* an instance's entry, as perf 6.1 finds it (DW_AT_entry_pc or low_pc); 0 or -1 */
+int tally__probe_entrypc(Dwarf_Die *die, Dwarf_Addr *addr);
 /* "a/b/c.c" ends with "c.c" at a path boundary (perf's strtailcmp) */
 bool tally__probe_tail_match(const char *path, const char *tail);
 /* the line-table file of a line, absolute (comp_dir prepended) */
@@ -94,9 +96,13 @@ Dwarf_Addr tally__probe_entry(struct probe_inst *in, bool skip_prologue);
 int tally__probe_fetch_var(struct probe_dbg *d, Dwarf_Die *scope, Dwarf_Die *cu,
 			   Dwarf_Addr addr, const struct probe_arg *arg, Dwarf_Die *var,
 			   char *buf, size_t len, char *err, size_t errlen);
-/* the variables with a location at addr (params only, or all), in DWARF order */
+/*
+ * the variables with a location at addr (params only, or all), in DWARF
+ * order; listing: as -V lists them (a location expression's first
+ * operation will do), else only those a fetch can read
+ */
 int tally__probe_collect_vars(struct probe_dbg *d, Dwarf_Die *scope, Dwarf_Die *cu,
-			      Dwarf_Addr addr, bool params_only, bool children,
+			      Dwarf_Addr addr, bool params_only, bool children, bool listing,
 			      Dwarf_Die **out, size_t *nr);
 /* perf's "type\tname" for -V */
 int tally__probe_var_typename(Dwarf_Die *var, char *buf, size_t len);

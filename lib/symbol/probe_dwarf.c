@@ -406,7 +406,7 @@ static int arg_text(struct probe_dbg *d, const struct probe_point *pp, struct po
 
 			e = tally__probe_collect_vars(d, &pt->scope, &pt->cu, pt->addr,
 						      !strcmp(a->var, "$params"), !strcmp(a->var, "$vars"),
-						      &vars, &nv);
+						      false, &vars, &nv);
 			for (size_t k = 0; !e && k < nv; k++) {
 				struct probe_arg va = { .var = (char *)tally__probe_die_name(&vars[k]) };
 

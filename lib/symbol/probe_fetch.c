@@ -107,7 +107,7 @@ static int frame_base(struct probe_dbg *d, Dwarf_Die *cu, Dwarf_Addr addr, Dwarf
 
 /* the variable's place at addr: perf's convert_variable_location */
 static int locate(struct probe_dbg *d, Dwarf_Die *var, Dwarf_Die *cu, Dwarf_Addr addr,
-		  struct fetch *f, char *err, size_t len, bool quiet)
+		  struct fetch *f, char *err, size_t len, bool quiet, bool lenient)
 {
 	Dwarf_Attribute a;
 	Dwarf_Op *op, fb;
@@ -135,7 +135,8 @@ static_var:
 		snprintf(f->base, sizeof(f->base), "@%s", name ? name : "?");
 		return push_ref(f, 0);
 	}
-	if (nops > 1) {
+	/* -V lists what perf lists: it reads an expression's first operation only */
+	if (nops > 1 && !lenient) {
 		if (!quiet)
 			tally__probe_err(err, len, "Sorry, we don't support this variable location yet.");
 		return -ENOTSUP;
@@ -452,7 +453,7 @@ int tally__probe_fetch_var(struct probe_dbg *d, Dwarf_Die *scope, Dwarf_Die *cu,
 				 arg->var, arg->var);
 		return -ENOENT;
 	}
-	if ((e = locate(d, &v, cu, addr, &f, err, errlen, false)))
+	if ((e = locate(d, &v, cu, addr, &f, err, errlen, false, false)))
 		return e;
 	res = v;
 	if (arg->nr_fields && (e = fields(arg, &v, &f, &res, err, errlen)))
@@ -465,7 +466,7 @@ int tally__probe_fetch_var(struct probe_dbg *d, Dwarf_Die *scope, Dwarf_Die *cu,
 }
 
 int tally__probe_collect_vars(struct probe_dbg *d, Dwarf_Die *scope, Dwarf_Die *cu,
-			      Dwarf_Addr addr, bool params_only, bool children,
+			      Dwarf_Addr addr, bool params_only, bool children, bool listing,
 			      Dwarf_Die **out, size_t *nr)
 {
 	Dwarf_Die child;
@@ -477,7 +478,7 @@ int tally__probe_collect_vars(struct probe_dbg *d, Dwarf_Die *scope, Dwarf_Die *
 		struct fetch f;
 
 		if (tag == DW_TAG_formal_parameter || (tag == DW_TAG_variable && !params_only)) {
-			if (!locate(d, &child, cu, addr, &f, NULL, 0, true)) {
+			if (!locate(d, &child, cu, addr, &f, NULL, 0, true, listing)) {
 				Dwarf_Die *nv = realloc(*out, (*nr + 1) * sizeof(*nv));
 
 				if (!nv)
@@ -487,7 +488,8 @@ int tally__probe_collect_vars(struct probe_dbg *d, Dwarf_Die *scope, Dwarf_Die *
 			}
 		}
 		if (children && dwarf_haspc(&child, addr) > 0) {
-			int e = tally__probe_collect_vars(d, &child, cu, addr, params_only, true, out, nr);
+			int e = tally__probe_collect_vars(d, &child, cu, addr, params_only, true, listing,
+							      out, nr);
 
 			if (e)
 				return e;

@@ -87,7 +87,7 @@ static void describe(struct probe_dbg *d, uint64_t vaddr, bool ret, char *buf, s
 		tally__probe_line_reversible(&cu, "", 0, vaddr, &fname, &lineno);
 		if (tally__probe_realfunc_at(&cu, vaddr, &fn)) {
 			func = basefunc = tally__probe_die_name(&fn);
-			if (!func || dwarf_entrypc(&fn, &base) || dwarf_decl_line(&fn, &baseline)) {
+			if (!func || tally__probe_entrypc(&fn, &base) || dwarf_decl_line(&fn, &baseline)) {
 				lineno = 0;
 				goto post;
 			}
@@ -97,7 +97,7 @@ static void describe(struct probe_dbg *d, uint64_t vaddr, bool ret, char *buf, s
 				goto post;
 			}
 			while (top_inline(&fn, vaddr, &in)) {
-				if (!dwarf_entrypc(&in, &a) && a == vaddr) {
+				if (!tally__probe_entrypc(&in, &a) && a == vaddr) {
 					Dwarf_Attribute at;
 					Dwarf_Word cl = 0;
 

@@ -182,14 +182,23 @@ int tally_probe__show_lines(FILE *fp, const char *binary, const char *spec, char
 			Dwarf_Die fn = in[i].die, origin;
 			Dwarf_Attribute a;
 			const char *df;
+			bool copy = dwarf_formref_die(dwarf_attr(&fn, DW_AT_abstract_origin, &a), &origin);
 
-			if (in[i].inlined && dwarf_formref_die(dwarf_attr(&fn, DW_AT_abstract_origin, &a), &origin))
+			/*
+			 * perf shows the first function of that name: one out-of-line
+			 * function, or the copies of one inline function in its unit
+			 */
+			if (i && (dwarf_dieoffset(&in[i].cu) != dwarf_dieoffset(&in[0].cu) ||
+				  !dwarf_formref_die(dwarf_attr(&in[0].die, DW_AT_abstract_origin, &a), &origin) ||
+				  !copy))
+				break;
+			if (copy)
 				fn = origin;
 			df = dwarf_decl_file(&fn);
 			if (!df || dwarf_decl_line(&fn, &decl))
 				continue;
 			if (!path)
-				path = strdup(df);
+				path = tally__probe_src_path(&in[i].cu, df);	/* comp_dir/df */
 			e = code_lines(&in[i].cu, df, decl, INT_MAX, &in[i].die, &lines, &nr);
 		}
 		free(in);
@@ -281,10 +290,10 @@ int tally_probe__show_vars(FILE *fp, const char *binary, const char *spec, bool 
 			fprintf(fp, "\t@<%s+%llu>\n", sym, (unsigned long long)(pts[i].addr - start));
 		else
 			fprintf(fp, "\t@<0x%llx>\n", (unsigned long long)pts[i].addr);
-		e = tally__probe_collect_vars(&d, &pts[i].scope, &pts[i].cu, pts[i].addr, false, true,
+		e = tally__probe_collect_vars(&d, &pts[i].scope, &pts[i].cu, pts[i].addr, false, true, true,
 					      &vars, &nv);
 		if (!e && externs)
-			e = tally__probe_collect_vars(&d, &pts[i].cu, &pts[i].cu, pts[i].addr, false, false,
+			e = tally__probe_collect_vars(&d, &pts[i].cu, &pts[i].cu, pts[i].addr, false, false, true,
 						      &vars, &nv);
 		strs = calloc(nv ? nv : 1, sizeof(*strs));
 		if (e || !strs) {
