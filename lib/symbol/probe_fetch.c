@@ -498,7 +498,7 @@ int tally__probe_collect_vars(struct probe_dbg *d, Dwarf_Die *scope, Dwarf_Die *
 	return 0;
 }
 
-/* perf's die_get_typename: cv dropped, typedefs by name, '*' for pointers and arrays */
+/* perf's die_get_typename: cv dropped, typedefs by name, '*' for pointers and arrays, no void */
 static int type_name(Dwarf_Die *die, char *buf, size_t len)
 {
 	Dwarf_Die t;
@@ -512,13 +512,8 @@ static int type_name(Dwarf_Die *die, char *buf, size_t len)
 		char inner[512];
 		int e = type_name(&t, inner, sizeof(inner));
 
-		if (e < 0) {
-			if (tag == DW_TAG_pointer_type && e == -ENOENT) {
-				snprintf(buf, len, "void*");
-				return 0;
-			}
-			return e;
-		}
+		if (e < 0)
+			return e;	/* void underneath: perf 6.1 says (unknown_type) */
 		if ((size_t)snprintf(buf, len, "%s*", inner) >= len)
 			return -ERANGE;
 		return 0;
@@ -546,8 +541,8 @@ int tally__probe_var_typename(Dwarf_Die *var, char *buf, size_t len)
 	const char *n = tally__probe_die_name(var);
 	int e = type_name(var, t, sizeof(t));
 
-	if (e)
+	if (e == -ERANGE)
 		return e;
-	snprintf(buf, len, "%s\t%s", t, n ? n : "");
+	snprintf(buf, len, "%s\t%s", e ? "(unknown_type)" : t, n ? n : "");
 	return 0;
 }

@@ -89,6 +89,12 @@ long __attribute__((noinline)) sum(const long *v, int nr, struct inner in)
 	return t + twice((int)t);
 }
 
+/* void underneath: -V's (unknown_type) */
+int __attribute__((noinline)) same(const void *a, void *b, void **pp)
+{
+	return a == b && pp != NULL;
+}
+
 /* one malloc per call, through a call of its own (probe_prog N malloc) */
 void *__attribute__((noinline)) alloc_one(size_t n)
 {
@@ -114,6 +120,7 @@ int main(int argc, char **argv)
 		total += work(i);
 	total += parse(&s, label, 3);
 	total += sum(s.vals, 4, nx);
+	total += same(&s, &nx, NULL);
 	printf("%ld\n", total);
 	return 0;
 }

@@ -92,7 +92,7 @@ for spec in parse work twice sum main probe_prog.c:$((LDECL - 11))-$((LK + 2)) p
 		fail "perf -L $spec printed nothing"
 	fi
 done
-for spec in parse work twice sum main parse:6 'work%return' probe_prog.c:$LK 'parse;for*' sum+10; do
+for spec in parse work twice sum main same parse:6 'work%return' probe_prog.c:$LK 'parse;for*' sum+10; do
 	perf probe -x "$P" -V "$spec" >"$tmp/v.perf" 2>/dev/null
 	"$TALLY" probe -x "$P" -V "$spec" >"$tmp/v.tally" 2>/dev/null
 	if [ -s "$tmp/v.perf" ]; then
