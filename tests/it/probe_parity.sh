@@ -101,6 +101,11 @@ for spec in parse work twice sum main same parse:6 'work%return' probe_prog.c:$L
 		fail "perf -V $spec printed nothing"
 	fi
 done
+# a unit compiled by a relative path (DW_AT_name relative to comp_dir, as make's builds)
+(cd "$(dirname "$SRC")/.." && cc -g -O0 -o "$tmp/prog_rel" helpers/probe_prog.c)
+perf probe -x "$tmp/prog_rel" -L parse >"$tmp/l.perf" 2>/dev/null
+"$TALLY" probe -x "$tmp/prog_rel" -L parse >"$tmp/l.tally" 2>/dev/null
+check "-L of a unit named relative to its comp_dir as perf's" cmp -s "$tmp/l.perf" "$tmp/l.tally"
 perf probe -x "$P" -V main --externs >"$tmp/v.perf" 2>/dev/null
 "$TALLY" probe -x "$P" -V main --externs >"$tmp/v.tally" 2>/dev/null
 check "-V main --externs as perf's" cmp -s "$tmp/v.perf" "$tmp/v.tally"
