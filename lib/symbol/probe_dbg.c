@@ -293,33 +293,99 @@ static const char *decl_file(Dwarf_Die *die)
 	return dwarf_decl_file(die);
 }
 
-static int walk_funcs(Dwarf_Die *parent, Dwarf_Die *cu, const char *glob, const char *file,
-		      struct probe_inst **out, size_t *nr)
+/* perf's die_is_func_instance: code of its own (an entry or ranges) */
+static bool is_instance(Dwarf_Die *die)
 {
-	Dwarf_Die child;
-	int err = 0;
+	Dwarf_Addr a;
+	Dwarf_Attribute at;
+	int tag = dwarf_tag(die);
+
+	return (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine) &&
+	       (dwarf_entrypc(die, &a) == 0 || dwarf_attr(die, DW_AT_ranges, &at));
+}
+
+static bool same_die(Dwarf_Die *a, Dwarf_Die *b)
+{
+	return dwarf_dieoffset(a) == dwarf_dieoffset(b);
+}
+
+/*
+ * perf's die_walk_instances: the copies in cu whose abstract origin is
+ * or_die, but an inlined copy called from its own declaration line
+ */
+static int walk_instances(Dwarf_Die *parent, Dwarf_Die *cu, Dwarf_Die *or_die,
+			  struct probe_inst **out, size_t *nr)
+{
+	Dwarf_Die child, origin;
+	Dwarf_Attribute a;
+	Dwarf_Addr entry;
+	int err;
 
 	if (dwarf_child(parent, &child))
 		return 0;
 	do {
 		int tag = dwarf_tag(&child);
-		Dwarf_Addr entry;
 
-		if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine &&
-		    tag != DW_TAG_lexical_block && tag != DW_TAG_namespace &&
-		    tag != DW_TAG_class_type && tag != DW_TAG_structure_type)
-			continue;
-		if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine) {
-			const char *name = tally__probe_die_name(&child);
-			const char *df = file ? decl_file(&child) : NULL;
+		if (is_instance(&child) &&
+		    dwarf_formref_die(dwarf_attr(&child, DW_AT_abstract_origin, &a), &origin) &&
+		    same_die(&origin, or_die)) {
+			Dwarf_Word cl = 0, cf = 0, df = 0;
+			int decl = 0;
+			bool redundant = false;
 
-			if (name && !fnmatch(glob, name, 0) && (!file || (df && tally__probe_tail_match(df, file))) &&
-			    !tally__probe_entrypc(&child, &entry) &&
-			    (err = push_inst(out, nr, &child, cu, tag == DW_TAG_inlined_subroutine, entry)))
+			if (tag == DW_TAG_inlined_subroutine && !dwarf_decl_line(&origin, &decl) &&
+			    !dwarf_formudata(dwarf_attr(&child, DW_AT_call_line, &a), &cl) &&
+			    (int)cl == decl) {
+				dwarf_formudata(dwarf_attr(&child, DW_AT_call_file, &a), &cf);
+				dwarf_formudata(dwarf_attr_integrate(&origin, DW_AT_decl_file, &a), &df);
+				redundant = cf == df;
+			}
+			if (!redundant && !dwarf_entrypc(&child, &entry) &&
+			    (err = push_inst(out, nr, &child, cu, true, entry)))
 				return err;
 		}
-		if ((err = walk_funcs(&child, cu, glob, file, out, nr)))
+		if (tag != DW_TAG_variable && tag != DW_TAG_formal_parameter &&
+		    (err = walk_instances(&child, cu, or_die, out, nr)))
 			return err;
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return 0;
+}
+
+/*
+ * perf 6.1's probe_point_search_cb over one unit: its first function of
+ * the name (declared in file, when given): that function if it has code,
+ * else (an inline function's abstract entry) each of its copies; a glob
+ * goes on to the unit's other functions.
+ */
+static int unit_funcs(Dwarf_Die *cu, const char *glob, const char *file,
+		      struct probe_inst **out, size_t *nr)
+{
+	Dwarf_Die child;
+	Dwarf_Attribute a;
+	bool is_glob = strpbrk(glob, "*?[") != NULL;
+	int err;
+
+	if (dwarf_child(cu, &child))
+		return 0;
+	do {
+		const char *name, *df;
+		Dwarf_Addr entry;
+
+		if (dwarf_tag(&child) != DW_TAG_subprogram || dwarf_attr(&child, DW_AT_declaration, &a) ||
+		    !(name = tally__probe_die_name(&child)) || fnmatch(glob, name, 0))
+			continue;
+		df = decl_file(&child);
+		if (!df || (file && !tally__probe_tail_match(df, file)))
+			continue;
+		if (is_instance(&child)) {
+			if (!dwarf_entrypc(&child, &entry) && entry &&
+			    (err = push_inst(out, nr, &child, cu, false, entry)))
+				return err;
+		} else if ((err = walk_instances(cu, cu, &child, out, nr))) {
+			return err;
+		}
+		if (!is_glob)
+			break;
 	} while (dwarf_siblingof(&child, &child) == 0);
 	return 0;
 }
@@ -337,7 +403,7 @@ int tally__probe_find_funcs(struct probe_dbg *d, const char *glob, const char *f
 		Dwarf_Die cu;
 
 		if (dwarf_offdie(d->dw, off + hsize, &cu))
-			err = walk_funcs(&cu, &cu, glob, file, out, nr);
+			err = unit_funcs(&cu, glob, file, out, nr);
 		off = next;
 	}
 	return err;

@@ -407,6 +407,14 @@ static int arg_text(struct probe_dbg *d, const struct probe_point *pp, struct po
 			e = tally__probe_collect_vars(d, &pt->scope, &pt->cu, pt->addr,
 						      !strcmp(a->var, "$params"), !strcmp(a->var, "$vars"),
 						      false, &vars, &nv);
+			if (!e && !nv) {
+				/* perf 6.1: nothing to expand is a variable without a location */
+				tally__probe_err(err, len, "Failed to find the location of the '%s' variable at this address.\n"
+						 " Perhaps it has been optimized out.\n"
+						 " Use -V with the --range option to show '%s' location range.",
+						 a->var, a->var);
+				e = -ENOENT;
+			}
 			for (size_t k = 0; !e && k < nv; k++) {
 				struct probe_arg va = { .var = (char *)tally__probe_die_name(&vars[k]) };
 

@@ -135,8 +135,12 @@ static_var:
 		snprintf(f->base, sizeof(f->base), "@%s", name ? name : "?");
 		return push_ref(f, 0);
 	}
-	/* -V lists what perf lists: it reads an expression's first operation only */
-	if (nops > 1 && !lenient) {
+	/*
+	 * -V lists what perf lists: it reads an expression's first operation
+	 * only. A fetch takes a value's first piece (DW_OP_piece: the value
+	 * split over places, a scalar's whole in its first), no computation.
+	 */
+	if (nops > 1 && !lenient && op[1].atom != DW_OP_piece) {
 		if (!quiet)
 			tally__probe_err(err, len, "Sorry, we don't support this variable location yet.");
 		return -ENOTSUP;

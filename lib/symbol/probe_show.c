@@ -184,13 +184,8 @@ int tally_probe__show_lines(FILE *fp, const char *binary, const char *spec, char
 			const char *df;
 			bool copy = dwarf_formref_die(dwarf_attr(&fn, DW_AT_abstract_origin, &a), &origin);
 
-			/*
-			 * perf shows the first function of that name: one out-of-line
-			 * function, or the copies of one inline function in its unit
-			 */
-			if (i && (dwarf_dieoffset(&in[i].cu) != dwarf_dieoffset(&in[0].cu) ||
-				  !dwarf_formref_die(dwarf_attr(&in[0].die, DW_AT_abstract_origin, &a), &origin) ||
-				  !copy))
+			/* perf shows the first unit's function of that name */
+			if (i && dwarf_dieoffset(&in[i].cu) != dwarf_dieoffset(&in[0].cu))
 				break;
 			if (copy)
 				fn = origin;

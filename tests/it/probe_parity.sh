@@ -101,6 +101,23 @@ for spec in parse work twice sum main same parse:6 'work%return' probe_prog.c:$L
 		fail "perf -V $spec printed nothing"
 	fi
 done
+# optimized code (-O2): inline functions' copies, functions with an
+# out-of-line copy and inlined ones, parameters in registers
+cc -g -O2 -o "$tmp/prog2" "$SRC"
+for spec in twice 'parse $params' 'sum $params' 'work $params' 'work%return $retval' main \
+	'same $params' 'parse;for*'; do
+	is "-O2: same uprobe_events lines: $spec" "$(lines "$TALLY" probe -x "$tmp/prog2" -n -v "$spec")" \
+		"$(lines perf probe -x "$tmp/prog2" -n -v "$spec")"
+done
+for f in twice parse sum work main; do
+	perf probe -x "$tmp/prog2" -V $f >"$tmp/v.perf" 2>/dev/null
+	"$TALLY" probe -x "$tmp/prog2" -V $f >"$tmp/v.tally" 2>/dev/null
+	check "-O2: -V $f as perf's" cmp -s "$tmp/v.perf" "$tmp/v.tally"
+	perf probe -x "$tmp/prog2" -L $f >"$tmp/l.perf" 2>/dev/null
+	"$TALLY" probe -x "$tmp/prog2" -L $f >"$tmp/l.tally" 2>/dev/null
+	check "-O2: -L $f as perf's" cmp -s "$tmp/l.perf" "$tmp/l.tally"
+done
+
 # a unit compiled by a relative path (DW_AT_name relative to comp_dir, as make's builds)
 (cd "$(dirname "$SRC")/.." && cc -g -O0 -o "$tmp/prog_rel" helpers/probe_prog.c)
 perf probe -x "$tmp/prog_rel" -L parse >"$tmp/l.perf" 2>/dev/null
