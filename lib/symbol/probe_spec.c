@@ -83,7 +83,7 @@ static int parse_num(const char *s, long *v, bool hex_ok)
 	return *end || errno ? -1 : 0;
 }
 
-static int parse_fields(struct probe_arg *a, const char *s, char *err, size_t len)
+static int parse_fields(struct probe_arg *a, const char *s, const char *whole, char *err, size_t len)
 {
 	while (*s) {
 		struct probe_field f = { 0 }, *nf;
@@ -104,12 +104,12 @@ static int parse_fields(struct probe_arg *a, const char *s, char *err, size_t le
 			} else if (*s == '.') {
 				s++;
 			} else {
-				return fail(err, len, "Argument parse error: %s", s);
+				return fail(err, len, "Argument parse error: %s", whole);
 			}
 			for (e = s; *e && (isalnum((unsigned char)*e) || *e == '_'); e++)
 				;
 			if (e == s)
-				return fail(err, len, "Argument parse error: %s", s);
+				return fail(err, len, "Argument parse error: %s", whole);
 			if (!(f.name = strndup(s, (size_t)(e - s))))
 				return -ENOMEM;
 			s = e;
@@ -164,7 +164,7 @@ static int parse_arg(struct probe_arg *a, const char *s, char *err, size_t len)
 
 		if (!rest)
 			return -ENOMEM;
-		e = parse_fields(a, rest, err, len);
+		e = parse_fields(a, rest, s, err, len);
 		free(rest);
 		return e;
 	}

@@ -100,6 +100,8 @@ static void errors(void **state)
 	}
 	tally__probe_parse("work%return i", &pp, err, sizeof(err));
 	assert_string_equal(err, "You can't specify local variable for kretprobe.");
+	tally__probe_parse("work s->", &pp, err, sizeof(err));
+	assert_string_equal(err, "Argument parse error: s->");
 	tally__probe_parse("work:x", &pp, err, sizeof(err));
 	assert_string_equal(err, "There is non-digit char in line number.");
 }
