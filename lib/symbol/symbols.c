@@ -54,6 +54,8 @@ struct tally_symbols {
 	} last[64];
 };
 
+static void kparse_destroy(struct kparse *k);
+
 /* ---- the DSO cache ---- */
 
 static void dso_free(struct tally_dso *d)
@@ -191,10 +193,7 @@ void tally_symbols__free(struct tally_symbols *s)
 		pthread_cond_destroy(&s->dw.cv);
 	}
 	free(s->dw.q);
-	if (s->kp) {
-		kparse_free(s->kp);
-		free(s->kp);
-	}
+	kparse_destroy(s->kp);
 	for (size_t i = 0; i < s->cap; i++)
 		dso_free(s->dsos[i]);
 	free(s->dsos);
@@ -234,16 +233,28 @@ struct kparse {
 	struct tally__kimage img;	/* read, or from the cache (img.kc) */
 	int open_errno;		/* fopen failed */
 	int err;
+	/* on the thread: img is ready (the cache is written after) */
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	bool ready;
 };
 
-static void kparse_run(struct kparse *k, const char *path)
+/* kallsyms into k: the cache's key to store it under, or 0 (loaded, or none). */
+static uint64_t kparse_read(struct kparse *k, const char *path)
 {
 	uint64_t key = strcmp(path, "/proc/kallsyms") ? 0 : tally__kcache_key();
 
 	if (key && !tally__kcache_load(key, &k->img))
-		return;
+		return 0;
 	k->err = tally__kallsyms_read(path, &k->img, &k->open_errno);
-	if (key && !k->err && k->img.nonzero)
+	return key && !k->err && k->img.nonzero ? key : 0;
+}
+
+static void kparse_run(struct kparse *k, const char *path)
+{
+	uint64_t key = kparse_read(k, path);
+
+	if (key)
 		(void)tally__kcache_store(key, &k->img);	/* no cache: read next time too */
 }
 
@@ -254,11 +265,44 @@ static void kparse_free(struct kparse *k)
 	memset(k, 0, sizeof(*k));
 }
 
+/* The thread's k (joined), with what is left of it. */
+static void kparse_destroy(struct kparse *k)
+{
+	if (!k)
+		return;
+	pthread_mutex_destroy(&k->mu);
+	pthread_cond_destroy(&k->cv);
+	kparse_free(k);
+	free(k);
+}
+
+/*
+ * The cache is written after the reader is told the symbols are ready: a
+ * first run's 30-50 ms of writing stay off its way. The reader takes the
+ * symbol tables (moves them to DSOs) but frees nothing of k until it has
+ * joined this thread (load_kallsyms, tally_symbols__close), and the
+ * kernel's symbols are not written to once made; the store reads a copy of
+ * the image whose msyms the reader does not clear.
+ */
 static void *kparse_thread(void *arg)
 {
 	struct tally_symbols *s = arg;
+	struct kparse *k = s->kp;
+	uint64_t key = kparse_read(k, s->kallsyms);
+	struct tally__kimage snap = k->img;
 
-	kparse_run(s->kp, s->kallsyms);
+	snap.kc = NULL;
+	snap.msyms = NULL;
+	if (key && k->img.nmods &&
+	    (snap.msyms = malloc(k->img.nmods * sizeof(*snap.msyms))))
+		memcpy(snap.msyms, k->img.msyms, k->img.nmods * sizeof(*snap.msyms));
+	pthread_mutex_lock(&k->mu);
+	k->ready = true;
+	pthread_cond_signal(&k->cv);
+	pthread_mutex_unlock(&k->mu);
+	if (key && (snap.msyms || !snap.nmods))
+		(void)tally__kcache_store(key, &snap);
+	free(snap.msyms);
 	return NULL;
 }
 
@@ -332,7 +376,11 @@ int tally_symbols__preload_kernel(struct tally_symbols *s)
 		return 0;
 	if (!(s->kp = calloc(1, sizeof(*s->kp))))
 		return -ENOMEM;
+	pthread_mutex_init(&s->kp->mu, NULL);
+	pthread_cond_init(&s->kp->cv, NULL);
 	if (pthread_create(&s->kp_thread, NULL, kparse_thread, s)) {
+		pthread_mutex_destroy(&s->kp->mu);
+		pthread_cond_destroy(&s->kp->cv);
 		free(s->kp);
 		s->kp = NULL;
 		return 0;	/* read when first needed, then */
@@ -349,10 +397,13 @@ static int load_kallsyms(struct tally_symbols *s)
 	int err;
 
 	if (s->kp) {
-		if (s->kp_running)
-			pthread_join(s->kp_thread, NULL);
-		s->kp_running = false;
 		k = s->kp;
+		if (s->kp_running) {	/* joined at close: it may still write the cache */
+			pthread_mutex_lock(&k->mu);
+			while (!k->ready)
+				pthread_cond_wait(&k->cv, &k->mu);
+			pthread_mutex_unlock(&k->mu);
+		}
 	} else {
 		kparse_run(k, s->kallsyms);
 	}
@@ -409,9 +460,8 @@ out:
 	/* the cache lives as long as the DSOs reading it */
 	s->kc = k->img.kc;
 	k->img.kc = NULL;
-	kparse_free(k);
-	free(s->kp);
-	s->kp = NULL;
+	if (k == &local)
+		kparse_free(k);	/* else the rest is freed at close, after the join */
 	return err;
 }
 
@@ -568,11 +618,8 @@ int tally_symbols__set_table(struct tally_symbols *s, const char *name,
 		if (s->kp_running)
 			pthread_join(s->kp_thread, NULL);
 		s->kp_running = false;
-		if (s->kp) {
-			kparse_free(s->kp);
-			free(s->kp);
-			s->kp = NULL;
-		}
+		kparse_destroy(s->kp);
+		s->kp = NULL;
 		s->kernel_loaded = true;
 	}
 	if (dso_find(s, name, -1))
