@@ -673,10 +673,21 @@ static bool truncated(struct km *k)
 	return true;
 }
 
+/* The events on_sample reads (--slab, --page): the session drops the others' samples unqueued. */
+static bool want_event(const char *name, const struct perf_event_attr *attr, void *ctx)
+{
+	const struct km *k = ctx;
+	enum km_kind kind = kind_of(name);
+
+	(void)attr;
+	return kind != KM_OTHER && !((kind <= KM_FREE && !k->o->slab) ||
+				     (kind >= KM_PAGE_ALLOC && !k->o->page));
+}
+
 static int open_file(struct km *k, int *ret)
 {
 	TALLY_OPTS(tally_session_opts, so, .sample = on_sample, .ctx = k, .no_comm = true,
-		   .no_unwind = true, .no_inline = true);
+		   .no_unwind = true, .no_inline = true, .want = want_event);
 	bool has_slab = false, has_page = false;
 
 	if (!(k->s = cli_session_open("kmem stat", k->path, &so, ret)))

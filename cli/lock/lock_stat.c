@@ -523,11 +523,21 @@ static void lk_free(struct lk *l)
 	free(l);
 }
 
+/* The events on_sample reads: the session drops the others' samples unqueued. */
+static bool want_event(const char *name, const struct perf_event_attr *attr, void *ctx)
+{
+	const struct lk *l = ctx;
+	enum lk_kind k = kind_of(name);
+
+	(void)attr;
+	return k != LK_OTHER && !(l->contention && k < LK_BEGIN);
+}
+
 /* What the file has: 1 some contention_begin, 2 lockdep's acquire, 0 neither. */
 static int open_file(struct lk *l, int *ret)
 {
 	TALLY_OPTS(tally_session_opts, so, .sample = on_sample, .record = on_record, .ctx = l,
-		   .no_comm = true, .no_unwind = true, .no_inline = true);
+		   .no_comm = true, .no_unwind = true, .no_inline = true, .want = want_event);
 	int has = 0;
 
 	l->s = cli_session_open(l->cmd, l->path, &so, ret);

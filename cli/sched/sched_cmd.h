@@ -87,14 +87,17 @@ struct sched_reader {
 	struct tally_tp_reader *fields;	/* the sched fields perf reads */
 	struct sched_tids tinfo;	/* struct sched_tinfo by tid */
 	bool no_mem;			/* a thread could not be kept: out of memory */
+	bool others;			/* SK_OTHER samples wanted (sched_open) */
 };
 
 /*
  * Open path for cmd; NULL after saying why, *ret the exit status. A file
- * without sched:sched_switch is an error, said as perf says it.
+ * without sched:sched_switch is an error, said as perf says it. others:
+ * the samples of events other than sched's come too (SK_OTHER), else
+ * the session drops them unread.
  */
 int sched_open(struct sched_reader *r, const char *cmd, const char *path, bool unwind,
-	       sched_ev_fn fn, void *ctx);
+	       bool others, sched_ev_fn fn, void *ctx);
 /* Deliver every sample in time order; the exit status (0, or 1 said). */
 int sched_run(struct sched_reader *r);
 void sched_close(struct sched_reader *r);

@@ -182,10 +182,20 @@ static bool truncated(struct sched_reader *r)
 	return true;
 }
 
-int sched_open(struct sched_reader *r, const char *cmd, const char *path, bool unwind,
-	       sched_ev_fn fn, void *ctx)
+/* The sched events, and the others only for a reader that asked: the session drops the rest unqueued. */
+static bool want_event(const char *name, const struct perf_event_attr *attr, void *ctx)
 {
-	TALLY_OPTS(tally_session_opts, so, .sample = on_sample, .record = on_record, .ctx = r, .no_comm = true);
+	const struct sched_reader *r = ctx;
+
+	(void)attr;
+	return r->others || kind_of(name) != SK_OTHER;
+}
+
+int sched_open(struct sched_reader *r, const char *cmd, const char *path, bool unwind,
+	       bool others, sched_ev_fn fn, void *ctx)
+{
+	TALLY_OPTS(tally_session_opts, so, .sample = on_sample, .record = on_record, .ctx = r,
+		   .no_comm = true, .want = want_event);
 	bool has_switch = false;
 	int ret;
 
@@ -195,6 +205,7 @@ int sched_open(struct sched_reader *r, const char *cmd, const char *path, bool u
 	r->path = path;
 	r->fn = fn;
 	r->ctx = ctx;
+	r->others = others;
 	r->s = cli_session_open(cmd, path, &so, &ret);
 	if (!r->s)
 		return ret;

@@ -638,7 +638,8 @@ int sched_timehist(const char *path, const struct timehist_opts *o)
 		free(c);
 		return 129;
 	}
-	if ((ret = sched_open(&r, "sched timehist", path, o->callchain, on_event, c))) {
+	/* every sample: perf's CPU count (max_cpu) takes the other events' CPUs too */
+	if ((ret = sched_open(&r, "sched timehist", path, o->callchain, true, on_event, c))) {
 		free(c);
 		return ret;
 	}

@@ -92,9 +92,19 @@ struct tally_session_opts {
 	 * it is read when first asked for. Added in 0.5.
 	 */
 	bool no_preload;
+	/*
+	 * Added in 0.5: the events whose samples the reader wants, asked once
+	 * per event at open with its name (tally_session__event_name's), its
+	 * attr and opts.ctx; NULL: every event's. The samples of an event it
+	 * says false to are dropped as they are read, before they are copied
+	 * and queued for their time: never delivered, not unwound. Every
+	 * other record (MMAP, COMM, FORK, EXIT...) still comes, and stats
+	 * still count the dropped samples (samples, records, dropped).
+	 */
+	bool (*want)(const char *name, const struct perf_event_attr *attr, void *ctx);
 	size_t :0;
 };
-#define tally_session_opts__last_field no_preload
+#define tally_session_opts__last_field want
 
 /*
  * Open path ("-": stdin, perf's pipe format streamed). NULL + errno;
@@ -271,9 +281,11 @@ struct tally_session_stats {
 	 * delivered then, after the newer ones: perf's "out of order events"
 	 */
 	uint64_t unordered;
+	/* Added in 0.5: samples of the events opts.want left out (counted in samples too) */
+	uint64_t dropped;
 	size_t :0;
 };
-#define tally_session_stats__last_field unordered
+#define tally_session_stats__last_field dropped
 
 /* 0, or -EINVAL (a bad sz). */
 TALLY_API int tally_session__stats(const struct tally_session *s, struct tally_session_stats *st);

@@ -486,6 +486,11 @@ static int on_record(void *ctx, const struct perf_event_header *h, uint64_t off,
 		return 0;	/* perf's own header records */
 	if (idx < 0)
 		idx = attr_of(s, h);
+	/* an event the reader does not want: not worth a copy and a place in the queue */
+	if (h->type == PERF_RECORD_SAMPLE && s->fast[idx].drop) {
+		__atomic_store_n(&s->dropped, s->dropped + 1, __ATOMIC_RELAXED);
+		return 0;
+	}
 	/* a sample's time sits at a fixed offset of its attr: read it there */
 	if (h->type == PERF_RECORD_SAMPLE && s->time_off[idx] && h->size >= s->time_off[idx] + 8u)
 		memcpy(&t, (const unsigned char *)h + s->time_off[idx], 8);
@@ -614,6 +619,8 @@ static struct tally_session *session_new(struct tally_data_reader *rd, struct ta
 			      tally_evsel__name(s->evsels[i]);
 		if (!s->names[i])
 			s->names[i] = "unknown";
+		if (s->o.want)
+			s->fast[i].drop = !s->o.want(s->names[i], s->attrs[i], s->o.ctx);
 	}
 	if (rd && !tally_data_reader__feature(rd, TALLY_HEADER_TRACING_DATA, &td, &tdlen))
 		s->tf = tally_trace_fmt__new(td, tdlen);

@@ -25,8 +25,9 @@ struct tally_session {
 	const struct perf_event_attr **attrs;
 	uint32_t *time_off;		/* per attr: where a SAMPLE's time is, 0: none */
 	/* per attr, read per sample: the period when samples carry none
-	 * (0: they do), and whether their user stacks are to be unwound */
-	struct session_attr_fast { uint64_t period; bool unwind; } *fast;
+	 * (0: they do), whether their user stacks are to be unwound, and
+	 * whether opts.want left the event's samples out (read by the reader) */
+	struct session_attr_fast { uint64_t period; bool unwind, drop; } *fast;
 	int nr_attrs;
 	const char **names;		/* per attr: EVENT_DESC, else the attr's own */
 	struct tally_trace_fmt *tf;	/* TRACING_DATA, or NULL */
@@ -40,6 +41,7 @@ struct tally_session {
 	/* what went by */
 	uint64_t records[128];		/* by type: counted by the reader */
 	uint64_t samples, lost, bad;
+	uint64_t dropped;		/* samples opts.want left out: counted by the reader */
 	uint64_t lost_samples;		/* LOST_SAMPLES records: perf's "Total Lost Samples" */
 	uint64_t maps_gen;		/* changes with every side-band record applied */
 	/* --call-graph dwarf samples: their user stacks unwound (libdwfl) */

@@ -77,7 +77,8 @@ int tally_session__stats(const struct tally_session *s, struct tally_session_sta
 	if (!s || !st || st->sz < sizeof(size_t))
 		return tally__err(EINVAL);
 	memcpy(v.records, s->records, sizeof(v.records));
-	v.samples = s->samples;
+	v.dropped = __atomic_load_n(&s->dropped, __ATOMIC_RELAXED);
+	v.samples = s->samples + v.dropped;
 	v.lost = s->lost;
 	v.lost_samples = s->lost_samples;
 	v.bad = s->bad;

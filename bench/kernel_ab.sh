@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# bench/kernel_ab.sh BEFORE AFTER: two tally builds (a change's before and
+# after) and perf on one recording of bench/kernel.sh's kind (its events,
+# its load, KERNEL_BENCH_SECS seconds): sched latency, timehist, lock
+# report and kmem stat --slab, each KERNEL_BENCH_ROUNDS times, the three
+# alternating; median wall and CPU (user + sys), largest RSS. The two
+# builds' outputs are compared first. Needs root and perf. Measured,
+# never asserted.
+set -u
+BUILD=${BUILD:-build}
+HELPERS=${HELPERS:-$PWD/$BUILD/helpers}
+ROUNDS=${KERNEL_BENCH_ROUNDS:-5}
+SECS=${KERNEL_BENCH_SECS:-6}
+if [ $# != 2 ] || [ "$(id -u)" != 0 ] || ! command -v perf >/dev/null; then
+	echo "usage (root, with perf): $0 BEFORE-tally AFTER-tally" >&2
+	exit 2
+fi
+before=$(realpath "$1") after=$(realpath "$2")
+make --no-print-directory "$BUILD/helpers/pipewake" "$BUILD/helpers/mmaplock" >/dev/null
+d=$(mktemp -d)
+trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$d"' EXIT
+evs=()
+for e in sched:sched_switch sched:sched_stat_runtime sched:sched_process_fork \
+	sched:sched_wakeup_new sched:sched_migrate_task sched:sched_waking \
+	lock:contention_begin lock:contention_end \
+	kmem:kmalloc kmem:kfree kmem:kmem_cache_alloc kmem:kmem_cache_free; do
+	perf list "$e" 2>/dev/null | grep -q "${e#*:}" && evs+=(-e "$e")
+done
+"$HELPERS/pipewake" pingpong 100000000 >/dev/null 2>&1 &
+"$HELPERS/mmaplock" 2 100000000 >/dev/null 2>&1 &
+(while :; do sh -c ':'; done) >/dev/null 2>&1 &
+sleep 0.5
+perf record -q -a -R -c 1 -m 1024 "${evs[@]}" -o "$d/busy.data" -- sleep "$SECS" >/dev/null 2>&1
+kill $(jobs -p) 2>/dev/null
+wait 2>/dev/null
+echo "$(perf script -i "$d/busy.data" -F event 2>/dev/null | wc -l) samples," \
+	"$(du -m "$d/busy.data" | cut -f1) MB; load $(cut -d" " -f1-3 /proc/loadavg)"
+for c in "sched latency" "sched timehist" "sched map" "lock report" "lock contention" \
+	"kmem stat --slab" "kmem stat"; do
+	set -- $c
+	sub=$1
+	shift
+	"$before" "$sub" -i "$d/busy.data" "$@" >"$d/b.out" 2>&1
+	"$after" "$sub" -i "$d/busy.data" "$@" >"$d/a.out" 2>&1
+	cmp -s "$d/b.out" "$d/a.out" && echo "tally $c: the same output" ||
+		echo "tally $c: the outputs DIFFER"
+done
+echo
+python3 - "$before" "$after" "$d/busy.data" "$ROUNDS" <<'PY'
+import os, statistics, sys, time
+
+tools = {"old": sys.argv[1], "new": sys.argv[2], "perf": "perf"}
+f, rounds = sys.argv[3], int(sys.argv[4])
+cmds = [["sched", "latency"], ["sched", "timehist"], ["lock", "report"], ["kmem", "stat", "--slab"]]
+dn = os.open(os.devnull, os.O_WRONLY)
+
+def run(argv):
+    t0 = time.perf_counter()
+    pid = os.posix_spawnp(argv[0], argv, os.environ,
+                          file_actions=[(os.POSIX_SPAWN_DUP2, dn, 1), (os.POSIX_SPAWN_DUP2, dn, 2)])
+    _, st, ru = os.wait4(pid, 0)
+    if st:
+        sys.exit("failed (%d): %s" % (st, " ".join(argv)))
+    return time.perf_counter() - t0, ru.ru_utime + ru.ru_stime, ru.ru_maxrss / 1024
+
+print("| command | perf wall s | before wall s | after wall s | before / perf | after / perf "
+      "| perf CPU s | before CPU s | after CPU s | after / before CPU | before RSS MB | after RSS MB |")
+print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+for c in cmds:
+    res = {k: [] for k in tools}
+    for r in range(rounds):
+        for k in (["old", "new", "perf"] if r % 2 == 0 else ["perf", "new", "old"]):
+            res[k].append(run([tools[k], c[0], "-i", f] + c[1:]))
+    w = {k: statistics.median(x[0] for x in v) for k, v in res.items()}
+    u = {k: statistics.median(x[1] for x in v) for k, v in res.items()}
+    m = {k: max(x[2] for x in v) for k, v in res.items()}
+    print("| %s | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.1f | %.1f |" % (
+        " ".join(c), w["perf"], w["old"], w["new"], w["old"] / w["perf"], w["new"] / w["perf"],
+        u["perf"], u["old"], u["new"], u["new"] / u["old"], m["old"], m["new"]))
+PY
