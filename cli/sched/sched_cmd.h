@@ -91,10 +91,11 @@ struct sched_reader {
 
 /*
  * Open path for cmd; NULL after saying why, *ret the exit status. A file
- * without sched:sched_switch is an error, said as perf says it.
+ * without sched:sched_switch is an error, said as perf says it. symfs:
+ * --symfs, or NULL.
  */
 int sched_open(struct sched_reader *r, const char *cmd, const char *path, bool unwind,
-	       sched_ev_fn fn, void *ctx);
+	       const char *symfs, sched_ev_fn fn, void *ctx);
 /* Deliver every sample in time order; the exit status (0, or 1 said). */
 int sched_run(struct sched_reader *r);
 void sched_close(struct sched_reader *r);
@@ -134,6 +135,7 @@ struct timehist_opts {
 	unsigned max_stack;
 	const char *cpu_list, *pids, *tids;
 	const char *time;		/* --time START,STOP */
+	const char *symfs;		/* --symfs */
 };
 int sched_timehist(const char *path, const struct timehist_opts *o);
 

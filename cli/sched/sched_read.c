@@ -183,9 +183,10 @@ static bool truncated(struct sched_reader *r)
 }
 
 int sched_open(struct sched_reader *r, const char *cmd, const char *path, bool unwind,
-	       sched_ev_fn fn, void *ctx)
+	       const char *symfs, sched_ev_fn fn, void *ctx)
 {
-	TALLY_OPTS(tally_session_opts, so, .sample = on_sample, .record = on_record, .ctx = r, .no_comm = true);
+	TALLY_OPTS(tally_session_opts, so, .sample = on_sample, .record = on_record, .ctx = r, .no_comm = true,
+		   .symfs = symfs);
 	bool has_switch = false;
 	int ret;
 

@@ -638,7 +638,7 @@ int sched_timehist(const char *path, const struct timehist_opts *o)
 		free(c);
 		return 129;
 	}
-	if ((ret = sched_open(&r, "sched timehist", path, o->callchain, on_event, c))) {
+	if ((ret = sched_open(&r, "sched timehist", path, o->callchain, o->symfs, on_event, c))) {
 		free(c);
 		return ret;
 	}
