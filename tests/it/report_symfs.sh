@@ -4,9 +4,10 @@
 # unresolved, with it they are named, report's rows and script's lines
 # perf's on the same file. No fallback to the host's path: a root without
 # the file leaves it unresolved though it is back in place. The global
-# debug dir is under the root too (a stripped copy's debug file). perf 6.1
-# does not apply the build-id table of a file tally record wrote, so the
-# .build-id case is not compared with perf.
+# debug dir is under the root too (a stripped copy's debug file). The
+# .build-id case is not compared with perf: tally record's build-id table
+# carries the process's pid, not perf's -1, and perf 6.1 files such ids
+# under a guest machine, so it has none for the program.
 . "$(dirname "$0")/lib.sh"
 d=$(mktemp -d); trap 'rm -rf "$d"' EXIT
 export HOME=$d/home XDG_CACHE_HOME=$d/cache
