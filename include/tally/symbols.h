@@ -184,8 +184,9 @@ struct tally_symbols_opts {
 	/*
 	 * Added in 0.5: perf's --symfs: each file's path (and its global
 	 * debug dir, /usr/lib/debug) is read under this root, no fallback
-	 * to the host's path; the build-id cache (home_debug) is not under
-	 * it. NULL, "" or "/": none.
+	 * to the host's path; the build-id cache is <root>/.debug and
+	 * kallsyms <root>/proc/kallsyms unless home_debug / kallsyms say.
+	 * NULL, "" or "/": none.
 	 */
 	const char *symfs;
 };

@@ -180,6 +180,28 @@ struct tally_symbols *tally_symbols__new(const struct tally_symbols_opts *opts)
 			return tally__err_ptr(ENOMEM);
 		}
 		s->ctx.symfs = s->symfs;
+		/*
+		 * perf reads no local kernel file under a symfs: kallsyms is
+		 * the root's copy, if any (unresolved without one, as perf's)
+		 */
+		/* and its build-id cache is the root's .debug, as perf's symbol__config_symfs */
+		if (!TALLY_OPTS_GET(opts, home_debug, NULL)) {
+			free(s->home_debug);
+			if (asprintf(&s->home_debug, "%s/.debug", sf) < 0) {
+				s->home_debug = NULL;
+				tally_symbols__free(s);
+				return tally__err_ptr(ENOMEM);
+			}
+			s->ctx.home_debug = s->home_debug;
+		}
+		if (!TALLY_OPTS_GET(opts, kallsyms, NULL)) {
+			free(s->kallsyms);
+			if (asprintf(&s->kallsyms, "%s/proc/kallsyms", sf) < 0) {
+				s->kallsyms = NULL;
+				tally_symbols__free(s);
+				return tally__err_ptr(ENOMEM);
+			}
+		}
 	}
 	s->ctx.demangle = !TALLY_OPTS_GET(opts, no_demangle, false);
 	s->ctx.data_objects = TALLY_OPTS_GET(opts, data_objects, false);

@@ -5,9 +5,11 @@
 # perf's on the same file. No fallback to the host's path: a root without
 # the file leaves it unresolved though it is back in place. The global
 # debug dir is under the root too (a stripped copy's debug file). The
-# .build-id case is not compared with perf: tally record's build-id table
+# .build-id and .debug cases are not compared with perf: tally record's build-id table
 # carries the process's pid, not perf's -1, and perf 6.1 files such ids
-# under a guest machine, so it has none for the program.
+# under a guest machine, so it has none for the program. The build-id
+# cache is the root's .debug, kallsyms the root's: kernel addresses stay
+# unnamed without it, as perf's.
 . "$(dirname "$0")/lib.sh"
 d=$(mktemp -d); trap 'rm -rf "$d"' EXIT
 export HOME=$d/home XDG_CACHE_HOME=$d/cache
@@ -18,7 +20,7 @@ int main(void) { for (int k = 0; k < 300; k++) spin(1000000); return 0; }
 EOF
 cc -O1 -g -Wl,--build-id -o "$d/prog" "$d/p.c"
 # no build-id cache: the moved program is found under the root or nowhere
-"$TALLY" record -N -e task-clock:u -o "$d/p.data" -- "$d/prog" >/dev/null 2>&1
+"$TALLY" record -N -e task-clock -o "$d/p.data" -- "$d/prog" >/dev/null 2>&1
 root=$d/root
 mkdir -p "$root$d" "$d/empty"
 mv "$d/prog" "$root$d/prog"
@@ -44,10 +46,23 @@ objcopy --only-keep-debug "$root$d/prog" "$d/root2/usr/lib/debug$d/prog.debug"
 objcopy --only-keep-debug "$root$d/prog" "$d/root3/usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug"
 strip -s -o "$d/root2$d/prog" "$root$d/prog"
 cp "$d/root2$d/prog" "$d/root3$d/prog"
+# perf's build-id cache under a symfs is the root's .debug, not ~/.debug
+mkdir -p "$d/root4/.debug/.build-id/${id:0:2}/${id:2}" "$HOME/.debug/.build-id/${id:0:2}/${id:2}"
+cp "$root$d/prog" "$d/root4/.debug/.build-id/${id:0:2}/${id:2}/elf"
+check "--symfs: the root's .debug build-id cache gives the file" \
+	grep -q '\] spin' <<<"$(rows "$TALLY" --symfs "$d/root4")"
+cp "$root$d/prog" "$HOME/.debug/.build-id/${id:0:2}/${id:2}/elf"
+check "--symfs: ~/.debug is not looked in" \
+	bash -c '! grep -q "\] spin" <<<"$1"' _ "$(rows "$TALLY" --symfs "$d/empty")"
+check "no --symfs: ~/.debug gives the file" grep -q '\] spin' <<<"$(rows "$TALLY")"
+rm -r "$HOME/.debug"
 check "--symfs: the root's /usr/lib/debug/PATH.debug gives a stripped file's symbols" \
 	grep -q '\] spin' <<<"$(rows "$TALLY" --symfs "$d/root2")"
 check "--symfs: the root's /usr/lib/debug/.build-id gives a stripped file's symbols" \
 	grep -q '\] spin' <<<"$(rows "$TALLY" --symfs "$d/root3")"
+# kernel symbols: none without the kernel's files under the root, as perf
+check "--symfs: no kernel symbol from this machine's kallsyms" \
+	bash -c '! grep -q "\[k\] [a-z_]" <<<"$1"' _ "$(rows "$TALLY" --symfs "$root")"
 # the program back in place, the root without it: perf does not fall back
 cp "$root$d/prog" "$d/prog"
 check "--symfs without the file: unresolved, no fallback to the host's path" \
