@@ -69,6 +69,24 @@ check "--symfs without the file: unresolved, no fallback to the host's path" \
 	bash -c '! grep -q "\] spin" <<<"$1"' _ "$(rows "$TALLY" --symfs "$d/empty")"
 rm "$d/prog"
 
+# sched timehist's chains: the kernel's frames unnamed under the root, as perf's
+if have_tp && have_perf; then
+	cat >"$d/n.c" <<'EOF'
+#include <unistd.h>
+void __attribute__((noinline)) nap(void) { usleep(2000); }
+int main(void) { for (int k = 0; k < 10; k++) nap(); return 0; }
+EOF
+	cc -O1 -g -o "$d/nap" "$d/n.c"
+	"$TALLY" record -N -e sched:sched_switch -g -o "$d/s.data" -- "$d/nap" >/dev/null 2>&1
+	mv "$d/nap" "$root$d/nap"
+	th() { "$1" sched timehist -i "$d/s.data" --symfs "$root" 2>/dev/null | grep ' nap\['; }
+	check "sched timehist --symfs: nap's switches listed" test -n "$(th "$TALLY")"
+	check "sched timehist --symfs: the chains unnamed" bash -c '! grep -q do_nanosleep <<<"$1"' _ "$(th "$TALLY")"
+	is "sched timehist --symfs: lines are perf's" "$(th "$TALLY")" "$(th perf)"
+else
+	skip "no tracepoints or no perf: sched timehist --symfs not checked"
+fi
+
 if have_perf; then
 	for r in "" "--symfs=$root" "--symfs=$d/root2" "--symfs=$d/empty"; do
 		# shellcheck disable=SC2086
