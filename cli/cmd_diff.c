@@ -42,6 +42,7 @@ struct diff {
 	int attr_of[2];			/* the event compared, per file */
 	const char *flamegraph;		/* a differential flame graph, to this file */
 	const char *html;		/* the comparison's page */
+	const char *symfs;		/* --symfs */
 	struct cli_from from[2];	/* --from: each side a store's profile */
 };
 
@@ -227,6 +228,7 @@ int cmd_diff(int argc, char **argv)
 	struct diff d = { 0 };
 	bool help = false;
 	const struct cli_option opts[] = {
+		CLI_STRING(0, "symfs", &d.symfs, "DIR", "look for files with symbols relative to DIR"),
 		CLI_STRING(0, "flamegraph", &d.flamegraph, "FILE.svg",
 			   "a differential flame graph: the new file's stacks, red grew, blue shrank"),
 		CLI_STRING(0, "html", &d.html, "FILE",
@@ -284,7 +286,7 @@ int cmd_diff(int argc, char **argv)
 		 */
 		TALLY_OPTS(tally_hist_opts, ho, .keys = keys, .nr_keys = 2, .sym_by_name = true,
 			   .chains = d.flamegraph || d.html, .no_inline = true);
-		TALLY_OPTS(tally_session_opts, so, .sample = on_sample, .ctx = &d);
+		TALLY_OPTS(tally_session_opts, so, .sample = on_sample, .ctx = &d, .symfs = d.symfs);
 
 		d.side = k;
 		if (!(ss[k] = cli_session_open("diff", files[k], &so, &ret)))

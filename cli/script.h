@@ -71,6 +71,7 @@ struct script_ctx {
 	char *fc_text;
 	size_t fc_used;
 	bool no_inline;			/* --no-inline */
+	const char *symfs;		/* --symfs */
 	struct script_cgroups cgroups;	/* the file's CGROUP records: id -> path */
 	struct tally_symbols *dsyms;	/* with data objects: a page fault's address */
 	struct tally_disasm *dis;	/* insn, insnlen: an instruction's length */

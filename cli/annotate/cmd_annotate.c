@@ -22,7 +22,7 @@
 #include "read_file.h"
 
 struct annotate_cfg {
-	const char *input, *symbol, *dsos, *percent_type, *style, *vmlinux;
+	const char *input, *symbol, *dsos, *percent_type, *style, *vmlinux, *symfs;
 	bool stdio, tui, no_source, asm_raw, skip_missing, print_line, full_paths, source_only;
 	struct tally_annotate *a;
 };
@@ -272,6 +272,7 @@ int cmd_annotate(int argc, char **argv)
 		CLI_BOOL(0, "skip-missing", &c.skip_missing, "skip symbols that cannot be annotated"),
 		CLI_BOOL('l', "print-line", &c.print_line, "first a summary of the hot source lines"),
 		CLI_BOOL('P', "full-paths", &c.full_paths, "the DSO's full path in the header"),
+		CLI_STRING(0, "symfs", &c.symfs, "DIR", "look for files with symbols relative to DIR"),
 		CLI_STRING('k', "vmlinux", &c.vmlinux, "FILE",
 			   "the kernel's code from this ELF file (else /proc/kcore, as root)"),
 		CLI_HELP(&help, "this text"),
@@ -340,7 +341,7 @@ int cmd_annotate(int argc, char **argv)
 		fprintf(stderr, "tally annotate: no terminal browser yet: printing as --stdio\n");
 	{
 		TALLY_OPTS(tally_session_opts, so, .sample = on_sample, .ctx = &c, .no_unwind = true,
-			   .no_comm = true);
+			   .no_comm = true, .symfs = c.symfs);
 
 		ss = cli_session_open("annotate", c.input, &so, &ret);
 	}

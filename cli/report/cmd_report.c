@@ -45,6 +45,7 @@ struct report {
 	bool has_parent;		/* the parent key */
 	bool srcline;			/* the srcline key */
 	bool no_inline;
+	const char *symfs;		/* --symfs */
 	struct cg_param cg;		/* call graphs under the rows (mode none: not drawn) */
 	bool children;
 	bool hierarchy;			/* --hierarchy: a level per key, the rows under their parents */
@@ -622,6 +623,7 @@ int cmd_report(int argc, char **argv)
 		CLI_BOOL(0, "stdio", &stdio_, "text output (the default off a terminal)"),
 		CLI_BOOL(0, "tui", &tui, "the interactive browser (the default on a terminal)"),
 		CLI_BOOL(0, "no-tui", &no_tui, "text output, on a terminal too"),
+		CLI_STRING(0, "symfs", &r.symfs, "DIR", "look for files with symbols relative to DIR"),
 		CLI_BOOL(0, "no-inline", &r.no_inline,
 			 "an unwound frame is its symbol alone, not the functions inlined there"),
 		CLI_BOOL('n', "show-nr-samples", &r.show_nr, "a Samples column (the rows' own samples)"),
@@ -751,7 +753,8 @@ int cmd_report(int argc, char **argv)
 	__fsetlocking(stdout, FSETLOCKING_BYCALLER);
 	{
 		TALLY_OPTS(tally_session_opts, so, .sample = on_sample, .ctx = &r,
-			   .record = r.show_threads ? on_record : NULL, .no_inline = r.no_inline);
+			   .record = r.show_threads ? on_record : NULL, .no_inline = r.no_inline,
+			   .symfs = r.symfs);
 
 		if (!(ss = cli_session_open("report", input, &so, &ret)))
 			goto out;

@@ -79,7 +79,7 @@ static struct annot_view *annotate_cb(void *ctx, int ev, const char *dso, const 
 	}
 	{
 		TALLY_OPTS(tally_session_opts, so, .sample = annotate_sample, .ctx = &a,
-			   .no_unwind = true, .no_comm = true);
+			   .no_unwind = true, .no_comm = true, .symfs = tally_session__symfs(b->ss));
 
 		if (!(ss = tally_session__open(b->path, &so))) {
 			snprintf(msg, n, "annotate: %s: %s", b->path, strerror(errno));

@@ -131,6 +131,7 @@ static int sched_timehist_cmd(int argc, char **argv, struct sched_common *c)
 		CLI_INT(0, "max-stack", &o.max_stack, "N", "Maximum number of functions to display backtrace.", 0, 1024),
 		CLI_BOOL(0, "state", &o.state, "Show task state when sched-out"),
 		CLI_STRING(0, "time", &o.time, "START,STOP", "Time span for analysis (start,stop), in seconds"),
+		CLI_STRING(0, "symfs", &o.symfs, "DIR", "Look for files with symbols relative to this directory"),
 		SCHED_COMMON(c),
 		CLI_END(),
 	};

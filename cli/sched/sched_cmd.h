@@ -94,10 +94,10 @@ struct sched_reader {
  * Open path for cmd; NULL after saying why, *ret the exit status. A file
  * without sched:sched_switch is an error, said as perf says it. others:
  * the samples of events other than sched's come too (SK_OTHER), else
- * the session drops them unread.
+ * the session drops them unread. symfs: --symfs, or NULL.
  */
 int sched_open(struct sched_reader *r, const char *cmd, const char *path, bool unwind,
-	       bool others, sched_ev_fn fn, void *ctx);
+	       bool others, const char *symfs, sched_ev_fn fn, void *ctx);
 /* Deliver every sample in time order; the exit status (0, or 1 said). */
 int sched_run(struct sched_reader *r);
 void sched_close(struct sched_reader *r);
@@ -137,6 +137,7 @@ struct timehist_opts {
 	unsigned max_stack;
 	const char *cpu_list, *pids, *tids;
 	const char *time;		/* --time START,STOP */
+	const char *symfs;		/* --symfs */
 };
 int sched_timehist(const char *path, const struct timehist_opts *o);
 

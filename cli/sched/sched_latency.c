@@ -366,7 +366,7 @@ int sched_latency(const char *path, const struct latency_opts *o)
 		free(c);
 		return 129;
 	}
-	if ((ret = sched_open(&r, "sched latency", path, false, false, on_event, c))) {
+	if ((ret = sched_open(&r, "sched latency", path, false, false, NULL, on_event, c))) {
 		free(c);
 		return ret;
 	}

@@ -228,7 +228,7 @@ int sched_map(const char *path, const struct map_opts *o)
 		return 129;
 	}
 	c->color = isatty(STDOUT_FILENO) || pager_active();
-	if ((ret = sched_open(&r, "sched map", path, false, false, on_event, c))) {
+	if ((ret = sched_open(&r, "sched map", path, false, false, NULL, on_event, c))) {
 		free(c->color_tids);
 		free(c);
 		return ret;

@@ -639,7 +639,7 @@ int sched_timehist(const char *path, const struct timehist_opts *o)
 		return 129;
 	}
 	/* every sample: perf's CPU count (max_cpu) takes the other events' CPUs too */
-	if ((ret = sched_open(&r, "sched timehist", path, o->callchain, true, on_event, c))) {
+	if ((ret = sched_open(&r, "sched timehist", path, o->callchain, true, o->symfs, on_event, c))) {
 		free(c);
 		return ret;
 	}

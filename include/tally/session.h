@@ -102,9 +102,15 @@ struct tally_session_opts {
 	 * still count the dropped samples (samples, records, dropped).
 	 */
 	bool (*want)(const char *name, const struct perf_event_attr *attr, void *ctx);
+	/*
+	 * perf's --symfs: the files' symbols are read under this root
+	 * (tally_symbols_opts.symfs), kept till the session closes;
+	 * NULL: none. Added in 0.5.
+	 */
+	const char *symfs;
 	size_t :0;
 };
-#define tally_session_opts__last_field want
+#define tally_session_opts__last_field symfs
 
 /*
  * Open path ("-": stdin, perf's pipe format streamed). NULL + errno;
@@ -193,6 +199,8 @@ TALLY_API int tally_session__set_sample(struct tally_session *s, tally_session_s
 TALLY_API void tally_session__set_unwind(struct tally_session *s, bool on);
 
 TALLY_API struct tally_data_reader *tally_session__reader(const struct tally_session *s);
+/* Added in 0.5: the --symfs root the session was opened with, or NULL. */
+TALLY_API const char *tally_session__symfs(const struct tally_session *s);
 /* The address spaces, as the records so far made them. */
 TALLY_API struct tally_machine *tally_session__machine(const struct tally_session *s);
 TALLY_API struct tally_symbols *tally_session__symbols(const struct tally_session *s);

@@ -181,6 +181,14 @@ struct tally_symbols_opts {
 	 * table without them is what perf's samples resolve against).
 	 */
 	bool data_objects;
+	/*
+	 * Added in 0.5: perf's --symfs: each file's path (and its global
+	 * debug dir, /usr/lib/debug) is read under this root, no fallback
+	 * to the host's path; the build-id cache is <root>/.debug and
+	 * kallsyms <root>/proc/kallsyms unless home_debug / kallsyms say.
+	 * NULL, "" or "/": none.
+	 */
+	const char *symfs;
 };
 
 /* Why a DSO, or an address in it, got no symbol. */

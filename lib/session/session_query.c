@@ -29,6 +29,11 @@ struct tally_data_reader *tally_session__reader(const struct tally_session *s)
 	return s->rd;
 }
 
+const char *tally_session__symfs(const struct tally_session *s)
+{
+	return s ? s->o.symfs : NULL;
+}
+
 struct tally_machine *tally_session__machine(const struct tally_session *s)
 {
 	return s->m;
@@ -115,7 +120,7 @@ struct resolver *tally__session_data_resolver(struct tally_session *s)
 	struct resolver *r = s->dres;
 
 	if (!r) {
-		TALLY_OPTS(tally_symbols_opts, so, .data_objects = true);
+		TALLY_OPTS(tally_symbols_opts, so, .data_objects = true, .symfs = s->o.symfs);
 
 		if (!(r = calloc(1, sizeof(*r))))
 			return NULL;

@@ -418,7 +418,9 @@ static int try_debug_files(struct tally_dso *d, const struct tally__dso_ctx *ctx
 {
 	char path[4096], idhex[2 * TALLY_BUILD_ID_MAX + 1];
 	const char *root = ctx->debug_root ? ctx->debug_root : "";
-	char *dir = strdup(d->name), *slash;
+	/* perf's global debug dir is under --symfs; its debuglink's is not */
+	const char *sroot = ctx->symfs ? ctx->symfs : root;
+	char *dir = strdup(tally__dso_file(d)), *slash;
 
 	if (!dir)
 		return -ENOMEM;
@@ -430,7 +432,7 @@ static int try_debug_files(struct tally_dso *d, const struct tally__dso_ctx *ctx
 	if (id_sz) {
 		hex(idhex, id, id_sz);
 		snprintf(path, sizeof(path), "%s/usr/lib/debug/.build-id/%.2s/%s.debug",
-			 root, idhex, idhex + 2);
+			 sroot, idhex, idhex + 2);
 		if (try_cand(d, path, id, id_sz, 0, false, v, probe))
 			goto found;
 		if (ctx->home_debug && *ctx->home_debug) {
@@ -466,17 +468,17 @@ static int try_debug_files(struct tally_dso *d, const struct tally__dso_ctx *ctx
 				else
 					snprintf(path, sizeof(path), "%s/usr/lib/debug%s/%s", root,
 						 dir, link);
-				if (strcmp(path, d->name) &&
+				if (strcmp(path, tally__dso_file(d)) &&
 				    try_cand(d, path, id, id_sz, crc, true, v, probe))
 					goto found;
 			}
 		}
 	}
 	/* Fedora and Ubuntu layouts: the path under the debug dir. */
-	snprintf(path, sizeof(path), "%s/usr/lib/debug%s.debug", root, d->name);
+	snprintf(path, sizeof(path), "%s/usr/lib/debug%s.debug", sroot, d->name);
 	if (try_cand(d, path, id, id_sz, 0, false, v, probe))
 		goto found;
-	snprintf(path, sizeof(path), "%s/usr/lib/debug%s", root, d->name);
+	snprintf(path, sizeof(path), "%s/usr/lib/debug%s", sroot, d->name);
 	if (try_cand(d, path, id, id_sz, 0, false, v, probe))
 		goto found;
 	free(dir);
@@ -644,11 +646,11 @@ static int cache_key(struct tally_dso *d, const struct tally__dso_ctx *ctx,
 	struct stat st;
 	FILE *k;
 
-	if (f->fd >= 0 ? fstat(f->fd, &st) : stat(d->name, &st))
+	if (f->fd >= 0 ? fstat(f->fd, &st) : stat(tally__dso_file(d), &st))
 		return -errno;
 	if (!(k = open_memstream(key, klen)))
 		return -ENOMEM;
-	fprintf(k, "%s%c%s%c%s%c%d", d->name, 0, ctx->debug_root ? ctx->debug_root : "", 0,
+	fprintf(k, "%s%c%s%c%s%c%d", tally__dso_file(d), 0, ctx->debug_root ? ctx->debug_root : "", 0,
 		ctx->home_debug ? ctx->home_debug : "", 0, ctx->demangle);
 	fwrite(&st.st_dev, sizeof(st.st_dev), 1, k);
 	fwrite(&st.st_ino, sizeof(st.st_ino), 1, k);
@@ -730,7 +732,7 @@ int tally__dso_load_elf(struct tally_dso *d, const struct tally__dso_ctx *ctx,
 	bool symtab;
 	struct tally__symvec v = { .arena = true, .data_objects = ctx->data_objects };
 	struct tally__elf_file f, cf;
-	const char *file = d->name;	/* the file read: name, or the recorded build's copy */
+	const char *file = tally__dso_file(d);	/* the file read: name, or the recorded build's copy */
 	bool id_cached = false;
 	uint8_t id[TALLY_BUILD_ID_MAX];
 	const uint8_t *use_id = NULL;
@@ -739,7 +741,7 @@ int tally__dso_load_elf(struct tally_dso *d, const struct tally__dso_ctx *ctx,
 	Elf *objs_elf = NULL;		/* where the symbols came from: perf's objects there */
 	const char *objs_path = NULL;
 
-	err = tally__elf_file_open(&f, d->name);
+	err = tally__elf_file_open(&f, file);
 	/* gone since the recording: perf's build-id cache may keep it */
 	if (err && (d->code_path = tally__dso_cached_copy(ctx, want_id, want_sz, "elf"))) {
 		if (!(err = tally__elf_file_open(&f, d->code_path))) {
@@ -774,7 +776,7 @@ int tally__dso_load_elf(struct tally_dso *d, const struct tally__dso_ctx *ctx,
 		hex(a, want_id, want_sz);
 		hex(b, id, (size_t)n);
 		d->status = TALLY_DSO_BUILD_ID_MISMATCH;
-		if (asprintf(&d->detail, "recorded build id %s, %s has %s", a, d->name, b) < 0)
+		if (asprintf(&d->detail, "recorded build id %s, %s has %s", a, tally__dso_file(d), b) < 0)
 			d->detail = NULL;
 		/*
 		 * perf's build-id cache may hold the recorded build itself:

@@ -465,7 +465,7 @@ struct tally_dso_code *tally_dso_code__open(struct tally_dso *d, unsigned flags)
 		return tally__err_ptr(-err);
 	if (d->kind == DSO_KERNEL)
 		return tally__err_ptr(ENOEXEC);
-	return open_elf(d, d->name, flags);
+	return open_elf(d, tally__dso_file(d), flags);
 }
 
 /* A vmlinux linked where the kernel ran: else its addresses are not the sampled ones. */

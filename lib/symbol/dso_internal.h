@@ -25,6 +25,7 @@ struct tally__seg {
 
 struct tally_dso {
 	char *name;
+	char *file;			/* name under --symfs (tally__dso_file), or NULL */
 	int32_t pid;			/* JIT DSOs are per process; else -1 */
 	enum tally__dso_kind kind;
 	enum tally_dso_status status;
@@ -126,9 +127,16 @@ struct tally__symvec {
 struct tally__dso_ctx {
 	const char *debug_root;
 	const char *home_debug;
+	const char *symfs;		/* perf's --symfs: NULL or the root files are read under */
 	bool demangle;
 	bool data_objects;		/* tally_symbols_opts' */
 };
+
+/* The file on disk: its recorded name, under --symfs where one is given (perf's symbol__join_symfs). */
+static inline const char *tally__dso_file(const struct tally_dso *d)
+{
+	return d->file ? d->file : d->name;
+}
 
 /* name is in d's pool (else allocated on its own: demangled, from kallsyms) */
 static inline bool tally__dso_pooled(const struct tally_dso *d, const char *name)

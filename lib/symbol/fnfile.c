@@ -200,7 +200,7 @@ int tally__dso_fnfile(struct tally_dso *d, uint64_t vaddr, const char **file)
 		d->fnfiles_tried = true;
 		/* the file the symbols came from: the DSO's own, or the debug file that gave them */
 		path = d->symsrc && d->symsrc[0] == '/' ? d->symsrc :
-		       d->symsrc && !strcmp(d->symsrc, ".symtab") ? d->name : NULL;
+		       d->symsrc && !strcmp(d->symsrc, ".symtab") ? tally__dso_file(d) : NULL;
 		d->fnfiles = path ? fnfiles_read(path) : NULL;
 	}
 	if (!(ff = d->fnfiles))

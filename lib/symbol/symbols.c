@@ -19,7 +19,7 @@ static void kparse_free(struct kparse *k);
 
 struct tally_symbols {
 	struct tally__dso_ctx ctx;
-	char *debug_root, *home_debug, *kallsyms, *modules, *jit_dir;
+	char *debug_root, *home_debug, *kallsyms, *modules, *jit_dir, *symfs;
 	struct tally_dso **dsos;	/* open addressing on (name, pid) */
 	size_t nr_dsos, cap;
 	bool kernel_loaded;
@@ -71,6 +71,7 @@ static void dso_free(struct tally_dso *d)
 	free(d->dm_done);
 	free(d->segs);
 	free(d->name);
+	free(d->file);
 	free(d->symsrc);
 	free(d->detail);
 	free(d->dwarf_path);
@@ -123,6 +124,12 @@ static struct tally_dso *dso_new(struct tally_symbols *s, const char *name, int3
 		free(d);
 		return NULL;
 	}
+	/* perf joins the root and the path as strings: "/" and "" are no root */
+	if (s->symfs && name[0] == '/' && asprintf(&d->file, "%s%s", s->symfs, name) < 0) {
+		free(d->name);
+		free(d);
+		return NULL;
+	}
 	d->pid = pid;
 	d->dw_fd = -1;
 	pthread_mutex_init(&d->dw_mu, NULL);
@@ -148,7 +155,7 @@ struct tally_symbols *tally_symbols__new(const struct tally_symbols_opts *opts)
 {
 	struct tally_symbols *s;
 	char home[4096];
-	const char *h = getenv("HOME");
+	const char *h = getenv("HOME"), *sf;
 
 	if (!TALLY_OPTS_VALID(opts, tally_symbols_opts))
 		return tally__err_ptr(E2BIG);
@@ -168,6 +175,36 @@ struct tally_symbols *tally_symbols__new(const struct tally_symbols_opts *opts)
 	}
 	s->ctx.debug_root = s->debug_root;
 	s->ctx.home_debug = s->home_debug;
+	sf = TALLY_OPTS_GET(opts, symfs, NULL);
+	if (sf && *sf && strcmp(sf, "/")) {
+		if (!(s->symfs = strdup(sf))) {
+			tally_symbols__free(s);
+			return tally__err_ptr(ENOMEM);
+		}
+		s->ctx.symfs = s->symfs;
+		/*
+		 * perf reads no local kernel file under a symfs: kallsyms is
+		 * the root's copy, if any (unresolved without one, as perf's)
+		 */
+		/* and its build-id cache is the root's .debug, as perf's symbol__config_symfs */
+		if (!TALLY_OPTS_GET(opts, home_debug, NULL)) {
+			free(s->home_debug);
+			if (asprintf(&s->home_debug, "%s/.debug", sf) < 0) {
+				s->home_debug = NULL;
+				tally_symbols__free(s);
+				return tally__err_ptr(ENOMEM);
+			}
+			s->ctx.home_debug = s->home_debug;
+		}
+		if (!TALLY_OPTS_GET(opts, kallsyms, NULL)) {
+			free(s->kallsyms);
+			if (asprintf(&s->kallsyms, "%s/proc/kallsyms", sf) < 0) {
+				s->kallsyms = NULL;
+				tally_symbols__free(s);
+				return tally__err_ptr(ENOMEM);
+			}
+		}
+	}
 	s->ctx.demangle = !TALLY_OPTS_GET(opts, no_demangle, false);
 	s->ctx.data_objects = TALLY_OPTS_GET(opts, data_objects, false);
 	s->ignore_build_id = TALLY_OPTS_GET(opts, ignore_build_id, false);
@@ -200,6 +237,7 @@ void tally_symbols__free(struct tally_symbols *s)
 	tally__kcache_close(s->kc);
 	free(s->unres);
 	free(s->debug_root);
+	free(s->symfs);
 	free(s->home_debug);
 	free(s->kallsyms);
 	free(s->modules);

@@ -5,7 +5,9 @@
 # tests/data/arm64/uwprog, an aarch64 ELF from the cross build, and
 # uwprog.regs, its leaf()'s registers and 4 KiB of stack as a
 # --call-graph dwarf sample carries them (uwprog.c says how they were
-# made). perf 6.1 reads the same file: its sample line and report must be
+# made). The map names the program by its path on the arm64 machine; its
+# copy is read under --symfs, as perf does. perf 6.1 reads the same file
+# (with the same --symfs): its sample line and report must be
 # tally's; it cannot unwind an arm64 file on x86 ("target platform=arm64
 # is not supported"), so the chain is checked against the program's own
 # calls (main -> outer -> middle -> leaf) and its symbol table.
@@ -14,9 +16,9 @@ d=$(mktemp -d); trap 'rm -rf "$d"' EXIT
 F=$PWD/tests/data/arm64
 
 gen() {	# ARCH OUT
-	python3 - "$F/uwprog" "$F/uwprog.regs" "$1" "$2" <<'PY'
+	python3 - "$F/uwprog" "$F/uwprog.regs" "$1" "$2" "$REC" <<'PY'
 import struct, sys
-elf, regsfile, arch, out = sys.argv[1:5]
+elf, regsfile, arch, out, recorded = sys.argv[1:6]
 b = open(regsfile, "rb").read()
 regs = struct.unpack_from("<33Q", b)
 stack = b[33 * 8:33 * 8 + 4096]
@@ -44,7 +46,7 @@ def rec(typ, misc, body):
     recs.append(struct.pack("<IHH", typ, misc, 8 + len(body)) + body)
 rec(3, 0, struct.pack("<II", PID, PID) + pad8(b"uwprog") + sid(1000))
 rec(10, 2, struct.pack("<IIQQQIIQQII", PID, PID, text[0], text[1], text[2], 0, 0, 0, 0, 5, 2)
-    + pad8(elf.encode()) + sid(2000))
+    + pad8(recorded.encode()) + sid(2000))
 body = struct.pack("<QIIQQ", regs[32], PID, PID, 3000, 100000)
 body += struct.pack("<Q", 0)                                        # the kernel's chain: none (exclude_callchain_user)
 body += struct.pack("<Q", 2) + struct.pack("<33Q", *regs)          # PERF_SAMPLE_REGS_ABI_64
@@ -67,6 +69,12 @@ assert len(hdr) == HDR
 open(out, "wb").write(hdr + attrs + data + sect + feat)
 PY
 }
+# the program's path on the arm64 machine, not on this one: its copy is
+# read under --symfs, as perf reads another machine's files
+REC=/usr/local/bin/uwprog-$$
+R=$d/root
+mkdir -p "$R/usr/local/bin"
+cp "$F/uwprog" "$R$REC"
 gen aarch64 "$d/arm64.data"
 gen x86_64 "$d/x86.data"
 is "the header says aarch64" "$("$TALLY" report -i "$d/arm64.data" --header-only 2>/dev/null |
@@ -76,14 +84,14 @@ is "the header says aarch64" "$("$TALLY" report -i "$d/arm64.data" --header-only
 if have_perf; then
 	for f in "comm,tid,ip,sym --hide-call-graph" "comm,tid,ip,sym,dso --hide-call-graph"; do
 		# shellcheck disable=SC2086
-		perf script -i "$d/arm64.data" -F $f >"$d/perf.s" 2>/dev/null
+		perf script -i "$d/arm64.data" --symfs "$R" -F $f >"$d/perf.s" 2>/dev/null
 		# shellcheck disable=SC2086
-		"$TALLY" script -i "$d/arm64.data" -F $f >"$d/tally.s" 2>/dev/null
+		"$TALLY" script -i "$d/arm64.data" --symfs "$R" -F $f >"$d/tally.s" 2>/dev/null
 		check "script -F $f as perf's" cmp -s "$d/perf.s" "$d/tally.s"
 	done
-	perf report -i "$d/arm64.data" --stdio --no-children -s comm,dso,sym -g none 2>/dev/null |
+	perf report -i "$d/arm64.data" --symfs "$R" --stdio --no-children -s comm,dso,sym -g none 2>/dev/null |
 		grep -v '^#' | grep . >"$d/perf.r"
-	"$TALLY" report -i "$d/arm64.data" --stdio --no-children -s comm,dso,sym -g none 2>/dev/null |
+	"$TALLY" report -i "$d/arm64.data" --symfs "$R" --stdio --no-children -s comm,dso,sym -g none 2>/dev/null |
 		grep -v '^#' | grep . >"$d/tally.r"
 	check "report's rows as perf's" cmp -s "$d/perf.r" "$d/tally.r"
 	check "perf's rows name leaf" grep -q '\[\.\] leaf' "$d/perf.r"
@@ -92,7 +100,7 @@ else
 fi
 
 # the chain: the program's calls, each frame inside its function
-"$TALLY" script -i "$d/arm64.data" -F ip,sym >"$d/chain" 2>"$d/err"
+"$TALLY" script -i "$d/arm64.data" --symfs "$R" -F ip,sym >"$d/chain" 2>"$d/err"
 is "script unwinds four frames" "$(awk 'NF == 2 { printf "%s ", $2 }' "$d/chain")" \
 	"leaf middle outer main "
 python3 - "$F/uwprog" "$d/chain" >"$d/inside" <<'PY'
@@ -119,9 +127,12 @@ for line in open(sys.argv[2]):
         print("in" if v <= a < v + sz else "out", f[1])
 PY
 is "each frame's address is inside its function" "$(grep -c '^in ' "$d/inside")" 4
+# without --symfs the recorded path is not on this machine: no names
+"$TALLY" script -i "$d/arm64.data" -F ip,sym >"$d/nochain" 2>/dev/null
+check "without --symfs the frames are unresolved" bash -c '! grep -q leaf "$1"' _ "$d/nochain"
 
 # the same bytes said to be x86-64's are not arm64's registers
-"$TALLY" script -i "$d/x86.data" -F ip,sym >"$d/chain86" 2>/dev/null
+"$TALLY" script -i "$d/x86.data" --symfs "$R" -F ip,sym >"$d/chain86" 2>/dev/null
 check "an x86_64 header reads them as x86-64's (no such chain)" \
 	test "$(awk 'NF == 2 { printf "%s ", $2 }' "$d/chain86")" != "leaf middle outer main "
 done_testing
