@@ -379,7 +379,12 @@ static int finish_writer(struct rec *r)
 
 			if (n <= 0)
 				continue;
-			tally_data_writer__add_build_id(r->w, ds->kernel ? -1 : ds->pid,
+			/*
+			 * pid -1 (perf's HOST_KERNEL_ID) for every host file, as
+			 * perf writes it: perf files a build id of another pid
+			 * under a guest machine, and the host's files had none
+			 */
+			tally_data_writer__add_build_id(r->w, -1,
 				ds->kernel ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER,
 				id, (size_t)n, ds->kernel ? "[kernel.kallsyms]" : ds->name);
 			/* as perf: a pipe's reader has the build ids, no copies are kept */

@@ -5,9 +5,9 @@
 # perf's on the same file. No fallback to the host's path: a root without
 # the file leaves it unresolved though it is back in place. The global
 # debug dir is under the root too (a stripped copy's debug file). The
-# .build-id and .debug cases are not compared with perf: tally record's build-id table
-# carries the process's pid, not perf's -1, and perf 6.1 files such ids
-# under a guest machine, so it has none for the program. The build-id
+# .build-id and .debug cases too: tally record's build-id table carries
+# perf's pid -1 (a process's pid once made perf 6.1 file the ids under a
+# guest machine, with none for the program). The build-id
 # cache is the root's .debug, kallsyms the root's: kernel addresses stay
 # unnamed without it, as perf's.
 . "$(dirname "$0")/lib.sh"
@@ -89,7 +89,7 @@ else
 fi
 
 if have_perf; then
-	for r in "" "--symfs=$root" "--symfs=$d/root2" "--symfs=$d/empty"; do
+	for r in "" "--symfs=$root" "--symfs=$d/root2" "--symfs=$d/root3" "--symfs=$d/root4" "--symfs=$d/empty"; do
 		# shellcheck disable=SC2086
 		is "report ${r:-(no --symfs)}: rows are perf's" "$(rows "$TALLY" $r)" "$(rows perf $r)"
 		# shellcheck disable=SC2086
