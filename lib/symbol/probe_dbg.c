@@ -551,7 +551,7 @@ Dwarf_Addr tally__probe_entry(struct probe_inst *in, bool skip)
 }
 
 /* the topmost inlined copy under parent (through lexical blocks) holding addr */
-static bool inlined_at(Dwarf_Die *parent, Dwarf_Addr addr, Dwarf_Die *out)
+bool tally__probe_inlined_at(Dwarf_Die *parent, Dwarf_Addr addr, Dwarf_Die *out)
 {
 	Dwarf_Die child;
 
@@ -566,13 +566,13 @@ static bool inlined_at(Dwarf_Die *parent, Dwarf_Addr addr, Dwarf_Die *out)
 				*out = child;
 				return true;
 			}
-			return inlined_at(&child, addr, out);
+			return tally__probe_inlined_at(&child, addr, out);
 		}
 	} while (dwarf_siblingof(&child, &child) == 0);
 	return false;
 }
 
-static const char *call_file(Dwarf_Die *in, Dwarf_Die *cu)
+const char *tally__probe_call_file(Dwarf_Die *in, Dwarf_Die *cu)
 {
 	Dwarf_Attribute a;
 	Dwarf_Word idx;
@@ -606,7 +606,7 @@ static int func_lines(Dwarf_Die *fn, Dwarf_Die *cu, bool recursive, bool decl,
 			Dwarf_Attribute a;
 			Dwarf_Word cl;
 
-			f = call_file(&child, cu);
+			f = tally__probe_call_file(&child, cu);
 			if (f && !dwarf_formudata(dwarf_attr(&child, DW_AT_call_line, &a), &cl) && cl > 0 &&
 			    !tally__probe_entrypc(&child, &addr) && (e = cb(f, (int)cl, addr, ctx)))
 				return e;
@@ -649,10 +649,10 @@ int tally__probe_walk_lines(Dwarf_Die *cu, Dwarf_Die *fn, probe_line_cb cb, void
 		 * perf 6.1: a line inside an inlined copy counts only where it is
 		 * the copy's call site in this function's file
 		 */
-		if (fn && inlined_at(fn, addr, &in)) {
+		if (fn && tally__probe_inlined_at(fn, addr, &in)) {
 			Dwarf_Attribute a;
 			Dwarf_Word cl = 0;
-			const char *cf = call_file(&in, cu), *decf = dwarf_decl_file(fn);
+			const char *cf = tally__probe_call_file(&in, cu), *decf = dwarf_decl_file(fn);
 
 			if (!cf || !decf || strcmp(cf, decf) ||
 			    dwarf_formudata(dwarf_attr(&in, DW_AT_call_line, &a), &cl) || (int)cl != lno)

@@ -104,6 +104,10 @@ int tally__probe_fetch_var(struct probe_dbg *d, Dwarf_Die *scope, Dwarf_Die *cu,
 int tally__probe_collect_vars(struct probe_dbg *d, Dwarf_Die *scope, Dwarf_Die *cu,
 			      Dwarf_Addr addr, bool params_only, bool children, bool listing,
 			      Dwarf_Die **out, size_t *nr);
+/* the topmost inlined copy under parent (through lexical blocks) holding addr */
+bool tally__probe_inlined_at(Dwarf_Die *parent, Dwarf_Addr addr, Dwarf_Die *out);
+/* an inlined copy's DW_AT_call_file, NULL without one */
+const char *tally__probe_call_file(Dwarf_Die *in, Dwarf_Die *cu);
 /* perf's "type\tname" for -V */
 int tally__probe_var_typename(Dwarf_Die *var, char *buf, size_t len);
 

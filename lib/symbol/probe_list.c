@@ -41,39 +41,6 @@ static bool offset_vaddr(struct probe_dbg *d, uint64_t off, uint64_t *vaddr)
 	return false;
 }
 
-/* the outermost inlined copy under fn (through lexical blocks) holding addr */
-static bool top_inline(Dwarf_Die *fn, Dwarf_Addr addr, Dwarf_Die *out)
-{
-	Dwarf_Die child;
-
-	if (dwarf_child(fn, &child))
-		return false;
-	do {
-		int tag = dwarf_tag(&child);
-
-		if (tag == DW_TAG_inlined_subroutine && dwarf_haspc(&child, addr) > 0) {
-			*out = child;
-			return true;
-		}
-		if (tag == DW_TAG_lexical_block && dwarf_haspc(&child, addr) > 0)
-			return top_inline(&child, addr, out);
-	} while (dwarf_siblingof(&child, &child) == 0);
-	return false;
-}
-
-static const char *call_file_of(Dwarf_Die *in, Dwarf_Die *cu)
-{
-	Dwarf_Attribute a;
-	Dwarf_Word idx;
-	Dwarf_Files *files;
-	size_t nf;
-
-	if (dwarf_formudata(dwarf_attr(in, DW_AT_call_file, &a), &idx) ||
-	    dwarf_getsrcfiles(cu, &files, &nf) || idx >= nf)
-		return NULL;
-	return dwarf_filesrc(files, idx, NULL, NULL);
-}
-
 /* perf's debuginfo__find_probe_point, then synthesize_perf_probe_point */
 static void describe(struct probe_dbg *d, uint64_t vaddr, bool ret, char *buf, size_t len)
 {
@@ -96,14 +63,14 @@ static void describe(struct probe_dbg *d, uint64_t vaddr, bool ret, char *buf, s
 				lineno = baseline;
 				goto post;
 			}
-			while (top_inline(&fn, vaddr, &in)) {
+			while (tally__probe_inlined_at(&fn, vaddr, &in)) {
 				if (!tally__probe_entrypc(&in, &a) && a == vaddr) {
 					Dwarf_Attribute at;
 					Dwarf_Word cl = 0;
 
 					dwarf_formudata(dwarf_attr(&in, DW_AT_call_line, &at), &cl);
 					lineno = (int)cl;
-					fname = call_file_of(&in, &cu);
+					fname = tally__probe_call_file(&in, &cu);
 					break;
 				}
 				tmp = tally__probe_die_name(&in);

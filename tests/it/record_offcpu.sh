@@ -67,7 +67,14 @@ if have_perf; then
 		for o in "--no-children --sort pid,sym -g caller" "--sort comm,dso,sym"; do
 			perf report -i "$d/$f.data" --stdio $o 2>/dev/null | body >"$d/$f.prep"
 			"$TALLY" report -i "$d/$f.data" --stdio $o 2>/dev/null | body >"$d/$f.trep"
-			check "tally report $o: perf's lines ($f)" cmp -s "$d/$f.prep" "$d/$f.trep"
+			# rows in perf's order; the graphs' lines as a set: perf orders equal
+			# branches of a kernel and a user function by its DSOs' heap
+			# addresses (match_chain_dso_addresses), which differed between files
+			check "tally report $o: perf's rows ($f)" \
+				cmp -s <(grep -E '^ +[0-9]' "$d/$f.prep") <(grep -E '^ +[0-9]' "$d/$f.trep")
+			flat() { sed -E 's/[|-]+/ /g; s/ +/ /g' "$1" | sort; }
+			check "tally report $o: perf's lines, their graphs' drawing aside ($f)" \
+				cmp -s <(flat "$d/$f.prep") <(flat "$d/$f.trep")
 		done
 	done
 else
