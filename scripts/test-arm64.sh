@@ -3,7 +3,7 @@
 # emulation, two at a time; each speaks TAP. Ends as tests/run.sh does:
 # "N passed, N failed". qemu-user has no perf_event_open (ENOSYS): the
 # tests that need the kernel's events skip, naming why (TALLY_QEMU=1).
-# TESTS=pattern runs only the tests whose path matches.
+# TESTS=pattern runs only the tests whose path matches; ARM64_ONLY a list.
 set -u
 BUILD=${BUILD:-build-arm64}
 export CMOCKA_MESSAGE_OUTPUT=TAP TALLY_QEMU=1
@@ -46,6 +46,8 @@ tests=() skipped=0
 for t in "$BUILD"/tests/unit/*/test_*; do
 	[ -x "$t" ] && [ "${t%.d}" = "$t" ] || continue
 	[ -z "${TESTS:-}" ] || [[ "$t" == *$TESTS* ]] || continue
+	# ARM64_ONLY="dir/test_x ...": those alone (make test's arm64 part)
+	[ -z "${ARM64_ONLY:-}" ] || [[ " $(echo $ARM64_ONLY) " == *" ${t#$BUILD/tests/unit/} "* ]] || continue
 	if [ -z "${TALLY_ARM64_ALL:-}" ] && [[ " $(echo $slow) " == *" ${t#$BUILD/tests/unit/} "* ]]; then
 		echo "skip ${t#$BUILD/}: arch-neutral and slow under qemu (TALLY_ARM64_ALL=1 runs it)"
 		skipped=$((skipped + 1))
