@@ -344,6 +344,17 @@ static int start_writer(struct rec *r, bool workload_maps)
 		if (err)
 			goto fail;
 	}
+	/*
+	 * The kernel's build id heads the table, as perf's (its kernel DSO
+	 * is made first): perf makes a DSO for each entry in table order and
+	 * orders equal call-graph branches of two DSOs by where those lie in
+	 * its heap, so a kernel entry last (or none) drew them the other way
+	 */
+	tally_evlist__for_each_evsel(r->l, e)
+		if (!tally_evsel__attr(e)->exclude_kernel) {
+			dso_add(r, "[kernel.kallsyms]", -1, true);
+			break;
+		}
 	err = tally_data_writer__begin(r->w);
 	if (!err)
 		err = synth_targets(r, workload_maps);
