@@ -246,6 +246,7 @@ int cmd_trace(int argc, char **argv)
 		    cfg.target.tids || cli_target_system_wide(&cfg.target)) {
 			cli_error(&p, "%s", "record: -e, -o, -i and the targets go after 'record' "
 				  "(tally record's options), only --pf before it");
+			free(cfg.events);
 			return 129;
 		}
 		free(cfg.events);

@@ -224,8 +224,10 @@ int tally__ordered_flush(struct tally_ordered *o, uint64_t limit, tally_ordered_
 		err = fn(ctx, o->q, n);
 	if (err)
 		return err;	/* kept: the caller's to close */
-	memmove(o->q, o->q + n, (o->nq - n) * sizeof(*o->q));
-	o->nq -= n;
+	if (n) {	/* an empty queue may have no array yet: memmove takes no NULL */
+		memmove(o->q, o->q + n, (o->nq - n) * sizeof(*o->q));
+		o->nq -= n;
+	}
 	return 0;
 }
 
