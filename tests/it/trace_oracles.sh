@@ -256,9 +256,11 @@ is "--filter per -e: exec kept, exit filtered, 3 getpid" \
 	"$(grep -c 'sched_process_exec(' "$tmp/x") $(grep -c 'sched_process_exit(' "$tmp/x") $(grep -c ' getpid() *= ' "$tmp/x")" \
 	"1 0 3"
 # -a: the user's filter and ours (tally's own pid) together
+# (a name of its own: other tests' `work` exit on the machine meanwhile)
+cp "$W" "$tmp/wfx$$"
 $TALLY trace -a -e sched:sched_process_exit --filter 'group_dead == 1' -o "$tmp/x" -- \
-	"$W" threads-join 4 200 300
-is "-a --filter: the workload's one exit" "$(grep -c 'work/.*sched:sched_process_exit(' "$tmp/x")" "1"
+	"$tmp/wfx$$" threads-join 4 200 300
+is "-a --filter: the workload's one exit" "$(grep -c "wfx$$/.*sched:sched_process_exit(" "$tmp/x")" "1"
 $TALLY trace -e getpid --filter 'common_pid > 0' -- true 2>"$tmp/err"; rc=$?
 is "--filter after syscalls only: usage error 129" "$rc" "129"
 check "--filter after syscalls only: says so" grep -q "must follow a tracepoint event" "$tmp/err"
