@@ -53,29 +53,35 @@ if command -v strace >/dev/null; then
 	scr() { "$TALLY" script -i "$d/k.data" 2>&1; }
 	rep >/dev/null
 	TALLY_KALLSYMS_CACHE=0 scr >"$d/slive"
-	rm -f "$c"
-	strace -f -qq -ttt -T -e trace=rename,write,writev -e inject=rename:delay_exit=3000000 \
-		-o "$d/st" "$TALLY" script -i "$d/k.data" >"$d/held" 2>/dev/null
-	order=$(python3 - "$d/st" <<'PY'
-import re, sys
-out = done = None
-start = {}
-for l in open(sys.argv[1]):
-    m = re.match(r"(\d+) +([\d.]+) (.*)", l)
-    if not m:
-        continue
-    pid, ts, rest = m.group(1), float(m.group(2)), m.group(3).strip()
-    if out is None and re.match(r"writev?\(1,", rest):
-        out = ts
-    if rest.startswith("rename(") and "kallsyms3-" in rest:
-        start[pid] = ts
-    t = re.search(r"<([\d.]+)>$", rest)
-    if pid in start and done is None and t and (rest.startswith("rename(") or "rename resumed" in rest):
-        done = start[pid] + float(t.group(1))
-print("out-first" if out is not None and done is not None and out < done else
-      "out %s, cache written %s" % (out, done))
-PY
-)
+	# twice at most: a loaded machine once put another held rename (a
+	# symbol-table cache's) before the output; waiting for the kallsyms
+	# write would hold every try 3 s
+	for try in 1 2; do
+		rm -f "$c"
+		strace -f -qq -ttt -T -e trace=rename,write,writev -e inject=rename:delay_exit=3000000 \
+			-o "$d/st" "$TALLY" script -i "$d/k.data" >"$d/held" 2>/dev/null
+		order=$(python3 - "$d/st" <<-'PY'
+	import re, sys
+	out = done = None
+	start = {}
+	for l in open(sys.argv[1]):
+	    m = re.match(r"(\d+) +([\d.]+) (.*)", l)
+	    if not m:
+	        continue
+	    pid, ts, rest = m.group(1), float(m.group(2)), m.group(3).strip()
+	    if out is None and re.match(r"writev?\(1,", rest):
+	        out = ts
+	    if rest.startswith("rename(") and "kallsyms3-" in rest:
+	        start[pid] = ts
+	    t = re.search(r"<([\d.]+)>$", rest)
+	    if pid in start and done is None and t and (rest.startswith("rename(") or "rename resumed" in rest):
+	        done = start[pid] + float(t.group(1))
+	print("out-first" if out is not None and done is not None and out < done else
+	      "out %s, cache written %s" % (out, done))
+	PY
+	)
+		[ "$order" = out-first ] && break
+	done
 	is "script's output is out before its kallsyms cache is written" "$order" out-first
 	check "the script held so is the same" cmp -s "$d/slive" "$d/held"
 	scr >"$d/sagain"
