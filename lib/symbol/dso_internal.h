@@ -222,4 +222,7 @@ int tally__dso_objdump_func(struct tally_dso *d, uint64_t vaddr, char *buf, size
 /* Opens d's DWARF if nobody did (takes dw_mu): any thread. */
 void tally__dso_dwarf_ready(struct tally_dso *d);
 
+/* struct tally_symbol_line by address (a table DSO's lines: sorted, then searched) */
+int tally__symbol_line_cmp(const void *a, const void *b);
+
 #endif
