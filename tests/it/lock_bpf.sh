@@ -52,15 +52,27 @@ sums() {
 }
 sums "$d/b.out" >"$d/b.sum"; sums "$d/t.out" >"$d/t.sum"
 check "-b saw the mmap lock contended for writing" grep -q "^rwsem:W [1-9]" "$d/b.sum"
-is "waits per lock type: -b's as the tracepoints'" "$(cut -d' ' -f1,2 "$d/b.sum" | tr '\n' ' ')" \
-	"$(cut -d' ' -f1,2 "$d/t.sum" | tr '\n' ' ')"
+# Per type the waits are equal but for a thread's exit: -b counts waits the
+# recording can lack there. Seen: 'rwlock:W 1' (exit_notify's tasklist_lock)
+# and an 'rwsem:R' whose caller is __x64_sys_exit (exit_mm's mmap lock), in
+# about one run of six, the recording's EXIT record of that thread present
+# and no sample lost: the kernel dropped the perf event's record, not
+# tally's reader (perf script shows the same file). So: never more by the
+# tracepoints, and at most one more by -b per workload thread (4).
+check "per type, -b's waits as the tracepoints' (+ at most one per exiting thread)" awk '
+	NR == FNR { b[$1] = $2; next } { t[$1] = $2 }
+	END { for (k in b) if (b[k] < t[k] + 0 || b[k] > t[k] + 4) { print k, b[k], t[k] + 0; bad = 1 }
+	      for (k in t) if (!(k in b)) { print k, "missing in -b"; bad = 1 }
+	      exit bad }' "$d/b.sum" "$d/t.sum"
 bt=$(awk '/^rwsem/ { s += $3 } END { print s + 0 }' "$d/b.sum")
 tt=$(awk '/^rwsem/ { s += $3 } END { print s + 0 }' "$d/t.sum")
 check "rwsem total wait within 5% ($bt ns by BPF, $tt ns by the tracepoints)" \
 	awk -v a="$bt" -v b="$tt" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(b > 0 && d <= b * 0.05) }'
 callers() { awk '$1 ~ /^[0-9]+$/ && $8 ~ /^rwsem/ { print $8, $9 }' "$1" | sort -u; }
-is "the rwsem's callers: -b's as the tracepoints'" "$(callers "$d/b.out" | tr '\n' ' ')" \
-	"$(callers "$d/t.out" | tr '\n' ' ')"
+# (-b's may add the exit path's caller, as above)
+is "the rwsem's callers: -b's as the tracepoints'" \
+	"$(callers "$d/b.out" | grep -v '__x64_sys_exit+\|do_exit+' | tr '\n' ' ')" \
+	"$(callers "$d/t.out" | grep -v '__x64_sys_exit+\|do_exit+' | tr '\n' ' ')"
 
 # -t: per thread, each waiter by its name; the same waits in all
 "$TALLY" lock contention -b -t -- "$ML" 4 1000 >"$d/bt.out" 2>"$d/bt.err"

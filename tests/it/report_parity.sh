@@ -140,6 +140,8 @@ done
 # difference, no true order, and can make two entries of one address
 # (0000000000000000 at 8.51% and 7.75%, where tally shows one of 16.27%),
 # so which processes' samples a row holds follows that tree's history.
+# That holds for the kernel's unresolved addresses too ([k] 0x...: perf
+# split do_syscall_64's one of 0.08% into two of 0.04% once).
 others_syms() {
 	perf script -F comm,ip,sym,dso -i "$1" 2>/dev/null | awk '
 		/^[^ \t]/ { keep = $1 != "swapper" && $1 != "sleep"; next }
@@ -149,7 +151,7 @@ for who in perf tally; do
 	others_syms "$d/$who-a.data" >"$d/others"
 	mine() {
 		hdr_rows | awk 'NR == FNR { o[$0] = 1; next }
-			!($0 ~ /\[\.\] / && o[$NF]) && !(length($NF) == 16 && $NF ~ /^[0-9a-f]+$/)' \
+			!($0 ~ /\[\.\] / && o[$NF]) && !(length($NF) == 16 && $NF ~ /^[0-9a-f]+$/) && $NF !~ /^0x[0-9a-f]+$/' \
 			"$d/others" - | sort
 	}
 	for o in "--sort parent" "--sort comm,parent" "-p ^do_" "-p ^do_ -x --no-children" \
