@@ -239,7 +239,8 @@ static int load_names(struct tally_dso_code *c, Elf *elf, uint32_t type)
 
 /*
  * A GOT slot is named after the symbol its dynamic relocation fills,
- * "name@VER" (objdump's "@Base" for an unversioned one).
+ * "name@VER" (objdump's "@Base" for an unversioned one in a file with
+ * version sections; the bare name in a file without any).
  */
 static int load_reloc_names(struct tally_dso_code *c)
 {
@@ -299,7 +300,9 @@ static int load_reloc_names(struct tally_dso_code *c)
 			if (vs && gelf_getversym(vs, (int)GELF_R_SYM(r.r_info), &ver) && (ver & 0x7fff) > 1)
 				vn = s.st_shndx == SHN_UNDEF ? verneed_name(elf, ver & 0x7fff) :
 							       verdef_name(elf, ver & 0x7fff);
-			if ((size_t)snprintf(buf, sizeof(buf), "%s@%s", name, vn ? vn : "Base") >= sizeof(buf))
+			/* a file without version sections: objdump's bare name */
+			if ((size_t)(vs ? snprintf(buf, sizeof(buf), "%s@%s", name, vn ? vn : "Base") :
+				     snprintf(buf, sizeof(buf), "%s", name)) >= sizeof(buf))
 				continue;
 			if (!(vname = tally__strpool_add(&c->dm, buf)))
 				return -ENOMEM;

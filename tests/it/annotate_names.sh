@@ -57,6 +57,27 @@ perf annotate --stdio --no-source -i p.data -d libhot.so >p.out 2>/dev/null
 check "stripped library: perf shows @@Base names" grep -q '@@Base>' p.out
 is "stripped library: the labels are perf's" "$(labels t.out | tr '\n' ' ')" "$(labels p.out | tr '\n' ' ')"
 
+# a library without version sections (no versioned import): its GOT slots
+# are the bare names (a weak symbol's here; also __cxa_finalize's, which
+# annotate_parity met once in __do_global_dtors_aux): tally said "wk@Base"
+cat >nv.c <<'EOC'
+extern int wk __attribute__((weak));
+long nvhot(long n)
+{
+	long s = 0;
+	for (long i = 0; i < n; i++)
+		s += ((i * 7) ^ (s >> 3)) + (long)&wk;
+	return s;
+}
+EOC
+printf 'long nvhot(long);\nint main(void) { return (int)(nvhot(60000000) & 0); }\n' >nvmain.c
+cc -O2 -fPIC -shared -o libnv.so nv.c && cc -O2 -o nvprog nvmain.c -L. -lnv -Wl,-rpath,"$d"
+"$TALLY" record -q -N -e cpu-clock -o nv.data ./nvprog >/dev/null 2>&1
+"$TALLY" annotate --stdio --no-source -i nv.data -d libnv.so >t.out 2>/dev/null
+perf annotate --stdio --no-source -i nv.data -d libnv.so >p.out 2>/dev/null
+check "versionless library: perf names the GOT slot <wk>" grep -q '<wk>' p.out
+is "versionless library: the labels are perf's" "$(labels t.out | tr '\n' ' ')" "$(labels p.out | tr '\n' ' ')"
+
 "$TALLY" annotate --stdio --no-source -i p.data -d libc.so.6 >t.out 2>/dev/null
 perf annotate --stdio --no-source -i p.data -d libc.so.6 >p.out 2>/dev/null
 if grep -q '<\*ABS\*+0x[0-9a-f]*@plt>' p.out; then
