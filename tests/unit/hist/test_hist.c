@@ -22,6 +22,7 @@
 #include "stacks_internal.h"
 #include "hist_internal.h"
 #include "resolve_internal.h"
+#include "hist_file.h"
 
 enum { A = 0x1000, B = 0x2000, C = 0x3000, D = 0x4000 };
 
@@ -46,27 +47,6 @@ static const struct spec base[] = {
 #define SAMPLE_TYPE (PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | \
 		     PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN)
 
-static void put(struct tally_data_writer *w, const void *rec)
-{
-	assert_int_equal(tally_data_writer__write(w, rec,
-						  ((const struct perf_event_header *)rec)->size), 0);
-}
-
-static void comm(struct tally_data_writer *w, uint32_t pid, const char *name, uint64_t time)
-{
-	struct {
-		struct perf_event_header h;
-		uint32_t pid, tid;
-		char comm[16];
-		uint32_t id_pid, id_tid;	/* sample_id_all: TID, TIME, CPU */
-		uint64_t time;
-		uint32_t cpu, res;
-	} r = { { PERF_RECORD_COMM, 0, sizeof(r) }, pid, pid, "", pid, pid, time, 0, 0 };
-
-	strncpy(r.comm, name, sizeof(r.comm) - 1);
-	put(w, &r);
-}
-
 static void sample(struct tally_data_writer *w, const struct spec *s, uint64_t time)
 {
 	struct {
@@ -81,35 +61,24 @@ static void sample(struct tally_data_writer *w, const struct spec *s, uint64_t t
 
 	memcpy(r.ips + 1, s->ips, (size_t)s->nr * sizeof(uint64_t));
 	r.h.size = (uint16_t)(offsetof(typeof(r), ips) + (size_t)(s->nr + 1) * sizeof(uint64_t));
-	put(w, &r);
+	hf_put(w, &r);
 }
 
 /* The samples into a fresh file; its path. */
 static char *write_file(const struct spec *v, size_t n)
 {
 	static char path[] = "/tmp/test_hist.XXXXXX";
-	struct perf_event_attr a = {
-		.type = PERF_TYPE_SOFTWARE, .size = sizeof(a), .config = PERF_COUNT_SW_CPU_CLOCK,
-		.sample_period = 10, .sample_type = SAMPLE_TYPE, .sample_id_all = 1,
-	};
-	uint64_t id = 1;
+	struct perf_event_attr a = hf_attr(SAMPLE_TYPE);
 	struct tally_data_writer *w;
 	int fd;
 
 	strcpy(path, "/tmp/test_hist.XXXXXX");
-	fd = mkstemp(path);
-	assert_true(fd >= 0);
-	w = tally_data_writer__new_fd(fd, NULL);
-	assert_non_null(w);
-	assert_int_equal(tally_data_writer__add_attr(w, &a, &id, 1, "cpu-clock"), 0);
-	assert_int_equal(tally_data_writer__begin(w), 0);
-	comm(w, 100, "alpha", 1);
-	comm(w, 200, "beta", 1);
+	w = hf_begin(path, &a, &fd);
+	hf_comm(w, 100, "alpha", 1, true);
+	hf_comm(w, 200, "beta", 1, true);
 	for (size_t i = 0; i < n; i++)
 		sample(w, &v[i], 100 + i);
-	assert_int_equal(tally_data_writer__finish(w), 0);
-	tally_data_writer__free(w);
-	close(fd);
+	hf_end(w, fd);
 	return path;
 }
 
@@ -803,27 +772,19 @@ static char *write_mapped(const char *path, uint8_t b)
 		0x100000, 0, "", 100, 100, 1, 0, 0 };
 	const struct spec sp = { 100, 10, 2, { 0x401000, 0x402000 } };
 	uint8_t id[20];
-	uint64_t eid = 1;
 	struct tally_data_writer *w;
 	int fd;
 
 	memset(id, b, sizeof(id));
 	strncpy(m.name, path, sizeof(m.name) - 1);
 	strcpy(fpath, "/tmp/test_hist.XXXXXX");
-	fd = mkstemp(fpath);
-	assert_true(fd >= 0);
-	w = tally_data_writer__new_fd(fd, NULL);
-	assert_non_null(w);
-	assert_int_equal(tally_data_writer__add_attr(w, &a, &eid, 1, "cpu-clock"), 0);
-	assert_int_equal(tally_data_writer__begin(w), 0);
-	comm(w, 100, "alpha", 1);
-	put(w, &m);
+	w = hf_begin(fpath, &a, &fd);
+	hf_comm(w, 100, "alpha", 1, true);
+	hf_put(w, &m);
 	sample(w, &sp, 10);
 	assert_int_equal(tally_data_writer__add_build_id(w, -1, PERF_RECORD_MISC_USER, id,
 							 sizeof(id), path), 0);
-	assert_int_equal(tally_data_writer__finish(w), 0);
-	tally_data_writer__free(w);
-	close(fd);
+	hf_end(w, fd);
 	return fpath;
 }
 

@@ -18,6 +18,7 @@
 #include <cmocka.h>
 #include <linux/perf_event.h>
 #include <tally/tally.h>
+#include "hist_file.h"
 
 enum { A = 0x1000, B = 0x2000, C = 0x3000, D = 0x4000 };
 
@@ -37,26 +38,6 @@ static const struct spec shapes[] = {
 	{ 200, 2, 2, 3, { C, B, A } },
 };
 #define NSHAPES (sizeof(shapes) / sizeof(shapes[0]))
-
-static void put(struct tally_data_writer *w, const void *rec)
-{
-	assert_int_equal(tally_data_writer__write(w, rec,
-						  ((const struct perf_event_header *)rec)->size), 0);
-}
-
-static void comm(struct tally_data_writer *w, uint32_t pid, const char *name)
-{
-	struct {
-		struct perf_event_header h;
-		uint32_t pid, tid;
-		char comm[16];
-		uint32_t id_pid, id_tid;	/* sample_id_all: TID, TIME */
-		uint64_t time;
-	} r = { { PERF_RECORD_COMM, 0, sizeof(r) }, pid, pid, "", pid, pid, 1 };
-
-	strncpy(r.comm, name, sizeof(r.comm) - 1);
-	put(w, &r);
-}
 
 /* one sample of s, of period; its count in WEIGHT, after the chain (the add_count run reads it) */
 static void sample(struct tally_data_writer *w, const struct spec *s, uint64_t period,
@@ -78,32 +59,23 @@ static void sample(struct tally_data_writer *w, const struct spec *s, uint64_t p
 				       (uint16_t)(n * sizeof(uint64_t)) };
 
 	memcpy(r, &h, sizeof(h));
-	put(w, r);
+	hf_put(w, r);
 }
 
 /* the shapes into a fresh file: each k times, or once with its count (aggregated) */
 static char *write_file(bool aggregated)
 {
 	static char path[64];
-	struct perf_event_attr a = {
-		.type = PERF_TYPE_SOFTWARE, .size = sizeof(a), .config = PERF_COUNT_SW_CPU_CLOCK,
-		.sample_period = 10, .sample_id_all = 1,
-		.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
-			       PERF_SAMPLE_PERIOD | PERF_SAMPLE_WEIGHT | PERF_SAMPLE_CALLCHAIN,
-	};
-	uint64_t id = 1, t = 100;
+	struct perf_event_attr a = hf_attr(PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+					   PERF_SAMPLE_PERIOD | PERF_SAMPLE_WEIGHT | PERF_SAMPLE_CALLCHAIN);
+	uint64_t t = 100;
 	struct tally_data_writer *w;
 	int fd;
 
 	strcpy(path, "/tmp/test_hist_count.XXXXXX");
-	fd = mkstemp(path);
-	assert_true(fd >= 0);
-	w = tally_data_writer__new_fd(fd, NULL);
-	assert_non_null(w);
-	assert_int_equal(tally_data_writer__add_attr(w, &a, &id, 1, "cpu-clock"), 0);
-	assert_int_equal(tally_data_writer__begin(w), 0);
-	comm(w, 100, "alpha");
-	comm(w, 200, "beta");
+	w = hf_begin(path, &a, &fd);
+	hf_comm(w, 100, "alpha", 1, false);
+	hf_comm(w, 200, "beta", 1, false);
 	/* interleaved as a live run would be: each shape's samples apart */
 	for (uint64_t k = 0; k < 4; k++)
 		for (size_t i = 0; i < NSHAPES; i++) {
@@ -114,9 +86,7 @@ static char *write_file(bool aggregated)
 			else if (!aggregated && k < s->count)
 				sample(w, s, s->period, 1, t++);
 		}
-	assert_int_equal(tally_data_writer__finish(w), 0);
-	tally_data_writer__free(w);
-	close(fd);
+	hf_end(w, fd);
 	return path;
 }
 

@@ -19,30 +19,10 @@
 #include <cmocka.h>
 #include <linux/perf_event.h>
 #include <tally/tally.h>
+#include "hist_file.h"
 
 #define SAMPLE_TYPE (PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | \
 		     PERF_SAMPLE_PERIOD)
-
-static void put(struct tally_data_writer *w, const void *rec)
-{
-	assert_int_equal(tally_data_writer__write(w, rec,
-						  ((const struct perf_event_header *)rec)->size), 0);
-}
-
-static void comm(struct tally_data_writer *w, uint32_t pid, const char *name, uint64_t time)
-{
-	struct {
-		struct perf_event_header h;
-		uint32_t pid, tid;
-		char comm[16];
-		uint32_t id_pid, id_tid;	/* sample_id_all: TID, TIME, CPU */
-		uint64_t time;
-		uint32_t cpu, res;
-	} r = { { PERF_RECORD_COMM, 0, sizeof(r) }, pid, pid, "", pid, pid, time, 0, 0 };
-
-	snprintf(r.comm, sizeof(r.comm), "%s", name);
-	put(w, &r);
-}
 
 static void sample(struct tally_data_writer *w, uint32_t pid, uint64_t ip, uint64_t time)
 {
@@ -55,39 +35,29 @@ static void sample(struct tally_data_writer *w, uint32_t pid, uint64_t ip, uint6
 		uint64_t period;
 	} r = { { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, sizeof(r) }, ip, pid, pid, time, 0, 0, 10 };
 
-	put(w, &r);
+	hf_put(w, &r);
 }
 
 /* A file of: COMM 100 alpha; samples; COMM 100 beta; samples (addresses no map holds). */
 static char *write_file(void)
 {
 	char *path = strdup("/tmp/test_hist_session.XXXXXX");
-	struct perf_event_attr a = {
-		.type = PERF_TYPE_SOFTWARE, .size = sizeof(a), .config = PERF_COUNT_SW_CPU_CLOCK,
-		.sample_period = 10, .sample_type = SAMPLE_TYPE, .sample_id_all = 1,
-	};
-	uint64_t id = 1;
+	struct perf_event_attr a = hf_attr(SAMPLE_TYPE);
 	struct tally_data_writer *w;
 	int fd;
 
 	assert_non_null(path);
-	fd = mkstemp(path);
-	assert_true(fd >= 0);
-	assert_non_null(w = tally_data_writer__new_fd(fd, NULL));
-	assert_int_equal(tally_data_writer__add_attr(w, &a, &id, 1, "cpu-clock"), 0);
-	assert_int_equal(tally_data_writer__begin(w), 0);
-	comm(w, 100, "alpha", 1);
-	comm(w, 200, "gamma", 1);
+	w = hf_begin(path, &a, &fd);
+	hf_comm(w, 100, "alpha", 1, true);
+	hf_comm(w, 200, "gamma", 1, true);
 	sample(w, 100, 0x1000, 10);
 	sample(w, 100, 0x2000, 11);
 	sample(w, 200, 0x1000, 12);
 	sample(w, 100, 0x2000, 13);
-	comm(w, 100, "beta", 20);
+	hf_comm(w, 100, "beta", 20, true);
 	sample(w, 100, 0x1000, 21);
 	sample(w, 100, 0x3000, 22);
-	assert_int_equal(tally_data_writer__finish(w), 0);
-	tally_data_writer__free(w);
-	close(fd);
+	hf_end(w, fd);
 	return path;
 }
 

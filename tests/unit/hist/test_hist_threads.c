@@ -21,6 +21,7 @@
 #include <cmocka.h>
 #include <linux/perf_event.h>
 #include <tally/tally.h>
+#include "hist_file.h"
 
 #define NSAMPLES 3000
 #define ROUNDS 30
@@ -28,27 +29,6 @@
 
 #define SAMPLE_TYPE (PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | \
 		     PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN)
-
-static void put(struct tally_data_writer *w, const void *rec)
-{
-	assert_int_equal(tally_data_writer__write(w, rec,
-						  ((const struct perf_event_header *)rec)->size), 0);
-}
-
-static void comm(struct tally_data_writer *w, uint32_t pid, const char *name)
-{
-	struct {
-		struct perf_event_header h;
-		uint32_t pid, tid;
-		char comm[16];
-		uint32_t id_pid, id_tid;	/* sample_id_all: TID, TIME, CPU */
-		uint64_t time;
-		uint32_t cpu, res;
-	} r = { { PERF_RECORD_COMM, 0, sizeof(r) }, pid, pid, "", pid, pid, 1, 0, 0 };
-
-	snprintf(r.comm, sizeof(r.comm), "%s", name);
-	put(w, &r);
-}
 
 static uint64_t next(uint64_t *s)
 {
@@ -66,26 +46,17 @@ static uint64_t next(uint64_t *s)
 static char *write_file(uint64_t seed)
 {
 	char *path = strdup("/tmp/test_hist_threads.XXXXXX");
-	struct perf_event_attr a = {
-		.type = PERF_TYPE_SOFTWARE, .size = sizeof(a), .config = PERF_COUNT_SW_CPU_CLOCK,
-		.sample_period = 10, .sample_type = SAMPLE_TYPE, .sample_id_all = 1,
-	};
-	uint64_t id = 1;
+	struct perf_event_attr a = hf_attr(SAMPLE_TYPE);
 	struct tally_data_writer *w;
 	int fd;
 
 	assert_non_null(path);
-	fd = mkstemp(path);
-	assert_true(fd >= 0);
-	w = tally_data_writer__new_fd(fd, NULL);
-	assert_non_null(w);
-	assert_int_equal(tally_data_writer__add_attr(w, &a, &id, 1, "cpu-clock"), 0);
-	assert_int_equal(tally_data_writer__begin(w), 0);
+	w = hf_begin(path, &a, &fd);
 	for (uint32_t p = 0; p < 6; p++) {
 		char name[16];
 
 		snprintf(name, sizeof(name), "t%u", (unsigned)(seed % 7 + p));
-		comm(w, 100 + p, name);
+		hf_comm(w, 100 + p, name, 1, true);
 	}
 	for (int i = 0; i < NSAMPLES; i++) {
 		struct {
@@ -111,11 +82,9 @@ static char *write_file(uint64_t seed)
 			r.ips[k] = 0x400000 + 0x10 * (next(&seed) % 400);
 		r.ip = r.ips[1];
 		r.h.size = (uint16_t)(offsetof(typeof(r), ips) + (size_t)(nr + 1) * sizeof(uint64_t));
-		put(w, &r);
+		hf_put(w, &r);
 	}
-	assert_int_equal(tally_data_writer__finish(w), 0);
-	tally_data_writer__free(w);
-	close(fd);
+	hf_end(w, fd);
 	return path;
 }
 
