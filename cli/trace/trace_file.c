@@ -127,8 +127,8 @@ int trace_file(const struct trace_config *cfg)
 			"have: the host's names are shown\n", progname, cfg->input, arch);
 	if (trace_out__init(&o, cfg))
 		goto out_session;
-	/* tally trace record's path strings; --no-strings: perf trace -i's lines */
-	if (!cfg->no_strings && tally_session__reader(s)) {
+	/* tally trace record's path strings; --no-strings: perf trace -i's lines; -s shows none */
+	if (!cfg->no_strings && !cfg->summary_only && tally_session__reader(s)) {
 		char why[160];
 
 		o.strs = tally_sc_strings__from_file(tally_session__reader(s), why, sizeof(why));

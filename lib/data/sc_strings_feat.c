@@ -119,13 +119,12 @@ int tally__sc_strings_walk(const void *buf, size_t len, tally_sc_string_fn fn, v
 		*bad = off;
 		return -EBADMSG;
 	}
-	for (uint32_t k = 0, o = 8; fn && k < count; k++) {
+	off = 8;
+	for (uint32_t k = 0; fn && k < count; k++) {
 		struct tally_sc_string e;
-		size_t next;
 		int ret;
 
-		entry(p, len, o, k, &e, &next, msg, mlen);
-		o = (uint32_t)next;
+		entry(p, len, off, k, &e, &off, msg, mlen);
 		if ((ret = fn(ctx, &e)))
 			return ret;
 	}

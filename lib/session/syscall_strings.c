@@ -309,7 +309,8 @@ int tally_sc_strings__flush(struct tally_sc_strings *s, uint64_t upto, tally_sc_
 	if (!s)
 		return -EINVAL;
 	/* the rings give each CPU's samples in order, a thread's across CPUs not */
-	qsort(s->calls, s->nr_calls, sizeof(*s->calls), call_cmp);
+	if (s->nr_calls)
+		qsort(s->calls, s->nr_calls, sizeof(*s->calls), call_cmp);
 	for (; done < s->nr_calls && s->calls[done].time <= upto && !err; done++) {
 		const struct call *c = &s->calls[done];
 		const char *strs[6];
@@ -326,8 +327,10 @@ int tally_sc_strings__flush(struct tally_sc_strings *s, uint64_t upto, tally_sc_
 				err = fn(ctx, &e);
 		}
 	}
-	memmove(s->calls, s->calls + done, (s->nr_calls - done) * sizeof(*s->calls));
-	s->nr_calls -= done;
+	if (done) {	/* (an empty array is NULL: memmove's arguments must not be) */
+		memmove(s->calls, s->calls + done, (s->nr_calls - done) * sizeof(*s->calls));
+		s->nr_calls -= done;
+	}
 	/* a string belongs to a call sampled at most MATCH_NS later: older ones never will */
 	for (int i = 0; i < 1024 && upto > MATCH_NS; i++)
 		for (struct sq *q = s->hash[i]; q; q = q->next)
