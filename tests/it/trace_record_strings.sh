@@ -16,10 +16,12 @@ if ! have_tp; then
 	exit 0
 fi
 
-a=$tmp/alpha.$$ b=$tmp/beta.$$ c=$tmp/gamma.$$
-for f in "$a" "$b" "$c"; do echo "$f" >"$f"; done
-# two processes: each thread's strings go to its own calls
-$TALLY trace record -o "$tmp/s.data" -- sh -c "cat '$a' '$b'; cat '$c'" >/dev/null 2>"$tmp/rec.err"
+a=$tmp/alpha.$$ b=$tmp/beta.$$ c=$tmp/gamma.$$ d=$tmp/delta.$$
+for f in "$a" "$b" "$c" "$d"; do echo "$f" >"$f"; done
+# three processes: each thread's strings go to its own calls; the last
+# path lies on a page its process never touched: read at the call's exit
+$TALLY trace record -o "$tmp/s.data" -- \
+	sh -c "cat '$a' '$b'; cat '$c'; '$HELPERS/work' fresh-path '$d'" >/dev/null 2>"$tmp/rec.err"
 is "record: exit 0" "$?" "0"
 if grep -q "no path strings" "$tmp/rec.err"; then
 	skip "no BPF here: $(grep "no path strings" "$tmp/rec.err")"
@@ -29,7 +31,8 @@ fi
 $TALLY trace -i "$tmp/s.data" -o "$tmp/t" 2>"$tmp/t.err"
 # the workload's openat paths, in the order they came
 paths() { grep -o "openat(dfd: CWD, filename: \"$tmp/[^\"]*\"" "$1" | sed 's/.*filename: //' | tr '\n' ' '; }
-is "-i: the workload's paths, in order" "$(paths "$tmp/t")" "\"$a\" \"$b\" \"$c\" "
+is "-i: the workload's paths, in order (the last read at its call's exit)" "$(paths "$tmp/t")" \
+	"\"$a\" \"$b\" \"$c\" \"$d\" "
 check "-i: the fd read names its file, as live" grep -q "read(fd: 3<$a>, " "$tmp/t"
 is "-i: nothing said on stderr" "$(cat "$tmp/t.err")" ""
 
