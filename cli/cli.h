@@ -16,6 +16,8 @@ int cmd_stat(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_test(int argc, char **argv);
 int cmd_record(int argc, char **argv);
+/* tally record as tally trace record runs it: with the syscalls' path strings when asked */
+int cmd_trace_record(int argc, char **argv, bool syscall_strings);
 int cmd_script(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_diff(int argc, char **argv);

@@ -33,6 +33,15 @@ static int dr_record(void *ctx, const struct perf_event_header *h,
 	return 0;
 }
 
+/* tally trace record's path strings: each whole, of an argument 0-5 */
+static int dr_sc_string(void *ctx, const struct tally_sc_string *s)
+{
+	(void)ctx;
+	FUZZ_CHECK((s->arg & ~TALLY_SC_STRING_AT_EXIT) < 6);
+	FUZZ_CHECK(strlen(s->str) < 4096);
+	return 0;
+}
+
 static int fuzz_data_read_one(const uint8_t *data, size_t size)
 {
 	struct tally_data_reader *r = tally_data_reader__open_mem(data, size);
@@ -47,6 +56,13 @@ static int fuzz_data_read_one(const uint8_t *data, size_t size)
 		FUZZ_CHECK(tally_data_reader__attr(r, i) != NULL);
 		/* EVENT_DESC's name, else the one perf derives from the attr */
 		FUZZ_CHECK(tally_data_reader__event_name(r, i) != NULL);
+	}
+	{
+		struct tally_data_error se;
+
+		ret = tally_data_reader__sc_strings(r, dr_sc_string, NULL, &se);
+		FUZZ_CHECK(ret >= 0 || ret == -ENOENT || ret == -ENOMEM ||
+			   (ret == -EBADMSG && se.offset <= size && se.msg[0]));
 	}
 	ret = tally_data_reader__foreach(r, dr_record, &c);
 	e = tally_data_reader__error(r);

@@ -375,9 +375,9 @@ static int output_writable(const char *opt, const char *path)
 	return -1;
 }
 
-int cmd_record(int argc, char **argv)
+static int record_main(int argc, char **argv, bool syscall_strings)
 {
-	struct record_config cfg = { .zstd_level = 0 };
+	struct record_config cfg = { .zstd_level = 0, .syscall_strings = syscall_strings };
 	/* the CMDLINE feature wants argv as typed: the parse reorders it */
 	char **orig = malloc(((size_t)argc + 1) * sizeof(*orig));
 	int ret;
@@ -415,4 +415,14 @@ int cmd_record(int argc, char **argv)
 	if (ret <= 0 && !cfg.cmd_argc && cli_interrupted())
 		cli_reraise_interrupt();
 	return ret < 0 ? 0 : ret;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	return record_main(argc, argv, false);
+}
+
+int cmd_trace_record(int argc, char **argv, bool syscall_strings)
+{
+	return record_main(argc, argv, syscall_strings);
 }

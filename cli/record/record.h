@@ -5,6 +5,7 @@
  *   record_run.c   one recording: targets, events, rings, the perf.data
  *                  writer, the drain loop, signals, snapshots, the summary
  *   record_offcpu.c --off-cpu: its event, the BPF timer, its samples
+ *   record_strings.c tally trace record's path strings
  */
 #ifndef TALLY_CLI_RECORD_H
 #define TALLY_CLI_RECORD_H
@@ -46,6 +47,7 @@ struct record_config {
 	uint64_t intr_regs, user_regs;	/* --intr-regs, --user-regs: masks */
 	bool all_cgroups;		/* --all-cgroups: CGROUP records, cgroup per sample */
 	bool inherit_stat;		/* -s: per-thread counts */
+	bool syscall_strings;		/* tally trace record: the path strings too */
 	bool help;
 	char **cmd_argv;		/* the workload, NULL-terminated */
 	int cmd_argc;
@@ -63,6 +65,23 @@ struct tally_offcpu *record_offcpu_open(const struct record_config *cfg,
 /* Disables it and writes its sums as offcpu-time samples: 0 or -errno. */
 int record_offcpu_write(struct tally_offcpu *o, struct tally_evlist *l,
 			struct tally_data_writer *w);
+
+/*
+ * record_strings.c: tally trace record's path strings. open: the BPF
+ * reader, before the events are configured (they then take its clock,
+ * CLOCK_MONOTONIC); NULL when there is none (said unless quiet). events:
+ * which are raw_syscalls'. sample: each SAMPLE record drained. Around
+ * each drain: before_drain, then flush (last: every call and string
+ * left, before the writer finishes).
+ */
+struct record_strings;
+struct record_strings *record_strings_open(bool quiet);
+void record_strings_events(struct record_strings *rs, struct tally_evlist *l);
+void record_strings_sample(struct record_strings *rs, struct tally_evlist *l,
+			   const struct perf_event_header *h);
+void record_strings_before_drain(struct record_strings *rs);
+void record_strings_flush(struct record_strings *rs, struct tally_data_writer *w, bool last);
+void record_strings_close(struct record_strings *rs, bool quiet);
 
 /* record_fields.c: -j's names, branch stack refusals */
 #define RECORD_BRANCH_NAMES "u,k,hv,any,any_call,any_ret,ind_call,abort_tx,in_tx,no_tx," \

@@ -57,6 +57,7 @@ struct rec {
 	struct cg_fds cg;		/* the events' own cgroups (-G lists) */
 	bool usage_err;			/* a bad -e or --filter: exit 129, as perf */
 	struct tally_offcpu *offcpu;	/* --off-cpu's BPF timer */
+	struct record_strings *strs;	/* tally trace record's path strings */
 };
 
 static const char progname[] = "tally record";
@@ -106,6 +107,8 @@ static int on_record(void *ctx, const struct perf_event_header *h, int ring)
 	switch (h->type) {
 	case PERF_RECORD_SAMPLE:
 		r->samples++;
+		if (r->strs)
+			record_strings_sample(r->strs, r->l, h);
 		break;
 	case PERF_RECORD_LOST:
 		err = tally_record__parse(h, h->size, &r->side, &rec);
@@ -155,9 +158,13 @@ static int drain(struct rec *r)
 
 	if (r->write_err)
 		return r->write_err;
+	if (r->strs)
+		record_strings_before_drain(r->strs);
 	n = tally_evlist__drain(r->l, on_record, on_bytes, r);
 	if (n < 0)
 		return r->write_err ? r->write_err : n;
+	if (r->strs)
+		record_strings_flush(r->strs, r->w, false);
 	if (r->wrote) {
 		r->wakeups++;
 		r->wrote = false;
@@ -379,6 +386,8 @@ static int finish_writer(struct rec *r)
 {
 	int err;
 
+	if (r->strs)
+		record_strings_flush(r->strs, r->w, true);
 	if (!r->cfg->no_buildid && !r->write_err) {
 		for (size_t i = 0; i < r->nr_dsos; i++) {
 			const struct dso_seen *ds = &r->dsos[i];
@@ -578,6 +587,9 @@ static int config_events(struct rec *r)
 		.callchain = cfg->callchain,
 		.stack_size = cfg->stack_size,
 		.overwrite = cfg->overwrite,
+		/* the path strings are matched to the samples by the BPF program's clock */
+		.use_clockid = r->strs != NULL,
+		.clockid = CLOCK_MONOTONIC,
 		.freq_max_out = &max,
 		/*
 		 * Wake at a quarter of the ring, not the kernel's half: the
@@ -782,6 +794,9 @@ static void on_tick(void *arg, double now)
 	struct rec *r = arg;
 
 	(void)now;
+	/* the strings' ring wakes nobody: drained with the rings, 10 times a second */
+	if (r->strs && !r->cfg->overwrite)
+		drain(r);
 	if (!got_usr2)
 		return;
 	got_usr2 = 0;
@@ -802,6 +817,7 @@ static void release(struct rec *r)
 	if (r->out_fd >= 0)
 		close(r->out_fd);
 	tally_offcpu__close(r->offcpu);
+	record_strings_close(r->strs, r->cfg->quiet);
 	tally_evlist__free(r->l);
 	cg_fds_close(&r->cg);
 	cli_targets__release(&r->ts);
@@ -843,9 +859,14 @@ int record_run(const struct record_config *cfg)
 			(unsigned long long)max_sample_rate());
 	if (cli_signals_setup())
 		goto out;
+	/* a pipe's reader cannot take a section of tally's: perf 6.1 would warn */
+	if (cfg->syscall_strings && !r.pipe && !cfg->overwrite)
+		r.strs = record_strings_open(cfg->quiet);
 	if (cli_targets__open(&r.ts, &cfg->target, cfg->cmd_argc ? cfg->cmd_argv : NULL, 0) ||
 	    cpus_for_threads(&r) || open_events(&r))
 		goto out;
+	if (r.strs)
+		record_strings_events(r.strs, r.l);
 	if (cfg->off_cpu && !(r.offcpu = record_offcpu_open(cfg, &r.ts)))
 		goto out;
 	if (cfg->verbose)
@@ -889,7 +910,7 @@ int record_run(const struct record_config *cfg)
 	w = (struct cli_wait){
 		.ts = &r.ts,
 		.t0 = cli_now_ns(),
-		.interval_ms = cfg->switch_output_signal ? 100 : 0,
+		.interval_ms = cfg->switch_output_signal || r.strs ? 100 : 0,
 		.fds = &pfd,
 		.nfds = 1,
 		.arg = &r,

@@ -121,9 +121,9 @@ static char *user_pids(struct cli_parse *p, const char *user)
  * perf trace record: perf record -m 1024 -c 1 of raw_syscalls'
  * sys_enter/sys_exit, filtered off our own pid (as perf's, for -a), the
  * fault events --pf asked for, then record's options and the command
- * (argv[1..]: -e adds events, as perf). tally trace -i and perf trace -i
- * read the file alike: path arguments as pointers (perf 6.1's file has no
- * place for their strings).
+ * (argv[1..]: -e adds events, as perf). perf 6.1's file has no place for
+ * the path arguments' strings: unless --no-strings, they go in a section
+ * of tally's that perf skips, for tally trace -i (record_strings.c).
  */
 static int trace_record(const struct trace_config *cfg, int argc, char **argv)
 {
@@ -157,7 +157,7 @@ static int trace_record(const struct trace_config *cfg, int argc, char **argv)
 	}
 	for (int i = 1; i < argc; i++)
 		rargv[n++] = argv[i];
-	ret = cmd_record(n, rargv);
+	ret = cmd_trace_record(n, rargv, !cfg->no_strings);
 	free(rargv);
 	return ret;
 }
@@ -245,7 +245,7 @@ int cmd_trace(int argc, char **argv)
 		if (cfg.events || cfg.input || cfg.output || cfg.user || cfg.target.pids ||
 		    cfg.target.tids || cli_target_system_wide(&cfg.target)) {
 			cli_error(&p, "%s", "record: -e, -o, -i and the targets go after 'record' "
-				  "(tally record's options), only --pf before it");
+				  "(tally record's options), only --pf and --no-strings before it");
 			free(cfg.events);
 			return 129;
 		}

@@ -5,7 +5,8 @@
  * 'raw_syscalls:*'), and syscalls:sys_enter_NAME/sys_exit_NAME, whose
  * samples are put in raw_syscalls' layout. The session reads the file (or
  * pipe) and puts its records in time order, as for report and script;
- * they are printed by the same code as a live trace.
+ * they are printed by the same code as a live trace, with the path
+ * strings tally trace record kept in the file.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -13,6 +14,7 @@
 #include <string.h>
 #include <tally/tally.h>
 #include <tally/data_read.h>
+#include <tally/syscall_strings.h>
 #include <tally/syscalls.h>
 #include "read_file.h"
 #include "trace.h"
@@ -125,6 +127,15 @@ int trace_file(const struct trace_config *cfg)
 			"have: the host's names are shown\n", progname, cfg->input, arch);
 	if (trace_out__init(&o, cfg))
 		goto out_session;
+	/* tally trace record's path strings; --no-strings: perf trace -i's lines; -s shows none */
+	if (!cfg->no_strings && !cfg->summary_only && tally_session__reader(s)) {
+		char why[160];
+
+		o.strs = tally_sc_strings__from_file(tally_session__reader(s), why, sizeof(why));
+		if (!o.strs && errno == EBADMSG)
+			fprintf(stderr, "%s: %s: %s; paths are shown as pointers\n", progname,
+				cfg->input, why);
+	}
 	c.o = &o;
 	c.nattrs = tally_session__nr_events(s);
 	c.roles = calloc((size_t)c.nattrs + 1, sizeof(*c.roles));

@@ -9,6 +9,8 @@
 #ifndef TALLY_DATA_FORMAT_H
 #define TALLY_DATA_FORMAT_H
 
+#include <stdint.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -71,7 +73,33 @@ enum tally_header_feature {
 	TALLY_HEADER_HYBRID_TOPOLOGY,
 	TALLY_HEADER_PMU_CAPS,
 	TALLY_HEADER_LAST_FEATURE,		/* 32: perf 6.1's HEADER_LAST_FEATURE */
+	/*
+	 * tally's own sections, far past perf's: perf 6.1 reads the whole
+	 * section table but handles only the bits below its LAST_FEATURE,
+	 * in bit order, so a higher bit's section (last in the table) is
+	 * skipped without a word. Added in 0.5.
+	 */
+	TALLY_HEADER_TALLY_FIRST = 192,
+	TALLY_HEADER_SC_STRINGS = 192,		/* tally trace record's path strings */
 	TALLY_HEADER_FEAT_BITS = 256,
+};
+
+/*
+ * Added in 0.5: one string of TALLY_HEADER_SC_STRINGS: argument `arg`
+ * (0-5, | TALLY_SC_STRING_AT_EXIT when it was read at the call's exit)
+ * of thread tid's call of syscall nr whose sys_enter sample (with
+ * AT_EXIT: sys_exit sample) has this time. The section, in the writer's
+ * byte order: u32 version (1), u32 count, then per string u64 time,
+ * u32 tid, u32 nr, u32 arg, u32 len (the string's bytes with its NUL,
+ * 1 to 4096), the string padded with NULs to 8 bytes.
+ */
+#define TALLY_SC_STRING_AT_EXIT	0x100u
+struct tally_sc_string {
+	uint64_t time;
+	uint32_t tid;
+	uint32_t nr;
+	uint32_t arg;
+	const char *str;
 };
 
 #ifdef __cplusplus

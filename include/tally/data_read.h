@@ -178,6 +178,20 @@ TALLY_API int tally_data_reader__bpf_progs(const struct tally_data_reader *r,
 					   const struct tally_bpf_prog **out);
 TALLY_API int tally_data_reader__btf_ids(const struct tally_data_reader *r, const uint32_t **out);
 
+/*
+ * Added in 0.5: tally trace record's path strings (TALLY_HEADER_SC_STRINGS,
+ * a section of tally's that perf skips; struct tally_sc_string in
+ * tally/data_format.h), each handed to fn (NULL: only counted) in the
+ * file's order. The section is checked whole first: a damaged one hands
+ * none. The count; -ENOENT without the section; -EBADMSG when it is
+ * damaged or cut short (*err, when not NULL: its file offset and why);
+ * or fn's non-zero return. The strings lie in the file: valid until close.
+ */
+typedef int (*tally_sc_string_fn)(void *ctx, const struct tally_sc_string *s);
+TALLY_API int tally_data_reader__sc_strings(const struct tally_data_reader *r,
+					    tally_sc_string_fn fn, void *ctx,
+					    struct tally_data_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -28,6 +28,7 @@
 #include <sys/uio.h>
 #include <linux/perf_event.h>
 #include <tally/core.h>
+#include <tally/data_format.h>
 #include <tally/offcpu.h>
 
 #ifdef __cplusplus
@@ -75,6 +76,16 @@ TALLY_API int tally_data_writer__finished_round(struct tally_data_writer *w);
 TALLY_API int tally_data_writer__add_build_id(struct tally_data_writer *w, int32_t pid,
 					      uint16_t misc, const uint8_t *id, size_t id_len,
 					      const char *filename);
+/*
+ * Added in 0.5: one path string for the TALLY_HEADER_SC_STRINGS section
+ * (tally/data_format.h; tally trace record's), copied; written by finish
+ * after perf's sections, which perf 6.1 reads as if it were not there.
+ * File mode only: -EOPNOTSUPP on a pipe (perf 6.1 warns of a feature
+ * record it does not know); -EINVAL for an arg past 5 or a string
+ * longer than 4095 bytes; -ENOMEM.
+ */
+TALLY_API int tally_data_writer__add_sc_string(struct tally_data_writer *w,
+					       const struct tally_sc_string *s);
 /*
  * File: the features after the data, the header patched (data.size...).
  * Pipe: build ids as HEADER_BUILD_ID records. 0, or the first error

@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include <tally/core.h>
+#include <tally/data_read.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -43,6 +44,33 @@ TALLY_API int tally_sc_strings__read(struct tally_sc_strings *s);
  */
 TALLY_API int tally_sc_strings__take(struct tally_sc_strings *s, pid_t tid, int nr,
 				     uint64_t time, bool at_exit, const char *strs[6]);
+
+/*
+ * Added in 0.5: a recording (tally trace record) keeps the strings of
+ * the calls it writes, matched at once to their samples. The events'
+ * clock must be the program's (CLOCK_MONOTONIC: use_clockid). note: a
+ * raw_syscalls sample written, tid's call of nr, its sys_enter's at
+ * `time` (at_exit: its sys_exit's); in any order across CPUs. Once
+ * read() has run, then every ring was drained, flush(upto) matches the
+ * calls noted at or before upto in time order, as take() does, and hands
+ * each string found to fn keyed by its call's sample time (what
+ * tally_data_writer__add_sc_string keeps); strings that can belong to
+ * no later call are dropped (read() keeps the rest until then).
+ * 0, -ENOMEM, or fn's non-zero return.
+ */
+TALLY_API int tally_sc_strings__note(struct tally_sc_strings *s, pid_t tid, int nr,
+				     uint64_t time, bool at_exit);
+TALLY_API int tally_sc_strings__flush(struct tally_sc_strings *s, uint64_t upto,
+				      tally_sc_string_fn fn, void *ctx);
+/*
+ * Added in 0.5: the strings a tally trace record file carries
+ * (tally_data_reader__sc_strings), for take() as the BPF program's are,
+ * with the file's samples in time order; read() adds none. No BPF. NULL
+ * with errno: ENOENT (no such section), EBADMSG (damaged or cut short:
+ * why says where and what), ENOMEM.
+ */
+TALLY_API struct tally_sc_strings *tally_sc_strings__from_file(const struct tally_data_reader *r,
+							       char *why, size_t len);
 
 #ifdef __cplusplus
 }

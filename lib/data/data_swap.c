@@ -521,6 +521,19 @@ bool tally__swap_feature(int feat, void *p, size_t len)
 		for (int i = 0; i < 5; i++)
 			sw32(&c);
 		return true;
+	case TALLY_HEADER_SC_STRINGS:	/* version count, then time tid nr arg len and the string each */
+		if (!sw32(&c) || !sw32(&c))
+			return true;
+		memcpy(&n, c.p + 4, 4);
+		while (n-- && sw64(&c) && sw32(&c) && sw32(&c) && sw32(&c) && sw32(&c)) {
+			uint32_t slen;
+
+			memcpy(&slen, c.p + c.pos - 4, 4);
+			if (!room(&c, ((size_t)slen + 7) & ~(size_t)7))
+				break;
+			c.pos += ((size_t)slen + 7) & ~(size_t)7;
+		}
+		return true;
 	default:
 		return false;
 	}

@@ -12,6 +12,7 @@
 #include <tally/data_write.h>
 #include "internal.h"
 #include "data_write_internal.h"
+#include "sc_strings_feat.h"
 #include "zstd_wrap.h"
 
 #define HDR_SIZE	104
@@ -77,6 +78,7 @@ void tally_data_writer__free(struct tally_data_writer *w)
 		free(w->cmdline[i]);
 	free(w->cmdline);
 	free(w->marks);
+	tally__buf_free(&w->scs);
 	tally__zstd_free(w->z);
 	tally__buf_free(&w->zin);
 	free(w->zout);
@@ -429,6 +431,30 @@ int tally_data_writer__add_build_id(struct tally_data_writer *w, int32_t pid, ui
 	return 0;
 }
 
+int tally_data_writer__add_sc_string(struct tally_data_writer *w, const struct tally_sc_string *s)
+{
+	size_t len;
+	int err;
+
+	if (!w || !s || w->finished)
+		return tally__err(EINVAL);
+	if (w->pipe)
+		return tally__err(EOPNOTSUPP);
+	len = w->scs.len;
+	err = tally__sc_string_put(&w->scs, s);
+	if (!err && w->scs.oom) {
+		/* the strings so far stay whole */
+		w->scs.oom = false;
+		err = -ENOMEM;
+	}
+	if (err) {
+		w->scs.len = len;
+		return tally__err(-err);
+	}
+	w->nr_scs++;
+	return 0;
+}
+
 /* ---- file header ---- */
 
 struct file_header {
@@ -607,21 +633,25 @@ int tally_data_writer__begin(struct tally_data_writer *w)
 /* Feature table + payloads at w->good; the bitmap of what was written. */
 static int write_features(struct tally_data_writer *w, bool essential, uint64_t bits[4])
 {
-	struct tally__buf payload[TALLY_HEADER_LAST_FEATURE] = { { 0 } };
+	/* perf's, then tally's own (bit order: the table is read so) */
+	enum { NR_FEATS = TALLY_HEADER_LAST_FEATURE + 1 };
+	struct tally__buf payload[NR_FEATS] = { { 0 } };
 	struct tally__buf all = { 0 };
-	int feats[TALLY_HEADER_LAST_FEATURE], nr = 0, err = 0;
+	int feats[NR_FEATS], nr = 0, err = 0;
 	uint64_t off;
 
 	memset(bits, 0, 4 * sizeof(uint64_t));
-	for (int f = 1; f < TALLY_HEADER_LAST_FEATURE; f++) {
+	for (int i = 1; i < NR_FEATS; i++) {
+		int f = i < TALLY_HEADER_LAST_FEATURE ? i : TALLY_HEADER_SC_STRINGS;
+
 		if (essential && f != TALLY_HEADER_TRACING_DATA && f != TALLY_HEADER_EVENT_DESC &&
 		    f != TALLY_HEADER_COMPRESSED)
 			continue;
-		if (!tally__data_write_feature(w, f, &payload[f]) || payload[f].oom) {
-			tally__buf_free(&payload[f]);
+		if (!tally__data_write_feature(w, f, &payload[i]) || payload[i].oom) {
+			tally__buf_free(&payload[i]);
 			continue;
 		}
-		feats[nr++] = f;
+		feats[nr++] = i;
 	}
 	off = w->good + (uint64_t)nr * 16;
 	for (int i = 0; i < nr; i++) {
@@ -631,9 +661,11 @@ static int write_features(struct tally_data_writer *w, bool essential, uint64_t 
 		off += payload[feats[i]].len;
 	}
 	for (int i = 0; i < nr; i++) {
+		int f = feats[i] < TALLY_HEADER_LAST_FEATURE ? feats[i] : TALLY_HEADER_SC_STRINGS;
+
 		tally__buf_add(&all, payload[feats[i]].p, payload[feats[i]].len);
 		tally__buf_free(&payload[feats[i]]);
-		bits[feats[i] / 64] |= 1ULL << (feats[i] % 64);
+		bits[f / 64] |= 1ULL << (f % 64);
 	}
 	if (all.oom)
 		err = -ENOMEM;

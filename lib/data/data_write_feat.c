@@ -17,6 +17,7 @@
 #include <tally/data_write.h>
 #include "internal.h"
 #include "data_write_internal.h"
+#include "sc_strings_feat.h"
 
 static bool any_tracepoint(const struct tally_data_writer *w)
 {
@@ -434,6 +435,13 @@ bool tally__data_write_feature(struct tally_data_writer *w, int feat, struct tal
 		if (!w->level)
 			return false;
 		feat_compressed(b, w);
+		return true;
+	case TALLY_HEADER_SC_STRINGS:
+		if (!w->nr_scs)
+			return false;
+		tally__buf_u32(b, TALLY__SC_STRINGS_VERSION);
+		tally__buf_u32(b, w->nr_scs);
+		tally__buf_add(b, w->scs.p, w->scs.len);
 		return true;
 	default:
 		return false;

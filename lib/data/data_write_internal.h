@@ -68,6 +68,8 @@ struct tally_data_writer {
 		uint64_t off, samples;
 	} *marks;
 	size_t nr_marks, cap_marks;
+	struct tally__buf scs;	/* SC_STRINGS' entries (sc_strings_feat.c) */
+	uint32_t nr_scs;
 	struct tally__zstd *z;
 	struct tally__buf zin;
 	unsigned char *zout;

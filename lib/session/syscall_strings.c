@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <bpf/libbpf.h>
 #include <bpf/bpf.h>
+#include <tally/data_read.h>
 #include <tally/syscall_strings.h>
 #include "syscall_strings.skel.h"
 
@@ -47,11 +48,22 @@ struct sq {
 	struct sent *v;
 };
 
+/* a recording's syscall sample, waiting for its strings */
+struct call {
+	uint64_t time;
+	pid_t tid;
+	int nr;
+	bool at_exit;
+};
+
 struct tally_sc_strings {
-	struct syscall_strings *skel;
+	struct syscall_strings *skel;	/* NULL: a file's strings */
 	struct ring_buffer *rb;
 	struct sq *hash[1024];
 	uint64_t newest;		/* the latest string's time */
+	bool recording;			/* note/flush: strings wait for flush, not 2 s */
+	struct call *calls;		/* noted, not flushed */
+	size_t nr_calls, cap_calls;
 	char out[6][STR_MAX];	/* what take returns */
 };
 
@@ -70,20 +82,18 @@ static struct sq *queue(struct tally_sc_strings *s, pid_t tid, bool create)
 	return q;
 }
 
-static int on_event(void *ctx, void *data, size_t size)
+/* A string for tid's queue (str NULL: unreadable), copied. 0 or -ENOMEM. */
+static int push(struct tally_sc_strings *s, pid_t tid, uint64_t time, uint32_t nr, uint32_t arg,
+		const char *str)
 {
-	struct tally_sc_strings *s = ctx;
-	const struct str_event *e = data;
 	struct sent *n;
 	struct sq *q;
 
-	if (size < sizeof(*e))
-		return 0;
-	q = queue(s, (pid_t)e->tid, true);
+	q = queue(s, tid, true);
 	if (!q)
-		return 0;	/* a pointer shown instead */
-	/* a thread no call takes from (not traced): its oldest go */
-	if (q->n == QMAX) {
+		return -ENOMEM;	/* a pointer shown instead */
+	/* a thread no call takes from (not traced): its oldest go (a file's are all kept) */
+	if (q->n == QMAX && s->skel) {
 		free(q->v[q->head].str);
 		q->head++;
 		q->n--;
@@ -96,19 +106,30 @@ static int on_event(void *ctx, void *data, size_t size)
 			size_t cap = q->cap ? q->cap * 2 : 64;
 
 			if (!(n = realloc(q->v, cap * sizeof(*n))))
-				return 0;
+				return -ENOMEM;
 			q->v = n;
 			q->cap = cap;
 		}
 	}
 	n = &q->v[q->head + q->n];
-	if (e->time > s->newest)
-		s->newest = e->time;
-	n->time = e->time;
-	n->nr = e->nr;
-	n->arg = e->arg;
-	n->str = e->len > 0 ? strndup(e->str, STR_MAX - 1) : NULL;
+	if (time > s->newest)
+		s->newest = time;
+	n->time = time;
+	n->nr = nr;
+	n->arg = arg;
+	n->str = str ? strndup(str, STR_MAX - 1) : NULL;
+	if (str && !n->str)
+		return -ENOMEM;
 	q->n++;
+	return 0;
+}
+
+static int on_event(void *ctx, void *data, size_t size)
+{
+	const struct str_event *e = data;
+
+	if (size >= sizeof(*e))
+		push(ctx, (pid_t)e->tid, e->time, e->nr, e->arg, e->len > 0 ? e->str : NULL);
 	return 0;
 }
 
@@ -176,6 +197,7 @@ void tally_sc_strings__close(struct tally_sc_strings *s)
 			free(q->v);
 			free(q);
 		}
+	free(s->calls);
 	free(s);
 }
 
@@ -198,11 +220,16 @@ static void drop_old(struct tally_sc_strings *s)
 
 int tally_sc_strings__read(struct tally_sc_strings *s)
 {
-	int n = ring_buffer__consume(s->rb);
+	int n;
+
+	if (!s->skel)
+		return 0;	/* a file's: all there from the start */
+	n = ring_buffer__consume(s->rb);
 
 	if (n < 0)
 		return -errno;
-	drop_old(s);
+	if (!s->recording)
+		drop_old(s);
 	return n;
 }
 
@@ -237,4 +264,125 @@ int tally_sc_strings__take(struct tally_sc_strings *s, pid_t tid, int nr, uint64
 		q->n--;
 	}
 	return got;
+}
+
+/* -------------------------------------------------------------------- */
+/* a recording: the strings matched to the samples written, then kept in the file */
+
+int tally_sc_strings__note(struct tally_sc_strings *s, pid_t tid, int nr, uint64_t time,
+			   bool at_exit)
+{
+	if (!s)
+		return -EINVAL;
+	s->recording = true;
+	if (s->nr_calls == s->cap_calls) {
+		size_t cap = s->cap_calls ? s->cap_calls * 2 : 1024;
+		struct call *c = realloc(s->calls, cap * sizeof(*c));
+
+		if (!c)
+			return -ENOMEM;
+		s->calls = c;
+		s->cap_calls = cap;
+	}
+	s->calls[s->nr_calls++] = (struct call){ .time = time, .tid = tid, .nr = nr,
+						 .at_exit = at_exit };
+	return 0;
+}
+
+static int call_cmp(const void *a, const void *b)
+{
+	const struct call *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return (int)x->at_exit - (int)y->at_exit;
+}
+
+int tally_sc_strings__flush(struct tally_sc_strings *s, uint64_t upto, tally_sc_string_fn fn,
+			    void *ctx)
+{
+	size_t done = 0;
+	int err = 0;
+
+	if (!s)
+		return -EINVAL;
+	/* the rings give each CPU's samples in order, a thread's across CPUs not */
+	if (s->nr_calls)
+		qsort(s->calls, s->nr_calls, sizeof(*s->calls), call_cmp);
+	for (; done < s->nr_calls && s->calls[done].time <= upto && !err; done++) {
+		const struct call *c = &s->calls[done];
+		const char *strs[6];
+
+		if (!tally_sc_strings__take(s, c->tid, c->nr, c->time, c->at_exit, strs))
+			continue;
+		for (uint32_t i = 0; i < 6 && !err; i++) {
+			struct tally_sc_string e = {
+				.time = c->time, .tid = (uint32_t)c->tid, .nr = (uint32_t)c->nr,
+				.arg = i | (c->at_exit ? TALLY_SC_STRING_AT_EXIT : 0), .str = strs[i],
+			};
+
+			if (strs[i])
+				err = fn(ctx, &e);
+		}
+	}
+	if (done) {	/* (an empty array is NULL: memmove's arguments must not be) */
+		memmove(s->calls, s->calls + done, (s->nr_calls - done) * sizeof(*s->calls));
+		s->nr_calls -= done;
+	}
+	/* a string belongs to a call sampled at most MATCH_NS later: older ones never will */
+	for (int i = 0; i < 1024 && upto > MATCH_NS; i++)
+		for (struct sq *q = s->hash[i]; q; q = q->next)
+			while (q->n && q->v[q->head].time + MATCH_NS < upto) {
+				free(q->v[q->head].str);
+				q->head++;
+				q->n--;
+			}
+	return err;
+}
+
+/* -------------------------------------------------------------------- */
+/* a file's strings, taken as the BPF program's are */
+
+static int from_file_one(void *ctx, const struct tally_sc_string *e)
+{
+	return push(ctx, (pid_t)e->tid, e->time, e->nr, e->arg, e->str);
+}
+
+static int time_cmp(const void *a, const void *b)
+{
+	const struct sent *x = a, *y = b;
+
+	return x->time < y->time ? -1 : x->time > y->time;
+}
+
+struct tally_sc_strings *tally_sc_strings__from_file(const struct tally_data_reader *r,
+						     char *why, size_t len)
+{
+	struct tally_sc_strings *s = calloc(1, sizeof(*s));
+	struct tally_data_error derr;
+	int n;
+
+	if (why && len)
+		why[0] = '\0';
+	if (!s) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	n = tally_data_reader__sc_strings(r, from_file_one, s, &derr);
+	if (n < 0) {
+		int err = n == -EBADMSG || n == -ENOENT || n == -EINVAL ? -n : ENOMEM;
+
+		if (why && len)
+			snprintf(why, len, "%s", err == EBADMSG ? derr.msg : strerror(err));
+		tally_sc_strings__close(s);
+		errno = err;
+		return NULL;
+	}
+	/* each thread's in its calls' order: the file has them as the recording matched them */
+	for (int i = 0; i < 1024; i++)
+		for (struct sq *q = s->hash[i]; q; q = q->next)
+			qsort(q->v + q->head, q->n, sizeof(*q->v), time_cmp);
+	return s;
 }

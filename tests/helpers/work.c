@@ -25,6 +25,9 @@
  *   work fds-threads    a thread opens, main reads, closes, opens another
  *   work fds-wait MS    a file open before MS ms of sleep (-p), then as fds
  *   work thread-exec    a thread (not the leader) execs work getpid 1
+ *   work fresh-path FILE  opens FILE by a name on a page the process never
+ *                       touched (a file's, mapped): a tracer can read that
+ *                       string only after the kernel did, at the call's exit
  * The fds modes read each file with its own count: hostname 11, passwd 12,
  * group 13 (a line naming the wrong file shows), then sleep 300 ms (a
  * tracer reading /proc when it prints sees the last files, not those read).
@@ -197,6 +200,19 @@ int main(int argc, char **argv)
 			syscall(SYS_getpid);
 			syscall(SYS_getppid);
 		}
+	} else if (!strcmp(cmd, "fresh-path") && argc > 2) {
+		char tmpl[] = "/tmp/work-fresh-path-XXXXXX";
+		int fd = mkstemp(tmpl), o;
+		const char *p;
+
+		if (fd < 0 || write(fd, argv[2], strlen(argv[2]) + 1) < 0)
+			return 1;
+		p = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE, fd, 0);
+		close(fd);
+		unlink(tmpl);
+		if (p == MAP_FAILED || (o = open(p, O_RDONLY)) < 0)
+			return 1;
+		close(o);
 	} else if (!strcmp(cmd, "enoent")) {
 		for (long i = 0; i < n; i++)
 			if (openat(AT_FDCWD, "/nonexistent/tally-work", O_RDONLY) >= 0)
