@@ -23,6 +23,9 @@ static const char *const c2c_usage[] = {
 	NULL,
 };
 
+/* the subcommands' usage lines alone */
+static const struct cli_option no_opts[] = { CLI_END() };
+
 /* Whether the CPU's PMU offers the event (its sysfs alias). */
 static bool have_mem_event(const char *name)
 {
@@ -57,7 +60,7 @@ static int c2c_record(int argc, char **argv)
 		} else if (!strcmp(a, "-k") || !strcmp(a, "--all-kernel")) {
 			kernel = true;
 		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			cli_usage(stdout, c2c_usage, NULL);
+			cli_usage(stdout, c2c_usage, no_opts);
 			free(rargv);
 			return 0;
 		} else if (!strcmp(a, "-e") || !strcmp(a, "--event") || !strncmp(a, "--event=", 8)) {
@@ -213,8 +216,9 @@ static int c2c_report(int argc, char **argv)
 	{
 		TALLY_OPTS(tally_session_opts, so, .no_inline = true);
 
+		/* perf c2c: 255 for a file it cannot open, as for a damaged one */
 		if (!(ss = cli_session_open("c2c report", input ? input : "perf.data", &so, &ret)))
-			return ret;
+			return ret == 1 ? 255 : ret;
 	}
 	{
 		TALLY_OPTS(tally_c2c_opts, co, .display = p.display, .keys = keys, .nr_keys = nkeys,
@@ -247,7 +251,7 @@ out:
 int cmd_c2c(int argc, char **argv)
 {
 	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
-		cli_usage(argc < 2 ? stderr : stdout, c2c_usage, NULL);
+		cli_usage(argc < 2 ? stderr : stdout, c2c_usage, no_opts);
 		return argc < 2 ? 129 : 0;
 	}
 	if (cli_subcmd_is(argv[1], "record", 3))
@@ -255,6 +259,6 @@ int cmd_c2c(int argc, char **argv)
 	if (cli_subcmd_is(argv[1], "report", 3))
 		return c2c_report(argc - 1, argv + 1);
 	fprintf(stderr, "tally c2c: unknown subcommand '%s' (record, report)\n", argv[1]);
-	cli_usage(stderr, c2c_usage, NULL);
+	cli_usage(stderr, c2c_usage, no_opts);
 	return 129;
 }
