@@ -6,6 +6,7 @@
  * cache lines whose loads hit other cores' modified copies (HITMs), from
  * the library's model (tally/c2c.h), in perf's --stdio layout (c2c_print.c).
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -224,7 +225,12 @@ static int c2c_report(int argc, char **argv)
 		TALLY_OPTS(tally_c2c_opts, co, .display = p.display, .keys = keys, .nr_keys = nkeys,
 			   .show_all = p.show_all, .srcline = p.show_src);
 
-		if (!(c = tally_c2c__new(ss, &co))) {
+		if (!(c = tally_c2c__new(ss, &co)) && errno != ENODEV) {
+			fprintf(stderr, "tally c2c report: %s\n", strerror(errno));
+			tally_session__close(ss);
+			return 1;
+		}
+		if (!c) {
 			/* perf: "Failed setup nodes", -EINVAL */
 			fprintf(stderr, "tally c2c report: %s has no NUMA_TOPOLOGY or NRCPUS header "
 				"(perf c2c record writes them): no nodes to set up\n",

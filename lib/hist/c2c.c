@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
  * Shared cache lines (tally/c2c.h), as perf 6.1's c2c report builds them:
- * every sample is kept (its data source, addresses, weight, CPU, thread
- * and code address resolved), then grouped by cache line in perf's order
- * of its dcacheline key, each line's samples by offset and the coalesce
- * keys; lines and entries sorted by the display's counts, ties in the key
- * order (perf's rb-trees keep equal entries in insertion order).
+ * each sample, as it comes in time order, is classified and counted in
+ * its cache line (perf's dcacheline key) and, inside the line, in its
+ * entry (offset and the coalesce keys), found through hash tables; the
+ * first sample of each names it (address, thread, symbol). At the end the
+ * lines and entries are put in the order of perf's keys, then sorted by
+ * the display's counts, ties in that key order (perf's rb-trees keep
+ * equal entries in insertion order).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -20,26 +22,30 @@
 
 #define CL 64ull	/* perf's cacheline_size() where the machine does not say */
 
-struct c2c_smp {
-	uint64_t data_src, daddr, dline, phys, weight, ip;
-	const struct where *iw;		/* the code address */
-	bool dmapped;
-	uint8_t mode;			/* header cpumode (perf orders lines by it) */
-	int32_t pid, tid, cpu;
-	const char *comm;
-};
-
+/* a line (keyed by mode, mapped, pid, dline) or an entry (off, pid, tid, ip, dso) */
 struct c2c_ent {
+	uint64_t hash;
+	uint8_t mode;			/* header cpumode (perf orders lines by it) */
+	bool dmapped;
+	int32_t pid, tid;
+	uint64_t dline;			/* the data address's line, map-relative */
+	uint64_t off, ip;
+	const struct where *iw;		/* the code address (its first sample's) */
+	uint64_t daddr;			/* its first sample's data address */
+	const char *comm;
 	struct tally_c2c_stats st;
-	size_t first, nr;		/* its samples in the sorted array */
 	uint64_t *cpus;
+	uint64_t nodeset;		/* the physical addresses' nodes (64 at most) */
 	char nodes[32];
 	uint64_t paddr, paddr_cnt;
 	struct tally_c2c_stats *node_st;
-	double mean[5];			/* rmt hitm, lcl hitm, rmt peer, lcl peer, load */
+	double mean[5], n[5];		/* rmt hitm, lcl hitm, rmt peer, lcl peer, load */
 	bool shown;
-	struct c2c_ent *ents;		/* a line's entries, sorted */
-	size_t nents;
+	size_t ord;			/* its place in the key order (ties keep it) */
+	struct c2c_ent *ents;		/* a line's entries */
+	size_t nents, aents;
+	uint32_t *slots;		/* their hash table: index + 1 */
+	size_t nslots;
 };
 
 struct tally_c2c {
@@ -56,12 +62,9 @@ struct tally_c2c {
 	uint64_t mem_bsize;		/* MEM_TOPOLOGY: block size, each block's node */
 	int *block_node;
 	size_t nblocks;
-	struct c2c_smp *smp;
-	size_t nsmp, asmp;
+	struct c2c_ent top;		/* the lines, as a line holds its entries */
 	struct tally_c2c_stats total, shared;
 	int nr_shared;
-	struct c2c_ent *lines;		/* every line, sorted */
-	size_t nlines;
 	struct c2c_ent **shown;		/* the lines shown */
 	size_t nshown;
 	int err;
@@ -171,66 +174,48 @@ static int phys_node(const struct tally_c2c *c, uint64_t phys)
 	return c->mem_bsize && b < c->nblocks ? c->block_node[b] : -1;
 }
 
-static int add_sample(struct tally_session *s, const struct tally_session_sample *ts, void *ctx)
-{
-	struct tally_c2c *c = ctx;
-	const struct tally_sample *x = ts->sample;
-	struct c2c_smp *m;
-	const struct where *dw = NULL;
-
-	(void)s;
-	if (c->nsmp == c->asmp) {
-		size_t n = c->asmp ? c->asmp * 2 : 4096;
-		struct c2c_smp *ns = realloc(c->smp, n * sizeof(*ns));
-
-		if (!ns)
-			return c->err = -ENOMEM;
-		c->smp = ns;
-		c->asmp = n;
-	}
-	m = &c->smp[c->nsmp];
-	memset(m, 0, sizeof(*m));
-	m->data_src = x->data_src;
-	m->daddr = x->addr;
-	m->phys = x->phys_addr;
-	/* WEIGHT_STRUCT's first word is perf's weight */
-	m->weight = ts->event->sample_type & PERF_SAMPLE_WEIGHT_STRUCT ? x->weight & 0xffffffffu :
-		    x->weight;
-	m->ip = x->ip;
-	m->mode = (uint8_t)(ts->header->misc & PERF_RECORD_MISC_CPUMODE_MASK);
-	m->pid = ts->thread.pid;
-	m->tid = ts->thread.tid;
-	m->cpu = ts->event->sample_type & PERF_SAMPLE_CPU ? (int32_t)x->cpu : -1;
-	m->comm = ts->thread.comm;
-	if (!(m->iw = tally__resolver_get(c->res, m->pid, m->tid, x->ip, ts->mode)) ||
-	    (x->addr && !(dw = tally__resolver_get(c->dres, m->pid, m->tid, x->addr, ts->mode))))
-		return c->err = -ENOMEM;
-	m->dmapped = dw && dw->map;
-	m->dline = (dw ? dw->addr : x->addr) & ~(c->cl - 1);
-	c->nsmp++;
-	return 0;
-}
-
-static const struct tally_c2c *sort_c2c;	/* qsort's context (one sort at a time) */
-
 static int cmp_u64(uint64_t a, uint64_t b) { return a < b ? -1 : a > b; }
 
-/* perf's sort__dcacheline_cmp, in its entries' order (lower level, mapped, pid, line first) */
-static int cmp_line(const void *pa, const void *pb)
+static uint64_t mix(uint64_t h, uint64_t v)
 {
-	const struct c2c_smp *a = &sort_c2c->smp[*(const size_t *)pa];
-	const struct c2c_smp *b = &sort_c2c->smp[*(const size_t *)pb];
-	int r;
+	h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+	return h * 0xff51afd7ed558ccdull;
+}
 
-	if ((r = cmp_u64(a->mode, b->mode)))
-		return r;
-	if (a->dmapped != b->dmapped)
-		return a->dmapped ? -1 : 1;
-	if (a->dmapped && a->mode != PERF_RECORD_MISC_KERNEL && (r = cmp_u64((uint64_t)a->pid, (uint64_t)b->pid)))
-		return a->pid < b->pid ? -1 : 1;
-	if ((r = cmp_u64(a->dline, b->dline)))
-		return r;
-	return cmp_u64(*(const size_t *)pa, *(const size_t *)pb);	/* time order */
+/* the sample's line key, in a zeroed ent */
+static void line_key(const struct tally_c2c *c, struct c2c_ent *k)
+{
+	/* perf compares pids only for a user map's lines (an anonymous map's) */
+	if (!k->dmapped || k->mode == PERF_RECORD_MISC_KERNEL)
+		k->pid = 0;
+	k->hash = mix(mix(mix(k->mode, k->dmapped), (uint64_t)(uint32_t)k->pid), k->dline);
+	(void)c;
+}
+
+static bool line_eq(const struct c2c_ent *a, const struct c2c_ent *b)
+{
+	return a->mode == b->mode && a->dmapped == b->dmapped && a->pid == b->pid &&
+	       a->dline == b->dline;
+}
+
+static const char *dso_of(const struct c2c_ent *e)
+{
+	return e->iw->map ? e->iw->dso : NULL;
+}
+
+static void ent_key(const struct tally_c2c *c, struct c2c_ent *k)
+{
+	uint64_t h = mix(0, k->off);
+
+	for (int i = 0; i < c->nkeys; i++) {
+		switch (c->keys[i]) {
+		case TALLY_C2C_PID: h = mix(h, (uint32_t)k->pid); break;
+		case TALLY_C2C_TID: h = mix(h, (uint32_t)k->tid); break;
+		case TALLY_C2C_IADDR: h = mix(h, k->ip); break;
+		case TALLY_C2C_DSO: h = mix(h, dso_of(k) ? k->iw->dso_hash : 0); break;
+		}
+	}
+	k->hash = h;
 }
 
 static int cmp_name(const char *a, const char *b)
@@ -241,27 +226,155 @@ static int cmp_name(const char *a, const char *b)
 }
 
 /* an entry's keys in perf's insertion order: offset up, pid down, tid, iaddr, dso up */
-static int cmp_ent_keys(const struct c2c_smp *a, const struct c2c_smp *b)
+static int cmp_ent_keys(const struct tally_c2c *c, const struct c2c_ent *a, const struct c2c_ent *b)
 {
-	int r = cmp_u64(a->daddr & (sort_c2c->cl - 1), b->daddr & (sort_c2c->cl - 1));
+	int r = cmp_u64(a->off, b->off);
 
-	for (int k = 0; !r && k < sort_c2c->nkeys; k++) {
-		switch (sort_c2c->keys[k]) {
+	for (int k = 0; !r && k < c->nkeys; k++) {
+		switch (c->keys[k]) {
 		case TALLY_C2C_PID: r = a->pid == b->pid ? 0 : a->pid > b->pid ? -1 : 1; break;
 		case TALLY_C2C_TID: r = a->tid == b->tid ? 0 : a->tid < b->tid ? -1 : 1; break;
 		case TALLY_C2C_IADDR: r = cmp_u64(a->ip, b->ip); break;
-		case TALLY_C2C_DSO: r = cmp_name(a->iw->map ? a->iw->dso : NULL,
-						 b->iw->map ? b->iw->dso : NULL); break;
+		case TALLY_C2C_DSO: r = cmp_name(dso_of(a), dso_of(b)); break;
 		}
 	}
 	return r;
 }
 
-static int cmp_ent(const void *pa, const void *pb)
+/* perf's sort__dcacheline_cmp, in its entries' order (lower level, mapped, pid, line first) */
+static int cmp_line_keys(const struct c2c_ent *a, const struct c2c_ent *b)
 {
-	int r = cmp_ent_keys(&sort_c2c->smp[*(const size_t *)pa], &sort_c2c->smp[*(const size_t *)pb]);
+	int r;
 
-	return r ? r : cmp_u64(*(const size_t *)pa, *(const size_t *)pb);
+	if ((r = cmp_u64(a->mode, b->mode)))
+		return r;
+	if (a->dmapped != b->dmapped)
+		return a->dmapped ? -1 : 1;
+	if (a->pid != b->pid)
+		return a->pid < b->pid ? -1 : 1;
+	return cmp_u64(a->dline, b->dline);
+}
+
+/* p's child of key k (k's hash set): found, or made from k; NULL without memory */
+static struct c2c_ent *find(struct tally_c2c *c, struct c2c_ent *p, const struct c2c_ent *k,
+			    bool line)
+{
+	size_t i;
+
+	if (2 * (p->nents + 1) > p->nslots) {
+		size_t ns = p->nslots ? p->nslots * 2 : 16;
+		uint32_t *sl = calloc(ns, sizeof(*sl));
+
+		if (!sl)
+			return NULL;
+		for (size_t e = 0; e < p->nents; e++) {
+			for (i = p->ents[e].hash & (ns - 1); sl[i]; i = (i + 1) & (ns - 1))
+				;
+			sl[i] = (uint32_t)e + 1;
+		}
+		free(p->slots);
+		p->slots = sl;
+		p->nslots = ns;
+	}
+	for (i = k->hash & (p->nslots - 1); p->slots[i]; i = (i + 1) & (p->nslots - 1)) {
+		struct c2c_ent *e = &p->ents[p->slots[i] - 1];
+
+		if (e->hash == k->hash && (line ? line_eq(e, k) : !cmp_ent_keys(c, e, k)))
+			return e;
+	}
+	if (p->nents == p->aents) {
+		size_t na = p->aents ? p->aents * 2 : 8;
+		struct c2c_ent *ne = realloc(p->ents, na * sizeof(*ne));
+
+		if (!ne)
+			return NULL;
+		p->ents = ne;
+		p->aents = na;
+	}
+	p->slots[i] = (uint32_t)p->nents + 1;
+	p->ents[p->nents] = *k;
+	if (!(p->ents[p->nents].cpus = calloc((size_t)c->cpu_words, 8)) ||
+	    (!line && !(p->ents[p->nents].node_st = calloc((size_t)c->nr_nodes,
+							   sizeof(struct tally_c2c_stats))))) {
+		free(p->ents[p->nents].cpus);
+		p->slots[i] = 0;
+		return NULL;
+	}
+	return &p->ents[p->nents++];
+}
+
+/* one sample's counts in e: CPUs, physical addresses' nodes; an entry's node counts and means */
+static void count(struct tally_c2c *c, struct c2c_ent *e, const struct tally_c2c_stats *one,
+		  int cpu, uint64_t phys, uint64_t weight, bool entry)
+{
+	int node, w;
+
+	tally_c2c_stats__add(&e->st, one);
+	if (cpu >= 0 && cpu < c->nr_cpus)
+		set_bit(e->cpus, cpu);
+	/* perf's c2c_he__set_node: an address no node holds counts no change */
+	if (phys && (node = phys_node(c, phys)) >= 0) {
+		if (node < 64)
+			e->nodeset |= 1ull << node;
+		if (e->paddr != phys) {
+			e->paddr_cnt++;
+			e->paddr = phys;
+		}
+	}
+	if (!entry)
+		return;
+	/* a sample without a CPU counts in node 0, as perf's */
+	if (cpu < c->nr_cpus)
+		tally_c2c_stats__add(&e->node_st[cpu < 0 ? 0 : c->cpu2node[cpu]], one);
+	/* perf's compute_stats: the first that applies, a running mean as its update_stats */
+	w = one->rmt_hitm ? 0 : one->lcl_hitm ? 1 : one->rmt_peer ? 2 : one->lcl_peer ? 3 :
+	    one->load ? 4 : -1;
+	if (w >= 0) {
+		e->n[w]++;
+		e->mean[w] += ((double)weight - e->mean[w]) / e->n[w];
+	}
+}
+
+static int add_sample(struct tally_session *s, const struct tally_session_sample *ts, void *ctx)
+{
+	struct tally_c2c *c = ctx;
+	const struct tally_sample *x = ts->sample;
+	const struct where *dw = NULL;
+	struct tally_c2c_stats one = { 0 };
+	struct c2c_ent k = { 0 }, *l, *e;
+	uint64_t weight = x->weight;
+	int cpu = ts->event->sample_type & PERF_SAMPLE_CPU ? (int)x->cpu : -1;
+
+	(void)s;
+	/* WEIGHT_STRUCT's first word is perf's weight */
+	if (ts->event->sample_type & PERF_SAMPLE_WEIGHT_STRUCT)
+		weight &= 0xffffffffu;
+	k.mode = (uint8_t)(ts->header->misc & PERF_RECORD_MISC_CPUMODE_MASK);
+	k.pid = ts->thread.pid;
+	k.tid = ts->thread.tid;
+	k.ip = x->ip;
+	k.daddr = x->addr;
+	k.comm = ts->thread.comm;
+	k.off = x->addr & (c->cl - 1);
+	if (!(k.iw = tally__resolver_get(c->res, k.pid, k.tid, x->ip, ts->mode)) ||
+	    (x->addr && !(dw = tally__resolver_get(c->dres, k.pid, k.tid, x->addr, ts->mode))))
+		return c->err = -ENOMEM;
+	k.dmapped = dw && dw->map;
+	k.dline = (dw ? dw->addr : x->addr) & ~(c->cl - 1);
+	tally_c2c__decode(&one, x->data_src, x->addr, k.dmapped && k.iw->map);
+	tally_c2c_stats__add(&c->total, &one);
+
+	struct c2c_ent lk = k;
+
+	line_key(c, &lk);
+	if (!(l = find(c, &c->top, &lk, true)))
+		return c->err = -ENOMEM;
+	count(c, l, &one, cpu, x->phys_addr, weight, false);
+	ent_key(c, &k);
+	if (!(e = find(c, l, &k, false)))
+		return c->err = -ENOMEM;
+	count(c, e, &one, cpu, x->phys_addr, weight, true);
+	return 0;
 }
 
 /* the display's counts, in the order its sort compares them */
@@ -287,116 +400,54 @@ static uint32_t shown_count(const struct tally_c2c *c, const struct tally_c2c_st
 	}
 }
 
-/* biggest first; a stable insertion sort keeps the key order of ties */
-static void sort_by_metric(const struct tally_c2c *c, struct c2c_ent *e, size_t n, bool lines)
+static const struct tally_c2c *sort_c2c;	/* qsort's context (one sort at a time) */
+static bool sort_lines;
+
+static int cmp_keys(const void *pa, const void *pb)
 {
-	for (size_t i = 1; i < n; i++) {
-		struct c2c_ent t = e[i];
-		uint64_t mt[2], mj[2];
-		size_t j = i;
-
-		metric(c, &t.st, lines, mt);
-		for (; j > 0; j--) {
-			struct c2c_ent *p = &e[j - 1];
-
-			metric(c, &p->st, lines, mj);
-			if (!lines) {
-				uint64_t op = c->smp[p->first].daddr & (c->cl - 1);
-				uint64_t ot = c->smp[t.first].daddr & (c->cl - 1);
-
-				if (op != ot) {
-					if (op < ot)
-						break;
-					e[j] = *p;
-					continue;
-				}
-			}
-			if (mj[0] > mt[0] || (mj[0] == mt[0] && mj[1] >= mt[1]))
-				break;
-			e[j] = *p;
-		}
-		e[j] = t;
-	}
+	return sort_lines ? cmp_line_keys(pa, pb) : cmp_ent_keys(sort_c2c, pa, pb);
 }
 
-/* counts, CPUs, nodes and mean weights of the samples idx[first..first+nr) */
-static int fill(struct tally_c2c *c, struct c2c_ent *e, const size_t *idx, bool entry)
+/*
+ * Biggest first, ties in the key order (perf's output rb-tree puts an
+ * equal entry after the ones before it); entries by offset first.
+ */
+static int cmp_metric(const void *pa, const void *pb)
 {
-	uint64_t *nodes = calloc(((size_t)c->nr_nodes + 63) / 64, 8);
-	double n[5] = { 0 };
+	const struct c2c_ent *a = pa, *b = pb;
+	uint64_t ma[2], mb[2];
 
-	e->cpus = calloc((size_t)c->cpu_words, 8);
-	e->node_st = entry ? calloc((size_t)c->nr_nodes, sizeof(*e->node_st)) : NULL;
-	if (!nodes || !e->cpus || (entry && !e->node_st)) {
-		free(nodes);
-		return -ENOMEM;
-	}
-	for (size_t k = 0; k < e->nr; k++) {
-		const struct c2c_smp *m = &c->smp[idx[e->first + k]];
-		struct tally_c2c_stats one = { 0 };
-		int cpu = m->cpu < 0 ? 0 : m->cpu, node, w;
+	if (!sort_lines && a->off != b->off)
+		return a->off < b->off ? -1 : 1;
+	metric(sort_c2c, &a->st, sort_lines, ma);
+	metric(sort_c2c, &b->st, sort_lines, mb);
+	if (ma[0] != mb[0])
+		return ma[0] > mb[0] ? -1 : 1;
+	if (ma[1] != mb[1])
+		return ma[1] > mb[1] ? -1 : 1;
+	return cmp_u64(a->ord, b->ord);
+}
 
-		tally_c2c__decode(&one, m->data_src, m->daddr, m->dmapped && m->iw->map);
-		tally_c2c_stats__add(&e->st, &one);
-		if (m->cpu >= 0 && m->cpu < c->nr_cpus)
-			set_bit(e->cpus, m->cpu);
-		if (m->phys && (node = phys_node(c, m->phys)) >= 0 && node < c->nr_nodes) {
-			set_bit(nodes, node);
-			if (e->paddr != m->phys) {
-				e->paddr_cnt++;
-				e->paddr = m->phys;
-			}
-		}
-		if (!entry)
-			continue;
-		if (cpu < c->nr_cpus)
-			tally_c2c_stats__add(&e->node_st[c->cpu2node[cpu]], &one);
-		/* perf's compute_stats: the first that applies, a running mean as its update_stats */
-		w = one.rmt_hitm ? 0 : one.lcl_hitm ? 1 : one.rmt_peer ? 2 : one.lcl_peer ? 3 :
-		    one.load ? 4 : -1;
-		if (w >= 0) {
-			n[w]++;
-			e->mean[w] += ((double)m->weight - e->mean[w]) / n[w];
-		}
-	}
-	list_str(nodes, c->nr_nodes, e->nodes, sizeof(e->nodes));
+/* key order, then the display's */
+static void sort_ents(const struct tally_c2c *c, struct c2c_ent *e, size_t n, bool lines)
+{
+	sort_c2c = c;
+	sort_lines = lines;
+	qsort(e, n, sizeof(*e), cmp_keys);
+	for (size_t i = 0; i < n; i++)
+		e[i].ord = i;
+	qsort(e, n, sizeof(*e), cmp_metric);
+}
+
+static void set_nodes(const struct tally_c2c *c, struct c2c_ent *e)
+{
+	list_str(&e->nodeset, c->nr_nodes < 64 ? c->nr_nodes : 64, e->nodes, sizeof(e->nodes));
 	if (!e->nodes[0])
 		strcpy(e->nodes, "N/A");
-	free(nodes);
-	return 0;
-}
-
-static int build_line(struct tally_c2c *c, struct c2c_ent *l, size_t *idx)
-{
-	size_t *sub = idx + l->first, n = 0;
-
-	/* the line's samples by entry, each entry's in time order */
-	qsort(sub, l->nr, sizeof(*sub), cmp_ent);
-	for (size_t k = 0; k < l->nr; k++)
-		n += !k || cmp_ent_keys(&c->smp[sub[k - 1]], &c->smp[sub[k]]);
-	if (!(l->ents = calloc(n, sizeof(*l->ents))))
-		return -ENOMEM;
-	for (size_t k = 0; k < l->nr; k++) {
-		if (!k || cmp_ent_keys(&c->smp[sub[k - 1]], &c->smp[sub[k]]))
-			l->ents[l->nents++].first = l->first + k;
-		l->ents[l->nents - 1].nr++;
-	}
-	for (size_t k = 0; k < l->nents; k++) {
-		struct c2c_ent *e = &l->ents[k];
-
-		if (fill(c, e, idx, true))
-			return -ENOMEM;
-		/* perf's is_valid_hist_entry: stores, or loads of the display's kind */
-		e->shown = e->st.store || shown_count(c, &e->st);
-		e->first = idx[e->first];	/* from now on: its first sample */
-	}
-	sort_by_metric(c, l->ents, l->nents, false);
-	return 0;
 }
 
 int tally_c2c__run(struct tally_c2c *c)
 {
-	size_t *idx;
 	int err;
 
 	if (!c)
@@ -406,58 +457,41 @@ int tally_c2c__run(struct tally_c2c *c)
 	tally_session__set_sample(c->ss, NULL, NULL);
 	if (c->err)
 		return tally__err(-c->err);
-	if (err < 0 && err != -EALREADY && !c->nsmp)
+	if (err < 0 && err != -EALREADY && !c->top.nents)
 		return tally__err(-err);
-	if (!(idx = malloc((c->nsmp + 1) * sizeof(*idx))))
-		return tally__err(ENOMEM);
-	for (size_t i = 0; i < c->nsmp; i++)
-		idx[i] = i;
-	sort_c2c = c;
-	qsort(idx, c->nsmp, sizeof(*idx), cmp_line);
-	for (size_t i = 0; i < c->nsmp; i++) {
-		const struct c2c_smp *a = i ? &c->smp[idx[i - 1]] : NULL, *b = &c->smp[idx[i]];
+	/* the hash tables are done with: the arrays move now */
+	for (size_t i = 0; i < c->top.nents; i++) {
+		struct c2c_ent *l = &c->top.ents[i];
 
-		if (!a || a->mode != b->mode || a->dmapped != b->dmapped || a->dline != b->dline ||
-		    (b->dmapped && b->mode != PERF_RECORD_MISC_KERNEL && a->pid != b->pid)) {
-			struct c2c_ent *nl = realloc(c->lines, (c->nlines + 1) * sizeof(*nl));
+		free(l->slots);
+		l->slots = NULL;
+		set_nodes(c, l);
+		for (size_t j = 0; j < l->nents; j++) {
+			struct c2c_ent *e = &l->ents[j];
 
-			if (!nl)
-				goto nomem;
-			c->lines = nl;
-			memset(&nl[c->nlines], 0, sizeof(*nl));
-			nl[c->nlines++].first = i;
+			set_nodes(c, e);
+			/* perf's is_valid_hist_entry: stores, or loads of the display's kind */
+			e->shown = e->st.store || shown_count(c, &e->st);
 		}
-		c->lines[c->nlines - 1].nr++;
-	}
-	for (size_t i = 0; i < c->nlines; i++) {
-		struct c2c_ent *l = &c->lines[i];
-
-		if (fill(c, l, idx, false) || build_line(c, l, idx))
-			goto nomem;
-		tally_c2c_stats__add(&c->total, &l->st);
+		sort_ents(c, l->ents, l->nents, false);
 		if (l->st.lcl_hitm || l->st.rmt_hitm || l->st.lcl_peer || l->st.rmt_peer) {
 			c->nr_shared++;
 			tally_c2c_stats__add(&c->shared, &l->st);
 		}
-		l->first = idx[l->first];
 	}
-	sort_by_metric(c, c->lines, c->nlines, true);
-	if (!(c->shown = calloc(c->nlines + 1, sizeof(*c->shown))))
-		goto nomem;
-	for (size_t i = 0; i < c->nlines; i++) {
-		uint32_t v = shown_count(c, &c->lines[i].st), sum = shown_count(c, &c->shared);
+	free(c->top.slots);
+	c->top.slots = NULL;
+	sort_ents(c, c->top.ents, c->top.nents, true);
+	if (!(c->shown = calloc(c->top.nents + 1, sizeof(*c->shown))))
+		return tally__err(ENOMEM);
+	for (size_t i = 0; i < c->top.nents; i++) {
+		uint32_t v = shown_count(c, &c->top.ents[i].st), sum = shown_count(c, &c->shared);
 
 		/* perf's filter_display: a line under 0.1% of the shared lines' is left out */
 		if (c->show_all || (sum && (double)v / sum >= 0.001))
-			c->shown[c->nshown++] = &c->lines[i];
+			c->shown[c->nshown++] = &c->top.ents[i];
 	}
-	free(idx);
-	sort_c2c = NULL;
 	return err < 0 && err != -EALREADY ? tally__err(-err) : 0;
-nomem:
-	free(idx);
-	sort_c2c = NULL;
-	return tally__err(ENOMEM);
 }
 
 struct tally_c2c *tally_c2c__new(struct tally_session *ss, const struct tally_c2c_opts *opts)
@@ -500,17 +534,15 @@ static void free_ent(struct c2c_ent *e)
 	for (size_t i = 0; i < e->nents; i++)
 		free_ent(&e->ents[i]);
 	free(e->ents);
+	free(e->slots);
 }
 
 void tally_c2c__free(struct tally_c2c *c)
 {
 	if (!c)
 		return;
-	for (size_t i = 0; i < c->nlines; i++)
-		free_ent(&c->lines[i]);
-	free(c->lines);
+	free_ent(&c->top);
 	free(c->shown);
-	free(c->smp);
 	free(c->node_cpus);
 	free(c->cpu2node);
 	free(c->block_node);
@@ -552,7 +584,7 @@ int tally_c2c__line(const struct tally_c2c *c, size_t i, struct tally_c2c_line *
 		return tally__err(EINVAL);
 	l = c->shown[i];
 	*out = (struct tally_c2c_line){
-		.sz = out->sz, .stats = &l->st, .addr = c->smp[l->first].daddr & ~(c->cl - 1),
+		.sz = out->sz, .stats = &l->st, .addr = l->daddr & ~(c->cl - 1),
 		.idx = (unsigned)i, .nodes = l->nodes, .paddr_cnt = l->paddr_cnt, .cpus = l->cpus,
 		.nr_entries = l->nents,
 	};
@@ -562,20 +594,18 @@ int tally_c2c__line(const struct tally_c2c *c, size_t i, struct tally_c2c_line *
 int tally_c2c__entry(const struct tally_c2c *c, size_t i, size_t j, struct tally_c2c_entry *out)
 {
 	const struct c2c_ent *e;
-	const struct c2c_smp *m;
 	const struct where *w;
 
 	if (!c || i >= c->nshown || j >= c->shown[i]->nents || !out ||
 	    !TALLY_OPTS_VALID(out, tally_c2c_entry))
 		return tally__err(EINVAL);
 	e = &c->shown[i]->ents[j];
-	m = &c->smp[e->first];
-	w = m->iw;
+	w = e->iw;
 	*out = (struct tally_c2c_entry){
-		.sz = out->sz, .stats = &e->st, .shown = e->shown, .offset = m->daddr & (c->cl - 1),
-		.nodes = e->nodes, .paddr_cnt = e->paddr_cnt, .pid = m->pid, .tid = m->tid,
-		.comm = m->comm ? tally_session__final_comm(c->ss, m->comm) : NULL,
-		.iaddr = m->ip, .level = w->mode, .sym = w->sym, .object = w->object,
+		.sz = out->sz, .stats = &e->st, .shown = e->shown, .offset = e->off,
+		.nodes = e->nodes, .paddr_cnt = e->paddr_cnt, .pid = e->pid, .tid = e->tid,
+		.comm = e->comm ? tally_session__final_comm(c->ss, e->comm) : NULL,
+		.iaddr = e->ip, .level = w->mode, .sym = w->sym, .object = w->object,
 		.object_off = w->object_off, .dso = w->map ? w->dso : NULL, .srcline = w->srcline,
 		.mean_rmt_hitm = e->mean[0], .mean_lcl_hitm = e->mean[1], .mean_rmt_peer = e->mean[2],
 		.mean_lcl_peer = e->mean[3], .mean_load = e->mean[4], .cpus = e->cpus,
