@@ -152,7 +152,8 @@ static void sample_ip(unsigned i, enum kind k, unsigned line, unsigned off, unsi
 		      unsigned cpu, uint64_t weight, int addr_kind, uint64_t ip)
 {
 	int (*fns[])(int) = { rd0, rd1, wr0, shared_counter_writer_with_a_long_name };
-	size_t at = hdr(PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER);
+	bool kernel = ip >> 63;
+	size_t at = hdr(PERF_RECORD_SAMPLE, kernel ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER);
 	uint64_t id = is_store(k) ? 2 : 1, daddr;
 
 	daddr = (uint64_t)(uintptr_t)&lines[line] + off;
@@ -160,6 +161,8 @@ static void sample_ip(unsigned i, enum kind k, unsigned line, unsigned off, unsi
 		daddr = 0;			/* no data address */
 	else if (addr_kind == 2)
 		daddr = 0x7f00aa000000ull + line * 64 + off;	/* no map holds it */
+	else if (kernel)
+		daddr = 0xffff888000010000ull + line * 64 + off;
 	u64(id);				/* IDENTIFIER */
 	u64(ip ? ip : (uint64_t)(uintptr_t)fns[(is_store(k) ? 2 : 0) + (off / 8) % 2] + (line % 3) * 2);
 	u32(PID);
@@ -300,6 +303,9 @@ int main(int argc, char **argv)
 	sample(i++, ST_MISS, 14, 24, 1, 2, 0, 2);
 	sample_ip(i++, RHITM, 2, 40, 1, 3, 222, 0, 0x7f00bb001234ull);	/* code no map holds */
 	sample_ip(i++, ST_HIT, 2, 40, 0, 0, 0, 0, 0x7f00bb001238ull);
+	/* the kernel's: its lines come first in perf's order */
+	sample_ip(i++, LHITM, 3, 8, 0, 1, 150, 0, 0xffffffff81001000ull);
+	sample_ip(i++, ST_HIT, 3, 16, 1, 2, 0, 0, 0xffffffff81001010ull);
 
 	/* the features: NRCPUS, EVENT_DESC, NUMA_TOPOLOGY, MEM_TOPOLOGY */
 	static const int feats[] = { 7, 12, 14, 22 };
