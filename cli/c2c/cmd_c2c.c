@@ -226,7 +226,9 @@ static int c2c_report(int argc, char **argv)
 			   .show_all = p.show_all, .srcline = p.show_src);
 
 		if (!(c = tally_c2c__new(ss, &co)) && errno != ENODEV) {
-			fprintf(stderr, "tally c2c report: %s\n", strerror(errno));
+			fprintf(stderr, "tally c2c report: %s: %s\n", input ? input : "perf.data",
+				errno == EBADMSG ? "its NRCPUS or NUMA_TOPOLOGY header is damaged "
+				"(more than 65536 CPUs or 4096 nodes)" : strerror(errno));
 			tally_session__close(ss);
 			return 1;
 		}

@@ -87,7 +87,7 @@ struct tally_c2c_opts {
  * The model of ss's samples (ss outlives it). The file's NRCPUS and
  * NUMA_TOPOLOGY features give the nodes (ENODEV without them), its
  * MEM_TOPOLOGY the physical addresses' nodes. NULL + errno: EINVAL,
- * ENODEV, ENOMEM.
+ * ENODEV, EBADMSG (over 65536 CPUs or 4096 nodes: a damaged header), ENOMEM.
  */
 TALLY_API struct tally_c2c *tally_c2c__new(struct tally_session *ss,
 					   const struct tally_c2c_opts *opts);

@@ -122,6 +122,9 @@ static int read_nodes(struct tally_c2c *c)
 	if (!r || tally_data_reader__nrcpus(r, NULL, &avail) || !avail ||
 	    (n = tally_data_reader__numa_nodes(r, &nodes)) <= 0)
 		return -ENODEV;
+	/* a damaged count: each line and entry holds a bitmap of the CPUs */
+	if (avail > 65536 || n > 4096)
+		return -EBADMSG;
 	c->nr_nodes = n;
 	c->nr_cpus = (int)avail;
 	c->cpu_words = (c->nr_cpus + 63) / 64;
@@ -146,7 +149,7 @@ static int read_nodes(struct tally_c2c *c)
 		for (uint64_t k = 0; k < nr && w + 3 <= end; k++) {
 			uint64_t node = w[0], bits = w[2], words = (bits + 63) / 64;
 
-			if (w + 3 + words > end || bits > (1u << 24))
+			if (w + 3 + words > end || bits > (1u << 20))
 				break;
 			if (bits > c->nblocks) {
 				int *nb = realloc(c->block_node, bits * sizeof(int));

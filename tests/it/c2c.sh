@@ -45,6 +45,18 @@ is "a missing file: perf's status" "$rc" 255
 is "a file without NUMA_TOPOLOGY: perf's status (-EINVAL)" "$rc" 234
 check "without NUMA_TOPOLOGY: said" grep -q "no NUMA_TOPOLOGY" "$d/e"
 check "without NUMA_TOPOLOGY: nothing printed" test ! -s "$d/o"
+# NRCPUS (the first feature) saying 2^31 CPUs: refused, not 8 GiB of bitmaps
+python3 - "$d/a.data" "$d/big.data" <<'PY'
+import struct, sys
+b = bytearray(open(sys.argv[1], 'rb').read())
+do, dsz = struct.unpack_from('<QQ', b, 40)
+off = struct.unpack_from('<Q', b, do + dsz)[0]
+struct.pack_into('<II', b, off, 0x7fffffff, 0x7fffffff)
+open(sys.argv[2], 'wb').write(b)
+PY
+timeout 20 "$TALLY" c2c report --stdio -i "$d/big.data" 2>"$d/e" >"$d/o"; rc=$?
+is "NRCPUS of 2^31 CPUs: an error" "$rc" 1
+check "NRCPUS of 2^31 CPUs: said" grep -q "NRCPUS or NUMA_TOPOLOGY header is damaged" "$d/e"
 "$TALLY" c2c report --stdio -i "$d/a.data" >"$d/o" 2>/dev/null
 check "a's table has HITM lines" grep -q '^      0  *0x4' "$d/o"
 if ! have_perf; then
