@@ -137,8 +137,9 @@ static int popcount(const uint64_t *bits, int nbits)
 {
 	int n = 0;
 
-	for (int i = 0; i < nbits; i++)
-		n += (int)(bits[i / 64] >> (i % 64) & 1);
+	/* the library sets no bit past nbits */
+	for (int w = 0; w < (nbits + 63) / 64; w++)
+		n += __builtin_popcountll(bits[w]);
 	return n;
 }
 
@@ -160,13 +161,13 @@ static void put_nodes(struct ln *l, const struct c2c_print *p, const struct tall
 
 	for (int node = 0; node < nodes; node++) {
 		const uint64_t *set = tally_c2c__node_cpus(p->c, node);
-		uint64_t both[64] = { 0 };
-		int num;
+		uint64_t both[1024];	/* the library's bound: 65536 CPUs */
+		int num = 0, words = (ncpu + 63) / 64;
 
-		for (int k = 0; k < ncpu && k < 64 * 64; k++)
-			if ((set[k / 64] & e->cpus[k / 64]) >> (k % 64) & 1)
-				both[k / 64] |= 1ull << (k % 64);
-		num = popcount(both, ncpu < 4096 ? ncpu : 4096);
+		for (int k = 0; k < words && k < 1024; k++) {
+			both[k] = set[k] & e->cpus[k];
+			num += __builtin_popcountll(both[k]);
+		}
 		if (!num) {
 			if (p->node_info == 1)
 				put(l, "%21s", " ");
@@ -192,12 +193,12 @@ static void put_nodes(struct ln *l, const struct c2c_print *p, const struct tall
 				put(l, "%6s}", "n/a");
 		} else {
 			put(l, "%2d{", node);
-			for (int k = 0, any = 0; k < ncpu && k < 4096; k++) {
+			for (int k = 0, any = 0; k < ncpu && k < 65536; k++) {
 				int j = k;
 
 				if (!(both[k / 64] >> (k % 64) & 1))
 					continue;
-				while (j + 1 < ncpu && j + 1 < 4096 && (both[(j + 1) / 64] >> ((j + 1) % 64) & 1))
+				while (j + 1 < ncpu && j + 1 < 65536 && (both[(j + 1) / 64] >> ((j + 1) % 64) & 1))
 					j++;
 				put(l, k < j ? "%s%d-%d" : "%s%d", any++ ? "," : "", k, j);
 				k = j;
