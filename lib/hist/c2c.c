@@ -109,6 +109,15 @@ static void list_str(const uint64_t *bits, int nbits, char *buf, size_t len)
 	}
 }
 
+/* word i of a feature (a file's sections need not be aligned) */
+static uint64_t rd64(const void *p, size_t i)
+{
+	uint64_t v;
+
+	memcpy(&v, (const char *)p + 8 * i, 8);
+	return v;
+}
+
 /* NRCPUS, NUMA_TOPOLOGY and MEM_TOPOLOGY, as perf's setup_nodes and mem2node read them */
 static int read_nodes(struct tally_c2c *c)
 {
@@ -140,16 +149,16 @@ static int read_nodes(struct tally_c2c *c)
 				c->cpu2node[k] = i;
 	}
 	/* version 1, block size, nodes; each: node, size, bitmap (bits, words) */
-	if (!tally_data_reader__feature(r, TALLY_HEADER_MEM_TOPOLOGY, &data, &len) && len >= 24) {
-		const uint64_t *w = data, *end = w + len / 8;
-		uint64_t nr = w[2];
+	if (!tally_data_reader__feature(r, TALLY_HEADER_MEM_TOPOLOGY, &data, &len) && len >= 24 &&
+	    rd64(data, 0) == 1) {
+		size_t nw = len / 8, at = 3;
+		uint64_t nr = rd64(data, 2);
 
-		c->mem_bsize = w[1];
-		w += 3;
-		for (uint64_t k = 0; k < nr && w + 3 <= end; k++) {
-			uint64_t node = w[0], bits = w[2], words = (bits + 63) / 64;
+		c->mem_bsize = rd64(data, 1);
+		for (uint64_t k = 0; k < nr && at + 3 <= nw; k++) {
+			uint64_t node = rd64(data, at), bits = rd64(data, at + 2), words = (bits + 63) / 64;
 
-			if (w + 3 + words > end || bits > (1u << 20))
+			if (bits > (1u << 20) || at + 3 + words > nw)
 				break;
 			if (bits > c->nblocks) {
 				int *nb = realloc(c->block_node, bits * sizeof(int));
@@ -162,9 +171,9 @@ static int read_nodes(struct tally_c2c *c)
 				c->nblocks = bits;
 			}
 			for (uint64_t b = 0; b < bits; b++)
-				if (w[3 + b / 64] >> (b % 64) & 1)
+				if (rd64(data, at + 3 + b / 64) >> (b % 64) & 1)
 					c->block_node[b] = (int)node;
-			w += 3 + words;
+			at += 3 + words;
 		}
 	}
 	return 0;
