@@ -65,7 +65,7 @@ static int c2c_record(int argc, char **argv)
 			free(rargv);
 			return 0;
 		} else if (!strcmp(a, "-e") || !strcmp(a, "--event") || !strncmp(a, "--event=", 8)) {
-			v = a[2] == '=' ? a + 8 : i + 1 < argc ? argv[++i] : "";
+			v = a[1] == '-' && a[7] == '=' ? a + 8 : i + 1 < argc ? argv[++i] : "";
 			want_ld = strstr(v, "ldlat-loads") != NULL;
 			want_st = strstr(v, "ldlat-stores") != NULL;
 			if (!want_ld && !want_st) {
@@ -74,7 +74,7 @@ static int c2c_record(int argc, char **argv)
 				return 255;
 			}
 		} else if (!strcmp(a, "-l") || !strcmp(a, "--ldlat") || !strncmp(a, "--ldlat=", 8)) {
-			v = a[2] == '=' ? a + 8 : i + 1 < argc ? argv[++i] : "";
+			v = a[1] == '-' && a[7] == '=' ? a + 8 : i + 1 < argc ? argv[++i] : "";
 			ldlat = strtol(v, &end, 10);
 			if (!*v || *end || ldlat < 1 || ldlat > 65535) {
 				fprintf(stderr, "tally c2c record: --ldlat '%s': a number of cycles, 1 to 65535\n", v);

@@ -25,6 +25,12 @@ else
 	check "record -l 50 -u: in the load event" grep -q "cpu/mem-loads,ldlat=50/Pu" "$d/e"
 	"$TALLY" c2c record -e ldlat-stores -- true 2>"$d/e"
 	check "record -e ldlat-stores: no load event" eval '! grep -q mem-loads "$d/e"'
+	"$TALLY" c2c record --ldlat=77 -- true 2>"$d/e"; rc=$?
+	is "record --ldlat=77: perf's status" "$rc" 255
+	check "record --ldlat=77: in the load event" grep -q "cpu/mem-loads,ldlat=77/P" "$d/e"
+	"$TALLY" c2c record --event=ldlat-loads -- true 2>"$d/e"
+	check "record --event=ldlat-loads: the load event" grep -q "cpu/mem-loads,ldlat=30/P needs" "$d/e"
+	check "record --event=ldlat-loads: no store event" eval '! grep -q mem-stores "$d/e"'
 fi
 "$TALLY" c2c record --ldlat 0 -- true 2>/dev/null; rc=$?
 is "record --ldlat 0: usage error" "$rc" 129
