@@ -45,6 +45,7 @@ static int c2c_record(int argc, char **argv)
 {
 	long ldlat = 30;
 	bool user = false, kernel = false, want_ld = true, want_st = true, missing = false;
+	bool verbose = false;
 	char loads[64], stores[64], **rargv = calloc((size_t)argc + 16, sizeof(*rargv));
 	const char *mod;
 	int n = 0, i;
@@ -84,6 +85,8 @@ static int c2c_record(int argc, char **argv)
 		} else {
 			if (a[0] != '-')
 				break;		/* the command: its words as they are */
+			/* perf's -v is c2c's and record's: it says the record command */
+			verbose |= !strcmp(a, "-v") || !strcmp(a, "--verbose");
 			argv[++n] = argv[i];	/* record's, kept in order after argv[0] */
 		}
 	}
@@ -93,22 +96,6 @@ static int c2c_record(int argc, char **argv)
 	mod = user && !kernel ? "u" : kernel && !user ? "k" : "";
 	snprintf(loads, sizeof(loads), "cpu/mem-loads,ldlat=%ld/P%s", ldlat, mod);
 	snprintf(stores, sizeof(stores), "cpu/mem-stores/P%s", mod);
-	for (int k = 0; k < 2; k++) {
-		const char *ev = k ? "mem-stores" : "mem-loads";
-
-		if (!(k ? want_st : want_ld) || have_mem_event(ev))
-			continue;
-		fprintf(stderr, "tally c2c record: the %s event %s needs the CPU's PMU 'cpu' with a "
-			"precise %s event (Intel's PEBS%s), which this machine lacks "
-			"(/sys/bus/event_source/devices/cpu/events/%s is missing: no hardware PMU, "
-			"as in a VM without PMU passthrough)\n", k ? "store" : "load",
-			k ? stores : loads, ev, k ? "" : " load latency", ev);
-		missing = true;
-	}
-	if (missing) {
-		free(rargv);
-		return 255;	/* perf's "failed: memory events not supported" */
-	}
 	n = 0;
 	rargv[n++] = "record";
 	if (want_ld)
@@ -126,6 +113,29 @@ static int c2c_record(int argc, char **argv)
 	}
 	for (i = 1; i < argc; i++)
 		rargv[n++] = argv[i];
+	if (verbose) {
+		/* perf's pr_debug of its record command, said before the check here */
+		fprintf(stderr, "calling: ");
+		for (i = 0; i < n; i++)
+			fprintf(stderr, "%s ", rargv[i]);
+		fprintf(stderr, "\n");
+	}
+	for (int k = 0; k < 2; k++) {
+		const char *ev = k ? "mem-stores" : "mem-loads";
+
+		if (!(k ? want_st : want_ld) || have_mem_event(ev))
+			continue;
+		fprintf(stderr, "tally c2c record: the %s event %s needs the CPU's PMU 'cpu' with a "
+			"precise %s event (Intel's PEBS%s), which this machine lacks "
+			"(/sys/bus/event_source/devices/cpu/events/%s is missing: no hardware PMU, "
+			"as in a VM without PMU passthrough)\n", k ? "store" : "load",
+			k ? stores : loads, ev, k ? "" : " load latency", ev);
+		missing = true;
+	}
+	if (missing) {
+		free(rargv);
+		return 255;	/* perf's "failed: memory events not supported" */
+	}
 	i = cmd_record(n, rargv);
 	free(rargv);
 	return i;

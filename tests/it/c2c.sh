@@ -25,6 +25,10 @@ else
 	check "record -l 50 -u: in the load event" grep -q "cpu/mem-loads,ldlat=50/Pu" "$d/e"
 	"$TALLY" c2c record -e ldlat-stores -- true 2>"$d/e"
 	check "record -e ldlat-stores: no load event" eval '! grep -q mem-loads "$d/e"'
+	# -v says the record command, as perf's pr_debug: perf c2c record's flags and events
+	"$TALLY" c2c record -v -l 40 -o "$d/r.data" -- true 2>"$d/e"
+	is "record -v: the record command" "$(grep '^calling:' "$d/e")" \
+		"calling: record -W -d --phys-data --sample-cpu -e cpu/mem-loads,ldlat=40/P -e cpu/mem-stores/P -v -o $d/r.data -- true "
 	"$TALLY" c2c record --ldlat=77 -- true 2>"$d/e"; rc=$?
 	is "record --ldlat=77: perf's status" "$rc" 255
 	check "record --ldlat=77: in the load event" grep -q "cpu/mem-loads,ldlat=77/P" "$d/e"
