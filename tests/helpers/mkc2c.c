@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #define PID 5151
+#define PID2 6161	/* another process of the same program: its lines are its own */
 #define T0 2000000000ull
 
 static unsigned char buf[1 << 20], feat[1 << 16];
@@ -77,7 +78,7 @@ static void str(const char *s)
 /* sample_id_all trailer: TID TIME ID CPU IDENTIFIER, as the attrs have them */
 static void trailer(uint32_t tid, uint64_t t)
 {
-	u32(PID);
+	u32(tid == PID2 ? PID2 : PID);
 	u32(tid);
 	u64(t);
 	u64(1);
@@ -165,8 +166,8 @@ static void sample_ip(unsigned i, enum kind k, unsigned line, unsigned off, unsi
 		daddr = 0xffff888000010000ull + line * 64 + off;
 	u64(id);				/* IDENTIFIER */
 	u64(ip ? ip : (uint64_t)(uintptr_t)fns[(is_store(k) ? 2 : 0) + (off / 8) % 2] + (line % 3) * 2);
-	u32(PID);
-	u32(PID + tid);
+	u32(tid == 2 ? PID2 : PID);	/* tid 2: the other process */
+	u32(tid == 2 ? PID2 : PID + tid);
 	u64(T0 + 1000 + i * 1000003ull);
 	u64(daddr);				/* ADDR */
 	u64(id);				/* ID */
@@ -270,6 +271,21 @@ int main(int argc, char **argv)
 	str(self);
 	trailer(PID, T0 + 3);
 	done(at);
+	at = hdr(PERF_RECORD_COMM, 0);
+	u32(PID2);
+	u32(PID2);
+	str("mkc2c-other");
+	trailer(PID2, T0 + 4);
+	done(at);
+	at = hdr(PERF_RECORD_MMAP, PERF_RECORD_MISC_USER);
+	u32(PID2);
+	u32(PID2);
+	u64(0x400000);
+	u64(0x100000);
+	u64(0);
+	str(self);
+	trailer(PID2, T0 + 5);
+	done(at);
 
 	/*
 	 * The samples: shared lines (0..5 in a; 0..9 in b) read and written
@@ -303,6 +319,13 @@ int main(int argc, char **argv)
 	sample(i++, ST_MISS, 14, 24, 1, 2, 0, 2);
 	sample_ip(i++, RHITM, 2, 40, 1, 3, 222, 0, 0x7f00bb001234ull);	/* code no map holds */
 	sample_ip(i++, ST_HIT, 2, 40, 0, 0, 0, 0, 0x7f00bb001238ull);
+	/* the other process on lines 0..2 of its own copy: lines of its own */
+	for (unsigned l = 0; l < 3; l++) {
+		sample(i++, l ? RHITM : LHITM, l, 8, 2, 3, 250 + l, 0);
+		sample(i++, ST_HIT, l, 16, 2, 2, 0, 0);
+	}
+	/* and at an address no map holds: one line of both processes (perf groups by pid mapped ones only) */
+	sample(i++, RHITM, 14, 8, 2, 1, 77, 2);
 	/* the kernel's: its lines come first in perf's order */
 	sample_ip(i++, LHITM, 3, 8, 0, 1, 150, 0, 0xffffffff81001000ull);
 	sample_ip(i++, ST_HIT, 3, 16, 1, 2, 0, 0, 0xffffffff81001010ull);

@@ -5,7 +5,7 @@
 # (Trace Event Information, Global Shared Cache Line Event Information,
 # c2c details, Shared Data Cache Line Table, the Pareto) equal to perf's
 # on two files mkc2c (tests/helpers) writes as perf c2c record would,
-# under six option sets; its errors with perf's statuses.
+# under seven option sets; its errors with perf's statuses.
 . "$(dirname "$0")/lib.sh"
 M=$HELPERS/mkc2c
 d=$(mktemp -d); trap 'rm -rf "$d"' EXIT
@@ -91,6 +91,7 @@ while read -r opts; do
 done <<'LIST'
 
 -d rmt -c tid,pid
+-c pid
 -d lcl --full-symbols -N
 -c pid,iaddr,dso -NN --show-all
 -d peer --no-source -c dso
