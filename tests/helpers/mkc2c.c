@@ -9,7 +9,9 @@
  *   mkc2c OUT a   two NUMA nodes of two CPUs, loads with WEIGHT;
  *                 HITMs (local and remote) and stores from two threads
  *                 on shared lines, every load level, peers, locks,
- *                 blocks, loads and stores without an address or a map
+ *                 blocks, loads and stores without an address or a map,
+ *                 code no map holds, a kernel line, and a second process
+ *                 of the program on lines of its own and an unmapped one
  *   mkc2c OUT b   one node of four CPUs, WEIGHT_STRUCT, another mix
  *                 (more lines, ties in the HITM counts)
  *
