@@ -92,7 +92,10 @@ struct tally_c2c_opts {
 TALLY_API struct tally_c2c *tally_c2c__new(struct tally_session *ss,
 					   const struct tally_c2c_opts *opts);
 TALLY_API void tally_c2c__free(struct tally_c2c *c);
-/* Runs the session, counting every sample, then sorts: tally_session__run's return. */
+/*
+ * Runs the session, counting every sample, then sorts: tally_session__run's
+ * return (-EALREADY: run before), or -ENOMEM.
+ */
 TALLY_API int tally_c2c__run(struct tally_c2c *c);
 
 /* Every sample's counts, and the shared lines' (with their number in *nr). */

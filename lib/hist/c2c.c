@@ -464,6 +464,8 @@ int tally_c2c__run(struct tally_c2c *c)
 
 	if (!c)
 		return tally__err(EINVAL);
+	if (c->shown)
+		return tally__err(EALREADY);	/* a session runs once */
 	tally_session__set_sample(c->ss, add_sample, c);
 	err = tally_session__run(c->ss);
 	tally_session__set_sample(c->ss, NULL, NULL);

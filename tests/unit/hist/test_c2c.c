@@ -259,6 +259,8 @@ static void test_lines(void **state)
 	assert_true(e.mean_load == 30.0);
 	assert_int_equal(tally_c2c__entry(c, 1, 3, &e), -EINVAL);
 	assert_int_equal(tally_c2c__line(c, 2, &l), -EINVAL);
+	assert_int_equal(tally_c2c__run(c), -EALREADY);	/* once: the lines stay */
+	assert_int_equal(tally_c2c__nr_lines(c), 2);
 	tally_c2c__free(c);
 	tally_session__close(ss);
 
