@@ -29,6 +29,7 @@ int cmd_sched(int argc, char **argv);
 int cmd_lock(int argc, char **argv);
 int cmd_kmem(int argc, char **argv);
 int cmd_mem(int argc, char **argv);
+int cmd_c2c(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
 
 /* Show docs/tally-CMD.1 through man(1), or the command's --help text. */

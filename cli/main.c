@@ -22,6 +22,7 @@ static const struct cmd commands[] = {
 	{ "lock", cmd_lock, "Lock contention and lock statistics, as perf lock" },
 	{ "kmem", cmd_kmem, "Kernel memory allocations (slab, pages), as perf kmem" },
 	{ "mem", cmd_mem, "Memory accesses: data sources, latencies, addresses, as perf mem" },
+	{ "c2c", cmd_c2c, "Shared data cache lines: false sharing, HITMs, as perf c2c" },
 	{ "probe", cmd_probe, "Define uprobe events from DWARF names, lines and SDT markers, as perf probe" },
 	{ "trace", cmd_trace, "Show the system calls of a command or of tasks, as perf trace" },
 	{ "agent", cmd_agent, "Profile the whole machine continuously into ClickHouse; counters for Prometheus" },

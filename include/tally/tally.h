@@ -30,6 +30,7 @@ extern "C" {
 #include <tally/unwind.h>
 #include <tally/session.h>
 #include <tally/hist.h>
+#include <tally/c2c.h>
 #include <tally/syscalls.h>
 #include <tally/syscall_trace.h>
 #include <tally/syscall_strings.h>

@@ -1,0 +1,294 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Shared cache lines (tally/c2c.h): each data source's class as perf
+ * 6.1's c2c_decode_stats counts it (HITMs local and remote, peers, every
+ * load level, stores, and what it rejects), and the lines a file of
+ * known samples makes: which are shared, their order by the display's
+ * HITMs, their entries by offset and code address, the entries shown, the
+ * mean weights.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include <linux/perf_event.h>
+#include <tally/tally.h>
+
+#define P(a, b) PERF_MEM_##a##_##b
+#define OP(o) ((uint64_t)P(OP, o) << PERF_MEM_OP_SHIFT)
+#define LVL(l) ((uint64_t)(l) << PERF_MEM_LVL_SHIFT)
+#define SNP(s) ((uint64_t)(s) << PERF_MEM_SNOOP_SHIFT)
+#define SNPX(s) ((uint64_t)(s) << PERF_MEM_SNOOPX_SHIFT)
+#define HIT(l) LVL(P(LVL, l) | P(LVL, HIT))
+
+static struct tally_c2c_stats one(uint64_t dsrc, uint64_t daddr, bool mapped, int *ret)
+{
+	struct tally_c2c_stats st;
+
+	memset(&st, 0, sizeof(st));
+	*ret = tally_c2c__decode(&st, dsrc, daddr, mapped);
+	assert_int_equal(st.nr_entries, 1);
+	return st;
+}
+
+static void test_decode_loads(void **state)
+{
+	struct tally_c2c_stats st;
+	int r;
+
+	(void)state;
+	/* an LLC hit another core held modified: a local HITM, not an LLC hit */
+	st = one(OP(LOAD) | HIT(L3) | SNP(P(SNOOP, HITM)), 0x1000, true, &r);
+	assert_int_equal(r, 0);
+	assert_int_equal(st.load, 1);
+	assert_int_equal(st.lcl_hitm, 1);
+	assert_int_equal(st.tot_hitm, 1);
+	assert_int_equal(st.ld_llchit, 0);
+	assert_int_equal(st.rmt_hitm, 0);
+	/* an L2 HITM is local too */
+	st = one(OP(LOAD) | HIT(L2) | SNP(P(SNOOP, HITM)), 0x1000, true, &r);
+	assert_int_equal(st.lcl_hitm, 1);
+	assert_int_equal(st.ld_l2hit, 0);
+	/* a remote cache's modified line: a remote HITM, an LLC miss */
+	st = one(OP(LOAD) | HIT(REM_CCE1) | SNP(P(SNOOP, HITM)), 0x1000, true, &r);
+	assert_int_equal(st.rmt_hitm, 1);
+	assert_int_equal(st.tot_hitm, 1);
+	assert_int_equal(st.lcl_hitm, 0);
+	assert_int_equal(tally_c2c_stats__llc_misses(&st), 1);
+	/* Skylake's remote bit without hops: an L3 HITM counts remote too */
+	st = one(OP(LOAD) | HIT(L3) | SNP(P(SNOOP, HITM)) | (1ull << PERF_MEM_REMOTE_SHIFT),
+		 0x1000, true, &r);
+	assert_int_equal(st.lcl_hitm, 1);
+	assert_int_equal(st.rmt_hitm, 1);
+	assert_int_equal(st.tot_hitm, 2);
+	assert_int_equal(st.rmt_dram, 1);
+	/* with hops, the remote bit is another core of the node (POWER): local only */
+	st = one(OP(LOAD) | HIT(L3) | SNP(P(SNOOP, HITM)) | (1ull << PERF_MEM_REMOTE_SHIFT) |
+		 (1ull << PERF_MEM_HOPS_SHIFT), 0x1000, true, &r);
+	assert_int_equal(st.rmt_hitm, 0);
+	assert_int_equal(st.lcl_hitm, 1);
+	/* a remote clean hit */
+	st = one(OP(LOAD) | HIT(REM_CCE2) | SNP(P(SNOOP, HIT)), 0x1000, true, &r);
+	assert_int_equal(st.rmt_hit, 1);
+	assert_int_equal(st.rmt_hitm, 0);
+	/* peers: local through L2, remote without a hit bit */
+	st = one(OP(LOAD) | HIT(L2) | SNP(P(SNOOP, NONE)) | SNPX(P(SNOOPX, PEER)), 0x1000, true, &r);
+	assert_int_equal(st.ld_l2hit, 1);
+	assert_int_equal(st.lcl_peer, 1);
+	assert_int_equal(st.tot_peer, 1);
+	st = one(OP(LOAD) | LVL(P(LVL, REM_CCE1)) | SNPX(P(SNOOPX, PEER)), 0x1000, true, &r);
+	assert_int_equal(st.rmt_peer, 1);
+	assert_int_equal(st.rmt_hit, 1);
+	/* the other levels */
+	st = one(OP(LOAD) | HIT(LFB) | HIT(L1), 0x1000, true, &r);
+	assert_int_equal(st.ld_fbhit, 1);
+	assert_int_equal(st.ld_l1hit, 1);
+	st = one(OP(LOAD) | HIT(L3) | SNP(P(SNOOP, HIT)), 0x1000, true, &r);
+	assert_int_equal(st.ld_llchit, 1);
+	st = one(OP(LOAD) | HIT(LOC_RAM) | SNP(P(SNOOP, HIT)), 0x1000, true, &r);
+	assert_int_equal(st.lcl_dram, 1);
+	assert_int_equal(st.ld_shared, 1);
+	st = one(OP(LOAD) | HIT(REM_RAM2) | SNP(P(SNOOP, MISS)), 0x1000, true, &r);
+	assert_int_equal(st.rmt_dram, 1);
+	assert_int_equal(st.ld_excl, 1);
+	st = one(OP(LOAD) | HIT(UNC) | HIT(IO), 0x1000, true, &r);
+	assert_int_equal(st.ld_uncache, 1);
+	assert_int_equal(st.ld_io, 1);
+	st = one(OP(LOAD) | LVL(P(LVL, L3) | P(LVL, MISS)), 0x1000, true, &r);
+	assert_int_equal(st.ld_miss, 1);
+	assert_int_equal(st.ld_llchit, 0);
+	assert_int_equal(tally_c2c_stats__loads(&st), 0);	/* perf's sums leave misses out */
+}
+
+static void test_decode_stores_rejects(void **state)
+{
+	struct tally_c2c_stats st;
+	int r;
+
+	(void)state;
+	st = one(OP(STORE) | HIT(L1) | ((uint64_t)P(LOCK, LOCKED) << PERF_MEM_LOCK_SHIFT),
+		 0x1000, true, &r);
+	assert_int_equal(st.store, 1);
+	assert_int_equal(st.st_l1hit, 1);
+	assert_int_equal(st.locks, 1);
+	st = one(OP(STORE) | LVL(P(LVL, L1) | P(LVL, MISS)), 0x1000, true, &r);
+	assert_int_equal(st.st_l1miss, 1);
+	st = one(OP(STORE) | LVL(P(LVL, NA)), 0x1000, true, &r);
+	assert_int_equal(st.st_na, 1);
+	assert_int_equal(tally_c2c_stats__stores(&st), 1);
+	st = one(OP(STORE) | HIT(UNC), 0x1000, true, &r);
+	assert_int_equal(st.st_uncache, 1);
+	assert_int_equal(tally_c2c_stats__stores(&st), 0);
+	/* no data address: counted as such, nothing else */
+	st = one(OP(LOAD) | HIT(L3) | SNP(P(SNOOP, HITM)), 0, true, &r);
+	assert_int_equal(r, -1);
+	assert_int_equal(st.ld_noadrs, 1);
+	assert_int_equal(st.tot_hitm, 0);
+	st = one(OP(STORE) | HIT(L1), 0, true, &r);
+	assert_int_equal(st.st_noadrs, 1);
+	assert_int_equal(st.st_l1hit, 0);
+	/* no map: classified, then rejected */
+	st = one(OP(LOAD) | HIT(L3) | SNP(P(SNOOP, HITM)), 0x1000, false, &r);
+	assert_int_equal(r, -1);
+	assert_int_equal(st.lcl_hitm, 1);
+	assert_int_equal(st.nomap, 1);
+	/* neither load nor store; blocks count whatever the op */
+	st = one(OP(PFETCH) | ((uint64_t)(P(BLK, DATA) | P(BLK, ADDR)) << PERF_MEM_BLK_SHIFT),
+		 0x1000, true, &r);
+	assert_int_equal(st.noparse, 1);
+	assert_int_equal(st.load + st.store, 0);
+	assert_int_equal(st.blk_data, 1);
+	assert_int_equal(st.blk_addr, 1);
+}
+
+/* samples: line (0x10000 + 64 * line), offset, tid, cpu, weight, data source */
+struct smp { int line, off, tid, cpu; uint64_t weight, dsrc; };
+#define LHITM (OP(LOAD) | HIT(L3) | SNP(P(SNOOP, HITM)))
+#define RHITM (OP(LOAD) | HIT(REM_CCE1) | SNP(P(SNOOP, HITM)))
+#define L1HIT (OP(LOAD) | HIT(L1) | SNP(P(SNOOP, NONE)))
+#define STHIT (OP(STORE) | HIT(L1))
+static const struct smp smps[] = {
+	{ 0, 0, 1, 0, 100, LHITM }, { 0, 0, 1, 1, 200, LHITM }, { 0, 8, 1, 0, 0, STHIT },
+	{ 0, 16, 2, 1, 30, L1HIT },
+	{ 1, 32, 1, 0, 300, RHITM }, { 1, 32, 2, 1, 400, RHITM }, { 1, 32, 2, 1, 500, RHITM },
+	{ 2, 0, 1, 0, 50, L1HIT }, { 2, 8, 2, 1, 0, STHIT },
+};
+#define NS (sizeof(smps) / sizeof(smps[0]))
+
+static char path[64];
+
+static void write_file(void)
+{
+	struct perf_event_attr a = {
+		.type = PERF_TYPE_RAW, .size = sizeof(a), .config = 0x1cd, .sample_period = 1000,
+		.sample_id_all = 1,
+		.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR |
+			       PERF_SAMPLE_CPU | PERF_SAMPLE_WEIGHT | PERF_SAMPLE_DATA_SRC,
+	};
+	uint64_t id = 1;
+	struct tally_data_writer *w;
+	int fd;
+
+	strcpy(path, "/tmp/test_c2c.XXXXXX");
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	w = tally_data_writer__new_fd(fd, NULL);	/* NRCPUS, NUMA_TOPOLOGY: this machine's */
+	assert_non_null(w);
+	assert_int_equal(tally_data_writer__add_attr(w, &a, &id, 1, "cpu/mem-loads,ldlat=30/P"), 0);
+	assert_int_equal(tally_data_writer__begin(w), 0);
+	for (size_t i = 0; i < NS; i++) {
+		uint64_t r[8];
+		struct perf_event_header h = { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, sizeof(r) };
+
+		r[1] = 0x1000 + 4 * (uint64_t)smps[i].off + (uint64_t)smps[i].tid;	/* IP */
+		r[2] = (uint64_t)(uint32_t)smps[i].tid << 32 | 1;	/* pid 1, tid */
+		r[3] = 100 + i;						/* TIME */
+		r[4] = 0x10000 + 64 * (uint64_t)smps[i].line + (uint64_t)smps[i].off;
+		r[5] = (uint64_t)smps[i].cpu;
+		r[6] = smps[i].weight;
+		r[7] = smps[i].dsrc;
+		memcpy(r, &h, sizeof(h));
+		assert_int_equal(tally_data_writer__write(w, r, sizeof(r)), 0);
+	}
+	assert_int_equal(tally_data_writer__finish(w), 0);
+	tally_data_writer__free(w);
+	close(fd);
+}
+
+static struct tally_c2c *model(struct tally_session **ss, enum tally_c2c_display d, bool all)
+{
+	TALLY_OPTS(tally_c2c_opts, o, .display = d, .show_all = all);
+	struct tally_c2c *c;
+
+	*ss = tally_session__open(path, NULL);
+	assert_non_null(*ss);
+	c = tally_c2c__new(*ss, &o);
+	assert_non_null(c);
+	assert_int_equal(tally_c2c__run(c), 0);
+	return c;
+}
+
+static void test_lines(void **state)
+{
+	struct tally_session *ss;
+	struct tally_c2c *c;
+	TALLY_OPTS(tally_c2c_line, l);
+	TALLY_OPTS(tally_c2c_entry, e);
+	int nr;
+
+	(void)state;
+	write_file();
+	c = model(&ss, TALLY_C2C_TOT, false);
+	/* every sample counted; two lines have HITMs */
+	assert_int_equal(tally_c2c__totals(c)->nr_entries, NS);
+	assert_int_equal(tally_c2c__totals(c)->tot_hitm, 5);
+	assert_int_equal(tally_c2c__shared(c, &nr)->store, 1);
+	assert_int_equal(nr, 2);
+	assert_int_equal(tally_c2c__nr_lines(c), 2);
+	/* most HITMs first: line 1 (3 remote), then line 0 (2 local) */
+	assert_int_equal(tally_c2c__line(c, 0, &l), 0);
+	assert_int_equal(l.addr, 0x10040);
+	assert_int_equal(l.stats->rmt_hitm, 3);
+	assert_int_equal(l.nr_entries, 2);	/* two code addresses at one offset */
+	assert_int_equal(tally_c2c__entry(c, 0, 0, &e), 0);
+	assert_int_equal(e.offset, 32);
+	assert_int_equal(e.stats->rmt_hitm, 2);	/* the bigger entry first */
+	assert_true(e.mean_rmt_hitm == 450.0);
+	assert_int_equal(tally_c2c__line(c, 1, &l), 0);
+	assert_int_equal(l.addr, 0x10000);
+	assert_int_equal(l.idx, 1);
+	assert_int_equal(l.nr_entries, 3);
+	/* offset 0: both local HITMs, their mean; 8: the store; 16: a plain hit, not shown */
+	assert_int_equal(tally_c2c__entry(c, 1, 0, &e), 0);
+	assert_int_equal(e.offset, 0);
+	assert_int_equal(e.stats->lcl_hitm, 2);
+	assert_true(e.mean_lcl_hitm == 150.0);
+	assert_true(e.shown);
+	assert_int_equal(tally_c2c__entry(c, 1, 1, &e), 0);
+	assert_int_equal(e.offset, 8);
+	assert_true(e.shown);
+	assert_int_equal(tally_c2c__entry(c, 1, 2, &e), 0);
+	assert_int_equal(e.offset, 16);
+	assert_false(e.shown);
+	assert_true(e.mean_load == 30.0);
+	assert_int_equal(tally_c2c__entry(c, 1, 3, &e), -EINVAL);
+	assert_int_equal(tally_c2c__line(c, 2, &l), -EINVAL);
+	assert_int_equal(tally_c2c__run(c), -EALREADY);	/* once: the lines stay */
+	assert_int_equal(tally_c2c__nr_lines(c), 2);
+	tally_c2c__free(c);
+	tally_session__close(ss);
+
+	/* local HITMs alone: line 0 only */
+	c = model(&ss, TALLY_C2C_LCL, false);
+	assert_int_equal(tally_c2c__nr_lines(c), 1);
+	assert_int_equal(tally_c2c__line(c, 0, &l), 0);
+	assert_int_equal(l.addr, 0x10000);
+	tally_c2c__free(c);
+	tally_session__close(ss);
+
+	/* every line: the unshared one last */
+	c = model(&ss, TALLY_C2C_TOT, true);
+	assert_int_equal(tally_c2c__nr_lines(c), 3);
+	assert_int_equal(tally_c2c__line(c, 2, &l), 0);
+	assert_int_equal(l.addr, 0x10080);
+	tally_c2c__free(c);
+	tally_session__close(ss);
+	unlink(path);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_decode_loads),
+		cmocka_unit_test(test_decode_stores_rejects),
+		cmocka_unit_test(test_lines),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
