@@ -34,7 +34,10 @@
 #define K_SYM_DADDR TALLY_HIST_SYM_DADDR
 #define K_DSO_DADDR TALLY_HIST_DSO_DADDR
 #define K_DCACHELINE TALLY_HIST_DCACHELINE
-#define HIST_MEM_MODE_KEY(k) (((k) >= K_MEM && (k) <= K_DPAGE) || (k) >= K_SYM_DADDR)
+#define HIST_MEM_MODE_KEY(k) (((k) >= K_MEM && (k) <= K_DPAGE) || \
+			      ((k) >= K_SYM_DADDR && (k) <= K_DCACHELINE))
+/* the keys of branch mode alone (perf's bstack_sort_dimensions) */
+#define HIST_BRANCH_KEY(k) ((k) >= TALLY_HIST_SYM_FROM && (k) <= TALLY_HIST_CYCLES)
 
 struct tally_session;
 
