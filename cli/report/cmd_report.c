@@ -562,6 +562,12 @@ static int branch_setup(struct report *r, struct tally_data_reader *rd, int nr_e
 			const char *sort, const char *fields, const char *input)
 {
 	r->branch = report_branch_mode(rd, nr_events, opt);
+	if (r->branch && r->mem_mode) {
+		fprintf(stderr, "tally report: branch and mem mode incompatible: --mem-mode with %s "
+			"(--no-branch-stack reads the samples themselves)\n",
+			opt > 0 ? "-b" : "a file whose header says its samples have branch stacks");
+		return 1;
+	}
 	if (r->branch && !report_branch_data(rd, nr_events)) {
 		fprintf(stderr, "tally report: -b but no event of %s has branch stacks "
 			"(PERF_SAMPLE_BRANCH_STACK): was it recorded without -b?\n", input);
@@ -826,14 +832,14 @@ int cmd_report(int argc, char **argv)
 		print_file_header(stdout, rd, input);
 	if (r.header_only)
 		goto out;
+	if ((ret = branch_setup(&r, rd, nr_events, branch, sort, fields, input)))
+		goto out;
 	if (r.mem_mode && !tally_data_reader__is_pipe(rd) && !any_data_src(rd, nr_events)) {
 		fprintf(stderr, "tally report: --mem-mode but no event of %s has data sources "
 			"(PERF_SAMPLE_DATA_SRC): was it recorded without -d?\n", input);
 		ret = 1;
 		goto out;
 	}
-	if ((ret = branch_setup(&r, rd, nr_events, branch, sort, fields, input)))
-		goto out;
 	/* every event a tracepoint: perf's default key is the trace text */
 	if (!r.branch && !sort && !fields && all_tracepoints(rd, nr_events)) {
 		r.nsort = 0;

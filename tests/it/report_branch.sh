@@ -9,7 +9,7 @@
 # with every flag, cycles and type, with and without hw_idx, the header's
 # BRANCH_STACK feature making branch mode the default as in perf; its
 # "all" file has stacks without the feature (-b needed). Refusals: -b on
-# a file without stacks, a branch key outside branch mode.
+# a file without stacks, a branch key outside branch mode, --mem-mode.
 . "$(dirname "$0")/lib.sh"
 M=$HELPERS/mkfields
 d=$(mktemp -d); trap 'rm -rf "$d"' EXIT
@@ -32,6 +32,9 @@ check "... no rows" eval '! grep -q "%" "$d/o"'
 "$TALLY" report --stdio -s dso,symbol_to -i "$d/all.data" >/dev/null 2>"$d/e"; rc=$?
 is "a branch key outside branch mode: usage error" "$rc" 129
 check "... said" grep -q "key 'symbol_to' is a branch key: it needs branch mode" "$d/e"
+"$TALLY" report --stdio --mem-mode -i "$d/br.data" >/dev/null 2>"$d/e"; rc=$?
+is "--mem-mode in branch mode: an error" "$rc" 1
+check "... said as perf" grep -q "branch and mem mode incompatible" "$d/e"
 # perf 6.1 crashes on -s naming symbol_from or symbol_to (its IPC column): tally has none
 "$TALLY" report --stdio -s dso_to,symbol_to -i "$d/br.data" >"$d/o" 2>&1; rc=$?
 is "-s ...,symbol_to (perf 6.1 crashes): exits 0" "$rc" 0
