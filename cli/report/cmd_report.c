@@ -647,6 +647,7 @@ int cmd_report(int argc, char **argv)
 	struct tally_data_reader *rd;
 	TALLY_OPTS(tally_session_stats, st);
 	bool help = false, stdio_ = false, inverted = false, tui = false, no_tui = false;
+	bool branch_history = false;
 	char *text = NULL;	/* the browser's: what --stdio prints */
 	size_t text_len = 0;
 	FILE *tty_out = NULL, *mem = NULL;
@@ -688,6 +689,7 @@ int cmd_report(int argc, char **argv)
 		CLI_BOOL(0, "hierarchy", &r.hierarchy, "a level per sort key, each entry under its parent"),
 		CLI_CALLBACK_F('b', "branch-stack", &branch, NULL, "a row per branch of the samples' branch stacks (default when the file has them)", opt_children, 0, 1),
 		CLI_CALLBACK_F(0, "no-branch-stack", &branch, NULL, "rows of the samples, not their branches", opt_children, 0, 0),
+		CLI_BOOL(0, "branch-history", &branch_history, "perf's branches in the call graphs: not built yet (refused)"),
 		CLI_BOOL(0, "mem-mode", &r.mem_mode, "memory access profile: samples weigh their weights; the mem keys"),
 		CLI_BOOL('q', "quiet", &r.quiet, "rows and graphs only: no '#' lines"),
 		CLI_BOOL('T', "threads", &r.show_threads, "per-thread counts of the events (perf record -s) after the rows"),
@@ -727,6 +729,11 @@ int cmd_report(int argc, char **argv)
 	if (inverted)
 		r.cg.caller = r.cg.order_set = true;
 	r.sort_spec = sort;
+	if (branch_history) {
+		fprintf(stderr, "tally report: --branch-history (the branch stacks in the call graphs) "
+			"is not built yet; -b shows a row per branch\n");
+		return 129;
+	}
 	if (r.hierarchy && fields) {
 		/* perf says so too (and exits 0) */
 		fprintf(stderr, "tally report: --hierarchy and --fields options cannot be used together\n");

@@ -35,6 +35,9 @@ check "... said" grep -q "key 'symbol_to' is a branch key: it needs branch mode"
 "$TALLY" report --stdio --mem-mode -i "$d/br.data" >/dev/null 2>"$d/e"; rc=$?
 is "--mem-mode in branch mode: an error" "$rc" 1
 check "... said as perf" grep -q "branch and mem mode incompatible" "$d/e"
+"$TALLY" report --stdio --branch-history -i "$d/br.data" >/dev/null 2>"$d/e"; rc=$?
+is "--branch-history (not built): usage error" "$rc" 129
+check "... said" grep -q "branch-history .* is not built yet" "$d/e"
 # perf 6.1 crashes on -s naming symbol_from or symbol_to (its IPC column): tally has none
 "$TALLY" report --stdio -s dso_to,symbol_to -i "$d/br.data" >"$d/o" 2>&1; rc=$?
 is "-s ...,symbol_to (perf 6.1 crashes): exits 0" "$rc" 0
