@@ -92,6 +92,8 @@ static int insn_len(struct walk *w, uint64_t ip, const uint8_t *p, long len, cha
 	while (pre < len && pre < MAXINSN - 1 && memchr("\xf0\xf2\xf3\x2e\x36\x3e\x26\x64\x65\x66\x67",
 							  p[pre], 11))
 		pre++;
+	if (pre == len)
+		return 0;	/* prefixes to the end of what was read */
 	if (pre && (n = cs_len(w, ip + (uint64_t)pre, p + pre, len - pre, text, size)))
 		return pre + n;
 	snprintf(text, size, "%s", p[pre] == 0xce ? "into" : "");	/* into: perf's INT branch */
