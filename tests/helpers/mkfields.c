@@ -15,8 +15,9 @@
  *                        this program's own symbols
  *   mkfields OUT br      branch stacks of 4 to 16 entries (every flag, cycles,
  *                        type), inside this program, into and out of libc (its
- *                        code mapped where this process has it) and to the
- *                        kernel or no map; the BRANCH_STACK header feature
+ *                        code mapped where this process has it), the kernel
+ *                        (its map as perf record writes it) and no map; the
+ *                        BRANCH_STACK header feature
  *   mkfields OUT brhw    the same with PERF_SAMPLE_BRANCH_HW_INDEX
  *
  * Samples lie in this program's own code (mapped whole at 0x400000: it is
@@ -229,6 +230,22 @@ static int libc_text(uint64_t *start, uint64_t *end, uint64_t *pgoff, char *path
 	return ok;
 }
 
+/* a kernel symbol's address from /proc/kallsyms (0 where it is hidden or absent) */
+static uint64_t ksym(const char *name)
+{
+	FILE *f = fopen("/proc/kallsyms", "r");
+	char line[512], sym[256], type;
+	unsigned long long a;
+	uint64_t r = 0;
+
+	while (f && !r && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx %c %255s", &a, &type, sym) == 3 && !strcmp(sym, name))
+			r = a;
+	if (f)
+		fclose(f);
+	return r;
+}
+
 /*
  * A branch stack sample: nr entries whose ends go round sites in this
  * program, libc, the kernel and no map, with every flag and type.
@@ -293,8 +310,16 @@ static int branch_file(const char *out, const char *self, bool hwidx)
 			return 2;
 		site[ns++] = (uint64_t)(uintptr_t)p;
 	}
-	site[ns++] = 0xffffffff81000000ull;	/* the kernel: no kernel map in the file */
-	site[ns++] = 0xffffffff81234560ull;
+	/* the kernel, its map as perf record writes it (kallsyms hidden: where it usually lies) */
+	uint64_t kt = ksym("_text"), ke = ksym("_etext"), kf = ksym("__x64_sys_getpid");
+
+	if (!kt || !ke || ke <= kt || kf <= kt || kf >= ke) {
+		kt = 0xffffffff81000000ull;
+		ke = kt + (16 << 20);
+		kf = kt + 0x234560;
+	}
+	site[ns++] = kt;
+	site[ns++] = kf;
 	site[ns++] = 0x10000;			/* user space no map holds */
 	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
 			PERF_SAMPLE_PERIOD | PERF_SAMPLE_BRANCH_STACK;
@@ -324,6 +349,15 @@ static int branch_file(const char *out, const char *self, bool hwidx)
 	u64(lo);
 	str(lpath);
 	trailer(T0 + 2);
+	done(at);
+	at = hdr(PERF_RECORD_MMAP, PERF_RECORD_MISC_KERNEL);
+	u32((uint32_t)-1);
+	u32(0);
+	u64(kt);
+	u64(ke - kt);
+	u64(kt);
+	str("[kernel.kallsyms]_text");
+	trailer(T0 + 3);
 	done(at);
 	for (unsigned i = 0; i < 40; i++)
 		br_sample(i, hwidx, site, ns);

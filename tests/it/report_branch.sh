@@ -5,7 +5,8 @@
 # --hierarchy, its header counts (branches, not samples) and its branch
 # statistics: the same lines as perf's report on the same files, which
 # mkfields (tests/helpers) writes: stacks of 4 to 16 branches inside the
-# program, into and out of libc, to the kernel and to no map (perf's [H]),
+# program, into and out of libc, to the kernel (its map as perf record
+# writes it: [k] and kallsyms' names) and to no map (perf's [H]),
 # with every flag, cycles and type, with and without hw_idx, the header's
 # BRANCH_STACK feature making branch mode the default as in perf; its
 # "all" file has stacks without the feature (-b needed). Refusals: -b on
