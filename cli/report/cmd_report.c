@@ -53,6 +53,7 @@ struct report {
 	bool mem_mode;			/* --mem-mode: rows weigh their samples' weights */
 	bool branch;			/* branch mode: a row per branch of the samples' stacks */
 	struct report_branch_stat brstat;	/* its branches' types, as perf counts them */
+	const char *mispredict;		/* the last mispredict cell (hist_cells') */
 	int ipc_at;			/* the sym key perf's ipc_null column stands for; -1: none */
 	struct hist_fields fields;	/* -F: the columns, in order (n 0: none) */
 	struct hist_cells cells;
@@ -833,7 +834,9 @@ int cmd_report(int argc, char **argv)
 	rd = tally_session__reader(ss);
 	nr_events = tally_session__nr_events(ss);
 	r.ss = ss;
-	r.cells = (struct hist_cells){ .ss = ss, .dsos = r.filter.dsos != NULL };
+	r.mispredict = "N/A";
+	r.cells = (struct hist_cells){ .ss = ss, .dsos = r.filter.dsos != NULL,
+				       .mispredict = &r.mispredict };
 	report_threads_init(&r.threads, rd, nr_events);
 	if (r.header || r.header_only)
 		print_file_header(stdout, rd, input);

@@ -56,12 +56,13 @@ static int branch_sym(const struct tally_hist_branch_end *b, char *buf, size_t l
 
 /*
  * The branch keys' cells, as perf 6.1's sort.c prints them. mispredict
- * and in_tx keep perf's static: a branch neither predicted nor
+ * keeps perf's static (c->mispredict): a branch neither predicted nor
  * mispredicted shows what the row printed before it did ("N/A" first).
  */
-static int branch_value(const struct tally_hist_row *e, enum tally_hist_key k, char *buf, size_t len)
+static int branch_value(const struct hist_cells *c, const struct tally_hist_row *e,
+			enum tally_hist_key k, char *buf, size_t len)
 {
-	static const char *mp = "N/A";
+	const char *na = "N/A", **mp = c->mispredict ? c->mispredict : &na;
 	uint64_t f = e->br_flags;
 
 	switch (k) {
@@ -81,10 +82,10 @@ static int branch_value(const struct tally_hist_row *e, enum tally_hist_key k, c
 	}
 	case TALLY_HIST_MISPREDICT:
 		if (f >> 1 & 1)
-			mp = "N";
+			*mp = "N";
 		else if (f & 1)
-			mp = "Y";
-		return snprintf(buf, len, "%s", mp);
+			*mp = "Y";
+		return snprintf(buf, len, "%s", *mp);
 	case TALLY_HIST_IN_TX: return snprintf(buf, len, "%s", f >> 2 & 1 ? "T" : ".");
 	case TALLY_HIST_CYCLES:
 		if (!(f >> 4 & 0xffff))
@@ -208,7 +209,7 @@ static int value(const struct hist_cells *c, const struct tally_hist_row *e,
 	case K_PARENT: return snprintf(buf, len, "%s", e->parent ? e->parent : "[other]");
 	case K_TRACE: return snprintf(buf, len, "%s", e->trace ? e->trace : "");
 	default:
-		return HIST_BRANCH_KEY(k) ? branch_value(e, k, buf, len) : mem_value(e, k, buf, len);
+		return HIST_BRANCH_KEY(k) ? branch_value(c, e, k, buf, len) : mem_value(e, k, buf, len);
 	}
 }
 

@@ -52,6 +52,11 @@ extern const struct hist_key_name hist_keys[TALLY_HIST_KEY__NR];
 struct hist_cells {
 	struct tally_session *ss;	/* pid and comm: the thread's name at the end */
 	bool dsos;			/* --dsos given: an unresolved row does not widen DSO */
+	/*
+	 * The last mispredict cell printed (perf's static: a branch neither
+	 * predicted nor mispredicted shows it); NULL: "N/A" for those.
+	 */
+	const char **mispredict;
 };
 
 /* A key column's width over rows[0..n): its header's, or its widest value. */
