@@ -84,6 +84,12 @@ for f in br brhw; do
 --no-branch-stack
 LIST
 done
+# the branch statistics count every row's branches, the filtered ones' too (perf's)
+stats() { sed -n '/^# Branch Statistics:/,$p'; }
+"$TALLY" report --stdio --comm mkfields -i "$d/br.data" 2>/dev/null | stats >"$d/a"
+perf report --stdio --comm mkfields -i "$d/br.data" 2>/dev/null | stats >"$d/b"
+is "--comm mkfields: perf's branch statistics ($(wc -l <"$d/b") lines)" "$(diff "$d/a" "$d/b" | grep -c '^[<>]')" 0
+check "... some" grep -q 'COND' "$d/a"
 same all -b
 same all -b -s dso_to,srcline_to
 same all -b -F overhead,sample,symbol_to
