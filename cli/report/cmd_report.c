@@ -427,34 +427,6 @@ static void print_hist(struct report *r, int idx)
 	free(rows);
 }
 
-/*
- * Branch mode's statistics: every row's branches, the filtered ones' too
- * (perf counts each entry as it is made, before its filters). 0 or -errno.
- */
-static int branch_stats(struct report *r, int nr_events)
-{
-	const struct tally_hist_filter *f = &r->filter;
-	bool filtered = f->comms || f->pids || f->tids || f->dsos || f->symbols || f->exclude_other;
-	TALLY_OPTS(tally_hist_filter, none);
-	int err = 0;
-
-	if (filtered && ((err = tally_hist__set_filter(r->hist, &none)) ||
-			 (err = tally_hist__resort(r->hist))))
-		return err;
-	for (int i = 0; i < nr_events; i++) {
-		size_t n;
-		struct tally_hist_row *rows = sorted_rows(r, i, &n);
-
-		if (!rows)
-			return -ENOMEM;
-		report_branch_count(&r->brstat, rows, n);
-		free(rows);
-	}
-	if (filtered && (!(err = tally_hist__set_filter(r->hist, f))))
-		err = tally_hist__resort(r->hist);
-	return err;
-}
-
 /* --call-graph dwarf: how many chains ended early, and why (perf does not say). */
 static void print_unwind(const struct tally_session *ss, bool quiet)
 {
@@ -953,7 +925,8 @@ int cmd_report(int argc, char **argv)
 			ret = 1;
 		goto out;
 	}
-	if (tally_hist__resort(r.hist) || (r.branch && branch_stats(&r, nr_events))) {
+	if (tally_hist__resort(r.hist) ||
+	    (r.branch && report_branch_stats(r.hist, &r.filter, nr_events, &r.brstat))) {
 		fprintf(stderr, "tally report: %s\n", strerror(ENOMEM));
 		ret = 1;
 		goto out;

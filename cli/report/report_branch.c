@@ -67,6 +67,25 @@ void report_branch_count(struct report_branch_stat *st, const struct tally_hist_
 	}
 }
 
+int report_branch_stats(struct tally_hist *h, const struct tally_hist_filter *f, int nr_events,
+			struct report_branch_stat *st)
+{
+	bool filtered = f->comms || f->pids || f->tids || f->dsos || f->symbols || f->exclude_other;
+	TALLY_OPTS(tally_hist_filter, none);
+	TALLY_OPTS(tally_hist_row, row);
+	int err = 0;
+
+	if (filtered && ((err = tally_hist__set_filter(h, &none)) || (err = tally_hist__resort(h))))
+		return err;
+	for (int i = 0; i < nr_events; i++)
+		for (size_t k = 0; k < tally_hist__nr_rows(h, i); k++)
+			if (!tally_hist__row(h, i, k, &row))
+				report_branch_count(st, &row, 1);
+	if (filtered && !(err = tally_hist__set_filter(h, f)))
+		err = tally_hist__resort(h);
+	return err;
+}
+
 void report_branch_print(FILE *fp, const struct report_branch_stat *st)
 {
 	static const char *const names[16] = {

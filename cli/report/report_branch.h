@@ -33,6 +33,13 @@ struct report_branch_stat {
  * row's first one (perf counts the row's branch_info, not its own).
  */
 void report_branch_count(struct report_branch_stat *st, const struct tally_hist_row *rows, size_t n);
+/*
+ * Count every row of h's events as report_branch_count, the ones filter
+ * f hides too (perf counts each entry before its filters): h is resorted
+ * without f, then with it again. 0 or -errno.
+ */
+int report_branch_stats(struct tally_hist *h, const struct tally_hist_filter *f, int nr_events,
+			struct report_branch_stat *st);
 /* perf's "# Branch Statistics:" lines (none without a known type), with no newline at the end. */
 void report_branch_print(FILE *fp, const struct report_branch_stat *st);
 
