@@ -52,6 +52,8 @@ static const struct field {
 	{ "flags", F_FLAGS, 0, NULL },
 	{ "insn", F_INSN, 0, NULL },
 	{ "insnlen", F_INSNLEN, 0, NULL },
+	{ "brstackinsn", F_BRSTACKINSN, 0, NULL },
+	{ "brstackinsnlen", F_BRSTACKINSN, 0, NULL },
 	{ "callindent", F_TRACE_ONLY, 0, NULL },
 	{ "ipc", F_TRACE_ONLY, 0, NULL },
 	{ "synth", F_TRACE_ONLY, 0, NULL },
@@ -59,7 +61,8 @@ static const struct field {
 
 #define FIELD_NAMES "comm,tid,pid,cpu,time,period,event,trace,ip,sym,symoff,dso,addr,data_src," \
 	"weight,ins_lat,cgroup,iregs,uregs,brstack,brstacksym,brstackoff,phys_addr," \
-	"data_page_size,code_page_size,misc,flags,insn,insnlen,callindent,ipc,synth,bpf-output"
+	"data_page_size,code_page_size,misc,flags,insn,insnlen,brstackinsn,brstackinsnlen,callindent," \
+	"ipc,synth,bpf-output"
 
 /* -F's event classes, as perf names them */
 static const char *const type_names[T__NR] = { "hw", "sw", "trace", "raw", "break" };
@@ -392,6 +395,13 @@ static int parse_fields(struct script_ctx *s, const char *spec)
 			free(dup);
 			return -1;
 		}
+		if (!strcmp(name, "brstackinsnlen") && sign != '-')
+			s->brinsn_len = true;
+		if (!strcmp(name, "brstackinsnlen") && sign == '-') {
+			s->brinsn_len = false;	/* its lengths gone, not brstackinsn */
+			plus++;
+			continue;
+		}
 		if (sign == '+')
 			add |= fields[i].bit, plus++;
 		else if (sign == '-')
@@ -400,6 +410,12 @@ static int parse_fields(struct script_ctx *s, const char *spec)
 			set |= fields[i].bit, plain++;
 	}
 	free(dup);
+	/* brstackinsnlen is a field of its own in perf: -brstackinsn leaves it */
+	if (s->brinsn_len) {
+		set |= plain ? F_BRSTACKINSN : 0;
+		add |= plus ? F_BRSTACKINSN : 0;
+		del &= ~(unsigned)F_BRSTACKINSN;
+	}
 	if (plus && plain) {
 		fprintf(stderr, "tally script: -F '%s': +field and -field change the default fields; "
 			"they do not mix with a list that replaces them\n", spec);
@@ -453,6 +469,12 @@ static int attr_fields(struct script_ctx *s)
 			     t == T_TRACE ? tp_default : t == T_SW ? DEFAULT_SW_FIELDS :
 			     t == T_RAW ? DEFAULT_RAW_FIELDS : DEFAULT_FIELDS;
 
+		/* perf's words, and its exit status */
+		if ((f & F_BRSTACKINSN) && !(a->branch_sample_type & PERF_SAMPLE_BRANCH_ANY)) {
+			fprintf(stderr, "Display of branch stack assembler requested, but non all-branch filter set\n"
+				"Hint: run 'perf record -b ...'\n");
+			return -2;
+		}
 		/* perf's words (its missing space too), and its exit status */
 		if ((f & F_SYMOFF) && !(f & F_SYM)) {
 			fprintf(stderr, "Display of offsets requested but symbol is notselected.\n");

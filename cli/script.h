@@ -6,6 +6,7 @@
  *   script_print.c  the PMU's fields on a line (data address and source,
  *                   weights, registers, branch stacks, instructions)
  *   script_fields.c their texts as perf 6.1 writes them; cgroup names
+ *   script_brinsn.c brstackinsn: the instructions between the branches
  */
 #ifndef TALLY_CLI_SCRIPT_H
 #define TALLY_CLI_SCRIPT_H
@@ -29,11 +30,12 @@ enum {
 	F_INSNLEN = 1 << 29,
 	/* perf's fields of hardware traces (BTS, PT) and synthesized events: blank here */
 	F_TRACE_ONLY = 1 << 30,
+	F_BRSTACKINSN = 1u << 31,	/* and brstackinsnlen (script_ctx.brinsn_len) */
 };
 #define F_BRANCHES (F_BRSTACK | F_BRSTACKSYM | F_BRSTACKOFF)
 /* what is printed after the sample's address (or the chain) */
 #define F_TAIL (F_IREGS | F_UREGS | F_BRANCHES | F_PHYS_ADDR | F_DATA_PAGE_SIZE | \
-		F_CODE_PAGE_SIZE | F_INSN | F_INSNLEN)
+		F_CODE_PAGE_SIZE | F_INSN | F_INSNLEN | F_BRSTACKINSN)
 
 /* -F's event classes (perf's hw, sw, trace, raw, break) */
 enum { T_HW, T_SW, T_TRACE, T_RAW, T_BREAK, T__NR };
@@ -80,6 +82,7 @@ struct script_ctx {
 		int fd;
 	} code[64];
 	int mem_width;			/* perf pads data_src to the widest so far */
+	bool brinsn_len;		/* brstackinsnlen: each instruction's length too */
 };
 
 /* perf's inline stack of a chain frame is a few deep; more is kept out */
@@ -161,6 +164,13 @@ void script_print_data_src(struct script_ctx *s, uint64_t data_src);
 void script_print_tail(struct script_ctx *s, const struct tally_sample *smp,
 		       enum tally_cpumode mode, unsigned f);
 void script_print_misc(struct script_ctx *s, uint16_t misc);
+/* n bytes of path at off (its fd kept open): what read, -1 */
+ssize_t script_read_at(struct script_ctx *s, const char *path, void *buf, size_t n, uint64_t off);
+
+/* script_brinsn.c: brstackinsn's blocks after a newline (len_too: brstackinsnlen) */
+void script_print_brstackinsn(struct script_ctx *s, const struct tally_sample *smp, bool len_too);
+/* Whether a disassembled instruction's text (tally/disasm.h's) jumps, as perf's arch_is_branch */
+bool script_insn_is_branch(const char *text);
 /* What the printers opened (data symbols, the disassembler, files) */
 void script_print_release(struct script_ctx *s);
 

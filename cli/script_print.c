@@ -166,7 +166,7 @@ static void print_branches(struct script_ctx *s, const struct tally_sample *smp,
 }
 
 /* n bytes of path at off: its fd kept open (the first 64 files), else opened for this read */
-static ssize_t read_at(struct script_ctx *s, const char *path, void *buf, size_t n, uint64_t off)
+ssize_t script_read_at(struct script_ctx *s, const char *path, void *buf, size_t n, uint64_t off)
 {
 	const size_t max = sizeof(s->code) / sizeof(s->code[0]);
 	ssize_t got;
@@ -208,7 +208,7 @@ static void print_insn(struct script_ctx *s, const struct tally_sample *smp,
 			       &ai);
 	if (smp->ip && s->dis && ai.map && !ai.map->kernel && !ai.map->anon &&
 	    ai.map->filename[0] == '/' &&
-	    (len = read_at(s, ai.map->filename, bytes, sizeof(bytes), ai.map_ip)) > 0) {
+	    (len = script_read_at(s, ai.map->filename, bytes, sizeof(bytes), ai.map_ip)) > 0) {
 		n = tally_disasm__insn(s->dis, bytes, (size_t)len, ai.vaddr, NULL, NULL, text,
 				       sizeof(text));
 		/* what capstone cannot decode, perf's decoder does not length either */
@@ -248,6 +248,8 @@ void script_print_tail(struct script_ctx *s, const struct tally_sample *smp,
 				  f & F_BRSTACKSYM ? f & ~F_BRSTACKOFF : f);
 	if (f & (F_INSN | F_INSNLEN))
 		print_insn(s, smp, mode, f);
+	if (f & F_BRSTACKINSN)
+		script_print_brstackinsn(s, smp, s->brinsn_len);
 	if (f & F_PHYS_ADDR)
 		ob_num(s, smp->phys_addr, 16, 16, ' ');
 	if (f & F_DATA_PAGE_SIZE) {

@@ -22,6 +22,7 @@
 #include "hist_cols.h"
 #include "report_graph.h"
 #include "report_header.h"
+#include "report_branch.h"
 #include "report_threads.h"
 #include "read_file.h"
 #include "store_read.h"
@@ -50,6 +51,9 @@ struct report {
 	bool children;
 	bool hierarchy;			/* --hierarchy: a level per key, the rows under their parents */
 	bool mem_mode;			/* --mem-mode: rows weigh their samples' weights */
+	bool branch;			/* branch mode: a row per branch of the samples' stacks */
+	struct report_branch_stat brstat;	/* its branches' types, as perf counts them */
+	const char *mispredict;		/* the last mispredict cell (hist_cells') */
 	int ipc_at;			/* the sym key perf's ipc_null column stands for; -1: none */
 	struct hist_fields fields;	/* -F: the columns, in order (n 0: none) */
 	struct hist_cells cells;
@@ -321,6 +325,10 @@ static void print_rows(struct rows_out *o)
 	pthread_t th;
 
 	o->nchunk = (o->n + ROWS_CHUNK - 1) / ROWS_CHUNK;
+	/* a mispredict cell shows what the row before it did (perf's static): in order */
+	for (int i = 0; i < o->r->nsort; i++)
+		if (o->r->sort[i] == TALLY_HIST_MISPREDICT)
+			min = SIZE_MAX;
 	if (o->n < min || !cli_two_threads() || !(o->buf = calloc(o->nchunk, sizeof(*o->buf)))) {
 		for (size_t k = 0; k < o->n; k++)
 			print_row(stdout, o, &o->rows[k]);
@@ -544,6 +552,53 @@ static int parse_fields(struct report *r, const char *spec, const char *sort)
 	return 0;
 }
 
+/*
+ * Branch mode, as perf decides it (-b, --no-branch-stack, else the file's
+ * header), and what it changes: perf's default keys, no IPC column; the
+ * branch keys refused without it. 0, or the exit status after saying why.
+ */
+static int branch_setup(struct report *r, struct tally_data_reader *rd, int nr_events, int opt,
+			const char *sort, const char *fields, const char *input)
+{
+	r->branch = report_branch_mode(rd, nr_events, opt);
+	if (r->branch && r->mem_mode) {
+		fprintf(stderr, "tally report: branch and mem mode incompatible: --mem-mode with %s "
+			"(--no-branch-stack reads the samples themselves)\n",
+			opt > 0 ? "-b" : "a file whose header says its samples have branch stacks");
+		return 1;
+	}
+	if (r->branch && !report_branch_data(rd, nr_events)) {
+		fprintf(stderr, "tally report: -b but no event of %s has branch stacks "
+			"(PERF_SAMPLE_BRANCH_STACK): was it recorded without -b?\n", input);
+		return 1;
+	}
+	if (!r->branch) {
+		for (int i = 0; i < r->nsort; i++)
+			if (HIST_BRANCH_KEY(r->sort[i])) {
+				fprintf(stderr, "tally report: key '%s' is a branch key: it needs branch mode (-b)\n",
+					hist_keys[r->sort[i]].name);
+				return 129;
+			}
+		return 0;
+	}
+	if (!sort && !fields) {
+		bool parent = r->has_parent;
+
+		if (parse_sort(r, REPORT_BRANCH_SORT))
+			return 1;
+		if (parent)	/* --parent's key, after them as before */
+			add_sort_key(r, K_PARENT);
+	}
+	/* perf 6.1's IPC column of a "symbol" key crashes it in branch mode: none here */
+	if (r->ipc_at >= 0) {
+		memmove(&r->sort[r->ipc_at], &r->sort[r->ipc_at + 1],
+			(size_t)(r->nsort - r->ipc_at - 1) * sizeof(r->sort[0]));
+		r->nsort--;
+		r->ipc_at = -1;
+	}
+	return 0;
+}
+
 static int opt_children(struct cli_parse *p, const struct cli_option *opt, const char *arg)
 {
 	*(int *)opt->value = (int)opt->defval;
@@ -591,10 +646,12 @@ int cmd_report(int argc, char **argv)
 	struct tally_data_reader *rd;
 	TALLY_OPTS(tally_session_stats, st);
 	bool help = false, stdio_ = false, inverted = false, tui = false, no_tui = false;
+	bool branch_history = false;
 	char *text = NULL;	/* the browser's: what --stdio prints */
 	size_t text_len = 0;
 	FILE *tty_out = NULL, *mem = NULL;
 	int children = -1;	/* the last of --children/--no-children wins, as perf */
+	int branch = -1;	/* -b, --no-branch-stack; -1: as the file's header says */
 	const struct cli_option opts[] = {
 		CLI_STRING('i', "input", &input, "FILE", "the perf.data file (default perf.data)"),
 		CLI_STRING(0, "from", &r.from.url, "URL", "a store's profile, http://HOST:8123/?database=DB, instead of a file"),
@@ -629,6 +686,9 @@ int cmd_report(int argc, char **argv)
 		CLI_BOOL('n', "show-nr-samples", &r.show_nr, "a Samples column (the rows' own samples)"),
 		CLI_BOOL(0, "show-total-period", &r.show_period, "a Period column (the rows' own period)"),
 		CLI_BOOL(0, "hierarchy", &r.hierarchy, "a level per sort key, each entry under its parent"),
+		CLI_CALLBACK_F('b', "branch-stack", &branch, NULL, "a row per branch of the samples' branch stacks (default when the file has them)", opt_children, 0, 1),
+		CLI_CALLBACK_F(0, "no-branch-stack", &branch, NULL, "rows of the samples, not their branches", opt_children, 0, 0),
+		CLI_BOOL(0, "branch-history", &branch_history, "perf's branches in the call graphs: not built yet (refused)"),
 		CLI_BOOL(0, "mem-mode", &r.mem_mode, "memory access profile: samples weigh their weights; the mem keys"),
 		CLI_BOOL('q', "quiet", &r.quiet, "rows and graphs only: no '#' lines"),
 		CLI_BOOL('T', "threads", &r.show_threads, "per-thread counts of the events (perf record -s) after the rows"),
@@ -668,6 +728,11 @@ int cmd_report(int argc, char **argv)
 	if (inverted)
 		r.cg.caller = r.cg.order_set = true;
 	r.sort_spec = sort;
+	if (branch_history) {
+		fprintf(stderr, "tally report: --branch-history (the branch stacks in the call graphs) "
+			"is not built yet; -b shows a row per branch\n");
+		return 129;
+	}
 	if (r.hierarchy && fields) {
 		/* perf says so too (and exits 0) */
 		fprintf(stderr, "tally report: --hierarchy and --fields options cannot be used together\n");
@@ -767,11 +832,15 @@ int cmd_report(int argc, char **argv)
 	rd = tally_session__reader(ss);
 	nr_events = tally_session__nr_events(ss);
 	r.ss = ss;
-	r.cells = (struct hist_cells){ .ss = ss, .dsos = r.filter.dsos != NULL };
+	r.mispredict = "N/A";
+	r.cells = (struct hist_cells){ .ss = ss, .dsos = r.filter.dsos != NULL,
+				       .mispredict = &r.mispredict };
 	report_threads_init(&r.threads, rd, nr_events);
 	if (r.header || r.header_only)
 		print_file_header(stdout, rd, input);
 	if (r.header_only)
+		goto out;
+	if ((ret = branch_setup(&r, rd, nr_events, branch, sort, fields, input)))
 		goto out;
 	if (r.mem_mode && !tally_data_reader__is_pipe(rd) && !any_data_src(rd, nr_events)) {
 		fprintf(stderr, "tally report: --mem-mode but no event of %s has data sources "
@@ -780,7 +849,7 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	}
 	/* every event a tracepoint: perf's default key is the trace text */
-	if (!sort && !fields && all_tracepoints(rd, nr_events)) {
+	if (!r.branch && !sort && !fields && all_tracepoints(rd, nr_events)) {
 		r.nsort = 0;
 		add_sort_key(&r, K_TRACE);
 		if (r.has_parent)	/* --parent's key, after it as before */
@@ -818,7 +887,7 @@ int cmd_report(int argc, char **argv)
 					report_offcpu_event(ss) >= 0),
 			   /* text's graphs have one threshold: rows under it print no tree, none is made */
 			   .graph_min = !tui && r.cg.mode == CG_GRAPH ? r.cg.min_percent : 0,
-			   .mem_mode = r.mem_mode);
+			   .mem_mode = r.mem_mode, .branch = r.branch);
 
 		r.filter.sz = sizeof(r.filter);
 		if (!(r.hist = tally_hist__new(ss, &ho)) || tally_hist__set_filter(r.hist, &r.filter) ||
@@ -856,7 +925,8 @@ int cmd_report(int argc, char **argv)
 			ret = 1;
 		goto out;
 	}
-	if (tally_hist__resort(r.hist)) {
+	if (tally_hist__resort(r.hist) ||
+	    (r.branch && report_branch_stats(r.hist, &r.filter, nr_events, &r.brstat))) {
 		fprintf(stderr, "tally report: %s\n", strerror(ENOMEM));
 		ret = 1;
 		goto out;
@@ -881,6 +951,8 @@ int cmd_report(int argc, char **argv)
 		report_threads_print(stdout, &r.threads, pretty && !strcmp(pretty, "raw"));
 	print_unresolved(&r);
 	print_unwind(ss, r.quiet);
+	if (r.branch && !tty_out)	/* perf's last lines */
+		report_branch_print(stdout, &r.brstat);
 	if (tty_out) {
 		int idx[nr_events], n = 0;
 

@@ -34,7 +34,67 @@ const struct hist_key_name hist_keys[K__NR] = {
 	[TALLY_HIST_SYM_DADDR] = { "symbol_daddr", "Data Symbol" },
 	[TALLY_HIST_DSO_DADDR] = { "dso_daddr", "Data Object" },
 	[TALLY_HIST_DCACHELINE] = { "dcacheline", "Data Cacheline" },
+	[TALLY_HIST_SYM_FROM] = { "symbol_from", "Source Symbol" },
+	[TALLY_HIST_SYM_TO] = { "symbol_to", "Target Symbol" },
+	[TALLY_HIST_DSO_FROM] = { "dso_from", "Source Shared Object" },
+	[TALLY_HIST_DSO_TO] = { "dso_to", "Target Shared Object" },
+	[TALLY_HIST_SRCLINE_FROM] = { "srcline_from", "From Source:Line" },
+	[TALLY_HIST_SRCLINE_TO] = { "srcline_to", "To Source:Line" },
+	[TALLY_HIST_MISPREDICT] = { "mispredict", "Branch Mispredicted", 19 },
+	[TALLY_HIST_IN_TX] = { "in_tx", "Branch in transaction", 21 },
+	[TALLY_HIST_CYCLES] = { "cycles", "Basic Block Cycles", 18 },
 };
+
+/* a branch's end: perf's _hist_entry__sym_snprintf of it */
+static int branch_sym(const struct tally_hist_branch_end *b, char *buf, size_t len)
+{
+	if (b->sym)
+		return snprintf(buf, len, "[%c] %s", b->level, b->sym);
+	return snprintf(buf, len, b->addr ? "[%c] 0x%016llx" : "[%c] %016llx", b->level,
+			(unsigned long long)b->addr);
+}
+
+/*
+ * The branch keys' cells, as perf 6.1's sort.c prints them. mispredict
+ * keeps perf's static (c->mispredict): a branch neither predicted nor
+ * mispredicted shows what the row printed before it did ("N/A" first).
+ */
+static int branch_value(const struct hist_cells *c, const struct tally_hist_row *e,
+			enum tally_hist_key k, char *buf, size_t len)
+{
+	const char *na = "N/A", **mp = c->mispredict ? c->mispredict : &na;
+	uint64_t f = e->br_flags;
+
+	switch (k) {
+	case TALLY_HIST_SYM_FROM: return branch_sym(&e->br_from, buf, len);
+	case TALLY_HIST_SYM_TO: return branch_sym(&e->br_to, buf, len);
+	case TALLY_HIST_DSO_FROM:
+	case TALLY_HIST_DSO_TO: {
+		const char *d = (k == TALLY_HIST_DSO_FROM ? &e->br_from : &e->br_to)->dso;
+
+		return snprintf(buf, len, "%s", d ? d : "[unknown]");
+	}
+	case TALLY_HIST_SRCLINE_FROM:
+	case TALLY_HIST_SRCLINE_TO: {
+		const char *l = (k == TALLY_HIST_SRCLINE_FROM ? &e->br_from : &e->br_to)->srcline;
+
+		return snprintf(buf, len, "%s", l ? l : "??:0");
+	}
+	case TALLY_HIST_MISPREDICT:
+		if (f >> 1 & 1)
+			*mp = "N";
+		else if (f & 1)
+			*mp = "Y";
+		return snprintf(buf, len, "%s", *mp);
+	case TALLY_HIST_IN_TX: return snprintf(buf, len, "%s", f >> 2 & 1 ? "T" : ".");
+	case TALLY_HIST_CYCLES:
+		if (!(f >> 4 & 0xffff))
+			return snprintf(buf, len, "-");
+		return snprintf(buf, len, "%hd", (short)(f >> 4 & 0xffff));	/* perf's "%hd" */
+	default:
+		return snprintf(buf, len, "?");
+	}
+}
 
 static int fmt_addr(char *buf, size_t len, char level, uint64_t addr);
 
@@ -148,7 +208,8 @@ static int value(const struct hist_cells *c, const struct tally_hist_row *e,
 	case K_SRCLINE: return snprintf(buf, len, "%s", e->srcline ? e->srcline : "??:0");
 	case K_PARENT: return snprintf(buf, len, "%s", e->parent ? e->parent : "[other]");
 	case K_TRACE: return snprintf(buf, len, "%s", e->trace ? e->trace : "");
-	default: return mem_value(e, k, buf, len);
+	default:
+		return HIST_BRANCH_KEY(k) ? branch_value(c, e, k, buf, len) : mem_value(e, k, buf, len);
 	}
 }
 
@@ -167,6 +228,33 @@ static const char *key_text(const struct tally_hist_row *e, enum tally_hist_key 
 	case K_TRACE: return e->trace ? e->trace : "";
 	default: return NULL;
 	}
+}
+
+/*
+ * perf's hists__calc_col_len of a branch key: a symbol's name and 4, 22
+ * unresolved; a DSO's name where the symbol resolved, else 16; a source
+ * line's; the flags' and cycles' headers alone.
+ */
+static int branch_width(const struct tally_hist_row *rows, size_t n, enum tally_hist_key k, int w)
+{
+	if (hist_keys[k].width)
+		return w > hist_keys[k].width ? w : hist_keys[k].width;
+	for (size_t i = 0; i < n; i++) {
+		bool from = k == TALLY_HIST_SYM_FROM || k == TALLY_HIST_DSO_FROM ||
+			    k == TALLY_HIST_SRCLINE_FROM;
+		const struct tally_hist_branch_end *b = from ? &rows[i].br_from : &rows[i].br_to;
+		int l;
+
+		if (k == TALLY_HIST_SRCLINE_FROM || k == TALLY_HIST_SRCLINE_TO)
+			l = (int)strlen(b->srcline ? b->srcline : "??:0");
+		else if (k == TALLY_HIST_SYM_FROM || k == TALLY_HIST_SYM_TO)
+			l = b->sym ? (int)strlen(b->sym) + 4 : 22;
+		else
+			l = b->sym && b->dso ? (int)strlen(b->dso) : 16;
+		if (l > w)
+			w = l;
+	}
+	return w;
 }
 
 int hist_key_width(const struct hist_cells *c, const struct tally_hist_row *rows, size_t n,
@@ -196,6 +284,8 @@ int hist_key_width(const struct hist_cells *c, const struct tally_hist_row *rows
 	}
 	if (k == K_SYM_DADDR || k == K_DSO_DADDR || k == K_DCACHELINE)
 		return w;
+	if (HIST_BRANCH_KEY(k))
+		return branch_width(rows, n, k, w);
 	/*
 	 * perf measures a trace text only once a comparison made it: a lone
 	 * row never is, and is cut to the header's width.
@@ -268,7 +358,8 @@ void hist_key_put(struct line *ln, const struct hist_cells *c, const struct tall
 	 */
 	put_cell(ln, c, e, k, width, last && (k == K_SYM || k == K_SRCLINE || k == K_TRACE ||
 					      k == K_LOCKED || k == K_BLOCKED || k == K_SYM_DADDR ||
-					      k == K_DCACHELINE) ? 0 : width);
+					      k == K_DCACHELINE || k == TALLY_HIST_SYM_FROM ||
+					      k == TALLY_HIST_SYM_TO) ? 0 : width);
 }
 
 void hist_key_put_level(struct line *ln, const struct hist_cells *c,

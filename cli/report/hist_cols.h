@@ -34,7 +34,10 @@
 #define K_SYM_DADDR TALLY_HIST_SYM_DADDR
 #define K_DSO_DADDR TALLY_HIST_DSO_DADDR
 #define K_DCACHELINE TALLY_HIST_DCACHELINE
-#define HIST_MEM_MODE_KEY(k) (((k) >= K_MEM && (k) <= K_DPAGE) || (k) >= K_SYM_DADDR)
+#define HIST_MEM_MODE_KEY(k) (((k) >= K_MEM && (k) <= K_DPAGE) || \
+			      ((k) >= K_SYM_DADDR && (k) <= K_DCACHELINE))
+/* the keys of branch mode alone (perf's bstack_sort_dimensions) */
+#define HIST_BRANCH_KEY(k) ((k) >= TALLY_HIST_SYM_FROM && (k) <= TALLY_HIST_CYCLES)
 
 struct tally_session;
 
@@ -49,6 +52,11 @@ extern const struct hist_key_name hist_keys[TALLY_HIST_KEY__NR];
 struct hist_cells {
 	struct tally_session *ss;	/* pid and comm: the thread's name at the end */
 	bool dsos;			/* --dsos given: an unresolved row does not widen DSO */
+	/*
+	 * The last mispredict cell printed (perf's static: a branch neither
+	 * predicted nor mispredicted shows it); NULL: "N/A" for those.
+	 */
+	const char **mispredict;
 };
 
 /* A key column's width over rows[0..n): its header's, or its widest value. */

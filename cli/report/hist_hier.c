@@ -57,6 +57,37 @@ static int mem_cmp(const struct tally_hist_row *a, const struct tally_hist_row *
 	}
 }
 
+/* the branch keys: a level's entry per distinct value (its symbol by its name and DSO) */
+static int branch_cmp(const struct tally_hist_row *a, const struct tally_hist_row *b,
+		      enum tally_hist_key k)
+{
+	bool from = k == TALLY_HIST_SYM_FROM || k == TALLY_HIST_DSO_FROM || k == TALLY_HIST_SRCLINE_FROM;
+	const struct tally_hist_branch_end *x = from ? &a->br_from : &a->br_to;
+	const struct tally_hist_branch_end *y = from ? &b->br_from : &b->br_to;
+	int c;
+
+	switch (k) {
+	case TALLY_HIST_SYM_FROM:
+	case TALLY_HIST_SYM_TO:
+		if (!x->sym || !y->sym)
+			return x->sym || y->sym ? (x->sym ? -1 : 1) : u64_cmp(x->raw, y->raw);
+		return (c = strcmp(x->sym, y->sym)) ? c : strcmp_null(x->dso, y->dso);
+	/* perf's orders at equal shares: the DSOs' names and cycles the higher first */
+	case TALLY_HIST_DSO_FROM:
+	case TALLY_HIST_DSO_TO:
+		if (!x->dso || !y->dso)
+			return x->dso == y->dso ? 0 : x->dso ? 1 : -1;	/* no map first */
+		return strcmp(y->dso, x->dso);
+	case TALLY_HIST_SRCLINE_FROM:
+	case TALLY_HIST_SRCLINE_TO:
+		return strcmp(x->srcline ? x->srcline : "??:0", y->srcline ? y->srcline : "??:0");
+	case TALLY_HIST_MISPREDICT: return u64_cmp(a->br_flags & 3, b->br_flags & 3);
+	case TALLY_HIST_IN_TX: return u64_cmp(a->br_flags >> 2 & 1, b->br_flags >> 2 & 1);
+	case TALLY_HIST_CYCLES: return u64_cmp(b->br_flags >> 4 & 0xffff, a->br_flags >> 4 & 0xffff);
+	default: return 0;
+	}
+}
+
 /*
  * One level's key: perf's sort order (names) where it has one, and its
  * identity after (a symbol is its name in its DSO at its address, as
@@ -86,7 +117,7 @@ static int key_cmp(const struct tally_hist_row *a, const struct tally_hist_row *
 	case TALLY_HIST_SRCLINE: return strcmp_null(a->srcline, b->srcline);
 	case TALLY_HIST_PARENT: return strcmp_null(a->parent, b->parent);
 	case TALLY_HIST_TRACE: return strcmp_null(a->trace, b->trace);
-	default: return mem_cmp(a, b, k);
+	default: return HIST_BRANCH_KEY(k) ? branch_cmp(a, b, k) : mem_cmp(a, b, k);
 	}
 }
 

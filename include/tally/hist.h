@@ -81,6 +81,23 @@ enum tally_hist_key {
 	TALLY_HIST_SYM_DADDR,	/* the data address (named by the data object holding it) */
 	TALLY_HIST_DSO_DADDR,	/* the file mapped at the data address */
 	TALLY_HIST_DCACHELINE,	/* the data address's cache line (perf's dcacheline) */
+	/*
+	 * Added in 0.5, branch mode's (opts.branch): a row is a branch of
+	 * the samples' branch stacks, keyed by its source and target (each
+	 * looked up in the user's maps, then the kernel's: perf's [.], [k],
+	 * [H] for neither), its flags and cycles, compared as perf 6.1's.
+	 * The keys end below TALLY_HIST_BY_SELF: perf's abort key has no
+	 * room here.
+	 */
+	TALLY_HIST_SYM_FROM,
+	TALLY_HIST_SYM_TO,
+	TALLY_HIST_DSO_FROM,
+	TALLY_HIST_DSO_TO,
+	TALLY_HIST_SRCLINE_FROM,
+	TALLY_HIST_SRCLINE_TO,
+	TALLY_HIST_MISPREDICT,	/* perf's compare says only equal or not (no order) */
+	TALLY_HIST_IN_TX,	/* likewise */
+	TALLY_HIST_CYCLES,
 	TALLY_HIST_KEY__NR,
 };
 
@@ -159,9 +176,16 @@ struct tally_hist_opts {
 	 * none), not its period, in rows and totals. Added in 0.5.
 	 */
 	bool mem_mode;
+	/*
+	 * perf's branch mode (report -b): each entry of a sample's branch
+	 * stack counts as a sample of period 1 (the sample itself does
+	 * not), its row keyed as the branch keys say; the sym and dso keys
+	 * are the target's. Added in 0.5.
+	 */
+	bool branch;
 	size_t :0;
 };
-#define tally_hist_opts__last_field mem_mode
+#define tally_hist_opts__last_field branch
 
 /*
  * A histogram of ss's samples (ss outlives it: its address spaces
@@ -308,9 +332,23 @@ struct tally_hist_row {
 	 */
 	uint64_t data_cacheline;
 	bool data_mapped;
+	/*
+	 * Branch mode's (opts.branch), the row's first branch: its source
+	 * and target as perf's branch keys show them (the symbol, NULL
+	 * unresolved; the DSO's shown name, NULL without a map; the address
+	 * map-relative, absolute without a map; the level '.', 'k' or 'H'
+	 * for no map; the source line, NULL unknown), the raw addresses
+	 * and the flags word of its struct perf_branch_entry.
+	 */
+	struct tally_hist_branch_end {
+		const char *sym, *dso, *srcline;
+		uint64_t addr, raw;
+		char level;
+	} br_from, br_to;
+	uint64_t br_flags;
 	size_t :0;
 };
-#define tally_hist_row__last_field data_mapped
+#define tally_hist_row__last_field br_flags
 
 /* The rows of event shown under the filter. */
 TALLY_API size_t tally_hist__nr_rows(const struct tally_hist *h, int event);

@@ -136,6 +136,45 @@ static inline struct hist_ev *event_of(struct tally_hist *h, int idx)
 }
 
 /*
+ * perf's branch mode: each branch of the sample's stack counts as a
+ * sample of period 1 (perf's "pseudo period"), a shape of its own keyed
+ * by its ends and flags at its target; the sample itself counts not.
+ */
+static int branch_add(struct tally_hist *h, const struct tally_session_sample *ts,
+		      struct hist_ev *hs, uint64_t count)
+{
+	const struct tally_sample *smp = ts->sample;
+	const struct perf_branch_entry *be = smp->branch_stack.entries;
+	const char *comm = tally__session_sample_comm(h->ss, ts);
+	const char *trace = h->need_trace ? tally__session_sample_trace(h->ss, ts) : NULL;
+	struct tally_sample one = { .pid = smp->pid, .tid = smp->tid, .cpu = smp->cpu };
+
+	if (!(ts->event->sample_type & PERF_SAMPLE_BRANCH_STACK) || !be)
+		return 0;
+	if (!(ts->event->sample_type & PERF_SAMPLE_CPU))
+		one.cpu = (uint32_t)-1;
+	for (uint64_t i = 0; i < smp->branch_stack.nr; i++) {
+		struct hist_mem m = { .bfrom = be[i].from, .bto = be[i].to, .cpumode = ts->mode };
+		int fresh;
+
+		/* the bit fields' word, as the file has it (BR_* read it) */
+		memcpy(&m.bflags, (const char *)&be[i] + 2 * sizeof(uint64_t), sizeof(m.bflags));
+		one.ip = be[i].to;
+		fresh = shape_add(h, ts->attr, comm, trace, &one, ts->mode, &m, count, count);
+		if (fresh < 0)
+			return fresh;
+		hs->samples += count;
+		hs->total += count;
+		if (!fresh)
+			continue;
+		hs->nshapes++;
+		h->shapes[h->last_shape]->nr = 0;
+		tally__session_branch_resolve(h->ss, h->res, ts, be[i].from, be[i].to);
+	}
+	return 0;
+}
+
+/*
  * count samples of ts's shape whose periods sum to ts->period: what the
  * session resolved of it (its thread's name, its trace text, a new
  * shape's addresses) keyed and counted
@@ -169,6 +208,12 @@ static int hist_add(struct tally_hist *h, const struct tally_session_sample *ts,
 			.sample_type = a->sample_type, .type = a->type, .config = a->config,
 			.freq = a->freq, .period = a->freq ? 0 : a->sample_period,
 		};
+	if (smp->time < h->t_first || !h->t_first)
+		h->t_first = smp->time;
+	if (smp->time > h->t_last)
+		h->t_last = smp->time;
+	if (h->branch)
+		return branch_add(h, ts, hs, count);
 	period = ts->period;
 	if (h->need_mem || h->mem_mode) {
 		bool wst = a->sample_type & PERF_SAMPLE_WEIGHT_STRUCT;
@@ -187,10 +232,6 @@ static int hist_add(struct tally_hist *h, const struct tally_session_sample *ts,
 	}
 	hs->samples += count;
 	hs->total += period;
-	if (smp->time < h->t_first || !h->t_first)
-		h->t_first = smp->time;
-	if (smp->time > h->t_last)
-		h->t_last = smp->time;
 	/* no chain needed anywhere: a shape is its ip */
 	if (!(a->sample_type & PERF_SAMPLE_CALLCHAIN) || h->no_chain)
 		chain.callchain.nr = 0;
@@ -558,8 +599,9 @@ struct tally_hist *tally_hist__new(struct tally_session *ss, const struct tally_
 	if (nkeys < 0 || nkeys > K__NR)	/* no key: one row of every sample (-F overhead) */
 		return tally__err_ptr(EINVAL);
 	for (int i = 0; i < nkeys; i++)
-		if ((unsigned)keys[i] >= K__NR)
-			return tally__err_ptr(EINVAL);
+		if ((unsigned)keys[i] >= K__NR ||
+		    (BRANCH_KEY(keys[i]) && !TALLY_OPTS_GET(opts, branch, false)))
+			return tally__err_ptr(EINVAL);	/* a branch key: of branch mode's rows */
 	if (!(h = calloc(1, sizeof(*h))))
 		return tally__err_ptr(ENOMEM);
 	if (!(h->scr = malloc(sizeof(*h->scr)))) {
@@ -570,12 +612,13 @@ struct tally_hist *tally_hist__new(struct tally_session *ss, const struct tally_
 	memcpy(h->sort, keys, (size_t)nkeys * sizeof(*keys));
 	h->nsort = nkeys;
 	for (int i = 0; i < nkeys; i++) {
-		srcline |= keys[i] == K_SRCLINE;
+		srcline |= keys[i] == K_SRCLINE || keys[i] == K_SRCLINE_FROM || keys[i] == K_SRCLINE_TO;
 		h->has_parent |= keys[i] == K_PARENT;
 		h->need_trace |= keys[i] == K_TRACE;
-		h->need_mem |= keys[i] >= K_MEM;
+		h->need_mem |= keys[i] >= K_MEM && !BRANCH_KEY(keys[i]);
 	}
 	h->mem_mode = TALLY_OPTS_GET(opts, mem_mode, false);
+	h->branch = TALLY_OPTS_GET(opts, branch, false);
 	for (int i = 0; i < nkeys; i++)
 		h->need_daddr |= keys[i] == K_SYM_DADDR || keys[i] == K_DSO_DADDR ||
 				 keys[i] == K_DCACHELINE;
@@ -710,7 +753,15 @@ int tally_hist__row(const struct tally_hist *h, int event, size_t i, struct tall
 		.data_dso = e->dw ? e->dw->dso : NULL, .data_object = e->dw && e->dw->object,
 		.data_off = e->dw ? e->dw->object_symoff : 0,
 		.data_cacheline = cl_of(e), .data_mapped = e->dw && e->dw->map,
+		.br_flags = e->m.bflags,
 	};
+
+	if (e->bf && e->bt) {
+		v.br_from = (struct tally_hist_branch_end){ .sym = e->bf->sym, .dso = e->bf->dso,
+			.srcline = e->bf->srcline, .addr = e->bf->addr, .raw = e->m.bfrom, .level = e->blf };
+		v.br_to = (struct tally_hist_branch_end){ .sym = e->bt->sym, .dso = e->bt->dso,
+			.srcline = e->bt->srcline, .addr = e->bt->addr, .raw = e->m.bto, .level = e->blt };
+	}
 
 	memcpy(out, &v, sz);
 	return 0;

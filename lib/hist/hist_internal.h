@@ -16,6 +16,8 @@
 struct hist_mem {
 	uint64_t data_src, phys_addr, dpage, cpage, weight, ins_lat, addr;
 	uint64_t cpumode;		/* the sample's (dcacheline groups by it) */
+	/* branch mode's branch: its addresses and perf_branch_entry's flags word */
+	uint64_t bfrom, bto, bflags;
 };
 
 /*

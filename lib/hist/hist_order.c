@@ -92,8 +92,9 @@ static __attribute__((always_inline)) inline int cmp_rows(const void *pa, const 
 		/* perf's sort__sym_sort: two unresolved rows tie (the input order decides) */
 		if (h->sort[i] == K_SYM && !a->sym && !b->sym)
 			continue;
+		/* perf's "not equal" of a flag key puts the new row left of the other (first) */
 		if ((c = cmp_key(a, b, h->sort[i])))
-			return c;
+			return FLAG_KEY(h->sort[i]) ? -c : c;
 	}
 	return 0;
 }
@@ -307,20 +308,49 @@ static int cmp_rows_rank(const void *pa, const void *pb, void *arg)
  * when its caller-above-callee rule holds between every two rows (one
  * thread, each with a call graph).
  */
-static bool in_transitive(struct entry **e, size_t n)
+static bool span_ok(uint64_t lo, uint64_t hi)
 {
-	uint64_t lo = UINT64_MAX, hi = 0;
+	return lo > hi || hi - lo <= (uint64_t)INT64_MAX;
+}
 
-	for (size_t i = 0; i < n; i++)
+/* a flag key (equal or not) orders nothing: perf's trees decide */
+static bool flag_keys(const struct tally_hist *h)
+{
+	for (int i = 0; i < h->nsort; i++)
+		if (FLAG_KEY(h->sort[i]))
+			return true;
+	return false;
+}
+
+static bool in_transitive(const struct tally_hist *h, struct entry **e, size_t n)
+{
+	uint64_t lo = UINT64_MAX, hi = 0, blo = UINT64_MAX, bhi = 0;
+
+	if (flag_keys(h))
+		return false;
+	for (size_t i = 0; i < n; i++) {
 		if (!e[i]->sym) {
 			lo = e[i]->addr < lo ? e[i]->addr : lo;
 			hi = e[i]->addr > hi ? e[i]->addr : hi;
 		}
-	return lo > hi || hi - lo <= (uint64_t)INT64_MAX;
+		/* branch mode's unresolved ends compare by their addresses likewise */
+		for (int k = 0; h->branch && k < 2; k++) {
+			const struct where *w = k ? e[i]->bt : e[i]->bf;
+			uint64_t a = k ? e[i]->m.bto : e[i]->m.bfrom;
+
+			if (w && !w->sym) {
+				blo = a < blo ? a : blo;
+				bhi = a > bhi ? a : bhi;
+			}
+		}
+	}
+	return span_ok(lo, hi) && span_ok(blo, bhi);
 }
 
 static bool rows_transitive(const struct tally_hist *h, struct entry **e, size_t n)
 {
+	if (flag_keys(h))
+		return false;
 	if (!h->children || !h->graph)
 		return true;
 	for (size_t i = 0; i < n; i++)
@@ -510,7 +540,7 @@ static void rank_entries(struct order_ctx *o, struct entry **in, size_t n, uint3
 		in[j]->pre = 0;
 	for (int i = 0; i < h->nsort; i++)
 		sym |= h->sort[i] == K_SYM;
-	for (int i = 0; i < h->nsort && h->sort[i] != K_SYM; i++) {
+	for (int i = 0; i < h->nsort && h->sort[i] != K_SYM && !FLAG_KEY(h->sort[i]); i++) {
 		long d = rank_key(in, n, h->sort[i], tmp);
 		int b = 0;
 
@@ -599,7 +629,7 @@ static int perf_order(const struct tally_hist *h, struct hist_ev *hs)
 	void *kb = keys_packed(&o) ? malloc(n * (sizeof(struct row_key) > sizeof(struct in_key) ?
 						sizeof(struct row_key) : sizeof(struct in_key))) : NULL;
 
-	if (in_transitive(in, n)) {
+	if (in_transitive(h, in, n)) {
 		in_order(&o, hs, in, out, n);
 	} else {
 		free(hs->in);

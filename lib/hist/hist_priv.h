@@ -39,7 +39,20 @@
 #define K_SYM_DADDR TALLY_HIST_SYM_DADDR
 #define K_DSO_DADDR TALLY_HIST_DSO_DADDR
 #define K_DCACHELINE TALLY_HIST_DCACHELINE
+#define K_SYM_FROM TALLY_HIST_SYM_FROM
+#define K_SYM_TO TALLY_HIST_SYM_TO
+#define K_DSO_FROM TALLY_HIST_DSO_FROM
+#define K_DSO_TO TALLY_HIST_DSO_TO
+#define K_SRCLINE_FROM TALLY_HIST_SRCLINE_FROM
+#define K_SRCLINE_TO TALLY_HIST_SRCLINE_TO
+#define K_MISPREDICT TALLY_HIST_MISPREDICT
+#define K_IN_TX TALLY_HIST_IN_TX
+#define K_CYCLES TALLY_HIST_CYCLES
 #define K__NR TALLY_HIST_KEY__NR
+
+/* a branch key, and one whose compare says only equal or not (perf's: no order) */
+#define BRANCH_KEY(k) ((k) >= K_SYM_FROM && (k) <= K_CYCLES)
+#define FLAG_KEY(k) ((k) == K_MISPREDICT || (k) == K_IN_TX)
 
 struct entry {
 	const char *comm;
@@ -58,6 +71,8 @@ struct entry {
 	uint64_t addr;			/* map-relative; an unresolved frame's ip */
 	struct hist_mem m;		/* its first sample's (the mem keys) */
 	const struct where *dw;		/* where its data address resolved (the data keys) */
+	const struct where *bf, *bt;	/* branch mode: where its branch's ends resolved */
+	char blf, blt;			/* their levels: '.', 'k', 'H' (no map) */
 	uint64_t self, children;
 	uint64_t nself;			/* its own samples */
 	uint64_t last_sample;		/* children: once per sample */
@@ -139,6 +154,7 @@ struct tally_hist {
 	bool need_mem;			/* a mem key: shapes keyed by their PMU fields */
 	bool mem_mode;			/* opts': a sample counts its weight */
 	bool need_daddr;		/* a data address key: dres resolves them */
+	bool branch;			/* opts': a row is a branch of the stacks */
 	struct resolver *dres;		/* data addresses (the session's, over data objects too) */
 	bool rows_stale;		/* a filter or graph change: the rows made again */
 	regex_t parent_re;
@@ -254,6 +270,59 @@ static inline int cmp_mem(const struct entry *a, const struct entry *b, enum tal
 	}
 }
 
+/*
+ * perf's sort__sym_from_cmp (and _to): two unresolved ends by their
+ * addresses, a resolved one first, two symbols by their starts in their
+ * files (perf's _sort__sym_cmp: whatever their DSOs), each difference as
+ * an int64.
+ */
+static inline uint64_t bsym_start(const struct where *w)
+{
+	/* perf's sym->start: the symbol's place in its file (its section's offset, not address) */
+	return w->addr - w->object_symoff;
+}
+
+static inline int cmp_bsym(const struct where *a, const struct where *b, uint64_t aa, uint64_t ba)
+{
+	if (!a->sym && !b->sym)
+		return sgn64((int64_t)(aa - ba));
+	if (!a->sym || !b->sym)
+		return b->sym ? 1 : -1;
+	return sgn64((int64_t)(bsym_start(a) - bsym_start(b)));
+}
+
+/* the flags word of a perf_branch_entry: mispred, predicted, in_tx, abort, cycles */
+#define BR_MISPRED(f) ((f) & 1)
+#define BR_PREDICTED(f) ((f) >> 1 & 1)
+#define BR_IN_TX(f) ((f) >> 2 & 1)
+#define BR_CYCLES(f) ((f) >> 4 & 0xffff)
+
+/* the branch keys, as perf 6.1's sort.c (perf's cmp(b, a), as cmp_key) */
+static inline int cmp_branch(const struct entry *a, const struct entry *b, enum tally_hist_key k)
+{
+	const char *sa, *sb;
+
+	switch (k) {
+	case K_SYM_FROM: return cmp_bsym(a->bf, b->bf, a->m.bfrom, b->m.bfrom);
+	case K_SYM_TO: return cmp_bsym(a->bt, b->bt, a->m.bto, b->m.bto);
+	/* _sort__dso_cmp of the maps the other way round from dso's */
+	case K_DSO_FROM: return -strcmp_null(a->bf->dso, b->bf->dso);
+	case K_DSO_TO: return -strcmp_null(a->bt->dso, b->bt->dso);
+	case K_SRCLINE_FROM:
+	case K_SRCLINE_TO:
+		sa = (k == K_SRCLINE_FROM ? a->bf : a->bt)->srcline;
+		sb = (k == K_SRCLINE_FROM ? b->bf : b->bt)->srcline;
+		return strcmp(sa ? sa : "??:0", sb ? sb : "??:0");
+	/* equal or not: 1 either way (the output order turns it: cmp_rows) */
+	case K_MISPREDICT:
+		return BR_MISPRED(a->m.bflags) != BR_MISPRED(b->m.bflags) ||
+		       BR_PREDICTED(a->m.bflags) != BR_PREDICTED(b->m.bflags);
+	case K_IN_TX: return BR_IN_TX(a->m.bflags) != BR_IN_TX(b->m.bflags);
+	case K_CYCLES: return sgn64((int64_t)BR_CYCLES(b->m.bflags) - (int64_t)BR_CYCLES(a->m.bflags));
+	default: return 0;
+	}
+}
+
 static __attribute__((always_inline)) inline int cmp_key(const struct entry *a, const struct entry *b,
 							 enum tally_hist_key k)
 {
@@ -288,7 +357,7 @@ static __attribute__((always_inline)) inline int cmp_key(const struct entry *a, 
 	case K_TRACE:
 		return a->trace == b->trace ? 0 : strcmp_null(a->trace, b->trace);
 	default:
-		return cmp_mem(a, b, k);
+		return BRANCH_KEY(k) ? cmp_branch(a, b, k) : cmp_mem(a, b, k);
 	}
 }
 

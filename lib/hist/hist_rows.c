@@ -15,6 +15,7 @@
 #include "internal.h"
 #include "hist_priv.h"
 #include "hist_graph.h"
+#include "resolved_internal.h"
 
 static struct entry *entry_new(struct tally_hist *h)
 {
@@ -97,6 +98,16 @@ uint64_t tally__hist_mem_ident(const struct entry *e, enum tally_hist_key k)
 	case K_DSO_DADDR: return e->dw ? e->dw->dso_hash : 0;
 	case K_DCACHELINE: return cl_of(e) ^ e->m.cpumode << 1 ^ (e->dw && e->dw->map) ^
 				  (uint64_t)(uint32_t)e->pid << 32;
+	/* a symbol is its start (perf's compare), an unresolved end its address */
+	case K_SYM_FROM: return e->bf->sym ? bsym_start(e->bf) ^ 1ull << 63 : e->m.bfrom;
+	case K_SYM_TO: return e->bt->sym ? bsym_start(e->bt) ^ 1ull << 63 : e->m.bto;
+	case K_DSO_FROM: return e->bf->dso_hash;
+	case K_DSO_TO: return e->bt->dso_hash;
+	case K_SRCLINE_FROM: return e->bf->srcline_hash;
+	case K_SRCLINE_TO: return e->bt->srcline_hash;
+	case K_MISPREDICT: return e->m.bflags & 3;
+	case K_IN_TX: return BR_IN_TX(e->m.bflags);
+	case K_CYCLES: return BR_CYCLES(e->m.bflags);
 	default: return 0;
 	}
 }
@@ -274,6 +285,20 @@ static void frame_key(struct entry *key, const struct where *w, uint64_t ip, cha
 
 /* ---- shapes ---- */
 
+/*
+ * Where the shape's address resolved; in branch mode its branch's ends
+ * into key too (the address is the target's, as perf's al there).
+ */
+static const struct where *branch_ends(struct tally_hist *h, const struct shape *x,
+				       struct entry *key)
+{
+	if (!h->branch)
+		return tally__resolver_get(h->res, x->pid, x->tid, x->ip, x->mode);
+	key->bf = tally__session_branch_where(h->res, x->pid, x->tid, x->m.bfrom, &key->blf);
+	key->bt = tally__session_branch_where(h->res, x->pid, x->tid, x->m.bto, &key->blt);
+	return key->bf ? key->bt : NULL;
+}
+
 
 /* ---- rows ---- */
 
@@ -387,10 +412,12 @@ int tally__hist_shape(struct tally_hist *h, const struct shape *x, uint64_t peri
 	tally__chain_modes(&smp, modes);
 	if (h->has_parent)
 		key.parent = find_parent(h, x, modes);
-	w = tally__resolver_get(h->res, x->pid, x->tid, x->ip, x->mode);
+	w = branch_ends(h, x, &key);
 	if (!w)
 		return -ENOMEM;
 	key_where(&key, w);
+	if (h->branch)	/* perf's al->level there: the sample's */
+		key.mode = x->mode == TALLY_CPUMODE_KERNEL || x->mode == TALLY_CPUMODE_GUEST_KERNEL ? 'k' : '.';
 	if (h->need_daddr && !(key.dw = tally__resolver_get(h->dres, x->pid, x->tid, x->m.addr, x->mode)))
 		return -ENOMEM;
 	pass = shown(h, &key);
@@ -464,13 +491,15 @@ int tally__hist_graph_shape(struct tally_hist *h, const struct shape *x, uint64_
 			     .trace = x->trace, .pid = x->pid, .tid = x->tid, .cpu = x->cpu,
 			     .m = x->m };
 	struct entry *self;
-	struct where *w = tally__resolver_get(h->res, x->pid, x->tid, x->ip, x->mode);
+	const struct where *w = branch_ends(h, x, &key);
 	size_t n = 0;
 	char prev_mode;
 
 	if (!w)
 		return -ENOMEM;
 	key_where(&key, w);
+	if (h->branch)
+		key.mode = x->mode == TALLY_CPUMODE_KERNEL || x->mode == TALLY_CPUMODE_GUEST_KERNEL ? 'k' : '.';
 	if (h->need_daddr && !(key.dw = tally__resolver_get(h->dres, x->pid, x->tid, x->m.addr, x->mode)))
 		return -ENOMEM;
 	self = hist_find(h, hs, &key);

@@ -260,10 +260,10 @@ struct where *tally__resolver_get(struct resolver *r, int32_t pid, int32_t tid, 
 	/* a kernel map shows the address itself (a KSYMBOL map's map_ip is an offset), as perf */
 	e->w.addr = ai.map && !ai.map->ksym ? ai.map_ip : ip;
 	e->w.object = ai.sym && ai.sym->object;
-	if (e->w.object && ai.map) {
+	if (e->w.object && ai.map)
 		e->w.object_off = ai.sym_off + ai.map->pgoff - ai.map->start;
+	if (ai.sym)
 		e->w.object_symoff = ai.sym_off;
-	}
 	e->w.dso_hash = tally__fnv_str(FNV_BASIS, e->w.dso);
 	e->w.sym_hash = tally__fnv_str(FNV_BASIS, e->w.sym);
 	if (r->srcline) {

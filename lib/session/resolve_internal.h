@@ -67,6 +67,7 @@ struct where {
 	 * perf's offset for it (hist_entry__sym_snprintf): the entry's ip less
 	 * the symbol's start mapped. A sample's own ip is map-relative there
 	 * (pgoff - start + off), a chain frame's absolute (the offset itself).
+	 * object_symoff is the address less its symbol's start for any symbol.
 	 */
 	uint64_t object_off, object_symoff;
 };

@@ -53,6 +53,19 @@ uint32_t tally__session_sample_resolve(struct tally_session *s, struct resolver 
 				       const struct tally_session_sample *ts, uint32_t nr);
 
 /*
+ * A branch's end as perf resolves it (its cpumode is not the sample's:
+ * a branch may cross from user to kernel): in ts's thread's maps, else
+ * the kernel's. *level: '.', 'k', or perf's 'H' where neither holds it
+ * (the user's where returned, no map). NULL without memory. At the
+ * sample's time (tally__session_branch_resolve), the user lookups are
+ * made with the maps as then; later asks find them.
+ */
+struct where *tally__session_branch_where(struct resolver *r, int32_t pid, int32_t tid,
+					  uint64_t addr, char *level);
+void tally__session_branch_resolve(struct tally_session *s, struct resolver *r,
+				   const struct tally_session_sample *ts, uint64_t from, uint64_t to);
+
+/*
  * The session's resolver for these options, made at the first ask, held
  * until tally__session_resolver_put (the session frees it at close).
  * NULL without memory.

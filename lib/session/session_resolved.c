@@ -92,3 +92,27 @@ uint32_t tally__session_sample_resolve(struct tally_session *s, struct resolver 
 	}
 	return nr;
 }
+
+struct where *tally__session_branch_where(struct resolver *r, int32_t pid, int32_t tid,
+					  uint64_t addr, char *level)
+{
+	struct where *u = tally__resolver_get(r, pid, tid, addr, TALLY_CPUMODE_USER), *k;
+
+	*level = '.';
+	if (!u || u->map)
+		return u;
+	/* perf's thread__find_cpumode_addr_location: user, kernel, then the guest's ('H') */
+	k = tally__resolver_get(r, pid, tid, addr, TALLY_CPUMODE_KERNEL);
+	*level = k && k->map ? 'k' : 'H';
+	return k && k->map ? k : u;
+}
+
+void tally__session_branch_resolve(struct tally_session *s, struct resolver *r,
+				   const struct tally_session_sample *ts, uint64_t from, uint64_t to)
+{
+	int32_t pid = (int32_t)ts->sample->pid, tid = (int32_t)ts->sample->tid;
+
+	(void)s;
+	tally__resolver_get(r, pid, tid, from, TALLY_CPUMODE_USER);
+	tally__resolver_get(r, pid, tid, to, TALLY_CPUMODE_USER);
+}

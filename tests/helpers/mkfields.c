@@ -13,10 +13,17 @@
  *   mkfields OUT hwidx   the same with the branch stack's hw_idx (Linux 5.7)
  *   mkfields OUT pf      page-faults with ADDR: the data addresses named by
  *                        this program's own symbols
+ *   mkfields OUT br      branch stacks of 4 to 16 entries (every flag, cycles,
+ *                        type), inside this program, into and out of libc (its
+ *                        code mapped where this process has it), the kernel
+ *                        (its map as perf record writes it) and no map; the
+ *                        BRANCH_STACK header feature
+ *   mkfields OUT brhw    the same with PERF_SAMPLE_BRANCH_HW_INDEX
  *
  * Samples lie in this program's own code (mapped whole at 0x400000: it is
  * built -no-pie), in functions f0..f3, so symbols resolve.
  */
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
 #include <stdbool.h>
@@ -200,6 +207,188 @@ static void sample(uint64_t st, unsigned i, bool hwidx)
 	done(at);
 }
 
+/* libc's code as this process maps it: the r-x mapping of libc.so.6 */
+static int libc_text(uint64_t *start, uint64_t *end, uint64_t *pgoff, char *path, size_t len)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[4096], perm[8], file[4096];
+	unsigned long long s, e, o;
+	int ok = -1;
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %4095s", &s, &e, perm, &o, file) == 5 &&
+		    perm[2] == 'x' && strstr(file, "/libc.so")) {
+			*start = s;
+			*end = e;
+			*pgoff = o;
+			snprintf(path, len, "%s", file);
+			ok = 0;
+			break;
+		}
+	if (f)
+		fclose(f);
+	return ok;
+}
+
+/* a kernel symbol's address from /proc/kallsyms (0 where it is hidden or absent) */
+static uint64_t ksym(const char *name)
+{
+	FILE *f = fopen("/proc/kallsyms", "r");
+	char line[512], sym[256], type;
+	unsigned long long a;
+	uint64_t r = 0;
+
+	while (f && !r && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx %c %255s", &a, &type, sym) == 3 && !strcmp(sym, name))
+			r = a;
+	if (f)
+		fclose(f);
+	return r;
+}
+
+/*
+ * A branch stack sample: nr entries whose ends go round sites in this
+ * program, libc, the kernel and no map, with every flag and type.
+ */
+static void br_sample(unsigned i, bool hwidx, const uint64_t *site, unsigned nsites)
+{
+	size_t at = hdr(PERF_RECORD_SAMPLE, i % 11 == 4 ? PERF_RECORD_MISC_KERNEL :
+			PERF_RECORD_MISC_USER);
+	unsigned nr = 4 + (i * 5) % 13;
+
+	u64(site[i % 4] + i % 3);	/* IP: in f0..f3 */
+	u32(PID);
+	u32(PID + (i % 3 == 2));
+	u64(T0 + 1000 + i * 1000003ull);
+	u32(i % 2);	/* CPU */
+	u32(0);
+	u64(1000 + i);	/* PERIOD */
+	u64(nr);
+	if (hwidx)
+		u64(i % 4 == 0 ? (uint64_t)-1 : i % 16);
+	for (unsigned k = 0; k < nr; k++) {
+		unsigned a = (i * 7 + k * 3) % nsites, b = (i * 3 + k * 5 + 1) % nsites;
+		struct perf_branch_entry e = {
+			.from = site[a] + (k % 4),
+			.to = site[b] + (i % 2) * (k % 3),
+			.mispred = (i + k) % 4 == 1,
+			.predicted = (i + k) % 4 == 2,
+			.in_tx = (i * k) % 5 == 3,
+			.abort = (i + 2 * k) % 9 == 4,
+			.cycles = (i + k) % 6 == 0 ? 0 : (i * 13 + k * 7) % 40,
+			.type = (i + k) % 16,
+			.new_type = (i + k) % 8,
+		};
+
+		put(&e, sizeof(e));
+	}
+	done(at);
+}
+
+/* The br files: COMM, this program's and libc's code, the samples; the BRANCH_STACK feature. */
+static int branch_file(const char *out, const char *self, bool hwidx)
+{
+	static const char *const libc_fns[] = { "abs", "atoi", "qsort", "getpid", "labs" };
+	struct perf_event_attr a = { .size = sizeof(a), .sample_period = 1000, .type = PERF_TYPE_RAW,
+				     .config = 0x1c4 };
+	uint64_t site[16], ls, le, lo;
+	unsigned ns = 0;
+	char lpath[4096];
+	size_t at;
+	int fd;
+
+	if (libc_text(&ls, &le, &lo, lpath, sizeof(lpath)))
+		return 2;
+	site[ns++] = addr_of(f0);
+	site[ns++] = addr_of(f1);
+	site[ns++] = addr_of(f2);
+	site[ns++] = addr_of(f3);
+	for (unsigned k = 0; k < sizeof(libc_fns) / sizeof(libc_fns[0]); k++) {
+		void *p = dlsym(RTLD_DEFAULT, libc_fns[k]);
+
+		if (!p || (uint64_t)(uintptr_t)p < ls || (uint64_t)(uintptr_t)p >= le)
+			return 2;
+		site[ns++] = (uint64_t)(uintptr_t)p;
+	}
+	/* the kernel, its map as perf record writes it (kallsyms hidden: where it usually lies) */
+	uint64_t kt = ksym("_text"), ke = ksym("_etext"), kf = ksym("__x64_sys_getpid");
+
+	if (!kt || !ke || ke <= kt || kf <= kt || kf >= ke) {
+		kt = 0xffffffff81000000ull;
+		ke = kt + (16 << 20);
+		kf = kt + 0x234560;
+	}
+	site[ns++] = kt;
+	site[ns++] = kf;
+	site[ns++] = 0x10000;			/* user space no map holds */
+	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
+			PERF_SAMPLE_PERIOD | PERF_SAMPLE_BRANCH_STACK;
+	a.branch_sample_type = PERF_SAMPLE_BRANCH_ANY | (hwidx ? PERF_SAMPLE_BRANCH_HW_INDEX : 0);
+	a.mmap = a.comm = a.sample_id_all = a.exclude_guest = 1;
+	sample_type = a.sample_type;
+	at = hdr(PERF_RECORD_COMM, 0);
+	u32(PID);
+	u32(PID);
+	str("mkfields");
+	trailer(T0);
+	done(at);
+	at = hdr(PERF_RECORD_MMAP, PERF_RECORD_MISC_USER);
+	u32(PID);
+	u32(PID);
+	u64(0x400000);
+	u64(0x100000);
+	u64(0);
+	str(self);
+	trailer(T0 + 1);
+	done(at);
+	at = hdr(PERF_RECORD_MMAP, PERF_RECORD_MISC_USER);
+	u32(PID);
+	u32(PID);
+	u64(ls);
+	u64(le - ls);
+	u64(lo);
+	str(lpath);
+	trailer(T0 + 2);
+	done(at);
+	at = hdr(PERF_RECORD_MMAP, PERF_RECORD_MISC_KERNEL);
+	u32((uint32_t)-1);
+	u32(0);
+	u64(kt);
+	u64(ke - kt);
+	u64(kt);
+	str("[kernel.kallsyms]_text");
+	trailer(T0 + 3);
+	done(at);
+	for (unsigned i = 0; i < 40; i++)
+		br_sample(i, hwidx, site, ns);
+
+	/* header, one attr, the data, the feature table (BRANCH_STACK's section is empty) */
+	struct {
+		char magic[8];
+		uint64_t size, attr_size;
+		uint64_t attrs_off, attrs_size, data_off, data_size, types_off, types_size;
+		uint64_t features[4];
+	} h = { .magic = "PERFILE2", .size = sizeof(h), .attr_size = sizeof(a) + 16 };
+	uint64_t ids[2] = { 0, 0 }, sec[2];
+
+	h.attrs_off = sizeof(h);
+	h.attrs_size = sizeof(a) + 16;
+	h.data_off = h.attrs_off + h.attrs_size;
+	h.data_size = len;
+	h.features[0] = 1ull << 15;	/* HEADER_BRANCH_STACK */
+	sec[0] = h.data_off + h.data_size + sizeof(sec);
+	sec[1] = 0;
+	fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0 || write(fd, &h, sizeof(h)) != sizeof(h) || write(fd, &a, sizeof(a)) != sizeof(a) ||
+	    write(fd, ids, sizeof(ids)) != sizeof(ids) || write(fd, buf, len) != (ssize_t)len ||
+	    write(fd, sec, sizeof(sec)) != sizeof(sec)) {
+		perror(out);
+		return 1;
+	}
+	close(fd);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct perf_event_attr a = { .size = sizeof(a), .sample_period = 1000 };
@@ -210,11 +399,15 @@ int main(int argc, char **argv)
 	size_t at;
 	int fd;
 
-	if (argc != 3 || n <= 0 || (!hwidx && !pf && strcmp(argv[2], "all"))) {
-		fprintf(stderr, "usage: mkfields OUT all|hwidx|pf\n");
+	bool br = argc == 3 && (!strcmp(argv[2], "br") || !strcmp(argv[2], "brhw"));
+
+	if (argc != 3 || n <= 0 || (!hwidx && !pf && !br && strcmp(argv[2], "all"))) {
+		fprintf(stderr, "usage: mkfields OUT all|hwidx|pf|br|brhw\n");
 		return 2;
 	}
 	self[n] = 0;
+	if (br)
+		return branch_file(argv[1], self, !strcmp(argv[2], "brhw")) || f3(0) == 0;
 	if (pf) {
 		a.type = PERF_TYPE_SOFTWARE;
 		a.config = PERF_COUNT_SW_PAGE_FAULTS;

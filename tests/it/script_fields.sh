@@ -55,6 +55,28 @@ for F in data_src weight iregs uregs phys_addr ins_lat data_page_size symoff -ip
 	is "pf -F $F: perf's reason" "$(sed 's/^tally script: s/S/' "$d/t.err")" "$(cat "$d/p.err")"
 done
 
+# brstackinsn, brstackinsnlen: each block between a sample's branches
+# read from the files mapped (mkfields' own code, libc's) and measured
+# instruction by instruction (symbols on entry, the jumps' flags, cycles
+# and IPC, perf's "mismatch" and "not reaching sample" lines); the br
+# files' blocks go through libc and the kernel, start inside instructions
+# and span thousands of bytes. A file recorded without any-branch is
+# refused in perf's words.
+for k in br brhw; do
+	"$M" "$d/$k.data" $k || fail "mkfields $k"
+done
+for F in brstackinsn ip,sym,brstackinsnlen +brstackinsn,-brstackinsnlen comm,tid,brstack,brstackinsn; do
+	same "br -F $F" -F "$F" -i "$d/br.data"
+done
+check "br -F brstackinsn: blocks of instructions, measured" \
+	grep -q $'^\t[0-9a-f]\\{16\\}\tinsn: [0-9a-f][0-9a-f] ' "$d/t.out"
+same "brhw -F brstackinsn" -F brstackinsn -i "$d/brhw.data"
+same "all -F brstackinsn,brstackinsnlen" -F brstackinsn,brstackinsnlen -i "$d/all.data"
+"$TALLY" script -F brstackinsn -i "$d/pf.data" >/dev/null 2>"$d/t.err"; rc=$?
+perf script -F brstackinsn -i "$d/pf.data" >/dev/null 2>"$d/p.err"; prc=$?
+is "pf -F brstackinsn: refused as perf (rc $prc)" "$rc" "$prc"
+is "pf -F brstackinsn: perf's reason" "$(cat "$d/t.err")" "$(cat "$d/p.err")"
+
 # flags, insn, insnlen, callindent, ipc, synth (blank but for hardware
 # traces and synthesized events) on recordings of this machine's code (the
 # instruction read from each file as perf reads it), of a program and -a
