@@ -81,6 +81,10 @@ struct script_ctx {
 		char *path;
 		int fd;
 	} code[64];
+	struct {			/* [vdso]'s code: the image record kept (build-id cache) */
+		const struct tally_dso *dso;
+		char *path;		/* NULL: none kept */
+	} vdso;
 	int mem_width;			/* perf pads data_src to the widest so far */
 	bool brinsn_len;		/* brstackinsnlen: each instruction's length too */
 };
@@ -166,6 +170,7 @@ void script_print_tail(struct script_ctx *s, const struct tally_sample *smp,
 void script_print_misc(struct script_ctx *s, uint16_t misc);
 /* n bytes of path at off (its fd kept open): what read, -1 */
 ssize_t script_read_at(struct script_ctx *s, const char *path, void *buf, size_t n, uint64_t off);
+const char *script_code_file(struct script_ctx *s, const struct tally_addr_info *ai);
 
 /* script_brinsn.c: brstackinsn's blocks after a newline (len_too: brstackinsnlen) */
 void script_print_brstackinsn(struct script_ctx *s, const struct tally_sample *smp, bool len_too);

@@ -47,6 +47,7 @@ static bool find(struct walk *w, uint64_t a, struct tally_addr_info *ai)
 static long grab_bb(struct walk *w, uint64_t start, uint64_t end)
 {
 	struct tally_addr_info ai;
+	const char *file;
 	ssize_t len;
 
 	if (!start || !end)
@@ -57,10 +58,9 @@ static long grab_bb(struct walk *w, uint64_t start, uint64_t end)
 	if (end - start > MAXBB - MAXINSN)
 		return 0;
 	/* the kernel's code is not read (perf reads none from a file's kallsyms either) */
-	if (!find(w, start, &ai) || ai.map->kernel || ai.map->anon || ai.map->filename[0] != '/')
+	if (!find(w, start, &ai) || !(file = script_code_file(w->s, &ai)))
 		return 0;
-	len = script_read_at(w->s, ai.map->filename, w->buf, (size_t)(end - start + MAXINSN),
-			     ai.map_ip);
+	len = script_read_at(w->s, file, w->buf, (size_t)(end - start + MAXINSN), ai.map_ip);
 	return len > 0 ? len : 0;
 }
 

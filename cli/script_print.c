@@ -189,6 +189,31 @@ ssize_t script_read_at(struct script_ctx *s, const char *path, void *buf, size_t
 }
 
 /*
+ * The file a map's code is read from at map_ip: its own, or for [vdso]
+ * the image record kept in the build-id cache, as perf reads it; NULL:
+ * none (the kernel's, anonymous or JIT code, a [vdso] not kept).
+ */
+const char *script_code_file(struct script_ctx *s, const struct tally_addr_info *ai)
+{
+	if (!ai->map || ai->map->kernel || ai->map->anon)
+		return NULL;
+	if (ai->map->filename[0] == '/')
+		return ai->map->filename;
+	if (!ai->dso || strcmp(ai->map->filename, "[vdso]"))
+		return NULL;
+	if (s->vdso.dso != ai->dso) {
+		struct tally_dso_code *c = tally_dso_code__open(ai->dso, 0);
+		const char *p = c ? tally_dso_code__path(c) : NULL;
+
+		free(s->vdso.path);
+		s->vdso.path = p && p[0] == '/' ? strdup(p) : NULL;
+		tally_dso_code__close(c);
+		s->vdso.dso = ai->dso;
+	}
+	return s->vdso.path;
+}
+
+/*
  * perf's insnlen and insn: the instruction at the sample's address, read
  * from its file at the map's offset as perf reads it (16 bytes at most;
  * none from the kernel's, anonymous or JIT code)
@@ -197,6 +222,7 @@ static void print_insn(struct script_ctx *s, const struct tally_sample *smp,
 		       enum tally_cpumode mode, unsigned f)
 {
 	struct tally_addr_info ai;
+	const char *file;
 	uint8_t bytes[16];
 	ssize_t len = 0;
 	int n = 0;
@@ -206,9 +232,8 @@ static void print_insn(struct script_ctx *s, const struct tally_sample *smp,
 		s->dis = tally_disasm__new(TALLY_DISASM_ATT);
 	tally_symbols__resolve(s->syms, s->m, (int32_t)smp->pid, (int32_t)smp->tid, smp->ip, mode,
 			       &ai);
-	if (smp->ip && s->dis && ai.map && !ai.map->kernel && !ai.map->anon &&
-	    ai.map->filename[0] == '/' &&
-	    (len = script_read_at(s, ai.map->filename, bytes, sizeof(bytes), ai.map_ip)) > 0) {
+	if (smp->ip && s->dis && (file = script_code_file(s, &ai)) &&
+	    (len = script_read_at(s, file, bytes, sizeof(bytes), ai.map_ip)) > 0) {
 		n = tally_disasm__insn(s->dis, bytes, (size_t)len, ai.vaddr, NULL, NULL, text,
 				       sizeof(text));
 		/* what capstone cannot decode, perf's decoder does not length either */
@@ -296,6 +321,8 @@ void script_print_release(struct script_ctx *s)
 		if (s->code[i].fd >= 0)
 			close(s->code[i].fd);
 	}
+	free(s->vdso.path);
+	s->vdso.path = NULL;
 	s->dsyms = NULL;
 	s->dis = NULL;
 }
