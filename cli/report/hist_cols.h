@@ -34,7 +34,12 @@
 #define K_SYM_DADDR TALLY_HIST_SYM_DADDR
 #define K_DSO_DADDR TALLY_HIST_DSO_DADDR
 #define K_DCACHELINE TALLY_HIST_DCACHELINE
-#define HIST_MEM_MODE_KEY(k) (((k) >= K_MEM && (k) <= K_DPAGE) || (k) >= K_SYM_DADDR)
+#define K_SYM_IADDR TALLY_HIST_SYM_IADDR
+#define K_TXN TALLY_HIST_TRANSACTION
+#define K_CGROUP TALLY_HIST_CGROUP
+#define K_CGROUP_ID TALLY_HIST_CGROUP_ID
+#define HIST_MEM_MODE_KEY(k) (((k) >= K_MEM && (k) <= K_DPAGE) || \
+			      ((k) >= K_SYM_DADDR && (k) <= K_SYM_IADDR))
 
 struct tally_session;
 

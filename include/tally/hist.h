@@ -81,6 +81,17 @@ enum tally_hist_key {
 	TALLY_HIST_SYM_DADDR,	/* the data address (named by the data object holding it) */
 	TALLY_HIST_DSO_DADDR,	/* the file mapped at the data address */
 	TALLY_HIST_DCACHELINE,	/* the data address's cache line (perf's dcacheline) */
+	/*
+	 * The sample's ip with what holds it, found in any address space
+	 * (user first, as perf's symbol_iaddr; the row's level the
+	 * sample's), the TRANSACTION flags, the CGROUP id (its name the
+	 * session's CGROUP records'), and the thread's cgroup namespace
+	 * (dev, ino) from its NAMESPACES records (perf's cgroup_id).
+	 */
+	TALLY_HIST_SYM_IADDR,
+	TALLY_HIST_TRANSACTION,
+	TALLY_HIST_CGROUP,
+	TALLY_HIST_CGROUP_ID,
 	TALLY_HIST_KEY__NR,
 };
 
@@ -308,9 +319,23 @@ struct tally_hist_row {
 	 */
 	uint64_t data_cacheline;
 	bool data_mapped;
+	/*
+	 * The keys after dcacheline: the sample's ip (absolute) and the
+	 * function or object holding it (iaddr_off: ip less an object's
+	 * mapped start), the transaction flags, the cgroup id and its path
+	 * (NULL where no CGROUP record named it), the cgroup namespace.
+	 */
+	uint64_t iaddr;
+	const char *iaddr_sym;
+	bool iaddr_object;
+	uint64_t iaddr_off;
+	uint64_t transaction;
+	uint64_t cgroup;
+	const char *cgroup_name;
+	uint64_t cgroup_dev, cgroup_ino;
 	size_t :0;
 };
-#define tally_hist_row__last_field data_mapped
+#define tally_hist_row__last_field cgroup_ino
 
 /* The rows of event shown under the filter. */
 TALLY_API size_t tally_hist__nr_rows(const struct tally_hist *h, int event);

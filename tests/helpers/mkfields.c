@@ -9,7 +9,8 @@
  *                        PERIOD BRANCH_STACK REGS_USER WEIGHT_STRUCT DATA_SRC
  *                        TRANSACTION REGS_INTR PHYS_ADDR CGROUP
  *                        DATA_PAGE_SIZE CODE_PAGE_SIZE; data sources over
- *                        every op, level, snoop, TLB, lock and block value
+ *                        every op, level, snoop, TLB, lock and block value;
+ *                        CGROUP records, the main thread's NAMESPACES
  *   mkfields OUT hwidx   the same with the branch stack's hw_idx (Linux 5.7)
  *   mkfields OUT pf      page-faults with ADDR: the data addresses named by
  *                        this program's own symbols
@@ -256,6 +257,18 @@ int main(int argc, char **argv)
 	str(self);
 	trailer(T0 + 1);
 	done(at);
+	if (a.cgroup) {	/* the main thread's namespaces (cgroup_id), none for PID + 1 */
+		at = hdr(PERF_RECORD_NAMESPACES, 0);
+		u32(PID);
+		u32(PID);
+		u64(NR_NAMESPACES);
+		for (unsigned k = 0; k < NR_NAMESPACES; k++) {
+			u64(k == CGROUP_NS_INDEX ? 4 : 3);
+			u64(0xeffff000ull + k);
+		}
+		trailer(T0 + 2);
+		done(at);
+	}
 	if (a.cgroup) {
 		static const struct { uint64_t id; const char *path; } cg[] = {
 			{ 1, "/" }, { 77, "/tally-fields/a b" },
