@@ -46,6 +46,9 @@ struct record_config {
 	uint64_t intr_regs, user_regs;	/* --intr-regs, --user-regs: masks */
 	bool all_cgroups;		/* --all-cgroups: CGROUP records, cgroup per sample */
 	bool inherit_stat;		/* -s: per-thread counts */
+	bool namespaces;		/* --namespaces: NAMESPACES records */
+	bool use_clockid;		/* -k: the events' clock (and CLOCK_DATA in the file) */
+	int clockid;
 	bool help;
 	char **cmd_argv;		/* the workload, NULL-terminated */
 	int cmd_argc;

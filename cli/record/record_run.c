@@ -269,8 +269,11 @@ static int synth_targets(struct rec *r, bool workload)
 		if (err && err != -ENOENT)
 			return err;
 	}
-	if (r->ts.system_wide)
-		return tally_synth__all(r->w, r->sid_attr);
+	if (r->ts.system_wide) {
+		err = tally_synth__all(r->w, r->sid_attr);
+		/* --namespaces: every thread's, as perf's synthesized ones */
+		return err || !r->cfg->namespaces ? err : tally_synth__namespaces(r->w, r->sid_attr, -1);
+	}
 	if (t->pids || t->tids) {
 		struct tally_thread_map *m = r->ts.threads;
 		pid_t last = -1;
@@ -293,12 +296,20 @@ static int synth_targets(struct rec *r, bool workload)
 				continue;
 			last = pid;
 			err = tally_synth__process(r->w, r->sid_attr, pid, true);
+			if (!err && r->cfg->namespaces)
+				err = tally_synth__namespaces(r->w, r->sid_attr, pid);
 			if (err && err != -ESRCH && err != -ENOENT)
 				return err;
 		}
 	}
 	if (workload && r->ts.wl && r->ts.wl_is_target) {
 		err = tally_synth__process(r->w, r->sid_attr, tally_workload__pid(r->ts.wl), true);
+		if (err && err != -ESRCH && err != -ENOENT)
+			return err;
+	}
+	/* the workload's namespaces, as perf's: it forked before the events opened */
+	if (r->cfg->namespaces && r->ts.wl && r->ts.wl_is_target) {
+		err = tally_synth__namespaces(r->w, r->sid_attr, tally_workload__pid(r->ts.wl));
 		if (err && err != -ESRCH && err != -ENOENT)
 			return err;
 	}
@@ -571,6 +582,9 @@ static int config_events(struct rec *r)
 		.intr_regs = cfg->intr_regs,
 		.user_regs = cfg->user_regs,
 		.inherit_stat = cfg->inherit_stat,
+		.namespaces = cfg->namespaces,
+		.use_clockid = cfg->use_clockid,
+		.clockid = cfg->clockid,
 		.system_wide = r->ts.system_wide,
 		.no_inherit = cfg->target.no_inherit || cfg->per_thread,
 		.enable_on_exec = r->ts.wl && r->ts.wl_is_target,
