@@ -82,6 +82,8 @@ bool record_branch_refused(const struct record_config *cfg, const char *event,
 			   const struct perf_event_attr *a, int err);
 /* --phys-data refused for want of privilege: said in a sentence, true */
 bool record_phys_refused(const char *event, const struct perf_event_attr *a, int err);
+/* --namespaces refused for want of CAP_PERFMON: said in a sentence, true */
+bool record_namespaces_refused(const char *event, const struct perf_event_attr *a, int err);
 
 /* Runs one recording; returns the exit status for tally. */
 int record_run(const struct record_config *cfg);

@@ -702,7 +702,8 @@ static int open_events(struct rec *r)
 			}
 		if (bad && (record_branch_refused(cfg, tally_evsel__name(bad),
 						  tally_evsel__attr(bad), err) ||
-			    record_phys_refused(tally_evsel__name(bad), tally_evsel__attr(bad), err)))
+			    record_phys_refused(tally_evsel__name(bad), tally_evsel__attr(bad), err) ||
+			    record_namespaces_refused(tally_evsel__name(bad), tally_evsel__attr(bad), err)))
 			return -1;
 	}
 	cli_print_open_error("record", r->l, err, &cfg->target);
