@@ -4,7 +4,7 @@
 # script 6.1 on the same files: mkfields' synthetic samples (its own code,
 # built -g), recordings of tests/helpers/burn (-g and not, with -k
 # realtime), a --namespaces recording of a shell forking burn twice.
-# Every line equal; perf's refusals (srcline or srccode without ip, tod
+# Every line equal, report --header-only's clock lines too; perf's refusals (srcline or srccode without ip, tod
 # without CLOCK_DATA) in perf's words and status. What the files hold is
 # checked against the machine: tod's date is today's, the NAMESPACES
 # records are the workload's and its two children's, each naming this
@@ -79,6 +79,11 @@ for F in ip,sym,srcline ip,sym,dso,srcline,srccode +srccode tod comm,tod,time +t
 	same "burn -F $F" cat -F "$F" -i "$d/n.data"
 done
 same "burn -F comm,tod,time --ns" cat -F comm,tod,time --ns -i "$d/n.data"
+perf report --header-only -i "$d/n.data" >"$d/p.hdr" 2>/dev/null
+"$TALLY" report --header-only -i "$d/n.data" >"$d/t.hdr" 2>/dev/null
+is "-k realtime: report --header-only's lines perf's" "$(diff "$d/t.hdr" "$d/p.hdr" | grep -c '^[<>]')" 0
+check "-k realtime: the header names the clock and its reference" \
+	grep -q '^# reference time: .* (TOD) = .* (realtime)$' "$d/t.hdr"
 for F in ip,sym,dso,srcline ip,sym,dso,srccode +srcline,+srccode; do
 	same "burn -g -F $F" nolibc -F "$F" -i "$d/g.data"
 done
