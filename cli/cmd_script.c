@@ -80,6 +80,8 @@ static const char *const type_names[T__NR] = { "hw", "sw", "trace", "raw", "brea
 
 static void make_frame(struct script_ctx *s, const struct tally_sample *smp, uint64_t ip,
 		       enum tally_cpumode mode, int chain, uint64_t opts);
+/* a frame's srcline line, in the frame cache's 16 bits of options (comm's bit: no frame has it) */
+#define FRAME_SRCLINE F_COMM
 
 /*
  * One frame: "\t" in a chain, the address, then sym+off and (dso) as opts
@@ -95,8 +97,8 @@ static void print_frame(struct script_ctx *s, const struct tally_sample *smp, ui
 	size_t before = s->len;
 	uint64_t flushes = s->flushes;
 
-	/* the cache's 16 bits: sym, symoff and dso's, srcline's as comm's bit 0 */
-	opts = (opts & (F_SYM | F_SYMOFF | F_DSO)) | ((opts & F_SRCLINE) ? 1 : 0);
+	/* the cache's 16 bits: sym, symoff and dso's, srcline's as FRAME_SRCLINE */
+	opts = (opts & (F_SYM | F_SYMOFF | F_DSO)) | ((opts & F_SRCLINE) ? FRAME_SRCLINE : 0);
 	if (e && e->len && e->ip == ip && e->pid == (int32_t)smp->pid && e->mode == mode &&
 	    e->chain == chain && e->opts == opts && e->gen == s->gen) {
 		ob_mem(s, s->fc_text + e->off, e->len);
@@ -151,7 +153,7 @@ static void frame_text(struct script_ctx *s, const struct tally_addr_info *ai, b
 	}
 	if (inlined)
 		ob_str(s, " (inlined)");
-	if (opts & 1)	/* print_frame's F_SRCLINE */
+	if (opts & FRAME_SRCLINE)
 		script_print_srcline(s, ai);
 	ob_chr(s, '\n');
 }

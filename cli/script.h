@@ -6,6 +6,7 @@
  *   script_print.c  the PMU's fields on a line (data address and source,
  *                   weights, registers, branch stacks, instructions)
  *   script_fields.c their texts as perf 6.1 writes them; cgroup names
+ *   script_src.c    srcline, srccode, tod, NAMESPACES records
  */
 #ifndef TALLY_CLI_SCRIPT_H
 #define TALLY_CLI_SCRIPT_H
