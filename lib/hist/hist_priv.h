@@ -260,9 +260,9 @@ static inline int cmp_mem(const struct entry *a, const struct entry *b, enum tal
 	case K_SYM_IADDR: return sgn64((int64_t)(a->m.ip - b->m.ip));
 	case K_TXN: return sgn64((int64_t)(b->m.txn - a->m.txn));	/* left - right */
 	case K_CGROUP: return sgn64((int64_t)(a->m.cgroup - b->m.cgroup));
-	case K_CGROUP_ID:	/* dev, then inode, each right against left */
-		return a->m.cg_dev != b->m.cg_dev ? (a->m.cg_dev > b->m.cg_dev ? 1 : -1) :
-		       a->m.cg_ino != b->m.cg_ino ? (a->m.cg_ino > b->m.cg_ino ? 1 : -1) : 0;
+	case K_CGROUP_ID:	/* dev, then inode: equal rows' order perf's (greater first) */
+		return a->m.cg_dev != b->m.cg_dev ? (a->m.cg_dev < b->m.cg_dev ? 1 : -1) :
+		       a->m.cg_ino != b->m.cg_ino ? (a->m.cg_ino < b->m.cg_ino ? 1 : -1) : 0;
 	default: return 0;
 	}
 }
