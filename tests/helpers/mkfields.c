@@ -14,6 +14,8 @@
  *   mkfields OUT hwidx   the same with the branch stack's hw_idx (Linux 5.7)
  *   mkfields OUT pf      page-faults with ADDR: the data addresses named by
  *                        this program's own symbols
+ *   mkfields OUT ties    the same as all, every period 1000: rows of equal
+ *                        shares, in the order of their keys
  *
  * Samples lie in this program's own code (mapped whole at 0x400000: it is
  * built -no-pie), in functions f0..f3, so symbols resolve.
@@ -74,6 +76,7 @@ static void str(const char *s)
 }
 
 static uint64_t sample_type;
+static bool ties;		/* every sample's period the same */
 
 /* sample_id_all trailer: TID TIME [CPU] (as the attr's sample_type has them) */
 static void trailer(uint64_t t)
@@ -141,7 +144,7 @@ static void sample(uint64_t st, unsigned i, bool hwidx)
 		u32(i % 4);
 		u32(0);
 	}
-	u64(1000 + i);	/* PERIOD */
+	u64(ties ? 1000 : 1000 + i);	/* PERIOD */
 	if (st & PERF_SAMPLE_BRANCH_STACK) {
 		unsigned nr = i % 6;
 
@@ -211,11 +214,13 @@ int main(int argc, char **argv)
 	size_t at;
 	int fd;
 
-	if (argc != 3 || n <= 0 || (!hwidx && !pf && strcmp(argv[2], "all"))) {
-		fprintf(stderr, "usage: mkfields OUT all|hwidx|pf\n");
+	if (argc != 3 || n <= 0 ||
+	    (!hwidx && !pf && strcmp(argv[2], "all") && strcmp(argv[2], "ties"))) {
+		fprintf(stderr, "usage: mkfields OUT all|hwidx|pf|ties\n");
 		return 2;
 	}
 	self[n] = 0;
+	ties = !strcmp(argv[2], "ties");
 	if (pf) {
 		a.type = PERF_TYPE_SOFTWARE;
 		a.config = PERF_COUNT_SW_PAGE_FAULTS;

@@ -8,8 +8,9 @@
 # files, which mkfields (tests/helpers) writes with every data source
 # part, weight and page size; symbol_iaddr (--mem-mode), transaction,
 # cgroup (the CGROUP records' names) and cgroup_id (the NAMESPACES
-# record's cgroup namespace) flat, with -F and --hierarchy. A memory key
-# without --mem-mode is refused.
+# record's cgroup namespace) flat, with -F and --hierarchy, and on a
+# file of equal periods (mkfields ties), whose equal rows come in perf's
+# order of their keys. A memory key without --mem-mode is refused.
 . "$(dirname "$0")/lib.sh"
 M=$HELPERS/mkfields
 d=$(mktemp -d); trap 'rm -rf "$d"' EXIT
@@ -98,6 +99,25 @@ done <<'LIST'
 -F overhead,cgroup,transaction
 --hierarchy -s cgroup,transaction
 --hierarchy -s transaction,cgroup
+--hierarchy -s cgroup_id,comm
+LIST
+# rows of equal shares (every period the same): in perf's order of their keys
+"$M" "$d/ties.data" ties || fail "mkfields ties"
+while read -r args; do
+	"$TALLY" report --stdio $args -i "$d/ties.data" 2>/dev/null | body >"$d/a"
+	perf report --stdio $args -i "$d/ties.data" 2>/dev/null | body >"$d/b"
+	is "equal shares, $args: perf's lines" "$(diff "$d/a" "$d/b" | grep -c '^[<>]')" 0
+	diff "$d/a" "$d/b" | head -8 | sed 's/^/# /'
+done <<'LIST'
+-s transaction
+-s cgroup
+-s cgroup_id
+-s cgroup_id,comm
+-s comm,cgroup_id
+-s cpu,transaction
+--mem-mode -s symbol_iaddr
+--hierarchy -s cgroup,transaction
+--hierarchy -s transaction,cgroup_id
 --hierarchy -s cgroup_id,comm
 LIST
 done_testing
