@@ -521,6 +521,9 @@ bool tally__swap_feature(int feat, void *p, size_t len)
 		for (int i = 0; i < 5; i++)
 			sw32(&c);
 		return true;
+	case TALLY_HEADER_CLOCK_DATA:	/* version, clockid, wall clock ns, clock ns */
+		sw32(&c), sw32(&c), sw64(&c), sw64(&c);
+		return true;
 	default:
 		return false;
 	}

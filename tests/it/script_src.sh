@@ -4,7 +4,8 @@
 # script 6.1 on the same files: mkfields' synthetic samples (its own code,
 # built -g), recordings of tests/helpers/burn (-g and not, with -k
 # realtime), a --namespaces recording of a shell forking burn twice.
-# Every line equal, report --header-only's clock lines too; perf's refusals (srcline or srccode without ip, tod
+# Every line equal, report --header-only's clock lines too (and of the
+# -k file rewritten big-endian); perf's refusals (srcline or srccode without ip, tod
 # without CLOCK_DATA) in perf's words and status. What the files hold is
 # checked against the machine: tod's date is today's, the NAMESPACES
 # records are the workload's and its two children's, each naming this
@@ -84,6 +85,18 @@ perf report --header-only -i "$d/n.data" >"$d/p.hdr" 2>/dev/null
 is "-k realtime: report --header-only's lines perf's" "$(diff "$d/t.hdr" "$d/p.hdr" | grep -c '^[<>]')" 0
 check "-k realtime: the header names the clock and its reference" \
 	grep -q '^# reference time: .* (TOD) = .* (realtime)$' "$d/t.hdr"
+# the same file from a machine of the other byte order (byte_order.sh's rewriter)
+if python3 "$(dirname "$0")/to_big_endian.py" "$d/n.data" "$d/n.be" 2>"$d/e"; then
+	"$TALLY" script -F comm,tod,time -i "$d/n.be" >"$d/t.out" 2>&1
+	perf script -F comm,tod,time -i "$d/n.data" >"$d/p.out" 2>&1
+	is "-k realtime, big-endian: tod as perf's of the original" \
+		"$(diff "$d/t.out" "$d/p.out" | grep -c '^[<>]')" 0
+	"$TALLY" report --header-only -i "$d/n.be" 2>/dev/null | grep '^# \(clockid\|reference\)' >"$d/t.hdr"
+	is "-k realtime, big-endian: the clock lines perf's" \
+		"$(diff "$d/t.hdr" <(grep '^# \(clockid\|reference\)' "$d/p.hdr") | grep -c '^[<>]')" 0
+else
+	fail "to_big_endian.py: $(cat "$d/e")"
+fi
 for F in ip,sym,dso,srcline ip,sym,dso,srccode +srcline,+srccode; do
 	same "burn -g -F $F" nolibc -F "$F" -i "$d/g.data"
 done
