@@ -118,9 +118,13 @@ static void print_frame(struct script_ctx *s, const struct tally_sample *smp, ui
 	s->fc_used += s->len - before;
 }
 
-/* The address, then sym+off and (dso) as opts say, for one chain line. */
+/*
+ * The address, then sym+off and (dso) as opts say, for one chain line;
+ * its srcline (a DWARF-unwound frame's, chain 2: ln, or perf's node line)
+ */
 static void frame_text(struct script_ctx *s, const struct tally_addr_info *ai, bool found,
-		       uint64_t ip, bool chain, uint64_t opts, const char *name, bool inlined)
+		       uint64_t ip, int chain, uint64_t opts, const char *name, bool inlined,
+		       const struct tally_srcline *ln)
 {
 	/*
 	 * in a chain perf prints the DSO-relative address, else the ip itself;
@@ -151,10 +155,13 @@ static void frame_text(struct script_ctx *s, const struct tally_addr_info *ai, b
 				     "[kernel.kallsyms]" : ai->map->filename) : "[unknown]");
 		ob_chr(s, ')');
 	}
-	if (inlined)
-		ob_str(s, " (inlined)");
-	if (opts & FRAME_SRCLINE)
+	/* perf's node lines where it lists inline frames (not under --no-inline) */
+	if ((opts & FRAME_SRCLINE) && chain == 2 && !s->no_inline)
+		script_print_node_srcline(s, ai, ln);
+	else if (opts & FRAME_SRCLINE)
 		script_print_srcline(s, ai);
+	if (inlined)	/* after the srcline, as perf's */
+		ob_str(s, " (inlined)");
 	ob_chr(s, '\n');
 }
 
@@ -165,7 +172,8 @@ static void make_frame(struct script_ctx *s, const struct tally_sample *smp, uin
 	bool found = !tally_symbols__resolve(s->syms, s->m, (int32_t)smp->pid,
 					     (int32_t)smp->tid, ip, mode, &ai);
 	const char *names[INL_MAX];
-	int n;
+	struct tally_srcline lines[INL_MAX];
+	int n, nl;
 
 	/*
 	 * perf's --inline: a frame DWARF unwinding found, in code with DWARF,
@@ -176,14 +184,18 @@ static void make_frame(struct script_ctx *s, const struct tally_sample *smp, uin
 	 */
 	if (chain == 2 && found && !s->no_inline && ai.dso && ai.map && !ai.map->kernel &&
 	    (n = tally_dso__inline_funcs(ai.dso, ai.vaddr, names, INL_MAX)) > 0) {
+		/* each function's line: the address's, then each call site (perf's inline list) */
+		nl = (opts & FRAME_SRCLINE) ? tally_dso__srcline_inlines(ai.dso, ai.vaddr, lines,
+									 INL_MAX) : 0;
 		for (int i = 0; i < n; i++) {
 			bool inl = strcmp(names[i], ai.sym->name) != 0;
 
-			frame_text(s, &ai, found, ip, chain, opts, inl ? names[i] : ai.sym->name, inl);
+			frame_text(s, &ai, found, ip, chain, opts, inl ? names[i] : ai.sym->name, inl,
+				   i < nl ? &lines[i] : NULL);
 		}
 		return;
 	}
-	frame_text(s, &ai, found, ip, chain, opts, found ? ai.sym->name : NULL, false);
+	frame_text(s, &ai, found, ip, chain, opts, found ? ai.sym->name : NULL, false, NULL);
 }
 
 /*

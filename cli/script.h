@@ -182,6 +182,12 @@ int script_clock_init(struct script_ctx *s, bool need);
 void script_print_tod(struct script_ctx *s, uint64_t time);
 /* perf's srcline of an address: "\n  file.c:12" ("\n  dso[addr]"), nothing where unknown */
 void script_print_srcline(struct script_ctx *s, const struct tally_addr_info *ai);
+/*
+ * A DWARF-unwound frame's srcline, as perf prints its chain node's: ln's
+ * (an inline frame's), else the address's, "??:0" where none is known
+ */
+void script_print_node_srcline(struct script_ctx *s, const struct tally_addr_info *ai,
+			       const struct tally_srcline *ln);
 /* perf's srccode: the sample's source line "|N        text\n", once per thread and line */
 void script_print_srccode(struct script_ctx *s, const struct tally_sample *smp,
 			  enum tally_cpumode mode);

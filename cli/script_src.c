@@ -104,6 +104,28 @@ void script_print_srcline(struct script_ctx *s, const struct tally_addr_info *ai
 	ob_str(s, t);
 }
 
+void script_print_node_srcline(struct script_ctx *s, const struct tally_addr_info *ai,
+			       const struct tally_srcline *ln)
+{
+	const char *file = ln ? ln->file : NULL, *b;
+	char t[32];
+	int line = ln ? ln->line : 0;
+
+	if (!ai->map)
+		return;
+	if (!file)
+		file = src_of(ai, &line);
+	if (!file) {	/* perf's node line is addr2line's answer, unknown included */
+		ob_str(s, "\n  ??:0");
+		return;
+	}
+	b = strrchr(file, '/');
+	ob_str(s, "\n  ");
+	ob_str(s, b ? b + 1 : file);
+	snprintf(t, sizeof(t), ":%d", line);
+	ob_str(s, t);
+}
+
 /* path's bytes (NULL: unreadable) */
 static char *slurp(const char *path, size_t *len)
 {

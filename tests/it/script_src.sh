@@ -2,8 +2,8 @@
 # tally script -F srcline, srccode, tod and metric, --show-namespace-events,
 # and record's -k/--clockid and --namespaces behind them, against perf
 # script 6.1 on the same files: mkfields' synthetic samples (its own code,
-# built -g), recordings of tests/helpers/burn (-g and not, with -k
-# realtime), a --namespaces recording of a shell forking burn twice.
+# built -g), recordings of tests/helpers/burn (-g, --call-graph dwarf and
+# neither, with -k realtime), a --namespaces recording of a shell forking burn twice.
 # Every line equal, report --header-only's clock lines too (and of the
 # -k file rewritten big-endian); perf's refusals (srcline or srccode without ip, tod
 # without CLOCK_DATA) in perf's words and status. What the files hold is
@@ -20,9 +20,10 @@ d=$(mktemp -d); trap 'rm -rf "$d"' EXIT
 B=$HELPERS/burn
 
 "$HELPERS/mkfields" "$d/all.data" all || { fail "mkfields all"; done_testing; exit 0; }
-"$TALLY" record -q -F 999 -k realtime -o "$d/n.data" -- "$B" 60 >/dev/null 2>&1
+"$TALLY" record -q -F 999 -k realtime -o "$d/n.data" -- "$B" 40 >/dev/null 2>&1
 is "record -k realtime: exits 0" "$?" 0
-"$TALLY" record -q -F 999 -g -o "$d/g.data" -- "$B" 60 >/dev/null 2>&1
+"$TALLY" record -q -F 999 -g -o "$d/g.data" -- "$B" 40 >/dev/null 2>&1
+"$TALLY" record -q -F 499 --call-graph dwarf -o "$d/dw.data" -- "$B" 30 >/dev/null 2>&1
 root=false; [ "$(id -u)" = 0 ] && root=true
 if $root; then
 	"$TALLY" record -q -c 1000000 -e task-clock --namespaces -o "$d/ns.data" -- \
@@ -75,8 +76,7 @@ for F in ip,sym,srcline ip,sym,dso,srcline,srccode srccode,ip ip,srcline,iregs \
 	same "mkfields -F $F" cat -F "$F" -i "$d/all.data"
 done
 check "mkfields: its own source lines shown" grep -q '^|[0-9]* *__attribute__' "$d/t.out"
-for F in ip,sym,srcline ip,sym,dso,srcline,srccode +srccode tod comm,tod,time +tod \
-	 tod,ip,srccode ip,metric; do
+for F in ip,sym,dso,srcline,srccode +srccode tod comm,tod,time tod,ip,srccode ip,metric; do
 	same "burn -F $F" cat -F "$F" -i "$d/n.data"
 done
 same "burn -F comm,tod,time --ns" cat -F comm,tod,time --ns -i "$d/n.data"
@@ -101,6 +101,15 @@ for F in ip,sym,dso,srcline ip,sym,dso,srccode +srcline,+srccode; do
 	same "burn -g -F $F" nolibc -F "$F" -i "$d/g.data"
 done
 check "burn -g: srcline under the frames" grep -q '^  burn.c:[0-9]' "$d/t.out"
+# DWARF-unwound chains: each inline frame's own line (its call site's for
+# the outer), "(inlined)" after it, "??:0" unfiltered (perf's chain nodes);
+# --no-inline: the frames' lines as a frame-pointer chain's
+same "burn --call-graph dwarf -F ip,sym,dso,srcline" nolibc -F ip,sym,dso,srcline -i "$d/dw.data"
+check "dwarf: an inline frame's line" grep -q '^  burn.c:[0-9]* (inlined)$' "$d/t.out"
+for o in "" --no-inline; do
+	same "burn --call-graph dwarf -F ip,sym,dso,srcline,srccode $o" nolibc \
+		-F ip,sym,dso,srcline,srccode $o -i "$d/dw.data"
+done
 for F in comm,srcline comm,srccode tod; do
 	same "-F $F where perf refuses it" cat -F "$F" -i "$d/g.data"
 done
