@@ -18,7 +18,7 @@
 
 static const struct field {
 	const char *name;
-	unsigned bit;
+	uint64_t bit;
 	uint64_t needs;			/* sample_type bit, when the user asks for it */
 	const char *needs_name;
 } fields[] = {
@@ -33,6 +33,9 @@ static const struct field {
 	{ "ip", F_IP, PERF_SAMPLE_IP, "IP" },
 	{ "sym", F_SYM, PERF_SAMPLE_IP, "IP" },
 	{ "symoff", F_SYMOFF, PERF_SAMPLE_IP, "IP" },
+	{ "srcline", F_SRCLINE, PERF_SAMPLE_IP, "IP" },
+	{ "srccode", F_SRCCODE, PERF_SAMPLE_IP, "IP" },
+	{ "tod", F_TOD, 0, NULL },
 	{ "dso", F_DSO, PERF_SAMPLE_IP, "IP" },
 	{ "bpf-output", F_BPF_OUTPUT, 0, NULL },
 	{ "addr", F_ADDR, PERF_SAMPLE_ADDR, "ADDR" },
@@ -57,12 +60,14 @@ static const struct field {
 	{ "callindent", F_TRACE_ONLY, 0, NULL },
 	{ "ipc", F_TRACE_ONLY, 0, NULL },
 	{ "synth", F_TRACE_ONLY, 0, NULL },
+	{ "metric", F_TRACE_ONLY, 0, NULL },	/* perf's stat metrics of a sample read: none */
 };
 
-#define FIELD_NAMES "comm,tid,pid,cpu,time,period,event,trace,ip,sym,symoff,dso,addr,data_src," \
+#define FIELD_NAMES "comm,tid,pid,cpu,time,period,event,trace,ip,sym,symoff,srcline,srccode,tod," \
+	"dso,addr,data_src," \
 	"weight,ins_lat,cgroup,iregs,uregs,brstack,brstacksym,brstackoff,phys_addr," \
 	"data_page_size,code_page_size,misc,flags,insn,insnlen,brstackinsn,brstackinsnlen,callindent," \
-	"ipc,synth,bpf-output"
+	"ipc,synth,metric,bpf-output"
 
 /* -F's event classes, as perf names them */
 static const char *const type_names[T__NR] = { "hw", "sw", "trace", "raw", "break" };
@@ -77,14 +82,16 @@ static const char *const type_names[T__NR] = { "hw", "sw", "trace", "raw", "brea
 			    F_DATA_PAGE_SIZE | F_CODE_PAGE_SIZE | F_INS_LAT)
 
 static void make_frame(struct script_ctx *s, const struct tally_sample *smp, uint64_t ip,
-		       enum tally_cpumode mode, int chain, unsigned opts);
+		       enum tally_cpumode mode, int chain, uint64_t opts);
+/* a frame's srcline line, in the frame cache's 16 bits of options (comm's bit: no frame has it) */
+#define FRAME_SRCLINE F_COMM
 
 /*
  * One frame: "\t" in a chain, the address, then sym+off and (dso) as opts
  * say. chain: 0 the sample's ip, 1 a chain frame, 2 one DWARF unwinding found.
  */
 static void print_frame(struct script_ctx *s, const struct tally_sample *smp, uint64_t ip,
-			enum tally_cpumode mode, int chain, unsigned opts)
+			enum tally_cpumode mode, int chain, uint64_t opts)
 {
 	uint64_t h = (ip ^ (ip >> 17) ^ ((uint64_t)smp->pid << 7) ^ ((uint64_t)mode << 3) ^
 		      (uint64_t)chain) *
@@ -93,7 +100,8 @@ static void print_frame(struct script_ctx *s, const struct tally_sample *smp, ui
 	size_t before = s->len;
 	uint64_t flushes = s->flushes;
 
-	opts &= F_SYM | F_SYMOFF | F_DSO;
+	/* the cache's 16 bits: sym, symoff and dso's, srcline's as FRAME_SRCLINE */
+	opts = (opts & (F_SYM | F_SYMOFF | F_DSO)) | ((opts & F_SRCLINE) ? FRAME_SRCLINE : 0);
 	if (e && e->len && e->ip == ip && e->pid == (int32_t)smp->pid && e->mode == mode &&
 	    e->chain == chain && e->opts == opts && e->gen == s->gen) {
 		ob_mem(s, s->fc_text + e->off, e->len);
@@ -113,9 +121,13 @@ static void print_frame(struct script_ctx *s, const struct tally_sample *smp, ui
 	s->fc_used += s->len - before;
 }
 
-/* The address, then sym+off and (dso) as opts say, for one chain line. */
+/*
+ * The address, then sym+off and (dso) as opts say, for one chain line;
+ * its srcline (a DWARF-unwound frame's, chain 2: ln, or perf's node line)
+ */
 static void frame_text(struct script_ctx *s, const struct tally_addr_info *ai, bool found,
-		       uint64_t ip, bool chain, unsigned opts, const char *name, bool inlined)
+		       uint64_t ip, int chain, uint64_t opts, const char *name, bool inlined,
+		       const struct tally_srcline *ln)
 {
 	/*
 	 * in a chain perf prints the DSO-relative address, else the ip itself;
@@ -146,19 +158,25 @@ static void frame_text(struct script_ctx *s, const struct tally_addr_info *ai, b
 				     "[kernel.kallsyms]" : ai->map->filename) : "[unknown]");
 		ob_chr(s, ')');
 	}
-	if (inlined)
+	/* perf's node lines where it lists inline frames (not under --no-inline) */
+	if ((opts & FRAME_SRCLINE) && chain == 2 && !s->no_inline)
+		script_print_node_srcline(s, ai, ln);
+	else if (opts & FRAME_SRCLINE)
+		script_print_srcline(s, ai);
+	if (inlined)	/* after the srcline, as perf's */
 		ob_str(s, " (inlined)");
 	ob_chr(s, '\n');
 }
 
 static void make_frame(struct script_ctx *s, const struct tally_sample *smp, uint64_t ip,
-		       enum tally_cpumode mode, int chain, unsigned opts)
+		       enum tally_cpumode mode, int chain, uint64_t opts)
 {
 	struct tally_addr_info ai;
 	bool found = !tally_symbols__resolve(s->syms, s->m, (int32_t)smp->pid,
 					     (int32_t)smp->tid, ip, mode, &ai);
 	const char *names[INL_MAX];
-	int n;
+	struct tally_srcline lines[INL_MAX];
+	int n, nl;
 
 	/*
 	 * perf's --inline: a frame DWARF unwinding found, in code with DWARF,
@@ -169,26 +187,75 @@ static void make_frame(struct script_ctx *s, const struct tally_sample *smp, uin
 	 */
 	if (chain == 2 && found && !s->no_inline && ai.dso && ai.map && !ai.map->kernel &&
 	    (n = tally_dso__inline_funcs(ai.dso, ai.vaddr, names, INL_MAX)) > 0) {
+		/* each function's line: the address's, then each call site (perf's inline list) */
+		nl = (opts & FRAME_SRCLINE) ? tally_dso__srcline_inlines(ai.dso, ai.vaddr, lines,
+									 INL_MAX) : 0;
 		for (int i = 0; i < n; i++) {
 			bool inl = strcmp(names[i], ai.sym->name) != 0;
 
-			frame_text(s, &ai, found, ip, chain, opts, inl ? names[i] : ai.sym->name, inl);
+			frame_text(s, &ai, found, ip, chain, opts, inl ? names[i] : ai.sym->name, inl,
+				   i < nl ? &lines[i] : NULL);
 		}
 		return;
 	}
-	frame_text(s, &ai, found, ip, chain, opts, found ? ai.sym->name : NULL, false);
+	frame_text(s, &ai, found, ip, chain, opts, found ? ai.sym->name : NULL, false, NULL);
 }
 
 /*
  * A BPF-output event's data (none in offcpu-time's samples): perf prints
  * it after the rest, and a line end even when there is none.
  */
-static int end_sample(struct script_ctx *s, const struct perf_event_attr *a, unsigned f)
+static int end_sample(struct script_ctx *s, const struct tally_session_sample *ts, uint64_t f)
 {
+	const struct perf_event_attr *a = ts->event;
+
 	if ((f & F_BPF_OUTPUT) && a->type == PERF_TYPE_SOFTWARE &&
 	    a->config == PERF_COUNT_SW_BPF_OUTPUT)
 		ob_chr(s, '\n');
+	if (f & F_SRCCODE)	/* the sample's own line of source, after its line */
+		script_print_srccode(s, ts->sample, ts->mode);
 	return 0;
+}
+
+/*
+ * perf's perf_sample__fprintf_start: comm (unpadded when a chain follows),
+ * pid/tid, [cpu], misc, tod, time; a sample's and a side-band record's
+ */
+static void print_start(struct script_ctx *s, uint64_t f, const char *comm, bool chain,
+			int32_t pid, int32_t tid, uint32_t cpu, uint16_t misc, uint64_t time)
+{
+	if (f & F_COMM) {
+		/* padded unless a call chain follows on lines of its own */
+		ob_rstr(s, comm ? comm : ":-1", chain ? 0 : 16);
+		ob_chr(s, ' ');
+	}
+	if (f & (F_PID | F_TID)) {
+		char t[32];
+
+		if ((f & F_PID) && (f & F_TID))
+			snprintf(t, sizeof(t), "%5d/%-5d ", (int)pid, (int)tid);
+		else
+			snprintf(t, sizeof(t), "%5d ", (int)((f & F_PID) ? pid : tid));
+		ob_str(s, t);
+	}
+	if (f & F_CPU) {
+		ob_chr(s, '[');
+		ob_num(s, cpu, 10, 3, '0');
+		ob_str(s, "] ");
+	}
+	if (f & F_MISC)
+		script_print_misc(s, misc);
+	if (f & F_TOD)
+		script_print_tod(s, time);
+	if (f & F_TIME) {
+		ob_num(s, time / 1000000000ull, 10, 5, ' ');
+		ob_chr(s, '.');
+		if (s->ns)
+			ob_num(s, time % 1000000000ull, 10, 9, '0');
+		else
+			ob_num(s, time % 1000000000ull / 1000, 10, 6, '0');
+		ob_str(s, ": ");
+	}
 }
 
 static int print_sample(struct tally_session *ss, const struct tally_session_sample *ts, void *arg)
@@ -197,7 +264,7 @@ static int print_sample(struct tally_session *ss, const struct tally_session_sam
 	int idx = ts->attr;
 	const struct perf_event_attr *a = ts->event;
 	const struct tally_sample *smp = ts->sample;
-	unsigned f = s->attr_fields[idx];
+	uint64_t f = s->attr_fields[idx];
 	enum tally_cpumode mode = ts->mode;
 	bool chain = (a->sample_type & PERF_SAMPLE_CALLCHAIN) && !s->hide_cg;
 	bool dropped = chain && tally_session__chain_corrupt(smp);	/* as perf: no frame line */
@@ -218,39 +285,13 @@ static int print_sample(struct tally_session *ss, const struct tally_session_sam
 			return 0;
 	}
 	/* perf's layout: comm, pid/tid, [cpu], time, period, event, then the rest */
-	if (f & F_COMM) {
-		const char *comm = tally_machine__comm_of(s->m, (int32_t)smp->tid);
+	{
+		const char *comm = (f & F_COMM) ? tally_machine__comm_of(s->m, (int32_t)smp->tid) : NULL;
 
-		if (!comm)
+		if ((f & F_COMM) && !comm)
 			comm = tally_session__comm(ss, ts);	/* perf's ":TID" */
-		/* padded unless a call chain follows on lines of its own */
-		ob_rstr(s, comm ? comm : ":-1", (f & F_IP) && chain ? 0 : 16);
-		ob_chr(s, ' ');
-	}
-	if (f & (F_PID | F_TID)) {
-		char t[32];
-
-		if ((f & F_PID) && (f & F_TID))
-			snprintf(t, sizeof(t), "%5d/%-5d ", (int)smp->pid, (int)smp->tid);
-		else
-			snprintf(t, sizeof(t), "%5d ", (int)((f & F_PID) ? smp->pid : smp->tid));
-		ob_str(s, t);
-	}
-	if (f & F_CPU) {
-		ob_chr(s, '[');
-		ob_num(s, smp->cpu, 10, 3, '0');
-		ob_str(s, "] ");
-	}
-	if (f & F_MISC)
-		script_print_misc(s, ts->header->misc);
-	if (f & F_TIME) {
-		ob_num(s, smp->time / 1000000000ull, 10, 5, ' ');
-		ob_chr(s, '.');
-		if (s->ns)
-			ob_num(s, smp->time % 1000000000ull, 10, 9, '0');
-		else
-			ob_num(s, smp->time % 1000000000ull / 1000, 10, 6, '0');
-		ob_str(s, ": ");
+		print_start(s, f, comm, (f & F_IP) && chain, (int32_t)smp->pid, (int32_t)smp->tid,
+			    smp->cpu, ts->header->misc, smp->time);
 	}
 	if (f & F_PERIOD) {
 		/* without PERIOD in the samples, the attr's fixed one (as perf) */
@@ -291,7 +332,7 @@ static int print_sample(struct tally_session *ss, const struct tally_session_sam
 	if (!(f & F_IP)) {
 		script_print_tail(s, smp, mode, f);
 		ob_chr(s, '\n');
-		return end_sample(s, a, f);
+		return end_sample(s, ts, f);
 	}
 	if (!chain) {
 		ob_chr(s, ' ');
@@ -301,7 +342,7 @@ static int print_sample(struct tally_session *ss, const struct tally_session_sam
 			script_print_tail(s, smp, mode, f);
 			ob_chr(s, '\n');
 		}
-		return end_sample(s, a, f);
+		return end_sample(s, ts, f);
 	}
 	ob_chr(s, '\n');
 	for (uint64_t i = 0; !dropped && i < smp->callchain.nr; i++) {
@@ -322,7 +363,42 @@ static int print_sample(struct tally_session *ss, const struct tally_session_sam
 	}
 	script_print_tail(s, smp, mode, f);
 	ob_chr(s, '\n');
-	return end_sample(s, a, f);
+	return end_sample(s, ts, f);
+}
+
+/*
+ * --show-namespace-events: a NAMESPACES record after the prefix of the
+ * event its trailer names (perf's: the first without one), the thread's
+ * name the record's thread's
+ */
+static void print_ns_event(struct script_ctx *s, const struct perf_event_header *h,
+			   const struct tally_record *rec)
+{
+	struct tally_data_reader *rd = tally_session__reader(s->ss);
+	const struct tally_record_namespaces *n = &rec->u.namespaces;
+	int idx = 0;
+	const struct perf_event_attr *a;
+	const char *comm;
+	char unnamed[32];
+	uint64_t f;
+
+	if (rec->has_sid && rec->sid.id && rd)
+		idx = tally_data_reader__attr_of_id(rd, rec->sid.id);
+	if (idx < 0 || idx >= tally_session__nr_events(s->ss))
+		idx = 0;
+	a = tally_data_reader__attr(rd, idx);
+	f = s->attr_fields[idx];
+	if (!(comm = tally_machine__comm_of(s->m, (int32_t)n->tid))) {
+		snprintf(unnamed, sizeof(unnamed), ":%d", (int)n->tid);
+		comm = unnamed;
+	}
+	/* perf: without sample_id_all, cpu and time 0, the record's own pid/tid */
+	print_start(s, f, comm, (f & F_IP) && (a->sample_type & PERF_SAMPLE_CALLCHAIN) && !s->hide_cg,
+		    a->sample_id_all ? (int32_t)rec->sid.pid : (int32_t)n->pid,
+		    a->sample_id_all ? (int32_t)rec->sid.tid : (int32_t)n->tid,
+		    a->sample_id_all ? rec->sid.cpu : 0, h->misc, a->sample_id_all ? rec->sid.time : 0);
+	ob_str(s, "PERF_RECORD_NAMESPACES");
+	script_print_namespaces(s, n);
 }
 
 /* The file's CGROUP records name the samples' cgroup ids */
@@ -334,6 +410,8 @@ static int on_record(struct tally_session *ss, const struct perf_event_header *h
 	(void)ss;
 	if (h->type == PERF_RECORD_CGROUP && rec)
 		script_cgroups_add(&s->cgroups, rec->u.cgroup.id, rec->u.cgroup.path);
+	if (h->type == PERF_RECORD_NAMESPACES && rec && s->show_ns_events && s->attr_fields)
+		print_ns_event(s, h, rec);
 	return 0;
 }
 
@@ -363,7 +441,7 @@ static int parse_fields(struct script_ctx *s, const char *spec)
 {
 	char *dup = strdup(spec), *list, *tok, *save = NULL;
 	int type = -1, plus = 0, plain = 0;
-	unsigned set = 0, add = 0, del = 0;
+	uint64_t set = 0, add = 0, del = 0;
 	char *colon;
 
 	if (!dup)
@@ -422,7 +500,7 @@ static int parse_fields(struct script_ctx *s, const char *spec)
 		return -1;
 	}
 	for (int t = 0; t < T__NR; t++) {
-		unsigned def = t == T_TRACE ? DEFAULT_TP_FIELDS :
+		uint64_t def = t == T_TRACE ? DEFAULT_TP_FIELDS :
 			       t == T_SW ? DEFAULT_SW_FIELDS : t == T_RAW ? DEFAULT_RAW_FIELDS :
 			       DEFAULT_FIELDS;
 
@@ -449,7 +527,7 @@ static int attr_fields(struct script_ctx *s)
 	s->names = calloc((size_t)nr + 1, sizeof(*s->names));
 	if (!s->attr_fields || !s->names)
 		return -1;
-	unsigned tp_default = DEFAULT_TP_FIELDS;
+	uint64_t tp_default = DEFAULT_TP_FIELDS;
 
 	/* perf: when a tracepoint has call chains, tracepoints show them (not under -G) */
 	for (int i = 0; !s->hide_cg && i < nr; i++) {
@@ -465,7 +543,7 @@ static int attr_fields(struct script_ctx *s)
 
 		if (w > s->name_width)
 			s->name_width = w;
-		unsigned f = s->user_set[t] ? s->type_fields[t] :
+		uint64_t f = s->user_set[t] ? s->type_fields[t] :
 			     t == T_TRACE ? tp_default : t == T_SW ? DEFAULT_SW_FIELDS :
 			     t == T_RAW ? DEFAULT_RAW_FIELDS : DEFAULT_FIELDS;
 
@@ -473,6 +551,11 @@ static int attr_fields(struct script_ctx *s)
 		if ((f & F_BRSTACKINSN) && !(a->branch_sample_type & PERF_SAMPLE_BRANCH_ANY)) {
 			fprintf(stderr, "Display of branch stack assembler requested, but non all-branch filter set\n"
 				"Hint: run 'perf record -b ...'\n");
+			return -2;
+		}
+		if ((f & (F_SRCLINE | F_SRCCODE)) && !(f & F_IP)) {
+			fprintf(stderr, "Display of source line number requested but sample IP is not\n"
+				"selected. Hence, no address to lookup the source line number.\n");
 			return -2;
 		}
 		/* perf's words (its missing space too), and its exit status */
@@ -518,6 +601,7 @@ int cmd_script(int argc, char **argv)
 		CLI_BOOL(0, "no-inline", &s.no_inline, "a chain frame is its symbol alone, not the functions inlined there"),
 		CLI_BOOL('G', "hide-call-graph", &s.hide_cg, "the sampled address on the sample's line, no chain"),
 		CLI_BOOL(0, "ns", &s.ns, "times to the nanosecond"),
+		CLI_BOOL(0, "show-namespace-events", &s.show_ns_events, "the NAMESPACES records too (record --namespaces)"),
 		CLI_STRING('c', "comms", &s.comms, "LIST", "only the samples of these commands"),
 		CLI_STRING(0, "pid", &s.pids, "LIST", "only the samples of these processes"),
 		CLI_STRING(0, "tid", &s.tids, "LIST", "only the samples of these threads"),
@@ -562,6 +646,14 @@ int cmd_script(int argc, char **argv)
 
 		ret = e == -2 ? 255 : e ? 1 : 0;
 	}
+	if (!ret) {
+		bool tod = false;
+
+		for (int t = 0; t < T__NR; t++)
+			tod |= (s.type_fields[t] & F_TOD) != 0;
+		if (script_clock_init(&s, tod))
+			ret = 255;	/* perf's -1 */
+	}
 	if (!ret)
 		ret = cli_session_run(ss, "script", input);
 	ob_flush(&s);
@@ -572,5 +664,6 @@ int cmd_script(int argc, char **argv)
 	free(s.names);
 	script_cgroups_free(&s.cgroups);
 	script_print_release(&s);
+	script_src_release(&s);
 	return ret;
 }

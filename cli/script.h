@@ -7,6 +7,7 @@
  *                   weights, registers, branch stacks, instructions)
  *   script_fields.c their texts as perf 6.1 writes them; cgroup names
  *   script_brinsn.c brstackinsn: the instructions between the branches
+ *   script_src.c    srcline, srccode, tod, NAMESPACES records
  */
 #ifndef TALLY_CLI_SCRIPT_H
 #define TALLY_CLI_SCRIPT_H
@@ -32,6 +33,10 @@ enum {
 	F_TRACE_ONLY = 1 << 30,
 	F_BRSTACKINSN = 1u << 31,	/* and brstackinsnlen (script_ctx.brinsn_len) */
 };
+/* past an int's bits: the field masks are uint64_t */
+#define F_TOD (1ull << 31)
+#define F_SRCLINE (1ull << 32)
+#define F_SRCCODE (1ull << 33)
 #define F_BRANCHES (F_BRSTACK | F_BRSTACKSYM | F_BRSTACKOFF)
 /* what is printed after the sample's address (or the chain) */
 #define F_TAIL (F_IREGS | F_UREGS | F_BRANCHES | F_PHYS_ADDR | F_DATA_PAGE_SIZE | \
@@ -47,10 +52,10 @@ struct script_ctx {
 	uint64_t gen;			/* the maps' generation at this sample (frame cache key) */
 	const char **names;		/* per attr: the event's name */
 	int name_width;			/* the longest of them */
-	unsigned type_fields[T__NR];	/* what -F asked for each class */
-	unsigned strict[T__NR];		/* of those, the ones named (the samples must have them) */
+	uint64_t type_fields[T__NR];	/* what -F asked for each class */
+	uint64_t strict[T__NR];		/* of those, the ones named (the samples must have them) */
 	bool user_set[T__NR];
-	unsigned *attr_fields;		/* what each attr prints */
+	uint64_t *attr_fields;		/* what each attr prints */
 	bool hide_cg;			/* -G: the sampled ip on the line, no chain */
 	bool ns;			/* --ns: the time to the nanosecond */
 	const char *comms, *pids, *tids;	/* -c, --pid, --tid: only these */
@@ -87,6 +92,15 @@ struct script_ctx {
 	} vdso;
 	int mem_width;			/* perf pads data_src to the widest so far */
 	bool brinsn_len;		/* brstackinsnlen: each instruction's length too */
+	/* tod: the file's CLOCK_DATA (the events' clock at a wall-clock time) */
+	bool clock_ok;
+	uint64_t tod_ns, clockid_ns;
+	bool show_ns_events;		/* --show-namespace-events */
+	/* srccode: each thread's last line shown, the source files read */
+	struct src_last { int32_t tid; char *file; int line; } *src_last;
+	size_t nsrc_last;
+	struct src_file { char *path, *text; size_t len; } src_files[32];
+	int nsrc_files;
 };
 
 /* perf's inline stack of a chain frame is a few deep; more is kept out */
@@ -162,11 +176,11 @@ static inline void ob_num(struct script_ctx *s, unsigned long long v, int base, 
 
 /* script_print.c: each prints its fields as perf script 6.1 does */
 void script_print_addr(struct script_ctx *s, const struct perf_event_attr *a,
-		       const struct tally_sample *smp, enum tally_cpumode mode, unsigned f);
+		       const struct tally_sample *smp, enum tally_cpumode mode, uint64_t f);
 void script_print_data_src(struct script_ctx *s, uint64_t data_src);
 /* After the address or chain: registers, branches, instruction, physical address, page sizes */
 void script_print_tail(struct script_ctx *s, const struct tally_sample *smp,
-		       enum tally_cpumode mode, unsigned f);
+		       enum tally_cpumode mode, uint64_t f);
 void script_print_misc(struct script_ctx *s, uint16_t misc);
 /* n bytes of path at off (its fd kept open): what read, -1 */
 ssize_t script_read_at(struct script_ctx *s, const char *path, void *buf, size_t n, uint64_t off);
@@ -176,6 +190,26 @@ const char *script_code_file(struct script_ctx *s, const struct tally_addr_info 
 void script_print_brstackinsn(struct script_ctx *s, const struct tally_sample *smp, bool len_too);
 /* Whether a disassembled instruction's text (tally/disasm.h's) jumps, as perf's arch_is_branch */
 bool script_insn_is_branch(const char *text);
+
+/* script_src.c: source lines, wall-clock times, NAMESPACES records */
+/* The file's CLOCK_DATA read: 0, or -1 after perf's words where tod needs it */
+int script_clock_init(struct script_ctx *s, bool need);
+/* perf's tod: the time as the wall clock's "YYYY-MM-DD HH:MM:SS.uuuuuu" and a space */
+void script_print_tod(struct script_ctx *s, uint64_t time);
+/* perf's srcline of an address: "\n  file.c:12" ("\n  dso[addr]"), nothing where unknown */
+void script_print_srcline(struct script_ctx *s, const struct tally_addr_info *ai);
+/*
+ * A DWARF-unwound frame's srcline, as perf prints its chain node's: ln's
+ * (an inline frame's), else the address's, "??:0" where none is known
+ */
+void script_print_node_srcline(struct script_ctx *s, const struct tally_addr_info *ai,
+			       const struct tally_srcline *ln);
+/* perf's srccode: the sample's source line "|N        text\n", once per thread and line */
+void script_print_srccode(struct script_ctx *s, const struct tally_sample *smp,
+			  enum tally_cpumode mode);
+/* A NAMESPACES record's text after its prefix (perf_event__fprintf_namespaces) */
+void script_print_namespaces(struct script_ctx *s, const struct tally_record_namespaces *n);
+void script_src_release(struct script_ctx *s);
 /* What the printers opened (data symbols, the disassembler, files) */
 void script_print_release(struct script_ctx *s);
 

@@ -63,7 +63,7 @@ static bool page_fault(const struct perf_event_attr *a)
 
 /* The data address; a page fault's named by symbol and DSO (perf's rule) */
 void script_print_addr(struct script_ctx *s, const struct perf_event_attr *a,
-		       const struct tally_sample *smp, enum tally_cpumode mode, unsigned f)
+		       const struct tally_sample *smp, enum tally_cpumode mode, uint64_t f)
 {
 	struct tally_addr_info ai;
 	bool found;
@@ -118,7 +118,7 @@ static uint64_t branch_off(const struct tally_addr_info *ai, uint64_t a)
 }
 
 static void print_branches(struct script_ctx *s, const struct tally_sample *smp,
-			   enum tally_cpumode mode, unsigned f)
+			   enum tally_cpumode mode, uint64_t f)
 {
 	const struct perf_branch_entry *e = smp->branch_stack.entries;
 
@@ -219,7 +219,7 @@ const char *script_code_file(struct script_ctx *s, const struct tally_addr_info 
  * none from the kernel's, anonymous or JIT code)
  */
 static void print_insn(struct script_ctx *s, const struct tally_sample *smp,
-		       enum tally_cpumode mode, unsigned f)
+		       enum tally_cpumode mode, uint64_t f)
 {
 	struct tally_addr_info ai;
 	const char *file;
@@ -255,7 +255,7 @@ static void print_insn(struct script_ctx *s, const struct tally_sample *smp,
 
 /* After the address or chain: registers, branches, physical address, page sizes */
 void script_print_tail(struct script_ctx *s, const struct tally_sample *smp,
-		       enum tally_cpumode mode, unsigned f)
+		       enum tally_cpumode mode, uint64_t f)
 {
 	char t[4096];
 

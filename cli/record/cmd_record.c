@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "cli.h"
@@ -157,6 +159,40 @@ static int opt_compress(struct cli_parse *p, const struct cli_option *opt, const
 	return 0;
 }
 
+/* perf's -k names: a number, or a clock's name with or without CLOCK_ */
+static int opt_clockid(struct cli_parse *p, const struct cli_option *opt, const char *arg)
+{
+	static const struct { const char *name; int id; } clocks[] = {
+		{ "monotonic", CLOCK_MONOTONIC }, { "monotonic_raw", CLOCK_MONOTONIC_RAW },
+		{ "realtime", CLOCK_REALTIME }, { "boottime", CLOCK_BOOTTIME }, { "tai", CLOCK_TAI },
+		{ "mono", CLOCK_MONOTONIC }, { "raw", CLOCK_MONOTONIC_RAW },
+		{ "real", CLOCK_REALTIME }, { "boot", CLOCK_BOOTTIME },
+	};
+	struct record_config *cfg = opt->value;
+	const char *s = arg;
+	char *end;
+	long n;
+
+	if (cfg->use_clockid)
+		return cli_error(p, "-k/--clockid given twice");
+	n = strtol(arg, &end, 10);
+	if (end != arg && !*end && n >= 0 && n < 64) {
+		cfg->clockid = (int)n;
+		cfg->use_clockid = true;
+		return 0;
+	}
+	if (!strncasecmp(s, "CLOCK_", 6))
+		s += 6;
+	for (size_t i = 0; i < sizeof(clocks) / sizeof(clocks[0]); i++)
+		if (!strcasecmp(s, clocks[i].name)) {
+			cfg->clockid = clocks[i].id;
+			cfg->use_clockid = true;
+			return 0;
+		}
+	return cli_error(p, "-k/--clockid '%s': unknown clock (monotonic, monotonic_raw, "
+			 "realtime, boottime, tai, or a clockid number)", arg);
+}
+
 static int opt_switch_output(struct cli_parse *p, const struct cli_option *opt, const char *arg)
 {
 	struct record_config *cfg = opt->value;
@@ -271,6 +307,8 @@ static void record_options(struct record_config *cfg, struct cli_option *out)
 		CLI_CALLBACK_F(0, "intr-regs", cfg, "REGS", "the registers at the interrupt (default all; =? lists)", opt_intr_regs, CLI_OPT_OPTARG, 0),
 		CLI_CALLBACK_F(0, "user-regs", cfg, "REGS", "the user registers (default all; =? lists)", opt_user_regs, CLI_OPT_OPTARG, 0),
 		CLI_BOOL(0, "all-cgroups", &cfg->all_cgroups, "each sample's cgroup, and CGROUP records naming them"),
+		CLI_BOOL(0, "namespaces", &cfg->namespaces, "NAMESPACES records: each task's namespaces (dev/inode)"),
+		CLI_CALLBACK('k', "clockid", cfg, "CLOCK", "the events' clock (monotonic, realtime, ...): script's tod", opt_clockid),
 		CLI_BOOL('s', "stat", &cfg->inherit_stat, "per-thread counts (inherit_stat: a READ record at each thread's exit)"),
 		CLI_GROUP("Targets"),
 		CLI_STRING('p', "pid", &t->pids, "PID[,PID]", "record existing processes (all their threads)"),

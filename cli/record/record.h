@@ -48,6 +48,9 @@ struct record_config {
 	bool all_cgroups;		/* --all-cgroups: CGROUP records, cgroup per sample */
 	bool inherit_stat;		/* -s: per-thread counts */
 	bool syscall_strings;		/* tally trace record: the path strings too */
+	bool namespaces;		/* --namespaces: NAMESPACES records */
+	bool use_clockid;		/* -k: the events' clock (and CLOCK_DATA in the file) */
+	int clockid;
 	bool help;
 	char **cmd_argv;		/* the workload, NULL-terminated */
 	int cmd_argc;
@@ -98,6 +101,8 @@ bool record_branch_refused(const struct record_config *cfg, const char *event,
 			   const struct perf_event_attr *a, int err);
 /* --phys-data refused for want of privilege: said in a sentence, true */
 bool record_phys_refused(const char *event, const struct perf_event_attr *a, int err);
+/* --namespaces refused for want of CAP_PERFMON: said in a sentence, true */
+bool record_namespaces_refused(const char *event, const struct perf_event_attr *a, int err);
 
 /* Runs one recording; returns the exit status for tally. */
 int record_run(const struct record_config *cfg);

@@ -120,3 +120,20 @@ bool record_phys_refused(const char *event, const struct perf_event_attr *a, int
 		"(CAP_SYS_ADMIN before Linux 5.8).\n", event, buf[0] ? buf : "unknown");
 	return true;
 }
+
+/*
+ * The kernel gives NAMESPACES records only to a perfmon-capable user
+ * (perf_event_open: -EACCES otherwise), whatever perf_event_paranoid
+ * says. Said where that is the reason: the event left the kernel out
+ * (else the kernel-profiling check, before it, may be). True when said.
+ */
+bool record_namespaces_refused(const char *event, const struct perf_event_attr *a, int err)
+{
+	if (!a || !a->namespaces || !a->exclude_kernel || (err != -EACCES && err != -EPERM))
+		return false;
+	fprintf(stderr, "tally record: %s: the kernel gives NAMESPACES records (--namespaces) "
+		"only to a user with CAP_PERFMON (CAP_SYS_ADMIN before Linux 5.8), whatever "
+		"perf_event_paranoid says: run as root or with that capability, or record "
+		"without --namespaces.\n", event);
+	return true;
+}

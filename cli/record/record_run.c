@@ -276,8 +276,11 @@ static int synth_targets(struct rec *r, bool workload)
 		if (err && err != -ENOENT)
 			return err;
 	}
-	if (r->ts.system_wide)
-		return tally_synth__all(r->w, r->sid_attr);
+	if (r->ts.system_wide) {
+		err = tally_synth__all(r->w, r->sid_attr);
+		/* --namespaces: every thread's, as perf's synthesized ones */
+		return err || !r->cfg->namespaces ? err : tally_synth__namespaces(r->w, r->sid_attr, -1);
+	}
 	if (t->pids || t->tids) {
 		struct tally_thread_map *m = r->ts.threads;
 		pid_t last = -1;
@@ -300,12 +303,20 @@ static int synth_targets(struct rec *r, bool workload)
 				continue;
 			last = pid;
 			err = tally_synth__process(r->w, r->sid_attr, pid, true);
+			if (!err && r->cfg->namespaces)
+				err = tally_synth__namespaces(r->w, r->sid_attr, pid);
 			if (err && err != -ESRCH && err != -ENOENT)
 				return err;
 		}
 	}
 	if (workload && r->ts.wl && r->ts.wl_is_target) {
 		err = tally_synth__process(r->w, r->sid_attr, tally_workload__pid(r->ts.wl), true);
+		if (err && err != -ESRCH && err != -ENOENT)
+			return err;
+	}
+	/* the workload's namespaces, as perf's: it forked before the events opened */
+	if (r->cfg->namespaces && r->ts.wl && r->ts.wl_is_target) {
+		err = tally_synth__namespaces(r->w, r->sid_attr, tally_workload__pid(r->ts.wl));
 		if (err && err != -ESRCH && err != -ENOENT)
 			return err;
 	}
@@ -580,6 +591,7 @@ static int config_events(struct rec *r)
 		.intr_regs = cfg->intr_regs,
 		.user_regs = cfg->user_regs,
 		.inherit_stat = cfg->inherit_stat,
+		.namespaces = cfg->namespaces,
 		.system_wide = r->ts.system_wide,
 		.no_inherit = cfg->target.no_inherit || cfg->per_thread,
 		.enable_on_exec = r->ts.wl && r->ts.wl_is_target,
@@ -587,9 +599,12 @@ static int config_events(struct rec *r)
 		.callchain = cfg->callchain,
 		.stack_size = cfg->stack_size,
 		.overwrite = cfg->overwrite,
-		/* the path strings are matched to the samples by the BPF program's clock */
-		.use_clockid = r->strs != NULL,
-		.clockid = CLOCK_MONOTONIC,
+		/*
+		 * -k's clock; the path strings are matched to the samples by
+		 * the BPF program's clock, which then wins
+		 */
+		.use_clockid = cfg->use_clockid || r->strs != NULL,
+		.clockid = r->strs ? CLOCK_MONOTONIC : cfg->clockid,
 		.freq_max_out = &max,
 		/*
 		 * Wake at a quarter of the ring, not the kernel's half: the
@@ -700,7 +715,8 @@ static int open_events(struct rec *r)
 			}
 		if (bad && (record_branch_refused(cfg, tally_evsel__name(bad),
 						  tally_evsel__attr(bad), err) ||
-			    record_phys_refused(tally_evsel__name(bad), tally_evsel__attr(bad), err)))
+			    record_phys_refused(tally_evsel__name(bad), tally_evsel__attr(bad), err) ||
+			    record_namespaces_refused(tally_evsel__name(bad), tally_evsel__attr(bad), err)))
 			return -1;
 	}
 	cli_print_open_error("record", r->l, err, &cfg->target);

@@ -508,16 +508,16 @@ static int parse_sort(struct report *r, const char *spec)
 	for (tok = strtok_r(dup, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		int k;
 
-		for (k = 0; k < K__NR && strcmp(tok, hist_keys[k].name); k++)
+		for (k = 0; k < K__NR && !(hist_keys[k].name && !strcmp(tok, hist_keys[k].name)); k++)
 			;
 		if (k == K__NR || r->nsort == K__NR) {
 			fprintf(stderr, "tally report: --sort '%s': unknown key '%s' (", spec, tok);
 			for (int i = 0, n = 0; i < K__NR; i++)
-				if (!HIST_MEM_MODE_KEY(i))
+				if (hist_keys[i].name && !HIST_MEM_MODE_KEY(i))
 					fprintf(stderr, "%s%s", n++ ? ", " : "", hist_keys[i].name);
 			fprintf(stderr, "; with --mem-mode:");
 			for (int i = 0, n = 0; i < K__NR; i++)
-				if (HIST_MEM_MODE_KEY(i))
+				if (hist_keys[i].name && HIST_MEM_MODE_KEY(i))
 					fprintf(stderr, "%s %s", n++ ? "," : "", hist_keys[i].name);
 			fprintf(stderr, ")\n");
 			free(dup);
@@ -545,7 +545,7 @@ static int parse_fields(struct report *r, const char *spec, const char *sort)
 	r->nsort = 0;
 	if (sort && parse_sort(r, sort))
 		return -1;
-	if (hist_fields_parse(&r->fields, spec, r->sort, &r->nsort, ~0u, "report", "-F"))
+	if (hist_fields_parse(&r->fields, spec, r->sort, &r->nsort, ~0ull, "report", "-F"))
 		return -1;
 	for (int i = 0; i < r->nsort; i++)
 		r->has_parent |= r->sort[i] == K_PARENT;

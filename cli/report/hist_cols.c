@@ -43,6 +43,10 @@ const struct hist_key_name hist_keys[K__NR] = {
 	[TALLY_HIST_MISPREDICT] = { "mispredict", "Branch Mispredicted", 19 },
 	[TALLY_HIST_IN_TX] = { "in_tx", "Branch in transaction", 21 },
 	[TALLY_HIST_CYCLES] = { "cycles", "Basic Block Cycles", 18 },
+	[TALLY_HIST_SYM_IADDR] = { "symbol_iaddr", "Code Symbol" },
+	[TALLY_HIST_TRANSACTION] = { "transaction", "Transaction", 32 },
+	[TALLY_HIST_CGROUP] = { "cgroup", "Cgroup" },
+	[TALLY_HIST_CGROUP_ID] = { "cgroup_id", "cgroup id (dev/inode)", 20 },
 };
 
 /* a branch's end: perf's _hist_entry__sym_snprintf of it */
@@ -94,6 +98,28 @@ static int branch_value(const struct hist_cells *c, const struct tally_hist_row 
 	default:
 		return snprintf(buf, len, "?");
 	}
+}
+
+/* perf's transaction cell (hist_entry__transaction_snprintf): flags, NEITHER, :abort code */
+static int txn_value(uint64_t t, char *buf, size_t len)
+{
+	static const struct { uint64_t flag; const char *name; } bits[] = {
+		{ PERF_TXN_ELISION, "EL " }, { PERF_TXN_TRANSACTION, "TX " },
+		{ PERF_TXN_SYNC, "SYNC " }, { PERF_TXN_ASYNC, "ASYNC " },
+		{ PERF_TXN_RETRY, "RETRY " }, { PERF_TXN_CONFLICT, "CON " },
+		{ PERF_TXN_CAPACITY_WRITE, "CAP-WRITE " }, { PERF_TXN_CAPACITY_READ, "CAP-READ " },
+	};
+	char out[128] = "";
+
+	for (size_t i = 0; i < sizeof(bits) / sizeof(bits[0]); i++)
+		if (t & bits[i].flag)
+			strcat(out, bits[i].name);
+	if (t && !(t & (PERF_TXN_SYNC | PERF_TXN_ASYNC)))
+		strcat(out, "NEITHER ");
+	if (t & PERF_TXN_ABORT_MASK)
+		snprintf(out + strlen(out), sizeof(out) - strlen(out), ":%llx",
+			 (unsigned long long)((t & PERF_TXN_ABORT_MASK) >> PERF_TXN_ABORT_SHIFT));
+	return snprintf(buf, len, "%s", out);
 }
 
 static int fmt_addr(char *buf, size_t len, char level, uint64_t addr);
@@ -152,6 +178,21 @@ static int mem_value(const struct tally_hist_row *e, enum tally_hist_key k, char
 			return snprintf(buf, len, "[%c] %s", level, e->data_sym);
 		return fmt_addr(buf, len, level, e->data_cacheline);
 	}
+	case TALLY_HIST_SYM_IADDR:	/* the same of the sample's ip */
+		if (e->iaddr_sym && e->iaddr_object)
+			return snprintf(buf, len, "[%c] %s+0x%llx", e->level, e->iaddr_sym,
+					(unsigned long long)e->iaddr_off);
+		if (e->iaddr_sym)
+			return snprintf(buf, len, "[%c] %s", e->level, e->iaddr_sym);
+		return fmt_addr(buf, len, e->level, e->iaddr);
+	case TALLY_HIST_TRANSACTION:
+		return txn_value(e->transaction, buf, len);
+	case TALLY_HIST_CGROUP:		/* perf's: N/A for no cgroup, unknown for an unnamed id */
+		return snprintf(buf, len, "%s", !e->cgroup ? "N/A" :
+				e->cgroup_name ? e->cgroup_name : "unknown");
+	case TALLY_HIST_CGROUP_ID:
+		return snprintf(buf, len, "%llu/0x%llx", (unsigned long long)e->cgroup_dev,
+				(unsigned long long)e->cgroup_ino);
 	default:
 		return snprintf(buf, len, "?");
 	}
@@ -266,14 +307,25 @@ int hist_key_width(const struct hist_cells *c, const struct tally_hist_row *rows
 	if (k == K_CPU)
 		return 3;	/* perf's: "-001" overflows it */
 	/* perf sizes these by a fixed width alone: a longer cell overflows */
-	if (k >= K_MEM && k < K_SYM_DADDR)
+	if ((k >= K_MEM && k < K_SYM_DADDR) || k == K_TXN || k == K_CGROUP_ID)
 		return w > hist_keys[k].width ? w : hist_keys[k].width;
+	/* perf's: a named cgroup's name (unknown's), N/A rows not measured */
+	for (size_t i = 0; k == K_CGROUP && i < n; i++) {
+		const char *s = rows[i].cgroup_name ? rows[i].cgroup_name : "unknown";
+
+		if (rows[i].cgroup && (int)strlen(s) > w)
+			w = (int)strlen(s);
+	}
+	if (k == K_CGROUP)
+		return w;
 	/*
 	 * the data keys by their names (perf's hists__calc_col_len): a
 	 * symbol's with 22 more, or 22; a file's, or an address's 16
 	 */
-	for (size_t i = 0; (k == K_SYM_DADDR || k == K_DSO_DADDR || k == K_DCACHELINE) && i < n; i++) {
-		const char *s = k == K_DSO_DADDR ? rows[i].data_dso : rows[i].data_sym;
+	for (size_t i = 0; (k == K_SYM_DADDR || k == K_DSO_DADDR || k == K_DCACHELINE ||
+			    k == K_SYM_IADDR) && i < n; i++) {
+		const char *s = k == K_DSO_DADDR ? rows[i].data_dso :
+				k == K_SYM_IADDR ? rows[i].iaddr_sym : rows[i].data_sym;
 		int l = k == K_DSO_DADDR ? (s ? (int)strlen(s) : 16) : s ? (int)strlen(s) + 22 : 22;
 
 		if (k == K_DCACHELINE && s)
@@ -282,7 +334,7 @@ int hist_key_width(const struct hist_cells *c, const struct tally_hist_row *rows
 		if (l > w)
 			w = l;
 	}
-	if (k == K_SYM_DADDR || k == K_DSO_DADDR || k == K_DCACHELINE)
+	if (k == K_SYM_DADDR || k == K_DSO_DADDR || k == K_DCACHELINE || k == K_SYM_IADDR)
 		return w;
 	if (HIST_BRANCH_KEY(k))
 		return branch_width(rows, n, k, w);
@@ -359,7 +411,8 @@ void hist_key_put(struct line *ln, const struct hist_cells *c, const struct tall
 	put_cell(ln, c, e, k, width, last && (k == K_SYM || k == K_SRCLINE || k == K_TRACE ||
 					      k == K_LOCKED || k == K_BLOCKED || k == K_SYM_DADDR ||
 					      k == K_DCACHELINE || k == TALLY_HIST_SYM_FROM ||
-					      k == TALLY_HIST_SYM_TO) ? 0 : width);
+					      k == TALLY_HIST_SYM_TO || k == K_SYM_IADDR || k == K_CGROUP ||
+					      k == K_CGROUP_ID) ? 0 : width);
 }
 
 void hist_key_put_level(struct line *ln, const struct hist_cells *c,
@@ -375,14 +428,16 @@ void hist_key_put_level(struct line *ln, const struct hist_cells *c,
 			  width - (lead > 0 ? lead : 0));
 		return;
 	}
-	/* sym, srcline and trace are perf's unpadded cells ("%.*s", "%-.*s") */
-	put_cell(ln, c, e, k, width, k == K_SYM || k == K_SRCLINE || k == K_TRACE ? 0 : width);
+	/* sym, srcline and trace are perf's unpadded cells ("%.*s", "%-.*s"), cgroup's "%s" */
+	put_cell(ln, c, e, k, width, k == K_SYM || k == K_SRCLINE || k == K_TRACE ||
+		 k == K_SYM_IADDR || k == K_CGROUP || k == K_CGROUP_ID ||
+		 (k == K_TXN && !e->transaction) ? 0 : width);	/* no flags: spaces, all skipped */
 }
 
 /* ---- -F ---- */
 
 int hist_fields_parse(struct hist_fields *f, const char *spec, enum tally_hist_key *keys,
-		      int *nkeys, unsigned allowed, const char *cmd, const char *opt)
+		      int *nkeys, uint64_t allowed, const char *cmd, const char *opt)
 {
 	static const struct { const char *name; int f; } nums[] = {
 		{ "overhead", HF_OVERHEAD }, { "overhead_children", HF_CHILDREN },
@@ -402,13 +457,13 @@ int hist_fields_parse(struct hist_fields *f, const char *spec, enum tally_hist_k
 			if (!strcmp(tok, nums[i].name))
 				v = nums[i].f;
 		for (int k = 0; k < K__NR && v < 0; k++)
-			if (!strcmp(tok, hist_keys[k].name))
+			if (hist_keys[k].name && !strcmp(tok, hist_keys[k].name))
 				v = k;
-		if (v < 0 || (v < K__NR && !(allowed & 1u << v))) {
+		if (v < 0 || (v < K__NR && !(allowed & 1ull << v))) {
 			fprintf(stderr, "tally %s: %s '%s': unknown field '%s' (overhead, "
 				"overhead_children, period, sample", cmd, opt, spec, tok);
 			for (int k = 0; k < K__NR; k++)
-				if (allowed & 1u << k && k != K_TRACE)
+				if (hist_keys[k].name && allowed & 1ull << k && k != K_TRACE)
 					fprintf(stderr, ", %s", hist_keys[k].name);
 			fprintf(stderr, ")\n");
 			free(dup);

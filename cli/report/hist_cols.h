@@ -34,8 +34,12 @@
 #define K_SYM_DADDR TALLY_HIST_SYM_DADDR
 #define K_DSO_DADDR TALLY_HIST_DSO_DADDR
 #define K_DCACHELINE TALLY_HIST_DCACHELINE
+#define K_SYM_IADDR TALLY_HIST_SYM_IADDR
+#define K_TXN TALLY_HIST_TRANSACTION
+#define K_CGROUP TALLY_HIST_CGROUP
+#define K_CGROUP_ID TALLY_HIST_CGROUP_ID
 #define HIST_MEM_MODE_KEY(k) (((k) >= K_MEM && (k) <= K_DPAGE) || \
-			      ((k) >= K_SYM_DADDR && (k) <= K_DCACHELINE))
+			      ((k) >= K_SYM_DADDR && (k) <= K_DCACHELINE) || (k) == K_SYM_IADDR)
 /* the keys of branch mode alone (perf's bstack_sort_dimensions) */
 #define HIST_BRANCH_KEY(k) ((k) >= TALLY_HIST_SYM_FROM && (k) <= TALLY_HIST_CYCLES)
 
@@ -88,7 +92,7 @@ struct hist_fields {
  * stderr as cmd's option opt ("-F").
  */
 int hist_fields_parse(struct hist_fields *f, const char *spec, enum tally_hist_key *keys,
-		      int *nkeys, unsigned allowed, const char *cmd, const char *opt);
+		      int *nkeys, uint64_t allowed, const char *cmd, const char *opt);
 /* The rows' order for tally_hist__sort: -s's keys, the fields, the keys. Returns its length. */
 int hist_fields_order(const struct hist_fields *f, const enum tally_hist_key *keys, int nkeys,
 		      int *order);

@@ -50,6 +50,11 @@ static int mem_cmp(const struct tally_hist_row *a, const struct tally_hist_row *
 	case TALLY_HIST_LOCAL_INS_LAT: return u64_cmp(a->ins_lat, b->ins_lat);
 	case TALLY_HIST_SYM_DADDR: return u64_cmp(a->daddr, b->daddr);
 	case TALLY_HIST_DSO_DADDR: return strcmp_null(a->data_dso, b->data_dso);
+	case TALLY_HIST_SYM_IADDR: return u64_cmp(a->iaddr, b->iaddr);
+	case TALLY_HIST_TRANSACTION: return u64_cmp(b->transaction, a->transaction);	/* perf's left - right */
+	case TALLY_HIST_CGROUP: return u64_cmp(a->cgroup, b->cgroup);
+	case TALLY_HIST_CGROUP_ID:	/* the greater first, as perf's equal entries */
+		return u64_cmp(b->cgroup_dev, a->cgroup_dev) ?: u64_cmp(b->cgroup_ino, a->cgroup_ino);
 	case TALLY_HIST_DCACHELINE:
 		return a->data_mapped != b->data_mapped ? (a->data_mapped ? 1 : -1) :
 		       u64_cmp(a->data_cacheline, b->data_cacheline);

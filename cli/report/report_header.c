@@ -161,6 +161,49 @@ static void usec(FILE *fp, uint64_t t)
 		(uint64_t)(t % 1000000000U / 1000));
 }
 
+/* perf's clockid_name: the first of its -k names for the clock */
+static const char *clock_name(uint32_t id)
+{
+	static const char *const names[] = {
+		[CLOCK_MONOTONIC] = "monotonic", [CLOCK_MONOTONIC_RAW] = "monotonic_raw",
+		[CLOCK_REALTIME] = "realtime", [CLOCK_BOOTTIME] = "boottime", [CLOCK_TAI] = "tai",
+	};
+
+	return id < sizeof(names) / sizeof(names[0]) && names[id] ? names[id] : "(n/a)";
+}
+
+/* CLOCK_DATA (record -k) as perf's print_clock_data: the clock and its reference times */
+static void print_clock_data(FILE *fp, const struct tally_data_reader *rd)
+{
+	const unsigned char *p;
+	const void *data;
+	uint64_t tod, clk;
+	uint32_t id;
+	size_t len;
+	char date[64] = "<error>";
+	struct tm tm;
+	time_t sec;
+
+	if (tally_data_reader__feature(rd, TALLY_HEADER_CLOCK_DATA, &data, &len) || len < 24) {
+		fprintf(fp, "# reference time disabled\n");
+		return;
+	}
+	p = data;
+	memcpy(&id, p + 4, 4);
+	memcpy(&tod, p + 8, 8);
+	memcpy(&clk, p + 16, 8);
+	sec = (time_t)(tod / 1000000000U);
+	if (localtime_r(&sec, &tm)) {
+		strftime(date, sizeof(date), "%F %T", &tm);
+		snprintf(date + strlen(date), sizeof(date) - strlen(date), ".%06d",
+			 (int)(tod % 1000000000U / 1000));
+	}
+	fprintf(fp, "# clockid: %s (%u)\n", clock_name(id), id);
+	fprintf(fp, "# reference time: %s = %ld.%06d (TOD) = %ld.%09ld (%s)\n", date,
+		(long)sec, (int)(tod % 1000000000U / 1000), (long)(clk / 1000000000U),
+		(long)(clk % 1000000000U), clock_name(id));
+}
+
 void print_file_header(FILE *fp, const struct tally_data_reader *rd, const char *path)
 {
 	struct tally_data_file_info fi;
@@ -244,6 +287,16 @@ void print_file_header(FILE *fp, const struct tally_data_reader *rd, const char 
 	}
 	if (has(rd, TALLY_HEADER_MEM_TOPOLOGY))
 		fprintf(fp, "# MEM_TOPOLOGY info available, use -I to display\n");
+	if (has(rd, TALLY_HEADER_CLOCKID)) {
+		const void *data;
+		uint64_t res = 0;
+		size_t len;
+
+		/* perf's: the clock's resolution in ns, times 1000 */
+		if (!tally_data_reader__feature(rd, TALLY_HEADER_CLOCKID, &data, &len) && len >= 8)
+			memcpy(&res, data, 8);
+		fprintf(fp, "# clockid frequency: %" PRIu64 " MHz\n", res * 1000);
+	}
 	if (has(rd, TALLY_HEADER_BPF_PROG_INFO))
 		print_bpf_progs(fp, rd);
 	if (has(rd, TALLY_HEADER_BPF_BTF)) {
@@ -253,6 +306,8 @@ void print_file_header(FILE *fp, const struct tally_data_reader *rd, const char 
 		for (int i = 0; i < n; i++)
 			fprintf(fp, "# btf info of id %u\n", ids[i]);
 	}
+	if (has(rd, TALLY_HEADER_CLOCK_DATA))
+		print_clock_data(fp, rd);
 	if (pipe)
 		return;
 	fprintf(fp, "# missing features: ");

@@ -40,10 +40,10 @@ int top_hist_parse_fields(struct top_hist_opts *o, const char *spec, bool sort_g
 {
 	enum tally_hist_key keys[TALLY_HIST_KEY__NR];
 	int n = sort_given ? o->nkeys : 0;
-	unsigned allowed = 0;
+	uint64_t allowed = 0;
 
 	for (int i = 0; i < TK__NR; i++)
-		allowed |= 1u << hist_key[i];
+		allowed |= 1ull << hist_key[i];
 	for (int i = 0; i < n; i++)
 		keys[i] = hist_key[o->keys[i]];
 	if (hist_fields_parse(&o->fields, spec, keys, &n, allowed, "top", "--fields"))

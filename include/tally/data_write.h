@@ -162,6 +162,17 @@ TALLY_API int tally_synth__offcpu(struct tally_data_writer *w,
 TALLY_API int tally_synth__cgroups(struct tally_data_writer *w,
 				   const struct perf_event_attr *sid_attr);
 
+/*
+ * Added in 0.5: a PERF_RECORD_NAMESPACES for every thread of pid (record
+ * --namespaces), every process's with pid -1, as perf 6.1 synthesizes
+ * them: its 7 namespaces (net, uts, ipc, pid, user, mnt, cgroup: the
+ * kernel's link_info order), each /proc/TID/ns/NAME's device and inode,
+ * 0 and 0 where it cannot be read. -ESRCH when pid does not exist (any
+ * more); processes exiting meanwhile are skipped with -1.
+ */
+TALLY_API int tally_synth__namespaces(struct tally_data_writer *w,
+				      const struct perf_event_attr *sid_attr, pid_t pid);
+
 /* NT_GNU_BUILD_ID of an ELF file: its length, 0 when it has none, or -errno. */
 TALLY_API int tally_build_id__file(const char *path, uint8_t *id, size_t max);
 /* The running kernel's, from /sys/kernel/notes: length or -errno. */

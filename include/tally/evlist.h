@@ -181,6 +181,7 @@ struct tally_config_opts {
 	/* Added in 0.5 */
 	uint64_t intr_regs;		/* with PERF_SAMPLE_REGS_INTR: sample_regs_intr */
 	bool inherit_stat;		/* record -s: per-thread counts (READ records), times */
+	bool namespaces;		/* NAMESPACES records of new tasks (the side-band event) */
 };
 
 TALLY_API int tally_evlist__config(struct tally_evlist *evlist,

@@ -86,8 +86,7 @@ enum tally_hist_key {
 	 * the samples' branch stacks, keyed by its source and target (each
 	 * looked up in the user's maps, then the kernel's: perf's [.], [k],
 	 * [H] for neither), its flags and cycles, compared as perf 6.1's.
-	 * The keys end below TALLY_HIST_BY_SELF: perf's abort key has no
-	 * room here.
+	 * perf's abort key is not taken.
 	 */
 	TALLY_HIST_SYM_FROM,
 	TALLY_HIST_SYM_TO,
@@ -98,6 +97,20 @@ enum tally_hist_key {
 	TALLY_HIST_MISPREDICT,	/* perf's compare says only equal or not (no order) */
 	TALLY_HIST_IN_TX,	/* likewise */
 	TALLY_HIST_CYCLES,
+	/*
+	 * Added in 0.5 after branch mode's, numbered past enum
+	 * tally_hist_order's values (32-34), which tally_hist__sort takes
+	 * with the keys in one array.
+	 * The sample's ip with what holds it, found in any address space
+	 * (user first, as perf's symbol_iaddr; the row's level the
+	 * sample's), the TRANSACTION flags, the CGROUP id (its name the
+	 * session's CGROUP records'), and the thread's cgroup namespace
+	 * (dev, ino) from its NAMESPACES records (perf's cgroup_id).
+	 */
+	TALLY_HIST_SYM_IADDR = 35,
+	TALLY_HIST_TRANSACTION,
+	TALLY_HIST_CGROUP,
+	TALLY_HIST_CGROUP_ID,
 	TALLY_HIST_KEY__NR,
 };
 
@@ -346,9 +359,23 @@ struct tally_hist_row {
 		char level;
 	} br_from, br_to;
 	uint64_t br_flags;
+	/*
+	 * The keys after dcacheline: the sample's ip (absolute) and the
+	 * function or object holding it (iaddr_off: ip less an object's
+	 * mapped start), the transaction flags, the cgroup id and its path
+	 * (NULL where no CGROUP record named it), the cgroup namespace.
+	 */
+	uint64_t iaddr;
+	const char *iaddr_sym;
+	bool iaddr_object;
+	uint64_t iaddr_off;
+	uint64_t transaction;
+	uint64_t cgroup;
+	const char *cgroup_name;
+	uint64_t cgroup_dev, cgroup_ino;
 	size_t :0;
 };
-#define tally_hist_row__last_field br_flags
+#define tally_hist_row__last_field cgroup_ino
 
 /* The rows of event shown under the filter. */
 TALLY_API size_t tally_hist__nr_rows(const struct tally_hist *h, int event);

@@ -196,6 +196,8 @@ static void config_sideband(struct perf_event_attr *a, const struct tally_config
 	/* sample cgroup ids: the kernel's CGROUP records name new ones */
 	if (TALLY_OPTS_GET(o, sample_type, 0) & PERF_SAMPLE_CGROUP)
 		a->cgroup = 1;
+	if (TALLY_OPTS_GET(o, namespaces, false))
+		a->namespaces = 1;
 }
 
 static struct tally_evsel *add_dummy(struct tally_evlist *l)

@@ -534,6 +534,9 @@ bool tally__swap_feature(int feat, void *p, size_t len)
 			c.pos += ((size_t)slen + 7) & ~(size_t)7;
 		}
 		return true;
+	case TALLY_HEADER_CLOCK_DATA:	/* version, clockid, wall clock ns, clock ns */
+		sw32(&c), sw32(&c), sw64(&c), sw64(&c);
+		return true;
 	default:
 		return false;
 	}

@@ -330,7 +330,8 @@ static void feat_clock_data(struct tally__buf *b, const struct perf_event_attr *
 	clock_gettime(a->clockid, &clk);
 	tally__buf_u32(b, 1);
 	tally__buf_u32(b, (uint32_t)a->clockid);
-	tally__buf_u64(b, (uint64_t)tod.tv_sec * 1000000000ull + (uint64_t)tod.tv_nsec);
+	/* perf's wall clock is gettimeofday's: whole microseconds */
+	tally__buf_u64(b, (uint64_t)tod.tv_sec * 1000000000ull + (uint64_t)tod.tv_nsec / 1000 * 1000);
 	tally__buf_u64(b, (uint64_t)clk.tv_sec * 1000000000ull + (uint64_t)clk.tv_nsec);
 }
 

@@ -34,7 +34,8 @@ static uint64_t shape_hash(int idx, const char *comm, const char *trace,
 	h ^= smp->ip ^ ((uint64_t)smp->cpu << 40) ^ ((uint64_t)mode << 56);
 	if (m)
 		h = tally_hash_mix(h ^ m->data_src ^ m->phys_addr ^ (m->addr * 31) ^ (m->dpage << 3) ^
-				   (m->cpage << 7) ^ (m->weight << 17) ^ (m->ins_lat << 41));
+				   (m->cpage << 7) ^ (m->weight << 17) ^ (m->ins_lat << 41) ^
+				   (m->txn << 11) ^ (m->cgroup << 23) ^ m->cg_ino ^ (m->cg_dev << 50));
 	/* one multiply per address, one mix at the end: chains are long */
 	for (uint64_t i = 0; i < smp->callchain.nr; i++)
 		h = (h ^ smp->callchain.ips[i]) * 0x9e3779b97f4a7c15ULL + (h >> 29);
@@ -224,8 +225,11 @@ static int hist_add(struct tally_hist *h, const struct tally_session_sample *ts,
 			.dpage = smp->data_page_size, .cpage = smp->code_page_size,
 			.weight = wst ? (uint32_t)smp->weight : smp->weight,
 			.ins_lat = wst ? (uint16_t)(smp->weight >> 32) : 0,
-			.addr = smp->addr, .cpumode = ts->mode,
+			.addr = smp->addr, .cpumode = ts->mode, .ip = smp->ip,
+			.txn = smp->transaction, .cgroup = smp->cgroup,
 		};
+		if (h->need_cgid)	/* the thread's namespaces as of the sample, perf's */
+			tally__session_cgroup_ns(h->ss, (int32_t)smp->tid, &m.cg_dev, &m.cg_ino);
 		/* --mem-mode's cost: the weight, 1 without one (count samples of it each) */
 		if (h->mem_mode)
 			period = (m.weight ? m.weight : 1) * count;
@@ -600,6 +604,7 @@ struct tally_hist *tally_hist__new(struct tally_session *ss, const struct tally_
 		return tally__err_ptr(EINVAL);
 	for (int i = 0; i < nkeys; i++)
 		if ((unsigned)keys[i] >= K__NR ||
+		    ((int)keys[i] >= TALLY_HIST_BY_SELF && (int)keys[i] <= TALLY_HIST_BY_SAMPLES) ||
 		    (BRANCH_KEY(keys[i]) && !TALLY_OPTS_GET(opts, branch, false)))
 			return tally__err_ptr(EINVAL);	/* a branch key: of branch mode's rows */
 	if (!(h = calloc(1, sizeof(*h))))
@@ -622,6 +627,10 @@ struct tally_hist *tally_hist__new(struct tally_session *ss, const struct tally_
 	for (int i = 0; i < nkeys; i++)
 		h->need_daddr |= keys[i] == K_SYM_DADDR || keys[i] == K_DSO_DADDR ||
 				 keys[i] == K_DCACHELINE;
+	for (int i = 0; i < nkeys; i++) {
+		h->need_iaddr |= keys[i] == K_SYM_IADDR;
+		h->need_cgid |= keys[i] == K_CGROUP_ID;
+	}
 	h->children = TALLY_OPTS_GET(opts, children, false);
 	h->graph = TALLY_OPTS_GET(opts, graph, false);
 	h->caller = TALLY_OPTS_GET(opts, order, TALLY_HIST_CALLEE) == TALLY_HIST_CALLER;
@@ -754,6 +763,12 @@ int tally_hist__row(const struct tally_hist *h, int event, size_t i, struct tall
 		.data_off = e->dw ? e->dw->object_symoff : 0,
 		.data_cacheline = cl_of(e), .data_mapped = e->dw && e->dw->map,
 		.br_flags = e->m.bflags,
+		.iaddr = e->m.ip, .iaddr_sym = e->iw ? e->iw->sym : NULL,
+		.iaddr_object = e->iw && e->iw->sym && e->iw->object,
+		.iaddr_off = e->iw ? e->iw->object_symoff : 0,
+		.transaction = e->m.txn, .cgroup = e->m.cgroup,
+		.cgroup_name = tally__session_cgroup_name(h->ss, e->m.cgroup),
+		.cgroup_dev = e->m.cg_dev, .cgroup_ino = e->m.cg_ino,
 	};
 
 	if (e->bf && e->bt) {

@@ -18,6 +18,8 @@ struct hist_mem {
 	uint64_t cpumode;		/* the sample's (dcacheline groups by it) */
 	/* branch mode's branch: its addresses and perf_branch_entry's flags word */
 	uint64_t bfrom, bto, bflags;
+	uint64_t ip;			/* symbol_iaddr's (the shape's own ip is 0 off chains) */
+	uint64_t txn, cgroup, cg_dev, cg_ino;
 };
 
 /*

@@ -48,6 +48,10 @@
 #define K_MISPREDICT TALLY_HIST_MISPREDICT
 #define K_IN_TX TALLY_HIST_IN_TX
 #define K_CYCLES TALLY_HIST_CYCLES
+#define K_SYM_IADDR TALLY_HIST_SYM_IADDR
+#define K_TXN TALLY_HIST_TRANSACTION
+#define K_CGROUP TALLY_HIST_CGROUP
+#define K_CGROUP_ID TALLY_HIST_CGROUP_ID
 #define K__NR TALLY_HIST_KEY__NR
 
 /* a branch key, and one whose compare says only equal or not (perf's: no order) */
@@ -73,6 +77,7 @@ struct entry {
 	const struct where *dw;		/* where its data address resolved (the data keys) */
 	const struct where *bf, *bt;	/* branch mode: where its branch's ends resolved */
 	char blf, blt;			/* their levels: '.', 'k', 'H' (no map) */
+	const struct where *iw;		/* where its ip resolved in any space (symbol_iaddr) */
 	uint64_t self, children;
 	uint64_t nself;			/* its own samples */
 	uint64_t last_sample;		/* children: once per sample */
@@ -155,6 +160,8 @@ struct tally_hist {
 	bool mem_mode;			/* opts': a sample counts its weight */
 	bool need_daddr;		/* a data address key: dres resolves them */
 	bool branch;			/* opts': a row is a branch of the stacks */
+	bool need_iaddr;		/* symbol_iaddr: the ip found in any address space */
+	bool need_cgid;			/* cgroup_id: the threads' namespaces asked per sample */
 	struct resolver *dres;		/* data addresses (the session's, over data objects too) */
 	bool rows_stale;		/* a filter or graph change: the rows made again */
 	regex_t parent_re;
@@ -266,6 +273,12 @@ static inline int cmp_mem(const struct entry *a, const struct entry *b, enum tal
 	/* sort__dso_daddr_cmp hands _sort__dso_cmp its maps the other way round from dso's */
 	case K_DSO_DADDR: return -strcmp_null(a->dw ? a->dw->dso : NULL, b->dw ? b->dw->dso : NULL);
 	case K_DCACHELINE: return cmp_dcacheline(a, b);
+	case K_SYM_IADDR: return sgn64((int64_t)(a->m.ip - b->m.ip));
+	case K_TXN: return sgn64((int64_t)(b->m.txn - a->m.txn));	/* left - right */
+	case K_CGROUP: return sgn64((int64_t)(a->m.cgroup - b->m.cgroup));
+	case K_CGROUP_ID:	/* dev, then inode: equal rows' order perf's (greater first) */
+		return a->m.cg_dev != b->m.cg_dev ? (a->m.cg_dev < b->m.cg_dev ? 1 : -1) :
+		       a->m.cg_ino != b->m.cg_ino ? (a->m.cg_ino < b->m.cg_ino ? 1 : -1) : 0;
 	default: return 0;
 	}
 }

@@ -108,8 +108,26 @@ uint64_t tally__hist_mem_ident(const struct entry *e, enum tally_hist_key k)
 	case K_MISPREDICT: return e->m.bflags & 3;
 	case K_IN_TX: return BR_IN_TX(e->m.bflags);
 	case K_CYCLES: return BR_CYCLES(e->m.bflags);
+	case K_SYM_IADDR: return e->m.ip;
+	case K_TXN: return e->m.txn;
+	case K_CGROUP: return e->m.cgroup;
+	case K_CGROUP_ID: return tally_hash_mix(e->m.cg_dev) ^ e->m.cg_ino;
 	default: return 0;
 	}
+}
+
+/*
+ * symbol_iaddr's: the ip where a map holds it, whatever the sample's
+ * level (perf's thread__find_cpumode_addr_location: user first)
+ */
+static const struct where *iaddr_where(struct tally_hist *h, const struct shape *x)
+{
+	const struct where *w = tally__resolver_get(h->res, x->pid, x->tid, x->m.ip,
+						    TALLY_CPUMODE_USER);
+
+	if (w && !w->map)
+		w = tally__resolver_get(h->res, x->pid, x->tid, x->m.ip, TALLY_CPUMODE_KERNEL);
+	return w;
 }
 
 #define ENTRY_SEED 1469598103934665603ULL
@@ -420,6 +438,8 @@ int tally__hist_shape(struct tally_hist *h, const struct shape *x, uint64_t peri
 		key.mode = x->mode == TALLY_CPUMODE_KERNEL || x->mode == TALLY_CPUMODE_GUEST_KERNEL ? 'k' : '.';
 	if (h->need_daddr && !(key.dw = tally__resolver_get(h->dres, x->pid, x->tid, x->m.addr, x->mode)))
 		return -ENOMEM;
+	if (h->need_iaddr && !(key.iw = iaddr_where(h, x)))
+		return -ENOMEM;
 	pass = shown(h, &key);
 	h->cur_count = count;
 	if ((err = add(h, hs, &key, period, true, pass, &self)))
@@ -501,6 +521,8 @@ int tally__hist_graph_shape(struct tally_hist *h, const struct shape *x, uint64_
 	if (h->branch)
 		key.mode = x->mode == TALLY_CPUMODE_KERNEL || x->mode == TALLY_CPUMODE_GUEST_KERNEL ? 'k' : '.';
 	if (h->need_daddr && !(key.dw = tally__resolver_get(h->dres, x->pid, x->tid, x->m.addr, x->mode)))
+		return -ENOMEM;
+	if (h->need_iaddr && !(key.iw = iaddr_where(h, x)))
 		return -ENOMEM;
 	self = hist_find(h, hs, &key);
 	prev_mode = w->mode;

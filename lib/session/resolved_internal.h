@@ -80,4 +80,21 @@ void tally__session_resolver_put(struct resolver *r);
  */
 struct resolver *tally__session_data_resolver(struct tally_session *s);
 
+/*
+ * session_cgroup.c: the side band's cgroups. A CGROUP record's path for
+ * id (the first one's, as perf's), NULL where none named it; a thread's
+ * cgroup namespace (dev, ino) from its last NAMESPACES record, 0 and 0
+ * without one (perf's cgroup_id key). The notes are the session's
+ * record processing's; a FORK forgets the new tid's namespaces.
+ */
+struct perf_ns_link_info;
+void tally__session_cgroup_note(struct tally_session *s, uint64_t id, const char *path);
+const char *tally__session_cgroup_name(const struct tally_session *s, uint64_t id);
+void tally__session_ns_note(struct tally_session *s, int32_t tid, uint64_t nr,
+			    const struct perf_ns_link_info *li);
+void tally__session_ns_forget(struct tally_session *s, int32_t tid);
+void tally__session_cgroup_ns(const struct tally_session *s, int32_t tid, uint64_t *dev,
+			      uint64_t *ino);
+void tally__session_cgroups_free(struct tally_session *s);
+
 #endif

@@ -11,6 +11,7 @@
 #include "internal.h"
 #include "data_read_internal.h"
 #include "resolve_internal.h"
+#include "resolved_internal.h"
 #include "session_internal.h"
 #include "symbols_internal.h"
 
@@ -267,6 +268,14 @@ static void process(struct tally_session *s, const struct perf_event_header *h, 
 	case PERF_RECORD_FORK:
 		tally_machine__fork(s->m, (int32_t)rec.u.task.pid, (int32_t)rec.u.task.tid,
 				    (int32_t)rec.u.task.ppid, (int32_t)rec.u.task.ptid);
+		tally__session_ns_forget(s, (int32_t)rec.u.task.tid);
+		break;
+	case PERF_RECORD_CGROUP:
+		tally__session_cgroup_note(s, rec.u.cgroup.id, rec.u.cgroup.path);
+		break;
+	case PERF_RECORD_NAMESPACES:
+		tally__session_ns_note(s, (int32_t)rec.u.namespaces.tid, rec.u.namespaces.nr,
+				       rec.u.namespaces.link_info);
 		break;
 	case PERF_RECORD_EXIT:
 		tally_machine__exit(s->m, (int32_t)rec.u.task.pid, (int32_t)rec.u.task.tid);
@@ -875,6 +884,7 @@ void tally_session__close(struct tally_session *s)
 	}
 	tally_symbols__free(s->dsyms);
 	tally_strpool__free(s->traces);
+	tally__session_cgroups_free(s);
 	free(s->lays);
 	free(s->fast);
 	free(s->attrs);

@@ -14,6 +14,15 @@
 struct session_pipeline;
 struct resolver;
 
+/* session_cgroup.c's: the CGROUP records' paths, the threads' cgroup namespaces */
+struct session_ns { int32_t tid; uint64_t dev, ino; };
+struct session_cgroups {
+	struct session_cgroup { uint64_t id; char *path; } *v;
+	size_t nr, cap;
+	struct session_ns *ns;		/* open addressing by tid, -1 free */
+	size_t ns_nr, ns_cap;
+};
+
 struct tally_session {
 	const char *path;
 	struct tally_data_reader *rd;	/* NULL over live rings */
@@ -76,6 +85,7 @@ struct tally_session {
 	const char *cur_trace;
 	uint64_t cur_seq;
 	struct tally_strpool *traces;	/* the trace texts, one copy each */
+	struct session_cgroups cgroups;
 };
 
 /* A thread no COMM named gets perf's name for it, ":TID". NULL only without memory. */

@@ -9,7 +9,8 @@
  *                        PERIOD BRANCH_STACK REGS_USER WEIGHT_STRUCT DATA_SRC
  *                        TRANSACTION REGS_INTR PHYS_ADDR CGROUP
  *                        DATA_PAGE_SIZE CODE_PAGE_SIZE; data sources over
- *                        every op, level, snoop, TLB, lock and block value
+ *                        every op, level, snoop, TLB, lock and block value;
+ *                        CGROUP records, the main thread's NAMESPACES
  *   mkfields OUT hwidx   the same with the branch stack's hw_idx (Linux 5.7)
  *   mkfields OUT pf      page-faults with ADDR: the data addresses named by
  *                        this program's own symbols
@@ -19,6 +20,8 @@
  *                        (its map as perf record writes it) and no map; the
  *                        BRANCH_STACK header feature
  *   mkfields OUT brhw    the same with PERF_SAMPLE_BRANCH_HW_INDEX
+ *   mkfields OUT ties    the same as all, every period 1000: rows of equal
+ *                        shares, in the order of their keys
  *
  * Samples lie in this program's own code (mapped whole at 0x400000: it is
  * built -no-pie), in functions f0..f3, so symbols resolve.
@@ -80,6 +83,7 @@ static void str(const char *s)
 }
 
 static uint64_t sample_type;
+static bool ties;		/* every sample's period the same */
 
 /* sample_id_all trailer: TID TIME [CPU] (as the attr's sample_type has them) */
 static void trailer(uint64_t t)
@@ -147,7 +151,7 @@ static void sample(uint64_t st, unsigned i, bool hwidx)
 		u32(i % 4);
 		u32(0);
 	}
-	u64(1000 + i);	/* PERIOD */
+	u64(ties ? 1000 : 1000 + i);	/* PERIOD */
 	if (st & PERF_SAMPLE_BRANCH_STACK) {
 		unsigned nr = i % 6;
 
@@ -401,13 +405,15 @@ int main(int argc, char **argv)
 
 	bool br = argc == 3 && (!strcmp(argv[2], "br") || !strcmp(argv[2], "brhw"));
 
-	if (argc != 3 || n <= 0 || (!hwidx && !pf && !br && strcmp(argv[2], "all"))) {
-		fprintf(stderr, "usage: mkfields OUT all|hwidx|pf|br|brhw\n");
+	if (argc != 3 || n <= 0 ||
+	    (!hwidx && !pf && !br && strcmp(argv[2], "all") && strcmp(argv[2], "ties"))) {
+		fprintf(stderr, "usage: mkfields OUT all|hwidx|pf|br|brhw|ties\n");
 		return 2;
 	}
 	self[n] = 0;
 	if (br)
 		return branch_file(argv[1], self, !strcmp(argv[2], "brhw")) || f3(0) == 0;
+	ties = !strcmp(argv[2], "ties");
 	if (pf) {
 		a.type = PERF_TYPE_SOFTWARE;
 		a.config = PERF_COUNT_SW_PAGE_FAULTS;
@@ -449,6 +455,18 @@ int main(int argc, char **argv)
 	str(self);
 	trailer(T0 + 1);
 	done(at);
+	if (a.cgroup) {	/* the main thread's namespaces (cgroup_id), none for PID + 1 */
+		at = hdr(PERF_RECORD_NAMESPACES, 0);
+		u32(PID);
+		u32(PID);
+		u64(NR_NAMESPACES);
+		for (unsigned k = 0; k < NR_NAMESPACES; k++) {
+			u64(k == CGROUP_NS_INDEX ? 4 : 3);
+			u64(0xeffff000ull + k);
+		}
+		trailer(T0 + 2);
+		done(at);
+	}
 	if (a.cgroup) {
 		static const struct { uint64_t id; const char *path; } cg[] = {
 			{ 1, "/" }, { 77, "/tally-fields/a b" },

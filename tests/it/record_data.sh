@@ -10,7 +10,8 @@
 # execute breakpoint; -s: each thread's count in the READ records (perf
 # report -T reads them); --all-cgroups in a cgroup of the test's own: each
 # sample's cgroup is it (tally script -F cgroup, perf report --sort
-# cgroup). perf script prints the same lines from each file.
+# cgroup, tally report --sort cgroup as perf's). perf script prints the
+# same lines from each file.
 . "$(dirname "$0")/lib.sh"
 F=$HELPERS/fields
 W=$HELPERS/work
@@ -137,6 +138,15 @@ else
 		is "--all-cgroups: perf report names the cgroup from tally's records" \
 			"$(perf report --stdio -i "$d/c.data" --sort cgroup,comm 2>/dev/null | awk '$NF == "work" { print $(NF - 1) }')" \
 			"/tally-fields-$$"
+		# the same file through both reports: every row's cgroup, its share and column
+		for k in cgroup,comm comm,cgroup cgroup; do
+			"$TALLY" report --stdio -i "$d/c.data" --sort $k 2>/dev/null | grep -v '^#' >"$d/t.rep"
+			perf report --stdio -i "$d/c.data" --sort $k 2>/dev/null | grep -v '^#' >"$d/p.rep"
+			is "--all-cgroups: tally report --sort $k prints perf's rows" \
+				"$(diff "$d/t.rep" "$d/p.rep" | grep -c '^[<>]')" 0
+			check "--all-cgroups: --sort $k names the test's cgroup" \
+				grep -q "/tally-fields-$$" "$d/t.rep"
+		done
 	fi
 fi
 done_testing

@@ -6,7 +6,11 @@
 # weight, local_weight, ins_lat, local_ins_lat in any mode) and
 # --mem-mode's weights: the same lines as perf 6.1's report on the same
 # files, which mkfields (tests/helpers) writes with every data source
-# part, weight and page size. A memory key without --mem-mode is refused.
+# part, weight and page size; symbol_iaddr (--mem-mode), transaction,
+# cgroup (the CGROUP records' names) and cgroup_id (the NAMESPACES
+# record's cgroup namespace) flat, with -F and --hierarchy, and on a
+# file of equal periods (mkfields ties), whose equal rows come in perf's
+# order of their keys. A memory key without --mem-mode is refused.
 . "$(dirname "$0")/lib.sh"
 M=$HELPERS/mkfields
 d=$(mktemp -d); trap 'rm -rf "$d"' EXIT
@@ -18,6 +22,9 @@ check "mem without --mem-mode: said" grep -q "key 'mem' is a memory key: it need
 "$TALLY" report --stdio -i "$d/all.data" -s lvl 2>"$d/e" >/dev/null; rc=$?
 is "lvl (not a perf 6.1 key): usage error" "$rc" 129
 check "lvl: named" grep -q "unknown key 'lvl'" "$d/e"
+"$TALLY" report --stdio -i "$d/all.data" -s symbol_iaddr 2>"$d/e" >/dev/null; rc=$?
+is "symbol_iaddr without --mem-mode: usage error" "$rc" 129
+check "symbol_iaddr without --mem-mode: said" grep -q "key 'symbol_iaddr' is a memory key" "$d/e"
 "$M" "$d/pf.data" pf || fail "mkfields pf"
 "$TALLY" report --stdio --mem-mode -i "$d/pf.data" >"$d/o" 2>"$d/e"; rc=$?
 is "--mem-mode on a file without data sources: an error" "$rc" 1
@@ -79,5 +86,38 @@ done <<'LIST'
 --hierarchy -s weight,comm
 --hierarchy -s comm,code_page_size
 --hierarchy -s code_page_size,comm,ins_lat
+--mem-mode -s symbol_iaddr
+--mem-mode -s symbol_iaddr,comm
+--mem-mode -s sym,symbol_iaddr
+-s transaction
+--mem-mode -s transaction
+-s cgroup
+-s cgroup_id
+-s cgroup,comm,cgroup_id,transaction,cpu
+-s transaction,cgroup_id
+-s cgroup_id,cgroup
+-F overhead,cgroup,transaction
+--hierarchy -s cgroup,transaction
+--hierarchy -s transaction,cgroup
+--hierarchy -s cgroup_id,comm
+LIST
+# rows of equal shares (every period the same): in perf's order of their keys
+"$M" "$d/ties.data" ties || fail "mkfields ties"
+while read -r args; do
+	"$TALLY" report --stdio $args -i "$d/ties.data" 2>/dev/null | body >"$d/a"
+	perf report --stdio $args -i "$d/ties.data" 2>/dev/null | body >"$d/b"
+	is "equal shares, $args: perf's lines" "$(diff "$d/a" "$d/b" | grep -c '^[<>]')" 0
+	diff "$d/a" "$d/b" | head -8 | sed 's/^/# /'
+done <<'LIST'
+-s transaction
+-s cgroup
+-s cgroup_id
+-s cgroup_id,comm
+-s comm,cgroup_id
+-s cpu,transaction
+--mem-mode -s symbol_iaddr
+--hierarchy -s cgroup,transaction
+--hierarchy -s transaction,cgroup_id
+--hierarchy -s cgroup_id,comm
 LIST
 done_testing

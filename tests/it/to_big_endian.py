@@ -325,6 +325,8 @@ def feature(f, b):
         c.f('QQ')
     elif f == 27:
         c.f('IIIII')
+    elif f == 29:
+        c.f('IIQQ')
     elif f == 2:
         while c.left() >= 8:
             t, misc, size = c.f('IHH')
