@@ -492,7 +492,7 @@ static int parse_fields(struct script_ctx *s, const char *spec)
 	if (s->brinsn_len) {
 		set |= plain ? F_BRSTACKINSN : 0;
 		add |= plus ? F_BRSTACKINSN : 0;
-		del &= ~(unsigned)F_BRSTACKINSN;
+		del &= ~(uint64_t)F_BRSTACKINSN;
 	}
 	if (plus && plain) {
 		fprintf(stderr, "tally script: -F '%s': +field and -field change the default fields; "

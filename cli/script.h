@@ -34,9 +34,9 @@ enum {
 	F_BRSTACKINSN = 1u << 31,	/* and brstackinsnlen (script_ctx.brinsn_len) */
 };
 /* past an int's bits: the field masks are uint64_t */
-#define F_TOD (1ull << 31)
-#define F_SRCLINE (1ull << 32)
-#define F_SRCCODE (1ull << 33)
+#define F_TOD (1ull << 32)
+#define F_SRCLINE (1ull << 33)
+#define F_SRCCODE (1ull << 34)
 #define F_BRANCHES (F_BRSTACK | F_BRSTACKSYM | F_BRSTACKOFF)
 /* what is printed after the sample's address (or the chain) */
 #define F_TAIL (F_IREGS | F_UREGS | F_BRANCHES | F_PHYS_ADDR | F_DATA_PAGE_SIZE | \

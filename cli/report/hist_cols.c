@@ -459,7 +459,7 @@ int hist_fields_parse(struct hist_fields *f, const char *spec, enum tally_hist_k
 		for (int k = 0; k < K__NR && v < 0; k++)
 			if (hist_keys[k].name && !strcmp(tok, hist_keys[k].name))
 				v = k;
-		if (v < 0 || (v < K__NR && !(allowed & 1ull << v))) {
+		if (v < 0 || (HIST_IS_KEY(v) && !(allowed & 1ull << v))) {
 			fprintf(stderr, "tally %s: %s '%s': unknown field '%s' (overhead, "
 				"overhead_children, period, sample", cmd, opt, spec, tok);
 			for (int k = 0; k < K__NR; k++)
@@ -473,7 +473,7 @@ int hist_fields_parse(struct hist_fields *f, const char *spec, enum tally_hist_k
 			continue;
 		have[v] = true;
 		f->col[f->n++] = v;
-		if (v >= K__NR)
+		if (!HIST_IS_KEY(v))
 			continue;
 		bool in_sort = false;
 
@@ -518,13 +518,13 @@ void hist_fields_print(const struct hist_fields *f, const struct hist_table *t,
 	for (int i = 0; i < f->n; i++) {
 		for (col[i] = 0; col[i] < 3 && num[col[i]].f != f->col[i]; col[i]++)
 			;
-		width[i] = f->col[i] < K__NR ?
+		width[i] = HIST_IS_KEY(f->col[i]) ?
 			   hist_key_width(t->cells, rows, n, (enum tally_hist_key)f->col[i]) :
 			   num[col[i]].width;
 	}
 	for (int i = 0; t->header && i < f->n; i++) {
 		fputs(i ? "  " : "# ", fp);
-		if (f->col[i] < K__NR)
+		if (HIST_IS_KEY(f->col[i]))
 			fprintf(fp, "%-*s", width[i], hist_keys[f->col[i]].header);
 		else
 			fprintf(fp, "%*s", width[i], num[col[i]].head);

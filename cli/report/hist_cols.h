@@ -30,6 +30,9 @@
 #define K_PHYS TALLY_HIST_PHYS_DADDR
 #define K_DPAGE TALLY_HIST_DATA_PAGE_SIZE
 #define K__NR TALLY_HIST_KEY__NR
+/* a key, not an order value: the keys are numbered around enum tally_hist_order's (32-34) */
+#define HIST_IS_KEY(v) ((v) >= 0 && (v) < K__NR && \
+			((v) < TALLY_HIST_BY_SELF || (v) > TALLY_HIST_BY_SAMPLES))
 /* the keys perf 6.1 takes only with --mem-mode (its memory_sort_dimensions) */
 #define K_SYM_DADDR TALLY_HIST_SYM_DADDR
 #define K_DSO_DADDR TALLY_HIST_DSO_DADDR

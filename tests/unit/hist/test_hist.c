@@ -886,6 +886,29 @@ static void test_bad_input(void **state)
 	assert_int_equal(errno, EINVAL);
 	assert_null(tally_hist__new(ss, &o));
 	assert_int_equal(errno, EINVAL);
+	/* the order values the keys are numbered around are no keys */
+	for (int k = TALLY_HIST_BY_SELF; k <= TALLY_HIST_BY_SAMPLES; k++) {
+		enum tally_hist_key ok = TALLY_HIST_SYM, order_val = (enum tally_hist_key)k;
+		TALLY_OPTS(tally_hist_opts, ko, .keys = &order_val, .nr_keys = 1);
+		TALLY_OPTS(tally_hist_opts, kk, .keys = &ok, .nr_keys = 1);
+		struct tally_hist *hk;
+
+		errno = 0;
+		assert_null(tally_hist__new(ss, &ko));
+		assert_int_equal(errno, EINVAL);
+		assert_non_null(hk = tally_hist__new(ss, &kk));
+		tally_hist__free(hk);
+	}
+	/* a key past them is one */
+	{
+		enum tally_hist_key past = TALLY_HIST_TRANSACTION;
+		TALLY_OPTS(tally_hist_opts, kp, .keys = &past, .nr_keys = 1);
+		struct tally_hist *hp;
+
+		assert_true((int)TALLY_HIST_TRANSACTION > (int)TALLY_HIST_BY_SAMPLES);
+		assert_non_null(hp = tally_hist__new(ss, &kp));
+		tally_hist__free(hp);
+	}
 	assert_int_equal(tally_hist__row(h, 0, 3, &v), -EINVAL);
 	assert_int_equal(tally_hist__row(h, 1, 0, &v), -EINVAL);
 	assert_int_equal(tally_hist__add(h, NULL), -EINVAL);
