@@ -657,8 +657,9 @@ int tally_probe__resolve(const char *binary, const char *spec, const struct tall
 		struct tally_probe_event ev = { 0 };
 		char base[300];
 
+		/* perf 6.1 puts __return after a given name too (myr=work%return: myr__return) */
 		if (pp.event)
-			snprintf(base, sizeof(base), "%s", pp.event);
+			snprintf(base, sizeof(base), "%s%s", pp.event, pp.ret ? "__return" : "");
 		else
 			event_base(ps.v[i].name, pp.ret ? "__return" : "", base, sizeof(base));
 		if (ps.v[i].is_offset)

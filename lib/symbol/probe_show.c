@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <tally/dynprobe.h>
+#include <tally/symbols.h>
 #include "probe_dbg.h"
 
 #define NR_ADDITIONAL_LINES 2	/* perf's: lines shown past the last probe-able one */
@@ -139,8 +140,9 @@ int tally_probe__show_lines(FILE *fp, const char *binary, const char *spec, char
 	int start = 0, end = INT_MAX, e, *lines = NULL;
 	size_t nr = 0;
 
-	/* FUNC[@SRC] or SRC:START[-END|+NUM] */
-	p = strchr(spec, ':');
+	/* FUNC[@SRC] or SRC:START[-END|+NUM]; a C++ FUNC's "::" is no line's ':' */
+	for (p = strchr(spec, ':'); p && p[1] == ':'; p = strchr(p + 2, ':'))
+		;
 	if (p) {
 		char *x;
 
@@ -280,8 +282,14 @@ int tally_probe__show_vars(FILE *fp, const char *binary, const char *spec, bool 
 		char **strs;
 		const char *sym = NULL;
 		uint64_t start = 0;
+		Dwarf_Die fn;
+		Dwarf_Addr entry;
 
-		if (tally__probe_sym_at(&d, pts[i].addr, &sym, &start))
+		/* perf's point: the out-of-line function's DWARF name (a C++ method's "add"), else the symbol's */
+		if (tally__probe_realfunc_at(&pts[i].cu, pts[i].addr, &fn) && !tally__probe_entrypc(&fn, &entry) &&
+		    (sym = tally__probe_die_name(&fn)))
+			fprintf(fp, "\t@<%s+%llu>\n", sym, (unsigned long long)(pts[i].addr - entry));
+		else if (tally__probe_sym_at(&d, pts[i].addr, &sym, &start))
 			fprintf(fp, "\t@<%s+%llu>\n", sym, (unsigned long long)(pts[i].addr - start));
 		else
 			fprintf(fp, "\t@<0x%llx>\n", (unsigned long long)pts[i].addr);
@@ -459,6 +467,36 @@ static int plt_syms(Elf *elf, char ***v, size_t *nr, const char *filter, bool *b
 	return 0;
 }
 
+/*
+ * A symbol as perf's map names it: no version, C++ demangled without its
+ * parameters ("ns::Counter::add"), kept as "NAME\tSYMBOL ADDR": perf lists each
+ * symbol (C1 and C2 constructors print twice), one symbol seen in two
+ * tables once
+ */
+static int push_sym(char ***v, size_t *nr, const char *name, uint64_t addr, const char *filter,
+		    bool *bad)
+{
+	char *plain = strndup(name, strcspn(name, "@")), *dm, *s;
+	int e = 0;
+
+	if (!plain)
+		return -ENOMEM;
+	dm = tally_demangle(plain);
+	if (filter_ok(filter, dm ? dm : plain, bad)) {
+		char **nv = realloc(*v, (*nr + 1) * sizeof(*nv));
+
+		if (nv)
+			*v = nv;
+		if (!nv || asprintf(&s, "%s\t%s %llx", dm ? dm : plain, plain, (unsigned long long)addr) < 0)
+			e = -ENOMEM;
+		else
+			nv[(*nr)++] = s;
+	}
+	free(dm);
+	free(plain);
+	return e;
+}
+
 static int collect_syms(Elf *elf, uint32_t type, char ***v, size_t *nr, const char *filter, bool *bad)
 {
 	Elf_Scn *scn = NULL;
@@ -476,7 +514,6 @@ static int collect_syms(Elf *elf, uint32_t type, char ***v, size_t *nr, const ch
 			GElf_Sym s;
 			const char *name;
 			int t;
-			char **nv;
 
 			if (!gelf_getsym(data, (int)i, &s))
 				continue;
@@ -488,19 +525,10 @@ static int collect_syms(Elf *elf, uint32_t type, char ***v, size_t *nr, const ch
 			if (t == STT_NOTYPE && !label_kept(elf, &s))
 				continue;
 			name = elf_strptr(elf, sh.sh_link, s.st_name);
-			if (!name || !*name || !filter_ok(filter, name, bad))
+			if (!name || !*name)
 				continue;
-			nv = realloc(*v, (*nr + 1) * sizeof(*nv));
-			if (!nv)
+			if (push_sym(v, nr, name, s.st_value, filter, bad))
 				return -ENOMEM;
-			*v = nv;
-			{
-				const char *at = strchr(name, '@');
-
-				if (!(nv[*nr] = at ? strndup(name, (size_t)(at - name)) : strdup(name)))
-					return -ENOMEM;
-			}
-			(*nr)++;
 		}
 	}
 	return found;
@@ -533,7 +561,7 @@ int tally_probe__show_funcs(FILE *fp, const char *binary, const char *filter, ch
 		qsort(v, nr, sizeof(*v), cmp_str);
 		for (size_t i = 0; i < nr; i++)
 			if (!i || strcmp(v[i], v[i - 1]))
-				fprintf(fp, "%s\n", v[i]);
+				fprintf(fp, "%.*s\n", (int)strcspn(v[i], "\t"), v[i]);
 		e = 0;
 	}
 	for (size_t i = 0; i < nr; i++)

@@ -44,6 +44,7 @@ work
 work i
 work i r
 work%return \$retval
+myr=work%return \$retval
 work:2
 work+4
 work \$params
