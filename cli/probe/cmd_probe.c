@@ -37,7 +37,7 @@ struct probe_cli {
 	int nr_adds, nr_dels;
 	const char *line, *vars, *funcs;
 	bool list, funcs_set, dry_run, force, quiet, externs, help;
-	int verbose, max_probes;
+	int verbose, max_probes, target_ns;
 };
 
 static int push(const char ***v, int *nr, const char *s)
@@ -100,7 +100,8 @@ static void print_added(const struct tally_probe_events *evs, size_t from)
 
 static int do_add(const struct probe_cli *c, const char **specs, int nr)
 {
-	TALLY_OPTS(tally_probe_opts, opts, .max_probes = c->max_probes, .force = c->force);
+	TALLY_OPTS(tally_probe_opts, opts, .max_probes = c->max_probes, .force = c->force,
+		   .target_ns = c->target_ns);
 	struct tally_probe_events evs = { 0 };
 	char err[2048];
 	int e = 0;
@@ -133,7 +134,7 @@ static int do_add(const struct probe_cli *c, const char **specs, int nr)
 		if (c->verbose || c->dry_run)
 			if (c->verbose)
 				fprintf(stderr, "Writing event: %s\n", line);
-		if (!c->dry_run && (e = tally_uprobe_events__add(line)) < 0) {
+		if (!c->dry_run && (e = tally_uprobe_events__add_ns(line, c->target_ns)) < 0) {
 			char why[256];
 
 			fprintf(stderr, "Failed to write event: %s (%s)\n  Error: Failed to add events.\n",
@@ -236,11 +237,14 @@ int cmd_probe(int argc, char **argv)
 		CLI_COUNT('v', "verbose", &c.verbose, "be more verbose (show the uprobe_events lines)"),
 		CLI_INT(0, "max-probes", &c.max_probes, "N", "set the maximum number of probe points for an event (default 128)",
 			1, 1 << 20),
+		CLI_INT(0, "target-ns", &c.target_ns, "PID", "target pid for namespace contexts (its mount namespace's paths)",
+			1, 1 << 30),
 		CLI_HELP(&c.help, "this text (man tally-probe for the full manual)"),
 		CLI_END(),
 	};
 	char err[2048];
 	int n, rc = 0;
+	struct tally_mntns ns = { -1, -1 };
 
 	n = cli_parse("probe", opts, argc, argv, stderr, CLI_PARSE_KEEP_GOING);
 	if (n < 0 || c.help) {
@@ -252,6 +256,12 @@ int cmd_probe(int argc, char **argv)
 		fprintf(stderr, "tally probe: -L, -V and -F need -x BINARY: this kernel's own debug info "
 			"is not searched (see 'tally probe --help')\n");
 		rc = 129;
+		goto out;
+	}
+	/* -F, -L, -V read the binary as the target sees it (perf's nsinfo) */
+	if ((c.funcs_set || c.line || c.vars) && c.target_ns && (rc = tally_mntns__enter(c.target_ns, &ns))) {
+		fprintf(stderr, "Failed to enter the mount namespace of %d: %s\n", c.target_ns, strerror(-rc));
+		rc = status(rc);
 		goto out;
 	}
 	if (c.funcs_set) {
@@ -303,6 +313,7 @@ int cmd_probe(int argc, char **argv)
 	if (n)
 		free((char *)c.adds[c.nr_adds - 1]);
 out:
+	tally_mntns__exit(&ns);
 	free(c.adds);
 	free(c.dels);
 	return rc;

@@ -40,6 +40,7 @@ struct tally_probe_opts {
 	size_t sz;
 	int max_probes;		/* 0: perf's 128 */
 	bool force;		/* a taken name gets _1, _2... instead of EEXIST */
+	int target_ns;		/* a pid: the binary's path is as it sees it (perf's --target-ns); 0: ours */
 };
 
 /*
@@ -83,6 +84,25 @@ TALLY_API int tally_uprobe_events__add(const char *line);
 TALLY_API int tally_uprobe_events__list(char ***lines, size_t *nr);
 TALLY_API int tally_uprobe_events__del(const char *glob, char ***removed, size_t *nr);
 TALLY_API void tally_uprobe_events__free_list(char **lines, size_t nr);
+/*
+ * --target-ns: the uprobe_events line written from inside pid's mount
+ * namespace, so that its path is resolved as pid sees it (perf 6.1 writes
+ * it so); pid 0 is add.
+ */
+TALLY_API int tally_uprobe_events__add_ns(const char *line, int pid);
+
+/*
+ * Into pid's mount namespace and back (perf's nsinfo__mountns_enter and
+ * exit): -L, -V and -F read a binary there. enter: 0 or -errno (EPERM
+ * without CAP_SYS_ADMIN); exit restores the namespace and the working
+ * directory.
+ */
+struct tally_mntns {
+	int fd, cwd;
+};
+TALLY_API int tally_mntns__enter(int pid, struct tally_mntns *back);
+TALLY_API void tally_mntns__exit(struct tally_mntns *back);
+
 /* Does this kernel take kprobe events? (false: why, in why) */
 TALLY_API bool tally_kprobe_events__available(char *why, size_t len);
 

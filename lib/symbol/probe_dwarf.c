@@ -15,6 +15,7 @@
 #include <string.h>
 #include <tally/dynprobe.h>
 #include "events_internal.h"
+#include "internal.h"
 #include "probe_dbg.h"
 
 #define PERF_MAX_PROBES 128
@@ -617,16 +618,22 @@ int tally_probe__resolve(const char *binary, const char *spec, const struct tall
 	size_t nn = 0, first = out->nr;
 	int max = opts && opts->max_probes > 0 ? opts->max_probes : PERF_MAX_PROBES;
 	bool force = opts && opts->force;
-	int e;
+	int ns = TALLY_OPTS_GET(opts, target_ns, 0), e;
+	struct tally_mntns back;
 
 	if (err && len)
 		err[0] = '\0';
 	if ((e = tally__probe_parse(spec, &pp, err, len)))
 		return e;
+	/* the names taken are ours (tracefs may not be there); the binary is as target_ns sees it */
+	existing_names(&names, &nn);
+	if (ns > 0 && (e = tally_mntns__enter(ns, &back))) {
+		tally__probe_err(err, len, "Failed to enter the mount namespace of %d: %s", ns, strerror(-e));
+		goto out_pp;
+	}
 	e = tally__probe_dbg_open(&d, binary, err, len, false);
 	if (e)
-		goto out_pp;
-	existing_names(&names, &nn);
+		goto out_ns;
 	if (pp.sdt) {
 		e = tally__probe_sdt_events(&d, &pp, out, err, len);
 		goto named;
@@ -693,9 +700,12 @@ out:
 	free(where);
 	free(argnames);
 	free(ps.v);
-	tally_uprobe_events__free_list(names, nn);
 	tally__probe_dbg_close(&d);
+out_ns:
+	if (ns > 0)
+		tally_mntns__exit(&back);
 out_pp:
+	tally_uprobe_events__free_list(names, nn);
 	tally__probe_point_clear(&pp);
 	if (e)
 		errno = -e;
