@@ -36,7 +36,7 @@ struct probe_cli {
 	const char **adds, **dels;
 	int nr_adds, nr_dels;
 	const char *line, *vars, *funcs;
-	bool list, funcs_set, dry_run, force, quiet, externs, help;
+	bool list, funcs_set, dry_run, force, quiet, externs, range, no_inlines, help;
 	int verbose, max_probes, target_ns;
 };
 
@@ -101,7 +101,7 @@ static void print_added(const struct tally_probe_events *evs, size_t from)
 static int do_add(const struct probe_cli *c, const char **specs, int nr)
 {
 	TALLY_OPTS(tally_probe_opts, opts, .max_probes = c->max_probes, .force = c->force,
-		   .target_ns = c->target_ns);
+		   .target_ns = c->target_ns, .no_inlines = c->no_inlines);
 	struct tally_probe_events evs = { 0 };
 	char err[2048];
 	int e = 0;
@@ -229,6 +229,8 @@ int cmd_probe(int argc, char **argv)
 		CLI_STRING('V', "vars", &c.vars, "FUNC[@SRC][+OFF|%return|:RL|;PT]|SRC:AL|SRC;PT",
 			   "show the variables available at each probe point"),
 		CLI_BOOL(0, "externs", &c.externs, "show external variables too (with --vars)"),
+		CLI_BOOL(0, "range", &c.range, "show variables' location ranges (with --vars)"),
+		CLI_BOOL(0, "no-inlines", &c.no_inlines, "search only for non-inlined functions"),
 		CLI_CALLBACK_F('F', "funcs", &c, "FILTER", "show the functions (FILTER: perf's, default \"!_* & !*@plt\")",
 			       opt_funcs, CLI_OPT_OPTARG, 0),
 		CLI_BOOL('n', "dry-run", &c.dry_run, "resolve and show, but write no event"),
@@ -280,7 +282,10 @@ int cmd_probe(int argc, char **argv)
 		goto out;
 	}
 	if (c.vars) {
-		rc = tally_probe__show_vars(stdout, c.exec, c.vars, c.externs, err, sizeof(err));
+		rc = tally_probe__show_vars(stdout, c.exec, c.vars,
+					    (c.externs ? TALLY_PROBE_VARS_EXTERNS : 0) |
+					    (c.range ? TALLY_PROBE_VARS_RANGE : 0) |
+					    (c.no_inlines ? TALLY_PROBE_VARS_NO_INLINES : 0), err, sizeof(err));
 		if (rc)
 			fprintf(stderr, "%s\n  Error: Failed to show vars.\n", err);
 		rc = status(rc);

@@ -41,6 +41,7 @@ struct tally_probe_opts {
 	int max_probes;		/* 0: perf's 128 */
 	bool force;		/* a taken name gets _1, _2... instead of EEXIST */
 	int target_ns;		/* a pid: the binary's path is as it sees it (perf's --target-ns); 0: ours */
+	bool no_inlines;	/* perf's --no-inlines: an inline function's copies are not probed */
 };
 
 /*
@@ -59,9 +60,16 @@ TALLY_API char *tally_probe_event__line(const struct tally_probe_event *ev);
 /* -L: perf probe's line listing of a function or SRC:LINE-LINE range. */
 TALLY_API int tally_probe__show_lines(FILE *fp, const char *binary, const char *spec,
 				      char *err, size_t errlen);
-/* -V: the variables available at each address a spec resolves to. */
+/*
+ * -V: the variables available at each address a spec resolves to; flags:
+ * the global ones too (--externs), perf's --range ([VAL]/[INV]/[EXT] and
+ * each variable's location ranges), --no-inlines.
+ */
+#define TALLY_PROBE_VARS_EXTERNS	1u
+#define TALLY_PROBE_VARS_RANGE		2u
+#define TALLY_PROBE_VARS_NO_INLINES	4u
 TALLY_API int tally_probe__show_vars(FILE *fp, const char *binary, const char *spec,
-				     bool externs, char *err, size_t errlen);
+				     unsigned flags, char *err, size_t errlen);
 /*
  * -l: the uprobe events whose "group:event" match one of the globs (a glob
  * without ':' matches the event of any group; none: all), each mapped

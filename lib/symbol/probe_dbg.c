@@ -382,7 +382,7 @@ static bool qualified_match(Dwarf_Die *die, const char *glob)
  * else (an inline function's abstract entry) each of its copies; a glob
  * goes on to the unit's other functions.
  */
-static int unit_funcs(Dwarf_Die *cu, const char *glob, const char *file,
+static int unit_funcs(Dwarf_Die *cu, const char *glob, const char *file, bool no_inlines,
 		      struct probe_inst **out, size_t *nr)
 {
 	Dwarf_Die child;
@@ -408,7 +408,7 @@ static int unit_funcs(Dwarf_Die *cu, const char *glob, const char *file,
 			if (!dwarf_entrypc(&child, &entry) && entry &&
 			    (err = push_inst(out, nr, &child, cu, false, entry)))
 				return err;
-		} else if ((err = walk_instances(cu, cu, &child, out, nr))) {
+		} else if (!no_inlines && (err = walk_instances(cu, cu, &child, out, nr))) {
 			return err;
 		}
 		if (!is_glob)
@@ -430,7 +430,7 @@ int tally__probe_find_funcs(struct probe_dbg *d, const char *glob, const char *f
 		Dwarf_Die cu;
 
 		if (dwarf_offdie(d->dw, off + hsize, &cu))
-			err = unit_funcs(&cu, glob, file, out, nr);
+			err = unit_funcs(&cu, glob, file, d->no_inlines, out, nr);
 		off = next;
 	}
 	return err;
