@@ -100,6 +100,15 @@ fi
 N=23
 "$TALLY" probe -q -x "$P" -a "$G:w$$=ns::work" -a "$G:a$$=ns::Acc::add v this->total"
 is "ns::work: one event on each of the three overloads" "$(grep -c "^p:$G/w$$ " "$UE")" 3
+# the name taken: -f's _1 for every overload, as perf names its glob's
+if have_perf; then
+	got=$("$TALLY" probe -n -v -f -x "$P" "$G:w$$=ns::work" 2>&1 | sed -n 's/^Writing event: //p' | sort)
+	is "-f: the overloads' _1 as perf's" "$got" \
+		"$(perf probe -n -v -f -x "$P" "$G:w$$=work*" 2>&1 | sed -n 's/^Writing event: //p' | sort)"
+	check "-f: named w$$_1" grep -q "^p:$G/w$$_1 " <<<"$got"
+fi
+"$TALLY" probe -x "$P" -n "$G:w$$=ns::work" >/dev/null 2>"$tmp/e"
+check "without -f the taken name is refused" grep -q "event \"w$$\" already exists" "$tmp/e"
 "$TALLY" stat -x, -e "$G:w$$" -e "$G:a$$" -- "$P" $N >/dev/null 2>"$tmp/st"
 is "stat counts the overloads 3N times" "$(awk -F, -v e="$G:w$$" '$3 == e { print $1 }' "$tmp/st")" $((3 * N))
 is "stat counts ns::Acc::add N times" "$(awk -F, -v e="$G:a$$" '$3 == e { print $1 }' "$tmp/st")" $N
