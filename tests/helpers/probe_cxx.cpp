@@ -3,8 +3,8 @@
  * tally probe's C++ workload (tests/it/probe_cxx.sh builds it with
  * g++ -g -O0): probe_cxx N calls, for i = 0..N-1, ns::Acc::add(i) (a
  * method reading this->total), the three overloads of ns::work once
- * each, the static ns::Acc::twice and ns::Box::get (a class, not a
- * struct). Not built by make: the helpers there are C.
+ * each, the static ns::Acc::twice, ns::Box::get (a class, not a
+ * struct) and ns::Acc::scaled (always inlined: in add and in main). Not built by make: the helpers there are C.
  */
 #include <cstdio>
 #include <cstdlib>
@@ -14,10 +14,12 @@ struct Acc {
 	int total;
 	long scale;
 	Acc() : total(0), scale(3) {}
+	/* inlined in add and in main: a probe on each copy */
+	inline __attribute__((always_inline)) int scaled(int v) const { return v * (int)scale; }
 	int __attribute__((noinline)) add(int v)
 	{
 		total += v;
-		return total * (int)scale;
+		return scaled(total);
 	}
 	static int __attribute__((noinline)) twice(int x) { return 2 * x; }
 };
@@ -44,7 +46,7 @@ int main(int argc, char **argv)
 	for (int i = 0; i < n; i++) {
 		s += acc.add(i);
 		s += ns::work(i) + ns::work(i, 1) + ns::work((long)i);
-		s += ns::Acc::twice(i) + box.get();
+		s += ns::Acc::twice(i) + box.get() + acc.scaled(i);
 	}
 	printf("%ld\n", s);
 	return 0;

@@ -6,8 +6,10 @@
 # ns\:\:Acc\:\:add, which perf 6.1 cannot resolve) give the lines of
 # perf's spelling of the same functions; -F lists the functions demangled
 # as perf does, -V and -L on a method as perf's. Then the events counted:
-# ns::work (three overloads, one event) 3N times, ns::Acc::add's v and
-# this->total read N times in order. Probes in a group of this run.
+# ns::work (three overloads, one event) 3N times, the inlined
+# ns::Acc::scaled's two copies 2N times, ns::Acc::add's v and
+# this->total read N times in order. -O2 too (inlined copies). Probes
+# in a group of this run.
 . "$(dirname "$0")/lib.sh"
 tmp=$(mktemp -d)
 G=tcx$$
@@ -60,13 +62,30 @@ ns::Acc::add%return $retval|add=*Acc??add*%return $retval
 ns::Acc::twice x|twice x
 ns::Box::get this|get this
 ns::work|work*
+scaled
+scaled v
+scaled:1
+ns::Acc::scaled v|scaled v
 EOF2
+	# -O2: the inline method's copies, the others' registers
+	g++ -g -O2 -o "$P.O2" "$(cd "$(dirname "$0")/../helpers" && pwd)/probe_cxx.cpp"
+	for spec in scaled scaled:1 add main 'work*' 'get this'; do
+		is "-O2: same uprobe_events lines: $spec" "$(lines "$TALLY" probe -x "$P.O2" -n -v "$spec")" \
+			"$(lines perf probe -x "$P.O2" -n -v "$spec")"
+	done
+	is "-O2: ns::Acc::scaled is perf's scaled" "$(lines "$TALLY" probe -x "$P.O2" -n -v ns::Acc::scaled)" \
+		"$(lines perf probe -x "$P.O2" -n -v scaled)"
+	for f in scaled add main; do
+		perf probe -x "$P.O2" -V $f --range >"$tmp/v.perf" 2>/dev/null
+		"$TALLY" probe -x "$P.O2" -V $f --range >"$tmp/v.tally" 2>/dev/null
+		check "-O2: -V $f --range as perf's" cmp -s "$tmp/v.perf" "$tmp/v.tally"
+	done
 	# a class's member (perf 6.1 refuses: "this is not a data structure"): the fetch of
 	# perf's own 'this' there, dereferenced at the member's offset
 	this=$(lines perf probe -x "$P" -n -v 'get this' | sed -n 's/.* this=\([^ ]*\):x64$/\1/p')
 	is "this->w of a class" "$(lines "$TALLY" probe -x "$P" -n -v 'ns::Box::get this->w' | sed 's/.* w=/w=/')" \
 		"w=+0($this):s32"
-	for spec in add get twice main Acc; do
+	for spec in add get twice main Acc scaled; do
 		perf probe -x "$P" -V "$spec" >"$tmp/v.perf" 2>/dev/null
 		"$TALLY" probe -x "$P" -V "$spec" >"$tmp/v.tally" 2>/dev/null
 		check "-V $spec as perf's" cmp -s "$tmp/v.perf" "$tmp/v.tally"
@@ -98,8 +117,10 @@ if [ "$(id -u)" != 0 ] || [ -z "$UE" ]; then
 	exit 0
 fi
 N=23
-"$TALLY" probe -q -x "$P" -a "$G:w$$=ns::work" -a "$G:a$$=ns::Acc::add v this->total"
+"$TALLY" probe -q -x "$P" -a "$G:w$$=ns::work" -a "$G:a$$=ns::Acc::add v this->total" \
+	-a "$G:s$$=ns::Acc::scaled v"
 is "ns::work: one event on each of the three overloads" "$(grep -c "^p:$G/w$$ " "$UE")" 3
+is "ns::Acc::scaled: one event on each inlined copy" "$(grep -c "^p:$G/s$$ " "$UE")" 2
 # the name taken: -f's _1 for every overload, as perf names its glob's
 if have_perf; then
 	got=$("$TALLY" probe -n -v -f -x "$P" "$G:w$$=ns::work" 2>&1 | sed -n 's/^Writing event: //p' | sort)
@@ -109,9 +130,10 @@ if have_perf; then
 fi
 "$TALLY" probe -x "$P" -n "$G:w$$=ns::work" >/dev/null 2>"$tmp/e"
 check "without -f the taken name is refused" grep -q "event \"w$$\" already exists" "$tmp/e"
-"$TALLY" stat -x, -e "$G:w$$" -e "$G:a$$" -- "$P" $N >/dev/null 2>"$tmp/st"
+"$TALLY" stat -x, -e "$G:w$$" -e "$G:a$$" -e "$G:s$$" -- "$P" $N >/dev/null 2>"$tmp/st"
 is "stat counts the overloads 3N times" "$(awk -F, -v e="$G:w$$" '$3 == e { print $1 }' "$tmp/st")" $((3 * N))
 is "stat counts ns::Acc::add N times" "$(awk -F, -v e="$G:a$$" '$3 == e { print $1 }' "$tmp/st")" $N
+is "stat counts both copies of ns::Acc::scaled: 2N" "$(awk -F, -v e="$G:s$$" '$3 == e { print $1 }' "$tmp/st")" $((2 * N))
 "$TALLY" record -q -o "$tmp/p.data" -e "$G:a$$" -- "$P" $N >/dev/null 2>&1
 "$TALLY" script -i "$tmp/p.data" >"$tmp/s" 2>/dev/null
 want=$(t=0; for i in $(seq 0 $((N - 1))); do printf 'v=%d total=%d ' $i $t; t=$((t + i)); done)
