@@ -577,10 +577,11 @@ static int plt_syms(Elf *elf, char ***v, size_t *nr, const char *filter, bool *b
 }
 
 /*
- * A symbol as perf's map names it: no version, C++ demangled without its
- * parameters ("ns::Counter::add"), kept as "NAME\tSYMBOL ADDR": perf lists each
- * symbol (C1 and C2 constructors print twice), one symbol seen in two
- * tables once
+ * A symbol as perf's map names it: C++ demangled without its parameters
+ * and version ("ns::Counter::add"), another name as it is, its version
+ * too (memcpy@@GLIBC_2.14). perf lists each symbol of the one table it
+ * reads: the C1 and C2 constructors, a static's copies, a symbol's
+ * versions each print a line. Kept as "NAME\tSYMBOL ADDR" (sorted by NAME).
  */
 static int push_sym(char ***v, size_t *nr, const char *name, uint64_t addr, const char *filter,
 		    bool *bad)
@@ -590,7 +591,13 @@ static int push_sym(char ***v, size_t *nr, const char *name, uint64_t addr, cons
 
 	if (!plain)
 		return -ENOMEM;
+	/* a C name keeps its version (memcpy@@GLIBC_2.14), a C++ one is demangled without it */
 	dm = tally_demangle(plain);
+	if (!dm) {
+		free(plain);
+		if (!(plain = strdup(name)))
+			return -ENOMEM;
+	}
 	if (filter_ok(filter, dm ? dm : plain, bad)) {
 		char **nv = realloc(*v, (*nr + 1) * sizeof(*nv));
 
@@ -669,8 +676,7 @@ int tally_probe__show_funcs(FILE *fp, const char *binary, const char *filter, ch
 	if (e >= 0) {
 		qsort(v, nr, sizeof(*v), cmp_str);
 		for (size_t i = 0; i < nr; i++)
-			if (!i || strcmp(v[i], v[i - 1]))
-				fprintf(fp, "%.*s\n", (int)strcspn(v[i], "\t"), v[i]);
+			fprintf(fp, "%.*s\n", (int)strcspn(v[i], "\t"), v[i]);
 		e = 0;
 	}
 	for (size_t i = 0; i < nr; i++)

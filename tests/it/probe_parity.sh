@@ -85,6 +85,12 @@ for spec in malloc 'malloc%return $retval' 'malloc+4 %di' free; do
 		"$(lines perf probe -x "$LIBC" -n -v "$spec")"
 done
 
+# -F on libc: each symbol of the table perf reads, versions kept (memcpy, memcpy@@GLIBC_2.14,
+# memcpy@GLIBC_2.2.5 where its debug file's .symtab names them so)
+perf probe -x "$LIBC" -F >"$tmp/f.perf" 2>/dev/null
+"$TALLY" probe -x "$LIBC" -F >"$tmp/f.tally" 2>/dev/null
+check "-F libc as perf's" cmp -s "$tmp/f.perf" "$tmp/f.tally"
+
 # a spec perf refuses is refused too (a line sharing its address)
 "$TALLY" probe -x "$P" -n probe_prog.c:$((LDECL + 1)) >/dev/null 2>"$tmp/e"
 is "a line sharing its address: exit 254" "$?" 254
