@@ -36,8 +36,8 @@ struct probe_cli {
 	const char **adds, **dels;
 	int nr_adds, nr_dels;
 	const char *line, *vars, *funcs;
-	bool list, funcs_set, dry_run, force, quiet, externs, help;
-	int verbose, max_probes;
+	bool list, funcs_set, dry_run, force, quiet, externs, range, no_inlines, help;
+	int verbose, max_probes, target_ns;
 };
 
 static int push(const char ***v, int *nr, const char *s)
@@ -100,7 +100,8 @@ static void print_added(const struct tally_probe_events *evs, size_t from)
 
 static int do_add(const struct probe_cli *c, const char **specs, int nr)
 {
-	TALLY_OPTS(tally_probe_opts, opts, .max_probes = c->max_probes, .force = c->force);
+	TALLY_OPTS(tally_probe_opts, opts, .max_probes = c->max_probes, .force = c->force,
+		   .target_ns = c->target_ns, .no_inlines = c->no_inlines);
 	struct tally_probe_events evs = { 0 };
 	char err[2048];
 	int e = 0;
@@ -133,7 +134,7 @@ static int do_add(const struct probe_cli *c, const char **specs, int nr)
 		if (c->verbose || c->dry_run)
 			if (c->verbose)
 				fprintf(stderr, "Writing event: %s\n", line);
-		if (!c->dry_run && (e = tally_uprobe_events__add(line)) < 0) {
+		if (!c->dry_run && (e = tally_uprobe_events__add_ns(line, c->target_ns)) < 0) {
 			char why[256];
 
 			fprintf(stderr, "Failed to write event: %s (%s)\n  Error: Failed to add events.\n",
@@ -228,6 +229,8 @@ int cmd_probe(int argc, char **argv)
 		CLI_STRING('V', "vars", &c.vars, "FUNC[@SRC][+OFF|%return|:RL|;PT]|SRC:AL|SRC;PT",
 			   "show the variables available at each probe point"),
 		CLI_BOOL(0, "externs", &c.externs, "show external variables too (with --vars)"),
+		CLI_BOOL(0, "range", &c.range, "show variables' location ranges (with --vars)"),
+		CLI_BOOL(0, "no-inlines", &c.no_inlines, "search only for non-inlined functions"),
 		CLI_CALLBACK_F('F', "funcs", &c, "FILTER", "show the functions (FILTER: perf's, default \"!_* & !*@plt\")",
 			       opt_funcs, CLI_OPT_OPTARG, 0),
 		CLI_BOOL('n', "dry-run", &c.dry_run, "resolve and show, but write no event"),
@@ -236,11 +239,14 @@ int cmd_probe(int argc, char **argv)
 		CLI_COUNT('v', "verbose", &c.verbose, "be more verbose (show the uprobe_events lines)"),
 		CLI_INT(0, "max-probes", &c.max_probes, "N", "set the maximum number of probe points for an event (default 128)",
 			1, 1 << 20),
+		CLI_INT(0, "target-ns", &c.target_ns, "PID", "target pid for namespace contexts (its mount namespace's paths)",
+			1, 1 << 30),
 		CLI_HELP(&c.help, "this text (man tally-probe for the full manual)"),
 		CLI_END(),
 	};
 	char err[2048];
 	int n, rc = 0;
+	struct tally_mntns ns = { -1, -1 };
 
 	n = cli_parse("probe", opts, argc, argv, stderr, CLI_PARSE_KEEP_GOING);
 	if (n < 0 || c.help) {
@@ -252,6 +258,12 @@ int cmd_probe(int argc, char **argv)
 		fprintf(stderr, "tally probe: -L, -V and -F need -x BINARY: this kernel's own debug info "
 			"is not searched (see 'tally probe --help')\n");
 		rc = 129;
+		goto out;
+	}
+	/* -F, -L, -V read the binary as the target sees it (perf's nsinfo) */
+	if ((c.funcs_set || c.line || c.vars) && c.target_ns && (rc = tally_mntns__enter(c.target_ns, &ns))) {
+		fprintf(stderr, "Failed to enter the mount namespace of %d: %s\n", c.target_ns, strerror(-rc));
+		rc = status(rc);
 		goto out;
 	}
 	if (c.funcs_set) {
@@ -270,7 +282,10 @@ int cmd_probe(int argc, char **argv)
 		goto out;
 	}
 	if (c.vars) {
-		rc = tally_probe__show_vars(stdout, c.exec, c.vars, c.externs, err, sizeof(err));
+		rc = tally_probe__show_vars(stdout, c.exec, c.vars,
+					    (c.externs ? TALLY_PROBE_VARS_EXTERNS : 0) |
+					    (c.range ? TALLY_PROBE_VARS_RANGE : 0) |
+					    (c.no_inlines ? TALLY_PROBE_VARS_NO_INLINES : 0), err, sizeof(err));
 		if (rc)
 			fprintf(stderr, "%s\n  Error: Failed to show vars.\n", err);
 		rc = status(rc);
@@ -303,6 +318,7 @@ int cmd_probe(int argc, char **argv)
 	if (n)
 		free((char *)c.adds[c.nr_adds - 1]);
 out:
+	tally_mntns__exit(&ns);
 	free(c.adds);
 	free(c.dels);
 	return rc;

@@ -40,6 +40,8 @@ struct tally_probe_opts {
 	size_t sz;
 	int max_probes;		/* 0: perf's 128 */
 	bool force;		/* a taken name gets _1, _2... instead of EEXIST */
+	int target_ns;		/* a pid: the binary's path is as it sees it (perf's --target-ns); 0: ours */
+	bool no_inlines;	/* perf's --no-inlines: an inline function's copies are not probed */
 };
 
 /*
@@ -58,9 +60,16 @@ TALLY_API char *tally_probe_event__line(const struct tally_probe_event *ev);
 /* -L: perf probe's line listing of a function or SRC:LINE-LINE range. */
 TALLY_API int tally_probe__show_lines(FILE *fp, const char *binary, const char *spec,
 				      char *err, size_t errlen);
-/* -V: the variables available at each address a spec resolves to. */
+/*
+ * -V: the variables available at each address a spec resolves to; flags:
+ * the global ones too (--externs), perf's --range ([VAL]/[INV]/[EXT] and
+ * each variable's location ranges), --no-inlines.
+ */
+#define TALLY_PROBE_VARS_EXTERNS	1u
+#define TALLY_PROBE_VARS_RANGE		2u
+#define TALLY_PROBE_VARS_NO_INLINES	4u
 TALLY_API int tally_probe__show_vars(FILE *fp, const char *binary, const char *spec,
-				     bool externs, char *err, size_t errlen);
+				     unsigned flags, char *err, size_t errlen);
 /*
  * -l: the uprobe events whose "group:event" match one of the globs (a glob
  * without ':' matches the event of any group; none: all), each mapped
@@ -83,6 +92,25 @@ TALLY_API int tally_uprobe_events__add(const char *line);
 TALLY_API int tally_uprobe_events__list(char ***lines, size_t *nr);
 TALLY_API int tally_uprobe_events__del(const char *glob, char ***removed, size_t *nr);
 TALLY_API void tally_uprobe_events__free_list(char **lines, size_t nr);
+/*
+ * --target-ns: the uprobe_events line written from inside pid's mount
+ * namespace, so that its path is resolved as pid sees it (perf 6.1 writes
+ * it so); pid 0 is add.
+ */
+TALLY_API int tally_uprobe_events__add_ns(const char *line, int pid);
+
+/*
+ * Into pid's mount namespace and back (perf's nsinfo__mountns_enter and
+ * exit): -L, -V and -F read a binary there. enter: 0 or -errno (EPERM
+ * without CAP_SYS_ADMIN); exit restores the namespace and the working
+ * directory.
+ */
+struct tally_mntns {
+	int fd, cwd;
+};
+TALLY_API int tally_mntns__enter(int pid, struct tally_mntns *back);
+TALLY_API void tally_mntns__exit(struct tally_mntns *back);
+
 /* Does this kernel take kprobe events? (false: why, in why) */
 TALLY_API bool tally_kprobe_events__available(char *why, size_t len);
 

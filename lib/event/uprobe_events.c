@@ -28,11 +28,13 @@ static int events_path(char *buf, size_t len, const char *file)
 	return 0;
 }
 
-static int write_line(const char *line)
+/* tracefs opened here, the line written from pid's mount namespace when given */
+static int write_line(const char *line, int pid)
 {
 	char path[4096];
 	size_t n = strlen(line);
 	ssize_t w;
+	struct tally_mntns back;
 	int fd, err = events_path(path, sizeof(path), "uprobe_events");
 
 	if (err)
@@ -40,15 +42,26 @@ static int write_line(const char *line)
 	fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
+	if (pid > 0 && (err = tally_mntns__enter(pid, &back))) {
+		close(fd);
+		return err;
+	}
 	w = write(fd, line, n);
 	err = w < 0 ? -errno : (size_t)w != n ? -EIO : 0;
+	if (pid > 0)
+		tally_mntns__exit(&back);
 	close(fd);
 	return err;
 }
 
 int tally_uprobe_events__add(const char *line)
 {
-	int err = write_line(line);
+	return tally_uprobe_events__add_ns(line, 0);
+}
+
+int tally_uprobe_events__add_ns(const char *line, int pid)
+{
+	int err = write_line(line, pid);
 
 	if (err)
 		errno = -err;
@@ -149,7 +162,7 @@ int tally_uprobe_events__del(const char *glob, char ***removed, size_t *nr)
 		if (seen)
 			continue;
 		snprintf(cmd, sizeof(cmd), "-:%.*s/%s", (int)(ev - name - 1), name, ev);
-		if ((err = write_line(cmd)) || (err = push(removed, nr, name, strlen(name))))
+		if ((err = write_line(cmd, 0)) || (err = push(removed, nr, name, strlen(name))))
 			break;
 		count++;
 	}

@@ -135,6 +135,9 @@ static void strip_signature(char *s)
 
 		if (ol) {
 			i += ol - 1;
+			/* "operator<< <char>": the space after an operator's name ends no return type */
+			if (i + 1 < n && s[i + 1] == ' ')
+				i++;
 			continue;
 		}
 		switch (s[i]) {

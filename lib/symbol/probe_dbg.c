@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <tally/symbols.h>
 #include "elf_util.h"
 #include "probe_dbg.h"
 
@@ -352,17 +353,42 @@ static int walk_instances(Dwarf_Die *parent, Dwarf_Die *cu, Dwarf_Die *or_die,
 }
 
 /*
+ * A C++ function by its qualified name ("ns::Counter::add", a glob too):
+ * its linkage name demangled as -F lists it; a name without one (C,
+ * extern "C") is its own. Every overload matches.
+ */
+static bool qualified_match(Dwarf_Die *die, const char *glob)
+{
+	Dwarf_Attribute a;
+	const char *link = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &a));
+	char *dm;
+	bool ok;
+
+	if (!link)
+		link = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &a));
+	if (!link)
+		link = tally__probe_die_name(die);
+	if (!link)
+		return false;
+	dm = tally_demangle(link);
+	ok = !fnmatch(glob, dm ? dm : link, 0);
+	free(dm);
+	return ok;
+}
+
+/*
  * perf 6.1's probe_point_search_cb over one unit: its first function of
  * the name (declared in file, when given): that function if it has code,
  * else (an inline function's abstract entry) each of its copies; a glob
  * goes on to the unit's other functions.
  */
-static int unit_funcs(Dwarf_Die *cu, const char *glob, const char *file,
+static int unit_funcs(Dwarf_Die *cu, const char *glob, const char *file, bool no_inlines,
 		      struct probe_inst **out, size_t *nr)
 {
 	Dwarf_Die child;
 	Dwarf_Attribute a;
-	bool is_glob = strpbrk(glob, "*?[") != NULL;
+	bool qualified = strstr(glob, "::") != NULL;
+	bool is_glob = qualified || strpbrk(glob, "*?[") != NULL;
 	int err;
 
 	if (dwarf_child(cu, &child))
@@ -372,7 +398,8 @@ static int unit_funcs(Dwarf_Die *cu, const char *glob, const char *file,
 		Dwarf_Addr entry;
 
 		if (dwarf_tag(&child) != DW_TAG_subprogram || dwarf_attr(&child, DW_AT_declaration, &a) ||
-		    !(name = tally__probe_die_name(&child)) || fnmatch(glob, name, 0))
+		    !(name = tally__probe_die_name(&child)) ||
+		    (qualified ? !qualified_match(&child, glob) : fnmatch(glob, name, 0) != 0))
 			continue;
 		df = decl_file(&child);
 		if (!df || (file && !tally__probe_tail_match(df, file)))
@@ -381,7 +408,7 @@ static int unit_funcs(Dwarf_Die *cu, const char *glob, const char *file,
 			if (!dwarf_entrypc(&child, &entry) && entry &&
 			    (err = push_inst(out, nr, &child, cu, false, entry)))
 				return err;
-		} else if ((err = walk_instances(cu, cu, &child, out, nr))) {
+		} else if (!no_inlines && (err = walk_instances(cu, cu, &child, out, nr))) {
 			return err;
 		}
 		if (!is_glob)
@@ -403,7 +430,7 @@ int tally__probe_find_funcs(struct probe_dbg *d, const char *glob, const char *f
 		Dwarf_Die cu;
 
 		if (dwarf_offdie(d->dw, off + hsize, &cu))
-			err = unit_funcs(&cu, glob, file, out, nr);
+			err = unit_funcs(&cu, glob, file, d->no_inlines, out, nr);
 		off = next;
 	}
 	return err;

@@ -21,6 +21,7 @@ struct probe_dbg {
 	Elf *delf;		/* the debug file (may be elf) */
 	Dwarf *dw;
 	Dwarf_CFI *cfi_eh, *cfi_dbg;
+	bool no_inlines;	/* --no-inlines: a function's inlined copies are none of its instances */
 };
 
 /* A function instance: an out-of-line subprogram or an inlined copy. */
@@ -69,7 +70,7 @@ int tally__probe_sdt_events(struct probe_dbg *d, const struct probe_point *pp,
 void tally__probe_dbg_close(struct probe_dbg *d);
 /* vaddr -> file offset through the PT_LOAD holding it; -ENOENT if none */
 int tally__probe_file_offset(struct probe_dbg *d, uint64_t vaddr, uint64_t *off);
-/* every instance of the functions matching glob (in file, when given) */
+/* every instance of the functions matching glob (in file, when given; d->no_inlines: no copies) */
 int tally__probe_find_funcs(struct probe_dbg *d, const char *glob, const char *file,
 			    struct probe_inst **out, size_t *nr);
 /* the innermost function (out-of-line or inlined) at addr in cu */
@@ -96,6 +97,13 @@ Dwarf_Addr tally__probe_entry(struct probe_inst *in, bool skip_prologue);
 int tally__probe_fetch_var(struct probe_dbg *d, Dwarf_Die *scope, Dwarf_Die *cu,
 			   Dwarf_Addr addr, const struct probe_arg *arg, Dwarf_Die *var,
 			   char *buf, size_t len, char *err, size_t errlen);
+/*
+ * -V --range: may var be listed at addr in fn (the out-of-line function)?
+ * 0: it has a location there ([VAL]); -ERANGE: a variable whose location
+ * begins past addr in fn ([INV]); else no (perf's convert_variable_location)
+ */
+int tally__probe_var_state(struct probe_dbg *d, Dwarf_Die *var, Dwarf_Die *cu, Dwarf_Die *fn,
+			   Dwarf_Addr addr);
 /*
  * the variables with a location at addr (params only, or all), in DWARF
  * order; listing: as -V lists them (a location expression's first

@@ -10,11 +10,14 @@
 #include <ctype.h>
 #include <dwarf.h>
 #include <errno.h>
+#include <fnmatch.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <tally/dynprobe.h>
 #include "events_internal.h"
+#include "internal.h"
 #include "probe_dbg.h"
 
 #define PERF_MAX_PROBES 128
@@ -64,6 +67,7 @@ struct line_ctx {
 	struct points *ps;
 	Dwarf_Die *cu, *fn;
 	const char *file, *name;
+	const char *func, *fname;	/* the spec's function, the file perf's best scope is declared in */
 	const int *lines;
 	size_t nl;
 	bool exact;		/* a line asked by number: it must map back to itself */
@@ -71,10 +75,51 @@ struct line_ctx {
 	size_t errlen;
 };
 
+/*
+ * perf's find_best_scope, where a line's arguments are looked up: of the
+ * functions at addr, outermost first (the real one, then its inlined
+ * copies) declared in fname, the one named func; without func the one
+ * declared nearest above the line; else the innermost
+ */
+static bool best_scope(Dwarf_Die *cu, Dwarf_Addr addr, const char *func, const char *fname,
+		       int line, Dwarf_Die *out)
+{
+	Dwarf_Die sc, next;
+	const char *q = func ? strrchr(func, ':') : NULL;
+	int diff = INT_MAX;
+	bool found = false;
+
+	if (q)
+		func = q + 1;	/* a C++ qualified name: its DIEs' own names */
+	if (!tally__probe_realfunc_at(cu, addr, &sc))
+		return false;
+	for (;;) {
+		const char *df = dwarf_decl_file(&sc), *name = tally__probe_die_name(&sc);
+		int lno = 0;
+
+		if (!fname || (df && !strcmp(fname, df))) {
+			if (func) {
+				if (name && !fnmatch(func, name, 0)) {
+					*out = sc;
+					return true;
+				}
+			} else if (!dwarf_decl_line(&sc, &lno) && lno < line && diff > line - lno) {
+				diff = line - lno;
+				*out = sc;
+				found = true;
+			}
+		}
+		if (!tally__probe_inlined_at(&sc, addr, &next))
+			break;
+		sc = next;
+	}
+	return found || tally__probe_func_at(cu, addr, out);
+}
+
 static int line_cb(const char *src, int lno, Dwarf_Addr addr, void *ctx)
 {
 	struct line_ctx *c = ctx;
-	Dwarf_Die scope;
+	Dwarf_Die scope, inner;
 	size_t i;
 
 	for (i = 0; i < c->nl && c->lines[i] != lno; i++)
@@ -91,19 +136,21 @@ static int line_cb(const char *src, int lno, Dwarf_Addr addr, void *ctx)
 			return -ENOENT;
 		}
 	}
-	/* the arguments are looked up in the innermost function there, as perf's best scope */
-	if (!tally__probe_func_at(c->cu, addr, &scope))
+	/* the event is named after the innermost function, the arguments looked up in perf's best scope */
+	if (!tally__probe_func_at(c->cu, addr, &inner) ||
+	    !best_scope(c->cu, addr, c->func, c->fname, lno, &scope))
 		return 0;
 	return add_point(c->ps, addr, &scope, c->cu,
-			 c->name ? c->name : tally__probe_die_name(&scope) ?
-			 tally__probe_die_name(&scope) : "probe");
+			 c->name ? c->name : tally__probe_die_name(&inner) ?
+			 tally__probe_die_name(&inner) : "probe");
 }
 
 /* the addresses of these lines of file in cu (perf's line walk; in fn when given) */
 static int line_points(struct points *ps, Dwarf_Die *cu, const char *file, const int *lines,
-		       size_t nl, Dwarf_Die *fn, const char *name, char *err, size_t len)
+		       size_t nl, Dwarf_Die *fn, const char *name, const char *func, const char *fname,
+		       char *err, size_t len)
 {
-	struct line_ctx c = { ps, cu, fn, file, name, lines, nl, err != NULL, err, len };
+	struct line_ctx c = { ps, cu, fn, file, name, func, fname, lines, nl, err != NULL, err, len };
 
 	return tally__probe_walk_lines(cu, fn, line_cb, &c);
 }
@@ -177,7 +224,7 @@ static int func_points(struct probe_dbg *d, const struct probe_point *pp, struct
 			int want = decl + (int)pp->line;
 
 			snprintf(name, sizeof(name), "%s_L%ld", fname, pp->line);
-			e = line_points(ps, &in[i].cu, df, &want, 1, NULL, name, err, len);
+			e = line_points(ps, &in[i].cu, df, &want, 1, NULL, name, pp->func, df, err, len);
 		} else if (pp->lazy) {
 			int decl, *lines;
 			size_t nl;
@@ -192,7 +239,7 @@ static int func_points(struct probe_dbg *d, const struct probe_point *pp, struct
 				continue;
 			if ((e = lazy_lines(&in[i].cu, df, pp->lazy, 1, 0, &lines, &nl, err, len)))
 				break;
-			e = line_points(ps, &in[i].cu, df, lines, nl, &in[i].die, fname, NULL, 0);
+			e = line_points(ps, &in[i].cu, df, lines, nl, &in[i].die, fname, pp->func, df, NULL, 0);
 			free(lines);
 		} else {
 			Dwarf_Addr a = tally__probe_entry(&in[i], !pp->ret && !pp->offset && with_var(pp));
@@ -233,13 +280,13 @@ static int file_points(struct probe_dbg *d, const struct probe_point *pp, struct
 				size_t nl;
 
 				if (!(e = lazy_lines(&cu, match, pp->lazy, 1, 0, &lines, &nl, err, len))) {
-					e = line_points(ps, &cu, pp->file, lines, nl, NULL, NULL, NULL, 0);
+					e = line_points(ps, &cu, pp->file, lines, nl, NULL, NULL, NULL, match, NULL, 0);
 					free(lines);
 				}
 			} else {
 				int want = (int)pp->line;
 
-				e = line_points(ps, &cu, pp->file, &want, 1, NULL, NULL, err, len);
+				e = line_points(ps, &cu, pp->file, &want, 1, NULL, NULL, NULL, match, err, len);
 			}
 		}
 		off = next;
@@ -617,16 +664,23 @@ int tally_probe__resolve(const char *binary, const char *spec, const struct tall
 	size_t nn = 0, first = out->nr;
 	int max = opts && opts->max_probes > 0 ? opts->max_probes : PERF_MAX_PROBES;
 	bool force = opts && opts->force;
-	int e;
+	int ns = TALLY_OPTS_GET(opts, target_ns, 0), e;
+	struct tally_mntns back;
 
 	if (err && len)
 		err[0] = '\0';
 	if ((e = tally__probe_parse(spec, &pp, err, len)))
 		return e;
+	/* the names taken are ours (tracefs may not be there); the binary is as target_ns sees it */
+	existing_names(&names, &nn);
+	if (ns > 0 && (e = tally_mntns__enter(ns, &back))) {
+		tally__probe_err(err, len, "Failed to enter the mount namespace of %d: %s", ns, strerror(-e));
+		goto out_pp;
+	}
 	e = tally__probe_dbg_open(&d, binary, err, len, false);
 	if (e)
-		goto out_pp;
-	existing_names(&names, &nn);
+		goto out_ns;
+	d.no_inlines = TALLY_OPTS_GET(opts, no_inlines, false);
 	if (pp.sdt) {
 		e = tally__probe_sdt_events(&d, &pp, out, err, len);
 		goto named;
@@ -637,10 +691,16 @@ int tally_probe__resolve(const char *binary, const char *spec, const struct tall
 			goto out;
 	} else if ((e = tally__probe_points(&d, &pp, spec, &ps.v, &ps.nr, err, len))) {
 		/* not in the DWARF under that name (libc's malloc is __libc_malloc there): its symbol */
+		char dwarf_err[512];
+
 		if (e != -ENOENT || !pp.func || pp.file || pp.has_line || pp.lazy || with_var(&pp))
 			goto out;
-		if ((e = symbol_point(&d, &pp, &ps, err, len)))
+		snprintf(dwarf_err, sizeof(dwarf_err), "%s", err ? err : "");
+		/* no such symbol either: perf's "Probe point 'f' not found." stands */
+		if ((e = symbol_point(&d, &pp, &ps, NULL, 0))) {
+			tally__probe_err(err, len, "%s", dwarf_err);
 			goto out;
+		}
 	}
 	if (ps.nr > (size_t)max) {
 		tally__probe_err(err, len, "Too many( > %d) probe point found.", max);
@@ -657,8 +717,9 @@ int tally_probe__resolve(const char *binary, const char *spec, const struct tall
 		struct tally_probe_event ev = { 0 };
 		char base[300];
 
+		/* perf 6.1 puts __return after a given name too (myr=work%return: myr__return) */
 		if (pp.event)
-			snprintf(base, sizeof(base), "%s", pp.event);
+			snprintf(base, sizeof(base), "%s%s", pp.event, pp.ret ? "__return" : "");
 		else
 			event_base(ps.v[i].name, pp.ret ? "__return" : "", base, sizeof(base));
 		if (ps.v[i].is_offset)
@@ -692,9 +753,12 @@ out:
 	free(where);
 	free(argnames);
 	free(ps.v);
-	tally_uprobe_events__free_list(names, nn);
 	tally__probe_dbg_close(&d);
+out_ns:
+	if (ns > 0)
+		tally_mntns__exit(&back);
 out_pp:
+	tally_uprobe_events__free_list(names, nn);
 	tally__probe_point_clear(&pp);
 	if (e)
 		errno = -e;

@@ -469,6 +469,46 @@ int tally__probe_fetch_var(struct probe_dbg *d, Dwarf_Die *scope, Dwarf_Die *cu,
 	return 0;
 }
 
+int tally__probe_var_state(struct probe_dbg *d, Dwarf_Die *var, Dwarf_Die *cu, Dwarf_Die *fn,
+			   Dwarf_Addr addr)
+{
+	Dwarf_Attribute a;
+	Dwarf_Op *op;
+	Dwarf_Addr entry, high, base, start, end, found;
+	size_t nops;
+	ptrdiff_t off = 0;
+	struct fetch f;
+	int tag = dwarf_tag(var), state = 0;
+
+	if (dwarf_attr(var, DW_AT_external, &a))
+		return 0;
+	if (!dwarf_attr(var, DW_AT_location, &a))
+		return -EINVAL;
+	if (dwarf_getlocation_addr(&a, addr, &op, &nops, 1) > 0)
+		return nops ? locate(d, var, cu, addr, &f, NULL, 0, true, true) : -ENOENT;
+	/* none at addr: perf looks further into the function, a variable then listed as [INV] */
+	if (dwarf_entrypc(fn, &entry))
+		return -ENOENT;
+	if (tag == DW_TAG_variable)
+		state = -ERANGE;
+	else if (addr != entry || tag != DW_TAG_formal_parameter)
+		return -ENOENT;
+	if (dwarf_highpc(fn, &high))
+		return -ENOENT;
+	/* the first address past addr with a location, as perf's byte by byte search finds it */
+	found = high + 1;
+	while ((off = dwarf_getlocations(&a, off, &base, &start, &end, &op, &nops)) > 0) {
+		Dwarf_Addr at = start > addr ? start : addr + 1;
+
+		if (at < end && at < found)
+			found = at;
+	}
+	if (found > high || dwarf_getlocation_addr(&a, found, &op, &nops, 1) <= 0 || !nops)
+		return -ENOENT;
+	/* what perf reads there must be a location it takes */
+	return locate(d, var, cu, found, &f, NULL, 0, true, true) ? -ENOENT : state;
+}
+
 int tally__probe_collect_vars(struct probe_dbg *d, Dwarf_Die *scope, Dwarf_Die *cu,
 			      Dwarf_Addr addr, bool params_only, bool children, bool listing,
 			      Dwarf_Die **out, size_t *nr)

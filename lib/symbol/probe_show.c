@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <tally/dynprobe.h>
+#include <tally/symbols.h>
 #include "probe_dbg.h"
 
 #define NR_ADDITIONAL_LINES 2	/* perf's: lines shown past the last probe-able one */
@@ -139,8 +140,9 @@ int tally_probe__show_lines(FILE *fp, const char *binary, const char *spec, char
 	int start = 0, end = INT_MAX, e, *lines = NULL;
 	size_t nr = 0;
 
-	/* FUNC[@SRC] or SRC:START[-END|+NUM] */
-	p = strchr(spec, ':');
+	/* FUNC[@SRC] or SRC:START[-END|+NUM]; a C++ FUNC's "::" is no line's ':' */
+	for (p = strchr(spec, ':'); p && p[1] == ':'; p = strchr(p + 2, ':'))
+		;
 	if (p) {
 		char *x;
 
@@ -246,9 +248,90 @@ out:
 	return e;
 }
 
-int tally_probe__show_vars(FILE *fp, const char *binary, const char *spec, bool externs,
+/* perf's die_get_var_range: "@<FN+[S-E,...]>", offsets from fn's entry */
+static int var_range(Dwarf_Die *fn, Dwarf_Die *var, char *buf, size_t len)
+{
+	Dwarf_Attribute a;
+	Dwarf_Addr entry, base, start, end;
+	Dwarf_Op *op;
+	Dwarf_Die *scopes = NULL;
+	size_t nops, n = 0;
+	ptrdiff_t off = 0;
+	const char *name = tally__probe_die_name(fn);
+	bool first = true, single = false;
+
+	if (dwarf_entrypc(fn, &entry) || !name || !dwarf_attr(var, DW_AT_location, &a))
+		return -ENOENT;
+	while (n < len && (off = dwarf_getlocations(&a, off, &base, &start, &end, &op, &nops)) > 0) {
+		if (start == 0) {
+			single = true;	/* one location: the ranges of the scope holding var */
+			break;
+		}
+		n += (size_t)snprintf(buf + n, len - n, first ? "@<%s+[%llu-%llu" : ",%.0s%llu-%llu",
+				      name, (unsigned long long)(start - entry), (unsigned long long)(end - entry));
+		first = false;
+	}
+	if (single) {
+		int count = dwarf_getscopes_die(var, &scopes);
+
+		off = 0;
+		while (count > 1 && n < len && (off = dwarf_ranges(&scopes[1], off, &base, &start, &end)) > 0) {
+			n += (size_t)snprintf(buf + n, len - n, first ? "@<%s+[%llu-%llu" : ",%.0s%llu-%llu",
+					      name, (unsigned long long)(start - entry),
+					      (unsigned long long)(end - entry));
+			first = false;
+		}
+		free(scopes);
+		if (count <= 1)
+			return -EINVAL;
+	}
+	if (!first && n < len)
+		n += (size_t)snprintf(buf + n, len - n, "]>");
+	return n < len ? 0 : -ERANGE;
+}
+
+/* -V --range: perf's collect_variables_cb with show_location_range */
+static int range_vars(struct probe_dbg *d, Dwarf_Die *scope, Dwarf_Die *cu, Dwarf_Die *fn,
+		      Dwarf_Addr addr, bool externs, char ***strs, size_t *ns)
+{
+	Dwarf_Die child;
+
+	if (dwarf_child(scope, &child))
+		return 0;
+	do {
+		int tag = dwarf_tag(&child), st;
+		char tn[512], rg[1024] = "", *line;
+
+		if (tag == DW_TAG_formal_parameter || tag == DW_TAG_variable) {
+			st = tally__probe_var_state(d, &child, cu, fn, addr);
+			if ((st == 0 || st == -ERANGE) && !tally__probe_var_typename(&child, tn, sizeof(tn)) &&
+			    (externs || !var_range(fn, &child, rg, sizeof(rg)))) {
+				char **nv = realloc(*strs, (*ns + 1) * sizeof(*nv));
+
+				if (!nv || asprintf(&line, "%s\t%s%s%s", externs ? "[EXT]" : st ? "[INV]" : "[VAL]",
+						    tn, externs ? "" : "\t", rg) < 0) {
+					if (nv)
+						*strs = nv;
+					return -ENOMEM;
+				}
+				*strs = nv;
+				nv[(*ns)++] = line;
+			}
+		}
+		if (!externs && dwarf_haspc(&child, addr) > 0) {
+			int e = range_vars(d, &child, cu, fn, addr, false, strs, ns);
+
+			if (e)
+				return e;
+		}
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return 0;
+}
+
+int tally_probe__show_vars(FILE *fp, const char *binary, const char *spec, unsigned flags,
 			   char *err, size_t len)
 {
+	bool externs = flags & TALLY_PROBE_VARS_EXTERNS, range = flags & TALLY_PROBE_VARS_RANGE;
 	struct probe_point pp;
 	struct probe_dbg d;
 	struct probe_addr *pts = NULL;
@@ -266,8 +349,16 @@ int tally_probe__show_vars(FILE *fp, const char *binary, const char *spec, bool 
 		tally__probe_point_clear(&pp);
 		return e;
 	}
-	if ((e = tally__probe_points(&d, &pp, spec, &pts, &np, err, len)))
+	d.no_inlines = flags & TALLY_PROBE_VARS_NO_INLINES;
+	if ((e = tally__probe_points(&d, &pp, spec, &pts, &np, err, len))) {
+		char *where = e == -ENOENT && pp.func ? tally__probe_where(&pp, false) : NULL;
+
+		/* perf's words for a function's point that resolves to nothing */
+		if (where)
+			tally__probe_err(err, len, "Failed to find the address of %s", where);
+		free(where);
 		goto out;
+	}
 	{
 		char *where = tally__probe_where(&pp, false);
 
@@ -280,11 +371,33 @@ int tally_probe__show_vars(FILE *fp, const char *binary, const char *spec, bool 
 		char **strs;
 		const char *sym = NULL;
 		uint64_t start = 0;
+		Dwarf_Die fn;
+		Dwarf_Addr entry;
 
-		if (tally__probe_sym_at(&d, pts[i].addr, &sym, &start))
+		/* perf's point: the out-of-line function's DWARF name (a C++ method's "add"), else the symbol's */
+		bool have_fn = tally__probe_realfunc_at(&pts[i].cu, pts[i].addr, &fn) &&
+			       !tally__probe_entrypc(&fn, &entry) && (sym = tally__probe_die_name(&fn));
+
+		if (have_fn)
+			fprintf(fp, "\t@<%s+%llu>\n", sym, (unsigned long long)(pts[i].addr - entry));
+		else if (tally__probe_sym_at(&d, pts[i].addr, &sym, &start))
 			fprintf(fp, "\t@<%s+%llu>\n", sym, (unsigned long long)(pts[i].addr - start));
 		else
 			fprintf(fp, "\t@<0x%llx>\n", (unsigned long long)pts[i].addr);
+		if (range) {
+			/* perf's variables in range are the real function's, its entry the ranges' base */
+			strs = NULL;
+			if (!have_fn) {
+				fprintf(fp, "\t\t(No matched variables)\n");
+				continue;
+			}
+			e = range_vars(&d, &pts[i].scope, &pts[i].cu, &fn, pts[i].addr, false, &strs, &ns);
+			if (!e && externs)
+				e = range_vars(&d, &pts[i].cu, &pts[i].cu, &fn, pts[i].addr, true, &strs, &ns);
+			if (e)
+				goto out_strs;
+			goto print;
+		}
 		e = tally__probe_collect_vars(&d, &pts[i].scope, &pts[i].cu, pts[i].addr, false, true, true,
 					      &vars, &nv);
 		if (!e && externs)
@@ -303,6 +416,7 @@ int tally_probe__show_vars(FILE *fp, const char *binary, const char *spec, bool 
 			if (!tally__probe_var_typename(&vars[k], buf, sizeof(buf)) && (strs[ns] = strdup(buf)))
 				ns++;
 		}
+print:
 		qsort(strs, ns, sizeof(*strs), cmp_str);
 		for (size_t k = 0; k < ns; k++) {
 			if (!k || strcmp(strs[k], strs[k - 1]))
@@ -310,10 +424,13 @@ int tally_probe__show_vars(FILE *fp, const char *binary, const char *spec, bool 
 		}
 		if (!ns)
 			fprintf(fp, "\t\t(No matched variables)\n");
+out_strs:
 		for (size_t k = 0; k < ns; k++)
 			free(strs[k]);
 		free(strs);
 		free(vars);
+		if (e)
+			goto out;
 	}
 out:
 	free(pts);
@@ -459,6 +576,43 @@ static int plt_syms(Elf *elf, char ***v, size_t *nr, const char *filter, bool *b
 	return 0;
 }
 
+/*
+ * A symbol as perf's map names it: C++ demangled without its parameters
+ * and version ("ns::Counter::add"), another name as it is, its version
+ * too (memcpy@@GLIBC_2.14). perf lists each symbol of the one table it
+ * reads: the C1 and C2 constructors, a static's copies, a symbol's
+ * versions each print a line. Kept as "NAME\tSYMBOL ADDR" (sorted by NAME).
+ */
+static int push_sym(char ***v, size_t *nr, const char *name, uint64_t addr, const char *filter,
+		    bool *bad)
+{
+	char *plain = strndup(name, strcspn(name, "@")), *dm, *s;
+	int e = 0;
+
+	if (!plain)
+		return -ENOMEM;
+	/* a C name keeps its version (memcpy@@GLIBC_2.14), a C++ one is demangled without it */
+	dm = tally_demangle(plain);
+	if (!dm) {
+		free(plain);
+		if (!(plain = strdup(name)))
+			return -ENOMEM;
+	}
+	if (filter_ok(filter, dm ? dm : plain, bad)) {
+		char **nv = realloc(*v, (*nr + 1) * sizeof(*nv));
+
+		if (nv)
+			*v = nv;
+		if (!nv || asprintf(&s, "%s\t%s %llx", dm ? dm : plain, plain, (unsigned long long)addr) < 0)
+			e = -ENOMEM;
+		else
+			nv[(*nr)++] = s;
+	}
+	free(dm);
+	free(plain);
+	return e;
+}
+
 static int collect_syms(Elf *elf, uint32_t type, char ***v, size_t *nr, const char *filter, bool *bad)
 {
 	Elf_Scn *scn = NULL;
@@ -476,7 +630,6 @@ static int collect_syms(Elf *elf, uint32_t type, char ***v, size_t *nr, const ch
 			GElf_Sym s;
 			const char *name;
 			int t;
-			char **nv;
 
 			if (!gelf_getsym(data, (int)i, &s))
 				continue;
@@ -488,19 +641,10 @@ static int collect_syms(Elf *elf, uint32_t type, char ***v, size_t *nr, const ch
 			if (t == STT_NOTYPE && !label_kept(elf, &s))
 				continue;
 			name = elf_strptr(elf, sh.sh_link, s.st_name);
-			if (!name || !*name || !filter_ok(filter, name, bad))
+			if (!name || !*name)
 				continue;
-			nv = realloc(*v, (*nr + 1) * sizeof(*nv));
-			if (!nv)
+			if (push_sym(v, nr, name, s.st_value, filter, bad))
 				return -ENOMEM;
-			*v = nv;
-			{
-				const char *at = strchr(name, '@');
-
-				if (!(nv[*nr] = at ? strndup(name, (size_t)(at - name)) : strdup(name)))
-					return -ENOMEM;
-			}
-			(*nr)++;
 		}
 	}
 	return found;
@@ -532,8 +676,7 @@ int tally_probe__show_funcs(FILE *fp, const char *binary, const char *filter, ch
 	if (e >= 0) {
 		qsort(v, nr, sizeof(*v), cmp_str);
 		for (size_t i = 0; i < nr; i++)
-			if (!i || strcmp(v[i], v[i - 1]))
-				fprintf(fp, "%s\n", v[i]);
+			fprintf(fp, "%.*s\n", (int)strcspn(v[i], "\t"), v[i]);
 		e = 0;
 	}
 	for (size_t i = 0; i < nr; i++)

@@ -38,15 +38,64 @@ static bool is_ident(const char *s, size_t n)
 	return true;
 }
 
-/* a C name or a glob of one (perf takes wildcards in FUNC) */
+/*
+ * a C name or a glob of one (perf takes wildcards in FUNC), or a C++
+ * qualified one: "ns::Counter::add", "ns::Counter::~Counter", "ns::*"
+ */
 static bool is_func_glob(const char *s, size_t n)
 {
-	if (!n)
+	if (!n || s[0] == ':' || s[n - 1] == ':')
 		return false;
-	for (size_t i = 0; i < n; i++)
-		if (!isalnum((unsigned char)s[i]) && !strchr("_*?[]!", s[i]))
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == ':') {
+			if (s[i + 1] != ':' || s[i + 2] == ':')
+				return false;
+			i++;
+			continue;
+		}
+		if (s[i] == '~' && (!i || s[i - 1] != ':'))
 			return false;
+		if (!isalnum((unsigned char)s[i]) && !strchr("_*?[]!~", s[i]))
+			return false;
+	}
 	return true;
+}
+
+/*
+ * The head's length in s[0, n): up to '@', ':', '+', '%' or ';', but a
+ * C++ "::" and a perf escape ("ns\:\:Counter\:\:add") are part of it.
+ */
+static size_t head_len(const char *s, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n && s[i]) {
+		if (s[i] == '\\' && i + 1 < n)
+			i += 2;
+		else if (s[i] == ':' && i + 1 < n && s[i + 1] == ':')
+			i += 2;
+		else if (strchr("@:+%;", s[i]))
+			break;
+		else
+			i++;
+	}
+	return i;
+}
+
+/* s[0, n) without perf's backslash escapes */
+static char *unescape(const char *s, size_t n)
+{
+	char *o = malloc(n + 1), *q = o;
+
+	if (!o)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == '\\' && i + 1 < n)
+			i++;
+		*q++ = s[i];
+	}
+	*q = '\0';
+	return o;
 }
 
 void tally__probe_point_clear(struct probe_point *pp)
@@ -238,20 +287,18 @@ static int parse_point(struct probe_point *pp, const char *s, char *err, size_t 
 	p = s;
 	/* the head: FUNC, or SRC when it is no C name (has '.' or '/') */
 	{
-		size_t h = strcspn(p, "@:+%;");
+		size_t h = head_len(p, n);
 
-		if (h > n)
-			h = n;
 		if (!h)
 			return fail(err, len, "No function or file name in '%s'.", s);
 		if (memchr(p, '.', h) || memchr(p, '/', h)) {
 			if (!(pp->file = strndup(p, h)))
 				return -ENOMEM;
 		} else {
-			if (!is_func_glob(p, h))
-				return fail(err, len, "%.*s is bad for a function name.", (int)h, p);
-			if (!(pp->func = strndup(p, h)))
+			if (!(pp->func = unescape(p, h)))
 				return -ENOMEM;
+			if (!is_func_glob(pp->func, strlen(pp->func)))
+				return fail(err, len, "%.*s is bad for a function name.", (int)h, p);
 		}
 		p += h;
 	}

@@ -36,18 +36,18 @@ N=37
 "$TALLY" probe -q -x "$P" -a "$G:${E}=work i" -a "$G:${E}r=work%return \$retval" \
 	-a "$G:t${E}=sdt_probe_prog:tick"
 is "three events added" "$(mine)" 3
-"$TALLY" stat -x, -e "$G:${E}" -e "$G:${E}r" -e "$G:t${E}" -- "$P" $N >/dev/null 2>"$tmp/st"
+"$TALLY" stat -x, -e "$G:${E}" -e "$G:${E}r__return" -e "$G:t${E}" -- "$P" $N >/dev/null 2>"$tmp/st"
 is "stat counts work N times" "$(awk -F, -v e="$G:${E}" '$3 == e { print $1 }' "$tmp/st")" $N
-is "stat counts work's returns N times" "$(awk -F, -v e="$G:${E}r" '$3 == e { print $1 }' "$tmp/st")" $N
+is "stat counts work's returns N times" "$(awk -F, -v e="$G:${E}r__return" '$3 == e { print $1 }' "$tmp/st")" $N
 is "stat counts the SDT marker N times" "$(awk -F, -v e="$G:t${E}" '$3 == e { print $1 }' "$tmp/st")" $N
 
-"$TALLY" record -q -o "$tmp/p.data" -e "$G:${E}" -e "$G:${E}r" -e "$G:t${E}" -- "$P" $N >/dev/null 2>&1
+"$TALLY" record -q -o "$tmp/p.data" -e "$G:${E}" -e "$G:${E}r__return" -e "$G:t${E}" -- "$P" $N >/dev/null 2>&1
 "$TALLY" script -i "$tmp/p.data" >"$tmp/s.tally" 2>/dev/null
 want_i=$(seq 0 $((N - 1)) | tr '\n' ' ')
 got_i=$(grep " $G:${E}: " "$tmp/s.tally" | sed -n 's/.* i=\(-\?[0-9]*\)$/\1/p' | tr '\n' ' ')
 is "script: the N values of i in order" "$got_i" "$want_i"
 want_r=$(for i in $(seq 0 $((N - 1))); do printf '0x%x ' $((3 * i)); done)
-got_r=$(grep " $G:${E}r: " "$tmp/s.tally" | sed -n 's/.* arg1=\(0x[0-9a-f]*\)$/\1/p' | tr '\n' ' ')
+got_r=$(grep " $G:${E}r__return: " "$tmp/s.tally" | sed -n 's/.* arg1=\(0x[0-9a-f]*\)$/\1/p' | tr '\n' ' ')
 is "script: \$retval is 3i" "$got_r" "$want_r"
 got_t=$(grep " $G:t${E}: " "$tmp/s.tally" | sed -n 's/.* arg1=\(-\?[0-9]*\)$/\1/p' | tr '\n' ' ')
 is "script: the SDT argument is i" "$got_t" "$want_i"

@@ -44,6 +44,7 @@ work
 work i
 work i r
 work%return \$retval
+myr=work%return \$retval
 work:2
 work+4
 work \$params
@@ -84,6 +85,12 @@ for spec in malloc 'malloc%return $retval' 'malloc+4 %di' free; do
 		"$(lines perf probe -x "$LIBC" -n -v "$spec")"
 done
 
+# -F on libc: each symbol of the table perf reads, versions kept (memcpy, memcpy@@GLIBC_2.14,
+# memcpy@GLIBC_2.2.5 where its debug file's .symtab names them so)
+perf probe -x "$LIBC" -F >"$tmp/f.perf" 2>/dev/null
+"$TALLY" probe -x "$LIBC" -F >"$tmp/f.tally" 2>/dev/null
+check "-F libc as perf's" cmp -s "$tmp/f.perf" "$tmp/f.tally"
+
 # a spec perf refuses is refused too (a line sharing its address)
 "$TALLY" probe -x "$P" -n probe_prog.c:$((LDECL + 1)) >/dev/null 2>"$tmp/e"
 is "a line sharing its address: exit 254" "$?" 254
@@ -123,6 +130,43 @@ for f in twice parse sum work main; do
 	"$TALLY" probe -x "$tmp/prog2" -L $f >"$tmp/l.tally" 2>/dev/null
 	check "-O2: -L $f as perf's" cmp -s "$tmp/l.perf" "$tmp/l.tally"
 done
+
+# -O2 lines inside inlined copies: the arguments in perf's best scope (the function
+# named, else the one declared nearest above), and the copies' own points
+for spec in 'parse:6 k s' 'parse:5 k' 'parse;for* k'; do
+	perf probe -x "$tmp/prog2" -V "${spec%% *}" >"$tmp/v.perf" 2>/dev/null
+	"$TALLY" probe -x "$tmp/prog2" -V "${spec%% *}" >"$tmp/v.tally" 2>/dev/null
+	check "-O2: -V ${spec%% *} as perf's" cmp -s "$tmp/v.perf" "$tmp/v.tally"
+	is "-O2: same uprobe_events lines: $spec" "$(lines "$TALLY" probe -x "$tmp/prog2" -n -v "$spec")" \
+		"$(lines perf probe -x "$tmp/prog2" -n -v "$spec")"
+done
+# --no-inlines: an inline function's copies are not probed (twice has no other instance)
+for spec in twice parse 'parse;for*' 'sum $params'; do
+	"$TALLY" probe -x "$tmp/prog2" --no-inlines -n -v "$spec" >"$tmp/ni.tally" 2>&1
+	rt=$?
+	perf probe -x "$tmp/prog2" --no-inlines -n -v "$spec" >"$tmp/ni.perf" 2>&1
+	rp=$?
+	is "--no-inlines $spec: perf's exit status" "$rt" "$rp"
+	is "--no-inlines $spec: same uprobe_events lines" "$(sed -n 's/^Writing event: //p' "$tmp/ni.tally" | sort)" \
+		"$(sed -n 's/^Writing event: //p' "$tmp/ni.perf" | sort)"
+done
+"$TALLY" probe -x "$tmp/prog2" --no-inlines -n twice >/dev/null 2>"$tmp/e"
+check "--no-inlines twice: perf's message" grep -qx "Probe point 'twice' not found." "$tmp/e"
+"$TALLY" probe -x "$tmp/prog2" --no-inlines -V twice >/dev/null 2>"$tmp/e"
+is "-V --no-inlines twice: perf's exit status" "$?" 254
+check "-V --no-inlines twice: perf's message" grep -qx 'Failed to find the address of twice' "$tmp/e"
+# -V --range: [VAL]/[INV] and each variable's location ranges; --externs' [EXT]
+for b in "$P" "$tmp/prog2"; do
+	for spec in parse work sum main twice parse:6 'parse;for*' 'probe_prog.c;return*'; do
+		perf probe -x "$b" -V "$spec" --range >"$tmp/v.perf" 2>/dev/null
+		"$TALLY" probe -x "$b" -V "$spec" --range >"$tmp/v.tally" 2>/dev/null
+		check "-V $spec --range as perf's (${b##*/})" cmp -s "$tmp/v.perf" "$tmp/v.tally"
+	done
+	perf probe -x "$b" -V main --range --externs >"$tmp/v.perf" 2>/dev/null
+	"$TALLY" probe -x "$b" -V main --range --externs >"$tmp/v.tally" 2>/dev/null
+	check "-V main --range --externs as perf's (${b##*/})" cmp -s "$tmp/v.perf" "$tmp/v.tally"
+done
+check "-V --range shows an [INV] variable at -O2" grep -q '\[INV\]' <("$TALLY" probe -x "$tmp/prog2" -V main --range)
 
 # a unit compiled by a relative path (DW_AT_name relative to comp_dir, as make's builds)
 (cd "$(dirname "$SRC")/.." && cc -g -O0 -o "$tmp/prog_rel" helpers/probe_prog.c)

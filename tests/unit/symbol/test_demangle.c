@@ -42,6 +42,9 @@ static void test_cxx(void **state)
 	check("_ZN3FooltERKS_", "Foo::operator<");
 	check("_ZN3FoolsEi", "Foo::operator<<");
 	check("_ZN3FoocviEv", "Foo::operator int");
+	/* a template operator: the space before its arguments is no return type's (perf -F) */
+	check("_ZStlsIcSt11char_traitsIcEERSt13basic_ostreamIT_T0_ES6_St5_Setw",
+	      "std::operator<< <char, std::char_traits<char> >");
 	check("_ZNK3Foo3getEv", "Foo::get");
 	/* GCC clones: libiberty reads the suffix only with DMGL_PARAMS. */
 	check("_ZN3geo3runIdEET_l.cold", "geo::run<double>");

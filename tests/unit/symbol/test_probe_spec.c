@@ -106,6 +106,40 @@ static void errors(void **state)
 	assert_string_equal(err, "There is non-digit char in line number.");
 }
 
+/* C++: a qualified name (perf's escaped form too); its "::" is no line's ':' */
+static void cxx_names(void **state)
+{
+	struct probe_point pp;
+
+	assert_int_equal(tally__probe_parse("ns::Acc::add:2 v this->total", &pp, err, sizeof(err)), 0);
+	assert_string_equal(pp.func, "ns::Acc::add");
+	assert_true(pp.has_line);
+	assert_int_equal(pp.line, 2);
+	assert_int_equal(pp.nr_args, 2);
+	assert_string_equal(pp.args[1].var, "this");
+	assert_string_equal(pp.args[1].fields[0].name, "total");
+	tally__probe_point_clear(&pp);
+
+	assert_int_equal(tally__probe_parse("ns\\:\\:Acc\\:\\:add%return", &pp, err, sizeof(err)), 0);
+	assert_string_equal(pp.func, "ns::Acc::add");
+	assert_true(pp.ret);
+	tally__probe_point_clear(&pp);
+
+	assert_int_equal(tally__probe_parse("ns::Box::~Box", &pp, err, sizeof(err)), 0);
+	assert_string_equal(pp.func, "ns::Box::~Box");
+	tally__probe_point_clear(&pp);
+	assert_int_equal(tally__probe_parse("ns::*@a.cpp", &pp, err, sizeof(err)), 0);
+	assert_string_equal(pp.func, "ns::*");
+	assert_string_equal(pp.file, "a.cpp");
+	tally__probe_point_clear(&pp);
+
+	/* one ':' too many or too few is still perf's line error */
+	assert_int_equal(tally__probe_parse("ns:::add", &pp, err, sizeof(err)), -EINVAL);
+	assert_int_equal(tally__probe_parse("add:x", &pp, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "There is non-digit char in line number.");
+	assert_int_equal(tally__probe_parse("a~b", &pp, err, sizeof(err)), -EINVAL);
+}
+
 static void lazy(void **state)
 {
 	/* perf's strlazymatch: blanks do not count, the whole line is matched */
@@ -122,6 +156,7 @@ int main(void)
 		cmocka_unit_test(point_forms),
 		cmocka_unit_test(args),
 		cmocka_unit_test(errors),
+		cmocka_unit_test(cxx_names),
 		cmocka_unit_test(lazy),
 	};
 
