@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <malloc.h>
 #include <math.h>
 #include <poll.h>
 #include <pthread.h>
@@ -261,6 +262,19 @@ static void note_lost(struct run *r, struct tally_session *ss)
 		atomic_store(&r->c->health.samples_lost, st.lost);
 }
 
+/* -v: what the symbol tables' budget did (--symbol-cache-size) */
+static void say_symbol_cache(struct tally_session *ss)
+{
+	TALLY_OPTS(tally_symbols_cache_stats, st);
+
+	if (tally_symbols__cache_stats(tally_session__symbols(ss), &st))
+		return;
+	fprintf(stderr, "tally agent: symbol tables: %" PRIu64 " loaded (%" PRIu64 " bytes, budget %" PRIu64
+		"), %" PRIu64 " let go, %" PRIu64 " loaded again; %d threads known\n",
+		st.tables, st.bytes, st.budget, st.evictions, st.reloads,
+		tally_machine__nr_threads(tally_session__machine(ss)));
+}
+
 static int run_live(struct agent_cfg *c, struct run *r, struct agent_sender *snd)
 {
 	TALLY_OPTS(tally_session_opts, so, .sample = on_sample, .ctx = r, .no_inline = true,
@@ -278,6 +292,7 @@ static int run_live(struct agent_cfg *c, struct run *r, struct agent_sender *snd
 		fprintf(stderr, "tally agent: %s\n", strerror(errno));
 		goto out;
 	}
+	tally_symbols__set_cache_size(tally_session__symbols(ss), c->symbol_cache_bytes);
 	tally_session__synthesize(ss, NULL, 0);
 	if ((c->dwarf_pids || c->dwarf_comms) && !(r->dw = agent_dwarf_new(c, r->agg))) {
 		fprintf(stderr, "tally agent: %s\n", strerror(errno));
@@ -306,7 +321,17 @@ static int run_live(struct agent_cfg *c, struct run *r, struct agent_sender *snd
 		if (cli_now_ns() >= next) {
 			note_lost(r, ss);
 			flush(r, snd, start);
-			/* right after the flush: the aggregate holds none of their names now */
+			/*
+			 * right after the flush: the aggregate holds none of their
+			 * names now. An all-day session's bound: exited processes,
+			 * addresses not asked for again, tables past the budget.
+			 */
+			tally_session__trim(ss);
+			agent_agg_trim(r->agg);
+#ifdef __GLIBC__
+			/* what went back to the heap back to the system: the peak stays the peak, not the floor */
+			malloc_trim(0);
+#endif
 			if (r->dw) {
 				agent_dwarf_reap(r->dw);
 				agent_dwarf_scan(r->dw);
@@ -322,6 +347,8 @@ static int run_live(struct agent_cfg *c, struct run *r, struct agent_sender *snd
 		agent_dwarf_poll(r->dw);
 	note_lost(r, ss);
 	flush(r, snd, start);
+	if (c->verbose)
+		say_symbol_cache(ss);
 	ret = 0;
 out:
 	agent_agg_free(r->agg);

@@ -911,6 +911,18 @@ size_t tally_symbols__trim(struct tally_symbols *s)
 
 	if (!s)
 		return 0;
+	if (s->budget) {
+		/* names demangled at their first lookup grew the tables since their load */
+		s->loaded = 0;
+		for (size_t i = 0; i < s->cap; i++) {
+			struct tally_dso *d = s->dsos[i];
+
+			if (d && d->kind == DSO_ELF && !d->unloaded) {
+				d->bytes = tally__dso_table_bytes(d);
+				s->loaded += d->bytes;
+			}
+		}
+	}
 	if (s->budget && s->loaded > s->budget && (v = malloc(s->nr_dsos * sizeof(*v)))) {
 		/* files' tables only: the kernel's is in use all the time, the others are small */
 		for (size_t i = 0; i < s->cap; i++) {
