@@ -282,7 +282,7 @@ static int run_live(struct agent_cfg *c, struct run *r, struct agent_sender *snd
 	struct tally_evlist *l = NULL;
 	struct tally_session *ss = NULL;
 	double t_end = c->duration_ms ? cli_now_ns() + (double)c->duration_ms * 1e6 : INFINITY;
-	double next;
+	double next, reaped;
 	time_t start;
 	int ret = 1, err;
 
@@ -303,6 +303,7 @@ static int run_live(struct agent_cfg *c, struct run *r, struct agent_sender *snd
 		agent_dwarf_scan(r->dw);
 	start = time(NULL);
 	next = cli_now_ns() + (double)c->interval_ms * 1e6;
+	reaped = cli_now_ns();
 	while (!cli_interrupted() && cli_now_ns() < t_end) {
 		double now = cli_now_ns(), wake = next < t_end ? next : t_end;
 		long ms = (long)((wake - now) / 1e6) + 1;
@@ -311,6 +312,17 @@ static int run_live(struct agent_cfg *c, struct run *r, struct agent_sender *snd
 		if (err < 0 && err != -EINTR) {
 			fprintf(stderr, "tally agent: reading the rings: %s\n", strerror(-err));
 			goto out;
+		}
+		/*
+		 * exited processes' threads and maps, every second (a second's
+		 * grace for late samples): a host that starts a hundred
+		 * processes a second keeps a few seconds' worth, not an
+		 * interval's. The aggregate holds none of theirs: names are
+		 * the machine's and the aggregate's own copies.
+		 */
+		if (cli_now_ns() - reaped >= 1e9) {
+			tally_machine__release_exited(tally_session__machine(ss));
+			reaped = cli_now_ns();
 		}
 		if (!r->err && r->dw)
 			r->err = agent_dwarf_poll(r->dw);
