@@ -60,7 +60,7 @@ int agent_metrics_check_listen(const char *addr, char *err, size_t n);
  * keeps between intervals (docs/agent.md, "Memory"); the kernel's are
  * apart.
  */
-#define AGENT_SYMBOL_CACHE (8u << 20)
+#define AGENT_SYMBOL_CACHE (4u << 20)
 
 /* What the user asked for (cmd_agent.c fills it). */
 struct agent_cfg {

@@ -134,7 +134,7 @@ int cmd_agent(int argc, char **argv)
 		CLI_GROUP("Sampling (default: every CPU, 19 Hz, frame-pointer chains)"),
 		CLI_INT('F', "freq", &c.freq, "N", "N samples a second on each CPU (default 19)", 1, 100000),
 		CLI_STRING('C', "cpu", &c.cpu_list, "LIST", "only these CPUs"),
-		CLI_CALLBACK(0, "symbol-cache-size", &c.symbol_cache_bytes, "SIZE", "the files' symbol tables kept between intervals (default 8M; 0: all)", opt_cache_size),
+		CLI_CALLBACK(0, "symbol-cache-size", &c.symbol_cache_bytes, "SIZE", "the files' symbol tables kept between intervals (default 4M; 0: all)", opt_cache_size),
 		CLI_BOOL(0, "srcline", &c.srcline, "store each frame's file:line (reads the DSOs' DWARF here: memory)"),
 		CLI_STRING(0, "dwarf-pid", &c.dwarf_pids, "PID[,PID]", "DWARF call chains for these processes"),
 		CLI_STRING(0, "dwarf-comm", &c.dwarf_comms, "COMM[,COMM]", "DWARF call chains for processes of these names"),
