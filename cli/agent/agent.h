@@ -55,6 +55,13 @@ void agent_metrics_stop(struct agent_metrics *m);
 /* The address's syntax ("HOST:PORT", "[V6]:PORT", ":PORT"): 0, or -1 with the reason in err. */
 int agent_metrics_check_listen(const char *addr, char *err, size_t n);
 
+/*
+ * --symbol-cache-size's default: the files' symbol tables a day's agent
+ * keeps between intervals (docs/agent.md, "Memory"); the kernel's are
+ * apart.
+ */
+#define AGENT_SYMBOL_CACHE (4u << 20)
+
 /* What the user asked for (cmd_agent.c fills it). */
 struct agent_cfg {
 	const char *store;		/* --store URL; NULL: no store (metrics only) */
@@ -69,6 +76,7 @@ struct agent_cfg {
 	long duration_ms;		/* --duration, 0: until a signal */
 	long store_timeout_ms;		/* --store-timeout: one request's limit */
 	size_t queue_bytes;		/* --queue-size, default 4 MiB */
+	size_t symbol_cache_bytes;	/* --symbol-cache-size: the files' symbol tables (0: no bound) */
 	bool no_create;
 	int retention_days;		/* --retention: older days dropped (0: never) */
 	bool dwarf;			/* --call-graph dwarf for every process */

@@ -65,6 +65,7 @@ struct agent_agg {
 	char sent_day[16];
 	uint64_t samples;
 	uint64_t seq;			/* rows made so far */
+	uint64_t trims;			/* agent_agg_trim's calls */
 	struct tally_frame fr[MAX_FRAMES];
 	struct tally_store_frame sf[MAX_FRAMES];
 };
@@ -112,6 +113,32 @@ void agent_agg_free(struct agent_agg *a)
 	free(a->sent);
 	tally_strpool__free(a->names);
 	free(a);
+}
+
+/*
+ * The names and build ids met are kept across intervals (a build id is
+ * read once per file), but a host maps new paths all day (containers,
+ * builds): past a bound, or every AGG_FORGET_EVERY intervals, they are
+ * forgotten and read again as met.
+ */
+#define AGG_MAX_BIDS 4096
+#define AGG_FORGET_EVERY 360
+
+void agent_agg_trim(struct agent_agg *a)
+{
+	struct tally_strpool *p;
+
+	if (!a || a->nrows || (++a->trims % AGG_FORGET_EVERY && a->nbids <= AGG_MAX_BIDS))
+		return;
+	if (!(p = tally_strpool__new()))
+		return;
+	tally_strpool__free(a->names);
+	a->names = p;
+	free(a->bids);
+	free(a->bid_tab);
+	a->bids = NULL;
+	a->bid_tab = NULL;
+	a->nbids = a->cap_bids = a->bid_size = a->bids_told = 0;
 }
 
 uint64_t agent_agg_samples(const struct agent_agg *a)

@@ -33,6 +33,11 @@ struct tally_store_batch *agent_agg_batch(struct agent_agg *a, uint32_t slot, co
 					  uint64_t batch_id, time_t start);
 /* Forget the rows (the stacks' frames too; the set of stacks sent stays). */
 void agent_agg_clear(struct agent_agg *a);
+/*
+ * After a clear, between intervals: the names and build ids kept across
+ * intervals forgotten when many or old (read again as met).
+ */
+void agent_agg_trim(struct agent_agg *a);
 /* Each DSO file with a build id first seen since the last call: fn(ctx, path). */
 void agent_agg_new_dsos(struct agent_agg *a, void (*fn)(void *ctx, const char *path), void *ctx);
 /* --stdio: slot's top functions by samples. */

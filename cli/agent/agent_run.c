@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <malloc.h>
 #include <math.h>
 #include <poll.h>
 #include <pthread.h>
@@ -261,6 +262,19 @@ static void note_lost(struct run *r, struct tally_session *ss)
 		atomic_store(&r->c->health.samples_lost, st.lost);
 }
 
+/* -v: what the symbol tables' budget did (--symbol-cache-size) */
+static void say_symbol_cache(struct tally_session *ss)
+{
+	TALLY_OPTS(tally_symbols_cache_stats, st);
+
+	if (tally_symbols__cache_stats(tally_session__symbols(ss), &st))
+		return;
+	fprintf(stderr, "tally agent: symbol tables: %" PRIu64 " loaded (%" PRIu64 " bytes, budget %" PRIu64
+		"), %" PRIu64 " let go, %" PRIu64 " loaded again; %d threads known\n",
+		st.tables, st.bytes, st.budget, st.evictions, st.reloads,
+		tally_machine__nr_threads(tally_session__machine(ss)));
+}
+
 static int run_live(struct agent_cfg *c, struct run *r, struct agent_sender *snd)
 {
 	TALLY_OPTS(tally_session_opts, so, .sample = on_sample, .ctx = r, .no_inline = true,
@@ -268,7 +282,7 @@ static int run_live(struct agent_cfg *c, struct run *r, struct agent_sender *snd
 	struct tally_evlist *l = NULL;
 	struct tally_session *ss = NULL;
 	double t_end = c->duration_ms ? cli_now_ns() + (double)c->duration_ms * 1e6 : INFINITY;
-	double next;
+	double next, reaped;
 	time_t start;
 	int ret = 1, err;
 
@@ -278,6 +292,7 @@ static int run_live(struct agent_cfg *c, struct run *r, struct agent_sender *snd
 		fprintf(stderr, "tally agent: %s\n", strerror(errno));
 		goto out;
 	}
+	tally_symbols__set_cache_size(tally_session__symbols(ss), c->symbol_cache_bytes);
 	tally_session__synthesize(ss, NULL, 0);
 	if ((c->dwarf_pids || c->dwarf_comms) && !(r->dw = agent_dwarf_new(c, r->agg))) {
 		fprintf(stderr, "tally agent: %s\n", strerror(errno));
@@ -288,6 +303,7 @@ static int run_live(struct agent_cfg *c, struct run *r, struct agent_sender *snd
 		agent_dwarf_scan(r->dw);
 	start = time(NULL);
 	next = cli_now_ns() + (double)c->interval_ms * 1e6;
+	reaped = cli_now_ns();
 	while (!cli_interrupted() && cli_now_ns() < t_end) {
 		double now = cli_now_ns(), wake = next < t_end ? next : t_end;
 		long ms = (long)((wake - now) / 1e6) + 1;
@@ -296,6 +312,17 @@ static int run_live(struct agent_cfg *c, struct run *r, struct agent_sender *snd
 		if (err < 0 && err != -EINTR) {
 			fprintf(stderr, "tally agent: reading the rings: %s\n", strerror(-err));
 			goto out;
+		}
+		/*
+		 * exited processes' threads and maps, every second (a second's
+		 * grace for late samples): a host that starts a hundred
+		 * processes a second keeps a few seconds' worth, not an
+		 * interval's. The aggregate holds none of theirs: names are
+		 * the machine's and the aggregate's own copies.
+		 */
+		if (cli_now_ns() - reaped >= 1e9) {
+			tally_machine__release_exited(tally_session__machine(ss));
+			reaped = cli_now_ns();
 		}
 		if (!r->err && r->dw)
 			r->err = agent_dwarf_poll(r->dw);
@@ -306,7 +333,17 @@ static int run_live(struct agent_cfg *c, struct run *r, struct agent_sender *snd
 		if (cli_now_ns() >= next) {
 			note_lost(r, ss);
 			flush(r, snd, start);
-			/* right after the flush: the aggregate holds none of their names now */
+			/*
+			 * right after the flush: the aggregate holds none of their
+			 * names now. An all-day session's bound: exited processes,
+			 * addresses not asked for again, tables past the budget.
+			 */
+			tally_session__trim(ss);
+			agent_agg_trim(r->agg);
+#ifdef __GLIBC__
+			/* what went back to the heap back to the system: the peak stays the peak, not the floor */
+			malloc_trim(0);
+#endif
 			if (r->dw) {
 				agent_dwarf_reap(r->dw);
 				agent_dwarf_scan(r->dw);
@@ -322,6 +359,8 @@ static int run_live(struct agent_cfg *c, struct run *r, struct agent_sender *snd
 		agent_dwarf_poll(r->dw);
 	note_lost(r, ss);
 	flush(r, snd, start);
+	if (c->verbose)
+		say_symbol_cache(ss);
 	ret = 0;
 out:
 	agent_agg_free(r->agg);

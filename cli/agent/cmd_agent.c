@@ -98,10 +98,21 @@ static int read_auth(struct agent_cfg *c)
 	return cli_store_auth("agent", c->auth_file, &c->user, &c->password);
 }
 
+/* --symbol-cache-size: a size as --queue-size's, or 0 (no bound) */
+static int opt_cache_size(struct cli_parse *p, const struct cli_option *o, const char *arg)
+{
+	if (!strcmp(arg, "0")) {
+		*(size_t *)o->value = 0;
+		return 0;
+	}
+	return opt_size(p, o, arg);
+}
+
 int cmd_agent(int argc, char **argv)
 {
 	struct agent_cfg c = {
 		.freq = 19, .interval_ms = 10000, .queue_bytes = 4u << 20,
+		.symbol_cache_bytes = AGENT_SYMBOL_CACHE,
 		.metrics = { .cgroup_depth = 2 },
 		.health = { .mu = PTHREAD_MUTEX_INITIALIZER },
 	};
@@ -123,6 +134,7 @@ int cmd_agent(int argc, char **argv)
 		CLI_GROUP("Sampling (default: every CPU, 19 Hz, frame-pointer chains)"),
 		CLI_INT('F', "freq", &c.freq, "N", "N samples a second on each CPU (default 19)", 1, 100000),
 		CLI_STRING('C', "cpu", &c.cpu_list, "LIST", "only these CPUs"),
+		CLI_CALLBACK(0, "symbol-cache-size", &c.symbol_cache_bytes, "SIZE", "the files' symbol tables kept between intervals (default 4M; 0: all)", opt_cache_size),
 		CLI_BOOL(0, "srcline", &c.srcline, "store each frame's file:line (reads the DSOs' DWARF here: memory)"),
 		CLI_STRING(0, "dwarf-pid", &c.dwarf_pids, "PID[,PID]", "DWARF call chains for these processes"),
 		CLI_STRING(0, "dwarf-comm", &c.dwarf_comms, "COMM[,COMM]", "DWARF call chains for processes of these names"),

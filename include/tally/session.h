@@ -265,6 +265,20 @@ TALLY_API int tally_session__frames(struct tally_session *s,
 				    const struct tally_session_sample *smp,
 				    struct tally_frame *out, int max);
 
+/*
+ * Added in 0.5: a session that runs all day (tally agent) kept bounded.
+ * Call it where the caller holds no frame, symbol or DSO the session
+ * gave since the last call (they may be stale after): the threads whose
+ * EXIT came before the previous call go, with their maps
+ * (tally_machine__release_exited: one call's grace for late samples);
+ * the addresses resolved and not asked for since the last call are
+ * forgotten; the symbol tables are held to their budget
+ * (tally_symbols__set_cache_size on tally_session__symbols: none by
+ * default). A histogram reading the session keeps its own answers (and
+ * then no table goes). 0, or -errno.
+ */
+TALLY_API int tally_session__trim(struct tally_session *s);
+
 /* What went by. */
 struct tally_session_stats {
 	size_t sz;

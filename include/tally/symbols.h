@@ -96,6 +96,17 @@ TALLY_API int tally_machine__fork(struct tally_machine *m, int32_t pid,
 TALLY_API int tally_machine__exit(struct tally_machine *m, int32_t pid,
 				  int32_t tid);
 
+/*
+ * Added in 0.5: a long session's bound. Each call lets go the threads
+ * whose EXIT came before the previous call, with their maps where no
+ * living thread shares them; the threads that exited since are let go by
+ * the next (a sample after its thread's EXIT still finds its name and
+ * maps meanwhile). A tid used again (a FORK) is a new thread. Returns
+ * the threads let go, or -errno.
+ */
+TALLY_API int tally_machine__release_exited(struct tally_machine *m);
+/* Added in 0.5: the threads known (the dead ones not let go included). */
+TALLY_API int tally_machine__nr_threads(const struct tally_machine *m);
 /* The thread's comm, or NULL (errno ENOENT) when nothing named it. */
 TALLY_API const char *tally_machine__comm_of(const struct tally_machine *m,
 					     int32_t tid);
@@ -476,6 +487,42 @@ struct tally_unresolved {
  */
 TALLY_API int tally_symbols__unresolved(struct tally_symbols *s,
 					const struct tally_unresolved **out);
+
+/*
+ * Added in 0.5: the files' symbol tables under a budget, for a session
+ * that runs all day (tally agent). Without one (0, the default) every
+ * table loaded stays until s is freed. With one, tally_symbols__trim
+ * lets the least recently asked-for tables go until those loaded take at
+ * most bytes (the kernel's, kept in its own cache, and JIT maps' are not
+ * counted); a table let go is loaded again from the same file, with the
+ * same build id, at its next ask, and gives the same names. 0, -EINVAL.
+ */
+TALLY_API int tally_symbols__set_cache_size(struct tally_symbols *s, size_t bytes);
+/*
+ * Added in 0.5: the budget applied, at a point where the caller holds
+ * nothing it got from s since the last trim that names a file's symbol
+ * (a tally_symbol, its name, a tally_dso of a file): those of a table
+ * let go are stale after. A file's DSO neither asked for since the last
+ * trim nor named in the account of misses is forgotten whole once its
+ * table went. Returns the tables let go.
+ */
+TALLY_API size_t tally_symbols__trim(struct tally_symbols *s);
+
+/* Added in 0.5: the file tables' cache (tally_symbols__set_cache_size). */
+struct tally_symbols_cache_stats {
+	size_t sz;
+	uint64_t budget;		/* bytes; 0: none */
+	uint64_t bytes;			/* of the tables loaded now */
+	uint64_t tables;		/* files' tables loaded now */
+	uint64_t dsos;			/* DSOs known (loaded, let go, kernel, anonymous) */
+	uint64_t evictions;		/* tables let go by trims */
+	uint64_t reloads;		/* tables loaded again after */
+	size_t :0;
+};
+#define tally_symbols_cache_stats__last_field reloads
+/* 0, or -EINVAL (a bad sz). */
+TALLY_API int tally_symbols__cache_stats(const struct tally_symbols *s,
+					 struct tally_symbols_cache_stats *st);
 
 /*
  * Demangle a C++ (Itanium, through libstdc++'s __cxa_demangle as

@@ -9,6 +9,7 @@
 #include <string.h>
 #include "resolve_internal.h"
 #include "strpool.h"
+#include "symbols_internal.h"
 
 struct resolver_ent {
 	uint64_t ip;
@@ -291,7 +292,8 @@ static void ent_release(struct resolver_ent *e)
 	}
 }
 
-size_t tally__resolver_sweep(struct resolver *r)
+/* drop: the entries to let go (k: a sweep's, t: a trim's, u: those of unloaded tables) */
+static size_t sweep(struct resolver *r, char mode)
 {
 	size_t gone = 0;
 
@@ -301,11 +303,18 @@ size_t tally__resolver_sweep(struct resolver *r)
 
 		if (!e->used)
 			continue;
-		keep = e->touched || e->w.held;
-		e->touched = e->w.held = false;
-		for (int j = 0; j < e->ninl; j++) {
-			keep |= e->inl[j].held;
-			e->inl[j].held = false;
+		if (mode == 'u') {
+			keep = !tally__dso_unloaded(e->w.dso_id);
+		} else {
+			keep = e->touched || e->w.held;
+			e->touched = e->w.held = false;
+			for (int j = 0; j < e->ninl; j++) {
+				keep |= e->inl[j].held;
+				e->inl[j].held = false;
+			}
+			/* a kept answer is a use of its file's table: the symbols' cache keeps the used */
+			if (keep && mode == 't' && e->w.dso_id)
+				tally__symbols_touch(r->syms, (struct tally_dso *)e->w.dso_id);
 		}
 		if (keep)
 			continue;
@@ -321,6 +330,53 @@ size_t tally__resolver_sweep(struct resolver *r)
 		memset(r->slots, 0, r->size * sizeof(*r->slots));
 		fill(r, r->slots, r->size);
 	}
+	return gone;
+}
+
+size_t tally__resolver_sweep(struct resolver *r)
+{
+	return sweep(r, 'k');
+}
+
+/* The maps' copies no entry points at any more (a process gone: its maps at its own addresses). */
+static void maps_sweep(struct resolver *r)
+{
+	for (uint32_t k = 0; k < r->used; k++) {
+		struct resolver_ent *e = ent(r, k);
+
+		if (e->used && e->w.map)
+			((struct where_map *)e->w.map)->held = true;
+	}
+	for (size_t i = 0; i < r->maps_size; i++)
+		for (struct where_map **p = &r->maps[i]; *p;) {
+			struct where_map *c = *p;
+
+			if (c->held) {
+				c->held = false;
+				p = &c->next;
+				continue;
+			}
+			*p = c->next;
+			free(c);
+			r->nmaps--;
+		}
+}
+
+size_t tally__resolver_trim(struct resolver *r)
+{
+	size_t gone = sweep(r, 't');
+
+	if (gone)
+		maps_sweep(r);
+	return gone;
+}
+
+size_t tally__resolver_forget_unloaded(struct resolver *r)
+{
+	size_t gone = sweep(r, 'u');
+
+	if (gone)
+		maps_sweep(r);
 	return gone;
 }
 

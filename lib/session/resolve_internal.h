@@ -31,6 +31,7 @@ struct where_map {
 	bool kernel;
 	uint8_t build_id_size;
 	uint8_t build_id[TALLY_BUILD_ID_MAX];
+	bool held;			/* a trim's mark: an entry points here */
 	struct where_map *next;		/* the resolver's hash chain */
 };
 
@@ -125,6 +126,14 @@ void tally__resolver_free(struct resolver *r);
  * went.
  */
 size_t tally__resolver_sweep(struct resolver *r);
+/*
+ * A long session's bound (tally_session__trim), where nothing outside
+ * holds a where: the sweep, the maps' copies no entry points at let go,
+ * and each kept entry's file marked used in the symbols' cache.
+ */
+size_t tally__resolver_trim(struct resolver *r);
+/* The entries resolved through a table a trim let go (their names are gone with it). */
+size_t tally__resolver_forget_unloaded(struct resolver *r);
 /*
  * What a call chain's address stands for, innermost first (perf's
  * --inline): each function inlined there, then the address's own frame.

@@ -247,3 +247,45 @@ const char *tally_session__final_comm(const struct tally_session *s, const char 
 			return s->renames[i].final;
 	return comm;
 }
+
+int tally_session__trim(struct tally_session *s)
+{
+	struct resolver *rs[5];
+	int n = 0, released;
+	bool held = false;
+
+	if (!s)
+		return tally__err(EINVAL);
+	/*
+	 * a histogram holding the session's answers marks them itself (top's
+	 * decay): its resolver is left to it, and no table goes under it
+	 */
+	for (int i = 0; i < 4; i++) {
+		if (!s->res[i])
+			continue;
+		if (s->res[i]->users <= (s->res[i] == s->own ? 1u : 0u))
+			rs[n++] = s->res[i];
+		else
+			held = true;
+	}
+	if (s->dres && !s->dres->users)
+		rs[n++] = s->dres;
+	else if (s->dres)
+		held = true;
+	released = tally_machine__release_exited(s->m);
+	if (released > 0) {
+		s->maps_gen++;		/* the thread names cached for the last sample's tid */
+		s->comm = NULL;
+	}
+	for (int i = 0; i < n; i++)
+		tally__resolver_trim(rs[i]);
+	if (held)
+		return released < 0 ? released : 0;
+	if (tally_symbols__trim(s->syms))
+		for (int i = 0; i < n; i++)
+			if (rs[i]->syms == s->syms)
+				tally__resolver_forget_unloaded(rs[i]);
+	if (s->dsyms && tally_symbols__trim(s->dsyms) && s->dres)
+		tally__resolver_forget_unloaded(s->dres);
+	return released < 0 ? released : 0;
+}

@@ -78,6 +78,16 @@ struct tally_dso {
 	struct tally_symbol_line *tlines;
 	size_t ntlines;
 	int miss_slot;			/* index in the unresolved list, -1 */
+	/*
+	 * The cache's budget (tally_symbols__set_cache_size): a file's table
+	 * may be unloaded at a trim and loaded again at its next use, from
+	 * the same file with the same build id.
+	 */
+	size_t bytes;			/* its table's, as loaded (tally__dso_table_bytes) */
+	uint64_t used;			/* the symbols' epoch at its last use */
+	bool unloaded;			/* its table let go: loaded again when next asked for */
+	uint8_t load_id_sz;
+	uint8_t load_id[TALLY_BUILD_ID_MAX];	/* the build id it was loaded against */
 };
 
 /* Symbols while loading: perf's fixups run on these. */
@@ -221,6 +231,15 @@ const char *tally__dso_comp_dir(struct tally_dso *d, uint64_t vaddr);
 int tally__dso_objdump_func(struct tally_dso *d, uint64_t vaddr, char *buf, size_t size);
 /* Opens d's DWARF if nobody did (takes dw_mu): any thread. */
 void tally__dso_dwarf_ready(struct tally_dso *d);
+
+/* dso_budget.c: the bytes d's loaded table takes (symbols, names, tree, segments). */
+size_t tally__dso_table_bytes(const struct tally_dso *d);
+/*
+ * d's table and what was read with it let go, as before its load (its
+ * name, status, detail and inline names stay): loaded again by the
+ * symbols' next ask. Takes dw_mu (the DWARF helper may hold d).
+ */
+void tally__dso_unload(struct tally_dso *d);
 
 /* struct tally_symbol_line by address (a table DSO's lines: sorted, then searched) */
 int tally__symbol_line_cmp(const void *a, const void *b);

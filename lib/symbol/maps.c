@@ -25,6 +25,7 @@ struct thread {
 	const char *comm;
 	bool comm_set;		/* by a COMM, not the ":TID" default (perf's comm_set) */
 	bool dead;
+	bool reap;		/* dead at the last tally_machine__release_exited: goes at the next */
 	struct mapset *maps;
 };
 
@@ -245,6 +246,7 @@ static struct thread *thread_findnew(struct tally_machine *m, int32_t pid,
 	t->comm = NULL;
 	t->comm_set = false;
 	t->dead = false;
+	t->reap = false;
 	t->maps = ms;
 	m->nr_threads++;
 	return t;
@@ -469,6 +471,7 @@ int tally_machine__fork(struct tally_machine *m, int32_t pid, int32_t tid,
 		t->maps = ms;
 		t->pid = pid;
 		t->dead = false;
+		t->reap = false;
 		t->comm = NULL;
 		t->comm_set = false;
 	} else {
@@ -508,6 +511,49 @@ int tally_machine__exit(struct tally_machine *m, int32_t pid, int32_t tid)
 		return tally__err(ENOMEM);
 	t->dead = true;
 	return 0;
+}
+
+int tally_machine__release_exited(struct tally_machine *m)
+{
+	struct thread *old, *nt;
+	int gone = 0;
+
+	if (!m)
+		return tally__err(EINVAL);
+	for (size_t i = 0; i < m->cap; i++) {
+		struct thread *t = &m->threads[i];
+
+		if (t->maps && t->dead)
+			gone += t->reap;
+	}
+	if (gone && !(nt = tally__calloc(m->cap, sizeof(*nt))))
+		return tally__err(ENOMEM);	/* kept till a call with memory */
+	old = m->threads;
+	if (gone)
+		m->threads = nt;
+	for (size_t i = 0; i < m->cap; i++) {
+		struct thread *t = &old[i];
+
+		if (!t->maps)
+			continue;
+		if (t->dead && t->reap && gone) {
+			mapset_put(t->maps);	/* a living thread of the process keeps them */
+			m->nr_threads--;
+			continue;
+		}
+		if (t->dead)
+			t->reap = true;
+		if (gone)	/* open addressing has no deletes: the rest placed again */
+			*thread_slot(m, t->tid) = *t;
+	}
+	if (gone)
+		free(old);
+	return gone;
+}
+
+int tally_machine__nr_threads(const struct tally_machine *m)
+{
+	return m ? (int)m->nr_threads : tally__err(EINVAL);
 }
 
 const char *tally_machine__comm_of(const struct tally_machine *m, int32_t tid)

@@ -52,6 +52,10 @@ struct tally_symbols {
 		int32_t pid;
 		struct tally_dso *dso;
 	} last[64];
+	/* the file tables' budget (tally_symbols__set_cache_size): 0, none */
+	size_t budget, loaded;		/* loaded: the bytes of the tables in memory */
+	uint64_t epoch;			/* trims so far: a DSO's used is the epoch it was last asked for in */
+	uint64_t evictions, reloads;
 };
 
 static void kparse_destroy(struct kparse *k);
@@ -62,25 +66,13 @@ static void dso_free(struct tally_dso *d)
 {
 	if (!d)
 		return;
-	for (size_t i = 0; d->syms && i < d->nr_syms; i++)
-		if (!tally__dso_pooled(d, d->syms[i].name))
-			free((char *)d->syms[i].name);
-	free(d->names);
-	free(d->syms);
-	tally__symtree_free(d->tree);
-	free(d->dm_done);
-	free(d->segs);
+	tally__dso_unload(d);
 	free(d->name);
 	free(d->file);
-	free(d->symsrc);
 	free(d->detail);
-	free(d->dwarf_path);
-	free(d->code_path);
-	tally__dso_dwarf_close(d);
 	pthread_mutex_destroy(&d->dw_mu);
 	tally__strpool_free(&d->inl_names);
 	free(d->tlines);
-	tally__fnfiles_free(d->fnfiles);
 	free(d);
 }
 
@@ -553,6 +545,38 @@ static struct tally_dso *ksym_dso(struct tally_symbols *s, const struct tally_ma
 	return err ? tally__err_ptr(-err) : d;
 }
 
+/* A file's table, as it was first loaded or again after a trim let it go; its bytes counted. */
+static int load_file(struct tally_symbols *s, struct tally_dso *d)
+{
+	int err = tally__dso_load_elf(d, &s->ctx, d->load_id_sz ? d->load_id : NULL,
+				      s->ignore_build_id ? 0 : d->load_id_sz);
+
+	d->unloaded = false;
+	d->used = s->epoch;
+	d->bytes = tally__dso_table_bytes(d);
+	s->loaded += d->bytes;
+	return err;
+}
+
+/* An unloaded table loaded again: the same file, the same names. */
+static int reload(struct tally_symbols *s, struct tally_dso *d)
+{
+	char *detail = d->detail;
+	int err;
+
+	d->detail = NULL;
+	d->status = TALLY_DSO_OK;
+	err = load_file(s, d);
+	s->reloads++;
+	/* the account of misses points at the detail: the new one's */
+	if (d->miss_slot >= 0 && (size_t)d->miss_slot < s->nr_unres) {
+		s->unres[d->miss_slot].detail = d->detail;
+		s->unres[d->miss_slot].status = d->status;
+	}
+	free(detail);
+	return err;
+}
+
 struct tally_dso *tally_symbols__dso(struct tally_symbols *s, const struct tally_map *map,
 				     int32_t pid)
 {
@@ -596,8 +620,12 @@ struct tally_dso *tally_symbols__dso(struct tally_symbols *s, const struct tally
 			return tally__err_ptr(-err);
 		return d;
 	}
-	if ((d = dso_find(s, map->filename, -1)))
+	if ((d = dso_find(s, map->filename, -1))) {
+		d->used = s->epoch;
+		if (d->unloaded && (err = reload(s, d)))
+			return tally__err_ptr(-err);
 		return d;
+	}
 	if (!(d = dso_new(s, map->filename, -1)))
 		return tally__err_ptr(ENOMEM);
 	/*
@@ -630,7 +658,12 @@ struct tally_dso *tally_symbols__dso(struct tally_symbols *s, const struct tally
 		return d;
 	}
 	d->kind = DSO_ELF;
-	err = tally__dso_load_elf(d, &s->ctx, id, s->ignore_build_id ? 0 : id_sz);
+	if (id_sz > sizeof(d->load_id))
+		id_sz = sizeof(d->load_id);
+	if (id && id_sz)
+		memcpy(d->load_id, id, id_sz);
+	d->load_id_sz = (uint8_t)id_sz;
+	err = load_file(s, d);
 	if (err)
 		return tally__err_ptr(-err);
 	return d;
@@ -792,6 +825,7 @@ int tally_symbols__resolve(struct tally_symbols *s, struct tally_machine *m, int
 	if (!out->map->ksym && s->last[c].filename == out->map->filename && s->last[c].machine == mid &&
 	    (!out->map->anon || s->last[c].pid == pid)) {
 		out->dso = s->last[c].dso;
+		out->dso->used = s->epoch;
 	} else {
 		out->dso = tally_symbols__dso(s, out->map, pid);
 		if (!out->dso)
@@ -828,4 +862,128 @@ int tally_symbols__unresolved(struct tally_symbols *s, const struct tally_unreso
 		return tally__err(EINVAL);
 	*out = s->unres;
 	return (int)s->nr_unres;
+}
+
+/* ---- the file tables' budget ---- */
+
+int tally_symbols__set_cache_size(struct tally_symbols *s, size_t bytes)
+{
+	if (!s)
+		return tally__err(EINVAL);
+	s->budget = bytes;
+	return 0;
+}
+
+void tally__symbols_touch(struct tally_symbols *s, struct tally_dso *d)
+{
+	if (s && d)
+		d->used = s->epoch;
+}
+
+bool tally__dso_unloaded(const struct tally_dso *d)
+{
+	return d && d->unloaded;
+}
+
+static int by_used(const void *a, const void *b)
+{
+	const struct tally_dso *x = *(struct tally_dso *const *)a, *y = *(struct tally_dso *const *)b;
+
+	return x->used != y->used ? (x->used < y->used ? -1 : 1) : strcmp(x->name, y->name);
+}
+
+/*
+ * A file's DSO let go whole: unloaded, not asked for since the trim
+ * before the last (nothing resolved through it is kept; a caller's
+ * pointer to it stays good for a trim), no misses counted against it
+ * (the account names it) and never handed to the DWARF helper (its queue
+ * may still hold it). A busy host maps new paths all day (containers).
+ */
+static bool forgettable(const struct tally_symbols *s, const struct tally_dso *d)
+{
+	return d->unloaded && d->used + 1 < s->epoch && d->miss_slot < 0 && !d->dw_queued;
+}
+
+size_t tally_symbols__trim(struct tally_symbols *s)
+{
+	struct tally_dso **v;
+	size_t n = 0, gone = 0, dropped = 0;
+
+	if (!s)
+		return 0;
+	if (s->budget) {
+		/* names demangled at their first lookup grew the tables since their load */
+		s->loaded = 0;
+		for (size_t i = 0; i < s->cap; i++) {
+			struct tally_dso *d = s->dsos[i];
+
+			if (d && d->kind == DSO_ELF && !d->unloaded) {
+				d->bytes = tally__dso_table_bytes(d);
+				s->loaded += d->bytes;
+			}
+		}
+	}
+	if (s->budget && s->loaded > s->budget && (v = malloc(s->nr_dsos * sizeof(*v)))) {
+		/* files' tables only: the kernel's is in use all the time, the others are small */
+		for (size_t i = 0; i < s->cap; i++) {
+			struct tally_dso *d = s->dsos[i];
+
+			if (d && d->kind == DSO_ELF && d->pid == -1 && !d->unloaded && d->bytes)
+				v[n++] = d;
+		}
+		qsort(v, n, sizeof(*v), by_used);
+		for (size_t i = 0; i < n && s->loaded > s->budget; i++) {
+			s->loaded -= v[i]->bytes;
+			tally__dso_unload(v[i]);
+			gone++;
+		}
+		s->evictions += gone;
+		free(v);
+	}
+	for (size_t i = 0; i < s->cap; i++)
+		dropped += s->dsos[i] && forgettable(s, s->dsos[i]);
+	if (dropped) {
+		/* open addressing has no deletes: the rest placed again in a new table */
+		struct tally_dso **old = s->dsos, **nt = tally__calloc(s->cap, sizeof(*nt));
+
+		if (!nt) {
+			dropped = 0;	/* kept till a trim with memory */
+		} else {
+			s->dsos = nt;
+			for (size_t i = 0; i < s->cap; i++) {
+				if (!old[i])
+					continue;
+				if (forgettable(s, old[i])) {
+					dso_free(old[i]);
+					s->nr_dsos--;
+				} else {
+					*dso_slot(s, old[i]->name, old[i]->pid) = old[i];
+				}
+			}
+			free(old);
+		}
+	}
+	/* the fast path's answers may be those let go */
+	if (gone || dropped)
+		memset(s->last, 0, sizeof(s->last));
+	s->epoch++;
+	return gone;
+}
+
+int tally_symbols__cache_stats(const struct tally_symbols *s, struct tally_symbols_cache_stats *st)
+{
+	struct tally_symbols_cache_stats v = { .sz = sizeof(v) };
+
+	if (!s || !st || st->sz < sizeof(size_t))
+		return tally__err(EINVAL);
+	for (size_t i = 0; i < s->cap; i++)
+		v.tables += s->dsos[i] && s->dsos[i]->kind == DSO_ELF && !s->dsos[i]->unloaded;
+	v.budget = s->budget;
+	v.bytes = s->loaded;
+	v.dsos = s->nr_dsos;
+	v.evictions = s->evictions;
+	v.reloads = s->reloads;
+	v.sz = st->sz;
+	memcpy(st, &v, st->sz < sizeof(v) ? st->sz : sizeof(v));
+	return 0;
 }

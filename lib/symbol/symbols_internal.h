@@ -3,6 +3,7 @@
 #ifndef TALLY_SYMBOLS_INTERNAL_H
 #define TALLY_SYMBOLS_INTERNAL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <tally/symbols.h>
 
@@ -31,5 +32,11 @@ const char *tally__map_name(const struct tally_mmap_event *ev, char *buf, size_t
 
 /* "/lib/modules/.../nf_tables.ko.xz" -> "[nf_tables]": a module's DSO name (the store's reader too). */
 void tally__module_name(const char *path, char *out, size_t len);
+
+/* symbols.c: d asked for in this trim's epoch (a resolver's kept answer is a use). */
+struct tally_dso;
+void tally__symbols_touch(struct tally_symbols *s, struct tally_dso *d);
+/* d's table was let go by a trim (anything resolved through it before is stale). */
+bool tally__dso_unloaded(const struct tally_dso *d);
 
 #endif

@@ -48,6 +48,23 @@ is "samples name their process, thread and executable" \
 	"$(chq "$P" "SELECT count() > 0 FROM prof.samples WHERE host = 'live1' AND comm = 'burn' AND thread = 'burn' AND exe = '$(readlink -f "$HELPERS/burn")' AND pid = $burn")" 1
 is "periods are the clock's nanoseconds (19 Hz: ~52.6 ms each)" \
 	"$(chq "$P" "SELECT round(sum(period) / sum(value) / 1e6) BETWEEN 40 AND 70 FROM prof.samples FINAL WHERE host = 'live1'")" 1
+# --symbol-cache-size: a budget under one table lets tables go at each interval's end
+# and loads them again at their next sample, naming every frame as before
+"$TALLY" agent -v --store "$URL" --host-name small1 --symbol-cache-size 4K --interval 1s --duration 4s \
+	2>"$tmp/small.err"
+is "--symbol-cache-size 4K: exits 0" "$?" 0
+line=$(grep 'symbol tables:' "$tmp/small.err")
+echo "# $line"
+check "--symbol-cache-size 4K: tables let go and loaded again" \
+	sh -c "echo '$line' | grep -q ', [1-9][0-9]* let go, [1-9][0-9]* loaded again'"
+is "--symbol-cache-size 4K: the store counts what the agent sent" "$(stored small1)" "$(endf "$tmp/small.err" 2)"
+is "--symbol-cache-size 4K: burn's frames named" \
+	"$(chq "$P" "SELECT count() > 0 FROM prof.stacks ARRAY JOIN funcs AS f WHERE f = 'burn_a' AND stack_id IN (SELECT stack_id FROM prof.samples WHERE host = 'small1')")" 1
+is "--symbol-cache-size 4K: each address of a file has the name it has with every table kept" \
+	"$(chq "$P" "SELECT count() FROM (SELECT d, o FROM prof.stacks ARRAY JOIN dsos AS d, offsets AS o, funcs AS f
+		WHERE stack_id IN (SELECT stack_id FROM prof.samples WHERE host IN ('live1', 'small1')) GROUP BY d, o HAVING uniqExact(f) > 1)")" 0
+"$TALLY" agent --store "$URL" --symbol-cache-size 1x --duration 1s 2>"$tmp/small2.err"
+is "--symbol-cache-size 1x: a usage error" "$?" 129
 # --srcline: the frames' file:line as resolved on the host
 "$TALLY" agent --store "$URL" --host-name src1 --srcline --interval 1s --duration 2s 2>/dev/null
 is "--srcline: burn's frames carry burn.c's lines" \
