@@ -47,6 +47,7 @@ const struct hist_key_name hist_keys[K__NR] = {
 	[TALLY_HIST_TRANSACTION] = { "transaction", "Transaction", 32 },
 	[TALLY_HIST_CGROUP] = { "cgroup", "Cgroup" },
 	[TALLY_HIST_CGROUP_ID] = { "cgroup_id", "cgroup id (dev/inode)", 20 },
+	[TALLY_HIST_ABORT] = { "abort", "Transaction abort", 17 },
 };
 
 /* a branch's end: perf's _hist_entry__sym_snprintf of it */
@@ -91,6 +92,7 @@ static int branch_value(const struct hist_cells *c, const struct tally_hist_row 
 			*mp = "Y";
 		return snprintf(buf, len, "%s", *mp);
 	case TALLY_HIST_IN_TX: return snprintf(buf, len, "%s", f >> 2 & 1 ? "T" : ".");
+	case TALLY_HIST_ABORT: return snprintf(buf, len, "%s", f >> 3 & 1 ? "A" : ".");
 	case TALLY_HIST_CYCLES:
 		if (!(f >> 4 & 0xffff))
 			return snprintf(buf, len, "-");

@@ -88,6 +88,7 @@ static int branch_cmp(const struct tally_hist_row *a, const struct tally_hist_ro
 		return strcmp(x->srcline ? x->srcline : "??:0", y->srcline ? y->srcline : "??:0");
 	case TALLY_HIST_MISPREDICT: return u64_cmp(a->br_flags & 3, b->br_flags & 3);
 	case TALLY_HIST_IN_TX: return u64_cmp(a->br_flags >> 2 & 1, b->br_flags >> 2 & 1);
+	case TALLY_HIST_ABORT: return u64_cmp(a->br_flags >> 3 & 1, b->br_flags >> 3 & 1);
 	case TALLY_HIST_CYCLES: return u64_cmp(b->br_flags >> 4 & 0xffff, a->br_flags >> 4 & 0xffff);
 	default: return 0;
 	}

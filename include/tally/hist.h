@@ -85,8 +85,8 @@ enum tally_hist_key {
 	 * Added in 0.5, branch mode's (opts.branch): a row is a branch of
 	 * the samples' branch stacks, keyed by its source and target (each
 	 * looked up in the user's maps, then the kernel's: perf's [.], [k],
-	 * [H] for neither), its flags and cycles, compared as perf 6.1's.
-	 * perf's abort key is not taken.
+	 * [H] for neither), its flags and cycles, compared as perf 6.1's
+	 * (the abort flag's key, TALLY_HIST_ABORT, comes after the others).
 	 */
 	TALLY_HIST_SYM_FROM,
 	TALLY_HIST_SYM_TO,
@@ -111,6 +111,7 @@ enum tally_hist_key {
 	TALLY_HIST_TRANSACTION,
 	TALLY_HIST_CGROUP,
 	TALLY_HIST_CGROUP_ID,
+	TALLY_HIST_ABORT,	/* branch mode's: the branch's abort flag (perf's "abort") */
 	TALLY_HIST_KEY__NR,
 };
 

@@ -52,11 +52,12 @@
 #define K_TXN TALLY_HIST_TRANSACTION
 #define K_CGROUP TALLY_HIST_CGROUP
 #define K_CGROUP_ID TALLY_HIST_CGROUP_ID
+#define K_ABORT TALLY_HIST_ABORT
 #define K__NR TALLY_HIST_KEY__NR
 
 /* a branch key, and one whose compare says only equal or not (perf's: no order) */
-#define BRANCH_KEY(k) ((k) >= K_SYM_FROM && (k) <= K_CYCLES)
-#define FLAG_KEY(k) ((k) == K_MISPREDICT || (k) == K_IN_TX)
+#define BRANCH_KEY(k) (((k) >= K_SYM_FROM && (k) <= K_CYCLES) || (k) == K_ABORT)
+#define FLAG_KEY(k) ((k) == K_MISPREDICT || (k) == K_IN_TX || (k) == K_ABORT)
 
 struct entry {
 	const char *comm;
@@ -308,6 +309,7 @@ static inline int cmp_bsym(const struct where *a, const struct where *b, uint64_
 #define BR_MISPRED(f) ((f) & 1)
 #define BR_PREDICTED(f) ((f) >> 1 & 1)
 #define BR_IN_TX(f) ((f) >> 2 & 1)
+#define BR_ABORT(f) ((f) >> 3 & 1)
 #define BR_CYCLES(f) ((f) >> 4 & 0xffff)
 
 /* the branch keys, as perf 6.1's sort.c (perf's cmp(b, a), as cmp_key) */
@@ -331,6 +333,7 @@ static inline int cmp_branch(const struct entry *a, const struct entry *b, enum 
 		return BR_MISPRED(a->m.bflags) != BR_MISPRED(b->m.bflags) ||
 		       BR_PREDICTED(a->m.bflags) != BR_PREDICTED(b->m.bflags);
 	case K_IN_TX: return BR_IN_TX(a->m.bflags) != BR_IN_TX(b->m.bflags);
+	case K_ABORT: return BR_ABORT(a->m.bflags) != BR_ABORT(b->m.bflags);
 	case K_CYCLES: return sgn64((int64_t)BR_CYCLES(b->m.bflags) - (int64_t)BR_CYCLES(a->m.bflags));
 	default: return 0;
 	}

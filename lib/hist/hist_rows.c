@@ -107,6 +107,7 @@ uint64_t tally__hist_mem_ident(const struct entry *e, enum tally_hist_key k)
 	case K_SRCLINE_TO: return e->bt->srcline_hash;
 	case K_MISPREDICT: return e->m.bflags & 3;
 	case K_IN_TX: return BR_IN_TX(e->m.bflags);
+	case K_ABORT: return BR_ABORT(e->m.bflags);
 	case K_CYCLES: return BR_CYCLES(e->m.bflags);
 	case K_SYM_IADDR: return e->m.ip;
 	case K_TXN: return e->m.txn;

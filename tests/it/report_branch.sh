@@ -7,7 +7,7 @@
 # mkfields (tests/helpers) writes: stacks of 4 to 16 branches inside the
 # program, into and out of libc, to the kernel (its map as perf record
 # writes it: [k] and kallsyms' names) and to no map (perf's [H]),
-# with every flag, cycles and type, with and without hw_idx, the header's
+# with every flag (abort's key too), cycles and type, with and without hw_idx, the header's
 # BRANCH_STACK feature making branch mode the default as in perf; its
 # "all" file has stacks without the feature (-b needed). Refusals: -b on
 # a file without stacks, a branch key outside branch mode, --mem-mode.
@@ -72,6 +72,12 @@ for f in br brhw; do
 -s srcline_to,dso_from
 -s cycles
 -s in_tx
+-s abort
+-n -s abort
+-s dso_to,abort
+-s dso_from,abort
+-F abort,overhead
+-s abort,cycles --hierarchy
 -s pid,dso_from
 -s dso,sym
 -s cpu,cycles
@@ -101,6 +107,13 @@ per_value() { body | awk '/^ +[0-9.]+%  / { s[$3] += $2 } END { for (k in s) pri
 "$TALLY" report --stdio -b -n -s mispredict -i "$d/all.data" 2>/dev/null | per_value >"$d/a"
 perf report --stdio -b -n -s mispredict -i "$d/all.data" 2>/dev/null | per_value >"$d/b"
 is "-s mispredict: perf's branches of each value" "$(cat "$d/a")" "$(cat "$d/b")"
+# abort's compare is as mispredict's: the branches of each (abort, dso_to) pair perf's
+"$TALLY" report --stdio -n -s abort,dso_to -i "$d/br.data" 2>/dev/null |
+	body | awk '/^ +[0-9.]+%  / { s[$3 " " $4] += $2 } END { for (k in s) print k "=" s[k] }' | sort >"$d/a"
+perf report --stdio -n -s abort,dso_to -i "$d/br.data" 2>/dev/null |
+	body | awk '/^ +[0-9.]+%  / { s[$3 " " $4] += $2 } END { for (k in s) print k "=" s[k] }' | sort >"$d/b"
+is "-s abort,dso_to: perf's branches of each pair" "$(cat "$d/a")" "$(cat "$d/b")"
+check "... aborted ones among them" grep -q '^A ' "$d/a"
 is "-s mispredict: one row a value" \
 	"$("$TALLY" report --stdio -b -s mispredict -i "$d/all.data" 2>/dev/null | grep -c '%  ')" 3
 done_testing
