@@ -148,7 +148,7 @@ $(BUILD)/tests/unit/cli/%: tests/unit/cli/%.c $(CLI_LIB) $(BUILD)/libtally.a
 # Helpers are workloads for tests: no sanitizer, no library, fixed code.
 $(BUILD)/helpers/%: tests/helpers/%.c
 	@mkdir -p $(dir $@)
-	$(CC) -std=gnu11 -O1 -g -fno-omit-frame-pointer -Wall -Wextra -no-pie -fno-pie -o $@ $< -lpthread
+	$(CC) -std=gnu11 -O1 -g -fno-omit-frame-pointer -Wall -Wextra -no-pie -fno-pie -MMD -MP -MF $@.d -o $@ $< -lpthread
 
 $(BUILD)/examples/%: examples/%.c $(BUILD)/libtally.a
 	@mkdir -p $(dir $@)

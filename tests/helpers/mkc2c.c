@@ -32,8 +32,10 @@
 #define PID2 6161	/* another process of the same program: its lines are its own */
 #define T0 2000000000ull
 
-static unsigned char buf[1 << 20], feat[1 << 16];
-static size_t len, flen;
+#define PDBUF_SIZE (1 << 20)
+#include "pdbuf.h"
+static unsigned char feat[1 << 16];
+static size_t flen;
 
 __attribute__((noinline)) int rd0(int x) { return x * 3 + 1; }
 __attribute__((noinline)) int rd1(int x) { return rd0(x) * 5 + 2; }
@@ -42,40 +44,6 @@ __attribute__((noinline)) int wr0(int x) { return rd1(x) * 7 + 3; }
 __attribute__((noinline)) int shared_counter_writer_with_a_long_name(int x) { return wr0(x) * 11 + 4; }
 struct line { long v[8]; } __attribute__((aligned(64)));
 struct line lines[16];
-
-static void put(const void *p, size_t n)
-{
-	if (len + n > sizeof(buf))
-		exit(2);
-	memcpy(buf + len, p, n);
-	len += n;
-}
-
-static void u64(uint64_t v) { put(&v, 8); }
-static void u32(uint32_t v) { put(&v, 4); }
-
-static size_t hdr(uint32_t type, uint16_t misc)
-{
-	struct perf_event_header h = { .type = type, .misc = misc };
-	size_t at = len;
-
-	put(&h, sizeof(h));
-	return at;
-}
-
-static void done(size_t at)
-{
-	((struct perf_event_header *)(buf + at))->size = (uint16_t)(len - at);
-}
-
-static void str(const char *s)
-{
-	size_t n = strlen(s) + 1;
-
-	put(s, n);
-	while (n++ % 8)
-		put("", 1);
-}
 
 /* sample_id_all trailer: TID TIME ID CPU IDENTIFIER, as the attrs have them */
 static void trailer(uint32_t tid, uint64_t t)

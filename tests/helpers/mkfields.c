@@ -39,48 +39,14 @@
 #define PID 4242
 #define T0 1000000000ull
 
-static unsigned char buf[1 << 22];
-static size_t len;
+#define PDBUF_SIZE (1 << 22)
+#include "pdbuf.h"
 
 __attribute__((noinline)) int f0(int x) { return x * 3 + 1; }
 __attribute__((noinline)) int f1(int x) { return f0(x) * 5 + 2; }
 __attribute__((noinline)) int f2(int x) { return f1(x) * 7 + 3; }
 __attribute__((noinline)) int f3(int x) { return f2(x) * 11 + 4; }
 long data_var[64];
-
-static void put(const void *p, size_t n)
-{
-	if (len + n > sizeof(buf))
-		exit(2);
-	memcpy(buf + len, p, n);
-	len += n;
-}
-
-static void u64(uint64_t v) { put(&v, 8); }
-static void u32(uint32_t v) { put(&v, 4); }
-
-static size_t hdr(uint32_t type, uint16_t misc)
-{
-	struct perf_event_header h = { .type = type, .misc = misc };
-	size_t at = len;
-
-	put(&h, sizeof(h));
-	return at;
-}
-
-static void done(size_t at)
-{
-	((struct perf_event_header *)(buf + at))->size = (uint16_t)(len - at);
-}
-
-static void str(const char *s)
-{
-	size_t n = strlen(s) + 1;
-
-	put(s, n);
-	while (n++ % 8)
-		put("", 1);
-}
 
 static uint64_t sample_type;
 static bool ties;		/* every sample's period the same */

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The test generators' file bytes (mkfields, mkc2c): records put one after
+ * another into buf, each header's size filled in when the record is done,
+ * strings NUL-ended and padded to 8 as perf lays them out. Written by the
+ * tests themselves, not by tally's writer. PDBUF_SIZE: buf's bytes.
+ */
+#ifndef TESTS_HELPERS_PDBUF_H
+#define TESTS_HELPERS_PDBUF_H
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/perf_event.h>
+
+#ifndef PDBUF_SIZE
+#define PDBUF_SIZE (1 << 22)
+#endif
+
+static unsigned char buf[PDBUF_SIZE];
+static size_t len;
+
+static void put(const void *p, size_t n)
+{
+	if (len + n > sizeof(buf))
+		exit(2);
+	memcpy(buf + len, p, n);
+	len += n;
+}
+
+static void u64(uint64_t v) { put(&v, 8); }
+static void u32(uint32_t v) { put(&v, 4); }
+
+/* A record begun: its header, the size left for done() */
+static size_t hdr(uint32_t type, uint16_t misc)
+{
+	struct perf_event_header h = { .type = type, .misc = misc };
+	size_t at = len;
+
+	put(&h, sizeof(h));
+	return at;
+}
+
+static void done(size_t at)
+{
+	((struct perf_event_header *)(buf + at))->size = (uint16_t)(len - at);
+}
+
+static void str(const char *s)
+{
+	size_t n = strlen(s) + 1;
+
+	put(s, n);
+	while (n++ % 8)
+		put("", 1);
+}
+
+#endif
