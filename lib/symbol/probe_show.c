@@ -417,7 +417,8 @@ int tally_probe__show_vars(FILE *fp, const char *binary, const char *spec, unsig
 				ns++;
 		}
 print:
-		qsort(strs, ns, sizeof(*strs), cmp_str);
+		if (ns)	/* strs may be NULL (none found in range): qsort must not see it */
+			qsort(strs, ns, sizeof(*strs), cmp_str);
 		for (size_t k = 0; k < ns; k++) {
 			if (!k || strcmp(strs[k], strs[k - 1]))
 				fprintf(fp, "\t\t%s\n", strs[k]);
