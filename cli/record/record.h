@@ -105,6 +105,11 @@ bool record_phys_refused(const char *event, const struct perf_event_attr *a, int
 bool record_namespaces_refused(const char *event, const struct perf_event_attr *a, int err);
 
 /* Runs one recording; returns the exit status for tally. */
+/* record_events.c: the event list, the kernel's -F ceiling */
+uint64_t record_max_sample_rate(void);
+struct tally_evlist *record_build_events(const struct record_config *cfg, const char *dflt,
+					 struct cg_fds *cg, bool *usage_err);
+
 int record_run(const struct record_config *cfg);
 
 #endif

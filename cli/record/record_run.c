@@ -506,76 +506,6 @@ static int switch_output(struct rec *r, bool at_exit)
 /* -------------------------------------------------------------------- */
 /* events */
 
-static uint64_t max_sample_rate(void)
-{
-	FILE *f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "r");
-	unsigned long long v = 0;
-
-	if (f) {
-		if (fscanf(f, "%llu", &v) != 1)
-			v = 0;
-		fclose(f);
-	}
-	return v ? v : 4000;
-}
-
-static struct tally_evlist *build_events(const struct record_config *cfg, const char *dflt,
-					 struct cg_fds *cg, bool *usage_err)
-{
-	int err;
-
-	struct tally_evlist *l = tally_evlist__new();
-
-	if (!l) {
-		fprintf(stderr, "%s: %s\n", progname, strerror(errno));
-		return NULL;
-	}
-	if (dflt && !strcmp(dflt, "cpu-clock")) {
-		/*
-		 * perf's default is cycles:P (precise_ip 3, no exclude_guest);
-		 * its fallback keeps that attr on cpu-clock and names it from
-		 * the attr: cpu-clock:ppp, as the file's EVENT_DESC says.
-		 */
-		struct perf_event_attr a = {
-			.size = sizeof(a),
-			.type = PERF_TYPE_SOFTWARE,
-			.config = PERF_COUNT_SW_CPU_CLOCK,
-			.precise_ip = 3,
-		};
-		struct tally_evsel *e = tally_evsel__new(&a, "cpu-clock:ppp");
-
-		if (!e) {
-			fprintf(stderr, "%s: %s\n", progname, strerror(errno));
-			goto err;
-		}
-		tally_evlist__add(l, e);
-		return l;
-	}
-	if (dflt) {
-		if ((err = cli_events_add(l, dflt, NULL, "record")))
-			goto err;
-		return l;
-	}
-	int nbefore[sizeof(cfg->cg.v) / sizeof(cfg->cg.v[0])] = { 0 };
-
-	for (int i = 0; i < cfg->events.nr; i++) {
-		if ((err = cli_events_add(l, cfg->events.v[i].spec, cfg->events.v[i].filter,
-					  "record"))) {
-			*usage_err = err == CLI_EVENTS_USAGE;
-			goto err;
-		}
-		for (int k = 0; k < cfg->cg.nr; k++)
-			if (cfg->cg.v[k].after == i + 1)
-				nbefore[k] = tally_evlist__nr(l);
-	}
-	if (cfg->target.cgroup_per_event && cli_cgroups_assign("record", &cfg->cg, l, nbefore, cg))
-		goto err;
-	return l;
-err:
-	tally_evlist__free(l);
-	return NULL;
-}
-
 static int config_events(struct rec *r)
 {
 	const struct record_config *cfg = r->cfg;
@@ -584,7 +514,7 @@ static int config_events(struct rec *r)
 		.sz = sizeof(co),
 		.sample = true,
 		.period = cfg->period,
-		.freq = cfg->freq_max ? max_sample_rate() : cfg->freq,
+		.freq = cfg->freq_max ? record_max_sample_rate() : cfg->freq,
 		.sample_type = cfg->sample_type | (cfg->sample_cpu ? PERF_SAMPLE_CPU : 0) |
 			       (cfg->all_cgroups ? PERF_SAMPLE_CGROUP : 0),
 		.branch_sample_type = cfg->branch_filter,
@@ -682,7 +612,7 @@ static int open_events(struct rec *r)
 		oo.cgroup_fd = r->ts.cgroup_fd;
 	}
 	for (int attempt = 0; attempt < 2; attempt++) {
-		r->l = build_events(cfg, dflt ? (attempt ? "cpu-clock" : "cycles") : NULL, &r->cg,
+		r->l = record_build_events(cfg, dflt ? (attempt ? "cpu-clock" : "cycles") : NULL, &r->cg,
 				    &r->usage_err);
 		if (r->l && cfg->off_cpu && record_offcpu_add_event(r->l)) {
 			fprintf(stderr, "%s: %s\n", progname, strerror(errno));
@@ -872,7 +802,7 @@ int record_run(const struct record_config *cfg)
 	/* perf's line for -F max: the rate it is */
 	if (cfg->freq_max && !cfg->quiet)
 		fprintf(stderr, "info: Using a maximum frequency rate of %llu Hz\n",
-			(unsigned long long)max_sample_rate());
+			(unsigned long long)record_max_sample_rate());
 	if (cli_signals_setup())
 		goto out;
 	/* a pipe's reader cannot take a section of tally's: perf 6.1 would warn */
