@@ -15,6 +15,7 @@ TALLY=${TALLY:-$PWD/$BUILD/tally}
 HELPERS=${HELPERS:-$PWD/$BUILD/helpers}
 ROUNDS=${KERNEL_BENCH_ROUNDS:-3}
 SECS=${KERNEL_BENCH_SECS:-6}
+. "$(dirname "$0")/lib/kernel_busy.sh"
 
 echo "## sched, lock, kmem: tally against perf on one busy machine's recording"
 echo
@@ -22,25 +23,9 @@ if [ "$(id -u)" != 0 ] || ! command -v perf >/dev/null; then
 	echo "Recording the kernel's tracepoints system-wide needs root and perf."
 	exit 0
 fi
-make --no-print-directory "$BUILD/helpers/pipewake" "$BUILD/helpers/mmaplock" >/dev/null
 d=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$d"' EXIT
-evs=()
-for e in sched:sched_switch sched:sched_stat_runtime sched:sched_process_fork \
-	sched:sched_wakeup_new sched:sched_migrate_task sched:sched_waking \
-	lock:contention_begin lock:contention_end \
-	kmem:kmalloc kmem:kfree kmem:kmem_cache_alloc kmem:kmem_cache_free; do
-	# a tracepoint this kernel lacks (sched_stat_runtime in newer ones) is left out
-	perf list "$e" 2>/dev/null | grep -q "${e#*:}" && evs+=(-e "$e")
-done
-# the load: one of each kind of work, stopped when the recording ends
-"$HELPERS/pipewake" pingpong 100000000 >/dev/null 2>&1 &
-"$HELPERS/mmaplock" 2 100000000 >/dev/null 2>&1 &
-(while :; do sh -c ':'; done) >/dev/null 2>&1 &
-sleep 0.5
-perf record -q -a -R -c 1 -m 1024 "${evs[@]}" -o "$d/busy.data" -- sleep "$SECS" >/dev/null 2>"$d/rec.err"
-kill $(jobs -p) 2>/dev/null
-wait 2>/dev/null
+kernel_busy_record "$d/busy.data" "$d/rec.err"
 if [ ! -s "$d/busy.data" ]; then
 	echo "perf record failed: $(head -c 300 "$d/rec.err")"
 	exit 0

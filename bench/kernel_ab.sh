@@ -11,28 +11,15 @@ BUILD=${BUILD:-build}
 HELPERS=${HELPERS:-$PWD/$BUILD/helpers}
 ROUNDS=${KERNEL_BENCH_ROUNDS:-5}
 SECS=${KERNEL_BENCH_SECS:-6}
+. "$(dirname "$0")/lib/kernel_busy.sh"
 if [ $# != 2 ] || [ "$(id -u)" != 0 ] || ! command -v perf >/dev/null; then
 	echo "usage (root, with perf): $0 BEFORE-tally AFTER-tally" >&2
 	exit 2
 fi
 before=$(realpath "$1") after=$(realpath "$2")
-make --no-print-directory "$BUILD/helpers/pipewake" "$BUILD/helpers/mmaplock" >/dev/null
 d=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$d"' EXIT
-evs=()
-for e in sched:sched_switch sched:sched_stat_runtime sched:sched_process_fork \
-	sched:sched_wakeup_new sched:sched_migrate_task sched:sched_waking \
-	lock:contention_begin lock:contention_end \
-	kmem:kmalloc kmem:kfree kmem:kmem_cache_alloc kmem:kmem_cache_free; do
-	perf list "$e" 2>/dev/null | grep -q "${e#*:}" && evs+=(-e "$e")
-done
-"$HELPERS/pipewake" pingpong 100000000 >/dev/null 2>&1 &
-"$HELPERS/mmaplock" 2 100000000 >/dev/null 2>&1 &
-(while :; do sh -c ':'; done) >/dev/null 2>&1 &
-sleep 0.5
-perf record -q -a -R -c 1 -m 1024 "${evs[@]}" -o "$d/busy.data" -- sleep "$SECS" >/dev/null 2>&1
-kill $(jobs -p) 2>/dev/null
-wait 2>/dev/null
+kernel_busy_record "$d/busy.data" /dev/null
 echo "$(perf script -i "$d/busy.data" -F event 2>/dev/null | wc -l) samples," \
 	"$(du -m "$d/busy.data" | cut -f1) MB; load $(cut -d" " -f1-3 /proc/loadavg)"
 for c in "sched latency" "sched timehist" "sched map" "lock report" "lock contention" \
