@@ -39,6 +39,12 @@ static uint64_t shape_hash(int idx, const char *comm, const char *trace,
 	/* one multiply per address, one mix at the end: chains are long */
 	for (uint64_t i = 0; i < smp->callchain.nr; i++)
 		h = (h ^ smp->callchain.ips[i]) * 0x9e3779b97f4a7c15ULL + (h >> 29);
+	/* branch_history's stacks (nr 0 otherwise) */
+	for (uint64_t i = 0; i < smp->branch_stack.nr; i++) {
+		const struct perf_branch_entry *e = &smp->branch_stack.entries[i];
+
+		h = (h ^ e->from ^ (e->to << 1)) * 0x9e3779b97f4a7c15ULL + (h >> 29);
+	}
 	return tally_hash_mix(h);
 }
 
@@ -50,6 +56,9 @@ static int shape_add(struct tally_hist *h, int idx, const char *comm, const char
 	static const struct hist_mem none;
 	uint64_t hv = shape_hash(idx, comm, trace, smp, mode, m);
 	uint32_t nr = smp->callchain.nr > CHAIN_MAX ? CHAIN_MAX : (uint32_t)smp->callchain.nr;
+	/* a stack longer than perf reads (BR_DEPTH_MAX) is kept as its length alone: no tree */
+	uint32_t nbr = (uint32_t)(smp->branch_stack.nr > 255 ? 255 : smp->branch_stack.nr);
+	size_t brsz = smp->branch_stack.nr > 127 ? 0 : nbr * sizeof(struct hist_brent);
 	struct shape *x;
 
 	if (h->nshapes >= h->sbuckets) {
@@ -79,19 +88,25 @@ static int shape_add(struct tally_hist *h, int idx, const char *comm, const char
 		    x->pid == (int32_t)smp->pid && x->cpu == (int32_t)smp->cpu && x->mode == mode &&
 		    x->ip == smp->ip && x->key_nr == nr &&
 		    (!m || !memcmp(&x->m, m, sizeof(*m))) &&
-		    (!nr || !memcmp(x->ips, smp->callchain.ips, nr * sizeof(uint64_t)))) {
+		    (!nr || !memcmp(x->ips, smp->callchain.ips, nr * sizeof(uint64_t))) &&
+		    x->nbr == nbr && (!brsz || !memcmp(x->br, smp->branch_stack.entries, brsz))) {
 			x->period += period;
 			x->count += count;
 			h->last_shape = x->seq;
 			return 0;
 		}
 	/* the chain right after it: one allocation a shape (most -g shapes are seen once) */
-	if (!(x = malloc(sizeof(*x) + (nr + 1) * sizeof(uint64_t))))
+	if (!(x = malloc(sizeof(*x) + (nr + 1) * sizeof(uint64_t) + brsz)))
 		return -ENOMEM;
 	memset(x, 0, sizeof(*x));
 	x->ips = (uint64_t *)(x + 1);
 	if (nr)
 		memcpy(x->ips, smp->callchain.ips, nr * sizeof(uint64_t));
+	/* perf_branch_entry is hist_brent's three words */
+	x->nbr = nbr;
+	x->br = (const struct hist_brent *)(x->ips + nr + 1);
+	if (brsz)
+		memcpy(x->ips + nr + 1, smp->branch_stack.entries, brsz);
 	x->hash = hv;
 	x->idx = idx;
 	x->comm = comm;
@@ -203,6 +218,12 @@ static int hist_add(struct tally_hist *h, const struct tally_session_sample *ts,
 	chain.cpu = smp->cpu;
 	chain.ip = smp->ip;
 	chain.callchain = smp->callchain;
+	chain.branch_stack.nr = 0;
+	if (h->branch_history && (a->sample_type & PERF_SAMPLE_BRANCH_STACK) &&
+	    smp->branch_stack.entries) {
+		chain.branch_stack.nr = smp->branch_stack.nr;
+		chain.branch_stack.entries = smp->branch_stack.entries;
+	}
 
 	if (!hs->samples)
 		hs->info = (struct hist_event_info){
@@ -624,6 +645,9 @@ struct tally_hist *tally_hist__new(struct tally_session *ss, const struct tally_
 	}
 	h->mem_mode = TALLY_OPTS_GET(opts, mem_mode, false);
 	h->branch = TALLY_OPTS_GET(opts, branch, false);
+	h->branch_history = TALLY_OPTS_GET(opts, branch_history, false);
+	h->nodes.branch = h->branch_history;
+	srcline |= h->branch_history;	/* the trees' labels */
 	for (int i = 0; i < nkeys; i++)
 		h->need_daddr |= keys[i] == K_SYM_DADDR || keys[i] == K_DSO_DADDR ||
 				 keys[i] == K_DCACHELINE;
@@ -637,7 +661,12 @@ struct tally_hist *tally_hist__new(struct tally_session *ss, const struct tally_
 	h->address = TALLY_OPTS_GET(opts, address, false);
 	h->timeline = TALLY_OPTS_GET(opts, timeline, false);
 	h->sym_by_name = TALLY_OPTS_GET(opts, sym_by_name, false);
-	h->graph_min = TALLY_OPTS_GET(opts, graph_min, 0.0);
+	/* each end's counts go in as the trees grow: every row's tree is made */
+	h->graph_min = h->branch_history ? 0.0 : TALLY_OPTS_GET(opts, graph_min, 0.0);
+	if (h->branch_history && (h->branch || !h->graph)) {
+		tally_hist__free(h);
+		return tally__err_ptr(EINVAL);
+	}
 	/* rows of the sampled functions alone need no chain */
 	h->no_chain = !TALLY_OPTS_GET(opts, chains, false) && !h->children && !h->graph &&
 		      !h->has_parent && !h->timeline;

@@ -41,6 +41,8 @@ struct shape {
 	uint64_t ip;
 	uint64_t *ips;
 	struct hist_mem m;		/* all 0 without a mem key */
+	uint32_t nbr;			/* branch_history: its branch stack, newest first */
+	const struct hist_brent *br;
 	size_t seq;			/* its index in first-seen order */
 	struct shape *next;		/* hash chain */
 };
