@@ -508,7 +508,10 @@ static int parse_sort(struct report *r, const char *spec)
 	for (tok = strtok_r(dup, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		int k;
 
-		for (k = 0; k < K__NR && !(hist_keys[k].name && !strcmp(tok, hist_keys[k].name)); k++)
+		/* perf takes "symbol" for sym (and adds its IPC column: cmd_report's ipc_at) */
+		const char *name = strcmp(tok, "symbol") ? tok : "sym";
+
+		for (k = 0; k < K__NR && !(hist_keys[k].name && !strcmp(name, hist_keys[k].name)); k++)
 			;
 		if (k == K__NR || r->nsort == K__NR) {
 			fprintf(stderr, "tally report: --sort '%s': unknown key '%s' (", spec, tok);
@@ -549,6 +552,28 @@ static int parse_fields(struct report *r, const char *spec, const char *sort)
 		return -1;
 	for (int i = 0; i < r->nsort; i++)
 		r->has_parent |= r->sort[i] == K_PARENT;
+	return 0;
+}
+
+/*
+ * --branch-history's file: stacks perf reads (its header's BRANCH_STACK
+ * feature, as branch mode's default), no call chains (perf's chain after
+ * the branches: not built). 0, or the exit status after saying why.
+ */
+static int brhist_setup(struct tally_data_reader *rd, int nr_events, const char *input)
+{
+	for (int i = 0; i < nr_events; i++)
+		if (tally_data_reader__attr(rd, i)->sample_type & PERF_SAMPLE_CALLCHAIN) {
+			fprintf(stderr, "tally report: --branch-history on %s: its samples have call chains "
+				"(-g): the branches followed by the chain are not built yet\n", input);
+			return 129;
+		}
+	if (!report_branch_mode(rd, nr_events, -1)) {
+		/* perf's words: it shows branch counts only where the header says stacks */
+		fprintf(stderr, "Error:\nSelected -g or --branch-history.\nBut no callchain or branch data.\n"
+			"Did you call 'perf record' without -g or -b?\n");
+		return 1;
+	}
 	return 0;
 }
 
@@ -688,7 +713,7 @@ int cmd_report(int argc, char **argv)
 		CLI_BOOL(0, "hierarchy", &r.hierarchy, "a level per sort key, each entry under its parent"),
 		CLI_CALLBACK_F('b', "branch-stack", &branch, NULL, "a row per branch of the samples' branch stacks (default when the file has them)", opt_children, 0, 1),
 		CLI_CALLBACK_F(0, "no-branch-stack", &branch, NULL, "rows of the samples, not their branches", opt_children, 0, 0),
-		CLI_BOOL(0, "branch-history", &branch_history, "perf's branches in the call graphs: not built yet (refused)"),
+		CLI_BOOL(0, "branch-history", &branch_history, "call graphs of the samples' branch stacks, each frame's branch counts (-g implied)"),
 		CLI_BOOL(0, "mem-mode", &r.mem_mode, "memory access profile: samples weigh their weights; the mem keys"),
 		CLI_BOOL('q', "quiet", &r.quiet, "rows and graphs only: no '#' lines"),
 		CLI_BOOL('T', "threads", &r.show_threads, "per-thread counts of the events (perf record -s) after the rows"),
@@ -728,11 +753,6 @@ int cmd_report(int argc, char **argv)
 	if (inverted)
 		r.cg.caller = r.cg.order_set = true;
 	r.sort_spec = sort;
-	if (branch_history) {
-		fprintf(stderr, "tally report: --branch-history (the branch stacks in the call graphs) "
-			"is not built yet; -b shows a row per branch\n");
-		return 129;
-	}
 	if (r.hierarchy && fields) {
 		/* perf says so too (and exits 0) */
 		fprintf(stderr, "tally report: --hierarchy and --fields options cannot be used together\n");
@@ -741,14 +761,17 @@ int cmd_report(int argc, char **argv)
 	/* perf 6.1's default order in memory mode (its local_p_stage_cyc is POWER's alone) */
 	if (fields ? parse_fields(&r, fields, sort) :
 	    parse_sort(&r, sort ? sort : r.mem_mode ? "local_weight,mem,sym,dso,symbol_daddr,dso_daddr,"
-			   "snoop,tlb,locked,blocked,local_ins_lat" : "comm,dso,sym"))
+			   "snoop,tlb,locked,blocked,local_ins_lat" :
+			   branch_history ? "srcline,sym,dso" : "comm,dso,sym"))
 		return 129;
 	/*
 	 * perf adds its ipc_null column (a key of the sampled function, no
 	 * IPC without branch stacks) to any -s naming "symbol" (symbol_daddr)
 	 */
 	r.ipc_at = -1;
-	if (sort && !fields && strstr(sort, "symbol") && r.nsort < K__NR) {
+	/* --branch-history's default keys are perf's "srcline,symbol,dso" */
+	if (((sort && strstr(sort, "symbol")) || (!sort && branch_history && !r.mem_mode)) &&
+	    !fields && r.nsort < K__NR) {
 		r.ipc_at = r.nsort;
 		r.sort[r.nsort++] = K_SYM;
 	}
@@ -840,7 +863,9 @@ int cmd_report(int argc, char **argv)
 		print_file_header(stdout, rd, input);
 	if (r.header_only)
 		goto out;
-	if ((ret = branch_setup(&r, rd, nr_events, branch, sort, fields, input)))
+	/* --branch-history: the samples' rows (no branch mode), their stacks in the graphs */
+	if ((ret = branch_setup(&r, rd, nr_events, branch_history ? 0 : branch, sort, fields, input)) ||
+	    (branch_history && (ret = brhist_setup(rd, nr_events, input))))
 		goto out;
 	if (r.mem_mode && !tally_data_reader__is_pipe(rd) && !any_data_src(rd, nr_events)) {
 		fprintf(stderr, "tally report: --mem-mode but no event of %s has data sources "
@@ -875,11 +900,20 @@ int cmd_report(int argc, char **argv)
 	/* perf's hierarchy has no callers' share (the graphs' order decided as with it) */
 	if (r.hierarchy || r.mem_mode)	/* mem-mode too: perf's cumulate_callchain off */
 		r.children = false;
+	/*
+	 * --branch-history: perf's callers' share is off (no chains), its
+	 * order still that of --children (root first unless --no-children)
+	 */
+	if (branch_history) {
+		if (!r.cg.order_set)
+			r.cg.caller = children != 0;
+		r.children = false;
+	}
 	{
 		int order[3 * K__NR + 4];
 		TALLY_OPTS(tally_hist_opts, ho, .keys = r.sort, .nr_keys = r.nsort,
 			   .chains = report_exports_any(&r.exp) || tui, .children = r.children,
-			   .graph = r.cg.mode != CG_NONE,
+			   .graph = r.cg.mode != CG_NONE || branch_history,
 			   .order = r.cg.caller ? TALLY_HIST_CALLER : TALLY_HIST_CALLEE,
 			   .address = r.cg.address, .no_inline = r.no_inline, .parent = parent,
 			   .timeline = r.exp.firefox || r.exp.speedscope ||
@@ -887,7 +921,7 @@ int cmd_report(int argc, char **argv)
 					report_offcpu_event(ss) >= 0),
 			   /* text's graphs have one threshold: rows under it print no tree, none is made */
 			   .graph_min = !tui && r.cg.mode == CG_GRAPH ? r.cg.min_percent : 0,
-			   .mem_mode = r.mem_mode, .branch = r.branch);
+			   .mem_mode = r.mem_mode, .branch = r.branch, .branch_history = branch_history);
 
 		r.filter.sz = sizeof(r.filter);
 		if (!(r.hist = tally_hist__new(ss, &ho)) || tally_hist__set_filter(r.hist, &r.filter) ||
@@ -896,6 +930,8 @@ int cmd_report(int argc, char **argv)
 			ret = 1;
 			goto out;
 		}
+		if (branch_history)
+			r.cg.brhist = r.hist;
 	}
 	/* rows of the sampled functions alone need no unwinding */
 	tally_session__set_unwind(ss, !(!r.children && r.cg.mode == CG_NONE && !r.has_parent &&
