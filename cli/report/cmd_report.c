@@ -556,28 +556,6 @@ static int parse_fields(struct report *r, const char *spec, const char *sort)
 }
 
 /*
- * --branch-history's file: stacks perf reads (its header's BRANCH_STACK
- * feature, as branch mode's default), no call chains (perf's chain after
- * the branches: not built). 0, or the exit status after saying why.
- */
-static int brhist_setup(struct tally_data_reader *rd, int nr_events, const char *input)
-{
-	for (int i = 0; i < nr_events; i++)
-		if (tally_data_reader__attr(rd, i)->sample_type & PERF_SAMPLE_CALLCHAIN) {
-			fprintf(stderr, "tally report: --branch-history on %s: its samples have call chains "
-				"(-g): the branches followed by the chain are not built yet\n", input);
-			return 129;
-		}
-	if (!report_branch_mode(rd, nr_events, -1)) {
-		/* perf's words: it shows branch counts only where the header says stacks */
-		fprintf(stderr, "Error:\nSelected -g or --branch-history.\nBut no callchain or branch data.\n"
-			"Did you call 'perf record' without -g or -b?\n");
-		return 1;
-	}
-	return 0;
-}
-
-/*
  * Branch mode, as perf decides it (-b, --no-branch-stack, else the file's
  * header), and what it changes: perf's default keys, no IPC column; the
  * branch keys refused without it. 0, or the exit status after saying why.
@@ -865,7 +843,7 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	/* --branch-history: the samples' rows (no branch mode), their stacks in the graphs */
 	if ((ret = branch_setup(&r, rd, nr_events, branch_history ? 0 : branch, sort, fields, input)) ||
-	    (branch_history && (ret = brhist_setup(rd, nr_events, input))))
+	    (branch_history && (ret = report_brhist_setup(rd, nr_events, input))))
 		goto out;
 	if (r.mem_mode && !tally_data_reader__is_pipe(rd) && !any_data_src(rd, nr_events)) {
 		fprintf(stderr, "tally report: --mem-mode but no event of %s has data sources "

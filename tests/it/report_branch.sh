@@ -38,6 +38,11 @@ check "... said" grep -q "key 'symbol_to' is a branch key: it needs branch mode"
 "$TALLY" report --stdio --mem-mode -i "$d/br.data" >/dev/null 2>"$d/e"; rc=$?
 is "--mem-mode in branch mode: an error" "$rc" 1
 check "... said as perf" grep -q "branch and mem mode incompatible" "$d/e"
+# samples with call chains: perf's chain after the branches is not built
+"$TALLY" record -q -N -e cpu-clock -g -o "$d/g.data" -- true >/dev/null 2>&1
+"$TALLY" report --stdio --branch-history -i "$d/g.data" >"$d/o" 2>"$d/e"; rc=$?
+is "--branch-history on samples with call chains: refused" "$rc" 129
+check "... said" grep -q "call chains .* not built yet" "$d/e"
 for k in all pf; do
 	"$TALLY" report --stdio --branch-history -i "$d/$k.data" >"$d/o" 2>"$d/e"; rc=$?
 	is "--branch-history, $k (no BRANCH_STACK feature): an error" "$rc" 1
