@@ -100,13 +100,14 @@ LIST
 done
 # --branch-history: the samples' rows, each tree made of the branch
 # stacks (perf's remove_loops, counts per frame, its tie order of DSOs).
-# Few cases (perf's report takes a second here): -G and -g caller print
-# what the default does, -g callee what --no-children does.
+# Few cases (perf's report takes a second here).
 while read -r f args; do
 	same $f --branch-history $args
 done <<'LIST'
 br
 br --no-children
+br -G
+brhw -g caller
 br --sort symbol
 br -n -g fractal
 br -g folded
