@@ -99,8 +99,11 @@ for f in br brhw; do
 LIST
 done
 # --branch-history: the samples' rows, each tree made of the branch
-# stacks (perf's remove_loops, counts per frame, its tie order of DSOs).
+# stacks (perf's remove_loops, counts per frame, its tie order of DSOs);
+# nd's program without its DWARF (frames "f1 ??:0", as perf's).
 # Few cases (perf's report takes a second here).
+cp "$M" "$d/mkf_nd" && strip -g "$d/mkf_nd" && "$d/mkf_nd" "$d/nd.data" br ||
+	fail "mkfields br, stripped of its DWARF"
 while read -r f args; do
 	same $f --branch-history $args
 done <<'LIST'
@@ -113,6 +116,7 @@ br -n -g fractal
 br -g folded
 brhw
 brhw -g callee,0.5,period
+nd --no-children
 LIST
 "$TALLY" report --stdio --branch-history --no-children -i "$d/br.data" >"$d/o" 2>&1
 check "--branch-history callee: loops taken out (iter counts)" grep -q ' (.*iter:[0-9]* avg_cycles:[0-9]*)' "$d/o"
