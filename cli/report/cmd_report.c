@@ -381,7 +381,7 @@ static void print_hist(struct report *r, int idx)
 		struct hist_table t = { .fp = stdout, .cells = &r->cells, .total = total,
 					.header = !r->quiet, .children = r->children,
 					.percent_limit = r->percent_limit, .show_nr = r->show_nr,
-					.show_period = r->show_period,
+					.show_period = r->show_period, .ipc_level = r->ipc_at + 1,
 					.graph = r->cg.mode != CG_NONE ? table_graph : NULL, .arg = r };
 
 		print_head(r, idx);
@@ -550,6 +550,9 @@ static int parse_fields(struct report *r, const char *spec, const char *sort)
 		return -1;
 	if (hist_fields_parse(&r->fields, spec, r->sort, &r->nsort, ~0ull, "report", "-F"))
 		return -1;
+	/* perf's IPC column of a -s naming symbol, after the others */
+	if (sort && strstr(sort, "symbol") && r->fields.n < HIST_FIELDS_MAX)
+		r->fields.col[r->fields.n++] = HF_IPC;
 	for (int i = 0; i < r->nsort; i++)
 		r->has_parent |= r->sort[i] == K_PARENT;
 	return 0;
@@ -593,6 +596,8 @@ static int branch_setup(struct report *r, struct tally_data_reader *rd, int nr_e
 			add_sort_key(r, K_PARENT);
 	}
 	/* perf 6.1's IPC column of a "symbol" key crashes it in branch mode: none here */
+	if (r->fields.n && r->fields.col[r->fields.n - 1] == HF_IPC)
+		r->fields.n--;
 	if (r->ipc_at >= 0) {
 		memmove(&r->sort[r->ipc_at], &r->sort[r->ipc_at + 1],
 			(size_t)(r->nsort - r->ipc_at - 1) * sizeof(r->sort[0]));
@@ -730,6 +735,9 @@ int cmd_report(int argc, char **argv)
 		r.cg.min_percent = 0.5;
 	if (inverted)
 		r.cg.caller = r.cg.order_set = true;
+	/* perf's --branch-history sets its keys as if given (-F adds them as columns) */
+	if (branch_history && !sort && !r.mem_mode)
+		sort = "srcline,symbol,dso";
 	r.sort_spec = sort;
 	if (r.hierarchy && fields) {
 		/* perf says so too (and exits 0) */
@@ -739,17 +747,14 @@ int cmd_report(int argc, char **argv)
 	/* perf 6.1's default order in memory mode (its local_p_stage_cyc is POWER's alone) */
 	if (fields ? parse_fields(&r, fields, sort) :
 	    parse_sort(&r, sort ? sort : r.mem_mode ? "local_weight,mem,sym,dso,symbol_daddr,dso_daddr,"
-			   "snoop,tlb,locked,blocked,local_ins_lat" :
-			   branch_history ? "srcline,sym,dso" : "comm,dso,sym"))
+			   "snoop,tlb,locked,blocked,local_ins_lat" : "comm,dso,sym"))
 		return 129;
 	/*
 	 * perf adds its ipc_null column (a key of the sampled function, no
 	 * IPC without branch stacks) to any -s naming "symbol" (symbol_daddr)
 	 */
 	r.ipc_at = -1;
-	/* --branch-history's default keys are perf's "srcline,symbol,dso" */
-	if (((sort && strstr(sort, "symbol")) || (!sort && branch_history && !r.mem_mode)) &&
-	    !fields && r.nsort < K__NR) {
+	if (sort && !fields && strstr(sort, "symbol") && r.nsort < K__NR) {
 		r.ipc_at = r.nsort;
 		r.sort[r.nsort++] = K_SYM;
 	}
@@ -908,8 +913,10 @@ int cmd_report(int argc, char **argv)
 			ret = 1;
 			goto out;
 		}
-		if (branch_history)
+		if (branch_history) {
 			r.cg.brhist = r.hist;
+			r.cg.calltrace = r.hierarchy;
+		}
 	}
 	/* rows of the sampled functions alone need no unwinding */
 	tally_session__set_unwind(ss, !(!r.children && r.cg.mode == CG_NONE && !r.has_parent &&
