@@ -226,6 +226,8 @@ static void put_frame(const struct printer *pr, const struct tally_hist_node *n,
 	fputs(n ? frame_name(pr, n, buf, sizeof(buf)) : "[...]", pr->fp);
 	if (!n || !pr->p->brhist || tally_hist__node_branch(pr->p->brhist, n, &b))
 		return;
+	if (pr->p->calltrace)
+		b.branches = 0;		/* branch_counts' " (calltrace)" */
 	branch_counts(&b, counts, sizeof(counts));
 	if (len < sizeof(counts))
 		counts[len - 1] = 0;

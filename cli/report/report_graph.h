@@ -29,6 +29,11 @@ struct cg_param {
 	 * perf 6.1 prints them. NULL: a call graph's.
 	 */
 	const struct tally_hist *brhist;
+	/*
+	 * With brhist: every frame's counts " (calltrace)" (perf 6.1's
+	 * --hierarchy merges the chains without their branch counts).
+	 */
+	bool calltrace;
 };
 
 /* perf's -g argument: "graph,0.5,caller,function,percent" in any order. 0, or -1 after saying why. */

@@ -117,7 +117,17 @@ br -g folded
 brhw
 brhw -g callee,0.5,period
 nd --no-children
+br --hierarchy
+brhw -F overhead,sym
 LIST
+# perf 6.1's --branch-history -g none prints no rows at all: tally's rows, no graph
+"$TALLY" report --stdio --branch-history -g none -i "$d/br.data" >"$d/o" 2>&1
+"$TALLY" report --stdio --branch-history -i "$d/br.data" 2>/dev/null | grep '^ *[0-9.]*%  ' >"$d/rows"
+check "--branch-history -g none: rows" test -s "$d/rows"
+is "... the rows with graphs, less their graphs" "$(grep '%' "$d/o")" "$(cat "$d/rows")"
+# "symbol" in -s: perf's IPC column, in --hierarchy's levels and after -F's columns too
+same all --no-branch-stack --hierarchy -s srcline,symbol,dso
+same all --no-branch-stack -s srcline,symbol -F overhead,sym
 "$TALLY" report --stdio --branch-history --no-children -i "$d/br.data" >"$d/o" 2>&1
 check "--branch-history callee: loops taken out (iter counts)" grep -q ' (.*iter:[0-9]* avg_cycles:[0-9]*)' "$d/o"
 check "... a target's counts cut at 63 bytes, as perf's" grep -qE 'abort:[0-9.]+%$' "$d/o"
