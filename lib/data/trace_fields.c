@@ -35,6 +35,7 @@ struct tally_tp_reader {
 	size_t last;			/* the last event found: samples come in runs */
 	long type_off, type_size;	/* common_type, from the first format; size 0: none */
 	bool type_known;
+	bool type_host;			/* the file's byte order is ours: common_type read in place */
 };
 
 struct tally_tp_reader *tally_tp_reader__new(struct tally_trace_fmt *f, const char *const *names,
@@ -148,12 +149,18 @@ static struct ev_fields *event_of(struct tally_tp_reader *r, const unsigned char
 		if (t && t->offset >= 0 && t->size > 0) {
 			r->type_off = t->offset;
 			r->type_size = t->size;
+			r->type_host = (t->size == 1 || t->size == 2 || t->size == 4 || t->size == 8) &&
+				       tep_is_file_bigendian(tally__trace_fmt_tep(r->f)) ==
+					       tep_is_local_bigendian(tally__trace_fmt_tep(r->f));
 		}
 	}
 	*err = -ENOENT;
 	if (!r->type_size || (size_t)(r->type_off + r->type_size) > len)
 		return NULL;
-	if (!(e = fields_of(r, tep_data_type(tally__trace_fmt_tep(r->f), &rec), err)))
+	/* a sample's event: tep_data_type's number without its calls (a sample each) */
+	if (!(e = fields_of(r, r->type_host ? (int)tally__trace_field_val_at(d + r->type_off,
+									       r->type_size) :
+			    tep_data_type(tally__trace_fmt_tep(r->f), &rec), err)))
 		return NULL;
 	*err = -EBADMSG;
 	if (e->end < 0 || (size_t)e->end > len)
