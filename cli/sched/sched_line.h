@@ -88,15 +88,26 @@ static inline void sched_line_right(struct sched_line *l, const char *s, int wid
 	sched_line_mem(l, s, len);
 }
 
-/* The digits of v at the end of tmp[24]; their count. */
+/* The digits of v at the end of tmp[24], two at a time; their count. */
 static inline int sched_line_digits(char tmp[24], uint64_t v)
 {
+	static const char pairs[201] =
+		"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+		"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+		"8081828384858687888990919293949596979899";
 	char *p = tmp + 24;
 
-	do {
-		*--p = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
+	while (v >= 100) {
+		p -= 2;
+		memcpy(p, pairs + 2 * (v % 100), 2);
+		v /= 100;
+	}
+	if (v >= 10) {
+		p -= 2;
+		memcpy(p, pairs + 2 * v, 2);
+	} else {
+		*--p = (char)('0' + v);
+	}
 	return (int)(tmp + 24 - p);
 }
 
