@@ -18,6 +18,13 @@ struct sched_line {
 	char b[1024];
 };
 
+/* Not an initializer: that would zero the whole buffer, at every line. */
+static inline void sched_line_init(struct sched_line *l, FILE *f)
+{
+	l->f = f;
+	l->n = 0;
+}
+
 /* What is built so far written out (a line wider than b goes in pieces). */
 static inline void sched_line_flush(struct sched_line *l)
 {
@@ -148,25 +155,45 @@ static inline void sched_line_int(struct sched_line *l, long v, int width, int z
 	sched_line_mem(l, tmp + 24 - (n - (v < 0)), (size_t)(n - (v < 0)));
 }
 
-/* sched_usec's "%llu.%06llu" of t in ns, right-aligned to width ("%*s"). */
+/* sched_usec's "%llu.%06llu" of t in ns, right-aligned to width ("%*s"); width <= 64. */
 static inline void sched_line_usec(struct sched_line *l, uint64_t t, int width)
 {
-	char tmp[24];
-	int n = sched_line_digits(tmp, t / 1000000000ull);
+	char tmp[24], *p = sched_line_room(l, 64 + 24 + 7);
+	int n = sched_line_digits(tmp, t / 1000000000ull), pad = width - (n + 7);
+	uint32_t us = (uint32_t)(t % 1000000000ull / 1000);
 
-	sched_line_pad(l, (long)width - (n + 7));
-	sched_line_mem(l, tmp + 24 - n, (size_t)n);
-	sched_line_chr(l, '.');
-	sched_line_u64(l, t % 1000000000ull / 1000, 6, 1);
+	if (pad > 0) {
+		memset(p, ' ', (size_t)pad);
+		p += pad;
+	}
+	memcpy(p, tmp + 24 - n, (size_t)n);
+	p += n;
+	*p++ = '.';
+	for (int i = 5; i >= 0; i--, us /= 10)
+		p[i] = (char)('0' + us % 10);
+	l->n = (size_t)(p + 6 - l->b);
 }
 
-/* sched_print_time's "%*lu.%03lu " of nsecs in msec. */
+/* sched_print_time's "%*lu.%03lu " of nsecs in msec; width <= 64. */
 static inline void sched_line_msec(struct sched_line *l, uint64_t nsecs, int width)
 {
-	sched_line_u64(l, (unsigned long)(nsecs / 1000000), width, 0);
-	sched_line_chr(l, '.');
-	sched_line_u64(l, (unsigned long)(nsecs % 1000000 / 1000), 3, 1);
-	sched_line_chr(l, ' ');
+	char tmp[24], *p = sched_line_room(l, 64 + 24 + 5);
+	uint64_t ms = (unsigned long)(nsecs / 1000000);
+	uint32_t us = (uint32_t)(nsecs % 1000000 / 1000);
+	int n = sched_line_digits(tmp, ms), pad = width - n;
+
+	if (pad > 0) {
+		memset(p, ' ', (size_t)pad);
+		p += pad;
+	}
+	memcpy(p, tmp + 24 - n, (size_t)n);
+	p += n;
+	p[0] = '.';
+	p[1] = (char)('0' + us / 100);
+	p[2] = (char)('0' + us / 10 % 10);
+	p[3] = (char)('0' + us % 10);
+	p[4] = ' ';
+	l->n = (size_t)(p + 5 - l->b);
 }
 
 #endif

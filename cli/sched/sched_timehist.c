@@ -123,9 +123,10 @@ static struct thread_rt *idle_of(struct th_ctx *c, int cpu)
 static const char *commstr(struct th_ctx *c, int32_t pid, int32_t tid, const char *comm)
 {
 	/* built in a line, cut to the buffer as snprintf would: a line per switch */
-	struct sched_line l = { .f = NULL };
+	struct sched_line l;
 	int n;
 
+	sched_line_init(&l, NULL);
 	/* past the buffer's 31 bytes nothing shows: no more than that copied */
 	sched_line_mem(&l, comm, strnlen(comm, sizeof(c->commstr)));
 	if (pid != 0) {
@@ -261,10 +262,11 @@ static void print_sample(struct th_ctx *c, const struct sched_ev *ev, struct thr
 {
 	const struct timehist_opts *o = c->o;
 
-	struct sched_line l = { .f = stdout };
+	struct sched_line l;
 
 	if (c->cpu_filter && !sched_cpu_in(c->cpus, ev->cpu))
 		return;
+	sched_line_init(&l, stdout);
 	print_time_cpu(&l, t, ev->cpu);
 	if (o->cpu_visual) {
 		sched_line_chr(&l, ' ');
@@ -373,11 +375,12 @@ out:
 static void print_wakeup(struct th_ctx *c, const struct sched_ev *ev, int32_t wakee_pid)
 {
 	struct sched_tinfo *ti = sched_thread(c->r, ev->pid, ev->tid);
-	struct sched_line l = { .f = stdout };
+	struct sched_line l;
 	char awakened[32];
 
 	if (!ti)
 		return;
+	sched_line_init(&l, stdout);
 	/* shown unless both the waker and the woken are filtered out */
 	if (skip_sample(c, ti->pid, ev->tid) & skip_sample(c, wakee_pid, ev->task))
 		return;
@@ -402,10 +405,11 @@ static void print_wakeup(struct th_ctx *c, const struct sched_ev *ev, int32_t wa
 static void print_migration(struct th_ctx *c, const struct sched_ev *ev, int32_t mig_pid)
 {
 	struct sched_tinfo *ti = sched_thread(c->r, ev->pid, ev->tid);
-	struct sched_line l = { .f = stdout };
+	struct sched_line l;
 
 	if (!ti)
 		return;
+	sched_line_init(&l, stdout);
 	if (skip_sample(c, ti->pid, ev->tid) & skip_sample(c, mig_pid, ev->task))
 		return;
 	print_time_cpu(&l, ev->time, ev->cpu);

@@ -151,6 +151,21 @@ static void test_long_line(void **state)
 	}
 }
 
+/* The numbers' fast paths at the buffer's end: what is built goes out first, whole. */
+static void test_at_buffer_end(void **state)
+{
+	(void)state;
+	for (int fill = 990; fill <= 1024; fill++) {
+		struct out o;
+
+		out_open(&o);
+		sched_line_pad(&o.l, fill);
+		sched_line_msec(&o.l, 43550250456123ull, 6);
+		sched_line_usec(&o.l, 43550250456123ull, 15);
+		out_check(&o, "%*s%*lu.%03lu %15s", fill, "", 6, 43550250ul, 456ul, "43550.250456");
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -159,6 +174,7 @@ int main(void)
 		cmocka_unit_test(test_times),
 		cmocka_unit_test(test_strings),
 		cmocka_unit_test(test_long_line),
+		cmocka_unit_test(test_at_buffer_end),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
