@@ -326,6 +326,7 @@ static void process(struct tally_session *s, const struct perf_event_header *h, 
 struct session_batch {
 	struct ordered_event *e;
 	size_t n, cap, bytes;
+	size_t copies;			/* records copied into the queue's chunks: 0, none to give back */
 	const unsigned char *lo, *hi;	/* the bytes its records in the file lie in; lo NULL: none */
 	struct session_batch *next;
 };
@@ -341,7 +342,7 @@ struct session_pipeline {
 	int err;
 	/* the reader's: rounds released, gathered until a batch is worth its hand-off */
 	struct ordered_event *pend;
-	size_t npend, cap_pend, pend_bytes;
+	size_t npend, cap_pend, pend_bytes, pend_copies;
 	const unsigned char *pend_lo, *pend_hi;	/* tally__ordered_span of pend, kept as it grows */
 	bool stream;			/* a pipe: each round at once, whatever its size */
 };
@@ -382,7 +383,8 @@ static void reclaim(struct tally_session *s, struct session_batch *b)
 	while (b) {
 		struct session_batch *next = b->next;
 
-		tally__ordered_release(&s->oe, b->e, b->n);
+		if (b->copies)	/* a file's records are where they lie: nothing to give back */
+			tally__ordered_release(&s->oe, b->e, b->n);
 		if (pl && !pl->pend) {
 			pl->pend = b->e;
 			pl->cap_pend = b->cap;
@@ -403,9 +405,10 @@ static int hand_off(struct tally_session *s)
 	if (!b)
 		return -ENOMEM;
 	*b = (struct session_batch){ .e = pl->pend, .n = pl->npend, .cap = pl->cap_pend,
-				     .bytes = pl->pend_bytes, .lo = pl->pend_lo, .hi = pl->pend_hi };
+				     .bytes = pl->pend_bytes, .copies = pl->pend_copies,
+				     .lo = pl->pend_lo, .hi = pl->pend_hi };
 	pl->pend = NULL;
-	pl->npend = pl->cap_pend = pl->pend_bytes = 0;
+	pl->npend = pl->cap_pend = pl->pend_bytes = pl->pend_copies = 0;
 	pl->pend_lo = pl->pend_hi = NULL;
 	pthread_mutex_lock(&pl->mu);
 	while ((pl->inflight >= PIPE_INFLIGHT || (pl->inflight && pl->bytes >= PIPE_BYTES)) &&
@@ -458,8 +461,10 @@ static int gather(struct tally_session *s, const struct ordered_event *e, size_t
 		const unsigned char *p = (const unsigned char *)e[i].h;
 
 		pl->pend_bytes += e[i].h->size;
-		if (e[i].c)
-			continue;	/* a copy, in a chunk */
+		if (e[i].c) {	/* a copy, in a chunk */
+			pl->pend_copies++;
+			continue;
+		}
 		if (!pl->pend_lo || p < pl->pend_lo)
 			pl->pend_lo = p;
 		if (!pl->pend_hi || p + e[i].h->size > pl->pend_hi)
@@ -471,8 +476,10 @@ static int gather(struct tally_session *s, const struct ordered_event *e, size_t
 		return 0;
 	/* refused: this round stays the queue's (the flush keeps it), the rounds before ours */
 	pl->npend -= n;
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		pl->pend_bytes -= e[i].h->size;
+		pl->pend_copies -= e[i].c != NULL;
+	}
 	tally__ordered_span(pl->pend, pl->npend, &pl->pend_lo, &pl->pend_hi);
 	return -ENOMEM;
 }
