@@ -111,7 +111,7 @@ int tally__ordered_queue(struct tally_ordered *o, uint64_t t, int attr,
 	if (o->nq && t < o->q[o->nq - 1].time)
 		o->unsorted = true;
 	e = &o->q[o->nq];
-	*e = (struct ordered_event){ .time = t, .attr = attr };
+	*e = (struct ordered_event){ .time = t, .attr = attr, .size = h->size };
 	if (copy)
 		e->h = chunk_copy(o, h, &e->c);
 	else

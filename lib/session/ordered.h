@@ -27,6 +27,7 @@ struct ordered_event {
 	struct perf_event_header *h;
 	struct ordered_chunk *c;	/* where h's copy lives; NULL: h is the caller's */
 	int attr;
+	uint32_t size;			/* h->size: read without going back to the record */
 };
 
 struct tally_ordered {

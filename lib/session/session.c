@@ -460,15 +460,15 @@ static int gather(struct tally_session *s, const struct ordered_event *e, size_t
 	for (size_t i = 0; i < n; i++) {
 		const unsigned char *p = (const unsigned char *)e[i].h;
 
-		pl->pend_bytes += e[i].h->size;
+		pl->pend_bytes += e[i].size;
 		if (e[i].c) {	/* a copy, in a chunk */
 			pl->pend_copies++;
 			continue;
 		}
 		if (!pl->pend_lo || p < pl->pend_lo)
 			pl->pend_lo = p;
-		if (!pl->pend_hi || p + e[i].h->size > pl->pend_hi)
-			pl->pend_hi = p + e[i].h->size;
+		if (!pl->pend_hi || p + e[i].size > pl->pend_hi)
+			pl->pend_hi = p + e[i].size;
 	}
 	if (!pl->stream && pl->npend < PIPE_BATCH_RECORDS && pl->pend_bytes < PIPE_BATCH_BYTES)
 		return 0;
@@ -477,7 +477,7 @@ static int gather(struct tally_session *s, const struct ordered_event *e, size_t
 	/* refused: this round stays the queue's (the flush keeps it), the rounds before ours */
 	pl->npend -= n;
 	for (size_t i = 0; i < n; i++) {
-		pl->pend_bytes -= e[i].h->size;
+		pl->pend_bytes -= e[i].size;
 		pl->pend_copies -= e[i].c != NULL;
 	}
 	tally__ordered_span(pl->pend, pl->npend, &pl->pend_lo, &pl->pend_hi);
@@ -828,7 +828,7 @@ static int run_pipelined(struct tally_session *s)
 			/* the records were written on the other core: ask for them ahead */
 			if (i + 8 < b->n) {
 				const char *p = (const char *)b->e[i + 8].h;
-				unsigned sz = b->e[i + 8].h->size;
+				unsigned sz = b->e[i + 8].size;
 
 				for (unsigned o = 0; o < sz && o < 256; o += 64)
 					__builtin_prefetch(p + o);
