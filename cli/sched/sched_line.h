@@ -25,9 +25,14 @@ static inline void sched_line_init(struct sched_line *l, FILE *f)
 	l->n = 0;
 }
 
-/* What is built so far written out (a line wider than b goes in pieces). */
+/*
+ * What is built so far written out (a line wider than b goes in pieces);
+ * a line of no FILE (a string built in b) keeps its first bytes instead.
+ */
 static inline void sched_line_flush(struct sched_line *l)
 {
+	if (!l->f)
+		return;
 	if (l->n)
 		fwrite_unlocked(l->b, 1, l->n, l->f);
 	l->n = 0;
@@ -36,8 +41,11 @@ static inline void sched_line_flush(struct sched_line *l)
 /* Room for k more bytes; k at most sizeof(b). */
 static inline char *sched_line_room(struct sched_line *l, size_t k)
 {
-	if (l->n + k > sizeof(l->b))
+	if (l->n + k > sizeof(l->b)) {
 		sched_line_flush(l);
+		if (l->n + k > sizeof(l->b))	/* no FILE: its end is written over */
+			l->n = sizeof(l->b) - k;
+	}
 	return l->b + l->n;
 }
 
@@ -50,6 +58,8 @@ static inline void sched_line_chr(struct sched_line *l, char c)
 /* n spaces. */
 static inline void sched_line_pad(struct sched_line *l, long n)
 {
+	if (!l->f && n > (long)(sizeof(l->b) - l->n))
+		n = (long)(sizeof(l->b) - l->n);	/* no FILE: up to the buffer's end */
 	while (n > 0) {
 		size_t k = (size_t)n < sizeof(l->b) ? (size_t)n : sizeof(l->b);
 
@@ -61,6 +71,8 @@ static inline void sched_line_pad(struct sched_line *l, long n)
 
 static inline void sched_line_mem(struct sched_line *l, const char *s, size_t len)
 {
+	if (!l->f && len > sizeof(l->b) - l->n)
+		len = sizeof(l->b) - l->n;	/* no FILE: up to the buffer's end */
 	while (len) {
 		size_t k = len < sizeof(l->b) ? len : sizeof(l->b);
 

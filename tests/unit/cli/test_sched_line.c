@@ -166,6 +166,22 @@ static void test_at_buffer_end(void **state)
 	}
 }
 
+/* A line of no FILE (timehist's commstr) past the buffer: its first bytes kept, no write. */
+static void test_no_file(void **state)
+{
+	static char big[3000];
+	struct sched_line l;
+
+	(void)state;
+	memset(big, 'c', sizeof(big) - 1);
+	sched_line_init(&l, NULL);
+	sched_line_str(&l, "comm[");
+	sched_line_str(&l, big);
+	sched_line_msec(&l, 1234567, 6);
+	assert_true(l.n <= sizeof(l.b));
+	assert_memory_equal(l.b, "comm[ccc", 8);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -175,6 +191,7 @@ int main(void)
 		cmocka_unit_test(test_strings),
 		cmocka_unit_test(test_long_line),
 		cmocka_unit_test(test_at_buffer_end),
+		cmocka_unit_test(test_no_file),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
