@@ -15,7 +15,8 @@
  *   mkc2c OUT b   one node of four CPUs, WEIGHT_STRUCT, another mix
  *                 (more lines, ties in the HITM counts)
  *   mkc2c OUT a|b N  the same with the shared lines' samples repeated
- *                 until N in all (bench/branch.sh's 1M), written as it goes
+ *                 until N in all, a FINISHED_ROUND every 1024 (bench/branch.sh's
+ *                 1M), written as it goes
  *
  * Samples lie in this program's own code (mapped whole at 0x400000: it is
  * built -no-pie, with -g), their data in its array `lines', so symbols,
@@ -296,6 +297,8 @@ int main(int argc, char **argv)
 			if (b && l % 4 == 1 && (k == RHITM))
 				k = LHITM;
 			sample(i, k, l, off, tid, (tid * 2 + rnd(2)) % ncpu, 30 + rnd(400), 0);
+			if (nsamples && i % 1024 == 1023)
+				round_end();	/* as perf record's files have */
 		}
 	} while (i < nsamples);
 	for (unsigned l = 6; !b && l < 8; l++)

@@ -22,8 +22,9 @@
  *   mkfields OUT brhw    the same with PERF_SAMPLE_BRANCH_HW_INDEX
  *   mkfields OUT brmem [N [DEPTH]]  the br file's stacks with ADDR,
  *                        WEIGHT_STRUCT and DATA_SRC (all's values): N
- *                        samples (40), stacks of DEPTH entries (4 to 16);
- *                        written as it goes (bench/branch.sh's 1M samples)
+ *                        samples (40), stacks of DEPTH entries (4 to 16),
+ *                        a FINISHED_ROUND every 1024; written as it goes
+ *                        (bench/branch.sh's 1M samples)
  *   mkfields OUT ties    the same as all, every period 1000: rows of equal
  *                        shares, in the order of their keys
  *
@@ -367,6 +368,8 @@ static int branch_file(const char *out, const char *self, bool hwidx, bool mem, 
 	spill_to(fd);
 	for (unsigned i = 0; i < nsamples; i++) {
 		br_sample(i, hwidx, site, ns);
+		if (mem && i % 1024 == 1023)
+			round_end();	/* brmem: rounds, as perf record's files have */
 		spill(0);
 	}
 	spill(1);

@@ -55,6 +55,14 @@ static void done(size_t at)
 
 static void spill_to(int fd) { spill_fd = fd; }
 
+/* PERF_RECORD_FINISHED_ROUND (68), as perf record ends each pass over its rings */
+static void round_end(void)
+{
+	struct perf_event_header h = { .type = 68, .size = sizeof(h) };
+
+	put(&h, sizeof(h));
+}
+
 /* between records: buf's bytes to the file once it is half full (or now, when all) */
 static void spill(int all)
 {
