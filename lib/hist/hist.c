@@ -35,7 +35,9 @@ static uint64_t shape_hash(int idx, const char *comm, const char *trace,
 	if (m)
 		h = tally_hash_mix(h ^ m->data_src ^ m->phys_addr ^ (m->addr * 31) ^ (m->dpage << 3) ^
 				   (m->cpage << 7) ^ (m->weight << 17) ^ (m->ins_lat << 41) ^
-				   (m->txn << 11) ^ (m->cgroup << 23) ^ m->cg_ino ^ (m->cg_dev << 50));
+				   (m->txn << 11) ^ (m->cgroup << 23) ^ m->cg_ino ^ (m->cg_dev << 50) ^
+				   /* branch mode's shapes differ in these alone: one chain of all */
+				   tally_hash_mix(m->bfrom ^ (m->bto << 1) ^ (m->bflags << 13) ^ (m->ip << 29)));
 	/* one multiply per address, one mix at the end: chains are long */
 	for (uint64_t i = 0; i < smp->callchain.nr; i++)
 		h = (h ^ smp->callchain.ips[i]) * 0x9e3779b97f4a7c15ULL + (h >> 29);
