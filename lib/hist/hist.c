@@ -177,6 +177,37 @@ static int branch_add(struct tally_hist *h, const struct tally_session_sample *t
 	return 0;
 }
 
+/* h->mem_keep: the fields of struct hist_mem its mem keys read (all of them for a key not named) */
+static void mem_keep(struct tally_hist *h)
+{
+	struct hist_mem *k = &h->mem_keep;
+	const uint64_t all = ~0ull;
+
+	for (int i = 0; i < h->nsort; i++) {
+		switch (h->sort[i]) {
+		case K_MEM: case K_SNOOP: case K_TLB: case K_LOCKED: case K_BLOCKED:
+			k->data_src = all;
+			break;
+		case K_PHYS: k->phys_addr = all; break;
+		case K_DPAGE: k->dpage = all; break;
+		case K_CPAGE: k->cpage = all; break;
+		case K_WEIGHT: case K_LWEIGHT: k->weight = all; break;
+		case K_INS_LAT: case K_LINS_LAT: k->ins_lat = all; break;
+		case K_SYM_DADDR: case K_DSO_DADDR: case K_DCACHELINE:
+			k->addr = k->cpumode = all;
+			break;
+		case K_SYM_IADDR: k->ip = all; break;
+		case K_TXN: k->txn = all; break;
+		case K_CGROUP: k->cgroup = all; break;
+		case K_CGROUP_ID: k->cg_dev = k->cg_ino = all; break;
+		default:
+			if (h->sort[i] >= K_MEM && !BRANCH_KEY(h->sort[i]))
+				memset(k, 0xff, sizeof(*k));
+			break;
+		}
+	}
+}
+
 /*
  * count samples of ts's shape whose periods sum to ts->period: what the
  * session resolved of it (its thread's name, its trace text, a new
@@ -235,6 +266,12 @@ static int hist_add(struct tally_hist *h, const struct tally_session_sample *ts,
 		/* --mem-mode's cost: the weight, 1 without one (count samples of it each) */
 		if (h->mem_mode)
 			period = (m.weight ? m.weight : 1) * count;
+		/* what no key reads keys no shape */
+		uint64_t *f = (uint64_t *)&m;
+		const uint64_t *keep = (const uint64_t *)&h->mem_keep;
+
+		for (size_t i = 0; i < sizeof(m) / sizeof(*f); i++)
+			f[i] &= keep[i];
 	}
 	hs->samples += count;
 	hs->total += period;
@@ -633,6 +670,7 @@ struct tally_hist *tally_hist__new(struct tally_session *ss, const struct tally_
 		h->need_iaddr |= keys[i] == K_SYM_IADDR;
 		h->need_cgid |= keys[i] == K_CGROUP_ID;
 	}
+	mem_keep(h);
 	h->children = TALLY_OPTS_GET(opts, children, false);
 	h->graph = TALLY_OPTS_GET(opts, graph, false);
 	h->caller = TALLY_OPTS_GET(opts, order, TALLY_HIST_CALLEE) == TALLY_HIST_CALLER;

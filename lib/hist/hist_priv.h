@@ -163,6 +163,12 @@ struct tally_hist {
 	bool branch;			/* opts': a row is a branch of the stacks */
 	bool need_iaddr;		/* symbol_iaddr: the ip found in any address space */
 	bool need_cgid;			/* cgroup_id: the threads' namespaces asked per sample */
+	/*
+	 * need_mem: the PMU fields the keys read (all ones), the others
+	 * zeroed before a shape is keyed, so that samples differing only in
+	 * those count in one shape (--sort mem: 1M shapes of 1M samples)
+	 */
+	struct hist_mem mem_keep;
 	struct resolver *dres;		/* data addresses (the session's, over data objects too) */
 	bool rows_stale;		/* a filter or graph change: the rows made again */
 	regex_t parent_re;
