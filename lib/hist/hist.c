@@ -143,6 +143,19 @@ static inline struct hist_ev *event_of(struct tally_hist *h, int idx)
  * sample of period 1 (perf's "pseudo period"), a shape of its own keyed
  * by its ends and flags at its target; the sample itself counts not.
  */
+/* branch i's shape key: its ends and flags, at its target */
+static inline void branch_key(const struct tally_session_sample *ts, const struct perf_branch_entry *be,
+			      struct hist_mem *m, struct tally_sample *one)
+{
+	*m = (struct hist_mem){ .bfrom = be->from, .bto = be->to, .cpumode = ts->mode };
+	/* the bit fields' word, as the file has it (BR_* read it) */
+	memcpy(&m->bflags, (const char *)be + 2 * sizeof(uint64_t), sizeof(m->bflags));
+	one->ip = be->to;
+}
+
+/* branches looked up together: their buckets, then their shapes, fetched ahead */
+#define BR_AHEAD 32
+
 static int branch_add(struct tally_hist *h, const struct tally_session_sample *ts,
 		      struct hist_ev *hs, uint64_t count)
 {
@@ -151,28 +164,52 @@ static int branch_add(struct tally_hist *h, const struct tally_session_sample *t
 	const char *comm = tally__session_sample_comm(h->ss, ts);
 	const char *trace = h->need_trace ? tally__session_sample_trace(h->ss, ts) : NULL;
 	struct tally_sample one = { .pid = smp->pid, .tid = smp->tid, .cpu = smp->cpu };
+	uint64_t nr = smp->branch_stack.nr;
 
 	if (!(ts->event->sample_type & PERF_SAMPLE_BRANCH_STACK) || !be)
 		return 0;
 	if (!(ts->event->sample_type & PERF_SAMPLE_CPU))
 		one.cpu = (uint32_t)-1;
-	for (uint64_t i = 0; i < smp->branch_stack.nr; i++) {
-		struct hist_mem m = { .bfrom = be[i].from, .bto = be[i].to, .cpumode = ts->mode };
-		int fresh;
+	for (uint64_t base = 0; base < nr; base += BR_AHEAD) {
+		uint64_t n = nr - base < BR_AHEAD ? nr - base : BR_AHEAD, hv[BR_AHEAD];
+		struct hist_mem m;
 
-		/* the bit fields' word, as the file has it (BR_* read it) */
-		memcpy(&m.bflags, (const char *)&be[i] + 2 * sizeof(uint64_t), sizeof(m.bflags));
-		one.ip = be[i].to;
-		fresh = shape_add(h, ts->attr, comm, trace, &one, ts->mode, &m, count, count);
-		if (fresh < 0)
-			return fresh;
-		hs->samples += count;
-		hs->total += count;
-		if (!fresh)
-			continue;
-		hs->nshapes++;
-		h->shapes[h->last_shape]->nr = 0;
-		tally__session_branch_resolve(h->ss, h->res, ts, be[i].from, be[i].to);
+		/*
+		 * a 32-branch stack's shapes lie all over a big table: each
+		 * lookup waited on its bucket, then on its shape; fetched
+		 * together, the waits overlap (only a hint: a table grown
+		 * meanwhile is looked up as ever)
+		 */
+		if (h->sbuckets) {
+			for (uint64_t j = 0; j < n; j++) {
+				branch_key(ts, &be[base + j], &m, &one);
+				hv[j] = shape_hash(ts->attr, comm, trace, &one, ts->mode, &m);
+				__builtin_prefetch(&h->stab[hv[j] & (h->sbuckets - 1)]);
+			}
+			for (uint64_t j = 0; j < n; j++) {
+				const struct shape *x = h->stab[hv[j] & (h->sbuckets - 1)];
+
+				if (x) {
+					__builtin_prefetch(x);
+					__builtin_prefetch(&x->m);
+				}
+			}
+		}
+		for (uint64_t i = base; i < base + n; i++) {
+			int fresh;
+
+			branch_key(ts, &be[i], &m, &one);
+			fresh = shape_add(h, ts->attr, comm, trace, &one, ts->mode, &m, count, count);
+			if (fresh < 0)
+				return fresh;
+			hs->samples += count;
+			hs->total += count;
+			if (!fresh)
+				continue;
+			hs->nshapes++;
+			h->shapes[h->last_shape]->nr = 0;
+			tally__session_branch_resolve(h->ss, h->res, ts, be[i].from, be[i].to);
+		}
 	}
 	return 0;
 }
