@@ -181,7 +181,9 @@ static int read_nodes(struct tally_c2c *c)
 
 static int phys_node(const struct tally_c2c *c, uint64_t phys)
 {
-	uint64_t b = c->mem_bsize ? phys / c->mem_bsize : 0;
+	/* a power of two (perf's are): a shift, not a division a sample */
+	uint64_t b = !c->mem_bsize ? 0 : !(c->mem_bsize & (c->mem_bsize - 1)) ?
+		     phys >> __builtin_ctzll(c->mem_bsize) : phys / c->mem_bsize;
 
 	return c->mem_bsize && b < c->nblocks ? c->block_node[b] : -1;
 }
