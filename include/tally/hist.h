@@ -321,10 +321,9 @@ struct tally_hist_row {
 	uint64_t object_off;
 	/*
 	 * Added in 0.5, the PMU's fields of the row's first sample (each 0
-	 * where the sample lacks it, or no sort key reads it): the data
-	 * source (union perf_mem_data_src), the physical data address, the
-	 * pages' sizes, the weight (WEIGHT_STRUCT's first word) and
-	 * instruction latency.
+	 * where the sample lacks it): the data source (union
+	 * perf_mem_data_src), the physical data address, the pages' sizes,
+	 * the weight (WEIGHT_STRUCT's first word) and instruction latency.
 	 */
 	uint64_t data_src;
 	uint64_t phys_addr;

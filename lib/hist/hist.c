@@ -44,13 +44,40 @@ static uint64_t shape_hash(int idx, const char *comm, const char *trace,
 	return tally_hash_mix(h);
 }
 
-/* Count the sample in its shape: 1 when the shape is new, 0, or -ENOMEM. */
+/* a and b equal in the fields keep has (all of them without keep) */
+static bool mem_eq(const struct hist_mem *a, const struct hist_mem *b, const struct hist_mem *keep)
+{
+	const uint64_t *x = (const uint64_t *)a, *y = (const uint64_t *)b, *k = (const uint64_t *)keep;
+	uint64_t d = 0;
+
+	if (!keep)
+		return !memcmp(a, b, sizeof(*a));
+	for (size_t i = 0; i < sizeof(*a) / sizeof(*x); i++)
+		d |= (x[i] ^ y[i]) & k[i];
+	return !d;
+}
+
+/*
+ * Count the sample in its shape: 1 when the shape is new, 0, or -ENOMEM.
+ * keep: the fields of m that key the shape (NULL: all); a new shape keeps
+ * the whole of its first sample's m.
+ */
 static int shape_add(struct tally_hist *h, int idx, const char *comm, const char *trace,
 		     const struct tally_sample *smp, int mode, const struct hist_mem *m,
-		     uint64_t period, uint64_t count)
+		     const struct hist_mem *keep, uint64_t period, uint64_t count)
 {
 	static const struct hist_mem none;
-	uint64_t hv = shape_hash(idx, comm, trace, smp, mode, m);
+	struct hist_mem mk;
+	uint64_t hv;
+
+	if (m && keep) {
+		const uint64_t *f = (const uint64_t *)m, *k = (const uint64_t *)keep;
+		uint64_t *o = (uint64_t *)&mk;
+
+		for (size_t i = 0; i < sizeof(mk) / sizeof(*o); i++)
+			o[i] = f[i] & k[i];
+	}
+	hv = shape_hash(idx, comm, trace, smp, mode, m && keep ? &mk : m);
 	uint32_t nr = smp->callchain.nr > CHAIN_MAX ? CHAIN_MAX : (uint32_t)smp->callchain.nr;
 	struct shape *x;
 
@@ -80,7 +107,7 @@ static int shape_add(struct tally_hist *h, int idx, const char *comm, const char
 		    x->tid == (int32_t)smp->tid &&
 		    x->pid == (int32_t)smp->pid && x->cpu == (int32_t)smp->cpu && x->mode == mode &&
 		    x->ip == smp->ip && x->key_nr == nr &&
-		    (!m || !memcmp(&x->m, m, sizeof(*m))) &&
+		    (!m || mem_eq(&x->m, m, keep)) &&
 		    (!nr || !memcmp(x->ips, smp->callchain.ips, nr * sizeof(uint64_t)))) {
 			x->period += period;
 			x->count += count;
@@ -199,7 +226,7 @@ static int branch_add(struct tally_hist *h, const struct tally_session_sample *t
 			int fresh;
 
 			branch_key(ts, &be[i], &m, &one);
-			fresh = shape_add(h, ts->attr, comm, trace, &one, ts->mode, &m, count, count);
+			fresh = shape_add(h, ts->attr, comm, trace, &one, ts->mode, &m, NULL, count, count);
 			if (fresh < 0)
 				return fresh;
 			hs->samples += count;
@@ -303,12 +330,6 @@ static int hist_add(struct tally_hist *h, const struct tally_session_sample *ts,
 		/* --mem-mode's cost: the weight, 1 without one (count samples of it each) */
 		if (h->mem_mode)
 			period = (m.weight ? m.weight : 1) * count;
-		/* what no key reads keys no shape */
-		uint64_t *f = (uint64_t *)&m;
-		const uint64_t *keep = (const uint64_t *)&h->mem_keep;
-
-		for (size_t i = 0; i < sizeof(m) / sizeof(*f); i++)
-			f[i] &= keep[i];
 	}
 	hs->samples += count;
 	hs->total += period;
@@ -319,7 +340,7 @@ static int hist_add(struct tally_hist *h, const struct tally_session_sample *ts,
 		chain.cpu = (uint32_t)-1;	/* perf's cpu key shows -001 then */
 	fresh = shape_add(h, ts->attr, tally__session_sample_comm(h->ss, ts),
 			  h->need_trace ? tally__session_sample_trace(h->ss, ts) : NULL, &chain, ts->mode,
-			  h->need_mem ? &m : NULL, period, count);
+			  h->need_mem ? &m : NULL, &h->mem_keep, period, count);
 	if (fresh < 0)
 		return fresh;
 	if (h->timeline) {

@@ -164,9 +164,10 @@ struct tally_hist {
 	bool need_iaddr;		/* symbol_iaddr: the ip found in any address space */
 	bool need_cgid;			/* cgroup_id: the threads' namespaces asked per sample */
 	/*
-	 * need_mem: the PMU fields the keys read (all ones), the others
-	 * zeroed before a shape is keyed, so that samples differing only in
-	 * those count in one shape (--sort mem: 1M shapes of 1M samples)
+	 * need_mem: the PMU fields the keys read (all ones), the only ones
+	 * a shape is keyed by, so that samples differing in the others count
+	 * in one shape (--sort mem: 1M shapes of 1M samples); the shape
+	 * keeps its first sample's whole
 	 */
 	struct hist_mem mem_keep;
 	struct resolver *dres;		/* data addresses (the session's, over data objects too) */
