@@ -62,11 +62,15 @@ static bool mem_eq(const struct hist_mem *a, const struct hist_mem *b, const str
  * keep: the fields of m that key the shape (NULL: all); a new shape keeps
  * the whole of its first sample's m.
  */
+static int shape_add_hv(struct tally_hist *h, uint64_t hv, int idx, const char *comm,
+			const char *trace, const struct tally_sample *smp, int mode,
+			const struct hist_mem *m, const struct hist_mem *keep, uint64_t period,
+			uint64_t count);
+
 static int shape_add(struct tally_hist *h, int idx, const char *comm, const char *trace,
 		     const struct tally_sample *smp, int mode, const struct hist_mem *m,
 		     const struct hist_mem *keep, uint64_t period, uint64_t count)
 {
-	static const struct hist_mem none;
 	struct hist_mem mk;
 	uint64_t hv;
 
@@ -78,6 +82,16 @@ static int shape_add(struct tally_hist *h, int idx, const char *comm, const char
 			o[i] = f[i] & k[i];
 	}
 	hv = shape_hash(idx, comm, trace, smp, mode, m && keep ? &mk : m);
+	return shape_add_hv(h, hv, idx, comm, trace, smp, mode, m, keep, period, count);
+}
+
+/* shape_add with the hash already made of the sample's keys (shape_hash) */
+static int shape_add_hv(struct tally_hist *h, uint64_t hv, int idx, const char *comm,
+			const char *trace, const struct tally_sample *smp, int mode,
+			const struct hist_mem *m, const struct hist_mem *keep, uint64_t period,
+			uint64_t count)
+{
+	static const struct hist_mem none;
 	uint32_t nr = smp->callchain.nr > CHAIN_MAX ? CHAIN_MAX : (uint32_t)smp->callchain.nr;
 	struct shape *x;
 
@@ -199,15 +213,16 @@ static int branch_add(struct tally_hist *h, const struct tally_session_sample *t
 		one.cpu = (uint32_t)-1;
 	for (uint64_t base = 0; base < nr; base += BR_AHEAD) {
 		uint64_t n = nr - base < BR_AHEAD ? nr - base : BR_AHEAD, hv[BR_AHEAD];
+		bool have_hv = h->sbuckets;	/* the first sample's make the table */
 		struct hist_mem m;
 
 		/*
 		 * a 32-branch stack's shapes lie all over a big table: each
 		 * lookup waited on its bucket, then on its shape; fetched
-		 * together, the waits overlap (only a hint: a table grown
-		 * meanwhile is looked up as ever)
+		 * together, the waits overlap; each hash made once (a table
+		 * grown meanwhile takes its other bits)
 		 */
-		if (h->sbuckets) {
+		if (have_hv) {
 			for (uint64_t j = 0; j < n; j++) {
 				branch_key(ts, &be[base + j], &m, &one);
 				hv[j] = shape_hash(ts->attr, comm, trace, &one, ts->mode, &m);
@@ -216,17 +231,19 @@ static int branch_add(struct tally_hist *h, const struct tally_session_sample *t
 			for (uint64_t j = 0; j < n; j++) {
 				const struct shape *x = h->stab[hv[j] & (h->sbuckets - 1)];
 
-				if (x) {
-					__builtin_prefetch(x);
-					__builtin_prefetch(&x->m);
-				}
+				/* a shape is four lines: its keys, its m, its chain link */
+				for (size_t l = 0; x && l < sizeof(*x); l += 64)
+					__builtin_prefetch((const char *)x + l);
 			}
 		}
 		for (uint64_t i = base; i < base + n; i++) {
 			int fresh;
 
 			branch_key(ts, &be[i], &m, &one);
-			fresh = shape_add(h, ts->attr, comm, trace, &one, ts->mode, &m, NULL, count, count);
+			fresh = have_hv ?
+				shape_add_hv(h, hv[i - base], ts->attr, comm, trace, &one, ts->mode, &m,
+					     NULL, count, count) :
+				shape_add(h, ts->attr, comm, trace, &one, ts->mode, &m, NULL, count, count);
 			if (fresh < 0)
 				return fresh;
 			hs->samples += count;
