@@ -168,6 +168,13 @@ struct tally_hist {
 	bool branch_history;		/* opts': trees of the samples' branch stacks */
 	bool need_iaddr;		/* symbol_iaddr: the ip found in any address space */
 	bool need_cgid;			/* cgroup_id: the threads' namespaces asked per sample */
+	/*
+	 * need_mem: the PMU fields the keys read (all ones), the only ones
+	 * a shape is keyed by, so that samples differing in the others count
+	 * in one shape (--sort mem: 1M shapes of 1M samples); the shape
+	 * keeps its first sample's whole
+	 */
+	struct hist_mem mem_keep;
 	struct resolver *dres;		/* data addresses (the session's, over data objects too) */
 	bool rows_stale;		/* a filter or graph change: the rows made again */
 	regex_t parent_re;
