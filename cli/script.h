@@ -174,6 +174,26 @@ static inline void ob_num(struct script_ctx *s, unsigned long long v, int base, 
 	ob_mem(s, t + sizeof(t) - n, (size_t)n);
 }
 
+/* v in base 10 as printf's %*d (left: %-*d): the pid/tid columns, hand-made as ob_num */
+static inline void ob_int(struct script_ctx *s, int v, int width, bool left)
+{
+	char t[16];
+	unsigned long long u = v < 0 ? 0ull - (unsigned long long)(long long)v : (unsigned)v;
+	int n = 0;
+
+	do {
+		t[sizeof(t) - 1 - n++] = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	if (v < 0)
+		t[sizeof(t) - 1 - n++] = '-';
+	for (int w = n; !left && w < width; w++)
+		ob_chr(s, ' ');
+	ob_mem(s, t + sizeof(t) - n, (size_t)n);
+	for (int w = n; left && w < width; w++)
+		ob_chr(s, ' ');
+}
+
 /* script_print.c: each prints its fields as perf script 6.1 does */
 void script_print_addr(struct script_ctx *s, const struct perf_event_attr *a,
 		       const struct tally_sample *smp, enum tally_cpumode mode, uint64_t f);
