@@ -108,9 +108,16 @@ struct tally_session_opts {
 	 * NULL: none. Added in 0.5.
 	 */
 	const char *symfs;
+	/*
+	 * Added in 0.5: called before a record that may change what kernel
+	 * addresses resolve to (an MMAP or MMAP2 not of user space, a
+	 * KSYMBOL) is applied, with opts.ctx: a reader that kept kernel
+	 * addresses to resolve later resolves them now. NULL: none.
+	 */
+	void (*kernel_maps)(struct tally_session *s, const struct perf_event_header *h, void *ctx);
 	size_t :0;
 };
-#define tally_session_opts__last_field symfs
+#define tally_session_opts__last_field kernel_maps
 
 /*
  * Open path ("-": stdin, perf's pipe format streamed). NULL + errno;

@@ -225,6 +225,10 @@ static void process(struct tally_session *s, const struct perf_event_header *h, 
 		deliver(s, h, idx, &rec);
 		return;
 	}
+	if (s->o.kernel_maps && (h->type == PERF_RECORD_KSYMBOL ||
+				 ((h->type == PERF_RECORD_MMAP || h->type == PERF_RECORD_MMAP2) &&
+				  (h->misc & PERF_RECORD_MISC_CPUMODE_MASK) != PERF_RECORD_MISC_USER)))
+		s->o.kernel_maps(s, h, s->o.ctx);
 	if (h->type != PERF_RECORD_LOST && h->type != PERF_RECORD_LOST_SAMPLES)
 		s->maps_gen++;	/* what an address resolves to may differ from now on */
 	char jit[64];		/* an anonymous map's perf name */
