@@ -88,8 +88,9 @@ struct tally_session_opts {
 	bool no_comm;		/* thread.comm left NULL: a lookup less per sample */
 	/*
 	 * kallsyms is not read ahead on a second core when the events sample
-	 * the kernel: for a reader that resolves no address (tally trace);
-	 * it is read when first asked for. Added in 0.5.
+	 * the kernel, nor the symbol tables of the files the recording's
+	 * build-id table names: for a reader that resolves no address (tally
+	 * trace); they are read when first asked for. Added in 0.5.
 	 */
 	bool no_preload;
 	/*
