@@ -226,12 +226,24 @@ static int end_sample(struct script_ctx *s, const struct tally_session_sample *t
 static void print_start(struct script_ctx *s, uint64_t f, const char *comm, bool chain,
 			int32_t pid, int32_t tid, uint32_t cpu, uint16_t misc, uint64_t time)
 {
-	if (f & F_COMM) {
+	uint64_t who = f & (F_COMM | F_PID | F_TID);
+	const char *c = comm ? comm : ":-1";
+	struct start_memo *pm = &s->start_memo;
+	size_t before = s->len;
+	uint64_t flushes = s->flushes;
+
+	/* a thread's samples come in runs: its "comm tid " made once per run */
+	if (who && pm->len && pm->who == who && pm->chain == chain && pm->pid == pid &&
+	    pm->tid == tid && !strcmp(pm->comm, c)) {
+		ob_mem(s, pm->text, pm->len);
+		who = 0;
+	}
+	if (who & F_COMM) {
 		/* padded unless a call chain follows on lines of its own */
-		ob_rstr(s, comm ? comm : ":-1", chain ? 0 : 16);
+		ob_rstr(s, c, chain ? 0 : 16);
 		ob_chr(s, ' ');
 	}
-	if (f & (F_PID | F_TID)) {
+	if (who & (F_PID | F_TID)) {
 		/* perf's "%5d/%-5d " or "%5d " (snprintf was a fifth of script's time) */
 		if ((f & F_PID) && (f & F_TID)) {
 			ob_int(s, (int)pid, 5, false);
@@ -241,6 +253,16 @@ static void print_start(struct script_ctx *s, uint64_t f, const char *comm, bool
 			ob_int(s, (int)((f & F_PID) ? pid : tid), 5, false);
 		}
 		ob_chr(s, ' ');
+	}
+	if (who && flushes == s->flushes && s->len - before <= sizeof(pm->text) &&
+	    strlen(c) < sizeof(pm->comm)) {
+		memcpy(pm->text, s->buf + before, s->len - before);
+		pm->len = s->len - before;
+		strcpy(pm->comm, c);
+		pm->who = who;
+		pm->chain = chain;
+		pm->pid = pid;
+		pm->tid = tid;
 	}
 	if (f & F_CPU) {
 		ob_chr(s, '[');

@@ -77,6 +77,13 @@ struct script_ctx {
 	} *fc;
 	char *fc_text;
 	size_t fc_used;
+	struct start_memo {		/* the last "comm tid " made (print_start) */
+		char text[96], comm[32];
+		size_t len;		/* 0: none */
+		uint64_t who;
+		bool chain;
+		int32_t pid, tid;
+	} start_memo;
 	bool no_inline;			/* --no-inline */
 	const char *symfs;		/* --symfs */
 	struct script_cgroups cgroups;	/* the file's CGROUP records: id -> path */
