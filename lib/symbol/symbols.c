@@ -579,7 +579,7 @@ int tally_symbols__preload_file(struct tally_symbols *s, const char *path)
 	d->kind = DSO_ELF;
 	recorded_id(s, path, d->load_id, &id_sz);
 	d->load_id_sz = (uint8_t)id_sz;
-	return tally__ahead_queue(s, d);
+	return tally__ahead_queue(s, d) == 1 ? load_file(s, d) : 0;
 }
 
 /* Count a miss against its DSO (or against "no map"). */

@@ -219,7 +219,7 @@ int tally__ahead_queue(struct tally_symbols *s, struct tally_dso *d)
 		if (pthread_create(&s->ahead.thread, NULL, ahead_thread, s)) {
 			pthread_mutex_destroy(&s->ahead.mu);
 			pthread_cond_destroy(&s->ahead.cv);
-			return 0;	/* loaded at its first lookup, then */
+			return 1;	/* the caller loads it, then */
 		}
 		s->ahead.running = true;
 	}
@@ -230,7 +230,7 @@ int tally__ahead_queue(struct tally_symbols *s, struct tally_dso *d)
 
 		if (!q) {
 			pthread_mutex_unlock(&s->ahead.mu);
-			return 0;
+			return 1;
 		}
 		s->ahead.q = q;
 		s->ahead.cap = cap;

@@ -85,7 +85,7 @@ void tally__kparse_destroy(struct kparse *k);
  * result once it is done. Either way d is the caller's from then on.
  */
 int tally__ahead_take(struct tally_symbols *s, struct tally_dso *d);
-/* d queued for the helper (started at the first), or 0 when no thread could start */
+/* d queued for the helper (started at the first): 0; 1 when it could not be (the caller loads it) */
 int tally__ahead_queue(struct tally_symbols *s, struct tally_dso *d);
 /* The helper stopped (what it had not started stays queued: taken then), for trims and close. */
 void tally__ahead_stop(struct tally_symbols *s);
