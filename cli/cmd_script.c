@@ -90,7 +90,7 @@ static void make_frame(struct script_ctx *s, const struct tally_sample *smp, uin
  * One frame: "\t" in a chain, the address, then sym+off and (dso) as opts
  * say. chain: 0 the sample's ip, 1 a chain frame, 2 one DWARF unwinding found.
  */
-static void print_frame(struct script_ctx *s, const struct tally_sample *smp, uint64_t ip,
+void script_print_frame(struct script_ctx *s, const struct tally_sample *smp, uint64_t ip,
 			enum tally_cpumode mode, int chain, uint64_t opts)
 {
 	uint64_t h = (ip ^ (ip >> 17) ^ ((uint64_t)smp->pid << 7) ^ ((uint64_t)mode << 3) ^
@@ -100,6 +100,8 @@ static void print_frame(struct script_ctx *s, const struct tally_sample *smp, ui
 	size_t before = s->len;
 	uint64_t flushes = s->flushes;
 
+	if (s->deferring && script_defer_frame(s, smp, ip, mode, chain, opts))
+		return;		/* a kernel frame: made once kallsyms is read */
 	/* the cache's 16 bits: sym, symoff and dso's, srcline's as FRAME_SRCLINE */
 	opts = (opts & (F_SYM | F_SYMOFF | F_DSO)) | ((opts & F_SRCLINE) ? FRAME_SRCLINE : 0);
 	if (e && e->len && e->ip == ip && e->pid == (int32_t)smp->pid && e->mode == mode &&
@@ -224,19 +226,43 @@ static int end_sample(struct script_ctx *s, const struct tally_session_sample *t
 static void print_start(struct script_ctx *s, uint64_t f, const char *comm, bool chain,
 			int32_t pid, int32_t tid, uint32_t cpu, uint16_t misc, uint64_t time)
 {
-	if (f & F_COMM) {
+	uint64_t who = f & (F_COMM | F_PID | F_TID);
+	const char *c = comm ? comm : ":-1";
+	struct start_memo *pm = &s->start_memo;
+	size_t before = s->len;
+	uint64_t flushes = s->flushes;
+
+	/* a thread's samples come in runs: its "comm tid " made once per run */
+	if (who && pm->len && pm->who == who && pm->chain == chain && pm->pid == pid &&
+	    pm->tid == tid && !strcmp(pm->comm, c)) {
+		ob_mem(s, pm->text, pm->len);
+		who = 0;
+	}
+	if (who & F_COMM) {
 		/* padded unless a call chain follows on lines of its own */
-		ob_rstr(s, comm ? comm : ":-1", chain ? 0 : 16);
+		ob_rstr(s, c, chain ? 0 : 16);
 		ob_chr(s, ' ');
 	}
-	if (f & (F_PID | F_TID)) {
-		char t[32];
-
-		if ((f & F_PID) && (f & F_TID))
-			snprintf(t, sizeof(t), "%5d/%-5d ", (int)pid, (int)tid);
-		else
-			snprintf(t, sizeof(t), "%5d ", (int)((f & F_PID) ? pid : tid));
-		ob_str(s, t);
+	if (who & (F_PID | F_TID)) {
+		/* perf's "%5d/%-5d " or "%5d " (snprintf was a fifth of script's time) */
+		if ((f & F_PID) && (f & F_TID)) {
+			ob_int(s, (int)pid, 5, false);
+			ob_chr(s, '/');
+			ob_int(s, (int)tid, 5, true);
+		} else {
+			ob_int(s, (int)((f & F_PID) ? pid : tid), 5, false);
+		}
+		ob_chr(s, ' ');
+	}
+	if (who && flushes == s->flushes && s->len - before <= sizeof(pm->text) &&
+	    strlen(c) < sizeof(pm->comm)) {
+		memcpy(pm->text, s->buf + before, s->len - before);
+		pm->len = s->len - before;
+		strcpy(pm->comm, c);
+		pm->who = who;
+		pm->chain = chain;
+		pm->pid = pid;
+		pm->tid = tid;
 	}
 	if (f & F_CPU) {
 		ob_chr(s, '[');
@@ -272,6 +298,7 @@ static int print_sample(struct tally_session *ss, const struct tally_session_sam
 	bool unwound = false;
 
 	s->gen = tally_session__maps_gen(ss);	/* fixed during a sample */
+	script_defer_poll(s);
 	/* nothing left to print for this event ('trace' of a software one): perf prints no line */
 	if (!(tp ? f & ~F_FLAGS : f & ~(F_TRACE | F_FLAGS)))
 		return 0;
@@ -336,7 +363,7 @@ static int print_sample(struct tally_session *ss, const struct tally_session_sam
 	}
 	if (!chain) {
 		ob_chr(s, ' ');
-		print_frame(s, smp, smp->ip, mode, 0, f);
+		script_print_frame(s, smp, smp->ip, mode, 0, f);
 		if (f & F_TAIL) {
 			s->len--;	/* the frame's line end: the tail goes before it */
 			script_print_tail(s, smp, mode, f);
@@ -359,7 +386,7 @@ static int print_sample(struct tally_session *ss, const struct tally_session_sam
 			}
 			continue;
 		}
-		print_frame(s, smp, ip, mode, unwound ? 2 : 1, f);
+		script_print_frame(s, smp, ip, mode, unwound ? 2 : 1, f);
 	}
 	script_print_tail(s, smp, mode, f);
 	ob_chr(s, '\n');
@@ -399,6 +426,17 @@ static void print_ns_event(struct script_ctx *s, const struct perf_event_header 
 		    a->sample_id_all ? rec->sid.cpu : 0, h->misc, a->sample_id_all ? rec->sid.time : 0);
 	ob_str(s, "PERF_RECORD_NAMESPACES");
 	script_print_namespaces(s, n);
+}
+
+/* Kernel frames kept for later are made before the kernel's maps change (none kept: go on) */
+static void kernel_maps(struct tally_session *ss, const struct perf_event_header *h, void *arg)
+{
+	struct script_ctx *s = arg;
+
+	(void)ss;
+	(void)h;
+	if (s->ndfr)
+		script_defer_end(s);
 }
 
 /* The file's CGROUP records name the samples' cgroup ids */
@@ -630,7 +668,7 @@ int cmd_script(int argc, char **argv)
 	{
 		/* the comm is looked up where a line shows it */
 		TALLY_OPTS(tally_session_opts, so, .sample = print_sample, .record = on_record,
-			   .ctx = &s,
+			   .kernel_maps = kernel_maps, .ctx = &s,
 			   .no_inline = s.no_inline, .no_comm = true, .symfs = s.symfs);
 
 		ss = cli_session_open("script", input, &so, &ret);
@@ -654,8 +692,11 @@ int cmd_script(int argc, char **argv)
 		if (script_clock_init(&s, tod))
 			ret = 255;	/* perf's -1 */
 	}
-	if (!ret)
+	if (!ret) {
+		script_defer_start(&s);
 		ret = cli_session_run(ss, "script", input);
+	}
+	script_defer_end(&s);
 	ob_flush(&s);
 	tally_session__close(ss);
 	free(s.fc);

@@ -77,6 +77,13 @@ struct script_ctx {
 	} *fc;
 	char *fc_text;
 	size_t fc_used;
+	struct start_memo {		/* the last "comm tid " made (print_start) */
+		char text[96], comm[32];
+		size_t len;		/* 0: none */
+		uint64_t who;
+		bool chain;
+		int32_t pid, tid;
+	} start_memo;
 	bool no_inline;			/* --no-inline */
 	const char *symfs;		/* --symfs */
 	struct script_cgroups cgroups;	/* the file's CGROUP records: id -> path */
@@ -112,18 +119,39 @@ struct script_ctx {
 	size_t nsrc_last;
 	struct src_file { char *path, *text; size_t len; } src_files[32];
 	int nsrc_files;
+	/*
+	 * While kallsyms is still read on its thread (a first run): the
+	 * lines kept here, each kernel frame left out and noted where it
+	 * goes, to be made once the symbols are there (script_defer.c)
+	 */
+	bool deferring;
+	char *dtext;
+	size_t dlen, dcap;
+	struct dframe {
+		size_t at;		/* where in dtext */
+		uint64_t ip, opts;
+		int32_t pid, tid;
+		uint8_t mode, chain;
+	} *dfr;
+	size_t ndfr, cdfr;
 };
 
 /* perf's inline stack of a chain frame is a few deep; more is kept out */
 #define INL_MAX 16
 
-#define FC_SLOTS 16384
-#define FC_TEXT (4u << 20)
+#define FC_SLOTS 65536
+#define FC_TEXT (8u << 20)
 #define BC_SLOTS 8192
+
+/* script_defer.c: n bytes kept (the line buffer's, or p's) while deferring */
+void script_defer_keep(struct script_ctx *s, const char *p, size_t n);
 
 static inline void ob_flush(struct script_ctx *s)
 {
-	fwrite(s->buf, 1, s->len, s->out);
+	if (s->deferring)
+		script_defer_keep(s, s->buf, s->len);
+	else
+		fwrite(s->buf, 1, s->len, s->out);
 	s->len = 0;
 	s->flushes++;
 }
@@ -133,7 +161,10 @@ static inline void ob_mem(struct script_ctx *s, const char *p, size_t n)
 	if (s->len + n > sizeof(s->buf)) {
 		ob_flush(s);
 		if (n > sizeof(s->buf)) {
-			fwrite(p, 1, n, s->out);
+			if (s->deferring)
+				script_defer_keep(s, p, n);
+			else
+				fwrite(p, 1, n, s->out);
 			return;
 		}
 	}
@@ -186,6 +217,30 @@ static inline void ob_num(struct script_ctx *s, unsigned long long v, int base, 
 	ob_mem(s, t + sizeof(t) - n, (size_t)n);
 }
 
+/* v in base 10 as printf's %*d (left: %-*d): the pid/tid columns, hand-made as ob_num */
+static inline void ob_int(struct script_ctx *s, int v, int width, bool left)
+{
+	char t[16];
+	unsigned long long u = v < 0 ? 0ull - (unsigned long long)(long long)v : (unsigned)v;
+	int n = 0;
+
+	do {
+		t[sizeof(t) - 1 - n++] = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	if (v < 0)
+		t[sizeof(t) - 1 - n++] = '-';
+	for (int w = n; !left && w < width; w++)
+		ob_chr(s, ' ');
+	ob_mem(s, t + sizeof(t) - n, (size_t)n);
+	for (int w = n; left && w < width; w++)
+		ob_chr(s, ' ');
+}
+
+/* One frame's line (cmd_script.c): chain 0 the sample's ip, 1 a chain frame, 2 an unwound one */
+void script_print_frame(struct script_ctx *s, const struct tally_sample *smp, uint64_t ip,
+			enum tally_cpumode mode, int chain, uint64_t opts);
+
 /* script_print.c: each prints its fields as perf script 6.1 does */
 void script_print_addr(struct script_ctx *s, const struct perf_event_attr *a,
 		       const struct tally_sample *smp, enum tally_cpumode mode, uint64_t f);
@@ -222,6 +277,23 @@ void script_print_srccode(struct script_ctx *s, const struct tally_sample *smp,
 /* A NAMESPACES record's text after its prefix (perf_event__fprintf_namespaces) */
 void script_print_namespaces(struct script_ctx *s, const struct tally_record_namespaces *n);
 void script_src_release(struct script_ctx *s);
+
+/*
+ * script_defer.c: a first run's kernel frames while kallsyms is read.
+ * Start: deferring while the symbols' thread reads it. Frame: kept for
+ * later (true), or to be made now (false). End: the kept text written
+ * with its frames made (waiting for kallsyms if need be).
+ */
+void script_defer_start(struct script_ctx *s);
+bool script_defer_frame(struct script_ctx *s, const struct tally_sample *smp, uint64_t ip,
+			enum tally_cpumode mode, int chain, uint64_t opts);
+void script_defer_end(struct script_ctx *s);
+/* each sample: the end once kallsyms is read */
+static inline void script_defer_poll(struct script_ctx *s)
+{
+	if (s->deferring && !tally_symbols__kernel_pending(s->syms))
+		script_defer_end(s);
+}
 /* What the printers opened (data symbols, the disassembler, files) */
 void script_print_release(struct script_ctx *s);
 

@@ -115,6 +115,13 @@ TALLY_API int tally_data_reader__total_mem(const struct tally_data_reader *r, ui
  */
 TALLY_API int tally_data_reader__build_id(const struct tally_data_reader *r, const char *path,
 					  uint8_t id[20]);
+/*
+ * Added in 0.5: the path of the BUILD_ID table's i-th entry (from 0), or
+ * NULL past its end (or without the section): the files the recording
+ * noted, which its samples fell in.
+ */
+TALLY_API const char *tally_data_reader__build_id_path(const struct tally_data_reader *r,
+						       size_t i);
 /* SAMPLE_TIME: the first and last sample's times. */
 TALLY_API int tally_data_reader__sample_time(const struct tally_data_reader *r, uint64_t *first,
 					     uint64_t *last);

@@ -88,8 +88,9 @@ struct tally_session_opts {
 	bool no_comm;		/* thread.comm left NULL: a lookup less per sample */
 	/*
 	 * kallsyms is not read ahead on a second core when the events sample
-	 * the kernel: for a reader that resolves no address (tally trace);
-	 * it is read when first asked for. Added in 0.5.
+	 * the kernel, nor the symbol tables of the files the recording's
+	 * build-id table names: for a reader that resolves no address (tally
+	 * trace); they are read when first asked for. Added in 0.5.
 	 */
 	bool no_preload;
 	/*
@@ -108,9 +109,16 @@ struct tally_session_opts {
 	 * NULL: none. Added in 0.5.
 	 */
 	const char *symfs;
+	/*
+	 * Added in 0.5: called before a record that may change what kernel
+	 * addresses resolve to (an MMAP or MMAP2 not of user space, a
+	 * KSYMBOL) is applied, with opts.ctx: a reader that kept kernel
+	 * addresses to resolve later resolves them now. NULL: none.
+	 */
+	void (*kernel_maps)(struct tally_session *s, const struct perf_event_header *h, void *ctx);
 	size_t :0;
 };
-#define tally_session_opts__last_field symfs
+#define tally_session_opts__last_field kernel_maps
 
 /*
  * Open path ("-": stdin, perf's pipe format streamed). NULL + errno;

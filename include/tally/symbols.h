@@ -226,6 +226,21 @@ TALLY_API void tally_symbols__free(struct tally_symbols *s);
  */
 TALLY_API int tally_symbols__preload_kernel(struct tally_symbols *s);
 /*
+ * Added in 0.5: true while that thread is still reading kallsyms (a
+ * kernel address's lookup would wait for it): a reader may keep such
+ * addresses to resolve later and go on with the rest.
+ */
+TALLY_API bool tally_symbols__kernel_pending(struct tally_symbols *s);
+/*
+ * Added in 0.5: read the symbol table of the ELF file at path (as a
+ * recording names it: its build-id table lists the files it sampled) on
+ * a helper thread, so that its first lookup finds it loaded; a lookup
+ * that comes first waits for it, or loads it itself if the helper has
+ * not begun. Names that are no file's (the kernel's, [vdso], anonymous
+ * memory) and files already known are left alone. 0, or -errno.
+ */
+TALLY_API int tally_symbols__preload_file(struct tally_symbols *s, const char *path);
+/*
  * Added in 0.2: open d's DWARF (decompressing its debug sections, the
  * costly part) on a helper thread, for the inline frames and source
  * lines asked of it later; those wait for it if it is not done. 0, or

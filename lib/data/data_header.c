@@ -398,3 +398,25 @@ int tally_data_reader__build_id(const struct tally_data_reader *r, const char *p
 	}
 	return 0;
 }
+
+const char *tally_data_reader__build_id_path(const struct tally_data_reader *r, size_t i)
+{
+	const unsigned char *p;
+	const void *v;
+	size_t len, pos = 0;
+
+	if (!r || tally_data_reader__feature(r, TALLY_HEADER_BUILD_ID, &v, &len))
+		return NULL;
+	p = v;
+	while (len - pos >= 36) {
+		struct perf_event_header h;
+
+		memcpy(&h, p + pos, sizeof(h));
+		if (h.size < 36 || h.size > len - pos)
+			break;
+		if (memchr(p + pos + 36, 0, h.size - 36) && !i--)
+			return (const char *)p + pos + 36;
+		pos += h.size;
+	}
+	return NULL;
+}

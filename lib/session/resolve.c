@@ -84,9 +84,19 @@ static char *srcline_of(const struct tally_addr_info *ai, const char *dso)
 	return out;
 }
 
-static size_t slot(uint64_t ip, int32_t pid, int mode, size_t size)
+static uint64_t key_hash(uint64_t ip, int32_t pid, int mode)
 {
-	return hash_mix(ip ^ ((uint64_t)(uint32_t)pid << 32) ^ (uint64_t)mode) & (size - 1);
+	return hash_mix(ip ^ ((uint64_t)(uint32_t)pid << 32) ^ (uint64_t)mode);
+}
+
+/*
+ * A slot: the entry's number + 1 in its low half, its key's hash's high
+ * half above: a probe past another key does not read that entry (each
+ * entry read was a cache miss: a gcc recording's 87k frames are 16 MB).
+ */
+static uint64_t slot_val(uint64_t h, uint32_t k)
+{
+	return (h & 0xffffffff00000000ull) | (k + 1);
 }
 
 static uint64_t map_hash(const struct tally_map *m)
@@ -158,24 +168,25 @@ static struct resolver_ent *ent(const struct resolver *r, uint32_t k)
 }
 
 /* The entries in use into t, a zeroed table of n slots (the swept ones are on the free list). */
-static void fill(const struct resolver *r, uint32_t *t, size_t n)
+static void fill(const struct resolver *r, uint64_t *t, size_t n)
 {
 	for (uint32_t k = 0; k < r->used; k++) {
 		const struct resolver_ent *e = ent(r, k);
-		size_t i = slot(e->ip, e->pid, e->mode, n);
+		uint64_t h = key_hash(e->ip, e->pid, e->mode);
+		size_t i = h & (n - 1);
 
 		if (!e->used)
 			continue;
 		while (t[i])
 			i = (i + 1) & (n - 1);
-		t[i] = k + 1;
+		t[i] = slot_val(h, k);
 	}
 }
 
 static int grow(struct resolver *r)
 {
 	size_t n = r->size ? r->size * 2 : 1 << 10;
-	uint32_t *nt = calloc(n, sizeof(*nt));
+	uint64_t *nt = calloc(n, sizeof(*nt));
 
 	if (!nt)
 		return -1;
@@ -191,13 +202,16 @@ struct where *tally__resolver_get(struct resolver *r, int32_t pid, int32_t tid, 
 {
 	struct resolver_ent *e;
 	struct tally_addr_info ai;
+	uint64_t h = key_hash(ip, pid, mode), tag = h & 0xffffffff00000000ull;
 	uint32_t k;
 	size_t i;
 
 	if (!r->size && grow(r))
 		return NULL;
-	for (i = slot(ip, pid, mode, r->size); r->slots[i]; i = (i + 1) & (r->size - 1)) {
-		e = ent(r, r->slots[i] - 1);
+	for (i = h & (r->size - 1); r->slots[i]; i = (i + 1) & (r->size - 1)) {
+		if ((r->slots[i] & 0xffffffff00000000ull) != tag)
+			continue;
+		e = ent(r, (uint32_t)r->slots[i] - 1);
 		if (e->ip == ip && e->pid == pid && e->mode == (int8_t)mode) {
 			e->touched = true;
 			return &e->w;
@@ -206,7 +220,7 @@ struct where *tally__resolver_get(struct resolver *r, int32_t pid, int32_t tid, 
 	if (r->live * 2 >= r->size) {
 		if (grow(r))
 			return NULL;
-		for (i = slot(ip, pid, mode, r->size); r->slots[i]; i = (i + 1) & (r->size - 1))
+		for (i = h & (r->size - 1); r->slots[i]; i = (i + 1) & (r->size - 1))
 			;
 	}
 	if (r->free) {
@@ -227,7 +241,7 @@ struct where *tally__resolver_get(struct resolver *r, int32_t pid, int32_t tid, 
 		k = (uint32_t)r->used++;
 		e = ent(r, k);
 	}
-	r->slots[i] = k + 1;
+	r->slots[i] = slot_val(h, k);
 	r->live++;
 	e->used = true;
 	e->touched = true;

@@ -86,7 +86,7 @@ struct resolver {
 	 * their numbers: a table of the entries themselves (216 bytes each,
 	 * 16k of them at first) touched all its 3.5 MB at random.
 	 */
-	uint32_t *slots;		/* entry number + 1; 0 empty */
+	uint64_t *slots;		/* entry number + 1, its hash's high half above; 0 empty */
 	size_t size, used;		/* used: entries ever made, the swept ones included */
 	size_t live;			/* entries in the table */
 	uint32_t free;			/* a swept entry's number + 1, the next in its ip; 0 none */

@@ -234,6 +234,10 @@ static void process(struct tally_session *s, const struct perf_event_header *h, 
 		deliver(s, h, idx, &rec);
 		return;
 	}
+	if (s->o.kernel_maps && (h->type == PERF_RECORD_KSYMBOL ||
+				 ((h->type == PERF_RECORD_MMAP || h->type == PERF_RECORD_MMAP2) &&
+				  (h->misc & PERF_RECORD_MISC_CPUMODE_MASK) != PERF_RECORD_MISC_USER)))
+		s->o.kernel_maps(s, h, s->o.ctx);
 	if (h->type != PERF_RECORD_LOST && h->type != PERF_RECORD_LOST_SAMPLES)
 		s->maps_gen++;	/* what an address resolves to may differ from now on */
 	char jit[64];		/* an anonymous map's perf name */
@@ -646,6 +650,9 @@ static struct tally_session *session_new(struct tally_data_reader *rd, struct ta
 			tally_symbols__preload_kernel(s->syms);
 			break;
 		}
+	/* and the files the recording noted: their symbol tables read on a helper meanwhile */
+	for (size_t i = 0; rd && !s->o.no_preload && tally_data_reader__build_id_path(rd, i); i++)
+		tally_symbols__preload_file(s->syms, tally_data_reader__build_id_path(rd, i));
 	for (int i = 0; i < s->nr_attrs; i++) {
 		const struct perf_event_attr *a = s->attrs[i];
 

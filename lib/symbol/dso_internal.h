@@ -88,6 +88,9 @@ struct tally_dso {
 	bool unloaded;			/* its table let go: loaded again when next asked for */
 	uint8_t load_id_sz;
 	uint8_t load_id[TALLY_BUILD_ID_MAX];	/* the build id it was loaded against */
+	/* its table read ahead (symbols_ahead.c): the state under ahead.mu, the load's result */
+	uint8_t ahead;
+	int ahead_err;
 };
 
 /* Symbols while loading: perf's fixups run on these. */

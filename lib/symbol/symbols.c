@@ -11,54 +11,8 @@
 #include <link.h>
 #include "internal.h"
 #include "buildid_dir.h"
-#include "dso_internal.h"
-#include "kcache.h"
+#include "symbols_state.h"
 
-struct kparse;
-static void kparse_free(struct kparse *k);
-
-struct tally_symbols {
-	struct tally__dso_ctx ctx;
-	char *debug_root, *home_debug, *kallsyms, *modules, *jit_dir, *symfs;
-	struct tally_dso **dsos;	/* open addressing on (name, pid) */
-	size_t nr_dsos, cap;
-	bool kernel_loaded;
-	bool ignore_build_id;
-	int (*build_id)(void *ctx, const char *path, uint8_t *id, size_t max);
-	void *build_id_ctx;
-	struct kparse *kp;		/* kallsyms being read ahead, or NULL */
-	struct tally__kcache *kc;	/* the kallsyms cache: the kernel DSOs' symbols */
-	pthread_t kp_thread;
-	bool kp_running;
-	/* DWARF opened ahead on a helper thread (tally_symbols__preload_dwarf) */
-	struct {
-		pthread_t thread;
-		bool running, closing;
-		pthread_mutex_t mu;
-		pthread_cond_t cv;
-		struct tally_dso **q;
-		size_t head, n, cap;
-	} dw;
-	struct tally_unresolved *unres;
-	size_t nr_unres, alloc_unres;
-	int no_map_slot;
-	/*
-	 * The machine interns filenames, so a map's name pointer identifies
-	 * its DSO: a direct-mapped cache skips hashing the path per sample.
-	 */
-	struct {
-		const char *filename;
-		uint64_t machine;	/* tally__machine_id(): pointers may be reused */
-		int32_t pid;
-		struct tally_dso *dso;
-	} last[64];
-	/* the file tables' budget (tally_symbols__set_cache_size): 0, none */
-	size_t budget, loaded;		/* loaded: the bytes of the tables in memory */
-	uint64_t epoch;			/* trims so far: a DSO's used is the epoch it was last asked for in */
-	uint64_t evictions, reloads;
-};
-
-static void kparse_destroy(struct kparse *k);
 
 /* ---- the DSO cache ---- */
 
@@ -212,17 +166,11 @@ void tally_symbols__free(struct tally_symbols *s)
 		return;
 	if (s->kp_running)
 		pthread_join(s->kp_thread, NULL);
-	if (s->dw.running) {
-		pthread_mutex_lock(&s->dw.mu);
-		s->dw.closing = true;
-		pthread_cond_signal(&s->dw.cv);
-		pthread_mutex_unlock(&s->dw.mu);
-		pthread_join(s->dw.thread, NULL);
-		pthread_mutex_destroy(&s->dw.mu);
-		pthread_cond_destroy(&s->dw.cv);
-	}
+	tally__ahead_stop(s);
+	tally__dw_stop(s);
+	free(s->ahead.q);
 	free(s->dw.q);
-	kparse_destroy(s->kp);
+	tally__kparse_destroy(s->kp);
 	for (size_t i = 0; i < s->cap; i++)
 		dso_free(s->dsos[i]);
 	free(s->dsos);
@@ -255,170 +203,6 @@ void tally__module_name(const char *path, char *out, size_t len)
 	out[i] = '\0';
 }
 
-/*
- * kallsyms read and sorted, before any DSO is made of it: this part runs
- * on a thread of its own when the reader asked for it early.
- */
-struct kparse {
-	struct tally__kimage img;	/* read, or from the cache (img.kc) */
-	int open_errno;		/* fopen failed */
-	int err;
-	/* on the thread: img is ready (the cache is written after) */
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	bool ready;
-};
-
-/* kallsyms into k: the cache's key to store it under, or 0 (loaded, or none). */
-static uint64_t kparse_read(struct kparse *k, const char *path)
-{
-	uint64_t key = strcmp(path, "/proc/kallsyms") ? 0 : tally__kcache_key();
-
-	if (key && !tally__kcache_load(key, &k->img))
-		return 0;
-	k->err = tally__kallsyms_read(path, &k->img, &k->open_errno);
-	return key && !k->err && k->img.nonzero ? key : 0;
-}
-
-static void kparse_run(struct kparse *k, const char *path)
-{
-	uint64_t key = kparse_read(k, path);
-
-	if (key)
-		(void)tally__kcache_store(key, &k->img);	/* no cache: read next time too */
-}
-
-/* What was read and not handed to a DSO. */
-static void kparse_free(struct kparse *k)
-{
-	tally__kcache_image_free(&k->img);	/* its cache too, unless handed to the symbols */
-	memset(k, 0, sizeof(*k));
-}
-
-/* The thread's k (joined), with what is left of it. */
-static void kparse_destroy(struct kparse *k)
-{
-	if (!k)
-		return;
-	pthread_mutex_destroy(&k->mu);
-	pthread_cond_destroy(&k->cv);
-	kparse_free(k);
-	free(k);
-}
-
-/*
- * The cache is written after the reader is told the symbols are ready: a
- * first run's 30-50 ms of writing stay off its way. The reader takes the
- * symbol tables (moves them to DSOs) but frees nothing of k until it has
- * joined this thread (load_kallsyms, tally_symbols__close), and the
- * kernel's symbols are not written to once made; the store reads a copy of
- * the image whose msyms the reader does not clear.
- */
-static void *kparse_thread(void *arg)
-{
-	struct tally_symbols *s = arg;
-	struct kparse *k = s->kp;
-	uint64_t key = kparse_read(k, s->kallsyms);
-	struct tally__kimage snap = k->img;
-
-	snap.kc = NULL;
-	snap.msyms = NULL;
-	if (key && k->img.nmods &&
-	    (snap.msyms = malloc(k->img.nmods * sizeof(*snap.msyms))))
-		memcpy(snap.msyms, k->img.msyms, k->img.nmods * sizeof(*snap.msyms));
-	pthread_mutex_lock(&k->mu);
-	k->ready = true;
-	pthread_cond_signal(&k->cv);
-	pthread_mutex_unlock(&k->mu);
-	if (key && (snap.msyms || !snap.nmods))
-		(void)tally__kcache_store(key, &snap);
-	free(snap.msyms);
-	return NULL;
-}
-
-/* The helper: opens each queued DSO's DWARF, until told to close. */
-static void *dw_thread(void *arg)
-{
-	struct tally_symbols *s = arg;
-
-	pthread_mutex_lock(&s->dw.mu);
-	for (;;) {
-		while (!s->dw.n && !s->dw.closing)
-			pthread_cond_wait(&s->dw.cv, &s->dw.mu);
-		if (s->dw.closing)
-			break;
-		struct tally_dso *d = s->dw.q[s->dw.head];
-
-		s->dw.head = (s->dw.head + 1) % s->dw.cap;
-		s->dw.n--;
-		pthread_mutex_unlock(&s->dw.mu);
-		tally__dso_dwarf_ready(d);
-		pthread_mutex_lock(&s->dw.mu);
-	}
-	pthread_mutex_unlock(&s->dw.mu);
-	return NULL;
-}
-
-int tally_symbols__preload_dwarf(struct tally_symbols *s, struct tally_dso *d)
-{
-	if (!s || !d)
-		return tally__err(EINVAL);
-	if (d->dw_queued || d->kind != DSO_ELF || !d->dwarf_path)
-		return 0;	/* nothing to open, or already asked */
-	d->dw_queued = true;
-	if (!s->dw.running) {
-		pthread_mutex_init(&s->dw.mu, NULL);
-		pthread_cond_init(&s->dw.cv, NULL);
-		if (pthread_create(&s->dw.thread, NULL, dw_thread, s)) {
-			pthread_mutex_destroy(&s->dw.mu);
-			pthread_cond_destroy(&s->dw.cv);
-			return 0;	/* opened when first needed, then */
-		}
-		s->dw.running = true;
-	}
-	pthread_mutex_lock(&s->dw.mu);
-	if (s->dw.n == s->dw.cap) {
-		size_t cap = s->dw.cap ? s->dw.cap * 2 : 16;
-		struct tally_dso **q = calloc(cap, sizeof(*q));
-
-		if (!q) {
-			pthread_mutex_unlock(&s->dw.mu);
-			return 0;
-		}
-		for (size_t i = 0; i < s->dw.n; i++)
-			q[i] = s->dw.q[(s->dw.head + i) % s->dw.cap];
-		free(s->dw.q);
-		s->dw.q = q;
-		s->dw.head = 0;
-		s->dw.cap = cap;
-	}
-	s->dw.q[(s->dw.head + s->dw.n++) % s->dw.cap] = d;
-	pthread_cond_signal(&s->dw.cv);
-	pthread_mutex_unlock(&s->dw.mu);
-	return 0;
-}
-
-int tally_symbols__preload_kernel(struct tally_symbols *s)
-{
-	if (!s)
-		return -EINVAL;
-	if (s->kernel_loaded || s->kp)
-		return 0;
-	if (!(s->kp = calloc(1, sizeof(*s->kp))))
-		return -ENOMEM;
-	pthread_mutex_init(&s->kp->mu, NULL);
-	pthread_cond_init(&s->kp->cv, NULL);
-	if (pthread_create(&s->kp_thread, NULL, kparse_thread, s)) {
-		pthread_mutex_destroy(&s->kp->mu);
-		pthread_cond_destroy(&s->kp->cv);
-		free(s->kp);
-		s->kp = NULL;
-		return 0;	/* read when first needed, then */
-	}
-	s->kp_running = true;
-	return 0;
-}
-
 /* The kernel's and the modules' DSOs, from kallsyms (read now, or joined). */
 static int load_kallsyms(struct tally_symbols *s)
 {
@@ -435,7 +219,7 @@ static int load_kallsyms(struct tally_symbols *s)
 			pthread_mutex_unlock(&k->mu);
 		}
 	} else {
-		kparse_run(k, s->kallsyms);
+		tally__kparse_run(k, s->kallsyms);
 	}
 	s->kernel_loaded = true;
 	kd = dso_new(s, "[kernel.kallsyms]", -1);
@@ -491,7 +275,7 @@ out:
 	s->kc = k->img.kc;
 	k->img.kc = NULL;
 	if (k == &local)
-		kparse_free(k);	/* else the rest is freed at close, after the join */
+		tally__kparse_free(k);	/* else the rest is freed at close, after the join */
 	return err;
 }
 
@@ -558,6 +342,43 @@ static int load_file(struct tally_symbols *s, struct tally_dso *d)
 	return err;
 }
 
+/* A table read ahead, its bytes counted as load_file's; or loaded now if not begun */
+static int take_ahead(struct tally_symbols *s, struct tally_dso *d)
+{
+	int err = tally__ahead_take(s, d);
+
+	if (err == 1)
+		return load_file(s, d);
+	d->used = s->epoch;
+	d->bytes = tally__dso_table_bytes(d);
+	s->loaded += d->bytes;
+	return err;
+}
+
+/*
+ * The build id a file's table is loaded against when its map carries
+ * none: the recording's, where perf's build-id cache keeps that build
+ * (else the file is read as it is now, as perf report does).
+ */
+static void recorded_id(struct tally_symbols *s, const char *path, uint8_t *id, size_t *id_sz)
+{
+	uint8_t bid[TALLY_BUILD_ID_MAX];
+	int n;
+	char *copy;
+
+	if (!s->build_id || s->ignore_build_id)
+		return;
+	n = s->build_id(s->build_id_ctx, path, bid, sizeof(bid));
+	copy = n > 0 && (size_t)n <= sizeof(bid) ?
+	       tally__dso_cached_copy(&s->ctx, bid, (size_t)n,
+				      strcmp(path, "[vdso]") ? "elf" : "vdso") : NULL;
+	if (copy) {
+		memcpy(id, bid, (size_t)n);
+		*id_sz = (size_t)n;
+	}
+	free(copy);
+}
+
 /* An unloaded table loaded again: the same file, the same names. */
 static int reload(struct tally_symbols *s, struct tally_dso *d)
 {
@@ -621,6 +442,9 @@ struct tally_dso *tally_symbols__dso(struct tally_symbols *s, const struct tally
 		return d;
 	}
 	if ((d = dso_find(s, map->filename, -1))) {
+		/* read ahead (tally_symbols__preload_file): done, under way, or ours now */
+		if (__atomic_load_n(&d->ahead, __ATOMIC_ACQUIRE) && (err = take_ahead(s, d)))
+			return tally__err_ptr(-err);
 		d->used = s->epoch;
 		if (d->unloaded && (err = reload(s, d)))
 			return tally__err_ptr(-err);
@@ -633,18 +457,9 @@ struct tally_dso *tally_symbols__dso(struct tally_symbols *s, const struct tally
 	 * perf report, a file rebuilt since is still read for its symbols,
 	 * unless perf's build-id cache keeps the recorded build: then that.
 	 */
-	if (!map->build_id_size && s->build_id && !s->ignore_build_id) {
-		int n = s->build_id(s->build_id_ctx, map->filename, bid, sizeof(bid));
-		char *copy = n > 0 && (size_t)n <= sizeof(bid) ?
-			     tally__dso_cached_copy(&s->ctx, bid, (size_t)n,
-						    strcmp(map->filename, "[vdso]") ? "elf" : "vdso") :
-			     NULL;
-
-		if (copy) {
-			id = bid;
-			id_sz = (size_t)n;
-		}
-		free(copy);
+	if (!map->build_id_size) {
+		recorded_id(s, map->filename, bid, &id_sz);
+		id = id_sz ? bid : NULL;
 	}
 	if (!strcmp(map->filename, "[vdso]")) {
 		load_vdso(d, s->ctx.demangle);
@@ -689,7 +504,7 @@ int tally_symbols__set_table(struct tally_symbols *s, const char *name,
 		if (s->kp_running)
 			pthread_join(s->kp_thread, NULL);
 		s->kp_running = false;
-		kparse_destroy(s->kp);
+		tally__kparse_destroy(s->kp);
 		s->kp = NULL;
 		s->kernel_loaded = true;
 	}
@@ -747,6 +562,24 @@ struct tally_dso *tally_symbols__dso_path(struct tally_symbols *s, const char *p
 	if (!path)
 		return tally__err_ptr(EINVAL);
 	return tally_symbols__dso(s, &m, -1);
+}
+
+int tally_symbols__preload_file(struct tally_symbols *s, const char *path)
+{
+	struct tally_dso *d;
+	size_t id_sz = 0;
+
+	if (!s || !path)
+		return -EINVAL;
+	/* a file's own table: not the kernel's, [vdso], anonymous memory or a JIT's */
+	if (path[0] != '/' || is_anon_name(path) || dso_find(s, path, -1))
+		return 0;
+	if (!(d = dso_new(s, path, -1)))
+		return -ENOMEM;
+	d->kind = DSO_ELF;
+	recorded_id(s, path, d->load_id, &id_sz);
+	d->load_id_sz = (uint8_t)id_sz;
+	return tally__ahead_queue(s, d) == 1 ? load_file(s, d) : 0;
 }
 
 /* Count a miss against its DSO (or against "no map"). */
@@ -911,13 +744,14 @@ size_t tally_symbols__trim(struct tally_symbols *s)
 
 	if (!s)
 		return 0;
+	tally__ahead_stop(s);	/* the tables it read are weighed (taken at their next lookup) */
 	if (s->budget) {
 		/* names demangled at their first lookup grew the tables since their load */
 		s->loaded = 0;
 		for (size_t i = 0; i < s->cap; i++) {
 			struct tally_dso *d = s->dsos[i];
 
-			if (d && d->kind == DSO_ELF && !d->unloaded) {
+			if (d && d->kind == DSO_ELF && !d->unloaded && !d->ahead) {
 				d->bytes = tally__dso_table_bytes(d);
 				s->loaded += d->bytes;
 			}
@@ -928,7 +762,8 @@ size_t tally_symbols__trim(struct tally_symbols *s)
 		for (size_t i = 0; i < s->cap; i++) {
 			struct tally_dso *d = s->dsos[i];
 
-			if (d && d->kind == DSO_ELF && d->pid == -1 && !d->unloaded && d->bytes)
+			if (d && d->kind == DSO_ELF && d->pid == -1 && !d->unloaded && d->bytes &&
+			    !d->ahead)
 				v[n++] = d;
 		}
 		qsort(v, n, sizeof(*v), by_used);

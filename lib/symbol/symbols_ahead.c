@@ -1,0 +1,292 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tally_symbols' helper threads, each reading ahead what a lookup will
+ * want: /proc/kallsyms (tally_symbols__preload_kernel), the ELF symbol
+ * tables of the files a recording names (tally_symbols__preload_file)
+ * and DWARF (tally_symbols__preload_dwarf). A lookup that gets there
+ * first waits for, or takes over, the work.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "internal.h"
+#include "symbols_state.h"
+
+/* kallsyms into k: the cache's key to store it under, or 0 (loaded, or none). */
+static uint64_t kparse_read(struct kparse *k, const char *path)
+{
+	uint64_t key = strcmp(path, "/proc/kallsyms") ? 0 : tally__kcache_key();
+
+	if (key && !tally__kcache_load(key, &k->img))
+		return 0;
+	k->err = tally__kallsyms_read(path, &k->img, &k->open_errno);
+	return key && !k->err && k->img.nonzero ? key : 0;
+}
+
+void tally__kparse_run(struct kparse *k, const char *path)
+{
+	uint64_t key = kparse_read(k, path);
+
+	if (key)
+		(void)tally__kcache_store(key, &k->img);	/* no cache: read next time too */
+}
+
+/* What was read and not handed to a DSO. */
+void tally__kparse_free(struct kparse *k)
+{
+	tally__kcache_image_free(&k->img);	/* its cache too, unless handed to the symbols */
+	memset(k, 0, sizeof(*k));
+}
+
+/* The thread's k (joined), with what is left of it. */
+void tally__kparse_destroy(struct kparse *k)
+{
+	if (!k)
+		return;
+	pthread_mutex_destroy(&k->mu);
+	pthread_cond_destroy(&k->cv);
+	tally__kparse_free(k);
+	free(k);
+}
+
+/*
+ * The cache is written after the reader is told the symbols are ready: a
+ * first run's 30-50 ms of writing stay off its way. The reader takes the
+ * symbol tables (moves them to DSOs) but frees nothing of k until it has
+ * joined this thread (load_kallsyms, tally_symbols__close), and the
+ * kernel's symbols are not written to once made; the store reads a copy of
+ * the image whose msyms the reader does not clear.
+ */
+static void *kparse_thread(void *arg)
+{
+	struct tally_symbols *s = arg;
+	struct kparse *k = s->kp;
+	uint64_t key = kparse_read(k, s->kallsyms);
+	struct tally__kimage snap = k->img;
+
+	snap.kc = NULL;
+	snap.msyms = NULL;
+	if (key && k->img.nmods &&
+	    (snap.msyms = malloc(k->img.nmods * sizeof(*snap.msyms))))
+		memcpy(snap.msyms, k->img.msyms, k->img.nmods * sizeof(*snap.msyms));
+	pthread_mutex_lock(&k->mu);
+	k->ready = true;
+	pthread_cond_signal(&k->cv);
+	pthread_mutex_unlock(&k->mu);
+	if (key && (snap.msyms || !snap.nmods))
+		(void)tally__kcache_store(key, &snap);
+	free(snap.msyms);
+	return NULL;
+}
+
+/* The helper: opens each queued DSO's DWARF, until told to close. */
+static void *dw_thread(void *arg)
+{
+	struct tally_symbols *s = arg;
+
+	pthread_mutex_lock(&s->dw.mu);
+	for (;;) {
+		while (!s->dw.n && !s->dw.closing)
+			pthread_cond_wait(&s->dw.cv, &s->dw.mu);
+		if (s->dw.closing)
+			break;
+		struct tally_dso *d = s->dw.q[s->dw.head];
+
+		s->dw.head = (s->dw.head + 1) % s->dw.cap;
+		s->dw.n--;
+		pthread_mutex_unlock(&s->dw.mu);
+		tally__dso_dwarf_ready(d);
+		pthread_mutex_lock(&s->dw.mu);
+	}
+	pthread_mutex_unlock(&s->dw.mu);
+	return NULL;
+}
+
+int tally_symbols__preload_dwarf(struct tally_symbols *s, struct tally_dso *d)
+{
+	if (!s || !d)
+		return tally__err(EINVAL);
+	if (d->dw_queued || d->kind != DSO_ELF || !d->dwarf_path)
+		return 0;	/* nothing to open, or already asked */
+	d->dw_queued = true;
+	if (!s->dw.running) {
+		pthread_mutex_init(&s->dw.mu, NULL);
+		pthread_cond_init(&s->dw.cv, NULL);
+		if (pthread_create(&s->dw.thread, NULL, dw_thread, s)) {
+			pthread_mutex_destroy(&s->dw.mu);
+			pthread_cond_destroy(&s->dw.cv);
+			return 0;	/* opened when first needed, then */
+		}
+		s->dw.running = true;
+	}
+	pthread_mutex_lock(&s->dw.mu);
+	if (s->dw.n == s->dw.cap) {
+		size_t cap = s->dw.cap ? s->dw.cap * 2 : 16;
+		struct tally_dso **q = calloc(cap, sizeof(*q));
+
+		if (!q) {
+			pthread_mutex_unlock(&s->dw.mu);
+			return 0;
+		}
+		for (size_t i = 0; i < s->dw.n; i++)
+			q[i] = s->dw.q[(s->dw.head + i) % s->dw.cap];
+		free(s->dw.q);
+		s->dw.q = q;
+		s->dw.head = 0;
+		s->dw.cap = cap;
+	}
+	s->dw.q[(s->dw.head + s->dw.n++) % s->dw.cap] = d;
+	pthread_cond_signal(&s->dw.cv);
+	pthread_mutex_unlock(&s->dw.mu);
+	return 0;
+}
+
+int tally_symbols__preload_kernel(struct tally_symbols *s)
+{
+	if (!s)
+		return -EINVAL;
+	if (s->kernel_loaded || s->kp)
+		return 0;
+	if (!(s->kp = calloc(1, sizeof(*s->kp))))
+		return -ENOMEM;
+	pthread_mutex_init(&s->kp->mu, NULL);
+	pthread_cond_init(&s->kp->cv, NULL);
+	if (pthread_create(&s->kp_thread, NULL, kparse_thread, s)) {
+		pthread_mutex_destroy(&s->kp->mu);
+		pthread_cond_destroy(&s->kp->cv);
+		free(s->kp);
+		s->kp = NULL;
+		return 0;	/* read when first needed, then */
+	}
+	s->kp_running = true;
+	return 0;
+}
+
+
+bool tally_symbols__kernel_pending(struct tally_symbols *s)
+{
+	bool ready;
+
+	if (!s || s->kernel_loaded || !s->kp || !s->kp_running)
+		return false;
+	pthread_mutex_lock(&s->kp->mu);
+	ready = s->kp->ready;
+	pthread_mutex_unlock(&s->kp->mu);
+	return !ready;
+}
+
+/* ---- ELF symbol tables ahead ---- */
+
+enum { AHEAD_NONE, AHEAD_QUEUED, AHEAD_LOADING, AHEAD_DONE };
+
+/*
+ * The helper: loads the queued files' tables in their order, each unless
+ * a lookup took it first. Only the DSO is written to (the DSO cache's
+ * table is the reader's), and tally__dso_load_elf reads nothing else of
+ * the symbols than their constant options.
+ */
+static void *ahead_thread(void *arg)
+{
+	struct tally_symbols *s = arg;
+
+	pthread_mutex_lock(&s->ahead.mu);
+	for (;;) {
+		while (s->ahead.next == s->ahead.n && !s->ahead.closing)
+			pthread_cond_wait(&s->ahead.cv, &s->ahead.mu);
+		if (s->ahead.closing)
+			break;
+		struct tally_dso *d = s->ahead.q[s->ahead.next++];
+
+		if (d->ahead != AHEAD_QUEUED)
+			continue;	/* a lookup took it */
+		__atomic_store_n(&d->ahead, AHEAD_LOADING, __ATOMIC_RELEASE);
+		pthread_mutex_unlock(&s->ahead.mu);
+		d->ahead_err = tally__dso_load_elf(d, &s->ctx, d->load_id_sz ? d->load_id : NULL,
+						   s->ignore_build_id ? 0 : d->load_id_sz);
+		pthread_mutex_lock(&s->ahead.mu);
+		__atomic_store_n(&d->ahead, AHEAD_DONE, __ATOMIC_RELEASE);
+		pthread_cond_broadcast(&s->ahead.cv);
+	}
+	pthread_mutex_unlock(&s->ahead.mu);
+	return NULL;
+}
+
+int tally__ahead_queue(struct tally_symbols *s, struct tally_dso *d)
+{
+	if (!s->ahead.running) {
+		pthread_mutex_init(&s->ahead.mu, NULL);
+		pthread_cond_init(&s->ahead.cv, NULL);
+		if (pthread_create(&s->ahead.thread, NULL, ahead_thread, s)) {
+			pthread_mutex_destroy(&s->ahead.mu);
+			pthread_cond_destroy(&s->ahead.cv);
+			return 1;	/* the caller loads it, then */
+		}
+		s->ahead.running = true;
+	}
+	pthread_mutex_lock(&s->ahead.mu);
+	if (s->ahead.n == s->ahead.cap) {
+		size_t cap = s->ahead.cap ? s->ahead.cap * 2 : 32;
+		struct tally_dso **q = realloc(s->ahead.q, cap * sizeof(*q));
+
+		if (!q) {
+			pthread_mutex_unlock(&s->ahead.mu);
+			return 1;
+		}
+		s->ahead.q = q;
+		s->ahead.cap = cap;
+	}
+	__atomic_store_n(&d->ahead, AHEAD_QUEUED, __ATOMIC_RELEASE);
+	s->ahead.q[s->ahead.n++] = d;
+	pthread_cond_broadcast(&s->ahead.cv);
+	pthread_mutex_unlock(&s->ahead.mu);
+	return 0;
+}
+
+int tally__ahead_take(struct tally_symbols *s, struct tally_dso *d)
+{
+	int ret = 1;
+
+	if (!s->ahead.running) {	/* stopped: what it had not started is the caller's */
+		ret = d->ahead == AHEAD_DONE ? d->ahead_err : 1;
+		d->ahead = AHEAD_NONE;
+		return ret;
+	}
+	pthread_mutex_lock(&s->ahead.mu);
+	while (d->ahead == AHEAD_LOADING)
+		pthread_cond_wait(&s->ahead.cv, &s->ahead.mu);
+	if (d->ahead == AHEAD_DONE)
+		ret = d->ahead_err;
+	__atomic_store_n(&d->ahead, AHEAD_NONE, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&s->ahead.mu);
+	return ret;
+}
+
+void tally__ahead_stop(struct tally_symbols *s)
+{
+	if (!s->ahead.running)
+		return;
+	pthread_mutex_lock(&s->ahead.mu);
+	s->ahead.closing = true;
+	pthread_cond_broadcast(&s->ahead.cv);
+	pthread_mutex_unlock(&s->ahead.mu);
+	pthread_join(s->ahead.thread, NULL);
+	pthread_mutex_destroy(&s->ahead.mu);
+	pthread_cond_destroy(&s->ahead.cv);
+	s->ahead.running = s->ahead.closing = false;
+	/* those not begun stay queued in their state (their lookups load them): a trim may drop them */
+	s->ahead.next = s->ahead.n = 0;
+}
+
+void tally__dw_stop(struct tally_symbols *s)
+{
+	if (!s->dw.running)
+		return;
+	pthread_mutex_lock(&s->dw.mu);
+	s->dw.closing = true;
+	pthread_cond_signal(&s->dw.cv);
+	pthread_mutex_unlock(&s->dw.mu);
+	pthread_join(s->dw.thread, NULL);
+	pthread_mutex_destroy(&s->dw.mu);
+	pthread_cond_destroy(&s->dw.cv);
+	s->dw.running = false;
+}
