@@ -25,6 +25,8 @@
 #include "hist_priv.h"
 #include "resolved_internal.h"
 
+const struct hist_mem tally__hist_mem_none;
+
 static uint64_t shape_hash(int idx, const char *comm, const char *trace,
 			   const struct tally_sample *smp, int mode, const struct hist_mem *m)
 {
@@ -47,7 +49,6 @@ static int shape_add(struct tally_hist *h, int idx, const char *comm, const char
 		     const struct tally_sample *smp, int mode, const struct hist_mem *m,
 		     uint64_t period, uint64_t count)
 {
-	static const struct hist_mem none;
 	uint64_t hv = shape_hash(idx, comm, trace, smp, mode, m);
 	uint32_t nr = smp->callchain.nr > CHAIN_MAX ? CHAIN_MAX : (uint32_t)smp->callchain.nr;
 	struct shape *x;
@@ -78,15 +79,18 @@ static int shape_add(struct tally_hist *h, int idx, const char *comm, const char
 		    x->tid == (int32_t)smp->tid &&
 		    x->pid == (int32_t)smp->pid && x->cpu == (int32_t)smp->cpu && x->mode == mode &&
 		    x->ip == smp->ip && x->key_nr == nr &&
-		    (!m || !memcmp(&x->m, m, sizeof(*m))) &&
+		    (!m || !memcmp(x->m, m, sizeof(*m))) &&
 		    (!nr || !memcmp(x->ips, smp->callchain.ips, nr * sizeof(uint64_t)))) {
 			x->period += period;
 			x->count += count;
 			h->last_shape = x->seq;
 			return 0;
 		}
-	/* the chain right after it: one allocation a shape (most -g shapes are seen once) */
-	if (!(x = malloc(sizeof(*x) + (nr + 1) * sizeof(uint64_t))))
+	/*
+	 * the chain right after it, then its PMU fields where they key it: one
+	 * allocation a shape (most -g shapes are seen once)
+	 */
+	if (!(x = malloc(sizeof(*x) + (nr + 1) * sizeof(uint64_t) + (m ? sizeof(*m) : 0))))
 		return -ENOMEM;
 	memset(x, 0, sizeof(*x));
 	x->ips = (uint64_t *)(x + 1);
@@ -102,7 +106,13 @@ static int shape_add(struct tally_hist *h, int idx, const char *comm, const char
 	x->mode = (uint8_t)mode;
 	x->ip = smp->ip;
 	x->key_nr = nr;
-	x->m = m ? *m : none;
+	x->m = &tally__hist_mem_none;
+	if (m) {
+		struct hist_mem *c = (struct hist_mem *)(x->ips + nr + 1);
+
+		*c = *m;
+		x->m = c;
+	}
 	x->nr = nr;	/* the session's answer replaces it (tally__session_sample_resolve) */
 	x->period = period;
 	x->count = count;
@@ -363,9 +373,7 @@ int tally_hist__resort(struct tally_hist *h)
 	/* the counts in: the kept walks grow the trees of the rows that show them */
 	if (!err)
 		err = tally__hist_graph_replay(h, false);
-	free(h->gbuf);		/* its megabyte serves the rows' copies next */
-	h->gbuf = NULL;
-	h->ngbuf = h->cap_gbuf = 0;
+	tally__hist_gbuf_free(h);	/* its megabytes serve the rows' copies next */
 	for (size_t i = 0; i < h->nshapes; i++) {
 		h->shapes[i]->rows_period = h->shapes[i]->period;
 		h->shapes[i]->rows_count = h->shapes[i]->count;
@@ -624,6 +632,7 @@ struct tally_hist *tally_hist__new(struct tally_session *ss, const struct tally_
 	}
 	h->mem_mode = TALLY_OPTS_GET(opts, mem_mode, false);
 	h->branch = TALLY_OPTS_GET(opts, branch, false);
+	h->keep_mem = h->need_mem || h->branch;	/* what hands shape_add PMU fields */
 	for (int i = 0; i < nkeys; i++)
 		h->need_daddr |= keys[i] == K_SYM_DADDR || keys[i] == K_DSO_DADDR ||
 				 keys[i] == K_DCACHELINE;
@@ -688,7 +697,7 @@ void tally_hist__free(struct tally_hist *h)
 	tally__session_resolver_put(h->res);
 	tally__session_resolver_put(h->dres);
 	free(h->pmatch);
-	free(h->gbuf);
+	tally__hist_gbuf_free(h);
 	free(h->scr);
 	free(h);
 }
@@ -756,26 +765,26 @@ int tally_hist__row(const struct tally_hist *h, int event, size_t i, struct tall
 		.object = e->sym && e->w->object && !e->inlined,
 		/* perf's he->ip: a frame's absolute ip, the sample's own map-relative */
 		.object_off = e->from_chain ? e->w->object_symoff : e->w->object_off,
-		.data_src = e->m.data_src, .phys_addr = e->m.phys_addr, .data_page_size = e->m.dpage,
-		.code_page_size = e->m.cpage, .weight = e->m.weight, .ins_lat = e->m.ins_lat,
-		.daddr = e->m.addr, .data_sym = e->dw ? e->dw->sym : NULL,
+		.data_src = e->m->data_src, .phys_addr = e->m->phys_addr, .data_page_size = e->m->dpage,
+		.code_page_size = e->m->cpage, .weight = e->m->weight, .ins_lat = e->m->ins_lat,
+		.daddr = e->m->addr, .data_sym = e->dw ? e->dw->sym : NULL,
 		.data_dso = e->dw ? e->dw->dso : NULL, .data_object = e->dw && e->dw->object,
 		.data_off = e->dw ? e->dw->object_symoff : 0,
 		.data_cacheline = cl_of(e), .data_mapped = e->dw && e->dw->map,
-		.br_flags = e->m.bflags,
-		.iaddr = e->m.ip, .iaddr_sym = e->iw ? e->iw->sym : NULL,
+		.br_flags = e->m->bflags,
+		.iaddr = e->m->ip, .iaddr_sym = e->iw ? e->iw->sym : NULL,
 		.iaddr_object = e->iw && e->iw->sym && e->iw->object,
 		.iaddr_off = e->iw ? e->iw->object_symoff : 0,
-		.transaction = e->m.txn, .cgroup = e->m.cgroup,
-		.cgroup_name = tally__session_cgroup_name(h->ss, e->m.cgroup),
-		.cgroup_dev = e->m.cg_dev, .cgroup_ino = e->m.cg_ino,
+		.transaction = e->m->txn, .cgroup = e->m->cgroup,
+		.cgroup_name = tally__session_cgroup_name(h->ss, e->m->cgroup),
+		.cgroup_dev = e->m->cg_dev, .cgroup_ino = e->m->cg_ino,
 	};
 
 	if (e->bf && e->bt) {
 		v.br_from = (struct tally_hist_branch_end){ .sym = e->bf->sym, .dso = e->bf->dso,
-			.srcline = e->bf->srcline, .addr = e->bf->addr, .raw = e->m.bfrom, .level = e->blf };
+			.srcline = e->bf->srcline, .addr = e->bf->addr, .raw = e->m->bfrom, .level = e->blf };
 		v.br_to = (struct tally_hist_branch_end){ .sym = e->bt->sym, .dso = e->bt->dso,
-			.srcline = e->bt->srcline, .addr = e->bt->addr, .raw = e->m.bto, .level = e->blt };
+			.srcline = e->bt->srcline, .addr = e->bt->addr, .raw = e->m->bto, .level = e->blt };
 	}
 
 	memcpy(out, &v, sz);

@@ -40,10 +40,14 @@ struct shape {
 	uint32_t key_nr;		/* the chain as recorded, what samples match */
 	uint64_t ip;
 	uint64_t *ips;
-	struct hist_mem m;		/* all 0 without a mem key */
+	/* all 0 (tally__hist_mem_none) without a mem key; else after the chain */
+	const struct hist_mem *m;
 	size_t seq;			/* its index in first-seen order */
 	struct shape *next;		/* hash chain */
 };
+
+/* A shape's or entry's PMU fields without a mem key or branch mode: all 0. */
+extern const struct hist_mem tally__hist_mem_none;
 
 /* Each sample in time order (opts.timeline): its shape's index, time and weight. */
 struct hist_timed {
