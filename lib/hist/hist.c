@@ -90,7 +90,8 @@ static int shape_add(struct tally_hist *h, int idx, const char *comm, const char
 	 * the chain right after it, then its PMU fields where they key it: one
 	 * allocation a shape (most -g shapes are seen once)
 	 */
-	if (!(x = malloc(sizeof(*x) + (nr + 1) * sizeof(uint64_t) + (m ? sizeof(*m) : 0))))
+	if (!(x = malloc(sizeof(*x) + (nr + 1) * (sizeof(uint64_t) + sizeof(struct where *)) +
+			 (m ? sizeof(*m) : 0))))
 		return -ENOMEM;
 	memset(x, 0, sizeof(*x));
 	x->ips = (uint64_t *)(x + 1);
@@ -106,9 +107,11 @@ static int shape_add(struct tally_hist *h, int idx, const char *comm, const char
 	x->mode = (uint8_t)mode;
 	x->ip = smp->ip;
 	x->key_nr = nr;
+	x->wh = (struct where **)(x->ips + nr + 1);
+	memset(x->wh, 0, (nr + 1) * sizeof(*x->wh));
 	x->m = &tally__hist_mem_none;
 	if (m) {
-		struct hist_mem *c = (struct hist_mem *)(x->ips + nr + 1);
+		struct hist_mem *c = (struct hist_mem *)(x->wh + nr + 1);
 
 		*c = *m;
 		x->m = c;
@@ -276,7 +279,7 @@ static int hist_add(struct tally_hist *h, const struct tally_session_sample *ts,
 	hs->nshapes++;
 	/* a new shape's addresses, resolved by the session; the chain as perf shows it */
 	x = h->shapes[h->last_shape];
-	x->nr = tally__session_sample_resolve(h->ss, h->res, ts, x->key_nr);
+	x->nr = tally__session_sample_resolve(h->ss, h->res, ts, x->key_nr, x->wh);
 	return 0;
 }
 
@@ -437,6 +440,11 @@ static void sweep_resolver(struct tally_hist *h)
 		for (size_t b = 0; b < h->ev[i].nbuckets; b++)
 			for (const struct entry *e = h->ev[i].tab[b]; e; e = e->next)
 				((struct where *)e->w)->held = true;
+	/* the shapes' answers, looked up again otherwise */
+	for (size_t i = 0; i < h->nshapes; i++)
+		for (uint32_t k = 0; k <= h->shapes[i]->key_nr; k++)
+			if (h->shapes[i]->wh[k])
+				h->shapes[i]->wh[k]->held = true;
 	/* a node's frame is its where's first fields, but the root's */
 	for (uint32_t i = 1; i < h->nodes.used; i++)
 		if (!h->nodes.n[i].dead && !tally__hist_graph_is_root(h->nodes.n[i].f))

@@ -40,6 +40,12 @@ struct shape {
 	uint32_t key_nr;		/* the chain as recorded, what samples match */
 	uint64_t ip;
 	uint64_t *ips;
+	/*
+	 * the session's answers for its user frames (wh[i] ips[i]'s) and its
+	 * ip (wh[key_nr]), found when it was made: NULL for the others,
+	 * looked up when the rows are made
+	 */
+	struct where **wh;
 	/* all 0 (tally__hist_mem_none) without a mem key; else after the chain */
 	const struct hist_mem *m;
 	size_t seq;			/* its index in first-seen order */

@@ -322,7 +322,8 @@ static const struct where *branch_ends(struct tally_hist *h, const struct shape 
 				       struct entry *key)
 {
 	if (!h->branch)
-		return tally__resolver_get(h->res, x->pid, x->tid, x->ip, x->mode);
+		return x->wh[x->key_nr] ? x->wh[x->key_nr] :
+		       tally__resolver_get(h->res, x->pid, x->tid, x->ip, x->mode);
 	key->bf = tally__session_branch_where(h->res, x->pid, x->tid, x->m->bfrom, &key->blf);
 	key->bt = tally__session_branch_where(h->res, x->pid, x->tid, x->m->bto, &key->blt);
 	return key->bf ? key->bt : NULL;
@@ -476,7 +477,8 @@ int tally__hist_shape(struct tally_hist *h, const struct shape *x, uint64_t peri
 
 		if (ip >= PERF_CONTEXT_MAX)
 			continue;
-		nf = tally__resolver_frames(h->res, x->pid, x->tid, ip, modes[i], i > uw, fw);
+		nf = x->wh[i] ? tally__resolver_where_frames(h->res, x->wh[i], i > uw, fw) :
+		     tally__resolver_frames(h->res, x->pid, x->tid, ip, modes[i], i > uw, fw);
 		if (!nf)
 			return -ENOMEM;
 		for (int j = 0; j < nf; j++) {
@@ -548,7 +550,8 @@ int tally__hist_graph_shape(struct tally_hist *h, const struct shape *x, uint64_
 
 		if (ip >= PERF_CONTEXT_MAX)
 			continue;
-		nf = tally__resolver_frames(h->res, x->pid, x->tid, ip, modes[i - 1], i - 1 > uw, fw);
+		nf = x->wh[i - 1] ? tally__resolver_where_frames(h->res, x->wh[i - 1], i - 1 > uw, fw) :
+		     tally__resolver_frames(h->res, x->pid, x->tid, ip, modes[i - 1], i - 1 > uw, fw);
 		if (!nf)
 			break;
 		/* root first: an address's outermost function before those inlined in it */
