@@ -5,7 +5,9 @@
 # report and kmem stat --slab, each KERNEL_BENCH_ROUNDS times, the three
 # alternating; median wall and CPU (user + sys), largest RSS. The two
 # builds' outputs are compared first. Needs root and perf. Measured,
-# never asserted.
+# never asserted. KERNEL_BENCH_DATA=FILE reads that recording (made by
+# an earlier run's kind: record once, compare many builds on it) instead
+# of recording one.
 set -u
 BUILD=${BUILD:-build}
 HELPERS=${HELPERS:-$PWD/$BUILD/helpers}
@@ -19,21 +21,22 @@ fi
 before=$(realpath "$1") after=$(realpath "$2")
 d=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$d"' EXIT
-kernel_busy_record "$d/busy.data" /dev/null
-echo "$(perf script -i "$d/busy.data" -F event 2>/dev/null | wc -l) samples," \
-	"$(du -m "$d/busy.data" | cut -f1) MB; load $(cut -d" " -f1-3 /proc/loadavg)"
+data=${KERNEL_BENCH_DATA:-$d/busy.data}
+[ -n "${KERNEL_BENCH_DATA:-}" ] || kernel_busy_record "$data" /dev/null
+echo "$(perf script -i "$data" -F event 2>/dev/null | wc -l) samples," \
+	"$(du -m "$data" | cut -f1) MB; load $(cut -d" " -f1-3 /proc/loadavg)"
 for c in "sched latency" "sched timehist" "sched map" "lock report" "lock contention" \
 	"kmem stat --slab" "kmem stat"; do
 	set -- $c
 	sub=$1
 	shift
-	"$before" "$sub" -i "$d/busy.data" "$@" >"$d/b.out" 2>&1
-	"$after" "$sub" -i "$d/busy.data" "$@" >"$d/a.out" 2>&1
+	"$before" "$sub" -i "$data" "$@" >"$d/b.out" 2>&1
+	"$after" "$sub" -i "$data" "$@" >"$d/a.out" 2>&1
 	cmp -s "$d/b.out" "$d/a.out" && echo "tally $c: the same output" ||
 		echo "tally $c: the outputs DIFFER"
 done
 echo
-python3 - "$before" "$after" "$d/busy.data" "$ROUNDS" <<'PY'
+python3 - "$before" "$after" "$data" "$ROUNDS" <<'PY'
 import os, statistics, sys, time
 
 tools = {"old": sys.argv[1], "new": sys.argv[2], "perf": "perf"}

@@ -660,6 +660,7 @@ int cmd_script(int argc, char **argv)
 	tally_session__close(ss);
 	free(s.fc);
 	free(s.fc_text);
+	free(s.bc);
 	free(s.attr_fields);
 	free(s.names);
 	script_cgroups_free(&s.cgroups);

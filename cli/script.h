@@ -81,6 +81,17 @@ struct script_ctx {
 	const char *symfs;		/* --symfs */
 	struct script_cgroups cgroups;	/* the file's CGROUP records: id -> path */
 	struct tally_symbols *dsyms;	/* with data objects: a page fault's address */
+	/*
+	 * Branch ends' text, by (pid, address, level, fields) while the maps
+	 * stay as they were: 32-entry stacks show the same few thousand ends
+	 * again and again (len 0: an empty slot).
+	 */
+	struct bc_ent {
+		uint64_t a, gen, f;
+		int32_t pid;
+		uint8_t mode, len;
+		char text[98];
+	} *bc;
 	struct tally_disasm *dis;	/* insn, insnlen: an instruction's length */
 	struct code_ent {		/* their files, opened once each */
 		char *path;
@@ -108,6 +119,7 @@ struct script_ctx {
 
 #define FC_SLOTS 16384
 #define FC_TEXT (4u << 20)
+#define BC_SLOTS 8192
 
 static inline void ob_flush(struct script_ctx *s)
 {

@@ -117,50 +117,90 @@ static uint64_t branch_off(const struct tally_addr_info *ai, uint64_t a)
 	return ai->map_ip;
 }
 
+/*
+ * A branch end as f shows it (after brstack's "0x"): its address, sym+off
+ * or DSO offset, then (dso); from s->bc while the maps did not change
+ */
+static void print_end(struct script_ctx *s, const struct tally_sample *smp, uint64_t a,
+		      enum tally_cpumode mode, uint64_t f)
+{
+	uint64_t h = (a ^ (a >> 17) ^ ((uint64_t)smp->pid << 7) ^ ((uint64_t)mode << 3) ^ f) *
+		     0x9e3779b97f4a7c15ULL;
+	struct bc_ent *e = s->bc ? &s->bc[(h >> 40) & (BC_SLOTS - 1)] : NULL;
+	size_t before = s->len;
+	uint64_t flushes = s->flushes;
+	struct tally_addr_info ai;
+	bool found = false;
+
+	if (e && e->len && e->a == a && e->pid == (int32_t)smp->pid && e->mode == mode &&
+	    e->f == f && e->gen == s->gen) {
+		if (s->len + sizeof(e->text) > sizeof(s->buf)) {
+			ob_mem(s, e->text, e->len);
+			return;
+		}
+		/* the whole slot: a copy of constant size, not rep movsb's start-up */
+		memcpy(s->buf + s->len, e->text, sizeof(e->text));
+		s->len += e->len;
+		return;
+	}
+	if (f & (F_DSO | F_BRSTACKSYM | F_BRSTACKOFF))
+		found = resolve(s, smp, a, mode, &ai);
+	if (f & F_BRSTACK)
+		ob_num(s, a, 16, 0, '0');
+	else if (f & F_BRSTACKSYM)
+		sym_off(s, &ai, found);
+	else
+		ob_num(s, branch_off(&ai, a), 16, 0, '0');
+	if (f & F_DSO) {
+		ob_chr(s, '(');
+		ob_str(s, dso_name(&ai));
+		ob_chr(s, ')');
+	}
+	if (!e || flushes != s->flushes || s->len - before > sizeof(e->text))
+		return;
+	memcpy(e->text, s->buf + before, s->len - before);
+	e->len = (uint8_t)(s->len - before);
+	e->a = a;
+	e->gen = s->gen;
+	e->f = f;
+	e->pid = (int32_t)smp->pid;
+	e->mode = (uint8_t)mode;
+}
+
 static void print_branches(struct script_ctx *s, const struct tally_sample *smp,
 			   enum tally_cpumode mode, uint64_t f)
 {
 	const struct perf_branch_entry *e = smp->branch_stack.entries;
 
+	f &= F_BRSTACK | F_BRSTACKSYM | F_BRSTACKOFF | F_DSO;
+	if (e && !s->bc)
+		s->bc = calloc(BC_SLOTS, sizeof(*s->bc));	/* none: each end made anew */
 	for (uint64_t i = 0; e && i < smp->branch_stack.nr; i++, e++) {
-		struct tally_addr_info af, at;
-		bool ff = false, ft = false;
+		/* "/M/X/A/cycles/TYPE ": made here, one copy out */
+		char t[48], *p = t;
+		const char *type = script_branch_type(e);
+		char num[8];
+		int n = 0;
 
-		if (f & (F_DSO | F_BRSTACKSYM | F_BRSTACKOFF)) {
-			ff = resolve(s, smp, e->from, mode, &af);
-			ft = resolve(s, smp, e->to, mode, &at);
-		}
-		for (int k = 0; k < 2; k++) {
-			const struct tally_addr_info *ai = k ? &at : &af;
-			uint64_t a = k ? e->to : e->from;
-
-			if (k)
-				ob_chr(s, '/');
-			if (f & F_BRSTACK) {
-				ob_str(s, k ? "0x" : " 0x");
-				ob_num(s, a, 16, 0, '0');
-			} else if (f & F_BRSTACKSYM) {
-				sym_off(s, ai, k ? ft : ff);
-			} else {
-				ob_str(s, k ? "0x" : " 0x");
-				ob_num(s, branch_off(ai, a), 16, 0, '0');
-			}
-			if (f & F_DSO) {
-				ob_chr(s, '(');
-				ob_str(s, dso_name(ai));
-				ob_chr(s, ')');
-			}
-		}
-		ob_chr(s, '/');
-		ob_chr(s, e->mispred ? 'M' : e->predicted ? 'P' : '-');
-		ob_chr(s, '/');
-		ob_chr(s, e->in_tx ? 'X' : '-');
-		ob_chr(s, '/');
-		ob_chr(s, e->abort ? 'A' : '-');
-		ob_chr(s, '/');
-		ob_num(s, e->cycles, 10, 0, ' ');
-		ob_chr(s, '/');
-		ob_str(s, script_branch_type(e));
+		if (!(f & F_BRSTACKSYM))
+			ob_mem(s, " 0x", 3);
+		print_end(s, smp, e->from, mode, f);
+		ob_mem(s, f & F_BRSTACKSYM ? "/" : "/0x", f & F_BRSTACKSYM ? 1 : 3);
+		print_end(s, smp, e->to, mode, f);
+		*p++ = '/';
+		*p++ = e->mispred ? 'M' : e->predicted ? 'P' : '-';
+		*p++ = '/';
+		*p++ = e->in_tx ? 'X' : '-';
+		*p++ = '/';
+		*p++ = e->abort ? 'A' : '-';
+		*p++ = '/';
+		for (unsigned c = e->cycles; n == 0 || c; c /= 10)
+			num[n++] = (char)('0' + c % 10);
+		while (n)
+			*p++ = num[--n];
+		*p++ = '/';
+		ob_mem(s, t, (size_t)(p - t));
+		ob_str(s, type);
 		ob_chr(s, ' ');
 	}
 }

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <tally/tally.h>
 #include "kmem_cmd.h"
 #include "read_file.h"
@@ -43,6 +44,22 @@ struct table {
 	size_t cap, nr;
 };
 
+/*
+ * A pointer's state when no --alloc table is printed: what its free needs
+ * (a third of a slot's size: a busy machine's pointers are looked up at
+ * random, a cache miss each, and fewer misses where the table is small).
+ */
+struct ptr_slot {
+	uint64_t key, call_site;
+	uint64_t bytes;			/* its last allocation's */
+	short cpu;			/* where it was allocated (-1: freed) */
+	bool used;
+};
+struct ptr_table {
+	struct ptr_slot *s;
+	size_t cap, nr;
+};
+
 struct km {
 	const struct kmem_opts *o;
 	const char *path;
@@ -50,7 +67,8 @@ struct km {
 	enum km_kind *kinds;
 	int nr_attrs;
 	uint64_t page_size;
-	struct table ptrs, callers, pages;
+	struct table ptrs, callers, pages;	/* ptrs: with --alloc */
+	struct ptr_table live;			/* the pointers without --alloc */
 	struct kmem_pages *ptabs;	/* --page --caller/--alloc: the page tables */
 	struct table csnames;		/* a page call site's kernel symbol, by address */
 	regex_t alloc_re;		/* perf's page allocator functions, skipped to the call site */
@@ -102,6 +120,28 @@ static struct slot *table_find(struct table *t, uint64_t key)
 	}
 }
 
+/*
+ * cap zeroed slots. A large table in huge pages where the kernel gives
+ * them: a busy machine's pointers (88K in 3 s) made 23 MB of slots, whose
+ * page faults and TLB misses (every lookup a random one) were a third of
+ * kmem stat's time in 4 KiB pages.
+ */
+#define HUGE_PAGE (2u << 20)
+static void *slots_new(size_t cap, size_t size)
+{
+	size_t bytes = cap * size;
+	void *n;
+
+	if (bytes < HUGE_PAGE)
+		return calloc(cap, size);
+	bytes = (bytes + HUGE_PAGE - 1) & ~(size_t)(HUGE_PAGE - 1);
+	if (!(n = aligned_alloc(HUGE_PAGE, bytes)))
+		return NULL;
+	madvise(n, bytes, MADV_HUGEPAGE);	/* advice: refused, 4 KiB pages */
+	memset(n, 0, bytes);
+	return n;
+}
+
 /* The key's slot, made (zeroed) when new: *made says so. NULL without memory. */
 static struct slot *table_get(struct table *t, uint64_t key, bool *made)
 {
@@ -112,7 +152,7 @@ static struct slot *table_get(struct table *t, uint64_t key, bool *made)
 		return sl;
 	if ((t->nr + 1) * 2 > t->cap) {
 		size_t cap = t->cap ? t->cap * 2 : 4096;
-		struct slot *n = calloc(cap, sizeof(*n));
+		struct slot *n = slots_new(cap, sizeof(*n));
 
 		if (!n)
 			return NULL;
@@ -135,6 +175,53 @@ static struct slot *table_get(struct table *t, uint64_t key, bool *made)
 		t->s[i] = (struct slot){ .key = key, .used = true };
 		t->nr++;
 		*made = true;
+		return &t->s[i];
+	}
+}
+
+static struct ptr_slot *ptr_find(struct ptr_table *t, uint64_t key)
+{
+	if (!t->cap)
+		return NULL;
+	for (size_t i = slot_of(key, t->cap);; i = (i + 1) & (t->cap - 1)) {
+		if (!t->s[i].used)
+			return NULL;
+		if (t->s[i].key == key)
+			return &t->s[i];
+	}
+}
+
+/* table_get's for a pointer's state: its slot, made when new; NULL without memory. */
+static struct ptr_slot *ptr_get(struct ptr_table *t, uint64_t key)
+{
+	struct ptr_slot *sl = ptr_find(t, key);
+
+	if (sl)
+		return sl;
+	if ((t->nr + 1) * 2 > t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 4096;
+		struct ptr_slot *n = slots_new(cap, sizeof(*n));
+
+		if (!n)
+			return NULL;
+		for (size_t i = 0; i < t->cap; i++) {
+			size_t j;
+
+			if (!t->s[i].used)
+				continue;
+			for (j = slot_of(t->s[i].key, cap); n[j].used; j = (j + 1) & (cap - 1))
+				;
+			n[j] = t->s[i];
+		}
+		free(t->s);
+		t->s = n;
+		t->cap = cap;
+	}
+	for (size_t i = slot_of(key, t->cap);; i = (i + 1) & (t->cap - 1)) {
+		if (t->s[i].used)
+			continue;
+		t->s[i] = (struct ptr_slot){ .key = key, .used = true };
+		t->nr++;
 		return &t->s[i];
 	}
 }
@@ -256,18 +343,32 @@ static char *callsite_name(struct km *k, const struct tally_session_sample *smp,
 static void slab_alloc(struct km *k, const struct tally_session_sample *smp, const struct km_ev *ev)
 {
 	bool made;
-	struct slot *sl = table_get(&k->ptrs, ev->ptr, &made), *c;
+	struct slot *c;
 
-	if (!sl) {
-		k->no_mem = true;
-		return;
+	if (k->o->alloc) {	/* the pointers' table is printed: its counts too */
+		struct slot *sl = table_get(&k->ptrs, ev->ptr, &made);
+
+		if (!sl) {
+			k->no_mem = true;
+			return;
+		}
+		sl->hit++;
+		sl->bytes_req += ev->bytes_req;
+		sl->bytes_alloc += ev->bytes_alloc;
+		sl->call_site = ev->call_site;
+		sl->bytes = ev->bytes_alloc;
+		sl->cpu = (short)smp->sample->cpu;
+	} else {
+		struct ptr_slot *ps = ptr_get(&k->live, ev->ptr);
+
+		if (!ps) {
+			k->no_mem = true;
+			return;
+		}
+		ps->call_site = ev->call_site;
+		ps->bytes = ev->bytes_alloc;
+		ps->cpu = (short)smp->sample->cpu;
 	}
-	sl->hit++;
-	sl->bytes_req += ev->bytes_req;
-	sl->bytes_alloc += ev->bytes_alloc;
-	sl->call_site = ev->call_site;
-	sl->bytes = ev->bytes_alloc;
-	sl->cpu = (short)smp->sample->cpu;
 	if (!(c = table_get(&k->callers, ev->call_site, &made))) {
 		k->no_mem = true;
 		return;
@@ -289,7 +390,20 @@ static void slab_alloc(struct km *k, const struct tally_session_sample *smp, con
 /* perf's evsel__process_free_event: a free on another CPU than the allocation is a ping-pong. */
 static void slab_free(struct km *k, const struct tally_session_sample *smp, const struct km_ev *ev)
 {
-	struct slot *sl = table_find(&k->ptrs, ev->ptr), *c;
+	struct slot *c;
+
+	if (!k->o->alloc) {
+		struct ptr_slot *ps = ptr_find(&k->live, ev->ptr);
+
+		if (!ps)
+			return;		/* allocated before the recording */
+		k->total_freed += ps->bytes;
+		if ((short)smp->sample->cpu != ps->cpu && (c = table_find(&k->callers, ps->call_site)))
+			c->pingpong++;
+		ps->cpu = -1;
+		return;
+	}
+	struct slot *sl = table_find(&k->ptrs, ev->ptr);
 
 	if (!sl)
 		return;		/* allocated before the recording */
@@ -797,6 +911,7 @@ out:
 		regfree(&k->alloc_re);
 	free(k->callers.s);
 	free(k->ptrs.s);
+	free(k->live.s);
 	free(k->pages.s);
 	free(k->cpu_node);
 	free(k->kinds);

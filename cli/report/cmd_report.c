@@ -421,7 +421,7 @@ static void print_hist(struct report *r, int idx)
 	struct hist_table t = { .fp = stdout, .cells = &r->cells, .total = total,
 				.header = !r->quiet, .children = r->children,
 				.percent_limit = r->percent_limit, .show_nr = r->show_nr,
-				.show_period = r->show_period,
+				.show_period = r->show_period, .ipc_level = r->ipc_at + 1,
 				.graph = r->cg.mode != CG_NONE ? table_graph : NULL, .arg = r };
 	struct tally_hist_row *rows;
 	size_t n;
@@ -439,27 +439,6 @@ static void print_hist(struct report *r, int idx)
 		fprintf(stderr, "tally report: %s\n", strerror(ENOMEM));
 	printf("\n\n");
 	free(rows);
-}
-
-/* --call-graph dwarf: how many chains ended early, and why (perf does not say). */
-static void print_unwind(const struct tally_session *ss, bool quiet)
-{
-	uint64_t early = 0;
-	TALLY_OPTS(tally_session_stats, st);
-
-	if (tally_session__stats(ss, &st) || !st.unwound)
-		return;
-	for (int w = 1; w < TALLY_UNWIND__NR; w++)
-		early += st.unwind_stops[w];
-	if (quiet)
-		return;
-	printf("#\n# DWARF unwinding: %llu samples' user stacks unwound, %llu chains ended early%s\n",
-	       (unsigned long long)st.unwound, (unsigned long long)early, early ? ":" : "");
-	for (int w = 1; w < TALLY_UNWIND__NR; w++)
-		if (st.unwind_stops[w])
-			printf("#   %-40s %llu\n", tally_unwind_stop__str((enum tally_unwind_stop)w),
-			       (unsigned long long)st.unwind_stops[w]);
-	printf("#\n");
 }
 
 /* What got no symbol, per DSO and why: perf shows only hex addresses. */
@@ -522,7 +501,10 @@ static int parse_sort(struct report *r, const char *spec)
 	for (tok = strtok_r(dup, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		int k;
 
-		for (k = 0; k < K__NR && !(hist_keys[k].name && !strcmp(tok, hist_keys[k].name)); k++)
+		/* perf takes "symbol" for sym (and adds its IPC column: cmd_report's ipc_at) */
+		const char *name = strcmp(tok, "symbol") ? tok : "sym";
+
+		for (k = 0; k < K__NR && !(hist_keys[k].name && !strcmp(name, hist_keys[k].name)); k++)
 			;
 		if (k == K__NR || r->nsort == K__NR) {
 			fprintf(stderr, "tally report: --sort '%s': unknown key '%s' (", spec, tok);
@@ -561,6 +543,9 @@ static int parse_fields(struct report *r, const char *spec, const char *sort)
 		return -1;
 	if (hist_fields_parse(&r->fields, spec, r->sort, &r->nsort, ~0ull, "report", "-F"))
 		return -1;
+	/* perf's IPC column of a -s naming symbol, after the others */
+	if (sort && strstr(sort, "symbol") && r->fields.n < HIST_FIELDS_MAX)
+		r->fields.col[r->fields.n++] = HF_IPC;
 	for (int i = 0; i < r->nsort; i++)
 		r->has_parent |= r->sort[i] == K_PARENT;
 	return 0;
@@ -604,6 +589,8 @@ static int branch_setup(struct report *r, struct tally_data_reader *rd, int nr_e
 			add_sort_key(r, K_PARENT);
 	}
 	/* perf 6.1's IPC column of a "symbol" key crashes it in branch mode: none here */
+	if (r->fields.n && r->fields.col[r->fields.n - 1] == HF_IPC)
+		r->fields.n--;
 	if (r->ipc_at >= 0) {
 		memmove(&r->sort[r->ipc_at], &r->sort[r->ipc_at + 1],
 			(size_t)(r->nsort - r->ipc_at - 1) * sizeof(r->sort[0]));
@@ -702,7 +689,7 @@ int cmd_report(int argc, char **argv)
 		CLI_BOOL(0, "hierarchy", &r.hierarchy, "a level per sort key, each entry under its parent"),
 		CLI_CALLBACK_F('b', "branch-stack", &branch, NULL, "a row per branch of the samples' branch stacks (default when the file has them)", opt_children, 0, 1),
 		CLI_CALLBACK_F(0, "no-branch-stack", &branch, NULL, "rows of the samples, not their branches", opt_children, 0, 0),
-		CLI_BOOL(0, "branch-history", &branch_history, "perf's branches in the call graphs: not built yet (refused)"),
+		CLI_BOOL(0, "branch-history", &branch_history, "call graphs of the samples' branch stacks, each frame's branch counts (-g implied)"),
 		CLI_BOOL(0, "mem-mode", &r.mem_mode, "memory access profile: samples weigh their weights; the mem keys"),
 		CLI_BOOL('q', "quiet", &r.quiet, "rows and graphs only: no '#' lines"),
 		CLI_BOOL('T', "threads", &r.show_threads, "per-thread counts of the events (perf record -s) after the rows"),
@@ -741,12 +728,10 @@ int cmd_report(int argc, char **argv)
 		r.cg.min_percent = 0.5;
 	if (inverted)
 		r.cg.caller = r.cg.order_set = true;
+	/* perf's --branch-history sets its keys as if given (-F adds them as columns) */
+	if (branch_history && !sort && !r.mem_mode)
+		sort = "srcline,symbol,dso";
 	r.sort_spec = sort;
-	if (branch_history) {
-		fprintf(stderr, "tally report: --branch-history (the branch stacks in the call graphs) "
-			"is not built yet; -b shows a row per branch\n");
-		return 129;
-	}
 	if (r.hierarchy && fields) {
 		/* perf says so too (and exits 0) */
 		fprintf(stderr, "tally report: --hierarchy and --fields options cannot be used together\n");
@@ -854,7 +839,9 @@ int cmd_report(int argc, char **argv)
 		print_file_header(stdout, rd, input);
 	if (r.header_only)
 		goto out;
-	if ((ret = branch_setup(&r, rd, nr_events, branch, sort, fields, input)))
+	/* --branch-history: the samples' rows (no branch mode), their stacks in the graphs */
+	if ((ret = branch_setup(&r, rd, nr_events, branch_history ? 0 : branch, sort, fields, input)) ||
+	    (branch_history && (ret = report_brhist_setup(rd, nr_events, input))))
 		goto out;
 	if (r.mem_mode && !tally_data_reader__is_pipe(rd) && !any_data_src(rd, nr_events)) {
 		fprintf(stderr, "tally report: --mem-mode but no event of %s has data sources "
@@ -889,11 +876,20 @@ int cmd_report(int argc, char **argv)
 	/* perf's hierarchy has no callers' share (the graphs' order decided as with it) */
 	if (r.hierarchy || r.mem_mode)	/* mem-mode too: perf's cumulate_callchain off */
 		r.children = false;
+	/*
+	 * --branch-history: perf's callers' share is off (no chains), its
+	 * order still that of --children (root first unless --no-children)
+	 */
+	if (branch_history) {
+		if (!r.cg.order_set)
+			r.cg.caller = children != 0;
+		r.children = false;
+	}
 	{
 		int order[3 * K__NR + 4];
 		TALLY_OPTS(tally_hist_opts, ho, .keys = r.sort, .nr_keys = r.nsort,
 			   .chains = report_exports_any(&r.exp) || tui, .children = r.children,
-			   .graph = r.cg.mode != CG_NONE,
+			   .graph = r.cg.mode != CG_NONE || branch_history,
 			   .order = r.cg.caller ? TALLY_HIST_CALLER : TALLY_HIST_CALLEE,
 			   .address = r.cg.address, .no_inline = r.no_inline, .parent = parent,
 			   .timeline = r.exp.firefox || r.exp.speedscope ||
@@ -901,7 +897,7 @@ int cmd_report(int argc, char **argv)
 					report_offcpu_event(ss) >= 0),
 			   /* text's graphs have one threshold: rows under it print no tree, none is made */
 			   .graph_min = !tui && r.cg.mode == CG_GRAPH ? r.cg.min_percent : 0,
-			   .mem_mode = r.mem_mode, .branch = r.branch);
+			   .mem_mode = r.mem_mode, .branch = r.branch, .branch_history = branch_history);
 
 		r.filter.sz = sizeof(r.filter);
 		if (!(r.hist = tally_hist__new(ss, &ho)) || tally_hist__set_filter(r.hist, &r.filter) ||
@@ -909,6 +905,10 @@ int cmd_report(int argc, char **argv)
 			fprintf(stderr, "tally report: %s\n", strerror(r.hist ? ENOMEM : errno));
 			ret = 1;
 			goto out;
+		}
+		if (branch_history) {
+			r.cg.brhist = r.hist;
+			r.cg.calltrace = r.hierarchy;
 		}
 	}
 	/* rows of the sampled functions alone need no unwinding */
@@ -964,7 +964,7 @@ int cmd_report(int argc, char **argv)
 	if (r.show_threads && !tty_out)
 		report_threads_print(stdout, &r.threads, pretty && !strcmp(pretty, "raw"));
 	print_unresolved(&r);
-	print_unwind(ss, r.quiet);
+	report_print_unwind(ss, r.quiet);
 	if (r.branch && !tty_out)	/* perf's last lines */
 		report_branch_print(stdout, &r.brstat);
 	if (tty_out) {

@@ -538,7 +538,8 @@ int hist_fields_order(const struct hist_fields *f, const enum tally_hist_key *ke
 	for (int i = 0; i < f->nsort_given; i++)
 		order[n++] = keys[i];
 	for (int i = 0; i < f->n; i++)
-		order[n++] = f->col[i] == HF_PERIOD ? HF_OVERHEAD : f->col[i];
+		if (f->col[i] != HF_IPC)	/* a column of no value: nothing to order by */
+			order[n++] = f->col[i] == HF_PERIOD ? HF_OVERHEAD : f->col[i];
 	for (int i = 0; i < nkeys; i++)
 		order[n++] = keys[i];
 	return n;
@@ -550,13 +551,14 @@ void hist_fields_print(const struct hist_fields *f, const struct hist_table *t,
 	static const struct { int f; const char *head; int width; } num[] = {
 		{ HF_OVERHEAD, "Overhead", 8 }, { HF_CHILDREN, "Children", 8 },
 		{ HF_PERIOD, "Period", 12 }, { HF_SAMPLE, "Samples", 12 },
+		{ HF_IPC, "IPC   [IPC Coverage]", 20 },
 	};
 	int width[HIST_FIELDS_MAX], col[HIST_FIELDS_MAX], printed = 0;
 	double tot = t->total ? (double)t->total : 1;
 	FILE *fp = t->fp;
 
 	for (int i = 0; i < f->n; i++) {
-		for (col[i] = 0; col[i] < 3 && num[col[i]].f != f->col[i]; col[i]++)
+		for (col[i] = 0; col[i] < 4 && num[col[i]].f != f->col[i]; col[i]++)
 			;
 		width[i] = HIST_IS_KEY(f->col[i]) ?
 			   hist_key_width(t->cells, rows, n, (enum tally_hist_key)f->col[i]) :
@@ -596,6 +598,9 @@ void hist_fields_print(const struct hist_fields *f, const struct hist_table *t,
 					line_pct(&ln, 100.0 * (double)e->children / tot, 7);
 				else
 					line_put(&ln, "     N/A", 8);	/* perf's "%8s", without --children */
+				break;
+			case HF_IPC:	/* perf's ipc_null: no IPC without branch counts */
+				line_put(&ln, "  -      -            ", 22);
 				break;
 			case HF_PERIOD:
 			case HF_SAMPLE:

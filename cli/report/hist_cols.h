@@ -89,8 +89,9 @@ void hist_key_put_level(struct line *ln, const struct hist_cells *c,
 			const struct tally_hist_row *e, enum tally_hist_key k, int width);
 
 /* -F's counts, as tally_hist__sort orders by them */
+/* HF_IPC: perf's "IPC [IPC Coverage]" (ipc_null) after -F's columns where -s names symbol */
 enum { HF_OVERHEAD = TALLY_HIST_BY_SELF, HF_CHILDREN = TALLY_HIST_BY_CHILDREN, HF_PERIOD = 48,
-       HF_SAMPLE = TALLY_HIST_BY_SAMPLES };
+       HF_SAMPLE = TALLY_HIST_BY_SAMPLES, HF_IPC = 49 };
 #define HIST_FIELDS_MAX (2 * TALLY_HIST_KEY__NR + 4)
 
 /* -F: the columns in order, each a key or an HF_* count */
@@ -122,6 +123,7 @@ struct hist_table {
 	double percent_limit;		/* rows under it hidden */
 	int entries;			/* lines printed at most; 0: all */
 	bool show_nr, show_period;	/* --hierarchy: Samples and Period after Overhead */
+	int ipc_level;			/* --hierarchy: 1 + the level that is perf's IPC column; 0 none */
 	/* a row's call graph under it (NULL: none) */
 	void (*graph)(FILE *fp, const struct tally_hist_row *e, uint64_t total, void *arg);
 	void *arg;

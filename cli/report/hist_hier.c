@@ -198,7 +198,10 @@ static void print_entry(struct hier *h, const struct tally_hist_row *e, const st
 	if (t->show_period)
 		line_put(&ln, nb, (size_t)snprintf(nb, sizeof(nb), "  %12llu", (unsigned long long)en->self));
 	spaces(&ln, (h->nkeys - 1) * INDENT + 2);
-	hist_key_put_level(&ln, t->cells, e, h->keys[depth], h->width[depth]);
+	if (depth + 1 == t->ipc_level)	/* perf's ipc_null: no IPC without branch counts */
+		line_put(&ln, "-      -            ", 20);
+	else
+		hist_key_put_level(&ln, t->cells, e, h->keys[depth], h->width[depth]);
 	line_putc(&ln, '\n');
 	line_flush(&ln);
 }
@@ -262,7 +265,7 @@ static void print_header(struct hier *h)
 	fprintf(fp, "# %*s%8s  %s%s", indent, "", "Overhead", t->show_nr ? "     Samples  " : "",
 		t->show_period ? "      Period  " : "");
 	for (int i = 0; i < h->nkeys; i++) {
-		const char *s = hist_keys[h->keys[i]].header;
+		const char *s = i + 1 == t->ipc_level ? "IPC   [IPC Coverage]" : hist_keys[h->keys[i]].header;
 
 		s += strspn(s, " ");	/* perf's strim */
 		joined += fprintf(fp, "%s%s", i ? " / " : "", s);
@@ -293,7 +296,7 @@ int hist_hier_print(const struct hist_table *t, const enum tally_hist_key *keys,
 	if (nkeys < 1 || nkeys > TALLY_HIST_KEY__NR)
 		return -EINVAL;
 	for (int i = 0; i < nkeys; i++)
-		h.width[i] = hist_key_width(t->cells, rows, n, keys[i]);
+		h.width[i] = i + 1 == t->ipc_level ? 20 : hist_key_width(t->cells, rows, n, keys[i]);
 	if (t->header)
 		print_header(&h);
 	if (!(v = malloc((n + 1) * sizeof(*v))))

@@ -2,8 +2,10 @@
 /*
  * report's branch mode: perf 6.1's choice of it (cmd_report's
  * has_br_stack) and its branch statistics (util/branch.c's
- * branch_type_count and branch_type_stat_display).
+ * branch_type_count and branch_type_stat_display); the files
+ * --branch-history reads.
  */
+#include <stdio.h>
 #include <string.h>
 #include <linux/perf_event.h>
 #include <tally/tally.h>
@@ -117,4 +119,26 @@ void report_branch_print(FILE *fp, const struct report_branch_stat *st)
 		if (st->new_counts[i])
 			fprintf(fp, "\n%8s: %5.1f%%", new_names[i],
 				100.0 * (double)st->new_counts[i] / (double)total);
+}
+
+/*
+ * --branch-history's file: stacks perf reads (its header's BRANCH_STACK
+ * feature, as branch mode's default), no call chains (perf's chain after
+ * the branches: not built). 0, or the exit status after saying why.
+ */
+int report_brhist_setup(struct tally_data_reader *rd, int nr_events, const char *input)
+{
+	for (int i = 0; i < nr_events; i++)
+		if (tally_data_reader__attr(rd, i)->sample_type & PERF_SAMPLE_CALLCHAIN) {
+			fprintf(stderr, "tally report: --branch-history on %s: its samples have call chains "
+				"(-g): the branches followed by the chain are not built yet\n", input);
+			return 129;
+		}
+	if (!report_branch_mode(rd, nr_events, -1)) {
+		/* perf's words: it shows branch counts only where the header says stacks */
+		fprintf(stderr, "Error:\nSelected -g or --branch-history.\nBut no callchain or branch data.\n"
+			"Did you call 'perf record' without -g or -b?\n");
+		return 1;
+	}
+	return 0;
 }

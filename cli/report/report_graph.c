@@ -8,7 +8,9 @@
  * prints.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdlib.h>
+#include <linux/perf_event.h>
 #include <string.h>
 #include "report_fmt.h"
 #include "report_graph.h"
@@ -96,21 +98,141 @@ static const struct tally_hist_node *run_end(const struct tally_hist_node *n)
 	return n;
 }
 
-static const char *frame_name(const struct tally_hist_node *n, char *buf, size_t len)
+struct printer {
+	FILE *fp;
+	const struct cg_param *p;
+	uint64_t min_hit;		/* graph mode: one threshold for the row */
+};
+
+/* A frame's label: perf's callchain_list__sym_name (with --branch-history its address key's). */
+static const char *frame_name(const struct printer *pr, const struct tally_hist_node *n, char *buf,
+			      size_t len)
 {
 	const struct tally_hist_frame *f = tally_hist_node__frame(n);
+	TALLY_OPTS(tally_hist_node_branch, b);
 
+	if (f->sym && pr->p->brhist && !tally_hist__node_branch(pr->p->brhist, n, &b)) {
+		if (b.srcline)
+			snprintf(buf, len, "%s %s", f->sym, b.srcline);
+		else	/* perf's srcline where no line is known: the offset in the symbol */
+			snprintf(buf, len, "%s +%llu", f->sym, (unsigned long long)b.sym_off);
+		return buf;
+	}
 	if (f->sym)
 		return f->sym;
 	snprintf(buf, len, f->ip ? "%#llx" : "0", (unsigned long long)f->ip);
 	return buf;
 }
 
-struct printer {
-	FILE *fp;
-	const struct cg_param *p;
-	uint64_t min_hit;		/* graph mode: one threshold for the row */
-};
+/* count_str_printf and its kin: " (" before the first, " " before the others */
+static int put_count(char *bf, size_t len, int *idx, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static int put_count(char *bf, size_t len, int *idx, const char *fmt, ...)
+{
+	va_list ap;
+	int n = snprintf(bf, len, "%s", (*idx)++ ? " " : " (");
+
+	if (n < 0 || (size_t)n >= len)
+		return n < 0 ? 0 : (int)len - 1;
+	va_start(ap, fmt);
+	int m = vsnprintf(bf + n, len - n, fmt, ap);
+
+	va_end(ap);
+	if (m < 0)
+		return n;
+	return (size_t)(n + m) >= len ? (int)len - 1 : n + m;
+}
+
+/*
+ * A node's branch counts as perf 6.1's counts_str_build writes them: a
+ * target's types (util/branch.c's branch_type_str), predicted and abort
+ * shares; a source's average cycles and its removed loops' iterations.
+ */
+static void branch_counts(const struct tally_hist_node_branch *b, char *bf, size_t len)
+{
+	static const char *const names[16] = {
+		"N/A", "COND", "UNCOND", "IND", "CALL", "IND_CALL", "RET", "SYSCALL", "SYSRET",
+		"COND_CALL", "COND_RET", "ERET", "IRQ", "SERROR", "NO_TX", "EXTEND_ABI",
+	};
+	static const char *const new_names[8] = {
+		"FAULT_ALGN", "FAULT_DATA", "FAULT_INST", "ARCH_1", "ARCH_2", "ARCH_3", "ARCH_4",
+		"ARCH_5",
+	};
+	size_t at = 0;
+	int i = 0;
+
+	bf[0] = 0;
+	if (!b->branches) {
+		snprintf(bf, len, " (calltrace)");
+		return;
+	}
+	if (b->target) {
+		uint64_t total = b->cross_2m + b->cross_4k;
+
+		for (int k = 0; k < 16; k++)
+			total += b->types[k];
+		for (int k = 0; k < 8; k++)
+			total += b->new_types[k];
+		if (total) {
+			if (b->cond_fwd)
+				at += put_count(bf + at, len - at, &i, "COND_FWD");
+			if (b->cond_bwd)
+				at += put_count(bf + at, len - at, &i, "COND_BWD");
+			for (int k = 0; k < 16; k++)
+				if (k != PERF_BR_COND && b->types[k])
+					at += put_count(bf + at, len - at, &i, "%s", names[k]);
+			for (int k = 0; k < 8; k++)
+				if (b->new_types[k])
+					at += put_count(bf + at, len - at, &i, "%s", new_names[k]);
+			if (b->cross_4k)
+				at += put_count(bf + at, len - at, &i, "CROSS_4K");
+			if (b->cross_2m)
+				at += put_count(bf + at, len - at, &i, "CROSS_2M");
+		}
+		/* perf's count_float_printf takes a float; abort's shown from 0.1% */
+		if (b->predicted < b->branches)
+			at += put_count(bf + at, len - at, &i, "predicted:%.1f%%",
+					(double)(float)(b->predicted * 100.0 / b->branches));
+		if (b->aborts) {
+			float v = (float)(b->aborts * 100.0 / b->branches);
+
+			if (v >= 0.1f)
+				at += put_count(bf + at, len - at, &i, "abort:%.1f%%", (double)v);
+		}
+	} else {
+		uint64_t cycles = b->cycles / b->branches;
+
+		if (cycles)
+			at += put_count(bf + at, len - at, &i, "cycles:%llu", (unsigned long long)cycles);
+		if (b->iters && b->froms && b->iters / b->froms) {
+			at += put_count(bf + at, len - at, &i, "iter:%llu",
+					(unsigned long long)(b->iters / b->froms));
+			at += put_count(bf + at, len - at, &i, "avg_cycles:%llu",
+					(unsigned long long)(b->iter_cycles / b->iters));
+		}
+	}
+	if (i && at + 1 < len) {
+		bf[at++] = ')';
+		bf[at] = 0;
+	}
+}
+
+/* The label and, with --branch-history, the counts (cut to len - 1 bytes, as perf's line buffer). */
+static void put_frame(const struct printer *pr, const struct tally_hist_node *n, size_t len)
+{
+	char buf[1024], counts[256];
+	TALLY_OPTS(tally_hist_node_branch, b);
+
+	fputs(n ? frame_name(pr, n, buf, sizeof(buf)) : "[...]", pr->fp);
+	if (!n || !pr->p->brhist || tally_hist__node_branch(pr->p->brhist, n, &b))
+		return;
+	if (pr->p->calltrace)
+		b.branches = 0;		/* branch_counts' " (calltrace)" */
+	branch_counts(&b, counts, sizeof(counts));
+	if (len < sizeof(counts))
+		counts[len - 1] = 0;
+	fputs(counts, pr->fp);
+}
 
 /* A value as perf's callchain_node__fprintf_value. */
 static void print_value(struct printer *pr, uint64_t period, uint64_t count, uint64_t total)
@@ -134,7 +256,7 @@ struct place {
 	uint64_t dso, addr;		/* its place in perf's tree (cmp_tree) */
 };
 
-static void place_of(struct place *pl, const struct tally_hist_node *n, uint64_t cum)
+static void place_of(struct place *pl, const struct tally_hist_node *n, uint64_t cum, bool brhist)
 {
 	const struct tally_hist_frame *f = tally_hist_node__frame(n);
 
@@ -142,7 +264,7 @@ static void place_of(struct place *pl, const struct tally_hist_node *n, uint64_t
 	pl->cum = cum;
 	/* no map sorts below all (perf: a NULL DSO pointer) */
 	pl->dso = f->mapped ? f->dso_rank + 1ULL : 0;
-	pl->addr = f->sym ? f->sym_start : f->ip;
+	pl->addr = f->sym && !brhist ? f->sym_start : f->ip;
 }
 
 /*
@@ -200,7 +322,7 @@ static size_t shown_children(const struct printer *pr, const struct tally_hist_n
 		uint64_t cum = cumul(c);
 
 		if (cum >= min)
-			place_of(&pl[k++], c, cum);
+			place_of(&pl[k++], c, cum, pr->p->brhist);
 	}
 	qsort(pl, k, sizeof(*pl), cmp_shown);
 	for (size_t i = 0; i < k; i++)
@@ -228,8 +350,6 @@ static void graph_frame(struct printer *pr, const struct tally_hist_node *val, u
 			uint64_t count, int depth, unsigned long mask, bool first, uint64_t total,
 			int left)
 {
-	char buf[32];
-
 	margin(pr, left);
 	for (int i = 0; i < depth; i++) {
 		fputc(i < 64 && (mask & (1UL << i)) ? '|' : ' ', pr->fp);
@@ -241,7 +361,7 @@ static void graph_frame(struct printer *pr, const struct tally_hist_node *val, u
 			fputs("          ", pr->fp);
 		}
 	}
-	fputs(val ? frame_name(val, buf, sizeof(buf)) : "[...]", pr->fp);
+	put_frame(pr, val, 64);	/* perf's ipchain__fprintf_graph: a 64-byte buffer of counts */
 	fputc('\n', pr->fp);
 }
 
@@ -296,7 +416,6 @@ static void print_graph(struct printer *pr, const struct tally_hist_node *root, 
 	size_t nk;
 	bool printed = false;
 	int left = 0;
-	char buf[32];
 
 	/*
 	 * Below graph's one threshold, no child shows and nothing prints
@@ -321,7 +440,8 @@ static void print_graph(struct printer *pr, const struct tally_hist_node *root, 
 				} else {
 					margin(pr, left);
 				}
-				fprintf(pr->fp, "%s\n", frame_name(v, buf, sizeof(buf)));
+				put_frame(pr, v, 256);	/* the whole counts here, as perf's */
+				fputc('\n', pr->fp);
 			}
 			if (v == end || (pr->p->print_limit && i == pr->p->print_limit))
 				break;
@@ -345,7 +465,7 @@ struct flat {
 };
 
 static void collect(const struct tally_hist_node *n, const struct tally_hist_node_info *ni,
-		    uint64_t min, struct flat *f)
+		    uint64_t min, bool brhist, struct flat *f)
 {
 	struct place few[16], *pl = ni->nr_children <= 16 ? few :
 				    malloc(ni->nr_children * sizeof(*pl));
@@ -354,12 +474,12 @@ static void collect(const struct tally_hist_node *n, const struct tally_hist_nod
 	if (!pl)
 		return;
 	for (const struct tally_hist_node *c = tally_hist_node__child(n); c; c = tally_hist_node__next(c))
-		place_of(&pl[k++], c, 0);
+		place_of(&pl[k++], c, 0, brhist);
 	qsort(pl, k, sizeof(*pl), cmp_tree);
 	for (size_t i = 0; i < k; i++) {
 		struct tally_hist_node_info ci = node_info(pl[i].n);
 
-		collect(pl[i].n, &ci, min, f);
+		collect(pl[i].n, &ci, min, brhist, f);
 	}
 	if (pl != few)
 		free(pl);
@@ -380,16 +500,16 @@ static void collect(const struct tally_hist_node *n, const struct tally_hist_nod
 
 static void print_path(struct printer *pr, const struct tally_hist_node *n, const char *sep, bool *first)
 {
-	char buf[32];
+	char buf[1024];
 
 	if (!tally_hist_node__parent(n))
 		return;
 	print_path(pr, tally_hist_node__parent(n), sep, first);
 	if (sep) {
-		fprintf(pr->fp, "%s%s", *first ? "" : sep, frame_name(n, buf, sizeof(buf)));
+		fprintf(pr->fp, "%s%s", *first ? "" : sep, frame_name(pr, n, buf, sizeof(buf)));
 		*first = false;
 	} else {
-		fprintf(pr->fp, "                %s\n", frame_name(n, buf, sizeof(buf)));
+		fprintf(pr->fp, "                %s\n", frame_name(pr, n, buf, sizeof(buf)));
 	}
 }
 
@@ -399,7 +519,7 @@ static void print_flat(struct printer *pr, const struct tally_hist_node *root, u
 
 	struct tally_hist_node_info ri = node_info(root);
 
-	collect(root, &ri, pr->min_hit, &f);
+	collect(root, &ri, pr->min_hit, pr->p->brhist, &f);
 	for (size_t i = 1; i < f.n; i++) {	/* stable: hit, biggest first */
 		struct flat_ent x = f.v[i];
 		size_t j = i;

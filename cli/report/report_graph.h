@@ -23,6 +23,17 @@ struct cg_param {
 	bool order_set;			/* caller/callee given */
 	bool address;			/* frames keyed and shown by address */
 	enum cg_value value;
+	/*
+	 * --branch-history's trees (tally_hist's branch_history): frames
+	 * labeled and ordered by address, each with its branch counts, as
+	 * perf 6.1 prints them. NULL: a call graph's.
+	 */
+	const struct tally_hist *brhist;
+	/*
+	 * With brhist: every frame's counts " (calltrace)" (perf 6.1's
+	 * --hierarchy merges the chains without their branch counts).
+	 */
+	bool calltrace;
 };
 
 /* perf's -g argument: "graph,0.5,caller,function,percent" in any order. 0, or -1 after saying why. */

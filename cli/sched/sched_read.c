@@ -53,6 +53,17 @@ static unsigned needed(enum sched_kind k)
 	}
 }
 
+/* A sample of no sched kind: its fields as a zeroed sched_ev has them. */
+static void sched_ev_clear_fields(struct sched_ev *ev)
+{
+	ev->prev_pid = ev->next_pid = 0;
+	ev->prev_state = 0;
+	memset(ev->next_comm, 0, sizeof(ev->next_comm));
+	ev->task = 0;
+	ev->runtime = 0;
+	ev->orig_cpu = ev->dest_cpu = 0;
+}
+
 /* The fields perf reads by name (tally_tp_reader); 0, or -1 when the record lacks one its kind needs. */
 static int decode(struct sched_reader *r, struct sched_ev *ev, const struct tally_sample *sm)
 {
@@ -78,15 +89,22 @@ static int on_sample(struct tally_session *s, const struct tally_session_sample 
 {
 	struct sched_reader *r = ctx;
 	const struct tally_sample *sm = smp->sample;
-	struct sched_ev ev = {
-		.smp = smp, .time = sm->time, .cpu = (int)sm->cpu,
-		.pid = (int32_t)sm->pid, .tid = (int32_t)sm->tid,
-	};
+	/*
+	 * Field by field: decode sets the rest, an aggregate's zeroing of the
+	 * whole (rep stos) was half of this function, a sample each
+	 */
+	struct sched_ev ev;
 
 	(void)s;
+	ev.kind = smp->attr >= 0 && smp->attr < r->nr_attrs ? r->kinds[smp->attr] : SK_OTHER;
+	ev.smp = smp;
+	ev.time = sm->time;
+	ev.cpu = (int)sm->cpu;
+	ev.pid = (int32_t)sm->pid;
+	ev.tid = (int32_t)sm->tid;
 	r->nr_samples++;
-	if (smp->attr >= 0 && smp->attr < r->nr_attrs)
-		ev.kind = r->kinds[smp->attr];
+	if (ev.kind == SK_OTHER)
+		sched_ev_clear_fields(&ev);
 	if (ev.kind != SK_OTHER && (!sm->raw.data || decode(r, &ev, sm))) {
 		r->bad_fields++;
 		return 0;

@@ -14,6 +14,7 @@
 #include <string.h>
 #include "read_file.h"
 #include "sched_cmd.h"
+#include "sched_line.h"
 #include "tp_cmd.h"
 
 #define MAX_CPUS 4096
@@ -121,16 +122,25 @@ static struct thread_rt *idle_of(struct th_ctx *c, int cpu)
 /* perf's commstr: "comm[tid]", "comm[tid/pid]" in a thread of another, "comm" for pid 0. */
 static const char *commstr(struct th_ctx *c, int32_t pid, int32_t tid, const char *comm)
 {
+	/* built in a line, cut to the buffer as snprintf would: a line per switch */
+	struct sched_line l;
 	int n;
 
-	if (pid == 0)
-		n = snprintf(c->commstr, sizeof(c->commstr), "%s", comm);
-	else if (tid != pid)
-		n = snprintf(c->commstr, sizeof(c->commstr), "%s[%d/%d]", comm, (int)tid, (int)pid);
-	else
-		n = snprintf(c->commstr, sizeof(c->commstr), "%s[%d]", comm, (int)tid);
-	if (n > (int)sizeof(c->commstr) - 1)
-		n = (int)sizeof(c->commstr) - 1;
+	sched_line_init(&l, NULL);
+	/* past the buffer's 31 bytes nothing shows: no more than that copied */
+	sched_line_mem(&l, comm, strnlen(comm, sizeof(c->commstr)));
+	if (pid != 0) {
+		sched_line_chr(&l, '[');
+		sched_line_int(&l, tid, 0, 0);
+		if (tid != pid) {
+			sched_line_chr(&l, '/');
+			sched_line_int(&l, pid, 0, 0);
+		}
+		sched_line_chr(&l, ']');
+	}
+	n = l.n > sizeof(c->commstr) - 1 ? (int)sizeof(c->commstr) - 1 : (int)l.n;
+	memcpy(c->commstr, l.b, (size_t)n);
+	c->commstr[n] = '\0';
 	if (n > c->comm_width)
 		c->comm_width = n;
 	return c->commstr;
@@ -198,12 +208,13 @@ static void update_runtime(struct thread_rt *r, uint64_t t, uint64_t tprev)
 	r->total_preempt_time += r->dt_preempt;
 }
 
-static void print_time_cpu(uint64_t t, int cpu)
+/* "%15s [%04d] " of the time in sched_usec's form and the CPU */
+static void print_time_cpu(struct sched_line *l, uint64_t t, int cpu)
 {
-	char ts[32];
-
-	sched_usec(ts, sizeof(ts), t);
-	printf("%15s [%04d] ", ts, cpu);
+	sched_line_usec(l, t, 15);
+	sched_line_mem(l, " [", 2);
+	sched_line_int(l, cpu, 4, 1);
+	sched_line_mem(l, "] ", 2);
 }
 
 /*
@@ -251,38 +262,51 @@ static void print_sample(struct th_ctx *c, const struct sched_ev *ev, struct thr
 {
 	const struct timehist_opts *o = c->o;
 
+	struct sched_line l;
+
 	if (c->cpu_filter && !sched_cpu_in(c->cpus, ev->cpu))
 		return;
-	print_time_cpu(t, ev->cpu);
+	sched_line_init(&l, stdout);
+	print_time_cpu(&l, t, ev->cpu);
 	if (o->cpu_visual) {
-		putchar(' ');
+		sched_line_chr(&l, ' ');
 		for (int i = 0; i < c->max_cpu + 1; i++)
-			putchar(i == ev->cpu ? (tid == 0 ? 'i' : 's') : ' ');
-		putchar(' ');
+			sched_line_chr(&l, i == ev->cpu ? (tid == 0 ? 'i' : 's') : ' ');
+		sched_line_chr(&l, ' ');
 	}
 	{
 		const char *s = commstr(c, pid, tid, comm);
 
-		printf(" %-*s ", c->comm_width, s);
+		sched_line_chr(&l, ' ');
+		sched_line_left(&l, s, c->comm_width);
+		sched_line_chr(&l, ' ');
 	}
-	sched_print_time(tr->dt_sleep + tr->dt_iowait + tr->dt_preempt, 6);
-	sched_print_time(tr->dt_delay, 6);
-	sched_print_time(tr->dt_run, 6);
-	if (o->state)
-		printf(" %5c ", state_char(tid, ev->prev_state));
+	sched_line_msec(&l, tr->dt_sleep + tr->dt_iowait + tr->dt_preempt, 6);
+	sched_line_msec(&l, tr->dt_delay, 6);
+	sched_line_msec(&l, tr->dt_run, 6);
+	if (o->state) {
+		sched_line_pad(&l, 5);
+		sched_line_chr(&l, state_char(tid, ev->prev_state));
+		sched_line_chr(&l, ' ');
+	}
 	if (o->next) {
 		char nstr[30];
 
 		snprintf(nstr, sizeof(nstr), "next: %s[%d]", ev->next_comm, (int)ev->next_pid);
-		printf(" %-*s", c->comm_width, nstr);
+		sched_line_chr(&l, ' ');
+		sched_line_left(&l, nstr, c->comm_width);
 	}
-	if (o->wakeups && !o->next)
-		printf("  %-*s", c->comm_width, "");
+	if (o->wakeups && !o->next) {
+		sched_line_pad(&l, 2);
+		sched_line_pad(&l, c->comm_width);
+	}
 	if (tid != 0 && c->chains) {
-		printf("  ");
+		sched_line_pad(&l, 2);
+		sched_line_flush(&l);	/* the chain is printf's */
 		print_chain(c, ev);
 	}
-	putchar('\n');
+	sched_line_chr(&l, '\n');
+	sched_line_flush(&l);
 }
 
 static int on_switch(struct th_ctx *c, const struct sched_ev *ev)
@@ -351,49 +375,66 @@ out:
 static void print_wakeup(struct th_ctx *c, const struct sched_ev *ev, int32_t wakee_pid)
 {
 	struct sched_tinfo *ti = sched_thread(c->r, ev->pid, ev->tid);
+	struct sched_line l;
 	char awakened[32];
 
 	if (!ti)
 		return;
+	sched_line_init(&l, stdout);
 	/* shown unless both the waker and the woken are filtered out */
 	if (skip_sample(c, ti->pid, ev->tid) & skip_sample(c, wakee_pid, ev->task))
 		return;
-	print_time_cpu(ev->time, ev->cpu);
+	print_time_cpu(&l, ev->time, ev->cpu);
 	if (c->o->cpu_visual)
-		printf(" %*s ", c->max_cpu + 1, "");
+		sched_line_pad(&l, 1 + (c->max_cpu + 1) + 1);
 	{
 		const char *s = commstr(c, ti->pid, ev->tid, sched_comm(c->r, ev->tid));
 
-		printf(" %-*s ", c->comm_width, s);
+		sched_line_chr(&l, ' ');
+		sched_line_left(&l, s, c->comm_width);
+		sched_line_chr(&l, ' ');
 	}
-	printf("  %9s  %9s  %9s ", "", "", "");
+	sched_line_pad(&l, 2 + 9 + 2 + 9 + 2 + 9 + 1);
 	snprintf(awakened, sizeof(awakened), "%s", thread_str(c, ev->task));
-	printf("awakened: %s\n", awakened);
+	sched_line_str(&l, "awakened: ");
+	sched_line_str(&l, awakened);
+	sched_line_chr(&l, '\n');
+	sched_line_flush(&l);
 }
 
 static void print_migration(struct th_ctx *c, const struct sched_ev *ev, int32_t mig_pid)
 {
 	struct sched_tinfo *ti = sched_thread(c->r, ev->pid, ev->tid);
+	struct sched_line l;
 
 	if (!ti)
 		return;
+	sched_line_init(&l, stdout);
 	if (skip_sample(c, ti->pid, ev->tid) & skip_sample(c, mig_pid, ev->task))
 		return;
-	print_time_cpu(ev->time, ev->cpu);
+	print_time_cpu(&l, ev->time, ev->cpu);
 	if (c->o->cpu_visual) {
-		printf("  ");
+		sched_line_pad(&l, 2);
 		for (int i = 0; i < c->max_cpu + 1; i++)
-			putchar(i == ev->cpu ? 'm' : ' ');
-		printf("  ");
+			sched_line_chr(&l, i == ev->cpu ? 'm' : ' ');
+		sched_line_pad(&l, 2);
 	}
 	{
 		const char *s = commstr(c, ti->pid, ev->tid, sched_comm(c->r, ev->tid));
 
-		printf(" %-*s ", c->comm_width, s);
+		sched_line_chr(&l, ' ');
+		sched_line_left(&l, s, c->comm_width);
+		sched_line_chr(&l, ' ');
 	}
-	printf("  %9s  %9s  %9s ", "", "", "");
-	printf("migrated: %s", thread_str(c, ev->task));
-	printf(" cpu %d => %d\n", (int)ev->orig_cpu, (int)ev->dest_cpu);
+	sched_line_pad(&l, 2 + 9 + 2 + 9 + 2 + 9 + 1);
+	sched_line_str(&l, "migrated: ");
+	sched_line_str(&l, thread_str(c, ev->task));
+	sched_line_str(&l, " cpu ");
+	sched_line_int(&l, ev->orig_cpu, 0, 0);
+	sched_line_str(&l, " => ");
+	sched_line_int(&l, ev->dest_cpu, 0, 0);
+	sched_line_chr(&l, '\n');
+	sched_line_flush(&l);
 }
 
 static int on_event(struct sched_reader *r, const struct sched_ev *ev, void *ctx)

@@ -197,9 +197,21 @@ struct tally_hist_opts {
 	 * are the target's. Added in 0.5.
 	 */
 	bool branch;
+	/*
+	 * perf's --branch-history: the rows are the samples' (as without
+	 * it), their call-graph trees made of each sample's branch stack
+	 * instead of its chain: each branch's target then its source, the
+	 * newest branch first in callee order, the oldest first in caller
+	 * order, repeated runs of sources taken out as perf's remove_loops
+	 * does (their iterations counted at the branch before them); frames
+	 * keyed by address; each node counts the branch ends that passed it
+	 * (tally_hist__node_branch). Needs graph; a sample without a branch
+	 * stack has no tree. Added in 0.5.
+	 */
+	bool branch_history;
 	size_t :0;
 };
-#define tally_hist_opts__last_field branch
+#define tally_hist_opts__last_field branch_history
 
 /*
  * A histogram of ss's samples (ss outlives it: its address spaces
@@ -419,6 +431,46 @@ TALLY_API const struct tally_hist_node *tally_hist_node__next(const struct tally
 TALLY_API const struct tally_hist_node *tally_hist_node__parent(const struct tally_hist_node *n);
 /* The node's frame (the root's is zeroed). */
 TALLY_API const struct tally_hist_frame *tally_hist_node__frame(const struct tally_hist_node *n);
+
+/*
+ * Added in 0.5: what the branch ends merged into a node of a
+ * branch_history tree counted, as perf 6.1's callchain_list does (its
+ * report prints them after the frame: util/callchain.c's
+ * counts_str_build). An end counts in branches; a target also in
+ * predicted, aborts and the type counts (those of a branch from a
+ * known source, typed), a source in cycles and, past its first,
+ * froms (perf's from_count, which skips the one that made the node).
+ */
+struct tally_hist_node_branch {
+	size_t sz;
+	uint64_t branches;		/* ends merged here */
+	uint64_t predicted, aborts;	/* targets predicted, aborted */
+	uint64_t cycles;		/* the sources' cycles, summed */
+	uint64_t iters, iter_cycles;	/* the sources' removed loops: iterations, their cycles */
+	uint64_t froms;			/* sources merged into the node after the one that made it */
+	bool target;			/* the last end merged was a target (its counts are printed) */
+	/* the targets' branch types: PERF_BR_*, EXTEND_ABI's new types (PERF_BR_NEW_*) */
+	uint64_t types[16], new_types[8];
+	uint64_t cond_fwd, cond_bwd;	/* PERF_BR_COND forward (to > from), backward */
+	uint64_t cross_4k, cross_2m;	/* target and source in different 4K pages (same 2M), 2M areas */
+	/*
+	 * The frame as perf's branch history labels it: its source line
+	 * ("file.c:12"; NULL unknown) and its address less its symbol's
+	 * start, as mapped (perf's "sym +OFF" where no line is known).
+	 */
+	const char *srcline;
+	uint64_t sym_off;
+	size_t :0;
+};
+#define tally_hist_node_branch__last_field sym_off
+
+/*
+ * Node n's (of h's trees) branch counts. 0; -ENOENT: h is not a
+ * branch_history histogram, or n is its tree's root; -EINVAL (a bad
+ * sz, a node of no tree of h).
+ */
+TALLY_API int tally_hist__node_branch(const struct tally_hist *h, const struct tally_hist_node *n,
+				      struct tally_hist_node_branch *out);
 
 /*
  * A share as perf prints it, snprintf(buf, len, "%.2f", pct)'s bytes

@@ -17,10 +17,23 @@
 #include "internal.h"
 #include "trace_fmt_internal.h"
 
+/*
+ * A field the event has, as each sample reads it: where, how long, which
+ * kind (no format structure followed per sample).
+ */
+struct fast_field {
+	int i;				/* the reader's name index */
+	enum { FF_INT, FF_DYN, FF_ARRAY } kind;
+	long off, size;
+	bool relative;			/* a __rel_loc: its offset counts from after the field */
+};
+
 /* One event's fields for the reader's names, NULL where it has none. */
 struct ev_fields {
 	int id;
-	struct tep_format_field **fl;	/* [nr] */
+	struct fast_field *ff;		/* the names it has, nr_ff of them */
+	int nr_ff;
+	int mask;			/* bit i: names[i] is one of its fields */
 	long end;			/* where its last field ends; -1: a field before 0 */
 	struct tep_format_field **dyn;	/* its __data_loc fields, whose data is checked too */
 	int nr_dyn;
@@ -35,6 +48,7 @@ struct tally_tp_reader {
 	size_t last;			/* the last event found: samples come in runs */
 	long type_off, type_size;	/* common_type, from the first format; size 0: none */
 	bool type_known;
+	bool type_host;			/* the file's byte order is ours: common_type read in place */
 };
 
 struct tally_tp_reader *tally_tp_reader__new(struct tally_trace_fmt *f, const char *const *names,
@@ -65,7 +79,7 @@ void tally_tp_reader__free(struct tally_tp_reader *r)
 	if (!r)
 		return;
 	for (size_t i = 0; i < r->nr_evs; i++) {
-		free(r->evs[i].fl);
+		free(r->evs[i].ff);
 		free(r->evs[i].dyn);
 	}
 	free(r->evs);
@@ -103,11 +117,26 @@ static struct ev_fields *fields_of(struct tally_tp_reader *r, int id, int *err)
 	}
 	e = &r->evs[r->nr_evs];
 	*e = (struct ev_fields){ .id = id };
-	if (!(e->fl = calloc((size_t)r->nr, sizeof(*e->fl))))
+	if (!(e->ff = calloc((size_t)r->nr, sizeof(*e->ff))))
 		return NULL;
 	/* the event's own fields, as tally_trace_fmt__fields lists them (not the common ones) */
-	for (int i = 0; i < r->nr; i++)
-		e->fl[i] = tep_find_field(ev, r->names[i]);
+	for (int i = 0; i < r->nr; i++) {
+		const struct tep_format_field *fl = tep_find_field(ev, r->names[i]);
+		struct fast_field *f = &e->ff[e->nr_ff];
+
+		if (!fl)
+			continue;
+		e->mask |= 1 << i;
+		e->nr_ff++;
+		*f = (struct fast_field){ .i = i, .off = fl->offset, .size = fl->size,
+					  .relative = !!(fl->flags & TEP_FIELD_IS_RELATIVE) };
+		if (!(fl->flags & TEP_FIELD_IS_ARRAY))
+			f->kind = FF_INT;
+		else if (fl->flags & TEP_FIELD_IS_DYNAMIC)
+			f->kind = FF_DYN;
+		else
+			f->kind = FF_ARRAY;
+	}
 	/* every field, the common ones too, as tally__trace_fields_inside checks them */
 	lists[0] = ev->format.common_fields;
 	lists[1] = ev->format.fields;
@@ -122,7 +151,7 @@ static struct ev_fields *fields_of(struct tally_tp_reader *r, int id, int *err)
 			if (!(fl->flags & TEP_FIELD_IS_DYNAMIC))
 				continue;
 			if (!(d = realloc(e->dyn, ((size_t)e->nr_dyn + 1) * sizeof(*d)))) {
-				free(e->fl);
+				free(e->ff);
 				free(e->dyn);
 				return NULL;
 			}
@@ -148,12 +177,18 @@ static struct ev_fields *event_of(struct tally_tp_reader *r, const unsigned char
 		if (t && t->offset >= 0 && t->size > 0) {
 			r->type_off = t->offset;
 			r->type_size = t->size;
+			r->type_host = (t->size == 1 || t->size == 2 || t->size == 4 || t->size == 8) &&
+				       tep_is_file_bigendian(tally__trace_fmt_tep(r->f)) ==
+					       tep_is_local_bigendian(tally__trace_fmt_tep(r->f));
 		}
 	}
 	*err = -ENOENT;
 	if (!r->type_size || (size_t)(r->type_off + r->type_size) > len)
 		return NULL;
-	if (!(e = fields_of(r, tep_data_type(tally__trace_fmt_tep(r->f), &rec), err)))
+	/* a sample's event: tep_data_type's number without its calls (a sample each) */
+	if (!(e = fields_of(r, r->type_host ? (int)tally__trace_field_val_at(d + r->type_off,
+									       r->type_size) :
+			    tep_data_type(tally__trace_fmt_tep(r->f), &rec), err)))
 		return NULL;
 	*err = -EBADMSG;
 	if (e->end < 0 || (size_t)e->end > len)
@@ -179,37 +214,35 @@ int tally_tp_reader__read(struct tally_tp_reader *r, const void *raw, size_t len
 {
 	const unsigned char *d = raw;
 	struct ev_fields *e;
-	int err, mask = 0;
+	int err;
 
 	if (!r || !raw || !out || len > INT32_MAX)
 		return tally__err(EINVAL);
 	if (!(e = event_of(r, d, len, &err)))
 		return tally__err(-err);
-	for (int i = 0; i < r->nr; i++) {
-		const struct tep_format_field *fl = e->fl[i];
-		struct tally_tp_val *o = &out[i];
+	for (int i = 0; i < r->nr; i++)
+		out[i] = (struct tally_tp_val){ 0 };
+	for (int k = 0; k < e->nr_ff; k++) {
+		const struct fast_field *f = &e->ff[k];
+		struct tally_tp_val *o = &out[f->i];
 
-		*o = (struct tally_tp_val){ 0 };
-		if (!fl)
-			continue;
-		mask |= 1 << i;
-		if (!(fl->flags & TEP_FIELD_IS_ARRAY)) {
-			o->val = tally__trace_field_val(fl, d);
-		} else if (fl->flags & TEP_FIELD_IS_DYNAMIC) {
+		if (f->kind == FF_INT) {
+			o->val = tally__trace_field_val_at(d + f->off, f->size);
+		} else if (f->kind == FF_DYN) {
 			/* __data_loc: offset in the low 16 bits, length above (checked by event_of) */
-			uint32_t loc = (uint32_t)tally__trace_field_val(fl, d);
+			uint32_t loc = (uint32_t)tally__trace_field_val_at(d + f->off, f->size);
 			long off = (long)(loc & 0xffff);
 
-			if (fl->flags & TEP_FIELD_IS_RELATIVE)
-				off += fl->offset + fl->size;
+			if (f->relative)
+				off += f->off + f->size;
 			o->data = d + off;
-			o->data_len = fl->size == 2 ? (uint32_t)(len - (size_t)off) : loc >> 16;
+			o->data_len = f->size == 2 ? (uint32_t)(len - (size_t)off) : loc >> 16;
 		} else {
-			o->data = d + fl->offset;
-			o->data_len = (uint32_t)fl->size;
+			o->data = d + f->off;
+			o->data_len = (uint32_t)f->size;
 		}
 	}
-	return mask;
+	return e->mask;
 }
 
 size_t tally_tp_val__str(const struct tally_tp_val *v, char *buf, size_t len)

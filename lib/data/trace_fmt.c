@@ -511,22 +511,6 @@ struct tally_trace_fmt *tally_trace_fmt__new_live(const struct perf_event_attr *
 }
 
 /* The unsigned value of an integer field, as perf's format_field__intval */
-uint64_t tally__trace_field_val(const struct tep_format_field *fl, const unsigned char *raw)
-{
-	uint8_t u8;
-	uint16_t u16;
-	uint32_t u32;
-	uint64_t u64;
-
-	switch (fl->size) {
-	case 1: memcpy(&u8, raw + fl->offset, 1); return u8;
-	case 2: memcpy(&u16, raw + fl->offset, 2); return u16;
-	case 4: memcpy(&u32, raw + fl->offset, 4); return u32;
-	case 8: memcpy(&u64, raw + fl->offset, 8); return u64;
-	default: return 0;
-	}
-}
-
 int tally_trace_fmt__fields(struct tally_trace_fmt *f, const void *raw, size_t len,
 			    struct tally_tp_field *out, int max)
 {

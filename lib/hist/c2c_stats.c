@@ -106,7 +106,7 @@ int tally_c2c__decode(struct tally_c2c_stats *st, uint64_t data_src, uint64_t da
 	return 0;
 }
 
-void tally_c2c_stats__add(struct tally_c2c_stats *to, const struct tally_c2c_stats *add)
+void tally_c2c_stats__add(struct tally_c2c_stats *restrict to, const struct tally_c2c_stats *restrict add)
 {
 	uint32_t *t = (uint32_t *)to;
 	const uint32_t *a = (const uint32_t *)add;

@@ -37,20 +37,72 @@ static uint64_t shape_hash(int idx, const char *comm, const char *trace,
 	if (m)
 		h = tally_hash_mix(h ^ m->data_src ^ m->phys_addr ^ (m->addr * 31) ^ (m->dpage << 3) ^
 				   (m->cpage << 7) ^ (m->weight << 17) ^ (m->ins_lat << 41) ^
-				   (m->txn << 11) ^ (m->cgroup << 23) ^ m->cg_ino ^ (m->cg_dev << 50));
+				   (m->txn << 11) ^ (m->cgroup << 23) ^ m->cg_ino ^ (m->cg_dev << 50) ^
+				   /* branch mode's shapes differ in these alone: one chain of all */
+				   tally_hash_mix(m->bfrom ^ (m->bto << 1) ^ (m->bflags << 13) ^ (m->ip << 29)));
 	/* one multiply per address, one mix at the end: chains are long */
 	for (uint64_t i = 0; i < smp->callchain.nr; i++)
 		h = (h ^ smp->callchain.ips[i]) * 0x9e3779b97f4a7c15ULL + (h >> 29);
+	/* branch_history's stacks (nr 0 otherwise) */
+	for (uint64_t i = 0; i < smp->branch_stack.nr; i++) {
+		const struct perf_branch_entry *e = &smp->branch_stack.entries[i];
+
+		h = (h ^ e->from ^ (e->to << 1)) * 0x9e3779b97f4a7c15ULL + (h >> 29);
+	}
 	return tally_hash_mix(h);
 }
 
-/* Count the sample in its shape: 1 when the shape is new, 0, or -ENOMEM. */
+/* a and b equal in the fields keep has (all of them without keep) */
+static bool mem_eq(const struct hist_mem *a, const struct hist_mem *b, const struct hist_mem *keep)
+{
+	const uint64_t *x = (const uint64_t *)a, *y = (const uint64_t *)b, *k = (const uint64_t *)keep;
+	uint64_t d = 0;
+
+	if (!keep)
+		return !memcmp(a, b, sizeof(*a));
+	for (size_t i = 0; i < sizeof(*a) / sizeof(*x); i++)
+		d |= (x[i] ^ y[i]) & k[i];
+	return !d;
+}
+
+/*
+ * Count the sample in its shape: 1 when the shape is new, 0, or -ENOMEM.
+ * keep: the fields of m that key the shape (NULL: all); a new shape keeps
+ * the whole of its first sample's m.
+ */
+static int shape_add_hv(struct tally_hist *h, uint64_t hv, int idx, const char *comm,
+			const char *trace, const struct tally_sample *smp, int mode,
+			const struct hist_mem *m, const struct hist_mem *keep, uint64_t period,
+			uint64_t count);
+
 static int shape_add(struct tally_hist *h, int idx, const char *comm, const char *trace,
 		     const struct tally_sample *smp, int mode, const struct hist_mem *m,
-		     uint64_t period, uint64_t count)
+		     const struct hist_mem *keep, uint64_t period, uint64_t count)
 {
-	uint64_t hv = shape_hash(idx, comm, trace, smp, mode, m);
+	struct hist_mem mk;
+	uint64_t hv;
+
+	if (m && keep) {
+		const uint64_t *f = (const uint64_t *)m, *k = (const uint64_t *)keep;
+		uint64_t *o = (uint64_t *)&mk;
+
+		for (size_t i = 0; i < sizeof(mk) / sizeof(*o); i++)
+			o[i] = f[i] & k[i];
+	}
+	hv = shape_hash(idx, comm, trace, smp, mode, m && keep ? &mk : m);
+	return shape_add_hv(h, hv, idx, comm, trace, smp, mode, m, keep, period, count);
+}
+
+/* shape_add with the hash already made of the sample's keys (shape_hash) */
+static int shape_add_hv(struct tally_hist *h, uint64_t hv, int idx, const char *comm,
+			const char *trace, const struct tally_sample *smp, int mode,
+			const struct hist_mem *m, const struct hist_mem *keep, uint64_t period,
+			uint64_t count)
+{
 	uint32_t nr = smp->callchain.nr > CHAIN_MAX ? CHAIN_MAX : (uint32_t)smp->callchain.nr;
+	/* a stack longer than perf reads (BR_DEPTH_MAX) is kept as its length alone: no tree */
+	uint32_t nbr = (uint32_t)(smp->branch_stack.nr > 255 ? 255 : smp->branch_stack.nr);
+	size_t brsz = smp->branch_stack.nr > 127 ? 0 : nbr * sizeof(struct hist_brent);
 	struct shape *x;
 
 	if (h->nshapes >= h->sbuckets) {
@@ -79,24 +131,31 @@ static int shape_add(struct tally_hist *h, int idx, const char *comm, const char
 		    x->tid == (int32_t)smp->tid &&
 		    x->pid == (int32_t)smp->pid && x->cpu == (int32_t)smp->cpu && x->mode == mode &&
 		    x->ip == smp->ip && x->key_nr == nr &&
-		    (!m || !memcmp(x->m, m, sizeof(*m))) &&
-		    (!nr || !memcmp(x->ips, smp->callchain.ips, nr * sizeof(uint64_t)))) {
+		    (!m || mem_eq(x->m, m, keep)) &&
+		    (!nr || !memcmp(x->ips, smp->callchain.ips, nr * sizeof(uint64_t))) &&
+		    x->nbr == nbr && (!brsz || !memcmp(x->br, smp->branch_stack.entries, brsz))) {
 			x->period += period;
 			x->count += count;
 			h->last_shape = x->seq;
 			return 0;
 		}
 	/*
-	 * the chain right after it, then its PMU fields where they key it: one
-	 * allocation a shape (most -g shapes are seen once)
+	 * the chain right after it, its branch stack, its frames' answers,
+	 * then its PMU fields where they key it: one allocation a shape (most
+	 * -g shapes are seen once)
 	 */
-	if (!(x = malloc(sizeof(*x) + (nr + 1) * (sizeof(uint64_t) + sizeof(struct where *)) +
+	if (!(x = malloc(sizeof(*x) + (nr + 1) * (sizeof(uint64_t) + sizeof(struct where *)) + brsz +
 			 (m ? sizeof(*m) : 0))))
 		return -ENOMEM;
 	memset(x, 0, sizeof(*x));
 	x->ips = (uint64_t *)(x + 1);
 	if (nr)
 		memcpy(x->ips, smp->callchain.ips, nr * sizeof(uint64_t));
+	/* perf_branch_entry is hist_brent's three words */
+	x->nbr = nbr;
+	x->br = (const struct hist_brent *)(x->ips + nr + 1);
+	if (brsz)
+		memcpy(x->ips + nr + 1, smp->branch_stack.entries, brsz);
 	x->hash = hv;
 	x->idx = idx;
 	x->comm = comm;
@@ -107,7 +166,7 @@ static int shape_add(struct tally_hist *h, int idx, const char *comm, const char
 	x->mode = (uint8_t)mode;
 	x->ip = smp->ip;
 	x->key_nr = nr;
-	x->wh = (struct where **)(x->ips + nr + 1);
+	x->wh = (struct where **)((char *)(x->ips + nr + 1) + brsz);
 	memset(x->wh, 0, (nr + 1) * sizeof(*x->wh));
 	x->m = &tally__hist_mem_none;
 	if (m) {
@@ -154,6 +213,19 @@ static inline struct hist_ev *event_of(struct tally_hist *h, int idx)
  * sample of period 1 (perf's "pseudo period"), a shape of its own keyed
  * by its ends and flags at its target; the sample itself counts not.
  */
+/* branch i's shape key: its ends and flags, at its target */
+static inline void branch_key(const struct tally_session_sample *ts, const struct perf_branch_entry *be,
+			      struct hist_mem *m, struct tally_sample *one)
+{
+	*m = (struct hist_mem){ .bfrom = be->from, .bto = be->to, .cpumode = ts->mode };
+	/* the bit fields' word, as the file has it (BR_* read it) */
+	memcpy(&m->bflags, (const char *)be + 2 * sizeof(uint64_t), sizeof(m->bflags));
+	one->ip = be->to;
+}
+
+/* branches looked up together: their buckets, then their shapes, fetched ahead */
+#define BR_AHEAD 32
+
 static int branch_add(struct tally_hist *h, const struct tally_session_sample *ts,
 		      struct hist_ev *hs, uint64_t count)
 {
@@ -162,30 +234,88 @@ static int branch_add(struct tally_hist *h, const struct tally_session_sample *t
 	const char *comm = tally__session_sample_comm(h->ss, ts);
 	const char *trace = h->need_trace ? tally__session_sample_trace(h->ss, ts) : NULL;
 	struct tally_sample one = { .pid = smp->pid, .tid = smp->tid, .cpu = smp->cpu };
+	uint64_t nr = smp->branch_stack.nr;
 
 	if (!(ts->event->sample_type & PERF_SAMPLE_BRANCH_STACK) || !be)
 		return 0;
 	if (!(ts->event->sample_type & PERF_SAMPLE_CPU))
 		one.cpu = (uint32_t)-1;
-	for (uint64_t i = 0; i < smp->branch_stack.nr; i++) {
-		struct hist_mem m = { .bfrom = be[i].from, .bto = be[i].to, .cpumode = ts->mode };
-		int fresh;
+	for (uint64_t base = 0; base < nr; base += BR_AHEAD) {
+		uint64_t n = nr - base < BR_AHEAD ? nr - base : BR_AHEAD, hv[BR_AHEAD];
+		bool have_hv = h->sbuckets;	/* the first sample's make the table */
+		struct hist_mem m;
 
-		/* the bit fields' word, as the file has it (BR_* read it) */
-		memcpy(&m.bflags, (const char *)&be[i] + 2 * sizeof(uint64_t), sizeof(m.bflags));
-		one.ip = be[i].to;
-		fresh = shape_add(h, ts->attr, comm, trace, &one, ts->mode, &m, count, count);
-		if (fresh < 0)
-			return fresh;
-		hs->samples += count;
-		hs->total += count;
-		if (!fresh)
-			continue;
-		hs->nshapes++;
-		h->shapes[h->last_shape]->nr = 0;
-		tally__session_branch_resolve(h->ss, h->res, ts, be[i].from, be[i].to);
+		/*
+		 * a 32-branch stack's shapes lie all over a big table: each
+		 * lookup waited on its bucket, then on its shape; fetched
+		 * together, the waits overlap; each hash made once (a table
+		 * grown meanwhile takes its other bits)
+		 */
+		if (have_hv) {
+			for (uint64_t j = 0; j < n; j++) {
+				branch_key(ts, &be[base + j], &m, &one);
+				hv[j] = shape_hash(ts->attr, comm, trace, &one, ts->mode, &m);
+				__builtin_prefetch(&h->stab[hv[j] & (h->sbuckets - 1)]);
+			}
+			for (uint64_t j = 0; j < n; j++) {
+				const struct shape *x = h->stab[hv[j] & (h->sbuckets - 1)];
+
+				/* a shape is four lines: its keys, its m, its chain link */
+				for (size_t l = 0; x && l < sizeof(*x); l += 64)
+					__builtin_prefetch((const char *)x + l);
+			}
+		}
+		for (uint64_t i = base; i < base + n; i++) {
+			int fresh;
+
+			branch_key(ts, &be[i], &m, &one);
+			fresh = have_hv ?
+				shape_add_hv(h, hv[i - base], ts->attr, comm, trace, &one, ts->mode, &m,
+					     NULL, count, count) :
+				shape_add(h, ts->attr, comm, trace, &one, ts->mode, &m, NULL, count, count);
+			if (fresh < 0)
+				return fresh;
+			hs->samples += count;
+			hs->total += count;
+			if (!fresh)
+				continue;
+			hs->nshapes++;
+			h->shapes[h->last_shape]->nr = 0;
+			tally__session_branch_resolve(h->ss, h->res, ts, be[i].from, be[i].to);
+		}
 	}
 	return 0;
+}
+
+/* h->mem_keep: the fields of struct hist_mem its mem keys read (all of them for a key not named) */
+static void mem_keep(struct tally_hist *h)
+{
+	struct hist_mem *k = &h->mem_keep;
+	const uint64_t all = ~0ull;
+
+	for (int i = 0; i < h->nsort; i++) {
+		switch (h->sort[i]) {
+		case K_MEM: case K_SNOOP: case K_TLB: case K_LOCKED: case K_BLOCKED:
+			k->data_src = all;
+			break;
+		case K_PHYS: k->phys_addr = all; break;
+		case K_DPAGE: k->dpage = all; break;
+		case K_CPAGE: k->cpage = all; break;
+		case K_WEIGHT: case K_LWEIGHT: k->weight = all; break;
+		case K_INS_LAT: case K_LINS_LAT: k->ins_lat = all; break;
+		case K_SYM_DADDR: case K_DSO_DADDR: case K_DCACHELINE:
+			k->addr = k->cpumode = all;
+			break;
+		case K_SYM_IADDR: k->ip = all; break;
+		case K_TXN: k->txn = all; break;
+		case K_CGROUP: k->cgroup = all; break;
+		case K_CGROUP_ID: k->cg_dev = k->cg_ino = all; break;
+		default:
+			if (h->sort[i] >= K_MEM && !BRANCH_KEY(h->sort[i]))
+				memset(k, 0xff, sizeof(*k));
+			break;
+		}
+	}
 }
 
 /*
@@ -216,6 +346,12 @@ static int hist_add(struct tally_hist *h, const struct tally_session_sample *ts,
 	chain.cpu = smp->cpu;
 	chain.ip = smp->ip;
 	chain.callchain = smp->callchain;
+	chain.branch_stack.nr = 0;
+	if (h->branch_history && (a->sample_type & PERF_SAMPLE_BRANCH_STACK) &&
+	    smp->branch_stack.entries) {
+		chain.branch_stack.nr = smp->branch_stack.nr;
+		chain.branch_stack.entries = smp->branch_stack.entries;
+	}
 
 	if (!hs->samples)
 		hs->info = (struct hist_event_info){
@@ -256,7 +392,7 @@ static int hist_add(struct tally_hist *h, const struct tally_session_sample *ts,
 		chain.cpu = (uint32_t)-1;	/* perf's cpu key shows -001 then */
 	fresh = shape_add(h, ts->attr, tally__session_sample_comm(h->ss, ts),
 			  h->need_trace ? tally__session_sample_trace(h->ss, ts) : NULL, &chain, ts->mode,
-			  h->need_mem ? &m : NULL, period, count);
+			  h->need_mem ? &m : NULL, &h->mem_keep, period, count);
 	if (fresh < 0)
 		return fresh;
 	if (h->timeline) {
@@ -640,6 +776,9 @@ struct tally_hist *tally_hist__new(struct tally_session *ss, const struct tally_
 	}
 	h->mem_mode = TALLY_OPTS_GET(opts, mem_mode, false);
 	h->branch = TALLY_OPTS_GET(opts, branch, false);
+	h->branch_history = TALLY_OPTS_GET(opts, branch_history, false);
+	h->nodes.branch = h->branch_history;
+	srcline |= h->branch_history;	/* the trees' labels */
 	h->keep_mem = h->need_mem || h->branch;	/* what hands shape_add PMU fields */
 	for (int i = 0; i < nkeys; i++)
 		h->need_daddr |= keys[i] == K_SYM_DADDR || keys[i] == K_DSO_DADDR ||
@@ -648,13 +787,19 @@ struct tally_hist *tally_hist__new(struct tally_session *ss, const struct tally_
 		h->need_iaddr |= keys[i] == K_SYM_IADDR;
 		h->need_cgid |= keys[i] == K_CGROUP_ID;
 	}
+	mem_keep(h);
 	h->children = TALLY_OPTS_GET(opts, children, false);
 	h->graph = TALLY_OPTS_GET(opts, graph, false);
 	h->caller = TALLY_OPTS_GET(opts, order, TALLY_HIST_CALLEE) == TALLY_HIST_CALLER;
 	h->address = TALLY_OPTS_GET(opts, address, false);
 	h->timeline = TALLY_OPTS_GET(opts, timeline, false);
 	h->sym_by_name = TALLY_OPTS_GET(opts, sym_by_name, false);
-	h->graph_min = TALLY_OPTS_GET(opts, graph_min, 0.0);
+	/* each end's counts go in as the trees grow: every row's tree is made */
+	h->graph_min = h->branch_history ? 0.0 : TALLY_OPTS_GET(opts, graph_min, 0.0);
+	if (h->branch_history && (h->branch || !h->graph)) {
+		tally_hist__free(h);
+		return tally__err_ptr(EINVAL);
+	}
 	/* rows of the sampled functions alone need no chain */
 	h->no_chain = !TALLY_OPTS_GET(opts, chains, false) && !h->children && !h->graph &&
 		      !h->has_parent && !h->timeline;

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/perf_event.h>
 #include "hist_graph.h"
 
 /*
@@ -84,6 +85,13 @@ static uint32_t node_new(struct hist_node_pool *pool, const struct tally_hist_fr
 			if (cap <= pool->cap || !(v = realloc(pool->n, cap * sizeof(*v))))
 				return 0;
 			pool->n = v;
+			if (pool->branch) {	/* the counts beside the nodes, as many */
+				struct hist_node_br *b = realloc(pool->br, cap * sizeof(*b));
+
+				if (!b)
+					return 0;
+				pool->br = b;
+			}
 			pool->cap = (uint32_t)cap;
 		}
 		if (!pool->used)
@@ -92,6 +100,8 @@ static uint32_t node_new(struct hist_node_pool *pool, const struct tally_hist_fr
 	}
 	memset(&pool->n[i], 0, sizeof(pool->n[i]));
 	pool->n[i].f = f;
+	if (pool->branch)
+		memset(&pool->br[i], 0, sizeof(pool->br[i]));
 	return i;
 }
 
@@ -225,9 +235,58 @@ static uint32_t child_add(struct hist_node_pool *pool, uint32_t ni, const struct
 	return ci;
 }
 
-int tally__hist_graph_add(struct hist_node_pool *pool, uint32_t *root,
-			  const struct tally_hist_frame *const *frames, size_t n, uint64_t period,
-			  uint64_t count, bool address)
+/* perf's cross_area: the two addresses in different aligned blocks of size */
+static bool cross(uint64_t a, uint64_t b, uint64_t size)
+{
+	return (a & ~(size - 1)) != (b & ~(size - 1));
+}
+
+/*
+ * One branch end into its node's counts: perf 6.1's match_chain (an end
+ * merged into a node there) and fill_node (the end that made it: the
+ * same, but for from_count), k samples' ends at once.
+ */
+static void br_count(struct hist_node_br *c, const struct hist_brnode *b, uint64_t ip, uint64_t k,
+		     bool made)
+{
+	unsigned type = b->flags >> 20 & 15, new_type = b->flags >> 26 & 15;
+
+	c->branches += k;
+	if (!b->from) {		/* a source (a target from address 0 too, as perf) */
+		c->target = false;
+		c->cycles += k * (b->flags >> 4 & 0xffff);
+		c->iters += k * b->iters;
+		c->iter_cycles += k * b->iter_cycles;
+		c->froms += k - made;
+		return;
+	}
+	c->target = true;
+	c->predicted += k * (b->flags >> 1 & 1);
+	c->aborts += k * (b->flags >> 3 & 1);
+	/* util/branch.c's branch_type_count */
+	if (type == PERF_BR_UNKNOWN)
+		return;
+	if (type == PERF_BR_EXTEND_ABI) {
+		if (new_type < 8)
+			c->new_types[new_type] += (uint32_t)k;
+	} else {
+		c->types[type] += (uint32_t)k;
+	}
+	if (type == PERF_BR_COND) {
+		if (ip > b->from)
+			c->cond_fwd += (uint32_t)k;
+		else
+			c->cond_bwd += (uint32_t)k;
+	}
+	if (cross(b->from, ip, 2 << 20))
+		c->cross_2m += (uint32_t)k;
+	else if (cross(b->from, ip, 4096))
+		c->cross_4k += (uint32_t)k;
+}
+
+static int add_chain(struct hist_node_pool *pool, uint32_t *root,
+		     const struct tally_hist_frame *const *frames, const struct hist_brnode *bi,
+		     size_t n, uint64_t period, uint64_t count, bool address)
 {
 	uint32_t ni;
 
@@ -245,14 +304,37 @@ int tally__hist_graph_add(struct hist_node_pool *pool, uint32_t *root,
 
 		node->children_hit += period;
 		node->children_count += count;
-		if (!(c = child_of(pool, ni, frames[i], address)) &&
-		    !(c = child_add(pool, ni, frames[i])))
-			return -ENOMEM;
+		bool made = false;
+
+		if (!(c = child_of(pool, ni, frames[i], address))) {
+			if (!(c = child_add(pool, ni, frames[i])))
+				return -ENOMEM;
+			made = true;
+		}
+		/* a shape of count samples: each sample's end counted, as perf's */
+		if (bi)
+			br_count(&pool->br[c], &bi[i], frames[i]->ip, count, made);
 		ni = c;
 	}
 	pool->n[ni].hit += period;
 	pool->n[ni].count += count;
 	return 0;
+}
+
+int tally__hist_graph_add(struct hist_node_pool *pool, uint32_t *root,
+			  const struct tally_hist_frame *const *frames, size_t n, uint64_t period,
+			  uint64_t count, bool address)
+{
+	return add_chain(pool, root, frames, NULL, n, period, count, address);
+}
+
+int tally__hist_graph_add_br(struct hist_node_pool *pool, uint32_t *root,
+			     const struct tally_hist_frame *const *frames, const struct hist_brnode *bi,
+			     size_t n, uint64_t period, uint64_t count)
+{
+	if (!pool->branch)
+		return -EINVAL;
+	return add_chain(pool, root, frames, bi, n, period, count, true);
 }
 
 /*
@@ -332,8 +414,10 @@ void tally__hist_graph_free_all(struct hist_node_pool *pool)
 {
 	free(pool->index);
 	free(pool->n);
+	free(pool->br);
 	pool->index = NULL;
 	pool->n = NULL;
+	pool->br = NULL;
 	pool->cap_index = pool->nindex = pool->nput = 0;
 	pool->used = pool->cap = pool->free = 0;
 }

@@ -26,6 +26,47 @@ struct tally_hist_node {
 	uint32_t dead : 1;		/* on the pool's free list */
 };
 
+/*
+ * A node's branch counts (branch_history trees: tally/hist.h's
+ * tally_hist_node_branch, the types' counts narrower).
+ */
+struct hist_node_br {
+	uint64_t branches, predicted, aborts, cycles, iters, iter_cycles, froms;
+	uint32_t types[16], new_types[8];
+	uint32_t cond_fwd, cond_bwd, cross_4k, cross_2m;
+	bool target;
+};
+
+/*
+ * What one end of a branch brings to the node it passes (a frame of a
+ * branch_history chain): from, the branch's source where the end is its
+ * target (0: a source, as perf's cursor node's branch_from); the
+ * branch's flags word; a source's removed loop iterations and cycles.
+ */
+struct hist_brnode {
+	uint64_t from, flags;
+	uint64_t iters, iter_cycles;
+};
+
+/* A branch of a stack as a shape keeps it: perf_branch_entry's words (flags: its bit fields). */
+struct hist_brent {
+	uint64_t from, to, flags;
+};
+
+/* A kept branch's source's removed loop (perf's struct iterations). */
+struct hist_iter {
+	uint64_t nr, cycles;
+};
+
+/*
+ * perf 6.1's remove_loops (util/machine.c) on l[0..nr-1], iter zeroed
+ * as many: each repeat of a run of sources that began at an earlier
+ * entry of the same source (found in a 127-slot hash, no collision
+ * handling) goes, its pass counted at the entry after the run, with the
+ * last pass's cycles. The entries left. hist_brhist.c.
+ */
+int tally__hist_remove_loops(struct hist_brent *l, int nr, struct hist_iter *iter);
+
 /* A node with this many children or more finds them in the pool's index. */
 #define INDEX_MIN 4
 
@@ -44,6 +85,8 @@ struct hist_node_pool {
 	size_t nindex, cap_index;
 	size_t nput;			/* nodes given back since the index was made */
 	bool address;			/* the index's frames keyed by address */
+	struct hist_node_br *br;	/* branch_history: node i's counts at br[i] (cap of them) */
+	bool branch;			/* keep br */
 };
 
 /* Node i of the pool (0: NULL); valid until the next add. */
@@ -63,6 +106,10 @@ bool tally__hist_graph_is_root(const struct tally_hist_frame *f);
 int tally__hist_graph_add(struct hist_node_pool *pool, uint32_t *root,
 			  const struct tally_hist_frame *const *frames, size_t n, uint64_t period,
 			  uint64_t count, bool address);
+/* The same with each frame's branch end (bi[0..n-1]) counted in its node (pool->branch). */
+int tally__hist_graph_add_br(struct hist_node_pool *pool, uint32_t *root,
+			     const struct tally_hist_frame *const *frames, const struct hist_brnode *bi,
+			     size_t n, uint64_t period, uint64_t count);
 /*
  * perf top's decay_callchain: every node's period times 7/8 (a node's
  * below is its children's sum), nodes at zero given back. Call

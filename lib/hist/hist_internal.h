@@ -48,6 +48,8 @@ struct shape {
 	struct where **wh;
 	/* all 0 (tally__hist_mem_none) without a mem key; else after the chain */
 	const struct hist_mem *m;
+	uint32_t nbr;			/* branch_history: its branch stack, newest first */
+	const struct hist_brent *br;
 	size_t seq;			/* its index in first-seen order */
 	struct shape *next;		/* hash chain */
 };

@@ -146,6 +146,10 @@ struct hist_scratch {
 	const struct tally_hist_frame *replay_frames[CHAIN_MAX];	/* graph_replay's */
 	struct entry *replay_ents[CHAIN_MAX];
 	struct entry *firsts[CHAIN_MAX];		/* graph_note's */
+	/* branch_history's chain: a stack's branches, their loops, each end's counts */
+	struct hist_brent be[128];
+	struct hist_iter iter[128];
+	struct hist_brnode bi[256];
 };
 
 struct tally_hist {
@@ -164,8 +168,16 @@ struct tally_hist {
 	bool mem_mode;			/* opts': a sample counts its weight */
 	bool need_daddr;		/* a data address key: dres resolves them */
 	bool branch;			/* opts': a row is a branch of the stacks */
+	bool branch_history;		/* opts': trees of the samples' branch stacks */
 	bool need_iaddr;		/* symbol_iaddr: the ip found in any address space */
 	bool need_cgid;			/* cgroup_id: the threads' namespaces asked per sample */
+	/*
+	 * need_mem: the PMU fields the keys read (all ones), the only ones
+	 * a shape is keyed by, so that samples differing in the others count
+	 * in one shape (--sort mem: 1M shapes of 1M samples); the shape
+	 * keeps its first sample's whole
+	 */
+	struct hist_mem mem_keep;
 	struct resolver *dres;		/* data addresses (the session's, over data objects too) */
 	bool rows_stale;		/* a filter or graph change: the rows made again */
 	regex_t parent_re;
@@ -406,6 +418,13 @@ int tally__hist_shape(struct tally_hist *h, const struct shape *x, uint64_t peri
 int tally__hist_graph_shape(struct tally_hist *h, const struct shape *x, uint64_t period,
 			    uint64_t count);
 int tally__hist_graph_replay(struct tally_hist *h, bool all);
+
+/*
+ * hist_brhist.c: the shape's branch stack as a chain into self's tree
+ * (period and count samples of it). 0 or -ENOMEM.
+ */
+int tally__hist_brhist_note(struct tally_hist *h, struct entry *self, const struct shape *x,
+			    uint64_t period, uint64_t count);
 
 /* hist_rows.c: a mem key as a number, equal for equal keys (0 for the others). */
 uint64_t tally__hist_mem_ident(const struct entry *e, enum tally_hist_key k);

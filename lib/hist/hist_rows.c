@@ -499,6 +499,8 @@ int tally__hist_shape(struct tally_hist *h, const struct shape *x, uint64_t peri
 	}
 	if (!graph)
 		return 0;
+	if (h->branch_history)	/* the tree is the branch stack's, not the chain's */
+		return tally__hist_brhist_note(h, self, x, period, count);
 	if (n > CHAIN_MAX)	/* graph_shape keeps the root's end of so long a chain */
 		return tally__hist_graph_shape(h, x, period, count);
 	return graph_note(h, x->idx, self, gframes, gents, n, period, count);
@@ -538,6 +540,8 @@ int tally__hist_graph_shape(struct tally_hist *h, const struct shape *x, uint64_
 	if (h->need_iaddr && !(key.iw = iaddr_where(h, x)))
 		return -ENOMEM;
 	self = hist_find(h, hs, &key);
+	if (h->branch_history)
+		return tally__hist_brhist_note(h, self, x, period, count);
 	prev_mode = w->mode;
 	tally__chain_modes(&smp, modes);
 	uint32_t uw = tally__chain_unwound_at(x->ips, x->nr);

@@ -85,13 +85,18 @@ int tally__ordered_queue(struct tally_ordered *o, uint64_t t, int attr,
 {
 	struct ordered_event *e;
 
+	if (o->q != o->base && (size_t)(o->q - o->base) + o->nq == o->cap) {
+		/* the delivered records' room at the front, taken back */
+		memmove(o->base, o->q, o->nq * sizeof(*o->q));
+		o->q = o->base;
+	}
 	if (o->nq == o->cap) {
 		size_t cap = o->cap ? o->cap * 2 : 4096;
-		struct ordered_event *q = realloc(o->q, cap * sizeof(*q));
+		struct ordered_event *q = realloc(o->base, cap * sizeof(*q));
 
 		if (!q)
 			return -ENOMEM;
-		o->q = q;
+		o->q = o->base = q;
 		q = realloc(o->tmp, cap * sizeof(*q));
 		if (!q)
 			return -ENOMEM;
@@ -106,7 +111,7 @@ int tally__ordered_queue(struct tally_ordered *o, uint64_t t, int attr,
 	if (o->nq && t < o->q[o->nq - 1].time)
 		o->unsorted = true;
 	e = &o->q[o->nq];
-	*e = (struct ordered_event){ .time = t, .attr = attr };
+	*e = (struct ordered_event){ .time = t, .attr = attr, .size = h->size };
 	if (copy)
 		e->h = chunk_copy(o, h, &e->c);
 	else
@@ -115,6 +120,16 @@ int tally__ordered_queue(struct tally_ordered *o, uint64_t t, int attr,
 		return -ENOMEM;
 	o->nq++;
 	return 0;
+}
+
+/* The sort's result is a: q's array, or tmp's, which becomes q's. */
+static void sorted_into(struct tally_ordered *o, struct ordered_event *a)
+{
+	if (a == o->q)
+		return;
+	/* in the other array, from its start: the two swap */
+	o->tmp = o->base ? o->base : o->q;
+	o->q = o->base = a;
 }
 
 /*
@@ -150,8 +165,7 @@ static void radix_sort(struct tally_ordered *o)
 		a = b;
 		b = t;
 	}
-	o->q = a;
-	o->tmp = b;
+	sorted_into(o, a);
 }
 
 #define MAX_RUNS 32
@@ -202,8 +216,7 @@ void tally__ordered_sort(struct tally_ordered *o)
 		a = b;
 		b = t;
 	}
-	o->q = a;
-	o->tmp = b;
+	sorted_into(o, a);
 }
 
 int tally__ordered_flush(struct tally_ordered *o, uint64_t limit, tally_ordered_fn fn, void *ctx)
@@ -224,9 +237,11 @@ int tally__ordered_flush(struct tally_ordered *o, uint64_t limit, tally_ordered_
 		err = fn(ctx, o->q, n);
 	if (err)
 		return err;	/* kept: the caller's to close */
-	if (n) {	/* an empty queue may have no array yet: memmove takes no NULL */
-		memmove(o->q, o->q + n, (o->nq - n) * sizeof(*o->q));
+	if (n) {	/* an empty queue may have no array yet: no arithmetic on NULL */
+		o->q += n;
 		o->nq -= n;
+		if (!o->nq)
+			o->q = o->base;
 	}
 	return 0;
 }
@@ -244,7 +259,7 @@ void tally__ordered_exit(struct tally_ordered *o)
 	tally__ordered_release(o, o->q, o->nq);
 	free(o->chunk);
 	free(o->spare);
-	free(o->q);
+	free(o->base);
 	free(o->tmp);
 	memset(o, 0, sizeof(*o));
 }

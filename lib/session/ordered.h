@@ -27,11 +27,14 @@ struct ordered_event {
 	struct perf_event_header *h;
 	struct ordered_chunk *c;	/* where h's copy lives; NULL: h is the caller's */
 	int attr;
+	uint32_t size;			/* h->size: read without going back to the record */
 };
 
 struct tally_ordered {
-	struct ordered_event *q, *tmp;	/* tmp: the sorts' other half */
+	struct ordered_event *q, *tmp;	/* q[0..nq) queued; tmp: the sorts' other half */
 	size_t nq, cap;
+	/* q's array, cap long: a flush moves q on, not the records down (once, when full) */
+	struct ordered_event *base;
 	struct ordered_chunk *chunk;	/* where copies of records go */
 	struct ordered_chunk *spare;	/* an emptied one, kept for reuse */
 	uint64_t next_flush, max_time;	/* a round's limit: the previous round's newest */

@@ -132,8 +132,12 @@ static const struct where_map *map_copy(struct resolver *r, const struct tally_m
 	c->path = m->filename;
 	c->dso = m->kernel && !strncmp(m->filename, "[kernel.kallsyms]", 17) ?
 		 "[kernel.kallsyms]" : short_name(r, m->filename);
-	/* perf's kernel DSO is made before any event, the others at their first MMAP */
-	c->rank = m->kernel ? 0 : r->file_rank(r->ss, m->filename);
+	/*
+	 * perf reading a file makes each DSO at its first MMAP, the kernel's
+	 * too (perf_event__process_mmap: not before the events); a kernel
+	 * map no MMAP named (ranked 0) stays below the others
+	 */
+	c->rank = r->file_rank(r->ss, m->filename);
 	c->start = m->start;
 	c->end = m->end;
 	c->pgoff = m->pgoff;

@@ -22,7 +22,10 @@ static int attr_of(struct tally_session *s, const struct perf_event_header *h)
 
 	if (s->nr_attrs == 1)
 		return 0;
-	if (tally_record__id(h, h->size, &s->lays[0], &id))
+	/* IDENTIFIER: a sample's id right after its header, no layout walked */
+	if (s->id_first && h->type == PERF_RECORD_SAMPLE && h->size >= sizeof(*h) + 8)
+		memcpy(&id, h + 1, 8);
+	else if (tally_record__id(h, h->size, &s->lays[0], &id))
 		return 0;
 	if (s->live) {
 		struct tally_evsel *e = tally_evlist__find_id(s->live, id);
@@ -32,8 +35,14 @@ static int attr_of(struct tally_session *s, const struct perf_event_header *h)
 				return idx;
 		return 0;
 	}
+	struct session_id_slot *slot = &s->idc[id % 64];
+
+	if (slot->idx1 && slot->id == id)
+		return slot->idx1 - 1;
 	idx = tally_data_reader__attr_of_id(s->rd, id);
-	return idx < 0 ? 0 : idx;
+	idx = idx < 0 ? 0 : idx;
+	*slot = (struct session_id_slot){ .id = id, .idx1 = idx + 1 };
+	return idx;
 }
 
 static uint64_t name_hash(const char *p)
@@ -316,7 +325,9 @@ static void process(struct tally_session *s, const struct perf_event_header *h, 
 
 struct session_batch {
 	struct ordered_event *e;
-	size_t n, bytes;
+	size_t n, cap, bytes;
+	size_t copies;			/* records copied into the queue's chunks: 0, none to give back */
+	const unsigned char *lo, *hi;	/* the bytes its records in the file lie in; lo NULL: none */
 	struct session_batch *next;
 };
 
@@ -331,7 +342,8 @@ struct session_pipeline {
 	int err;
 	/* the reader's: rounds released, gathered until a batch is worth its hand-off */
 	struct ordered_event *pend;
-	size_t npend, cap_pend, pend_bytes;
+	size_t npend, cap_pend, pend_bytes, pend_copies;
+	const unsigned char *pend_lo, *pend_hi;	/* tally__ordered_span of pend, kept as it grows */
 	bool stream;			/* a pipe: each round at once, whatever its size */
 };
 
@@ -343,6 +355,8 @@ struct session_pipeline {
  * Not a pipe's: its reader may be following a recording as it is made.
  */
 #define PIPE_BATCH_RECORDS 1024
+/* the file's pages of applied records let go when they span this much */
+#define RELEASE_SPAN (2u << 20)
 #define PIPE_BATCH_BYTES (64u << 10)
 
 /*
@@ -360,34 +374,44 @@ static void release_applied(struct tally_session *s, const struct ordered_event 
 		tally__data_reader_release(s->rd, lo, hi);
 }
 
-/* The reader frees what the main thread is done with. */
+/*
+ * The reader frees what the main thread is done with; a batch's array
+ * becomes the next gathering's when that has none (no malloc a batch).
+ */
 static void reclaim(struct tally_session *s, struct session_batch *b)
 {
+	struct session_pipeline *pl = s->pl;
+
 	while (b) {
 		struct session_batch *next = b->next;
 
-		tally__ordered_release(&s->oe, b->e, b->n);
-		free(b->e);
+		if (b->copies)	/* a file's records are where they lie: nothing to give back */
+			tally__ordered_release(&s->oe, b->e, b->n);
+		if (pl && !pl->pend) {
+			pl->pend = b->e;
+			pl->cap_pend = b->cap;
+		} else {
+			free(b->e);
+		}
 		free(b);
 		b = next;
 	}
 }
 
-static int hand_off(struct tally_session *s, const struct ordered_event *e, size_t n)
+/* The gathered records, pend, go to the main thread: the array with them. */
+static int hand_off(struct tally_session *s)
 {
 	struct session_pipeline *pl = s->pl;
 	struct session_batch *b = malloc(sizeof(*b)), *done;
 
-	if (!b || !(b->e = malloc(n * sizeof(*b->e)))) {
-		free(b);
+	if (!b)
 		return -ENOMEM;
-	}
-	memcpy(b->e, e, n * sizeof(*b->e));
-	b->n = n;
-	b->bytes = 0;
-	for (size_t i = 0; i < n; i++)
-		b->bytes += e[i].h->size;
-	b->next = NULL;
+	*b = (struct session_batch){ .e = pl->pend, .n = pl->npend, .cap = pl->cap_pend,
+				     .bytes = pl->pend_bytes, .copies = pl->pend_copies,
+				     .lo = pl->pend_lo, .hi = pl->pend_hi };
+	pl->pend = NULL;
+	pl->npend = pl->cap_pend = pl->pend_bytes = pl->pend_copies = 0;
+	pl->pend_lo = pl->pend_hi = NULL;
 	pthread_mutex_lock(&pl->mu);
 	while ((pl->inflight >= PIPE_INFLIGHT || (pl->inflight && pl->bytes >= PIPE_BYTES)) &&
 	       !pl->done)
@@ -415,9 +439,7 @@ static int hand_off_pending(struct tally_session *s)
 
 	if (!pl->npend)
 		return 0;
-	err = hand_off(s, pl->pend, pl->npend);
-	if (!err)
-		pl->npend = pl->pend_bytes = 0;
+	err = hand_off(s);
 	return err;
 }
 
@@ -436,16 +458,31 @@ static int gather(struct tally_session *s, const struct ordered_event *e, size_t
 	}
 	memcpy(pl->pend + pl->npend, e, n * sizeof(*e));
 	pl->npend += n;
-	for (size_t i = 0; i < n; i++)
-		pl->pend_bytes += e[i].h->size;
+	/* one pass: the bytes in flight and the file's span the main thread lets go */
+	for (size_t i = 0; i < n; i++) {
+		const unsigned char *p = (const unsigned char *)e[i].h;
+
+		pl->pend_bytes += e[i].size;
+		if (e[i].c) {	/* a copy, in a chunk */
+			pl->pend_copies++;
+			continue;
+		}
+		if (!pl->pend_lo || p < pl->pend_lo)
+			pl->pend_lo = p;
+		if (!pl->pend_hi || p + e[i].size > pl->pend_hi)
+			pl->pend_hi = p + e[i].size;
+	}
 	if (!pl->stream && pl->npend < PIPE_BATCH_RECORDS && pl->pend_bytes < PIPE_BATCH_BYTES)
 		return 0;
 	if (!hand_off_pending(s))
 		return 0;
 	/* refused: this round stays the queue's (the flush keeps it), the rounds before ours */
 	pl->npend -= n;
-	for (size_t i = 0; i < n; i++)
-		pl->pend_bytes -= e[i].h->size;
+	for (size_t i = 0; i < n; i++) {
+		pl->pend_bytes -= e[i].size;
+		pl->pend_copies -= e[i].c != NULL;
+	}
+	tally__ordered_span(pl->pend, pl->npend, &pl->pend_lo, &pl->pend_hi);
 	return -ENOMEM;
 }
 
@@ -619,6 +656,7 @@ static struct tally_session *session_new(struct tally_data_reader *rd, struct ta
 			s->fast[i].period = a->freq ? 1 : a->sample_period;
 	}
 	tally_session__set_unwind(s, !s->o.no_unwind);
+	s->id_first = !!(s->lays[0].sample_type & PERF_SAMPLE_IDENTIFIER);
 	for (int i = 0; i < s->nr_attrs; i++) {
 		if (s->lays[i].sample_type & PERF_SAMPLE_TIME)
 			s->time_off[i] = (uint32_t)(sizeof(struct perf_event_header) +
@@ -754,6 +792,8 @@ static void *reader_main(void *arg)
 static int run_pipelined(struct tally_session *s)
 {
 	struct session_pipeline *pl = s->pl;
+	/* the applied batches' span, let go a few MiB at a time (below) */
+	const unsigned char *rel_lo = NULL, *rel_hi = NULL;
 	pthread_t t;
 	int err;
 
@@ -792,14 +832,29 @@ static int run_pipelined(struct tally_session *s)
 			/* the records were written on the other core: ask for them ahead */
 			if (i + 8 < b->n) {
 				const char *p = (const char *)b->e[i + 8].h;
-				unsigned sz = b->e[i + 8].h->size;
+				unsigned sz = b->e[i + 8].size;
 
 				for (unsigned o = 0; o < sz && o < 256; o += 64)
 					__builtin_prefetch(p + o);
 			}
 			process(s, b->e[i].h, b->e[i].attr);
 		}
-		release_applied(s, b->e, b->n);
+		/*
+		 * Each madvise unmaps and, with the reader on the other CPU,
+		 * interrupts it to flush its TLB: a batch's 100 KiB at a time
+		 * was 2,000 of them in a 250 MB file. A page of a record not yet
+		 * applied that falls in the span comes back from the page cache.
+		 */
+		if (s->rd && b->lo) {
+			if (!rel_lo || b->lo < rel_lo)
+				rel_lo = b->lo;
+			if (!rel_hi || b->hi > rel_hi)
+				rel_hi = b->hi;
+			if ((size_t)(rel_hi - rel_lo) >= RELEASE_SPAN) {
+				tally__data_reader_release(s->rd, rel_lo, rel_hi);
+				rel_lo = rel_hi = NULL;
+			}
+		}
 		pthread_mutex_lock(&pl->mu);
 		b->next = pl->done;
 		pl->done = b;
@@ -809,6 +864,8 @@ static int run_pipelined(struct tally_session *s)
 		pthread_mutex_unlock(&pl->mu);
 	}
 	pthread_join(t, NULL);
+	if (rel_lo)
+		tally__data_reader_release(s->rd, rel_lo, rel_hi);
 	reclaim(s, pl->done);
 	pl->done = NULL;
 	/* rounds a failed hand-off left behind */

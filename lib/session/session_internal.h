@@ -45,6 +45,13 @@ struct tally_session {
 	int stop;			/* a callback's non-zero return */
 	bool ran;			/* tally_session__run was called: a second is refused */
 	struct tally_ordered oe;	/* the records waiting for their time */
+	/*
+	 * A file's sample ids to their attr, direct-mapped by the id's low
+	 * bits (the kernel numbers them in a row): idx + 1, 0 empty. The
+	 * reader's alone.
+	 */
+	struct session_id_slot { uint64_t id; int idx1; } idc[64];
+	bool id_first;			/* a SAMPLE's id is its first u64 (IDENTIFIER) */
 	/* with a second CPU: reading and ordering on a thread of their own */
 	struct session_pipeline *pl;
 	/* what went by */

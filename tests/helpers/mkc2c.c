@@ -14,6 +14,9 @@
  *                 of the program on lines of its own and an unmapped one
  *   mkc2c OUT b   one node of four CPUs, WEIGHT_STRUCT, another mix
  *                 (more lines, ties in the HITM counts)
+ *   mkc2c OUT a|b N  the same with the shared lines' samples repeated
+ *                 until N in all, a FINISHED_ROUND every 1024 (bench/branch.sh's
+ *                 1M), written as it goes
  *
  * Samples lie in this program's own code (mapped whole at 0x400000: it is
  * built -no-pie, with -g), their data in its array `lines', so symbols,
@@ -157,6 +160,7 @@ static void sample_ip(unsigned i, enum kind k, unsigned line, unsigned off, unsi
 	u64(addr_kind || i % 11 == 3 ? 0 : (line % 2 ? 0x40000000ull : 0x1000000ull) +
 	    line * 0x1000 + (i % 3) * 0x200000 + off);
 	done(at);
+	spill(0);
 }
 
 /* perf's header string: u32 length (padded to 64), the bytes */
@@ -178,17 +182,35 @@ int main(int argc, char **argv)
 {
 	struct perf_event_attr a[2];
 	char self[4096];
-	bool b = argc == 3 && !strcmp(argv[2], "b");
+	bool b = argc >= 3 && !strcmp(argv[2], "b");
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	unsigned nodes = b ? 1 : 2, ncpu = 4;
+	unsigned long nsamples = argc == 4 ? strtoul(argv[3], NULL, 10) : 0;
 	size_t at;
 	int fd;
+	struct {
+		char magic[8];
+		uint64_t size, attr_size;
+		uint64_t attrs_off, attrs_size, data_off, data_size, types_off, types_size;
+		uint64_t features[4];
+	} h = { .magic = "PERFILE2", .size = sizeof(h), .attr_size = sizeof(a[0]) + 16 };
 
-	if (argc != 3 || n <= 0 || (!b && strcmp(argv[2], "a"))) {
-		fprintf(stderr, "usage: mkc2c OUT a|b\n");
+	if (argc < 3 || argc > 4 || n <= 0 || (!b && strcmp(argv[2], "a")) ||
+	    nsamples > 100000000 || (argc == 4 && !nsamples)) {
+		fprintf(stderr, "usage: mkc2c OUT a|b [N]\n");
 		return 2;
 	}
 	self[n] = 0;
+	/* the file: header, ids, two attrs, the data (written as it comes), the features */
+	h.attrs_off = sizeof(h) + 2 * sizeof(uint64_t);
+	h.attrs_size = 2 * h.attr_size;
+	h.data_off = h.attrs_off + h.attrs_size;
+	fd = open(argv[1], O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0 || lseek(fd, (off_t)h.data_off, SEEK_SET) < 0) {
+		perror(argv[1]);
+		return 1;
+	}
+	spill_to(fd);
 	wstruct = b;
 	lcg = b ? 777 : 12345;
 	memset(a, 0, sizeof(a));
@@ -263,7 +285,7 @@ int main(int argc, char **argv)
 	 * then one of every other kind.
 	 */
 	unsigned shared = b ? 10 : 6, i = 0;
-	for (unsigned l = 0; l < shared; l++) {
+	do for (unsigned l = 0; l < shared; l++) {
 		unsigned nr = 6 + (b ? l % 3 * 2 : l * 3);
 
 		for (unsigned s = 0; s < nr; s++, i++) {
@@ -275,8 +297,10 @@ int main(int argc, char **argv)
 			if (b && l % 4 == 1 && (k == RHITM))
 				k = LHITM;
 			sample(i, k, l, off, tid, (tid * 2 + rnd(2)) % ncpu, 30 + rnd(400), 0);
+			if (nsamples && i % 1024 == 1023)
+				round_end();	/* as perf record's files have */
 		}
-	}
+	} while (i < nsamples);
 	for (unsigned l = 6; !b && l < 8; l++)
 		for (unsigned s = 0; s < 5; s++, i++)
 			sample(i, s % 2 ? L1 : L2, l, s * 8, 0, 0, 35 + s, 0);
@@ -338,22 +362,13 @@ int main(int argc, char **argv)
 		f64(nodes == 1 ? 0xff : k ? 0xf0 : 0x0f);
 	}
 
-	/* the file: header, two attrs with their ids, the data, the features */
-	struct {
-		char magic[8];
-		uint64_t size, attr_size;
-		uint64_t attrs_off, attrs_size, data_off, data_size, types_off, types_size;
-		uint64_t features[4];
-	} h = { .magic = "PERFILE2", .size = sizeof(h), .attr_size = sizeof(a[0]) + 16 };
 	uint64_t ids[2] = { 1, 2 }, idsec[2][2];
 
-	h.attrs_off = sizeof(h) + sizeof(ids);
-	h.attrs_size = 2 * h.attr_size;
-	h.data_off = h.attrs_off + h.attrs_size;
-	h.data_size = len;
+	spill(1);
+	h.data_size = spilled;
 	for (int k = 0; k < 4; k++)
 		h.features[0] |= 1ull << feats[k];
-	uint64_t foff = h.data_off + len + sizeof(fsec);
+	uint64_t foff = h.data_off + h.data_size + sizeof(fsec);
 
 	for (int k = 0; k < 4; k++) {
 		fsec[k][0] = foff + fat[k];
@@ -363,12 +378,11 @@ int main(int argc, char **argv)
 		idsec[e][0] = sizeof(h) + e * 8;
 		idsec[e][1] = 8;
 	}
-	fd = open(argv[1], O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	if (fd < 0 || write(fd, &h, sizeof(h)) != sizeof(h) || write(fd, ids, sizeof(ids)) != sizeof(ids) ||
+	if (write(fd, fsec, sizeof(fsec)) != sizeof(fsec) || write(fd, feat, flen) != (ssize_t)flen ||
+	    lseek(fd, 0, SEEK_SET) || write(fd, &h, sizeof(h)) != sizeof(h) ||
+	    write(fd, ids, sizeof(ids)) != sizeof(ids) ||
 	    write(fd, &a[0], sizeof(a[0])) != sizeof(a[0]) || write(fd, idsec[0], 16) != 16 ||
-	    write(fd, &a[1], sizeof(a[1])) != sizeof(a[1]) || write(fd, idsec[1], 16) != 16 ||
-	    write(fd, buf, len) != (ssize_t)len || write(fd, fsec, sizeof(fsec)) != sizeof(fsec) ||
-	    write(fd, feat, flen) != (ssize_t)flen) {
+	    write(fd, &a[1], sizeof(a[1])) != sizeof(a[1]) || write(fd, idsec[1], 16) != 16) {
 		perror(argv[1]);
 		return 1;
 	}

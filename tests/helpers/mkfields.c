@@ -20,6 +20,11 @@
  *                        (its map as perf record writes it) and no map; the
  *                        BRANCH_STACK header feature
  *   mkfields OUT brhw    the same with PERF_SAMPLE_BRANCH_HW_INDEX
+ *   mkfields OUT brmem [N [DEPTH]]  the br file's stacks with ADDR,
+ *                        WEIGHT_STRUCT and DATA_SRC (all's values): N
+ *                        samples (40), stacks of DEPTH entries (4 to 16),
+ *                        a FINISHED_ROUND every 1024; written as it goes
+ *                        (bench/branch.sh's 1M samples)
  *   mkfields OUT ties    the same as all, every period 1000: rows of equal
  *                        shares, in the order of their keys
  *
@@ -50,6 +55,7 @@ long data_var[64];
 
 static uint64_t sample_type;
 static bool ties;		/* every sample's period the same */
+static unsigned br_depth;	/* brmem: every stack's entries (0: 4 to 16) */
 
 /* sample_id_all trailer: TID TIME [CPU] (as the attr's sample_type has them) */
 static void trailer(uint64_t t)
@@ -224,12 +230,14 @@ static void br_sample(unsigned i, bool hwidx, const uint64_t *site, unsigned nsi
 {
 	size_t at = hdr(PERF_RECORD_SAMPLE, i % 11 == 4 ? PERF_RECORD_MISC_KERNEL :
 			PERF_RECORD_MISC_USER);
-	unsigned nr = 4 + (i * 5) % 13;
+	unsigned nr = br_depth ? br_depth : 4 + (i * 5) % 13;
 
 	u64(site[i % 4] + i % 3);	/* IP: in f0..f3 */
 	u32(PID);
 	u32(PID + (i % 3 == 2));
 	u64(T0 + 1000 + i * 1000003ull);
+	if (sample_type & PERF_SAMPLE_ADDR)
+		u64(i % 5 == 0 ? 0 : (uint64_t)(uintptr_t)&data_var[i % 64] + (i % 8) * 0x10000ull);
 	u32(i % 2);	/* CPU */
 	u32(0);
 	u64(1000 + i);	/* PERIOD */
@@ -252,11 +260,19 @@ static void br_sample(unsigned i, bool hwidx, const uint64_t *site, unsigned nsi
 
 		put(&e, sizeof(e));
 	}
+	if (sample_type & PERF_SAMPLE_WEIGHT_STRUCT) {
+		union perf_sample_weight w = { .var1_dw = i * 41 % 5000, .var2_w = (uint16_t)(i * 13),
+					       .var3_w = (uint16_t)(i * 7) };
+
+		u64(w.full);
+	}
+	if (sample_type & PERF_SAMPLE_DATA_SRC)
+		u64(dsrc(i % NR_SAMPLES));
 	done(at);
 }
 
 /* The br files: COMM, this program's and libc's code, the samples; the BRANCH_STACK feature. */
-static int branch_file(const char *out, const char *self, bool hwidx)
+static int branch_file(const char *out, const char *self, bool hwidx, bool mem, unsigned nsamples)
 {
 	static const char *const libc_fns[] = { "abs", "atoi", "qsort", "getpid", "labs" };
 	struct perf_event_attr a = { .size = sizeof(a), .sample_period = 1000, .type = PERF_TYPE_RAW,
@@ -293,6 +309,8 @@ static int branch_file(const char *out, const char *self, bool hwidx)
 	site[ns++] = 0x10000;			/* user space no map holds */
 	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
 			PERF_SAMPLE_PERIOD | PERF_SAMPLE_BRANCH_STACK;
+	if (mem)
+		a.sample_type |= PERF_SAMPLE_ADDR | PERF_SAMPLE_WEIGHT_STRUCT | PERF_SAMPLE_DATA_SRC;
 	a.branch_sample_type = PERF_SAMPLE_BRANCH_ANY | (hwidx ? PERF_SAMPLE_BRANCH_HW_INDEX : 0);
 	a.mmap = a.comm = a.sample_id_all = a.exclude_guest = 1;
 	sample_type = a.sample_type;
@@ -329,8 +347,6 @@ static int branch_file(const char *out, const char *self, bool hwidx)
 	str("[kernel.kallsyms]_text");
 	trailer(T0 + 3);
 	done(at);
-	for (unsigned i = 0; i < 40; i++)
-		br_sample(i, hwidx, site, ns);
 
 	/* header, one attr, the data, the feature table (BRANCH_STACK's section is empty) */
 	struct {
@@ -344,14 +360,26 @@ static int branch_file(const char *out, const char *self, bool hwidx)
 	h.attrs_off = sizeof(h);
 	h.attrs_size = sizeof(a) + 16;
 	h.data_off = h.attrs_off + h.attrs_size;
-	h.data_size = len;
+	fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0 || lseek(fd, (off_t)h.data_off, SEEK_SET) < 0) {
+		perror(out);
+		return 1;
+	}
+	spill_to(fd);
+	for (unsigned i = 0; i < nsamples; i++) {
+		br_sample(i, hwidx, site, ns);
+		if (mem && i % 1024 == 1023)
+			round_end();	/* brmem: rounds, as perf record's files have */
+		spill(0);
+	}
+	spill(1);
+	h.data_size = spilled;
 	h.features[0] = 1ull << 15;	/* HEADER_BRANCH_STACK */
 	sec[0] = h.data_off + h.data_size + sizeof(sec);
 	sec[1] = 0;
-	fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	if (fd < 0 || write(fd, &h, sizeof(h)) != sizeof(h) || write(fd, &a, sizeof(a)) != sizeof(a) ||
-	    write(fd, ids, sizeof(ids)) != sizeof(ids) || write(fd, buf, len) != (ssize_t)len ||
-	    write(fd, sec, sizeof(sec)) != sizeof(sec)) {
+	if (write(fd, sec, sizeof(sec)) != sizeof(sec) || lseek(fd, 0, SEEK_SET) ||
+	    write(fd, &h, sizeof(h)) != sizeof(h) || write(fd, &a, sizeof(a)) != sizeof(a) ||
+	    write(fd, ids, sizeof(ids)) != sizeof(ids)) {
 		perror(out);
 		return 1;
 	}
@@ -370,15 +398,20 @@ int main(int argc, char **argv)
 	int fd;
 
 	bool br = argc == 3 && (!strcmp(argv[2], "br") || !strcmp(argv[2], "brhw"));
+	bool brmem = argc >= 3 && argc <= 5 && !strcmp(argv[2], "brmem");
+	unsigned long nsamples = argc >= 4 ? strtoul(argv[3], NULL, 10) : 40;
 
-	if (argc != 3 || n <= 0 ||
-	    (!hwidx && !pf && !br && strcmp(argv[2], "all") && strcmp(argv[2], "ties"))) {
-		fprintf(stderr, "usage: mkfields OUT all|hwidx|pf|br|brhw|ties\n");
+	br_depth = argc == 5 ? (unsigned)strtoul(argv[4], NULL, 10) : 0;
+	if ((argc != 3 && !brmem) || n <= 0 || nsamples < 1 || nsamples > 100000000 ||
+	    br_depth > 64 ||
+	    (!hwidx && !pf && !br && !brmem && strcmp(argv[2], "all") && strcmp(argv[2], "ties"))) {
+		fprintf(stderr, "usage: mkfields OUT all|hwidx|pf|br|brhw|ties, mkfields OUT brmem [N [DEPTH]]\n");
 		return 2;
 	}
 	self[n] = 0;
-	if (br)
-		return branch_file(argv[1], self, !strcmp(argv[2], "brhw")) || f3(0) == 0;
+	if (br || brmem)
+		return branch_file(argv[1], self, !strcmp(argv[2], "brhw"), brmem,
+				   (unsigned)nsamples) || f3(0) == 0;
 	ties = !strcmp(argv[2], "ties");
 	if (pf) {
 		a.type = PERF_TYPE_SOFTWARE;

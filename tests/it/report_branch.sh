@@ -38,9 +38,17 @@ check "... said" grep -q "key 'symbol_to' is a branch key: it needs branch mode"
 "$TALLY" report --stdio --mem-mode -i "$d/br.data" >/dev/null 2>"$d/e"; rc=$?
 is "--mem-mode in branch mode: an error" "$rc" 1
 check "... said as perf" grep -q "branch and mem mode incompatible" "$d/e"
-"$TALLY" report --stdio --branch-history -i "$d/br.data" >/dev/null 2>"$d/e"; rc=$?
-is "--branch-history (not built): usage error" "$rc" 129
-check "... said" grep -q "branch-history .* is not built yet" "$d/e"
+# samples with call chains: perf's chain after the branches is not built
+"$TALLY" record -q -N -e cpu-clock -g -o "$d/g.data" -- true >/dev/null 2>&1
+"$TALLY" report --stdio --branch-history -i "$d/g.data" >"$d/o" 2>"$d/e"; rc=$?
+is "--branch-history on samples with call chains: refused" "$rc" 129
+check "... said" grep -q "call chains .* not built yet" "$d/e"
+for k in all pf; do
+	"$TALLY" report --stdio --branch-history -i "$d/$k.data" >"$d/o" 2>"$d/e"; rc=$?
+	is "--branch-history, $k (no BRANCH_STACK feature): an error" "$rc" 1
+	check "... said as perf" grep -q "But no callchain or branch data" "$d/e"
+	check "... no rows" eval '! grep -q "%" "$d/o"'
+done
 # perf 6.1 crashes on -s naming symbol_from or symbol_to (its IPC column): tally has none
 "$TALLY" report --stdio -s dso_to,symbol_to -i "$d/br.data" >"$d/o" 2>&1; rc=$?
 is "-s ...,symbol_to (perf 6.1 crashes): exits 0" "$rc" 0
@@ -90,6 +98,41 @@ for f in br brhw; do
 --no-branch-stack
 LIST
 done
+# --branch-history: the samples' rows, each tree made of the branch
+# stacks (perf's remove_loops, counts per frame, its tie order of DSOs);
+# nd's program without its DWARF (frames "f1 ??:0", as perf's).
+# Few cases (perf's report takes a second here).
+cp "$M" "$d/mkf_nd" && strip -g "$d/mkf_nd" && "$d/mkf_nd" "$d/nd.data" br ||
+	fail "mkfields br, stripped of its DWARF"
+while read -r f args; do
+	same $f --branch-history $args
+done <<'LIST'
+br
+br --no-children
+br -G
+brhw -g caller
+br --sort symbol
+br -n -g fractal
+br -g folded
+brhw
+brhw -g callee,0.5,period
+nd --no-children
+br --hierarchy
+brhw -F overhead,sym
+LIST
+# perf 6.1's --branch-history -g none prints no rows at all: tally's rows, no graph
+"$TALLY" report --stdio --branch-history -g none -i "$d/br.data" >"$d/o" 2>&1
+"$TALLY" report --stdio --branch-history -i "$d/br.data" 2>/dev/null | grep '^ *[0-9.]*%  ' >"$d/rows"
+check "--branch-history -g none: rows" test -s "$d/rows"
+is "... the rows with graphs, less their graphs" "$(grep '%' "$d/o")" "$(cat "$d/rows")"
+# "symbol" in -s: perf's IPC column, in --hierarchy's levels and after -F's columns too
+same all --no-branch-stack --hierarchy -s srcline,symbol,dso
+same all --no-branch-stack -s srcline,symbol -F overhead,sym
+"$TALLY" report --stdio --branch-history --no-children -i "$d/br.data" >"$d/o" 2>&1
+check "--branch-history callee: loops taken out (iter counts)" grep -q ' (.*iter:[0-9]* avg_cycles:[0-9]*)' "$d/o"
+check "... a target's counts cut at 63 bytes, as perf's" grep -qE 'abort:[0-9.]+%$' "$d/o"
+check "... a single root's whole" grep -qE '^ +---.*abort:[0-9.]+%\)$' "$d/o"
+
 # the branch statistics count every row's branches, the filtered ones' too (perf's)
 stats() { sed -n '/^# Branch Statistics:/,$p'; }
 "$TALLY" report --stdio --comm mkfields -i "$d/br.data" 2>/dev/null | stats >"$d/a"

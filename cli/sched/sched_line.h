@@ -1,0 +1,211 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * One output line built by hand, as printf would write it, then written
+ * at once: timehist prints a line per sched_switch (half a million on a
+ * busy machine's few seconds), and printf's parsing and padding were
+ * most of its time. Each function names the printf conversion it does.
+ */
+#ifndef TALLY_SCHED_LINE_H
+#define TALLY_SCHED_LINE_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+struct sched_line {
+	FILE *f;
+	size_t n;
+	char b[1024];
+};
+
+/* Not an initializer: that would zero the whole buffer, at every line. */
+static inline void sched_line_init(struct sched_line *l, FILE *f)
+{
+	l->f = f;
+	l->n = 0;
+}
+
+/*
+ * What is built so far written out (a line wider than b goes in pieces);
+ * a line of no FILE (a string built in b) keeps its first bytes instead.
+ */
+static inline void sched_line_flush(struct sched_line *l)
+{
+	if (!l->f)
+		return;
+	if (l->n)
+		fwrite_unlocked(l->b, 1, l->n, l->f);
+	l->n = 0;
+}
+
+/* Room for k more bytes; k at most sizeof(b). */
+static inline char *sched_line_room(struct sched_line *l, size_t k)
+{
+	if (l->n + k > sizeof(l->b)) {
+		sched_line_flush(l);
+		if (l->n + k > sizeof(l->b))	/* no FILE: its end is written over */
+			l->n = sizeof(l->b) - k;
+	}
+	return l->b + l->n;
+}
+
+static inline void sched_line_chr(struct sched_line *l, char c)
+{
+	*sched_line_room(l, 1) = c;
+	l->n++;
+}
+
+/* n spaces. */
+static inline void sched_line_pad(struct sched_line *l, long n)
+{
+	if (!l->f && n > (long)(sizeof(l->b) - l->n))
+		n = (long)(sizeof(l->b) - l->n);	/* no FILE: up to the buffer's end */
+	while (n > 0) {
+		size_t k = (size_t)n < sizeof(l->b) ? (size_t)n : sizeof(l->b);
+
+		memset(sched_line_room(l, k), ' ', k);
+		l->n += k;
+		n -= (long)k;
+	}
+}
+
+static inline void sched_line_mem(struct sched_line *l, const char *s, size_t len)
+{
+	if (!l->f && len > sizeof(l->b) - l->n)
+		len = sizeof(l->b) - l->n;	/* no FILE: up to the buffer's end */
+	while (len) {
+		size_t k = len < sizeof(l->b) ? len : sizeof(l->b);
+
+		memcpy(sched_line_room(l, k), s, k);
+		l->n += k;
+		s += k;
+		len -= k;
+	}
+}
+
+/* "%s" */
+static inline void sched_line_str(struct sched_line *l, const char *s)
+{
+	sched_line_mem(l, s, strlen(s));
+}
+
+/* "%-*s" */
+static inline void sched_line_left(struct sched_line *l, const char *s, int width)
+{
+	size_t len = strlen(s);
+
+	sched_line_mem(l, s, len);
+	sched_line_pad(l, (long)width - (long)len);
+}
+
+/* "%*s" */
+static inline void sched_line_right(struct sched_line *l, const char *s, int width)
+{
+	size_t len = strlen(s);
+
+	sched_line_pad(l, (long)width - (long)len);
+	sched_line_mem(l, s, len);
+}
+
+/* The digits of v at the end of tmp[24], two at a time; their count. */
+static inline int sched_line_digits(char tmp[24], uint64_t v)
+{
+	static const char pairs[201] =
+		"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+		"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+		"8081828384858687888990919293949596979899";
+	char *p = tmp + 24;
+
+	while (v >= 100) {
+		p -= 2;
+		memcpy(p, pairs + 2 * (v % 100), 2);
+		v /= 100;
+	}
+	if (v >= 10) {
+		p -= 2;
+		memcpy(p, pairs + 2 * v, 2);
+	} else {
+		*--p = (char)('0' + v);
+	}
+	return (int)(tmp + 24 - p);
+}
+
+/* "%*llu" (zero: "%0*llu"); width may be 0. */
+static inline void sched_line_u64(struct sched_line *l, uint64_t v, int width, int zero)
+{
+	char tmp[24];
+	int n = sched_line_digits(tmp, v);
+
+	if (width > n) {
+		if (zero) {
+			char *p = sched_line_room(l, (size_t)(width - n));
+
+			memset(p, '0', (size_t)(width - n));
+			l->n += (size_t)(width - n);
+		} else {
+			sched_line_pad(l, width - n);
+		}
+	}
+	sched_line_mem(l, tmp + 24 - n, (size_t)n);
+}
+
+/* "%*ld", zero: "%0*ld" (a negative one's '-' counts in width: "-001") */
+static inline void sched_line_int(struct sched_line *l, long v, int width, int zero)
+{
+	char tmp[24];
+	uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+	int n = sched_line_digits(tmp, u) + (v < 0);
+
+	if (!zero)
+		sched_line_pad(l, width - n);
+	if (v < 0)
+		sched_line_chr(l, '-');
+	if (zero && width > n) {
+		memset(sched_line_room(l, (size_t)(width - n)), '0', (size_t)(width - n));
+		l->n += (size_t)(width - n);
+	}
+	sched_line_mem(l, tmp + 24 - (n - (v < 0)), (size_t)(n - (v < 0)));
+}
+
+/* sched_usec's "%llu.%06llu" of t in ns, right-aligned to width ("%*s"); width <= 64. */
+static inline void sched_line_usec(struct sched_line *l, uint64_t t, int width)
+{
+	char tmp[24], *p = sched_line_room(l, 64 + 24 + 7);
+	int n = sched_line_digits(tmp, t / 1000000000ull), pad = width - (n + 7);
+	uint32_t us = (uint32_t)(t % 1000000000ull / 1000);
+
+	if (pad > 0) {
+		memset(p, ' ', (size_t)pad);
+		p += pad;
+	}
+	memcpy(p, tmp + 24 - n, (size_t)n);
+	p += n;
+	*p++ = '.';
+	for (int i = 5; i >= 0; i--, us /= 10)
+		p[i] = (char)('0' + us % 10);
+	l->n = (size_t)(p + 6 - l->b);
+}
+
+/* sched_print_time's "%*lu.%03lu " of nsecs in msec; width <= 64. */
+static inline void sched_line_msec(struct sched_line *l, uint64_t nsecs, int width)
+{
+	char tmp[24], *p = sched_line_room(l, 64 + 24 + 5);
+	uint64_t ms = (unsigned long)(nsecs / 1000000);
+	uint32_t us = (uint32_t)(nsecs % 1000000 / 1000);
+	int n = sched_line_digits(tmp, ms), pad = width - n;
+
+	if (pad > 0) {
+		memset(p, ' ', (size_t)pad);
+		p += pad;
+	}
+	memcpy(p, tmp + 24 - n, (size_t)n);
+	p += n;
+	p[0] = '.';
+	p[1] = (char)('0' + us / 100);
+	p[2] = (char)('0' + us / 10 % 10);
+	p[3] = (char)('0' + us % 10);
+	p[4] = ' ';
+	l->n = (size_t)(p + 5 - l->b);
+}
+
+#endif
