@@ -376,6 +376,44 @@ int hist_key_width(const struct hist_cells *c, const struct tally_hist_row *rows
 	return w;
 }
 
+void hist_rows_at(const struct tally_hist *h, int idx, size_t from, size_t n,
+		  struct tally_hist_row *rows)
+{
+	for (size_t i = 0; i < n; i++) {
+		rows[i].sz = sizeof(rows[i]);
+		tally_hist__row(h, idx, from + i, &rows[i]);
+	}
+}
+
+void hist_key_widths(const struct hist_cells *c, const struct tally_hist *h, int idx,
+		     const enum tally_hist_key *keys, int nkeys, int ipc_at,
+		     struct tally_hist_row *win, size_t nwin, int *width)
+{
+	size_t n = tally_hist__nr_rows(h, idx);
+
+	for (int i = 0; i < nkeys; i++)
+		width[i] = 0;
+	/*
+	 * each window two rows or more where there are two: a trace cell is
+	 * measured only among two (hist_key_width); a row measured twice
+	 * changes no maximum
+	 */
+	for (size_t from = 0; from < n || !from; from += nwin) {
+		size_t at = from && n - from < 2 ? from - 1 : from;
+		size_t m = n - at < nwin ? n - at : nwin;
+
+		hist_rows_at(h, idx, at, m, win);
+		for (int i = 0; i < nkeys; i++) {
+			int w = i == ipc_at ? 20 : hist_key_width(c, win, m, keys[i]);
+
+			if (w > width[i])
+				width[i] = w;
+		}
+		if (!n)
+			break;
+	}
+}
+
 /* The cell alone: pad 0 leaves it unpadded; a comm or trace is cut to width. */
 static void put_cell(struct line *ln, const struct hist_cells *c, const struct tally_hist_row *e,
 		     enum tally_hist_key k, int width, int pad)

@@ -70,6 +70,17 @@ struct hist_cells {
 /* A key column's width over rows[0..n): its header's, or its widest value. */
 int hist_key_width(const struct hist_cells *c, const struct tally_hist_row *rows, size_t n,
 		   enum tally_hist_key k);
+/* Rows from..from+n of event idx of h into rows (room for n), in their order. */
+void hist_rows_at(const struct tally_hist *h, int idx, size_t from, size_t n,
+		  struct tally_hist_row *rows);
+/*
+ * width[i] of key keys[i] (i < nkeys; 20 at ipc_at, -1: none) over every
+ * row of event idx of h, copying them nwin (at least 2) at a time into win:
+ * as hist_key_width over all rows, without a copy of all of them.
+ */
+void hist_key_widths(const struct hist_cells *c, const struct tally_hist *h, int idx,
+		     const enum tally_hist_key *keys, int nkeys, int ipc_at,
+		     struct tally_hist_row *win, size_t nwin, int *width);
 /* "  " and the cell, as perf's columns (a last symbol or source line unpadded). */
 void hist_key_put(struct line *ln, const struct hist_cells *c, const struct tally_hist_row *e,
 		  enum tally_hist_key k, int width, bool last);

@@ -316,3 +316,24 @@ void print_file_header(FILE *fp, const struct tally_data_reader *rd, const char 
 			fprintf(fp, "%s ", tally_header_feature__name(f));
 	fprintf(fp, "\n# ========\n#\n");
 }
+
+/* --call-graph dwarf: how many chains ended early, and why (perf does not say). */
+void report_print_unwind(const struct tally_session *ss, bool quiet)
+{
+	uint64_t early = 0;
+	TALLY_OPTS(tally_session_stats, st);
+
+	if (tally_session__stats(ss, &st) || !st.unwound)
+		return;
+	for (int w = 1; w < TALLY_UNWIND__NR; w++)
+		early += st.unwind_stops[w];
+	if (quiet)
+		return;
+	printf("#\n# DWARF unwinding: %llu samples' user stacks unwound, %llu chains ended early%s\n",
+	       (unsigned long long)st.unwound, (unsigned long long)early, early ? ":" : "");
+	for (int w = 1; w < TALLY_UNWIND__NR; w++)
+		if (st.unwind_stops[w])
+			printf("#   %-40s %llu\n", tally_unwind_stop__str((enum tally_unwind_stop)w),
+			       (unsigned long long)st.unwind_stops[w]);
+	printf("#\n");
+}

@@ -25,6 +25,8 @@
 #include "hist_priv.h"
 #include "resolved_internal.h"
 
+const struct hist_mem tally__hist_mem_none;
+
 static uint64_t shape_hash(int idx, const char *comm, const char *trace,
 			   const struct tally_sample *smp, int mode, const struct hist_mem *m)
 {
@@ -97,7 +99,6 @@ static int shape_add_hv(struct tally_hist *h, uint64_t hv, int idx, const char *
 			const struct hist_mem *m, const struct hist_mem *keep, uint64_t period,
 			uint64_t count)
 {
-	static const struct hist_mem none;
 	uint32_t nr = smp->callchain.nr > CHAIN_MAX ? CHAIN_MAX : (uint32_t)smp->callchain.nr;
 	/* a stack longer than perf reads (BR_DEPTH_MAX) is kept as its length alone: no tree */
 	uint32_t nbr = (uint32_t)(smp->branch_stack.nr > 255 ? 255 : smp->branch_stack.nr);
@@ -130,7 +131,7 @@ static int shape_add_hv(struct tally_hist *h, uint64_t hv, int idx, const char *
 		    x->tid == (int32_t)smp->tid &&
 		    x->pid == (int32_t)smp->pid && x->cpu == (int32_t)smp->cpu && x->mode == mode &&
 		    x->ip == smp->ip && x->key_nr == nr &&
-		    (!m || mem_eq(&x->m, m, keep)) &&
+		    (!m || mem_eq(x->m, m, keep)) &&
 		    (!nr || !memcmp(x->ips, smp->callchain.ips, nr * sizeof(uint64_t))) &&
 		    x->nbr == nbr && (!brsz || !memcmp(x->br, smp->branch_stack.entries, brsz))) {
 			x->period += period;
@@ -138,8 +139,13 @@ static int shape_add_hv(struct tally_hist *h, uint64_t hv, int idx, const char *
 			h->last_shape = x->seq;
 			return 0;
 		}
-	/* the chain right after it: one allocation a shape (most -g shapes are seen once) */
-	if (!(x = malloc(sizeof(*x) + (nr + 1) * sizeof(uint64_t) + brsz)))
+	/*
+	 * the chain right after it, its branch stack, its frames' answers,
+	 * then its PMU fields where they key it: one allocation a shape (most
+	 * -g shapes are seen once)
+	 */
+	if (!(x = malloc(sizeof(*x) + (nr + 1) * (sizeof(uint64_t) + sizeof(struct where *)) + brsz +
+			 (m ? sizeof(*m) : 0))))
 		return -ENOMEM;
 	memset(x, 0, sizeof(*x));
 	x->ips = (uint64_t *)(x + 1);
@@ -160,7 +166,15 @@ static int shape_add_hv(struct tally_hist *h, uint64_t hv, int idx, const char *
 	x->mode = (uint8_t)mode;
 	x->ip = smp->ip;
 	x->key_nr = nr;
-	x->m = m ? *m : none;
+	x->wh = (struct where **)((char *)(x->ips + nr + 1) + brsz);
+	memset(x->wh, 0, (nr + 1) * sizeof(*x->wh));
+	x->m = &tally__hist_mem_none;
+	if (m) {
+		struct hist_mem *c = (struct hist_mem *)(x->wh + nr + 1);
+
+		*c = *m;
+		x->m = c;
+	}
 	x->nr = nr;	/* the session's answer replaces it (tally__session_sample_resolve) */
 	x->period = period;
 	x->count = count;
@@ -401,7 +415,7 @@ static int hist_add(struct tally_hist *h, const struct tally_session_sample *ts,
 	hs->nshapes++;
 	/* a new shape's addresses, resolved by the session; the chain as perf shows it */
 	x = h->shapes[h->last_shape];
-	x->nr = tally__session_sample_resolve(h->ss, h->res, ts, x->key_nr);
+	x->nr = tally__session_sample_resolve(h->ss, h->res, ts, x->key_nr, x->wh);
 	return 0;
 }
 
@@ -498,9 +512,7 @@ int tally_hist__resort(struct tally_hist *h)
 	/* the counts in: the kept walks grow the trees of the rows that show them */
 	if (!err)
 		err = tally__hist_graph_replay(h, false);
-	free(h->gbuf);		/* its megabyte serves the rows' copies next */
-	h->gbuf = NULL;
-	h->ngbuf = h->cap_gbuf = 0;
+	tally__hist_gbuf_free(h);	/* its megabytes serve the rows' copies next */
 	for (size_t i = 0; i < h->nshapes; i++) {
 		h->shapes[i]->rows_period = h->shapes[i]->period;
 		h->shapes[i]->rows_count = h->shapes[i]->count;
@@ -564,6 +576,11 @@ static void sweep_resolver(struct tally_hist *h)
 		for (size_t b = 0; b < h->ev[i].nbuckets; b++)
 			for (const struct entry *e = h->ev[i].tab[b]; e; e = e->next)
 				((struct where *)e->w)->held = true;
+	/* the shapes' answers, looked up again otherwise */
+	for (size_t i = 0; i < h->nshapes; i++)
+		for (uint32_t k = 0; k <= h->shapes[i]->key_nr; k++)
+			if (h->shapes[i]->wh[k])
+				h->shapes[i]->wh[k]->held = true;
 	/* a node's frame is its where's first fields, but the root's */
 	for (uint32_t i = 1; i < h->nodes.used; i++)
 		if (!h->nodes.n[i].dead && !tally__hist_graph_is_root(h->nodes.n[i].f))
@@ -762,6 +779,7 @@ struct tally_hist *tally_hist__new(struct tally_session *ss, const struct tally_
 	h->branch_history = TALLY_OPTS_GET(opts, branch_history, false);
 	h->nodes.branch = h->branch_history;
 	srcline |= h->branch_history;	/* the trees' labels */
+	h->keep_mem = h->need_mem || h->branch;	/* what hands shape_add PMU fields */
 	for (int i = 0; i < nkeys; i++)
 		h->need_daddr |= keys[i] == K_SYM_DADDR || keys[i] == K_DSO_DADDR ||
 				 keys[i] == K_DCACHELINE;
@@ -832,7 +850,7 @@ void tally_hist__free(struct tally_hist *h)
 	tally__session_resolver_put(h->res);
 	tally__session_resolver_put(h->dres);
 	free(h->pmatch);
-	free(h->gbuf);
+	tally__hist_gbuf_free(h);
 	free(h->scr);
 	free(h);
 }
@@ -900,26 +918,26 @@ int tally_hist__row(const struct tally_hist *h, int event, size_t i, struct tall
 		.object = e->sym && e->w->object && !e->inlined,
 		/* perf's he->ip: a frame's absolute ip, the sample's own map-relative */
 		.object_off = e->from_chain ? e->w->object_symoff : e->w->object_off,
-		.data_src = e->m.data_src, .phys_addr = e->m.phys_addr, .data_page_size = e->m.dpage,
-		.code_page_size = e->m.cpage, .weight = e->m.weight, .ins_lat = e->m.ins_lat,
-		.daddr = e->m.addr, .data_sym = e->dw ? e->dw->sym : NULL,
+		.data_src = e->m->data_src, .phys_addr = e->m->phys_addr, .data_page_size = e->m->dpage,
+		.code_page_size = e->m->cpage, .weight = e->m->weight, .ins_lat = e->m->ins_lat,
+		.daddr = e->m->addr, .data_sym = e->dw ? e->dw->sym : NULL,
 		.data_dso = e->dw ? e->dw->dso : NULL, .data_object = e->dw && e->dw->object,
 		.data_off = e->dw ? e->dw->object_symoff : 0,
 		.data_cacheline = cl_of(e), .data_mapped = e->dw && e->dw->map,
-		.br_flags = e->m.bflags,
-		.iaddr = e->m.ip, .iaddr_sym = e->iw ? e->iw->sym : NULL,
+		.br_flags = e->m->bflags,
+		.iaddr = e->m->ip, .iaddr_sym = e->iw ? e->iw->sym : NULL,
 		.iaddr_object = e->iw && e->iw->sym && e->iw->object,
 		.iaddr_off = e->iw ? e->iw->object_symoff : 0,
-		.transaction = e->m.txn, .cgroup = e->m.cgroup,
-		.cgroup_name = tally__session_cgroup_name(h->ss, e->m.cgroup),
-		.cgroup_dev = e->m.cg_dev, .cgroup_ino = e->m.cg_ino,
+		.transaction = e->m->txn, .cgroup = e->m->cgroup,
+		.cgroup_name = tally__session_cgroup_name(h->ss, e->m->cgroup),
+		.cgroup_dev = e->m->cg_dev, .cgroup_ino = e->m->cg_ino,
 	};
 
 	if (e->bf && e->bt) {
 		v.br_from = (struct tally_hist_branch_end){ .sym = e->bf->sym, .dso = e->bf->dso,
-			.srcline = e->bf->srcline, .addr = e->bf->addr, .raw = e->m.bfrom, .level = e->blf };
+			.srcline = e->bf->srcline, .addr = e->bf->addr, .raw = e->m->bfrom, .level = e->blf };
 		v.br_to = (struct tally_hist_branch_end){ .sym = e->bt->sym, .dso = e->bt->dso,
-			.srcline = e->bt->srcline, .addr = e->bt->addr, .raw = e->m.bto, .level = e->blt };
+			.srcline = e->bt->srcline, .addr = e->bt->addr, .raw = e->m->bto, .level = e->blt };
 	}
 
 	memcpy(out, &v, sz);

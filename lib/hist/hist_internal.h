@@ -40,12 +40,22 @@ struct shape {
 	uint32_t key_nr;		/* the chain as recorded, what samples match */
 	uint64_t ip;
 	uint64_t *ips;
-	struct hist_mem m;		/* all 0 without a mem key */
+	/*
+	 * the session's answers for its user frames (wh[i] ips[i]'s) and its
+	 * ip (wh[key_nr]), found when it was made: NULL for the others,
+	 * looked up when the rows are made
+	 */
+	struct where **wh;
+	/* all 0 (tally__hist_mem_none) without a mem key; else after the chain */
+	const struct hist_mem *m;
 	uint32_t nbr;			/* branch_history: its branch stack, newest first */
 	const struct hist_brent *br;
 	size_t seq;			/* its index in first-seen order */
 	struct shape *next;		/* hash chain */
 };
+
+/* A shape's or entry's PMU fields without a mem key or branch mode: all 0. */
+extern const struct hist_mem tally__hist_mem_none;
 
 /* Each sample in time order (opts.timeline): its shape's index, time and weight. */
 struct hist_timed {

@@ -336,7 +336,7 @@ static bool in_transitive(const struct tally_hist *h, struct entry **e, size_t n
 		/* branch mode's unresolved ends compare by their addresses likewise */
 		for (int k = 0; h->branch && k < 2; k++) {
 			const struct where *w = k ? e[i]->bt : e[i]->bf;
-			uint64_t a = k ? e[i]->m.bto : e[i]->m.bfrom;
+			uint64_t a = k ? e[i]->m->bto : e[i]->m->bfrom;
 
 			if (w && !w->sym) {
 				blo = a < blo ? a : blo;

@@ -74,7 +74,8 @@ struct entry {
 	const char *dso, *sym;
 	uint64_t sym_start;
 	uint64_t addr;			/* map-relative; an unresolved frame's ip */
-	struct hist_mem m;		/* its first sample's (the mem keys) */
+	/* its first sample's (the mem keys): its block's copy, else tally__hist_mem_none */
+	const struct hist_mem *m;
 	const struct where *dw;		/* where its data address resolved (the data keys) */
 	const struct where *bf, *bt;	/* branch mode: where its branch's ends resolved */
 	char blf, blt;			/* their levels: '.', 'k', 'H' (no map) */
@@ -108,6 +109,7 @@ struct entry {
 struct entry_blk {
 	struct entry_blk *next;
 	struct entry e[ENTRY_BLK];
+	struct hist_mem m[];		/* each entry's PMU fields (keep_mem), else none */
 };
 
 /* One event's rows and totals. */
@@ -162,6 +164,7 @@ struct tally_hist {
 	bool need_trace, has_parent, timeline;
 	bool sym_by_name;		/* a function is its DSO and name alone */
 	bool need_mem;			/* a mem key: shapes keyed by their PMU fields */
+	bool keep_mem;			/* need_mem or branch: shapes and entries keep PMU fields */
 	bool mem_mode;			/* opts': a sample counts its weight */
 	bool need_daddr;		/* a data address key: dres resolves them */
 	bool branch;			/* opts': a row is a branch of the stacks */
@@ -203,10 +206,24 @@ struct tally_hist {
 	struct entry *efree;		/* entries a decay gave back (linked by next) */
 	double graph_min;		/* opts' percent: rows under it get no tree */
 	uint64_t walks;			/* graph_note's count */
-	/* the walks kept until the counts are in (graph_min): records of graph_note's */
-	uint64_t *gbuf;
-	size_t ngbuf, cap_gbuf;
+	/*
+	 * The walks kept until the counts are in (graph_min): records of
+	 * graph_note's in blocks, oldest first (one array grown by realloc
+	 * copied each word about once more and touched twice the memory).
+	 */
+	struct gbuf_blk *gbuf, *gbuf_last;
+	size_t ngbuf;			/* words kept, all blocks' */
 };
+
+/* A block of kept walks: records whole, used words of cap. */
+struct gbuf_blk {
+	struct gbuf_blk *next;
+	size_t used, cap;
+	uint64_t w[];
+};
+
+/* The kept walks let go (tally__hist_graph_replay walks them first). */
+void tally__hist_gbuf_free(struct tally_hist *h);
 
 /*
  * Inline, with cmp_key, cmp_in and cmp_rows: perf_order's tree passes make
@@ -232,7 +249,7 @@ extern uint64_t tally__hist_cacheline;
 
 static inline uint64_t cl_of(const struct entry *e)
 {
-	return (e->dw ? e->dw->addr : e->m.addr) & ~(tally__hist_cacheline - 1);
+	return (e->dw ? e->dw->addr : e->m->addr) & ~(tally__hist_cacheline - 1);
 }
 
 /*
@@ -246,12 +263,12 @@ static inline int cmp_dcacheline(const struct entry *a, const struct entry *b)
 	const void *am = a->dw ? a->dw->map : NULL, *bm = b->dw ? b->dw->map : NULL;
 	uint64_t l, r;
 
-	if (a->m.cpumode != b->m.cpumode)
-		return b->m.cpumode > a->m.cpumode ? -1 : 1;
+	if (a->m->cpumode != b->m->cpumode)
+		return b->m->cpumode > a->m->cpumode ? -1 : 1;
 	if (am || bm) {
 		if (!bm || !am)
 			return !bm ? -1 : 1;
-		if (a->m.cpumode != TALLY_CPUMODE_KERNEL && a->pid != b->pid)
+		if (a->m->cpumode != TALLY_CPUMODE_KERNEL && a->pid != b->pid)
 			return b->pid > a->pid ? -1 : 1;
 	}
 	l = cl_of(b);
@@ -266,7 +283,7 @@ static inline int cmp_dcacheline(const struct entry *a, const struct entry *b)
  */
 static inline int cmp_mem(const struct entry *a, const struct entry *b, enum tally_hist_key k)
 {
-	union perf_mem_data_src l = { .val = a->m.data_src }, r = { .val = b->m.data_src };
+	union perf_mem_data_src l = { .val = a->m->data_src }, r = { .val = b->m->data_src };
 
 	switch (k) {
 	case K_MEM: return sgn64((int64_t)((uint64_t)l.mem_lvl - r.mem_lvl));
@@ -274,24 +291,24 @@ static inline int cmp_mem(const struct entry *a, const struct entry *b, enum tal
 	case K_TLB: return sgn64((int64_t)((uint64_t)l.mem_dtlb - r.mem_dtlb));
 	case K_LOCKED: return sgn64((int64_t)((uint64_t)l.mem_lock - r.mem_lock));
 	case K_BLOCKED: return sgn64((int64_t)((uint64_t)l.mem_blk - r.mem_blk));
-	case K_PHYS: return sgn64((int64_t)(a->m.phys_addr - b->m.phys_addr));
-	case K_DPAGE: return sgn64((int64_t)(a->m.dpage - b->m.dpage));
-	case K_CPAGE: return sgn64((int64_t)(a->m.cpage - b->m.cpage));
+	case K_PHYS: return sgn64((int64_t)(a->m->phys_addr - b->m->phys_addr));
+	case K_DPAGE: return sgn64((int64_t)(a->m->dpage - b->m->dpage));
+	case K_CPAGE: return sgn64((int64_t)(a->m->cpage - b->m->cpage));
 	/* perf's weights compare left - right: the other way */
 	case K_WEIGHT:
-	case K_LWEIGHT: return sgn64((int64_t)(b->m.weight - a->m.weight));
+	case K_LWEIGHT: return sgn64((int64_t)(b->m->weight - a->m->weight));
 	case K_INS_LAT:
-	case K_LINS_LAT: return sgn64((int64_t)(b->m.ins_lat - a->m.ins_lat));
-	case K_SYM_DADDR: return sgn64((int64_t)(a->m.addr - b->m.addr));
+	case K_LINS_LAT: return sgn64((int64_t)(b->m->ins_lat - a->m->ins_lat));
+	case K_SYM_DADDR: return sgn64((int64_t)(a->m->addr - b->m->addr));
 	/* sort__dso_daddr_cmp hands _sort__dso_cmp its maps the other way round from dso's */
 	case K_DSO_DADDR: return -strcmp_null(a->dw ? a->dw->dso : NULL, b->dw ? b->dw->dso : NULL);
 	case K_DCACHELINE: return cmp_dcacheline(a, b);
-	case K_SYM_IADDR: return sgn64((int64_t)(a->m.ip - b->m.ip));
-	case K_TXN: return sgn64((int64_t)(b->m.txn - a->m.txn));	/* left - right */
-	case K_CGROUP: return sgn64((int64_t)(a->m.cgroup - b->m.cgroup));
+	case K_SYM_IADDR: return sgn64((int64_t)(a->m->ip - b->m->ip));
+	case K_TXN: return sgn64((int64_t)(b->m->txn - a->m->txn));	/* left - right */
+	case K_CGROUP: return sgn64((int64_t)(a->m->cgroup - b->m->cgroup));
 	case K_CGROUP_ID:	/* dev, then inode: equal rows' order perf's (greater first) */
-		return a->m.cg_dev != b->m.cg_dev ? (a->m.cg_dev < b->m.cg_dev ? 1 : -1) :
-		       a->m.cg_ino != b->m.cg_ino ? (a->m.cg_ino < b->m.cg_ino ? 1 : -1) : 0;
+		return a->m->cg_dev != b->m->cg_dev ? (a->m->cg_dev < b->m->cg_dev ? 1 : -1) :
+		       a->m->cg_ino != b->m->cg_ino ? (a->m->cg_ino < b->m->cg_ino ? 1 : -1) : 0;
 	default: return 0;
 	}
 }
@@ -330,8 +347,8 @@ static inline int cmp_branch(const struct entry *a, const struct entry *b, enum 
 	const char *sa, *sb;
 
 	switch (k) {
-	case K_SYM_FROM: return cmp_bsym(a->bf, b->bf, a->m.bfrom, b->m.bfrom);
-	case K_SYM_TO: return cmp_bsym(a->bt, b->bt, a->m.bto, b->m.bto);
+	case K_SYM_FROM: return cmp_bsym(a->bf, b->bf, a->m->bfrom, b->m->bfrom);
+	case K_SYM_TO: return cmp_bsym(a->bt, b->bt, a->m->bto, b->m->bto);
 	/* _sort__dso_cmp of the maps the other way round from dso's */
 	case K_DSO_FROM: return -strcmp_null(a->bf->dso, b->bf->dso);
 	case K_DSO_TO: return -strcmp_null(a->bt->dso, b->bt->dso);
@@ -342,11 +359,11 @@ static inline int cmp_branch(const struct entry *a, const struct entry *b, enum 
 		return strcmp(sa ? sa : "??:0", sb ? sb : "??:0");
 	/* equal or not: 1 either way (the output order turns it: cmp_rows) */
 	case K_MISPREDICT:
-		return BR_MISPRED(a->m.bflags) != BR_MISPRED(b->m.bflags) ||
-		       BR_PREDICTED(a->m.bflags) != BR_PREDICTED(b->m.bflags);
-	case K_IN_TX: return BR_IN_TX(a->m.bflags) != BR_IN_TX(b->m.bflags);
-	case K_ABORT: return BR_ABORT(a->m.bflags) != BR_ABORT(b->m.bflags);
-	case K_CYCLES: return sgn64((int64_t)BR_CYCLES(b->m.bflags) - (int64_t)BR_CYCLES(a->m.bflags));
+		return BR_MISPRED(a->m->bflags) != BR_MISPRED(b->m->bflags) ||
+		       BR_PREDICTED(a->m->bflags) != BR_PREDICTED(b->m->bflags);
+	case K_IN_TX: return BR_IN_TX(a->m->bflags) != BR_IN_TX(b->m->bflags);
+	case K_ABORT: return BR_ABORT(a->m->bflags) != BR_ABORT(b->m->bflags);
+	case K_CYCLES: return sgn64((int64_t)BR_CYCLES(b->m->bflags) - (int64_t)BR_CYCLES(a->m->bflags));
 	default: return 0;
 	}
 }

@@ -26,7 +26,8 @@ static struct entry *entry_new(struct tally_hist *h)
 		return e;
 	}
 	if (!h->eblk || h->eblk_used == ENTRY_BLK) {
-		struct entry_blk *b = malloc(sizeof(*b));
+		/* the PMU fields' copies only where they key: 128 bytes an entry */
+		struct entry_blk *b = malloc(sizeof(*b) + (h->keep_mem ? ENTRY_BLK * sizeof(b->m[0]) : 0));
 
 		if (!b)
 			return NULL;
@@ -34,7 +35,10 @@ static struct entry *entry_new(struct tally_hist *h)
 		h->eblk = b;
 		h->eblk_used = 0;
 	}
-	return &h->eblk->e[h->eblk_used++];
+	e = &h->eblk->e[h->eblk_used];
+	e->m = h->keep_mem ? &h->eblk->m[h->eblk_used] : &tally__hist_mem_none;
+	h->eblk_used++;
+	return e;
 }
 
 void tally__hist_entry_put(struct tally_hist *h, struct entry *e)
@@ -79,7 +83,7 @@ uint64_t tally__hist_cacheline = 64;
 /* A mem key as a number: equal keys, equal numbers (the data source's part alone). */
 uint64_t tally__hist_mem_ident(const struct entry *e, enum tally_hist_key k)
 {
-	union perf_mem_data_src d = { .val = e->m.data_src };
+	union perf_mem_data_src d = { .val = e->m->data_src };
 
 	switch (k) {
 	case K_MEM: return d.mem_lvl;
@@ -87,32 +91,32 @@ uint64_t tally__hist_mem_ident(const struct entry *e, enum tally_hist_key k)
 	case K_TLB: return d.mem_dtlb;
 	case K_LOCKED: return d.mem_lock;
 	case K_BLOCKED: return d.mem_blk;
-	case K_PHYS: return e->m.phys_addr;
-	case K_DPAGE: return e->m.dpage;
-	case K_CPAGE: return e->m.cpage;
+	case K_PHYS: return e->m->phys_addr;
+	case K_DPAGE: return e->m->dpage;
+	case K_CPAGE: return e->m->cpage;
 	case K_WEIGHT:
-	case K_LWEIGHT: return e->m.weight;
+	case K_LWEIGHT: return e->m->weight;
 	case K_INS_LAT:
-	case K_LINS_LAT: return e->m.ins_lat;
-	case K_SYM_DADDR: return e->m.addr;
+	case K_LINS_LAT: return e->m->ins_lat;
+	case K_SYM_DADDR: return e->m->addr;
 	case K_DSO_DADDR: return e->dw ? e->dw->dso_hash : 0;
-	case K_DCACHELINE: return cl_of(e) ^ e->m.cpumode << 1 ^ (e->dw && e->dw->map) ^
+	case K_DCACHELINE: return cl_of(e) ^ e->m->cpumode << 1 ^ (e->dw && e->dw->map) ^
 				  (uint64_t)(uint32_t)e->pid << 32;
 	/* a symbol is its start (perf's compare), an unresolved end its address */
-	case K_SYM_FROM: return e->bf->sym ? bsym_start(e->bf) ^ 1ull << 63 : e->m.bfrom;
-	case K_SYM_TO: return e->bt->sym ? bsym_start(e->bt) ^ 1ull << 63 : e->m.bto;
+	case K_SYM_FROM: return e->bf->sym ? bsym_start(e->bf) ^ 1ull << 63 : e->m->bfrom;
+	case K_SYM_TO: return e->bt->sym ? bsym_start(e->bt) ^ 1ull << 63 : e->m->bto;
 	case K_DSO_FROM: return e->bf->dso_hash;
 	case K_DSO_TO: return e->bt->dso_hash;
 	case K_SRCLINE_FROM: return e->bf->srcline_hash;
 	case K_SRCLINE_TO: return e->bt->srcline_hash;
-	case K_MISPREDICT: return e->m.bflags & 3;
-	case K_IN_TX: return BR_IN_TX(e->m.bflags);
-	case K_ABORT: return BR_ABORT(e->m.bflags);
-	case K_CYCLES: return BR_CYCLES(e->m.bflags);
-	case K_SYM_IADDR: return e->m.ip;
-	case K_TXN: return e->m.txn;
-	case K_CGROUP: return e->m.cgroup;
-	case K_CGROUP_ID: return tally_hash_mix(e->m.cg_dev) ^ e->m.cg_ino;
+	case K_MISPREDICT: return e->m->bflags & 3;
+	case K_IN_TX: return BR_IN_TX(e->m->bflags);
+	case K_ABORT: return BR_ABORT(e->m->bflags);
+	case K_CYCLES: return BR_CYCLES(e->m->bflags);
+	case K_SYM_IADDR: return e->m->ip;
+	case K_TXN: return e->m->txn;
+	case K_CGROUP: return e->m->cgroup;
+	case K_CGROUP_ID: return tally_hash_mix(e->m->cg_dev) ^ e->m->cg_ino;
 	default: return 0;
 	}
 }
@@ -123,11 +127,11 @@ uint64_t tally__hist_mem_ident(const struct entry *e, enum tally_hist_key k)
  */
 static const struct where *iaddr_where(struct tally_hist *h, const struct shape *x)
 {
-	const struct where *w = tally__resolver_get(h->res, x->pid, x->tid, x->m.ip,
+	const struct where *w = tally__resolver_get(h->res, x->pid, x->tid, x->m->ip,
 						    TALLY_CPUMODE_USER);
 
 	if (w && !w->map)
-		w = tally__resolver_get(h->res, x->pid, x->tid, x->m.ip, TALLY_CPUMODE_KERNEL);
+		w = tally__resolver_get(h->res, x->pid, x->tid, x->m->ip, TALLY_CPUMODE_KERNEL);
 	return w;
 }
 
@@ -158,6 +162,7 @@ static uint64_t hash_entry(const struct tally_hist *h, const struct entry *e)
 static struct entry *hist_find(struct tally_hist *h, struct hist_ev *hs, const struct entry *key)
 {
 	uint64_t hv = hash_entry(h, key);
+	const struct hist_mem *own;
 	size_t b;
 	struct entry *e;
 
@@ -194,7 +199,12 @@ static struct entry *hist_find(struct tally_hist *h, struct hist_ev *hs, const s
 	e = entry_new(h);	/* not zeroed: the key's copy fills it */
 	if (!e)
 		return NULL;
+	own = e->m;		/* its own copy's room, kept by a reused entry too */
 	*e = *key;
+	if (own != &tally__hist_mem_none) {
+		*(struct hist_mem *)own = *key->m;
+		e->m = own;
+	}
 	e->hash = hv;
 	e->self = e->children = 0;
 	e->last_sample = UINT64_MAX;
@@ -312,9 +322,10 @@ static const struct where *branch_ends(struct tally_hist *h, const struct shape 
 				       struct entry *key)
 {
 	if (!h->branch)
-		return tally__resolver_get(h->res, x->pid, x->tid, x->ip, x->mode);
-	key->bf = tally__session_branch_where(h->res, x->pid, x->tid, x->m.bfrom, &key->blf);
-	key->bt = tally__session_branch_where(h->res, x->pid, x->tid, x->m.bto, &key->blt);
+		return x->wh[x->key_nr] ? x->wh[x->key_nr] :
+		       tally__resolver_get(h->res, x->pid, x->tid, x->ip, x->mode);
+	key->bf = tally__session_branch_where(h->res, x->pid, x->tid, x->m->bfrom, &key->blf);
+	key->bt = tally__session_branch_where(h->res, x->pid, x->tid, x->m->bto, &key->blt);
 	return key->bf ? key->bt : NULL;
 }
 
@@ -437,7 +448,7 @@ int tally__hist_shape(struct tally_hist *h, const struct shape *x, uint64_t peri
 	key_where(&key, w);
 	if (h->branch)	/* perf's al->level there: the sample's */
 		key.mode = x->mode == TALLY_CPUMODE_KERNEL || x->mode == TALLY_CPUMODE_GUEST_KERNEL ? 'k' : '.';
-	if (h->need_daddr && !(key.dw = tally__resolver_get(h->dres, x->pid, x->tid, x->m.addr, x->mode)))
+	if (h->need_daddr && !(key.dw = tally__resolver_get(h->dres, x->pid, x->tid, x->m->addr, x->mode)))
 		return -ENOMEM;
 	if (h->need_iaddr && !(key.iw = iaddr_where(h, x)))
 		return -ENOMEM;
@@ -466,7 +477,8 @@ int tally__hist_shape(struct tally_hist *h, const struct shape *x, uint64_t peri
 
 		if (ip >= PERF_CONTEXT_MAX)
 			continue;
-		nf = tally__resolver_frames(h->res, x->pid, x->tid, ip, modes[i], i > uw, fw);
+		nf = x->wh[i] ? tally__resolver_where_frames(h->res, x->wh[i], i > uw, fw) :
+		     tally__resolver_frames(h->res, x->pid, x->tid, ip, modes[i], i > uw, fw);
 		if (!nf)
 			return -ENOMEM;
 		for (int j = 0; j < nf; j++) {
@@ -523,7 +535,7 @@ int tally__hist_graph_shape(struct tally_hist *h, const struct shape *x, uint64_
 	key_where(&key, w);
 	if (h->branch)
 		key.mode = x->mode == TALLY_CPUMODE_KERNEL || x->mode == TALLY_CPUMODE_GUEST_KERNEL ? 'k' : '.';
-	if (h->need_daddr && !(key.dw = tally__resolver_get(h->dres, x->pid, x->tid, x->m.addr, x->mode)))
+	if (h->need_daddr && !(key.dw = tally__resolver_get(h->dres, x->pid, x->tid, x->m->addr, x->mode)))
 		return -ENOMEM;
 	if (h->need_iaddr && !(key.iw = iaddr_where(h, x)))
 		return -ENOMEM;
@@ -542,7 +554,8 @@ int tally__hist_graph_shape(struct tally_hist *h, const struct shape *x, uint64_
 
 		if (ip >= PERF_CONTEXT_MAX)
 			continue;
-		nf = tally__resolver_frames(h->res, x->pid, x->tid, ip, modes[i - 1], i - 1 > uw, fw);
+		nf = x->wh[i - 1] ? tally__resolver_where_frames(h->res, x->wh[i - 1], i - 1 > uw, fw) :
+		     tally__resolver_frames(h->res, x->pid, x->tid, ip, modes[i - 1], i - 1 > uw, fw);
 		if (!nf)
 			break;
 		/* root first: an address's outermost function before those inlined in it */
@@ -596,29 +609,46 @@ static int graph_walk(struct tally_hist *h, struct entry *self,
 /* The records kept at most (words): past it, they are walked at once, whole. */
 #define GBUF_MAX ((size_t)4 << 20)
 
-/* The kept walks, in order: the trees of the entries at or over min of their event's total. */
-int tally__hist_graph_replay(struct tally_hist *h, bool all)
+/* A kept walks' block's words (2 MB): a chain of up to CHAIN_MAX frames fits in one. */
+#define GBLK_WORDS ((size_t)256 << 10)
+
+void tally__hist_gbuf_free(struct tally_hist *h)
+{
+	while (h->gbuf) {
+		struct gbuf_blk *b = h->gbuf;
+
+		h->gbuf = b->next;
+		free(b);
+	}
+	h->gbuf_last = NULL;
+	h->ngbuf = 0;
+}
+
+/* One kept walk (rec) into its trees. */
+static int replay_rec(struct tally_hist *h, const uint64_t *rec, bool all)
 {
 	const struct tally_hist_frame **frames = h->scr->replay_frames;
 	struct entry **ents = h->scr->replay_ents;
+	size_t n = rec[1];
+	/* perf's threshold: the event's whole period times the percent, as an integer */
+	uint64_t min = all ? 0 : (uint64_t)((double)h->ev[rec[2]].total * (h->graph_min / 100.0));
+
+	for (size_t k = 0; k < n; k++) {
+		frames[k] = (const struct tally_hist_frame *)(uintptr_t)rec[5 + k];
+		ents[k] = (struct entry *)(uintptr_t)rec[5 + n + k];
+	}
+	return graph_walk(h, (struct entry *)(uintptr_t)rec[0], frames, ents, n, rec[3], rec[4], min);
+}
+
+/* The kept walks, in order: the trees of the entries at or over min of their event's total. */
+int tally__hist_graph_replay(struct tally_hist *h, bool all)
+{
 	int err = 0;
 
-	for (size_t i = 0; i < h->ngbuf && !err;) {
-		const uint64_t *rec = &h->gbuf[i];
-		size_t n = rec[1];
-		/* perf's threshold: the event's whole period times the percent, as an integer */
-		uint64_t min = all ? 0 : (uint64_t)((double)h->ev[rec[2]].total *
-						    (h->graph_min / 100.0));
-
-		for (size_t k = 0; k < n; k++) {
-			frames[k] = (const struct tally_hist_frame *)(uintptr_t)rec[5 + k];
-			ents[k] = (struct entry *)(uintptr_t)rec[5 + n + k];
-		}
-		err = graph_walk(h, (struct entry *)(uintptr_t)rec[0], frames, ents, n, rec[3], rec[4],
-				 min);
-		i += REC_WORDS(n);
-	}
-	h->ngbuf = 0;
+	for (const struct gbuf_blk *b = h->gbuf; b && !err; b = b->next)
+		for (size_t i = 0; i < b->used && !err; i += REC_WORDS(b->w[i + 1]))
+			err = replay_rec(h, &b->w[i], all);
+	tally__hist_gbuf_free(h);
 	return err;
 }
 
@@ -648,18 +678,24 @@ static int graph_note(struct tally_hist *h, int idx, struct entry *self,
 			if (err)
 				return err;
 		}
-		if (h->ngbuf + REC_WORDS(n) > h->cap_gbuf) {
-			size_t cap = h->cap_gbuf ? 2 * h->cap_gbuf : 65536;
-			uint64_t *v;
+		struct gbuf_blk *b = h->gbuf_last;
 
-			while (cap < h->ngbuf + REC_WORDS(n))
-				cap *= 2;
-			if (!(v = realloc(h->gbuf, cap * sizeof(*v))))
+		if (!b || b->cap - b->used < REC_WORDS(n)) {
+			size_t cap = REC_WORDS(n) > GBLK_WORDS ? REC_WORDS(n) : GBLK_WORDS;
+
+			if (!(b = malloc(sizeof(*b) + cap * sizeof(uint64_t))))
 				return -ENOMEM;
-			h->gbuf = v;
-			h->cap_gbuf = cap;
+			b->next = NULL;
+			b->used = 0;
+			b->cap = cap;
+			if (h->gbuf_last)
+				h->gbuf_last->next = b;
+			else
+				h->gbuf = b;
+			h->gbuf_last = b;
 		}
-		rec = &h->gbuf[h->ngbuf];
+		rec = &b->w[b->used];
+		b->used += REC_WORDS(n);
 		rec[0] = (uint64_t)(uintptr_t)self;
 		rec[1] = n;
 		rec[2] = (uint64_t)idx;

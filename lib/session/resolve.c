@@ -16,6 +16,7 @@ struct resolver_ent {
 	int32_t pid;
 	int8_t mode;
 	bool used;
+	bool touched;			/* asked for since the last sweep: in a hit's line */
 	bool inl_done;			/* inl looked up */
 	uint8_t ninl;			/* frames in inl; 0: the address's own alone */
 	struct where *inl;
@@ -25,7 +26,6 @@ struct resolver_ent {
 	/* source lines (tally__resolver_lines): at the address, at a return address's call */
 	bool lines_done[2];
 	uint8_t nlines[2];
-	bool touched;			/* asked for since the last sweep */
 	struct tally_srcline *lines[2];
 };
 
@@ -469,7 +469,13 @@ static void inl_lookup(struct resolver *r, struct resolver_ent *e)
 int tally__resolver_frames(struct resolver *r, int32_t pid, int32_t tid, uint64_t ip,
 		    enum tally_cpumode mode, bool unwound, struct where **out)
 {
-	struct where *w = tally__resolver_get(r, pid, tid, ip, mode);
+	return tally__resolver_where_frames(r, tally__resolver_get(r, pid, tid, ip, mode), unwound,
+					    out);
+}
+
+int tally__resolver_where_frames(struct resolver *r, struct where *w, bool unwound,
+				 struct where **out)
+{
 	struct resolver_ent *e;
 
 	if (!w)

@@ -144,6 +144,9 @@ size_t tally__resolver_forget_unloaded(struct resolver *r);
  */
 int tally__resolver_frames(struct resolver *r, int32_t pid, int32_t tid, uint64_t ip,
 		    enum tally_cpumode mode, bool unwound, struct where **out);
+/* The same of w, an answer of r's (NULL: 0). */
+int tally__resolver_where_frames(struct resolver *r, struct where *w, bool unwound,
+				 struct where **out);
 /*
  * The source lines of ip (DWARF), innermost first as tally__resolver_frames's
  * frames: the line-table row, then each inlined call's site, the last in

@@ -47,10 +47,14 @@ const char *tally__session_sample_trace(struct tally_session *s,
  * the kernel ones wait for their first lookup (their map does not
  * change, and kallsyms may still be being read on the other thread).
  * Returns the frames as perf shows the chain: nr, or 0 for a chain perf
- * drops (tally_session__chain_corrupt).
+ * drops (tally_session__chain_corrupt). out (NULL: none; room for the
+ * frames kept and one): each user frame's answer, the ip's last (after
+ * min(nr, CHAIN_MAX) frames), NULL for the others, for a caller that
+ * keeps them (the histogram's shapes: no second lookup).
  */
 uint32_t tally__session_sample_resolve(struct tally_session *s, struct resolver *r,
-				       const struct tally_session_sample *ts, uint32_t nr);
+				       const struct tally_session_sample *ts, uint32_t nr,
+				       struct where **out);
 
 /*
  * A branch's end as perf resolves it (its cpumode is not the sample's:

@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include <tally/hash.h>
 #include <tally/session.h>
 #include "internal.h"
@@ -70,25 +71,38 @@ static bool kernel_mode(enum tally_cpumode m)
 }
 
 uint32_t tally__session_sample_resolve(struct tally_session *s, struct resolver *r,
-				       const struct tally_session_sample *ts, uint32_t nr)
+				       const struct tally_session_sample *ts, uint32_t nr,
+				       struct where **out)
 {
 	const struct tally_sample *smp = ts->sample;
 	const uint64_t *ips = smp->callchain.ips;
 	int32_t pid = (int32_t)smp->pid, tid = (int32_t)smp->tid;
 	/* each frame's level from the context marker before it, as tally__chain_modes */
 	enum tally_cpumode m = TALLY_CPUMODE_USER;
+	/* out's room: the frames asked for, then the ip */
+	uint32_t n = nr < CHAIN_MAX ? nr : CHAIN_MAX, ip_at = n;
 
+	if (out)
+		memset(out, 0, (n + 1) * sizeof(*out));
 	if (nr && tally_session__chain_corrupt(smp))
-		nr = 0;		/* perf keeps the sample's ip alone: no frame to resolve */
-	if (!kernel_mode(ts->mode))
-		tally__resolver_get(r, pid, tid, smp->ip, ts->mode);
-	for (uint32_t i = 0, n = nr < CHAIN_MAX ? nr : CHAIN_MAX; i < n; i++) {
+		nr = n = 0;	/* perf keeps the sample's ip alone: no frame to resolve */
+	if (!kernel_mode(ts->mode)) {
+		struct where *w = tally__resolver_get(r, pid, tid, smp->ip, ts->mode);
+
+		if (out)
+			out[ip_at] = w;
+	}
+	for (uint32_t i = 0; i < n; i++) {
 		uint64_t ip = ips[i];
 
 		if (ip >= PERF_CONTEXT_MAX)
 			m = ip == PERF_CONTEXT_KERNEL ? TALLY_CPUMODE_KERNEL : TALLY_CPUMODE_USER;
-		else if (!kernel_mode(m))
-			tally__resolver_get(r, pid, tid, ip, m);
+		else if (!kernel_mode(m)) {
+			struct where *w = tally__resolver_get(r, pid, tid, ip, m);
+
+			if (out)
+				out[i] = w;
+		}
 	}
 	return nr;
 }

@@ -614,6 +614,47 @@ static int find_row(const struct tally_hist *h, const char *comm, uint64_t addr)
  * loses what the rows lost; a row goes when its self reaches zero, a
  * caller's row of children alone at the first; at the end nothing is left.
  */
+/*
+ * A shape keeps the session's answers for its addresses (no second
+ * lookup when the rows are made), so a decay's sweep keeps them too:
+ * sorted by comm, alpha's row holds the where of A alone, its other
+ * shape's ip (B) is held by that shape only; two decays later (the first
+ * clears the marks of the samples' own lookups) every shape's answer is
+ * still its own address's, not a freed entry.
+ */
+static void test_decay_keeps_shapes_wheres(void **state)
+{
+	enum tally_hist_key key = TALLY_HIST_COMM;
+	TALLY_OPTS(tally_hist_opts, o, .keys = &key, .nr_keys = 1);
+	struct run r = { 0 };
+	struct tally_session *ss;
+	struct tally_hist *h = hist_of(&o, &ss, &r);
+	struct shape *const *x;
+	size_t n, cached = 0;
+
+	(void)state;
+	assert_int_equal(tally_hist__nr_rows(h, 0), 2);
+	for (int k = 0; k < 3; k++) {
+		assert_int_equal(tally_hist__decay(h), 0);
+		assert_int_equal(tally_hist__resort(h), 0);
+	}
+	assert_int_equal(tally_hist__nr_rows(h, 0), 2);
+	x = tally__hist_shapes(h, &n);
+	assert_int_equal(n, 3);
+	for (size_t i = 0; i < n; i++) {
+		const struct where *w = x[i]->wh[x[i]->key_nr];
+
+		if (!w)
+			continue;
+		cached++;
+		assert_int_equal(w->ip, x[i]->ip);
+		assert_null(w->dso);	/* no map */
+	}
+	assert_int_equal(cached, 3);
+	tally_hist__free(h);
+	tally_session__close(ss);
+}
+
 static void test_decay(void **state)
 {
 	TALLY_OPTS(tally_hist_opts, o, .children = true, .graph = true, .order = TALLY_HIST_CALLER);
@@ -935,6 +976,7 @@ int main(void)
 		cmocka_unit_test(test_graph_min),
 		cmocka_unit_test(test_wide_tree),
 		cmocka_unit_test(test_decay),
+		cmocka_unit_test(test_decay_keeps_shapes_wheres),
 		cmocka_unit_test(test_decay_wide_tree),
 		cmocka_unit_test(test_decay_then_samples),
 		cmocka_unit_test(test_stacks_view),

@@ -142,12 +142,70 @@ static void test_ins_lat(void **state)
 	free(s);
 }
 
+/* top's refresh after the first two samples: the rows, then aged until they are gone */
+static int on_sample(struct tally_session *ss, const struct tally_session_sample *smp, void *ctx)
+{
+	static int seen;
+	struct tally_hist *h = ctx;
+
+	(void)ss;
+	assert_int_equal(tally_hist__add(h, smp), 0);
+	if (++seen == 2) {
+		assert_int_equal(tally_hist__resort(h), 0);
+		assert_int_equal(tally_hist__nr_rows(h, 0), 1);
+		for (int i = 0; i < 100 && tally_hist__nr_rows(h, 0); i++) {
+			assert_int_equal(tally_hist__decay(h), 0);
+			assert_int_equal(tally_hist__resort(h), 0);
+		}
+		assert_int_equal(tally_hist__nr_rows(h, 0), 0);
+	}
+	return 0;
+}
+
+/*
+ * The PMU fields of a row made after a decay freed the rows and shapes
+ * before it (its entry a freed one, its fields that entry's own copy):
+ * the new samples' weights, latencies and lock bits, not the freed ones'.
+ */
+static void test_decayed_rows(void **state)
+{
+	char *path = write_file();
+	enum tally_hist_key key = TALLY_HIST_LOCAL_WEIGHT;
+	TALLY_OPTS(tally_hist_opts, ho, .keys = &key, .nr_keys = 1);
+	struct tally_session *ss = tally_session__open(path, NULL);
+	struct tally_hist *h;
+	char got[3][64];
+
+	(void)state;
+	assert_non_null(ss);
+	unlink(path);
+	assert_non_null(h = tally_hist__new(ss, &ho));
+	assert_int_equal(tally_session__set_sample(ss, on_sample, h), 0);
+	assert_int_equal(tally_session__run(ss), 0);
+	assert_int_equal(tally_hist__resort(h), 0);
+	assert_int_equal(tally_hist__nr_rows(h, 0), 2);
+	for (size_t i = 0; i < 2; i++) {
+		TALLY_OPTS(tally_hist_row, v);
+		union perf_mem_data_src d;
+
+		assert_int_equal(tally_hist__row(h, 0, i, &v), 0);
+		d.val = v.data_src;
+		snprintf(got[i], sizeof(got[i]), "%llu w%llu l%llu lock%u", (unsigned long long)v.self,
+			 (unsigned long long)v.weight, (unsigned long long)v.ins_lat, (unsigned)d.mem_lock);
+	}
+	assert_string_equal(got[0], "5000 w0 l0 lock1");
+	assert_string_equal(got[1], "1000 w40 l3 lock0");
+	tally_hist__free(h);
+	tally_session__close(ss);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_mem_mode_locked),
 		cmocka_unit_test(test_local_weight),
 		cmocka_unit_test(test_ins_lat),
+		cmocka_unit_test(test_decayed_rows),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
