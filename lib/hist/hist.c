@@ -25,8 +25,6 @@
 #include "hist_priv.h"
 #include "resolved_internal.h"
 
-const struct hist_mem tally__hist_mem_none;
-
 static uint64_t shape_hash(int idx, const char *comm, const char *trace,
 			   const struct tally_sample *smp, int mode, const struct hist_mem *m)
 {

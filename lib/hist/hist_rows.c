@@ -17,6 +17,9 @@
 #include "hist_graph.h"
 #include "resolved_internal.h"
 
+/* the PMU fields of a shape or row no mem key reads (hist.c uses it too) */
+const struct hist_mem tally__hist_mem_none;
+
 static struct entry *entry_new(struct tally_hist *h)
 {
 	struct entry *e = h->efree;
