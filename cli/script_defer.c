@@ -101,11 +101,13 @@ void script_defer_end(struct script_ctx *s)
 		const struct dframe *f = &s->dfr[i];
 		struct tally_sample smp = { .pid = (uint32_t)f->pid, .tid = (uint32_t)f->tid };
 
-		ob_mem(s, text + from, f->at - from);
+		if (f->at > from)	/* text is NULL when nothing was kept */
+			ob_mem(s, text + from, f->at - from);
 		from = f->at;
 		script_print_frame(s, &smp, f->ip, (enum tally_cpumode)f->mode, f->chain, f->opts);
 	}
-	ob_mem(s, text + from, len - from);
+	if (len > from)
+		ob_mem(s, text + from, len - from);
 	free(text);
 	free(s->dfr);
 	s->dfr = NULL;
