@@ -884,14 +884,12 @@ int cmd_report(int argc, char **argv)
 	if (r.hierarchy || r.mem_mode)	/* mem-mode too: perf's cumulate_callchain off */
 		r.children = false;
 	/*
-	 * --branch-history: perf's callers' share is off (no chains), its
-	 * order still that of --children (root first unless --no-children)
+	 * --branch-history: perf's callers' share as above (on where the
+	 * samples have chains), its order that of --children (root first
+	 * unless --no-children) with chains or without
 	 */
-	if (branch_history) {
-		if (!r.cg.order_set)
-			r.cg.caller = children != 0;
-		r.children = false;
-	}
+	if (branch_history && !r.cg.order_set)
+		r.cg.caller = children != 0;
 	{
 		int order[3 * K__NR + 4];
 		TALLY_OPTS(tally_hist_opts, ho, .keys = r.sort, .nr_keys = r.nsort,
