@@ -848,7 +848,7 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	/* --branch-history: the samples' rows (no branch mode), their stacks in the graphs */
 	if ((ret = branch_setup(&r, rd, nr_events, branch_history ? 0 : branch, sort, fields, input)) ||
-	    (branch_history && (ret = report_brhist_setup(rd, nr_events, input))))
+	    (branch_history && (ret = report_brhist_setup(rd, nr_events))))
 		goto out;
 	if (r.mem_mode && !tally_data_reader__is_pipe(rd) && !any_data_src(rd, nr_events)) {
 		fprintf(stderr, "tally report: --mem-mode but no event of %s has data sources "

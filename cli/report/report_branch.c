@@ -125,9 +125,8 @@ void report_branch_print(FILE *fp, const struct report_branch_stat *st)
  * --branch-history's file: stacks perf reads (its header's BRANCH_STACK
  * feature, as branch mode's default). 0, or the exit status after saying why.
  */
-int report_brhist_setup(struct tally_data_reader *rd, int nr_events, const char *input)
+int report_brhist_setup(struct tally_data_reader *rd, int nr_events)
 {
-	(void)input;
 	if (!report_branch_mode(rd, nr_events, -1)) {
 		/* perf's words: it shows branch counts only where the header says stacks */
 		fprintf(stderr, "Error:\nSelected -g or --branch-history.\nBut no callchain or branch data.\n"
