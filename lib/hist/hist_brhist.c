@@ -136,9 +136,7 @@ int tally__hist_brhist_chain(struct tally_hist *h, const struct shape *x, const 
 	int nr = (int)x->nbr, n = 0;
 	uint32_t first_call = 0;
 
-	if (!x->nbr)
-		return 0;
-	if (x->nbr > BR_DEPTH_MAX)	/* perf: the chain alone */
+	if (!x->nbr || x->nbr > BR_DEPTH_MAX)	/* perf: the chain alone (too long a stack: corrupt) */
 		return brhist_calls(h, x, 0, 0, wh, bi, 0);
 	for (int i = 0; i < nr; i++) {
 		be[i] = x->br[h->caller ? nr - 1 - i : i];
@@ -216,7 +214,7 @@ int tally__hist_brhist_note(struct tally_hist *h, struct entry *self, const stru
 	const struct where **wh = h->scr->wheres;
 	int n;
 
-	if (!self || !x->nbr)
+	if (!self)
 		return 0;
 	if ((n = tally__hist_brhist_chain(h, x, wh)) <= 0)
 		return n;

@@ -23,7 +23,8 @@
  *   mkfields OUT brcg    the br file's stacks with call chains (-g): user
  *                        chains, kernel ones before them, some whose first
  *                        entries are return addresses of the stack's
- *                        branches (perf's overlap), each longer than its stack
+ *                        branches (perf's overlap), each longer than its
+ *                        stack; every tenth stack empty
  *   mkfields OUT brmem [N [DEPTH]]  the br file's stacks with ADDR,
  *                        WEIGHT_STRUCT and DATA_SRC (all's values): N
  *                        samples (40), stacks of DEPTH entries (4 to 16),
@@ -264,7 +265,7 @@ static void br_sample(unsigned i, bool hwidx, const uint64_t *site, unsigned nsi
 {
 	size_t at = hdr(PERF_RECORD_SAMPLE, i % 11 == 4 ? PERF_RECORD_MISC_KERNEL :
 			PERF_RECORD_MISC_USER);
-	unsigned nr = br_depth ? br_depth : 4 + (i * 5) % 13;
+	unsigned nr = br_depth ? br_depth : br_chain && i % 10 == 7 ? 0 : 4 + (i * 5) % 13;
 
 	u64(site[i % 4] + i % 3);	/* IP: in f0..f3 */
 	u32(PID);
