@@ -109,10 +109,19 @@ void script_print_data_src(struct script_ctx *s, uint64_t v)
 		ob_chr(s, ' ');
 }
 
-/* A branch's address for brstackoff: in its DSO, unless perf keeps it (ET_EXEC, kernel) */
+/*
+ * A branch's address for brstackoff: in its DSO, unless perf keeps it
+ * (ET_EXEC, BPF). A kernel map's is its offset from the map's start:
+ * perf's kernel maps have pgoff 0 (the [kernel.kallsyms]_text record's
+ * pgoff is its start) and its kallsyms DSO does not adjust symbols.
+ */
 static uint64_t branch_off(const struct tally_addr_info *ai, uint64_t a)
 {
-	if (!ai->map || ai->map->kernel || ai->vaddr == a)
+	if (!ai->map || ai->map->ksym)
+		return a;
+	if (ai->map->kernel)
+		return a - ai->map->start;
+	if (ai->vaddr == a)
 		return a;
 	return ai->map_ip;
 }

@@ -841,7 +841,7 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	/* --branch-history: the samples' rows (no branch mode), their stacks in the graphs */
 	if ((ret = branch_setup(&r, rd, nr_events, branch_history ? 0 : branch, sort, fields, input)) ||
-	    (branch_history && (ret = report_brhist_setup(rd, nr_events, input))))
+	    (branch_history && (ret = report_brhist_setup(rd, nr_events))))
 		goto out;
 	if (r.mem_mode && !tally_data_reader__is_pipe(rd) && !any_data_src(rd, nr_events)) {
 		fprintf(stderr, "tally report: --mem-mode but no event of %s has data sources "
@@ -877,14 +877,12 @@ int cmd_report(int argc, char **argv)
 	if (r.hierarchy || r.mem_mode)	/* mem-mode too: perf's cumulate_callchain off */
 		r.children = false;
 	/*
-	 * --branch-history: perf's callers' share is off (no chains), its
-	 * order still that of --children (root first unless --no-children)
+	 * --branch-history: perf's callers' share as above (on where the
+	 * samples have chains), its order that of --children (root first
+	 * unless --no-children) with chains or without
 	 */
-	if (branch_history) {
-		if (!r.cg.order_set)
-			r.cg.caller = children != 0;
-		r.children = false;
-	}
+	if (branch_history && !r.cg.order_set)
+		r.cg.caller = children != 0;
 	{
 		int order[3 * K__NR + 4];
 		TALLY_OPTS(tally_hist_opts, ho, .keys = r.sort, .nr_keys = r.nsort,

@@ -123,17 +123,10 @@ void report_branch_print(FILE *fp, const struct report_branch_stat *st)
 
 /*
  * --branch-history's file: stacks perf reads (its header's BRANCH_STACK
- * feature, as branch mode's default), no call chains (perf's chain after
- * the branches: not built). 0, or the exit status after saying why.
+ * feature, as branch mode's default). 0, or the exit status after saying why.
  */
-int report_brhist_setup(struct tally_data_reader *rd, int nr_events, const char *input)
+int report_brhist_setup(struct tally_data_reader *rd, int nr_events)
 {
-	for (int i = 0; i < nr_events; i++)
-		if (tally_data_reader__attr(rd, i)->sample_type & PERF_SAMPLE_CALLCHAIN) {
-			fprintf(stderr, "tally report: --branch-history on %s: its samples have call chains "
-				"(-g): the branches followed by the chain are not built yet\n", input);
-			return 129;
-		}
 	if (!report_branch_mode(rd, nr_events, -1)) {
 		/* perf's words: it shows branch counts only where the header says stacks */
 		fprintf(stderr, "Error:\nSelected -g or --branch-history.\nBut no callchain or branch data.\n"

@@ -42,10 +42,10 @@ int report_branch_stats(struct tally_hist *h, const struct tally_hist_filter *f,
 			struct report_branch_stat *st);
 /*
  * Whether --branch-history reads the file: stacks perf reads (the
- * header's BRANCH_STACK feature, as branch mode's default), no call
- * chains. 0, or the exit status after saying why.
+ * header's BRANCH_STACK feature, as branch mode's default), with call
+ * chains or without. 0, or the exit status after saying why.
  */
-int report_brhist_setup(struct tally_data_reader *rd, int nr_events, const char *input);
+int report_brhist_setup(struct tally_data_reader *rd, int nr_events);
 /* perf's "# Branch Statistics:" lines (none without a known type), with no newline at the end. */
 void report_branch_print(FILE *fp, const struct report_branch_stat *st);
 

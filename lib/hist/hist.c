@@ -911,7 +911,7 @@ int tally_hist__row(const struct tally_hist *h, int event, size_t i, struct tall
 		.comm = e->comm, .pid = e->pid, .tid = e->tid, .cpu = e->cpu,
 		.dso = e->dso, .path = e->w->map ? e->w->map->path : NULL, .sym = e->sym, .addr = e->addr,
 		.sym_start = e->sym_start, .level = e->mode, .inlined = e->inlined,
-		.srcline = e->w->srcline, .parent = e->parent, .trace = e->trace,
+		.srcline = entry_srcline(e), .parent = e->parent, .trace = e->trace,
 		.graph = tally__hist_graph_node(&h->nodes, e->cg), .max_depth = e->max_depth,
 		.object = e->sym && e->w->object && !e->inlined,
 		/* perf's he->ip: a frame's absolute ip, the sample's own map-relative */

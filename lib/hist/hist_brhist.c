@@ -5,7 +5,8 @@
  * branch_callstack): each branch's target then its source, the newest
  * branch first in callee order, the oldest in caller order, loops taken
  * out first (machine.c's remove_loops), each end counted in the node it
- * passes (hist_graph.c's br_count); and the counts' reading.
+ * passes (hist_graph.c's br_count), then the sample's call chain where it
+ * has one (its frames count no branch); and the counts' reading.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -70,22 +71,86 @@ int tally__hist_remove_loops(struct hist_brent *l, int nr, struct hist_iter *ite
 
 /* perf's PERF_MAX_BRANCH_DEPTH: a longer stack is skipped as corrupt */
 #define BR_DEPTH_MAX 127
+/* perf report's max_stack (the kernel's perf_event_max_stack default) */
+#define STACK_MAX 127
+
+/* a context marker's level (as tally__chain_modes) */
+static enum tally_cpumode marker_mode(uint64_t ip)
+{
+	return ip == PERF_CONTEXT_KERNEL ? TALLY_CPUMODE_KERNEL : TALLY_CPUMODE_USER;
+}
+
+/* perf's find_prev_cpumode: the level of the last marker before ent, else m */
+static enum tally_cpumode prev_mode(const struct shape *x, int ent, enum tally_cpumode m)
+{
+	while (--ent >= 0)
+		if (x->ips[ent] >= PERF_CONTEXT_MAX)
+			return marker_mode(x->ips[ent]);
+	return m;
+}
 
 /*
- * The shape's chain: frames and their ends, 2 a branch kept. The
- * number of frames, or -ENOMEM.
+ * The call chain after the branches (perf 6.1's check_calls): in callee
+ * order from first_call, in caller order from the root, both without the
+ * chain's last kept-branches entries (perf's chain_nr -= nr). The levels
+ * as perf's walk sets them: in callee order from user on, by the markers
+ * it passes (a kernel part whose marker first_call skipped is looked up
+ * as user); in caller order by the marker before each part. The frames
+ * added to n, or -ENOMEM.
  */
-static int brhist_chain(struct tally_hist *h, const struct shape *x,
-			const struct tally_hist_frame **frames, struct hist_brnode *bi)
+static int brhist_calls(struct tally_hist *h, const struct shape *x, uint32_t first_call, int kept,
+			const struct where **wh, struct hist_brnode *bi, int n)
+{
+	enum tally_cpumode m = TALLY_CPUMODE_USER;
+	uint32_t uw = tally__chain_unwound_at(x->ips, x->nr);
+	int chain_nr = (int)x->nr - kept, entries = 0;
+
+	if (h->caller)
+		m = prev_mode(x, (int)(x->nr - first_call), m);
+	for (int i = (int)first_call; i < chain_nr && entries < STACK_MAX; i++) {
+		uint32_t j = h->caller ? x->nr - 1 - (uint32_t)i : (uint32_t)i;
+		struct where *fw[INL_MAX];
+		int nf;
+
+		if (x->ips[j] >= PERF_CONTEXT_MAX) {
+			m = h->caller ? prev_mode(x, (int)j, m) : marker_mode(x->ips[j]);
+			continue;
+		}
+		entries++;
+		nf = tally__resolver_frames(h->res, x->pid, x->tid, x->ips[j], m, j > uw, fw);
+		if (!nf)
+			return -ENOMEM;
+		for (int k = 0; k < nf && n < CHAIN_MAX; k++) {
+			wh[n] = fw[h->caller ? nf - 1 - k : k];
+			bi[n++] = (struct hist_brnode){ .call = true };
+		}
+	}
+	return n;
+}
+
+int tally__hist_brhist_chain(struct tally_hist *h, const struct shape *x, const struct where **wh)
 {
 	struct hist_brent *be = h->scr->be;
 	struct hist_iter *it = h->scr->iter;
+	struct hist_brnode *bi = h->scr->bi;
 	int nr = (int)x->nbr, n = 0;
+	uint32_t first_call = 0;
 
-	if (x->nbr > BR_DEPTH_MAX)
-		return 0;
-	for (int i = 0; i < nr; i++)
+	if (!x->nbr || x->nbr > BR_DEPTH_MAX)	/* perf: the chain alone (too long a stack: corrupt) */
+		return brhist_calls(h, x, 0, 0, wh, bi, 0);
+	for (int i = 0; i < nr; i++) {
 		be[i] = x->br[h->caller ? nr - 1 - i : i];
+		/*
+		 * perf's overlap: a chain entry that is a context marker, or
+		 * the return address (up to 8 bytes on) of the branch's source,
+		 * is skipped; one past the chain perf reads beyond it, here no more
+		 */
+		if (h->caller || first_call >= x->nr)
+			continue;
+		if (x->ips[first_call] >= PERF_CONTEXT_MAX ||
+		    (be[i].from < x->ips[first_call] && be[i].from >= x->ips[first_call] - 8))
+			first_call++;
+	}
 	memset(it, 0, (size_t)nr * sizeof(*it));
 	nr = tally__hist_remove_loops(be, nr, it);
 	for (int i = 0; i < nr; i++) {
@@ -96,31 +161,64 @@ static int brhist_chain(struct tally_hist *h, const struct shape *x,
 
 		if (!to || !from)
 			return -ENOMEM;
-		frames[n] = &to->frame;
+		wh[n] = to;
 		bi[n++] = (struct hist_brnode){ .from = be[i].from, .flags = be[i].flags };
-		frames[n] = &from->frame;
+		wh[n] = from;
 		bi[n++] = (struct hist_brnode){ .flags = be[i].flags, .iters = it[i].nr,
 						.iter_cycles = it[i].cycles };
 	}
-	return n;
+	if (!x->nr)
+		return n;
+	return brhist_calls(h, x, first_call, nr, wh, bi, n);
+}
+
+int tally__hist_brhist_add(struct tally_hist *h, struct entry *self, struct entry *const *ents,
+			   const struct where *const *wh, int n, uint64_t period, uint64_t count)
+{
+	const struct tally_hist_frame **frames = h->scr->frames;
+	struct hist_brnode *bi = h->scr->bi;
+	uint64_t walk;
+	int err;
+
+	if (!self || n <= 0)
+		return 0;
+	for (int i = 0; i < n; i++)
+		frames[i] = &wh[i]->frame;
+	walk = ++h->walks;
+	self->graphed = true;
+	self->walk = walk;
+	if ((uint32_t)n > self->max_depth)
+		self->max_depth = (uint32_t)n;
+	if ((err = tally__hist_graph_add_br(&h->nodes, &self->cg, frames, bi, (size_t)n, period, count)))
+		return err;
+	/* perf's cumulative entries: each one's first place, the chain from there (self's seen) */
+	for (int k = 0; ents && k < n; k++) {
+		struct entry *e = ents[k];
+
+		if (!e || e->walk == walk)
+			continue;
+		e->walk = walk;
+		e->graphed = true;
+		if ((uint32_t)(n - k) > e->max_depth)
+			e->max_depth = (uint32_t)(n - k);
+		if ((err = tally__hist_graph_add_br(&h->nodes, &e->cg, frames + k, bi + k, (size_t)(n - k),
+						    period, count)))
+			return err;
+	}
+	return 0;
 }
 
 int tally__hist_brhist_note(struct tally_hist *h, struct entry *self, const struct shape *x,
 			    uint64_t period, uint64_t count)
 {
-	const struct tally_hist_frame **frames = h->scr->frames;
-	struct hist_brnode *bi = h->scr->bi;
+	const struct where **wh = h->scr->wheres;
 	int n;
 
-	if (!self || !x->nbr)
+	if (!self)
 		return 0;
-	if ((n = brhist_chain(h, x, frames, bi)) <= 0)
+	if ((n = tally__hist_brhist_chain(h, x, wh)) <= 0)
 		return n;
-	self->graphed = true;
-	self->walk = ++h->walks;
-	if ((uint32_t)n > self->max_depth)
-		self->max_depth = (uint32_t)n;
-	return tally__hist_graph_add_br(&h->nodes, &self->cg, frames, bi, (size_t)n, period, count);
+	return tally__hist_brhist_add(h, self, NULL, wh, n, period, count);
 }
 
 int tally_hist__node_branch(const struct tally_hist *h, const struct tally_hist_node *n,

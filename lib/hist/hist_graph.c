@@ -251,6 +251,8 @@ static void br_count(struct hist_node_br *c, const struct hist_brnode *b, uint64
 {
 	unsigned type = b->flags >> 20 & 15, new_type = b->flags >> 26 & 15;
 
+	if (b->call)
+		return;
 	c->branches += k;
 	if (!b->from) {		/* a source (a target from address 0 too, as perf) */
 		c->target = false;

@@ -41,11 +41,13 @@ struct hist_node_br {
  * What one end of a branch brings to the node it passes (a frame of a
  * branch_history chain): from, the branch's source where the end is its
  * target (0: a source, as perf's cursor node's branch_from); the
- * branch's flags word; a source's removed loop iterations and cycles.
+ * branch's flags word; a source's removed loop iterations and cycles;
+ * call, a frame of the call chain after them (perf's non-branch node).
  */
 struct hist_brnode {
 	uint64_t from, flags;
 	uint64_t iters, iter_cycles;
+	bool call;			/* a frame of the call chain after the branches: no counts */
 };
 
 /* A branch of a stack as a shape keeps it: perf_branch_entry's words (flags: its bit fields). */

@@ -416,7 +416,7 @@ static uint64_t key_ident(const struct entry *e, enum tally_hist_key k)
 	case K_PID: return (uint32_t)e->tid;
 	case K_DSO: return (uintptr_t)e->dso;
 	case K_CPU: return (uint32_t)e->cpu;
-	case K_SRCLINE: return (uintptr_t)e->w->srcline;
+	case K_SRCLINE: return (uintptr_t)entry_srcline(e);
 	case K_PARENT: return (uintptr_t)e->parent;
 	case K_TRACE: return (uintptr_t)e->trace;
 	default: return tally__hist_mem_ident(e, k);

@@ -89,6 +89,7 @@ struct entry {
 	bool dead;			/* a decay's, freed once out of the kept order */
 	bool from_chain;		/* made by a chain's frame (its ip absolute, as perf's he->ip) */
 	bool graphed;			/* a chain was its call graph's (cg 0 when graph_min left it out) */
+	uint16_t srcline_skip;		/* --branch-history's chain frames: w->srcline less its "sym" */
 	uint32_t cg;			/* its call graph's root in h->nodes (0: none) */
 	uint32_t max_depth;		/* its longest chain (perf orders equal rows by it) */
 	uint64_t walk;			/* graph_note's: the last walk that took it */
@@ -98,6 +99,12 @@ struct entry {
 	uint32_t rdso;			/* perf_order's: its DSO name's rank */
 	struct entry *next;		/* hash chain */
 };
+/* An entry's srcline key (perf's cursor node's for a --branch-history chain frame: "+OFF"). */
+static inline const char *entry_srcline(const struct entry *e)
+{
+	return e->w->srcline ? e->w->srcline + e->srcline_skip : NULL;
+}
+
 
 /*
  * The entries come from blocks, all events' (a malloc each was a tenth
@@ -149,7 +156,7 @@ struct hist_scratch {
 	/* branch_history's chain: a stack's branches, their loops, each end's counts */
 	struct hist_brent be[128];
 	struct hist_iter iter[128];
-	struct hist_brnode bi[256];
+	struct hist_brnode bi[CHAIN_MAX];	/* the stack's ends, then the chain's frames */
 };
 
 struct tally_hist {
@@ -396,7 +403,7 @@ static __attribute__((always_inline)) inline int cmp_key(const struct entry *a, 
 	case K_CPU:
 		return a->cpu - b->cpu;
 	case K_SRCLINE:
-		return strcmp_null(a->w->srcline, b->w->srcline);
+		return strcmp_null(entry_srcline(a), entry_srcline(b));
 	case K_PARENT:
 		return strcmp_null(a->parent, b->parent);
 	case K_TRACE:
@@ -420,11 +427,20 @@ int tally__hist_graph_shape(struct tally_hist *h, const struct shape *x, uint64_
 int tally__hist_graph_replay(struct tally_hist *h, bool all);
 
 /*
- * hist_brhist.c: the shape's branch stack as a chain into self's tree
- * (period and count samples of it). 0 or -ENOMEM.
+ * hist_brhist.c: the shape's branch stack, then its call chain, as a
+ * chain into self's tree (period and count samples of it). 0 or -ENOMEM.
  */
 int tally__hist_brhist_note(struct tally_hist *h, struct entry *self, const struct shape *x,
 			    uint64_t period, uint64_t count);
+/*
+ * The same in two steps: its frames in the walk's order into wh (h->scr->bi
+ * their ends), their number (0: no stack) or -ENOMEM; then those n into
+ * self's tree and (ents: each frame's entry, with children) from each
+ * entry's first frame on into its own.
+ */
+int tally__hist_brhist_chain(struct tally_hist *h, const struct shape *x, const struct where **wh);
+int tally__hist_brhist_add(struct tally_hist *h, struct entry *self, struct entry *const *ents,
+			   const struct where *const *wh, int n, uint64_t period, uint64_t count);
 
 /* hist_rows.c: a mem key as a number, equal for equal keys (0 for the others). */
 uint64_t tally__hist_mem_ident(const struct entry *e, enum tally_hist_key k);

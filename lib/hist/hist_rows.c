@@ -152,7 +152,9 @@ static uint64_t hash_entry(const struct tally_hist *h, const struct entry *e)
 		case K_DSO: v = e->w->dso_hash; break;
 		case K_SYM: v = e->sym ? e->w->sym_hash : e->addr; break;
 		case K_CPU: v = (uint64_t)e->cpu; break;
-		case K_SRCLINE: v = e->w->srcline_hash; break;
+		case K_SRCLINE:
+			v = e->srcline_skip ? tally_fnv_str(ENTRY_SEED, entry_srcline(e)) : e->w->srcline_hash;
+			break;
 		case K_PARENT: v = tally_fnv_str(ENTRY_SEED, e->parent); break;
 		case K_TRACE: v = (uint64_t)(uintptr_t)e->trace; break;	/* interned */
 		default: v = tally__hist_mem_ident(e, h->sort[i]); break;
@@ -291,6 +293,7 @@ static void key_where(struct entry *key, const struct where *w)
 {
 	key->w = w;
 	key->from_chain = false;
+	key->srcline_skip = 0;
 	key->dso = w->dso;
 	key->sym = w->sym;
 	key->sym_start = w->sym_start;
@@ -414,6 +417,35 @@ static int graph_note(struct tally_hist *h, int idx, struct entry *self,
 		      uint64_t period, uint64_t count);
 
 /*
+ * --branch-history: the callers' share over the branch stack's ends and
+ * the chain after them (perf's cursor there), then self's tree of them.
+ */
+static int brhist_shape(struct tally_hist *h, struct hist_ev *hs, struct entry *key,
+			struct entry *self, const struct shape *x, uint64_t period, uint64_t count,
+			bool pass, char prev_mode)
+{
+	const struct where **wh = h->scr->wheres;
+	struct entry **ents = h->scr->ents;
+	int n = tally__hist_brhist_chain(h, x, wh), err;
+
+	for (int i = 0; h->children && i < n; i++) {
+		const struct where *w = wh[i];
+
+		frame_key(key, w, w->frame.ip, &prev_mode);
+		/* perf's node srcline (callchain_srcline): no line known, "+OFF" without the name */
+		if (w->sym && w->srcline) {
+			size_t l = strlen(w->sym);
+
+			if (l <= UINT16_MAX && !strncmp(w->srcline, w->sym, l) && w->srcline[l] == '+')
+				key->srcline_skip = (uint16_t)l;
+		}
+		if ((err = add(h, hs, key, period, false, pass, &ents[i])))
+			return err;
+	}
+	return n < 0 ? n : tally__hist_brhist_add(h, self, h->children ? ents : NULL, wh, n, period, count);
+}
+
+/*
  * With graph (the trees' walk fused with the counts': graph_shape would
  * resolve and find every frame's entry again), also its share in the call
  * graphs.
@@ -462,6 +494,8 @@ int tally__hist_shape(struct tally_hist *h, const struct shape *x, uint64_t peri
 	prev_mode = w->mode;
 	if (!h->children && !graph)
 		return 0;
+	if (h->branch_history)	/* the walk is the branch stack's, then the chain's */
+		return brhist_shape(h, hs, &key, self, x, period, count, pass, prev_mode);
 	/*
 	 * Callers' share, walking the chain as perf's --children does
 	 * (from the root in its default caller order). The chain's first
@@ -502,8 +536,6 @@ int tally__hist_shape(struct tally_hist *h, const struct shape *x, uint64_t peri
 	}
 	if (!graph)
 		return 0;
-	if (h->branch_history)	/* the tree is the branch stack's, not the chain's */
-		return tally__hist_brhist_note(h, self, x, period, count);
 	if (n > CHAIN_MAX)	/* graph_shape keeps the root's end of so long a chain */
 		return tally__hist_graph_shape(h, x, period, count);
 	return graph_note(h, x->idx, self, gframes, gents, n, period, count);

@@ -20,6 +20,11 @@
  *                        (its map as perf record writes it) and no map; the
  *                        BRANCH_STACK header feature
  *   mkfields OUT brhw    the same with PERF_SAMPLE_BRANCH_HW_INDEX
+ *   mkfields OUT brcg    the br file's stacks with call chains (-g): user
+ *                        chains, kernel ones before them, some whose first
+ *                        entries are return addresses of the stack's
+ *                        branches (perf's overlap), each longer than its
+ *                        stack; every tenth stack empty
  *   mkfields OUT brmem [N [DEPTH]]  the br file's stacks with ADDR,
  *                        WEIGHT_STRUCT and DATA_SRC (all's values): N
  *                        samples (40), stacks of DEPTH entries (4 to 16),
@@ -56,6 +61,7 @@ long data_var[64];
 static uint64_t sample_type;
 static bool ties;		/* every sample's period the same */
 static unsigned br_depth;	/* brmem: every stack's entries (0: 4 to 16) */
+static bool br_chain;		/* brcg: call chains with the stacks */
 
 /* sample_id_all trailer: TID TIME [CPU] (as the attr's sample_type has them) */
 static void trailer(uint64_t t)
@@ -223,6 +229,35 @@ static uint64_t ksym(const char *name)
 }
 
 /*
+ * brcg's chain: a kernel part for kernel samples, then the user part, the
+ * ip then return addresses in f0..f3 and libc, longer than the
+ * stack; every third's user entries after the ip are its branches' sources
+ * + 2 (the returns of calls perf's chain skips after the branches).
+ */
+static void br_callchain(unsigned i, unsigned nr, const struct perf_branch_entry *be,
+			 const uint64_t *site)
+{
+	uint64_t ips[96];
+	unsigned n = 0, nu = nr + 2 + i % 3;
+
+	if (i % 11 == 4) {
+		ips[n++] = PERF_CONTEXT_KERNEL;
+		ips[n++] = site[10] + 0x11 + i % 5;	/* __x64_sys_getpid's */
+		ips[n++] = site[9] + 0x40;		/* _text's */
+	}
+	ips[n++] = PERF_CONTEXT_USER;
+	ips[n++] = site[i % 4] + i % 3;
+	for (unsigned k = 1; k < nu; k++) {
+		if (i % 3 == 0 && k < 4 && k < nr)
+			ips[n++] = be[k].from + 2;
+		else
+			ips[n++] = k % 5 == 4 ? site[4 + (i + k) % 5] + 2 : site[(i + k) % 4] + 5 + k % 3;
+	}
+	u64(n);
+	put(ips, n * sizeof(ips[0]));
+}
+
+/*
  * A branch stack sample: nr entries whose ends go round sites in this
  * program, libc, the kernel and no map, with every flag and type.
  */
@@ -230,7 +265,7 @@ static void br_sample(unsigned i, bool hwidx, const uint64_t *site, unsigned nsi
 {
 	size_t at = hdr(PERF_RECORD_SAMPLE, i % 11 == 4 ? PERF_RECORD_MISC_KERNEL :
 			PERF_RECORD_MISC_USER);
-	unsigned nr = br_depth ? br_depth : 4 + (i * 5) % 13;
+	unsigned nr = br_depth ? br_depth : br_chain && i % 10 == 7 ? 0 : 4 + (i * 5) % 13;
 
 	u64(site[i % 4] + i % 3);	/* IP: in f0..f3 */
 	u32(PID);
@@ -240,13 +275,13 @@ static void br_sample(unsigned i, bool hwidx, const uint64_t *site, unsigned nsi
 		u64(i % 5 == 0 ? 0 : (uint64_t)(uintptr_t)&data_var[i % 64] + (i % 8) * 0x10000ull);
 	u32(i % 2);	/* CPU */
 	u32(0);
-	u64(1000 + i);	/* PERIOD */
-	u64(nr);
-	if (hwidx)
-		u64(i % 4 == 0 ? (uint64_t)-1 : i % 16);
+	u64(br_chain ? 1000 + (i * i * 7) % 1009 : 1000 + i);	/* PERIOD (brcg: fewer equal sums) */
+	struct perf_branch_entry be[64];
+
 	for (unsigned k = 0; k < nr; k++) {
 		unsigned a = (i * 7 + k * 3) % nsites, b = (i * 3 + k * 5 + 1) % nsites;
-		struct perf_branch_entry e = {
+
+		be[k] = (struct perf_branch_entry){
 			.from = site[a] + (k % 4),
 			.to = site[b] + (i % 2) * (k % 3),
 			.mispred = (i + k) % 4 == 1,
@@ -257,9 +292,13 @@ static void br_sample(unsigned i, bool hwidx, const uint64_t *site, unsigned nsi
 			.type = (i + k) % 16,
 			.new_type = (i + k) % 8,
 		};
-
-		put(&e, sizeof(e));
 	}
+	if (br_chain)
+		br_callchain(i, nr, be, site);
+	u64(nr);
+	if (hwidx)
+		u64(i % 4 == 0 ? (uint64_t)-1 : i % 16);
+	put(be, nr * sizeof(be[0]));
 	if (sample_type & PERF_SAMPLE_WEIGHT_STRUCT) {
 		union perf_sample_weight w = { .var1_dw = i * 41 % 5000, .var2_w = (uint16_t)(i * 13),
 					       .var3_w = (uint16_t)(i * 7) };
@@ -309,6 +348,8 @@ static int branch_file(const char *out, const char *self, bool hwidx, bool mem, 
 	site[ns++] = 0x10000;			/* user space no map holds */
 	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
 			PERF_SAMPLE_PERIOD | PERF_SAMPLE_BRANCH_STACK;
+	if (br_chain)
+		a.sample_type |= PERF_SAMPLE_CALLCHAIN;
 	if (mem)
 		a.sample_type |= PERF_SAMPLE_ADDR | PERF_SAMPLE_WEIGHT_STRUCT | PERF_SAMPLE_DATA_SRC;
 	a.branch_sample_type = PERF_SAMPLE_BRANCH_ANY | (hwidx ? PERF_SAMPLE_BRANCH_HW_INDEX : 0);
@@ -397,7 +438,8 @@ int main(int argc, char **argv)
 	size_t at;
 	int fd;
 
-	bool br = argc == 3 && (!strcmp(argv[2], "br") || !strcmp(argv[2], "brhw"));
+	bool br = argc == 3 && (!strcmp(argv[2], "br") || !strcmp(argv[2], "brhw") ||
+				!strcmp(argv[2], "brcg"));
 	bool brmem = argc >= 3 && argc <= 5 && !strcmp(argv[2], "brmem");
 	unsigned long nsamples = argc >= 4 ? strtoul(argv[3], NULL, 10) : 40;
 
@@ -405,10 +447,11 @@ int main(int argc, char **argv)
 	if ((argc != 3 && !brmem) || n <= 0 || nsamples < 1 || nsamples > 100000000 ||
 	    br_depth > 64 ||
 	    (!hwidx && !pf && !br && !brmem && strcmp(argv[2], "all") && strcmp(argv[2], "ties"))) {
-		fprintf(stderr, "usage: mkfields OUT all|hwidx|pf|br|brhw|ties, mkfields OUT brmem [N [DEPTH]]\n");
+		fprintf(stderr, "usage: mkfields OUT all|hwidx|pf|br|brhw|brcg|ties, mkfields OUT brmem [N [DEPTH]]\n");
 		return 2;
 	}
 	self[n] = 0;
+	br_chain = br && !strcmp(argv[2], "brcg");
 	if (br || brmem)
 		return branch_file(argv[1], self, !strcmp(argv[2], "brhw"), brmem,
 				   (unsigned)nsamples) || f3(0) == 0;

@@ -11,10 +11,13 @@
 # BRANCH_STACK feature making branch mode the default as in perf; its
 # "all" file has stacks without the feature (-b needed). Refusals: -b on
 # a file without stacks, a branch key outside branch mode, --mem-mode.
+# --branch-history on brcg's samples, which have call chains too: each
+# chain the branches' ends then the call chain after them (perf's overlap
+# skipped, its last entries dropped), the children column counting both.
 . "$(dirname "$0")/lib.sh"
 M=$HELPERS/mkfields
 d=$(mktemp -d); trap 'rm -rf "$d"' EXIT
-for k in br brhw all pf; do
+for k in br brhw all pf brcg; do
 	"$M" "$d/$k.data" $k || { fail "mkfields $k"; done_testing; exit 0; }
 done
 
@@ -38,11 +41,12 @@ check "... said" grep -q "key 'symbol_to' is a branch key: it needs branch mode"
 "$TALLY" report --stdio --mem-mode -i "$d/br.data" >/dev/null 2>"$d/e"; rc=$?
 is "--mem-mode in branch mode: an error" "$rc" 1
 check "... said as perf" grep -q "branch and mem mode incompatible" "$d/e"
-# samples with call chains: perf's chain after the branches is not built
-"$TALLY" record -q -N -e cpu-clock -g -o "$d/g.data" -- true >/dev/null 2>&1
-"$TALLY" report --stdio --branch-history -i "$d/g.data" >"$d/o" 2>"$d/e"; rc=$?
-is "--branch-history on samples with call chains: refused" "$rc" 129
-check "... said" grep -q "call chains .* not built yet" "$d/e"
+# samples with call chains: the branches, then the chain after them
+"$TALLY" report --stdio --branch-history -i "$d/brcg.data" >"$d/o" 2>"$d/e"; rc=$?
+is "--branch-history on samples with call chains: exits 0" "$rc" 0
+check "... a children column" grep -q '^# Children      Self  Source:Line' "$d/o"
+check "... the chain's frames after the branches' (no counts)" grep -q ' (calltrace)$' "$d/o"
+check "... a row only the chains reach (children, no self)" grep -qE '^ +[1-9][0-9.]*% +0\.00%  ' "$d/o"
 for k in all pf; do
 	"$TALLY" report --stdio --branch-history -i "$d/$k.data" >"$d/o" 2>"$d/e"; rc=$?
 	is "--branch-history, $k (no BRANCH_STACK feature): an error" "$rc" 1
@@ -117,6 +121,10 @@ br -g folded
 brhw
 brhw -g callee,0.5,period
 nd --no-children
+brcg
+brcg --no-children
+brcg --no-children -g caller
+brcg -G
 br --hierarchy
 brhw -F overhead,sym
 LIST

@@ -11,12 +11,13 @@
 # flags, insn and insnlen on tally's own recordings (perf 6.1 reads no
 # instruction from a file without its arch feature, as mkfields writes).
 # The cgroup field is tally's (perf 6.1 has none): the CGROUP records'
-# paths, "unknown" for an id no record names.
+# paths, "unknown" for an id no record names. brstackoff on br's stacks,
+# whose kernel ends lie in a [kernel.kallsyms]_text map: offsets in it.
 . "$(dirname "$0")/lib.sh"
 d=$(mktemp -d); trap 'rm -rf "$d"' EXIT
 M=$HELPERS/mkfields
 
-for k in all hwidx pf; do
+for k in all hwidx pf br; do
 	"$M" "$d/$k.data" $k || { fail "mkfields $k"; done_testing; exit 0; }
 done
 if ! have_perf; then
@@ -44,6 +45,11 @@ for k in all hwidx; do
 done
 check "the issue's data source is decoded" \
 	grep -q '68100142 |OP LOAD|LVL L1 hit|SNP None|TLB L1 or L2 hit|LCK No|BLK  N/A' "$d/t.out"
+for F in brstackoff brstackoff,dso; do
+	same "br -F $F (kernel ends in a map)" -F "$F" -i "$d/br.data"
+done
+check "... a kernel end shown as its offset in the kernel's map" \
+	grep -q ' 0x[0-9a-f]\{1,7\}(\[kernel.kallsyms\])/' "$d/t.out"
 same "pf: defaults" -i "$d/pf.data"
 for F in addr addr,dso addr,sym addr,sym,symoff,dso +addr +addr,-sym,-symoff; do
 	same "pf -F $F" -F "$F" -i "$d/pf.data"

@@ -4,7 +4,8 @@
  * a run of sources taken out, their passes counted at the entry after
  * the run) and each branch end's counts in the node it passes (a
  * target's predicted, abort and types; a source's cycles and loops; the
- * end that made a node not among the sources' from_count).
+ * end that made a node not among the sources' from_count; a call
+ * chain's frame after them, none).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -182,6 +183,41 @@ static void test_node_counts(void **state)
 	tally__hist_graph_free_all(&pool);
 }
 
+/*
+ * A call chain's frame after the branches (perf's non-branch cursor
+ * node): its node counts no branch, even where a branch's end passed it
+ * (the same address: one node), so it shows " (calltrace)" alone.
+ */
+static void test_call_frames(void **state)
+{
+	struct tally_hist_frame to = { .sym = "t", .dso = "x", .ip = 0x401000, .mapped = true };
+	struct tally_hist_frame from = { .sym = "f", .dso = "x", .ip = 0x400ff0, .mapped = true };
+	struct tally_hist_frame caller = { .sym = "c", .dso = "x", .ip = 0x402000, .mapped = true };
+	const struct tally_hist_frame *chain[3] = { &to, &from, &caller };
+	const struct tally_hist_frame *calls[2] = { &to, &caller };
+	struct hist_node_pool pool = { .branch = true };
+	struct hist_brnode a[3] = {
+		{ .from = 0x400ff0, .flags = TYPE(PERF_BR_CALL) },
+		{ .flags = CYC(10) },
+		{ .call = true, .flags = CYC(99) },
+	};
+	struct hist_brnode c[2] = { { .call = true }, { .call = true } };
+	uint32_t r = 0;
+	struct hist_node_br *t, *k;
+
+	assert_int_equal(tally__hist_graph_add_br(&pool, &r, chain, a, 3, 100, 1), 0);
+	k = counts_of(&pool, r, 3);
+	assert_int_equal(k->branches, 0);
+	assert_int_equal(k->cycles, 0);
+	assert_int_equal(counts_of(&pool, r, 2)->cycles, 10);
+	/* a chain of call frames alone through the target's node: its counts stay one branch's */
+	assert_int_equal(tally__hist_graph_add_br(&pool, &r, calls, c, 2, 100, 1), 0);
+	t = counts_of(&pool, r, 1);
+	assert_int_equal(t->branches, 1);
+	assert_int_equal(t->types[PERF_BR_CALL], 1);
+	tally__hist_graph_free_all(&pool);
+}
+
 /* a pool that keeps no counts takes no branch ends */
 static void test_no_branch_pool(void **state)
 {
@@ -205,6 +241,7 @@ int main(void)
 		cmocka_unit_test(test_not_a_loop),
 		cmocka_unit_test(test_hash_collision),
 		cmocka_unit_test(test_node_counts),
+		cmocka_unit_test(test_call_frames),
 		cmocka_unit_test(test_no_branch_pool),
 	};
 
