@@ -150,6 +150,12 @@ struct hist_scratch {
 	struct hist_brnode bi[256];
 };
 
+/* A slot of the shapes' table: the shape and its hash (x NULL: free). */
+struct shape_slot {
+	uint64_t hash;
+	struct shape *x;
+};
+
 struct tally_hist {
 	struct tally_session *ss;
 	struct hist_scratch *scr;	/* malloc'd: its pages are touched only as deep as chains go */
@@ -182,7 +188,13 @@ struct tally_hist {
 	char *filter_str[5];		/* the filter's copies */
 	struct hist_ev *ev;
 	int nev;
-	struct shape **stab, **shapes;
+	/*
+	 * the shapes' table, open (linear probing, at most half full): a
+	 * slot holds its shape's hash, so a lookup reads only the shape it
+	 * matches, not each shape of a chain
+	 */
+	struct shape_slot *stab;
+	struct shape **shapes;
 	size_t sbuckets, nshapes;
 	size_t last_shape;		/* the shape of the sample just counted */
 	struct hist_timed *timed;
