@@ -54,28 +54,30 @@ static uint64_t shape_hash(int idx, const char *comm, const char *trace,
 _Static_assert(offsetof(struct shape, m) + offsetof(struct hist_mem, cpumode) + 8 <= 128,
 	       "a branch shape's keys in its first two lines");
 /* what keys a branch's shape: the fields branch_key sets (the others are 0 in all of them) */
-static const struct hist_mem branch_keep = {
-	.bfrom = ~0ull, .bto = ~0ull, .bflags = ~0ull, .cpumode = ~0ull,
+static const struct hist_keep branch_keep = {
+	.mask = { .bfrom = ~0ull, .bto = ~0ull, .bflags = ~0ull, .cpumode = ~0ull },
+	.nw = 4,
+	.w = { offsetof(struct hist_mem, bfrom) / 8, offsetof(struct hist_mem, bto) / 8,
+	       offsetof(struct hist_mem, bflags) / 8, offsetof(struct hist_mem, cpumode) / 8 },
 };
 
-/* a and b equal in the fields keep has (all of them without keep) */
-static bool mem_eq(const struct hist_mem *a, const struct hist_mem *b, const struct hist_mem *keep)
+/*
+ * a and b equal in the fields keep has (all of them without keep): the
+ * kept words alone read (--sort mem's one of sixteen; branch mode's four,
+ * one line of the shape)
+ */
+static bool mem_eq(const struct hist_mem *a, const struct hist_mem *b, const struct hist_keep *keep)
 {
-	const uint64_t *x = (const uint64_t *)a, *y = (const uint64_t *)b, *k = (const uint64_t *)keep;
+	const uint64_t *x = (const uint64_t *)a, *y = (const uint64_t *)b;
 	uint64_t d = 0;
 
-	/* words, not a call to memcmp */
 	if (!keep) {
 		for (size_t i = 0; i < sizeof(*a) / sizeof(*x); i++)
 			d |= x[i] ^ y[i];
 		return !d;
 	}
-	/* branch mode's: its four words alone, one line of the shape (not all of m's) */
-	if (keep == &branch_keep)
-		return !((a->bfrom ^ b->bfrom) | (a->bto ^ b->bto) | (a->bflags ^ b->bflags) |
-			 (a->cpumode ^ b->cpumode));
-	for (size_t i = 0; i < sizeof(*a) / sizeof(*x); i++)
-		d |= (x[i] ^ y[i]) & k[i];
+	for (unsigned j = 0; j < keep->nw; j++)
+		d |= x[keep->w[j]] ^ y[keep->w[j]];
 	return !d;
 }
 
@@ -101,22 +103,22 @@ static void stab_fill(struct tally_hist *h)
  */
 static int shape_add_hv(struct tally_hist *h, uint64_t hv, int idx, const char *comm,
 			const char *trace, const struct tally_sample *smp, int mode,
-			const struct hist_mem *m, const struct hist_mem *keep, uint64_t period,
+			const struct hist_mem *m, const struct hist_keep *keep, uint64_t period,
 			uint64_t count);
 
 static int shape_add(struct tally_hist *h, int idx, const char *comm, const char *trace,
 		     const struct tally_sample *smp, int mode, const struct hist_mem *m,
-		     const struct hist_mem *keep, uint64_t period, uint64_t count)
+		     const struct hist_keep *keep, uint64_t period, uint64_t count)
 {
-	struct hist_mem mk;
+	struct hist_mem mk = { 0 };
 	uint64_t hv;
 
 	if (m && keep) {
-		const uint64_t *f = (const uint64_t *)m, *k = (const uint64_t *)keep;
+		const uint64_t *f = (const uint64_t *)m;
 		uint64_t *o = (uint64_t *)&mk;
 
-		for (size_t i = 0; i < sizeof(mk) / sizeof(*o); i++)
-			o[i] = f[i] & k[i];
+		for (unsigned j = 0; j < keep->nw; j++)
+			o[keep->w[j]] = f[keep->w[j]];
 	}
 	hv = shape_hash(idx, comm, trace, smp, mode, m && keep ? &mk : m);
 	return shape_add_hv(h, hv, idx, comm, trace, smp, mode, m, keep, period, count);
@@ -125,7 +127,7 @@ static int shape_add(struct tally_hist *h, int idx, const char *comm, const char
 /* shape_add with the hash already made of the sample's keys (shape_hash) */
 static int shape_add_hv(struct tally_hist *h, uint64_t hv, int idx, const char *comm,
 			const char *trace, const struct tally_sample *smp, int mode,
-			const struct hist_mem *m, const struct hist_mem *keep, uint64_t period,
+			const struct hist_mem *m, const struct hist_keep *keep, uint64_t period,
 			uint64_t count)
 {
 	static const struct hist_mem none;
@@ -322,7 +324,7 @@ static int branch_add(struct tally_hist *h, const struct tally_session_sample *t
 /* h->mem_keep: the fields of struct hist_mem its mem keys read (all of them for a key not named) */
 static void mem_keep(struct tally_hist *h)
 {
-	struct hist_mem *k = &h->mem_keep;
+	struct hist_mem *k = &h->mem_keep.mask;
 	const uint64_t all = ~0ull;
 
 	for (int i = 0; i < h->nsort; i++) {
@@ -348,6 +350,10 @@ static void mem_keep(struct tally_hist *h)
 			break;
 		}
 	}
+	h->mem_keep.nw = 0;
+	for (size_t i = 0; i < sizeof(*k) / sizeof(uint64_t); i++)
+		if (((const uint64_t *)k)[i])
+			h->mem_keep.w[h->mem_keep.nw++] = (uint8_t)i;
 }
 
 /*

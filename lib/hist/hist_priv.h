@@ -150,6 +150,12 @@ struct hist_scratch {
 	struct hist_brnode bi[256];
 };
 
+/* The fields of struct hist_mem a shape is keyed by: all ones in mask, their words listed in w. */
+struct hist_keep {
+	struct hist_mem mask;
+	uint8_t nw, w[sizeof(struct hist_mem) / sizeof(uint64_t)];
+};
+
 /* A slot of the shapes' table: the shape and its hash (x NULL: free). */
 struct shape_slot {
 	uint64_t hash;
@@ -180,7 +186,7 @@ struct tally_hist {
 	 * in one shape (--sort mem: 1M shapes of 1M samples); the shape
 	 * keeps its first sample's whole
 	 */
-	struct hist_mem mem_keep;
+	struct hist_keep mem_keep;
 	struct resolver *dres;		/* data addresses (the session's, over data objects too) */
 	bool rows_stale;		/* a filter or graph change: the rows made again */
 	regex_t parent_re;
