@@ -111,7 +111,8 @@ void tally_c2c_stats__add(struct tally_c2c_stats *restrict to, const struct tall
 	uint32_t *t = (uint32_t *)to;
 	const uint32_t *a = (const uint32_t *)add;
 
-	/* every field is a count */
+	/* every field is a count; unrolled: c2c adds four a sample, the loop was half of it */
+#pragma GCC unroll 32
 	for (size_t i = 0; i < sizeof(*to) / sizeof(*t); i++)
 		t[i] += a[i];
 }

@@ -11,6 +11,7 @@
  * shared by every reader of the session's addresses.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,17 +51,47 @@ static uint64_t shape_hash(int idx, const char *comm, const char *trace,
 	return tally_hash_mix(h);
 }
 
-/* a and b equal in the fields keep has (all of them without keep) */
-static bool mem_eq(const struct hist_mem *a, const struct hist_mem *b, const struct hist_mem *keep)
+/* what keys a branch's shape: the fields branch_key sets (the others are 0 in all of them) */
+static const struct hist_keep branch_keep = {
+	.mask = { .bfrom = ~0ull, .bto = ~0ull, .bflags = ~0ull, .cpumode = ~0ull },
+	.nw = 4,
+	.w = { offsetof(struct hist_mem, bfrom) / 8, offsetof(struct hist_mem, bto) / 8,
+	       offsetof(struct hist_mem, bflags) / 8, offsetof(struct hist_mem, cpumode) / 8 },
+};
+
+/*
+ * a and b equal in the fields keep has (all of them without keep): the
+ * kept words alone read (--sort mem's one of sixteen; branch mode's four,
+ * one line of the shape)
+ */
+static bool mem_eq(const struct hist_mem *a, const struct hist_mem *b, const struct hist_keep *keep)
 {
-	const uint64_t *x = (const uint64_t *)a, *y = (const uint64_t *)b, *k = (const uint64_t *)keep;
+	const uint64_t *x = (const uint64_t *)a, *y = (const uint64_t *)b;
 	uint64_t d = 0;
 
-	if (!keep)
-		return !memcmp(a, b, sizeof(*a));
-	for (size_t i = 0; i < sizeof(*a) / sizeof(*x); i++)
-		d |= (x[i] ^ y[i]) & k[i];
+	if (!keep) {
+		for (size_t i = 0; i < sizeof(*a) / sizeof(*x); i++)
+			d |= x[i] ^ y[i];
+		return !d;
+	}
+	for (unsigned j = 0; j < keep->nw; j++)
+		d |= x[keep->w[j]] ^ y[keep->w[j]];
 	return !d;
+}
+
+/* h->stab (zeroed) filled with h->shapes */
+static void stab_fill(struct tally_hist *h)
+{
+	size_t mask = h->sbuckets - 1;
+
+	for (size_t k = 0; k < h->nshapes; k++) {
+		struct shape *x = h->shapes[k];
+		size_t i;
+
+		for (i = x->hash & mask; h->stab[i].x; i = (i + 1) & mask)
+			;
+		h->stab[i] = (struct shape_slot){ x->hash, x };
+	}
 }
 
 /*
@@ -70,22 +101,22 @@ static bool mem_eq(const struct hist_mem *a, const struct hist_mem *b, const str
  */
 static int shape_add_hv(struct tally_hist *h, uint64_t hv, int idx, const char *comm,
 			const char *trace, const struct tally_sample *smp, int mode,
-			const struct hist_mem *m, const struct hist_mem *keep, uint64_t period,
+			const struct hist_mem *m, const struct hist_keep *keep, uint64_t period,
 			uint64_t count);
 
 static int shape_add(struct tally_hist *h, int idx, const char *comm, const char *trace,
 		     const struct tally_sample *smp, int mode, const struct hist_mem *m,
-		     const struct hist_mem *keep, uint64_t period, uint64_t count)
+		     const struct hist_keep *keep, uint64_t period, uint64_t count)
 {
-	struct hist_mem mk;
+	struct hist_mem mk = { 0 };
 	uint64_t hv;
 
 	if (m && keep) {
-		const uint64_t *f = (const uint64_t *)m, *k = (const uint64_t *)keep;
+		const uint64_t *f = (const uint64_t *)m;
 		uint64_t *o = (uint64_t *)&mk;
 
-		for (size_t i = 0; i < sizeof(mk) / sizeof(*o); i++)
-			o[i] = f[i] & k[i];
+		for (unsigned j = 0; j < keep->nw; j++)
+			o[keep->w[j]] = f[keep->w[j]];
 	}
 	hv = shape_hash(idx, comm, trace, smp, mode, m && keep ? &mk : m);
 	return shape_add_hv(h, hv, idx, comm, trace, smp, mode, m, keep, period, count);
@@ -94,7 +125,7 @@ static int shape_add(struct tally_hist *h, int idx, const char *comm, const char
 /* shape_add with the hash already made of the sample's keys (shape_hash) */
 static int shape_add_hv(struct tally_hist *h, uint64_t hv, int idx, const char *comm,
 			const char *trace, const struct tally_sample *smp, int mode,
-			const struct hist_mem *m, const struct hist_mem *keep, uint64_t period,
+			const struct hist_mem *m, const struct hist_keep *keep, uint64_t period,
 			uint64_t count)
 {
 	uint32_t nr = smp->callchain.nr > CHAIN_MAX ? CHAIN_MAX : (uint32_t)smp->callchain.nr;
@@ -103,10 +134,13 @@ static int shape_add_hv(struct tally_hist *h, uint64_t hv, int idx, const char *
 	size_t brsz = smp->branch_stack.nr > 127 ? 0 : nbr * sizeof(struct hist_brent);
 	struct shape *x;
 
-	if (h->nshapes >= h->sbuckets) {
-		size_t n = h->sbuckets ? h->sbuckets * 2 : 4096;
-		struct shape **nt = calloc(n, sizeof(*nt));
-		struct shape **nv = realloc(h->shapes, n * sizeof(*nv));
+	size_t i, mask;
+
+	/* at most half full; the shapes' array holds as many as the table may */
+	if (2 * (h->nshapes + 1) > h->sbuckets) {
+		size_t n = h->sbuckets ? h->sbuckets * 2 : 8192;
+		struct shape_slot *nt = calloc(n, sizeof(*nt));
+		struct shape **nv = realloc(h->shapes, n / 2 * sizeof(*nv));
 
 		if (!nt || !nv) {
 			free(nt);
@@ -115,17 +149,14 @@ static int shape_add_hv(struct tally_hist *h, uint64_t hv, int idx, const char *
 			return -ENOMEM;
 		}
 		h->shapes = nv;
-		for (size_t i = 0; i < h->nshapes; i++) {
-			x = h->shapes[i];
-			x->next = nt[x->hash & (n - 1)];
-			nt[x->hash & (n - 1)] = x;
-		}
 		free(h->stab);
 		h->stab = nt;
 		h->sbuckets = n;
+		stab_fill(h);
 	}
-	for (x = h->stab[hv & (h->sbuckets - 1)]; x; x = x->next)
-		if (x->hash == hv && x->idx == idx && x->comm == comm && x->trace == trace &&
+	mask = h->sbuckets - 1;
+	for (i = hv & mask; (x = h->stab[i].x); i = (i + 1) & mask)
+		if (h->stab[i].hash == hv && x->idx == idx && x->comm == comm && x->trace == trace &&
 		    x->tid == (int32_t)smp->tid &&
 		    x->pid == (int32_t)smp->pid && x->cpu == (int32_t)smp->cpu && x->mode == mode &&
 		    x->ip == smp->ip && x->key_nr == nr &&
@@ -140,10 +171,12 @@ static int shape_add_hv(struct tally_hist *h, uint64_t hv, int idx, const char *
 	/*
 	 * the chain right after it, its branch stack, its frames' answers,
 	 * then its PMU fields where they key it: one allocation a shape (most
-	 * -g shapes are seen once)
+	 * -g shapes are seen once), on a line's start (a lookup's keys are
+	 * then its first lines)
 	 */
-	if (!(x = malloc(sizeof(*x) + (nr + 1) * (sizeof(uint64_t) + sizeof(struct where *)) + brsz +
-			 (m ? sizeof(*m) : 0))))
+	if (posix_memalign((void **)&x, 64,
+			   sizeof(*x) + (nr + 1) * (sizeof(uint64_t) + sizeof(struct where *)) + brsz +
+			   (m ? sizeof(*m) : 0)))
 		return -ENOMEM;
 	memset(x, 0, sizeof(*x));
 	x->ips = (uint64_t *)(x + 1);
@@ -176,8 +209,7 @@ static int shape_add_hv(struct tally_hist *h, uint64_t hv, int idx, const char *
 	x->nr = nr;	/* the session's answer replaces it (tally__session_sample_resolve) */
 	x->period = period;
 	x->count = count;
-	x->next = h->stab[hv & (h->sbuckets - 1)];
-	h->stab[hv & (h->sbuckets - 1)] = x;
+	h->stab[i] = (struct shape_slot){ hv, x };
 	x->seq = h->nshapes;
 	h->last_shape = x->seq;
 	h->shapes[h->nshapes++] = x;
@@ -211,11 +243,17 @@ static inline struct hist_ev *event_of(struct tally_hist *h, int idx)
  * sample of period 1 (perf's "pseudo period"), a shape of its own keyed
  * by its ends and flags at its target; the sample itself counts not.
  */
-/* branch i's shape key: its ends and flags, at its target */
+/*
+ * branch i's shape key: its ends and flags, at its target, in an m the
+ * caller zeroed once a sample (zeroing it each branch, twice, was half of
+ * the time outside the lookups)
+ */
 static inline void branch_key(const struct tally_session_sample *ts, const struct perf_branch_entry *be,
 			      struct hist_mem *m, struct tally_sample *one)
 {
-	*m = (struct hist_mem){ .bfrom = be->from, .bto = be->to, .cpumode = ts->mode };
+	m->bfrom = be->from;
+	m->bto = be->to;
+	m->cpumode = ts->mode;
 	/* the bit fields' word, as the file has it (BR_* read it) */
 	memcpy(&m->bflags, (const char *)be + 2 * sizeof(uint64_t), sizeof(m->bflags));
 	one->ip = be->to;
@@ -236,12 +274,13 @@ static int branch_add(struct tally_hist *h, const struct tally_session_sample *t
 
 	if (!(ts->event->sample_type & PERF_SAMPLE_BRANCH_STACK) || !be)
 		return 0;
+	struct hist_mem m = { 0 };
+
 	if (!(ts->event->sample_type & PERF_SAMPLE_CPU))
 		one.cpu = (uint32_t)-1;
 	for (uint64_t base = 0; base < nr; base += BR_AHEAD) {
 		uint64_t n = nr - base < BR_AHEAD ? nr - base : BR_AHEAD, hv[BR_AHEAD];
 		bool have_hv = h->sbuckets;	/* the first sample's make the table */
-		struct hist_mem m;
 
 		/*
 		 * a 32-branch stack's shapes lie all over a big table: each
@@ -256,11 +295,18 @@ static int branch_add(struct tally_hist *h, const struct tally_session_sample *t
 				__builtin_prefetch(&h->stab[hv[j] & (h->sbuckets - 1)]);
 			}
 			for (uint64_t j = 0; j < n; j++) {
-				const struct shape *x = h->stab[hv[j] & (h->sbuckets - 1)];
+				size_t mask = h->sbuckets - 1, i;
+				const struct shape *x;
 
-				/* a shape is four lines: its keys, its m, its chain link */
-				for (size_t l = 0; x && l < sizeof(*x); l += 64)
-					__builtin_prefetch((const char *)x + l);
+				/* the shape of the same hash: the one a lookup reads */
+				for (i = hv[j] & mask; (x = h->stab[i].x); i = (i + 1) & mask)
+					if (h->stab[i].hash == hv[j])
+						break;
+				/* its keys, the branch's and its counts: two lines */
+				if (x) {
+					__builtin_prefetch(x);
+					__builtin_prefetch((const char *)x + 64);
+				}
 			}
 		}
 		for (uint64_t i = base; i < base + n; i++) {
@@ -269,8 +315,9 @@ static int branch_add(struct tally_hist *h, const struct tally_session_sample *t
 			branch_key(ts, &be[i], &m, &one);
 			fresh = have_hv ?
 				shape_add_hv(h, hv[i - base], ts->attr, comm, trace, &one, ts->mode, &m,
-					     NULL, count, count) :
-				shape_add(h, ts->attr, comm, trace, &one, ts->mode, &m, NULL, count, count);
+					     &branch_keep, count, count) :
+				shape_add(h, ts->attr, comm, trace, &one, ts->mode, &m, &branch_keep,
+					  count, count);
 			if (fresh < 0)
 				return fresh;
 			hs->samples += count;
@@ -288,7 +335,7 @@ static int branch_add(struct tally_hist *h, const struct tally_session_sample *t
 /* h->mem_keep: the fields of struct hist_mem its mem keys read (all of them for a key not named) */
 static void mem_keep(struct tally_hist *h)
 {
-	struct hist_mem *k = &h->mem_keep;
+	struct hist_mem *k = &h->mem_keep.mask;
 	const uint64_t all = ~0ull;
 
 	for (int i = 0; i < h->nsort; i++) {
@@ -314,6 +361,10 @@ static void mem_keep(struct tally_hist *h)
 			break;
 		}
 	}
+	h->mem_keep.nw = 0;
+	for (size_t i = 0; i < sizeof(*k) / sizeof(uint64_t); i++)
+		if (((const uint64_t *)k)[i])
+			h->mem_keep.w[h->mem_keep.nw++] = (uint8_t)i;
 }
 
 /*
@@ -671,12 +722,7 @@ int tally_hist__decay(struct tally_hist *h)
 	if (kept != h->nshapes) {
 		h->nshapes = kept;
 		memset(h->stab, 0, h->sbuckets * sizeof(*h->stab));
-		for (size_t i = 0; i < kept; i++) {
-			struct shape *x = h->shapes[i];
-
-			x->next = h->stab[x->hash & (h->sbuckets - 1)];
-			h->stab[x->hash & (h->sbuckets - 1)] = x;
-		}
+		stab_fill(h);
 	}
 	sweep_resolver(h);
 	return 0;

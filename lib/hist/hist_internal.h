@@ -14,10 +14,10 @@
 
 /* The PMU's fields a sample is keyed by (the mem keys'), 0 where it lacks one. */
 struct hist_mem {
-	uint64_t data_src, phys_addr, dpage, cpage, weight, ins_lat, addr;
+	/* branch mode's branch (first: its keys share a line with the shape's) */
+	uint64_t bfrom, bto, bflags;	/* its addresses, perf_branch_entry's flags word */
 	uint64_t cpumode;		/* the sample's (dcacheline groups by it) */
-	/* branch mode's branch: its addresses and perf_branch_entry's flags word */
-	uint64_t bfrom, bto, bflags;
+	uint64_t data_src, phys_addr, dpage, cpage, weight, ins_lat, addr;
 	uint64_t ip;			/* symbol_iaddr's (the shape's own ip is 0 off chains) */
 	uint64_t txn, cgroup, cg_dev, cg_ino;
 };
@@ -29,16 +29,24 @@ struct hist_mem {
  * merges.
  */
 struct shape {
+	/*
+	 * what a lookup reads, first (a shape starts a line): its keys, then
+	 * the chain, branch stack and PMU fields it points to
+	 */
 	uint64_t hash, period, count;
-	uint64_t rows_period, rows_count;	/* what the rows have counted of it */
 	const char *comm;
 	const char *trace;		/* the trace key's text, NULL without it */
 	int32_t pid, tid, cpu;
 	int idx;
 	uint8_t mode;
-	uint32_t nr;			/* the chain as shown: 0 when perf drops it */
 	uint32_t key_nr;		/* the chain as recorded, what samples match */
 	uint64_t ip;
+	uint32_t nbr;			/* branch_history: its branch stack, newest first */
+	uint32_t nr;			/* the chain as shown: 0 when perf drops it */
+	size_t seq;			/* its index in first-seen order (a match reads it) */
+	/* all 0 (tally__hist_mem_none) without a mem key; else after the chain */
+	const struct hist_mem *m;
+	const struct hist_brent *br;
 	uint64_t *ips;
 	/*
 	 * the session's answers for its user frames (wh[i] ips[i]'s) and its
@@ -46,12 +54,7 @@ struct shape {
 	 * looked up when the rows are made
 	 */
 	struct where **wh;
-	/* all 0 (tally__hist_mem_none) without a mem key; else after the chain */
-	const struct hist_mem *m;
-	uint32_t nbr;			/* branch_history: its branch stack, newest first */
-	const struct hist_brent *br;
-	size_t seq;			/* its index in first-seen order */
-	struct shape *next;		/* hash chain */
+	uint64_t rows_period, rows_count;	/* what the rows have counted of it */
 };
 
 /* A shape's or entry's PMU fields without a mem key or branch mode: all 0. */

@@ -159,6 +159,18 @@ struct hist_scratch {
 	struct hist_brnode bi[CHAIN_MAX];	/* the stack's ends, then the chain's frames */
 };
 
+/* The fields of struct hist_mem a shape is keyed by: all ones in mask, their words listed in w. */
+struct hist_keep {
+	struct hist_mem mask;
+	uint8_t nw, w[sizeof(struct hist_mem) / sizeof(uint64_t)];
+};
+
+/* A slot of the shapes' table: the shape and its hash (x NULL: free). */
+struct shape_slot {
+	uint64_t hash;
+	struct shape *x;
+};
+
 struct tally_hist {
 	struct tally_session *ss;
 	struct hist_scratch *scr;	/* malloc'd: its pages are touched only as deep as chains go */
@@ -184,7 +196,7 @@ struct tally_hist {
 	 * in one shape (--sort mem: 1M shapes of 1M samples); the shape
 	 * keeps its first sample's whole
 	 */
-	struct hist_mem mem_keep;
+	struct hist_keep mem_keep;
 	struct resolver *dres;		/* data addresses (the session's, over data objects too) */
 	bool rows_stale;		/* a filter or graph change: the rows made again */
 	regex_t parent_re;
@@ -192,7 +204,13 @@ struct tally_hist {
 	char *filter_str[5];		/* the filter's copies */
 	struct hist_ev *ev;
 	int nev;
-	struct shape **stab, **shapes;
+	/*
+	 * the shapes' table, open (linear probing, at most half full): a
+	 * slot holds its shape's hash, so a lookup reads only the shape it
+	 * matches, not each shape of a chain
+	 */
+	struct shape_slot *stab;
+	struct shape **shapes;
 	size_t sbuckets, nshapes;
 	size_t last_shape;		/* the shape of the sample just counted */
 	struct hist_timed *timed;
