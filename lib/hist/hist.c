@@ -169,8 +169,8 @@ static int shape_add_hv(struct tally_hist *h, uint64_t hv, int idx, const char *
 			return 0;
 		}
 	/*
-	 * the chain right after it, its branch stack, its frames' answers,
-	 * then its PMU fields where they key it: one allocation a shape (most
+	 * its PMU fields where they key it right after it, its chain, its
+	 * branch stack, its frames' answers: one allocation a shape (most
 	 * -g shapes are seen once), on a line's start (a lookup's keys are
 	 * then its first lines)
 	 */
@@ -179,7 +179,15 @@ static int shape_add_hv(struct tally_hist *h, uint64_t hv, int idx, const char *
 			   (m ? sizeof(*m) : 0)))
 		return -ENOMEM;
 	memset(x, 0, sizeof(*x));
-	x->ips = (uint64_t *)(x + 1);
+	x->m = &tally__hist_mem_none;
+	if (m) {
+		/* right after it: branch mode's keys (m's first words) in the line after its own */
+		struct hist_mem *c = (struct hist_mem *)(x + 1);
+
+		*c = *m;
+		x->m = c;
+	}
+	x->ips = (uint64_t *)((char *)(x + 1) + (m ? sizeof(*m) : 0));
 	if (nr)
 		memcpy(x->ips, smp->callchain.ips, nr * sizeof(uint64_t));
 	/* perf_branch_entry is hist_brent's three words */
@@ -199,13 +207,6 @@ static int shape_add_hv(struct tally_hist *h, uint64_t hv, int idx, const char *
 	x->key_nr = nr;
 	x->wh = (struct where **)((char *)(x->ips + nr + 1) + brsz);
 	memset(x->wh, 0, (nr + 1) * sizeof(*x->wh));
-	x->m = &tally__hist_mem_none;
-	if (m) {
-		struct hist_mem *c = (struct hist_mem *)(x->wh + nr + 1);
-
-		*c = *m;
-		x->m = c;
-	}
 	x->nr = nr;	/* the session's answer replaces it (tally__session_sample_resolve) */
 	x->period = period;
 	x->count = count;
@@ -302,10 +303,11 @@ static int branch_add(struct tally_hist *h, const struct tally_session_sample *t
 				for (i = hv[j] & mask; (x = h->stab[i].x); i = (i + 1) & mask)
 					if (h->stab[i].hash == hv[j])
 						break;
-				/* its keys, the branch's and its counts: two lines */
+				/* its keys and counts, then the branch's (m right after it) */
 				if (x) {
 					__builtin_prefetch(x);
 					__builtin_prefetch((const char *)x + 64);
+					__builtin_prefetch(x->m);
 				}
 			}
 		}
