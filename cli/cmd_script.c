@@ -693,8 +693,18 @@ int cmd_script(int argc, char **argv)
 			ret = 255;	/* perf's -1 */
 	}
 	if (!ret) {
+		int err;
+
 		script_defer_start(&s);
-		ret = cli_session_run(ss, "script", input);
+		err = tally_session__run(ss);
+		/*
+		 * the kept lines (a first run's, waiting for kallsyms) before the
+		 * file's complaint: the same bytes in the same order as a run
+		 * that waited
+		 */
+		script_defer_end(&s);
+		ob_flush(&s);
+		ret = cli_session_end(ss, "script", input, err);
 	}
 	script_defer_end(&s);
 	ob_flush(&s);

@@ -73,7 +73,11 @@ struct tally_session *cli_session_open(const char *cmd, const char *path,
 
 int cli_session_run(struct tally_session *s, const char *cmd, const char *path)
 {
-	int err = tally_session__run(s);
+	return cli_session_end(s, cmd, path, tally_session__run(s));
+}
+
+int cli_session_end(struct tally_session *s, const char *cmd, const char *path, int err)
+{
 	const struct tally_data_error *de = tally_data_reader__error(tally_session__reader(s));
 	TALLY_OPTS(tally_session_stats, st);
 

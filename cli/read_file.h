@@ -31,6 +31,11 @@ int cli_bad_file(const char *path);
  * (the samples before it were delivered), then what was lost.
  */
 int cli_session_run(struct tally_session *s, const char *cmd, const char *path);
+/*
+ * cli_session_run's second half, for a command that writes what it kept
+ * between the run and the complaints (tally_session__run's err)
+ */
+int cli_session_end(struct tally_session *s, const char *cmd, const char *path, int err);
 
 /*
  * Whether a command frees what it read before it exits. Only under the
