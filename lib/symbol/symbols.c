@@ -12,6 +12,7 @@
 #include "internal.h"
 #include "buildid_dir.h"
 #include "symbols_state.h"
+#include "elf_util.h"
 
 
 /* ---- the DSO cache ---- */
@@ -285,20 +286,72 @@ static bool is_anon_name(const char *n)
 	       !strncmp(n, "/anon_hugepage", 14) || !strncmp(n, "[anon", 5);
 }
 
-/* [vdso] is the same image in every process: read our own. */
-static void load_vdso(struct tally_dso *d, bool demangle)
+/* A file's bytes, for an image read whole ([vdso]'s kept copy: a page or two). */
+static void *read_small(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	long n;
+
+	if (f && !fseek(f, 0, SEEK_END) && (n = ftell(f)) > 0 && n < (1 << 24) &&
+	    !fseek(f, 0, SEEK_SET) && (buf = malloc((size_t)n)) &&
+	    fread(buf, 1, (size_t)n, f) == (size_t)n)
+		*len = (size_t)n;
+	else {
+		free(buf);
+		buf = NULL;
+	}
+	if (f)
+		fclose(f);
+	return buf;
+}
+
+/* The build id of an ELF image in memory: its length, 0 if none. */
+static size_t image_id(const void *img, size_t len, uint8_t *id)
+{
+	Elf *elf;
+	int n;
+
+	if (elf_version(EV_CURRENT) == EV_NONE || !(elf = elf_memory((char *)img, len)))
+		return 0;
+	n = tally__elf_build_id(elf, id, TALLY_BUILD_ID_MAX);
+	elf_end(elf);
+	return n > 0 ? (size_t)n : 0;
+}
+
+/*
+ * [vdso] is the same image in every process of one kernel: our own, where
+ * the recording's build id is ours or unknown. A recording of another
+ * kernel's vDSO is read from the copy perf record kept (code_path), else
+ * left unresolved as perf does: our symbols would be wrong there.
+ */
+static void load_vdso(struct tally_dso *d, const uint8_t *id, size_t id_sz, bool demangle)
 {
 	const ElfW(Ehdr) *eh = (const void *)getauxval(AT_SYSINFO_EHDR);
+	uint8_t own[TALLY_BUILD_ID_MAX];
+	size_t len = 0, own_sz;
+	void *copy;
 
 	d->kind = DSO_ANON;
-	if (!eh || memcmp(eh->e_ident, ELFMAG, SELFMAG)) {
-		d->status = TALLY_DSO_ANON;
+	d->status = TALLY_DSO_ANON;
+	if (eh && !memcmp(eh->e_ident, ELFMAG, SELFMAG))
+		len = eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize;
+	own_sz = len ? image_id(eh, len, own) : 0;
+	if (len && (!id_sz || (own_sz == id_sz && !memcmp(own, id, id_sz)))) {
+		d->status = TALLY_DSO_OK;
+		if (tally__dso_load_image(d, eh, len, demangle))
+			d->status = TALLY_DSO_ANON;
 		return;
 	}
-	size_t len = eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize;
-
-	if (tally__dso_load_image(d, eh, len, demangle))
-		d->status = TALLY_DSO_ANON;
+	if (d->code_path && (copy = read_small(d->code_path, &len))) {
+		d->status = TALLY_DSO_OK;
+		if (tally__dso_load_image(d, copy, len, demangle))
+			d->status = TALLY_DSO_ANON;
+		free(copy);
+		return;
+	}
+	if (len)
+		d->status = TALLY_DSO_BUILD_ID_MISMATCH;
 }
 
 /*
@@ -462,9 +515,16 @@ struct tally_dso *tally_symbols__dso(struct tally_symbols *s, const struct tally
 		id = id_sz ? bid : NULL;
 	}
 	if (!strcmp(map->filename, "[vdso]")) {
-		load_vdso(d, s->ctx.demangle);
+		/* the recorded build, whether or not a copy of it is kept */
+		if (!map->build_id_size && s->build_id && !s->ignore_build_id) {
+			int n = s->build_id(s->build_id_ctx, map->filename, bid, sizeof(bid));
+
+			id_sz = n > 0 && (size_t)n <= sizeof(bid) ? (size_t)n : 0;
+			id = id_sz ? bid : NULL;
+		}
 		/* its code: the copy perf record keeps in the build-id cache */
 		d->code_path = tally__dso_cached_copy(&s->ctx, id, id_sz, "vdso");
+		load_vdso(d, id, id_sz, s->ctx.demangle);
 		return d;
 	}
 	if (map->filename[0] == '[' || is_anon_name(map->filename)) {

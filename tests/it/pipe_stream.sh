@@ -52,13 +52,19 @@ check "a cut stream: non-zero exit (rc $rc)" [ $rc -ne 0 ]
 check "a cut stream: the cut named" grep -q 'truncated.* at offset 0x' "$d/ce"
 check "a cut stream: what came before it shown" test "$(wc -l <"$d/c")" -gt "$(($(wc -l <"$d/a") / 3))"
 # perf orders a pipe's graphs from the root (children were asked for
-# before its attrs came), self overhead only; --no-children leaf first
+# before its attrs came), self overhead only; --no-children leaf first.
+# A sample in [vdso] (burn reads the clock) is left out: perf finds no
+# kept copy of a pipe's vDSO and prints an address, tally names it
+# (docs/perf-differences.md)
 if have_perf; then
 	"$TALLY" record -q -F 2000 -g -o - -- "$B" 300 2>/dev/null >"$d/g.pipe"
 	for o in "" "--no-children" "-g callee"; do
-		"$TALLY" report --stdio $o -i - <"$d/g.pipe" 2>/dev/null | grep -v '^#' >"$d/ta"
-		perf report --stdio $o -i - <"$d/g.pipe" 2>/dev/null | grep -v '^#' >"$d/pa"
-		is "report $o of a pipe: perf's rows and graphs" "$(diff "$d/ta" "$d/pa" | grep -c '^[<>]')" 0
+		"$TALLY" report --stdio $o -i - <"$d/g.pipe" 2>/dev/null | grep -v -e '^#' -e '\[vdso\]' >"$d/ta"
+		perf report --stdio $o -i - <"$d/g.pipe" 2>/dev/null | grep -v -e '^#' -e '\[vdso\]' >"$d/pa"
+		n=$(diff "$d/ta" "$d/pa" | grep -c '^[<>]')
+		is "report $o of a pipe: perf's rows and graphs" "$n" 0
+		# a rare CI-only difference: show it (tally's lines <, perf's >)
+		[ "$n" = 0 ] || diff "$d/ta" "$d/pa" | head -20 | sed 's/^/# /'
 	done
 fi
 done_testing

@@ -70,6 +70,34 @@ is "its build id is the image's" "$(bid "$c/[vdso]/$vb/vdso")" "$vb"
 is "annotate [vdso] exits 0 ($(head -1 err))" "$rc" 0
 check "annotate [vdso] shows its code" grep -Eq '^ +[0-9]+\.[0-9]+ : +[0-9a-f]+: +[a-z]' out
 
+# [vdso] of another kernel (its recorded build id not ours): not read from
+# our own vDSO, whose symbols would be wrong there; from a kept copy of
+# that build where there is one, else unresolved, as perf
+python3 - v.data o.data "$vb" <<'PY'
+import sys
+b = open(sys.argv[1], 'rb').read()
+i = bytes.fromhex(sys.argv[3])
+assert b.count(i) >= 1
+open(sys.argv[2], 'wb').write(b.replace(i, bytes(x ^ 0xff for x in i)))
+PY
+ob=$(python3 -c "import sys; print(bytes(x ^ 0xff for x in bytes.fromhex(sys.argv[1])).hex())" "$vb")
+vsyms() { HOME=$1 "$TALLY" report --stdio --sort dso,sym -i "$2" 2>/dev/null | grep -F '[vdso]'; }
+mkdir -p "$d/empty"
+vsyms "$d/empty" v.data >vown
+check "[vdso] of this kernel, no copy kept: our own vDSO's symbols" grep -q '__vdso_clock_gettime' vown
+vsyms "$d/empty" o.data >voth
+check "[vdso] of another kernel, no copy: unresolved ($(head -1 voth))" sh -c '[ -s voth ] && ! grep -q __vdso_ voth'
+# the kept copy: that other build (our image with the build id changed alike)
+k=$d/kept/.debug/.build-id/${ob:0:2}/${ob:2}; mkdir -p "$k"
+python3 - "$c/[vdso]/$vb/vdso" "$k/vdso" "$vb" <<'PY'
+import sys
+b = open(sys.argv[1], 'rb').read()
+i = bytes.fromhex(sys.argv[3])
+open(sys.argv[2], 'wb').write(b.replace(i, bytes(x ^ 0xff for x in i)))
+PY
+vsyms "$d/kept" o.data >vkept
+check "[vdso] of another kernel, its copy kept: read from the copy" grep -q '__vdso_clock_gettime' vkept
+
 # -N: nothing kept
 HOME=$d/home2; mkdir "$HOME"
 "$TALLY" record -q -N -e cpu-clock -o n.data ./vdso 2>err
