@@ -152,6 +152,7 @@ struct tally_symbols *tally_symbols__new(const struct tally_symbols_opts *opts)
 			}
 		}
 	}
+	s->kallsyms_given = TALLY_OPTS_GET(opts, kallsyms, NULL) || s->symfs;
 	s->ctx.demangle = !TALLY_OPTS_GET(opts, no_demangle, false);
 	s->ctx.data_objects = TALLY_OPTS_GET(opts, data_objects, false);
 	s->ignore_build_id = TALLY_OPTS_GET(opts, ignore_build_id, false);
@@ -180,6 +181,7 @@ void tally_symbols__free(struct tally_symbols *s)
 	free(s->debug_root);
 	free(s->symfs);
 	free(s->home_debug);
+	free(s->kmismatch);
 	free(s->kallsyms);
 	free(s->modules);
 	free(s->jit_dir);
@@ -220,7 +222,9 @@ static int load_kallsyms(struct tally_symbols *s)
 			pthread_mutex_unlock(&k->mu);
 		}
 	} else {
-		tally__kparse_run(k, s->kallsyms);
+		tally__kallsyms_choose(s);
+		if (!s->kmismatch)
+			tally__kparse_run(k, s->kallsyms);
 	}
 	s->kernel_loaded = true;
 	kd = dso_new(s, "[kernel.kallsyms]", -1);
@@ -229,6 +233,12 @@ static int load_kallsyms(struct tally_symbols *s)
 		goto out;
 	}
 	kd->kind = DSO_KERNEL;
+	if (s->kmismatch) {	/* another kernel's recording, and no kallsyms of it */
+		kd->status = TALLY_DSO_BUILD_ID_MISMATCH;
+		kd->detail = strdup(s->kmismatch);
+		err = 0;
+		goto out;
+	}
 	kd->symsrc = strdup(s->kallsyms);
 	kd->text = k->img.text;
 	err = k->err;

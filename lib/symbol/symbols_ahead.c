@@ -7,8 +7,11 @@
  * first waits for, or takes over, the work.
  */
 #include <errno.h>
+#include <stdio.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
+#include <tally/data_write.h>
 #include "internal.h"
 #include "symbols_state.h"
 
@@ -141,12 +144,46 @@ int tally_symbols__preload_dwarf(struct tally_symbols *s, struct tally_dso *d)
 	return 0;
 }
 
+void tally__kallsyms_choose(struct tally_symbols *s)
+{
+	uint8_t rec[TALLY_BUILD_ID_MAX], run[TALLY_BUILD_ID_MAX];
+	char hex[2 * TALLY_BUILD_ID_MAX + 1], *path;
+	int nr, nn;
+
+	if (s->ksrc_chosen)
+		return;
+	s->ksrc_chosen = true;
+	if (s->kallsyms_given || !s->build_id || s->ignore_build_id ||
+	    (nr = s->build_id(s->build_id_ctx, "[kernel.kallsyms]", rec, sizeof(rec))) <= 0)
+		return;		/* perf's last resort too: the running kernel's */
+	nn = tally_build_id__kernel(run, sizeof(run));
+	if (nn == nr && !memcmp(rec, run, (size_t)nr))
+		return;
+	for (int i = 0; i < nr; i++)
+		sprintf(hex + 2 * i, "%02x", rec[i]);
+	if (asprintf(&path, "%s/[kernel.kallsyms]/%s/kallsyms", s->home_debug, hex) < 0)
+		return;
+	if (!access(path, R_OK)) {
+		free(s->kallsyms);
+		s->kallsyms = path;
+		return;
+	}
+	free(path);
+	if (asprintf(&s->kmismatch, "No kallsyms or vmlinux with build-id %s was found "
+		     "(the recording's kernel is not the running one%s)", hex,
+		     nn > 0 ? "" : ", whose build id is unreadable") < 0)
+		s->kmismatch = NULL;
+}
+
 int tally_symbols__preload_kernel(struct tally_symbols *s)
 {
 	if (!s)
 		return -EINVAL;
 	if (s->kernel_loaded || s->kp)
 		return 0;
+	tally__kallsyms_choose(s);
+	if (s->kmismatch)
+		return 0;	/* nothing to read */
 	if (!(s->kp = calloc(1, sizeof(*s->kp))))
 		return -ENOMEM;
 	pthread_mutex_init(&s->kp->mu, NULL);

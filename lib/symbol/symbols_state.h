@@ -34,6 +34,9 @@ struct tally_symbols {
 	bool ignore_build_id;
 	int (*build_id)(void *ctx, const char *path, uint8_t *id, size_t max);
 	void *build_id_ctx;
+	/* kallsyms chosen for the recording's kernel (tally__kallsyms_choose) */
+	bool ksrc_chosen, kallsyms_given;
+	char *kmismatch;		/* no kallsyms of the recorded kernel: why, perf's words */
 	struct kparse *kp;		/* kallsyms being read ahead, or NULL */
 	struct tally__kcache *kc;	/* the kallsyms cache: the kernel DSOs' symbols */
 	pthread_t kp_thread;
@@ -91,5 +94,14 @@ int tally__ahead_queue(struct tally_symbols *s, struct tally_dso *d);
 void tally__ahead_stop(struct tally_symbols *s);
 /* The DWARF helper told to close and joined */
 void tally__dw_stop(struct tally_symbols *s);
+
+/*
+ * The kallsyms that names the recorded kernel: /proc/kallsyms where the
+ * recording's kernel build id is the running kernel's or none was
+ * recorded, else perf's kept copy ([kernel.kallsyms]/<id>/kallsyms in the
+ * build-id cache), else none (kmismatch set): this kernel's addresses
+ * would name other functions. An explicit kallsyms (or symfs) stays.
+ */
+void tally__kallsyms_choose(struct tally_symbols *s);
 
 #endif
