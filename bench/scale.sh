@@ -40,7 +40,7 @@ if [ ! -s "$C/scale-system.data" ]; then
 	# a busy machine: a compiler and an interpreter beside the recording
 	(cd "$C" && gcc -O2 -c big.c -o scale-busy.o) & b1=$!
 	python3 -c "$PY" >/dev/null & b2=$!
-	rec scale-system -a -g -F 10000 -- sleep 5
+	rec scale-system -a -g -F 10000 -- sleep 7
 	wait $b1 $b2
 fi
 
@@ -63,7 +63,7 @@ def samples(f):
     return int(m.group(1)) if m else 0
 
 files = [("scale-gcc", "`gcc -O2 -g -c` of bench/real/bigc.py's 19k-line file, `-F 20000 -g`"),
-         ("scale-system", "`-a -g -F 10000` for 5 s of a machine compiling and running python")]
+         ("scale-system", "`-a -g -F 10000` for 7 s of a machine compiling and running python")]
 out = os.path.join(cache, "scale-picture.out")
 warm = tempfile.mkdtemp(prefix="tally-scale-warm.")
 print("Files recorded by `perf record` on this machine (bench/scale.sh; cached in %s), "
