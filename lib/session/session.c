@@ -188,10 +188,9 @@ static void rename_default(struct tally_session *s, int32_t tid)
 
 /* A sample, unwound, with its thread, to the caller. */
 static void deliver(struct tally_session *s, const struct perf_event_header *h, int idx,
-		    struct tally_record *rec)
+		    struct tally_sample *smp)
 {
 	const struct session_attr_fast *f = &s->fast[idx];
-	struct tally_sample *smp = &rec->u.sample;
 	struct tally_session_sample out;
 	int rc;
 
@@ -226,12 +225,20 @@ static void process(struct tally_session *s, const struct perf_event_header *h, 
 
 	if (h->type >= PERF_RECORD_MAX || s->stop)
 		return;
+	/* most samples: the short way, into their attr's own (record_fast.h) */
+	if (h->type == PERF_RECORD_SAMPLE && s->fsmp[idx]) {
+		if (tally__sample_fast(s->fsmp[idx], h))
+			s->bad++;
+		else
+			deliver(s, h, idx, &s->fsmp[idx]->s);
+		return;
+	}
 	if (tally_record__parse(h, h->size, &s->lays[idx], &rec)) {
 		s->bad++;
 		return;
 	}
 	if (h->type == PERF_RECORD_SAMPLE) {
-		deliver(s, h, idx, &rec);
+		deliver(s, h, idx, &rec.u.sample);
 		return;
 	}
 	if (s->o.kernel_maps && (h->type == PERF_RECORD_KSYMBOL ||
@@ -344,8 +351,11 @@ struct session_pipeline {
 	size_t bytes;				/* of the records in flight */
 	bool finished;
 	int err;
-	/* the reader's: rounds released, gathered until a batch is worth its hand-off */
-	struct ordered_event *pend;
+	/*
+	 * the reader's: rounds released, gathered until a batch is worth its
+	 * hand-off (a line apart from head, which the main thread spins on)
+	 */
+	_Alignas(64) struct ordered_event *pend;
 	size_t npend, cap_pend, pend_bytes, pend_copies;
 	const unsigned char *pend_lo, *pend_hi;	/* tally__ordered_span of pend, kept as it grows */
 	bool stream;			/* a pipe: each round at once, whatever its size */
@@ -594,11 +604,13 @@ static struct tally_session *session_new(struct tally_data_reader *rd, struct ta
 		errno = opts->sz < sizeof(size_t) ? EINVAL : E2BIG;
 		return NULL;
 	}
-	if (!(s = calloc(1, sizeof(*s)))) {
+	/* the reader's lines apart from the main thread's (session_internal.h) */
+	if (!(s = aligned_alloc(_Alignof(struct tally_session), sizeof(*s)))) {
 		tally_data_reader__close(rd);
 		errno = ENOMEM;
 		return NULL;
 	}
+	memset(s, 0, sizeof(*s));
 	if (opts)
 		memcpy(&s->o, opts, opts->sz < sizeof(s->o) ? opts->sz : sizeof(s->o));
 	s->o.sz = sizeof(s->o);
@@ -612,6 +624,7 @@ static struct tally_session *session_new(struct tally_data_reader *rd, struct ta
 	s->attrs = calloc((size_t)s->nr_attrs + 1, sizeof(*s->attrs));
 	s->time_off = calloc((size_t)s->nr_attrs + 1, sizeof(*s->time_off));
 	s->fast = calloc((size_t)s->nr_attrs + 1, sizeof(*s->fast));
+	s->fsmp = calloc((size_t)s->nr_attrs + 1, sizeof(*s->fsmp));
 	s->names = calloc((size_t)s->nr_attrs + 1, sizeof(*s->names));
 	s->m = tally_machine__new();
 	{
@@ -629,7 +642,8 @@ static struct tally_session *session_new(struct tally_data_reader *rd, struct ta
 		err = ENODATA;
 		tally__data_open_fail(fi.data_offset, -ENODATA, "no events (no attrs) before the data");
 	}
-	if (!s->lays || !s->attrs || !s->time_off || !s->fast || !s->names || !s->m || !s->syms ||
+	if (!s->lays || !s->attrs || !s->time_off || !s->fast || !s->fsmp || !s->names || !s->m ||
+	    !s->syms ||
 	    !s->nr_attrs || (live && !s->evsels)) {
 		tally_session__close(s);
 		errno = err;
@@ -950,6 +964,9 @@ void tally_session__close(struct tally_session *s)
 	tally_strpool__free(s->traces);
 	tally__session_cgroups_free(s);
 	free(s->lays);
+	for (int i = 0; s->fsmp && i < s->nr_attrs; i++)
+		free(s->fsmp[i]);
+	free(s->fsmp);
 	free(s->fast);
 	free(s->attrs);
 	free(s->evsels);
@@ -967,7 +984,12 @@ void tally_session__set_unwind(struct tally_session *s, bool on)
 	if (!s)
 		return;
 	s->o.no_unwind = !on;
-	for (int i = 0; i < s->nr_attrs; i++)
+	for (int i = 0; i < s->nr_attrs; i++) {
 		s->fast[i].unwind = on && (s->lays[i].sample_type & (PERF_SAMPLE_REGS_USER |
 			PERF_SAMPLE_STACK_USER)) == (PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER);
+		/* the short way's sample (no stack to unwind in its layouts); none: parsed */
+		if (!s->fsmp[i] && tally__sample_fast_ok(&s->lays[i]) && !s->fast[i].unwind &&
+		    (s->fsmp[i] = malloc(sizeof(*s->fsmp[i]))))
+			tally__sample_fast_init(s->fsmp[i], &s->lays[i]);
+	}
 }
