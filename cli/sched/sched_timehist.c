@@ -679,8 +679,14 @@ int sched_timehist(const char *path, const struct timehist_opts *o)
 		free(c);
 		return 129;
 	}
-	/* every sample: perf's CPU count (max_cpu) takes the other events' CPUs too */
-	if ((ret = sched_open(&r, "sched timehist", path, o->callchain, true, o->symfs, on_event, c))) {
+	/*
+	 * perf's CPU count (max_cpu) takes the other events' CPUs too: with
+	 * -V each line shows it as it grows, so every sample comes; else only
+	 * the summary's end reads it, and the session, dropping the others'
+	 * samples unparsed, gives their largest CPU (below)
+	 */
+	if ((ret = sched_open(&r, "sched timehist", path, o->callchain, o->cpu_visual, o->symfs,
+			      on_event, c))) {
 		free(c);
 		return ret;
 	}
@@ -705,6 +711,13 @@ int sched_timehist(const char *path, const struct timehist_opts *o)
 	if (c->printing)
 		print_header(c);
 	ret = sched_run(&r);
+	if (!o->cpu_visual) {
+		TALLY_OPTS(tally_session_stats, st);
+
+		if (!tally_session__stats(r.s, &st) && st.dropped_cpu_max > c->max_cpu &&
+		    st.dropped_cpu_max < MAX_CPUS)
+			c->max_cpu = st.dropped_cpu_max;
+	}
 	if (!ret && (c->failed || r.no_mem)) {
 		fprintf(stderr, "tally sched timehist: %s\n", strerror(c->failed ? c->failed : ENOMEM));
 		ret = 1;

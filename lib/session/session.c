@@ -548,7 +548,16 @@ static int on_record(void *ctx, const struct perf_event_header *h, uint64_t off,
 		idx = attr_of(s, h);
 	/* an event the reader does not want: not worth a copy and a place in the queue */
 	if (h->type == PERF_RECORD_SAMPLE && s->fast[idx].drop) {
+		uint32_t at = s->fast[idx].cpu_off;
+		int32_t cpu;
+
 		__atomic_store_n(&s->dropped, s->dropped + 1, __ATOMIC_RELAXED);
+		/* its CPU, in place: a reader counting CPUs (timehist) needs no more of it */
+		if (at && h->size >= at + 4u) {
+			memcpy(&cpu, (const unsigned char *)h + at, 4);
+			if (cpu > s->dropped_cpu_max)
+				__atomic_store_n(&s->dropped_cpu_max, cpu, __ATOMIC_RELAXED);
+		}
 		return 0;
 	}
 	/* a sample's time sits at a fixed offset of its attr: read it there */
@@ -611,6 +620,7 @@ static struct tally_session *session_new(struct tally_data_reader *rd, struct ta
 		return NULL;
 	}
 	memset(s, 0, sizeof(*s));
+	s->dropped_cpu_max = -1;
 	if (opts)
 		memcpy(&s->o, opts, opts->sz < sizeof(s->o) ? opts->sz : sizeof(s->o));
 	s->o.sz = sizeof(s->o);
@@ -689,6 +699,12 @@ static struct tally_session *session_new(struct tally_data_reader *rd, struct ta
 			s->names[i] = "unknown";
 		if (s->o.want)
 			s->fast[i].drop = !s->o.want(s->names[i], s->attrs[i], s->o.ctx);
+		if (s->lays[i].sample_type & PERF_SAMPLE_CPU)
+			s->fast[i].cpu_off = (uint32_t)(sizeof(struct perf_event_header) +
+				8 * __builtin_popcountll(s->lays[i].sample_type &
+					(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+					 PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_ID |
+					 PERF_SAMPLE_STREAM_ID)));
 	}
 	if (rd && !tally_data_reader__feature(rd, TALLY_HEADER_TRACING_DATA, &td, &tdlen))
 		s->tf = tally_trace_fmt__new(td, tdlen);

@@ -37,7 +37,11 @@ struct tally_session {
 	/* per attr, read per sample: the period when samples carry none
 	 * (0: they do), whether their user stacks are to be unwound, and
 	 * whether opts.want left the event's samples out (read by the reader) */
-	struct session_attr_fast { uint64_t period; bool unwind, drop; } *fast;
+	struct session_attr_fast {
+		uint64_t period;
+		uint32_t cpu_off;	/* where a SAMPLE's CPU is, 0: none (a dropped one's read there) */
+		bool unwind, drop;
+	} *fast;
 	/*
 	 * per attr whose layout record_fast.h decodes, else NULL: its
 	 * samples decoded into this (zeroed once, only the layout's fields
@@ -67,6 +71,7 @@ struct tally_session {
 	struct session_id_slot { uint64_t id; int idx1; } idc[64];
 	uint64_t records[128];		/* by type */
 	uint64_t dropped;		/* samples opts.want left out */
+	int32_t dropped_cpu_max;	/* their largest CPU, -1: none */
 	/* what went by, counted by the main thread */
 	_Alignas(64) uint64_t samples, lost, bad;
 	uint64_t lost_samples;		/* LOST_SAMPLES records: perf's "Total Lost Samples" */

@@ -3,7 +3,8 @@
  * opts.want: a session over a file of two events that wants one delivers
  * only that event's samples, in time order; every side-band record
  * (COMM, FORK, EXIT) still comes; stats count every sample, the dropped
- * ones included (samples, records[SAMPLE], dropped). Without want, all.
+ * ones included (samples, records[SAMPLE], dropped), and the dropped
+ * ones' largest CPU (dropped_cpu_max). Without want, all.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -23,6 +24,7 @@
 #define NR_SIDE 3	/* COMM, FORK, EXIT */
 
 static char file_path[64];
+static int32_t max_cpu[2] = { -1, -1 };	/* each event's samples' largest CPU */
 
 static void put(struct tally_data_writer *w, const void *rec)
 {
@@ -30,8 +32,8 @@ static void put(struct tally_data_writer *w, const void *rec)
 						  ((const struct perf_event_header *)rec)->size), 0);
 }
 
-/* the id trailer of a side-band record (sample_id_all: TID, TIME, IDENTIFIER) */
-struct sid { uint32_t pid, tid; uint64_t time, id; };
+/* the id trailer of a side-band record (sample_id_all: TID, TIME, CPU, IDENTIFIER) */
+struct sid { uint32_t pid, tid; uint64_t time; uint32_t cpu, res; uint64_t id; };
 
 /*
  * Samples of the two events interleaved (A at even times, B at odd), the
@@ -42,7 +44,8 @@ static void write_file(char *path)
 	struct perf_event_attr a = {
 		.type = PERF_TYPE_SOFTWARE, .size = sizeof(a), .config = PERF_COUNT_SW_CPU_CLOCK,
 		.sample_period = 1, .sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
-		PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD, .sample_id_all = 1,
+		PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD,
+		.sample_id_all = 1,
 	};
 	struct perf_event_attr b = a;
 	struct {
@@ -50,14 +53,14 @@ static void write_file(char *path)
 		uint32_t pid, tid;
 		char comm[16];
 		struct sid sid;
-	} c = { { PERF_RECORD_COMM, 0, sizeof(c) }, 42, 42, "work", { 42, 42, 1, 1 } };
+	} c = { { PERF_RECORD_COMM, 0, sizeof(c) }, 42, 42, "work", { .pid = 42, .tid = 42, .time = 1, .id = 1 } };
 	struct {
 		struct perf_event_header h;
 		uint32_t pid, ppid, tid, ptid;
 		uint64_t time;
 		struct sid sid;
-	} f = { { PERF_RECORD_FORK, 0, sizeof(f) }, 43, 42, 43, 42, 15, { 43, 43, 15, 2 } },
-	  e = { { PERF_RECORD_EXIT, 0, sizeof(e) }, 43, 42, 43, 42, 21, { 43, 43, 21, 1 } };
+	} f = { { PERF_RECORD_FORK, 0, sizeof(f) }, 43, 42, 43, 42, 15, { .pid = 43, .tid = 43, .time = 15, .id = 2 } },
+	  e = { { PERF_RECORD_EXIT, 0, sizeof(e) }, 43, 42, 43, 42, 21, { .pid = 43, .tid = 43, .time = 21, .id = 1 } };
 	struct tally_data_writer *w;
 	uint64_t id_a = 1, id_b = 2;
 	int fd, na = 0, nb = 0;
@@ -78,9 +81,15 @@ static void write_file(char *path)
 			struct perf_event_header h;
 			uint64_t id, ip;
 			uint32_t pid, tid;
-			uint64_t time, period;
+			uint64_t time;
+			uint32_t cpu, res;
+			uint64_t period;
 		} s = { { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, sizeof(s) }, is_a ? 1 : 2,
-			0x1000 * t, 42, 42, t, is_a ? 1 : 100 };
+			0x1000 * t, 42, 42, t, is_a ? (uint32_t)(t % 3) : (uint32_t)(3 + t % 5), 0,
+			is_a ? 1 : 100 };
+
+		if ((int32_t)s.cpu > max_cpu[!is_a])
+			max_cpu[!is_a] = (int32_t)s.cpu;
 
 		if (t == 15)
 			put(w, &f);
@@ -169,6 +178,8 @@ static void test_want_one_event(void **state)
 		assert_int_equal(st.samples, NR_A + NR_B);
 		assert_int_equal(st.records[PERF_RECORD_SAMPLE], NR_A + NR_B);
 		assert_int_equal(st.dropped, nr[!i]);
+		/* the dropped samples' largest CPU, read as they went (the other's is lower or higher) */
+		assert_int_equal(st.dropped_cpu_max, max_cpu[!i]);
 	}
 }
 
@@ -182,6 +193,7 @@ static void test_want_all(void **state)
 	assert_int_equal(v.records, NR_SIDE);
 	assert_int_equal(st.samples, NR_A + NR_B);
 	assert_int_equal(st.dropped, 0);
+	assert_int_equal(st.dropped_cpu_max, -1);
 }
 
 /* Threads: the reader thread drops, the caller's gets the rest, with one thread or two. */
@@ -196,6 +208,7 @@ static void test_want_one_thread(void **state)
 	assert_int_equal(v.samples, NR_B);
 	assert_int_equal(v.records, NR_SIDE);
 	assert_int_equal(st.dropped, NR_A);
+	assert_int_equal(st.dropped_cpu_max, max_cpu[0]);
 }
 
 int main(void)
