@@ -200,17 +200,17 @@ static bool truncated(struct sched_reader *r)
 	return true;
 }
 
-/* The sched events, and the others only for a reader that asked: the session drops the rest unqueued. */
+/* The kinds the subcommand reads: the session drops the rest's samples unqueued. */
 static bool want_event(const char *name, const struct perf_event_attr *attr, void *ctx)
 {
 	const struct sched_reader *r = ctx;
 
 	(void)attr;
-	return r->others || kind_of(name) != SK_OTHER;
+	return r->want & SCHED_WANT(kind_of(name));
 }
 
 int sched_open(struct sched_reader *r, const char *cmd, const char *path, bool unwind,
-	       bool others, const char *symfs, sched_ev_fn fn, void *ctx)
+	       unsigned want, const char *symfs, sched_ev_fn fn, void *ctx)
 {
 	TALLY_OPTS(tally_session_opts, so, .sample = on_sample, .record = on_record, .ctx = r,
 		   .no_comm = true, .want = want_event, .symfs = symfs);
@@ -223,7 +223,7 @@ int sched_open(struct sched_reader *r, const char *cmd, const char *path, bool u
 	r->path = path;
 	r->fn = fn;
 	r->ctx = ctx;
-	r->others = others;
+	r->want = want;
 	r->s = cli_session_open(cmd, path, &so, &ret);
 	if (!r->s)
 		return ret;

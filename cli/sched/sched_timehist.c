@@ -722,13 +722,19 @@ int sched_timehist(const char *path, const struct timehist_opts *o)
 		return 129;
 	}
 	/*
-	 * perf's CPU count (max_cpu) takes the other events' CPUs too: with
-	 * -V each line shows it as it grows, so every sample comes; else only
-	 * the summary's end reads it, and the session, dropping the others'
-	 * samples unparsed, gives their largest CPU (below)
+	 * perf's CPU count (max_cpu) takes every sample's CPU, the other
+	 * events' too: with -V each line shows it as it grows, so every
+	 * sample comes; else only the summary's end reads it, and the
+	 * session, dropping what timehist does not read (sched_stat_runtime,
+	 * migrations without -M, the other events) unparsed, gives their
+	 * largest CPU (below)
 	 */
-	if ((ret = sched_open(&r, "sched timehist", path, o->callchain, o->cpu_visual, o->symfs,
-			      on_event, c))) {
+	if ((ret = sched_open(&r, "sched timehist", path, o->callchain,
+			      o->cpu_visual ? SCHED_WANT_ALL :
+			      SCHED_WANT(SK_SWITCH) | SCHED_WANT(SK_WAKEUP) | SCHED_WANT(SK_WAKING) |
+				      SCHED_WANT(SK_WAKEUP_NEW) |
+				      (o->migrations ? SCHED_WANT(SK_MIGRATE) : 0),
+			      o->symfs, on_event, c))) {
 		free(c);
 		return ret;
 	}
