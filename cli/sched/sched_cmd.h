@@ -84,7 +84,7 @@ struct sched_reader {
 	uint64_t nr_samples;
 	int bad_fields;			/* samples whose fields could not be read */
 	enum sched_kind bad_kind;	/* the last of them */
-	struct tally_tp_reader *fields;	/* the sched fields perf reads */
+	struct tally_tp_reader *fields[SK_MIGRATE + 1];	/* by kind: the fields perf reads */
 	struct sched_tids tinfo;	/* struct sched_tinfo by tid */
 	bool no_mem;			/* a thread could not be kept: out of memory */
 	unsigned want;			/* the kinds whose samples come: SCHED_WANT bits (sched_open) */
