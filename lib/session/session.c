@@ -552,6 +552,11 @@ static int on_record(void *ctx, const struct perf_event_header *h, uint64_t off,
 		int32_t cpu;
 
 		__atomic_store_n(&s->dropped, s->dropped + 1, __ATOMIC_RELAXED);
+		/* its time still ends its round where perf's ends (the order of the rest) */
+		if (s->time_off[idx] && h->size >= s->time_off[idx] + 8u) {
+			memcpy(&t, (const unsigned char *)h + s->time_off[idx], 8);
+			tally__ordered_seen(&s->oe, t);
+		}
 		/* its CPU, in place: a reader counting CPUs (timehist) needs no more of it */
 		if (at && h->size >= at + 4u) {
 			memcpy(&cpu, (const unsigned char *)h + at, 4);

@@ -211,12 +211,118 @@ static void test_want_one_thread(void **state)
 	assert_int_equal(st.dropped_cpu_max, max_cpu[0]);
 }
 
+/*
+ * Rounds as perf ends them: a dropped sample that is its round's newest
+ * (X at 100) still sets the next round's limit, so what comes late for
+ * perf comes late here too. Round 1: A 10, X 100; round 2: B 50, C 20;
+ * round 3: D 30. perf (and a session that wants X) delivers A C B at
+ * round 2's end (all <= 100), then D, late (30 < 50): A C B D. Had X's
+ * time been forgotten, round 2 would end at 10 and D come in order:
+ * A C D B.
+ */
+static char round_path[64];
+static uint64_t order[8];
+static int nr_order;
+
+static int on_order(struct tally_session *s, const struct tally_session_sample *smp, void *ctx)
+{
+	(void)s;
+	(void)ctx;
+	if (nr_order < 8)
+		order[nr_order++] = smp->sample->time;
+	return 0;
+}
+
+static void write_rounds(void)
+{
+	struct perf_event_attr a = {
+		.type = PERF_TYPE_SOFTWARE, .size = sizeof(a), .config = PERF_COUNT_SW_CPU_CLOCK,
+		.sample_period = 1, .sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
+		PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD,
+		.sample_id_all = 1,
+	};
+	struct perf_event_attr b = a;
+	static const struct { uint64_t id, t; } recs[] = {
+		{ 1, 10 }, { 2, 100 }, { 0, 0 }, { 1, 50 }, { 1, 20 }, { 0, 0 }, { 1, 30 }, { 0, 0 },
+	};
+	struct tally_data_writer *w;
+	uint64_t id_a = 1, id_b = 2;
+	int fd;
+
+	b.config = PERF_COUNT_SW_TASK_CLOCK;
+	strcpy(round_path, "/tmp/test_session_want_r.XXXXXX");
+	fd = mkstemp(round_path);
+	assert_true(fd >= 0);
+	w = tally_data_writer__new_fd(fd, NULL);
+	assert_non_null(w);
+	assert_int_equal(tally_data_writer__add_attr(w, &a, &id_a, 1, "cpu-clock"), 0);
+	assert_int_equal(tally_data_writer__add_attr(w, &b, &id_b, 1, "task-clock"), 0);
+	assert_int_equal(tally_data_writer__begin(w), 0);
+	for (size_t i = 0; i < sizeof(recs) / sizeof(recs[0]); i++) {
+		struct {
+			struct perf_event_header h;
+			uint64_t id, ip;
+			uint32_t pid, tid;
+			uint64_t time;
+			uint32_t cpu, res;
+			uint64_t period;
+		} smp = { { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, sizeof(smp) }, recs[i].id,
+			  0x1000, 42, 42, recs[i].t, 0, 0, 1 };
+
+		if (!recs[i].id)
+			assert_int_equal(tally_data_writer__finished_round(w), 0);
+		else
+			put(w, &smp);
+	}
+	assert_int_equal(tally_data_writer__finish(w), 0);
+	tally_data_writer__free(w);
+	close(fd);
+}
+
+static void run_rounds(const char *want_name, const char *threads)
+{
+	struct seen v = { .want = want_name };
+	TALLY_OPTS(tally_session_opts, o, .sample = on_order, .ctx = &v, .want = want);
+	struct tally_session *s;
+
+	setenv("TALLY_THREADS", threads, 1);
+	s = tally_session__open(round_path, &o);
+	assert_non_null(s);
+	nr_order = 0;
+	assert_int_equal(tally_session__run(s), 0);
+	tally_session__close(s);
+	unsetenv("TALLY_THREADS");
+}
+
+static void test_want_rounds(void **state)
+{
+	static const uint64_t perf_order[] = { 10, 20, 50, 30 };
+	static const char *const threads[] = { "1", "2" };
+
+	(void)state;
+	write_rounds();
+	for (int k = 0; k < 2; k++) {
+		/* everything: perf's order, X among it */
+		run_rounds(NULL, threads[k]);
+		assert_int_equal(nr_order, 5);
+		assert_int_equal(order[0], 10);
+		assert_int_equal(order[4], 30);
+		/* X dropped: the others in the same order */
+		run_rounds("cpu-clock", threads[k]);
+		assert_int_equal(nr_order, 4);
+		for (int i = 0; i < 4; i++)
+			assert_int_equal(order[i], perf_order[i]);
+	}
+	unlink(round_path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest t[] = {
 		cmocka_unit_test(test_want_one_event),
 		cmocka_unit_test(test_want_all),
 		cmocka_unit_test(test_want_one_thread),
+		cmocka_unit_test(test_want_rounds),
 	};
 	int rc;
 
