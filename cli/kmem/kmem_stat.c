@@ -82,6 +82,7 @@ struct km {
 	uint64_t page_alloc_bytes, page_free_bytes, page_fail_bytes, page_nomatch_bytes;
 	int order_stats[MAX_PAGE_ORDER][MAX_MIGRATE_TYPES];
 	struct tally_tp_reader *fields;	/* the kmem fields perf reads */
+	uint8_t found_of[1 << 10];	/* the reader's mask to F_* (decode's loop, a sample each) */
 	uint64_t start, end;		/* --time, ns; 0: open */
 	int bad_fields;
 	int out_of_range;		/* page samples of an order or migrate type perf has no cell for */
@@ -285,13 +286,26 @@ static const char *const field_names[N_NR] = {
 	"gfp_flags", "migratetype",
 };
 
-/* The fields perf reads by name (tally_tp_reader); false when the sample lacks one its kind needs. */
-static bool decode(struct km *k, enum km_kind kind, const struct tally_sample *sm, struct km_ev *ev)
+/* found_of: each mask of the reader's names, the F_* flags of the fields it holds */
+static void found_init(struct km *k)
 {
 	static const unsigned flag[N_NR] = {
 		[N_PTR] = F_PTR, [N_REQ] = F_REQ, [N_ALLOC] = F_ALLOC, [N_PFN] = F_PAGE,
 		[N_PAGE] = F_PAGE, [N_ORDER] = F_ORDER, [N_GFP] = F_GFP, [N_MIGRATE] = F_MIGRATE,
 	};
+	_Static_assert(N_NR <= 10 && F_MIGRATE < 256, "found_of's size");
+
+	for (unsigned m = 0; m < sizeof(k->found_of); m++) {
+		k->found_of[m] = 0;
+		for (int i = 0; i < N_NR; i++)
+			if (m & (1u << i))
+				k->found_of[m] |= (uint8_t)flag[i];
+	}
+}
+
+/* The fields perf reads by name (tally_tp_reader); false when the sample lacks one its kind needs. */
+static bool decode(struct km *k, enum km_kind kind, const struct tally_sample *sm, struct km_ev *ev)
+{
 	struct tally_tp_val v[N_NR];
 	int got;
 
@@ -300,9 +314,7 @@ static bool decode(struct km *k, enum km_kind kind, const struct tally_sample *s
 	got = tally_tp_reader__read(k->fields, sm->raw.data, sm->raw.size, v);
 	if (got < 0)
 		return false;
-	for (int i = 0; i < N_NR; i++)
-		if (got & (1 << i))
-			ev->found |= flag[i];
+	ev->found |= k->found_of[(unsigned)got & (sizeof(k->found_of) - 1)];
 	ev->call_site = v[N_CALL_SITE].val;
 	ev->ptr = v[N_PTR].val;
 	ev->bytes_req = v[N_REQ].val;
@@ -838,6 +850,7 @@ static int open_file(struct km *k, int *ret)
 		*ret = 1;
 		return -1;
 	}
+	found_init(k);
 	if (!(k->fields = tally_tp_reader__new(tally_session__trace_fmt(k->s), field_names, N_NR))) {
 		fprintf(stderr, "tally kmem stat: %s\n", strerror(errno));
 		*ret = 1;

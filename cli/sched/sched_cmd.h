@@ -84,20 +84,25 @@ struct sched_reader {
 	uint64_t nr_samples;
 	int bad_fields;			/* samples whose fields could not be read */
 	enum sched_kind bad_kind;	/* the last of them */
-	struct tally_tp_reader *fields;	/* the sched fields perf reads */
+	struct tally_tp_reader *fields[SK_MIGRATE + 1];	/* by kind: the fields perf reads */
 	struct sched_tids tinfo;	/* struct sched_tinfo by tid */
 	bool no_mem;			/* a thread could not be kept: out of memory */
-	bool others;			/* SK_OTHER samples wanted (sched_open) */
+	unsigned want;			/* the kinds whose samples come: SCHED_WANT bits (sched_open) */
 };
+
+/* sched_open's want: a kind's bit; SCHED_WANT_ALL every sample, the other events' too. */
+#define SCHED_WANT(k)	(1u << (k))
+#define SCHED_WANT_ALL	(~0u)
 
 /*
  * Open path for cmd; NULL after saying why, *ret the exit status. A file
- * without sched:sched_switch is an error, said as perf says it. others:
- * the samples of events other than sched's come too (SK_OTHER), else
- * the session drops them unread. symfs: --symfs, or NULL.
+ * without sched:sched_switch is an error, said as perf says it. want:
+ * the kinds the subcommand reads (SCHED_WANT bits, SK_OTHER's for the
+ * samples of events other than sched's); the session drops the others'
+ * samples unread, unparsed. symfs: --symfs, or NULL.
  */
 int sched_open(struct sched_reader *r, const char *cmd, const char *path, bool unwind,
-	       bool others, const char *symfs, sched_ev_fn fn, void *ctx);
+	       unsigned want, const char *symfs, sched_ev_fn fn, void *ctx);
 /* Deliver every sample in time order; the exit status (0, or 1 said). */
 int sched_run(struct sched_reader *r);
 void sched_close(struct sched_reader *r);

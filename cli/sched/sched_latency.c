@@ -366,7 +366,12 @@ int sched_latency(const char *path, const struct latency_opts *o)
 		free(c);
 		return 129;
 	}
-	if ((ret = sched_open(&r, "sched latency", path, false, false, NULL, on_event, c))) {
+	/* perf 6.1's latency reads no sched_waking, and migrations only with -C */
+	if ((ret = sched_open(&r, "sched latency", path, false,
+			      SCHED_WANT(SK_SWITCH) | SCHED_WANT(SK_RUNTIME) | SCHED_WANT(SK_WAKEUP) |
+				      SCHED_WANT(SK_WAKEUP_NEW) |
+				      (o->cpu != -1 ? SCHED_WANT(SK_MIGRATE) : 0),
+			      NULL, on_event, c))) {
 		free(c);
 		return ret;
 	}

@@ -228,7 +228,9 @@ int sched_map(const char *path, const struct map_opts *o)
 		return 129;
 	}
 	c->color = isatty(STDOUT_FILENO) || pager_active();
-	if ((ret = sched_open(&r, "sched map", path, false, false, NULL, on_event, c))) {
+	/* the switches alone draw the map */
+	if ((ret = sched_open(&r, "sched map", path, false, SCHED_WANT(SK_SWITCH), NULL, on_event,
+			      c))) {
 		free(c->color_tids);
 		free(c);
 		return ret;

@@ -34,24 +34,25 @@ static int32_t s32(uint64_t v)
 	return (int32_t)(uint32_t)v;
 }
 
-/* The fields perf reads by name, in the reader's order: bit i of its mask is names[i]. */
-enum { F_PREV_PID, F_NEXT_PID, F_PREV_STATE, F_NEXT_COMM, F_PID, F_RUNTIME, F_ORIG_CPU,
-       F_DEST_CPU, F_NR };
-static const char *const field_names[F_NR] = {
-	"prev_pid", "next_pid", "prev_state", "next_comm", "pid", "runtime", "orig_cpu", "dest_cpu",
+/*
+ * The fields perf reads by name, per kind, in its reader's order (bit i
+ * of its mask: names[i]): each kind reads its own, no more (a sched_switch
+ * has no pid, a wake-up no prev_state), and its sched_ev's others are 0,
+ * as an event without such a field gives them.
+ */
+#define KIND_NAMES_MAX 4
+static const struct kind_fields {
+	const char *names[KIND_NAMES_MAX];
+	int nr;
+	unsigned needed;	/* a format without one of them (damaged) is no sample to count */
+} kind_fields[] = {
+	[SK_SWITCH] = { { "prev_pid", "next_pid", "prev_state", "next_comm" }, 4, 7 },
+	[SK_RUNTIME] = { { "pid", "runtime" }, 2, 3 },
+	[SK_WAKEUP] = { { "pid" }, 1, 1 },
+	[SK_WAKING] = { { "pid" }, 1, 1 },
+	[SK_WAKEUP_NEW] = { { "pid" }, 1, 1 },
+	[SK_MIGRATE] = { { "pid", "orig_cpu", "dest_cpu" }, 3, 7 },
 };
-#define HAS(f) (1u << (f))
-
-/* What each kind needs: a format without one of them (damaged) is no sample to count. */
-static unsigned needed(enum sched_kind k)
-{
-	switch (k) {
-	case SK_SWITCH: return HAS(F_PREV_PID) | HAS(F_NEXT_PID) | HAS(F_PREV_STATE);
-	case SK_RUNTIME: return HAS(F_PID) | HAS(F_RUNTIME);
-	case SK_MIGRATE: return HAS(F_PID) | HAS(F_ORIG_CPU) | HAS(F_DEST_CPU);
-	default: return HAS(F_PID);
-	}
-}
 
 /* A sample of no sched kind: its fields as a zeroed sched_ev has them. */
 static void sched_ev_clear_fields(struct sched_ev *ev)
@@ -64,24 +65,41 @@ static void sched_ev_clear_fields(struct sched_ev *ev)
 	ev->orig_cpu = ev->dest_cpu = 0;
 }
 
-/* The fields perf reads by name (tally_tp_reader); 0, or -1 when the record lacks one its kind needs. */
+/* Its kind's fields (tally_tp_reader); 0, or -1 when the record lacks one its kind needs. */
 static int decode(struct sched_reader *r, struct sched_ev *ev, const struct tally_sample *sm)
 {
-	struct tally_tp_val v[F_NR];
-	int got = tally_tp_reader__read(r->fields, sm->raw.data, sm->raw.size, v);
+	const struct kind_fields *kf = &kind_fields[ev->kind];
+	struct tally_tp_val v[KIND_NAMES_MAX];
+	int got = tally_tp_reader__read(r->fields[ev->kind], sm->raw.data, sm->raw.size, v);
 
-	if (got < 0 || ((unsigned)got & needed(ev->kind)) != needed(ev->kind)) {
+	if (got < 0 || ((unsigned)got & kf->needed) != kf->needed) {
 		r->bad_kind = ev->kind;
 		return -1;
 	}
-	ev->prev_pid = s32(v[F_PREV_PID].val);
-	ev->next_pid = s32(v[F_NEXT_PID].val);
-	ev->prev_state = (int64_t)v[F_PREV_STATE].val;
-	tally_tp_val__str(&v[F_NEXT_COMM], ev->next_comm, sizeof(ev->next_comm));
-	ev->task = s32(v[F_PID].val);
-	ev->runtime = v[F_RUNTIME].val;
-	ev->orig_cpu = s32(v[F_ORIG_CPU].val);
-	ev->dest_cpu = s32(v[F_DEST_CPU].val);
+	ev->prev_pid = ev->next_pid = 0;
+	ev->prev_state = 0;
+	ev->task = 0;
+	ev->runtime = 0;
+	ev->orig_cpu = ev->dest_cpu = 0;
+	switch (ev->kind) {
+	case SK_SWITCH:
+		ev->prev_pid = s32(v[0].val);
+		ev->next_pid = s32(v[1].val);
+		ev->prev_state = (int64_t)v[2].val;
+		tally_tp_val__str(&v[3], ev->next_comm, sizeof(ev->next_comm));
+		return 0;
+	case SK_RUNTIME:
+		ev->runtime = v[1].val;
+		break;
+	case SK_MIGRATE:
+		ev->orig_cpu = s32(v[1].val);
+		ev->dest_cpu = s32(v[2].val);
+		break;
+	default:
+		break;
+	}
+	ev->task = s32(v[0].val);
+	ev->next_comm[0] = 0;	/* tally_tp_val__str's of a field the event lacks */
 	return 0;
 }
 
@@ -200,17 +218,17 @@ static bool truncated(struct sched_reader *r)
 	return true;
 }
 
-/* The sched events, and the others only for a reader that asked: the session drops the rest unqueued. */
+/* The kinds the subcommand reads: the session drops the rest's samples unqueued. */
 static bool want_event(const char *name, const struct perf_event_attr *attr, void *ctx)
 {
 	const struct sched_reader *r = ctx;
 
 	(void)attr;
-	return r->others || kind_of(name) != SK_OTHER;
+	return r->want & SCHED_WANT(kind_of(name));
 }
 
 int sched_open(struct sched_reader *r, const char *cmd, const char *path, bool unwind,
-	       bool others, const char *symfs, sched_ev_fn fn, void *ctx)
+	       unsigned want, const char *symfs, sched_ev_fn fn, void *ctx)
 {
 	TALLY_OPTS(tally_session_opts, so, .sample = on_sample, .record = on_record, .ctx = r,
 		   .no_comm = true, .want = want_event, .symfs = symfs);
@@ -223,7 +241,7 @@ int sched_open(struct sched_reader *r, const char *cmd, const char *path, bool u
 	r->path = path;
 	r->fn = fn;
 	r->ctx = ctx;
-	r->others = others;
+	r->want = want;
 	r->s = cli_session_open(cmd, path, &so, &ret);
 	if (!r->s)
 		return ret;
@@ -258,11 +276,13 @@ int sched_open(struct sched_reader *r, const char *cmd, const char *path, bool u
 		sched_close(r);
 		return 1;
 	}
-	if (!(r->fields = tally_tp_reader__new(tally_session__trace_fmt(r->s), field_names, F_NR))) {
-		fprintf(stderr, "tally %s: %s\n", cmd, strerror(errno));
-		sched_close(r);
-		return 1;
-	}
+	for (int k = SK_SWITCH; k <= SK_MIGRATE; k++)
+		if (!(r->fields[k] = tally_tp_reader__new(tally_session__trace_fmt(r->s),
+							  kind_fields[k].names, kind_fields[k].nr))) {
+			fprintf(stderr, "tally %s: %s\n", cmd, strerror(errno));
+			sched_close(r);
+			return 1;
+		}
 	return 0;
 }
 
@@ -292,9 +312,11 @@ void sched_close(struct sched_reader *r)
 	if (r->s)
 		tally_session__close(r->s);
 	free(r->kinds);
-	tally_tp_reader__free(r->fields);
+	for (int k = 0; k <= SK_MIGRATE; k++) {
+		tally_tp_reader__free(r->fields[k]);
+		r->fields[k] = NULL;
+	}
 	sched_tids__free(&r->tinfo);
-	r->fields = NULL;
 	r->s = NULL;
 	r->kinds = NULL;
 }

@@ -35,6 +35,11 @@ struct thread_rt {
 	uint64_t migrations;
 	bool made;
 	uint32_t gen;		/* the sched_tinfo generation it counts for */
+	/* its commstr at its last line, and what made it (a line per switch: built once) */
+	bool cvalid;
+	uint8_t ccomm_n, cstr_n;
+	int32_t cpid;
+	char ccomm[32], cstr[32];
 };
 
 struct th_ctx {
@@ -146,6 +151,29 @@ static const char *commstr(struct th_ctx *c, int32_t pid, int32_t tid, const cha
 	return c->commstr;
 }
 
+/*
+ * commstr of tr's thread, kept in tr while its name's first 31 bytes (all
+ * commstr reads) and its pid stay: the same string, comm_width already
+ * raised by it.
+ */
+static const char *commstr_of(struct th_ctx *c, struct thread_rt *tr, int32_t pid, int32_t tid,
+			      const char *comm)
+{
+	size_t n = strnlen(comm, sizeof(tr->ccomm));
+	const char *s;
+
+	if (tr->cvalid && tr->cpid == pid && tr->ccomm_n == n && !memcmp(tr->ccomm, comm, n))
+		return tr->cstr;
+	s = commstr(c, pid, tid, comm);
+	tr->cvalid = true;
+	tr->cpid = pid;
+	tr->ccomm_n = (uint8_t)n;
+	memcpy(tr->ccomm, comm, n);
+	tr->cstr_n = (uint8_t)strlen(s);
+	memcpy(tr->cstr, s, (size_t)tr->cstr_n + 1);
+	return tr->cstr;
+}
+
 static const char *thread_str(struct th_ctx *c, int32_t tid)
 {
 	struct sched_tinfo *ti = sched_tids__find(&c->r->tinfo, tid);
@@ -212,6 +240,20 @@ static void update_runtime(struct thread_rt *r, uint64_t t, uint64_t tprev)
 static void print_time_cpu(struct sched_line *l, uint64_t t, int cpu)
 {
 	sched_line_usec(l, t, 15);
+	if (cpu >= 0 && cpu <= 9999) {	/* most: "%04d" by hand */
+		char *p = sched_line_room(l, 8);
+
+		p[0] = ' ';
+		p[1] = '[';
+		p[2] = (char)('0' + cpu / 1000);
+		p[3] = (char)('0' + cpu / 100 % 10);
+		p[4] = (char)('0' + cpu / 10 % 10);
+		p[5] = (char)('0' + cpu % 10);
+		p[6] = ']';
+		p[7] = ' ';
+		l->n += 8;
+		return;
+	}
 	sched_line_mem(l, " [", 2);
 	sched_line_int(l, cpu, 4, 1);
 	sched_line_mem(l, "] ", 2);
@@ -275,7 +317,7 @@ static void print_sample(struct th_ctx *c, const struct sched_ev *ev, struct thr
 		sched_line_chr(&l, ' ');
 	}
 	{
-		const char *s = commstr(c, pid, tid, comm);
+		const char *s = commstr_of(c, tr, pid, tid, comm);
 
 		sched_line_chr(&l, ' ');
 		sched_line_left(&l, s, c->comm_width);
@@ -679,8 +721,20 @@ int sched_timehist(const char *path, const struct timehist_opts *o)
 		free(c);
 		return 129;
 	}
-	/* every sample: perf's CPU count (max_cpu) takes the other events' CPUs too */
-	if ((ret = sched_open(&r, "sched timehist", path, o->callchain, true, o->symfs, on_event, c))) {
+	/*
+	 * perf's CPU count (max_cpu) takes every sample's CPU, the other
+	 * events' too: with -V each line shows it as it grows, so every
+	 * sample comes; else only the summary's end reads it, and the
+	 * session, dropping what timehist does not read (sched_stat_runtime,
+	 * migrations without -M, the other events) unparsed, gives their
+	 * largest CPU (below)
+	 */
+	if ((ret = sched_open(&r, "sched timehist", path, o->callchain,
+			      o->cpu_visual ? SCHED_WANT_ALL :
+			      SCHED_WANT(SK_SWITCH) | SCHED_WANT(SK_WAKEUP) | SCHED_WANT(SK_WAKING) |
+				      SCHED_WANT(SK_WAKEUP_NEW) |
+				      (o->migrations ? SCHED_WANT(SK_MIGRATE) : 0),
+			      o->symfs, on_event, c))) {
 		free(c);
 		return ret;
 	}
@@ -705,6 +759,13 @@ int sched_timehist(const char *path, const struct timehist_opts *o)
 	if (c->printing)
 		print_header(c);
 	ret = sched_run(&r);
+	if (!o->cpu_visual) {
+		TALLY_OPTS(tally_session_stats, st);
+
+		if (!tally_session__stats(r.s, &st) && st.dropped_cpu_max > c->max_cpu &&
+		    st.dropped_cpu_max < MAX_CPUS)
+			c->max_cpu = st.dropped_cpu_max;
+	}
 	if (!ret && (c->failed || r.no_mem)) {
 		fprintf(stderr, "tally sched timehist: %s\n", strerror(c->failed ? c->failed : ENOMEM));
 		ret = 1;

@@ -313,9 +313,14 @@ struct tally_session_stats {
 	uint64_t unordered;
 	/* Added in 0.5: samples of the events opts.want left out (counted in samples too) */
 	uint64_t dropped;
+	/*
+	 * Added in 0.5: the largest CPU field (as an int32_t) of those
+	 * samples, read as they were dropped; -1: none, or none with a CPU
+	 */
+	int32_t dropped_cpu_max;
 	size_t :0;
 };
-#define tally_session_stats__last_field dropped
+#define tally_session_stats__last_field dropped_cpu_max
 
 /* 0, or -EINVAL (a bad sz). */
 TALLY_API int tally_session__stats(const struct tally_session *s, struct tally_session_stats *st);

@@ -58,6 +58,17 @@ void tally__ordered_exit(struct tally_ordered *o);
  */
 int tally__ordered_queue(struct tally_ordered *o, uint64_t t, int attr,
 			 const struct perf_event_header *h, bool copy);
+/*
+ * A record at time t not queued (a sample the reader does not want):
+ * still the newest of its round where it is, as perf's queue, which
+ * takes every record, sees it. Rounds then end where perf's end, and a
+ * record that came late for perf comes late here too.
+ */
+static inline void tally__ordered_seen(struct tally_ordered *o, uint64_t t)
+{
+	if (t > o->max_time)
+		o->max_time = t;
+}
 /* Deliver the queued records with time <= limit (all: UINT64_MAX) to fn. */
 int tally__ordered_flush(struct tally_ordered *o, uint64_t limit, tally_ordered_fn fn, void *ctx);
 /*

@@ -188,10 +188,9 @@ static void rename_default(struct tally_session *s, int32_t tid)
 
 /* A sample, unwound, with its thread, to the caller. */
 static void deliver(struct tally_session *s, const struct perf_event_header *h, int idx,
-		    struct tally_record *rec)
+		    struct tally_sample *smp)
 {
 	const struct session_attr_fast *f = &s->fast[idx];
-	struct tally_sample *smp = &rec->u.sample;
 	struct tally_session_sample out;
 	int rc;
 
@@ -226,12 +225,20 @@ static void process(struct tally_session *s, const struct perf_event_header *h, 
 
 	if (h->type >= PERF_RECORD_MAX || s->stop)
 		return;
+	/* most samples: the short way, into their attr's own (record_fast.h) */
+	if (h->type == PERF_RECORD_SAMPLE && s->fsmp[idx]) {
+		if (tally__sample_fast(s->fsmp[idx], h))
+			s->bad++;
+		else
+			deliver(s, h, idx, &s->fsmp[idx]->s);
+		return;
+	}
 	if (tally_record__parse(h, h->size, &s->lays[idx], &rec)) {
 		s->bad++;
 		return;
 	}
 	if (h->type == PERF_RECORD_SAMPLE) {
-		deliver(s, h, idx, &rec);
+		deliver(s, h, idx, &rec.u.sample);
 		return;
 	}
 	if (s->o.kernel_maps && (h->type == PERF_RECORD_KSYMBOL ||
@@ -344,8 +351,11 @@ struct session_pipeline {
 	size_t bytes;				/* of the records in flight */
 	bool finished;
 	int err;
-	/* the reader's: rounds released, gathered until a batch is worth its hand-off */
-	struct ordered_event *pend;
+	/*
+	 * the reader's: rounds released, gathered until a batch is worth its
+	 * hand-off (a line apart from head, which the main thread spins on)
+	 */
+	_Alignas(64) struct ordered_event *pend;
 	size_t npend, cap_pend, pend_bytes, pend_copies;
 	const unsigned char *pend_lo, *pend_hi;	/* tally__ordered_span of pend, kept as it grows */
 	bool stream;			/* a pipe: each round at once, whatever its size */
@@ -538,7 +548,21 @@ static int on_record(void *ctx, const struct perf_event_header *h, uint64_t off,
 		idx = attr_of(s, h);
 	/* an event the reader does not want: not worth a copy and a place in the queue */
 	if (h->type == PERF_RECORD_SAMPLE && s->fast[idx].drop) {
+		uint32_t at = s->fast[idx].cpu_off;
+		int32_t cpu;
+
 		__atomic_store_n(&s->dropped, s->dropped + 1, __ATOMIC_RELAXED);
+		/* its time still ends its round where perf's ends (the order of the rest) */
+		if (s->time_off[idx] && h->size >= s->time_off[idx] + 8u) {
+			memcpy(&t, (const unsigned char *)h + s->time_off[idx], 8);
+			tally__ordered_seen(&s->oe, t);
+		}
+		/* its CPU, in place: a reader counting CPUs (timehist) needs no more of it */
+		if (at && h->size >= at + 4u) {
+			memcpy(&cpu, (const unsigned char *)h + at, 4);
+			if (cpu > s->dropped_cpu_max)
+				__atomic_store_n(&s->dropped_cpu_max, cpu, __ATOMIC_RELAXED);
+		}
 		return 0;
 	}
 	/* a sample's time sits at a fixed offset of its attr: read it there */
@@ -594,11 +618,14 @@ static struct tally_session *session_new(struct tally_data_reader *rd, struct ta
 		errno = opts->sz < sizeof(size_t) ? EINVAL : E2BIG;
 		return NULL;
 	}
-	if (!(s = calloc(1, sizeof(*s)))) {
+	/* the reader's lines apart from the main thread's (session_internal.h) */
+	if (!(s = aligned_alloc(_Alignof(struct tally_session), sizeof(*s)))) {
 		tally_data_reader__close(rd);
 		errno = ENOMEM;
 		return NULL;
 	}
+	memset(s, 0, sizeof(*s));
+	s->dropped_cpu_max = -1;
 	if (opts)
 		memcpy(&s->o, opts, opts->sz < sizeof(s->o) ? opts->sz : sizeof(s->o));
 	s->o.sz = sizeof(s->o);
@@ -612,6 +639,7 @@ static struct tally_session *session_new(struct tally_data_reader *rd, struct ta
 	s->attrs = calloc((size_t)s->nr_attrs + 1, sizeof(*s->attrs));
 	s->time_off = calloc((size_t)s->nr_attrs + 1, sizeof(*s->time_off));
 	s->fast = calloc((size_t)s->nr_attrs + 1, sizeof(*s->fast));
+	s->fsmp = calloc((size_t)s->nr_attrs + 1, sizeof(*s->fsmp));
 	s->names = calloc((size_t)s->nr_attrs + 1, sizeof(*s->names));
 	s->m = tally_machine__new();
 	{
@@ -629,7 +657,8 @@ static struct tally_session *session_new(struct tally_data_reader *rd, struct ta
 		err = ENODATA;
 		tally__data_open_fail(fi.data_offset, -ENODATA, "no events (no attrs) before the data");
 	}
-	if (!s->lays || !s->attrs || !s->time_off || !s->fast || !s->names || !s->m || !s->syms ||
+	if (!s->lays || !s->attrs || !s->time_off || !s->fast || !s->fsmp || !s->names || !s->m ||
+	    !s->syms ||
 	    !s->nr_attrs || (live && !s->evsels)) {
 		tally_session__close(s);
 		errno = err;
@@ -675,6 +704,12 @@ static struct tally_session *session_new(struct tally_data_reader *rd, struct ta
 			s->names[i] = "unknown";
 		if (s->o.want)
 			s->fast[i].drop = !s->o.want(s->names[i], s->attrs[i], s->o.ctx);
+		if (s->lays[i].sample_type & PERF_SAMPLE_CPU)
+			s->fast[i].cpu_off = (uint32_t)(sizeof(struct perf_event_header) +
+				8 * __builtin_popcountll(s->lays[i].sample_type &
+					(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+					 PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_ID |
+					 PERF_SAMPLE_STREAM_ID)));
 	}
 	if (rd && !tally_data_reader__feature(rd, TALLY_HEADER_TRACING_DATA, &td, &tdlen))
 		s->tf = tally_trace_fmt__new(td, tdlen);
@@ -950,6 +985,9 @@ void tally_session__close(struct tally_session *s)
 	tally_strpool__free(s->traces);
 	tally__session_cgroups_free(s);
 	free(s->lays);
+	for (int i = 0; s->fsmp && i < s->nr_attrs; i++)
+		free(s->fsmp[i]);
+	free(s->fsmp);
 	free(s->fast);
 	free(s->attrs);
 	free(s->evsels);
@@ -967,7 +1005,12 @@ void tally_session__set_unwind(struct tally_session *s, bool on)
 	if (!s)
 		return;
 	s->o.no_unwind = !on;
-	for (int i = 0; i < s->nr_attrs; i++)
+	for (int i = 0; i < s->nr_attrs; i++) {
 		s->fast[i].unwind = on && (s->lays[i].sample_type & (PERF_SAMPLE_REGS_USER |
 			PERF_SAMPLE_STACK_USER)) == (PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER);
+		/* the short way's sample (no stack to unwind in its layouts); none: parsed */
+		if (!s->fsmp[i] && tally__sample_fast_ok(&s->lays[i]) && !s->fast[i].unwind &&
+		    (s->fsmp[i] = malloc(sizeof(*s->fsmp[i]))))
+			tally__sample_fast_init(s->fsmp[i], &s->lays[i]);
+	}
 }

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <tally/tally.h>
 #include "ordered.h"
+#include "record_fast.h"
 
 struct session_pipeline;
 struct resolver;
@@ -36,7 +37,17 @@ struct tally_session {
 	/* per attr, read per sample: the period when samples carry none
 	 * (0: they do), whether their user stacks are to be unwound, and
 	 * whether opts.want left the event's samples out (read by the reader) */
-	struct session_attr_fast { uint64_t period; bool unwind, drop; } *fast;
+	struct session_attr_fast {
+		uint64_t period;
+		uint32_t cpu_off;	/* where a SAMPLE's CPU is, 0: none (a dropped one's read there) */
+		bool unwind, drop;
+	} *fast;
+	/*
+	 * per attr whose layout record_fast.h decodes, else NULL: its
+	 * samples decoded into this (zeroed once, only the layout's fields
+	 * written), the main thread's
+	 */
+	struct tally_sample_fast **fsmp;
 	int nr_attrs;
 	const char **names;		/* per attr: EVENT_DESC, else the attr's own */
 	struct tally_trace_fmt *tf;	/* TRACING_DATA, or NULL */
@@ -44,20 +55,25 @@ struct tally_session {
 	void *sample_ctx;		/* o.sample's (tally_session__set_sample); o.ctx the record's */
 	int stop;			/* a callback's non-zero return */
 	bool ran;			/* tally_session__run was called: a second is refused */
-	struct tally_ordered oe;	/* the records waiting for their time */
-	/*
-	 * A file's sample ids to their attr, direct-mapped by the id's low
-	 * bits (the kernel numbers them in a row): idx + 1, 0 empty. The
-	 * reader's alone.
-	 */
-	struct session_id_slot { uint64_t id; int idx1; } idc[64];
 	bool id_first;			/* a SAMPLE's id is its first u64 (IDENTIFIER) */
 	/* with a second CPU: reading and ordering on a thread of their own */
 	struct session_pipeline *pl;
-	/* what went by */
-	uint64_t records[128];		/* by type: counted by the reader */
-	uint64_t samples, lost, bad;
-	uint64_t dropped;		/* samples opts.want left out: counted by the reader */
+	/*
+	 * The reader thread's, written a record each: on cache lines of their
+	 * own (the main thread's s->samples++ and its read of stop beside
+	 * them moved the line between the CPUs twice a record).
+	 */
+	_Alignas(64) struct tally_ordered oe;	/* the records waiting for their time */
+	/*
+	 * A file's sample ids to their attr, direct-mapped by the id's low
+	 * bits (the kernel numbers them in a row): idx + 1, 0 empty.
+	 */
+	struct session_id_slot { uint64_t id; int idx1; } idc[64];
+	uint64_t records[128];		/* by type */
+	uint64_t dropped;		/* samples opts.want left out */
+	int32_t dropped_cpu_max;	/* their largest CPU, -1: none */
+	/* what went by, counted by the main thread */
+	_Alignas(64) uint64_t samples, lost, bad;
 	uint64_t lost_samples;		/* LOST_SAMPLES records: perf's "Total Lost Samples" */
 	uint64_t maps_gen;		/* changes with every side-band record applied */
 	/* --call-graph dwarf samples: their user stacks unwound (libdwfl) */

@@ -83,6 +83,7 @@ int tally_session__stats(const struct tally_session *s, struct tally_session_sta
 		return tally__err(EINVAL);
 	memcpy(v.records, s->records, sizeof(v.records));
 	v.dropped = __atomic_load_n(&s->dropped, __ATOMIC_RELAXED);
+	v.dropped_cpu_max = __atomic_load_n(&s->dropped_cpu_max, __ATOMIC_RELAXED);
 	v.samples = s->samples + v.dropped;
 	v.lost = s->lost;
 	v.lost_samples = s->lost_samples;
