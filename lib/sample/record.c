@@ -315,6 +315,22 @@ static int parse_sample(struct cur *c, const struct tally_record_layout *lay,
 			 PERF_SAMPLE_DATA_PAGE_SIZE | PERF_SAMPLE_CODE_PAGE_SIZE)
 
 /*
+ * The bits set in sample_type's low 32 bits (all of those above): the
+ * builtin is a libgcc call a sample without -mpopcnt.
+ */
+_Static_assert(((uint64_t)(SAMPLE_HEAD | SAMPLE_TAIL) >> 32) == 0, "bits32 counts the low 32 bits");
+
+static unsigned bits32(uint64_t v)
+{
+	uint32_t x = (uint32_t)v;
+
+	x -= (x >> 1) & 0x55555555u;
+	x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
+	x = (x + (x >> 4)) & 0x0f0f0f0fu;
+	return (x * 0x01010101u) >> 24;
+}
+
+/*
  * parse_sample for a layout of u64 slots around a call chain and a
  * branch stack (no SAMPLE_SLOW field): the slots' bytes checked once
  * for each run of them, not a field at a time (the cursor's checks
@@ -325,7 +341,7 @@ static int parse_sample_slots(const unsigned char *p, const unsigned char *end,
 {
 	uint64_t st = lay->sample_type, n;
 
-	if ((size_t)(end - p) < 8 * (size_t)__builtin_popcountll(st & SAMPLE_HEAD))
+	if ((size_t)(end - p) < 8 * (size_t)bits32(st & SAMPLE_HEAD))
 		return -EBADMSG;
 #define SLOT(bit, dst) \
 	if (st & (bit)) { memcpy((dst), p, 8); p += 8; }
@@ -375,7 +391,7 @@ static int parse_sample_slots(const unsigned char *p, const unsigned char *end,
 		p += n * sizeof(struct perf_branch_entry);
 	}
 	/* what is left is the tail's slots, exactly */
-	if ((size_t)(end - p) != 8 * (size_t)__builtin_popcountll(st & SAMPLE_TAIL))
+	if ((size_t)(end - p) != 8 * (size_t)bits32(st & SAMPLE_TAIL))
 		return -EBADMSG;
 	SLOT(PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT, &s->weight);
 	SLOT(PERF_SAMPLE_DATA_SRC, &s->data_src);
