@@ -51,6 +51,33 @@ static uint64_t shape_hash(int idx, const char *comm, const char *trace,
 	return tally_hash_mix(h);
 }
 
+/*
+ * shape_hash of a sample whose m keys it by keep's words alone: those
+ * words read, not a zeroed copy of m with them made and all of it
+ * mixed (a third of --sort mem's counting). Branch mode's lookups and
+ * adds both hash this way.
+ */
+static uint64_t shape_hash_kept(int idx, const char *comm, const char *trace,
+				const struct tally_sample *smp, int mode, const struct hist_mem *m,
+				const struct hist_keep *keep)
+{
+	const uint64_t *f = (const uint64_t *)m;
+	uint64_t h = tally_hash_mix((uint64_t)idx ^ ((uint64_t)(uintptr_t)comm << 8) ^
+			      ((uint64_t)smp->tid << 32) ^ smp->pid ^ (uint64_t)(uintptr_t)trace);
+
+	h ^= smp->ip ^ ((uint64_t)smp->cpu << 40) ^ ((uint64_t)mode << 56);
+	for (unsigned j = 0; j < keep->nw; j++)
+		h = (h ^ f[keep->w[j]]) * 0x9e3779b97f4a7c15ULL + (h >> 29);
+	for (uint64_t i = 0; i < smp->callchain.nr; i++)
+		h = (h ^ smp->callchain.ips[i]) * 0x9e3779b97f4a7c15ULL + (h >> 29);
+	for (uint64_t i = 0; i < smp->branch_stack.nr; i++) {
+		const struct perf_branch_entry *e = &smp->branch_stack.entries[i];
+
+		h = (h ^ e->from ^ (e->to << 1)) * 0x9e3779b97f4a7c15ULL + (h >> 29);
+	}
+	return tally_hash_mix(h);
+}
+
 /* what keys a branch's shape: the fields branch_key sets (the others are 0 in all of them) */
 static const struct hist_keep branch_keep = {
 	.mask = { .bfrom = ~0ull, .bto = ~0ull, .bflags = ~0ull, .cpumode = ~0ull },
@@ -108,17 +135,9 @@ static int shape_add(struct tally_hist *h, int idx, const char *comm, const char
 		     const struct tally_sample *smp, int mode, const struct hist_mem *m,
 		     const struct hist_keep *keep, uint64_t period, uint64_t count)
 {
-	struct hist_mem mk = { 0 };
-	uint64_t hv;
+	uint64_t hv = m && keep ? shape_hash_kept(idx, comm, trace, smp, mode, m, keep) :
+		      shape_hash(idx, comm, trace, smp, mode, m);
 
-	if (m && keep) {
-		const uint64_t *f = (const uint64_t *)m;
-		uint64_t *o = (uint64_t *)&mk;
-
-		for (unsigned j = 0; j < keep->nw; j++)
-			o[keep->w[j]] = f[keep->w[j]];
-	}
-	hv = shape_hash(idx, comm, trace, smp, mode, m && keep ? &mk : m);
 	return shape_add_hv(h, hv, idx, comm, trace, smp, mode, m, keep, period, count);
 }
 
@@ -292,7 +311,8 @@ static int branch_add(struct tally_hist *h, const struct tally_session_sample *t
 		if (have_hv) {
 			for (uint64_t j = 0; j < n; j++) {
 				branch_key(ts, &be[base + j], &m, &one);
-				hv[j] = shape_hash(ts->attr, comm, trace, &one, ts->mode, &m);
+				hv[j] = shape_hash_kept(ts->attr, comm, trace, &one, ts->mode, &m,
+							&branch_keep);
 				__builtin_prefetch(&h->stab[hv[j] & (h->sbuckets - 1)]);
 			}
 			for (uint64_t j = 0; j < n; j++) {
