@@ -86,12 +86,11 @@ struct tally_c2c {
 	 * and the two finds (half of the time a sample); indices + 1 (the
 	 * arrays move as they grow), 0: an empty slot
 	 */
-	struct c2c_memo {
+	struct c2c_memo {		/* 32 bytes: the table stays in the first-level cache */
 		uint64_t ip, addr;
 		int32_t pid, tid;
-		uint32_t line, ent;
-		uint8_t mode;
-		bool mapped;		/* decode's: data and code both mapped */
+		uint32_t line;
+		uint32_t ent : 24, mode : 7, mapped : 1;	/* mapped: decode's (data and code) */
 	} *memo;
 	struct c2c_ent **shown;		/* the lines shown */
 	size_t nshown;
@@ -432,7 +431,7 @@ static const struct c2c_dec *decode(struct tally_c2c *c, uint64_t data_src, uint
 	return d;
 }
 
-#define MEMO_BITS 12
+#define MEMO_BITS 10
 
 /* the sample's slot of the memo (an ip and an address seen together come back) */
 static struct c2c_memo *memo_slot(struct tally_c2c *c, uint8_t mode, int32_t pid, int32_t tid,
@@ -482,6 +481,12 @@ static int add_sample(struct tally_session *s, const struct tally_session_sample
 		ent_key(c, &k);
 		if (!(e = find(c, l, &k, false)))
 			return c->err = -ENOMEM;
+		/* an entry past the bits' reach (16M in a line) is found each time */
+		if ((size_t)(e - l->ents) + 1 >= (1u << 24)) {
+			count(c, l, e, decode(c, x->data_src, x->addr, k.dmapped && k.iw->map), cpu,
+			      x->phys_addr, weight);
+			return 0;
+		}
 		*m = (struct c2c_memo){
 			.ip = x->ip, .addr = x->addr, .pid = k.pid, .tid = k.tid,
 			.line = (uint32_t)(l - c->top.ents) + 1, .ent = (uint32_t)(e - l->ents) + 1,
