@@ -157,7 +157,7 @@ static int shape_add_hv(struct tally_hist *h, uint64_t hv, int idx, const char *
 
 	/* at most half full; the shapes' array holds as many as the table may */
 	if (2 * (h->nshapes + 1) > h->sbuckets) {
-		size_t n = h->sbuckets ? h->sbuckets * 2 : 8192;
+		size_t n = h->sbuckets ? h->sbuckets * 2 : 1024;
 		struct shape_slot *nt = calloc(n, sizeof(*nt));
 		struct shape **nv = realloc(h->shapes, n / 2 * sizeof(*nv));
 
