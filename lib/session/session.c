@@ -879,9 +879,12 @@ static int run_pipelined(struct tally_session *s)
 		/*
 		 * a reader waiting for room is woken once half of it is
 		 * free, not at each batch: each wake-up was a futex call
-		 * here, and the reader woken often took this CPU
+		 * here, and the reader woken often took this CPU. At one
+		 * batch left at the latest: big batches (dwarf stacks) keep
+		 * the reader going while this thread has one to apply.
 		 */
-		if (pl->inflight <= PIPE_INFLIGHT / 2 && pl->bytes <= PIPE_BYTES / 2)
+		if (pl->inflight <= 1 ||
+		    (pl->inflight <= PIPE_INFLIGHT / 2 && pl->bytes <= PIPE_BYTES / 2))
 			pthread_cond_signal(&pl->to_reader);
 		pthread_mutex_unlock(&pl->mu);
 	}
