@@ -48,6 +48,10 @@ struct c2c_ent {
 	size_t nslots;
 };
 
+/* decoded data sources kept: a file has tens of distinct ones (32 missed a quarter of samples) */
+#define DEC_BITS 8
+#define DEC_SLOTS (1 << DEC_BITS)
+
 struct tally_c2c {
 	struct tally_session *ss;
 	struct resolver *res, *dres;
@@ -72,8 +76,22 @@ struct tally_c2c {
 	struct c2c_dec {
 		uint64_t data_src;
 		uint8_t flags;		/* 1: a data address, 2: mapped, 4: the slot is used */
+		int8_t w;		/* the mean it counts in (count's), -1: none */
 		struct tally_c2c_stats st;
-	} dec[32];
+	} dec[DEC_SLOTS];
+	/*
+	 * a sample's line and entry by its (mode, pid, tid, ip, address):
+	 * what keys them is a function of those (the resolvers' answers
+	 * are fixed once made), so a sample seen before skips both lookups
+	 * and the two finds (half of the time a sample); indices + 1 (the
+	 * arrays move as they grow), 0: an empty slot
+	 */
+	struct c2c_memo {		/* 32 bytes: the table stays in the first-level cache */
+		uint64_t ip, addr;
+		int32_t pid, tid;
+		uint32_t line;
+		uint32_t ent : 24, mode : 7, mapped : 1;	/* mapped: decode's (data and code) */
+	} *memo;
 	struct c2c_ent **shown;		/* the lines shown */
 	size_t nshown;
 	int err;
@@ -343,13 +361,30 @@ static struct c2c_ent *find(struct tally_c2c *c, struct c2c_ent *p, const struct
 	return &p->ents[p->nents++];
 }
 
-/* one sample's counts in e: CPUs, physical addresses' nodes; an entry's node counts and means */
-static void count(struct tally_c2c *c, struct c2c_ent *e, const struct tally_c2c_stats *one,
-		  int cpu, uint64_t phys, uint64_t weight, bool entry)
+/* tally_c2c_stats__add, inlined: two a sample */
+static inline void stats_add(struct tally_c2c_stats *restrict to,
+			     const struct tally_c2c_stats *restrict add)
 {
-	int node, w;
+	uint32_t *t = (uint32_t *)to;
+	const uint32_t *a = (const uint32_t *)add;
 
-	tally_c2c_stats__add(&e->st, one);
+#pragma GCC unroll 32
+	for (size_t i = 0; i < sizeof(*to) / sizeof(*t); i++)
+		t[i] += a[i];
+}
+
+/*
+ * One sample's counts in its entry e of line l: the counts, CPUs, the
+ * physical addresses' nodes, the node counts and means. The line's
+ * counts, CPUs and nodes are its entries' (added up at the end); only
+ * its run of physical addresses is its own.
+ */
+static void count(struct tally_c2c *c, struct c2c_ent *l, struct c2c_ent *e,
+		  const struct c2c_dec *d, int cpu, uint64_t phys, uint64_t weight)
+{
+	int node, w = d->w;
+
+	stats_add(&e->st, &d->st);
 	if (cpu >= 0 && cpu < c->nr_cpus)
 		set_bit(e->cpus, cpu);
 	/* perf's c2c_he__set_node: an address no node holds counts no change */
@@ -360,15 +395,15 @@ static void count(struct tally_c2c *c, struct c2c_ent *e, const struct tally_c2c
 			e->paddr_cnt++;
 			e->paddr = phys;
 		}
+		if (l->paddr != phys) {
+			l->paddr_cnt++;
+			l->paddr = phys;
+		}
 	}
-	if (!entry)
-		return;
 	/* a sample without a CPU counts in node 0, as perf's */
 	if (cpu < c->nr_cpus)
-		tally_c2c_stats__add(&e->node_st[cpu < 0 ? 0 : c->cpu2node[cpu]], one);
-	/* perf's compute_stats: the first that applies, a running mean as its update_stats */
-	w = one->rmt_hitm ? 0 : one->lcl_hitm ? 1 : one->rmt_peer ? 2 : one->lcl_peer ? 3 :
-	    one->load ? 4 : -1;
+		stats_add(&e->node_st[cpu < 0 ? 0 : c->cpu2node[cpu]], &d->st);
+	/* perf's compute_stats: a running mean as its update_stats */
 	if (w >= 0) {
 		e->n[w]++;
 		e->mean[w] += ((double)weight - e->mean[w]) / e->n[w];
@@ -376,60 +411,111 @@ static void count(struct tally_c2c *c, struct c2c_ent *e, const struct tally_c2c
 }
 
 /* tally_c2c__decode's counts of one sample, as the cache has them */
-static const struct tally_c2c_stats *decode(struct tally_c2c *c, uint64_t data_src, uint64_t daddr,
-					    bool mapped)
+static const struct c2c_dec *decode(struct tally_c2c *c, uint64_t data_src, uint64_t daddr,
+				    bool mapped)
 {
 	uint8_t flags = (uint8_t)(4 | !!daddr | (mapped ? 2 : 0));
-	struct c2c_dec *d = &c->dec[((data_src ^ flags) * 0x9e3779b97f4a7c15ull) >> 59];
+	struct c2c_dec *d = &c->dec[((data_src ^ flags) * 0x9e3779b97f4a7c15ull) >> (64 - DEC_BITS)];
 
 	if (d->flags != flags || d->data_src != data_src) {
+		const struct tally_c2c_stats *one = &d->st;
+
 		memset(&d->st, 0, sizeof(d->st));
 		tally_c2c__decode(&d->st, data_src, daddr, mapped);
 		d->data_src = data_src;
 		d->flags = flags;
+		/* perf's compute_stats: the first that applies */
+		d->w = (int8_t)(one->rmt_hitm ? 0 : one->lcl_hitm ? 1 : one->rmt_peer ? 2 :
+				one->lcl_peer ? 3 : one->load ? 4 : -1);
 	}
-	return &d->st;
+	return d;
+}
+
+#define MEMO_BITS 10
+
+static bool memo_is(const struct c2c_memo *m, uint8_t mode, int32_t pid, int32_t tid, uint64_t ip,
+		    uint64_t addr)
+{
+	return m->line && m->ip == ip && m->addr == addr && m->pid == pid && m->tid == tid &&
+	       m->mode == mode;
+}
+
+/*
+ * the sample's slot of the memo (an ip and an address seen together come
+ * back): two ways a set, the last used first (one way missed a sample in
+ * nine on the 1M file's 218 keys); a miss gets the first, its old key
+ * the second
+ */
+static struct c2c_memo *memo_slot(struct tally_c2c *c, uint8_t mode, int32_t pid, int32_t tid,
+				  uint64_t ip, uint64_t addr, bool *hit)
+{
+	uint64_t h = mix(mix(mix(ip, addr), (uint64_t)(uint32_t)pid << 32 | (uint32_t)tid), mode);
+	struct c2c_memo *set = &c->memo[(h >> (64 - MEMO_BITS)) & ~(uint64_t)1], t;
+
+	*hit = true;
+	if (memo_is(&set[0], mode, pid, tid, ip, addr))
+		return set;
+	t = set[1];
+	set[1] = set[0];
+	set[0] = t;
+	*hit = memo_is(set, mode, pid, tid, ip, addr);
+	return set;
 }
 
 static int add_sample(struct tally_session *s, const struct tally_session_sample *ts, void *ctx)
 {
 	struct tally_c2c *c = ctx;
 	const struct tally_sample *x = ts->sample;
-	const struct where *dw = NULL;
-	const struct tally_c2c_stats *one;
-	struct c2c_ent k, lk, *l, *e;	/* their key fields alone (key_copy's) */
+	struct c2c_ent *l, *e;
 	uint64_t weight = x->weight;
 	int cpu = ts->event->sample_type & PERF_SAMPLE_CPU ? (int)x->cpu : -1;
+	uint8_t mode = (uint8_t)(ts->header->misc & PERF_RECORD_MISC_CPUMODE_MASK);
+	bool hit;
+	struct c2c_memo *m = memo_slot(c, mode, ts->thread.pid, ts->thread.tid, x->ip, x->addr, &hit);
 
 	(void)s;
 	/* WEIGHT_STRUCT's first word is perf's weight */
 	if (ts->event->sample_type & PERF_SAMPLE_WEIGHT_STRUCT)
 		weight &= 0xffffffffu;
-	k.hash = 0;
-	k.mode = (uint8_t)(ts->header->misc & PERF_RECORD_MISC_CPUMODE_MASK);
-	k.pid = ts->thread.pid;
-	k.tid = ts->thread.tid;
-	k.ip = x->ip;
-	k.daddr = x->addr;
-	k.comm = ts->thread.comm;
-	k.off = x->addr & (c->cl - 1);
-	if (!(k.iw = tally__resolver_get(c->res, k.pid, k.tid, x->ip, ts->mode)) ||
-	    (x->addr && !(dw = tally__resolver_get(c->dres, k.pid, k.tid, x->addr, ts->mode))))
-		return c->err = -ENOMEM;
-	k.dmapped = dw && dw->map;
-	k.dline = (dw ? dw->addr : x->addr) & ~(c->cl - 1);
-	one = decode(c, x->data_src, x->addr, k.dmapped && k.iw->map);
-	tally_c2c_stats__add(&c->total, one);
+	if (!hit) {
+		const struct where *dw = NULL;
+		struct c2c_ent k, lk;	/* their key fields alone (key_copy's) */
 
-	key_copy(&lk, &k);
-	line_key(c, &lk);
-	if (!(l = find(c, &c->top, &lk, true)))
-		return c->err = -ENOMEM;
-	count(c, l, one, cpu, x->phys_addr, weight, false);
-	ent_key(c, &k);
-	if (!(e = find(c, l, &k, false)))
-		return c->err = -ENOMEM;
-	count(c, e, one, cpu, x->phys_addr, weight, true);
+		k.hash = 0;
+		k.mode = mode;
+		k.pid = ts->thread.pid;
+		k.tid = ts->thread.tid;
+		k.ip = x->ip;
+		k.daddr = x->addr;
+		k.comm = ts->thread.comm;
+		k.off = x->addr & (c->cl - 1);
+		if (!(k.iw = tally__resolver_get(c->res, k.pid, k.tid, x->ip, ts->mode)) ||
+		    (x->addr && !(dw = tally__resolver_get(c->dres, k.pid, k.tid, x->addr, ts->mode))))
+			return c->err = -ENOMEM;
+		k.dmapped = dw && dw->map;
+		k.dline = (dw ? dw->addr : x->addr) & ~(c->cl - 1);
+		key_copy(&lk, &k);
+		line_key(c, &lk);
+		if (!(l = find(c, &c->top, &lk, true)))
+			return c->err = -ENOMEM;
+		ent_key(c, &k);
+		if (!(e = find(c, l, &k, false)))
+			return c->err = -ENOMEM;
+		/* an entry past the bits' reach (16M in a line) is found each time */
+		if ((size_t)(e - l->ents) + 1 >= (1u << 24)) {
+			count(c, l, e, decode(c, x->data_src, x->addr, k.dmapped && k.iw->map), cpu,
+			      x->phys_addr, weight);
+			return 0;
+		}
+		*m = (struct c2c_memo){
+			.ip = x->ip, .addr = x->addr, .pid = k.pid, .tid = k.tid,
+			.line = (uint32_t)(l - c->top.ents) + 1, .ent = (uint32_t)(e - l->ents) + 1,
+			.mode = mode, .mapped = k.dmapped && k.iw->map,
+		};
+	}
+	l = &c->top.ents[m->line - 1];
+	e = &l->ents[m->ent - 1];
+	count(c, l, e, decode(c, x->data_src, x->addr, m->mapped), cpu, x->phys_addr, weight);
 	return 0;
 }
 
@@ -515,6 +601,22 @@ int tally_c2c__run(struct tally_c2c *c)
 	tally_session__set_sample(c->ss, NULL, NULL);
 	if (c->err)
 		return tally__err(-c->err);
+	free(c->memo);
+	c->memo = NULL;
+	/* the lines' counts, and the total, are their entries' (counted in those alone) */
+	for (size_t i = 0; i < c->top.nents; i++) {
+		struct c2c_ent *l = &c->top.ents[i];
+
+		for (size_t j = 0; j < l->nents; j++) {
+			const struct c2c_ent *e = &l->ents[j];
+
+			stats_add(&l->st, &e->st);
+			l->nodeset |= e->nodeset;
+			for (int w = 0; w < c->cpu_words; w++)
+				l->cpus[w] |= e->cpus[w];
+		}
+		stats_add(&c->total, &l->st);
+	}
 	if (err < 0 && err != -EALREADY && !c->top.nents)
 		return tally__err(-err);
 	/* the hash tables are done with: the arrays move now */
@@ -576,6 +678,10 @@ struct tally_c2c *tally_c2c__new(struct tally_session *ss, const struct tally_c2
 		c->keys[i] = keys ? keys[i] : TALLY_C2C_IADDR;
 	cl = sysconf(_SC_LEVEL1_DCACHE_LINESIZE);
 	c->cl = cl > 0 && !(cl & (cl - 1)) ? (uint64_t)cl : CL;
+	if (!(c->memo = calloc((size_t)1 << MEMO_BITS, sizeof(*c->memo)))) {
+		free(c);
+		return tally__err_ptr(ENOMEM);
+	}
 	if ((err = read_nodes(c)) ||
 	    !(c->res = tally__session_resolver(ss, TALLY_OPTS_GET(opts, srcline, false), true)) ||
 	    !(c->dres = tally__session_data_resolver(ss))) {
@@ -600,6 +706,7 @@ void tally_c2c__free(struct tally_c2c *c)
 	if (!c)
 		return;
 	free_ent(&c->top);
+	free(c->memo);
 	free(c->shown);
 	free(c->node_cpus);
 	free(c->cpu2node);

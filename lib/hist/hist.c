@@ -51,6 +51,33 @@ static uint64_t shape_hash(int idx, const char *comm, const char *trace,
 	return tally_hash_mix(h);
 }
 
+/*
+ * shape_hash of a sample whose m keys it by keep's words alone: those
+ * words read, not a zeroed copy of m with them made and all of it
+ * mixed (a third of --sort mem's counting). Branch mode's lookups and
+ * adds both hash this way.
+ */
+static uint64_t shape_hash_kept(int idx, const char *comm, const char *trace,
+				const struct tally_sample *smp, int mode, const struct hist_mem *m,
+				const struct hist_keep *keep)
+{
+	const uint64_t *f = (const uint64_t *)m;
+	uint64_t h = tally_hash_mix((uint64_t)idx ^ ((uint64_t)(uintptr_t)comm << 8) ^
+			      ((uint64_t)smp->tid << 32) ^ smp->pid ^ (uint64_t)(uintptr_t)trace);
+
+	h ^= smp->ip ^ ((uint64_t)smp->cpu << 40) ^ ((uint64_t)mode << 56);
+	for (unsigned j = 0; j < keep->nw; j++)
+		h = (h ^ f[keep->w[j]]) * 0x9e3779b97f4a7c15ULL + (h >> 29);
+	for (uint64_t i = 0; i < smp->callchain.nr; i++)
+		h = (h ^ smp->callchain.ips[i]) * 0x9e3779b97f4a7c15ULL + (h >> 29);
+	for (uint64_t i = 0; i < smp->branch_stack.nr; i++) {
+		const struct perf_branch_entry *e = &smp->branch_stack.entries[i];
+
+		h = (h ^ e->from ^ (e->to << 1)) * 0x9e3779b97f4a7c15ULL + (h >> 29);
+	}
+	return tally_hash_mix(h);
+}
+
 /* what keys a branch's shape: the fields branch_key sets (the others are 0 in all of them) */
 static const struct hist_keep branch_keep = {
 	.mask = { .bfrom = ~0ull, .bto = ~0ull, .bflags = ~0ull, .cpumode = ~0ull },
@@ -108,17 +135,9 @@ static int shape_add(struct tally_hist *h, int idx, const char *comm, const char
 		     const struct tally_sample *smp, int mode, const struct hist_mem *m,
 		     const struct hist_keep *keep, uint64_t period, uint64_t count)
 {
-	struct hist_mem mk = { 0 };
-	uint64_t hv;
+	uint64_t hv = m && keep ? shape_hash_kept(idx, comm, trace, smp, mode, m, keep) :
+		      shape_hash(idx, comm, trace, smp, mode, m);
 
-	if (m && keep) {
-		const uint64_t *f = (const uint64_t *)m;
-		uint64_t *o = (uint64_t *)&mk;
-
-		for (unsigned j = 0; j < keep->nw; j++)
-			o[keep->w[j]] = f[keep->w[j]];
-	}
-	hv = shape_hash(idx, comm, trace, smp, mode, m && keep ? &mk : m);
 	return shape_add_hv(h, hv, idx, comm, trace, smp, mode, m, keep, period, count);
 }
 
@@ -138,7 +157,7 @@ static int shape_add_hv(struct tally_hist *h, uint64_t hv, int idx, const char *
 
 	/* at most half full; the shapes' array holds as many as the table may */
 	if (2 * (h->nshapes + 1) > h->sbuckets) {
-		size_t n = h->sbuckets ? h->sbuckets * 2 : 8192;
+		size_t n = h->sbuckets ? h->sbuckets * 2 : 1024;
 		struct shape_slot *nt = calloc(n, sizeof(*nt));
 		struct shape **nv = realloc(h->shapes, n / 2 * sizeof(*nv));
 
@@ -292,7 +311,8 @@ static int branch_add(struct tally_hist *h, const struct tally_session_sample *t
 		if (have_hv) {
 			for (uint64_t j = 0; j < n; j++) {
 				branch_key(ts, &be[base + j], &m, &one);
-				hv[j] = shape_hash(ts->attr, comm, trace, &one, ts->mode, &m);
+				hv[j] = shape_hash_kept(ts->attr, comm, trace, &one, ts->mode, &m,
+							&branch_keep);
 				__builtin_prefetch(&h->stab[hv[j] & (h->sbuckets - 1)]);
 			}
 			for (uint64_t j = 0; j < n; j++) {
@@ -419,15 +439,25 @@ static int hist_add(struct tally_hist *h, const struct tally_session_sample *ts,
 	if (h->need_mem || h->mem_mode) {
 		bool wst = a->sample_type & PERF_SAMPLE_WEIGHT_STRUCT;
 
-		/* perf's sample weight: WEIGHT_STRUCT's first word, its second the latency */
-		m = (struct hist_mem){
-			.data_src = smp->data_src, .phys_addr = smp->phys_addr,
-			.dpage = smp->data_page_size, .cpage = smp->code_page_size,
-			.weight = wst ? (uint32_t)smp->weight : smp->weight,
-			.ins_lat = wst ? (uint16_t)(smp->weight >> 32) : 0,
-			.addr = smp->addr, .cpumode = ts->mode, .ip = smp->ip,
-			.txn = smp->transaction, .cgroup = smp->cgroup,
-		};
+		/*
+		 * perf's sample weight: WEIGHT_STRUCT's first word, its second
+		 * the latency. Every field set, none zeroed first: the
+		 * compiler's `rep stos` before them was half of this function.
+		 */
+		m.bfrom = m.bto = m.bflags = 0;
+		m.cpumode = ts->mode;
+		m.data_src = smp->data_src;
+		m.phys_addr = smp->phys_addr;
+		m.dpage = smp->data_page_size;
+		m.cpage = smp->code_page_size;
+		m.weight = wst ? (uint32_t)smp->weight : smp->weight;
+		m.ins_lat = wst ? (uint16_t)(smp->weight >> 32) : 0;
+		m.addr = smp->addr;
+		m.ip = smp->ip;
+		m.txn = smp->transaction;
+		m.cgroup = smp->cgroup;
+		m.cg_dev = m.cg_ino = 0;
+		_Static_assert(sizeof(m) == 16 * sizeof(uint64_t), "every field of hist_mem set here");
 		if (h->need_cgid)	/* the thread's namespaces as of the sample, perf's */
 			tally__session_cgroup_ns(h->ss, (int32_t)smp->tid, &m.cg_dev, &m.cg_ino);
 		/* --mem-mode's cost: the weight, 1 without one (count samples of it each) */

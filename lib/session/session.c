@@ -330,9 +330,11 @@ static void process(struct tally_session *s, const struct perf_event_header *h, 
 /*
  * and no more bytes than this once one batch is out: the records in
  * flight are resident, and --call-graph dwarf rounds of 8 KiB samples
- * made eight of them 2 MiB on a 5 MiB file
+ * made eight of them 2 MiB on a 5 MiB file. Not 512 KiB: a round of
+ * 1024 memory samples with branch stacks (868 KiB) went alone, and the
+ * two threads took turns.
  */
-#define PIPE_BYTES (512u << 10)
+#define PIPE_BYTES (2u << 20)
 
 struct session_batch {
 	struct ordered_event *e;
@@ -876,8 +878,15 @@ static int run_pipelined(struct tally_session *s)
 				const char *p = (const char *)b->e[i + 8].h;
 				unsigned sz = b->e[i + 8].size;
 
-				for (unsigned o = 0; o < sz && o < 256; o += 64)
+				/*
+				 * its first lines (header, fixed fields, a chain's
+				 * start) and its last: the fields after a branch
+				 * stack (data source, weight) are read too
+				 */
+				for (unsigned o = 0; o < sz && o < 192; o += 64)
 					__builtin_prefetch(p + o);
+				if (sz > 192)
+					__builtin_prefetch(p + sz - 8);
 			}
 			process(s, b->e[i].h, b->e[i].attr);
 		}
@@ -902,7 +911,16 @@ static int run_pipelined(struct tally_session *s)
 		pl->done = b;
 		pl->inflight--;
 		pl->bytes -= b->bytes;
-		pthread_cond_signal(&pl->to_reader);
+		/*
+		 * a reader waiting for room is woken once half of it is
+		 * free, not at each batch: each wake-up was a futex call
+		 * here, and the reader woken often took this CPU. At one
+		 * batch left at the latest: big batches (dwarf stacks) keep
+		 * the reader going while this thread has one to apply.
+		 */
+		if (pl->inflight <= 1 ||
+		    (pl->inflight <= PIPE_INFLIGHT / 2 && pl->bytes <= PIPE_BYTES / 2))
+			pthread_cond_signal(&pl->to_reader);
 		pthread_mutex_unlock(&pl->mu);
 	}
 	pthread_join(t, NULL);

@@ -36,8 +36,7 @@ const char *tally__session_thread_comm_slow(struct tally_session *s, int32_t pid
 
 	if (!c)
 		c = tally__session_unnamed_comm(s, pid, tid);
-	s->comm = c;
-	s->comm_tid = tid;
-	s->comm_gen = s->maps_gen;
+	s->comms[(uint32_t)tid % SESSION_COMM_SLOTS] =
+		(struct session_comm_slot){ .comm = c, .tid = tid, .gen = s->maps_gen };
 	return c;
 }

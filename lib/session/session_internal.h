@@ -24,6 +24,9 @@ struct session_cgroups {
 	size_t ns_nr, ns_cap;
 };
 
+/* tally__session_thread_comm's cache: threads taking turns on a CPU or two */
+#define SESSION_COMM_SLOTS 16
+
 struct tally_session {
 	const char *path;
 	struct tally_data_reader *rd;	/* NULL over live rings */
@@ -99,10 +102,16 @@ struct tally_session {
 	struct resolver *own;
 	struct resolver *dres;		/* data addresses' (tally__session_data_resolver), over dsyms */
 	struct tally_symbols *dsyms;
-	/* the last sample's thread name, for comm_tid while maps_gen was comm_gen */
-	const char *comm;
-	int32_t comm_tid;
-	uint64_t comm_gen;
+	/*
+	 * the thread names of the last samples' threads, a slot by tid (the
+	 * last one alone missed two samples of three with threads taking
+	 * turns), each while maps_gen is its gen
+	 */
+	struct session_comm_slot {
+		const char *comm;
+		int32_t tid;
+		uint64_t gen;
+	} comms[SESSION_COMM_SLOTS];
 	/* the sample being delivered, and its trace text once asked (for sample cur_seq) */
 	const struct tally_session_sample *cur;
 	const char *cur_trace;
@@ -126,8 +135,10 @@ const char *tally__session_thread_comm_slow(struct tally_session *s, int32_t pid
 static inline const char *tally__session_thread_comm(struct tally_session *s, int32_t pid,
 						     int32_t tid)
 {
-	if (tid == s->comm_tid && s->comm_gen == s->maps_gen && s->comm)
-		return s->comm;
+	const struct session_comm_slot *c = &s->comms[(uint32_t)tid % SESSION_COMM_SLOTS];
+
+	if (tid == c->tid && c->gen == s->maps_gen && c->comm)
+		return c->comm;
 	return tally__session_thread_comm_slow(s, pid, tid);
 }
 

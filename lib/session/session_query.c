@@ -275,8 +275,7 @@ int tally_session__trim(struct tally_session *s)
 		held = true;
 	released = tally_machine__release_exited(s->m);
 	if (released > 0) {
-		s->maps_gen++;		/* the thread names cached for the last sample's tid */
-		s->comm = NULL;
+		s->maps_gen++;		/* the thread names cached for the last samples' tids */
 	}
 	for (int i = 0; i < n; i++)
 		tally__resolver_trim(rs[i]);

@@ -282,12 +282,137 @@ static void test_lines(void **state)
 	unlink(path);
 }
 
+/*
+ * More distinct (tid, code address, data address) than c2c's memo has
+ * slots, each three times round: the memo's evictions and the finds
+ * behind them count every sample in its own line and entry; a thread
+ * not a key (iaddr's) shares the entry of the same address, one that is
+ * (tid's) has its own; the lines' counts and CPUs are their entries'.
+ */
+#define MK 3000
+#define MLINES 1000
+
+static void put_many(struct tally_data_writer *w, int k, uint32_t tid, int cpu, uint64_t *t)
+{
+	uint64_t r[8];
+	struct perf_event_header h = { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, sizeof(r) };
+
+	r[1] = 0x1000 + 4 * (uint64_t)k;					/* IP */
+	r[2] = (uint64_t)tid << 32 | 1;						/* pid 1 */
+	r[3] = (*t)++;
+	r[4] = 0x10000 + 64 * (uint64_t)(k % MLINES) + 8 * (uint64_t)(k / MLINES);
+	r[5] = (uint64_t)cpu;
+	r[6] = 100;
+	r[7] = LHITM;
+	memcpy(r, &h, sizeof(h));
+	assert_int_equal(tally_data_writer__write(w, r, sizeof(r)), 0);
+}
+
+static void write_many(void)
+{
+	struct perf_event_attr a = {
+		.type = PERF_TYPE_RAW, .size = sizeof(a), .config = 0x1cd, .sample_period = 1000,
+		.sample_id_all = 1,
+		.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR |
+			       PERF_SAMPLE_CPU | PERF_SAMPLE_WEIGHT | PERF_SAMPLE_DATA_SRC,
+	};
+	uint64_t id = 1, t = 100;
+	struct tally_data_writer *w;
+	int fd;
+
+	strcpy(path, "/tmp/test_c2c.XXXXXX");
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	w = tally_data_writer__new_fd(fd, NULL);
+	assert_non_null(w);
+	assert_int_equal(tally_data_writer__add_attr(w, &a, &id, 1, "cpu/mem-loads,ldlat=30/P"), 0);
+	assert_int_equal(tally_data_writer__begin(w), 0);
+	for (int round = 0; round < 3; round++)
+		for (int k = 0; k < MK; k++) {
+			put_many(w, k, 1, round % 2, &t);
+			/* an odd key's third sample, then one of another thread (the memo holds the first's) */
+			if (round == 2 && k % 2)
+				put_many(w, k, 2, 0, &t);
+		}
+	assert_int_equal(tally_data_writer__finish(w), 0);
+	tally_data_writer__free(w);
+	close(fd);
+}
+
+static void test_memo(void **state)
+{
+	static const enum tally_c2c_key keys[2] = { TALLY_C2C_TID, TALLY_C2C_IADDR };
+	struct tally_session *ss;
+	struct tally_c2c *c;
+	TALLY_OPTS(tally_c2c_line, l);
+	TALLY_OPTS(tally_c2c_entry, e);
+	size_t split = 0;
+	uint32_t odd;
+
+	(void)state;
+	if (sysconf(_SC_NPROCESSORS_CONF) < 2)
+		skip();
+	write_many();
+	c = model(&ss, TALLY_C2C_TOT, true);
+	assert_int_equal(tally_c2c__totals(c)->nr_entries, 3 * MK + MK / 2);
+	assert_int_equal(tally_c2c__totals(c)->lcl_hitm, 3 * MK + MK / 2);
+	assert_int_equal(tally_c2c__nr_lines(c), MLINES);
+	for (size_t i = 0; i < MLINES; i++) {
+		assert_int_equal(tally_c2c__line(c, i, &l), 0);
+		assert_int_equal(l.nr_entries, MK / MLINES);
+		/* a line's keys are all odd or all even (MLINES is even) */
+		odd = (l.addr / 64) % 2;
+		assert_int_equal(l.stats->nr_entries, (3 + odd) * MK / MLINES);
+		assert_int_equal(l.cpus[0] & 3, 3);	/* rounds on CPUs 0 and 1 */
+		for (size_t j = 0; j < l.nr_entries; j++) {
+			assert_int_equal(tally_c2c__entry(c, i, j, &e), 0);
+			assert_int_equal(e.stats->nr_entries, 3 + odd);
+			assert_int_equal(e.cpus[0] & 3, 3);
+		}
+	}
+	tally_c2c__free(c);
+	tally_session__close(ss);
+
+	/* tid a key: a key's samples from thread 2 an entry of their own */
+	{
+		TALLY_OPTS(tally_c2c_opts, o, .show_all = true, .keys = keys, .nr_keys = 2);
+
+		ss = tally_session__open(path, NULL);
+		assert_non_null(ss);
+		c = tally_c2c__new(ss, &o);
+		assert_non_null(c);
+		assert_int_equal(tally_c2c__run(c), 0);
+	}
+	assert_int_equal(tally_c2c__totals(c)->nr_entries, 3 * MK + MK / 2);
+	assert_int_equal(tally_c2c__nr_lines(c), MLINES);
+	for (size_t i = 0; i < MLINES; i++) {
+		uint32_t n = 0;
+
+		assert_int_equal(tally_c2c__line(c, i, &l), 0);
+		odd = (l.addr / 64) % 2;
+		assert_int_equal(l.stats->nr_entries, (3 + odd) * MK / MLINES);
+		assert_int_equal(l.nr_entries, (1 + odd) * MK / MLINES);
+		for (size_t j = 0; j < l.nr_entries; j++) {
+			assert_int_equal(tally_c2c__entry(c, i, j, &e), 0);
+			assert_int_equal(e.stats->nr_entries, e.tid == 2 ? 1 : 3);
+			n += e.stats->nr_entries;
+			split += e.tid == 2;
+		}
+		assert_int_equal(n, (3 + odd) * MK / MLINES);
+	}
+	assert_int_equal(split, MK / 2);
+	tally_c2c__free(c);
+	tally_session__close(ss);
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_decode_loads),
 		cmocka_unit_test(test_decode_stores_rejects),
 		cmocka_unit_test(test_lines),
+		cmocka_unit_test(test_memo),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1038,6 +1038,61 @@ static void test_sample_all_bits(void **state)
 }
 
 /*
+ * The layouts of u64 slots around a call chain and a branch stack (no
+ * READ, RAW, regs, stack or AUX), which a shorter path decodes: all of
+ * their bits, WEIGHT or WEIGHT_STRUCT, hw_idx or not, empty and full
+ * arrays, and c2c's and a branch file's layouts, each value and every
+ * truncation and extension as the cursor's path has them.
+ */
+static void test_sample_slots(void **state)
+{
+	const uint64_t slow = PERF_SAMPLE_READ | PERF_SAMPLE_RAW | PERF_SAMPLE_REGS_USER |
+			      PERF_SAMPLE_STACK_USER | PERF_SAMPLE_REGS_INTR | PERF_SAMPLE_AUX;
+	const uint64_t all = ((uint64_t)PERF_SAMPLE_WEIGHT_STRUCT * 2 - 1) & ~slow &
+			     ~(uint64_t)PERF_SAMPLE_WEIGHT_STRUCT;
+	const uint64_t types[] = {
+		all,
+		(all & ~(uint64_t)PERF_SAMPLE_WEIGHT) | PERF_SAMPLE_WEIGHT_STRUCT,
+		/* perf c2c record's: no arrays */
+		PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+			PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |
+			PERF_SAMPLE_WEIGHT | PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_PHYS_ADDR,
+		/* record -b -d -W: a branch stack between the slots */
+		PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR |
+			PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_BRANCH_STACK |
+			PERF_SAMPLE_WEIGHT_STRUCT | PERF_SAMPLE_DATA_SRC,
+		/* record -g: a chain, nothing after it */
+		PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CALLCHAIN |
+			PERF_SAMPLE_PERIOD,
+		/* nothing before the chain, the tail alone after it */
+		PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_CODE_PAGE_SIZE,
+	};
+	int n = 0;
+
+	for (size_t k = 0; k < sizeof(types) / sizeof(types[0]); k++) {
+		for (int variant = 0; variant < 4; variant++) {
+			struct tally_record_layout lay = {
+				.sample_type = types[k],
+				.branch_sample_type = PERF_SAMPLE_BRANCH_ANY |
+					(variant & 1 ? PERF_SAMPLE_BRANCH_HW_INDEX : 0),
+				.sample_id_all = true,
+			};
+			struct sv v = sv_rich;
+
+			if (variant & 2) {
+				v.callchain_nr = 0;
+				v.branch_nr = 0;
+			} else {
+				v.branch_nr = 32;
+			}
+			sample_roundtrip(&lay, &v);
+			n++;
+		}
+	}
+	assert_int_equal(n, 6 * 4);
+}
+
+/*
  * perf record -g's layout (IP|TID|TIME|CALLCHAIN|PERIOD, 0x127) and a
  * tracepoint's (TID|PERIOD|RAW) written out by hand, word by word, at the
  * man page's offsets: independent of build_sample.
@@ -1238,6 +1293,7 @@ int main(void)
 		cmocka_unit_test(test_other_types),
 		cmocka_unit_test(test_sample_each_bit),
 		cmocka_unit_test(test_sample_all_bits),
+		cmocka_unit_test(test_sample_slots),
 		cmocka_unit_test(test_sample_by_hand),
 		cmocka_unit_test(test_sample_bad_counts),
 		cmocka_unit_test(test_sample_stack_rules),
