@@ -91,6 +91,7 @@ struct tally_dso {
 	/* its table read ahead (symbols_ahead.c): the state under ahead.mu, the load's result */
 	uint8_t ahead;
 	int ahead_err;
+	uint64_t ahead_size;		/* its file's size when queued: the helper takes the largest first */
 };
 
 /* Symbols while loading: perf's fixups run on these. */

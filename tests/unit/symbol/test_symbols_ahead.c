@@ -9,6 +9,7 @@
  * all safe.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -21,6 +22,7 @@
 #include <tally/data_read.h>
 #include <tally/data_write.h>
 #include <tally/symbols.h>
+#include "symbols_internal.h"
 #include "symbols_state.h"
 
 static const char *libc_path(void)
@@ -133,6 +135,61 @@ static void test_close_and_trim_while_queued(void **state)
 	tally_symbols__free(s);
 }
 
+/*
+ * Queued while held, the helper starts at the release and takes the
+ * largest file first (a compiler's table is the one worth starting
+ * early), whatever the order the recording names them in.
+ */
+static void test_largest_first(void **state)
+{
+	const char *libc = libc_path(), *small = "/usr/bin/true";
+	struct tally_symbols *s;
+	struct tally_dso *big;
+
+	(void)state;
+	if (!libc || access(small, R_OK))
+		skip();
+	s = tally_symbols__new(NULL);
+	tally__symbols_ahead_hold(s, true);
+	assert_int_equal(tally_symbols__preload_file(s, small), 0);
+	assert_int_equal(tally_symbols__preload_file(s, "/nonexistent/tally-ahead-c.so"), 0);
+	assert_int_equal(tally_symbols__preload_file(s, libc), 0);
+	assert_false(s->ahead.running);	/* held: nothing begun */
+	assert_int_equal(s->ahead.n, 3);
+	tally__symbols_ahead_hold(s, false);
+	assert_true(s->ahead.running);
+	/* all three loaded by the helper (no lookup took one), then its order */
+	pthread_mutex_lock(&s->ahead.mu);
+	for (;;) {
+		size_t done = 0;
+
+		for (size_t i = 0; i < s->ahead.n; i++)
+			done += s->ahead.q[i]->ahead == 3;	/* AHEAD_DONE */
+		if (done == s->ahead.n)
+			break;
+		pthread_cond_wait(&s->ahead.cv, &s->ahead.mu);
+	}
+	big = s->ahead.q[0];
+	pthread_mutex_unlock(&s->ahead.mu);
+	assert_string_equal(big->name, libc);
+	assert_string_equal(s->ahead.q[1]->name, small);
+	/* each the lookup's table as usual */
+	assert_ptr_equal(tally_symbols__dso_path(s, libc), big);
+	assert_true(big->nr_syms > 100);
+	assert_true(tally_symbols__dso_path(s, small)->nr_syms > 0 ||
+		    tally_symbols__dso_path(s, small)->status != TALLY_DSO_OK);
+	tally_symbols__free(s);
+
+	/* released with nothing queued, or held twice: no helper */
+	s = tally_symbols__new(NULL);
+	tally__symbols_ahead_hold(s, true);
+	tally__symbols_ahead_hold(s, true);
+	tally__symbols_ahead_hold(s, false);
+	assert_false(s->ahead.running);
+	tally__symbols_ahead_hold(NULL, true);
+	tally_symbols__free(s);
+}
+
 /* The build-id table's paths, in order, NULL past its end */
 static void test_build_id_paths(void **state)
 {
@@ -180,6 +237,7 @@ int main(void)
 		cmocka_unit_test(test_preloaded_is_the_lookups_table),
 		cmocka_unit_test(test_not_a_file),
 		cmocka_unit_test(test_close_and_trim_while_queued),
+		cmocka_unit_test(test_largest_first),
 		cmocka_unit_test(test_build_id_paths),
 	};
 
