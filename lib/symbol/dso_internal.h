@@ -217,6 +217,17 @@ char *tally__dso_cached_copy(const struct tally__dso_ctx *ctx, const uint8_t *id
 			     const char *file);
 int tally__dso_load_elf(struct tally_dso *d, const struct tally__dso_ctx *ctx,
 			const uint8_t *want_id, size_t want_sz);
+/*
+ * tally__dso_load_elf with the symbol cache's file left to later: where
+ * the table is one the cache keeps, *later takes a copy of it (and the
+ * key), to write with tally__symcache_later_store once d is handed over.
+ */
+struct tally__symcache_later;
+int tally__dso_load_elf_later(struct tally_dso *d, const struct tally__dso_ctx *ctx,
+			      const uint8_t *want_id, size_t want_sz,
+			      struct tally__symcache_later *later);
+/* sym's name demangled as d's lookups demangle it (a PLT entry's as perf's); NULL if not mangled */
+char *tally__dso_demangled(const struct tally_dso *d, const struct tally_symbol *sym);
 int tally__dso_load_image(struct tally_dso *d, const void *img, size_t len,
 			  bool demangle);
 int tally__dso_load_jit(struct tally_dso *d, const char *path, bool demangle);

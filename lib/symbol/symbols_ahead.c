@@ -11,6 +11,7 @@
 #include <string.h>
 #include "internal.h"
 #include "symbols_state.h"
+#include "symcache.h"
 
 /* kallsyms into k: the cache's key to store it under, or 0 (loaded, or none). */
 static uint64_t kparse_read(struct kparse *k, const char *path)
@@ -211,6 +212,7 @@ static void ahead_pick(struct tally_symbols *s)
 static void *ahead_thread(void *arg)
 {
 	struct tally_symbols *s = arg;
+	struct tally__symcache_later later = { 0 };
 
 	pthread_mutex_lock(&s->ahead.mu);
 	for (;;) {
@@ -225,11 +227,18 @@ static void *ahead_thread(void *arg)
 			continue;	/* a lookup took it */
 		__atomic_store_n(&d->ahead, AHEAD_LOADING, __ATOMIC_RELEASE);
 		pthread_mutex_unlock(&s->ahead.mu);
-		d->ahead_err = tally__dso_load_elf(d, &s->ctx, d->load_id_sz ? d->load_id : NULL,
-						   s->ignore_build_id ? 0 : d->load_id_sz);
+		d->ahead_err = tally__dso_load_elf_later(d, &s->ctx,
+							 d->load_id_sz ? d->load_id : NULL,
+							 s->ignore_build_id ? 0 : d->load_id_sz,
+							 &later);
 		pthread_mutex_lock(&s->ahead.mu);
 		__atomic_store_n(&d->ahead, AHEAD_DONE, __ATOMIC_RELEASE);
 		pthread_cond_broadcast(&s->ahead.cv);
+		if (later.key) {	/* the cache's file once the reader may have d */
+			pthread_mutex_unlock(&s->ahead.mu);
+			tally__symcache_later_store(&later);
+			pthread_mutex_lock(&s->ahead.mu);
+		}
 	}
 	pthread_mutex_unlock(&s->ahead.mu);
 	return NULL;
