@@ -149,10 +149,19 @@ static int shape_add_hv(struct tally_hist *h, uint64_t hv, int idx, const char *
 			return -ENOMEM;
 		}
 		h->shapes = nv;
+		/* from the old slots, which carry each hash: no shape read (a miss each) */
+		for (size_t k = 0; k < h->sbuckets; k++) {
+			size_t j;
+
+			if (!h->stab[k].x)
+				continue;
+			for (j = h->stab[k].hash & (n - 1); nt[j].x; j = (j + 1) & (n - 1))
+				;
+			nt[j] = h->stab[k];
+		}
 		free(h->stab);
 		h->stab = nt;
 		h->sbuckets = n;
-		stab_fill(h);
 	}
 	mask = h->sbuckets - 1;
 	for (i = hv & mask; (x = h->stab[i].x); i = (i + 1) & mask)
