@@ -674,32 +674,9 @@ static int cache_key(struct tally_dso *d, const struct tally__dso_ctx *ctx,
 	return 0;
 }
 
-/*
- * "name@plt" with name demangled, cut as synth_plt cuts it (perf
- * demangles each PLT entry at load: a C++ program's libstdc++ entries
- * were 900 demangles a run); NULL when name is not mangled.
- */
-static char *plt_demangle(const char *s)
-{
-	size_t n = strlen(s);
-	char buf[512], *name, *dm;
-
-	if (n < 4 || strcmp(s + n - 4, "@plt"))
-		return tally_demangle(s);	/* the file's own symbol there */
-	if (!(name = strndup(s, n - 4)))
-		return NULL;
-	dm = tally_demangle(name);
-	free(name);
-	if (!dm)
-		return NULL;
-	snprintf(buf, sizeof(buf), "%s@plt", dm);
-	free(dm);
-	return strdup(buf);
-}
-
 char *tally__dso_demangled(const struct tally_dso *d, const struct tally_symbol *sym)
 {
-	return sym->start >= d->plt_lo && sym->start < d->plt_hi ? plt_demangle(sym->name) :
+	return sym->start >= d->plt_lo && sym->start < d->plt_hi ? tally__demangle_plt(sym->name) :
 	       tally_demangle(sym->name);
 }
 

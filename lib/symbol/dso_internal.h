@@ -228,6 +228,8 @@ int tally__dso_load_elf_later(struct tally_dso *d, const struct tally__dso_ctx *
 			      struct tally__symcache_later *later);
 /* sym's name demangled as d's lookups demangle it (a PLT entry's as perf's); NULL if not mangled */
 char *tally__dso_demangled(const struct tally_dso *d, const struct tally_symbol *sym);
+/* demangle.c: "name@plt" with name demangled (perf's PLT entries), else s demangled; NULL if not mangled */
+char *tally__demangle_plt(const char *s);
 int tally__dso_load_image(struct tally_dso *d, const void *img, size_t len,
 			  bool demangle);
 int tally__dso_load_jit(struct tally_dso *d, const char *path, bool demangle);

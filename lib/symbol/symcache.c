@@ -364,7 +364,10 @@ void tally__symcache_later_store(struct tally__symcache_later *l)
 	}
 	/* as tally__dso_demangle_all would have made them */
 	for (size_t i = 0; l->demangle && i < c->nr_syms; i++) {
-		char *dm = tally__dso_demangled(c, &c->syms[i]);
+		const struct tally_symbol *sym = &c->syms[i];
+		/* as tally__dso_demangled (dso.c, which calls this module) */
+		char *dm = sym->start >= c->plt_lo && sym->start < c->plt_hi ?
+			   tally__demangle_plt(sym->name) : tally_demangle(sym->name);
 
 		if (dm) {
 			if (!tally__dso_pooled(c, c->syms[i].name))
