@@ -619,6 +619,14 @@ struct tally__flame {
 	 * function's stacks was a tenth of a picture's time (300k frames).
 	 */
 	struct { const char *text; uint64_t h; uint8_t kind; } hc[4096];
+	/*
+	 * The last stack's path: its command, each frame's text and kind and
+	 * node. The next stack shares its root part most often (a thread's
+	 * samples come together), found again without a lookup each.
+	 */
+	const char *pcomm;
+	struct prev { const char *text; int node; uint8_t kind; } *prev;
+	size_t nprev, cprev;
 };
 
 /* hs(text, kind), remembered by text's pointer and kind */
@@ -649,19 +657,45 @@ int tally__flame_stack(struct tally__flame *f, const char *comm, const char *con
 		       const bool *kernel, size_t n, uint64_t count)
 {
 	struct dtree *t = &f->t;
-	int k = child(t, 0, comm ? comm : "[unknown]", 1);
+	const char *c = comm ? comm : "[unknown]";
+	/* the same text (a pointer) and kind under the same node is the same child */
+	bool same = f->pcomm == c;
+	int k = same ? f->prev[0].node : child(t, 0, c, 1);
 
+	if (n + 1 > f->cprev) {
+		size_t cap = (n + 1) * 2;
+		struct prev *v = realloc(f->prev, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		f->prev = v;
+		f->cprev = cap;
+	}
+	f->pcomm = NULL;	/* a path made whole only */
 	t->v[0].count += count;
 	for (size_t i = 0; k >= 0; i++) {
 		t->v[k].count += count;
+		f->prev[i].node = k;
 		if (i == n)
 			break;
 		const char *x = text[i] ? text[i] : "[unknown]";
 		uint8_t kind = kernel[i] ? 3 : 2;
 
-		k = child_h(t, k, x, kind, flame_hash(f, x, kind));
+		same = same && i + 1 < f->nprev && f->prev[i + 1].text == x &&
+		       f->prev[i + 1].kind == kind;
+		if (!same) {
+			f->prev[i + 1].text = x;
+			f->prev[i + 1].kind = kind;
+			k = child_h(t, k, x, kind, flame_hash(f, x, kind));
+		} else {
+			k = f->prev[i + 1].node;
+		}
 	}
-	return k < 0 ? k : 0;
+	if (k < 0)
+		return k;
+	f->pcomm = c;
+	f->nprev = n + 1;
+	return 0;
 }
 
 int tally__flame_write(struct tally__flame *f, FILE *fp, const char *title)
@@ -675,5 +709,6 @@ void tally__flame_free(struct tally__flame *f)
 		return;
 	free(f->t.v);
 	free(f->t.tab);
+	free(f->prev);
 	free(f);
 }

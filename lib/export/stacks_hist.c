@@ -165,6 +165,13 @@ static int frame_of(struct view *v, const struct where *w, uint64_t ip,
 	return m.frame;
 }
 
+/* x's sampled address resolved: the answer the shape kept (a user one), else looked up */
+static const struct where *shape_ip(struct view *v, const struct shape *x)
+{
+	return x->wh[x->key_nr] ? x->wh[x->key_nr] :
+	       tally__resolver_get(v->res, x->pid, x->tid, x->ip, x->mode);
+}
+
 /*
  * Each address of x's chain that is a frame, root first, with its
  * frames (its outermost function first, then those inlined in it):
@@ -186,8 +193,12 @@ static int chain_walk(struct view *v, const struct shape *x, void *ctx,
 
 		if (x->ips[i - 1] >= PERF_CONTEXT_MAX)
 			continue;
-		if (!(nf = tally__resolver_frames(v->res, x->pid, x->tid, x->ips[i - 1],
-						  v->modes[i - 1], i - 1 > uw, fw)))
+		/* the answer the shape kept when it was made (its user frames): no second lookup */
+		nf = x->wh[i - 1] ?
+		     tally__resolver_where_frames(v->res, x->wh[i - 1], i - 1 > uw, fw) :
+		     tally__resolver_frames(v->res, x->pid, x->tid, x->ips[i - 1], v->modes[i - 1],
+					    i - 1 > uw, fw);
+		if (!nf)
 			return -ENOMEM;
 		if ((err = fn(v, ctx, x, i - 1, fw, nf)))
 			return err;
@@ -234,7 +245,7 @@ static int stack_under(struct view *v, const struct shape *x, bool chained, int 
 	 * the sampled frame alone, as the self column counts it.
 	 */
 	if (!x->nr) {
-		w = tally__resolver_get(v->res, x->pid, x->tid, x->ip, x->mode);
+		w = shape_ip(v, x);
 		if (!w)
 			return -ENOMEM;
 		nl = v->lines ? tally__resolver_lines(v->res, x->pid, x->tid, x->ip, x->mode, false,
@@ -282,7 +293,7 @@ static int flame_of(struct view *v, struct flame_frames *ff, struct tally__flame
 
 	ff->n = 0;
 	if (!x->nr && !(chained && !x->key_nr)) {
-		if (!(w = tally__resolver_get(v->res, x->pid, x->tid, x->ip, x->mode)))
+		if (!(w = shape_ip(v, x)))
 			return -ENOMEM;
 		ff->text[0] = w->sym;
 		ff->kernel[ff->n++] = w->mode == 'k';

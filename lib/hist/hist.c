@@ -121,6 +121,46 @@ static void stab_fill(struct tally_hist *h)
 	}
 }
 
+#define SBLK	(1u << 20)
+
+/* a block of shapes: its link in the line before them (each shape starts a line) */
+struct shape_blk {
+	struct shape_blk *next;
+};
+
+/* sz bytes for a shape, on a line's start: a block's, else its own (x->own) */
+static struct shape *shape_alloc(struct tally_hist *h, size_t sz)
+{
+	struct shape *x;
+
+	sz = (sz + 63) & ~(size_t)63;
+	if (h->shape_own || sz > SBLK / 8) {
+		if (posix_memalign((void **)&x, 64, sz))
+			return NULL;
+		x->own = true;
+		return x;
+	}
+	if (!h->sblk || h->sblk_used + sz > SBLK) {
+		struct shape_blk *b;
+
+		if (posix_memalign((void **)&b, 64, 64 + SBLK))
+			return NULL;
+		b->next = h->sblk;
+		h->sblk = b;
+		h->sblk_used = 0;
+	}
+	x = (struct shape *)((char *)h->sblk + 64 + h->sblk_used);
+	h->sblk_used += sz;
+	x->own = false;
+	return x;
+}
+
+static void shape_free(struct shape *x)
+{
+	if (x->own)
+		free(x);	/* its chain with it; a block's go with the blocks */
+}
+
 /*
  * Count the sample in its shape: 1 when the shape is new, 0, or -ENOMEM.
  * keep: the fields of m that key the shape (NULL: all); a new shape keeps
@@ -168,10 +208,19 @@ static int shape_add_hv(struct tally_hist *h, uint64_t hv, int idx, const char *
 			return -ENOMEM;
 		}
 		h->shapes = nv;
+		/* from the old slots, which carry each hash: no shape read (a miss each) */
+		for (size_t k = 0; k < h->sbuckets; k++) {
+			size_t j;
+
+			if (!h->stab[k].x)
+				continue;
+			for (j = h->stab[k].hash & (n - 1); nt[j].x; j = (j + 1) & (n - 1))
+				;
+			nt[j] = h->stab[k];
+		}
 		free(h->stab);
 		h->stab = nt;
 		h->sbuckets = n;
-		stab_fill(h);
 	}
 	mask = h->sbuckets - 1;
 	for (i = hv & mask; (x = h->stab[i].x); i = (i + 1) & mask)
@@ -193,11 +242,15 @@ static int shape_add_hv(struct tally_hist *h, uint64_t hv, int idx, const char *
 	 * -g shapes are seen once), on a line's start (a lookup's keys are
 	 * then its first lines)
 	 */
-	if (posix_memalign((void **)&x, 64,
-			   sizeof(*x) + (nr + 1) * (sizeof(uint64_t) + sizeof(struct where *)) + brsz +
-			   (m ? sizeof(*m) : 0)))
+	if (!(x = shape_alloc(h, sizeof(*x) + (nr + 1) * (sizeof(uint64_t) + sizeof(struct where *)) +
+				 brsz + (m ? sizeof(*m) : 0))))
 		return -ENOMEM;
-	memset(x, 0, sizeof(*x));
+	{
+		bool own = x->own;
+
+		memset(x, 0, sizeof(*x));
+		x->own = own;
+	}
 	x->m = &tally__hist_mem_none;
 	if (m) {
 		/* right after it: branch mode's keys (m's first words) in the line after its own */
@@ -631,9 +684,15 @@ void tally_hist__zero(struct tally_hist *h)
 	if (!h)
 		return;
 	free_rows(h);
-	for (size_t i = 0; i < h->nshapes; i++) {
-		free(h->shapes[i]);	/* its chain with it */
+	for (size_t i = 0; i < h->nshapes; i++)
+		shape_free(h->shapes[i]);
+	while (h->sblk) {
+		struct shape_blk *b = h->sblk;
+
+		h->sblk = b->next;
+		free(b);
 	}
+	h->sblk_used = 0;
 	h->nshapes = 0;
 	if (h->stab)
 		memset(h->stab, 0, h->sbuckets * sizeof(*h->stab));
@@ -686,6 +745,7 @@ int tally_hist__decay(struct tally_hist *h)
 
 	if (!h)
 		return -EINVAL;
+	h->shape_own = true;	/* shapes come and go from now on: each its own */
 	for (int i = 0; i < h->nev; i++) {
 		struct hist_ev *hs = &h->ev[i];
 		struct entry *dead = NULL;
@@ -749,7 +809,7 @@ int tally_hist__decay(struct tally_hist *h)
 			continue;
 		}
 		h->ev[x->idx].nshapes--;
-		free(x);	/* its chain with it */
+		shape_free(x);	/* a block's stays till the blocks go (at a zero or the end) */
 	}
 	if (kept != h->nshapes) {
 		h->nshapes = kept;

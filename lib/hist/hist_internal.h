@@ -39,6 +39,7 @@ struct shape {
 	int32_t pid, tid, cpu;
 	int idx;
 	uint8_t mode;
+	bool own;			/* its own allocation, not a block's (hist.c) */
 	uint32_t key_nr;		/* the chain as recorded, what samples match */
 	uint64_t ip;
 	uint32_t nbr;			/* branch_history: its branch stack, newest first */

@@ -212,6 +212,14 @@ struct tally_hist {
 	struct shape_slot *stab;
 	struct shape **shapes;
 	size_t sbuckets, nshapes;
+	/*
+	 * the shapes carved from 1 MB blocks (a malloc and a free each were
+	 * 5% of a picture), until the first decay: a live view's shapes come
+	 * and go, each its own allocation from then on (shape->own)
+	 */
+	struct shape_blk *sblk;
+	size_t sblk_used;
+	bool shape_own;
 	size_t last_shape;		/* the shape of the sample just counted */
 	struct hist_timed *timed;
 	size_t ntimed, cap_timed;

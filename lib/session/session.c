@@ -682,8 +682,10 @@ static struct tally_session *session_new(struct tally_data_reader *rd, struct ta
 			break;
 		}
 	/* and the files the recording noted: their symbol tables read on a helper meanwhile */
+	tally__symbols_ahead_hold(s->syms, true);	/* all queued first: the largest starts */
 	for (size_t i = 0; rd && !s->o.no_preload && tally_data_reader__build_id_path(rd, i); i++)
 		tally_symbols__preload_file(s->syms, tally_data_reader__build_id_path(rd, i));
+	tally__symbols_ahead_hold(s->syms, false);
 	for (int i = 0; i < s->nr_attrs; i++) {
 		const struct perf_event_attr *a = s->attrs[i];
 

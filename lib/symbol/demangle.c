@@ -13,8 +13,10 @@
  * names stay as they are, which is what that perf shows too.
  */
 #include <ctype.h>
+#include <stdio.h>
 #include "internal.h"
 #include "symbols_internal.h"
+#include "dso_internal.h"
 
 /* The C ABI entry of abi::__cxa_demangle (libstdc++, -lstdc++). */
 char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
@@ -220,4 +222,27 @@ char *tally_demangle(const char *name)
 	if (!wraps_encoding(out))
 		strip_signature(out);
 	return out;
+}
+
+/*
+ * "name@plt" with name demangled, cut as synth_plt cuts it (perf
+ * demangles each PLT entry at load: a C++ program's libstdc++ entries
+ * were 900 demangles a run); NULL when name is not mangled.
+ */
+char *tally__demangle_plt(const char *s)
+{
+	size_t n = strlen(s);
+	char buf[512], *name, *dm;
+
+	if (n < 4 || strcmp(s + n - 4, "@plt"))
+		return tally_demangle(s);	/* the file's own symbol there */
+	if (!(name = strndup(s, n - 4)))
+		return NULL;
+	dm = tally_demangle(name);
+	free(name);
+	if (!dm)
+		return NULL;
+	snprintf(buf, sizeof(buf), "%s@plt", dm);
+	free(dm);
+	return strdup(buf);
 }

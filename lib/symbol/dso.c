@@ -674,27 +674,10 @@ static int cache_key(struct tally_dso *d, const struct tally__dso_ctx *ctx,
 	return 0;
 }
 
-/*
- * "name@plt" with name demangled, cut as synth_plt cuts it (perf
- * demangles each PLT entry at load: a C++ program's libstdc++ entries
- * were 900 demangles a run); NULL when name is not mangled.
- */
-static char *plt_demangle(const char *s)
+char *tally__dso_demangled(const struct tally_dso *d, const struct tally_symbol *sym)
 {
-	size_t n = strlen(s);
-	char buf[512], *name, *dm;
-
-	if (n < 4 || strcmp(s + n - 4, "@plt"))
-		return tally_demangle(s);	/* the file's own symbol there */
-	if (!(name = strndup(s, n - 4)))
-		return NULL;
-	dm = tally_demangle(name);
-	free(name);
-	if (!dm)
-		return NULL;
-	snprintf(buf, sizeof(buf), "%s@plt", dm);
-	free(dm);
-	return strdup(buf);
+	return sym->start >= d->plt_lo && sym->start < d->plt_hi ? tally__demangle_plt(sym->name) :
+	       tally_demangle(sym->name);
 }
 
 void tally__dso_demangle_one(struct tally_dso *d, size_t i)
@@ -703,8 +686,7 @@ void tally__dso_demangle_one(struct tally_dso *d, size_t i)
 	char *dm;
 
 	d->dm_done[i / 8] |= (uint8_t)(1u << (i % 8));
-	if ((dm = sym->start >= d->plt_lo && sym->start < d->plt_hi ? plt_demangle(sym->name) :
-		  tally_demangle(sym->name))) {
+	if ((dm = tally__dso_demangled(d, sym))) {
 		if (!tally__dso_pooled(d, sym->name))
 			free((char *)sym->name);
 		sym->name = dm;
@@ -726,6 +708,13 @@ int tally__dso_demangle_all(struct tally_dso *d)
 
 int tally__dso_load_elf(struct tally_dso *d, const struct tally__dso_ctx *ctx,
 			const uint8_t *want_id, size_t want_sz)
+{
+	return tally__dso_load_elf_later(d, ctx, want_id, want_sz, NULL);
+}
+
+int tally__dso_load_elf_later(struct tally_dso *d, const struct tally__dso_ctx *ctx,
+			      const uint8_t *want_id, size_t want_sz,
+			      struct tally__symcache_later *later)
 {
 	char *key = NULL;		/* the symbol cache's, where it is on */
 	size_t klen = 0;
@@ -880,8 +869,12 @@ finish:
 	if (!err && d->nr_syms <= (size_t)nplt && d->status == TALLY_DSO_OK)
 		d->status = TALLY_DSO_STRIPPED;
 	/* kept demangled, once: a run from the cache demangles nothing */
-	if (!err && key && d->nr_syms >= TALLY_SYMCACHE_MIN && !tally__dso_demangle_all(d))
-		(void)tally__symcache_store(key, klen, d);
+	if (!err && key && d->nr_syms >= TALLY_SYMCACHE_MIN) {
+		if (later && !tally__symcache_later_take(later, key, klen, d))
+			key = NULL;	/* the copy's */
+		else if (!tally__dso_demangle_all(d))
+			(void)tally__symcache_store(key, klen, d);
+	}
 out:
 	free(key);
 	tally__symvec_free(&v);

@@ -91,6 +91,7 @@ struct tally_dso {
 	/* its table read ahead (symbols_ahead.c): the state under ahead.mu, the load's result */
 	uint8_t ahead;
 	int ahead_err;
+	uint64_t ahead_size;		/* its file's size when queued: the helper takes the largest first */
 };
 
 /* Symbols while loading: perf's fixups run on these. */
@@ -216,6 +217,19 @@ char *tally__dso_cached_copy(const struct tally__dso_ctx *ctx, const uint8_t *id
 			     const char *file);
 int tally__dso_load_elf(struct tally_dso *d, const struct tally__dso_ctx *ctx,
 			const uint8_t *want_id, size_t want_sz);
+/*
+ * tally__dso_load_elf with the symbol cache's file left to later: where
+ * the table is one the cache keeps, *later takes a copy of it (and the
+ * key), to write with tally__symcache_later_store once d is handed over.
+ */
+struct tally__symcache_later;
+int tally__dso_load_elf_later(struct tally_dso *d, const struct tally__dso_ctx *ctx,
+			      const uint8_t *want_id, size_t want_sz,
+			      struct tally__symcache_later *later);
+/* sym's name demangled as d's lookups demangle it (a PLT entry's as perf's); NULL if not mangled */
+char *tally__dso_demangled(const struct tally_dso *d, const struct tally_symbol *sym);
+/* demangle.c: "name@plt" with name demangled (perf's PLT entries), else s demangled; NULL if not mangled */
+char *tally__demangle_plt(const char *s);
 int tally__dso_load_image(struct tally_dso *d, const void *img, size_t len,
 			  bool demangle);
 int tally__dso_load_jit(struct tally_dso *d, const char *path, bool demangle);

@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <sys/auxv.h>
+#include <sys/stat.h>
 #include <elf.h>
 #include <link.h>
 #include "internal.h"
@@ -637,6 +638,7 @@ struct tally_dso *tally_symbols__dso_path(struct tally_symbols *s, const char *p
 int tally_symbols__preload_file(struct tally_symbols *s, const char *path)
 {
 	struct tally_dso *d;
+	struct stat st;
 	size_t id_sz = 0;
 
 	if (!s || !path)
@@ -649,6 +651,8 @@ int tally_symbols__preload_file(struct tally_symbols *s, const char *path)
 	d->kind = DSO_ELF;
 	recorded_id(s, path, d->load_id, &id_sz);
 	d->load_id_sz = (uint8_t)id_sz;
+	if (!stat(tally__dso_file(d), &st))
+		d->ahead_size = (uint64_t)st.st_size;
 	return tally__ahead_queue(s, d) == 1 ? load_file(s, d) : 0;
 }
 

@@ -14,6 +14,7 @@
 #include <tally/data_write.h>
 #include "internal.h"
 #include "symbols_state.h"
+#include "symcache.h"
 
 /* kallsyms into k: the cache's key to store it under, or 0 (loaded, or none). */
 static uint64_t kparse_read(struct kparse *k, const char *path)
@@ -217,14 +218,38 @@ bool tally_symbols__kernel_pending(struct tally_symbols *s)
 enum { AHEAD_NONE, AHEAD_QUEUED, AHEAD_LOADING, AHEAD_DONE };
 
 /*
- * The helper: loads the queued files' tables in their order, each unless
- * a lookup took it first. Only the DSO is written to (the DSO cache's
- * table is the reader's), and tally__dso_load_elf reads nothing else of
- * the symbols than their constant options.
+ * The next file the helper loads, moved to q[next]: the largest queued
+ * one. A lookup loads a queued file itself rather than wait, so it waits
+ * only for the file under way; the big tables (a compiler's: 50 ms) are
+ * those worth starting first, the small ones the reader loads as it goes.
+ */
+static void ahead_pick(struct tally_symbols *s)
+{
+	size_t best = s->ahead.next;
+
+	for (size_t i = s->ahead.next + 1; i < s->ahead.n; i++)
+		if (s->ahead.q[i]->ahead == AHEAD_QUEUED &&
+		    (s->ahead.q[best]->ahead != AHEAD_QUEUED ||
+		     s->ahead.q[i]->ahead_size > s->ahead.q[best]->ahead_size))
+			best = i;
+	if (best != s->ahead.next) {
+		struct tally_dso *t = s->ahead.q[best];
+
+		s->ahead.q[best] = s->ahead.q[s->ahead.next];
+		s->ahead.q[s->ahead.next] = t;
+	}
+}
+
+/*
+ * The helper: loads the queued files' tables, the largest first, each
+ * unless a lookup took it first. Only the DSO is written to (the DSO
+ * cache's table is the reader's), and tally__dso_load_elf reads nothing
+ * else of the symbols than their constant options.
  */
 static void *ahead_thread(void *arg)
 {
 	struct tally_symbols *s = arg;
+	struct tally__symcache_later later = { 0 };
 
 	pthread_mutex_lock(&s->ahead.mu);
 	for (;;) {
@@ -232,45 +257,86 @@ static void *ahead_thread(void *arg)
 			pthread_cond_wait(&s->ahead.cv, &s->ahead.mu);
 		if (s->ahead.closing)
 			break;
+		ahead_pick(s);
 		struct tally_dso *d = s->ahead.q[s->ahead.next++];
 
 		if (d->ahead != AHEAD_QUEUED)
 			continue;	/* a lookup took it */
 		__atomic_store_n(&d->ahead, AHEAD_LOADING, __ATOMIC_RELEASE);
 		pthread_mutex_unlock(&s->ahead.mu);
-		d->ahead_err = tally__dso_load_elf(d, &s->ctx, d->load_id_sz ? d->load_id : NULL,
-						   s->ignore_build_id ? 0 : d->load_id_sz);
+		d->ahead_err = tally__dso_load_elf_later(d, &s->ctx,
+							 d->load_id_sz ? d->load_id : NULL,
+							 s->ignore_build_id ? 0 : d->load_id_sz,
+							 &later);
 		pthread_mutex_lock(&s->ahead.mu);
 		__atomic_store_n(&d->ahead, AHEAD_DONE, __ATOMIC_RELEASE);
 		pthread_cond_broadcast(&s->ahead.cv);
+		if (later.key) {	/* the cache's file once the reader may have d */
+			pthread_mutex_unlock(&s->ahead.mu);
+			tally__symcache_later_store(&later);
+			pthread_mutex_lock(&s->ahead.mu);
+		}
 	}
 	pthread_mutex_unlock(&s->ahead.mu);
 	return NULL;
 }
 
-int tally__ahead_queue(struct tally_symbols *s, struct tally_dso *d)
+/* the helper, started on what is queued */
+static int ahead_start(struct tally_symbols *s)
 {
-	if (!s->ahead.running) {
-		pthread_mutex_init(&s->ahead.mu, NULL);
-		pthread_cond_init(&s->ahead.cv, NULL);
-		if (pthread_create(&s->ahead.thread, NULL, ahead_thread, s)) {
-			pthread_mutex_destroy(&s->ahead.mu);
-			pthread_cond_destroy(&s->ahead.cv);
-			return 1;	/* the caller loads it, then */
-		}
-		s->ahead.running = true;
+	pthread_mutex_init(&s->ahead.mu, NULL);
+	pthread_cond_init(&s->ahead.cv, NULL);
+	if (pthread_create(&s->ahead.thread, NULL, ahead_thread, s)) {
+		pthread_mutex_destroy(&s->ahead.mu);
+		pthread_cond_destroy(&s->ahead.cv);
+		return -1;
 	}
-	pthread_mutex_lock(&s->ahead.mu);
+	s->ahead.running = true;
+	return 0;
+}
+
+static int ahead_room(struct tally_symbols *s)
+{
 	if (s->ahead.n == s->ahead.cap) {
 		size_t cap = s->ahead.cap ? s->ahead.cap * 2 : 32;
 		struct tally_dso **q = realloc(s->ahead.q, cap * sizeof(*q));
 
-		if (!q) {
-			pthread_mutex_unlock(&s->ahead.mu);
-			return 1;
-		}
+		if (!q)
+			return -1;
 		s->ahead.q = q;
 		s->ahead.cap = cap;
+	}
+	return 0;
+}
+
+void tally__symbols_ahead_hold(struct tally_symbols *s, bool hold)
+{
+	if (!s || s->ahead.held == hold)
+		return;
+	s->ahead.held = hold;
+	if (hold || s->ahead.running || s->ahead.next == s->ahead.n || !ahead_start(s))
+		return;
+	/* no helper: the queued stay as they were, loaded by their lookups */
+	for (size_t i = s->ahead.next; i < s->ahead.n; i++)
+		s->ahead.q[i]->ahead = AHEAD_NONE;
+	s->ahead.next = s->ahead.n = 0;
+}
+
+int tally__ahead_queue(struct tally_symbols *s, struct tally_dso *d)
+{
+	if (s->ahead.held && !s->ahead.running) {	/* the helper starts at the release */
+		if (ahead_room(s))
+			return 1;
+		d->ahead = AHEAD_QUEUED;
+		s->ahead.q[s->ahead.n++] = d;
+		return 0;
+	}
+	if (!s->ahead.running && ahead_start(s))
+		return 1;	/* the caller loads it, then */
+	pthread_mutex_lock(&s->ahead.mu);
+	if (ahead_room(s)) {
+		pthread_mutex_unlock(&s->ahead.mu);
+		return 1;
 	}
 	__atomic_store_n(&d->ahead, AHEAD_QUEUED, __ATOMIC_RELEASE);
 	s->ahead.q[s->ahead.n++] = d;

@@ -36,6 +36,12 @@ void tally__module_name(const char *path, char *out, size_t len);
 /* symbols.c: d asked for in this trim's epoch (a resolver's kept answer is a use). */
 struct tally_dso;
 void tally__symbols_touch(struct tally_symbols *s, struct tally_dso *d);
+/*
+ * hold true: the files tally_symbols__preload_file queues wait until
+ * hold false, so that the helper, which takes the largest first, sees
+ * them all (else it starts on the first queued while the rest come).
+ */
+void tally__symbols_ahead_hold(struct tally_symbols *s, bool hold);
 /* d's table was let go by a trim (anything resolved through it before is stale). */
 bool tally__dso_unloaded(const struct tally_dso *d);
 

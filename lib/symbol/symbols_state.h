@@ -45,6 +45,7 @@ struct tally_symbols {
 	struct {
 		pthread_t thread;
 		bool running, closing;
+		bool held;		/* queued, not started (tally__symbols_ahead_hold) */
 		pthread_mutex_t mu;
 		pthread_cond_t cv;	/* to the helper: more queued; from it: one loaded */
 		struct tally_dso **q;

@@ -292,3 +292,90 @@ int tally__symcache_store(const void *key, size_t klen, const struct tally_dso *
 	(void)tally__cache_trim(path);
 	return 0;
 }
+
+/* the copy's names: each in its pool, or allocated on its own (demangled) */
+static void later_free(struct tally__symcache_later *l)
+{
+	struct tally_dso *c = l->copy;
+
+	if (c) {
+		for (size_t i = 0; c->syms && i < c->nr_syms; i++)
+			if (!tally__dso_pooled(c, c->syms[i].name))
+				free((char *)c->syms[i].name);
+		free(c->syms);
+		free(c->names);
+		free(c->symsrc);
+		free(c->dwarf_path);
+		free(c);
+	}
+	free(l->key);
+	memset(l, 0, sizeof(*l));
+}
+
+int tally__symcache_later_take(struct tally__symcache_later *l, char *key, size_t klen,
+			       const struct tally_dso *d)
+{
+	struct tally_dso *c = calloc(1, sizeof(*c));
+
+	memset(l, 0, sizeof(*l));
+	if (!c)
+		return -ENOMEM;
+	l->copy = c;
+	c->nr_syms = d->nr_syms;
+	c->tree = d->tree;
+	c->plt_lo = d->plt_lo;
+	c->plt_hi = d->plt_hi;
+	c->status = d->status;
+	c->names_len = d->names_len;
+	if (!(c->syms = malloc(d->nr_syms * sizeof(*c->syms))) ||
+	    (d->names_len && !(c->names = malloc(d->names_len))) ||
+	    (d->symsrc && !(c->symsrc = strdup(d->symsrc))) ||
+	    (d->dwarf_path && !(c->dwarf_path = strdup(d->dwarf_path)))) {
+		c->nr_syms = 0;
+		later_free(l);
+		return -ENOMEM;
+	}
+	if (d->names_len)
+		memcpy(c->names, d->names, d->names_len);
+	for (size_t i = 0; i < d->nr_syms; i++) {
+		const char *n = d->syms[i].name;
+
+		c->syms[i] = d->syms[i];
+		c->syms[i].name = tally__dso_pooled(d, n) ? c->names + (n - d->names) : strdup(n);
+		if (!c->syms[i].name) {
+			c->nr_syms = i;
+			later_free(l);
+			return -ENOMEM;
+		}
+	}
+	l->demangle = d->demangle_lazy;
+	l->key = key;
+	l->klen = klen;
+	return 0;
+}
+
+void tally__symcache_later_store(struct tally__symcache_later *l)
+{
+	struct tally_dso *c = l->copy;
+
+	if (!c || !l->key) {
+		later_free(l);
+		return;
+	}
+	/* as tally__dso_demangle_all would have made them */
+	for (size_t i = 0; l->demangle && i < c->nr_syms; i++) {
+		const struct tally_symbol *sym = &c->syms[i];
+		/* as tally__dso_demangled (dso.c, which calls this module) */
+		char *dm = sym->start >= c->plt_lo && sym->start < c->plt_hi ?
+			   tally__demangle_plt(sym->name) : tally_demangle(sym->name);
+
+		if (dm) {
+			if (!tally__dso_pooled(c, c->syms[i].name))
+				free((char *)c->syms[i].name);
+			c->syms[i].name = dm;
+		}
+	}
+	(void)tally__symcache_store(l->key, l->klen, c);
+	c->tree = NULL;		/* the DSO's */
+	later_free(l);
+}

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include <tally/stacks.h>
+#include "stacks_internal.h"
 
 static int frame(struct tally_stacks *s, const char *name, const char *dso, bool k)
 {
@@ -294,6 +295,67 @@ static void test_bad_args(void **state)
 	tally_stacks__free(NULL);
 }
 
+/*
+ * The flame graph of the stacks, in order; fresh: each one's command a
+ * copy of its own (an equal name at another pointer: the same node, but
+ * no walk of the last stack's path again, so each stack from the root).
+ */
+static char *flame_of(const char *const (*st)[5], const char *const *comm, const bool (*kern)[5],
+		      const size_t *n, size_t ns, bool fresh, size_t *len)
+{
+	struct tally__flame *f = tally__flame_new();
+	char *buf = NULL, *copies[16];
+	FILE *fp;
+
+	assert_non_null(f);
+	assert_true(ns <= 16);
+	for (size_t i = 0; i < ns; i++) {
+		copies[i] = strdup(comm[i]);
+		assert_int_equal(tally__flame_stack(f, fresh ? copies[i] : comm[i], st[i], kern[i],
+						    n[i], 1 + i), 0);
+	}
+	fp = open_memstream(&buf, len);
+	assert_non_null(fp);
+	assert_int_equal(tally__flame_write(f, fp, "t"), 0);
+	fclose(fp);
+	tally__flame_free(f);
+	for (size_t i = 0; i < ns; i++)
+		free(copies[i]);
+	return buf;
+}
+
+/*
+ * A stack walks the last one's nodes again where they share their root
+ * part (the same command, text pointer and kind): the graph is the one
+ * each stack walked from the root makes. A kernel frame of the same name
+ * is another node; an equal name at another pointer the same node.
+ */
+static void test_flame_shared_paths(void **state)
+{
+	static char main_copy[] = "main";
+	static const char *const st[][5] = {
+		{ "main", "f", "g" }, { "main", "f", "h" }, { "main", "f" },
+		{ "main", "f", "g", "k" }, { "main", "f" }, { "main", "f", "g" },
+		{ main_copy, "f", NULL, "x" }, { "main", "f", "g" }, { 0 }, { "main", "f", "g" },
+	};
+	static const char *const comm[] = { "a", "a", "a", "a", "a", "b", "a", "a", "a", "a" };
+	static const bool kern[][5] = {
+		{ 0 }, { 0 }, { 0 }, { 0 }, { true, false }, { 0 }, { 0 }, { 0, 0, true }, { 0 }, { 0 },
+	};
+	static const size_t n[] = { 3, 3, 2, 4, 2, 3, 4, 3, 0, 3 };
+	size_t ns = sizeof(n) / sizeof(n[0]), l1, l2;
+	char *one, *two;
+
+	(void)state;
+	one = flame_of(st, comm, kern, n, ns, true, &l1);
+	two = flame_of(st, comm, kern, n, ns, false, &l2);
+	assert_true(l1 > 1000);
+	assert_int_equal(l1, l2);
+	assert_memory_equal(one, two, l1);
+	free(one);
+	free(two);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -301,6 +363,7 @@ int main(void)
 		cmocka_unit_test(test_folded),
 		cmocka_unit_test(test_writers),
 		cmocka_unit_test(test_svg_halves),
+		cmocka_unit_test(test_flame_shared_paths),
 		cmocka_unit_test(test_speedscope_order),
 		cmocka_unit_test(test_abi_0_2_calls),
 		cmocka_unit_test(test_bad_args),

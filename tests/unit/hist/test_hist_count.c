@@ -183,6 +183,49 @@ static void test_self_graphs_callee(void **state)
 	expect_same(&o);
 }
 
+/*
+ * Past the shape table's first sizes (8192 slots, then twice as many each
+ * time it is half full): 10,000 shapes, each sampled once, then each once
+ * more. Every second sample finds its shape after the table grew: 10,000
+ * shapes of 2 samples each, no shape made twice.
+ */
+static void test_many_shapes(void **state)
+{
+	struct perf_event_attr a = hf_attr(PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+					   PERF_SAMPLE_PERIOD | PERF_SAMPLE_WEIGHT |
+					   PERF_SAMPLE_CALLCHAIN);
+	char path[] = "/tmp/test_hist_count.many.XXXXXX";
+	struct tally_hist *h = NULL;
+	TALLY_OPTS(tally_session_opts, so, .sample = on_sample, .ctx = &h);
+	TALLY_OPTS(tally_hist_totals, t);
+	struct tally_data_writer *w;
+	struct tally_session *ss;
+	uint64_t time = 100;
+	int fd;
+
+	(void)state;
+	w = hf_begin(path, &a, &fd);
+	hf_comm(w, 100, "alpha", 1, false);
+	for (int pass = 0; pass < 2; pass++)
+		for (uint64_t i = 0; i < 10000; i++) {
+			struct spec sp = { 100, 1, 1, 2, { A + i * 16, B + (i % 7) * 16 } };
+
+			sample(w, &sp, 1, 1, time++);
+		}
+	hf_end(w, fd);
+	ss = tally_session__open(path, &so);
+	assert_non_null(ss);
+	h = tally_hist__new(ss, NULL);
+	assert_non_null(h);
+	assert_int_equal(tally_session__run(ss), 0);
+	unlink(path);
+	assert_int_equal(tally_hist__totals(h, 0, &t), 0);
+	assert_int_equal(t.samples, 20000);
+	assert_int_equal(t.shapes, 10000);
+	tally_hist__free(h);
+	tally_session__close(ss);
+}
+
 static void test_count_zero(void **state)
 {
 	struct tally_hist *h = NULL;
@@ -197,6 +240,7 @@ int main(void)
 		cmocka_unit_test(test_self_rows),
 		cmocka_unit_test(test_children_graphs),
 		cmocka_unit_test(test_self_graphs_callee),
+		cmocka_unit_test(test_many_shapes),
 		cmocka_unit_test(test_count_zero),
 	};
 

@@ -9,6 +9,7 @@
  * all safe.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -21,6 +22,8 @@
 #include <tally/data_read.h>
 #include <tally/data_write.h>
 #include <tally/symbols.h>
+#include "symbols_internal.h"
+#include "dso_internal.h"
 #include "symbols_state.h"
 
 static const char *libc_path(void)
@@ -133,6 +136,144 @@ static void test_close_and_trim_while_queued(void **state)
 	tally_symbols__free(s);
 }
 
+/* every queued file loaded by the helper (no lookup took one first) */
+static void wait_helper(struct tally_symbols *s)
+{
+	pthread_mutex_lock(&s->ahead.mu);
+	for (;;) {
+		size_t done = 0;
+
+		for (size_t i = 0; i < s->ahead.n; i++)
+			done += s->ahead.q[i]->ahead == 3;	/* AHEAD_DONE */
+		if (done == s->ahead.n)
+			break;
+		pthread_cond_wait(&s->ahead.cv, &s->ahead.mu);
+	}
+	pthread_mutex_unlock(&s->ahead.mu);
+}
+
+/*
+ * Queued while held, the helper starts at the release and takes the
+ * largest file first (a compiler's table is the one worth starting
+ * early), whatever the order the recording names them in.
+ */
+static void test_largest_first(void **state)
+{
+	const char *libc = libc_path(), *small = "/usr/bin/true";
+	struct tally_symbols *s;
+	struct tally_dso *big;
+
+	(void)state;
+	if (!libc || access(small, R_OK))
+		skip();
+	s = tally_symbols__new(NULL);
+	tally__symbols_ahead_hold(s, true);
+	assert_int_equal(tally_symbols__preload_file(s, small), 0);
+	assert_int_equal(tally_symbols__preload_file(s, "/nonexistent/tally-ahead-c.so"), 0);
+	assert_int_equal(tally_symbols__preload_file(s, libc), 0);
+	assert_false(s->ahead.running);	/* held: nothing begun */
+	assert_int_equal(s->ahead.n, 3);
+	tally__symbols_ahead_hold(s, false);
+	assert_true(s->ahead.running);
+	/* all three loaded by the helper (no lookup took one), then its order */
+	wait_helper(s);
+	big = s->ahead.q[0];
+	assert_string_equal(big->name, libc);
+	assert_string_equal(s->ahead.q[1]->name, small);
+	/* each the lookup's table as usual */
+	assert_ptr_equal(tally_symbols__dso_path(s, libc), big);
+	assert_true(big->nr_syms > 100);
+	assert_true(tally_symbols__dso_path(s, small)->nr_syms > 0 ||
+		    tally_symbols__dso_path(s, small)->status != TALLY_DSO_OK);
+	tally_symbols__free(s);
+
+	/* released with nothing queued, or held twice: no helper */
+	s = tally_symbols__new(NULL);
+	tally__symbols_ahead_hold(s, true);
+	tally__symbols_ahead_hold(s, true);
+	tally__symbols_ahead_hold(s, false);
+	assert_false(s->ahead.running);
+	tally__symbols_ahead_hold(NULL, true);
+	tally_symbols__free(s);
+}
+
+/* dir's one symtab3-* file (the symbol cache's), read whole into *len bytes */
+static char *cache_file(const char *dir, size_t *len)
+{
+	char cmd[512], path[600];
+	FILE *p, *f;
+	char *buf;
+
+	snprintf(cmd, sizeof(cmd), "ls %s/tally/symtab3-* 2>/dev/null", dir);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	assert_non_null(fgets(path, sizeof(path), p));
+	pclose(p);
+	path[strcspn(path, "\n")] = '\0';
+	f = fopen(path, "rb");
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	*len = (size_t)ftell(f);
+	rewind(f);
+	buf = malloc(*len);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, *len, f), *len);
+	fclose(f);
+	return buf;
+}
+
+/*
+ * A table the symbol cache keeps, read ahead: the reader gets it before
+ * the cache's file is made (every name demangled for the file: 30 ms of a
+ * compiler's, on the reader's way when done first), so its names are
+ * still demangled at their lookups; the file the helper writes after is
+ * the one a lookup's own load writes.
+ */
+static void test_cache_written_after_handover(void **state)
+{
+	const char *lib = "/usr/lib/x86_64-linux-gnu/libstdc++.so.6";
+	char ahead_dir[] = "/tmp/test_symbols_ahead.cacheA.XXXXXX";
+	char plain_dir[] = "/tmp/test_symbols_ahead.cacheB.XXXXXX";
+	struct tally_symbols *s;
+	struct tally_dso *d;
+	size_t la, lb;
+	char *a, *b, cmd[256];
+
+	(void)state;
+	if (access(lib, R_OK))
+		skip();
+	assert_non_null(mkdtemp(ahead_dir));
+	assert_non_null(mkdtemp(plain_dir));
+	unsetenv("TALLY_SYMTAB_CACHE");
+	setenv("XDG_CACHE_HOME", ahead_dir, 1);
+	s = tally_symbols__new(NULL);
+	assert_int_equal(tally_symbols__preload_file(s, lib), 0);
+	wait_helper(s);		/* the helper's load, not the lookup's */
+	d = tally_symbols__dso_path(s, lib);
+	assert_non_null(d);
+	assert_true(d->nr_syms >= 1000);	/* one the cache keeps */
+	assert_true(d->demangle_lazy);		/* handed over as loaded */
+	tally_symbols__free(s);			/* joins the helper: its file written */
+
+	setenv("XDG_CACHE_HOME", plain_dir, 1);
+	s = tally_symbols__new(NULL);
+	d = tally_symbols__dso_path(s, lib);
+	assert_non_null(d);
+	assert_false(d->demangle_lazy);		/* a lookup's load demangles for the file */
+	tally_symbols__free(s);
+
+	a = cache_file(ahead_dir, &la);
+	b = cache_file(plain_dir, &lb);
+	assert_int_equal(la, lb);
+	assert_memory_equal(a, b, la);
+	free(a);
+	free(b);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s %s", ahead_dir, plain_dir);
+	assert_int_equal(system(cmd), 0);
+	unsetenv("XDG_CACHE_HOME");
+	setenv("TALLY_SYMTAB_CACHE", "0", 1);
+}
+
 /* The build-id table's paths, in order, NULL past its end */
 static void test_build_id_paths(void **state)
 {
@@ -180,6 +321,8 @@ int main(void)
 		cmocka_unit_test(test_preloaded_is_the_lookups_table),
 		cmocka_unit_test(test_not_a_file),
 		cmocka_unit_test(test_close_and_trim_while_queued),
+		cmocka_unit_test(test_largest_first),
+		cmocka_unit_test(test_cache_written_after_handover),
 		cmocka_unit_test(test_build_id_paths),
 	};
 
