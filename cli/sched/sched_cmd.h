@@ -66,11 +66,25 @@ struct sched_tinfo {
 	bool comm_lost;			/* perf dropped it (a parent remade): ":tid" till a COMM */
 	bool seen;
 	uint32_t gen;			/* FORKs of this tid: each a new thread, as perf's */
+	/*
+	 * The machine's name for it after its last COMM or FORK, cut where
+	 * commstrs are: a FORK renames a tid it reuses before the reader
+	 * sees it, and the thread it replaces keeps this one
+	 */
+	char name[32];
 };
 
 struct sched_reader;
 /* 0 goes on; anything else stops the run. */
 typedef int (*sched_ev_fn)(struct sched_reader *r, const struct sched_ev *ev, void *ctx);
+/*
+ * A FORK rebuilds a thread perf knew (a parent it knew under another pid,
+ * a child's tid in use): perf moves the old one to its dead list, where
+ * a summary still finds it. Called before the new one replaces old (the
+ * tinfo of tid), with the name the old one has.
+ */
+typedef void (*sched_drop_fn)(struct sched_reader *r, int32_t tid, const struct sched_tinfo *old,
+			      const char *comm, void *ctx);
 
 struct sched_reader {
 	const char *cmd;		/* "sched latency": messages */
@@ -88,6 +102,7 @@ struct sched_reader {
 	struct sched_tids tinfo;	/* struct sched_tinfo by tid */
 	bool no_mem;			/* a thread could not be kept: out of memory */
 	unsigned want;			/* the kinds whose samples come: SCHED_WANT bits (sched_open) */
+	sched_drop_fn drop;		/* set after sched_open by who keeps dropped threads, or NULL */
 };
 
 /* sched_open's want: a kind's bit; SCHED_WANT_ALL every sample, the other events' too. */

@@ -148,12 +148,36 @@ struct sched_tinfo *sched_thread(struct sched_reader *r, int32_t pid, int32_t ti
 	return t;
 }
 
+/* t's name as the machine has it now (after the record that set it). */
+static void note_name(struct sched_reader *r, struct sched_tinfo *t, int32_t tid)
+{
+	const char *c = tally_machine__comm_of(tally_session__machine(r->s), tid);
+
+	snprintf(t->name, sizeof(t->name), "%s", c ? c : "");
+}
+
+/* perf keeps the thread a FORK rebuilds: the subcommand may keep what it knows of it */
+static void drop(struct sched_reader *r, int32_t tid, const struct sched_tinfo *old,
+		 const char *comm)
+{
+	char dflt[24];
+
+	if (!r->drop)
+		return;
+	if (!comm) {	/* as sched_comm said before the FORK renamed it */
+		snprintf(dflt, sizeof(dflt), ":%d", (int)tid);
+		comm = old->comm_lost || !old->name[0] ? dflt : old->name;
+	}
+	r->drop(r, tid, old, comm, r->ctx);
+}
+
 /* COMM, FORK and EXIT as perf's machine takes them. */
 static int on_record(struct tally_session *s, const struct perf_event_header *h,
 		     const struct tally_record *rec, void *ctx)
 {
 	struct sched_reader *r = ctx;
 	struct sched_tinfo *t;
+	int32_t tid;
 	bool lost;
 
 	(void)s;
@@ -162,6 +186,7 @@ static int on_record(struct tally_session *s, const struct perf_event_header *h,
 		if (!(t = sched_thread(r, (int32_t)rec->u.comm.pid, (int32_t)rec->u.comm.tid)))
 			break;
 		t->comm_lost = false;
+		note_name(r, t, (int32_t)rec->u.comm.tid);
 		/*
 		 * perf marks the thread of the record's sample id, not the one
 		 * named: a synthesized COMM's id is zero, the idle task's.
@@ -177,16 +202,23 @@ static int on_record(struct tally_session *s, const struct perf_event_header *h,
 		 * task a wake-up named, of pid 0) is not the parent: perf
 		 * drops it and makes a new one.
 		 */
-		t = sched_thread(r, (int32_t)rec->u.task.ppid, (int32_t)rec->u.task.ptid);
-		if (t && t->pid != (int32_t)rec->u.task.ppid)	/* its name goes with it */
+		tid = (int32_t)rec->u.task.ptid;
+		t = sched_thread(r, (int32_t)rec->u.task.ppid, tid);
+		if (t && t->pid != (int32_t)rec->u.task.ppid) {	/* its name goes with it */
+			drop(r, tid, t, sched_comm(r, tid));
 			*t = (struct sched_tinfo){ .seen = true, .pid = (int32_t)rec->u.task.ppid,
 						   .ppid = -1, .gen = t->gen + 1, .comm_lost = true };
+		}
 		lost = t && t->comm_lost;
 		/* a thread of that tid before is another: perf makes a new one, named as its parent */
-		if ((t = sched_thread(r, -1, (int32_t)rec->u.task.tid))) {
+		tid = (int32_t)rec->u.task.tid;
+		if ((t = sched_tids__find(&r->tinfo, tid)) && t->seen)
+			drop(r, tid, t, NULL);
+		if ((t = sched_thread(r, -1, tid))) {
 			*t = (struct sched_tinfo){ .seen = true, .pid = (int32_t)rec->u.task.pid,
 						   .ppid = (int32_t)rec->u.task.ptid,
 						   .gen = t->gen + 1, .comm_lost = lost };
+			note_name(r, t, tid);
 		}
 		break;
 	case PERF_RECORD_EXIT:

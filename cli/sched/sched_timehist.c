@@ -34,7 +34,6 @@ struct thread_rt {
 	int64_t last_state;
 	uint64_t migrations;
 	bool made;
-	uint32_t gen;		/* the sched_tinfo generation it counts for */
 	/* its commstr at its last line, and what made it (a line per switch: built once) */
 	bool cvalid;
 	uint8_t ccomm_n, cstr_n;
@@ -42,10 +41,20 @@ struct thread_rt {
 	char ccomm[32], cstr[32];
 };
 
+/* A thread a FORK rebuilt, as perf's dead list keeps it: what its summary line shows. */
+struct dead_rt {
+	int32_t tid, pid, ppid;
+	bool exited;				/* an EXIT came before the FORK */
+	char comm[32];
+	struct thread_rt rt;
+};
+
 struct th_ctx {
 	const struct timehist_opts *o;
 	struct sched_reader *r;
 	struct sched_tids rts;			/* struct thread_rt by tid */
+	struct dead_rt *dead;			/* in the order the FORKs dropped them */
+	size_t nr_dead, cap_dead;
 	struct thread_rt *idle;			/* by CPU: perf's "<idle>" threads */
 	int nr_idle;
 	int max_cpu;				/* nr_cpus_online, raised by samples */
@@ -83,21 +92,53 @@ static void stats_update(struct run_stats *s, uint64_t val)
 static struct thread_rt *rt_of(struct th_ctx *c, int32_t tid)
 {
 	struct thread_rt *t = sched_tids__get(&c->rts, tid);
-	struct sched_tinfo *ti = sched_tids__find(&c->r->tinfo, tid);
 
 	if (!t) {
 		c->failed = ENOMEM;
 		return NULL;
 	}
-	/* a FORK of that tid made a new thread: perf counts it afresh */
-	if (ti && t->made && ti->gen != t->gen)
-		memset(t, 0, sizeof(*t));
 	if (!t->made) {
-		t->gen = ti ? ti->gen : 0;
 		t->made = true;
 		stats_init(&t->stats);
 	}
 	return t;
+}
+
+/*
+ * A FORK rebuilt tid's thread (sched_drop_fn): the new one counts afresh;
+ * the old one's runs stay in the summary, under the pid and name it had,
+ * as perf's dead list keeps them.
+ */
+static void on_drop(struct sched_reader *r, int32_t tid, const struct sched_tinfo *old,
+		    const char *comm, void *ctx)
+{
+	struct th_ctx *c = ctx;
+	struct thread_rt *t = sched_tids__find(&c->rts, tid);
+	struct dead_rt *d;
+
+	(void)r;
+	if (!t || !t->made)
+		return;
+	if (t->stats.n) {	/* the summary shows no thread that never ran */
+		if (c->nr_dead == c->cap_dead) {
+			size_t cap = c->cap_dead ? 2 * c->cap_dead : 8;
+
+			if (!(d = realloc(c->dead, cap * sizeof(*d)))) {
+				c->failed = ENOMEM;
+				return;
+			}
+			c->dead = d;
+			c->cap_dead = cap;
+		}
+		d = &c->dead[c->nr_dead++];
+		d->tid = tid;
+		d->pid = old->pid;
+		d->ppid = old->ppid;
+		d->exited = old->dead;
+		snprintf(d->comm, sizeof(d->comm), "%s", comm);
+		d->rt = *t;
+	}
+	memset(t, 0, sizeof(*t));
 }
 
 static struct thread_rt *idle_of(struct th_ctx *c, int cpu)
@@ -561,13 +602,12 @@ struct totals {
 	uint64_t sched_count, task_count, total_run_time;
 };
 
-static void print_thread(struct th_ctx *c, int32_t tid, struct thread_rt *r)
+static void print_thread(struct th_ctx *c, int32_t pid, int32_t tid, int32_t ppid,
+			 const char *comm, const struct thread_rt *r)
 {
-	struct sched_tinfo *ti = sched_tids__find(&c->r->tinfo, tid);
-	const char *s = commstr(c, ti ? ti->pid : -1, tid, sched_comm(c->r, tid));
+	const char *s = commstr(c, pid, tid, comm);
 
-	printf("%*s   %5d  %9llu ", c->comm_width, s, ti ? (int)ti->ppid : -1,
-	       (unsigned long long)r->stats.n);
+	printf("%*s   %5d  %9llu ", c->comm_width, s, (int)ppid, (unsigned long long)r->stats.n);
 	sched_print_time(r->total_run_time, 8);
 	if (c->o->state) {
 		sched_print_time(r->total_sleep_time, 6);
@@ -596,41 +636,71 @@ static void print_thread(struct th_ctx *c, int32_t tid, struct thread_rt *r)
 	}
 }
 
+/* A summary row: a thread by tid, or (dropped > 0) c->dead[dropped - 1]. */
+struct th_row {
+	int32_t tid;
+	uint32_t dropped;
+};
+
 static int by_bucket(const void *a, const void *b)
 {
-	int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-	int bx = (int)((uint32_t)x % 256), by = (int)((uint32_t)y % 256);
+	const struct th_row *x = a, *y = b;
+	int bx = (int)((uint32_t)x->tid % 256), by = (int)((uint32_t)y->tid % 256);
 
 	if (bx != by)
 		return bx < by ? -1 : 1;
-	return x < y ? -1 : x > y;
+	if (x->dropped != y->dropped)	/* the live ones by tid, then the dropped as dropped */
+		return x->dropped < y->dropped ? -1 : 1;
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
 }
 
-/* perf walks its threads by tid % 256, then tid: the live ones, then those that exited. */
+static void add_thread(struct th_ctx *c, struct totals *tot, int32_t pid, int32_t tid,
+		       int32_t ppid, const char *comm, const struct thread_rt *r)
+{
+	if (!r->stats.n || filtered(c, pid, tid))
+		return;
+	tot->task_count++;
+	tot->sched_count += (uint64_t)r->stats.n;
+	tot->total_run_time += r->total_run_time;
+	print_thread(c, pid, tid, ppid, comm, r);
+}
+
+/*
+ * perf walks its threads by tid % 256: in each, the live ones by tid,
+ * then those a FORK dropped (its dead list) as they were dropped; once
+ * those that did not exit, once those that did.
+ */
 static void print_threads(struct th_ctx *c, struct totals *tot, bool dead)
 {
-	size_t n = c->r->tinfo.nr;
-	int32_t *tids = malloc((n ? n : 1) * sizeof(*tids));
+	size_t n = c->r->tinfo.nr, nr = n + c->nr_dead;
+	struct th_row *rows = malloc((nr ? nr : 1) * sizeof(*rows));
 
-	if (!tids) {
+	if (!rows) {
 		c->failed = ENOMEM;
 		return;
 	}
-	memcpy(tids, c->r->tinfo.order, n * sizeof(*tids));
-	qsort(tids, n, sizeof(*tids), by_bucket);
-	for (size_t i = 0; i < n; i++) {
-		struct sched_tinfo *ti = sched_tids__find(&c->r->tinfo, tids[i]);
-		struct thread_rt *r = sched_tids__find(&c->rts, tids[i]);
+	for (size_t i = 0; i < n; i++)
+		rows[i] = (struct th_row){ .tid = c->r->tinfo.order[i] };
+	for (size_t i = 0; i < c->nr_dead; i++)
+		rows[n + i] = (struct th_row){ .tid = c->dead[i].tid, .dropped = (uint32_t)i + 1 };
+	qsort(rows, nr, sizeof(*rows), by_bucket);
+	for (size_t i = 0; i < nr; i++) {
+		int32_t tid = rows[i].tid;
 
-		if (!r || !r->stats.n || ti->dead != dead ||
-		    filtered(c, ti->pid, tids[i]))
-			continue;
-		tot->task_count++;
-		tot->sched_count += (uint64_t)r->stats.n;
-		tot->total_run_time += r->total_run_time;
-		print_thread(c, tids[i], r);
+		if (rows[i].dropped) {
+			const struct dead_rt *d = &c->dead[rows[i].dropped - 1];
+
+			if (d->exited == dead)
+				add_thread(c, tot, d->pid, tid, d->ppid, d->comm, &d->rt);
+		} else {
+			struct sched_tinfo *ti = sched_tids__find(&c->r->tinfo, tid);
+			struct thread_rt *r = sched_tids__find(&c->rts, tid);
+
+			if (r && ti->dead == dead)
+				add_thread(c, tot, ti->pid, tid, ti->ppid, sched_comm(c->r, tid), r);
+		}
 	}
-	free(tids);
+	free(rows);
 }
 
 static void print_summary(struct th_ctx *c)
@@ -738,6 +808,7 @@ int sched_timehist(const char *path, const struct timehist_opts *o)
 		free(c);
 		return ret;
 	}
+	r.drop = on_drop;
 	c->chains = o->callchain && r.callchains;
 	if (o->callchain && !r.callchains)
 		fprintf(stderr, "Samples do not have callchains.\n");
@@ -774,6 +845,7 @@ int sched_timehist(const char *path, const struct timehist_opts *o)
 		print_summary(c);
 	sched_close(&r);
 	sched_tids__free(&c->rts);
+	free(c->dead);
 	free(c->idle);
 	free(c);
 	return ret;
