@@ -165,8 +165,10 @@ if have_perf; then
 	f='group_dead == 1'
 	$TALLY trace -e sched:sched_process_exit --filter "$f" -o "$tmp/f" -- "$W" threads-join 4 200 300
 	perf trace -e sched:sched_process_exit --filter "$f" -- "$W" threads-join 4 200 300 2>"$tmp/pf"
+	# perf trace, live, now and then has no name yet for the exiting
+	# thread and prints its pid as ":934/934": read that as the workload's
 	is "--filter '$f': perf's lines" "$(grep sched: "$tmp/f" | norm /dev/stdin)" \
-		"$(grep sched: "$tmp/pf" | norm /dev/stdin)"
+		"$(grep sched: "$tmp/pf" | norm /dev/stdin | sed -E 's/^( *[0-9.]+ ):[0-9]+\/TID /\1work\/TID /')"
 	# -s: perf's table for the syscalls, the tracepoints' lines still shown (as perf's)
 	$TALLY trace -s -e $tp -o "$tmp/tps" -- "$W" exec 3
 	perf trace -s -e $tp -- "$W" exec 3 2>"$tmp/ptps"
