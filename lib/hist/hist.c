@@ -26,6 +26,20 @@
 #include "hist_priv.h"
 #include "resolved_internal.h"
 
+/* A shape's hash, its frames mixed in: one multiply per address, one mix
+ * at the end (chains are long); branch_history's stacks (nr 0 otherwise). */
+static uint64_t hash_frames(uint64_t h, const struct tally_sample *smp)
+{
+	for (uint64_t i = 0; i < smp->callchain.nr; i++)
+		h = (h ^ smp->callchain.ips[i]) * 0x9e3779b97f4a7c15ULL + (h >> 29);
+	for (uint64_t i = 0; i < smp->branch_stack.nr; i++) {
+		const struct perf_branch_entry *e = &smp->branch_stack.entries[i];
+
+		h = (h ^ e->from ^ (e->to << 1)) * 0x9e3779b97f4a7c15ULL + (h >> 29);
+	}
+	return tally_hash_mix(h);
+}
+
 static uint64_t shape_hash(int idx, const char *comm, const char *trace,
 			   const struct tally_sample *smp, int mode, const struct hist_mem *m)
 {
@@ -39,16 +53,7 @@ static uint64_t shape_hash(int idx, const char *comm, const char *trace,
 				   (m->txn << 11) ^ (m->cgroup << 23) ^ m->cg_ino ^ (m->cg_dev << 50) ^
 				   /* branch mode's shapes differ in these alone: one chain of all */
 				   tally_hash_mix(m->bfrom ^ (m->bto << 1) ^ (m->bflags << 13) ^ (m->ip << 29)));
-	/* one multiply per address, one mix at the end: chains are long */
-	for (uint64_t i = 0; i < smp->callchain.nr; i++)
-		h = (h ^ smp->callchain.ips[i]) * 0x9e3779b97f4a7c15ULL + (h >> 29);
-	/* branch_history's stacks (nr 0 otherwise) */
-	for (uint64_t i = 0; i < smp->branch_stack.nr; i++) {
-		const struct perf_branch_entry *e = &smp->branch_stack.entries[i];
-
-		h = (h ^ e->from ^ (e->to << 1)) * 0x9e3779b97f4a7c15ULL + (h >> 29);
-	}
-	return tally_hash_mix(h);
+	return hash_frames(h, smp);
 }
 
 /*
@@ -68,14 +73,7 @@ static uint64_t shape_hash_kept(int idx, const char *comm, const char *trace,
 	h ^= smp->ip ^ ((uint64_t)smp->cpu << 40) ^ ((uint64_t)mode << 56);
 	for (unsigned j = 0; j < keep->nw; j++)
 		h = (h ^ f[keep->w[j]]) * 0x9e3779b97f4a7c15ULL + (h >> 29);
-	for (uint64_t i = 0; i < smp->callchain.nr; i++)
-		h = (h ^ smp->callchain.ips[i]) * 0x9e3779b97f4a7c15ULL + (h >> 29);
-	for (uint64_t i = 0; i < smp->branch_stack.nr; i++) {
-		const struct perf_branch_entry *e = &smp->branch_stack.entries[i];
-
-		h = (h ^ e->from ^ (e->to << 1)) * 0x9e3779b97f4a7c15ULL + (h >> 29);
-	}
-	return tally_hash_mix(h);
+	return hash_frames(h, smp);
 }
 
 /* what keys a branch's shape: the fields branch_key sets (the others are 0 in all of them) */

@@ -103,8 +103,7 @@ int tally__ordered_queue(struct tally_ordered *o, uint64_t t, int attr,
 		o->tmp = q;
 		o->cap = cap;
 	}
-	if (t > o->max_time)
-		o->max_time = t;
+	tally__ordered_seen(o, t);
 	/* a record with no time (0: LOST_SAMPLES at the end) has no place to be late for */
 	if (t && t < o->last_flush)
 		o->late++;	/* delivered at the next flush, after newer ones */
@@ -230,6 +229,9 @@ int tally__ordered_flush(struct tally_ordered *o, uint64_t limit, tally_ordered_
 	o->unsorted = false;
 	while (n < o->nq && o->q[n].time <= limit)
 		n++;
+	/* perf's queue runs empty when its tail goes (records dropped here count) */
+	if (o->perf_busy && o->perf_tail <= limit)
+		o->perf_busy = false;
 	/* late is what comes older than something delivered, as perf's last_flush */
 	if (n && o->q[n - 1].time > o->last_flush)
 		o->last_flush = o->q[n - 1].time;

@@ -38,6 +38,14 @@ struct tally_ordered {
 	struct ordered_chunk *chunk;	/* where copies of records go */
 	struct ordered_chunk *spare;	/* an emptied one, kept for reuse */
 	uint64_t next_flush, max_time;	/* a round's limit: the previous round's newest */
+	/*
+	 * perf's max_timestamp is the time of the record last put at its
+	 * queue's tail, or into it empty: lower than the newest seen once
+	 * its queue ran empty. Its tail's time and whether it holds any
+	 * (the records dropped unqueued here counted, as perf queues them).
+	 */
+	uint64_t perf_tail;
+	bool perf_busy;
 	uint64_t last_flush;		/* the newest record delivered */
 	uint64_t late;			/* records queued below last_flush */
 	bool unsorted;			/* a record came older than the one before */
@@ -66,8 +74,13 @@ int tally__ordered_queue(struct tally_ordered *o, uint64_t t, int attr,
  */
 static inline void tally__ordered_seen(struct tally_ordered *o, uint64_t t)
 {
-	if (t > o->max_time)
+	if (!t || t == UINT64_MAX)
+		return;		/* perf delivers those at once, unqueued */
+	if (!o->perf_busy || t >= o->perf_tail) {
 		o->max_time = t;
+		o->perf_tail = t;
+		o->perf_busy = true;
+	}
 }
 /* Deliver the queued records with time <= limit (all: UINT64_MAX) to fn. */
 int tally__ordered_flush(struct tally_ordered *o, uint64_t limit, tally_ordered_fn fn, void *ctx);

@@ -379,6 +379,59 @@ static void test_round_rule(void **state)
 	got_free(&g);
 }
 
+/*
+ * perf's round limit is the time of the record last put at its queue's
+ * tail or into it empty, not the newest ever: once the queue ran empty,
+ * a late record lowers it, and the next round delivers less (perf
+ * 6.1's queue_event). Records dropped unqueued (tally__ordered_seen)
+ * count as queued, as perf queues them.
+ */
+static void test_round_limit_after_empty(void **state)
+{
+	struct tally_ordered o = { 0 };
+	struct got g = { .o = &o };
+	const uint64_t want[] = { 100, 90, 93, 95, 150 };
+
+	(void)state;
+	put(&o, 0, 0, 100, true, NULL);
+	assert_int_equal(tally__ordered_flush_round(&o, take, &g), 0);	/* limit 100 next */
+	assert_int_equal(tally__ordered_flush_round(&o, take, &g), 0);	/* 100: empty */
+	assert_int_equal(g.n, 1);
+	put(&o, 1, 0, 90, true, NULL);		/* into the empty queue: the limit 90 */
+	assert_int_equal(tally__ordered_flush_round(&o, take, &g), 0);	/* 90 out */
+	put(&o, 2, 0, 95, true, NULL);
+	put(&o, 3, 0, 150, true, NULL);
+	assert_int_equal(tally__ordered_flush_round(&o, take, &g), 0);	/* up to 90: none */
+	assert_int_equal(g.n, 2);
+	put(&o, 4, 1, 93, true, NULL);		/* late for 95 only where 95 went */
+	assert_int_equal(tally__ordered_flush(&o, UINT64_MAX, take, &g), 0);
+	assert_int_equal(g.n, 5);
+	for (size_t i = 0; i < 5; i++)
+		assert_int_equal(g.time[i], want[i]);
+	tally__ordered_exit(&o);
+	got_free(&g);
+
+	/* a dropped record keeps perf's queue busy: the limit is not lowered */
+	memset(&g, 0, sizeof(g));
+	g.o = &o;
+	put(&o, 0, 0, 100, true, NULL);
+	tally__ordered_seen(&o, 300);		/* dropped, but in perf's queue */
+	assert_int_equal(tally__ordered_flush_round(&o, take, &g), 0);	/* limit 300 next */
+	assert_int_equal(tally__ordered_flush_round(&o, take, &g), 0);	/* 100 and the 300 */
+	put(&o, 1, 0, 250, true, NULL);		/* perf's queue is empty again: limit 250 */
+	put(&o, 2, 0, 260, true, NULL);
+	assert_int_equal(tally__ordered_flush_round(&o, take, &g), 0);	/* up to 300: both */
+	assert_int_equal(g.n, 3);
+	tally__ordered_seen(&o, 280);		/* dropped into an empty queue: limit 280 */
+	put(&o, 3, 0, 290, true, NULL);
+	assert_int_equal(tally__ordered_flush_round(&o, take, &g), 0);	/* up to 260: none */
+	assert_int_equal(g.n, 3);
+	assert_int_equal(tally__ordered_flush_round(&o, take, &g), 0);	/* up to 290 */
+	assert_int_equal(g.n, 4);
+	tally__ordered_exit(&o);
+	got_free(&g);
+}
+
 /* a delivery that fails: the flush says so and the records stay queued */
 static void test_delivery_fails(void **state)
 {
@@ -410,6 +463,7 @@ int main(void)
 		cmocka_unit_test(test_late),
 		cmocka_unit_test(test_late_is_past_delivered),
 		cmocka_unit_test(test_round_rule),
+		cmocka_unit_test(test_round_limit_after_empty),
 		cmocka_unit_test(test_delivery_fails),
 	};
 
