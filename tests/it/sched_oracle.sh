@@ -18,12 +18,15 @@ within() { if [ "$2" -ge "$3" ] && [ "$2" -le "$4" ]; then ok "$1 ($2)"; else fa
 
 oracle() {
 	local who=$1 F=$2 pid=$3 wakes outs
-	wakes=$("$TALLY" sched timehist -w -i "$F" 2>/dev/null | grep -c "awakened: pipewake\[$pid\]$")
-	within "$who: timehist -w shows the reader woken N times" "$wakes" $N $((N + 2))
-	# the switches where it went to sleep (--state S): on a loaded
-	# machine it is also preempted (R), as often as the load has it
+	# by the writer (the waker that woke it most): on a loaded machine
+	# the kernel wakes it now and then too (a fault's I/O, state D)
+	wakes=$("$TALLY" sched timehist -w -i "$F" 2>/dev/null | grep "awakened: pipewake\[$pid\]$" |
+		awk '{ n[$3]++ } END { for (w in n) if (n[w] > m) m = n[w]; print m + 0 }')
+	within "$who: timehist -w shows the reader woken N times by the writer" "$wakes" $N $((N + 2))
+	# the switches where it went to sleep in read() (--state S): on a
+	# loaded machine it is also preempted (R) or waits on a fault (D)
 	outs=$("$TALLY" sched timehist --state -i "$F" 2>/dev/null |
-		awk -v t="pipewake[$pid]" '$3 == t && $NF != "R"' | wc -l)
+		awk -v t="pipewake[$pid]" '$3 == t && $NF == "S"' | wc -l)
 	within "$who: timehist shows N switches away from the reader to sleep" "$outs" $N $((N + 3))
 }
 
