@@ -142,4 +142,7 @@ static inline const char *tally__session_thread_comm(struct tally_session *s, in
 	return tally__session_thread_comm_slow(s, pid, tid);
 }
 
+/* A --call-graph dwarf sample's user frames unwound into its chain (session_unwind.c). */
+void tally__session_unwind_user(struct tally_session *s, struct tally_sample *smp);
+
 #endif
