@@ -16,6 +16,7 @@
 
 #include "data_read_internal.h"
 #include "data_reader.h"
+#include "prefault.h"
 #include "asan.h"
 #include "data_swap.h"
 #include "internal.h"
@@ -881,9 +882,14 @@ static int walk(struct tally_data_reader *r, uint64_t *offp, uint64_t end, struc
 		union recbuf *rec, tally_data_record_fn fn, void *ctx)
 {
 	uint64_t off = *offp, dropped = off;
+	/* the pages ahead mapped on another thread: the walk's touches fault less */
+	struct tally__prefault *pf = r->mapped ? tally__prefault_start(r->buf, off, end) : NULL;
+	uint64_t say = tally__prefault_at(pf, off);
 	int ret = 0;
 
 	while (off < end) {
+		if (off >= say)
+			say = tally__prefault_at(pf, off);
 		struct perf_event_header h;
 
 		if (end - off < sizeof(h)) {
@@ -927,6 +933,7 @@ static int walk(struct tally_data_reader *r, uint64_t *offp, uint64_t end, struc
 			dropped = off - DROP_LAG;
 		}
 	}
+	tally__prefault_stop(pf);
 	*offp = off;
 	return ret;
 }
