@@ -15,7 +15,14 @@ void tally__sample_fast_init(struct tally_sample_fast *f, const struct tally_rec
 	f->st = lay->sample_type;
 	/* every field before CALLCHAIN a u64, TID and CPU two u32s */
 	f->fixed = 8u * (size_t)__builtin_popcountll(f->st & ~(uint64_t)(PERF_SAMPLE_CALLCHAIN |
-									   PERF_SAMPLE_RAW));
+									   PERF_SAMPLE_RAW |
+									   TALLY_SAMPLE_FAST_MORE));
+	f->tail = 8u * (size_t)__builtin_popcountll(f->st & TALLY_SAMPLE_FAST_MORE &
+						    ~(uint64_t)PERF_SAMPLE_BRANCH_STACK);
+	f->hw_idx = (f->st & PERF_SAMPLE_BRANCH_STACK) &&
+		    (lay->branch_sample_type & PERF_SAMPLE_BRANCH_HW_INDEX);
+	/* a layout's, whether or not a record comes: as the parser sets it */
+	f->s.branch_stack.has_hw_idx = f->hw_idx;
 }
 
 int tally__sample_fast(struct tally_sample_fast *f, const struct perf_event_header *h)
@@ -80,6 +87,44 @@ int tally__sample_fast(struct tally_sample_fast *f, const struct perf_event_head
 		/* the kernel pads u32 size + data to 8 bytes, size included */
 		if ((s->raw.size + 4) & 7)
 			return -EBADMSG;
+		p += s->raw.size;
 	}
-	return left ? -EBADMSG : 0;
+	if (st & PERF_SAMPLE_BRANCH_STACK) {
+		uint64_t nr;
+
+		if (left < 8u + (f->hw_idx ? 8u : 0u))
+			return -EBADMSG;
+		memcpy(&nr, p, 8);
+		p += 8;
+		left -= 8;
+		if (f->hw_idx) {
+			memcpy(&s->branch_stack.hw_idx, p, 8);
+			p += 8;
+			left -= 8;
+		}
+		if (nr > left / sizeof(struct perf_branch_entry))
+			return -EBADMSG;
+		s->branch_stack.nr = nr;
+		s->branch_stack.entries = (const struct perf_branch_entry *)(const void *)p;
+		p += nr * sizeof(struct perf_branch_entry);
+		left -= nr * sizeof(struct perf_branch_entry);
+	}
+	if (left != f->tail)
+		return -EBADMSG;
+	if (!f->tail)
+		return 0;
+#define U64(bit, dst)                   \
+	if (st & (bit)) {               \
+		memcpy((dst), p, 8);    \
+		p += 8;                 \
+	}
+	U64(PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT, &s->weight);
+	U64(PERF_SAMPLE_DATA_SRC, &s->data_src);
+	U64(PERF_SAMPLE_TRANSACTION, &s->transaction);
+	U64(PERF_SAMPLE_PHYS_ADDR, &s->phys_addr);
+	U64(PERF_SAMPLE_CGROUP, &s->cgroup);
+	U64(PERF_SAMPLE_DATA_PAGE_SIZE, &s->data_page_size);
+	U64(PERF_SAMPLE_CODE_PAGE_SIZE, &s->code_page_size);
+#undef U64
+	return 0;
 }

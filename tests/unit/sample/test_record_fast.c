@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * record_fast.h's short way against tally_record__parse on the same
- * bytes: every layout of its bits, valid samples with chains and RAW of
- * several sizes, then every truncation, padding, count and leftover
+ * bytes: every layout of its first eleven bits, valid samples with chains
+ * and RAW of several sizes; random layouts with the branch stack and the
+ * u64s after it; then every truncation, padding, count and leftover
  * fault of each: the two must accept the same records and, where they
  * do, give the same sample byte for byte (the short way's fields
  * outside the layout stay zero across samples). Records sit at the end
@@ -30,11 +31,21 @@ static uint64_t rnd(void)
 	return seed;
 }
 
-/* A sample of layout st: chain of nr frames, RAW of raw bytes (size field as given). */
+#define MORE_TAIL (TALLY_SAMPLE_FAST_MORE & ~(uint64_t)PERF_SAMPLE_BRANCH_STACK)
+
+/* the branch stack build() writes: its count, whether hw_idx comes first */
+static uint64_t br_nr;
+static bool br_hw_idx;
+
+/*
+ * A sample of layout st: chain of nr frames, RAW of raw bytes (size field
+ * as given), a branch stack of br_nr entries, the u64s after it.
+ */
 static size_t build(unsigned char *b, uint64_t st, uint64_t nr, uint32_t raw, uint32_t raw_field)
 {
 	size_t n = sizeof(struct perf_event_header);
-	uint64_t fixed = st & ~(uint64_t)(PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW);
+	uint64_t fixed = st & ~(uint64_t)(PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW |
+					  TALLY_SAMPLE_FAST_MORE);
 
 	for (int i = 0; i < __builtin_popcountll(fixed); i++) {
 		uint64_t v = rnd();
@@ -56,6 +67,20 @@ static size_t build(unsigned char *b, uint64_t st, uint64_t nr, uint32_t raw, ui
 		n += 4;
 		for (uint32_t i = 0; i < raw; i++)
 			b[n++] = (unsigned char)rnd();
+	}
+	if (st & PERF_SAMPLE_BRANCH_STACK) {
+		memcpy(b + n, &br_nr, 8);
+		n += 8;
+		for (uint64_t i = 0; i < br_nr * 3 + br_hw_idx; i++, n += 8) {
+			uint64_t v = rnd();
+
+			memcpy(b + n, &v, 8);
+		}
+	}
+	for (int i = 0; i < __builtin_popcountll(st & MORE_TAIL); i++, n += 8) {
+		uint64_t v = rnd();
+
+		memcpy(b + n, &v, 8);
 	}
 	struct perf_event_header h = { .type = PERF_RECORD_SAMPLE, .misc = 1, .size = (uint16_t)n };
 
@@ -195,16 +220,77 @@ static void test_faults(void **state)
 	assert_true(taken > 100);
 }
 
+/*
+ * The bits after RAW (a branch stack with and without hw_idx, the u64s
+ * after it) in random layouts with all the others: valid samples, then
+ * each cut short, a u64 left over, a branch count past the record.
+ */
+static void test_more_layouts(void **state)
+{
+	(void)state;
+	unsigned char b[2048];
+	int refused = 0, taken = 0;
+
+	for (int k = 0; k < 6000; k++) {
+		struct tally_record_layout lay;
+		struct tally_sample_fast f;
+		uint64_t st = rnd() & TALLY_SAMPLE_FAST_BITS;
+
+		if ((st & PERF_SAMPLE_WEIGHT) && (st & PERF_SAMPLE_WEIGHT_STRUCT))
+			st &= ~(uint64_t)(rnd() & 1 ? PERF_SAMPLE_WEIGHT : PERF_SAMPLE_WEIGHT_STRUCT);
+		layout(&lay, st);
+		br_hw_idx = rnd() & 1;
+		lay.branch_sample_type = PERF_SAMPLE_BRANCH_ANY |
+					 (br_hw_idx ? PERF_SAMPLE_BRANCH_HW_INDEX : 0);
+		br_hw_idx = br_hw_idx && (st & PERF_SAMPLE_BRANCH_STACK);
+		assert_true(tally__sample_fast_ok(&lay));
+		tally__sample_fast_init(&f, &lay);
+		for (int r = 0; r < 3; r++) {
+			uint32_t raw = (uint32_t)(rnd() % 5) * 8 + 4;
+			size_t n;
+
+			br_nr = rnd() % 5;
+			n = build(b, st, rnd() % 4, raw, raw);
+			tally_up(compare(&f, &lay, b, n), &refused, &taken);
+			for (size_t cut = n - 1; cut >= sizeof(struct perf_event_header); cut -= 1 + rnd() % 8) {
+				memcpy(b + 6, &(uint16_t){ (uint16_t)cut }, 2);
+				tally_up(compare(&f, &lay, b, cut), &refused, &taken);
+			}
+			memcpy(b + 6, &(uint16_t){ (uint16_t)(n + 8) }, 2);
+			memset(b + n, 0, 8);
+			tally_up(compare(&f, &lay, b, n + 8), &refused, &taken);
+		}
+		/* a branch count far past the record: its slot is the first after RAW */
+		if ((st & PERF_SAMPLE_BRANCH_STACK) && !(st & PERF_SAMPLE_RAW)) {
+			uint64_t nr, big = UINT64_MAX / 16;
+			size_t at = sizeof(struct perf_event_header) +
+				    8 * (size_t)__builtin_popcountll(st & ~(uint64_t)(PERF_SAMPLE_CALLCHAIN |
+										 PERF_SAMPLE_RAW |
+										 TALLY_SAMPLE_FAST_MORE));
+			size_t n;
+
+			br_nr = 2;
+			n = build(b, st, 0, 0, 0);
+			if (st & PERF_SAMPLE_CALLCHAIN)
+				at += 8;	/* a chain of none */
+			memcpy(&nr, b + at, 8);
+			assert_int_equal(nr, 2);
+			memcpy(b + at, &big, 8);
+			assert_int_not_equal(compare(&f, &lay, b, n), 0);
+		}
+	}
+	assert_true(refused > 10000);
+	assert_true(taken > 10000);
+}
+
 /* Layouts with fields the short way does not decode are left to the parser. */
 static void test_not_ok(void **state)
 {
 	(void)state;
 	const uint64_t others[] = {
-		PERF_SAMPLE_READ, PERF_SAMPLE_BRANCH_STACK, PERF_SAMPLE_REGS_USER,
-		PERF_SAMPLE_STACK_USER, PERF_SAMPLE_WEIGHT, PERF_SAMPLE_DATA_SRC,
-		PERF_SAMPLE_TRANSACTION, PERF_SAMPLE_REGS_INTR, PERF_SAMPLE_PHYS_ADDR,
-		PERF_SAMPLE_AUX, PERF_SAMPLE_CGROUP, PERF_SAMPLE_DATA_PAGE_SIZE,
-		PERF_SAMPLE_CODE_PAGE_SIZE, PERF_SAMPLE_WEIGHT_STRUCT, 1ull << 40,
+		PERF_SAMPLE_READ, PERF_SAMPLE_REGS_USER, PERF_SAMPLE_STACK_USER,
+		PERF_SAMPLE_REGS_INTR, PERF_SAMPLE_AUX, 1ull << 40,
+		PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT,	/* the parser refuses the layout */
 	};
 
 	for (size_t i = 0; i < sizeof(others) / sizeof(others[0]); i++) {
@@ -220,6 +306,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_layout),
 		cmocka_unit_test(test_faults),
+		cmocka_unit_test(test_more_layouts),
 		cmocka_unit_test(test_not_ok),
 	};
 
