@@ -39,6 +39,11 @@ struct c2c_ent {
 	char nodes[32];
 	uint64_t paddr, paddr_cnt;
 	struct tally_c2c_stats *node_st;
+	/*
+	 * an entry's samples of each decoded data source (c->idst), then
+	 * those of each node: the counts are made from these at the end
+	 */
+	uint32_t *dc;
 	double mean[5], n[5];		/* rmt hitm, lcl hitm, rmt peer, lcl peer, load */
 	bool shown;
 	size_t ord;			/* its place in the key order (ties keep it) */
@@ -51,6 +56,12 @@ struct c2c_ent {
 /* decoded data sources kept: a file has tens of distinct ones (32 missed a quarter of samples) */
 #define DEC_BITS 8
 #define DEC_SLOTS (1 << DEC_BITS)
+/*
+ * distinct decodes counted by number: a sample adds 1 to its entry's and
+ * node's count of its decode, not its 31 counts twice (a fifth of c2c's
+ * time); a file with more counts the others as before
+ */
+#define DEC_IDS 32
 
 struct tally_c2c {
 	struct tally_session *ss;
@@ -77,8 +88,13 @@ struct tally_c2c {
 		uint64_t data_src;
 		uint8_t flags;		/* 1: a data address, 2: mapped, 4: the slot is used */
 		int8_t w;		/* the mean it counts in (count's), -1: none */
+		int8_t id;		/* its number in idst, -1: none */
 		struct tally_c2c_stats st;
 	} dec[DEC_SLOTS];
+	struct tally_c2c_stats idst[DEC_IDS];	/* the decodes numbered */
+	uint64_t idsrc[DEC_IDS];
+	uint8_t idflags[DEC_IDS];
+	int nids;
 	/*
 	 * a sample's line and entry by its (mode, pid, tid, ip, address):
 	 * what keys them is a function of those (the resolvers' answers
@@ -352,9 +368,12 @@ static struct c2c_ent *find(struct tally_c2c *c, struct c2c_ent *p, const struct
 	memset(&p->ents[p->nents], 0, sizeof(p->ents[p->nents]));
 	key_copy(&p->ents[p->nents], k);
 	if (!(p->ents[p->nents].cpus = calloc((size_t)c->cpu_words, 8)) ||
-	    (!line && !(p->ents[p->nents].node_st = calloc((size_t)c->nr_nodes,
-							   sizeof(struct tally_c2c_stats))))) {
+	    (!line && (!(p->ents[p->nents].node_st = calloc((size_t)c->nr_nodes,
+							    sizeof(struct tally_c2c_stats))) ||
+		       !(p->ents[p->nents].dc = calloc((size_t)(1 + c->nr_nodes) * DEC_IDS,
+						       sizeof(uint32_t)))))) {
 		free(p->ents[p->nents].cpus);
+		free(p->ents[p->nents].node_st);
 		p->slots[i] = 0;
 		return NULL;
 	}
@@ -373,6 +392,30 @@ static inline void stats_add(struct tally_c2c_stats *restrict to,
 		t[i] += a[i];
 }
 
+/* k samples of add's counts into to */
+static void stats_add_n(struct tally_c2c_stats *restrict to,
+			const struct tally_c2c_stats *restrict add, uint32_t k)
+{
+	uint32_t *t = (uint32_t *)to;
+	const uint32_t *a = (const uint32_t *)add;
+
+	for (size_t i = 0; i < sizeof(*to) / sizeof(*t); i++)
+		t[i] += a[i] * k;
+}
+
+/* an entry's counts and its nodes', from its numbered decodes' counts */
+static void ent_counts(const struct tally_c2c *c, struct c2c_ent *e)
+{
+	for (int n = -1; n < c->nr_nodes; n++) {
+		struct tally_c2c_stats *st = n < 0 ? &e->st : &e->node_st[n];
+		const uint32_t *k = e->dc + (size_t)(1 + n) * DEC_IDS;
+
+		for (int i = 0; i < c->nids; i++)
+			if (k[i])
+				stats_add_n(st, &c->idst[i], k[i]);
+	}
+}
+
 /*
  * One sample's counts in its entry e of line l: the counts, CPUs, the
  * physical addresses' nodes, the node counts and means. The line's
@@ -384,7 +427,10 @@ static void count(struct tally_c2c *c, struct c2c_ent *l, struct c2c_ent *e,
 {
 	int node, w = d->w;
 
-	stats_add(&e->st, &d->st);
+	if (d->id >= 0)
+		e->dc[d->id]++;
+	else
+		stats_add(&e->st, &d->st);
 	if (cpu >= 0 && cpu < c->nr_cpus)
 		set_bit(e->cpus, cpu);
 	/* perf's c2c_he__set_node: an address no node holds counts no change */
@@ -401,8 +447,13 @@ static void count(struct tally_c2c *c, struct c2c_ent *l, struct c2c_ent *e,
 		}
 	}
 	/* a sample without a CPU counts in node 0, as perf's */
-	if (cpu < c->nr_cpus)
-		stats_add(&e->node_st[cpu < 0 ? 0 : c->cpu2node[cpu]], &d->st);
+	if (cpu < c->nr_cpus) {
+		node = cpu < 0 ? 0 : c->cpu2node[cpu];
+		if (d->id >= 0)
+			e->dc[(1 + node) * DEC_IDS + d->id]++;
+		else
+			stats_add(&e->node_st[node], &d->st);
+	}
 	/* perf's compute_stats: a running mean as its update_stats */
 	if (w >= 0) {
 		e->n[w]++;
@@ -427,6 +478,16 @@ static const struct c2c_dec *decode(struct tally_c2c *c, uint64_t data_src, uint
 		/* perf's compute_stats: the first that applies */
 		d->w = (int8_t)(one->rmt_hitm ? 0 : one->lcl_hitm ? 1 : one->rmt_peer ? 2 :
 				one->lcl_peer ? 3 : one->load ? 4 : -1);
+		d->id = -1;
+		for (int i = 0; i < c->nids && d->id < 0; i++)
+			if (c->idsrc[i] == data_src && c->idflags[i] == flags)
+				d->id = (int8_t)i;
+		if (d->id < 0 && c->nids < DEC_IDS) {
+			d->id = (int8_t)c->nids++;
+			c->idsrc[d->id] = data_src;
+			c->idflags[d->id] = flags;
+			c->idst[d->id] = d->st;
+		}
 	}
 	return d;
 }
@@ -608,8 +669,9 @@ int tally_c2c__run(struct tally_c2c *c)
 		struct c2c_ent *l = &c->top.ents[i];
 
 		for (size_t j = 0; j < l->nents; j++) {
-			const struct c2c_ent *e = &l->ents[j];
+			struct c2c_ent *e = &l->ents[j];
 
+			ent_counts(c, e);
 			stats_add(&l->st, &e->st);
 			l->nodeset |= e->nodeset;
 			for (int w = 0; w < c->cpu_words; w++)
@@ -695,6 +757,7 @@ static void free_ent(struct c2c_ent *e)
 {
 	free(e->cpus);
 	free(e->node_st);
+	free(e->dc);
 	for (size_t i = 0; i < e->nents; i++)
 		free_ent(&e->ents[i]);
 	free(e->ents);

@@ -406,6 +406,115 @@ static void test_memo(void **state)
 	unlink(path);
 }
 
+/*
+ * 48 distinct data sources (c2c counts a decode's samples by number, for
+ * its first 32, and the rest one by one) over four entries of one line,
+ * three rounds on CPUs 0 and 1: each entry's counts, its nodes' and the
+ * line's are the sums of tally_c2c__decode's for its samples.
+ */
+#define NSRC 48
+
+static uint64_t src_of(int i)
+{
+	static const uint64_t base[] = { LHITM, RHITM, L1HIT, STHIT };
+
+	/* the TLB bits tell them apart (decode ignores them for some) */
+	return base[i % 4] | ((uint64_t)(i / 4 + 1) << PERF_MEM_TLB_SHIFT);
+}
+
+static void write_sources(void)
+{
+	struct perf_event_attr a = {
+		.type = PERF_TYPE_RAW, .size = sizeof(a), .config = 0x1cd, .sample_period = 1000,
+		.sample_id_all = 1,
+		.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR |
+			       PERF_SAMPLE_CPU | PERF_SAMPLE_WEIGHT | PERF_SAMPLE_DATA_SRC,
+	};
+	uint64_t id = 1, t = 100;
+	struct tally_data_writer *w;
+	int fd;
+
+	strcpy(path, "/tmp/test_c2c.XXXXXX");
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	w = tally_data_writer__new_fd(fd, NULL);
+	assert_non_null(w);
+	assert_int_equal(tally_data_writer__add_attr(w, &a, &id, 1, "cpu/mem-loads,ldlat=30/P"), 0);
+	assert_int_equal(tally_data_writer__begin(w), 0);
+	for (int round = 0; round < 3; round++)
+		for (int ent = 0; ent < 4; ent++)
+			for (int i = 0; i < NSRC; i++) {
+				uint64_t r[8];
+				struct perf_event_header h = { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER,
+							       sizeof(r) };
+
+				r[1] = 0x1000 + 4 * (uint64_t)ent;		/* IP */
+				r[2] = (uint64_t)1 << 32 | 1;
+				r[3] = t++;
+				r[4] = 0x10000 + 8 * (uint64_t)ent;
+				r[5] = (uint64_t)((i + round) % 2);
+				r[6] = 10 + (uint64_t)i;
+				r[7] = src_of(i + ent);
+				memcpy(r, &h, sizeof(h));
+				assert_int_equal(tally_data_writer__write(w, r, sizeof(r)), 0);
+			}
+	assert_int_equal(tally_data_writer__finish(w), 0);
+	tally_data_writer__free(w);
+	close(fd);
+}
+
+static void add_to(struct tally_c2c_stats *to, const struct tally_c2c_stats *a, uint32_t k)
+{
+	uint32_t *t = (uint32_t *)to;
+	const uint32_t *f = (const uint32_t *)a;
+
+	for (size_t i = 0; i < sizeof(*to) / 4; i++)
+		t[i] += k * f[i];
+}
+
+static void test_many_sources(void **state)
+{
+	struct tally_session *ss;
+	struct tally_c2c *c;
+	TALLY_OPTS(tally_c2c_line, l);
+	TALLY_OPTS(tally_c2c_entry, e);
+	struct tally_c2c_stats line = { 0 };
+	int r, nodes;
+
+	(void)state;
+	write_sources();
+	c = model(&ss, TALLY_C2C_TOT, true);
+	nodes = tally_c2c__nr_nodes(c);
+	assert_true(nodes >= 1);
+	assert_int_equal(tally_c2c__nr_lines(c), 1);
+	assert_int_equal(tally_c2c__line(c, 0, &l), 0);
+	assert_int_equal(l.nr_entries, 4);
+	for (size_t j = 0; j < 4; j++) {
+		struct tally_c2c_stats want = { 0 }, sum = { 0 };
+		int ent;
+
+		assert_int_equal(tally_c2c__entry(c, 0, j, &e), 0);
+		ent = (int)(e.offset / 8);
+		for (int i = 0; i < NSRC; i++) {
+			struct tally_c2c_stats st = one(src_of(i + ent), 0x10000 + 8 * (uint64_t)ent,
+							false, &r);
+
+			add_to(&want, &st, 3);
+		}
+		assert_memory_equal(e.stats, &want, sizeof(want));
+		/* every sample on a CPU of the file: the nodes' counts add up to the entry's */
+		for (int n = 0; n < nodes; n++)
+			add_to(&sum, &e.node_stats[n], 1);
+		assert_memory_equal(&sum, &want, sizeof(want));
+		add_to(&line, &want, 1);
+	}
+	assert_memory_equal(l.stats, &line, sizeof(line));
+	assert_memory_equal(tally_c2c__totals(c), &line, sizeof(line));
+	tally_c2c__free(c);
+	tally_session__close(ss);
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -413,6 +522,7 @@ int main(void)
 		cmocka_unit_test(test_decode_stores_rejects),
 		cmocka_unit_test(test_lines),
 		cmocka_unit_test(test_memo),
+		cmocka_unit_test(test_many_sources),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
