@@ -5,7 +5,9 @@
  * preemption) to running; runtime is what sched_stat_runtime and the
  * time between switches on a CPU add up to. Threads are merged by name
  * (-p: kept apart), then sorted by the -s keys, largest first, ties in
- * perf's order (merged: names descending; -p: tids descending).
+ * perf's order (merged: names descending; -p: tids descending). A thread
+ * a FORK rebuilds keeps its atoms apart from the new one's, under the
+ * name it had, as perf's atoms are its thread objects'.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +25,8 @@ struct lat_thread {
 	/* the totals */
 	uint64_t max_lat, max_lat_start, max_lat_end, total_lat, nb_atoms, total_runtime;
 	int num_merged;
+	uint32_t gen;			/* its tid's threads before it (perf: a newer object) */
+	bool live;			/* the tid's thread now; a dropped one's slot waits for it */
 };
 
 struct lat_ctx {
@@ -32,6 +36,8 @@ struct lat_ctx {
 	int32_t curr_pid[4096];		/* what the last switch put on each CPU, -1 none */
 	uint64_t nr_switch_bugs;
 	uint64_t nr_timestamps, nr_unordered;
+	struct lat_thread *dead;	/* the threads FORKs rebuilt, names set */
+	size_t nr_dead, cap_dead;
 	int failed;
 };
 
@@ -85,15 +91,54 @@ static struct lat_thread *thread_of(struct lat_ctx *c, int32_t tid, bool *made)
 	struct lat_thread *t = sched_tids__find(&c->tids, tid);
 
 	*made = false;
-	if (t)
+	if (t && t->live)
 		return t;
-	if (!(t = sched_tids__get(&c->tids, tid))) {
+	if (!t && !(t = sched_tids__get(&c->tids, tid))) {
 		c->failed = 1;
 		return NULL;
 	}
 	t->tid = tid;
+	t->live = true;
 	*made = true;
 	return t;
+}
+
+/*
+ * A FORK rebuilt tid's thread (sched_drop_fn): perf's atoms are by thread
+ * object, so the old one's stay apart, named as it was; the tid's next
+ * event starts the new one's.
+ */
+static void on_drop(struct sched_reader *r, int32_t tid, const struct sched_tinfo *old,
+		    const char *comm, void *ctx)
+{
+	struct lat_ctx *c = ctx;
+	struct lat_thread *t = sched_tids__find(&c->tids, tid), *d;
+	uint32_t gen;
+
+	(void)r;
+	(void)old;
+	if (!t || !t->live)
+		return;
+	if (c->nr_dead == c->cap_dead) {
+		size_t cap = c->cap_dead ? 2 * c->cap_dead : 8;
+
+		if (!(d = realloc(c->dead, cap * sizeof(*d)))) {
+			c->failed = 1;
+			return;
+		}
+		c->dead = d;
+		c->cap_dead = cap;
+	}
+	d = &c->dead[c->nr_dead];
+	*d = *t;
+	if (!(d->comm = strdup(comm))) {
+		c->failed = 1;
+		return;
+	}
+	c->nr_dead++;
+	gen = t->gen + 1;
+	memset(t, 0, sizeof(*t));
+	t->gen = gen;
 }
 
 static int on_switch(struct lat_ctx *c, const struct sched_ev *ev)
@@ -254,11 +299,14 @@ static int row_cmp(const struct sort_ctx *sc, const struct lat_thread *l,
 	return 0;
 }
 
+/* a tid's newer thread first (perf orders one tid's objects by address) */
 static int by_tid_desc(const void *a, const void *b)
 {
 	const struct lat_thread *l = *(struct lat_thread *const *)a, *r = *(struct lat_thread *const *)b;
 
-	return l->tid < r->tid ? 1 : l->tid > r->tid ? -1 : 0;
+	if (l->tid != r->tid)
+		return l->tid < r->tid ? 1 : -1;
+	return l->gen < r->gen ? 1 : l->gen > r->gen ? -1 : 0;
 }
 
 static int by_comm_desc(const void *a, const void *b)
@@ -269,7 +317,7 @@ static int by_comm_desc(const void *a, const void *b)
 
 	if (c)
 		return -c;
-	return l->tid < r->tid ? 1 : l->tid > r->tid ? -1 : 0;
+	return by_tid_desc(a, b);
 }
 
 /* A stable sort, largest first (rows are few: insertion into the sorted part). */
@@ -375,15 +423,20 @@ int sched_latency(const char *path, const struct latency_opts *o)
 		free(c);
 		return ret;
 	}
+	r.drop = on_drop;
 	ret = sched_run(&r);
 	if (!ret && c->failed)
 		ret = 1;
-	if (!ret && !(v = calloc(c->tids.nr + 1, sizeof(*v))))
+	if (!ret && !(v = calloc(c->tids.nr + c->nr_dead + 1, sizeof(*v))))
 		ret = 1;
 	if (!ret) {
+		for (size_t i = 0; i < c->nr_dead; i++)
+			v[n++] = &c->dead[i];
 		for (size_t i = 0; i < c->tids.nr; i++) {
 			struct lat_thread *t = sched_tids__find(&c->tids, c->tids.order[i]);
 
+			if (!t->live)	/* dropped, and no event since: perf made no atoms for it */
+				continue;
 			t->comm = sched_comm(&r, t->tid);
 			/* the name is at the end: copied, as sched_comm's buffers are reused */
 			t->comm = strdup(t->comm);
@@ -432,6 +485,9 @@ int sched_latency(const char *path, const struct latency_opts *o)
 
 		free((char *)t->comm);
 	}
+	for (size_t i = 0; i < c->nr_dead; i++)
+		free((char *)c->dead[i].comm);
+	free(c->dead);
 	free(v);
 	sched_close(&r);
 	sched_tids__free(&c->tids);

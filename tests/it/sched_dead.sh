@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tally sched timehist's summary keeps the threads a FORK rebuilds, as
+# tally sched timehist's summary (and latency's atoms) keep the threads a FORK rebuilds, as
 # perf 6.1 keeps them on its machine's dead list: each still prints its
 # runs, under the pid, parent and name it had, after the threads of its
 # tid % 256 (live ones first, then exited ones, in their own section).
@@ -119,4 +119,9 @@ check "C1 exited, its tid reused by P2's FORK: its runs stay among the terminate
 	grep -Eq "^ *pw$$\[$c1\] +$p1 " "$d/dead"
 same "timehist -S --state as perf's" timehist -S --state
 same "timehist -s -p $c1 as perf's" timehist -s -p "$c1"
+# perf's latency keeps atoms by thread object: C1's runs after its FORK are
+# the new thread's, named as its parent, merged with the other pingpongs
+same "latency as perf's" latency
+same "latency -p as perf's" latency -p
+same "map as perf's" map
 done_testing
