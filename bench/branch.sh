@@ -105,3 +105,9 @@ for name, args, f, target in cmds:
              "yes" if not met else "no: " + ", ".join(met)))
 print()
 PY
+# what no command on these files goes under here: their records walked, nothing parsed
+if [ -x "$BUILD/bench/walk_floor" ]; then
+	echo "The walk's floor (bench/walk_floor: the records walked in file order, nothing parsed or queued):"
+	echo "the branch file $("$BUILD/bench/walk_floor" "$BR" 5 | sed 's|^walk [^:]*: ||'); the c2c file $("$BUILD/bench/walk_floor" "$C2C" 5 | sed 's|^walk [^:]*: ||')."
+	echo
+fi

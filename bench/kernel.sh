@@ -79,3 +79,9 @@ for name, t_args, p_args in cmds:
           % (name, pw, tw, tw / pw, pc, tc, tc / pc, pr, tr, tr / pr))
 print()
 PY
+# what no command on this file goes under here: its records walked, nothing parsed
+if [ -x "$BUILD/bench/walk_floor" ]; then
+	echo "The walk's floor (bench/walk_floor: the records walked in file order, nothing parsed or queued):"
+	echo "$("$BUILD/bench/walk_floor" "$d/busy.data" "$ROUNDS" | sed 's|^walk [^:]*: ||')."
+	echo
+fi
