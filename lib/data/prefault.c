@@ -2,22 +2,17 @@
 /* The pages of a mapped file mapped ahead of its walk, on another thread. */
 #include "prefault.h"
 
-#include <errno.h>
 #include <pthread.h>
-#include <sched.h>
+#include <sys/resource.h>
+#include <unistd.h>
 #include <stdbool.h>
 #include <stdlib.h>
-#include <sys/mman.h>
 
 #include "internal.h"
 
-#ifndef MADV_POPULATE_READ
-#define MADV_POPULATE_READ 22	/* Linux 5.14 */
-#endif
-
 /* this far ahead of the walk: the resident set grows by no more */
 #define LEAD (8u << 20)
-/* a madvise maps this much: 256 pages a call, not 16 a fault */
+/* mapped between two looks at the walk's position */
 #define CHUNK (1u << 20)
 /* the walk says where it is each time it has moved this far */
 #define SAY (256u << 10)
@@ -37,7 +32,13 @@ struct tally__prefault {
 	pthread_t t;
 };
 
-/* A page read is a fault taken here, not in the walk (kernels before 5.14). */
+/*
+ * A page read is a fault taken here, not in the walk. Not
+ * MADV_POPULATE_READ: it holds the mmap lock across the range and
+ * yields the CPU inside it, so a thread of the lowest priority there
+ * stalled the whole process (a malloc's mmap waits for that lock) while
+ * other programs kept both CPUs busy; a fault holds it a few pages.
+ */
 static void touch(const uint8_t *p, size_t n)
 {
 	for (size_t o = 0; o < n; o += 4096)
@@ -47,16 +48,17 @@ static void touch(const uint8_t *p, size_t n)
 static void *prefault_main(void *arg)
 {
 	struct tally__prefault *p = arg;
-	bool populate = true;
-	struct sched_param sp = { 0 };
 
 	/*
-	 * Only on a CPU nothing else wants: where both the session's
+	 * Mostly on a CPU nothing else wants: where both the session's
 	 * threads are busy (report --sort mem) this one mapping the same
-	 * pages cost them more than the faults it saved (9% wall).
+	 * pages cost them more than the faults it saved (9% wall). Nice 19,
+	 * not SCHED_IDLE: a fault it takes holds a lock the other threads
+	 * may wait for, and SCHED_IDLE got no CPU for seconds on a machine
+	 * other programs kept busy.
 	 */
 	if (tally__prefault_idle)
-		pthread_setschedparam(pthread_self(), SCHED_IDLE, &sp);
+		setpriority(PRIO_PROCESS, (id_t)gettid(), 19);
 
 	pthread_mutex_lock(&p->mu);
 	while (!p->stop && p->pos < p->end) {
@@ -79,15 +81,7 @@ static void *prefault_main(void *arg)
 		uint64_t at = p->pos, n = p->end - at < CHUNK ? p->end - at : CHUNK;
 
 		pthread_mutex_unlock(&p->mu);
-		if (populate && madvise((void *)(p->buf + at), n, MADV_POPULATE_READ)) {
-			if (errno != EINVAL) {	/* EFAULT, ENOMEM: the walk finds out itself */
-				pthread_mutex_lock(&p->mu);
-				break;
-			}
-			populate = false;
-		}
-		if (!populate)
-			touch(p->buf + at, n);
+		touch(p->buf + at, n);
 		pthread_mutex_lock(&p->mu);
 		p->pos = at + n;
 		p->mapped += n;

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * A thread that maps a mapped file's pages a few MiB ahead of the walk
- * (MADV_POPULATE_READ), so the walk's first touch of each page is not a
- * page fault: on a 2-CPU machine the fault work (a third to a half of a
+ * (it reads a byte of each), so the walk's first touch of each page is
+ * not a page fault: on a 2-CPU machine the fault work (a third to a half of a
  * walk that reads little of each record: lock report, --sort mem) moves
  * to the other CPU, which the session's main thread often leaves idle.
  */
@@ -33,7 +33,7 @@ uint64_t tally__prefault_at(struct tally__prefault *p, uint64_t off);
 /* Stop and join the thread; the bytes it mapped (for tests). */
 uint64_t tally__prefault_stop(struct tally__prefault *p);
 
-/* The thread runs SCHED_IDLE; tests on a busy machine turn that off. */
+/* The thread runs at nice 19; tests on a busy machine turn that off. */
 extern bool tally__prefault_idle;
 
 #endif

@@ -231,7 +231,7 @@ int main(void)
 		cmocka_unit_test(test_reader_walks_all),
 	};
 
-	/* the thread a normal one: on a busy machine SCHED_IDLE may not run for seconds */
+	/* the thread a normal one: on a busy machine nice 19 may run late */
 	tally__prefault_idle = false;
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
