@@ -163,7 +163,8 @@ static const struct smp smps[] = {
 
 static char path[64];
 
-static void write_file(void)
+/* a file at path of one memory-load event, its samples IP, TID, TIME, ADDR, CPU, WEIGHT, DATA_SRC */
+static struct tally_data_writer *c2c_writer(int *fd)
 {
 	struct perf_event_attr a = {
 		.type = PERF_TYPE_RAW, .size = sizeof(a), .config = 0x1cd, .sample_period = 1000,
@@ -173,15 +174,21 @@ static void write_file(void)
 	};
 	uint64_t id = 1;
 	struct tally_data_writer *w;
-	int fd;
 
 	strcpy(path, "/tmp/test_c2c.XXXXXX");
-	fd = mkstemp(path);
-	assert_true(fd >= 0);
-	w = tally_data_writer__new_fd(fd, NULL);	/* NRCPUS, NUMA_TOPOLOGY: this machine's */
+	*fd = mkstemp(path);
+	assert_true(*fd >= 0);
+	w = tally_data_writer__new_fd(*fd, NULL);	/* NRCPUS, NUMA_TOPOLOGY: this machine's */
 	assert_non_null(w);
 	assert_int_equal(tally_data_writer__add_attr(w, &a, &id, 1, "cpu/mem-loads,ldlat=30/P"), 0);
 	assert_int_equal(tally_data_writer__begin(w), 0);
+	return w;
+}
+
+static void write_file(void)
+{
+	int fd;
+	struct tally_data_writer *w = c2c_writer(&fd);
 	for (size_t i = 0; i < NS; i++) {
 		uint64_t r[8];
 		struct perf_event_header h = { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, sizeof(r) };
@@ -310,23 +317,9 @@ static void put_many(struct tally_data_writer *w, int k, uint32_t tid, int cpu, 
 
 static void write_many(void)
 {
-	struct perf_event_attr a = {
-		.type = PERF_TYPE_RAW, .size = sizeof(a), .config = 0x1cd, .sample_period = 1000,
-		.sample_id_all = 1,
-		.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR |
-			       PERF_SAMPLE_CPU | PERF_SAMPLE_WEIGHT | PERF_SAMPLE_DATA_SRC,
-	};
-	uint64_t id = 1, t = 100;
-	struct tally_data_writer *w;
+	uint64_t t = 100;
 	int fd;
-
-	strcpy(path, "/tmp/test_c2c.XXXXXX");
-	fd = mkstemp(path);
-	assert_true(fd >= 0);
-	w = tally_data_writer__new_fd(fd, NULL);
-	assert_non_null(w);
-	assert_int_equal(tally_data_writer__add_attr(w, &a, &id, 1, "cpu/mem-loads,ldlat=30/P"), 0);
-	assert_int_equal(tally_data_writer__begin(w), 0);
+	struct tally_data_writer *w = c2c_writer(&fd);
 	for (int round = 0; round < 3; round++)
 		for (int k = 0; k < MK; k++) {
 			put_many(w, k, 1, round % 2, &t);
@@ -424,23 +417,9 @@ static uint64_t src_of(int i)
 
 static void write_sources(void)
 {
-	struct perf_event_attr a = {
-		.type = PERF_TYPE_RAW, .size = sizeof(a), .config = 0x1cd, .sample_period = 1000,
-		.sample_id_all = 1,
-		.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR |
-			       PERF_SAMPLE_CPU | PERF_SAMPLE_WEIGHT | PERF_SAMPLE_DATA_SRC,
-	};
-	uint64_t id = 1, t = 100;
-	struct tally_data_writer *w;
+	uint64_t t = 100;
 	int fd;
-
-	strcpy(path, "/tmp/test_c2c.XXXXXX");
-	fd = mkstemp(path);
-	assert_true(fd >= 0);
-	w = tally_data_writer__new_fd(fd, NULL);
-	assert_non_null(w);
-	assert_int_equal(tally_data_writer__add_attr(w, &a, &id, 1, "cpu/mem-loads,ldlat=30/P"), 0);
-	assert_int_equal(tally_data_writer__begin(w), 0);
+	struct tally_data_writer *w = c2c_writer(&fd);
 	for (int round = 0; round < 3; round++)
 		for (int ent = 0; ent < 4; ent++)
 			for (int i = 0; i < NSRC; i++) {
