@@ -38,16 +38,25 @@ struct tally__csym {
 };
 #define BASE_DEFAULT 1
 #define BASE_HIDDEN 2
+/* sym_rank's: a function's 0-2, an object's 3-5, the rest's 6-8, a GOT slot's name last */
+#define RANK_OBJECT 3
+#define RANK_OTHER 6
+#define RANK_GOT 9
 
 
-/* objdump's order at one address: functions, objects, then the rest; global before local */
+/*
+ * objdump's order at one address (its compare_symbols): functions,
+ * objects, then the rest; of each the global ones, then the others (weak,
+ * unique: not BSF_GLOBAL in bfd), then the local ones. Weak after global:
+ * libc's _exit (global) names the address, not _Exit (weak).
+ */
 static uint8_t sym_rank(const GElf_Sym *s)
 {
-	unsigned t = GELF_ST_TYPE(s->st_info);
+	unsigned t = GELF_ST_TYPE(s->st_info), b = GELF_ST_BIND(s->st_info);
 
 	/* bfd does not count an IFUNC as a function */
-	return (uint8_t)((t == STT_FUNC ? 0 : t == STT_OBJECT ? 2 : 4) +
-			 (GELF_ST_BIND(s->st_info) == STB_LOCAL));
+	return (uint8_t)((t == STT_FUNC ? 0 : t == STT_OBJECT ? RANK_OBJECT : RANK_OTHER) +
+			 (b == STB_GLOBAL ? 0 : b == STB_LOCAL ? 2 : 1));
 }
 
 struct tally_dso_code {
@@ -307,7 +316,7 @@ static int load_reloc_names(struct tally_dso_code *c)
 			if (!(vname = tally__strpool_add(&c->dm, buf)))
 				return -ENOMEM;
 			c->syms[c->nr].addr = r.r_offset;
-			c->syms[c->nr].rank = 6;
+			c->syms[c->nr].rank = RANK_GOT;
 			c->syms[c->nr].size = 0;
 			c->syms[c->nr].plt = false;
 			c->syms[c->nr].base = 0;
@@ -751,7 +760,7 @@ int tally_dso_code__func(const struct tally_dso_code *c, uint64_t addr, const ch
 	const struct tally__csym *s;
 
 	/* bfd's fallback reads the static symbols only, and of them the functions */
-	if (!c || !name || !c->symtab || !(s = csym_at(c, addr)) || s->rank > 1 || s->plt)
+	if (!c || !name || !c->symtab || !(s = csym_at(c, addr)) || s->rank >= RANK_OBJECT || s->plt)
 		return -ENOENT;
 	*name = s->name;
 	return 0;
