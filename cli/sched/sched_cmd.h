@@ -103,6 +103,8 @@ struct sched_reader {
 	bool no_mem;			/* a thread could not be kept: out of memory */
 	unsigned want;			/* the kinds whose samples come: SCHED_WANT bits (sched_open) */
 	sched_drop_fn drop;		/* set after sched_open by who keeps dropped threads, or NULL */
+	/* once the samples are read, before the session's messages: output kept back goes out */
+	void (*ran)(struct sched_reader *r, void *ctx);
 };
 
 /* sched_open's want: a kind's bit; SCHED_WANT_ALL every sample, the other events' too. */

@@ -14,15 +14,38 @@
 
 struct sched_line {
 	FILE *f;
-	size_t n;
-	char b[1024];
+	size_t n, cap;
+	char *b;		/* own, or a caller's larger one (sched_line_init_buf) */
+	char own[1024];
 };
+
+/*
+ * The fast paths' slack: short pads and copies store this many bytes
+ * whole (two vector stores), past what they count, where there is room:
+ * libc's or an inlined `rep stos` of a few bytes costs more than the line
+ */
+#define SCHED_LINE_SLACK 32
+static const char sched_line_spaces[SCHED_LINE_SLACK + 1] = "                                ";
 
 /* Not an initializer: that would zero the whole buffer, at every line. */
 static inline void sched_line_init(struct sched_line *l, FILE *f)
 {
 	l->f = f;
 	l->n = 0;
+	l->b = l->own;
+	l->cap = sizeof(l->own);
+}
+
+/*
+ * Lines into buf (cap bytes, at least sizeof(own)), written when it is
+ * full or flushed: many lines a write (timehist's half a million).
+ */
+static inline void sched_line_init_buf(struct sched_line *l, FILE *f, char *buf, size_t cap)
+{
+	l->f = f;
+	l->n = 0;
+	l->b = buf;
+	l->cap = cap;
 }
 
 /*
@@ -41,10 +64,10 @@ static inline void sched_line_flush(struct sched_line *l)
 /* Room for k more bytes; k at most sizeof(b). */
 static inline char *sched_line_room(struct sched_line *l, size_t k)
 {
-	if (l->n + k > sizeof(l->b)) {
+	if (l->n + k > l->cap) {
 		sched_line_flush(l);
-		if (l->n + k > sizeof(l->b))	/* no FILE: its end is written over */
-			l->n = sizeof(l->b) - k;
+		if (l->n + k > l->cap)	/* no FILE: its end is written over */
+			l->n = l->cap - k;
 	}
 	return l->b + l->n;
 }
@@ -58,10 +81,15 @@ static inline void sched_line_chr(struct sched_line *l, char c)
 /* n spaces. */
 static inline void sched_line_pad(struct sched_line *l, long n)
 {
-	if (!l->f && n > (long)(sizeof(l->b) - l->n))
-		n = (long)(sizeof(l->b) - l->n);	/* no FILE: up to the buffer's end */
+	if (n > 0 && n <= SCHED_LINE_SLACK && l->n + SCHED_LINE_SLACK <= l->cap) {
+		memcpy(l->b + l->n, sched_line_spaces, SCHED_LINE_SLACK);
+		l->n += (size_t)n;
+		return;
+	}
+	if (!l->f && n > (long)(l->cap - l->n))
+		n = (long)(l->cap - l->n);	/* no FILE: up to the buffer's end */
 	while (n > 0) {
-		size_t k = (size_t)n < sizeof(l->b) ? (size_t)n : sizeof(l->b);
+		size_t k = (size_t)n < l->cap ? (size_t)n : l->cap;
 
 		memset(sched_line_room(l, k), ' ', k);
 		l->n += k;
@@ -71,10 +99,10 @@ static inline void sched_line_pad(struct sched_line *l, long n)
 
 static inline void sched_line_mem(struct sched_line *l, const char *s, size_t len)
 {
-	if (!l->f && len > sizeof(l->b) - l->n)
-		len = sizeof(l->b) - l->n;	/* no FILE: up to the buffer's end */
+	if (!l->f && len > l->cap - l->n)
+		len = l->cap - l->n;	/* no FILE: up to the buffer's end */
 	while (len) {
-		size_t k = len < sizeof(l->b) ? len : sizeof(l->b);
+		size_t k = len < l->cap ? len : l->cap;
 
 		memcpy(sched_line_room(l, k), s, k);
 		l->n += k;
@@ -167,19 +195,52 @@ static inline void sched_line_int(struct sched_line *l, long v, int width, int z
 	sched_line_mem(l, tmp + 24 - (n - (v < 0)), (size_t)(n - (v < 0)));
 }
 
+/*
+ * At p (room for pad + 24 more): pad spaces, then the n digits at d (of a
+ * tmp[24 + 16] ending at tmp + 24), 16 bytes stored whole where they fit
+ */
+static inline void sched_line_lead(char *p, int pad, const char *d, int n)
+{
+	if (pad > 0 && pad <= 16)
+		memcpy(p, sched_line_spaces, 16);
+	else if (pad > 0)
+		memset(p, ' ', (size_t)pad);
+	if (pad > 0)
+		p += pad;
+	if (n <= 16)
+		memcpy(p, d, 16);
+	else
+		memcpy(p, d, (size_t)n);
+}
+
+/*
+ * "%-*s" of s, len bytes (no more than 31), readable for SCHED_LINE_SLACK
+ * bytes (a char[32] of its own): a stored whole, as its pad
+ */
+static inline void sched_line_left32(struct sched_line *l, const char *s, size_t len, int width)
+{
+	if (len < SCHED_LINE_SLACK && width <= SCHED_LINE_SLACK &&
+	    l->n + 2 * SCHED_LINE_SLACK <= l->cap) {
+		char *p = l->b + l->n;
+
+		memcpy(p, s, SCHED_LINE_SLACK);
+		memcpy(p + len, sched_line_spaces, SCHED_LINE_SLACK);
+		l->n += (long)len < width ? (size_t)width : len;
+		return;
+	}
+	sched_line_mem(l, s, len);
+	sched_line_pad(l, (long)width - (long)len);
+}
+
 /* sched_usec's "%llu.%06llu" of t in ns, right-aligned to width ("%*s"); width <= 64. */
 static inline void sched_line_usec(struct sched_line *l, uint64_t t, int width)
 {
-	char tmp[24], *p = sched_line_room(l, 64 + 24 + 7);
+	char tmp[24 + 16], *p = sched_line_room(l, 64 + 24 + 7);
 	int n = sched_line_digits(tmp, t / 1000000000ull), pad = width - (n + 7);
 	uint32_t us = (uint32_t)(t % 1000000000ull / 1000);
 
-	if (pad > 0) {
-		memset(p, ' ', (size_t)pad);
-		p += pad;
-	}
-	memcpy(p, tmp + 24 - n, (size_t)n);
-	p += n;
+	sched_line_lead(p, pad, tmp + 24 - n, n);
+	p += (pad > 0 ? pad : 0) + n;
 	*p++ = '.';
 	for (int i = 5; i >= 0; i--, us /= 10)
 		p[i] = (char)('0' + us % 10);
@@ -189,17 +250,13 @@ static inline void sched_line_usec(struct sched_line *l, uint64_t t, int width)
 /* sched_print_time's "%*lu.%03lu " of nsecs in msec; width <= 64. */
 static inline void sched_line_msec(struct sched_line *l, uint64_t nsecs, int width)
 {
-	char tmp[24], *p = sched_line_room(l, 64 + 24 + 5);
+	char tmp[24 + 16], *p = sched_line_room(l, 64 + 24 + 5);
 	uint64_t ms = (unsigned long)(nsecs / 1000000);
 	uint32_t us = (uint32_t)(nsecs % 1000000 / 1000);
 	int n = sched_line_digits(tmp, ms), pad = width - n;
 
-	if (pad > 0) {
-		memset(p, ' ', (size_t)pad);
-		p += pad;
-	}
-	memcpy(p, tmp + 24 - n, (size_t)n);
-	p += n;
+	sched_line_lead(p, pad, tmp + 24 - n, n);
+	p += (pad > 0 ? pad : 0) + n;
 	p[0] = '.';
 	p[1] = (char)('0' + us / 100);
 	p[2] = (char)('0' + us / 10 % 10);

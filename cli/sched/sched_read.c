@@ -320,7 +320,11 @@ int sched_open(struct sched_reader *r, const char *cmd, const char *path, bool u
 
 int sched_run(struct sched_reader *r)
 {
-	int ret = cli_session_run(r->s, r->cmd, r->path);
+	int ret = tally_session__run(r->s);
+
+	if (r->ran)
+		r->ran(r, r->ctx);
+	ret = cli_session_end(r->s, r->cmd, r->path, ret);
 
 	static const char *const names[] = {
 		[SK_SWITCH] = "sched_switch", [SK_RUNTIME] = "sched_stat_runtime",

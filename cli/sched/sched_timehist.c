@@ -65,9 +65,15 @@ struct th_ctx {
 	uint64_t skipped;
 	uint8_t cpus[512];			/* -C */
 	bool cpu_filter, chains, printing;
+	bool summarize;				/* -s/-S: the run-time statistics are read */
 	int failed;
 	char commstr[32];
+	/* the lines, OUT_BUF bytes a write, flushed before anything else prints */
+	struct sched_line out;
+	char *outbuf;
 };
+
+#define OUT_BUF (128u << 10)
 
 static void stats_init(struct run_stats *s)
 {
@@ -251,7 +257,7 @@ static char state_char(int32_t tid, int64_t state)
 	return bit < sizeof(str) - 1 ? str[bit] : '?';
 }
 
-static void update_runtime(struct thread_rt *r, uint64_t t, uint64_t tprev)
+static void update_runtime(struct thread_rt *r, uint64_t t, uint64_t tprev, bool summarize)
 {
 	r->dt_delay = r->dt_sleep = r->dt_iowait = r->dt_preempt = r->dt_run = 0;
 	if (tprev) {
@@ -269,7 +275,11 @@ static void update_runtime(struct thread_rt *r, uint64_t t, uint64_t tprev)
 				r->dt_sleep = wait;
 		}
 	}
-	stats_update(&r->stats, r->dt_run);
+	/* its divisions only for a summary, the one that reads them: a switch each */
+	if (summarize)
+		stats_update(&r->stats, r->dt_run);
+	else
+		r->stats.n++;
 	r->total_run_time += r->dt_run;
 	r->total_delay_time += r->dt_delay;
 	r->total_sleep_time += r->dt_sleep;
@@ -344,52 +354,49 @@ static void print_sample(struct th_ctx *c, const struct sched_ev *ev, struct thr
 			 int32_t pid, int32_t tid, const char *comm, uint64_t t)
 {
 	const struct timehist_opts *o = c->o;
-
-	struct sched_line l;
+	struct sched_line *l = &c->out;
 
 	if (c->cpu_filter && !sched_cpu_in(c->cpus, ev->cpu))
 		return;
-	sched_line_init(&l, stdout);
-	print_time_cpu(&l, t, ev->cpu);
+	print_time_cpu(l, t, ev->cpu);
 	if (o->cpu_visual) {
-		sched_line_chr(&l, ' ');
+		sched_line_chr(l, ' ');
 		for (int i = 0; i < c->max_cpu + 1; i++)
-			sched_line_chr(&l, i == ev->cpu ? (tid == 0 ? 'i' : 's') : ' ');
-		sched_line_chr(&l, ' ');
+			sched_line_chr(l, i == ev->cpu ? (tid == 0 ? 'i' : 's') : ' ');
+		sched_line_chr(l, ' ');
 	}
 	{
 		const char *s = commstr_of(c, tr, pid, tid, comm);
 
-		sched_line_chr(&l, ' ');
-		sched_line_left(&l, s, c->comm_width);
-		sched_line_chr(&l, ' ');
+		sched_line_chr(l, ' ');
+		sched_line_left32(l, s, tr->cstr_n, c->comm_width);
+		sched_line_chr(l, ' ');
 	}
-	sched_line_msec(&l, tr->dt_sleep + tr->dt_iowait + tr->dt_preempt, 6);
-	sched_line_msec(&l, tr->dt_delay, 6);
-	sched_line_msec(&l, tr->dt_run, 6);
+	sched_line_msec(l, tr->dt_sleep + tr->dt_iowait + tr->dt_preempt, 6);
+	sched_line_msec(l, tr->dt_delay, 6);
+	sched_line_msec(l, tr->dt_run, 6);
 	if (o->state) {
-		sched_line_pad(&l, 5);
-		sched_line_chr(&l, state_char(tid, ev->prev_state));
-		sched_line_chr(&l, ' ');
+		sched_line_pad(l, 5);
+		sched_line_chr(l, state_char(tid, ev->prev_state));
+		sched_line_chr(l, ' ');
 	}
 	if (o->next) {
 		char nstr[30];
 
 		snprintf(nstr, sizeof(nstr), "next: %s[%d]", ev->next_comm, (int)ev->next_pid);
-		sched_line_chr(&l, ' ');
-		sched_line_left(&l, nstr, c->comm_width);
+		sched_line_chr(l, ' ');
+		sched_line_left(l, nstr, c->comm_width);
 	}
 	if (o->wakeups && !o->next) {
-		sched_line_pad(&l, 2);
-		sched_line_pad(&l, c->comm_width);
+		sched_line_pad(l, 2);
+		sched_line_pad(l, c->comm_width);
 	}
 	if (tid != 0 && c->chains) {
-		sched_line_pad(&l, 2);
-		sched_line_flush(&l);	/* the chain is printf's */
+		sched_line_pad(l, 2);
+		sched_line_flush(l);	/* the chain is printf's */
 		print_chain(c, ev);
 	}
-	sched_line_chr(&l, '\n');
-	sched_line_flush(&l);
+	sched_line_chr(l, '\n');
 }
 
 static int on_switch(struct th_ctx *c, const struct sched_ev *ev)
@@ -437,7 +444,7 @@ static int on_switch(struct th_ctx *c, const struct sched_ev *ev)
 			t = c->end;
 	}
 	if (!c->cpu_filter || sched_cpu_in(c->cpus, ev->cpu))
-		update_runtime(tr, t, tprev);
+		update_runtime(tr, t, tprev, c->summarize);
 	if (c->printing)
 		print_sample(c, ev, tr, pid, tid, comm, t);
 out:
@@ -458,66 +465,72 @@ out:
 static void print_wakeup(struct th_ctx *c, const struct sched_ev *ev, int32_t wakee_pid)
 {
 	struct sched_tinfo *ti = sched_thread(c->r, ev->pid, ev->tid);
-	struct sched_line l;
+	struct sched_line *l = &c->out;
 	char awakened[32];
 
 	if (!ti)
 		return;
-	sched_line_init(&l, stdout);
 	/* shown unless both the waker and the woken are filtered out */
 	if (skip_sample(c, ti->pid, ev->tid) & skip_sample(c, wakee_pid, ev->task))
 		return;
-	print_time_cpu(&l, ev->time, ev->cpu);
+	print_time_cpu(l, ev->time, ev->cpu);
 	if (c->o->cpu_visual)
-		sched_line_pad(&l, 1 + (c->max_cpu + 1) + 1);
+		sched_line_pad(l, 1 + (c->max_cpu + 1) + 1);
 	{
 		const char *s = commstr(c, ti->pid, ev->tid, sched_comm(c->r, ev->tid));
 
-		sched_line_chr(&l, ' ');
-		sched_line_left(&l, s, c->comm_width);
-		sched_line_chr(&l, ' ');
+		sched_line_chr(l, ' ');
+		sched_line_left(l, s, c->comm_width);
+		sched_line_chr(l, ' ');
 	}
-	sched_line_pad(&l, 2 + 9 + 2 + 9 + 2 + 9 + 1);
+	sched_line_pad(l, 2 + 9 + 2 + 9 + 2 + 9 + 1);
 	snprintf(awakened, sizeof(awakened), "%s", thread_str(c, ev->task));
-	sched_line_str(&l, "awakened: ");
-	sched_line_str(&l, awakened);
-	sched_line_chr(&l, '\n');
-	sched_line_flush(&l);
+	sched_line_str(l, "awakened: ");
+	sched_line_str(l, awakened);
+	sched_line_chr(l, '\n');
 }
 
 static void print_migration(struct th_ctx *c, const struct sched_ev *ev, int32_t mig_pid)
 {
 	struct sched_tinfo *ti = sched_thread(c->r, ev->pid, ev->tid);
-	struct sched_line l;
+	struct sched_line *l = &c->out;
 
 	if (!ti)
 		return;
-	sched_line_init(&l, stdout);
 	if (skip_sample(c, ti->pid, ev->tid) & skip_sample(c, mig_pid, ev->task))
 		return;
-	print_time_cpu(&l, ev->time, ev->cpu);
+	print_time_cpu(l, ev->time, ev->cpu);
 	if (c->o->cpu_visual) {
-		sched_line_pad(&l, 2);
+		sched_line_pad(l, 2);
 		for (int i = 0; i < c->max_cpu + 1; i++)
-			sched_line_chr(&l, i == ev->cpu ? 'm' : ' ');
-		sched_line_pad(&l, 2);
+			sched_line_chr(l, i == ev->cpu ? 'm' : ' ');
+		sched_line_pad(l, 2);
 	}
 	{
 		const char *s = commstr(c, ti->pid, ev->tid, sched_comm(c->r, ev->tid));
 
-		sched_line_chr(&l, ' ');
-		sched_line_left(&l, s, c->comm_width);
-		sched_line_chr(&l, ' ');
+		sched_line_chr(l, ' ');
+		sched_line_left(l, s, c->comm_width);
+		sched_line_chr(l, ' ');
 	}
-	sched_line_pad(&l, 2 + 9 + 2 + 9 + 2 + 9 + 1);
-	sched_line_str(&l, "migrated: ");
-	sched_line_str(&l, thread_str(c, ev->task));
-	sched_line_str(&l, " cpu ");
-	sched_line_int(&l, ev->orig_cpu, 0, 0);
-	sched_line_str(&l, " => ");
-	sched_line_int(&l, ev->dest_cpu, 0, 0);
-	sched_line_chr(&l, '\n');
-	sched_line_flush(&l);
+	sched_line_pad(l, 2 + 9 + 2 + 9 + 2 + 9 + 1);
+	sched_line_str(l, "migrated: ");
+	sched_line_str(l, thread_str(c, ev->task));
+	sched_line_str(l, " cpu ");
+	sched_line_int(l, ev->orig_cpu, 0, 0);
+	sched_line_str(l, " => ");
+	sched_line_int(l, ev->dest_cpu, 0, 0);
+	sched_line_chr(l, '\n');
+}
+
+/* The lines kept back, out before the session's messages and the summary. */
+static void out_flush(struct sched_reader *r, void *ctx)
+{
+	struct th_ctx *c = ctx;
+
+	(void)r;
+	if (c->outbuf)
+		sched_line_flush(&c->out);
 }
 
 static int on_event(struct sched_reader *r, const struct sched_ev *ev, void *ctx)
@@ -809,6 +822,7 @@ int sched_timehist(const char *path, const struct timehist_opts *o)
 		return ret;
 	}
 	r.drop = on_drop;
+	r.ran = out_flush;
 	c->chains = o->callchain && r.callchains;
 	if (o->callchain && !r.callchains)
 		fprintf(stderr, "Samples do not have callchains.\n");
@@ -827,6 +841,16 @@ int sched_timehist(const char *path, const struct timehist_opts *o)
 		c->idle[i].made = true;
 	}
 	c->printing = !o->summary;
+	c->summarize = o->summary || o->with_summary;
+	if (c->printing) {
+		if (!(c->outbuf = malloc(OUT_BUF))) {
+			sched_close(&r);
+			free(c->idle);
+			free(c);
+			return 1;
+		}
+		sched_line_init_buf(&c->out, stdout, c->outbuf, OUT_BUF);
+	}
 	if (c->printing)
 		print_header(c);
 	ret = sched_run(&r);
@@ -847,6 +871,7 @@ int sched_timehist(const char *path, const struct timehist_opts *o)
 	sched_tids__free(&c->rts);
 	free(c->dead);
 	free(c->idle);
+	free(c->outbuf);
 	free(c);
 	return ret;
 }
