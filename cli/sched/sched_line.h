@@ -135,27 +135,41 @@ static inline void sched_line_right(struct sched_line *l, const char *s, int wid
 	sched_line_mem(l, s, len);
 }
 
-/* The digits of v at the end of tmp[24], two at a time; their count. */
-static inline int sched_line_digits(char tmp[24], uint64_t v)
+/* The digits of v written backwards, two at a time, ending at end. */
+static inline void sched_line_digits_to(char *end, uint64_t v)
 {
 	static const char pairs[201] =
 		"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
 		"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
 		"8081828384858687888990919293949596979899";
-	char *p = tmp + 24;
 
 	while (v >= 100) {
-		p -= 2;
-		memcpy(p, pairs + 2 * (v % 100), 2);
+		end -= 2;
+		memcpy(end, pairs + 2 * (v % 100), 2);
 		v /= 100;
 	}
-	if (v >= 10) {
-		p -= 2;
-		memcpy(p, pairs + 2 * v, 2);
-	} else {
-		*--p = (char)('0' + v);
-	}
-	return (int)(tmp + 24 - p);
+	if (v >= 10)
+		memcpy(end - 2, pairs + 2 * v, 2);
+	else
+		end[-1] = (char)('0' + v);
+}
+
+/* How many digits v has. */
+static inline int sched_line_ndigits(uint64_t v)
+{
+	int n = 1;
+
+	for (uint64_t p = 10; v >= p; p *= 10)
+		if (++n == 20)	/* 10^19 is the last power of ten a u64 holds */
+			break;
+	return n;
+}
+
+/* The digits of v at the end of tmp[24]; their count. */
+static inline int sched_line_digits(char tmp[24], uint64_t v)
+{
+	sched_line_digits_to(tmp + 24, v);
+	return sched_line_ndigits(v);
 }
 
 /* "%*llu" (zero: "%0*llu"); width may be 0. */
@@ -196,10 +210,12 @@ static inline void sched_line_int(struct sched_line *l, long v, int width, int z
 }
 
 /*
- * At p (room for pad + 24 more): pad spaces, then the n digits at d (of a
- * tmp[24 + 16] ending at tmp + 24), 16 bytes stored whole where they fit
+ * At p (room for pad + 24 more): pad spaces, 16 stored whole where they
+ * fit, then v's n digits, written in place: digits built in a buffer and
+ * copied were a store-forwarding stall each (a 16-byte load of bytes
+ * just stored two at a time)
  */
-static inline void sched_line_lead(char *p, int pad, const char *d, int n)
+static inline char *sched_line_lead(char *p, int pad, uint64_t v, int n)
 {
 	if (pad > 0 && pad <= 16)
 		memcpy(p, sched_line_spaces, 16);
@@ -207,10 +223,8 @@ static inline void sched_line_lead(char *p, int pad, const char *d, int n)
 		memset(p, ' ', (size_t)pad);
 	if (pad > 0)
 		p += pad;
-	if (n <= 16)
-		memcpy(p, d, 16);
-	else
-		memcpy(p, d, (size_t)n);
+	sched_line_digits_to(p + n, v);
+	return p + n;
 }
 
 /*
@@ -235,12 +249,12 @@ static inline void sched_line_left32(struct sched_line *l, const char *s, size_t
 /* sched_usec's "%llu.%06llu" of t in ns, right-aligned to width ("%*s"); width <= 64. */
 static inline void sched_line_usec(struct sched_line *l, uint64_t t, int width)
 {
-	char tmp[24 + 16], *p = sched_line_room(l, 64 + 24 + 7);
-	int n = sched_line_digits(tmp, t / 1000000000ull), pad = width - (n + 7);
+	char *p = sched_line_room(l, 64 + 24 + 7);
+	uint64_t secs = t / 1000000000ull;
+	int n = sched_line_ndigits(secs), pad = width - (n + 7);
 	uint32_t us = (uint32_t)(t % 1000000000ull / 1000);
 
-	sched_line_lead(p, pad, tmp + 24 - n, n);
-	p += (pad > 0 ? pad : 0) + n;
+	p = sched_line_lead(p, pad, secs, n);
 	*p++ = '.';
 	for (int i = 5; i >= 0; i--, us /= 10)
 		p[i] = (char)('0' + us % 10);
@@ -250,13 +264,12 @@ static inline void sched_line_usec(struct sched_line *l, uint64_t t, int width)
 /* sched_print_time's "%*lu.%03lu " of nsecs in msec; width <= 64. */
 static inline void sched_line_msec(struct sched_line *l, uint64_t nsecs, int width)
 {
-	char tmp[24 + 16], *p = sched_line_room(l, 64 + 24 + 5);
+	char *p = sched_line_room(l, 64 + 24 + 5);
 	uint64_t ms = (unsigned long)(nsecs / 1000000);
 	uint32_t us = (uint32_t)(nsecs % 1000000 / 1000);
-	int n = sched_line_digits(tmp, ms), pad = width - n;
+	int n = sched_line_ndigits(ms), pad = width - n;
 
-	sched_line_lead(p, pad, tmp + 24 - n, n);
-	p += (pad > 0 ? pad : 0) + n;
+	p = sched_line_lead(p, pad, ms, n);
 	p[0] = '.';
 	p[1] = (char)('0' + us / 100);
 	p[2] = (char)('0' + us / 10 % 10);
