@@ -38,6 +38,7 @@ struct thread_rt {
 	bool cvalid;
 	uint8_t ccomm_n, cstr_n;
 	int32_t cpid;
+	uint32_t cgen;			/* the reader's names_gen then: no record renamed it since */
 	char ccomm[32], cstr[32];
 };
 
@@ -201,14 +202,21 @@ static const char *commstr(struct th_ctx *c, int32_t pid, int32_t tid, const cha
 /*
  * commstr of tr's thread, kept in tr while its name's first 31 bytes (all
  * commstr reads) and its pid stay: the same string, comm_width already
- * raised by it.
+ * raised by it. comm NULL: sched_comm's, looked up only when a record
+ * came since the last (names_gen).
  */
 static const char *commstr_of(struct th_ctx *c, struct thread_rt *tr, int32_t pid, int32_t tid,
 			      const char *comm)
 {
-	size_t n = strnlen(comm, sizeof(tr->ccomm));
+	size_t n;
 	const char *s;
 
+	if (tr->cvalid && tr->cpid == pid && tr->cgen == c->r->names_gen)
+		return tr->cstr;
+	if (!comm)
+		comm = sched_comm(c->r, tid);
+	n = strnlen(comm, sizeof(tr->ccomm));
+	tr->cgen = c->r->names_gen;
 	if (tr->cvalid && tr->cpid == pid && tr->ccomm_n == n && !memcmp(tr->ccomm, comm, n))
 		return tr->cstr;
 	s = commstr(c, pid, tid, comm);
@@ -399,6 +407,9 @@ static void print_sample(struct th_ctx *c, const struct sched_ev *ev, struct thr
 	sched_line_chr(l, '\n');
 }
 
+/* perf's idle threads' name, as long as the names commstr_of reads (31 bytes) */
+static const char idle_comm[32] = "<idle>";
+
 static int on_switch(struct th_ctx *c, const struct sched_ev *ev)
 {
 	struct thread_rt *tr = NULL;
@@ -410,7 +421,7 @@ static int on_switch(struct th_ctx *c, const struct sched_ev *ev)
 		if (!(tr = idle_of(c, ev->cpu)))
 			return c->failed ? -1 : 0;
 		pid = tid = 0;
-		comm = "<idle>";
+		comm = idle_comm;
 		if (skip_sample(c, 0, 0)) {
 			tr = NULL;
 			goto out;
@@ -424,7 +435,7 @@ static int on_switch(struct th_ctx *c, const struct sched_ev *ev)
 		if (c->chains)	/* perf makes the process's main thread for its maps */
 			sched_thread(c->r, ev->pid, ev->pid);
 		pid = ti->pid;
-		comm = sched_comm(c->r, tid);
+		comm = NULL;	/* print_sample's, when it prints (commstr_of) */
 		if (skip_sample(c, pid, tid))
 			goto out;
 		if (!(tr = rt_of(c, tid)))
@@ -822,6 +833,7 @@ int sched_timehist(const char *path, const struct timehist_opts *o)
 		return ret;
 	}
 	r.drop = on_drop;
+	r.next_comm = o->next;
 	r.ran = out_flush;
 	c->chains = o->callchain && r.callchains;
 	if (o->callchain && !r.callchains)
