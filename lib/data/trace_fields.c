@@ -28,6 +28,15 @@ struct fast_field {
 	bool relative;			/* a __rel_loc: its offset counts from after the field */
 };
 
+/*
+ * A __data_loc field as each sample checks it: copied from its format
+ * (the format's field, followed per sample, was a cache miss each)
+ */
+struct dyn_field {
+	int off, size;
+	bool relative;
+};
+
 /* One event's fields for the reader's names, NULL where it has none. */
 struct ev_fields {
 	int id;
@@ -35,7 +44,7 @@ struct ev_fields {
 	int nr_ff;
 	int mask;			/* bit i: names[i] is one of its fields */
 	long end;			/* where its last field ends; -1: a field before 0 */
-	struct tep_format_field **dyn;	/* its __data_loc fields, whose data is checked too */
+	struct dyn_field *dyn;		/* its __data_loc fields, whose data is checked too */
 	int nr_dyn;
 };
 
@@ -142,7 +151,7 @@ static struct ev_fields *fields_of(struct tally_tp_reader *r, int id, int *err)
 	lists[1] = ev->format.fields;
 	for (int k = 0; k < 2; k++)
 		for (struct tep_format_field *fl = lists[k]; fl; fl = fl->next) {
-			struct tep_format_field **d;
+			struct dyn_field *d;
 
 			if (fl->offset < 0 || fl->size < 0)
 				e->end = -1;
@@ -156,7 +165,9 @@ static struct ev_fields *fields_of(struct tally_tp_reader *r, int id, int *err)
 				return NULL;
 			}
 			e->dyn = d;
-			d[e->nr_dyn++] = fl;
+			d[e->nr_dyn++] = (struct dyn_field){
+				.off = fl->offset, .size = fl->size,
+				.relative = !!(fl->flags & TEP_FIELD_IS_RELATIVE) };
 		}
 	r->last = r->nr_evs++;
 	return e;
@@ -194,15 +205,28 @@ static struct ev_fields *event_of(struct tally_tp_reader *r, const unsigned char
 	if (e->end < 0 || (size_t)e->end > len)
 		return NULL;
 	for (int i = 0; i < e->nr_dyn; i++) {
-		const struct tep_format_field *fl = e->dyn[i];
+		const struct dyn_field *fl = &e->dyn[i];
 		uint32_t loc = 0;
+		uint16_t l16;
 		long off;
 
-		/* __data_loc: offset in the low 16 bits, length above (2 bytes: to the end) */
-		memcpy(&loc, d + fl->offset, fl->size < 4 ? (size_t)fl->size : 4);
+		/*
+		 * __data_loc: offset in the low 16 bits, length above (2 bytes:
+		 * to the end); its first 4 bytes at most, in the host's order.
+		 * Loaded whole: bytes copied one at a time and read back as one
+		 * word stalled the load (store forwarding)
+		 */
+		if (fl->size >= 4) {
+			memcpy(&loc, d + fl->off, 4);
+		} else if (fl->size == 2) {
+			memcpy(&l16, d + fl->off, 2);
+			loc = l16;
+		} else {
+			memcpy(&loc, d + fl->off, (size_t)fl->size);
+		}
 		off = (long)(loc & 0xffff);
-		if (fl->flags & TEP_FIELD_IS_RELATIVE)
-			off += fl->offset + fl->size;
+		if (fl->relative)
+			off += fl->off + fl->size;
 		if ((size_t)off + (fl->size == 2 ? 0 : (loc >> 16)) > len)
 			return NULL;
 	}
