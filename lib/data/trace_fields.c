@@ -177,8 +177,8 @@ static struct ev_fields *fields_of(struct tally_tp_reader *r, int id, int *err)
 static struct ev_fields *event_of(struct tally_tp_reader *r, const unsigned char *d, size_t len,
 				  int *err)
 {
-	struct tep_record rec = { .data = (void *)d, .size = (int)len };
 	struct ev_fields *e;
+	int id;
 
 	if (!r->type_known) {
 		struct tep_event *first = tep_get_first_event(tally__trace_fmt_tep(r->f));
@@ -197,9 +197,14 @@ static struct ev_fields *event_of(struct tally_tp_reader *r, const unsigned char
 	if (!r->type_size || (size_t)(r->type_off + r->type_size) > len)
 		return NULL;
 	/* a sample's event: tep_data_type's number without its calls (a sample each) */
-	if (!(e = fields_of(r, r->type_host ? (int)tally__trace_field_val_at(d + r->type_off,
-									       r->type_size) :
-			    tep_data_type(tally__trace_fmt_tep(r->f), &rec), err)))
+	if (r->type_host) {
+		id = (int)tally__trace_field_val_at(d + r->type_off, r->type_size);
+	} else {
+		struct tep_record rec = { .data = (void *)d, .size = (int)len };
+
+		id = tep_data_type(tally__trace_fmt_tep(r->f), &rec);
+	}
+	if (!(e = fields_of(r, id, err)))
 		return NULL;
 	*err = -EBADMSG;
 	if (e->end < 0 || (size_t)e->end > len)
@@ -244,12 +249,19 @@ int tally_tp_reader__read(struct tally_tp_reader *r, const void *raw, size_t len
 		return tally__err(EINVAL);
 	if (!(e = event_of(r, d, len, &err)))
 		return tally__err(-err);
-	for (int i = 0; i < r->nr; i++)
-		out[i] = (struct tally_tp_val){ 0 };
+	/*
+	 * each value set whole below; those of names the event lacks zeroed
+	 * (an event with all of them, sched's readers', zeroes nothing)
+	 */
+	if (e->nr_ff != r->nr)
+		memset(out, 0, (size_t)r->nr * sizeof(*out));
 	for (int k = 0; k < e->nr_ff; k++) {
 		const struct fast_field *f = &e->ff[k];
 		struct tally_tp_val *o = &out[f->i];
 
+		o->val = 0;
+		o->data = NULL;
+		o->data_len = 0;
 		if (f->kind == FF_INT) {
 			o->val = tally__trace_field_val_at(d + f->off, f->size);
 		} else if (f->kind == FF_DYN) {
