@@ -54,7 +54,11 @@ struct tally_tp_reader {
 	int nr;
 	struct ev_fields *evs;
 	size_t nr_evs, cap;
-	size_t last;			/* the last event found: samples come in runs */
+	/*
+	 * events found by id, direct-mapped: kmem's four events come
+	 * interleaved, a search of the list a sample when only the last was kept
+	 */
+	struct { int id; unsigned idx1; } found[8];	/* idx1: its index + 1; 0: none */
 	long type_off, type_size;	/* common_type, from the first format; size 0: none */
 	bool type_known;
 	bool type_host;			/* the file's byte order is ours: common_type read in place */
@@ -105,11 +109,16 @@ static struct ev_fields *fields_of(struct tally_tp_reader *r, int id, int *err)
 	struct tep_event *ev;
 	struct ev_fields *e;
 
-	if (r->last < r->nr_evs && r->evs[r->last].id == id)
-		return &r->evs[r->last];
+	unsigned slot = (unsigned)id & 7;
+
+	if (r->found[slot].idx1 && r->found[slot].id == id)
+		return &r->evs[r->found[slot].idx1 - 1];
 	for (size_t i = 0; i < r->nr_evs; i++)
-		if (r->evs[i].id == id)
-			return &r->evs[r->last = i];
+		if (r->evs[i].id == id) {
+			r->found[slot].id = id;
+			r->found[slot].idx1 = (unsigned)i + 1;
+			return &r->evs[i];
+		}
 	if (!(ev = tep_find_event(tally__trace_fmt_tep(r->f), id))) {
 		*err = -ENOENT;
 		return NULL;
@@ -169,7 +178,8 @@ static struct ev_fields *fields_of(struct tally_tp_reader *r, int id, int *err)
 				.off = fl->offset, .size = fl->size,
 				.relative = !!(fl->flags & TEP_FIELD_IS_RELATIVE) };
 		}
-	r->last = r->nr_evs++;
+	r->found[slot].id = id;
+	r->found[slot].idx1 = (unsigned)++r->nr_evs;
 	return e;
 }
 
