@@ -135,13 +135,23 @@ static inline void sched_line_right(struct sched_line *l, const char *s, int wid
 	sched_line_mem(l, s, len);
 }
 
+static const char sched_line_pairs[201] =
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
+
+/* 10^i, i < 20 */
+static const uint64_t sched_line_p10[20] = {
+	1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull,
+	100000000ull, 1000000000ull, 10000000000ull, 100000000000ull, 1000000000000ull,
+	10000000000000ull, 100000000000000ull, 1000000000000000ull, 10000000000000000ull,
+	100000000000000000ull, 1000000000000000000ull, 10000000000000000000ull,
+};
+
 /* The digits of v written backwards, two at a time, ending at end. */
 static inline void sched_line_digits_to(char *end, uint64_t v)
 {
-	static const char pairs[201] =
-		"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-		"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-		"8081828384858687888990919293949596979899";
+	const char *pairs = sched_line_pairs;
 
 	while (v >= 100) {
 		end -= 2;
@@ -251,9 +261,27 @@ static inline void sched_line_usec(struct sched_line *l, uint64_t t, int width)
 {
 	char *p = sched_line_room(l, 64 + 24 + 7);
 	uint64_t secs = t / 1000000000ull;
-	int n = sched_line_ndigits(secs), pad = width - (n + 7);
 	uint32_t us = (uint32_t)(t % 1000000000ull / 1000);
+	int n, pad;
 
+	/*
+	 * most: the field (16 bytes at most) blanked whole, the digits
+	 * written back from its end, the microseconds two at a time
+	 */
+	if (width >= 8 && width <= 16 && secs < sched_line_p10[width - 7]) {
+		char *e = p + width;
+
+		memcpy(p, sched_line_spaces, 16);
+		memcpy(e - 2, sched_line_pairs + 2 * (us % 100), 2);
+		memcpy(e - 4, sched_line_pairs + 2 * (us / 100 % 100), 2);
+		memcpy(e - 6, sched_line_pairs + 2 * (us / 10000), 2);
+		e[-7] = '.';
+		sched_line_digits_to(e - 7, secs);
+		l->n += (size_t)width;
+		return;
+	}
+	n = sched_line_ndigits(secs);
+	pad = width - (n + 7);
 	p = sched_line_lead(p, pad, secs, n);
 	*p++ = '.';
 	for (int i = 5; i >= 0; i--, us /= 10)
@@ -267,8 +295,23 @@ static inline void sched_line_msec(struct sched_line *l, uint64_t nsecs, int wid
 	char *p = sched_line_room(l, 64 + 24 + 5);
 	uint64_t ms = (unsigned long)(nsecs / 1000000);
 	uint32_t us = (uint32_t)(nsecs % 1000000 / 1000);
-	int n = sched_line_ndigits(ms), pad = width - n;
+	int n, pad;
 
+	/* most: blanked whole, the digits written back from the field's end (usec's way) */
+	if (width >= 1 && width <= 16 && ms < sched_line_p10[width]) {
+		char *e = p + width;
+
+		memcpy(p, sched_line_spaces, 16);
+		sched_line_digits_to(e, ms);
+		e[0] = '.';
+		e[1] = (char)('0' + us / 100);
+		memcpy(e + 2, sched_line_pairs + 2 * (us % 100), 2);
+		e[4] = ' ';
+		l->n += (size_t)width + 5;
+		return;
+	}
+	n = sched_line_ndigits(ms);
+	pad = width - n;
 	p = sched_line_lead(p, pad, ms, n);
 	p[0] = '.';
 	p[1] = (char)('0' + us / 100);

@@ -96,10 +96,13 @@ static void test_times(void **state)
 
 		snprintf(ts, sizeof(ts), "%llu.%06llu", (unsigned long long)(t / 1000000000ull),
 			 (unsigned long long)(t % 1000000000ull / 1000));
-		out_open(&o);
-		sched_line_usec(&o.l, t, 15);
-		out_check(&o, "%15s", ts);
-		for (int w = 2; w <= 8; w += 2) {
+		/* the field blanked whole where the number fits (8 to 16 wide), else built */
+		for (int w = 6; w <= 18; w++) {
+			out_open(&o);
+			sched_line_usec(&o.l, t, w);
+			out_check(&o, "%*s", w, ts);
+		}
+		for (int w = 0; w <= 18; w++) {
 			out_open(&o);
 			sched_line_msec(&o.l, t, w);
 			out_check(&o, "%*lu.%03lu ", w, (unsigned long)(t / 1000000),
