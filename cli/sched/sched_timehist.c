@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "read_file.h"
 #include "sched_cmd.h"
 #include "sched_line.h"
@@ -67,6 +68,7 @@ struct th_ctx {
 	uint8_t cpus[512];			/* -C */
 	bool cpu_filter, chains, printing;
 	bool summarize;				/* -s/-S: the run-time statistics are read */
+	bool tty;				/* stdout a terminal: a line written when done */
 	int failed;
 	char commstr[32];
 	/* the lines, OUT_BUF bytes a write, flushed before anything else prints */
@@ -197,6 +199,14 @@ static const char *commstr(struct th_ctx *c, int32_t pid, int32_t tid, const cha
 	if (n > c->comm_width)
 		c->comm_width = n;
 	return c->commstr;
+}
+
+/* A line ends: on a terminal it goes out now, as stdout's line buffering wrote it. */
+static void line_end(struct th_ctx *c, struct sched_line *l)
+{
+	sched_line_chr(l, '\n');
+	if (c->tty)
+		sched_line_flush(l);
 }
 
 /*
@@ -404,7 +414,7 @@ static void print_sample(struct th_ctx *c, const struct sched_ev *ev, struct thr
 		sched_line_flush(l);	/* the chain is printf's */
 		print_chain(c, ev);
 	}
-	sched_line_chr(l, '\n');
+	line_end(c, l);
 }
 
 /* perf's idle threads' name, as long as the names commstr_of reads (31 bytes) */
@@ -498,7 +508,7 @@ static void print_wakeup(struct th_ctx *c, const struct sched_ev *ev, int32_t wa
 	snprintf(awakened, sizeof(awakened), "%s", thread_str(c, ev->task));
 	sched_line_str(l, "awakened: ");
 	sched_line_str(l, awakened);
-	sched_line_chr(l, '\n');
+	line_end(c, l);
 }
 
 static void print_migration(struct th_ctx *c, const struct sched_ev *ev, int32_t mig_pid)
@@ -531,7 +541,7 @@ static void print_migration(struct th_ctx *c, const struct sched_ev *ev, int32_t
 	sched_line_int(l, ev->orig_cpu, 0, 0);
 	sched_line_str(l, " => ");
 	sched_line_int(l, ev->dest_cpu, 0, 0);
-	sched_line_chr(l, '\n');
+	line_end(c, l);
 }
 
 /* The lines kept back, out before the session's messages and the summary. */
@@ -862,6 +872,7 @@ int sched_timehist(const char *path, const struct timehist_opts *o)
 			return 1;
 		}
 		sched_line_init_buf(&c->out, stdout, c->outbuf, OUT_BUF);
+		c->tty = isatty(fileno(stdout));
 	}
 	if (c->printing)
 		print_header(c);
