@@ -98,6 +98,7 @@ struct km {
 	uint64_t page_alloc_bytes, page_free_bytes, page_fail_bytes, page_nomatch_bytes;
 	int order_stats[MAX_PAGE_ORDER][MAX_MIGRATE_TYPES];
 	struct tally_tp_reader *fields;	/* the kmem fields perf reads */
+	struct tally_tp_reader *slab_fields[2];	/* a slab alloc's and free's own (slab_names) */
 	uint8_t found_of[1 << 10];	/* the reader's mask to F_* (decode's loop, a sample each) */
 	uint64_t start, end;		/* --time, ns; 0: open */
 	int bad_fields;
@@ -364,6 +365,52 @@ static void found_init(struct km *k)
 	}
 }
 
+/*
+ * A slab event's fields read by a reader of its kind's names alone (the
+ * ten names' reader read six fields and zeroed ten values a sample, most
+ * of them none of a slab event's): what slab_alloc and slab_free read,
+ * and "order", which decode checks whatever the kind.
+ */
+enum { S_CALL_SITE, S_PTR, S_REQ, S_ALLOC, S_NODE, S_ORDER };
+static const char *const slab_names[2][6] = {
+	{ "call_site", "ptr", "bytes_req", "bytes_alloc", "node", "order" },
+	{ "ptr", "order" },
+};
+static const int slab_nr[2] = { 6, 2 };
+
+static bool decode_slab(struct km *k, enum km_kind kind, const struct tally_sample *sm,
+			struct km_ev *ev)
+{
+	struct tally_tp_val v[6];
+	int got;
+
+	if (kind == KM_FREE) {
+		got = tally_tp_reader__read(k->slab_fields[1], sm->raw.data, sm->raw.size, v);
+		if (got < 0)
+			return false;
+		ev->found = (got & 1 ? F_PTR : 0) | (got & 2 ? F_ORDER : 0);
+		ev->ptr = v[0].val;
+		ev->order = (unsigned)v[1].val;
+	} else {
+		got = tally_tp_reader__read(k->slab_fields[0], sm->raw.data, sm->raw.size, v);
+		if (got < 0)
+			return false;
+		ev->found = (got & (1 << S_PTR) ? F_PTR : 0) | (got & (1 << S_REQ) ? F_REQ : 0) |
+			    (got & (1 << S_ALLOC) ? F_ALLOC : 0) |
+			    (got & (1 << S_ORDER) ? F_ORDER : 0);
+		ev->call_site = v[S_CALL_SITE].val;
+		ev->ptr = v[S_PTR].val;
+		ev->bytes_req = v[S_REQ].val;
+		ev->bytes_alloc = v[S_ALLOC].val;
+		ev->has_node = got & (1 << S_NODE);
+		ev->node = ev->has_node ? (int32_t)(uint32_t)v[S_NODE].val : NUMA_NO_NODE;
+		ev->order = (unsigned)v[S_ORDER].val;
+	}
+	if ((ev->found & F_ORDER) && ev->order >= 64)
+		return false;
+	return (ev->found & needed(kind)) == needed(kind);
+}
+
 /* The fields perf reads by name (tally_tp_reader); false when the sample lacks one its kind needs. */
 static bool decode(struct km *k, enum km_kind kind, const struct tally_sample *sm, struct km_ev *ev)
 {
@@ -372,6 +419,8 @@ static bool decode(struct km *k, enum km_kind kind, const struct tally_sample *s
 
 	if (!sm->raw.data)
 		return false;
+	if (kind <= KM_FREE)
+		return decode_slab(k, kind, sm, ev);
 	got = tally_tp_reader__read(k->fields, sm->raw.data, sm->raw.size, v);
 	if (got < 0)
 		return false;
@@ -902,7 +951,11 @@ static int open_file(struct km *k, int *ret)
 		return -1;
 	}
 	found_init(k);
-	if (!(k->fields = tally_tp_reader__new(tally_session__trace_fmt(k->s), field_names, N_NR))) {
+	if (!(k->fields = tally_tp_reader__new(tally_session__trace_fmt(k->s), field_names, N_NR)) ||
+	    !(k->slab_fields[0] = tally_tp_reader__new(tally_session__trace_fmt(k->s), slab_names[0],
+							slab_nr[0])) ||
+	    !(k->slab_fields[1] = tally_tp_reader__new(tally_session__trace_fmt(k->s), slab_names[1],
+							slab_nr[1]))) {
 		fprintf(stderr, "tally kmem stat: %s\n", strerror(errno));
 		*ret = 1;
 		return -1;
@@ -981,6 +1034,8 @@ out:
 	free(k->cpu_node);
 	free(k->kinds);
 	tally_tp_reader__free(k->fields);
+	tally_tp_reader__free(k->slab_fields[0]);
+	tally_tp_reader__free(k->slab_fields[1]);
 	free(k);
 	return ret;
 }
