@@ -60,6 +60,20 @@ struct ptr_table {
 	size_t cap, nr;
 };
 
+/*
+ * A pointer's allocation or free, applied PTR_LAG samples after it came,
+ * its slot's line asked for when it came: the pointers come at random, a
+ * cache miss each, half of the samples' time when looked up at once. The
+ * table's updates keep their order; what else they touch (the bytes
+ * freed, a call site's ping-pongs) is only counted.
+ */
+struct ptr_op {
+	uint64_t ptr, call_site, bytes;
+	short cpu;
+	bool alloc;
+};
+#define PTR_LAG 16
+
 struct km {
 	const struct kmem_opts *o;
 	const char *path;
@@ -69,6 +83,8 @@ struct km {
 	uint64_t page_size;
 	struct table ptrs, callers, pages;	/* ptrs: with --alloc */
 	struct ptr_table live;			/* the pointers without --alloc */
+	struct ptr_op lag[PTR_LAG];		/* live's updates to come, oldest at lag_at */
+	unsigned lag_at, lag_n;
 	struct kmem_pages *ptabs;	/* --page --caller/--alloc: the page tables */
 	struct table csnames;		/* a page call site's kernel symbol, by address */
 	regex_t alloc_re;		/* perf's page allocator functions, skipped to the call site */
@@ -82,6 +98,7 @@ struct km {
 	uint64_t page_alloc_bytes, page_free_bytes, page_fail_bytes, page_nomatch_bytes;
 	int order_stats[MAX_PAGE_ORDER][MAX_MIGRATE_TYPES];
 	struct tally_tp_reader *fields;	/* the kmem fields perf reads */
+	struct tally_tp_reader *slab_fields[2];	/* a slab alloc's and free's own (slab_names) */
 	uint8_t found_of[1 << 10];	/* the reader's mask to F_* (decode's loop, a sample each) */
 	uint64_t start, end;		/* --time, ns; 0: open */
 	int bad_fields;
@@ -227,6 +244,51 @@ static struct ptr_slot *ptr_get(struct ptr_table *t, uint64_t key)
 	}
 }
 
+/* An update of live (perf's alloc and free of a pointer), applied now. */
+static void ptr_apply(struct km *k, const struct ptr_op *op)
+{
+	struct ptr_slot *ps;
+	struct slot *c;
+
+	if (op->alloc) {
+		if (!(ps = ptr_get(&k->live, op->ptr))) {
+			k->no_mem = true;
+			return;
+		}
+		ps->call_site = op->call_site;
+		ps->bytes = op->bytes;
+		ps->cpu = op->cpu;
+		return;
+	}
+	if (!(ps = ptr_find(&k->live, op->ptr)))
+		return;		/* allocated before the recording */
+	k->total_freed += ps->bytes;
+	if (op->cpu != ps->cpu && (c = table_find(&k->callers, ps->call_site)))
+		c->pingpong++;
+	ps->cpu = -1;
+}
+
+/* op applied PTR_LAG updates later (ptr_op), its slot asked for now. */
+static void ptr_later(struct km *k, const struct ptr_op *op)
+{
+	if (k->live.cap)
+		__builtin_prefetch(&k->live.s[slot_of(op->ptr, k->live.cap)], 1);
+	if (k->lag_n == PTR_LAG) {
+		ptr_apply(k, &k->lag[k->lag_at]);
+		k->lag[k->lag_at] = *op;
+		k->lag_at = (k->lag_at + 1) % PTR_LAG;
+		return;
+	}
+	k->lag[(k->lag_at + k->lag_n++) % PTR_LAG] = *op;
+}
+
+/* The updates still to come, applied (the file read). */
+static void ptr_drain(struct km *k)
+{
+	for (; k->lag_n; k->lag_n--, k->lag_at = (k->lag_at + 1) % PTR_LAG)
+		ptr_apply(k, &k->lag[k->lag_at]);
+}
+
 /* The CPU's NUMA node on this machine, as perf's cpu__get_node reads sysfs; -1 unknown. */
 static int cpu_node(struct km *k, int cpu)
 {
@@ -303,6 +365,52 @@ static void found_init(struct km *k)
 	}
 }
 
+/*
+ * A slab event's fields read by a reader of its kind's names alone (the
+ * ten names' reader read six fields and zeroed ten values a sample, most
+ * of them none of a slab event's): what slab_alloc and slab_free read,
+ * and "order", which decode checks whatever the kind.
+ */
+enum { S_CALL_SITE, S_PTR, S_REQ, S_ALLOC, S_NODE, S_ORDER };
+static const char *const slab_names[2][6] = {
+	{ "call_site", "ptr", "bytes_req", "bytes_alloc", "node", "order" },
+	{ "ptr", "order" },
+};
+static const int slab_nr[2] = { 6, 2 };
+
+static bool decode_slab(struct km *k, enum km_kind kind, const struct tally_sample *sm,
+			struct km_ev *ev)
+{
+	struct tally_tp_val v[6];
+	int got;
+
+	if (kind == KM_FREE) {
+		got = tally_tp_reader__read(k->slab_fields[1], sm->raw.data, sm->raw.size, v);
+		if (got < 0)
+			return false;
+		ev->found = (got & 1 ? F_PTR : 0) | (got & 2 ? F_ORDER : 0);
+		ev->ptr = v[0].val;
+		ev->order = (unsigned)v[1].val;
+	} else {
+		got = tally_tp_reader__read(k->slab_fields[0], sm->raw.data, sm->raw.size, v);
+		if (got < 0)
+			return false;
+		ev->found = (got & (1 << S_PTR) ? F_PTR : 0) | (got & (1 << S_REQ) ? F_REQ : 0) |
+			    (got & (1 << S_ALLOC) ? F_ALLOC : 0) |
+			    (got & (1 << S_ORDER) ? F_ORDER : 0);
+		ev->call_site = v[S_CALL_SITE].val;
+		ev->ptr = v[S_PTR].val;
+		ev->bytes_req = v[S_REQ].val;
+		ev->bytes_alloc = v[S_ALLOC].val;
+		ev->has_node = got & (1 << S_NODE);
+		ev->node = ev->has_node ? (int32_t)(uint32_t)v[S_NODE].val : NUMA_NO_NODE;
+		ev->order = (unsigned)v[S_ORDER].val;
+	}
+	if ((ev->found & F_ORDER) && ev->order >= 64)
+		return false;
+	return (ev->found & needed(kind)) == needed(kind);
+}
+
 /* The fields perf reads by name (tally_tp_reader); false when the sample lacks one its kind needs. */
 static bool decode(struct km *k, enum km_kind kind, const struct tally_sample *sm, struct km_ev *ev)
 {
@@ -311,6 +419,8 @@ static bool decode(struct km *k, enum km_kind kind, const struct tally_sample *s
 
 	if (!sm->raw.data)
 		return false;
+	if (kind <= KM_FREE)
+		return decode_slab(k, kind, sm, ev);
 	got = tally_tp_reader__read(k->fields, sm->raw.data, sm->raw.size, v);
 	if (got < 0)
 		return false;
@@ -371,15 +481,9 @@ static void slab_alloc(struct km *k, const struct tally_session_sample *smp, con
 		sl->bytes = ev->bytes_alloc;
 		sl->cpu = (short)smp->sample->cpu;
 	} else {
-		struct ptr_slot *ps = ptr_get(&k->live, ev->ptr);
-
-		if (!ps) {
-			k->no_mem = true;
-			return;
-		}
-		ps->call_site = ev->call_site;
-		ps->bytes = ev->bytes_alloc;
-		ps->cpu = (short)smp->sample->cpu;
+		ptr_later(k, &(struct ptr_op){ .ptr = ev->ptr, .call_site = ev->call_site,
+					       .bytes = ev->bytes_alloc,
+					       .cpu = (short)smp->sample->cpu, .alloc = true });
 	}
 	if (!(c = table_get(&k->callers, ev->call_site, &made))) {
 		k->no_mem = true;
@@ -405,14 +509,7 @@ static void slab_free(struct km *k, const struct tally_session_sample *smp, cons
 	struct slot *c;
 
 	if (!k->o->alloc) {
-		struct ptr_slot *ps = ptr_find(&k->live, ev->ptr);
-
-		if (!ps)
-			return;		/* allocated before the recording */
-		k->total_freed += ps->bytes;
-		if ((short)smp->sample->cpu != ps->cpu && (c = table_find(&k->callers, ps->call_site)))
-			c->pingpong++;
-		ps->cpu = -1;
+		ptr_later(k, &(struct ptr_op){ .ptr = ev->ptr, .cpu = (short)smp->sample->cpu });
 		return;
 	}
 	struct slot *sl = table_find(&k->ptrs, ev->ptr);
@@ -584,7 +681,10 @@ static int on_sample(struct tally_session *s, const struct tally_session_sample 
 {
 	struct km *k = ctx;
 	enum km_kind kind = smp->attr >= 0 && smp->attr < k->nr_attrs ? k->kinds[smp->attr] : KM_OTHER;
-	struct km_ev ev = { .ptr = 0 };
+	/* decode sets the rest: an initializer's zeroing (rep stos) was an eighth of this function */
+	struct km_ev ev;
+
+	ev.found = 0;
 
 	(void)s;
 	if (kind == KM_OTHER)
@@ -851,7 +951,11 @@ static int open_file(struct km *k, int *ret)
 		return -1;
 	}
 	found_init(k);
-	if (!(k->fields = tally_tp_reader__new(tally_session__trace_fmt(k->s), field_names, N_NR))) {
+	if (!(k->fields = tally_tp_reader__new(tally_session__trace_fmt(k->s), field_names, N_NR)) ||
+	    !(k->slab_fields[0] = tally_tp_reader__new(tally_session__trace_fmt(k->s), slab_names[0],
+							slab_nr[0])) ||
+	    !(k->slab_fields[1] = tally_tp_reader__new(tally_session__trace_fmt(k->s), slab_names[1],
+							slab_nr[1]))) {
 		fprintf(stderr, "tally kmem stat: %s\n", strerror(errno));
 		*ret = 1;
 		return -1;
@@ -884,6 +988,7 @@ int kmem_stat(const struct kmem_opts *o)
 		goto out;
 	}
 	ret = cli_session_run(k->s, "kmem stat", k->path);
+	ptr_drain(k);
 	if (k->no_mem) {
 		fprintf(stderr, "tally kmem stat: out of memory\n");
 		ret = 1;
@@ -929,6 +1034,8 @@ out:
 	free(k->cpu_node);
 	free(k->kinds);
 	tally_tp_reader__free(k->fields);
+	tally_tp_reader__free(k->slab_fields[0]);
+	tally_tp_reader__free(k->slab_fields[1]);
 	free(k);
 	return ret;
 }

@@ -86,7 +86,10 @@ static int decode(struct sched_reader *r, struct sched_ev *ev, const struct tall
 		ev->prev_pid = s32(v[0].val);
 		ev->next_pid = s32(v[1].val);
 		ev->prev_state = (int64_t)v[2].val;
-		tally_tp_val__str(&v[3], ev->next_comm, sizeof(ev->next_comm));
+		if (r->next_comm)
+			tally_tp_val__str(&v[3], ev->next_comm, sizeof(ev->next_comm));
+		else
+			ev->next_comm[0] = 0;
 		return 0;
 	case SK_RUNTIME:
 		ev->runtime = v[1].val;
@@ -181,6 +184,7 @@ static int on_record(struct tally_session *s, const struct perf_event_header *h,
 	bool lost;
 
 	(void)s;
+	r->names_gen++;
 	switch (h->type) {
 	case PERF_RECORD_COMM:
 		if (!(t = sched_thread(r, (int32_t)rec->u.comm.pid, (int32_t)rec->u.comm.tid)))
@@ -320,7 +324,11 @@ int sched_open(struct sched_reader *r, const char *cmd, const char *path, bool u
 
 int sched_run(struct sched_reader *r)
 {
-	int ret = cli_session_run(r->s, r->cmd, r->path);
+	int ret = tally_session__run(r->s);
+
+	if (r->ran)
+		r->ran(r, r->ctx);
+	ret = cli_session_end(r->s, r->cmd, r->path, ret);
 
 	static const char *const names[] = {
 		[SK_SWITCH] = "sched_switch", [SK_RUNTIME] = "sched_stat_runtime",

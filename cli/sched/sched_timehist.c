@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "read_file.h"
 #include "sched_cmd.h"
 #include "sched_line.h"
@@ -38,6 +39,7 @@ struct thread_rt {
 	bool cvalid;
 	uint8_t ccomm_n, cstr_n;
 	int32_t cpid;
+	uint32_t cgen;			/* the reader's names_gen then: no record renamed it since */
 	char ccomm[32], cstr[32];
 };
 
@@ -65,9 +67,16 @@ struct th_ctx {
 	uint64_t skipped;
 	uint8_t cpus[512];			/* -C */
 	bool cpu_filter, chains, printing;
+	bool summarize;				/* -s/-S: the run-time statistics are read */
+	bool tty;				/* stdout a terminal: a line written when done */
 	int failed;
 	char commstr[32];
+	/* the lines, OUT_BUF bytes a write, flushed before anything else prints */
+	struct sched_line out;
+	char *outbuf;
 };
+
+#define OUT_BUF (128u << 10)
 
 static void stats_init(struct run_stats *s)
 {
@@ -192,17 +201,32 @@ static const char *commstr(struct th_ctx *c, int32_t pid, int32_t tid, const cha
 	return c->commstr;
 }
 
+/* A line ends: on a terminal it goes out now, as stdout's line buffering wrote it. */
+static void line_end(struct th_ctx *c, struct sched_line *l)
+{
+	sched_line_chr(l, '\n');
+	if (c->tty)
+		sched_line_flush(l);
+}
+
 /*
  * commstr of tr's thread, kept in tr while its name's first 31 bytes (all
  * commstr reads) and its pid stay: the same string, comm_width already
- * raised by it.
+ * raised by it. comm NULL: sched_comm's, looked up only when a record
+ * came since the last (names_gen).
  */
 static const char *commstr_of(struct th_ctx *c, struct thread_rt *tr, int32_t pid, int32_t tid,
 			      const char *comm)
 {
-	size_t n = strnlen(comm, sizeof(tr->ccomm));
+	size_t n;
 	const char *s;
 
+	if (tr->cvalid && tr->cpid == pid && tr->cgen == c->r->names_gen)
+		return tr->cstr;
+	if (!comm)
+		comm = sched_comm(c->r, tid);
+	n = strnlen(comm, sizeof(tr->ccomm));
+	tr->cgen = c->r->names_gen;
 	if (tr->cvalid && tr->cpid == pid && tr->ccomm_n == n && !memcmp(tr->ccomm, comm, n))
 		return tr->cstr;
 	s = commstr(c, pid, tid, comm);
@@ -251,7 +275,7 @@ static char state_char(int32_t tid, int64_t state)
 	return bit < sizeof(str) - 1 ? str[bit] : '?';
 }
 
-static void update_runtime(struct thread_rt *r, uint64_t t, uint64_t tprev)
+static void update_runtime(struct thread_rt *r, uint64_t t, uint64_t tprev, bool summarize)
 {
 	r->dt_delay = r->dt_sleep = r->dt_iowait = r->dt_preempt = r->dt_run = 0;
 	if (tprev) {
@@ -269,7 +293,11 @@ static void update_runtime(struct thread_rt *r, uint64_t t, uint64_t tprev)
 				r->dt_sleep = wait;
 		}
 	}
-	stats_update(&r->stats, r->dt_run);
+	/* its divisions only for a summary, the one that reads them: a switch each */
+	if (summarize)
+		stats_update(&r->stats, r->dt_run);
+	else
+		r->stats.n++;
 	r->total_run_time += r->dt_run;
 	r->total_delay_time += r->dt_delay;
 	r->total_sleep_time += r->dt_sleep;
@@ -344,53 +372,53 @@ static void print_sample(struct th_ctx *c, const struct sched_ev *ev, struct thr
 			 int32_t pid, int32_t tid, const char *comm, uint64_t t)
 {
 	const struct timehist_opts *o = c->o;
-
-	struct sched_line l;
+	struct sched_line *l = &c->out;
 
 	if (c->cpu_filter && !sched_cpu_in(c->cpus, ev->cpu))
 		return;
-	sched_line_init(&l, stdout);
-	print_time_cpu(&l, t, ev->cpu);
+	print_time_cpu(l, t, ev->cpu);
 	if (o->cpu_visual) {
-		sched_line_chr(&l, ' ');
+		sched_line_chr(l, ' ');
 		for (int i = 0; i < c->max_cpu + 1; i++)
-			sched_line_chr(&l, i == ev->cpu ? (tid == 0 ? 'i' : 's') : ' ');
-		sched_line_chr(&l, ' ');
+			sched_line_chr(l, i == ev->cpu ? (tid == 0 ? 'i' : 's') : ' ');
+		sched_line_chr(l, ' ');
 	}
 	{
 		const char *s = commstr_of(c, tr, pid, tid, comm);
 
-		sched_line_chr(&l, ' ');
-		sched_line_left(&l, s, c->comm_width);
-		sched_line_chr(&l, ' ');
+		sched_line_chr(l, ' ');
+		sched_line_left32(l, s, tr->cstr_n, c->comm_width);
+		sched_line_chr(l, ' ');
 	}
-	sched_line_msec(&l, tr->dt_sleep + tr->dt_iowait + tr->dt_preempt, 6);
-	sched_line_msec(&l, tr->dt_delay, 6);
-	sched_line_msec(&l, tr->dt_run, 6);
+	sched_line_msec(l, tr->dt_sleep + tr->dt_iowait + tr->dt_preempt, 6);
+	sched_line_msec(l, tr->dt_delay, 6);
+	sched_line_msec(l, tr->dt_run, 6);
 	if (o->state) {
-		sched_line_pad(&l, 5);
-		sched_line_chr(&l, state_char(tid, ev->prev_state));
-		sched_line_chr(&l, ' ');
+		sched_line_pad(l, 5);
+		sched_line_chr(l, state_char(tid, ev->prev_state));
+		sched_line_chr(l, ' ');
 	}
 	if (o->next) {
 		char nstr[30];
 
 		snprintf(nstr, sizeof(nstr), "next: %s[%d]", ev->next_comm, (int)ev->next_pid);
-		sched_line_chr(&l, ' ');
-		sched_line_left(&l, nstr, c->comm_width);
+		sched_line_chr(l, ' ');
+		sched_line_left(l, nstr, c->comm_width);
 	}
 	if (o->wakeups && !o->next) {
-		sched_line_pad(&l, 2);
-		sched_line_pad(&l, c->comm_width);
+		sched_line_pad(l, 2);
+		sched_line_pad(l, c->comm_width);
 	}
 	if (tid != 0 && c->chains) {
-		sched_line_pad(&l, 2);
-		sched_line_flush(&l);	/* the chain is printf's */
+		sched_line_pad(l, 2);
+		sched_line_flush(l);	/* the chain is printf's */
 		print_chain(c, ev);
 	}
-	sched_line_chr(&l, '\n');
-	sched_line_flush(&l);
+	line_end(c, l);
 }
+
+/* perf's idle threads' name, as long as the names commstr_of reads (31 bytes) */
+static const char idle_comm[32] = "<idle>";
 
 static int on_switch(struct th_ctx *c, const struct sched_ev *ev)
 {
@@ -403,7 +431,7 @@ static int on_switch(struct th_ctx *c, const struct sched_ev *ev)
 		if (!(tr = idle_of(c, ev->cpu)))
 			return c->failed ? -1 : 0;
 		pid = tid = 0;
-		comm = "<idle>";
+		comm = idle_comm;
 		if (skip_sample(c, 0, 0)) {
 			tr = NULL;
 			goto out;
@@ -417,7 +445,7 @@ static int on_switch(struct th_ctx *c, const struct sched_ev *ev)
 		if (c->chains)	/* perf makes the process's main thread for its maps */
 			sched_thread(c->r, ev->pid, ev->pid);
 		pid = ti->pid;
-		comm = sched_comm(c->r, tid);
+		comm = NULL;	/* print_sample's, when it prints (commstr_of) */
 		if (skip_sample(c, pid, tid))
 			goto out;
 		if (!(tr = rt_of(c, tid)))
@@ -437,7 +465,7 @@ static int on_switch(struct th_ctx *c, const struct sched_ev *ev)
 			t = c->end;
 	}
 	if (!c->cpu_filter || sched_cpu_in(c->cpus, ev->cpu))
-		update_runtime(tr, t, tprev);
+		update_runtime(tr, t, tprev, c->summarize);
 	if (c->printing)
 		print_sample(c, ev, tr, pid, tid, comm, t);
 out:
@@ -458,66 +486,72 @@ out:
 static void print_wakeup(struct th_ctx *c, const struct sched_ev *ev, int32_t wakee_pid)
 {
 	struct sched_tinfo *ti = sched_thread(c->r, ev->pid, ev->tid);
-	struct sched_line l;
+	struct sched_line *l = &c->out;
 	char awakened[32];
 
 	if (!ti)
 		return;
-	sched_line_init(&l, stdout);
 	/* shown unless both the waker and the woken are filtered out */
 	if (skip_sample(c, ti->pid, ev->tid) & skip_sample(c, wakee_pid, ev->task))
 		return;
-	print_time_cpu(&l, ev->time, ev->cpu);
+	print_time_cpu(l, ev->time, ev->cpu);
 	if (c->o->cpu_visual)
-		sched_line_pad(&l, 1 + (c->max_cpu + 1) + 1);
+		sched_line_pad(l, 1 + (c->max_cpu + 1) + 1);
 	{
 		const char *s = commstr(c, ti->pid, ev->tid, sched_comm(c->r, ev->tid));
 
-		sched_line_chr(&l, ' ');
-		sched_line_left(&l, s, c->comm_width);
-		sched_line_chr(&l, ' ');
+		sched_line_chr(l, ' ');
+		sched_line_left(l, s, c->comm_width);
+		sched_line_chr(l, ' ');
 	}
-	sched_line_pad(&l, 2 + 9 + 2 + 9 + 2 + 9 + 1);
+	sched_line_pad(l, 2 + 9 + 2 + 9 + 2 + 9 + 1);
 	snprintf(awakened, sizeof(awakened), "%s", thread_str(c, ev->task));
-	sched_line_str(&l, "awakened: ");
-	sched_line_str(&l, awakened);
-	sched_line_chr(&l, '\n');
-	sched_line_flush(&l);
+	sched_line_str(l, "awakened: ");
+	sched_line_str(l, awakened);
+	line_end(c, l);
 }
 
 static void print_migration(struct th_ctx *c, const struct sched_ev *ev, int32_t mig_pid)
 {
 	struct sched_tinfo *ti = sched_thread(c->r, ev->pid, ev->tid);
-	struct sched_line l;
+	struct sched_line *l = &c->out;
 
 	if (!ti)
 		return;
-	sched_line_init(&l, stdout);
 	if (skip_sample(c, ti->pid, ev->tid) & skip_sample(c, mig_pid, ev->task))
 		return;
-	print_time_cpu(&l, ev->time, ev->cpu);
+	print_time_cpu(l, ev->time, ev->cpu);
 	if (c->o->cpu_visual) {
-		sched_line_pad(&l, 2);
+		sched_line_pad(l, 2);
 		for (int i = 0; i < c->max_cpu + 1; i++)
-			sched_line_chr(&l, i == ev->cpu ? 'm' : ' ');
-		sched_line_pad(&l, 2);
+			sched_line_chr(l, i == ev->cpu ? 'm' : ' ');
+		sched_line_pad(l, 2);
 	}
 	{
 		const char *s = commstr(c, ti->pid, ev->tid, sched_comm(c->r, ev->tid));
 
-		sched_line_chr(&l, ' ');
-		sched_line_left(&l, s, c->comm_width);
-		sched_line_chr(&l, ' ');
+		sched_line_chr(l, ' ');
+		sched_line_left(l, s, c->comm_width);
+		sched_line_chr(l, ' ');
 	}
-	sched_line_pad(&l, 2 + 9 + 2 + 9 + 2 + 9 + 1);
-	sched_line_str(&l, "migrated: ");
-	sched_line_str(&l, thread_str(c, ev->task));
-	sched_line_str(&l, " cpu ");
-	sched_line_int(&l, ev->orig_cpu, 0, 0);
-	sched_line_str(&l, " => ");
-	sched_line_int(&l, ev->dest_cpu, 0, 0);
-	sched_line_chr(&l, '\n');
-	sched_line_flush(&l);
+	sched_line_pad(l, 2 + 9 + 2 + 9 + 2 + 9 + 1);
+	sched_line_str(l, "migrated: ");
+	sched_line_str(l, thread_str(c, ev->task));
+	sched_line_str(l, " cpu ");
+	sched_line_int(l, ev->orig_cpu, 0, 0);
+	sched_line_str(l, " => ");
+	sched_line_int(l, ev->dest_cpu, 0, 0);
+	line_end(c, l);
+}
+
+/* The lines kept back, out before the session's messages and the summary. */
+static void out_flush(struct sched_reader *r, void *ctx)
+{
+	struct th_ctx *c = ctx;
+
+	(void)r;
+	if (c->outbuf)
+		sched_line_flush(&c->out);
 }
 
 static int on_event(struct sched_reader *r, const struct sched_ev *ev, void *ctx)
@@ -809,6 +843,8 @@ int sched_timehist(const char *path, const struct timehist_opts *o)
 		return ret;
 	}
 	r.drop = on_drop;
+	r.next_comm = o->next;
+	r.ran = out_flush;
 	c->chains = o->callchain && r.callchains;
 	if (o->callchain && !r.callchains)
 		fprintf(stderr, "Samples do not have callchains.\n");
@@ -827,6 +863,17 @@ int sched_timehist(const char *path, const struct timehist_opts *o)
 		c->idle[i].made = true;
 	}
 	c->printing = !o->summary;
+	c->summarize = o->summary || o->with_summary;
+	if (c->printing) {
+		if (!(c->outbuf = malloc(OUT_BUF))) {
+			sched_close(&r);
+			free(c->idle);
+			free(c);
+			return 1;
+		}
+		sched_line_init_buf(&c->out, stdout, c->outbuf, OUT_BUF);
+		c->tty = isatty(fileno(stdout));
+	}
 	if (c->printing)
 		print_header(c);
 	ret = sched_run(&r);
@@ -847,6 +894,7 @@ int sched_timehist(const char *path, const struct timehist_opts *o)
 	sched_tids__free(&c->rts);
 	free(c->dead);
 	free(c->idle);
+	free(c->outbuf);
 	free(c);
 	return ret;
 }

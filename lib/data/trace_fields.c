@@ -28,6 +28,15 @@ struct fast_field {
 	bool relative;			/* a __rel_loc: its offset counts from after the field */
 };
 
+/*
+ * A __data_loc field as each sample checks it: copied from its format
+ * (the format's field, followed per sample, was a cache miss each)
+ */
+struct dyn_field {
+	int off, size;
+	bool relative;
+};
+
 /* One event's fields for the reader's names, NULL where it has none. */
 struct ev_fields {
 	int id;
@@ -35,7 +44,7 @@ struct ev_fields {
 	int nr_ff;
 	int mask;			/* bit i: names[i] is one of its fields */
 	long end;			/* where its last field ends; -1: a field before 0 */
-	struct tep_format_field **dyn;	/* its __data_loc fields, whose data is checked too */
+	struct dyn_field *dyn;		/* its __data_loc fields, whose data is checked too */
 	int nr_dyn;
 };
 
@@ -45,7 +54,11 @@ struct tally_tp_reader {
 	int nr;
 	struct ev_fields *evs;
 	size_t nr_evs, cap;
-	size_t last;			/* the last event found: samples come in runs */
+	/*
+	 * events found by id, direct-mapped: kmem's four events come
+	 * interleaved, a search of the list a sample when only the last was kept
+	 */
+	struct { int id; unsigned idx1; } found[8];	/* idx1: its index + 1; 0: none */
 	long type_off, type_size;	/* common_type, from the first format; size 0: none */
 	bool type_known;
 	bool type_host;			/* the file's byte order is ours: common_type read in place */
@@ -96,11 +109,16 @@ static struct ev_fields *fields_of(struct tally_tp_reader *r, int id, int *err)
 	struct tep_event *ev;
 	struct ev_fields *e;
 
-	if (r->last < r->nr_evs && r->evs[r->last].id == id)
-		return &r->evs[r->last];
+	unsigned slot = (unsigned)id & 7;
+
+	if (r->found[slot].idx1 && r->found[slot].id == id)
+		return &r->evs[r->found[slot].idx1 - 1];
 	for (size_t i = 0; i < r->nr_evs; i++)
-		if (r->evs[i].id == id)
-			return &r->evs[r->last = i];
+		if (r->evs[i].id == id) {
+			r->found[slot].id = id;
+			r->found[slot].idx1 = (unsigned)i + 1;
+			return &r->evs[i];
+		}
 	if (!(ev = tep_find_event(tally__trace_fmt_tep(r->f), id))) {
 		*err = -ENOENT;
 		return NULL;
@@ -142,7 +160,7 @@ static struct ev_fields *fields_of(struct tally_tp_reader *r, int id, int *err)
 	lists[1] = ev->format.fields;
 	for (int k = 0; k < 2; k++)
 		for (struct tep_format_field *fl = lists[k]; fl; fl = fl->next) {
-			struct tep_format_field **d;
+			struct dyn_field *d;
 
 			if (fl->offset < 0 || fl->size < 0)
 				e->end = -1;
@@ -156,9 +174,12 @@ static struct ev_fields *fields_of(struct tally_tp_reader *r, int id, int *err)
 				return NULL;
 			}
 			e->dyn = d;
-			d[e->nr_dyn++] = fl;
+			d[e->nr_dyn++] = (struct dyn_field){
+				.off = fl->offset, .size = fl->size,
+				.relative = !!(fl->flags & TEP_FIELD_IS_RELATIVE) };
 		}
-	r->last = r->nr_evs++;
+	r->found[slot].id = id;
+	r->found[slot].idx1 = (unsigned)++r->nr_evs;
 	return e;
 }
 
@@ -166,8 +187,8 @@ static struct ev_fields *fields_of(struct tally_tp_reader *r, int id, int *err)
 static struct ev_fields *event_of(struct tally_tp_reader *r, const unsigned char *d, size_t len,
 				  int *err)
 {
-	struct tep_record rec = { .data = (void *)d, .size = (int)len };
 	struct ev_fields *e;
+	int id;
 
 	if (!r->type_known) {
 		struct tep_event *first = tep_get_first_event(tally__trace_fmt_tep(r->f));
@@ -186,23 +207,41 @@ static struct ev_fields *event_of(struct tally_tp_reader *r, const unsigned char
 	if (!r->type_size || (size_t)(r->type_off + r->type_size) > len)
 		return NULL;
 	/* a sample's event: tep_data_type's number without its calls (a sample each) */
-	if (!(e = fields_of(r, r->type_host ? (int)tally__trace_field_val_at(d + r->type_off,
-									       r->type_size) :
-			    tep_data_type(tally__trace_fmt_tep(r->f), &rec), err)))
+	if (r->type_host) {
+		id = (int)tally__trace_field_val_at(d + r->type_off, r->type_size);
+	} else {
+		struct tep_record rec = { .data = (void *)d, .size = (int)len };
+
+		id = tep_data_type(tally__trace_fmt_tep(r->f), &rec);
+	}
+	if (!(e = fields_of(r, id, err)))
 		return NULL;
 	*err = -EBADMSG;
 	if (e->end < 0 || (size_t)e->end > len)
 		return NULL;
 	for (int i = 0; i < e->nr_dyn; i++) {
-		const struct tep_format_field *fl = e->dyn[i];
+		const struct dyn_field *fl = &e->dyn[i];
 		uint32_t loc = 0;
+		uint16_t l16;
 		long off;
 
-		/* __data_loc: offset in the low 16 bits, length above (2 bytes: to the end) */
-		memcpy(&loc, d + fl->offset, fl->size < 4 ? (size_t)fl->size : 4);
+		/*
+		 * __data_loc: offset in the low 16 bits, length above (2 bytes:
+		 * to the end); its first 4 bytes at most, in the host's order.
+		 * Loaded whole: bytes copied one at a time and read back as one
+		 * word stalled the load (store forwarding)
+		 */
+		if (fl->size >= 4) {
+			memcpy(&loc, d + fl->off, 4);
+		} else if (fl->size == 2) {
+			memcpy(&l16, d + fl->off, 2);
+			loc = l16;
+		} else {
+			memcpy(&loc, d + fl->off, (size_t)fl->size);
+		}
 		off = (long)(loc & 0xffff);
-		if (fl->flags & TEP_FIELD_IS_RELATIVE)
-			off += fl->offset + fl->size;
+		if (fl->relative)
+			off += fl->off + fl->size;
 		if ((size_t)off + (fl->size == 2 ? 0 : (loc >> 16)) > len)
 			return NULL;
 	}
@@ -220,12 +259,19 @@ int tally_tp_reader__read(struct tally_tp_reader *r, const void *raw, size_t len
 		return tally__err(EINVAL);
 	if (!(e = event_of(r, d, len, &err)))
 		return tally__err(-err);
-	for (int i = 0; i < r->nr; i++)
-		out[i] = (struct tally_tp_val){ 0 };
+	/*
+	 * each value set whole below; those of names the event lacks zeroed
+	 * (an event with all of them, sched's readers', zeroes nothing)
+	 */
+	if (e->nr_ff != r->nr)
+		memset(out, 0, (size_t)r->nr * sizeof(*out));
 	for (int k = 0; k < e->nr_ff; k++) {
 		const struct fast_field *f = &e->ff[k];
 		struct tally_tp_val *o = &out[f->i];
 
+		o->val = 0;
+		o->data = NULL;
+		o->data_len = 0;
 		if (f->kind == FF_INT) {
 			o->val = tally__trace_field_val_at(d + f->off, f->size);
 		} else if (f->kind == FF_DYN) {

@@ -107,8 +107,12 @@ int tally__ordered_queue(struct tally_ordered *o, uint64_t t, int attr,
 	/* a record with no time (0: LOST_SAMPLES at the end) has no place to be late for */
 	if (t && t < o->last_flush)
 		o->late++;	/* delivered at the next flush, after newer ones */
-	if (o->nq && t < o->q[o->nq - 1].time)
+	if (o->nq && t < o->q[o->nq - 1].time) {
 		o->unsorted = true;
+		if (o->nr_desc < TALLY_ORDERED_RUNS)
+			o->desc[o->nr_desc] = (uint32_t)o->nq;
+		o->nr_desc++;
+	}
 	e = &o->q[o->nq];
 	*e = (struct ordered_event){ .time = t, .attr = attr, .size = h->size };
 	if (copy)
@@ -167,28 +171,16 @@ static void radix_sort(struct tally_ordered *o)
 	sorted_into(o, a);
 }
 
-#define MAX_RUNS 32
+#define MAX_RUNS TALLY_ORDERED_RUNS
 
 /*
- * Each ring is in time order, so a round is a few ascending runs (one per
- * CPU, and what the last round held back): merged pairwise, stably (ties
- * keep arrival order), in log2(runs) passes. Many runs: the radix sort.
+ * Merge the queue's nr ascending runs (their starts in run[0..nr), run[nr]
+ * the end) pairwise, stably (ties keep arrival order), in log2(nr) passes.
  */
-void tally__ordered_sort(struct tally_ordered *o)
+static void merge_runs(struct tally_ordered *o, size_t *run, size_t nr)
 {
-	size_t run[MAX_RUNS + 1], nr = 0;
 	struct ordered_event *a = o->q, *b = o->tmp;
 
-	run[nr++] = 0;
-	for (size_t i = 1; i < o->nq; i++)
-		if (a[i].time < a[i - 1].time) {
-			if (nr == MAX_RUNS) {
-				radix_sort(o);
-				return;
-			}
-			run[nr++] = i;
-		}
-	run[nr] = o->nq;
 	while (nr > 1) {
 		size_t k = 0;
 
@@ -201,8 +193,17 @@ void tally__ordered_sort(struct tally_ordered *o)
 				run[k++] = i;
 				continue;
 			}
-			while (i < mid && j < end)
-				b[out++] = a[j].time < a[i].time ? a[j++] : a[i++];
+			/*
+			 * which side goes next picked without a branch: two rings'
+			 * records interleave at random, a misprediction each
+			 */
+			while (i < mid && j < end) {
+				bool right = a[j].time < a[i].time;
+
+				b[out++] = *(right ? &a[j] : &a[i]);
+				j += right;
+				i += !right;
+			}
 			memcpy(b + out, a + i, (mid - i) * sizeof(*a));
 			out += mid - i;
 			memcpy(b + out, a + j, (end - j) * sizeof(*a));
@@ -218,6 +219,49 @@ void tally__ordered_sort(struct tally_ordered *o)
 	sorted_into(o, a);
 }
 
+/*
+ * Each ring is in time order, so a round is a few ascending runs (one per
+ * CPU, and what the last round held back): merged. Many runs: the radix
+ * sort.
+ */
+void tally__ordered_sort(struct tally_ordered *o)
+{
+	size_t run[MAX_RUNS + 1], nr = 0;
+	struct ordered_event *a = o->q;
+
+	run[nr++] = 0;
+	for (size_t i = 1; i < o->nq; i++)
+		if (a[i].time < a[i - 1].time) {
+			if (nr == MAX_RUNS) {
+				radix_sort(o);
+				o->nr_desc = 0;
+				return;
+			}
+			run[nr++] = i;
+		}
+	run[nr] = o->nq;
+	merge_runs(o, run, nr);
+	o->nr_desc = 0;
+}
+
+/* The flush's sort: the runs as the records came (desc), not looked for again. */
+static void sort_queue(struct tally_ordered *o)
+{
+	size_t run[MAX_RUNS + 1];
+
+	if (o->nr_desc >= MAX_RUNS) {
+		radix_sort(o);
+		o->nr_desc = 0;
+		return;
+	}
+	run[0] = 0;
+	for (uint32_t k = 0; k < o->nr_desc; k++)
+		run[k + 1] = o->desc[k];
+	run[o->nr_desc + 1] = o->nq;
+	merge_runs(o, run, o->nr_desc + 1);
+	o->nr_desc = 0;
+}
+
 int tally__ordered_flush(struct tally_ordered *o, uint64_t limit, tally_ordered_fn fn, void *ctx)
 {
 	size_t n = 0;
@@ -225,8 +269,9 @@ int tally__ordered_flush(struct tally_ordered *o, uint64_t limit, tally_ordered_
 
 	/* rings are each in order: often the whole queue already is */
 	if (o->unsorted)
-		tally__ordered_sort(o);
+		sort_queue(o);
 	o->unsorted = false;
+	o->nr_desc = 0;		/* what stays is a sorted array's end: one run */
 	while (n < o->nq && o->q[n].time <= limit)
 		n++;
 	/* perf's queue runs empty when its tail goes (records dropped here count) */

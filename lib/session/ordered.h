@@ -20,6 +20,8 @@
 #include <linux/perf_event.h>
 
 struct ordered_chunk;
+/* The most ascending runs a sort merges (a round holds one per ring and what was held back). */
+#define TALLY_ORDERED_RUNS 32
 
 /* One queued record. */
 struct ordered_event {
@@ -49,6 +51,14 @@ struct tally_ordered {
 	uint64_t last_flush;		/* the newest record delivered */
 	uint64_t late;			/* records queued below last_flush */
 	bool unsorted;			/* a record came older than the one before */
+	/*
+	 * Where the queue's ascending runs begin after its first (indexes
+	 * into q), noted as records come: the flush's sort does not read
+	 * the queue once more to find them. nr_desc past TALLY_ORDERED_RUNS:
+	 * too many to merge (the radix sort).
+	 */
+	uint32_t desc[TALLY_ORDERED_RUNS];
+	uint32_t nr_desc;
 };
 
 /*

@@ -25,8 +25,7 @@ static void out_open(struct out *o)
 {
 	o->buf = NULL;
 	o->len = 0;
-	o->l.n = 0;
-	o->l.f = open_memstream(&o->buf, &o->len);
+	sched_line_init(&o->l, open_memstream(&o->buf, &o->len));
 	assert_non_null(o->l.f);
 }
 
@@ -97,10 +96,13 @@ static void test_times(void **state)
 
 		snprintf(ts, sizeof(ts), "%llu.%06llu", (unsigned long long)(t / 1000000000ull),
 			 (unsigned long long)(t % 1000000000ull / 1000));
-		out_open(&o);
-		sched_line_usec(&o.l, t, 15);
-		out_check(&o, "%15s", ts);
-		for (int w = 2; w <= 8; w += 2) {
+		/* the field blanked whole where the number fits (8 to 16 wide), else built */
+		for (int w = 6; w <= 18; w++) {
+			out_open(&o);
+			sched_line_usec(&o.l, t, w);
+			out_check(&o, "%*s", w, ts);
+		}
+		for (int w = 0; w <= 18; w++) {
 			out_open(&o);
 			sched_line_msec(&o.l, t, w);
 			out_check(&o, "%*lu.%03lu ", w, (unsigned long)(t / 1000000),
@@ -178,8 +180,67 @@ static void test_no_file(void **state)
 	sched_line_str(&l, "comm[");
 	sched_line_str(&l, big);
 	sched_line_msec(&l, 1234567, 6);
-	assert_true(l.n <= sizeof(l.b));
+	assert_true(l.n <= l.cap);
 	assert_memory_equal(l.b, "comm[ccc", 8);
+}
+
+/* left32's stores whole (a char[32] of its own), against printf's "%-*s", at every fill. */
+static void test_left32(void **state)
+{
+	const char *s[] = { "", "a", "<idle>", "migration/0[18]", "kworker/u4:2-events_unbo[1234]" };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(s) / sizeof(s[0]); i++)
+		for (int w = 0; w <= 40; w += 5)
+			for (int fill = 0; fill <= 1024; fill += fill < 960 ? 96 : 1) {
+				char own[32] = { 0 };
+				struct out o;
+
+				memcpy(own, s[i], strlen(s[i]));
+				out_open(&o);
+				sched_line_pad(&o.l, fill);
+				sched_line_left32(&o.l, own, strlen(s[i]), w);
+				sched_line_chr(&o.l, '|');
+				out_check(&o, "%*s%-*s|", fill, "", w, s[i]);
+			}
+}
+
+/*
+ * Many lines into a caller's buffer (timehist's): written when it fills,
+ * at any place in a line, and whatever was left at the flush, in order.
+ */
+static void test_big_buffer(void **state)
+{
+	static char buf[4096], want[1 << 18];
+	char own[32] = "pipewake[438]";
+	struct out o;
+	size_t n = 0;
+
+	(void)state;
+	out_open(&o);
+	sched_line_init_buf(&o.l, o.l.f, buf, sizeof(buf));
+	for (int i = 0; i < 2000; i++) {
+		uint64_t t = 43550250456123ull + (uint64_t)i * 7919, ms = t % 99999999;
+		char ts[32];
+
+		sched_line_usec(&o.l, t, 15);
+		sched_line_chr(&o.l, ' ');
+		sched_line_left32(&o.l, own, strlen(own), 30);
+		sched_line_msec(&o.l, ms, 6);
+		sched_line_pad(&o.l, i % 40);
+		sched_line_chr(&o.l, '\n');
+		assert_true(o.l.n <= sizeof(buf));
+		snprintf(ts, sizeof(ts), "%llu.%06llu", (unsigned long long)(t / 1000000000ull),
+			 (unsigned long long)(t % 1000000000ull / 1000));
+		n += (size_t)snprintf(want + n, sizeof(want) - n, "%15s %-30s%6lu.%03lu %*s\n", ts,
+				      own, (unsigned long)(ms / 1000000),
+				      (unsigned long)(ms % 1000000 / 1000), i % 40, "");
+	}
+	sched_line_flush(&o.l);
+	fclose(o.l.f);
+	assert_int_equal(o.len, n);
+	assert_memory_equal(o.buf, want, n);
+	free(o.buf);
 }
 
 int main(void)
@@ -192,6 +253,8 @@ int main(void)
 		cmocka_unit_test(test_long_line),
 		cmocka_unit_test(test_at_buffer_end),
 		cmocka_unit_test(test_no_file),
+		cmocka_unit_test(test_left32),
+		cmocka_unit_test(test_big_buffer),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -207,7 +207,7 @@ static void rings(unsigned seed, int nrings, bool keep)
 {
 	struct tally_ordered o = { 0 };
 	struct got g = { .o = &o, .keep = keep };
-	uint64_t ring_t[16] = { 0 }, pass_end = 0, seq = 0;
+	uint64_t ring_t[48] = { 0 }, pass_end = 0, seq = 0;
 	struct rec *mine = calloc(1000000, sizeof(*mine));	/* records not copied */
 
 	assert_non_null(mine);
@@ -244,6 +244,19 @@ static void test_rings(void **state)
 	(void)state;
 	for (unsigned seed = 1; seed <= 4; seed++)
 		rings(seed, 1 + (int)seed * 3, false);
+}
+
+/*
+ * More rings than the merge takes (TALLY_ORDERED_RUNS): a round's runs as
+ * the records came, past what is noted, sorted another way; and rounds
+ * of few rings after them (the runs noted afresh after each flush)
+ */
+static void test_rings_many(void **state)
+{
+	(void)state;
+	rings(21, TALLY_ORDERED_RUNS + 8, false);
+	rings(22, TALLY_ORDERED_RUNS - 1, false);
+	rings(23, TALLY_ORDERED_RUNS, true);
 }
 
 /* the deliveries' chunks given back later, from the other end (the session's pipeline) */
@@ -457,6 +470,7 @@ int main(void)
 		cmocka_unit_test(test_sort_shuffled),
 		cmocka_unit_test(test_sort_tiny),
 		cmocka_unit_test(test_rings),
+		cmocka_unit_test(test_rings_many),
 		cmocka_unit_test(test_rings_released_late),
 		cmocka_unit_test(test_equal_times),
 		cmocka_unit_test(test_flush_limit),
