@@ -631,6 +631,27 @@ int tally_hist__resort(struct tally_hist *h)
 	for (size_t i = 0; i < h->nshapes && !err; i++) {
 		struct shape *x = h->shapes[i];
 
+		/*
+		 * the shapes and the wheres their keys read lie anywhere: a
+		 * shape 8 ahead fetched, then the wheres of the one 4 ahead
+		 */
+		if (i + 8 < h->nshapes) {
+			__builtin_prefetch(h->shapes[i + 8]);
+			__builtin_prefetch(&h->shapes[i + 8]->wh);
+		}
+		if (i + 4 < h->nshapes) {
+			const struct shape *y = h->shapes[i + 4];
+
+			for (uint32_t k = 0; k < y->nr && k < 16; k++)
+				if (y->wh[k]) {
+					__builtin_prefetch(y->wh[k]);
+					__builtin_prefetch(&y->wh[k]->addr);
+				}
+			if (y->wh[y->key_nr]) {
+				__builtin_prefetch(y->wh[y->key_nr]);
+				__builtin_prefetch(&y->wh[y->key_nr]->addr);
+			}
+		}
 		if (x->count != x->rows_count)
 			err = tally__hist_shape(h, x, x->period - x->rows_period, x->count - x->rows_count,
 					 fused);

@@ -150,6 +150,7 @@ struct hist_scratch {
 	const struct tally_hist_frame *frames[CHAIN_MAX], *rev[CHAIN_MAX];
 	struct entry *ents[CHAIN_MAX], *walk_ents[CHAIN_MAX];
 	const struct where *wheres[CHAIN_MAX];
+	uint64_t ips[CHAIN_MAX], hashes[CHAIN_MAX];	/* hist_shape's frames' ips, their keys' hashes */
 	const struct tally_hist_frame *replay_frames[CHAIN_MAX];	/* graph_replay's */
 	struct entry *replay_ents[CHAIN_MAX];
 	struct entry *firsts[CHAIN_MAX];		/* graph_note's */
