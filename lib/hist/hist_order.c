@@ -684,6 +684,50 @@ int tally__hist_order_rows(const struct tally_hist *h, struct hist_ev *hs)
 	return 0;
 }
 
+int tally__hist_order_all(struct tally_hist *h)
+{
+	for (int i = 0; i < h->nev; i++) {
+		struct hist_ev *hs = &h->ev[i];
+		int err;
+
+		if (!(hs->rows = malloc((hs->n + 1) * sizeof(*hs->rows))))
+			return -ENOMEM;
+		if ((err = tally__hist_order_rows(h, hs)))
+			return err;
+	}
+	return 0;
+}
+
+static void *order_main(void *arg)
+{
+	struct hist_order_job *j = arg;
+
+	j->err = tally__hist_order_all(j->h);
+	return NULL;
+}
+
+/* Entries from which the order goes to a second thread (its start is some 50 us). */
+#define ORDER_MT 8192
+
+bool tally__hist_order_start(struct tally_hist *h, struct hist_order_job *j)
+{
+	size_t n = 0;
+
+	for (int i = 0; i < h->nev; i++)
+		n += h->ev[i].n;
+	if (n < ORDER_MT || !tally__two_threads())
+		return false;
+	j->h = h;
+	j->err = 0;
+	return !pthread_create(&j->th, NULL, order_main, j);
+}
+
+int tally__hist_order_join(struct hist_order_job *j)
+{
+	pthread_join(j->th, NULL);
+	return j->err;
+}
+
 int tally_hist__sort(struct tally_hist *h, const int *order, int n)
 {
 	if (!h || n < 0 || n > (int)(sizeof(h->order) / sizeof(h->order[0])) || (n && !order))

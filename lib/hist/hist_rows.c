@@ -623,6 +623,42 @@ int tally__hist_shape(struct tally_hist *h, const struct shape *x, uint64_t peri
 	return graph_note(h, x->idx, self, gframes, gents, n, period, count);
 }
 
+/* Every shape's share not yet in the rows (fused: its call graphs' too). */
+int tally__hist_shapes_in(struct tally_hist *h, bool fused)
+{
+	int err = 0;
+
+	for (size_t i = 0; i < h->nshapes && !err; i++) {
+		struct shape *x = h->shapes[i];
+
+		/*
+		 * the shapes and the wheres their keys read lie anywhere: a
+		 * shape 8 ahead fetched, then the wheres of the one 4 ahead
+		 */
+		if (i + 8 < h->nshapes) {
+			__builtin_prefetch(h->shapes[i + 8]);
+			__builtin_prefetch(&h->shapes[i + 8]->wh);
+		}
+		if (i + 4 < h->nshapes) {
+			const struct shape *y = h->shapes[i + 4];
+
+			for (uint32_t k = 0; k < y->nr && k < 16; k++)
+				if (y->wh[k]) {
+					__builtin_prefetch(y->wh[k]);
+					__builtin_prefetch(&y->wh[k]->addr);
+				}
+			if (y->wh[y->key_nr]) {
+				__builtin_prefetch(y->wh[y->key_nr]);
+				__builtin_prefetch(&y->wh[y->key_nr]->addr);
+			}
+		}
+		if (x->count != x->rows_count)
+			err = tally__hist_shape(h, x, x->period - x->rows_period, x->count - x->rows_count,
+					 fused);
+	}
+	return err;
+}
+
 /*
  * A shape's share in the call graphs (period and count not yet there)
  * apart from its counts' (hist_shape): with the parent key, or a chain
