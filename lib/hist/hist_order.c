@@ -332,17 +332,46 @@ static bool flag_keys(const struct tally_hist *h)
 	return false;
 }
 
+/*
+ * cmp_in's symbol key puts a resolved row's DSO first, as perf's
+ * sort__sym_cmp, but two unresolved rows compare by address alone: where
+ * a key before the symbol does not set the DSO, unresolved rows of two
+ * DSOs and a resolved one between those go round in a circle (zzz's
+ * 0x10 < aaa's 0x20 < libc's read < zzz's 0x10). Whether the DSO key
+ * comes before the symbol's.
+ */
+static bool dso_leads(const struct tally_hist *h)
+{
+	for (int i = 0; i < h->nsort && h->sort[i] != K_SYM; i++)
+		if (h->sort[i] == K_DSO)
+			return true;
+	return false;
+}
+
 static bool in_transitive(const struct tally_hist *h, struct entry **e, size_t n)
 {
 	uint64_t lo = UINT64_MAX, hi = 0, blo = UINT64_MAX, bhi = 0;
+	bool sym = false, resolved = false, dsos = false, lead;
+	const char *udso = NULL;
+	size_t unres = 0;
 
 	if (flag_keys(h))
 		return false;
+	for (int i = 0; i < h->nsort; i++)
+		sym |= h->sort[i] == K_SYM;
+	lead = !sym || dso_leads(h);
 	for (size_t i = 0; i < n; i++) {
 		if (!e[i]->sym) {
 			lo = e[i]->addr < lo ? e[i]->addr : lo;
 			hi = e[i]->addr > hi ? e[i]->addr : hi;
+			/* the names are one copy a DSO: two pointers, two DSOs (or one, asked again) */
+			dsos |= unres++ && e[i]->dso != udso;
+			udso = e[i]->dso;
+		} else {
+			resolved = true;
 		}
+		if (!lead && resolved && dsos)
+			return false;
 		/* branch mode's unresolved ends compare by their addresses likewise */
 		for (int k = 0; h->branch && k < 2; k++) {
 			const struct where *w = k ? e[i]->bt : e[i]->bf;
@@ -597,10 +626,26 @@ static void seq_order(const struct hist_ev *hs, struct entry **in, size_t n)
 }
 
 /*
+ * Whether perf collapses the entries into a second tree (its need_collapse:
+ * a key with a collapse compare, such as comm). Where every key is one
+ * perf 6.1 has none for (pid, dso, sym, cpu) the output tree reads
+ * entries_in itself; any other key keeps the second tree, as before.
+ */
+static bool collapses(const struct tally_hist *h)
+{
+	for (int i = 0; i < h->nsort; i++)
+		if (h->sort[i] != K_PID && h->sort[i] != K_DSO && h->sort[i] != K_SYM &&
+		    h->sort[i] != K_CPU)
+			return true;
+	return false;
+}
+
+/*
  * perf's default row order, which no sort gives in general: its rows
  * come out of three red-black trees. The entries go into
  * hists->entries_in as the samples make them, then in that tree's order
- * into entries_collapsed (both by cmp_in), then in that one's order into
+ * into entries_collapsed (both by cmp_in; not with only keys that have
+ * no collapse compare: collapses), then in that one's order into
  * the output tree by cmp_rows; each goes left of a node it sorts before,
  * right otherwise. cmp_in's int64 differences and cmp_rows' caller-above-
  * callee rule (within one thread) are not transitive: there the trees'
@@ -647,7 +692,10 @@ static int perf_order(const struct tally_hist *h, struct hist_ev *hs)
 		hs->nin = 0;
 		seq_order(hs, in, n);
 		tree_pass(&o, &t, in, out, n, false, kb);
-		tree_pass(&o, &t, out, in, n, false, kb);
+		if (collapses(h))
+			tree_pass(&o, &t, out, in, n, false, kb);
+		else
+			memcpy(in, out, n * sizeof(*in));
 	}
 	if (rows_transitive(h, in, n)) {
 		for (size_t i = 0; i < n; i++)
