@@ -678,19 +678,27 @@ static int perf_order(const struct tally_hist *h, struct hist_ev *hs)
 	for (size_t b = 0; b < hs->nbuckets; b++)
 		for (struct entry *e = hs->tab[b]; e; e = e->next)
 			in[n++] = e;
+	bool trans = in_transitive(h, in, n);
+
+	/*
+	 * the tree's inserts in the order the entries were made, which is
+	 * mostly their blocks': the ranks' passes over them read memory in
+	 * order too (in the table's order each entry was a miss)
+	 */
+	if (!trans)
+		seq_order(hs, in, n);
 	/* out[] is free until the first pass: the ranks' room */
 	rank_entries(&o, in, n, (uint32_t *)out);
 	/* without room for the copies, the passes read the entries */
 	void *kb = keys_packed(&o) ? malloc(n * (sizeof(struct row_key) > sizeof(struct in_key) ?
 						sizeof(struct row_key) : sizeof(struct in_key))) : NULL;
 
-	if (in_transitive(h, in, n)) {
+	if (trans) {
 		in_order(&o, hs, in, out, n);
 	} else {
 		free(hs->in);
 		hs->in = NULL;
 		hs->nin = 0;
-		seq_order(hs, in, n);
 		tree_pass(&o, &t, in, out, n, false, kb);
 		if (collapses(h))
 			tree_pass(&o, &t, out, in, n, false, kb);
