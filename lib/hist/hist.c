@@ -628,20 +628,22 @@ int tally_hist__resort(struct tally_hist *h)
 	 */
 	bool fused = h->graph && !h->has_parent;
 
-	for (size_t i = 0; i < h->nshapes && !err; i++) {
-		struct shape *x = h->shapes[i];
-
-		if (x->count != x->rows_count)
-			err = tally__hist_shape(h, x, x->period - x->rows_period, x->count - x->rows_count,
-					 fused);
-	}
+	err = tally__hist_shapes_in(h, fused);
 	for (size_t i = 0; i < h->nshapes && !err && h->graph && !fused; i++) {
 		struct shape *x = h->shapes[i];
 
 		if (x->count != x->rows_count)
 			err = tally__hist_graph_shape(h, x, x->period - x->rows_period, x->count - x->rows_count);
 	}
-	/* the counts in: the kept walks grow the trees of the rows that show them */
+	/*
+	 * The counts in: the rows' order (on a second thread where it pays)
+	 * beside the kept walks growing the trees of the rows that show them.
+	 * Neither reads what the other writes: the trees and each entry's cg,
+	 * against the order's own fields and each event's rows.
+	 */
+	struct hist_order_job job;
+	bool bg = !err && h->gbuf && tally__hist_order_start(h, &job);
+
 	if (!err)
 		err = tally__hist_graph_replay(h, false);
 	tally__hist_gbuf_free(h);	/* its megabytes serve the rows' copies next */
@@ -649,14 +651,12 @@ int tally_hist__resort(struct tally_hist *h)
 		h->shapes[i]->rows_period = h->shapes[i]->period;
 		h->shapes[i]->rows_count = h->shapes[i]->count;
 	}
-	for (int i = 0; i < h->nev && !err; i++) {
-		struct hist_ev *hs = &h->ev[i];
+	if (bg) {
+		int oerr = tally__hist_order_join(&job);
 
-		if (!(hs->rows = malloc((hs->n + 1) * sizeof(*hs->rows)))) {
-			err = -ENOMEM;
-			break;
-		}
-		err = tally__hist_order_rows(h, hs);
+		err = err ? err : oerr;
+	} else if (!err) {
+		err = tally__hist_order_all(h);
 	}
 	if (err) {
 		free_rows(h);

@@ -6,6 +6,7 @@
  * them.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -260,11 +261,20 @@ static void tree_pass(const struct order_ctx *o, struct tally__rbt *t, struct en
 	struct row_key *rk = kb;
 	size_t k = 0;
 
-	for (size_t i = 0; kb && i < n; i++)
+	for (size_t i = 0; kb && i < n; i++) {
+		/*
+		 * the entries lie anywhere but in the first pass: each fetched
+		 * ahead of its copy, every line from its tid to its rdso
+		 */
+		if (i + 8 < n)
+			for (size_t at = offsetof(struct entry, tid);
+			     at < offsetof(struct entry, rdso) + 48; at += 48)
+				__builtin_prefetch((const char *)in[i + 8] + at);
 		if (output)
 			row_key_of(&rk[i], in[i]);
 		else
 			in_key_of(&ik[i], in[i]);
+	}
 	if (kb && output)
 		tree_insert(o, t, in, ik, rk, n, BY_ROW_KEY);
 	else if (kb)
@@ -322,17 +332,46 @@ static bool flag_keys(const struct tally_hist *h)
 	return false;
 }
 
+/*
+ * cmp_in's symbol key puts a resolved row's DSO first, as perf's
+ * sort__sym_cmp, but two unresolved rows compare by address alone: where
+ * a key before the symbol does not set the DSO, unresolved rows of two
+ * DSOs and a resolved one between those go round in a circle (zzz's
+ * 0x10 < aaa's 0x20 < libc's read < zzz's 0x10). Whether the DSO key
+ * comes before the symbol's.
+ */
+static bool dso_leads(const struct tally_hist *h)
+{
+	for (int i = 0; i < h->nsort && h->sort[i] != K_SYM; i++)
+		if (h->sort[i] == K_DSO)
+			return true;
+	return false;
+}
+
 static bool in_transitive(const struct tally_hist *h, struct entry **e, size_t n)
 {
 	uint64_t lo = UINT64_MAX, hi = 0, blo = UINT64_MAX, bhi = 0;
+	bool sym = false, resolved = false, dsos = false, lead;
+	const char *udso = NULL;
+	size_t unres = 0;
 
 	if (flag_keys(h))
 		return false;
+	for (int i = 0; i < h->nsort; i++)
+		sym |= h->sort[i] == K_SYM;
+	lead = !sym || dso_leads(h);
 	for (size_t i = 0; i < n; i++) {
 		if (!e[i]->sym) {
 			lo = e[i]->addr < lo ? e[i]->addr : lo;
 			hi = e[i]->addr > hi ? e[i]->addr : hi;
+			/* the names are one copy a DSO: two pointers, two DSOs (or one, asked again) */
+			dsos |= unres++ && e[i]->dso != udso;
+			udso = e[i]->dso;
+		} else {
+			resolved = true;
 		}
+		if (!lead && resolved && dsos)
+			return false;
 		/* branch mode's unresolved ends compare by their addresses likewise */
 		for (int k = 0; h->branch && k < 2; k++) {
 			const struct where *w = k ? e[i]->bt : e[i]->bf;
@@ -587,10 +626,26 @@ static void seq_order(const struct hist_ev *hs, struct entry **in, size_t n)
 }
 
 /*
+ * Whether perf collapses the entries into a second tree (its need_collapse:
+ * a key with a collapse compare, such as comm). Where every key is one
+ * perf 6.1 has none for (pid, dso, sym, cpu) the output tree reads
+ * entries_in itself; any other key keeps the second tree, as before.
+ */
+static bool collapses(const struct tally_hist *h)
+{
+	for (int i = 0; i < h->nsort; i++)
+		if (h->sort[i] != K_PID && h->sort[i] != K_DSO && h->sort[i] != K_SYM &&
+		    h->sort[i] != K_CPU)
+			return true;
+	return false;
+}
+
+/*
  * perf's default row order, which no sort gives in general: its rows
  * come out of three red-black trees. The entries go into
  * hists->entries_in as the samples make them, then in that tree's order
- * into entries_collapsed (both by cmp_in), then in that one's order into
+ * into entries_collapsed (both by cmp_in; not with only keys that have
+ * no collapse compare: collapses), then in that one's order into
  * the output tree by cmp_rows; each goes left of a node it sorts before,
  * right otherwise. cmp_in's int64 differences and cmp_rows' caller-above-
  * callee rule (within one thread) are not transitive: there the trees'
@@ -623,21 +678,32 @@ static int perf_order(const struct tally_hist *h, struct hist_ev *hs)
 	for (size_t b = 0; b < hs->nbuckets; b++)
 		for (struct entry *e = hs->tab[b]; e; e = e->next)
 			in[n++] = e;
+	bool trans = in_transitive(h, in, n);
+
+	/*
+	 * the tree's inserts in the order the entries were made, which is
+	 * mostly their blocks': the ranks' passes over them read memory in
+	 * order too (in the table's order each entry was a miss)
+	 */
+	if (!trans)
+		seq_order(hs, in, n);
 	/* out[] is free until the first pass: the ranks' room */
 	rank_entries(&o, in, n, (uint32_t *)out);
 	/* without room for the copies, the passes read the entries */
 	void *kb = keys_packed(&o) ? malloc(n * (sizeof(struct row_key) > sizeof(struct in_key) ?
 						sizeof(struct row_key) : sizeof(struct in_key))) : NULL;
 
-	if (in_transitive(h, in, n)) {
+	if (trans) {
 		in_order(&o, hs, in, out, n);
 	} else {
 		free(hs->in);
 		hs->in = NULL;
 		hs->nin = 0;
-		seq_order(hs, in, n);
 		tree_pass(&o, &t, in, out, n, false, kb);
-		tree_pass(&o, &t, out, in, n, false, kb);
+		if (collapses(h))
+			tree_pass(&o, &t, out, in, n, false, kb);
+		else
+			memcpy(in, out, n * sizeof(*in));
 	}
 	if (rows_transitive(h, in, n)) {
 		for (size_t i = 0; i < n; i++)
@@ -672,6 +738,50 @@ int tally__hist_order_rows(const struct tally_hist *h, struct hist_ev *hs)
 				hs->rows[hs->nrows++] = e;
 	qsort_r(hs->rows, hs->nrows, sizeof(*hs->rows), cmp_rows, &o);
 	return 0;
+}
+
+int tally__hist_order_all(struct tally_hist *h)
+{
+	for (int i = 0; i < h->nev; i++) {
+		struct hist_ev *hs = &h->ev[i];
+		int err;
+
+		if (!(hs->rows = malloc((hs->n + 1) * sizeof(*hs->rows))))
+			return -ENOMEM;
+		if ((err = tally__hist_order_rows(h, hs)))
+			return err;
+	}
+	return 0;
+}
+
+static void *order_main(void *arg)
+{
+	struct hist_order_job *j = arg;
+
+	j->err = tally__hist_order_all(j->h);
+	return NULL;
+}
+
+/* Entries from which the order goes to a second thread (its start is some 50 us). */
+#define ORDER_MT 8192
+
+bool tally__hist_order_start(struct tally_hist *h, struct hist_order_job *j)
+{
+	size_t n = 0;
+
+	for (int i = 0; i < h->nev; i++)
+		n += h->ev[i].n;
+	if (n < ORDER_MT || !tally__two_threads())
+		return false;
+	j->h = h;
+	j->err = 0;
+	return !pthread_create(&j->th, NULL, order_main, j);
+}
+
+int tally__hist_order_join(struct hist_order_job *j)
+{
+	pthread_join(j->th, NULL);
+	return j->err;
 }
 
 int tally_hist__sort(struct tally_hist *h, const int *order, int n)

@@ -7,6 +7,7 @@
 #ifndef TALLY_HIST_PRIV_H
 #define TALLY_HIST_PRIV_H
 
+#include <pthread.h>
 #include <regex.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -150,6 +151,7 @@ struct hist_scratch {
 	const struct tally_hist_frame *frames[CHAIN_MAX], *rev[CHAIN_MAX];
 	struct entry *ents[CHAIN_MAX], *walk_ents[CHAIN_MAX];
 	const struct where *wheres[CHAIN_MAX];
+	uint64_t ips[CHAIN_MAX], hashes[CHAIN_MAX];	/* hist_shape's frames' ips, their keys' hashes */
 	const struct tally_hist_frame *replay_frames[CHAIN_MAX];	/* graph_replay's */
 	struct entry *replay_ents[CHAIN_MAX];
 	struct entry *firsts[CHAIN_MAX];		/* graph_note's */
@@ -471,7 +473,26 @@ int tally__hist_brhist_add(struct tally_hist *h, struct entry *self, struct entr
 /* hist_rows.c: a mem key as a number, equal for equal keys (0 for the others). */
 uint64_t tally__hist_mem_ident(const struct entry *e, enum tally_hist_key k);
 
+/* hist_rows.c: every shape's share not yet in the rows (fused: its graphs' too): 0 or -errno. */
+int tally__hist_shapes_in(struct tally_hist *h, bool fused);
+
 /* Each event's rows in perf's order (hist_order.c): 0 or -ENOMEM. */
 int tally__hist_order_rows(const struct tally_hist *h, struct hist_ev *hs);
+
+/*
+ * hist_order.c: every event's rows made and ordered (order_all: 0 or
+ * -ENOMEM), or the same on a second thread (order_start: false when it
+ * did not start, where one CPU or few entries would not pay for it;
+ * order_join waits for it and returns what order_all would).
+ */
+struct hist_order_job {
+	struct tally_hist *h;
+	pthread_t th;
+	int err;
+};
+
+int tally__hist_order_all(struct tally_hist *h);
+bool tally__hist_order_start(struct tally_hist *h, struct hist_order_job *j);
+int tally__hist_order_join(struct hist_order_job *j);
 
 #endif

@@ -164,9 +164,10 @@ static uint64_t hash_entry(const struct tally_hist *h, const struct entry *e)
 	return hv;
 }
 
-static struct entry *hist_find(struct tally_hist *h, struct hist_ev *hs, const struct entry *key)
+/* key's entry (made when new), hv its hash_entry; NULL without memory */
+static struct entry *hist_find_hv(struct tally_hist *h, struct hist_ev *hs, const struct entry *key,
+				  uint64_t hv)
 {
-	uint64_t hv = hash_entry(h, key);
 	const struct hist_mem *own;
 	size_t b;
 	struct entry *e;
@@ -177,7 +178,16 @@ static struct entry *hist_find(struct tally_hist *h, struct hist_ev *hs, const s
 
 		if (!nt)
 			return NULL;
-		for (size_t i = 0; i < hs->nbuckets; i++)
+		/*
+		 * every entry is read for its link and hash: the chains' heads
+		 * fetched ahead (each a miss; the growths read each entry about
+		 * twice, a quarter of hist_find's time)
+		 */
+		for (size_t i = 0; i < hs->nbuckets; i++) {
+			if (i + 16 < hs->nbuckets && hs->tab[i + 16]) {
+				__builtin_prefetch(&hs->tab[i + 16]->hash);
+				__builtin_prefetch(&hs->tab[i + 16]->next);
+			}
 			while (hs->tab[i]) {
 				struct entry *x = hs->tab[i];
 
@@ -186,6 +196,7 @@ static struct entry *hist_find(struct tally_hist *h, struct hist_ev *hs, const s
 				x->next = nt[b];
 				nt[b] = x;
 			}
+		}
 		free(hs->tab);
 		hs->tab = nt;
 		hs->nbuckets = n;
@@ -220,15 +231,20 @@ static struct entry *hist_find(struct tally_hist *h, struct hist_ev *hs, const s
 	return e;
 }
 
+static struct entry *hist_find(struct tally_hist *h, struct hist_ev *hs, const struct entry *key)
+{
+	return hist_find_hv(h, hs, key, hash_entry(h, key));
+}
+
 /*
  * As perf: every sample counts in every entry it touches; a filter tests
  * the sample's own entry, and an entry is shown if the sample that made
  * it passed.
  */
-static int add(struct tally_hist *h, struct hist_ev *hs, struct entry *key, uint64_t period,
-	       bool self, bool pass, struct entry **out)
+static int add_hv(struct tally_hist *h, struct hist_ev *hs, struct entry *key, uint64_t hv,
+		  uint64_t period, bool self, bool pass, struct entry **out)
 {
-	struct entry *e = hist_find(h, hs, key);
+	struct entry *e = hist_find_hv(h, hs, key, hv);
 
 	if (!(*out = e))
 		return -ENOMEM;
@@ -243,6 +259,12 @@ static int add(struct tally_hist *h, struct hist_ev *hs, struct entry *key, uint
 		e->last_sample = h->sample_no;
 	}
 	return 0;
+}
+
+static int add(struct tally_hist *h, struct hist_ev *hs, struct entry *key, uint64_t period,
+	       bool self, bool pass, struct entry **out)
+{
+	return add_hv(h, hs, key, hash_entry(h, key), period, self, pass, out);
 }
 
 static bool in_list(const char *list, const char *name)
@@ -446,6 +468,43 @@ static int brhist_shape(struct tally_hist *h, struct hist_ev *hs, struct entry *
 }
 
 /*
+ * A chain of more than CHAIN_MAX frames: its entries' share, walking it
+ * again (hist_shape kept only the first frames), and its call graphs by
+ * graph_shape, which keeps the root's end.
+ */
+int tally__hist_graph_shape(struct tally_hist *h, const struct shape *x, uint64_t period, uint64_t count);
+
+static int frames_long(struct tally_hist *h, const struct shape *x, struct entry *key,
+		       uint64_t period, uint64_t count, bool pass, char prev_mode, bool graph)
+{
+	enum tally_cpumode *modes = h->scr->modes;
+	struct hist_ev *hs = &h->ev[x->idx];
+	uint32_t uw = tally__chain_unwound_at(x->ips, x->nr);
+	int err;
+
+	for (uint32_t k = 0; h->children && k < x->nr; k++) {
+		uint32_t i = h->caller ? x->nr - 1 - k : k;
+		uint64_t ip = x->ips[i];
+		struct where *fw[INL_MAX];
+		struct entry *e;
+		int nf;
+
+		if (ip >= PERF_CONTEXT_MAX)
+			continue;
+		nf = x->wh[i] ? tally__resolver_where_frames(h->res, x->wh[i], i > uw, fw) :
+		     tally__resolver_frames(h->res, x->pid, x->tid, ip, modes[i], i > uw, fw);
+		if (!nf)
+			return -ENOMEM;
+		for (int j = 0; j < nf; j++) {
+			frame_key(key, fw[h->caller ? nf - 1 - j : j], ip, &prev_mode);
+			if ((err = add(h, hs, key, period, false, pass, &e)))
+				return err;
+		}
+	}
+	return graph ? tally__hist_graph_shape(h, x, period, count) : 0;
+}
+
+/*
  * With graph (the trees' walk fused with the counts': graph_shape would
  * resolve and find every frame's entry again), also its share in the call
  * graphs.
@@ -504,9 +563,11 @@ int tally__hist_shape(struct tally_hist *h, const struct shape *x, uint64_t peri
 	 * absolute ip there, so it is an entry of its own, as in perf.
 	 */
 	uint32_t uw = tally__chain_unwound_at(x->ips, x->nr);
+	const struct where **fws = h->scr->wheres;
+	uint64_t *fips = h->scr->ips, *hvs = h->scr->hashes;
 
+	/* the frames in the walk's order (in perf's cursor order: root first unless callee order) */
 	for (uint32_t k = 0; k < x->nr; k++) {
-		/* in perf's cursor order: root first unless callee order */
 		uint32_t i = h->caller ? x->nr - 1 - k : k;
 		uint64_t ip = x->ips[i];
 		struct where *fw[INL_MAX];
@@ -518,27 +579,84 @@ int tally__hist_shape(struct tally_hist *h, const struct shape *x, uint64_t peri
 		     tally__resolver_frames(h->res, x->pid, x->tid, ip, modes[i], i > uw, fw);
 		if (!nf)
 			return -ENOMEM;
-		for (int j = 0; j < nf; j++) {
-			struct where *f = fw[h->caller ? nf - 1 - j : j];
-			struct entry *e = NULL;
+		for (int j = 0; j < nf; j++, n++)
+			if (n < CHAIN_MAX) {
+				fws[n] = fw[h->caller ? nf - 1 - j : j];
+				fips[n] = ip;
+			}
+	}
+	if (n > CHAIN_MAX)	/* graph_shape keeps the root's end of so long a chain */
+		return frames_long(h, x, &key, period, count, pass, prev_mode, graph);
+	/*
+	 * Their entries' buckets fetched together, then their first entries:
+	 * a frame's lookup was two misses in a row (bucket, entry), a fifth
+	 * of a big report's time.
+	 */
+	if (h->children) {
+		char pm = prev_mode;
 
-			if (h->children) {
-				frame_key(&key, f, ip, &prev_mode);
-				if ((err = add(h, hs, &key, period, false, pass, &e)))
-					return err;
-			}
-			if (graph && n < CHAIN_MAX) {
-				gframes[n] = &f->frame;
-				gents[n] = e;
-			}
-			n++;
+		for (size_t k = 0; k < n; k++) {
+			frame_key(&key, fws[k], fips[k], &pm);
+			hvs[k] = hash_entry(h, &key);
+			__builtin_prefetch(&hs->tab[hvs[k] & (hs->nbuckets - 1)]);
 		}
+		for (size_t k = 0; k < n; k++) {
+			const struct entry *e = hs->tab[hvs[k] & (hs->nbuckets - 1)];
+
+			if (e)
+				__builtin_prefetch(&e->hash);
+		}
+	}
+	for (size_t k = 0; k < n; k++) {
+		struct entry *e = NULL;
+
+		if (h->children) {
+			frame_key(&key, fws[k], fips[k], &prev_mode);
+			if ((err = add_hv(h, hs, &key, hvs[k], period, false, pass, &e)))
+				return err;
+		}
+		gframes[k] = &fws[k]->frame;
+		gents[k] = e;
 	}
 	if (!graph)
 		return 0;
-	if (n > CHAIN_MAX)	/* graph_shape keeps the root's end of so long a chain */
-		return tally__hist_graph_shape(h, x, period, count);
 	return graph_note(h, x->idx, self, gframes, gents, n, period, count);
+}
+
+/* Every shape's share not yet in the rows (fused: its call graphs' too). */
+int tally__hist_shapes_in(struct tally_hist *h, bool fused)
+{
+	int err = 0;
+
+	for (size_t i = 0; i < h->nshapes && !err; i++) {
+		struct shape *x = h->shapes[i];
+
+		/*
+		 * the shapes and the wheres their keys read lie anywhere: a
+		 * shape 8 ahead fetched, then the wheres of the one 4 ahead
+		 */
+		if (i + 8 < h->nshapes) {
+			__builtin_prefetch(h->shapes[i + 8]);
+			__builtin_prefetch(&h->shapes[i + 8]->wh);
+		}
+		if (i + 4 < h->nshapes) {
+			const struct shape *y = h->shapes[i + 4];
+
+			for (uint32_t k = 0; k < y->nr && k < 16; k++)
+				if (y->wh[k]) {
+					__builtin_prefetch(y->wh[k]);
+					__builtin_prefetch(&y->wh[k]->addr);
+				}
+			if (y->wh[y->key_nr]) {
+				__builtin_prefetch(y->wh[y->key_nr]);
+				__builtin_prefetch(&y->wh[y->key_nr]->addr);
+			}
+		}
+		if (x->count != x->rows_count)
+			err = tally__hist_shape(h, x, x->period - x->rows_period, x->count - x->rows_count,
+					 fused);
+	}
+	return err;
 }
 
 /*

@@ -4,7 +4,7 @@
  * (hist_key_widths): each column's width must be hist_key_width's over
  * every row, whatever the window, where the widest cell sits in the last
  * row, and a trace cell (measured only among two rows or more) in a last
- * window of one row.
+ * window of one row; and where a second thread measures half the rows.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -111,10 +111,70 @@ static void test_windows(void **state)
 	tally_session__close(ss);
 }
 
+#define NBIG 20000
+
+/*
+ * More rows than one thread measures (hist_key_widths' second thread
+ * takes the second half): NBIG rows of "abc" at as many addresses, then
+ * one of a long name, the last row, seen by the second thread alone.
+ */
+static void test_two_halves(void **state)
+{
+	enum tally_hist_key keys[] = { TALLY_HIST_COMM, TALLY_HIST_SYM };
+	static char path[] = "/tmp/test_report_widths.XXXXXX";
+	struct perf_event_attr a = hf_attr(SAMPLE_TYPE);
+	TALLY_OPTS(tally_session_opts, so);
+	TALLY_OPTS(tally_hist_opts, ho, .keys = keys, .nr_keys = 2);
+	struct tally_data_writer *w;
+	struct tally_session *ss;
+	struct tally_hist *h;
+	struct tally_hist_row *all, win[64];
+	int fd, want[2], got[2];
+	size_t n;
+
+	(void)state;
+	strcpy(path, "/tmp/test_report_widths.XXXXXX");
+	w = hf_begin(path, &a, &fd);
+	hf_comm(w, 100, "abc", 1, false);
+	hf_comm(w, 101, "abcdefghijklmno", 1, false);
+	for (uint64_t i = 0; i < NBIG; i++)
+		sample(w, 100, 0x100000 + 16 * i, 10 + i);
+	sample(w, 101, 0x1000, 10 + NBIG);
+	hf_end(w, fd);
+	ss = tally_session__open(path, &so);
+	assert_non_null(ss);
+	assert_non_null(h = tally_hist__new(ss, &ho));
+	assert_int_equal(tally_session__set_sample(ss, on_sample, h), 0);
+	assert_int_equal(tally_session__run(ss), 0);
+	unlink(path);
+	assert_int_equal(tally_hist__resort(h), 0);
+	n = tally_hist__nr_rows(h, 0);
+	assert_int_equal(n, NBIG + 1);
+	assert_non_null(all = malloc(n * sizeof(*all)));
+	hist_rows_at(h, 0, 0, n, all);
+
+	struct hist_cells c = { .ss = ss };
+
+	for (int i = 0; i < 2; i++)
+		want[i] = hist_key_width(&c, all, n, keys[i]);
+	assert_int_equal(want[0], 15);
+	for (int t = 0; t < 2; t++) {	/* two threads where two CPUs are, then one */
+		hist_key_widths(&c, h, 0, keys, 2, -1, win, 64, got);
+		assert_int_equal(got[0], want[0]);
+		assert_int_equal(got[1], want[1]);
+		assert_int_equal(setenv("TALLY_THREADS", "1", 1), 0);
+	}
+	unsetenv("TALLY_THREADS");
+	free(all);
+	tally_hist__free(h);
+	tally_session__close(ss);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_windows),
+		cmocka_unit_test(test_two_halves),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -41,9 +41,10 @@ static uint64_t next(uint64_t *s)
 /*
  * NSAMPLES samples drawn from seed: a few threads, user chains of 1 to 8
  * frames at addresses no map holds (each a row of its own, keyed by
- * address), so the rows are many and their sort long. Its path.
+ * address; spread of them), so the rows are many and their sort long.
+ * Its path.
  */
-static char *write_file(uint64_t seed)
+static char *write_file(uint64_t seed, uint64_t spread)
 {
 	char *path = strdup("/tmp/test_hist_threads.XXXXXX");
 	struct perf_event_attr a = hf_attr(SAMPLE_TYPE);
@@ -79,7 +80,7 @@ static char *write_file(uint64_t seed)
 		r.nr = (uint64_t)nr + 1;
 		r.ips[0] = PERF_CONTEXT_USER;
 		for (int k = 1; k <= nr; k++)
-			r.ips[k] = 0x400000 + 0x10 * (next(&seed) % 400);
+			r.ips[k] = 0x400000 + 0x10 * (next(&seed) % spread);
 		r.ip = r.ips[1];
 		r.h.size = (uint16_t)(offsetof(typeof(r), ips) + (size_t)(nr + 1) * sizeof(uint64_t));
 		hf_put(w, &r);
@@ -176,7 +177,7 @@ static int remake(struct side *s, char *out)
 
 static void side_open(struct side *s)
 {
-	char *path = write_file(s->seed);
+	char *path = write_file(s->seed, 400);
 	TALLY_OPTS(tally_hist_opts, o, .keys = s->keys, .nr_keys = s->nkeys, .children = true,
 		   .graph = true, .order = s->order);
 
@@ -264,10 +265,55 @@ static void test_two_threads(void **state)
 	side_close(&b);
 }
 
+/*
+ * A histogram of more than 8192 rows with a call graph threshold sorts
+ * its rows on a second thread while the kept walks grow the trees
+ * (tally__hist_order_start): its rows, trees and picture, made again
+ * several times, are what one thread (TALLY_THREADS=1) made.
+ */
+static void test_order_beside_replay(void **state)
+{
+	static const enum tally_hist_key k[] = { TALLY_HIST_COMM, TALLY_HIST_DSO, TALLY_HIST_SYM };
+	struct side s = { .keys = k, .nkeys = 3, .order = TALLY_HIST_CALLER };
+	char *path = write_file(0x9e3779b97f4a7c15ULL, 100000);
+	TALLY_OPTS(tally_hist_opts, o, .keys = k, .nr_keys = 3, .children = true, .graph = true,
+		   .order = TALLY_HIST_CALLER, .graph_min = 0.5);
+
+	(void)state;
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2) {
+		unlink(path);
+		free(path);
+		skip();		/* one CPU: no second thread to check */
+	}
+	assert_non_null(s.ss = tally_session__open(path, NULL));
+	assert_non_null(s.h = tally_hist__new(s.ss, &o));
+	assert_int_equal(tally_hist__run(s.h), 0);
+	unlink(path);
+	free(path);
+	assert_non_null(s.want = malloc(DUMP_MAX));
+	assert_non_null(s.got = malloc(DUMP_MAX));
+	assert_int_equal(setenv("TALLY_THREADS", "1", 1), 0);
+	assert_int_equal(remake(&s, s.want), 0);
+	assert_non_null(s.svg = svg_of(&s));
+	assert_int_equal(unsetenv("TALLY_THREADS"), 0);
+	assert_true(tally_hist__nr_rows(s.h, 0) > 8192);
+	for (int i = 0; i < 5; i++) {
+		char *svg;
+
+		assert_int_equal(remake(&s, s.got), 0);
+		assert_string_equal(s.got, s.want);
+		assert_non_null(svg = svg_of(&s));
+		assert_string_equal(svg, s.svg);
+		free(svg);
+	}
+	side_close(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_two_threads),
+		cmocka_unit_test(test_order_beside_replay),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
