@@ -10,14 +10,20 @@
 
 #include "internal.h"
 
-/* this far ahead of the walk: the resident set grows by no more */
-#define LEAD (8u << 20)
+/*
+ * this far ahead of the walk: the resident set grows by no more (8 MiB
+ * put tests/it/dwarf_memory.sh's 17 MB file 9 MB over its bound)
+ */
+#define LEAD (2u << 20)
 /* mapped between two looks at the walk's position */
-#define CHUNK (1u << 20)
+#define CHUNK (256u << 10)
 /* the walk says where it is each time it has moved this far */
-#define SAY (256u << 10)
-/* under this, a thread costs more than the faults it saves */
-#define MIN_SPAN (16u << 20)
+#define SAY (128u << 10)
+/*
+ * under this, a thread costs more than the faults it saves, and its lead
+ * would be a large share of the resident set
+ */
+#define MIN_SPAN (32u << 20)
 
 bool tally__prefault_idle = true;
 

@@ -18,7 +18,7 @@ struct tally__prefault;
 /*
  * Start mapping buf's [from, end) ahead of the positions said by
  * tally__prefault_at. NULL when not worth it or not possible (one CPU,
- * TALLY_THREADS=1, a span under a few MiB, no thread): the walk then
+ * TALLY_THREADS=1, a span under 32 MiB, no thread): the walk then
  * faults its pages itself, as before.
  */
 struct tally__prefault *tally__prefault_start(const uint8_t *buf, uint64_t from, uint64_t end);

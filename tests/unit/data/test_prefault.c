@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * The pages of a mapped file mapped ahead of its walk: never for a short
- * span or one CPU; a lead of 8 MiB past the walk's position and no more
+ * span or one CPU; a lead of 2 MiB past the walk's position and no more
  * (the mapping's Rss says what it mapped); a walk that jumps leaves the
  * pages it passed unmapped; stopped at once; a reader's walk over a file
  * long enough for it hands every record, in order.
@@ -84,7 +84,7 @@ static void test_none_when_not_worth_it(void **state)
 	(void)state;
 	static uint8_t buf[64];
 
-	assert_null(tally__prefault_start(buf, 0, 4 * MB));
+	assert_null(tally__prefault_start(buf, 0, 24 * MB));
 	assert_null(tally__prefault_start(NULL, 0, 64 * MB));
 	assert_null(tally__prefault_start(buf, 64 * MB, 32 * MB));
 	setenv("TALLY_THREADS", "1", 1);
@@ -111,21 +111,21 @@ static void test_lead_and_jump(void **state)
 	assert_non_null(pf);
 	next = tally__prefault_at(pf, 0);
 	assert_true(next > 0 && next <= 1 * MB);	/* said again within a few hundred KiB */
-	/* 8 MiB ahead of the walk at 0, then it waits */
-	assert_true(wait_rss(p, 8 * 1024) >= 8 * 1024);
+	/* 2 MiB ahead of the walk at 0, then it waits */
+	assert_true(wait_rss(p, 2 * 1024) >= 2 * 1024);
 	nap_ms(50);
-	assert_int_equal(rss_kb(p), 8 * 1024);
+	assert_int_equal(rss_kb(p), 2 * 1024);
 	/*
 	 * The walk jumps to 30 MiB: the pages between stay unmapped; the
-	 * thread goes on from half a MiB past the walk, 8 MiB ahead of it.
+	 * thread goes on from 128 KiB past the walk, 2 MiB ahead of it.
 	 */
 	tally__prefault_at(pf, 30 * MB);
-	assert_true(wait_rss(p, 16 * 1024) >= 16 * 1024);
+	assert_true(wait_rss(p, 4 * 1024) >= 4 * 1024);
 	nap_ms(50);
-	assert_int_equal(rss_kb(p), 16 * 1024);
-	assert_int_equal(tally__prefault_stop(pf), 16 * MB);
+	assert_int_equal(rss_kb(p), 4 * 1024);
+	assert_int_equal(tally__prefault_stop(pf), 4 * MB);
 	/* stopped: nothing more mapped, whatever the walk said */
-	assert_int_equal(rss_kb(p), 16 * 1024);
+	assert_int_equal(rss_kb(p), 4 * 1024);
 	munmap(p, len);
 	unlink(path);
 }
@@ -143,7 +143,7 @@ static void test_stop_at_once(void **state)
 		skip();
 	tally__prefault_at(pf, 0);
 	clock_gettime(CLOCK_MONOTONIC, &a);
-	assert_true(tally__prefault_stop(pf) <= 9 * MB);
+	assert_true(tally__prefault_stop(pf) <= 3 * MB);
 	clock_gettime(CLOCK_MONOTONIC, &b);
 	/* a chunk's madvise at most, not the file */
 	assert_true((b.tv_sec - a.tv_sec) * 1000 + (b.tv_nsec - a.tv_nsec) / 1000000 < 2000);
@@ -176,7 +176,7 @@ static int on_rec(void *ctx, const struct perf_event_header *h, uint64_t off, in
 static void test_reader_walks_all(void **state)
 {
 	(void)state;
-	enum { N = 300000 };	/* 72 bytes each: 21 MB, past the 16 MiB where the thread starts */
+	enum { N = 500000 };	/* 72 bytes each: 36 MB, past the 32 MiB where the thread starts */
 	struct perf_event_attr a = {
 		.type = PERF_TYPE_SOFTWARE, .size = sizeof(a), .config = PERF_COUNT_SW_CPU_CLOCK,
 		.sample_period = 1, .sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID |
