@@ -14,9 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/mman.h>
 #include <tally/tally.h>
 #include "kmem_cmd.h"
+#include "kmem_tables.h"
 #include "read_file.h"
 #include "tp_cmd.h"
 
@@ -25,40 +25,6 @@
 #define NUMA_NO_NODE		(-1)
 
 enum km_kind { KM_OTHER, KM_ALLOC, KM_ALLOC_NODE, KM_FREE, KM_PAGE_ALLOC, KM_PAGE_FREE };
-
-/* An open-addressing table of u64 keys (a slab pointer, a page). */
-struct slot {
-	uint64_t key;
-	uint64_t bytes;			/* slab: the last allocation's bytes; page: unused */
-	int cpu;			/* slab: where it was allocated (-1: freed) */
-	/* slab, per pointer and per call site (perf's alloc_stat) */
-	uint64_t call_site, bytes_req, bytes_alloc;
-	unsigned long hit, pingpong;
-	char *name;			/* a call site's "sym+off" (NULL: none) */
-	unsigned order, gfp;		/* page: as its first allocation said */
-	int migrate;
-	bool used, live;		/* live: page allocated, not yet freed */
-};
-struct table {
-	struct slot *s;
-	size_t cap, nr;
-};
-
-/*
- * A pointer's state when no --alloc table is printed: what its free needs
- * (a third of a slot's size: a busy machine's pointers are looked up at
- * random, a cache miss each, and fewer misses where the table is small).
- */
-struct ptr_slot {
-	uint64_t key, call_site;
-	uint64_t bytes;			/* its last allocation's */
-	short cpu;			/* where it was allocated (-1: freed) */
-	bool used;
-};
-struct ptr_table {
-	struct ptr_slot *s;
-	size_t cap, nr;
-};
 
 /*
  * A pointer's allocation or free, applied PTR_LAG samples after it came,
@@ -121,129 +87,6 @@ static enum km_kind kind_of(const char *name)
 	return KM_OTHER;
 }
 
-static size_t slot_of(uint64_t key, size_t cap)
-{
-	return (size_t)((key * 0x9E3779B97F4A7C15ull) >> 20) & (cap - 1);
-}
-
-static struct slot *table_find(struct table *t, uint64_t key)
-{
-	if (!t->cap)
-		return NULL;
-	for (size_t i = slot_of(key, t->cap);; i = (i + 1) & (t->cap - 1)) {
-		if (!t->s[i].used)
-			return NULL;
-		if (t->s[i].key == key)
-			return &t->s[i];
-	}
-}
-
-/*
- * cap zeroed slots. A large table in huge pages where the kernel gives
- * them: a busy machine's pointers (88K in 3 s) made 23 MB of slots, whose
- * page faults and TLB misses (every lookup a random one) were a third of
- * kmem stat's time in 4 KiB pages.
- */
-#define HUGE_PAGE (2u << 20)
-static void *slots_new(size_t cap, size_t size)
-{
-	size_t bytes = cap * size;
-	void *n;
-
-	if (bytes < HUGE_PAGE)
-		return calloc(cap, size);
-	bytes = (bytes + HUGE_PAGE - 1) & ~(size_t)(HUGE_PAGE - 1);
-	if (!(n = aligned_alloc(HUGE_PAGE, bytes)))
-		return NULL;
-	madvise(n, bytes, MADV_HUGEPAGE);	/* advice: refused, 4 KiB pages */
-	memset(n, 0, bytes);
-	return n;
-}
-
-/* The key's slot, made (zeroed) when new: *made says so. NULL without memory. */
-static struct slot *table_get(struct table *t, uint64_t key, bool *made)
-{
-	struct slot *sl = table_find(t, key);
-
-	*made = false;
-	if (sl)
-		return sl;
-	if ((t->nr + 1) * 2 > t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 4096;
-		struct slot *n = slots_new(cap, sizeof(*n));
-
-		if (!n)
-			return NULL;
-		for (size_t i = 0; i < t->cap; i++) {
-			size_t j;
-
-			if (!t->s[i].used)
-				continue;
-			for (j = slot_of(t->s[i].key, cap); n[j].used; j = (j + 1) & (cap - 1))
-				;
-			n[j] = t->s[i];
-		}
-		free(t->s);
-		t->s = n;
-		t->cap = cap;
-	}
-	for (size_t i = slot_of(key, t->cap);; i = (i + 1) & (t->cap - 1)) {
-		if (t->s[i].used)
-			continue;
-		t->s[i] = (struct slot){ .key = key, .used = true };
-		t->nr++;
-		*made = true;
-		return &t->s[i];
-	}
-}
-
-static struct ptr_slot *ptr_find(struct ptr_table *t, uint64_t key)
-{
-	if (!t->cap)
-		return NULL;
-	for (size_t i = slot_of(key, t->cap);; i = (i + 1) & (t->cap - 1)) {
-		if (!t->s[i].used)
-			return NULL;
-		if (t->s[i].key == key)
-			return &t->s[i];
-	}
-}
-
-/* table_get's for a pointer's state: its slot, made when new; NULL without memory. */
-static struct ptr_slot *ptr_get(struct ptr_table *t, uint64_t key)
-{
-	struct ptr_slot *sl = ptr_find(t, key);
-
-	if (sl)
-		return sl;
-	if ((t->nr + 1) * 2 > t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 4096;
-		struct ptr_slot *n = slots_new(cap, sizeof(*n));
-
-		if (!n)
-			return NULL;
-		for (size_t i = 0; i < t->cap; i++) {
-			size_t j;
-
-			if (!t->s[i].used)
-				continue;
-			for (j = slot_of(t->s[i].key, cap); n[j].used; j = (j + 1) & (cap - 1))
-				;
-			n[j] = t->s[i];
-		}
-		free(t->s);
-		t->s = n;
-		t->cap = cap;
-	}
-	for (size_t i = slot_of(key, t->cap);; i = (i + 1) & (t->cap - 1)) {
-		if (t->s[i].used)
-			continue;
-		t->s[i] = (struct ptr_slot){ .key = key, .used = true };
-		t->nr++;
-		return &t->s[i];
-	}
-}
-
 /* An update of live (perf's alloc and free of a pointer), applied now. */
 static void ptr_apply(struct km *k, const struct ptr_op *op)
 {
@@ -251,7 +94,7 @@ static void ptr_apply(struct km *k, const struct ptr_op *op)
 	struct slot *c;
 
 	if (op->alloc) {
-		if (!(ps = ptr_get(&k->live, op->ptr))) {
+		if (!(ps = kmem_ptr_get(&k->live, op->ptr))) {
 			k->no_mem = true;
 			return;
 		}
@@ -260,10 +103,10 @@ static void ptr_apply(struct km *k, const struct ptr_op *op)
 		ps->cpu = op->cpu;
 		return;
 	}
-	if (!(ps = ptr_find(&k->live, op->ptr)))
+	if (!(ps = kmem_ptr_find(&k->live, op->ptr)))
 		return;		/* allocated before the recording */
 	k->total_freed += ps->bytes;
-	if (op->cpu != ps->cpu && (c = table_find(&k->callers, ps->call_site)))
+	if (op->cpu != ps->cpu && (c = kmem_table_find(&k->callers, ps->call_site)))
 		c->pingpong++;
 	ps->cpu = -1;
 }
@@ -272,7 +115,7 @@ static void ptr_apply(struct km *k, const struct ptr_op *op)
 static void ptr_later(struct km *k, const struct ptr_op *op)
 {
 	if (k->live.cap)
-		__builtin_prefetch(&k->live.s[slot_of(op->ptr, k->live.cap)], 1);
+		__builtin_prefetch(&k->live.s[kmem_slot_of(op->ptr, k->live.cap)], 1);
 	if (k->lag_n == PTR_LAG) {
 		ptr_apply(k, &k->lag[k->lag_at]);
 		k->lag[k->lag_at] = *op;
@@ -468,7 +311,7 @@ static void slab_alloc(struct km *k, const struct tally_session_sample *smp, con
 	struct slot *c;
 
 	if (k->o->alloc) {	/* the pointers' table is printed: its counts too */
-		struct slot *sl = table_get(&k->ptrs, ev->ptr, &made);
+		struct slot *sl = kmem_table_get(&k->ptrs, ev->ptr, &made);
 
 		if (!sl) {
 			k->no_mem = true;
@@ -485,7 +328,7 @@ static void slab_alloc(struct km *k, const struct tally_session_sample *smp, con
 					       .bytes = ev->bytes_alloc,
 					       .cpu = (short)smp->sample->cpu, .alloc = true });
 	}
-	if (!(c = table_get(&k->callers, ev->call_site, &made))) {
+	if (!(c = kmem_table_get(&k->callers, ev->call_site, &made))) {
 		k->no_mem = true;
 		return;
 	}
@@ -512,14 +355,14 @@ static void slab_free(struct km *k, const struct tally_session_sample *smp, cons
 		ptr_later(k, &(struct ptr_op){ .ptr = ev->ptr, .cpu = (short)smp->sample->cpu });
 		return;
 	}
-	struct slot *sl = table_find(&k->ptrs, ev->ptr);
+	struct slot *sl = kmem_table_find(&k->ptrs, ev->ptr);
 
 	if (!sl)
 		return;		/* allocated before the recording */
 	k->total_freed += sl->bytes;
 	if ((short)smp->sample->cpu != sl->cpu) {
 		sl->pingpong++;
-		if ((c = table_find(&k->callers, sl->call_site)))
+		if ((c = kmem_table_find(&k->callers, sl->call_site)))
 			c->pingpong++;
 	}
 	sl->cpu = -1;
@@ -547,7 +390,7 @@ static void page_alloc(struct km *k, const struct tally_session_sample *smp, con
 		k->page_fail_bytes += bytes;
 		return;
 	}
-	if (!(sl = table_get(&k->pages, ev->page, &made))) {
+	if (!(sl = kmem_table_get(&k->pages, ev->page, &made))) {
 		k->no_mem = true;
 		return;
 	}
@@ -620,7 +463,7 @@ static const char *callsite_sym(struct km *k, const struct tally_session_sample 
 	struct slot *sl;
 	bool made;
 
-	if (!(sl = table_get(&k->csnames, addr, &made)))
+	if (!(sl = kmem_table_get(&k->csnames, addr, &made)))
 		return NULL;
 	if (!made)
 		return sl->name;
@@ -659,7 +502,7 @@ static void page_tables(struct km *k, const struct tally_session_sample *smp, co
 static void page_free(struct km *k, const struct km_ev *ev)
 {
 	uint64_t bytes = k->page_size << ev->order;
-	struct slot *sl = table_find(&k->pages, ev->page);
+	struct slot *sl = kmem_table_find(&k->pages, ev->page);
 
 	k->nr_page_frees++;
 	k->page_free_bytes += bytes;
