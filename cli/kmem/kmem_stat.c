@@ -285,7 +285,6 @@ static bool decode(struct km *k, enum km_kind kind, const struct tally_sample *s
 	return (ev->found & needed(kind)) == needed(kind);
 }
 
-/* perf's evsel__process_alloc_event (and its "node" count of cross allocations). */
 /* A call site's kernel symbol, "name+offset" as perf's kmem prints it; NULL: none. */
 static char *callsite_name(struct km *k, const struct tally_session_sample *smp, uint64_t addr)
 {

@@ -468,6 +468,18 @@ static int brhist_shape(struct tally_hist *h, struct hist_ev *hs, struct entry *
 }
 
 /*
+ * Frame i of x's chain as functions (fw, innermost first: inlined ones,
+ * then the symbol's): from its kept answer where the shape has one. The
+ * count, 0 without memory.
+ */
+static int shape_frames(struct tally_hist *h, const struct shape *x, uint32_t i,
+			enum tally_cpumode mode, uint32_t uw, struct where **fw)
+{
+	return x->wh[i] ? tally__resolver_where_frames(h->res, x->wh[i], i > uw, fw) :
+	       tally__resolver_frames(h->res, x->pid, x->tid, x->ips[i], mode, i > uw, fw);
+}
+
+/*
  * A chain of more than CHAIN_MAX frames: its entries' share, walking it
  * again (hist_shape kept only the first frames), and its call graphs by
  * graph_shape, which keeps the root's end.
@@ -491,8 +503,7 @@ static int frames_long(struct tally_hist *h, const struct shape *x, struct entry
 
 		if (ip >= PERF_CONTEXT_MAX)
 			continue;
-		nf = x->wh[i] ? tally__resolver_where_frames(h->res, x->wh[i], i > uw, fw) :
-		     tally__resolver_frames(h->res, x->pid, x->tid, ip, modes[i], i > uw, fw);
+		nf = shape_frames(h, x, i, modes[i], uw, fw);
 		if (!nf)
 			return -ENOMEM;
 		for (int j = 0; j < nf; j++) {
@@ -575,8 +586,7 @@ int tally__hist_shape(struct tally_hist *h, const struct shape *x, uint64_t peri
 
 		if (ip >= PERF_CONTEXT_MAX)
 			continue;
-		nf = x->wh[i] ? tally__resolver_where_frames(h->res, x->wh[i], i > uw, fw) :
-		     tally__resolver_frames(h->res, x->pid, x->tid, ip, modes[i], i > uw, fw);
+		nf = shape_frames(h, x, i, modes[i], uw, fw);
 		if (!nf)
 			return -ENOMEM;
 		for (int j = 0; j < nf; j++, n++)
@@ -707,8 +717,7 @@ int tally__hist_graph_shape(struct tally_hist *h, const struct shape *x, uint64_
 
 		if (ip >= PERF_CONTEXT_MAX)
 			continue;
-		nf = x->wh[i - 1] ? tally__resolver_where_frames(h->res, x->wh[i - 1], i - 1 > uw, fw) :
-		     tally__resolver_frames(h->res, x->pid, x->tid, ip, modes[i - 1], i - 1 > uw, fw);
+		nf = shape_frames(h, x, i - 1, modes[i - 1], uw, fw);
 		if (!nf)
 			break;
 		/* root first: an address's outermost function before those inlined in it */

@@ -9,6 +9,13 @@
 #include <string.h>
 #include "record_fast.h"
 
+/* a u64 field of the layout (st) at p, moved past */
+#define U64(bit, dst)                   \
+	if (st & (bit)) {               \
+		memcpy((dst), p, 8);    \
+		p += 8;                 \
+	}
+
 void tally__sample_fast_init(struct tally_sample_fast *f, const struct tally_record_layout *lay)
 {
 	memset(f, 0, sizeof(*f));
@@ -38,11 +45,6 @@ int tally__sample_fast(struct tally_sample_fast *f, const struct perf_event_head
 	left = h->size - sizeof(*h);
 	if (left < f->fixed)
 		return -EBADMSG;
-#define U64(bit, dst)                   \
-	if (st & (bit)) {               \
-		memcpy((dst), p, 8);    \
-		p += 8;                 \
-	}
 	U64(PERF_SAMPLE_IDENTIFIER, &s->identifier);
 	U64(PERF_SAMPLE_IP, &s->ip);
 	if (st & PERF_SAMPLE_TID) {
@@ -60,7 +62,6 @@ int tally__sample_fast(struct tally_sample_fast *f, const struct perf_event_head
 		p += 8;
 	}
 	U64(PERF_SAMPLE_PERIOD, &s->period);
-#undef U64
 	left = (size_t)((const unsigned char *)h + h->size - p);
 	if (st & PERF_SAMPLE_CALLCHAIN) {
 		if (left < 8)
@@ -113,11 +114,6 @@ int tally__sample_fast(struct tally_sample_fast *f, const struct perf_event_head
 		return -EBADMSG;
 	if (!f->tail)
 		return 0;
-#define U64(bit, dst)                   \
-	if (st & (bit)) {               \
-		memcpy((dst), p, 8);    \
-		p += 8;                 \
-	}
 	U64(PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT, &s->weight);
 	U64(PERF_SAMPLE_DATA_SRC, &s->data_src);
 	U64(PERF_SAMPLE_TRANSACTION, &s->transaction);
@@ -125,6 +121,6 @@ int tally__sample_fast(struct tally_sample_fast *f, const struct perf_event_head
 	U64(PERF_SAMPLE_CGROUP, &s->cgroup);
 	U64(PERF_SAMPLE_DATA_PAGE_SIZE, &s->data_page_size);
 	U64(PERF_SAMPLE_CODE_PAGE_SIZE, &s->code_page_size);
-#undef U64
 	return 0;
 }
+

@@ -64,13 +64,29 @@ static int on_sample(struct tally_session *ss, const struct tally_session_sample
 	return 0;
 }
 
+/* path's histogram by ho's keys, resorted; the file removed */
+static struct tally_hist *read_hist(const char *path, struct tally_session **ss,
+				    const struct tally_hist_opts *ho)
+{
+	TALLY_OPTS(tally_session_opts, so);
+	struct tally_hist *h;
+
+	*ss = tally_session__open(path, &so);
+	assert_non_null(*ss);
+	assert_non_null(h = tally_hist__new(*ss, ho));
+	assert_int_equal(tally_session__set_sample(*ss, on_sample, h), 0);
+	assert_int_equal(tally_session__run(*ss), 0);
+	unlink(path);
+	assert_int_equal(tally_hist__resort(h), 0);
+	return h;
+}
+
 static void test_windows(void **state)
 {
 	enum tally_hist_key keys[] = { TALLY_HIST_COMM, TALLY_HIST_DSO, TALLY_HIST_SYM,
 				       TALLY_HIST_TRACE };
 	int nk = (int)(sizeof(keys) / sizeof(keys[0]));
 	char *path = write_file();
-	TALLY_OPTS(tally_session_opts, so);
 	TALLY_OPTS(tally_hist_opts, ho, .keys = keys, .nr_keys = nk);
 	struct tally_session *ss;
 	struct tally_hist *h;
@@ -78,13 +94,7 @@ static void test_windows(void **state)
 	size_t n;
 
 	(void)state;
-	ss = tally_session__open(path, &so);
-	assert_non_null(ss);
-	assert_non_null(h = tally_hist__new(ss, &ho));
-	assert_int_equal(tally_session__set_sample(ss, on_sample, h), 0);
-	assert_int_equal(tally_session__run(ss), 0);
-	unlink(path);
-	assert_int_equal(tally_hist__resort(h), 0);
+	h = read_hist(path, &ss, &ho);
 	n = tally_hist__nr_rows(h, 0);
 	assert_int_equal(n, NTHREADS);
 	hist_rows_at(h, 0, 0, n, all);
@@ -123,7 +133,6 @@ static void test_two_halves(void **state)
 	enum tally_hist_key keys[] = { TALLY_HIST_COMM, TALLY_HIST_SYM };
 	static char path[] = "/tmp/test_report_widths.XXXXXX";
 	struct perf_event_attr a = hf_attr(SAMPLE_TYPE);
-	TALLY_OPTS(tally_session_opts, so);
 	TALLY_OPTS(tally_hist_opts, ho, .keys = keys, .nr_keys = 2);
 	struct tally_data_writer *w;
 	struct tally_session *ss;
@@ -141,13 +150,7 @@ static void test_two_halves(void **state)
 		sample(w, 100, 0x100000 + 16 * i, 10 + i);
 	sample(w, 101, 0x1000, 10 + NBIG);
 	hf_end(w, fd);
-	ss = tally_session__open(path, &so);
-	assert_non_null(ss);
-	assert_non_null(h = tally_hist__new(ss, &ho));
-	assert_int_equal(tally_session__set_sample(ss, on_sample, h), 0);
-	assert_int_equal(tally_session__run(ss), 0);
-	unlink(path);
-	assert_int_equal(tally_hist__resort(h), 0);
+	h = read_hist(path, &ss, &ho);
 	n = tally_hist__nr_rows(h, 0);
 	assert_int_equal(n, NBIG + 1);
 	assert_non_null(all = malloc(n * sizeof(*all)));
