@@ -27,72 +27,44 @@ static void *slots_new(size_t cap, size_t size)
 	return n;
 }
 
-struct slot *kmem_table_get(struct table *t, uint64_t key, bool *made)
+void *kmem_slot_get(void **slots, size_t *cap, size_t *nr, size_t size, size_t used, uint64_t key,
+		    bool *made)
 {
-	struct slot *sl = kmem_table_find(t, key);
+	char *sl = kmem_slot_find(*slots, *cap, size, used, key);
 
 	*made = false;
 	if (sl)
 		return sl;
-	if ((t->nr + 1) * 2 > t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 4096;
-		struct slot *n = slots_new(cap, sizeof(*n));
+	if ((*nr + 1) * 2 > *cap) {
+		size_t ncap = *cap ? *cap * 2 : 4096;
+		char *n = slots_new(ncap, size);
 
 		if (!n)
 			return NULL;
-		for (size_t i = 0; i < t->cap; i++) {
+		for (size_t i = 0; i < *cap; i++) {
+			const char *o = (const char *)*slots + i * size;
 			size_t j;
 
-			if (!t->s[i].used)
+			if (!o[used])
 				continue;
-			for (j = kmem_slot_of(t->s[i].key, cap); n[j].used; j = (j + 1) & (cap - 1))
+			for (j = kmem_slot_of(*(const uint64_t *)(const void *)o, ncap); n[j * size + used];
+			     j = (j + 1) & (ncap - 1))
 				;
-			n[j] = t->s[i];
+			memcpy(n + j * size, o, size);
 		}
-		free(t->s);
-		t->s = n;
-		t->cap = cap;
+		free(*slots);
+		*slots = n;
+		*cap = ncap;
 	}
-	for (size_t i = kmem_slot_of(key, t->cap);; i = (i + 1) & (t->cap - 1)) {
-		if (t->s[i].used)
+	for (size_t i = kmem_slot_of(key, *cap);; i = (i + 1) & (*cap - 1)) {
+		sl = (char *)*slots + i * size;
+		if (sl[used])
 			continue;
-		t->s[i] = (struct slot){ .key = key, .used = true };
-		t->nr++;
+		memset(sl, 0, size);
+		memcpy(sl, &key, sizeof(key));
+		sl[used] = true;
+		++*nr;
 		*made = true;
-		return &t->s[i];
-	}
-}
-
-struct ptr_slot *kmem_ptr_get(struct ptr_table *t, uint64_t key)
-{
-	struct ptr_slot *sl = kmem_ptr_find(t, key);
-
-	if (sl)
 		return sl;
-	if ((t->nr + 1) * 2 > t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 4096;
-		struct ptr_slot *n = slots_new(cap, sizeof(*n));
-
-		if (!n)
-			return NULL;
-		for (size_t i = 0; i < t->cap; i++) {
-			size_t j;
-
-			if (!t->s[i].used)
-				continue;
-			for (j = kmem_slot_of(t->s[i].key, cap); n[j].used; j = (j + 1) & (cap - 1))
-				;
-			n[j] = t->s[i];
-		}
-		free(t->s);
-		t->s = n;
-		t->cap = cap;
-	}
-	for (size_t i = kmem_slot_of(key, t->cap);; i = (i + 1) & (t->cap - 1)) {
-		if (t->s[i].used)
-			continue;
-		t->s[i] = (struct ptr_slot){ .key = key, .used = true };
-		t->nr++;
-		return &t->s[i];
 	}
 }

@@ -50,35 +50,52 @@ static inline size_t kmem_slot_of(uint64_t key, size_t cap)
 	return (size_t)((key * 0x9E3779B97F4A7C15ull) >> 20) & (cap - 1);
 }
 
-/* The key's slot, or NULL (inline: a sample's lookup or two) */
-static inline struct slot *kmem_table_find(struct table *t, uint64_t key)
+/*
+ * The slot of key among cap slots of size bytes at slots (each a u64 key
+ * first, its bool "used" at used), or NULL. Inline: a sample's lookup or
+ * two, the sizes constants there.
+ */
+static inline void *kmem_slot_find(void *slots, size_t cap, size_t size, size_t used, uint64_t key)
 {
-	if (!t->cap)
+	if (!cap)
 		return NULL;
-	for (size_t i = kmem_slot_of(key, t->cap);; i = (i + 1) & (t->cap - 1)) {
-		if (!t->s[i].used)
+	for (size_t i = kmem_slot_of(key, cap);; i = (i + 1) & (cap - 1)) {
+		char *sl = (char *)slots + i * size;
+
+		if (!sl[used])
 			return NULL;
-		if (t->s[i].key == key)
-			return &t->s[i];
+		if (*(const uint64_t *)(const void *)sl == key)
+			return sl;
 	}
 }
 
-/* The key's slot, made (zeroed) when new: *made says so. NULL without memory. */
-struct slot *kmem_table_get(struct table *t, uint64_t key, bool *made);
+/* kmem_slot_find's slot, made (zeroed, key set) when new: *made says so. NULL without memory. */
+void *kmem_slot_get(void **slots, size_t *cap, size_t *nr, size_t size, size_t used, uint64_t key,
+		    bool *made);
+
+static inline struct slot *kmem_table_find(struct table *t, uint64_t key)
+{
+	return kmem_slot_find(t->s, t->cap, sizeof(*t->s), offsetof(struct slot, used), key);
+}
+
+static inline struct slot *kmem_table_get(struct table *t, uint64_t key, bool *made)
+{
+	return kmem_slot_get((void **)&t->s, &t->cap, &t->nr, sizeof(*t->s),
+			     offsetof(struct slot, used), key, made);
+}
+
 /* A pointer's state, or NULL. */
 static inline struct ptr_slot *kmem_ptr_find(struct ptr_table *t, uint64_t key)
 {
-	if (!t->cap)
-		return NULL;
-	for (size_t i = kmem_slot_of(key, t->cap);; i = (i + 1) & (t->cap - 1)) {
-		if (!t->s[i].used)
-			return NULL;
-		if (t->s[i].key == key)
-			return &t->s[i];
-	}
+	return kmem_slot_find(t->s, t->cap, sizeof(*t->s), offsetof(struct ptr_slot, used), key);
 }
 
-/* kmem_table_get's for a pointer's state: its slot, made when new; NULL without memory. */
-struct ptr_slot *kmem_ptr_get(struct ptr_table *t, uint64_t key);
+static inline struct ptr_slot *kmem_ptr_get(struct ptr_table *t, uint64_t key)
+{
+	bool made;
+
+	return kmem_slot_get((void **)&t->s, &t->cap, &t->nr, sizeof(*t->s),
+			     offsetof(struct ptr_slot, used), key, &made);
+}
 
 #endif
