@@ -275,16 +275,14 @@ static void test_order_beside_replay(void **state)
 {
 	static const enum tally_hist_key k[] = { TALLY_HIST_COMM, TALLY_HIST_DSO, TALLY_HIST_SYM };
 	struct side s = { .keys = k, .nkeys = 3, .order = TALLY_HIST_CALLER };
-	char *path = write_file(0x9e3779b97f4a7c15ULL, 100000);
+	char *path;
 	TALLY_OPTS(tally_hist_opts, o, .keys = k, .nr_keys = 3, .children = true, .graph = true,
 		   .order = TALLY_HIST_CALLER, .graph_min = 0.5);
 
 	(void)state;
-	if (sysconf(_SC_NPROCESSORS_ONLN) < 2) {
-		unlink(path);
-		free(path);
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
 		skip();		/* one CPU: no second thread to check */
-	}
+	path = write_file(0x9e3779b97f4a7c15ULL, 100000);
 	assert_non_null(s.ss = tally_session__open(path, NULL));
 	assert_non_null(s.h = tally_hist__new(s.ss, &o));
 	assert_int_equal(tally_hist__run(s.h), 0);
