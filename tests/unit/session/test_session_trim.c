@@ -54,8 +54,10 @@ static int on_record(struct tally_session *s, const struct perf_event_header *h,
 {
 	struct seen *sn = ctx;
 
-	if (h->type == PERF_RECORD_EXIT)
-		sn->exits++;
+	/* the children's: a thread of this process (the session's kallsyms reader) exits too */
+	for (int i = 0; h->type == PERF_RECORD_EXIT && i < CHILDREN; i++)
+		if ((int32_t)rec->u.task.pid == sn->pids[i])
+			sn->exits++;
 	return 0;
 }
 
