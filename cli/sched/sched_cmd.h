@@ -103,13 +103,6 @@ struct sched_reader {
 	bool no_mem;			/* a thread could not be kept: out of memory */
 	unsigned want;			/* the kinds whose samples come: SCHED_WANT bits (sched_open) */
 	sched_drop_fn drop;		/* set after sched_open by who keeps dropped threads, or NULL */
-	/*
-	 * Moved on by every side-band record (COMM, FORK, EXIT: the only
-	 * ones that rename a thread): a name looked up since is still its
-	 */
-	uint32_t names_gen;
-	/* a switch's next_comm read (timehist -n); else left empty: a copy and a strnlen a switch */
-	bool next_comm;
 	/* once the samples are read, before the session's messages: output kept back goes out */
 	void (*ran)(struct sched_reader *r, void *ctx);
 };

@@ -86,10 +86,7 @@ static int decode(struct sched_reader *r, struct sched_ev *ev, const struct tall
 		ev->prev_pid = s32(v[0].val);
 		ev->next_pid = s32(v[1].val);
 		ev->prev_state = (int64_t)v[2].val;
-		if (r->next_comm)
-			tally_tp_val__str(&v[3], ev->next_comm, sizeof(ev->next_comm));
-		else
-			ev->next_comm[0] = 0;
+		tally_tp_val__str(&v[3], ev->next_comm, sizeof(ev->next_comm));
 		return 0;
 	case SK_RUNTIME:
 		ev->runtime = v[1].val;
@@ -184,7 +181,6 @@ static int on_record(struct tally_session *s, const struct perf_event_header *h,
 	bool lost;
 
 	(void)s;
-	r->names_gen++;
 	switch (h->type) {
 	case PERF_RECORD_COMM:
 		if (!(t = sched_thread(r, (int32_t)rec->u.comm.pid, (int32_t)rec->u.comm.tid)))

@@ -39,7 +39,6 @@ struct thread_rt {
 	bool cvalid;
 	uint8_t ccomm_n, cstr_n;
 	int32_t cpid;
-	uint32_t cgen;			/* the reader's names_gen then: no record renamed it since */
 	char ccomm[32], cstr[32];
 };
 
@@ -212,21 +211,14 @@ static void line_end(struct th_ctx *c, struct sched_line *l)
 /*
  * commstr of tr's thread, kept in tr while its name's first 31 bytes (all
  * commstr reads) and its pid stay: the same string, comm_width already
- * raised by it. comm NULL: sched_comm's, looked up only when a record
- * came since the last (names_gen).
+ * raised by it.
  */
 static const char *commstr_of(struct th_ctx *c, struct thread_rt *tr, int32_t pid, int32_t tid,
 			      const char *comm)
 {
-	size_t n;
+	size_t n = strnlen(comm, sizeof(tr->ccomm));
 	const char *s;
 
-	if (tr->cvalid && tr->cpid == pid && tr->cgen == c->r->names_gen)
-		return tr->cstr;
-	if (!comm)
-		comm = sched_comm(c->r, tid);
-	n = strnlen(comm, sizeof(tr->ccomm));
-	tr->cgen = c->r->names_gen;
 	if (tr->cvalid && tr->cpid == pid && tr->ccomm_n == n && !memcmp(tr->ccomm, comm, n))
 		return tr->cstr;
 	s = commstr(c, pid, tid, comm);
@@ -417,9 +409,6 @@ static void print_sample(struct th_ctx *c, const struct sched_ev *ev, struct thr
 	line_end(c, l);
 }
 
-/* perf's idle threads' name, as long as the names commstr_of reads (31 bytes) */
-static const char idle_comm[32] = "<idle>";
-
 static int on_switch(struct th_ctx *c, const struct sched_ev *ev)
 {
 	struct thread_rt *tr = NULL;
@@ -431,7 +420,7 @@ static int on_switch(struct th_ctx *c, const struct sched_ev *ev)
 		if (!(tr = idle_of(c, ev->cpu)))
 			return c->failed ? -1 : 0;
 		pid = tid = 0;
-		comm = idle_comm;
+		comm = "<idle>";
 		if (skip_sample(c, 0, 0)) {
 			tr = NULL;
 			goto out;
@@ -445,7 +434,7 @@ static int on_switch(struct th_ctx *c, const struct sched_ev *ev)
 		if (c->chains)	/* perf makes the process's main thread for its maps */
 			sched_thread(c->r, ev->pid, ev->pid);
 		pid = ti->pid;
-		comm = NULL;	/* print_sample's, when it prints (commstr_of) */
+		comm = sched_comm(c->r, tid);
 		if (skip_sample(c, pid, tid))
 			goto out;
 		if (!(tr = rt_of(c, tid)))
@@ -843,7 +832,6 @@ int sched_timehist(const char *path, const struct timehist_opts *o)
 		return ret;
 	}
 	r.drop = on_drop;
-	r.next_comm = o->next;
 	r.ran = out_flush;
 	c->chains = o->callchain && r.callchains;
 	if (o->callchain && !r.callchains)
