@@ -85,8 +85,13 @@ static char out_state(int64_t prev_state)
 	return prev_state >= 0 && prev_state < (int64_t)sizeof(str) - 1 ? str[prev_state] : '?';
 }
 
-/* A thread met for the first time: perf's atoms list and its first atom. */
-static struct lat_thread *thread_of(struct lat_ctx *c, int32_t tid, bool *made)
+/*
+ * A thread met for the first time: perf's atoms list and its first atom.
+ * perf's machine makes the thread then (findnew, pid -1), so a FORK of
+ * its tid later rebuilds it: the reader is told so (sched_thread).
+ */
+static struct lat_thread *thread_of(struct sched_reader *r, struct lat_ctx *c, int32_t tid,
+				    bool *made)
 {
 	struct lat_thread *t = sched_tids__find(&c->tids, tid);
 
@@ -100,6 +105,10 @@ static struct lat_thread *thread_of(struct lat_ctx *c, int32_t tid, bool *made)
 	t->tid = tid;
 	t->live = true;
 	*made = true;
+	if (!sched_thread(r, -1, tid)) {
+		c->failed = 1;
+		return NULL;
+	}
 	return t;
 }
 
@@ -141,7 +150,7 @@ static void on_drop(struct sched_reader *r, int32_t tid, const struct sched_tinf
 	t->gen = gen;
 }
 
-static int on_switch(struct lat_ctx *c, const struct sched_ev *ev)
+static int on_switch(struct sched_reader *r, struct lat_ctx *c, const struct sched_ev *ev)
 {
 	struct lat_thread *out, *in;
 	uint64_t ts = ev->time, ts0;
@@ -162,11 +171,11 @@ static int on_switch(struct lat_ctx *c, const struct sched_ev *ev)
 		fprintf(stderr, "tally sched latency: hm, delta: %lld < 0 ?\n", (long long)delta);
 		return -1;
 	}
-	if (!(out = thread_of(c, ev->prev_pid, &made)))
+	if (!(out = thread_of(r, c, ev->prev_pid, &made)))
 		return -1;
 	/* perf measures delta but counts only sched_stat_runtime's runtime */
 	sched_out(out, out_state(ev->prev_state), ts);
-	if (!(in = thread_of(c, ev->next_pid, &made)))
+	if (!(in = thread_of(r, c, ev->next_pid, &made)))
 		return -1;
 	if (made)
 		sched_out(in, 'R', ts);	/* came in unheard of: runnable till now */
@@ -180,12 +189,11 @@ static int on_event(struct sched_reader *r, const struct sched_ev *ev, void *ctx
 	struct lat_thread *t;
 	bool made;
 
-	(void)r;
 	switch (ev->kind) {
 	case SK_SWITCH:
-		return on_switch(c, ev);
+		return on_switch(r, c, ev);
 	case SK_RUNTIME:
-		if (!(t = thread_of(c, ev->task, &made)))
+		if (!(t = thread_of(r, c, ev->task, &made)))
 			return -1;
 		if (made)
 			sched_out(t, 'R', ev->time);
@@ -193,7 +201,7 @@ static int on_event(struct sched_reader *r, const struct sched_ev *ev, void *ctx
 		return 0;
 	case SK_WAKEUP:
 	case SK_WAKEUP_NEW:
-		if (!(t = thread_of(c, ev->task, &made)))
+		if (!(t = thread_of(r, c, ev->task, &made)))
 			return -1;
 		if (made)
 			sched_out(t, 'S', ev->time);
@@ -212,7 +220,7 @@ static int on_event(struct sched_reader *r, const struct sched_ev *ev, void *ctx
 		/* only when profiling one CPU */
 		if (c->o->cpu == -1)
 			return 0;
-		if (!(t = thread_of(c, ev->task, &made)))
+		if (!(t = thread_of(r, c, ev->task, &made)))
 			return -1;
 		if (made)
 			sched_out(t, 'R', ev->time);

@@ -87,7 +87,9 @@ if not e1 or not s2 or not sq or not wq:
 def run_of(s, tid):	# the switch's task (sample pid, tid, prev_pid) is tid
     struct.pack_into("<ii", b, s[1] + 24, tid, tid)
     struct.pack_into("<i", b, s[1] + 84, tid)
-run_of(s2[-1], c1)				# C1 ran before its FORK
+run_of(s2[-1], c1)				# C1 ran before its FORK,
+struct.pack_into("<q", b, s2[-1][1] + 92, 0)	# preempted (prev_state R): its wait
+						# for the CPU is the old thread's atom
 struct.pack_into("<i", b, wq[-1][1] + 84, q)	# Q first met woken: of pid 0
 run_of(sq[-1], q)				# and ran
 struct.pack_into("<IIII", b, f2[1] + 8, c1, q, c1, q)	# P2's FORK: C1, child of Q
@@ -120,7 +122,9 @@ check "C1 exited, its tid reused by P2's FORK: its runs stay among the terminate
 same "timehist -S --state as perf's" timehist -S --state
 same "timehist -s -p $c1 as perf's" timehist -s -p "$c1"
 # perf's latency keeps atoms by thread object: C1's runs after its FORK are
-# the new thread's, named as its parent, merged with the other pingpongs
+# the new thread's, named as its parent, merged with the other pingpongs;
+# its wake-up after the FORK starts the new thread's first atom, though the
+# old one's preempted C1 still waited for the CPU
 same "latency as perf's" latency
 same "latency -p as perf's" latency -p
 same "map as perf's" map
