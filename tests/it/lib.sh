@@ -10,6 +10,13 @@ check() { local n=$1; shift; if "$@"; then ok "$n"; else fail "$n"; fi; }
 # is NAME GOT WANT
 is() { if [ "$2" = "$3" ]; then ok "$1"; else fail "$1 (got '$2', want '$3')"; fi; }
 done_testing() { echo "1..$_n"; }
+# keep FILE...: a failed check's input copied where the next session can
+# read it (TALLY_KEEP, default /tmp/tally-kept): the rare failures of
+# live recordings are not reproduced at will
+keep() {
+	local k=${TALLY_KEEP:-/tmp/tally-kept}/$(basename "$0" .sh).$$
+	mkdir -p "$k" && cp "$@" "$k/" 2>/dev/null && echo "# kept in $k: $*"
+}
 # damage FILE HOW [SIZE]: a cache file truncated (to SIZE bytes), a byte
 # in its middle flipped, or emptied: what a reader must not trust
 damage() {
