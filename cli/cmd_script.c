@@ -701,12 +701,6 @@ int cmd_script(int argc, char **argv)
 		return 129;
 	pager_start();
 	s.out = stdout;
-	s.fc = calloc(FC_SLOTS, sizeof(*s.fc));
-	s.fc_text = malloc(FC_TEXT);
-	if (!s.fc_text) {	/* no cache then: every frame made anew */
-		free(s.fc);
-		s.fc = NULL;
-	}
 	{
 		/* the comm is looked up where a line shows it */
 		TALLY_OPTS(tally_session_opts, so, .sample = print_sample, .record = on_record,
@@ -717,6 +711,16 @@ int cmd_script(int argc, char **argv)
 	}
 	ret = ss ? 0 : ret;
 	if (ss) {
+		/*
+		 * after the open: from the heap it put on huge pages, so that
+		 * the frames' random probes of these 10 MB miss no TLB entry
+		 */
+		s.fc = calloc(FC_SLOTS, sizeof(*s.fc));
+		s.fc_text = malloc(FC_TEXT);
+		if (!s.fc_text) {	/* no cache then: every frame made anew */
+			free(s.fc);
+			s.fc = NULL;
+		}
 		s.ss = ss;
 		s.m = tally_session__machine(ss);
 		s.syms = tally_session__symbols(ss);
