@@ -339,6 +339,8 @@ static int print_sample(struct tally_session *ss, const struct tally_session_sam
 
 	s->gen = tally_session__maps_gen(ss);	/* fixed during a sample */
 	script_defer_poll(s);
+	if (cli_sample_filter_skip(&s->sf, smp))
+		return 0;
 	/* nothing left to print for this event ('trace' of a software one): perf prints no line */
 	if (!(tp ? f & ~F_FLAGS : f & ~(F_TRACE | F_FLAGS)))
 		return 0;
@@ -685,6 +687,8 @@ int cmd_script(int argc, char **argv)
 		CLI_STRING('c', "comms", &s.comms, "LIST", "only the samples of these commands"),
 		CLI_STRING(0, "pid", &s.pids, "LIST", "only the samples of these processes"),
 		CLI_STRING(0, "tid", &s.tids, "LIST", "only the samples of these threads"),
+		CLI_STRING(0, "time", &s.time_str, "RANGES", "only samples in START,STOP (seconds; several: space-separated) or percents of the recording (10%/2, 0%-10%)"),
+		CLI_STRING('C', "cpu", &s.cpu_list, "LIST", "only samples on these CPUs (0-3,7)"),
 		CLI_HELP(&help, "this text"),
 		CLI_END(),
 	};
@@ -730,6 +734,8 @@ int cmd_script(int argc, char **argv)
 
 		ret = e == -2 ? 255 : e ? 1 : 0;
 	}
+	if (!ret)
+		ret = cli_sample_filter_init(&s.sf, "script", ss, s.time_str, s.cpu_list);
 	if (!ret) {
 		bool tod = false;
 
@@ -761,6 +767,7 @@ int cmd_script(int argc, char **argv)
 	free(s.attr_fields);
 	free(s.names);
 	script_cgroups_free(&s.cgroups);
+	cli_sample_filter_free(&s.sf);
 	script_print_release(&s);
 	script_src_release(&s);
 	return ret;

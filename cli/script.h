@@ -18,6 +18,7 @@
 #include <string.h>
 #include <tally/tally.h>
 #include "script_fields.h"
+#include "sample_filter.h"
 
 /* perf script's -F fields, printed in this order whatever the list's */
 enum {
@@ -59,6 +60,8 @@ struct script_ctx {
 	bool hide_cg;			/* -G: the sampled ip on the line, no chain */
 	bool ns;			/* --ns: the time to the nanosecond */
 	const char *comms, *pids, *tids;	/* -c, --pid, --tid: only these */
+	const char *time_str, *cpu_list;	/* --time, -C */
+	struct cli_sample_filter sf;
 	FILE *out;
 	/* lines are built here by hand: printf was most of the time */
 	char buf[1 << 16];

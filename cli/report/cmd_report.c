@@ -24,6 +24,7 @@
 #include "report_header.h"
 #include "report_branch.h"
 #include "report_threads.h"
+#include "sample_filter.h"
 #include "read_file.h"
 #include "store_read.h"
 
@@ -34,6 +35,8 @@ struct report {
 	struct tally_hist *hist;
 	int hist_err;			/* the first sample the histogram could not count */
 	struct tally_hist_filter filter;	/* --comm, --pid, --tid, --dsos, --symbols, -x */
+	struct cli_sample_filter sf;	/* --time, -C: samples dropped before counting */
+	const char *time_str;
 	double percent_limit;
 	bool elide[K__NR];		/* kept in the key, not printed */
 	struct report_exports exp;	/* pictures instead of the histogram */
@@ -66,8 +69,12 @@ struct report {
 static int on_sample(struct tally_session *ss, const struct tally_session_sample *ts, void *arg)
 {
 	struct report *r = arg;
+	int err;
+
+	if (cli_sample_filter_skip(&r->sf, ts->sample))
+		return 0;
 	/* a store's sample stands for its row's samples */
-	int err = r->from.url ? tally_hist__add_count(r->hist, ts, cli_from_count(&r->from, ts)) :
+	err = r->from.url ? tally_hist__add_count(r->hist, ts, cli_from_count(&r->from, ts)) :
 				tally_hist__add(r->hist, ts);
 
 	if (err && !r->hist_err)
@@ -144,7 +151,10 @@ static void print_head(const struct report *r, int idx)
 		return;
 	if (ns > 1000) { ns /= 1000; unit = 'K'; }	/* perf's convert_unit */
 	if (ns > 1000) { ns /= 1000; unit = 'M'; }
-	printf("# Samples: %llu%c of event '%s'\n", (unsigned long long)ns, unit, tally_session__event_name(r->ss, idx));
+	printf("# Samples: %llu%c of event '%s'", (unsigned long long)ns, unit, tally_session__event_name(r->ss, idx));
+	if (r->time_str)
+		printf(" (time slices: %s)", r->time_str);
+	putchar('\n');
 	if (r->mem_mode) {	/* perf's: the weights' sum and the keys as given */
 		printf("# Total weight : %llu\n", (unsigned long long)t.period);
 		printf("# Sort order   : %s%s\n#\n", r->sort_spec ? r->sort_spec :
@@ -640,7 +650,7 @@ int cmd_report(int argc, char **argv)
 	struct in_order gp = { 0 };	/* -g, --percent-limit */
 	const char *graph, *plimit;
 	bool graph_threshold;		/* -g set the graphs' threshold */
-	const char *fields = NULL, *pretty = NULL;
+	const char *fields = NULL, *pretty = NULL, *cpu_list = NULL;
 	struct tally_session *ss = NULL;
 	struct report r = { 0 };
 	int nr_events = 0;
@@ -676,6 +686,8 @@ int cmd_report(int argc, char **argv)
 		CLI_STRING(0, "tid", &r.filter.tids, "LIST", "only these threads"),
 		CLI_STRING('d', "dsos", &r.filter.dsos, "LIST", "only these shared objects"),
 		CLI_STRING(0, "symbols", &r.filter.symbols, "LIST", "only these symbols"),
+		CLI_STRING(0, "time", &r.time_str, "RANGES", "only samples in START,STOP (seconds; several: space-separated) or percents of the recording (10%/2, 0%-10%)"),
+		CLI_STRING('C', "cpu", &cpu_list, "LIST", "only samples on these CPUs (0-3,7)"),
 		CLI_CALLBACK_F(0, "percent-limit", &gp, "PCT",
 			       "hide rows and call graph branches below PCT percent", opt_in_order, 0, 1),
 		CLI_BOOL(0, "stdio", &stdio_, "text output (the default off a terminal)"),
@@ -830,6 +842,8 @@ int cmd_report(int argc, char **argv)
 	}
 	rd = tally_session__reader(ss);
 	nr_events = tally_session__nr_events(ss);
+	if ((ret = cli_sample_filter_init(&r.sf, "report", ss, r.time_str, cpu_list)))
+		goto out;
 	r.ss = ss;
 	r.mispredict = "N/A";
 	r.cells = (struct hist_cells){ .ss = ss, .dsos = r.filter.dsos != NULL,
@@ -983,6 +997,7 @@ int cmd_report(int argc, char **argv)
 out:
 	free(text);
 	report_threads_free(&r.threads);
+	cli_sample_filter_free(&r.sf);
 	if (cli_free_at_exit())
 		tally_hist__free(r.hist);
 	tally_session__close(ss);	/* joins the helpers: the kallsyms cache they write */
