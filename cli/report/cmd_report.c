@@ -657,7 +657,7 @@ int cmd_report(int argc, char **argv)
 	struct tally_data_reader *rd;
 	TALLY_OPTS(tally_session_stats, st);
 	bool help = false, stdio_ = false, inverted = false, tui = false, no_tui = false;
-	bool branch_history = false;
+	bool branch_history = false, stats = false;
 	char *text = NULL;	/* the browser's: what --stdio prints */
 	size_t text_len = 0;
 	FILE *tty_out = NULL, *mem = NULL;
@@ -708,6 +708,7 @@ int cmd_report(int argc, char **argv)
 		CLI_STRING(0, "pretty", &pretty, "KEY", "-T's layout: normal or raw"),
 		CLI_BOOL(0, "header", &r.header, "show the file's header first"),
 		CLI_BOOL(0, "header-only", &r.header_only, "show only the file's header"),
+		CLI_BOOL(0, "stats", &stats, "only the records' counts by type, and each event's samples"),
 		CLI_BOOL(0, "folded", &r.exp.folded, "collapsed stacks for flame graphs: comm;root;...;leaf count"),
 		CLI_STRING(0, "flamegraph", &r.exp.flamegraph, "FILE.svg", "an interactive flame graph (SVG)"),
 		CLI_STRING(0, "pprof", &r.exp.pprof, "FILE", "pprof's profile.proto, gzipped (go tool pprof)"),
@@ -725,6 +726,8 @@ int cmd_report(int argc, char **argv)
 		cli_usage(stdout, report_usage, opts);
 		return 0;
 	}
+	if (stats)
+		return report_stats(input);
 	/* perf takes any other word for normal */
 	if (pretty && strcmp(pretty, "normal") && strcmp(pretty, "raw")) {
 		fprintf(stderr, "tally report: --pretty '%s': normal or raw\n", pretty);

@@ -234,6 +234,11 @@ int tally_data_reader__attr_of_id(const struct tally_data_reader *r,
 }
 
 /* Whole pages: a page shared with a later record comes back when that one is read. */
+uint64_t tally__data_reader_nr_compressed(const struct tally_data_reader *r)
+{
+	return r ? r->nr_compressed : 0;
+}
+
 void tally__data_reader_release(struct tally_data_reader *r, const void *lo, const void *hi)
 {
 	const uint8_t *a = lo, *b = hi, *base = r->buf;

@@ -27,6 +27,8 @@ struct tally__bpf_infos **tally__data_reader_bpf_infos(const struct tally_data_r
  * outside the mapping.
  */
 void tally__data_reader_release(struct tally_data_reader *r, const void *lo, const void *hi);
+/* COMPRESSED records walked so far (their records go to the walk's callback, not they) */
+uint64_t tally__data_reader_nr_compressed(const struct tally_data_reader *r);
 
 /*
  * An open above the reader (the session's) fails on the file's content:

@@ -32,6 +32,7 @@ struct rattr {
 struct tally_data_reader {
 	const uint8_t *buf;
 	size_t len;
+	uint64_t nr_compressed;		/* COMPRESSED records walked (perf's stats count them) */
 	bool mapped;
 	struct file_header h;
 	struct rattr *attrs;

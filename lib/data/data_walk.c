@@ -147,8 +147,10 @@ static int deliver(struct tally_data_reader *r, struct zstate *z, union recbuf *
 	int idx;
 
 	header_at(r, p, &h);
-	if (h.type == TALLY_RECORD_COMPRESSED)
+	if (h.type == TALLY_RECORD_COMPRESSED) {
+		r->nr_compressed++;
 		return foreach_compressed(r, z, rec, p + sizeof(h), h.size - sizeof(h), off, fn, ctx);
+	}
 	if (r->swap) {
 		memcpy(rec->b, p, h.size);
 		idx = swap_in(r, rec);

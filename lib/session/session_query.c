@@ -10,6 +10,7 @@
 #include <string.h>
 #include <tally/session.h>
 #include "internal.h"
+#include "data_read_internal.h"
 #include "resolve_internal.h"
 #include "resolved_internal.h"
 #include "session_internal.h"
@@ -82,6 +83,8 @@ int tally_session__stats(const struct tally_session *s, struct tally_session_sta
 	if (!s || !st || st->sz < sizeof(size_t))
 		return tally__err(EINVAL);
 	memcpy(v.records, s->records, sizeof(v.records));
+	/* the walk unpacks those itself: counted there, as perf counts them */
+	v.records[TALLY_RECORD_COMPRESSED] += tally__data_reader_nr_compressed(s->rd);
 	v.dropped = __atomic_load_n(&s->dropped, __ATOMIC_RELAXED);
 	v.dropped_cpu_max = __atomic_load_n(&s->dropped_cpu_max, __ATOMIC_RELAXED);
 	v.samples = s->samples + v.dropped;

@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tally report --stats: perf 6.1's "Aggregated stats": how many records
+ * of each type the file holds (and their share), then each event's
+ * samples and lost samples, the empty ones left out as perf's default
+ * --skip-empty. Nothing is resolved: the session only counts.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <tally/tally.h>
+#include "read_file.h"
+#include "report.h"
+
+/* perf_event__name's, by type; NULL: perf has none (not printed) */
+static const char *const kernel_names[] = {
+	[0] = "TOTAL", [PERF_RECORD_MMAP] = "MMAP", [PERF_RECORD_LOST] = "LOST",
+	[PERF_RECORD_COMM] = "COMM", [PERF_RECORD_EXIT] = "EXIT",
+	[PERF_RECORD_THROTTLE] = "THROTTLE", [PERF_RECORD_UNTHROTTLE] = "UNTHROTTLE",
+	[PERF_RECORD_FORK] = "FORK", [PERF_RECORD_READ] = "READ", [PERF_RECORD_SAMPLE] = "SAMPLE",
+	[PERF_RECORD_MMAP2] = "MMAP2", [PERF_RECORD_AUX] = "AUX",
+	[PERF_RECORD_ITRACE_START] = "ITRACE_START", [PERF_RECORD_LOST_SAMPLES] = "LOST_SAMPLES",
+	[PERF_RECORD_SWITCH] = "SWITCH", [PERF_RECORD_SWITCH_CPU_WIDE] = "SWITCH_CPU_WIDE",
+	[PERF_RECORD_NAMESPACES] = "NAMESPACES", [PERF_RECORD_KSYMBOL] = "KSYMBOL",
+	[PERF_RECORD_BPF_EVENT] = "BPF_EVENT", [PERF_RECORD_CGROUP] = "CGROUP",
+	[PERF_RECORD_TEXT_POKE] = "TEXT_POKE", [PERF_RECORD_AUX_OUTPUT_HW_ID] = "AUX_OUTPUT_HW_ID",
+};
+
+/* the user types, from 64 (perf's PERF_RECORD_HEADER_ATTR) */
+static const char *const user_names[] = {
+	"ATTR", "EVENT_TYPE", "TRACING_DATA", "BUILD_ID", "FINISHED_ROUND", "ID_INDEX",
+	"AUXTRACE_INFO", "AUXTRACE", "AUXTRACE_ERROR", "THREAD_MAP", "CPU_MAP", "STAT_CONFIG",
+	"STAT", "STAT_ROUND", "EVENT_UPDATE", "TIME_CONV", "FEATURE", "COMPRESSED",
+	"FINISHED_INIT",
+};
+
+#define NR_USER ((int)(sizeof(user_names) / sizeof(user_names[0])))
+
+static const char *type_name(int t)
+{
+	if (t < (int)(sizeof(kernel_names) / sizeof(kernel_names[0])))
+		return kernel_names[t];
+	if (t >= 64 && t < 64 + NR_USER)
+		return user_names[t - 64];
+	return NULL;
+}
+
+struct counts {
+	uint64_t *samples, *lost;	/* by event */
+	int n;
+};
+
+static int count_sample(struct tally_session *ss, const struct tally_session_sample *ts, void *arg)
+{
+	struct counts *c = arg;
+
+	(void)ss;
+	if (ts->attr >= 0 && ts->attr < c->n)
+		c->samples[ts->attr]++;
+	return 0;
+}
+
+/* perf's LOST_SAMPLES per event: the records' counts, by their sample id's event */
+static int count_record(struct tally_session *ss, const struct perf_event_header *h,
+			const struct tally_record *rec, void *arg)
+{
+	struct counts *c = arg;
+	int idx;
+
+	if (h->type != PERF_RECORD_LOST_SAMPLES || !rec->has_sid)
+		return 0;
+	idx = tally_data_reader__attr_of_id(tally_session__reader(ss), rec->sid.id);
+	if (idx >= 0 && idx < c->n)
+		c->lost[idx] += rec->u.lost_samples.lost;
+	return 0;
+}
+
+int report_stats(const char *input)
+{
+	struct counts c = { 0 };
+	TALLY_OPTS(tally_session_opts, so, .sample = count_sample, .record = count_record, .ctx = &c,
+		   .no_comm = true);
+	TALLY_OPTS(tally_session_stats, st);
+	struct tally_session *ss;
+	uint64_t total = 0;
+	int ret;
+
+	if (!(ss = cli_session_open("report", input, &so, &ret)))
+		return ret;
+	c.n = tally_session__nr_events(ss);
+	c.samples = calloc((size_t)c.n + 1, sizeof(*c.samples));
+	c.lost = calloc((size_t)c.n + 1, sizeof(*c.lost));
+	if (!c.samples || !c.lost) {
+		free(c.samples);
+		free(c.lost);
+		tally_session__close(ss);
+		return 1;
+	}
+	ret = cli_session_run(ss, "report", input);
+	tally_session__stats(ss, &st);
+	for (int t = 1; t < 128; t++)
+		total += st.records[t];
+	printf("\nAggregated stats:\n");
+	printf("%16s events: %10d\n", "TOTAL", (int)total);
+	for (int t = 1; t < 128; t++) {
+		const char *name = type_name(t);
+
+		if (!name || !st.records[t])
+			continue;
+		printf("%16s events: %10d  (%4.1f%%)\n", name, (int)st.records[t],
+		       100.0 * (double)st.records[t] / (double)total);
+	}
+	for (int i = 0; i < c.n; i++) {
+		if (!c.samples[i] && !c.lost[i])
+			continue;
+		printf("%s stats:\n", tally_session__event_name(ss, i));
+		if (c.samples[i])
+			printf("%16s events: %10d\n", "SAMPLE", (int)c.samples[i]);
+		if (c.lost[i])
+			printf("%16s events: %10d\n", "LOST_SAMPLES", (int)c.lost[i]);
+	}
+	free(c.samples);
+	free(c.lost);
+	tally_session__close(ss);
+	return ret;
+}
