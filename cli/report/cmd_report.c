@@ -2,8 +2,9 @@
 /*
  * tally report: perf report --stdio's histogram from a perf.data file (the
  * session layer reads it in time order, the library's histogram counts
- * it: tally/hist.h). This file has the options and the printing: rows,
- * widths and order as perf 6.1 prints them, the call graphs under them.
+ * it: tally/hist.h). This file has the options and the printing: the
+ * '#' lines, widths and order as perf 6.1 prints them; the rows' lines and
+ * the call graphs under them are report_rows.c's.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -28,42 +29,7 @@
 #include "read_file.h"
 #include "store_read.h"
 
-#define sort_key tally_hist_key
-
-struct report {
-	struct tally_session *ss;
-	struct tally_hist *hist;
-	int hist_err;			/* the first sample the histogram could not count */
-	struct tally_hist_filter filter;	/* --comm, --pid, --tid, --dsos, --symbols, -x */
-	struct cli_sample_filter sf;	/* --time, -C: samples dropped before counting */
-	const char *time_str;
-	double percent_limit;
-	bool elide[K__NR];		/* kept in the key, not printed */
-	struct report_exports exp;	/* pictures instead of the histogram */
-	enum sort_key sort[K__NR];
-	int nsort;
-	const char *sort_spec;
-	bool header, header_only;
-	bool show_nr, show_period;	/* -n, --show-total-period: perf's Samples, Period */
-	bool quiet;			/* -q: no '#' lines */
-	bool has_parent;		/* the parent key */
-	bool srcline;			/* the srcline key */
-	bool no_inline;
-	const char *symfs;		/* --symfs */
-	struct cg_param cg;		/* call graphs under the rows (mode none: not drawn) */
-	bool children;
-	bool hierarchy;			/* --hierarchy: a level per key, the rows under their parents */
-	bool mem_mode;			/* --mem-mode: rows weigh their samples' weights */
-	bool branch;			/* branch mode: a row per branch of the samples' stacks */
-	struct report_branch_stat brstat;	/* its branches' types, as perf counts them */
-	const char *mispredict;		/* the last mispredict cell (hist_cells') */
-	int ipc_at;			/* the sym key perf's ipc_null column stands for; -1: none */
-	struct hist_fields fields;	/* -F: the columns, in order (n 0: none) */
-	struct hist_cells cells;
-	bool show_threads;		/* -T: the READ records' per-thread counts after the rows */
-	struct report_threads threads;
-	struct cli_from from;		/* --from: a store's merged profile */
-};
+#include "report_ctx.h"
 
 /* Each sample counts in the histogram (a new shape's addresses are resolved at its time). */
 static int on_sample(struct tally_session *ss, const struct tally_session_sample *ts, void *arg)
@@ -128,6 +94,17 @@ static void print_preamble(const struct report *r, uint64_t lost)
 		return;
 	if (!r->header)
 		printf("# To display the perf.data header info, please use --header/--header-only options.\n#\n");
+	/* a key one filter value elides: perf names the value (its sort__setup_elide) */
+	for (int i = 0; i < r->nsort; i++) {
+		enum sort_key k = r->sort[i];
+		const char *one = k == K_COMM ? r->filter.comms : k == K_DSO ? r->filter.dsos :
+				  k == K_SYM ? r->filter.symbols : NULL;
+
+		if (one && !strchr(one, ','))
+			printf("# %s: %s\n", k == K_COMM ? "comm" : k == K_DSO ? "dso" : "symbol",
+			       k == K_COMM ? r->filter.comms : k == K_DSO ? r->filter.dsos :
+			       r->filter.symbols);
+	}
 	printf("#\n");
 	printf("# Total Lost Samples: %llu\n#\n", (unsigned long long)lost);
 }
@@ -141,9 +118,35 @@ static struct tally_hist_totals totals(const struct report *r, int idx)
 	return t;
 }
 
-static void print_head(const struct report *r, int idx)
+/*
+ * What the percentages are of: every sample, or with --percentage
+ * relative the rows the filters keep (perf's non-filtered totals: each
+ * sample's own row, so the rows' self and samples add up to them)
+ */
+static struct tally_hist_totals shown(const struct report *r, int idx)
 {
 	struct tally_hist_totals t = totals(r, idx);
+	size_t n = r->relative ? tally_hist__nr_rows(r->hist, idx) : 0;
+	struct tally_hist_row win[64];
+
+	if (!r->relative)
+		return t;
+	t.period = t.samples = 0;
+	for (size_t from = 0; from < n; from += 64) {
+		size_t k = n - from < 64 ? n - from : 64;
+
+		hist_rows_at(r->hist, idx, from, k, win);
+		for (size_t i = 0; i < k; i++) {
+			t.period += win[i].self;
+			t.samples += win[i].samples;
+		}
+	}
+	return t;
+}
+
+static void print_head(const struct report *r, int idx)
+{
+	struct tally_hist_totals t = shown(r, idx);
 	uint64_t ns = t.samples;
 	char unit = ' ';
 
@@ -176,202 +179,6 @@ static struct tally_hist_row *sorted_rows(struct report *r, int idx, size_t *n)
 		return NULL;
 	hist_rows_at(r->hist, idx, 0, *n, rows);
 	return rows;
-}
-
-static void print_graph(FILE *fp, const struct report *r, uint64_t total,
-			const struct tally_hist_row *e)
-{
-	if (r->cg.mode != CG_NONE && e->graph)
-		cg_print(fp, e->graph, &r->cg, total, r->children ? e->children : e->self,
-			 r->sort_spec && !strncmp(r->sort_spec, "sym", 3));
-}
-
-/* print_graph as hist_table's callback */
-static void table_graph(FILE *fp, const struct tally_hist_row *e, uint64_t total, void *arg)
-{
-	print_graph(fp, arg, total, e);
-}
-
-/* The rows of print_hist, and what prints them. */
-struct rows_out {
-	const struct report *r;
-	const struct tally_hist_row *rows;
-	size_t n;
-	uint64_t total;
-	const int *width;
-	int last;
-	/* printed by two threads: chunk c of ROWS_CHUNK rows into buf[c] */
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	size_t next, nchunk;
-	struct rows_buf { char *text; size_t len, cap; bool done, failed; } *buf;
-};
-
-#define ROWS_CHUNK	32
-#define ROWS_MT		256	/* rows (with graphs: 32) from which a second thread helps */
-
-static void print_row(FILE *fp, const struct rows_out *o, const struct tally_hist_row *e)
-{
-	const struct report *r = o->r;
-	double tot = o->total ? (double)o->total : 1;
-
-	/* --percent-limit hides rows; the widths were taken over all */
-	if (100.0 * (r->children ? e->children : e->self) / tot < r->percent_limit)
-		return;
-	struct line ln = { .fp = fp };
-	char num[32];
-
-	if (r->children) {
-		line_put(&ln, "  ", 2);
-		line_pct(&ln, 100.0 * e->children / tot, 7);
-	}
-	line_put(&ln, "  ", 2);
-	line_pct(&ln, 100.0 * e->self / tot, 7);
-	if (r->show_nr)
-		line_put(&ln, num, (size_t)snprintf(num, sizeof(num), "  %12llu",
-						    (unsigned long long)e->samples));
-	if (r->show_period)
-		line_put(&ln, num, (size_t)snprintf(num, sizeof(num), "  %12llu",
-						    (unsigned long long)e->self));
-	for (int i = 0; i < r->nsort; i++)
-		if (i == r->ipc_at)
-			line_put(&ln, "  -      -            ", 22);	/* perf's ipc_null */
-		else if (!r->elide[r->sort[i]])
-			hist_key_put(&ln, &r->cells, e, r->sort[i], o->width[i], i == o->last);
-	line_putc(&ln, '\n');
-	line_flush(&ln);
-	print_graph(fp, r, o->total, e);
-}
-
-/*
- * A chunk's text grows here: a stream on a cookie buffers as stdout does
- * (open_memstream's writes of a few bytes go byte by byte).
- */
-static ssize_t buf_write(void *cookie, const char *p, size_t n)
-{
-	struct rows_buf *b = cookie;
-	char *v;
-
-	if (b->len + n > b->cap) {
-		size_t cap = b->cap ? b->cap * 2 : 16384;
-
-		while (cap < b->len + n)
-			cap *= 2;
-		if (!(v = realloc(b->text, cap)))
-			return -1;
-		b->text = v;
-		b->cap = cap;
-	}
-	memcpy(b->text + b->len, p, n);
-	b->len += n;
-	return (ssize_t)n;
-}
-
-/* Chunk c's rows to fp. */
-static void print_rows_of(FILE *fp, const struct rows_out *o, size_t c)
-{
-	size_t end = (c + 1) * ROWS_CHUNK < o->n ? (c + 1) * ROWS_CHUNK : o->n;
-
-	for (size_t k = c * ROWS_CHUNK; k < end; k++)
-		print_row(fp, o, &o->rows[k]);
-}
-
-/* Chunk c's rows into memory; failed (no memory) has the writer print them again. */
-static void print_chunk(struct rows_out *o, size_t c)
-{
-	struct rows_buf b = { .done = true, .failed = true };
-	FILE *fp = fopencookie(&b, "w", (cookie_io_functions_t){ .write = buf_write });
-
-	if (fp) {
-		__fsetlocking(fp, FSETLOCKING_BYCALLER);
-		print_rows_of(fp, o, c);
-		b.failed = fclose(fp) != 0;
-	}
-	if (b.failed) {
-		free(b.text);
-		b.text = NULL;
-		b.len = 0;
-	}
-	pthread_mutex_lock(&o->mu);
-	o->buf[c] = b;
-	pthread_cond_broadcast(&o->cv);
-	pthread_mutex_unlock(&o->mu);
-}
-
-/* The next chunk nobody took, or SIZE_MAX. */
-static size_t take_chunk(struct rows_out *o)
-{
-	size_t c;
-
-	pthread_mutex_lock(&o->mu);
-	c = o->next < o->nchunk ? o->next++ : SIZE_MAX;
-	pthread_mutex_unlock(&o->mu);
-	return c;
-}
-
-static void *rows_helper(void *arg)
-{
-	struct rows_out *o = arg;
-
-	for (size_t c; (c = take_chunk(o)) != SIZE_MAX;)
-		print_chunk(o, c);
-	return NULL;
-}
-
-/*
- * The rows in order. A busy machine's 10,000 lines of rows and graphs are
- * a quarter of a report's time: from ROWS_MT rows a second thread prints
- * chunks into memory beside this one, which writes each chunk in order
- * (the one it takes when it is next straight to stdout). The output is
- * the same, byte for byte.
- */
-static void print_rows(struct rows_out *o)
-{
-	size_t min = o->r->cg.mode != CG_NONE ? ROWS_MT / 8 : ROWS_MT;
-	bool helper;
-	pthread_t th;
-
-	o->nchunk = (o->n + ROWS_CHUNK - 1) / ROWS_CHUNK;
-	/* a mispredict cell shows what the row before it did (perf's static): in order */
-	for (int i = 0; i < o->r->nsort; i++)
-		if (o->r->sort[i] == TALLY_HIST_MISPREDICT)
-			min = SIZE_MAX;
-	if (o->n < min || !cli_two_threads() || !(o->buf = calloc(o->nchunk, sizeof(*o->buf)))) {
-		for (size_t k = 0; k < o->n; k++)
-			print_row(stdout, o, &o->rows[k]);
-		return;
-	}
-	pthread_mutex_init(&o->mu, NULL);
-	pthread_cond_init(&o->cv, NULL);
-	helper = !pthread_create(&th, NULL, rows_helper, o);
-	for (size_t c = 0; c < o->nchunk; c++) {
-		size_t mine = SIZE_MAX;
-
-		/* until chunk c is done: print the next free one, or wait for the helper's */
-		for (;;) {
-			pthread_mutex_lock(&o->mu);
-			if (!o->buf[c].done && o->next < o->nchunk)
-				mine = o->next++;	/* c itself when nobody took it: straight out */
-			else
-				while (!o->buf[c].done)
-					pthread_cond_wait(&o->cv, &o->mu);
-			pthread_mutex_unlock(&o->mu);
-			if (mine == c || mine == SIZE_MAX)
-				break;
-			print_chunk(o, mine);
-			mine = SIZE_MAX;
-		}
-		if (mine == c || o->buf[c].failed)	/* a failed chunk is printed here */
-			print_rows_of(stdout, o, c);
-		else if (o->buf[c].len)	/* none: every row of it under --percent-limit */
-			fwrite_unlocked(o->buf[c].text, 1, o->buf[c].len, stdout);
-		free(o->buf[c].text);
-	}
-	if (helper)
-		pthread_join(th, NULL);
-	pthread_mutex_destroy(&o->mu);
-	pthread_cond_destroy(&o->cv);
-	free(o->buf);
 }
 
 /*
@@ -419,7 +226,7 @@ static void print_table(struct report *r, int idx, uint64_t total)
 				      .total = total, .width = width, .last = last };
 
 		hist_rows_at(r->hist, idx, from, o.n, win);
-		print_rows(&o);
+		report_print_rows(&o);
 	}
 	printf("\n\n");
 	free(win);
@@ -427,12 +234,14 @@ static void print_table(struct report *r, int idx, uint64_t total)
 
 static void print_hist(struct report *r, int idx)
 {
-	uint64_t total = totals(r, idx).period;
+	uint64_t total = shown(r, idx).period;
+
+	r->graph_total = totals(r, idx).period;
 	struct hist_table t = { .fp = stdout, .cells = &r->cells, .total = total,
 				.header = !r->quiet, .children = r->children,
 				.percent_limit = r->percent_limit, .show_nr = r->show_nr,
 				.show_period = r->show_period, .ipc_level = r->ipc_at + 1,
-				.graph = r->cg.mode != CG_NONE ? table_graph : NULL, .arg = r };
+				.graph = r->cg.mode != CG_NONE ? report_table_graph : NULL, .arg = r };
 	struct tally_hist_row *rows;
 	size_t n;
 
@@ -650,7 +459,7 @@ int cmd_report(int argc, char **argv)
 	struct in_order gp = { 0 };	/* -g, --percent-limit */
 	const char *graph, *plimit;
 	bool graph_threshold;		/* -g set the graphs' threshold */
-	const char *fields = NULL, *pretty = NULL, *cpu_list = NULL;
+	const char *fields = NULL, *pretty = NULL, *cpu_list = NULL, *percentage = NULL;
 	struct tally_session *ss = NULL;
 	struct report r = { 0 };
 	int nr_events = 0;
@@ -688,6 +497,7 @@ int cmd_report(int argc, char **argv)
 		CLI_STRING(0, "symbols", &r.filter.symbols, "LIST", "only these symbols"),
 		CLI_STRING(0, "time", &r.time_str, "RANGES", "only samples in START,STOP (seconds; several: space-separated) or percents of the recording (10%/2, 0%-10%)"),
 		CLI_STRING('C', "cpu", &cpu_list, "LIST", "only samples on these CPUs (0-3,7)"),
+		CLI_STRING(0, "percentage", &percentage, "relative|absolute", "with filters: percentages of what they keep, or of the whole (default absolute)"),
 		CLI_CALLBACK_F(0, "percent-limit", &gp, "PCT",
 			       "hide rows and call graph branches below PCT percent", opt_in_order, 0, 1),
 		CLI_BOOL(0, "stdio", &stdio_, "text output (the default off a terminal)"),
@@ -728,6 +538,11 @@ int cmd_report(int argc, char **argv)
 	}
 	if (stats)
 		return report_stats(input);
+	if (percentage && strcmp(percentage, "relative") && strcmp(percentage, "absolute")) {
+		fprintf(stderr, "tally report: --percentage '%s': relative or absolute\n", percentage);
+		return 129;
+	}
+	r.relative = percentage && !strcmp(percentage, "relative");
 	/* perf takes any other word for normal */
 	if (pretty && strcmp(pretty, "normal") && strcmp(pretty, "raw")) {
 		fprintf(stderr, "tally report: --pretty '%s': normal or raw\n", pretty);
@@ -900,6 +715,13 @@ int cmd_report(int argc, char **argv)
 	 */
 	if (branch_history && !r.cg.order_set)
 		r.cg.caller = children != 0;
+	/* every key elided: perf shows them all again (the '#' lines still name the values) */
+	bool all_elided = r.nsort > 0;
+
+	for (int i = 0; i < r.nsort; i++)
+		all_elided &= r.elide[r.sort[i]];
+	if (all_elided)
+		memset(r.elide, 0, sizeof(r.elide));
 	{
 		int order[3 * K__NR + 4];
 		TALLY_OPTS(tally_hist_opts, ho, .keys = r.sort, .nr_keys = r.nsort,
@@ -911,7 +733,7 @@ int cmd_report(int argc, char **argv)
 				       ((r.exp.flamegraph || r.exp.html) &&
 					report_offcpu_event(ss) >= 0),
 			   /* text's graphs have one threshold: rows under it print no tree, none is made */
-			   .graph_min = !tui && r.cg.mode == CG_GRAPH ? r.cg.min_percent : 0,
+			   .graph_min = !tui && r.cg.mode == CG_GRAPH && !r.relative ? r.cg.min_percent : 0,
 			   .mem_mode = r.mem_mode, .branch = r.branch, .branch_history = branch_history);
 
 		r.filter.sz = sizeof(r.filter);

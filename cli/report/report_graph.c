@@ -550,12 +550,18 @@ static void print_flat(struct printer *pr, const struct tally_hist_node *root, u
 void cg_print(FILE *fp, const struct tally_hist_node *root, const struct cg_param *p, uint64_t total,
 	      uint64_t parent, bool skip_first)
 {
+	cg_print_base(fp, root, p, total, total, parent, skip_first);
+}
+
+void cg_print_base(FILE *fp, const struct tally_hist_node *root, const struct cg_param *p,
+		   uint64_t total, uint64_t base, uint64_t parent, bool skip_first)
+{
 	struct printer pr = { .fp = fp, .p = p };
 
 	if (!root || p->mode == CG_NONE)
 		return;
-	/* perf: the whole period times the threshold, as an integer */
-	pr.min_hit = (uint64_t)((double)total * (p->min_percent / 100.0));
+	/* perf: the whole period (base) times the threshold, as an integer */
+	pr.min_hit = (uint64_t)((double)base * (p->min_percent / 100.0));
 	if (p->mode == CG_FLAT || p->mode == CG_FOLDED)
 		print_flat(&pr, root, total);
 	else

@@ -46,5 +46,11 @@ int cg_parse(struct cg_param *p, const char *arg, const char *cmd);
  */
 void cg_print(FILE *fp, const struct tally_hist_node *root, const struct cg_param *p, uint64_t total,
 	      uint64_t parent, bool skip_first);
+/*
+ * The same, the threshold taken from base: report --percentage relative,
+ * whose graphs show shares of the whole and prune by what the filters keep
+ */
+void cg_print_base(FILE *fp, const struct tally_hist_node *root, const struct cg_param *p,
+		   uint64_t total, uint64_t base, uint64_t parent, bool skip_first);
 
 #endif

@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tally report's state (cmd_report.c's options and histogram), shared by
+ * the files that print it: report_rows.c's plain table.
+ */
+#ifndef TALLY_CLI_REPORT_CTX_H
+#define TALLY_CLI_REPORT_CTX_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <tally/tally.h>
+#include "report.h"
+#include "report_graph.h"
+#include "report_branch.h"
+#include "report_threads.h"
+#include "hist_cols.h"
+#include "sample_filter.h"
+#include "store_read.h"
+
+#define sort_key tally_hist_key
+
+struct report {
+	struct tally_session *ss;
+	struct tally_hist *hist;
+	int hist_err;			/* the first sample the histogram could not count */
+	struct tally_hist_filter filter;	/* --comm, --pid, --tid, --dsos, --symbols, -x */
+	struct cli_sample_filter sf;	/* --time, -C: samples dropped before counting */
+	const char *time_str;
+	double percent_limit;
+	bool relative;			/* --percentage relative: of the rows the filters keep */
+	uint64_t graph_total;		/* relative: the graphs' whole stays every sample's (perf's) */
+	bool elide[K__NR];		/* kept in the key, not printed */
+	struct report_exports exp;	/* pictures instead of the histogram */
+	enum sort_key sort[K__NR];
+	int nsort;
+	const char *sort_spec;
+	bool header, header_only;
+	bool show_nr, show_period;	/* -n, --show-total-period: perf's Samples, Period */
+	bool quiet;			/* -q: no '#' lines */
+	bool has_parent;		/* the parent key */
+	bool srcline;			/* the srcline key */
+	bool no_inline;
+	const char *symfs;		/* --symfs */
+	struct cg_param cg;		/* call graphs under the rows (mode none: not drawn) */
+	bool children;
+	bool hierarchy;			/* --hierarchy: a level per key, the rows under their parents */
+	bool mem_mode;			/* --mem-mode: rows weigh their samples' weights */
+	bool branch;			/* branch mode: a row per branch of the samples' stacks */
+	struct report_branch_stat brstat;	/* its branches' types, as perf counts them */
+	const char *mispredict;		/* the last mispredict cell (hist_cells') */
+	int ipc_at;			/* the sym key perf's ipc_null column stands for; -1: none */
+	struct hist_fields fields;	/* -F: the columns, in order (n 0: none) */
+	struct hist_cells cells;
+	bool show_threads;		/* -T: the READ records' per-thread counts after the rows */
+	struct report_threads threads;
+	struct cli_from from;		/* --from: a store's merged profile */
+};
+
+/* The rows of print_hist, and what prints them. */
+struct rows_out {
+	const struct report *r;
+	const struct tally_hist_row *rows;
+	size_t n;
+	uint64_t total;
+	const int *width;
+	int last;
+	/* printed by two threads: chunk c of ROWS_CHUNK rows into buf[c] */
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	size_t next, nchunk;
+	struct rows_buf { char *text; size_t len, cap; bool done, failed; } *buf;
+};
+
+/* The call graph under row e (none in -g none): of total, or of every sample with --percentage relative. */
+void report_print_graph(FILE *fp, const struct report *r, uint64_t total,
+			const struct tally_hist_row *e);
+/* report_print_graph as hist_table's callback (arg: the report) */
+void report_table_graph(FILE *fp, const struct tally_hist_row *e, uint64_t total, void *arg);
+/* o's rows, on two threads when they are many, in order */
+void report_print_rows(struct rows_out *o);
+
+#endif
