@@ -230,7 +230,7 @@ static int end_sample(struct script_ctx *s, const struct tally_session_sample *t
  * perf's perf_sample__fprintf_start: comm (unpadded when a chain follows),
  * pid/tid, [cpu], misc, tod, time; a sample's and a side-band record's
  */
-static void print_start(struct script_ctx *s, uint64_t f, const char *comm, bool chain,
+void script_print_start(struct script_ctx *s, uint64_t f, const char *comm, bool chain,
 			int32_t pid, int32_t tid, uint32_t cpu, uint16_t misc, uint64_t time)
 {
 	uint64_t who = f & (F_COMM | F_PID | F_TID);
@@ -359,7 +359,7 @@ static int print_sample(struct tally_session *ss, const struct tally_session_sam
 
 		if ((f & F_COMM) && !comm)
 			comm = tally_session__comm(ss, ts);	/* perf's ":TID" */
-		print_start(s, f, comm, (f & F_IP) && chain, (int32_t)smp->pid, (int32_t)smp->tid,
+		script_print_start(s, f, comm, (f & F_IP) && chain, (int32_t)smp->pid, (int32_t)smp->tid,
 			    smp->cpu, ts->header->misc, smp->time);
 	}
 	if (f & F_PERIOD) {
@@ -437,40 +437,6 @@ static int print_sample(struct tally_session *ss, const struct tally_session_sam
 	return end_sample(s, ts, f);
 }
 
-/*
- * --show-namespace-events: a NAMESPACES record after the prefix of the
- * event its trailer names (perf's: the first without one), the thread's
- * name the record's thread's
- */
-static void print_ns_event(struct script_ctx *s, const struct perf_event_header *h,
-			   const struct tally_record *rec)
-{
-	struct tally_data_reader *rd = tally_session__reader(s->ss);
-	const struct tally_record_namespaces *n = &rec->u.namespaces;
-	int idx = 0;
-	const struct perf_event_attr *a;
-	const char *comm;
-	char unnamed[32];
-	uint64_t f;
-
-	if (rec->has_sid && rec->sid.id && rd)
-		idx = tally_data_reader__attr_of_id(rd, rec->sid.id);
-	if (idx < 0 || idx >= tally_session__nr_events(s->ss))
-		idx = 0;
-	a = tally_data_reader__attr(rd, idx);
-	f = s->attr_fields[idx];
-	if (!(comm = tally_machine__comm_of(s->m, (int32_t)n->tid))) {
-		snprintf(unnamed, sizeof(unnamed), ":%d", (int)n->tid);
-		comm = unnamed;
-	}
-	/* perf: without sample_id_all, cpu and time 0, the record's own pid/tid */
-	print_start(s, f, comm, (f & F_IP) && (a->sample_type & PERF_SAMPLE_CALLCHAIN) && !s->hide_cg,
-		    a->sample_id_all ? (int32_t)rec->sid.pid : (int32_t)n->pid,
-		    a->sample_id_all ? (int32_t)rec->sid.tid : (int32_t)n->tid,
-		    a->sample_id_all ? rec->sid.cpu : 0, h->misc, a->sample_id_all ? rec->sid.time : 0);
-	ob_str(s, "PERF_RECORD_NAMESPACES");
-	script_print_namespaces(s, n);
-}
 
 /* Kernel frames kept for later are made before the kernel's maps change (none kept: go on) */
 static void kernel_maps(struct tally_session *ss, const struct perf_event_header *h, void *arg)
@@ -492,8 +458,8 @@ static int on_record(struct tally_session *ss, const struct perf_event_header *h
 	(void)ss;
 	if (h->type == PERF_RECORD_CGROUP && rec)
 		script_cgroups_add(&s->cgroups, rec->u.cgroup.id, rec->u.cgroup.path);
-	if (h->type == PERF_RECORD_NAMESPACES && rec && s->show_ns_events && s->attr_fields)
-		print_ns_event(s, h, rec);
+	if (rec && s->attr_fields)
+		script_print_event(s, h, rec);
 	return 0;
 }
 
@@ -684,6 +650,10 @@ int cmd_script(int argc, char **argv)
 		CLI_BOOL('G', "hide-call-graph", &s.hide_cg, "the sampled address on the sample's line, no chain"),
 		CLI_BOOL(0, "ns", &s.ns, "times to the nanosecond"),
 		CLI_BOOL(0, "show-namespace-events", &s.show_ns_events, "the NAMESPACES records too (record --namespaces)"),
+		CLI_BOOL(0, "show-task-events", &s.show_task_events, "the COMM, FORK and EXIT records too"),
+		CLI_BOOL(0, "show-mmap-events", &s.show_mmap_events, "the MMAP and MMAP2 records too"),
+		CLI_BOOL(0, "show-switch-events", &s.show_switch_events, "the SWITCH records too (record --switch-events)"),
+		CLI_BOOL(0, "show-lost-events", &s.show_lost_events, "the LOST records too"),
 		CLI_STRING('c', "comms", &s.comms, "LIST", "only the samples of these commands"),
 		CLI_STRING(0, "pid", &s.pids, "LIST", "only the samples of these processes"),
 		CLI_STRING(0, "tid", &s.tids, "LIST", "only the samples of these threads"),

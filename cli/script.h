@@ -117,6 +117,8 @@ struct script_ctx {
 	bool clock_ok;
 	uint64_t tod_ns, clockid_ns;
 	bool show_ns_events;		/* --show-namespace-events */
+	bool show_task_events, show_mmap_events;	/* --show-task-events, --show-mmap-events */
+	bool show_switch_events, show_lost_events;	/* --show-switch-events, --show-lost-events */
 	/* srccode: each thread's last line shown, the source files read */
 	struct src_last { int32_t tid; char *file; int line; } *src_last;
 	size_t nsrc_last;
@@ -279,6 +281,16 @@ void script_print_srccode(struct script_ctx *s, const struct tally_sample *smp,
 			  enum tally_cpumode mode);
 /* A NAMESPACES record's text after its prefix (perf_event__fprintf_namespaces) */
 void script_print_namespaces(struct script_ctx *s, const struct tally_record_namespaces *n);
+/*
+ * perf's perf_sample__fprintf_start: comm (unpadded when a chain
+ * follows), pid/tid, [cpu], misc, tod, time; a sample's and a side-band
+ * record's (cmd_script.c)
+ */
+void script_print_start(struct script_ctx *s, uint64_t f, const char *comm, bool chain,
+			int32_t pid, int32_t tid, uint32_t cpu, uint16_t misc, uint64_t time);
+/* script_events.c: a side-band record's line, when its --show-*-events asked for it */
+void script_print_event(struct script_ctx *s, const struct perf_event_header *h,
+			const struct tally_record *rec);
 void script_src_release(struct script_ctx *s);
 
 /*

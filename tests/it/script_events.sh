@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# tally script --show-task-events, --show-mmap-events, --show-switch-events
+# and --show-lost-events: the side-band records' lines among the samples,
+# perf 6.1's line for line on the same files (perf's and tally's
+# recordings, per thread and system-wide, -z, with -F and -C); the lines
+# say what the workload did (its exec, its fork and exit, its program's
+# mapping, its switches).
+. "$(dirname "$0")/lib.sh"
+B=$HELPERS/burn
+d=$(mktemp -d); trap 'rm -rf "$d"' EXIT
+
+if ! have_perf; then skip "perf is not installed: no reference to compare with"; done_testing; exit 0; fi
+
+perf record -q --switch-events -F 999 -o "$d/perf.data" -- sh -c "$B 50; sleep 0.05; $B 50" >/dev/null 2>&1
+"$TALLY" record -q --switch-events -F 999 -o "$d/tally.data" -- sh -c "$B 50; sleep 0.05; $B 50" >/dev/null 2>&1
+perf record -q -a --switch-events -F 999 -o "$d/perf-a.data" -- "$B" 100 >/dev/null 2>&1
+"$TALLY" record -q -a -F 999 -o "$d/tally-a.data" -- "$B" 100 >/dev/null 2>&1
+perf record -q -z -F 999 -o "$d/perf-z.data" -- "$B" 100 >/dev/null 2>&1
+for f in perf tally perf-a tally-a perf-z; do
+	# (a workload's recording has no CPU field: -C and -F cpu for the system-wide ones)
+	case $f in
+	*-a) more=("--show-task-events --show-mmap-events --show-switch-events -F comm,tid,cpu,time"
+		   "--show-task-events --show-mmap-events -C 0") ;;
+	*) more=("--show-task-events --show-mmap-events --show-switch-events -F comm,pid,tid,time") ;;
+	esac
+	for o in "--show-task-events" "--show-mmap-events" "--show-switch-events" "--show-lost-events" \
+		 "${more[@]}"; do
+		"$TALLY" script $o -i "$d/$f.data" >"$d/t.out" 2>"$d/t.err"
+		rc=$?
+		perf script $o -i "$d/$f.data" >"$d/p.out" 2>/dev/null
+		is "$f script $o: exits 0" "$rc" 0
+		n=$(diff "$d/t.out" "$d/p.out" | grep -c '^[<>]')
+		is "$f script $o: perf's lines ($(grep -c PERF_RECORD "$d/p.out") records)" "$n" 0
+		[ "$n" = 0 ] || diff "$d/t.out" "$d/p.out" | head -6 | sed 's/^/# /'
+	done
+done
+# what the workload did, read from tally's lines alone
+"$TALLY" script --show-task-events --show-mmap-events --show-switch-events -i "$d/tally.data" >"$d/t.out" 2>/dev/null
+check "the exec of burn: a COMM exec line" grep -q 'PERF_RECORD_COMM exec: burn:' "$d/t.out"
+check "sh forks: a FORK line" grep -q 'PERF_RECORD_FORK(' "$d/t.out"
+check "burn exits: an EXIT line" grep -q 'PERF_RECORD_EXIT(' "$d/t.out"
+check "burn's program mapped: an MMAP2 line naming it, r-xp" grep -qE "PERF_RECORD_MMAP2 .* r-xp $B\$" "$d/t.out"
+check "the sleep between: switches out and in" grep -q 'PERF_RECORD_SWITCH OUT' "$d/t.out"
+check "without the options: no such line" test "$("$TALLY" script -i "$d/tally.data" 2>/dev/null | grep -c PERF_RECORD)" = 0
+done_testing
