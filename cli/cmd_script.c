@@ -281,6 +281,17 @@ void script_print_start(struct script_ctx *s, uint64_t f, const char *comm, bool
 	if (f & F_TOD)
 		script_print_tod(s, time);
 	if (f & F_TIME) {
+		/* perf's arithmetic: a time before the first (a synthesized 0) wraps */
+		if (s->reltime) {
+			if (!s->time0)
+				s->time0 = time;
+			time -= s->time0;
+		} else if (s->deltatime) {
+			uint64_t t = s->time_prev ? time - s->time_prev : 0;
+
+			s->time_prev = time;
+			time = t;
+		}
 		ob_num(s, time / 1000000000ull, 10, 5, ' ');
 		ob_chr(s, '.');
 		if (s->ns)
@@ -649,6 +660,8 @@ int cmd_script(int argc, char **argv)
 		CLI_BOOL(0, "no-inline", &s.no_inline, "a chain frame is its symbol alone, not the functions inlined there"),
 		CLI_BOOL('G', "hide-call-graph", &s.hide_cg, "the sampled address on the sample's line, no chain"),
 		CLI_BOOL(0, "ns", &s.ns, "times to the nanosecond"),
+		CLI_BOOL(0, "reltime", &s.reltime, "times since the first one shown"),
+		CLI_BOOL(0, "deltatime", &s.deltatime, "times since the one shown before"),
 		CLI_BOOL(0, "show-namespace-events", &s.show_ns_events, "the NAMESPACES records too (record --namespaces)"),
 		CLI_BOOL(0, "show-task-events", &s.show_task_events, "the COMM, FORK and EXIT records too"),
 		CLI_BOOL(0, "show-mmap-events", &s.show_mmap_events, "the MMAP and MMAP2 records too"),
@@ -670,6 +683,10 @@ int cmd_script(int argc, char **argv)
 	if (help) {
 		cli_usage(stdout, script_usage, opts);
 		return 0;
+	}
+	if (s.reltime && s.deltatime) {
+		fprintf(stderr, "tally script: --reltime and --deltatime: one or the other\n");
+		return 129;
 	}
 	if (fspec && parse_fields(&s, fspec))
 		return 129;

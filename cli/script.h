@@ -59,6 +59,8 @@ struct script_ctx {
 	uint64_t *attr_fields;		/* what each attr prints */
 	bool hide_cg;			/* -G: the sampled ip on the line, no chain */
 	bool ns;			/* --ns: the time to the nanosecond */
+	bool reltime, deltatime;	/* --reltime, --deltatime */
+	uint64_t time0, time_prev;	/* their first time, the last one shown */
 	const char *comms, *pids, *tids;	/* -c, --pid, --tid: only these */
 	const char *time_str, *cpu_list;	/* --time, -C */
 	struct cli_sample_filter sf;

@@ -34,6 +34,25 @@ for f in perf tally perf-a tally-a perf-z; do
 		[ "$n" = 0 ] || diff "$d/t.out" "$d/p.out" | head -6 | sed 's/^/# /'
 	done
 done
+# --reltime, --deltatime: the times since the first line, since the line before
+for f in perf tally-a; do
+	for o in "--reltime" "--deltatime" "--reltime --ns" "--deltatime --show-task-events --show-mmap-events"; do
+		"$TALLY" script $o -i "$d/$f.data" >"$d/t.out" 2>/dev/null
+		perf script $o -i "$d/$f.data" >"$d/p.out" 2>/dev/null
+		is "$f script $o: perf's lines" "$(diff "$d/t.out" "$d/p.out" | grep -c '^[<>]')" 0
+	done
+done
+# (in ns, as integers: SEC.NSEC without the dot)
+ns() { "$TALLY" script -F time --ns "$@" -i "$d/perf.data" 2>/dev/null | tr -d ' :.' | sed 's/^0*//; s/^$/0/'; }
+ns >"$d/abs"
+ns --reltime >"$d/rel"
+ns --deltatime >"$d/delta"
+is "--reltime: the first sample at 0" "$(head -1 "$d/rel")" 0
+is "--reltime: the last one at last - first" "$(tail -1 "$d/rel")" "$(( $(tail -1 "$d/abs") - $(head -1 "$d/abs") ))"
+is "--deltatime: the third line is the third time less the second" "$(sed -n 3p "$d/delta")" \
+	"$(( $(sed -n 3p "$d/abs") - $(sed -n 2p "$d/abs") ))"
+"$TALLY" script --reltime --deltatime -i "$d/perf.data" >/dev/null 2>"$d/e"
+is "--reltime with --deltatime: usage error" "$?" 129
 # what the workload did, read from tally's lines alone
 "$TALLY" script --show-task-events --show-mmap-events --show-switch-events -i "$d/tally.data" >"$d/t.out" 2>/dev/null
 check "the exec of burn: a COMM exec line" grep -q 'PERF_RECORD_COMM exec: burn:' "$d/t.out"
