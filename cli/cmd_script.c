@@ -6,6 +6,7 @@
  * one frame a line, or a tracepoint's fields.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -335,6 +336,27 @@ static void prefetch_chain(struct script_ctx *s, const struct tally_sample *smp,
 			__builtin_prefetch(s->fc_text + slot[i]->off);
 }
 
+/*
+ * perf drops a chain whose walk meets a context value it does not know
+ * (garbage): its walk stops after --max-stack frames, so what lies past
+ * them drops nothing (tally_session__chain_corrupt's, within max)
+ */
+static bool corrupt_within(const struct tally_sample *smp, uint32_t max)
+{
+	uint32_t n = 0;
+
+	for (uint64_t i = 0; i < smp->callchain.nr && n < max; i++) {
+		uint64_t ip = smp->callchain.ips[i];
+
+		if (ip < PERF_CONTEXT_MAX)
+			n++;
+		else if (ip != PERF_CONTEXT_HV && ip != PERF_CONTEXT_KERNEL &&
+			 ip != PERF_CONTEXT_USER && ip != TALLY_CONTEXT_UNWOUND)
+			return true;
+	}
+	return false;
+}
+
 static int print_sample(struct tally_session *ss, const struct tally_session_sample *ts, void *arg)
 {
 	struct script_ctx *s = arg;
@@ -344,7 +366,7 @@ static int print_sample(struct tally_session *ss, const struct tally_session_sam
 	uint64_t f = s->attr_fields[idx];
 	enum tally_cpumode mode = ts->mode;
 	bool chain = (a->sample_type & PERF_SAMPLE_CALLCHAIN) && !s->hide_cg;
-	bool dropped = chain && tally_session__chain_corrupt(smp);	/* as perf: no frame line */
+	bool dropped = chain && corrupt_within(smp, (uint32_t)s->max_stack);	/* as perf: no frame line */
 	bool tp = a->type == PERF_TYPE_TRACEPOINT;
 	bool unwound = false;
 
@@ -427,6 +449,12 @@ static int print_sample(struct tally_session *ss, const struct tally_session_sam
 	ob_chr(s, '\n');
 	if (!dropped && s->fc)
 		prefetch_chain(s, smp, mode);
+	/*
+	 * --max-stack: perf's cursor takes that many of the recorded chain's
+	 * frames, and as many again of those DWARF unwinding found
+	 */
+	uint32_t shown = 0;
+
 	for (uint64_t i = 0; !dropped && i < smp->callchain.nr; i++) {
 		uint64_t ip = smp->callchain.ips[i];
 
@@ -438,9 +466,12 @@ static int print_sample(struct tally_session *ss, const struct tally_session_sam
 			} else if (ip == TALLY_CONTEXT_UNWOUND) {
 				mode = TALLY_CPUMODE_USER;
 				unwound = true;
+				shown = 0;
 			}
 			continue;
 		}
+		if (shown++ >= (uint32_t)s->max_stack)
+			continue;
 		script_print_frame(s, smp, ip, mode, unwound ? 2 : 1, f);
 	}
 	script_print_tail(s, smp, mode, f);
@@ -661,6 +692,7 @@ int cmd_script(int argc, char **argv)
 		CLI_BOOL('G', "hide-call-graph", &s.hide_cg, "the sampled address on the sample's line, no chain"),
 		CLI_BOOL(0, "ns", &s.ns, "times to the nanosecond"),
 		CLI_BOOL(0, "reltime", &s.reltime, "times since the first one shown"),
+		CLI_INT(0, "max-stack", &s.max_stack, "N", "at most N frames of a call chain (default: kernel.perf_event_max_stack, as perf)", 0, INT_MAX),
 		CLI_BOOL(0, "deltatime", &s.deltatime, "times since the one shown before"),
 		CLI_BOOL(0, "show-namespace-events", &s.show_ns_events, "the NAMESPACES records too (record --namespaces)"),
 		CLI_BOOL(0, "show-task-events", &s.show_task_events, "the COMM, FORK and EXIT records too"),
@@ -678,12 +710,15 @@ int cmd_script(int argc, char **argv)
 	struct tally_session *ss;
 	int ret;
 
+	s.max_stack = -1;	/* not given */
 	if (cli_parse("script", opts, argc, argv, stderr, 0) < 0)
 		return 129;
 	if (help) {
 		cli_usage(stdout, script_usage, opts);
 		return 0;
 	}
+	if (s.max_stack < 0)
+		s.max_stack = cli_max_stack();
 	if (s.reltime && s.deltatime) {
 		fprintf(stderr, "tally script: --reltime and --deltatime: one or the other\n");
 		return 129;

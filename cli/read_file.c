@@ -132,3 +132,16 @@ bool cli_two_threads(void)
 
 	return !(e && atoi(e) == 1) && sysconf(_SC_NPROCESSORS_ONLN) > 1;
 }
+
+int cli_max_stack(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_max_stack", "r");
+	int n = 127;
+
+	if (f) {
+		if (fscanf(f, "%d", &n) != 1 || n < 0)
+			n = 127;
+		fclose(f);
+	}
+	return n;
+}

@@ -54,6 +54,8 @@ static inline bool cli_free_at_exit(void)
 
 /* A second thread may help (two CPUs or more, TALLY_THREADS not 1): the session's rule. */
 bool cli_two_threads(void);
+/* perf's default --max-stack: kernel.perf_event_max_stack, else 127 */
+int cli_max_stack(void);
 
 /* name is one of list's comma-separated items (--comm, --dsos...); id as a number's text. */
 bool session_in_list(const char *list, const char *name);

@@ -60,6 +60,7 @@ struct script_ctx {
 	bool hide_cg;			/* -G: the sampled ip on the line, no chain */
 	bool ns;			/* --ns: the time to the nanosecond */
 	bool reltime, deltatime;	/* --reltime, --deltatime */
+	int max_stack;			/* --max-stack: a chain's frames shown */
 	uint64_t time0, time_prev;	/* their first time, the last one shown */
 	const char *comms, *pids, *tids;	/* -c, --pid, --tid: only these */
 	const char *time_str, *cpu_list;	/* --time, -C */
