@@ -28,7 +28,10 @@ run_one() {
 		echo "not ok - ${t#$BUILD/} exited $rc" >>"$base.log"
 	fi
 	if [ "$f" -gt 0 ]; then
-		printf 'FAIL %-40s %d passed, %d failed (log: %s)\n' "${t#$BUILD/}" "$p" "$f" "$base.log"
+		# the logs go with the run: a failure's is kept for the next look
+		mkdir -p /tmp/tally-kept && cp "$base.log" "/tmp/tally-kept/arm64-$(basename "$base").$$.log"
+		printf 'FAIL %-40s %d passed, %d failed (log kept: %s)\n' "${t#$BUILD/}" "$p" "$f" \
+			"/tmp/tally-kept/arm64-$(basename "$base").$$.log"
 		grep -Ev '^ok ' "$base.log" | grep -Eiv '# skip' | head -20 | sed 's/^/    /'
 	else
 		printf 'ok   %-40s %d passed%s (%ds)\n' "${t#$BUILD/}" "$p" \
