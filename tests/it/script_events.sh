@@ -16,12 +16,12 @@ perf record -q --switch-events -F 999 -o "$d/perf.data" -- sh -c "$B 50; sleep 0
 perf record -q -a --switch-events -F 999 -o "$d/perf-a.data" -- "$B" 100 >/dev/null 2>&1
 "$TALLY" record -q -a -F 999 -o "$d/tally-a.data" -- "$B" 100 >/dev/null 2>&1
 perf record -q -z -F 999 -o "$d/perf-z.data" -- "$B" 100 >/dev/null 2>&1
-mine() { awk '$1 == "burn" || $1 == "swapper" || $1 == "sh"'; }
+# burn's and the idle task's samples, and every side-band line: other
+# programs' samples (sh's, sleep's, the machine's) bring symbol corners
+# (a PLT hit is _init or name@plt by the shape of perf's symbol tree)
+mine() { awk '$1 == "burn" || $1 == "swapper" || /PERF_RECORD_/'; }
 for f in perf tally perf-a tally-a perf-z; do
-	# -a: the lines of sh, burn and the idle task only, as script_parity's
-	# (other processes' samples bring symbol corners that are not the point)
-	keep=cat
-	case $f in *-a) keep=mine ;; esac
+	keep=mine
 	# (a workload's recording has no CPU field: -C and -F cpu for the system-wide ones)
 	case $f in
 	*-a) more=("--show-task-events --show-mmap-events --show-switch-events -F comm,tid,cpu,time"
