@@ -238,8 +238,7 @@ bool cli_time_ranges_skip(const struct cli_time_range *tr, int n, uint64_t t)
 	return true;
 }
 
-/* "0-3,7" into bits below max; 0, or -1 (the CPU too large in *bad, or -1: not a list) */
-static int cpu_bits(const char *s, uint8_t *bits, long max, long *bad)
+int cli_cpu_bits(const char *s, uint8_t *bits, long max, long *bad)
 {
 	*bad = -1;
 	if (!*s)
@@ -318,7 +317,7 @@ int cli_sample_filter_init(struct cli_sample_filter *f, const char *cmd, struct 
 			cli_sample_filter_free(f);
 			return 1;
 		}
-		if (cpu_bits(cpus, f->cpus, max, &bad)) {
+		if (cli_cpu_bits(cpus, f->cpus, max, &bad)) {
 			if (bad >= 0)
 				fprintf(stderr, "tally %s: -C %s: CPU %ld is not one the recording's "
 					"machine had (%ld)\n", cmd, cpus, bad, max);

@@ -33,6 +33,11 @@ int cli_time_ranges_parse(const char *s, uint64_t first, uint64_t last, struct c
 bool cli_time_ranges_skip(const struct cli_time_range *tr, int n, uint64_t t);
 
 /*
+ * A CPU list ("0-3,7") into bits (set, not cleared) below max: 0, or -1
+ * with *bad the CPU past max, or -1 when s is no list.
+ */
+int cli_cpu_bits(const char *s, uint8_t *bits, long max, long *bad);
+/*
  * Both options for cmd on ss's file (either NULL): 0, or the exit
  * status after saying why (129 a bad value, 1 a file they cannot apply to).
  */

@@ -11,6 +11,7 @@
 #include <tally/tally.h>
 #include "read_file.h"
 #include "sched_cmd.h"
+#include "sample_filter.h"
 
 static enum sched_kind kind_of(const char *name)
 {
@@ -399,28 +400,10 @@ void sched_print_time(uint64_t nsecs, int width)
 
 int sched_cpu_list(const char *s, uint8_t *bits)
 {
-	memset(bits, 0, 512);
-	while (s && *s) {
-		char *end;
-		long a = strtol(s, &end, 10), b = a;
+	long bad;
 
-		if (end == s || a < 0 || a >= 4096)
-			return -1;
-		if (*end == '-') {
-			s = end + 1;
-			b = strtol(s, &end, 10);
-			if (end == s || b < a || b >= 4096)
-				return -1;
-		}
-		for (long c = a; c <= b; c++)
-			bits[c / 8] |= (uint8_t)(1u << (c % 8));
-		if (*end == ',')
-			end++;
-		else if (*end)
-			return -1;
-		s = end;
-	}
-	return 0;
+	memset(bits, 0, 512);
+	return s && *s ? cli_cpu_bits(s, bits, 4096, &bad) : 0;
 }
 
 static size_t tid_slot(int32_t tid, size_t cap)
