@@ -44,9 +44,7 @@ static bool start(struct script_ctx *s, const struct perf_event_header *h,
 
 	if (s->sf.cpus && (cpu >= 4096 || !(s->sf.cpus[cpu / 8] & (1u << (cpu % 8)))))
 		return false;
-	if (!comm && h->type == PERF_RECORD_FORK && !rec->u.task.ptid) {
-		comm = "swapper";	/* perf's idle thread's name, which its child takes */
-	} else if (!comm) {
+	if (!comm) {
 		snprintf(unnamed, sizeof(unnamed), ":%d", (int)tid);
 		comm = unnamed;
 	}

@@ -146,7 +146,7 @@ static struct tally_hist_totals shown(const struct report *r, int idx)
 
 static void print_head(const struct report *r, int idx)
 {
-	struct tally_hist_totals t = shown(r, idx);
+	struct tally_hist_totals t = r->head;
 	uint64_t ns = t.samples;
 	char unit = ' ';
 
@@ -234,8 +234,10 @@ static void print_table(struct report *r, int idx, uint64_t total)
 
 static void print_hist(struct report *r, int idx)
 {
-	uint64_t total = shown(r, idx).period;
+	uint64_t total;
 
+	r->head = shown(r, idx);	/* relative: a pass over the rows, once */
+	total = r->head.period;
 	r->graph_total = totals(r, idx).period;
 	struct hist_table t = { .fp = stdout, .cells = &r->cells, .total = total,
 				.header = !r->quiet, .children = r->children,

@@ -31,6 +31,7 @@ struct report {
 	double percent_limit;
 	bool relative;			/* --percentage relative: of the rows the filters keep */
 	uint64_t graph_total;		/* relative: the graphs' whole stays every sample's (perf's) */
+	struct tally_hist_totals head;	/* the event's shown totals, made once by print_hist */
 	bool elide[K__NR];		/* kept in the key, not printed */
 	struct report_exports exp;	/* pictures instead of the histogram */
 	enum sort_key sort[K__NR];

@@ -12,37 +12,14 @@
 #include "read_file.h"
 #include "report.h"
 
-/* perf_event__name's, by type; NULL: perf has none (not printed) */
-static const char *const kernel_names[] = {
-	[0] = "TOTAL", [PERF_RECORD_MMAP] = "MMAP", [PERF_RECORD_LOST] = "LOST",
-	[PERF_RECORD_COMM] = "COMM", [PERF_RECORD_EXIT] = "EXIT",
-	[PERF_RECORD_THROTTLE] = "THROTTLE", [PERF_RECORD_UNTHROTTLE] = "UNTHROTTLE",
-	[PERF_RECORD_FORK] = "FORK", [PERF_RECORD_READ] = "READ", [PERF_RECORD_SAMPLE] = "SAMPLE",
-	[PERF_RECORD_MMAP2] = "MMAP2", [PERF_RECORD_AUX] = "AUX",
-	[PERF_RECORD_ITRACE_START] = "ITRACE_START", [PERF_RECORD_LOST_SAMPLES] = "LOST_SAMPLES",
-	[PERF_RECORD_SWITCH] = "SWITCH", [PERF_RECORD_SWITCH_CPU_WIDE] = "SWITCH_CPU_WIDE",
-	[PERF_RECORD_NAMESPACES] = "NAMESPACES", [PERF_RECORD_KSYMBOL] = "KSYMBOL",
-	[PERF_RECORD_BPF_EVENT] = "BPF_EVENT", [PERF_RECORD_CGROUP] = "CGROUP",
-	[PERF_RECORD_TEXT_POKE] = "TEXT_POKE", [PERF_RECORD_AUX_OUTPUT_HW_ID] = "AUX_OUTPUT_HW_ID",
-};
-
-/* the user types, from 64 (perf's PERF_RECORD_HEADER_ATTR) */
-static const char *const user_names[] = {
-	"ATTR", "EVENT_TYPE", "TRACING_DATA", "BUILD_ID", "FINISHED_ROUND", "ID_INDEX",
-	"AUXTRACE_INFO", "AUXTRACE", "AUXTRACE_ERROR", "THREAD_MAP", "CPU_MAP", "STAT_CONFIG",
-	"STAT", "STAT_ROUND", "EVENT_UPDATE", "TIME_CONV", "FEATURE", "COMPRESSED",
-	"FINISHED_INIT",
-};
-
-#define NR_USER ((int)(sizeof(user_names) / sizeof(user_names[0])))
-
+/* perf's names: the library's, its HEADER_ prefix dropped (perf_event__name's) */
 static const char *type_name(int t)
 {
-	if (t < (int)(sizeof(kernel_names) / sizeof(kernel_names[0])))
-		return kernel_names[t];
-	if (t >= 64 && t < 64 + NR_USER)
-		return user_names[t - 64];
-	return NULL;
+	const char *n = tally_record__type_name((uint32_t)t);
+
+	if (n && !strncmp(n, "HEADER_", 7))
+		n += 7;
+	return n;
 }
 
 struct counts {

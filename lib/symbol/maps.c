@@ -485,6 +485,11 @@ int tally_machine__fork(struct tally_machine *m, int32_t pid, int32_t tid,
 		/* as perf's thread__fork: a parent's ":PID" default is not passed on */
 		t->comm = parent->comm;
 		t->comm_set = true;
+	} else if (ptid == 0 && (!parent || !parent->comm)) {
+		/* perf's idle thread is named swapper (machine__idle_thread): its children take it */
+		if (!(t->comm = tally__strpool_add(&m->pool, "swapper")))
+			return tally__err(ENOMEM);
+		t->comm_set = true;
 	}
 	return 0;
 }

@@ -129,6 +129,11 @@ static void test_fork_thread_vs_process(void **state)
 	/* A map added through the thread is the process's. */
 	mmap_(m, 100, 101, 0x700000, 0x1000, 0, "/lib/bythread");
 	assert_string_equal(name_at(m, 100, 0x700000, &mip), "/lib/bythread");
+	/* the idle task's children are named swapper (perf's idle thread), an unnamed parent's not */
+	assert_int_equal(tally_machine__fork(m, 1, 1, 0, 0), 0);
+	assert_string_equal(tally_machine__comm_of(m, 1), "swapper");
+	assert_int_equal(tally_machine__fork(m, 301, 301, 300, 300), 0);
+	assert_null(tally_machine__comm_of(m, 301));
 	tally_machine__free(m);
 }
 
