@@ -9,7 +9,10 @@
 W=$HELPERS/work
 d=$(mktemp -d)
 tgt= tp=
-trap 'kill $tgt $tp 2>/dev/null; rm -rf "$d"' EXIT
+# only this shell cleans up: a child forked for a background job that is
+# signalled before it execs would run the EXIT trap too (bash runs it on
+# SIGTERM), killing the target and removing $d under the test
+trap '[ "$BASHPID" = $$ ] || exit; kill $tgt $tp 2>/dev/null; rm -rf "$d"' EXIT
 
 nice -n 19 "$W" spin-threads 200 60000 & tgt=$!
 for ((i = 0; i < 300; i++)); do
@@ -56,8 +59,13 @@ check "  within 2 s ($ms ms)" test "$ms" -le 2000
 wait_screens "$d/int.txt" 1 1500
 kill -INT $tp; wait $tp; rc=$?; tp=
 is "SIGINT: exit 130" "$rc" 130
-# a signal during the setup (a thread's events per CPU, /proc read): no wait for it to end
+# a signal during the setup (a thread's events per CPU, /proc read): no wait for it to end;
+# sent once tally runs (before its exec it would reach the forked shell)
 "$TALLY" top --stdio -d 1 -p "$tgt" >/dev/null 2>&1 & tp=$!
+for ((i = 0; i < 500; i++)); do
+	[ "$(readlink "/proc/$tp/exe" 2>/dev/null)" = "$TALLY" ] && break
+	sleep 0.01
+done
 sleep 0.05
 t0=$(date +%s%N)
 kill -TERM $tp; wait $tp; rc=$?; tp=
