@@ -22,11 +22,13 @@ if ! command -v perf >/dev/null; then
 fi
 mkdir -p "$C"
 [ "${REAL_BENCH_FRESH:-0}" = 1 ] && rm -f "$C"/scale-*.data
-[ -s "$C/big.c" ] || python3 "$R/bigc.py" 200 >"$C/big.c"
+# its own translation unit: 19k lines (real.sh's big.c is 4k), so that the
+# compiler's profile holds 100K+ samples on a fast machine too
+[ -s "$C/scale-big.c" ] || python3 "$R/bigc.py" 1000 >"$C/scale-big.c"
 PY='s=0
-for i in range(6000000):
-    s += len(str(i * 7)) + (i % 13)
-print(s)'
+while True:
+    for i in range(1000000):
+        s += len(str(i * 7)) + (i % 13)'
 
 rec() {
 	local name=$1; shift
@@ -35,11 +37,11 @@ rec() {
 	(cd "$C" && perf record -q -o "$name.data.tmp" "$@" >/dev/null 2>&1) &&
 		mv "$C/$name.data.tmp" "$C/$name.data"
 }
-rec scale-gcc -F 20000 -g -- gcc -O2 -g -c big.c -o scale-gcc.o
+rec scale-gcc -F 20000 -g -- gcc -O2 -g -c scale-big.c -o scale-gcc.o
 if [ ! -s "$C/scale-system.data" ]; then
-	# a busy machine: a compiler and an interpreter beside the recording
-	(cd "$C" && gcc -O2 -c big.c -o scale-busy.o) & b1=$!
-	python3 -c "$PY" >/dev/null & b2=$!
+	# a busy machine for all 7 s: a compiler and an interpreter beside the recording
+	(cd "$C" && exec timeout 8 sh -c 'while :; do gcc -O2 -c scale-big.c -o scale-busy.o; done') & b1=$!
+	timeout 8 python3 -c "$PY" >/dev/null & b2=$!
 	rec scale-system -a -g -F 10000 -- sleep 7
 	wait $b1 $b2
 fi

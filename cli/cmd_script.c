@@ -688,6 +688,7 @@ int cmd_script(int argc, char **argv)
 		CLI_STRING('F', "fields", &fspec, "[TYPE:]LIST",
 			   FIELD_NAMES "; +f/-f change the defaults"),
 		CLI_STRING(0, "symfs", &s.symfs, "DIR", "look for files with symbols relative to DIR"),
+		CLI_STRING(0, "kallsyms", &s.kallsyms, "FILE", "the kernel's symbols from FILE (a copy of /proc/kallsyms)"),
 		CLI_BOOL(0, "no-inline", &s.no_inline, "a chain frame is its symbol alone, not the functions inlined there"),
 		CLI_BOOL('G', "hide-call-graph", &s.hide_cg, "the sampled address on the sample's line, no chain"),
 		CLI_BOOL(0, "ns", &s.ns, "times to the nanosecond"),
@@ -731,7 +732,8 @@ int cmd_script(int argc, char **argv)
 		/* the comm is looked up where a line shows it */
 		TALLY_OPTS(tally_session_opts, so, .sample = print_sample, .record = on_record,
 			   .kernel_maps = kernel_maps, .ctx = &s,
-			   .no_inline = s.no_inline, .no_comm = true, .symfs = s.symfs);
+			   .no_inline = s.no_inline, .no_comm = true, .symfs = s.symfs,
+			   .kallsyms = s.kallsyms);
 
 		ss = cli_session_open("script", input, &so, &ret);
 	}

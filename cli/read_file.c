@@ -46,11 +46,17 @@ int cli_bad_file(const char *path)
 struct tally_session *cli_session_open(const char *cmd, const char *path,
 				       const struct tally_session_opts *opts, int *ret)
 {
-	struct tally_session *s = tally_session__open(path, opts);
+	struct tally_session *s;
 	const char *ev, *why;
 	int raw;
 
 	*ret = 1;
+	/* perf refuses it too ("Invalid file"); read later, it would only leave the kernel unnamed */
+	if (opts->kallsyms && access(opts->kallsyms, R_OK)) {
+		fprintf(stderr, "tally %s: --kallsyms %s: %s\n", cmd, opts->kallsyms, strerror(errno));
+		return NULL;
+	}
+	s = tally_session__open(path, opts);
 	if (!s && cli_bad_file(path)) {
 		*ret = 255;
 		return NULL;

@@ -92,6 +92,7 @@ struct script_ctx {
 	} start_memo;
 	bool no_inline;			/* --no-inline */
 	const char *symfs;		/* --symfs */
+	const char *kallsyms;		/* --kallsyms */
 	struct script_cgroups cgroups;	/* the file's CGROUP records: id -> path */
 	struct tally_symbols *dsyms;	/* with data objects: a page fault's address */
 	/*

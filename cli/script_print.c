@@ -73,7 +73,8 @@ void script_print_addr(struct script_ctx *s, const struct perf_event_attr *a,
 		return;
 	/* perf names data addresses by the files' objects as well as functions */
 	if (!s->dsyms) {
-		TALLY_OPTS(tally_symbols_opts, so, .data_objects = true, .symfs = s->symfs);
+		TALLY_OPTS(tally_symbols_opts, so, .data_objects = true, .symfs = s->symfs,
+			   .kallsyms = s->kallsyms);
 
 		s->dsyms = tally_symbols__new(&so);
 	}

@@ -22,7 +22,7 @@
 #include "read_file.h"
 
 struct annotate_cfg {
-	const char *input, *symbol, *dsos, *percent_type, *style, *vmlinux, *symfs;
+	const char *input, *symbol, *dsos, *percent_type, *style, *vmlinux, *symfs, *kallsyms;
 	bool stdio, tui, no_source, asm_raw, skip_missing, print_line, full_paths, source_only;
 	struct tally_annotate *a;
 };
@@ -273,6 +273,7 @@ int cmd_annotate(int argc, char **argv)
 		CLI_BOOL('l', "print-line", &c.print_line, "first a summary of the hot source lines"),
 		CLI_BOOL('P', "full-paths", &c.full_paths, "the DSO's full path in the header"),
 		CLI_STRING(0, "symfs", &c.symfs, "DIR", "look for files with symbols relative to DIR"),
+		CLI_STRING(0, "kallsyms", &c.kallsyms, "FILE", "the kernel's symbols from FILE (a copy of /proc/kallsyms)"),
 		CLI_STRING('k', "vmlinux", &c.vmlinux, "FILE",
 			   "the kernel's code from this ELF file (else /proc/kcore, as root)"),
 		CLI_HELP(&help, "this text"),
@@ -341,7 +342,8 @@ int cmd_annotate(int argc, char **argv)
 		fprintf(stderr, "tally annotate: no terminal browser yet: printing as --stdio\n");
 	{
 		TALLY_OPTS(tally_session_opts, so, .sample = on_sample, .ctx = &c, .no_unwind = true,
-			   .no_comm = true, .symfs = c.symfs);
+			   .no_comm = true, .symfs = c.symfs,
+			   .kallsyms = c.kallsyms);
 
 		ss = cli_session_open("annotate", c.input, &so, &ret);
 	}

@@ -506,6 +506,7 @@ int cmd_report(int argc, char **argv)
 		CLI_BOOL(0, "tui", &tui, "the interactive browser (the default on a terminal)"),
 		CLI_BOOL(0, "no-tui", &no_tui, "text output, on a terminal too"),
 		CLI_STRING(0, "symfs", &r.symfs, "DIR", "look for files with symbols relative to DIR"),
+		CLI_STRING(0, "kallsyms", &r.kallsyms, "FILE", "the kernel's symbols from FILE (a copy of /proc/kallsyms)"),
 		CLI_BOOL(0, "no-inline", &r.no_inline,
 			 "an unwound frame is its symbol alone, not the functions inlined there"),
 		CLI_BOOL('n', "show-nr-samples", &r.show_nr, "a Samples column (the rows' own samples)"),
@@ -650,7 +651,7 @@ int cmd_report(int argc, char **argv)
 	{
 		TALLY_OPTS(tally_session_opts, so, .sample = on_sample, .ctx = &r,
 			   .record = r.show_threads ? on_record : NULL, .no_inline = r.no_inline,
-			   .symfs = r.symfs);
+			   .symfs = r.symfs, .kallsyms = r.kallsyms);
 
 		if (!(ss = cli_session_open("report", input, &so, &ret)))
 			goto out;

@@ -44,6 +44,7 @@ struct report {
 	bool srcline;			/* the srcline key */
 	bool no_inline;
 	const char *symfs;		/* --symfs */
+	const char *kallsyms;		/* --kallsyms */
 	struct cg_param cg;		/* call graphs under the rows (mode none: not drawn) */
 	bool children;
 	bool hierarchy;			/* --hierarchy: a level per key, the rows under their parents */

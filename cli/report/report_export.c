@@ -43,7 +43,8 @@ static int annotate_sample(struct tally_session *s, const struct tally_session_s
  * library, as the browser's 'a' does (the report's pass keeps no
  * per-instruction samples). NULL, the page without them, from a pipe.
  */
-static const char *symfs;	/* the report's --symfs: the annotations read under it too */
+/* the report's --symfs and --kallsyms: the annotations read under them too */
+static const char *symfs, *kallsyms;
 
 static struct tally_annotate *annotations(const char *path, struct tally_session **ss)
 {
@@ -54,7 +55,8 @@ static struct tally_annotate *annotations(const char *path, struct tally_session
 		return NULL;
 	{
 		TALLY_OPTS(tally_session_opts, so, .sample = annotate_sample, .ctx = &a,
-			   .no_unwind = true, .no_comm = true, .symfs = symfs);
+			   .no_unwind = true, .no_comm = true, .symfs = symfs,
+			   .kallsyms = kallsyms);
 
 		if (!(*ss = tally_session__open(path, &so)))
 			return NULL;
@@ -206,6 +208,7 @@ int report_export(const struct report_exports *x_in, struct tally_hist *h, struc
 	struct report_exports xo = *x_in, *x = &xo;
 
 	symfs = tally_session__symfs(ss);
+	kallsyms = tally_session__kallsyms(ss);
 	int oret = -1;
 
 	/* the flame graph and the page of an --off-cpu file: both times side by side */

@@ -79,7 +79,8 @@ static struct annot_view *annotate_cb(void *ctx, int ev, const char *dso, const 
 	}
 	{
 		TALLY_OPTS(tally_session_opts, so, .sample = annotate_sample, .ctx = &a,
-			   .no_unwind = true, .no_comm = true, .symfs = tally_session__symfs(b->ss));
+			   .no_unwind = true, .no_comm = true, .symfs = tally_session__symfs(b->ss),
+			   .kallsyms = tally_session__kallsyms(b->ss));
 
 		if (!(ss = tally_session__open(b->path, &so))) {
 			snprintf(msg, n, "annotate: %s: %s", b->path, strerror(errno));

@@ -36,6 +36,7 @@ struct top {
 	const char *uid, *sort, *callgraph, *plimit;
 	const char *fields;	/* --fields (perf top's -F is the frequency) */
 	const char *style, *vmlinux;	/* -M, -k: the annotate view's (tally annotate's) */
+	const char *kallsyms;		/* --kallsyms */
 	uint64_t freq, period;
 	bool freq_max, g, stdio_, tui, zero, help, hide_k, hide_u, inherit_off;
 	int children;		/* -1: perf's default (children with -g) */
@@ -687,6 +688,7 @@ int cmd_top(int argc, char **argv)
 		CLI_STRING(0, "symbols", &ho.filter.symbols, "LIST", "only these symbols"),
 		CLI_STRING('M', "disassembler-style", &t.style, "STYLE", "the a view's: att (default) or intel"),
 		CLI_STRING('k', "vmlinux", &t.vmlinux, "FILE", "the a view's kernel code (default: /proc/kcore)"),
+		CLI_STRING(0, "kallsyms", &t.kallsyms, "FILE", "the kernel's symbols from FILE (a copy of /proc/kallsyms)"),
 		CLI_BOOL(0, "stdio", &t.stdio_, "a refreshing text screen (perf top --stdio)"),
 		CLI_BOOL(0, "tui", &t.tui, "the browser (the default on a terminal)"),
 		CLI_COUNT('v', "verbose", &t.verbose, "say more (the cycles fallback)"),
@@ -734,6 +736,10 @@ int cmd_top(int argc, char **argv)
 		return 129;
 	}
 	/* perf: "Invalid file" */
+	if (t.kallsyms && access(t.kallsyms, R_OK)) {
+		fprintf(stderr, "tally top: --kallsyms %s: %s\n", t.kallsyms, strerror(errno));
+		return 1;
+	}
 	if (t.vmlinux && access(t.vmlinux, R_OK)) {
 		fprintf(stderr, "tally top: --vmlinux %s: %s\n", t.vmlinux, strerror(errno));
 		return 1;
@@ -794,7 +800,7 @@ int cmd_top(int argc, char **argv)
 		TALLY_OPTS(tally_evlist_mmap_opts, mo, .pages = t.mmap_pages > 0 ? (size_t)t.mmap_pages : 0);
 		/* inline frames only come with DWARF unwinding (perf 6.1): no DWARF reading otherwise */
 		TALLY_OPTS(tally_session_opts, so, .sample = on_sample, .ctx = &t,
-			   .no_inline = t.callchain != TALLY_CALLCHAIN_DWARF);
+			   .no_inline = t.callchain != TALLY_CALLCHAIN_DWARF, .kallsyms = t.kallsyms);
 		int err = tally_evlist__mmap(t.l, &mo);
 
 		if (err) {

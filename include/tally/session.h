@@ -116,9 +116,16 @@ struct tally_session_opts {
 	 * addresses to resolve later resolves them now. NULL: none.
 	 */
 	void (*kernel_maps)(struct tally_session *s, const struct perf_event_header *h, void *ctx);
+	/*
+	 * perf's --kallsyms: the kernel's and its modules' symbols read from
+	 * this copy of /proc/kallsyms, whatever kernel the recording names
+	 * (tally_symbols_opts.kallsyms); NULL: the running kernel's, or perf's
+	 * build-id cache's for another kernel. Added in 0.5.
+	 */
+	const char *kallsyms;
 	size_t :0;
 };
-#define tally_session_opts__last_field kernel_maps
+#define tally_session_opts__last_field kallsyms
 
 /*
  * Open path ("-": stdin, perf's pipe format streamed). NULL + errno;
@@ -209,6 +216,8 @@ TALLY_API void tally_session__set_unwind(struct tally_session *s, bool on);
 TALLY_API struct tally_data_reader *tally_session__reader(const struct tally_session *s);
 /* Added in 0.5: the --symfs root the session was opened with, or NULL. */
 TALLY_API const char *tally_session__symfs(const struct tally_session *s);
+/* Added in 0.5: the kallsyms file the session was opened with (opts.kallsyms), or NULL. */
+TALLY_API const char *tally_session__kallsyms(const struct tally_session *s);
 /* The address spaces, as the records so far made them. */
 TALLY_API struct tally_machine *tally_session__machine(const struct tally_session *s);
 TALLY_API struct tally_symbols *tally_session__symbols(const struct tally_session *s);

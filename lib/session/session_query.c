@@ -35,6 +35,11 @@ const char *tally_session__symfs(const struct tally_session *s)
 	return s ? s->o.symfs : NULL;
 }
 
+const char *tally_session__kallsyms(const struct tally_session *s)
+{
+	return s ? s->o.kallsyms : NULL;
+}
+
 struct tally_machine *tally_session__machine(const struct tally_session *s)
 {
 	return s->m;
@@ -124,7 +129,8 @@ struct resolver *tally__session_data_resolver(struct tally_session *s)
 	struct resolver *r = s->dres;
 
 	if (!r) {
-		TALLY_OPTS(tally_symbols_opts, so, .data_objects = true, .symfs = s->o.symfs);
+		TALLY_OPTS(tally_symbols_opts, so, .data_objects = true, .symfs = s->o.symfs,
+			   .kallsyms = s->o.kallsyms);
 
 		if (!(r = calloc(1, sizeof(*r))))
 			return NULL;
