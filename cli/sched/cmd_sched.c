@@ -132,6 +132,7 @@ static int sched_timehist_cmd(int argc, char **argv, struct sched_common *c)
 		CLI_BOOL(0, "state", &o.state, "Show task state when sched-out"),
 		CLI_STRING(0, "time", &o.time, "START,STOP", "Time span for analysis (start,stop), in seconds"),
 		CLI_STRING(0, "symfs", &o.symfs, "DIR", "Look for files with symbols relative to this directory"),
+		CLI_STRING(0, "kallsyms", &o.kallsyms, "FILE", "kallsyms pathname"),
 		SCHED_COMMON(c),
 		CLI_END(),
 	};

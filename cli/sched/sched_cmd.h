@@ -116,10 +116,10 @@ struct sched_reader {
  * without sched:sched_switch is an error, said as perf says it. want:
  * the kinds the subcommand reads (SCHED_WANT bits, SK_OTHER's for the
  * samples of events other than sched's); the session drops the others'
- * samples unread, unparsed. symfs: --symfs, or NULL.
+ * samples unread, unparsed. symfs, kallsyms: --symfs, --kallsyms, or NULL.
  */
 int sched_open(struct sched_reader *r, const char *cmd, const char *path, bool unwind,
-	       unsigned want, const char *symfs, sched_ev_fn fn, void *ctx);
+	       unsigned want, const char *symfs, const char *kallsyms, sched_ev_fn fn, void *ctx);
 /* Deliver every sample in time order; the exit status (0, or 1 said). */
 int sched_run(struct sched_reader *r);
 void sched_close(struct sched_reader *r);
@@ -160,6 +160,7 @@ struct timehist_opts {
 	const char *cpu_list, *pids, *tids;
 	const char *time;		/* --time START,STOP */
 	const char *symfs;		/* --symfs */
+	const char *kallsyms;		/* --kallsyms */
 };
 int sched_timehist(const char *path, const struct timehist_opts *o);
 

@@ -427,7 +427,7 @@ int sched_latency(const char *path, const struct latency_opts *o)
 			      SCHED_WANT(SK_SWITCH) | SCHED_WANT(SK_RUNTIME) | SCHED_WANT(SK_WAKEUP) |
 				      SCHED_WANT(SK_WAKEUP_NEW) |
 				      (o->cpu != -1 ? SCHED_WANT(SK_MIGRATE) : 0),
-			      NULL, on_event, c))) {
+			      NULL, NULL, on_event, c))) {
 		free(c);
 		return ret;
 	}

@@ -229,7 +229,7 @@ int sched_map(const char *path, const struct map_opts *o)
 	}
 	c->color = isatty(STDOUT_FILENO) || pager_active();
 	/* the switches alone draw the map */
-	if ((ret = sched_open(&r, "sched map", path, false, SCHED_WANT(SK_SWITCH), NULL, on_event,
+	if ((ret = sched_open(&r, "sched map", path, false, SCHED_WANT(SK_SWITCH), NULL, NULL, on_event,
 			      c))) {
 		free(c->color_tids);
 		free(c);

@@ -261,10 +261,10 @@ static bool want_event(const char *name, const struct perf_event_attr *attr, voi
 }
 
 int sched_open(struct sched_reader *r, const char *cmd, const char *path, bool unwind,
-	       unsigned want, const char *symfs, sched_ev_fn fn, void *ctx)
+	       unsigned want, const char *symfs, const char *kallsyms, sched_ev_fn fn, void *ctx)
 {
 	TALLY_OPTS(tally_session_opts, so, .sample = on_sample, .record = on_record, .ctx = r,
-		   .no_comm = true, .want = want_event, .symfs = symfs);
+		   .no_comm = true, .want = want_event, .symfs = symfs, .kallsyms = kallsyms);
 	bool has_switch = false;
 	int ret;
 

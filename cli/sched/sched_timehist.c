@@ -827,7 +827,7 @@ int sched_timehist(const char *path, const struct timehist_opts *o)
 			      SCHED_WANT(SK_SWITCH) | SCHED_WANT(SK_WAKEUP) | SCHED_WANT(SK_WAKING) |
 				      SCHED_WANT(SK_WAKEUP_NEW) |
 				      (o->migrations ? SCHED_WANT(SK_MIGRATE) : 0),
-			      o->symfs, on_event, c))) {
+			      o->symfs, o->kallsyms, on_event, c))) {
 		free(c);
 		return ret;
 	}

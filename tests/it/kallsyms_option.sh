@@ -39,13 +39,26 @@ for f in tally perf; do
 	fi
 done
 
+# sched timehist -g: the chains' kernel frames named by the file, as perf's
+if have_perf; then
+	perf sched record -g -o "$d/sched.data" -- sh -c 'sleep 0.01; sleep 0.01' >/dev/null 2>&1
+	"$TALLY" sched timehist --kallsyms "$d/kallsyms" -i "$d/sched.data" >"$d/th.out" 2>&1
+	is "sched timehist --kallsyms exits 0" "$?" 0
+	check "sched timehist: the chains' kernel frames are the file's (K_)" grep -q 'K_schedule' "$d/th.out"
+	perf sched timehist --kallsyms "$d/kallsyms" -i "$d/sched.data" >"$d/pth.out" 2>&1
+	check "sched timehist --kallsyms is perf's" cmp -s "$d/th.out" "$d/pth.out"
+	diff "$d/th.out" "$d/pth.out" | head -6 | sed 's/^/# /'
+else
+	skip "perf is not installed: sched timehist --kallsyms not compared"
+fi
+
 # annotate: the kernel rows of its summary list come from the file too
 "$TALLY" annotate --stdio --kallsyms "$d/kallsyms" -i "$d/tally.data" do_getpid >"$d/a.out" 2>"$d/a.err"
 is "annotate --kallsyms exits 0" "$?" 0
 
 # a file that cannot be read: named, nothing printed
-for c in report script annotate; do
-	o=--stdio; [ $c = script ] && o=
+for c in report script annotate "sched timehist"; do
+	o=--stdio; [ "$c" != report ] && [ "$c" != annotate ] && o=
 	"$TALLY" $c $o --kallsyms "$d/none" -i "$d/tally.data" >"$d/e.out" 2>"$d/e.err"
 	rc=$?
 	check "$c: a missing --kallsyms file fails ($rc)" test "$rc" -ne 0
