@@ -364,6 +364,9 @@ static bool in_transitive(const struct tally_hist *h, struct entry **e, size_t n
 		if (!e[i]->sym) {
 			lo = e[i]->addr < lo ? e[i]->addr : lo;
 			hi = e[i]->addr > hi ? e[i]->addr : hi;
+			/* no later address brings them closer: a profile of garbage frames stops here */
+			if (!span_ok(lo, hi))
+				return false;
 			/* the names are one copy a DSO: two pointers, two DSOs (or one, asked again) */
 			dsos |= unres++ && e[i]->dso != udso;
 			udso = e[i]->dso;
@@ -380,6 +383,8 @@ static bool in_transitive(const struct tally_hist *h, struct entry **e, size_t n
 			if (w && !w->sym) {
 				blo = a < blo ? a : blo;
 				bhi = a > bhi ? a : bhi;
+				if (!span_ok(blo, bhi))
+					return false;
 			}
 		}
 	}
