@@ -26,9 +26,15 @@ struct tally__kimage {
 	size_t nmods;
 	char **mnames;			/* "ext4", without brackets */
 	size_t *nm;
-	/* read from kallsyms: tables of their own (each name allocated) */
+	/*
+	 * read from kallsyms: tables of their own, their names in one pool
+	 * each (kpool, mpools[i]: kplen, mplen[i] bytes); a DSO given a
+	 * table takes its pool too
+	 */
 	struct tally_symbol *ksyms;
 	struct tally_symbol **msyms;
+	char *kpool, **mpools;
+	size_t kplen, *mplen;
 	/* from the cache: DSO i (0 the kernel, i + 1 module i) tally__kcache_dso */
 	struct tally__kcache *kc;
 };

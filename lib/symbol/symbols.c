@@ -260,7 +260,10 @@ static int load_kallsyms(struct tally_symbols *s)
 	} else if (!err) {
 		kd->syms = k->img.ksyms;
 		kd->nr_syms = k->img.nk;
+		kd->names = k->img.kpool;	/* the names' pool goes with the table */
+		kd->names_len = k->img.kplen;
 		k->img.ksyms = NULL;
+		k->img.kpool = NULL;
 	}
 	for (size_t i = 0; !err && i < k->img.nmods; i++) {
 		char nm[160];
@@ -279,7 +282,11 @@ static int load_kallsyms(struct tally_symbols *s)
 		} else {
 			md->syms = k->img.msyms[i];
 			md->nr_syms = k->img.nm[i];
+			md->names = k->img.mpools ? k->img.mpools[i] : NULL;
+			md->names_len = k->img.mplen ? k->img.mplen[i] : 0;
 			k->img.msyms[i] = NULL;
+			if (k->img.mpools)
+				k->img.mpools[i] = NULL;
 		}
 	}
 out:

@@ -6,6 +6,7 @@
  * blocks of 64 and in a partial last block; a first read that needs more
  * than one buffer of the file.
  */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -101,10 +102,46 @@ static void test_round_trip(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* Lines split in place: a damaged one skipped, the last one without its newline still read. */
+static void test_read_edges(void **state)
+{
+	char path[] = "/tmp/test_kcache_edges.XXXXXX";
+	struct tally__kimage k;
+	int open_errno = -1, fd = mkstemp(path);
+	FILE *f = fdopen(fd, "w");
+
+	(void)state;
+	assert_non_null(f);
+	fprintf(f, "ffffffff81000000 T _text\n");
+	fprintf(f, "ffffffff81000040 t first_fn\n");
+	fprintf(f, "not a kallsyms line\n\n");
+	fprintf(f, "ffffffff81000080 W weak_fn\n");
+	fprintf(f, "ffffffffc0000000 t mod_a_fn\t[mod_a]\n");
+	fprintf(f, "ffffffffc0000040 T mod_a_last\t[mod_a]");	/* no newline */
+	fclose(f);
+	assert_int_equal(tally__kallsyms_read(path, &k, &open_errno), 0);
+	assert_int_equal(open_errno, 0);
+	assert_int_equal(k.nk, 3);
+	assert_string_equal(k.ksyms[0].name, "_text");
+	assert_string_equal(k.ksyms[1].name, "first_fn");
+	assert_string_equal(k.ksyms[2].name, "weak_fn");
+	assert_int_equal(k.nmods, 1);
+	assert_string_equal(k.mnames[0], "mod_a");
+	assert_int_equal(k.nm[0], 2);
+	assert_string_equal(k.msyms[0][1].name, "mod_a_last");
+	assert_int_equal(k.msyms[0][1].start, 0xffffffffc0000040ull);
+	tally__kcache_image_free(&k);
+	/* a file that is not there: said, not an error */
+	assert_int_equal(tally__kallsyms_read("/nonexistent/kallsyms", &k, &open_errno), 0);
+	assert_int_equal(open_errno, ENOENT);
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_read_edges),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
