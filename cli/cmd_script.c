@@ -6,6 +6,7 @@
  * one frame a line, or a tracepoint's fields.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -357,6 +358,57 @@ static bool corrupt_within(const struct tally_sample *smp, uint32_t max)
 	return false;
 }
 
+/* An -S entry that is an address (perf's: all of it hex, "0x" or not): that one, or UINT64_MAX. */
+static uint64_t list_addr(const char *p, size_t l)
+{
+	char buf[32], *end;
+	uint64_t a;
+
+	if (!l || l >= sizeof(buf))
+		return UINT64_MAX;
+	memcpy(buf, p, l);
+	buf[l] = '\0';
+	errno = 0;
+	a = strtoull(buf, &end, 16);
+	return errno || end == buf || *end ? UINT64_MAX : a;
+}
+
+/*
+ * perf script's -S and --dsos (machine__resolve's filters): the sample's
+ * own address in a listed shared object (its file's name or path), and
+ * in a listed symbol by name; an entry that reads as a hex number
+ * (perf's test: "add" is one) is an address, the sampled one.
+ */
+static bool where_wanted(struct script_ctx *s, const struct tally_sample *smp, enum tally_cpumode mode)
+{
+	struct tally_addr_info ai;
+
+	tally_symbols__resolve(s->syms, s->m, (int32_t)smp->pid, (int32_t)smp->tid, smp->ip, mode, &ai);
+	if (s->dsos) {
+		const char *path = ai.map ? script_dso_name(&ai) : NULL, *b;
+
+		if (!path)
+			return false;
+		b = strrchr(path, '/');
+		if (!session_in_list(s->dsos, b ? b + 1 : path) && !session_in_list(s->dsos, path))
+			return false;
+	}
+	if (!s->symbols)
+		return true;
+	for (const char *p = s->symbols; p && *p;) {
+		const char *e = strchr(p, ',');
+		size_t l = e ? (size_t)(e - p) : strlen(p);
+		uint64_t a = list_addr(p, l);
+
+		/* an address entry is the sampled address (perf moves it off the names) */
+		if (a != UINT64_MAX ? ai.map && a == smp->ip :
+		    ai.sym && strlen(ai.sym->name) == l && !strncmp(ai.sym->name, p, l))
+			return true;
+		p = e ? e + 1 : NULL;
+	}
+	return false;
+}
+
 static int print_sample(struct tally_session *ss, const struct tally_session_sample *ts, void *arg)
 {
 	struct script_ctx *s = arg;
@@ -386,6 +438,8 @@ static int print_sample(struct tally_session *ss, const struct tally_session_sam
 		if (!c || !session_in_list(s->comms, c))
 			return 0;
 	}
+	if ((s->symbols || s->dsos) && !where_wanted(s, smp, mode))
+		return 0;
 	/* perf's layout: comm, pid/tid, [cpu], time, period, event, then the rest */
 	{
 		const char *comm = (f & F_COMM) ? tally_machine__comm_of(s->m, (int32_t)smp->tid) : NULL;
@@ -701,6 +755,8 @@ int cmd_script(int argc, char **argv)
 		CLI_BOOL(0, "show-switch-events", &s.show_switch_events, "the SWITCH records too (record --switch-events)"),
 		CLI_BOOL(0, "show-lost-events", &s.show_lost_events, "the LOST records too"),
 		CLI_STRING('c', "comms", &s.comms, "LIST", "only the samples of these commands"),
+		CLI_STRING('S', "symbols", &s.symbols, "LIST", "only the samples in these symbols (names, starts 0x..., or sampled addresses)"),
+		CLI_STRING(0, "dsos", &s.dsos, "LIST", "only the samples in these shared objects"),
 		CLI_STRING(0, "pid", &s.pids, "LIST", "only the samples of these processes"),
 		CLI_STRING(0, "tid", &s.tids, "LIST", "only the samples of these threads"),
 		CLI_STRING(0, "time", &s.time_str, "RANGES", "only samples in START,STOP (seconds; several: space-separated) or percents of the recording (10%/2, 0%-10%)"),
@@ -772,6 +828,9 @@ int cmd_script(int argc, char **argv)
 		int err;
 
 		script_defer_start(&s);
+		/* a filter asks for the kernel's symbols at once: no line kept for them */
+		if (s.symbols || s.dsos)
+			s.deferring = false;
 		err = tally_session__run(ss);
 		/*
 		 * the kept lines (a first run's, waiting for kallsyms) before the

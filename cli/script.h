@@ -63,6 +63,7 @@ struct script_ctx {
 	int max_stack;			/* --max-stack: a chain's frames shown */
 	uint64_t time0, time_prev;	/* their first time, the last one shown */
 	const char *comms, *pids, *tids;	/* -c, --pid, --tid: only these */
+	const char *symbols, *dsos;		/* -S, --dsos: only the samples there */
 	const char *time_str, *cpu_list;	/* --time, -C */
 	struct cli_sample_filter sf;
 	FILE *out;
@@ -261,6 +262,8 @@ void script_print_misc(struct script_ctx *s, uint16_t misc);
 /* n bytes of path at off (its fd kept open): what read, -1 */
 ssize_t script_read_at(struct script_ctx *s, const char *path, void *buf, size_t n, uint64_t off);
 const char *script_code_file(struct script_ctx *s, const struct tally_addr_info *ai);
+/* perf's name of the map of a resolved address: its file's path, "[kernel.kallsyms]", "[unknown]" */
+const char *script_dso_name(const struct tally_addr_info *ai);
 
 /* script_brinsn.c: brstackinsn's blocks after a newline (len_too: brstackinsnlen) */
 void script_print_brstackinsn(struct script_ctx *s, const struct tally_sample *smp, bool len_too);

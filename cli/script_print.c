@@ -12,7 +12,7 @@
 #include "script.h"
 
 /* perf's map name of a resolved address (frame_text's) */
-static const char *dso_name(const struct tally_addr_info *ai)
+const char *script_dso_name(const struct tally_addr_info *ai)
 {
 	if (!ai->map)
 		return "[unknown]";
@@ -88,7 +88,7 @@ void script_print_addr(struct script_ctx *s, const struct perf_event_attr *a,
 	}
 	if (f & F_DSO) {
 		ob_str(s, " (");
-		ob_str(s, dso_name(&ai));
+		ob_str(s, script_dso_name(&ai));
 		ob_chr(s, ')');
 	}
 }
@@ -163,7 +163,7 @@ static void print_end(struct script_ctx *s, const struct tally_sample *smp, uint
 		ob_num(s, branch_off(&ai, a), 16, 0, '0');
 	if (f & F_DSO) {
 		ob_chr(s, '(');
-		ob_str(s, dso_name(&ai));
+		ob_str(s, script_dso_name(&ai));
 		ob_chr(s, ')');
 	}
 	if (!e || flushes != s->flushes || s->len - before > sizeof(e->text))
