@@ -318,6 +318,20 @@ static void print_metrics(const struct list_opts *o, bool after_events)
 			view = mv;
 	}
 	if (!n) {
+		/*
+		 * perf 6.1 heads the section even when its CPU has no metrics,
+		 * unless a name filter asked (its !filter || groups test)
+		 */
+		bool metric = !o->nr_filters, group = !o->nr_filters;
+
+		for (int i = 0; i < o->nr_filters; i++) {
+			metric |= !strcmp(o->filters[i], "metric");
+			group |= !strcmp(o->filters[i], "metricgroup");
+		}
+		if (o->nr_filters && metric)
+			printf("%sMetrics:\n\n", after_events ? "" : "\n");
+		if (group)
+			printf("%sMetric Groups:\n\n", after_events ? "" : "\n");
 		free(v);
 		return;
 	}

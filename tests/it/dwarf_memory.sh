@@ -13,8 +13,8 @@
 d=$(mktemp -d); trap 'rm -rf "$d"' EXIT
 export XDG_CACHE_HOME=$d/cache
 cc -O2 -fomit-frame-pointer -g -o "$d/dw" "$(dirname "$0")/../data/progs/dw.c"
-# a file of ~1,200 samples (10 MB) and one of a few
-"$TALLY" record -q -e cpu-clock -c 500000 --call-graph dwarf -o "$d/big.data" -- "$d/dw" 4000 >/dev/null 2>&1
+# a file of 1,200+ samples (6+ MB on a fast machine, 10+ on a slow one) and one of a few
+"$TALLY" record -q -e cpu-clock -c 500000 --call-graph dwarf -o "$d/big.data" -- "$d/dw" 6000 >/dev/null 2>&1
 "$TALLY" record -q -e cpu-clock -c 10000000 --call-graph dwarf -o "$d/small.data" -- "$d/dw" 300 >/dev/null 2>&1
 size=$(( $(stat -c %s "$d/big.data") / 1024 ))
 check "a dwarf file of some size recorded ($size KiB)" [ "$size" -gt 6144 ]
