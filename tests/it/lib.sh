@@ -15,7 +15,7 @@ done_testing() { echo "1..$_n"; }
 # live recordings are not reproduced at will
 keep() {
 	local k=${TALLY_KEEP:-/tmp/tally-kept}/$(basename "$0" .sh).$$
-	mkdir -p "$k" && cp "$@" "$k/" 2>/dev/null && echo "# kept in $k: $*"
+	mkdir -p "$k" && cp -r "$@" "$k/" 2>/dev/null && echo "# kept in $k: $*"
 }
 # damage FILE HOW [SIZE]: a cache file truncated (to SIZE bytes), a byte
 # in its middle flipped, or emptied: what a reader must not trust
