@@ -30,7 +30,12 @@ struct drow {
 	uint64_t period[2];
 	bool in[2];
 	double pct[2], delta;
+	double ratio;			/* -c ratio: new period / baseline's */
+	int64_t wdiff;			/* -c wdiff: new * w2 - baseline * w1 */
 };
+
+/* perf diff's -c: what the compared column holds, and how rows sort by it */
+enum compute { C_DELTA_ABS, C_DELTA, C_RATIO, C_WDIFF };
 
 struct diff {
 	struct tally_hist *h[2];	/* one per file, keyed as perf diff's rows: dso, sym */
@@ -44,6 +49,13 @@ struct diff {
 	const char *html;		/* the comparison's page */
 	const char *symfs;		/* --symfs */
 	struct cli_from from[2];	/* --from: each side a store's profile */
+	enum compute compute;		/* -c */
+	int64_t w1, w2;			/* -c wdiff:w1,w2 */
+	bool period, formula;		/* -p, -F: the periods' and the formula's columns */
+	bool baseline_only, quiet;	/* -b, -q */
+	const char *comms, *dsos, *symbols;	/* -C, -d, -S: only these rows */
+	uint64_t all[2];		/* -C: each file's period of every sample, kept or not */
+	uint64_t ftotal0;		/* the baseline's whole in a formula: -b's rows' alone */
 };
 
 /* Each sample of the compared event counts in its file's histogram. */
@@ -52,9 +64,17 @@ static int on_sample(struct tally_session *ss, const struct tally_session_sample
 	struct diff *d = arg;
 	int err;
 
-	(void)ss;
-	if (ts->attr == d->attr_of[d->side] &&
-	    (err = tally_hist__add_count(d->h[d->side], ts, cli_from_count(&d->from[d->side], ts))) &&
+	if (ts->attr != d->attr_of[d->side])
+		return 0;
+	if (d->comms) {
+		/* perf's -C: the other commands' samples are left out, and still count in the whole */
+		const char *c = tally_session__comm(ss, ts);
+
+		d->all[d->side] += ts->period;	/* as the histogram counts it */
+		if (!c || !session_in_list(d->comms, c))
+			return 0;
+	}
+	if ((err = tally_hist__add_count(d->h[d->side], ts, cli_from_count(&d->from[d->side], ts))) &&
 	    !d->err)
 		d->err = err;
 	return 0;
@@ -82,19 +102,45 @@ static int cmp_key(const void *pa, const void *pb)
 
 /*
  * perf diff's order: rows in both files (or only in the new one) by the
- * size of the change, then the baseline's share; rows only in the
- * baseline last, by their share; then shared object and symbol.
+ * computed value, biggest first (a delta by its size with -c delta-abs);
+ * for a ratio or a weighted diff, which need the baseline, the rows only
+ * in the new file below those (perf's dummies); the rows only in the
+ * baseline last. Ties by the baseline's share (the new one's for rows
+ * only there), then shared object and symbol.
  */
-static int cmp_rows(const void *pa, const void *pb)
+static int cmp_rows(const void *pa, const void *pb, void *arg)
 {
 	const struct drow *a = pa, *b = pb;
+	enum compute c = *(const enum compute *)arg;
 
 	if (a->in[1] != b->in[1])
 		return a->in[1] ? -1 : 1;
-	if (a->in[1] && fabs(a->delta) != fabs(b->delta))
-		return fabs(a->delta) > fabs(b->delta) ? -1 : 1;
+	if (a->in[1] && (c == C_RATIO || c == C_WDIFF) && a->in[0] != b->in[0])
+		return a->in[0] ? -1 : 1;
+	if (a->in[1]) {	/* both in the new file; for a ratio or a weighted diff, both in the baseline too */
+		switch (c) {
+		case C_DELTA_ABS:
+			if (fabs(a->delta) != fabs(b->delta))
+				return fabs(a->delta) > fabs(b->delta) ? -1 : 1;
+			break;
+		case C_DELTA:
+			if (a->delta != b->delta)
+				return a->delta > b->delta ? -1 : 1;
+			break;
+		case C_RATIO:
+			if (a->in[0] && a->ratio != b->ratio)
+				return a->ratio > b->ratio ? -1 : 1;
+			break;
+		case C_WDIFF:
+			if (a->in[0] && a->wdiff != b->wdiff)
+				return a->wdiff > b->wdiff ? -1 : 1;
+			break;
+		}
+	}
 	if (a->period[0] != b->period[0])
 		return a->period[0] > b->period[0] ? -1 : 1;
+	if (!a->in[0] && a->period[1] != b->period[1])
+		return a->period[1] > b->period[1] ? -1 : 1;
 	return cmp_key(a, b);
 }
 
@@ -113,7 +159,7 @@ static int pair_rows(struct diff *d)
 		if (tally_hist__resort(d->h[k]))
 			return -ENOMEM;
 		tally_hist__totals(d->h[k], d->attr_of[k], &t);
-		d->total[k] = t.period;
+		d->total[k] = d->comms ? d->all[k] : t.period;
 		nr[k] = tally_hist__nr_rows(d->h[k], d->attr_of[k]);
 	}
 	if (!(d->rows = calloc(nr[0] + nr[1] + 1, sizeof(*d->rows))))
@@ -125,6 +171,10 @@ static int pair_rows(struct diff *d)
 			struct drow key, *r;
 
 			tally_hist__row(d->h[k], d->attr_of[k], i, &row);
+			/* -d, -S: only these rows, their shares still of the whole */
+			if ((d->dsos && !session_in_list(d->dsos, row.dso ? row.dso : "[unknown]")) ||
+			    (d->symbols && (!row.sym || !session_in_list(d->symbols, row.sym))))
+				continue;
 			key = (struct drow){ .dso = row.dso ? row.dso : "[unknown]", .sym = row.sym,
 					     .addr = row.sym ? 0 : row.addr, .mode = row.level,
 					     .object = row.object, .object_off = row.object_off };
@@ -151,17 +201,111 @@ static int sym_text(const struct drow *r, char *buf, size_t len)
 			(unsigned long long)r->addr);
 }
 
+/* The compared column's heading and width (perf's: the values' widest) */
+static const char *const compute_head[] = { "Delta Abs", "Delta", "Ratio", "Weighted diff" };
+static const int compute_width[] = { 9, 7, 14, 14 };
+
+/* The formula of a row's value (-F), as perf prints it; "" for a row only in the baseline. */
+static void formula(const struct diff *d, const struct drow *r, char *buf, size_t len)
+{
+	unsigned long long b = r->period[0], n = r->period[1];
+
+	*buf = '\0';
+	if (!r->in[1])
+		return;
+	switch (d->compute) {
+	case C_DELTA_ABS:
+	case C_DELTA:
+		snprintf(buf, len, "(%llu * 100 / %llu) - (%llu * 100 / %llu)", n,
+			 (unsigned long long)d->total[1], b, (unsigned long long)d->ftotal0);
+		break;
+	case C_RATIO:
+		snprintf(buf, len, "%llu / %llu", n, b);
+		break;
+	case C_WDIFF:
+		snprintf(buf, len, "(%llu * %lld) - (%llu * %lld)", n, (long long)d->w2, b,
+			 (long long)d->w1);
+		break;
+	}
+}
+
+/* The compared column of a row: blank for a row only in the baseline, N/A where the value needs one. */
+static void computed(const struct diff *d, const struct drow *r, int w)
+{
+	if (!r->in[1]) {
+		printf("  %*s", w, "");
+		return;
+	}
+	switch (d->compute) {
+	case C_DELTA_ABS:
+	case C_DELTA:
+		printf("  %+*.2f%%", w - 1, r->delta);
+		break;
+	case C_RATIO:
+		if (r->in[0])
+			printf("  %*.6f", w, r->ratio);
+		else
+			printf("  %*s", w, "N/A");
+		break;
+	case C_WDIFF:
+		if (r->in[0])
+			printf("  %*lld", w, (long long)r->wdiff);
+		else
+			printf("  %*s", w, "N/A");
+		break;
+	}
+}
+
+static void dots(int n)
+{
+	printf("  ");
+	for (int i = 0; i < n; i++)
+		putchar('.');
+}
+
 static void print(struct diff *d, const char *event)
 {
 	int wd = (int)strlen("Shared Object"), ws = (int)strlen("Symbol");
+	int wc = compute_width[d->compute], wf = 70;
 	char buf[4096];
+	/* a filter of one value hides its column, as perf's (both: neither) */
+	bool no_dso = d->dsos && !strchr(d->dsos, ','), no_sym = d->symbols && !strchr(d->symbols, ',');
 
+	if (no_dso && no_sym)
+		no_dso = no_sym = false;
+
+	d->ftotal0 = d->total[0];
 	for (size_t i = 0; i < d->n; i++) {
 		struct drow *r = &d->rows[i];
 
 		for (int k = 0; k < 2; k++)
 			r->pct[k] = d->total[k] ? 100.0 * (double)r->period[k] / (double)d->total[k] : 0;
 		r->delta = r->pct[1] - r->pct[0];
+	}
+	if (d->baseline_only) {
+		/*
+		 * perf's -b: the rows of both files alone, the baseline's shares
+		 * (and its whole in a formula) of those, the deltas as they were
+		 */
+		size_t k = 0;
+
+		d->ftotal0 = 0;
+		for (size_t i = 0; i < d->n; i++)
+			if (d->rows[i].in[0] && d->rows[i].in[1]) {
+				d->rows[k++] = d->rows[i];
+				d->ftotal0 += d->rows[i].period[0];
+			}
+		d->n = k;
+		for (size_t i = 0; i < d->n; i++)
+			d->rows[i].pct[0] = d->ftotal0 ? 100.0 * (double)d->rows[i].period[0] /
+							 (double)d->ftotal0 : 0;
+	}
+	for (size_t i = 0; i < d->n; i++) {
+		struct drow *r = &d->rows[i];
+
+		/* perf's ratio divides by the baseline's period (1 where none: not shown) */
+		r->ratio = (double)r->period[1] / (double)(r->period[0] ? r->period[0] : 1);
+		r->wdiff = (int64_t)r->period[1] * d->w2 - (int64_t)r->period[0] * d->w1;
 		if ((int)strlen(r->dso) > wd)
 			wd = (int)strlen(r->dso);
 		/* perf's width of an object's is its name's: the "+0x..." overflows */
@@ -169,17 +313,41 @@ static void print(struct diff *d, const char *event)
 			ws = (int)strlen(r->sym) + 4;
 		else if (!(r->sym && r->object) && sym_text(r, buf, sizeof(buf)) > ws)
 			ws = (int)strlen(buf);
+		if (d->formula) {
+			formula(d, r, buf, sizeof(buf));
+			if ((int)strlen(buf) > wf)
+				wf = (int)strlen(buf);
+		}
 	}
 	if (d->n)
-		qsort(d->rows, d->n, sizeof(*d->rows), cmp_rows);
-	printf("# Event '%s'\n#\n# Baseline  Delta Abs  %-*s  %-*s\n# ........  .........  ", event,
-	       wd, "Shared Object", ws, "Symbol");
-	for (int i = 0; i < wd; i++)
-		putchar('.');
-	printf("  ");
-	for (int i = 0; i < ws; i++)
-		putchar('.');
-	printf("\n#\n");
+		qsort_r(d->rows, d->n, sizeof(*d->rows), cmp_rows, &d->compute);
+	if (!d->quiet) {
+		printf("# Event '%s'\n#\n# Baseline", event);
+		if (d->period)
+			printf("  %14s", "Base period");
+		printf("  %*s", wc, compute_head[d->compute]);
+		if (d->formula)
+			printf("  %*s", wf, "Formula");
+		if (d->period)
+			printf("  %14s", "Period");
+		if (!no_dso)
+			printf("  %-*s", wd, "Shared Object");
+		if (!no_sym)
+			printf("  %-*s", ws, "Symbol");
+		printf("\n# ........");
+		if (d->period)
+			dots(14);
+		dots(wc);
+		if (d->formula)
+			dots(wf);
+		if (d->period)
+			dots(14);
+		if (!no_dso)
+			dots(wd);
+		if (!no_sym)
+			dots(ws);
+		printf("\n#\n");
+	}
 	for (size_t i = 0; i < d->n; i++) {
 		const struct drow *r = &d->rows[i];
 
@@ -187,12 +355,27 @@ static void print(struct diff *d, const char *event)
 			printf("  %7.2f%%", r->pct[0]);
 		else
 			printf("  %8s", "");
-		if (r->in[1])
-			printf("  %+8.2f%%", r->delta);
-		else
-			printf("  %9s", "");
+		/* a row only in the new file: a baseline period of 0 */
+		if (d->period)
+			printf("  %14llu", (unsigned long long)r->period[0]);
+		computed(d, r, wc);
+		if (d->formula) {
+			formula(d, r, buf, sizeof(buf));
+			printf("  %*s", wf, buf);
+		}
+		if (d->period) {
+			if (r->in[1])
+				printf("  %14llu", (unsigned long long)r->period[1]);
+			else
+				printf("  %14s", "");
+		}
 		sym_text(r, buf, sizeof(buf));
-		printf("  %-*s  %s\n", wd, r->dso, buf);
+		if (no_sym)	/* the last column, padded as perf's */
+			printf("  %-*s\n", wd, r->dso);
+		else if (no_dso)
+			printf("  %s\n", buf);
+		else
+			printf("  %-*s  %s\n", wd, r->dso, buf);
 	}
 }
 
@@ -207,6 +390,37 @@ static const char *const diff_usage[] = {
 	"(host=, comm=, build=...), e.g. 'since=2h,until=1h' 'since=1h'.",
 	NULL,
 };
+
+/* -c's method, as perf's: delta, delta-abs, ratio or wdiff:W1,W2 (integers); 0 or -1 said */
+static int parse_compute(struct diff *d, const char *s)
+{
+	static const char *const names[] = { "delta-abs", "delta", "ratio" };
+	char *end;
+
+	for (int i = 0; i < 3; i++)
+		if (!strcmp(s, names[i])) {
+			d->compute = (enum compute)i;
+			return 0;
+		}
+	if (!strncmp(s, "wdiff", 5) && (!s[5] || s[5] == ':')) {
+		const char *p = s + 5 + (s[5] == ':');
+
+		errno = 0;
+		d->w1 = strtoll(p, &end, 10);
+		if (end != p && *end == ',' && !errno) {
+			p = end + 1;
+			d->w2 = strtoll(p, &end, 10);
+			if (end != p && !*end && !errno) {
+				d->compute = C_WDIFF;
+				return 0;
+			}
+		}
+		fprintf(stderr, "tally diff: -c %s: wdiff takes two integer weights: wdiff:W1,W2\n", s);
+		return -1;
+	}
+	fprintf(stderr, "tally diff: -c %s: not a method (delta, delta-abs, ratio or wdiff:W1,W2)\n", s);
+	return -1;
+}
 
 struct diff_picture {
 	const struct tally_stacks *base, *s;
@@ -227,7 +441,17 @@ int cmd_diff(int argc, char **argv)
 	struct tally_session *ss[2] = { NULL, NULL };
 	struct diff d = { 0 };
 	bool help = false;
+	const char *compute = NULL;
 	const struct cli_option opts[] = {
+		CLI_STRING('c', "compute", &compute, "delta|delta-abs|ratio|wdiff:W1,W2",
+			   "the compared column (default delta-abs: the change of share, by its size)"),
+		CLI_BOOL('p', "period", &d.period, "the baseline's and the new file's periods too"),
+		CLI_BOOL('F', "formula", &d.formula, "how each value was computed"),
+		CLI_BOOL('b', "baseline-only", &d.baseline_only, "only the rows the baseline has"),
+		CLI_BOOL('q', "quiet", &d.quiet, "the rows alone, no heading"),
+		CLI_STRING('C', "comms", &d.comms, "LIST", "only the samples of these commands"),
+		CLI_STRING('d', "dsos", &d.dsos, "LIST", "only the rows of these shared objects"),
+		CLI_STRING('S', "symbols", &d.symbols, "LIST", "only the rows of these symbols"),
 		CLI_STRING(0, "symfs", &d.symfs, "DIR", "look for files with symbols relative to DIR"),
 		CLI_STRING(0, "flamegraph", &d.flamegraph, "FILE.svg",
 			   "a differential flame graph: the new file's stacks, red grew, blue shrank"),
@@ -249,6 +473,8 @@ int cmd_diff(int argc, char **argv)
 		cli_usage(stdout, diff_usage, opts);
 		return 0;
 	}
+	if (compute && parse_compute(&d, compute))
+		return 129;
 	if (n > 2) {
 		fprintf(stderr, "tally diff: two %s at most (baseline, new)\n",
 			d.from[0].url ? "selections" : "files");

@@ -47,9 +47,12 @@ if have_perf; then
 	check "sched timehist: the chains' kernel frames are the file's (K_)" grep -q 'K_schedule' "$d/th.out"
 	perf sched timehist --kallsyms "$d/kallsyms" -i "$d/sched.data" >"$d/pth.out" 2>&1
 	# perf sched record is system-wide: the workload's lines and the idle
-	# task's (another program's user frames, perf's own among them, are named
-	# by the shape of perf's symbol tree, a corner apart)
-	mine() { grep -E '  (sh|sleep)\[|  <idle>' "$1"; }
+	# task's, their chains' kernel frames (what --kallsyms names; a user
+	# frame in ld.so right after an exec perf leaves [unknown], a corner apart)
+	mine() { grep -E '  (sh|sleep)\[|  <idle>' "$1" | awk -F' <- ' '{
+		line = $1
+		for (i = 2; i <= NF && $i ~ /^K_/; i++) line = line " <- " $i
+		print line }'; }
 	check "sched timehist --kallsyms is perf's (the workload's $(mine "$d/pth.out" | wc -l) lines)" \
 		eval '[ -n "$(mine "$d/th.out")" ] && cmp -s <(mine "$d/th.out") <(mine "$d/pth.out")'
 	diff <(mine "$d/th.out") <(mine "$d/pth.out") | head -6 | sed 's/^/# /'

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# tally diff's perf options, line for line with perf diff 6.1 on the same
+# files (perf's and tally's recordings): -c delta, delta-abs, ratio and
+# wdiff:W1,W2 (their columns, N/A where a value needs the baseline, and
+# their orders), -p (the periods), -F (each value's formula), -b (the rows
+# of both files, the baseline's shares of those), -q, and the filters -C,
+# -d, -S (the shares still of the whole; a filter of one value hides its
+# column); bad -c specs refused as perf refuses them. The ratio and the
+# delta checked against the periods as an oracle.
+. "$(dirname "$0")/lib.sh"
+B=$HELPERS/burn W=$HELPERS/work
+d=$(mktemp -d); trap 'rm -rf "$d"' EXIT
+if ! have_perf; then skip "perf is not installed: no reference to compare with"; done_testing; exit 0; fi
+
+for who in perf tally; do
+	if [ $who = perf ]; then rec="perf record"; else rec="$TALLY record"; fi
+	$rec -q -F 999 -o "$d/$who-1.data" -- "$B" 100 >/dev/null 2>&1
+	$rec -q -F 999 -o "$d/$who-2.data" -- sh -c "$B 80; $W getpid 200000" >/dev/null 2>&1
+	$rec -q -F 999 -o "$d/$who-3.data" -- "$B" 150 >/dev/null 2>&1
+	while read -r args; do
+		for pair in "1 2" "2 1" "1 3"; do
+			set -- $pair
+			"$TALLY" diff $args "$d/$who-$1.data" "$d/$who-$2.data" >"$d/t.out" 2>"$d/t.err"
+			trc=$?
+			perf diff $args "$d/$who-$1.data" "$d/$who-$2.data" >"$d/p.out" 2>/dev/null
+			prc=$?
+			check "$who diff ${args:--} $1 $2: perf's lines ($(wc -l <"$d/p.out"))" cmp -s "$d/t.out" "$d/p.out"
+			cmp -s "$d/t.out" "$d/p.out" ||
+				{ diff "$d/t.out" "$d/p.out" | head -4 | sed 's/^/# /'; keep "$d/$who-$1.data" "$d/$who-$2.data"; }
+			is "$who diff ${args:--} $1 $2: perf's status" "$trc" "$prc"
+		done
+	done <<'LIST'
+-c delta
+-c delta-abs
+-c ratio
+-c wdiff:2,3
+-c wdiff:1,1 -F
+-p
+-F
+-c ratio -p -F
+-c delta -p -F
+-b
+-b -c ratio
+-b -F -p
+-q
+-d burn
+-S burn_a
+-S burn_a,do_getpid
+-C work
+-C burn -d burn -S burn_b
+-d burn,work -q
+-C work -c ratio -p
+LIST
+done
+# the oracle: a ratio is the new period over the baseline's, a delta the change of share
+"$TALLY" diff -c ratio -p "$d/tally-1.data" "$d/tally-3.data" 2>/dev/null >"$d/r.out"
+bad=$(awk '$NF == "burn_a" { r = $3; want = $4 / $2; if (r < want - 0.000001 || r > want + 0.000001) print "bad " r " " want; n++ } END { if (!n) print "none" }' "$d/r.out")
+is "-c ratio: burn_a's ratio is its periods' (new / baseline)" "$bad" ""
+for s in foo wdiff wdiff:1 wdiff:1,x; do
+	"$TALLY" diff -c "$s" "$d/tally-1.data" "$d/tally-3.data" >"$d/t.out" 2>"$d/t.err"
+	is "-c $s: refused with perf's usage status" "$?" 129
+	check "  and said" grep -q -- "-c $s" "$d/t.err"
+done
+done_testing
