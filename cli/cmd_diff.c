@@ -48,6 +48,7 @@ struct diff {
 	const char *flamegraph;		/* a differential flame graph, to this file */
 	const char *html;		/* the comparison's page */
 	const char *symfs;		/* --symfs */
+	const char *kallsyms;		/* --kallsyms */
 	struct cli_from from[2];	/* --from: each side a store's profile */
 	enum compute compute;		/* -c */
 	int64_t w1, w2;			/* -c wdiff:w1,w2 */
@@ -447,12 +448,13 @@ int cmd_diff(int argc, char **argv)
 			   "the compared column (default delta-abs: the change of share, by its size)"),
 		CLI_BOOL('p', "period", &d.period, "the baseline's and the new file's periods too"),
 		CLI_BOOL('F', "formula", &d.formula, "how each value was computed"),
-		CLI_BOOL('b', "baseline-only", &d.baseline_only, "only the rows the baseline has"),
+		CLI_BOOL('b', "baseline-only", &d.baseline_only, "only the rows of both files (the baseline's shares of those)"),
 		CLI_BOOL('q', "quiet", &d.quiet, "the rows alone, no heading"),
 		CLI_STRING('C', "comms", &d.comms, "LIST", "only the samples of these commands"),
 		CLI_STRING('d', "dsos", &d.dsos, "LIST", "only the rows of these shared objects"),
 		CLI_STRING('S', "symbols", &d.symbols, "LIST", "only the rows of these symbols"),
 		CLI_STRING(0, "symfs", &d.symfs, "DIR", "look for files with symbols relative to DIR"),
+		CLI_STRING(0, "kallsyms", &d.kallsyms, "FILE", "the kernel's symbols from FILE (a copy of /proc/kallsyms)"),
 		CLI_STRING(0, "flamegraph", &d.flamegraph, "FILE.svg",
 			   "a differential flame graph: the new file's stacks, red grew, blue shrank"),
 		CLI_STRING(0, "html", &d.html, "FILE",
@@ -512,7 +514,8 @@ int cmd_diff(int argc, char **argv)
 		 */
 		TALLY_OPTS(tally_hist_opts, ho, .keys = keys, .nr_keys = 2, .sym_by_name = true,
 			   .chains = d.flamegraph || d.html, .no_inline = true);
-		TALLY_OPTS(tally_session_opts, so, .sample = on_sample, .ctx = &d, .symfs = d.symfs);
+		TALLY_OPTS(tally_session_opts, so, .sample = on_sample, .ctx = &d, .symfs = d.symfs,
+			   .kallsyms = d.kallsyms);
 
 		d.side = k;
 		if (!(ss[k] = cli_session_open("diff", files[k], &so, &ret)))

@@ -52,6 +52,17 @@ for who in perf tally; do
 -C work -c ratio -p
 LIST
 done
+# --kallsyms: the kernel's rows named from a copy whose text symbols are renamed
+if awk 'NR == 1 && $1 ~ /[1-9a-f]/ { ok = 1 } END { exit !ok }' /proc/kallsyms; then
+	awk '{ if (($2 == "t" || $2 == "T") && $3 !~ /^_/) $3 = "K_" $3; print }' /proc/kallsyms |
+		sed 's/ \(\[[^]]*\]\)$/\t\1/' >"$d/kallsyms"
+	"$TALLY" diff --kallsyms "$d/kallsyms" "$d/tally-1.data" "$d/tally-2.data" >"$d/t.out" 2>/dev/null
+	perf diff --kallsyms "$d/kallsyms" "$d/tally-1.data" "$d/tally-2.data" >"$d/p.out" 2>/dev/null
+	check "--kallsyms: the kernel's rows named by the file (K_)" grep -q '\[k\] K_' "$d/t.out"
+	check "--kallsyms: perf's lines" cmp -s "$d/t.out" "$d/p.out"
+else
+	skip "kallsyms hides its addresses from this user"; skip "kallsyms hidden"
+fi
 # the oracle: a ratio is the new period over the baseline's, a delta the change of share
 "$TALLY" diff -c ratio -p "$d/tally-1.data" "$d/tally-3.data" 2>/dev/null >"$d/r.out"
 bad=$(awk '$NF == "burn_a" { r = $3; want = $4 / $2; if (r < want - 0.000001 || r > want + 0.000001) print "bad " r " " want; n++ } END { if (!n) print "none" }' "$d/r.out")
