@@ -55,7 +55,6 @@ struct diff {
 	bool period, formula;		/* -p, -F: the periods' and the formula's columns */
 	bool baseline_only, quiet;	/* -b, -q */
 	const char *comms, *dsos, *symbols;	/* -C, -d, -S: only these rows */
-	uint64_t all[2];		/* -C: each file's period of every sample, kept or not */
 	uint64_t ftotal0;		/* the baseline's whole in a formula: -b's rows' alone */
 };
 
@@ -65,16 +64,9 @@ static int on_sample(struct tally_session *ss, const struct tally_session_sample
 	struct diff *d = arg;
 	int err;
 
+	(void)ss;
 	if (ts->attr != d->attr_of[d->side])
 		return 0;
-	if (d->comms) {
-		/* perf's -C: the other commands' samples are left out, and still count in the whole */
-		const char *c = tally_session__comm(ss, ts);
-
-		d->all[d->side] += ts->period;	/* as the histogram counts it */
-		if (!c || !session_in_list(d->comms, c))
-			return 0;
-	}
 	if ((err = tally_hist__add_count(d->h[d->side], ts, cli_from_count(&d->from[d->side], ts))) &&
 	    !d->err)
 		d->err = err;
@@ -160,7 +152,7 @@ static int pair_rows(struct diff *d)
 		if (tally_hist__resort(d->h[k]))
 			return -ENOMEM;
 		tally_hist__totals(d->h[k], d->attr_of[k], &t);
-		d->total[k] = d->comms ? d->all[k] : t.period;
+		d->total[k] = t.period;	/* every sample's, shown or not */
 		nr[k] = tally_hist__nr_rows(d->h[k], d->attr_of[k]);
 	}
 	if (!(d->rows = calloc(nr[0] + nr[1] + 1, sizeof(*d->rows))))
@@ -450,7 +442,7 @@ int cmd_diff(int argc, char **argv)
 		CLI_BOOL('F', "formula", &d.formula, "how each value was computed"),
 		CLI_BOOL('b', "baseline-only", &d.baseline_only, "only the rows of both files (the baseline's shares of those)"),
 		CLI_BOOL('q', "quiet", &d.quiet, "the rows alone, no heading"),
-		CLI_STRING('C', "comms", &d.comms, "LIST", "only the samples of these commands"),
+		CLI_STRING('C', "comms", &d.comms, "LIST", "only the rows of these commands (a row's first sample's)"),
 		CLI_STRING('d', "dsos", &d.dsos, "LIST", "only the rows of these shared objects"),
 		CLI_STRING('S', "symbols", &d.symbols, "LIST", "only the rows of these symbols"),
 		CLI_STRING(0, "symfs", &d.symfs, "DIR", "look for files with symbols relative to DIR"),
@@ -529,6 +521,20 @@ int cmd_diff(int argc, char **argv)
 			fprintf(stderr, "tally diff: %s\n", strerror(errno));
 			ret = 1;
 			break;
+		}
+		if (d.comms) {
+			/*
+			 * perf's -C filters rows, as report's --comms: a row of
+			 * a function is its first sample's thread's, and counts
+			 * every sample of it
+			 */
+			TALLY_OPTS(tally_hist_filter, hf, .comms = d.comms);
+
+			if ((ret = tally_hist__set_filter(d.h[k], &hf))) {
+				fprintf(stderr, "tally diff: %s\n", strerror(-ret));
+				ret = 1;
+				break;
+			}
 		}
 		/* the baseline's first event, found by name in the new file */
 		d.attr_of[k] = 0;

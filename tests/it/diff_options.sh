@@ -4,7 +4,8 @@
 # wdiff:W1,W2 (their columns, N/A where a value needs the baseline, and
 # their orders), -p (the periods), -F (each value's formula), -b (the rows
 # of both files, the baseline's shares of those), -q, and the filters -C,
-# -d, -S (the shares still of the whole; a filter of one value hides its
+# -d, -S (the shares still of the whole; -C a row by its first sample's
+# command, as perf's; a filter of one value hides its
 # column); bad -c specs refused as perf refuses them. The ratio and the
 # delta checked against the periods as an oracle.
 . "$(dirname "$0")/lib.sh"
