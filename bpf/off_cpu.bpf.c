@@ -90,6 +90,11 @@ const volatile __u32 filtered = 0;	/* only the tasks in `tasks` */
 const volatile __u32 by_tid = 0;	/* `tasks` holds threads (-t), not processes */
 const volatile __u32 follow_forks = 0;	/* a recorded process's children are too */
 __u32 enabled = 0;			/* set by user space while recording */
+/*
+ * waits the maps refused (a bucket's lock that timed out or a map full):
+ * counted, so that the recording says how many are missing
+ */
+__u64 lost = 0;
 
 static __always_inline int wanted(__u32 tid, __u32 tgid)
 {
@@ -118,7 +123,8 @@ int on_switch(struct switch_ctx *ctx)
 			.ustack = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK),
 		};
 
-		bpf_map_update_elem(&start, &prev, &n, BPF_ANY);
+		if (bpf_map_update_elem(&start, &prev, &n, BPF_ANY))
+			__sync_fetch_and_add(&lost, 1);
 	}
 	s = bpf_map_lookup_elem(&start, &next);
 	if (s) {
@@ -134,9 +140,12 @@ int on_switch(struct switch_ctx *ctx)
 		v = bpf_map_lookup_elem(&off_cpu, &k);
 		if (v)
 			__sync_fetch_and_add(v, d);
-		else if (bpf_map_update_elem(&off_cpu, &k, &d, BPF_NOEXIST) &&
-			 (v = bpf_map_lookup_elem(&off_cpu, &k)))
-			__sync_fetch_and_add(v, d);	/* another CPU made it meanwhile */
+		else if (bpf_map_update_elem(&off_cpu, &k, &d, BPF_NOEXIST)) {
+			if ((v = bpf_map_lookup_elem(&off_cpu, &k)))
+				__sync_fetch_and_add(v, d);	/* another CPU made it meanwhile */
+			else
+				__sync_fetch_and_add(&lost, 1);
+		}
 		bpf_map_delete_elem(&start, &next);
 	}
 	return 1;

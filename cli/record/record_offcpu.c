@@ -103,5 +103,12 @@ int record_offcpu_write(struct tally_offcpu *o, struct tally_evlist *l,
 		for (int t = 0; t < tally_evsel__nr_threads(e) && !out.id; t++)
 			if (tally_evsel__fd(e, c, t) >= 0)
 				tally_evsel__id(e, c, t, &out.id);
+	uint64_t lost = tally_offcpu__lost(o);
+
+	/* a wait the BPF maps refused is in no sum: said, never silent */
+	if (lost)
+		fprintf(stderr, "tally record: --off-cpu: %llu wait%s could not be kept (the BPF "
+			"program's maps refused them): the off-CPU times are short of them\n",
+			(unsigned long long)lost, lost == 1 ? "" : "s");
 	return tally_offcpu__for_each(o, put_one, &out);
 }

@@ -65,6 +65,12 @@ typedef int (*tally_offcpu_fn)(void *arg, const struct tally_offcpu_entry *e);
 TALLY_API int tally_offcpu__for_each(struct tally_offcpu *o, tally_offcpu_fn cb, void *arg);
 /* NULL-safe. */
 TALLY_API void tally_offcpu__close(struct tally_offcpu *o);
+/*
+ * Added in 0.5: how many waits the BPF program could not keep (its maps
+ * refused them: a bucket's lock timed out, a map was full); they are in
+ * no sum. 0 without o.
+ */
+TALLY_API uint64_t tally_offcpu__lost(const struct tally_offcpu *o);
 
 #ifdef __cplusplus
 }

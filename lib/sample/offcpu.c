@@ -137,6 +137,11 @@ int tally_offcpu__for_each(struct tally_offcpu *o, tally_offcpu_fn cb, void *arg
 	return errno == ENOENT ? 0 : -errno;
 }
 
+uint64_t tally_offcpu__lost(const struct tally_offcpu *o)
+{
+	return o ? __atomic_load_n(&o->skel->bss->lost, __ATOMIC_SEQ_CST) : 0;
+}
+
 void tally_offcpu__close(struct tally_offcpu *o)
 {
 	if (!o)

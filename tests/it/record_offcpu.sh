@@ -28,13 +28,20 @@ offcpu_ms() {
 		/offcpu-time:/ { n = $2; tid = $1; has = 0; next }
 		NF == 0 { if (n && has && (t == "" || tid == t)) s += n; n = 0; next }
 		n && $2 == f { has = 1 }
-		END { printf "%d\n", s / 1000000 }'
+		END { if (n && has && (t == "" || tid == t)) s += n; printf "%d\n", s / 1000000 }'
 }
 
 "$TALLY" record -q --off-cpu -g -o "$d/n.data" -- "$H" nap 20 25 2>"$d/n.err"
 is "record --off-cpu -g -- CMD exits with the command's status" "$?" 0
 is "and says nothing with -q" "$(cat "$d/n.err")" ""
-within "nap's 20 x 25 ms: offcpu-time under nap sums to 500 ms" "$(offcpu_ms "$d/n.data" nap)" 480 700
+ms=$(offcpu_ms "$d/n.data" nap)
+# (450: a nap whose timer fires while the thread is preempted, runnable,
+# never sleeps: not off-CPU time, as perf counts it; a busy machine's
+# share of such naps, one in twenty, was seen in CI)
+within "nap's 20 x 25 ms: offcpu-time under nap sums to 500 ms" "$ms" 450 700
+# what each sum was, where short
+[ "$ms" -ge 450 ] || { "$TALLY" script -i "$d/n.data" -F tid,event,period,ip,sym 2>/dev/null |
+	awk '/offcpu-time:/ { print "# " $0; c = 4; next } c-- > 0 { print "#   " $0 }'; keep "$d/n.data"; }
 "$TALLY" script -i "$d/n.data" -F event,period,ip,sym 2>/dev/null >"$d/n.txt"
 check "nap's kernel side: do_nanosleep in the chain" grep -Eq '^[[:space:]]*[0-9a-f]+ do_nanosleep$' "$d/n.txt"
 # the wait state rides in the dummy time's bits 28-29 (perf ignores it): S is 1
@@ -74,7 +81,9 @@ if have_perf; then
 				cmp -s <(grep -E '^ +[0-9]' "$d/$f.prep") <(grep -E '^ +[0-9]' "$d/$f.trep")
 			flat() { sed -E 's/[|-]+/ /g; s/ +/ /g' "$1" | sort; }
 			check "tally report $o: perf's lines, their graphs' drawing aside ($f)" \
-				cmp -s <(flat "$d/$f.prep") <(flat "$d/$f.trep")
+				cmp -s <(flat "$d/$f.prep") <(flat "$d/$f.trep") ||
+				{ diff <(flat "$d/$f.prep") <(flat "$d/$f.trep") | head -6 | sed 's/^/# /'
+				  keep "$d/$f.data"; }
 		done
 	done
 else
@@ -93,17 +102,17 @@ is "report --flamegraph --html of an --off-cpu file exits 0" "$?" 0
 us() { grep -o "<title>$1 ([0-9]* µs" "$d/m.svg" | grep -o '[0-9]* µs' | awk '{ s += $1 } END { print s + 0 }'; }
 within "flame graph: [on-CPU] holds spin's 200 ms of CPU time" "$(( $(us spin) / 1000 ))" 150 400
 within "flame graph: [off-CPU S: sleeping] holds nap's 500 ms" \
-	"$(( $(us '\[off-CPU S: sleeping\]') / 1000 ))" 480 700
+	"$(( $(us '\[off-CPU S: sleeping\]') / 1000 ))" 450 700
 check "flame graph: both under the thread's root" grep -q '<title>offcpu ([0-9]* µs, 100.00%)' "$d/m.svg"
 # a vfork parent waits killable (D) in the kernel till its child, napping 150 ms, exits
-"$TALLY" record -q --off-cpu -g -o "$d/v.data" -- "$H" vfork 150 2>/dev/null
+"$TALLY" record -q --off-cpu -g -o "$d/v.data" -- "$H" vfork 150 2>"$d/v.err"
 "$TALLY" report -i "$d/v.data" --flamegraph "$d/v.svg" 2>/dev/null
 vus() { grep -o "<title>$1 ([0-9]* µs" "$d/v.svg" | grep -o '[0-9]* µs' | awk '{ s += $1 } END { print s + 0 }'; }
 within "flame graph: the vfork parent's wait under [off-CPU D: uninterruptible]" \
 	"$(( $(vus '\[off-CPU D: uninterruptible\]') / 1000 ))" 145 400
 sms=$(( $(vus '\[off-CPU S: sleeping\]') / 1000 ))
 within "and its child's nap under [off-CPU S: sleeping]" "$sms" 145 400
-[ "$sms" -ge 145 ] && [ "$sms" -le 400 ] || keep "$d/v.data" "$d/v.svg"
+[ "$sms" -ge 145 ] && [ "$sms" -le 400 ] || { sed 's/^/# record: /' "$d/v.err"; keep "$d/v.data" "$d/v.svg"; }
 check "the D wait is vfork's" grep -q '<title>kernel_clone \[k\]' "$d/v.svg"
 CHROME=$(command -v chromium || command -v chromium-browser || true)
 if [ -n "$CHROME" ]; then
