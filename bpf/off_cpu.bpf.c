@@ -158,8 +158,10 @@ int on_fork(struct fork_ctx *ctx)
 	__u32 tgid = (__u32)(bpf_get_current_pid_tgid() >> 32), child = (__u32)ctx->child_pid;
 	__u8 one = 1;
 
-	if (follow_forks && filtered && !by_tid && bpf_map_lookup_elem(&tasks, &tgid))
-		bpf_map_update_elem(&tasks, &child, &one, BPF_ANY);
+	/* a child the filter cannot take: its waits are lost, counted as one */
+	if (follow_forks && filtered && !by_tid && bpf_map_lookup_elem(&tasks, &tgid) &&
+	    bpf_map_update_elem(&tasks, &child, &one, BPF_ANY))
+		__sync_fetch_and_add(&lost, 1);
 	return 1;
 }
 

@@ -67,8 +67,9 @@ TALLY_API int tally_offcpu__for_each(struct tally_offcpu *o, tally_offcpu_fn cb,
 TALLY_API void tally_offcpu__close(struct tally_offcpu *o);
 /*
  * Added in 0.5: how many waits the BPF program could not keep (its maps
- * refused them: a bucket's lock timed out, a map was full); they are in
- * no sum. 0 without o.
+ * refused them: a bucket's lock timed out, a map was full; a new child
+ * the task filter could not take counts as one); they are in no sum. 0
+ * without o.
  */
 TALLY_API uint64_t tally_offcpu__lost(const struct tally_offcpu *o);
 
