@@ -13,9 +13,13 @@
 # tests find its .so through their rpath).
 set -eu
 sysroot=${TALLY_ARM64_SYSROOT:-${HOME:-/root}/.cache/tally-arm64}
-# linux-libc-dev-arm64-cross: arm64's <asm/unistd.h> (the syscall table tests compare with), only
-# recommended by the compiler, so not there with --no-install-recommends
-tools="gcc-aarch64-linux-gnu qemu-user linux-libc-dev-arm64-cross"
+# libc6-dev-arm64-cross (and with it linux-libc-dev-arm64-cross): arm64's
+# C library headers and <asm/unistd.h>, which the cross build and the
+# syscall table tests need; libstdc++-12-dev-arm64-cross: the static
+# link's -lstdc++. Only recommended by the compiler, so not there with
+# --no-install-recommends on a machine that lacks them.
+tools="gcc-aarch64-linux-gnu qemu-user libc6-dev-arm64-cross linux-libc-dev-arm64-cross
+libstdc++-12-dev-arm64-cross"
 libs="libpfm4-dev libtraceevent-dev libtracefs-dev libelf-dev libdw-dev
 libzstd-dev libcmocka-dev libcmocka0 libcapstone-dev libprotobuf-c-dev liblzma-dev
 zlib1g-dev libbpf-dev libncurses-dev libbz2-dev libcurl4-openssl-dev"
