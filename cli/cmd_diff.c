@@ -31,6 +31,7 @@ struct drow {
 	bool in[2];
 	double pct[2], delta;
 	double ratio;			/* -c ratio: new period / baseline's */
+	bool comm_in[2];		/* -C: each file's row is a listed command's (its first sample's) */
 	int64_t wdiff;			/* -c wdiff: new * w2 - baseline * w1 */
 };
 
@@ -164,10 +165,6 @@ static int pair_rows(struct diff *d)
 			struct drow key, *r;
 
 			tally_hist__row(d->h[k], d->attr_of[k], i, &row);
-			/* -d, -S: only these rows, their shares still of the whole */
-			if ((d->dsos && !session_in_list(d->dsos, row.dso ? row.dso : "[unknown]")) ||
-			    (d->symbols && (!row.sym || !session_in_list(d->symbols, row.sym))))
-				continue;
 			key = (struct drow){ .dso = row.dso ? row.dso : "[unknown]", .sym = row.sym,
 					     .addr = row.sym ? 0 : row.addr, .mode = row.level,
 					     .object = row.object, .object_off = row.object_off };
@@ -176,6 +173,7 @@ static int pair_rows(struct diff *d)
 				*(r = &d->rows[d->n++]) = key;
 			r->period[k] = row.self;
 			r->in[k] = true;
+			r->comm_in[k] = !d->comms || (row.comm && session_in_list(d->comms, row.comm));
 		}
 		if (!k && d->n)
 			qsort(d->rows, d->n, sizeof(*d->rows), cmp_key);
@@ -292,6 +290,34 @@ static void print(struct diff *d, const char *event)
 		for (size_t i = 0; i < d->n; i++)
 			d->rows[i].pct[0] = d->ftotal0 ? 100.0 * (double)d->rows[i].period[0] /
 							 (double)d->ftotal0 : 0;
+	}
+	if (d->comms) {
+		/*
+		 * after -b's whole (every row of both files'): perf's -C
+		 * filters entries, a function's being its first sample's
+		 * thread's: a row shows where the baseline's entry
+		 * passes (the new file's where the baseline has none), paired
+		 * with the other file's whether that one passes or not
+		 */
+		size_t k = 0;
+
+		for (size_t i = 0; i < d->n; i++)
+			if (d->rows[i].in[0] ? d->rows[i].comm_in[0] : d->rows[i].comm_in[1])
+				d->rows[k++] = d->rows[i];
+		d->n = k;
+	}
+	if (d->dsos || d->symbols) {
+		/* -d, -S: only these rows (after -b's whole too), their shares still of the whole */
+		size_t k = 0;
+
+		for (size_t i = 0; i < d->n; i++) {
+			const struct drow *r = &d->rows[i];
+
+			if ((!d->dsos || session_in_list(d->dsos, r->dso)) &&
+			    (!d->symbols || (r->sym && session_in_list(d->symbols, r->sym))))
+				d->rows[k++] = *r;
+		}
+		d->n = k;
 	}
 	for (size_t i = 0; i < d->n; i++) {
 		struct drow *r = &d->rows[i];
@@ -522,20 +548,7 @@ int cmd_diff(int argc, char **argv)
 			ret = 1;
 			break;
 		}
-		if (d.comms) {
-			/*
-			 * perf's -C filters rows, as report's --comms: a row of
-			 * a function is its first sample's thread's, and counts
-			 * every sample of it
-			 */
-			TALLY_OPTS(tally_hist_filter, hf, .comms = d.comms);
 
-			if ((ret = tally_hist__set_filter(d.h[k], &hf))) {
-				fprintf(stderr, "tally diff: %s\n", strerror(-ret));
-				ret = 1;
-				break;
-			}
-		}
 		/* the baseline's first event, found by name in the new file */
 		d.attr_of[k] = 0;
 		for (int i = 0; k == 1 && i < tally_session__nr_events(ss[1]); i++)

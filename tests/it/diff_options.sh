@@ -4,9 +4,10 @@
 # wdiff:W1,W2 (their columns, N/A where a value needs the baseline, and
 # their orders), -p (the periods), -F (each value's formula), -b (the rows
 # of both files, the baseline's shares of those), -q, and the filters -C,
-# -d, -S (the shares still of the whole; -C a row by its first sample's
-# command, as perf's; a filter of one value hides its
-# column); bad -c specs refused as perf refuses them. The ratio and the
+# -d, -S (the shares still of the whole, -b's of every row of both files;
+# -C a row by its baseline entry's first sample's command, paired with
+# the other file's whatever its command, as perf's; a filter of one value
+# hides its column); bad -c specs refused as perf refuses them. The ratio and the
 # delta checked against the periods as an oracle.
 . "$(dirname "$0")/lib.sh"
 B=$HELPERS/burn W=$HELPERS/work
@@ -51,6 +52,9 @@ for who in perf tally; do
 -C burn -d burn -S burn_b
 -d burn,work -q
 -C work -c ratio -p
+-b -C work
+-b -d [kernel.kallsyms] -F
+-b -S syscall,burn_a -p
 LIST
 done
 # --kallsyms: the kernel's rows named from a copy whose text symbols are renamed
