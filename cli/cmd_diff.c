@@ -247,6 +247,49 @@ static void computed(const struct diff *d, const struct drow *r, int w)
 	}
 }
 
+/*
+ * -C, -d, -S as perf's filters of its entries: a row shows where the
+ * baseline's passes (the new file's where the baseline has none), paired
+ * with the other file's whatever that one's command; a function's row is
+ * its first sample's command's.
+ */
+static bool shown(const struct diff *d, const struct drow *r)
+{
+	return (r->in[0] ? r->comm_in[0] : r->comm_in[1]) &&
+	       (!d->dsos || session_in_list(d->dsos, r->dso)) &&
+	       (!d->symbols || (r->sym && session_in_list(d->symbols, r->sym)));
+}
+
+/*
+ * Each row's shares and delta on the wholes, then the rows kept: -b's
+ * (both files'; the baseline's shares, and its whole in a formula, of
+ * those, every one counted, shown or not, as perf's; the deltas as they
+ * were), then the filters'.
+ */
+static void settle_rows(struct diff *d)
+{
+	size_t k = 0;
+
+	d->ftotal0 = d->baseline_only ? 0 : d->total[0];
+	for (size_t i = 0; i < d->n; i++) {
+		struct drow *r = &d->rows[i];
+
+		for (int f = 0; f < 2; f++)
+			r->pct[f] = d->total[f] ? 100.0 * (double)r->period[f] / (double)d->total[f] : 0;
+		r->delta = r->pct[1] - r->pct[0];
+		if (d->baseline_only && !(r->in[0] && r->in[1]))
+			continue;
+		if (d->baseline_only)
+			d->ftotal0 += r->period[0];
+		if (shown(d, r))
+			d->rows[k++] = *r;
+	}
+	d->n = k;
+	for (size_t i = 0; d->baseline_only && i < d->n; i++)
+		d->rows[i].pct[0] = d->ftotal0 ? 100.0 * (double)d->rows[i].period[0] /
+						 (double)d->ftotal0 : 0;
+}
+
 static void dots(int n)
 {
 	printf("  ");
@@ -265,60 +308,7 @@ static void print(struct diff *d, const char *event)
 	if (no_dso && no_sym)
 		no_dso = no_sym = false;
 
-	d->ftotal0 = d->total[0];
-	for (size_t i = 0; i < d->n; i++) {
-		struct drow *r = &d->rows[i];
-
-		for (int k = 0; k < 2; k++)
-			r->pct[k] = d->total[k] ? 100.0 * (double)r->period[k] / (double)d->total[k] : 0;
-		r->delta = r->pct[1] - r->pct[0];
-	}
-	if (d->baseline_only) {
-		/*
-		 * perf's -b: the rows of both files alone, the baseline's shares
-		 * (and its whole in a formula) of those, the deltas as they were
-		 */
-		size_t k = 0;
-
-		d->ftotal0 = 0;
-		for (size_t i = 0; i < d->n; i++)
-			if (d->rows[i].in[0] && d->rows[i].in[1]) {
-				d->rows[k++] = d->rows[i];
-				d->ftotal0 += d->rows[i].period[0];
-			}
-		d->n = k;
-		for (size_t i = 0; i < d->n; i++)
-			d->rows[i].pct[0] = d->ftotal0 ? 100.0 * (double)d->rows[i].period[0] /
-							 (double)d->ftotal0 : 0;
-	}
-	if (d->comms) {
-		/*
-		 * after -b's whole (every row of both files'): perf's -C
-		 * filters entries, a function's being its first sample's
-		 * thread's: a row shows where the baseline's entry
-		 * passes (the new file's where the baseline has none), paired
-		 * with the other file's whether that one passes or not
-		 */
-		size_t k = 0;
-
-		for (size_t i = 0; i < d->n; i++)
-			if (d->rows[i].in[0] ? d->rows[i].comm_in[0] : d->rows[i].comm_in[1])
-				d->rows[k++] = d->rows[i];
-		d->n = k;
-	}
-	if (d->dsos || d->symbols) {
-		/* -d, -S: only these rows (after -b's whole too), their shares still of the whole */
-		size_t k = 0;
-
-		for (size_t i = 0; i < d->n; i++) {
-			const struct drow *r = &d->rows[i];
-
-			if ((!d->dsos || session_in_list(d->dsos, r->dso)) &&
-			    (!d->symbols || (r->sym && session_in_list(d->symbols, r->sym))))
-				d->rows[k++] = *r;
-		}
-		d->n = k;
-	}
+	settle_rows(d);
 	for (size_t i = 0; i < d->n; i++) {
 		struct drow *r = &d->rows[i];
 
