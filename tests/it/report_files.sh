@@ -80,8 +80,8 @@ if perf record -q --threads -g -F 999 -o "$d/dir.data" -- \
 	done
 	perf script -i "$d/dir.data" >"$d/ps" 2>/dev/null
 	"$TALLY" script -i "$d/dir.data" >"$d/ts" 2>"$d/te"
-	check "directory format: script's lines are perf's ($(wc -l <"$d/ps") lines)" cmp -s "$d/ps" "$d/ts" ||
-		{ diff "$d/ps" "$d/ts" | head -8 | sed 's/^/# /'; keep "$d/dir.data" "$d/ps" "$d/ts"; }
+	check "directory format: script's lines are perf's ($(wc -l <"$d/ps") lines)" cmp -s "$d/ps" "$d/ts"
+	cmp -s "$d/ps" "$d/ts" || { diff "$d/ps" "$d/ts" | head -8 | sed 's/^/# /'; keep "$d/dir.data" "$d/ps" "$d/ts"; }
 	is "directory format: nothing said on stderr" "$(cat "$d/te")" ""
 	# a data.N cut inside a record: named with its file, not passed over
 	big=$(cd "$d/dir.data" && ls -S data.* | head -1)
