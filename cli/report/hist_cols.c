@@ -365,7 +365,7 @@ int hist_key_width(const struct hist_cells *c, const struct tally_hist_row *rows
 		} else if (k == K_SYM && rows[i].object) {
 			l = (int)strlen(rows[i].sym) + 4;	/* perf's namelen: the "+0x..." overflows */
 		} else if (k == K_SYM) {
-			l = rows[i].addr ? 22 : 20;	/* fmt_addr's */
+			l = 22;	/* perf's for any unresolved entry, though "0000000000000000" is 20 */
 		} else {
 			l = value(c, &rows[i], k, buf, sizeof(buf));
 		}

@@ -13,6 +13,9 @@ fork-unnamed thread 5100, sampled before any COMM (":5100"), forks a thread
              and a process: they keep their own ":TID" (perf's thread__fork
              passes on only a name a COMM set); after a COMM, the next
              fork's child carries it.
+zero-ip      samples at address 0 (a frame-pointer walk's end, a jump to
+             NULL): perf sizes an unresolved symbol's column for
+             "0x" and 16 digits, though it prints 0 as 16 zeros.
 addrs BINARY ADDR...
              one sample at each of the binary's ELF addresses (hex), the
              binary mapped whole as one executable mapping: which symbol
@@ -95,6 +98,15 @@ def bad_context():
     return st, r
 
 
+def zero_ip():
+    st = IP | TID | TIME | PERIOD | CALLCHAIN
+    r = [comm(6100, 6100, 'z', T0)]
+    t = T0 + 10
+    for c in ([USER, 0], [USER, 0, 0]):
+        r.append(sample(st, 6100, 6100, t, 0, c)); t += 10
+    return st, r
+
+
 def write(out, st, recs):
     data = b''.join(recs)
     flags = (1 << 8) | (1 << 9) | (1 << 18)     # mmap, comm, sample_id_all
@@ -125,7 +137,8 @@ def addrs(path, *hexes):
     return st, r
 
 
-cases = {'late-comm': late_comm, 'fork-unnamed': fork_unnamed, 'bad-context': bad_context, 'addrs': addrs}
+cases = {'late-comm': late_comm, 'fork-unnamed': fork_unnamed, 'bad-context': bad_context,
+         'zero-ip': zero_ip, 'addrs': addrs}
 if len(sys.argv) < 3 or sys.argv[1] not in cases or (sys.argv[1] != 'addrs') != (len(sys.argv) == 3):
     sys.exit(__doc__)
 if sys.argv[1] == 'addrs':

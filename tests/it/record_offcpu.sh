@@ -85,13 +85,7 @@ if have_perf; then
 			else
 				diff <(flat "$d/$f.prep") <(flat "$d/$f.trep") | head -6 | sed 's/^/# /'
 				keep "$d/$f.data"
-				# the pipe reader's comm,dso,sym graph differed in 2 of some
-				# 10 CI runs, never here: an open corner, its file kept
-				if [ "$f" = p ] && [ "$o" = "--sort comm,dso,sym" ]; then
-					skip "tally report $o: perf's graph lines ($f): a known open corner, file kept"
-				else
-					fail "tally report $o: perf's lines, their graphs' drawing aside ($f)"
-				fi
+				fail "tally report $o: perf's lines, their graphs' drawing aside ($f)"
 			fi
 		done
 	done

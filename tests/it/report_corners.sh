@@ -10,7 +10,8 @@
 # file of two events (one preamble, a block each). A file of tracepoints
 # only: perf's default key is the trace text ("Trace output", a lone row
 # cut to the header's width). A sample in the PLT: the entry's name@plt, or
-# _init where perf's symbol tree finds the sizeless _init first.
+# _init where perf's symbol tree finds the sizeless _init first. A row at
+# address 0 is sized as any unresolved one.
 . "$(dirname "$0")/lib.sh"
 HERE=$(cd "$(dirname "$0")" && pwd)
 d=$(mktemp -d); trap 'rm -rf "$d"' EXIT
@@ -116,4 +117,10 @@ perf script -i "$d/bad.data" >"$d/ps" 2>/dev/null
 check "bad context marker: script lines are perf's ($(wc -l <"$d/ps") lines)" cmp -s "$d/ps" "$d/ts"
 is "bad context marker: a dropped chain's frame is not shown" "$(grep -c 21fd6168 "$d/ts")" 0
 is "bad context marker: two chains of three frames kept" "$(grep -c '\[unknown\] (/nonexistent/b)' "$d/ts")" 6
+# address 0 (a frame-pointer walk's end): perf's Symbol column is 22 wide
+# for any unresolved entry, "0x" and 16 digits, though 0 prints as 16 zeros
+python3 "$HERE/craft_data.py" zero-ip "$d/zero.data"
+for o in "--children" "--no-children" "--sort comm,dso,sym"; do
+	same "address 0:" "$d/zero.data" $o
+done
 done_testing
