@@ -27,6 +27,7 @@
 #include "report_threads.h"
 #include "sample_filter.h"
 #include "read_file.h"
+#include <limits.h>
 #include "store_read.h"
 
 #include "report_ctx.h"
@@ -39,6 +40,13 @@ static int on_sample(struct tally_session *ss, const struct tally_session_sample
 
 	if (cli_sample_filter_skip(&r->sf, ts->sample))
 		return 0;
+	/* -U: perf's process_sample_event returns first too (the frame is the session's, cached) */
+	if (r->hide_unresolved) {
+		struct tally_frame f;
+
+		if (!tally_session__resolve(ss, ts, &f) && !f.sym)
+			return 0;
+	}
 	/* a store's sample stands for its row's samples */
 	err = r->from.url ? tally_hist__add_count(r->hist, ts, cli_from_count(&r->from, ts)) :
 				tally_hist__add(r->hist, ts);
@@ -60,30 +68,16 @@ static int on_record(struct tally_session *ss, const struct perf_event_header *h
 /* ---- output ---- */
 
 /*
- * The rows' order, as tally_hist__sort takes it. perf's default:
- * children, self, then the keys but an elided one (as perf); -F: -s's
+ * The rows' order, as tally_hist__sort takes it: perf's default, the
+ * histogram's own (an elided key left out there); -F: -s's
  * keys, then the fields in turn (the numbers biggest first), then the
  * keys.
  */
 static int row_order(const struct report *r, int *order)
 {
-	int n = 0;
-
-	if (!r->fields.n) {
-		bool elided = false;
-
-		for (int i = 0; i < r->nsort; i++)
-			elided |= r->elide[r->sort[i]];
-		if (!elided)
-			return 0;	/* the histogram's default, the same order */
-		if (r->children)
-			order[n++] = TALLY_HIST_BY_CHILDREN;
-		order[n++] = TALLY_HIST_BY_SELF;
-		for (int i = 0; i < r->nsort; i++)
-			if (!r->elide[r->sort[i]])
-				order[n++] = r->sort[i];
-		return n;
-	}
+	/* an elided key: perf's default order without it (tally_hist_opts.elide) */
+	if (!r->fields.n)
+		return 0;
 	return hist_fields_order(&r->fields, r->sort, r->nsort, order);
 }
 
@@ -123,23 +117,52 @@ static struct tally_hist_totals totals(const struct report *r, int idx)
  * relative the rows the filters keep (perf's non-filtered totals: each
  * sample's own row, so the rows' self and samples add up to them)
  */
-static struct tally_hist_totals shown(const struct report *r, int idx)
+static void sum_rows(const struct report *r, int idx, struct tally_hist_totals *t)
 {
-	struct tally_hist_totals t = totals(r, idx);
-	size_t n = r->relative ? tally_hist__nr_rows(r->hist, idx) : 0;
+	size_t n = tally_hist__nr_rows(r->hist, idx);
 	struct tally_hist_row win[64];
 
-	if (!r->relative)
-		return t;
-	t.period = t.samples = 0;
+	t->period = t->samples = 0;
 	for (size_t from = 0; from < n; from += 64) {
 		size_t k = n - from < 64 ? n - from : 64;
 
 		hist_rows_at(r->hist, idx, from, k, win);
 		for (size_t i = 0; i < k; i++) {
-			t.period += win[i].self;
-			t.samples += win[i].samples;
+			t->period += win[i].self;
+			t->samples += win[i].samples;
 		}
+	}
+}
+
+/* the rows without --symbol-filter (on: false) or with it again: 0, or -errno */
+static int symbol_filter_on(struct report *r, bool on)
+{
+	struct tally_hist_filter f = r->filter;
+
+	if (!on)
+		f.symbol_filter = NULL;
+	return tally_hist__set_filter(r->hist, &f) ? -ENOMEM : tally_hist__resort(r->hist);
+}
+
+static struct tally_hist_totals shown(struct report *r, int idx)
+{
+	struct tally_hist_totals t = totals(r, idx), all;
+
+	r->graph_base = t.period;
+	if (!r->relative)
+		return t;
+	sum_rows(r, idx, &t);
+	r->graph_base = t.period;
+	/*
+	 * perf's nr_non_filtered_samples are counted as the samples come,
+	 * before --symbol-filter tests the rows: the Samples line is of
+	 * the rows without it, the Event count of those with it
+	 */
+	if (r->filter.symbol_filter && !r->sf_other && !symbol_filter_on(r, false)) {
+		sum_rows(r, idx, &all);
+		t.samples = all.samples;
+		r->graph_base = all.period;	/* and the graphs are pruned by those rows' total */
+		symbol_filter_on(r, true);
 	}
 	return t;
 }
@@ -468,7 +491,8 @@ int cmd_report(int argc, char **argv)
 	struct tally_data_reader *rd;
 	TALLY_OPTS(tally_session_stats, st);
 	bool help = false, stdio_ = false, inverted = false, tui = false, no_tui = false;
-	bool branch_history = false, stats = false;
+	bool branch_history = false, stats = false, force = false;
+	int max_stack = -1;	/* not given: every frame */
 	char *text = NULL;	/* the browser's: what --stdio prints */
 	size_t text_len = 0;
 	FILE *tty_out = NULL, *mem = NULL;
@@ -476,6 +500,7 @@ int cmd_report(int argc, char **argv)
 	int branch = -1;	/* -b, --no-branch-stack; -1: as the file's header says */
 	const struct cli_option opts[] = {
 		CLI_STRING('i', "input", &input, "FILE", "the perf.data file (default perf.data)"),
+		CLI_BOOL('f', "force", &force, "perf's: read a file another user owns (tally always does)"),
 		CLI_STRING(0, "from", &r.from.url, "URL", "a store's profile, http://HOST:8123/?database=DB, instead of a file"),
 		CLI_STRING(0, "since", &r.from.since, "T", "--from: rows since T: 1h (that long ago), 'YYYY-MM-DD HH:MM:SS' (UTC)"),
 		CLI_STRING(0, "until", &r.from.until, "T", "--from: rows before T"),
@@ -492,11 +517,19 @@ int cmd_report(int argc, char **argv)
 		CLI_BOOL('G', "inverted", &inverted, "call graphs root first (-g caller)"),
 		CLI_STRING('p', "parent", &parent, "REGEX", "the parent key's callers (default ^sys_|^do_page_fault)"),
 		CLI_BOOL('x', "exclude-other", &r.filter.exclude_other, "only rows with a parent"),
-		CLI_STRING(0, "comm", &r.filter.comms, "LIST", "only these commands"),
+		CLI_STRING('c', "comms", &r.filter.comms, "LIST", "only these commands"),
+		CLI_STRING_F(0, "comm", &r.filter.comms, "LIST", NULL, CLI_OPT_HIDDEN),
 		CLI_STRING(0, "pid", &r.filter.pids, "LIST", "only these processes"),
 		CLI_STRING(0, "tid", &r.filter.tids, "LIST", "only these threads"),
 		CLI_STRING('d', "dsos", &r.filter.dsos, "LIST", "only these shared objects"),
-		CLI_STRING(0, "symbols", &r.filter.symbols, "LIST", "only these symbols"),
+		CLI_STRING('S', "symbols", &r.filter.symbols, "LIST", "only these symbols"),
+		CLI_STRING(0, "symbol-filter", &r.filter.symbol_filter, "TEXT",
+			   "only rows whose symbol holds TEXT (callers' rows tested too)"),
+		CLI_BOOL('U', "hide-unresolved", &r.hide_unresolved,
+			 "leave out samples whose address has no symbol, and such frames of chains"),
+		CLI_INT(0, "max-stack", &max_stack, "N",
+			"at most N frames of each call chain (the outermost with caller order, as perf) (default: kernel.perf_event_max_stack)",
+			1, INT_MAX),
 		CLI_STRING(0, "time", &r.time_str, "RANGES", "only samples in START,STOP (seconds; several: space-separated) or percents of the recording (10%/2, 0%-10%)"),
 		CLI_STRING('C', "cpu", &cpu_list, "LIST", "only samples on these CPUs (0-3,7)"),
 		CLI_STRING(0, "percentage", &percentage, "relative|absolute", "with filters: percentages of what they keep, or of the whole (default absolute)"),
@@ -727,7 +760,14 @@ int cmd_report(int argc, char **argv)
 		memset(r.elide, 0, sizeof(r.elide));
 	{
 		int order[3 * K__NR + 4];
-		TALLY_OPTS(tally_hist_opts, ho, .keys = r.sort, .nr_keys = r.nsort,
+		uint64_t elide = 0;
+
+		for (int i = 0; i < r.nsort; i++)
+			if (r.elide[r.sort[i]])
+				elide |= 1ull << r.sort[i];
+		TALLY_OPTS(tally_hist_opts, ho, .keys = r.sort, .nr_keys = r.nsort, .elide = elide,
+			   .hide_unresolved = r.hide_unresolved,
+			   .max_stack = max_stack > 0 ? (uint32_t)max_stack : 0,
 			   .chains = report_exports_any(&r.exp) || tui, .children = r.children,
 			   .graph = r.cg.mode != CG_NONE || branch_history,
 			   .order = r.cg.caller ? TALLY_HIST_CALLER : TALLY_HIST_CALLEE,
@@ -798,6 +838,11 @@ int cmd_report(int argc, char **argv)
 			if (first)
 				print_preamble(&r, st.lost_samples);
 			first = 0;
+			/* perf sets --symbol-filter on the first event's rows alone */
+			if (i > 0 && r.filter.symbol_filter && !r.sf_other) {
+				r.sf_other = true;
+				symbol_filter_on(&r, false);
+			}
 			print_hist(&r, i);
 		}
 	/* text only, as perf's: the browser would take the table for a row's graph */

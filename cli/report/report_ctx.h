@@ -27,10 +27,13 @@ struct report {
 	int hist_err;			/* the first sample the histogram could not count */
 	struct tally_hist_filter filter;	/* --comm, --pid, --tid, --dsos, --symbols, -x */
 	struct cli_sample_filter sf;	/* --time, -C: samples dropped before counting */
+	bool hide_unresolved;		/* -U: so are samples whose own address has no symbol */
+	bool sf_other;			/* past the first event: its rows alone took --symbol-filter */
 	const char *time_str;
 	double percent_limit;
 	bool relative;			/* --percentage relative: of the rows the filters keep */
 	uint64_t graph_total;		/* relative: the graphs' whole stays every sample's (perf's) */
+	uint64_t graph_base;		/* relative: what their threshold is of (the rows' total) */
 	struct tally_hist_totals head;	/* the event's shown totals, made once by print_hist */
 	bool elide[K__NR];		/* kept in the key, not printed */
 	struct report_exports exp;	/* pictures instead of the histogram */

@@ -19,7 +19,8 @@ void report_print_graph(FILE *fp, const struct report *r, uint64_t total,
 			const struct tally_hist_row *e)
 {
 	if (r->cg.mode != CG_NONE && e->graph)
-		cg_print_base(fp, e->graph, &r->cg, r->relative ? r->graph_total : total, total,
+		cg_print_base(fp, e->graph, &r->cg, r->relative ? r->graph_total : total,
+			      r->relative ? r->graph_base : total,
 			      r->children ? e->children : e->self,
 			      r->sort_spec && !strncmp(r->sort_spec, "sym", 3));
 }

@@ -146,9 +146,15 @@ struct tally_hist_filter {
 	const char *dsos;		/* shown names; "[unknown]" for no map */
 	const char *symbols;
 	bool exclude_other;		/* only rows with a parent (the parent key) */
+	/*
+	 * Added in 0.5: perf report's --symbol-filter, a test of each row,
+	 * not of the sample: rows whose symbol holds this text (rows
+	 * without a symbol never do); the rows of callers are tested too
+	 */
+	const char *symbol_filter;
 	size_t :0;
 };
-#define tally_hist_filter__last_field exclude_other
+#define tally_hist_filter__last_field symbol_filter
 
 struct tally_hist_opts {
 	size_t sz;
@@ -209,9 +215,27 @@ struct tally_hist_opts {
 	 * stack has no tree. Added in 0.5.
 	 */
 	bool branch_history;
+	/*
+	 * Added in 0.5: keys (bit 1 << key) that perf's default row order
+	 * leaves out, as perf report leaves out a column that a filter of
+	 * one value elides (--comms X: comm); the rows keep those keys
+	 */
+	uint64_t elide;
+	/*
+	 * Added in 0.5: perf report's -U for the call chains: a frame
+	 * without a symbol is left out of the chain (the caller leaves out
+	 * a sample whose own address has none, as perf's report does)
+	 */
+	bool hide_unresolved;
+	/*
+	 * Added in 0.5: perf report's --max-stack, the frames of a chain
+	 * walked: the first N (callee order) or the last N (caller order,
+	 * as perf walks it then), context markers not counted; 0: all
+	 */
+	uint32_t max_stack;
 	size_t :0;
 };
-#define tally_hist_opts__last_field branch_history
+#define tally_hist_opts__last_field max_stack
 
 /*
  * A histogram of ss's samples (ss outlives it: its address spaces

@@ -447,6 +447,8 @@ static void mem_keep(struct tally_hist *h)
  */
 static int hist_add(struct tally_hist *h, const struct tally_session_sample *ts, uint64_t count)
 {
+	struct tally_session_sample uts;	/* -U's, --max-stack's: the sample with chain_view's */
+	struct tally_sample usmp;
 	const struct tally_sample *smp;
 	const struct perf_event_attr *a;
 	struct hist_ev *hs;
@@ -463,6 +465,21 @@ static int hist_add(struct tally_hist *h, const struct tally_session_sample *ts,
 		return -ENOMEM;
 	smp = ts->sample;
 	a = ts->event;
+	if ((h->hide_unresolved || h->max_stack) && (a->sample_type & PERF_SAMPLE_CALLCHAIN) &&
+	    smp->callchain.nr) {
+		long k = tally__session_chain_view(h->res, smp, h->max_stack, h->caller,
+						   h->hide_unresolved, &h->uchain, &h->uchain_cap);
+
+		if (k < 0)
+			return (int)k;
+		usmp = *smp;
+		usmp.callchain.ips = h->uchain;
+		usmp.callchain.nr = (uint64_t)k;
+		uts = *ts;
+		uts.sample = &usmp;
+		ts = &uts;
+		smp = &usmp;
+	}
 	chain.pid = smp->pid;
 	chain.tid = smp->tid;
 	chain.cpu = smp->cpu;
@@ -829,8 +846,8 @@ static void free_filter(struct tally_hist *h)
 
 int tally_hist__set_filter(struct tally_hist *h, const struct tally_hist_filter *f)
 {
-	const char *in[5];
-	char *out[5] = { NULL };
+	const char *in[6];
+	char *out[6] = { NULL };
 
 	if (!h || !TALLY_OPTS_VALID(f, tally_hist_filter))
 		return -EINVAL;
@@ -839,7 +856,8 @@ int tally_hist__set_filter(struct tally_hist *h, const struct tally_hist_filter 
 	in[2] = TALLY_OPTS_GET(f, tids, NULL);
 	in[3] = TALLY_OPTS_GET(f, dsos, NULL);
 	in[4] = TALLY_OPTS_GET(f, symbols, NULL);
-	for (int i = 0; i < 5; i++)
+	in[5] = TALLY_OPTS_GET(f, symbol_filter, NULL);
+	for (int i = 0; i < 6; i++)
 		if (in[i] && !(out[i] = strdup(in[i]))) {
 			while (i--)
 				free(out[i]);
@@ -852,6 +870,7 @@ int tally_hist__set_filter(struct tally_hist *h, const struct tally_hist_filter 
 	h->filter.tids = out[2];
 	h->filter.dsos = out[3];
 	h->filter.symbols = out[4];
+	h->filter.symbol_filter = out[5];
 	h->filter.exclude_other = TALLY_OPTS_GET(f, exclude_other, false);
 	h->rows_stale = true;
 	return 0;
@@ -911,6 +930,9 @@ struct tally_hist *tally_hist__new(struct tally_session *ss, const struct tally_
 	h->mem_mode = TALLY_OPTS_GET(opts, mem_mode, false);
 	h->branch = TALLY_OPTS_GET(opts, branch, false);
 	h->branch_history = TALLY_OPTS_GET(opts, branch_history, false);
+	h->elide = TALLY_OPTS_GET(opts, elide, 0);
+	h->hide_unresolved = TALLY_OPTS_GET(opts, hide_unresolved, false);
+	h->max_stack = TALLY_OPTS_GET(opts, max_stack, 0);
 	h->nodes.branch = h->branch_history;
 	srcline |= h->branch_history;	/* the trees' labels */
 	h->keep_mem = h->need_mem || h->branch;	/* what hands shape_add PMU fields */
@@ -978,6 +1000,7 @@ void tally_hist__free(struct tally_hist *h)
 	free(h->shapes);
 	free(h->stab);
 	free(h->timed);
+	free(h->uchain);
 	free_filter(h);
 	if (h->has_parent)
 		regfree(&h->parent_re);

@@ -64,7 +64,7 @@ static int cmp_item(const struct tally_hist *h, const struct entry *a, const str
 	do {											\
 		if ((h)->children && (a)->children != (b)->children)				\
 			return (a)->children > (b)->children ? -1 : 1;				\
-		if ((h)->children && (h)->graph && (a)->graphed && (b)->graphed &&			\
+		if ((h)->children && (h)->graph &&							\
 		    (a)->tid == (b)->tid &&								\
 		    (a)->pid == (b)->pid && (a)->max_depth != (b)->max_depth)			\
 			return ((a)->max_depth > (b)->max_depth) == (h)->caller ? -1 : 1;	\
@@ -92,6 +92,9 @@ static __attribute__((always_inline)) inline int cmp_rows(const void *pa, const 
 	for (int i = o->npre; i < h->nsort; i++) {
 		/* perf's sort__sym_sort: two unresolved rows tie (the input order decides) */
 		if (h->sort[i] == K_SYM && !a->sym && !b->sym)
+			continue;
+		/* an elided column's key: perf_hpp__should_skip */
+		if (h->elide >> h->sort[i] & 1)
 			continue;
 		/* perf's "not equal" of a flag key puts the new row left of the other (first) */
 		if ((c = cmp_key(a, b, h->sort[i])))
@@ -658,6 +661,18 @@ static bool collapses(const struct tally_hist *h)
  * too, as perf's). Where the order is a true one, a stable sort gives the
  * same rows for less.
  */
+/*
+ * A row shows when a sample that passed the filters made it and, with
+ * --symbol-filter, when its symbol holds the text (perf's
+ * hists__filter_by_symbol, a test of the row itself)
+ */
+static bool row_shown(const struct tally_hist *h, const struct entry *e)
+{
+	const char *sf = h->filter.symbol_filter;
+
+	return e->visible && (!sf || (e->sym && strstr(e->sym, sf)));
+}
+
 static int perf_order(const struct tally_hist *h, struct hist_ev *hs)
 {
 	size_t n = hs->n;
@@ -710,6 +725,12 @@ static int perf_order(const struct tally_hist *h, struct hist_ev *hs)
 		else
 			memcpy(in, out, n * sizeof(*in));
 	}
+	/* an elided key: the output order compares the keys one by one, that one skipped */
+	if (h->elide) {
+		o.npre = 0;
+		free(kb);
+		kb = NULL;
+	}
 	if (rows_transitive(h, in, n)) {
 		for (size_t i = 0; i < n; i++)
 			in[i]->rank = i;
@@ -720,7 +741,7 @@ static int perf_order(const struct tally_hist *h, struct hist_ev *hs)
 	}
 	free(kb);
 	for (size_t i = 0; i < n; i++)
-		if (in[i]->visible)
+		if (row_shown(h, in[i]))
 			hs->rows[hs->nrows++] = in[i];
 	free(in);
 	free(out);
@@ -739,7 +760,7 @@ int tally__hist_order_rows(const struct tally_hist *h, struct hist_ev *hs)
 	hs->nrows = 0;
 	for (size_t b = 0; b < hs->nbuckets; b++)
 		for (struct entry *e = hs->tab[b]; e; e = e->next)
-			if (e->visible)
+			if (row_shown(h, e))
 				hs->rows[hs->nrows++] = e;
 	qsort_r(hs->rows, hs->nrows, sizeof(*hs->rows), cmp_rows, &o);
 	return 0;

@@ -190,6 +190,11 @@ struct tally_hist {
 	bool need_daddr;		/* a data address key: dres resolves them */
 	bool branch;			/* opts': a row is a branch of the stacks */
 	bool branch_history;		/* opts': trees of the samples' branch stacks */
+	uint64_t elide;			/* opts': keys the default order leaves out */
+	bool hide_unresolved;		/* opts': chains without their unresolved frames */
+	uint32_t max_stack;		/* opts': frames of a chain walked, 0: all */
+	uint64_t *uchain;		/* -U's chain, the resolved frames alone */
+	size_t uchain_cap;
 	bool need_iaddr;		/* symbol_iaddr: the ip found in any address space */
 	bool need_cgid;			/* cgroup_id: the threads' namespaces asked per sample */
 	/*
@@ -203,7 +208,7 @@ struct tally_hist {
 	bool rows_stale;		/* a filter or graph change: the rows made again */
 	regex_t parent_re;
 	struct tally_hist_filter filter;
-	char *filter_str[5];		/* the filter's copies */
+	char *filter_str[6];		/* the filter's copies */
 	struct hist_ev *ev;
 	int nev;
 	/*

@@ -57,6 +57,18 @@ uint32_t tally__session_sample_resolve(struct tally_session *s, struct resolver 
 				       struct where **out);
 
 /*
+ * smp's chain as perf's report walks it (thread__resolve_callchain_sample)
+ * into *buf (grown to *cap): max_stack's frames (0: all; the first ones
+ * in callee order, the last in caller order, with the context marker they
+ * are under), and with hide_unresolved (-U) not the frames r resolves to
+ * no symbol (perf's add_callchain_ip appends none). The entries kept, or
+ * -ENOMEM.
+ */
+long tally__session_chain_view(struct resolver *r, const struct tally_sample *smp,
+				uint32_t max_stack, bool caller, bool hide_unresolved, uint64_t **buf,
+				size_t *cap);
+
+/*
  * A branch's end as perf resolves it (its cpumode is not the sample's:
  * a branch may cross from user to kernel): in ts's thread's maps, else
  * the kernel's. *level: '.', 'k', or perf's 'H' where neither holds it

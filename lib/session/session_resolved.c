@@ -130,3 +130,60 @@ void tally__session_branch_resolve(struct tally_session *s, struct resolver *r,
 	tally__resolver_get(r, pid, tid, from, TALLY_CPUMODE_USER);
 	tally__resolver_get(r, pid, tid, to, TALLY_CPUMODE_USER);
 }
+
+long tally__session_chain_view(struct resolver *r, const struct tally_sample *smp,
+				uint32_t max_stack, bool caller, bool hide_unresolved, uint64_t **buf,
+				size_t *cap)
+{
+	const uint64_t *ips = smp->callchain.ips;
+	uint64_t nr = smp->callchain.nr, from = 0, to = nr, n = 0;
+	enum tally_cpumode m = TALLY_CPUMODE_USER;
+	struct tally_sample v;
+	long k = 0;
+
+	if (nr > *cap) {
+		uint64_t *p = realloc(*buf, nr * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		*buf = p;
+		*cap = nr;
+	}
+	if (max_stack && !caller) {
+		for (to = 0; to < nr && n < max_stack; to++)
+			n += ips[to] < PERF_CONTEXT_MAX;
+	} else if (max_stack) {
+		for (from = nr; from > 0 && n < max_stack; from--)
+			n += ips[from - 1] < PERF_CONTEXT_MAX;
+		/* the frames' level: the marker before the first of them (find_prev_cpumode) */
+		for (uint64_t i = from; i-- > 0;)
+			if (ips[i] >= PERF_CONTEXT_MAX) {
+				(*buf)[k++] = ips[i];
+				break;
+			}
+	}
+	for (uint64_t i = from; i < to; i++)
+		(*buf)[k++] = ips[i];
+	v.callchain.ips = *buf;
+	v.callchain.nr = (uint64_t)k;
+	/* a chain perf discards (the sample's ip alone): nothing to resolve */
+	if (!hide_unresolved || tally_session__chain_corrupt(&v))
+		return k;
+	n = (uint64_t)k;
+	k = 0;
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t ip = (*buf)[i];
+		const struct where *w;
+
+		if (ip >= PERF_CONTEXT_MAX) {
+			m = ip == PERF_CONTEXT_KERNEL ? TALLY_CPUMODE_KERNEL : TALLY_CPUMODE_USER;
+		} else {
+			if (!(w = tally__resolver_get(r, (int32_t)smp->pid, (int32_t)smp->tid, ip, m)))
+				return -ENOMEM;
+			if (!w->sym)
+				continue;
+		}
+		(*buf)[k++] = ip;
+	}
+	return k;
+}

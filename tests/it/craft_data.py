@@ -16,6 +16,11 @@ fork-unnamed thread 5100, sampled before any COMM (":5100"), forks a thread
 zero-ip      samples at address 0 (a frame-pointer walk's end, a jump to
              NULL): perf sizes an unresolved symbol's column for
              "0x" and 16 digits, though it prints 0 as 16 zeros.
+chains BINARY A B C
+             call chains of the binary's functions at ELF addresses A, B
+             and C mixed with addresses no map holds, one sample's own
+             among them (report -U leaves out that sample, and the
+             unmapped frames of the others' chains).
 addrs BINARY ADDR...
              one sample at each of the binary's ELF addresses (hex), the
              binary mapped whole as one executable mapping: which symbol
@@ -137,11 +142,29 @@ def addrs(path, *hexes):
     return st, r
 
 
+def chains(path, a, b, c):
+    st = IP | TID | TIME | PERIOD | CALLCHAIN
+    r, base = addrs(path)[1], 0
+    with open(path, 'rb') as f:
+        pie = struct.unpack_from('<H', f.read(64), 16)[0] == 3
+    base = 0x555555554000 if pie else 0
+    a, b, c = (int(x, 16) + base for x in (a, b, c))
+    t = T0 + 10
+    for ch in ([a, 0x10, b, c], [0x20, b, c], [b, 0x30, 0x40, c], [a, b, c], [c, 0x50],
+               [a, 0x10, b, c], [b, c]):
+        r.append(sample(st, 7000, 7000, t, ch[0], [USER] + ch)); t += 10
+    return st, r
+
+
 cases = {'late-comm': late_comm, 'fork-unnamed': fork_unnamed, 'bad-context': bad_context,
          'zero-ip': zero_ip, 'addrs': addrs}
-if len(sys.argv) < 3 or sys.argv[1] not in cases or (sys.argv[1] != 'addrs') != (len(sys.argv) == 3):
+if len(sys.argv) < 3 or sys.argv[1] not in cases and sys.argv[1] != 'chains' or \
+        (sys.argv[1] not in ('addrs', 'chains')) != (len(sys.argv) == 3) or \
+        (sys.argv[1] == 'chains' and len(sys.argv) != 7):
     sys.exit(__doc__)
-if sys.argv[1] == 'addrs':
+if sys.argv[1] == 'chains':
+    write(sys.argv[2], *chains(*sys.argv[3:]))
+elif sys.argv[1] == 'addrs':
     write(sys.argv[2], *addrs(sys.argv[3], *sys.argv[4:]))
 else:
     write(sys.argv[2], *cases[sys.argv[1]]())

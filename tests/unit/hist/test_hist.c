@@ -249,6 +249,7 @@ static void test_filters(void **state)
 	TALLY_OPTS(tally_hist_filter, tid, .tids = "100");
 	TALLY_OPTS(tally_hist_filter, sym, .symbols = "main");
 	TALLY_OPTS(tally_hist_filter, dso, .dsos = "[unknown]");
+	TALLY_OPTS(tally_hist_filter, text, .symbol_filter = "a");
 	TALLY_OPTS(tally_hist_totals, t);
 	struct run r = { 0 };
 	struct tally_session *ss;
@@ -274,6 +275,12 @@ static void test_filters(void **state)
 	assert_int_equal(tally_hist__set_filter(h, &dso), 0);
 	assert_int_equal(tally_hist__resort(h), 0);
 	assert_int_equal(tally_hist__nr_rows(h, 0), 5);
+	/* --symbol-filter tests each row: one without a symbol never holds the text */
+	assert_int_equal(tally_hist__set_filter(h, &text), 0);
+	assert_int_equal(tally_hist__resort(h), 0);
+	assert_int_equal(tally_hist__nr_rows(h, 0), 0);
+	assert_int_equal(tally_hist__totals(h, 0, &t), 0);
+	assert_int_equal(t.period, 42);
 	/* zoomed out */
 	assert_int_equal(tally_hist__set_filter(h, NULL), 0);
 	assert_int_equal(tally_hist__resort(h), 0);
