@@ -16,6 +16,7 @@
 #include "pager.h"
 #include "parse_options.h"
 #include "read_file.h"
+#include "file_header.h"
 #include "script.h"
 
 static const struct field {
@@ -736,7 +737,7 @@ int cmd_script(int argc, char **argv)
 {
 	static struct script_ctx s;
 	const char *input = "perf.data", *fspec = NULL;
-	bool help = false;
+	bool help = false, header = false, header_only = false, force = false;
 	const struct cli_option opts[] = {
 		CLI_STRING('i', "input", &input, "FILE", "the perf.data file (default perf.data)"),
 		CLI_STRING('F', "fields", &fspec, "[TYPE:]LIST",
@@ -761,6 +762,9 @@ int cmd_script(int argc, char **argv)
 		CLI_STRING(0, "tid", &s.tids, "LIST", "only the samples of these threads"),
 		CLI_STRING(0, "time", &s.time_str, "RANGES", "only samples in START,STOP (seconds; several: space-separated) or percents of the recording (10%/2, 0%-10%)"),
 		CLI_STRING('C', "cpu", &s.cpu_list, "LIST", "only samples on these CPUs (0-3,7)"),
+		CLI_BOOL(0, "header", &header, "the file's header first, as report --header"),
+		CLI_BOOL(0, "header-only", &header_only, "the file's header alone"),
+		CLI_BOOL('f', "force", &force, "perf's: read a file another user owns (tally always does)"),
 		CLI_HELP(&help, "this text"),
 		CLI_END(),
 	};
@@ -808,15 +812,17 @@ int cmd_script(int argc, char **argv)
 		s.ss = ss;
 		s.m = tally_session__machine(ss);
 		s.syms = tally_session__symbols(ss);
+		if (header || header_only)
+			print_file_header_part(stdout, tally_session__reader(ss), input, !header_only);
 	}
-	if (!ret) {
+	if (!ret && !header_only) {
 		int e = attr_fields(&s);
 
 		ret = e == -2 ? 255 : e ? 1 : 0;
 	}
-	if (!ret)
+	if (!ret && !header_only)
 		ret = cli_sample_filter_init(&s.sf, "script", ss, s.time_str, s.cpu_list);
-	if (!ret) {
+	if (!ret && !header_only) {
 		bool tod = false;
 
 		for (int t = 0; t < T__NR; t++)
@@ -824,7 +830,7 @@ int cmd_script(int argc, char **argv)
 		if (script_clock_init(&s, tod))
 			ret = 255;	/* perf's -1 */
 	}
-	if (!ret) {
+	if (!ret && !header_only) {
 		int err;
 
 		script_defer_start(&s);

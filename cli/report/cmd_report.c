@@ -23,6 +23,7 @@
 #include "hist_cols.h"
 #include "report_graph.h"
 #include "report_header.h"
+#include "file_header.h"
 #include "report_branch.h"
 #include "report_threads.h"
 #include "sample_filter.h"

@@ -150,4 +150,16 @@ done
 is "-G of a file with chains: one line a sample" \
 	"$("$TALLY" script -G -i "$d/perf-g.data" 2>/dev/null | wc -l)" "$(perf script -F ip -G -i "$d/perf-g.data" 2>/dev/null | wc -l)"
 check "-c burn: the burn lines only" sh -c "! '$TALLY' script -c burn -G -i '$d/perf-g.data' | grep -v '^ *burn '"
+# --header, --header-only: perf's header block (report's), then the lines; a
+# pipe's header-only is its layout block alone (its features are records)
+for o in --header --header-only; do
+	check "script $o: perf's bytes (a file)" \
+		cmp -s <("$TALLY" script $o -i "$d/perf-g.data" 2>/dev/null) <(perf script $o -i "$d/perf-g.data" 2>/dev/null)
+done
+perf record -q -o - -- "$B" 50 2>/dev/null >"$d/pipe.data"
+for o in --header --header-only; do
+	check "script $o: perf's bytes (a pipe)" \
+		cmp -s <("$TALLY" script $o -i - <"$d/pipe.data" 2>/dev/null) <(perf script $o -i - <"$d/pipe.data" 2>/dev/null)
+done
+is "script --header-only of a pipe: 8 lines, as perf" "$("$TALLY" script --header-only -i - <"$d/pipe.data" | wc -l)" 8
 done_testing
