@@ -50,6 +50,8 @@ struct record_config {
 	bool syscall_strings;		/* tally trace record: the path strings too */
 	bool namespaces;		/* --namespaces: NAMESPACES records */
 	bool use_clockid;		/* -k: the events' clock (and CLOCK_DATA in the file) */
+	long delay_ms;			/* -D: the events enabled this long after the start */
+	bool all_user, all_kernel;	/* --all-user, --all-kernel */
 	int clockid;
 	bool help;
 	char **cmd_argv;		/* the workload, NULL-terminated */

@@ -522,6 +522,9 @@ static int config_events(struct rec *r)
 		.user_regs = cfg->user_regs,
 		.inherit_stat = cfg->inherit_stat,
 		.namespaces = cfg->namespaces,
+		.delayed = cfg->delay_ms > 0,
+		.all_user = cfg->all_user,
+		.all_kernel = cfg->all_kernel,
 		.system_wide = r->ts.system_wide,
 		.no_inherit = cfg->target.no_inherit || cfg->per_thread,
 		.enable_on_exec = r->ts.wl && r->ts.wl_is_target,
@@ -750,6 +753,30 @@ static void on_tick(void *arg, double now)
 		r->switch_failed = true;
 }
 
+/* -D's time came: the events start (the side-band dummy ran already) */
+static void on_enable(void *arg, double now)
+{
+	struct rec *r = arg;
+
+	(void)now;
+	tally_evlist__enable(r->l);
+}
+
+/* the events of targets already running start now; with -D only the side-band's dummy */
+static void enable_now(struct rec *r)
+{
+	struct tally_evsel *e;
+
+	if (!r->cfg->delay_ms) {
+		tally_evlist__enable(r->l);
+		return;
+	}
+	tally_evlist__for_each_evsel(r->l, e)
+		if (tally_evsel__attr(e)->type == PERF_TYPE_SOFTWARE &&
+		    tally_evsel__attr(e)->config == PERF_COUNT_SW_DUMMY)
+			tally_evsel__enable(e);
+}
+
 /* A command that died of a signal: its name and the signal, as a shell says it. */
 static void print_wl_signal(const struct rec *r, const struct cli_wait *w)
 {
@@ -843,7 +870,7 @@ int record_run(const struct record_config *cfg)
 		signal(SIGUSR2, on_usr2);
 	cli_targets__watch(&r.ts, &cfg->target);
 	if (!(r.ts.wl && r.ts.wl_is_target))
-		tally_evlist__enable(r.l);
+		enable_now(&r);
 	tally_offcpu__enable(r.offcpu, true);
 	err = cli_targets__start(&r.ts);
 	if (err) {
@@ -863,6 +890,10 @@ int record_run(const struct record_config *cfg)
 		.on_fds = on_fds,
 		.on_tick = on_tick,
 	};
+	if (cfg->delay_ms) {
+		w.enable_at = w.t0 + (double)cfg->delay_ms * 1e6;
+		w.on_enable = on_enable;
+	}
 	err = cli_wait(&w);
 	tally_evlist__disable(r.l);
 	if (cfg->overwrite && !cfg->switch_output_signal) {

@@ -182,6 +182,14 @@ struct tally_config_opts {
 	uint64_t intr_regs;		/* with PERF_SAMPLE_REGS_INTR: sample_regs_intr */
 	bool inherit_stat;		/* record -s: per-thread counts (READ records), times */
 	bool namespaces;		/* NAMESPACES records of new tasks (the side-band event) */
+	/*
+	 * record -D: the events open disabled and wait for
+	 * tally_evlist__enable, while a dummy event carries the side-band
+	 * from the start (enable_on_exec: from the exec), so that the maps
+	 * made meanwhile are known
+	 */
+	bool delayed;
+	bool all_user, all_kernel;	/* record --all-user/--all-kernel: every event's exclude bits */
 };
 
 TALLY_API int tally_evlist__config(struct tally_evlist *evlist,

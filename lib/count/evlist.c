@@ -238,6 +238,11 @@ static void apply_attr_bits(struct tally_evlist *l, struct tally_evsel *e)
 	e->attr.disabled = leader && l->disabled;
 	e->attr.enable_on_exec = leader && l->enable_on_exec;
 	e->attr.inherit = l->inherit;
+	/* record -D: the events wait for tally_evlist__enable, the side-band does not */
+	if (l->delayed && !e->side_dummy) {
+		e->attr.disabled = leader;
+		e->attr.enable_on_exec = 0;
+	}
 }
 
 /* RLIMIT_NOFILE must cover every fd we are about to open. */

@@ -212,6 +212,7 @@ static struct tally_evsel *add_dummy(struct tally_evlist *l)
 	e = tally_evsel__new(&a, "dummy:u");
 	if (!e)
 		return NULL;
+	e->side_dummy = true;
 	tally_evlist__add(l, e);
 	return e;
 }
@@ -244,8 +245,21 @@ int tally_evlist__config(struct tally_evlist *l, const struct tally_config_opts 
 	if (!freq)
 		freq = max && max < DEFAULT_FREQ ? max : DEFAULT_FREQ;
 
+	l->delayed = TALLY_OPTS_GET(o, delayed, false);
+	/* perf's --all-user, --all-kernel: every event, whatever its modifiers said */
+	for (int i = 0; i < l->nr; i++) {
+		if (TALLY_OPTS_GET(o, all_user, false)) {
+			l->ev[i]->attr.exclude_kernel = 1;
+			l->ev[i]->attr.exclude_user = 0;
+		}
+		if (TALLY_OPTS_GET(o, all_kernel, false)) {
+			l->ev[i]->attr.exclude_kernel = 0;
+			l->ev[i]->attr.exclude_user = 1;
+		}
+	}
 	if (!TALLY_OPTS_GET(o, no_sideband, false)) {
-		if (TALLY_OPTS_GET(o, system_wide, false)) {
+		/* delayed: the exec's maps are recorded while the events wait (perf's dummy) */
+		if (TALLY_OPTS_GET(o, system_wide, false) || l->delayed) {
 			side = add_dummy(l);
 			if (!side)
 				return -errno;

@@ -33,6 +33,7 @@ struct tally_evsel {
 	bool unsupported;
 	bool opened;
 	bool enable_after_open;		/* leader opened disabled by the evlist */
+	bool side_dummy;		/* the dummy carrying the side-band (tally_evlist__config's) */
 	int open_err;			/* -errno of the last failed open */
 	bool filter_rejected;		/* that error was the kernel refusing the filter */
 };
@@ -54,6 +55,7 @@ struct tally_evlist {
 	struct id_ent *ids;	/* sorted by id, built at open */
 	size_t nr_ids;
 	bool bits_set, disabled, enable_on_exec, inherit;
+	bool delayed;			/* config's: all but the side-band dummy start disabled */
 	/* rings (lib/evlist_mmap.c) */
 	struct tally_ring *rings;
 	int nr_rings;
