@@ -11,6 +11,10 @@
 
 /* Line i of l with percent type ptype (without -l's "// file:line") into buf: its length. */
 int annotate_line_text(const struct tally_annotate_lines *l, int i, int ptype, char *buf, size_t n);
+/* perf's first column: the share (ptype's), -n's samples or --show-total-period's period */
+enum annot_col { ANNOT_PERCENT, ANNOT_SAMPLES, ANNOT_PERIOD };
+int annotate_line_text_col(const struct tally_annotate_lines *l, int i, int ptype,
+			   enum annot_col col, char *buf, size_t n);
 
 struct annot_view;
 struct tally_session;

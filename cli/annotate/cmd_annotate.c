@@ -24,6 +24,7 @@
 struct annotate_cfg {
 	const char *input, *symbol, *dsos, *percent_type, *style, *vmlinux, *symfs, *kallsyms;
 	bool stdio, tui, no_source, asm_raw, skip_missing, print_line, full_paths, source_only;
+	bool show_nr, show_period, quiet, force;	/* -n, --show-total-period, -q, -f */
 	struct tally_annotate *a;
 };
 
@@ -138,8 +139,20 @@ static void print_symbol(const struct annotate_cfg *c, struct tally_session *ss,
 	/* the file the code came from: kernel code's is a vmlinux or kcore */
 	snprintf(path, sizeof(path), "%s", l->file ? l->file : sym->dso_name);
 	name = c->full_paths ? path : basename(path);
+	enum annot_col col = c->show_period ? ANNOT_PERIOD : c->show_nr ? ANNOT_SAMPLES :
+			     ANNOT_PERCENT;
+	int w = col == ANNOT_PERIOD ? 12 : 8;
+
+	/*
+	 * perf keeps a pointer to the last path printed in a static, but
+	 * frees the symbol's lines after printing it: the next symbol's
+	 * first hot line compares with freed memory, and prints its path
+	 */
+	prev_path[0] = '\0';
+
 	n = printf(" %-*.*s|\tSource code & Disassembly of %s for %s (%" PRIu64
-		   " samples, percent: %s)\n", 8, 8, "Percent", name,
+		   " samples, percent: %s)\n", w, w,
+		   col == ANNOT_PERIOD ? "Period" : col == ANNOT_SAMPLES ? "Samples" : "Percent", name,
 		   tally_session__event_name(ss, sym->attr), sym->nr_samples, percent_names[ptype]);
 	for (int i = 0; i < n; i++)
 		putchar('-');
@@ -147,14 +160,14 @@ static void print_symbol(const struct annotate_cfg *c, struct tally_session *ss,
 	for (int i = 0; i < l->nr; i++) {
 		const struct tally_annotate_line *al = &l->v[i];
 		char text[8192], *big = NULL;
-		int len = annotate_line_text(l, i, ptype, text, sizeof(text));
+		int len = annotate_line_text_col(l, i, ptype, col, text, sizeof(text));
 
 		/* a source line longer than the buffer: printed whole all the same */
 		if (len >= (int)sizeof(text) && (big = malloc((size_t)len + 1)))
-			annotate_line_text(l, i, ptype, big, (size_t)len + 1);
+			annotate_line_text_col(l, i, ptype, col, big, (size_t)len + 1);
 		fputs(big ? big : text, stdout);
 		free(big);
-		/* -l: a hot line's source, where it changes (across symbols, as perf) */
+		/* -l: a hot line's source, where it changes within the symbol (as perf) */
 		if (al->offset >= 0 && c->print_line && al->percent[ptype] > 0.5) {
 			char src[512];
 
@@ -272,6 +285,10 @@ int cmd_annotate(int argc, char **argv)
 		CLI_BOOL(0, "skip-missing", &c.skip_missing, "skip symbols that cannot be annotated"),
 		CLI_BOOL('l', "print-line", &c.print_line, "first a summary of the hot source lines"),
 		CLI_BOOL('P', "full-paths", &c.full_paths, "the DSO's full path in the header"),
+		CLI_BOOL('n', "show-nr-samples", &c.show_nr, "each instruction's samples instead of its share"),
+		CLI_BOOL(0, "show-total-period", &c.show_period, "each instruction's period instead of its share"),
+		CLI_BOOL('q', "quiet", &c.quiet, "no warnings (the files that could not be read)"),
+		CLI_BOOL('f', "force", &c.force, "perf's: read a file another user owns (tally always does)"),
 		CLI_STRING(0, "symfs", &c.symfs, "DIR", "look for files with symbols relative to DIR"),
 		CLI_STRING(0, "kallsyms", &c.kallsyms, "FILE", "the kernel's symbols from FILE (a copy of /proc/kallsyms)"),
 		CLI_STRING('k', "vmlinux", &c.vmlinux, "FILE",
@@ -313,6 +330,10 @@ int cmd_annotate(int argc, char **argv)
 	if (help) {
 		cli_usage(stdout, annotate_usage, opts);
 		return 0;
+	}
+	if (c.show_nr && c.show_period) {
+		fprintf(stderr, "tally annotate: -n and --show-total-period: one column or the other\n");
+		return 129;
 	}
 	if (n > 1) {
 		fprintf(stderr, "tally annotate: one symbol at most, got '%s' and '%s'\n", argv[0], argv[1]);
@@ -411,7 +432,8 @@ int cmd_annotate(int argc, char **argv)
 	/* symbols with samples, none of them annotated: a failure */
 	if (!ret && nr_failed && !shown)
 		ret = 1;
-	report_unreadable(ss);
+	if (!c.quiet)
+		report_unreadable(ss);
 	tally_annotate__free(a);
 	tally_session__close(ss);
 	return ret;
