@@ -18,6 +18,7 @@
 #include "pager.h"
 #include "parse_options.h"
 #include "read_file.h"
+#include "sample_filter.h"
 #include "store_read.h"
 
 /* A row of the comparison: a row of either file's histogram, or of both. */
@@ -31,7 +32,7 @@ struct drow {
 	bool in[2];
 	double pct[2], delta;
 	double ratio;			/* -c ratio: new period / baseline's */
-	bool comm_in[2];		/* -C: each file's row is a listed command's (its first sample's) */
+	bool comm_in[2];		/* -C, --pid, --tid: each file's row is a listed thread's (its first sample's) */
 	int64_t wdiff;			/* -c wdiff: new * w2 - baseline * w1 */
 };
 
@@ -56,6 +57,9 @@ struct diff {
 	bool period, formula;		/* -p, -F: the periods' and the formula's columns */
 	bool baseline_only, quiet;	/* -b, -q */
 	const char *comms, *dsos, *symbols;	/* -C, -d, -S: only these rows */
+	const char *pids, *tids;	/* --pid, --tid: so are these (perf's thread filter) */
+	const char *cpu_list;		/* --cpu: only the samples on these CPUs */
+	struct cli_sample_filter sf[2];	/* --cpu's, per file */
 	uint64_t ftotal0;		/* the baseline's whole in a formula: -b's rows' alone */
 };
 
@@ -66,12 +70,22 @@ static int on_sample(struct tally_session *ss, const struct tally_session_sample
 	int err;
 
 	(void)ss;
-	if (ts->attr != d->attr_of[d->side])
+	/* perf's diff__process_sample_event drops them before anything counts */
+	if (cli_sample_filter_skip(&d->sf[d->side], ts->sample))
 		return 0;
 	if ((err = tally_hist__add_count(d->h[d->side], ts, cli_from_count(&d->from[d->side], ts))) &&
 	    !d->err)
 		d->err = err;
 	return 0;
+}
+
+/* a pid or tid in a comma list */
+static bool id_in(const char *list, int32_t id)
+{
+	char n[16];
+
+	snprintf(n, sizeof(n), "%d", (int)id);
+	return session_in_list(list, n);
 }
 
 static int cmp_str(const char *a, const char *b)
@@ -145,13 +159,17 @@ static int cmp_rows(const void *pa, const void *pb, void *arg)
  */
 static int pair_rows(struct diff *d)
 {
-	size_t nr[2], n0;
+	size_t nr[2] = { 0, 0 }, n0;
 
+	free(d->rows);
+	d->rows = NULL;
+	d->n = 0;
 	for (int k = 0; k < 2; k++) {
 		TALLY_OPTS(tally_hist_totals, t);
 
-		if (tally_hist__resort(d->h[k]))
-			return -ENOMEM;
+		d->total[k] = 0;
+		if (d->attr_of[k] < 0)
+			continue;	/* no such event in the new file: the baseline's rows alone */
 		tally_hist__totals(d->h[k], d->attr_of[k], &t);
 		d->total[k] = t.period;	/* every sample's, shown or not */
 		nr[k] = tally_hist__nr_rows(d->h[k], d->attr_of[k]);
@@ -173,7 +191,9 @@ static int pair_rows(struct diff *d)
 				*(r = &d->rows[d->n++]) = key;
 			r->period[k] = row.self;
 			r->in[k] = true;
-			r->comm_in[k] = !d->comms || (row.comm && session_in_list(d->comms, row.comm));
+			r->comm_in[k] = (!d->comms || (row.comm && session_in_list(d->comms, row.comm))) &&
+					(!d->pids || id_in(d->pids, row.pid)) &&
+					(!d->tids || id_in(d->tids, row.tid));
 		}
 		if (!k && d->n)
 			qsort(d->rows, d->n, sizeof(*d->rows), cmp_key);
@@ -297,7 +317,7 @@ static void dots(int n)
 		putchar('.');
 }
 
-static void print(struct diff *d, const char *event)
+static void print(struct diff *d, const char *event, bool first)
 {
 	int wd = (int)strlen("Shared Object"), ws = (int)strlen("Symbol");
 	int wc = compute_width[d->compute], wf = 70;
@@ -331,7 +351,7 @@ static void print(struct diff *d, const char *event)
 	if (d->n)
 		qsort_r(d->rows, d->n, sizeof(*d->rows), cmp_rows, &d->compute);
 	if (!d->quiet) {
-		printf("# Event '%s'\n#\n# Baseline", event);
+		printf("%s# Event '%s'\n#\n# Baseline", first ? "" : "\n", event);
 		if (d->period)
 			printf("  %14s", "Base period");
 		printf("  %*s", wc, compute_head[d->compute]);
@@ -461,6 +481,9 @@ int cmd_diff(int argc, char **argv)
 		CLI_STRING('C', "comms", &d.comms, "LIST", "only the rows of these commands (a row's first sample's)"),
 		CLI_STRING('d', "dsos", &d.dsos, "LIST", "only the rows of these shared objects"),
 		CLI_STRING('S', "symbols", &d.symbols, "LIST", "only the rows of these symbols"),
+		CLI_STRING(0, "pid", &d.pids, "LIST", "only the rows of these processes (a row's first sample's)"),
+		CLI_STRING(0, "tid", &d.tids, "LIST", "only the rows of these threads (a row's first sample's)"),
+		CLI_STRING(0, "cpu", &d.cpu_list, "LIST", "only the samples on these CPUs (0-3,7)"),
 		CLI_STRING(0, "symfs", &d.symfs, "DIR", "look for files with symbols relative to DIR"),
 		CLI_STRING(0, "kallsyms", &d.kallsyms, "FILE", "the kernel's symbols from FILE (a copy of /proc/kallsyms)"),
 		CLI_STRING(0, "flamegraph", &d.flamegraph, "FILE.svg",
@@ -528,6 +551,8 @@ int cmd_diff(int argc, char **argv)
 		d.side = k;
 		if (!(ss[k] = cli_session_open("diff", files[k], &so, &ret)))
 			break;
+		if ((ret = cli_sample_filter_init(&d.sf[k], "diff", ss[k], NULL, d.cpu_list)))
+			break;
 		if (d.from[k].url && (ret = tally_store_profile__apply(d.from[k].profile, ss[k]))) {
 			fprintf(stderr, "tally diff: %s\n", strerror(-ret));
 			ret = 1;
@@ -539,22 +564,36 @@ int cmd_diff(int argc, char **argv)
 			break;
 		}
 
-		/* the baseline's first event, found by name in the new file */
-		d.attr_of[k] = 0;
-		for (int i = 0; k == 1 && i < tally_session__nr_events(ss[1]); i++)
-			if (!strcmp(tally_session__event_name(ss[0], 0),
+		ret = cli_session_run(ss[k], "diff", files[k]);
+	}
+	for (int k = 0; k < 2 && !ret; k++)
+		if (tally_hist__resort(d.h[k]))
+			d.err = -ENOMEM;
+	/* a block per event of the baseline, as perf: its rows paired with its namesake's */
+	for (int e = 0; !ret && ss[0] && e < tally_session__nr_events(ss[0]); e++) {
+		d.attr_of[0] = e;
+		d.attr_of[1] = -1;
+		for (int i = 0; i < tally_session__nr_events(ss[1]); i++)
+			if (!strcmp(tally_session__event_name(ss[0], e),
 				    tally_session__event_name(ss[1], i))) {
 				d.attr_of[1] = i;
 				break;
 			}
-		ret = cli_session_run(ss[k], "diff", files[k]);
+		if (d.err || (d.err = pair_rows(&d))) {
+			fprintf(stderr, "tally diff: %s\n", strerror(-d.err));
+			ret = 1;
+			break;
+		}
+		print(&d, tally_session__event_name(ss[0], e), e == 0);
 	}
-	if (!ret && (d.err || (d.err = pair_rows(&d)))) {
-		fprintf(stderr, "tally diff: %s\n", strerror(-d.err));
-		ret = 1;
-	}
-	if (!ret)
-		print(&d, tally_session__event_name(ss[0], 0));
+	/* the pictures: the first event's, paired as before */
+	d.attr_of[0] = 0;
+	d.attr_of[1] = 0;
+	for (int i = 0; !ret && i < tally_session__nr_events(ss[1]); i++)
+		if (!strcmp(tally_session__event_name(ss[0], 0), tally_session__event_name(ss[1], i))) {
+			d.attr_of[1] = i;
+			break;
+		}
 	for (int k = 0; !ret && k < 2; k++) {
 		const char *path = k ? d.html : d.flamegraph;
 		struct diff_picture p = { .html = k == 1 };
@@ -587,6 +626,7 @@ out:
 	for (int k = 0; k < 2; k++) {
 		tally_hist__free(d.h[k]);
 		tally_session__close(ss[k]);
+		cli_sample_filter_free(&d.sf[k]);
 		cli_from_free(&d.from[k]);
 	}
 	return ret;

@@ -77,4 +77,30 @@ for s in foo wdiff wdiff:1 wdiff:1,x; do
 	is "-c $s: refused with perf's usage status" "$?" 129
 	check "  and said" grep -q -- "-c $s" "$d/t.err"
 done
+
+# --pid, --tid (perf's thread filter: a row by its baseline entry's first
+# sample's thread), --cpu (samples dropped first), and a block per event
+# of the baseline (two events here), on files with each sample's CPU
+for who in perf tally; do
+	if [ $who = perf ]; then rec="perf record"; else rec="$TALLY record"; fi
+	# pinned: the baseline's samples all on CPU 0, the new file's burn on 0, work on 1
+	$rec -q -F 999 --sample-cpu -e cpu-clock,task-clock -o "$d/$who-e1.data" -- taskset -c 0 "$B" 100 >/dev/null 2>&1
+	$rec -q -F 999 --sample-cpu -e cpu-clock,task-clock -o "$d/$who-e2.data" -- \
+		sh -c "taskset -c 0 $B 60; taskset -c 1 $W getpid 100000" >/dev/null 2>&1
+	pid=$(perf script -i "$d/$who-e1.data" -F pid 2>/dev/null | head -1 | tr -d ' ')
+	# (not a CPU the baseline has no sample on: perf's shares of its 0 are NaN, "-nan%")
+	for args in "" "--cpu 0" "--cpu 0,1 -c ratio" "--cpu 0 -c delta" "--pid $pid" "--tid $pid" "--pid 1" "-q"; do
+		"$TALLY" diff $args "$d/$who-e1.data" "$d/$who-e2.data" >"$d/t.out" 2>/dev/null
+		perf diff $args "$d/$who-e1.data" "$d/$who-e2.data" >"$d/p.out" 2>/dev/null
+		check "$who diff ${args:--} (two events): perf's lines ($(wc -l <"$d/p.out"), $(grep -c '^# Event' "$d/p.out") blocks)" \
+			cmp -s "$d/t.out" "$d/p.out"
+		cmp -s "$d/t.out" "$d/p.out" || diff "$d/t.out" "$d/p.out" | head -4 | sed 's/^/# /'
+	done
+done
+"$TALLY" diff "$d/tally-e1.data" "$d/tally-e2.data" >"$d/t.out" 2>/dev/null
+is "two events: a block each" "$(grep -c '^# Event' "$d/t.out")" 2
+"$TALLY" diff --pid 1 -q "$d/tally-e1.data" "$d/tally-e2.data" >"$d/t.out" 2>/dev/null
+is "--pid 1: no row is init's" "$(grep -c '%' "$d/t.out")" 0
+"$TALLY" diff --cpu 0 "$d/tally-1.data" "$d/tally-3.data" >/dev/null 2>"$d/t.err"
+is "--cpu on files without a CPU field: an error (1)" "$?" 1
 done_testing
