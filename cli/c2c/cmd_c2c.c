@@ -225,8 +225,7 @@ static int c2c_report(int argc, char **argv)
 	}
 	p.show_src = p.show_iaddr && !no_source;
 	{
-		/* the thread's name is asked for by an entry's first sample alone (c2c.c) */
-		TALLY_OPTS(tally_session_opts, so, .no_inline = true, .no_comm = true);
+		TALLY_OPTS(tally_session_opts, so, .no_inline = true);
 
 		/* perf c2c: 255 for a file it cannot open, as for a damaged one */
 		if (!(ss = cli_session_open("c2c report", input ? input : "perf.data", &so, &ret)))

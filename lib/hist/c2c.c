@@ -534,6 +534,7 @@ static int add_sample(struct tally_session *s, const struct tally_session_sample
 	bool hit;
 	struct c2c_memo *m = memo_slot(c, mode, ts->thread.pid, ts->thread.tid, x->ip, x->addr, &hit);
 
+	(void)s;
 	/* WEIGHT_STRUCT's first word is perf's weight */
 	if (ts->event->sample_type & PERF_SAMPLE_WEIGHT_STRUCT)
 		weight &= 0xffffffffu;
@@ -547,7 +548,7 @@ static int add_sample(struct tally_session *s, const struct tally_session_sample
 		k.tid = ts->thread.tid;
 		k.ip = x->ip;
 		k.daddr = x->addr;
-		k.comm = tally__session_sample_comm(s, ts);
+		k.comm = ts->thread.comm;
 		k.off = x->addr & (c->cl - 1);
 		if (!(k.iw = tally__resolver_get(c->res, k.pid, k.tid, x->ip, ts->mode)) ||
 		    (x->addr && !(dw = tally__resolver_get(c->dres, k.pid, k.tid, x->addr, ts->mode))))
