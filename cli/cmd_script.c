@@ -737,7 +737,7 @@ int cmd_script(int argc, char **argv)
 {
 	static struct script_ctx s;
 	const char *input = "perf.data", *fspec = NULL;
-	bool help = false, header = false, header_only = false, force = false;
+	bool help = false, header = false, header_only = false, force = false, show_info = false;
 	const struct cli_option opts[] = {
 		CLI_STRING('i', "input", &input, "FILE", "the perf.data file (default perf.data)"),
 		CLI_STRING('F', "fields", &fspec, "[TYPE:]LIST",
@@ -764,6 +764,7 @@ int cmd_script(int argc, char **argv)
 		CLI_STRING('C', "cpu", &s.cpu_list, "LIST", "only samples on these CPUs (0-3,7)"),
 		CLI_BOOL(0, "header", &header, "the file's header first, as report --header"),
 		CLI_BOOL(0, "header-only", &header_only, "the file's header alone"),
+		CLI_BOOL('I', "show-info", &show_info, "with --header: the topology, caches and memory in full"),
 		CLI_BOOL('f', "force", &force, "perf's: read a file another user owns (tally always does)"),
 		CLI_HELP(&help, "this text"),
 		CLI_END(),
@@ -813,7 +814,8 @@ int cmd_script(int argc, char **argv)
 		s.m = tally_session__machine(ss);
 		s.syms = tally_session__symbols(ss);
 		if (header || header_only)
-			print_file_header_part(stdout, tally_session__reader(ss), input, !header_only);
+			print_file_header_part(stdout, tally_session__reader(ss), input, !header_only,
+					       show_info);
 	}
 	if (!ret && !header_only) {
 		int e = attr_fields(&s);

@@ -206,11 +206,11 @@ static void print_clock_data(FILE *fp, const struct tally_data_reader *rd)
 
 void print_file_header(FILE *fp, const struct tally_data_reader *rd, const char *path)
 {
-	print_file_header_part(fp, rd, path, true);
+	print_file_header_part(fp, rd, path, true, false);
 }
 
 void print_file_header_part(FILE *fp, const struct tally_data_reader *rd, const char *path,
-			    bool features)
+			    bool features, bool info)
 {
 	struct tally_data_file_info fi;
 	struct stat st;
@@ -266,9 +266,9 @@ void print_file_header_part(FILE *fp, const struct tally_data_reader *rd, const 
 	}
 	if (has(rd, TALLY_HEADER_EVENT_DESC))
 		print_events(fp, rd);
-	if (has(rd, TALLY_HEADER_CPU_TOPOLOGY))
+	if (has(rd, TALLY_HEADER_CPU_TOPOLOGY) && !(info && print_header_info(fp, rd, TALLY_HEADER_CPU_TOPOLOGY)))
 		fprintf(fp, "# CPU_TOPOLOGY info available, use -I to display\n");
-	if (has(rd, TALLY_HEADER_NUMA_TOPOLOGY))
+	if (has(rd, TALLY_HEADER_NUMA_TOPOLOGY) && !(info && print_header_info(fp, rd, TALLY_HEADER_NUMA_TOPOLOGY)))
 		fprintf(fp, "# NUMA_TOPOLOGY info available, use -I to display\n");
 	if (has(rd, TALLY_HEADER_BRANCH_STACK))
 		fprintf(fp, "# contains samples with branch stack\n");
@@ -281,7 +281,7 @@ void print_file_header_part(FILE *fp, const struct tally_data_reader *rd, const 
 			fprintf(fp, "%s%s = %u", i ? ", " : "", pm[i].name, pm[i].type);
 		fputc('\n', fp);
 	}
-	if (has(rd, TALLY_HEADER_CACHE))
+	if (has(rd, TALLY_HEADER_CACHE) && !(info && print_header_info(fp, rd, TALLY_HEADER_CACHE)))
 		fprintf(fp, "# CACHE info available, use -I to display\n");
 	if (has(rd, TALLY_HEADER_SAMPLE_TIME)) {
 		uint64_t first = 0, last = 0;
@@ -293,7 +293,7 @@ void print_file_header_part(FILE *fp, const struct tally_data_reader *rd, const 
 		usec(fp, last);
 		fprintf(fp, "\n# sample duration : %10.3f ms\n", (double)(last - first) / 1e6);
 	}
-	if (has(rd, TALLY_HEADER_MEM_TOPOLOGY))
+	if (has(rd, TALLY_HEADER_MEM_TOPOLOGY) && !(info && print_header_info(fp, rd, TALLY_HEADER_MEM_TOPOLOGY)))
 		fprintf(fp, "# MEM_TOPOLOGY info available, use -I to display\n");
 	if (has(rd, TALLY_HEADER_CLOCKID)) {
 		const void *data;

@@ -492,7 +492,7 @@ int cmd_report(int argc, char **argv)
 	struct tally_data_reader *rd;
 	TALLY_OPTS(tally_session_stats, st);
 	bool help = false, stdio_ = false, inverted = false, tui = false, no_tui = false;
-	bool branch_history = false, stats = false, force = false;
+	bool branch_history = false, stats = false, force = false, show_info = false;
 	int max_stack = -1;	/* not given: every frame */
 	char *text = NULL;	/* the browser's: what --stdio prints */
 	size_t text_len = 0;
@@ -555,6 +555,7 @@ int cmd_report(int argc, char **argv)
 		CLI_STRING(0, "pretty", &pretty, "KEY", "-T's layout: normal or raw"),
 		CLI_BOOL(0, "header", &r.header, "show the file's header first"),
 		CLI_BOOL(0, "header-only", &r.header_only, "show only the file's header"),
+		CLI_BOOL('I', "show-info", &show_info, "with --header: the topology, caches and memory in full"),
 		CLI_BOOL(0, "stats", &stats, "only the records' counts by type, and each event's samples"),
 		CLI_BOOL(0, "folded", &r.exp.folded, "collapsed stacks for flame graphs: comm;root;...;leaf count"),
 		CLI_STRING(0, "flamegraph", &r.exp.flamegraph, "FILE.svg", "an interactive flame graph (SVG)"),
@@ -705,7 +706,7 @@ int cmd_report(int argc, char **argv)
 				       .mispredict = &r.mispredict };
 	report_threads_init(&r.threads, rd, nr_events);
 	if (r.header || r.header_only)
-		print_file_header(stdout, rd, input);
+		print_file_header_part(stdout, rd, input, true, show_info);
 	if (r.header_only)
 		goto out;
 	/* --branch-history: the samples' rows (no branch mode), their stacks in the graphs */

@@ -182,12 +182,18 @@ for o in "--pid $pid" "--tid $pid" "--pid 1,$pid --no-children" "--tid 1"; do
 	is "report $o: rows as perf's" "$(diff "$d/t.out" "$d/p.out" | grep -c '^[<>]')" 0
 done
 # --header-only / --header: the file's own account, as perf prints it
+# (-I: the CPU topology, NUMA nodes, caches and memory nodes in full)
 for f in perf-g tally-g perf-tree tally-a; do
-	"$TALLY" report --header-only -i "$d/$f.data" >"$d/t.out" 2>&1
-	perf report --header-only -i "$d/$f.data" >"$d/p.out" 2>&1
-	is "--header-only $f: equal to perf's" "$(diff "$d/t.out" "$d/p.out" | grep -c '^[<>]')" 0
-	diff "$d/t.out" "$d/p.out" | head -6 | sed 's/^/# /'
+	for i in "" -I; do
+		"$TALLY" report --header-only $i -i "$d/$f.data" >"$d/t.out" 2>&1
+		perf report --header-only $i -i "$d/$f.data" >"$d/p.out" 2>&1
+		is "--header-only $i $f: equal to perf's" "$(diff "$d/t.out" "$d/p.out" | grep -c '^[<>]')" 0
+		diff "$d/t.out" "$d/p.out" | head -6 | sed 's/^/# /'
+	done
 done
+if [ -d /sys/devices/system/cpu/cpu0/cache/index0 ]; then
+	check "-I: the caches shown" grep -q '^#  L1 ' <("$TALLY" report --header-only -I -i "$d/perf-g.data" 2>/dev/null)
+fi
 for who in perf tally; do
 	"$TALLY" report --header-only -i "$d/$who.pipe" >"$d/t.out" 2>&1
 	perf report --header-only -i "$d/$who.pipe" >"$d/p.out" 2>&1

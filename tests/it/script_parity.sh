@@ -150,9 +150,10 @@ done
 is "-G of a file with chains: one line a sample" \
 	"$("$TALLY" script -G -i "$d/perf-g.data" 2>/dev/null | wc -l)" "$(perf script -F ip -G -i "$d/perf-g.data" 2>/dev/null | wc -l)"
 check "-c burn: the burn lines only" sh -c "! '$TALLY' script -c burn -G -i '$d/perf-g.data' | grep -v '^ *burn '"
-# --header, --header-only: perf's header block (report's), then the lines; a
+# --header, --header-only (-I: the topology, NUMA nodes, caches and memory
+# nodes in full): perf's header block (report's), then the lines; a
 # pipe's header-only is its layout block alone (its features are records)
-for o in --header --header-only; do
+for o in --header --header-only "--header-only -I" "--header -I"; do
 	check "script $o: perf's bytes (a file)" \
 		cmp -s <("$TALLY" script $o -i "$d/perf-g.data" 2>/dev/null) <(perf script $o -i "$d/perf-g.data" 2>/dev/null)
 done
