@@ -24,6 +24,8 @@
 /* A row of the comparison: a row of either file's histogram, or of both. */
 struct drow {
 	const char *dso, *sym;		/* the histograms' strings */
+	bool nomap;			/* dso "[unknown]": no map held the address */
+	uint64_t addr1;			/* the new file's lowest address of a merged row */
 	uint64_t addr;
 	char mode;
 	bool object;			/* a data object's: shown as perf's "name+0xOFF", OFF the first file's */
@@ -95,7 +97,11 @@ static int cmp_str(const char *a, const char *b)
 	return strcmp(a, b);
 }
 
-/* The rows' key: shared object, then symbol, or the address of none. */
+/*
+ * The rows' key: shared object, then symbol. As perf diff's collapse, the
+ * addresses of a shared object that no symbol holds are one row (shown
+ * at the lowest of them): unresolved code pairs by its file alone.
+ */
 static int cmp_key(const void *pa, const void *pb)
 {
 	const struct drow *a = pa, *b = pb;
@@ -103,9 +109,49 @@ static int cmp_key(const void *pa, const void *pb)
 
 	if ((c = cmp_str(a->dso, b->dso)))
 		return c;
-	if (a->sym || b->sym)
-		return cmp_str(a->sym, b->sym);
-	return a->addr < b->addr ? -1 : a->addr > b->addr;
+	return cmp_str(a->sym, b->sym);
+}
+
+/* cmp_key, then the address: a shared object's unresolved rows, lowest first */
+static int cmp_key_addr(const void *pa, const void *pb)
+{
+	const struct drow *a = pa, *b = pb;
+	int c = cmp_key(a, b);
+
+	return c ? c : a->addr < b->addr ? -1 : a->addr > b->addr;
+}
+
+/*
+ * perf's sort of the keys among equal counts: the shared object's name
+ * (no map last, perf's cmp_null), then the symbol's
+ */
+static int cmp_order_key(const struct drow *a, const struct drow *b)
+{
+	if (a->nomap != b->nomap)
+		return a->nomap ? 1 : -1;
+	return cmp_order_key(a, b);
+}
+
+/* rows[from..n) sorted by key and address, a shared object's unresolved ones merged into the first */
+static void merge_rows(struct diff *d, size_t from)
+{
+	size_t k = from;
+
+	if (d->n - from > 1)
+		qsort(d->rows + from, d->n - from, sizeof(*d->rows), cmp_key_addr);
+	for (size_t i = from; i < d->n; i++) {
+		struct drow *r = &d->rows[i];
+
+		if (k > from && !cmp_key(&d->rows[k - 1], r)) {
+			for (int f = 0; f < 2; f++) {
+				d->rows[k - 1].period[f] += r->period[f];
+				d->rows[k - 1].in[f] |= r->in[f];
+			}
+			continue;
+		}
+		d->rows[k++] = *r;
+	}
+	d->n = k;
 }
 
 /*
@@ -149,7 +195,7 @@ static int cmp_rows(const void *pa, const void *pb, void *arg)
 		return a->period[0] > b->period[0] ? -1 : 1;
 	if (!a->in[0] && a->period[1] != b->period[1])
 		return a->period[1] > b->period[1] ? -1 : 1;
-	return cmp_key(a, b);
+	return cmp_order_key(a, b);
 }
 
 /*
@@ -183,20 +229,28 @@ static int pair_rows(struct diff *d)
 			struct drow key, *r;
 
 			tally_hist__row(d->h[k], d->attr_of[k], i, &row);
-			key = (struct drow){ .dso = row.dso ? row.dso : "[unknown]", .sym = row.sym,
-					     .addr = row.sym ? 0 : row.addr, .mode = row.level,
-					     .object = row.object, .object_off = row.object_off };
+			key = (struct drow){ .dso = row.dso ? row.dso : "[unknown]", .nomap = !row.dso,
+					     .sym = row.sym, .addr = row.sym ? 0 : row.addr,
+					     .mode = row.level, .object = row.object,
+					     .object_off = row.object_off };
+			bool pass = (!d->comms || (row.comm && session_in_list(d->comms, row.comm))) &&
+				    (!d->pids || id_in(d->pids, row.pid)) &&
+				    (!d->tids || id_in(d->tids, row.tid));
+
 			r = k ? bsearch(&key, d->rows, n0, sizeof(*d->rows), cmp_key) : NULL;
-			if (!r)
+			if (!r) {
 				*(r = &d->rows[d->n++]) = key;
-			r->period[k] = row.self;
+				r->comm_in[k] = pass;
+			} else if (!r->in[1] || key.addr < r->addr1) {
+				r->comm_in[1] = pass;	/* a merged row's: its lowest address's */
+			}
+			if (k)
+				r->addr1 = r->in[1] && r->addr1 < key.addr ? r->addr1 : key.addr;
+			r->period[k] += row.self;
 			r->in[k] = true;
-			r->comm_in[k] = (!d->comms || (row.comm && session_in_list(d->comms, row.comm))) &&
-					(!d->pids || id_in(d->pids, row.pid)) &&
-					(!d->tids || id_in(d->tids, row.tid));
 		}
-		if (!k && d->n)
-			qsort(d->rows, d->n, sizeof(*d->rows), cmp_key);
+		/* the baseline's, then the new file's own: sorted, unresolved ones merged */
+		merge_rows(d, n0);
 	}
 	return 0;
 }
@@ -337,6 +391,9 @@ static void print(struct diff *d, const char *event, bool first)
 		r->wdiff = (int64_t)r->period[1] * d->w2 - (int64_t)r->period[0] * d->w1;
 		if ((int)strlen(r->dso) > wd)
 			wd = (int)strlen(r->dso);
+		/* perf's hists__set_unres_dso_col_len: a row without a symbol, an address's 16 */
+		if (!r->sym && !d->dsos && wd < 16)
+			wd = 16;
 		/* perf's width of an object's is its name's: the "+0x..." overflows */
 		if (r->sym && r->object && (int)strlen(r->sym) + 4 > ws)
 			ws = (int)strlen(r->sym) + 4;
