@@ -203,7 +203,7 @@ static int opt_switch_output(struct cli_parse *p, const struct cli_option *opt, 
 	return 0;
 }
 
-#define RECORD_NR_OPTS 64
+#define RECORD_NR_OPTS 80
 
 /* -e: an event after -G a has no cgroup of its own (perf's rule) */
 static int opt_event(struct cli_parse *p, const struct cli_option *opt, const char *arg)
@@ -220,6 +220,33 @@ static int opt_cgroup(struct cli_parse *p, const struct cli_option *opt, const c
 	struct record_config *cfg = opt->value;
 
 	return cli_cgroups_add(p, &cfg->cg, &cfg->events, &cfg->target, arg);
+}
+
+/* perf's --max-size: a number of bytes, or with B, K, M or G */
+static int opt_max_size(struct cli_parse *p, const struct cli_option *opt, const char *arg)
+{
+	struct record_config *cfg = opt->value;
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(arg, &end, 10);
+	if (end == arg || errno || arg[0] == '-')
+		goto bad;
+	switch (*end) {
+	case '\0': case 'B': break;
+	case 'K': v <<= 10; break;
+	case 'M': v <<= 20; break;
+	case 'G': v <<= 30; break;
+	default: goto bad;
+	}
+	if (*end && end[1])
+		goto bad;
+	cfg->max_size = v;
+	return 0;
+bad:
+	cli_error(p, "--max-size '%s': a size, as 100K, 50M, 1G", arg);
+	return -1;
 }
 
 /* A sample field of a bool option: its PERF_SAMPLE_* bits (opt->value) added */
@@ -290,6 +317,8 @@ static void record_options(struct record_config *cfg, struct cli_option *out)
 		CLI_CALLBACK('c', "count", cfg, "N", "a sample every N events", opt_count),
 		CLI_CALLBACK('g', NULL, cfg, NULL, "record call chains (frame pointers)", opt_g),
 		CLI_CALLBACK(0, "call-graph", cfg, "MODE", "fp, dwarf[,SIZE] (user regs and stack) or lbr", opt_call_graph),
+		CLI_BOOL(0, "user-callchains", &cfg->user_callchains, "call chains in user space only (exclude_callchain_kernel)"),
+		CLI_BOOL(0, "kernel-callchains", &cfg->kernel_callchains, "call chains in the kernel only (exclude_callchain_user)"),
 		CLI_BOOL(0, "sample-cpu", &cfg->sample_cpu, "record the CPU of each sample"),
 		CLI_BOOL(0, "switch-events", &cfg->switch_events, "record context switches"),
 		CLI_BOOL(0, "off-cpu", &cfg->off_cpu, "record the time tasks wait off the CPU, with their stacks (BPF: root)"),
@@ -305,6 +334,9 @@ static void record_options(struct record_config *cfg, struct cli_option *out)
 		SAMPLE_OPT(0, "transaction", PERF_SAMPLE_TRANSACTION, "the transaction flags (TSX aborts)"),
 		SAMPLE_OPT(0, "sample-identifier", PERF_SAMPLE_IDENTIFIER, "an event id first in every sample, even for one event"),
 		SAMPLE_OPT('T', "timestamp", PERF_SAMPLE_TIME, "the time of each sample (always recorded)"),
+		SAMPLE_OPT('P', "period", PERF_SAMPLE_PERIOD, "the period in each sample (also with -c)"),
+		SAMPLE_OPT('R', "raw-samples", PERF_SAMPLE_RAW | PERF_SAMPLE_CPU | PERF_SAMPLE_TIME,
+			   "the raw data of each sample, with its CPU and time"),
 		CLI_CALLBACK_F('b', "branch-any", cfg, NULL, "the taken branches before each sample (-j any)", opt_branch_any, CLI_OPT_NOARG, 0),
 		CLI_CALLBACK('j', "branch-filter", cfg, "LIST", "the branch stack, these branches: " RECORD_BRANCH_NAMES, opt_branch_filter),
 		CLI_CALLBACK_F(0, "intr-regs", cfg, "REGS", "the registers at the interrupt (default all; =? lists)", opt_intr_regs, CLI_OPT_OPTARG, 0),
@@ -330,6 +362,9 @@ static void record_options(struct record_config *cfg, struct cli_option *out)
 		CLI_BOOL('B', "no-buildid", &cfg->no_buildid, "do not collect build ids"),
 		CLI_BOOL('N', "no-buildid-cache", &cfg->no_buildid_cache, "do not keep the sampled files in perf's build-id cache (~/.debug)"),
 		CLI_STRING(0, "html", &cfg->html, "FILE", "also write one offline page of the profile (tally report --html)"),
+		CLI_CALLBACK(0, "max-size", cfg, "SIZE", "stop once the file holds SIZE bytes (B, K, M, G), the command sent SIGTERM", opt_max_size),
+		CLI_BOOL(0, "timestamp-filename", &cfg->timestamp_filename, "end the file's name with the time it was written (FILE.YYYYMMDDHHMMSScc)"),
+		CLI_BOOL(0, "dry-run", &cfg->dry_run, "check the options, then exit"),
 		CLI_BOOL('q', "quiet", &cfg->quiet, "print nothing but errors"),
 		CLI_COUNT('v', "verbose", &cfg->verbose, "say more (each event's perf_event_attr)"),
 		CLI_HELP(&cfg->help, "this text (man tally-record for the full manual)"),
@@ -378,6 +413,16 @@ static int record_parse_args(struct record_config *cfg, int argc, char **argv, F
 	}
 	if (cfg->switch_output_signal && cfg->output && !strcmp(cfg->output, "-")) {
 		cli_error(&p, "%s", "--switch-output writes files: not with -o -");
+		return 129;
+	}
+	if (cfg->timestamp_filename && ((cfg->output && !strcmp(cfg->output, "-")) || cfg->html ||
+					cfg->switch_output_signal)) {
+		cli_error(&p, "%s", "--timestamp-filename renames the file at the end: not with -o -, "
+			  "--html or --switch-output");
+		return 129;
+	}
+	if (cfg->user_callchains && cfg->kernel_callchains) {
+		cli_error(&p, "%s", "--user-callchains and --kernel-callchains: one or the other");
 		return 129;
 	}
 	return 0;
@@ -430,6 +475,19 @@ static int record_main(int argc, char **argv, bool syscall_strings)
 	cfg.orig_argv = orig;
 	cfg.orig_argc = argc;
 	ret = record_parse_args(&cfg, argc, argv, stderr);
+	/* perf's --dry-run: the options and the events checked, nothing opened */
+	if (!ret && cfg.dry_run) {
+		struct cg_fds cg = { 0 };
+		bool usage_err = false;
+		struct tally_evlist *l = record_build_events(&cfg, cfg.events.nr ? NULL : "cycles",
+							     &cg, &usage_err);
+
+		ret = l ? 0 : usage_err ? 129 : 1;
+		tally_evlist__free(l);
+		cg_fds_close(&cg);
+		free(orig);
+		return ret;
+	}
 	if (!ret && cfg.html && output_writable("--html", cfg.html))
 		ret = 1;	/* as a -o that cannot be created */
 	if (!ret) {

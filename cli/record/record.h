@@ -52,6 +52,10 @@ struct record_config {
 	bool use_clockid;		/* -k: the events' clock (and CLOCK_DATA in the file) */
 	long delay_ms;			/* -D: the events enabled this long after the start */
 	bool all_user, all_kernel;	/* --all-user, --all-kernel */
+	bool user_callchains, kernel_callchains;	/* --user-callchains, --kernel-callchains */
+	uint64_t max_size;		/* --max-size: bytes, 0: none */
+	bool timestamp_filename;	/* --timestamp-filename */
+	bool dry_run;			/* --dry-run */
 	int clockid;
 	bool help;
 	char **cmd_argv;		/* the workload, NULL-terminated */

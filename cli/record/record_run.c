@@ -178,7 +178,7 @@ static int drain(struct rec *r)
 /* -------------------------------------------------------------------- */
 /* the output */
 
-/* perf's name for a switched output: FILE.YYYYMMDDHHMMSSmmm */
+/* perf's name for a switched output: FILE.YYYYMMDDHHMMSScc (its fetch_current_timestamp) */
 static void stamped_path(const char *base, char *buf, size_t len)
 {
 	struct timeval tv;
@@ -186,9 +186,9 @@ static void stamped_path(const char *base, char *buf, size_t len)
 
 	gettimeofday(&tv, NULL);
 	localtime_r(&tv.tv_sec, &tm);
-	snprintf(buf, len, "%s.%04d%02d%02d%02d%02d%02d%03d", base, tm.tm_year + 1900,
+	snprintf(buf, len, "%s.%04d%02d%02d%02d%02d%02d%02d", base, tm.tm_year + 1900,
 		 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
-		 (int)(tv.tv_usec / 1000));
+		 (int)(tv.tv_usec / 10000));
 }
 
 static int create_output(struct rec *r)
@@ -525,6 +525,8 @@ static int config_events(struct rec *r)
 		.delayed = cfg->delay_ms > 0,
 		.all_user = cfg->all_user,
 		.all_kernel = cfg->all_kernel,
+		.exclude_callchain_kernel = cfg->user_callchains,
+		.exclude_callchain_user = cfg->kernel_callchains,
 		.system_wide = r->ts.system_wide,
 		.no_inherit = cfg->target.no_inherit || cfg->per_thread,
 		.enable_on_exec = r->ts.wl && r->ts.wl_is_target,
@@ -731,6 +733,15 @@ static int on_fds(void *arg, struct pollfd *fds, int nfds)
 	(void)nfds;
 	if (!r->cfg->overwrite)	/* overwrite rings are read when a snapshot is asked */
 		err = drain(r);
+	/* --max-size: as perf, said once, the command sent SIGTERM, the recording over */
+	if (!err && r->cfg->max_size && r->w && written(r) > r->cfg->max_size) {
+		if (!r->cfg->quiet)
+			fprintf(stderr, "[ %s: size limit reached (%llu KB), stopping session ]\n",
+				progname, (unsigned long long)(written(r) >> 10));
+		if (r->ts.wl && r->ts.wl_is_target)
+			tally_workload__kill(r->ts.wl, SIGTERM);
+		return 1;
+	}
 	/* a -p target that exited must not keep the poll awake */
 	if (!err && (fds[0].revents & (POLLIN | POLLHUP)))
 		tally_evlist__prune_hup(r->l);
@@ -924,6 +935,21 @@ int record_run(const struct record_config *cfg)
 			ret = ret ? ret : 1;
 	} else {
 		finish_writer(&r);
+		/* --timestamp-filename: the file, written, takes the time in its name (perf's) */
+		if (cfg->timestamp_filename && !r.write_err && !r.pipe) {
+			char stamped[sizeof(r.path)];
+
+			stamped_path(r.path, stamped, sizeof(stamped));
+			if (strlen(r.path) + 18 >= sizeof(r.path) || rename(r.path, stamped)) {
+				fprintf(stderr, "%s: cannot rename %s to %s: %s\n", progname, r.path,
+					stamped, strerror(errno));
+				ret = ret ? ret : 1;
+			} else {
+				memcpy(r.path, stamped, sizeof(r.path));
+				if (!cfg->quiet)
+					fprintf(stderr, "[ %s: Dump %s ]\n", progname, r.path);
+			}
+		}
 		/* the error first, then what the file holds: nothing claimed past it */
 		if (r.write_err) {
 			fprintf(stderr, "%s: writing %s: %s\n", progname,

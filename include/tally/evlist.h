@@ -190,6 +190,8 @@ struct tally_config_opts {
 	 */
 	bool delayed;
 	bool all_user, all_kernel;	/* record --all-user/--all-kernel: every event's exclude bits */
+	/* record --user-callchains, --kernel-callchains: the chains' other part left out */
+	bool exclude_callchain_kernel, exclude_callchain_user;
 };
 
 TALLY_API int tally_evlist__config(struct tally_evlist *evlist,

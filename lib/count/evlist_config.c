@@ -128,6 +128,10 @@ static int config_sampling(struct tally_evsel *e, const struct tally_config_opts
 	default:
 		return tally__err(EINVAL);
 	}
+	if (TALLY_OPTS_GET(o, exclude_callchain_kernel, false))
+		a->exclude_callchain_kernel = 1;
+	if (TALLY_OPTS_GET(o, exclude_callchain_user, false))
+		a->exclude_callchain_user = 1;
 	/* the registers of --intr-regs/--user-regs (perf's masks), added to dwarf's */
 	if (a->sample_type & PERF_SAMPLE_REGS_INTR)
 		a->sample_regs_intr = TALLY_OPTS_GET(o, intr_regs, 0);
