@@ -267,10 +267,12 @@ fi
 # -l over two events. A listing's first hot line names its source in
 # tally; perf compares it with the last path printed, a pointer into the
 # previous symbol's lines, which it freed: mostly garbage by then (the path
-# printed, as tally), sometimes not (left out). The " // path" ends are
-# compared apart from the lines' text.
+# printed, as tally), sometimes not (left out). So an instruction line is
+# compared by its column and address (its text is objdump's, compared
+# above: a sanitized build's burn holds instructions capstone names
+# otherwise), the " // path" ends apart.
 perf record -q -e cpu-clock,task-clock -o two.data -- "$HELPERS/burn" 200 >/dev/null 2>&1
-nopath() { sed 's| // [^ ]*$||' "$1"; }
+nopath() { sed -E 's|^( +[0-9.]+ : +[0-9a-f]+:).*|\1|' "$1"; }
 # (burn's own symbols: ld.so's inlined lines are another corner)
 for opt in "-n -s burn_a" "--show-total-period -s burn_b" "-l -s burn_b" "-n -l -d burn" "-l -d burn" \
 	   "--show-total-period -d burn"; do
