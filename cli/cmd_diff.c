@@ -129,7 +129,7 @@ static int cmp_order_key(const struct drow *a, const struct drow *b)
 {
 	if (a->nomap != b->nomap)
 		return a->nomap ? 1 : -1;
-	return cmp_order_key(a, b);
+	return cmp_key(a, b);
 }
 
 /* rows[from..n) sorted by key and address, a shared object's unresolved ones merged into the first */
