@@ -32,6 +32,8 @@ for who in perf tally; do
 		is "$who --percentage relative $o: perf's lines" "$n" 0
 		[ "$n" = 0 ] || diff "$d/t.out" "$d/p.out" | head -8 | sed 's/^/# /'
 		check "$who --percentage relative $o: rows" grep -qE '^ +[0-9.]+%' "$d/t.out"
+		# (no row for burn_b in tally's file, both tools agreeing, once in CI: the file kept)
+		grep -qE '^ +[0-9.]+%' "$d/t.out" || { head -12 "$d/t.out" | sed 's/^/# /'; keep "$f"; }
 	done
 	# relative self shares add up to the whole of what is kept
 	tl --percentage relative --no-children -g none --symbols burn_a,burn_b -i "$f" >"$d/t.out"
