@@ -410,6 +410,71 @@ static bool where_wanted(struct script_ctx *s, const struct tally_sample *smp, e
 	return false;
 }
 
+/* --per-event-dump: what follows goes to event idx's file (the line so far to the last one's) */
+static void dump_to(struct script_ctx *s, int idx)
+{
+	s->dump_samples[idx]++;
+	if (s->dump_cur == idx)
+		return;
+	ob_flush(s);
+	s->out = s->dump[idx];
+	s->dump_cur = idx;
+}
+
+/*
+ * The files of --per-event-dump, perf's names (INPUT.EVENT.dump), each
+ * opened before the first sample: 0, or 1 after saying which failed
+ */
+static int dump_open(struct script_ctx *s, const char *input, int n)
+{
+	if (!(s->dump = calloc((size_t)n, sizeof(*s->dump))) ||
+	    !(s->dump_samples = calloc((size_t)n, sizeof(*s->dump_samples)))) {
+		fprintf(stderr, "tally script: %s\n", strerror(ENOMEM));
+		return 1;
+	}
+	for (int i = 0; i < n; i++) {
+		char path[4096];
+
+		snprintf(path, sizeof(path), "%s.%s.dump", input, s->names[i]);
+		if (!(s->dump[i] = fopen(path, "w"))) {
+			fprintf(stderr, "tally script: cannot write %s: %s\n", path, strerror(errno));
+			return 1;
+		}
+	}
+	/* side-band lines (--show-*-events) go to the first event's file */
+	s->dump_cur = 0;
+	s->out = s->dump[0];
+	return 0;
+}
+
+/* The files closed, each said as perf says it: 0, or 1 where one could not be written. */
+static int dump_close(struct script_ctx *s, const char *input, int n)
+{
+	int ret = 0;
+
+	for (int i = 0; s->dump && i < n; i++) {
+		char path[4096];
+		long size;
+
+		if (!s->dump[i])
+			continue;
+		snprintf(path, sizeof(path), "%s.%s.dump", input, s->names[i]);
+		size = ftell(s->dump[i]);
+		if (fclose(s->dump[i]) || size < 0) {
+			fprintf(stderr, "tally script: writing %s: %s\n", path, strerror(errno));
+			ret = 1;
+			continue;
+		}
+		fprintf(stderr, "[ tally script: Wrote %.3f MB %s (%llu samples) ]\n",
+			(double)size / 1048576.0, path, (unsigned long long)s->dump_samples[i]);
+	}
+	free(s->dump);
+	free(s->dump_samples);
+	s->dump = NULL;
+	s->out = stdout;
+	return ret;
+}
+
 static int print_sample(struct tally_session *ss, const struct tally_session_sample *ts, void *arg)
 {
 	struct script_ctx *s = arg;
@@ -441,6 +506,8 @@ static int print_sample(struct tally_session *ss, const struct tally_session_sam
 	}
 	if ((s->symbols || s->dsos) && !where_wanted(s, smp, mode))
 		return 0;
+	if (s->dump)
+		dump_to(s, idx);
 	/* perf's layout: comm, pid/tid, [cpu], time, period, event, then the rest */
 	{
 		const char *comm = (f & F_COMM) ? tally_machine__comm_of(s->m, (int32_t)smp->tid) : NULL;
@@ -738,6 +805,7 @@ int cmd_script(int argc, char **argv)
 	static struct script_ctx s;
 	const char *input = "perf.data", *fspec = NULL;
 	bool help = false, header = false, header_only = false, force = false, show_info = false;
+	bool per_event_dump = false;
 	const struct cli_option opts[] = {
 		CLI_STRING('i', "input", &input, "FILE", "the perf.data file (default perf.data)"),
 		CLI_STRING('F', "fields", &fspec, "[TYPE:]LIST",
@@ -764,6 +832,7 @@ int cmd_script(int argc, char **argv)
 		CLI_STRING('C', "cpu", &s.cpu_list, "LIST", "only samples on these CPUs (0-3,7)"),
 		CLI_BOOL(0, "header", &header, "the file's header first, as report --header"),
 		CLI_BOOL(0, "header-only", &header_only, "the file's header alone"),
+		CLI_BOOL(0, "per-event-dump", &per_event_dump, "each event's lines into INPUT.EVENT.dump, not stdout"),
 		CLI_BOOL('I', "show-info", &show_info, "with --header: the topology, caches and memory in full"),
 		CLI_BOOL('f', "force", &force, "perf's: read a file another user owns (tally always does)"),
 		CLI_HELP(&help, "this text"),
@@ -833,13 +902,20 @@ int cmd_script(int argc, char **argv)
 			ret = 255;	/* perf's -1 */
 	}
 	if (!ret && !header_only) {
-		int err;
+		int err, dump_err = 0;
+		/* perf's INPUT.EVENT.dump: the -i name, perf.data by default */
+		const char *dump_in = input ? input : "perf.data";
 
 		script_defer_start(&s);
 		/* a filter asks for the kernel's symbols at once: no line kept for them */
 		if (s.symbols || s.dsos)
 			s.deferring = false;
-		err = tally_session__run(ss);
+		/* a file per event: no kept text to interleave (kernel frames wait for kallsyms) */
+		if (per_event_dump) {
+			s.deferring = false;
+			dump_err = dump_open(&s, dump_in, tally_session__nr_events(ss));
+		}
+		err = dump_err ? 0 : tally_session__run(ss);
 		/*
 		 * the kept lines (a first run's, waiting for kallsyms) before the
 		 * file's complaint: the same bytes in the same order as a run
@@ -847,7 +923,9 @@ int cmd_script(int argc, char **argv)
 		 */
 		script_defer_end(&s);
 		ob_flush(&s);
-		ret = cli_session_end(ss, "script", input, err);
+		ret = dump_err ? 1 : cli_session_end(ss, "script", input, err);
+		if (per_event_dump && dump_close(&s, dump_in, tally_session__nr_events(ss)))
+			ret = ret ? ret : 1;
 	}
 	script_defer_end(&s);
 	ob_flush(&s);

@@ -118,6 +118,10 @@ struct script_ctx {
 	} vdso;
 	int mem_width;			/* perf pads data_src to the widest so far */
 	bool brinsn_len;		/* brstackinsnlen: each instruction's length too */
+	/* --per-event-dump: a file per event (INPUT.EVENT.dump), its samples; -1: none yet */
+	FILE **dump;
+	uint64_t *dump_samples;
+	int dump_cur;
 	/* tod: the file's CLOCK_DATA (the events' clock at a wall-clock time) */
 	bool clock_ok;
 	uint64_t tod_ns, clockid_ns;

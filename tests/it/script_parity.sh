@@ -163,4 +163,15 @@ for o in --header --header-only; do
 		cmp -s <("$TALLY" script $o -i - <"$d/pipe.data" 2>/dev/null) <(perf script $o -i - <"$d/pipe.data" 2>/dev/null)
 done
 is "script --header-only of a pipe: 8 lines, as perf" "$("$TALLY" script --header-only -i - <"$d/pipe.data" | wc -l)" 8
+# --per-event-dump: each event's lines in INPUT.EVENT.dump, perf's bytes
+perf record -q -e cpu-clock,task-clock -c 100000 -g -o "$d/two.data" -- "$B" 200 >/dev/null 2>&1
+perf script --per-event-dump -i "$d/two.data" >/dev/null 2>&1
+for e in cpu-clock task-clock; do mv "$d/two.data.$e.dump" "$d/perf.$e.dump" 2>/dev/null; done
+"$TALLY" script --per-event-dump -i "$d/two.data" >"$d/t.out" 2>"$d/t.err"
+is "--per-event-dump: exit 0, nothing on stdout" "$?:$(wc -c <"$d/t.out")" "0:0"
+for e in cpu-clock task-clock; do
+	check "--per-event-dump: $e's file is perf's ($(wc -l <"$d/perf.$e.dump") lines)" \
+		cmp -s "$d/two.data.$e.dump" "$d/perf.$e.dump"
+	check "  and said" grep -q "Wrote .* $d/two.data.$e.dump (" "$d/t.err"
+done
 done_testing
