@@ -50,7 +50,8 @@ struct record_config {
 	bool syscall_strings;		/* tally trace record: the path strings too */
 	bool namespaces;		/* --namespaces: NAMESPACES records */
 	bool use_clockid;		/* -k: the events' clock (and CLOCK_DATA in the file) */
-	long delay_ms;			/* -D: the events enabled this long after the start */
+	long delay_ms;			/* -D: the events enabled this long after the start; -1: by --control */
+	const char *control;		/* --control: fifo:CTL[,ACK] or fd:CTL[,ACK] */
 	bool all_user, all_kernel;	/* --all-user, --all-kernel */
 	bool user_callchains, kernel_callchains;	/* --user-callchains, --kernel-callchains */
 	uint64_t max_size;		/* --max-size: bytes, 0: none */

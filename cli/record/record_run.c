@@ -24,6 +24,7 @@
 #include <tally/data_write.h>
 #include <tally/offcpu.h>
 #include "record.h"
+#include "control.h"
 #include "wait.h"
 
 /* A DSO an executable mapping named: its build id goes in the file. */
@@ -55,6 +56,7 @@ struct rec {
 	struct tally_record_layout side;	/* the side-band event's layout */
 	const struct perf_event_attr *sid_attr;	/* synthesized records' trailer */
 	struct cg_fds cg;		/* the events' own cgroups (-G lists) */
+	struct cli_control ctl;		/* --control's channel (ctl_fd -1: none) */
 	bool usage_err;			/* a bad -e or --filter: exit 129, as perf */
 	struct tally_offcpu *offcpu;	/* --off-cpu's BPF timer */
 	struct record_strings *strs;	/* tally trace record's path strings */
@@ -522,7 +524,7 @@ static int config_events(struct rec *r)
 		.user_regs = cfg->user_regs,
 		.inherit_stat = cfg->inherit_stat,
 		.namespaces = cfg->namespaces,
-		.delayed = cfg->delay_ms > 0,
+		.delayed = cfg->delay_ms != 0,
 		.all_user = cfg->all_user,
 		.all_kernel = cfg->all_kernel,
 		.exclude_callchain_kernel = cfg->user_callchains,
@@ -724,13 +726,34 @@ static void on_usr2(int sig)
 	got_usr2 = 1;
 }
 
+/* --control: the events but the side-band's dummy on or off (perf's *_non_dummy) */
+static void on_ctl_cmd(void *arg, enum cli_ctl_cmd cmd)
+{
+	struct rec *r = arg;
+	struct tally_evsel *e;
+
+	if (cmd != CLI_CTL_ENABLE && cmd != CLI_CTL_DISABLE)
+		return;
+	tally_evlist__for_each_evsel(r->l, e) {
+		const struct perf_event_attr *a = tally_evsel__attr(e);
+
+		if (a->type == PERF_TYPE_SOFTWARE && a->config == PERF_COUNT_SW_DUMMY)
+			continue;
+		if (cmd == CLI_CTL_ENABLE)
+			tally_evsel__enable(e);
+		else
+			tally_evsel__disable(e);
+	}
+	if (!r->cfg->quiet)
+		fprintf(stderr, cmd == CLI_CTL_ENABLE ? "Events enabled\n" : "Events disabled\n");
+}
+
 static int on_fds(void *arg, struct pollfd *fds, int nfds)
 {
 	struct rec *r = arg;
 
 	int err = 0;
 
-	(void)nfds;
 	if (!r->cfg->overwrite)	/* overwrite rings are read when a snapshot is asked */
 		err = drain(r);
 	/* --max-size: as perf, said once, the command sent SIGTERM, the recording over */
@@ -745,6 +768,14 @@ static int on_fds(void *arg, struct pollfd *fds, int nfds)
 	/* a -p target that exited must not keep the poll awake */
 	if (!err && (fds[0].revents & (POLLIN | POLLHUP)))
 		tally_evlist__prune_hup(r->l);
+	if (!err && nfds > 1 && fds[1].revents) {
+		int stop = cli_control_read(&r->ctl, on_ctl_cmd, r);
+
+		if (r->ctl.closed)
+			fds[1].fd = -1;	/* its writers gone: not polled again */
+		if (stop == CLI_CTL_STOP)
+			return 1;
+	}
 	return err;
 }
 
@@ -797,6 +828,7 @@ static void print_wl_signal(const struct rec *r, const struct cli_wait *w)
 
 static void release(struct rec *r)
 {
+	cli_control_close(&r->ctl);
 	tally_data_writer__free(r->w);
 	if (r->out_fd >= 0)
 		close(r->out_fd);
@@ -812,18 +844,23 @@ static void release(struct rec *r)
 
 int record_run(const struct record_config *cfg)
 {
-	struct rec r = { .cfg = cfg, .out_fd = -1, .ts = CLI_TARGETS_INIT("record") };
+	struct rec r = { .cfg = cfg, .out_fd = -1, .ts = CLI_TARGETS_INIT("record"),
+			 .ctl = { .ctl_fd = -1, .ack_fd = -1 } };
 	struct tally_evlist_mmap_opts mo = {
 		.sz = sizeof(mo),
 		.pages = cfg->mmap_pages > 0 ? (size_t)cfg->mmap_pages : 0,
 		.overwrite = cfg->overwrite,
 	};
-	struct pollfd pfd;
+	struct pollfd pfd[2];
 	struct cli_wait w;
 	struct tally_evsel *e;
 	int ret = 1, err;
 	bool wl_ran = false, stopped;
 
+	/* perf opens it first: its ACK FIFO waits for the controlling program */
+	if (cfg->control && (ret = cli_control_open(&r.ctl, cfg->control, "record")))
+		return ret;
+	ret = 1;
 	r.pipe = cfg->output && !strcmp(cfg->output, "-");
 	if (r.pipe) {
 		/*
@@ -890,20 +927,23 @@ int record_run(const struct record_config *cfg)
 		goto out;
 	}
 	wl_ran = r.ts.wl != NULL;
-	pfd = (struct pollfd){ .fd = tally_evlist__pollfd(r.l), .events = POLLIN };
+	pfd[0] = (struct pollfd){ .fd = tally_evlist__pollfd(r.l), .events = POLLIN };
+	pfd[1] = (struct pollfd){ .fd = r.ctl.ctl_fd, .events = POLLIN };
 	w = (struct cli_wait){
 		.ts = &r.ts,
 		.t0 = cli_now_ns(),
 		.interval_ms = cfg->switch_output_signal || r.strs ? 100 : 0,
-		.fds = &pfd,
-		.nfds = 1,
+		.fds = pfd,
+		.nfds = r.ctl.ctl_fd >= 0 ? 2 : 1,
 		.arg = &r,
 		.on_fds = on_fds,
 		.on_tick = on_tick,
 	};
-	if (cfg->delay_ms) {
+	if (cfg->delay_ms > 0) {
 		w.enable_at = w.t0 + (double)cfg->delay_ms * 1e6;
 		w.on_enable = on_enable;
+	} else if (cfg->delay_ms < 0 && !cfg->quiet) {
+		fprintf(stderr, "Events disabled\n");	/* -D -1: till --control enables, as perf */
 	}
 	err = cli_wait(&w);
 	tally_evlist__disable(r.l);

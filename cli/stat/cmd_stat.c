@@ -117,6 +117,7 @@ int cmd_stat(int argc, char **argv)
 	struct tally_topology *topo = NULL;
 	struct stat_grid grid = { 0 };
 	struct stat_run_ctx rc = { .cfg = &cfg, .out = &out, .grid = &grid };
+	struct cli_control ctl = { .ctl_fd = -1, .ack_fd = -1 };
 	char *target = NULL;
 	FILE *fp = NULL;
 	int ret = 0;
@@ -162,6 +163,12 @@ int cmd_stat(int argc, char **argv)
 		ret = stat_compare(&cfg, fp, &out, topo);
 		goto out;
 	}
+	if (cfg.control) {
+		ret = cli_control_open(&ctl, cfg.control, "stat");
+		if (ret)
+			goto out;
+		rc.ctl = &ctl;
+	}
 	rc.topo = topo;
 	rc.argv = cfg.cmd_argc ? cfg.cmd_argv : NULL;
 	target = stat_target_text(&cfg, cfg.cmd_argv, cfg.cmd_argc);
@@ -190,6 +197,7 @@ int cmd_stat(int argc, char **argv)
 	if (cfg.metrics)
 		metrics_note(&cfg, &grid);
 out:
+	cli_control_close(&ctl);
 	if (fp && fp != stderr && fclose(fp)) {
 		fprintf(stderr, "tally stat: error writing '%s': %s\n",
 			cfg.output ? cfg.output : "--log-fd", strerror(errno));

@@ -26,6 +26,7 @@
 #include "event_opts.h"
 #include "cgroups.h"
 #include "target.h"
+#include "control.h"
 
 /* Must match enum tally_aggr_mode (tally/evsel.h); checked in stat_grid.c. */
 enum stat_aggr {
@@ -66,7 +67,8 @@ struct stat_config {
 	long interval_ms;	/* -I */
 	long interval_count;	/* --interval-count */
 	int repeat;		/* -r */
-	long delay_ms;		/* -D */
+	long delay_ms;		/* -D; -1: disabled until --control enables */
+	const char *control;	/* --control: fifo:CTL[,ACK] or fd:CTL[,ACK] */
 	long timeout_ms;	/* --timeout */
 	bool quiet;
 	int verbose;
@@ -352,6 +354,7 @@ struct stat_run_ctx {
 	char *const *argv;		/* the command, or NULL */
 	int exit_code;
 	bool targets_exited;		/* -p/-t: all gone, no more -r runs */
+	struct cli_control *ctl;	/* --control's channel, or NULL */
 };
 
 /*

@@ -252,6 +252,7 @@ struct run {
 	struct cli_wait w;
 	struct stat_run_ctx *rc;
 	struct cg_fds cg;	/* the events' own cgroups */
+	struct pollfd ctl_pfd;	/* --control's channel */
 };
 
 static void run_release(struct run *r)
@@ -332,6 +333,36 @@ static void run_on_enable(void *arg, double now)
 	r->last = now;
 }
 
+/* --control's commands: perf's words on stderr as the counting turns on and off */
+static void run_on_ctl_cmd(void *arg, enum cli_ctl_cmd cmd)
+{
+	struct run *r = arg;
+
+	if (cmd == CLI_CTL_ENABLE || cmd == CLI_CTL_DISABLE) {
+		if (r->counted) {
+			if (cmd == CLI_CTL_ENABLE)
+				tally_evlist__enable(r->l);
+			else
+				tally_evlist__disable(r->l);
+		}
+		fprintf(stderr, cmd == CLI_CTL_ENABLE ? "Events enabled\n" : "Events disabled\n");
+	} else if (cmd == CLI_CTL_STOP && r->counted) {
+		tally_evlist__disable(r->l);
+	}
+}
+
+static int run_on_ctl(void *arg, struct pollfd *fds, int nfds)
+{
+	struct run *r = arg;
+	struct cli_control *c = r->rc->ctl;
+	int stop = cli_control_read(c, run_on_ctl_cmd, r);
+
+	(void)nfds;
+	if (c->closed)
+		fds[0].fd = -1;	/* its writers gone: not polled again */
+	return stop == CLI_CTL_STOP;
+}
+
 static void run_on_tick(void *arg, double now)
 {
 	struct run *r = arg;
@@ -394,6 +425,8 @@ int stat_run_once(struct stat_run_ctx *rc)
 		r.oo.cgroup_fd = r.ts.cgroup_fd;
 	}
 	r.on_exec = wl && r.ts.wl_is_target && cfg->delay_ms == 0;
+	if (rc->ctl)
+		r.ctl_pfd = (struct pollfd){ .fd = rc->ctl->ctl_fd, .events = POLLIN };
 	if (r.ts.system_wide && cfg->aggr == STAT_AGGR_THREAD) {
 		rc->grid->skip_zero = rc->interval_grid.skip_zero = true;
 		if (wl) {
@@ -422,7 +455,15 @@ int stat_run_once(struct stat_run_ctx *rc)
 		.on_tick = run_on_tick,
 	};
 	r.last = w->t0;
-	if (cfg->delay_ms)
+	if (rc->ctl) {
+		w->fds = &r.ctl_pfd;
+		w->nfds = 1;
+		w->on_fds = run_on_ctl;
+	}
+	/* -D -1: off until --control enables, as perf says */
+	if (cfg->delay_ms < 0)
+		fprintf(stderr, "Events disabled\n");
+	else if (cfg->delay_ms)
 		w->enable_at = w->t0 + cfg->delay_ms * 1e6;
 	else if (!r.on_exec && r.counted)
 		tally_evlist__enable(r.l);

@@ -64,8 +64,8 @@ if have_perf; then
 	done
 fi
 
-"$TALLY" record -q -D 0 -o "$d/x.data" -- true 2>"$d/err"
-is "-D 0: a usage error (129)" "$?" 129
+"$TALLY" record -q -D -2 -o "$d/x.data" -- true 2>"$d/err"
+is "-D -2: a usage error (129)" "$?" 129
 check "and says -D" grep -q -- '-D\|--delay' "$d/err"
 
 "$TALLY" record -q -g --user-callchains -e cpu-clock -c 100000 -o "$d/uc.data" -- "$W" enoent 100000 2>/dev/null
