@@ -125,7 +125,10 @@ static void test_numbers(void **state)
 	assert_int_equal(parse(&c, "-I", "0", "true", NULL), 0);
 	assert_int_equal(c.interval_ms, 0);
 	assert_int_equal(parse(&c, "-I", "-1", "true", NULL), 1);
-	assert_int_equal(parse(&c, "-D", "-1", "true", NULL), 1);
+	/* perf 6.1: -D -1 starts disabled (till --control enables), below that is no delay */
+	assert_int_equal(parse(&c, "-D", "-1", "true", NULL), 0);
+	assert_int_equal(c.delay_ms, -1);
+	assert_int_equal(parse(&c, "-D", "-2", "true", NULL), 1);
 	assert_int_equal(parse(&c, "--timeout", "0", "true", NULL), 1);
 	assert_int_equal(parse(&c, "-I", "100", "--summary", "--no-csv-summary", "true", NULL), 0);
 	assert_true(c.summary);
