@@ -84,7 +84,7 @@ static enum cli_ctl_cmd parse_cmd(const char *s)
 {
 	static const struct { const char *name; enum cli_ctl_cmd cmd; } cmds[] = {
 		{ "enable", CLI_CTL_ENABLE }, { "disable", CLI_CTL_DISABLE },
-		{ "ping", CLI_CTL_PING }, { "stop", CLI_CTL_STOP },
+		{ "ping", CLI_CTL_PING }, { "stop", CLI_CTL_STOP }, { "snapshot", CLI_CTL_SNAPSHOT },
 	};
 
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)

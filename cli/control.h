@@ -2,7 +2,7 @@
 /*
  * perf 6.1's --control: another program enables and disables the counting
  * through a FIFO or a file descriptor, a command a line ("enable",
- * "disable", "ping", "stop"), each answered "ack\n" on the ack channel
+ * "disable", "ping", "stop", "snapshot"), each answered "ack\n" on the ack channel
  * when there is one. perf stat -D -1 --control fifo:ctl,ack is how
  * benchmark harnesses count their measured phase alone.
  */
@@ -18,6 +18,7 @@ enum cli_ctl_cmd {
 	CLI_CTL_DISABLE,
 	CLI_CTL_PING,		/* answered, nothing done */
 	CLI_CTL_STOP,		/* the measuring ends, as at the command's exit */
+	CLI_CTL_SNAPSHOT,	/* record --switch-output: the file so far, as SIGUSR2 */
 };
 
 struct cli_control {

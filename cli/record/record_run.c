@@ -732,6 +732,9 @@ static void on_ctl_cmd(void *arg, enum cli_ctl_cmd cmd)
 	struct rec *r = arg;
 	struct tally_evsel *e;
 
+	/* perf's snapshot: with --switch-output, the file so far (as SIGUSR2, at the next tick) */
+	if (cmd == CLI_CTL_SNAPSHOT && r->cfg->switch_output_signal)
+		got_usr2 = 1;
 	if (cmd != CLI_CTL_ENABLE && cmd != CLI_CTL_DISABLE)
 		return;
 	tally_evlist__for_each_evsel(r->l, e) {

@@ -98,4 +98,16 @@ check "  perf's words" sh -c "grep -qx 'Events disabled' '$d/r1.data.err' && gre
 rec "$d/r2.data" ping
 is "record never enabled: no sample" "$(n_getpid "$d/r2.data")" 0
 have_perf && check "  perf reads the file" sh -c "perf script -i '$d/r1.data' >/dev/null 2>&1"
+# record --switch-output: snapshot writes the file so far, as SIGUSR2 does
+( cd "$d" && "$TALLY" record -q --switch-output --control "fifo:$d/ctl,$d/ack" -e cpu-clock \
+	-o sw.data -- "$W" spin 600 ) &
+pid=$!
+exec 8<"$d/ack"
+sleep 0.3
+echo snapshot >"$d/ctl"
+read -r -t 5 a <&8 || a=none
+wait "$pid"
+exec 8<&-
+is "record snapshot: answered" "$a" ack
+is "  two files: the snapshot's and the end's" "$(ls "$d" | grep -cE '^sw\.data\.[0-9]{16}$')" 2
 done_testing
