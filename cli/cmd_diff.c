@@ -62,6 +62,7 @@ struct diff {
 	const char *pids, *tids;	/* --pid, --tid: so are these (perf's thread filter) */
 	const char *cpu_list;		/* --cpu: only the samples on these CPUs */
 	struct cli_sample_filter sf[2];	/* --cpu's, per file */
+	int order;			/* -o: 1 the compared column (perf's default), 0 the baseline's */
 	uint64_t ftotal0;		/* the baseline's whole in a formula: -b's rows' alone */
 };
 
@@ -165,7 +166,12 @@ static void merge_rows(struct diff *d, size_t from)
 static int cmp_rows(const void *pa, const void *pb, void *arg)
 {
 	const struct drow *a = pa, *b = pb;
-	enum compute c = *(const enum compute *)arg;
+	const struct diff *d = arg;
+	enum compute c = d->compute;
+
+	/* -o 0: the baseline's share first (perf's baseline column sort), the rest as ever */
+	if (d->order == 0 && a->period[0] != b->period[0])
+		return a->period[0] > b->period[0] ? -1 : 1;
 
 	if (a->in[1] != b->in[1])
 		return a->in[1] ? -1 : 1;
@@ -406,7 +412,7 @@ static void print(struct diff *d, const char *event, bool first)
 		}
 	}
 	if (d->n)
-		qsort_r(d->rows, d->n, sizeof(*d->rows), cmp_rows, &d->compute);
+		qsort_r(d->rows, d->n, sizeof(*d->rows), cmp_rows, d);
 	if (!d->quiet) {
 		printf("%s# Event '%s'\n#\n# Baseline", first ? "" : "\n", event);
 		if (d->period)
@@ -525,7 +531,7 @@ static int diff_draw(FILE *fp, void *arg)
 int cmd_diff(int argc, char **argv)
 {
 	struct tally_session *ss[2] = { NULL, NULL };
-	struct diff d = { 0 };
+	struct diff d = { .order = 1 };
 	bool help = false;
 	const char *compute = NULL;
 	const struct cli_option opts[] = {
@@ -535,6 +541,7 @@ int cmd_diff(int argc, char **argv)
 		CLI_BOOL('F', "formula", &d.formula, "how each value was computed"),
 		CLI_BOOL('b', "baseline-only", &d.baseline_only, "only the rows of both files (the baseline's shares of those)"),
 		CLI_BOOL('q', "quiet", &d.quiet, "the rows alone, no heading"),
+		CLI_INT('o', "order", &d.order, "N", "the rows by column N: 0 the baseline's share, 1 the compared one (default)", 0, 0),
 		CLI_STRING('C', "comms", &d.comms, "LIST", "only the rows of these commands (a row's first sample's)"),
 		CLI_STRING('d', "dsos", &d.dsos, "LIST", "only the rows of these shared objects"),
 		CLI_STRING('S', "symbols", &d.symbols, "LIST", "only the rows of these symbols"),
@@ -565,6 +572,11 @@ int cmd_diff(int argc, char **argv)
 	}
 	if (compute && parse_compute(&d, compute))
 		return 129;
+	/* perf's words and status (-EINVAL's 255) for a column two files do not have */
+	if (d.order > 1) {
+		fprintf(stderr, "Order option out of limit.\n");
+		return 255;
+	}
 	if (n > 2) {
 		fprintf(stderr, "tally diff: two %s at most (baseline, new)\n",
 			d.from[0].url ? "selections" : "files");

@@ -89,7 +89,8 @@ for who in perf tally; do
 		sh -c "taskset -c 0 $B 60; taskset -c 1 $W getpid 100000" >/dev/null 2>&1
 	pid=$(perf script -i "$d/$who-e1.data" -F pid 2>/dev/null | head -1 | tr -d ' ')
 	# (not a CPU the baseline has no sample on: perf's shares of its 0 are NaN, "-nan%")
-	for args in "" "--cpu 0" "--cpu 0,1 -c ratio" "--cpu 0 -c delta" "--pid $pid" "--tid $pid" "--pid 1" "-q"; do
+	for args in "" "--cpu 0" "--cpu 0,1 -c ratio" "--cpu 0 -c delta" "--pid $pid" "--tid $pid" "--pid 1" "-q" \
+		    "-o 0" "-o 0 -c ratio" "-o 0 -b" "-o 1"; do
 		"$TALLY" diff $args "$d/$who-e1.data" "$d/$who-e2.data" >"$d/t.out" 2>/dev/null
 		perf diff $args "$d/$who-e1.data" "$d/$who-e2.data" >"$d/p.out" 2>/dev/null
 		check "$who diff ${args:--} (two events): perf's lines ($(wc -l <"$d/p.out"), $(grep -c '^# Event' "$d/p.out") blocks)" \
@@ -127,4 +128,10 @@ done
 "$TALLY" diff "$d/u1.data" "$d/u2.data" >"$d/t.out" 2>/dev/null
 is "unresolved: burn's four header addresses are one row (80%, at the lowest, 0x10)" \
 	"$(grep -c '80.00%.*burn  *\[\.\] 0x0000000000000010$' "$d/t.out")" 1
+for o in 2 -1; do
+	"$TALLY" diff -o $o "$d/tally-e1.data" "$d/tally-e2.data" >/dev/null 2>"$d/t.err"
+	trc=$?
+	perf diff -o $o "$d/tally-e1.data" "$d/tally-e2.data" >/dev/null 2>&1
+	is "-o $o: perf's status" "$trc" "$?"
+done
 done_testing
