@@ -94,10 +94,12 @@ static int drain(struct live *lv, bool all)
 {
 	/*
 	 * A record stamped before `now` is in its ring by the time we read
-	 * it, give or take the microseconds between its stamp and its
-	 * write: keep a millisecond's margin for the next pass.
+	 * it, give or take the time between its stamp and its write: on a
+	 * loaded VM a vCPU the host holds there can take milliseconds (a
+	 * COMM and the tracepoint after it crossed with a 1 ms margin), so
+	 * 10 ms, still no wait a reader sees (perf trace keeps a second).
 	 */
-	uint64_t now = mono_ns() - 1000000;
+	uint64_t now = mono_ns() - 10000000;
 	int err;
 
 	if (lv->err && !all)
