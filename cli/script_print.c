@@ -276,7 +276,6 @@ static void print_insn(struct script_ctx *s, const struct tally_sample *smp,
 	uint8_t bytes[16];
 	ssize_t len = 0;
 	int n = 0;
-	char text[256];
 
 	if (smp->ip && !s->dis)
 		s->dis = tally_disasm__new(TALLY_DISASM_ATT);
@@ -284,10 +283,9 @@ static void print_insn(struct script_ctx *s, const struct tally_sample *smp,
 			       &ai);
 	if (smp->ip && s->dis && (file = script_code_file(s, &ai)) &&
 	    (len = script_read_at(s, file, bytes, sizeof(bytes), ai.map_ip)) > 0) {
-		n = tally_disasm__insn(s->dis, bytes, (size_t)len, ai.vaddr, NULL, NULL, text,
-				       sizeof(text));
-		/* what capstone cannot decode, perf's decoder does not length either */
-		if (n <= 0 || n > len || !strncmp(text, "(bad)", 5))
+		/* capstone's length, or the encoding's where capstone 4 is behind perf's decoder */
+		n = tally_disasm__length(s->dis, bytes, (size_t)len);
+		if (n <= 0 || n > len)
 			n = 0;
 	}
 	if (f & F_INSNLEN) {

@@ -46,6 +46,14 @@ TALLY_API int tally_disasm__insn(struct tally_disasm *d, const uint8_t *code, si
 				 uint64_t addr, tally_disasm_sym_fn sym, void *ctx,
 				 char *text, size_t size);
 
+/*
+ * Added in 0.5: the instruction's length, as perf's insnlen gives it:
+ * capstone's, else, for a VEX or EVEX encoded instruction capstone does
+ * not decode (AVX-512's opmask moves in capstone 4), the length of its
+ * encoding. 0 when neither knows it; -EINVAL for len 0.
+ */
+TALLY_API int tally_disasm__length(struct tally_disasm *d, const uint8_t *code, size_t len);
+
 #ifdef __cplusplus
 }
 #endif

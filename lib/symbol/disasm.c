@@ -359,3 +359,85 @@ int tally_disasm__insn(struct tally_disasm *d, const uint8_t *code, size_t len, 
 	}
 	return in->size;
 }
+
+/*
+ * The length of a VEX (C4, C5) or EVEX (62) encoded instruction in 64-bit
+ * code, from its encoding alone: capstone 4 does not know some of them
+ * (AVX-512's opmask moves, kmovd, in glibc's EVEX string functions),
+ * where perf's own decoder gives their length. The prefix, the opcode,
+ * ModRM with its SIB and displacement, and the imm8 of map 3 and of the
+ * map-1 opcodes that take one. 0: not such an instruction, or cut short.
+ */
+static size_t vex_length(const uint8_t *c, size_t len)
+{
+	size_t at = 0, need;
+	unsigned map, op;
+	uint8_t modrm;
+
+	while (at < len && at < 4 && (c[at] == 0x67 || c[at] == 0x2e || c[at] == 0x3e ||
+				      c[at] == 0x26 || c[at] == 0x36 || c[at] == 0x64 || c[at] == 0x65))
+		at++;	/* the address-size and segment prefixes VEX allows before it */
+	if (at >= len)
+		return 0;
+	switch (c[at]) {
+	case 0xc5: map = 1; at += 2; break;
+	case 0xc4:
+		if (at + 1 >= len)
+			return 0;
+		map = c[at + 1] & 0x1f;
+		at += 3;
+		break;
+	case 0x62:
+		if (at + 1 >= len)
+			return 0;
+		map = c[at + 1] & 0x7;
+		at += 4;
+		break;
+	default:
+		return 0;
+	}
+	if (map < 1 || map > 3 || at >= len)
+		return 0;
+	op = c[at++];
+	/* vzeroupper, vzeroall: no ModRM */
+	if (map == 1 && op == 0x77)
+		return at;
+	if (at >= len)
+		return 0;
+	modrm = c[at++];
+	need = 0;
+	if ((modrm >> 6) != 3) {
+		unsigned mod = modrm >> 6, rm = modrm & 7;
+
+		if (rm == 4) {
+			if (at >= len)
+				return 0;
+			if (mod == 0 && (c[at] & 7) == 5)
+				need += 4;	/* no base: disp32 */
+			at++;
+		}
+		if (mod == 0 && rm == 5)
+			need += 4;	/* rip-relative */
+		else if (mod == 1)
+			need += 1;
+		else if (mod == 2)
+			need += 4;
+	}
+	if (map == 3 || (map == 1 && ((op >= 0x70 && op <= 0x73) || op == 0xc2 || op == 0xc4 ||
+				     op == 0xc5 || op == 0xc6)))
+		need += 1;
+	return at + need <= len ? at + need : 0;
+}
+
+int tally_disasm__length(struct tally_disasm *d, const uint8_t *code, size_t len)
+{
+	const uint8_t *p = code;
+	size_t left = len;
+	uint64_t a = 0;
+
+	if (!d || !code || !len)
+		return -EINVAL;
+	if (cs_disasm_iter(d->cs, &p, &left, &a, d->insn))
+		return (int)d->insn->size;
+	return (int)vex_length(code, len);
+}
