@@ -2,6 +2,7 @@
 /*
  * tally record: declarations shared by its files.
  *   cmd_record.c   command line -> struct record_config (options as data)
+ *   record_open.c  the events configured and opened, perf's fallbacks
  *   record_run.c   one recording: targets, events, rings, the perf.data
  *                  writer, the drain loop, signals, snapshots, the summary
  *   record_offcpu.c --off-cpu: its event, the BPF timer, its samples

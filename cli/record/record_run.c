@@ -23,46 +23,10 @@
 #include <tally/tally.h>
 #include <tally/data_write.h>
 #include <tally/offcpu.h>
-#include "record.h"
-#include "control.h"
+#include "record_rec.h"
 #include "wait.h"
 
-/* A DSO an executable mapping named: its build id goes in the file. */
-struct dso_seen {
-	char *name;
-	pid_t pid;
-	bool kernel;
-};
-
-struct rec {
-	const struct record_config *cfg;
-	struct cli_targets ts;
-	struct tally_evlist *l;
-	struct tally_data_writer *w;
-	int out_fd;			/* the file, or the saved stdout for a pipe */
-	char path[4096];
-	bool pipe;
-	uint64_t samples, lost, wakeups;
-	bool wrote;			/* since the last FINISHED_ROUND */
-	int write_err;			/* the writer's first error (-errno) */
-	bool switch_failed;
-	bool freq_warned;		/* -F above the maximum: said once */
-	bool kmap_warned;		/* no kernel map: said once */
-	uint64_t bad;			/* side-band records the decoder refused */
-	uint32_t bad_type;		/* the first one's type and ring */
-	int bad_ring;
-	struct dso_seen *dsos;
-	size_t nr_dsos, cap_dsos;
-	struct tally_record_layout side;	/* the side-band event's layout */
-	const struct perf_event_attr *sid_attr;	/* synthesized records' trailer */
-	struct cg_fds cg;		/* the events' own cgroups (-G lists) */
-	struct cli_control ctl;		/* --control's channel (ctl_fd -1: none) */
-	bool usage_err;			/* a bad -e or --filter: exit 129, as perf */
-	struct tally_offcpu *offcpu;	/* --off-cpu's BPF timer */
-	struct record_strings *strs;	/* tally trace record's path strings */
-};
-
-static const char progname[] = "tally record";
+static const char progname[] = RECORD_PROGNAME;
 static volatile sig_atomic_t got_usr2;
 
 /* -------------------------------------------------------------------- */
@@ -505,181 +469,6 @@ static int switch_output(struct rec *r, bool at_exit)
 	return start_writer(r, true);
 }
 
-/* -------------------------------------------------------------------- */
-/* events */
-
-static int config_events(struct rec *r)
-{
-	const struct record_config *cfg = r->cfg;
-	uint64_t max = 0;
-	struct tally_config_opts co = {
-		.sz = sizeof(co),
-		.sample = true,
-		.period = cfg->period,
-		.freq = cfg->freq_max ? record_max_sample_rate() : cfg->freq,
-		.sample_type = cfg->sample_type | (cfg->sample_cpu ? PERF_SAMPLE_CPU : 0) |
-			       (cfg->all_cgroups ? PERF_SAMPLE_CGROUP : 0),
-		.branch_sample_type = cfg->branch_filter,
-		.intr_regs = cfg->intr_regs,
-		.user_regs = cfg->user_regs,
-		.inherit_stat = cfg->inherit_stat,
-		.namespaces = cfg->namespaces,
-		.delayed = cfg->delay_ms != 0,
-		.all_user = cfg->all_user,
-		.all_kernel = cfg->all_kernel,
-		.exclude_callchain_kernel = cfg->user_callchains,
-		.exclude_callchain_user = cfg->kernel_callchains,
-		.system_wide = r->ts.system_wide,
-		.no_inherit = cfg->target.no_inherit || cfg->per_thread,
-		.enable_on_exec = r->ts.wl && r->ts.wl_is_target,
-		.switch_events = cfg->switch_events,
-		.callchain = cfg->callchain,
-		.stack_size = cfg->stack_size,
-		.overwrite = cfg->overwrite,
-		/*
-		 * -k's clock; the path strings are matched to the samples by
-		 * the BPF program's clock, which then wins
-		 */
-		.use_clockid = cfg->use_clockid || r->strs != NULL,
-		.clockid = r->strs ? CLOCK_MONOTONIC : cfg->clockid,
-		.freq_max_out = &max,
-		/*
-		 * Wake at a quarter of the ring, not the kernel's half: the
-		 * drain then has three quarters of headroom while it runs.
-		 */
-		.wakeup_watermark = cfg->overwrite ? 0 :
-			(uint32_t)((cfg->mmap_pages > 0 ? cfg->mmap_pages : 128) * sysconf(_SC_PAGESIZE) / 4),
-	};
-	int err = tally_evlist__config(r->l, &co);
-
-	if (err == -ERANGE && cfg->strict_freq) {
-		fprintf(stderr, "%s: -F %llu is above the kernel's maximum of %llu samples a second\n"
-			"(/proc/sys/kernel/perf_event_max_sample_rate): use -F max or a lower -F\n",
-			progname, (unsigned long long)cfg->freq, (unsigned long long)max);
-		return -1;
-	}
-	if (err == -ERANGE) {
-		/* perf 6.1 throttles to the maximum and says so (its words) */
-		if (!cfg->quiet && !r->freq_warned)
-			fprintf(stderr, "warning: Maximum frequency rate (%llu Hz) exceeded, throttling "
-				"from %llu Hz to %llu Hz.\n"
-				"         The limit can be raised via "
-				"/proc/sys/kernel/perf_event_max_sample_rate.\n"
-				"         The kernel will lower it when tally's interrupts take too long.\n"
-				"         Use --strict-freq to disable this throttling, refusing to record.\n",
-				(unsigned long long)max, (unsigned long long)cfg->freq,
-				(unsigned long long)max);
-		r->freq_warned = true;
-		co.freq = max;
-		err = tally_evlist__config(r->l, &co);
-	}
-	if (err) {
-		fprintf(stderr, "%s: cannot configure the events: %s\n", progname, strerror(-err));
-		return -1;
-	}
-	return 0;
-}
-
-static bool unsupported(int err)
-{
-	return err == -ENOENT || err == -EOPNOTSUPP || err == -ENODEV || err == -EINVAL;
-}
-
-/*
- * The events of -e, or perf's default: cycles, and cpu-clock where the
- * machine has no hardware PMU (perf's fallback).
- */
-/* The events that failed and can fall back did: open again (closed first). */
-static bool fallback(struct rec *r)
-{
-	struct tally_evsel *e;
-	bool any = false;
-
-	tally_evlist__for_each_evsel(r->l, e)
-		if (tally_evsel__fallback(e)) {
-			any = true;
-			if (r->cfg->verbose)
-				fprintf(stderr, "%s: The cycles event is not supported, "
-					"trying to fall back to cpu-clock-ticks\n", progname);
-		}
-	if (any)
-		tally_evlist__close(r->l);
-	return any;
-}
-
-static int open_events(struct rec *r)
-{
-	const struct record_config *cfg = r->cfg;
-	bool dflt = cfg->events.nr == 0;
-	struct tally_evlist_open_opts oo = { .sz = sizeof(oo), .cgroup_fd = -1 };
-	int err = 0;
-
-	if (r->ts.cgroup_fd >= 0) {
-		oo.flags = PERF_FLAG_PID_CGROUP;
-		oo.cgroup_fd = r->ts.cgroup_fd;
-	}
-	for (int attempt = 0; attempt < 2; attempt++) {
-		r->l = record_build_events(cfg, dflt ? (attempt ? "cpu-clock" : "cycles") : NULL, &r->cg,
-				    &r->usage_err);
-		if (r->l && cfg->off_cpu && record_offcpu_add_event(r->l)) {
-			fprintf(stderr, "%s: %s\n", progname, strerror(errno));
-			return -1;
-		}
-		if (!r->l || config_events(r))
-			return -1;
-		err = tally_evlist__open(r->l, r->ts.cpus, r->ts.threads, &oo);
-		/* an asked-for cycles falls back to cpu-clock as perf's (evsel__fallback) */
-		while (err && !dflt && fallback(r))
-			err = tally_evlist__open(r->l, r->ts.cpus, r->ts.threads, &oo);
-		if (!err)
-			return 0;
-		if (!dflt || attempt || !unsupported(err))
-			break;
-		if (cfg->verbose)
-			fprintf(stderr, "%s: cycles is not supported here: cpu-clock instead\n",
-				progname);
-		tally_evlist__free(r->l);
-		r->l = NULL;
-	}
-	{
-		struct tally_evsel *e, *bad = tally_evlist__first(r->l);
-
-		tally_evlist__for_each_evsel(r->l, e)
-			if (tally_evsel__open_error(e)) {
-				bad = e;
-				err = tally_evsel__open_error(e);
-				break;
-			}
-		if (bad && (record_branch_refused(cfg, tally_evsel__name(bad),
-						  tally_evsel__attr(bad), err) ||
-			    record_phys_refused(tally_evsel__name(bad), tally_evsel__attr(bad), err) ||
-			    record_namespaces_refused(tally_evsel__name(bad), tally_evsel__attr(bad), err)))
-			return -1;
-	}
-	cli_print_open_error("record", r->l, err, &cfg->target);
-	return -1;
-}
-
-/*
- * Sampling a workload or -p/-t threads with inheritance needs a ring per
- * CPU: the kernel will not map an inherited event on "any CPU". So the
- * threads are followed on every online CPU, as perf record does.
- */
-static int cpus_for_threads(struct rec *r)
-{
-	const struct record_config *cfg = r->cfg;
-
-	if (r->ts.system_wide || cfg->per_thread)
-		return 0;
-	tally_cpu_map__put(r->ts.cpus);
-	r->ts.cpus = tally_cpu_map__new_online();
-	if (!r->ts.cpus) {
-		fprintf(stderr, "%s: online CPUs: %s\n", progname, strerror(errno));
-		return -1;
-	}
-	return 0;
-}
-
 /*
  * The kernel's own count of what it could not write (PERF_FORMAT_LOST,
  * Linux 6.0): it includes samples lost while a ring was full at the very
@@ -726,27 +515,34 @@ static void on_usr2(int sig)
 	got_usr2 = 1;
 }
 
+/* the side-band's dummy (-D's, -a's) or every other event, turned on or off */
+static void set_events(struct rec *r, bool dummy, bool on)
+{
+	struct tally_evsel *e;
+
+	tally_evlist__for_each_evsel(r->l, e) {
+		const struct perf_event_attr *a = tally_evsel__attr(e);
+
+		if ((a->type == PERF_TYPE_SOFTWARE && a->config == PERF_COUNT_SW_DUMMY) != dummy)
+			continue;
+		if (on)
+			tally_evsel__enable(e);
+		else
+			tally_evsel__disable(e);
+	}
+}
+
 /* --control: the events but the side-band's dummy on or off (perf's *_non_dummy) */
 static void on_ctl_cmd(void *arg, enum cli_ctl_cmd cmd)
 {
 	struct rec *r = arg;
-	struct tally_evsel *e;
 
 	/* perf's snapshot: with --switch-output, the file so far (as SIGUSR2, at the next tick) */
 	if (cmd == CLI_CTL_SNAPSHOT && r->cfg->switch_output_signal)
 		got_usr2 = 1;
 	if (cmd != CLI_CTL_ENABLE && cmd != CLI_CTL_DISABLE)
 		return;
-	tally_evlist__for_each_evsel(r->l, e) {
-		const struct perf_event_attr *a = tally_evsel__attr(e);
-
-		if (a->type == PERF_TYPE_SOFTWARE && a->config == PERF_COUNT_SW_DUMMY)
-			continue;
-		if (cmd == CLI_CTL_ENABLE)
-			tally_evsel__enable(e);
-		else
-			tally_evsel__disable(e);
-	}
+	set_events(r, false, cmd == CLI_CTL_ENABLE);
 	if (!r->cfg->quiet)
 		fprintf(stderr, cmd == CLI_CTL_ENABLE ? "Events enabled\n" : "Events disabled\n");
 }
@@ -810,16 +606,10 @@ static void on_enable(void *arg, double now)
 /* the events of targets already running start now; with -D only the side-band's dummy */
 static void enable_now(struct rec *r)
 {
-	struct tally_evsel *e;
-
-	if (!r->cfg->delay_ms) {
+	if (!r->cfg->delay_ms)
 		tally_evlist__enable(r->l);
-		return;
-	}
-	tally_evlist__for_each_evsel(r->l, e)
-		if (tally_evsel__attr(e)->type == PERF_TYPE_SOFTWARE &&
-		    tally_evsel__attr(e)->config == PERF_COUNT_SW_DUMMY)
-			tally_evsel__enable(e);
+	else
+		set_events(r, true, true);
 }
 
 /* A command that died of a signal: its name and the signal, as a shell says it. */
@@ -887,7 +677,7 @@ int record_run(const struct record_config *cfg)
 	if (cfg->syscall_strings && !r.pipe && !cfg->overwrite)
 		r.strs = record_strings_open(cfg->quiet);
 	if (cli_targets__open(&r.ts, &cfg->target, cfg->cmd_argc ? cfg->cmd_argv : NULL, 0) ||
-	    cpus_for_threads(&r) || open_events(&r))
+	    record_cpus_for_threads(&r) || record_open_events(&r))
 		goto out;
 	if (r.strs)
 		record_strings_events(r.strs, r.l);

@@ -835,47 +835,6 @@ int tally_hist__decay(struct tally_hist *h)
 	return 0;
 }
 
-static void free_filter(struct tally_hist *h)
-{
-	for (size_t i = 0; i < sizeof(h->filter_str) / sizeof(h->filter_str[0]); i++) {
-		free(h->filter_str[i]);
-		h->filter_str[i] = NULL;
-	}
-	memset(&h->filter, 0, sizeof(h->filter));
-}
-
-int tally_hist__set_filter(struct tally_hist *h, const struct tally_hist_filter *f)
-{
-	const char *in[6];
-	char *out[6] = { NULL };
-
-	if (!h || !TALLY_OPTS_VALID(f, tally_hist_filter))
-		return -EINVAL;
-	in[0] = TALLY_OPTS_GET(f, comms, NULL);
-	in[1] = TALLY_OPTS_GET(f, pids, NULL);
-	in[2] = TALLY_OPTS_GET(f, tids, NULL);
-	in[3] = TALLY_OPTS_GET(f, dsos, NULL);
-	in[4] = TALLY_OPTS_GET(f, symbols, NULL);
-	in[5] = TALLY_OPTS_GET(f, symbol_filter, NULL);
-	for (int i = 0; i < 6; i++)
-		if (in[i] && !(out[i] = strdup(in[i]))) {
-			while (i--)
-				free(out[i]);
-			return -ENOMEM;
-		}
-	free_filter(h);
-	memcpy(h->filter_str, out, sizeof(out));
-	h->filter.comms = out[0];
-	h->filter.pids = out[1];
-	h->filter.tids = out[2];
-	h->filter.dsos = out[3];
-	h->filter.symbols = out[4];
-	h->filter.symbol_filter = out[5];
-	h->filter.exclude_other = TALLY_OPTS_GET(f, exclude_other, false);
-	h->rows_stale = true;
-	return 0;
-}
-
 struct tally_hist *tally_hist__new(struct tally_session *ss, const struct tally_hist_opts *opts)
 {
 	static const enum tally_hist_key def_keys[] = { K_COMM, K_DSO, K_SYM };
@@ -1001,7 +960,7 @@ void tally_hist__free(struct tally_hist *h)
 	free(h->stab);
 	free(h->timed);
 	free(h->uchain);
-	free_filter(h);
+	tally__hist_free_filter(h);
 	if (h->has_parent)
 		regfree(&h->parent_re);
 	tally__session_resolver_put(h->res);

@@ -481,6 +481,9 @@ uint64_t tally__hist_mem_ident(const struct entry *e, enum tally_hist_key k);
 /* hist_rows.c: every shape's share not yet in the rows (fused: its graphs' too): 0 or -errno. */
 int tally__hist_shapes_in(struct tally_hist *h, bool fused);
 
+/* hist_filter.c: the filter's copies freed, no filter left */
+void tally__hist_free_filter(struct tally_hist *h);
+
 /* Each event's rows in perf's order (hist_order.c): 0 or -ENOMEM. */
 int tally__hist_order_rows(const struct tally_hist *h, struct hist_ev *hs);
 
