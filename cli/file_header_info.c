@@ -20,31 +20,29 @@ struct sec {
 	bool bad;
 };
 
-static uint32_t u32(struct sec *s)
+/* the next n-byte word (4 or 8), in our byte order */
+static uint64_t word(struct sec *s, size_t n)
 {
-	uint32_t v = 0;
+	uint32_t v4;
+	uint64_t v8;
 
-	if (s->bad || s->len - s->at < 4) {
+	if (s->bad || s->len - s->at < n) {
 		s->bad = true;
 		return 0;
 	}
-	memcpy(&v, s->p + s->at, 4);
-	s->at += 4;
-	return s->swap ? __builtin_bswap32(v) : v;
-}
-
-static uint64_t u64(struct sec *s)
-{
-	uint64_t v = 0;
-
-	if (s->bad || s->len - s->at < 8) {
-		s->bad = true;
-		return 0;
+	if (n == 4) {
+		memcpy(&v4, s->p + s->at, 4);
+		v8 = s->swap ? __builtin_bswap32(v4) : v4;
+	} else {
+		memcpy(&v8, s->p + s->at, 8);
+		v8 = s->swap ? __builtin_bswap64(v8) : v8;
 	}
-	memcpy(&v, s->p + s->at, 8);
-	s->at += 8;
-	return s->swap ? __builtin_bswap64(v) : v;
+	s->at += n;
+	return v8;
 }
+
+static uint32_t u32(struct sec *s) { return (uint32_t)word(s, 4); }
+static uint64_t u64(struct sec *s) { return word(s, 8); }
 
 /* the next string, NUL-terminated within its padded length; NULL when damaged */
 static const char *str(struct sec *s)

@@ -379,23 +379,13 @@ static size_t vex_length(const uint8_t *c, size_t len)
 		at++;	/* the address-size and segment prefixes VEX allows before it */
 	if (at >= len)
 		return 0;
-	switch (c[at]) {
-	case 0xc5: map = 1; at += 2; break;
-	case 0xc4:
-		if (at + 1 >= len)
-			return 0;
-		map = c[at + 1] & 0x1f;
-		at += 3;
-		break;
-	case 0x62:
-		if (at + 1 >= len)
-			return 0;
-		map = c[at + 1] & 0x7;
-		at += 4;
-		break;
-	default:
+	/* C5: 2 bytes, map 0F; C4: 3, map in mmmmm; 62 (EVEX): 4, map in mmm */
+	if (c[at] != 0xc5 && c[at] != 0xc4 && c[at] != 0x62)
 		return 0;
-	}
+	if (c[at] != 0xc5 && at + 1 >= len)
+		return 0;
+	map = c[at] == 0xc5 ? 1 : c[at + 1] & (c[at] == 0xc4 ? 0x1f : 0x7);
+	at += c[at] == 0xc5 ? 2 : c[at] == 0xc4 ? 3 : 4;
 	if (map < 1 || map > 3 || at >= len)
 		return 0;
 	op = c[at++];
