@@ -5,7 +5,10 @@
 # REAL_BENCH_CACHE's (default tmp/bench-cache; `make bench` records them).
 # KEYS, comma-separated: rgcc, sgcc, fgcc (report --stdio, script,
 # report --flamegraph of scale-gcc; perf: report, script, script), rsys,
-# ssys, fsys (scale-system's). FIRST=1: each tally run with an empty
+# ssys, fsys (scale-system's); lat, th, lock, kmem (sched latency, sched
+# timehist, lock report, kmem stat --slab of bench/kernel.sh's busy.data);
+# mem, c2c (report --sort mem, c2c report of bench/branch.sh's files).
+# FIRST=1: each tally run with an empty
 # XDG_CACHE_HOME (a first run), else one warm cache for all.
 # Example: python3 bench/ab.py /tmp/tally.old build/tally rgcc,sgcc 11
 import os, shutil, statistics, subprocess, sys, tempfile, time
@@ -22,6 +25,17 @@ for short, name in (("gcc", "scale-gcc"), ("sys", "scale-system")):
     T["r" + short] = (["report", "--stdio", "-i", f], ["report", "--stdio", "-i", f])
     T["s" + short] = (["script", "-i", f], ["script", "-i", f])
     T["f" + short] = (["report", "--flamegraph", out, "-i", f], ["script", "-i", f])
+
+b = os.path.join(C, "busy.data")
+for k, a in (("lat", ["sched", "latency"]), ("th", ["sched", "timehist"]),
+             ("lock", ["lock", "report"]), ("kmem", ["kmem", "stat", "--slab"])):
+    T[k] = (a[:1] + ["-i", b] + a[1:], a[:1] + ["-i", b] + a[1:])
+g = os.path.join(C, "branch-gen")
+m = ["report", "--stdio", "--no-branch-stack", "--mem-mode", "--sort", "mem", "-i",
+     os.path.join(g, "mkfields.br-1000000-32.data")]
+T["mem"] = (m, m)
+c = ["c2c", "report", "--stdio", "-i", os.path.join(g, "mkc2c.c2c-1000000.data")]
+T["c2c"] = (c, c)
 
 def run(argv, env):
     t = time.perf_counter()

@@ -570,6 +570,8 @@ struct tally_data_reader *tally_data_reader__open(const char *path)
 		return NULL;
 	}
 	r->mapped = true;
+	r->map = p;
+	r->map_len = (size_t)st.st_size;
 	return r;
 }
 
@@ -603,6 +605,8 @@ struct tally_data_reader *tally_data_reader__open_fd(int fd)
 		return NULL;
 	}
 	r->mapped = true;
+	r->map = p;
+	r->map_len = (size_t)st.st_size;
 	return r;
 }
 

@@ -27,6 +27,12 @@ struct tally__bpf_infos **tally__data_reader_bpf_infos(const struct tally_data_r
  * outside the mapping.
  */
 void tally__data_reader_release(struct tally_data_reader *r, const void *lo, const void *hi);
+/*
+ * The caller releases the records' pages (above): the walk keeps its
+ * own hands off them (with two threads it runs rounds ahead of the
+ * records applied, and pages it let go faulted back in).
+ */
+void tally__data_reader_caller_releases(struct tally_data_reader *r);
 /* COMPRESSED records walked so far (their records go to the walk's callback, not they) */
 uint64_t tally__data_reader_nr_compressed(const struct tally_data_reader *r);
 

@@ -34,6 +34,10 @@ struct tally_data_reader {
 	size_t len;
 	uint64_t nr_compressed;		/* COMPRESSED records walked (perf's stats count them) */
 	bool mapped;
+	bool caller_releases;		/* tally__data_reader_caller_releases */
+	const uint8_t *map;		/* the file's mapping (buf is a part's during its walk) */
+	size_t map_len;
+	uintptr_t dropped_to;		/* the mapping's pages below let go (0: none yet) */
 	struct file_header h;
 	struct rattr *attrs;
 	int nr_attrs;

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "data_reader.h"
+#include "data_read_internal.h"
 #include "prefault.h"
 #include "data_swap.h"
 #include "internal.h"
@@ -315,12 +316,8 @@ static int walk(struct tally_data_reader *r, uint64_t *offp, uint64_t end, struc
 		 * can leave our resident set (they stay in the page cache;
 		 * touching them again would fault them back in).
 		 */
-		if (r->mapped && off - dropped >= DROP_CHUNK + DROP_LAG) {
-			uintptr_t from = ((uintptr_t)(r->buf + dropped) + 4095) & ~(uintptr_t)4095;
-			uintptr_t to = (uintptr_t)(r->buf + off - DROP_LAG) & ~(uintptr_t)4095;
-
-			if (to > from)
-				madvise((void *)from, to - from, MADV_DONTNEED);
+		if (r->mapped && !r->caller_releases && off - dropped >= DROP_CHUNK + DROP_LAG) {
+			tally__data_reader_release(r, r->buf + dropped, r->buf + off - DROP_LAG);
 			dropped = off - DROP_LAG;
 		}
 	}

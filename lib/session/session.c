@@ -288,7 +288,7 @@ struct session_pipeline {
  */
 #define PIPE_BATCH_RECORDS 1024
 /* the file's pages of applied records let go when they span this much */
-#define RELEASE_SPAN (2u << 20)
+#define RELEASE_SPAN (8u << 20)
 #define PIPE_BATCH_BYTES (64u << 10)
 
 /*
@@ -550,6 +550,7 @@ static struct tally_session *session_new(struct tally_data_reader *rd, struct ta
 	s->sample_ctx = s->o.ctx;
 	s->path = path;
 	s->rd = rd;
+	tally__data_reader_caller_releases(rd);	/* release_applied, run_pipelined */
 	s->live = live;
 	s->nr_attrs = rd ? tally_data_reader__nr_attrs(rd) : tally_evlist__nr(live);
 	s->evsels = live ? calloc((size_t)s->nr_attrs + 1, sizeof(*s->evsels)) : NULL;
