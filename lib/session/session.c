@@ -288,7 +288,7 @@ struct session_pipeline {
  */
 #define PIPE_BATCH_RECORDS 1024
 /* the file's pages of applied records let go when they span this much */
-#define RELEASE_SPAN (8u << 20)
+#define RELEASE_SPAN (2u << 20)
 #define PIPE_BATCH_BYTES (64u << 10)
 
 /*
