@@ -121,6 +121,14 @@ struct tally__prefault *tally__prefault_start(const uint8_t *buf, uint64_t from,
 	return p;
 }
 
+struct tally__prefault *tally__prefault_start_beside(const uint8_t *buf, uint64_t from,
+						     uint64_t end, int busy)
+{
+	if (busy > 1 && sysconf(_SC_NPROCESSORS_ONLN) <= busy)
+		return NULL;
+	return tally__prefault_start(buf, from, end);
+}
+
 uint64_t tally__prefault_at(struct tally__prefault *p, uint64_t off)
 {
 	if (!p)
