@@ -226,7 +226,24 @@ static void print_table(struct report *r, int idx, uint64_t total)
 	print_head(r, idx);
 	/* perf pads the other columns even when the last one is hidden */
 	last = r->nsort - 1;
-	if (!r->quiet) {
+	if (!r->quiet && r->sep) {
+		/* perf's -t header: the names alone, joined, padded as the cells; no dots */
+		const char *sep = r->sep;
+
+		printf("# %s", r->children ? "Children" : "Overhead");
+		if (r->children)
+			printf("%s%8s", sep, "Self");
+		if (r->show_nr)
+			printf("%s%12s", sep, "Samples");
+		if (r->show_period)
+			printf("%s%12s", sep, "Period");
+		for (int i = 0; i < r->nsort; i++)
+			if (i == r->ipc_at)
+				printf("%s%-*s", sep, width[i], "IPC   [IPC Coverage]");
+			else if (!r->elide[r->sort[i]])
+				printf("%s%-*s", sep, width[i], hist_keys[r->sort[i]].header);
+		putchar('\n');
+	} else if (!r->quiet) {
 		printf("# %s%s%s", r->children ? "Children      Self" : "Overhead",
 		       r->show_nr ? "       Samples" : "", r->show_period ? "        Period" : "");
 		for (int i = 0; i < r->nsort; i++)
@@ -265,7 +282,7 @@ static void print_hist(struct report *r, int idx)
 	r->graph_total = totals(r, idx).period;
 	struct hist_table t = { .fp = stdout, .cells = &r->cells, .total = total,
 				.header = !r->quiet, .children = r->children,
-				.percent_limit = r->percent_limit, .show_nr = r->show_nr,
+				.percent_limit = r->percent_limit, .show_nr = r->show_nr, .sep = r->sep,
 				.show_period = r->show_period, .ipc_level = r->ipc_at + 1,
 				.graph = r->cg.mode != CG_NONE ? report_table_graph : NULL, .arg = r };
 	struct tally_hist_row *rows;
@@ -551,6 +568,8 @@ int cmd_report(int argc, char **argv)
 		CLI_BOOL(0, "branch-history", &branch_history, "call graphs of the samples' branch stacks, each frame's branch counts (-g implied)"),
 		CLI_BOOL(0, "mem-mode", &r.mem_mode, "memory access profile: samples weigh their weights; the mem keys"),
 		CLI_BOOL('q', "quiet", &r.quiet, "rows and graphs only: no '#' lines"),
+		CLI_STRING('t', "field-separator", &r.sep, "SEP",
+			   "the columns joined by SEP, not padded apart (SEP's first character in a cell becomes '.')"),
 		CLI_BOOL('T', "threads", &r.show_threads, "per-thread counts of the events (perf record -s) after the rows"),
 		CLI_STRING(0, "pretty", &pretty, "KEY", "-T's layout: normal or raw"),
 		CLI_BOOL(0, "header", &r.header, "show the file's header first"),
@@ -581,6 +600,13 @@ int cmd_report(int argc, char **argv)
 		return 129;
 	}
 	r.relative = percentage && !strcmp(percentage, "relative");
+	/* perf's rule: a '.' stands in for the separator inside cells */
+	if (r.sep && !strcmp(r.sep, ".")) {
+		fprintf(stderr, "tally report: '.' is the only non valid --field-separator argument\n");
+		return 129;
+	}
+	if (r.sep && !*r.sep)
+		r.sep = NULL;
 	/* perf takes any other word for normal */
 	if (pretty && strcmp(pretty, "normal") && strcmp(pretty, "raw")) {
 		fprintf(stderr, "tally report: --pretty '%s': normal or raw\n", pretty);
@@ -702,7 +728,7 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	r.ss = ss;
 	r.mispredict = "N/A";
-	r.cells = (struct hist_cells){ .ss = ss, .dsos = r.filter.dsos != NULL,
+	r.cells = (struct hist_cells){ .ss = ss, .dsos = r.filter.dsos != NULL, .sep = r.sep != NULL,
 				       .mispredict = &r.mispredict };
 	report_threads_init(&r.threads, rd, nr_events);
 	if (r.header || r.header_only)

@@ -369,8 +369,8 @@ int hist_key_width(const struct hist_cells *c, const struct tally_hist_row *rows
 		} else {
 			l = value(c, &rows[i], k, buf, sizeof(buf));
 		}
-		/* an entry without a symbol widens the DSO column to an address's 16 (without --dsos) */
-		if (k == K_DSO && !rows[i].sym && !c->dsos && l < 16)
+		/* an entry without a symbol widens the DSO column to an address's 16 (without --dsos, -t) */
+		if (k == K_DSO && !rows[i].sym && !c->dsos && !c->sep && l < 16)
 			l = 16;
 		if (l > w)
 			w = l;
@@ -491,19 +491,32 @@ static void put_cell(struct line *ln, const struct hist_cells *c, const struct t
 	line_left(ln, s, l, pad);
 }
 
+/*
+ * a trace padded only when not last; a symbol, source line, lock or
+ * block ("%.*s" cells) unpadded when last
+ */
+static int key_pad(enum tally_hist_key k, int width, bool last)
+{
+	return last && (k == K_SYM || k == K_SRCLINE || k == K_TRACE || k == K_LOCKED ||
+			k == K_BLOCKED || k == K_SYM_DADDR || k == K_DCACHELINE ||
+			k == TALLY_HIST_SYM_FROM || k == TALLY_HIST_SYM_TO || k == K_SYM_IADDR ||
+			k == K_CGROUP || k == K_CGROUP_ID) ? 0 : width;
+}
+
 void hist_key_put(struct line *ln, const struct hist_cells *c, const struct tally_hist_row *e,
 		  enum tally_hist_key k, int width, bool last)
 {
 	line_put(ln, "  ", 2);
-	/*
-	 * a trace padded only when not last; a symbol, source line, lock or
-	 * block ("%.*s" cells) unpadded when last
-	 */
-	put_cell(ln, c, e, k, width, last && (k == K_SYM || k == K_SRCLINE || k == K_TRACE ||
-					      k == K_LOCKED || k == K_BLOCKED || k == K_SYM_DADDR ||
-					      k == K_DCACHELINE || k == TALLY_HIST_SYM_FROM ||
-					      k == TALLY_HIST_SYM_TO || k == K_SYM_IADDR || k == K_CGROUP ||
-					      k == K_CGROUP_ID) ? 0 : width);
+	put_cell(ln, c, e, k, width, key_pad(k, width, last));
+}
+
+void hist_key_put_sep(struct line *ln, const char *sep, bool first, const struct hist_cells *c,
+		      const struct tally_hist_row *e, enum tally_hist_key k, int width, bool last)
+{
+	struct line cell = { .fp = NULL };
+
+	put_cell(&cell, c, e, k, width, key_pad(k, width, last));
+	line_sep_text(ln, sep, first, cell.b, cell.n);
 }
 
 void hist_key_put_level(struct line *ln, const struct hist_cells *c,
@@ -596,6 +609,42 @@ int hist_fields_order(const struct hist_fields *f, const enum tally_hist_key *ke
 	return n;
 }
 
+/* -F's cell v of row e under -t (perf's field_sep) */
+static void sep_cell(struct line *ln, const struct hist_table *t, int v, int i, bool last,
+		     const struct tally_hist_row *e, int width, double tot)
+{
+	const char *sep = t->sep;
+
+	switch (v) {
+	case HF_OVERHEAD:
+		line_sep_pct(ln, sep, !i, 100.0 * (double)e->self / tot, 8, last);
+		break;
+	case HF_CHILDREN:
+		if (t->children) {
+			line_sep_pct(ln, sep, !i, 100.0 * (double)e->children / tot, 8, last);
+		} else {
+			char na[] = "     N/A";	/* perf's "%8s" */
+
+			line_sep_text(ln, sep, !i, na, sizeof(na) - 1);
+		}
+		break;
+	case HF_IPC: {
+		char ipc[] = "-      -            ";	/* perf's ipc_null */
+
+		line_sep_text(ln, sep, !i, ipc, sizeof(ipc) - 1);
+		break;
+	}
+	case HF_PERIOD:
+	case HF_SAMPLE:
+		line_sep_u64(ln, sep, !i, (unsigned long long)(v == HF_PERIOD ? e->self : e->samples),
+			     12, last);
+		break;
+	default:
+		hist_key_put_sep(ln, sep, !i, t->cells, e, (enum tally_hist_key)v, width, last);
+		break;
+	}
+}
+
 void hist_fields_print(const struct hist_fields *f, const struct hist_table *t,
 		       const struct tally_hist_row *rows, size_t n)
 {
@@ -616,18 +665,20 @@ void hist_fields_print(const struct hist_fields *f, const struct hist_table *t,
 			   num[col[i]].width;
 	}
 	for (int i = 0; t->header && i < f->n; i++) {
-		fputs(i ? "  " : "# ", fp);
+		fputs(i ? t->sep ? t->sep : "  " : "# ", fp);
 		if (HIST_IS_KEY(f->col[i]))
 			fprintf(fp, "%-*s", width[i], hist_keys[f->col[i]].header);
 		else
 			fprintf(fp, "%*s", width[i], num[col[i]].head);
 	}
-	for (int i = 0; t->header && i < f->n; i++) {
+	if (t->sep && t->header)
+		fputc('\n', fp);	/* -t: no dots */
+	for (int i = 0; t->header && !t->sep && i < f->n; i++) {
 		fputs(i ? "  " : "\n# ", fp);
 		for (int k = 0; k < width[i]; k++)
 			fputc('.', fp);
 	}
-	if (t->header)
+	if (t->header && !t->sep)
 		fputs("\n#\n", fp);
 	for (size_t k = 0; k < n; k++) {
 		const struct tally_hist_row *e = &rows[k];
@@ -638,7 +689,9 @@ void hist_fields_print(const struct hist_fields *f, const struct hist_table *t,
 			continue;
 		if (t->entries && printed++ >= t->entries)
 			break;
-		for (int i = 0; i < f->n; i++) {
+		for (int i = 0; t->sep && i < f->n; i++)
+			sep_cell(&ln, t, f->col[i], i, i == f->n - 1, e, width[i], tot);
+		for (int i = 0; !t->sep && i < f->n; i++) {
 			int v = f->col[i];
 
 			switch (v) {

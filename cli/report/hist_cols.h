@@ -60,6 +60,7 @@ extern const struct hist_key_name hist_keys[TALLY_HIST_KEY__NR];
 struct hist_cells {
 	struct tally_session *ss;	/* pid and comm: the thread's name at the end */
 	bool dsos;			/* --dsos given: an unresolved row does not widen DSO */
+	bool sep;			/* -t given: nor then */
 	/*
 	 * The last mispredict cell printed (perf's static: a branch neither
 	 * predicted nor mispredicted shows it); NULL: "N/A" for those.
@@ -84,6 +85,9 @@ void hist_key_widths(const struct hist_cells *c, const struct tally_hist *h, int
 /* "  " and the cell, as perf's columns (a last symbol or source line unpadded). */
 void hist_key_put(struct line *ln, const struct hist_cells *c, const struct tally_hist_row *e,
 		  enum tally_hist_key k, int width, bool last);
+/* -t's: SEP (unless first) and the cell as hist_key_put pads it, SEP's first character '.' */
+void hist_key_put_sep(struct line *ln, const char *sep, bool first, const struct hist_cells *c,
+		      const struct tally_hist_row *e, enum tally_hist_key k, int width, bool last);
 /* The cell as a --hierarchy level shows it: leading spaces gone, sym and srcline unpadded. */
 void hist_key_put_level(struct line *ln, const struct hist_cells *c,
 			const struct tally_hist_row *e, enum tally_hist_key k, int width);
@@ -124,6 +128,7 @@ struct hist_table {
 	int entries;			/* lines printed at most; 0: all */
 	bool show_nr, show_period;	/* --hierarchy: Samples and Period after Overhead */
 	int ipc_level;			/* --hierarchy: 1 + the level that is perf's IPC column; 0 none */
+	const char *sep;		/* -t: the separator, or NULL */
 	/* a row's call graph under it (NULL: none) */
 	void (*graph)(FILE *fp, const struct tally_hist_row *e, uint64_t total, void *arg);
 	void *arg;

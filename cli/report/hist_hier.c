@@ -191,6 +191,24 @@ static void print_entry(struct hier *h, const struct tally_hist_row *e, const st
 	struct line ln = { .fp = t->fp };
 	char nb[32];
 
+	if (t->sep) {	/* -t: the level's indent, then the cells joined */
+		struct line cell = { .fp = NULL };
+
+		spaces(&ln, depth * INDENT);
+		line_sep_pct(&ln, t->sep, true, 100.0 * (double)en->self / h->tot, 8, false);
+		if (t->show_nr)
+			line_sep_u64(&ln, t->sep, false, (unsigned long long)en->samples, 12, false);
+		if (t->show_period)
+			line_sep_u64(&ln, t->sep, false, (unsigned long long)en->self, 12, false);
+		if (depth + 1 == t->ipc_level)
+			line_put(&cell, "-      -            ", 20);
+		else
+			hist_key_put_level(&cell, t->cells, e, h->keys[depth], h->width[depth]);
+		line_sep_text(&ln, t->sep, false, cell.b, cell.n);
+		line_putc(&ln, '\n');
+		line_flush(&ln);
+		return;
+	}
 	spaces(&ln, depth * INDENT + 2);
 	line_pct(&ln, 100.0 * (double)en->self / h->tot, 7);
 	if (t->show_nr)
@@ -261,9 +279,17 @@ static void print_header(struct hier *h)
 	const struct hist_table *t = h->t;
 	FILE *fp = t->fp;
 	int indent = (h->nkeys - 1) * INDENT, joined = 0, dots;
+	const char *sep = t->sep;
 
-	fprintf(fp, "# %*s%8s  %s%s", indent, "", "Overhead", t->show_nr ? "     Samples  " : "",
-		t->show_period ? "      Period  " : "");
+	if (sep) {	/* -t: no indent, the columns joined */
+		indent = 0;
+		fprintf(fp, "# Overhead%s%s%s%s%s", t->show_nr ? sep : "",
+			t->show_nr ? "     Samples" : "", t->show_period ? sep : "",
+			t->show_period ? "      Period" : "", sep);
+	} else {
+		fprintf(fp, "# %*s%8s  %s%s", indent, "", "Overhead", t->show_nr ? "     Samples  " : "",
+			t->show_period ? "      Period  " : "");
+	}
 	for (int i = 0; i < h->nkeys; i++) {
 		const char *s = i + 1 == t->ipc_level ? "IPC   [IPC Coverage]" : hist_keys[h->keys[i]].header;
 
@@ -278,8 +304,8 @@ static void print_header(struct hier *h)
 	for (int i = 0; i < indent + 8; i++)
 		fputc('.', fp);
 	for (int i = 0; i < (t->show_nr ? 1 : 0) + (t->show_period ? 1 : 0); i++)
-		fputs("..............", fp);
-	fputs("  ", fp);
+		fprintf(fp, "%s............", sep ? sep : "..");
+	fputs(sep ? sep : "  ", fp);
 	for (int i = 0; i < dots; i++)
 		fputc('.', fp);
 	fputs("\n#\n", fp);

@@ -43,6 +43,7 @@ struct report {
 	bool header, header_only;
 	bool show_nr, show_period;	/* -n, --show-total-period: perf's Samples, Period */
 	bool quiet;			/* -q: no '#' lines */
+	const char *sep;		/* -t: the columns joined by it, not padded apart */
 	bool has_parent;		/* the parent key */
 	bool srcline;			/* the srcline key */
 	bool no_inline;

@@ -36,6 +36,33 @@ void report_table_graph(FILE *fp, const struct tally_hist_row *e, uint64_t total
 #define ROWS_CHUNK	32
 #define ROWS_MT		256	/* rows (with graphs: 32) from which a second thread helps */
 
+/* -t: the row's cells joined by the separator (perf's field_sep) */
+static void print_row_sep(struct line *ln, const struct rows_out *o, const struct tally_hist_row *e,
+			  double tot)
+{
+	const struct report *r = o->r;
+	const char *sep = r->sep;
+
+	if (r->children)
+		line_sep_pct(ln, sep, true, 100.0 * e->children / tot, 8, false);
+	line_sep_pct(ln, sep, !r->children, 100.0 * e->self / tot, 8, false);
+	if (r->show_nr)
+		line_sep_u64(ln, sep, false, (unsigned long long)e->samples, 12, false);
+	if (r->show_period)
+		line_sep_u64(ln, sep, false, (unsigned long long)e->self, 12, false);
+	for (int i = 0; i < r->nsort; i++)
+		if (i == r->ipc_at) {
+			char ipc[] = "-      -            ";	/* perf's ipc_null */
+
+			line_sep_text(ln, sep, false, ipc, sizeof(ipc) - 1);
+		} else if (!r->elide[r->sort[i]]) {
+			hist_key_put_sep(ln, sep, false, &r->cells, e, r->sort[i], o->width[i],
+					 i == o->last);
+		}
+	line_putc(ln, '\n');
+	line_flush(ln);
+}
+
 static void print_row(FILE *fp, const struct rows_out *o, const struct tally_hist_row *e)
 {
 	const struct report *r = o->r;
@@ -47,6 +74,11 @@ static void print_row(FILE *fp, const struct rows_out *o, const struct tally_his
 	struct line ln = { .fp = fp };
 	char num[32];
 
+	if (r->sep) {
+		print_row_sep(&ln, o, e, tot);
+		report_print_graph(fp, r, o->total, e);
+		return;
+	}
 	if (r->children) {
 		line_put(&ln, "  ", 2);
 		line_pct(&ln, 100.0 * e->children / tot, 7);
