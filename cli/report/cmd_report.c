@@ -510,6 +510,7 @@ int cmd_report(int argc, char **argv)
 	TALLY_OPTS(tally_session_stats, st);
 	bool help = false, stdio_ = false, inverted = false, tui = false, no_tui = false;
 	bool branch_history = false, stats = false, force = false, show_info = false;
+	bool tasks = false, mmaps = false;
 	int max_stack = -1;	/* not given: every frame */
 	char *text = NULL;	/* the browser's: what --stdio prints */
 	size_t text_len = 0;
@@ -576,6 +577,8 @@ int cmd_report(int argc, char **argv)
 		CLI_BOOL(0, "header-only", &r.header_only, "show only the file's header"),
 		CLI_BOOL('I', "show-info", &show_info, "with --header: the topology, caches and memory in full"),
 		CLI_BOOL(0, "stats", &stats, "only the records' counts by type, and each event's samples"),
+		CLI_BOOL(0, "tasks", &tasks, "only the threads, each under the one that forked it"),
+		CLI_BOOL(0, "mmaps", &mmaps, "as --tasks, with each thread's maps"),
 		CLI_BOOL(0, "folded", &r.exp.folded, "collapsed stacks for flame graphs: comm;root;...;leaf count"),
 		CLI_STRING(0, "flamegraph", &r.exp.flamegraph, "FILE.svg", "an interactive flame graph (SVG)"),
 		CLI_STRING(0, "pprof", &r.exp.pprof, "FILE", "pprof's profile.proto, gzipped (go tool pprof)"),
@@ -595,6 +598,8 @@ int cmd_report(int argc, char **argv)
 	}
 	if (stats)
 		return report_stats(input);
+	if (tasks || mmaps)
+		return report_tasks(input, mmaps);
 	if (percentage && strcmp(percentage, "relative") && strcmp(percentage, "absolute")) {
 		fprintf(stderr, "tally report: --percentage '%s': relative or absolute\n", percentage);
 		return 129;

@@ -23,6 +23,8 @@ static inline bool report_exports_any(const struct report_exports *x)
 	return x->folded || x->flamegraph || x->pprof || x->speedscope || x->html || x->firefox;
 }
 
+/* --tasks (maps false) and --mmaps: perf's task tree, with each thread's maps (report_tasks.c). */
+int report_tasks(const char *input, bool maps);
 /* --stats: perf's counts of the file's records by type and each event's samples (report_stats.c). */
 int report_stats(const char *input);
 /* The index of a record --off-cpu file's offcpu-time event, or -1. */

@@ -105,6 +105,23 @@ TALLY_API int tally_machine__exit(struct tally_machine *m, int32_t pid,
  * the threads let go, or -errno.
  */
 TALLY_API int tally_machine__release_exited(struct tally_machine *m);
+/* A thread as tally_machine__for_each_thread shows it (0.5). */
+struct tally_thread_info {
+	int32_t pid, tid;
+	int32_t ppid;		/* the tid of the thread whose FORK made it, else -1 (perf's ppid) */
+	const char *comm;	/* NULL: nothing named it */
+	bool comm_set;		/* by a COMM or its parent's, not a default name */
+	bool dead;		/* its EXIT came */
+};
+/*
+ * Added in 0.5: fn for each thread known (the dead ones not let go
+ * included), in no particular order, until it returns non-zero (that
+ * value returned). 0 or -EINVAL.
+ */
+TALLY_API int tally_machine__for_each_thread(const struct tally_machine *m,
+					     int (*fn)(const struct tally_thread_info *t,
+						       void *arg),
+					     void *arg);
 /* Added in 0.5: the threads known (the dead ones not let go included). */
 TALLY_API int tally_machine__nr_threads(const struct tally_machine *m);
 /* The thread's comm, or NULL (errno ENOENT) when nothing named it. */

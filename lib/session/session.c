@@ -202,8 +202,9 @@ static void process(struct tally_session *s, const struct perf_event_header *h, 
 			rename_default(s, (int32_t)rec.u.comm.tid);
 		break;
 	case PERF_RECORD_FORK:
-		tally_machine__fork(s->m, (int32_t)rec.u.task.pid, (int32_t)rec.u.task.tid,
-				    (int32_t)rec.u.task.ppid, (int32_t)rec.u.task.ptid);
+		tally__machine_fork(s->m, (int32_t)rec.u.task.pid, (int32_t)rec.u.task.tid,
+				    (int32_t)rec.u.task.ppid, (int32_t)rec.u.task.ptid,
+				    h->misc & PERF_RECORD_MISC_FORK_EXEC);
 		tally__session_ns_forget(s, (int32_t)rec.u.task.tid);
 		break;
 	case PERF_RECORD_CGROUP:

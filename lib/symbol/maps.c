@@ -22,6 +22,7 @@ struct mapset {
 
 struct thread {
 	int32_t pid, tid;
+	int32_t ppid;		/* the tid that forked it (a FORK), else -1 (perf's thread->ppid) */
 	const char *comm;
 	bool comm_set;		/* by a COMM, not the ":TID" default (perf's comm_set) */
 	bool dead;
@@ -243,6 +244,7 @@ static struct thread *thread_findnew(struct tally_machine *m, int32_t pid,
 	t = thread_slot(m, tid);
 	t->pid = pid;
 	t->tid = tid;
+	t->ppid = -1;
 	t->comm = NULL;
 	t->comm_set = false;
 	t->dead = false;
@@ -447,6 +449,12 @@ int tally_machine__comm(struct tally_machine *m, int32_t pid, int32_t tid,
 int tally_machine__fork(struct tally_machine *m, int32_t pid, int32_t tid,
 			int32_t ppid, int32_t ptid)
 {
+	return tally__machine_fork(m, pid, tid, ppid, ptid, false);
+}
+
+int tally__machine_fork(struct tally_machine *m, int32_t pid, int32_t tid, int32_t ppid,
+			int32_t ptid, bool exec)
+{
 	struct thread *parent, *t;
 	struct mapset *ms;
 
@@ -459,6 +467,10 @@ int tally_machine__fork(struct tally_machine *m, int32_t pid, int32_t tid,
 		/* A thread of the same process: same address space. */
 		ms = parent->maps;
 		ms->refcnt++;
+	} else if (exec) {
+		/* perf's FORK_EXEC (a synthesized process): its own MMAPs follow, nothing cloned */
+		if (!(ms = mapset_new()))
+			return tally__err(ENOMEM);
 	} else {
 		ms = mapset_clone(parent->maps);
 		if (!ms)
@@ -480,6 +492,7 @@ int tally_machine__fork(struct tally_machine *m, int32_t pid, int32_t tid,
 	}
 	if (!t)
 		return tally__err(ENOMEM);
+	t->ppid = ptid;
 	parent = thread_find(m, ptid);	/* the table may have grown */
 	if (parent && parent->comm && parent->comm_set) {
 		/* as perf's thread__fork: a parent's ":PID" default is not passed on */
@@ -509,12 +522,13 @@ int tally_machine__exit(struct tally_machine *m, int32_t pid, int32_t tid)
 {
 	struct thread *t;
 
+	(void)pid;
 	if (!m)
 		return tally__err(EINVAL);
-	t = thread_findnew(m, pid, tid, NULL);
-	if (!t)
-		return tally__err(ENOMEM);
-	t->dead = true;
+	/* an EXIT of a thread nothing made is none (perf's machine__find_thread) */
+	t = thread_find(m, tid);
+	if (t)
+		t->dead = true;
 	return 0;
 }
 
@@ -554,6 +568,27 @@ int tally_machine__release_exited(struct tally_machine *m)
 	if (gone)
 		free(old);
 	return gone;
+}
+
+int tally_machine__for_each_thread(const struct tally_machine *m,
+				   int (*fn)(const struct tally_thread_info *t, void *arg), void *arg)
+{
+	if (!m || !fn)
+		return tally__err(EINVAL);
+	for (size_t i = 0; i < m->cap; i++) {
+		const struct thread *t = &m->threads[i];
+		struct tally_thread_info ti;
+		int ret;
+
+		if (!t->maps)
+			continue;
+		ti = (struct tally_thread_info){ .pid = t->pid, .tid = t->tid, .ppid = t->ppid,
+						 .comm = t->comm, .comm_set = t->comm_set,
+						 .dead = t->dead };
+		if ((ret = fn(&ti, arg)))
+			return ret;
+	}
+	return 0;
 }
 
 int tally_machine__nr_threads(const struct tally_machine *m)

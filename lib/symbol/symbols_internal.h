@@ -19,6 +19,13 @@ const struct tally_map *tally__machine_kernel_map(const struct tally_machine *m)
 /* A KSYMBOL record: a map of its own named by the symbol, or its map gone. 0 or -errno. */
 int tally__machine_ksymbol(struct tally_machine *m, uint64_t addr, uint32_t len,
 			   const char *name, bool unregister);
+/*
+ * tally_machine__fork, and exec: the record says PERF_RECORD_MISC_FORK_EXEC
+ * (perf's synthesized processes): a new process's maps start empty, not
+ * its parent's, as perf's machine__process_fork_event.
+ */
+int tally__machine_fork(struct tally_machine *m, int32_t pid, int32_t tid, int32_t ppid,
+			int32_t ptid, bool exec);
 int tally__machine_default_comm(struct tally_machine *m, int32_t pid, int32_t tid,
 				const char *comm);
 

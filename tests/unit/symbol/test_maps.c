@@ -404,6 +404,70 @@ static void test_many_threads(void **state)
 	tally_machine__free(m);
 }
 
+struct seen {
+	int n;
+	int32_t ppid[8], tid[8];
+	bool dead[8];
+};
+
+static int note(const struct tally_thread_info *t, void *arg)
+{
+	struct seen *s = arg;
+
+	if (s->n < 8) {
+		s->tid[s->n] = t->tid;
+		s->ppid[s->n] = t->ppid;
+		s->dead[s->n] = t->dead;
+	}
+	s->n++;
+	return 0;
+}
+
+static int32_t ppid_of(const struct seen *s, int32_t tid)
+{
+	for (int i = 0; i < s->n && i < 8; i++)
+		if (s->tid[i] == tid)
+			return s->ppid[i];
+	return -99;	/* not a thread */
+}
+
+/* perf's thread->ppid: the forking thread's tid; -1 without a FORK; an EXIT makes no thread */
+static void test_threads_and_parents(void **state)
+{
+	struct tally_machine *m = tally_machine__new();
+	struct seen s = { 0 };
+
+	(void)state;
+	assert_non_null(m);
+	assert_int_equal(tally_machine__comm(m, 10, 10, "sh", false), 0);
+	assert_int_equal(tally_machine__fork(m, 20, 20, 10, 10), 0);	/* a process */
+	assert_int_equal(tally_machine__fork(m, 20, 21, 20, 20), 0);	/* its thread */
+	assert_int_equal(tally_machine__exit(m, 20, 21), 0);
+	assert_int_equal(tally_machine__exit(m, 99, 99), 0);	/* nothing made it */
+	assert_int_equal(tally_machine__for_each_thread(m, note, &s), 0);
+	assert_int_equal(s.n, 3);
+	assert_int_equal(ppid_of(&s, 10), -1);
+	assert_int_equal(ppid_of(&s, 20), 10);
+	assert_int_equal(ppid_of(&s, 21), 20);
+	assert_int_equal(ppid_of(&s, 99), -99);
+	assert_int_equal(tally_machine__thread_dead(m, 21), 1);
+	assert_int_equal(tally_machine__thread_dead(m, 99), -ENOENT);
+	/* a tid forked again is a new thread of its new parent */
+	assert_int_equal(tally_machine__fork(m, 21, 21, 10, 10), 0);
+	s.n = 0;
+	assert_int_equal(tally_machine__for_each_thread(m, note, &s), 0);
+	assert_int_equal(ppid_of(&s, 21), 10);
+	assert_int_equal(tally_machine__thread_dead(m, 21), 0);
+	assert_int_equal(tally_machine__for_each_thread(NULL, note, &s), -EINVAL);
+	/* perf's FORK_EXEC (a synthesized process): none of the parent's maps; a live fork: all */
+	mmap_(m, 10, 10, 0x400000, 0x1000, 0, "/bin/sh");
+	assert_int_equal(tally__machine_fork(m, 30, 30, 10, 10, true), 0);
+	assert_int_equal(tally_machine__nr_maps(m, 30), 0);
+	assert_int_equal(tally__machine_fork(m, 31, 31, 10, 10, false), 0);
+	assert_int_equal(tally_machine__nr_maps(m, 31), 1);
+	tally_machine__free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -419,6 +483,7 @@ int main(void)
 		cmocka_unit_test(test_anon_identity),
 		cmocka_unit_test(test_bad_args),
 		cmocka_unit_test(test_many_threads),
+		cmocka_unit_test(test_threads_and_parents),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
