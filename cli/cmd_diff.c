@@ -532,7 +532,7 @@ int cmd_diff(int argc, char **argv)
 {
 	struct tally_session *ss[2] = { NULL, NULL };
 	struct diff d = { .order = 1 };
-	bool help = false;
+	bool help = false, demangle = true;
 	const char *compute = NULL;
 	const struct cli_option opts[] = {
 		CLI_STRING('c', "compute", &compute, "delta|delta-abs|ratio|wdiff:W1,W2",
@@ -549,6 +549,7 @@ int cmd_diff(int argc, char **argv)
 		CLI_STRING(0, "tid", &d.tids, "LIST", "only the rows of these threads (a row's first sample's)"),
 		CLI_STRING(0, "cpu", &d.cpu_list, "LIST", "only the samples on these CPUs (0-3,7)"),
 		CLI_STRING(0, "symfs", &d.symfs, "DIR", "look for files with symbols relative to DIR"),
+		CLI_BOOL_F(0, "demangle", &demangle, "C++ and Rust symbols demangled (default; --no-demangle: their linkage names)", CLI_OPT_NEG),
 		CLI_STRING(0, "kallsyms", &d.kallsyms, "FILE", "the kernel's symbols from FILE (a copy of /proc/kallsyms)"),
 		CLI_STRING(0, "flamegraph", &d.flamegraph, "FILE.svg",
 			   "a differential flame graph: the new file's stacks, red grew, blue shrank"),
@@ -615,7 +616,7 @@ int cmd_diff(int argc, char **argv)
 		TALLY_OPTS(tally_hist_opts, ho, .keys = keys, .nr_keys = 2, .sym_by_name = true,
 			   .chains = d.flamegraph || d.html, .no_inline = true);
 		TALLY_OPTS(tally_session_opts, so, .sample = on_sample, .ctx = &d, .symfs = d.symfs,
-			   .kallsyms = d.kallsyms);
+			   .kallsyms = d.kallsyms, .no_demangle = !demangle);
 
 		d.side = k;
 		if (!(ss[k] = cli_session_open("diff", files[k], &so, &ret)))

@@ -806,11 +806,13 @@ int cmd_script(int argc, char **argv)
 	const char *input = "perf.data", *fspec = NULL;
 	bool help = false, header = false, header_only = false, force = false, show_info = false;
 	bool per_event_dump = false;
+	bool demangle = true;
 	const struct cli_option opts[] = {
 		CLI_STRING('i', "input", &input, "FILE", "the perf.data file (default perf.data)"),
 		CLI_STRING('F', "fields", &fspec, "[TYPE:]LIST",
 			   FIELD_NAMES "; +f/-f change the defaults"),
 		CLI_STRING(0, "symfs", &s.symfs, "DIR", "look for files with symbols relative to DIR"),
+		CLI_BOOL_F(0, "demangle", &demangle, "C++ and Rust symbols demangled (default; --no-demangle: their linkage names)", CLI_OPT_NEG),
 		CLI_STRING(0, "kallsyms", &s.kallsyms, "FILE", "the kernel's symbols from FILE (a copy of /proc/kallsyms)"),
 		CLI_BOOL(0, "no-inline", &s.no_inline, "a chain frame is its symbol alone, not the functions inlined there"),
 		CLI_BOOL('G', "hide-call-graph", &s.hide_cg, "the sampled address on the sample's line, no chain"),
@@ -863,7 +865,7 @@ int cmd_script(int argc, char **argv)
 		TALLY_OPTS(tally_session_opts, so, .sample = print_sample, .record = on_record,
 			   .kernel_maps = kernel_maps, .ctx = &s,
 			   .no_inline = s.no_inline, .no_comm = true, .symfs = s.symfs,
-			   .kallsyms = s.kallsyms);
+			   .kallsyms = s.kallsyms, .no_demangle = !demangle);
 
 		ss = cli_session_open("script", input, &so, &ret);
 	}

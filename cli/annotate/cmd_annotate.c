@@ -268,7 +268,7 @@ static const char *const annotate_usage[] = {
 int cmd_annotate(int argc, char **argv)
 {
 	static struct annotate_cfg c = { .input = "perf.data" };
-	bool help = false;
+	bool help = false, demangle = true;
 	const struct cli_option opts[] = {
 		CLI_STRING('i', "input", &c.input, "FILE", "the perf.data file (default perf.data)"),
 		CLI_STRING('s', "symbol", &c.symbol, "SYMBOL", "only this symbol"),
@@ -290,6 +290,7 @@ int cmd_annotate(int argc, char **argv)
 		CLI_BOOL('q', "quiet", &c.quiet, "no warnings (the files that could not be read)"),
 		CLI_BOOL('f', "force", &c.force, "perf's: read a file another user owns (tally always does)"),
 		CLI_STRING(0, "symfs", &c.symfs, "DIR", "look for files with symbols relative to DIR"),
+		CLI_BOOL_F(0, "demangle", &demangle, "C++ and Rust symbols demangled (default; --no-demangle: their linkage names)", CLI_OPT_NEG),
 		CLI_STRING(0, "kallsyms", &c.kallsyms, "FILE", "the kernel's symbols from FILE (a copy of /proc/kallsyms)"),
 		CLI_STRING('k', "vmlinux", &c.vmlinux, "FILE",
 			   "the kernel's code from this ELF file (else /proc/kcore, as root)"),
@@ -364,7 +365,7 @@ int cmd_annotate(int argc, char **argv)
 	{
 		TALLY_OPTS(tally_session_opts, so, .sample = on_sample, .ctx = &c, .no_unwind = true,
 			   .no_comm = true, .symfs = c.symfs,
-			   .kallsyms = c.kallsyms);
+			   .kallsyms = c.kallsyms, .no_demangle = !demangle);
 
 		ss = cli_session_open("annotate", c.input, &so, &ret);
 	}

@@ -510,7 +510,7 @@ int cmd_report(int argc, char **argv)
 	TALLY_OPTS(tally_session_stats, st);
 	bool help = false, stdio_ = false, inverted = false, tui = false, no_tui = false;
 	bool branch_history = false, stats = false, force = false, show_info = false;
-	bool tasks = false, mmaps = false;
+	bool tasks = false, mmaps = false, demangle = true;
 	int max_stack = -1;	/* not given: every frame */
 	char *text = NULL;	/* the browser's: what --stdio prints */
 	size_t text_len = 0;
@@ -558,6 +558,7 @@ int cmd_report(int argc, char **argv)
 		CLI_BOOL(0, "tui", &tui, "the interactive browser (the default on a terminal)"),
 		CLI_BOOL(0, "no-tui", &no_tui, "text output, on a terminal too"),
 		CLI_STRING(0, "symfs", &r.symfs, "DIR", "look for files with symbols relative to DIR"),
+		CLI_BOOL_F(0, "demangle", &demangle, "C++ and Rust symbols demangled (default; --no-demangle: their linkage names)", CLI_OPT_NEG),
 		CLI_STRING(0, "kallsyms", &r.kallsyms, "FILE", "the kernel's symbols from FILE (a copy of /proc/kallsyms)"),
 		CLI_BOOL(0, "no-inline", &r.no_inline,
 			 "an unwound frame is its symbol alone, not the functions inlined there"),
@@ -717,7 +718,7 @@ int cmd_report(int argc, char **argv)
 	{
 		TALLY_OPTS(tally_session_opts, so, .sample = on_sample, .ctx = &r,
 			   .record = r.show_threads ? on_record : NULL, .no_inline = r.no_inline,
-			   .symfs = r.symfs, .kallsyms = r.kallsyms);
+			   .symfs = r.symfs, .kallsyms = r.kallsyms, .no_demangle = !demangle);
 
 		if (!(ss = cli_session_open("report", input, &so, &ret)))
 			goto out;

@@ -123,9 +123,14 @@ struct tally_session_opts {
 	 * build-id cache's for another kernel. Added in 0.5.
 	 */
 	const char *kallsyms;
+	/*
+	 * perf's --no-demangle: C++ and Rust symbols keep their linkage
+	 * names (tally_symbols_opts.no_demangle). Added in 0.5.
+	 */
+	bool no_demangle;
 	size_t :0;
 };
-#define tally_session_opts__last_field kallsyms
+#define tally_session_opts__last_field no_demangle
 
 /*
  * Open path ("-": stdin, perf's pipe format streamed). NULL + errno;

@@ -566,7 +566,7 @@ static struct tally_session *session_new(struct tally_data_reader *rd, struct ta
 		/* a file's recorded build id from the header when its MMAP2 has none */
 		TALLY_OPTS(tally_symbols_opts, so, .build_id = rd ? header_build_id : NULL,
 			   .build_id_ctx = (void *)rd, .symfs = s->o.symfs,
-			   .kallsyms = s->o.kallsyms);
+			   .kallsyms = s->o.kallsyms, .no_demangle = s->o.no_demangle);
 
 		s->syms = tally_symbols__new(&so);
 	}

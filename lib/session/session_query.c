@@ -130,7 +130,7 @@ struct resolver *tally__session_data_resolver(struct tally_session *s)
 
 	if (!r) {
 		TALLY_OPTS(tally_symbols_opts, so, .data_objects = true, .symfs = s->o.symfs,
-			   .kallsyms = s->o.kallsyms);
+			   .kallsyms = s->o.kallsyms, .no_demangle = s->o.no_demangle);
 
 		if (!(r = calloc(1, sizeof(*r))))
 			return NULL;

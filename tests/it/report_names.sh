@@ -55,6 +55,19 @@ for who in perf tally; do
 		cmp -s "$d/ps" "$d/ts" || diff "$d/ps" "$d/ts" | head -6 | sed 's/^/# /'
 		check "$who-written $prog: script lines are perf's ($(wc -l <"$d/ps") lines)" cmp -s "$d/ps" "$d/ts"
 	done
+	# --no-demangle: the linkage names, as perf prints them (report's rows, script's frames)
+	for prog in names aliases; do
+		f="$d/$who-$prog.data"
+		same "$who-written $prog:" "$f" --no-demangle --no-children -g none --sort sym
+		same "$who-written $prog:" "$f" --no-demangle
+		perf script --no-demangle -i "$f" >"$d/ps" 2>/dev/null
+		"$TALLY" script --no-demangle -i "$f" >"$d/ts" 2>/dev/null
+		cmp -s "$d/ps" "$d/ts" || diff "$d/ps" "$d/ts" | head -6 | sed 's/^/# /'
+		check "$who-written $prog: script --no-demangle's lines are perf's ($(grep -c _Z "$d/ps") with _Z names)" \
+			cmp -s "$d/ps" "$d/ts"
+	done
+	check "$who-written names --no-demangle: the thunk's linkage name" \
+		grep -q '_ZThn16_N6shapes7Spinner4spinEl' <<<"$(out "$TALLY" "$d/$who-names.data" --no-demangle --no-children -g none --sort sym)"
 	# The names themselves, in tally's rows (so the comparison above saw them).
 	t=$(out "$TALLY" "$d/$who-names.data" --no-children -g none --sort sym)
 	check "$who-written names: 'sum_flags' without its clone suffix" \
