@@ -825,6 +825,8 @@ int cmd_script(int argc, char **argv)
 		CLI_BOOL(0, "show-mmap-events", &s.show_mmap_events, "the MMAP and MMAP2 records too"),
 		CLI_BOOL(0, "show-switch-events", &s.show_switch_events, "the SWITCH records too (record --switch-events)"),
 		CLI_BOOL(0, "show-lost-events", &s.show_lost_events, "the LOST records too"),
+		CLI_BOOL(0, "show-bpf-events", &s.show_bpf_events, "the KSYMBOL and BPF_EVENT records too"),
+		CLI_BOOL(0, "show-cgroup-events", &s.show_cgroup_events, "the CGROUP records too (record --all-cgroups)"),
 		CLI_STRING('c', "comms", &s.comms, "LIST", "only the samples of these commands"),
 		CLI_STRING('S', "symbols", &s.symbols, "LIST", "only the samples in these symbols (names, starts 0x..., or sampled addresses)"),
 		CLI_STRING(0, "dsos", &s.dsos, "LIST", "only the samples in these shared objects"),

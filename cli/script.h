@@ -128,6 +128,7 @@ struct script_ctx {
 	bool show_ns_events;		/* --show-namespace-events */
 	bool show_task_events, show_mmap_events;	/* --show-task-events, --show-mmap-events */
 	bool show_switch_events, show_lost_events;	/* --show-switch-events, --show-lost-events */
+	bool show_bpf_events, show_cgroup_events;	/* --show-bpf-events, --show-cgroup-events */
 	/* srccode: each thread's last line shown, the source files read */
 	struct src_last { int32_t tid; char *file; int line; } *src_last;
 	size_t nsrc_last;

@@ -2,8 +2,9 @@
 /*
  * tally script's side-band lines: --show-task-events (COMM, FORK, EXIT),
  * --show-mmap-events (MMAP, MMAP2), --show-switch-events (SWITCH,
- * SWITCH_CPU_WIDE), --show-lost-events (LOST) and
- * --show-namespace-events, each as perf 6.1's script prints it: the
+ * SWITCH_CPU_WIDE), --show-lost-events (LOST), --show-namespace-events,
+ * --show-bpf-events (KSYMBOL, BPF_EVENT) and --show-cgroup-events
+ * (CGROUP), each as perf 6.1's script prints it: the
  * sample fields of the record's event (its sample id's pid, tid, cpu and
  * time; without sample_id_all cpu 0, the record's pid/tid and time, or 0)
  * and the name of the thread the record is about, then
@@ -113,6 +114,17 @@ static const char *in_out(uint16_t misc)
 	return (misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT) ? "OUT preempt" : "OUT        ";
 }
 
+/* the thread a record without one of its own is about: its sample id's (perf's sample->pid) */
+static int32_t sid_pid(const struct tally_record *rec)
+{
+	return rec->has_sid ? (int32_t)rec->sid.pid : -1;
+}
+
+static int32_t sid_tid(const struct tally_record *rec)
+{
+	return rec->has_sid ? (int32_t)rec->sid.tid : -1;
+}
+
 void script_print_event(struct script_ctx *s, const struct perf_event_header *h,
 			const struct tally_record *rec)
 {
@@ -189,6 +201,32 @@ void script_print_event(struct script_ctx *s, const struct perf_event_header *h,
 		snprintf(line, sizeof(line), "PERF_RECORD_LOST lost %llu\n",
 			 (unsigned long long)rec->u.lost.lost);
 		ob_str(s, line);
+		return;
+	case PERF_RECORD_KSYMBOL:
+		if (!s->show_bpf_events || !start(s, h, rec, sid_pid(rec), sid_tid(rec), 0))
+			return;
+		snprintf(line, sizeof(line), "PERF_RECORD_KSYMBOL addr %llx len %u type %u flags 0x%x name ",
+			 (unsigned long long)rec->u.ksymbol.addr, rec->u.ksymbol.len,
+			 rec->u.ksymbol.ksym_type, rec->u.ksymbol.flags);
+		ob_str(s, line);
+		ob_str(s, rec->u.ksymbol.name);
+		ob_chr(s, '\n');
+		return;
+	case PERF_RECORD_BPF_EVENT:
+		if (!s->show_bpf_events || !start(s, h, rec, sid_pid(rec), sid_tid(rec), 0))
+			return;
+		snprintf(line, sizeof(line), "PERF_RECORD_BPF_EVENT type %u, flags %u, id %u\n",
+			 rec->u.bpf_event.type, rec->u.bpf_event.flags, rec->u.bpf_event.id);
+		ob_str(s, line);
+		return;
+	case PERF_RECORD_CGROUP:
+		if (!s->show_cgroup_events || !start(s, h, rec, sid_pid(rec), sid_tid(rec), 0))
+			return;
+		snprintf(line, sizeof(line), "PERF_RECORD_CGROUP cgroup: %llu ",
+			 (unsigned long long)rec->u.cgroup.id);
+		ob_str(s, line);
+		ob_str(s, rec->u.cgroup.path);
+		ob_chr(s, '\n');
 		return;
 	case PERF_RECORD_NAMESPACES:
 		if (!s->show_ns_events || !start(s, h, rec, (int32_t)rec->u.namespaces.pid,

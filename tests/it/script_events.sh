@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# tally script --show-task-events, --show-mmap-events, --show-switch-events
-# and --show-lost-events: the side-band records' lines among the samples,
+# tally script --show-task-events, --show-mmap-events, --show-switch-events,
+# --show-lost-events, --show-bpf-events and --show-cgroup-events: the side-band records' lines among the samples,
 # perf 6.1's line for line on the same files (perf's and tally's
 # recordings, per thread and system-wide, -z, with -F and -C); the lines
 # say what the workload did (its exec, its fork and exit, its program's
@@ -66,4 +66,22 @@ check "burn exits: an EXIT line" grep -q 'PERF_RECORD_EXIT(' "$d/t.out"
 check "burn's program mapped: an MMAP2 line naming it, r-xp" grep -qE "PERF_RECORD_MMAP2 .* r-xp $B\$" "$d/t.out"
 check "the sleep between: switches out and in" grep -q 'PERF_RECORD_SWITCH OUT' "$d/t.out"
 check "without the options: no such line" test "$("$TALLY" script -i "$d/tally.data" 2>/dev/null | grep -c PERF_RECORD)" = 0
+
+# --show-bpf-events: the KSYMBOL and BPF_EVENT records of the programs
+# tally record --off-cpu loads while perf records the machine;
+# --show-cgroup-events: the CGROUP records of perf record --all-cgroups
+perf record -q -a -F 99 -o "$d/bpf.data" -- "$TALLY" record -q --off-cpu -o "$d/off.data" -- sleep 0.1 >/dev/null 2>&1
+perf record -q -a -F 99 --all-cgroups -o "$d/cg.data" -- sleep 0.05 >/dev/null 2>&1
+for f in bpf cg; do
+	for o in "--show-bpf-events" "--show-cgroup-events" "--show-bpf-events --show-cgroup-events -F comm,tid,time"; do
+		perf script $o -i "$d/$f.data" 2>/dev/null | mine >"$d/p"
+		"$TALLY" script $o -i "$d/$f.data" 2>/dev/null | mine >"$d/t"
+		cmp -s "$d/p" "$d/t" || diff "$d/p" "$d/t" | head -6 | sed 's/^/# /'
+		check "$f $o: perf's lines ($(grep -c PERF_RECORD "$d/p") records)" cmp -s "$d/p" "$d/t"
+	done
+done
+n=$("$TALLY" script --show-bpf-events -i "$d/bpf.data" 2>/dev/null | grep -c 'PERF_RECORD_KSYMBOL addr .* name bpf_prog_')
+check "the programs tally loaded: KSYMBOL lines ($n)" test "$n" -gt 0
+check "the cgroups: a CGROUP line for the root" \
+	sh -c "'$TALLY' script --show-cgroup-events -i '$d/cg.data' | grep -q 'PERF_RECORD_CGROUP cgroup: [0-9]* /\$'"
 done_testing
