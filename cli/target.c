@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,8 +19,8 @@
 int cli_target_check(struct cli_parse *p, const struct cli_target *t, bool has_cmd,
 		     const char *verb)
 {
-	if (!has_cmd && !t->pids && !t->tids && !t->system_wide && !t->cpu_list)
-		return cli_error(p, "nothing to %s: give a command, -p, -t, -a or -C", verb);
+	if (!has_cmd && !t->pids && !t->tids && !t->system_wide && !t->cpu_list && !t->uid)
+		return cli_error(p, "nothing to %s: give a command, -p, -t, -u, -a or -C", verb);
 	if (t->pids && t->tids)
 		return cli_error(p, "%s", "-p and -t do not mix");
 	if (t->cgroup && !t->system_wide && !t->cpu_list)
@@ -114,14 +115,68 @@ static int open_cgroup(struct cli_targets *ts, const char *cgroup)
 	return ts->cgroup_fd < 0 ? -1 : 0;
 }
 
+/* -u's user: a name, else a number (perf's parse_uid). 0, or -1 after perf's words. */
+static int parse_uid(const char *cmd, const char *s, uid_t *uid)
+{
+	struct passwd pw, *res = NULL;
+	char buf[4096], *end;
+	long v;
+
+	if (!getpwnam_r(s, &pw, buf, sizeof(buf), &res) && res) {
+		*uid = res->pw_uid;
+		return 0;
+	}
+	v = strtol(s, &end, 10);
+	if (*s && !*end && v >= 0 && (uid_t)v != (uid_t)-1 &&
+	    !getpwuid_r((uid_t)v, &pw, buf, sizeof(buf), &res) && res) {
+		*uid = (uid_t)v;
+		return 0;
+	}
+	fprintf(stderr, "tally %s: Invalid User: %s\n", cmd, s);
+	return -1;
+}
+
+/*
+ * -u and the other targets, as perf's target__validate: -p/-t win over
+ * -u, -u over -a and -C, each said as a warning.
+ */
+static const char *uid_target(const char *cmd, const struct cli_target *t)
+{
+	if (!t->uid)
+		return NULL;
+	if (t->pids || t->tids) {
+		fprintf(stderr, "Warning: PID/TID switch overriding UID\n");
+		return NULL;
+	}
+	if (t->cpu_list)
+		fprintf(stderr, "Warning: UID switch overriding CPU\n");
+	else if (t->system_wide)
+		fprintf(stderr, "Warning: UID switch overriding SYSTEM\n");
+	(void)cmd;
+	return t->uid;
+}
+
 int cli_targets__open(struct cli_targets *ts, const struct cli_target *t, char *const *argv,
 		      unsigned flags)
 {
-	bool all_threads = (flags & CLI_TARGET_ALL_THREADS) && cli_target_system_wide(t);
+	const char *uid = uid_target(ts->cmd, t);
+	bool all_threads = !uid && (flags & CLI_TARGET_ALL_THREADS) && cli_target_system_wide(t);
 
-	ts->system_wide = cli_target_system_wide(t);
+	ts->system_wide = !uid && cli_target_system_wide(t);
 	ts->argv = argv;
-	if (all_threads) {
+	if (uid) {
+		uid_t u;
+
+		if (parse_uid(ts->cmd, uid, &u))
+			return -1;
+		ts->cpus = tally_cpu_map__new_any();
+		ts->threads = tally_thread_map__new_uid(u);
+		if (!ts->threads) {
+			fprintf(stderr, "tally %s: user %s: %s\n", ts->cmd, uid,
+				errno == ESRCH ? "no process of it runs" : strerror(errno));
+			return -1;
+		}
+	} else if (all_threads) {
 		/* every thread: listed below, once the workload is forked */
 	} else if (ts->system_wide) {
 		ts->cpus = tally_cpu_map__new(t->cpu_list);
@@ -153,8 +208,8 @@ int cli_targets__open(struct cli_targets *ts, const struct cli_target *t, char *
 				strerror(errno));
 			return -1;
 		}
-		/* with -p/-t (as with -a) the command only sets how long */
-		ts->wl_is_target = !ts->system_wide && !t->pids && !t->tids;
+		/* with -p/-t/-u (as with -a) the command only sets how long */
+		ts->wl_is_target = !ts->system_wide && !t->pids && !t->tids && !uid;
 		if (ts->wl_is_target) {
 			ts->cpus = tally_cpu_map__new_any();
 			ts->threads = tally_thread_map__new_pid(tally_workload__pid(ts->wl));

@@ -20,6 +20,7 @@ struct tally_workload;
 struct cli_target {
 	const char *pids;	/* -p PID[,PID] */
 	const char *tids;	/* -t TID[,TID] */
+	const char *uid;	/* -u USER: the threads of its processes (name or number) */
 	const char *cpu_list;	/* -C: system-wide on these CPUs */
 	const char *cgroup;	/* -G, relative to the cgroup mount */
 	bool cgroup_per_event;	/* events carry their own (stat -G a,b): no global fd */

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -193,14 +194,47 @@ static int opt_clockid(struct cli_parse *p, const struct cli_option *opt, const 
 			 "realtime, boottime, tai, or a clockid number)", arg);
 }
 
+/* "N<tag>" with one of tags' letters (perf's parse_tag_value): N * its multiple, or 0 */
+static uint64_t tag_value(const char *s, const char *tags, const uint64_t *mult)
+{
+	char *end;
+	unsigned long long v;
+	const char *t;
+
+	if (!isdigit((unsigned char)s[0]))
+		return 0;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || !*end || end[1] || !(t = strchr(tags, *end)))
+		return 0;
+	return v * mult[t - tags];
+}
+
+/*
+ * perf's --switch-output[=signal|SIZE|TIME]: a new file at SIGUSR2, or
+ * once SIZE bytes (B, K, M, G) were written to it, or every TIME (s, m,
+ * h, d); the switched files are stamped as --timestamp-filename's
+ */
 static int opt_switch_output(struct cli_parse *p, const struct cli_option *opt, const char *arg)
 {
+	static const uint64_t size_mult[] = { 1, 1 << 10, 1 << 20, 1 << 30 };
+	static const uint64_t time_mult[] = { 1, 60, 3600, 86400 };
 	struct record_config *cfg = opt->value;
+	uint64_t v;
 
-	if (arg && strcmp(arg, "signal"))
-		return cli_error(p, "--switch-output='%s': only 'signal' (SIGUSR2) is supported", arg);
 	cfg->switch_output_signal = true;
-	return 0;
+	if (!arg || !strcmp(arg, "signal"))
+		return 0;
+	if ((v = tag_value(arg, "BKMG", size_mult))) {
+		cfg->switch_output_size = v;
+		return 0;
+	}
+	if ((v = tag_value(arg, "smhd", time_mult)) && v <= UINT_MAX) {
+		cfg->switch_output_secs = (unsigned)v;
+		return 0;
+	}
+	return cli_error(p, "--switch-output='%s': signal, a size (10M: B, K, M, G) or a time "
+			 "(30s: s, m, h, d)", arg);
 }
 
 #define RECORD_NR_OPTS 80
@@ -349,6 +383,7 @@ static void record_options(struct record_config *cfg, struct cli_option *out)
 		CLI_GROUP("Targets"),
 		CLI_STRING('p', "pid", &t->pids, "PID[,PID]", "record existing processes (all their threads)"),
 		CLI_STRING('t', "tid", &t->tids, "TID[,TID]", "record existing threads"),
+		CLI_STRING('u', "uid", &t->uid, "USER", "record the threads of USER's processes (a name or a number)"),
 		CLI_BOOL('a', "all-cpus", &t->system_wide, "record system-wide on every CPU"),
 		CLI_STRING('C', "cpu", &t->cpu_list, "LIST", "record system-wide on these CPUs (0-3,7)"),
 		CLI_CALLBACK('G', "cgroup", cfg, "LIST", "record only tasks of these cgroups (with -a); a list: one per event before it", opt_cgroup),
@@ -359,7 +394,10 @@ static void record_options(struct record_config *cfg, struct cli_option *out)
 		CLI_CALLBACK('m', "mmap-pages", cfg, "N", "ring size: pages (a power of two) or 512K, 4M", opt_mmap_pages),
 		CLI_CALLBACK_F('z', "compression-level", cfg, "N", "zstd-compress the data (level N, default 1)", opt_compress, CLI_OPT_OPTARG, 0),
 		CLI_BOOL(0, "overwrite", &cfg->overwrite, "flight recorder: rings keep the newest data"),
-		CLI_CALLBACK_F(0, "switch-output", cfg, "signal", "SIGUSR2 writes FILE.<time> and starts a new FILE", opt_switch_output, CLI_OPT_OPTARG, 0),
+		CLI_CALLBACK_F(0, "switch-output", cfg, "signal|SIZE|TIME", "FILE.<time> written and a new FILE started at SIGUSR2, each SIZE (10M) or each TIME (30s)", opt_switch_output, CLI_OPT_OPTARG, 0),
+		CLI_INT(0, "switch-max-files", &cfg->switch_max_files, "N", "with --switch-output: keep the last N files, remove older ones", 1, INT_MAX),
+		CLI_INT('r', "realtime", &cfg->realtime, "PRIO", "record at this SCHED_FIFO priority (the command keeps its own)", 1, 99),
+		CLI_BOOL(0, "no-buffering", &cfg->no_buffering, "a wake-up per sample, not per quarter ring"),
 		CLI_BOOL('B', "no-buildid", &cfg->no_buildid, "do not collect build ids"),
 		CLI_BOOL('N', "no-buildid-cache", &cfg->no_buildid_cache, "do not keep the sampled files in perf's build-id cache (~/.debug)"),
 		CLI_STRING(0, "html", &cfg->html, "FILE", "also write one offline page of the profile (tally report --html)"),

@@ -35,7 +35,12 @@ struct record_config {
 	bool switch_events;		/* --switch-events */
 	int zstd_level;			/* -z / --compression-level */
 	bool overwrite;			/* --overwrite */
-	bool switch_output_signal;	/* --switch-output=signal */
+	bool switch_output_signal;	/* --switch-output: any of its kinds (SIGUSR2 always switches) */
+	uint64_t switch_output_size;	/* --switch-output=SIZE: bytes written, 0: none */
+	unsigned switch_output_secs;	/* --switch-output=TIME: seconds, 0: none */
+	int switch_max_files;		/* --switch-max-files: the switched files kept, 0: all */
+	int realtime;			/* -r: SCHED_FIFO priority of the recorder, 0: none */
+	bool no_buffering;		/* --no-buffering: a wake-up per sample */
 	bool quiet;			/* -q */
 	int verbose;			/* -v */
 	bool no_buildid;		/* -B */

@@ -52,8 +52,10 @@ static int config_events(struct rec *r)
 		 * Wake at a quarter of the ring, not the kernel's half: the
 		 * drain then has three quarters of headroom while it runs.
 		 */
-		.wakeup_watermark = cfg->overwrite ? 0 :
+		.wakeup_watermark = cfg->overwrite || cfg->no_buffering ? 0 :
 			(uint32_t)((cfg->mmap_pages > 0 ? cfg->mmap_pages : 128) * sysconf(_SC_PAGESIZE) / 4),
+		/* --no-buffering, as perf's: each sample wakes the reader */
+		.wakeup_events = cfg->no_buffering && !cfg->overwrite ? 1 : 0,
 	};
 	int err = tally_evlist__config(r->l, &co);
 

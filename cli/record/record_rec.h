@@ -32,6 +32,9 @@ struct rec {
 	bool wrote;			/* since the last FINISHED_ROUND */
 	int write_err;			/* the writer's first error (-errno) */
 	bool switch_failed;
+	double switched_at;		/* the last switch (the start): --switch-output=TIME */
+	char **switched;		/* --switch-max-files: the files kept, a ring */
+	int switched_cur;
 	bool freq_warned;		/* -F above the maximum: said once */
 	bool kmap_warned;		/* no kernel map: said once */
 	uint64_t bad;			/* side-band records the decoder refused */

@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -247,14 +248,18 @@ static int synth_targets(struct rec *r, bool workload)
 		/* --namespaces: every thread's, as perf's synthesized ones */
 		return err || !r->cfg->namespaces ? err : tally_synth__namespaces(r->w, r->sid_attr, -1);
 	}
-	if (t->pids || t->tids) {
+	if (t->pids || t->tids || t->uid) {
 		struct tally_thread_map *m = r->ts.threads;
-		pid_t last = -1;
+		int n = tally_thread_map__nr(m), ndone = 0;
+		/* each listed process once (a -t thread: its process); -u's threads come by tid */
+		pid_t *done = calloc((size_t)n + 1, sizeof(*done));
 
-		/* each listed process once (a -t thread: its process) */
-		for (int i = 0; i < tally_thread_map__nr(m); i++) {
+		if (!done)
+			return -ENOMEM;
+		for (int i = 0; i < n && !err; i++) {
 			pid_t pid = tally_thread_map__pid(m, i);
 			char p[64], buf[256];
+			bool seen = false;
 			FILE *f;
 
 			snprintf(p, sizeof(p), "/proc/%d/status", pid);
@@ -265,15 +270,20 @@ static int synth_targets(struct rec *r, bool workload)
 						break;
 				fclose(f);
 			}
-			if (pid == last)
+			for (int k = ndone - 1; k >= 0 && !seen; k--)
+				seen = done[k] == pid;
+			if (seen)
 				continue;
-			last = pid;
+			done[ndone++] = pid;
 			err = tally_synth__process(r->w, r->sid_attr, pid, true);
 			if (!err && r->cfg->namespaces)
 				err = tally_synth__namespaces(r->w, r->sid_attr, pid);
-			if (err && err != -ESRCH && err != -ENOENT)
-				return err;
+			if (err == -ESRCH || err == -ENOENT)
+				err = 0;	/* gone meanwhile */
 		}
+		free(done);
+		if (err)
+			return err;
 	}
 	if (workload && r->ts.wl && r->ts.wl_is_target) {
 		err = tally_synth__process(r->w, r->sid_attr, tally_workload__pid(r->ts.wl), true);
@@ -426,6 +436,34 @@ static void print_summary(struct rec *r, const char *path, uint64_t bytes, uint6
 	fprintf(stderr, " ]\n");
 }
 
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* --switch-max-files N: the last N switched files kept, the one before them removed (perf's ring) */
+static void keep_last(struct rec *r, const char *path)
+{
+	int n = r->cfg->switch_max_files;
+
+	if (n <= 0)
+		return;
+	if (!r->switched) {
+		r->switched = calloc((size_t)n, sizeof(*r->switched));
+		if (!r->switched)
+			return;	/* every file kept */
+	}
+	r->switched_cur = (r->switched_cur + 1) % n;
+	if (r->switched[r->switched_cur]) {
+		unlink(r->switched[r->switched_cur]);
+		free(r->switched[r->switched_cur]);
+	}
+	r->switched[r->switched_cur] = strdup(path);
+}
+
 /*
  * --switch-output=signal: the file so far becomes FILE.<timestamp> (with
  * --overwrite: what the rings hold now, after the processes' maps) and,
@@ -451,11 +489,22 @@ static int switch_output(struct rec *r, bool at_exit)
 	close(r->out_fd);
 	r->out_fd = -1;
 	stamped_path(r->path, stamped, sizeof(stamped));
+	/*
+	 * two switches within one hundredth of a second (a size reached at
+	 * consecutive wake-ups, then the exit) would give the same name, the
+	 * second file replacing the first: the next hundredth's name instead
+	 */
+	for (int i = 0; i < 50 && !access(stamped, F_OK); i++) {
+		usleep(2000);
+		stamped_path(r->path, stamped, sizeof(stamped));
+	}
 	if (rename(r->path, stamped)) {
 		fprintf(stderr, "%s: cannot rename %s to %s: %s\n", progname, r->path, stamped,
 			strerror(errno));
 		return -1;
 	}
+	r->switched_at = now_s();
+	keep_last(r, stamped);
 	if (!r->cfg->quiet) {
 		fprintf(stderr, "[ %s: dump data: Woken up %llu times ]\n", progname,
 			(unsigned long long)r->wakeups);
@@ -564,6 +613,10 @@ static int on_fds(void *arg, struct pollfd *fds, int nfds)
 			tally_workload__kill(r->ts.wl, SIGTERM);
 		return 1;
 	}
+	/* --switch-output=SIZE: the file switched as soon as a drain passed the size, as perf's */
+	if (!err && r->cfg->switch_output_size && r->w && !r->switch_failed &&
+	    written(r) >= r->cfg->switch_output_size && switch_output(r, false))
+		r->switch_failed = true;
 	/* a -p target that exited must not keep the poll awake */
 	if (!err && (fds[0].revents & (POLLIN | POLLHUP)))
 		tally_evlist__prune_hup(r->l);
@@ -587,6 +640,11 @@ static void on_tick(void *arg, double now)
 	/* the strings' ring wakes nobody: drained with the rings, 10 times a second */
 	if (r->strs && !r->cfg->overwrite)
 		drain(r);
+	/* --switch-output=TIME (and SIZE between wake-ups): checked here, at most 100 ms late */
+	if (!got_usr2 && r->w && !r->switch_failed &&
+	    ((r->cfg->switch_output_size && written(r) >= r->cfg->switch_output_size) ||
+	     (r->cfg->switch_output_secs && now_s() - r->switched_at >= r->cfg->switch_output_secs)))
+		got_usr2 = 1;
 	if (!got_usr2)
 		return;
 	got_usr2 = 0;
@@ -633,6 +691,9 @@ static void release(struct rec *r)
 	for (size_t i = 0; i < r->nr_dsos; i++)
 		free(r->dsos[i].name);
 	free(r->dsos);
+	for (int i = 0; r->switched && i < r->cfg->switch_max_files; i++)
+		free(r->switched[i]);
+	free(r->switched);
 }
 
 int record_run(const struct record_config *cfg)
@@ -683,6 +744,15 @@ int record_run(const struct record_config *cfg)
 		record_strings_events(r.strs, r.l);
 	if (cfg->off_cpu && !(r.offcpu = record_offcpu_open(cfg, &r.ts)))
 		goto out;
+	/* -r: the recorder alone, the command forked (corked) before it */
+	if (cfg->realtime) {
+		struct sched_param sp = { .sched_priority = cfg->realtime };
+
+		if (sched_setscheduler(0, SCHED_FIFO, &sp)) {
+			fprintf(stderr, "Could not set realtime priority: %s\n", strerror(errno));	/* perf's words */
+			goto out;
+		}
+	}
 	if (cfg->verbose)
 		tally_evlist__for_each_evsel(r.l, e)
 			fprintf(stderr, "%s: %s: type %u config %#llx sample_type %#llx\n", progname,
@@ -738,6 +808,7 @@ int record_run(const struct record_config *cfg)
 	} else if (cfg->delay_ms < 0 && !cfg->quiet) {
 		fprintf(stderr, "Events disabled\n");	/* -D -1: till --control enables, as perf */
 	}
+	r.switched_at = now_s();
 	err = cli_wait(&w);
 	tally_evlist__disable(r.l);
 	if (cfg->overwrite && !cfg->switch_output_signal) {

@@ -24,6 +24,11 @@ TALLY_API struct tally_thread_map *tally_thread_map__new_tasks(pid_t pid);
  */
 TALLY_API struct tally_thread_map *tally_thread_map__new_all(void);
 /*
+ * Added in 0.5: every tid of the processes uid owns (their /proc/PID's
+ * owner, as perf's -u), sorted. NULL+ESRCH when it owns none.
+ */
+TALLY_API struct tally_thread_map *tally_thread_map__new_uid(uid_t uid);
+/*
  * "PID[,PID...]": with all_tasks, each pid expands to its tids.
  * Bad text -> NULL+EINVAL; a pid that does not exist -> NULL+ESRCH.
  */

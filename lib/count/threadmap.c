@@ -2,6 +2,7 @@
 /* Thread maps: ordered tids (or -1 for any thread), reference counted. */
 #include <ctype.h>
 #include <dirent.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <unistd.h>
 #include <tally/threadmap.h>
@@ -227,7 +228,8 @@ static bool all_digits(const char *s)
 	return true;
 }
 
-struct tally_thread_map *tally_thread_map__new_all(void)
+/* Every tid of every process in /proc (of uid's, where uid is not -1), sorted. */
+static struct tally_thread_map *new_procs(uid_t uid)
 {
 	struct tally_thread_map *m;
 	struct dirent *pe, *te;
@@ -244,7 +246,13 @@ struct tally_thread_map *tally_thread_map__new_all(void)
 		return NULL;
 	}
 	while (!err && (pe = readdir(proc)) != NULL) {
+		struct stat st;
+
 		if (!all_digits(pe->d_name))
+			continue;
+		/* the process's owner, as perf's thread_map__new_by_uid reads it */
+		snprintf(path, sizeof(path), "/proc/%.20s", pe->d_name);
+		if (uid != (uid_t)-1 && (stat(path, &st) || st.st_uid != uid))
 			continue;
 		snprintf(path, sizeof(path), "/proc/%.20s/task", pe->d_name);
 		task = opendir(path);
@@ -272,6 +280,18 @@ struct tally_thread_map *tally_thread_map__new_all(void)
 	}
 	qsort(m->ent, (size_t)m->nr, sizeof(*m->ent), cmp_tid);
 	return m;
+}
+
+struct tally_thread_map *tally_thread_map__new_all(void)
+{
+	return new_procs((uid_t)-1);
+}
+
+struct tally_thread_map *tally_thread_map__new_uid(uid_t uid)
+{
+	if (uid == (uid_t)-1)
+		return tally__err_ptr(EINVAL);
+	return new_procs(uid);
 }
 
 struct tally_thread_map *tally_thread_map__get(struct tally_thread_map *map)
