@@ -23,6 +23,7 @@
 
 /* A row of the comparison: a row of either file's histogram, or of both. */
 struct drow {
+	const char *comm;		/* -s comm: the thread's name (the histograms' string) */
 	const char *dso, *sym;		/* the histograms' strings */
 	bool nomap;			/* dso "[unknown]": no map held the address */
 	uint64_t addr1;			/* the new file's lowest address of a merged row */
@@ -64,7 +65,12 @@ struct diff {
 	struct cli_sample_filter sf[2];	/* --cpu's, per file */
 	int order;			/* -o: 1 the compared column (perf's default), 0 the baseline's */
 	uint64_t ftotal0;		/* the baseline's whole in a formula: -b's rows' alone */
+	enum tally_hist_key keys[3];	/* -s: the rows' keys in their order (default dso, sym) */
+	int nkeys;
 };
+
+/* the keys of the comparison being made, for the comparators (one at a time) */
+static const struct diff *cur;
 
 /* Each sample of the compared event counts in its file's histogram. */
 static int on_sample(struct tally_session *ss, const struct tally_session_sample *ts, void *arg)
@@ -99,18 +105,20 @@ static int cmp_str(const char *a, const char *b)
 }
 
 /*
- * The rows' key: shared object, then symbol. As perf diff's collapse, the
- * addresses of a shared object that no symbol holds are one row (shown
- * at the lowest of them): unresolved code pairs by its file alone.
+ * The rows' key: -s's keys in turn (shared object, then symbol by
+ * default). As perf diff's collapse, the addresses of a shared object
+ * that no symbol holds are one row (shown at the lowest of them):
+ * unresolved code pairs by its file alone.
  */
 static int cmp_key(const void *pa, const void *pb)
 {
 	const struct drow *a = pa, *b = pb;
-	int c;
+	int c = 0;
 
-	if ((c = cmp_str(a->dso, b->dso)))
-		return c;
-	return cmp_str(a->sym, b->sym);
+	for (int i = 0; i < cur->nkeys && !c; i++)
+		c = cur->keys[i] == TALLY_HIST_COMM ? cmp_str(a->comm, b->comm) :
+		    cur->keys[i] == TALLY_HIST_DSO ? cmp_str(a->dso, b->dso) : cmp_str(a->sym, b->sym);
+	return c;
 }
 
 /* cmp_key, then the address: a shared object's unresolved rows, lowest first */
@@ -128,9 +136,17 @@ static int cmp_key_addr(const void *pa, const void *pb)
  */
 static int cmp_order_key(const struct drow *a, const struct drow *b)
 {
-	if (a->nomap != b->nomap)
-		return a->nomap ? 1 : -1;
-	return cmp_key(a, b);
+	for (int i = 0; i < cur->nkeys; i++) {
+		int c;
+
+		if (cur->keys[i] == TALLY_HIST_DSO && a->nomap != b->nomap)
+			return a->nomap ? 1 : -1;
+		c = cur->keys[i] == TALLY_HIST_COMM ? cmp_str(a->comm, b->comm) :
+		    cur->keys[i] == TALLY_HIST_DSO ? cmp_str(a->dso, b->dso) : cmp_str(a->sym, b->sym);
+		if (c)
+			return c;
+	}
+	return 0;
 }
 
 /* rows[from..n) sorted by key and address, a shared object's unresolved ones merged into the first */
@@ -235,7 +251,8 @@ static int pair_rows(struct diff *d)
 			struct drow key, *r;
 
 			tally_hist__row(d->h[k], d->attr_of[k], i, &row);
-			key = (struct drow){ .dso = row.dso ? row.dso : "[unknown]", .nomap = !row.dso,
+			key = (struct drow){ .comm = row.comm,
+					     .dso = row.dso ? row.dso : "[unknown]", .nomap = !row.dso,
 					     .sym = row.sym, .addr = row.sym ? 0 : row.addr,
 					     .mode = row.level, .object = row.object,
 					     .object_off = row.object_off };
@@ -377,17 +394,43 @@ static void dots(int n)
 		putchar('.');
 }
 
+/* the key's column of row r: padded to w unless a symbol last (perf's "%.*s") */
+static void key_cell(const struct drow *r, enum tally_hist_key k, int w, bool last)
+{
+	char buf[4096];
+
+	if (k == TALLY_HIST_SYM) {
+		sym_text(r, buf, sizeof(buf));
+		if (last)
+			printf("  %s", buf);
+		else
+			printf("  %-*s", w, buf);
+		return;
+	}
+	printf("  %-*s", w, k == TALLY_HIST_COMM ? (r->comm ? r->comm : "") : r->dso);
+}
+
 static void print(struct diff *d, const char *event, bool first)
 {
-	int wd = (int)strlen("Shared Object"), ws = (int)strlen("Symbol");
-	int wc = compute_width[d->compute], wf = 70;
+	int wd = (int)strlen("Shared Object"), ws = (int)strlen("Symbol"), wm = (int)strlen("Command");
+	int wc = compute_width[d->compute], wf = 70, width[3], last = -1;
 	char buf[4096];
-	/* a filter of one value hides its column, as perf's (both: neither) */
-	bool no_dso = d->dsos && !strchr(d->dsos, ','), no_sym = d->symbols && !strchr(d->symbols, ',');
+	/* a filter of one value hides its column, as perf's (all of them: none) */
+	bool elide[3], all = true;
 
-	if (no_dso && no_sym)
-		no_dso = no_sym = false;
+	for (int i = 0; i < d->nkeys; i++) {
+		const char *f = d->keys[i] == TALLY_HIST_COMM ? d->comms :
+				d->keys[i] == TALLY_HIST_DSO ? d->dsos : d->symbols;
 
+		elide[i] = f && !strchr(f, ',');
+		all &= elide[i];
+	}
+	for (int i = 0; i < d->nkeys; i++) {
+		if (all)
+			elide[i] = false;
+		if (!elide[i])
+			last = i;
+	}
 	settle_rows(d);
 	for (size_t i = 0; i < d->n; i++) {
 		struct drow *r = &d->rows[i];
@@ -395,6 +438,8 @@ static void print(struct diff *d, const char *event, bool first)
 		/* perf's ratio divides by the baseline's period (1 where none: not shown) */
 		r->ratio = (double)r->period[1] / (double)(r->period[0] ? r->period[0] : 1);
 		r->wdiff = (int64_t)r->period[1] * d->w2 - (int64_t)r->period[0] * d->w1;
+		if (r->comm && (int)strlen(r->comm) > wm)
+			wm = (int)strlen(r->comm);
 		if ((int)strlen(r->dso) > wd)
 			wd = (int)strlen(r->dso);
 		/* perf's hists__set_unres_dso_col_len: a row without a symbol, an address's 16 */
@@ -411,6 +456,8 @@ static void print(struct diff *d, const char *event, bool first)
 				wf = (int)strlen(buf);
 		}
 	}
+	for (int i = 0; i < d->nkeys; i++)
+		width[i] = d->keys[i] == TALLY_HIST_COMM ? wm : d->keys[i] == TALLY_HIST_DSO ? wd : ws;
 	if (d->n)
 		qsort_r(d->rows, d->n, sizeof(*d->rows), cmp_rows, d);
 	if (!d->quiet) {
@@ -422,10 +469,10 @@ static void print(struct diff *d, const char *event, bool first)
 			printf("  %*s", wf, "Formula");
 		if (d->period)
 			printf("  %14s", "Period");
-		if (!no_dso)
-			printf("  %-*s", wd, "Shared Object");
-		if (!no_sym)
-			printf("  %-*s", ws, "Symbol");
+		for (int i = 0; i < d->nkeys; i++)
+			if (!elide[i])
+				printf("  %-*s", width[i], d->keys[i] == TALLY_HIST_COMM ? "Command" :
+				       d->keys[i] == TALLY_HIST_DSO ? "Shared Object" : "Symbol");
 		printf("\n# ........");
 		if (d->period)
 			dots(14);
@@ -434,10 +481,9 @@ static void print(struct diff *d, const char *event, bool first)
 			dots(wf);
 		if (d->period)
 			dots(14);
-		if (!no_dso)
-			dots(wd);
-		if (!no_sym)
-			dots(ws);
+		for (int i = 0; i < d->nkeys; i++)
+			if (!elide[i])
+				dots(width[i]);
 		printf("\n#\n");
 	}
 	for (size_t i = 0; i < d->n; i++) {
@@ -461,13 +507,10 @@ static void print(struct diff *d, const char *event, bool first)
 			else
 				printf("  %14s", "");
 		}
-		sym_text(r, buf, sizeof(buf));
-		if (no_sym)	/* the last column, padded as perf's */
-			printf("  %-*s\n", wd, r->dso);
-		else if (no_dso)
-			printf("  %s\n", buf);
-		else
-			printf("  %-*s  %s\n", wd, r->dso, buf);
+		for (int k = 0; k < d->nkeys; k++)
+			if (!elide[k])
+				key_cell(r, d->keys[k], width[k], k == last);
+		putchar('\n');
 	}
 }
 
@@ -484,6 +527,40 @@ static const char *const diff_usage[] = {
 };
 
 /* -c's method, as perf's: delta, delta-abs, ratio or wdiff:W1,W2 (integers); 0 or -1 said */
+/* -s: perf diff's keys this diff pairs rows by (comm, dso, symbol), in their order */
+static int parse_sort(struct diff *d, const char *spec)
+{
+	char buf[256], *save = NULL;
+
+	snprintf(buf, sizeof(buf), "%s", spec);
+	d->nkeys = 0;
+	for (char *k = strtok_r(buf, ",", &save); k; k = strtok_r(NULL, ",", &save)) {
+		enum tally_hist_key key;
+		bool dup = false;
+
+		if (!strcmp(k, "comm"))
+			key = TALLY_HIST_COMM;
+		else if (!strcmp(k, "dso"))
+			key = TALLY_HIST_DSO;
+		else if (!strcmp(k, "sym") || !strcmp(k, "symbol"))
+			key = TALLY_HIST_SYM;
+		else {
+			fprintf(stderr, "tally diff: -s '%s': the keys are comm, dso and sym "
+				"(perf's pid, cpu, srcline, parent are not compared yet)\n", k);
+			return -1;
+		}
+		for (int i = 0; i < d->nkeys; i++)
+			dup |= d->keys[i] == key;
+		if (!dup)
+			d->keys[d->nkeys++] = key;
+	}
+	if (!d->nkeys) {
+		fprintf(stderr, "tally diff: -s needs a key: comm, dso, sym\n");
+		return -1;
+	}
+	return 0;
+}
+
 static int parse_compute(struct diff *d, const char *s)
 {
 	static const char *const names[] = { "delta-abs", "delta", "ratio" };
@@ -528,13 +605,31 @@ static int diff_draw(FILE *fp, void *arg)
 			 tally_stacks__write_svg_diff(p->base, p->s, fp, p->title);
 }
 
+/*
+ * The new file's event for the baseline's event e, as perf's evsel_match:
+ * the first of the same type and config ("cpu-clock:ppp" is "cpu-clock");
+ * -1 when none.
+ */
+static int event_match(struct tally_session *ss[2], int e)
+{
+	const struct perf_event_attr *a = tally_data_reader__attr(tally_session__reader(ss[0]), e), *b;
+
+	for (int i = 0; a && i < tally_session__nr_events(ss[1]); i++) {
+		b = tally_data_reader__attr(tally_session__reader(ss[1]), i);
+		if (b && b->type == a->type && b->config == a->config)
+			return i;
+	}
+	return -1;
+}
+
 int cmd_diff(int argc, char **argv)
 {
 	struct tally_session *ss[2] = { NULL, NULL };
 	struct diff d = { .order = 1 };
 	bool help = false, demangle = true;
-	const char *compute = NULL;
+	const char *compute = NULL, *sort = NULL;
 	const struct cli_option opts[] = {
+		CLI_STRING('s', "sort", &sort, "KEYS", "the rows' keys: comm, dso, sym, in any order (default dso,sym)"),
 		CLI_STRING('c', "compute", &compute, "delta|delta-abs|ratio|wdiff:W1,W2",
 			   "the compared column (default delta-abs: the change of share, by its size)"),
 		CLI_BOOL('p', "period", &d.period, "the baseline's and the new file's periods too"),
@@ -573,6 +668,9 @@ int cmd_diff(int argc, char **argv)
 	}
 	if (compute && parse_compute(&d, compute))
 		return 129;
+	if (parse_sort(&d, sort ? sort : "dso,sym"))
+		return 129;
+	cur = &d;
 	/* perf's words and status (-EINVAL's 255) for a column two files do not have */
 	if (d.order > 1) {
 		fprintf(stderr, "Order option out of limit.\n");
@@ -608,12 +706,12 @@ int cmd_diff(int argc, char **argv)
 		goto out;
 	pager_start();
 	for (int k = 0; k < 2 && !ret; k++) {
-		static const enum tally_hist_key keys[] = { TALLY_HIST_DSO, TALLY_HIST_SYM };
 		/*
 		 * perf diff's rows; the pictures keep the chains, their frames
 		 * functions alone, as the old stacks were
 		 */
-		TALLY_OPTS(tally_hist_opts, ho, .keys = keys, .nr_keys = 2, .sym_by_name = true,
+		TALLY_OPTS(tally_hist_opts, ho, .keys = d.keys, .nr_keys = (size_t)d.nkeys,
+			   .sym_by_name = true,
 			   .chains = d.flamegraph || d.html, .no_inline = true);
 		TALLY_OPTS(tally_session_opts, so, .sample = on_sample, .ctx = &d, .symfs = d.symfs,
 			   .kallsyms = d.kallsyms, .no_demangle = !demangle);
@@ -639,16 +737,10 @@ int cmd_diff(int argc, char **argv)
 	for (int k = 0; k < 2 && !ret; k++)
 		if (tally_hist__resort(d.h[k]))
 			d.err = -ENOMEM;
-	/* a block per event of the baseline, as perf: its rows paired with its namesake's */
+	/* a block per event of the baseline, as perf: its rows paired with its match's */
 	for (int e = 0; !ret && ss[0] && e < tally_session__nr_events(ss[0]); e++) {
 		d.attr_of[0] = e;
-		d.attr_of[1] = -1;
-		for (int i = 0; i < tally_session__nr_events(ss[1]); i++)
-			if (!strcmp(tally_session__event_name(ss[0], e),
-				    tally_session__event_name(ss[1], i))) {
-				d.attr_of[1] = i;
-				break;
-			}
+		d.attr_of[1] = event_match(ss, e);
 		if (d.err || (d.err = pair_rows(&d))) {
 			fprintf(stderr, "tally diff: %s\n", strerror(-d.err));
 			ret = 1;
@@ -658,12 +750,9 @@ int cmd_diff(int argc, char **argv)
 	}
 	/* the pictures: the first event's, paired as before */
 	d.attr_of[0] = 0;
-	d.attr_of[1] = 0;
-	for (int i = 0; !ret && i < tally_session__nr_events(ss[1]); i++)
-		if (!strcmp(tally_session__event_name(ss[0], 0), tally_session__event_name(ss[1], i))) {
-			d.attr_of[1] = i;
-			break;
-		}
+	d.attr_of[1] = ret ? 0 : event_match(ss, 0);
+	if (d.attr_of[1] < 0)
+		d.attr_of[1] = 0;
 	for (int k = 0; !ret && k < 2; k++) {
 		const char *path = k ? d.html : d.flamegraph;
 		struct diff_picture p = { .html = k == 1 };

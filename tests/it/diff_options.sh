@@ -7,7 +7,9 @@
 # -d, -S (the shares still of the whole, -b's of every row of both files;
 # -C a row by its baseline entry's first sample's command, paired with
 # the other file's whatever its command, as perf's; a filter of one value
-# hides its column); bad -c specs refused as perf refuses them. The ratio and the
+# hides its column); -s with comm, dso and sym in any order (rows paired
+# by those keys); events paired by type and config as perf's evsel_match;
+# bad -c specs refused as perf refuses them. The ratio and the
 # delta checked against the periods as an oracle.
 . "$(dirname "$0")/lib.sh"
 B=$HELPERS/burn W=$HELPERS/work
@@ -55,6 +57,14 @@ for who in perf tally; do
 -b -C work
 -b -d [kernel.kallsyms] -F
 -b -S syscall,burn_a -p
+-s sym
+-s comm
+-s dso
+-s comm,dso,sym
+-s sym,dso
+-s sym,comm -c ratio -p
+-C work -s comm,sym
+-d burn -s comm,dso -b
 LIST
 done
 # --kallsyms: the kernel's rows named from a copy whose text symbols are renamed
@@ -118,7 +128,7 @@ python3 "$HERE/craft_data.py" addrs "$d/u1.data" "$B" 400010 400020 400030 40003
 python3 "$HERE/craft_data.py" addrs "$d/u2.data" "$B" 400010 400040 "$a" "$a"
 for pair in "u1 u2" "u2 u1"; do
 	set -- $pair
-	for args in "" "-c ratio" "-p" "-b"; do
+	for args in "" "-c ratio" "-p" "-b" "-s sym" "-s sym,dso" "-s comm,sym"; do
 		"$TALLY" diff $args "$d/$1.data" "$d/$2.data" >"$d/t.out" 2>/dev/null
 		perf diff $args "$d/$1.data" "$d/$2.data" >"$d/p.out" 2>/dev/null
 		check "unresolved $1 $2 ${args:--}: perf's lines" cmp -s "$d/t.out" "$d/p.out"
@@ -128,6 +138,16 @@ done
 "$TALLY" diff "$d/u1.data" "$d/u2.data" >"$d/t.out" 2>/dev/null
 is "unresolved: burn's four header addresses are one row (80%, at the lowest, 0x10)" \
 	"$(grep -c '80.00%.*burn  *\[\.\] 0x0000000000000010$' "$d/t.out")" 1
+# the events paired as perf's evsel_match: by type and config, not by name
+# (the default event is "cpu-clock:ppp", -e's "cpu-clock")
+perf record -q -F 999 -e cpu-clock -o "$d/named.data" -- "$B" 120 >/dev/null 2>&1
+"$TALLY" diff "$d/perf-1.data" "$d/named.data" >"$d/t.out" 2>/dev/null
+perf diff "$d/perf-1.data" "$d/named.data" >"$d/p.out" 2>/dev/null
+check "cpu-clock:ppp against cpu-clock: perf's lines, the rows paired" cmp -s "$d/t.out" "$d/p.out"
+check "cpu-clock:ppp against cpu-clock: a delta on burn_a" grep -q '%  *[-+][0-9.]*%  *burn  *\[\.\] burn_a' "$d/t.out"
+"$TALLY" diff -s pid "$d/tally-1.data" "$d/tally-3.data" >/dev/null 2>"$d/t.err"
+is "-s pid: refused (129)" "$?" 129
+check "-s pid: the keys named" grep -q "comm, dso and sym" "$d/t.err"
 for o in 2 -1; do
 	"$TALLY" diff -o $o "$d/tally-e1.data" "$d/tally-e2.data" >/dev/null 2>"$d/t.err"
 	trc=$?
