@@ -17,6 +17,7 @@
 #include <tally/annotate.h>
 #include "annotate_text.h"
 #include "cli.h"
+#include "sample_filter.h"
 #include "pager.h"
 #include "parse_options.h"
 #include "read_file.h"
@@ -26,6 +27,11 @@ struct annotate_cfg {
 	bool stdio, tui, no_source, asm_raw, skip_missing, print_line, full_paths, source_only;
 	bool show_nr, show_period, quiet, force;	/* -n, --show-total-period, -q, -f */
 	struct tally_annotate *a;
+	const char *cpu_list;		/* -C/--cpu: only the samples on these CPUs */
+	double percent_limit;		/* --percent-limit: symbols under this share of their event left out */
+	struct cli_sample_filter sf;
+	uint64_t *total;		/* each event's period (the samples kept) */
+	int nr_events;
 };
 
 static const char *const percent_names[TALLY_PERCENT__NR] = {
@@ -39,6 +45,12 @@ static int on_sample(struct tally_session *s, const struct tally_session_sample 
 {
 	struct annotate_cfg *c = ctx;
 
+	(void)s;
+	/* perf's: dropped before anything counts them */
+	if (cli_sample_filter_skip(&c->sf, smp->sample))
+		return 0;
+	if (smp->attr >= 0 && smp->attr < c->nr_events)
+		c->total[smp->attr] += smp->sample->period;
 	return tally_annotate__add(c->a, smp) == -ENOMEM ? -ENOMEM : 0;
 }
 
@@ -269,6 +281,7 @@ int cmd_annotate(int argc, char **argv)
 {
 	static struct annotate_cfg c = { .input = "perf.data" };
 	bool help = false, demangle = true;
+	const char *plimit = NULL;
 	const struct cli_option opts[] = {
 		CLI_STRING('i', "input", &c.input, "FILE", "the perf.data file (default perf.data)"),
 		CLI_STRING('s', "symbol", &c.symbol, "SYMBOL", "only this symbol"),
@@ -289,6 +302,8 @@ int cmd_annotate(int argc, char **argv)
 		CLI_BOOL(0, "show-total-period", &c.show_period, "each instruction's period instead of its share"),
 		CLI_BOOL('q', "quiet", &c.quiet, "no warnings (the files that could not be read)"),
 		CLI_BOOL('f', "force", &c.force, "perf's: read a file another user owns (tally always does)"),
+		CLI_STRING('C', "cpu", &c.cpu_list, "LIST", "only the samples on these CPUs (0-3,7)"),
+		CLI_STRING(0, "percent-limit", &plimit, "PCT", "leave out symbols under PCT percent of their event"),
 		CLI_STRING(0, "symfs", &c.symfs, "DIR", "look for files with symbols relative to DIR"),
 		CLI_BOOL_F(0, "demangle", &demangle, "C++ and Rust symbols demangled (default; --no-demangle: their linkage names)", CLI_OPT_NEG),
 		CLI_STRING(0, "kallsyms", &c.kallsyms, "FILE", "the kernel's symbols from FILE (a copy of /proc/kallsyms)"),
@@ -331,6 +346,16 @@ int cmd_annotate(int argc, char **argv)
 	if (help) {
 		cli_usage(stdout, annotate_usage, opts);
 		return 0;
+	}
+	if (plimit) {
+		char *end;
+
+		c.percent_limit = strtod(plimit, &end);
+		if (end == plimit || *end || c.percent_limit < 0) {
+			fprintf(stderr, "tally annotate: --percent-limit '%s': a share in percent (5, 0.5)\n",
+				plimit);
+			return 129;
+		}
 	}
 	if (c.show_nr && c.show_period) {
 		fprintf(stderr, "tally annotate: -n and --show-total-period: one column or the other\n");
@@ -384,6 +409,18 @@ int cmd_annotate(int argc, char **argv)
 		tally_session__close(ss);
 		return 1;
 	}
+	c.nr_events = tally_session__nr_events(ss);
+	if (!(c.total = calloc((size_t)c.nr_events + 1, sizeof(*c.total)))) {
+		tally_annotate__free(a);
+		tally_session__close(ss);
+		return 1;
+	}
+	if ((ret = cli_sample_filter_init(&c.sf, "annotate", ss, NULL, c.cpu_list))) {
+		free(c.total);
+		tally_annotate__free(a);
+		tally_session__close(ss);
+		return ret;
+	}
 	ret = cli_session_run(ss, "annotate", c.input);
 	n = tally_annotate__sort(a);
 	pager_start();
@@ -394,6 +431,11 @@ int cmd_annotate(int argc, char **argv)
 		int err;
 
 		if (failed(warned, nr_warned, sym->dso))
+			continue;
+		/* perf's --percent-limit: the symbol's share of its event's samples kept */
+		if (c.percent_limit > 0 && sym->attr >= 0 && sym->attr < c.nr_events &&
+		    100.0 * (double)sym->period / (double)(c.total[sym->attr] ? c.total[sym->attr] : 1) <
+		    c.percent_limit)
 			continue;
 		if (c.source_only) {
 			if ((err = print_source(&c, ss, sym, i, ptype))) {
@@ -437,5 +479,7 @@ int cmd_annotate(int argc, char **argv)
 		report_unreadable(ss);
 	tally_annotate__free(a);
 	tally_session__close(ss);
+	cli_sample_filter_free(&c.sf);
+	free(c.total);
 	return ret;
 }

@@ -287,6 +287,25 @@ is "-l: every listing's hot line names its source" \
 	"$(awk '/Source code & Disassembly/ { n++ } / \/\/ burn.c:/ { seen[n] = 1 } END { for (i = 1; i <= n; i++) m += !seen[i]; print n " " m + 0 }' t.out)" \
 	"$(grep -c 'Source code & Disassembly' t.out) 0"
 check "-n: a Samples column" grep -q '^ Samples |' <("$TALLY" annotate --stdio -n -d burn -i two.data 2>/dev/null)
+# --percent-limit (a symbol's share of its event) and -C/--cpu (samples on
+# other CPUs dropped first): burn pinned to CPU 1 in a system-wide file
+for opt in "--percent-limit 20 -d burn" "--percent-limit 5 -d burn" "--percent-limit 40 -l -d burn"; do
+	"$TALLY" annotate --stdio $opt -i two.data >t.out 2>/dev/null
+	perf annotate --stdio $opt -i two.data >p.out 2>/dev/null
+	is "annotate $opt: as perf's ($(grep -c 'Source code' p.out) symbols)" "$(diff <(nopath t.out) <(nopath p.out) | grep -c '^[<>]')" 0
+done
+check "--percent-limit 20: burn_c (under 10%) left out" \
+	sh -c "! '$TALLY' annotate --stdio --percent-limit 20 -s burn_c -i two.data 2>/dev/null | grep -q 'Source code'"
+perf record -q -a --sample-cpu -F 999 -o cpu.data -- taskset -c 1 "$HELPERS/burn" 100 >/dev/null 2>&1
+for opt in "--cpu 1 -d burn" "--cpu 0 -d burn" "--cpu 0,1 -d burn --percent-limit 10"; do
+	"$TALLY" annotate --stdio $opt -i cpu.data >t.out 2>/dev/null
+	perf annotate --stdio $opt -i cpu.data >p.out 2>/dev/null
+	is "annotate $opt: as perf's ($(grep -c 'Source code' p.out) symbols)" "$(diff <(nopath t.out) <(nopath p.out) | grep -c '^[<>]')" 0
+done
+is "--cpu 0: none of burn's samples (it ran on CPU 1)" \
+	"$("$TALLY" annotate --stdio --cpu 0 -d burn -i cpu.data 2>/dev/null | grep -c 'Source code')" 0
+"$TALLY" annotate --stdio --cpu 0 -i two.data >/dev/null 2>t.err
+is "--cpu on a file without CPUs: an error (1)" "$?" 1
 "$TALLY" annotate --stdio -n --show-total-period -i two.data >/dev/null 2>&1
 is "-n with --show-total-period: refused (129), as perf" "$?" 129
 done_testing
