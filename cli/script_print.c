@@ -247,6 +247,9 @@ const char *script_code_file(struct script_ctx *s, const struct tally_addr_info 
 {
 	if (!ai->map || ai->map->kernel || ai->map->anon)
 		return NULL;
+	/* a file rebuilt since: the recorded build's copy, as perf reads its bytes */
+	if (ai->dso && tally_dso__code_path(ai->dso))
+		return tally_dso__code_path(ai->dso);
 	if (ai->map->filename[0] == '/')
 		return ai->map->filename;
 	if (!ai->dso || strcmp(ai->map->filename, "[vdso]"))

@@ -281,6 +281,13 @@ TALLY_API const char *tally_dso__name(const struct tally_dso *d);
 TALLY_API enum tally_dso_status tally_dso__status(const struct tally_dso *d);
 /* Where the symbols came from: the file, a debug file, kallsyms... */
 TALLY_API const char *tally_dso__symsrc(const struct tally_dso *d);
+/*
+ * Added in 0.5: where the DSO's code is read from when the file at its
+ * path is another build than the recorded one (perf's build-id cache
+ * copy, ~/.debug/.build-id/..., as its symbols were); NULL: its own path.
+ * Known once its symbols were loaded.
+ */
+TALLY_API const char *tally_dso__code_path(const struct tally_dso *d);
 TALLY_API size_t tally_dso__nr_symbols(const struct tally_dso *d);
 /*
  * map_ip (file offset, as tally_machine__find_map gives it) -> the ELF

@@ -47,6 +47,11 @@ const char *tally_dso__symsrc(const struct tally_dso *d)
 	return d ? d->symsrc : NULL;
 }
 
+const char *tally_dso__code_path(const struct tally_dso *d)
+{
+	return d ? d->code_path : NULL;
+}
+
 size_t tally_dso__nr_symbols(const struct tally_dso *d)
 {
 	return d ? d->nr_syms : 0;

@@ -45,6 +45,19 @@ sed -i 's/i \* 7/i * 9/' hot.c && cc -O2 -g -o rebuilt hot.c
 nocrash $rc "a file rebuilt: no crash"
 check "a file rebuilt: build id mismatch said" grep -q "rebuilt: build id mismatch: recorded [0-9a-f]*, the file has [0-9a-f]*" err
 check "a file rebuilt: its code not annotated" [ ! -s out ]
+# kept in the build-id cache (no -N): script's instruction bytes are the
+# recorded build's copy, as perf reads them, not the rebuilt file's
+cc -O2 -g -o kept hot.c && "$TALLY" record -q -e cpu-clock -o kept.data ./kept >/dev/null 2>&1
+sed -i 's/i \* 9/i * 11/' hot.c && cc -O2 -g -o kept hot.c
+"$TALLY" script -i kept.data -F ip,sym,insn 2>/dev/null | grep ' work ' >t.insn
+if command -v perf >/dev/null; then
+	perf script -i kept.data -F ip,sym,insn 2>/dev/null | grep ' work ' >p.insn
+	check "a file rebuilt, its build cached: script -F insn as perf's ($(wc -l <p.insn) lines)" \
+		sh -c "[ -s p.insn ] && cmp -s p.insn t.insn"
+else
+	skip "perf is not installed"
+fi
+check "a file rebuilt, its build cached: the bytes shown" grep -q 'insn: [0-9a-f]' t.insn
 
 # kernel code with no vmlinux and no kcore (TALLY_KCORE: a kernel without
 # /proc/kcore, on any kernel): said so, once, not perf's CAP_SYS_RAWIO note
