@@ -203,6 +203,21 @@ static void mnemonic(const struct tally_disasm *d, const cs_insn *in, char *buf,
 	if (strlen(base) == nlen + 1 && !strncmp(base, name, nlen) && strchr("bwlq", base[nlen]) &&
 	    (reg || is_branch(in) || !strcmp(name, "push") || !strcmp(name, "pop")))
 		snprintf(buf, size, "%.*s%s", (int)plen, m, name);
+	/*
+	 * an integer converted from memory: capstone leaves the size out,
+	 * objdump names it (cvtsi2sdq -0x10(%rbp),%xmm0), as the operand's
+	 * size is nowhere else
+	 */
+	if (!strcmp(buf + plen, name) && (!strcmp(name, "cvtsi2sd") || !strcmp(name, "cvtsi2ss") ||
+				    !strcmp(name, "vcvtsi2sd") || !strcmp(name, "vcvtsi2ss") ||
+				    !strcmp(name, "vcvtusi2sd") || !strcmp(name, "vcvtusi2ss")))
+		for (int i = 0; i < x->op_count; i++)
+			if (x->operands[i].type == X86_OP_MEM &&
+			    (x->operands[i].size == 4 || x->operands[i].size == 8)) {
+				snprintf(buf, size, "%.*s%s%c", (int)plen, m, name,
+					 x->operands[i].size == 8 ? 'q' : 'l');
+				break;
+			}
 }
 
 /*

@@ -59,6 +59,13 @@ static const struct want cases[] = {
 	{ "dec9", 0x1000, "fmulp  %st,%st(1)", NULL },
 	{ "dfe9", 0x1000, "fucomip %st(1),%st", NULL },
 	{ "ff2582200000", 0x1030, "jmp    *0x2082(%rip)        # 30b8", NULL },
+	/* an integer from memory: objdump names its size, capstone does not */
+	{ "f2480f2a45f0", 0x1000, "cvtsi2sdq -0x10(%rbp),%xmm0", NULL },
+	{ "f20f2a45f0", 0x1000, "cvtsi2sdl -0x10(%rbp),%xmm0", NULL },
+	{ "f3480f2a45f0", 0x1000, "cvtsi2ssq -0x10(%rbp),%xmm0", NULL },
+	{ "f2480f2ac0", 0x1000, "cvtsi2sd %rax,%xmm0", NULL },
+	{ "c5fb2a45f0", 0x1000, "vcvtsi2sdl -0x10(%rbp),%xmm0,%xmm0", NULL },
+	{ "c4e1fb2a45f0", 0x1000, "vcvtsi2sdq -0x10(%rbp),%xmm0,%xmm0", NULL },
 };
 
 static size_t unhex(const char *h, uint8_t *out)
