@@ -30,8 +30,6 @@ struct annotate_cfg {
 	const char *cpu_list;		/* -C/--cpu: only the samples on these CPUs */
 	double percent_limit;		/* --percent-limit: symbols under this share of their event left out */
 	struct cli_sample_filter sf;
-	uint64_t *total;		/* each event's period (the samples kept) */
-	int nr_events;
 };
 
 static const char *const percent_names[TALLY_PERCENT__NR] = {
@@ -49,8 +47,6 @@ static int on_sample(struct tally_session *s, const struct tally_session_sample 
 	/* perf's: dropped before anything counts them */
 	if (cli_sample_filter_skip(&c->sf, smp->sample))
 		return 0;
-	if (smp->attr >= 0 && smp->attr < c->nr_events)
-		c->total[smp->attr] += smp->sample->period;
 	return tally_annotate__add(c->a, smp) == -ENOMEM ? -ENOMEM : 0;
 }
 
@@ -409,14 +405,7 @@ int cmd_annotate(int argc, char **argv)
 		tally_session__close(ss);
 		return 1;
 	}
-	c.nr_events = tally_session__nr_events(ss);
-	if (!(c.total = calloc((size_t)c.nr_events + 1, sizeof(*c.total)))) {
-		tally_annotate__free(a);
-		tally_session__close(ss);
-		return 1;
-	}
 	if ((ret = cli_sample_filter_init(&c.sf, "annotate", ss, NULL, c.cpu_list))) {
-		free(c.total);
 		tally_annotate__free(a);
 		tally_session__close(ss);
 		return ret;
@@ -432,11 +421,20 @@ int cmd_annotate(int argc, char **argv)
 
 		if (failed(warned, nr_warned, sym->dso))
 			continue;
-		/* perf's --percent-limit: the symbol's share of its event's samples kept */
-		if (c.percent_limit > 0 && sym->attr >= 0 && sym->attr < c.nr_events &&
-		    100.0 * (double)sym->period / (double)(c.total[sym->attr] ? c.total[sym->attr] : 1) <
-		    c.percent_limit)
-			continue;
+		/*
+		 * perf's --percent-limit: the symbol's share of its event's
+		 * samples counted (those -d, -s and -C keep), in perf's float
+		 */
+		if (c.percent_limit > 0) {
+			uint64_t nr, tot;
+			float pct = 0;
+
+			tally_annotate__totals(a, sym->attr, &nr, &tot);
+			if (tot)
+				pct = (float)(100.0 * (double)sym->period / (double)tot);
+			if (pct < (float)c.percent_limit)
+				continue;
+		}
 		if (c.source_only) {
 			if ((err = print_source(&c, ss, sym, i, ptype))) {
 				if (!c.skip_missing && (err != -ENOEXEC || !no_kernel_code))
@@ -480,6 +478,5 @@ int cmd_annotate(int argc, char **argv)
 	tally_annotate__free(a);
 	tally_session__close(ss);
 	cli_sample_filter_free(&c.sf);
-	free(c.total);
 	return ret;
 }
