@@ -493,6 +493,7 @@ int cmd_report(int argc, char **argv)
 	TALLY_OPTS(tally_session_stats, st);
 	bool help = false, stdio_ = false, inverted = false, tui = false, no_tui = false;
 	bool branch_history = false, stats = false, force = false, show_info = false;
+	bool dump_raw = false;
 	int max_stack = -1;	/* not given: every frame */
 	char *text = NULL;	/* the browser's: what --stdio prints */
 	size_t text_len = 0;
@@ -557,6 +558,7 @@ int cmd_report(int argc, char **argv)
 		CLI_BOOL(0, "header-only", &r.header_only, "show only the file's header"),
 		CLI_BOOL('I', "show-info", &show_info, "with --header: the topology, caches and memory in full"),
 		CLI_BOOL(0, "stats", &stats, "only the records' counts by type, and each event's samples"),
+		CLI_BOOL('D', "dump-raw-trace", &dump_raw, "every record in hex and decoded, as perf report -D, then --stats"),
 		CLI_BOOL(0, "folded", &r.exp.folded, "collapsed stacks for flame graphs: comm;root;...;leaf count"),
 		CLI_STRING(0, "flamegraph", &r.exp.flamegraph, "FILE.svg", "an interactive flame graph (SVG)"),
 		CLI_STRING(0, "pprof", &r.exp.pprof, "FILE", "pprof's profile.proto, gzipped (go tool pprof)"),
@@ -574,8 +576,8 @@ int cmd_report(int argc, char **argv)
 		cli_usage(stdout, report_usage, opts);
 		return 0;
 	}
-	if (stats)
-		return report_stats(input);
+	if (stats || dump_raw)
+		return report_stats(input, dump_raw);
 	if (percentage && strcmp(percentage, "relative") && strcmp(percentage, "absolute")) {
 		fprintf(stderr, "tally report: --percentage '%s': relative or absolute\n", percentage);
 		return 129;

@@ -23,8 +23,11 @@ static inline bool report_exports_any(const struct report_exports *x)
 	return x->folded || x->flamegraph || x->pprof || x->speedscope || x->html || x->firefox;
 }
 
-/* --stats: perf's counts of the file's records by type and each event's samples (report_stats.c). */
-int report_stats(const char *input);
+/*
+ * --stats: perf's counts of the file's records by type and each event's
+ * samples (report_stats.c); with dump, -D's records first (dump_raw.h).
+ */
+int report_stats(const char *input, bool dump);
 /* The index of a record --off-cpu file's offcpu-time event, or -1. */
 int report_offcpu_event(struct tally_session *ss);
 /*

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <tally/tally.h>
+#include "dump_raw.h"
 #include "read_file.h"
 #include "report.h"
 
@@ -52,18 +53,28 @@ static int count_record(struct tally_session *ss, const struct perf_event_header
 	return 0;
 }
 
-int report_stats(const char *input)
+int report_stats(const char *input, bool dump)
 {
 	struct counts c = { 0 };
 	TALLY_OPTS(tally_session_opts, so, .sample = count_sample, .record = count_record, .ctx = &c,
 		   .no_comm = true);
 	TALLY_OPTS(tally_session_stats, st);
 	struct tally_session *ss;
+	struct dump_raw *d = NULL;
 	uint64_t total = 0;
 	int ret;
 
-	if (!(ss = cli_session_open("report", input, &so, &ret)))
+	if (dump) {
+		if (!(d = dump_raw_new(stdout, input, DUMP_RAW_REPORT)))
+			return 1;
+		dump_raw_attach(d, &so);
+	}
+	if (!(ss = cli_session_open("report", input, &so, &ret))) {
+		dump_raw_free(d);
 		return ret;
+	}
+	if (d)
+		dump_raw_begin(d, ss);
 	c.n = tally_session__nr_events(ss);
 	c.samples = calloc((size_t)c.n + 1, sizeof(*c.samples));
 	c.lost = calloc((size_t)c.n + 1, sizeof(*c.lost));
@@ -71,6 +82,7 @@ int report_stats(const char *input)
 		free(c.samples);
 		free(c.lost);
 		tally_session__close(ss);
+		dump_raw_free(d);
 		return 1;
 	}
 	ret = cli_session_run(ss, "report", input);
@@ -99,5 +111,6 @@ int report_stats(const char *input)
 	free(c.samples);
 	free(c.lost);
 	tally_session__close(ss);
+	dump_raw_free(d);
 	return ret;
 }
