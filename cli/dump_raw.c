@@ -12,38 +12,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/utsname.h>
-#include "dump_raw.h"
-
-/* where a queued record lies in the file, by the header it will come back with */
-struct pend {
-	const void *h;
-	uint64_t off;
-};
-
-struct dump_raw {
-	FILE *out;
-	const char *label;		/* perf's file_path: the -i path, or "pipe" */
-	enum dump_raw_tool tool;
-	struct tally_session *ss;
-	struct tally_data_reader *rd;
-	bool pipe;
-	bool unordered;			/* no sample_id_all: perf takes the file in its order */
-	int nr_attrs;
-	int seen_attrs;			/* a pipe's: the ATTR records read so far */
-	int regs_arch;			/* REGS_*'s names: 'x' x86, 'a' arm64, 0 none */
-	/* the command's callbacks, called after the dump of their record */
-	tally_session_sample_fn sample;
-	tally_session_record_fn record;
-	void (*kernel_maps)(struct tally_session *s, const struct perf_event_header *h, void *ctx);
-	bool (*want)(const char *name, const struct perf_event_attr *attr, void *ctx);
-	void *ctx;
-	void (*flush)(void *ctx);
-	void *flush_ctx;
-	struct pend *pend;		/* open addressing, a power of two long */
-	size_t cap, npend;
-	const void *now_h;		/* a record applied as soon as it is read */
-	uint64_t now_off;
-};
+#include "dump_raw_internal.h"
 
 /* ---- where each record lies ---------------------------------------- */
 
@@ -82,7 +51,7 @@ static void pend_put(struct dump_raw *d, const void *h, uint64_t off)
 }
 
 /* The offset of the record delivered with header h (forgotten: its place may be used again). */
-static uint64_t pend_take(struct dump_raw *d, const void *h)
+uint64_t pend_take(struct dump_raw *d, const void *h)
 {
 	size_t i, j, m = d->cap - 1;
 	uint64_t off;
@@ -152,7 +121,7 @@ static void hex_dump(FILE *f, const unsigned char *p, size_t n)
 	fputc('\n', f);
 }
 
-static const struct perf_event_attr *attr_at(const struct dump_raw *d, int i)
+const struct perf_event_attr *attr_at(const struct dump_raw *d, int i)
 {
 	return tally_data_reader__attr(d->rd, i);
 }
@@ -163,27 +132,87 @@ static const struct perf_event_attr *attr_at(const struct dump_raw *d, int i)
  * before its first ATTR), else CPU and time as the events' sample types
  * together carry them
  */
-static void tstamp(struct dump_raw *d, FILE *f, bool sample, uint32_t cpu, uint64_t time)
+static int known_attrs(const struct dump_raw *d)
 {
-	int known = d->pipe ? d->seen_attrs : d->nr_attrs;
+	return d->pipe && d->seen_attrs < d->nr_attrs ? d->seen_attrs : d->nr_attrs;
+}
+
+/* evlist__combined_sample_type over the events known so far */
+static uint64_t combine(const struct dump_raw *d)
+{
 	uint64_t all = 0;
 
-	if (known > d->nr_attrs)
-		known = d->nr_attrs;
-	if (!sample && (!known || !attr_at(d, 0)->sample_id_all)) {
+	for (int i = 0; i < known_attrs(d); i++)
+		all |= attr_at(d, i)->sample_type;
+	return all;
+}
+
+static void tstamp(struct dump_raw *d, FILE *f, bool sample, uint32_t cpu, uint64_t time)
+{
+	if (!sample && (!known_attrs(d) || !attr_at(d, 0)->sample_id_all)) {
 		fputs("-1 -1 ", f);
 		return;
 	}
-	for (int i = 0; i < known; i++)
-		all |= attr_at(d, i)->sample_type;
-	if (all & PERF_SAMPLE_CPU)
+	if (!d->combined)	/* perf computes it when first asked, and keeps it once not 0 */
+		d->combined = combine(d);
+	if (d->combined & PERF_SAMPLE_CPU)
 		fprintf(f, "%u ", cpu);
-	if (all & PERF_SAMPLE_TIME)
+	if (d->combined & PERF_SAMPLE_TIME)
 		fprintf(f, "%" PRIu64 " ", time);
 }
 
+/*
+ * A pipe's ATTR record taken: report's process_attr computes the
+ * combined type anew; script's only for a first event of its type
+ * (perf's PMU types past PERF_TYPE_MAX not at all)
+ */
+static void attr_added(struct dump_raw *d)
+{
+	const struct perf_event_attr *a;
+	int n;
+
+	if (++d->seen_attrs > d->nr_attrs || !(n = known_attrs(d)))
+		return;
+	a = attr_at(d, n - 1);
+	if (d->tool == DUMP_RAW_SCRIPT) {
+		if (a->type >= PERF_TYPE_MAX)
+			return;
+		for (int i = 0; i < n - 1; i++)
+			if (attr_at(d, i)->type == a->type)
+				return;
+	}
+	d->combined = combine(d);
+}
+
+/* An EVENT_UPDATE naming an event: perf's stats name it so from then on. */
+static void name_update(struct dump_raw *d, const struct perf_event_header *h)
+{
+	uint64_t type, id;
+	size_t len;
+	int idx;
+	char *name;
+
+	if (h->size <= 24)
+		return;
+	memcpy(&type, (const char *)h + 8, 8);
+	memcpy(&id, (const char *)h + 16, 8);
+	idx = d->nr_attrs == 1 ? 0 : tally_data_reader__attr_of_id(d->rd, id);
+	if (type != 2 || idx < 0 || !d->names)
+		return;
+	len = strnlen((const char *)h + 24, h->size - 24);
+	if (!(name = strndup((const char *)h + 24, len)))
+		return;
+	free(d->names[idx]);
+	d->names[idx] = name;
+}
+
+const char *dump_raw_event_name(const struct dump_raw *d, int idx)
+{
+	return d && d->names && idx >= 0 && idx < d->nr_attrs ? d->names[idx] : NULL;
+}
+
 /* dump_event up to the record's name: where, the bytes, when */
-static FILE *dump_head(struct dump_raw *d, const struct perf_event_header *h, uint64_t off,
+FILE *dump_head(struct dump_raw *d, const struct perf_event_header *h, uint64_t off,
 		       bool sample, uint32_t cpu, uint64_t time)
 {
 	FILE *f = out(d);
@@ -193,277 +222,6 @@ static FILE *dump_head(struct dump_raw *d, const struct perf_event_header *h, ui
 	tstamp(d, f, sample, cpu, time);
 	fprintf(f, "%#" PRIx64 " [%#x]: PERF_RECORD_%s", off, h->size, type_name(h->type));
 	return f;
-}
-
-/* ---- a sample: perf's dump_sample and machine__resolve's lines --------- */
-
-/* perf_reg_name for the recording's architecture (perf_env__arch) */
-static const char *reg_name(const struct dump_raw *d, unsigned r)
-{
-	static const char *const x86[] = {
-		"AX", "BX", "CX", "DX", "SI", "DI", "BP", "SP", "IP", "FLAGS", "CS", "SS",
-		"DS", "ES", "FS", "GS", "R8", "R9", "R10", "R11", "R12", "R13", "R14", "R15",
-	};
-	static const char *const xmm[] = {
-		"XMM0", "XMM1", "XMM2", "XMM3", "XMM4", "XMM5", "XMM6", "XMM7",
-		"XMM8", "XMM9", "XMM10", "XMM11", "XMM12", "XMM13", "XMM14", "XMM15",
-	};
-	static const char *const arm64[] = {
-		"x0", "x1", "x2", "x3", "x4", "x5", "x6", "x7", "x8", "x9", "x10",
-		"x11", "x12", "x13", "x14", "x15", "x16", "x17", "x18", "x19", "x20", "x21",
-		"x22", "x23", "x24", "x25", "x26", "x27", "x28", "x29", "lr", "sp", "pc",
-	};
-
-	if (d->regs_arch == 'x' && r < sizeof(x86) / sizeof(x86[0]))
-		return x86[r];
-	if (d->regs_arch == 'x' && r >= 32 && r < 64)
-		return xmm[(r - 32) / 2];	/* each XMM register is two u64s, both named */
-	if (d->regs_arch == 'a' && r < sizeof(arm64) / sizeof(arm64[0]))
-		return arm64[r];
-	return "unknown";
-}
-
-static void regs_print(const struct dump_raw *d, FILE *f, const char *which,
-		       const struct tally_sample_regs *r)
-{
-	static const char *const abi[] = { "none", "32-bit", "64-bit" };
-	uint32_t i = 0;
-
-	if (!r->abi)
-		return;
-	fprintf(f, "... %s regs: mask 0x%" PRIx64 " ABI %s\n", which, r->mask,
-		r->abi <= 2 ? abi[r->abi] : "unknown");
-	for (unsigned b = 0; b < 64 && i < r->nr; b++)
-		if (r->mask & (1ULL << b))
-			fprintf(f, ".... %-5s 0x%016" PRIx64 "\n", reg_name(d, b), r->regs[i++]);
-}
-
-/* branch_type_name / branch_new_type_name (the new ones' names are perf's build's arch's) */
-static const char *branch_type(uint64_t flags)
-{
-	static const char *const types[] = {
-		"", "COND", "UNCOND", "IND", "CALL", "IND_CALL", "RET", "SYSCALL", "SYSRET",
-		"COND_CALL", "COND_RET", "ERET", "IRQ", "SERROR", "NO_TX",
-	};
-	static const char *const new_types[] = {
-		"FAULT_ALGN", "FAULT_DATA", "FAULT_INST",
-#ifdef __aarch64__
-		"ARM64_FIQ", "ARM64_DEBUG_HALT", "ARM64_DEBUG_EXIT", "ARM64_DEBUG_INST",
-		"ARM64_DEBUG_DATA",
-#else
-		"ARCH_1", "ARCH_2", "ARCH_3", "ARCH_4", "ARCH_5",
-#endif
-	};
-	unsigned type = (flags >> 20) & 0xf, new_type = (flags >> 26) & 0xf;
-
-	if (type != 15)	/* PERF_BR_EXTEND_ABI */
-		return types[type];
-	/* past perf's table: glibc's printf of its NULL */
-	return new_type < sizeof(new_types) / sizeof(new_types[0]) ? new_types[new_type] : "(null)";
-}
-
-static void branches_print(FILE *f, const struct tally_sample *s, bool callstack)
-{
-	const struct perf_branch_entry *e = s->branch_stack.entries;
-	uint64_t nr = s->branch_stack.nr;
-
-	fprintf(f, "%s: nr:%" PRIu64 "\n", callstack ? "... branch callstack" : "... branch stack",
-		nr + callstack);
-	for (uint64_t i = 0; i < nr; i++) {
-		uint64_t fl;
-
-		memcpy(&fl, (const char *)&e[i] + 16, 8);	/* the flags' bits as the ABI lays them */
-		if (callstack) {
-			if (!i)
-				fprintf(f, "..... %2" PRIu64 ": %016" PRIx64 "\n", i,
-					(uint64_t)e[i].to);
-			fprintf(f, "..... %2" PRIu64 ": %016" PRIx64 "\n", i + 1,
-				(uint64_t)e[i].from);
-			continue;
-		}
-		fprintf(f, "..... %2" PRIu64 ": %016" PRIx64 " -> %016" PRIx64 " %u cycles %s%s%s%s %x %s\n",
-			i, (uint64_t)e[i].from, (uint64_t)e[i].to, (unsigned)((fl >> 4) & 0xffff),
-			fl & 1 ? "M" : " ", fl & 2 ? "P" : " ", fl & 8 ? "A" : " ",
-			fl & 4 ? "T" : " ", (unsigned)(fl >> 33), branch_type(fl));
-	}
-}
-
-/* callchain__lbr_callstack_printf: the kernel's part, then the user's from the LBR */
-static void lbr_chain_print(FILE *f, const struct tally_sample *s)
-{
-	uint64_t n = s->callchain.nr, i;
-
-	for (i = 0; i < n && s->callchain.ips[i] != PERF_CONTEXT_USER; i++)
-		;
-	if (i == n || !s->branch_stack.nr)
-		return;
-	n = i + 1;
-	fprintf(f, "... LBR call chain: nr:%" PRIu64 "\n", n + s->branch_stack.nr + 1);
-	for (i = 0; i < n; i++)
-		fprintf(f, "..... %2d: %016" PRIx64 "\n", (int)i, s->callchain.ips[i]);
-	fprintf(f, "..... %2d: %016" PRIx64 "\n", (int)n, (uint64_t)s->branch_stack.entries[0].to);
-	for (i = 0; i < s->branch_stack.nr; i++)
-		fprintf(f, "..... %2d: %016" PRIx64 "\n", (int)(i + n + 1),
-			(uint64_t)s->branch_stack.entries[i].from);
-}
-
-/* get_page_size_name: unit_number__scnprintf's 1024s, whose first step needs twice 1024 */
-static const char *page_size(uint64_t n, char *buf, size_t len)
-{
-	const char *unit = "BKMG";
-	int i = 0;
-
-	if (!n)
-		return "N/A";
-	while (n / 1024 > 1 && i < 3) {
-		n /= 1024;
-		i++;
-	}
-	snprintf(buf, len, "%" PRIu64 "%c", n, unit[i]);
-	return buf;
-}
-
-static void read_print(FILE *f, const struct tally_read_values *rv)
-{
-	struct tally_read_entry e;
-	uint64_t rf = rv->read_format;
-
-	fputs("... sample_read:\n", f);
-	if (rf & PERF_FORMAT_TOTAL_TIME_ENABLED)
-		fprintf(f, "...... time enabled %016" PRIx64 "\n", rv->time_enabled);
-	if (rf & PERF_FORMAT_TOTAL_TIME_RUNNING)
-		fprintf(f, "...... time running %016" PRIx64 "\n", rv->time_running);
-	if (rf & PERF_FORMAT_GROUP)
-		fprintf(f, ".... group nr %" PRIu64 "\n", rv->nr);
-	for (uint64_t i = 0; !tally_read_values__entry(rv, i, &e); i++) {
-		fprintf(f, "..... id %016" PRIx64 ", value %016" PRIx64, e.id, e.value);
-		if (rf & PERF_FORMAT_LOST)
-			fprintf(f, ", lost %" PRIu64, e.lost);
-		fputc('\n', f);
-	}
-}
-
-/* Where the STACK_USER size lies in the sample: perf prints that offset. */
-static size_t ustack_offset(const struct tally_sample *s, uint64_t type)
-{
-	size_t off = 8 + 8 * (size_t)__builtin_popcountll(type & (PERF_SAMPLE_IDENTIFIER |
-		PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR |
-		PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD));
-	uint64_t rf = s->read.read_format;
-	size_t per = 8 * (1 + !!(rf & PERF_FORMAT_ID) + !!(rf & PERF_FORMAT_LOST));
-	size_t times = 8 * (!!(rf & PERF_FORMAT_TOTAL_TIME_ENABLED) +
-			    !!(rf & PERF_FORMAT_TOTAL_TIME_RUNNING));
-
-	if (type & PERF_SAMPLE_READ)
-		off += (rf & PERF_FORMAT_GROUP) ? 8 + times + per * s->read.nr : times + per;
-	if (type & PERF_SAMPLE_CALLCHAIN)
-		off += 8 + 8 * s->callchain.nr;
-	if (type & PERF_SAMPLE_RAW)
-		off += 4 + s->raw.size;
-	if (type & PERF_SAMPLE_BRANCH_STACK)
-		off += 8 + 8 * s->branch_stack.has_hw_idx + 24 * s->branch_stack.nr;
-	if (type & PERF_SAMPLE_REGS_USER)
-		off += 8 + 8 * s->regs_user.nr;
-	return off;
-}
-
-/*
- * machine__resolve's lines: the thread's name now, and the long name of
- * the DSO of the map holding the sample's address ("<not found>"), the
- * kernel's for a kernel sample; none looked for at another level
- */
-static void resolve_print(struct dump_raw *d, FILE *f, const struct tally_session_sample *ts,
-			  const struct tally_sample *s, bool tid)
-{
-	const char *comm = tally_session__comm(d->ss, ts);
-	const struct tally_map *map = NULL;
-	const char *dso = "<not found>";
-	char anon[40];
-	uint64_t map_ip;
-
-	fprintf(f, " ... thread: %s:%d\n", comm ? comm : "", tid ? (int)s->tid : -1);
-	if (ts->mode != TALLY_CPUMODE_KERNEL && ts->mode != TALLY_CPUMODE_USER) {
-		fputs(" ...... dso: [hypervisor]\n", f);
-		return;
-	}
-	map = tally_machine__find_map(tally_session__machine(d->ss), (int32_t)s->pid,
-				      (int32_t)s->tid, s->ip, ts->mode, &map_ip);
-	if (map && map->kernel && !map->ksym &&
-	    !strncmp(map->filename, "[kernel.kallsyms]", 17))
-		dso = "[kernel.kallsyms]";
-	else if (map && map->anon && (map->prot & PROT_EXEC)) {
-		/* map__new's name for code in anonymous memory (a JIT's) */
-		snprintf(anon, sizeof(anon), "/tmp/perf-%d.map", (int)s->pid);
-		dso = anon;
-	} else if (map) {
-		dso = map->filename;
-	}
-	fprintf(f, " ...... dso: %s\n", dso);
-}
-
-static void dump_sample(struct dump_raw *d, const struct tally_session_sample *ts)
-{
-	const struct perf_event_header *h = ts->header;
-	const struct perf_event_attr *a = ts->event;
-	uint64_t type = a->sample_type, off = pend_take(d, h);
-	struct tally_record_layout lay;
-	struct tally_record r;
-	const struct tally_sample *s = &r.u.sample;
-	char buf[32];
-	FILE *f;
-
-	tally_record_layout__from_attr(&lay, a);
-	/* the recorded chain, not the session's (DWARF-unwound) one */
-	if (tally_record__parse(h, h->size, &lay, &r)) {
-		f = dump_head(d, h, off, true, UINT32_MAX, UINT64_MAX);
-		fputc('\n', f);
-		return;
-	}
-	f = dump_head(d, h, off, true, (type & PERF_SAMPLE_CPU) ? s->cpu : UINT32_MAX,
-		      (type & PERF_SAMPLE_TIME) ? s->time : UINT64_MAX);
-	fprintf(f, "(IP, 0x%x): %d/%d: %#" PRIx64 " period: %" PRIu64 " addr: %#" PRIx64 "\n",
-		h->misc, (type & PERF_SAMPLE_TID) ? (int)s->pid : -1,
-		(type & PERF_SAMPLE_TID) ? (int)s->tid : -1, s->ip,
-		(type & PERF_SAMPLE_PERIOD) ? s->period : (uint64_t)a->sample_period, s->addr);
-	if (type & PERF_SAMPLE_CALLCHAIN) {
-		if ((a->branch_sample_type & PERF_SAMPLE_BRANCH_CALL_STACK) &&
-		    (type & PERF_SAMPLE_BRANCH_STACK))
-			lbr_chain_print(f, s);
-		fprintf(f, "... FP chain: nr:%" PRIu64 "\n", s->callchain.nr);
-		for (uint64_t i = 0; i < s->callchain.nr; i++)
-			fprintf(f, "..... %2d: %016" PRIx64 "\n", (int)i, s->callchain.ips[i]);
-	}
-	if ((type & PERF_SAMPLE_BRANCH_STACK) && a->branch_sample_type)
-		branches_print(f, s, a->branch_sample_type & PERF_SAMPLE_BRANCH_CALL_STACK);
-	if (type & PERF_SAMPLE_REGS_USER)
-		regs_print(d, f, "user", &s->regs_user);
-	if (type & PERF_SAMPLE_REGS_INTR)
-		regs_print(d, f, "intr", &s->regs_intr);
-	if (type & PERF_SAMPLE_STACK_USER)
-		fprintf(f, "... ustack: size %" PRIu64 ", offset 0x%zx\n", s->stack_user.dyn_size,
-			ustack_offset(s, type));
-	if (type & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT)) {
-		bool st = type & PERF_SAMPLE_WEIGHT_STRUCT;
-
-		fprintf(f, "... weight: %" PRIu64, st ? (s->weight & 0xffffffff) : s->weight);
-		if (st)
-			fprintf(f, ",0x%x,0x%x", (unsigned)((s->weight >> 32) & 0xffff),
-				(unsigned)(s->weight >> 48));
-		fputc('\n', f);
-	}
-	if (type & PERF_SAMPLE_DATA_SRC)
-		fprintf(f, " . data_src: 0x%" PRIx64 "\n", s->data_src);
-	if (type & PERF_SAMPLE_PHYS_ADDR)
-		fprintf(f, " .. phys_addr: 0x%" PRIx64 "\n", s->phys_addr);
-	if (type & PERF_SAMPLE_DATA_PAGE_SIZE)
-		fprintf(f, " .. data page size: %s\n", page_size(s->data_page_size, buf, sizeof(buf)));
-	if (type & PERF_SAMPLE_CODE_PAGE_SIZE)
-		fprintf(f, " .. code page size: %s\n", page_size(s->code_page_size, buf, sizeof(buf)));
-	if (type & PERF_SAMPLE_TRANSACTION)
-		fprintf(f, "... transaction: %" PRIx64 "\n", s->transaction);
-	if (type & PERF_SAMPLE_READ)
-		read_print(f, &s->read);
-	resolve_print(d, f, ts, s, type & PERF_SAMPLE_TID);
 }
 
 /* ---- the kernel's other records -------------------------------------- */
@@ -542,12 +300,14 @@ static void read_record_print(struct dump_raw *d, FILE *f, const struct perf_eve
 	size_t n = h->size > 16 ? (h->size - 16) / 8 : 0;
 	static const char *const what[] = { "time enabled", "time running", "id          ",
 					    "lost        " };
+	static const uint64_t bit[] = { PERF_FORMAT_TOTAL_TIME_ENABLED, PERF_FORMAT_TOTAL_TIME_RUNNING,
+					PERF_FORMAT_ID, PERF_FORMAT_LOST };
 
 	memcpy(v, (const char *)h + 16, (n < 5 ? n : 5) * 8);
 	fprintf(f, ": %d %d %s %" PRIu64 "\n", (int)r->u.read.pid, (int)r->u.read.tid,
 		tally_session__event_name(d->ss, idx), v[0]);
 	for (int k = 0; k < 4; k++)
-		if (rf & (PERF_FORMAT_TOTAL_TIME_ENABLED << k))
+		if (rf & bit[k])
 			fprintf(f, "... %s : %" PRIu64 "\n", what[k], v[k + 1]);
 }
 
@@ -660,9 +420,22 @@ static void dump_record(struct dump_raw *d, const struct perf_event_header *h,
 static int on_sample(struct tally_session *ss, const struct tally_session_sample *ts, void *arg)
 {
 	struct dump_raw *d = arg;
+	struct tally_session_sample one;
+	int to[64], n = dump_sample(d, ts, to, 64), rc = 0;
 
-	dump_sample(d, ts);
-	return d->sample ? d->sample(ss, ts, d->ctx) : 0;
+	if (!d->sample)
+		return 0;
+	/* script prints a sample once, as it does without -D (its lines for a group differ) */
+	if (d->tool == DUMP_RAW_SCRIPT)
+		return d->sample(ss, ts, d->ctx);
+	/* report's histogram takes each delivery, under its event */
+	for (int i = 0; i < n && !rc; i++) {
+		one = *ts;
+		one.attr = to[i];
+		one.event = attr_at(d, to[i]);
+		rc = d->sample(ss, &one, d->ctx);
+	}
+	return rc;
 }
 
 static int on_record(struct tally_session *ss, const struct perf_event_header *h,
@@ -710,8 +483,11 @@ static void on_raw(struct tally_session *ss, const struct perf_event_header *h, 
 	FILE *f = dump_head(d, h, off, false, 0, 0);
 
 	dump_raw_user(f, h, d->tool, d->unordered);
+	/* perf takes them after showing their record */
 	if (h->type == TALLY_RECORD_HEADER_ATTR)
-		d->seen_attrs++;	/* perf adds the event after showing its record */
+		attr_added(d);
+	else if (h->type == TALLY_RECORD_EVENT_UPDATE)
+		name_update(d, h);
 }
 
 /* ---- the dump's life ------------------------------------------------- */
@@ -763,6 +539,7 @@ void dump_raw_begin(struct dump_raw *d, struct tally_session *ss)
 	if (d->pipe || !strcmp(d->label, "-"))
 		d->label = "pipe";
 	d->unordered = !d->pipe && !attr_at(d, 0)->sample_id_all;
+	d->names = calloc((size_t)d->nr_attrs + 1, sizeof(*d->names));
 	/* the recording's machine (its ARCH feature), else this one's, as perf_env__arch */
 	arch = tally_data_reader__feat_string(d->rd, TALLY_HEADER_ARCH);
 	if (!arch && !uname(&u))
@@ -783,6 +560,10 @@ void dump_raw_free(struct dump_raw *d)
 {
 	if (!d)
 		return;
+	for (int i = 0; d->names && i < d->nr_attrs; i++)
+		free(d->names[i]);
+	free(d->names);
+	free(d->last);
 	free(d->pend);
 	free(d);
 }

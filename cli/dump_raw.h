@@ -37,6 +37,8 @@ void dump_raw_set_flush(struct dump_raw *d, void (*flush)(void *ctx), void *ctx)
 /* The session is open: perf's first lines (report's hint about --header). */
 void dump_raw_begin(struct dump_raw *d, struct tally_session *ss);
 void dump_raw_free(struct dump_raw *d);
+/* The name an EVENT_UPDATE record gave event idx (perf's stats use it), or NULL. */
+const char *dump_raw_event_name(const struct dump_raw *d, int idx);
 
 /* dump_raw_user.c: what perf prints after the name of one of its own records. */
 void dump_raw_user(FILE *f, const struct perf_event_header *h, enum dump_raw_tool tool,

@@ -99,9 +99,9 @@ static bool cpus_read(const struct rd *r, size_t off, struct cpus *c)
 	if (type == 2) {	/* RANGE_CPUS: -1 first when any_cpu, then start..end */
 		bool any = off + 3 <= r->len && r->p[off + 2];
 		int start = (int)u16_at(r, off + 4), end = (int)u16_at(r, off + 6);
-		int n = end >= start ? end - start + 1 : 0;
+		int n = end - start + 1 + any;
 
-		if (!(c->cpu = malloc(((size_t)n + 2) * sizeof(int))))
+		if (n < 0 || !(c->cpu = malloc(((size_t)n + 2) * sizeof(int))))
 			return false;
 		if (any)
 			c->cpu[c->nr++] = -1;
@@ -112,12 +112,16 @@ static bool cpus_read(const struct rd *r, size_t off, struct cpus *c)
 	return false;
 }
 
-/* cpu_map__snprint, its odd corners kept: an empty map prints -1 */
+/* cpu_map__snprint: runs as "a-b", apart by commas; perf 6.1 prints an empty map as 0 */
 static void cpus_print(FILE *f, const struct cpus *c)
 {
 	int start = -1;
 	bool first = true;
 
+	if (!c->nr) {
+		fputs("0\n", f);
+		return;
+	}
 	for (int i = 0; i < c->nr + 1; i++) {
 		bool last = i == c->nr;
 		int cpu = last ? INT_MAX : c->cpu[i];
@@ -325,11 +329,9 @@ void dump_raw_user(FILE *f, const struct perf_event_header *h, enum dump_raw_too
 			fputs(": unhandled!\n", f);
 		}
 		break;
-	case TALLY_RECORD_TIME_CONV:
-		if (!report) {
-			time_conv_print(f, &r);
-			fputs(": unhandled!\n", f);
-		}
+	case TALLY_RECORD_TIME_CONV:	/* neither command handles it in perf 6.1 */
+		time_conv_print(f, &r);
+		fputs(": unhandled!\n", f);
 		break;
 	case TALLY_RECORD_FINISHED_INIT:
 		fputs(": unhandled!\n", f);

@@ -577,7 +577,7 @@ int cmd_report(int argc, char **argv)
 		return 0;
 	}
 	if (stats || dump_raw)
-		return report_stats(input, dump_raw);
+		return report_stats(input, dump_raw, branch);
 	if (percentage && strcmp(percentage, "relative") && strcmp(percentage, "absolute")) {
 		fprintf(stderr, "tally report: --percentage '%s': relative or absolute\n", percentage);
 		return 129;
