@@ -126,12 +126,7 @@ const struct perf_event_attr *attr_at(const struct dump_raw *d, int i)
 	return tally_data_reader__attr(d->rd, i);
 }
 
-/*
- * evlist__print_tstamp: "-1 -1 " for a record other than a sample when
- * the first event has no sample_id_all (or none is known yet: a pipe
- * before its first ATTR), else CPU and time as the events' sample types
- * together carry them
- */
+/* The events perf knows so far: a pipe's as its ATTR records come. */
 static int known_attrs(const struct dump_raw *d)
 {
 	return d->pipe && d->seen_attrs < d->nr_attrs ? d->seen_attrs : d->nr_attrs;
@@ -147,6 +142,12 @@ static uint64_t combine(const struct dump_raw *d)
 	return all;
 }
 
+/*
+ * evlist__print_tstamp: "-1 -1 " for a record other than a sample when
+ * the first event has no sample_id_all (or none is known yet: a pipe
+ * before its first ATTR), else CPU and time as the events' sample types
+ * together carry them
+ */
 static void tstamp(struct dump_raw *d, FILE *f, bool sample, uint32_t cpu, uint64_t time)
 {
 	if (!sample && (!known_attrs(d) || !attr_at(d, 0)->sample_id_all)) {
@@ -213,7 +214,7 @@ const char *dump_raw_event_name(const struct dump_raw *d, int idx)
 
 /* dump_event up to the record's name: where, the bytes, when */
 FILE *dump_head(struct dump_raw *d, const struct perf_event_header *h, uint64_t off,
-		       bool sample, uint32_t cpu, uint64_t time)
+		bool sample, uint32_t cpu, uint64_t time)
 {
 	FILE *f = out(d);
 
@@ -253,8 +254,8 @@ static void ns_print(FILE *f, const struct tally_record_namespaces *ns)
 
 static void switch_print(FILE *f, const struct perf_event_header *h, const struct tally_record *r)
 {
-	bool out = h->misc & PERF_RECORD_MISC_SWITCH_OUT;
-	const char *io = !out ? "IN         " :
+	bool is_out = h->misc & PERF_RECORD_MISC_SWITCH_OUT;
+	const char *io = !is_out ? "IN         " :
 			 !(h->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT) ? "OUT        " :
 			 "OUT preempt";
 
@@ -262,7 +263,7 @@ static void switch_print(FILE *f, const struct perf_event_header *h, const struc
 		fprintf(f, " %s\n", io);
 		return;
 	}
-	fprintf(f, " %s  %s pid/tid: %5d/%-5d\n", io, out ? "next" : "prev",
+	fprintf(f, " %s  %s pid/tid: %5d/%-5d\n", io, is_out ? "next" : "prev",
 		(int)r->u.switch_cpu_wide.next_prev_pid, (int)r->u.switch_cpu_wide.next_prev_tid);
 }
 
@@ -305,6 +306,7 @@ static void read_record_print(struct dump_raw *d, FILE *f, const struct perf_eve
 
 	memcpy(v, (const char *)h + 16, (n < 5 ? n : 5) * 8);
 	fprintf(f, ": %d %d %s %" PRIu64 "\n", (int)r->u.read.pid, (int)r->u.read.tid,
+		dump_raw_event_name(d, idx) ? dump_raw_event_name(d, idx) :
 		tally_session__event_name(d->ss, idx), v[0]);
 	for (int k = 0; k < 4; k++)
 		if (rf & bit[k])

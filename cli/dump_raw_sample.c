@@ -11,8 +11,6 @@
 #include <sys/mman.h>
 #include "dump_raw_internal.h"
 
-/* ---- a sample: perf's dump_sample and machine__resolve's lines --------- */
-
 /* perf_reg_name for the recording's architecture (perf_env__arch) */
 static const char *reg_name(const struct dump_raw *d, unsigned r)
 {
@@ -36,6 +34,8 @@ static const char *reg_name(const struct dump_raw *d, unsigned r)
 		return xmm[(r - 32) / 2];	/* each XMM register is two u64s, both named */
 	if (d->regs_arch == 'a' && r < sizeof(arm64) / sizeof(arm64[0]))
 		return arm64[r];
+	if (d->regs_arch == 'a' && r == 46)	/* PERF_REG_ARM64_VG: SVE's vector length */
+		return "vg";
 	return "unknown";
 }
 
