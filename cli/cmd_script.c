@@ -17,6 +17,7 @@
 #include "parse_options.h"
 #include "read_file.h"
 #include "file_header.h"
+#include "dump_raw.h"
 #include "script.h"
 
 static const struct field {
@@ -793,6 +794,12 @@ static int attr_fields(struct script_ctx *s)
 	return 0;
 }
 
+/* -D: the sample lines made so far go out before the next record's dump */
+static void raw_flush(void *arg)
+{
+	ob_flush(arg);
+}
+
 static const char *const script_usage[] = {
 	"tally script [-i FILE] [-F [TYPE:]FIELDS]",
 	"",
@@ -805,7 +812,8 @@ int cmd_script(int argc, char **argv)
 	static struct script_ctx s;
 	const char *input = "perf.data", *fspec = NULL;
 	bool help = false, header = false, header_only = false, force = false, show_info = false;
-	bool per_event_dump = false;
+	bool per_event_dump = false, dump_raw = false;
+	struct dump_raw *raw = NULL;
 	bool demangle = true;
 	const struct cli_option opts[] = {
 		CLI_STRING('i', "input", &input, "FILE", "the perf.data file (default perf.data)"),
@@ -837,6 +845,7 @@ int cmd_script(int argc, char **argv)
 		CLI_BOOL(0, "header", &header, "the file's header first, as report --header"),
 		CLI_BOOL(0, "header-only", &header_only, "the file's header alone"),
 		CLI_BOOL(0, "per-event-dump", &per_event_dump, "each event's lines into INPUT.EVENT.dump, not stdout"),
+		CLI_BOOL('D', "dump-raw-trace", &dump_raw, "every record in hex and decoded, each sample's lines after it (perf script -D)"),
 		CLI_BOOL('I', "show-info", &show_info, "with --header: the topology, caches and memory in full"),
 		CLI_BOOL('f', "force", &force, "perf's: read a file another user owns (tally always does)"),
 		CLI_HELP(&help, "this text"),
@@ -860,6 +869,8 @@ int cmd_script(int argc, char **argv)
 	}
 	if (fspec && parse_fields(&s, fspec))
 		return 129;
+	if (dump_raw && !(raw = dump_raw_new(stdout, input, DUMP_RAW_SCRIPT)))
+		return 1;
 	pager_start();
 	s.out = stdout;
 	{
@@ -869,7 +880,13 @@ int cmd_script(int argc, char **argv)
 			   .no_inline = s.no_inline, .no_comm = true, .symfs = s.symfs,
 			   .kallsyms = s.kallsyms, .no_demangle = !demangle);
 
+		if (raw) {
+			dump_raw_attach(raw, &so);
+			dump_raw_set_flush(raw, raw_flush, &s);
+		}
 		ss = cli_session_open("script", input, &so, &ret);
+		if (ss && raw)
+			dump_raw_begin(raw, ss);
 	}
 	ret = ss ? 0 : ret;
 	if (ss) {
@@ -914,6 +931,9 @@ int cmd_script(int argc, char **argv)
 		/* a filter asks for the kernel's symbols at once: no line kept for them */
 		if (s.symbols || s.dsos)
 			s.deferring = false;
+		/* -D: each sample's lines right after its record's */
+		if (raw)
+			s.deferring = false;
 		/* a file per event: no kept text to interleave (kernel frames wait for kallsyms) */
 		if (per_event_dump) {
 			s.deferring = false;
@@ -943,5 +963,6 @@ int cmd_script(int argc, char **argv)
 	cli_sample_filter_free(&s.sf);
 	script_print_release(&s);
 	script_src_release(&s);
+	dump_raw_free(raw);
 	return ret;
 }

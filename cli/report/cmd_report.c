@@ -511,6 +511,7 @@ int cmd_report(int argc, char **argv)
 	bool help = false, stdio_ = false, inverted = false, tui = false, no_tui = false;
 	bool branch_history = false, stats = false, force = false, show_info = false;
 	bool tasks = false, mmaps = false, demangle = true;
+	bool dump_raw = false;
 	int max_stack = -1;	/* not given: every frame */
 	char *text = NULL;	/* the browser's: what --stdio prints */
 	size_t text_len = 0;
@@ -580,6 +581,7 @@ int cmd_report(int argc, char **argv)
 		CLI_BOOL(0, "stats", &stats, "only the records' counts by type, and each event's samples"),
 		CLI_BOOL(0, "tasks", &tasks, "only the threads, each under the one that forked it"),
 		CLI_BOOL(0, "mmaps", &mmaps, "as --tasks, with each thread's maps"),
+		CLI_BOOL('D', "dump-raw-trace", &dump_raw, "every record in hex and decoded, as perf report -D, then --stats"),
 		CLI_BOOL(0, "folded", &r.exp.folded, "collapsed stacks for flame graphs: comm;root;...;leaf count"),
 		CLI_STRING(0, "flamegraph", &r.exp.flamegraph, "FILE.svg", "an interactive flame graph (SVG)"),
 		CLI_STRING(0, "pprof", &r.exp.pprof, "FILE", "pprof's profile.proto, gzipped (go tool pprof)"),
@@ -597,8 +599,8 @@ int cmd_report(int argc, char **argv)
 		cli_usage(stdout, report_usage, opts);
 		return 0;
 	}
-	if (stats)
-		return report_stats(input);
+	if (stats || dump_raw)
+		return report_stats(input, dump_raw, branch);
 	if (tasks || mmaps)
 		return report_tasks(input, mmaps);
 	if (percentage && strcmp(percentage, "relative") && strcmp(percentage, "absolute")) {

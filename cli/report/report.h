@@ -25,8 +25,13 @@ static inline bool report_exports_any(const struct report_exports *x)
 
 /* --tasks (maps false) and --mmaps: perf's task tree, with each thread's maps (report_tasks.c). */
 int report_tasks(const char *input, bool maps);
-/* --stats: perf's counts of the file's records by type and each event's samples (report_stats.c). */
-int report_stats(const char *input);
+/*
+ * --stats: perf's counts of the file's records by type and each event's
+ * samples (report_stats.c); with dump, -D's records first (dump_raw.h),
+ * each event's samples then counted as its histogram counts them: one
+ * per branch in branch mode (branch: -b's tristate).
+ */
+int report_stats(const char *input, bool dump, int branch);
 /* The index of a record --off-cpu file's offcpu-time event, or -1. */
 int report_offcpu_event(struct tally_session *ss);
 /*

@@ -9,8 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <tally/tally.h>
+#include "dump_raw.h"
 #include "read_file.h"
 #include "report.h"
+#include "report_branch.h"
 
 /* perf's names: the library's, its HEADER_ prefix dropped (perf_event__name's) */
 static const char *type_name(int t)
@@ -25,6 +27,7 @@ static const char *type_name(int t)
 struct counts {
 	uint64_t *samples, *lost;	/* by event */
 	int n;
+	int branch;			/* -D: 1 in branch mode (its histogram counts each branch), else 0; -1 --stats */
 };
 
 static int count_sample(struct tally_session *ss, const struct tally_session_sample *ts, void *arg)
@@ -32,8 +35,12 @@ static int count_sample(struct tally_session *ss, const struct tally_session_sam
 	struct counts *c = arg;
 
 	(void)ss;
-	if (ts->attr >= 0 && ts->attr < c->n)
+	if (ts->attr < 0 || ts->attr >= c->n)
+		return 0;
+	if (c->branch <= 0)
 		c->samples[ts->attr]++;
+	else if (ts->event->sample_type & PERF_SAMPLE_BRANCH_STACK)
+		c->samples[ts->attr] += ts->sample->branch_stack.nr;
 	return 0;
 }
 
@@ -44,7 +51,8 @@ static int count_record(struct tally_session *ss, const struct perf_event_header
 	struct counts *c = arg;
 	int idx;
 
-	if (h->type != PERF_RECORD_LOST_SAMPLES || !rec->has_sid)
+	/* perf's -D runs report's handlers, which count none per event */
+	if (h->type != PERF_RECORD_LOST_SAMPLES || !rec->has_sid || c->branch >= 0)
 		return 0;
 	idx = tally_data_reader__attr_of_id(tally_session__reader(ss), rec->sid.id);
 	if (idx >= 0 && idx < c->n)
@@ -52,25 +60,37 @@ static int count_record(struct tally_session *ss, const struct perf_event_header
 	return 0;
 }
 
-int report_stats(const char *input)
+int report_stats(const char *input, bool dump, int branch)
 {
 	struct counts c = { 0 };
 	TALLY_OPTS(tally_session_opts, so, .sample = count_sample, .record = count_record, .ctx = &c,
 		   .no_comm = true);
 	TALLY_OPTS(tally_session_stats, st);
 	struct tally_session *ss;
+	struct dump_raw *d = NULL;
 	uint64_t total = 0;
 	int ret;
 
-	if (!(ss = cli_session_open("report", input, &so, &ret)))
+	if (dump) {
+		if (!(d = dump_raw_new(stdout, input, DUMP_RAW_REPORT)))
+			return 1;
+		dump_raw_attach(d, &so);
+	}
+	if (!(ss = cli_session_open("report", input, &so, &ret))) {
+		dump_raw_free(d);
 		return ret;
+	}
+	if (d)
+		dump_raw_begin(d, ss);
 	c.n = tally_session__nr_events(ss);
+	c.branch = dump ? report_branch_mode(tally_session__reader(ss), c.n, branch) : -1;
 	c.samples = calloc((size_t)c.n + 1, sizeof(*c.samples));
 	c.lost = calloc((size_t)c.n + 1, sizeof(*c.lost));
 	if (!c.samples || !c.lost) {
 		free(c.samples);
 		free(c.lost);
 		tally_session__close(ss);
+		dump_raw_free(d);
 		return 1;
 	}
 	ret = cli_session_run(ss, "report", input);
@@ -90,7 +110,8 @@ int report_stats(const char *input)
 	for (int i = 0; i < c.n; i++) {
 		if (!c.samples[i] && !c.lost[i])
 			continue;
-		printf("%s stats:\n", tally_session__event_name(ss, i));
+		printf("%s stats:\n", dump_raw_event_name(d, i) ? dump_raw_event_name(d, i) :
+		       tally_session__event_name(ss, i));
 		if (c.samples[i])
 			printf("%16s events: %10d\n", "SAMPLE", (int)c.samples[i]);
 		if (c.lost[i])
@@ -99,5 +120,6 @@ int report_stats(const char *input)
 	free(c.samples);
 	free(c.lost);
 	tally_session__close(ss);
+	dump_raw_free(d);
 	return ret;
 }

@@ -128,9 +128,24 @@ struct tally_session_opts {
 	 * names (tally_symbols_opts.no_demangle). Added in 0.5.
 	 */
 	bool no_demangle;
+	/*
+	 * Added in 0.5: perf's -D. Every record, in file order as it is
+	 * read (a COMPRESSED record's at that record's offset; a pipe's
+	 * offsets counted after its 16-byte header), with raw_ctx: queued,
+	 * the header the sample and record callbacks will get for it once
+	 * its time comes, or NULL when it is not queued (perf's own
+	 * records; one without a time, which perf applies at once, and so
+	 * does the session then). Set, the session reads on one thread, a
+	 * record's callbacks come right after its place in the file allows
+	 * as perf's, and a file without sample_id_all is taken in file order,
+	 * unordered, as perf does.
+	 */
+	void (*raw)(struct tally_session *s, const struct perf_event_header *h, uint64_t off,
+		    const struct perf_event_header *queued, void *raw_ctx);
+	void *raw_ctx;
 	size_t :0;
 };
-#define tally_session_opts__last_field no_demangle
+#define tally_session_opts__last_field raw_ctx
 
 /*
  * Open path ("-": stdin, perf's pipe format streamed). NULL + errno;

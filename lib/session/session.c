@@ -448,13 +448,37 @@ static int flush_round(struct tally_session *s)
 	return tally__ordered_flush_round(&s->oe, apply, s);
 }
 
+/*
+ * perf's -D (opts.raw): the record shown as read, then applied at once
+ * where perf applies it at once (no time, or a file perf takes unordered),
+ * else queued as any and shown where it lies in the queue.
+ */
+static int raw_record(struct tally_session *s, const struct perf_event_header *h, uint64_t off,
+		      int idx, uint64_t t)
+{
+	int err;
+
+	if (!t || t == UINT64_MAX || s->unordered) {
+		s->o.raw(s, h, off, NULL, s->o.raw_ctx);
+		process(s, h, idx);
+		return 0;
+	}
+	err = tally__ordered_queue(&s->oe, t, idx, h,
+				   !(s->rd && tally_data_reader__record_stays(s->rd, h)));
+	if (!err)
+		s->o.raw(s, h, off, s->oe.q[s->oe.nq - 1].h, s->o.raw_ctx);
+	return err;
+}
+
 static int on_record(void *ctx, const struct perf_event_header *h, uint64_t off, int idx)
 {
-	(void)off;
 	struct tally_session *s = ctx;
 	uint64_t t = 0;
 
 	s->records[h->type < 128 ? h->type : 127]++;
+	/* perf's own records are shown as they come, before what a round releases */
+	if (s->o.raw && h->type >= PERF_RECORD_MAX)
+		s->o.raw(s, h, off, NULL, s->o.raw_ctx);
 	if (h->type == TALLY_RECORD_FINISHED_ROUND) {
 		/* a callback asked to stop: no more reading (looked at once a round) */
 		if (__atomic_load_n(&s->stop, __ATOMIC_RELAXED))
@@ -466,7 +490,7 @@ static int on_record(void *ctx, const struct perf_event_header *h, uint64_t off,
 	if (idx < 0)
 		idx = attr_of(s, h);
 	/* an event the reader does not want: not worth a copy and a place in the queue */
-	if (h->type == PERF_RECORD_SAMPLE && s->fast[idx].drop) {
+	if (h->type == PERF_RECORD_SAMPLE && s->fast[idx].drop && !s->o.raw) {
 		uint32_t at = s->fast[idx].cpu_off;
 		int32_t cpu;
 
@@ -489,6 +513,8 @@ static int on_record(void *ctx, const struct perf_event_header *h, uint64_t off,
 		memcpy(&t, (const unsigned char *)h + s->time_off[idx], 8);
 	else if (tally_record__time(h, h->size, &s->lays[idx], &t))
 		t = 0;
+	if (s->o.raw)
+		return raw_record(s, h, off, idx, t);
 	/* a record in the file's mapping is used where it lies; the others are copied */
 	return tally__ordered_queue(&s->oe, t, idx, h,
 				    !(s->rd && tally_data_reader__record_stays(s->rd, h)));
@@ -884,7 +910,9 @@ int tally_session__run(struct tally_session *s)
 			return s->stop;
 		return err < 0 ? tally__err(-err) : 0;
 	}
-	if (tally__two_threads()) {
+	/* -D: what is read and what is applied interleave as perf prints them */
+	s->unordered = s->o.raw && !tally_data_reader__is_pipe(s->rd) && !s->attrs[0]->sample_id_all;
+	if (tally__two_threads() && !s->o.raw) {
 		pl.stream = tally_data_reader__is_pipe(s->rd);
 		s->pl = &pl;
 		err = run_pipelined(s);

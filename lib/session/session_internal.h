@@ -58,6 +58,7 @@ struct tally_session {
 	void *sample_ctx;		/* o.sample's (tally_session__set_sample); o.ctx the record's */
 	int stop;			/* a callback's non-zero return */
 	bool ran;			/* tally_session__run was called: a second is refused */
+	bool unordered;			/* -D over a file without sample_id_all: perf takes it in file order */
 	bool id_first;			/* a SAMPLE's id is its first u64 (IDENTIFIER) */
 	/* with a second CPU: reading and ordering on a thread of their own */
 	struct session_pipeline *pl;
