@@ -137,7 +137,8 @@ static void add_unseen(struct tasks *t)
 	for (size_t i = 0; i < t->nseen && !t->err; i++) {
 		int32_t pid = t->seen[i].pid, tid = t->seen[i].tid;
 
-		if (i && tid == t->seen[i - 1].tid)
+		/* a task's last samples, after it left its pid (-1/-1): perf lists no such thread */
+		if ((i && tid == t->seen[i - 1].tid) || tid < 0)
 			continue;
 		if (pid >= 0 && pid != tid && find_tid(t, pid) < 0)
 			task_add(t, pid, pid, -1, NULL);

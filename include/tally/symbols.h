@@ -118,9 +118,8 @@ struct tally_thread_info {
  * included), in no particular order, until it returns non-zero (that
  * value returned). 0 or -EINVAL.
  */
-TALLY_API int tally_machine__for_each_thread(const struct tally_machine *m,
-					     int (*fn)(const struct tally_thread_info *t,
-						       void *arg),
+typedef int (*tally_thread_fn)(const struct tally_thread_info *t, void *arg);
+TALLY_API int tally_machine__for_each_thread(const struct tally_machine *m, tally_thread_fn fn,
 					     void *arg);
 /* Added in 0.5: the threads known (the dead ones not let go included). */
 TALLY_API int tally_machine__nr_threads(const struct tally_machine *m);

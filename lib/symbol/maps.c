@@ -570,8 +570,7 @@ int tally_machine__release_exited(struct tally_machine *m)
 	return gone;
 }
 
-int tally_machine__for_each_thread(const struct tally_machine *m,
-				   int (*fn)(const struct tally_thread_info *t, void *arg), void *arg)
+int tally_machine__for_each_thread(const struct tally_machine *m, tally_thread_fn fn, void *arg)
 {
 	if (!m || !fn)
 		return tally__err(EINVAL);

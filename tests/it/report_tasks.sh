@@ -25,6 +25,13 @@ for f in perf tally perf-a tally-a; do
 		check "$f $o: perf's $(wc -l <"$d/p") lines" cmp -s "$d/p" "$d/t"
 	done
 done
+# a crafted file: threads its samples make before any record names them
+python3 "$(dirname "$0")/craft_data.py" fork-unnamed "$d/unnamed.data"
+for o in --tasks --mmaps; do
+	"$TALLY" report -i "$d/unnamed.data" $o >"$d/t" 2>/dev/null
+	perf report -i "$d/unnamed.data" $o >"$d/p" 2>/dev/null
+	check "crafted fork-unnamed $o: perf's $(wc -l <"$d/p") lines" cmp -s "$d/p" "$d/t"
+done
 # the workload's processes, each under its parent: sh, then burn, cat
 "$TALLY" report -i "$d/tally.data" --tasks >"$d/t" 2>/dev/null
 check "--tasks: the idle thread first" sh -c "sed -n 2p '$d/t' | grep -q '^ *0 *0 *-1 |swapper$'"

@@ -76,7 +76,7 @@ for f in bpf cg; do
 	for o in "--show-bpf-events" "--show-cgroup-events" "--show-bpf-events --show-cgroup-events -F comm,tid,time"; do
 		perf script $o -i "$d/$f.data" 2>/dev/null | mine >"$d/p"
 		"$TALLY" script $o -i "$d/$f.data" 2>/dev/null | mine >"$d/t"
-		cmp -s "$d/p" "$d/t" || diff "$d/p" "$d/t" | head -6 | sed 's/^/# /'
+		cmp -s "$d/p" "$d/t" || { diff "$d/p" "$d/t" | head -6 | sed 's/^/# /'; keep "$d/$f.data"; }
 		check "$f $o: perf's lines ($(grep -c PERF_RECORD "$d/p") records)" cmp -s "$d/p" "$d/t"
 	done
 done
