@@ -39,7 +39,7 @@ struct tally_map {
 	uint64_t end;			/* exclusive */
 	uint64_t pgoff;			/* file offset of start */
 	const char *filename;
-	uint32_t prot;			/* PROT_* (MMAP2); PROT_EXEC for MMAP */
+	uint32_t prot;			/* PROT_* (MMAP2); PROT_EXEC alone for MMAP, as perf */
 	uint32_t flags;			/* MAP_* (MMAP2) */
 	uint32_t maj, min;
 	uint64_t ino, ino_generation;
@@ -55,7 +55,7 @@ struct tally_mmap_event {
 	int32_t pid, tid;		/* pid -1: the kernel's own maps */
 	uint64_t start, len, pgoff;
 	const char *filename;
-	uint32_t prot, flags;		/* 0, 0 from a plain MMAP: taken as r-x */
+	uint32_t prot, flags;		/* 0, 0 from a plain MMAP: taken as --x (perf's PROT_EXEC) */
 	uint32_t maj, min;
 	uint64_t ino, ino_generation;
 	const uint8_t *build_id;	/* MMAP2 with PERF_RECORD_MISC_MMAP_BUILD_ID */

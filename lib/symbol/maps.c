@@ -292,7 +292,7 @@ static bool is_anon_memory(const char *f)
 
 const char *tally__map_name(const struct tally_mmap_event *ev, char *buf, size_t len)
 {
-	unsigned prot = ev->prot ? ev->prot : PROT_READ | PROT_EXEC;
+	unsigned prot = ev->prot ? ev->prot : PROT_EXEC;
 
 	/*
 	 * perf's map__new: executable anonymous code takes its process's
@@ -321,7 +321,8 @@ int tally_machine__mmap(struct tally_machine *m, const struct tally_mmap_event *
 	nm.filename = tally__strpool_add(&m->pool, tally__map_name(ev, jit, sizeof(jit)));
 	if (!nm.filename)
 		return tally__err(ENOMEM);
-	nm.prot = ev->prot ? ev->prot : PROT_READ | PROT_EXEC;
+	/* a plain MMAP's code: perf's map__new gets PROT_EXEC alone ("--xp" in its --mmaps) */
+	nm.prot = ev->prot ? ev->prot : PROT_EXEC;
 	nm.flags = ev->flags;
 	nm.maj = ev->maj;
 	nm.min = ev->min;
