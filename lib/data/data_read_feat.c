@@ -244,12 +244,6 @@ void tally__data_reader_caller_releases(struct tally_data_reader *r)
 		r->caller_releases = true;
 }
 
-void tally__data_reader_busy_threads(struct tally_data_reader *r, int n)
-{
-	if (r)
-		r->busy_threads = n;
-}
-
 #define EXTENT ((uintptr_t)2 << 20)
 
 void tally__data_reader_release(struct tally_data_reader *r, const void *lo, const void *hi)

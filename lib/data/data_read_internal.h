@@ -33,8 +33,6 @@ void tally__data_reader_release(struct tally_data_reader *r, const void *lo, con
  * records applied, and pages it let go faulted back in).
  */
 void tally__data_reader_caller_releases(struct tally_data_reader *r);
-/* n threads busy with the walk's records, its own with them: no pages mapped ahead without a CPU free */
-void tally__data_reader_busy_threads(struct tally_data_reader *r, int n);
 /* COMPRESSED records walked so far (their records go to the walk's callback, not they) */
 uint64_t tally__data_reader_nr_compressed(const struct tally_data_reader *r);
 

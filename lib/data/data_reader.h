@@ -35,7 +35,6 @@ struct tally_data_reader {
 	uint64_t nr_compressed;		/* COMPRESSED records walked (perf's stats count them) */
 	bool mapped;
 	bool caller_releases;		/* tally__data_reader_caller_releases */
-	int busy_threads;		/* tally__data_reader_busy_threads (0: the walk's alone) */
 	const uint8_t *map;		/* the file's mapping (buf is a part's during its walk) */
 	size_t map_len;
 	uintptr_t dropped_to;		/* the mapping's pages below let go (0: none yet) */

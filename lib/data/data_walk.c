@@ -267,7 +267,7 @@ static int walk(struct tally_data_reader *r, uint64_t *offp, uint64_t end, struc
 {
 	uint64_t off = *offp, dropped = off;
 	/* the pages ahead mapped on another thread: the walk's touches fault less */
-	struct tally__prefault *pf = r->mapped ? tally__prefault_start_beside(r->buf, off, end, r->busy_threads) : NULL;
+	struct tally__prefault *pf = r->mapped ? tally__prefault_start(r->buf, off, end) : NULL;
 	uint64_t say = tally__prefault_at(pf, off);
 	int ret = 0;
 

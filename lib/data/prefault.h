@@ -19,19 +19,10 @@ struct tally__prefault;
  * Start mapping buf's [from, end) ahead of the positions said by
  * tally__prefault_at. NULL when not worth it or not possible (one CPU,
  * TALLY_THREADS=1, a span under 32 MiB, no thread): the walk then
- * faults its pages itself, as before.
+ * faults its pages itself, as before. The thread leaves early when its
+ * first chunks show the pages cheap to fault (large folios).
  */
 struct tally__prefault *tally__prefault_start(const uint8_t *buf, uint64_t from, uint64_t end);
-
-/*
- * tally__prefault_start's answer where busy threads already run beside
- * the walk's (a session's main thread): NULL unless a CPU is left for
- * the mapping thread. On 2 CPUs it took a third thread's place and its
- * wake-ups cost more than the faults it saved (lock report 0.059 ->
- * 0.049 s without it, sched latency 0.069 -> 0.064 s).
- */
-struct tally__prefault *tally__prefault_start_beside(const uint8_t *buf, uint64_t from,
-						     uint64_t end, int busy);
 
 /*
  * The walk is at off: the thread keeps a few MiB ahead of it. Returns the

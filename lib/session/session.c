@@ -788,11 +788,8 @@ static int run_pipelined(struct tally_session *s)
 	pthread_t t;
 	int err;
 
-	tally__data_reader_busy_threads(s->rd, 2);	/* this thread and the reader's */
-	if (pthread_create(&t, NULL, reader_main, s)) {
-		tally__data_reader_busy_threads(s->rd, 0);
+	if (pthread_create(&t, NULL, reader_main, s))
 		return -EAGAIN;
-	}
 	for (;;) {
 		struct session_batch *b;
 
