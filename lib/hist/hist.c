@@ -267,7 +267,7 @@ static int shape_add_hv(struct tally_hist *h, uint64_t hv, int idx, const char *
 		memcpy(x->ips + nr + 1, smp->branch_stack.entries, brsz);
 	x->hash = hv;
 	x->idx = idx;
-	x->comm = comm;
+	x->comm = x->comm0 = comm;
 	x->trace = trace;
 	x->pid = (int32_t)smp->pid;
 	x->tid = (int32_t)smp->tid;
@@ -883,6 +883,7 @@ struct tally_hist *tally_hist__new(struct tally_session *ss, const struct tally_
 	for (int i = 0; i < nkeys; i++) {
 		srcline |= keys[i] == K_SRCLINE || keys[i] == K_SRCLINE_FROM || keys[i] == K_SRCLINE_TO;
 		h->has_parent |= keys[i] == K_PARENT;
+		h->comm_keyed |= keys[i] == K_COMM;
 		h->need_trace |= keys[i] == K_TRACE;
 		h->need_mem |= keys[i] >= K_MEM && !BRANCH_KEY(keys[i]);
 	}

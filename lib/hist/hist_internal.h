@@ -56,6 +56,12 @@ struct shape {
 	 */
 	struct where **wh;
 	uint64_t rows_period, rows_count;	/* what the rows have counted of it */
+	/*
+	 * its thread's name when its samples came (comm may take the name
+	 * the thread got next, as perf shows it): what -c filters by, as
+	 * perf's filter runs as each sample is read
+	 */
+	const char *comm0;
 };
 
 /* A shape's or entry's PMU fields without a mem key or branch mode: all 0. */

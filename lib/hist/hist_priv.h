@@ -87,6 +87,7 @@ struct entry {
 	char mode;			/* 'k' or '.'; a frame outside any map: the one before it's */
 	bool inlined;			/* sym is "name (inlined)" */
 	bool visible;			/* a sample that passed the filters touched it */
+	const char *vis_comm;		/* the name at that sample's time (comm_keyed) */
 	bool dead;			/* a decay's, freed once out of the kept order */
 	bool from_chain;		/* made by a chain's frame (its ip absolute, as perf's he->ip) */
 	bool graphed;			/* a chain was its call graph's (cg 0 when graph_min left it out) */
@@ -183,6 +184,7 @@ struct tally_hist {
 	bool no_chain;			/* no chain needed: a shape is its ip */
 	bool children, graph, caller, address;
 	bool need_trace, has_parent, timeline;
+	bool comm_keyed;		/* a comm key: names at the samples' times order -c's verdicts */
 	bool sym_by_name;		/* a function is its DSO and name alone */
 	bool need_mem;			/* a mem key: shapes keyed by their PMU fields */
 	bool keep_mem;			/* need_mem or branch: shapes and entries keep PMU fields */
@@ -236,6 +238,7 @@ struct tally_hist {
 	uint64_t last_comm_hash;
 	uint64_t sample_no;
 	uint64_t cur_count;		/* samples of the shape being added */
+	const char *cur_comm0;		/* its thread's name when they came */
 	struct resolver *res;		/* the session's (tally__session_resolver) */
 	/* --parent's regex on each symbol asked (by its name's pointer): open addressing */
 	struct hist_pmatch { const char *sym; bool match; } *pmatch;

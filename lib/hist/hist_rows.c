@@ -248,8 +248,20 @@ static int add_hv(struct tally_hist *h, struct hist_ev *hs, struct entry *key, u
 
 	if (!(*out = e))
 		return -ENOMEM;
-	if (e->last_sample == UINT64_MAX && !e->self && !e->children)
+	if (e->last_sample == UINT64_MAX && !e->self && !e->children) {
 		e->visible = pass;	/* just made */
+		e->vis_comm = h->cur_comm0;
+	} else if (h->comm_keyed && h->cur_comm0 != e->vis_comm && h->cur_comm0 && e->vis_comm &&
+		   strcmp(h->cur_comm0, e->vis_comm) < 0) {
+		/*
+		 * a thread renamed (":TID", then its first COMM): perf keyed
+		 * its samples by the name then, one entry per name, and merged
+		 * them under the new one in the names' order, the first
+		 * entry's verdict kept
+		 */
+		e->visible = pass;
+		e->vis_comm = h->cur_comm0;
+	}
 	if (self) {
 		e->self += period;
 		e->nself += h->cur_count;
@@ -557,8 +569,12 @@ int tally__hist_shape(struct tally_hist *h, const struct shape *x, uint64_t peri
 		return -ENOMEM;
 	if (h->need_iaddr && !(key.iw = iaddr_where(h, x)))
 		return -ENOMEM;
+	/* perf's -c tests the name the thread had then, whatever it shows later */
+	key.comm = x->comm0;
 	pass = shown(h, &key);
+	key.comm = x->comm;
 	h->cur_count = count;
+	h->cur_comm0 = x->comm0;
 	if ((err = add(h, hs, &key, period, true, pass, &self)))
 		return err;
 	prev_mode = w->mode;

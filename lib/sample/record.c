@@ -546,6 +546,14 @@ static int parse_body(struct cur *c, const struct tally_record_layout *lay, uint
 		err = cur_u16(c, &b->type) ?: cur_u16(c, &b->flags) ?: cur_u32(c, &b->id) ?:
 		      cur_skip(c, 8, &at);
 		b->tag = at;
+		/*
+		 * perf record's side-band thread writes its unload records
+		 * 32 bytes longer (its own attr's trailer, zeros here): perf
+		 * reads the fields and takes the trailer from the end, so
+		 * the bytes between are left unread, as perf leaves them
+		 */
+		if (!err)
+			c->p = c->end;
 		break;
 	}
 	case PERF_RECORD_CGROUP:

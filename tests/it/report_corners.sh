@@ -3,7 +3,8 @@
 # the thread (its tid and the name it ends with, under perf's
 # "    Pid:Command" header); a thread sampled before its first COMM is
 # ":TID" in script's lines of that time and under its later name in
-# report's rows; a file without EVENT_DESC names its event as perf
+# report's rows (-c filters by the name of the sample's time); a file
+# without EVENT_DESC names its event as perf
 # derives it ("cpu-clock:HG"). A call chain holding a context marker perf
 # does not know (garbage of a frame-pointer walk) is dropped whole, as perf
 # drops it: the sample keeps its own ip. -n, --show-total-period, -q, and a
@@ -45,6 +46,13 @@ fi
 python3 "$HERE/craft_data.py" late-comm "$d/late.data"
 for s in comm pid comm,pid comm,dso; do
 	same "late COMM:" "$d/late.data" --sort $s
+done
+# -c tests the name the thread had at each sample (perf's filter as it
+# reads), the rows show the later name; a row made of both kinds keeps
+# the verdict of the name first in perf's order (":5000" before "late")
+for c in late :5000 late,:5000 later :5001 late,later "late --sort dso,comm" ":5000 --sort dso" \
+	 "late,later --no-children"; do
+	same "late COMM -c:" "$d/late.data" --comm $c
 done
 is "late COMM: perf's rows carry the later name" \
 	"$(out perf "$d/late.data" --sort comm | grep -c ':5000')" 0

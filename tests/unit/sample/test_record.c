@@ -464,6 +464,37 @@ static void test_trailer_mismatch(void **state)
 	assert_int_equal(tally_record__parse(r.b, r.n, &lay, &rec), -EBADMSG);
 }
 
+/*
+ * perf record's side-band BPF_EVENT (an unload) comes 32 bytes longer than
+ * its fields and the trailer: perf reads the fields and the trailer from
+ * the end, and so does the parse
+ */
+static void test_bpf_event_longer(void **state)
+{
+	struct tally_record_layout lay = { .sample_type = ALL_SID, .sample_id_all = true };
+	struct tally_record rec;
+	struct rb r;
+
+	(void)state;
+	begin(&r, PERF_RECORD_BPF_EVENT, 0);
+	u16(&r, PERF_BPF_EVENT_PROG_UNLOAD); u16(&r, 0); u32(&r, 131);
+	u64(&r, 0x1122334455667788ull);	/* the tag */
+	for (int i = 0; i < 4; i++)
+		u64(&r, 0xababababababababull);	/* what perf leaves unread */
+	sid(&r, ALL_SID);
+	finish(&r);
+	assert_int_equal(tally_record__parse(r.b, r.n, &lay, &rec), 0);
+	assert_int_equal(rec.u.bpf_event.type, PERF_BPF_EVENT_PROG_UNLOAD);
+	assert_int_equal(rec.u.bpf_event.id, 131);
+	check_sid(&rec, ALL_SID);
+	/* a LOST so long is still refused: its fields are all it holds */
+	begin(&r, PERF_RECORD_LOST, 0);
+	u64(&r, 99); u64(&r, 1234); u64(&r, 0);
+	sid(&r, ALL_SID);
+	finish(&r);
+	assert_int_equal(tally_record__parse(r.b, r.n, &lay, &rec), -EBADMSG);
+}
+
 static void test_bad_bodies(void **state)
 {
 	struct tally_record_layout lay = { .sample_type = PERF_SAMPLE_TID };
@@ -1289,6 +1320,7 @@ int main(void)
 		cmocka_unit_test(test_bad_args),
 		cmocka_unit_test(test_kernel_records),
 		cmocka_unit_test(test_trailer_mismatch),
+		cmocka_unit_test(test_bpf_event_longer),
 		cmocka_unit_test(test_bad_bodies),
 		cmocka_unit_test(test_other_types),
 		cmocka_unit_test(test_sample_each_bit),
