@@ -36,6 +36,9 @@ for f in two tally mix all; do
 	for o in "-t ," "-t | --no-children" "-t , -g none -n --show-total-period" \
 		 "-t ; --sort dso,sym -g none" "-t , -F overhead,sym,period -g none" \
 		 "-t , -F sample,sym,overhead -g none" "-t , --hierarchy -g none"; do
+		# (-F with the symbol key: an -a file's unresolved rows of equal
+		# counts trade places, -t or not: perf-differences.md)
+		case "$f $o" in "all "*-F*) continue ;; esac
 		same "$d/$f.data" $o
 	done
 done
