@@ -603,6 +603,9 @@ static void free_rows(struct tally_hist *h)
 	h->eblk_used = 0;
 	h->efree = NULL;
 	tally__hist_graph_free_all(&h->nodes);	/* every row's tree */
+	free(h->vis);
+	h->vis = NULL;
+	h->nvis = h->capvis = 0;
 }
 
 /*
@@ -624,6 +627,8 @@ int tally_hist__resort(struct tally_hist *h)
 
 		again |= c != h->shapes[i]->comm && h->shapes[i]->rows_count;
 		h->shapes[i]->comm = c;
+		/* -c meets a renamed thread: the entries' verdicts follow perf's order of names */
+		h->vis_on |= h->comm_keyed && h->filter.comms && c != h->shapes[i]->comm0;
 	}
 	if (again) {
 		free_rows(h);

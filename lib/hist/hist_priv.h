@@ -87,7 +87,6 @@ struct entry {
 	char mode;			/* 'k' or '.'; a frame outside any map: the one before it's */
 	bool inlined;			/* sym is "name (inlined)" */
 	bool visible;			/* a sample that passed the filters touched it */
-	const char *vis_comm;		/* the name at that sample's time (comm_keyed) */
 	bool dead;			/* a decay's, freed once out of the kept order */
 	bool from_chain;		/* made by a chain's frame (its ip absolute, as perf's he->ip) */
 	bool graphed;			/* a chain was its call graph's (cg 0 when graph_min left it out) */
@@ -185,6 +184,14 @@ struct tally_hist {
 	bool children, graph, caller, address;
 	bool need_trace, has_parent, timeline;
 	bool comm_keyed;		/* a comm key: names at the samples' times order -c's verdicts */
+	/*
+	 * -c with a comm key and a thread renamed (":TID", then a COMM):
+	 * each entry's verdict's name, perf's order deciding between two
+	 * (vis_map); off, the entries carry nothing for it
+	 */
+	bool vis_on;
+	struct vis_slot { const void *e; const char *comm; } *vis;
+	size_t nvis, capvis;
 	bool sym_by_name;		/* a function is its DSO and name alone */
 	bool need_mem;			/* a mem key: shapes keyed by their PMU fields */
 	bool keep_mem;			/* need_mem or branch: shapes and entries keep PMU fields */

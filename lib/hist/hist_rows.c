@@ -236,6 +236,49 @@ static struct entry *hist_find(struct tally_hist *h, struct hist_ev *hs, const s
 	return hist_find_hv(h, hs, key, hash_entry(h, key));
 }
 
+static size_t vis_slot_of(const struct tally_hist *h, const void *e)
+{
+	return (size_t)(((uintptr_t)e >> 4) * 0x9e3779b97f4a7c15ull) & (h->capvis - 1);
+}
+
+static const char *vis_get(const struct tally_hist *h, const void *e)
+{
+	if (!h->capvis)
+		return NULL;
+	for (size_t i = vis_slot_of(h, e); h->vis[i].e; i = (i + 1) & (h->capvis - 1))
+		if (h->vis[i].e == e)
+			return h->vis[i].comm;
+	return NULL;
+}
+
+/* entry e's verdict came from a sample of this name (no memory: the first verdict stays) */
+static void vis_note(struct tally_hist *h, const void *e, const char *comm)
+{
+	size_t i;
+
+	if (2 * (h->nvis + 1) > h->capvis) {
+		size_t cap = h->capvis ? h->capvis * 2 : 1024;
+		struct vis_slot *v = calloc(cap, sizeof(*v)), *old = h->vis;
+		size_t ocap = h->capvis;
+
+		if (!v)
+			return;
+		h->vis = v;
+		h->capvis = cap;
+		for (size_t k = 0; k < ocap; k++)
+			if (old[k].e) {
+				for (i = vis_slot_of(h, old[k].e); v[i].e; i = (i + 1) & (cap - 1))
+					;
+				v[i] = old[k];
+			}
+		free(old);
+	}
+	for (i = vis_slot_of(h, e); h->vis[i].e && h->vis[i].e != e; i = (i + 1) & (h->capvis - 1))
+		;
+	h->nvis += !h->vis[i].e;
+	h->vis[i] = (struct vis_slot){ e, comm };
+}
+
 /*
  * As perf: every sample counts in every entry it touches; a filter tests
  * the sample's own entry, and an entry is shown if the sample that made
@@ -250,17 +293,21 @@ static int add_hv(struct tally_hist *h, struct hist_ev *hs, struct entry *key, u
 		return -ENOMEM;
 	if (e->last_sample == UINT64_MAX && !e->self && !e->children) {
 		e->visible = pass;	/* just made */
-		e->vis_comm = h->cur_comm0;
-	} else if (h->comm_keyed && h->cur_comm0 != e->vis_comm && h->cur_comm0 && e->vis_comm &&
-		   strcmp(h->cur_comm0, e->vis_comm) < 0) {
+		if (h->vis_on)
+			vis_note(h, e, h->cur_comm0);
+	} else if (h->vis_on) {
 		/*
 		 * a thread renamed (":TID", then its first COMM): perf keyed
 		 * its samples by the name then, one entry per name, and merged
 		 * them under the new one in the names' order, the first
 		 * entry's verdict kept
 		 */
-		e->visible = pass;
-		e->vis_comm = h->cur_comm0;
+		const char *vc = vis_get(h, e);
+
+		if (vc && h->cur_comm0 && h->cur_comm0 != vc && strcmp(h->cur_comm0, vc) < 0) {
+			e->visible = pass;
+			vis_note(h, e, h->cur_comm0);
+		}
 	}
 	if (self) {
 		e->self += period;
