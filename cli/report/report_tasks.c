@@ -200,6 +200,12 @@ static void print_maps(FILE *fp, struct tally_machine *m, const struct task *k, 
 		if (!mp)
 			break;
 		name = mp->filename;
+		/*
+		 * perf names a 32-bit process's vDSO "[vdso32]" (its DSO of
+		 * the thread's ELF class); such a process maps it below 4 GiB
+		 */
+		if (!strcmp(name, "[vdso]") && mp->end <= (1ull << 32))
+			name = "[vdso32]";
 		if (mp->anon && !strncmp(name, "//anon", 6)) {	/* perf's map__new: a JIT's map file */
 			snprintf(anon, sizeof(anon), "/tmp/perf-%d.map", k->pid);
 			name = anon;
