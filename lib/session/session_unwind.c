@@ -39,6 +39,15 @@ static void warm_dwarf(struct tally_session *s, const struct tally_sample *smp, 
 	}
 }
 
+/* the unwinder's file for a map: the recorded build's copy where the file was rebuilt */
+static const char *code_path_of(void *ctx, const struct tally_map *map, int32_t pid)
+{
+	struct tally_session *s = ctx;
+	struct tally_dso *d = tally_symbols__dso(s->syms, map, pid);
+
+	return d ? tally_dso__code_path(d) : NULL;
+}
+
 /* perf's --max-stack default */
 #define UNWIND_MAX 127
 #define UW_CAP (65536 / 8 + UNWIND_MAX + 2)
@@ -66,6 +75,7 @@ void tally__session_unwind_user(struct tally_session *s, struct tally_sample *sm
 
 		if (!(s->uw = tally_unwind__new()))
 			return;
+		tally__unwind_set_path_of(s->uw, code_path_of, s);
 		/* the recording's registers, not the host's: an arm64 file on x86 */
 		if (arch && tally_unwind__set_arch(s->uw, arch))
 			pr_debug("unwind: no register map for arch %s\n", arch);

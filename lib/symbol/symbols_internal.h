@@ -26,6 +26,15 @@ int tally__machine_ksymbol(struct tally_machine *m, uint64_t addr, uint32_t len,
  */
 int tally__machine_fork(struct tally_machine *m, int32_t pid, int32_t tid, int32_t ppid,
 			int32_t ptid, bool exec);
+/*
+ * The file the unwinder reads a map's CFI from: fn's answer where it has
+ * one (a rebuilt file's recorded build, kept in perf's build-id cache),
+ * else the map's path.
+ */
+struct tally_unwind;
+void tally__unwind_set_path_of(struct tally_unwind *u,
+			       const char *(*fn)(void *ctx, const struct tally_map *map, int32_t pid),
+			       void *ctx);
 int tally__machine_default_comm(struct tally_machine *m, int32_t pid, int32_t tid,
 				const char *comm);
 

@@ -88,7 +88,21 @@ struct tally_unwind {
 	struct { const char *name; struct sfile *f; } recent[8];
 	unsigned next_recent;
 	const struct uw_arch *arch;	/* NULL: none known */
+	/* the recorded build's file behind a map, where another sits at its path (the session's) */
+	const char *(*path_of)(void *ctx, const struct tally_map *map, int32_t pid);
+	void *path_ctx;
+	int32_t pid;			/* the sample's, for path_of */
 };
+
+void tally__unwind_set_path_of(struct tally_unwind *u,
+			       const char *(*fn)(void *ctx, const struct tally_map *map, int32_t pid),
+			       void *ctx)
+{
+	if (u) {
+		u->path_of = fn;
+		u->path_ctx = ctx;
+	}
+}
 
 /* The sample being unwound. */
 struct cur {
@@ -268,7 +282,13 @@ static struct sfile *file_of(struct tally_unwind *u, const struct tally_map *map
 	for (int i = 0; i < 8; i++)
 		if (u->recent[i].name == map->filename && !strcmp(u->recent[i].f->path, map->filename))
 			return u->recent[i].f;
-	f = sfile_get(u, map->filename);
+	/*
+	 * a file rebuilt since the recording: the rules of the recorded
+	 * build's copy (perf's build-id cache), as perf unwinds it
+	 */
+	const char *path = u->path_of ? u->path_of(u->path_ctx, map, u->pid) : NULL;
+
+	f = sfile_get(u, path ? path : map->filename);
 	if (!f)
 		return NULL;
 	u->recent[u->next_recent].name = map->filename;
@@ -606,6 +626,7 @@ int tally_unwind__sample(struct tally_unwind *u, struct tally_machine *m, int32_
 	}
 	c.stack = stack;
 	c.size = stack ? stack_size : 0;
+	u->pid = pid;
 	while (n < max) {
 		const struct tally_map *map;
 		struct sfile *f;
