@@ -177,8 +177,7 @@ void script_print_event(struct script_ctx *s, const struct perf_event_header *h,
 	case PERF_RECORD_SWITCH_CPU_WIDE:
 		/* perf: the sample id's thread (none without one) */
 		if (!s->show_switch_events ||
-		    !start(s, h, rec, rec->has_sid ? (int32_t)rec->sid.pid : -1,
-			   rec->has_sid ? (int32_t)rec->sid.tid : -1, 0))
+		    !start(s, h, rec, sid_pid(rec), sid_tid(rec), 0))
 			return;
 		ob_str(s, h->type == PERF_RECORD_SWITCH ? "PERF_RECORD_SWITCH" :
 			  "PERF_RECORD_SWITCH_CPU_WIDE");
@@ -195,8 +194,7 @@ void script_print_event(struct script_ctx *s, const struct perf_event_header *h,
 		return;
 	case PERF_RECORD_LOST:
 		if (!s->show_lost_events ||
-		    !start(s, h, rec, rec->has_sid ? (int32_t)rec->sid.pid : -1,
-			   rec->has_sid ? (int32_t)rec->sid.tid : -1, 0))
+		    !start(s, h, rec, sid_pid(rec), sid_tid(rec), 0))
 			return;
 		snprintf(line, sizeof(line), "PERF_RECORD_LOST lost %llu\n",
 			 (unsigned long long)rec->u.lost.lost);

@@ -140,7 +140,7 @@ static int parse_uid(const char *cmd, const char *s, uid_t *uid)
  * -u and the other targets, as perf's target__validate: -p/-t win over
  * -u, -u over -a and -C, each said as a warning.
  */
-static const char *uid_target(const char *cmd, const struct cli_target *t)
+static const char *uid_target(const struct cli_target *t)
 {
 	if (!t->uid)
 		return NULL;
@@ -152,14 +152,13 @@ static const char *uid_target(const char *cmd, const struct cli_target *t)
 		fprintf(stderr, "Warning: UID switch overriding CPU\n");
 	else if (t->system_wide)
 		fprintf(stderr, "Warning: UID switch overriding SYSTEM\n");
-	(void)cmd;
 	return t->uid;
 }
 
 int cli_targets__open(struct cli_targets *ts, const struct cli_target *t, char *const *argv,
 		      unsigned flags)
 {
-	const char *uid = uid_target(ts->cmd, t);
+	const char *uid = uid_target(t);
 	bool all_threads = !uid && (flags & CLI_TARGET_ALL_THREADS) && cli_target_system_wide(t);
 
 	ts->system_wide = !uid && cli_target_system_wide(t);

@@ -640,10 +640,9 @@ static void on_tick(void *arg, double now)
 	/* the strings' ring wakes nobody: drained with the rings, 10 times a second */
 	if (r->strs && !r->cfg->overwrite)
 		drain(r);
-	/* --switch-output=TIME (and SIZE between wake-ups): checked here, at most 100 ms late */
-	if (!got_usr2 && r->w && !r->switch_failed &&
-	    ((r->cfg->switch_output_size && written(r) >= r->cfg->switch_output_size) ||
-	     (r->cfg->switch_output_secs && now_s() - r->switched_at >= r->cfg->switch_output_secs)))
+	/* --switch-output=TIME: checked here, at most 100 ms late (SIZE: at each drain, on_fds) */
+	if (!got_usr2 && r->w && !r->switch_failed && r->cfg->switch_output_secs &&
+	    now_s() - r->switched_at >= r->cfg->switch_output_secs)
 		got_usr2 = 1;
 	if (!got_usr2)
 		return;

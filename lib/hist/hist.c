@@ -622,6 +622,7 @@ int tally_hist__resort(struct tally_hist *h)
 	if (!h)
 		return -EINVAL;
 	/* what was counted under ":TID" carries the name the thread got next, as perf shows it */
+	h->vis_on = false;
 	for (size_t i = 0; i < h->nshapes; i++) {
 		const char *c = tally_session__final_comm(h->ss, h->shapes[i]->comm);
 

@@ -490,7 +490,7 @@ static int on_record(void *ctx, const struct perf_event_header *h, uint64_t off,
 	if (idx < 0)
 		idx = attr_of(s, h);
 	/* an event the reader does not want: not worth a copy and a place in the queue */
-	if (h->type == PERF_RECORD_SAMPLE && s->fast[idx].drop && !s->o.raw) {
+	if (h->type == PERF_RECORD_SAMPLE && s->fast[idx].drop) {
 		uint32_t at = s->fast[idx].cpu_off;
 		int32_t cpu;
 
@@ -651,7 +651,8 @@ static struct tally_session *session_new(struct tally_data_reader *rd, struct ta
 			      tally_evsel__name(s->evsels[i]);
 		if (!s->names[i])
 			s->names[i] = "unknown";
-		if (s->o.want)
+		/* -D (opts.raw) shows every record: none dropped unread */
+		if (s->o.want && !s->o.raw)
 			s->fast[i].drop = !s->o.want(s->names[i], s->attrs[i], s->o.ctx);
 		if (s->lays[i].sample_type & PERF_SAMPLE_CPU)
 			s->fast[i].cpu_off = (uint32_t)(sizeof(struct perf_event_header) +

@@ -8,7 +8,8 @@
 d=$(mktemp -d); trap 'rm -rf "$d"' EXIT
 cd "$d" || exit 1
 export HOME=$d	# record's build-id cache (~/.debug) is the test's
-cat >hot.c <<'EOC'
+# the functions sampled, the same in both builds
+cat >work.c <<'EOC'
 static volatile long sink;
 __attribute__((noinline)) long work(long n)
 {
@@ -18,12 +19,13 @@ __attribute__((noinline)) long work(long n)
 	return s;
 }
 __attribute__((noinline)) long outer(long n) { return work(n) + 1; }
-int main(void) { sink = outer(40000000); return 0; }
 EOC
+{ cat work.c; echo 'int main(void) { sink = outer(40000000); return 0; }'; } >hot.c
 cc -O2 -g -fomit-frame-pointer -o prog hot.c &&
 	"$TALLY" record -q --call-graph dwarf -o dw.data ./prog >/dev/null 2>&1
-cat >hot.c <<'EOC'
-static volatile long sink;
+# the rebuild: pad's 8 KiB frame first, where work's loop was
+cat >pad.c <<'EOC'
+static volatile long sink2;
 __attribute__((noinline)) long pad(long n)
 {
 	volatile char big[8192];
@@ -32,18 +34,10 @@ __attribute__((noinline)) long pad(long n)
 		big[i & 8191] = (char)i;
 		s += big[(i * 7) & 8191] ^ (s >> 3);
 	}
-	return s;
+	return s + sink2;
 }
-__attribute__((noinline)) long work(long n)
-{
-	long s = 0;
-	for (long i = 0; i < n; i++)
-		s += (i * 7) ^ (s >> 3);
-	return s;
-}
-__attribute__((noinline)) long outer(long n) { return work(n) + 1; }
-int main(void) { sink = outer(40000000) + pad(3); return 0; }
 EOC
+{ cat pad.c work.c; echo 'int main(void) { sink = outer(40000000) + pad(3); return 0; }'; } >hot.c
 cc -O2 -g -fomit-frame-pointer -o prog hot.c
 frames() { "$@" -i dw.data -F ip,sym 2>/dev/null | awk 'NF == 2 { print $2 }' | sort | uniq -c; }
 frames "$TALLY" script >t.frames
