@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * tally report --tasks and --mmaps: perf 6.1's task tree. Every thread
- * the file made (COMM, FORK, MMAP, the samples' own), each under the
+ * the file's side-band made (COMM, FORK, MMAP; perf reads no sample
+ * there, so a thread only samples name is none), each under the
  * thread that forked it, with its maps under it for --mmaps. The order
  * is perf's: threads walked by (tid & 255, tid), as its machine's 256
  * trees hold them, a thread put under its parent when it or one of its
@@ -29,10 +30,6 @@ struct task {
 struct tasks {
 	struct task *v;
 	int n, cap;
-	/* the samples' threads, which perf's machine makes too */
-	struct { int32_t pid, tid; } *seen;
-	size_t nseen, capseen;
-	int32_t last_tid;
 	int err;
 };
 
@@ -62,28 +59,6 @@ static int on_thread(const struct tally_thread_info *ti, void *arg)
 	return task_add(arg, ti->pid, ti->tid, ti->ppid, ti->comm) ? 0 : -ENOMEM;
 }
 
-static int on_sample(struct tally_session *ss, const struct tally_session_sample *ts, void *arg)
-{
-	struct tasks *t = arg;
-
-	(void)ss;
-	if (ts->thread.tid == t->last_tid && t->nseen)
-		return 0;	/* a run of one thread's samples: noted once */
-	t->last_tid = ts->thread.tid;
-	if (t->nseen == t->capseen) {
-		size_t cap = t->capseen ? t->capseen * 2 : 256;
-		void *v = realloc(t->seen, cap * sizeof(*t->seen));
-
-		if (!v)
-			return t->err = -ENOMEM;
-		t->seen = v;
-		t->capseen = cap;
-	}
-	t->seen[t->nseen].pid = ts->thread.pid;
-	t->seen[t->nseen++].tid = ts->thread.tid;
-	return 0;
-}
-
 /* perf's machine order: 256 trees by tid's low byte, each in tid order */
 static int cmp_perf_order(const void *pa, const void *pb)
 {
@@ -93,6 +68,14 @@ static int cmp_perf_order(const void *pa, const void *pb)
 	if (ka != kb)
 		return ka < kb ? -1 : 1;
 	return a->tid < b->tid ? -1 : a->tid > b->tid;
+}
+
+static bool known(const struct tasks *t, int32_t tid)
+{
+	for (int i = 0; i < t->n; i++)
+		if (t->v[i].tid == tid)
+			return true;
+	return false;
 }
 
 static int find_tid(const struct tasks *t, int32_t tid)
@@ -112,52 +95,6 @@ static int find_tid(const struct tasks *t, int32_t tid)
 			hi = mid;
 	}
 	return -1;
-}
-
-static int cmp_seen(const void *pa, const void *pb)
-{
-	const int32_t *a = pa, *b = pb;	/* pid, tid: by tid */
-
-	return a[1] < b[1] ? -1 : a[1] > b[1];
-}
-
-/*
- * The threads perf's machine has that ours may not: its idle thread
- * (report registers it) and the samples' threads (perf's resolve makes
- * them, a thread's leader with it). t->v sorted on entry and on return.
- */
-static void add_unseen(struct tasks *t)
-{
-	int n = t->n;
-
-	if (find_tid(t, 0) < 0)
-		task_add(t, 0, 0, -1, "swapper");
-	if (t->nseen)
-		qsort(t->seen, t->nseen, sizeof(*t->seen), cmp_seen);
-	for (size_t i = 0; i < t->nseen && !t->err; i++) {
-		int32_t pid = t->seen[i].pid, tid = t->seen[i].tid;
-
-		/* a task's last samples, after it left its pid (-1/-1): perf lists no such thread */
-		if ((i && tid == t->seen[i - 1].tid) || tid < 0)
-			continue;
-		if (pid >= 0 && pid != tid && find_tid(t, pid) < 0)
-			task_add(t, pid, pid, -1, NULL);
-		if (find_tid(t, tid) < 0)
-			task_add(t, pid, tid, -1, NULL);
-	}
-	/*
-	 * a leader added twice (two of its threads unseen): the later copy
-	 * falls out once sorted, as find_tid saw only the sorted part
-	 */
-	if (t->n != n) {
-		qsort(t->v, (size_t)t->n, sizeof(*t->v), cmp_perf_order);
-		int k = 0;
-
-		for (int i = 0; i < t->n; i++)
-			if (!k || t->v[i].tid != t->v[k - 1].tid)
-				t->v[k++] = t->v[i];
-		t->n = k;
-	}
 }
 
 /*
@@ -240,8 +177,8 @@ static void print_task(FILE *fp, struct tally_machine *m, struct tasks *t, int i
 
 int report_tasks(const char *input, bool maps)
 {
-	struct tasks t = { .last_tid = -1 };
-	TALLY_OPTS(tally_session_opts, so, .sample = on_sample, .ctx = &t, .no_comm = true);
+	struct tasks t = { 0 };
+	TALLY_OPTS(tally_session_opts, so, .ctx = &t, .no_comm = true);
 	struct tally_session *ss;
 	struct tally_machine *m;
 	int ret, root = -1, root_last = -1;
@@ -252,10 +189,11 @@ int report_tasks(const char *input, bool maps)
 	m = tally_session__machine(ss);
 	if (!t.err)
 		t.err = tally_machine__for_each_thread(m, on_thread, &t);
+	/* perf's idle thread, registered by report (its samples make no thread: none are read) */
+	if (!t.err && !known(&t, 0))
+		task_add(&t, 0, 0, -1, "swapper");
 	if (t.n)
 		qsort(t.v, (size_t)t.n, sizeof(*t.v), cmp_perf_order);
-	if (!t.err)
-		add_unseen(&t);
 	if (t.err) {
 		fprintf(stderr, "tally report: %s\n", strerror(-t.err));
 		ret = 1;
@@ -284,7 +222,6 @@ int report_tasks(const char *input, bool maps)
 		print_task(stdout, m, &t, r, 0, maps);
 out:
 	free(t.v);
-	free(t.seen);
 	tally_session__close(ss);
 	return ret;
 }
