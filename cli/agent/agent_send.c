@@ -14,6 +14,7 @@ struct qent {
 	struct tally_store_batch *b;
 	size_t bytes;
 	uint64_t samples;
+	bool tried;		/* offered to the sink once: it may hold it (a reply lost) */
 	struct qent *next;
 };
 
@@ -29,6 +30,9 @@ struct agent_sender {
 	bool stop;
 	struct timespec deadline;	/* with stop: the last try's start */
 	struct qent *inflight;		/* the head while the thread sends it: never dropped */
+	/* nor once tried: the store may have taken it with the reply lost, so
+	 * dropping it would count as dropped samples the store counts as sent;
+	 * kept, its retry counts once (same batch id) */
 	bool down;			/* the last try failed */
 	char said[512];			/* the last error said on stderr */
 	unsigned seed;
@@ -62,7 +66,7 @@ static bool past(const struct timespec *t)
  */
 static bool drop_oldest(struct agent_sender *s, struct tally_store_batch *next_fallback)
 {
-	struct qent **pq = s->head == s->inflight && s->head ? &s->head->next : &s->head;
+	struct qent **pq = s->head && (s->head == s->inflight || s->head->tried) ? &s->head->next : &s->head;
 	struct qent *q = *pq, *prev = pq == &s->head ? NULL : s->head;
 	struct tally_store_batch *to;
 
@@ -152,6 +156,7 @@ static void *run(void *arg)
 		rc = s->sink.send(s->sink.ctx, q->b, err, sizeof(err));
 		pthread_mutex_lock(&s->mu);
 		s->inflight = NULL;
+		q->tried = true;
 		if (!rc) {
 			if (s->down)
 				fprintf(stderr, "tally agent: %s answers again: sending the %zu batches queued\n",

@@ -28,7 +28,9 @@ struct agent_sender *agent_sender_new(const struct agent_sink *sink, size_t max_
 /*
  * Queue b (the sender's from now on). Never waits on the network: past
  * max_bytes the oldest queued batches go (counted as dropped, said on
- * stderr; their stacks move to the next batch). With wait (a replay,
+ * stderr; their stacks move to the next batch), never one already
+ * offered to the sink (it may hold it, the reply lost: kept, its retry
+ * counts once), so the queue may pass max_bytes by that one. With wait (a replay,
  * where nothing is sampled meanwhile) it waits for room instead.
  */
 void agent_sender_push(struct agent_sender *s, struct tally_store_batch *b, bool wait);

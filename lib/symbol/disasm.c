@@ -315,7 +315,7 @@ int tally_disasm__insn(struct tally_disasm *d, const uint8_t *code, size_t len, 
 			strcat(tmp, "data16 ");
 		snprintf(tmp + strlen(tmp), sizeof(tmp) - strlen(tmp), "%s %.16s",
 			 cs_reg_name(d->cs, x->operands[0].mem.segment), mn);
-		snprintf(mn, sizeof(mn), "%s", tmp);
+		snprintf(mn, sizeof(mn), "%.*s", (int)sizeof(mn) - 1, tmp);	/* fits: data16 runs are short */
 	}
 	if (fixed_text(d, in, code, mn, &o))
 		return in->size;
