@@ -184,12 +184,50 @@ static void test_arm64_regs(void **state)
 	tally_unwind__free(u);
 }
 
+/*
+ * x86-64 frame pointers in a file without CFI whose outermost return
+ * address reads 0: the walk ends there, with no frame for it.
+ * (libunwind's frame-chain step keeps one, ffffffffffffffff, that perf
+ * prints as [unknown]: docs/perf-differences.md.)
+ */
+static void test_fp_zero_return(void **state)
+{
+	struct tally_unwind *u = tally_unwind__new();
+	static uint64_t stack[16];
+	uint64_t regs[20] = { 0 }, ips[8], sp = (uint64_t)(uintptr_t)stack;
+	struct tally_sample_regs r = { .abi = 2, .mask = MASK, .nr = 20, .regs = regs };
+	struct tally_mmap_event ev = { .pid = 4343, .tid = 4343, .start = 0x400000, .len = 0x10000,
+				       .filename = "/nonexistent/tally-x86-prog", .prot = 5 };
+	enum tally_unwind_stop why;
+	int n;
+
+	(void)state;
+	assert_int_equal(tally_machine__mmap(m, &ev), 0);
+	regs[6] = sp + 16;		/* rbp */
+	regs[7] = sp;			/* rsp */
+	regs[8] = 0x401000;		/* rip */
+	stack[2] = sp + 48;		/* [rbp]: the caller's rbp */
+	stack[3] = 0x402010;		/* [rbp + 8]: its return address */
+	stack[6] = sp + 96;
+	stack[7] = 0;			/* the outermost return address reads 0 */
+	assert_int_equal(tally_unwind__set_arch(u, "x86_64"), 0);
+	n = tally_unwind__sample(u, m, 4343, 4343, 0, &r, stack, sizeof(stack), ips, 8, &why);
+	assert_int_equal(n, 2);
+	assert_int_equal(ips[0], 0x401000);
+	assert_int_equal(ips[1], 0x402010 - 1);
+	assert_int_equal(why, TALLY_UNWIND_NO_MAP);
+	/* a walk with room for one frame stops at one */
+	assert_int_equal(tally_unwind__sample(u, m, 4343, 4343, 0, &r, stack, sizeof(stack), ips, 1, &why), 1);
+	tally_unwind__free(u);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_garbage),
 		cmocka_unit_test(test_bad_args),
 		cmocka_unit_test(test_arm64_regs),
+		cmocka_unit_test(test_fp_zero_return),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
