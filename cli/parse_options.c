@@ -173,7 +173,8 @@ static int parse_long(struct cli_parse *p, int argc, char **argv, int *i)
 	}
 	if (eq)
 		return take(p, o, eq + 1, false);
-	if (o->flags & CLI_OPT_OPTARG)
+	if ((o->flags & CLI_OPT_OPTARG) ||
+	    ((o->flags & CLI_OPT_OPTNEXT) && (*i + 1 >= argc || argv[*i + 1][0] == '-')))
 		return take(p, o, NULL, false);
 	if (*i + 1 >= argc)
 		return cli_error(p, "option '%s' needs a value", shown);
@@ -206,7 +207,8 @@ static int parse_short(struct cli_parse *p, int argc, char **argv, int *i)
 		/* the rest of the word is the value, else the next word */
 		if (s[1])
 			return take(p, o, s + 1, false);
-		if (o->flags & CLI_OPT_OPTARG)
+		if ((o->flags & CLI_OPT_OPTARG) ||
+		    ((o->flags & CLI_OPT_OPTNEXT) && (*i + 1 >= argc || argv[*i + 1][0] == '-')))
 			return take(p, o, NULL, false);
 		if (*i + 1 >= argc)
 			return cli_error(p, "option '%s' needs a value", shown);
@@ -253,7 +255,7 @@ static int option_label(FILE *fp, const struct cli_option *o)
 {
 	int len = 0;
 	const char *argh = takes_arg(o) ? (o->argh ? o->argh : "VAL") : NULL;
-	bool opt = o->flags & CLI_OPT_OPTARG;
+	bool opt = o->flags & (CLI_OPT_OPTARG | CLI_OPT_OPTNEXT);
 
 	if (o->short_name)
 		len += fprintf(fp, "  -%c", o->short_name);

@@ -27,6 +27,8 @@ enum cli_opt_kind {
 #define CLI_OPT_HIDDEN	(1u << 1)	/* not in the help (aliases) */
 #define CLI_OPT_NOARG	(1u << 2)	/* CALLBACK: takes no value (arg NULL) */
 #define CLI_OPT_OPTARG	(1u << 3)	/* value only attached: -xVAL, --x=VAL */
+/* value attached, or the next word unless it starts with '-' (perf's optional values: -g, -g caller) */
+#define CLI_OPT_OPTNEXT	(1u << 4)
 
 struct cli_parse;
 struct cli_option;

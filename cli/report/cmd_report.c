@@ -337,13 +337,51 @@ static bool all_tracepoints(struct tally_data_reader *rd, int n)
 	return n > 0;
 }
 
+/* perf's --time-quantum: N with s, ms, us or ns (none: ns), not 0. 0 or -1, said. */
+static int parse_time_quantum(const char *arg, uint64_t *q)
+{
+	static const struct { const char *unit; uint64_t mul; } units[] = {
+		{ "", 1 }, { "s", 1000000000 }, { "ms", 1000000 }, { "us", 1000 }, { "ns", 1 },
+	};
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(arg, &end, 0);
+	if (end == arg || errno || *arg == '-') {
+		fprintf(stderr, "tally report: --time-quantum '%s': not a time (N[s|ms|us|ns])\n", arg);
+		return -1;
+	}
+	if (!v) {
+		fprintf(stderr, "tally report: --time-quantum '%s': cannot be 0\n", arg);
+		return -1;
+	}
+	while (*end == ' ')
+		end++;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcmp(end, units[i].unit)) {
+			if (v > UINT64_MAX / units[i].mul)
+				break;
+			*q = v * units[i].mul;
+			return 0;
+		}
+	fprintf(stderr, "tally report: --time-quantum '%s': not a time (N[s|ms|us|ns])\n", arg);
+	return -1;
+}
+
+/* some event samples bit (perf's combined sample type has it) */
+static bool any_sample_type(struct tally_data_reader *rd, int n, uint64_t bit)
+{
+	for (int i = 0; i < n; i++)
+		if (tally_data_reader__attr(rd, i)->sample_type & bit)
+			return true;
+	return false;
+}
+
 /* perf's check for --mem-mode: some event samples data sources */
 static bool any_data_src(struct tally_data_reader *rd, int n)
 {
-	for (int i = 0; i < n; i++)
-		if (tally_data_reader__attr(rd, i)->sample_type & PERF_SAMPLE_DATA_SRC)
-			return true;
-	return false;
+	return any_sample_type(rd, n, PERF_SAMPLE_DATA_SRC);
 }
 
 static void add_sort_key(struct report *r, enum sort_key k)
@@ -518,6 +556,7 @@ int cmd_report(int argc, char **argv)
 	FILE *tty_out = NULL, *mem = NULL;
 	int children = -1;	/* the last of --children/--no-children wins, as perf */
 	int branch = -1;	/* -b, --no-branch-stack; -1: as the file's header says */
+	const char *time_quantum = NULL;
 	const struct cli_option opts[] = {
 		CLI_STRING('i', "input", &input, "FILE", "the perf.data file (default perf.data)"),
 		CLI_BOOL('f', "force", &force, "perf's: read a file another user owns (tally always does)"),
@@ -533,7 +572,7 @@ int cmd_report(int argc, char **argv)
 		CLI_CALLBACK_F(0, "no-children", &children, NULL, "self overhead only", opt_children, 0, 0),
 		CLI_CALLBACK_F('g', "call-graph", &gp, "MODE,...",
 			       "graph|fractal|flat|folded|none, threshold %, limit, caller|callee, function|address, percent|period|count (default graph,0.5,caller)",
-			       opt_in_order, 0, 0),
+			       opt_in_order, CLI_OPT_OPTNEXT, 0),
 		CLI_BOOL('G', "inverted", &inverted, "call graphs root first (-g caller)"),
 		CLI_STRING('p', "parent", &parent, "REGEX", "the parent key's callers (default ^sys_|^do_page_fault)"),
 		CLI_BOOL('x', "exclude-other", &r.filter.exclude_other, "only rows with a parent"),
@@ -552,6 +591,8 @@ int cmd_report(int argc, char **argv)
 			1, INT_MAX),
 		CLI_STRING(0, "time", &r.time_str, "RANGES", "only samples in START,STOP (seconds; several: space-separated) or percents of the recording (10%/2, 0%-10%)"),
 		CLI_STRING('C', "cpu", &cpu_list, "LIST", "only samples on these CPUs (0-3,7)"),
+		CLI_STRING(0, "time-quantum", &time_quantum, "TIME", "the time key's step: N[s|ms|us|ns] (default 100ms; no unit: ns)"),
+		CLI_BOOL(0, "ns", &r.ns, "the time key in nanoseconds"),
 		CLI_STRING(0, "percentage", &percentage, "relative|absolute", "with filters: percentages of what they keep, or of the whole (default absolute)"),
 		CLI_CALLBACK_F(0, "percent-limit", &gp, "PCT",
 			       "hide rows and call graph branches below PCT percent", opt_in_order, 0, 1),
@@ -608,6 +649,8 @@ int cmd_report(int argc, char **argv)
 		return 129;
 	}
 	r.relative = percentage && !strcmp(percentage, "relative");
+	if (time_quantum && parse_time_quantum(time_quantum, &r.time_quantum))
+		return 129;
 	/* perf's rule: a '.' stands in for the separator inside cells */
 	if (r.sep && !strcmp(r.sep, ".")) {
 		fprintf(stderr, "tally report: '.' is the only non valid --field-separator argument\n");
@@ -620,7 +663,8 @@ int cmd_report(int argc, char **argv)
 		fprintf(stderr, "tally report: --pretty '%s': normal or raw\n", pretty);
 		return 129;
 	}
-	graph = gp.arg[0];
+	/* a bare -g is perf's default value, given: caller order, and chains wanted */
+	graph = gp.at[0] && !gp.arg[0] ? "graph,0.5,caller,function,percent" : gp.arg[0];
 	plimit = gp.arg[1];
 	r.cg = (struct cg_param){ .mode = CG_GRAPH, .min_percent = -1 };
 	if (graph && cg_parse(&r.cg, graph, "report"))
@@ -737,7 +781,7 @@ int cmd_report(int argc, char **argv)
 	r.ss = ss;
 	r.mispredict = "N/A";
 	r.cells = (struct hist_cells){ .ss = ss, .dsos = r.filter.dsos != NULL, .sep = r.sep != NULL,
-				       .mispredict = &r.mispredict };
+				       .mispredict = &r.mispredict, .ns = r.ns };
 	report_threads_init(&r.threads, rd, nr_events);
 	if (r.header || r.header_only)
 		print_file_header_part(stdout, rd, input, true, show_info);
@@ -752,6 +796,23 @@ int cmd_report(int argc, char **argv)
 			"(PERF_SAMPLE_DATA_SRC): was it recorded without -d?\n", input);
 		ret = 1;
 		goto out;
+	}
+	/*
+	 * perf's report__setup_sample_type: call graphs or the parent key
+	 * asked of a file without chains. The parent key would be [other]
+	 * for all: refused, as perf. -g: said, and the rows shown without
+	 * graphs (perf shows nothing and exits 0: docs/perf-differences.md).
+	 */
+	if (!tally_data_reader__is_pipe(rd) && !r.from.url && !any_sample_type(rd, nr_events, PERF_SAMPLE_CALLCHAIN)) {
+		if (r.has_parent) {
+			fprintf(stderr, "tally report: --sort parent, but no event of %s has call chains: was it recorded without -g?\n",
+				input);
+			ret = 1;
+			goto out;
+		}
+		if (graph && r.cg.mode != CG_NONE && !branch_history)
+			fprintf(stderr, "tally report: -g, but no event of %s has call chains (recorded without -g?): the rows without call graphs\n",
+				input);
 	}
 	/* every event a tracepoint: perf's default key is the trace text */
 	if (!r.branch && !sort && !fields && all_tracepoints(rd, nr_events)) {
@@ -804,6 +865,7 @@ int cmd_report(int argc, char **argv)
 		TALLY_OPTS(tally_hist_opts, ho, .keys = r.sort, .nr_keys = r.nsort, .elide = elide,
 			   .hide_unresolved = r.hide_unresolved,
 			   .max_stack = max_stack > 0 ? (uint32_t)max_stack : 0,
+			   .time_quantum = r.time_quantum,
 			   .chains = report_exports_any(&r.exp) || tui, .children = r.children,
 			   .graph = r.cg.mode != CG_NONE || branch_history,
 			   .order = r.cg.caller ? TALLY_HIST_CALLER : TALLY_HIST_CALLEE,

@@ -50,6 +50,7 @@ const struct hist_key_name hist_keys[K__NR] = {
 	[TALLY_HIST_CGROUP] = { "cgroup", "Cgroup" },
 	[TALLY_HIST_CGROUP_ID] = { "cgroup_id", "cgroup id (dev/inode)", 20 },
 	[TALLY_HIST_ABORT] = { "abort", "Transaction abort", 17 },
+	[TALLY_HIST_TIME] = { "time", "Time", 12 },
 };
 
 /* a branch's end: perf's _hist_entry__sym_snprintf of it */
@@ -129,7 +130,8 @@ static int txn_value(uint64_t t, char *buf, size_t len)
 static int fmt_addr(char *buf, size_t len, char level, uint64_t addr);
 
 /* perf's mem and sample-field keys' cells (sort.c's hist_entry__*_snprintf) */
-static int mem_value(const struct tally_hist_row *e, enum tally_hist_key k, char *buf, size_t len)
+static int mem_value(const struct hist_cells *c, const struct tally_hist_row *e,
+		     enum tally_hist_key k, char *buf, size_t len)
 {
 	static const enum script_mem_part part[] = {
 		[TALLY_HIST_MEM] = MEM_PART_LVL, [TALLY_HIST_SNOOP] = MEM_PART_SNOOP,
@@ -197,6 +199,11 @@ static int mem_value(const struct tally_hist_row *e, enum tally_hist_key k, char
 	case TALLY_HIST_CGROUP_ID:
 		return snprintf(buf, len, "%llu/0x%llx", (unsigned long long)e->cgroup_dev,
 				(unsigned long long)e->cgroup_ino);
+	case TALLY_HIST_TIME:	/* perf's "%-.*s" of its timestamp: cut at the column's 12 (16) */
+		snprintf(out, sizeof(out), c->ns ? "%llu.%09llu" : "%llu.%06llu",
+			 (unsigned long long)(e->time / 1000000000),
+			 (unsigned long long)(e->time % 1000000000 / (c->ns ? 1 : 1000)));
+		return snprintf(buf, len, "%.*s", c->ns ? 16 : 12, out);
 	default:
 		return snprintf(buf, len, "?");
 	}
@@ -254,7 +261,7 @@ static int value(const struct hist_cells *c, const struct tally_hist_row *e,
 	case K_PARENT: return snprintf(buf, len, "%s", e->parent ? e->parent : "[other]");
 	case K_TRACE: return snprintf(buf, len, "%s", e->trace ? e->trace : "");
 	default:
-		return HIST_BRANCH_KEY(k) ? branch_value(c, e, k, buf, len) : mem_value(e, k, buf, len);
+		return HIST_BRANCH_KEY(k) ? branch_value(c, e, k, buf, len) : mem_value(c, e, k, buf, len);
 	}
 }
 
@@ -310,6 +317,8 @@ int hist_key_width(const struct hist_cells *c, const struct tally_hist_row *rows
 
 	if (k == K_CPU)
 		return 3;	/* perf's: "-001" overflows it */
+	if (k == K_TIME)
+		return c->ns ? 16 : 12;
 	/* perf sizes these by a fixed width alone: a longer cell overflows */
 	if ((k >= K_MEM && k < K_SYM_DADDR) || k == K_TXN || k == K_CGROUP_ID)
 		return w > hist_keys[k].width ? w : hist_keys[k].width;
@@ -500,7 +509,7 @@ static int key_pad(enum tally_hist_key k, int width, bool last)
 	return last && (k == K_SYM || k == K_SRCLINE || k == K_TRACE || k == K_LOCKED ||
 			k == K_BLOCKED || k == K_SYM_DADDR || k == K_DCACHELINE ||
 			k == TALLY_HIST_SYM_FROM || k == TALLY_HIST_SYM_TO || k == K_SYM_IADDR ||
-			k == K_CGROUP || k == K_CGROUP_ID) ? 0 : width;
+			k == K_CGROUP || k == K_CGROUP_ID || k == K_TIME) ? 0 : width;
 }
 
 void hist_key_put(struct line *ln, const struct hist_cells *c, const struct tally_hist_row *e,
@@ -534,7 +543,7 @@ void hist_key_put_level(struct line *ln, const struct hist_cells *c,
 	}
 	/* sym, srcline and trace are perf's unpadded cells ("%.*s", "%-.*s"), cgroup's "%s" */
 	put_cell(ln, c, e, k, width, k == K_SYM || k == K_SRCLINE || k == K_TRACE ||
-		 k == K_SYM_IADDR || k == K_CGROUP || k == K_CGROUP_ID ||
+		 k == K_SYM_IADDR || k == K_CGROUP || k == K_CGROUP_ID || k == K_TIME ||
 		 (k == K_TXN && !e->transaction) ? 0 : width);	/* no flags: spaces, all skipped */
 }
 

@@ -24,6 +24,7 @@
 #define K_SRCLINE TALLY_HIST_SRCLINE
 #define K_PARENT TALLY_HIST_PARENT
 #define K_TRACE TALLY_HIST_TRACE
+#define K_TIME TALLY_HIST_TIME
 #define K_MEM TALLY_HIST_MEM
 #define K_LOCKED TALLY_HIST_LOCKED
 #define K_BLOCKED TALLY_HIST_BLOCKED
@@ -66,6 +67,7 @@ struct hist_cells {
 	 * predicted nor mispredicted shows it); NULL: "N/A" for those.
 	 */
 	const char **mispredict;
+	bool ns;			/* --ns: the time key's cells in ns (16 wide, not 12) */
 };
 
 /* A key column's width over rows[0..n): its header's, or its widest value. */

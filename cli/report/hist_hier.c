@@ -53,6 +53,7 @@ static int mem_cmp(const struct tally_hist_row *a, const struct tally_hist_row *
 	case TALLY_HIST_SYM_IADDR: return u64_cmp(a->iaddr, b->iaddr);
 	case TALLY_HIST_TRANSACTION: return u64_cmp(b->transaction, a->transaction);	/* perf's left - right */
 	case TALLY_HIST_CGROUP: return u64_cmp(a->cgroup, b->cgroup);
+	case TALLY_HIST_TIME: return u64_cmp(a->time, b->time);
 	case TALLY_HIST_CGROUP_ID:	/* the greater first, as perf's equal entries */
 		return u64_cmp(b->cgroup_dev, a->cgroup_dev) ?: u64_cmp(b->cgroup_ino, a->cgroup_ino);
 	case TALLY_HIST_DCACHELINE:

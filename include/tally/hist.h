@@ -112,6 +112,8 @@ enum tally_hist_key {
 	TALLY_HIST_CGROUP,
 	TALLY_HIST_CGROUP_ID,
 	TALLY_HIST_ABORT,	/* branch mode's: the branch's abort flag (perf's "abort") */
+	/* Added in 0.5: the sample's time rounded down to opts.time_quantum (perf's "time") */
+	TALLY_HIST_TIME,
 	TALLY_HIST_KEY__NR,
 };
 
@@ -233,9 +235,14 @@ struct tally_hist_opts {
 	 * as perf walks it then), context markers not counted; 0: all
 	 */
 	uint32_t max_stack;
+	/*
+	 * Added in 0.5: the time key's step in ns (perf report's
+	 * --time-quantum); 0: 100 ms, perf's default
+	 */
+	uint64_t time_quantum;
 	size_t :0;
 };
-#define tally_hist_opts__last_field max_stack
+#define tally_hist_opts__last_field time_quantum
 
 /*
  * A histogram of ss's samples (ss outlives it: its address spaces
@@ -410,9 +417,10 @@ struct tally_hist_row {
 	uint64_t cgroup;
 	const char *cgroup_name;
 	uint64_t cgroup_dev, cgroup_ino;
+	uint64_t time;			/* the time key's: its first sample's, rounded down (0.5) */
 	size_t :0;
 };
-#define tally_hist_row__last_field cgroup_ino
+#define tally_hist_row__last_field time
 
 /* The rows of event shown under the filter. */
 TALLY_API size_t tally_hist__nr_rows(const struct tally_hist *h, int event);

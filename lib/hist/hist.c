@@ -51,6 +51,7 @@ static uint64_t shape_hash(int idx, const char *comm, const char *trace,
 		h = tally_hash_mix(h ^ m->data_src ^ m->phys_addr ^ (m->addr * 31) ^ (m->dpage << 3) ^
 				   (m->cpage << 7) ^ (m->weight << 17) ^ (m->ins_lat << 41) ^
 				   (m->txn << 11) ^ (m->cgroup << 23) ^ m->cg_ino ^ (m->cg_dev << 50) ^
+				   (m->time * 0x9e3779b97f4a7c15ULL) ^
 				   /* branch mode's shapes differ in these alone: one chain of all */
 				   tally_hash_mix(m->bfrom ^ (m->bto << 1) ^ (m->bflags << 13) ^ (m->ip << 29)));
 	return hash_frames(h, smp);
@@ -428,6 +429,7 @@ static void mem_keep(struct tally_hist *h)
 		case K_TXN: k->txn = all; break;
 		case K_CGROUP: k->cgroup = all; break;
 		case K_CGROUP_ID: k->cg_dev = k->cg_ino = all; break;
+		case K_TIME: k->time = all; break;
 		default:
 			if (h->sort[i] >= K_MEM && !BRANCH_KEY(h->sort[i]))
 				memset(k, 0xff, sizeof(*k));
@@ -525,7 +527,8 @@ static int hist_add(struct tally_hist *h, const struct tally_session_sample *ts,
 		m.txn = smp->transaction;
 		m.cgroup = smp->cgroup;
 		m.cg_dev = m.cg_ino = 0;
-		_Static_assert(sizeof(m) == 16 * sizeof(uint64_t), "every field of hist_mem set here");
+		m.time = smp->time / h->time_quantum * h->time_quantum;	/* perf's hist_time */
+		_Static_assert(sizeof(m) == 17 * sizeof(uint64_t), "every field of hist_mem set here");
 		if (h->need_cgid)	/* the thread's namespaces as of the sample, perf's */
 			tally__session_cgroup_ns(h->ss, (int32_t)smp->tid, &m.cg_dev, &m.cg_ino);
 		/* --mem-mode's cost: the weight, 1 without one (count samples of it each) */
@@ -899,6 +902,9 @@ struct tally_hist *tally_hist__new(struct tally_session *ss, const struct tally_
 	h->elide = TALLY_OPTS_GET(opts, elide, 0);
 	h->hide_unresolved = TALLY_OPTS_GET(opts, hide_unresolved, false);
 	h->max_stack = TALLY_OPTS_GET(opts, max_stack, 0);
+	h->time_quantum = TALLY_OPTS_GET(opts, time_quantum, 0);
+	if (!h->time_quantum)
+		h->time_quantum = 100000000;	/* perf's 100 ms */
 	h->nodes.branch = h->branch_history;
 	srcline |= h->branch_history;	/* the trees' labels */
 	h->keep_mem = h->need_mem || h->branch;	/* what hands shape_add PMU fields */

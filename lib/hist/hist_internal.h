@@ -20,6 +20,7 @@ struct hist_mem {
 	uint64_t data_src, phys_addr, dpage, cpage, weight, ins_lat, addr;
 	uint64_t ip;			/* symbol_iaddr's (the shape's own ip is 0 off chains) */
 	uint64_t txn, cgroup, cg_dev, cg_ino;
+	uint64_t time;			/* rounded down to the time key's quantum */
 };
 
 /*

@@ -54,6 +54,7 @@
 #define K_CGROUP TALLY_HIST_CGROUP
 #define K_CGROUP_ID TALLY_HIST_CGROUP_ID
 #define K_ABORT TALLY_HIST_ABORT
+#define K_TIME TALLY_HIST_TIME
 #define K__NR TALLY_HIST_KEY__NR
 
 /* a branch key, and one whose compare says only equal or not (perf's: no order) */
@@ -202,6 +203,7 @@ struct tally_hist {
 	uint64_t elide;			/* opts': keys the default order leaves out */
 	bool hide_unresolved;		/* opts': chains without their unresolved frames */
 	uint32_t max_stack;		/* opts': frames of a chain walked, 0: all */
+	uint64_t time_quantum;		/* opts': the time key's step, ns */
 	uint64_t *uchain;		/* -U's chain, the resolved frames alone */
 	size_t uchain_cap;
 	bool need_iaddr;		/* symbol_iaddr: the ip found in any address space */
@@ -356,6 +358,7 @@ static inline int cmp_mem(const struct entry *a, const struct entry *b, enum tal
 	case K_SYM_IADDR: return sgn64((int64_t)(a->m->ip - b->m->ip));
 	case K_TXN: return sgn64((int64_t)(b->m->txn - a->m->txn));	/* left - right */
 	case K_CGROUP: return sgn64((int64_t)(a->m->cgroup - b->m->cgroup));
+	case K_TIME: return sgn64((int64_t)(a->m->time - b->m->time));
 	case K_CGROUP_ID:	/* dev, then inode: equal rows' order perf's (greater first) */
 		return a->m->cg_dev != b->m->cg_dev ? (a->m->cg_dev < b->m->cg_dev ? 1 : -1) :
 		       a->m->cg_ino != b->m->cg_ino ? (a->m->cg_ino < b->m->cg_ino ? 1 : -1) : 0;

@@ -100,7 +100,7 @@ int tally_hist__row(const struct tally_hist *h, int event, size_t i, struct tall
 		.iaddr_off = e->iw ? e->iw->object_symoff : 0,
 		.transaction = e->m->txn, .cgroup = e->m->cgroup,
 		.cgroup_name = tally__session_cgroup_name(h->ss, e->m->cgroup),
-		.cgroup_dev = e->m->cg_dev, .cgroup_ino = e->m->cg_ino,
+		.cgroup_dev = e->m->cg_dev, .cgroup_ino = e->m->cg_ino, .time = e->m->time,
 	};
 
 	if (e->bf && e->bt) {

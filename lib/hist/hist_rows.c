@@ -120,6 +120,7 @@ uint64_t tally__hist_mem_ident(const struct entry *e, enum tally_hist_key k)
 	case K_TXN: return e->m->txn;
 	case K_CGROUP: return e->m->cgroup;
 	case K_CGROUP_ID: return tally_hash_mix(e->m->cg_dev) ^ e->m->cg_ino;
+	case K_TIME: return e->m->time;
 	default: return 0;
 	}
 }

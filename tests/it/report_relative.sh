@@ -31,9 +31,14 @@ for who in perf tally; do
 		n=$(diff "$d/t.out" "$d/p.out" | grep -c '^[<>]')
 		is "$who --percentage relative $o: perf's lines" "$n" 0
 		[ "$n" = 0 ] || diff "$d/t.out" "$d/p.out" | head -8 | sed 's/^/# /'
-		check "$who --percentage relative $o: rows" grep -qE '^ +[0-9.]+%' "$d/t.out"
-		# (no row for burn_b in tally's file, both tools agreeing, once in CI: the file kept)
-		grep -qE '^ +[0-9.]+%' "$d/t.out" || { head -12 "$d/t.out" | sed 's/^/# /'; keep "$f"; }
+		# rows where perf has them: a file whose burn_b samples' chains skip
+		# burn_round (a frame-pointer chain through a leaf) has none under
+		# --symbols burn_b -g none in either tool (twice in CI)
+		if grep -qE '^ +[0-9.]+%' "$d/p.out"; then
+			check "$who --percentage relative $o: rows" grep -qE '^ +[0-9.]+%' "$d/t.out"
+		else
+			skip "$who --percentage relative $o: rows (perf's output has none on this recording)"
+		fi
 	done
 	# relative self shares add up to the whole of what is kept
 	tl --percentage relative --no-children -g none --symbols burn_a,burn_b -i "$f" >"$d/t.out"

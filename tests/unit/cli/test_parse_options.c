@@ -16,7 +16,7 @@ struct cfg {
 	bool all, big, help, quiet;
 	int verbose, repeat, nr_cb;
 	long interval;
-	const char *pid, *out, *opt, *last_cb;
+	const char *pid, *out, *opt, *last_cb, *next;
 };
 
 static int record_cb(struct cli_parse *p, const struct cli_option *opt, const char *arg)
@@ -52,6 +52,7 @@ static int parse(struct cfg *c, unsigned flags, ...)
 		CLI_LONG('I', "interval-print", &c->interval, "MS", "every MS", 1, 0),
 		CLI_STRING('o', "output", &c->out, "FILE", "to FILE"),
 		CLI_STRING_F('O', "optional", &c->opt, "X", "optional value", CLI_OPT_OPTARG),
+		CLI_STRING_F('g', "graph", &c->next, "MODE", "optional, the next word too", CLI_OPT_OPTNEXT),
 		CLI_CALLBACK('e', "event", c, "SPEC", "events", record_cb),
 		CLI_CALLBACK_F(0, "event-alias", c, "SPEC", "hidden alias", record_cb, CLI_OPT_HIDDEN, 0),
 		CLI_CALLBACK(0, "flag", c, NULL, "a callback without a value", record_cb),
@@ -119,6 +120,18 @@ static void test_bundles_and_values(void **state)
 	assert_string_equal(args[0], "cmd");
 	assert_int_equal(parse(&c, 0, "--optional=x", "-Oy", NULL), 0);
 	assert_string_equal(c.opt, "y");
+	/* perf's optional values (-g): the next word unless it is an option, or none */
+	assert_int_equal(parse(&c, 0, "-g", "caller", NULL), 0);
+	assert_string_equal(c.next, "caller");
+	assert_int_equal(parse(&c, 0, "-g", "-a", NULL), 0);
+	assert_null(c.next);
+	assert_true(c.all);
+	assert_int_equal(parse(&c, 0, "--graph", NULL), 0);
+	assert_null(c.next);
+	assert_int_equal(parse(&c, 0, "--graph=fractal", "-gflat", NULL), 0);
+	assert_string_equal(c.next, "flat");
+	assert_int_equal(parse(&c, 0, "-ag", "x", NULL), 0);
+	assert_string_equal(c.next, "x");
 }
 
 static void test_negation_and_prefixes(void **state)
