@@ -51,7 +51,27 @@ const struct hist_key_name hist_keys[K__NR] = {
 	[TALLY_HIST_CGROUP_ID] = { "cgroup_id", "cgroup id (dev/inode)", 20 },
 	[TALLY_HIST_ABORT] = { "abort", "Transaction abort", 17 },
 	[TALLY_HIST_TIME] = { "time", "Time", 12 },
+	[TALLY_HIST_SRCFILE] = { "srcfile", "Source File" },
+	[TALLY_HIST_ADDR] = { "addr", "Address", 18 },
+	[TALLY_HIST_DSO_SIZE] = { "dso_size", "DSO size", 8 },
+	[TALLY_HIST_SYM_SIZE] = { "symbol_size", "Symbol size", 11 },
 };
+
+const char *hist_srcfile(const struct tally_hist_row *e, size_t *len)
+{
+	const char *s = e->srcline, *c, *last, *p;
+
+	*len = 0;
+	if (!s || !(c = strchr(s, ':')))
+		return "";
+	last = strrchr(s, ':');
+	for (p = last + 1; *p >= '0' && *p <= '9'; p++)
+		;
+	if (p == last + 1 || *p || (c - s == 2 && !strncmp(s, "??", 2)))
+		return "";	/* no line found: "sym+OFF", "??:0" */
+	*len = (size_t)(c - s);
+	return s;
+}
 
 /* a branch's end: perf's _hist_entry__sym_snprintf of it */
 static int branch_sym(const struct tally_hist_branch_end *b, char *buf, size_t len)
@@ -199,6 +219,19 @@ static int mem_value(const struct hist_cells *c, const struct tally_hist_row *e,
 	case TALLY_HIST_CGROUP_ID:
 		return snprintf(buf, len, "%llu/0x%llx", (unsigned long long)e->cgroup_dev,
 				(unsigned long long)e->cgroup_ino);
+	case TALLY_HIST_SRCFILE: {
+		size_t l;
+		const char *f = hist_srcfile(e, &l);
+
+		return snprintf(buf, len, "%.*s", (int)l, f);
+	}
+	case TALLY_HIST_ADDR:	/* perf's "%-#*llx": no 0x for 0 */
+		return snprintf(buf, len, "%#llx", (unsigned long long)e->ip);
+	/* perf's "%*d" at the header's width, "unknown" without a map or symbol */
+	case TALLY_HIST_DSO_SIZE:
+		return e->dso_size ? snprintf(buf, len, "%8d", (int)e->dso_size) : snprintf(buf, len, "%8s", "unknown");
+	case TALLY_HIST_SYM_SIZE:
+		return e->sym ? snprintf(buf, len, "%11d", (int)e->sym_size) : snprintf(buf, len, "%11s", "unknown");
 	case TALLY_HIST_TIME:	/* perf's "%-.*s" of its timestamp: cut at the column's 12 (16) */
 		snprintf(out, sizeof(out), c->ns ? "%llu.%09llu" : "%llu.%06llu",
 			 (unsigned long long)(e->time / 1000000000),
@@ -320,7 +353,8 @@ int hist_key_width(const struct hist_cells *c, const struct tally_hist_row *rows
 	if (k == K_TIME)
 		return c->ns ? 16 : 12;
 	/* perf sizes these by a fixed width alone: a longer cell overflows */
-	if ((k >= K_MEM && k < K_SYM_DADDR) || k == K_TXN || k == K_CGROUP_ID)
+	if ((k >= K_MEM && k < K_SYM_DADDR) || k == K_TXN || k == K_CGROUP_ID || k == K_ADDR ||
+	    k == K_DSO_SIZE || k == K_SYM_SIZE)
 		return w > hist_keys[k].width ? w : hist_keys[k].width;
 	/* perf's: a named cgroup's name (unknown's), N/A rows not measured */
 	for (size_t i = 0; k == K_CGROUP && i < n; i++) {
@@ -509,7 +543,7 @@ static int key_pad(enum tally_hist_key k, int width, bool last)
 	return last && (k == K_SYM || k == K_SRCLINE || k == K_TRACE || k == K_LOCKED ||
 			k == K_BLOCKED || k == K_SYM_DADDR || k == K_DCACHELINE ||
 			k == TALLY_HIST_SYM_FROM || k == TALLY_HIST_SYM_TO || k == K_SYM_IADDR ||
-			k == K_CGROUP || k == K_CGROUP_ID || k == K_TIME) ? 0 : width;
+			k == K_CGROUP || k == K_CGROUP_ID || k == K_TIME || k == K_SRCFILE) ? 0 : width;
 }
 
 void hist_key_put(struct line *ln, const struct hist_cells *c, const struct tally_hist_row *e,
@@ -541,9 +575,20 @@ void hist_key_put_level(struct line *ln, const struct hist_cells *c,
 			  width - (lead > 0 ? lead : 0));
 		return;
 	}
+	/* "%*d" right-aligned at the header's width: its leading spaces skipped, nothing after */
+	if (k == K_DSO_SIZE || k == K_SYM_SIZE) {
+		char buf[64];
+		const char *s = buf;
+
+		value(c, e, k, buf, sizeof(buf));
+		while (*s == ' ')
+			s++;
+		line_put(ln, s, strlen(s));
+		return;
+	}
 	/* sym, srcline and trace are perf's unpadded cells ("%.*s", "%-.*s"), cgroup's "%s" */
 	put_cell(ln, c, e, k, width, k == K_SYM || k == K_SRCLINE || k == K_TRACE ||
-		 k == K_SYM_IADDR || k == K_CGROUP || k == K_CGROUP_ID || k == K_TIME ||
+		 k == K_SYM_IADDR || k == K_CGROUP || k == K_CGROUP_ID || k == K_TIME || k == K_SRCFILE ||
 		 (k == K_TXN && !e->transaction) ? 0 : width);	/* no flags: spaces, all skipped */
 }
 

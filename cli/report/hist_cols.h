@@ -25,6 +25,10 @@
 #define K_PARENT TALLY_HIST_PARENT
 #define K_TRACE TALLY_HIST_TRACE
 #define K_TIME TALLY_HIST_TIME
+#define K_SRCFILE TALLY_HIST_SRCFILE
+#define K_ADDR TALLY_HIST_ADDR
+#define K_DSO_SIZE TALLY_HIST_DSO_SIZE
+#define K_SYM_SIZE TALLY_HIST_SYM_SIZE
 #define K_MEM TALLY_HIST_MEM
 #define K_LOCKED TALLY_HIST_LOCKED
 #define K_BLOCKED TALLY_HIST_BLOCKED
@@ -69,6 +73,9 @@ struct hist_cells {
 	const char **mispredict;
 	bool ns;			/* --ns: the time key's cells in ns (16 wide, not 12) */
 };
+
+/* perf's srcfile of a row: its source line's file, "" where none was found; the length in *len */
+const char *hist_srcfile(const struct tally_hist_row *e, size_t *len);
 
 /* A key column's width over rows[0..n): its header's, or its widest value. */
 int hist_key_width(const struct hist_cells *c, const struct tally_hist_row *rows, size_t n,

@@ -54,6 +54,16 @@ static int mem_cmp(const struct tally_hist_row *a, const struct tally_hist_row *
 	case TALLY_HIST_TRANSACTION: return u64_cmp(b->transaction, a->transaction);	/* perf's left - right */
 	case TALLY_HIST_CGROUP: return u64_cmp(a->cgroup, b->cgroup);
 	case TALLY_HIST_TIME: return u64_cmp(a->time, b->time);
+	case TALLY_HIST_SRCFILE: {
+		size_t la, lb;
+		const char *fa = hist_srcfile(a, &la), *fb = hist_srcfile(b, &lb);
+		int c = memcmp(fa, fb, la < lb ? la : lb);
+
+		return c ? c : la < lb ? -1 : la > lb;
+	}
+	case TALLY_HIST_ADDR: return u64_cmp(a->ip, b->ip);
+	case TALLY_HIST_DSO_SIZE: return u64_cmp(a->dso_size, b->dso_size);
+	case TALLY_HIST_SYM_SIZE: return u64_cmp(a->sym_size, b->sym_size);
 	case TALLY_HIST_CGROUP_ID:	/* the greater first, as perf's equal entries */
 		return u64_cmp(b->cgroup_dev, a->cgroup_dev) ?: u64_cmp(b->cgroup_ino, a->cgroup_ino);
 	case TALLY_HIST_DCACHELINE:

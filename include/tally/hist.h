@@ -114,6 +114,16 @@ enum tally_hist_key {
 	TALLY_HIST_ABORT,	/* branch mode's: the branch's abort flag (perf's "abort") */
 	/* Added in 0.5: the sample's time rounded down to opts.time_quantum (perf's "time") */
 	TALLY_HIST_TIME,
+	/*
+	 * Added in 0.5, keys of the row's address: its source file (the
+	 * srcline key's file), the address itself (absolute, perf's "addr"),
+	 * the size of the map holding it (perf's "dso_size") and of its
+	 * symbol (perf's "symbol_size")
+	 */
+	TALLY_HIST_SRCFILE,
+	TALLY_HIST_ADDR,
+	TALLY_HIST_DSO_SIZE,
+	TALLY_HIST_SYM_SIZE,
 	TALLY_HIST_KEY__NR,
 };
 
@@ -418,9 +428,15 @@ struct tally_hist_row {
 	const char *cgroup_name;
 	uint64_t cgroup_dev, cgroup_ino;
 	uint64_t time;			/* the time key's: its first sample's, rounded down (0.5) */
+	/*
+	 * 0.5: the address absolute (the addr key's), the size of the map
+	 * holding it (0: none) and of its symbol (0: none)
+	 */
+	uint64_t ip;
+	uint64_t dso_size, sym_size;
 	size_t :0;
 };
-#define tally_hist_row__last_field time
+#define tally_hist_row__last_field sym_size
 
 /* The rows of event shown under the filter. */
 TALLY_API size_t tally_hist__nr_rows(const struct tally_hist *h, int event);

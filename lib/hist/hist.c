@@ -431,7 +431,7 @@ static void mem_keep(struct tally_hist *h)
 		case K_CGROUP_ID: k->cg_dev = k->cg_ino = all; break;
 		case K_TIME: k->time = all; break;
 		default:
-			if (h->sort[i] >= K_MEM && !BRANCH_KEY(h->sort[i]))
+			if (h->sort[i] >= K_MEM && !BRANCH_KEY(h->sort[i]) && !ADDR_KEY(h->sort[i]))
 				memset(k, 0xff, sizeof(*k));
 			break;
 		}
@@ -890,11 +890,12 @@ struct tally_hist *tally_hist__new(struct tally_session *ss, const struct tally_
 	memcpy(h->sort, keys, (size_t)nkeys * sizeof(*keys));
 	h->nsort = nkeys;
 	for (int i = 0; i < nkeys; i++) {
-		srcline |= keys[i] == K_SRCLINE || keys[i] == K_SRCLINE_FROM || keys[i] == K_SRCLINE_TO;
+		srcline |= keys[i] == K_SRCLINE || keys[i] == K_SRCLINE_FROM || keys[i] == K_SRCLINE_TO ||
+			   keys[i] == K_SRCFILE;
 		h->has_parent |= keys[i] == K_PARENT;
 		h->comm_keyed |= keys[i] == K_COMM;
 		h->need_trace |= keys[i] == K_TRACE;
-		h->need_mem |= keys[i] >= K_MEM && !BRANCH_KEY(keys[i]);
+		h->need_mem |= keys[i] >= K_MEM && !BRANCH_KEY(keys[i]) && !ADDR_KEY(keys[i]);
 	}
 	h->mem_mode = TALLY_OPTS_GET(opts, mem_mode, false);
 	h->branch = TALLY_OPTS_GET(opts, branch, false);

@@ -55,6 +55,12 @@
 #define K_CGROUP_ID TALLY_HIST_CGROUP_ID
 #define K_ABORT TALLY_HIST_ABORT
 #define K_TIME TALLY_HIST_TIME
+#define K_SRCFILE TALLY_HIST_SRCFILE
+#define K_ADDR TALLY_HIST_ADDR
+#define K_DSO_SIZE TALLY_HIST_DSO_SIZE
+#define K_SYM_SIZE TALLY_HIST_SYM_SIZE
+/* a key of the entry's address (its where), not of the sample's PMU fields */
+#define ADDR_KEY(k) ((k) >= K_SRCFILE && (k) <= K_SYM_SIZE)
 #define K__NR TALLY_HIST_KEY__NR
 
 /* a branch key, and one whose compare says only equal or not (perf's: no order) */
@@ -328,6 +334,15 @@ static inline int cmp_dcacheline(const struct entry *a, const struct entry *b)
 	return l > r ? -1 : l < r;
 }
 
+/* the srcline key's file (perf's srcfile): "" where no line is known; its length in *len */
+const char *tally__hist_srcfile(const struct entry *e, size_t *len);
+
+/* the size of the map holding w's address (perf's dso_size), 0: none */
+static inline uint64_t map_size(const struct where *w)
+{
+	return w->map && w->dso ? w->map->end - w->map->start : 0;
+}
+
 /*
  * The mem keys, as perf 6.1's sort.c compares them (perf's cmp(b, a), as
  * cmp_key is throughout): a data source's part, or a field's difference
@@ -359,6 +374,16 @@ static inline int cmp_mem(const struct entry *a, const struct entry *b, enum tal
 	case K_TXN: return sgn64((int64_t)(b->m->txn - a->m->txn));	/* left - right */
 	case K_CGROUP: return sgn64((int64_t)(a->m->cgroup - b->m->cgroup));
 	case K_TIME: return sgn64((int64_t)(a->m->time - b->m->time));
+	case K_SRCFILE: {
+		size_t la, lb;
+		const char *fa = tally__hist_srcfile(a, &la), *fb = tally__hist_srcfile(b, &lb);
+		int c = memcmp(fa, fb, la < lb ? la : lb);
+
+		return c ? c : la < lb ? -1 : la > lb;
+	}
+	case K_ADDR: return sgn64((int64_t)(a->w->ip - b->w->ip));
+	case K_DSO_SIZE: return sgn64((int64_t)(map_size(a->w) - map_size(b->w)));
+	case K_SYM_SIZE: return sgn64((int64_t)((uint64_t)a->w->sym_size - b->w->sym_size));
 	case K_CGROUP_ID:	/* dev, then inode: equal rows' order perf's (greater first) */
 		return a->m->cg_dev != b->m->cg_dev ? (a->m->cg_dev < b->m->cg_dev ? 1 : -1) :
 		       a->m->cg_ino != b->m->cg_ino ? (a->m->cg_ino < b->m->cg_ino ? 1 : -1) : 0;

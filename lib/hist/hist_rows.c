@@ -83,6 +83,26 @@ static bool same_key(const struct tally_hist *h, const struct entry *a, const st
 /* hist_priv.h's: set by tally_hist__new, here below its readers */
 uint64_t tally__hist_cacheline = 64;
 
+/*
+ * perf's srcfile: the file of a source line found ("file.c:12"); a line
+ * not found ("sym+OFF", "dso+0xOFF", none) has none ("").
+ */
+const char *tally__hist_srcfile(const struct entry *e, size_t *len)
+{
+	const char *s = entry_srcline(e), *c, *last, *p;
+
+	*len = 0;
+	if (!s || !(c = strchr(s, ':')))
+		return "";
+	last = strrchr(s, ':');
+	for (p = last + 1; *p >= '0' && *p <= '9'; p++)
+		;
+	if (p == last + 1 || *p || (c - s == 2 && !strncmp(s, "??", 2)))
+		return "";	/* no line found: "sym+OFF", "??:0" */
+	*len = (size_t)(c - s);
+	return s;
+}
+
 /* A mem key as a number: equal keys, equal numbers (the data source's part alone). */
 uint64_t tally__hist_mem_ident(const struct entry *e, enum tally_hist_key k)
 {
@@ -121,6 +141,15 @@ uint64_t tally__hist_mem_ident(const struct entry *e, enum tally_hist_key k)
 	case K_CGROUP: return e->m->cgroup;
 	case K_CGROUP_ID: return tally_hash_mix(e->m->cg_dev) ^ e->m->cg_ino;
 	case K_TIME: return e->m->time;
+	case K_SRCFILE: {
+		size_t l;
+		const char *f = tally__hist_srcfile(e, &l);
+
+		return tally_fnv(1469598103934665603ULL, f, l);	/* ENTRY_SEED */
+	}
+	case K_ADDR: return e->w->ip;
+	case K_DSO_SIZE: return map_size(e->w);
+	case K_SYM_SIZE: return e->w->sym_size;
 	default: return 0;
 	}
 }

@@ -276,6 +276,7 @@ struct where *tally__resolver_get(struct resolver *r, int32_t pid, int32_t tid, 
 	e->w.dso_rank = ai.map ? e->w.map->rank : 0;
 	e->w.sym = ai.sym ? ai.sym->name : NULL;
 	e->w.sym_start = ai.sym ? ai.sym->start : 0;
+	e->w.sym_size = ai.sym && ai.sym->end > ai.sym->start ? (uint32_t)(ai.sym->end - ai.sym->start) : 0;
 	/* a kernel map shows the address itself (a KSYMBOL map's map_ip is an offset), as perf */
 	e->w.addr = ai.map && !ai.map->ksym ? ai.map_ip : ip;
 	e->w.object = ai.sym && ai.sym->object;

@@ -64,6 +64,7 @@ struct where {
 	bool inlined;			/* a function inlined here: sym is "name (inlined)" */
 	bool held;			/* the sweep's mark: a row or a tree's node points here */
 	bool object;			/* sym is a data object's (tally_symbol's) */
+	uint32_t sym_size;		/* its end less its start (perf's symbol_size), 0: none */
 	/*
 	 * perf's offset for it (hist_entry__sym_snprintf): the entry's ip less
 	 * the symbol's start mapped. A sample's own ip is map-relative there

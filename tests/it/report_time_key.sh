@@ -23,7 +23,7 @@ for f in perf tally all; do
 		 "--sort time --time-quantum 10ms" "--sort time,comm --time-quantum 1s" \
 		 "--sort time --time-quantum 50000000" "--sort time,sym --time-quantum 1ms -g none" \
 		 "--sort sym,time --time-quantum 5ms" "--hierarchy --sort time,comm" \
-		 "--hierarchy --sort comm,time --time-quantum 10ms" "-F overhead,time,sym" \
+		 "--hierarchy --sort comm,time --time-quantum 10ms" "-F overhead,time,sym --comm burn" \
 		 "--sort time,pid -t ," "--sort dso,time --time-quantum 20ms -g none" \
 		 "--sort time --time-quantum 2us --ns -g none"; do
 		tl --no-children $o -i "$d/$f.data" >"$d/t.out"
