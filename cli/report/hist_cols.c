@@ -55,6 +55,7 @@ const struct hist_key_name hist_keys[K__NR] = {
 	[TALLY_HIST_ADDR] = { "addr", "Address", 18 },
 	[TALLY_HIST_DSO_SIZE] = { "dso_size", "DSO size", 8 },
 	[TALLY_HIST_SYM_SIZE] = { "symbol_size", "Symbol size", 11 },
+	[TALLY_HIST_SOCKET] = { "socket", "Socket", 6 },
 };
 
 const char *hist_srcfile(const struct tally_hist_row *e, size_t *len)
@@ -232,6 +233,8 @@ static int mem_value(const struct hist_cells *c, const struct tally_hist_row *e,
 		return e->dso_size ? snprintf(buf, len, "%8d", (int)e->dso_size) : snprintf(buf, len, "%8s", "unknown");
 	case TALLY_HIST_SYM_SIZE:
 		return e->sym ? snprintf(buf, len, "%11d", (int)e->sym_size) : snprintf(buf, len, "%11s", "unknown");
+	case TALLY_HIST_SOCKET:	/* perf's "%*.*d", width 6 and 3 digits: -001 unknown */
+		return snprintf(buf, len, "%6.3d", e->socket);
 	case TALLY_HIST_TIME:	/* perf's "%-.*s" of its timestamp: cut at the column's 12 (16) */
 		snprintf(out, sizeof(out), c->ns ? "%llu.%09llu" : "%llu.%06llu",
 			 (unsigned long long)(e->time / 1000000000),
@@ -354,7 +357,7 @@ int hist_key_width(const struct hist_cells *c, const struct tally_hist_row *rows
 		return c->ns ? 16 : 12;
 	/* perf sizes these by a fixed width alone: a longer cell overflows */
 	if ((k >= K_MEM && k < K_SYM_DADDR) || k == K_TXN || k == K_CGROUP_ID || k == K_ADDR ||
-	    k == K_DSO_SIZE || k == K_SYM_SIZE)
+	    k == K_DSO_SIZE || k == K_SYM_SIZE || k == K_SOCKET)
 		return w > hist_keys[k].width ? w : hist_keys[k].width;
 	/* perf's: a named cgroup's name (unknown's), N/A rows not measured */
 	for (size_t i = 0; k == K_CGROUP && i < n; i++) {
@@ -405,6 +408,9 @@ int hist_key_width(const struct hist_cells *c, const struct tally_hist_row *rows
 			l = (int)strlen(last_comm(c, &rows[i]));
 		} else if (s) {
 			l = (int)strlen(s) + (k == K_SYM ? 4 : 0);
+			/* perf's namelen: an inlined function's name alone, its " (inlined)" overflows */
+			if (k == K_SYM && rows[i].inlined)
+				l -= (int)strlen(" (inlined)");
 		} else if (k == K_SYM && rows[i].object) {
 			l = (int)strlen(rows[i].sym) + 4;	/* perf's namelen: the "+0x..." overflows */
 		} else if (k == K_SYM) {
@@ -576,7 +582,7 @@ void hist_key_put_level(struct line *ln, const struct hist_cells *c,
 		return;
 	}
 	/* "%*d" right-aligned at the header's width: its leading spaces skipped, nothing after */
-	if (k == K_DSO_SIZE || k == K_SYM_SIZE) {
+	if (k == K_DSO_SIZE || k == K_SYM_SIZE || k == K_SOCKET) {
 		char buf[64];
 		const char *s = buf;
 

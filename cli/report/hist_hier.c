@@ -64,6 +64,7 @@ static int mem_cmp(const struct tally_hist_row *a, const struct tally_hist_row *
 	case TALLY_HIST_ADDR: return u64_cmp(a->ip, b->ip);
 	case TALLY_HIST_DSO_SIZE: return u64_cmp(a->dso_size, b->dso_size);
 	case TALLY_HIST_SYM_SIZE: return u64_cmp(a->sym_size, b->sym_size);
+	case TALLY_HIST_SOCKET: return a->socket != b->socket ? (a->socket < b->socket ? -1 : 1) : 0;
 	case TALLY_HIST_CGROUP_ID:	/* the greater first, as perf's equal entries */
 		return u64_cmp(b->cgroup_dev, a->cgroup_dev) ?: u64_cmp(b->cgroup_ino, a->cgroup_ino);
 	case TALLY_HIST_DCACHELINE:

@@ -154,6 +154,14 @@ struct tally_cpu_topology {
 };
 TALLY_API int tally_data_reader__cpu_topology(const struct tally_data_reader *r,
 					      struct tally_cpu_topology *out);
+/*
+ * Added in 0.5: CPU_TOPOLOGY's socket (physical package) of each of the
+ * NRCPUS available CPUs, after the sibling lists (perf's
+ * env->cpu[].socket_id): the first n into out. How many CPUs it gives;
+ * 0 where the file records none (an older perf's section).
+ */
+TALLY_API int tally_data_reader__cpu_sockets(const struct tally_data_reader *r, int32_t *out,
+					     int n);
 /* NUMA_TOPOLOGY: each node, its memory (KiB) and CPU list. */
 struct tally_numa_node {
 	uint32_t node;

@@ -124,6 +124,8 @@ enum tally_hist_key {
 	TALLY_HIST_ADDR,
 	TALLY_HIST_DSO_SIZE,
 	TALLY_HIST_SYM_SIZE,
+	/* Added in 0.5: the sample's CPU's socket (the file's CPU_TOPOLOGY; -1 unknown) */
+	TALLY_HIST_SOCKET,
 	TALLY_HIST_KEY__NR,
 };
 
@@ -434,9 +436,10 @@ struct tally_hist_row {
 	 */
 	uint64_t ip;
 	uint64_t dso_size, sym_size;
+	int32_t socket;			/* the socket key's: -1 unknown (0.5) */
 	size_t :0;
 };
-#define tally_hist_row__last_field sym_size
+#define tally_hist_row__last_field socket
 
 /* The rows of event shown under the filter. */
 TALLY_API size_t tally_hist__nr_rows(const struct tally_hist *h, int event);

@@ -335,6 +335,33 @@ int tally_data_reader__cpu_topology(const struct tally_data_reader *r,
 	return 0;
 }
 
+int tally_data_reader__cpu_sockets(const struct tally_data_reader *r, int32_t *out, int n)
+{
+	uint32_t avail = 0, lists;
+	struct cur c;
+	int got = 0;
+
+	if (!r || (!out && n > 0))
+		return tally__err(EINVAL);
+	if (feat(r, TALLY_HEADER_CPU_TOPOLOGY, &c) || tally_data_reader__nrcpus(r, NULL, &avail))
+		return 0;
+	/* the cores' and the threads' sibling lists, skipped */
+	for (int l = 0; l < 2 && !c.bad; l++)
+		for (lists = u32(&c); lists && !c.bad; lists--)
+			str(&c);
+	if (c.bad || avail > (c.len - c.pos) / 8)
+		return 0;	/* no ids: perf before 4.x */
+	for (uint32_t i = 0; i < avail; i++) {
+		int32_t sock;
+
+		u32(&c);	/* core id */
+		sock = (int32_t)u32(&c);
+		if ((int)i < n)
+			out[got++] = sock;
+	}
+	return got;
+}
+
 int tally_data_reader__numa_nodes(const struct tally_data_reader *r,
 				  const struct tally_numa_node **out)
 {

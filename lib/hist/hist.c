@@ -915,6 +915,15 @@ struct tally_hist *tally_hist__new(struct tally_session *ss, const struct tally_
 	for (int i = 0; i < nkeys; i++) {
 		h->need_iaddr |= keys[i] == K_SYM_IADDR;
 		h->need_cgid |= keys[i] == K_CGROUP_ID;
+		if (keys[i] == K_SOCKET && !h->sockets) {
+			/* each CPU's socket, from the file's topology: none (a live session) is -1 for all */
+			struct tally_data_reader *rd = tally_session__reader(ss);
+			uint32_t avail = 0;
+
+			if (rd && !tally_data_reader__nrcpus(rd, NULL, &avail) && avail &&
+			    avail < 1u << 20 && (h->sockets = malloc(avail * sizeof(*h->sockets))))
+				h->nsockets = tally_data_reader__cpu_sockets(rd, h->sockets, (int)avail);
+		}
 	}
 	mem_keep(h);
 	h->children = TALLY_OPTS_GET(opts, children, false);
@@ -974,6 +983,7 @@ void tally_hist__free(struct tally_hist *h)
 	free(h->stab);
 	free(h->timed);
 	free(h->uchain);
+	free(h->sockets);
 	tally__hist_free_filter(h);
 	if (h->has_parent)
 		regfree(&h->parent_re);

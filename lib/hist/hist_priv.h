@@ -59,8 +59,9 @@
 #define K_ADDR TALLY_HIST_ADDR
 #define K_DSO_SIZE TALLY_HIST_DSO_SIZE
 #define K_SYM_SIZE TALLY_HIST_SYM_SIZE
+#define K_SOCKET TALLY_HIST_SOCKET
 /* a key of the entry's address (its where), not of the sample's PMU fields */
-#define ADDR_KEY(k) ((k) >= K_SRCFILE && (k) <= K_SYM_SIZE)
+#define ADDR_KEY(k) ((k) >= K_SRCFILE && (k) <= K_SOCKET)	/* and the CPU's socket */
 #define K__NR TALLY_HIST_KEY__NR
 
 /* a branch key, and one whose compare says only equal or not (perf's: no order) */
@@ -76,6 +77,7 @@ struct entry {
 	int32_t tid;			/* the thread that made the entry */
 	int32_t pid;
 	int32_t cpu;
+	int32_t socket;			/* its CPU's (the socket key's), -1 unknown */
 	/* where its address resolved (the session's resolver's: as long as the session), less what a chain's frame changes */
 	const struct where *w;
 	/* the sorts' fields of w, here: following w in every compare tripled top -g's sort */
@@ -210,6 +212,8 @@ struct tally_hist {
 	bool hide_unresolved;		/* opts': chains without their unresolved frames */
 	uint32_t max_stack;		/* opts': frames of a chain walked, 0: all */
 	uint64_t time_quantum;		/* opts': the time key's step, ns */
+	int32_t *sockets;		/* the socket key's: each CPU's, from the file's topology */
+	int nsockets;
 	uint64_t *uchain;		/* -U's chain, the resolved frames alone */
 	size_t uchain_cap;
 	bool need_iaddr;		/* symbol_iaddr: the ip found in any address space */
@@ -334,6 +338,12 @@ static inline int cmp_dcacheline(const struct entry *a, const struct entry *b)
 	return l > r ? -1 : l < r;
 }
 
+/* the socket of cpu as the file's topology says (perf's al->socket), -1 unknown */
+static inline int32_t hist_socket(const struct tally_hist *h, int32_t cpu)
+{
+	return cpu >= 0 && cpu < h->nsockets ? h->sockets[cpu] : -1;
+}
+
 /* the srcline key's file (perf's srcfile): "" where no line is known; its length in *len */
 const char *tally__hist_srcfile(const struct entry *e, size_t *len);
 
@@ -384,6 +394,7 @@ static inline int cmp_mem(const struct entry *a, const struct entry *b, enum tal
 	case K_ADDR: return sgn64((int64_t)(a->w->ip - b->w->ip));
 	case K_DSO_SIZE: return sgn64((int64_t)(map_size(a->w) - map_size(b->w)));
 	case K_SYM_SIZE: return sgn64((int64_t)((uint64_t)a->w->sym_size - b->w->sym_size));
+	case K_SOCKET: return a->socket != b->socket ? (a->socket < b->socket ? -1 : 1) : 0;
 	case K_CGROUP_ID:	/* dev, then inode: equal rows' order perf's (greater first) */
 		return a->m->cg_dev != b->m->cg_dev ? (a->m->cg_dev < b->m->cg_dev ? 1 : -1) :
 		       a->m->cg_ino != b->m->cg_ino ? (a->m->cg_ino < b->m->cg_ino ? 1 : -1) : 0;

@@ -102,6 +102,7 @@ int tally_hist__row(const struct tally_hist *h, int event, size_t i, struct tall
 		.cgroup_name = tally__session_cgroup_name(h->ss, e->m->cgroup),
 		.cgroup_dev = e->m->cg_dev, .cgroup_ino = e->m->cg_ino, .time = e->m->time,
 		.ip = e->w->ip, .dso_size = map_size(e->w), .sym_size = e->w->sym_size,
+		.socket = e->socket,
 	};
 
 	if (e->bf && e->bt) {

@@ -150,6 +150,7 @@ uint64_t tally__hist_mem_ident(const struct entry *e, enum tally_hist_key k)
 	case K_ADDR: return e->w->ip;
 	case K_DSO_SIZE: return map_size(e->w);
 	case K_SYM_SIZE: return e->w->sym_size;
+	case K_SOCKET: return (uint32_t)e->socket;
 	default: return 0;
 	}
 }
@@ -620,7 +621,7 @@ int tally__hist_shape(struct tally_hist *h, const struct shape *x, uint64_t peri
 	size_t n = 0;
 	struct hist_ev *hs = &h->ev[x->idx];
 	struct entry key = { .comm = x->comm, .trace = x->trace, .pid = x->pid, .tid = x->tid,
-			     .cpu = x->cpu, .m = x->m };
+			     .cpu = x->cpu, .socket = hist_socket(h, x->cpu), .m = x->m };
 	struct tally_sample smp = { .callchain = { .nr = x->nr, .ips = x->ips } };
 	const struct where *w;
 	char prev_mode;
@@ -780,7 +781,7 @@ int tally__hist_graph_shape(struct tally_hist *h, const struct shape *x, uint64_
 	struct hist_ev *hs = &h->ev[x->idx];
 	struct entry key = { .comm = x->comm, .comm_hash = tally_fnv_str(ENTRY_SEED, x->comm),
 			     .trace = x->trace, .pid = x->pid, .tid = x->tid, .cpu = x->cpu,
-			     .m = x->m };
+			     .socket = hist_socket(h, x->cpu), .m = x->m };
 	struct entry *self;
 	const struct where *w = branch_ends(h, x, &key);
 	size_t n = 0;

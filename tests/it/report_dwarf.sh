@@ -77,6 +77,9 @@ if have_perf; then
 		# showed dfs_traversal (inlined) as two rows of 0.05%, tally one).
 		"$TALLY" report --stdio --children --sort sym -g none -i "$d/$who.data" 2>/dev/null >"$d/a"
 		perf report --stdio --children --sort sym -g none -i "$d/$who.data" 2>/dev/null >"$d/b"
+		# perf sizes the column by an inlined function's name alone: " (inlined)" overflows it
+		is "inline frames, ${who%i}-written: the Symbol column as wide as perf's" \
+			"$(grep '^# Children' "$d/a")" "$(grep '^# Children' "$d/b")"
 		is "inline frames, ${who%i}-written: children rows equal perf's (its duplicates summed)" \
 			"$(python3 - "$d/a" "$d/b" <<'PY'
 import re, sys

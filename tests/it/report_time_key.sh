@@ -19,10 +19,10 @@ pl() { perf report --stdio "$@" 2>/dev/null | grep -v '^# (Tip:' | grep -v '^#$'
 tl() { "$TALLY" report --stdio "$@" 2>/dev/null | awk '/^# (Addresses without a symbol|DWARF unwinding)/ { exit } { print }' |
 	grep -v '^#$' | grep -v '^$'; }
 for f in perf tally all; do
-	for o in "--sort time" "--sort comm,time -g none" "--sort time,sym" "--sort time --ns" \
+	for o in "--sort time" "--sort comm,time -g none" "--sort time,sym --comm burn" "--sort time --ns" \
 		 "--sort time --time-quantum 10ms" "--sort time,comm --time-quantum 1s" \
-		 "--sort time --time-quantum 50000000" "--sort time,sym --time-quantum 1ms -g none" \
-		 "--sort sym,time --time-quantum 5ms" "--hierarchy --sort time,comm" \
+		 "--sort time --time-quantum 50000000" "--sort time,sym --time-quantum 1ms -g none --comm burn" \
+		 "--sort sym,time --time-quantum 5ms --comm burn" "--hierarchy --sort time,comm" \
 		 "--hierarchy --sort comm,time --time-quantum 10ms" "-F overhead,time,sym --comm burn" \
 		 "--sort time,pid -t ," "--sort dso,time --time-quantum 20ms -g none" \
 		 "--sort time --time-quantum 2us --ns -g none"; do
