@@ -56,6 +56,8 @@ const struct hist_key_name hist_keys[K__NR] = {
 	[TALLY_HIST_DSO_SIZE] = { "dso_size", "DSO size", 8 },
 	[TALLY_HIST_SYM_SIZE] = { "symbol_size", "Symbol size", 11 },
 	[TALLY_HIST_SOCKET] = { "socket", "Socket", 6 },
+	[TALLY_HIST_ADDR_FROM] = { "addr_from", "Source Address" },
+	[TALLY_HIST_ADDR_TO] = { "addr_to", "Target Address" },
 };
 
 const char *hist_srcfile(const struct tally_hist_row *e, size_t *len)
@@ -96,6 +98,19 @@ static int branch_value(const struct hist_cells *c, const struct tally_hist_row 
 
 	switch (k) {
 	case TALLY_HIST_SYM_FROM: return branch_sym(&e->br_from, buf, len);
+	/* perf's _hist_entry__addr_snprintf: the symbol and its offset (none at 0), or the address */
+	case TALLY_HIST_ADDR_FROM:
+	case TALLY_HIST_ADDR_TO: {
+		const struct tally_hist_branch_end *b = k == TALLY_HIST_ADDR_FROM ? &e->br_from : &e->br_to;
+		uint64_t off = k == TALLY_HIST_ADDR_FROM ? e->br_from_off : e->br_to_off;
+
+		/* the level is the entry's (the sample's), not the end's */
+		if (!b->sym || !b->dso)
+			return snprintf(buf, len, b->addr ? "[%c] 0x%016llx" : "[%c] %016llx", e->level,
+					(unsigned long long)b->addr);
+		return off ? snprintf(buf, len, "[%c] %s+0x%llx", e->level, b->sym, (unsigned long long)off) :
+			     snprintf(buf, len, "[%c] %s", e->level, b->sym);
+	}
 	case TALLY_HIST_SYM_TO: return branch_sym(&e->br_to, buf, len);
 	case TALLY_HIST_DSO_FROM:
 	case TALLY_HIST_DSO_TO: {
@@ -329,13 +344,14 @@ static int branch_width(const struct tally_hist_row *rows, size_t n, enum tally_
 		return w > hist_keys[k].width ? w : hist_keys[k].width;
 	for (size_t i = 0; i < n; i++) {
 		bool from = k == TALLY_HIST_SYM_FROM || k == TALLY_HIST_DSO_FROM ||
-			    k == TALLY_HIST_SRCLINE_FROM;
+			    k == TALLY_HIST_SRCLINE_FROM || k == TALLY_HIST_ADDR_FROM;
 		const struct tally_hist_branch_end *b = from ? &rows[i].br_from : &rows[i].br_to;
 		int l;
 
 		if (k == TALLY_HIST_SRCLINE_FROM || k == TALLY_HIST_SRCLINE_TO)
 			l = (int)strlen(b->srcline ? b->srcline : "??:0");
-		else if (k == TALLY_HIST_SYM_FROM || k == TALLY_HIST_SYM_TO)
+		else if (k == TALLY_HIST_SYM_FROM || k == TALLY_HIST_SYM_TO ||
+			 k == TALLY_HIST_ADDR_FROM || k == TALLY_HIST_ADDR_TO)	/* perf sizes them alike */
 			l = b->sym ? (int)strlen(b->sym) + 4 : 22;
 		else
 			l = b->sym && b->dso ? (int)strlen(b->dso) : 16;
@@ -549,6 +565,7 @@ static int key_pad(enum tally_hist_key k, int width, bool last)
 	return last && (k == K_SYM || k == K_SRCLINE || k == K_TRACE || k == K_LOCKED ||
 			k == K_BLOCKED || k == K_SYM_DADDR || k == K_DCACHELINE ||
 			k == TALLY_HIST_SYM_FROM || k == TALLY_HIST_SYM_TO || k == K_SYM_IADDR ||
+			k == TALLY_HIST_ADDR_FROM || k == TALLY_HIST_ADDR_TO ||
 			k == K_CGROUP || k == K_CGROUP_ID || k == K_TIME || k == K_SRCFILE) ? 0 : width;
 }
 
@@ -595,6 +612,7 @@ void hist_key_put_level(struct line *ln, const struct hist_cells *c,
 	/* sym, srcline and trace are perf's unpadded cells ("%.*s", "%-.*s"), cgroup's "%s" */
 	put_cell(ln, c, e, k, width, k == K_SYM || k == K_SRCLINE || k == K_TRACE ||
 		 k == K_SYM_IADDR || k == K_CGROUP || k == K_CGROUP_ID || k == K_TIME || k == K_SRCFILE ||
+		 k == TALLY_HIST_ADDR_FROM || k == TALLY_HIST_ADDR_TO ||
 		 (k == K_TXN && !e->transaction) ? 0 : width);	/* no flags: spaces, all skipped */
 }
 

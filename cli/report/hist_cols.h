@@ -51,6 +51,7 @@
 			      ((k) >= K_SYM_DADDR && (k) <= K_DCACHELINE) || (k) == K_SYM_IADDR)
 /* the keys of branch mode alone (perf's bstack_sort_dimensions) */
 #define HIST_BRANCH_KEY(k) (((k) >= TALLY_HIST_SYM_FROM && (k) <= TALLY_HIST_CYCLES) || \
+			    (k) == TALLY_HIST_ADDR_FROM || (k) == TALLY_HIST_ADDR_TO || \
 			    (k) == TALLY_HIST_ABORT)
 
 struct tally_session;

@@ -78,12 +78,18 @@ static int mem_cmp(const struct tally_hist_row *a, const struct tally_hist_row *
 static int branch_cmp(const struct tally_hist_row *a, const struct tally_hist_row *b,
 		      enum tally_hist_key k)
 {
-	bool from = k == TALLY_HIST_SYM_FROM || k == TALLY_HIST_DSO_FROM || k == TALLY_HIST_SRCLINE_FROM;
+	bool from = k == TALLY_HIST_SYM_FROM || k == TALLY_HIST_DSO_FROM || k == TALLY_HIST_SRCLINE_FROM ||
+		    k == TALLY_HIST_ADDR_FROM;
 	const struct tally_hist_branch_end *x = from ? &a->br_from : &a->br_to;
 	const struct tally_hist_branch_end *y = from ? &b->br_from : &b->br_to;
 	int c;
 
 	switch (k) {
+	case TALLY_HIST_ADDR_FROM:
+	case TALLY_HIST_ADDR_TO:	/* the DSOs (no map first), then the addresses */
+		if (!x->dso || !y->dso)
+			return x->dso == y->dso ? u64_cmp(x->raw, y->raw) : x->dso ? 1 : -1;
+		return (c = strcmp(y->dso, x->dso)) ? c : u64_cmp(x->raw, y->raw);
 	case TALLY_HIST_SYM_FROM:
 	case TALLY_HIST_SYM_TO:
 		if (!x->sym || !y->sym)

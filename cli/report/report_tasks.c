@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * tally report --tasks and --mmaps: perf 6.1's task tree. Every thread
- * the file's side-band made (COMM, FORK, MMAP; perf reads no sample
- * there, so a thread only samples name is none), each under the
+ * the file's side-band made (COMM, FORK; MMAP with --mmaps alone, perf
+ * reads none for --tasks; perf reads no sample there, so a thread only
+ * samples name is none), each under the
  * thread that forked it, with its maps under it for --mmaps. The order
  * is perf's: threads walked by (tid & 255, tid), as its machine's 256
  * trees hold them, a thread put under its parent when it or one of its
@@ -52,6 +53,14 @@ static struct task *task_add(struct tasks *t, int32_t pid, int32_t tid, int32_t 
 	*k = (struct task){ .pid = pid, .tid = tid, .ppid = ppid, .comm = comm, .parent = -1,
 			    .first = -1, .last = -1, .next = -1, .root_next = -1 };
 	return k;
+}
+
+/* --tasks: perf reads no MMAP record then, so a thread only they made is none */
+static int on_task(const struct tally_thread_info *ti, void *arg)
+{
+	if (!ti->side_band)
+		return 0;
+	return task_add(arg, ti->pid, ti->tid, ti->ppid, ti->comm) ? 0 : -ENOMEM;
 }
 
 static int on_thread(const struct tally_thread_info *ti, void *arg)
@@ -188,7 +197,7 @@ int report_tasks(const char *input, bool maps)
 	ret = cli_session_run(ss, "report", input);
 	m = tally_session__machine(ss);
 	if (!t.err)
-		t.err = tally_machine__for_each_thread(m, on_thread, &t);
+		t.err = tally_machine__for_each_thread(m, maps ? on_thread : on_task, &t);
 	/* perf's idle thread, registered by report (its samples make no thread: none are read) */
 	if (!t.err && !known(&t, 0))
 		task_add(&t, 0, 0, -1, "swapper");

@@ -126,6 +126,12 @@ enum tally_hist_key {
 	TALLY_HIST_SYM_SIZE,
 	/* Added in 0.5: the sample's CPU's socket (the file's CPU_TOPOLOGY; -1 unknown) */
 	TALLY_HIST_SOCKET,
+	/*
+	 * Added in 0.5, branch mode's: the branch's source and target
+	 * addresses (their DSO, then the address: perf's addr_from, addr_to)
+	 */
+	TALLY_HIST_ADDR_FROM,
+	TALLY_HIST_ADDR_TO,
 	TALLY_HIST_KEY__NR,
 };
 
@@ -437,9 +443,11 @@ struct tally_hist_row {
 	uint64_t ip;
 	uint64_t dso_size, sym_size;
 	int32_t socket;			/* the socket key's: -1 unknown (0.5) */
+	/* branch mode's: each end's address less its symbol's start (0.5) */
+	uint64_t br_from_off, br_to_off;
 	size_t :0;
 };
-#define tally_hist_row__last_field socket
+#define tally_hist_row__last_field br_to_off
 
 /* The rows of event shown under the filter. */
 TALLY_API size_t tally_hist__nr_rows(const struct tally_hist *h, int event);

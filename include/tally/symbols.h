@@ -112,6 +112,12 @@ struct tally_thread_info {
 	const char *comm;	/* NULL: nothing named it */
 	bool comm_set;		/* by a COMM or its parent's, not a default name */
 	bool dead;		/* its EXIT came */
+	/*
+	 * a COMM or FORK made or named it (as the record's thread, its
+	 * leader or its parent), not only an MMAP or a sample: perf
+	 * report --tasks lists those alone
+	 */
+	bool side_band;
 };
 /*
  * Added in 0.5: fn for each thread known (the dead ones not let go

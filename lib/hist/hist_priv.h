@@ -60,12 +60,15 @@
 #define K_DSO_SIZE TALLY_HIST_DSO_SIZE
 #define K_SYM_SIZE TALLY_HIST_SYM_SIZE
 #define K_SOCKET TALLY_HIST_SOCKET
+#define K_ADDR_FROM TALLY_HIST_ADDR_FROM
+#define K_ADDR_TO TALLY_HIST_ADDR_TO
 /* a key of the entry's address (its where), not of the sample's PMU fields */
 #define ADDR_KEY(k) ((k) >= K_SRCFILE && (k) <= K_SOCKET)	/* and the CPU's socket */
 #define K__NR TALLY_HIST_KEY__NR
 
 /* a branch key, and one whose compare says only equal or not (perf's: no order) */
-#define BRANCH_KEY(k) (((k) >= K_SYM_FROM && (k) <= K_CYCLES) || (k) == K_ABORT)
+#define BRANCH_KEY(k) (((k) >= K_SYM_FROM && (k) <= K_CYCLES) || (k) == K_ABORT || \
+		       (k) == K_ADDR_FROM || (k) == K_ADDR_TO)
 #define FLAG_KEY(k) ((k) == K_MISPREDICT || (k) == K_IN_TX || (k) == K_ABORT)
 
 struct entry {
@@ -437,6 +440,21 @@ static inline int cmp_branch(const struct entry *a, const struct entry *b, enum 
 
 	switch (k) {
 	case K_SYM_FROM: return cmp_bsym(a->bf, b->bf, a->m->bfrom, b->m->bfrom);
+	/* perf's sort__addr_from_cmp: the DSOs' names (no map first), then the addresses */
+	case K_ADDR_FROM:
+	case K_ADDR_TO: {
+		const struct where *x = k == K_ADDR_FROM ? a->bf : a->bt, *y = k == K_ADDR_FROM ? b->bf : b->bt;
+		uint64_t ax = k == K_ADDR_FROM ? a->m->bfrom : a->m->bto, by = k == K_ADDR_FROM ? b->m->bfrom : b->m->bto;
+		int c;
+
+		if (!x->map || !y->map) {
+			if (x->map || y->map)
+				return x->map ? 1 : -1;
+		} else if ((c = strcmp_null(y->dso, x->dso))) {
+			return c;
+		}
+		return sgn64((int64_t)(ax - by));
+	}
 	case K_SYM_TO: return cmp_bsym(a->bt, b->bt, a->m->bto, b->m->bto);
 	/* _sort__dso_cmp of the maps the other way round from dso's */
 	case K_DSO_FROM: return -strcmp_null(a->bf->dso, b->bf->dso);

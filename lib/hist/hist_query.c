@@ -110,6 +110,8 @@ int tally_hist__row(const struct tally_hist *h, int event, size_t i, struct tall
 			.srcline = e->bf->srcline, .addr = e->bf->addr, .raw = e->m->bfrom, .level = e->blf };
 		v.br_to = (struct tally_hist_branch_end){ .sym = e->bt->sym, .dso = e->bt->dso,
 			.srcline = e->bt->srcline, .addr = e->bt->addr, .raw = e->m->bto, .level = e->blt };
+		v.br_from_off = e->bf->object_symoff;
+		v.br_to_off = e->bt->object_symoff;
 	}
 
 	memcpy(out, &v, sz);

@@ -151,6 +151,8 @@ uint64_t tally__hist_mem_ident(const struct entry *e, enum tally_hist_key k)
 	case K_DSO_SIZE: return map_size(e->w);
 	case K_SYM_SIZE: return e->w->sym_size;
 	case K_SOCKET: return (uint32_t)e->socket;
+	case K_ADDR_FROM: return tally_hash_mix(e->bf->dso_hash) ^ e->m->bfrom;
+	case K_ADDR_TO: return tally_hash_mix(e->bt->dso_hash) ^ e->m->bto;
 	default: return 0;
 	}
 }

@@ -27,6 +27,7 @@ struct thread {
 	bool comm_set;		/* by a COMM, not the ":TID" default (perf's comm_set) */
 	bool dead;
 	bool reap;		/* dead at the last tally_machine__release_exited: goes at the next */
+	bool side_band;		/* made or named by a COMM or FORK (perf's --tasks lists those) */
 	struct mapset *maps;
 };
 
@@ -36,6 +37,7 @@ struct tally_machine {
 	struct mapset kmaps;
 	struct tally__strpool pool;
 	uint64_t id;
+	bool in_task_record;		/* a COMM or FORK applied: the threads it makes are side_band */
 };
 
 uint64_t tally__machine_id(const struct tally_machine *m)
@@ -249,6 +251,7 @@ static struct thread *thread_findnew(struct tally_machine *m, int32_t pid,
 	t->comm_set = false;
 	t->dead = false;
 	t->reap = false;
+	t->side_band = m->in_task_record;
 	t->maps = ms;
 	m->nr_threads++;
 	return t;
@@ -430,9 +433,12 @@ int tally_machine__comm(struct tally_machine *m, int32_t pid, int32_t tid,
 
 	if (!m || !comm)
 		return tally__err(EINVAL);
+	m->in_task_record = true;
 	t = thread_findnew(m, pid, tid, NULL);
+	m->in_task_record = false;
 	if (!t)
 		return tally__err(ENOMEM);
+	t->side_band = true;
 	t->comm = tally__strpool_add(&m->pool, comm);
 	if (!t->comm)
 		return tally__err(ENOMEM);
@@ -461,9 +467,12 @@ int tally__machine_fork(struct tally_machine *m, int32_t pid, int32_t tid, int32
 
 	if (!m)
 		return tally__err(EINVAL);
+	m->in_task_record = true;
 	parent = thread_findnew(m, ppid, ptid, NULL);
+	m->in_task_record = false;
 	if (!parent)
 		return tally__err(ENOMEM);
+	parent->side_band = true;
 	if (pid == ppid) {
 		/* A thread of the same process: same address space. */
 		ms = parent->maps;
@@ -488,11 +497,14 @@ int tally__machine_fork(struct tally_machine *m, int32_t pid, int32_t tid, int32
 		t->comm = NULL;
 		t->comm_set = false;
 	} else {
+		m->in_task_record = true;
 		t = thread_findnew(m, pid, tid, ms);
+		m->in_task_record = false;
 		mapset_put(ms);		/* findnew took its own reference */
 	}
 	if (!t)
 		return tally__err(ENOMEM);
+	t->side_band = true;
 	t->ppid = ptid;
 	parent = thread_find(m, ptid);	/* the table may have grown */
 	if (parent && parent->comm && parent->comm_set) {
@@ -584,7 +596,7 @@ int tally_machine__for_each_thread(const struct tally_machine *m, tally_thread_f
 			continue;
 		ti = (struct tally_thread_info){ .pid = t->pid, .tid = t->tid, .ppid = t->ppid,
 						 .comm = t->comm, .comm_set = t->comm_set,
-						 .dead = t->dead };
+						 .dead = t->dead, .side_band = t->side_band };
 		if ((ret = fn(&ti, arg)))
 			return ret;
 	}

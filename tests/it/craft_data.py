@@ -21,6 +21,12 @@ chains BINARY A B C
              and C mixed with addresses no map holds, one sample's own
              among them (report -U leaves out that sample, and the
              unmapped frames of the others' chains).
+task-makers  threads made by each kind of record: an MMAP alone, an MMAP
+             and an EXIT, MMAP, sample and EXIT, a sample and an EXIT, a
+             COMM and an EXIT, a thread's COMM (its leader made too), a
+             FORK from an unknown parent, an MMAP then a COMM: perf's
+             --tasks reads no MMAP (a thread only they made is none), its
+             --mmaps does.
 addrs BINARY ADDR...
              one sample at each of the binary's ELF addresses (hex), the
              binary mapped whole as one executable mapping: which symbol
@@ -112,6 +118,28 @@ def zero_ip():
     return st, r
 
 
+def task_makers():
+    st = IP | TID | TIME | PERIOD
+
+    def mm(pid, t):
+        return rec(1, 2, struct.pack('<IIQQQ', pid, pid, B, 0x1000, 0) + cstr('/nonexistent/m') +
+                   trailer(pid, pid, t))
+
+    def exit_(pid, ppid, t):
+        return rec(4, 0, struct.pack('<IIIIQ', pid, ppid, pid, ppid, t) + trailer(pid, pid, t))
+    r = [comm(5200, 5200, 'named', T0)]
+    t = T0 + 10
+    r.append(mm(5201, t)); t += 10
+    r += [mm(5202, t), exit_(5202, 100, t + 10)]; t += 20
+    r += [mm(5203, t), sample(st, 5203, 5203, t + 10, B + 0x10), exit_(5203, 100, t + 20)]; t += 30
+    r += [sample(st, 5205, 5205, t, B + 0x10), exit_(5205, 100, t + 10)]; t += 20
+    r += [comm(5206, 5206, 'f', t), exit_(5206, 100, t + 10)]; t += 20
+    r.append(comm(5210, 5211, 'thr', t)); t += 10
+    r.append(fork(5220, 5221, 5220, 5221, t)); t += 10
+    r += [mm(5230, t), comm(5230, 5230, 'late', t + 10)]; t += 20
+    return st, r
+
+
 def write(out, st, recs):
     data = b''.join(recs)
     flags = (1 << 8) | (1 << 9) | (1 << 18)     # mmap, comm, sample_id_all
@@ -157,7 +185,7 @@ def chains(path, a, b, c):
 
 
 cases = {'late-comm': late_comm, 'fork-unnamed': fork_unnamed, 'bad-context': bad_context,
-         'zero-ip': zero_ip, 'addrs': addrs}
+         'zero-ip': zero_ip, 'addrs': addrs, 'task-makers': task_makers}
 if len(sys.argv) < 3 or sys.argv[1] not in cases and sys.argv[1] != 'chains' or \
         (sys.argv[1] not in ('addrs', 'chains')) != (len(sys.argv) == 3) or \
         (sys.argv[1] == 'chains' and len(sys.argv) != 7):

@@ -70,7 +70,7 @@ fi
 # the socket key: each CPU's socket from the file's topology, -001 without
 # CPUs. One socket here: a copy of an -a file whose topology puts CPU i in
 # socket i (retopo_sockets.py) stands for a machine of several.
-("$B" 300 & "$B" 300 & perf record -q -a -F 999 -g -o "$d/two.data" -- sleep 0.3; wait) >/dev/null 2>&1
+("$B" 300 & "$B" 300 & perf record -q -a -F 999 -o "$d/two.data" -- sleep 0.3; wait) >/dev/null 2>&1
 python3 "$(dirname "$0")/retopo_sockets.py" "$d/two.data" "$d/sock.data"
 is "retopo_sockets.py: a file of as many sockets as CPUs" "$?" 0
 for o in "--sort socket" "--sort socket,comm" "--sort comm,socket" "--hierarchy --sort socket,comm" \
@@ -79,7 +79,7 @@ for o in "--sort socket" "--sort socket,comm" "--sort comm,socket" "--hierarchy 
 	pl $o -i "$d/sock.data" >"$d/p.out"
 	n=$(diff "$d/t.out" "$d/p.out" | grep -c '^[<>]')
 	is "sockets $o: perf's lines" "$n" 0
-	[ "$n" = 0 ] || diff "$d/t.out" "$d/p.out" | head -8 | sed 's/^/# /'
+	[ "$n" = 0 ] || { diff "$d/t.out" "$d/p.out" | head -8 | sed 's/^/# /'; keep "$d/two.data"; }
 done
 tl --sort socket,cpu -g none -i "$d/sock.data" >"$d/t.out"
 check "sockets: CPU 1's samples in socket 001" grep -qE '^ +[0-9.]+% +001 +001' "$d/t.out"

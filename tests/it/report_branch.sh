@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # report's branch mode (-b, --branch-stack): a row per branch of the
 # samples' branch stacks, perf 6.1's default keys (comm, dso_from,
-# symbol_from, symbol_to, cycles), the branch keys with -s, -F and
+# symbol_from, symbol_to, cycles), the branch keys (addr_from, addr_to too) with -s, -F and
 # --hierarchy, its header counts (branches, not samples) and its branch
 # statistics: the same lines as perf's report on the same files, which
 # mkfields (tests/helpers) writes: stacks of 4 to 16 branches inside the
@@ -105,6 +105,12 @@ for f in br brhw; do
 -F symbol_to,overhead
 -s dso_from,dso_to --hierarchy
 -s cycles,dso_to --hierarchy
+-s addr_from
+-s addr_to,dso_to
+-s addr_from,addr_to
+-s dso_from,addr_from,cycles
+-F overhead,addr_from,addr_to
+-s addr_to,cycles --hierarchy
 --no-branch-stack
 LIST
 done

@@ -25,13 +25,24 @@ for f in perf tally perf-a tally-a; do
 		check "$f $o: perf's $(wc -l <"$d/p") lines" cmp -s "$d/p" "$d/t"
 	done
 done
-# a crafted file: threads its samples make before any record names them
-python3 "$(dirname "$0")/craft_data.py" fork-unnamed "$d/unnamed.data"
-for o in --tasks --mmaps; do
-	"$TALLY" report -i "$d/unnamed.data" $o >"$d/t" 2>/dev/null
-	perf report -i "$d/unnamed.data" $o >"$d/p" 2>/dev/null
-	check "crafted fork-unnamed $o: perf's $(wc -l <"$d/p") lines" cmp -s "$d/p" "$d/t"
+# crafted files: threads its samples make before any record names them;
+# threads each kind of record makes (an MMAP's only under --mmaps: the
+# suite's -a recording once held a process only MMAPs, samples and its
+# EXIT named)
+for c in fork-unnamed task-makers; do
+	python3 "$(dirname "$0")/craft_data.py" $c "$d/$c.data"
+	for o in --tasks --mmaps; do
+		"$TALLY" report -i "$d/$c.data" $o >"$d/t" 2>/dev/null
+		perf report -i "$d/$c.data" $o >"$d/p" 2>/dev/null
+		check "crafted $c $o: perf's $(wc -l <"$d/p") lines" cmp -s "$d/p" "$d/t"
+		cmp -s "$d/p" "$d/t" || diff "$d/p" "$d/t" | head -6 | sed 's/^/# /'
+	done
 done
+"$TALLY" report -i "$d/task-makers.data" --tasks >"$d/t" 2>/dev/null
+check "task-makers --tasks: no thread only an MMAP made" sh -c "! grep -q ':520[123]' '$d/t'"
+check "task-makers --tasks: a COMM's thread's leader" grep -q '5210 *5210 *-1 |:5210' "$d/t"
+"$TALLY" report -i "$d/task-makers.data" --mmaps >"$d/t" 2>/dev/null
+check "task-makers --mmaps: the MMAPs' threads" grep -q ':5201' "$d/t"
 # the workload's processes, each under its parent: sh, then burn, cat
 "$TALLY" report -i "$d/tally.data" --tasks >"$d/t" 2>/dev/null
 check "--tasks: the idle thread first" sh -c "sed -n 2p '$d/t' | grep -q '^ *0 *0 *-1 |swapper$'"
