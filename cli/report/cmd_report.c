@@ -337,6 +337,34 @@ static bool all_tracepoints(struct tally_data_reader *rd, int n)
 	return n > 0;
 }
 
+/* -s names overhead, sample or period (perf's hpp fields, columns more than keys) */
+static bool sort_names_count(const char *sort)
+{
+	char *dup = strdup(sort), *tok, *save = NULL;
+	bool any = false;
+
+	for (tok = dup ? strtok_r(dup, ",", &save) : NULL; tok; tok = strtok_r(NULL, ",", &save))
+		any |= !strcmp(tok, "overhead") || !strcmp(tok, "sample") || !strcmp(tok, "period");
+	free(dup);
+	return any;
+}
+
+/* "overhead," and the list less its overhead: the -F spec perf's -s amounts to; -1: no room */
+static int sort_count_fields(const char *sort, char *out, size_t n)
+{
+	char dup[4096], *tok, *save = NULL;
+	size_t at;
+
+	if (strlen(sort) + sizeof("overhead,") > n || strlen(sort) >= sizeof(dup))
+		return -1;
+	strcpy(dup, sort);
+	at = (size_t)snprintf(out, n, "overhead");
+	for (tok = strtok_r(dup, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+		if (strcmp(tok, "overhead"))
+			at += (size_t)snprintf(out + at, n - at, ",%s", tok);
+	return 0;
+}
+
 /* perf's --time-quantum: N with s, ms, us or ns (none: ns), not 0. 0 or -1, said. */
 static int parse_time_quantum(const char *arg, uint64_t *q)
 {
@@ -557,6 +585,7 @@ int cmd_report(int argc, char **argv)
 	int children = -1;	/* the last of --children/--no-children wins, as perf */
 	int branch = -1;	/* -b, --no-branch-stack; -1: as the file's header says */
 	const char *time_quantum = NULL;
+	char sort_as_fields[4096];	/* -s naming a count, as perf's -F */
 	const struct cli_option opts[] = {
 		CLI_STRING('i', "input", &input, "FILE", "the perf.data file (default perf.data)"),
 		CLI_BOOL('f', "force", &force, "perf's: read a file another user owns (tally always does)"),
@@ -682,6 +711,19 @@ int cmd_report(int argc, char **argv)
 		/* perf says so too (and exits 0) */
 		fprintf(stderr, "tally report: --hierarchy and --fields options cannot be used together\n");
 		return 129;
+	}
+	/*
+	 * perf's -s naming a count (overhead, sample, period): a column in
+	 * its place after Overhead, the rows ordered by overhead then the
+	 * list, as -F overhead,LIST orders them
+	 */
+	if (sort && !fields && sort_names_count(sort)) {
+		if (sort_count_fields(sort, sort_as_fields, sizeof(sort_as_fields))) {
+			fprintf(stderr, "tally report: --sort '%s': too long\n", sort);
+			return 129;
+		}
+		fields = sort_as_fields;
+		sort = NULL;
 	}
 	/* perf 6.1's default order in memory mode (its local_p_stage_cyc is POWER's alone) */
 	if (fields ? parse_fields(&r, fields, sort) :
@@ -841,6 +883,12 @@ int cmd_report(int argc, char **argv)
 	/* perf's hierarchy has no callers' share (the graphs' order decided as with it) */
 	if (r.hierarchy || r.mem_mode)	/* mem-mode too: perf's cumulate_callchain off */
 		r.children = false;
+	/* perf keeps its Children and Self columns beside such a -s's counts: not made here */
+	if (r.children && fields == sort_as_fields) {
+		fprintf(stderr, "tally report: --sort naming overhead, sample or period is taken without children only (--no-children)\n");
+		ret = 129;
+		goto out;
+	}
 	/*
 	 * --branch-history: perf's callers' share as above (on where the
 	 * samples have chains), its order that of --children (root first

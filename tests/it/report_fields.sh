@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # report -F/--fields: perf's columns in the order given (overhead,
-# overhead_children, period, sample and the sort keys), rows ordered by
+# overhead_children, period, sample and the sort keys; -s naming overhead,
+# sample or period as -F overhead,KEYS without children), rows ordered by
 # them (by -s's keys first, whose missing keys become last columns), with
 # and without call chains, children and call graphs: the same lines as
 # perf report on the same files. An unknown field is named.
@@ -58,7 +59,19 @@ g -F overhead_children,sym --no-children
 g -F overhead,period,sample,sym --no-children
 t -F overhead_children,overhead,comm,dso,sym
 t -F overhead,sym -s dso --no-children
+f -s sample,comm
+f -s comm,period
+f -s sym,sample
+f -s overhead,sym
+f -s period
+f -s dso,sample,sym
+g -s sym,sample --no-children
+g -s overhead --no-children
 LIST
+# -s naming a count with children (perf's Children and Self beside it): refused, said
+"$TALLY" report --stdio -s sym,sample -i "$d/g.data" >/dev/null 2>"$d/e"; rc=$?
+is "-s sym,sample with children: usage error" "$rc" 129
+check "... said" grep -q "without children only (--no-children)" "$d/e"
 while read -r file args; do
 	"$TALLY" report --stdio --hierarchy $args -i "$d/$file.data" 2>/dev/null | body >"$d/a"
 	perf report --stdio --hierarchy $args -i "$d/$file.data" 2>/dev/null | body >"$d/b"
