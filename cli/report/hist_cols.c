@@ -60,21 +60,6 @@ const struct hist_key_name hist_keys[K__NR] = {
 	[TALLY_HIST_ADDR_TO] = { "addr_to", "Target Address" },
 };
 
-const char *hist_srcfile(const struct tally_hist_row *e, size_t *len)
-{
-	const char *s = e->srcline, *c, *last, *p;
-
-	*len = 0;
-	if (!s || !(c = strchr(s, ':')))
-		return "";
-	last = strrchr(s, ':');
-	for (p = last + 1; *p >= '0' && *p <= '9'; p++)
-		;
-	if (p == last + 1 || *p || (c - s == 2 && !strncmp(s, "??", 2)))
-		return "";	/* no line found: "sym+OFF", "??:0" */
-	*len = (size_t)(c - s);
-	return s;
-}
 
 /* a branch's end: perf's _hist_entry__sym_snprintf of it */
 static int branch_sym(const struct tally_hist_branch_end *b, char *buf, size_t len)
@@ -235,12 +220,8 @@ static int mem_value(const struct hist_cells *c, const struct tally_hist_row *e,
 	case TALLY_HIST_CGROUP_ID:
 		return snprintf(buf, len, "%llu/0x%llx", (unsigned long long)e->cgroup_dev,
 				(unsigned long long)e->cgroup_ino);
-	case TALLY_HIST_SRCFILE: {
-		size_t l;
-		const char *f = hist_srcfile(e, &l);
-
-		return snprintf(buf, len, "%.*s", (int)l, f);
-	}
+	case TALLY_HIST_SRCFILE:
+		return snprintf(buf, len, "%.*s", (int)e->srcfile_len, e->srcfile_len ? e->srcline : "");
 	case TALLY_HIST_ADDR:	/* perf's "%-#*llx": no 0x for 0 */
 		return snprintf(buf, len, "%#llx", (unsigned long long)e->ip);
 	/* perf's "%*d" at the header's width, "unknown" without a map or symbol */

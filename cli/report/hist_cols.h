@@ -76,9 +76,6 @@ struct hist_cells {
 	bool ns;			/* --ns: the time key's cells in ns (16 wide, not 12) */
 };
 
-/* perf's srcfile of a row: its source line's file, "" where none was found; the length in *len */
-const char *hist_srcfile(const struct tally_hist_row *e, size_t *len);
-
 /* A key column's width over rows[0..n): its header's, or its widest value. */
 int hist_key_width(const struct hist_cells *c, const struct tally_hist_row *rows, size_t n,
 		   enum tally_hist_key k);

@@ -55,9 +55,8 @@ static int mem_cmp(const struct tally_hist_row *a, const struct tally_hist_row *
 	case TALLY_HIST_CGROUP: return u64_cmp(a->cgroup, b->cgroup);
 	case TALLY_HIST_TIME: return u64_cmp(a->time, b->time);
 	case TALLY_HIST_SRCFILE: {
-		size_t la, lb;
-		const char *fa = hist_srcfile(a, &la), *fb = hist_srcfile(b, &lb);
-		int c = memcmp(fa, fb, la < lb ? la : lb);
+		size_t la = a->srcfile_len, lb = b->srcfile_len;
+		int c = memcmp(la ? a->srcline : "", lb ? b->srcline : "", la < lb ? la : lb);
 
 		return c ? c : la < lb ? -1 : la > lb;
 	}

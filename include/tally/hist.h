@@ -445,9 +445,14 @@ struct tally_hist_row {
 	int32_t socket;			/* the socket key's: -1 unknown (0.5) */
 	/* branch mode's: each end's address less its symbol's start (0.5) */
 	uint64_t br_from_off, br_to_off;
+	/*
+	 * the srcfile key's: srcline's first srcfile_len bytes are its file
+	 * (0: no line found, perf's ""), 0.5
+	 */
+	uint32_t srcfile_len;
 	size_t :0;
 };
-#define tally_hist_row__last_field br_to_off
+#define tally_hist_row__last_field srcfile_len
 
 /* The rows of event shown under the filter. */
 TALLY_API size_t tally_hist__nr_rows(const struct tally_hist *h, int event);

@@ -104,6 +104,10 @@ int tally_hist__row(const struct tally_hist *h, int event, size_t i, struct tall
 		.ip = e->w->ip, .dso_size = map_size(e->w), .sym_size = e->w->sym_size,
 		.socket = e->socket,
 	};
+	size_t sf;
+
+	(void)tally__hist_srcfile(e, &sf);
+	v.srcfile_len = (uint32_t)sf;
 
 	if (e->bf && e->bt) {
 		v.br_from = (struct tally_hist_branch_end){ .sym = e->bf->sym, .dso = e->bf->dso,

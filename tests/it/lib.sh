@@ -55,3 +55,16 @@ fold_perf() {
 	END { for (s in c) print s, c[s] }' | LC_ALL=C sort
 }
 
+# report_lines perf|tally ARGS...: report --stdio's lines as parity tests
+# compare them: without blank and bare '#' lines, perf's tips, tally's
+# closing notes (addresses without a symbol, DWARF unwinding)
+report_lines() {
+	local who=$1; shift
+	if [ "$who" = perf ]; then
+		perf report --stdio "$@" 2>/dev/null | grep -v '^# (Tip:' | grep -v '^#$' | grep -v '^$'
+	else
+		"$TALLY" report --stdio "$@" 2>/dev/null |
+			awk '/^# (Addresses without a symbol|DWARF unwinding)/ { exit } { print }' |
+			grep -v '^#$' | grep -v '^$'
+	fi
+}

@@ -18,9 +18,8 @@ if ! have_perf; then skip "perf is not installed: no reference to compare with";
 perf record -q -F 1999 -g -o "$d/perf.data" -- "$B" 300 >/dev/null 2>&1
 "$TALLY" record -q -F 1999 -g -o "$d/tally.data" -- "$B" 300 >/dev/null 2>&1
 "$TALLY" record -q -F 499 -a -o "$d/all.data" -- "$B" 200 >/dev/null 2>&1
-pl() { perf report --stdio --no-children "$@" 2>/dev/null | grep -v '^# (Tip:' | grep -v '^#$' | grep -v '^$'; }
-tl() { "$TALLY" report --stdio --no-children "$@" 2>/dev/null |
-	awk '/^# (Addresses without a symbol|DWARF unwinding)/ { exit } { print }' | grep -v '^#$' | grep -v '^$'; }
+pl() { report_lines perf --no-children "$@"; }
+tl() { report_lines tally --no-children "$@"; }
 # (a symbol key on a busy machine's -a file: --comm burn, as unresolved rows
 # of equal counts tie in another order: docs/perf-differences.md)
 # the user-space files: the kernel's dso_size is its own (above); ld.so's

@@ -14,10 +14,8 @@ if ! have_perf; then skip "perf is not installed: no reference to compare with";
 perf record -q -F 999 -g -o "$d/perf.data" -- "$B" 300 >/dev/null 2>&1
 "$TALLY" record -q -F 999 -g -o "$d/tally.data" -- "$B" 300 >/dev/null 2>&1
 "$TALLY" record -q -F 499 -a -o "$d/all.data" -- "$B" 200 >/dev/null 2>&1
-# perf's lines but its tips; tally's but its note on addresses without a symbol
-pl() { perf report --stdio "$@" 2>/dev/null | grep -v '^# (Tip:' | grep -v '^#$' | grep -v '^$'; }
-tl() { "$TALLY" report --stdio "$@" 2>/dev/null | awk '/^# (Addresses without a symbol|DWARF unwinding)/ { exit } { print }' |
-	grep -v '^#$' | grep -v '^$'; }
+pl() { report_lines perf "$@"; }
+tl() { report_lines tally "$@"; }
 for f in perf tally all; do
 	for o in "--sort time" "--sort comm,time -g none" "--sort time,sym --comm burn" "--sort time --ns" \
 		 "--sort time --time-quantum 10ms" "--sort time,comm --time-quantum 1s" \
