@@ -68,3 +68,12 @@ report_lines() {
 			grep -v '^#$' | grep -v '^$'
 	fi
 }
+# same_lines NAME TALLY_OUT PERF_OUT: "NAME: perf's lines", every line equal
+# (the first differences shown); its status whether they were
+same_lines() {
+	local n
+	n=$(diff "$2" "$3" | grep -c '^[<>]')
+	is "$1: perf's lines" "$n" 0
+	[ "$n" = 0 ] || diff "$2" "$3" | head -8 | sed 's/^/# /'
+	[ "$n" = 0 ]
+}

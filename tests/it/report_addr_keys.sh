@@ -40,9 +40,7 @@ for f in perf tally all; do
 		# entries, tally to the next of all (docs/perf-differences.md)
 		tl $o -i "$d/$f.data" | grep -v '\] _init ' >"$d/t.out"
 		pl $o -i "$d/$f.data" | grep -v '\] _init ' >"$d/p.out"
-		n=$(diff "$d/t.out" "$d/p.out" | grep -c '^[<>]')
-		is "$f $o: perf's lines" "$n" 0
-		[ "$n" = 0 ] || diff "$d/t.out" "$d/p.out" | head -8 | sed 's/^/# /'
+		same_lines "$f $o" "$d/t.out" "$d/p.out"
 		check "$f $o: rows" grep -qE '^ +[0-9.]+%' "$d/t.out"
 	done
 done
@@ -76,9 +74,7 @@ for o in "--sort socket" "--sort socket,comm" "--sort comm,socket" "--hierarchy 
 	 "-F overhead,socket,cpu" "--sort cpu,socket -t ,"; do
 	tl $o -i "$d/sock.data" >"$d/t.out"
 	pl $o -i "$d/sock.data" >"$d/p.out"
-	n=$(diff "$d/t.out" "$d/p.out" | grep -c '^[<>]')
-	is "sockets $o: perf's lines" "$n" 0
-	[ "$n" = 0 ] || { diff "$d/t.out" "$d/p.out" | head -8 | sed 's/^/# /'; keep "$d/two.data"; }
+	same_lines "sockets $o" "$d/t.out" "$d/p.out" || keep "$d/two.data"
 done
 tl --sort socket,cpu -g none -i "$d/sock.data" >"$d/t.out"
 check "sockets: CPU 1's samples in socket 001" grep -qE '^ +[0-9.]+% +001 +001' "$d/t.out"

@@ -26,16 +26,13 @@ for f in perf tally all; do
 		 "--sort time --time-quantum 2us --ns -g none"; do
 		tl --no-children $o -i "$d/$f.data" >"$d/t.out"
 		pl --no-children $o -i "$d/$f.data" >"$d/p.out"
-		n=$(diff "$d/t.out" "$d/p.out" | grep -c '^[<>]')
-		is "$f $o: perf's lines" "$n" 0
-		[ "$n" = 0 ] || diff "$d/t.out" "$d/p.out" | head -8 | sed 's/^/# /'
+		same_lines "$f $o" "$d/t.out" "$d/p.out"
 		check "$f $o: rows" grep -qE '^ +[0-9.]+%' "$d/t.out"
 	done
 done
 for f in perf tally; do
 	for o in "--sort time --time-quantum 100ms -g caller" "--sort time,sym -G" "--sort time -g"; do
-		n=$(diff <(tl --no-children $o -i "$d/$f.data") <(pl --no-children $o -i "$d/$f.data") | grep -c '^[<>]')
-		is "$f $o: perf's lines" "$n" 0
+		same_lines "$f $o" <(tl --no-children $o -i "$d/$f.data") <(pl --no-children $o -i "$d/$f.data")
 	done
 done
 # call graphs asked of a file without chains: perf says so (and prints no
