@@ -835,6 +835,7 @@ int cmd_script(int argc, char **argv)
 		CLI_BOOL(0, "show-lost-events", &s.show_lost_events, "the LOST records too"),
 		CLI_BOOL(0, "show-bpf-events", &s.show_bpf_events, "the KSYMBOL and BPF_EVENT records too"),
 		CLI_BOOL(0, "show-cgroup-events", &s.show_cgroup_events, "the CGROUP records too (record --all-cgroups)"),
+		CLI_BOOL(0, "show-round-events", &s.show_round_events, "the FINISHED_ROUND records too, each before what it releases"),
 		CLI_STRING('c', "comms", &s.comms, "LIST", "only the samples of these commands"),
 		CLI_STRING('S', "symbols", &s.symbols, "LIST", "only the samples in these symbols (names, starts 0x..., or sampled addresses)"),
 		CLI_STRING(0, "dsos", &s.dsos, "LIST", "only the samples in these shared objects"),
@@ -876,6 +877,7 @@ int cmd_script(int argc, char **argv)
 	{
 		/* the comm is looked up where a line shows it */
 		TALLY_OPTS(tally_session_opts, so, .sample = print_sample, .record = on_record,
+			   .round = s.show_round_events ? script_round : NULL,
 			   .kernel_maps = kernel_maps, .ctx = &s,
 			   .no_inline = s.no_inline, .no_comm = true, .symfs = s.symfs,
 			   .kallsyms = s.kallsyms, .no_demangle = !demangle);

@@ -129,6 +129,7 @@ struct script_ctx {
 	bool show_task_events, show_mmap_events;	/* --show-task-events, --show-mmap-events */
 	bool show_switch_events, show_lost_events;	/* --show-switch-events, --show-lost-events */
 	bool show_bpf_events, show_cgroup_events;	/* --show-bpf-events, --show-cgroup-events */
+	bool show_round_events;		/* --show-round-events: each FINISHED_ROUND, where perf shows it */
 	/* srccode: each thread's last line shown, the source files read */
 	struct src_last { int32_t tid; char *file; int line; } *src_last;
 	size_t nsrc_last;
@@ -301,6 +302,8 @@ void script_print_namespaces(struct script_ctx *s, const struct tally_record_nam
 void script_print_start(struct script_ctx *s, uint64_t f, const char *comm, bool chain,
 			int32_t pid, int32_t tid, uint32_t cpu, uint16_t misc, uint64_t time);
 /* script_events.c: a side-band record's line, when its --show-*-events asked for it */
+/* --show-round-events: the session's round callback (ctx the script_ctx) */
+void script_round(struct tally_session *ss, void *ctx);
 void script_print_event(struct script_ctx *s, const struct perf_event_header *h,
 			const struct tally_record *rec);
 void script_src_release(struct script_ctx *s);

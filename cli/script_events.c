@@ -125,6 +125,12 @@ static int32_t sid_tid(const struct tally_record *rec)
 	return rec->has_sid ? (int32_t)rec->sid.tid : -1;
 }
 
+void script_round(struct tally_session *ss, void *ctx)
+{
+	(void)ss;
+	ob_str(ctx, "PERF_RECORD_FINISHED_ROUND\n");	/* perf's line, nothing of the sample's */
+}
+
 void script_print_event(struct script_ctx *s, const struct perf_event_header *h,
 			const struct tally_record *rec)
 {

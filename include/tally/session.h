@@ -143,9 +143,16 @@ struct tally_session_opts {
 	void (*raw)(struct tally_session *s, const struct perf_event_header *h, uint64_t off,
 		    const struct perf_event_header *queued, void *raw_ctx);
 	void *raw_ctx;
+	/*
+	 * Added in 0.5: each FINISHED_ROUND record as it is read, with ctx
+	 * (perf script --show-round-events). Set, the session reads on one
+	 * thread and delivers every record as it is read, in file order, as
+	 * perf does with that option (it turns its ordering off).
+	 */
+	void (*round)(struct tally_session *s, void *ctx);
 	size_t :0;
 };
-#define tally_session_opts__last_field raw_ctx
+#define tally_session_opts__last_field round
 
 /*
  * Open path ("-": stdin, perf's pipe format streamed). NULL + errno;

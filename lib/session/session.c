@@ -483,6 +483,8 @@ static int on_record(void *ctx, const struct perf_event_header *h, uint64_t off,
 		/* a callback asked to stop: no more reading (looked at once a round) */
 		if (__atomic_load_n(&s->stop, __ATOMIC_RELAXED))
 			return s->stop;
+		if (s->o.round)
+			s->o.round(s, s->o.ctx);
 		return flush_round(s);
 	}
 	if (h->type >= PERF_RECORD_MAX)
@@ -515,6 +517,10 @@ static int on_record(void *ctx, const struct perf_event_header *h, uint64_t off,
 		t = 0;
 	if (s->o.raw)
 		return raw_record(s, h, off, idx, t);
+	if (s->o.round) {	/* perf script --show-round-events: its ordering off, file order */
+		process(s, h, idx);
+		return 0;
+	}
 	/* a record in the file's mapping is used where it lies; the others are copied */
 	return tally__ordered_queue(&s->oe, t, idx, h,
 				    !(s->rd && tally_data_reader__record_stays(s->rd, h)));
@@ -910,7 +916,7 @@ int tally_session__run(struct tally_session *s)
 	}
 	/* -D: what is read and what is applied interleave as perf prints them */
 	s->unordered = s->o.raw && !tally_data_reader__is_pipe(s->rd) && !s->attrs[0]->sample_id_all;
-	if (tally__two_threads() && !s->o.raw) {
+	if (tally__two_threads() && !s->o.raw && !s->o.round) {
 		pl.stream = tally_data_reader__is_pipe(s->rd);
 		s->pl = &pl;
 		err = run_pipelined(s);

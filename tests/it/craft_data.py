@@ -27,6 +27,9 @@ task-makers  threads made by each kind of record: an MMAP alone, an MMAP
              FORK from an unknown parent, an MMAP then a COMM: perf's
              --tasks reads no MMAP (a thread only they made is none), its
              --mmaps does.
+rounds       FINISHED_ROUND records between samples, one sample older
+             than the round before it: perf script --show-round-events
+             shows each round and every record in file order.
 addrs BINARY ADDR...
              one sample at each of the binary's ELF addresses (hex), the
              binary mapped whole as one executable mapping: which symbol
@@ -140,6 +143,18 @@ def task_makers():
     return st, r
 
 
+def rounds():
+    st = IP | TID | TIME | PERIOD
+    rnd = struct.pack('<IHH', 68, 0, 8)          # FINISHED_ROUND: a header alone
+    r = [comm(5300, 5300, 'r', T0),
+         rec(1, 2, struct.pack('<IIQQQ', 5300, 5300, B, 0x1000, 0) + cstr('/nonexistent/r') +
+             trailer(5300, 5300, T0))]
+    for group in ((10, 20, 30), (40, 50), (60, 25), (70,)):
+        r += [sample(st, 5300, 5300, T0 + t * 1000, B + t) for t in group]
+        r.append(rnd)
+    return st, r[:-1]
+
+
 def write(out, st, recs):
     data = b''.join(recs)
     flags = (1 << 8) | (1 << 9) | (1 << 18)     # mmap, comm, sample_id_all
@@ -185,7 +200,8 @@ def chains(path, a, b, c):
 
 
 cases = {'late-comm': late_comm, 'fork-unnamed': fork_unnamed, 'bad-context': bad_context,
-         'zero-ip': zero_ip, 'addrs': addrs, 'task-makers': task_makers}
+         'zero-ip': zero_ip, 'addrs': addrs, 'task-makers': task_makers,
+         'rounds': rounds}
 if len(sys.argv) < 3 or sys.argv[1] not in cases and sys.argv[1] != 'chains' or \
         (sys.argv[1] not in ('addrs', 'chains')) != (len(sys.argv) == 3) or \
         (sys.argv[1] == 'chains' and len(sys.argv) != 7):

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tally script --show-task-events, --show-mmap-events, --show-switch-events,
-# --show-lost-events, --show-bpf-events and --show-cgroup-events: the side-band records' lines among the samples,
+# --show-lost-events, --show-bpf-events, --show-cgroup-events and --show-round-events: the side-band records' lines among the samples,
 # perf 6.1's line for line on the same files (perf's and tally's
 # recordings, per thread and system-wide, -z, with -F and -C); the lines
 # say what the workload did (its exec, its fork and exit, its program's
@@ -39,6 +39,19 @@ for f in perf tally perf-a tally-a perf-z; do
 		[ "$n" = 0 ] || diff "$d/t.out" "$d/p.out" | head -6 | sed 's/^/# /'
 	done
 done
+# --show-round-events: each FINISHED_ROUND where perf shows it, every record in
+# file order (perf turns its ordering off then): a crafted file whose sample
+# after the second round is older than it, and the recordings
+python3 "$(dirname "$0")/craft_data.py" rounds "$d/rounds.data"
+for f in rounds perf tally tally-a; do
+	for o in "--show-round-events" "--show-round-events --show-task-events --show-mmap-events -F comm,tid,time,ip"; do
+		"$TALLY" script $o -i "$d/$f.data" >"$d/t.out" 2>/dev/null
+		perf script $o -i "$d/$f.data" >"$d/p.out" 2>/dev/null
+		same_lines "$f script $o ($(grep -c ROUND "$d/p.out") rounds)" "$d/t.out" "$d/p.out"
+	done
+done
+check "rounds: the older sample after the second round, as the file has it" \
+	sh -c "'$TALLY' script --show-round-events -F ip -i '$d/rounds.data' | tr -d ' ' | paste -sd, - | grep -q '^40000a,400014,40001e,PERF_RECORD_FINISHED_ROUND,400028,400032,PERF_RECORD_FINISHED_ROUND,40003c,400019,'"
 # --reltime, --deltatime: the times since the first line, since the line before
 for f in perf tally-a; do
 	for o in "--reltime" "--deltatime" "--reltime --ns" "--deltatime --show-task-events --show-mmap-events"; do
