@@ -146,8 +146,11 @@ EOF
 		r=$(cat "$d/click.out"); r=${r:-null}
 		check "click on top: it fills the width ($r)" \
 			node -e "const r=$r; process.exit(r && r.after > 1170 && r.before < r.after ? 0 : 1)"
+		# (leaf's frames: under top, and under side outside it; a loaded machine
+		# can add a chain that lost a caller (a sample at leaf's entry): so
+		# some, not a count, are hidden)
 		check "click on top: the leaf outside it is hidden" \
-			node -e "const r=$r; process.exit(r && r.leaves == 2 && r.leaves_in == 1 ? 0 : 1)"
+			node -e "const r=$r; process.exit(r && r.leaves >= 2 && r.leaves_in >= 1 && r.leaves_in < r.leaves ? 0 : 1)"
 		check "Search (a dialog) ^leaf\$: the share shown" \
 			node -e "const r=$r; process.exit(r && /Matched: [0-9.]+%/.test(r.matched) ? 0 : 1)"
 		check "Reset Zoom: top back to its width" \
