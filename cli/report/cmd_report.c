@@ -233,6 +233,8 @@ static void print_table(struct report *r, int idx, uint64_t total)
 		printf("# %s", r->children ? "Children" : "Overhead");
 		if (r->children)
 			printf("%s%8s", sep, "Self");
+		if (r->cpu_util)
+			printf("%s%8s%s%8s", sep, "sys", sep, "usr");
 		if (r->show_nr)
 			printf("%s%12s", sep, "Samples");
 		if (r->show_period)
@@ -244,14 +246,16 @@ static void print_table(struct report *r, int idx, uint64_t total)
 				printf("%s%-*s", sep, width[i], hist_keys[r->sort[i]].header);
 		putchar('\n');
 	} else if (!r->quiet) {
-		printf("# %s%s%s", r->children ? "Children      Self" : "Overhead",
+		printf("# %s%s%s%s", r->children ? "Children      Self" : "Overhead",
+		       r->cpu_util ? "       sys       usr" : "",
 		       r->show_nr ? "       Samples" : "", r->show_period ? "        Period" : "");
 		for (int i = 0; i < r->nsort; i++)
 			if (i == r->ipc_at)
 				printf("  %-*s", width[i], "IPC   [IPC Coverage]");
 			else if (!r->elide[r->sort[i]])
 				printf("  %-*s", width[i], hist_keys[r->sort[i]].header);
-		printf("\n# %s%s%s", r->children ? "........  ........" : "........",
+		printf("\n# %s%s%s%s", r->children ? "........  ........" : "........",
+		       r->cpu_util ? "  ........  ........" : "",
 		       r->show_nr ? "  ............" : "", r->show_period ? "  ............" : "");
 		for (int i = 0; i < r->nsort; i++) {
 			if (r->elide[r->sort[i]])
@@ -635,6 +639,7 @@ int cmd_report(int argc, char **argv)
 			 "an unwound frame is its symbol alone, not the functions inlined there"),
 		CLI_BOOL('n', "show-nr-samples", &r.show_nr, "a Samples column (the rows' own samples)"),
 		CLI_BOOL(0, "show-total-period", &r.show_period, "a Period column (the rows' own period)"),
+		CLI_BOOL(0, "show-cpu-utilization", &r.cpu_util, "sys and usr columns: the rows' own shares in the kernel and in user space"),
 		CLI_BOOL(0, "hierarchy", &r.hierarchy, "a level per sort key, each entry under its parent"),
 		CLI_CALLBACK_F('b', "branch-stack", &branch, NULL, "a row per branch of the samples' branch stacks (default when the file has them)", opt_children, 0, 1),
 		CLI_CALLBACK_F(0, "no-branch-stack", &branch, NULL, "rows of the samples, not their branches", opt_children, 0, 0),
@@ -707,6 +712,12 @@ int cmd_report(int argc, char **argv)
 	if (branch_history && !sort && !r.mem_mode)
 		sort = "srcline,symbol,dso";
 	r.sort_spec = sort;
+	if (fields)
+		r.cpu_util = false;	/* -F's columns alone, as perf */
+	if (r.hierarchy && r.cpu_util) {
+		fprintf(stderr, "tally report: --show-cpu-utilization with --hierarchy: its columns are not made there\n");
+		return 129;
+	}
 	if (r.hierarchy && fields) {
 		/* perf says so too (and exits 0) */
 		fprintf(stderr, "tally report: --hierarchy and --fields options cannot be used together\n");
@@ -724,6 +735,7 @@ int cmd_report(int argc, char **argv)
 		}
 		fields = sort_as_fields;
 		sort = NULL;
+		r.cpu_util = false;	/* as -F's */
 	}
 	/* perf 6.1's default order in memory mode (its local_p_stage_cyc is POWER's alone) */
 	if (fields ? parse_fields(&r, fields, sort) :
@@ -913,7 +925,7 @@ int cmd_report(int argc, char **argv)
 		TALLY_OPTS(tally_hist_opts, ho, .keys = r.sort, .nr_keys = r.nsort, .elide = elide,
 			   .hide_unresolved = r.hide_unresolved,
 			   .max_stack = max_stack > 0 ? (uint32_t)max_stack : 0,
-			   .time_quantum = r.time_quantum,
+			   .time_quantum = r.time_quantum, .cpu_util = r.cpu_util && !fields,
 			   .chains = report_exports_any(&r.exp) || tui, .children = r.children,
 			   .graph = r.cg.mode != CG_NONE || branch_history,
 			   .order = r.cg.caller ? TALLY_HIST_CALLER : TALLY_HIST_CALLEE,

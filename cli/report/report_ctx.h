@@ -54,6 +54,7 @@ struct report {
 	bool hierarchy;			/* --hierarchy: a level per key, the rows under their parents */
 	bool mem_mode;			/* --mem-mode: rows weigh their samples' weights */
 	bool ns;			/* --ns: the time key in ns */
+	bool cpu_util;			/* --show-cpu-utilization: sys and usr columns */
 	uint64_t time_quantum;		/* --time-quantum, ns; 0: the library's 100 ms */
 	bool branch;			/* branch mode: a row per branch of the samples' stacks */
 	struct report_branch_stat brstat;	/* its branches' types, as perf counts them */

@@ -46,6 +46,10 @@ static void print_row_sep(struct line *ln, const struct rows_out *o, const struc
 	if (r->children)
 		line_sep_pct(ln, sep, true, 100.0 * e->children / tot, 8, false);
 	line_sep_pct(ln, sep, !r->children, 100.0 * e->self / tot, 8, false);
+	if (r->cpu_util) {
+		line_sep_pct(ln, sep, false, 100.0 * e->period_sys / tot, 8, false);
+		line_sep_pct(ln, sep, false, 100.0 * e->period_us / tot, 8, false);
+	}
 	if (r->show_nr)
 		line_sep_u64(ln, sep, false, (unsigned long long)e->samples, 12, false);
 	if (r->show_period)
@@ -59,6 +63,21 @@ static void print_row_sep(struct line *ln, const struct rows_out *o, const struc
 			hist_key_put_sep(ln, sep, false, &r->cells, e, r->sort[i], o->width[i],
 					 i == o->last);
 		}
+	/*
+	 * perf writes the row into a buffer of its columns' widths, their
+	 * "  " separators and 4 (hists__fprintf's linesz): a -t row is cut
+	 * there (an inlined name's " (inlined)" that overflows its column)
+	 */
+	size_t w = (r->children ? 10 : 0) + 8 + (r->cpu_util ? 20 : 0) + (r->show_nr ? 14 : 0) +
+		   (r->show_period ? 14 : 0);
+
+	for (int i = 0; i < r->nsort; i++)
+		if (i == r->ipc_at)
+			w += 22;
+		else if (!r->elide[r->sort[i]])
+			w += 2 + (size_t)o->width[i];
+	if (ln->n > w + 3)
+		ln->n = w + 3;
 	line_putc(ln, '\n');
 	line_flush(ln);
 }
@@ -85,6 +104,12 @@ static void print_row(FILE *fp, const struct rows_out *o, const struct tally_his
 	}
 	line_put(&ln, "  ", 2);
 	line_pct(&ln, 100.0 * e->self / tot, 7);
+	if (r->cpu_util) {	/* perf's sys and usr: the row's own period by level */
+		line_put(&ln, "  ", 2);
+		line_pct(&ln, 100.0 * e->period_sys / tot, 7);
+		line_put(&ln, "  ", 2);
+		line_pct(&ln, 100.0 * e->period_us / tot, 7);
+	}
 	if (r->show_nr)
 		line_put(&ln, num, (size_t)snprintf(num, sizeof(num), "  %12llu",
 						    (unsigned long long)e->samples));

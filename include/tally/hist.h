@@ -258,9 +258,15 @@ struct tally_hist_opts {
 	 * --time-quantum); 0: 100 ms, perf's default
 	 */
 	uint64_t time_quantum;
+	/*
+	 * Added in 0.5: each row's own period split by the samples' level
+	 * (perf report --show-cpu-utilization): tally_hist_row's period_sys,
+	 * period_us, period_guest_sys, period_guest_us
+	 */
+	bool cpu_util;
 	size_t :0;
 };
-#define tally_hist_opts__last_field time_quantum
+#define tally_hist_opts__last_field cpu_util
 
 /*
  * A histogram of ss's samples (ss outlives it: its address spaces
@@ -450,9 +456,11 @@ struct tally_hist_row {
 	 * (0: no line found, perf's ""), 0.5
 	 */
 	uint32_t srcfile_len;
+	/* opts.cpu_util's: the row's own period of kernel, user, guest kernel, guest user samples (0.5) */
+	uint64_t period_sys, period_us, period_guest_sys, period_guest_us;
 	size_t :0;
 };
-#define tally_hist_row__last_field srcfile_len
+#define tally_hist_row__last_field period_guest_us
 
 /* The rows of event shown under the filter. */
 TALLY_API size_t tally_hist__nr_rows(const struct tally_hist *h, int event);

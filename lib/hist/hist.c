@@ -528,7 +528,8 @@ static int hist_add(struct tally_hist *h, const struct tally_session_sample *ts,
 		m.cgroup = smp->cgroup;
 		m.cg_dev = m.cg_ino = 0;
 		m.time = smp->time / h->time_quantum * h->time_quantum;	/* perf's hist_time */
-		_Static_assert(sizeof(m) == 17 * sizeof(uint64_t), "every field of hist_mem set here");
+		m.p_sys = m.p_us = m.p_gsys = m.p_gus = 0;
+		_Static_assert(sizeof(m) == 21 * sizeof(uint64_t), "every field of hist_mem set here");
 		if (h->need_cgid)	/* the thread's namespaces as of the sample, perf's */
 			tally__session_cgroup_ns(h->ss, (int32_t)smp->tid, &m.cg_dev, &m.cg_ino);
 		/* --mem-mode's cost: the weight, 1 without one (count samples of it each) */
@@ -908,7 +909,9 @@ struct tally_hist *tally_hist__new(struct tally_session *ss, const struct tally_
 		h->time_quantum = 100000000;	/* perf's 100 ms */
 	h->nodes.branch = h->branch_history;
 	srcline |= h->branch_history;	/* the trees' labels */
-	h->keep_mem = h->need_mem || h->branch;	/* what hands shape_add PMU fields */
+	h->cpu_util = TALLY_OPTS_GET(opts, cpu_util, false);
+	/* what hands shape_add PMU fields; cpu_util: the entries' own copies hold its sums */
+	h->keep_mem = h->need_mem || h->branch || h->cpu_util;
 	for (int i = 0; i < nkeys; i++)
 		h->need_daddr |= keys[i] == K_SYM_DADDR || keys[i] == K_DSO_DADDR ||
 				 keys[i] == K_DCACHELINE;

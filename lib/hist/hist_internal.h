@@ -21,6 +21,8 @@ struct hist_mem {
 	uint64_t ip;			/* symbol_iaddr's (the shape's own ip is 0 off chains) */
 	uint64_t txn, cgroup, cg_dev, cg_ino;
 	uint64_t time;			/* rounded down to the time key's quantum */
+	/* an entry's own period by level (cpu_util), summed; a shape's 0 */
+	uint64_t p_sys, p_us, p_gsys, p_gus;
 };
 
 /*

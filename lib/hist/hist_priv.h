@@ -215,6 +215,8 @@ struct tally_hist {
 	bool hide_unresolved;		/* opts': chains without their unresolved frames */
 	uint32_t max_stack;		/* opts': frames of a chain walked, 0: all */
 	uint64_t time_quantum;		/* opts': the time key's step, ns */
+	bool cpu_util;			/* opts': entries sum their own period by level */
+	enum tally_cpumode cur_mode;	/* the level of the shape being added */
 	int32_t *sockets;		/* the socket key's: each CPU's, from the file's topology */
 	int nsockets;
 	uint64_t *uchain;		/* -U's chain, the resolved frames alone */

@@ -108,6 +108,10 @@ int tally_hist__row(const struct tally_hist *h, int event, size_t i, struct tall
 
 	(void)tally__hist_srcfile(e, &sf);
 	v.srcfile_len = (uint32_t)sf;
+	v.period_sys = e->m->p_sys;
+	v.period_us = e->m->p_us;
+	v.period_guest_sys = e->m->p_gsys;
+	v.period_guest_us = e->m->p_gus;
 
 	if (e->bf && e->bt) {
 		v.br_from = (struct tally_hist_branch_end){ .sym = e->bf->sym, .dso = e->bf->dso,

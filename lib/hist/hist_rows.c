@@ -345,6 +345,17 @@ static int add_hv(struct tally_hist *h, struct hist_ev *hs, struct entry *key, u
 	if (self) {
 		e->self += period;
 		e->nself += h->cur_count;
+		if (h->cpu_util) {	/* perf's he_stat__add_cpumode_period */
+			struct hist_mem *m = (struct hist_mem *)e->m;
+
+			switch (h->cur_mode) {
+			case TALLY_CPUMODE_KERNEL: m->p_sys += period; break;
+			case TALLY_CPUMODE_USER: m->p_us += period; break;
+			case TALLY_CPUMODE_GUEST_KERNEL: m->p_gsys += period; break;
+			case TALLY_CPUMODE_GUEST_USER: m->p_gus += period; break;
+			default: break;
+			}
+		}
 	}
 	if (h->children && e->last_sample != h->sample_no) {
 		e->children += period;	/* an entry counts once per sample */
@@ -654,6 +665,7 @@ int tally__hist_shape(struct tally_hist *h, const struct shape *x, uint64_t peri
 	pass = shown(h, &key);
 	key.comm = x->comm;
 	h->cur_count = count;
+	h->cur_mode = (enum tally_cpumode)x->mode;
 	h->cur_comm0 = x->comm0;
 	if ((err = add(h, hs, &key, period, true, pass, &self)))
 		return err;

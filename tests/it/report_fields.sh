@@ -68,6 +68,19 @@ f -s dso,sample,sym
 g -s sym,sample --no-children
 g -s overhead --no-children
 LIST
+# --show-cpu-utilization: sys and usr, each row's own period by level, as perf's
+for f in f g t; do
+	for args in "--show-cpu-utilization" "--show-cpu-utilization -n --show-total-period" \
+		    "--show-cpu-utilization --no-children -s dso,sym" "--show-cpu-utilization -t ,"; do
+		"$TALLY" report --stdio $args -i "$d/$f.data" 2>/dev/null | body >"$d/a"
+		perf report --stdio $args -i "$d/$f.data" 2>/dev/null | body >"$d/b"
+		same_lines "$f $args" "$d/a" "$d/b"
+	done
+done
+"$TALLY" report --stdio --no-children -g none -s sym --show-cpu-utilization -i "$d/f.data" >"$d/a" 2>/dev/null
+check "--show-cpu-utilization: burn_a all user time (usr = its overhead)" \
+	awk '$NF == "burn_a" { exit !($1 == $3 && $2 == "0.00%") }' "$d/a"
+check "--show-cpu-utilization: any kernel row all sys" awk '$4 == "[k]" && $1 != $2 { bad++ } END { exit bad > 0 }' "$d/a"
 # -s naming a count with children (perf's Children and Self beside it): refused, said
 "$TALLY" report --stdio -s sym,sample -i "$d/g.data" >/dev/null 2>"$d/e"; rc=$?
 is "-s sym,sample with children: usage error" "$rc" 129
