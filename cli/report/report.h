@@ -23,6 +23,13 @@ static inline bool report_exports_any(const struct report_exports *x)
 	return x->folded || x->flamegraph || x->pprof || x->speedscope || x->html || x->firefox;
 }
 
+/* report_opts.c: -s naming overhead, sample or period (perf's hpp fields) */
+bool report_sort_names_count(const char *sort);
+/* "overhead," and the list less its overhead: the -F spec perf's -s amounts to; -1: no room */
+int report_sort_count_fields(const char *sort, char *out, size_t n);
+/* perf's --time-quantum: N with s, ms, us or ns (none: ns), not 0. 0 or -1, said. */
+int report_parse_time_quantum(const char *arg, uint64_t *q);
+
 /* --tasks (maps false) and --mmaps: perf's task tree, with each thread's maps (report_tasks.c). */
 int report_tasks(const char *input, bool maps);
 /*
