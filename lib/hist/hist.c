@@ -527,7 +527,8 @@ static int hist_add(struct tally_hist *h, const struct tally_session_sample *ts,
 		m.txn = smp->transaction;
 		m.cgroup = smp->cgroup;
 		m.cg_dev = m.cg_ino = 0;
-		m.time = smp->time / h->time_quantum * h->time_quantum;	/* perf's hist_time */
+		/* perf's hist_time; a division a sample only where the time key asks for it */
+		m.time = h->mem_keep.mask.time ? smp->time / h->time_quantum * h->time_quantum : 0;
 		m.p_sys = m.p_us = m.p_gsys = m.p_gus = 0;
 		_Static_assert(sizeof(m) == 21 * sizeof(uint64_t), "every field of hist_mem set here");
 		if (h->need_cgid)	/* the thread's namespaces as of the sample, perf's */
