@@ -204,6 +204,26 @@ static void print_clock_data(FILE *fp, const struct tally_data_reader *rd)
 		(long)(clk % 1000000000U), clock_name(id));
 }
 
+/* perf's print_group_desc: "# group: NAME{leader,member,...}" each */
+static void print_groups(FILE *fp, const struct tally_data_reader *rd)
+{
+	const struct tally_event_desc *ev;
+	int nev = tally_data_reader__event_descs(rd, &ev), n = tally_data_reader__groups(rd, NULL, 0);
+	struct tally_event_group g[n > 0 ? n : 1];
+
+	if (n <= 0 || tally_data_reader__groups(rd, g, n) != n)
+		return;
+	for (int i = 0; i < n; i++) {
+		fprintf(fp, "# group: %s{", g[i].name ? g[i].name : "");
+		for (int k = 0; k < g[i].nr_members; k++) {
+			int a = g[i].leader + k;
+
+			fprintf(fp, "%s%s", k ? "," : "", a < nev && ev[a].name ? ev[a].name : "");
+		}
+		fprintf(fp, "}\n");
+	}
+}
+
 void print_file_header(FILE *fp, const struct tally_data_reader *rd, const char *path)
 {
 	print_file_header_part(fp, rd, path, true, false);
@@ -281,6 +301,8 @@ void print_file_header_part(FILE *fp, const struct tally_data_reader *rd, const 
 			fprintf(fp, "%s%s = %u", i ? ", " : "", pm[i].name, pm[i].type);
 		fputc('\n', fp);
 	}
+	if (has(rd, TALLY_HEADER_GROUP_DESC))
+		print_groups(fp, rd);
 	if (has(rd, TALLY_HEADER_CACHE) && !(info && print_header_info(fp, rd, TALLY_HEADER_CACHE)))
 		fprintf(fp, "# CACHE info available, use -I to display\n");
 	if (has(rd, TALLY_HEADER_SAMPLE_TIME)) {

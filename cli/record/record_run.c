@@ -317,8 +317,16 @@ static int start_writer(struct rec *r, bool workload_maps)
 		fprintf(stderr, "%s: %s\n", progname, strerror(errno));
 		return -1;
 	}
+	int idx = 0;
+
 	tally_evlist__for_each_evsel(r->l, e) {
 		int nc = tally_evsel__nr_cpus(e), nt = tally_evsel__nr_threads(e), k = 0;
+
+		/* -e '{a,b}': perf's GROUP_DESC, so that report shows the group's columns */
+		if (tally_evsel__is_leader(e) && tally_evsel__nr_members(e) > 1 &&
+		    (err = tally_data_writer__add_group(r->w, idx, tally_evsel__nr_members(e), NULL)))
+			goto fail;
+		idx++;
 		uint64_t *ids = calloc((size_t)nc * (size_t)nt + 1, sizeof(*ids));
 
 		if (!ids) {

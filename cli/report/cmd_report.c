@@ -82,117 +82,6 @@ static int row_order(const struct report *r, int *order)
 	return hist_fields_order(&r->fields, r->sort, r->nsort, order);
 }
 
-/* Once, before the first event's block, as perf. */
-static void print_preamble(const struct report *r, uint64_t lost)
-{
-	if (r->quiet)
-		return;
-	if (!r->header)
-		printf("# To display the perf.data header info, please use --header/--header-only options.\n#\n");
-	/* a key one filter value elides: perf names the value (its sort__setup_elide) */
-	for (int i = 0; i < r->nsort; i++) {
-		enum sort_key k = r->sort[i];
-		const char *one = k == K_COMM ? r->filter.comms : k == K_DSO ? r->filter.dsos :
-				  k == K_SYM ? r->filter.symbols : NULL;
-
-		if (one && !strchr(one, ','))
-			printf("# %s: %s\n", k == K_COMM ? "comm" : k == K_DSO ? "dso" : "symbol",
-			       k == K_COMM ? r->filter.comms : k == K_DSO ? r->filter.dsos :
-			       r->filter.symbols);
-	}
-	printf("#\n");
-	printf("# Total Lost Samples: %llu\n#\n", (unsigned long long)lost);
-}
-
-/* An event's totals (every sample, shown or not). */
-static struct tally_hist_totals totals(const struct report *r, int idx)
-{
-	TALLY_OPTS(tally_hist_totals, t);
-
-	tally_hist__totals(r->hist, idx, &t);
-	return t;
-}
-
-/*
- * What the percentages are of: every sample, or with --percentage
- * relative the rows the filters keep (perf's non-filtered totals: each
- * sample's own row, so the rows' self and samples add up to them)
- */
-static void sum_rows(const struct report *r, int idx, struct tally_hist_totals *t)
-{
-	size_t n = tally_hist__nr_rows(r->hist, idx);
-	struct tally_hist_row win[64];
-
-	t->period = t->samples = 0;
-	for (size_t from = 0; from < n; from += 64) {
-		size_t k = n - from < 64 ? n - from : 64;
-
-		hist_rows_at(r->hist, idx, from, k, win);
-		for (size_t i = 0; i < k; i++) {
-			t->period += win[i].self;
-			t->samples += win[i].samples;
-		}
-	}
-}
-
-/* the rows without --symbol-filter (on: false) or with it again: 0, or -errno */
-static int symbol_filter_on(struct report *r, bool on)
-{
-	struct tally_hist_filter f = r->filter;
-
-	if (!on)
-		f.symbol_filter = NULL;
-	return tally_hist__set_filter(r->hist, &f) ? -ENOMEM : tally_hist__resort(r->hist);
-}
-
-static struct tally_hist_totals shown(struct report *r, int idx)
-{
-	struct tally_hist_totals t = totals(r, idx), all;
-
-	r->graph_base = t.period;
-	if (!r->relative)
-		return t;
-	sum_rows(r, idx, &t);
-	r->graph_base = t.period;
-	/*
-	 * perf's nr_non_filtered_samples are counted as the samples come,
-	 * before --symbol-filter tests the rows: the Samples line is of
-	 * the rows without it, the Event count of those with it
-	 */
-	if (r->filter.symbol_filter && !r->sf_other && !symbol_filter_on(r, false)) {
-		sum_rows(r, idx, &all);
-		t.samples = all.samples;
-		r->graph_base = all.period;	/* and the graphs are pruned by those rows' total */
-		symbol_filter_on(r, true);
-	}
-	return t;
-}
-
-static void print_head(const struct report *r, int idx)
-{
-	struct tally_hist_totals t = r->head;
-	uint64_t ns = t.samples;
-	char unit = ' ';
-
-	if (r->quiet)
-		return;
-	if (ns > 1000) { ns /= 1000; unit = 'K'; }	/* perf's convert_unit */
-	if (ns > 1000) { ns /= 1000; unit = 'M'; }
-	printf("# Samples: %llu%c of event '%s'", (unsigned long long)ns, unit, tally_session__event_name(r->ss, idx));
-	if (r->time_str)
-		printf(" (time slices: %s)", r->time_str);
-	putchar('\n');
-	if (r->mem_mode) {	/* perf's: the weights' sum and the keys as given */
-		printf("# Total weight : %llu\n", (unsigned long long)t.period);
-		printf("# Sort order   : %s%s\n#\n", r->sort_spec ? r->sort_spec :
-		       "local_weight,mem,sym,dso,symbol_daddr,dso_daddr,snoop,tlb,locked,blocked,"
-		       "local_ins_lat,local_p_stage_cyc",	/* perf 6.1's default, -F's rows aside */
-		       r->ipc_at >= 0 ? ",ipc_null" : "");
-		return;
-	}
-	printf("# Event count (approx.): %llu\n#\n", (unsigned long long)t.period);
-}
-
 /* The visible rows, in the order they print. */
 static struct tally_hist_row *sorted_rows(struct report *r, int idx, size_t *n)
 {
@@ -223,7 +112,7 @@ static void print_table(struct report *r, int idx, uint64_t total)
 	if (!(win = malloc(ROWS_WIN * sizeof(*win))))
 		return;
 	hist_key_widths(&r->cells, r->hist, idx, r->sort, r->nsort, r->ipc_at, win, ROWS_WIN, width);
-	print_head(r, idx);
+	report_print_head(r, tally_session__event_name(r->ss, idx), r->gnr && r->gnr[idx] > 1);
 	/* perf pads the other columns even when the last one is hidden */
 	last = r->nsort - 1;
 	if (!r->quiet && r->sep) {
@@ -281,9 +170,13 @@ static void print_hist(struct report *r, int idx)
 {
 	uint64_t total;
 
-	r->head = shown(r, idx);	/* relative: a pass over the rows, once */
+	if (r->group_view && r->gnr[idx] > 1) {
+		report_group_print(r, idx);
+		return;
+	}
+	r->head = report_shown(r, idx);	/* relative: a pass over the rows, once */
 	total = r->head.period;
-	r->graph_total = totals(r, idx).period;
+	r->graph_total = report_totals(r, idx).period;
 	struct hist_table t = { .fp = stdout, .cells = &r->cells, .total = total,
 				.header = !r->quiet, .children = r->children,
 				.percent_limit = r->percent_limit, .show_nr = r->show_nr, .sep = r->sep,
@@ -298,7 +191,7 @@ static void print_hist(struct report *r, int idx)
 	}
 	if (!(rows = sorted_rows(r, idx, &n)))
 		return;
-	print_head(r, idx);
+	report_print_head(r, tally_session__event_name(r->ss, idx), r->gnr && r->gnr[idx] > 1);
 	if (r->fields.n)
 		hist_fields_print(&r->fields, &t, rows, n);
 	else if (hist_hier_print(&t, r->sort, r->nsort, rows, n))
@@ -527,6 +420,7 @@ int cmd_report(int argc, char **argv)
 	size_t text_len = 0;
 	FILE *tty_out = NULL, *mem = NULL;
 	int children = -1;	/* the last of --children/--no-children wins, as perf */
+	int group = -1;		/* --group 1, --no-group 0: the file's groups decide */
 	int branch = -1;	/* -b, --no-branch-stack; -1: as the file's header says */
 	const char *time_quantum = NULL;
 	char sort_as_fields[4096];	/* -s naming a count, as perf's -F */
@@ -543,6 +437,8 @@ int cmd_report(int argc, char **argv)
 			   "the columns: overhead, overhead_children, period, sample and sort keys"),
 		CLI_CALLBACK_F(0, "children", &children, NULL, "add callers' share (default with call chains)", opt_children, 0, 1),
 		CLI_CALLBACK_F(0, "no-children", &children, NULL, "self overhead only", opt_children, 0, 0),
+		CLI_CALLBACK_F(0, "group", &group, NULL, "a group's events in one table (default for recorded groups; without any: all events)", opt_children, 0, 1),
+		CLI_CALLBACK_F(0, "no-group", &group, NULL, "each event of a group in a table of its own", opt_children, 0, 0),
 		CLI_CALLBACK_F('g', "call-graph", &gp, "MODE,...",
 			       "graph|fractal|flat|folded|none, threshold %, limit, caller|callee, function|address, percent|period|count (default graph,0.5,caller)",
 			       opt_in_order, CLI_OPT_OPTNEXT, 0),
@@ -884,6 +780,10 @@ int cmd_report(int argc, char **argv)
 			ret = 1;
 			goto out;
 		}
+		if (report_group_setup(&r, rd, nr_events, group)) {
+			ret = 1;
+			goto out;
+		}
 		if (branch_history) {
 			r.cg.brhist = r.hist;
 			r.cg.calltrace = r.hierarchy;
@@ -911,7 +811,7 @@ int cmd_report(int argc, char **argv)
 		/* the pictures are of the first event with samples */
 		int idx = 0;
 
-		while (idx + 1 < nr_events && !totals(&r, idx).samples)
+		while (idx + 1 < nr_events && !report_totals(&r, idx).samples)
 			idx++;
 		if (report_export(&r.exp, r.hist, ss, input, idx))
 			ret = 1;
@@ -932,14 +832,14 @@ int cmd_report(int argc, char **argv)
 		r.header = true;
 	}
 	for (int i = 0, first = 1; i < nr_events; i++)
-		if (totals(&r, i).samples) {
+		if (report_totals(&r, i).samples && (!r.group_view || r.gnr[i])) {
 			if (first)
-				print_preamble(&r, st.lost_samples);
+				report_print_preamble(&r, st.lost_samples);
 			first = 0;
 			/* perf sets --symbol-filter on the first event's rows alone */
 			if (i > 0 && r.filter.symbol_filter && !r.sf_other) {
 				r.sf_other = true;
-				symbol_filter_on(&r, false);
+				report_symbol_filter_on(&r, false);
 			}
 			print_hist(&r, i);
 		}
@@ -961,13 +861,14 @@ int cmd_report(int argc, char **argv)
 			goto out;
 		}
 		for (int i = 0; i < nr_events; i++)
-			if (totals(&r, i).samples)
+			if (report_totals(&r, i).samples && (!r.group_view || r.gnr[i]))
 				idx[n++] = i;
 		ret = report_browse(text, r.hist, ss, input, idx, n);
 	}
 out:
 	free(text);
 	report_threads_free(&r.threads);
+	report_group_free(&r);
 	cli_sample_filter_free(&r.sf);
 	if (cli_free_at_exit())
 		tally_hist__free(r.hist);

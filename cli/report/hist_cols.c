@@ -668,40 +668,44 @@ int hist_fields_order(const struct hist_fields *f, const enum tally_hist_key *ke
 	return n;
 }
 
-/* -F's cell v of row e under -t (perf's field_sep) */
-static void sep_cell(struct line *ln, const struct hist_table *t, int v, int i, bool last,
-		     const struct tally_hist_row *e, int width, double tot)
+/* -F's count cell v of row e (every member's in a group, each of its total), -t's or padded */
+static void count_cell(struct line *ln, const struct hist_table *t, int v, int i, bool last,
+		       const struct tally_hist_row *e, double tot)
 {
-	const char *sep = t->sep;
+	int nr = t->gnr ? t->gnr : 1, w = 0;
+	char nb[64];
 
-	switch (v) {
-	case HF_OVERHEAD:
-		line_sep_pct(ln, sep, !i, 100.0 * (double)e->self / tot, 8, last);
-		break;
-	case HF_CHILDREN:
-		if (t->children) {
-			line_sep_pct(ln, sep, !i, 100.0 * (double)e->children / tot, 8, last);
+	if (t->sep && i)
+		line_put(ln, t->sep, strlen(t->sep));
+	else if (!t->sep)
+		line_put(ln, "  ", 2);
+	for (int k = 0; k < nr; k++) {
+		const struct tally_hist_row *m = t->gnr ? &e[k] : e;
+		double all = t->gnr ? (t->gtot[k] ? t->gtot[k] : 1) : tot;
+		uint64_t c = v == HF_CHILDREN ? m->children : v == HF_SAMPLE ? m->samples : m->self;
+		int n;
+
+		if (v == HF_PERIOD || v == HF_SAMPLE) {
+			n = snprintf(nb, sizeof(nb), t->sep ? " %llu" : "%12llu", (unsigned long long)c);
+		} else if (v == HF_CHILDREN && !t->children) {
+			n = snprintf(nb, sizeof(nb), "     N/A");	/* perf's "%8s" */
+		} else if (t->sep) {
+			nb[0] = ' ';
+			n = 1 + tally_hist__fmt_pct(nb + 1, sizeof(nb) - 2, 100.0 * (double)c / all);
+			nb[n++] = '%';
 		} else {
-			char na[] = "     N/A";	/* perf's "%8s" */
+			struct line cell = { 0 };
 
-			line_sep_text(ln, sep, !i, na, sizeof(na) - 1);
+			line_pct(&cell, 100.0 * (double)c / all, 7);
+			memcpy(nb, cell.b, cell.n);
+			n = (int)cell.n;
 		}
-		break;
-	case HF_IPC: {
-		char ipc[] = "-      -            ";	/* perf's ipc_null */
-
-		line_sep_text(ln, sep, !i, ipc, sizeof(ipc) - 1);
-		break;
+		line_put(ln, nb, (size_t)n);
+		w += n;
 	}
-	case HF_PERIOD:
-	case HF_SAMPLE:
-		line_sep_u64(ln, sep, !i, (unsigned long long)(v == HF_PERIOD ? e->self : e->samples),
-			     12, last);
-		break;
-	default:
-		hist_key_put_sep(ln, sep, !i, t->cells, e, (enum tally_hist_key)v, width, last);
-		break;
-	}
+	/* -t: perf pads a cell to its column's width unless it is the last */
+	for (int width = nr * (v == HF_PERIOD || v == HF_SAMPLE ? 12 : 8); t->sep && !last && w < width; w++)
+		line_putc(ln, ' ');
 }
 
 void hist_fields_print(const struct hist_fields *f, const struct hist_table *t,
@@ -716,12 +720,14 @@ void hist_fields_print(const struct hist_fields *f, const struct hist_table *t,
 	double tot = t->total ? (double)t->total : 1;
 	FILE *fp = t->fp;
 
+	int nr = t->gnr ? t->gnr : 1;
+
 	for (int i = 0; i < f->n; i++) {
 		for (col[i] = 0; col[i] < 4 && num[col[i]].f != f->col[i]; col[i]++)
 			;
 		width[i] = HIST_IS_KEY(f->col[i]) ?
 			   hist_key_width(t->cells, rows, n, (enum tally_hist_key)f->col[i]) :
-			   num[col[i]].width;
+			   num[col[i]].width * (col[i] < 4 ? nr : 1);
 	}
 	for (int i = 0; t->header && i < f->n; i++) {
 		fputs(i ? t->sep ? t->sep : "  " : "# ", fp);
@@ -742,37 +748,29 @@ void hist_fields_print(const struct hist_fields *f, const struct hist_table *t,
 	for (size_t k = 0; k < n; k++) {
 		const struct tally_hist_row *e = &rows[k];
 		struct line ln = { .fp = fp };
-		char nb[32];
 
 		if (100.0 * (double)(t->children ? e->children : e->self) / tot < t->percent_limit)
 			continue;
 		if (t->entries && printed++ >= t->entries)
 			break;
-		for (int i = 0; t->sep && i < f->n; i++)
-			sep_cell(&ln, t, f->col[i], i, i == f->n - 1, e, width[i], tot);
-		for (int i = 0; !t->sep && i < f->n; i++) {
+		for (int i = 0; i < f->n; i++) {
 			int v = f->col[i];
+			bool last = i == f->n - 1;
 
-			switch (v) {
-			case HF_OVERHEAD: line_put(&ln, "  ", 2); line_pct(&ln, 100.0 * (double)e->self / tot, 7); break;
-			case HF_CHILDREN:
-				line_put(&ln, "  ", 2);
-				if (t->children)
-					line_pct(&ln, 100.0 * (double)e->children / tot, 7);
+			if (v == HF_IPC) {	/* perf's ipc_null: no IPC without branch counts */
+				char ipc[] = "-      -            ";
+
+				if (t->sep)
+					line_sep_text(&ln, t->sep, !i, ipc, sizeof(ipc) - 1);
 				else
-					line_put(&ln, "     N/A", 8);	/* perf's "%8s", without --children */
-				break;
-			case HF_IPC:	/* perf's ipc_null: no IPC without branch counts */
-				line_put(&ln, "  -      -            ", 22);
-				break;
-			case HF_PERIOD:
-			case HF_SAMPLE:
-				line_put(&ln, nb, (size_t)snprintf(nb, sizeof(nb), "  %12llu",
-					 (unsigned long long)(v == HF_PERIOD ? e->self : e->samples)));
-				break;
-			default:
-				hist_key_put(&ln, t->cells, e, (enum tally_hist_key)v, width[i], i == f->n - 1);
-				break;
+					line_put(&ln, "  -      -            ", 22);
+			} else if (!HIST_IS_KEY(v)) {
+				count_cell(&ln, t, v, i, last, t->gnr ? &t->grows[k * (size_t)nr] : e, tot);
+			} else if (t->sep) {
+				hist_key_put_sep(&ln, t->sep, !i, t->cells, e, (enum tally_hist_key)v, width[i],
+						 last);
+			} else {
+				hist_key_put(&ln, t->cells, e, (enum tally_hist_key)v, width[i], last);
 			}
 		}
 		line_putc(&ln, '\n');

@@ -140,6 +140,14 @@ struct hist_table {
 	/* a row's call graph under it (NULL: none) */
 	void (*graph)(FILE *fp, const struct tally_hist_row *e, uint64_t total, void *arg);
 	void *arg;
+	/*
+	 * perf's group view (report): each count column a value per member,
+	 * row k's members grows[k * gnr ..], each a share of gtot[member];
+	 * gnr 0: none
+	 */
+	int gnr;
+	const struct tally_hist_row *grows;
+	const double *gtot;
 };
 
 /* -F's table of rows[0..n), in their order. */

@@ -65,6 +65,15 @@ struct report {
 	bool show_threads;		/* -T: the READ records' per-thread counts after the rows */
 	struct report_threads threads;
 	struct cli_from from;		/* --from: a store's merged profile */
+	/*
+	 * perf's event groups (report_group.c), by event: the size of the
+	 * group it leads (1: alone, 0: a member), the group's name (NULL:
+	 * anonymous); group_view: members shown in their leader's table
+	 */
+	int *gnr;
+	const char **gname;
+	bool group_view;
+	bool group_forced;		/* --group on a file without groups: one of all events */
 };
 
 /* The rows of print_hist, and what prints them. */
@@ -81,6 +90,26 @@ struct rows_out {
 	size_t next, nchunk;
 	struct rows_buf { char *text; size_t len, cap; bool done, failed; } *buf;
 };
+
+/* report_head.c: the '#' lines before the first table, then each table's */
+void report_print_preamble(const struct report *r, uint64_t lost);
+/* An event's totals (every sample, shown or not). */
+struct tally_hist_totals report_totals(const struct report *r, int idx);
+/* the rows without --symbol-filter (on: false) or with it again: 0, or -errno */
+int report_symbol_filter_on(struct report *r, bool on);
+/* What event idx's percentages are of (--percentage relative: the rows kept); sets graph_base */
+struct tally_hist_totals report_shown(struct report *r, int idx);
+/* "# Samples: N of event(s) 'name'" and the Event count of r->head */
+void report_print_head(const struct report *r, const char *name, bool plural);
+
+/*
+ * report_group.c: which events show together (the file's groups; group:
+ * --group 1, --no-group 0, neither -1), set on the histogram; 0, or -1
+ * said. A leader's table with its members' columns.
+ */
+int report_group_setup(struct report *r, struct tally_data_reader *rd, int nr_events, int group);
+void report_group_print(struct report *r, int idx);
+void report_group_free(struct report *r);
 
 /* The call graph under row e (none in -g none): of total, or of every sample with --percentage relative. */
 void report_print_graph(FILE *fp, const struct report *r, uint64_t total,

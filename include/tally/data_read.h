@@ -162,6 +162,21 @@ TALLY_API int tally_data_reader__cpu_topology(const struct tally_data_reader *r,
  */
 TALLY_API int tally_data_reader__cpu_sockets(const struct tally_data_reader *r, int32_t *out,
 					     int n);
+/*
+ * Added in 0.5: GROUP_DESC, the event groups recorded ({a,b}): each
+ * group's leader (an attr index), its size (the leader and the attrs
+ * after it) and its name (NULL: perf's "{anon_group}", no name). The
+ * first n into out; how many the file records (0: none, or no such
+ * section), -EINVAL where the section is damaged or a group's attrs are
+ * not the file's.
+ */
+struct tally_event_group {
+	const char *name;
+	int leader;
+	int nr_members;
+};
+TALLY_API int tally_data_reader__groups(const struct tally_data_reader *r,
+					struct tally_event_group *out, int n);
 /* NUMA_TOPOLOGY: each node, its memory (KiB) and CPU list. */
 struct tally_numa_node {
 	uint32_t node;

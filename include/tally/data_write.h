@@ -61,6 +61,15 @@ TALLY_API int tally_data_writer__add_attr(struct tally_data_writer *w,
 					  const struct perf_event_attr *attr,
 					  const uint64_t *ids, size_t nr_ids, const char *name);
 /*
+ * Added in 0.5, before begin: attrs leader..leader+nr-1 (added or to
+ * come) were recorded as one group (-e '{a,b}'), written as perf's
+ * GROUP_DESC (a group whose attrs the file lacks is left out). name
+ * NULL: an anonymous group. 0, -EINVAL (nr < 2, or an attr in two
+ * groups), -EBUSY (begun), -ENOMEM.
+ */
+TALLY_API int tally_data_writer__add_group(struct tally_data_writer *w, int leader, int nr,
+					   const char *name);
+/*
  * File: the header placeholder, the ids and attrs. Pipe: the 16-byte
  * header, HEADER_ATTR, HEADER_FEATURE, HEADER_TRACING_DATA and
  * EVENT_UPDATE (names) records.

@@ -469,6 +469,26 @@ TALLY_API int tally_hist__row(const struct tally_hist *h, int event, size_t i,
 			      struct tally_hist_row *out);
 
 /*
+ * Added in 0.5: perf report's group view (--group, a file's {a,b}
+ * groups): events leader+1..leader+nr-1 shown with event leader. From
+ * the next resort on, the leader's rows are also the keys only its
+ * members have (as perf's hists__link: those rows count nothing of the
+ * leader's and have no graph), ordered as perf's group view: the
+ * leader's children, then its own period and each member's in event
+ * order, then the keys (tally_hist__sort's order: its counts compared so
+ * too). nr 1: no group. 0, -EINVAL (an event in two groups), -ENOMEM.
+ */
+TALLY_API int tally_hist__set_group(struct tally_hist *h, int leader, int nr);
+/*
+ * Added in 0.5: of row i of a group leader's rows, member k's row of the
+ * same key (k 0: the leader's own, tally_hist__row), or, where that
+ * member has none, the row's keys with its counts 0 and no graph.
+ * 0, -EINVAL (a bad event, index, member or sz; not a leader).
+ */
+TALLY_API int tally_hist__row_member(const struct tally_hist *h, int event, size_t i, int k,
+				     struct tally_hist_row *out);
+
+/*
  * A call-graph tree, as perf's: the chains of a row's samples merged,
  * one frame per node, in opts.order from the root (an empty root node
  * above them). A browser expands a node by walking its children.

@@ -362,6 +362,36 @@ int tally_data_reader__cpu_sockets(const struct tally_data_reader *r, int32_t *o
 	return got;
 }
 
+int tally_data_reader__groups(const struct tally_data_reader *r, struct tally_event_group *out,
+			      int n)
+{
+	int nattrs = r ? tally_data_reader__nr_attrs(r) : 0;
+	uint32_t nr;
+	struct cur c;
+
+	if (!r || (!out && n > 0))
+		return tally__err(EINVAL);
+	if (feat(r, TALLY_HEADER_GROUP_DESC, &c))
+		return 0;
+	nr = u32(&c);
+	if (c.bad || nr > (uint32_t)nattrs)
+		return tally__err(EINVAL);
+	for (uint32_t i = 0; i < nr; i++) {
+		const char *name = str(&c);
+		uint32_t leader = u32(&c), members = u32(&c);
+
+		/* a group is the leader and the attrs after it, two at least */
+		if (c.bad || leader >= (uint32_t)nattrs || members < 2 ||
+		    members > (uint32_t)nattrs - leader)
+			return tally__err(EINVAL);
+		if ((int)i < n)
+			out[i] = (struct tally_event_group){
+				.name = strcmp(name, "{anon_group}") ? name : NULL,
+				.leader = (int)leader, .nr_members = (int)members };
+	}
+	return (int)nr;
+}
+
 int tally_data_reader__numa_nodes(const struct tally_data_reader *r,
 				  const struct tally_numa_node **out)
 {

@@ -71,6 +71,9 @@ void tally_data_writer__free(struct tally_data_writer *w)
 		free(w->attrs[i].name);
 	}
 	free(w->attrs);
+	for (size_t i = 0; i < w->nr_groups; i++)
+		free(w->groups[i].name);
+	free(w->groups);
 	for (size_t i = 0; i < w->nr_bids; i++)
 		free(w->bids[i].name);
 	free(w->bids);
@@ -103,6 +106,29 @@ uint64_t tally_data_writer__uncompressed(const struct tally_data_writer *w)
 uint64_t tally_data_writer__compressed(const struct tally_data_writer *w)
 {
 	return w ? w->zbytes : 0;
+}
+
+int tally_data_writer__add_group(struct tally_data_writer *w, int leader, int nr, const char *name)
+{
+	struct wgroup *g;
+
+	if (!w || leader < 0 || nr < 2 || nr > INT32_MAX - leader)
+		return tally__err(EINVAL);
+	if (w->begun)
+		return tally__err(EBUSY);
+	for (size_t i = 0; i < w->nr_groups; i++)
+		if (leader < w->groups[i].leader + w->groups[i].nr &&
+		    w->groups[i].leader < leader + nr)
+			return tally__err(EINVAL);	/* an attr is in one group */
+	if (!(g = tally__reallocarray(w->groups, w->nr_groups + 1, sizeof(*g))))
+		return tally__err(ENOMEM);
+	w->groups = g;
+	g += w->nr_groups;
+	*g = (struct wgroup){ .leader = leader, .nr = nr };
+	if (name && !(g->name = strdup(name)))
+		return tally__err(ENOMEM);
+	w->nr_groups++;
+	return 0;
 }
 
 int tally_data_writer__add_attr(struct tally_data_writer *w, const struct perf_event_attr *attr,
@@ -534,8 +560,8 @@ static const int pipe_feats[] = {
 	TALLY_HEADER_HOSTNAME, TALLY_HEADER_OSRELEASE, TALLY_HEADER_VERSION, TALLY_HEADER_ARCH,
 	TALLY_HEADER_NRCPUS, TALLY_HEADER_CPUDESC, TALLY_HEADER_CPUID, TALLY_HEADER_TOTAL_MEM,
 	TALLY_HEADER_CMDLINE, TALLY_HEADER_EVENT_DESC, TALLY_HEADER_CPU_TOPOLOGY,
-	TALLY_HEADER_NUMA_TOPOLOGY, TALLY_HEADER_CLOCKID, TALLY_HEADER_COMPRESSED,
-	TALLY_HEADER_CLOCK_DATA,
+	TALLY_HEADER_NUMA_TOPOLOGY, TALLY_HEADER_GROUP_DESC, TALLY_HEADER_CLOCKID,
+	TALLY_HEADER_COMPRESSED, TALLY_HEADER_CLOCK_DATA,
 };
 
 static void put_header(struct tally__buf *b, uint32_t type, size_t size)

@@ -164,6 +164,29 @@ static void feat_event_desc(struct tally__buf *b, const struct tally_data_writer
 	}
 }
 
+/* perf's write_group_desc: the groups whose attrs the file has, in attr order */
+static bool feat_group_desc(struct tally__buf *b, const struct tally_data_writer *w)
+{
+	uint32_t nr = 0;
+
+	for (size_t i = 0; i < w->nr_groups; i++)
+		nr += (size_t)w->groups[i].leader + (size_t)w->groups[i].nr <= w->nr_attrs;
+	if (!nr)
+		return false;
+	tally__buf_u32(b, nr);
+	for (size_t a = 0; a < w->nr_attrs; a++)
+		for (size_t i = 0; i < w->nr_groups; i++) {
+			const struct wgroup *g = &w->groups[i];
+
+			if ((size_t)g->leader != a || a + (size_t)g->nr > w->nr_attrs)
+				continue;
+			tally__buf_str(b, g->name ? g->name : "{anon_group}");
+			tally__buf_u32(b, (uint32_t)g->leader);
+			tally__buf_u32(b, (uint32_t)g->nr);
+		}
+	return true;
+}
+
 void tally__put_build_id(struct tally__buf *b, const struct wbid *e, uint32_t type)
 {
 	size_t n = strlen(e->name) + 1, len = (n + 63) & ~(size_t)63;
@@ -416,6 +439,8 @@ bool tally__data_write_feature(struct tally_data_writer *w, int feat, struct tal
 	case TALLY_HEADER_NUMA_TOPOLOGY:
 		feat_numa_topology(b);
 		return true;
+	case TALLY_HEADER_GROUP_DESC:
+		return feat_group_desc(b, w);
 	case TALLY_HEADER_SAMPLE_TIME:
 		if (w->pipe || !w->last_time)
 			return false;

@@ -68,6 +68,11 @@ struct tally_data_writer {
 		uint64_t off, samples;
 	} *marks;
 	size_t nr_marks, cap_marks;
+	struct wgroup {		/* GROUP_DESC's: attrs leader..leader+nr-1 */
+		int leader, nr;
+		char *name;	/* NULL: anonymous */
+	} *groups;
+	size_t nr_groups;
 	struct tally__buf scs;	/* SC_STRINGS' entries (sc_strings_feat.c) */
 	uint32_t nr_scs;
 	struct tally__zstd *z;

@@ -289,7 +289,7 @@ static int shape_add_hv(struct tally_hist *h, uint64_t hv, int idx, const char *
 }
 
 /* The event's slot, made on its first sample (a live session's events are all known at open). */
-static struct hist_ev *event_grow(struct tally_hist *h, int idx)
+struct hist_ev *tally__hist_event_grow(struct tally_hist *h, int idx)
 {
 	if (idx < 0)
 		return NULL;
@@ -307,7 +307,7 @@ static struct hist_ev *event_grow(struct tally_hist *h, int idx)
 
 static inline struct hist_ev *event_of(struct tally_hist *h, int idx)
 {
-	return idx >= 0 && idx < h->nev ? &h->ev[idx] : event_grow(h, idx);
+	return idx >= 0 && idx < h->nev ? &h->ev[idx] : tally__hist_event_grow(h, idx);
 }
 
 /*
@@ -593,9 +593,11 @@ static void free_rows(struct tally_hist *h)
 		free(hs->tab);
 		free(hs->rows);
 		free(hs->in);
+		free(hs->gpair);
 		hs->tab = NULL;
 		hs->rows = NULL;
 		hs->in = NULL;
+		hs->gpair = NULL;
 		hs->nin = 0;
 		hs->nbuckets = hs->n = hs->nrows = hs->made = 0;
 	}
@@ -663,6 +665,8 @@ int tally_hist__resort(struct tally_hist *h)
 		if (x->count != x->rows_count)
 			err = tally__hist_graph_shape(h, x, x->period - x->rows_period, x->count - x->rows_count);
 	}
+	if (!err && h->ngroups)
+		err = tally__hist_group_link(h);	/* the leaders' rows of their members' keys */
 	/*
 	 * The counts in: the rows' order (on a second thread where it pays)
 	 * beside the kept walks growing the trees of the rows that show them.
@@ -988,6 +992,7 @@ void tally_hist__free(struct tally_hist *h)
 	free(h->timed);
 	free(h->uchain);
 	free(h->sockets);
+	free(h->groups);
 	tally__hist_free_filter(h);
 	if (h->has_parent)
 		regfree(&h->parent_re);

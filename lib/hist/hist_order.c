@@ -26,6 +26,7 @@
  */
 struct order_ctx {
 	const struct tally_hist *h;
+	const struct hist_ev *g;	/* a group leader's: its members' counts order too */
 	int npre;
 	bool rdso;
 };
@@ -81,12 +82,19 @@ static __attribute__((always_inline)) inline int cmp_rows(const void *pa, const 
 
 	if (h->nr_order) {
 		for (int i = 0; i < h->nr_order; i++)
-			if ((c = cmp_item(h, a, b, h->order[i])))
+			if ((c = cmp_item(h, a, b, h->order[i])) ||
+			    /* perf's group view: each member's count after the leader's */
+			    (o->g && (h->order[i] == TALLY_HIST_BY_SELF ||
+				      h->order[i] == TALLY_HIST_BY_SAMPLES) &&
+			     (c = tally__hist_cmp_members(o->g, a, b,
+							  h->order[i] == TALLY_HIST_BY_SAMPLES))))
 				return c;
 		return 0;
 	}
 	/* perf's default: children (when counted), self, then the keys (cmp_item's, inline) */
 	CMP_COUNTS(h, a, b);
+	if (o->g && (c = tally__hist_cmp_members(o->g, a, b, false)))
+		return c;
 	if (o->npre && a->pre != b->pre)
 		return a->pre < b->pre ? -1 : 1;
 	for (int i = o->npre; i < h->nsort; i++) {
@@ -167,7 +175,7 @@ static bool keys_packed(const struct order_ctx *o)
 {
 	const struct tally_hist *h = o->h;
 
-	return !h->nr_order && (o->npre == h->nsort ||
+	return !h->nr_order && !o->g && (o->npre == h->nsort ||
 				(o->npre == h->nsort - 1 && h->sort[h->nsort - 1] == K_SYM && o->rdso));
 }
 
@@ -633,6 +641,27 @@ static void seq_order(const struct hist_ev *hs, struct entry **in, size_t n)
 	free(at);
 }
 
+/* in[] with the group link's entries (hs->gd_from..gd_to) moved last, in order; how many */
+static size_t dummies_last(const struct hist_ev *hs, struct entry **in, size_t n)
+{
+	size_t k = 0, nd = 0;
+	struct entry **d;
+
+	for (size_t i = 0; i < n; i++)
+		nd += in[i]->seq >= hs->gd_from && in[i]->seq < hs->gd_to;
+	if (!nd || !(d = malloc(nd * sizeof(*d))))
+		return 0;
+	nd = 0;
+	for (size_t i = 0; i < n; i++)
+		if (in[i]->seq >= hs->gd_from && in[i]->seq < hs->gd_to)
+			d[nd++] = in[i];
+		else
+			in[k++] = in[i];
+	memcpy(in + k, d, nd * sizeof(*d));
+	free(d);
+	return nd;
+}
+
 /*
  * Whether perf collapses the entries into a second tree (its need_collapse:
  * a key with a collapse compare, such as comm). Where every key is one
@@ -666,18 +695,20 @@ static bool collapses(const struct tally_hist *h)
  * --symbol-filter, when its symbol holds the text (perf's
  * hists__filter_by_symbol, a test of the row itself)
  */
-static bool row_shown(const struct tally_hist *h, const struct entry *e)
+static bool row_shown(const struct tally_hist *h, const struct hist_ev *hs, const struct entry *e)
 {
 	const char *sf = h->filter.symbol_filter;
 
-	return e->visible && (!sf || (e->sym && strstr(e->sym, sf)));
+	/* a group's link comes after perf's filter by symbol: the entries it made are not tested */
+	return e->visible && (!sf || (e->sym && strstr(e->sym, sf)) ||
+			      (e->seq >= hs->gd_from && e->seq < hs->gd_to));
 }
 
 static int perf_order(const struct tally_hist *h, struct hist_ev *hs)
 {
 	size_t n = hs->n;
 	struct tally__rbt t = { NULL, -1 };
-	struct order_ctx o = { .h = h };
+	struct order_ctx o = { .h = h, .g = hs->gpair ? hs : NULL };
 	struct entry **in, **out;
 
 	hs->nrows = 0;
@@ -719,7 +750,14 @@ static int perf_order(const struct tally_hist *h, struct hist_ev *hs)
 		free(hs->in);
 		hs->in = NULL;
 		hs->nin = 0;
-		tree_pass(&o, &t, in, out, n, false, kb);
+		/*
+		 * a group leader's entries made for its members' keys (perf's
+		 * dummies) go into the collapsed tree after the others have
+		 */
+		size_t nd = collapses(h) ? dummies_last(hs, in, n) : 0;
+
+		tree_pass(&o, &t, in, out, n - nd, false, kb);
+		memcpy(out + n - nd, in + n - nd, nd * sizeof(*in));
 		if (collapses(h))
 			tree_pass(&o, &t, out, in, n, false, kb);
 		else
@@ -741,7 +779,7 @@ static int perf_order(const struct tally_hist *h, struct hist_ev *hs)
 	}
 	free(kb);
 	for (size_t i = 0; i < n; i++)
-		if (row_shown(h, in[i]))
+		if (row_shown(h, hs, in[i]))
 			hs->rows[hs->nrows++] = in[i];
 	free(in);
 	free(out);
@@ -752,7 +790,7 @@ static int perf_order(const struct tally_hist *h, struct hist_ev *hs)
 /* hs's rows in h's order: perf's by default, else the one tally_hist__sort was given. */
 int tally__hist_order_rows(const struct tally_hist *h, struct hist_ev *hs)
 {
-	struct order_ctx o = { .h = h };
+	struct order_ctx o = { .h = h, .g = hs->gpair ? hs : NULL };
 
 	if (!h->nr_order)
 		return perf_order(h, hs);
@@ -760,7 +798,7 @@ int tally__hist_order_rows(const struct tally_hist *h, struct hist_ev *hs)
 	hs->nrows = 0;
 	for (size_t b = 0; b < hs->nbuckets; b++)
 		for (struct entry *e = hs->tab[b]; e; e = e->next)
-			if (row_shown(h, e))
+			if (row_shown(h, hs, e))
 				hs->rows[hs->nrows++] = e;
 	qsort_r(hs->rows, hs->nrows, sizeof(*hs->rows), cmp_rows, &o);
 	return 0;

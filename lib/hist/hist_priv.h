@@ -149,6 +149,13 @@ struct hist_ev {
 	struct entry **in;
 	size_t nin, in_made;
 	struct hist_event_info info;
+	/*
+	 * a group leader's (tally_hist__set_group): by entry seq, its
+	 * members' entries of the same key (NULL: none), gnm a seq
+	 */
+	struct entry **gpair;
+	int gnm;
+	size_t gd_from, gd_to;		/* the seqs of the entries the link made */
 };
 
 /*
@@ -237,6 +244,8 @@ struct tally_hist {
 	char *filter_str[6];		/* the filter's copies */
 	struct hist_ev *ev;
 	int nev;
+	struct hist_group { int leader, nr; } *groups;	/* tally_hist__set_group's */
+	int ngroups;
 	/*
 	 * the shapes' table, open (linear probing, at most half full): a
 	 * slot holds its shape's hash, so a lookup reads only the shape it
@@ -522,6 +531,20 @@ static __attribute__((always_inline)) inline int cmp_key(const struct entry *a, 
  * their event's total (all: every entry's). 0 or -errno.
  */
 void tally__hist_entry_put(struct tally_hist *h, struct entry *e);
+/* key's entry in hs, made (*made) as perf's dummy entry (no counts) when new; NULL without memory */
+struct entry *tally__hist_entry_pair(struct tally_hist *h, struct hist_ev *hs, const struct entry *key,
+				     bool *made);
+/* event idx's slot, made (zeroed) when new; NULL without memory */
+struct hist_ev *tally__hist_event_grow(struct tally_hist *h, int idx);
+/*
+ * hist_group.c: each group leader's entries for its members' keys, and
+ * its members' entries paired by key (before the rows' order). 0 or
+ * -ENOMEM. Then, in the order: leader entries a and b by their members'
+ * own periods (samples) in turn, as perf's __hpp__sort in a group.
+ */
+int tally__hist_group_link(struct tally_hist *h);
+int tally__hist_cmp_members(const struct hist_ev *ls, const struct entry *a, const struct entry *b,
+			    bool samples);
 int tally__hist_shape(struct tally_hist *h, const struct shape *x, uint64_t period, uint64_t count,
 		      bool graph);
 int tally__hist_graph_shape(struct tally_hist *h, const struct shape *x, uint64_t period,

@@ -43,10 +43,11 @@ size_t tally_hist__nr_rows(const struct tally_hist *h, int event)
 	return h && event >= 0 && event < h->nev ? h->ev[event].nrows : 0;
 }
 
+static void row_of(const struct tally_hist *h, const struct entry *e, struct tally_hist_row *out);
+
 int tally_hist__row(const struct tally_hist *h, int event, size_t i, struct tally_hist_row *out)
 {
 	const struct entry *e;
-	size_t sz;
 
 	if (!h || event < 0 || event >= h->nev || i >= h->ev[event].nrows || !out ||
 	    out->sz < sizeof(size_t))
@@ -77,7 +78,46 @@ int tally_hist__row(const struct tally_hist *h, int event, size_t i, struct tall
 	}
 	if (i + 4 < nr && h->ev[event].rows[i + 4]->w->map)
 		__builtin_prefetch(h->ev[event].rows[i + 4]->w->map);
-	sz = out->sz < sizeof(*out) ? out->sz : sizeof(*out);
+	row_of(h, e, out);
+	return 0;
+}
+
+int tally_hist__row_member(const struct tally_hist *h, int event, size_t i, int k,
+			   struct tally_hist_row *out)
+{
+	const struct hist_ev *hs;
+	const struct entry *m;
+
+	if (!h || event < 0 || event >= h->nev || i >= h->ev[event].nrows || !out ||
+	    out->sz < sizeof(size_t) || k < 0)
+		return -EINVAL;
+	hs = &h->ev[event];
+	if (!k)
+		return tally_hist__row(h, event, i, out);
+	if (!hs->gpair || k > hs->gnm)
+		return -EINVAL;
+	if ((m = hs->gpair[hs->rows[i]->seq * (size_t)hs->gnm + (size_t)(k - 1)])) {
+		row_of(h, m, out);
+		return 0;
+	}
+	/* none of its key: the leader's keys, no counts */
+	row_of(h, hs->rows[i], out);
+	size_t sz = out->sz;
+	struct tally_hist_row zero = { .sz = sz };
+
+	memcpy(&zero, out, sz < sizeof(zero) ? sz : sizeof(zero));
+	zero.self = zero.children = zero.samples = 0;
+	zero.period_sys = zero.period_us = zero.period_guest_sys = zero.period_guest_us = 0;
+	zero.graph = NULL;
+	zero.max_depth = 0;
+	memcpy(out, &zero, sz < sizeof(zero) ? sz : sizeof(zero));
+	return 0;
+}
+
+/* entry e as the public row, out->sz bytes of it */
+static void row_of(const struct tally_hist *h, const struct entry *e, struct tally_hist_row *out)
+{
+	size_t sz = out->sz < sizeof(*out) ? out->sz : sizeof(*out);
 	struct tally_hist_row v = {
 		.sz = sz, .self = e->self, .children = e->children, .samples = e->nself,
 		.comm = e->comm, .pid = e->pid, .tid = e->tid, .cpu = e->cpu,
@@ -123,7 +163,6 @@ int tally_hist__row(const struct tally_hist *h, int event, size_t i, struct tall
 	}
 
 	memcpy(out, &v, sz);
-	return 0;
 }
 
 /* ---- the views' access (hist_internal.h) ---- */

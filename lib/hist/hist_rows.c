@@ -192,6 +192,28 @@ static struct entry *hist_find(struct tally_hist *h, struct hist_ev *hs, const s
 	return hist_find_hv(h, hs, key, hash_entry(h, key));
 }
 
+struct entry *tally__hist_entry_pair(struct tally_hist *h, struct hist_ev *hs, const struct entry *key,
+				     bool *made)
+{
+	size_t seq = hs->made;
+	struct entry *e = hist_find(h, hs, key);
+
+	*made = e && hs->made != seq;
+	if (*made) {
+		/* perf's hists__add_dummy_entry: the key, no counts, no graph; the pair's filter verdict */
+		e->nself = 0;
+		e->cg = 0;
+		e->graphed = false;
+		e->max_depth = 0;
+		if (e->m != &tally__hist_mem_none) {
+			struct hist_mem *m = (struct hist_mem *)e->m;
+
+			m->p_sys = m->p_us = m->p_gsys = m->p_gus = 0;
+		}
+	}
+	return e;
+}
+
 static size_t vis_slot_of(const struct tally_hist *h, const void *e)
 {
 	return (size_t)(((uintptr_t)e >> 4) * 0x9e3779b97f4a7c15ull) & (h->capvis - 1);

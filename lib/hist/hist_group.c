@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: MIT
+/*
+ * perf report's group view (tally_hist__set_group): a group's events are
+ * shown as one table, the leader's rows, each with its members' counts
+ * of the same key beside its own. As perf's hists__link: every member
+ * entry is paired with the leader's entry of its key, one made (perf's
+ * dummy entry: no counts, no graph) where the leader has none; the rows
+ * are then ordered (hist_order.c) as perf's group view orders them, a
+ * member's own period compared after the leader's, in event order.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "internal.h"
+#include "hist_internal.h"
+#include "rbtree.h"
+#include "hist_priv.h"
+
+int tally_hist__set_group(struct tally_hist *h, int leader, int nr)
+{
+	struct hist_group *g;
+	int i;
+
+	if (!h || leader < 0 || nr < 1 || nr > INT32_MAX - leader)
+		return -EINVAL;
+	for (i = 0; i < h->ngroups && h->groups[i].leader != leader; i++)
+		if (leader < h->groups[i].leader + h->groups[i].nr &&
+		    h->groups[i].leader < leader + nr)
+			return -EINVAL;		/* an event is in one group */
+	for (int k = i + 1; k < h->ngroups; k++)
+		if (leader < h->groups[k].leader + h->groups[k].nr &&
+		    h->groups[k].leader < leader + nr)
+			return -EINVAL;
+	if (i < h->ngroups) {
+		if (nr == 1)	/* off: the last one takes its place */
+			h->groups[i] = h->groups[--h->ngroups];
+		else
+			h->groups[i].nr = nr;
+		return 0;
+	}
+	if (nr == 1)
+		return 0;
+	if (!(g = realloc(h->groups, (size_t)(h->ngroups + 1) * sizeof(*g))))
+		return -ENOMEM;
+	h->groups = g;
+	h->groups[h->ngroups++] = (struct hist_group){ leader, nr };
+	return 0;
+}
+
+static int by_seq(const void *pa, const void *pb)
+{
+	const struct entry *a = *(struct entry *const *)pa, *b = *(struct entry *const *)pb;
+
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/* member k's entries (every one, filtered too, as perf links them), in the order they were made */
+static struct entry **entries_of(const struct hist_ev *hs)
+{
+	struct entry **v = malloc((hs->n + 1) * sizeof(*v));
+	size_t n = 0;
+
+	if (!v)
+		return NULL;
+	for (size_t b = 0; b < hs->nbuckets; b++)
+		for (struct entry *e = hs->tab[b]; e; e = e->next)
+			v[n++] = e;
+	qsort(v, n, sizeof(*v), by_seq);
+	return v;
+}
+
+static int link_group(struct tally_hist *h, const struct hist_group *g)
+{
+	struct hist_ev *ls = tally__hist_event_grow(h, g->leader);
+	int nm = g->nr - 1, err = 0;
+	/* each member's entries, in the order they were made, and their leader entries */
+	struct entry **mine[nm > 0 ? nm : 1], **theirs[nm > 0 ? nm : 1];
+	size_t nr[nm > 0 ? nm : 1];
+
+	if (!ls)
+		return -ENOMEM;
+	free(ls->gpair);
+	ls->gpair = NULL;
+	ls->gnm = nm;
+	ls->gd_from = ls->made;
+	for (int k = 0; k < nm; k++) {
+		const struct hist_ev *ms = g->leader + 1 + k < h->nev ? &h->ev[g->leader + 1 + k] : NULL;
+
+		mine[k] = theirs[k] = NULL;
+		nr[k] = ms ? ms->n : 0;
+		if (!nr[k] || err)
+			continue;
+		if (!(mine[k] = entries_of(ms)) || !(theirs[k] = malloc(nr[k] * sizeof(**theirs)))) {
+			err = -ENOMEM;
+			continue;
+		}
+		for (size_t i = 0; i < nr[k] && !err; i++) {
+			bool made;
+
+			if (!(theirs[k][i] = tally__hist_entry_pair(h, ls, mine[k][i], &made)))
+				err = -ENOMEM;
+			else if (made)	/* perf's dummy keeps its pair's filter verdict */
+				theirs[k][i]->visible = mine[k][i]->visible;
+		}
+	}
+	ls->gd_to = ls->made;
+	/* the pairs' table, by leader entry, once every entry is made */
+	if (!err && !(ls->gpair = calloc(ls->made * (size_t)nm + 1, sizeof(*ls->gpair))))
+		err = -ENOMEM;
+	for (int k = 0; k < nm; k++) {
+		for (size_t i = 0; !err && i < nr[k]; i++)
+			ls->gpair[theirs[k][i]->seq * (size_t)nm + (size_t)k] = mine[k][i];
+		free(mine[k]);
+		free(theirs[k]);
+	}
+	return err;
+}
+
+int tally__hist_group_link(struct tally_hist *h)
+{
+	for (int i = 0; i < h->ngroups; i++) {
+		int err = link_group(h, &h->groups[i]);
+
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* member k's count of the leader entry e's key: its own period (or samples) */
+static uint64_t member(const struct hist_ev *ls, const struct entry *e, int k, bool samples)
+{
+	const struct entry *m = ls->gpair[e->seq * (size_t)ls->gnm + (size_t)k];
+
+	return m ? (samples ? m->nself : m->self) : 0;
+}
+
+int tally__hist_cmp_members(const struct hist_ev *ls, const struct entry *a, const struct entry *b,
+			    bool samples)
+{
+	for (int k = 0; k < ls->gnm; k++) {
+		uint64_t x = member(ls, a, k, samples), y = member(ls, b, k, samples);
+
+		if (x != y)
+			return x > y ? -1 : 1;
+	}
+	return 0;
+}
