@@ -115,46 +115,7 @@ static void print_table(struct report *r, int idx, uint64_t total)
 	report_print_head(r, tally_session__event_name(r->ss, idx), r->gnr && r->gnr[idx] > 1);
 	/* perf pads the other columns even when the last one is hidden */
 	last = r->nsort - 1;
-	if (!r->quiet && r->sep) {
-		/* perf's -t header: the names alone, joined, padded as the cells; no dots */
-		const char *sep = r->sep;
-
-		printf("# %s", r->children ? "Children" : "Overhead");
-		if (r->children)
-			printf("%s%8s", sep, "Self");
-		if (r->cpu_util)
-			printf("%s%8s%s%8s", sep, "sys", sep, "usr");
-		if (r->show_nr)
-			printf("%s%12s", sep, "Samples");
-		if (r->show_period)
-			printf("%s%12s", sep, "Period");
-		for (int i = 0; i < r->nsort; i++)
-			if (i == r->ipc_at)
-				printf("%s%-*s", sep, width[i], "IPC   [IPC Coverage]");
-			else if (!r->elide[r->sort[i]])
-				printf("%s%-*s", sep, width[i], hist_keys[r->sort[i]].header);
-		putchar('\n');
-	} else if (!r->quiet) {
-		printf("# %s%s%s%s", r->children ? "Children      Self" : "Overhead",
-		       r->cpu_util ? "       sys       usr" : "",
-		       r->show_nr ? "       Samples" : "", r->show_period ? "        Period" : "");
-		for (int i = 0; i < r->nsort; i++)
-			if (i == r->ipc_at)
-				printf("  %-*s", width[i], "IPC   [IPC Coverage]");
-			else if (!r->elide[r->sort[i]])
-				printf("  %-*s", width[i], hist_keys[r->sort[i]].header);
-		printf("\n# %s%s%s%s", r->children ? "........  ........" : "........",
-		       r->cpu_util ? "  ........  ........" : "",
-		       r->show_nr ? "  ............" : "", r->show_period ? "  ............" : "");
-		for (int i = 0; i < r->nsort; i++) {
-			if (r->elide[r->sort[i]])
-				continue;
-			printf("  ");
-			for (int k = 0; k < width[i]; k++)
-				putchar('.');
-		}
-		printf("\n#\n");
-	}
+	report_print_columns(r, 1, width);
 	for (size_t from = 0; from < n; from += ROWS_WIN) {
 		struct rows_out o = { .r = r, .rows = win, .n = n - from < ROWS_WIN ? n - from : ROWS_WIN,
 				      .total = total, .width = width, .last = last };

@@ -110,6 +110,11 @@ void report_print_head(const struct report *r, const char *name, bool plural);
 int report_group_setup(struct report *r, struct tally_data_reader *rd, int nr_events, int group);
 void report_group_print(struct report *r, int idx);
 void report_group_free(struct report *r);
+/*
+ * The '#' column names and dots of a table (-t: the names joined by the
+ * separator, no dots), each count column nr values wide (a group's)
+ */
+void report_print_columns(const struct report *r, int nr, const int *width);
 
 /* The call graph under row e (none in -g none): of total, or of every sample with --percentage relative. */
 void report_print_graph(FILE *fp, const struct report *r, uint64_t total,

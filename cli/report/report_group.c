@@ -196,7 +196,7 @@ static void print_row(const struct report *r, const struct gcols *g, const int *
 	line_flush(&ln);
 }
 
-static void print_columns(const struct report *r, int nr, const int *width)
+void report_print_columns(const struct report *r, int nr, const int *width)
 {
 	static const char *const name[6] = { "Children", "Self", "sys", "usr", "Samples", "Period" };
 	bool on[6] = { r->children, true, r->cpu_util, r->cpu_util, r->show_nr, r->show_period };
@@ -303,7 +303,7 @@ void report_group_print(struct report *r, int idx)
 	hist_key_widths(&r->cells, r->hist, idx, r->sort, r->nsort, r->ipc_at, win, GROUP_WIN, width);
 	free(win);
 	report_print_head(r, desc, true);
-	print_columns(r, nr, width);
+	report_print_columns(r, nr, width);
 	for (size_t i = 0; i < n; i++) {
 		struct gcols g = { nr, tot, m };
 
