@@ -289,7 +289,7 @@ static int shape_add_hv(struct tally_hist *h, uint64_t hv, int idx, const char *
 }
 
 /* The event's slot, made on its first sample (a live session's events are all known at open). */
-struct hist_ev *tally__hist_event_grow(struct tally_hist *h, int idx)
+static struct hist_ev *event_grow(struct tally_hist *h, int idx)
 {
 	if (idx < 0)
 		return NULL;
@@ -307,7 +307,7 @@ struct hist_ev *tally__hist_event_grow(struct tally_hist *h, int idx)
 
 static inline struct hist_ev *event_of(struct tally_hist *h, int idx)
 {
-	return idx >= 0 && idx < h->nev ? &h->ev[idx] : tally__hist_event_grow(h, idx);
+	return idx >= 0 && idx < h->nev ? &h->ev[idx] : event_grow(h, idx);
 }
 
 /*

@@ -72,14 +72,15 @@ static struct entry **entries_of(const struct hist_ev *hs)
 
 static int link_group(struct tally_hist *h, const struct hist_group *g)
 {
-	struct hist_ev *ls = tally__hist_event_grow(h, g->leader);
+	/* a leader without samples: no table of the group (perf's skip of an empty leader) */
+	struct hist_ev *ls = g->leader < h->nev ? &h->ev[g->leader] : NULL;
 	int nm = g->nr - 1, err = 0;
 	/* each member's entries, in the order they were made, and their leader entries */
 	struct entry **mine[nm > 0 ? nm : 1], **theirs[nm > 0 ? nm : 1];
 	size_t nr[nm > 0 ? nm : 1];
 
 	if (!ls)
-		return -ENOMEM;
+		return 0;
 	free(ls->gpair);
 	ls->gpair = NULL;
 	ls->gnm = nm;
@@ -131,7 +132,9 @@ int tally__hist_group_link(struct tally_hist *h)
 /* member k's count of the leader entry e's key: its own period (or samples) */
 static uint64_t member(const struct hist_ev *ls, const struct entry *e, int k, bool samples)
 {
-	const struct entry *m = ls->gpair[e->seq * (size_t)ls->gnm + (size_t)k];
+	/* an entry made since the link (a live view's) pairs with nothing yet */
+	const struct entry *m = e->seq < ls->gd_to ? ls->gpair[e->seq * (size_t)ls->gnm + (size_t)k] :
+				NULL;
 
 	return m ? (samples ? m->nself : m->self) : 0;
 }

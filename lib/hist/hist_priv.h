@@ -155,7 +155,7 @@ struct hist_ev {
 	 */
 	struct entry **gpair;
 	int gnm;
-	size_t gd_from, gd_to;		/* the seqs of the entries the link made */
+	size_t gd_from, gd_to;		/* the seqs of the entries the link made; gd_to: gpair's seqs */
 };
 
 /*
@@ -534,8 +534,6 @@ void tally__hist_entry_put(struct tally_hist *h, struct entry *e);
 /* key's entry in hs, made (*made) as perf's dummy entry (no counts) when new; NULL without memory */
 struct entry *tally__hist_entry_pair(struct tally_hist *h, struct hist_ev *hs, const struct entry *key,
 				     bool *made);
-/* event idx's slot, made (zeroed) when new; NULL without memory */
-struct hist_ev *tally__hist_event_grow(struct tally_hist *h, int idx);
 /*
  * hist_group.c: each group leader's entries for its members' keys, and
  * its members' entries paired by key (before the rows' order). 0 or

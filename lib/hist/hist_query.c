@@ -96,7 +96,8 @@ int tally_hist__row_member(const struct tally_hist *h, int event, size_t i, int 
 		return tally_hist__row(h, event, i, out);
 	if (!hs->gpair || k > hs->gnm)
 		return -EINVAL;
-	if ((m = hs->gpair[hs->rows[i]->seq * (size_t)hs->gnm + (size_t)(k - 1)])) {
+	if (hs->rows[i]->seq < hs->gd_to &&
+	    (m = hs->gpair[hs->rows[i]->seq * (size_t)hs->gnm + (size_t)(k - 1)])) {
 		row_of(h, m, out);
 		return 0;
 	}
