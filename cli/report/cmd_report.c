@@ -382,6 +382,7 @@ int cmd_report(int argc, char **argv)
 	FILE *tty_out = NULL, *mem = NULL;
 	int children = -1;	/* the last of --children/--no-children wins, as perf */
 	int group = -1;		/* --group 1, --no-group 0: the file's groups decide */
+	int group_sort = 0;	/* --group-sort-idx */
 	int branch = -1;	/* -b, --no-branch-stack; -1: as the file's header says */
 	const char *time_quantum = NULL;
 	char sort_as_fields[4096];	/* -s naming a count, as perf's -F */
@@ -400,6 +401,7 @@ int cmd_report(int argc, char **argv)
 		CLI_CALLBACK_F(0, "no-children", &children, NULL, "self overhead only", opt_children, 0, 0),
 		CLI_CALLBACK_F(0, "group", &group, NULL, "a group's events in one table (default for recorded groups; without any: all events)", opt_children, 0, 1),
 		CLI_CALLBACK_F(0, "no-group", &group, NULL, "each event of a group in a table of its own", opt_children, 0, 0),
+		CLI_INT(0, "group-sort-idx", &group_sort, "N", "groups' rows by member N first (0: the leader)", 0, INT_MAX),
 		CLI_CALLBACK_F('g', "call-graph", &gp, "MODE,...",
 			       "graph|fractal|flat|folded|none, threshold %, limit, caller|callee, function|address, percent|period|count (default graph,0.5,caller)",
 			       opt_in_order, CLI_OPT_OPTNEXT, 0),
@@ -741,10 +743,8 @@ int cmd_report(int argc, char **argv)
 			ret = 1;
 			goto out;
 		}
-		if (report_group_setup(&r, rd, nr_events, group)) {
-			ret = 1;
+		if ((ret = report_group_setup(&r, rd, nr_events, group, group_sort)))
 			goto out;
-		}
 		if (branch_history) {
 			r.cg.brhist = r.hist;
 			r.cg.calltrace = r.hierarchy;

@@ -104,10 +104,13 @@ void report_print_head(const struct report *r, const char *name, bool plural);
 
 /*
  * report_group.c: which events show together (the file's groups; group:
- * --group 1, --no-group 0, neither -1), set on the histogram; 0, or -1
- * said. A leader's table with its members' columns.
+ * --group 1, --no-group 0, neither -1), set on the histogram with
+ * --group-sort-idx's member; 0, or the exit status said (129: a usage
+ * error). A leader's
+ * table with its members' columns.
  */
-int report_group_setup(struct report *r, struct tally_data_reader *rd, int nr_events, int group);
+int report_group_setup(struct report *r, struct tally_data_reader *rd, int nr_events, int group,
+		       int sort_idx);
 void report_group_print(struct report *r, int idx);
 void report_group_free(struct report *r);
 /*

@@ -13,7 +13,8 @@
 #include <string.h>
 #include "report_ctx.h"
 
-int report_group_setup(struct report *r, struct tally_data_reader *rd, int nr_events, int group)
+int report_group_setup(struct report *r, struct tally_data_reader *rd, int nr_events, int group,
+		       int sort_idx)
 {
 	int n = tally_data_reader__groups(rd, NULL, 0);
 	struct tally_event_group g[n > 0 ? n : 1];
@@ -21,7 +22,7 @@ int report_group_setup(struct report *r, struct tally_data_reader *rd, int nr_ev
 	if (!(r->gnr = calloc((size_t)nr_events + 1, sizeof(*r->gnr))) ||
 	    !(r->gname = calloc((size_t)nr_events + 1, sizeof(*r->gname)))) {
 		fprintf(stderr, "tally report: %s\n", strerror(ENOMEM));
-		return -1;
+		return 1;
 	}
 	for (int i = 0; i < nr_events; i++)
 		r->gnr[i] = 1;
@@ -48,6 +49,11 @@ int report_group_setup(struct report *r, struct tally_data_reader *rd, int nr_ev
 		for (int i = 1; i < nr_events; i++)
 			r->gnr[i] = 0;
 	}
+	if (sort_idx && !n && !r->group_forced) {
+		fprintf(stderr, "tally report: --group-sort-idx %d: the file has no event groups "
+			"(record -e '{a,b}', or --group to show its events as one)\n", sort_idx);
+		return 129;
+	}
 	/* perf 6.1 shows a recorded group together unless --no-group */
 	r->group_view = group == 1 || (group == -1 && n > 0);
 	if (!n && !r->group_forced)
@@ -61,10 +67,12 @@ int report_group_setup(struct report *r, struct tally_data_reader *rd, int nr_ev
 			"each event is shown alone\n");
 		r->group_view = false;
 	}
+	if (r->group_view)
+		tally_hist__set_group_sort(r->hist, sort_idx);
 	for (int i = 0; r->group_view && i < nr_events; i++)
 		if (r->gnr[i] > 1 && tally_hist__set_group(r->hist, i, r->gnr[i])) {
 			fprintf(stderr, "tally report: %s\n", strerror(ENOMEM));
-			return -1;
+			return 1;
 		}
 	return 0;
 }

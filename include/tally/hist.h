@@ -480,6 +480,13 @@ TALLY_API int tally_hist__row(const struct tally_hist *h, int event, size_t i,
  */
 TALLY_API int tally_hist__set_group(struct tally_hist *h, int leader, int nr);
 /*
+ * Added in 0.5: perf report's --group-sort-idx: groups' rows ordered by
+ * member idx's own period first (then the other members', not the
+ * leader's); an idx past a group's members: the leader's alone. 0: the
+ * leader first (the default). 0, -EINVAL.
+ */
+TALLY_API int tally_hist__set_group_sort(struct tally_hist *h, int idx);
+/*
  * Added in 0.5: of row i of a group leader's rows, member k's row of the
  * same key (k 0: the leader's own, tally_hist__row), or, where that
  * member has none, the row's keys with its counts 0 and no graph.

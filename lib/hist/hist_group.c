@@ -139,14 +139,38 @@ static uint64_t member(const struct hist_ev *ls, const struct entry *e, int k, b
 	return m ? (samples ? m->nself : m->self) : 0;
 }
 
-int tally__hist_cmp_members(const struct hist_ev *ls, const struct entry *a, const struct entry *b,
-			    bool samples)
+static int cmp_u64(uint64_t x, uint64_t y)
 {
-	for (int k = 0; k < ls->gnm; k++) {
-		uint64_t x = member(ls, a, k, samples), y = member(ls, b, k, samples);
+	return x != y ? (x > y ? -1 : 1) : 0;
+}
 
-		if (x != y)
-			return x > y ? -1 : 1;
+int tally__hist_cmp_group(const struct tally_hist *h, const struct hist_ev *ls, const struct entry *a,
+			  const struct entry *b, bool samples)
+{
+	int idx = h->group_sort, c;
+
+	/* --group-sort-idx: that member's count first, then the other members' (not the leader's) */
+	if (idx >= 1 && idx <= ls->gnm) {
+		if ((c = cmp_u64(member(ls, a, idx - 1, samples), member(ls, b, idx - 1, samples))))
+			return c;
+		for (int k = 0; k < ls->gnm; k++)
+			if (k != idx - 1 &&
+			    (c = cmp_u64(member(ls, a, k, samples), member(ls, b, k, samples))))
+				return c;
+		return 0;
 	}
+	if ((c = cmp_u64(samples ? a->nself : a->self, samples ? b->nself : b->self)) || idx)
+		return c;	/* an index past the group: the leader's alone, as perf */
+	for (int k = 0; k < ls->gnm; k++)
+		if ((c = cmp_u64(member(ls, a, k, samples), member(ls, b, k, samples))))
+			return c;
+	return 0;
+}
+
+int tally_hist__set_group_sort(struct tally_hist *h, int idx)
+{
+	if (!h || idx < 0)
+		return -EINVAL;
+	h->group_sort = idx;
 	return 0;
 }

@@ -61,7 +61,7 @@ static int cmp_item(const struct tally_hist *h, const struct entry *a, const str
  * equal children within one thread (the longer chain first, shorter in
  * callee order), then self. Returns from the caller where they differ.
  */
-#define CMP_COUNTS(h, a, b)									\
+#define CMP_CHILDREN(h, a, b)									\
 	do {											\
 		if ((h)->children && (a)->children != (b)->children)				\
 			return (a)->children > (b)->children ? -1 : 1;				\
@@ -69,6 +69,10 @@ static int cmp_item(const struct tally_hist *h, const struct entry *a, const str
 		    (a)->tid == (b)->tid &&								\
 		    (a)->pid == (b)->pid && (a)->max_depth != (b)->max_depth)			\
 			return ((a)->max_depth > (b)->max_depth) == (h)->caller ? -1 : 1;	\
+	} while (0)
+#define CMP_COUNTS(h, a, b)									\
+	do {											\
+		CMP_CHILDREN(h, a, b);								\
 		if ((a)->self != (b)->self)							\
 			return (a)->self > (b)->self ? -1 : 1;					\
 	} while (0)
@@ -82,19 +86,22 @@ static __attribute__((always_inline)) inline int cmp_rows(const void *pa, const 
 
 	if (h->nr_order) {
 		for (int i = 0; i < h->nr_order; i++)
-			if ((c = cmp_item(h, a, b, h->order[i])) ||
-			    /* perf's group view: each member's count after the leader's */
-			    (o->g && (h->order[i] == TALLY_HIST_BY_SELF ||
-				      h->order[i] == TALLY_HIST_BY_SAMPLES) &&
-			     (c = tally__hist_cmp_members(o->g, a, b,
-							  h->order[i] == TALLY_HIST_BY_SAMPLES))))
+			/* perf's group view: the members' counts with the leader's */
+			if ((c = o->g && (h->order[i] == TALLY_HIST_BY_SELF ||
+					  h->order[i] == TALLY_HIST_BY_SAMPLES) ?
+				 tally__hist_cmp_group(h, o->g, a, b, h->order[i] == TALLY_HIST_BY_SAMPLES) :
+				 cmp_item(h, a, b, h->order[i])))
 				return c;
 		return 0;
 	}
 	/* perf's default: children (when counted), self, then the keys (cmp_item's, inline) */
-	CMP_COUNTS(h, a, b);
-	if (o->g && (c = tally__hist_cmp_members(o->g, a, b, false)))
-		return c;
+	if (o->g) {
+		CMP_CHILDREN(h, a, b);
+		if ((c = tally__hist_cmp_group(h, o->g, a, b, false)))
+			return c;
+	} else {
+		CMP_COUNTS(h, a, b);
+	}
 	if (o->npre && a->pre != b->pre)
 		return a->pre < b->pre ? -1 : 1;
 	for (int i = o->npre; i < h->nsort; i++) {

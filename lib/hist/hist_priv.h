@@ -246,6 +246,7 @@ struct tally_hist {
 	int nev;
 	struct hist_group { int leader, nr; } *groups;	/* tally_hist__set_group's */
 	int ngroups;
+	int group_sort;			/* tally_hist__set_group_sort's member, 0: the leader */
 	/*
 	 * the shapes' table, open (linear probing, at most half full): a
 	 * slot holds its shape's hash, so a lookup reads only the shape it
@@ -537,12 +538,13 @@ struct entry *tally__hist_entry_pair(struct tally_hist *h, struct hist_ev *hs, c
 /*
  * hist_group.c: each group leader's entries for its members' keys, and
  * its members' entries paired by key (before the rows' order). 0 or
- * -ENOMEM. Then, in the order: leader entries a and b by their members'
- * own periods (samples) in turn, as perf's __hpp__sort in a group.
+ * -ENOMEM. Then, in the order: leader entries a and b by their own
+ * periods (samples), the leader's then each member's in turn, as perf's
+ * __hpp__sort in a group (--group-sort-idx: that member's first).
  */
 int tally__hist_group_link(struct tally_hist *h);
-int tally__hist_cmp_members(const struct hist_ev *ls, const struct entry *a, const struct entry *b,
-			    bool samples);
+int tally__hist_cmp_group(const struct tally_hist *h, const struct hist_ev *ls, const struct entry *a,
+			  const struct entry *b, bool samples);
 int tally__hist_shape(struct tally_hist *h, const struct shape *x, uint64_t period, uint64_t count,
 		      bool graph);
 int tally__hist_graph_shape(struct tally_hist *h, const struct shape *x, uint64_t period,

@@ -33,7 +33,9 @@ for f in perf tally; do
 		 "--no-children -s dso,sym -n" "--no-children --percent-limit 3" "-g caller --no-children" \
 		 "--no-children --show-cpu-utilization" "--no-children -F overhead,sym,sample" \
 		 "--no-children -F sym,period,overhead -t ," "--symbol-filter=burn" \
-		 "--no-children --comms burn --percentage relative" "-s comm -g none"; do
+		 "--no-children --comms burn --percentage relative" "-s comm -g none" \
+		 "--group-sort-idx 2 --no-children" "--group-sort-idx 1 -g none" "--group-sort-idx 7 -g none" \
+		 "--group-sort-idx 2 --no-children -F overhead,sample,sym"; do
 		tl $o -i "$d/$f.data" >"$d/t.out"
 		pl $o -i "$d/$f.data" >"$d/p.out"
 		same_lines "$f ${o:-(default)}" "$d/t.out" "$d/p.out"
@@ -45,6 +47,18 @@ for f in flat two; do
 		same_lines "$f ${o:-(default)}" <(tl $o -i "$d/$f.data") <(pl $o -i "$d/$f.data")
 	done
 done
+same_lines "two --group --group-sort-idx 1" <(tl --group --group-sort-idx 1 -i "$d/two.data") \
+	<(pl --group --group-sort-idx 1 -i "$d/two.data")
+# --group-sort-idx of a file without groups: a usage error (perf's too: its usage, 234)
+"$TALLY" report --stdio --group-sort-idx 1 -i "$d/two.data" >"$d/t.out" 2>"$d/e"
+is "--group-sort-idx without groups: exits 129" "$?" 129
+check "it says the file has no groups" grep -q "group-sort-idx 1: the file has no event groups" "$d/e"
+perf report --stdio --group-sort-idx 1 -i "$d/two.data" >/dev/null 2>&1
+is "(perf refuses it too)" "$?" 234
+# --group-sort-idx N: the rows by member N's own period, biggest first
+tl --no-children -g none --group-sort-idx 2 -i "$d/tally.data" |
+	awk '/^ +[0-9.]+%/ { v = $3 + 0; if (NR > 0 && seen && v > last + 0.005) bad++; last = v; seen = 1 } END { print bad + 0 }' >"$d/n"
+is "--group-sort-idx 2: the third column never grows down the rows" "$(cat "$d/n")" 0
 # a group's table by default, its name as perf's; a forced one without braces
 check "a group: one table" grep -q "of events 'anon group { cpu-clock, task-clock, page-faults }'" \
 	<(tl -i "$d/tally.data")
