@@ -605,6 +605,8 @@ int hist_fields_parse(struct hist_fields *f, const char *spec, enum tally_hist_k
 	static const struct { const char *name; int f; } nums[] = {
 		{ "overhead", HF_OVERHEAD }, { "overhead_children", HF_CHILDREN },
 		{ "period", HF_PERIOD }, { "sample", HF_SAMPLE }, { "symbol", K_SYM },
+		{ "overhead_sys", HF_SYS }, { "overhead_us", HF_US },
+		{ "overhead_guest_sys", HF_GUEST_SYS }, { "overhead_guest_us", HF_GUEST_US },
 	};
 	char *dup = strdup(spec), *tok, *save = NULL;
 	bool have[64] = { false };
@@ -624,6 +626,7 @@ int hist_fields_parse(struct hist_fields *f, const char *spec, enum tally_hist_k
 				v = k;
 		if (v < 0 || (HIST_IS_KEY(v) && !(allowed & 1ull << v))) {
 			fprintf(stderr, "tally %s: %s '%s': unknown field '%s' (overhead, "
+				"overhead_sys, overhead_us, overhead_guest_sys, overhead_guest_us, "
 				"overhead_children, period, sample", cmd, opt, spec, tok);
 			for (int k = 0; k < K__NR; k++)
 				if (hist_keys[k].name && allowed & 1ull << k && k != K_TRACE)
@@ -653,6 +656,14 @@ int hist_fields_parse(struct hist_fields *f, const char *spec, enum tally_hist_k
 	return 0;
 }
 
+bool hist_fields_cpu_util(const struct hist_fields *f)
+{
+	for (int i = 0; i < f->n; i++)
+		if (f->col[i] >= HF_SYS && f->col[i] <= HF_GUEST_US)
+			return true;
+	return false;
+}
+
 int hist_fields_order(const struct hist_fields *f, const enum tally_hist_key *keys, int nkeys,
 		      int *order)
 {
@@ -662,7 +673,9 @@ int hist_fields_order(const struct hist_fields *f, const enum tally_hist_key *ke
 		order[n++] = keys[i];
 	for (int i = 0; i < f->n; i++)
 		if (f->col[i] != HF_IPC)	/* a column of no value: nothing to order by */
-			order[n++] = f->col[i] == HF_PERIOD ? HF_OVERHEAD : f->col[i];
+			order[n++] = f->col[i] == HF_PERIOD ? HF_OVERHEAD :
+				     f->col[i] >= HF_SYS ? TALLY_HIST_BY_SYS + (f->col[i] - HF_SYS) :
+				     f->col[i];
 	for (int i = 0; i < nkeys; i++)
 		order[n++] = keys[i];
 	return n;
@@ -673,6 +686,8 @@ static void count_cell(struct line *ln, const struct hist_table *t, int v, int i
 		       const struct tally_hist_row *e, double tot)
 {
 	int nr = t->gnr ? t->gnr : 1, w = 0;
+	/* a member's width: perf's column's (its name's where longer: "guest sys") */
+	int each = v == HF_PERIOD || v == HF_SAMPLE ? 12 : v >= HF_GUEST_SYS ? 9 : 8;
 	char nb[64];
 
 	if (t->sep && i)
@@ -682,7 +697,10 @@ static void count_cell(struct line *ln, const struct hist_table *t, int v, int i
 	for (int k = 0; k < nr; k++) {
 		const struct tally_hist_row *m = t->gnr ? &e[k] : e;
 		double all = t->gnr ? (t->gtot[k] ? t->gtot[k] : 1) : tot;
-		uint64_t c = v == HF_CHILDREN ? m->children : v == HF_SAMPLE ? m->samples : m->self;
+		uint64_t c = v == HF_CHILDREN ? m->children : v == HF_SAMPLE ? m->samples :
+			     v == HF_SYS ? m->period_sys : v == HF_US ? m->period_us :
+			     v == HF_GUEST_SYS ? m->period_guest_sys :
+			     v == HF_GUEST_US ? m->period_guest_us : m->self;
 		int n;
 
 		if (v == HF_PERIOD || v == HF_SAMPLE) {
@@ -696,7 +714,7 @@ static void count_cell(struct line *ln, const struct hist_table *t, int v, int i
 		} else {
 			struct line cell = { 0 };
 
-			line_pct(&cell, 100.0 * (double)c / all, 7);
+			line_pct(&cell, 100.0 * (double)c / all, each - 1);
 			memcpy(nb, cell.b, cell.n);
 			n = (int)cell.n;
 		}
@@ -704,7 +722,7 @@ static void count_cell(struct line *ln, const struct hist_table *t, int v, int i
 		w += n;
 	}
 	/* -t: perf pads a cell to its column's width unless it is the last */
-	for (int width = nr * (v == HF_PERIOD || v == HF_SAMPLE ? 12 : 8); t->sep && !last && w < width; w++)
+	for (int width = nr * each; t->sep && !last && w < width; w++)
 		line_putc(ln, ' ');
 }
 
@@ -714,8 +732,11 @@ void hist_fields_print(const struct hist_fields *f, const struct hist_table *t,
 	static const struct { int f; const char *head; int width; } num[] = {
 		{ HF_OVERHEAD, "Overhead", 8 }, { HF_CHILDREN, "Children", 8 },
 		{ HF_PERIOD, "Period", 12 }, { HF_SAMPLE, "Samples", 12 },
+		{ HF_SYS, "sys", 8 }, { HF_US, "usr", 8 },
+		{ HF_GUEST_SYS, "guest sys", 9 }, { HF_GUEST_US, "guest usr", 9 },
 		{ HF_IPC, "IPC   [IPC Coverage]", 20 },
 	};
+	enum { NCOUNT = 8 };	/* num's counts, before IPC */
 	int width[HIST_FIELDS_MAX], col[HIST_FIELDS_MAX], printed = 0;
 	double tot = t->total ? (double)t->total : 1;
 	FILE *fp = t->fp;
@@ -723,11 +744,11 @@ void hist_fields_print(const struct hist_fields *f, const struct hist_table *t,
 	int nr = t->gnr ? t->gnr : 1;
 
 	for (int i = 0; i < f->n; i++) {
-		for (col[i] = 0; col[i] < 4 && num[col[i]].f != f->col[i]; col[i]++)
+		for (col[i] = 0; col[i] < NCOUNT && num[col[i]].f != f->col[i]; col[i]++)
 			;
 		width[i] = HIST_IS_KEY(f->col[i]) ?
 			   hist_key_width(t->cells, rows, n, (enum tally_hist_key)f->col[i]) :
-			   num[col[i]].width * (col[i] < 4 ? nr : 1);
+			   num[col[i]].width * (col[i] < NCOUNT ? nr : 1);
 	}
 	for (int i = 0; t->header && i < f->n; i++) {
 		fputs(i ? t->sep ? t->sep : "  " : "# ", fp);

@@ -103,7 +103,9 @@ void hist_key_put_level(struct line *ln, const struct hist_cells *c,
 /* -F's counts, as tally_hist__sort orders by them */
 /* HF_IPC: perf's "IPC [IPC Coverage]" (ipc_null) after -F's columns where -s names symbol */
 enum { HF_OVERHEAD = TALLY_HIST_BY_SELF, HF_CHILDREN = TALLY_HIST_BY_CHILDREN, HF_PERIOD = 48,
-       HF_SAMPLE = TALLY_HIST_BY_SAMPLES, HF_IPC = 49 };
+       HF_SAMPLE = TALLY_HIST_BY_SAMPLES, HF_IPC = 49,
+       /* perf's overhead_sys, _us, _guest_sys, _guest_us: the row's own period by level */
+       HF_SYS = 50, HF_US, HF_GUEST_SYS, HF_GUEST_US };
 #define HIST_FIELDS_MAX (2 * TALLY_HIST_KEY__NR + 4)
 
 /* -F: the columns in order, each a key or an HF_* count */
@@ -112,6 +114,8 @@ struct hist_fields {
 	int n;
 	int nsort_given;	/* -s's keys, first in the key list: they order the rows first */
 };
+/* -F names one of those: the histogram sums the levels (tally_hist_opts.cpu_util) */
+bool hist_fields_cpu_util(const struct hist_fields *f);
 
 /*
  * -F as perf: keys[0..*nkeys) holds -s's keys (*nkeys 0 without -s); the

@@ -71,7 +71,8 @@ struct top_hist *top_hist_new(struct tally_session *ss, int nr_events,
 			   .chains = o->chains, .children = o->children,
 			   .graph = o->chains && o->cg.mode != CG_NONE,
 			   .order = o->cg.caller ? TALLY_HIST_CALLER : TALLY_HIST_CALLEE,
-			   .address = o->cg.address, .no_inline = !o->inline_frames);
+			   .address = o->cg.address, .no_inline = !o->inline_frames,
+			   .cpu_util = o->fields.n && hist_fields_cpu_util(&o->fields));
 
 		int order[3 * TALLY_HIST_KEY__NR + 4];
 

@@ -144,6 +144,15 @@ enum tally_hist_order {
 	TALLY_HIST_BY_SELF = 32,	/* the row's own period (perf's overhead) */
 	TALLY_HIST_BY_CHILDREN,		/* self + callers' share */
 	TALLY_HIST_BY_SAMPLES,		/* the row's own samples */
+	/*
+	 * Added in 0.5: the row's own period of kernel, user, guest kernel,
+	 * guest user samples (perf's overhead_sys, _us, _guest_sys,
+	 * _guest_us; counted with opts.cpu_util)
+	 */
+	TALLY_HIST_BY_SYS = 64,
+	TALLY_HIST_BY_US,
+	TALLY_HIST_BY_GUEST_SYS,
+	TALLY_HIST_BY_GUEST_US,
 };
 
 /* Call-graph order: which end of a chain is its tree's root. */

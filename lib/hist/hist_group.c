@@ -129,14 +129,27 @@ int tally__hist_group_link(struct tally_hist *h)
 	return 0;
 }
 
-/* member k's count of the leader entry e's key: its own period (or samples) */
-static uint64_t member(const struct hist_ev *ls, const struct entry *e, int k, bool samples)
+/* an entry's count by (enum tally_hist_order's) */
+static uint64_t count_of(const struct entry *e, int by)
+{
+	switch (by) {
+	case TALLY_HIST_BY_SAMPLES: return e->nself;
+	case TALLY_HIST_BY_SYS: return e->m->p_sys;
+	case TALLY_HIST_BY_US: return e->m->p_us;
+	case TALLY_HIST_BY_GUEST_SYS: return e->m->p_gsys;
+	case TALLY_HIST_BY_GUEST_US: return e->m->p_gus;
+	default: return e->self;
+	}
+}
+
+/* member k's count of the leader entry e's key */
+static uint64_t member(const struct hist_ev *ls, const struct entry *e, int k, int by)
 {
 	/* an entry made since the link (a live view's) pairs with nothing yet */
 	const struct entry *m = e->seq < ls->gd_to ? ls->gpair[e->seq * (size_t)ls->gnm + (size_t)k] :
 				NULL;
 
-	return m ? (samples ? m->nself : m->self) : 0;
+	return m ? count_of(m, by) : 0;
 }
 
 static int cmp_u64(uint64_t x, uint64_t y)
@@ -145,24 +158,24 @@ static int cmp_u64(uint64_t x, uint64_t y)
 }
 
 int tally__hist_cmp_group(const struct tally_hist *h, const struct hist_ev *ls, const struct entry *a,
-			  const struct entry *b, bool samples)
+			  const struct entry *b, int by)
 {
 	int idx = h->group_sort, c;
 
 	/* --group-sort-idx: that member's count first, then the other members' (not the leader's) */
 	if (idx >= 1 && idx <= ls->gnm) {
-		if ((c = cmp_u64(member(ls, a, idx - 1, samples), member(ls, b, idx - 1, samples))))
+		if ((c = cmp_u64(member(ls, a, idx - 1, by), member(ls, b, idx - 1, by))))
 			return c;
 		for (int k = 0; k < ls->gnm; k++)
 			if (k != idx - 1 &&
-			    (c = cmp_u64(member(ls, a, k, samples), member(ls, b, k, samples))))
+			    (c = cmp_u64(member(ls, a, k, by), member(ls, b, k, by))))
 				return c;
 		return 0;
 	}
-	if ((c = cmp_u64(samples ? a->nself : a->self, samples ? b->nself : b->self)) || idx)
+	if ((c = cmp_u64(count_of(a, by), count_of(b, by))) || idx)
 		return c;	/* an index past the group: the leader's alone, as perf */
 	for (int k = 0; k < ls->gnm; k++)
-		if ((c = cmp_u64(member(ls, a, k, samples), member(ls, b, k, samples))))
+		if ((c = cmp_u64(member(ls, a, k, by), member(ls, b, k, by))))
 			return c;
 	return 0;
 }

@@ -40,6 +40,10 @@ static int cmp_item(const struct tally_hist *h, const struct entry *a, const str
 	case TALLY_HIST_BY_SELF: x = a->self; y = b->self; break;
 	case TALLY_HIST_BY_CHILDREN: x = a->children; y = b->children; break;
 	case TALLY_HIST_BY_SAMPLES: x = a->nself; y = b->nself; break;
+	case TALLY_HIST_BY_SYS: x = a->m->p_sys; y = b->m->p_sys; break;
+	case TALLY_HIST_BY_US: x = a->m->p_us; y = b->m->p_us; break;
+	case TALLY_HIST_BY_GUEST_SYS: x = a->m->p_gsys; y = b->m->p_gsys; break;
+	case TALLY_HIST_BY_GUEST_US: x = a->m->p_gus; y = b->m->p_gus; break;
 	default: return cmp_key(a, b, (enum tally_hist_key)f);
 	}
 	if (x != y)
@@ -87,9 +91,9 @@ static __attribute__((always_inline)) inline int cmp_rows(const void *pa, const 
 	if (h->nr_order) {
 		for (int i = 0; i < h->nr_order; i++)
 			/* perf's group view: the members' counts with the leader's */
-			if ((c = o->g && (h->order[i] == TALLY_HIST_BY_SELF ||
-					  h->order[i] == TALLY_HIST_BY_SAMPLES) ?
-				 tally__hist_cmp_group(h, o->g, a, b, h->order[i] == TALLY_HIST_BY_SAMPLES) :
+			if ((c = o->g && h->order[i] != TALLY_HIST_BY_CHILDREN &&
+				     !HIST_KEY(h->order[i]) ?
+				 tally__hist_cmp_group(h, o->g, a, b, h->order[i]) :
 				 cmp_item(h, a, b, h->order[i])))
 				return c;
 		return 0;
@@ -97,7 +101,7 @@ static __attribute__((always_inline)) inline int cmp_rows(const void *pa, const 
 	/* perf's default: children (when counted), self, then the keys (cmp_item's, inline) */
 	if (o->g) {
 		CMP_CHILDREN(h, a, b);
-		if ((c = tally__hist_cmp_group(h, o->g, a, b, false)))
+		if ((c = tally__hist_cmp_group(h, o->g, a, b, TALLY_HIST_BY_SELF)))
 			return c;
 	} else {
 		CMP_COUNTS(h, a, b);
@@ -861,7 +865,8 @@ int tally_hist__sort(struct tally_hist *h, const int *order, int n)
 		return -EINVAL;
 	for (int i = 0; i < n; i++)
 		if ((order[i] < 0 || order[i] >= K__NR) &&
-		    (order[i] < TALLY_HIST_BY_SELF || order[i] > TALLY_HIST_BY_SAMPLES))
+		    (order[i] < TALLY_HIST_BY_SELF || order[i] > TALLY_HIST_BY_SAMPLES) &&
+		    (order[i] < TALLY_HIST_BY_SYS || order[i] > TALLY_HIST_BY_GUEST_US))
 			return -EINVAL;
 	memcpy(h->order, order, (size_t)n * sizeof(*order));
 	h->nr_order = n;

@@ -538,13 +538,15 @@ struct entry *tally__hist_entry_pair(struct tally_hist *h, struct hist_ev *hs, c
 /*
  * hist_group.c: each group leader's entries for its members' keys, and
  * its members' entries paired by key (before the rows' order). 0 or
- * -ENOMEM. Then, in the order: leader entries a and b by their own
- * periods (samples), the leader's then each member's in turn, as perf's
- * __hpp__sort in a group (--group-sort-idx: that member's first).
+ * -ENOMEM. Then, in the order: leader entries a and b by a count (by:
+ * enum tally_hist_order's), the leader's then each member's in turn, as
+ * perf's __hpp__sort in a group (--group-sort-idx: that member's first).
  */
 int tally__hist_group_link(struct tally_hist *h);
 int tally__hist_cmp_group(const struct tally_hist *h, const struct hist_ev *ls, const struct entry *a,
-			  const struct entry *b, bool samples);
+			  const struct entry *b, int by);
+/* an order item that is a key (not a count: enum tally_hist_order) */
+#define HIST_KEY(v) ((v) >= 0 && (v) < K__NR && ((v) < TALLY_HIST_BY_SELF || (v) > TALLY_HIST_BY_SAMPLES))
 int tally__hist_shape(struct tally_hist *h, const struct shape *x, uint64_t period, uint64_t count,
 		      bool graph);
 int tally__hist_graph_shape(struct tally_hist *h, const struct shape *x, uint64_t period,

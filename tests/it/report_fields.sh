@@ -71,7 +71,10 @@ LIST
 # --show-cpu-utilization: sys and usr, each row's own period by level, as perf's
 for f in f g t; do
 	for args in "--show-cpu-utilization" "--show-cpu-utilization -n --show-total-period" \
-		    "--show-cpu-utilization --no-children -s dso,sym" "--show-cpu-utilization -t ,"; do
+		    "--show-cpu-utilization --no-children -s dso,sym" "--show-cpu-utilization -t ," \
+		    "-F overhead,overhead_sys,overhead_us,sym --no-children" "-F overhead_us,sym -t , --no-children" \
+		    "-F overhead_guest_sys,overhead_guest_us,overhead,comm,sym --no-children" \
+		    "-F overhead_sys,dso -s dso --no-children" "-F sym,overhead_sys,sample --no-children"; do
 		"$TALLY" report --stdio $args -i "$d/$f.data" 2>/dev/null | body >"$d/a"
 		perf report --stdio $args -i "$d/$f.data" 2>/dev/null | body >"$d/b"
 		same_lines "$f $args" "$d/a" "$d/b"
@@ -81,6 +84,10 @@ done
 check "--show-cpu-utilization: burn_a all user time (usr = its overhead)" \
 	awk '$NF == "burn_a" { exit !($1 == $3 && $2 == "0.00%") }' "$d/a"
 check "--show-cpu-utilization: any kernel row all sys" awk '$4 == "[k]" && $1 != $2 { bad++ } END { exit bad > 0 }' "$d/a"
+# -F overhead_us: the rows by their user time, biggest first; kernel rows none of it
+"$TALLY" report --stdio --no-children -g none -F overhead_us,overhead,sym -i "$d/f.data" >"$d/a" 2>/dev/null
+check "-F overhead_us: biggest first" awk '/^ +[0-9.]+%/ { v = $1 + 0; if (seen && v > last) bad++; last = v; seen = 1 } END { exit bad > 0 || !seen }' "$d/a"
+check "-F overhead_us: a kernel row has none" awk '$3 == "[k]" && $1 != "0.00%" { bad++ } END { exit bad > 0 }' "$d/a"
 # -s naming a count with children (perf's Children and Self beside it): refused, said
 "$TALLY" report --stdio -s sym,sample -i "$d/g.data" >/dev/null 2>"$d/e"; rc=$?
 is "-s sym,sample with children: usage error" "$rc" 129

@@ -35,7 +35,8 @@ for f in perf tally; do
 		 "--no-children -F sym,period,overhead -t ," "--symbol-filter=burn" \
 		 "--no-children --comms burn --percentage relative" "-s comm -g none" \
 		 "--group-sort-idx 2 --no-children" "--group-sort-idx 1 -g none" "--group-sort-idx 7 -g none" \
-		 "--group-sort-idx 2 --no-children -F overhead,sample,sym"; do
+		 "--group-sort-idx 2 --no-children -F overhead,sample,sym" \
+		 "--no-children -F overhead_sys,overhead_us,sym" "--no-children -F overhead_guest_us,sym -t ,"; do
 		tl $o -i "$d/$f.data" >"$d/t.out"
 		pl $o -i "$d/$f.data" >"$d/p.out"
 		same_lines "$f ${o:-(default)}" "$d/t.out" "$d/p.out"
