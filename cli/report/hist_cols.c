@@ -669,8 +669,9 @@ int hist_fields_order(const struct hist_fields *f, const enum tally_hist_key *ke
 {
 	int n = 0;
 
+	/* -s's keys: compared as perf keys its rows (an unresolved symbol by its address) */
 	for (int i = 0; i < f->nsort_given; i++)
-		order[n++] = keys[i];
+		order[n++] = keys[i] | TALLY_HIST_ORDER_AS_KEY;
 	for (int i = 0; i < f->n; i++)
 		if (f->col[i] != HF_IPC)	/* a column of no value: nothing to order by */
 			order[n++] = f->col[i] == HF_PERIOD ? HF_OVERHEAD :

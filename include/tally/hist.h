@@ -155,6 +155,14 @@ enum tally_hist_order {
 	TALLY_HIST_BY_GUEST_US,
 };
 
+/*
+ * Added in 0.5, or'd into a key of tally_hist__sort's order: the key as
+ * perf compares the keys -s names beside -F's fields (an unresolved
+ * symbol by its address); without it, as perf orders rows by a -F field
+ * (two unresolved symbols tie: the rows' input order decides).
+ */
+#define TALLY_HIST_ORDER_AS_KEY 0x100
+
 /* Call-graph order: which end of a chain is its tree's root. */
 enum tally_hist_cg_order {
 	TALLY_HIST_CALLEE,	/* the sampled function first (perf's -g callee) */

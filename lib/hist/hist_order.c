@@ -89,13 +89,18 @@ static __attribute__((always_inline)) inline int cmp_rows(const void *pa, const 
 	int c;
 
 	if (h->nr_order) {
-		for (int i = 0; i < h->nr_order; i++)
+		for (int i = 0; i < h->nr_order; i++) {
+			int f = h->order[i] & ~TALLY_HIST_ORDER_AS_KEY;
+
+			/* perf's sort__sym_sort: two unresolved rows tie (the input order decides) */
+			if (f == K_SYM && !a->sym && !b->sym && !(h->order[i] & TALLY_HIST_ORDER_AS_KEY))
+				continue;
 			/* perf's group view: the members' counts with the leader's */
-			if ((c = o->g && h->order[i] != TALLY_HIST_BY_CHILDREN &&
-				     !HIST_KEY(h->order[i]) ?
-				 tally__hist_cmp_group(h, o->g, a, b, h->order[i]) :
-				 cmp_item(h, a, b, h->order[i])))
-				return c;
+			if ((c = o->g && f != TALLY_HIST_BY_CHILDREN && !HIST_KEY(f) ?
+				 tally__hist_cmp_group(h, o->g, a, b, f) : cmp_item(h, a, b, f)))
+				/* perf's "not equal" of a flag key puts the new row left (first) */
+				return HIST_KEY(f) && FLAG_KEY(f) ? -c : c;
+		}
 		return 0;
 	}
 	/* perf's default: children (when counted), self, then the keys (cmp_item's, inline) */
@@ -798,21 +803,14 @@ static int perf_order(const struct tally_hist *h, struct hist_ev *hs)
 	return 0;
 }
 
-/* hs's rows in h's order: perf's by default, else the one tally_hist__sort was given. */
+/*
+ * hs's rows in h's order: perf's by default, else the one tally_hist__sort
+ * was given (-F's), both through perf's trees: rows that tie come in the
+ * order its input tree gives them, as perf's
+ */
 int tally__hist_order_rows(const struct tally_hist *h, struct hist_ev *hs)
 {
-	struct order_ctx o = { .h = h, .g = hs->gpair ? hs : NULL };
-
-	if (!h->nr_order)
-		return perf_order(h, hs);
-	/* the table's order: rows that tie keep it */
-	hs->nrows = 0;
-	for (size_t b = 0; b < hs->nbuckets; b++)
-		for (struct entry *e = hs->tab[b]; e; e = e->next)
-			if (row_shown(h, hs, e))
-				hs->rows[hs->nrows++] = e;
-	qsort_r(hs->rows, hs->nrows, sizeof(*hs->rows), cmp_rows, &o);
-	return 0;
+	return perf_order(h, hs);
 }
 
 int tally__hist_order_all(struct tally_hist *h)
@@ -863,11 +861,15 @@ int tally_hist__sort(struct tally_hist *h, const int *order, int n)
 {
 	if (!h || n < 0 || n > (int)(sizeof(h->order) / sizeof(h->order[0])) || (n && !order))
 		return -EINVAL;
-	for (int i = 0; i < n; i++)
-		if ((order[i] < 0 || order[i] >= K__NR) &&
-		    (order[i] < TALLY_HIST_BY_SELF || order[i] > TALLY_HIST_BY_SAMPLES) &&
-		    (order[i] < TALLY_HIST_BY_SYS || order[i] > TALLY_HIST_BY_GUEST_US))
+	for (int i = 0; i < n; i++) {
+		int f = order[i] & ~TALLY_HIST_ORDER_AS_KEY;
+		bool count = (f >= TALLY_HIST_BY_SELF && f <= TALLY_HIST_BY_SAMPLES) ||
+			     (f >= TALLY_HIST_BY_SYS && f <= TALLY_HIST_BY_GUEST_US);
+
+		/* a key, with the flag or not; a count, without it */
+		if (order[i] < 0 || !(HIST_KEY(f) || (count && f == order[i])))
 			return -EINVAL;
+	}
 	memcpy(h->order, order, (size_t)n * sizeof(*order));
 	h->nr_order = n;
 	for (int e = 0; e < h->nev; e++)

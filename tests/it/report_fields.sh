@@ -74,7 +74,8 @@ for f in f g t; do
 		    "--show-cpu-utilization --no-children -s dso,sym" "--show-cpu-utilization -t ," \
 		    "-F overhead,overhead_sys,overhead_us,sym --no-children" "-F overhead_us,sym -t , --no-children" \
 		    "-F overhead_guest_sys,overhead_guest_us,overhead,comm,sym --no-children" \
-		    "-F overhead_sys,dso -s dso --no-children" "-F sym,overhead_sys,sample --no-children"; do
+		    "-F overhead_sys,dso -s dso --no-children" "-F sym,overhead_sys,sample --no-children" \
+		    "-F overhead,sym" "-F sym,overhead -g none" "-F overhead,comm,dso,sym -g none"; do
 		"$TALLY" report --stdio $args -i "$d/$f.data" 2>/dev/null | body >"$d/a"
 		perf report --stdio $args -i "$d/$f.data" 2>/dev/null | body >"$d/b"
 		same_lines "$f $args" "$d/a" "$d/b"
