@@ -186,13 +186,19 @@ struct row_key {		/* cmp_rows' */
 	bool graphed;
 };
 
-/* Whether the keys' copies hold all that cmp_in and cmp_rows read: every key in pre but a last symbol. */
+/* Whether the keys' copies hold all that cmp_in reads: every key in pre but a last symbol. */
 static bool keys_packed(const struct order_ctx *o)
 {
 	const struct tally_hist *h = o->h;
 
-	return !h->nr_order && !o->g && (o->npre == h->nsort ||
-				(o->npre == h->nsort - 1 && h->sort[h->nsort - 1] == K_SYM && o->rdso));
+	return o->npre == h->nsort ||
+	       (o->npre == h->nsort - 1 && h->sort[h->nsort - 1] == K_SYM && o->rdso);
+}
+
+/* and all that cmp_rows reads: perf's default order, no group's members */
+static bool rows_packed(const struct order_ctx *o)
+{
+	return keys_packed(o) && !o->h->nr_order && !o->g;
 }
 
 static void in_key_of(struct in_key *k, const struct entry *e)
@@ -230,7 +236,7 @@ static __attribute__((always_inline)) inline int cmp_in_key(const struct in_key 
 	return d ? (d < 0 ? -1 : 1) : 0;
 }
 
-/* cmp_rows on the copies (keys_packed) */
+/* cmp_rows on the copies (rows_packed) */
 static __attribute__((always_inline)) inline int cmp_row_key(const struct order_ctx *o,
 							     const struct row_key *a,
 							     const struct row_key *b)
@@ -790,7 +796,7 @@ static int perf_order(const struct tally_hist *h, struct hist_ev *hs)
 			in[i]->rank = i;
 		qsort_r(in, n, sizeof(*in), cmp_rows_rank, &o);
 	} else {
-		tree_pass(&o, &t, in, out, n, true, kb);
+		tree_pass(&o, &t, in, out, n, true, rows_packed(&o) ? kb : NULL);
 		memcpy(in, out, n * sizeof(*in));
 	}
 	free(kb);
