@@ -532,6 +532,8 @@ static __attribute__((always_inline)) inline int cmp_key(const struct entry *a, 
  * their event's total (all: every entry's). 0 or -errno.
  */
 void tally__hist_entry_put(struct tally_hist *h, struct entry *e);
+/* hist.c: h->stab (zeroed) filled with h->shapes */
+void tally__hist_stab_fill(struct tally_hist *h);
 /* key's entry in hs, made (*made) as perf's dummy entry (no counts) when new; NULL without memory */
 struct entry *tally__hist_entry_pair(struct tally_hist *h, struct hist_ev *hs, const struct entry *key,
 				     bool *made);
