@@ -20,18 +20,16 @@
 int tally_hist__set_group(struct tally_hist *h, int leader, int nr)
 {
 	struct hist_group *g;
-	int i;
+	int i = h ? h->ngroups : 0;
 
 	if (!h || leader < 0 || nr < 1 || nr > INT32_MAX - leader)
 		return -EINVAL;
-	for (i = 0; i < h->ngroups && h->groups[i].leader != leader; i++)
-		if (leader < h->groups[i].leader + h->groups[i].nr &&
-		    h->groups[i].leader < leader + nr)
-			return -EINVAL;		/* an event is in one group */
-	for (int k = i + 1; k < h->ngroups; k++)
-		if (leader < h->groups[k].leader + h->groups[k].nr &&
-		    h->groups[k].leader < leader + nr)
-			return -EINVAL;
+	for (int k = 0; k < h->ngroups; k++)
+		if (h->groups[k].leader == leader)
+			i = k;		/* this group, set again */
+		else if (leader < h->groups[k].leader + h->groups[k].nr &&
+			 h->groups[k].leader < leader + nr)
+			return -EINVAL;	/* an event is in one group */
 	if (i < h->ngroups) {
 		if (nr == 1)	/* off: the last one takes its place */
 			h->groups[i] = h->groups[--h->ngroups];
@@ -129,19 +127,6 @@ int tally__hist_group_link(struct tally_hist *h)
 	return 0;
 }
 
-/* an entry's count by (enum tally_hist_order's) */
-static uint64_t count_of(const struct entry *e, int by)
-{
-	switch (by) {
-	case TALLY_HIST_BY_SAMPLES: return e->nself;
-	case TALLY_HIST_BY_SYS: return e->m->p_sys;
-	case TALLY_HIST_BY_US: return e->m->p_us;
-	case TALLY_HIST_BY_GUEST_SYS: return e->m->p_gsys;
-	case TALLY_HIST_BY_GUEST_US: return e->m->p_gus;
-	default: return e->self;
-	}
-}
-
 /* member k's count of the leader entry e's key */
 static uint64_t member(const struct hist_ev *ls, const struct entry *e, int k, int by)
 {
@@ -149,7 +134,7 @@ static uint64_t member(const struct hist_ev *ls, const struct entry *e, int k, i
 	const struct entry *m = e->seq < ls->gd_to ? ls->gpair[e->seq * (size_t)ls->gnm + (size_t)k] :
 				NULL;
 
-	return m ? count_of(m, by) : 0;
+	return m ? tally__hist_entry_count(m, by) : 0;
 }
 
 static int cmp_u64(uint64_t x, uint64_t y)
@@ -172,7 +157,7 @@ int tally__hist_cmp_group(const struct tally_hist *h, const struct hist_ev *ls, 
 				return c;
 		return 0;
 	}
-	if ((c = cmp_u64(count_of(a, by), count_of(b, by))) || idx)
+	if ((c = cmp_u64(tally__hist_entry_count(a, by), tally__hist_entry_count(b, by))) || idx)
 		return c;	/* an index past the group: the leader's alone, as perf */
 	for (int k = 0; k < ls->gnm; k++)
 		if ((c = cmp_u64(member(ls, a, k, by), member(ls, b, k, by))))

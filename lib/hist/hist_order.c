@@ -36,15 +36,14 @@ static int cmp_item(const struct tally_hist *h, const struct entry *a, const str
 {
 	uint64_t x, y;
 
-	switch (f) {
-	case TALLY_HIST_BY_SELF: x = a->self; y = b->self; break;
-	case TALLY_HIST_BY_CHILDREN: x = a->children; y = b->children; break;
-	case TALLY_HIST_BY_SAMPLES: x = a->nself; y = b->nself; break;
-	case TALLY_HIST_BY_SYS: x = a->m->p_sys; y = b->m->p_sys; break;
-	case TALLY_HIST_BY_US: x = a->m->p_us; y = b->m->p_us; break;
-	case TALLY_HIST_BY_GUEST_SYS: x = a->m->p_gsys; y = b->m->p_gsys; break;
-	case TALLY_HIST_BY_GUEST_US: x = a->m->p_gus; y = b->m->p_gus; break;
-	default: return cmp_key(a, b, (enum tally_hist_key)f);
+	if (HIST_KEY(f))
+		return cmp_key(a, b, (enum tally_hist_key)f);
+	if (f == TALLY_HIST_BY_CHILDREN) {
+		x = a->children;
+		y = b->children;
+	} else {
+		x = tally__hist_entry_count(a, f);
+		y = tally__hist_entry_count(b, f);
 	}
 	if (x != y)
 		return x > y ? -1 : 1;

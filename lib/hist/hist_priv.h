@@ -547,6 +547,18 @@ struct entry *tally__hist_entry_pair(struct tally_hist *h, struct hist_ev *hs, c
 int tally__hist_group_link(struct tally_hist *h);
 int tally__hist_cmp_group(const struct tally_hist *h, const struct hist_ev *ls, const struct entry *a,
 			  const struct entry *b, int by);
+/* an entry's count by (enum tally_hist_order's, BY_CHILDREN aside); its own period otherwise */
+static inline uint64_t tally__hist_entry_count(const struct entry *e, int by)
+{
+	switch (by) {
+	case TALLY_HIST_BY_SAMPLES: return e->nself;
+	case TALLY_HIST_BY_SYS: return e->m->p_sys;
+	case TALLY_HIST_BY_US: return e->m->p_us;
+	case TALLY_HIST_BY_GUEST_SYS: return e->m->p_gsys;
+	case TALLY_HIST_BY_GUEST_US: return e->m->p_gus;
+	default: return e->self;
+	}
+}
 /* an order item that is a key (not a count: enum tally_hist_order) */
 #define HIST_KEY(v) ((v) >= 0 && (v) < K__NR && ((v) < TALLY_HIST_BY_SELF || (v) > TALLY_HIST_BY_SAMPLES))
 int tally__hist_shape(struct tally_hist *h, const struct shape *x, uint64_t period, uint64_t count,
